@@ -1,0 +1,655 @@
+/* api.c -- the agent's JSON API: route table, health, devices, params, sessions, sysctls, audit. */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api_priv.h"
+#include "num.h"
+#include "timeutil.h"
+#include "version.h"
+#include "xmalloc.h"
+#include "banned.h"
+
+#define PATCH_MAX_PARAMS 64
+
+static const struct {
+	const char *code;
+	int status;
+} status_table[] = {
+	{"bad_request", 400},     {"bad_json", 400},        {"unauthorized", 401},
+	{"forbidden", 403},       {"read_only", 403},       {"device_not_allowed", 403},
+	{"dir_not_allowed", 403}, {"not_found", 404},       {"unknown_param", 404},
+	{"unknown_sysctl", 404},  {"method_not_allowed", 405}, {"conflict", 409},
+	{"device_busy", 409},     {"too_large", 413},       {"invalid_value", 422},
+	{"kernel_rejected", 422}, {"engine_unavailable", 422}, {"store_error", 500},
+	{"restore_failed", 500},  {"engine_failed", 500},   {"internal", 500},
+};
+
+int api_status_for(const char *code)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(status_table) / sizeof(status_table[0]); i++)
+		if (!strcmp(status_table[i].code, code))
+			return status_table[i].status;
+	return 500;
+}
+
+void api_json(struct http_resp *resp, int status, json_t *json)
+{
+	resp->status = status;
+	http_body_take(resp, json_dumps(json, JSON_COMPACT | JSON_ENSURE_ASCII), "application/json");
+	json_decref(json);
+}
+
+void api_fail(struct http_resp *resp, const struct err *e)
+{
+	const char *code = e->code[0] ? e->code : "internal";
+
+	http_error(resp, api_status_for(code), code, "%s", e->msg[0] ? e->msg : "failed");
+}
+
+int api_keys_check(const json_t *obj, const char *const *allowed, const char *path,
+		   struct err *e)
+{
+	const char *key;
+	json_t *v;
+	int i;
+
+	json_object_foreach((json_t *)obj, key, v)
+	{
+		bool ok = false;
+
+		for (i = 0; allowed && allowed[i]; i++)
+			if (!strcmp(allowed[i], key))
+				ok = true;
+		if (!ok)
+			return err_set(e, -EINVAL, "bad_request", "%s%s%.64s: unknown field",
+				       path ? path : "", path ? "." : "", key);
+	}
+	return 0;
+}
+
+json_t *api_body_object(const struct http_req *req, struct http_resp *resp,
+			const char *const *allowed, bool empty_ok)
+{
+	json_error_t jerr;
+	struct err e;
+	json_t *o;
+
+	if (req->body_len == 0 && empty_ok)
+		return json_object();
+	o = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!o) {
+		http_error(resp, 400, "bad_json", "request body is not valid JSON: %s (line %d, column %d)",
+			   jerr.text, jerr.line, jerr.column);
+		return NULL;
+	}
+	if (!json_is_object(o)) {
+		json_decref(o);
+		http_error(resp, 400, "bad_json", "request body must be a JSON object");
+		return NULL;
+	}
+	err_clear(&e);
+	if (api_keys_check(o, allowed, NULL, &e)) {
+		json_decref(o);
+		api_fail(resp, &e);
+		return NULL;
+	}
+	return o;
+}
+
+json_t *api_time(double epoch_s)
+{
+	char ts[32];
+
+	if (epoch_s <= 0)
+		return json_null();
+	time_fmt_iso(epoch_s, ts, sizeof(ts));
+	return json_string(ts);
+}
+
+int api_query_int(const struct http_req *req, const char *key, long long def, long long min,
+		  long long max, long long *out, struct err *e)
+{
+	const char *v = http_query(req, key);
+	int64_t n;
+
+	*out = def;
+	if (!v)
+		return 0;
+	if (num_parse_i64(v, &n) || n < min || n > max)
+		return err_set(e, -EINVAL, "bad_request", "%s: expected an integer in %lld..%lld",
+			       key, min, max);
+	*out = n;
+	return 0;
+}
+
+void api_origin(const struct http_req *req, char *out, size_t len)
+{
+	snprintf(out, len, "request %llu %s %.200s", (unsigned long long)req->id, req->method,
+		 req->path);
+}
+
+/* A parameter value as JSON: integers as numbers, the rest as strings. */
+static json_t *value_json(enum param_kind kind, const char *v)
+{
+	int64_t n;
+
+	if (kind == PARAM_INT && !num_parse_kernel_i64(v, &n))
+		return json_integer((json_int_t)n);
+	if (kind == PARAM_ENUM && num_is_plain_int(v) && !num_parse_i64(v, &n))
+		return json_integer((json_int_t)n);
+	return json_string(v);
+}
+
+/* A request value (integer or string) as the string written to the kernel. */
+static int value_from_json(const json_t *v, const char *field, char *out, size_t len,
+			   struct err *e)
+{
+	if (json_is_integer(v)) {
+		snprintf(out, len, "%lld", (long long)json_integer_value(v));
+		return 0;
+	}
+	if (json_is_string(v)) {
+		if (json_string_length(v) >= len || strlen(json_string_value(v)) != json_string_length(v))
+			return err_set(e, -EINVAL, "bad_request", "%s: string too long or contains NUL",
+				       field);
+		snprintf(out, len, "%s", json_string_value(v));
+		return 0;
+	}
+	return err_set(e, -EINVAL, "bad_request", "%s: expected an integer or a string", field);
+}
+
+static json_t *param_json(const struct param *p)
+{
+	json_t *o = json_object();
+	int i;
+
+	json_object_set_new(o, "value", value_json(p->kind, p->value));
+	json_object_set_new(o, "writable", json_boolean(p->writable));
+	if (p->n_choices) {
+		json_t *a = json_array();
+
+		for (i = 0; i < p->n_choices; i++)
+			json_array_append_new(a, value_json(p->kind, p->choices[i]));
+		json_object_set_new(o, "choices", a);
+	}
+	if (p->has_min)
+		json_object_set_new(o, "min", json_integer((json_int_t)p->min));
+	if (p->has_max)
+		json_object_set_new(o, "max", json_integer((json_int_t)p->max));
+	if (p->unit)
+		json_object_set_new(o, "unit", json_string(p->unit));
+	return o;
+}
+
+static void health_get(void *app, const struct http_req *req, struct http_resp *resp)
+{
+	struct agent *a = app;
+
+	api_json(resp, 200,
+		 json_pack("{s:s,s:s,s:s,s:I}", "status", "ok", "version", FLEETTUNE_VERSION,
+			   "node", a->node, "uptime_s",
+			   (json_int_t)(time_mono_s() - a->started_mono_s)));
+}
+
+static void devices_list(void *app, const struct http_req *req, struct http_resp *resp)
+{
+	struct agent *a = app;
+	struct device_info *list = NULL;
+	json_t *arr;
+	struct err e;
+	int n = 0, i;
+
+	err_clear(&e);
+	if (sysfs_devices_list(&a->fs, &list, &n, &e)) {
+		api_fail(resp, &e);
+		return;
+	}
+	arr = json_array();
+	for (i = 0; i < n; i++)
+		json_array_append_new(
+			arr, json_pack("{s:s,s:I,s:b,s:s,s:b}", "name", list[i].name, "size_bytes",
+				       (json_int_t)list[i].size_bytes, "rotational",
+				       list[i].rotational, "scheduler", list[i].scheduler,
+				       "writable", list[i].writable));
+	free(list);
+	api_json(resp, 200, json_pack("{s:o}", "devices", arr));
+}
+
+static void params_get(void *app, const struct http_req *req, struct http_resp *resp)
+{
+	struct agent *a = app;
+	struct params ps = {0, NULL};
+	json_t *obj;
+	struct err e;
+	int i;
+
+	err_clear(&e);
+	if (sysfs_params_read(&a->fs, req->args[0], &ps, &e)) {
+		api_fail(resp, &e);
+		return;
+	}
+	obj = json_object();
+	for (i = 0; i < ps.n; i++)
+		json_object_set_new(obj, ps.p[i].name, param_json(&ps.p[i]));
+	sysfs_params_release(&ps);
+	api_json(resp, 200, json_pack("{s:s,s:o}", "device", req->args[0], "params", obj));
+}
+
+static void param_get(void *app, const struct http_req *req, struct http_resp *resp)
+{
+	struct agent *a = app;
+	struct param p;
+	json_t *o;
+	struct err e;
+
+	err_clear(&e);
+	if (sysfs_param_read(&a->fs, req->args[0], req->args[1], &p, &e)) {
+		api_fail(resp, &e);
+		return;
+	}
+	o = param_json(&p);
+	json_object_set_new(o, "device", json_string(req->args[0]));
+	json_object_set_new(o, "name", json_string(p.name));
+	api_json(resp, 200, o);
+}
+
+/* The per-item result object of a PUT or PATCH. */
+static json_t *item_json(const struct tune_item *it, const json_t *requested)
+{
+	json_t *o = json_object();
+
+	json_object_set(o, "requested", (json_t *)requested);
+	json_object_set_new(o, "previous", value_json(it->kind, it->previous));
+	json_object_set_new(o, "value", value_json(it->kind, it->applied));
+	if (it->aliased)
+		json_object_set_new(o, "mapped_to", json_string(it->canon));
+	if (it->adjusted)
+		json_object_set_new(o, "adjusted", json_true());
+	return o;
+}
+
+static void tune_fail(struct http_resp *resp, const struct err *e, bool rolled_back)
+{
+	const char *code = e->code[0] ? e->code : "internal";
+	json_t *o = json_pack("{s:{s:s,s:s}}", "error", "code", code, "message", e->msg);
+
+	if (rolled_back)
+		json_object_set_new(o, "rolled_back", json_true());
+	api_json(resp, api_status_for(code), o);
+}
+
+static const char *const value_keys[] = {"value", NULL};
+
+static void param_put(void *app, const struct http_req *req, struct http_resp *resp)
+{
+	struct agent *a = app;
+	struct tune_item it;
+	char origin[320];
+	bool rolled_back = false;
+	json_t *body, *v, *o;
+	struct err e;
+
+	body = api_body_object(req, resp, value_keys, false);
+	if (!body)
+		return;
+	err_clear(&e);
+	memset(&it, 0, sizeof(it));
+	v = json_object_get(body, "value");
+	if (!v) {
+		err_set(&e, -EINVAL, "bad_request", "value: required");
+		goto fail;
+	}
+	if (value_from_json(v, "value", it.requested, sizeof(it.requested), &e))
+		goto fail;
+	snprintf(it.name, sizeof(it.name), "%s", req->args[1]);
+	api_origin(req, origin, sizeof(origin));
+	if (tune_apply(&a->tune, req->args[0], &it, 1, origin, &rolled_back, &e)) {
+		tune_fail(resp, &e, rolled_back);
+		json_decref(body);
+		return;
+	}
+	o = item_json(&it, v);
+	json_object_set_new(o, "device", json_string(req->args[0]));
+	json_object_set_new(o, "name", json_string(it.name));
+	json_decref(body);
+	api_json(resp, 200, o);
+	return;
+fail:
+	json_decref(body);
+	api_fail(resp, &e);
+}
+
+static const char *const patch_keys[] = {"params", NULL};
+
+static void params_patch(void *app, const struct http_req *req, struct http_resp *resp)
+{
+	struct agent *a = app;
+	struct tune_item *items = NULL;
+	bool rolled_back = false;
+	char origin[320], field[96];
+	const char *key;
+	json_t *body, *params, *v, *applied;
+	struct err e;
+	int n = 0, i;
+
+	body = api_body_object(req, resp, patch_keys, false);
+	if (!body)
+		return;
+	err_clear(&e);
+	params = json_object_get(body, "params");
+	if (!json_is_object(params) || json_object_size(params) == 0 ||
+	    json_object_size(params) > PATCH_MAX_PARAMS) {
+		err_set(&e, -EINVAL, "bad_request", "params: expected an object of 1..%d parameters",
+			PATCH_MAX_PARAMS);
+		goto fail;
+	}
+	items = xcalloc(json_object_size(params), sizeof(*items));
+	json_object_foreach(params, key, v)
+	{
+		snprintf(field, sizeof(field), "params.%.64s", key);
+		if (strlen(key) >= sizeof(items[n].name)) {
+			err_set(&e, -ENOENT, "unknown_param", "no parameter '%.64s'", key);
+			goto fail;
+		}
+		snprintf(items[n].name, sizeof(items[n].name), "%s", key);
+		if (value_from_json(v, field, items[n].requested, sizeof(items[n].requested), &e))
+			goto fail;
+		n++;
+	}
+	api_origin(req, origin, sizeof(origin));
+	if (tune_apply(&a->tune, req->args[0], items, n, origin, &rolled_back, &e)) {
+		tune_fail(resp, &e, rolled_back);
+		goto out;
+	}
+	applied = json_object();
+	for (i = 0; i < n; i++)
+		json_object_set_new(applied, items[i].name,
+				    item_json(&items[i], json_object_get(params, items[i].name)));
+	api_json(resp, 200, json_pack("{s:s,s:o}", "device", req->args[0], "applied", applied));
+	goto out;
+fail:
+	api_fail(resp, &e);
+out:
+	free(items);
+	json_decref(body);
+}
+
+static json_t *session_json(const struct session_rec *s)
+{
+	json_t *o = json_pack("{s:I,s:s,s:s,s:I,s:o,s:o}", "id", (json_int_t)s->id, "device",
+			      s->device, "state", s->state, "ttl_s", (json_int_t)s->ttl_s,
+			      "created_at", api_time(s->created_at), "expires_at",
+			      api_time(s->expires_at));
+
+	if (s->ended_at > 0) {
+		json_object_set_new(o, "ended_at", api_time(s->ended_at));
+		json_object_set_new(o, "end_reason", json_string(s->end_reason));
+		json_object_set_new(o, "restore_outcome", json_string(s->restore_outcome));
+	}
+	return o;
+}
+
+/* Session ids in paths are positive decimal integers. */
+static int id_arg(const struct http_req *req, int idx, int64_t *id, struct err *e)
+{
+	if (num_parse_i64(req->args[idx], id) || *id <= 0)
+		return err_set(e, -ENOENT, "not_found", "no such id '%.32s'", req->args[idx]);
+	return 0;
+}
+
+static const char *const session_keys[] = {"ttl_s", NULL};
+
+static void session_post(void *app, const struct http_req *req, struct http_resp *resp)
+{
+	struct agent *a = app;
+	struct session_rec rec;
+	json_int_t ttl_s = SESSION_TTL_DEFAULT_S;
+	json_t *body, *v;
+	struct err e;
+	char loc[64];
+
+	body = api_body_object(req, resp, session_keys, true);
+	if (!body)
+		return;
+	err_clear(&e);
+	v = json_object_get(body, "ttl_s");
+	if (v && !json_is_integer(v)) {
+		json_decref(body);
+		err_set(&e, -EINVAL, "bad_request", "ttl_s: expected an integer number of seconds");
+		api_fail(resp, &e);
+		return;
+	}
+	if (v)
+		ttl_s = json_integer_value(v);
+	json_decref(body);
+	if (sysfs_device_check(&a->fs, req->args[0], &e) ||
+	    session_open(&a->sessions, req->args[0], ttl_s, time_now_s(), &rec, &e)) {
+		api_fail(resp, &e);
+		return;
+	}
+	snprintf(loc, sizeof(loc), "/api/v1/sessions/%lld", (long long)rec.id);
+	resp->location = xstrdup(loc);
+	api_json(resp, 201, session_json(&rec));
+	store_session_rec_release(&rec);
+}
+
+static void session_get(void *app, const struct http_req *req, struct http_resp *resp)
+{
+	struct agent *a = app;
+	struct session_rec rec;
+	struct err e;
+	int64_t id;
+
+	err_clear(&e);
+	if (id_arg(req, 0, &id, &e) || store_session_get(a->store, id, &rec, &e)) {
+		api_fail(resp, &e);
+		return;
+	}
+	api_json(resp, 200, session_json(&rec));
+	store_session_rec_release(&rec);
+}
+
+static void sessions_list(void *app, const struct http_req *req, struct http_resp *resp)
+{
+	struct agent *a = app;
+	struct session_rec *list = NULL;
+	const char *state = http_query(req, "state"), *dev = http_query(req, "device");
+	json_t *arr;
+	struct err e;
+	int n = 0, i;
+
+	err_clear(&e);
+	if (store_sessions_list(a->store, state, dev, &list, &n, &e)) {
+		api_fail(resp, &e);
+		return;
+	}
+	arr = json_array();
+	for (i = 0; i < n; i++)
+		json_array_append_new(arr, session_json(&list[i]));
+	store_sessions_free(list, n);
+	api_json(resp, 200, json_pack("{s:o}", "sessions", arr));
+}
+
+static void session_renew_post(void *app, const struct http_req *req, struct http_resp *resp)
+{
+	struct agent *a = app;
+	struct session_rec rec;
+	struct err e;
+	int64_t id;
+
+	err_clear(&e);
+	if (req->body_len) {
+		json_t *body = api_body_object(req, resp, NULL, true);
+
+		if (!body)
+			return;
+		json_decref(body);
+	}
+	if (id_arg(req, 0, &id, &e) || session_renew(&a->sessions, id, time_now_s(), &rec, &e)) {
+		api_fail(resp, &e);
+		return;
+	}
+	api_json(resp, 200, session_json(&rec));
+	store_session_rec_release(&rec);
+}
+
+static void session_delete(void *app, const struct http_req *req, struct http_resp *resp)
+{
+	struct agent *a = app;
+	const char *restore = http_query(req, "restore");
+	struct session_rec rec;
+	bool do_restore = true;
+	json_t *o;
+	struct err e;
+	int64_t id;
+
+	err_clear(&e);
+	if (restore && !strcmp(restore, "false")) {
+		do_restore = false;
+	} else if (restore && strcmp(restore, "true")) {
+		err_set(&e, -EINVAL, "bad_request", "restore: expected true or false");
+		api_fail(resp, &e);
+		return;
+	}
+	if (id_arg(req, 0, &id, &e) ||
+	    session_end(&a->sessions, id, do_restore, "closed", time_now_s(), &rec, &e)) {
+		api_fail(resp, &e);
+		return;
+	}
+	o = session_json(&rec);
+	json_object_set_new(o, "restored", json_boolean(do_restore));
+	store_session_rec_release(&rec);
+	api_json(resp, 200, o);
+}
+
+static void sysctls_get(void *app, const struct http_req *req, struct http_resp *resp)
+{
+	struct agent *a = app;
+	struct params ps = {0, NULL};
+	json_t *obj;
+	struct err e;
+	int i;
+
+	err_clear(&e);
+	sysfs_sysctls_read(&a->fs, &ps, &e);
+	obj = json_object();
+	for (i = 0; i < ps.n; i++)
+		json_object_set_new(obj, ps.p[i].name, param_json(&ps.p[i]));
+	sysfs_params_release(&ps);
+	api_json(resp, 200, json_pack("{s:o,s:b}", "sysctls", obj, "writes_allowed",
+				      a->cfg.allow_sysctl));
+}
+
+static void sysctl_get(void *app, const struct http_req *req, struct http_resp *resp)
+{
+	struct agent *a = app;
+	struct param p;
+	json_t *o;
+	struct err e;
+
+	err_clear(&e);
+	if (sysfs_sysctl_read(&a->fs, req->args[0], &p, &e)) {
+		api_fail(resp, &e);
+		return;
+	}
+	o = param_json(&p);
+	json_object_set_new(o, "name", json_string(p.name));
+	api_json(resp, 200, o);
+}
+
+static void sysctl_put(void *app, const struct http_req *req, struct http_resp *resp)
+{
+	struct agent *a = app;
+	struct tune_item it;
+	char origin[320];
+	json_t *body, *v, *o;
+	struct err e;
+
+	body = api_body_object(req, resp, value_keys, false);
+	if (!body)
+		return;
+	err_clear(&e);
+	memset(&it, 0, sizeof(it));
+	v = json_object_get(body, "value");
+	if (!v) {
+		err_set(&e, -EINVAL, "bad_request", "value: required");
+		goto fail;
+	}
+	if (value_from_json(v, "value", it.requested, sizeof(it.requested), &e))
+		goto fail;
+	snprintf(it.name, sizeof(it.name), "%s", req->args[0]);
+	api_origin(req, origin, sizeof(origin));
+	if (tune_sysctl_set(&a->tune, &it, origin, &e))
+		goto fail;
+	o = item_json(&it, v);
+	json_object_set_new(o, "name", json_string(it.name));
+	json_decref(body);
+	api_json(resp, 200, o);
+	return;
+fail:
+	json_decref(body);
+	api_fail(resp, &e);
+}
+
+static json_t *opt_string(int present, const char *s)
+{
+	return present ? json_string(s) : json_null();
+}
+
+static void changes_list(void *app, const struct http_req *req, struct http_resp *resp)
+{
+	struct agent *a = app;
+	struct change_rec *list = NULL;
+	long long limit;
+	json_t *arr;
+	struct err e;
+	int n = 0, i;
+
+	err_clear(&e);
+	if (api_query_int(req, "limit", 100, 1, 10000, &limit, &e) ||
+	    store_changes_list(a->store, http_query(req, "device"), (int)limit, &list, &n, &e)) {
+		api_fail(resp, &e);
+		return;
+	}
+	arr = json_array();
+	for (i = 0; i < n; i++) {
+		const struct change_rec *c = &list[i];
+
+		json_array_append_new(
+			arr, json_pack("{s:I,s:o,s:s,s:s,s:o,s:o,s:o,s:s,s:s,s:o}", "id",
+				       (json_int_t)c->id, "at", api_time(c->at), "device", c->device,
+				       "name", c->name, "previous",
+				       opt_string(c->has_previous, c->previous), "requested",
+				       opt_string(c->has_requested, c->requested), "applied",
+				       opt_string(c->has_applied, c->applied), "outcome", c->outcome,
+				       "origin", c->origin, "message",
+				       opt_string(c->has_message, c->message)));
+	}
+	free(list);
+	api_json(resp, 200, json_pack("{s:o}", "changes", arr));
+}
+
+const struct route api_routes[] = {
+	{"GET", "/api/v1/health", health_get, ROUTE_PUBLIC},
+	{"GET", "/api/v1/devices", devices_list, 0},
+	{"GET", "/api/v1/devices/{dev}/params", params_get, 0},
+	{"PATCH", "/api/v1/devices/{dev}/params", params_patch, 0},
+	{"GET", "/api/v1/devices/{dev}/params/{name}", param_get, 0},
+	{"PUT", "/api/v1/devices/{dev}/params/{name}", param_put, 0},
+	{"POST", "/api/v1/devices/{dev}/sessions", session_post, 0},
+	{"GET", "/api/v1/sessions", sessions_list, 0},
+	{"GET", "/api/v1/sessions/{id}", session_get, 0},
+	{"POST", "/api/v1/sessions/{id}/renew", session_renew_post, 0},
+	{"DELETE", "/api/v1/sessions/{id}", session_delete, 0},
+	{"GET", "/api/v1/sysctl", sysctls_get, 0},
+	{"GET", "/api/v1/sysctl/{name}", sysctl_get, 0},
+	{"PUT", "/api/v1/sysctl/{name}", sysctl_put, 0},
+	{"GET", "/api/v1/changes", changes_list, 0},
+};
+
+const int api_n_routes = (int)(sizeof(api_routes) / sizeof(api_routes[0]));

@@ -1,0 +1,13 @@
+/* api.h -- the agent's JSON API: the route table and the wire format. */
+#ifndef FT_API_H
+#define FT_API_H
+
+#include "httpd.h"
+
+extern const struct route api_routes[];
+extern const int api_n_routes;
+
+/* HTTP status for an err code ("invalid_value" -> 422, ...). */
+int api_status_for(const char *code);
+
+#endif

@@ -1,0 +1,593 @@
+/* httpd.c -- libmicrohttpd glue: routing by table, bearer auth, body limits, static files. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "httpd.h"
+#include "log.h"
+#include "num.h"
+#include "xmalloc.h"
+#include "banned.h"
+
+#define COUNTERS_MAX 512
+
+struct httpd {
+	struct MHD_Daemon *daemon;
+	struct httpd_config cfg;
+	atomic_uint_fast64_t next_id;
+	uint16_t port;
+	pthread_mutex_t stats_lock;
+	struct http_counter counters[COUNTERS_MAX];
+	int n_counters;
+};
+
+/* Per-connection request state, freed in on_completed. */
+struct conn_state {
+	struct buf body;
+	bool too_large;
+};
+
+static const char csp_header[] = "default-src 'self'; img-src 'self' data:; "
+				 "frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+
+const char *http_query(const struct http_req *r, const char *key)
+{
+	int i;
+
+	for (i = 0; i < r->n_query; i++)
+		if (!strcmp(r->query[i].key, key))
+			return r->query[i].value;
+	return NULL;
+}
+
+void http_body_take(struct http_resp *resp, char *body, const char *content_type)
+{
+	free(resp->body);
+	resp->body = body;
+	resp->body_len = body ? strlen(body) : 0;
+	resp->content_type = content_type;
+}
+
+void http_error(struct http_resp *resp, int status, const char *code, const char *fmt, ...)
+{
+	char msg[512];
+	json_t *o;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	o = json_pack("{s:{s:s,s:s}}", "error", "code", code, "message", msg);
+	resp->status = status;
+	http_body_take(resp, json_dumps(o, JSON_COMPACT), "application/json");
+	json_decref(o);
+}
+
+bool http_token_equal(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i;
+	unsigned char diff = (unsigned char)(la != lb);
+
+	/* Walk the expected token's length whatever the input, so timing says nothing. */
+	for (i = 0; i < lb; i++)
+		diff |= (unsigned char)(b[i] ^ (i < la ? a[i] : 0));
+	return diff == 0;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+char *http_decode(const char *src, size_t len, bool plus_is_space)
+{
+	char *out = xmalloc(len + 1);
+	size_t i, o = 0;
+
+	for (i = 0; i < len; i++) {
+		if (src[i] == '%') {
+			int hi, lo;
+
+			if (i + 2 >= len)
+				goto bad;
+			hi = hexval(src[i + 1]);
+			lo = hexval(src[i + 2]);
+			if (hi < 0 || lo < 0)
+				goto bad;
+			out[o] = (char)(hi * 16 + lo);
+			if (out[o] == '\0')
+				goto bad;
+			o++;
+			i += 2;
+		} else if (src[i] == '+' && plus_is_space) {
+			out[o++] = ' ';
+		} else if (src[i] == '\0') {
+			goto bad;
+		} else {
+			out[o++] = src[i];
+		}
+	}
+	out[o] = '\0';
+	return out;
+bad:
+	free(out);
+	return NULL;
+}
+
+/* Keep the URI as sent: we decode path segments and arguments ourselves,
+ * after splitting, so "%2f" can never become a path separator. */
+static size_t unescape_none(void *cls, struct MHD_Connection *c, char *s)
+{
+	return strlen(s);
+}
+
+static void req_release(struct http_req *r)
+{
+	int i;
+
+	for (i = 0; i < r->n_args; i++)
+		free(r->args[i]);
+	for (i = 0; i < r->n_query; i++) {
+		free(r->query[i].key);
+		free(r->query[i].value);
+	}
+}
+
+static enum MHD_Result query_collect(void *cls, enum MHD_ValueKind kind, const char *key,
+				     size_t key_size, const char *value, size_t value_size)
+{
+	struct http_req *r = cls;
+	char *k, *v;
+
+	if (r->n_query >= HTTP_MAX_QUERY)
+		return MHD_YES;
+	k = http_decode(key, key_size, true);
+	v = http_decode(value ? value : "", value ? value_size : 0, true);
+	if (!k || !v) {
+		free(k);
+		free(v);
+		return MHD_YES;
+	}
+	r->query[r->n_query].key = k;
+	r->query[r->n_query].value = v;
+	r->n_query++;
+	return MHD_YES;
+}
+
+/*
+ * Match path against pattern segment by segment; {x} captures one decoded
+ * segment. Returns 1 on match, 0 on no match, -1 if a captured segment is
+ * unsafe (bad escape, NUL, '/', "." or "..").
+ */
+static int route_match(const char *pattern, const char *path, struct http_req *r)
+{
+	const char *p = pattern, *u = path;
+
+	r->n_args = 0;
+	while (*p && *u) {
+		const char *pe, *ue;
+
+		if (*p != '/' || *u != '/')
+			return 0;
+		p++;
+		u++;
+		pe = strchr(p, '/');
+		ue = strchr(u, '/');
+		if (!pe)
+			pe = p + strlen(p);
+		if (!ue)
+			ue = u + strlen(u);
+		if (*p == '{') {
+			char *seg;
+
+			if (ue == u || r->n_args >= HTTP_MAX_ARGS)
+				return 0;
+			seg = http_decode(u, (size_t)(ue - u), false);
+			if (!seg || strchr(seg, '/') || !strcmp(seg, ".") || !strcmp(seg, "..")) {
+				free(seg);
+				return -1;
+			}
+			r->args[r->n_args++] = seg;
+		} else if ((size_t)(pe - p) != (size_t)(ue - u) || strncmp(p, u, (size_t)(pe - p))) {
+			return 0;
+		}
+		p = pe;
+		u = ue;
+	}
+	return *p == '\0' && *u == '\0';
+}
+
+static void count_request(struct httpd *h, int route, int status)
+{
+	int i;
+
+	pthread_mutex_lock(&h->stats_lock);
+	for (i = 0; i < h->n_counters; i++) {
+		if (h->counters[i].route == route && h->counters[i].status == status) {
+			h->counters[i].n++;
+			goto out;
+		}
+	}
+	if (h->n_counters < COUNTERS_MAX) {
+		h->counters[h->n_counters].route = route;
+		h->counters[h->n_counters].status = status;
+		h->counters[h->n_counters].n = 1;
+		h->n_counters++;
+	}
+out:
+	pthread_mutex_unlock(&h->stats_lock);
+}
+
+int httpd_counters(struct httpd *h, struct http_counter **out)
+{
+	int n;
+
+	pthread_mutex_lock(&h->stats_lock);
+	n = h->n_counters;
+	*out = xcalloc((size_t)n + 1, sizeof(**out));
+	memcpy(*out, h->counters, (size_t)n * sizeof(**out));
+	pthread_mutex_unlock(&h->stats_lock);
+	return n;
+}
+
+static bool authorized(struct httpd *h, struct MHD_Connection *c, const char *method,
+		       const struct route *rt)
+{
+	const char *auth;
+
+	if (rt && (rt->flags & ROUTE_PUBLIC))
+		return true;
+	if (rt && (rt->flags & ROUTE_METRICS) && (h->cfg.public_metrics || h->cfg.public_read))
+		return true;
+	if (h->cfg.public_read && !strcmp(method, "GET"))
+		return true;
+	auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	if (!auth || strncmp(auth, "Bearer ", 7))
+		return false;
+	return http_token_equal(auth + 7, h->cfg.token);
+}
+
+static enum MHD_Result send_resp(struct MHD_Connection *c, struct http_resp *resp, bool api)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(resp->body_len, resp->body ? resp->body : (char *)"",
+					    resp->body ? MHD_RESPMEM_MUST_FREE
+						       : MHD_RESPMEM_PERSISTENT);
+	resp->body = NULL;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				resp->content_type ? resp->content_type : "application/json");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "Content-Security-Policy", csp_header);
+	if (api)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	if (resp->location)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_LOCATION, resp->location);
+	if (resp->status == 401)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+					"Bearer realm=\"fleettune\"");
+	ret = MHD_queue_response(c, (unsigned int)resp->status, r);
+	MHD_destroy_response(r);
+	free(resp->location);
+	resp->location = NULL;
+	return ret;
+}
+
+static const struct {
+	const char *ext, *type;
+} mime_types[] = {
+	{".html", "text/html; charset=utf-8"},
+	{".js", "text/javascript; charset=utf-8"},
+	{".css", "text/css; charset=utf-8"},
+	{".json", "application/json"},
+	{".svg", "image/svg+xml"},
+	{".png", "image/png"},
+	{".ico", "image/x-icon"},
+	{".txt", "text/plain; charset=utf-8"},
+};
+
+/* Serve web_root/path for GET; every segment must be a plain name. */
+static void serve_static(struct httpd *h, const char *url, struct http_resp *resp)
+{
+	char rel[PATH_MAX], full[PATH_MAX];
+	const char *type = "application/octet-stream", *dot;
+	struct buf b = BUF_INIT;
+	char *dec;
+	size_t i;
+	struct stat st;
+
+	dec = http_decode(url, strlen(url), false);
+	if (!dec || strstr(dec, "..") || strstr(dec, "//") || dec[0] != '/') {
+		free(dec);
+		http_error(resp, 400, "bad_request", "invalid path");
+		return;
+	}
+	snprintf(rel, sizeof(rel), "%s", strcmp(dec, "/") ? dec + 1 : "index.html");
+	free(dec);
+	if ((size_t)snprintf(full, sizeof(full), "%s/%s", h->cfg.web_root, rel) >= sizeof(full)) {
+		http_error(resp, 404, "not_found", "path too long");
+		return;
+	}
+	if (stat(full, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    buf_read_file(&b, full, 16 * 1024 * 1024) < 0) {
+		buf_release(&b);
+		http_error(resp, 404, "not_found", "no such page '/%.128s'", rel);
+		return;
+	}
+	dot = strrchr(rel, '.');
+	for (i = 0; dot && i < sizeof(mime_types) / sizeof(mime_types[0]); i++)
+		if (!strcmp(dot, mime_types[i].ext))
+			type = mime_types[i].type;
+	resp->status = 200;
+	resp->body_len = b.len;
+	resp->body = buf_detach(&b, NULL);
+	resp->content_type = type;
+}
+
+static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
+		     const char *method, struct conn_state *cs, struct http_resp *resp,
+		     int *route_idx)
+{
+	struct http_req req;
+	bool path_known = false;
+	int i, m;
+
+	memset(&req, 0, sizeof(req));
+	req.method = method;
+	req.path = url;
+	req.id = atomic_fetch_add(&h->next_id, 1) + 1;
+	req.body = cs->body.data ? cs->body.data : "";
+	req.body_len = cs->body.len;
+	*route_idx = -1;
+	if (cs->too_large) {
+		http_error(resp, 413, "too_large", "request body is over %d bytes", HTTP_MAX_BODY);
+		return;
+	}
+	for (i = 0; i < h->cfg.n_routes; i++) {
+		const struct route *rt = &h->cfg.routes[i];
+
+		req_release(&req);
+		req.n_args = 0;
+		req.n_query = 0;
+		m = route_match(rt->pattern, url, &req);
+		if (m < 0) {
+			req_release(&req);
+			http_error(resp, 400, "bad_request",
+				   "invalid path segment (contains '/', '..', or NUL)");
+			return;
+		}
+		if (!m)
+			continue;
+		path_known = true;
+		if (strcmp(rt->method, method))
+			continue;
+		*route_idx = i;
+		if (!authorized(h, c, method, rt)) {
+			req_release(&req);
+			http_error(resp, 401, "unauthorized",
+				   "missing or wrong bearer token (Authorization: Bearer TOKEN)");
+			return;
+		}
+		MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, query_collect, &req);
+		rt->fn(h->cfg.app, &req, resp);
+		req_release(&req);
+		return;
+	}
+	req_release(&req);
+	if (path_known) {
+		http_error(resp, 405, "method_not_allowed", "%s is not allowed on %.200s", method,
+			   url);
+		return;
+	}
+	if (strncmp(url, "/api/", 5) && h->cfg.web_root && !strcmp(method, "GET")) {
+		serve_static(h, url, resp);
+		return;
+	}
+	http_error(resp, 404, "not_found", "no route for %s %.200s", method, url);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+				  const char *method, const char *version,
+				  const char *upload_data, size_t *upload_data_size,
+				  void **con_cls)
+{
+	struct httpd *h = cls;
+	struct conn_state *cs = *con_cls;
+	struct http_resp resp = {0, NULL, 0, NULL, NULL};
+	int route_idx;
+	enum MHD_Result ret;
+
+	if (!cs) {
+		const char *cl;
+		uint64_t n;
+
+		cs = xcalloc(1, sizeof(*cs));
+		*con_cls = cs;
+		cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+		if (cl && num_parse_size(cl, &n) == 0 && n > HTTP_MAX_BODY)
+			cs->too_large = true;
+		return MHD_YES;
+	}
+	if (*upload_data_size) {
+		if (!cs->too_large && cs->body.len + *upload_data_size > HTTP_MAX_BODY)
+			cs->too_large = true;
+		if (!cs->too_large)
+			buf_append(&cs->body, upload_data, *upload_data_size);
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	dispatch(h, c, url, method, cs, &resp, &route_idx);
+	if (!resp.status)
+		http_error(&resp, 500, "internal", "handler produced no response");
+	count_request(h, route_idx, resp.status);
+	ret = send_resp(c, &resp, !strncmp(url, "/api/", 5));
+	free(resp.body);
+	return ret;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct conn_state *cs = *con_cls;
+
+	if (!cs)
+		return;
+	buf_release(&cs->body);
+	free(cs);
+	*con_cls = NULL;
+}
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char msg[512];
+	size_t n;
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n && msg[n - 1] == '\n')
+		msg[--n] = '\0';
+	log_warn("http: %s", msg);
+}
+
+/* Parse "A.B.C.D:PORT" or "[V6]:PORT" into a sockaddr. */
+static int listen_parse(const char *s, struct sockaddr_storage *ss, socklen_t *len, bool *v6,
+			struct err *e)
+{
+	char host[128];
+	const char *colon;
+	int64_t port;
+
+	memset(ss, 0, sizeof(*ss));
+	if (s[0] == '[') {
+		const char *close = strchr(s, ']');
+
+		if (!close || close[1] != ':' || (size_t)(close - s - 1) >= sizeof(host))
+			goto bad;
+		snprintf(host, sizeof(host), "%.*s", (int)(close - s - 1), s + 1);
+		colon = close + 1;
+	} else {
+		colon = strrchr(s, ':');
+		if (!colon || (size_t)(colon - s) >= sizeof(host))
+			goto bad;
+		snprintf(host, sizeof(host), "%.*s", (int)(colon - s), s);
+	}
+	if (num_parse_i64(colon + 1, &port) || port < 0 || port > 65535)
+		goto bad;
+	if (inet_pton(AF_INET, host, &((struct sockaddr_in *)ss)->sin_addr) == 1) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons((uint16_t)port);
+		*len = sizeof(*sin);
+		*v6 = false;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, host, &((struct sockaddr_in6 *)ss)->sin6_addr) == 1) {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons((uint16_t)port);
+		*len = sizeof(*sin6);
+		*v6 = true;
+		return 0;
+	}
+bad:
+	return err_set(e, -EINVAL, "bad_request",
+		       "--listen '%s': expected ADDR:PORT (e.g. 127.0.0.1:7070 or [::1]:7070)", s);
+}
+
+int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *e)
+{
+	struct sockaddr_storage ss;
+	const union MHD_DaemonInfo *info;
+	unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+	struct httpd *h;
+	socklen_t sl = 0;
+	bool v6 = false;
+	long ncpu;
+	int rc;
+
+	rc = listen_parse(cfg->listen, &ss, &sl, &v6, e);
+	if (rc)
+		return rc;
+	if (!!cfg->tls_cert_pem != !!cfg->tls_key_pem)
+		return err_set(e, -EINVAL, "bad_request", "--tls-cert and --tls-key go together");
+	h = xcalloc(1, sizeof(*h));
+	h->cfg = *cfg;
+	pthread_mutex_init(&h->stats_lock, NULL);
+	if (v6)
+		flags |= MHD_USE_IPv6;
+	if (cfg->tls_cert_pem)
+		flags |= MHD_USE_TLS;
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	if (ncpu < 1)
+		ncpu = 1;
+	if (ncpu > 8)
+		ncpu = 8;
+	if (cfg->tls_cert_pem) {
+		h->daemon = MHD_start_daemon(
+			flags, 0, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR,
+			(struct sockaddr *)&ss, MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)ncpu,
+			MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_UNESCAPE_CALLBACK,
+			unescape_none, h, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)60,
+			MHD_OPTION_CONNECTION_LIMIT, (unsigned int)512,
+			MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h, MHD_OPTION_HTTPS_MEM_CERT,
+			cfg->tls_cert_pem, MHD_OPTION_HTTPS_MEM_KEY, cfg->tls_key_pem,
+			MHD_OPTION_END);
+	} else {
+		h->daemon = MHD_start_daemon(
+			flags, 0, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR,
+			(struct sockaddr *)&ss, MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)ncpu,
+			MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_UNESCAPE_CALLBACK,
+			unescape_none, h, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)60,
+			MHD_OPTION_CONNECTION_LIMIT, (unsigned int)512,
+			MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h, MHD_OPTION_END);
+	}
+	if (!h->daemon) {
+		rc = err_set(e, -EADDRNOTAVAIL, "internal",
+			     "cannot listen on %s (address in use, or bad TLS key/certificate)",
+			     cfg->listen);
+		pthread_mutex_destroy(&h->stats_lock);
+		free(h);
+		return rc;
+	}
+	info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
+	h->port = info ? info->port : 0;
+	*out = h;
+	return 0;
+}
+
+uint16_t httpd_port(const struct httpd *h)
+{
+	return h->port;
+}
+
+void httpd_stop(struct httpd *h)
+{
+	if (!h)
+		return;
+	MHD_stop_daemon(h->daemon);
+	pthread_mutex_destroy(&h->stats_lock);
+	free(h);
+}

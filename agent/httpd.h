@@ -1,0 +1,95 @@
+/* httpd.h -- the HTTP layer: libmicrohttpd glue, route table dispatch, auth,
+ * body limits and static files. The only module that includes microhttpd.h. */
+#ifndef FT_HTTPD_H
+#define FT_HTTPD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+#define HTTP_MAX_BODY (64 * 1024)
+#define HTTP_MAX_ARGS 4
+#define HTTP_MAX_QUERY 32
+
+struct http_kv {
+	char *key; /* decoded */
+	char *value;
+};
+
+/* A request as handlers see it; all strings are owned by the HTTP layer. */
+struct http_req {
+	const char *method;
+	const char *path;               /* as received (percent-encoded) */
+	char *args[HTTP_MAX_ARGS];      /* decoded {captures} of the route pattern, in order */
+	int n_args;
+	struct http_kv query[HTTP_MAX_QUERY];
+	int n_query;
+	const char *body; /* NUL-terminated */
+	size_t body_len;
+	uint64_t id; /* per-process request sequence number */
+};
+
+/* A response; body and location are heap strings owned by the response. */
+struct http_resp {
+	int status;
+	char *body;
+	size_t body_len;
+	const char *content_type; /* static; default application/json */
+	char *location;
+};
+
+typedef void (*http_handler_fn)(void *app, const struct http_req *req, struct http_resp *resp);
+
+#define ROUTE_PUBLIC 0x1  /* never needs a token */
+#define ROUTE_METRICS 0x2 /* open under --public-metrics */
+
+struct route {
+	const char *method;
+	const char *pattern; /* "/api/v1/devices/{dev}/params/{name}" */
+	http_handler_fn fn;
+	unsigned flags;
+};
+
+/* Per-route request counters by status, for /metrics. */
+struct http_counter {
+	int route;  /* index into routes, -1 for "other" */
+	int status;
+	uint64_t n;
+};
+
+struct httpd_config {
+	const char *listen; /* "ADDR:PORT" or "[V6]:PORT"; port 0 = ephemeral */
+	const char *tls_cert_pem; /* contents, not paths; both or neither */
+	const char *tls_key_pem;
+	const struct route *routes;
+	int n_routes;
+	void *app;
+	const char *token;
+	bool public_read;
+	bool public_metrics;
+	const char *web_root; /* NULL: no static files */
+};
+
+struct httpd;
+
+int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *e);
+uint16_t httpd_port(const struct httpd *h);
+void httpd_stop(struct httpd *h);
+/* Snapshot of the request counters; caller frees *out. */
+int httpd_counters(struct httpd *h, struct http_counter **out);
+
+/* Decoded query value, or NULL. */
+const char *http_query(const struct http_req *r, const char *key);
+/* Set resp to a JSON error {"error":{"code","message"}}. */
+void http_error(struct http_resp *resp, int status, const char *code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Take ownership of a heap string as the body. */
+void http_body_take(struct http_resp *resp, char *body, const char *content_type);
+/* Percent-decode src into a fresh string; NULL on a bad escape or an embedded NUL. */
+char *http_decode(const char *src, size_t len, bool plus_is_space);
+/* Constant-time string compare. */
+bool http_token_equal(const char *a, const char *b);
+
+#endif

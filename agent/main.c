@@ -1,0 +1,405 @@
+/* main.c -- fleettune-agent: command line, token, state, startup recovery, signal loop. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "api.h"
+#include "buf.h"
+#include "job.h"
+#include "log.h"
+#include "timeutil.h"
+#include "version.h"
+#include "xmalloc.h"
+#include "banned.h"
+
+static const char usage_text[] =
+	"usage: fleettune-agent [options]\n"
+	"\n"
+	"Serve the fleettune HTTP JSON API for this node's block devices.\n"
+	"\n"
+	"  --listen ADDR:PORT        address to listen on (default 127.0.0.1:7070; port 0 = any)\n"
+	"  --node-name NAME          node name reported by /api/v1/health (default: hostname)\n"
+	"  --state-dir DIR           database and token directory (default /var/lib/fleettune)\n"
+	"  --token-file FILE         bearer token file (default STATE_DIR/token; created if absent)\n"
+	"  --allow-device NAME       device that may be written and benchmarked (repeatable)\n"
+	"  --allow-dir DIR           directory under which jobs may create files (repeatable)\n"
+	"  --allow-sysctl            permit writes to the vm.* / fs.* sysctls\n"
+	"  --sysfs-root DIR          read DIR/sys/block and DIR/proc/sys (default /)\n"
+	"  --fio PATH                fio binary (default: fio on PATH)\n"
+	"  --web-root DIR            static web page directory (default: installed share dir)\n"
+	"  --public-read             GET endpoints need no token\n"
+	"  --public-metrics          GET /metrics needs no token\n"
+	"  --tls-cert FILE           PEM certificate: serve HTTPS (with --tls-key)\n"
+	"  --tls-key FILE            PEM private key\n"
+	"  --verbose                 debug logging\n"
+	"  --version                 print the version and exit\n"
+	"  --help                    this text\n"
+	"\n"
+	"Every /api/v1 route except /api/v1/health needs 'Authorization: Bearer TOKEN'.\n"
+	"The API is described in schema/openapi.yaml.\n";
+
+enum {
+	OPT_LISTEN = 256,
+	OPT_NODE,
+	OPT_STATE,
+	OPT_TOKEN,
+	OPT_ALLOW_DEV,
+	OPT_ALLOW_DIR,
+	OPT_ALLOW_SYSCTL,
+	OPT_SYSFS,
+	OPT_FIO,
+	OPT_WEB,
+	OPT_PUBLIC_READ,
+	OPT_PUBLIC_METRICS,
+	OPT_CERT,
+	OPT_KEY,
+	OPT_VERBOSE,
+	OPT_VERSION,
+	OPT_HELP,
+};
+
+static const struct option long_opts[] = {
+	{"listen", required_argument, NULL, OPT_LISTEN},
+	{"node-name", required_argument, NULL, OPT_NODE},
+	{"state-dir", required_argument, NULL, OPT_STATE},
+	{"token-file", required_argument, NULL, OPT_TOKEN},
+	{"allow-device", required_argument, NULL, OPT_ALLOW_DEV},
+	{"allow-dir", required_argument, NULL, OPT_ALLOW_DIR},
+	{"allow-sysctl", no_argument, NULL, OPT_ALLOW_SYSCTL},
+	{"sysfs-root", required_argument, NULL, OPT_SYSFS},
+	{"fio", required_argument, NULL, OPT_FIO},
+	{"web-root", required_argument, NULL, OPT_WEB},
+	{"public-read", no_argument, NULL, OPT_PUBLIC_READ},
+	{"public-metrics", no_argument, NULL, OPT_PUBLIC_METRICS},
+	{"tls-cert", required_argument, NULL, OPT_CERT},
+	{"tls-key", required_argument, NULL, OPT_KEY},
+	{"verbose", no_argument, NULL, OPT_VERBOSE},
+	{"version", no_argument, NULL, OPT_VERSION},
+	{"help", no_argument, NULL, OPT_HELP},
+	{NULL, 0, NULL, 0},
+};
+
+static int parse_args(int argc, char **argv, struct agent_config *c, bool *verbose)
+{
+	static char dir_buf[AGENT_MAX_ALLOW][PATH_MAX];
+	int opt;
+
+	memset(c, 0, sizeof(*c));
+	c->listen = "127.0.0.1:7070";
+	c->state_dir = "/var/lib/fleettune";
+	c->sysfs_root = "/";
+	c->fio_path = "fio";
+	while ((opt = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_LISTEN:
+			c->listen = optarg;
+			break;
+		case OPT_NODE:
+			c->node_name = optarg;
+			break;
+		case OPT_STATE:
+			c->state_dir = optarg;
+			break;
+		case OPT_TOKEN:
+			c->token_file = optarg;
+			break;
+		case OPT_ALLOW_DEV:
+			if (c->n_allow_devices >= AGENT_MAX_ALLOW || !sysfs_device_name_ok(optarg)) {
+				fprintf(stderr, "fleettune-agent: bad or too many --allow-device '%s'\n",
+					optarg);
+				return -1;
+			}
+			c->allow_devices[c->n_allow_devices++] = optarg;
+			break;
+		case OPT_ALLOW_DIR:
+			if (c->n_allow_dirs >= AGENT_MAX_ALLOW || !realpath(optarg, dir_buf[c->n_allow_dirs])) {
+				fprintf(stderr, "fleettune-agent: --allow-dir '%s': %s\n", optarg,
+					strerror(errno ? errno : E2BIG));
+				return -1;
+			}
+			c->allow_dirs[c->n_allow_dirs] = dir_buf[c->n_allow_dirs];
+			c->n_allow_dirs++;
+			break;
+		case OPT_ALLOW_SYSCTL:
+			c->allow_sysctl = true;
+			break;
+		case OPT_SYSFS:
+			c->sysfs_root = optarg;
+			break;
+		case OPT_FIO:
+			c->fio_path = optarg;
+			break;
+		case OPT_WEB:
+			c->web_root = optarg;
+			break;
+		case OPT_PUBLIC_READ:
+			c->public_read = true;
+			break;
+		case OPT_PUBLIC_METRICS:
+			c->public_metrics = true;
+			break;
+		case OPT_CERT:
+			c->tls_cert = optarg;
+			break;
+		case OPT_KEY:
+			c->tls_key = optarg;
+			break;
+		case OPT_VERBOSE:
+			*verbose = true;
+			break;
+		case OPT_VERSION:
+			printf("fleettune-agent %s\n", FLEETTUNE_VERSION);
+			exit(0);
+		case OPT_HELP:
+			fputs(usage_text, stdout);
+			exit(0);
+		default:
+			fputs(usage_text, stderr);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "fleettune-agent: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+static int mkdir_p(const char *path, mode_t mode)
+{
+	char tmp[PATH_MAX];
+	char *p;
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, mode) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(tmp, mode) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* Read the token, or create it (0600, 32 random bytes in hex) if absent. */
+static int token_load(const char *path, char *out, size_t len, struct err *e)
+{
+	unsigned char raw[32];
+	char hex[65];
+	struct buf b = BUF_INIT;
+	size_t i, n;
+	int fd, rc;
+
+	rc = buf_read_file(&b, path, 4096);
+	if (rc == 0) {
+		n = b.len;
+		while (n && (b.data[n - 1] == '\n' || b.data[n - 1] == '\r' || b.data[n - 1] == ' '))
+			n--;
+		if (n < 16 || n >= len) {
+			buf_release(&b);
+			return err_set(e, -EINVAL, "internal",
+				       "token file '%s' must hold 16..%zu characters", path, len - 1);
+		}
+		memcpy(out, b.data, n);
+		out[n] = '\0';
+		buf_release(&b);
+		return 0;
+	}
+	buf_release(&b);
+	if (rc != -ENOENT)
+		return err_set(e, rc, "internal", "cannot read token file '%s': %s", path,
+			       strerror(-rc));
+	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
+		return err_set(e, -EIO, "internal", "getrandom failed: %s", strerror(errno));
+	for (i = 0; i < sizeof(raw); i++)
+		snprintf(hex + 2 * i, 3, "%02x", raw[i]);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return err_set(e, -errno, "internal", "cannot create token file '%s': %s", path,
+			       strerror(errno));
+	if (write(fd, hex, 64) != 64 || write(fd, "\n", 1) != 1 || close(fd) < 0)
+		return err_set(e, -EIO, "internal", "cannot write token file '%s'", path);
+	snprintf(out, len, "%s", hex);
+	log_info("created a new API token in %s (mode 0600)", path);
+	return 0;
+}
+
+static char *read_pem(const char *path, struct err *e)
+{
+	struct buf b = BUF_INIT;
+	int rc = buf_read_file(&b, path, 1024 * 1024);
+
+	if (rc) {
+		buf_release(&b);
+		err_set(e, rc, "internal", "cannot read '%s': %s", path, strerror(-rc));
+		return NULL;
+	}
+	return buf_detach(&b, NULL);
+}
+
+static const char *default_web_root(void)
+{
+	static char path[PATH_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/index.html", FLEETTUNE_WEB_DIR);
+	if (stat(path, &st) == 0)
+		return FLEETTUNE_WEB_DIR;
+	snprintf(path, sizeof(path), "%s/web/index.html", FLEETTUNE_SOURCE_DIR);
+	if (stat(path, &st) == 0) {
+		snprintf(path, sizeof(path), "%s/web", FLEETTUNE_SOURCE_DIR);
+		return path;
+	}
+	return NULL;
+}
+
+static void audit_to_store(void *cls, const struct tune_change *c)
+{
+	struct agent *a = cls;
+
+	store_change_add(a->store, c, time_now_s());
+	log_info("%s %s%s%s: %s -> %s (requested %s) by %s%s%s", c->outcome, c->device,
+		 c->device[0] ? " " : "", c->name, c->previous ? c->previous : "-",
+		 c->applied ? c->applied : "-", c->requested ? c->requested : "-", c->origin,
+		 c->message ? ": " : "", c->message ? c->message : "");
+}
+
+int main(int argc, char **argv)
+{
+	static struct agent a;
+	struct httpd_config hc;
+	char path[PATH_MAX], host[64], token_path[PATH_MAX];
+	char *cert = NULL, *key = NULL;
+	bool verbose = false;
+	struct timespec tick = {1, 0};
+	sigset_t sigs;
+	struct err e;
+	int rc = 1, sig;
+
+	log_init("fleettune-agent", LOG_INFO);
+	if (parse_args(argc, argv, &a.cfg, &verbose))
+		return 2;
+	if (verbose)
+		log_init("fleettune-agent", LOG_DEBUG);
+	err_clear(&e);
+	a.started_mono_s = time_mono_s();
+	if (a.cfg.node_name) {
+		snprintf(a.node, sizeof(a.node), "%s", a.cfg.node_name);
+	} else {
+		if (gethostname(host, sizeof(host)) < 0)
+			snprintf(host, sizeof(host), "localhost");
+		host[sizeof(host) - 1] = '\0';
+		snprintf(a.node, sizeof(a.node), "%s", host);
+	}
+	if (!a.cfg.web_root)
+		a.cfg.web_root = default_web_root();
+
+	/* Signals go to this thread only: block them before any thread starts. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (mkdir_p(a.cfg.state_dir, 0700) < 0) {
+		log_error("cannot create state directory '%s': %s", a.cfg.state_dir, strerror(errno));
+		goto out;
+	}
+	snprintf(token_path, sizeof(token_path), "%s/token", a.cfg.state_dir);
+	if (token_load(a.cfg.token_file ? a.cfg.token_file : token_path, a.token, sizeof(a.token),
+		       &e)) {
+		log_error("%s", e.msg);
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/agent.db", a.cfg.state_dir);
+	if (store_open(&a.store, path, &e)) {
+		log_error("%s", e.msg);
+		goto out;
+	}
+	a.fs.root = a.cfg.sysfs_root;
+	a.fs.allow_devices = a.cfg.allow_devices;
+	a.fs.n_allow_devices = a.cfg.n_allow_devices;
+	a.fs.allow_sysctl = a.cfg.allow_sysctl;
+	tune_init(&a.tune, &a.fs, audit_to_store, &a);
+	a.sessions.tune = &a.tune;
+	a.sessions.store = a.store;
+
+	/* A previous run may have died with sessions open or a job running. */
+	rc = session_recover(&a.sessions, time_now_s());
+	if (rc > 0)
+		log_info("restored %d session(s) left open by a previous run", rc);
+	rc = 1;
+	if (jobq_start(&a.jobs, &a, &e)) {
+		log_error("%s", e.msg);
+		goto out;
+	}
+
+	if (a.cfg.tls_cert || a.cfg.tls_key) {
+		if (!a.cfg.tls_cert || !a.cfg.tls_key) {
+			log_error("--tls-cert and --tls-key go together");
+			goto out;
+		}
+		cert = read_pem(a.cfg.tls_cert, &e);
+		key = cert ? read_pem(a.cfg.tls_key, &e) : NULL;
+		if (!cert || !key) {
+			log_error("%s", e.msg);
+			goto out;
+		}
+	}
+	memset(&hc, 0, sizeof(hc));
+	hc.listen = a.cfg.listen;
+	hc.tls_cert_pem = cert;
+	hc.tls_key_pem = key;
+	hc.routes = api_routes;
+	hc.n_routes = api_n_routes;
+	hc.app = &a;
+	hc.token = a.token;
+	hc.public_read = a.cfg.public_read;
+	hc.public_metrics = a.cfg.public_metrics;
+	hc.web_root = a.cfg.web_root;
+	if (httpd_start(&a.httpd, &hc, &e)) {
+		log_error("%s", e.msg);
+		goto out;
+	}
+	{
+		const char *colon = strrchr(a.cfg.listen, ':');
+
+		log_info("fleettune-agent %s node %s listening on %s://%.*s:%u (%d allowed "
+			 "device(s), sysfs root %s, web root %s)",
+			 FLEETTUNE_VERSION, a.node, cert ? "https" : "http",
+			 (int)(colon - a.cfg.listen), a.cfg.listen, httpd_port(a.httpd),
+			 a.cfg.n_allow_devices, a.cfg.sysfs_root,
+			 a.cfg.web_root ? a.cfg.web_root : "(none)");
+	}
+	for (;;) {
+		sig = sigtimedwait(&sigs, NULL, &tick);
+		if (sig == SIGTERM || sig == SIGINT) {
+			log_info("received %s, shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+			break;
+		}
+		session_expire_due(&a.sessions, time_now_s());
+	}
+	rc = 0;
+out:
+	httpd_stop(a.httpd);
+	jobq_stop(a.jobs);
+	store_close(a.store);
+	tune_release(&a.tune);
+	free(cert);
+	free(key);
+	return rc;
+}

@@ -1,0 +1,155 @@
+/* session.c -- tuning sessions: a device snapshot that is always put back. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "session.h"
+#include "banned.h"
+
+int session_open(struct session_mgr *m, const char *dev, int64_t ttl_s, double now,
+		 struct session_rec *out, struct err *e)
+{
+	struct tune_snapshot snap = {{0}, 0, NULL};
+	struct session_rec *open = NULL;
+	int n_open = 0, rc;
+
+	memset(out, 0, sizeof(*out));
+	if (ttl_s < 1 || ttl_s > SESSION_TTL_MAX_S)
+		return err_set(e, -EINVAL, "bad_request", "ttl_s: must be 1..%d seconds",
+			       SESSION_TTL_MAX_S);
+	if (!sysfs_device_allowed(m->tune->fs, dev))
+		return err_set(e, -EPERM, "device_not_allowed",
+			       "device '%s' is not in the agent's --allow-device list", dev);
+	rc = store_sessions_list(m->store, "open", dev, &open, &n_open, e);
+	if (rc)
+		goto out;
+	if (n_open > 0) {
+		rc = err_set(e, -EBUSY, "conflict", "device '%s' already has open session %lld",
+			     dev, (long long)open[0].id);
+		goto out;
+	}
+	rc = tune_snapshot_take(m->tune, dev, &snap, e);
+	if (rc)
+		goto out;
+	snprintf(out->device, sizeof(out->device), "%s", dev);
+	out->created_at = now;
+	out->ttl_s = ttl_s;
+	out->expires_at = now + (double)ttl_s;
+	out->snapshot = tune_snapshot_to_json(&snap);
+	rc = store_session_insert(m->store, out, e);
+	if (rc)
+		goto out;
+	log_info("session %lld opened on %s (ttl %llds, %d parameters saved)", (long long)out->id,
+		 dev, (long long)ttl_s, snap.n);
+out:
+	store_sessions_free(open, n_open);
+	tune_snapshot_release(&snap);
+	return rc;
+}
+
+int session_renew(struct session_mgr *m, int64_t id, double now, struct session_rec *out,
+		  struct err *e)
+{
+	int rc;
+
+	rc = store_session_get(m->store, id, out, e);
+	if (rc)
+		return rc;
+	if (strcmp(out->state, "open")) {
+		rc = err_set(e, -EBUSY, "conflict", "session %lld is %s, not open", (long long)id,
+			     out->state);
+		store_session_rec_release(out);
+		return rc;
+	}
+	out->expires_at = now + (double)out->ttl_s;
+	rc = store_session_renew(m->store, id, out->expires_at, e);
+	if (rc)
+		store_session_rec_release(out);
+	return rc;
+}
+
+int session_end(struct session_mgr *m, int64_t id, bool restore, const char *reason, double now,
+		struct session_rec *out, struct err *e)
+{
+	struct tune_snapshot snap = {{0}, 0, NULL};
+	char origin[96], outcome[256];
+	struct err rerr;
+	int rc, written = 0;
+
+	rc = store_session_get(m->store, id, out, e);
+	if (rc)
+		return rc;
+	if (strcmp(out->state, "open")) {
+		rc = err_set(e, -EBUSY, "conflict", "session %lld already ended (%s)",
+			     (long long)id, out->end_reason);
+		goto out;
+	}
+	snprintf(outcome, sizeof(outcome), "not restored");
+	if (restore) {
+		snprintf(origin, sizeof(origin), "session %lld %s", (long long)id, reason);
+		err_clear(&rerr);
+		rc = tune_snapshot_from_json(out->device, out->snapshot, &snap, &rerr);
+		if (!rc)
+			rc = tune_restore(m->tune, &snap, origin, &written, &rerr);
+		if (rc)
+			snprintf(outcome, sizeof(outcome), "failed: %s", rerr.msg);
+		else
+			snprintf(outcome, sizeof(outcome), "ok (%d values written)", written);
+		log_info("session %lld on %s %s: restore %s", (long long)id, out->device, reason,
+			 outcome);
+	} else {
+		log_info("session %lld on %s %s without restore", (long long)id, out->device,
+			 reason);
+	}
+	rc = store_session_end(m->store, id, restore ? "restored" : "closed", now, reason, outcome,
+			       e);
+	if (rc)
+		goto out;
+	snprintf(out->state, sizeof(out->state), "%s", restore ? "restored" : "closed");
+	out->ended_at = now;
+	snprintf(out->end_reason, sizeof(out->end_reason), "%s", reason);
+	snprintf(out->restore_outcome, sizeof(out->restore_outcome), "%s", outcome);
+out:
+	tune_snapshot_release(&snap);
+	if (rc)
+		store_session_rec_release(out);
+	return rc;
+}
+
+/* End every open session matching due() with restore. */
+static int end_matching(struct session_mgr *m, double now, bool only_expired, const char *reason)
+{
+	struct session_rec *open = NULL, rec;
+	int n = 0, i, done = 0;
+	struct err e;
+
+	if (store_sessions_list(m->store, "open", NULL, &open, &n, &e)) {
+		log_error("cannot list sessions: %s", e.msg);
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		if (only_expired && open[i].expires_at > now)
+			continue;
+		err_clear(&e);
+		if (session_end(m, open[i].id, true, reason, now, &rec, &e) == 0) {
+			store_session_rec_release(&rec);
+			done++;
+		} else {
+			log_error("session %lld: %s", (long long)open[i].id, e.msg);
+		}
+	}
+	store_sessions_free(open, n);
+	return done;
+}
+
+int session_expire_due(struct session_mgr *m, double now)
+{
+	return end_matching(m, now, true, "expired");
+}
+
+int session_recover(struct session_mgr *m, double now)
+{
+	return end_matching(m, now, false, "agent_restart");
+}

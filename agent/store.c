@@ -1,0 +1,423 @@
+/* store.c -- the agent's SQLite: migrations, audit log, sessions (jobs in store_job.c). */
+#include <errno.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "store.h"
+#include "store_priv.h"
+#include "xmalloc.h"
+#include "banned.h"
+
+extern const char agent_schema_sql[];
+
+static int db_fail(struct store *s, struct err *e, const char *what)
+{
+	return err_set(e, -EIO, "store_error", "database error in %s: %s", what,
+		       sqlite3_errmsg(s->db));
+}
+
+int store_exec(struct store *s, const char *sql, struct err *e)
+{
+	char *msg = NULL;
+	int rc;
+
+	rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);
+	if (rc != SQLITE_OK) {
+		err_set(e, -EIO, "store_error", "database error: %s", msg ? msg : "?");
+		sqlite3_free(msg);
+		return -EIO;
+	}
+	return 0;
+}
+
+static int user_version(struct store *s)
+{
+	sqlite3_stmt *st;
+	int v = -1;
+
+	if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* Apply every "-- migration N" block of the schema with N above user_version. */
+static int migrate(struct store *s, struct err *e)
+{
+	const char *p = agent_schema_sql, *next;
+	int have = user_version(s), n, rc = 0;
+	char *block, *sql;
+
+	while ((p = strstr(p, "-- migration "))) {
+		n = (int)strtol(p + 13, NULL, 10);
+		next = strstr(p + 13, "-- migration ");
+		if (n <= have) {
+			p = next ? next : p + strlen(p);
+			continue;
+		}
+		block = next ? xstrndup(p, (size_t)(next - p)) : xstrdup(p);
+		sql = xasprintf("BEGIN IMMEDIATE;\n%s\nPRAGMA user_version = %d;\nCOMMIT;", block, n);
+		rc = store_exec(s, sql, e);
+		free(sql);
+		free(block);
+		if (rc) {
+			store_exec(s, "ROLLBACK", NULL);
+			return rc;
+		}
+		log_info("database migrated to schema version %d", n);
+		have = n;
+		p = next ? next : p + strlen(p);
+	}
+	return 0;
+}
+
+int store_open(struct store **out, const char *path, struct err *e)
+{
+	struct store *s = xcalloc(1, sizeof(*s));
+	int rc;
+
+	pthread_mutex_init(&s->lock, NULL);
+	if (sqlite3_open_v2(path, &s->db,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+			    NULL) != SQLITE_OK) {
+		rc = err_set(e, -EIO, "store_error", "cannot open database '%s': %s", path,
+			     s->db ? sqlite3_errmsg(s->db) : "out of memory");
+		goto fail;
+	}
+	sqlite3_busy_timeout(s->db, 5000);
+	rc = store_exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+			   "PRAGMA foreign_keys=ON;",
+			e);
+	if (rc)
+		goto fail;
+	rc = migrate(s, e);
+	if (rc)
+		goto fail;
+	*out = s;
+	return 0;
+fail:
+	store_close(s);
+	return rc;
+}
+
+void store_close(struct store *s)
+{
+	if (!s)
+		return;
+	sqlite3_close(s->db);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
+int store_schema_version(struct store *s)
+{
+	int v;
+
+	pthread_mutex_lock(&s->lock);
+	v = user_version(s);
+	pthread_mutex_unlock(&s->lock);
+	return v;
+}
+
+void store_bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+void store_col_text(sqlite3_stmt *st, int i, char *out, size_t len, int *present)
+{
+	const unsigned char *v = sqlite3_column_text(st, i);
+
+	if (present)
+		*present = v != NULL;
+	snprintf(out, len, "%s", v ? (const char *)v : "");
+}
+
+int store_change_add(struct store *s, const struct tune_change *c, double at)
+{
+	static const char sql[] =
+		"INSERT INTO changes(at, device, name, previous, requested, applied, outcome, "
+		"origin, message) VALUES(?,?,?,?,?,?,?,?,?)";
+	sqlite3_stmt *st = NULL;
+	int rc = -EIO;
+
+	pthread_mutex_lock(&s->lock);
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		goto out;
+	sqlite3_bind_double(st, 1, at);
+	store_bind_text(st, 2, c->device ? c->device : "");
+	store_bind_text(st, 3, c->name);
+	store_bind_text(st, 4, c->previous);
+	store_bind_text(st, 5, c->requested);
+	store_bind_text(st, 6, c->applied);
+	store_bind_text(st, 7, c->outcome);
+	store_bind_text(st, 8, c->origin ? c->origin : "");
+	store_bind_text(st, 9, c->message);
+	if (sqlite3_step(st) == SQLITE_DONE)
+		rc = 0;
+	else
+		log_error("cannot record change of %s: %s", c->name, sqlite3_errmsg(s->db));
+out:
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+int store_changes_list(struct store *s, const char *device, int limit, struct change_rec **out,
+		       int *n, struct err *e)
+{
+	static const char sql[] =
+		"SELECT id, at, device, name, previous, requested, applied, outcome, origin, "
+		"message FROM changes WHERE (?1 IS NULL OR device = ?1) ORDER BY id DESC LIMIT ?2";
+	struct change_rec *list = NULL;
+	sqlite3_stmt *st = NULL;
+	int count = 0, cap = 0, rc = 0, r;
+
+	pthread_mutex_lock(&s->lock);
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		rc = db_fail(s, e, "changes");
+		goto out;
+	}
+	store_bind_text(st, 1, device);
+	sqlite3_bind_int(st, 2, limit);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		struct change_rec *c;
+
+		if (count == cap) {
+			cap = cap ? cap * 2 : 32;
+			list = xrealloc(list, (size_t)cap * sizeof(*list));
+		}
+		c = &list[count++];
+		memset(c, 0, sizeof(*c));
+		c->id = sqlite3_column_int64(st, 0);
+		c->at = sqlite3_column_double(st, 1);
+		store_col_text(st, 2, c->device, sizeof(c->device), NULL);
+		store_col_text(st, 3, c->name, sizeof(c->name), NULL);
+		store_col_text(st, 4, c->previous, sizeof(c->previous), &c->has_previous);
+		store_col_text(st, 5, c->requested, sizeof(c->requested), &c->has_requested);
+		store_col_text(st, 6, c->applied, sizeof(c->applied), &c->has_applied);
+		store_col_text(st, 7, c->outcome, sizeof(c->outcome), NULL);
+		store_col_text(st, 8, c->origin, sizeof(c->origin), NULL);
+		store_col_text(st, 9, c->message, sizeof(c->message), &c->has_message);
+	}
+	if (r != SQLITE_DONE)
+		rc = db_fail(s, e, "changes");
+out:
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&s->lock);
+	if (rc) {
+		free(list);
+		list = NULL;
+		count = 0;
+	}
+	*out = list;
+	*n = count;
+	return rc;
+}
+
+static void session_from_row(sqlite3_stmt *st, struct session_rec *r)
+{
+	const unsigned char *snap;
+
+	memset(r, 0, sizeof(*r));
+	r->id = sqlite3_column_int64(st, 0);
+	store_col_text(st, 1, r->device, sizeof(r->device), NULL);
+	r->created_at = sqlite3_column_double(st, 2);
+	r->ttl_s = sqlite3_column_int64(st, 3);
+	r->expires_at = sqlite3_column_double(st, 4);
+	store_col_text(st, 5, r->state, sizeof(r->state), NULL);
+	r->ended_at = sqlite3_column_double(st, 6);
+	store_col_text(st, 7, r->end_reason, sizeof(r->end_reason), NULL);
+	store_col_text(st, 8, r->restore_outcome, sizeof(r->restore_outcome), NULL);
+	snap = sqlite3_column_text(st, 9);
+	r->snapshot = xstrdup(snap ? (const char *)snap : "{}");
+}
+
+#define SESSION_COLS                                                                             \
+	"id, device, created_at, ttl_s, expires_at, state, ended_at, end_reason, "               \
+	"restore_outcome, snapshot"
+
+int store_session_insert(struct store *s, struct session_rec *rec, struct err *e)
+{
+	static const char sql[] = "INSERT INTO sessions(device, created_at, ttl_s, expires_at, "
+				  "state, snapshot) VALUES(?,?,?,?,'open',?)";
+	sqlite3_stmt *st = NULL;
+	int rc = 0;
+
+	pthread_mutex_lock(&s->lock);
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		rc = db_fail(s, e, "session insert");
+		goto out;
+	}
+	store_bind_text(st, 1, rec->device);
+	sqlite3_bind_double(st, 2, rec->created_at);
+	sqlite3_bind_int64(st, 3, rec->ttl_s);
+	sqlite3_bind_double(st, 4, rec->expires_at);
+	store_bind_text(st, 5, rec->snapshot);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		rc = db_fail(s, e, "session insert");
+		goto out;
+	}
+	rec->id = sqlite3_last_insert_rowid(s->db);
+	snprintf(rec->state, sizeof(rec->state), "open");
+out:
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+int store_session_get(struct store *s, int64_t id, struct session_rec *rec, struct err *e)
+{
+	static const char sql[] = "SELECT " SESSION_COLS " FROM sessions WHERE id = ?";
+	sqlite3_stmt *st = NULL;
+	int rc = 0, r;
+
+	memset(rec, 0, sizeof(*rec));
+	pthread_mutex_lock(&s->lock);
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		rc = db_fail(s, e, "session get");
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, id);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW)
+		session_from_row(st, rec);
+	else if (r == SQLITE_DONE)
+		rc = err_set(e, -ENOENT, "not_found", "no session %lld", (long long)id);
+	else
+		rc = db_fail(s, e, "session get");
+out:
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+int store_sessions_list(struct store *s, const char *state, const char *device,
+			struct session_rec **out, int *n, struct err *e)
+{
+	static const char sql[] = "SELECT " SESSION_COLS " FROM sessions WHERE (?1 IS NULL OR "
+				  "state = ?1) AND (?2 IS NULL OR device = ?2) ORDER BY id DESC "
+				  "LIMIT 1000";
+	struct session_rec *list = NULL;
+	sqlite3_stmt *st = NULL;
+	int count = 0, cap = 0, rc = 0, r;
+
+	pthread_mutex_lock(&s->lock);
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		rc = db_fail(s, e, "sessions");
+		goto out;
+	}
+	store_bind_text(st, 1, state);
+	store_bind_text(st, 2, device);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		if (count == cap) {
+			cap = cap ? cap * 2 : 8;
+			list = xrealloc(list, (size_t)cap * sizeof(*list));
+		}
+		session_from_row(st, &list[count++]);
+	}
+	if (r != SQLITE_DONE)
+		rc = db_fail(s, e, "sessions");
+out:
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&s->lock);
+	if (rc) {
+		store_sessions_free(list, count);
+		list = NULL;
+		count = 0;
+	}
+	*out = list;
+	*n = count;
+	return rc;
+}
+
+/* Run one UPDATE in a BEGIN IMMEDIATE transaction; -ENOENT if no row changed. */
+static int update_one(struct store *s, sqlite3_stmt *st, int64_t id, struct err *e)
+{
+	int rc = 0;
+
+	if (store_exec(s, "BEGIN IMMEDIATE", e))
+		return -EIO;
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		rc = db_fail(s, e, "update");
+		store_exec(s, "ROLLBACK", NULL);
+		return rc;
+	}
+	if (sqlite3_changes(s->db) == 0)
+		rc = err_set(e, -ENOENT, "not_found", "no open session %lld", (long long)id);
+	if (store_exec(s, "COMMIT", e))
+		return -EIO;
+	return rc;
+}
+
+int store_session_renew(struct store *s, int64_t id, double expires_at, struct err *e)
+{
+	static const char sql[] =
+		"UPDATE sessions SET expires_at = ? WHERE id = ? AND state = 'open'";
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	pthread_mutex_lock(&s->lock);
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		rc = db_fail(s, e, "session renew");
+		goto out;
+	}
+	sqlite3_bind_double(st, 1, expires_at);
+	sqlite3_bind_int64(st, 2, id);
+	rc = update_one(s, st, id, e);
+out:
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+int store_session_end(struct store *s, int64_t id, const char *state, double ended_at,
+		      const char *reason, const char *outcome, struct err *e)
+{
+	static const char sql[] = "UPDATE sessions SET state = ?, ended_at = ?, end_reason = ?, "
+				  "restore_outcome = ? WHERE id = ? AND state = 'open'";
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	pthread_mutex_lock(&s->lock);
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		rc = db_fail(s, e, "session end");
+		goto out;
+	}
+	store_bind_text(st, 1, state);
+	sqlite3_bind_double(st, 2, ended_at);
+	store_bind_text(st, 3, reason);
+	store_bind_text(st, 4, outcome);
+	sqlite3_bind_int64(st, 5, id);
+	rc = update_one(s, st, id, e);
+out:
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+void store_session_rec_release(struct session_rec *rec)
+{
+	if (!rec)
+		return;
+	free(rec->snapshot);
+	rec->snapshot = NULL;
+}
+
+void store_sessions_free(struct session_rec *list, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		store_session_rec_release(&list[i]);
+	free(list);
+}

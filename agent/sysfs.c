@@ -1,0 +1,745 @@
+/* sysfs.c -- block-device parameters and sysctls: discovery, validation, write and read-back. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "num.h"
+#include "sysfs.h"
+#include "xmalloc.h"
+#include "banned.h"
+
+/* What we know about a parameter beyond what the kernel file says. */
+struct param_meta {
+	const char *name;
+	enum param_kind kind;
+	const char *unit;
+	bool has_min, has_max;
+	int64_t min, max;
+	const char *choices;  /* '|'-separated, for PARAM_ENUM */
+	const char *max_from; /* queue/ file holding the upper bound */
+};
+
+static const struct param_meta queue_catalogue[] = {
+	{"scheduler", PARAM_SCHED, NULL, false, false, 0, 0, NULL, NULL},
+	{"nr_requests", PARAM_INT, "requests", true, false, 4, 0, NULL, NULL},
+	{"read_ahead_kb", PARAM_INT, "KiB", true, false, 0, 0, NULL, NULL},
+	{"max_sectors_kb", PARAM_INT, "KiB", true, false, 4, 0, NULL, "max_hw_sectors_kb"},
+	{"max_hw_sectors_kb", PARAM_INT, "KiB", false, false, 0, 0, NULL, NULL},
+	{"rq_affinity", PARAM_ENUM, NULL, false, false, 0, 0, "0|1|2", NULL},
+	{"nomerges", PARAM_ENUM, NULL, false, false, 0, 0, "0|1|2", NULL},
+	{"rotational", PARAM_ENUM, NULL, false, false, 0, 0, "0|1", NULL},
+	{"add_random", PARAM_ENUM, NULL, false, false, 0, 0, "0|1", NULL},
+	{"iostats", PARAM_ENUM, NULL, false, false, 0, 0, "0|1", NULL},
+	{"iostats_passthrough", PARAM_ENUM, NULL, false, false, 0, 0, "0|1", NULL},
+	{"stable_writes", PARAM_ENUM, NULL, false, false, 0, 0, "0|1", NULL},
+	{"io_poll", PARAM_ENUM, NULL, false, false, 0, 0, "0|1", NULL},
+	{"io_poll_delay", PARAM_INT, "us", true, false, -1, 0, NULL, NULL},
+	{"io_timeout", PARAM_INT, "ms", true, false, 1, 0, NULL, NULL},
+	{"wbt_lat_usec", PARAM_INT, "us", true, false, -1, 0, NULL, NULL},
+	{"write_cache", PARAM_ENUM, NULL, false, false, 0, 0, "write back|write through", NULL},
+	{"discard_max_bytes", PARAM_INT, "bytes", true, false, 0, 0, NULL, "discard_max_hw_bytes"},
+	{"logical_block_size", PARAM_INT, "bytes", false, false, 0, 0, NULL, NULL},
+	{"physical_block_size", PARAM_INT, "bytes", false, false, 0, 0, NULL, NULL},
+	{"hw_sector_size", PARAM_INT, "bytes", false, false, 0, 0, NULL, NULL},
+	{"minimum_io_size", PARAM_INT, "bytes", false, false, 0, 0, NULL, NULL},
+	{"optimal_io_size", PARAM_INT, "bytes", false, false, 0, 0, NULL, NULL},
+	{"max_segment_size", PARAM_INT, "bytes", false, false, 0, 0, NULL, NULL},
+	{"queue_depth", PARAM_INT, "requests", true, false, 1, 0, NULL, NULL},
+	{"setra", PARAM_INT, "sectors", true, false, 0, 0, NULL, NULL},
+};
+
+/* iosched attributes: all integers; units by name. */
+static const struct {
+	const char *suffix;
+	const char *unit;
+} iosched_units[] = {
+	{"_expire", "ms"},  {"_usec", "us"},       {"_us", "us"},   {"_nsec", "ns"},
+	{"slice_idle", "ms"}, {"timeout_sync", "ms"}, {"back_seek_max", "KiB"},
+	{"fifo_batch", "requests"}, {"async_depth", "requests"}, {"_async", "ms"}, {"_sync", "ms"},
+};
+
+struct sysctl_meta {
+	const char *name;
+	const char *relpath;
+	int64_t min, max; /* max < 0: unbounded */
+	const char *unit;
+};
+
+/* Seed 000's knobs. */
+static const struct sysctl_meta sysctl_catalogue[] = {
+	{"vm.dirty_ratio", "proc/sys/vm/dirty_ratio", 0, 100, "%"},
+	{"vm.dirty_background_ratio", "proc/sys/vm/dirty_background_ratio", 0, 100, "%"},
+	{"vm.dirty_bytes", "proc/sys/vm/dirty_bytes", 0, -1, "bytes"},
+	{"vm.dirty_background_bytes", "proc/sys/vm/dirty_background_bytes", 0, -1, "bytes"},
+	{"vm.dirty_expire_centisecs", "proc/sys/vm/dirty_expire_centisecs", 0, -1, "cs"},
+	{"vm.dirty_writeback_centisecs", "proc/sys/vm/dirty_writeback_centisecs", 0, -1, "cs"},
+	{"vm.swappiness", "proc/sys/vm/swappiness", 0, 200, NULL},
+	{"vm.vfs_cache_pressure", "proc/sys/vm/vfs_cache_pressure", 0, -1, NULL},
+	{"vm.overcommit_ratio", "proc/sys/vm/overcommit_ratio", 0, -1, "%"},
+	{"fs.file-max", "proc/sys/fs/file-max", 0, -1, "files"},
+};
+
+#define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct param_meta *meta_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < N_ELEM(queue_catalogue); i++)
+		if (!strcmp(queue_catalogue[i].name, name))
+			return &queue_catalogue[i];
+	return NULL;
+}
+
+static const struct sysctl_meta *sysctl_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < N_ELEM(sysctl_catalogue); i++)
+		if (!strcmp(sysctl_catalogue[i].name, name))
+			return &sysctl_catalogue[i];
+	return NULL;
+}
+
+bool sysfs_device_name_ok(const char *dev)
+{
+	size_t n;
+	const char *p;
+
+	if (!dev || !*dev)
+		return false;
+	n = strlen(dev);
+	if (n >= SYSFS_NAME_MAX || !strcmp(dev, ".") || !strcmp(dev, ".."))
+		return false;
+	for (p = dev; *p; p++) {
+		char c = *p;
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '-' || c == ':' || c == '.'))
+			return false;
+	}
+	return strstr(dev, "..") == NULL;
+}
+
+/* Parameter names are [a-z0-9_.-], at most one '.', which only "iosched." may use. */
+static bool param_name_ok(const char *name)
+{
+	const char *p;
+
+	if (!name || !*name || strlen(name) >= SYSFS_NAME_MAX || strstr(name, ".."))
+		return false;
+	for (p = name; *p; p++) {
+		char c = *p;
+
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+		      c == '.'))
+			return false;
+	}
+	p = strchr(name, '.');
+	if (p && (strncmp(name, "iosched.", 8) || strchr(p + 1, '.') || !p[1]))
+		return false;
+	return true;
+}
+
+static void path_join(char *out, size_t len, const char *root, const char *rel)
+{
+	size_t rl = strlen(root);
+
+	if (rl && root[rl - 1] == '/')
+		snprintf(out, len, "%s%s", root, rel);
+	else
+		snprintf(out, len, "%s/%s", root, rel);
+}
+
+/* Read a small attribute file and strip the trailing newline. */
+static int attr_read(const char *path, char *out, size_t len)
+{
+	ssize_t n;
+	int fd, rc;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	do
+		n = read(fd, out, len - 1);
+	while (n < 0 && errno == EINTR);
+	rc = n < 0 ? -errno : 0;
+	close(fd);
+	if (rc)
+		return rc;
+	out[n] = '\0';
+	while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == ' '))
+		out[--n] = '\0';
+	return 0;
+}
+
+/* Write an attribute with one write(2), reporting the kernel's errno. */
+static int attr_write(const char *path, const char *value)
+{
+	size_t len = strlen(value);
+	ssize_t n;
+	int fd, rc = 0;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	do
+		n = write(fd, value, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		rc = -errno;
+	else if ((size_t)n != len)
+		rc = -EIO;
+	if (close(fd) < 0 && !rc)
+		rc = -errno;
+	return rc;
+}
+
+bool sysfs_device_allowed(const struct sysfs *fs, const char *dev)
+{
+	int i;
+
+	for (i = 0; i < fs->n_allow_devices; i++)
+		if (!strcmp(fs->allow_devices[i], dev))
+			return true;
+	return false;
+}
+
+int sysfs_device_check(const struct sysfs *fs, const char *dev, struct err *e)
+{
+	char rel[PATH_MAX], path[PATH_MAX];
+	struct stat st;
+
+	if (!sysfs_device_name_ok(dev))
+		return err_set(e, -EINVAL, "bad_request", "invalid device name '%.64s'",
+			       dev ? dev : "");
+	snprintf(rel, sizeof(rel), "sys/block/%s", dev);
+	path_join(path, sizeof(path), fs->root, rel);
+	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+		return err_set(e, -ENOENT, "not_found", "no block device '%s'", dev);
+	return 0;
+}
+
+static void device_path(const struct sysfs *fs, const char *dev, const char *tail, char *out,
+			size_t len)
+{
+	char rel[PATH_MAX];
+
+	snprintf(rel, sizeof(rel), "sys/block/%s/%s", dev, tail);
+	path_join(out, len, fs->root, rel);
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct device_info *)a)->name, ((const struct device_info *)b)->name);
+}
+
+int sysfs_devices_list(const struct sysfs *fs, struct device_info **out, int *n, struct err *e)
+{
+	struct device_info *list = NULL;
+	char path[PATH_MAX], val[SYSFS_VALUE_MAX];
+	struct dirent *de;
+	int count = 0, cap = 0;
+	DIR *d;
+
+	path_join(path, sizeof(path), fs->root, "sys/block");
+	d = opendir(path);
+	if (!d)
+		return err_set(e, -errno, "internal", "cannot list '%s': %s", path, strerror(errno));
+	while ((de = readdir(d))) {
+		struct device_info *di;
+		int64_t v;
+		char *open_br, *close_br;
+
+		if (de->d_name[0] == '.' || !sysfs_device_name_ok(de->d_name))
+			continue;
+		if (count == cap) {
+			cap = cap ? cap * 2 : 16;
+			list = xrealloc(list, (size_t)cap * sizeof(*list));
+		}
+		di = &list[count++];
+		memset(di, 0, sizeof(*di));
+		snprintf(di->name, sizeof(di->name), "%s", de->d_name);
+		device_path(fs, de->d_name, "size", path, sizeof(path));
+		if (!attr_read(path, val, sizeof(val)) && !num_parse_kernel_i64(val, &v) && v >= 0)
+			di->size_bytes = (uint64_t)v * 512;
+		device_path(fs, de->d_name, "queue/rotational", path, sizeof(path));
+		di->rotational = !attr_read(path, val, sizeof(val)) && !strcmp(val, "1");
+		device_path(fs, de->d_name, "queue/scheduler", path, sizeof(path));
+		if (!attr_read(path, val, sizeof(val))) {
+			open_br = strchr(val, '[');
+			close_br = open_br ? strchr(open_br, ']') : NULL;
+			if (open_br && close_br) {
+				*close_br = '\0';
+				snprintf(di->scheduler, sizeof(di->scheduler), "%s", open_br + 1);
+			} else {
+				snprintf(di->scheduler, sizeof(di->scheduler), "%s", val);
+			}
+		}
+		di->writable = sysfs_device_allowed(fs, de->d_name);
+	}
+	closedir(d);
+	if (count)
+		qsort(list, (size_t)count, sizeof(*list), name_cmp);
+	*out = list;
+	*n = count;
+	return 0;
+}
+
+static void choices_split(struct param *p, const char *list, char sep)
+{
+	const char *s = list;
+
+	p->n_choices = 0;
+	while (*s && p->n_choices < SYSFS_CHOICES_MAX) {
+		const char *end = strchr(s, sep);
+		size_t len = end ? (size_t)(end - s) : strlen(s);
+
+		if (len && len < sizeof(p->choices[0])) {
+			memcpy(p->choices[p->n_choices], s, len);
+			p->choices[p->n_choices][len] = '\0';
+			p->n_choices++;
+		}
+		if (!end)
+			break;
+		s = end + 1;
+	}
+}
+
+/* "none [mq-deadline] kyber bfq" -> choices, active value. */
+static void sched_parse(struct param *p, const char *raw)
+{
+	char buf[SYSFS_VALUE_MAX], *tok, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", raw);
+	p->n_choices = 0;
+	p->value[0] = '\0';
+	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		size_t len = strlen(tok);
+		bool active = tok[0] == '[' && tok[len - 1] == ']';
+
+		if (active) {
+			tok[len - 1] = '\0';
+			tok++;
+		}
+		if (active || !p->value[0])
+			snprintf(p->value, sizeof(p->value), "%s", tok);
+		if (p->n_choices < SYSFS_CHOICES_MAX)
+			snprintf(p->choices[p->n_choices++], sizeof(p->choices[0]), "%s", tok);
+	}
+}
+
+static const char *iosched_unit(const char *attr)
+{
+	size_t i, al = strlen(attr);
+
+	for (i = 0; i < N_ELEM(iosched_units); i++) {
+		const char *suf = iosched_units[i].suffix;
+		size_t sl = strlen(suf);
+
+		if (suf[0] == '_' ? (al >= sl && !strcmp(attr + al - sl, suf)) : !strcmp(attr, suf))
+			return iosched_units[i].unit;
+	}
+	return NULL;
+}
+
+static bool file_writable(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && (st.st_mode & 0222) != 0;
+}
+
+/*
+ * Map a parameter name to its file: queue/NAME, queue/iosched/ATTR,
+ * device/queue_depth; setra is virtual over queue/read_ahead_kb.
+ */
+static void param_path(const struct sysfs *fs, const char *dev, const char *name, char *out,
+		       size_t len)
+{
+	char tail[SYSFS_NAME_MAX + 32];
+
+	if (!strcmp(name, "queue_depth"))
+		snprintf(tail, sizeof(tail), "device/queue_depth");
+	else if (!strcmp(name, "setra"))
+		snprintf(tail, sizeof(tail), "queue/read_ahead_kb");
+	else if (!strncmp(name, "iosched.", 8))
+		snprintf(tail, sizeof(tail), "queue/iosched/%s", name + 8);
+	else
+		snprintf(tail, sizeof(tail), "queue/%s", name);
+	device_path(fs, dev, tail, out, len);
+}
+
+/* Fill p from the file at path; returns -errno if it can't be read. */
+static int param_load(const struct sysfs *fs, const char *dev, const char *name, struct param *p)
+{
+	char path[PATH_MAX], raw[SYSFS_VALUE_MAX];
+	const struct param_meta *m = meta_find(name);
+	int64_t v;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	param_path(fs, dev, name, path, sizeof(path));
+	rc = attr_read(path, raw, sizeof(raw));
+	if (rc)
+		return rc;
+	p->writable = file_writable(path) && sysfs_device_allowed(fs, dev);
+	if (m) {
+		p->kind = m->kind;
+		p->unit = m->unit;
+		p->has_min = m->has_min;
+		p->min = m->min;
+		p->has_max = m->has_max;
+		p->max = m->max;
+		if (m->choices)
+			choices_split(p, m->choices, '|');
+		if (m->max_from) {
+			char mpath[PATH_MAX], mval[64];
+			char tail[SYSFS_NAME_MAX + 8];
+
+			snprintf(tail, sizeof(tail), "queue/%s", m->max_from);
+			device_path(fs, dev, tail, mpath, sizeof(mpath));
+			if (!attr_read(mpath, mval, sizeof(mval)) && !num_parse_kernel_i64(mval, &v)) {
+				p->has_max = true;
+				p->max = v;
+			}
+		}
+	} else if (!strncmp(name, "iosched.", 8)) {
+		p->kind = PARAM_INT;
+		p->unit = iosched_unit(name + 8);
+	} else {
+		p->kind = num_parse_kernel_i64(raw, &v) == 0 ? PARAM_INT : PARAM_TEXT;
+	}
+	if (p->kind == PARAM_SCHED) {
+		sched_parse(p, raw);
+	} else if (!strcmp(name, "setra")) {
+		if (num_parse_kernel_i64(raw, &v))
+			return -EINVAL;
+		snprintf(p->value, sizeof(p->value), "%lld", (long long)v * 2);
+	} else {
+		snprintf(p->value, sizeof(p->value), "%s", raw);
+	}
+	if (p->kind == PARAM_INT && num_parse_kernel_i64(p->value, &v))
+		p->kind = PARAM_TEXT; /* e.g. a file that prints "none" */
+	return 0;
+}
+
+static int param_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct param *)a)->name, ((const struct param *)b)->name);
+}
+
+static void params_push(struct params *ps, int *cap, const struct param *p)
+{
+	if (ps->n == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		ps->p = xrealloc(ps->p, (size_t)*cap * sizeof(*ps->p));
+	}
+	ps->p[ps->n++] = *p;
+}
+
+/* Add every readable regular file of dir as prefix+name. */
+static void params_scan_dir(const struct sysfs *fs, const char *dev, const char *dir,
+			    const char *prefix, struct params *ps, int *cap)
+{
+	char path[PATH_MAX], name[SYSFS_NAME_MAX + 16];
+	struct dirent *de;
+	struct param p;
+	DIR *d;
+
+	device_path(fs, dev, dir, path, sizeof(path));
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || de->d_type == DT_DIR)
+			continue;
+		if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
+			continue;
+		snprintf(name, sizeof(name), "%s%s", prefix, de->d_name);
+		if (!param_name_ok(name))
+			continue;
+		if (param_load(fs, dev, name, &p) == 0)
+			params_push(ps, cap, &p);
+	}
+	closedir(d);
+}
+
+int sysfs_params_read(const struct sysfs *fs, const char *dev, struct params *out, struct err *e)
+{
+	struct param p;
+	int cap = 0, rc;
+
+	out->n = 0;
+	out->p = NULL;
+	rc = sysfs_device_check(fs, dev, e);
+	if (rc)
+		return rc;
+	params_scan_dir(fs, dev, "queue", "", out, &cap);
+	params_scan_dir(fs, dev, "queue/iosched", "iosched.", out, &cap);
+	if (param_load(fs, dev, "queue_depth", &p) == 0)
+		params_push(out, &cap, &p);
+	if (param_load(fs, dev, "setra", &p) == 0)
+		params_push(out, &cap, &p);
+	if (out->n)
+		qsort(out->p, (size_t)out->n, sizeof(*out->p), param_cmp);
+	return 0;
+}
+
+void sysfs_params_release(struct params *ps)
+{
+	if (!ps)
+		return;
+	free(ps->p);
+	ps->p = NULL;
+	ps->n = 0;
+}
+
+const struct param *sysfs_params_find(const struct params *ps, const char *name)
+{
+	int i;
+
+	for (i = 0; i < ps->n; i++)
+		if (!strcmp(ps->p[i].name, name))
+			return &ps->p[i];
+	return NULL;
+}
+
+int sysfs_param_read(const struct sysfs *fs, const char *dev, const char *name, struct param *out,
+		     struct err *e)
+{
+	int rc;
+
+	rc = sysfs_device_check(fs, dev, e);
+	if (rc)
+		return rc;
+	if (!param_name_ok(name))
+		return err_set(e, -ENOENT, "unknown_param", "no parameter '%.64s' on '%s'", name,
+			       dev);
+	rc = param_load(fs, dev, name, out);
+	if (rc == -ENOENT)
+		return err_set(e, -ENOENT, "unknown_param", "no parameter '%s' on '%s'", name, dev);
+	if (rc)
+		return err_set(e, rc, "internal", "cannot read '%s' on '%s': %s", name, dev,
+			       strerror(-rc));
+	return 0;
+}
+
+static void choices_join(const struct param *p, char *out, size_t len)
+{
+	size_t off = 0;
+	int i;
+
+	out[0] = '\0';
+	for (i = 0; i < p->n_choices && off < len; i++)
+		off += (size_t)snprintf(out + off, len - off, "%s%s", i ? ", " : "", p->choices[i]);
+}
+
+static const struct {
+	const char *legacy, *current;
+} sched_aliases[] = {
+	{"noop", "none"},
+	{"deadline", "mq-deadline"},
+};
+
+static int check_int(const char *name, const char *requested, bool has_min, int64_t min,
+		     bool has_max, int64_t max, char *canon, size_t canon_len, struct err *e)
+{
+	int64_t v;
+	int rc;
+
+	rc = num_parse_i64(requested, &v);
+	if (rc == -ERANGE)
+		return err_set(e, -EINVAL, "invalid_value", "%s: '%.64s' is out of range", name,
+			       requested);
+	if (rc)
+		return err_set(e, -EINVAL, "invalid_value",
+			       "%s: '%.64s' is not a plain decimal integer (no sign, spaces or "
+			       "leading zeros)",
+			       name, requested);
+	if (has_min && v < min)
+		return err_set(e, -EINVAL, "invalid_value", "%s: %lld is below the minimum %lld",
+			       name, (long long)v, (long long)min);
+	if (has_max && v > max)
+		return err_set(e, -EINVAL, "invalid_value", "%s: %lld is above the maximum %lld",
+			       name, (long long)v, (long long)max);
+	snprintf(canon, canon_len, "%lld", (long long)v);
+	return 0;
+}
+
+int sysfs_param_check(const struct param *p, const char *requested, char *canon, size_t canon_len,
+		      bool *aliased, struct err *e)
+{
+	char list[SYSFS_CHOICES_MAX * 34];
+	const char *want = requested;
+	size_t i;
+	int c;
+
+	if (aliased)
+		*aliased = false;
+	if (!p->writable)
+		return err_set(e, -EPERM, "read_only", "%s is read-only", p->name);
+	switch (p->kind) {
+	case PARAM_INT:
+		return check_int(p->name, requested, p->has_min, p->min, p->has_max, p->max, canon,
+				 canon_len, e);
+	case PARAM_SCHED:
+		for (i = 0; i < N_ELEM(sched_aliases); i++) {
+			if (!strcmp(requested, sched_aliases[i].legacy)) {
+				want = sched_aliases[i].current;
+				if (aliased)
+					*aliased = true;
+			}
+		}
+		/* fall through */
+	case PARAM_ENUM:
+		for (c = 0; c < p->n_choices; c++) {
+			if (!strcmp(p->choices[c], want)) {
+				snprintf(canon, canon_len, "%s", want);
+				return 0;
+			}
+		}
+		choices_join(p, list, sizeof(list));
+		return err_set(e, -EINVAL, "invalid_value", "%s: '%.64s' is not available (%s)",
+			       p->name, requested, list);
+	case PARAM_TEXT:
+		if (!*requested || strchr(requested, '\n') || strlen(requested) >= canon_len)
+			return err_set(e, -EINVAL, "invalid_value", "%s: invalid value '%.64s'",
+				       p->name, requested);
+		snprintf(canon, canon_len, "%s", requested);
+		return 0;
+	}
+	return err_set(e, -EINVAL, "invalid_value", "%s: cannot be set", p->name);
+}
+
+int sysfs_param_write(const struct sysfs *fs, const char *dev, const char *name, const char *canon,
+		      char *applied, size_t applied_len, struct err *e)
+{
+	char path[PATH_MAX], value[SYSFS_VALUE_MAX];
+	struct param p;
+	int64_t v;
+	int rc;
+
+	rc = sysfs_device_check(fs, dev, e);
+	if (rc)
+		return rc;
+	if (!param_name_ok(name))
+		return err_set(e, -ENOENT, "unknown_param", "no parameter '%.64s'", name);
+	if (!sysfs_device_allowed(fs, dev))
+		return err_set(e, -EPERM, "device_not_allowed",
+			       "device '%s' is not in the agent's --allow-device list", dev);
+	snprintf(value, sizeof(value), "%s", canon);
+	if (!strcmp(name, "setra")) {
+		/* blockdev --setra semantics: 512-byte sectors, read_ahead_kb = sectors / 2. */
+		if (num_parse_i64(canon, &v) || v < 0)
+			return err_set(e, -EINVAL, "invalid_value", "setra: '%s' is not valid",
+				       canon);
+		snprintf(value, sizeof(value), "%lld", (long long)(v / 2));
+	}
+	param_path(fs, dev, name, path, sizeof(path));
+	rc = attr_write(path, value);
+	if (rc == -ENOENT)
+		return err_set(e, rc, "unknown_param", "no parameter '%s' on '%s'", name, dev);
+	if (rc)
+		return err_set(e, rc, "kernel_rejected",
+			       "kernel rejected %s=%s on '%s': %s (errno %d)", name, canon, dev,
+			       strerror(-rc), -rc);
+	rc = param_load(fs, dev, name, &p);
+	if (rc)
+		return err_set(e, rc, "internal", "cannot read back '%s' on '%s': %s", name, dev,
+			       strerror(-rc));
+	snprintf(applied, applied_len, "%s", p.value);
+	return 0;
+}
+
+bool sysfs_value_equal(const char *a, const char *b)
+{
+	int64_t x, y;
+
+	if (!num_parse_kernel_i64(a, &x) && !num_parse_kernel_i64(b, &y))
+		return x == y;
+	return strcmp(a, b) == 0;
+}
+
+static int sysctl_load(const struct sysfs *fs, const struct sysctl_meta *m, struct param *p)
+{
+	char path[PATH_MAX];
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "%s", m->name);
+	path_join(path, sizeof(path), fs->root, m->relpath);
+	rc = attr_read(path, p->value, sizeof(p->value));
+	if (rc)
+		return rc;
+	p->kind = PARAM_INT;
+	p->unit = m->unit;
+	p->has_min = true;
+	p->min = m->min;
+	p->has_max = m->max >= 0;
+	p->max = m->max;
+	p->writable = fs->allow_sysctl && file_writable(path);
+	return 0;
+}
+
+int sysfs_sysctls_read(const struct sysfs *fs, struct params *out, struct err *e)
+{
+	struct param p;
+	size_t i;
+	int cap = 0;
+
+	out->n = 0;
+	out->p = NULL;
+	for (i = 0; i < N_ELEM(sysctl_catalogue); i++)
+		if (sysctl_load(fs, &sysctl_catalogue[i], &p) == 0)
+			params_push(out, &cap, &p);
+	return 0;
+}
+
+int sysfs_sysctl_read(const struct sysfs *fs, const char *name, struct param *out, struct err *e)
+{
+	const struct sysctl_meta *m = sysctl_find(name);
+	int rc;
+
+	if (!m)
+		return err_set(e, -ENOENT, "unknown_sysctl",
+			       "'%.64s' is not a sysctl fleettune manages", name);
+	rc = sysctl_load(fs, m, out);
+	if (rc)
+		return err_set(e, rc, rc == -ENOENT ? "not_found" : "internal",
+			       "cannot read %s: %s", name, strerror(-rc));
+	return 0;
+}
+
+int sysfs_sysctl_write(const struct sysfs *fs, const char *name, const char *canon, char *applied,
+		       size_t applied_len, struct err *e)
+{
+	const struct sysctl_meta *m = sysctl_find(name);
+	char path[PATH_MAX];
+	struct param p;
+	int rc;
+
+	if (!m)
+		return err_set(e, -ENOENT, "unknown_sysctl",
+			       "'%.64s' is not a sysctl fleettune manages", name);
+	if (!fs->allow_sysctl)
+		return err_set(e, -EPERM, "forbidden",
+			       "sysctl writes are disabled; start the agent with --allow-sysctl");
+	path_join(path, sizeof(path), fs->root, m->relpath);
+	rc = attr_write(path, canon);
+	if (rc)
+		return err_set(e, rc, "kernel_rejected", "kernel rejected %s=%s: %s (errno %d)",
+			       name, canon, strerror(-rc), -rc);
+	rc = sysctl_load(fs, m, &p);
+	if (rc)
+		return err_set(e, rc, "internal", "cannot read back %s: %s", name, strerror(-rc));
+	snprintf(applied, applied_len, "%s", p.value);
+	return 0;
+}

@@ -1,0 +1,108 @@
+/* sysfs.h -- the only module that touches /sys and /proc/sys: block-device
+ * parameter catalogue, validation, and write with read-back. */
+#ifndef FT_SYSFS_H
+#define FT_SYSFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+#define SYSFS_NAME_MAX 64
+#define SYSFS_VALUE_MAX 256
+#define SYSFS_CHOICES_MAX 16
+
+/* Where the outside world is: everything is read below `root` ("/" in
+ * production, a temp tree in tests), and only allowlisted devices are
+ * writable. The strings are borrowed, not owned. */
+struct sysfs {
+	const char *root;
+	const char *const *allow_devices;
+	int n_allow_devices;
+	bool allow_sysctl;
+};
+
+enum param_kind {
+	PARAM_INT,   /* plain decimal integer */
+	PARAM_ENUM,  /* one of choices[] */
+	PARAM_SCHED, /* the I/O scheduler: choices from the bracketed list */
+	PARAM_TEXT,  /* anything else the kernel prints (read-only in practice) */
+};
+
+struct param {
+	char name[SYSFS_NAME_MAX]; /* "nr_requests", "iosched.fifo_batch", "queue_depth", "setra" */
+	enum param_kind kind;
+	char value[SYSFS_VALUE_MAX]; /* as the kernel prints it, trimmed; scheduler: the active one */
+	bool writable;               /* the file takes writes and the device is allowlisted */
+	bool has_min, has_max;
+	int64_t min, max;
+	const char *unit; /* static string or NULL: "KiB", "sectors", "requests", "us", "ms", "ns" */
+	int n_choices;
+	char choices[SYSFS_CHOICES_MAX][32];
+};
+
+/* A list of parameters; free with sysfs_params_release. */
+struct params {
+	int n;
+	struct param *p;
+};
+
+struct device_info {
+	char name[SYSFS_NAME_MAX];
+	uint64_t size_bytes;
+	bool rotational;
+	char scheduler[32];
+	bool writable; /* allowlisted */
+};
+
+/* True if dev is a syntactically safe device name: non-empty, at most 63
+ * bytes of [A-Za-z0-9_.:-], not "." or "..", no '/'. Checked before any
+ * path is built. */
+bool sysfs_device_name_ok(const char *dev);
+/* 0 if dev names an entry of ROOT/sys/block, else -ENOENT ("not_found") or
+ * -EINVAL ("bad_request") with err filled. */
+int sysfs_device_check(const struct sysfs *fs, const char *dev, struct err *e);
+bool sysfs_device_allowed(const struct sysfs *fs, const char *dev);
+/* All block devices under ROOT/sys/block, sorted by name. Caller frees
+ * *out. */
+int sysfs_devices_list(const struct sysfs *fs, struct device_info **out, int *n, struct err *e);
+
+/* Every parameter of dev: queue/ files, iosched.* of the active scheduler,
+ * queue_depth where device/queue_depth exists, and the virtual setra. */
+int sysfs_params_read(const struct sysfs *fs, const char *dev, struct params *out, struct err *e);
+void sysfs_params_release(struct params *ps);
+/* Find a parameter by name in a list, or NULL. */
+const struct param *sysfs_params_find(const struct params *ps, const char *name);
+/* One parameter; -ENOENT with code "unknown_param" if dev has no such name. */
+int sysfs_param_read(const struct sysfs *fs, const char *dev, const char *name, struct param *out,
+		     struct err *e);
+
+/*
+ * Validate `requested` for p and write its canonical form into canon:
+ * integers must be plain decimal and within min/max, enums one of choices,
+ * schedulers one of the bracketed list with the legacy aliases noop->none
+ * and deadline->mq-deadline (*aliased set when mapped). Returns 0 or
+ * -EINVAL with code "invalid_value"; -EPERM "read_only" if not writable.
+ */
+int sysfs_param_check(const struct param *p, const char *requested, char *canon, size_t canon_len,
+		      bool *aliased, struct err *e);
+
+/* Write canon to the parameter's file (open/write/close, errno checked)
+ * and read it back into applied. No validation: call sysfs_param_check
+ * first. A kernel rejection returns -errno with code "kernel_rejected". */
+int sysfs_param_write(const struct sysfs *fs, const char *dev, const char *name, const char *canon,
+		      char *applied, size_t applied_len, struct err *e);
+
+/* True if two values of the same parameter mean the same thing (numeric
+ * compare for integers, exact otherwise). */
+bool sysfs_value_equal(const char *a, const char *b);
+
+/* The sysctls fleettune knows (vm.dirty_ratio ...), read below ROOT/proc/sys. */
+int sysfs_sysctls_read(const struct sysfs *fs, struct params *out, struct err *e);
+int sysfs_sysctl_read(const struct sysfs *fs, const char *name, struct param *out, struct err *e);
+/* Validate and write a sysctl; -EPERM "forbidden" unless allow_sysctl. */
+int sysfs_sysctl_write(const struct sysfs *fs, const char *name, const char *canon, char *applied,
+		       size_t applied_len, struct err *e);
+
+#endif

@@ -1,0 +1,84 @@
+/* tune.h -- all-or-nothing parameter changes with audit, snapshots and restore. */
+#ifndef FT_TUNE_H
+#define FT_TUNE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "err.h"
+#include "sysfs.h"
+
+/* One audited write, handed to the audit hook (strings borrowed). */
+struct tune_change {
+	const char *device;    /* "" for sysctls */
+	const char *name;
+	const char *previous;
+	const char *requested;
+	const char *applied;   /* NULL if the write failed */
+	const char *outcome;   /* ok | adjusted | rejected | rolled_back | restored | error */
+	const char *origin;    /* "request 12 PATCH /api/v1/...", "session 3 expired" */
+	const char *message;   /* error text or NULL */
+};
+
+typedef void (*tune_audit_fn)(void *cls, const struct tune_change *c);
+
+/* Serialises every write the agent makes; thread-safe. */
+struct tune {
+	const struct sysfs *fs;
+	pthread_mutex_t lock;
+	tune_audit_fn audit; /* may be NULL */
+	void *audit_cls;
+};
+
+/* One requested parameter and, after tune_apply, what happened to it. */
+struct tune_item {
+	char name[SYSFS_NAME_MAX];
+	char requested[SYSFS_VALUE_MAX]; /* as the client sent it */
+	char canon[SYSFS_VALUE_MAX];     /* after validation and alias mapping */
+	char previous[SYSFS_VALUE_MAX];  /* value before this change */
+	char applied[SYSFS_VALUE_MAX];   /* what the kernel reports afterwards */
+	bool aliased;                    /* legacy scheduler name mapped */
+	bool adjusted;                   /* applied differs from canon */
+	enum param_kind kind;
+};
+
+/* A device's writable parameters by name, to put back later. */
+struct tune_snapshot {
+	char device[SYSFS_NAME_MAX];
+	int n;
+	struct tune_item *items; /* name + previous (the value to restore) */
+};
+
+void tune_init(struct tune *t, const struct sysfs *fs, tune_audit_fn audit, void *cls);
+void tune_release(struct tune *t);
+
+/*
+ * Apply items to dev all-or-nothing: validate every item first (nothing is
+ * written if one is bad), write the scheduler first (a switch resets
+ * nr_requests and iosched attributes), then queue_depth, nr_requests, iosched.*, and
+ * the rest. On a kernel rejection every value already written is put back
+ * and *rolled_back is set. Returns 0 or -errno with err filled.
+ */
+int tune_apply(struct tune *t, const char *dev, struct tune_item *items, int n, const char *origin,
+	       bool *rolled_back, struct err *e);
+
+/* Snapshot every writable parameter of dev (setra excluded: it mirrors read_ahead_kb). */
+int tune_snapshot_take(struct tune *t, const char *dev, struct tune_snapshot *out, struct err *e);
+void tune_snapshot_release(struct tune_snapshot *s);
+/* Serialise as a JSON object {name: value}; caller frees. */
+char *tune_snapshot_to_json(const struct tune_snapshot *s);
+int tune_snapshot_from_json(const char *dev, const char *json, struct tune_snapshot *out,
+			    struct err *e);
+
+/*
+ * Put dev back to snap: scheduler first, then every value that differs.
+ * Best effort: goes on past failures, returns the first error.
+ * *n_written (may be NULL) counts the writes made.
+ */
+int tune_restore(struct tune *t, const struct tune_snapshot *snap, const char *origin,
+		 int *n_written, struct err *e);
+
+/* Validate and write one sysctl with audit. */
+int tune_sysctl_set(struct tune *t, struct tune_item *item, const char *origin, struct err *e);
+
+#endif

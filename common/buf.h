@@ -1,0 +1,26 @@
+/* buf.h -- a growable byte buffer, always NUL-terminated. */
+#ifndef FT_BUF_H
+#define FT_BUF_H
+
+#include <stddef.h>
+
+struct buf {
+	char *data; /* NUL-terminated when non-NULL */
+	size_t len;
+	size_t cap;
+};
+
+#define BUF_INIT {NULL, 0, 0}
+
+void buf_init(struct buf *b);
+void buf_release(struct buf *b);
+void buf_reset(struct buf *b);
+void buf_append(struct buf *b, const void *p, size_t n);
+void buf_puts(struct buf *b, const char *s);
+void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Hand the data to the caller (never NULL) and reset b. Caller has ownership. */
+char *buf_detach(struct buf *b, size_t *len);
+/* Read a whole file (at most max_bytes) into b. Returns 0 or -errno. */
+int buf_read_file(struct buf *b, const char *path, size_t max_bytes);
+
+#endif

@@ -1,0 +1,38 @@
+/* log.c -- one line per event on stderr: time, program, level, message. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include "log.h"
+#include "banned.h"
+
+static const char *log_prog = "fleettune";
+static enum log_level log_min = LOG_INFO;
+
+void log_init(const char *prog, enum log_level min)
+{
+	log_prog = prog;
+	log_min = min;
+}
+
+void log_msg(enum log_level lvl, const char *fmt, ...)
+{
+	static const char *names[] = {"debug", "info", "warn", "error"};
+	char line[1024], ts[32];
+	struct timeval tv;
+	struct tm tm;
+	va_list ap;
+
+	if (lvl < log_min)
+		return;
+	gettimeofday(&tv, NULL);
+	gmtime_r(&tv.tv_sec, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	/* One fprintf per line keeps lines whole across threads. */
+	fprintf(stderr, "%s.%03ldZ %s %s: %s\n", ts, (long)(tv.tv_usec / 1000), log_prog,
+		names[lvl], line);
+}

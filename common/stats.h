@@ -1,0 +1,41 @@
+/* stats.h -- descriptive statistics over a sample of doubles (pure functions). */
+#ifndef FT_STATS_H
+#define FT_STATS_H
+
+struct stats_summary {
+	int n;
+	double mean;
+	double stdev; /* sample standard deviation (n-1); 0 when n < 2 */
+	double min;
+	double max;
+};
+
+/* Summarise x[0..n). n may be 0 (everything zero). */
+void stats_summarize(const double *x, int n, struct stats_summary *out);
+
+/* Regularized incomplete beta function I_x(a, b), for a, b > 0 and 0 <= x <= 1. */
+double stats_betainc(double a, double b, double x);
+/* Student-t cumulative distribution P(T <= t) with df > 0 degrees of freedom. */
+double stats_t_cdf(double t, double df);
+/* Student-t quantile: the t with P(T <= t) = p, for 0 < p < 1 and df > 0 (df may be
+ * fractional, as Welch-Satterthwaite gives). t(0.975, 4) = 2.776. */
+double stats_t_quantile(double p, double df);
+
+/* Welch's t comparison of two independent samples' means (b - a). */
+struct stats_welch {
+	double diff;    /* mean_b - mean_a */
+	double se;      /* standard error of diff */
+	double df;      /* Welch-Satterthwaite degrees of freedom; 0 when undefined */
+	double ci_low;  /* confidence interval of diff; NAN when n_a < 2 or n_b < 2 */
+	double ci_high;
+};
+
+/* Welch-Satterthwaite degrees of freedom for variances va, vb and sizes na, nb (>= 2 each).
+ * Returns 0 when both variances are zero. */
+double stats_welch_df(double va, int na, double vb, int nb);
+/* Compare summaries a and b at confidence level conf (e.g. 0.95). When both samples have
+ * zero variance the interval collapses to [diff, diff]. */
+void stats_welch(const struct stats_summary *a, const struct stats_summary *b, double conf,
+		 struct stats_welch *out);
+
+#endif

@@ -1,0 +1,31 @@
+/* timeutil.c -- clocks and time formatting. */
+#include <stdio.h>
+#include <time.h>
+
+#include "timeutil.h"
+#include "banned.h"
+
+double time_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+double time_mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void time_fmt_iso(double epoch_s, char *out, size_t len)
+{
+	time_t t = (time_t)epoch_s;
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}

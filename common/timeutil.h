@@ -1,0 +1,15 @@
+/* timeutil.h -- wall and monotonic clocks, ISO-8601 formatting. */
+#ifndef FT_TIMEUTIL_H
+#define FT_TIMEUTIL_H
+
+#include <stdint.h>
+#include <time.h>
+
+/* Seconds since the epoch, with sub-second precision. */
+double time_now_s(void);
+/* Monotonic seconds, for measuring durations. */
+double time_mono_s(void);
+/* Format epoch seconds as "2026-11-29T23:03:36Z" into out (>= 21 bytes). */
+void time_fmt_iso(double epoch_s, char *out, size_t len);
+
+#endif

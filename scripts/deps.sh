@@ -1,0 +1,19 @@
+#!/bin/sh
+# deps.sh -- install the Debian packages fleettune builds, tests and benchmarks with.
+set -eu
+PKGS="build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev libcurl4-openssl-dev
+ libsqlite3-dev libcmocka-dev fio sqlite3 curl jq util-linux e2fsprogs bonnie++ coreutils
+ openssl procps"
+[ "${WITH_BROWSER:-1}" = 1 ] && PKGS="$PKGS chromium"
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "deps.sh: need root to install:$missing" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,140 @@
+# lib.sh -- helpers for integration tests: loop devices, agents on loopback, HTTP, asserts.
+# Source it from tests/integration/it_*.sh. A test exits 77 to skip, 1 on failure.
+set -u
+
+FT_BUILD_DIR=${FT_BUILD_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build}
+FT_SOURCE_DIR=${FT_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+AGENT_BIN=${AGENT_BIN:-$FT_BUILD_DIR/agent/fleettune-agent}
+CTL_BIN=${CTL_BIN:-$FT_BUILD_DIR/controller/fleettune-ctl}
+
+IT_NAME=$(basename "$0" .sh)
+IT_TMP=$(mktemp -d "/tmp/ft-it-$IT_NAME-XXXXXX")
+IT_LOOPS=()
+IT_PIDS=()
+IT_FAILS=0
+IT_PASSES=0
+
+it_cleanup() {
+	local pid dev
+	for pid in "${IT_PIDS[@]}"; do
+		kill -TERM "$pid" 2>/dev/null
+	done
+	for pid in "${IT_PIDS[@]}"; do
+		for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL "$pid" 2>/dev/null
+	done
+	for dev in "${IT_LOOPS[@]}"; do
+		umount "/dev/$dev" 2>/dev/null
+		losetup -d "/dev/$dev" 2>/dev/null
+	done
+	if [ "${IT_KEEP:-0}" = 1 ]; then
+		echo "# kept $IT_TMP"
+	else
+		rm -rf "$IT_TMP"
+	fi
+}
+trap it_cleanup EXIT
+
+it_skip() { echo "SKIP: $IT_NAME: $*"; exit 77; }
+it_log() { echo "# $*"; }
+it_pass() { IT_PASSES=$((IT_PASSES + 1)); echo "ok - $*"; }
+it_fail() { IT_FAILS=$((IT_FAILS + 1)); echo "not ok - $*"; }
+# it_check DESC CMD...: pass if CMD succeeds.
+it_check() { local d=$1; shift; if "$@"; then it_pass "$d"; else it_fail "$d"; fi; }
+# it_eq DESC EXPECTED ACTUAL
+it_eq() {
+	if [ "$2" = "$3" ]; then it_pass "$1"; else it_fail "$1: expected '$2', got '$3'"; fi
+}
+it_done() {
+	echo "$IT_PASSES passed, $IT_FAILS failed"
+	[ "$IT_FAILS" = 0 ] || exit 1
+	exit 0
+}
+
+# it_need_root_sysfs: skip unless root with writable /sys and working losetup.
+it_need_root_sysfs() {
+	[ "$(id -u)" = 0 ] || it_skip "needs root to create loop devices"
+	[ -w /sys/block ] || touch /sys/block 2>/dev/null || true
+	grep -q ' /sys sysfs rw' /proc/mounts || it_skip "/sys is mounted read-only"
+	command -v losetup >/dev/null || it_skip "losetup not installed"
+	[ -x "$AGENT_BIN" ] || it_skip "agent not built at $AGENT_BIN"
+}
+
+# it_loop_create SIZE: create a loop device backed by a sparse file; prints its name (loopN).
+it_loop_create() {
+	local size=${1:-256M} img dev
+	img=$(mktemp "$IT_TMP/loop-XXXXXX.img")
+	truncate -s "$size" "$img"
+	dev=$(losetup --find --show "$img") || it_skip "losetup --find failed"
+	dev=${dev#/dev/}
+	IT_LOOPS+=("$dev")
+	echo "$dev"
+}
+
+# it_loop_register DEV: remember a loop device made in a subshell, so cleanup detaches it.
+it_loop_register() { IT_LOOPS+=("$1"); }
+
+# it_agent_start NAME [agent args...]: start an agent on 127.0.0.1 with an ephemeral port
+# and its own state dir. Sets NAME_URL, NAME_TOKEN, NAME_PID, NAME_STATE, NAME_LOG.
+it_agent_start() {
+	local name=$1 state log pid port i
+	shift
+	state="$IT_TMP/$name-state"
+	log="$IT_TMP/$name.log"
+	mkdir -p "$state"
+	"$AGENT_BIN" --listen 127.0.0.1:0 --node-name "$name" --state-dir "$state" "$@" 2>"$log" &
+	pid=$!
+	IT_PIDS+=("$pid")
+	port=""
+	for i in $(seq 100); do
+		port=$(sed -n 's/.*listening on https\{0,1\}:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+		[ -n "$port" ] && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	if [ -z "$port" ]; then
+		echo "agent $name did not start:" >&2
+		cat "$log" >&2
+		return 1
+	fi
+	printf -v "${name}_URL" 'http://127.0.0.1:%s' "$port"
+	printf -v "${name}_TOKEN" '%s' "$(cat "$state/token" 2>/dev/null)"
+	printf -v "${name}_PID" '%s' "$pid"
+	printf -v "${name}_STATE" '%s' "$state"
+	printf -v "${name}_LOG" '%s' "$log"
+}
+
+# it_http METHOD URL TOKEN [BODY]: sets HTTP_STATUS and HTTP_BODY.
+it_http() {
+	local method=$1 url=$2 token=$3 body=${4-} out
+	out="$IT_TMP/http.out"
+	local args=(-s -o "$out" -w '%{http_code}' -X "$method" --max-time 30)
+	[ -n "$token" ] && args+=(-H "Authorization: Bearer $token")
+	if [ -n "$body" ]; then
+		args+=(-H 'Content-Type: application/json' --data-binary "$body")
+	fi
+	HTTP_STATUS=$(curl "${args[@]}" "$url")
+	HTTP_BODY=$(cat "$out")
+}
+
+# it_sys DEV FILE: read /sys/block/DEV/queue/FILE (scheduler: the bracketed one).
+it_sys() {
+	local v
+	v=$(cat "/sys/block/$1/queue/$2")
+	if [ "$2" = scheduler ]; then
+		v=$(echo "$v" | sed -n 's/.*\[\(.*\)\].*/\1/p')
+	fi
+	echo "$v"
+}
+
+# it_wait_for DESC TIMEOUT_S CMD...: poll CMD every 0.1 s until it succeeds.
+it_wait_for() {
+	local d=$1 t=$2 i
+	shift 2
+	for i in $(seq $((t * 10))); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	echo "# timed out waiting for: $d" >&2
+	return 1
+}
