@@ -22,7 +22,7 @@ static const struct {
 	{"forbidden", 403},       {"read_only", 403},       {"device_not_allowed", 403},
 	{"dir_not_allowed", 403}, {"not_found", 404},       {"unknown_param", 404},
 	{"unknown_sysctl", 404},  {"method_not_allowed", 405}, {"conflict", 409},
-	{"device_busy", 409},     {"too_large", 413},       {"invalid_value", 422},
+	{"device_busy", 409},    {"device_refused", 409},  {"cancelled", 409}, {"interrupted", 409},     {"too_large", 413},       {"invalid_value", 422},
 	{"kernel_rejected", 422}, {"engine_unavailable", 422}, {"store_error", 500},
 	{"restore_failed", 500},  {"engine_failed", 500},   {"internal", 500},
 };
@@ -650,6 +650,12 @@ const struct route api_routes[] = {
 	{"GET", "/api/v1/sysctl/{name}", sysctl_get, 0},
 	{"PUT", "/api/v1/sysctl/{name}", sysctl_put, 0},
 	{"GET", "/api/v1/changes", changes_list, 0},
+	{"POST", "/api/v1/jobs", api_jobs_post, 0},
+	{"GET", "/api/v1/jobs", api_jobs_list, 0},
+	{"GET", "/api/v1/jobs/{id}", api_job_get, 0},
+	{"DELETE", "/api/v1/jobs/{id}", api_job_delete, 0},
+	{"GET", "/api/v1/jobs/{id}/raw", api_job_raw, 0},
+	{"GET", "/api/v1/results", api_results_list, 0},
 };
 
 const int api_n_routes = (int)(sizeof(api_routes) / sizeof(api_routes[0]));

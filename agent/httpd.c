@@ -547,22 +547,22 @@ int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *
 		ncpu = 8;
 	if (cfg->tls_cert_pem) {
 		h->daemon = MHD_start_daemon(
-			flags, 0, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR,
+			flags, 0, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,
+			MHD_OPTION_SOCK_ADDR,
 			(struct sockaddr *)&ss, MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)ncpu,
 			MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_UNESCAPE_CALLBACK,
 			unescape_none, h, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)60,
-			MHD_OPTION_CONNECTION_LIMIT, (unsigned int)512,
-			MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h, MHD_OPTION_HTTPS_MEM_CERT,
+			MHD_OPTION_CONNECTION_LIMIT, (unsigned int)512, MHD_OPTION_HTTPS_MEM_CERT,
 			cfg->tls_cert_pem, MHD_OPTION_HTTPS_MEM_KEY, cfg->tls_key_pem,
 			MHD_OPTION_END);
 	} else {
 		h->daemon = MHD_start_daemon(
-			flags, 0, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR,
+			flags, 0, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,
+			MHD_OPTION_SOCK_ADDR,
 			(struct sockaddr *)&ss, MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)ncpu,
 			MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_UNESCAPE_CALLBACK,
 			unescape_none, h, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)60,
-			MHD_OPTION_CONNECTION_LIMIT, (unsigned int)512,
-			MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h, MHD_OPTION_END);
+			MHD_OPTION_CONNECTION_LIMIT, (unsigned int)512, MHD_OPTION_END);
 	}
 	if (!h->daemon) {
 		rc = err_set(e, -EADDRNOTAVAIL, "internal",

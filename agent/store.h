@@ -62,4 +62,84 @@ int store_session_end(struct store *s, int64_t id, const char *state, double end
 void store_session_rec_release(struct session_rec *rec);
 void store_sessions_free(struct session_rec *list, int n);
 
+/* ---- jobs and results (store_job.c) ---- */
+struct job_rec {
+	int64_t id;
+	char state[16];
+	char device[64];
+	char engine[16];
+	char *spec;    /* JSON, owned */
+	char *labels;  /* JSON object, owned */
+	char *params;  /* JSON object or NULL, owned */
+	char *restore; /* JSON snapshot or NULL, owned */
+	int loops;
+	int loops_done;
+	int64_t pgid; /* 0 if none */
+	char error_code[40];
+	char error_message[256];
+	int has_error;
+	double created_at, started_at, finished_at; /* 0 = not yet */
+};
+
+struct pass_rec {
+	int loop;
+	double started_at, finished_at;
+	char *metrics; /* JSON object, owned */
+};
+
+/* A name=value pair for labels and parameter snapshots (borrowed strings). */
+struct store_kv {
+	const char *key;
+	const char *value;
+};
+
+#define STORE_FILTER_MAX 8
+
+struct result_filter {
+	const char *device, *engine, *state; /* NULL = any (state: any finished state) */
+	struct store_kv labels[STORE_FILTER_MAX];
+	int n_labels;
+	struct store_kv params[STORE_FILTER_MAX];
+	int n_params;
+	double since; /* finished_at >= since; 0 = no bound */
+	int64_t before_id; /* id < before_id; 0 = no bound */
+	int limit;
+};
+
+/* Insert a queued job (rec->device, engine, spec, labels, loops, created_at); sets rec->id. */
+int store_job_insert(struct store *s, struct job_rec *rec, const struct store_kv *labels,
+		     int n_labels, struct err *e);
+/* Atomically take the oldest queued job and mark it running. -ENOENT if none. */
+int store_job_claim_next(struct store *s, double now, struct job_rec *out, struct err *e);
+/* Record the restore snapshot (before the job's params are applied). */
+int store_job_set_restore(struct store *s, int64_t id, const char *restore_json, struct err *e);
+/* Record the parameter snapshot read just before loop 1. */
+int store_job_set_params(struct store *s, int64_t id, const char *params_json,
+			 const struct store_kv *params, int n, struct err *e);
+int store_job_set_pgid(struct store *s, int64_t id, int64_t pgid);
+/* Add a finished pass and bump loops_done. */
+int store_job_pass_add(struct store *s, int64_t id, int loop, double started_at,
+		       double finished_at, const char *metrics_json, const char *raw,
+		       size_t raw_len, struct err *e);
+/* Move a job to a final state. code/message may be NULL. */
+int store_job_finish(struct store *s, int64_t id, const char *state, double finished_at,
+		     const char *code, const char *message, struct err *e);
+/* queued -> cancelled; -EBUSY if the job is not queued. */
+int store_job_cancel_queued(struct store *s, int64_t id, double now, struct err *e);
+int store_job_get(struct store *s, int64_t id, struct job_rec *out, struct err *e);
+int store_job_passes(struct store *s, int64_t id, struct pass_rec **out, int *n, struct err *e);
+/* Raw output of one pass. Caller frees *raw. */
+int store_job_raw(struct store *s, int64_t id, int loop, char **raw, size_t *len, struct err *e);
+/* Jobs newest first; state may be NULL. */
+int store_jobs_list(struct store *s, const char *state, int limit, struct job_rec **out, int *n,
+		    struct err *e);
+/* Finished jobs matching f, newest first. */
+int store_results(struct store *s, const struct result_filter *f, struct job_rec **out, int *n,
+		  struct err *e);
+void store_job_rec_release(struct job_rec *r);
+void store_jobs_free(struct job_rec *list, int n);
+void store_passes_free(struct pass_rec *list, int n);
+/* Jobs per state, for /metrics: fills counts[i] for states[i]. */
+int store_job_state_counts(struct store *s, const char *const *states, int n, int64_t *counts);
+
 #endif

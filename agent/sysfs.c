@@ -186,7 +186,7 @@ static int attr_write(const char *path, const char *value)
 	ssize_t n;
 	int fd, rc = 0;
 
-	fd = open(path, O_WRONLY | O_CLOEXEC);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC); /* O_TRUNC: no-op on sysfs, needed for test trees */
 	if (fd < 0)
 		return -errno;
 	do
@@ -290,6 +290,82 @@ int sysfs_devices_list(const struct sysfs *fs, struct device_info **out, int *n,
 	*out = list;
 	*n = count;
 	return 0;
+}
+
+/* Does a mounts/swaps line's first field name dev or one of its partitions? */
+static bool source_is_dev(const char *src, const char *dev)
+{
+	size_t dl = strlen(dev);
+	const char *rest;
+
+	if (strncmp(src, "/dev/", 5) || strncmp(src + 5, dev, dl))
+		return false;
+	rest = src + 5 + dl;
+	if (*rest == '\0')
+		return true;
+	/* Partitions: sda1, but loop0p1 and nvme0n1p1 when the name ends in a digit. */
+	if (dl && dev[dl - 1] >= '0' && dev[dl - 1] <= '9') {
+		if (*rest++ != 'p')
+			return false;
+	}
+	if (*rest < '0' || *rest > '9')
+		return false;
+	while (*rest >= '0' && *rest <= '9')
+		rest++;
+	return *rest == '\0';
+}
+
+static bool table_names_dev(const char *path, const char *dev, char *what, size_t len)
+{
+	char line[1024];
+	bool found = false;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *sp = strpbrk(line, " \t");
+
+		if (sp)
+			*sp = '\0';
+		if (source_is_dev(line, dev)) {
+			found = true;
+			snprintf(what, len, "%s", line);
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+bool sysfs_device_in_use(const struct sysfs *fs, const char *dev, char *why, size_t why_len)
+{
+	char path[PATH_MAX], what[256];
+	struct dirent *de;
+	DIR *d;
+
+	path_join(path, sizeof(path), fs->root, "proc/self/mounts");
+	if (table_names_dev(path, dev, what, sizeof(what))) {
+		snprintf(why, why_len, "%s is mounted", what);
+		return true;
+	}
+	path_join(path, sizeof(path), fs->root, "proc/swaps");
+	if (table_names_dev(path, dev, what, sizeof(what))) {
+		snprintf(why, why_len, "%s is in use as swap", what);
+		return true;
+	}
+	device_path(fs, dev, "holders", path, sizeof(path));
+	d = opendir(path);
+	if (d) {
+		while ((de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(why, why_len, "%s is held by %s (LVM, dm or md)", dev, de->d_name);
+			closedir(d);
+			return true;
+		}
+		closedir(d);
+	}
+	return false;
 }
 
 static void choices_split(struct param *p, const char *list, char sep)
@@ -461,7 +537,7 @@ static void params_scan_dir(const struct sysfs *fs, const char *dev, const char 
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.' || de->d_type == DT_DIR)
 			continue;
-		if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
+		if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN && de->d_type != DT_LNK)
 			continue;
 		snprintf(name, sizeof(name), "%s%s", prefix, de->d_name);
 		if (!param_name_ok(name))

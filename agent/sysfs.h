@@ -68,6 +68,11 @@ bool sysfs_device_allowed(const struct sysfs *fs, const char *dev);
  * *out. */
 int sysfs_devices_list(const struct sysfs *fs, struct device_info **out, int *n, struct err *e);
 
+/* True (with why filled) if dev or one of its partitions is mounted, used
+ * as swap, or held by another device (LVM, dm, md): raw I/O would destroy
+ * data. Reads ROOT/proc/self/mounts, ROOT/proc/swaps and holders/. */
+bool sysfs_device_in_use(const struct sysfs *fs, const char *dev, char *why, size_t why_len);
+
 /* Every parameter of dev: queue/ files, iosched.* of the active scheduler,
  * queue_depth where device/queue_depth exists, and the virtual setra. */
 int sysfs_params_read(const struct sysfs *fs, const char *dev, struct params *out, struct err *e);

@@ -301,6 +301,30 @@ out:
 	return rc;
 }
 
+int tune_validate(struct tune *t, const char *dev, struct tune_item *items, int n, struct err *e)
+{
+	struct params cur = {0, NULL};
+	bool *deferred = NULL;
+	int rc;
+
+	pthread_mutex_lock(&t->lock);
+	rc = sysfs_params_read(t->fs, dev, &cur, e);
+	if (rc)
+		goto out;
+	if (!sysfs_device_allowed(t->fs, dev)) {
+		rc = err_set(e, -EPERM, "device_not_allowed",
+			     "device '%s' is not in the agent's --allow-device list", dev);
+		goto out;
+	}
+	deferred = xcalloc((size_t)n + 1, sizeof(bool));
+	rc = validate_all(t, dev, &cur, items, n, deferred, e);
+out:
+	pthread_mutex_unlock(&t->lock);
+	sysfs_params_release(&cur);
+	free(deferred);
+	return rc;
+}
+
 int tune_snapshot_take(struct tune *t, const char *dev, struct tune_snapshot *out, struct err *e)
 {
 	struct params cur = {0, NULL};

@@ -62,6 +62,9 @@ void tune_release(struct tune *t);
 int tune_apply(struct tune *t, const char *dev, struct tune_item *items, int n, const char *origin,
 	       bool *rolled_back, struct err *e);
 
+/* Validate items against dev as tune_apply would, without writing. */
+int tune_validate(struct tune *t, const char *dev, struct tune_item *items, int n, struct err *e);
+
 /* Snapshot every writable parameter of dev (setra excluded: it mirrors read_ahead_kb). */
 int tune_snapshot_take(struct tune *t, const char *dev, struct tune_snapshot *out, struct err *e);
 void tune_snapshot_release(struct tune_snapshot *s);

@@ -31,3 +31,52 @@ CREATE TABLE sessions (
   snapshot TEXT NOT NULL            -- JSON object {name: value} of every writable parameter
 );
 CREATE INDEX sessions_state ON sessions(state);
+
+-- migration 2
+CREATE TABLE jobs (
+  id INTEGER PRIMARY KEY,
+  state TEXT NOT NULL,              -- queued | running | succeeded | failed | cancelled | interrupted
+  device TEXT NOT NULL,
+  engine TEXT NOT NULL,
+  spec TEXT NOT NULL,               -- the accepted request body, JSON
+  labels TEXT NOT NULL,             -- JSON object of strings
+  loops INTEGER NOT NULL,
+  loops_done INTEGER NOT NULL DEFAULT 0,
+  params TEXT,                      -- JSON: every parameter of the device, read just before loop 1
+  restore TEXT,                     -- JSON: writable snapshot taken before the job's params were applied
+  pgid INTEGER,                     -- process group of the running engine
+  error_code TEXT,
+  error_message TEXT,
+  created_at REAL NOT NULL,
+  started_at REAL,
+  finished_at REAL
+);
+CREATE INDEX jobs_state ON jobs(state, id);
+CREATE INDEX jobs_device_finished ON jobs(device, finished_at);
+CREATE INDEX jobs_finished ON jobs(finished_at);
+
+CREATE TABLE passes (
+  job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+  loop INTEGER NOT NULL,
+  started_at REAL NOT NULL,
+  finished_at REAL NOT NULL,
+  metrics TEXT NOT NULL,            -- JSON object {"write.bw_mib": 1283.7, ...}
+  raw BLOB,                         -- the engine's output as written (fio's JSON)
+  PRIMARY KEY (job_id, loop)
+);
+
+-- Filters for the results history: one row per label and per parameter.
+CREATE TABLE job_labels (
+  job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (job_id, key)
+);
+CREATE INDEX job_labels_kv ON job_labels(key, value);
+CREATE TABLE job_params (
+  job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (job_id, name)
+);
+CREATE INDEX job_params_nv ON job_params(name, value);

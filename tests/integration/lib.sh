@@ -23,6 +23,7 @@ it_cleanup() {
 		for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 		kill -KILL "$pid" 2>/dev/null
 	done
+	[ -f "$IT_TMP/loops" ] && mapfile -t -O "${#IT_LOOPS[@]}" IT_LOOPS <"$IT_TMP/loops"
 	for dev in "${IT_LOOPS[@]}"; do
 		umount "/dev/$dev" 2>/dev/null
 		losetup -d "/dev/$dev" 2>/dev/null
@@ -67,12 +68,10 @@ it_loop_create() {
 	truncate -s "$size" "$img"
 	dev=$(losetup --find --show "$img") || it_skip "losetup --find failed"
 	dev=${dev#/dev/}
-	IT_LOOPS+=("$dev")
+	# Called as dev=$(it_loop_create): remember it in a file the cleanup reads.
+	echo "$dev" >>"$IT_TMP/loops"
 	echo "$dev"
 }
-
-# it_loop_register DEV: remember a loop device made in a subshell, so cleanup detaches it.
-it_loop_register() { IT_LOOPS+=("$1"); }
 
 # it_agent_start NAME [agent args...]: start an agent on 127.0.0.1 with an ephemeral port
 # and its own state dir. Sets NAME_URL, NAME_TOKEN, NAME_PID, NAME_STATE, NAME_LOG.

@@ -1,0 +1,248 @@
+/* test_tune.c -- PATCH semantics: validation first, scheduler-first ordering, rollback, snapshots. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+#include "tune.h"
+
+#define MAX_LOG 64
+
+struct fx {
+	char *root;
+	const char *allow[1];
+	struct sysfs fs;
+	struct tune t;
+	char log[MAX_LOG][96]; /* "outcome name applied" per audited write */
+	int n_log;
+};
+
+static void audit_cb(void *cls, const struct tune_change *c)
+{
+	struct fx *f = cls;
+
+	if (f->n_log < MAX_LOG)
+		snprintf(f->log[f->n_log++], sizeof(f->log[0]), "%s %s %s", c->outcome, c->name,
+			 c->applied ? c->applied : "-");
+}
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	char target[512];
+
+	f->root = tu_tmpdir();
+	tu_fake_device(f->root, "loop0", 0);
+	/* A parameter the "kernel" always rejects: writes to /dev/full fail with ENOSPC. */
+	snprintf(target, sizeof(target), "%s/sys/block/loop0/queue/zz_reject", f->root);
+	assert_int_equal(symlink("/dev/full", target), 0);
+	f->allow[0] = "loop0";
+	f->fs.root = f->root;
+	f->fs.allow_devices = f->allow;
+	f->fs.n_allow_devices = 1;
+	tune_init(&f->t, &f->fs, audit_cb, f);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	tune_release(&f->t);
+	tu_rmrf(f->root);
+	free(f->root);
+	free(f);
+	return 0;
+}
+
+static void item(struct tune_item *it, const char *name, const char *value)
+{
+	memset(it, 0, sizeof(*it));
+	snprintf(it->name, sizeof(it->name), "%s", name);
+	snprintf(it->requested, sizeof(it->requested), "%s", value);
+}
+
+static const char *q(struct fx *f, const char *file)
+{
+	static char path[256];
+
+	snprintf(path, sizeof(path), "sys/block/loop0/queue/%s", file);
+	return tu_read(f->root, path);
+}
+
+static void test_order_scheduler_first(void **state)
+{
+	struct fx *f = *state;
+	struct tune_item items[3];
+	bool rb;
+	struct err e;
+
+	item(&items[0], "iosched.fifo_batch", "32");
+	item(&items[1], "nr_requests", "128");
+	item(&items[2], "scheduler", "bfq");
+	assert_int_equal(tune_apply(&f->t, "loop0", items, 3, "test", &rb, &e), 0);
+	assert_false(rb);
+	assert_int_equal(f->n_log, 3);
+	assert_string_equal(f->log[0], "ok scheduler bfq");
+	assert_string_equal(f->log[1], "ok nr_requests 128");
+	assert_string_equal(f->log[2], "ok iosched.fifo_batch 32");
+	assert_string_equal(items[2].previous, "mq-deadline");
+	assert_string_equal(items[1].previous, "64");
+	assert_string_equal(items[1].applied, "128");
+	assert_false(items[1].adjusted);
+}
+
+static void test_alias_reported(void **state)
+{
+	struct fx *f = *state;
+	struct tune_item it;
+	bool rb;
+	struct err e;
+
+	item(&it, "scheduler", "deadline");
+	assert_int_equal(tune_apply(&f->t, "loop0", &it, 1, "test", &rb, &e), 0);
+	assert_true(it.aliased);
+	assert_string_equal(it.canon, "mq-deadline");
+}
+
+static void test_validation_writes_nothing(void **state)
+{
+	struct fx *f = *state;
+	struct tune_item items[3];
+	bool rb;
+	struct err e;
+
+	item(&items[0], "scheduler", "none");
+	item(&items[1], "nr_requests", "256");
+	item(&items[2], "rq_affinity", "7");
+	assert_int_equal(tune_apply(&f->t, "loop0", items, 3, "test", &rb, &e), -EINVAL);
+	assert_string_equal(e.code, "invalid_value");
+	assert_non_null(strstr(e.msg, "rq_affinity"));
+	assert_false(rb);
+	assert_int_equal(f->n_log, 0);
+	assert_string_equal(q(f, "scheduler"), "none [mq-deadline] kyber bfq\n");
+	assert_string_equal(q(f, "nr_requests"), "64\n");
+
+	item(&items[0], "no_such_param", "1");
+	assert_int_equal(tune_apply(&f->t, "loop0", items, 1, "test", &rb, &e), -ENOENT);
+	assert_string_equal(e.code, "unknown_param");
+	item(&items[0], "setra", "512");
+	item(&items[1], "read_ahead_kb", "256");
+	assert_int_equal(tune_apply(&f->t, "loop0", items, 2, "test", &rb, &e), -EINVAL);
+	assert_int_equal(f->n_log, 0);
+}
+
+static void test_rollback(void **state)
+{
+	struct fx *f = *state;
+	struct tune_item items[4];
+	struct params ps;
+	bool rb;
+	struct err e;
+
+	item(&items[0], "read_ahead_kb", "4096");
+	item(&items[1], "scheduler", "kyber");
+	item(&items[2], "nr_requests", "512");
+	item(&items[3], "zz_reject", "1");
+	assert_int_equal(tune_apply(&f->t, "loop0", items, 4, "test", &rb, &e), -ENOSPC);
+	assert_string_equal(e.code, "kernel_rejected");
+	assert_non_null(strstr(e.msg, "zz_reject"));
+	assert_true(rb);
+	/* written: scheduler, nr_requests, read_ahead_kb; rejected: zz_reject; then rolled back */
+	assert_string_equal(f->log[0], "ok scheduler kyber");
+	assert_string_equal(f->log[1], "ok nr_requests 512");
+	assert_string_equal(f->log[2], "ok read_ahead_kb 4096");
+	assert_string_equal(f->log[3], "rejected zz_reject -");
+	assert_string_equal(f->log[4], "rolled_back scheduler mq-deadline");
+	assert_int_equal(f->n_log, 7);
+	assert_int_equal(sysfs_params_read(&f->fs, "loop0", &ps, &e), 0);
+	assert_string_equal(sysfs_params_find(&ps, "scheduler")->value, "mq-deadline");
+	assert_string_equal(sysfs_params_find(&ps, "nr_requests")->value, "64");
+	assert_string_equal(sysfs_params_find(&ps, "read_ahead_kb")->value, "128");
+	sysfs_params_release(&ps);
+}
+
+static void test_not_allowlisted(void **state)
+{
+	struct fx *f = *state;
+	struct tune_item it;
+	bool rb;
+	struct err e;
+
+	tu_fake_device(f->root, "vda", 0);
+	item(&it, "nr_requests", "32");
+	assert_int_equal(tune_apply(&f->t, "vda", &it, 1, "test", &rb, &e), -EPERM);
+	assert_string_equal(e.code, "device_not_allowed");
+	assert_string_equal(tu_read(f->root, "sys/block/vda/queue/nr_requests"), "64\n");
+}
+
+static void test_snapshot_restore(void **state)
+{
+	struct fx *f = *state;
+	struct tune_snapshot snap, back;
+	struct tune_item items[2];
+	char *json;
+	bool rb;
+	int written;
+	struct err e;
+
+	assert_int_equal(tune_snapshot_take(&f->t, "loop0", &snap, &e), 0);
+	assert_true(snap.n > 5);
+	json = tune_snapshot_to_json(&snap);
+	assert_non_null(strstr(json, "\"nr_requests\":\"64\""));
+	assert_null(strstr(json, "setra")); /* mirrors read_ahead_kb */
+	assert_null(strstr(json, "logical_block_size")); /* read-only */
+	assert_int_equal(tune_snapshot_from_json("loop0", json, &back, &e), 0);
+	assert_int_equal(back.n, snap.n);
+	item(&items[0], "scheduler", "bfq");
+	item(&items[1], "nr_requests", "1000");
+	assert_int_equal(tune_apply(&f->t, "loop0", items, 2, "test", &rb, &e), 0);
+	f->n_log = 0;
+	assert_int_equal(tune_restore(&f->t, &back, "restore", &written, &e), 0);
+	assert_int_equal(written, 2);
+	assert_string_equal(f->log[0], "restored scheduler mq-deadline");
+	assert_string_equal(f->log[1], "restored nr_requests 64");
+	/* nothing differs any more: a second restore writes nothing */
+	assert_int_equal(tune_restore(&f->t, &back, "restore", &written, &e), 0);
+	assert_int_equal(written, 0);
+	assert_int_equal(tune_snapshot_from_json("loop0", "[1,2]", &back, &e) < 0, 1);
+	free(json);
+	tune_snapshot_release(&snap);
+}
+
+static void test_sysctl_set(void **state)
+{
+	struct fx *f = *state;
+	struct tune_item it;
+	struct err e;
+
+	tu_write(f->root, "proc/sys/vm/dirty_background_ratio", "10\n", 0644);
+	item(&it, "vm.dirty_background_ratio", "5");
+	assert_int_equal(tune_sysctl_set(&f->t, &it, "test", &e), -EPERM);
+	assert_string_equal(tu_read(f->root, "proc/sys/vm/dirty_background_ratio"), "10\n");
+	f->fs.allow_sysctl = true;
+	assert_int_equal(tune_sysctl_set(&f->t, &it, "test", &e), 0);
+	assert_string_equal(it.previous, "10");
+	assert_string_equal(it.applied, "5");
+	item(&it, "vm.dirty_background_ratio", "05");
+	assert_int_equal(tune_sysctl_set(&f->t, &it, "test", &e), -EINVAL);
+	f->fs.allow_sysctl = false;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_order_scheduler_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_alias_reported, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_validation_writes_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rollback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_not_allowlisted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_snapshot_restore, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sysctl_set, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
