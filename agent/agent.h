@@ -2,7 +2,9 @@
 #ifndef FT_AGENT_H
 #define FT_AGENT_H
 
+#include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "httpd.h"
 #include "session.h"
@@ -13,6 +15,21 @@
 #define AGENT_MAX_ALLOW 64
 
 struct jobq;
+
+#define PARAMS_CACHE_SLOTS 16
+
+/* The rendered GET params body per device, reused while no write happened
+ * (tune generation unchanged) and it is younger than params_cache_ms. */
+struct params_cache {
+	pthread_mutex_t lock;
+	struct {
+		char dev[64];
+		char *body;
+		unsigned long generation;
+		double at_mono_s;
+	} slot[PARAMS_CACHE_SLOTS];
+	int next; /* round-robin victim */
+};
 
 /* Everything from the command line; strings point into argv or are static. */
 struct agent_config {
@@ -32,6 +49,7 @@ struct agent_config {
 	bool public_metrics;
 	const char *tls_cert;
 	const char *tls_key;
+	int params_cache_ms; /* 0 disables the GET params cache */
 };
 
 struct agent {
@@ -42,6 +60,7 @@ struct agent {
 	struct session_mgr sessions;
 	struct jobq *jobs;
 	struct httpd *httpd;
+	struct params_cache pcache;
 	double started_mono_s;
 	char node[64];
 	char token[128];

@@ -1,6 +1,7 @@
 /* api.c -- the agent's JSON API: route table, health, devices, params, sessions, sysctls, audit. */
 #include <errno.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,24 +221,80 @@ static void devices_list(void *app, const struct http_req *req, struct http_resp
 	api_json(resp, 200, json_pack("{s:o}", "devices", arr));
 }
 
-static void params_get(void *app, const struct http_req *req, struct http_resp *resp)
+/* Render the GET params body for dev; caller frees. */
+static char *params_body(struct agent *a, const char *dev, struct err *e)
 {
-	struct agent *a = app;
 	struct params ps = {0, NULL};
-	json_t *obj;
-	struct err e;
+	json_t *obj, *o;
+	char *body;
 	int i;
 
-	err_clear(&e);
-	if (sysfs_params_read(&a->fs, req->args[0], &ps, &e)) {
-		api_fail(resp, &e);
-		return;
-	}
+	if (sysfs_params_read(&a->fs, dev, &ps, e))
+		return NULL;
 	obj = json_object();
 	for (i = 0; i < ps.n; i++)
 		json_object_set_new(obj, ps.p[i].name, param_json(&ps.p[i]));
 	sysfs_params_release(&ps);
-	api_json(resp, 200, json_pack("{s:s,s:o}", "device", req->args[0], "params", obj));
+	o = json_pack("{s:s,s:o}", "device", dev, "params", obj);
+	body = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
+	json_decref(o);
+	return body;
+}
+
+/*
+ * GET params reads ~50 sysfs files. Under load the rendered body is reused
+ * for params_cache_ms, but never across a write made by this agent: the
+ * tune generation changes with every write. Only changes made outside the
+ * agent can be up to params_cache_ms late.
+ */
+static void params_get(void *app, const struct http_req *req, struct http_resp *resp)
+{
+	struct agent *a = app;
+	struct params_cache *c = &a->pcache;
+	unsigned long gen = tune_generation(&a->tune);
+	double now = time_mono_s(), ttl_s = a->cfg.params_cache_ms / 1000.0;
+	char *body;
+	struct err e;
+	int i;
+
+	if (ttl_s > 0) {
+		pthread_mutex_lock(&c->lock);
+		for (i = 0; i < PARAMS_CACHE_SLOTS; i++) {
+			if (c->slot[i].body && !strcmp(c->slot[i].dev, req->args[0]) &&
+			    c->slot[i].generation == gen && now - c->slot[i].at_mono_s < ttl_s) {
+				body = xstrdup(c->slot[i].body);
+				pthread_mutex_unlock(&c->lock);
+				resp->status = 200;
+				http_body_take(resp, body, "application/json");
+				return;
+			}
+		}
+		pthread_mutex_unlock(&c->lock);
+	}
+	err_clear(&e);
+	body = params_body(a, req->args[0], &e);
+	if (!body) {
+		api_fail(resp, &e);
+		return;
+	}
+	if (ttl_s > 0) {
+		pthread_mutex_lock(&c->lock);
+		for (i = 0; i < PARAMS_CACHE_SLOTS; i++)
+			if (c->slot[i].body && !strcmp(c->slot[i].dev, req->args[0]))
+				break;
+		if (i == PARAMS_CACHE_SLOTS) {
+			i = c->next;
+			c->next = (c->next + 1) % PARAMS_CACHE_SLOTS;
+		}
+		free(c->slot[i].body);
+		snprintf(c->slot[i].dev, sizeof(c->slot[i].dev), "%s", req->args[0]);
+		c->slot[i].body = xstrdup(body);
+		c->slot[i].generation = gen;
+		c->slot[i].at_mono_s = now;
+		pthread_mutex_unlock(&c->lock);
+	}
+	resp->status = 200;
+	http_body_take(resp, body, "application/json");
 }
 
 static void param_get(void *app, const struct http_req *req, struct http_resp *resp)

@@ -17,6 +17,7 @@
 #include "buf.h"
 #include "job.h"
 #include "log.h"
+#include "num.h"
 #include "timeutil.h"
 #include "version.h"
 #include "xmalloc.h"
@@ -39,6 +40,8 @@ static const char usage_text[] =
 	"  --web-root DIR            static web page directory (default: installed share dir)\n"
 	"  --public-read             GET endpoints need no token\n"
 	"  --public-metrics          GET /metrics needs no token\n"
+	"  --params-cache-ms N       reuse a rendered GET params body for N ms unless the agent\n"
+	"                            wrote something meanwhile (default 100, 0 = always read)\n"
 	"  --tls-cert FILE           PEM certificate: serve HTTPS (with --tls-key)\n"
 	"  --tls-key FILE            PEM private key\n"
 	"  --verbose                 debug logging\n"
@@ -61,6 +64,7 @@ enum {
 	OPT_WEB,
 	OPT_PUBLIC_READ,
 	OPT_PUBLIC_METRICS,
+	OPT_CACHE,
 	OPT_CERT,
 	OPT_KEY,
 	OPT_VERBOSE,
@@ -81,6 +85,7 @@ static const struct option long_opts[] = {
 	{"web-root", required_argument, NULL, OPT_WEB},
 	{"public-read", no_argument, NULL, OPT_PUBLIC_READ},
 	{"public-metrics", no_argument, NULL, OPT_PUBLIC_METRICS},
+	{"params-cache-ms", required_argument, NULL, OPT_CACHE},
 	{"tls-cert", required_argument, NULL, OPT_CERT},
 	{"tls-key", required_argument, NULL, OPT_KEY},
 	{"verbose", no_argument, NULL, OPT_VERBOSE},
@@ -99,6 +104,7 @@ static int parse_args(int argc, char **argv, struct agent_config *c, bool *verbo
 	c->state_dir = "/var/lib/fleettune";
 	c->sysfs_root = "/";
 	c->fio_path = "fio";
+	c->params_cache_ms = 100;
 	while ((opt = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case OPT_LISTEN:
@@ -148,6 +154,16 @@ static int parse_args(int argc, char **argv, struct agent_config *c, bool *verbo
 		case OPT_PUBLIC_METRICS:
 			c->public_metrics = true;
 			break;
+		case OPT_CACHE: {
+			int64_t ms;
+
+			if (num_parse_i64(optarg, &ms) || ms < 0 || ms > 60000) {
+				fprintf(stderr, "fleettune-agent: --params-cache-ms: expected 0..60000\n");
+				return -1;
+			}
+			c->params_cache_ms = (int)ms;
+			break;
+		}
 		case OPT_CERT:
 			c->tls_cert = optarg;
 			break;
@@ -335,6 +351,7 @@ int main(int argc, char **argv)
 	a.fs.n_allow_devices = a.cfg.n_allow_devices;
 	a.fs.allow_sysctl = a.cfg.allow_sysctl;
 	tune_init(&a.tune, &a.fs, audit_to_store, &a);
+	pthread_mutex_init(&a.pcache.lock, NULL);
 	a.sessions.tune = &a.tune;
 	a.sessions.store = a.store;
 

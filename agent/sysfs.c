@@ -157,26 +157,37 @@ static void path_join(char *out, size_t len, const char *root, const char *rel)
 		snprintf(out, len, "%s/%s", root, rel);
 }
 
-/* Read a small attribute file and strip the trailing newline. */
-static int attr_read(const char *path, char *out, size_t len)
+/* Read a small attribute relative to dirfd (AT_FDCWD for a full path), strip the
+ * trailing newline, and tell from the open file whether it takes writes. */
+static int attr_read_at(int dirfd, const char *path, char *out, size_t len, bool *writable)
 {
+	struct stat st;
 	ssize_t n;
 	int fd, rc;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	if (writable)
+		*writable = fstat(fd, &st) == 0 && (st.st_mode & 0222) != 0;
 	do
 		n = read(fd, out, len - 1);
 	while (n < 0 && errno == EINTR);
-	rc = n < 0 ? -errno : 0;
-	close(fd);
-	if (rc)
+	if (n < 0) {
+		rc = -errno;
+		close(fd);
 		return rc;
+	}
+	close(fd);
 	out[n] = '\0';
 	while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == ' '))
 		out[--n] = '\0';
 	return 0;
+}
+
+static int attr_read(const char *path, char *out, size_t len)
+{
+	return attr_read_at(AT_FDCWD, path, out, len, NULL);
 }
 
 /* Write an attribute with one write(2), reporting the kernel's errno. */
@@ -425,13 +436,6 @@ static const char *iosched_unit(const char *attr)
 	return NULL;
 }
 
-static bool file_writable(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && (st.st_mode & 0222) != 0;
-}
-
 /*
  * Map a parameter name to its file: queue/NAME, queue/iosched/ATTR,
  * device/queue_depth; setra is virtual over queue/read_ahead_kb.
@@ -452,21 +456,27 @@ static void param_path(const struct sysfs *fs, const char *dev, const char *name
 	device_path(fs, dev, tail, out, len);
 }
 
-/* Fill p from the file at path; returns -errno if it can't be read. */
-static int param_load(const struct sysfs *fs, const char *dev, const char *name, struct param *p)
+/* Bounds a parameter takes from a sibling file (max_sectors_kb <= max_hw_sectors_kb). */
+static void param_set_max(struct param *p, const char *maxval)
 {
-	char path[PATH_MAX], raw[SYSFS_VALUE_MAX];
+	int64_t v;
+
+	if (maxval && !num_parse_kernel_i64(maxval, &v)) {
+		p->has_max = true;
+		p->max = v;
+	}
+}
+
+/* Fill p from what the kernel printed (raw); no I/O. */
+static void param_from_raw(const struct sysfs *fs, const char *dev, const char *name,
+			   const char *raw, bool file_writable, struct param *p)
+{
 	const struct param_meta *m = meta_find(name);
 	int64_t v;
-	int rc;
 
 	memset(p, 0, sizeof(*p));
 	snprintf(p->name, sizeof(p->name), "%s", name);
-	param_path(fs, dev, name, path, sizeof(path));
-	rc = attr_read(path, raw, sizeof(raw));
-	if (rc)
-		return rc;
-	p->writable = file_writable(path) && sysfs_device_allowed(fs, dev);
+	p->writable = file_writable && sysfs_device_allowed(fs, dev);
 	if (m) {
 		p->kind = m->kind;
 		p->unit = m->unit;
@@ -476,34 +486,43 @@ static int param_load(const struct sysfs *fs, const char *dev, const char *name,
 		p->max = m->max;
 		if (m->choices)
 			choices_split(p, m->choices, '|');
-		if (m->max_from) {
-			char mpath[PATH_MAX], mval[64];
-			char tail[SYSFS_NAME_MAX + 8];
-
-			snprintf(tail, sizeof(tail), "queue/%s", m->max_from);
-			device_path(fs, dev, tail, mpath, sizeof(mpath));
-			if (!attr_read(mpath, mval, sizeof(mval)) && !num_parse_kernel_i64(mval, &v)) {
-				p->has_max = true;
-				p->max = v;
-			}
-		}
 	} else if (!strncmp(name, "iosched.", 8)) {
 		p->kind = PARAM_INT;
 		p->unit = iosched_unit(name + 8);
 	} else {
 		p->kind = num_parse_kernel_i64(raw, &v) == 0 ? PARAM_INT : PARAM_TEXT;
 	}
-	if (p->kind == PARAM_SCHED) {
+	if (p->kind == PARAM_SCHED)
 		sched_parse(p, raw);
-	} else if (!strcmp(name, "setra")) {
-		if (num_parse_kernel_i64(raw, &v))
-			return -EINVAL;
+	else if (!strcmp(name, "setra") && !num_parse_kernel_i64(raw, &v))
 		snprintf(p->value, sizeof(p->value), "%lld", (long long)v * 2);
-	} else {
+	else
 		snprintf(p->value, sizeof(p->value), "%s", raw);
-	}
 	if (p->kind == PARAM_INT && num_parse_kernel_i64(p->value, &v))
 		p->kind = PARAM_TEXT; /* e.g. a file that prints "none" */
+}
+
+/* Read one parameter by name from its file; returns -errno if it can't be read. */
+static int param_load(const struct sysfs *fs, const char *dev, const char *name, struct param *p)
+{
+	char path[PATH_MAX], raw[SYSFS_VALUE_MAX], maxval[64];
+	const struct param_meta *m = meta_find(name);
+	bool writable;
+	int rc;
+
+	param_path(fs, dev, name, path, sizeof(path));
+	rc = attr_read_at(AT_FDCWD, path, raw, sizeof(raw), &writable);
+	if (rc)
+		return rc;
+	param_from_raw(fs, dev, name, raw, writable, p);
+	if (m && m->max_from) {
+		char tail[SYSFS_NAME_MAX + 8];
+
+		snprintf(tail, sizeof(tail), "queue/%s", m->max_from);
+		device_path(fs, dev, tail, path, sizeof(path));
+		if (!attr_read(path, maxval, sizeof(maxval)))
+			param_set_max(p, maxval);
+	}
 	return 0;
 }
 
@@ -521,13 +540,15 @@ static void params_push(struct params *ps, int *cap, const struct param *p)
 	ps->p[ps->n++] = *p;
 }
 
-/* Add every readable regular file of dir as prefix+name. */
+/* Add every readable regular file of dir as prefix+name, reading each
+ * relative to the directory's fd (one path walk per directory, not per file). */
 static void params_scan_dir(const struct sysfs *fs, const char *dev, const char *dir,
 			    const char *prefix, struct params *ps, int *cap)
 {
-	char path[PATH_MAX], name[SYSFS_NAME_MAX + 16];
+	char path[PATH_MAX], name[SYSFS_NAME_MAX + 16], raw[SYSFS_VALUE_MAX];
 	struct dirent *de;
 	struct param p;
+	bool writable;
 	DIR *d;
 
 	device_path(fs, dev, dir, path, sizeof(path));
@@ -542,16 +563,20 @@ static void params_scan_dir(const struct sysfs *fs, const char *dev, const char 
 		snprintf(name, sizeof(name), "%s%s", prefix, de->d_name);
 		if (!param_name_ok(name))
 			continue;
-		if (param_load(fs, dev, name, &p) == 0)
-			params_push(ps, cap, &p);
+		if (attr_read_at(dirfd(d), de->d_name, raw, sizeof(raw), &writable))
+			continue;
+		param_from_raw(fs, dev, name, raw, writable, &p);
+		params_push(ps, cap, &p);
 	}
 	closedir(d);
 }
 
 int sysfs_params_read(const struct sysfs *fs, const char *dev, struct params *out, struct err *e)
 {
+	const struct param *ra;
 	struct param p;
-	int cap = 0, rc;
+	int cap = 0, rc, i;
+	size_t k;
 
 	out->n = 0;
 	out->p = NULL;
@@ -562,8 +587,26 @@ int sysfs_params_read(const struct sysfs *fs, const char *dev, struct params *ou
 	params_scan_dir(fs, dev, "queue/iosched", "iosched.", out, &cap);
 	if (param_load(fs, dev, "queue_depth", &p) == 0)
 		params_push(out, &cap, &p);
-	if (param_load(fs, dev, "setra", &p) == 0)
+	/* setra mirrors read_ahead_kb, and bounds come from siblings: no extra reads. */
+	ra = sysfs_params_find(out, "read_ahead_kb");
+	if (ra) {
+		param_from_raw(fs, dev, "setra", ra->value, ra->writable, &p);
+		p.writable = ra->writable;
 		params_push(out, &cap, &p);
+	}
+	for (k = 0; k < N_ELEM(queue_catalogue); k++) {
+		const struct param *mx;
+		struct param *target = NULL;
+
+		if (!queue_catalogue[k].max_from)
+			continue;
+		for (i = 0; i < out->n; i++)
+			if (!strcmp(out->p[i].name, queue_catalogue[k].name))
+				target = &out->p[i];
+		mx = sysfs_params_find(out, queue_catalogue[k].max_from);
+		if (target && mx)
+			param_set_max(target, mx->value);
+	}
 	if (out->n)
 		qsort(out->p, (size_t)out->n, sizeof(*out->p), param_cmp);
 	return 0;
@@ -747,12 +790,13 @@ bool sysfs_value_equal(const char *a, const char *b)
 static int sysctl_load(const struct sysfs *fs, const struct sysctl_meta *m, struct param *p)
 {
 	char path[PATH_MAX];
+	bool writable;
 	int rc;
 
 	memset(p, 0, sizeof(*p));
 	snprintf(p->name, sizeof(p->name), "%s", m->name);
 	path_join(path, sizeof(path), fs->root, m->relpath);
-	rc = attr_read(path, p->value, sizeof(p->value));
+	rc = attr_read_at(AT_FDCWD, path, p->value, sizeof(p->value), &writable);
 	if (rc)
 		return rc;
 	p->kind = PARAM_INT;
@@ -761,7 +805,7 @@ static int sysctl_load(const struct sysfs *fs, const struct sysctl_meta *m, stru
 	p->min = m->min;
 	p->has_max = m->max >= 0;
 	p->max = m->max;
-	p->writable = fs->allow_sysctl && file_writable(path);
+	p->writable = fs->allow_sysctl && writable;
 	return 0;
 }
 

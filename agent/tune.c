@@ -23,12 +23,19 @@ void tune_release(struct tune *t)
 		pthread_mutex_destroy(&t->lock);
 }
 
+unsigned long tune_generation(struct tune *t)
+{
+	return __atomic_load_n(&t->generation, __ATOMIC_ACQUIRE);
+}
+
 static void audit(struct tune *t, const char *dev, const char *name, const char *previous,
 		  const char *requested, const char *applied, const char *outcome,
 		  const char *origin, const char *message)
 {
 	struct tune_change c = {dev, name, previous, requested, applied, outcome, origin, message};
 
+	/* Every write attempt is audited, so this is where readers learn of it. */
+	__atomic_add_fetch(&t->generation, 1, __ATOMIC_RELEASE);
 	if (t->audit)
 		t->audit(t->audit_cls, &c);
 }

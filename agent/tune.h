@@ -28,6 +28,7 @@ struct tune {
 	pthread_mutex_t lock;
 	tune_audit_fn audit; /* may be NULL */
 	void *audit_cls;
+	unsigned long generation; /* bumped by every write attempt; read with tune_generation() */
 };
 
 /* One requested parameter and, after tune_apply, what happened to it. */
@@ -48,6 +49,9 @@ struct tune_snapshot {
 	int n;
 	struct tune_item *items; /* name + previous (the value to restore) */
 };
+
+/* Changes whenever the agent writes anything, so readers can tell a cached view is stale. */
+unsigned long tune_generation(struct tune *t);
 
 void tune_init(struct tune *t, const struct sysfs *fs, tune_audit_fn audit, void *cls);
 void tune_release(struct tune *t);

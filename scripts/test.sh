@@ -1,0 +1,12 @@
+#!/bin/sh
+# test.sh -- install dependencies, build with -Werror and ASan+UBSan, run every test.
+# This is the README's test command and exactly what CI (.ci/run) runs.
+set -eu
+cd "$(dirname "$0")/.."
+./scripts/deps.sh
+BUILD=${FT_BUILD:-build}
+cmake -S . -B "$BUILD" -DFT_WERROR=ON -DFT_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
+cmake --build "$BUILD" -j"$(nproc)"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+ctest --test-dir "$BUILD" --output-on-failure "$@"
