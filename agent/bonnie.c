@@ -1,0 +1,290 @@
+/* bonnie.c -- the bonnie++ engine: option checks, argv, and the -q CSV line parser. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "num.h"
+#include "banned.h"
+
+#define BONNIE "bonnie"
+
+/* Field numbers of the CSV line, format version 2 (bonnie++ >= 1.90; 2.00a writes "1.98"),
+ * from bon_csv2html(1) "FORMAT". Each rate is followed by its %CPU field. */
+enum {
+	BON_FORMAT_VERSION = 0,
+	BON_PUTC = 9,
+	BON_PUT_BLOCK = 11,
+	BON_REWRITE = 13,
+	BON_GETC = 15,
+	BON_GET_BLOCK = 17,
+	BON_SEEKS = 19,
+	BON_SEQ_CREATE = 26,
+	BON_SEQ_STAT = 28,
+	BON_SEQ_DEL = 30,
+	BON_RAN_CREATE = 32,
+	BON_RAN_STAT = 34,
+	BON_RAN_DEL = 36,
+	BON_MIN_FIELDS = 38, /* everything up to ran_del_cpu; latencies follow */
+	BON_MAX_FIELDS = 64,
+};
+
+/* CSV field -> metric; K/s fields are divided by 1024 into MiB/s. */
+static const struct {
+	int field;
+	const char *metric;
+	int kib;
+} bonnie_fields[] = {
+	{ BON_PUTC, "write_char.bw_mib", 1 },      { BON_PUT_BLOCK, "write.bw_mib", 1 },
+	{ BON_REWRITE, "rewrite.bw_mib", 1 },      { BON_GETC, "read_char.bw_mib", 1 },
+	{ BON_GET_BLOCK, "read.bw_mib", 1 },       { BON_SEEKS, "seeks_per_s", 0 },
+	{ BON_SEQ_CREATE, "seq_create_per_s", 0 }, { BON_SEQ_STAT, "seq_stat_per_s", 0 },
+	{ BON_SEQ_DEL, "seq_delete_per_s", 0 },    { BON_RAN_CREATE, "rand_create_per_s", 0 },
+	{ BON_RAN_STAT, "rand_stat_per_s", 0 },    { BON_RAN_DEL, "rand_delete_per_s", 0 },
+};
+
+static const char *const bonnie_keys[] = { "size_mb", "ram_mb", "files", NULL };
+
+struct bonnie_opts {
+	int64_t size_mb, ram_mb;
+	const char *files;
+};
+
+/* files: "N[:max_size[:min_size[:num_dirs[:chunk_size]]]]" as bonnie++ -n takes it; N is in
+ * units of 1024 files (0 skips the file tests), the rest plain byte or count integers. */
+static int bonnie_files_check(const char *files, struct err *e)
+{
+	char part[32];
+	const char *p = files, *colon;
+	int64_t v;
+	int i;
+
+	for (i = 0;; i++) {
+		colon = strchr(p, ':');
+		snprintf(part, sizeof(part), "%.*s", colon ? (int)(colon - p) : (int)strlen(p), p);
+		if (i >= 5 || num_parse_i64(part, &v) < 0 || v < 0 || (i == 0 && v > 1024) ||
+		    (i == 3 && v < 1))
+			return err_set(e, -EINVAL, "bad_request",
+			               "bonnie.files: must look like \"16\" or "
+			               "\"16:100000:16:64\" (N in 0..1024 thousands of files, "
+			               "then max size, min size, directories)");
+		if (!colon)
+			break;
+		p = colon + 1;
+	}
+	return 0;
+}
+
+/* size_mb is required (bonnie++ would otherwise pick twice the host's RAM); ram_mb defaults to
+ * size_mb / 2 and bonnie++ refuses a size below twice the RAM. */
+static int bonnie_opts_read(const json_t *opts, struct bonnie_opts *o, struct err *e)
+{
+	json_t *files = opts ? json_object_get(opts, "files") : NULL;
+	int rc;
+
+	memset(o, 0, sizeof(*o));
+	rc = engine_opts_keys(opts, BONNIE, bonnie_keys, e);
+	if (rc < 0)
+		goto out;
+	rc = engine_opt_int(opts, BONNIE, "size_mb", 1, 16 << 20, 0, &o->size_mb, e);
+	if (rc < 0)
+		goto out;
+	if (!engine_opt_has(opts, "size_mb")) {
+		rc = err_set(e, -EINVAL, "bad_request", "bonnie.size_mb: required (1..16777216)");
+		goto out;
+	}
+	rc = engine_opt_int(opts, BONNIE, "ram_mb", 0, 8 << 20, o->size_mb / 2, &o->ram_mb, e);
+	if (rc < 0)
+		goto out;
+	if (o->size_mb < 2 * o->ram_mb) {
+		rc = err_set(e, -EINVAL, "bad_request",
+		             "bonnie.size_mb: must be at least twice ram_mb (bonnie++ refuses "
+		             "smaller files)");
+		goto out;
+	}
+	o->files = "16";
+	if (files) {
+		if (!json_is_string(files)) {
+			rc = err_set(e, -EINVAL, "bad_request",
+			             "bonnie.files: must be a string like \"16\" or "
+			             "\"16:100000:16:64\"");
+			goto out;
+		}
+		o->files = json_string_value(files);
+		rc = bonnie_files_check(o->files, e);
+		if (rc < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	return rc;
+}
+
+static int bonnie_check(const json_t *opts, struct err *e)
+{
+	struct bonnie_opts o;
+
+	return bonnie_opts_read(opts, &o, e);
+}
+
+/* bonnie++ -q -d DIR -s SIZE_MB -r RAM_MB -n FILES [-u root]. -u is only given as root, where
+ * bonnie++ demands it; under another user it would fail to switch. */
+static int bonnie_argv_build(const json_t *opts, const struct engine_target *t, char ***argv,
+                             struct err *e)
+{
+	struct engine_argv a = { 0 };
+	struct bonnie_opts o;
+	int rc;
+
+	*argv = NULL;
+	rc = bonnie_opts_read(opts, &o, e);
+	if (rc < 0)
+		goto out;
+	if (!t->directory) {
+		rc = err_set(e, -EINVAL, "bad_request", "bonnie: needs a directory");
+		goto out;
+	}
+	engine_argv_add(&a, "%s", t->exe ? t->exe : "bonnie++");
+	engine_argv_add(&a, "-q");
+	engine_argv_add(&a, "-d");
+	engine_argv_add(&a, "%s", t->directory);
+	engine_argv_add(&a, "-s");
+	engine_argv_add(&a, "%" PRId64, o.size_mb);
+	engine_argv_add(&a, "-r");
+	engine_argv_add(&a, "%" PRId64, o.ram_mb);
+	engine_argv_add(&a, "-n");
+	engine_argv_add(&a, "%s", o.files);
+	if (geteuid() == 0) {
+		engine_argv_add(&a, "-u");
+		engine_argv_add(&a, "root");
+	}
+	*argv = engine_argv_detach(&a);
+	rc = 0;
+out:
+	engine_argv_free(engine_argv_detach(&a));
+	return rc;
+}
+
+static double bonnie_expected_runtime_s(const json_t *opts)
+{
+	return 0;
+}
+
+/* With -q bonnie++ prints nothing until it is done. */
+static double bonnie_progress(const json_t *opts, double elapsed_s, const char *out, size_t out_len,
+                              const char *errout, size_t errout_len)
+{
+	return -1;
+}
+
+/* Split one line at commas into fields (pointers into line, which is modified). */
+static int csv_split(char *line, char **f, int max)
+{
+	int n = 0;
+	char *p = line;
+
+	for (;;) {
+		if (n == max)
+			return -1;
+		f[n++] = p;
+		p = strchr(p, ',');
+		if (!p)
+			break;
+		*p++ = '\0';
+	}
+	return n;
+}
+
+/* The last line of out that is a CSV result line: starts with a digit (the format version)
+ * and has at least BON_MIN_FIELDS fields. Copied into line. */
+static int bonnie_csv_line(const char *out, size_t len, char *line, size_t linelen)
+{
+	size_t end = len, start;
+	int commas;
+	size_t i;
+
+	if (!out)
+		return 0;
+	while (end > 0) {
+		start = end;
+		while (start > 0 && out[start - 1] != '\n')
+			start--;
+		commas = 0;
+		for (i = start; i < end; i++)
+			commas += out[i] == ',';
+		if (end > start && out[start] >= '0' && out[start] <= '9' &&
+		    commas + 1 >= BON_MIN_FIELDS && end - start < linelen) {
+			snprintf(line, linelen, "%.*s", (int)(end - start), out + start);
+			return 1;
+		}
+		end = start ? start - 1 : 0;
+	}
+	return 0;
+}
+
+/* A rate field: a plain non-negative number. "+++++" (too fast to measure) and "" (test
+ * skipped) are not. */
+static int bonnie_value(const char *s, double *v)
+{
+	char *end;
+
+	if (!*s || *s < '0' || *s > '9')
+		return 0;
+	*v = strtod(s, &end);
+	return *end == '\0' || *end == '\r';
+}
+
+static int bonnie_parse(const char *out, size_t out_len, const char *errout, size_t errout_len,
+                        int exit_code, int term_signal, struct metrics *m, struct err *e)
+{
+	char line[4096], txt[200], *f[BON_MAX_FIELDS];
+	int found, nf = 0, rc;
+	size_t i;
+	double v;
+
+	m->n = 0;
+	found = bonnie_csv_line(out, out_len, line, sizeof(line));
+	if (found)
+		nf = csv_split(line, f, BON_MAX_FIELDS);
+	for (i = 0; nf >= BON_MIN_FIELDS && i < sizeof(bonnie_fields) / sizeof(bonnie_fields[0]);
+	     i++) {
+		if (bonnie_value(f[bonnie_fields[i].field], &v))
+			metrics_set(m, bonnie_fields[i].metric,
+			            bonnie_fields[i].kib ? v / 1024 : v);
+	}
+	if (!engine_line_find(errout, errout_len, NULL, txt, sizeof(txt)) &&
+	    !engine_line_last(out, out_len, txt, sizeof(txt)))
+		snprintf(txt, sizeof(txt), "no error text");
+	if (term_signal) {
+		rc = err_set(e, -EINTR, "engine_failed", "bonnie++ interrupted (signal %d): %s",
+		             term_signal, txt);
+		goto out;
+	}
+	if (exit_code != 0) {
+		rc = err_set(e, -EIO, "engine_failed", "bonnie++ exited with status %d: %s",
+		             exit_code, txt);
+		goto out;
+	}
+	if (nf < BON_MIN_FIELDS) {
+		rc = err_set(e, -EPROTO, "engine_failed", "bonnie++ printed no CSV result line: %s",
+		             txt);
+		goto out;
+	}
+	rc = 0;
+out:
+	return rc;
+}
+
+const struct engine bonnie_engine = {
+	.name = "bonnie",
+	.needs_directory = 1,
+	.check = bonnie_check,
+	.argv_build = bonnie_argv_build,
+	.expected_runtime_s = bonnie_expected_runtime_s,
+	.progress = bonnie_progress,
+	.parse = bonnie_parse,
+	.raw_stream = "stdout",
+};

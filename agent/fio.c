@@ -1,0 +1,362 @@
+/* fio.c -- the fio engine: option checks, argv, progress, and fio's JSON output parser. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine.h"
+#include "banned.h"
+
+#define FIO "fio"
+
+static const char *const fio_keys[] = {
+	"rw",   "bs",        "ioengine",   "direct",    "iodepth", "numjobs",
+	"size", "runtime_s", "time_based", "rwmixread", NULL,
+};
+
+static const char *const fio_rw[] = {
+	"read",   "write", "randread", "randwrite", "rw", "readwrite",
+	"randrw", "trim",  "randtrim", "trimwrite", NULL,
+};
+
+static const char *const fio_ioengines[] = {
+	"libaio",  "io_uring", "psync",    "sync", "pvsync",
+	"pvsync2", "vsync",    "posixaio", "mmap", NULL,
+};
+
+/* The options after validation; absent ones have has_* = 0 and are left to fio. */
+struct fio_opts {
+	const char *rw, *ioengine;
+	uint64_t bs, size;
+	int64_t iodepth, numjobs, runtime_s, rwmixread;
+	int direct, time_based;
+	int has_bs, has_size, has_iodepth, has_numjobs, has_runtime, has_rwmixread, has_direct;
+};
+
+static int fio_rw_mixed(const char *rw)
+{
+	return rw && (!strcmp(rw, "rw") || !strcmp(rw, "readwrite") || !strcmp(rw, "randrw"));
+}
+
+static int fio_opts_read(const json_t *opts, struct fio_opts *o, struct err *e)
+{
+	int rc;
+
+	memset(o, 0, sizeof(*o));
+	rc = engine_opts_keys(opts, FIO, fio_keys, e);
+	if (rc < 0)
+		goto out;
+	rc = engine_opt_enum(opts, FIO, "rw", fio_rw, NULL, &o->rw, e);
+	if (rc < 0)
+		goto out;
+	rc = engine_opt_enum(opts, FIO, "ioengine", fio_ioengines, NULL, &o->ioengine, e);
+	if (rc < 0)
+		goto out;
+	rc = engine_opt_size(opts, FIO, "bs", 1, 1ULL << 30, 0, 0, &o->bs, e);
+	if (rc < 0)
+		goto out;
+	rc = engine_opt_size(opts, FIO, "size", 1, 1ULL << 50, 0, 0, &o->size, e);
+	if (rc < 0)
+		goto out;
+	rc = engine_opt_bool(opts, FIO, "direct", 0, &o->direct, e);
+	if (rc < 0)
+		goto out;
+	rc = engine_opt_int(opts, FIO, "iodepth", 1, 4096, 1, &o->iodepth, e);
+	if (rc < 0)
+		goto out;
+	rc = engine_opt_int(opts, FIO, "numjobs", 1, 256, 1, &o->numjobs, e);
+	if (rc < 0)
+		goto out;
+	rc = engine_opt_int(opts, FIO, "runtime_s", 1, 86400, 0, &o->runtime_s, e);
+	if (rc < 0)
+		goto out;
+	rc = engine_opt_bool(opts, FIO, "time_based", 0, &o->time_based, e);
+	if (rc < 0)
+		goto out;
+	rc = engine_opt_int(opts, FIO, "rwmixread", 0, 100, 50, &o->rwmixread, e);
+	if (rc < 0)
+		goto out;
+	o->has_bs = engine_opt_has(opts, "bs");
+	o->has_size = engine_opt_has(opts, "size");
+	o->has_direct = engine_opt_has(opts, "direct");
+	o->has_iodepth = engine_opt_has(opts, "iodepth");
+	o->has_numjobs = engine_opt_has(opts, "numjobs");
+	o->has_runtime = engine_opt_has(opts, "runtime_s");
+	o->has_rwmixread = engine_opt_has(opts, "rwmixread");
+	if (o->time_based && !o->has_runtime) {
+		rc = err_set(e, -EINVAL, "bad_request",
+		             "fio.time_based: needs runtime_s (fio would run forever)");
+		goto out;
+	}
+	if (o->has_bs && o->has_size && o->size < o->bs) {
+		rc = err_set(e, -EINVAL, "bad_request", "fio.size: must be at least bs");
+		goto out;
+	}
+	rc = 0;
+out:
+	return rc;
+}
+
+static int fio_check(const json_t *opts, struct err *e)
+{
+	struct fio_opts o;
+
+	return fio_opts_read(opts, &o, e);
+}
+
+/* fio splits filename= and directory= at ':'; a literal colon is written "\:". */
+static void fio_escape_colons(const char *in, char *out, size_t len)
+{
+	size_t k = 0;
+
+	for (; *in && k + 2 < len; in++) {
+		if (*in == ':')
+			out[k++] = '\\';
+		out[k++] = *in;
+	}
+	out[k] = '\0';
+}
+
+/* fio --name=W --output-format=json --group_reporting <target> [options]. rwmixread is only
+ * passed for mixed workloads (rw, readwrite, randrw); elsewhere fio ignores it anyway. */
+static int fio_argv_build(const json_t *opts, const struct engine_target *t, char ***argv,
+                          struct err *e)
+{
+	struct engine_argv a = { 0 };
+	struct fio_opts o;
+	char sz[32], path[8192];
+	int rc;
+
+	*argv = NULL;
+	rc = fio_opts_read(opts, &o, e);
+	if (rc < 0)
+		goto out;
+	if (!t->directory && !t->device_path) {
+		rc = err_set(e, -EINVAL, "bad_request", "fio: no device or directory to run on");
+		goto out;
+	}
+	if (t->directory && !o.has_size) {
+		rc = err_set(e, -EINVAL, "bad_request",
+		             "fio.size: required when the job writes files in a directory");
+		goto out;
+	}
+	engine_argv_add(&a, "%s", t->exe ? t->exe : "fio");
+	engine_argv_add(&a, "--name=%s", t->work_name);
+	engine_argv_add(&a, "--output-format=json");
+	engine_argv_add(&a, "--group_reporting");
+	fio_escape_colons(t->directory ? t->directory : t->device_path, path, sizeof(path));
+	if (t->directory)
+		engine_argv_add(&a, "--directory=%s", path);
+	else
+		engine_argv_add(&a, "--filename=%s", path);
+	if (o.rw)
+		engine_argv_add(&a, "--rw=%s", o.rw);
+	if (o.has_bs) {
+		engine_size_str(o.bs, 0, sz, sizeof(sz));
+		engine_argv_add(&a, "--bs=%s", sz);
+	}
+	if (o.ioengine)
+		engine_argv_add(&a, "--ioengine=%s", o.ioengine);
+	if (o.has_direct)
+		engine_argv_add(&a, "--direct=%d", o.direct);
+	if (o.has_iodepth)
+		engine_argv_add(&a, "--iodepth=%" PRId64, o.iodepth);
+	if (o.has_numjobs)
+		engine_argv_add(&a, "--numjobs=%" PRId64, o.numjobs);
+	if (o.has_size) {
+		engine_size_str(o.size, 0, sz, sizeof(sz));
+		engine_argv_add(&a, "--size=%s", sz);
+	}
+	if (o.has_runtime)
+		engine_argv_add(&a, "--runtime=%" PRId64, o.runtime_s);
+	if (o.time_based)
+		engine_argv_add(&a, "--time_based");
+	if (o.has_rwmixread && fio_rw_mixed(o.rw))
+		engine_argv_add(&a, "--rwmixread=%" PRId64, o.rwmixread);
+	*argv = engine_argv_detach(&a);
+	rc = 0;
+out:
+	engine_argv_free(engine_argv_detach(&a));
+	return rc;
+}
+
+static double fio_expected_runtime_s(const json_t *opts)
+{
+	struct fio_opts o;
+
+	if (fio_opts_read(opts, &o, NULL) < 0 || !o.has_runtime)
+		return 0;
+	return (double)o.runtime_s;
+}
+
+/* elapsed/runtime_s, capped below 1; fio prints nothing until the end in JSON mode. */
+static double fio_progress(const json_t *opts, double elapsed_s, const char *out, size_t out_len,
+                           const char *errout, size_t errout_len)
+{
+	double runtime_s = fio_expected_runtime_s(opts), p;
+
+	if (runtime_s <= 0)
+		return -1;
+	p = elapsed_s / runtime_s;
+	if (p < 0)
+		p = 0;
+	if (p > 0.99)
+		p = 0.99;
+	return p;
+}
+
+/* The JSON document starts at the first '{' that begins a line: fio prints error lines
+ * ("fio: pid=..., err=22/...") and "fio: terminating on signal 15" before it. */
+static const char *fio_json_start(const char *out, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (out[i] == '{' && (i == 0 || out[i - 1] == '\n'))
+			return out + i;
+	return NULL;
+}
+
+static int json_num(const json_t *obj, const char *key, double *out)
+{
+	json_t *v = obj ? json_object_get(obj, key) : NULL;
+
+	if (!v || !json_is_number(v))
+		return 0;
+	*out = json_number_value(v);
+	return 1;
+}
+
+/* One direction ("read", "write", "trim") of a group_reporting job: nothing when it did no
+ * I/O. bw: bw_bytes (B/s) when present, else bw (KiB/s). Latencies: ns -> us. */
+static void fio_dir_parse(const json_t *job, const char *dir, struct metrics *m)
+{
+	static const struct {
+		const char *pct, *name;
+	} pcts[] = {
+		{ "50.000000", "clat_p50_us" },
+		{ "99.000000", "clat_p99_us" },
+		{ "99.900000", "clat_p999_us" },
+	};
+	const json_t *d = json_object_get(job, dir), *clat, *pct;
+	double io_bytes = 0, total_ios = 0, v;
+	char name[48];
+	size_t i;
+
+	if (!d || !json_is_object(d))
+		return;
+	json_num(d, "io_bytes", &io_bytes);
+	json_num(d, "total_ios", &total_ios);
+	if (io_bytes <= 0 || total_ios <= 0)
+		return;
+	snprintf(name, sizeof(name), "%s.bw_mib", dir);
+	if (json_num(d, "bw_bytes", &v))
+		metrics_set(m, name, v / (1024.0 * 1024.0));
+	else if (json_num(d, "bw", &v))
+		metrics_set(m, name, v / 1024.0);
+	snprintf(name, sizeof(name), "%s.iops", dir);
+	if (json_num(d, "iops", &v))
+		metrics_set(m, name, v);
+	clat = json_object_get(d, "clat_ns");
+	snprintf(name, sizeof(name), "%s.clat_mean_us", dir);
+	if (json_num(clat, "mean", &v))
+		metrics_set(m, name, v / 1000.0);
+	pct = clat ? json_object_get(clat, "percentile") : NULL;
+	for (i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++) {
+		snprintf(name, sizeof(name), "%s.%s", dir, pcts[i].name);
+		if (json_num(pct, pcts[i].pct, &v))
+			metrics_set(m, name, v / 1000.0);
+	}
+}
+
+/* fio's own words for a failure: the first "fio: " line on stderr, else on stdout (before
+ * the JSON), else the first stderr line at all. */
+static void fio_error_text(const char *out, size_t out_len, const char *errout, size_t errout_len,
+                           char *txt, size_t len)
+{
+	const char *json = out ? fio_json_start(out, out_len) : NULL;
+	size_t pre_len = json ? (size_t)(json - out) : out_len;
+
+	txt[0] = '\0';
+	if (engine_line_find(errout, errout_len, "fio: ", txt, len))
+		return;
+	if (engine_line_find(out, pre_len, "fio: ", txt, len))
+		return;
+	if (engine_line_find(errout, errout_len, NULL, txt, len))
+		return;
+	snprintf(txt, len, "no error text");
+}
+
+static int fio_parse(const char *out, size_t out_len, const char *errout, size_t errout_len,
+                     int exit_code, int term_signal, struct metrics *m, struct err *e)
+{
+	const char *json = out ? fio_json_start(out, out_len) : NULL;
+	json_t *root = NULL, *jobs, *job;
+	json_error_t jerr;
+	json_int_t job_error = 0;
+	double v;
+	char txt[200];
+	int rc;
+
+	m->n = 0;
+	fio_error_text(out, out_len, errout, errout_len, txt, sizeof(txt));
+	if (json) {
+		root = json_loadb(json, out_len - (size_t)(json - out), JSON_DISABLE_EOF_CHECK,
+		                  &jerr);
+	}
+	jobs = root ? json_object_get(root, "jobs") : NULL;
+	job = jobs && json_is_array(jobs) && json_array_size(jobs) == 1 ? json_array_get(jobs, 0)
+	                                                                : NULL;
+	if (job) {
+		fio_dir_parse(job, "read", m);
+		fio_dir_parse(job, "write", m);
+		fio_dir_parse(job, "trim", m);
+		if (json_num(job, "usr_cpu", &v))
+			metrics_set(m, "cpu.usr_pct", v);
+		if (json_num(job, "sys_cpu", &v))
+			metrics_set(m, "cpu.sys_pct", v);
+		if (json_is_integer(json_object_get(job, "error")))
+			job_error = json_integer_value(json_object_get(job, "error"));
+	}
+	if (term_signal || exit_code == 128) {
+		rc = err_set(e, -EINTR, "engine_failed", "fio interrupted (%s %d): %s",
+		             term_signal ? "signal" : "exit status",
+		             term_signal ? term_signal : exit_code, txt);
+		goto out;
+	}
+	if (exit_code != 0 || job_error) {
+		rc = err_set(e, -EIO, "engine_failed",
+		             "fio exited with status %d (job error %" JSON_INTEGER_FORMAT "): %s",
+		             exit_code, job_error, txt);
+		goto out;
+	}
+	if (!json) {
+		rc = err_set(e, -EPROTO, "engine_failed", "fio printed no JSON: %s", txt);
+		goto out;
+	}
+	if (!root) {
+		rc = err_set(e, -EPROTO, "engine_failed", "cannot parse fio's JSON at line %d: %s",
+		             jerr.line, jerr.text);
+		goto out;
+	}
+	if (!job) {
+		rc = err_set(e, -EPROTO, "engine_failed",
+		             "fio's JSON has no single group_reporting entry in \"jobs\"");
+		goto out;
+	}
+	rc = 0;
+out:
+	json_decref(root);
+	return rc;
+}
+
+const struct engine fio_engine = {
+	.name = "fio",
+	.needs_directory = 0,
+	.check = fio_check,
+	.argv_build = fio_argv_build,
+	.expected_runtime_s = fio_expected_runtime_s,
+	.progress = fio_progress,
+	.parse = fio_parse,
+	.raw_stream = "stdout",
+};

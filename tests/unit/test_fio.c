@@ -1,0 +1,450 @@
+/* test_fio.c -- fio.c and engine.c: checks, argv, progress, parser on real fio 3.33 JSON. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "testutil.h"
+
+static const struct engine *fio(void)
+{
+	const struct engine *eng = engine_find("fio");
+
+	assert_non_null(eng);
+	return eng;
+}
+
+/* Parse fixture fio/<name> (stdout) and fio/<name>.stderr if given. */
+static int parse_fixture(const char *name, const char *errname, int exit_code, int sig,
+                         struct metrics *m, struct err *e)
+{
+	char path[256];
+	char *out, *errout = NULL;
+	size_t out_len, err_len = 0;
+	int rc;
+
+	snprintf(path, sizeof(path), "fio/%s", name);
+	out = tu_slurp(path, &out_len);
+	if (errname) {
+		snprintf(path, sizeof(path), "fio/%s", errname);
+		errout = tu_slurp(path, &err_len);
+	}
+	err_clear(e);
+	rc = fio()->parse(out, out_len, errout, err_len, exit_code, sig, m, e);
+	free(out);
+	free(errout);
+	return rc;
+}
+
+static void assert_metric(const struct metrics *m, const char *name, double want)
+{
+	const struct metric *x = metrics_get(m, name);
+
+	if (!x)
+		fail_msg("metric %s missing", name);
+	if (x->value < want - 1e-3 || x->value > want + 1e-3)
+		fail_msg("metric %s = %f, want %f", name, x->value, want);
+}
+
+static void assert_no_dir(const struct metrics *m, const char *dir)
+{
+	static const char *const names[] = { "bw_mib",      "iops",        "clat_mean_us",
+		                             "clat_p50_us", "clat_p99_us", "clat_p999_us" };
+	char name[48];
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(name, sizeof(name), "%s.%s", dir, names[i]);
+		if (metrics_get(m, name))
+			fail_msg("metric %s present for a direction without I/O", name);
+	}
+}
+
+static void test_parse_read(void **state)
+{
+	struct metrics m;
+	struct err e;
+
+	assert_int_equal(parse_fixture("read.json", NULL, 0, 0, &m, &e), 0);
+	assert_metric(&m, "read.bw_mib", 2858.283433);
+	assert_metric(&m, "read.iops", 2858.283433);
+	assert_metric(&m, "read.clat_mean_us", 5472.493857);
+	assert_metric(&m, "read.clat_p50_us", 1564.672);
+	assert_metric(&m, "read.clat_p99_us", 53215.232);
+	assert_metric(&m, "read.clat_p999_us", 64749.568);
+	assert_metric(&m, "cpu.usr_pct", 0.4995);
+	assert_metric(&m, "cpu.sys_pct", 13.486513);
+	assert_no_dir(&m, "write");
+	assert_no_dir(&m, "trim");
+	assert_int_equal(m.n, 8);
+}
+
+static void test_parse_write(void **state)
+{
+	struct metrics m;
+	struct err e;
+
+	assert_int_equal(parse_fixture("write.json", NULL, 0, 0, &m, &e), 0);
+	assert_metric(&m, "write.bw_mib", 5505.494505);
+	assert_metric(&m, "write.iops", 5505.494505);
+	assert_metric(&m, "write.clat_mean_us", 2837.843348);
+	assert_metric(&m, "write.clat_p50_us", 2703.360);
+	assert_metric(&m, "write.clat_p99_us", 6193.152);
+	assert_metric(&m, "write.clat_p999_us", 9240.576);
+	assert_metric(&m, "cpu.usr_pct", 22.2);
+	assert_metric(&m, "cpu.sys_pct", 19.8);
+	assert_no_dir(&m, "read");
+}
+
+static void test_parse_randrw(void **state)
+{
+	struct metrics m;
+	struct err e;
+
+	assert_int_equal(parse_fixture("randrw.json", NULL, 0, 0, &m, &e), 0);
+	assert_metric(&m, "read.bw_mib", 264.196740);
+	assert_metric(&m, "read.iops", 67634.365634);
+	assert_metric(&m, "read.clat_mean_us", 323.552243);
+	assert_metric(&m, "read.clat_p99_us", 937.984);
+	assert_metric(&m, "write.bw_mib", 112.383710);
+	assert_metric(&m, "write.iops", 28770.22977);
+	assert_metric(&m, "write.clat_p999_us", 1433.600);
+	assert_metric(&m, "cpu.sys_pct", 33.9);
+	assert_int_equal(m.n, 14);
+}
+
+/* bw_mib agrees with fio's KiB/s "bw" field divided by 1024. */
+static void test_parse_randwrite_numjobs4(void **state)
+{
+	struct metrics m;
+	struct err e;
+
+	assert_int_equal(parse_fixture("randwrite-4jobs.json", NULL, 0, 0, &m, &e), 0);
+	assert_metric(&m, "write.bw_mib", 6969.132777);
+	assert_true(fabs(metrics_get(&m, "write.bw_mib")->value - 7136391 / 1024.0) < 0.001);
+	assert_metric(&m, "write.iops", 1742.283195);
+	assert_metric(&m, "write.clat_mean_us", 139155.291181);
+	assert_metric(&m, "write.clat_p99_us", 258998.272);
+	assert_no_dir(&m, "read");
+}
+
+/* fio prints "fio: pid=..., err=22/..." on stdout before the JSON and exits 1. */
+static void test_parse_error_before_json(void **state)
+{
+	struct metrics m;
+	struct err e;
+
+	assert_int_equal(
+	        parse_fixture("error-before-json.json", "error-before-json.stderr", 1, 0, &m, &e),
+	        -EIO);
+	assert_string_equal(e.code, "engine_failed");
+	assert_non_null(strstr(e.msg, "status 1"));
+	assert_non_null(strstr(e.msg, "job error 22"));
+	assert_non_null(strstr(e.msg, "fio: io_u error on file /dev/loop0: Invalid argument"));
+	assert_no_dir(&m, "read");
+	assert_non_null(metrics_get(&m, "cpu.usr_pct")); /* the JSON after the error line parsed */
+
+	/* Same output without stderr: the error line before the JSON is fio's text. */
+	assert_int_equal(parse_fixture("error-before-json.json", NULL, 1, 0, &m, &e), -EIO);
+	assert_non_null(strstr(e.msg, "err=22/file:io_u.c:1876, func=io_u error, "
+	                              "error=Invalid argument"));
+
+	/* The job's "error" field alone fails the pass even with exit status 0. */
+	assert_int_equal(parse_fixture("error-before-json.json", NULL, 0, 0, &m, &e), -EIO);
+	assert_non_null(strstr(e.msg, "job error 22"));
+}
+
+/* A bad --directory: fio exits 1 without any JSON. */
+static void test_parse_no_json(void **state)
+{
+	struct metrics m;
+	struct err e;
+
+	assert_int_equal(parse_fixture("nodir.out", "nodir.stderr", 1, 0, &m, &e), -EIO);
+	assert_non_null(strstr(e.msg, "fio: /tmp/ft-eng-cap/nonexistent is not a directory"));
+	assert_int_equal(m.n, 0);
+	assert_int_equal(parse_fixture("nodir.out", "nodir.stderr", 0, 0, &m, &e), -EPROTO);
+	assert_non_null(strstr(e.msg, "no JSON"));
+}
+
+/* SIGTERM to fio's group: partial JSON after "fio: terminating on signal 15", exit 128. */
+static void test_parse_killed(void **state)
+{
+	struct metrics m;
+	struct err e;
+
+	assert_int_equal(parse_fixture("killed.json", NULL, 128, 0, &m, &e), -EINTR);
+	assert_string_equal(e.code, "engine_failed");
+	assert_non_null(strstr(e.msg, "fio: terminating on signal 15"));
+	assert_metric(&m, "write.bw_mib", 1073.762175);
+	assert_metric(&m, "write.iops", 17180.194805);
+	assert_no_dir(&m, "read");
+
+	/* Killed outright (SIGKILL: no output at all). */
+	assert_int_equal(fio()->parse("", 0, "", 0, -1, 9, &m, &e), -EINTR);
+	assert_non_null(strstr(e.msg, "signal 9"));
+	assert_int_equal(m.n, 0);
+}
+
+static void test_parse_truncated(void **state)
+{
+	struct metrics m;
+	struct err e;
+	size_t len;
+	char *out = tu_slurp("fio/read.json", &len);
+
+	assert_int_equal(fio()->parse(out, len / 2, NULL, 0, 0, 0, &m, &e), -EPROTO);
+	assert_non_null(strstr(e.msg, "cannot parse fio's JSON"));
+	assert_int_equal(fio()->parse(NULL, 0, NULL, 0, 0, 0, &m, &e), -EPROTO);
+	free(out);
+}
+
+static int check_json(const char *text, struct err *e)
+{
+	json_error_t jerr;
+	json_t *j = json_loads(text, 0, &jerr);
+	int rc;
+
+	if (!j)
+		fail_msg("bad test JSON %s: %s", text, jerr.text);
+	err_clear(e);
+	rc = fio()->check(j, e);
+	json_decref(j);
+	return rc;
+}
+
+static void expect_bad(const char *text, const char *msg)
+{
+	struct err e;
+
+	assert_int_equal(check_json(text, &e), -EINVAL);
+	assert_string_equal(e.code, "bad_request");
+	if (strcmp(e.msg, msg))
+		fail_msg("for %s: got \"%s\", want \"%s\"", text, e.msg, msg);
+}
+
+static void test_check(void **state)
+{
+	struct err e;
+
+	assert_int_equal(fio()->check(NULL, &e), 0);
+	assert_int_equal(check_json("{}", &e), 0);
+	assert_int_equal(check_json("{\"rw\":\"randwrite\",\"bs\":\"4M\",\"ioengine\":\"libaio\","
+	                            "\"direct\":true,\"iodepth\":64,\"numjobs\":4,\"size\":\"2g\","
+	                            "\"runtime_s\":30,\"time_based\":true,\"rwmixread\":70}",
+	                            &e),
+	                 0);
+	expect_bad("{\"rw\":\"read\",\"blocksize\":\"4k\"}", "fio.blocksize: unknown option");
+	expect_bad("{\"bs\":\"4Q\"}", "fio.bs: must be a size like \"4k\", \"1M\" or \"2g\"");
+	expect_bad("{\"bs\":4096}", "fio.bs: must be a size like \"4k\", \"1M\" or \"2g\"");
+	expect_bad("{\"bs\":\"2G\"}", "fio.bs: must be 1..1G");
+	expect_bad("{\"size\":\"-1g\"}", "fio.size: must be a size like \"4k\", \"1M\" or \"2g\"");
+	expect_bad("{\"iodepth\":0}", "fio.iodepth: must be 1..4096");
+	expect_bad("{\"iodepth\":4097}", "fio.iodepth: must be 1..4096");
+	expect_bad("{\"iodepth\":\"64\"}", "fio.iodepth: must be an integer 1..4096");
+	expect_bad("{\"iodepth\":6.5}", "fio.iodepth: must be an integer 1..4096");
+	expect_bad("{\"numjobs\":257}", "fio.numjobs: must be 1..256");
+	expect_bad("{\"runtime_s\":0}", "fio.runtime_s: must be 1..86400");
+	expect_bad("{\"runtime_s\":86401}", "fio.runtime_s: must be 1..86400");
+	expect_bad("{\"rwmixread\":101}", "fio.rwmixread: must be 0..100");
+	expect_bad("{\"direct\":1}", "fio.direct: must be true or false");
+	expect_bad("{\"rw\":\"randomwrite\"}", "fio.rw: must be one of read|write|randread|"
+	                                       "randwrite|rw|readwrite|randrw|trim|randtrim|"
+	                                       "trimwrite");
+	expect_bad("{\"ioengine\":\"splice; rm -rf /\"}",
+	           "fio.ioengine: must be one of libaio|io_uring|psync|sync|pvsync|pvsync2|vsync|"
+	           "posixaio|mmap");
+	expect_bad("{\"time_based\":true}", "fio.time_based: needs runtime_s (fio would run "
+	                                    "forever)");
+	expect_bad("{\"bs\":\"1M\",\"size\":\"4k\"}", "fio.size: must be at least bs");
+	expect_bad("[1,2]", "fio: must be an object");
+}
+
+static json_t *load(const char *text)
+{
+	json_error_t jerr;
+	json_t *j = json_loads(text, 0, &jerr);
+
+	assert_non_null(j);
+	return j;
+}
+
+static void assert_argv(char **argv, const char *const *want)
+{
+	int i;
+
+	for (i = 0; want[i]; i++) {
+		if (!argv[i])
+			fail_msg("argv too short: missing \"%s\" at %d", want[i], i);
+		if (strcmp(argv[i], want[i]))
+			fail_msg("argv[%d] = \"%s\", want \"%s\"", i, argv[i], want[i]);
+	}
+	if (argv[i])
+		fail_msg("argv too long: extra \"%s\" at %d", argv[i], i);
+}
+
+/* The example body: rwmixread is kept out of a randwrite run. */
+static void test_argv_device(void **state)
+{
+	static const char *const want[] = {
+		"/usr/bin/fio",      "--name=ft-job12-l1",    "--output-format=json",
+		"--group_reporting", "--filename=/dev/loop0", "--rw=randwrite",
+		"--bs=4M",           "--ioengine=libaio",     "--direct=1",
+		"--iodepth=64",      "--numjobs=4",           "--size=2G",
+		"--runtime=30",      "--time_based",          NULL,
+	};
+	struct engine_target t = { "/usr/bin/fio", "/dev/loop0", NULL, "ft-job12-l1" };
+	json_t *o = load("{\"rw\":\"randwrite\",\"bs\":\"4M\",\"ioengine\":\"libaio\","
+	                 "\"direct\":true,\"iodepth\":64,\"numjobs\":4,\"size\":\"2g\","
+	                 "\"runtime_s\":30,\"time_based\":true,\"rwmixread\":70}");
+	char **argv = NULL;
+	struct err e;
+
+	assert_int_equal(fio()->argv_build(o, &t, &argv, &e), 0);
+	assert_argv(argv, want);
+	engine_argv_free(argv);
+	json_decref(o);
+}
+
+static void test_argv_directory_mixed(void **state)
+{
+	static const char *const want[] = {
+		"fio",
+		"--name=ft-job3-l2",
+		"--output-format=json",
+		"--group_reporting",
+		"--directory=/mnt/test dir\\:1",
+		"--rw=randrw",
+		"--bs=4097",
+		"--direct=0",
+		"--size=64M",
+		"--rwmixread=70",
+		NULL,
+	};
+	struct engine_target t = { "fio", "/dev/loop0", "/mnt/test dir:1", "ft-job3-l2" };
+	json_t *o = load("{\"rw\":\"randrw\",\"bs\":\"4097\",\"direct\":false,\"size\":\"64m\","
+	                 "\"rwmixread\":70}");
+	char **argv = NULL;
+	struct err e;
+
+	assert_int_equal(fio()->argv_build(o, &t, &argv, &e), 0);
+	assert_argv(argv, want);
+	engine_argv_free(argv);
+	json_decref(o);
+}
+
+static void test_argv_refused(void **state)
+{
+	struct engine_target t = { "fio", "/dev/loop0", "/mnt/test", "ft-job3-l2" };
+	json_t *o = load("{\"rw\":\"write\"}");
+	json_t *bad = load("{\"iodepth\":0}");
+	char **argv = (char **)1;
+	struct err e;
+
+	assert_int_equal(fio()->argv_build(o, &t, &argv, &e), -EINVAL);
+	assert_null(argv);
+	assert_string_equal(e.msg, "fio.size: required when the job writes files in a directory");
+	t.directory = NULL;
+	assert_int_equal(fio()->argv_build(bad, &t, &argv, &e), -EINVAL);
+	assert_string_equal(e.msg, "fio.iodepth: must be 1..4096");
+	json_decref(o);
+	json_decref(bad);
+}
+
+static void test_progress(void **state)
+{
+	json_t *o = load("{\"runtime_s\":30,\"time_based\":true}");
+	json_t *none = load("{\"size\":\"1g\"}");
+
+	assert_true(fio()->expected_runtime_s(o) == 30);
+	assert_true(fio()->expected_runtime_s(none) == 0);
+	assert_true(fio()->progress(o, 0, NULL, 0, NULL, 0) == 0);
+	assert_true(fio()->progress(o, 15, NULL, 0, NULL, 0) == 0.5);
+	assert_true(fio()->progress(o, 45, NULL, 0, NULL, 0) == 0.99);
+	assert_true(fio()->progress(none, 15, NULL, 0, NULL, 0) == -1);
+	assert_true(fio()->progress(NULL, 15, NULL, 0, NULL, 0) == -1);
+	json_decref(o);
+	json_decref(none);
+}
+
+static void test_registry(void **state)
+{
+	char path[512], *dir, *old_path = strdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+	struct err e;
+
+	assert_ptr_equal(engine_find("fio"), &fio_engine);
+	assert_ptr_equal(engine_find("dd"), &dd_engine);
+	assert_ptr_equal(engine_find("bonnie"), &bonnie_engine);
+	assert_ptr_equal(engine_find("iozone"), &iozone_engine);
+	assert_null(engine_find("bonnie++"));
+	assert_null(engine_find(NULL));
+	assert_string_equal(fio_engine.raw_stream, "stdout");
+	assert_string_equal(dd_engine.raw_stream, "stderr");
+	assert_int_equal(bonnie_engine.needs_directory, 1);
+	assert_int_equal(fio_engine.needs_directory, 0);
+
+	snprintf(path, sizeof(path), "%s/fake-fio.sh", FT_FIXTURES);
+	assert_int_equal(engine_available(&fio_engine, path, &e), 0);
+	assert_int_equal(engine_available(&fio_engine, "/nonexistent/fio", &e), -ENOENT);
+	assert_string_equal(e.code, "engine_unavailable");
+	assert_non_null(strstr(e.msg, "/nonexistent/fio"));
+
+	/* iozone is looked up on PATH. */
+	dir = tu_tmpdir();
+	setenv("PATH", dir, 1);
+	assert_int_equal(engine_available(&iozone_engine, NULL, &e), -ENOENT);
+	assert_string_equal(e.msg, "engine 'iozone' is not available: 'iozone' not found on PATH");
+	tu_write(dir, "iozone", "#!/bin/sh\n", 0755);
+	assert_int_equal(engine_available(&iozone_engine, NULL, &e), 0);
+	setenv("PATH", old_path, 1);
+	assert_int_equal(engine_available(&dd_engine, NULL, &e), 0);
+	tu_rmrf(dir);
+	free(dir);
+	free(old_path);
+}
+
+static void test_metrics(void **state)
+{
+	struct metrics m = { 0 };
+	int i;
+
+	metrics_set(&m, "read.bw_mib", 1);
+	metrics_set(&m, "read.bw_mib", 2);
+	metrics_set(&m, "write.bw_mib", 3);
+	assert_int_equal(m.n, 2);
+	assert_true(metrics_get(&m, "read.bw_mib")->value == 2);
+	assert_null(metrics_get(&m, "read.iops"));
+	for (i = 0; i < METRICS_MAX + 5; i++) {
+		char name[48];
+
+		snprintf(name, sizeof(name), "m%d", i);
+		metrics_set(&m, name, i);
+	}
+	assert_int_equal(m.n, METRICS_MAX);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_read),
+		cmocka_unit_test(test_parse_write),
+		cmocka_unit_test(test_parse_randrw),
+		cmocka_unit_test(test_parse_randwrite_numjobs4),
+		cmocka_unit_test(test_parse_error_before_json),
+		cmocka_unit_test(test_parse_no_json),
+		cmocka_unit_test(test_parse_killed),
+		cmocka_unit_test(test_parse_truncated),
+		cmocka_unit_test(test_check),
+		cmocka_unit_test(test_argv_device),
+		cmocka_unit_test(test_argv_directory_mixed),
+		cmocka_unit_test(test_argv_refused),
+		cmocka_unit_test(test_progress),
+		cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_metrics),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
