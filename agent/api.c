@@ -19,13 +19,14 @@ static const struct {
 	const char *code;
 	int status;
 } status_table[] = {
-	{"bad_request", 400},     {"bad_json", 400},        {"unauthorized", 401},
-	{"forbidden", 403},       {"read_only", 403},       {"device_not_allowed", 403},
-	{"dir_not_allowed", 403}, {"not_found", 404},       {"unknown_param", 404},
-	{"unknown_sysctl", 404},  {"method_not_allowed", 405}, {"conflict", 409},
-	{"device_busy", 409},    {"device_refused", 409},  {"cancelled", 409}, {"interrupted", 409},     {"too_large", 413},       {"invalid_value", 422},
-	{"kernel_rejected", 422}, {"engine_unavailable", 422}, {"store_error", 500},
-	{"restore_failed", 500},  {"engine_failed", 500},   {"internal", 500},
+	{ "bad_request", 400 },     { "bad_json", 400 },           { "unauthorized", 401 },
+	{ "forbidden", 403 },       { "read_only", 403 },          { "device_not_allowed", 403 },
+	{ "dir_not_allowed", 403 }, { "not_found", 404 },          { "unknown_param", 404 },
+	{ "unknown_sysctl", 404 },  { "method_not_allowed", 405 }, { "conflict", 409 },
+	{ "device_busy", 409 },     { "device_refused", 409 },     { "cancelled", 409 },
+	{ "interrupted", 409 },     { "too_large", 413 },          { "invalid_value", 422 },
+	{ "kernel_rejected", 422 }, { "engine_unavailable", 422 }, { "store_error", 500 },
+	{ "restore_failed", 500 },  { "engine_failed", 500 },      { "internal", 500 },
 };
 
 int api_status_for(const char *code)
@@ -41,7 +42,8 @@ int api_status_for(const char *code)
 void api_json(struct http_resp *resp, int status, json_t *json)
 {
 	resp->status = status;
-	http_body_take(resp, json_dumps(json, JSON_COMPACT | JSON_ENSURE_ASCII), "application/json");
+	http_body_take(resp, json_dumps(json, JSON_COMPACT | JSON_ENSURE_ASCII),
+	               "application/json");
 	json_decref(json);
 }
 
@@ -52,8 +54,7 @@ void api_fail(struct http_resp *resp, const struct err *e)
 	http_error(resp, api_status_for(code), code, "%s", e->msg[0] ? e->msg : "failed");
 }
 
-int api_keys_check(const json_t *obj, const char *const *allowed, const char *path,
-		   struct err *e)
+int api_keys_check(const json_t *obj, const char *const *allowed, const char *path, struct err *e)
 {
 	const char *key;
 	json_t *v;
@@ -68,13 +69,13 @@ int api_keys_check(const json_t *obj, const char *const *allowed, const char *pa
 				ok = true;
 		if (!ok)
 			return err_set(e, -EINVAL, "bad_request", "%s%s%.64s: unknown field",
-				       path ? path : "", path ? "." : "", key);
+			               path ? path : "", path ? "." : "", key);
 	}
 	return 0;
 }
 
 json_t *api_body_object(const struct http_req *req, struct http_resp *resp,
-			const char *const *allowed, bool empty_ok)
+                        const char *const *allowed, bool empty_ok)
 {
 	json_error_t jerr;
 	struct err e;
@@ -84,8 +85,9 @@ json_t *api_body_object(const struct http_req *req, struct http_resp *resp,
 		return json_object();
 	o = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!o) {
-		http_error(resp, 400, "bad_json", "request body is not valid JSON: %s (line %d, column %d)",
-			   jerr.text, jerr.line, jerr.column);
+		http_error(resp, 400, "bad_json",
+		           "request body is not valid JSON: %s (line %d, column %d)", jerr.text,
+		           jerr.line, jerr.column);
 		return NULL;
 	}
 	if (!json_is_object(o)) {
@@ -113,7 +115,7 @@ json_t *api_time(double epoch_s)
 }
 
 int api_query_int(const struct http_req *req, const char *key, long long def, long long min,
-		  long long max, long long *out, struct err *e)
+                  long long max, long long *out, struct err *e)
 {
 	const char *v = http_query(req, key);
 	int64_t n;
@@ -123,7 +125,7 @@ int api_query_int(const struct http_req *req, const char *key, long long def, lo
 		return 0;
 	if (num_parse_i64(v, &n) || n < min || n > max)
 		return err_set(e, -EINVAL, "bad_request", "%s: expected an integer in %lld..%lld",
-			       key, min, max);
+		               key, min, max);
 	*out = n;
 	return 0;
 }
@@ -131,7 +133,7 @@ int api_query_int(const struct http_req *req, const char *key, long long def, lo
 void api_origin(const struct http_req *req, char *out, size_t len)
 {
 	snprintf(out, len, "request %llu %s %.200s", (unsigned long long)req->id, req->method,
-		 req->path);
+	         req->path);
 }
 
 /* A parameter value as JSON: integers as numbers, the rest as strings. */
@@ -147,17 +149,17 @@ static json_t *value_json(enum param_kind kind, const char *v)
 }
 
 /* A request value (integer or string) as the string written to the kernel. */
-static int value_from_json(const json_t *v, const char *field, char *out, size_t len,
-			   struct err *e)
+static int value_from_json(const json_t *v, const char *field, char *out, size_t len, struct err *e)
 {
 	if (json_is_integer(v)) {
 		snprintf(out, len, "%lld", (long long)json_integer_value(v));
 		return 0;
 	}
 	if (json_is_string(v)) {
-		if (json_string_length(v) >= len || strlen(json_string_value(v)) != json_string_length(v))
-			return err_set(e, -EINVAL, "bad_request", "%s: string too long or contains NUL",
-				       field);
+		if (json_string_length(v) >= len ||
+		    strlen(json_string_value(v)) != json_string_length(v))
+			return err_set(e, -EINVAL, "bad_request",
+			               "%s: string too long or contains NUL", field);
 		snprintf(out, len, "%s", json_string_value(v));
 		return 0;
 	}
@@ -192,9 +194,9 @@ static void health_get(void *app, const struct http_req *req, struct http_resp *
 	struct agent *a = app;
 
 	api_json(resp, 200,
-		 json_pack("{s:s,s:s,s:s,s:I}", "status", "ok", "version", FLEETTUNE_VERSION,
-			   "node", a->node, "uptime_s",
-			   (json_int_t)(time_mono_s() - a->started_mono_s)));
+	         json_pack("{s:s,s:s,s:s,s:I}", "status", "ok", "version", FLEETTUNE_VERSION,
+	                   "node", a->node, "uptime_s",
+	                   (json_int_t)(time_mono_s() - a->started_mono_s)));
 }
 
 static void devices_list(void *app, const struct http_req *req, struct http_resp *resp)
@@ -212,11 +214,11 @@ static void devices_list(void *app, const struct http_req *req, struct http_resp
 	}
 	arr = json_array();
 	for (i = 0; i < n; i++)
-		json_array_append_new(
-			arr, json_pack("{s:s,s:I,s:b,s:s,s:b}", "name", list[i].name, "size_bytes",
-				       (json_int_t)list[i].size_bytes, "rotational",
-				       list[i].rotational, "scheduler", list[i].scheduler,
-				       "writable", list[i].writable));
+		json_array_append_new(arr,
+		                      json_pack("{s:s,s:I,s:b,s:s,s:b}", "name", list[i].name,
+		                                "size_bytes", (json_int_t)list[i].size_bytes,
+		                                "rotational", list[i].rotational, "scheduler",
+		                                list[i].scheduler, "writable", list[i].writable));
 	free(list);
 	api_json(resp, 200, json_pack("{s:o}", "devices", arr));
 }
@@ -224,7 +226,7 @@ static void devices_list(void *app, const struct http_req *req, struct http_resp
 /* Render the GET params body for dev; caller frees. */
 static char *params_body(struct agent *a, const char *dev, struct err *e)
 {
-	struct params ps = {0, NULL};
+	struct params ps = { 0, NULL };
 	json_t *obj, *o;
 	char *body;
 	int i;
@@ -340,7 +342,7 @@ static void tune_fail(struct http_resp *resp, const struct err *e, bool rolled_b
 	api_json(resp, api_status_for(code), o);
 }
 
-static const char *const value_keys[] = {"value", NULL};
+static const char *const value_keys[] = { "value", NULL };
 
 static void param_put(void *app, const struct http_req *req, struct http_resp *resp)
 {
@@ -381,7 +383,7 @@ fail:
 	api_fail(resp, &e);
 }
 
-static const char *const patch_keys[] = {"params", NULL};
+static const char *const patch_keys[] = { "params", NULL };
 
 static void params_patch(void *app, const struct http_req *req, struct http_resp *resp)
 {
@@ -401,8 +403,8 @@ static void params_patch(void *app, const struct http_req *req, struct http_resp
 	params = json_object_get(body, "params");
 	if (!json_is_object(params) || json_object_size(params) == 0 ||
 	    json_object_size(params) > PATCH_MAX_PARAMS) {
-		err_set(&e, -EINVAL, "bad_request", "params: expected an object of 1..%d parameters",
-			PATCH_MAX_PARAMS);
+		err_set(&e, -EINVAL, "bad_request",
+		        "params: expected an object of 1..%d parameters", PATCH_MAX_PARAMS);
 		goto fail;
 	}
 	items = xcalloc(json_object_size(params), sizeof(*items));
@@ -426,7 +428,7 @@ static void params_patch(void *app, const struct http_req *req, struct http_resp
 	applied = json_object();
 	for (i = 0; i < n; i++)
 		json_object_set_new(applied, items[i].name,
-				    item_json(&items[i], json_object_get(params, items[i].name)));
+		                    item_json(&items[i], json_object_get(params, items[i].name)));
 	api_json(resp, 200, json_pack("{s:s,s:o}", "device", req->args[0], "applied", applied));
 	goto out;
 fail:
@@ -438,10 +440,10 @@ out:
 
 static json_t *session_json(const struct session_rec *s)
 {
-	json_t *o = json_pack("{s:I,s:s,s:s,s:I,s:o,s:o}", "id", (json_int_t)s->id, "device",
-			      s->device, "state", s->state, "ttl_s", (json_int_t)s->ttl_s,
-			      "created_at", api_time(s->created_at), "expires_at",
-			      api_time(s->expires_at));
+	json_t *o =
+	        json_pack("{s:I,s:s,s:s,s:I,s:o,s:o}", "id", (json_int_t)s->id, "device", s->device,
+	                  "state", s->state, "ttl_s", (json_int_t)s->ttl_s, "created_at",
+	                  api_time(s->created_at), "expires_at", api_time(s->expires_at));
 
 	if (s->ended_at > 0) {
 		json_object_set_new(o, "ended_at", api_time(s->ended_at));
@@ -459,7 +461,7 @@ static int id_arg(const struct http_req *req, int idx, int64_t *id, struct err *
 	return 0;
 }
 
-static const char *const session_keys[] = {"ttl_s", NULL};
+static const char *const session_keys[] = { "ttl_s", NULL };
 
 static void session_post(void *app, const struct http_req *req, struct http_resp *resp)
 {
@@ -587,7 +589,7 @@ static void session_delete(void *app, const struct http_req *req, struct http_re
 static void sysctls_get(void *app, const struct http_req *req, struct http_resp *resp)
 {
 	struct agent *a = app;
-	struct params ps = {0, NULL};
+	struct params ps = { 0, NULL };
 	json_t *obj;
 	struct err e;
 	int i;
@@ -598,8 +600,8 @@ static void sysctls_get(void *app, const struct http_req *req, struct http_resp 
 	for (i = 0; i < ps.n; i++)
 		json_object_set_new(obj, ps.p[i].name, param_json(&ps.p[i]));
 	sysfs_params_release(&ps);
-	api_json(resp, 200, json_pack("{s:o,s:b}", "sysctls", obj, "writes_allowed",
-				      a->cfg.allow_sysctl));
+	api_json(resp, 200,
+	         json_pack("{s:o,s:b}", "sysctls", obj, "writes_allowed", a->cfg.allow_sysctl));
 }
 
 static void sysctl_get(void *app, const struct http_req *req, struct http_resp *resp)
@@ -678,41 +680,42 @@ static void changes_list(void *app, const struct http_req *req, struct http_resp
 		const struct change_rec *c = &list[i];
 
 		json_array_append_new(
-			arr, json_pack("{s:I,s:o,s:s,s:s,s:o,s:o,s:o,s:s,s:s,s:o}", "id",
-				       (json_int_t)c->id, "at", api_time(c->at), "device", c->device,
-				       "name", c->name, "previous",
-				       opt_string(c->has_previous, c->previous), "requested",
-				       opt_string(c->has_requested, c->requested), "applied",
-				       opt_string(c->has_applied, c->applied), "outcome", c->outcome,
-				       "origin", c->origin, "message",
-				       opt_string(c->has_message, c->message)));
+		        arr, json_pack("{s:I,s:o,s:s,s:s,s:o,s:o,s:o,s:s,s:s,s:o}", "id",
+		                       (json_int_t)c->id, "at", api_time(c->at), "device",
+		                       c->device, "name", c->name, "previous",
+		                       opt_string(c->has_previous, c->previous), "requested",
+		                       opt_string(c->has_requested, c->requested), "applied",
+		                       opt_string(c->has_applied, c->applied), "outcome",
+		                       c->outcome, "origin", c->origin, "message",
+		                       opt_string(c->has_message, c->message)));
 	}
 	free(list);
 	api_json(resp, 200, json_pack("{s:o}", "changes", arr));
 }
 
 const struct route api_routes[] = {
-	{"GET", "/api/v1/health", health_get, ROUTE_PUBLIC},
-	{"GET", "/api/v1/devices", devices_list, 0},
-	{"GET", "/api/v1/devices/{dev}/params", params_get, 0},
-	{"PATCH", "/api/v1/devices/{dev}/params", params_patch, 0},
-	{"GET", "/api/v1/devices/{dev}/params/{name}", param_get, 0},
-	{"PUT", "/api/v1/devices/{dev}/params/{name}", param_put, 0},
-	{"POST", "/api/v1/devices/{dev}/sessions", session_post, 0},
-	{"GET", "/api/v1/sessions", sessions_list, 0},
-	{"GET", "/api/v1/sessions/{id}", session_get, 0},
-	{"POST", "/api/v1/sessions/{id}/renew", session_renew_post, 0},
-	{"DELETE", "/api/v1/sessions/{id}", session_delete, 0},
-	{"GET", "/api/v1/sysctl", sysctls_get, 0},
-	{"GET", "/api/v1/sysctl/{name}", sysctl_get, 0},
-	{"PUT", "/api/v1/sysctl/{name}", sysctl_put, 0},
-	{"GET", "/api/v1/changes", changes_list, 0},
-	{"POST", "/api/v1/jobs", api_jobs_post, 0},
-	{"GET", "/api/v1/jobs", api_jobs_list, 0},
-	{"GET", "/api/v1/jobs/{id}", api_job_get, 0},
-	{"DELETE", "/api/v1/jobs/{id}", api_job_delete, 0},
-	{"GET", "/api/v1/jobs/{id}/raw", api_job_raw, 0},
-	{"GET", "/api/v1/results", api_results_list, 0},
+	{ "GET", "/api/v1/health", health_get, ROUTE_PUBLIC },
+	{ "GET", "/api/v1/devices", devices_list, 0 },
+	{ "GET", "/api/v1/devices/{dev}/params", params_get, 0 },
+	{ "PATCH", "/api/v1/devices/{dev}/params", params_patch, 0 },
+	{ "GET", "/api/v1/devices/{dev}/params/{name}", param_get, 0 },
+	{ "PUT", "/api/v1/devices/{dev}/params/{name}", param_put, 0 },
+	{ "POST", "/api/v1/devices/{dev}/sessions", session_post, 0 },
+	{ "GET", "/api/v1/sessions", sessions_list, 0 },
+	{ "GET", "/api/v1/sessions/{id}", session_get, 0 },
+	{ "POST", "/api/v1/sessions/{id}/renew", session_renew_post, 0 },
+	{ "DELETE", "/api/v1/sessions/{id}", session_delete, 0 },
+	{ "GET", "/api/v1/sysctl", sysctls_get, 0 },
+	{ "GET", "/api/v1/sysctl/{name}", sysctl_get, 0 },
+	{ "PUT", "/api/v1/sysctl/{name}", sysctl_put, 0 },
+	{ "GET", "/api/v1/changes", changes_list, 0 },
+	{ "POST", "/api/v1/jobs", api_jobs_post, 0 },
+	{ "GET", "/api/v1/jobs", api_jobs_list, 0 },
+	{ "GET", "/api/v1/jobs/{id}", api_job_get, 0 },
+	{ "DELETE", "/api/v1/jobs/{id}", api_job_delete, 0 },
+	{ "GET", "/api/v1/jobs/{id}/raw", api_job_raw, 0 },
+	{ "GET", "/api/v1/results", api_results_list, 0 },
+	{ "GET", "/metrics", api_metrics, ROUTE_METRICS },
 };
 
 const int api_n_routes = (int)(sizeof(api_routes) / sizeof(api_routes[0]));

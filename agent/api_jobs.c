@@ -36,7 +36,7 @@ static json_t *summary_json(json_t *passes)
 	json_array_foreach(passes, i, pass)
 	{
 		json_object_foreach(json_object_get(pass, "metrics"), name, v)
-			json_object_set_new(names, name, json_true());
+		        json_object_set_new(names, name, json_true());
 	}
 	json_object_foreach(names, name, v)
 	{
@@ -51,8 +51,8 @@ static json_t *summary_json(json_t *passes)
 		}
 		stats_summarize(vals, k, &st);
 		json_object_set_new(summary, name,
-				    json_pack("{s:f,s:f,s:f,s:f,s:i}", "mean", st.mean, "stdev",
-					      st.stdev, "min", st.min, "max", st.max, "n", st.n));
+		                    json_pack("{s:f,s:f,s:f,s:f,s:i}", "mean", st.mean, "stdev",
+		                              st.stdev, "min", st.min, "max", st.max, "n", st.n));
 	}
 	json_decref(names);
 	free(vals);
@@ -72,30 +72,31 @@ static json_t *job_json(struct agent *a, const struct job_rec *j)
 	if (store_job_passes(a->store, j->id, &passes, &n, &e) == 0) {
 		for (i = 0; i < n; i++)
 			json_array_append_new(
-				arr, json_pack("{s:i,s:o,s:o,s:o}", "loop", passes[i].loop,
-					       "started_at", api_time(passes[i].started_at),
-					       "finished_at", api_time(passes[i].finished_at),
-					       "metrics", json_or_null(passes[i].metrics)));
+			        arr, json_pack("{s:i,s:o,s:o,s:o}", "loop", passes[i].loop,
+			                       "started_at", api_time(passes[i].started_at),
+			                       "finished_at", api_time(passes[i].finished_at),
+			                       "metrics", json_or_null(passes[i].metrics)));
 		store_passes_free(passes, n);
 	}
 	progress = job_progress(a->jobs, j->id, &running);
 	if (!running)
 		progress = !strcmp(j->state, "succeeded") ? 1.0
-			   : j->loops > 0		  ? (double)j->loops_done / j->loops
-							  : 0;
+		           : j->loops > 0                 ? (double)j->loops_done / j->loops
+		                                          : 0;
 	o = json_pack("{s:I,s:s,s:s,s:s,s:o,s:o,s:f,s:i,s:i}", "id", (json_int_t)j->id, "state",
-		      j->state, "device", j->device, "engine", j->engine, "spec",
-		      json_or_null(j->spec), "labels", json_or_null(j->labels), "progress",
-		      progress, "loops", j->loops, "loops_done", j->loops_done);
+	              j->state, "device", j->device, "engine", j->engine, "spec",
+	              json_or_null(j->spec), "labels", json_or_null(j->labels), "progress",
+	              progress, "loops", j->loops, "loops_done", j->loops_done);
 	json_object_set_new(o, "summary", summary_json(arr));
 	json_object_set_new(o, "passes", arr);
 	json_object_set_new(o, "params", json_or_null(j->params));
 	json_object_set_new(o, "created_at", api_time(j->created_at));
 	json_object_set_new(o, "started_at", api_time(j->started_at));
 	json_object_set_new(o, "finished_at", api_time(j->finished_at));
-	json_object_set_new(o, "error", j->has_error ? json_pack("{s:s,s:s}", "code", j->error_code,
-								 "message", j->error_message)
-						     : json_null());
+	json_object_set_new(o, "error",
+	                    j->has_error ? json_pack("{s:s,s:s}", "code", j->error_code, "message",
+	                                             j->error_message)
+	                                 : json_null());
 	return o;
 }
 
@@ -139,8 +140,8 @@ void api_jobs_post(void *app, const struct http_req *req, struct http_resp *resp
 	api_json(resp, 202, json_pack("{s:I,s:s}", "id", (json_int_t)id, "state", "queued"));
 }
 
-static const char *const job_states[] = {"queued",    "running",     "succeeded", "failed",
-					 "cancelled", "interrupted", NULL};
+static const char *const job_states[] = { "queued",    "running",     "succeeded", "failed",
+	                                  "cancelled", "interrupted", NULL };
 
 static bool state_ok(const char *s)
 {
@@ -241,8 +242,8 @@ void api_job_raw(void *app, const struct http_req *req, struct http_resp *resp)
 	resp->status = 200;
 	resp->body = raw;
 	resp->body_len = len;
-	resp->content_type = (len && raw[0] == '{') ? "application/json"
-						     : "text/plain; charset=utf-8";
+	resp->content_type =
+	        (len && raw[0] == '{') ? "application/json" : "text/plain; charset=utf-8";
 }
 
 /* "since": epoch seconds, or ISO-8601 "2026-11-29T23:00:00Z", or a date "2026-11-29". */
@@ -294,7 +295,7 @@ void api_results_list(void *app, const struct http_req *req, struct http_resp *r
 		if (!strncmp(kv->key, "label.", 6) && kv->key[6]) {
 			if (f.n_labels == STORE_FILTER_MAX) {
 				err_set(&e, -EINVAL, "bad_request", "at most %d label filters",
-					STORE_FILTER_MAX);
+				        STORE_FILTER_MAX);
 				goto fail;
 			}
 			f.labels[f.n_labels].key = kv->key + 6;
@@ -302,25 +303,26 @@ void api_results_list(void *app, const struct http_req *req, struct http_resp *r
 		} else if (!strncmp(kv->key, "param.", 6) && kv->key[6]) {
 			if (f.n_params == STORE_FILTER_MAX) {
 				err_set(&e, -EINVAL, "bad_request", "at most %d param filters",
-					STORE_FILTER_MAX);
+				        STORE_FILTER_MAX);
 				goto fail;
 			}
 			f.params[f.n_params].key = kv->key + 6;
 			f.params[f.n_params++].value = kv->value;
 		} else if (strcmp(kv->key, "device") && strcmp(kv->key, "engine") &&
-			   strcmp(kv->key, "state") && strcmp(kv->key, "since") &&
-			   strcmp(kv->key, "limit") && strcmp(kv->key, "before_id")) {
+		           strcmp(kv->key, "state") && strcmp(kv->key, "since") &&
+		           strcmp(kv->key, "limit") && strcmp(kv->key, "before_id")) {
 			err_set(&e, -EINVAL, "bad_request",
-				"unknown filter '%.64s' (device, engine, state, label.KEY, "
-				"param.NAME, since, limit, before_id)",
-				kv->key);
+			        "unknown filter '%.64s' (device, engine, state, label.KEY, "
+			        "param.NAME, since, limit, before_id)",
+			        kv->key);
 			goto fail;
 		}
 	}
 	since = http_query(req, "since");
 	if (since && since_parse(since, &f.since)) {
 		err_set(&e, -EINVAL, "bad_request",
-			"since: expected epoch seconds or 2026-11-29T23:00:00Z, got '%.40s'", since);
+		        "since: expected epoch seconds or 2026-11-29T23:00:00Z, got '%.40s'",
+		        since);
 		goto fail;
 	}
 	if (api_query_int(req, "limit", 50, 1, RESULTS_LIMIT_MAX, &limit, &e) ||
@@ -334,9 +336,9 @@ void api_results_list(void *app, const struct http_req *req, struct http_resp *r
 	for (i = 0; i < n; i++)
 		json_array_append_new(arr, job_json(a, &list[i]));
 	api_json(resp, 200,
-		 json_pack("{s:o,s:o}", "results", arr, "next_before_id",
-			   n == f.limit && n > 0 ? json_integer((json_int_t)list[n - 1].id)
-						 : json_null()));
+	         json_pack("{s:o,s:o}", "results", arr, "next_before_id",
+	                   n == f.limit && n > 0 ? json_integer((json_int_t)list[n - 1].id)
+	                                         : json_null()));
 	store_jobs_free(list, n);
 	return;
 fail:

@@ -19,15 +19,14 @@ void api_fail(struct http_resp *resp, const struct err *e);
  * empty_ok. On failure the 400 is already in resp and NULL is returned.
  */
 json_t *api_body_object(const struct http_req *req, struct http_resp *resp,
-			const char *const *allowed, bool empty_ok);
+                        const char *const *allowed, bool empty_ok);
 /* Check obj has only allowed keys; fills err ("bad_request") naming path.key. */
-int api_keys_check(const json_t *obj, const char *const *allowed, const char *path,
-		   struct err *e);
+int api_keys_check(const json_t *obj, const char *const *allowed, const char *path, struct err *e);
 /* ISO-8601 UTC string for epoch seconds (0 -> JSON null). */
 json_t *api_time(double epoch_s);
 /* Parse an optional integer query argument within [min,max]; def if absent. */
 int api_query_int(const struct http_req *req, const char *key, long long def, long long min,
-		  long long max, long long *out, struct err *e);
+                  long long max, long long *out, struct err *e);
 /* "request 12 PUT /api/v1/..." */
 void api_origin(const struct http_req *req, char *out, size_t len);
 

@@ -42,7 +42,7 @@ struct conn_state {
 };
 
 static const char csp_header[] = "default-src 'self'; img-src 'self' data:; "
-				 "frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+                                 "frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 const char *http_query(const struct http_req *r, const char *key)
 {
@@ -154,7 +154,7 @@ static void req_release(struct http_req *r)
 }
 
 static enum MHD_Result query_collect(void *cls, enum MHD_ValueKind kind, const char *key,
-				     size_t key_size, const char *value, size_t value_size)
+                                     size_t key_size, const char *value, size_t value_size)
 {
 	struct http_req *r = cls;
 	char *k, *v;
@@ -208,7 +208,8 @@ static int route_match(const char *pattern, const char *path, struct http_req *r
 				return -1;
 			}
 			r->args[r->n_args++] = seg;
-		} else if ((size_t)(pe - p) != (size_t)(ue - u) || strncmp(p, u, (size_t)(pe - p))) {
+		} else if ((size_t)(pe - p) != (size_t)(ue - u) ||
+		           strncmp(p, u, (size_t)(pe - p))) {
 			return 0;
 		}
 		p = pe;
@@ -251,7 +252,7 @@ int httpd_counters(struct httpd *h, struct http_counter **out)
 }
 
 static bool authorized(struct httpd *h, struct MHD_Connection *c, const char *method,
-		       const struct route *rt)
+                       const struct route *rt)
 {
 	const char *auth;
 
@@ -273,11 +274,11 @@ static enum MHD_Result send_resp(struct MHD_Connection *c, struct http_resp *res
 	enum MHD_Result ret;
 
 	r = MHD_create_response_from_buffer(resp->body_len, resp->body ? resp->body : (char *)"",
-					    resp->body ? MHD_RESPMEM_MUST_FREE
-						       : MHD_RESPMEM_PERSISTENT);
+	                                    resp->body ? MHD_RESPMEM_MUST_FREE
+	                                               : MHD_RESPMEM_PERSISTENT);
 	resp->body = NULL;
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
-				resp->content_type ? resp->content_type : "application/json");
+	                        resp->content_type ? resp->content_type : "application/json");
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(r, "Content-Security-Policy", csp_header);
 	if (api)
@@ -286,7 +287,7 @@ static enum MHD_Result send_resp(struct MHD_Connection *c, struct http_resp *res
 		MHD_add_response_header(r, MHD_HTTP_HEADER_LOCATION, resp->location);
 	if (resp->status == 401)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
-					"Bearer realm=\"fleettune\"");
+		                        "Bearer realm=\"fleettune\"");
 	ret = MHD_queue_response(c, (unsigned int)resp->status, r);
 	MHD_destroy_response(r);
 	free(resp->location);
@@ -297,14 +298,14 @@ static enum MHD_Result send_resp(struct MHD_Connection *c, struct http_resp *res
 static const struct {
 	const char *ext, *type;
 } mime_types[] = {
-	{".html", "text/html; charset=utf-8"},
-	{".js", "text/javascript; charset=utf-8"},
-	{".css", "text/css; charset=utf-8"},
-	{".json", "application/json"},
-	{".svg", "image/svg+xml"},
-	{".png", "image/png"},
-	{".ico", "image/x-icon"},
-	{".txt", "text/plain; charset=utf-8"},
+	{ ".html", "text/html; charset=utf-8" },
+	{ ".js", "text/javascript; charset=utf-8" },
+	{ ".css", "text/css; charset=utf-8" },
+	{ ".json", "application/json" },
+	{ ".svg", "image/svg+xml" },
+	{ ".png", "image/png" },
+	{ ".ico", "image/x-icon" },
+	{ ".txt", "text/plain; charset=utf-8" },
 };
 
 /* Serve web_root/path for GET; every segment must be a plain name. */
@@ -345,9 +346,8 @@ static void serve_static(struct httpd *h, const char *url, struct http_resp *res
 	resp->content_type = type;
 }
 
-static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
-		     const char *method, struct conn_state *cs, struct http_resp *resp,
-		     int *route_idx)
+static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url, const char *method,
+                     struct conn_state *cs, struct http_resp *resp, int *route_idx)
 {
 	struct http_req req;
 	bool path_known = false;
@@ -374,7 +374,7 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 		if (m < 0) {
 			req_release(&req);
 			http_error(resp, 400, "bad_request",
-				   "invalid path segment (contains '/', '..', or NUL)");
+			           "invalid path segment (contains '/', '..', or NUL)");
 			return;
 		}
 		if (!m)
@@ -386,7 +386,7 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 		if (!authorized(h, c, method, rt)) {
 			req_release(&req);
 			http_error(resp, 401, "unauthorized",
-				   "missing or wrong bearer token (Authorization: Bearer TOKEN)");
+			           "missing or wrong bearer token (Authorization: Bearer TOKEN)");
 			return;
 		}
 		MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, query_collect, &req);
@@ -397,7 +397,7 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 	req_release(&req);
 	if (path_known) {
 		http_error(resp, 405, "method_not_allowed", "%s is not allowed on %.200s", method,
-			   url);
+		           url);
 		return;
 	}
 	if (strncmp(url, "/api/", 5) && h->cfg.web_root && !strcmp(method, "GET")) {
@@ -408,13 +408,12 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
-				  const char *method, const char *version,
-				  const char *upload_data, size_t *upload_data_size,
-				  void **con_cls)
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls)
 {
 	struct httpd *h = cls;
 	struct conn_state *cs = *con_cls;
-	struct http_resp resp = {0, NULL, 0, NULL, NULL};
+	struct http_resp resp = { 0, NULL, 0, NULL, NULL };
 	int route_idx;
 	enum MHD_Result ret;
 
@@ -424,7 +423,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 
 		cs = xcalloc(1, sizeof(*cs));
 		*con_cls = cs;
-		cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+		cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+		                                 MHD_HTTP_HEADER_CONTENT_LENGTH);
 		if (cl && num_parse_size(cl, &n) == 0 && n > HTTP_MAX_BODY)
 			cs->too_large = true;
 		return MHD_YES;
@@ -447,7 +447,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
-			 enum MHD_RequestTerminationCode toe)
+                         enum MHD_RequestTerminationCode toe)
 {
 	struct conn_state *cs = *con_cls;
 
@@ -472,7 +472,7 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 
 /* Parse "A.B.C.D:PORT" or "[V6]:PORT" into a sockaddr. */
 static int listen_parse(const char *s, struct sockaddr_storage *ss, socklen_t *len, bool *v6,
-			struct err *e)
+                        struct err *e)
 {
 	char host[128];
 	const char *colon;
@@ -514,7 +514,7 @@ static int listen_parse(const char *s, struct sockaddr_storage *ss, socklen_t *l
 	}
 bad:
 	return err_set(e, -EINVAL, "bad_request",
-		       "--listen '%s': expected ADDR:PORT (e.g. 127.0.0.1:7070 or [::1]:7070)", s);
+	               "--listen '%s': expected ADDR:PORT (e.g. 127.0.0.1:7070 or [::1]:7070)", s);
 }
 
 int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *e)
@@ -547,27 +547,27 @@ int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *
 		ncpu = 8;
 	if (cfg->tls_cert_pem) {
 		h->daemon = MHD_start_daemon(
-			flags, 0, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,
-			MHD_OPTION_SOCK_ADDR,
-			(struct sockaddr *)&ss, MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)ncpu,
-			MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_UNESCAPE_CALLBACK,
-			unescape_none, h, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)60,
-			MHD_OPTION_CONNECTION_LIMIT, (unsigned int)512, MHD_OPTION_HTTPS_MEM_CERT,
-			cfg->tls_cert_pem, MHD_OPTION_HTTPS_MEM_KEY, cfg->tls_key_pem,
-			MHD_OPTION_END);
+		        flags, 0, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log,
+		        h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+		        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)ncpu,
+		        MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_UNESCAPE_CALLBACK,
+		        unescape_none, h, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)60,
+		        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)512, MHD_OPTION_HTTPS_MEM_CERT,
+		        cfg->tls_cert_pem, MHD_OPTION_HTTPS_MEM_KEY, cfg->tls_key_pem,
+		        MHD_OPTION_END);
 	} else {
 		h->daemon = MHD_start_daemon(
-			flags, 0, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,
-			MHD_OPTION_SOCK_ADDR,
-			(struct sockaddr *)&ss, MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)ncpu,
-			MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_UNESCAPE_CALLBACK,
-			unescape_none, h, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)60,
-			MHD_OPTION_CONNECTION_LIMIT, (unsigned int)512, MHD_OPTION_END);
+		        flags, 0, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log,
+		        h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+		        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)ncpu,
+		        MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_UNESCAPE_CALLBACK,
+		        unescape_none, h, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)60,
+		        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)512, MHD_OPTION_END);
 	}
 	if (!h->daemon) {
 		rc = err_set(e, -EADDRNOTAVAIL, "internal",
-			     "cannot listen on %s (address in use, or bad TLS key/certificate)",
-			     cfg->listen);
+		             "cannot listen on %s (address in use, or bad TLS key/certificate)",
+		             cfg->listen);
 		pthread_mutex_destroy(&h->stats_lock);
 		free(h);
 		return rc;

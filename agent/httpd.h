@@ -21,8 +21,8 @@ struct http_kv {
 /* A request as handlers see it; all strings are owned by the HTTP layer. */
 struct http_req {
 	const char *method;
-	const char *path;               /* as received (percent-encoded) */
-	char *args[HTTP_MAX_ARGS];      /* decoded {captures} of the route pattern, in order */
+	const char *path;          /* as received (percent-encoded) */
+	char *args[HTTP_MAX_ARGS]; /* decoded {captures} of the route pattern, in order */
 	int n_args;
 	struct http_kv query[HTTP_MAX_QUERY];
 	int n_query;
@@ -54,13 +54,13 @@ struct route {
 
 /* Per-route request counters by status, for /metrics. */
 struct http_counter {
-	int route;  /* index into routes, -1 for "other" */
+	int route; /* index into routes, -1 for "other" */
 	int status;
 	uint64_t n;
 };
 
 struct httpd_config {
-	const char *listen; /* "ADDR:PORT" or "[V6]:PORT"; port 0 = ephemeral */
+	const char *listen;       /* "ADDR:PORT" or "[V6]:PORT"; port 0 = ephemeral */
 	const char *tls_cert_pem; /* contents, not paths; both or neither */
 	const char *tls_key_pem;
 	const struct route *routes;
@@ -84,7 +84,7 @@ int httpd_counters(struct httpd *h, struct http_counter **out);
 const char *http_query(const struct http_req *r, const char *key);
 /* Set resp to a JSON error {"error":{"code","message"}}. */
 void http_error(struct http_resp *resp, int status, const char *code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+        __attribute__((format(printf, 4, 5)));
 /* Take ownership of a heap string as the body. */
 void http_body_take(struct http_resp *resp, char *body, const char *content_type);
 /* Percent-decode src into a fresh string; NULL on a bad escape or an embedded NUL. */

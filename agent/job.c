@@ -40,9 +40,8 @@ struct jobq {
 	int64_t last_finished_id;
 };
 
-const char *const job_spec_keys[] = {"device", "directory", "engine", "fio",    "dd",
-					"bonnie", "iozone",    "loops",  "params", "labels",
-					NULL};
+const char *const job_spec_keys[] = { "device", "directory", "engine", "fio",    "dd", "bonnie",
+	                              "iozone", "loops",     "params", "labels", NULL };
 
 /* The binary an engine runs: fio from --fio, the others from PATH. */
 static const char *engine_exe(const struct agent *a, const struct engine *eng)
@@ -65,18 +64,18 @@ static bool path_under(const char *path, const char *dir)
 
 /* Resolve and check a job directory: it must exist and lie under an --allow-dir. */
 static int directory_check(const struct agent *a, const char *dir, char *real, size_t len,
-			   struct err *e)
+                           struct err *e)
 {
 	char buf[PATH_MAX];
 	struct stat st;
 	int i;
 
 	if (dir[0] != '/')
-		return err_set(e, -EINVAL, "bad_request", "directory: '%.200s' is not an absolute path",
-			       dir);
+		return err_set(e, -EINVAL, "bad_request",
+		               "directory: '%.200s' is not an absolute path", dir);
 	if (!realpath(dir, buf) || stat(buf, &st) < 0 || !S_ISDIR(st.st_mode))
 		return err_set(e, -EINVAL, "bad_request", "directory: '%.200s' is not a directory",
-			       dir);
+		               dir);
 	for (i = 0; i < a->cfg.n_allow_dirs; i++) {
 		if (path_under(buf, a->cfg.allow_dirs[i])) {
 			snprintf(real, len, "%s", buf);
@@ -84,7 +83,7 @@ static int directory_check(const struct agent *a, const char *dir, char *real, s
 		}
 	}
 	return err_set(e, -EPERM, "dir_not_allowed",
-		       "directory: '%.200s' is not under an --allow-dir of this agent", buf);
+	               "directory: '%.200s' is not under an --allow-dir of this agent", buf);
 }
 
 static bool label_key_ok(const char *k)
@@ -94,8 +93,8 @@ static bool label_key_ok(const char *k)
 	if (!*k || strlen(k) > 64)
 		return false;
 	for (p = k; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		      *p == '_' || *p == '-' || *p == '.' || *p == ':'))
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '_' || *p == '-' || *p == '.' || *p == ':'))
 			return false;
 	return true;
 }
@@ -112,8 +111,10 @@ static int params_items(const json_t *params, struct tune_item **items, int *n, 
 	if (!params)
 		return 0;
 	if (!json_is_object(params) || json_object_size(params) > JOB_PARAMS_MAX)
-		return err_set(e, -EINVAL, "bad_request", "params: expected an object of at most %d "
-			       "parameters", JOB_PARAMS_MAX);
+		return err_set(e, -EINVAL, "bad_request",
+		               "params: expected an object of at most %d "
+		               "parameters",
+		               JOB_PARAMS_MAX);
 	*items = xcalloc(json_object_size(params) + 1, sizeof(**items));
 	json_object_foreach((json_t *)params, key, v)
 	{
@@ -122,19 +123,20 @@ static int params_items(const json_t *params, struct tune_item **items, int *n, 
 		if (strlen(key) >= sizeof(it->name)) {
 			free(*items);
 			*items = NULL;
-			return err_set(e, -ENOENT, "unknown_param", "params: no parameter '%.64s'", key);
+			return err_set(e, -ENOENT, "unknown_param", "params: no parameter '%.64s'",
+			               key);
 		}
 		snprintf(it->name, sizeof(it->name), "%s", key);
 		if (json_is_integer(v)) {
 			snprintf(it->requested, sizeof(it->requested), "%lld",
-				 (long long)json_integer_value(v));
+			         (long long)json_integer_value(v));
 		} else if (json_is_string(v) && json_string_length(v) < sizeof(it->requested)) {
 			snprintf(it->requested, sizeof(it->requested), "%s", json_string_value(v));
 		} else {
 			free(*items);
 			*items = NULL;
 			return err_set(e, -EINVAL, "bad_request",
-				       "params.%.64s: expected an integer or a string", key);
+			               "params.%.64s: expected an integer or a string", key);
 		}
 		k++;
 	}
@@ -162,46 +164,50 @@ static int spec_check(struct agent *a, json_t *body, const struct engine **engp,
 		return err_set(e, -EINVAL, "bad_request", "device: no block device '%.64s'", dev);
 	v = json_object_get(body, "engine");
 	if (!v)
-		return err_set(e, -EINVAL, "bad_request", "engine: required (fio, dd, bonnie or "
-			       "iozone)");
+		return err_set(e, -EINVAL, "bad_request",
+		               "engine: required (fio, dd, bonnie or "
+		               "iozone)");
 	if (!json_is_string(v) || !(eng = engine_find(json_string_value(v))))
 		return err_set(e, -EINVAL, "bad_request",
-			       "engine: expected one of fio, dd, bonnie, iozone");
+		               "engine: expected one of fio, dd, bonnie, iozone");
 	engine_name = eng->name;
 	/* Every engine object given must be valid, even those not selected. */
 	for (i = 0; i < 4; i++) {
-		static const char *const names[] = {"fio", "dd", "bonnie", "iozone"};
+		static const char *const names[] = { "fio", "dd", "bonnie", "iozone" };
 		const struct engine *other = engine_find(names[i]);
 
 		v = json_object_get(body, names[i]);
 		if (!v && other != eng)
 			continue;
 		if (v && !json_is_object(v))
-			return err_set(e, -EINVAL, "bad_request", "%s: expected an object", names[i]);
+			return err_set(e, -EINVAL, "bad_request", "%s: expected an object",
+			               names[i]);
 		rc = other->check(v, e);
 		if (rc)
 			return rc;
 	}
 	v = json_object_get(body, "loops");
 	if (v && (!json_is_integer(v) || json_integer_value(v) < 1 ||
-		  json_integer_value(v) > JOB_LOOPS_MAX))
+	          json_integer_value(v) > JOB_LOOPS_MAX))
 		return err_set(e, -EINVAL, "bad_request", "loops: expected an integer 1..%d",
-			       JOB_LOOPS_MAX);
+		               JOB_LOOPS_MAX);
 	labels = json_object_get(body, "labels");
 	if (labels) {
 		if (!json_is_object(labels) || json_object_size(labels) > JOB_LABELS_MAX)
 			return err_set(e, -EINVAL, "bad_request",
-				       "labels: expected an object of at most %d strings",
-				       JOB_LABELS_MAX);
+			               "labels: expected an object of at most %d strings",
+			               JOB_LABELS_MAX);
 		json_object_foreach(labels, key, v)
 		{
 			if (!label_key_ok(key))
-				return err_set(e, -EINVAL, "bad_request",
-					       "labels: key '%.64s' must be 1..64 of [A-Za-z0-9_.:-]",
-					       key);
+				return err_set(
+				        e, -EINVAL, "bad_request",
+				        "labels: key '%.64s' must be 1..64 of [A-Za-z0-9_.:-]",
+				        key);
 			if (!json_is_string(v) || json_string_length(v) > 256)
 				return err_set(e, -EINVAL, "bad_request",
-					       "labels.%s: expected a string of at most 256 bytes", key);
+				               "labels.%s: expected a string of at most 256 bytes",
+				               key);
 		}
 	}
 	dir = json_object_get(body, "directory");
@@ -209,21 +215,21 @@ static int spec_check(struct agent *a, json_t *body, const struct engine **engp,
 		return err_set(e, -EINVAL, "bad_request", "directory: expected a string");
 	if (!sysfs_device_allowed(&a->fs, dev))
 		return err_set(e, -EBUSY, "device_refused",
-			       "device '%s' is not in the agent's --allow-device list: it may not "
-			       "be benchmarked",
-			       dev);
+		               "device '%s' is not in the agent's --allow-device list: it may not "
+		               "be benchmarked",
+		               dev);
 	if (dir) {
 		rc = directory_check(a, json_string_value(dir), real, sizeof(real), e);
 		if (rc)
 			return rc;
 	} else if (eng->needs_directory) {
 		return err_set(e, -EINVAL, "bad_request", "directory: required by engine %s",
-			       engine_name);
+		               engine_name);
 	} else if (sysfs_device_in_use(&a->fs, dev, why, sizeof(why))) {
 		return err_set(e, -EBUSY, "device_refused",
-			       "refusing a raw-device job on '%s': %s (writing to it would destroy "
-			       "data); give a directory instead",
-			       dev, why);
+		               "refusing a raw-device job on '%s': %s (writing to it would destroy "
+		               "data); give a directory instead",
+		               dev, why);
 	}
 	rc = params_items(json_object_get(body, "params"), &items, &n_items, e);
 	if (!rc && n_items)
@@ -264,7 +270,7 @@ int job_submit(struct jobq *q, json_t *body, int64_t *id, struct err *e)
 		return rc;
 	memset(&rec, 0, sizeof(rec));
 	snprintf(rec.device, sizeof(rec.device), "%s",
-		 json_string_value(json_object_get(body, "device")));
+	         json_string_value(json_object_get(body, "device")));
 	snprintf(rec.engine, sizeof(rec.engine), "%s", eng->name);
 	v = json_object_get(body, "loops");
 	rec.loops = v ? (int)json_integer_value(v) : 1;
@@ -286,8 +292,8 @@ int job_submit(struct jobq *q, json_t *body, int64_t *id, struct err *e)
 	if (rc)
 		return rc;
 	*id = rec.id;
-	log_info("job %lld queued: %s on %s, %d loop(s)", (long long)rec.id, rec.engine,
-		 rec.device, rec.loops);
+	log_info("job %lld queued: %s on %s, %d loop(s)", (long long)rec.id, rec.engine, rec.device,
+	         rec.loops);
 	pthread_mutex_lock(&q->lock);
 	pthread_cond_signal(&q->wake);
 	pthread_mutex_unlock(&q->lock);
@@ -313,7 +319,8 @@ int job_cancel(struct jobq *q, int64_t id, struct err *e)
 		rc = store_job_get(q->a->store, id, &rec, e);
 		if (rc)
 			return rc;
-		rc = err_set(e, -EBUSY, "conflict", "job %lld already %s", (long long)id, rec.state);
+		rc = err_set(e, -EBUSY, "conflict", "job %lld already %s", (long long)id,
+		             rec.state);
 		store_job_rec_release(&rec);
 		return rc;
 	}
@@ -424,8 +431,8 @@ enum pass_result { PASS_OK, PASS_FAILED, PASS_CANCELLED };
 
 /* Run one loop of a job: spawn, poll with progress, cancel, parse, record. */
 static enum pass_result pass_run(struct jobq *q, const struct job_rec *job,
-				 const struct engine *eng, const json_t *opts, const char *dir,
-				 int loop, struct err *e)
+                                 const struct engine *eng, const json_t *opts, const char *dir,
+                                 int loop, struct err *e)
 {
 	struct agent *a = q->a;
 	struct engine_target t;
@@ -459,19 +466,19 @@ static enum pass_result pass_run(struct jobq *q, const struct job_rec *job,
 			break;
 		if (rc < 0) {
 			err_set(e, rc, "engine_failed", "lost track of %s: %s", eng->name,
-				strerror(-rc));
+			        strerror(-rc));
 			proc_terminate(&p, CANCEL_GRACE_S);
 			goto out;
 		}
 		if (should_stop(q)) {
 			log_info("job %lld: stopping %s (process group %d)", (long long)job->id,
-				 eng->name, (int)p.pid);
+			         eng->name, (int)p.pid);
 			proc_terminate(&p, CANCEL_GRACE_S);
 			res = PASS_CANCELLED;
 			goto out;
 		}
 		frac = eng->progress(opts, time_mono_s() - start_mono, p.out.data, p.out.len,
-				     p.err.data, p.err.len);
+		                     p.err.data, p.err.len);
 		if (frac < 0 && expected_s > 0)
 			frac = (time_mono_s() - start_mono) / expected_s;
 		if (frac < 0)
@@ -480,17 +487,18 @@ static enum pass_result pass_run(struct jobq *q, const struct job_rec *job,
 			frac = 0.99;
 		set_progress(q, ((loop - 1) + frac) / job->loops);
 	}
-	rc = eng->parse(p.out.data ? p.out.data : "", p.out.len, p.err.data ? p.err.data : "",
-			p.err.len, p.exit_code, p.term_signal, &m, e);
+	rc = engine_parse(eng, opts, p.out.data ? p.out.data : "", p.out.len,
+	                  p.err.data ? p.err.data : "", p.err.len, p.exit_code, p.term_signal, &m,
+	                  e);
 	if (rc)
 		goto out;
 	raw = !strcmp(eng->raw_stream, "stderr") ? &p.err : &p.out;
 	mjson = metrics_json(&m);
 	if (store_job_pass_add(a->store, job->id, loop, started, time_now_s(), mjson,
-			       raw->data ? raw->data : "", raw->len, e))
+	                       raw->data ? raw->data : "", raw->len, e))
 		goto out;
 	log_info("job %lld: pass %d/%d done (%d metrics)", (long long)job->id, loop, job->loops,
-		 m.n);
+	         m.n);
 	set_progress(q, (double)loop / job->loops);
 	res = PASS_OK;
 out:
@@ -506,9 +514,9 @@ out:
 static void job_run(struct jobq *q, struct job_rec *job)
 {
 	struct agent *a = q->a;
-	struct tune_snapshot snap = {{0}, 0, NULL};
+	struct tune_snapshot snap = { { 0 }, 0, NULL };
 	struct tune_item *items = NULL;
-	struct params ps = {0, NULL};
+	struct params ps = { 0, NULL };
 	struct store_kv *kv = NULL;
 	const struct engine *eng;
 	const char *state = "succeeded", *dir = NULL;
@@ -528,8 +536,8 @@ static void job_run(struct jobq *q, struct job_rec *job)
 		goto out;
 	}
 	if (json_is_string(json_object_get(spec, "directory"))) {
-		if (directory_check(a, json_string_value(json_object_get(spec, "directory")), realdir,
-				    sizeof(realdir), &e)) {
+		if (directory_check(a, json_string_value(json_object_get(spec, "directory")),
+		                    realdir, sizeof(realdir), &e)) {
 			state = "failed";
 			goto out;
 		}
@@ -563,7 +571,7 @@ static void job_run(struct jobq *q, struct job_rec *job)
 	json = params_snapshot(&ps, &kv);
 	store_job_set_params(a->store, job->id, json, kv, ps.n, NULL);
 	log_info("job %lld running: %s on %s, %d loop(s)", (long long)job->id, eng->name,
-		 job->device, job->loops);
+	         job->device, job->loops);
 	for (loop = 1; loop <= job->loops; loop++) {
 		enum pass_result r;
 
@@ -583,10 +591,10 @@ static void job_run(struct jobq *q, struct job_rec *job)
 	}
 	if (!strcmp(state, "cancelled"))
 		err_set(&e, -ECANCELED, "cancelled", "cancelled by request during loop %d of %d",
-			loop, job->loops);
+		        loop, job->loops);
 	else if (!strcmp(state, "interrupted"))
 		err_set(&e, -EINTR, "interrupted", "the agent shut down during loop %d of %d", loop,
-			job->loops);
+		        job->loops);
 out:
 	if (applied) {
 		struct err re;
@@ -601,8 +609,8 @@ out:
 	else
 		log_info("job %lld succeeded", (long long)job->id);
 	store_job_finish(a->store, job->id, state, time_now_s(),
-			 strcmp(state, "succeeded") ? e.code : NULL,
-			 strcmp(state, "succeeded") ? e.msg : NULL, NULL);
+	                 strcmp(state, "succeeded") ? e.code : NULL,
+	                 strcmp(state, "succeeded") ? e.msg : NULL, NULL);
 	json_decref(spec);
 	tune_snapshot_release(&snap);
 	sysfs_params_release(&ps);
@@ -675,7 +683,7 @@ static void recover(struct agent *a)
 
 			if (proc_kill_stale_group((pid_t)j->pgid, base ? base + 1 : exe) > 0)
 				log_info("job %lld: killed leftover %s process group %lld",
-					 (long long)j->id, j->engine, (long long)j->pgid);
+				         (long long)j->id, j->engine, (long long)j->pgid);
 		}
 		if (j->restore) {
 			struct tune_snapshot snap;
@@ -689,7 +697,7 @@ static void recover(struct agent *a)
 			tune_snapshot_release(&snap);
 		}
 		store_job_finish(a->store, j->id, "interrupted", time_now_s(), "interrupted",
-				 "the agent stopped while the job was running", NULL);
+		                 "the agent stopped while the job was running", NULL);
 		log_info("job %lld marked interrupted (agent restarted mid-job)", (long long)j->id);
 	}
 	store_jobs_free(list, n);

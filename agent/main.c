@@ -24,32 +24,33 @@
 #include "banned.h"
 
 static const char usage_text[] =
-	"usage: fleettune-agent [options]\n"
-	"\n"
-	"Serve the fleettune HTTP JSON API for this node's block devices.\n"
-	"\n"
-	"  --listen ADDR:PORT        address to listen on (default 127.0.0.1:7070; port 0 = any)\n"
-	"  --node-name NAME          node name reported by /api/v1/health (default: hostname)\n"
-	"  --state-dir DIR           database and token directory (default /var/lib/fleettune)\n"
-	"  --token-file FILE         bearer token file (default STATE_DIR/token; created if absent)\n"
-	"  --allow-device NAME       device that may be written and benchmarked (repeatable)\n"
-	"  --allow-dir DIR           directory under which jobs may create files (repeatable)\n"
-	"  --allow-sysctl            permit writes to the vm.* / fs.* sysctls\n"
-	"  --sysfs-root DIR          read DIR/sys/block and DIR/proc/sys (default /)\n"
-	"  --fio PATH                fio binary (default: fio on PATH)\n"
-	"  --web-root DIR            static web page directory (default: installed share dir)\n"
-	"  --public-read             GET endpoints need no token\n"
-	"  --public-metrics          GET /metrics needs no token\n"
-	"  --params-cache-ms N       reuse a rendered GET params body for N ms unless the agent\n"
-	"                            wrote something meanwhile (default 100, 0 = always read)\n"
-	"  --tls-cert FILE           PEM certificate: serve HTTPS (with --tls-key)\n"
-	"  --tls-key FILE            PEM private key\n"
-	"  --verbose                 debug logging\n"
-	"  --version                 print the version and exit\n"
-	"  --help                    this text\n"
-	"\n"
-	"Every /api/v1 route except /api/v1/health needs 'Authorization: Bearer TOKEN'.\n"
-	"The API is described in schema/openapi.yaml.\n";
+        "usage: fleettune-agent [options]\n"
+        "\n"
+        "Serve the fleettune HTTP JSON API for this node's block devices.\n"
+        "\n"
+        "  --listen ADDR:PORT        address to listen on (default 127.0.0.1:7070; port 0 = any)\n"
+        "  --node-name NAME          node name reported by /api/v1/health (default: hostname)\n"
+        "  --state-dir DIR           database and token directory (default /var/lib/fleettune)\n"
+        "  --token-file FILE         bearer token file (default STATE_DIR/token; created if "
+        "absent)\n"
+        "  --allow-device NAME       device that may be written and benchmarked (repeatable)\n"
+        "  --allow-dir DIR           directory under which jobs may create files (repeatable)\n"
+        "  --allow-sysctl            permit writes to the vm.* / fs.* sysctls\n"
+        "  --sysfs-root DIR          read DIR/sys/block and DIR/proc/sys (default /)\n"
+        "  --fio PATH                fio binary (default: fio on PATH)\n"
+        "  --web-root DIR            static web page directory (default: installed share dir)\n"
+        "  --public-read             GET endpoints need no token\n"
+        "  --public-metrics          GET /metrics needs no token\n"
+        "  --params-cache-ms N       reuse a rendered GET params body for N ms unless the agent\n"
+        "                            wrote something meanwhile (default 100, 0 = always read)\n"
+        "  --tls-cert FILE           PEM certificate: serve HTTPS (with --tls-key)\n"
+        "  --tls-key FILE            PEM private key\n"
+        "  --verbose                 debug logging\n"
+        "  --version                 print the version and exit\n"
+        "  --help                    this text\n"
+        "\n"
+        "Every /api/v1 route except /api/v1/health needs 'Authorization: Bearer TOKEN'.\n"
+        "The API is described in schema/openapi.yaml.\n";
 
 enum {
 	OPT_LISTEN = 256,
@@ -73,25 +74,25 @@ enum {
 };
 
 static const struct option long_opts[] = {
-	{"listen", required_argument, NULL, OPT_LISTEN},
-	{"node-name", required_argument, NULL, OPT_NODE},
-	{"state-dir", required_argument, NULL, OPT_STATE},
-	{"token-file", required_argument, NULL, OPT_TOKEN},
-	{"allow-device", required_argument, NULL, OPT_ALLOW_DEV},
-	{"allow-dir", required_argument, NULL, OPT_ALLOW_DIR},
-	{"allow-sysctl", no_argument, NULL, OPT_ALLOW_SYSCTL},
-	{"sysfs-root", required_argument, NULL, OPT_SYSFS},
-	{"fio", required_argument, NULL, OPT_FIO},
-	{"web-root", required_argument, NULL, OPT_WEB},
-	{"public-read", no_argument, NULL, OPT_PUBLIC_READ},
-	{"public-metrics", no_argument, NULL, OPT_PUBLIC_METRICS},
-	{"params-cache-ms", required_argument, NULL, OPT_CACHE},
-	{"tls-cert", required_argument, NULL, OPT_CERT},
-	{"tls-key", required_argument, NULL, OPT_KEY},
-	{"verbose", no_argument, NULL, OPT_VERBOSE},
-	{"version", no_argument, NULL, OPT_VERSION},
-	{"help", no_argument, NULL, OPT_HELP},
-	{NULL, 0, NULL, 0},
+	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "node-name", required_argument, NULL, OPT_NODE },
+	{ "state-dir", required_argument, NULL, OPT_STATE },
+	{ "token-file", required_argument, NULL, OPT_TOKEN },
+	{ "allow-device", required_argument, NULL, OPT_ALLOW_DEV },
+	{ "allow-dir", required_argument, NULL, OPT_ALLOW_DIR },
+	{ "allow-sysctl", no_argument, NULL, OPT_ALLOW_SYSCTL },
+	{ "sysfs-root", required_argument, NULL, OPT_SYSFS },
+	{ "fio", required_argument, NULL, OPT_FIO },
+	{ "web-root", required_argument, NULL, OPT_WEB },
+	{ "public-read", no_argument, NULL, OPT_PUBLIC_READ },
+	{ "public-metrics", no_argument, NULL, OPT_PUBLIC_METRICS },
+	{ "params-cache-ms", required_argument, NULL, OPT_CACHE },
+	{ "tls-cert", required_argument, NULL, OPT_CERT },
+	{ "tls-key", required_argument, NULL, OPT_KEY },
+	{ "verbose", no_argument, NULL, OPT_VERBOSE },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
 };
 
 static int parse_args(int argc, char **argv, struct agent_config *c, bool *verbose)
@@ -120,17 +121,20 @@ static int parse_args(int argc, char **argv, struct agent_config *c, bool *verbo
 			c->token_file = optarg;
 			break;
 		case OPT_ALLOW_DEV:
-			if (c->n_allow_devices >= AGENT_MAX_ALLOW || !sysfs_device_name_ok(optarg)) {
-				fprintf(stderr, "fleettune-agent: bad or too many --allow-device '%s'\n",
-					optarg);
+			if (c->n_allow_devices >= AGENT_MAX_ALLOW ||
+			    !sysfs_device_name_ok(optarg)) {
+				fprintf(stderr,
+				        "fleettune-agent: bad or too many --allow-device '%s'\n",
+				        optarg);
 				return -1;
 			}
 			c->allow_devices[c->n_allow_devices++] = optarg;
 			break;
 		case OPT_ALLOW_DIR:
-			if (c->n_allow_dirs >= AGENT_MAX_ALLOW || !realpath(optarg, dir_buf[c->n_allow_dirs])) {
+			if (c->n_allow_dirs >= AGENT_MAX_ALLOW ||
+			    !realpath(optarg, dir_buf[c->n_allow_dirs])) {
 				fprintf(stderr, "fleettune-agent: --allow-dir '%s': %s\n", optarg,
-					strerror(errno ? errno : E2BIG));
+				        strerror(errno ? errno : E2BIG));
 				return -1;
 			}
 			c->allow_dirs[c->n_allow_dirs] = dir_buf[c->n_allow_dirs];
@@ -158,7 +162,8 @@ static int parse_args(int argc, char **argv, struct agent_config *c, bool *verbo
 			int64_t ms;
 
 			if (num_parse_i64(optarg, &ms) || ms < 0 || ms > 60000) {
-				fprintf(stderr, "fleettune-agent: --params-cache-ms: expected 0..60000\n");
+				fprintf(stderr,
+				        "fleettune-agent: --params-cache-ms: expected 0..60000\n");
 				return -1;
 			}
 			c->params_cache_ms = (int)ms;
@@ -222,12 +227,14 @@ static int token_load(const char *path, char *out, size_t len, struct err *e)
 	rc = buf_read_file(&b, path, 4096);
 	if (rc == 0) {
 		n = b.len;
-		while (n && (b.data[n - 1] == '\n' || b.data[n - 1] == '\r' || b.data[n - 1] == ' '))
+		while (n &&
+		       (b.data[n - 1] == '\n' || b.data[n - 1] == '\r' || b.data[n - 1] == ' '))
 			n--;
 		if (n < 16 || n >= len) {
 			buf_release(&b);
 			return err_set(e, -EINVAL, "internal",
-				       "token file '%s' must hold 16..%zu characters", path, len - 1);
+			               "token file '%s' must hold 16..%zu characters", path,
+			               len - 1);
 		}
 		memcpy(out, b.data, n);
 		out[n] = '\0';
@@ -237,7 +244,7 @@ static int token_load(const char *path, char *out, size_t len, struct err *e)
 	buf_release(&b);
 	if (rc != -ENOENT)
 		return err_set(e, rc, "internal", "cannot read token file '%s': %s", path,
-			       strerror(-rc));
+		               strerror(-rc));
 	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
 		return err_set(e, -EIO, "internal", "getrandom failed: %s", strerror(errno));
 	for (i = 0; i < sizeof(raw); i++)
@@ -245,7 +252,7 @@ static int token_load(const char *path, char *out, size_t len, struct err *e)
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return err_set(e, -errno, "internal", "cannot create token file '%s': %s", path,
-			       strerror(errno));
+		               strerror(errno));
 	if (write(fd, hex, 64) != 64 || write(fd, "\n", 1) != 1 || close(fd) < 0)
 		return err_set(e, -EIO, "internal", "cannot write token file '%s'", path);
 	snprintf(out, len, "%s", hex);
@@ -288,9 +295,9 @@ static void audit_to_store(void *cls, const struct tune_change *c)
 
 	store_change_add(a->store, c, time_now_s());
 	log_info("%s %s%s%s: %s -> %s (requested %s) by %s%s%s", c->outcome, c->device,
-		 c->device[0] ? " " : "", c->name, c->previous ? c->previous : "-",
-		 c->applied ? c->applied : "-", c->requested ? c->requested : "-", c->origin,
-		 c->message ? ": " : "", c->message ? c->message : "");
+	         c->device[0] ? " " : "", c->name, c->previous ? c->previous : "-",
+	         c->applied ? c->applied : "-", c->requested ? c->requested : "-", c->origin,
+	         c->message ? ": " : "", c->message ? c->message : "");
 }
 
 int main(int argc, char **argv)
@@ -300,7 +307,7 @@ int main(int argc, char **argv)
 	char path[PATH_MAX], host[64], token_path[PATH_MAX];
 	char *cert = NULL, *key = NULL;
 	bool verbose = false;
-	struct timespec tick = {1, 0};
+	struct timespec tick = { 1, 0 };
 	sigset_t sigs;
 	struct err e;
 	int rc = 1, sig;
@@ -332,12 +339,13 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	if (mkdir_p(a.cfg.state_dir, 0700) < 0) {
-		log_error("cannot create state directory '%s': %s", a.cfg.state_dir, strerror(errno));
+		log_error("cannot create state directory '%s': %s", a.cfg.state_dir,
+		          strerror(errno));
 		goto out;
 	}
 	snprintf(token_path, sizeof(token_path), "%s/token", a.cfg.state_dir);
 	if (token_load(a.cfg.token_file ? a.cfg.token_file : token_path, a.token, sizeof(a.token),
-		       &e)) {
+	               &e)) {
 		log_error("%s", e.msg);
 		goto out;
 	}
@@ -396,16 +404,17 @@ int main(int argc, char **argv)
 		const char *colon = strrchr(a.cfg.listen, ':');
 
 		log_info("fleettune-agent %s node %s listening on %s://%.*s:%u (%d allowed "
-			 "device(s), sysfs root %s, web root %s)",
-			 FLEETTUNE_VERSION, a.node, cert ? "https" : "http",
-			 (int)(colon - a.cfg.listen), a.cfg.listen, httpd_port(a.httpd),
-			 a.cfg.n_allow_devices, a.cfg.sysfs_root,
-			 a.cfg.web_root ? a.cfg.web_root : "(none)");
+		         "device(s), sysfs root %s, web root %s)",
+		         FLEETTUNE_VERSION, a.node, cert ? "https" : "http",
+		         (int)(colon - a.cfg.listen), a.cfg.listen, httpd_port(a.httpd),
+		         a.cfg.n_allow_devices, a.cfg.sysfs_root,
+		         a.cfg.web_root ? a.cfg.web_root : "(none)");
 	}
 	for (;;) {
 		sig = sigtimedwait(&sigs, NULL, &tick);
 		if (sig == SIGTERM || sig == SIGINT) {
-			log_info("received %s, shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+			log_info("received %s, shutting down",
+			         sig == SIGTERM ? "SIGTERM" : "SIGINT");
 			break;
 		}
 		session_expire_due(&a.sessions, time_now_s());

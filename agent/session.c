@@ -9,25 +9,25 @@
 #include "banned.h"
 
 int session_open(struct session_mgr *m, const char *dev, int64_t ttl_s, double now,
-		 struct session_rec *out, struct err *e)
+                 struct session_rec *out, struct err *e)
 {
-	struct tune_snapshot snap = {{0}, 0, NULL};
+	struct tune_snapshot snap = { { 0 }, 0, NULL };
 	struct session_rec *open = NULL;
 	int n_open = 0, rc;
 
 	memset(out, 0, sizeof(*out));
 	if (ttl_s < 1 || ttl_s > SESSION_TTL_MAX_S)
 		return err_set(e, -EINVAL, "bad_request", "ttl_s: must be 1..%d seconds",
-			       SESSION_TTL_MAX_S);
+		               SESSION_TTL_MAX_S);
 	if (!sysfs_device_allowed(m->tune->fs, dev))
 		return err_set(e, -EPERM, "device_not_allowed",
-			       "device '%s' is not in the agent's --allow-device list", dev);
+		               "device '%s' is not in the agent's --allow-device list", dev);
 	rc = store_sessions_list(m->store, "open", dev, &open, &n_open, e);
 	if (rc)
 		goto out;
 	if (n_open > 0) {
 		rc = err_set(e, -EBUSY, "conflict", "device '%s' already has open session %lld",
-			     dev, (long long)open[0].id);
+		             dev, (long long)open[0].id);
 		goto out;
 	}
 	rc = tune_snapshot_take(m->tune, dev, &snap, e);
@@ -42,7 +42,7 @@ int session_open(struct session_mgr *m, const char *dev, int64_t ttl_s, double n
 	if (rc)
 		goto out;
 	log_info("session %lld opened on %s (ttl %llds, %d parameters saved)", (long long)out->id,
-		 dev, (long long)ttl_s, snap.n);
+	         dev, (long long)ttl_s, snap.n);
 out:
 	store_sessions_free(open, n_open);
 	tune_snapshot_release(&snap);
@@ -50,7 +50,7 @@ out:
 }
 
 int session_renew(struct session_mgr *m, int64_t id, double now, struct session_rec *out,
-		  struct err *e)
+                  struct err *e)
 {
 	int rc;
 
@@ -59,7 +59,7 @@ int session_renew(struct session_mgr *m, int64_t id, double now, struct session_
 		return rc;
 	if (strcmp(out->state, "open")) {
 		rc = err_set(e, -EBUSY, "conflict", "session %lld is %s, not open", (long long)id,
-			     out->state);
+		             out->state);
 		store_session_rec_release(out);
 		return rc;
 	}
@@ -71,9 +71,9 @@ int session_renew(struct session_mgr *m, int64_t id, double now, struct session_
 }
 
 int session_end(struct session_mgr *m, int64_t id, bool restore, const char *reason, double now,
-		struct session_rec *out, struct err *e)
+                struct session_rec *out, struct err *e)
 {
-	struct tune_snapshot snap = {{0}, 0, NULL};
+	struct tune_snapshot snap = { { 0 }, 0, NULL };
 	char origin[96], outcome[256];
 	struct err rerr;
 	int rc, written = 0;
@@ -83,7 +83,7 @@ int session_end(struct session_mgr *m, int64_t id, bool restore, const char *rea
 		return rc;
 	if (strcmp(out->state, "open")) {
 		rc = err_set(e, -EBUSY, "conflict", "session %lld already ended (%s)",
-			     (long long)id, out->end_reason);
+		             (long long)id, out->end_reason);
 		goto out;
 	}
 	snprintf(outcome, sizeof(outcome), "not restored");
@@ -98,13 +98,13 @@ int session_end(struct session_mgr *m, int64_t id, bool restore, const char *rea
 		else
 			snprintf(outcome, sizeof(outcome), "ok (%d values written)", written);
 		log_info("session %lld on %s %s: restore %s", (long long)id, out->device, reason,
-			 outcome);
+		         outcome);
 	} else {
 		log_info("session %lld on %s %s without restore", (long long)id, out->device,
-			 reason);
+		         reason);
 	}
 	rc = store_session_end(m->store, id, restore ? "restored" : "closed", now, reason, outcome,
-			       e);
+	                       e);
 	if (rc)
 		goto out;
 	snprintf(out->state, sizeof(out->state), "%s", restore ? "restored" : "closed");

@@ -20,13 +20,14 @@ struct session_mgr {
 /* Snapshot every writable parameter of dev and open a session. Only one
  * open session per device (-EBUSY "conflict" otherwise). */
 int session_open(struct session_mgr *m, const char *dev, int64_t ttl_s, double now,
-		 struct session_rec *out, struct err *e);
+                 struct session_rec *out, struct err *e);
 /* Push the expiry back to now + ttl_s. */
 int session_renew(struct session_mgr *m, int64_t id, double now, struct session_rec *out,
-		  struct err *e);
-/* End a session, restoring its snapshot if restore. reason: "closed", "expired", "agent_restart". */
+                  struct err *e);
+/* End a session, restoring its snapshot if restore. reason: "closed", "expired", "agent_restart".
+ */
 int session_end(struct session_mgr *m, int64_t id, bool restore, const char *reason, double now,
-		struct session_rec *out, struct err *e);
+                struct session_rec *out, struct err *e);
 /* Restore and close every open session whose expiry is <= now. Returns how many. */
 int session_expire_due(struct session_mgr *m, double now);
 /* At startup: restore and close every session left open by a previous run. */

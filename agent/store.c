@@ -17,7 +17,7 @@ extern const char agent_schema_sql[];
 static int db_fail(struct store *s, struct err *e, const char *what)
 {
 	return err_set(e, -EIO, "store_error", "database error in %s: %s", what,
-		       sqlite3_errmsg(s->db));
+	               sqlite3_errmsg(s->db));
 }
 
 int store_exec(struct store *s, const char *sql, struct err *e)
@@ -62,7 +62,8 @@ static int migrate(struct store *s, struct err *e)
 			continue;
 		}
 		block = next ? xstrndup(p, (size_t)(next - p)) : xstrdup(p);
-		sql = xasprintf("BEGIN IMMEDIATE;\n%s\nPRAGMA user_version = %d;\nCOMMIT;", block, n);
+		sql = xasprintf("BEGIN IMMEDIATE;\n%s\nPRAGMA user_version = %d;\nCOMMIT;", block,
+		                n);
 		rc = store_exec(s, sql, e);
 		free(sql);
 		free(block);
@@ -84,16 +85,17 @@ int store_open(struct store **out, const char *path, struct err *e)
 
 	pthread_mutex_init(&s->lock, NULL);
 	if (sqlite3_open_v2(path, &s->db,
-			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-			    NULL) != SQLITE_OK) {
+	                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+	                    NULL) != SQLITE_OK) {
 		rc = err_set(e, -EIO, "store_error", "cannot open database '%s': %s", path,
-			     s->db ? sqlite3_errmsg(s->db) : "out of memory");
+		             s->db ? sqlite3_errmsg(s->db) : "out of memory");
 		goto fail;
 	}
 	sqlite3_busy_timeout(s->db, 5000);
-	rc = store_exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
-			   "PRAGMA foreign_keys=ON;",
-			e);
+	rc = store_exec(s,
+	                "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+	                "PRAGMA foreign_keys=ON;",
+	                e);
 	if (rc)
 		goto fail;
 	rc = migrate(s, e);
@@ -145,8 +147,8 @@ void store_col_text(sqlite3_stmt *st, int i, char *out, size_t len, int *present
 int store_change_add(struct store *s, const struct tune_change *c, double at)
 {
 	static const char sql[] =
-		"INSERT INTO changes(at, device, name, previous, requested, applied, outcome, "
-		"origin, message) VALUES(?,?,?,?,?,?,?,?,?)";
+	        "INSERT INTO changes(at, device, name, previous, requested, applied, outcome, "
+	        "origin, message) VALUES(?,?,?,?,?,?,?,?,?)";
 	sqlite3_stmt *st = NULL;
 	int rc = -EIO;
 
@@ -173,11 +175,11 @@ out:
 }
 
 int store_changes_list(struct store *s, const char *device, int limit, struct change_rec **out,
-		       int *n, struct err *e)
+                       int *n, struct err *e)
 {
 	static const char sql[] =
-		"SELECT id, at, device, name, previous, requested, applied, outcome, origin, "
-		"message FROM changes WHERE (?1 IS NULL OR device = ?1) ORDER BY id DESC LIMIT ?2";
+	        "SELECT id, at, device, name, previous, requested, applied, outcome, origin, "
+	        "message FROM changes WHERE (?1 IS NULL OR device = ?1) ORDER BY id DESC LIMIT ?2";
 	struct change_rec *list = NULL;
 	sqlite3_stmt *st = NULL;
 	int count = 0, cap = 0, rc = 0, r;
@@ -242,14 +244,14 @@ static void session_from_row(sqlite3_stmt *st, struct session_rec *r)
 	r->snapshot = xstrdup(snap ? (const char *)snap : "{}");
 }
 
-#define SESSION_COLS                                                                             \
-	"id, device, created_at, ttl_s, expires_at, state, ended_at, end_reason, "               \
+#define SESSION_COLS                                                                               \
+	"id, device, created_at, ttl_s, expires_at, state, ended_at, end_reason, "                 \
 	"restore_outcome, snapshot"
 
 int store_session_insert(struct store *s, struct session_rec *rec, struct err *e)
 {
 	static const char sql[] = "INSERT INTO sessions(device, created_at, ttl_s, expires_at, "
-				  "state, snapshot) VALUES(?,?,?,?,'open',?)";
+	                          "state, snapshot) VALUES(?,?,?,?,'open',?)";
 	sqlite3_stmt *st = NULL;
 	int rc = 0;
 
@@ -302,11 +304,11 @@ out:
 }
 
 int store_sessions_list(struct store *s, const char *state, const char *device,
-			struct session_rec **out, int *n, struct err *e)
+                        struct session_rec **out, int *n, struct err *e)
 {
 	static const char sql[] = "SELECT " SESSION_COLS " FROM sessions WHERE (?1 IS NULL OR "
-				  "state = ?1) AND (?2 IS NULL OR device = ?2) ORDER BY id DESC "
-				  "LIMIT 1000";
+	                          "state = ?1) AND (?2 IS NULL OR device = ?2) ORDER BY id DESC "
+	                          "LIMIT 1000";
 	struct session_rec *list = NULL;
 	sqlite3_stmt *st = NULL;
 	int count = 0, cap = 0, rc = 0, r;
@@ -362,7 +364,7 @@ static int update_one(struct store *s, sqlite3_stmt *st, int64_t id, struct err 
 int store_session_renew(struct store *s, int64_t id, double expires_at, struct err *e)
 {
 	static const char sql[] =
-		"UPDATE sessions SET expires_at = ? WHERE id = ? AND state = 'open'";
+	        "UPDATE sessions SET expires_at = ? WHERE id = ? AND state = 'open'";
 	sqlite3_stmt *st = NULL;
 	int rc;
 
@@ -381,10 +383,10 @@ out:
 }
 
 int store_session_end(struct store *s, int64_t id, const char *state, double ended_at,
-		      const char *reason, const char *outcome, struct err *e)
+                      const char *reason, const char *outcome, struct err *e)
 {
 	static const char sql[] = "UPDATE sessions SET state = ?, ended_at = ?, end_reason = ?, "
-				  "restore_outcome = ? WHERE id = ? AND state = 'open'";
+	                          "restore_outcome = ? WHERE id = ? AND state = 'open'";
 	sqlite3_stmt *st = NULL;
 	int rc;
 

@@ -35,7 +35,7 @@ struct change_rec {
 int store_change_add(struct store *s, const struct tune_change *c, double at);
 /* Newest first; device may be NULL. Caller frees *out. */
 int store_changes_list(struct store *s, const char *device, int limit, struct change_rec **out,
-		       int *n, struct err *e);
+                       int *n, struct err *e);
 
 /* ---- sessions ---- */
 struct session_rec {
@@ -44,7 +44,7 @@ struct session_rec {
 	double created_at;
 	int64_t ttl_s;
 	double expires_at;
-	char state[16]; /* open | closed | restored */
+	char state[16];  /* open | closed | restored */
 	double ended_at; /* 0 while open */
 	char end_reason[32];
 	char restore_outcome[256];
@@ -55,10 +55,10 @@ int store_session_insert(struct store *s, struct session_rec *rec, struct err *e
 int store_session_get(struct store *s, int64_t id, struct session_rec *rec, struct err *e);
 /* state and device may be NULL (any). Caller releases each and frees *out. */
 int store_sessions_list(struct store *s, const char *state, const char *device,
-			struct session_rec **out, int *n, struct err *e);
+                        struct session_rec **out, int *n, struct err *e);
 int store_session_renew(struct store *s, int64_t id, double expires_at, struct err *e);
 int store_session_end(struct store *s, int64_t id, const char *state, double ended_at,
-		      const char *reason, const char *outcome, struct err *e);
+                      const char *reason, const char *outcome, struct err *e);
 void store_session_rec_release(struct session_rec *rec);
 void store_sessions_free(struct session_rec *list, int n);
 
@@ -101,29 +101,28 @@ struct result_filter {
 	int n_labels;
 	struct store_kv params[STORE_FILTER_MAX];
 	int n_params;
-	double since; /* finished_at >= since; 0 = no bound */
+	double since;      /* finished_at >= since; 0 = no bound */
 	int64_t before_id; /* id < before_id; 0 = no bound */
 	int limit;
 };
 
 /* Insert a queued job (rec->device, engine, spec, labels, loops, created_at); sets rec->id. */
 int store_job_insert(struct store *s, struct job_rec *rec, const struct store_kv *labels,
-		     int n_labels, struct err *e);
+                     int n_labels, struct err *e);
 /* Atomically take the oldest queued job and mark it running. -ENOENT if none. */
 int store_job_claim_next(struct store *s, double now, struct job_rec *out, struct err *e);
 /* Record the restore snapshot (before the job's params are applied). */
 int store_job_set_restore(struct store *s, int64_t id, const char *restore_json, struct err *e);
 /* Record the parameter snapshot read just before loop 1. */
 int store_job_set_params(struct store *s, int64_t id, const char *params_json,
-			 const struct store_kv *params, int n, struct err *e);
+                         const struct store_kv *params, int n, struct err *e);
 int store_job_set_pgid(struct store *s, int64_t id, int64_t pgid);
 /* Add a finished pass and bump loops_done. */
-int store_job_pass_add(struct store *s, int64_t id, int loop, double started_at,
-		       double finished_at, const char *metrics_json, const char *raw,
-		       size_t raw_len, struct err *e);
+int store_job_pass_add(struct store *s, int64_t id, int loop, double started_at, double finished_at,
+                       const char *metrics_json, const char *raw, size_t raw_len, struct err *e);
 /* Move a job to a final state. code/message may be NULL. */
 int store_job_finish(struct store *s, int64_t id, const char *state, double finished_at,
-		     const char *code, const char *message, struct err *e);
+                     const char *code, const char *message, struct err *e);
 /* queued -> cancelled; -EBUSY if the job is not queued. */
 int store_job_cancel_queued(struct store *s, int64_t id, double now, struct err *e);
 int store_job_get(struct store *s, int64_t id, struct job_rec *out, struct err *e);
@@ -132,10 +131,10 @@ int store_job_passes(struct store *s, int64_t id, struct pass_rec **out, int *n,
 int store_job_raw(struct store *s, int64_t id, int loop, char **raw, size_t *len, struct err *e);
 /* Jobs newest first; state may be NULL. */
 int store_jobs_list(struct store *s, const char *state, int limit, struct job_rec **out, int *n,
-		    struct err *e);
+                    struct err *e);
 /* Finished jobs matching f, newest first. */
 int store_results(struct store *s, const struct result_filter *f, struct job_rec **out, int *n,
-		  struct err *e);
+                  struct err *e);
 void store_job_rec_release(struct job_rec *r);
 void store_jobs_free(struct job_rec *list, int n);
 void store_passes_free(struct pass_rec *list, int n);

@@ -10,14 +10,14 @@
 #include "xmalloc.h"
 #include "banned.h"
 
-#define JOB_COLS                                                                                 \
-	"id, state, device, engine, spec, labels, params, restore, loops, loops_done, pgid, "     \
+#define JOB_COLS                                                                                   \
+	"id, state, device, engine, spec, labels, params, restore, loops, loops_done, pgid, "      \
 	"error_code, error_message, created_at, started_at, finished_at"
 
 static int db_fail(struct store *s, struct err *e, const char *what)
 {
 	return err_set(e, -EIO, "store_error", "database error in %s: %s", what,
-		       sqlite3_errmsg(s->db));
+	               sqlite3_errmsg(s->db));
 }
 
 static char *col_dup(sqlite3_stmt *st, int i)
@@ -79,7 +79,7 @@ void store_passes_free(struct pass_rec *list, int n)
 
 /* Insert name/value rows into table (job_labels or job_params) for job id. */
 static int kv_insert(struct store *s, const char *table, int64_t id, const struct store_kv *kv,
-		     int n)
+                     int n)
 {
 	char sql[128];
 	sqlite3_stmt *st = NULL;
@@ -101,10 +101,10 @@ static int kv_insert(struct store *s, const char *table, int64_t id, const struc
 }
 
 int store_job_insert(struct store *s, struct job_rec *rec, const struct store_kv *labels,
-		     int n_labels, struct err *e)
+                     int n_labels, struct err *e)
 {
 	static const char sql[] = "INSERT INTO jobs(state, device, engine, spec, labels, loops, "
-				  "created_at) VALUES('queued',?,?,?,?,?,?)";
+	                          "created_at) VALUES('queued',?,?,?,?,?,?)";
 	sqlite3_stmt *st = NULL;
 	int rc = 0;
 
@@ -142,9 +142,8 @@ out:
 int store_job_claim_next(struct store *s, double now, struct job_rec *out, struct err *e)
 {
 	static const char pick[] =
-		"SELECT " JOB_COLS " FROM jobs WHERE state = 'queued' ORDER BY id LIMIT 1";
-	static const char mark[] =
-		"UPDATE jobs SET state = 'running', started_at = ? WHERE id = ?";
+	        "SELECT " JOB_COLS " FROM jobs WHERE state = 'queued' ORDER BY id LIMIT 1";
+	static const char mark[] = "UPDATE jobs SET state = 'running', started_at = ? WHERE id = ?";
 	sqlite3_stmt *st = NULL;
 	int rc = 0, r;
 
@@ -189,7 +188,7 @@ out:
 
 /* Run sql with (text, id) bound, in its own transaction. */
 static int update_text(struct store *s, const char *sql, const char *text, int64_t id,
-		       struct err *e)
+                       struct err *e)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = 0;
@@ -222,7 +221,7 @@ int store_job_set_restore(struct store *s, int64_t id, const char *restore_json,
 }
 
 int store_job_set_params(struct store *s, int64_t id, const char *params_json,
-			 const struct store_kv *params, int n, struct err *e)
+                         const struct store_kv *params, int n, struct err *e)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = 0;
@@ -272,12 +271,11 @@ int store_job_set_pgid(struct store *s, int64_t id, int64_t pgid)
 	return rc;
 }
 
-int store_job_pass_add(struct store *s, int64_t id, int loop, double started_at,
-		       double finished_at, const char *metrics_json, const char *raw,
-		       size_t raw_len, struct err *e)
+int store_job_pass_add(struct store *s, int64_t id, int loop, double started_at, double finished_at,
+                       const char *metrics_json, const char *raw, size_t raw_len, struct err *e)
 {
 	static const char ins[] = "INSERT OR REPLACE INTO passes(job_id, loop, started_at, "
-				  "finished_at, metrics, raw) VALUES(?,?,?,?,?,?)";
+	                          "finished_at, metrics, raw) VALUES(?,?,?,?,?,?)";
 	static const char bump[] = "UPDATE jobs SET loops_done = ? WHERE id = ?";
 	sqlite3_stmt *st = NULL;
 	int rc = 0;
@@ -321,10 +319,10 @@ out:
 }
 
 int store_job_finish(struct store *s, int64_t id, const char *state, double finished_at,
-		     const char *code, const char *message, struct err *e)
+                     const char *code, const char *message, struct err *e)
 {
 	static const char sql[] = "UPDATE jobs SET state = ?, finished_at = ?, error_code = ?, "
-				  "error_message = ?, pgid = NULL WHERE id = ?";
+	                          "error_message = ?, pgid = NULL WHERE id = ?";
 	sqlite3_stmt *st = NULL;
 	int rc = 0;
 
@@ -357,8 +355,8 @@ out:
 int store_job_cancel_queued(struct store *s, int64_t id, double now, struct err *e)
 {
 	static const char sql[] = "UPDATE jobs SET state = 'cancelled', finished_at = ?, "
-				  "error_code = 'cancelled', error_message = 'cancelled while "
-				  "queued' WHERE id = ? AND state = 'queued'";
+	                          "error_code = 'cancelled', error_message = 'cancelled while "
+	                          "queued' WHERE id = ? AND state = 'queued'";
 	sqlite3_stmt *st = NULL;
 	int rc = 0;
 
@@ -387,7 +385,7 @@ int store_job_get(struct store *s, int64_t id, struct job_rec *out, struct err *
 	memset(out, 0, sizeof(*out));
 	pthread_mutex_lock(&s->lock);
 	if (sqlite3_prepare_v2(s->db, "SELECT " JOB_COLS " FROM jobs WHERE id = ?", -1, &st,
-			       NULL) != SQLITE_OK) {
+	                       NULL) != SQLITE_OK) {
 		rc = db_fail(s, e, "job get");
 		goto out;
 	}
@@ -408,7 +406,7 @@ out:
 int store_job_passes(struct store *s, int64_t id, struct pass_rec **out, int *n, struct err *e)
 {
 	static const char sql[] = "SELECT loop, started_at, finished_at, metrics FROM passes "
-				  "WHERE job_id = ? ORDER BY loop";
+	                          "WHERE job_id = ? ORDER BY loop";
 	struct pass_rec *list = NULL;
 	sqlite3_stmt *st = NULL;
 	int count = 0, cap = 0, rc = 0, r;
@@ -449,7 +447,7 @@ int store_job_raw(struct store *s, int64_t id, int loop, char **raw, size_t *len
 	*len = 0;
 	pthread_mutex_lock(&s->lock);
 	if (sqlite3_prepare_v2(s->db, "SELECT raw FROM passes WHERE job_id = ? AND loop = ?", -1,
-			       &st, NULL) != SQLITE_OK) {
+	                       &st, NULL) != SQLITE_OK) {
 		rc = db_fail(s, e, "raw");
 		goto out;
 	}
@@ -467,7 +465,7 @@ int store_job_raw(struct store *s, int64_t id, int loop, char **raw, size_t *len
 		*len = (size_t)n;
 	} else if (r == SQLITE_DONE) {
 		rc = err_set(e, -ENOENT, "not_found", "job %lld has no pass %d", (long long)id,
-			     loop);
+		             loop);
 	} else {
 		rc = db_fail(s, e, "raw");
 	}
@@ -478,7 +476,7 @@ out:
 }
 
 static int jobs_collect(struct store *s, sqlite3_stmt *st, struct job_rec **out, int *n,
-			struct err *e)
+                        struct err *e)
 {
 	struct job_rec *list = NULL;
 	int count = 0, cap = 0, r;
@@ -502,10 +500,10 @@ static int jobs_collect(struct store *s, sqlite3_stmt *st, struct job_rec **out,
 }
 
 int store_jobs_list(struct store *s, const char *state, int limit, struct job_rec **out, int *n,
-		    struct err *e)
+                    struct err *e)
 {
 	static const char sql[] = "SELECT " JOB_COLS " FROM jobs WHERE (?1 IS NULL OR state = ?1) "
-				  "ORDER BY id DESC LIMIT ?2";
+	                          "ORDER BY id DESC LIMIT ?2";
 	sqlite3_stmt *st = NULL;
 	int rc;
 
@@ -526,7 +524,7 @@ out:
 }
 
 int store_results(struct store *s, const struct result_filter *f, struct job_rec **out, int *n,
-		  struct err *e)
+                  struct err *e)
 {
 	struct buf sql = BUF_INIT;
 	sqlite3_stmt *st = NULL;
@@ -549,10 +547,10 @@ int store_results(struct store *s, const struct result_filter *f, struct job_rec
 		buf_puts(&sql, " AND id < ?");
 	for (i = 0; i < f->n_labels; i++)
 		buf_puts(&sql, " AND EXISTS (SELECT 1 FROM job_labels l WHERE l.job_id = jobs.id "
-			       "AND l.key = ? AND l.value = ?)");
+		               "AND l.key = ? AND l.value = ?)");
 	for (i = 0; i < f->n_params; i++)
 		buf_puts(&sql, " AND EXISTS (SELECT 1 FROM job_params p WHERE p.job_id = jobs.id "
-			       "AND p.name = ? AND p.value = ?)");
+		               "AND p.name = ? AND p.value = ?)");
 	buf_puts(&sql, " ORDER BY id DESC LIMIT ?");
 	pthread_mutex_lock(&s->lock);
 	if (sqlite3_prepare_v2(s->db, sql.data, -1, &st, NULL) != SQLITE_OK) {
@@ -594,7 +592,7 @@ int store_job_state_counts(struct store *s, const char *const *states, int n, in
 	memset(counts, 0, sizeof(*counts) * (size_t)n);
 	pthread_mutex_lock(&s->lock);
 	if (sqlite3_prepare_v2(s->db, "SELECT state, COUNT(*) FROM jobs GROUP BY state", -1, &st,
-			       NULL) != SQLITE_OK) {
+	                       NULL) != SQLITE_OK) {
 		rc = -EIO;
 		goto out;
 	}

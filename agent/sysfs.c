@@ -26,32 +26,33 @@ struct param_meta {
 };
 
 static const struct param_meta queue_catalogue[] = {
-	{"scheduler", PARAM_SCHED, NULL, false, false, 0, 0, NULL, NULL},
-	{"nr_requests", PARAM_INT, "requests", true, false, 4, 0, NULL, NULL},
-	{"read_ahead_kb", PARAM_INT, "KiB", true, false, 0, 0, NULL, NULL},
-	{"max_sectors_kb", PARAM_INT, "KiB", true, false, 4, 0, NULL, "max_hw_sectors_kb"},
-	{"max_hw_sectors_kb", PARAM_INT, "KiB", false, false, 0, 0, NULL, NULL},
-	{"rq_affinity", PARAM_ENUM, NULL, false, false, 0, 0, "0|1|2", NULL},
-	{"nomerges", PARAM_ENUM, NULL, false, false, 0, 0, "0|1|2", NULL},
-	{"rotational", PARAM_ENUM, NULL, false, false, 0, 0, "0|1", NULL},
-	{"add_random", PARAM_ENUM, NULL, false, false, 0, 0, "0|1", NULL},
-	{"iostats", PARAM_ENUM, NULL, false, false, 0, 0, "0|1", NULL},
-	{"iostats_passthrough", PARAM_ENUM, NULL, false, false, 0, 0, "0|1", NULL},
-	{"stable_writes", PARAM_ENUM, NULL, false, false, 0, 0, "0|1", NULL},
-	{"io_poll", PARAM_ENUM, NULL, false, false, 0, 0, "0|1", NULL},
-	{"io_poll_delay", PARAM_INT, "us", true, false, -1, 0, NULL, NULL},
-	{"io_timeout", PARAM_INT, "ms", true, false, 1, 0, NULL, NULL},
-	{"wbt_lat_usec", PARAM_INT, "us", true, false, -1, 0, NULL, NULL},
-	{"write_cache", PARAM_ENUM, NULL, false, false, 0, 0, "write back|write through", NULL},
-	{"discard_max_bytes", PARAM_INT, "bytes", true, false, 0, 0, NULL, "discard_max_hw_bytes"},
-	{"logical_block_size", PARAM_INT, "bytes", false, false, 0, 0, NULL, NULL},
-	{"physical_block_size", PARAM_INT, "bytes", false, false, 0, 0, NULL, NULL},
-	{"hw_sector_size", PARAM_INT, "bytes", false, false, 0, 0, NULL, NULL},
-	{"minimum_io_size", PARAM_INT, "bytes", false, false, 0, 0, NULL, NULL},
-	{"optimal_io_size", PARAM_INT, "bytes", false, false, 0, 0, NULL, NULL},
-	{"max_segment_size", PARAM_INT, "bytes", false, false, 0, 0, NULL, NULL},
-	{"queue_depth", PARAM_INT, "requests", true, false, 1, 0, NULL, NULL},
-	{"setra", PARAM_INT, "sectors", true, false, 0, 0, NULL, NULL},
+	{ "scheduler", PARAM_SCHED, NULL, false, false, 0, 0, NULL, NULL },
+	{ "nr_requests", PARAM_INT, "requests", true, false, 4, 0, NULL, NULL },
+	{ "read_ahead_kb", PARAM_INT, "KiB", true, false, 0, 0, NULL, NULL },
+	{ "max_sectors_kb", PARAM_INT, "KiB", true, false, 4, 0, NULL, "max_hw_sectors_kb" },
+	{ "max_hw_sectors_kb", PARAM_INT, "KiB", false, false, 0, 0, NULL, NULL },
+	{ "rq_affinity", PARAM_ENUM, NULL, false, false, 0, 0, "0|1|2", NULL },
+	{ "nomerges", PARAM_ENUM, NULL, false, false, 0, 0, "0|1|2", NULL },
+	{ "rotational", PARAM_ENUM, NULL, false, false, 0, 0, "0|1", NULL },
+	{ "add_random", PARAM_ENUM, NULL, false, false, 0, 0, "0|1", NULL },
+	{ "iostats", PARAM_ENUM, NULL, false, false, 0, 0, "0|1", NULL },
+	{ "iostats_passthrough", PARAM_ENUM, NULL, false, false, 0, 0, "0|1", NULL },
+	{ "stable_writes", PARAM_ENUM, NULL, false, false, 0, 0, "0|1", NULL },
+	{ "io_poll", PARAM_ENUM, NULL, false, false, 0, 0, "0|1", NULL },
+	{ "io_poll_delay", PARAM_INT, "us", true, false, -1, 0, NULL, NULL },
+	{ "io_timeout", PARAM_INT, "ms", true, false, 1, 0, NULL, NULL },
+	{ "wbt_lat_usec", PARAM_INT, "us", true, false, -1, 0, NULL, NULL },
+	{ "write_cache", PARAM_ENUM, NULL, false, false, 0, 0, "write back|write through", NULL },
+	{ "discard_max_bytes", PARAM_INT, "bytes", true, false, 0, 0, NULL,
+	  "discard_max_hw_bytes" },
+	{ "logical_block_size", PARAM_INT, "bytes", false, false, 0, 0, NULL, NULL },
+	{ "physical_block_size", PARAM_INT, "bytes", false, false, 0, 0, NULL, NULL },
+	{ "hw_sector_size", PARAM_INT, "bytes", false, false, 0, 0, NULL, NULL },
+	{ "minimum_io_size", PARAM_INT, "bytes", false, false, 0, 0, NULL, NULL },
+	{ "optimal_io_size", PARAM_INT, "bytes", false, false, 0, 0, NULL, NULL },
+	{ "max_segment_size", PARAM_INT, "bytes", false, false, 0, 0, NULL, NULL },
+	{ "queue_depth", PARAM_INT, "requests", true, false, 1, 0, NULL, NULL },
+	{ "setra", PARAM_INT, "sectors", true, false, 0, 0, NULL, NULL },
 };
 
 /* iosched attributes: all integers; units by name. */
@@ -59,9 +60,17 @@ static const struct {
 	const char *suffix;
 	const char *unit;
 } iosched_units[] = {
-	{"_expire", "ms"},  {"_usec", "us"},       {"_us", "us"},   {"_nsec", "ns"},
-	{"slice_idle", "ms"}, {"timeout_sync", "ms"}, {"back_seek_max", "KiB"},
-	{"fifo_batch", "requests"}, {"async_depth", "requests"}, {"_async", "ms"}, {"_sync", "ms"},
+	{ "_expire", "ms" },
+	{ "_usec", "us" },
+	{ "_us", "us" },
+	{ "_nsec", "ns" },
+	{ "slice_idle", "ms" },
+	{ "timeout_sync", "ms" },
+	{ "back_seek_max", "KiB" },
+	{ "fifo_batch", "requests" },
+	{ "async_depth", "requests" },
+	{ "_async", "ms" },
+	{ "_sync", "ms" },
 };
 
 struct sysctl_meta {
@@ -73,16 +82,16 @@ struct sysctl_meta {
 
 /* Seed 000's knobs. */
 static const struct sysctl_meta sysctl_catalogue[] = {
-	{"vm.dirty_ratio", "proc/sys/vm/dirty_ratio", 0, 100, "%"},
-	{"vm.dirty_background_ratio", "proc/sys/vm/dirty_background_ratio", 0, 100, "%"},
-	{"vm.dirty_bytes", "proc/sys/vm/dirty_bytes", 0, -1, "bytes"},
-	{"vm.dirty_background_bytes", "proc/sys/vm/dirty_background_bytes", 0, -1, "bytes"},
-	{"vm.dirty_expire_centisecs", "proc/sys/vm/dirty_expire_centisecs", 0, -1, "cs"},
-	{"vm.dirty_writeback_centisecs", "proc/sys/vm/dirty_writeback_centisecs", 0, -1, "cs"},
-	{"vm.swappiness", "proc/sys/vm/swappiness", 0, 200, NULL},
-	{"vm.vfs_cache_pressure", "proc/sys/vm/vfs_cache_pressure", 0, -1, NULL},
-	{"vm.overcommit_ratio", "proc/sys/vm/overcommit_ratio", 0, -1, "%"},
-	{"fs.file-max", "proc/sys/fs/file-max", 0, -1, "files"},
+	{ "vm.dirty_ratio", "proc/sys/vm/dirty_ratio", 0, 100, "%" },
+	{ "vm.dirty_background_ratio", "proc/sys/vm/dirty_background_ratio", 0, 100, "%" },
+	{ "vm.dirty_bytes", "proc/sys/vm/dirty_bytes", 0, -1, "bytes" },
+	{ "vm.dirty_background_bytes", "proc/sys/vm/dirty_background_bytes", 0, -1, "bytes" },
+	{ "vm.dirty_expire_centisecs", "proc/sys/vm/dirty_expire_centisecs", 0, -1, "cs" },
+	{ "vm.dirty_writeback_centisecs", "proc/sys/vm/dirty_writeback_centisecs", 0, -1, "cs" },
+	{ "vm.swappiness", "proc/sys/vm/swappiness", 0, 200, NULL },
+	{ "vm.vfs_cache_pressure", "proc/sys/vm/vfs_cache_pressure", 0, -1, NULL },
+	{ "vm.overcommit_ratio", "proc/sys/vm/overcommit_ratio", 0, -1, "%" },
+	{ "fs.file-max", "proc/sys/fs/file-max", 0, -1, "files" },
 };
 
 #define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
@@ -197,7 +206,8 @@ static int attr_write(const char *path, const char *value)
 	ssize_t n;
 	int fd, rc = 0;
 
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC); /* O_TRUNC: no-op on sysfs, needed for test trees */
+	fd = open(path, O_WRONLY | O_TRUNC |
+	                        O_CLOEXEC); /* O_TRUNC: no-op on sysfs, needed for test trees */
 	if (fd < 0)
 		return -errno;
 	do
@@ -229,7 +239,7 @@ int sysfs_device_check(const struct sysfs *fs, const char *dev, struct err *e)
 
 	if (!sysfs_device_name_ok(dev))
 		return err_set(e, -EINVAL, "bad_request", "invalid device name '%.64s'",
-			       dev ? dev : "");
+		               dev ? dev : "");
 	snprintf(rel, sizeof(rel), "sys/block/%s", dev);
 	path_join(path, sizeof(path), fs->root, rel);
 	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
@@ -238,7 +248,7 @@ int sysfs_device_check(const struct sysfs *fs, const char *dev, struct err *e)
 }
 
 static void device_path(const struct sysfs *fs, const char *dev, const char *tail, char *out,
-			size_t len)
+                        size_t len)
 {
 	char rel[PATH_MAX];
 
@@ -262,7 +272,8 @@ int sysfs_devices_list(const struct sysfs *fs, struct device_info **out, int *n,
 	path_join(path, sizeof(path), fs->root, "sys/block");
 	d = opendir(path);
 	if (!d)
-		return err_set(e, -errno, "internal", "cannot list '%s': %s", path, strerror(errno));
+		return err_set(e, -errno, "internal", "cannot list '%s': %s", path,
+		               strerror(errno));
 	while ((de = readdir(d))) {
 		struct device_info *di;
 		int64_t v;
@@ -441,7 +452,7 @@ static const char *iosched_unit(const char *attr)
  * device/queue_depth; setra is virtual over queue/read_ahead_kb.
  */
 static void param_path(const struct sysfs *fs, const char *dev, const char *name, char *out,
-		       size_t len)
+                       size_t len)
 {
 	char tail[SYSFS_NAME_MAX + 32];
 
@@ -469,7 +480,7 @@ static void param_set_max(struct param *p, const char *maxval)
 
 /* Fill p from what the kernel printed (raw); no I/O. */
 static void param_from_raw(const struct sysfs *fs, const char *dev, const char *name,
-			   const char *raw, bool file_writable, struct param *p)
+                           const char *raw, bool file_writable, struct param *p)
 {
 	const struct param_meta *m = meta_find(name);
 	int64_t v;
@@ -543,7 +554,7 @@ static void params_push(struct params *ps, int *cap, const struct param *p)
 /* Add every readable regular file of dir as prefix+name, reading each
  * relative to the directory's fd (one path walk per directory, not per file). */
 static void params_scan_dir(const struct sysfs *fs, const char *dev, const char *dir,
-			    const char *prefix, struct params *ps, int *cap)
+                            const char *prefix, struct params *ps, int *cap)
 {
 	char path[PATH_MAX], name[SYSFS_NAME_MAX + 16], raw[SYSFS_VALUE_MAX];
 	struct dirent *de;
@@ -632,7 +643,7 @@ const struct param *sysfs_params_find(const struct params *ps, const char *name)
 }
 
 int sysfs_param_read(const struct sysfs *fs, const char *dev, const char *name, struct param *out,
-		     struct err *e)
+                     struct err *e)
 {
 	int rc;
 
@@ -641,13 +652,13 @@ int sysfs_param_read(const struct sysfs *fs, const char *dev, const char *name, 
 		return rc;
 	if (!param_name_ok(name))
 		return err_set(e, -ENOENT, "unknown_param", "no parameter '%.64s' on '%s'", name,
-			       dev);
+		               dev);
 	rc = param_load(fs, dev, name, out);
 	if (rc == -ENOENT)
 		return err_set(e, -ENOENT, "unknown_param", "no parameter '%s' on '%s'", name, dev);
 	if (rc)
 		return err_set(e, rc, "internal", "cannot read '%s' on '%s': %s", name, dev,
-			       strerror(-rc));
+		               strerror(-rc));
 	return 0;
 }
 
@@ -664,12 +675,12 @@ static void choices_join(const struct param *p, char *out, size_t len)
 static const struct {
 	const char *legacy, *current;
 } sched_aliases[] = {
-	{"noop", "none"},
-	{"deadline", "mq-deadline"},
+	{ "noop", "none" },
+	{ "deadline", "mq-deadline" },
 };
 
 static int check_int(const char *name, const char *requested, bool has_min, int64_t min,
-		     bool has_max, int64_t max, char *canon, size_t canon_len, struct err *e)
+                     bool has_max, int64_t max, char *canon, size_t canon_len, struct err *e)
 {
 	int64_t v;
 	int rc;
@@ -677,24 +688,24 @@ static int check_int(const char *name, const char *requested, bool has_min, int6
 	rc = num_parse_i64(requested, &v);
 	if (rc == -ERANGE)
 		return err_set(e, -EINVAL, "invalid_value", "%s: '%.64s' is out of range", name,
-			       requested);
+		               requested);
 	if (rc)
 		return err_set(e, -EINVAL, "invalid_value",
-			       "%s: '%.64s' is not a plain decimal integer (no sign, spaces or "
-			       "leading zeros)",
-			       name, requested);
+		               "%s: '%.64s' is not a plain decimal integer (no sign, spaces or "
+		               "leading zeros)",
+		               name, requested);
 	if (has_min && v < min)
 		return err_set(e, -EINVAL, "invalid_value", "%s: %lld is below the minimum %lld",
-			       name, (long long)v, (long long)min);
+		               name, (long long)v, (long long)min);
 	if (has_max && v > max)
 		return err_set(e, -EINVAL, "invalid_value", "%s: %lld is above the maximum %lld",
-			       name, (long long)v, (long long)max);
+		               name, (long long)v, (long long)max);
 	snprintf(canon, canon_len, "%lld", (long long)v);
 	return 0;
 }
 
 int sysfs_param_check(const struct param *p, const char *requested, char *canon, size_t canon_len,
-		      bool *aliased, struct err *e)
+                      bool *aliased, struct err *e)
 {
 	char list[SYSFS_CHOICES_MAX * 34];
 	const char *want = requested;
@@ -708,7 +719,7 @@ int sysfs_param_check(const struct param *p, const char *requested, char *canon,
 	switch (p->kind) {
 	case PARAM_INT:
 		return check_int(p->name, requested, p->has_min, p->min, p->has_max, p->max, canon,
-				 canon_len, e);
+		                 canon_len, e);
 	case PARAM_SCHED:
 		for (i = 0; i < N_ELEM(sched_aliases); i++) {
 			if (!strcmp(requested, sched_aliases[i].legacy)) {
@@ -727,11 +738,11 @@ int sysfs_param_check(const struct param *p, const char *requested, char *canon,
 		}
 		choices_join(p, list, sizeof(list));
 		return err_set(e, -EINVAL, "invalid_value", "%s: '%.64s' is not available (%s)",
-			       p->name, requested, list);
+		               p->name, requested, list);
 	case PARAM_TEXT:
 		if (!*requested || strchr(requested, '\n') || strlen(requested) >= canon_len)
 			return err_set(e, -EINVAL, "invalid_value", "%s: invalid value '%.64s'",
-				       p->name, requested);
+			               p->name, requested);
 		snprintf(canon, canon_len, "%s", requested);
 		return 0;
 	}
@@ -739,7 +750,7 @@ int sysfs_param_check(const struct param *p, const char *requested, char *canon,
 }
 
 int sysfs_param_write(const struct sysfs *fs, const char *dev, const char *name, const char *canon,
-		      char *applied, size_t applied_len, struct err *e)
+                      char *applied, size_t applied_len, struct err *e)
 {
 	char path[PATH_MAX], value[SYSFS_VALUE_MAX];
 	struct param p;
@@ -753,13 +764,13 @@ int sysfs_param_write(const struct sysfs *fs, const char *dev, const char *name,
 		return err_set(e, -ENOENT, "unknown_param", "no parameter '%.64s'", name);
 	if (!sysfs_device_allowed(fs, dev))
 		return err_set(e, -EPERM, "device_not_allowed",
-			       "device '%s' is not in the agent's --allow-device list", dev);
+		               "device '%s' is not in the agent's --allow-device list", dev);
 	snprintf(value, sizeof(value), "%s", canon);
 	if (!strcmp(name, "setra")) {
 		/* blockdev --setra semantics: 512-byte sectors, read_ahead_kb = sectors / 2. */
 		if (num_parse_i64(canon, &v) || v < 0)
 			return err_set(e, -EINVAL, "invalid_value", "setra: '%s' is not valid",
-				       canon);
+			               canon);
 		snprintf(value, sizeof(value), "%lld", (long long)(v / 2));
 	}
 	param_path(fs, dev, name, path, sizeof(path));
@@ -768,12 +779,12 @@ int sysfs_param_write(const struct sysfs *fs, const char *dev, const char *name,
 		return err_set(e, rc, "unknown_param", "no parameter '%s' on '%s'", name, dev);
 	if (rc)
 		return err_set(e, rc, "kernel_rejected",
-			       "kernel rejected %s=%s on '%s': %s (errno %d)", name, canon, dev,
-			       strerror(-rc), -rc);
+		               "kernel rejected %s=%s on '%s': %s (errno %d)", name, canon, dev,
+		               strerror(-rc), -rc);
 	rc = param_load(fs, dev, name, &p);
 	if (rc)
 		return err_set(e, rc, "internal", "cannot read back '%s' on '%s': %s", name, dev,
-			       strerror(-rc));
+		               strerror(-rc));
 	snprintf(applied, applied_len, "%s", p.value);
 	return 0;
 }
@@ -830,16 +841,16 @@ int sysfs_sysctl_read(const struct sysfs *fs, const char *name, struct param *ou
 
 	if (!m)
 		return err_set(e, -ENOENT, "unknown_sysctl",
-			       "'%.64s' is not a sysctl fleettune manages", name);
+		               "'%.64s' is not a sysctl fleettune manages", name);
 	rc = sysctl_load(fs, m, out);
 	if (rc)
 		return err_set(e, rc, rc == -ENOENT ? "not_found" : "internal",
-			       "cannot read %s: %s", name, strerror(-rc));
+		               "cannot read %s: %s", name, strerror(-rc));
 	return 0;
 }
 
 int sysfs_sysctl_write(const struct sysfs *fs, const char *name, const char *canon, char *applied,
-		       size_t applied_len, struct err *e)
+                       size_t applied_len, struct err *e)
 {
 	const struct sysctl_meta *m = sysctl_find(name);
 	char path[PATH_MAX];
@@ -848,15 +859,15 @@ int sysfs_sysctl_write(const struct sysfs *fs, const char *name, const char *can
 
 	if (!m)
 		return err_set(e, -ENOENT, "unknown_sysctl",
-			       "'%.64s' is not a sysctl fleettune manages", name);
+		               "'%.64s' is not a sysctl fleettune manages", name);
 	if (!fs->allow_sysctl)
 		return err_set(e, -EPERM, "forbidden",
-			       "sysctl writes are disabled; start the agent with --allow-sysctl");
+		               "sysctl writes are disabled; start the agent with --allow-sysctl");
 	path_join(path, sizeof(path), fs->root, m->relpath);
 	rc = attr_write(path, canon);
 	if (rc)
 		return err_set(e, rc, "kernel_rejected", "kernel rejected %s=%s: %s (errno %d)",
-			       name, canon, strerror(-rc), -rc);
+		               name, canon, strerror(-rc), -rc);
 	rc = sysctl_load(fs, m, &p);
 	if (rc)
 		return err_set(e, rc, "internal", "cannot read back %s: %s", name, strerror(-rc));

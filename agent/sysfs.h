@@ -33,11 +33,13 @@ enum param_kind {
 struct param {
 	char name[SYSFS_NAME_MAX]; /* "nr_requests", "iosched.fifo_batch", "queue_depth", "setra" */
 	enum param_kind kind;
-	char value[SYSFS_VALUE_MAX]; /* as the kernel prints it, trimmed; scheduler: the active one */
+	char value[SYSFS_VALUE_MAX]; /* as the kernel prints it, trimmed; scheduler: the active one
+	                              */
 	bool writable;               /* the file takes writes and the device is allowlisted */
 	bool has_min, has_max;
 	int64_t min, max;
-	const char *unit; /* static string or NULL: "KiB", "sectors", "requests", "us", "ms", "ns" */
+	const char
+	        *unit; /* static string or NULL: "KiB", "sectors", "requests", "us", "ms", "ns" */
 	int n_choices;
 	char choices[SYSFS_CHOICES_MAX][32];
 };
@@ -81,7 +83,7 @@ void sysfs_params_release(struct params *ps);
 const struct param *sysfs_params_find(const struct params *ps, const char *name);
 /* One parameter; -ENOENT with code "unknown_param" if dev has no such name. */
 int sysfs_param_read(const struct sysfs *fs, const char *dev, const char *name, struct param *out,
-		     struct err *e);
+                     struct err *e);
 
 /*
  * Validate `requested` for p and write its canonical form into canon:
@@ -91,13 +93,13 @@ int sysfs_param_read(const struct sysfs *fs, const char *dev, const char *name, 
  * -EINVAL with code "invalid_value"; -EPERM "read_only" if not writable.
  */
 int sysfs_param_check(const struct param *p, const char *requested, char *canon, size_t canon_len,
-		      bool *aliased, struct err *e);
+                      bool *aliased, struct err *e);
 
 /* Write canon to the parameter's file (open/write/close, errno checked)
  * and read it back into applied. No validation: call sysfs_param_check
  * first. A kernel rejection returns -errno with code "kernel_rejected". */
 int sysfs_param_write(const struct sysfs *fs, const char *dev, const char *name, const char *canon,
-		      char *applied, size_t applied_len, struct err *e);
+                      char *applied, size_t applied_len, struct err *e);
 
 /* True if two values of the same parameter mean the same thing (numeric
  * compare for integers, exact otherwise). */
@@ -108,6 +110,6 @@ int sysfs_sysctls_read(const struct sysfs *fs, struct params *out, struct err *e
 int sysfs_sysctl_read(const struct sysfs *fs, const char *name, struct param *out, struct err *e);
 /* Validate and write a sysctl; -EPERM "forbidden" unless allow_sysctl. */
 int sysfs_sysctl_write(const struct sysfs *fs, const char *name, const char *canon, char *applied,
-		       size_t applied_len, struct err *e);
+                       size_t applied_len, struct err *e);
 
 #endif

@@ -29,10 +29,12 @@ unsigned long tune_generation(struct tune *t)
 }
 
 static void audit(struct tune *t, const char *dev, const char *name, const char *previous,
-		  const char *requested, const char *applied, const char *outcome,
-		  const char *origin, const char *message)
+                  const char *requested, const char *applied, const char *outcome,
+                  const char *origin, const char *message)
 {
-	struct tune_change c = {dev, name, previous, requested, applied, outcome, origin, message};
+	struct tune_change c = {
+		dev, name, previous, requested, applied, outcome, origin, message
+	};
 
 	/* Every write attempt is audited, so this is where readers learn of it. */
 	__atomic_add_fetch(&t->generation, 1, __ATOMIC_RELEASE);
@@ -72,11 +74,11 @@ static int *write_order(const struct tune_item *items, int n)
 
 /* Restore with the lock held. */
 static int restore_locked(struct tune *t, const struct tune_snapshot *snap, const char *origin,
-			  const char *outcome, int *n_written, struct err *e)
+                          const char *outcome, int *n_written, struct err *e)
 {
 	const char *dev = snap->device;
 	char applied[SYSFS_VALUE_MAX];
-	struct params cur = {0, NULL};
+	struct params cur = { 0, NULL };
 	struct err first, we;
 	int k, rc, first_rc = 0, written = 0;
 	int *order = NULL;
@@ -101,8 +103,8 @@ static int restore_locked(struct tune *t, const struct tune_snapshot *snap, cons
 		if (!p) {
 			if (!first_rc) {
 				first_rc = err_set(&first, -ENOENT, "restore_failed",
-						   "cannot restore %s on '%s': parameter is gone",
-						   it->name, dev);
+				                   "cannot restore %s on '%s': parameter is gone",
+				                   it->name, dev);
 			}
 			audit(t, dev, it->name, NULL, it->previous, NULL, "error", origin,
 			      "parameter is gone");
@@ -112,10 +114,11 @@ static int restore_locked(struct tune *t, const struct tune_snapshot *snap, cons
 			continue;
 		err_clear(&we);
 		rc = sysfs_param_write(t->fs, dev, it->name, it->previous, applied, sizeof(applied),
-				       &we);
+		                       &we);
 		written++;
 		if (rc) {
-			audit(t, dev, it->name, p->value, it->previous, NULL, "error", origin, we.msg);
+			audit(t, dev, it->name, p->value, it->previous, NULL, "error", origin,
+			      we.msg);
 			if (!first_rc) {
 				first_rc = rc;
 				first = we;
@@ -136,7 +139,7 @@ out:
 }
 
 static void snapshot_from_params(const char *dev, const struct params *cur,
-				 struct tune_snapshot *out)
+                                 struct tune_snapshot *out)
 {
 	int i;
 
@@ -169,7 +172,7 @@ static bool item_present(const struct tune_item *items, int n, const char *name)
 /* Validate everything before the first write. Items under iosched.* that
  * belong to a scheduler being switched to are checked after the switch. */
 static int validate_all(struct tune *t, const char *dev, const struct params *cur,
-			struct tune_item *items, int n, bool *deferred, struct err *e)
+                        struct tune_item *items, int n, bool *deferred, struct err *e)
 {
 	bool sched_change = false;
 	const struct param *sp;
@@ -177,7 +180,7 @@ static int validate_all(struct tune *t, const char *dev, const struct params *cu
 
 	if (item_present(items, n, "setra") && item_present(items, n, "read_ahead_kb"))
 		return err_set(e, -EINVAL, "invalid_value",
-			       "setra and read_ahead_kb set the same thing; send only one");
+		               "setra and read_ahead_kb set the same thing; send only one");
 	for (i = 0; i < n; i++) {
 		if (strcmp(items[i].name, "scheduler"))
 			continue;
@@ -185,7 +188,7 @@ static int validate_all(struct tune *t, const char *dev, const struct params *cu
 		if (!sp)
 			return err_set(e, -ENOENT, "unknown_param", "'%s' has no scheduler", dev);
 		rc = sysfs_param_check(sp, items[i].requested, items[i].canon,
-				       sizeof(items[i].canon), &items[i].aliased, e);
+		                       sizeof(items[i].canon), &items[i].aliased, e);
 		if (rc)
 			return rc;
 		sched_change = strcmp(items[i].canon, sp->value) != 0;
@@ -201,27 +204,27 @@ static int validate_all(struct tune *t, const char *dev, const struct params *cu
 		}
 		if (sched_change && !strncmp(items[i].name, "iosched.", 8)) {
 			/* Attributes of the new scheduler only exist after the switch. */
-			struct param tmp = {0};
+			struct param tmp = { 0 };
 
 			snprintf(tmp.name, sizeof(tmp.name), "%s", items[i].name);
 			tmp.kind = PARAM_INT;
 			tmp.writable = true;
 			rc = sysfs_param_check(&tmp, items[i].requested, items[i].canon,
-					       sizeof(items[i].canon), NULL, e);
+			                       sizeof(items[i].canon), NULL, e);
 			if (rc)
 				return rc;
 			if (p)
 				snprintf(items[i].previous, sizeof(items[i].previous), "%s",
-					 p->value);
+				         p->value);
 			deferred[i] = true;
 			items[i].kind = PARAM_INT;
 			continue;
 		}
 		if (!p)
 			return err_set(e, -ENOENT, "unknown_param", "no parameter '%.64s' on '%s'",
-				       items[i].name, dev);
+			               items[i].name, dev);
 		rc = sysfs_param_check(p, items[i].requested, items[i].canon,
-				       sizeof(items[i].canon), &items[i].aliased, e);
+		                       sizeof(items[i].canon), &items[i].aliased, e);
 		if (rc)
 			return rc;
 		snprintf(items[i].previous, sizeof(items[i].previous), "%s", p->value);
@@ -231,10 +234,10 @@ static int validate_all(struct tune *t, const char *dev, const struct params *cu
 }
 
 int tune_apply(struct tune *t, const char *dev, struct tune_item *items, int n, const char *origin,
-	       bool *rolled_back, struct err *e)
+               bool *rolled_back, struct err *e)
 {
-	struct params cur = {0, NULL};
-	struct tune_snapshot snap = {{0}, 0, NULL};
+	struct params cur = { 0, NULL };
+	struct tune_snapshot snap = { { 0 }, 0, NULL };
 	bool *deferred = NULL;
 	int *order = NULL;
 	char rb_origin[320];
@@ -248,7 +251,7 @@ int tune_apply(struct tune *t, const char *dev, struct tune_item *items, int n, 
 		goto out;
 	if (!sysfs_device_allowed(t->fs, dev)) {
 		rc = err_set(e, -EPERM, "device_not_allowed",
-			     "device '%s' is not in the agent's --allow-device list", dev);
+		             "device '%s' is not in the agent's --allow-device list", dev);
 		goto out;
 	}
 	if (n <= 0) {
@@ -270,14 +273,14 @@ int tune_apply(struct tune *t, const char *dev, struct tune_item *items, int n, 
 			rc = sysfs_param_read(t->fs, dev, it->name, &p, e);
 			if (!rc)
 				rc = sysfs_param_check(&p, it->requested, it->canon,
-						       sizeof(it->canon), NULL, e);
+				                       sizeof(it->canon), NULL, e);
 			if (rc)
 				goto fail;
 			if (!it->previous[0])
 				snprintf(it->previous, sizeof(it->previous), "%s", p.value);
 		}
 		rc = sysfs_param_write(t->fs, dev, it->name, it->canon, it->applied,
-				       sizeof(it->applied), e);
+		                       sizeof(it->applied), e);
 		if (rc) {
 			audit(t, dev, it->name, it->previous, it->requested, NULL, "rejected",
 			      origin, e ? e->msg : NULL);
@@ -310,7 +313,7 @@ out:
 
 int tune_validate(struct tune *t, const char *dev, struct tune_item *items, int n, struct err *e)
 {
-	struct params cur = {0, NULL};
+	struct params cur = { 0, NULL };
 	bool *deferred = NULL;
 	int rc;
 
@@ -320,7 +323,7 @@ int tune_validate(struct tune *t, const char *dev, struct tune_item *items, int 
 		goto out;
 	if (!sysfs_device_allowed(t->fs, dev)) {
 		rc = err_set(e, -EPERM, "device_not_allowed",
-			     "device '%s' is not in the agent's --allow-device list", dev);
+		             "device '%s' is not in the agent's --allow-device list", dev);
 		goto out;
 	}
 	deferred = xcalloc((size_t)n + 1, sizeof(bool));
@@ -334,7 +337,7 @@ out:
 
 int tune_snapshot_take(struct tune *t, const char *dev, struct tune_snapshot *out, struct err *e)
 {
-	struct params cur = {0, NULL};
+	struct params cur = { 0, NULL };
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -372,7 +375,7 @@ char *tune_snapshot_to_json(const struct tune_snapshot *s)
 }
 
 int tune_snapshot_from_json(const char *dev, const char *json, struct tune_snapshot *out,
-			    struct err *e)
+                            struct err *e)
 {
 	json_error_t jerr;
 	const char *key;
@@ -384,7 +387,7 @@ int tune_snapshot_from_json(const char *dev, const char *json, struct tune_snaps
 	o = json_loads(json, 0, &jerr);
 	if (!json_is_object(o)) {
 		rc = err_set(e, -EINVAL, "internal", "corrupt snapshot for '%s': %s", dev,
-			     jerr.text);
+		             jerr.text);
 		goto out;
 	}
 	out->items = xcalloc(json_object_size(o) + 1, sizeof(*out->items));
@@ -404,7 +407,7 @@ out:
 }
 
 int tune_restore(struct tune *t, const struct tune_snapshot *snap, const char *origin,
-		 int *n_written, struct err *e)
+                 int *n_written, struct err *e)
 {
 	int rc;
 
@@ -425,7 +428,7 @@ int tune_sysctl_set(struct tune *t, struct tune_item *item, const char *origin, 
 		goto out;
 	if (!t->fs->allow_sysctl) {
 		rc = err_set(e, -EPERM, "forbidden",
-			     "sysctl writes are disabled; start the agent with --allow-sysctl");
+		             "sysctl writes are disabled; start the agent with --allow-sysctl");
 		goto out;
 	}
 	rc = sysfs_param_check(&p, item->requested, item->canon, sizeof(item->canon), NULL, e);
@@ -434,7 +437,7 @@ int tune_sysctl_set(struct tune *t, struct tune_item *item, const char *origin, 
 	snprintf(item->previous, sizeof(item->previous), "%s", p.value);
 	item->kind = p.kind;
 	rc = sysfs_sysctl_write(t->fs, item->name, item->canon, item->applied,
-				sizeof(item->applied), e);
+	                        sizeof(item->applied), e);
 	if (rc) {
 		audit(t, "", item->name, item->previous, item->requested, NULL, "rejected", origin,
 		      e ? e->msg : NULL);

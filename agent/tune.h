@@ -10,14 +10,14 @@
 
 /* One audited write, handed to the audit hook (strings borrowed). */
 struct tune_change {
-	const char *device;    /* "" for sysctls */
+	const char *device; /* "" for sysctls */
 	const char *name;
 	const char *previous;
 	const char *requested;
-	const char *applied;   /* NULL if the write failed */
-	const char *outcome;   /* ok | adjusted | rejected | rolled_back | restored | error */
-	const char *origin;    /* "request 12 PATCH /api/v1/...", "session 3 expired" */
-	const char *message;   /* error text or NULL */
+	const char *applied; /* NULL if the write failed */
+	const char *outcome; /* ok | adjusted | rejected | rolled_back | restored | error */
+	const char *origin;  /* "request 12 PATCH /api/v1/...", "session 3 expired" */
+	const char *message; /* error text or NULL */
 };
 
 typedef void (*tune_audit_fn)(void *cls, const struct tune_change *c);
@@ -64,7 +64,7 @@ void tune_release(struct tune *t);
  * and *rolled_back is set. Returns 0 or -errno with err filled.
  */
 int tune_apply(struct tune *t, const char *dev, struct tune_item *items, int n, const char *origin,
-	       bool *rolled_back, struct err *e);
+               bool *rolled_back, struct err *e);
 
 /* Validate items against dev as tune_apply would, without writing. */
 int tune_validate(struct tune *t, const char *dev, struct tune_item *items, int n, struct err *e);
@@ -75,7 +75,7 @@ void tune_snapshot_release(struct tune_snapshot *s);
 /* Serialise as a JSON object {name: value}; caller frees. */
 char *tune_snapshot_to_json(const struct tune_snapshot *s);
 int tune_snapshot_from_json(const char *dev, const char *json, struct tune_snapshot *out,
-			    struct err *e);
+                            struct err *e);
 
 /*
  * Put dev back to snap: scheduler first, then every value that differs.
@@ -83,7 +83,7 @@ int tune_snapshot_from_json(const char *dev, const char *json, struct tune_snaps
  * *n_written (may be NULL) counts the writes made.
  */
 int tune_restore(struct tune *t, const struct tune_snapshot *snap, const char *origin,
-		 int *n_written, struct err *e);
+                 int *n_written, struct err *e);
 
 /* Validate and write one sysctl with audit. */
 int tune_sysctl_set(struct tune *t, struct tune_item *item, const char *origin, struct err *e);

@@ -17,7 +17,7 @@ struct err {
 /* Fill `e` (may be NULL) and return `rc`, so callers can write
  * `return err_set(e, -EINVAL, "invalid_value", "...", ...);`. */
 int err_set(struct err *e, int rc, const char *code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+        __attribute__((format(printf, 4, 5)));
 
 /* Reset to the empty state. */
 void err_clear(struct err *e);

@@ -18,7 +18,7 @@ void log_init(const char *prog, enum log_level min)
 
 void log_msg(enum log_level lvl, const char *fmt, ...)
 {
-	static const char *names[] = {"debug", "info", "warn", "error"};
+	static const char *names[] = { "debug", "info", "warn", "error" };
 	char line[1024], ts[32];
 	struct timeval tv;
 	struct tm tm;
@@ -34,5 +34,5 @@ void log_msg(enum log_level lvl, const char *fmt, ...)
 	va_end(ap);
 	/* One fprintf per line keeps lines whole across threads. */
 	fprintf(stderr, "%s.%03ldZ %s %s: %s\n", ts, (long)(tv.tv_usec / 1000), log_prog,
-		names[lvl], line);
+	        names[lvl], line);
 }

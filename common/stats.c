@@ -138,7 +138,7 @@ double stats_welch_df(double va, int na, double vb, int nb)
 }
 
 void stats_welch(const struct stats_summary *a, const struct stats_summary *b, double conf,
-		 struct stats_welch *out)
+                 struct stats_welch *out)
 {
 	double va = a->stdev * a->stdev, vb = b->stdev * b->stdev, t;
 

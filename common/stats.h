@@ -23,10 +23,10 @@ double stats_t_quantile(double p, double df);
 
 /* Welch's t comparison of two independent samples' means (b - a). */
 struct stats_welch {
-	double diff;    /* mean_b - mean_a */
-	double se;      /* standard error of diff */
-	double df;      /* Welch-Satterthwaite degrees of freedom; 0 when undefined */
-	double ci_low;  /* confidence interval of diff; NAN when n_a < 2 or n_b < 2 */
+	double diff;   /* mean_b - mean_a */
+	double se;     /* standard error of diff */
+	double df;     /* Welch-Satterthwaite degrees of freedom; 0 when undefined */
+	double ci_low; /* confidence interval of diff; NAN when n_a < 2 or n_b < 2 */
 	double ci_high;
 };
 
@@ -36,6 +36,6 @@ double stats_welch_df(double va, int na, double vb, int nb);
 /* Compare summaries a and b at confidence level conf (e.g. 0.95). When both samples have
  * zero variance the interval collapses to [diff, diff]. */
 void stats_welch(const struct stats_summary *a, const struct stats_summary *b, double conf,
-		 struct stats_welch *out);
+                 struct stats_welch *out);
 
 #endif

@@ -1,4 +1,5 @@
-/* test_session.c -- sessions: snapshot, restore on close, on expiry and after a restart; the audit log. */
+/* test_session.c -- sessions: snapshot, restore on close, on expiry and after a restart; the audit
+ * log. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

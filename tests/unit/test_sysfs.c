@@ -1,4 +1,5 @@
-/* test_sysfs.c -- the parameter catalogue, validation, aliases and setra against a temp sysfs tree. */
+/* test_sysfs.c -- the parameter catalogue, validation, aliases and setra against a temp sysfs tree.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,36 +248,36 @@ static void test_write_readback_and_setra(void **state)
 	struct err e;
 
 	assert_int_equal(sysfs_param_write(&f->fs, "loop0", "nr_requests", "256", applied,
-					   sizeof(applied), &e),
-			 0);
+	                                   sizeof(applied), &e),
+	                 0);
 	assert_string_equal(applied, "256");
 	assert_string_equal(tu_read(f->root, "sys/block/loop0/queue/nr_requests"), "256");
 	/* setra 8192 sectors = read_ahead_kb 4096 */
-	assert_int_equal(sysfs_param_write(&f->fs, "loop0", "setra", "8192", applied,
-					   sizeof(applied), &e),
-			 0);
+	assert_int_equal(
+	        sysfs_param_write(&f->fs, "loop0", "setra", "8192", applied, sizeof(applied), &e),
+	        0);
 	assert_string_equal(tu_read(f->root, "sys/block/loop0/queue/read_ahead_kb"), "4096");
 	assert_string_equal(applied, "8192");
 	/* an odd sector count rounds down, which read-back shows */
-	assert_int_equal(sysfs_param_write(&f->fs, "loop0", "setra", "257", applied,
-					   sizeof(applied), &e),
-			 0);
+	assert_int_equal(
+	        sysfs_param_write(&f->fs, "loop0", "setra", "257", applied, sizeof(applied), &e),
+	        0);
 	assert_string_equal(applied, "256");
 	assert_true(sysfs_value_equal("256", "256\n"));
 	assert_false(sysfs_value_equal("256", "257"));
 	/* iosched attributes and queue_depth map to their files */
 	assert_int_equal(sysfs_param_write(&f->fs, "sdb", "iosched.fifo_batch", "32", applied,
-					   sizeof(applied), &e),
-			 0);
+	                                   sizeof(applied), &e),
+	                 0);
 	assert_string_equal(tu_read(f->root, "sys/block/sdb/queue/iosched/fifo_batch"), "32");
-	assert_int_equal(sysfs_param_write(&f->fs, "sdb", "queue_depth", "64", applied,
-					   sizeof(applied), &e),
-			 0);
+	assert_int_equal(
+	        sysfs_param_write(&f->fs, "sdb", "queue_depth", "64", applied, sizeof(applied), &e),
+	        0);
 	assert_string_equal(tu_read(f->root, "sys/block/sdb/device/queue_depth"), "64");
 	/* never on a device outside the allowlist */
-	assert_int_equal(sysfs_param_write(&f->fs, "vda", "nr_requests", "32", applied,
-					   sizeof(applied), &e),
-			 -EPERM);
+	assert_int_equal(
+	        sysfs_param_write(&f->fs, "vda", "nr_requests", "32", applied, sizeof(applied), &e),
+	        -EPERM);
 	assert_string_equal(e.code, "device_not_allowed");
 	assert_string_equal(tu_read(f->root, "sys/block/vda/queue/nr_requests"), "64\n");
 }
@@ -288,7 +289,7 @@ static void test_in_use(void **state)
 
 	assert_false(sysfs_device_in_use(&f->fs, "loop0", why, sizeof(why)));
 	tu_write(f->root, "proc/self/mounts",
-		 "/dev/vda / ext4 rw 0 0\n/dev/loop10 /mnt ext4 rw 0 0\n", 0444);
+	         "/dev/vda / ext4 rw 0 0\n/dev/loop10 /mnt ext4 rw 0 0\n", 0444);
 	assert_false(sysfs_device_in_use(&f->fs, "loop1", why, sizeof(why)));
 	assert_true(sysfs_device_in_use(&f->fs, "loop10", why, sizeof(why)));
 	tu_write(f->root, "proc/self/mounts", "/dev/loop0p1 /mnt ext4 rw 0 0\n", 0444);
@@ -319,17 +320,17 @@ static void test_sysctls(void **state)
 	assert_int_equal(sysfs_sysctl_read(&f->fs, "vm.dirty_ratio", &p, &e), 0);
 	assert_string_equal(p.value, "20");
 	assert_false(p.writable);
-	assert_int_equal(sysfs_sysctl_write(&f->fs, "vm.dirty_ratio", "10", applied,
-					    sizeof(applied), &e),
-			 -EPERM);
+	assert_int_equal(
+	        sysfs_sysctl_write(&f->fs, "vm.dirty_ratio", "10", applied, sizeof(applied), &e),
+	        -EPERM);
 	assert_string_equal(e.code, "forbidden");
 	f->fs.allow_sysctl = true;
 	assert_int_equal(sysfs_sysctl_read(&f->fs, "vm.dirty_ratio", &p, &e), 0);
 	assert_true(p.writable);
 	assert_int_equal(sysfs_param_check(&p, "101", canon, sizeof(canon), NULL, &e), -EINVAL);
-	assert_int_equal(sysfs_sysctl_write(&f->fs, "vm.dirty_ratio", "10", applied,
-					    sizeof(applied), &e),
-			 0);
+	assert_int_equal(
+	        sysfs_sysctl_write(&f->fs, "vm.dirty_ratio", "10", applied, sizeof(applied), &e),
+	        0);
 	assert_string_equal(applied, "10");
 	assert_int_equal(sysfs_sysctl_read(&f->fs, "kernel.panic", &p, &e), -ENOENT);
 	assert_string_equal(e.code, "unknown_sysctl");

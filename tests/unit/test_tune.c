@@ -1,4 +1,5 @@
-/* test_tune.c -- PATCH semantics: validation first, scheduler-first ordering, rollback, snapshots. */
+/* test_tune.c -- PATCH semantics: validation first, scheduler-first ordering, rollback, snapshots.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +26,7 @@ static void audit_cb(void *cls, const struct tune_change *c)
 
 	if (f->n_log < MAX_LOG)
 		snprintf(f->log[f->n_log++], sizeof(f->log[0]), "%s %s %s", c->outcome, c->name,
-			 c->applied ? c->applied : "-");
+		         c->applied ? c->applied : "-");
 }
 
 static int setup(void **state)
@@ -193,7 +194,7 @@ static void test_snapshot_restore(void **state)
 	assert_true(snap.n > 5);
 	json = tune_snapshot_to_json(&snap);
 	assert_non_null(strstr(json, "\"nr_requests\":\"64\""));
-	assert_null(strstr(json, "setra")); /* mirrors read_ahead_kb */
+	assert_null(strstr(json, "setra"));              /* mirrors read_ahead_kb */
 	assert_null(strstr(json, "logical_block_size")); /* read-only */
 	assert_int_equal(tune_snapshot_from_json("loop0", json, &back, &e), 0);
 	assert_int_equal(back.n, snap.n);
@@ -208,7 +209,9 @@ static void test_snapshot_restore(void **state)
 	/* nothing differs any more: a second restore writes nothing */
 	assert_int_equal(tune_restore(&f->t, &back, "restore", &written, &e), 0);
 	assert_int_equal(written, 0);
+	tune_snapshot_release(&back);
 	assert_int_equal(tune_snapshot_from_json("loop0", "[1,2]", &back, &e) < 0, 1);
+	tune_snapshot_release(&back);
 	free(json);
 	tune_snapshot_release(&snap);
 }

@@ -122,29 +122,30 @@ void tu_fake_device(const char *root, const char *dev, int with_queue_depth)
 		const char *name, *value;
 		int mode;
 	} q[] = {
-		{"scheduler", "none [mq-deadline] kyber bfq\n", 0644},
-		{"nr_requests", "64\n", 0644},
-		{"read_ahead_kb", "128\n", 0644},
-		{"max_sectors_kb", "1280\n", 0644},
-		{"max_hw_sectors_kb", "32767\n", 0444},
-		{"rq_affinity", "1\n", 0644},
-		{"nomerges", "0\n", 0644},
-		{"rotational", "0\n", 0644},
-		{"add_random", "0\n", 0644},
-		{"iostats", "1\n", 0644},
-		{"logical_block_size", "512\n", 0444},
-		{"hw_sector_size", "512\n", 0444},
-		{"wbt_lat_usec", "2000\n", 0644},
-		{"write_cache", "write back\n", 0644},
-		{"io_poll", "0\n", 0644},
-		{"zoned", "none\n", 0444},
+		{ "scheduler", "none [mq-deadline] kyber bfq\n", 0644 },
+		{ "nr_requests", "64\n", 0644 },
+		{ "read_ahead_kb", "128\n", 0644 },
+		{ "max_sectors_kb", "1280\n", 0644 },
+		{ "max_hw_sectors_kb", "32767\n", 0444 },
+		{ "rq_affinity", "1\n", 0644 },
+		{ "nomerges", "0\n", 0644 },
+		{ "rotational", "0\n", 0644 },
+		{ "add_random", "0\n", 0644 },
+		{ "iostats", "1\n", 0644 },
+		{ "logical_block_size", "512\n", 0444 },
+		{ "hw_sector_size", "512\n", 0444 },
+		{ "wbt_lat_usec", "2000\n", 0644 },
+		{ "write_cache", "write back\n", 0644 },
+		{ "io_poll", "0\n", 0644 },
+		{ "zoned", "none\n", 0444 },
 	};
 	static const struct {
 		const char *name, *value;
 	} io[] = {
-		{"fifo_batch", "16\n"},   {"read_expire", "500\n"},  {"write_expire", "5000\n"},
-		{"writes_starved", "2\n"}, {"front_merges", "1\n"},  {"async_depth", "48\n"},
-		{"prio_aging_expire", "10000\n"},
+		{ "fifo_batch", "16\n" },           { "read_expire", "500\n" },
+		{ "write_expire", "5000\n" },       { "writes_starved", "2\n" },
+		{ "front_merges", "1\n" },          { "async_depth", "48\n" },
+		{ "prio_aging_expire", "10000\n" },
 	};
 	char rel[256];
 	size_t i;
