@@ -1,6 +1,8 @@
 /* store.c -- the agent's SQLite: migrations, audit log, sessions (jobs in store_job.c). */
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +34,106 @@ int store_exec(struct store *s, const char *sql, struct err *e)
 		return -EIO;
 	}
 	return 0;
+}
+
+static sqlite3_stmt *store_vprepare(struct store *s, const char *sql, const char *fmt, va_list ap)
+{
+	sqlite3_stmt *st = NULL;
+	int i, ok = 1;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	for (i = 0; fmt && fmt[i] && ok; i++) {
+		int k = i + 1, r = SQLITE_OK;
+
+		switch (fmt[i]) {
+		case 't': {
+			const char *v = va_arg(ap, const char *);
+
+			r = v ? sqlite3_bind_text(st, k, v, -1, SQLITE_TRANSIENT)
+			      : sqlite3_bind_null(st, k);
+			break;
+		}
+		case 'd':
+			r = sqlite3_bind_double(st, k, va_arg(ap, double));
+			break;
+		case 'i':
+			r = sqlite3_bind_int(st, k, va_arg(ap, int));
+			break;
+		case 'I':
+			r = sqlite3_bind_int64(st, k, va_arg(ap, int64_t));
+			break;
+		case 'n': {
+			int64_t v = va_arg(ap, int64_t);
+
+			r = v ? sqlite3_bind_int64(st, k, v) : sqlite3_bind_null(st, k);
+			break;
+		}
+		case 'b': {
+			const void *p = va_arg(ap, const void *);
+			size_t n = va_arg(ap, size_t);
+
+			r = p ? sqlite3_bind_blob64(st, k, p, n, SQLITE_TRANSIENT)
+			      : sqlite3_bind_null(st, k);
+			break;
+		}
+		default:
+			r = SQLITE_MISUSE;
+		}
+		ok = r == SQLITE_OK;
+	}
+	if (!ok) {
+		sqlite3_finalize(st);
+		return NULL;
+	}
+	return st;
+}
+
+sqlite3_stmt *store_prepare(struct store *s, const char *sql, const char *fmt, ...)
+{
+	sqlite3_stmt *st;
+	va_list ap;
+
+	va_start(ap, fmt);
+	st = store_vprepare(s, sql, fmt, ap);
+	va_end(ap);
+	return st;
+}
+
+int store_run(struct store *s, struct err *e, const char *what, const char *sql, const char *fmt,
+              ...)
+{
+	bool own_tx = sqlite3_get_autocommit(s->db) != 0;
+	sqlite3_stmt *st;
+	va_list ap;
+	int rc;
+
+	/* Every write runs in a BEGIN IMMEDIATE transaction: ours if the caller has none. */
+	if (own_tx && store_tx_begin(s, e))
+		return -EIO;
+	va_start(ap, fmt);
+	st = store_vprepare(s, sql, fmt, ap);
+	va_end(ap);
+	if (!st || sqlite3_step(st) != SQLITE_DONE)
+		rc = db_fail(s, e, what);
+	else
+		rc = sqlite3_changes(s->db);
+	sqlite3_finalize(st);
+	return own_tx ? store_tx_end(s, rc, e) : rc;
+}
+
+int store_tx_begin(struct store *s, struct err *e)
+{
+	return store_exec(s, "BEGIN IMMEDIATE", e);
+}
+
+int store_tx_end(struct store *s, int rc, struct err *e)
+{
+	if (rc < 0) {
+		store_exec(s, "ROLLBACK", NULL);
+		return rc;
+	}
+	return store_exec(s, "COMMIT", e) ? -EIO : rc;
 }
 
 static int user_version(struct store *s)
@@ -146,32 +248,20 @@ void store_col_text(sqlite3_stmt *st, int i, char *out, size_t len, int *present
 
 int store_change_add(struct store *s, const struct tune_change *c, double at)
 {
-	static const char sql[] =
-	        "INSERT INTO changes(at, device, name, previous, requested, applied, outcome, "
-	        "origin, message) VALUES(?,?,?,?,?,?,?,?,?)";
-	sqlite3_stmt *st = NULL;
-	int rc = -EIO;
+	struct err e;
+	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-		goto out;
-	sqlite3_bind_double(st, 1, at);
-	store_bind_text(st, 2, c->device ? c->device : "");
-	store_bind_text(st, 3, c->name);
-	store_bind_text(st, 4, c->previous);
-	store_bind_text(st, 5, c->requested);
-	store_bind_text(st, 6, c->applied);
-	store_bind_text(st, 7, c->outcome);
-	store_bind_text(st, 8, c->origin ? c->origin : "");
-	store_bind_text(st, 9, c->message);
-	if (sqlite3_step(st) == SQLITE_DONE)
-		rc = 0;
-	else
-		log_error("cannot record change of %s: %s", c->name, sqlite3_errmsg(s->db));
-out:
-	sqlite3_finalize(st);
+	rc = store_run(s, &e, "change insert",
+	               "INSERT INTO changes(at, device, name, previous, requested, applied, "
+	               "outcome, origin, message) VALUES(?,?,?,?,?,?,?,?,?)",
+	               "dttttttt", at, c->device ? c->device : "", c->name, c->previous,
+	               c->requested, c->applied, c->outcome, c->origin ? c->origin : "",
+	               c->message);
 	pthread_mutex_unlock(&s->lock);
-	return rc;
+	if (rc < 0)
+		log_error("cannot record change of %s: %s", c->name, e.msg);
+	return rc < 0 ? rc : 0;
 }
 
 int store_changes_list(struct store *s, const char *device, int limit, struct change_rec **out,
@@ -250,31 +340,20 @@ static void session_from_row(sqlite3_stmt *st, struct session_rec *r)
 
 int store_session_insert(struct store *s, struct session_rec *rec, struct err *e)
 {
-	static const char sql[] = "INSERT INTO sessions(device, created_at, ttl_s, expires_at, "
-	                          "state, snapshot) VALUES(?,?,?,?,'open',?)";
-	sqlite3_stmt *st = NULL;
-	int rc = 0;
+	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		rc = db_fail(s, e, "session insert");
-		goto out;
+	rc = store_run(s, e, "session insert",
+	               "INSERT INTO sessions(device, created_at, ttl_s, expires_at, state, "
+	               "snapshot) VALUES(?,?,?,?,'open',?)",
+	               "tdIdt", rec->device, rec->created_at, rec->ttl_s, rec->expires_at,
+	               rec->snapshot);
+	if (rc > 0) {
+		rec->id = sqlite3_last_insert_rowid(s->db);
+		snprintf(rec->state, sizeof(rec->state), "open");
 	}
-	store_bind_text(st, 1, rec->device);
-	sqlite3_bind_double(st, 2, rec->created_at);
-	sqlite3_bind_int64(st, 3, rec->ttl_s);
-	sqlite3_bind_double(st, 4, rec->expires_at);
-	store_bind_text(st, 5, rec->snapshot);
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		rc = db_fail(s, e, "session insert");
-		goto out;
-	}
-	rec->id = sqlite3_last_insert_rowid(s->db);
-	snprintf(rec->state, sizeof(rec->state), "open");
-out:
-	sqlite3_finalize(st);
 	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return rc < 0 ? rc : 0;
 }
 
 int store_session_get(struct store *s, int64_t id, struct session_rec *rec, struct err *e)
@@ -342,69 +421,38 @@ out:
 	return rc;
 }
 
-/* Run one UPDATE in a BEGIN IMMEDIATE transaction; -ENOENT if no row changed. */
-static int update_one(struct store *s, sqlite3_stmt *st, int64_t id, struct err *e)
+/* Rows changed by an update of an open session: none means no such open session. */
+static int open_session_updated(int rc, int64_t id, struct err *e)
 {
-	int rc = 0;
-
-	if (store_exec(s, "BEGIN IMMEDIATE", e))
-		return -EIO;
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		rc = db_fail(s, e, "update");
-		store_exec(s, "ROLLBACK", NULL);
-		return rc;
-	}
-	if (sqlite3_changes(s->db) == 0)
-		rc = err_set(e, -ENOENT, "not_found", "no open session %lld", (long long)id);
-	if (store_exec(s, "COMMIT", e))
-		return -EIO;
-	return rc;
+	if (rc == 0)
+		return err_set(e, -ENOENT, "not_found", "no open session %lld", (long long)id);
+	return rc < 0 ? rc : 0;
 }
 
 int store_session_renew(struct store *s, int64_t id, double expires_at, struct err *e)
 {
-	static const char sql[] =
-	        "UPDATE sessions SET expires_at = ? WHERE id = ? AND state = 'open'";
-	sqlite3_stmt *st = NULL;
 	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		rc = db_fail(s, e, "session renew");
-		goto out;
-	}
-	sqlite3_bind_double(st, 1, expires_at);
-	sqlite3_bind_int64(st, 2, id);
-	rc = update_one(s, st, id, e);
-out:
-	sqlite3_finalize(st);
+	rc = store_run(s, e, "session renew",
+	               "UPDATE sessions SET expires_at = ? WHERE id = ? AND state = 'open'", "dI",
+	               expires_at, id);
 	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return open_session_updated(rc, id, e);
 }
 
 int store_session_end(struct store *s, int64_t id, const char *state, double ended_at,
                       const char *reason, const char *outcome, struct err *e)
 {
-	static const char sql[] = "UPDATE sessions SET state = ?, ended_at = ?, end_reason = ?, "
-	                          "restore_outcome = ? WHERE id = ? AND state = 'open'";
-	sqlite3_stmt *st = NULL;
 	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		rc = db_fail(s, e, "session end");
-		goto out;
-	}
-	store_bind_text(st, 1, state);
-	sqlite3_bind_double(st, 2, ended_at);
-	store_bind_text(st, 3, reason);
-	store_bind_text(st, 4, outcome);
-	sqlite3_bind_int64(st, 5, id);
-	rc = update_one(s, st, id, e);
-out:
-	sqlite3_finalize(st);
+	rc = store_run(s, e, "session end",
+	               "UPDATE sessions SET state = ?, ended_at = ?, end_reason = ?, "
+	               "restore_outcome = ? WHERE id = ? AND state = 'open'",
+	               "tdttI", state, ended_at, reason, outcome, id);
 	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return open_session_updated(rc, id, e);
 }
 
 void store_session_rec_release(struct session_rec *rec)

@@ -79,134 +79,77 @@ void store_passes_free(struct pass_rec *list, int n)
 
 /* Insert name/value rows into table (job_labels or job_params) for job id. */
 static int kv_insert(struct store *s, const char *table, int64_t id, const struct store_kv *kv,
-                     int n)
+                     int n, struct err *e)
 {
 	char sql[128];
-	sqlite3_stmt *st = NULL;
 	int i, rc = 0;
 
 	snprintf(sql, sizeof(sql), "INSERT OR REPLACE INTO %s VALUES(?,?,?)", table);
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return -EIO;
-	for (i = 0; i < n && !rc; i++) {
-		sqlite3_bind_int64(st, 1, id);
-		store_bind_text(st, 2, kv[i].key);
-		store_bind_text(st, 3, kv[i].value);
-		if (sqlite3_step(st) != SQLITE_DONE)
-			rc = -EIO;
-		sqlite3_reset(st);
-	}
-	sqlite3_finalize(st);
-	return rc;
+	for (i = 0; i < n && rc >= 0; i++)
+		rc = store_run(s, e, table, sql, "Itt", id, kv[i].key, kv[i].value);
+	return rc < 0 ? rc : 0;
 }
 
 int store_job_insert(struct store *s, struct job_rec *rec, const struct store_kv *labels,
                      int n_labels, struct err *e)
 {
-	static const char sql[] = "INSERT INTO jobs(state, device, engine, spec, labels, loops, "
-	                          "created_at) VALUES('queued',?,?,?,?,?,?)";
-	sqlite3_stmt *st = NULL;
-	int rc = 0;
+	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	if (store_exec(s, "BEGIN IMMEDIATE", e)) {
-		rc = -EIO;
-		goto out;
+	rc = store_tx_begin(s, e);
+	if (rc == 0)
+		rc = store_run(s, e, "job insert",
+		               "INSERT INTO jobs(state, device, engine, spec, labels, loops, "
+		               "created_at) VALUES('queued',?,?,?,?,?,?)",
+		               "ttttid", rec->device, rec->engine, rec->spec,
+		               rec->labels ? rec->labels : "{}", rec->loops, rec->created_at);
+	if (rc >= 0) {
+		rec->id = sqlite3_last_insert_rowid(s->db);
+		snprintf(rec->state, sizeof(rec->state), "queued");
+		rc = kv_insert(s, "job_labels", rec->id, labels, n_labels, e);
 	}
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-		goto fail;
-	store_bind_text(st, 1, rec->device);
-	store_bind_text(st, 2, rec->engine);
-	store_bind_text(st, 3, rec->spec);
-	store_bind_text(st, 4, rec->labels ? rec->labels : "{}");
-	sqlite3_bind_int(st, 5, rec->loops);
-	sqlite3_bind_double(st, 6, rec->created_at);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		goto fail;
-	rec->id = sqlite3_last_insert_rowid(s->db);
-	snprintf(rec->state, sizeof(rec->state), "queued");
-	if (kv_insert(s, "job_labels", rec->id, labels, n_labels))
-		goto fail;
-	if (store_exec(s, "COMMIT", e))
-		rc = -EIO;
-	goto out;
-fail:
-	rc = db_fail(s, e, "job insert");
-	store_exec(s, "ROLLBACK", NULL);
-out:
-	sqlite3_finalize(st);
+	rc = store_tx_end(s, rc, e);
 	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return rc < 0 ? rc : 0;
 }
 
 int store_job_claim_next(struct store *s, double now, struct job_rec *out, struct err *e)
 {
-	static const char pick[] =
-	        "SELECT " JOB_COLS " FROM jobs WHERE state = 'queued' ORDER BY id LIMIT 1";
-	static const char mark[] = "UPDATE jobs SET state = 'running', started_at = ? WHERE id = ?";
 	sqlite3_stmt *st = NULL;
-	int rc = 0, r;
+	int rc, r;
 
 	pthread_mutex_lock(&s->lock);
-	if (store_exec(s, "BEGIN IMMEDIATE", e)) {
-		rc = -EIO;
+	rc = store_tx_begin(s, e);
+	if (rc)
 		goto out;
-	}
-	if (sqlite3_prepare_v2(s->db, pick, -1, &st, NULL) != SQLITE_OK)
-		goto fail;
-	r = sqlite3_step(st);
+	st = store_prepare(s,
+	                   "SELECT " JOB_COLS " FROM jobs WHERE state = 'queued' ORDER BY id "
+	                   "LIMIT 1",
+	                   NULL);
+	r = st ? sqlite3_step(st) : SQLITE_ERROR;
 	if (r == SQLITE_DONE) {
-		store_exec(s, "COMMIT", NULL);
-		rc = -ENOENT;
+		rc = store_tx_end(s, -ENOENT, e);
 		goto out;
 	}
-	if (r != SQLITE_ROW)
-		goto fail;
+	if (r != SQLITE_ROW) {
+		rc = store_tx_end(s, db_fail(s, e, "job claim"), e);
+		goto out;
+	}
 	job_from_row(st, out);
-	sqlite3_finalize(st);
-	st = NULL;
-	if (sqlite3_prepare_v2(s->db, mark, -1, &st, NULL) != SQLITE_OK)
-		goto fail;
-	sqlite3_bind_double(st, 1, now);
-	sqlite3_bind_int64(st, 2, out->id);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		goto fail;
+	rc = store_run(s, e, "job claim",
+	               "UPDATE jobs SET state = 'running', started_at = ? WHERE id = ?", "dI", now,
+	               out->id);
+	rc = store_tx_end(s, rc, e);
+	if (rc < 0) {
+		store_job_rec_release(out);
+		goto out;
+	}
 	snprintf(out->state, sizeof(out->state), "running");
 	out->started_at = now;
-	if (store_exec(s, "COMMIT", e))
-		rc = -EIO;
-	goto out;
-fail:
-	rc = db_fail(s, e, "job claim");
-	store_exec(s, "ROLLBACK", NULL);
-	store_job_rec_release(out);
+	rc = 0;
 out:
 	sqlite3_finalize(st);
 	pthread_mutex_unlock(&s->lock);
-	return rc;
-}
-
-/* Run sql with (text, id) bound, in its own transaction. */
-static int update_text(struct store *s, const char *sql, const char *text, int64_t id,
-                       struct err *e)
-{
-	sqlite3_stmt *st = NULL;
-	int rc = 0;
-
-	if (store_exec(s, "BEGIN IMMEDIATE", e))
-		return -EIO;
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-		goto fail;
-	store_bind_text(st, 1, text);
-	sqlite3_bind_int64(st, 2, id);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		goto fail;
-	sqlite3_finalize(st);
-	return store_exec(s, "COMMIT", e);
-fail:
-	rc = db_fail(s, e, "job update");
-	sqlite3_finalize(st);
-	store_exec(s, "ROLLBACK", NULL);
 	return rc;
 }
 
@@ -215,166 +158,89 @@ int store_job_set_restore(struct store *s, int64_t id, const char *restore_json,
 	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	rc = update_text(s, "UPDATE jobs SET restore = ? WHERE id = ?", restore_json, id, e);
+	rc = store_run(s, e, "job restore point", "UPDATE jobs SET restore = ? WHERE id = ?", "tI",
+	               restore_json, id);
 	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return rc < 0 ? rc : 0;
 }
 
 int store_job_set_params(struct store *s, int64_t id, const char *params_json,
                          const struct store_kv *params, int n, struct err *e)
 {
-	sqlite3_stmt *st = NULL;
-	int rc = 0;
+	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	if (store_exec(s, "BEGIN IMMEDIATE", e)) {
-		rc = -EIO;
-		goto out;
-	}
-	if (sqlite3_prepare_v2(s->db, "UPDATE jobs SET params = ? WHERE id = ?", -1, &st, NULL) !=
-	    SQLITE_OK)
-		goto fail;
-	store_bind_text(st, 1, params_json);
-	sqlite3_bind_int64(st, 2, id);
-	if (sqlite3_step(st) != SQLITE_DONE || kv_insert(s, "job_params", id, params, n))
-		goto fail;
-	if (store_exec(s, "COMMIT", e))
-		rc = -EIO;
-	goto out;
-fail:
-	rc = db_fail(s, e, "job params");
-	store_exec(s, "ROLLBACK", NULL);
-out:
-	sqlite3_finalize(st);
+	rc = store_tx_begin(s, e);
+	if (rc == 0)
+		rc = store_run(s, e, "job params", "UPDATE jobs SET params = ? WHERE id = ?", "tI",
+		               params_json, id);
+	if (rc >= 0)
+		rc = kv_insert(s, "job_params", id, params, n, e);
+	rc = store_tx_end(s, rc, e);
 	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return rc < 0 ? rc : 0;
 }
 
 int store_job_set_pgid(struct store *s, int64_t id, int64_t pgid)
 {
-	sqlite3_stmt *st = NULL;
-	int rc = -EIO;
+	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	if (sqlite3_prepare_v2(s->db, "UPDATE jobs SET pgid = ? WHERE id = ?", -1, &st, NULL) ==
-	    SQLITE_OK) {
-		if (pgid)
-			sqlite3_bind_int64(st, 1, pgid);
-		else
-			sqlite3_bind_null(st, 1);
-		sqlite3_bind_int64(st, 2, id);
-		if (sqlite3_step(st) == SQLITE_DONE)
-			rc = 0;
-	}
-	sqlite3_finalize(st);
+	rc = store_run(s, NULL, "job pgid", "UPDATE jobs SET pgid = ? WHERE id = ?", "nI", pgid,
+	               id);
 	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return rc < 0 ? rc : 0;
 }
 
 int store_job_pass_add(struct store *s, int64_t id, int loop, double started_at, double finished_at,
                        const char *metrics_json, const char *raw, size_t raw_len, struct err *e)
 {
-	static const char ins[] = "INSERT OR REPLACE INTO passes(job_id, loop, started_at, "
-	                          "finished_at, metrics, raw) VALUES(?,?,?,?,?,?)";
-	static const char bump[] = "UPDATE jobs SET loops_done = ? WHERE id = ?";
-	sqlite3_stmt *st = NULL;
-	int rc = 0;
+	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	if (store_exec(s, "BEGIN IMMEDIATE", e)) {
-		rc = -EIO;
-		goto out;
-	}
-	if (sqlite3_prepare_v2(s->db, ins, -1, &st, NULL) != SQLITE_OK)
-		goto fail;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int(st, 2, loop);
-	sqlite3_bind_double(st, 3, started_at);
-	sqlite3_bind_double(st, 4, finished_at);
-	store_bind_text(st, 5, metrics_json);
-	if (raw)
-		sqlite3_bind_blob64(st, 6, raw, raw_len, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, 6);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		goto fail;
-	sqlite3_finalize(st);
-	st = NULL;
-	if (sqlite3_prepare_v2(s->db, bump, -1, &st, NULL) != SQLITE_OK)
-		goto fail;
-	sqlite3_bind_int(st, 1, loop);
-	sqlite3_bind_int64(st, 2, id);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		goto fail;
-	if (store_exec(s, "COMMIT", e))
-		rc = -EIO;
-	goto out;
-fail:
-	rc = db_fail(s, e, "pass insert");
-	store_exec(s, "ROLLBACK", NULL);
-out:
-	sqlite3_finalize(st);
+	rc = store_tx_begin(s, e);
+	if (rc == 0)
+		rc = store_run(
+		        s, e, "pass insert",
+		        "INSERT OR REPLACE INTO passes(job_id, loop, started_at, finished_at, "
+		        "metrics, raw) VALUES(?,?,?,?,?,?)",
+		        "Iiddtb", id, loop, started_at, finished_at, metrics_json, raw, raw_len);
+	if (rc >= 0)
+		rc = store_run(s, e, "pass insert", "UPDATE jobs SET loops_done = ? WHERE id = ?",
+		               "iI", loop, id);
+	rc = store_tx_end(s, rc, e);
 	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return rc < 0 ? rc : 0;
 }
 
 int store_job_finish(struct store *s, int64_t id, const char *state, double finished_at,
                      const char *code, const char *message, struct err *e)
 {
-	static const char sql[] = "UPDATE jobs SET state = ?, finished_at = ?, error_code = ?, "
-	                          "error_message = ?, pgid = NULL WHERE id = ?";
-	sqlite3_stmt *st = NULL;
-	int rc = 0;
+	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	if (store_exec(s, "BEGIN IMMEDIATE", e)) {
-		rc = -EIO;
-		goto out;
-	}
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-		goto fail;
-	store_bind_text(st, 1, state);
-	sqlite3_bind_double(st, 2, finished_at);
-	store_bind_text(st, 3, code);
-	store_bind_text(st, 4, message);
-	sqlite3_bind_int64(st, 5, id);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		goto fail;
-	if (store_exec(s, "COMMIT", e))
-		rc = -EIO;
-	goto out;
-fail:
-	rc = db_fail(s, e, "job finish");
-	store_exec(s, "ROLLBACK", NULL);
-out:
-	sqlite3_finalize(st);
+	rc = store_run(s, e, "job finish",
+	               "UPDATE jobs SET state = ?, finished_at = ?, error_code = ?, "
+	               "error_message = ?, pgid = NULL WHERE id = ?",
+	               "tdttI", state, finished_at, code, message, id);
 	pthread_mutex_unlock(&s->lock);
-	return rc;
+	return rc < 0 ? rc : 0;
 }
 
 int store_job_cancel_queued(struct store *s, int64_t id, double now, struct err *e)
 {
-	static const char sql[] = "UPDATE jobs SET state = 'cancelled', finished_at = ?, "
-	                          "error_code = 'cancelled', error_message = 'cancelled while "
-	                          "queued' WHERE id = ? AND state = 'queued'";
-	sqlite3_stmt *st = NULL;
-	int rc = 0;
+	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		rc = db_fail(s, e, "job cancel");
-		goto out;
-	}
-	sqlite3_bind_double(st, 1, now);
-	sqlite3_bind_int64(st, 2, id);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		rc = db_fail(s, e, "job cancel");
-	else if (sqlite3_changes(s->db) == 0)
-		rc = -EBUSY;
-out:
-	sqlite3_finalize(st);
+	rc = store_run(s, e, "job cancel",
+	               "UPDATE jobs SET state = 'cancelled', finished_at = ?, error_code = "
+	               "'cancelled', error_message = 'cancelled while queued' WHERE id = ? AND "
+	               "state = 'queued'",
+	               "dI", now, id);
 	pthread_mutex_unlock(&s->lock);
-	return rc;
+	if (rc == 0)
+		return -EBUSY;
+	return rc < 0 ? rc : 0;
 }
 
 int store_job_get(struct store *s, int64_t id, struct job_rec *out, struct err *e)

@@ -13,6 +13,20 @@ struct store {
 };
 
 int store_exec(struct store *s, const char *sql, struct err *e);
+/*
+ * Prepare sql and bind one argument per character of fmt: 't' text (NULL
+ * binds NULL), 'd' double, 'i' int, 'I' int64_t, 'n' int64_t where 0 binds
+ * NULL, 'b' blob (const void *, size_t). NULL on failure.
+ */
+sqlite3_stmt *store_prepare(struct store *s, const char *sql, const char *fmt, ...);
+/* Prepare, bind and step a statement that returns no rows. Returns the
+ * number of rows changed, or -EIO with err naming what failed. */
+int store_run(struct store *s, struct err *e, const char *what, const char *sql, const char *fmt,
+              ...);
+/* BEGIN IMMEDIATE; and its end: COMMIT when rc is 0, else ROLLBACK. Returns
+ * rc, or the COMMIT's error. The caller holds s->lock around both. */
+int store_tx_begin(struct store *s, struct err *e);
+int store_tx_end(struct store *s, int rc, struct err *e);
 void store_bind_text(sqlite3_stmt *st, int i, const char *v);
 void store_col_text(sqlite3_stmt *st, int i, char *out, size_t len, int *present);
 
