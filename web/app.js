@@ -1,0 +1,671 @@
+/* app.js -- the agent's page: API client (token prompt on 401), hash router and the views
+ * #/history, #/job/ID, #/compare and #/devices. Data from the API is only ever put in the page
+ * as text (FT.el / textContent), never as HTML. */
+(function () {
+  'use strict';
+
+  var E = FT.el;
+  var TOKEN_KEY = 'fleettune.token';
+  var API = 'api/v1/';
+  var POLL_MS = 1000;
+  var COMPARE_MAX_JOBS = 2000;
+  var main = document.getElementById('main');
+
+  /* ---------------- API client ---------------- */
+
+  function ApiError(code, message, status) {
+    this.code = code;
+    this.message = message;
+    this.status = status;
+  }
+
+  var tokenWaiters = null;
+
+  /* askToken(msg): show the token form; resolves once the user submitted a token. Concurrent
+   * 401s share one prompt. */
+  function askToken(msg) {
+    if (tokenWaiters) return new Promise(function (r) { tokenWaiters.push(r); });
+    tokenWaiters = [];
+    return new Promise(function (resolve) {
+      tokenWaiters.push(resolve);
+      var box = document.getElementById('auth');
+      document.getElementById('auth-msg').textContent = msg;
+      box.hidden = false;
+      var input = document.getElementById('auth-token');
+      input.value = '';
+      input.focus();
+    });
+  }
+
+  document.getElementById('auth-form').addEventListener('submit', function (ev) {
+    ev.preventDefault();
+    var t = document.getElementById('auth-token').value.trim();
+    if (!t) return;
+    sessionStorage.setItem(TOKEN_KEY, t);
+    document.getElementById('auth').hidden = true;
+    var w = tokenWaiters || [];
+    tokenWaiters = null;
+    w.forEach(function (r) { r(); });
+  });
+
+  /* request(path, {text}): GET path under /api/v1/ with the token if we have one; on 401 ask for
+   * the token and retry. Resolves with the parsed JSON (or text); rejects with ApiError. */
+  function request(path, opts) {
+    opts = opts || {};
+    var tok = sessionStorage.getItem(TOKEN_KEY);
+    var headers = { Accept: opts.text ? 'text/plain, application/json' : 'application/json' };
+    if (tok) headers.Authorization = 'Bearer ' + tok;
+    return fetch(API + path, { headers: headers, cache: 'no-store', credentials: 'same-origin' })
+      .catch(function (e) {
+        throw new ApiError('network', 'cannot reach the agent: ' + e.message, 0);
+      })
+      .then(function (res) {
+        if (res.status === 401) {
+          if (tok) sessionStorage.removeItem(TOKEN_KEY);
+          return askToken(tok ? 'The agent refused that token (401). Enter it again.'
+            : 'This agent needs its access token.').then(function () { return request(path, opts); });
+        }
+        if (!res.ok) {
+          return res.text().then(function (body) {
+            var code = 'http_' + res.status, msg = res.statusText || 'HTTP ' + res.status;
+            try {
+              var j = JSON.parse(body);
+              if (j && j.error) { code = j.error.code || code; msg = j.error.message || msg; }
+            } catch (e) { /* not JSON */ }
+            throw new ApiError(code, msg, res.status);
+          });
+        }
+        return opts.text ? res.text() : res.json();
+      });
+  }
+
+  function qs(params) {
+    var parts = [];
+    Object.keys(params).forEach(function (k) {
+      var v = params[k];
+      if (v === undefined || v === null || v === '') return;
+      parts.push(encodeURIComponent(k) + '=' + encodeURIComponent(v));
+    });
+    return parts.length ? '?' + parts.join('&') : '';
+  }
+
+  /* "key=value" -> [key, value]; null when not of that form. */
+  function splitKV(s) {
+    s = (s || '').trim();
+    var i = s.indexOf('=');
+    if (i <= 0) return null;
+    return [s.slice(0, i).trim(), s.slice(i + 1).trim()];
+  }
+
+  /* The /results query for a filter object {device, engine, label, param}. */
+  function resultsQuery(f, limit, beforeId) {
+    var q = { device: f.device, engine: f.engine, limit: limit, before_id: beforeId };
+    var kv = splitKV(f.label);
+    if (kv) q['label.' + kv[0]] = kv[1];
+    kv = splitKV(f.param);
+    if (kv) q['param.' + kv[0]] = kv[1];
+    return 'results' + qs(q);
+  }
+
+  /* ---------------- router ---------------- */
+
+  var gen = 0;          /* bumped on every navigation: stale async work checks it */
+  var timers = [];
+
+  function parseHash() {
+    var h = location.hash.replace(/^#\/?/, '');
+    var qi = h.indexOf('?');
+    var path = qi >= 0 ? h.slice(0, qi) : h;
+    var query = {};
+    if (qi >= 0) {
+      h.slice(qi + 1).split('&').forEach(function (p) {
+        if (!p) return;
+        var i = p.indexOf('=');
+        var k = decodeURIComponent((i >= 0 ? p.slice(0, i) : p).replace(/\+/g, ' '));
+        query[k] = i >= 0 ? decodeURIComponent(p.slice(i + 1).replace(/\+/g, ' ')) : '';
+      });
+    }
+    var seg = path.split('/').filter(Boolean).map(decodeURIComponent);
+    return { view: seg[0] || 'history', arg: seg[1], query: query };
+  }
+
+  function hashFor(view, arg, query) {
+    return '#/' + view + (arg !== undefined ? '/' + encodeURIComponent(arg) : '') + qs(query || {});
+  }
+
+  function go(view, arg, query) {
+    var h = hashFor(view, arg, query);
+    if (location.hash === h) route();
+    else location.hash = h;
+  }
+
+  var views = {};
+
+  function route() {
+    gen++;
+    timers.forEach(clearTimeout);
+    timers = [];
+    var r = parseHash();
+    var fn = views[r.view];
+    document.querySelectorAll('header nav a').forEach(function (a) {
+      a.classList.toggle('active', a.getAttribute('data-view') === (r.view === 'job' ? 'history' : r.view));
+    });
+    FT.clear(main);
+    if (!fn) {
+      main.appendChild(E('p', { class: 'error' }, 'No such view: ' + r.view));
+      return;
+    }
+    main.setAttribute('data-view', r.view);
+    main.setAttribute('data-state', 'loading');
+    main.setAttribute('data-gen', String(gen));
+    var my = gen;
+    Promise.resolve()
+      .then(function () { return fn(r, my); })
+      .then(function () {
+        if (my !== gen) return;
+        main.setAttribute('data-state', 'ready');
+        if (window.performance && performance.mark) performance.mark('ft-ready:' + r.view);
+      })
+      .catch(function (e) {
+        if (my !== gen) return;
+        main.setAttribute('data-state', 'error');
+        main.appendChild(errorBox(e));
+      });
+  }
+
+  function errorBox(e) {
+    var msg = e instanceof ApiError ? e.message + ' (' + e.code + (e.status ? ', HTTP ' + e.status : '') + ')'
+      : String(e && e.message ? e.message : e);
+    return E('p', { class: 'error' }, msg);
+  }
+
+  function later(my, ms, fn) {
+    if (my !== gen) return;
+    timers.push(setTimeout(function () { if (my === gen) fn(); }, ms));
+  }
+
+  /* ---------------- shared bits ---------------- */
+
+  var devicesCache = null;
+  function getDevices() {
+    if (!devicesCache) {
+      devicesCache = request('devices').then(function (j) { return j.devices || []; })
+        .catch(function (e) { devicesCache = null; throw e; });
+    }
+    return devicesCache;
+  }
+
+  var METRIC_ORDER = ['write.bw_mib', 'read.bw_mib', 'write.iops', 'read.iops', 'rewrite.bw_mib',
+    'initial_write.bw_mib', 'write.clat_p99_us', 'read.clat_p99_us'];
+
+  /* The job's main metric: the first of METRIC_ORDER it has, else its first summary key. */
+  function mainMetric(job, wanted) {
+    var s = job.summary || {};
+    if (wanted && s[wanted]) return wanted;
+    for (var i = 0; i < METRIC_ORDER.length; i++) if (s[METRIC_ORDER[i]]) return METRIC_ORDER[i];
+    var keys = Object.keys(s);
+    return keys.length ? keys[0] : null;
+  }
+
+  function metricCell(job, wanted) {
+    var m = mainMetric(job, wanted);
+    if (!m) return { v: '–', cls: 'num' };
+    var s = job.summary[m];
+    return {
+      v: [E('span', { class: 'metric-name' }, m + ' '),
+        E('span', { class: 'metric-val' }, FT.fmt(s.mean) + ' ± ' + FT.fmt(s.stdev) + ' ' + FT.unit(m))],
+      cls: 'num'
+    };
+  }
+
+  function labelChips(labels) {
+    var keys = Object.keys(labels || {}).sort();
+    if (!keys.length) return '';
+    return E('span', { class: 'labels' }, keys.map(function (k) {
+      return E('span', { class: 'chip' }, k + '=' + FT.valueText(labels[k]));
+    }));
+  }
+
+  /* The key options of a job spec for the history's rw, bs, iodepth and numjobs columns
+   * (dd: its direction and bs; other engines: none). */
+  function keyOptions(job) {
+    var spec = job.spec || {};
+    var eng = job.engine || spec.engine;
+    var o = spec[eng] || {};
+    var keys = eng === 'fio' ? ['rw', 'bs', 'iodepth', 'numjobs'] : eng === 'dd' ? ['direction', 'bs', null, null] : [null, null, null, null];
+    return keys.map(function (k) { return [k, k ? o[k] : undefined]; });
+  }
+
+  function stateBadge(state) {
+    return E('span', { class: 'state state-' + String(state).replace(/[^a-z]/g, '') }, String(state));
+  }
+
+  function metricsOf(jobs) {
+    var set = {};
+    jobs.forEach(function (j) {
+      Object.keys(j.summary || {}).forEach(function (k) { set[k] = 1; });
+      (j.passes || []).forEach(function (p) { Object.keys(p.metrics || {}).forEach(function (k) { set[k] = 1; }); });
+    });
+    return Object.keys(set).sort(function (a, b) {
+      var ia = METRIC_ORDER.indexOf(a), ib = METRIC_ORDER.indexOf(b);
+      if (ia >= 0 || ib >= 0) return (ia < 0 ? 99 : ia) - (ib < 0 ? 99 : ib);
+      return a < b ? -1 : a > b ? 1 : 0;
+    });
+  }
+
+  function select(id, options, value, attrs) {
+    var s = E('select', Object.assign({ id: id, name: id }, attrs || {}));
+    options.forEach(function (o) {
+      var v = Array.isArray(o) ? o[0] : o, t = Array.isArray(o) ? o[1] : o;
+      s.appendChild(E('option', { value: v, selected: String(v) === String(value) }, t));
+    });
+    return s;
+  }
+
+  function field(label, input) {
+    return E('label', { class: 'field' }, E('span', null, label), input);
+  }
+
+  /* filterForm(query, onSubmit, extra): device/engine/label/param filters shared by two views. */
+  function filterForm(q, devices, extra, onSubmit) {
+    var devOpts = [['', 'any device']].concat(devices.map(function (d) { return [d.name, d.name]; }));
+    if (q.device && !devices.some(function (d) { return d.name === q.device; })) devOpts.push([q.device, q.device]);
+    var form = E('form', { class: 'filters', id: 'filters' },
+      field('Device', select('f-device', devOpts, q.device || '')),
+      field('Engine', select('f-engine', [['', 'any engine'], 'fio', 'dd', 'bonnie', 'iozone'], q.engine || '')),
+      field('Label', E('input', { id: 'f-label', name: 'label', type: 'text', placeholder: 'key=value', value: q.label || '' })),
+      field('Parameter', E('input', { id: 'f-param', name: 'param', type: 'text', placeholder: 'name=value', value: q.param || '' })),
+      extra || null,
+      E('button', { type: 'submit', id: 'f-apply' }, 'Apply'),
+      E('button', { type: 'button', id: 'f-reset', class: 'secondary', onclick: function () { onSubmit({}); } }, 'Reset'));
+    form.addEventListener('submit', function (ev) {
+      ev.preventDefault();
+      var f = {};
+      ['device', 'engine', 'label', 'param'].forEach(function (k) {
+        var v = form.querySelector('#f-' + k).value.trim();
+        if (v) f[k] = v;
+      });
+      form.querySelectorAll('[data-extra]').forEach(function (el) { if (el.value) f[el.name] = el.value; });
+      onSubmit(f);
+    });
+    return form;
+  }
+
+  function pickFilters(q) {
+    var f = {};
+    ['device', 'engine', 'label', 'param'].forEach(function (k) { if (q[k]) f[k] = q[k]; });
+    return f;
+  }
+
+  /* ---------------- History ---------------- */
+
+  views.history = function (r, my) {
+    var q = r.query;
+    var limit = Math.max(1, Math.min(500, parseInt(q.limit, 10) || 50));
+    var before = q.before ? parseInt(q.before, 10) : undefined;
+    var pageNo = parseInt(q.page, 10) || 1;
+    var f = pickFilters(q);
+    main.appendChild(E('h1', null, 'Result history'));
+    var body = E('div', { id: 'history-body' }, E('p', { class: 'muted' }, 'Loading…'));
+
+    // The devices (for the filter) and the page of results are fetched together.
+    var results = request(resultsQuery(f, limit, before));
+    results.catch(function () {});
+    return getDevices().catch(function () { return []; }).then(function (devices) {
+      if (my !== gen) return;
+      var extra = [
+        field('Metric', select('f-metric', [['', 'main metric']].concat(METRIC_ORDER), q.metric || '', { 'data-extra': 1 })),
+        field('Per page', select('f-limit', ['25', '50', '100', '200', '500'], String(limit), { 'data-extra': 1 }))
+      ];
+      extra[0].querySelector('select').name = 'metric';
+      extra[1].querySelector('select').name = 'limit';
+      main.appendChild(filterForm(q, devices, extra, function (nf) { go('history', undefined, nf); }));
+      main.appendChild(body);
+      return results;
+    }).then(function (res) {
+      if (my !== gen || !res) return;
+      FT.clear(body);
+      var jobs = res.results || [];
+      var rows = jobs.map(function (j) {
+        var opts = keyOptions(j);
+        return {
+          attrs: { 'data-id': j.id, class: 'row-link' },
+          cells: [
+            E('a', { href: hashFor('job', j.id) }, '#' + j.id),
+            { v: FT.fmtTime(j.finished_at || j.started_at || j.created_at), cls: 'time' },
+            j.device,
+            j.engine,
+          ].concat(opts.map(function (o) { return { v: o[1] === undefined ? '–' : FT.valueText(o[1]), cls: 'opt' }; }))
+            .concat([labelChips(j.labels), metricCell(j, q.metric), stateBadge(j.state)])
+        };
+      });
+      var optNames = ['rw', 'bs', 'iodepth', 'numjobs'];
+      var head = ['Job', 'Time (UTC)', 'Device', 'Engine'].concat(optNames.map(function (n) { return { v: n, cls: 'opt' }; }))
+        .concat(['Labels', { v: 'Metric (mean ± stdev)', cls: 'num' }, 'State']);
+      var status = E('p', { class: 'muted', id: 'history-count' },
+        jobs.length ? 'Page ' + pageNo + ': ' + jobs.length + ' job' + (jobs.length === 1 ? '' : 's')
+          : 'No finished jobs' + (Object.keys(f).length ? ' match these filters.' : ' yet.'));
+      var tbl = FT.table(head, rows, 'grid history');
+      tbl.id = 'history-table';
+      // Clicking anywhere in a row opens the job.
+      tbl.addEventListener('click', function (ev) {
+        var tr = ev.target.closest('tr[data-id]');
+        if (tr && !ev.target.closest('a')) go('job', tr.getAttribute('data-id'));
+      });
+      var nav = E('div', { class: 'pager' },
+        E('button', {
+          type: 'button', id: 'page-newest', class: 'secondary', disabled: !before,
+          onclick: function () { var nq = Object.assign({}, q); delete nq.before; delete nq.page; go('history', undefined, nq); }
+        }, '« Newest'),
+        E('button', {
+          type: 'button', id: 'page-newer', class: 'secondary', disabled: !before,
+          onclick: function () { history.back(); }
+        }, '‹ Newer'),
+        E('button', {
+          type: 'button', id: 'page-older', disabled: res.next_before_id === null || res.next_before_id === undefined,
+          onclick: function () {
+            go('history', undefined, Object.assign({}, q, { before: res.next_before_id, page: pageNo + 1 }));
+          }
+        }, 'Older ›'));
+      FT.append(body, [status, tbl, nav]);
+    });
+  };
+
+  /* ---------------- Job ---------------- */
+
+  views.job = function (r, my) {
+    var id = parseInt(r.arg, 10);
+    if (!(id > 0)) throw new Error('bad job id: ' + r.arg);
+    var chosen = r.query.metric || null;
+    var box = E('div', { id: 'job-body' });
+    main.appendChild(box);
+
+    function load() {
+      return request('jobs/' + id).then(function (job) {
+        if (my !== gen) return;
+        chosen = render(job, chosen);
+        if (job.state === 'queued' || job.state === 'running') later(my, POLL_MS, function () {
+          load().catch(function (e) { box.appendChild(errorBox(e)); });
+        });
+      });
+    }
+
+    /* render(job, metric): draws the whole job view; returns the metric in use. */
+    function render(job, metric) {
+      var scrollY = window.scrollY;
+      FT.clear(box);
+      var metrics = metricsOf([job]);
+      if (!metric || metrics.indexOf(metric) < 0) metric = mainMetric(job, null) || metrics[0] || null;
+      var live = job.state === 'queued' || job.state === 'running';
+      box.setAttribute('data-job-state', job.state);
+
+      box.appendChild(E('h1', null, 'Job #' + job.id + ' ', stateBadge(job.state)));
+      if (live) {
+        var pct = Math.round((FT.isNum(job.progress) ? job.progress : 0) * 100);
+        box.appendChild(E('div', { class: 'progress-row', id: 'job-progress' },
+          E('progress', { max: 1, value: FT.isNum(job.progress) ? job.progress : 0 }),
+          E('span', null, pct + ' % · loop ' + (job.loops_done || 0) + ' of ' + (job.loops || '?') + ' done · updating every ' + POLL_MS / 1000 + ' s')));
+      }
+      if (job.error) box.appendChild(E('p', { class: 'error', id: 'job-error' }, (job.error.code || 'error') + ': ' + (job.error.message || '')));
+
+      var info = [
+        ['Device', job.device], ['Engine', job.engine],
+        ['Loops', (job.loops_done !== undefined ? job.loops_done + ' / ' : '') + (job.loops !== undefined ? job.loops : '–')],
+        ['Created', FT.fmtTime(job.created_at)], ['Started', FT.fmtTime(job.started_at)], ['Finished', FT.fmtTime(job.finished_at)]
+      ];
+      var spec = job.spec || {};
+      var engOpts = spec[job.engine] || spec[String(job.engine).replace(/\+/g, '')] || {};
+      var optRows = Object.keys(engOpts).map(function (k) { return [k, FT.valueText(engOpts[k])]; });
+      ['directory', 'params'].forEach(function (k) { if (spec[k] !== undefined) optRows.push([k, FT.valueText(spec[k])]); });
+
+      box.appendChild(E('div', { class: 'cols' },
+        E('section', null, E('h2', null, 'Job'), FT.table(['', ''], info, 'kv')),
+        E('section', null, E('h2', null, 'Options (' + job.engine + ')'),
+          optRows.length ? FT.table(['option', 'value'], optRows, 'kv') : E('p', { class: 'muted' }, 'none')),
+        E('section', { id: 'job-labels' }, E('h2', null, 'Labels'),
+          Object.keys(job.labels || {}).length ? FT.table(['label', 'value'], Object.keys(job.labels).sort().map(function (k) {
+            return [k, FT.valueText(job.labels[k])];
+          }), 'kv') : E('p', { class: 'muted' }, 'none'))));
+
+      // Per-pass bars.
+      var passes = job.passes || [];
+      var sec = E('section', { id: 'job-passes' }, E('h2', null, 'Passes'));
+      var msel = select('job-metric', metrics.length ? metrics : [''], metric || '');
+      msel.addEventListener('change', function () {
+        chosen = msel.value;
+        history.replaceState(null, '', hashFor('job', id, { metric: chosen }));
+        render(job, chosen);
+      });
+      if (metrics.length) sec.appendChild(field('Metric', msel));
+      if (passes.length && metric) {
+        var canvas = E('canvas', { id: 'pass-chart', 'aria-label': 'per-pass ' + metric });
+        sec.appendChild(E('div', { class: 'chart-box' }, canvas));
+        box.appendChild(sec);
+        var pts = passes.map(function (p) { return { loop: p.loop, value: (p.metrics || {})[metric] }; });
+        var sm = (job.summary || {})[metric];
+        FT.passBars(canvas, metric, pts, sm ? sm.mean : FT.mean(pts.map(function (p) { return p.value; }).filter(FT.isNum)));
+      } else {
+        sec.appendChild(E('p', { class: 'muted' }, live ? 'No pass has finished yet.' : 'No passes recorded.'));
+        box.appendChild(sec);
+      }
+
+      // Summary.
+      var summary = job.summary || {};
+      box.appendChild(E('section', { id: 'job-summary' }, E('h2', null, 'Summary'),
+        Object.keys(summary).length ? FT.table(['metric', { v: 'mean', cls: 'num' }, { v: 'stdev', cls: 'num' },
+          { v: 'min', cls: 'num' }, { v: 'max', cls: 'num' }, { v: 'n', cls: 'num' }, 'unit'],
+        metricsOf([{ summary: summary }]).map(function (k) {
+          var s = summary[k];
+          return { attrs: { class: k === metric ? 'hl' : null }, cells: [k, { v: FT.fmt(s.mean), cls: 'num' }, { v: FT.fmt(s.stdev), cls: 'num' },
+            { v: FT.fmt(s.min), cls: 'num' }, { v: FT.fmt(s.max), cls: 'num' }, { v: FT.fmt(s.n), cls: 'num' }, FT.unit(k)] };
+        })) : E('p', { class: 'muted' }, 'No summary yet.')));
+
+      // Raw output per pass.
+      var pre = E('pre', { id: 'raw-out', class: 'raw', hidden: true });
+      box.appendChild(E('section', { id: 'job-raw' }, E('h2', null, 'Raw output'),
+        passes.length ? E('p', null, passes.map(function (p) {
+          var url = API + 'jobs/' + id + '/raw' + qs({ loop: p.loop });
+          return E('a', {
+            href: url, class: 'raw-link', 'data-loop': p.loop, target: '_blank', rel: 'noopener',
+            onclick: function (ev) {
+              ev.preventDefault();
+              pre.hidden = false;
+              pre.textContent = 'Loading pass ' + p.loop + '…';
+              request('jobs/' + id + '/raw' + qs({ loop: p.loop }), { text: true }).then(function (t) {
+                pre.textContent = t;
+              }, function (e) { pre.textContent = 'error: ' + e.message; });
+            }
+          }, 'pass ' + p.loop);
+        })) : E('p', { class: 'muted' }, 'none'), pre));
+
+      // Parameter snapshot.
+      // Parameter snapshot, in up to three side-by-side tables; the job's own params highlighted.
+      var params = job.params || {};
+      var asked = spec.params || {};
+      var pkeys = Object.keys(params).sort();
+      var per = Math.ceil(pkeys.length / 3) || 1;
+      var chunks = [];
+      for (var i = 0; i < pkeys.length; i += per) chunks.push(pkeys.slice(i, i + per));
+      box.appendChild(E('section', { id: 'job-params' }, E('h2', null, 'Parameters of ' + job.device + ' before the first loop'),
+        Object.keys(asked).length ? E('p', { class: 'hint' }, 'Highlighted: set by this job (' +
+          Object.keys(asked).map(function (k) { return k + '=' + FT.valueText(asked[k]); }).join(', ') + ').') : null,
+        pkeys.length ? E('div', { class: 'cols params-cols' }, chunks.map(function (keys) {
+          return FT.table(['parameter', 'value'], keys.map(function (k) {
+            var v = params[k];
+            if (v && typeof v === 'object' && 'value' in v) v = v.value;
+            return { attrs: { class: k in asked ? 'hl' : null }, cells: [k, FT.valueText(v)] };
+          }), 'kv params');
+        })) : E('p', { class: 'muted' }, 'none recorded')));
+      window.scrollTo(0, scrollY);
+      return metric;
+    }
+
+    return load();
+  };
+
+  /* ---------------- Compare ---------------- */
+
+  /* fetchAll(filters): pages through /results (500 at a time) up to COMPARE_MAX_JOBS jobs. */
+  function fetchAll(f, my) {
+    var out = [];
+    function step(before) {
+      return request(resultsQuery(f, 500, before)).then(function (res) {
+        if (my !== gen) return out;
+        out = out.concat(res.results || []);
+        var next = res.next_before_id;
+        if (next === null || next === undefined || out.length >= COMPARE_MAX_JOBS || !(res.results || []).length) return out;
+        return step(next);
+      });
+    }
+    return step(undefined);
+  }
+
+  function paramValue(v) {
+    if (v && typeof v === 'object' && 'value' in v) v = v.value;
+    return v === undefined ? undefined : FT.valueText(v);
+  }
+
+  views.compare = function (r, my) {
+    var q = r.query;
+    var f = pickFilters(q);
+    main.appendChild(E('h1', null, 'Compare by parameter'));
+    var body = E('div', { id: 'compare-body' }, E('p', { class: 'muted' }, 'Loading…'));
+    var jobs, all;
+    return getDevices().catch(function () { return []; }).then(function (devices) {
+      if (my !== gen) return;
+      main.appendChild(filterForm(q, devices, null, function (nf) {
+        go('compare', undefined, Object.assign(nf, { by: q.by, metric: q.metric }));
+      }));
+      main.appendChild(body);
+      return fetchAll(f, my);
+    }).then(function (fetched) {
+      all = fetched;
+      if (my !== gen || !all) return;
+      jobs = all.filter(function (j) { return j.state === 'succeeded' || (j.summary && Object.keys(j.summary).length); });
+      FT.clear(body);
+      if (!jobs.length) {
+        body.appendChild(E('p', { class: 'muted' }, 'No finished jobs match these filters.'));
+        return;
+      }
+      // Parameters that vary across the jobs come first.
+      var distinct = {};
+      jobs.forEach(function (j) {
+        Object.keys(j.params || {}).forEach(function (k) {
+          (distinct[k] = distinct[k] || {})[paramValue(j.params[k])] = 1;
+        });
+      });
+      var pnames = Object.keys(distinct).sort(function (a, b) {
+        var va = Object.keys(distinct[a]).length > 1, vb = Object.keys(distinct[b]).length > 1;
+        if (va !== vb) return va ? -1 : 1;
+        return a < b ? -1 : a > b ? 1 : 0;
+      });
+      var by = q.by && distinct[q.by] ? q.by : pnames.indexOf('nr_requests') >= 0 && Object.keys(distinct.nr_requests).length > 1 ? 'nr_requests' : pnames[0];
+      var metrics = metricsOf(jobs);
+      var metric = q.metric && metrics.indexOf(q.metric) >= 0 ? q.metric : metrics[0];
+      var psel = select('c-param', pnames.map(function (p) {
+        var n = Object.keys(distinct[p]).length;
+        return [p, p + ' (' + n + ' value' + (n === 1 ? '' : 's') + ')'];
+      }), by);
+      var msel = select('c-metric', metrics, metric);
+      function change() { go('compare', undefined, Object.assign({}, f, { by: psel.value, metric: msel.value })); }
+      psel.addEventListener('change', change);
+      msel.addEventListener('change', change);
+      body.appendChild(E('div', { class: 'filters' }, field('Parameter', psel), field('Metric', msel)));
+      if (!by || !metric) {
+        body.appendChild(E('p', { class: 'muted' }, 'The jobs have no parameter snapshot or no metrics.'));
+        return;
+      }
+      // Group the jobs' passes by the parameter's value.
+      var groups = {};
+      var used = 0;
+      jobs.forEach(function (j) {
+        var v = paramValue((j.params || {})[by]);
+        if (v === undefined) return;
+        var pts = (j.passes || []).map(function (p) { return (p.metrics || {})[metric]; }).filter(FT.isNum);
+        if (!pts.length && j.summary && j.summary[metric] && FT.isNum(j.summary[metric].mean)) pts = [j.summary[metric].mean];
+        if (!pts.length) return;
+        used++;
+        var g = groups[v] || (groups[v] = { label: v, points: [], jobs: 0 });
+        g.jobs++;
+        g.points = g.points.concat(pts);
+      });
+      var list = Object.keys(groups).sort(FT.cmpValues).map(function (k) {
+        var g = groups[k];
+        g.mean = FT.mean(g.points);
+        g.stdev = FT.stdev(g.points);
+        return g;
+      });
+      body.appendChild(E('p', { class: 'muted', id: 'compare-count' },
+        used + ' of ' + jobs.length + ' jobs have ' + metric + ' and ' + by + '; ' + list.length + ' value' + (list.length === 1 ? '' : 's') + '.' +
+        (all.length >= COMPARE_MAX_JOBS ? ' Only the newest ' + COMPARE_MAX_JOBS + ' jobs are read: narrow them with the filters.' : '')));
+      var canvas = E('canvas', { id: 'compare-chart', 'aria-label': metric + ' by ' + by });
+      body.appendChild(E('div', { class: 'chart-box tall' }, canvas));
+      FT.groupDots(canvas, metric, list, by);
+      var ref = list.length ? list[0].mean : NaN;
+      body.appendChild(FT.table([by, { v: 'jobs', cls: 'num' }, { v: 'passes', cls: 'num' }, { v: 'mean', cls: 'num' },
+        { v: 'stdev', cls: 'num' }, { v: 'vs ' + (list[0] ? list[0].label : ''), cls: 'num' }],
+      list.map(function (g) {
+        return { attrs: { 'data-group': g.label }, cells: [g.label, { v: g.jobs, cls: 'num' }, { v: g.points.length, cls: 'num' },
+          { v: FT.fmt(g.mean) + ' ' + FT.unit(metric), cls: 'num' }, { v: FT.fmt(g.stdev), cls: 'num' },
+          { v: g === list[0] ? '' : FT.fmtPct(g.mean / ref - 1), cls: 'num' }] };
+      }), 'grid compare'));
+    });
+  };
+
+  /* ---------------- Devices ---------------- */
+
+  /* #/devices[/NAME]: the device list, and the parameters of one device (NAME, else the first
+   * benchmarkable one, else the first). */
+  views.devices = function (r, my) {
+    main.appendChild(E('h1', null, 'Devices'));
+    main.appendChild(E('p', { class: 'muted' }, 'Current parameters as the kernel reports them (read-only).'));
+    devicesCache = null;
+    return getDevices().then(function (devs) {
+      if (my !== gen) return;
+      if (!devs.length) { main.appendChild(E('p', { class: 'muted' }, 'The agent sees no block devices.')); return; }
+      var pick = devs.filter(function (d) { return d.name === r.arg; })[0] ||
+        devs.filter(function (d) { return d.writable; })[0] || devs[0];
+      main.appendChild(FT.table(['device', { v: 'size', cls: 'num' }, 'rotational', 'scheduler', 'writable (--allow-device)'],
+        devs.map(function (d) {
+          return { attrs: { class: d === pick ? 'hl' : null }, cells: [E('a', { href: hashFor('devices', d.name), 'data-dev': d.name }, d.name),
+            { v: fmtBytes(d.size_bytes), cls: 'num' }, d.rotational ? 'yes' : 'no', FT.valueText(d.scheduler), d.writable ? 'yes' : 'no'] };
+        }), 'grid devices'));
+      var sec = E('section', { class: 'device', id: 'dev-' + pick.name }, E('h2', null, pick.name), E('p', { class: 'muted' }, 'Loading…'));
+      main.appendChild(sec);
+      return request('devices/' + encodeURIComponent(pick.name) + '/params').then(function (j) {
+        if (my !== gen) return;
+        FT.clear(sec);
+        var p = j.params || {};
+        var keys = Object.keys(p).sort();
+        var half = Math.ceil(keys.length / 2) || 1;
+        sec.appendChild(E('h2', null, 'Parameters of ' + pick.name + (pick.writable ? '' : ' (not in --allow-device: read-only)')));
+        sec.appendChild(E('div', { class: 'cols params-cols' }, [keys.slice(0, half), keys.slice(half)].map(function (ks) {
+          return FT.table(['parameter', 'value', 'writable', 'allowed values'], ks.map(function (k) {
+            var x = p[k] || {};
+            var allowed = x.choices ? x.choices.map(FT.valueText).join(' | ')
+              : (x.min !== undefined || x.max !== undefined) ? (x.min !== undefined ? x.min : '') + ' … ' + (x.max !== undefined ? x.max : '') : '';
+            return [k, FT.valueText(x.value) + (x.unit ? ' ' + x.unit : ''), x.writable ? 'yes' : 'no', allowed];
+          }), 'grid params');
+        })));
+      }, function (e) { FT.clear(sec); sec.appendChild(E('h2', null, pick.name)); sec.appendChild(errorBox(e)); });
+    });
+  };
+
+  function fmtBytes(n) {
+    if (!FT.isNum(n)) return '–';
+    var u = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'], i = 0;
+    while (n >= 1024 && i < u.length - 1) { n /= 1024; i++; }
+    return FT.fmt(n, i ? 1 : 0) + ' ' + u[i];
+  }
+
+  /* ---------------- start ---------------- */
+
+  request('health').then(function (h) {
+    document.getElementById('node').textContent = (h.node || '') + (h.version ? ' · fleettune ' + h.version : '');
+    document.title = 'fleettune · ' + (h.node || '');
+  }, function () { /* shown by the views */ });
+
+  window.addEventListener('hashchange', route);
+  if (!location.hash || location.hash === '#' || location.hash === '#/') history.replaceState(null, '', '#/history');
+  route();
+})();

@@ -1,0 +1,257 @@
+/* charts.js -- shared by the agent's page (app.js) and the sweep report (report.js):
+ * safe DOM building, number formatting, statistics helpers and the Chart.js chart builders.
+ * A classic script (no modules) so the controller can inline it into one file:// report.
+ * Everything user-provided goes through textContent or attributes, never innerHTML. */
+(function (global) {
+  'use strict';
+
+  var FT = global.FT || (global.FT = {});
+
+  /* el(tag, attrs, ...children): attrs keys are DOM properties or 'class', 'data-*', 'aria-*';
+   * children are nodes, strings (inserted as text) or arrays of them; null is skipped. */
+  FT.el = function (tag, attrs) {
+    var node = document.createElement(tag);
+    var k, v;
+    if (attrs) {
+      for (k in attrs) {
+        if (!Object.prototype.hasOwnProperty.call(attrs, k)) continue;
+        v = attrs[k];
+        if (v === null || v === undefined || v === false) continue;
+        if (k === 'class') node.className = v;
+        else if (k.indexOf('data-') === 0 || k.indexOf('aria-') === 0 || k === 'for' || k === 'role')
+          node.setAttribute(k, String(v));
+        else if (k.indexOf('on') === 0 && typeof v === 'function')
+          node.addEventListener(k.slice(2), v);
+        else node[k] = v;
+      }
+    }
+    for (var i = 2; i < arguments.length; i++) FT.append(node, arguments[i]);
+    return node;
+  };
+
+  FT.append = function (node, child) {
+    if (child === null || child === undefined || child === false) return node;
+    if (Array.isArray(child)) {
+      child.forEach(function (c) { FT.append(node, c); });
+    } else if (typeof child === 'object' && child.nodeType) {
+      node.appendChild(child);
+    } else {
+      node.appendChild(document.createTextNode(String(child)));
+    }
+    return node;
+  };
+
+  FT.clear = function (node) {
+    while (node.firstChild) node.removeChild(node.firstChild);
+    return node;
+  };
+
+  /* table(headers, rows, cls): rows are arrays of cells (string/node/array); a cell given as
+   * {v: content, cls: 'num'} gets a class. */
+  FT.table = function (headers, rows, cls) {
+    var thead = FT.el('thead', null, FT.el('tr', null, headers.map(function (h) {
+      return h && typeof h === 'object' && !h.nodeType ? FT.el('th', { class: h.cls || null }, h.v) : FT.el('th', null, h);
+    })));
+    var tbody = FT.el('tbody');
+    rows.forEach(function (r) {
+      var tr = FT.el('tr', r.attrs || null);
+      (r.cells || r).forEach(function (c) {
+        if (c && typeof c === 'object' && !c.nodeType && !Array.isArray(c))
+          tr.appendChild(FT.el('td', { class: c.cls || null }, c.v));
+        else tr.appendChild(FT.el('td', null, c));
+      });
+      tbody.appendChild(tr);
+    });
+    return FT.el('table', { class: cls || 'grid' }, thead, tbody);
+  };
+
+  FT.isNum = function (x) { return typeof x === 'number' && isFinite(x); };
+
+  /* fmt(x): a metric value with 3-4 significant digits, '–' for missing. */
+  FT.fmt = function (x, digits) {
+    if (!FT.isNum(x)) return x === null || x === undefined ? '–' : String(x);
+    var a = Math.abs(x);
+    var d = digits !== undefined ? digits : a >= 1000 ? 0 : a >= 100 ? 1 : a >= 1 ? 2 : a === 0 ? 0 : 3;
+    return x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: 0, useGrouping: a >= 10000 });
+  };
+
+  FT.fmtPct = function (x) {
+    if (!FT.isNum(x)) return '–';
+    var s = (x * 100).toFixed(1);
+    return (x > 0 ? '+' : x < 0 ? '−' : '') + s.replace('-', '') + ' %';
+  };
+
+  /* fmtTime('2026-11-29T23:10:05Z') -> '2026-11-29 23:10:05Z' (kept in UTC, as the API sends it). */
+  FT.fmtTime = function (iso) {
+    if (!iso) return '–';
+    var m = /^(\d{4}-\d\d-\d\d)T(\d\d:\d\d:\d\d)(?:\.\d+)?(Z|[+-]\d\d:?\d\d)?$/.exec(String(iso));
+    return m ? m[1] + ' ' + m[2] + (m[3] === 'Z' || !m[3] ? 'Z' : m[3]) : String(iso);
+  };
+
+  /* unit of a metric from its name suffix: write.bw_mib -> MiB/s. */
+  FT.unit = function (metric) {
+    var m = String(metric || '');
+    if (/bw_mib$/.test(m)) return 'MiB/s';
+    if (/iops$/.test(m)) return 'IOPS';
+    if (/_us$/.test(m)) return 'µs';
+    if (/_ms$/.test(m)) return 'ms';
+    if (/_pct$/.test(m)) return '%';
+    if (/_per_s$/.test(m)) return '/s';
+    return '';
+  };
+
+  FT.mean = function (xs) {
+    if (!xs.length) return NaN;
+    var s = 0;
+    xs.forEach(function (x) { s += x; });
+    return s / xs.length;
+  };
+
+  FT.stdev = function (xs) {
+    if (xs.length < 2) return 0;
+    var m = FT.mean(xs), s = 0;
+    xs.forEach(function (x) { s += (x - m) * (x - m); });
+    return Math.sqrt(s / (xs.length - 1));
+  };
+
+  /* Natural order for parameter values: numbers numerically, then strings. */
+  FT.cmpValues = function (a, b) {
+    var na = Number(a), nb = Number(b);
+    var an = a !== '' && isFinite(na), bn = b !== '' && isFinite(nb);
+    if (an && bn) return na - nb;
+    if (an) return -1;
+    if (bn) return 1;
+    return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
+  };
+
+  FT.valueText = function (v) {
+    if (v === null || v === undefined) return '–';
+    if (typeof v === 'object') return JSON.stringify(v);
+    return String(v);
+  };
+
+  /* ---- charts (Chart.js 4, web/vendor/chart.umd.js) ---- */
+
+  FT.palette = ['#2f6fb3', '#d9822b', '#3a9b5c', '#b8443e', '#7d5ba6', '#8c6d31', '#c2559b', '#5b8c99'];
+
+  function alpha(hex, a) {
+    var n = parseInt(hex.slice(1), 16);
+    return 'rgba(' + (n >> 16) + ',' + ((n >> 8) & 255) + ',' + (n & 255) + ',' + a + ')';
+  }
+  FT.alpha = alpha;
+
+  function baseOptions(yTitle) {
+    return {
+      animation: false,
+      responsive: true,
+      maintainAspectRatio: false,
+      plugins: { legend: { display: true, position: 'bottom' } },
+      scales: {
+        x: { grid: { display: false } },
+        y: { beginAtZero: true, title: { display: !!yTitle, text: yTitle || '' } }
+      }
+    };
+  }
+
+  function yTitle(metric) {
+    var u = FT.unit(metric);
+    return metric + (u ? ' (' + u + ')' : '');
+  }
+
+  /* A chart on canvas; destroys a chart already bound to it first. */
+  FT.chart = function (canvas, config) {
+    if (typeof global.Chart !== 'function') {
+      canvas.replaceWith(FT.el('p', { class: 'error' }, 'Chart.js did not load (web/vendor/chart.umd.js).'));
+      return null;
+    }
+    var old = global.Chart.getChart(canvas);
+    if (old) old.destroy();
+    return new global.Chart(canvas, config);
+  };
+
+  /* passBars(canvas, metric, passes[{loop, value}], mean): one bar per pass, the mean as a line. */
+  FT.passBars = function (canvas, metric, passes, mean) {
+    var labels = passes.map(function (p) { return 'pass ' + p.loop; });
+    var datasets = [{
+      type: 'bar', label: metric, order: 2,
+      data: passes.map(function (p) { return FT.isNum(p.value) ? p.value : null; }),
+      backgroundColor: alpha(FT.palette[0], 0.75), borderColor: FT.palette[0], borderWidth: 1
+    }];
+    if (FT.isNum(mean)) {
+      datasets.push({
+        type: 'line', label: 'mean ' + FT.fmt(mean), order: 1,
+        data: passes.map(function () { return mean; }),
+        borderColor: FT.palette[1], borderDash: [6, 4], borderWidth: 2, pointRadius: 0, fill: false
+      });
+    }
+    var opts = baseOptions(yTitle(metric));
+    return FT.chart(canvas, { type: 'bar', data: { labels: labels, datasets: datasets }, options: opts });
+  };
+
+  /* groupDots(canvas, metric, groups[{label, mean, points:[y...]}], xTitle): one group per
+   * parameter value, the mean as a bar and each pass as a dot on top. */
+  FT.groupDots = function (canvas, metric, groups, xTitle) {
+    var labels = groups.map(function (g) { return g.label; });
+    var dots = [];
+    groups.forEach(function (g) {
+      g.points.forEach(function (y) { dots.push({ x: g.label, y: y }); });
+    });
+    var opts = baseOptions(yTitle(metric));
+    opts.scales.x.title = { display: !!xTitle, text: xTitle || '' };
+    opts.plugins.legend.labels = { usePointStyle: true };
+    return FT.chart(canvas, {
+      type: 'bar',
+      data: {
+        labels: labels,
+        datasets: [
+          { type: 'scatter', label: 'passes', order: 1, data: dots, pointRadius: 4, pointHoverRadius: 6,
+            backgroundColor: alpha(FT.palette[3], 0.8), borderColor: '#ffffff', borderWidth: 1 },
+          { type: 'bar', label: 'mean', order: 2, data: groups.map(function (g) { return g.mean; }),
+            backgroundColor: alpha(FT.palette[0], 0.55), borderColor: FT.palette[0], borderWidth: 1 }
+        ]
+      },
+      options: opts
+    });
+  };
+
+  /* ciBars(canvas, metric, xTitle, xLabels, nodes[{name, points:[{mean, lo, hi}|null]}], baseline)
+   * one bar per node per x value with its 95 % CI as a thin floating bar over it (same stack,
+   * so Chart.js draws them in the same slot), and the baseline as a dashed line per node. */
+  FT.ciBars = function (canvas, metric, xTitle, xLabels, nodes, baselines) {
+    var datasets = [];
+    nodes.forEach(function (n, i) {
+      var c = FT.palette[i % FT.palette.length];
+      datasets.push({
+        type: 'bar', label: n.name, stack: 'n' + i, order: 3,
+        data: n.points.map(function (p) { return p && FT.isNum(p.mean) ? p.mean : null; }),
+        backgroundColor: alpha(c, 0.6), borderColor: c, borderWidth: 1
+      });
+      datasets.push({
+        type: 'bar', label: n.name + ' 95 % CI', stack: 'n' + i, order: 2,
+        data: n.points.map(function (p) {
+          /* metrics are never negative: a wide CI (2 passes: t = 12.7) is cut at 0 */
+          return p && FT.isNum(p.lo) && FT.isNum(p.hi) ? [Math.max(0, p.lo), p.hi] : null;
+        }),
+        backgroundColor: '#222222', borderColor: '#222222', barPercentage: 0.05, maxBarThickness: 3,
+        grouped: true
+      });
+    });
+    (baselines || []).forEach(function (b, i) {
+      if (!FT.isNum(b.value)) return;
+      var c = FT.palette[(b.index !== undefined ? b.index : i) % FT.palette.length];
+      datasets.push({
+        type: 'line', label: b.label, order: 1,
+        data: xLabels.map(function () { return b.value; }),
+        borderColor: c, borderDash: [6, 4], borderWidth: 2, pointRadius: 0, fill: false
+      });
+    });
+    var opts = baseOptions(yTitle(metric));
+    opts.scales.x.title = { display: !!xTitle, text: xTitle || '' };
+    opts.scales.y.stacked = false; /* the bar and its CI share a stack slot but never add up */
+    opts.plugins.legend.labels = {
+      filter: function (item) { return !/95 % CI$/.test(item.text); },
+      sort: function (x, y) { return x.datasetIndex - y.datasetIndex; }
+    };
+    return FT.chart(canvas, { type: 'bar', data: { labels: xLabels, datasets: datasets }, options: opts });
+  };
+})(typeof window !== 'undefined' ? window : this);

@@ -1,0 +1,209 @@
+/* report.js -- renders the controller's sweep report (report.html) from the sweep document that
+ * `fleettune-ctl report ID --html FILE` puts in <script id="sweep-data"> (the JSON of
+ * `fleettune-ctl show ID --format json`, schema/sweep.schema.json): the sweep table with
+ * verdicts, one chart per axis, the best configuration, the warnings and the plan.
+ * Works from file:// with no network; all data goes into the page as text. */
+(function () {
+  'use strict';
+
+  var E = FT.el;
+
+  /* Two-sided 95 % Student-t quantiles t(0.975, df) for df 1..30; 1.96 beyond. */
+  var T975 = [NaN, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
+    2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+    2.052, 2.048, 2.045, 2.042];
+  function t975(df) { return df >= 1 && df <= 30 ? T975[df] : df > 30 ? 1.96 : NaN; }
+
+  /* 95 % CI of a node's mean at a point, from its passes. */
+  function meanCI(n) {
+    var xs = (n.passes || []).filter(FT.isNum);
+    var k = xs.length;
+    if (!k) return null;
+    var m = FT.isNum(n.mean) ? n.mean : FT.mean(xs);
+    var sd = FT.isNum(n.stdev) ? n.stdev : FT.stdev(xs);
+    var h = k >= 2 ? t975(k - 1) * sd / Math.sqrt(k) : NaN;
+    return { mean: m, lo: FT.isNum(h) ? m - h : null, hi: FT.isNum(h) ? m + h : null, n: k };
+  }
+
+  function verdictClass(v) {
+    v = String(v || '');
+    if (/gain$/.test(v) && !/^no/.test(v)) return 'verdict verdict-gain';
+    if (/loss$/.test(v)) return 'verdict verdict-loss';
+    if (/^no real|^none$/.test(v)) return 'verdict verdict-none';
+    if (/disagree/.test(v)) return 'verdict verdict-disagree';
+    return 'verdict verdict-unclear';
+  }
+
+  function pct(x) {
+    if (!FT.isNum(x)) return '';
+    return (x > 0 ? '+' : x < 0 ? '−' : '') + Math.abs(x).toFixed(1);
+  }
+
+  function deltaText(o) {
+    if (!FT.isNum(o.delta_pct)) return '';
+    var s = pct(o.delta_pct) + ' %';
+    if (FT.isNum(o.ci_low_pct) && FT.isNum(o.ci_high_pct)) s += ' [' + pct(o.ci_low_pct) + ', ' + pct(o.ci_high_pct) + ']';
+    return s;
+  }
+
+  /* The text of a configuration {name: value} as "a=1 b=x". */
+  function cfgText(cfg) {
+    return Object.keys(cfg || {}).map(function (k) { return k + '=' + FT.valueText(cfg[k]); }).join(' ');
+  }
+
+  function sameValues(a, b, keys) {
+    return keys.every(function (k) { return FT.valueText((a || {})[k]) === FT.valueText((b || {})[k]); });
+  }
+
+  function header(doc) {
+    var bits = [
+      'metric ' + doc.metric + (doc.unit ? ' (' + doc.unit + ')' : '') + ', ' + (doc.goal || 'maximize'),
+      (doc.loops || '?') + ' loops' + (FT.isNum(doc.runtime_s) ? ' × ' + doc.runtime_s + ' s' : ''),
+      (doc.nodes || []).length + ' nodes',
+      doc.strategy || '',
+      'min effect ' + (FT.isNum(doc.min_effect_pct) ? doc.min_effect_pct : 5) + ' %',
+      doc.engine || ''
+    ].filter(Boolean);
+    return E('header', null,
+      E('h1', { id: 'report-title' }, 'Sweep ' + (doc.id !== undefined ? doc.id + ' ' : '') + '“' + (doc.name || '') + '”',
+        E('span', { class: 'state state-' + (doc.status === 'completed' ? 'succeeded' : 'failed') }, doc.status || '')),
+      E('p', { class: 'meta' }, bits.join(' · ')),
+      E('p', { class: 'meta' }, 'Nodes: ' + (doc.nodes || []).map(function (n) {
+        return n.name + ' (' + n.device + (n.dropped ? ', dropped' : '') + ')';
+      }).join(', ') + ' · started ' + FT.fmtTime(doc.created_at) + (doc.finished_at ? ' · finished ' + FT.fmtTime(doc.finished_at) : '')));
+  }
+
+  function sweepTable(doc) {
+    var unit = doc.unit || FT.unit(doc.metric);
+    var cols = doc.columns || [];
+    var nodes = doc.nodes || [];
+    var head = cols.slice().concat(nodes.map(function (n) {
+      return { v: n.name + (unit ? ' (' + unit + ')' : ''), cls: 'num' };
+    })).concat([{ v: 'Δ vs baseline [95 % CI]', cls: 'num' }, { v: 'node spread', cls: 'num' }, 'verdict']);
+    var rows = (doc.points || []).map(function (p) {
+      var cells = cols.map(function (c) {
+        var t = p.display && p.display[c] !== undefined ? p.display[c] : FT.valueText((p.params || {})[c]);
+        return { v: t, cls: /→/.test(t) ? 'adjusted' : null };
+      });
+      (p.nodes || []).forEach(function (n) {
+        var t = FT.isNum(n.mean) ? FT.fmt(n.mean) + ' ± ' + FT.fmt(n.stdev) : n.state && n.state !== 'ok' ? n.state : '–';
+        cells.push({ v: t, cls: 'num' });
+      });
+      for (var k = (p.nodes || []).length; k < nodes.length; k++) cells.push({ v: '–', cls: 'num' });
+      cells.push({ v: p.role === 'baseline' ? 'baseline' : deltaText(p), cls: 'num' });
+      cells.push({ v: FT.isNum(p.spread_pct) ? p.spread_pct.toFixed(1) + ' %' : '', cls: 'num' });
+      var v = p.verdict || (p.role === 'final' ? 'final' : '');
+      cells.push(E('span', { class: verdictClass(v) }, v + (p.role === 'final' ? ' (final)' : '')));
+      return { attrs: { class: p.role === 'baseline' ? 'baseline' : null, 'data-point': p.index }, cells: cells };
+    });
+    var t = FT.table(head, rows, 'grid sweep');
+    t.id = 'sweep-table';
+    return t;
+  }
+
+  /* The points to chart for axis i, one per axis value: the candidate points of that axis (or,
+   * in a grid, the points that differ from the baseline only on this axis), and the baseline
+   * point for the value that equals the baseline. Returns {labels, points, base}. */
+  function axisSeries(doc, i) {
+    var axis = doc.axes[i];
+    var names = axis.params || [];
+    var pts = doc.points || [];
+    var others = {};
+    pts.forEach(function (p) { Object.keys(p.params || {}).forEach(function (k) { if (names.indexOf(k) < 0) others[k] = 1; }); });
+    var otherKeys = Object.keys(others);
+    var own = pts.filter(function (p) { return p.axis === i; });
+    var base = null;
+    if (own.length) {
+      base = own.filter(function (p) { return p.role === 'baseline'; })[0] || null;
+      if (!base) {
+        var ref = own[0].ref;
+        base = pts.filter(function (p) { return p.index === ref; })[0] || null;
+      }
+    } else {
+      base = pts.filter(function (p) { return p.role === 'baseline'; })[0] || null;
+      own = pts.filter(function (p) { return p.role !== 'final' && (!base || sameValues(p.params, base.params, otherKeys)); });
+    }
+    var labels = [], chosen = [];
+    (axis.values || []).forEach(function (val) {
+      labels.push(names.map(function (n) { return FT.valueText(val[n]); }).join(' / '));
+      var p = own.filter(function (q) { return sameValues(q.params, val, names); })[0];
+      if (!p && base && sameValues(base.params, val, names)) p = base;
+      chosen.push(p || null);
+    });
+    return { labels: labels, points: chosen, base: base, title: names.join(' + ') };
+  }
+
+  function axisCharts(doc) {
+    var wrap = E('section', { id: 'axis-charts' }, E('h2', null, 'Per axis'));
+    var nodes = doc.nodes || [];
+    (doc.axes || []).forEach(function (axis, i) {
+      var s = axisSeries(doc, i);
+      var series = nodes.map(function (n, k) {
+        return {
+          name: n.name,
+          points: s.points.map(function (p) { return p && p.nodes && p.nodes[k] ? meanCI(p.nodes[k]) : null; })
+        };
+      });
+      var baselines = [];
+      if (s.base) {
+        nodes.forEach(function (n, k) {
+          var bn = s.base.nodes && s.base.nodes[k];
+          if (bn && FT.isNum(bn.mean)) baselines.push({ label: n.name + ' baseline (' + cfgText(s.base.params) + ')', value: bn.mean, index: k });
+        });
+      }
+      var canvas = E('canvas', { class: 'axis-chart', id: 'axis-chart-' + i, 'data-axis': s.title, 'aria-label': doc.metric + ' by ' + s.title });
+      wrap.appendChild(E('div', { class: 'axis' },
+        E('h3', null, s.title + ' (' + s.labels.length + ' values)'),
+        E('div', { class: 'chart-box' }, canvas)));
+      FT.ciBars(canvas, doc.metric, s.title, s.labels, series, baselines);
+    });
+    return wrap;
+  }
+
+  function render(doc) {
+    var root = FT.clear(document.getElementById('report'));
+    document.title = 'fleettune sweep ' + (doc.id !== undefined ? doc.id : '') + ' · ' + (doc.name || '');
+    root.appendChild(header(doc));
+    if (doc.best_line || doc.best) {
+      root.appendChild(E('p', { class: 'best', id: 'best' }, doc.best_line ? doc.best_line
+        : 'best: ' + cfgText(doc.best.params) + ' ' + pct(doc.best.delta_pct) + ' % (' + doc.best.verdict + ')'));
+    } else {
+      root.appendChild(E('p', { class: 'best', id: 'best' }, 'best: the baseline (' + cfgText(doc.baseline) + '); nothing beat it.'));
+    }
+    (doc.warnings || []).forEach(function (w) {
+      root.appendChild(E('p', { class: 'warning' }, '⚠ ' + w));
+    });
+    root.appendChild(E('h2', null, 'Sweep'));
+    root.appendChild(sweepTable(doc));
+    root.appendChild(E('p', { class: 'hint' }, 'Each node cell is the mean ± stdev of ' + (doc.loops || 'its') +
+      ' passes. Δ is the fleet mean against the row\'s baseline with its 95 % Welch confidence interval; a → marks a value the kernel adjusted.'));
+    if ((doc.axes || []).length) root.appendChild(axisCharts(doc));
+    root.appendChild(E('section', { id: 'plan' }, E('h2', null, 'Plan'),
+      E('pre', { class: 'plan' }, JSON.stringify(doc.plan !== undefined && doc.plan !== null ? doc.plan : {
+        baseline: doc.baseline, axes: doc.axes
+      }, null, 2))));
+    root.setAttribute('data-state', 'ready');
+  }
+
+  function start() {
+    var root = document.getElementById('report');
+    var el = document.getElementById('sweep-data');
+    var doc = null;
+    try {
+      doc = JSON.parse(el ? el.textContent : '');
+    } catch (e) {
+      root.appendChild(E('p', { class: 'error' }, 'This report holds no sweep data (' + e.message + '). It is a template: make one with fleettune-ctl report ID --html FILE.'));
+      root.setAttribute('data-state', 'error');
+      return;
+    }
+    try {
+      render(doc);
+    } catch (e) {
+      root.appendChild(E('p', { class: 'error' }, 'cannot render the sweep: ' + e.message));
+      root.setAttribute('data-state', 'error');
+    }
+  }
+
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+  else start();
+})();
