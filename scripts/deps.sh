@@ -3,8 +3,13 @@
 set -eu
 PKGS="build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev libcurl4-openssl-dev
  libsqlite3-dev libcmocka-dev fio sqlite3 curl jq util-linux e2fsprogs bonnie++ coreutils
- openssl procps"
+ openssl procps prometheus"
 [ "${WITH_BROWSER:-1}" = 1 ] && PKGS="$PKGS chromium"
+# The browser tests drive Chromium with playwright-core from npm: they need Node.js and npm.
+# Machines that ship Node.js keep theirs; others get Debian's.
+if [ "${WITH_BROWSER:-1}" = 1 ] && ! command -v npm >/dev/null 2>&1; then
+	PKGS="$PKGS nodejs npm"
+fi
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
