@@ -3,7 +3,7 @@
 set -eu
 PKGS="build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev libcurl4-openssl-dev
  libsqlite3-dev libcmocka-dev fio sqlite3 curl jq util-linux e2fsprogs bonnie++ coreutils
- openssl procps prometheus"
+ openssl procps prometheus python3-yaml"
 [ "${WITH_BROWSER:-1}" = 1 ] && PKGS="$PKGS chromium"
 # The browser tests drive Chromium with playwright-core from npm: they need Node.js and npm.
 # Machines that ship Node.js keep theirs; others get Debian's.

@@ -1,0 +1,192 @@
+#!/bin/bash
+# it_openapi.sh -- schema/openapi.yaml stays true: it is a valid OpenAPI 3.0 document, it has
+# exactly the routes of agent/api.c's table, and real responses of a running agent (every GET
+# route, representative PUT/PATCH/POST/DELETE and error answers) match its schemas (ajv).
+. "$(dirname "$0")/lib.sh"
+
+SPEC=$FT_SOURCE_DIR/schema/openapi.yaml
+OA_DIR=$FT_SOURCE_DIR/tests/openapi
+
+command -v node >/dev/null || it_skip "node not installed"
+command -v npm >/dev/null || it_skip "npm not installed"
+
+# oa_npm_ci: install the validators from package-lock.json once (re-run when the lock changes).
+oa_npm_ci() {
+	exec 8>"$OA_DIR/.npm-install.lock"
+	flock 8
+	if [ ! -f "$OA_DIR/node_modules/ajv/package.json" ] ||
+		! cmp -s "$OA_DIR/package-lock.json" "$OA_DIR/node_modules/.package-lock.json.ft"; then
+		it_log "npm ci --prefix $OA_DIR"
+		if ! npm ci --prefix "$OA_DIR" --no-audit --no-fund --loglevel=error >"$IT_TMP/npm.log" 2>&1; then
+			cat "$IT_TMP/npm.log" >&2
+			flock -u 8
+			it_fail "npm ci --prefix tests/openapi"
+			it_done
+		fi
+		cp "$OA_DIR/package-lock.json" "$OA_DIR/node_modules/.package-lock.json.ft"
+	fi
+	flock -u 8
+	exec 8>&-
+}
+
+# oa_node ARGS...: run validate.js; its ok / not ok lines count into this test.
+oa_node() {
+	local out line
+	out="$IT_TMP/node.out"
+	node "$OA_DIR/validate.js" "$@" >"$out" 2>&1
+	while IFS= read -r line; do
+		case "$line" in
+		"ok - "*) it_pass "${line#ok - }" ;;
+		"not ok - "*) it_fail "${line#not ok - }" ;;
+		*) echo "# $line" ;;
+		esac
+	done <"$out"
+}
+
+oa_npm_ci
+
+# 1. The document itself, and the route table against it (no agent needed).
+oa_node spec "$SPEC"
+oa_node routes "$SPEC" "$FT_SOURCE_DIR/agent/api.c"
+if [ "$(id -u)" != 0 ] || ! grep -q ' /sys sysfs rw' /proc/mounts || [ ! -x "$AGENT_BIN" ]; then
+	[ "$IT_FAILS" = 0 ] || it_done
+	it_skip "static checks passed; live checks need root, writable /sys and a built agent"
+fi
+
+# 2. Live responses.
+it_need_root_sysfs
+command -v fio >/dev/null || it_skip "fio not installed"
+dev=$(it_loop_create 128M)
+mkdir -p "$IT_TMP/jobs"
+it_agent_start a --allow-device "$dev" --allow-dir "$IT_TMP/jobs" || { it_fail "agent starts"; it_done; }
+
+CASES=$IT_TMP/cases.tsv
+: >"$CASES"
+N=0
+
+# oa_call DESC METHOD PATTERN PATH [BODY [valid|invalid]] [--no-token]: one request; records the
+# response (and the request body with whether the spec should accept it) for validate.js.
+oa_call() {
+	local desc=$1 method=$2 pattern=$3 path=$4 body=${5-} expect=${6-} token=$a_TOKEN
+	local out req="-" meta args
+	[ "${7-}" = --no-token ] && token=""
+	N=$((N + 1))
+	out="$IT_TMP/resp-$N"
+	args=(-s -o "$out" -w '%{http_code}\t%{content_type}' -X "$method" --max-time 30)
+	[ -n "$token" ] && args+=(-H "Authorization: Bearer $token")
+	if [ -n "$body" ]; then
+		req="$IT_TMP/req-$N"
+		printf '%s' "$body" >"$req"
+		args+=(-H 'Content-Type: application/json' --data-binary "@$req")
+	fi
+	meta=$(curl "${args[@]}" "$a_URL$path")
+	OA_STATUS=${meta%%$'\t'*}
+	OA_BODY=$(cat "$out")
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$desc" "$method" "$pattern" "$OA_STATUS" \
+		"${meta#*$'\t'}" "$out" "$req" "${expect:--}" >>"$CASES"
+}
+
+P='/api/v1/devices/{dev}/params'
+PN='/api/v1/devices/{dev}/params/{name}'
+oa_call "health" GET /api/v1/health /api/v1/health "" "" --no-token
+oa_call "metrics" GET /metrics /metrics
+oa_call "metrics without a token" GET /metrics /metrics "" "" --no-token
+it_eq "metrics without a token is 401" 401 "$OA_STATUS"
+oa_call "devices" GET /api/v1/devices /api/v1/devices
+oa_call "devices without a token" GET /api/v1/devices /api/v1/devices "" "" --no-token
+oa_call "params" GET "$P" "/api/v1/devices/$dev/params"
+oa_call "params of a missing device" GET "$P" /api/v1/devices/nosuchdev0/params
+oa_call "params traversal" GET "$P" /api/v1/devices/..%2f..%2fetc/params
+oa_call "param nr_requests" GET "$PN" "/api/v1/devices/$dev/params/nr_requests"
+oa_call "param scheduler" GET "$PN" "/api/v1/devices/$dev/params/scheduler"
+oa_call "param unknown" GET "$PN" "/api/v1/devices/$dev/params/no_such_param"
+oa_call "put nr_requests" PUT "$PN" "/api/v1/devices/$dev/params/nr_requests" '{"value":64}' valid
+it_eq "put nr_requests is 200" 200 "$OA_STATUS"
+oa_call "put legacy scheduler name" PUT "$PN" "/api/v1/devices/$dev/params/scheduler" \
+	'{"value":"deadline"}' valid
+oa_call "put above the kernel limit" PUT "$PN" "/api/v1/devices/$dev/params/nr_requests" \
+	'{"value":100000000}' valid
+it_eq "kernel rejection is 422" 422 "$OA_STATUS"
+oa_call "put unknown field" PUT "$PN" "/api/v1/devices/$dev/params/nr_requests" \
+	'{"value":64,"force":true}' invalid
+it_eq "unknown field is 400" 400 "$OA_STATUS"
+oa_call "put wrong type" PUT "$PN" "/api/v1/devices/$dev/params/nr_requests" '{"value":1.5}' invalid
+oa_call "put malformed JSON" PUT "$PN" "/api/v1/devices/$dev/params/nr_requests" '{"value":' invalid
+oa_call "put read-only" PUT "$PN" "/api/v1/devices/$dev/params/hw_sector_size" '{"value":512}' valid
+oa_call "put too large" PUT "$PN" "/api/v1/devices/$dev/params/nr_requests" \
+	"{\"value\":\"$(head -c 70000 /dev/zero | tr '\0' a)\"}"
+it_eq "a 70 kB body is 413" 413 "$OA_STATUS"
+oa_call "patch" PATCH "$P" "/api/v1/devices/$dev/params" \
+	'{"params":{"scheduler":"mq-deadline","nr_requests":32,"iosched.fifo_batch":8}}' valid
+it_eq "patch is 200" 200 "$OA_STATUS"
+oa_call "patch rolled back" PATCH "$P" "/api/v1/devices/$dev/params" \
+	'{"params":{"scheduler":"none","nr_requests":100000000}}' valid
+it_eq "patch with a bad value says rolled_back" true "$(echo "$OA_BODY" | jq -r .rolled_back)"
+oa_call "patch empty" PATCH "$P" "/api/v1/devices/$dev/params" '{"params":{}}' invalid
+
+oa_call "session open" POST '/api/v1/devices/{dev}/sessions' "/api/v1/devices/$dev/sessions" \
+	'{"ttl_s":120}' valid
+sid=$(echo "$OA_BODY" | jq -r .id)
+oa_call "session open, bad ttl type" POST '/api/v1/devices/{dev}/sessions' \
+	"/api/v1/devices/$dev/sessions" '{"ttl_s":"long"}' invalid
+oa_call "sessions" GET /api/v1/sessions "/api/v1/sessions?state=open"
+oa_call "session" GET '/api/v1/sessions/{id}' "/api/v1/sessions/$sid"
+oa_call "session missing" GET '/api/v1/sessions/{id}' /api/v1/sessions/999999
+oa_call "session renew" POST '/api/v1/sessions/{id}/renew' "/api/v1/sessions/$sid/renew"
+oa_call "session renew with a field" POST '/api/v1/sessions/{id}/renew' "/api/v1/sessions/$sid/renew" \
+	'{"ttl_s":5}' invalid
+oa_call "session end" DELETE '/api/v1/sessions/{id}' "/api/v1/sessions/$sid?restore=true"
+it_eq "session end is 200" 200 "$OA_STATUS"
+oa_call "session end again" DELETE '/api/v1/sessions/{id}' "/api/v1/sessions/$sid"
+oa_call "session end, bad restore" DELETE '/api/v1/sessions/{id}' "/api/v1/sessions/$sid?restore=maybe"
+
+# Sysctls are only read: a write without --allow-sysctl is refused before anything is touched.
+oa_call "sysctls" GET /api/v1/sysctl /api/v1/sysctl
+oa_call "sysctl" GET '/api/v1/sysctl/{name}' /api/v1/sysctl/vm.swappiness
+oa_call "sysctl unknown" GET '/api/v1/sysctl/{name}' /api/v1/sysctl/vm.no_such
+oa_call "sysctl write refused" PUT '/api/v1/sysctl/{name}' /api/v1/sysctl/vm.swappiness \
+	'{"value":60}' valid
+it_eq "sysctl write without --allow-sysctl is 403" 403 "$OA_STATUS"
+oa_call "changes" GET /api/v1/changes "/api/v1/changes?device=$dev&limit=50"
+oa_call "changes, bad limit" GET /api/v1/changes "/api/v1/changes?limit=0"
+
+job='{"device":"'$dev'","directory":"'$IT_TMP/jobs'","engine":"fio","loops":1,
+ "fio":{"rw":"randrw","bs":"4k","size":"8M","ioengine":"psync","runtime_s":1,"time_based":true},
+ "params":{"nr_requests":16},"labels":{"suite":"openapi","quote":"a\"b"}}'
+oa_call "job submit" POST /api/v1/jobs /api/v1/jobs "$job" valid
+it_eq "job submit is 202" 202 "$OA_STATUS"
+jid=$(echo "$OA_BODY" | jq -r .id)
+job_done() {
+	it_http GET "$a_URL/api/v1/jobs/$jid" "$a_TOKEN"
+	case $(echo "$HTTP_BODY" | jq -r .state) in succeeded | failed | cancelled) return 0 ;; esac
+	return 1
+}
+it_check "job $jid finishes" it_wait_for "job $jid" 60 job_done
+oa_call "job" GET '/api/v1/jobs/{id}' "/api/v1/jobs/$jid"
+it_eq "job succeeded" succeeded "$(echo "$OA_BODY" | jq -r .state)"
+oa_call "job missing" GET '/api/v1/jobs/{id}' /api/v1/jobs/999999
+oa_call "jobs" GET /api/v1/jobs "/api/v1/jobs?limit=10"
+oa_call "jobs, bad state" GET /api/v1/jobs "/api/v1/jobs?state=sleeping"
+oa_call "job raw" GET '/api/v1/jobs/{id}/raw' "/api/v1/jobs/$jid/raw?loop=1"
+oa_call "job raw, missing loop" GET '/api/v1/jobs/{id}/raw' "/api/v1/jobs/$jid/raw?loop=9"
+oa_call "results" GET /api/v1/results "/api/v1/results?device=$dev&label.suite=openapi&limit=5"
+oa_call "results by param" GET /api/v1/results "/api/v1/results?param.nr_requests=16"
+oa_call "results, unknown filter" GET /api/v1/results "/api/v1/results?colour=blue"
+oa_call "job cancel, finished" DELETE '/api/v1/jobs/{id}' "/api/v1/jobs/$jid"
+it_eq "cancelling a finished job is 409" 409 "$OA_STATUS"
+oa_call "job submit, unknown fio option" POST /api/v1/jobs /api/v1/jobs \
+	'{"device":"'$dev'","engine":"fio","fio":{"rw":"write","turbo":true}}' invalid
+oa_call "job submit, no engine" POST /api/v1/jobs /api/v1/jobs '{"device":"'$dev'"}' invalid
+oa_call "job submit, directory not allowed" POST /api/v1/jobs /api/v1/jobs \
+	'{"device":"'$dev'","engine":"fio","directory":"/","fio":{"size":"1M"}}' valid
+long='{"device":"'$dev'","directory":"'$IT_TMP/jobs'","engine":"fio","loops":2,
+ "fio":{"rw":"write","bs":"64k","size":"8M","ioengine":"psync","runtime_s":30,"time_based":true}}'
+oa_call "long job submit" POST /api/v1/jobs /api/v1/jobs "$long" valid
+lid=$(echo "$OA_BODY" | jq -r .id)
+sleep 1
+oa_call "job cancel" DELETE '/api/v1/jobs/{id}' "/api/v1/jobs/$lid"
+it_check "cancel answers 200 or 202" [ "$OA_STATUS" = 200 -o "$OA_STATUS" = 202 ]
+oa_call "metrics after all that" GET /metrics /metrics
+
+oa_node responses "$SPEC" "$CASES"
+it_done
