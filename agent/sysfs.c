@@ -364,6 +364,7 @@ bool sysfs_device_in_use(const struct sysfs *fs, const char *dev, char *why, siz
 	char path[PATH_MAX], what[256];
 	struct dirent *de;
 	DIR *d;
+	int fd;
 
 	path_join(path, sizeof(path), fs->root, "proc/self/mounts");
 	if (table_names_dev(path, dev, what, sizeof(what))) {
@@ -373,6 +374,18 @@ bool sysfs_device_in_use(const struct sysfs *fs, const char *dev, char *why, siz
 	path_join(path, sizeof(path), fs->root, "proc/swaps");
 	if (table_names_dev(path, dev, what, sizeof(what))) {
 		snprintf(why, why_len, "%s is in use as swap", what);
+		return true;
+	}
+	/* The kernel's own answer, whatever mount namespace we are in (a container
+	 * sees only its own mounts): an exclusive open fails while the device is
+	 * mounted or claimed by md, dm or another exclusive opener. */
+	snprintf(what, sizeof(what), "dev/%s", dev);
+	path_join(path, sizeof(path), fs->root, what);
+	fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC | O_NONBLOCK);
+	if (fd >= 0) {
+		close(fd);
+	} else if (errno == EBUSY) {
+		snprintf(why, why_len, "/dev/%s is busy (mounted or claimed exclusively)", dev);
 		return true;
 	}
 	device_path(fs, dev, "holders", path, sizeof(path));

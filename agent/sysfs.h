@@ -72,7 +72,9 @@ int sysfs_devices_list(const struct sysfs *fs, struct device_info **out, int *n,
 
 /* True (with why filled) if dev or one of its partitions is mounted, used
  * as swap, or held by another device (LVM, dm, md): raw I/O would destroy
- * data. Reads ROOT/proc/self/mounts, ROOT/proc/swaps and holders/. */
+ * data. Reads ROOT/proc/self/mounts, ROOT/proc/swaps and holders/, and
+ * tries an exclusive open of ROOT/dev/DEV (EBUSY while mounted, even in a
+ * mount namespace that does not show the mount). */
 bool sysfs_device_in_use(const struct sysfs *fs, const char *dev, char *why, size_t why_len);
 
 /* Every parameter of dev: queue/ files, iosched.* of the active scheduler,
