@@ -122,15 +122,20 @@ static int exe_runnable(const char *exe)
 	return 0;
 }
 
+const char *engine_exe(const struct engine *eng, const char *fio_path)
+{
+	if (eng == &fio_engine && fio_path && *fio_path)
+		return fio_path;
+	return engine_default_exe(eng);
+}
+
 int engine_available(const struct engine *eng, const char *fio_path, struct err *e)
 {
 	const char *exe;
 
 	if (!eng)
 		return err_set(e, -EINVAL, "bad_request", "unknown engine");
-	exe = engine_default_exe(eng);
-	if (eng == &fio_engine && fio_path && *fio_path)
-		exe = fio_path;
+	exe = engine_exe(eng, fio_path);
 	if (!exe_runnable(exe))
 		return err_set(e, -ENOENT, "engine_unavailable",
 		               "engine '%s' is not available: '%s' not found%s", eng->name, exe,

@@ -111,6 +111,8 @@ const struct engine *engine_find(const char *name);
 int engine_parse(const struct engine *eng, const json_t *opts, const char *out, size_t out_len,
                  const char *errout, size_t errout_len, int exit_code, int term_signal,
                  struct metrics *m, struct err *e);
+/* The binary eng runs: fio_path for fio when given, else fio, dd, bonnie++ or iozone. */
+const char *engine_exe(const struct engine *eng, const char *fio_path);
 /* Frees an argv from argv_build; NULL is fine. */
 void engine_argv_free(char **argv);
 /* Engines whose binary is unavailable (iozone not on PATH) are still found; the job layer

@@ -43,16 +43,6 @@ struct jobq {
 const char *const job_spec_keys[] = { "device", "directory", "engine", "fio",    "dd", "bonnie",
 	                              "iozone", "loops",     "params", "labels", NULL };
 
-/* The binary an engine runs: fio from --fio, the others from PATH. */
-static const char *engine_exe(const struct agent *a, const struct engine *eng)
-{
-	if (!strcmp(eng->name, "fio"))
-		return a->cfg.fio_path;
-	if (!strcmp(eng->name, "bonnie"))
-		return "bonnie++";
-	return eng->name;
-}
-
 static bool path_under(const char *path, const char *dir)
 {
 	size_t n = strlen(dir);
@@ -243,7 +233,7 @@ static int spec_check(struct agent *a, json_t *body, const struct engine **engp,
 	/* Build the argv once now, so a bad combination is a 400, not a failed pass. */
 	snprintf(real, sizeof(real), "/dev/%s", dev);
 	snprintf(work, sizeof(work), "ft-check");
-	t.exe = engine_exe(a, eng);
+	t.exe = engine_exe(eng, a->cfg.fio_path);
 	t.device_path = real;
 	t.directory = dir ? json_string_value(dir) : NULL;
 	t.work_name = work;
@@ -448,7 +438,7 @@ static enum pass_result pass_run(struct jobq *q, const struct job_rec *job,
 	memset(&p, 0, sizeof(p));
 	snprintf(devpath, sizeof(devpath), "/dev/%s", job->device);
 	snprintf(work, sizeof(work), "ft-job%lld-l%d", (long long)job->id, loop);
-	t.exe = engine_exe(a, eng);
+	t.exe = engine_exe(eng, a->cfg.fio_path);
 	t.device_path = devpath;
 	t.directory = dir;
 	t.work_name = work;
@@ -679,7 +669,8 @@ static void recover(struct agent *a)
 		const struct engine *eng = engine_find(j->engine);
 
 		if (j->pgid > 0 && eng) {
-			const char *exe = engine_exe(a, eng), *base = strrchr(exe, '/');
+			const char *exe = engine_exe(eng, a->cfg.fio_path),
+			           *base = strrchr(exe, '/');
 
 			if (proc_kill_stale_group((pid_t)j->pgid, base ? base + 1 : exe) > 0)
 				log_info("job %lld: killed leftover %s process group %lld",

@@ -310,7 +310,7 @@ int main(int argc, char **argv)
 	struct timespec tick = { 1, 0 };
 	sigset_t sigs;
 	struct err e;
-	int rc = 1, sig;
+	int rc = 1, sig, i;
 
 	log_init("fleettune-agent", LOG_INFO);
 	if (parse_args(argc, argv, &a.cfg, &verbose))
@@ -364,7 +364,7 @@ int main(int argc, char **argv)
 	a.sessions.store = a.store;
 
 	/* A previous run may have died with sessions open or a job running. */
-	rc = session_recover(&a.sessions, time_now_s());
+	rc = session_end_all(&a.sessions, time_now_s(), "agent_restart");
 	if (rc > 0)
 		log_info("restored %d session(s) left open by a previous run", rc);
 	rc = 1;
@@ -423,8 +423,13 @@ int main(int argc, char **argv)
 out:
 	httpd_stop(a.httpd);
 	jobq_stop(a.jobs);
+	/* Stopping on purpose puts the devices back too, not only the next start. */
+	if (a.store && session_end_all(&a.sessions, time_now_s(), "agent_shutdown") > 0)
+		log_info("restored the open session(s) before exiting");
 	store_close(a.store);
 	tune_release(&a.tune);
+	for (i = 0; i < PARAMS_CACHE_SLOTS; i++)
+		free(a.pcache.slot[i].body);
 	free(cert);
 	free(key);
 	return rc;

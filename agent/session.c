@@ -149,7 +149,7 @@ int session_expire_due(struct session_mgr *m, double now)
 	return end_matching(m, now, true, "expired");
 }
 
-int session_recover(struct session_mgr *m, double now)
+int session_end_all(struct session_mgr *m, double now, const char *reason)
 {
-	return end_matching(m, now, false, "agent_restart");
+	return end_matching(m, now, false, reason);
 }

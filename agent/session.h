@@ -30,7 +30,8 @@ int session_end(struct session_mgr *m, int64_t id, bool restore, const char *rea
                 struct session_rec *out, struct err *e);
 /* Restore and close every open session whose expiry is <= now. Returns how many. */
 int session_expire_due(struct session_mgr *m, double now);
-/* At startup: restore and close every session left open by a previous run. */
-int session_recover(struct session_mgr *m, double now);
+/* Restore and close every open session: at startup those a previous run
+ * left open (reason "agent_restart"), at shutdown our own ("agent_shutdown"). */
+int session_end_all(struct session_mgr *m, double now, const char *reason);
 
 #endif

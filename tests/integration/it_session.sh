@@ -51,7 +51,8 @@ it_http POST "$U/sessions/$sid/renew" "$T" ''
 it_eq "renew" 200 "$HTTP_STATUS"
 sleep 1.5
 it_eq "renewed session still holds the values" "bfq 32 1024" "$(state)"
-it_wait_for "restore" 5 bash -c "[ \"\$(cat /sys/block/$dev/queue/nr_requests)\" = \"$(echo "$orig" | cut -d' ' -f2)\" ]"
+is_orig() { [ "$(state)" = "$orig" ]; }
+it_wait_for "restore after expiry" 6 is_orig
 it_eq "restored after expiry" "$orig" "$(state)"
 it_http GET "$U/sessions/$sid" "$T"
 it_eq "record: expired" expired "$(echo "$HTTP_BODY" | jq -r .end_reason)"
@@ -76,5 +77,17 @@ it_eq "restored at startup" "$orig" "$(state)"
 it_http GET "$U/sessions/$sid" "$a_TOKEN"
 it_eq "record: agent_restart" agent_restart "$(echo "$HTTP_BODY" | jq -r .end_reason)"
 it_check "the restore is logged" grep -q "session $sid on $dev agent_restart: restore ok" "$a_LOG"
+
+# 5. a clean stop (SIGTERM) with a session open restores before exiting
+U=$a_URL/api/v1
+T=$a_TOKEN
+it_http POST "$U/devices/$dev/sessions" "$T" '{"ttl_s":600}'
+sid=$(echo "$HTTP_BODY" | jq .id)
+mistune
+kill -TERM "$a_PID"
+wait "$a_PID"
+it_eq "SIGTERM exits 0" 0 "$?"
+it_eq "restored on shutdown" "$orig" "$(state)"
+it_check "shutdown restore logged" grep -q "session $sid on $dev agent_shutdown: restore ok" "$a_LOG"
 
 it_done
