@@ -2,7 +2,9 @@
 # fidelity.sh -- does the agent change what fio measures? The same fio job run directly and
 # through the agent on the same loop device, interleaved, N pairs; median ratio agent/direct,
 # and the agent's CPU use while fio runs.
-# Usage: bench/fidelity.sh [PAIRS] [RUNTIME_S]   (root: creates and removes a loop device)
+# Usage: [FT_LOOP_DIO=1] bench/fidelity.sh [PAIRS] [RUNTIME_S]   (root: creates and removes a loop
+# device; FT_LOOP_DIO=1 backs it with direct I/O to its file, so fio measures the disk, not
+# the page cache)
 set -eu
 cd "$(dirname "$0")/.."
 PAIRS=${1:-5}
@@ -10,9 +12,9 @@ RT=${2:-5}
 ./scripts/deps.sh
 cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DFT_TESTS=OFF >/dev/null
 cmake --build build-bench -j"$(nproc)" --target fleettune-agent >/dev/null
-tmp=$(mktemp -d /tmp/ft-bench-fid-XXXXXX)
+tmp=$(mktemp -d "${FT_BENCH_TMP:-/tmp}/ft-bench-fid-XXXXXX")
 truncate -s 1G "$tmp/disk.img"
-dev=$(losetup --find --show "$tmp/disk.img"); dev=${dev#/dev/}
+dev=$(losetup --find --show ${FT_LOOP_DIO:+--direct-io=on} "$tmp/disk.img"); dev=${dev#/dev/}
 build-bench/agent/fleettune-agent --listen 127.0.0.1:0 --state-dir "$tmp/state" --allow-device "$dev" 2>"$tmp/log" &
 pid=$!
 cleanup() { kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; losetup -d "/dev/$dev"; rm -rf "$tmp"; }
