@@ -1,0 +1,226 @@
+/* client.c -- the controller's only libcurl user: concurrent requests with retries. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+
+#include "client.h"
+#include "log.h"
+#include "timeutil.h"
+#include "xmalloc.h"
+#include "banned.h"
+
+struct client {
+	CURLM *multi;
+	double timeout_s;
+	int retries;
+};
+
+static bool client_global_done;
+
+struct client *client_new(double timeout_s, int retries)
+{
+	struct client *c = xcalloc(1, sizeof(*c));
+
+	if (!client_global_done) {
+		curl_global_init(CURL_GLOBAL_DEFAULT);
+		client_global_done = true;
+	}
+	c->multi = curl_multi_init();
+	if (!c->multi) {
+		log_error("curl_multi_init failed");
+		abort();
+	}
+	/* Keep plenty of connections alive: one per agent, reused across rounds. */
+	curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, 1024L);
+	c->timeout_s = timeout_s;
+	c->retries = retries;
+	return c;
+}
+
+void client_free(struct client *c)
+{
+	if (!c)
+		return;
+	curl_multi_cleanup(c->multi);
+	free(c);
+}
+
+void client_req_init(struct client_req *r, const char *method, char *url, char *body,
+                     const char *token)
+{
+	memset(r, 0, sizeof(*r));
+	r->method = method;
+	r->url = url;
+	r->body = body;
+	r->token = token;
+	buf_init(&r->resp);
+}
+
+void client_req_release(struct client_req *r)
+{
+	if (!r)
+		return;
+	free(r->url);
+	free(r->body);
+	buf_release(&r->resp);
+	r->url = r->body = NULL;
+}
+
+void client_req_describe(const struct client_req *r, char *out, size_t len)
+{
+	if (r->rc < 0)
+		snprintf(out, len, "%s", r->error);
+	else
+		snprintf(out, len, "HTTP %ld", r->status);
+}
+
+static size_t on_data(char *p, size_t size, size_t nmemb, void *ud)
+{
+	struct client_req *r = ud;
+
+	if (r->resp.len + size * nmemb > (64u << 20))
+		return 0;
+	buf_append(&r->resp, p, size * nmemb);
+	return size * nmemb;
+}
+
+static void attempt_start(struct client *c, struct client_req *r)
+{
+	CURL *h = r->easy;
+	struct curl_slist *hdrs = NULL;
+	char auth[600];
+	long connect_ms = (long)(c->timeout_s * 1000);
+
+	if (!h) {
+		h = curl_easy_init();
+		if (!h) {
+			log_error("curl_easy_init failed");
+			abort();
+		}
+		r->easy = h;
+	} else {
+		curl_easy_reset(h);
+	}
+	if (r->headers)
+		curl_slist_free_all(r->headers);
+	hdrs = curl_slist_append(hdrs, "Accept: application/json");
+	if (r->body)
+		hdrs = curl_slist_append(hdrs, "Content-Type: application/json");
+	if (r->token) {
+		snprintf(auth, sizeof(auth), "Authorization: Bearer %s", r->token);
+		hdrs = curl_slist_append(hdrs, auth);
+	}
+	hdrs = curl_slist_append(hdrs, "Expect:");
+	r->headers = hdrs;
+	buf_reset(&r->resp);
+	curl_easy_setopt(h, CURLOPT_URL, r->url);
+	curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, r->method);
+	if (r->body) {
+		curl_easy_setopt(h, CURLOPT_POSTFIELDS, r->body);
+		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long)strlen(r->body));
+	} else if (!strcmp(r->method, "GET")) {
+		curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+	}
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, r);
+	curl_easy_setopt(h, CURLOPT_PRIVATE, r);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(c->timeout_s * 1000));
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, connect_ms < 3000 ? connect_ms : 3000L);
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	r->attempts++;
+	r->started_at = time_mono_s();
+	curl_multi_add_handle(c->multi, h);
+}
+
+/* Whether a finished attempt should be tried again. */
+static bool attempt_retry(struct client *c, struct client_req *r, CURLcode res)
+{
+	bool idempotent = strcmp(r->method, "POST") != 0;
+
+	if (r->attempts > c->retries)
+		return false;
+	if (res == CURLE_COULDNT_CONNECT)
+		return true;
+	if (!idempotent)
+		return false;
+	if (res != CURLE_OK)
+		return res == CURLE_OPERATION_TIMEDOUT || res == CURLE_RECV_ERROR ||
+		       res == CURLE_SEND_ERROR || res == CURLE_GOT_NOTHING;
+	return r->status == 502 || r->status == 503 || r->status == 504;
+}
+
+int client_run(struct client *c, struct client_req *reqs, int n)
+{
+	int i, running = 0, waiting = 0;
+
+	for (i = 0; i < n; i++) {
+		reqs[i].attempts = 0;
+		reqs[i].rc = 0;
+		reqs[i].status = 0;
+		reqs[i].error[0] = '\0';
+		reqs[i].pending_retry = false;
+		if (reqs[i].skip)
+			continue;
+		attempt_start(c, &reqs[i]);
+		running++;
+	}
+	while (running > 0 || waiting > 0) {
+		CURLMsg *m;
+		int left, still;
+		double now;
+
+		curl_multi_perform(c->multi, &still);
+		while ((m = curl_multi_info_read(c->multi, &left))) {
+			struct client_req *r;
+			char *priv;
+
+			if (m->msg != CURLMSG_DONE)
+				continue;
+			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, &priv);
+			r = (struct client_req *)(void *)priv;
+			curl_easy_getinfo(m->easy_handle, CURLINFO_RESPONSE_CODE, &r->status);
+			r->elapsed_s = time_mono_s() - r->started_at;
+			curl_multi_remove_handle(c->multi, m->easy_handle);
+			running--;
+			if (m->data.result != CURLE_OK)
+				r->status = 0;
+			if (attempt_retry(c, r, m->data.result)) {
+				r->pending_retry = true;
+				r->retry_at =
+				        time_mono_s() + 0.1 * (double)(1 << (r->attempts - 1));
+				waiting++;
+				continue;
+			}
+			if (m->data.result != CURLE_OK) {
+				r->rc = -EIO;
+				snprintf(r->error, sizeof(r->error), "%s (after %d attempt%s)",
+				         curl_easy_strerror(m->data.result), r->attempts,
+				         r->attempts == 1 ? "" : "s");
+			}
+			curl_easy_cleanup(r->easy);
+			r->easy = NULL;
+			curl_slist_free_all(r->headers);
+			r->headers = NULL;
+		}
+		now = time_mono_s();
+		for (i = 0; i < n && waiting > 0; i++) {
+			struct client_req *r = &reqs[i];
+
+			if (!r->pending_retry || r->retry_at > now)
+				continue;
+			r->pending_retry = false;
+			waiting--;
+			attempt_start(c, r);
+			running++;
+		}
+		if (running > 0 || waiting > 0)
+			curl_multi_poll(c->multi, NULL, 0, running > 0 ? 100 : 20, NULL);
+	}
+	return 0;
+}

@@ -1,0 +1,53 @@
+/* client.h -- HTTP to the agents: one libcurl multi handle, timeouts, bounded retries. */
+#ifndef FT_CLIENT_H
+#define FT_CLIENT_H
+
+#include <stdbool.h>
+
+#include "buf.h"
+
+/* One request. Fill the "in" fields; client_run() fills the "out" fields. */
+struct client_req {
+	/* in */
+	const char *method; /* GET, POST, PATCH, PUT, DELETE */
+	char *url;          /* owned by the request (freed by client_req_release) */
+	char *body;         /* JSON, owned; NULL for none */
+	const char *token;  /* bearer token, borrowed; NULL for none */
+	bool skip;          /* leave this slot alone (e.g. a dropped node) */
+	/* out */
+	int rc;           /* 0, or -errno style transport failure (status 0) */
+	long status;      /* HTTP status, 0 when no response arrived */
+	struct buf resp;  /* response body */
+	char error[256];  /* transport error text when rc < 0 */
+	double elapsed_s; /* wall time of the last attempt */
+	/* private */
+	void *easy;
+	void *headers;
+	int attempts;
+	bool pending_retry;
+	double started_at; /* monotonic, of the current attempt */
+	double retry_at;   /* monotonic, when pending_retry */
+};
+
+struct client;
+
+/*
+ * timeout_s bounds each attempt (connect timeout is min(timeout_s, 3 s)).
+ * retries: further attempts after a transport failure (connection refused,
+ * reset, timeout) or a 502/503/504, with 100 ms doubling backoff. A POST is
+ * retried only when the connection could not be made, so a job is never
+ * started twice. Caller has ownership of the result (client_free).
+ */
+struct client *client_new(double timeout_s, int retries);
+void client_free(struct client *c);
+/* Run reqs[0..n) concurrently to completion. Returns 0; per-request outcome in rc/status. */
+int client_run(struct client *c, struct client_req *reqs, int n);
+/* Prepare r (zeroed) for method and a heap url (taken over); body may be NULL (taken over). */
+void client_req_init(struct client_req *r, const char *method, char *url, char *body,
+                     const char *token);
+/* Free url, body and response. */
+void client_req_release(struct client_req *r);
+/* "HTTP 422" / "connection refused" style description of a failed request into out. */
+void client_req_describe(const struct client_req *r, char *out, size_t len);
+
+#endif

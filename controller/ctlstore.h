@@ -1,0 +1,44 @@
+/* ctlstore.h -- the controller's SQLite: sweeps, points, node results and passes. */
+#ifndef FT_CTLSTORE_H
+#define FT_CTLSTORE_H
+
+#include <stdint.h>
+
+#include "buf.h"
+#include "err.h"
+#include "sweep.h"
+
+struct ctlstore;
+
+/* Open (creating parent directories and the file) and migrate. WAL, busy_timeout 5 s. */
+int ctlstore_open(const char *path, struct ctlstore **out, struct err *e);
+void ctlstore_close(struct ctlstore *st);
+/* The default path: $XDG_DATA_HOME/fleettune/ctl.db or ~/.local/share/fleettune/ctl.db.
+ * Caller has ownership. */
+char *ctlstore_default_path(void);
+
+/* Insert the sweep row; sets s->id. */
+int ctlstore_sweep_create(struct ctlstore *st, struct sweep *s, struct err *e);
+/* Replace point idx with its node results and passes (one BEGIN IMMEDIATE transaction). */
+int ctlstore_point_save(struct ctlstore *st, const struct sweep *s, int idx, struct err *e);
+/* Save every point, then status, finished_at, dropped nodes and the best configuration. */
+int ctlstore_sweep_finish(struct ctlstore *st, const struct sweep *s, struct err *e);
+/* Load sweep id into s (then verdict_sweep() recomputes the analysis). */
+int ctlstore_sweep_load(struct ctlstore *st, int64_t id, struct sweep *s, struct err *e);
+
+struct ctlstore_summary {
+	int64_t id;
+	char name[128];
+	char status[16];
+	char strategy[16];
+	char metric[64];
+	double created_at, finished_at;
+	int npoints;
+	char best_line[256];
+};
+
+/* The newest limit sweeps, newest first. *out is heap (caller frees). */
+int ctlstore_history(struct ctlstore *st, int limit, struct ctlstore_summary **out, int *n,
+                     struct err *e);
+
+#endif

@@ -1,0 +1,741 @@
+/* plan.c -- parse and validate a sweep plan; every error names its JSON path. */
+#include <errno.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "buf.h"
+#include "plan.h"
+#include "xmalloc.h"
+#include "banned.h"
+
+int config_set(struct config *c, const char *name, const char *value, bool is_int)
+{
+	struct setting *s = NULL;
+	int i;
+
+	if (strlen(name) >= PARAM_NAME_MAX || strlen(value) >= PARAM_VALUE_MAX)
+		return -ENAMETOOLONG;
+	for (i = 0; i < c->n; i++)
+		if (!strcmp(c->s[i].name, name))
+			s = &c->s[i];
+	if (!s) {
+		if (c->n >= CONFIG_MAX)
+			return -ENOSPC;
+		s = &c->s[c->n++];
+		snprintf(s->name, sizeof(s->name), "%s", name);
+	}
+	snprintf(s->value, sizeof(s->value), "%s", value);
+	s->is_int = is_int;
+	return 0;
+}
+
+const struct setting *config_get(const struct config *c, const char *name)
+{
+	int i;
+
+	for (i = 0; i < c->n; i++)
+		if (!strcmp(c->s[i].name, name))
+			return &c->s[i];
+	return NULL;
+}
+
+void config_merge(struct config *dst, const struct config *src)
+{
+	int i;
+
+	for (i = 0; i < src->n; i++)
+		config_set(dst, src->s[i].name, src->s[i].value, src->s[i].is_int);
+}
+
+bool config_equal(const struct config *a, const struct config *b)
+{
+	int i;
+
+	if (a->n != b->n)
+		return false;
+	for (i = 0; i < a->n; i++) {
+		const struct setting *o = config_get(b, a->s[i].name);
+
+		if (!o || strcmp(o->value, a->s[i].value))
+			return false;
+	}
+	return true;
+}
+
+void config_format(const struct config *c, struct buf *out)
+{
+	int i;
+
+	for (i = 0; i < c->n; i++)
+		buf_printf(out, "%s%s=%s", i ? " " : "", c->s[i].name, c->s[i].value);
+}
+
+const char *plan_metric_unit(const char *metric)
+{
+	size_t n = strlen(metric);
+	static const struct {
+		const char *suffix, *unit;
+	} units[] = {
+		{ "_mib", "MiB/s" }, { "iops", "IOPS" }, { "_us", "µs" },
+		{ "_pct", "%" },     { "_per_s", "/s" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		size_t k = strlen(units[i].suffix);
+
+		if (n >= k && !strcmp(metric + n - k, units[i].suffix))
+			return units[i].unit;
+	}
+	return "";
+}
+
+/* Type of a parameter as first seen: 1 integer, 2 string. */
+struct ptype {
+	char name[PARAM_NAME_MAX];
+	int type;
+};
+
+struct parser {
+	struct plan *p;
+	struct err *e;
+	struct ptype types[64];
+	int ntypes;
+};
+
+static int fail(struct parser *ps, const char *path, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+
+/* Report "PATH: message" as an invalid_plan error. */
+static int fail(struct parser *ps, const char *path, const char *fmt, ...)
+{
+	char m[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(m, sizeof(m), fmt, ap);
+	va_end(ap);
+	return err_set(ps->e, -EINVAL, "invalid_plan", "%s: %s", path, m);
+}
+
+static bool key_allowed(const char *key, const char *const *allowed)
+{
+	for (; *allowed; allowed++)
+		if (!strcmp(key, *allowed))
+			return true;
+	return false;
+}
+
+/* Refuse keys not in allowed (NULL-terminated). */
+static int check_keys(struct parser *ps, json_t *obj, const char *path, const char *const *allowed)
+{
+	const char *key;
+	json_t *v;
+	char p[160];
+
+	json_object_foreach(obj, key, v)
+	{
+		if (!key_allowed(key, allowed)) {
+			snprintf(p, sizeof(p), "%s%s%s", path, *path ? "." : "", key);
+			return fail(ps, p, "unknown field");
+		}
+	}
+	return 0;
+}
+
+static bool name_ok(const char *s, const char *extra)
+{
+	if (!*s || strlen(s) >= PARAM_NAME_MAX)
+		return false;
+	for (; *s; s++) {
+		if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		    (*s >= '0' && *s <= '9') || *s == '_')
+			continue;
+		if (!strchr(extra, *s))
+			return false;
+	}
+	return true;
+}
+
+/* Get a string member; required: error when missing. Returns 0/1 found, <0 error. */
+static int get_str(struct parser *ps, json_t *obj, const char *key, const char *path, bool required,
+                   const char **out)
+{
+	json_t *v = json_object_get(obj, key);
+	char p[160];
+
+	snprintf(p, sizeof(p), "%s%s%s", path, *path ? "." : "", key);
+	if (!v) {
+		if (required)
+			return fail(ps, p, "required field is missing");
+		return 0;
+	}
+	if (!json_is_string(v))
+		return fail(ps, p, "expected a string");
+	if (!*json_string_value(v))
+		return fail(ps, p, "must not be empty");
+	*out = json_string_value(v);
+	return 1;
+}
+
+/* Check value v of parameter name against its first-seen type and store it in c. */
+static int take_value(struct parser *ps, const char *name, json_t *v, const char *path,
+                      struct config *c)
+{
+	char text[PARAM_VALUE_MAX];
+	int type, i;
+
+	if (json_is_integer(v)) {
+		type = 1;
+		snprintf(text, sizeof(text), "%lld", (long long)json_integer_value(v));
+	} else if (json_is_string(v)) {
+		type = 2;
+		if (!*json_string_value(v) || strlen(json_string_value(v)) >= PARAM_VALUE_MAX)
+			return fail(ps, path, "expected a non-empty string shorter than 96 bytes");
+		snprintf(text, sizeof(text), "%s", json_string_value(v));
+	} else {
+		return fail(ps, path, "expected an integer or a string");
+	}
+	for (i = 0; i < ps->ntypes; i++)
+		if (!strcmp(ps->types[i].name, name))
+			break;
+	if (i == ps->ntypes) {
+		if (ps->ntypes == 64)
+			return fail(ps, path, "too many parameters");
+		snprintf(ps->types[i].name, sizeof(ps->types[i].name), "%s", name);
+		ps->types[i].type = type;
+		ps->ntypes++;
+	} else if (ps->types[i].type != type) {
+		return fail(ps, path,
+		            ps->types[i].type == 1 ? "expected an integer" : "expected a string");
+	}
+	if (config_set(c, name, text, type == 1) < 0)
+		return fail(ps, path, "too many parameters in one configuration");
+	return 0;
+}
+
+static int parse_nodes(struct parser *ps, json_t *arr, const char *dir)
+{
+	static const char *const keys[] = { "name", "url", "device", "token_file", "token", NULL };
+	struct plan *p = ps->p;
+	size_t i, j;
+	char path[64];
+	json_t *n;
+	int r;
+
+	if (!json_is_array(arr))
+		return fail(ps, "nodes", "expected an array");
+	if (json_array_size(arr) == 0)
+		return fail(ps, "nodes", "at least one node is required");
+	p->nodes = xcalloc(json_array_size(arr), sizeof(*p->nodes));
+	json_array_foreach(arr, i, n)
+	{
+		struct plan_node *pn = &p->nodes[i];
+		const char *name = NULL, *url = NULL, *dev = NULL, *tf = NULL, *tok = NULL;
+
+		p->nnodes = (int)i + 1;
+		snprintf(path, sizeof(path), "nodes[%zu]", i);
+		if (!json_is_object(n))
+			return fail(ps, path, "expected an object");
+		if ((r = check_keys(ps, n, path, keys)) < 0)
+			return r;
+		if ((r = get_str(ps, n, "name", path, true, &name)) < 0 ||
+		    (r = get_str(ps, n, "url", path, true, &url)) < 0 ||
+		    (r = get_str(ps, n, "device", path, true, &dev)) < 0 ||
+		    (r = get_str(ps, n, "token_file", path, false, &tf)) < 0 ||
+		    (r = get_str(ps, n, "token", path, false, &tok)) < 0)
+			return r;
+		if (!name_ok(name, ".-")) {
+			snprintf(path, sizeof(path), "nodes[%zu].name", i);
+			return fail(ps, path, "'%s' must be letters, digits, '.', '-' or '_'",
+			            name);
+		}
+		for (j = 0; j < i; j++) {
+			if (!strcmp(p->nodes[j].name, name)) {
+				snprintf(path, sizeof(path), "nodes[%zu].name", i);
+				return fail(ps, path, "duplicate node name '%s'", name);
+			}
+		}
+		if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) {
+			snprintf(path, sizeof(path), "nodes[%zu].url", i);
+			return fail(ps, path, "'%s' must start with http:// or https://", url);
+		}
+		if (!name_ok(dev, "-")) {
+			snprintf(path, sizeof(path), "nodes[%zu].device", i);
+			return fail(ps, path, "'%s' is not a block device name (e.g. sda, loop0)",
+			            dev);
+		}
+		pn->name = xstrdup(name);
+		pn->url = xstrdup(url);
+		while (strlen(pn->url) > 8 && pn->url[strlen(pn->url) - 1] == '/')
+			pn->url[strlen(pn->url) - 1] = '\0';
+		pn->device = xstrdup(dev);
+		if (tok)
+			pn->token = xstrdup(tok);
+		if (tf)
+			pn->token_file =
+			        (tf[0] == '/' || !dir) ? xstrdup(tf) : xasprintf("%s/%s", dir, tf);
+	}
+	return 0;
+}
+
+static int parse_param_name(struct parser *ps, json_t *v, const char *path, char *out)
+{
+	if (!json_is_string(v))
+		return fail(ps, path, "expected a string");
+	if (!name_ok(json_string_value(v), "."))
+		return fail(ps, path, "'%s' is not a parameter name", json_string_value(v));
+	snprintf(out, PARAM_NAME_MAX, "%s", json_string_value(v));
+	return 0;
+}
+
+static int parse_axis(struct parser *ps, json_t *ax, size_t ai)
+{
+	static const char *const keys[] = { "param", "params", "values", NULL };
+	struct plan_axis *a = &ps->p->axes[ai];
+	json_t *param = json_object_get(ax, "param"), *params = json_object_get(ax, "params");
+	json_t *values = json_object_get(ax, "values"), *v;
+	char path[96];
+	size_t i, k;
+	int r, j;
+
+	snprintf(path, sizeof(path), "axes[%zu]", ai);
+	if (!json_is_object(ax))
+		return fail(ps, path, "expected an object");
+	if ((r = check_keys(ps, ax, path, keys)) < 0)
+		return r;
+	if (!!param == !!params)
+		return fail(ps, path, "exactly one of 'param' or 'params' is required");
+	if (param) {
+		snprintf(path, sizeof(path), "axes[%zu].param", ai);
+		if ((r = parse_param_name(ps, param, path, a->params[0])) < 0)
+			return r;
+		a->nparams = 1;
+	} else {
+		snprintf(path, sizeof(path), "axes[%zu].params", ai);
+		if (!json_is_array(params) || json_array_size(params) == 0)
+			return fail(ps, path, "expected a non-empty array of parameter names");
+		if (json_array_size(params) > AXIS_PARAMS_MAX)
+			return fail(ps, path, "at most 8 parameters per axis");
+		json_array_foreach(params, i, v)
+		{
+			snprintf(path, sizeof(path), "axes[%zu].params[%zu]", ai, i);
+			if ((r = parse_param_name(ps, v, path, a->params[i])) < 0)
+				return r;
+			for (k = 0; k < i; k++)
+				if (!strcmp(a->params[k], a->params[i]))
+					return fail(ps, path, "duplicate parameter '%s'",
+					            a->params[i]);
+		}
+		a->nparams = (int)json_array_size(params);
+	}
+	for (j = 0; j < a->nparams; j++) {
+		for (k = 0; k < ai; k++) {
+			int m;
+
+			for (m = 0; m < ps->p->axes[k].nparams; m++) {
+				if (strcmp(ps->p->axes[k].params[m], a->params[j]))
+					continue;
+				snprintf(path, sizeof(path), "axes[%zu]", ai);
+				return fail(ps, path, "'%s' is already swept by an earlier axis",
+				            a->params[j]);
+			}
+		}
+	}
+	snprintf(path, sizeof(path), "axes[%zu].values", ai);
+	if (!values)
+		return fail(ps, path, "required field is missing");
+	if (!json_is_array(values) || json_array_size(values) == 0)
+		return fail(ps, path, "expected a non-empty array");
+	a->values = xcalloc(json_array_size(values), sizeof(*a->values));
+	json_array_foreach(values, i, v)
+	{
+		a->nvalues = (int)i + 1;
+		snprintf(path, sizeof(path), "axes[%zu].values[%zu]", ai, i);
+		if (param) {
+			if ((r = take_value(ps, a->params[0], v, path, &a->values[i])) < 0)
+				return r;
+		} else {
+			json_t *e;
+
+			if (!json_is_array(v))
+				return fail(ps, path,
+				            "expected an array (one value per parameter)");
+			if ((int)json_array_size(v) != a->nparams) {
+				char m[64];
+
+				snprintf(m, sizeof(m), "expected %d values (one per parameter)",
+				         a->nparams);
+				return fail(ps, path, "%s", m);
+			}
+			json_array_foreach(v, k, e)
+			{
+				snprintf(path, sizeof(path), "axes[%zu].values[%zu][%zu]", ai, i,
+				         k);
+				if ((r = take_value(ps, a->params[k], e, path, &a->values[i])) < 0)
+					return r;
+			}
+		}
+		for (j = 0; j < (int)i; j++) {
+			if (config_equal(&a->values[j], &a->values[i])) {
+				snprintf(path, sizeof(path), "axes[%zu].values[%zu]", ai, i);
+				return fail(ps, path, "duplicate value");
+			}
+		}
+	}
+	return 0;
+}
+
+static int parse_fio(struct parser *ps, json_t *fio)
+{
+	static const struct {
+		const char *key;
+		char type; /* s string, b bool, i integer */
+		long long min, max;
+	} keys[] = {
+		{ "rw", 's', 0, 0 },          { "bs", 's', 0, 0 },
+		{ "ioengine", 's', 0, 0 },    { "direct", 'b', 0, 0 },
+		{ "iodepth", 'i', 1, 65536 }, { "numjobs", 'i', 1, 1024 },
+		{ "size", 's', 0, 0 },        { "runtime_s", 'i', 1, 86400 },
+		{ "time_based", 'b', 0, 0 },  { "rwmixread", 'i', 0, 100 },
+	};
+	const char *key;
+	json_t *v;
+	char path[96];
+	size_t i;
+
+	json_object_foreach(fio, key, v)
+	{
+		snprintf(path, sizeof(path), "job.fio.%s", key);
+		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			if (!strcmp(keys[i].key, key))
+				break;
+		if (i == sizeof(keys) / sizeof(keys[0]))
+			return fail(ps, path, "unknown field");
+		if (keys[i].type == 's' && !json_is_string(v))
+			return fail(ps, path, "expected a string");
+		if (keys[i].type == 'b' && !json_is_boolean(v))
+			return fail(ps, path, "expected true or false");
+		if (keys[i].type == 'i') {
+			char m[64];
+
+			if (!json_is_integer(v))
+				return fail(ps, path, "expected an integer");
+			if (json_integer_value(v) < keys[i].min ||
+			    json_integer_value(v) > keys[i].max) {
+				snprintf(m, sizeof(m), "must be between %lld and %lld", keys[i].min,
+				         keys[i].max);
+				return fail(ps, path, "%s", m);
+			}
+		}
+	}
+	if (!json_object_get(fio, "rw"))
+		return fail(ps, "job.fio.rw", "required field is missing");
+	if (json_object_get(fio, "runtime_s"))
+		ps->p->runtime_s = (double)json_integer_value(json_object_get(fio, "runtime_s"));
+	return 0;
+}
+
+static int parse_job(struct parser *ps, json_t *job)
+{
+	static const char *const keys[] = { "engine", "fio",       "dd", "bonnie",
+		                            "loops",  "directory", NULL };
+	static const char *const engines[] = { "fio", "dd", "bonnie", NULL };
+	struct plan *p = ps->p;
+	const char *engine = "fio", *dirv = NULL;
+	json_t *opts, *loops;
+	char path[64];
+	size_t i;
+	int r;
+
+	if (!job)
+		return fail(ps, "job", "required field is missing");
+	if (!json_is_object(job))
+		return fail(ps, "job", "expected an object");
+	if ((r = check_keys(ps, job, "job", keys)) < 0)
+		return r;
+	if ((r = get_str(ps, job, "engine", "job", false, &engine)) < 0)
+		return r;
+	if (!key_allowed(engine, engines))
+		return fail(ps, "job.engine", "'%s' is not one of fio, dd, bonnie", engine);
+	if ((r = get_str(ps, job, "directory", "job", false, &dirv)) < 0)
+		return r;
+	snprintf(p->engine, sizeof(p->engine), "%s", engine);
+	if (dirv)
+		p->directory = xstrdup(dirv);
+	for (i = 0; engines[i]; i++) {
+		if (strcmp(engines[i], engine) && json_object_get(job, engines[i])) {
+			snprintf(path, sizeof(path), "job.%s", engines[i]);
+			return fail(ps, path, "options for an engine other than '%s'", engine);
+		}
+	}
+	snprintf(path, sizeof(path), "job.%s", engine);
+	opts = json_object_get(job, engine);
+	if (!opts)
+		return fail(ps, path, "required field is missing");
+	if (!json_is_object(opts))
+		return fail(ps, path, "expected an object");
+	if (!strcmp(engine, "fio") && (r = parse_fio(ps, opts)) < 0)
+		return r;
+	p->engine_json = json_dumps(opts, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	loops = json_object_get(job, "loops");
+	p->loops = 5;
+	if (loops) {
+		if (!json_is_integer(loops))
+			return fail(ps, "job.loops", "expected an integer");
+		if (json_integer_value(loops) < 1 || json_integer_value(loops) > PLAN_LOOPS_MAX)
+			return fail(ps, "job.loops", "must be between 1 and 100");
+		p->loops = (int)json_integer_value(loops);
+	}
+	return 0;
+}
+
+static int parse_top(struct parser *ps, json_t *root, const char *dir)
+{
+	static const char *const keys[] = { "name",           "nodes",  "baseline", "axes",
+		                            "strategy",       "job",    "metric",   "goal",
+		                            "min_effect_pct", "labels", NULL };
+	struct plan *p = ps->p;
+	const char *s, *key;
+	json_t *v, *axes;
+	char path[160];
+	size_t i;
+	int r, j;
+
+	if (!json_is_object(root))
+		return fail(ps, "$", "expected an object");
+	if ((r = check_keys(ps, root, "", keys)) < 0)
+		return r;
+	if ((r = get_str(ps, root, "name", "", true, &s)) < 0)
+		return r;
+	p->name = xstrdup(s);
+	if (!json_object_get(root, "nodes"))
+		return fail(ps, "nodes", "required field is missing");
+	if ((r = parse_nodes(ps, json_object_get(root, "nodes"), dir)) < 0)
+		return r;
+	v = json_object_get(root, "baseline");
+	if (v && !json_is_object(v))
+		return fail(ps, "baseline", "expected an object");
+	if (v) {
+		json_t *val;
+
+		json_object_foreach(v, key, val)
+		{
+			snprintf(path, sizeof(path), "baseline.%s", key);
+			if (!name_ok(key, "."))
+				return fail(ps, path, "not a parameter name");
+			if ((r = take_value(ps, key, val, path, &p->baseline)) < 0)
+				return r;
+		}
+	}
+	axes = json_object_get(root, "axes");
+	if (!axes)
+		return fail(ps, "axes", "required field is missing");
+	if (!json_is_array(axes) || json_array_size(axes) == 0)
+		return fail(ps, "axes", "expected a non-empty array");
+	p->axes = xcalloc(json_array_size(axes), sizeof(*p->axes));
+	json_array_foreach(axes, i, v)
+	{
+		p->naxes = (int)i + 1;
+		if ((r = parse_axis(ps, v, i)) < 0)
+			return r;
+		for (j = 0; j < p->axes[i].nparams; j++) {
+			const char *pn = p->axes[i].params[j];
+
+			if (!config_get(&p->baseline, pn)) {
+				snprintf(path, sizeof(path), "baseline.%s", pn);
+				return fail(
+				        ps, path,
+				        "required field is missing (every axis parameter needs a "
+				        "baseline value)");
+			}
+		}
+	}
+	p->strategy = PLAN_SEQUENTIAL;
+	if ((r = get_str(ps, root, "strategy", "", false, &s)) < 0)
+		return r;
+	if (r == 1) {
+		if (!strcmp(s, "grid"))
+			p->strategy = PLAN_GRID;
+		else if (strcmp(s, "sequential"))
+			return fail(ps, "strategy", "'%s' is not one of grid, sequential", s);
+	}
+	if ((r = parse_job(ps, json_object_get(root, "job"))) < 0)
+		return r;
+	snprintf(p->metric, sizeof(p->metric), "write.bw_mib");
+	if ((r = get_str(ps, root, "metric", "", false, &s)) < 0)
+		return r;
+	if (r == 1) {
+		if (!name_ok(s, "."))
+			return fail(ps, "metric", "'%s' is not a metric name (e.g. write.bw_mib)",
+			            s);
+		snprintf(p->metric, sizeof(p->metric), "%s", s);
+	}
+	if ((r = get_str(ps, root, "goal", "", false, &s)) < 0)
+		return r;
+	if (r == 1) {
+		if (!strcmp(s, "minimize"))
+			p->minimize = true;
+		else if (strcmp(s, "maximize"))
+			return fail(ps, "goal", "'%s' is not one of maximize, minimize", s);
+	}
+	p->min_effect_pct = 5.0;
+	v = json_object_get(root, "min_effect_pct");
+	if (v) {
+		if (!json_is_number(v))
+			return fail(ps, "min_effect_pct", "expected a number");
+		p->min_effect_pct = json_number_value(v);
+		if (p->min_effect_pct < 0 || p->min_effect_pct >= 1000)
+			return fail(ps, "min_effect_pct", "must be between 0 and 1000");
+	}
+	v = json_object_get(root, "labels");
+	if (v) {
+		json_t *lv;
+
+		if (!json_is_object(v))
+			return fail(ps, "labels", "expected an object");
+		json_object_foreach(v, key, lv)
+		{
+			snprintf(path, sizeof(path), "labels.%s", key);
+			if (!json_is_string(lv))
+				return fail(ps, path, "expected a string");
+		}
+		p->labels_json = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	} else {
+		p->labels_json = xstrdup("{}");
+	}
+	return 0;
+}
+
+int plan_parse(const char *text, const char *dir, struct plan *p, struct err *e)
+{
+	struct parser ps = { .p = p, .e = e };
+	json_error_t je;
+	json_t *root, *nodes, *n;
+	size_t i;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+	if (!root)
+		return err_set(e, -EINVAL, "invalid_plan", "line %d, column %d: %s", je.line,
+		               je.column, je.text);
+	rc = parse_top(&ps, root, dir);
+	if (rc < 0)
+		goto out;
+	nodes = json_object_get(root, "nodes");
+	json_array_foreach(nodes, i, n) json_object_del(n, "token");
+	p->json = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
+out:
+	json_decref(root);
+	if (rc < 0)
+		plan_release(p);
+	return rc;
+}
+
+int plan_load(const char *path, struct plan *p, struct err *e)
+{
+	struct buf b = BUF_INIT;
+	char *copy = xstrdup(path), *dir;
+	int rc;
+
+	rc = buf_read_file(&b, path, 1 << 20);
+	if (rc < 0) {
+		err_set(e, rc, "plan_unreadable", "cannot read plan '%s': %s", path, strerror(-rc));
+		memset(p, 0, sizeof(*p));
+		goto out;
+	}
+	dir = dirname(copy);
+	rc = plan_parse(b.data, dir, p, e);
+out:
+	free(copy);
+	buf_release(&b);
+	return rc;
+}
+
+int plan_tokens_load(struct plan *p, struct err *e)
+{
+	const char *env = getenv("FLEETTUNE_TOKEN");
+	int i, rc = 0;
+
+	for (i = 0; i < p->nnodes; i++) {
+		struct plan_node *n = &p->nodes[i];
+		struct buf b = BUF_INIT;
+
+		if (n->token)
+			continue;
+		if (n->token_file) {
+			rc = buf_read_file(&b, n->token_file, 4096);
+			if (rc < 0) {
+				buf_release(&b);
+				return err_set(e, rc, "token_unreadable",
+				               "%s: cannot read token_file '%s': %s", n->name,
+				               n->token_file, strerror(-rc));
+			}
+			while (b.len && (b.data[b.len - 1] == '\n' || b.data[b.len - 1] == ' '))
+				b.data[--b.len] = '\0';
+			n->token = buf_detach(&b, NULL);
+		} else if (env && *env) {
+			n->token = xstrdup(env);
+		} else {
+			return err_set(e, -ENOENT, "token_missing",
+			               "%s: no token (set nodes[%d].token_file, nodes[%d].token or "
+			               "FLEETTUNE_TOKEN)",
+			               n->name, i, i);
+		}
+	}
+	return rc;
+}
+
+void plan_release(struct plan *p)
+{
+	int i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nnodes; i++) {
+		free(p->nodes[i].name);
+		free(p->nodes[i].url);
+		free(p->nodes[i].device);
+		free(p->nodes[i].token);
+		free(p->nodes[i].token_file);
+	}
+	free(p->nodes);
+	for (i = 0; i < p->naxes; i++)
+		free(p->axes[i].values);
+	free(p->axes);
+	free(p->name);
+	free(p->engine_json);
+	free(p->directory);
+	free(p->labels_json);
+	free(p->json);
+	memset(p, 0, sizeof(*p));
+}
+
+int plan_columns(const struct plan *p, char (*names)[PARAM_NAME_MAX], int max)
+{
+	int n = 0, i, j, k;
+
+	for (i = 0; i < p->naxes; i++) {
+		for (j = 0; j < p->axes[i].nparams; j++) {
+			for (k = 0; k < n; k++)
+				if (!strcmp(names[k], p->axes[i].params[j]))
+					break;
+			if (k == n && n < max)
+				snprintf(names[n++], PARAM_NAME_MAX, "%s", p->axes[i].params[j]);
+		}
+	}
+	for (i = 0; i < p->baseline.n; i++) {
+		for (k = 0; k < n; k++)
+			if (!strcmp(names[k], p->baseline.s[i].name))
+				break;
+		if (k == n && n < max)
+			snprintf(names[n++], PARAM_NAME_MAX, "%s", p->baseline.s[i].name);
+	}
+	return n;
+}

@@ -1,0 +1,67 @@
+-- controller.sql -- fleettune-ctl's SQLite schema (sweep history), as numbered migrations.
+-- Each block starts with a line "-- migration N"; ctlstore applies, in one
+-- transaction each, every block whose N is above PRAGMA user_version and then
+-- sets user_version to N. Never edit a released block: add a new one.
+
+-- migration 1
+CREATE TABLE sweeps (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  plan_json TEXT NOT NULL,          -- the plan, tokens removed
+  strategy TEXT NOT NULL,           -- grid | sequential
+  metric TEXT NOT NULL,
+  status TEXT NOT NULL,             -- running | completed | aborted | interrupted | failed
+  created_at REAL NOT NULL,         -- epoch seconds
+  finished_at REAL,
+  dropped_json TEXT NOT NULL DEFAULT '[]', -- node names dropped mid-sweep
+  best_point INTEGER,               -- points.idx of the best configuration, NULL: none
+  best_line TEXT                    -- the "best: ..." summary line
+);
+CREATE INDEX sweeps_created ON sweeps(created_at);
+
+CREATE TABLE points (
+  sweep_id INTEGER NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE,
+  idx INTEGER NOT NULL,             -- run order, 0-based
+  role TEXT NOT NULL,               -- baseline | candidate | final
+  axis INTEGER,                     -- sequential axis index
+  ref INTEGER,                      -- idx of the point compared against
+  config_json TEXT NOT NULL,        -- requested parameter values
+  delta_pct REAL,                   -- fleet Δ vs ref, with its 95 % Welch CI
+  ci_low_pct REAL,
+  ci_high_pct REAL,
+  spread_pct REAL,
+  verdict TEXT,                     -- significant gain | ... | nodes disagree
+  PRIMARY KEY (sweep_id, idx)
+);
+
+CREATE TABLE point_nodes (
+  sweep_id INTEGER NOT NULL,
+  idx INTEGER NOT NULL,
+  node_idx INTEGER NOT NULL,        -- index in the plan's nodes
+  node TEXT NOT NULL,
+  state TEXT NOT NULL,              -- pending | ok | failed | cancelled | dropped
+  applied_json TEXT NOT NULL,       -- values read back after the PATCH
+  adjusted_mask INTEGER NOT NULL DEFAULT 0,
+  job_id INTEGER,                   -- the agent's job id
+  job_runtime_s REAL,
+  error TEXT,
+  mean REAL,
+  stdev REAL,
+  delta_pct REAL,
+  ci_low_pct REAL,
+  ci_high_pct REAL,
+  verdict TEXT,                     -- gain | loss | none | unclear
+  PRIMARY KEY (sweep_id, idx, node_idx),
+  FOREIGN KEY (sweep_id, idx) REFERENCES points(sweep_id, idx) ON DELETE CASCADE
+);
+
+CREATE TABLE passes (
+  sweep_id INTEGER NOT NULL,
+  idx INTEGER NOT NULL,
+  node_idx INTEGER NOT NULL,
+  loop INTEGER NOT NULL,            -- 1-based
+  value REAL NOT NULL,              -- the sweep's metric
+  PRIMARY KEY (sweep_id, idx, node_idx, loop),
+  FOREIGN KEY (sweep_id, idx, node_idx) REFERENCES point_nodes(sweep_id, idx, node_idx)
+    ON DELETE CASCADE
+);

@@ -1,0 +1,140 @@
+#!/bin/bash
+# it_ctl_sweep.sh -- grid and sequential sweeps on two real agents and loop devices with real
+# fio; the table, JSON, history, show (agents stopped), compare, export, report and apply.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/ctl_lib.sh"
+
+ctl_two_nodes
+
+# --dry-run lists the points and changes nothing.
+ctl_plan "$IT_TMP/grid.json" grid 2 1
+out=$(ctl sweep "$IT_TMP/grid.json" --dry-run)
+it_check "dry-run lists 4 grid points" grep -q "point 4:" <<<"$out"
+it_check "dry-run says nothing changed" grep -q "nothing was changed" <<<"$out"
+ctl_restored "dry-run"
+it_check "dry-run stored nothing" test ! -e "$CTL_DB"
+
+# Grid: baseline + 3 combinations, 2 loops of 1 s each.
+ctl sweep "$IT_TMP/grid.json" --out "$IT_TMP/grid.txt" 2>"$IT_TMP/grid.err"
+it_eq "grid sweep exits 0" 0 $?
+cat "$IT_TMP/grid.txt"
+it_check "table header" grep -q '^sweep 1 "it grid"  metric write.bw_mib (maximize)  2 loops × 1 s  2 nodes  grid' "$IT_TMP/grid.txt"
+it_check "table columns" grep -q '^| scheduler   | nr_requests | node1 (MiB/s) *| node2 (MiB/s) *| spread *| Δ vs baseline *| verdict *|$' "$IT_TMP/grid.txt"
+it_eq "table has 4 point rows" 4 "$(grep -c '^| \(mq-deadline\|none\) ' "$IT_TMP/grid.txt")"
+it_check "baseline row" grep -q '^| mq-deadline | 128 .*| baseline ' "$IT_TMP/grid.txt"
+it_check "rows carry a verdict" grep -Eq '\| (significant gain|significant loss|no real difference|inconclusive|nodes disagree) +\|$' "$IT_TMP/grid.txt"
+it_check "best line" grep -q '^best: ' "$IT_TMP/grid.txt"
+it_check "one plain progress line per pass off a TTY" grep -q 'point 4/4 scheduler=none nr_requests=128: node2 pass 2/2 write.bw_mib' "$IT_TMP/grid.err"
+ctl_restored "grid"
+
+ctl show 1 --format json >"$IT_TMP/grid.json.out"
+python3 - "$IT_TMP/grid.json.out" "$FT_SOURCE_DIR/schema/sweep.schema.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["status"] == "completed", d["status"]
+assert len(d["points"]) == 4
+for p in d["points"]:
+    for n in p["nodes"]:
+        assert n["state"] == "ok", n
+        assert len(n["passes"]) == 2 and all(v > 0 for v in n["passes"]), n
+        assert n["job_id"] > 0
+        assert set(n["applied"]) == set(p["params"]), n["applied"]
+        if p["role"] != "baseline":
+            assert n["verdict"] in ("gain", "loss", "none", "unclear"), n
+    if p["role"] != "baseline":
+        assert p["delta_pct"] is not None and p["ref"] == 0
+assert d["points"][0]["role"] == "baseline" and d["points"][0]["verdict"] is None
+assert d["plan"]["nodes"][0]["token_file"] == "node1-state/token"
+try:
+    import jsonschema
+    jsonschema.Draft202012Validator(json.load(open(sys.argv[2]))).validate(d)
+    print("# schema-valid")
+except ImportError:
+    pass
+PY
+it_eq "show --format json is right" 0 $?
+
+# The agents ran the jobs with the plan's labels plus the sweep id.
+job=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["points"][1]["nodes"][0]["job_id"])' "$IT_TMP/grid.json.out")
+it_http GET "$node1_URL/api/v1/jobs/$job" "$node1_TOKEN"
+it_check "agent job carries sweep labels" grep -q '"sweep": *"1"' <<<"$(python3 -m json.tool <<<"$HTTP_BODY")"
+
+# Sequential: per axis a fresh baseline and its values.
+ctl_plan "$IT_TMP/seq.json" sequential 2 1
+# A 3 s session TTL is shorter than the sweep: the sessions must be renewed to survive.
+ctl sweep "$IT_TMP/seq.json" --format markdown --session-ttl 3 >"$IT_TMP/seq.md" 2>"$IT_TMP/seq.err"
+it_eq "sequential sweep exits 0" 0 $?
+it_http GET "$node2_URL/api/v1/sessions" "$node2_TOKEN"
+it_eq "the renewed session was closed, not expired" closed \
+	"$(python3 -c 'import json,sys; print(max(json.load(sys.stdin)["sessions"], key=lambda s: s["id"])["end_reason"])' <<<"$HTTP_BODY")"
+cat "$IT_TMP/seq.md"
+it_check "markdown separator row" grep -q '^|-------------|' "$IT_TMP/seq.md"
+ctl show 2 --format json >"$IT_TMP/seq.json.out"
+python3 - "$IT_TMP/seq.json.out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+pts = d["points"]
+assert d["strategy"] == "sequential"
+assert pts[0]["role"] == "baseline" and pts[0]["axis"] == 0
+assert pts[1]["params"] == {"scheduler": "none", "nr_requests": 128}, pts[1]
+b2 = [p for p in pts if p["role"] == "baseline" and p["axis"] == 1]
+assert len(b2) == 1, "one fresh baseline for axis 2"
+# the axis-2 baseline holds axis 1's choice
+chosen = d["best"]["params"]["scheduler"] if d["best"] else b2[0]["params"]["scheduler"]
+assert b2[0]["params"]["nr_requests"] == 128
+assert all(p["ref"] == b2[0]["index"] for p in pts if p["axis"] == 1 and p["role"] == "candidate")
+assert len(pts) in (4, 5), len(pts)
+PY
+it_eq "sequential points are right" 0 $?
+ctl_restored "sequential"
+
+ctl history >"$IT_TMP/history.txt"
+it_check "history lists both sweeps" grep -q '^2 .*completed *sequential' "$IT_TMP/history.txt"
+
+# Apply sets values permanently, in parallel, and prints the read-back.
+out=$(ctl apply "$IT_TMP/grid.json" --params '{"scheduler":"mq-deadline","nr_requests":64}')
+it_eq "apply exits 0" 0 $?
+it_check "apply prints node1's read-back" grep -q "^node1 $A_DEV: scheduler=mq-deadline nr_requests=64$" <<<"$out"
+it_eq "apply set node2" "mq-deadline 64" "$(it_sys "$B_DEV" scheduler) $(it_sys "$B_DEV" nr_requests)"
+ctl apply "$IT_TMP/grid.json" --params "{\"scheduler\":\"${A_ORIG% *}\",\"nr_requests\":${A_ORIG#* }}" >/dev/null
+ctl apply "$IT_TMP/grid.json" --params '{"scheduler":"bogus"}' >"$IT_TMP/apply-bad.txt"
+it_eq "apply of a bad value fails" 1 $?
+it_check "apply names the node's error" grep -q "^node1 $A_DEV: FAILED: HTTP 4" "$IT_TMP/apply-bad.txt"
+
+# With the agents stopped, show, compare, export and report still work.
+kill -TERM "$node1_PID" "$node2_PID"
+wait "$node1_PID" "$node2_PID" 2>/dev/null
+ctl show 1 >"$IT_TMP/show.txt"
+it_eq "show works with the agents stopped" 0 $?
+it_eq "show re-renders the stored table" "$(sed -n '2,6p' "$IT_TMP/grid.txt")" "$(sed -n '2,6p' "$IT_TMP/show.txt")"
+ctl show 1 --format csv >"$IT_TMP/show.csv"
+it_eq "csv: header + 4 points x 2 nodes" 9 "$(wc -l <"$IT_TMP/show.csv")"
+ctl compare 1 2 >"$IT_TMP/compare.txt"
+it_eq "compare exits 0" 0 $?
+it_check "compare matches the shared baseline" grep -q '^| mq-deadline | 128 ' "$IT_TMP/compare.txt"
+ctl export 1 --format udev >"$IT_TMP/60-fleettune.rules" 2>/dev/null
+it_eq "export udev exits 0" 0 $?
+cat "$IT_TMP/60-fleettune.rules"
+if command -v udevadm >/dev/null && udevadm verify --help >/dev/null 2>&1; then
+	it_check "udevadm verify accepts the rule" udevadm verify "$IT_TMP/60-fleettune.rules"
+else
+	it_log "udevadm verify not available: checking the syntax"
+	bad=$(grep -v '^#' "$IT_TMP/60-fleettune.rules" | grep -v '^$' |
+		grep -Ev '^ACTION=="add\|change", KERNEL=="[a-z0-9]+"(, ATTR\{(queue|device)/[a-z_/]+\}="[A-Za-z0-9_-]+")+$')
+	it_eq "every udev line is well-formed" "" "$bad"
+	it_check "udev rule names node1's device" grep -q "KERNEL==\"$A_DEV\", ATTR{queue/scheduler}=" "$IT_TMP/60-fleettune.rules"
+fi
+ctl export 1 --format tuned >"$IT_TMP/tuned.conf" 2>/dev/null
+it_check "tuned profile has a [sysfs] section" grep -q "^\[sysfs\]$" "$IT_TMP/tuned.conf"
+it_check "tuned profile sets the scheduler" grep -q "^/sys/block/$A_DEV/queue/scheduler=" "$IT_TMP/tuned.conf"
+if [ -f "$FT_SOURCE_DIR/web/report.html" ]; then
+	ctl report 1 --html "$IT_TMP/report.html" --web-root "$FT_SOURCE_DIR/web"
+	it_eq "report exits 0" 0 $?
+	it_check "report inlines the data" grep -q '<script id="sweep-data" type="application/json">{' "$IT_TMP/report.html"
+	it_check "report has no external scripts" bash -c "! grep -q '<script src=' '$IT_TMP/report.html'"
+	it_check "report has no external stylesheets" bash -c "! grep -q '<link rel=\"stylesheet\"' '$IT_TMP/report.html'"
+fi
+ctl show 99 >/dev/null 2>"$IT_TMP/show99.err"
+it_eq "show of an unknown id fails" 1 $?
+it_check "and says so" grep -q "no sweep 99" "$IT_TMP/show99.err"
+it_done

@@ -1,0 +1,190 @@
+/* test_ctl_client.c -- the libcurl multi client against a tiny local HTTP server: parallel
+ * requests, retries on 503 and refused connections, no retry of a POST, timeouts. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "testutil.h"
+#include "client.h"
+#include "timeutil.h"
+#include "xmalloc.h"
+
+/* Server behaviour per connection: reply after delay_ms with status (0: never reply). */
+struct server {
+	int fd;
+	int port;
+	int delay_ms;
+	int first_status; /* status of the first request, later ones get 200 */
+	int silent;       /* accept and never answer */
+	int requests;
+	pthread_mutex_t lock;
+};
+
+static void *conn_main(void *arg)
+{
+	void **a = arg;
+	struct server *s = a[0];
+	int c = (int)(long)a[1], n, status;
+	char req[4096], resp[256];
+
+	free(a);
+	n = (int)read(c, req, sizeof(req) - 1);
+	if (n <= 0 || s->silent) {
+		sleep(2);
+		close(c);
+		return NULL;
+	}
+	pthread_mutex_lock(&s->lock);
+	status = s->requests++ == 0 && s->first_status ? s->first_status : 200;
+	pthread_mutex_unlock(&s->lock);
+	usleep((useconds_t)s->delay_ms * 1000);
+	snprintf(resp, sizeof(resp),
+	         "HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: 11\r\n"
+	         "Connection: close\r\n\r\n{\"ok\":true}",
+	         status);
+	if (write(c, resp, strlen(resp)) < 0)
+		perror("write");
+	close(c);
+	return NULL;
+}
+
+static void *server_main(void *arg)
+{
+	struct server *s = arg;
+
+	for (;;) {
+		int c = accept(s->fd, NULL, NULL);
+		pthread_t t;
+		void **a;
+
+		if (c < 0)
+			return NULL;
+		a = xmalloc(2 * sizeof(void *));
+		a[0] = s;
+		a[1] = (void *)(long)c;
+		pthread_create(&t, NULL, conn_main, a);
+		pthread_detach(t);
+	}
+}
+
+static void server_start(struct server *s)
+{
+	struct sockaddr_in sa = { 0 };
+	socklen_t len = sizeof(sa);
+	pthread_t t;
+
+	pthread_mutex_init(&s->lock, NULL);
+	s->fd = socket(AF_INET, SOCK_STREAM, 0);
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(s->fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(s->fd, 128), 0);
+	getsockname(s->fd, (struct sockaddr *)&sa, &len);
+	s->port = ntohs(sa.sin_port);
+	pthread_create(&t, NULL, server_main, s);
+	pthread_detach(t);
+}
+
+static char *url(int port)
+{
+	return xasprintf("http://127.0.0.1:%d/api/v1/health", port);
+}
+
+static void test_parallel(void **state)
+{
+	static struct server s = { .delay_ms = 200 };
+	struct client *c = client_new(5, 2);
+	struct client_req r[20];
+	double t0;
+	int i;
+
+	(void)state;
+	server_start(&s);
+	for (i = 0; i < 20; i++)
+		client_req_init(&r[i], "GET", url(s.port), NULL, "tok");
+	t0 = time_mono_s();
+	client_run(c, r, 20);
+	/* 20 requests of 200 ms each: in parallel, far below the 4 s a loop would take. */
+	assert_true(time_mono_s() - t0 < 1.5);
+	for (i = 0; i < 20; i++) {
+		assert_int_equal(r[i].rc, 0);
+		assert_int_equal(r[i].status, 200);
+		assert_string_equal(r[i].resp.data, "{\"ok\":true}");
+		client_req_release(&r[i]);
+	}
+	client_free(c);
+}
+
+static void test_retry_503_get_not_post(void **state)
+{
+	static struct server s = { .first_status = 503 }, p = { .first_status = 503 };
+	struct client *c = client_new(5, 2);
+	struct client_req r;
+
+	(void)state;
+	server_start(&s);
+	client_req_init(&r, "GET", url(s.port), NULL, NULL);
+	client_run(c, &r, 1);
+	assert_int_equal(r.status, 200);
+	assert_int_equal(r.attempts, 2);
+	client_req_release(&r);
+	/* A POST that reached the server is never sent twice. */
+	server_start(&p);
+	client_req_init(&r, "POST", url(p.port), xstrdup("{}"), NULL);
+	client_run(c, &r, 1);
+	assert_int_equal(r.status, 503);
+	assert_int_equal(r.attempts, 1);
+	client_req_release(&r);
+	client_free(c);
+}
+
+static void test_refused_and_timeout(void **state)
+{
+	static struct server s = { .silent = 1 };
+	struct client *c = client_new(0.3, 2);
+	struct client_req r[2];
+	char d[300];
+	int closed;
+
+	(void)state;
+	/* A port nobody listens on: bind, read the port, close. */
+	{
+		struct server tmp = { 0 };
+
+		server_start(&tmp);
+		closed = tmp.port;
+		shutdown(tmp.fd, SHUT_RDWR);
+		close(tmp.fd);
+	}
+	server_start(&s);
+	client_req_init(&r[0], "POST", url(closed), xstrdup("{}"), NULL);
+	client_req_init(&r[1], "GET", url(s.port), NULL, NULL);
+	client_run(c, r, 2);
+	/* Refused connections are retried, even for POST (nothing was sent). */
+	assert_true(r[0].rc < 0);
+	assert_int_equal(r[0].attempts, 3);
+	assert_non_null(strstr(r[0].error, "after 3 attempts"));
+	assert_true(r[1].rc < 0);
+	assert_int_equal(r[1].attempts, 3);
+	client_req_describe(&r[1], d, sizeof(d));
+	assert_non_null(strstr(d, "Timeout"));
+	client_req_release(&r[0]);
+	client_req_release(&r[1]);
+	client_free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parallel),
+		cmocka_unit_test(test_retry_503_get_not_post),
+		cmocka_unit_test(test_refused_and_timeout),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

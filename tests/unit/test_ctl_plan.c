@@ -1,0 +1,212 @@
+/* test_ctl_plan.c -- plan validation: good plans, bad plans and their JSON-path errors. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "plan.h"
+
+/* The plan from issue 4, with a multi-parameter axis added. */
+static const char *good_plan =
+        "{\"name\":\"anvil kernel tuning\","
+        "\"nodes\":[{\"name\":\"node1\",\"url\":\"http://127.0.0.1:7071/\",\"device\":\"loop0\","
+        "\"token_file\":\"state1/token\"},"
+        "{\"name\":\"node2\",\"url\":\"http://127.0.0.1:7072\",\"device\":\"loop1\",\"token\":"
+        "\"abc\"}],"
+        "\"baseline\":{\"scheduler\":\"mq-deadline\",\"nr_requests\":128,\"queue_depth\":256},"
+        "\"axes\":[{\"param\":\"scheduler\",\"values\":[\"mq-deadline\",\"none\",\"bfq\"]},"
+        "{\"params\":[\"nr_requests\",\"queue_depth\"],\"values\":[[975,919],[4000,919]]}],"
+        "\"strategy\":\"sequential\","
+        "\"job\":{\"engine\":\"fio\",\"fio\":{\"rw\":\"randwrite\",\"bs\":\"4M\",\"ioengine\":"
+        "\"libaio\",\"direct\":true,\"iodepth\":64,\"numjobs\":4,\"size\":\"256m\","
+        "\"runtime_s\":2,\"time_based\":true},\"loops\":5},"
+        "\"metric\":\"write.bw_mib\",\"goal\":\"maximize\",\"min_effect_pct\":5,"
+        "\"labels\":{\"strip_size\":\"256k\"}}";
+
+static void test_good_plan(void **state)
+{
+	struct plan p;
+	struct err e = { 0 };
+	char cols[8][PARAM_NAME_MAX];
+
+	(void)state;
+	assert_int_equal(plan_parse(good_plan, "/etc/ft", &p, &e), 0);
+	assert_string_equal(p.name, "anvil kernel tuning");
+	assert_int_equal(p.nnodes, 2);
+	assert_string_equal(p.nodes[0].url, "http://127.0.0.1:7071");
+	assert_string_equal(p.nodes[0].token_file, "/etc/ft/state1/token");
+	assert_string_equal(p.nodes[1].token, "abc");
+	assert_int_equal(p.naxes, 2);
+	assert_int_equal(p.axes[0].nvalues, 3);
+	assert_int_equal(p.axes[1].nparams, 2);
+	assert_string_equal(config_get(&p.axes[1].values[0], "queue_depth")->value, "919");
+	assert_true(config_get(&p.axes[1].values[0], "nr_requests")->is_int);
+	assert_false(config_get(&p.baseline, "scheduler")->is_int);
+	assert_int_equal(p.strategy, PLAN_SEQUENTIAL);
+	assert_int_equal(p.loops, 5);
+	assert_float_equal(p.runtime_s, 2.0, 0);
+	assert_false(p.minimize);
+	assert_float_equal(p.min_effect_pct, 5.0, 0);
+	assert_string_equal(p.engine, "fio");
+	assert_non_null(strstr(p.engine_json, "\"iodepth\":64"));
+	/* Tokens never reach the stored plan. */
+	assert_null(strstr(p.json, "abc"));
+	assert_int_equal(plan_columns(&p, cols, 8), 3);
+	assert_string_equal(cols[0], "scheduler");
+	assert_string_equal(cols[1], "nr_requests");
+	assert_string_equal(cols[2], "queue_depth");
+	assert_string_equal(plan_metric_unit(p.metric), "MiB/s");
+	plan_release(&p);
+}
+
+static void test_defaults(void **state)
+{
+	const char *t = "{\"name\":\"x\",\"nodes\":[{\"name\":\"a\",\"url\":\"http://h:1\","
+	                "\"device\":\"sda\"}],\"baseline\":{\"nr_requests\":64},"
+	                "\"axes\":[{\"param\":\"nr_requests\",\"values\":[32,64]}],"
+	                "\"job\":{\"fio\":{\"rw\":\"read\"}}}";
+	struct plan p;
+	struct err e = { 0 };
+
+	(void)state;
+	assert_int_equal(plan_parse(t, NULL, &p, &e), 0);
+	assert_int_equal(p.strategy, PLAN_SEQUENTIAL);
+	assert_int_equal(p.loops, 5);
+	assert_string_equal(p.metric, "write.bw_mib");
+	assert_string_equal(p.labels_json, "{}");
+	plan_release(&p);
+}
+
+/* Replace the first occurrence of from with to in good_plan and expect msg. */
+static void bad(const char *from, const char *to, const char *msg)
+{
+	char text[4096], *at;
+	struct plan p;
+	struct err e = { 0 };
+
+	at = strstr(good_plan, from);
+	assert_non_null(at);
+	snprintf(text, sizeof(text), "%.*s%s%s", (int)(at - good_plan), good_plan, to,
+	         at + strlen(from));
+	assert_int_not_equal(plan_parse(text, NULL, &p, &e), 0);
+	if (strcmp(e.msg, msg))
+		fail_msg("for %s -> %s\nexpected: %s\n     got: %s", from, to, msg, e.msg);
+	assert_string_equal(e.code, "invalid_plan");
+}
+
+static void test_bad_plans(void **state)
+{
+	(void)state;
+	bad("[[975,919],[4000,919]]", "[[975,919],[4000,\"x\"]]",
+	    "axes[1].values[1][1]: expected an integer");
+	bad("\"none\",\"bfq\"", "\"none\",7", "axes[0].values[2]: expected a string");
+	bad("[975,919],[4000,919]", "[975,919],[4000,919],[1,2,3]",
+	    "axes[1].values[2]: expected 2 values (one per parameter)");
+	bad("\"values\":[\"mq-deadline\"", "\"values\":[1.5",
+	    "axes[0].values[0]: expected an integer or a string");
+	bad("\"strategy\":\"sequential\"", "\"strategy\":\"random\"",
+	    "strategy: 'random' is not one of grid, sequential");
+	bad("\"goal\":\"maximize\"", "\"goal\":\"up\"",
+	    "goal: 'up' is not one of maximize, minimize");
+	bad("\"loops\":5", "\"loops\":0", "job.loops: must be between 1 and 100");
+	bad("\"loops\":5", "\"loops\":\"5\"", "job.loops: expected an integer");
+	bad("\"iodepth\":64", "\"iodepth\":\"64\"", "job.fio.iodepth: expected an integer");
+	bad("\"iodepth\":64", "\"io_depth\":64", "job.fio.io_depth: unknown field");
+	bad("\"direct\":true", "\"direct\":1", "job.fio.direct: expected true or false");
+	bad("\"name\":\"node2\"", "\"name\":\"node1\"",
+	    "nodes[1].name: duplicate node name 'node1'");
+	bad("\"url\":\"http://127.0.0.1:7072\"", "\"url\":\"ftp://x\"",
+	    "nodes[1].url: 'ftp://x' must start with http:// or https://");
+	bad("\"device\":\"loop1\"", "\"device\":\"../sda\"",
+	    "nodes[1].device: '../sda' is not a block device name (e.g. sda, loop0)");
+	bad("\"device\":\"loop1\"", "\"disk\":\"loop1\"", "nodes[1].disk: unknown field");
+	bad("\"device\":\"loop0\",", "", "nodes[0].device: required field is missing");
+	bad("\"metric\"", "\"metrics\"", "metrics: unknown field");
+	bad("\"nr_requests\":128,", "",
+	    "baseline.nr_requests: required field is missing (every axis "
+	    "parameter needs a baseline value)");
+	bad("{\"param\":\"scheduler\",", "{\"param\":\"scheduler\",\"params\":[\"x\"],",
+	    "axes[0]: exactly one of 'param' or 'params' is required");
+	bad("\"values\":[\"mq-deadline\",\"none\",\"bfq\"]", "\"values\":[]",
+	    "axes[0].values: expected a non-empty array");
+	bad("\"none\",\"bfq\"", "\"none\",\"none\"", "axes[0].values[2]: duplicate value");
+	bad("\"params\":[\"nr_requests\",\"queue_depth\"]",
+	    "\"params\":[\"scheduler\",\"queue_depth\"]",
+	    "axes[1]: 'scheduler' is already swept by an earlier axis");
+	bad("\"min_effect_pct\":5", "\"min_effect_pct\":\"5\"",
+	    "min_effect_pct: expected a number");
+	bad("\"strip_size\":\"256k\"", "\"strip_size\":256",
+	    "labels.strip_size: expected a string");
+	bad("\"engine\":\"fio\"", "\"engine\":\"iozone\"",
+	    "job.engine: 'iozone' is not one of fio, dd, bonnie");
+}
+
+static void test_syntax_errors(void **state)
+{
+	struct plan p;
+	struct err e = { 0 };
+
+	(void)state;
+	assert_int_not_equal(plan_parse("{\"name\":\"a\",\"name\":\"b\"}", NULL, &p, &e), 0);
+	assert_non_null(strstr(e.msg, "duplicate"));
+	assert_int_not_equal(plan_parse("{\"name\":", NULL, &p, &e), 0);
+	assert_non_null(strstr(e.msg, "line 1"));
+	assert_int_not_equal(plan_parse("[]", NULL, &p, &e), 0);
+	assert_string_equal(e.msg, "$: expected an object");
+	assert_int_not_equal(plan_parse("{\"name\":\"a\",\"nodes\":[]}", NULL, &p, &e), 0);
+	assert_string_equal(e.msg, "nodes: at least one node is required");
+}
+
+static void test_tokens(void **state)
+{
+	char *dir = tu_tmpdir(), path[512];
+	struct plan p;
+	struct err e = { 0 };
+	FILE *f;
+
+	(void)state;
+	tu_write(dir, "state1/token", "deadbeef\n", 0600);
+	snprintf(path, sizeof(path), "%s/plan.json", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(good_plan, f);
+	fclose(f);
+	assert_int_equal(plan_load(path, &p, &e), 0);
+	assert_int_equal(plan_tokens_load(&p, &e), 0);
+	assert_string_equal(p.nodes[0].token, "deadbeef");
+	assert_string_equal(p.nodes[1].token, "abc");
+	plan_release(&p);
+	tu_rmrf(dir);
+	/* Without token or token_file, $FLEETTUNE_TOKEN. */
+	assert_int_equal(plan_parse("{\"name\":\"x\",\"nodes\":[{\"name\":\"a\",\"url\":"
+	                            "\"http://h:1\",\"device\":\"sda\"}],\"baseline\":{\"x\":1},"
+	                            "\"axes\":[{\"param\":\"x\",\"values\":[2]}],\"job\":{\"fio\":"
+	                            "{\"rw\":\"read\"}}}",
+	                            NULL, &p, &e),
+	                 0);
+	unsetenv("FLEETTUNE_TOKEN");
+	assert_int_not_equal(plan_tokens_load(&p, &e), 0);
+	assert_non_null(strstr(e.msg, "a: no token"));
+	setenv("FLEETTUNE_TOKEN", "fromenv", 1);
+	assert_int_equal(plan_tokens_load(&p, &e), 0);
+	assert_string_equal(p.nodes[0].token, "fromenv");
+	unsetenv("FLEETTUNE_TOKEN");
+	plan_release(&p);
+	/* Missing token file: a clear error naming the node. */
+	assert_int_equal(plan_parse(good_plan, "/nonexistent", &p, &e), 0);
+	assert_int_not_equal(plan_tokens_load(&p, &e), 0);
+	assert_non_null(strstr(e.msg, "node1: cannot read token_file"));
+	plan_release(&p);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_good_plan), cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_bad_plans), cmocka_unit_test(test_syntax_errors),
+		cmocka_unit_test(test_tokens),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
