@@ -12,7 +12,7 @@
 #   --device /dev/sdb (one per --allow-device, for benchmarks on the raw device)
 #   plus --security-opt systempaths=unconfined if the agent runs with --allow-sysctl.
 # The token is created in the state directory (mode 0600) on first start, or pass
-# --token-file /run/secrets/fleettune-token. docs/production.md has the details.
+# --token-file /run/secrets/fleettune-token. README.md ("Running in production") has the details.
 
 FROM debian:bookworm AS build
 RUN apt-get update \

@@ -110,7 +110,7 @@ json_t *api_time(double epoch_s)
 
 	if (epoch_s <= 0)
 		return json_null();
-	time_fmt_iso(epoch_s, ts, sizeof(ts));
+	time_fmt_iso_ms(epoch_s, ts, sizeof(ts));
 	return json_string(ts);
 }
 

@@ -29,3 +29,19 @@ void time_fmt_iso(double epoch_s, char *out, size_t len)
 	gmtime_r(&t, &tm);
 	strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
+
+void time_fmt_iso_ms(double epoch_s, char *out, size_t len)
+{
+	time_t t = (time_t)epoch_s;
+	long ms = (long)((epoch_s - (double)t) * 1000.0);
+	char base[32];
+	struct tm tm;
+
+	if (ms < 0)
+		ms = 0;
+	if (ms > 999)
+		ms = 999;
+	gmtime_r(&t, &tm);
+	strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(out, len, "%s.%03ldZ", base, ms);
+}

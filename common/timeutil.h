@@ -11,5 +11,7 @@ double time_now_s(void);
 double time_mono_s(void);
 /* Format epoch seconds as "2026-11-29T23:03:36Z" into out (>= 21 bytes). */
 void time_fmt_iso(double epoch_s, char *out, size_t len);
+/* The same with milliseconds: "2026-11-29T23:03:36.123Z" (out >= 25 bytes). */
+void time_fmt_iso_ms(double epoch_s, char *out, size_t len);
 
 #endif

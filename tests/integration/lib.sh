@@ -88,7 +88,7 @@ it_agent_start() {
 	IT_PIDS+=("$pid")
 	port=""
 	for i in $(seq 100); do
-		port=$(sed -n 's/.*listening on https\{0,1\}:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+		port=$(sed -n 's/.*listening on https\{0,1\}:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$log" 2>/dev/null | tail -n 1)
 		[ -n "$port" ] && break
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.05
