@@ -8,6 +8,9 @@ cd "$(dirname "$0")/.."
 top=$PWD
 [ "$(id -u)" = 0 ] || { echo "demo.sh: run as root (it creates loop devices and writes /sys)" >&2; exit 1; }
 ./scripts/deps.sh
+# Debian builds bfq and kyber as modules, listed in queue/scheduler only once loaded.
+modprobe -q bfq 2>/dev/null || true
+modprobe -q kyber-iosched 2>/dev/null || true
 cmake -S . -B build-demo -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFT_TESTS=OFF >/dev/null
 cmake --build build-demo -j"$(nproc)" >/dev/null
 AGENT=$top/build-demo/agent/fleettune-agent

@@ -4,6 +4,9 @@
 set -eu
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh
+# Debian builds bfq and kyber as modules, listed in queue/scheduler only once loaded.
+modprobe -q bfq 2>/dev/null || true
+modprobe -q kyber-iosched 2>/dev/null || true
 BUILD=${FT_BUILD:-build}
 cmake -S . -B "$BUILD" -DFT_WERROR=ON -DFT_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
 cmake --build "$BUILD" -j"$(nproc)"
