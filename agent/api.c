@@ -344,43 +344,55 @@ static void tune_fail(struct http_resp *resp, const struct err *e, bool rolled_b
 
 static const char *const value_keys[] = { "value", NULL };
 
+/* Parse a {"value": X} body into it->requested, and it->name from path argument
+ * name_arg. Returns the body (caller decrefs), or NULL with the 4xx in resp. */
+static json_t *value_body(const struct http_req *req, struct http_resp *resp, int name_arg,
+                          struct tune_item *it)
+{
+	json_t *body, *v;
+	struct err e;
+
+	body = api_body_object(req, resp, value_keys, false);
+	if (!body)
+		return NULL;
+	err_clear(&e);
+	memset(it, 0, sizeof(*it));
+	v = json_object_get(body, "value");
+	if (!v)
+		err_set(&e, -EINVAL, "bad_request", "value: required");
+	else if (!value_from_json(v, "value", it->requested, sizeof(it->requested), &e))
+		snprintf(it->name, sizeof(it->name), "%s", req->args[name_arg]);
+	if (e.code[0]) {
+		json_decref(body);
+		api_fail(resp, &e);
+		return NULL;
+	}
+	return body;
+}
+
 static void param_put(void *app, const struct http_req *req, struct http_resp *resp)
 {
 	struct agent *a = app;
 	struct tune_item it;
 	char origin[320];
 	bool rolled_back = false;
-	json_t *body, *v, *o;
+	json_t *body, *o;
 	struct err e;
 
-	body = api_body_object(req, resp, value_keys, false);
+	body = value_body(req, resp, 1, &it);
 	if (!body)
 		return;
 	err_clear(&e);
-	memset(&it, 0, sizeof(it));
-	v = json_object_get(body, "value");
-	if (!v) {
-		err_set(&e, -EINVAL, "bad_request", "value: required");
-		goto fail;
-	}
-	if (value_from_json(v, "value", it.requested, sizeof(it.requested), &e))
-		goto fail;
-	snprintf(it.name, sizeof(it.name), "%s", req->args[1]);
 	api_origin(req, origin, sizeof(origin));
 	if (tune_apply(&a->tune, req->args[0], &it, 1, origin, &rolled_back, &e)) {
 		tune_fail(resp, &e, rolled_back);
-		json_decref(body);
-		return;
+	} else {
+		o = item_json(&it, json_object_get(body, "value"));
+		json_object_set_new(o, "device", json_string(req->args[0]));
+		json_object_set_new(o, "name", json_string(it.name));
+		api_json(resp, 200, o);
 	}
-	o = item_json(&it, v);
-	json_object_set_new(o, "device", json_string(req->args[0]));
-	json_object_set_new(o, "name", json_string(it.name));
 	json_decref(body);
-	api_json(resp, 200, o);
-	return;
-fail:
-	json_decref(body);
-	api_fail(resp, &e);
 }
 
 static const char *const patch_keys[] = { "params", NULL };
@@ -626,33 +638,22 @@ static void sysctl_put(void *app, const struct http_req *req, struct http_resp *
 	struct agent *a = app;
 	struct tune_item it;
 	char origin[320];
-	json_t *body, *v, *o;
+	json_t *body, *o;
 	struct err e;
 
-	body = api_body_object(req, resp, value_keys, false);
+	body = value_body(req, resp, 0, &it);
 	if (!body)
 		return;
 	err_clear(&e);
-	memset(&it, 0, sizeof(it));
-	v = json_object_get(body, "value");
-	if (!v) {
-		err_set(&e, -EINVAL, "bad_request", "value: required");
-		goto fail;
-	}
-	if (value_from_json(v, "value", it.requested, sizeof(it.requested), &e))
-		goto fail;
-	snprintf(it.name, sizeof(it.name), "%s", req->args[0]);
 	api_origin(req, origin, sizeof(origin));
-	if (tune_sysctl_set(&a->tune, &it, origin, &e))
-		goto fail;
-	o = item_json(&it, v);
-	json_object_set_new(o, "name", json_string(it.name));
+	if (tune_sysctl_set(&a->tune, &it, origin, &e)) {
+		api_fail(resp, &e);
+	} else {
+		o = item_json(&it, json_object_get(body, "value"));
+		json_object_set_new(o, "name", json_string(it.name));
+		api_json(resp, 200, o);
+	}
 	json_decref(body);
-	api_json(resp, 200, o);
-	return;
-fail:
-	json_decref(body);
-	api_fail(resp, &e);
 }
 
 static json_t *opt_string(int present, const char *s)

@@ -521,6 +521,7 @@ int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *
 {
 	struct sockaddr_storage ss;
 	const union MHD_DaemonInfo *info;
+	struct MHD_OptionItem tls[3];
 	unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
 	struct httpd *h;
 	socklen_t sl = 0;
@@ -545,25 +546,17 @@ int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *
 		ncpu = 1;
 	if (ncpu > 8)
 		ncpu = 8;
-	if (cfg->tls_cert_pem) {
-		h->daemon = MHD_start_daemon(
-		        flags, 0, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log,
-		        h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-		        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)ncpu,
-		        MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_UNESCAPE_CALLBACK,
-		        unescape_none, h, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)60,
-		        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)512, MHD_OPTION_HTTPS_MEM_CERT,
-		        cfg->tls_cert_pem, MHD_OPTION_HTTPS_MEM_KEY, cfg->tls_key_pem,
-		        MHD_OPTION_END);
-	} else {
-		h->daemon = MHD_start_daemon(
-		        flags, 0, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log,
-		        h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-		        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)ncpu,
-		        MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_UNESCAPE_CALLBACK,
-		        unescape_none, h, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)60,
-		        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)512, MHD_OPTION_END);
-	}
+	/* TLS only when asked: an empty option array otherwise. */
+	tls[0] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)cfg->tls_cert_pem };
+	tls[1] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)cfg->tls_key_pem };
+	tls[2] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
+	h->daemon = MHD_start_daemon(
+	        flags, 0, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,
+	        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_THREAD_POOL_SIZE,
+	        (unsigned int)ncpu, MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+	        MHD_OPTION_UNESCAPE_CALLBACK, unescape_none, h, MHD_OPTION_CONNECTION_TIMEOUT,
+	        (unsigned int)60, MHD_OPTION_CONNECTION_LIMIT, (unsigned int)512, MHD_OPTION_ARRAY,
+	        cfg->tls_cert_pem ? tls : tls + 2, MHD_OPTION_END);
 	if (!h->daemon) {
 		rc = err_set(e, -EADDRNOTAVAIL, "internal",
 		             "cannot listen on %s (address in use, or bad TLS key/certificate)",

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "migration.h"
 #include "store.h"
 #include "store_priv.h"
 #include "xmalloc.h"
@@ -152,32 +153,19 @@ static int user_version(struct store *s)
 /* Apply every "-- migration N" block of the schema with N above user_version. */
 static int migrate(struct store *s, struct err *e)
 {
-	const char *p = agent_schema_sql, *next;
-	int have = user_version(s), n, rc = 0;
-	char *block, *sql;
+	struct migration *m;
+	int n, i, rc = 0;
 
-	while ((p = strstr(p, "-- migration "))) {
-		n = (int)strtol(p + 13, NULL, 10);
-		next = strstr(p + 13, "-- migration ");
-		if (n <= have) {
-			p = next ? next : p + strlen(p);
-			continue;
-		}
-		block = next ? xstrndup(p, (size_t)(next - p)) : xstrdup(p);
-		sql = xasprintf("BEGIN IMMEDIATE;\n%s\nPRAGMA user_version = %d;\nCOMMIT;", block,
-		                n);
-		rc = store_exec(s, sql, e);
-		free(sql);
-		free(block);
-		if (rc) {
+	n = migrations_pending(agent_schema_sql, user_version(s), &m);
+	for (i = 0; i < n && !rc; i++) {
+		rc = store_exec(s, m[i].sql, e);
+		if (rc)
 			store_exec(s, "ROLLBACK", NULL);
-			return rc;
-		}
-		log_info("database migrated to schema version %d", n);
-		have = n;
-		p = next ? next : p + strlen(p);
+		else
+			log_info("database migrated to schema version %d", m[i].version);
 	}
-	return 0;
+	migrations_free(m, n);
+	return rc;
 }
 
 int store_open(struct store **out, const char *path, struct err *e)
@@ -284,10 +272,7 @@ int store_changes_list(struct store *s, const char *device, int limit, struct ch
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
 		struct change_rec *c;
 
-		if (count == cap) {
-			cap = cap ? cap * 2 : 32;
-			list = xrealloc(list, (size_t)cap * sizeof(*list));
-		}
+		list = xgrow(list, &cap, count + 1, sizeof(*list));
 		c = &list[count++];
 		memset(c, 0, sizeof(*c));
 		c->id = sqlite3_column_int64(st, 0);
@@ -400,10 +385,7 @@ int store_sessions_list(struct store *s, const char *state, const char *device,
 	store_bind_text(st, 1, state);
 	store_bind_text(st, 2, device);
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		if (count == cap) {
-			cap = cap ? cap * 2 : 8;
-			list = xrealloc(list, (size_t)cap * sizeof(*list));
-		}
+		list = xgrow(list, &cap, count + 1, sizeof(*list));
 		session_from_row(st, &list[count++]);
 	}
 	if (r != SQLITE_DONE)

@@ -284,10 +284,7 @@ int store_job_passes(struct store *s, int64_t id, struct pass_rec **out, int *n,
 	}
 	sqlite3_bind_int64(st, 1, id);
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		if (count == cap) {
-			cap = cap ? cap * 2 : 8;
-			list = xrealloc(list, (size_t)cap * sizeof(*list));
-		}
+		list = xgrow(list, &cap, count + 1, sizeof(*list));
 		list[count].loop = sqlite3_column_int(st, 0);
 		list[count].started_at = sqlite3_column_double(st, 1);
 		list[count].finished_at = sqlite3_column_double(st, 2);
@@ -348,10 +345,7 @@ static int jobs_collect(struct store *s, sqlite3_stmt *st, struct job_rec **out,
 	int count = 0, cap = 0, r;
 
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		if (count == cap) {
-			cap = cap ? cap * 2 : 16;
-			list = xrealloc(list, (size_t)cap * sizeof(*list));
-		}
+		list = xgrow(list, &cap, count + 1, sizeof(*list));
 		job_from_row(st, &list[count++]);
 	}
 	*out = list;

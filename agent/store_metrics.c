@@ -28,10 +28,7 @@ int store_change_outcome_counts(struct store *s, struct store_count **out, int *
 		goto out;
 	}
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		if (count == cap) {
-			cap = cap ? cap * 2 : 8;
-			list = xrealloc(list, (size_t)cap * sizeof(*list));
-		}
+		list = xgrow(list, &cap, count + 1, sizeof(*list));
 		memset(&list[count], 0, sizeof(list[count]));
 		store_col_text(st, 0, list[count].key, sizeof(list[count].key), NULL);
 		list[count].n = sqlite3_column_int64(st, 1);
@@ -76,10 +73,7 @@ int store_last_job_metrics(struct store *s, struct store_job_metric **out, int *
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
 		struct store_job_metric *m;
 
-		if (count == cap) {
-			cap = cap ? cap * 2 : 32;
-			list = xrealloc(list, (size_t)cap * sizeof(*list));
-		}
+		list = xgrow(list, &cap, count + 1, sizeof(*list));
 		m = &list[count++];
 		memset(m, 0, sizeof(*m));
 		store_col_text(st, 0, m->device, sizeof(m->device), NULL);

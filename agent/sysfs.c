@@ -281,10 +281,7 @@ int sysfs_devices_list(const struct sysfs *fs, struct device_info **out, int *n,
 
 		if (de->d_name[0] == '.' || !sysfs_device_name_ok(de->d_name))
 			continue;
-		if (count == cap) {
-			cap = cap ? cap * 2 : 16;
-			list = xrealloc(list, (size_t)cap * sizeof(*list));
-		}
+		list = xgrow(list, &cap, count + 1, sizeof(*list));
 		di = &list[count++];
 		memset(di, 0, sizeof(*di));
 		snprintf(di->name, sizeof(di->name), "%s", de->d_name);
@@ -557,10 +554,7 @@ static int param_cmp(const void *a, const void *b)
 
 static void params_push(struct params *ps, int *cap, const struct param *p)
 {
-	if (ps->n == *cap) {
-		*cap = *cap ? *cap * 2 : 64;
-		ps->p = xrealloc(ps->p, (size_t)*cap * sizeof(*ps->p));
-	}
+	ps->p = xgrow(ps->p, cap, ps->n + 1, sizeof(*ps->p));
 	ps->p[ps->n++] = *p;
 }
 

@@ -233,6 +233,17 @@ static int validate_all(struct tune *t, const char *dev, const struct params *cu
 	return 0;
 }
 
+/* The current parameters of dev, if the agent may write it. */
+static int params_for_write(struct tune *t, const char *dev, struct params *cur, struct err *e)
+{
+	int rc = sysfs_params_read(t->fs, dev, cur, e);
+
+	if (rc == 0 && !sysfs_device_allowed(t->fs, dev))
+		rc = err_set(e, -EPERM, "device_not_allowed",
+		             "device '%s' is not in the agent's --allow-device list", dev);
+	return rc;
+}
+
 int tune_apply(struct tune *t, const char *dev, struct tune_item *items, int n, const char *origin,
                bool *rolled_back, struct err *e)
 {
@@ -246,14 +257,9 @@ int tune_apply(struct tune *t, const char *dev, struct tune_item *items, int n, 
 
 	*rolled_back = false;
 	pthread_mutex_lock(&t->lock);
-	rc = sysfs_params_read(t->fs, dev, &cur, e);
+	rc = params_for_write(t, dev, &cur, e);
 	if (rc)
 		goto out;
-	if (!sysfs_device_allowed(t->fs, dev)) {
-		rc = err_set(e, -EPERM, "device_not_allowed",
-		             "device '%s' is not in the agent's --allow-device list", dev);
-		goto out;
-	}
 	if (n <= 0) {
 		rc = err_set(e, -EINVAL, "bad_request", "no parameters given");
 		goto out;
@@ -318,14 +324,9 @@ int tune_validate(struct tune *t, const char *dev, struct tune_item *items, int 
 	int rc;
 
 	pthread_mutex_lock(&t->lock);
-	rc = sysfs_params_read(t->fs, dev, &cur, e);
+	rc = params_for_write(t, dev, &cur, e);
 	if (rc)
 		goto out;
-	if (!sysfs_device_allowed(t->fs, dev)) {
-		rc = err_set(e, -EPERM, "device_not_allowed",
-		             "device '%s' is not in the agent's --allow-device list", dev);
-		goto out;
-	}
 	deferred = xcalloc((size_t)n + 1, sizeof(bool));
 	rc = validate_all(t, dev, &cur, items, n, deferred, e);
 out:

@@ -40,6 +40,20 @@ void *xrealloc(void *p, size_t n)
 	return q;
 }
 
+void *xgrow(void *p, int *cap, int need, size_t size)
+{
+	int n = *cap;
+
+	if (need <= n)
+		return p;
+	if (n < 16)
+		n = 16;
+	while (n < need)
+		n *= 2;
+	*cap = n;
+	return xrealloc(p, (size_t)n * size);
+}
+
 char *xstrdup(const char *s)
 {
 	char *p = strdup(s ? s : "");

@@ -11,6 +11,7 @@
 
 #include "ctlstore.h"
 #include "fleet.h"
+#include "migration.h"
 #include "report.h"
 #include "verdict.h"
 #include "xmalloc.h"
@@ -43,31 +44,17 @@ static int user_version(sqlite3 *db)
 /* Apply every "-- migration N" block with N above user_version, one transaction each. */
 static int migrate(struct ctlstore *st, struct err *e)
 {
-	const char *p = ctlstore_schema_sql, *next;
-	int have = user_version(st->db), rc = 0;
+	struct migration *m;
+	int n, i, rc = 0;
 
-	while ((p = strstr(p, "-- migration "))) {
-		int n = (int)strtol(p + 13, NULL, 10);
-		char *block, *sql;
-
-		next = strstr(p + 13, "-- migration ");
-		if (n <= have) {
-			p = next ? next : p + strlen(p);
-			continue;
-		}
-		block = next ? xstrndup(p, (size_t)(next - p)) : xstrdup(p);
-		sql = xasprintf("BEGIN IMMEDIATE;\n%s\nPRAGMA user_version = %d;\nCOMMIT;", block,
-		                n);
-		if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
+	n = migrations_pending(ctlstore_schema_sql, user_version(st->db), &m);
+	for (i = 0; i < n && !rc; i++) {
+		if (sqlite3_exec(st->db, m[i].sql, NULL, NULL, NULL) != SQLITE_OK) {
 			rc = db_fail(st, e, "migration");
 			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 		}
-		free(block);
-		free(sql);
-		if (rc < 0)
-			break;
-		p = next ? next : p + strlen(p);
 	}
+	migrations_free(m, n);
 	return rc;
 }
 
