@@ -152,14 +152,19 @@ static void test_refused_and_timeout(void **state)
 	int closed;
 
 	(void)state;
-	/* A port nobody listens on: bind, read the port, close. */
+	/* A port nobody listens on: bind, read the port, close (no accept thread, so the
+	 * fd number can be reused by the next socket safely). */
 	{
-		struct server tmp = { 0 };
+		struct sockaddr_in sa = { 0 };
+		socklen_t len = sizeof(sa);
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
 
-		server_start(&tmp);
-		closed = tmp.port;
-		shutdown(tmp.fd, SHUT_RDWR);
-		close(tmp.fd);
+		sa.sin_family = AF_INET;
+		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+		getsockname(fd, (struct sockaddr *)&sa, &len);
+		closed = ntohs(sa.sin_port);
+		close(fd);
 	}
 	server_start(&s);
 	client_req_init(&r[0], "POST", url(closed), xstrdup("{}"), NULL);
