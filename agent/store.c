@@ -123,6 +123,33 @@ int store_run(struct store *s, struct err *e, const char *what, const char *sql,
 	return own_tx ? store_tx_end(s, rc, e) : rc;
 }
 
+int store_collect(struct store *s, sqlite3_stmt *st, size_t elem_size,
+                  void (*row)(sqlite3_stmt *st, void *elem), void (*release)(void *elem),
+                  void **out, int *n, struct err *e, const char *what)
+{
+	char *list = NULL;
+	int count = 0, cap = 0, r = SQLITE_ERROR, i;
+
+	while (st && (r = sqlite3_step(st)) == SQLITE_ROW) {
+		list = xgrow(list, &cap, count + 1, elem_size);
+		memset(list + (size_t)count * elem_size, 0, elem_size);
+		row(st, list + (size_t)count * elem_size);
+		count++;
+	}
+	sqlite3_finalize(st);
+	if (r != SQLITE_DONE) {
+		for (i = 0; release && i < count; i++)
+			release(list + (size_t)i * elem_size);
+		free(list);
+		*out = NULL;
+		*n = 0;
+		return db_fail(s, e, what);
+	}
+	*out = list;
+	*n = count;
+	return 0;
+}
+
 int store_tx_begin(struct store *s, struct err *e)
 {
 	return store_exec(s, "BEGIN IMMEDIATE", e);
@@ -252,57 +279,44 @@ int store_change_add(struct store *s, const struct tune_change *c, double at)
 	return rc < 0 ? rc : 0;
 }
 
+static void change_from_row(sqlite3_stmt *st, void *elem)
+{
+	struct change_rec *c = elem;
+
+	c->id = sqlite3_column_int64(st, 0);
+	c->at = sqlite3_column_double(st, 1);
+	store_col_text(st, 2, c->device, sizeof(c->device), NULL);
+	store_col_text(st, 3, c->name, sizeof(c->name), NULL);
+	store_col_text(st, 4, c->previous, sizeof(c->previous), &c->has_previous);
+	store_col_text(st, 5, c->requested, sizeof(c->requested), &c->has_requested);
+	store_col_text(st, 6, c->applied, sizeof(c->applied), &c->has_applied);
+	store_col_text(st, 7, c->outcome, sizeof(c->outcome), NULL);
+	store_col_text(st, 8, c->origin, sizeof(c->origin), NULL);
+	store_col_text(st, 9, c->message, sizeof(c->message), &c->has_message);
+}
+
 int store_changes_list(struct store *s, const char *device, int limit, struct change_rec **out,
                        int *n, struct err *e)
 {
-	static const char sql[] =
-	        "SELECT id, at, device, name, previous, requested, applied, outcome, origin, "
-	        "message FROM changes WHERE (?1 IS NULL OR device = ?1) ORDER BY id DESC LIMIT ?2";
-	struct change_rec *list = NULL;
-	sqlite3_stmt *st = NULL;
-	int count = 0, cap = 0, rc = 0, r;
+	sqlite3_stmt *st;
+	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		rc = db_fail(s, e, "changes");
-		goto out;
-	}
-	store_bind_text(st, 1, device);
-	sqlite3_bind_int(st, 2, limit);
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		struct change_rec *c;
-
-		list = xgrow(list, &cap, count + 1, sizeof(*list));
-		c = &list[count++];
-		memset(c, 0, sizeof(*c));
-		c->id = sqlite3_column_int64(st, 0);
-		c->at = sqlite3_column_double(st, 1);
-		store_col_text(st, 2, c->device, sizeof(c->device), NULL);
-		store_col_text(st, 3, c->name, sizeof(c->name), NULL);
-		store_col_text(st, 4, c->previous, sizeof(c->previous), &c->has_previous);
-		store_col_text(st, 5, c->requested, sizeof(c->requested), &c->has_requested);
-		store_col_text(st, 6, c->applied, sizeof(c->applied), &c->has_applied);
-		store_col_text(st, 7, c->outcome, sizeof(c->outcome), NULL);
-		store_col_text(st, 8, c->origin, sizeof(c->origin), NULL);
-		store_col_text(st, 9, c->message, sizeof(c->message), &c->has_message);
-	}
-	if (r != SQLITE_DONE)
-		rc = db_fail(s, e, "changes");
-out:
-	sqlite3_finalize(st);
+	st = store_prepare(s,
+	                   "SELECT id, at, device, name, previous, requested, applied, outcome, "
+	                   "origin, message FROM changes WHERE (?1 IS NULL OR device = ?1) "
+	                   "ORDER BY id DESC LIMIT ?2",
+	                   "ti", device, limit);
+	rc = store_collect(s, st, sizeof(**out), change_from_row, NULL, (void **)out, n, e,
+	                   "changes");
 	pthread_mutex_unlock(&s->lock);
-	if (rc) {
-		free(list);
-		list = NULL;
-		count = 0;
-	}
-	*out = list;
-	*n = count;
 	return rc;
 }
 
-static void session_from_row(sqlite3_stmt *st, struct session_rec *r)
+static void session_from_row(sqlite3_stmt *st, void *elem)
 {
+	struct session_rec *r = elem;
+
 	const unsigned char *snap;
 
 	memset(r, 0, sizeof(*r));
@@ -367,39 +381,25 @@ out:
 	return rc;
 }
 
+static void session_release_elem(void *elem)
+{
+	store_session_rec_release(elem);
+}
+
 int store_sessions_list(struct store *s, const char *state, const char *device,
                         struct session_rec **out, int *n, struct err *e)
 {
-	static const char sql[] = "SELECT " SESSION_COLS " FROM sessions WHERE (?1 IS NULL OR "
-	                          "state = ?1) AND (?2 IS NULL OR device = ?2) ORDER BY id DESC "
-	                          "LIMIT 1000";
-	struct session_rec *list = NULL;
-	sqlite3_stmt *st = NULL;
-	int count = 0, cap = 0, rc = 0, r;
+	sqlite3_stmt *st;
+	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		rc = db_fail(s, e, "sessions");
-		goto out;
-	}
-	store_bind_text(st, 1, state);
-	store_bind_text(st, 2, device);
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		list = xgrow(list, &cap, count + 1, sizeof(*list));
-		session_from_row(st, &list[count++]);
-	}
-	if (r != SQLITE_DONE)
-		rc = db_fail(s, e, "sessions");
-out:
-	sqlite3_finalize(st);
+	st = store_prepare(s,
+	                   "SELECT " SESSION_COLS " FROM sessions WHERE (?1 IS NULL OR state = ?1) "
+	                   "AND (?2 IS NULL OR device = ?2) ORDER BY id DESC LIMIT 1000",
+	                   "tt", state, device);
+	rc = store_collect(s, st, sizeof(**out), session_from_row, session_release_elem,
+	                   (void **)out, n, e, "sessions");
 	pthread_mutex_unlock(&s->lock);
-	if (rc) {
-		store_sessions_free(list, count);
-		list = NULL;
-		count = 0;
-	}
-	*out = list;
-	*n = count;
 	return rc;
 }
 

@@ -269,35 +269,34 @@ out:
 	return rc;
 }
 
+static void pass_from_row(sqlite3_stmt *st, void *elem)
+{
+	struct pass_rec *p = elem;
+
+	p->loop = sqlite3_column_int(st, 0);
+	p->started_at = sqlite3_column_double(st, 1);
+	p->finished_at = sqlite3_column_double(st, 2);
+	p->metrics = col_dup(st, 3);
+}
+
+static void pass_release_elem(void *elem)
+{
+	free(((struct pass_rec *)elem)->metrics);
+}
+
 int store_job_passes(struct store *s, int64_t id, struct pass_rec **out, int *n, struct err *e)
 {
-	static const char sql[] = "SELECT loop, started_at, finished_at, metrics FROM passes "
-	                          "WHERE job_id = ? ORDER BY loop";
-	struct pass_rec *list = NULL;
-	sqlite3_stmt *st = NULL;
-	int count = 0, cap = 0, rc = 0, r;
+	sqlite3_stmt *st;
+	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		rc = db_fail(s, e, "passes");
-		goto out;
-	}
-	sqlite3_bind_int64(st, 1, id);
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		list = xgrow(list, &cap, count + 1, sizeof(*list));
-		list[count].loop = sqlite3_column_int(st, 0);
-		list[count].started_at = sqlite3_column_double(st, 1);
-		list[count].finished_at = sqlite3_column_double(st, 2);
-		list[count].metrics = col_dup(st, 3);
-		count++;
-	}
-	if (r != SQLITE_DONE)
-		rc = db_fail(s, e, "passes");
-out:
-	sqlite3_finalize(st);
+	st = store_prepare(s,
+	                   "SELECT loop, started_at, finished_at, metrics FROM passes WHERE "
+	                   "job_id = ? ORDER BY loop",
+	                   "I", id);
+	rc = store_collect(s, st, sizeof(**out), pass_from_row, pass_release_elem, (void **)out, n,
+	                   e, "passes");
 	pthread_mutex_unlock(&s->lock);
-	*out = list;
-	*n = count;
 	return rc;
 }
 
@@ -338,47 +337,36 @@ out:
 	return rc;
 }
 
+static void job_row(sqlite3_stmt *st, void *elem)
+{
+	job_from_row(st, elem);
+}
+
+static void job_release_elem(void *elem)
+{
+	store_job_rec_release(elem);
+}
+
 static int jobs_collect(struct store *s, sqlite3_stmt *st, struct job_rec **out, int *n,
                         struct err *e)
 {
-	struct job_rec *list = NULL;
-	int count = 0, cap = 0, r;
-
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		list = xgrow(list, &cap, count + 1, sizeof(*list));
-		job_from_row(st, &list[count++]);
-	}
-	*out = list;
-	*n = count;
-	if (r != SQLITE_DONE) {
-		store_jobs_free(list, count);
-		*out = NULL;
-		*n = 0;
-		return db_fail(s, e, "jobs");
-	}
-	return 0;
+	return store_collect(s, st, sizeof(**out), job_row, job_release_elem, (void **)out, n, e,
+	                     "jobs");
 }
 
 int store_jobs_list(struct store *s, const char *state, int limit, struct job_rec **out, int *n,
                     struct err *e)
 {
-	static const char sql[] = "SELECT " JOB_COLS " FROM jobs WHERE (?1 IS NULL OR state = ?1) "
-	                          "ORDER BY id DESC LIMIT ?2";
-	sqlite3_stmt *st = NULL;
+	sqlite3_stmt *st;
 	int rc;
 
-	*out = NULL;
-	*n = 0;
 	pthread_mutex_lock(&s->lock);
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		rc = db_fail(s, e, "jobs");
-		goto out;
-	}
-	store_bind_text(st, 1, state);
-	sqlite3_bind_int(st, 2, limit);
+	st = store_prepare(s,
+	                   "SELECT " JOB_COLS
+	                   " FROM jobs WHERE (?1 IS NULL OR state = ?1) ORDER BY "
+	                   "id DESC LIMIT ?2",
+	                   "ti", state, limit);
 	rc = jobs_collect(s, st, out, n, e);
-out:
-	sqlite3_finalize(st);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
@@ -437,6 +425,7 @@ int store_results(struct store *s, const struct result_filter *f, struct job_rec
 	}
 	sqlite3_bind_int(st, k, f->limit);
 	rc = jobs_collect(s, st, out, n, e);
+	st = NULL; /* finalized by jobs_collect */
 out:
 	sqlite3_finalize(st);
 	pthread_mutex_unlock(&s->lock);

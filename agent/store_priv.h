@@ -23,6 +23,15 @@ sqlite3_stmt *store_prepare(struct store *s, const char *sql, const char *fmt, .
  * number of rows changed, or -EIO with err naming what failed. */
 int store_run(struct store *s, struct err *e, const char *what, const char *sql, const char *fmt,
               ...);
+/*
+ * Step st (from store_prepare; NULL means the prepare failed) to the end,
+ * filling a fresh array of elem_size-byte elements with row(st, elem) per
+ * row. On failure the rows so far are released with release (may be NULL),
+ * *out is NULL and -EIO comes back with err naming what. Finalizes st.
+ */
+int store_collect(struct store *s, sqlite3_stmt *st, size_t elem_size,
+                  void (*row)(sqlite3_stmt *st, void *elem), void (*release)(void *elem),
+                  void **out, int *n, struct err *e, const char *what);
 /* BEGIN IMMEDIATE; and its end: COMMIT when rc is 0, else ROLLBACK. Returns
  * rc, or the COMMIT's error. The caller holds s->lock around both. */
 int store_tx_begin(struct store *s, struct err *e);
