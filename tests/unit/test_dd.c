@@ -5,26 +5,11 @@
 #include <string.h>
 
 #include "engine.h"
-#include "testutil.h"
-
-static json_t *load(const char *text)
-{
-	json_error_t jerr;
-	json_t *j = json_loads(text, 0, &jerr);
-
-	if (!j)
-		fail_msg("bad test JSON %s: %s", text, jerr.text);
-	return j;
-}
+#include "enginetest.h"
 
 static void assert_metric(const struct metrics *m, const char *name, double want)
 {
-	const struct metric *x = metrics_get(m, name);
-
-	if (!x)
-		fail_msg("metric %s missing", name);
-	if (x->value < want - 1e-3 || x->value > want + 1e-3)
-		fail_msg("metric %s = %f, want %f", name, x->value, want);
+	assert_metric_tol(m, name, want, 1e-3);
 }
 
 /* engine_parse() on fixture dd/<name> as stderr, with the job's options. */

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "engine.h"
-#include "testutil.h"
+#include "enginetest.h"
 
 static const struct engine *fio(void)
 {
@@ -41,12 +41,7 @@ static int parse_fixture(const char *name, const char *errname, int exit_code, i
 
 static void assert_metric(const struct metrics *m, const char *name, double want)
 {
-	const struct metric *x = metrics_get(m, name);
-
-	if (!x)
-		fail_msg("metric %s missing", name);
-	if (x->value < want - 1e-3 || x->value > want + 1e-3)
-		fail_msg("metric %s = %f, want %f", name, x->value, want);
+	assert_metric_tol(m, name, want, 1e-3);
 }
 
 static void assert_no_dir(const struct metrics *m, const char *dir)
@@ -261,15 +256,6 @@ static void test_check(void **state)
 	                                    "forever)");
 	expect_bad("{\"bs\":\"1M\",\"size\":\"4k\"}", "fio.size: must be at least bs");
 	expect_bad("[1,2]", "fio: must be an object");
-}
-
-static json_t *load(const char *text)
-{
-	json_error_t jerr;
-	json_t *j = json_loads(text, 0, &jerr);
-
-	assert_non_null(j);
-	return j;
 }
 
 static void assert_argv(char **argv, const char *const *want)

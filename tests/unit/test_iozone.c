@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "engine.h"
-#include "testutil.h"
+#include "enginetest.h"
 
 #define SEED_000 FT_SEEDS "/000_46e3328034da7e70.txt"
 
@@ -27,24 +27,9 @@ static const char *const metric_names[6] = {
 	"reread.bw_mib",        "random_read.bw_mib", "random_write.bw_mib",
 };
 
-static json_t *load(const char *text)
-{
-	json_error_t jerr;
-	json_t *j = json_loads(text, 0, &jerr);
-
-	if (!j)
-		fail_msg("bad test JSON %s: %s", text, jerr.text);
-	return j;
-}
-
 static void assert_metric(const struct metrics *m, const char *name, double want)
 {
-	const struct metric *x = metrics_get(m, name);
-
-	if (!x)
-		fail_msg("metric %s missing", name);
-	if (x->value < want - 1e-6 || x->value > want + 1e-6)
-		fail_msg("metric %s = %f, want %f", name, x->value, want);
+	assert_metric_tol(m, name, want, 1e-6);
 }
 
 /* Each run in the seed, from one "Iozone: Performance Test" banner to the next, is what one
