@@ -150,6 +150,21 @@ int store_collect(struct store *s, sqlite3_stmt *st, size_t elem_size,
 	return 0;
 }
 
+int store_fetch_one(struct store *s, sqlite3_stmt *st, void (*row)(sqlite3_stmt *st, void *elem),
+                    void *out, struct err *e, const char *what)
+{
+	int r = st ? sqlite3_step(st) : SQLITE_ERROR, rc;
+
+	if (r == SQLITE_ROW) {
+		row(st, out);
+		rc = 1;
+	} else {
+		rc = r == SQLITE_DONE ? 0 : db_fail(s, e, what);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int store_tx_begin(struct store *s, struct err *e)
 {
 	return store_exec(s, "BEGIN IMMEDIATE", e);
@@ -357,28 +372,17 @@ int store_session_insert(struct store *s, struct session_rec *rec, struct err *e
 
 int store_session_get(struct store *s, int64_t id, struct session_rec *rec, struct err *e)
 {
-	static const char sql[] = "SELECT " SESSION_COLS " FROM sessions WHERE id = ?";
-	sqlite3_stmt *st = NULL;
-	int rc = 0, r;
+	sqlite3_stmt *st;
+	int rc;
 
 	memset(rec, 0, sizeof(*rec));
 	pthread_mutex_lock(&s->lock);
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		rc = db_fail(s, e, "session get");
-		goto out;
-	}
-	sqlite3_bind_int64(st, 1, id);
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW)
-		session_from_row(st, rec);
-	else if (r == SQLITE_DONE)
-		rc = err_set(e, -ENOENT, "not_found", "no session %lld", (long long)id);
-	else
-		rc = db_fail(s, e, "session get");
-out:
-	sqlite3_finalize(st);
+	st = store_prepare(s, "SELECT " SESSION_COLS " FROM sessions WHERE id = ?", "I", id);
+	rc = store_fetch_one(s, st, session_from_row, rec, e, "session get");
 	pthread_mutex_unlock(&s->lock);
-	return rc;
+	if (rc == 0)
+		return err_set(e, -ENOENT, "not_found", "no session %lld", (long long)id);
+	return rc < 0 ? rc : 0;
 }
 
 static void session_release_elem(void *elem)

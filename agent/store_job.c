@@ -48,6 +48,16 @@ static void job_from_row(sqlite3_stmt *st, struct job_rec *r)
 	r->finished_at = sqlite3_column_double(st, 15);
 }
 
+static void job_row(sqlite3_stmt *st, void *elem)
+{
+	job_from_row(st, elem);
+}
+
+static void job_release_elem(void *elem)
+{
+	store_job_rec_release(elem);
+}
+
 void store_job_rec_release(struct job_rec *r)
 {
 	if (!r)
@@ -245,28 +255,17 @@ int store_job_cancel_queued(struct store *s, int64_t id, double now, struct err 
 
 int store_job_get(struct store *s, int64_t id, struct job_rec *out, struct err *e)
 {
-	sqlite3_stmt *st = NULL;
-	int rc = 0, r;
+	sqlite3_stmt *st;
+	int rc;
 
 	memset(out, 0, sizeof(*out));
 	pthread_mutex_lock(&s->lock);
-	if (sqlite3_prepare_v2(s->db, "SELECT " JOB_COLS " FROM jobs WHERE id = ?", -1, &st,
-	                       NULL) != SQLITE_OK) {
-		rc = db_fail(s, e, "job get");
-		goto out;
-	}
-	sqlite3_bind_int64(st, 1, id);
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW)
-		job_from_row(st, out);
-	else if (r == SQLITE_DONE)
-		rc = err_set(e, -ENOENT, "not_found", "no job %lld", (long long)id);
-	else
-		rc = db_fail(s, e, "job get");
-out:
-	sqlite3_finalize(st);
+	st = store_prepare(s, "SELECT " JOB_COLS " FROM jobs WHERE id = ?", "I", id);
+	rc = store_fetch_one(s, st, job_row, out, e, "job get");
 	pthread_mutex_unlock(&s->lock);
-	return rc;
+	if (rc == 0)
+		return err_set(e, -ENOENT, "not_found", "no job %lld", (long long)id);
+	return rc < 0 ? rc : 0;
 }
 
 static void pass_from_row(sqlite3_stmt *st, void *elem)
@@ -335,16 +334,6 @@ out:
 	sqlite3_finalize(st);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
-}
-
-static void job_row(sqlite3_stmt *st, void *elem)
-{
-	job_from_row(st, elem);
-}
-
-static void job_release_elem(void *elem)
-{
-	store_job_rec_release(elem);
 }
 
 static int jobs_collect(struct store *s, sqlite3_stmt *st, struct job_rec **out, int *n,

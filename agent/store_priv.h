@@ -32,6 +32,10 @@ int store_run(struct store *s, struct err *e, const char *what, const char *sql,
 int store_collect(struct store *s, sqlite3_stmt *st, size_t elem_size,
                   void (*row)(sqlite3_stmt *st, void *elem), void (*release)(void *elem),
                   void **out, int *n, struct err *e, const char *what);
+/* Step st (NULL: the prepare failed) once and fill out with row() if there
+ * is a row. Returns 1 if found, 0 if not, -EIO on error. Finalizes st. */
+int store_fetch_one(struct store *s, sqlite3_stmt *st, void (*row)(sqlite3_stmt *st, void *elem),
+                    void *out, struct err *e, const char *what);
 /* BEGIN IMMEDIATE; and its end: COMMIT when rc is 0, else ROLLBACK. Returns
  * rc, or the COMMIT's error. The caller holds s->lock around both. */
 int store_tx_begin(struct store *s, struct err *e);
