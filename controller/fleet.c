@@ -625,27 +625,38 @@ static void job_parse(json_t *r, const char *metric, struct job_status *st)
 		snprintf(st->error, sizeof(st->error), "no '%s' in the job's passes", metric);
 }
 
-void fleet_jobs_poll(struct fleet *f, const int64_t *job_id, struct job_status *st,
-                     struct fleet_result *res)
+/* One METHOD /api/v1/jobs/{id} request per node; nodes without a job are skipped. */
+static struct client_req *job_reqs(struct fleet *f, const char *method, const int64_t *job_id)
 {
 	const struct plan *p = f->plan;
-	int n = p->nnodes, i;
-	struct client_req *reqs = xcalloc((size_t)n, sizeof(*reqs));
+	struct client_req *reqs = xcalloc((size_t)p->nnodes, sizeof(*reqs));
+	int i;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < p->nnodes; i++) {
 		char path[64];
 
 		snprintf(path, sizeof(path), "/api/v1/jobs/%lld", (long long)job_id[i]);
-		client_req_init(&reqs[i], "GET", node_url(&p->nodes[i], path), NULL,
+		client_req_init(&reqs[i], method, node_url(&p->nodes[i], path), NULL,
 		                p->nodes[i].token);
-		reqs[i].skip = !job_id[i] || st[i].terminal || !f->active[i];
+		reqs[i].skip = !job_id[i];
 	}
+	return reqs;
+}
+
+void fleet_jobs_poll(struct fleet *f, const int64_t *job_id, struct job_status *st,
+                     struct fleet_result *res)
+{
+	int n = f->plan->nnodes, i;
+	struct client_req *reqs = job_reqs(f, "GET", job_id);
+
+	for (i = 0; i < n; i++)
+		reqs[i].skip = reqs[i].skip || st[i].terminal || !f->active[i];
 	fanout_run(f, reqs, n, res);
 	for (i = 0; i < n; i++) {
 		json_t *r = resp_json(&reqs[i]);
 
 		if (r)
-			job_parse(r, p->metric, &st[i]);
+			job_parse(r, f->plan->metric, &st[i]);
 		json_decref(r);
 	}
 	reqs_release(reqs, n);
@@ -653,18 +664,8 @@ void fleet_jobs_poll(struct fleet *f, const int64_t *job_id, struct job_status *
 
 void fleet_jobs_cancel(struct fleet *f, const int64_t *job_id, struct fleet_result *res)
 {
-	const struct plan *p = f->plan;
-	int n = p->nnodes, i;
-	struct client_req *reqs = xcalloc((size_t)n, sizeof(*reqs));
+	struct client_req *reqs = job_reqs(f, "DELETE", job_id);
 
-	for (i = 0; i < n; i++) {
-		char path[64];
-
-		snprintf(path, sizeof(path), "/api/v1/jobs/%lld", (long long)job_id[i]);
-		client_req_init(&reqs[i], "DELETE", node_url(&p->nodes[i], path), NULL,
-		                p->nodes[i].token);
-		reqs[i].skip = !job_id[i];
-	}
-	fanout_run(f, reqs, n, res);
-	reqs_release(reqs, n);
+	fanout_run(f, reqs, f->plan->nnodes, res);
+	reqs_release(reqs, f->plan->nnodes);
 }
