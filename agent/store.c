@@ -1,4 +1,4 @@
-/* store.c -- the agent's SQLite: migrations, audit log, sessions (jobs in store_job.c). */
+/* store.c -- the agent's SQLite: open, audit log, sessions (jobs in store_job.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,6 +6,7 @@
 
 #include "log.h"
 #include "store_priv.h"
+#include "wire.h"
 #include "xmalloc.h"
 #include "banned.h"
 
@@ -98,8 +99,6 @@ static void session_from_row(sqlite3_stmt *st, void *elem)
 {
 	struct session_rec *r = elem;
 
-	const unsigned char *snap;
-
 	memset(r, 0, sizeof(*r));
 	r->id = sqlite3_column_int64(st, 0);
 	db_col_text(st, 1, r->device, sizeof(r->device), NULL);
@@ -110,29 +109,29 @@ static void session_from_row(sqlite3_stmt *st, void *elem)
 	r->ended_at = sqlite3_column_double(st, 6);
 	db_col_text(st, 7, r->end_reason, sizeof(r->end_reason), NULL);
 	db_col_text(st, 8, r->restore_outcome, sizeof(r->restore_outcome), NULL);
-	snap = sqlite3_column_text(st, 9);
-	r->snapshot = xstrdup(snap ? (const char *)snap : "{}");
 }
 
 #define SESSION_COLS                                                                               \
 	"id, device, created_at, ttl_s, expires_at, state, ended_at, end_reason, "                 \
-	"restore_outcome, snapshot"
+	"restore_outcome"
 
-int store_session_insert(struct store *s, struct session_rec *rec, struct err *e)
+int store_session_insert(struct store *s, struct session_rec *rec, const struct tune_snapshot *snap,
+                         struct err *e)
 {
+	char *json = wire_snapshot_encode(snap);
 	int rc;
 
 	db_lock(s->db);
 	rc = db_run(s->db, e, "session insert",
 	            "INSERT INTO sessions(device, created_at, ttl_s, expires_at, state, "
 	            "snapshot) VALUES(?,?,?,?,'open',?)",
-	            "tdIdt", rec->device, rec->created_at, rec->ttl_s, rec->expires_at,
-	            rec->snapshot);
+	            "tdIdt", rec->device, rec->created_at, rec->ttl_s, rec->expires_at, json);
 	if (rc > 0) {
 		rec->id = db_last_insert_id(s->db);
 		snprintf(rec->state, sizeof(rec->state), "open");
 	}
 	db_unlock(s->db);
+	free(json);
 	return rc < 0 ? rc : 0;
 }
 
@@ -151,9 +150,31 @@ int store_session_get(struct store *s, int64_t id, struct session_rec *rec, stru
 	return rc < 0 ? rc : 0;
 }
 
-static void session_release_elem(void *elem)
+void store_snapshot_row(sqlite3_stmt *st, void *elem)
 {
-	store_session_rec_release(elem);
+	struct store_snapshot_row *r = elem;
+
+	db_col_text(st, 0, r->device, sizeof(r->device), NULL);
+	r->text = db_col_dup(st, 1);
+}
+
+int store_session_snapshot(struct store *s, int64_t id, struct tune_snapshot *out, struct err *e)
+{
+	struct store_snapshot_row r = { { 0 }, NULL };
+	sqlite3_stmt *st;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	db_lock(s->db);
+	st = db_prepare(s->db, "SELECT device, snapshot FROM sessions WHERE id = ?", "I", id);
+	rc = db_fetch_one(s->db, st, store_snapshot_row, &r, e, "session snapshot");
+	db_unlock(s->db);
+	if (rc == 0)
+		rc = err_set(e, -ENOENT, "not_found", "no session %lld", (long long)id);
+	else if (rc > 0)
+		rc = wire_snapshot_decode(r.device, r.text, out, e);
+	free(r.text);
+	return rc;
 }
 
 int store_sessions_list(struct store *s, const char *state, const char *device,
@@ -167,8 +188,8 @@ int store_sessions_list(struct store *s, const char *state, const char *device,
 	                "SELECT " SESSION_COLS " FROM sessions WHERE (?1 IS NULL OR state = ?1) "
 	                "AND (?2 IS NULL OR device = ?2) ORDER BY id DESC LIMIT 1000",
 	                "tt", state, device);
-	rc = db_collect(s->db, st, sizeof(**out), session_from_row, session_release_elem,
-	                (void **)out, n, e, "sessions");
+	rc = db_collect(s->db, st, sizeof(**out), session_from_row, NULL, (void **)out, n, e,
+	                "sessions");
 	db_unlock(s->db);
 	return rc;
 }
@@ -205,21 +226,4 @@ int store_session_end(struct store *s, int64_t id, const char *state, double end
 	            "tdttI", state, ended_at, reason, outcome, id);
 	db_unlock(s->db);
 	return open_session_updated(rc, id, e);
-}
-
-void store_session_rec_release(struct session_rec *rec)
-{
-	if (!rec)
-		return;
-	free(rec->snapshot);
-	rec->snapshot = NULL;
-}
-
-void store_sessions_free(struct session_rec *list, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		store_session_rec_release(&list[i]);
-	free(list);
 }
