@@ -80,7 +80,7 @@ static json_t *params_json(const struct job_rec *j)
 static json_t *job_json(struct agent *a, const struct job_rec *j)
 {
 	struct pass_rec *passes = NULL;
-	json_t *o, *arr = json_array(), *labels = json_object();
+	json_t *o, *arr = json_array();
 	int n = 0, i;
 	struct err e;
 
@@ -93,13 +93,10 @@ static json_t *job_json(struct agent *a, const struct job_rec *j)
 			                       "finished_at", api_time(passes[i].finished_at),
 			                       "metrics", metrics_json(&passes[i].metrics)));
 	}
-	for (i = 0; i < j->spec.n_labels; i++)
-		json_object_set_new(labels, j->spec.labels[i].key,
-		                    json_string(j->spec.labels[i].value));
 	o = json_pack("{s:I,s:s,s:s,s:s,s:o,s:o,s:f,s:i,s:i}", "id", (json_int_t)j->id, "state",
 	              j->state, "device", j->device, "engine", j->engine, "spec",
-	              wire_job_spec_to_json(&j->spec), "labels", labels, "progress", j->progress,
-	              "loops", j->loops, "loops_done", j->loops_done);
+	              wire_job_spec_to_json(&j->spec), "labels", wire_labels_to_json(&j->spec),
+	              "progress", j->progress, "loops", j->loops, "loops_done", j->loops_done);
 	json_object_set_new(o, "summary", summary_json(passes, n));
 	json_object_set_new(o, "passes", arr);
 	json_object_set_new(o, "params", params_json(j));

@@ -150,31 +150,50 @@ int store_session_get(struct store *s, int64_t id, struct session_rec *rec, stru
 	return rc < 0 ? rc : 0;
 }
 
-void store_snapshot_row(sqlite3_stmt *st, void *elem)
+/* A (device, snapshot JSON) row. */
+struct snapshot_row {
+	char device[64];
+	char *text; /* owned; NULL for SQL NULL */
+};
+
+static void snapshot_row(sqlite3_stmt *st, void *elem)
 {
-	struct store_snapshot_row *r = elem;
+	struct snapshot_row *r = elem;
 
 	db_col_text(st, 0, r->device, sizeof(r->device), NULL);
 	r->text = db_col_dup(st, 1);
 }
 
-int store_session_snapshot(struct store *s, int64_t id, struct tune_snapshot *out, struct err *e)
+int store_snapshot_get(struct store *s, const char *sql, int64_t id, const char *noun,
+                       struct tune_snapshot *out, bool *found, struct err *e)
 {
-	struct store_snapshot_row r = { { 0 }, NULL };
+	struct snapshot_row r = { { 0 }, NULL };
 	sqlite3_stmt *st;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	*found = false;
 	db_lock(s->db);
-	st = db_prepare(s->db, "SELECT device, snapshot FROM sessions WHERE id = ?", "I", id);
-	rc = db_fetch_one(s->db, st, store_snapshot_row, &r, e, "session snapshot");
+	st = db_prepare(s->db, sql, "I", id);
+	rc = db_fetch_one(s->db, st, snapshot_row, &r, e, noun);
 	db_unlock(s->db);
 	if (rc == 0)
-		rc = err_set(e, -ENOENT, "not_found", "no session %lld", (long long)id);
-	else if (rc > 0)
+		rc = err_set(e, -ENOENT, "not_found", "no %s %lld", noun, (long long)id);
+	else if (rc > 0 && r.text)
 		rc = wire_snapshot_decode(r.device, r.text, out, e);
+	else if (rc > 0)
+		rc = 0;
+	*found = rc == 0 && r.text;
 	free(r.text);
 	return rc;
+}
+
+int store_session_snapshot(struct store *s, int64_t id, struct tune_snapshot *out, struct err *e)
+{
+	bool found;
+
+	return store_snapshot_get(s, "SELECT device, snapshot FROM sessions WHERE id = ?", id,
+	                          "session", out, &found, e);
 }
 
 int store_sessions_list(struct store *s, const char *state, const char *device,

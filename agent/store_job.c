@@ -188,24 +188,8 @@ int store_job_set_restore(struct store *s, int64_t id, const struct tune_snapsho
 int store_job_restore(struct store *s, int64_t id, struct tune_snapshot *out, bool *found,
                       struct err *e)
 {
-	struct store_snapshot_row r = { { 0 }, NULL };
-	sqlite3_stmt *st;
-	int rc;
-
-	memset(out, 0, sizeof(*out));
-	*found = false;
-	db_lock(s->db);
-	st = db_prepare(s->db, "SELECT device, restore FROM jobs WHERE id = ?", "I", id);
-	rc = db_fetch_one(s->db, st, store_snapshot_row, &r, e, "job restore point");
-	db_unlock(s->db);
-	if (rc == 0)
-		rc = err_set(e, -ENOENT, "not_found", "no job %lld", (long long)id);
-	else if (rc > 0 && r.text) {
-		*found = true;
-		rc = wire_snapshot_decode(r.device, r.text, out, e);
-	}
-	free(r.text);
-	return rc < 0 ? rc : 0;
+	return store_snapshot_get(s, "SELECT device, restore FROM jobs WHERE id = ?", id, "job",
+	                          out, found, e);
 }
 
 int store_job_set_params(struct store *s, int64_t id, const struct params *ps, struct err *e)

@@ -11,13 +11,12 @@ struct store {
 	struct db *db; /* db_lock() around every statement sequence: the store is thread-safe */
 };
 
-/* A row of (device, snapshot JSON) for a session's or a job's restore point. */
-struct store_snapshot_row {
-	char device[64];
-	char *text; /* owned; NULL for SQL NULL */
-};
-
-/* db_fetch_one() row callback filling a struct store_snapshot_row. */
-void store_snapshot_row(sqlite3_stmt *st, void *elem);
+/*
+ * Run sql, which selects (device, snapshot JSON) of the row whose id is its one "?", and
+ * decode the snapshot into out (release with tune_snapshot_release); *found says the row had
+ * one. -ENOENT "not_found" ("no NOUN ID") if there is no such row.
+ */
+int store_snapshot_get(struct store *s, const char *sql, int64_t id, const char *noun,
+                       struct tune_snapshot *out, bool *found, struct err *e);
 
 #endif

@@ -456,10 +456,20 @@ int wire_job_spec_from_json(const json_t *body, struct job_spec *out, struct err
 	return rc;
 }
 
+json_t *wire_labels_to_json(const struct job_spec *s)
+{
+	json_t *o = json_object();
+	int i;
+
+	for (i = 0; i < s->n_labels; i++)
+		json_object_set_new(o, s->labels[i].key, json_string(s->labels[i].value));
+	return o;
+}
+
 json_t *wire_job_spec_to_json(const struct job_spec *s)
 {
-	json_t *o = json_object(), *labels = json_object();
-	int id, i;
+	json_t *o = json_object();
+	int id;
 
 	json_object_set_new(o, "device", json_string(s->device));
 	json_object_set_new(o, "engine", json_string(s->engine ? s->engine->name : ""));
@@ -470,9 +480,7 @@ json_t *wire_job_spec_to_json(const struct job_spec *s)
 		if (s->opts.given[id] || eng == s->engine)
 			json_object_set_new(o, eng->name, wire_engine_opts_to_json(eng, &s->opts));
 	}
-	for (i = 0; i < s->n_labels; i++)
-		json_object_set_new(labels, s->labels[i].key, json_string(s->labels[i].value));
-	json_object_set_new(o, "labels", labels);
+	json_object_set_new(o, "labels", wire_labels_to_json(s));
 	if (s->params.n)
 		json_object_set_new(o, "params", wire_params_to_json(&s->params));
 	if (s->directory)
@@ -504,12 +512,7 @@ int wire_job_spec_decode(const char *text, struct job_spec *out, struct err *e)
 
 char *wire_labels_encode(const struct job_spec *s)
 {
-	json_t *o = json_object();
-	int i;
-
-	for (i = 0; i < s->n_labels; i++)
-		json_object_set_new(o, s->labels[i].key, json_string(s->labels[i].value));
-	return dump(o, JSON_SORT_KEYS);
+	return dump(wire_labels_to_json(s), JSON_SORT_KEYS);
 }
 
 char *wire_snapshot_encode(const struct tune_snapshot *s)

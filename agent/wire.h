@@ -59,6 +59,8 @@ int wire_job_spec_from_json(const json_t *body, struct job_spec *out, struct err
 /* The normalised spec: device, engine, loops, labels, each given engine object and the
  * selected one, params and directory when present. */
 json_t *wire_job_spec_to_json(const struct job_spec *s);
+/* {key: value} of the spec's labels. */
+json_t *wire_labels_to_json(const struct job_spec *s);
 
 /* ---- the JSON columns of the database (text in, text out; caller frees) ---- */
 

@@ -8,51 +8,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "testutil.h"
-#include "agent.h"
+#include "agenttest.h"
 #include "api.h"
 #include "buf.h"
-#include "job.h"
-#include "store.h"
-
-struct fx {
-	char *root;
-	char fio[512];
-	struct agent_config cfg;
-	struct agent a;
-};
 
 static int setup(void **state)
 {
-	struct fx *f = calloc(1, sizeof(*f));
-	struct err e;
+	struct agent_fx *f = agent_fx_new();
 
-	f->root = tu_tmpdir();
-	tu_fake_device(f->root, "loop0", 0);
 	tu_fake_device(f->root, "vda", 0);
-	snprintf(f->fio, sizeof(f->fio), "%s/fake-fio.sh", FT_FIXTURES);
-	f->cfg.node_name = "test";
-	f->cfg.state_dir = f->root;
-	f->cfg.sysfs_root = f->root;
-	f->cfg.fio_path = f->fio;
-	f->cfg.allow_devices[0] = "loop0";
-	f->cfg.n_allow_devices = 1;
 	setenv("FAKE_FIO_SLEEP_S", "0.1", 1);
-	err_clear(&e);
-	if (agent_init(&f->a, &f->cfg, &e))
-		fail_msg("agent_init: %s", e.msg);
 	*state = f;
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	struct fx *f = *state;
-
-	agent_release(&f->a);
-	tu_rmrf(f->root);
-	free(f->root);
-	free(f);
+	agent_fx_free(*state);
 	return 0;
 }
 
@@ -64,7 +36,7 @@ struct answer {
 
 /* Call the handler of METHOD PATTERN with the given path arguments, query ("k=v", one pair at
  * most) and body, as the HTTP layer would after routing. */
-static void call(struct fx *f, const char *method, const char *pattern, const char *arg0,
+static void call(struct agent_fx *f, const char *method, const char *pattern, const char *arg0,
                  const char *query, const char *body, struct answer *out)
 {
 	struct http_resp resp = { 0, NULL, 0, NULL, NULL };
@@ -122,7 +94,7 @@ static int snap_file(const char *path, const struct stat *st, int flag, struct F
 	return 0;
 }
 
-static char *tree(struct fx *f)
+static char *tree(struct agent_fx *f)
 {
 	char sys[600];
 
@@ -132,7 +104,7 @@ static char *tree(struct fx *f)
 	return buf_detach(&tree_snap, NULL);
 }
 
-static int changes(struct fx *f)
+static int changes(struct agent_fx *f)
 {
 	struct change_rec *list;
 	struct err e;
@@ -170,7 +142,7 @@ static void test_patch_dry_run_refuses_as_patch(void **state)
 	};
 	struct answer dry, real;
 	char *before = tree(*state), *after;
-	struct fx *f = *state;
+	struct agent_fx *f = *state;
 	int n_changes = changes(f);
 	char code[64];
 	size_t i;
@@ -197,7 +169,7 @@ static void test_patch_dry_run_refuses_as_patch(void **state)
 /* A dry run that passes: what would be written, nothing written, nothing audited. */
 static void test_patch_dry_run_would_apply(void **state)
 {
-	struct fx *f = *state;
+	struct agent_fx *f = *state;
 	char *before = tree(f), *after;
 	unsigned long gen = tune_generation(&f->a.tune);
 	struct answer ans;
@@ -258,17 +230,6 @@ static void test_patch_dry_run_would_apply(void **state)
 	assert_int_equal(changes(f), 1);
 }
 
-static int jobs_stored(struct fx *f)
-{
-	struct job_rec *list;
-	struct err e;
-	int n;
-
-	assert_int_equal(job_list(f->a.jobs, NULL, 100, &list, &n, &e), 0);
-	store_jobs_free(list, n);
-	return n;
-}
-
 /* POST /jobs?dry_run=true: the answer of a real submit when refused, nothing queued when
  * accepted, with the normalised job, its metrics and its expected runtime. */
 static void test_job_dry_run(void **state)
@@ -282,7 +243,7 @@ static void test_job_dry_run(void **state)
 		"{\"device\":\"loop0\",\"engine\":\"bonnie\",\"bonnie\":{\"size_mb\":64}}",
 		"{\"device\":\"loop0\"}",
 	};
-	struct fx *f = *state;
+	struct agent_fx *f = *state;
 	struct answer dry, real;
 	json_t *o, *m;
 	size_t i;
@@ -296,14 +257,14 @@ static void test_job_dry_run(void **state)
 			         real.status, real.body);
 		assert_true(dry.status >= 400);
 	}
-	assert_int_equal(jobs_stored(f), 0);
+	assert_int_equal(agent_fx_jobs(f), 0);
 
 	call(f, "POST", "/api/v1/jobs", NULL, "dry_run=true",
 	     "{\"device\":\"loop0\",\"engine\":\"fio\",\"loops\":3,\"fio\":{\"rw\":\"randwrite\","
 	     "\"bs\":\"4m\",\"runtime_s\":2,\"time_based\":true},\"labels\":{\"run\":\"x\"}}",
 	     &dry);
 	assert_int_equal(dry.status, 200);
-	assert_int_equal(jobs_stored(f), 0);
+	assert_int_equal(agent_fx_jobs(f), 0);
 	o = json_loads(dry.body, 0, NULL);
 	assert_true(json_is_true(json_object_get(o, "dry_run")));
 	assert_int_equal(json_integer_value(json_object_get(o, "expected_runtime_s")), 6);
@@ -321,12 +282,12 @@ static void test_job_dry_run(void **state)
 	call(f, "POST", "/api/v1/jobs", NULL, "dry_run=false",
 	     "{\"device\":\"loop0\",\"engine\":\"fio\",\"fio\":{\"rw\":\"randwrite\"}}", &real);
 	assert_int_equal(real.status, 202);
-	assert_int_equal(jobs_stored(f), 1);
+	assert_int_equal(agent_fx_jobs(f), 1);
 }
 
 static void test_health_features(void **state)
 {
-	struct fx *f = *state;
+	struct agent_fx *f = *state;
 	struct answer ans;
 
 	call(f, "GET", "/api/v1/health", NULL, NULL, NULL, &ans);

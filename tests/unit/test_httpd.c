@@ -235,7 +235,9 @@ static void test_strict_query(void **state)
 	expect(port, "/t?dry_run=1", 400, "bad_request", "got '1'");
 	expect(port, "/t?state=blue", 400, "bad_request", "state: 'blue' is not one of red, green");
 	/* Bytes that are not printable ASCII still give a JSON error. */
-	expect(port, "/t?%FF%FE=1", 400, "unknown_query_param", "'?" "?'");
+	expect(port, "/t?%FF%FE=1", 400, "unknown_query_param",
+	       "'?"
+	       "?'");
 	/* The token is checked before the query. */
 	req(port, "GET", "/private?bogus=1", NULL, &a);
 	assert_int_equal(a.status, 401);

@@ -8,63 +8,20 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "testutil.h"
-#include "agent.h"
+#include "agenttest.h"
 #include "db.h"
-#include "job.h"
-#include "store.h"
 #include "timeutil.h"
 #include "wire.h"
 
-struct fx {
-	char *root;
-	char fio[512];
-	struct agent_config cfg;
-	struct agent a;
-};
-
-static void agent_up(struct fx *f)
-{
-	struct err e;
-
-	err_clear(&e);
-	if (agent_init(&f->a, &f->cfg, &e))
-		fail_msg("agent_init: %s", e.msg);
-}
-
-static void agent_down(struct fx *f)
-{
-	agent_release(&f->a);
-}
-
 static int setup(void **state)
 {
-	struct fx *f = calloc(1, sizeof(*f));
-
-	f->root = tu_tmpdir();
-	tu_fake_device(f->root, "loop0", 0);
-	snprintf(f->fio, sizeof(f->fio), "%s/fake-fio.sh", FT_FIXTURES);
-	f->cfg.node_name = "test";
-	f->cfg.state_dir = f->root;
-	f->cfg.sysfs_root = f->root;
-	f->cfg.fio_path = f->fio;
-	f->cfg.allow_devices[0] = "loop0";
-	f->cfg.n_allow_devices = 1;
-	unsetenv("FAKE_FIO_FAIL");
-	setenv("FAKE_FIO_SLEEP_S", "0.2", 1);
-	agent_up(f);
-	*state = f;
+	*state = agent_fx_new();
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	struct fx *f = *state;
-
-	agent_down(f);
-	tu_rmrf(f->root);
-	free(f->root);
-	free(f);
+	agent_fx_free(*state);
 	return 0;
 }
 
@@ -82,7 +39,7 @@ static int decode(const char *body_json, struct job_spec *spec, struct err *e)
 }
 
 /* Decode and submit; the first error is the answer, as for a POST. */
-static int64_t submit(struct fx *f, const char *body_json, int want_rc, struct err *e)
+static int64_t submit(struct agent_fx *f, const char *body_json, int want_rc, struct err *e)
 {
 	struct job_spec spec;
 	int64_t id = 0;
@@ -98,7 +55,7 @@ static int64_t submit(struct fx *f, const char *body_json, int want_rc, struct e
 }
 
 /* Poll until job id reaches state (or 10 s pass). */
-static void wait_state(struct fx *f, int64_t id, const char *state, struct job_rec *out)
+static void wait_state(struct agent_fx *f, int64_t id, const char *state, struct job_rec *out)
 {
 	struct err e;
 	int i;
@@ -113,22 +70,11 @@ static void wait_state(struct fx *f, int64_t id, const char *state, struct job_r
 	fail_msg("job %lld never reached %s", (long long)id, state);
 }
 
-static int jobs_stored(struct fx *f)
-{
-	struct job_rec *list;
-	struct err e;
-	int n;
-
-	assert_int_equal(job_list(f->a.jobs, NULL, 100, &list, &n, &e), 0);
-	store_jobs_free(list, n);
-	return n;
-}
-
 #define FIO_OK "\"fio\":{\"rw\":\"randwrite\",\"bs\":\"4M\",\"runtime_s\":1,\"time_based\":true}"
 
 static void test_job_succeeds(void **state)
 {
-	struct fx *f = *state;
+	struct agent_fx *f = *state;
 	struct pass_rec *passes;
 	struct job_rec j;
 	struct err e;
@@ -168,7 +114,7 @@ static void test_job_succeeds(void **state)
 
 static void test_job_fails_and_restores(void **state)
 {
-	struct fx *f = *state;
+	struct agent_fx *f = *state;
 	struct job_rec j;
 	struct err e;
 	int64_t id;
@@ -189,7 +135,7 @@ static void test_job_fails_and_restores(void **state)
 
 static void test_cancel(void **state)
 {
-	struct fx *f = *state;
+	struct agent_fx *f = *state;
 	struct job_rec j;
 	struct err e;
 	int64_t id, queued;
@@ -223,7 +169,7 @@ static void test_cancel(void **state)
 
 static void test_refused_specs(void **state)
 {
-	struct fx *f = *state;
+	struct agent_fx *f = *state;
 	struct err e;
 
 	tu_fake_device(f->root, "vda", 0);
@@ -258,13 +204,13 @@ static void test_refused_specs(void **state)
 	tu_write(f->root, "proc/self/mounts", "/dev/loop0 /mnt ext4 rw 0 0\n", 0444);
 	submit(f, "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK "}", -EBUSY, &e);
 	assert_non_null(strstr(e.msg, "mounted"));
-	assert_int_equal(jobs_stored(f), 0);
+	assert_int_equal(agent_fx_jobs(f), 0);
 }
 
 /* job_check is a submit that stops before the queue: same answers, nothing stored, no id. */
 static void test_check_without_queueing(void **state)
 {
-	struct fx *f = *state;
+	struct agent_fx *f = *state;
 	static const char *const refused[] = {
 		"{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK
 		",\"params\":{\"nr_requests\":3}}",
@@ -330,7 +276,7 @@ static void test_check_without_queueing(void **state)
 	assert_false(metric_names_has(&names, "write.bw_mib")); /* rwmixread 100: reads only */
 	assert_true(job_expected_runtime_s(&spec) == 6);
 	job_spec_release(&spec);
-	assert_int_equal(jobs_stored(f), 0);
+	assert_int_equal(agent_fx_jobs(f), 0);
 	assert_string_equal(tu_read(f->root, "sys/block/loop0/queue/nr_requests"), "64\n");
 	f->a.cfg.n_allow_dirs = 0;
 }
@@ -338,7 +284,7 @@ static void test_check_without_queueing(void **state)
 /* When the restore point cannot be recorded the job must not touch the device. */
 static void test_restore_point_unrecorded(void **state)
 {
-	struct fx *f = *state;
+	struct agent_fx *f = *state;
 	struct change_rec *changes;
 	struct job_rec j;
 	struct db *d;
@@ -374,7 +320,7 @@ static void test_restore_point_unrecorded(void **state)
 /* Jobs still queued when the agent stops are taken up by the next start and run. */
 static void test_queue_survives_restart(void **state)
 {
-	struct fx *f = *state;
+	struct agent_fx *f = *state;
 	struct job_rec j;
 	struct err e;
 	int64_t first, second;
@@ -387,9 +333,9 @@ static void test_queue_survives_restart(void **state)
 	                0, &e);
 	wait_state(f, first, "running", &j);
 	store_job_rec_release(&j);
-	agent_down(f);
+	agent_fx_down(f);
 	setenv("FAKE_FIO_SLEEP_S", "0.2", 1);
-	agent_up(f);
+	agent_fx_up(f);
 	wait_state(f, first, "interrupted", &j);
 	store_job_rec_release(&j);
 	wait_state(f, second, "succeeded", &j);
@@ -401,7 +347,7 @@ static void test_queue_survives_restart(void **state)
 
 static void test_recovery_after_crash(void **state)
 {
-	struct fx *f = *state;
+	struct agent_fx *f = *state;
 	struct tune_snapshot snap;
 	struct job_spec spec;
 	struct job_rec j;
@@ -424,8 +370,8 @@ static void test_recovery_after_crash(void **state)
 	assert_int_equal(store_job_set_restore(f->a.store, id, &snap, &e), 0);
 	tune_snapshot_release(&snap);
 	tu_write(f->root, "sys/block/loop0/queue/nr_requests", "999", 0644);
-	agent_down(f);
-	agent_up(f);
+	agent_fx_down(f);
+	agent_fx_up(f);
 	wait_state(f, id, "interrupted", &j);
 	assert_string_equal(j.error_code, "interrupted");
 	store_job_rec_release(&j);
