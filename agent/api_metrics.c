@@ -114,7 +114,7 @@ static void jobs_put(struct agent *a, struct buf *b)
 			           (long long)counts[i]);
 
 	err_clear(&e);
-	if (store_last_job_metrics(a->store, &ms, &n, &e))
+	if (job_last_metrics(a->jobs, &ms, &n, &e))
 		n = 0;
 	family_put(b, "fleettune_last_job_id", "gauge",
 	           "Id of the most recently finished job with passes, per device.");

@@ -334,6 +334,11 @@ int job_state_counts(struct jobq *q, int64_t *counts)
 	return store_job_state_counts(q->a->store, job_states, JOB_N_STATES, counts);
 }
 
+int job_last_metrics(struct jobq *q, struct store_job_metric **out, int *n, struct err *e)
+{
+	return store_last_job_metrics(q->a->store, out, n, e);
+}
+
 /* Remove the files a pass left in its directory (names start with work_name). */
 static void pass_cleanup(const char *dir, const char *work_name)
 {

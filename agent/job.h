@@ -11,6 +11,7 @@
 #include "err.h"
 #include "jobspec.h"
 #include "store.h"
+#include "store_metrics.h"
 
 struct agent;
 struct jobq;
@@ -65,5 +66,8 @@ int job_passes(struct jobq *q, int64_t id, struct pass_rec **out, int *n, struct
 int job_raw(struct jobq *q, int64_t id, int loop, char **raw, size_t *len, struct err *e);
 /* Jobs per state (counts[i] for job_states[i], JOB_N_STATES of them), for /metrics. */
 int job_state_counts(struct jobq *q, int64_t *counts);
+/* Per device, the mean of every metric of its newest finished job, for /metrics. Caller frees
+ * *out. */
+int job_last_metrics(struct jobq *q, struct store_job_metric **out, int *n, struct err *e);
 
 #endif

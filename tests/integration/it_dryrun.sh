@@ -28,6 +28,11 @@ jobs_count() { it_http GET "$U/jobs?limit=500" "$T"; echo "$HTTP_BODY" | jq '.jo
 it_http GET "$U/health" ""
 it_eq "health lists the features" '["dry_run","strict_query"]' "$(echo "$HTTP_BODY" | jq -c .features)"
 
+# A session puts the device back at the end (loop devices keep their queue settings after
+# losetup -d, and the next test may get the same one).
+it_http POST "$U/devices/$dev/sessions" "$T" '{"ttl_s":600}'
+it_eq "session opened" 201 "$HTTP_STATUS"
+sid=$(echo "$HTTP_BODY" | jq .id)
 # Start from "none" so that the dry run switches the scheduler.
 it_http PUT "$U/devices/$dev/params/scheduler" "$T" '{"value":"none"}'
 it_eq "scheduler none to start" 200 "$HTTP_STATUS"
@@ -133,5 +138,7 @@ it_eq "jobs?state=bogus: 400 listing the states" "400 true" \
 	"$HTTP_STATUS $(echo "$HTTP_BODY" | jq '.error.message|test("queued, running, succeeded")')"
 it_eq "device unchanged at the end" "$before" "$(device_state)"
 it_eq "no audit row at the end" "$c0" "$(changes_count)"
+it_http DELETE "$U/sessions/$sid?restore=true" "$T"
+it_eq "the device is put back as it was before the test" 200 "$HTTP_STATUS"
 
 it_done
