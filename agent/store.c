@@ -1,5 +1,6 @@
 /* store.c -- the agent's SQLite: open, audit log, sessions (jobs in store_job.c). */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,18 +45,31 @@ int store_schema_version(struct store *s)
 	return v;
 }
 
+int store_write(struct store *s, struct err *e, const char *what, const char *sql, const char *fmt,
+                ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	db_lock(s->db);
+	rc = db_vrun(s->db, e, what, sql, fmt, ap);
+	db_unlock(s->db);
+	va_end(ap);
+	return rc;
+}
+
 int store_change_add(struct store *s, const struct tune_change *c, double at)
 {
 	struct err e;
 	int rc;
 
-	db_lock(s->db);
-	rc = db_run(s->db, &e, "change insert",
-	            "INSERT INTO changes(at, device, name, previous, requested, applied, "
-	            "outcome, origin, message) VALUES(?,?,?,?,?,?,?,?,?)",
-	            "dttttttt", at, c->device ? c->device : "", c->name, c->previous, c->requested,
-	            c->applied, c->outcome, c->origin ? c->origin : "", c->message);
-	db_unlock(s->db);
+	rc = store_write(s, &e, "change insert",
+	                 "INSERT INTO changes(at, device, name, previous, requested, applied, "
+	                 "outcome, origin, message) VALUES(?,?,?,?,?,?,?,?,?)",
+	                 "dttttttt", at, c->device ? c->device : "", c->name, c->previous,
+	                 c->requested, c->applied, c->outcome, c->origin ? c->origin : "",
+	                 c->message);
 	if (rc < 0)
 		log_error("cannot record change of %s: %s", c->name, e.msg);
 	return rc < 0 ? rc : 0;
@@ -225,11 +239,9 @@ int store_session_renew(struct store *s, int64_t id, double expires_at, struct e
 {
 	int rc;
 
-	db_lock(s->db);
-	rc = db_run(s->db, e, "session renew",
-	            "UPDATE sessions SET expires_at = ? WHERE id = ? AND state = 'open'", "dI",
-	            expires_at, id);
-	db_unlock(s->db);
+	rc = store_write(s, e, "session renew",
+	                 "UPDATE sessions SET expires_at = ? WHERE id = ? AND state = 'open'", "dI",
+	                 expires_at, id);
 	return open_session_updated(rc, id, e);
 }
 
@@ -238,11 +250,9 @@ int store_session_end(struct store *s, int64_t id, const char *state, double end
 {
 	int rc;
 
-	db_lock(s->db);
-	rc = db_run(s->db, e, "session end",
-	            "UPDATE sessions SET state = ?, ended_at = ?, end_reason = ?, "
-	            "restore_outcome = ? WHERE id = ? AND state = 'open'",
-	            "tdttI", state, ended_at, reason, outcome, id);
-	db_unlock(s->db);
+	rc = store_write(s, e, "session end",
+	                 "UPDATE sessions SET state = ?, ended_at = ?, end_reason = ?, "
+	                 "restore_outcome = ? WHERE id = ? AND state = 'open'",
+	                 "tdttI", state, ended_at, reason, outcome, id);
 	return open_session_updated(rc, id, e);
 }

@@ -158,12 +158,10 @@ int store_job_start(struct store *s, int64_t id, double now, struct err *e)
 {
 	int rc;
 
-	db_lock(s->db);
-	rc = db_run(s->db, e, "job start",
-	            "UPDATE jobs SET state = 'running', started_at = ? WHERE id = ? AND "
-	            "state = 'queued'",
-	            "dI", now, id);
-	db_unlock(s->db);
+	rc = store_write(s, e, "job start",
+	                 "UPDATE jobs SET state = 'running', started_at = ? WHERE id = ? AND "
+	                 "state = 'queued'",
+	                 "dI", now, id);
 	if (rc == 0)
 		return err_set(e, -ENOENT, "not_found", "job %lld is not queued", (long long)id);
 	return rc < 0 ? rc : 0;
@@ -175,10 +173,8 @@ int store_job_set_restore(struct store *s, int64_t id, const struct tune_snapsho
 	char *json = wire_snapshot_encode(snap);
 	int rc;
 
-	db_lock(s->db);
-	rc = db_run(s->db, e, "job restore point", "UPDATE jobs SET restore = ? WHERE id = ?", "tI",
-	            json, id);
-	db_unlock(s->db);
+	rc = store_write(s, e, "job restore point", "UPDATE jobs SET restore = ? WHERE id = ?",
+	                 "tI", json, id);
 	free(json);
 	if (rc == 0)
 		return err_set(e, -ENOENT, "not_found", "no job %lld", (long long)id);
@@ -214,10 +210,8 @@ int store_job_set_pgid(struct store *s, int64_t id, int64_t pgid)
 {
 	int rc;
 
-	db_lock(s->db);
-	rc = db_run(s->db, NULL, "job pgid", "UPDATE jobs SET pgid = ? WHERE id = ?", "nI", pgid,
-	            id);
-	db_unlock(s->db);
+	rc = store_write(s, NULL, "job pgid", "UPDATE jobs SET pgid = ? WHERE id = ?", "nI", pgid,
+	                 id);
 	return rc < 0 ? rc : 0;
 }
 
@@ -248,12 +242,10 @@ int store_job_finish(struct store *s, int64_t id, const char *state, double fini
 {
 	int rc;
 
-	db_lock(s->db);
-	rc = db_run(s->db, e, "job finish",
-	            "UPDATE jobs SET state = ?, finished_at = ?, error_code = ?, "
-	            "error_message = ?, pgid = NULL WHERE id = ?",
-	            "tdttI", state, finished_at, code, message, id);
-	db_unlock(s->db);
+	rc = store_write(s, e, "job finish",
+	                 "UPDATE jobs SET state = ?, finished_at = ?, error_code = ?, "
+	                 "error_message = ?, pgid = NULL WHERE id = ?",
+	                 "tdttI", state, finished_at, code, message, id);
 	return rc < 0 ? rc : 0;
 }
 
@@ -261,13 +253,11 @@ int store_job_cancel_queued(struct store *s, int64_t id, double now, struct err 
 {
 	int rc;
 
-	db_lock(s->db);
-	rc = db_run(s->db, e, "job cancel",
-	            "UPDATE jobs SET state = 'cancelled', finished_at = ?, error_code = "
-	            "'cancelled', error_message = 'cancelled while queued' WHERE id = ? AND "
-	            "state = 'queued'",
-	            "dI", now, id);
-	db_unlock(s->db);
+	rc = store_write(s, e, "job cancel",
+	                 "UPDATE jobs SET state = 'cancelled', finished_at = ?, error_code = "
+	                 "'cancelled', error_message = 'cancelled while queued' WHERE id = ? AND "
+	                 "state = 'queued'",
+	                 "dI", now, id);
 	if (rc == 0)
 		return -EBUSY;
 	return rc < 0 ? rc : 0;

@@ -11,6 +11,10 @@ struct store {
 	struct db *db; /* db_lock() around every statement sequence: the store is thread-safe */
 };
 
+/* One write statement under the store's lock: db_run() (rows changed, or -EIO). */
+int store_write(struct store *s, struct err *e, const char *what, const char *sql, const char *fmt,
+                ...);
+
 /*
  * Run sql, which selects (device, snapshot JSON) of the row whose id is its one "?", and
  * decode the snapshot into out (release with tune_snapshot_release); *found says the row had

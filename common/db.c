@@ -108,25 +108,34 @@ void db_finalize(sqlite3_stmt *st)
 	sqlite3_finalize(st);
 }
 
-int db_run(struct db *d, struct err *e, const char *what, const char *sql, const char *fmt, ...)
+int db_vrun(struct db *d, struct err *e, const char *what, const char *sql, const char *fmt,
+            va_list ap)
 {
 	bool own_tx = sqlite3_get_autocommit(d->conn) != 0;
 	sqlite3_stmt *st;
-	va_list ap;
 	int rc;
 
 	/* Every write runs in a BEGIN IMMEDIATE transaction: ours if the caller has none. */
 	if (own_tx && db_tx_begin(d, e))
 		return -EIO;
-	va_start(ap, fmt);
 	st = vprepare(d, sql, fmt, ap);
-	va_end(ap);
 	if (!st || sqlite3_step(st) != SQLITE_DONE)
 		rc = db_fail(d, e, what);
 	else
 		rc = sqlite3_changes(d->conn);
 	sqlite3_finalize(st);
 	return own_tx ? db_tx_end(d, rc, e) : rc;
+}
+
+int db_run(struct db *d, struct err *e, const char *what, const char *sql, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = db_vrun(d, e, what, sql, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 int db_collect(struct db *d, sqlite3_stmt *st, size_t elem_size,

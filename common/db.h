@@ -3,6 +3,7 @@
 #ifndef FT_DB_H
 #define FT_DB_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,6 +44,9 @@ void db_finalize(struct sqlite3_stmt *st);
  * transaction of its own unless one is open. Returns the number of rows changed, or -EIO with
  * err naming what. */
 int db_run(struct db *d, struct err *e, const char *what, const char *sql, const char *fmt, ...);
+/* db_run() with the binds in a va_list. */
+int db_vrun(struct db *d, struct err *e, const char *what, const char *sql, const char *fmt,
+            va_list ap);
 /*
  * Step st (from db_prepare; NULL means the prepare failed) to the end, filling a fresh array of
  * elem_size-byte zeroed elements with row(st, elem) per row. On failure the rows so far are
