@@ -1,12 +1,14 @@
-/* agent.h -- the agent's configuration and the state every handler shares. */
+/* agent.h -- the agent's configuration and the state every handler shares, wired together by
+ * agent_init() for main.c and the tests alike. */
 #ifndef FT_AGENT_H
 #define FT_AGENT_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "err.h"
 #include "httpd.h"
+#include "params_cache.h"
 #include "session.h"
 #include "store.h"
 #include "sysfs.h"
@@ -15,21 +17,6 @@
 #define AGENT_MAX_ALLOW 64
 
 struct jobq;
-
-#define PARAMS_CACHE_SLOTS 16
-
-/* The rendered GET params body per device, reused while no write happened
- * (tune generation unchanged) and it is younger than params_cache_ms. */
-struct params_cache {
-	pthread_mutex_t lock;
-	struct {
-		char dev[64];
-		char *body;
-		unsigned long generation;
-		double at_mono_s;
-	} slot[PARAMS_CACHE_SLOTS];
-	int next; /* round-robin victim */
-};
 
 /* Everything from the command line; strings point into argv or are static. */
 struct agent_config {
@@ -59,11 +46,23 @@ struct agent {
 	struct store *store;
 	struct session_mgr sessions;
 	struct jobq *jobs;
-	struct httpd *httpd;
+	struct httpd *httpd; /* started by the caller after agent_init, stopped before release */
 	struct params_cache pcache;
 	double started_mono_s;
 	char node[64];
 	char token[128];
 };
+
+/*
+ * Wire an agent from cfg (copied; its strings must outlive a): node name (cfg's, else the
+ * host name), the database STATE_DIR/agent.db (the directory must exist), sysfs and tune with
+ * every write audited into the database, the params cache, sessions and the job queue. A
+ * previous run's open sessions are restored and its running jobs recovered. On failure
+ * everything done so far is undone.
+ */
+int agent_init(struct agent *a, const struct agent_config *cfg, struct err *e);
+/* Stop the job queue, restore the open sessions ("agent_shutdown"), close the database.
+ * Safe after a failed agent_init. */
+void agent_release(struct agent *a);
 
 #endif

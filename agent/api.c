@@ -1,32 +1,32 @@
 /* api.c -- the agent's JSON API: route table, health, devices, params, sessions, sysctls, audit. */
 #include <errno.h>
 #include <jansson.h>
-#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api_priv.h"
+#include "job.h"
 #include "num.h"
 #include "timeutil.h"
 #include "version.h"
 #include "xmalloc.h"
 #include "banned.h"
 
-#define PATCH_MAX_PARAMS 64
-
 static const struct {
 	const char *code;
 	int status;
 } status_table[] = {
-	{ "bad_request", 400 },     { "bad_json", 400 },           { "unauthorized", 401 },
-	{ "forbidden", 403 },       { "read_only", 403 },          { "device_not_allowed", 403 },
-	{ "dir_not_allowed", 403 }, { "not_found", 404 },          { "unknown_param", 404 },
-	{ "unknown_sysctl", 404 },  { "method_not_allowed", 405 }, { "conflict", 409 },
-	{ "device_busy", 409 },     { "device_refused", 409 },     { "cancelled", 409 },
-	{ "interrupted", 409 },     { "too_large", 413 },          { "invalid_value", 422 },
-	{ "kernel_rejected", 422 }, { "engine_unavailable", 422 }, { "store_error", 500 },
-	{ "restore_failed", 500 },  { "engine_failed", 500 },      { "internal", 500 },
+	{ "bad_request", 400 },        { "bad_json", 400 },        { "unknown_query_param", 400 },
+	{ "unauthorized", 401 },       { "forbidden", 403 },       { "read_only", 403 },
+	{ "device_not_allowed", 403 }, { "dir_not_allowed", 403 }, { "not_found", 404 },
+	{ "unknown_param", 404 },      { "unknown_sysctl", 404 },  { "method_not_allowed", 405 },
+	{ "conflict", 409 },           { "device_busy", 409 },     { "device_refused", 409 },
+	{ "cancelled", 409 },          { "interrupted", 409 },     { "too_large", 413 },
+	{ "invalid_value", 422 },      { "kernel_rejected", 422 }, { "engine_unavailable", 422 },
+	{ "store_error", 500 },        { "restore_failed", 500 },  { "engine_failed", 500 },
+	{ "internal", 500 },
 };
 
 int api_status_for(const char *code)
@@ -54,26 +54,6 @@ void api_fail(struct http_resp *resp, const struct err *e)
 	http_error(resp, api_status_for(code), code, "%s", e->msg[0] ? e->msg : "failed");
 }
 
-int api_keys_check(const json_t *obj, const char *const *allowed, const char *path, struct err *e)
-{
-	const char *key;
-	json_t *v;
-	int i;
-
-	json_object_foreach((json_t *)obj, key, v)
-	{
-		bool ok = false;
-
-		for (i = 0; allowed && allowed[i]; i++)
-			if (!strcmp(allowed[i], key))
-				ok = true;
-		if (!ok)
-			return err_set(e, -EINVAL, "bad_request", "%s%s%.64s: unknown field",
-			               path ? path : "", path ? "." : "", key);
-	}
-	return 0;
-}
-
 json_t *api_body_object(const struct http_req *req, struct http_resp *resp,
                         const char *const *allowed, bool empty_ok)
 {
@@ -96,7 +76,7 @@ json_t *api_body_object(const struct http_req *req, struct http_resp *resp,
 		return NULL;
 	}
 	err_clear(&e);
-	if (api_keys_check(o, allowed, NULL, &e)) {
+	if (wire_keys_check(o, allowed, NULL, &e)) {
 		json_decref(o);
 		api_fail(resp, &e);
 		return NULL;
@@ -114,56 +94,10 @@ json_t *api_time(double epoch_s)
 	return json_string(ts);
 }
 
-int api_query_int(const struct http_req *req, const char *key, long long def, long long min,
-                  long long max, long long *out, struct err *e)
-{
-	const char *v = http_query(req, key);
-	int64_t n;
-
-	*out = def;
-	if (!v)
-		return 0;
-	if (num_parse_i64(v, &n) || n < min || n > max)
-		return err_set(e, -EINVAL, "bad_request", "%s: expected an integer in %lld..%lld",
-		               key, min, max);
-	*out = n;
-	return 0;
-}
-
 void api_origin(const struct http_req *req, char *out, size_t len)
 {
 	snprintf(out, len, "request %llu %s %.200s", (unsigned long long)req->id, req->method,
 	         req->path);
-}
-
-/* A parameter value as JSON: integers as numbers, the rest as strings. */
-static json_t *value_json(enum param_kind kind, const char *v)
-{
-	int64_t n;
-
-	if (kind == PARAM_INT && !num_parse_kernel_i64(v, &n))
-		return json_integer((json_int_t)n);
-	if (kind == PARAM_ENUM && num_is_plain_int(v) && !num_parse_i64(v, &n))
-		return json_integer((json_int_t)n);
-	return json_string(v);
-}
-
-/* A request value (integer or string) as the string written to the kernel. */
-static int value_from_json(const json_t *v, const char *field, char *out, size_t len, struct err *e)
-{
-	if (json_is_integer(v)) {
-		snprintf(out, len, "%lld", (long long)json_integer_value(v));
-		return 0;
-	}
-	if (json_is_string(v)) {
-		if (json_string_length(v) >= len ||
-		    strlen(json_string_value(v)) != json_string_length(v))
-			return err_set(e, -EINVAL, "bad_request",
-			               "%s: string too long or contains NUL", field);
-		snprintf(out, len, "%s", json_string_value(v));
-		return 0;
-	}
-	return err_set(e, -EINVAL, "bad_request", "%s: expected an integer or a string", field);
 }
 
 static json_t *param_json(const struct param *p)
@@ -171,13 +105,13 @@ static json_t *param_json(const struct param *p)
 	json_t *o = json_object();
 	int i;
 
-	json_object_set_new(o, "value", value_json(p->kind, p->value));
+	json_object_set_new(o, "value", wire_value_to_json(p->kind, p->value));
 	json_object_set_new(o, "writable", json_boolean(p->writable));
 	if (p->n_choices) {
 		json_t *a = json_array();
 
 		for (i = 0; i < p->n_choices; i++)
-			json_array_append_new(a, value_json(p->kind, p->choices[i]));
+			json_array_append_new(a, wire_value_to_json(p->kind, p->choices[i]));
 		json_object_set_new(o, "choices", a);
 	}
 	if (p->has_min)
@@ -189,14 +123,20 @@ static json_t *param_json(const struct param *p)
 	return o;
 }
 
+const char *const api_features[] = { "dry_run", "strict_query", NULL };
+
 static void health_get(void *app, const struct http_req *req, struct http_resp *resp)
 {
 	struct agent *a = app;
+	json_t *features = json_array();
+	int i;
 
+	for (i = 0; api_features[i]; i++)
+		json_array_append_new(features, json_string(api_features[i]));
 	api_json(resp, 200,
-	         json_pack("{s:s,s:s,s:s,s:I}", "status", "ok", "version", FLEETTUNE_VERSION,
+	         json_pack("{s:s,s:s,s:s,s:I,s:o}", "status", "ok", "version", FLEETTUNE_VERSION,
 	                   "node", a->node, "uptime_s",
-	                   (json_int_t)(time_mono_s() - a->started_mono_s)));
+	                   (json_int_t)(time_mono_s() - a->started_mono_s), "features", features));
 }
 
 static void devices_list(void *app, const struct http_req *req, struct http_resp *resp)
@@ -252,48 +192,20 @@ static char *params_body(struct agent *a, const char *dev, struct err *e)
 static void params_get(void *app, const struct http_req *req, struct http_resp *resp)
 {
 	struct agent *a = app;
-	struct params_cache *c = &a->pcache;
 	unsigned long gen = tune_generation(&a->tune);
-	double now = time_mono_s(), ttl_s = a->cfg.params_cache_ms / 1000.0;
+	double now = time_mono_s();
 	char *body;
 	struct err e;
-	int i;
 
-	if (ttl_s > 0) {
-		pthread_mutex_lock(&c->lock);
-		for (i = 0; i < PARAMS_CACHE_SLOTS; i++) {
-			if (c->slot[i].body && !strcmp(c->slot[i].dev, req->args[0]) &&
-			    c->slot[i].generation == gen && now - c->slot[i].at_mono_s < ttl_s) {
-				body = xstrdup(c->slot[i].body);
-				pthread_mutex_unlock(&c->lock);
-				resp->status = 200;
-				http_body_take(resp, body, "application/json");
-				return;
-			}
-		}
-		pthread_mutex_unlock(&c->lock);
-	}
-	err_clear(&e);
-	body = params_body(a, req->args[0], &e);
+	body = params_cache_get(&a->pcache, req->args[0], gen, now);
 	if (!body) {
-		api_fail(resp, &e);
-		return;
-	}
-	if (ttl_s > 0) {
-		pthread_mutex_lock(&c->lock);
-		for (i = 0; i < PARAMS_CACHE_SLOTS; i++)
-			if (c->slot[i].body && !strcmp(c->slot[i].dev, req->args[0]))
-				break;
-		if (i == PARAMS_CACHE_SLOTS) {
-			i = c->next;
-			c->next = (c->next + 1) % PARAMS_CACHE_SLOTS;
+		err_clear(&e);
+		body = params_body(a, req->args[0], &e);
+		if (!body) {
+			api_fail(resp, &e);
+			return;
 		}
-		free(c->slot[i].body);
-		snprintf(c->slot[i].dev, sizeof(c->slot[i].dev), "%s", req->args[0]);
-		c->slot[i].body = xstrdup(body);
-		c->slot[i].generation = gen;
-		c->slot[i].at_mono_s = now;
-		pthread_mutex_unlock(&c->lock);
+		params_cache_put(&a->pcache, req->args[0], gen, now, body);
 	}
 	resp->status = 200;
 	http_body_take(resp, body, "application/json");
@@ -323,8 +235,8 @@ static json_t *item_json(const struct tune_item *it, const json_t *requested)
 	json_t *o = json_object();
 
 	json_object_set(o, "requested", (json_t *)requested);
-	json_object_set_new(o, "previous", value_json(it->kind, it->previous));
-	json_object_set_new(o, "value", value_json(it->kind, it->applied));
+	json_object_set_new(o, "previous", wire_value_to_json(it->kind, it->previous));
+	json_object_set_new(o, "value", wire_value_to_json(it->kind, it->applied));
 	if (it->aliased)
 		json_object_set_new(o, "mapped_to", json_string(it->canon));
 	if (it->adjusted)
@@ -360,7 +272,7 @@ static json_t *value_body(const struct http_req *req, struct http_resp *resp, in
 	v = json_object_get(body, "value");
 	if (!v)
 		err_set(&e, -EINVAL, "bad_request", "value: required");
-	else if (!value_from_json(v, "value", it->requested, sizeof(it->requested), &e))
+	else if (!wire_value_from_json(v, "value", it->requested, sizeof(it->requested), &e))
 		snprintf(it->name, sizeof(it->name), "%s", req->args[name_arg]);
 	if (e.code[0]) {
 		json_decref(body);
@@ -397,56 +309,72 @@ static void param_put(void *app, const struct http_req *req, struct http_resp *r
 
 static const char *const patch_keys[] = { "params", NULL };
 
+/* What a dry run found for one item: what a real PATCH would write. */
+static json_t *would_apply_json(const struct tune_item *it, const json_t *requested)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "previous",
+	                    it->previous[0] ? wire_value_to_json(it->kind, it->previous)
+	                                    : json_null());
+	json_object_set(o, "requested", (json_t *)requested);
+	json_object_set_new(o, "value", wire_value_to_json(it->kind, it->canon));
+	if (it->aliased)
+		json_object_set_new(o, "mapped_to", json_string(it->canon));
+	if (it->deferred)
+		json_object_set_new(o, "checked", json_string("after_switch"));
+	return o;
+}
+
+/* PATCH params, or with ?dry_run=true the same validation and nothing written. */
 static void params_patch(void *app, const struct http_req *req, struct http_resp *resp)
 {
 	struct agent *a = app;
-	struct tune_item *items = NULL;
-	bool rolled_back = false;
-	char origin[320], field[96];
-	const char *key;
-	json_t *body, *params, *v, *applied;
+	struct tune_set set = { 0, NULL };
+	bool dry_run = http_query_bool(req, "dry_run", false), rolled_back = false;
+	const char *dev = req->args[0];
+	char origin[320];
+	json_t *body, *params, *items;
 	struct err e;
-	int n = 0, i;
+	int i;
 
 	body = api_body_object(req, resp, patch_keys, false);
 	if (!body)
 		return;
 	err_clear(&e);
 	params = json_object_get(body, "params");
-	if (!json_is_object(params) || json_object_size(params) == 0 ||
-	    json_object_size(params) > PATCH_MAX_PARAMS) {
-		err_set(&e, -EINVAL, "bad_request",
-		        "params: expected an object of 1..%d parameters", PATCH_MAX_PARAMS);
-		goto fail;
-	}
-	items = xcalloc(json_object_size(params), sizeof(*items));
-	json_object_foreach(params, key, v)
-	{
-		snprintf(field, sizeof(field), "params.%.64s", key);
-		if (strlen(key) >= sizeof(items[n].name)) {
-			err_set(&e, -ENOENT, "unknown_param", "no parameter '%.64s'", key);
-			goto fail;
-		}
-		snprintf(items[n].name, sizeof(items[n].name), "%s", key);
-		if (value_from_json(v, field, items[n].requested, sizeof(items[n].requested), &e))
-			goto fail;
-		n++;
-	}
-	api_origin(req, origin, sizeof(origin));
-	if (tune_apply(&a->tune, req->args[0], items, n, origin, &rolled_back, &e)) {
-		tune_fail(resp, &e, rolled_back);
+	if (wire_params_from_json(params, 1, &set, &e)) {
+		api_fail(resp, &e);
 		goto out;
 	}
-	applied = json_object();
-	for (i = 0; i < n; i++)
-		json_object_set_new(applied, items[i].name,
-		                    item_json(&items[i], json_object_get(params, items[i].name)));
-	api_json(resp, 200, json_pack("{s:s,s:o}", "device", req->args[0], "applied", applied));
-	goto out;
-fail:
-	api_fail(resp, &e);
+	if (dry_run) {
+		if (tune_validate(&a->tune, dev, set.items, set.n, &e)) {
+			tune_fail(resp, &e, false);
+			goto out;
+		}
+	} else {
+		api_origin(req, origin, sizeof(origin));
+		if (tune_apply(&a->tune, dev, set.items, set.n, origin, &rolled_back, &e)) {
+			tune_fail(resp, &e, rolled_back);
+			goto out;
+		}
+	}
+	items = json_object();
+	for (i = 0; i < set.n; i++) {
+		const json_t *requested = json_object_get(params, set.items[i].name);
+
+		json_object_set_new(items, set.items[i].name,
+		                    dry_run ? would_apply_json(&set.items[i], requested)
+		                            : item_json(&set.items[i], requested));
+	}
+	if (dry_run)
+		api_json(resp, 200,
+		         json_pack("{s:s,s:b,s:o}", "device", dev, "dry_run", 1, "would_apply",
+		                   items));
+	else
+		api_json(resp, 200, json_pack("{s:s,s:o}", "device", dev, "applied", items));
 out:
-	free(items);
+	tune_set_release(&set);
 	json_decref(body);
 }
 
@@ -506,10 +434,9 @@ static void session_post(void *app, const struct http_req *req, struct http_resp
 	snprintf(loc, sizeof(loc), "/api/v1/sessions/%lld", (long long)rec.id);
 	resp->location = xstrdup(loc);
 	api_json(resp, 201, session_json(&rec));
-	store_session_rec_release(&rec);
 }
 
-static void session_get(void *app, const struct http_req *req, struct http_resp *resp)
+static void session_get_route(void *app, const struct http_req *req, struct http_resp *resp)
 {
 	struct agent *a = app;
 	struct session_rec rec;
@@ -517,12 +444,11 @@ static void session_get(void *app, const struct http_req *req, struct http_resp 
 	int64_t id;
 
 	err_clear(&e);
-	if (id_arg(req, 0, &id, &e) || store_session_get(a->store, id, &rec, &e)) {
+	if (id_arg(req, 0, &id, &e) || session_get(&a->sessions, id, &rec, &e)) {
 		api_fail(resp, &e);
 		return;
 	}
 	api_json(resp, 200, session_json(&rec));
-	store_session_rec_release(&rec);
 }
 
 static void sessions_list(void *app, const struct http_req *req, struct http_resp *resp)
@@ -535,14 +461,14 @@ static void sessions_list(void *app, const struct http_req *req, struct http_res
 	int n = 0, i;
 
 	err_clear(&e);
-	if (store_sessions_list(a->store, state, dev, &list, &n, &e)) {
+	if (session_list(&a->sessions, state, dev, &list, &n, &e)) {
 		api_fail(resp, &e);
 		return;
 	}
 	arr = json_array();
 	for (i = 0; i < n; i++)
 		json_array_append_new(arr, session_json(&list[i]));
-	store_sessions_free(list, n);
+	free(list);
 	api_json(resp, 200, json_pack("{s:o}", "sessions", arr));
 }
 
@@ -566,27 +492,18 @@ static void session_renew_post(void *app, const struct http_req *req, struct htt
 		return;
 	}
 	api_json(resp, 200, session_json(&rec));
-	store_session_rec_release(&rec);
 }
 
 static void session_delete(void *app, const struct http_req *req, struct http_resp *resp)
 {
 	struct agent *a = app;
-	const char *restore = http_query(req, "restore");
+	bool do_restore = http_query_bool(req, "restore", true);
 	struct session_rec rec;
-	bool do_restore = true;
 	json_t *o;
 	struct err e;
 	int64_t id;
 
 	err_clear(&e);
-	if (restore && !strcmp(restore, "false")) {
-		do_restore = false;
-	} else if (restore && strcmp(restore, "true")) {
-		err_set(&e, -EINVAL, "bad_request", "restore: expected true or false");
-		api_fail(resp, &e);
-		return;
-	}
 	if (id_arg(req, 0, &id, &e) ||
 	    session_end(&a->sessions, id, do_restore, "closed", time_now_s(), &rec, &e)) {
 		api_fail(resp, &e);
@@ -594,7 +511,6 @@ static void session_delete(void *app, const struct http_req *req, struct http_re
 	}
 	o = session_json(&rec);
 	json_object_set_new(o, "restored", json_boolean(do_restore));
-	store_session_rec_release(&rec);
 	api_json(resp, 200, o);
 }
 
@@ -665,14 +581,13 @@ static void changes_list(void *app, const struct http_req *req, struct http_resp
 {
 	struct agent *a = app;
 	struct change_rec *list = NULL;
-	long long limit;
+	int limit = (int)http_query_int(req, "limit", 100);
 	json_t *arr;
 	struct err e;
 	int n = 0, i;
 
 	err_clear(&e);
-	if (api_query_int(req, "limit", 100, 1, 10000, &limit, &e) ||
-	    store_changes_list(a->store, http_query(req, "device"), (int)limit, &list, &n, &e)) {
+	if (store_changes_list(a->store, http_query(req, "device"), limit, &list, &n, &e)) {
 		api_fail(resp, &e);
 		return;
 	}
@@ -694,29 +609,72 @@ static void changes_list(void *app, const struct http_req *req, struct http_resp
 	api_json(resp, 200, json_pack("{s:o}", "changes", arr));
 }
 
+/* ---- the query parameters each route takes (none where a route has NULL) ---- */
+
+static const char *const session_states[] = { "open", "closed", "restored", NULL };
+
+static const struct query_param q_dry_run[] = {
+	{ .key = "dry_run", .type = QUERY_BOOL },
+	{ .key = NULL },
+};
+static const struct query_param q_sessions[] = {
+	{ .key = "state", .type = QUERY_ENUM, .choices = session_states },
+	{ .key = "device", .type = QUERY_TEXT },
+	{ .key = NULL },
+};
+static const struct query_param q_session_end[] = {
+	{ .key = "restore", .type = QUERY_BOOL },
+	{ .key = NULL },
+};
+static const struct query_param q_changes[] = {
+	{ .key = "device", .type = QUERY_TEXT },
+	{ .key = "limit", .type = QUERY_INT, .min = 1, .max = 10000 },
+	{ .key = NULL },
+};
+static const struct query_param q_jobs[] = {
+	{ .key = "state", .type = QUERY_ENUM, .choices = job_states },
+	{ .key = "limit", .type = QUERY_INT, .min = 1, .max = API_LIST_LIMIT_MAX },
+	{ .key = NULL },
+};
+static const struct query_param q_job_raw[] = {
+	{ .key = "loop", .type = QUERY_INT, .min = 1, .max = JOB_LOOPS_MAX },
+	{ .key = NULL },
+};
+static const struct query_param q_results[] = {
+	{ .key = "device", .type = QUERY_TEXT },
+	{ .key = "engine", .type = QUERY_ENUM, .choices = engine_names },
+	{ .key = "state", .type = QUERY_ENUM, .choices = job_states },
+	{ .key = "since", .type = QUERY_TEXT },
+	{ .key = "limit", .type = QUERY_INT, .min = 1, .max = API_LIST_LIMIT_MAX },
+	{ .key = "before_id", .type = QUERY_INT, .min = 1, .max = INT64_MAX },
+	{ .key = "label.", .type = QUERY_PREFIX },
+	{ .key = "param.", .type = QUERY_PREFIX },
+	{ .key = NULL },
+};
+
 const struct route api_routes[] = {
-	{ "GET", "/api/v1/health", health_get, ROUTE_PUBLIC },
-	{ "GET", "/api/v1/devices", devices_list, 0 },
-	{ "GET", "/api/v1/devices/{dev}/params", params_get, 0 },
-	{ "PATCH", "/api/v1/devices/{dev}/params", params_patch, 0 },
-	{ "GET", "/api/v1/devices/{dev}/params/{name}", param_get, 0 },
-	{ "PUT", "/api/v1/devices/{dev}/params/{name}", param_put, 0 },
-	{ "POST", "/api/v1/devices/{dev}/sessions", session_post, 0 },
-	{ "GET", "/api/v1/sessions", sessions_list, 0 },
-	{ "GET", "/api/v1/sessions/{id}", session_get, 0 },
-	{ "POST", "/api/v1/sessions/{id}/renew", session_renew_post, 0 },
-	{ "DELETE", "/api/v1/sessions/{id}", session_delete, 0 },
-	{ "GET", "/api/v1/sysctl", sysctls_get, 0 },
-	{ "GET", "/api/v1/sysctl/{name}", sysctl_get, 0 },
-	{ "PUT", "/api/v1/sysctl/{name}", sysctl_put, 0 },
-	{ "GET", "/api/v1/changes", changes_list, 0 },
-	{ "POST", "/api/v1/jobs", api_jobs_post, 0 },
-	{ "GET", "/api/v1/jobs", api_jobs_list, 0 },
-	{ "GET", "/api/v1/jobs/{id}", api_job_get, 0 },
-	{ "DELETE", "/api/v1/jobs/{id}", api_job_delete, 0 },
-	{ "GET", "/api/v1/jobs/{id}/raw", api_job_raw, 0 },
-	{ "GET", "/api/v1/results", api_results_list, 0 },
-	{ "GET", "/metrics", api_metrics, ROUTE_METRICS },
+	{ "GET", "/api/v1/health", health_get, ROUTE_PUBLIC, NULL },
+	{ "GET", "/api/v1/devices", devices_list, 0, NULL },
+	{ "GET", "/api/v1/devices/{dev}/params", params_get, 0, NULL },
+	{ "PATCH", "/api/v1/devices/{dev}/params", params_patch, 0, q_dry_run },
+	{ "GET", "/api/v1/devices/{dev}/params/{name}", param_get, 0, NULL },
+	{ "PUT", "/api/v1/devices/{dev}/params/{name}", param_put, 0, NULL },
+	{ "POST", "/api/v1/devices/{dev}/sessions", session_post, 0, NULL },
+	{ "GET", "/api/v1/sessions", sessions_list, 0, q_sessions },
+	{ "GET", "/api/v1/sessions/{id}", session_get_route, 0, NULL },
+	{ "POST", "/api/v1/sessions/{id}/renew", session_renew_post, 0, NULL },
+	{ "DELETE", "/api/v1/sessions/{id}", session_delete, 0, q_session_end },
+	{ "GET", "/api/v1/sysctl", sysctls_get, 0, NULL },
+	{ "GET", "/api/v1/sysctl/{name}", sysctl_get, 0, NULL },
+	{ "PUT", "/api/v1/sysctl/{name}", sysctl_put, 0, NULL },
+	{ "GET", "/api/v1/changes", changes_list, 0, q_changes },
+	{ "POST", "/api/v1/jobs", api_jobs_post, 0, q_dry_run },
+	{ "GET", "/api/v1/jobs", api_jobs_list, 0, q_jobs },
+	{ "GET", "/api/v1/jobs/{id}", api_job_get, 0, NULL },
+	{ "DELETE", "/api/v1/jobs/{id}", api_job_delete, 0, NULL },
+	{ "GET", "/api/v1/jobs/{id}/raw", api_job_raw, 0, q_job_raw },
+	{ "GET", "/api/v1/results", api_results_list, 0, q_results },
+	{ "GET", "/metrics", api_metrics, ROUTE_METRICS, NULL },
 };
 
 const int api_n_routes = (int)(sizeof(api_routes) / sizeof(api_routes[0]));

@@ -1,4 +1,4 @@
-/* api.h -- the agent's JSON API: the route table and the wire format. */
+/* api.h -- the agent's JSON API: the route table (with each route's query parameters). */
 #ifndef FT_API_H
 #define FT_API_H
 
@@ -9,5 +9,9 @@ extern const int api_n_routes;
 
 /* HTTP status for an err code ("invalid_value" -> 422, ...). */
 int api_status_for(const char *code);
+
+/* What GET /api/v1/health lists under "features": "dry_run" (PATCH params and POST jobs take
+ * ?dry_run=true) and "strict_query" (unknown query parameters are refused). NULL-terminated. */
+extern const char *const api_features[];
 
 #endif

@@ -1,6 +1,8 @@
-/* api_jobs.c -- the jobs and results routes: submit, list, get, cancel, raw output, history. */
+/* api_jobs.c -- the jobs and results routes: submit (or dry-run), list, get, cancel, raw output,
+ * history. */
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,50 +15,65 @@
 #include "xmalloc.h"
 #include "banned.h"
 
-#define RESULTS_LIMIT_MAX 500
-
-static json_t *json_or_null(const char *text)
+/* {METRIC: {mean, stdev, min, max, n}} over the passes' metrics, metrics in first-seen order. */
+static json_t *summary_json(const struct pass_rec *passes, int n)
 {
-	json_t *v;
+	struct metric_names names = { 0 };
+	json_t *summary = json_object();
+	double *vals = xcalloc((size_t)n + 1, sizeof(double));
+	int i, k, p;
 
-	if (!text)
-		return json_null();
-	v = json_loads(text, 0, NULL);
-	return v ? v : json_null();
-}
-
-/* {METRIC: {mean, stdev, min, max, n}} over the passes' metrics. */
-static json_t *summary_json(json_t *passes)
-{
-	json_t *summary = json_object(), *names = json_object(), *pass, *metrics, *v;
-	const char *name;
-	size_t i, n = json_array_size(passes);
-	double *vals = xcalloc(n + 1, sizeof(double));
-
-	json_array_foreach(passes, i, pass)
-	{
-		json_object_foreach(json_object_get(pass, "metrics"), name, v)
-		        json_object_set_new(names, name, json_true());
-	}
-	json_object_foreach(names, name, v)
-	{
+	for (p = 0; p < n; p++)
+		for (i = 0; i < passes[p].metrics.n; i++)
+			metric_names_add(&names, passes[p].metrics.m[i].name);
+	for (i = 0; i < names.n; i++) {
 		struct stats_summary st;
-		int k = 0;
 
-		json_array_foreach(passes, i, pass)
-		{
-			metrics = json_object_get(pass, "metrics");
-			if (json_is_number(json_object_get(metrics, name)))
-				vals[k++] = json_number_value(json_object_get(metrics, name));
+		k = 0;
+		for (p = 0; p < n; p++) {
+			const struct metric *m = metrics_get(&passes[p].metrics, names.name[i]);
+
+			if (m)
+				vals[k++] = m->value;
 		}
 		stats_summarize(vals, k, &st);
-		json_object_set_new(summary, name,
+		json_object_set_new(summary, names.name[i],
 		                    json_pack("{s:f,s:f,s:f,s:f,s:i}", "mean", st.mean, "stdev",
 		                              st.stdev, "min", st.min, "max", st.max, "n", st.n));
 	}
-	json_decref(names);
 	free(vals);
 	return summary;
+}
+
+static json_t *metrics_json(const struct metrics *m)
+{
+	json_t *o = json_object();
+	int i;
+
+	for (i = 0; i < m->n; i++)
+		json_object_set_new(o, m->m[i].name, json_real(m->m[i].value));
+	return o;
+}
+
+/* The parameter snapshot: integers as numbers, the rest as strings; null before loop 1. */
+static json_t *params_json(const struct job_rec *j)
+{
+	json_t *o;
+	int64_t v;
+	int i;
+
+	if (!j->has_params)
+		return json_null();
+	o = json_object();
+	for (i = 0; i < j->n_params; i++) {
+		const struct store_value *p = &j->params[i];
+
+		if (p->number && !num_parse_i64(p->value, &v))
+			json_object_set_new(o, p->name, json_integer((json_int_t)v));
+		else
+			json_object_set_new(o, p->name, json_string(p->value));
+	}
+	return o;
 }
 
 /* The full job object, as GET /api/v1/jobs/{id} and the results history show it. */
@@ -64,32 +81,25 @@ static json_t *job_json(struct agent *a, const struct job_rec *j)
 {
 	struct pass_rec *passes = NULL;
 	json_t *o, *arr = json_array();
-	bool running = false;
-	double progress;
 	int n = 0, i;
 	struct err e;
 
-	if (store_job_passes(a->store, j->id, &passes, &n, &e) == 0) {
+	err_clear(&e);
+	if (job_passes(a->jobs, j->id, &passes, &n, &e) == 0) {
 		for (i = 0; i < n; i++)
 			json_array_append_new(
 			        arr, json_pack("{s:i,s:o,s:o,s:o}", "loop", passes[i].loop,
 			                       "started_at", api_time(passes[i].started_at),
 			                       "finished_at", api_time(passes[i].finished_at),
-			                       "metrics", json_or_null(passes[i].metrics)));
-		store_passes_free(passes, n);
+			                       "metrics", metrics_json(&passes[i].metrics)));
 	}
-	progress = job_progress(a->jobs, j->id, &running);
-	if (!running)
-		progress = !strcmp(j->state, "succeeded") ? 1.0
-		           : j->loops > 0                 ? (double)j->loops_done / j->loops
-		                                          : 0;
 	o = json_pack("{s:I,s:s,s:s,s:s,s:o,s:o,s:f,s:i,s:i}", "id", (json_int_t)j->id, "state",
 	              j->state, "device", j->device, "engine", j->engine, "spec",
-	              json_or_null(j->spec), "labels", json_or_null(j->labels), "progress",
-	              progress, "loops", j->loops, "loops_done", j->loops_done);
-	json_object_set_new(o, "summary", summary_json(arr));
+	              wire_job_spec_to_json(&j->spec), "labels", wire_labels_to_json(&j->spec),
+	              "progress", j->progress, "loops", j->loops, "loops_done", j->loops_done);
+	json_object_set_new(o, "summary", summary_json(passes, n));
 	json_object_set_new(o, "passes", arr);
-	json_object_set_new(o, "params", json_or_null(j->params));
+	json_object_set_new(o, "params", params_json(j));
 	json_object_set_new(o, "created_at", api_time(j->created_at));
 	json_object_set_new(o, "started_at", api_time(j->started_at));
 	json_object_set_new(o, "finished_at", api_time(j->finished_at));
@@ -97,6 +107,7 @@ static json_t *job_json(struct agent *a, const struct job_rec *j)
 	                    j->has_error ? json_pack("{s:s,s:s}", "code", j->error_code, "message",
 	                                             j->error_message)
 	                                 : json_null());
+	free(passes);
 	return o;
 }
 
@@ -107,70 +118,84 @@ static int job_id_arg(const struct http_req *req, int64_t *id, struct err *e)
 	return 0;
 }
 
+/* {"dry_run":true,"job":SPEC,"metrics":[...],"expected_runtime_s":N} for a checked spec. */
+static json_t *dry_run_json(const struct job_spec *spec)
+{
+	struct metric_names names;
+	json_t *metrics = json_array();
+	double runtime_s = job_expected_runtime_s(spec);
+	int i;
+
+	job_metrics(spec, &names);
+	for (i = 0; i < names.n; i++)
+		json_array_append_new(metrics, json_string(names.name[i]));
+	return json_pack("{s:b,s:o,s:o,s:o}", "dry_run", 1, "job", wire_job_spec_to_json(spec),
+	                 "metrics", metrics, "expected_runtime_s",
+	                 runtime_s == floor(runtime_s) ? json_integer((json_int_t)runtime_s)
+	                                               : json_real(runtime_s));
+}
+
+/* POST /jobs: decode the body once, then check it (?dry_run=true: and stop there) or queue it. */
 void api_jobs_post(void *app, const struct http_req *req, struct http_resp *resp)
 {
 	struct agent *a = app;
+	bool dry_run = http_query_bool(req, "dry_run", false);
+	struct job_spec spec;
 	struct job_rec rec;
 	char loc[64];
 	int64_t id;
-	json_t *body;
+	json_t *body, *o;
 	struct err e;
+	int rc;
 
-	body = api_body_object(req, resp, job_spec_keys, false);
+	body = api_body_object(req, resp, wire_job_keys, false);
 	if (!body)
 		return;
 	err_clear(&e);
-	if (job_submit(a->jobs, body, &id, &e)) {
-		json_decref(body);
+	rc = wire_job_spec_from_json(body, &spec, &e);
+	json_decref(body);
+	if (rc) {
 		api_fail(resp, &e);
 		return;
 	}
-	json_decref(body);
+	if (dry_run) {
+		if (job_check(a->jobs, &spec, &e))
+			api_fail(resp, &e);
+		else
+			api_json(resp, 200, dry_run_json(&spec));
+		goto out;
+	}
+	if (job_submit(a->jobs, &spec, &id, &e)) {
+		api_fail(resp, &e);
+		goto out;
+	}
 	snprintf(loc, sizeof(loc), "/api/v1/jobs/%lld", (long long)id);
 	resp->location = xstrdup(loc);
-	if (store_job_get(a->store, id, &rec, &e) == 0) {
-		json_t *o = job_json(a, &rec);
-
+	if (job_get(a->jobs, id, &rec, &e) == 0) {
+		o = job_json(a, &rec);
 		store_job_rec_release(&rec);
 		/* Report "queued" as the submit saw it, even if the worker has already started. */
 		json_object_set_new(o, "state", json_string("queued"));
 		api_json(resp, 202, o);
-		return;
+	} else {
+		api_json(resp, 202,
+		         json_pack("{s:I,s:s}", "id", (json_int_t)id, "state", "queued"));
 	}
-	api_json(resp, 202, json_pack("{s:I,s:s}", "id", (json_int_t)id, "state", "queued"));
-}
-
-static const char *const job_states[] = { "queued",    "running",     "succeeded", "failed",
-	                                  "cancelled", "interrupted", NULL };
-
-static bool state_ok(const char *s)
-{
-	int i;
-
-	for (i = 0; job_states[i]; i++)
-		if (!strcmp(job_states[i], s))
-			return true;
-	return false;
+out:
+	job_spec_release(&spec);
 }
 
 void api_jobs_list(void *app, const struct http_req *req, struct http_resp *resp)
 {
 	struct agent *a = app;
-	const char *state = http_query(req, "state");
 	struct job_rec *list = NULL;
-	long long limit;
+	int limit = (int)http_query_int(req, "limit", 50);
 	json_t *arr;
 	struct err e;
 	int n = 0, i;
 
 	err_clear(&e);
-	if (state && !state_ok(state)) {
-		err_set(&e, -EINVAL, "bad_request", "state: '%.32s' is not a job state", state);
-		api_fail(resp, &e);
-		return;
-	}
-	if (api_query_int(req, "limit", 50, 1, RESULTS_LIMIT_MAX, &limit, &e) ||
-	    store_jobs_list(a->store, state, (int)limit, &list, &n, &e)) {
+	if (job_list(a->jobs, http_query(req, "state"), limit, &list, &n, &e)) {
 		api_fail(resp, &e);
 		return;
 	}
@@ -189,7 +214,7 @@ void api_job_get(void *app, const struct http_req *req, struct http_resp *resp)
 	int64_t id;
 
 	err_clear(&e);
-	if (job_id_arg(req, &id, &e) || store_job_get(a->store, id, &rec, &e)) {
+	if (job_id_arg(req, &id, &e) || job_get(a->jobs, id, &rec, &e)) {
 		api_fail(resp, &e);
 		return;
 	}
@@ -206,7 +231,7 @@ void api_job_delete(void *app, const struct http_req *req, struct http_resp *res
 	int rc;
 
 	err_clear(&e);
-	if (job_id_arg(req, &id, &e) || store_job_get(a->store, id, &rec, &e)) {
+	if (job_id_arg(req, &id, &e) || job_get(a->jobs, id, &rec, &e)) {
 		api_fail(resp, &e);
 		return;
 	}
@@ -216,7 +241,7 @@ void api_job_delete(void *app, const struct http_req *req, struct http_resp *res
 		api_fail(resp, &e);
 		return;
 	}
-	if (store_job_get(a->store, id, &rec, &e)) {
+	if (job_get(a->jobs, id, &rec, &e)) {
 		api_fail(resp, &e);
 		return;
 	}
@@ -227,15 +252,14 @@ void api_job_delete(void *app, const struct http_req *req, struct http_resp *res
 void api_job_raw(void *app, const struct http_req *req, struct http_resp *resp)
 {
 	struct agent *a = app;
+	int loop = (int)http_query_int(req, "loop", 1);
 	char *raw = NULL;
-	long long loop;
 	size_t len;
 	struct err e;
 	int64_t id;
 
 	err_clear(&e);
-	if (job_id_arg(req, &id, &e) || api_query_int(req, "loop", 1, 1, 100, &loop, &e) ||
-	    store_job_raw(a->store, id, (int)loop, &raw, &len, &e)) {
+	if (job_id_arg(req, &id, &e) || job_raw(a->jobs, id, loop, &raw, &len, &e)) {
 		api_fail(resp, &e);
 		return;
 	}
@@ -269,12 +293,13 @@ static int since_parse(const char *s, double *out)
 	return 0;
 }
 
+/* Keys and types were checked by the route's query table; the label./param. filters are
+ * counted here. */
 void api_results_list(void *app, const struct http_req *req, struct http_resp *resp)
 {
 	struct agent *a = app;
 	struct result_filter f;
 	struct job_rec *list = NULL;
-	long long limit, before;
 	const char *since;
 	json_t *arr;
 	struct err e;
@@ -285,38 +310,21 @@ void api_results_list(void *app, const struct http_req *req, struct http_resp *r
 	f.device = http_query(req, "device");
 	f.engine = http_query(req, "engine");
 	f.state = http_query(req, "state");
-	if (f.state && !state_ok(f.state)) {
-		err_set(&e, -EINVAL, "bad_request", "state: '%.32s' is not a job state", f.state);
-		goto fail;
-	}
 	for (i = 0; i < req->n_query; i++) {
 		const struct http_kv *kv = &req->query[i];
+		bool label = !strncmp(kv->key, "label.", 6), param = !strncmp(kv->key, "param.", 6);
+		struct store_kv *slot;
 
-		if (!strncmp(kv->key, "label.", 6) && kv->key[6]) {
-			if (f.n_labels == STORE_FILTER_MAX) {
-				err_set(&e, -EINVAL, "bad_request", "at most %d label filters",
-				        STORE_FILTER_MAX);
-				goto fail;
-			}
-			f.labels[f.n_labels].key = kv->key + 6;
-			f.labels[f.n_labels++].value = kv->value;
-		} else if (!strncmp(kv->key, "param.", 6) && kv->key[6]) {
-			if (f.n_params == STORE_FILTER_MAX) {
-				err_set(&e, -EINVAL, "bad_request", "at most %d param filters",
-				        STORE_FILTER_MAX);
-				goto fail;
-			}
-			f.params[f.n_params].key = kv->key + 6;
-			f.params[f.n_params++].value = kv->value;
-		} else if (strcmp(kv->key, "device") && strcmp(kv->key, "engine") &&
-		           strcmp(kv->key, "state") && strcmp(kv->key, "since") &&
-		           strcmp(kv->key, "limit") && strcmp(kv->key, "before_id")) {
-			err_set(&e, -EINVAL, "bad_request",
-			        "unknown filter '%.64s' (device, engine, state, label.KEY, "
-			        "param.NAME, since, limit, before_id)",
-			        kv->key);
+		if (!label && !param)
+			continue;
+		if ((label ? f.n_labels : f.n_params) == STORE_FILTER_MAX) {
+			err_set(&e, -EINVAL, "bad_request", "at most %d %s filters",
+			        STORE_FILTER_MAX, label ? "label" : "param");
 			goto fail;
 		}
+		slot = label ? &f.labels[f.n_labels++] : &f.params[f.n_params++];
+		slot->key = kv->key + 6;
+		slot->value = kv->value;
 	}
 	since = http_query(req, "since");
 	if (since && since_parse(since, &f.since)) {
@@ -325,12 +333,9 @@ void api_results_list(void *app, const struct http_req *req, struct http_resp *r
 		        since);
 		goto fail;
 	}
-	if (api_query_int(req, "limit", 50, 1, RESULTS_LIMIT_MAX, &limit, &e) ||
-	    api_query_int(req, "before_id", 0, 1, INT64_MAX, &before, &e))
-		goto fail;
-	f.limit = (int)limit;
-	f.before_id = before;
-	if (store_results(a->store, &f, &list, &n, &e))
+	f.limit = (int)http_query_int(req, "limit", 50);
+	f.before_id = http_query_int(req, "before_id", 0);
+	if (job_results(a->jobs, &f, &list, &n, &e))
 		goto fail;
 	arr = json_array();
 	for (i = 0; i < n; i++)

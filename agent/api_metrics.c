@@ -6,6 +6,7 @@
 
 #include "api_priv.h"
 #include "buf.h"
+#include "job.h"
 #include "num.h"
 #include "store_metrics.h"
 #include "timeutil.h"
@@ -13,11 +14,6 @@
 #include "banned.h"
 
 #define METRICS_CONTENT_TYPE "text/plain; version=0.0.4"
-
-static const char *const job_states[] = { "queued", "running",   "succeeded",
-	                                  "failed", "cancelled", "interrupted" };
-
-#define N_JOB_STATES ((int)(sizeof(job_states) / sizeof(job_states[0])))
 
 /* Append s as a label value: backslash, double quote and newline escaped. */
 static void label_escape(struct buf *b, const char *s)
@@ -106,19 +102,19 @@ static void http_put(struct agent *a, struct buf *b)
 static void jobs_put(struct agent *a, struct buf *b)
 {
 	struct store_job_metric *ms = NULL;
-	int64_t counts[N_JOB_STATES];
+	int64_t counts[JOB_N_STATES];
 	const char *prev = "";
 	struct err e;
 	int n = 0, i;
 
 	family_put(b, "fleettune_jobs", "gauge", "Benchmark jobs in the database, by state.");
-	if (store_job_state_counts(a->store, job_states, N_JOB_STATES, counts) == 0)
-		for (i = 0; i < N_JOB_STATES; i++)
+	if (job_state_counts(a->jobs, counts) == 0)
+		for (i = 0; i < JOB_N_STATES; i++)
 			buf_printf(b, "fleettune_jobs{state=\"%s\"} %lld\n", job_states[i],
 			           (long long)counts[i]);
 
 	err_clear(&e);
-	if (store_last_job_metrics(a->store, &ms, &n, &e))
+	if (job_last_metrics(a->jobs, &ms, &n, &e))
 		n = 0;
 	family_put(b, "fleettune_last_job_id", "gauge",
 	           "Id of the most recently finished job with passes, per device.");
@@ -182,9 +178,9 @@ static void writes_put(struct agent *a, struct buf *b)
 		free(list);
 	}
 	family_put(b, "fleettune_sessions_open", "gauge", "Tuning sessions currently open.");
-	if (store_sessions_list(a->store, "open", NULL, &sessions, &n, &e) == 0) {
+	if (session_list(&a->sessions, "open", NULL, &sessions, &n, &e) == 0) {
 		buf_printf(b, "fleettune_sessions_open %d\n", n);
-		store_sessions_free(sessions, n);
+		free(sessions);
 	}
 }
 

@@ -1,6 +1,7 @@
-/* bonnie.c -- the bonnie++ engine: option checks, argv, and the -q CSV line parser. */
+/* bonnie.c -- the bonnie++ engine: option table and checks, argv, metrics, the -q CSV parser. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,8 +10,6 @@
 #include "engine.h"
 #include "num.h"
 #include "banned.h"
-
-#define BONNIE "bonnie"
 
 /* Field numbers of the CSV line, format version 2 (bonnie++ >= 1.90; 2.00a writes "1.98"),
  * from bon_csv2html(1) "FORMAT". Each rate is followed by its %CPU field. */
@@ -32,26 +31,34 @@ enum {
 	BON_MAX_FIELDS = 64,
 };
 
-/* CSV field -> metric; K/s fields are divided by 1024 into MiB/s. */
+/* CSV field -> metric; K/s fields are divided by 1024 into MiB/s; files: a file test (-n). */
 static const struct {
 	int field;
 	const char *metric;
 	int kib;
+	int files;
 } bonnie_fields[] = {
-	{ BON_PUTC, "write_char.bw_mib", 1 },      { BON_PUT_BLOCK, "write.bw_mib", 1 },
-	{ BON_REWRITE, "rewrite.bw_mib", 1 },      { BON_GETC, "read_char.bw_mib", 1 },
-	{ BON_GET_BLOCK, "read.bw_mib", 1 },       { BON_SEEKS, "seeks_per_s", 0 },
-	{ BON_SEQ_CREATE, "seq_create_per_s", 0 }, { BON_SEQ_STAT, "seq_stat_per_s", 0 },
-	{ BON_SEQ_DEL, "seq_delete_per_s", 0 },    { BON_RAN_CREATE, "rand_create_per_s", 0 },
-	{ BON_RAN_STAT, "rand_stat_per_s", 0 },    { BON_RAN_DEL, "rand_delete_per_s", 0 },
+	{ BON_PUTC, "write_char.bw_mib", 1, 0 },      { BON_PUT_BLOCK, "write.bw_mib", 1, 0 },
+	{ BON_REWRITE, "rewrite.bw_mib", 1, 0 },      { BON_GETC, "read_char.bw_mib", 1, 0 },
+	{ BON_GET_BLOCK, "read.bw_mib", 1, 0 },       { BON_SEEKS, "seeks_per_s", 0, 0 },
+	{ BON_SEQ_CREATE, "seq_create_per_s", 0, 1 }, { BON_SEQ_STAT, "seq_stat_per_s", 0, 1 },
+	{ BON_SEQ_DEL, "seq_delete_per_s", 0, 1 },    { BON_RAN_CREATE, "rand_create_per_s", 0, 1 },
+	{ BON_RAN_STAT, "rand_stat_per_s", 0, 1 },    { BON_RAN_DEL, "rand_delete_per_s", 0, 1 },
 };
 
-static const char *const bonnie_keys[] = { "size_mb", "ram_mb", "files", NULL };
-
-struct bonnie_opts {
-	int64_t size_mb, ram_mb;
-	const char *files;
+/* The "bonnie" object of a job. */
+static const struct engine_opt bonnie_opts_table[] = {
+	{ ENGINE_OPT(bonnie_opts, size_mb, EOPT_INT), .min = 1, .max = 16 << 20 },
+	{ ENGINE_OPT(bonnie_opts, ram_mb, EOPT_INT), .min = 0, .max = 8 << 20 },
+	{ ENGINE_OPT(bonnie_opts, files, EOPT_TEXT), .max = 63, .def_str = "16",
+	  .hint = "a string like \"16\" or \"16:100000:16:64\"" },
 };
+
+/* ram_mb, or its default: half of size_mb. */
+static int64_t bonnie_ram_mb(const struct bonnie_opts *o)
+{
+	return o->has_ram_mb ? o->ram_mb : o->size_mb / 2;
+}
 
 /* files: "N[:max_size[:min_size[:num_dirs[:chunk_size]]]]" as bonnie++ -n takes it; N is in
  * units of 1024 files (0 skips the file tests), the rest plain byte or count integers. */
@@ -78,71 +85,43 @@ static int bonnie_files_check(const char *files, struct err *e)
 	return 0;
 }
 
-/* size_mb is required (bonnie++ would otherwise pick twice the host's RAM); ram_mb defaults to
- * size_mb / 2 and bonnie++ refuses a size below twice the RAM. */
-static int bonnie_opts_read(const json_t *opts, struct bonnie_opts *o, struct err *e)
+/* size_mb is required (bonnie++ would otherwise pick twice the host's RAM), and bonnie++
+ * refuses a size below twice the RAM. */
+static int bonnie_check(const struct engine_opts *opts, struct err *e)
 {
-	json_t *files = opts ? json_object_get(opts, "files") : NULL;
-	int rc;
+	const struct bonnie_opts *o = &opts->bonnie;
 
-	memset(o, 0, sizeof(*o));
-	rc = engine_opts_keys(opts, BONNIE, bonnie_keys, e);
-	if (rc < 0)
-		goto out;
-	rc = engine_opt_int(opts, BONNIE, "size_mb", 1, 16 << 20, 0, &o->size_mb, e);
-	if (rc < 0)
-		goto out;
-	if (!engine_opt_has(opts, "size_mb")) {
-		rc = err_set(e, -EINVAL, "bad_request", "bonnie.size_mb: required (1..16777216)");
-		goto out;
-	}
-	rc = engine_opt_int(opts, BONNIE, "ram_mb", 0, 8 << 20, o->size_mb / 2, &o->ram_mb, e);
-	if (rc < 0)
-		goto out;
-	if (o->size_mb < 2 * o->ram_mb) {
-		rc = err_set(e, -EINVAL, "bad_request",
-		             "bonnie.size_mb: must be at least twice ram_mb (bonnie++ refuses "
-		             "smaller files)");
-		goto out;
-	}
-	o->files = "16";
-	if (files) {
-		if (!json_is_string(files)) {
-			rc = err_set(e, -EINVAL, "bad_request",
-			             "bonnie.files: must be a string like \"16\" or "
-			             "\"16:100000:16:64\"");
-			goto out;
-		}
-		o->files = json_string_value(files);
-		rc = bonnie_files_check(o->files, e);
-		if (rc < 0)
-			goto out;
-	}
-	rc = 0;
-out:
-	return rc;
+	if (!o->has_size_mb)
+		return err_set(e, -EINVAL, "bad_request", "bonnie.size_mb: required (1..16777216)");
+	if (o->size_mb < 2 * bonnie_ram_mb(o))
+		return err_set(e, -EINVAL, "bad_request",
+		               "bonnie.size_mb: must be at least twice ram_mb (bonnie++ refuses "
+		               "smaller files)");
+	return bonnie_files_check(o->files, e);
 }
 
-static int bonnie_check(const json_t *opts, struct err *e)
+/* The number of files (-n's first field, in thousands): 0 skips the file tests. */
+static int64_t bonnie_files_n(const struct bonnie_opts *o)
 {
-	struct bonnie_opts o;
+	int64_t n = 0;
+	char part[32];
 
-	return bonnie_opts_read(opts, &o, e);
+	snprintf(part, sizeof(part), "%.*s", (int)strcspn(o->files, ":"), o->files);
+	if (num_parse_i64(part, &n) < 0)
+		return 0;
+	return n;
 }
 
 /* bonnie++ -q -d DIR -s SIZE_MB -r RAM_MB -n FILES [-u root]. -u is only given as root, where
  * bonnie++ demands it; under another user it would fail to switch. */
-static int bonnie_argv_build(const json_t *opts, const struct engine_target *t, char ***argv,
-                             struct err *e)
+static int bonnie_argv_build(const struct engine_opts *opts, const struct engine_target *t,
+                             char ***argv, struct err *e)
 {
+	const struct bonnie_opts *o = &opts->bonnie;
 	struct engine_argv a = { 0 };
-	struct bonnie_opts o;
 	int rc;
 
 	*argv = NULL;
-	rc = bonnie_opts_read(opts, &o, e);
-	if (rc < 0)
-		goto out;
 	if (!t->directory) {
 		rc = err_set(e, -EINVAL, "bad_request", "bonnie: needs a directory");
 		goto out;
@@ -152,11 +131,11 @@ static int bonnie_argv_build(const json_t *opts, const struct engine_target *t, 
 	engine_argv_add(&a, "-d");
 	engine_argv_add(&a, "%s", t->directory);
 	engine_argv_add(&a, "-s");
-	engine_argv_add(&a, "%" PRId64, o.size_mb);
+	engine_argv_add(&a, "%" PRId64, o->size_mb);
 	engine_argv_add(&a, "-r");
-	engine_argv_add(&a, "%" PRId64, o.ram_mb);
+	engine_argv_add(&a, "%" PRId64, bonnie_ram_mb(o));
 	engine_argv_add(&a, "-n");
-	engine_argv_add(&a, "%s", o.files);
+	engine_argv_add(&a, "%s", o->files);
 	if (geteuid() == 0) {
 		engine_argv_add(&a, "-u");
 		engine_argv_add(&a, "root");
@@ -168,14 +147,14 @@ out:
 	return rc;
 }
 
-static double bonnie_expected_runtime_s(const json_t *opts)
+static double bonnie_expected_runtime_s(const struct engine_opts *opts)
 {
 	return 0;
 }
 
 /* With -q bonnie++ prints nothing until it is done. */
-static double bonnie_progress(const json_t *opts, double elapsed_s, const char *out, size_t out_len,
-                              const char *errout, size_t errout_len)
+static double bonnie_progress(const struct engine_opts *opts, double elapsed_s, const char *out,
+                              size_t out_len, const char *errout, size_t errout_len)
 {
 	return -1;
 }
@@ -278,13 +257,30 @@ out:
 	return rc;
 }
 
+/* Every figure of the CSV line; the file tests only when -n asks for files. */
+static void bonnie_metrics_list(const struct engine_opts *opts, struct metric_names *out)
+{
+	bool files = bonnie_files_n(&opts->bonnie) > 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(bonnie_fields) / sizeof(bonnie_fields[0]); i++)
+		if (files || !bonnie_fields[i].files)
+			metric_names_add(out, bonnie_fields[i].metric);
+}
+
 const struct engine bonnie_engine = {
 	.name = "bonnie",
+	.id = ENGINE_BONNIE,
 	.needs_directory = 1,
+	.opts = bonnie_opts_table,
+	.n_opts = (int)(sizeof(bonnie_opts_table) / sizeof(bonnie_opts_table[0])),
+	.opts_off = offsetof(struct engine_opts, bonnie),
+	.opts_size = sizeof(struct bonnie_opts),
 	.check = bonnie_check,
 	.argv_build = bonnie_argv_build,
 	.expected_runtime_s = bonnie_expected_runtime_s,
 	.progress = bonnie_progress,
 	.parse = bonnie_parse,
 	.raw_stream = "stdout",
+	.metrics_list = bonnie_metrics_list,
 };

@@ -1,6 +1,7 @@
-/* dd.c -- the dd engine: option checks, argv, progress from status=progress, final-line parser. */
+/* dd.c -- the dd engine: option table and checks, argv, progress from status=progress, parser. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,103 +9,62 @@
 #include "engine.h"
 #include "banned.h"
 
-#define DD "dd"
-
-static const char *const dd_keys[] = {
-	"direction", "bs", "count", "oflag_direct", "iflag_direct", NULL,
-};
-
 static const char *const dd_directions[] = { "write", "read", NULL };
 
-struct dd_opts {
-	const char *direction;
-	uint64_t bs;
-	int64_t count;
-	int oflag_direct, iflag_direct;
+/* The "dd" object of a job. */
+static const struct engine_opt dd_opts_table[] = {
+	{ ENGINE_OPT(dd_opts, direction, EOPT_ENUM), .choices = dd_directions, .def_str = "write" },
+	{ ENGINE_OPT(dd_opts, bs, EOPT_SIZE), .min = 1, .max = 1LL << 30, .def = 1LL << 20 },
+	{ ENGINE_OPT(dd_opts, count, EOPT_INT), .min = 1, .max = 1000000000 },
+	{ ENGINE_OPT(dd_opts, oflag_direct, EOPT_BOOL) },
+	{ ENGINE_OPT(dd_opts, iflag_direct, EOPT_BOOL) },
 };
 
 /* count is required: there is no sensible default amount of data to write to a device. */
-static int dd_opts_read(const json_t *opts, struct dd_opts *o, struct err *e)
+static int dd_check(const struct engine_opts *opts, struct err *e)
 {
-	int rc;
+	const struct dd_opts *o = &opts->dd;
 
-	memset(o, 0, sizeof(*o));
-	rc = engine_opts_keys(opts, DD, dd_keys, e);
-	if (rc < 0)
-		goto out;
-	rc = engine_opt_enum(opts, DD, "direction", dd_directions, "write", &o->direction, e);
-	if (rc < 0)
-		goto out;
-	rc = engine_opt_size(opts, DD, "bs", 1, 1ULL << 30, 0, 1ULL << 20, &o->bs, e);
-	if (rc < 0)
-		goto out;
-	rc = engine_opt_int(opts, DD, "count", 1, 1000000000, 0, &o->count, e);
-	if (rc < 0)
-		goto out;
-	rc = engine_opt_bool(opts, DD, "oflag_direct", 0, &o->oflag_direct, e);
-	if (rc < 0)
-		goto out;
-	rc = engine_opt_bool(opts, DD, "iflag_direct", 0, &o->iflag_direct, e);
-	if (rc < 0)
-		goto out;
-	if (!engine_opt_has(opts, "count")) {
-		rc = err_set(e, -EINVAL, "bad_request", "dd.count: required (1..1000000000)");
-		goto out;
-	}
+	if (!o->has_count)
+		return err_set(e, -EINVAL, "bad_request", "dd.count: required (1..1000000000)");
 	/* /dev/zero and /dev/null refuse O_DIRECT, so each flag belongs to one direction. */
-	if (o->oflag_direct && strcmp(o->direction, "write")) {
-		rc = err_set(e, -EINVAL, "bad_request",
-		             "dd.oflag_direct: only valid with direction \"write\"");
-		goto out;
-	}
-	if (o->iflag_direct && strcmp(o->direction, "read")) {
-		rc = err_set(e, -EINVAL, "bad_request",
-		             "dd.iflag_direct: only valid with direction \"read\"");
-		goto out;
-	}
-	rc = 0;
-out:
-	return rc;
-}
-
-static int dd_check(const json_t *opts, struct err *e)
-{
-	struct dd_opts o;
-
-	return dd_opts_read(opts, &o, e);
+	if (o->oflag_direct && strcmp(o->direction, "write"))
+		return err_set(e, -EINVAL, "bad_request",
+		               "dd.oflag_direct: only valid with direction \"write\"");
+	if (o->iflag_direct && strcmp(o->direction, "read"))
+		return err_set(e, -EINVAL, "bad_request",
+		               "dd.iflag_direct: only valid with direction \"read\"");
+	return 0;
 }
 
 /* write: dd if=/dev/zero of=T bs= count= [oflag=direct] conv=fdatasync status=progress
  * read:  dd if=T of=/dev/null bs= count= [iflag=direct] status=progress
  * T is the raw device, or <dir>/<work_name>.dd for a write with a directory. A read with a
  * directory is refused: the pass's file name is fresh, so there would be nothing to read. */
-static int dd_argv_build(const json_t *opts, const struct engine_target *t, char ***argv,
-                         struct err *e)
+static int dd_argv_build(const struct engine_opts *opts, const struct engine_target *t,
+                         char ***argv, struct err *e)
 {
+	const struct dd_opts *o = &opts->dd;
 	struct engine_argv a = { 0 };
-	struct dd_opts o;
 	char bs[32];
 	int rc;
 
 	*argv = NULL;
-	rc = dd_opts_read(opts, &o, e);
-	if (rc < 0)
-		goto out;
 	if (!t->directory && !t->device_path) {
 		rc = err_set(e, -EINVAL, "bad_request", "dd: no device or directory to run on");
 		goto out;
 	}
-	engine_size_str(o.bs, 0, bs, sizeof(bs));
+	engine_size_str(o->bs, 0, bs, sizeof(bs));
 	engine_argv_add(&a, "%s", t->exe ? t->exe : "dd");
-	if (!strcmp(o.direction, "write")) {
+	if (!strcmp(o->direction, "write")) {
 		engine_argv_add(&a, "if=/dev/zero");
 		if (t->directory)
 			engine_argv_add(&a, "of=%s/%s.dd", t->directory, t->work_name);
 		else
 			engine_argv_add(&a, "of=%s", t->device_path);
 		engine_argv_add(&a, "bs=%s", bs);
-		engine_argv_add(&a, "count=%" PRId64, o.count);
-		if (o.oflag_direct)
+		engine_argv_add(&a, "count=%" PRId64, o->count);
+		if (o->oflag_direct)
 			engine_argv_add(&a, "oflag=direct");
 		engine_argv_add(&a, "conv=fdatasync");
 	} else {
@@ -117,8 +77,8 @@ static int dd_argv_build(const json_t *opts, const struct engine_target *t, char
 		engine_argv_add(&a, "if=%s", t->device_path);
 		engine_argv_add(&a, "of=/dev/null");
 		engine_argv_add(&a, "bs=%s", bs);
-		engine_argv_add(&a, "count=%" PRId64, o.count);
-		if (o.iflag_direct)
+		engine_argv_add(&a, "count=%" PRId64, o->count);
+		if (o->iflag_direct)
 			engine_argv_add(&a, "iflag=direct");
 	}
 	engine_argv_add(&a, "status=progress");
@@ -129,7 +89,7 @@ out:
 	return rc;
 }
 
-static double dd_expected_runtime_s(const json_t *opts)
+static double dd_expected_runtime_s(const struct engine_opts *opts)
 {
 	return 0;
 }
@@ -167,18 +127,18 @@ static int dd_copied_last(const char *s, size_t len, uint64_t *bytes, double *se
 }
 
 /* Bytes copied so far (from status=progress) over bs*count, capped below 1. */
-static double dd_progress(const json_t *opts, double elapsed_s, const char *out, size_t out_len,
-                          const char *errout, size_t errout_len)
+static double dd_progress(const struct engine_opts *opts, double elapsed_s, const char *out,
+                          size_t out_len, const char *errout, size_t errout_len)
 {
-	struct dd_opts o;
+	const struct dd_opts *o = &opts->dd;
 	uint64_t bytes;
 	double p, secs;
 
-	if (dd_opts_read(opts, &o, NULL) < 0)
+	if (!o->has_count)
 		return -1;
 	if (!dd_copied_last(errout, errout_len, &bytes, &secs))
 		return 0;
-	p = (double)bytes / ((double)o.bs * (double)o.count);
+	p = (double)bytes / ((double)o->bs * (double)o->count);
 	return p > 0.99 ? 0.99 : p;
 }
 
@@ -225,23 +185,36 @@ out:
 }
 
 /* "write.bw_mib" or "read.bw_mib" from the direction option. */
-static void dd_metrics_name(const json_t *opts, struct metrics *m)
+static void dd_metrics_name(const struct engine_opts *opts, struct metrics *m)
 {
 	const struct metric *bw = metrics_get(m, "bw_mib");
-	struct dd_opts o;
 	char name[48];
 	int i;
 
-	if (!bw || dd_opts_read(opts, &o, NULL) < 0)
+	if (!bw)
 		return;
-	snprintf(name, sizeof(name), "%s.bw_mib", o.direction);
+	snprintf(name, sizeof(name), "%s.bw_mib", opts->dd.direction);
 	i = (int)(bw - m->m);
 	snprintf(m->m[i].name, sizeof(m->m[i].name), "%s", name);
 }
 
+/* The one figure dd's final line gives, named by direction. */
+static void dd_metrics_list(const struct engine_opts *opts, struct metric_names *out)
+{
+	char name[48];
+
+	snprintf(name, sizeof(name), "%s.bw_mib", opts->dd.direction);
+	metric_names_add(out, name);
+}
+
 const struct engine dd_engine = {
 	.name = "dd",
+	.id = ENGINE_DD,
 	.needs_directory = 0,
+	.opts = dd_opts_table,
+	.n_opts = (int)(sizeof(dd_opts_table) / sizeof(dd_opts_table[0])),
+	.opts_off = offsetof(struct engine_opts, dd),
+	.opts_size = sizeof(struct dd_opts),
 	.check = dd_check,
 	.argv_build = dd_argv_build,
 	.expected_runtime_s = dd_expected_runtime_s,
@@ -249,4 +222,5 @@ const struct engine dd_engine = {
 	.parse = dd_parse,
 	.raw_stream = "stderr",
 	.metrics_name = dd_metrics_name,
+	.metrics_list = dd_metrics_list,
 };

@@ -1,4 +1,4 @@
-/* engine.c -- the engine table, metrics, and option/argv helpers the engine modules share. */
+/* engine.c -- the engine table, metrics, option defaults, and argv helpers the engines share. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -20,6 +20,8 @@ static const struct engine *const engine_table[] = {
 };
 
 #define N_ENGINES (sizeof(engine_table) / sizeof(engine_table[0]))
+
+const char *const engine_names[] = { "fio", "dd", "bonnie", "iozone", NULL };
 
 void metrics_set(struct metrics *m, const char *name, double value)
 {
@@ -48,6 +50,82 @@ const struct metric *metrics_get(const struct metrics *m, const char *name)
 	return NULL;
 }
 
+void metric_names_add(struct metric_names *l, const char *name)
+{
+	if (metric_names_has(l, name) || l->n >= METRICS_MAX)
+		return;
+	snprintf(l->name[l->n], sizeof(l->name[l->n]), "%s", name);
+	l->n++;
+}
+
+bool metric_names_has(const struct metric_names *l, const char *name)
+{
+	int i;
+
+	for (i = 0; i < l->n; i++)
+		if (!strcmp(l->name[i], name))
+			return true;
+	return false;
+}
+
+/* Store d's default into the option struct at base. */
+static void opt_default(void *base, const struct engine_opt *d)
+{
+	char *field = (char *)base + d->off;
+
+	switch (d->type) {
+	case EOPT_INT:
+		*(int64_t *)field = d->def;
+		break;
+	case EOPT_BOOL:
+		*(bool *)field = d->def != 0;
+		break;
+	case EOPT_SIZE:
+		*(uint64_t *)field = (uint64_t)d->def;
+		break;
+	case EOPT_ENUM:
+		*(const char **)field = d->def_str;
+		break;
+	case EOPT_TEXT:
+		snprintf(field, (size_t)d->max + 1, "%s", d->def_str ? d->def_str : "");
+		break;
+	case EOPT_SET:
+		*(unsigned *)field = (unsigned)d->def;
+		break;
+	}
+	*(bool *)((char *)base + d->has_off) = false;
+}
+
+void engine_opts_reset(const struct engine *eng, struct engine_opts *o)
+{
+	char *base = (char *)o + eng->opts_off;
+	int k;
+
+	memset(base, 0, eng->opts_size);
+	for (k = 0; k < eng->n_opts; k++)
+		opt_default(base, &eng->opts[k]);
+	o->given[eng->id] = false;
+}
+
+void engine_opts_init(struct engine_opts *o)
+{
+	size_t i;
+
+	memset(o, 0, sizeof(*o));
+	for (i = 0; i < N_ENGINES; i++)
+		engine_opts_reset(engine_table[i], o);
+}
+
+const struct engine *engine_by_id(enum engine_id id)
+{
+	size_t i;
+
+	for (i = 0; i < N_ENGINES; i++)
+		if (engine_table[i]->id == id)
+			return engine_table[i];
+	return NULL;
+}
+
 const struct engine *engine_find(const char *name)
 {
 	size_t i;
@@ -60,15 +138,15 @@ const struct engine *engine_find(const char *name)
 	return NULL;
 }
 
-int engine_parse(const struct engine *eng, const json_t *opts, const char *out, size_t out_len,
-                 const char *errout, size_t errout_len, int exit_code, int term_signal,
-                 struct metrics *m, struct err *e)
+int engine_parse(const struct engine *eng, const struct engine_opts *o, const char *out,
+                 size_t out_len, const char *errout, size_t errout_len, int exit_code,
+                 int term_signal, struct metrics *m, struct err *e)
 {
 	int rc;
 
 	rc = eng->parse(out, out_len, errout, errout_len, exit_code, term_signal, m, e);
 	if (eng->metrics_name)
-		eng->metrics_name(opts, m);
+		eng->metrics_name(o, m);
 	return rc;
 }
 
@@ -176,128 +254,6 @@ char **engine_argv_detach(struct engine_argv *a)
 	a->n = 0;
 	a->cap = 0;
 	return v;
-}
-
-int engine_opts_keys(const json_t *opts, const char *eng, const char *const *keys, struct err *e)
-{
-	const char *key;
-	json_t *val;
-	size_t i;
-
-	if (!opts || json_is_null(opts))
-		return 0;
-	if (!json_is_object(opts))
-		return err_set(e, -EINVAL, "bad_request", "%s: must be an object", eng);
-	json_object_foreach((json_t *)opts, key, val)
-	{
-		int known = 0;
-
-		(void)val;
-		for (i = 0; keys[i]; i++)
-			if (!strcmp(keys[i], key))
-				known = 1;
-		if (!known)
-			return err_set(e, -EINVAL, "bad_request", "%s.%s: unknown option", eng,
-			               key);
-	}
-	return 0;
-}
-
-int engine_opt_has(const json_t *opts, const char *key)
-{
-	return opts && json_is_object(opts) && json_object_get(opts, key) != NULL;
-}
-
-int engine_opt_int(const json_t *opts, const char *eng, const char *key, int64_t min, int64_t max,
-                   int64_t def, int64_t *out, struct err *e)
-{
-	json_t *v = opts ? json_object_get(opts, key) : NULL;
-	int64_t x;
-
-	*out = def;
-	if (!v)
-		return 0;
-	if (!json_is_integer(v))
-		return err_set(e, -EINVAL, "bad_request",
-		               "%s.%s: must be an integer %" PRId64 "..%" PRId64, eng, key, min,
-		               max);
-	x = (int64_t)json_integer_value(v);
-	if (x < min || x > max)
-		return err_set(e, -EINVAL, "bad_request", "%s.%s: must be %" PRId64 "..%" PRId64,
-		               eng, key, min, max);
-	*out = x;
-	return 0;
-}
-
-int engine_opt_bool(const json_t *opts, const char *eng, const char *key, int def, int *out,
-                    struct err *e)
-{
-	json_t *v = opts ? json_object_get(opts, key) : NULL;
-
-	*out = def;
-	if (!v)
-		return 0;
-	if (!json_is_boolean(v))
-		return err_set(e, -EINVAL, "bad_request", "%s.%s: must be true or false", eng, key);
-	*out = json_is_true(v);
-	return 0;
-}
-
-int engine_opt_size(const json_t *opts, const char *eng, const char *key, uint64_t min,
-                    uint64_t max, uint64_t align, uint64_t def, uint64_t *out, struct err *e)
-{
-	json_t *v = opts ? json_object_get(opts, key) : NULL;
-	char lo[32], hi[32], al[32];
-	uint64_t x;
-
-	*out = def;
-	if (!v)
-		return 0;
-	engine_size_str(min, 0, lo, sizeof(lo));
-	engine_size_str(max, 0, hi, sizeof(hi));
-	if (!json_is_string(v) || num_parse_size(json_string_value(v), &x) < 0)
-		return err_set(e, -EINVAL, "bad_request",
-		               "%s.%s: must be a size like \"4k\", \"1M\" or \"2g\"", eng, key);
-	if (x < min || x > max)
-		return err_set(e, -EINVAL, "bad_request", "%s.%s: must be %s..%s", eng, key, lo,
-		               hi);
-	if (align > 1 && x % align) {
-		engine_size_str(align, 0, al, sizeof(al));
-		return err_set(e, -EINVAL, "bad_request", "%s.%s: must be a multiple of %s", eng,
-		               key, al);
-	}
-	*out = x;
-	return 0;
-}
-
-int engine_opt_enum(const json_t *opts, const char *eng, const char *key,
-                    const char *const *choices, const char *def, const char **out, struct err *e)
-{
-	json_t *v = opts ? json_object_get(opts, key) : NULL;
-	char list[256];
-	size_t i, used = 0;
-
-	*out = def;
-	if (!v)
-		return 0;
-	if (json_is_string(v)) {
-		for (i = 0; choices[i]; i++) {
-			if (!strcmp(choices[i], json_string_value(v))) {
-				*out = choices[i];
-				return 0;
-			}
-		}
-	}
-	list[0] = '\0';
-	for (i = 0; choices[i] && used < sizeof(list); i++) {
-		int n = snprintf(list + used, sizeof(list) - used, "%s%s", i ? "|" : "",
-		                 choices[i]);
-
-		if (n < 0)
-			break;
-		used += (size_t)n;
-	}
-	return err_set(e, -EINVAL, "bad_request", "%s.%s: must be one of %s", eng, key, list);
 }
 
 void engine_size_str(uint64_t bytes, int lower, char *out, size_t len)

@@ -2,7 +2,7 @@
 #ifndef FT_ENGINE_H
 #define FT_ENGINE_H
 
-#include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +30,102 @@ void metrics_set(struct metrics *m, const char *name, double value);
 /* NULL if absent. */
 const struct metric *metrics_get(const struct metrics *m, const char *name);
 
+/* The names of the metrics a pass will report, derived from the options before it runs. */
+struct metric_names {
+	int n;
+	char name[METRICS_MAX][48];
+};
+
+/* Append name unless it is there already (or the list is full). */
+void metric_names_add(struct metric_names *l, const char *name);
+/* True if name is in l. */
+bool metric_names_has(const struct metric_names *l, const char *name);
+
+/* ---- typed options: what the API layer decodes an engine's object into ---- */
+
+/* fio: a has_* flag says the key was given; only given keys reach fio's argv. */
+struct fio_opts {
+	const char *rw;       /* one of fio_engine's rw choices; NULL: fio's default, read */
+	const char *ioengine; /* NULL: fio's default */
+	uint64_t bs, size;    /* bytes */
+	int64_t iodepth, numjobs, runtime_s, rwmixread;
+	bool direct, time_based;
+	bool has_rw, has_ioengine, has_bs, has_size, has_iodepth, has_numjobs, has_runtime_s,
+	        has_rwmixread, has_direct, has_time_based;
+};
+
+/* dd: direction "write" (default) or "read"; bs in bytes (default 1M); count is required. */
+struct dd_opts {
+	const char *direction;
+	uint64_t bs;
+	int64_t count;
+	bool oflag_direct, iflag_direct;
+	bool has_direction, has_bs, has_count, has_oflag_direct, has_iflag_direct;
+};
+
+/* bonnie++: size_mb is required; ram_mb defaults to size_mb / 2 (bonnie_ram_mb()); files is
+ * -n's "N[:max[:min[:dirs[:chunk]]]]", default "16". */
+struct bonnie_opts {
+	int64_t size_mb, ram_mb;
+	char files[64];
+	bool has_size_mb, has_ram_mb, has_files;
+};
+
+/* iozone (throughput mode): sizes in bytes; tests is a bit set of "write" (1), "read" (2) and
+ * "random" (4), all three by default. */
+struct iozone_opts {
+	uint64_t record_size, file_size;
+	int64_t threads;
+	unsigned tests;
+	bool has_record_size, has_file_size, has_threads, has_tests;
+};
+
+enum engine_id { ENGINE_FIO, ENGINE_DD, ENGINE_BONNIE, ENGINE_IOZONE, ENGINE_COUNT };
+
+/* The options of every engine a job body may carry (each object given is validated, the
+ * selected engine's is used); given[id] says the body had that engine's object. */
+struct engine_opts {
+	struct fio_opts fio;
+	struct dd_opts dd;
+	struct bonnie_opts bonnie;
+	struct iozone_opts iozone;
+	bool given[ENGINE_COUNT];
+};
+
+/* Every engine's defaults, nothing given. */
+void engine_opts_init(struct engine_opts *o);
+
+/*
+ * One key of an engine's option object, as a table entry: the API layer decodes and encodes
+ * objects by walking the table, so the limits written here are the only ones (the OpenAPI
+ * document repeats them and tests/openapi/validate.js checks it does).
+ */
+enum engine_opt_type {
+	EOPT_INT,  /* int64_t in min..max */
+	EOPT_BOOL, /* bool */
+	EOPT_SIZE, /* uint64_t bytes from a size string ("4k", "1M"), min..max, a multiple of align
+	            */
+	EOPT_ENUM, /* const char * pointing into choices */
+	EOPT_TEXT, /* char[max + 1]; hint says what a valid value looks like */
+	EOPT_SET,  /* unsigned: bit i for choices[i], from an array of distinct strings */
+};
+
+/* The start of a table entry for key K of struct S (with its has_K flag), of type T. */
+#define ENGINE_OPT(S, K, T)                                                                        \
+	.key = #K, .type = T, .off = offsetof(struct S, K), .has_off = offsetof(struct S, has_##K)
+
+struct engine_opt {
+	const char *key;
+	enum engine_opt_type type;
+	int64_t min, max;
+	uint64_t align;
+	const char *const *choices; /* EOPT_ENUM, EOPT_SET: NULL-terminated */
+	int64_t def;                /* EOPT_INT, EOPT_BOOL, EOPT_SIZE, EOPT_SET: when absent */
+	const char *def_str;        /* EOPT_ENUM, EOPT_TEXT: when absent (NULL: none) */
+	const char *hint;           /* EOPT_TEXT */
+	size_t off, has_off;        /* of the value and of its has_ flag in the option struct */
+};
+
 /* Where a pass runs. All strings are borrowed. */
 struct engine_target {
 	const char *exe; /* binary to run: fio path from --fio, else "dd", "bonnie++", "iozone"
@@ -42,13 +138,16 @@ struct engine_target {
 /*
  * One benchmark tool. The four engines are table entries (fio_engine, ...);
  * callers go through engine_find(). The function pointers do no I/O and
- * keep no state, so any thread may call them.
+ * keep no state, so any thread may call them. They take the decoded options
+ * of every engine and read their own (o->fio, o->dd, ...).
  *
- * Errors: check and argv_build fail with -EINVAL and code "bad_request"
- * naming the key ("fio.iodepth: must be 1..4096"). argv_build also refuses
- * combinations that need the target (fio with a directory but no size, dd
- * read with a directory), so the job layer should call it once when the
- * job is submitted to answer 400 instead of failing the first pass.
+ * Errors: the API layer's decoder refuses keys, types and ranges outside the
+ * table (opts) with -EINVAL, code "bad_request", naming the key
+ * ("fio.iodepth: must be 1..4096"); check() then refuses missing required
+ * keys and combinations the same way. argv_build() also refuses combinations
+ * that need the target (fio with a directory but no size, dd read with a
+ * directory), so the job layer calls it once when the job is submitted to
+ * answer 400 instead of failing the first pass.
  *
  * parse() results, the same for every engine:
  *   0        the pass succeeded; m holds its metrics.
@@ -71,22 +170,25 @@ struct engine_target {
 struct engine {
 	const char *name; /* "fio", "dd", "bonnie", "iozone" — the job's "engine" field and the key
 	                     of its option object */
+	enum engine_id id;
 	int needs_directory; /* bonnie, iozone: 1 */
-	/* Strict validation of the engine's option object (may be NULL = defaults where sensible).
-	 * Unknown keys, wrong types, bad sizes ("4Q"), out-of-range numbers -> return -EINVAL with
-	 * err code "bad_request" and a message naming the key, e.g. "fio.iodepth: must be 1..4096".
-	 */
-	int (*check)(const json_t *opts, struct err *e);
+	/* The option object's keys, in the order they are checked. */
+	const struct engine_opt *opts;
+	int n_opts;
+	size_t opts_off, opts_size; /* where this engine's option struct is in struct engine_opts */
+	/* Required keys and rules joining several keys, on decoded options: -EINVAL with code
+	 * "bad_request" and a message naming the key, e.g. "dd.count: required (1..1000000000)". */
+	int (*check)(const struct engine_opts *o, struct err *e);
 	/* Build a NULL-terminated argv (heap; free with engine_argv_free). Never uses a shell.
-	 * Runs check() first. Sizes are passed as exact binary units ("4M"). */
-	int (*argv_build)(const json_t *opts, const struct engine_target *t, char ***argv,
+	 * Takes checked options. Sizes are passed as exact binary units ("4M"). */
+	int (*argv_build)(const struct engine_opts *o, const struct engine_target *t, char ***argv,
 	                  struct err *e);
 	/* Expected wall time of one pass in seconds, 0 if unknown. */
-	double (*expected_runtime_s)(const json_t *opts);
+	double (*expected_runtime_s)(const struct engine_opts *o);
 	/* Progress of the running pass in 0..1 from elapsed time and the output so far, -1 if
 	 * unknown. Never returns 1: a pass is done when its process is. */
-	double (*progress)(const json_t *opts, double elapsed_s, const char *out, size_t out_len,
-	                   const char *errout, size_t errout_len);
+	double (*progress)(const struct engine_opts *o, double elapsed_s, const char *out,
+	                   size_t out_len, const char *errout, size_t errout_len);
 	/* Parse a finished pass. exit_code is the exit status (or -1 if killed by term_signal).
 	 * Fills metrics (m is reset first); returns 0 or a negative errno as described above. */
 	int (*parse)(const char *out, size_t out_len, const char *errout, size_t errout_len,
@@ -96,8 +198,16 @@ struct engine {
 	/* Optional: name metrics that depend on the options (dd's output does not say whether
 	 * it read or wrote, so its parse() yields "bw_mib" and this renames it). NULL if none.
 	 * engine_parse() calls parse() and then this. */
-	void (*metrics_name)(const json_t *opts, struct metrics *m);
+	void (*metrics_name)(const struct engine_opts *o, struct metrics *m);
+	/* Every metric a successful pass with these options reports (names after metrics_name),
+	 * so a caller can refuse a metric the job cannot produce before it runs. One exception:
+	 * bonnie++ prints "+++++" instead of a figure for a test that ran too fast to time, and
+	 * that pass then lacks the metric. */
+	void (*metrics_list)(const struct engine_opts *o, struct metric_names *out);
 };
+
+/* "fio", "dd", "bonnie", "iozone", NULL: the job's "engine" values. */
+extern const char *const engine_names[];
 
 extern const struct engine fio_engine;
 extern const struct engine dd_engine;
@@ -106,11 +216,15 @@ extern const struct engine iozone_engine;
 
 /* NULL if unknown. */
 const struct engine *engine_find(const char *name);
-/* eng->parse() followed by eng->metrics_name(opts): what the job layer should call, so dd
+/* Put eng's options in o back to their defaults, not given. */
+void engine_opts_reset(const struct engine *eng, struct engine_opts *o);
+/* The engine with that id (0 <= id < ENGINE_COUNT). */
+const struct engine *engine_by_id(enum engine_id id);
+/* eng->parse() followed by eng->metrics_name(o): what the job layer should call, so dd
  * passes get "write.bw_mib" / "read.bw_mib". Same return values as parse(). */
-int engine_parse(const struct engine *eng, const json_t *opts, const char *out, size_t out_len,
-                 const char *errout, size_t errout_len, int exit_code, int term_signal,
-                 struct metrics *m, struct err *e);
+int engine_parse(const struct engine *eng, const struct engine_opts *o, const char *out,
+                 size_t out_len, const char *errout, size_t errout_len, int exit_code,
+                 int term_signal, struct metrics *m, struct err *e);
 /* The binary eng runs: fio_path for fio when given, else fio, dd, bonnie++ or iozone. */
 const char *engine_exe(const struct engine *eng, const char *fio_path);
 /* Frees an argv from argv_build; NULL is fine. */
@@ -131,25 +245,6 @@ void engine_argv_add(struct engine_argv *a, const char *fmt, ...)
         __attribute__((format(printf, 2, 3)));
 /* Hand over the NULL-terminated vector and reset a. Caller has ownership. */
 char **engine_argv_detach(struct engine_argv *a);
-
-/* Option readers. Each one fails with -EINVAL / "bad_request" "<eng>.<key>: ..." when the
- * key is present with a wrong type or value, and stores `def` when the key is absent.
- * opts may be NULL (everything absent). */
-int engine_opts_keys(const json_t *opts, const char *eng, const char *const *keys,
-                     struct err *e); /* keys: NULL-terminated; also checks opts is an object */
-int engine_opt_int(const json_t *opts, const char *eng, const char *key, int64_t min, int64_t max,
-                   int64_t def, int64_t *out, struct err *e);
-int engine_opt_bool(const json_t *opts, const char *eng, const char *key, int def, int *out,
-                    struct err *e);
-/* A size string ("4k", "1M", "2g"; binary units) in min..max bytes, optionally a multiple
- * of `align` (0 = any). */
-int engine_opt_size(const json_t *opts, const char *eng, const char *key, uint64_t min,
-                    uint64_t max, uint64_t align, uint64_t def, uint64_t *out, struct err *e);
-/* One of choices[] (NULL-terminated); *out points into choices, or is def. */
-int engine_opt_enum(const json_t *opts, const char *eng, const char *key,
-                    const char *const *choices, const char *def, const char **out, struct err *e);
-/* True if key is present in opts. */
-int engine_opt_has(const json_t *opts, const char *key);
 
 /* Format bytes in the largest binary unit that divides it exactly: 4194304 -> "4M"
  * ("4m" with lower), 4097 -> "4097". fio, dd and iozone all read "K/M/G/T" as binary. */

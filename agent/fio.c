@@ -1,18 +1,13 @@
-/* fio.c -- the fio engine: option checks, argv, progress, and fio's JSON output parser. */
+/* fio.c -- the fio engine: option table and checks, argv, progress, metrics, fio's JSON parser. */
 #include <errno.h>
 #include <inttypes.h>
+#include <jansson.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "engine.h"
 #include "banned.h"
-
-#define FIO "fio"
-
-static const char *const fio_keys[] = {
-	"rw",   "bs",        "ioengine",   "direct",    "iodepth", "numjobs",
-	"size", "runtime_s", "time_based", "rwmixread", NULL,
-};
 
 static const char *const fio_rw[] = {
 	"read",   "write", "randread", "randwrite", "rw", "readwrite",
@@ -24,13 +19,18 @@ static const char *const fio_ioengines[] = {
 	"pvsync2", "vsync",    "posixaio", "mmap", NULL,
 };
 
-/* The options after validation; absent ones have has_* = 0 and are left to fio. */
-struct fio_opts {
-	const char *rw, *ioengine;
-	uint64_t bs, size;
-	int64_t iodepth, numjobs, runtime_s, rwmixread;
-	int direct, time_based;
-	int has_bs, has_size, has_iodepth, has_numjobs, has_runtime, has_rwmixread, has_direct;
+/* The "fio" object of a job. Absent keys are left to fio. */
+static const struct engine_opt fio_opts_table[] = {
+	{ ENGINE_OPT(fio_opts, rw, EOPT_ENUM), .choices = fio_rw },
+	{ ENGINE_OPT(fio_opts, ioengine, EOPT_ENUM), .choices = fio_ioengines },
+	{ ENGINE_OPT(fio_opts, bs, EOPT_SIZE), .min = 1, .max = 1LL << 30 },
+	{ ENGINE_OPT(fio_opts, size, EOPT_SIZE), .min = 1, .max = 1LL << 50 },
+	{ ENGINE_OPT(fio_opts, direct, EOPT_BOOL) },
+	{ ENGINE_OPT(fio_opts, iodepth, EOPT_INT), .min = 1, .max = 4096, .def = 1 },
+	{ ENGINE_OPT(fio_opts, numjobs, EOPT_INT), .min = 1, .max = 256, .def = 1 },
+	{ ENGINE_OPT(fio_opts, runtime_s, EOPT_INT), .min = 1, .max = 86400 },
+	{ ENGINE_OPT(fio_opts, time_based, EOPT_BOOL) },
+	{ ENGINE_OPT(fio_opts, rwmixread, EOPT_INT), .min = 0, .max = 100, .def = 50 },
 };
 
 static int fio_rw_mixed(const char *rw)
@@ -38,70 +38,16 @@ static int fio_rw_mixed(const char *rw)
 	return rw && (!strcmp(rw, "rw") || !strcmp(rw, "readwrite") || !strcmp(rw, "randrw"));
 }
 
-static int fio_opts_read(const json_t *opts, struct fio_opts *o, struct err *e)
+static int fio_check(const struct engine_opts *opts, struct err *e)
 {
-	int rc;
+	const struct fio_opts *o = &opts->fio;
 
-	memset(o, 0, sizeof(*o));
-	rc = engine_opts_keys(opts, FIO, fio_keys, e);
-	if (rc < 0)
-		goto out;
-	rc = engine_opt_enum(opts, FIO, "rw", fio_rw, NULL, &o->rw, e);
-	if (rc < 0)
-		goto out;
-	rc = engine_opt_enum(opts, FIO, "ioengine", fio_ioengines, NULL, &o->ioengine, e);
-	if (rc < 0)
-		goto out;
-	rc = engine_opt_size(opts, FIO, "bs", 1, 1ULL << 30, 0, 0, &o->bs, e);
-	if (rc < 0)
-		goto out;
-	rc = engine_opt_size(opts, FIO, "size", 1, 1ULL << 50, 0, 0, &o->size, e);
-	if (rc < 0)
-		goto out;
-	rc = engine_opt_bool(opts, FIO, "direct", 0, &o->direct, e);
-	if (rc < 0)
-		goto out;
-	rc = engine_opt_int(opts, FIO, "iodepth", 1, 4096, 1, &o->iodepth, e);
-	if (rc < 0)
-		goto out;
-	rc = engine_opt_int(opts, FIO, "numjobs", 1, 256, 1, &o->numjobs, e);
-	if (rc < 0)
-		goto out;
-	rc = engine_opt_int(opts, FIO, "runtime_s", 1, 86400, 0, &o->runtime_s, e);
-	if (rc < 0)
-		goto out;
-	rc = engine_opt_bool(opts, FIO, "time_based", 0, &o->time_based, e);
-	if (rc < 0)
-		goto out;
-	rc = engine_opt_int(opts, FIO, "rwmixread", 0, 100, 50, &o->rwmixread, e);
-	if (rc < 0)
-		goto out;
-	o->has_bs = engine_opt_has(opts, "bs");
-	o->has_size = engine_opt_has(opts, "size");
-	o->has_direct = engine_opt_has(opts, "direct");
-	o->has_iodepth = engine_opt_has(opts, "iodepth");
-	o->has_numjobs = engine_opt_has(opts, "numjobs");
-	o->has_runtime = engine_opt_has(opts, "runtime_s");
-	o->has_rwmixread = engine_opt_has(opts, "rwmixread");
-	if (o->time_based && !o->has_runtime) {
-		rc = err_set(e, -EINVAL, "bad_request",
-		             "fio.time_based: needs runtime_s (fio would run forever)");
-		goto out;
-	}
-	if (o->has_bs && o->has_size && o->size < o->bs) {
-		rc = err_set(e, -EINVAL, "bad_request", "fio.size: must be at least bs");
-		goto out;
-	}
-	rc = 0;
-out:
-	return rc;
-}
-
-static int fio_check(const json_t *opts, struct err *e)
-{
-	struct fio_opts o;
-
-	return fio_opts_read(opts, &o, e);
+	if (o->time_based && !o->has_runtime_s)
+		return err_set(e, -EINVAL, "bad_request",
+		               "fio.time_based: needs runtime_s (fio would run forever)");
+	if (o->has_bs && o->has_size && o->size < o->bs)
+		return err_set(e, -EINVAL, "bad_request", "fio.size: must be at least bs");
+	return 0;
 }
 
 /* fio splits filename= and directory= at ':'; a literal colon is written "\:". */
@@ -119,23 +65,20 @@ static void fio_escape_colons(const char *in, char *out, size_t len)
 
 /* fio --name=W --output-format=json --group_reporting <target> [options]. rwmixread is only
  * passed for mixed workloads (rw, readwrite, randrw); elsewhere fio ignores it anyway. */
-static int fio_argv_build(const json_t *opts, const struct engine_target *t, char ***argv,
-                          struct err *e)
+static int fio_argv_build(const struct engine_opts *opts, const struct engine_target *t,
+                          char ***argv, struct err *e)
 {
+	const struct fio_opts *o = &opts->fio;
 	struct engine_argv a = { 0 };
-	struct fio_opts o;
 	char sz[32], path[8192];
 	int rc;
 
 	*argv = NULL;
-	rc = fio_opts_read(opts, &o, e);
-	if (rc < 0)
-		goto out;
 	if (!t->directory && !t->device_path) {
 		rc = err_set(e, -EINVAL, "bad_request", "fio: no device or directory to run on");
 		goto out;
 	}
-	if (t->directory && !o.has_size) {
+	if (t->directory && !o->has_size) {
 		rc = err_set(e, -EINVAL, "bad_request",
 		             "fio.size: required when the job writes files in a directory");
 		goto out;
@@ -149,30 +92,30 @@ static int fio_argv_build(const json_t *opts, const struct engine_target *t, cha
 		engine_argv_add(&a, "--directory=%s", path);
 	else
 		engine_argv_add(&a, "--filename=%s", path);
-	if (o.rw)
-		engine_argv_add(&a, "--rw=%s", o.rw);
-	if (o.has_bs) {
-		engine_size_str(o.bs, 0, sz, sizeof(sz));
+	if (o->rw)
+		engine_argv_add(&a, "--rw=%s", o->rw);
+	if (o->has_bs) {
+		engine_size_str(o->bs, 0, sz, sizeof(sz));
 		engine_argv_add(&a, "--bs=%s", sz);
 	}
-	if (o.ioengine)
-		engine_argv_add(&a, "--ioengine=%s", o.ioengine);
-	if (o.has_direct)
-		engine_argv_add(&a, "--direct=%d", o.direct);
-	if (o.has_iodepth)
-		engine_argv_add(&a, "--iodepth=%" PRId64, o.iodepth);
-	if (o.has_numjobs)
-		engine_argv_add(&a, "--numjobs=%" PRId64, o.numjobs);
-	if (o.has_size) {
-		engine_size_str(o.size, 0, sz, sizeof(sz));
+	if (o->ioengine)
+		engine_argv_add(&a, "--ioengine=%s", o->ioengine);
+	if (o->has_direct)
+		engine_argv_add(&a, "--direct=%d", o->direct);
+	if (o->has_iodepth)
+		engine_argv_add(&a, "--iodepth=%" PRId64, o->iodepth);
+	if (o->has_numjobs)
+		engine_argv_add(&a, "--numjobs=%" PRId64, o->numjobs);
+	if (o->has_size) {
+		engine_size_str(o->size, 0, sz, sizeof(sz));
 		engine_argv_add(&a, "--size=%s", sz);
 	}
-	if (o.has_runtime)
-		engine_argv_add(&a, "--runtime=%" PRId64, o.runtime_s);
-	if (o.time_based)
+	if (o->has_runtime_s)
+		engine_argv_add(&a, "--runtime=%" PRId64, o->runtime_s);
+	if (o->time_based)
 		engine_argv_add(&a, "--time_based");
-	if (o.has_rwmixread && fio_rw_mixed(o.rw))
-		engine_argv_add(&a, "--rwmixread=%" PRId64, o.rwmixread);
+	if (o->has_rwmixread && fio_rw_mixed(o->rw))
+		engine_argv_add(&a, "--rwmixread=%" PRId64, o->rwmixread);
 	*argv = engine_argv_detach(&a);
 	rc = 0;
 out:
@@ -180,18 +123,14 @@ out:
 	return rc;
 }
 
-static double fio_expected_runtime_s(const json_t *opts)
+static double fio_expected_runtime_s(const struct engine_opts *opts)
 {
-	struct fio_opts o;
-
-	if (fio_opts_read(opts, &o, NULL) < 0 || !o.has_runtime)
-		return 0;
-	return (double)o.runtime_s;
+	return opts->fio.has_runtime_s ? (double)opts->fio.runtime_s : 0;
 }
 
 /* elapsed/runtime_s, capped below 1; fio prints nothing until the end in JSON mode. */
-static double fio_progress(const json_t *opts, double elapsed_s, const char *out, size_t out_len,
-                           const char *errout, size_t errout_len)
+static double fio_progress(const struct engine_opts *opts, double elapsed_s, const char *out,
+                           size_t out_len, const char *errout, size_t errout_len)
 {
 	double runtime_s = fio_expected_runtime_s(opts), p;
 
@@ -350,13 +289,59 @@ out:
 	return rc;
 }
 
+/* Per direction with I/O (fio_dir_parse), then fio's CPU figures. rw defaults to read; a mixed
+ * workload with rwmixread 0 or 100 only writes or only reads. */
+static void fio_metrics_list(const struct engine_opts *opts, struct metric_names *out)
+{
+	static const char *const per_dir[] = { "bw_mib",      "iops",        "clat_mean_us",
+		                               "clat_p50_us", "clat_p99_us", "clat_p999_us" };
+	const struct fio_opts *o = &opts->fio;
+	const char *rw = o->rw ? o->rw : "read";
+	bool rd = false, wr = false, trim = false;
+	char name[48];
+	size_t i;
+
+	if (fio_rw_mixed(rw)) {
+		rd = o->rwmixread > 0;
+		wr = o->rwmixread < 100;
+	} else if (!strcmp(rw, "trimwrite")) {
+		trim = wr = true;
+	} else {
+		rd = strstr(rw, "read") != NULL;
+		wr = strstr(rw, "write") != NULL;
+		trim = strstr(rw, "trim") != NULL;
+	}
+	for (i = 0; i < sizeof(per_dir) / sizeof(per_dir[0]); i++) {
+		if (rd) {
+			snprintf(name, sizeof(name), "read.%s", per_dir[i]);
+			metric_names_add(out, name);
+		}
+		if (wr) {
+			snprintf(name, sizeof(name), "write.%s", per_dir[i]);
+			metric_names_add(out, name);
+		}
+		if (trim) {
+			snprintf(name, sizeof(name), "trim.%s", per_dir[i]);
+			metric_names_add(out, name);
+		}
+	}
+	metric_names_add(out, "cpu.usr_pct");
+	metric_names_add(out, "cpu.sys_pct");
+}
+
 const struct engine fio_engine = {
 	.name = "fio",
+	.id = ENGINE_FIO,
 	.needs_directory = 0,
+	.opts = fio_opts_table,
+	.n_opts = (int)(sizeof(fio_opts_table) / sizeof(fio_opts_table[0])),
+	.opts_off = offsetof(struct engine_opts, fio),
+	.opts_size = sizeof(struct fio_opts),
 	.check = fio_check,
 	.argv_build = fio_argv_build,
 	.expected_runtime_s = fio_expected_runtime_s,
 	.progress = fio_progress,
 	.parse = fio_parse,
 	.raw_stream = "stdout",
+	.metrics_list = fio_metrics_list,
 };

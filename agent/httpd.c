@@ -153,17 +153,42 @@ static void req_release(struct http_req *r)
 	}
 }
 
+/* s for an error message: bytes outside printable ASCII become '?', at most len - 1 of them. */
+static void printable(const char *s, char *out, size_t len)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i + 1 < len; i++)
+		out[i] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
+	out[i] = '\0';
+}
+
+/* The query of one request as it is collected, and the first problem with it. */
+struct query_ctx {
+	struct http_req *r;
+	char problem[200]; /* "" while fine */
+};
+
 static enum MHD_Result query_collect(void *cls, enum MHD_ValueKind kind, const char *key,
                                      size_t key_size, const char *value, size_t value_size)
 {
-	struct http_req *r = cls;
-	char *k, *v;
+	struct query_ctx *q = cls;
+	struct http_req *r = q->r;
+	char raw[64], *k, *v;
 
-	if (r->n_query >= HTTP_MAX_QUERY)
+	if (q->problem[0])
 		return MHD_YES;
+	if (r->n_query >= HTTP_MAX_QUERY) {
+		snprintf(q->problem, sizeof(q->problem), "query: more than %d parameters",
+		         HTTP_MAX_QUERY);
+		return MHD_YES;
+	}
 	k = http_decode(key, key_size, true);
 	v = http_decode(value ? value : "", value ? value_size : 0, true);
 	if (!k || !v) {
+		printable(k ? (value ? value : "") : key, raw, sizeof(raw));
+		snprintf(q->problem, sizeof(q->problem),
+		         "query: bad percent-escape (or an encoded NUL) in '%s'", raw);
 		free(k);
 		free(v);
 		return MHD_YES;
@@ -172,6 +197,126 @@ static enum MHD_Result query_collect(void *cls, enum MHD_ValueKind kind, const c
 	r->query[r->n_query].value = v;
 	r->n_query++;
 	return MHD_YES;
+}
+
+long long http_query_int(const struct http_req *r, const char *key, long long def)
+{
+	const char *v = http_query(r, key);
+	int64_t n;
+
+	if (!v || num_parse_i64(v, &n))
+		return def;
+	return n;
+}
+
+bool http_query_bool(const struct http_req *r, const char *key, bool def)
+{
+	const char *v = http_query(r, key);
+
+	if (!v)
+		return def;
+	return !strcmp(v, "true");
+}
+
+/* The route's query parameter for key, or NULL. */
+static const struct query_param *query_param_find(const struct route *rt, const char *key)
+{
+	const struct query_param *p;
+	size_t n;
+
+	for (p = rt->query; p && p->key; p++) {
+		if (p->type != QUERY_PREFIX && !strcmp(p->key, key))
+			return p;
+		n = strlen(p->key);
+		if (p->type == QUERY_PREFIX && !strncmp(p->key, key, n) && key[n])
+			return p;
+	}
+	return NULL;
+}
+
+/* "a, b, c" from the keys (prefixes as "label.KEY") or the choices. */
+static void names_list(const struct query_param *params, const char *const *choices, char *out,
+                       size_t len)
+{
+	size_t used = 0;
+	int i, n;
+
+	out[0] = '\0';
+	for (i = 0; (params ? params[i].key : choices[i]) && used < len; i++) {
+		const char *name = params ? params[i].key : choices[i];
+		bool prefix = params && params[i].type == QUERY_PREFIX;
+
+		n = snprintf(out + used, len - used, "%s%s%s", i ? ", " : "", name,
+		             prefix ? "KEY" : "");
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+}
+
+/* One value against its parameter's type. */
+static int query_value_check(const struct query_param *p, const char *key, const char *v,
+                             struct err *e)
+{
+	char shown[48], list[200];
+	int64_t n;
+	int i;
+
+	printable(v, shown, sizeof(shown));
+	switch (p->type) {
+	case QUERY_INT:
+		if (num_parse_i64(v, &n) || n < p->min || n > p->max)
+			return err_set(e, -EINVAL, "bad_request",
+			               "%s: expected an integer in %lld..%lld, got '%s'", key,
+			               p->min, p->max, shown);
+		return 0;
+	case QUERY_BOOL:
+		if (strcmp(v, "true") && strcmp(v, "false"))
+			return err_set(e, -EINVAL, "bad_request",
+			               "%s: expected true or false, got '%s'", key, shown);
+		return 0;
+	case QUERY_ENUM:
+		for (i = 0; p->choices[i]; i++)
+			if (!strcmp(p->choices[i], v))
+				return 0;
+		names_list(NULL, p->choices, list, sizeof(list));
+		return err_set(e, -EINVAL, "bad_request", "%s: '%s' is not one of %s", key, shown,
+		               list);
+	default:
+		return 0;
+	}
+}
+
+int http_query_check(const struct route *rt, const struct http_req *r, struct err *e)
+{
+	const struct query_param *p;
+	char shown[72], list[200];
+	int i, j, rc;
+
+	for (i = 0; i < r->n_query; i++) {
+		const char *key = r->query[i].key;
+
+		printable(key, shown, sizeof(shown));
+		p = query_param_find(rt, key);
+		if (!p) {
+			if (!rt->query || !rt->query[0].key)
+				return err_set(e, -EINVAL, "unknown_query_param",
+				               "unknown query parameter '%s': %s %s takes none",
+				               shown, rt->method, rt->pattern);
+			names_list(rt->query, NULL, list, sizeof(list));
+			return err_set(e, -EINVAL, "unknown_query_param",
+			               "unknown query parameter '%s': %s %s takes %s", shown,
+			               rt->method, rt->pattern, list);
+		}
+		for (j = 0; j < i; j++)
+			if (!strcmp(r->query[j].key, key))
+				return err_set(e, -EINVAL, "bad_request",
+				               "query parameter '%s' given more than once", shown);
+		rc = query_value_check(p, shown, r->query[i].value, e);
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 /*
@@ -350,6 +495,8 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
                      struct conn_state *cs, struct http_resp *resp, int *route_idx)
 {
 	struct http_req req;
+	struct query_ctx qc;
+	struct err qe;
 	bool path_known = false;
 	int i, m;
 
@@ -389,8 +536,16 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 			           "missing or wrong bearer token (Authorization: Bearer TOKEN)");
 			return;
 		}
-		MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, query_collect, &req);
-		rt->fn(h->cfg.app, &req, resp);
+		qc.r = &req;
+		qc.problem[0] = '\0';
+		MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, query_collect, &qc);
+		err_clear(&qe);
+		if (qc.problem[0])
+			http_error(resp, 400, "bad_request", "%s", qc.problem);
+		else if (http_query_check(rt, &req, &qe))
+			http_error(resp, 400, qe.code, "%s", qe.msg);
+		else
+			rt->fn(h->cfg.app, &req, resp);
 		req_release(&req);
 		return;
 	}

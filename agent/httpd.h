@@ -45,11 +45,38 @@ typedef void (*http_handler_fn)(void *app, const struct http_req *req, struct ht
 #define ROUTE_PUBLIC 0x1  /* never needs a token */
 #define ROUTE_METRICS 0x2 /* open under --public-metrics */
 
+/* What a query parameter's value must be. */
+enum query_type {
+	QUERY_TEXT,   /* anything (percent-decoded) */
+	QUERY_INT,    /* a plain decimal integer in min..max */
+	QUERY_BOOL,   /* "true" or "false" */
+	QUERY_ENUM,   /* one of choices */
+	QUERY_PREFIX, /* key is a prefix ("label."): every key that starts with it and goes on,
+	                 with any value */
+};
+
+/* One query parameter a route takes. */
+struct query_param {
+	const char *key;
+	enum query_type type;
+	long long min, max;         /* QUERY_INT */
+	const char *const *choices; /* QUERY_ENUM: NULL-terminated */
+};
+
+/*
+ * One route. query lists the query parameters it takes (ended by a NULL key; NULL: none),
+ * and the HTTP layer refuses every other request before the handler runs (after the token
+ * check): an unknown key is 400 "unknown_query_param" naming the key and the ones the route
+ * takes; a key given twice, a bad percent-escape, or a value of the wrong type (integers
+ * strict decimal within range, booleans only true/false, enumerations one of their
+ * choices) is 400 "bad_request". Static files ignore queries (browsers add cache-busters).
+ */
 struct route {
 	const char *method;
 	const char *pattern; /* "/api/v1/devices/{dev}/params/{name}" */
 	http_handler_fn fn;
 	unsigned flags;
+	const struct query_param *query;
 };
 
 /* Per-route request counters by status, for /metrics. */
@@ -80,8 +107,15 @@ void httpd_stop(struct httpd *h);
 /* Snapshot of the request counters; caller frees *out. */
 int httpd_counters(struct httpd *h, struct http_counter **out);
 
-/* Decoded query value, or NULL. */
+/* Decoded query value, or NULL. Values a handler reads have passed its route's checks. */
 const char *http_query(const struct http_req *r, const char *key);
+/* A QUERY_INT value, or def when absent. */
+long long http_query_int(const struct http_req *r, const char *key, long long def);
+/* A QUERY_BOOL value, or def when absent. */
+bool http_query_bool(const struct http_req *r, const char *key, bool def);
+/* Check a request's query against rt->query as the dispatcher does; fills e ("bad_request" or
+ * "unknown_query_param") and returns -EINVAL on the first problem. */
+int http_query_check(const struct route *rt, const struct http_req *r, struct err *e);
 /* Set resp to a JSON error {"error":{"code","message"}}. */
 void http_error(struct http_resp *resp, int status, const char *code, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));

@@ -1,6 +1,8 @@
-/* iozone.c -- the iozone engine: option checks, throughput-mode argv, "Children see" parser. */
+/* iozone.c -- the iozone engine: option table and checks, throughput-mode argv, metrics, and
+ * the "Children see" parser. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,18 +10,17 @@
 #include "engine.h"
 #include "banned.h"
 
-#define IOZONE "iozone"
+/* The "tests" names, in the order iozone must run them (-i 0 creates the files), with the
+ * two result labels each prints. */
+static const char *const iozone_test_names[] = { "write", "read", "random", NULL };
 
-static const char *const iozone_keys[] = { "record_size", "file_size", "threads", "tests", NULL };
-
-/* The "tests" names, in the order iozone must run them (-i 0 creates the files). */
 static const struct {
-	const char *name;
 	int flag;
+	const char *metric[2];
 } iozone_tests[] = {
-	{ "write", 0 },
-	{ "read", 1 },
-	{ "random", 2 },
+	{ 0, { "initial_write.bw_mib", "rewrite.bw_mib" } },
+	{ 1, { "read.bw_mib", "reread.bw_mib" } },
+	{ 2, { "random_read.bw_mib", "random_write.bw_mib" } },
 };
 
 #define N_TESTS (sizeof(iozone_tests) / sizeof(iozone_tests[0]))
@@ -36,126 +37,78 @@ static const struct {
 	{ "random writers", "random_write.bw_mib" },
 };
 
-struct iozone_opts {
-	uint64_t record_size, file_size;
-	int64_t threads;
-	int test[N_TESTS]; /* 1 if selected */
-	int n_tests;
+/* The "iozone" object of a job. Sizes are whole KiB; record_size defaults to iozone's 4k. */
+static const struct engine_opt iozone_opts_table[] = {
+	{ ENGINE_OPT(iozone_opts, record_size, EOPT_SIZE), .min = 4096, .max = 16LL << 20,
+	  .align = 1024, .def = 4096 },
+	{ ENGINE_OPT(iozone_opts, file_size, EOPT_SIZE), .min = 4096, .max = 1LL << 44,
+	  .align = 1024 },
+	{ ENGINE_OPT(iozone_opts, threads, EOPT_INT), .min = 1, .max = 64, .def = 1 },
+	{ ENGINE_OPT(iozone_opts, tests, EOPT_SET), .choices = iozone_test_names, .def = 7 },
 };
 
-static int iozone_tests_read(const json_t *tests, struct iozone_opts *o, struct err *e)
+/* file_size is required, and "write" creates the files the other tests use. */
+static int iozone_check(const struct engine_opts *opts, struct err *e)
 {
-	const char *name;
-	size_t i, k;
-	json_t *v;
+	const struct iozone_opts *o = &opts->iozone;
 
-	if (!tests) {
-		for (k = 0; k < N_TESTS; k++)
-			o->test[k] = 1;
-		o->n_tests = (int)N_TESTS;
-		return 0;
-	}
-	if (!json_is_array(tests) || json_array_size(tests) == 0)
-		goto bad;
-	json_array_foreach(tests, i, v)
-	{
-		name = json_is_string(v) ? json_string_value(v) : "";
-		for (k = 0; k < N_TESTS; k++)
-			if (!strcmp(name, iozone_tests[k].name))
-				break;
-		if (k == N_TESTS || o->test[k])
-			goto bad;
-		o->test[k] = 1;
-		o->n_tests++;
-	}
-	if (!o->test[0])
+	if (!o->has_file_size)
+		return err_set(e, -EINVAL, "bad_request",
+		               "iozone.file_size: required (e.g. \"8g\")");
+	if (o->file_size < o->record_size)
+		return err_set(e, -EINVAL, "bad_request",
+		               "iozone.file_size: must be at least record_size");
+	if (!(o->tests & 1))
 		return err_set(e, -EINVAL, "bad_request",
 		               "iozone.tests: must include \"write\" (it creates the files the "
 		               "other tests use)");
 	return 0;
-bad:
-	return err_set(
-	        e, -EINVAL, "bad_request",
-	        "iozone.tests: must be an array of distinct \"write\", \"read\", \"random\"");
 }
 
-/* file_size is required; record_size defaults to iozone's 4k. Both are whole KiB. */
-static int iozone_opts_read(const json_t *opts, struct iozone_opts *o, struct err *e)
+/* How many tests are selected. */
+static int iozone_n_tests(const struct iozone_opts *o)
 {
-	int rc;
+	size_t k;
+	int n = 0;
 
-	memset(o, 0, sizeof(*o));
-	rc = engine_opts_keys(opts, IOZONE, iozone_keys, e);
-	if (rc < 0)
-		goto out;
-	rc = engine_opt_size(opts, IOZONE, "record_size", 4096, 16ULL << 20, 1024, 4096,
-	                     &o->record_size, e);
-	if (rc < 0)
-		goto out;
-	rc = engine_opt_size(opts, IOZONE, "file_size", 4096, 1ULL << 44, 1024, 0, &o->file_size,
-	                     e);
-	if (rc < 0)
-		goto out;
-	if (!engine_opt_has(opts, "file_size")) {
-		rc = err_set(e, -EINVAL, "bad_request", "iozone.file_size: required (e.g. \"8g\")");
-		goto out;
-	}
-	if (o->file_size < o->record_size) {
-		rc = err_set(e, -EINVAL, "bad_request",
-		             "iozone.file_size: must be at least record_size");
-		goto out;
-	}
-	rc = engine_opt_int(opts, IOZONE, "threads", 1, 64, 1, &o->threads, e);
-	if (rc < 0)
-		goto out;
-	rc = iozone_tests_read(opts ? json_object_get(opts, "tests") : NULL, o, e);
-out:
-	return rc;
-}
-
-static int iozone_check(const json_t *opts, struct err *e)
-{
-	struct iozone_opts o;
-
-	return iozone_opts_read(opts, &o, e);
+	for (k = 0; k < N_TESTS; k++)
+		n += (o->tests >> k) & 1;
+	return n;
 }
 
 /* iozone -r R -s S -t N -i 0 [-i 1] [-i 2] -F <dir>/<work>.1 ... <dir>/<work>.N */
-static int iozone_argv_build(const json_t *opts, const struct engine_target *t, char ***argv,
-                             struct err *e)
+static int iozone_argv_build(const struct engine_opts *opts, const struct engine_target *t,
+                             char ***argv, struct err *e)
 {
+	const struct iozone_opts *o = &opts->iozone;
 	struct engine_argv a = { 0 };
-	struct iozone_opts o;
 	char sz[32];
 	int64_t i;
 	size_t k;
 	int rc;
 
 	*argv = NULL;
-	rc = iozone_opts_read(opts, &o, e);
-	if (rc < 0)
-		goto out;
 	if (!t->directory) {
 		rc = err_set(e, -EINVAL, "bad_request", "iozone: needs a directory");
 		goto out;
 	}
 	engine_argv_add(&a, "%s", t->exe ? t->exe : "iozone");
 	engine_argv_add(&a, "-r");
-	engine_size_str(o.record_size, 1, sz, sizeof(sz));
+	engine_size_str(o->record_size, 1, sz, sizeof(sz));
 	engine_argv_add(&a, "%s", sz);
 	engine_argv_add(&a, "-s");
-	engine_size_str(o.file_size, 1, sz, sizeof(sz));
+	engine_size_str(o->file_size, 1, sz, sizeof(sz));
 	engine_argv_add(&a, "%s", sz);
 	engine_argv_add(&a, "-t");
-	engine_argv_add(&a, "%" PRId64, o.threads);
+	engine_argv_add(&a, "%" PRId64, o->threads);
 	for (k = 0; k < N_TESTS; k++) {
-		if (!o.test[k])
+		if (!((o->tests >> k) & 1))
 			continue;
 		engine_argv_add(&a, "-i");
 		engine_argv_add(&a, "%d", iozone_tests[k].flag);
 	}
 	engine_argv_add(&a, "-F");
-	for (i = 1; i <= o.threads; i++)
+	for (i = 1; i <= o->threads; i++)
 		engine_argv_add(&a, "%s/%s.%" PRId64, t->directory, t->work_name, i);
 	*argv = engine_argv_detach(&a);
 	rc = 0;
@@ -164,7 +117,7 @@ out:
 	return rc;
 }
 
-static double iozone_expected_runtime_s(const json_t *opts)
+static double iozone_expected_runtime_s(const struct engine_opts *opts)
 {
 	return 0;
 }
@@ -254,15 +207,15 @@ static int iozone_results(const char *out, size_t len, struct metrics *m)
 
 /* Each selected test prints two results (write: initial writers + rewriters, read: readers
  * + re-readers, random: random readers + random writers). */
-static double iozone_progress(const json_t *opts, double elapsed_s, const char *out, size_t out_len,
-                              const char *errout, size_t errout_len)
+static double iozone_progress(const struct engine_opts *opts, double elapsed_s, const char *out,
+                              size_t out_len, const char *errout, size_t errout_len)
 {
-	struct iozone_opts o;
+	int n_tests = iozone_n_tests(&opts->iozone);
 	double p;
 
-	if (iozone_opts_read(opts, &o, NULL) < 0)
+	if (n_tests == 0)
 		return -1;
-	p = (double)iozone_results(out, out_len, NULL) / (2.0 * o.n_tests);
+	p = (double)iozone_results(out, out_len, NULL) / (2.0 * n_tests);
 	return p > 0.99 ? 0.99 : p;
 }
 
@@ -298,13 +251,32 @@ out:
 	return rc;
 }
 
+/* The two results of every selected test. */
+static void iozone_metrics_list(const struct engine_opts *opts, struct metric_names *out)
+{
+	size_t k;
+
+	for (k = 0; k < N_TESTS; k++) {
+		if (!((opts->iozone.tests >> k) & 1))
+			continue;
+		metric_names_add(out, iozone_tests[k].metric[0]);
+		metric_names_add(out, iozone_tests[k].metric[1]);
+	}
+}
+
 const struct engine iozone_engine = {
 	.name = "iozone",
+	.id = ENGINE_IOZONE,
 	.needs_directory = 1,
+	.opts = iozone_opts_table,
+	.n_opts = (int)(sizeof(iozone_opts_table) / sizeof(iozone_opts_table[0])),
+	.opts_off = offsetof(struct engine_opts, iozone),
+	.opts_size = sizeof(struct iozone_opts),
 	.check = iozone_check,
 	.argv_build = iozone_argv_build,
 	.expected_runtime_s = iozone_expected_runtime_s,
 	.progress = iozone_progress,
 	.parse = iozone_parse,
 	.raw_stream = "stdout",
+	.metrics_list = iozone_metrics_list,
 };

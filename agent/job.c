@@ -1,7 +1,7 @@
-/* job.c -- benchmark jobs: spec validation, the FIFO worker, loops, progress, cancel, recovery. */
+/* job.c -- benchmark jobs: spec checks, the FIFO queue and its worker, loops, progress, cancel,
+ * recovery. Specs arrive decoded (struct job_spec) and are run as they are. */
 #include <dirent.h>
 #include <errno.h>
-#include <jansson.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -14,17 +14,24 @@
 #include "engine.h"
 #include "job.h"
 #include "log.h"
-#include "num.h"
 #include "proc.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 #include "banned.h"
 
-#define JOB_LOOPS_MAX 100
-#define JOB_LABELS_MAX 32
-#define JOB_PARAMS_MAX 64
 #define CANCEL_GRACE_S 5.0
 #define POLL_MS 200
+
+const char *const job_states[JOB_N_STATES + 1] = { "queued", "running",   "succeeded",
+	                                           "failed", "cancelled", "interrupted",
+	                                           NULL };
+
+/* A job the queue holds: its id and its checked spec, decoded once. */
+struct job {
+	int64_t id;
+	struct job_spec spec;
+	struct job *next;
+};
 
 struct jobq {
 	struct agent *a;
@@ -34,14 +41,53 @@ struct jobq {
 	pthread_cond_t wake; /* new job, cancel, or stop */
 	pthread_cond_t done; /* the running job finished */
 	bool stop;
-	int64_t running_id; /* 0 when idle */
-	bool cancel;        /* cancel the running job */
-	double progress;    /* of the running job, 0..1 */
-	int64_t last_finished_id;
+	struct job *head, *tail; /* queued jobs, oldest first */
+	int64_t running_id;      /* 0 when idle */
+	bool cancel;             /* cancel the running job */
+	double progress;         /* of the running job, 0..1 */
 };
 
-const char *const job_spec_keys[] = { "device", "directory", "engine", "fio",    "dd", "bonnie",
-	                              "iozone", "loops",     "params", "labels", NULL };
+static void job_free(struct job *j)
+{
+	if (!j)
+		return;
+	job_spec_release(&j->spec);
+	free(j);
+}
+
+/* Append a job to the queue; the caller holds q->lock. Takes spec over. */
+static void queue_push(struct jobq *q, int64_t id, struct job_spec *spec)
+{
+	struct job *j = xcalloc(1, sizeof(*j));
+
+	j->id = id;
+	j->spec = *spec;
+	job_spec_init(spec);
+	if (q->tail)
+		q->tail->next = j;
+	else
+		q->head = j;
+	q->tail = j;
+}
+
+/* Take job id out of the queue (NULL if it is not queued); the caller holds q->lock. */
+static struct job *queue_remove(struct jobq *q, int64_t id)
+{
+	struct job **pp, *prev = NULL;
+
+	for (pp = &q->head; *pp; prev = *pp, pp = &(*pp)->next) {
+		struct job *j = *pp;
+
+		if (j->id != id)
+			continue;
+		*pp = j->next;
+		if (q->tail == j)
+			q->tail = prev;
+		j->next = NULL;
+		return j;
+	}
+	return NULL;
+}
 
 static bool path_under(const char *path, const char *dir)
 {
@@ -76,234 +122,130 @@ static int directory_check(const struct agent *a, const char *dir, char *real, s
 	               "directory: '%.200s' is not under an --allow-dir of this agent", buf);
 }
 
-static bool label_key_ok(const char *k)
+int job_check(struct jobq *q, struct job_spec *spec, struct err *e)
 {
-	const char *p;
-
-	if (!*k || strlen(k) > 64)
-		return false;
-	for (p = k; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		      (*p >= '0' && *p <= '9') || *p == '_' || *p == '-' || *p == '.' || *p == ':'))
-			return false;
-	return true;
-}
-
-/* The job's params as tune items. Caller frees *items. */
-static int params_items(const json_t *params, struct tune_item **items, int *n, struct err *e)
-{
-	const char *key;
-	json_t *v;
-	int k = 0;
-
-	*items = NULL;
-	*n = 0;
-	if (!params)
-		return 0;
-	if (!json_is_object(params) || json_object_size(params) > JOB_PARAMS_MAX)
-		return err_set(e, -EINVAL, "bad_request",
-		               "params: expected an object of at most %d "
-		               "parameters",
-		               JOB_PARAMS_MAX);
-	*items = xcalloc(json_object_size(params) + 1, sizeof(**items));
-	json_object_foreach((json_t *)params, key, v)
-	{
-		struct tune_item *it = &(*items)[k];
-
-		if (strlen(key) >= sizeof(it->name)) {
-			free(*items);
-			*items = NULL;
-			return err_set(e, -ENOENT, "unknown_param", "params: no parameter '%.64s'",
-			               key);
-		}
-		snprintf(it->name, sizeof(it->name), "%s", key);
-		if (json_is_integer(v)) {
-			snprintf(it->requested, sizeof(it->requested), "%lld",
-			         (long long)json_integer_value(v));
-		} else if (json_is_string(v) && json_string_length(v) < sizeof(it->requested)) {
-			snprintf(it->requested, sizeof(it->requested), "%s", json_string_value(v));
-		} else {
-			free(*items);
-			*items = NULL;
-			return err_set(e, -EINVAL, "bad_request",
-			               "params.%.64s: expected an integer or a string", key);
-		}
-		k++;
-	}
-	*n = k;
-	return 0;
-}
-
-/* Validate a job body. On success fills the device and engine. */
-static int spec_check(struct agent *a, json_t *body, const struct engine **engp, struct err *e)
-{
-	const char *dev, *engine_name, *key;
-	const struct engine *eng;
+	struct agent *a = q->a;
+	const struct engine *eng = spec->engine;
 	struct engine_target t;
-	struct tune_item *items = NULL;
 	char real[PATH_MAX], why[300], work[32];
 	char **argv = NULL;
-	json_t *v, *labels, *dir;
-	int n_items = 0, rc, i;
+	int rc, id;
 
-	v = json_object_get(body, "device");
-	if (!json_is_string(v))
-		return err_set(e, -EINVAL, "bad_request", "device: required string");
-	dev = json_string_value(v);
-	if (!sysfs_device_name_ok(dev) || sysfs_device_check(&a->fs, dev, NULL))
-		return err_set(e, -EINVAL, "bad_request", "device: no block device '%.64s'", dev);
-	v = json_object_get(body, "engine");
-	if (!v)
-		return err_set(e, -EINVAL, "bad_request",
-		               "engine: required (fio, dd, bonnie or "
-		               "iozone)");
-	if (!json_is_string(v) || !(eng = engine_find(json_string_value(v))))
+	if (!sysfs_device_name_ok(spec->device) || sysfs_device_check(&a->fs, spec->device, NULL))
+		return err_set(e, -EINVAL, "bad_request", "device: no block device '%.64s'",
+		               spec->device);
+	if (!eng)
 		return err_set(e, -EINVAL, "bad_request",
 		               "engine: expected one of fio, dd, bonnie, iozone");
-	engine_name = eng->name;
 	/* Every engine object given must be valid, even those not selected. */
-	for (i = 0; i < 4; i++) {
-		static const char *const names[] = { "fio", "dd", "bonnie", "iozone" };
-		const struct engine *other = engine_find(names[i]);
+	for (id = 0; id < ENGINE_COUNT; id++) {
+		const struct engine *other = engine_by_id(id);
 
-		v = json_object_get(body, names[i]);
-		if (!v && other != eng)
+		if (!spec->opts.given[id] && other != eng)
 			continue;
-		if (v && !json_is_object(v))
-			return err_set(e, -EINVAL, "bad_request", "%s: expected an object",
-			               names[i]);
-		rc = other->check(v, e);
+		rc = other->check(&spec->opts, e);
 		if (rc)
 			return rc;
 	}
-	v = json_object_get(body, "loops");
-	if (v && (!json_is_integer(v) || json_integer_value(v) < 1 ||
-	          json_integer_value(v) > JOB_LOOPS_MAX))
-		return err_set(e, -EINVAL, "bad_request", "loops: expected an integer 1..%d",
-		               JOB_LOOPS_MAX);
-	labels = json_object_get(body, "labels");
-	if (labels) {
-		if (!json_is_object(labels) || json_object_size(labels) > JOB_LABELS_MAX)
-			return err_set(e, -EINVAL, "bad_request",
-			               "labels: expected an object of at most %d strings",
-			               JOB_LABELS_MAX);
-		json_object_foreach(labels, key, v)
-		{
-			if (!label_key_ok(key))
-				return err_set(
-				        e, -EINVAL, "bad_request",
-				        "labels: key '%.64s' must be 1..64 of [A-Za-z0-9_.:-]",
-				        key);
-			if (!json_is_string(v) || json_string_length(v) > 256)
-				return err_set(e, -EINVAL, "bad_request",
-				               "labels.%s: expected a string of at most 256 bytes",
-				               key);
-		}
-	}
-	dir = json_object_get(body, "directory");
-	if (dir && !json_is_string(dir))
-		return err_set(e, -EINVAL, "bad_request", "directory: expected a string");
-	if (!sysfs_device_allowed(&a->fs, dev))
+	if (!sysfs_device_allowed(&a->fs, spec->device))
 		return err_set(e, -EBUSY, "device_refused",
 		               "device '%s' is not in the agent's --allow-device list: it may not "
 		               "be benchmarked",
-		               dev);
-	if (dir) {
-		rc = directory_check(a, json_string_value(dir), real, sizeof(real), e);
+		               spec->device);
+	if (spec->directory) {
+		rc = directory_check(a, spec->directory, real, sizeof(real), e);
 		if (rc)
 			return rc;
+		free(spec->directory);
+		spec->directory = xstrdup(real);
 	} else if (eng->needs_directory) {
 		return err_set(e, -EINVAL, "bad_request", "directory: required by engine %s",
-		               engine_name);
-	} else if (sysfs_device_in_use(&a->fs, dev, why, sizeof(why))) {
+		               eng->name);
+	} else if (sysfs_device_in_use(&a->fs, spec->device, why, sizeof(why))) {
 		return err_set(e, -EBUSY, "device_refused",
 		               "refusing a raw-device job on '%s': %s (writing to it would destroy "
 		               "data); give a directory instead",
-		               dev, why);
+		               spec->device, why);
 	}
-	rc = params_items(json_object_get(body, "params"), &items, &n_items, e);
-	if (!rc && n_items)
-		rc = tune_validate(&a->tune, dev, items, n_items, e);
-	free(items);
-	if (rc)
-		return rc;
+	if (spec->params.n) {
+		rc = tune_validate(&a->tune, spec->device, spec->params.items, spec->params.n, e);
+		if (rc)
+			return rc;
+	}
 	rc = engine_available(eng, a->cfg.fio_path, e);
 	if (rc)
 		return rc;
 	/* Build the argv once now, so a bad combination is a 400, not a failed pass. */
-	snprintf(real, sizeof(real), "/dev/%s", dev);
+	snprintf(real, sizeof(real), "/dev/%s", spec->device);
 	snprintf(work, sizeof(work), "ft-check");
 	t.exe = engine_exe(eng, a->cfg.fio_path);
 	t.device_path = real;
-	t.directory = dir ? json_string_value(dir) : NULL;
+	t.directory = spec->directory;
 	t.work_name = work;
-	rc = eng->argv_build(json_object_get(body, eng->name), &t, &argv, e);
+	rc = eng->argv_build(&spec->opts, &t, &argv, e);
 	engine_argv_free(argv);
-	if (rc)
-		return rc;
-	*engp = eng;
-	return 0;
+	return rc;
 }
 
-int job_submit(struct jobq *q, json_t *body, int64_t *id, struct err *e)
+void job_metrics(const struct job_spec *spec, struct metric_names *out)
 {
-	struct agent *a = q->a;
-	const struct engine *eng = NULL;
-	struct store_kv kv[JOB_LABELS_MAX];
-	struct job_rec rec;
-	const char *key;
-	json_t *labels, *v;
-	int n = 0, rc;
+	out->n = 0;
+	if (spec->engine)
+		spec->engine->metrics_list(&spec->opts, out);
+}
 
-	rc = spec_check(a, body, &eng, e);
+double job_expected_runtime_s(const struct job_spec *spec)
+{
+	if (!spec->engine)
+		return 0;
+	return spec->loops * spec->engine->expected_runtime_s(&spec->opts);
+}
+
+int job_submit(struct jobq *q, struct job_spec *spec, int64_t *id, struct err *e)
+{
+	char dev[SYSFS_NAME_MAX];
+	const char *engine;
+	int rc, loops;
+
+	rc = job_check(q, spec, e);
 	if (rc)
 		return rc;
-	memset(&rec, 0, sizeof(rec));
-	snprintf(rec.device, sizeof(rec.device), "%s",
-	         json_string_value(json_object_get(body, "device")));
-	snprintf(rec.engine, sizeof(rec.engine), "%s", eng->name);
-	v = json_object_get(body, "loops");
-	rec.loops = v ? (int)json_integer_value(v) : 1;
-	rec.created_at = time_now_s();
-	labels = json_object_get(body, "labels");
-	if (labels) {
-		json_object_foreach(labels, key, v)
-		{
-			kv[n].key = key;
-			kv[n].value = json_string_value(v);
-			n++;
-		}
-	}
-	rec.spec = json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS);
-	rec.labels = labels ? json_dumps(labels, JSON_COMPACT | JSON_SORT_KEYS) : xstrdup("{}");
-	rc = store_job_insert(a->store, &rec, kv, n, e);
-	free(rec.spec);
-	free(rec.labels);
-	if (rc)
-		return rc;
-	*id = rec.id;
-	log_info("job %lld queued: %s on %s, %d loop(s)", (long long)rec.id, rec.engine, rec.device,
-	         rec.loops);
+	snprintf(dev, sizeof(dev), "%s", spec->device);
+	engine = spec->engine->name;
+	loops = spec->loops;
 	pthread_mutex_lock(&q->lock);
-	pthread_cond_signal(&q->wake);
+	rc = store_job_insert(q->a->store, spec, time_now_s(), id, e);
+	if (rc == 0) {
+		queue_push(q, *id, spec);
+		pthread_cond_signal(&q->wake);
+	}
 	pthread_mutex_unlock(&q->lock);
-	return 0;
+	if (rc == 0)
+		log_info("job %lld queued: %s on %s, %d loop(s)", (long long)*id, engine, dev,
+		         loops);
+	return rc;
 }
 
 int job_cancel(struct jobq *q, int64_t id, struct err *e)
 {
 	struct job_rec rec;
+	struct job *j;
 	double deadline;
 	int rc;
 
-	rc = store_job_cancel_queued(q->a->store, id, time_now_s(), e);
-	if (rc == 0) {
-		log_info("job %lld cancelled while queued", (long long)id);
-		return 0;
-	}
-	if (rc != -EBUSY)
-		return rc;
 	pthread_mutex_lock(&q->lock);
+	j = queue_remove(q, id);
+	if (j) {
+		rc = store_job_cancel_queued(q->a->store, id, time_now_s(), e);
+		pthread_mutex_unlock(&q->lock);
+		job_free(j);
+		if (rc == 0)
+			log_info("job %lld cancelled while queued", (long long)id);
+		else if (rc == -EBUSY)
+			rc = err_set(e, -EBUSY, "conflict", "job %lld is no longer queued",
+			             (long long)id);
+		return rc;
+	}
 	if (q->running_id != id) {
 		pthread_mutex_unlock(&q->lock);
 		rc = store_job_get(q->a->store, id, &rec, e);
@@ -331,53 +273,70 @@ int job_cancel(struct jobq *q, int64_t id, struct err *e)
 	return rc;
 }
 
-double job_progress(struct jobq *q, int64_t id, bool *running)
+/* Fill rec->progress: live for the running job, else from its state and loops. */
+static void progress_fill(struct jobq *q, struct job_rec *rec)
 {
-	double p = 0;
+	bool running;
 
 	pthread_mutex_lock(&q->lock);
-	*running = q->running_id == id;
-	if (*running)
-		p = q->progress;
+	running = q->running_id == rec->id;
+	if (running)
+		rec->progress = q->progress;
 	pthread_mutex_unlock(&q->lock);
-	return p;
+	if (running)
+		return;
+	rec->progress = !strcmp(rec->state, "succeeded") ? 1.0
+	                : rec->loops > 0                 ? (double)rec->loops_done / rec->loops
+	                                                 : 0;
 }
 
-/* A parameter list as a JSON object (integers as numbers) plus name=value pairs. */
-static char *params_snapshot(const struct params *ps, struct store_kv **kv)
+int job_get(struct jobq *q, int64_t id, struct job_rec *out, struct err *e)
 {
-	json_t *o = json_object();
-	char *out;
-	int64_t n;
-	int i;
+	int rc = store_job_get(q->a->store, id, out, e);
 
-	*kv = xcalloc((size_t)ps->n + 1, sizeof(**kv));
-	for (i = 0; i < ps->n; i++) {
-		const struct param *p = &ps->p[i];
-
-		if (p->kind == PARAM_INT && !num_parse_kernel_i64(p->value, &n))
-			json_object_set_new(o, p->name, json_integer((json_int_t)n));
-		else
-			json_object_set_new(o, p->name, json_string(p->value));
-		(*kv)[i].key = p->name;
-		(*kv)[i].value = p->value;
-	}
-	out = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
-	json_decref(o);
-	return out;
+	if (rc == 0)
+		progress_fill(q, out);
+	return rc;
 }
 
-static char *metrics_json(const struct metrics *m)
+int job_list(struct jobq *q, const char *state, int limit, struct job_rec **out, int *n,
+             struct err *e)
 {
-	json_t *o = json_object();
-	char *out;
-	int i;
+	int rc = store_jobs_list(q->a->store, state, limit, out, n, e), i;
 
-	for (i = 0; i < m->n; i++)
-		json_object_set_new(o, m->m[i].name, json_real(m->m[i].value));
-	out = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(10));
-	json_decref(o);
-	return out;
+	for (i = 0; rc == 0 && i < *n; i++)
+		progress_fill(q, &(*out)[i]);
+	return rc;
+}
+
+int job_results(struct jobq *q, const struct result_filter *f, struct job_rec **out, int *n,
+                struct err *e)
+{
+	int rc = store_results(q->a->store, f, out, n, e), i;
+
+	for (i = 0; rc == 0 && i < *n; i++)
+		progress_fill(q, &(*out)[i]);
+	return rc;
+}
+
+int job_passes(struct jobq *q, int64_t id, struct pass_rec **out, int *n, struct err *e)
+{
+	return store_job_passes(q->a->store, id, out, n, e);
+}
+
+int job_raw(struct jobq *q, int64_t id, int loop, char **raw, size_t *len, struct err *e)
+{
+	return store_job_raw(q->a->store, id, loop, raw, len, e);
+}
+
+int job_state_counts(struct jobq *q, int64_t *counts)
+{
+	return store_job_state_counts(q->a->store, job_states, JOB_N_STATES, counts);
+}
+
+int job_last_metrics(struct jobq *q, struct store_job_metric **out, int *n, struct err *e)
+{
+	return store_last_job_metrics(q->a->store, out, n, e);
 }
 
 /* Remove the files a pass left in its directory (names start with work_name). */
@@ -420,23 +379,23 @@ static bool should_stop(struct jobq *q)
 enum pass_result { PASS_OK, PASS_FAILED, PASS_CANCELLED };
 
 /* Run one loop of a job: spawn, poll with progress, cancel, parse, record. */
-static enum pass_result pass_run(struct jobq *q, const struct job_rec *job,
-                                 const struct engine *eng, const json_t *opts, const char *dir,
-                                 int loop, struct err *e)
+static enum pass_result pass_run(struct jobq *q, const struct job *job, const struct engine *eng,
+                                 const struct engine_opts *opts, const char *dir, int loop,
+                                 struct err *e)
 {
 	struct agent *a = q->a;
 	struct engine_target t;
 	struct metrics m;
 	struct proc p;
 	char devpath[96], work[48];
-	char **argv = NULL, *mjson = NULL;
+	char **argv = NULL;
 	double started, start_mono, expected_s, frac;
 	enum pass_result res = PASS_FAILED;
 	const struct buf *raw;
 	int rc;
 
 	memset(&p, 0, sizeof(p));
-	snprintf(devpath, sizeof(devpath), "/dev/%s", job->device);
+	snprintf(devpath, sizeof(devpath), "/dev/%s", job->spec.device);
 	snprintf(work, sizeof(work), "ft-job%lld-l%d", (long long)job->id, loop);
 	t.exe = engine_exe(eng, a->cfg.fio_path);
 	t.device_path = devpath;
@@ -448,7 +407,14 @@ static enum pass_result pass_run(struct jobq *q, const struct job_rec *job,
 	start_mono = time_mono_s();
 	if (proc_spawn(&p, argv, dir ? dir : "/", e))
 		goto out;
-	store_job_set_pgid(a->store, job->id, p.pid);
+	if (store_job_set_pgid(a->store, job->id, p.pid)) {
+		/* A crash now would leave the engine running unseen: do not go on. */
+		err_set(e, -EIO, "store_error",
+		        "cannot record %s's process group in the database; pass stopped",
+		        eng->name);
+		proc_terminate(&p, CANCEL_GRACE_S);
+		goto out;
+	}
 	expected_s = eng->expected_runtime_s(opts);
 	for (;;) {
 		rc = proc_poll(&p, POLL_MS);
@@ -475,7 +441,7 @@ static enum pass_result pass_run(struct jobq *q, const struct job_rec *job,
 			frac = 0;
 		if (frac > 0.99)
 			frac = 0.99;
-		set_progress(q, ((loop - 1) + frac) / job->loops);
+		set_progress(q, ((loop - 1) + frac) / job->spec.loops);
 	}
 	rc = engine_parse(eng, opts, p.out.data ? p.out.data : "", p.out.len,
 	                  p.err.data ? p.err.data : "", p.err.len, p.exit_code, p.term_signal, &m,
@@ -483,93 +449,103 @@ static enum pass_result pass_run(struct jobq *q, const struct job_rec *job,
 	if (rc)
 		goto out;
 	raw = !strcmp(eng->raw_stream, "stderr") ? &p.err : &p.out;
-	mjson = metrics_json(&m);
-	if (store_job_pass_add(a->store, job->id, loop, started, time_now_s(), mjson,
+	if (store_job_pass_add(a->store, job->id, loop, started, time_now_s(), &m,
 	                       raw->data ? raw->data : "", raw->len, e))
 		goto out;
-	log_info("job %lld: pass %d/%d done (%d metrics)", (long long)job->id, loop, job->loops,
-	         m.n);
-	set_progress(q, (double)loop / job->loops);
+	log_info("job %lld: pass %d/%d done (%d metrics)", (long long)job->id, loop,
+	         job->spec.loops, m.n);
+	set_progress(q, (double)loop / job->spec.loops);
 	res = PASS_OK;
 out:
-	store_job_set_pgid(a->store, job->id, 0);
+	if (p.pid && store_job_set_pgid(a->store, job->id, 0))
+		log_error("job %lld: cannot clear the process group in the database",
+		          (long long)job->id);
 	pass_cleanup(dir, work);
 	proc_release(&p);
 	engine_argv_free(argv);
-	free(mjson);
 	return res;
 }
 
-/* Run a claimed job to its end state. */
-static void job_run(struct jobq *q, struct job_rec *job)
+/* Put back the restore snapshot a job recorded, if it has one (origin "job N WHY"). */
+static void restore_saved(struct agent *a, int64_t id, const char *why)
+{
+	struct tune_snapshot snap;
+	char origin[64];
+	bool found = false;
+	struct err e;
+
+	snprintf(origin, sizeof(origin), "job %lld %s", (long long)id, why);
+	err_clear(&e);
+	if (store_job_restore(a->store, id, &snap, &found, &e) ||
+	    (found && tune_restore(&a->tune, &snap, origin, NULL, &e)))
+		log_error("job %lld: restore failed: %s", (long long)id, e.msg);
+	tune_snapshot_release(&snap);
+}
+
+/* Run a started job to its end state. Nothing here re-reads or re-checks the spec. */
+static void job_run(struct jobq *q, struct job *job)
 {
 	struct agent *a = q->a;
+	struct job_spec *spec = &job->spec;
 	struct tune_snapshot snap = { { 0 }, 0, NULL };
-	struct tune_item *items = NULL;
 	struct params ps = { 0, NULL };
-	struct store_kv *kv = NULL;
-	const struct engine *eng;
-	const char *state = "succeeded", *dir = NULL;
-	char origin[64], *json = NULL, realdir[PATH_MAX];
+	const struct engine *eng = spec->engine;
+	const char *state = "succeeded";
+	char origin[64];
 	bool rolled_back, applied = false;
-	json_t *spec;
-	json_error_t jerr;
-	struct err e;
-	int n_items = 0, loop;
+	struct err e, se;
+	int loop = 1;
 
 	err_clear(&e);
-	spec = json_loads(job->spec, 0, &jerr);
-	eng = engine_find(job->engine);
-	if (!spec || !eng) {
-		err_set(&e, -EINVAL, "internal", "stored job spec is unreadable");
-		state = "failed";
-		goto out;
-	}
-	if (json_is_string(json_object_get(spec, "directory"))) {
-		if (directory_check(a, json_string_value(json_object_get(spec, "directory")),
-		                    realdir, sizeof(realdir), &e)) {
-			state = "failed";
-			goto out;
-		}
-		dir = realdir;
-	}
 	snprintf(origin, sizeof(origin), "job %lld", (long long)job->id);
-	if (params_items(json_object_get(spec, "params"), &items, &n_items, &e)) {
-		state = "failed";
-		goto out;
+	if (should_stop(q)) {
+		state = q->stop ? "interrupted" : "cancelled";
+		goto stopped;
 	}
-	if (n_items) {
-		/* Save the restore point in the database first: a crash then still restores. */
-		if (tune_snapshot_take(&a->tune, job->device, &snap, &e)) {
+	if (spec->params.n) {
+		/* Save the restore point in the database first: a crash then still restores.
+		 * If it cannot be saved, the device is not touched. */
+		if (tune_snapshot_take(&a->tune, spec->device, &snap, &e)) {
 			state = "failed";
 			goto out;
 		}
-		json = tune_snapshot_to_json(&snap);
-		store_job_set_restore(a->store, job->id, json, NULL);
-		free(json);
-		json = NULL;
-		if (tune_apply(&a->tune, job->device, items, n_items, origin, &rolled_back, &e)) {
+		err_clear(&se);
+		if (store_job_set_restore(a->store, job->id, &snap, &se)) {
+			err_set(&e, -EIO, "store_error",
+			        "cannot record the restore point, so the job's params were not "
+			        "applied: %s",
+			        se.msg);
+			state = "failed";
+			goto out;
+		}
+		if (tune_apply(&a->tune, spec->device, spec->params.items, spec->params.n, origin,
+		               &rolled_back, &e)) {
 			state = "failed";
 			goto out;
 		}
 		applied = true;
 	}
-	if (sysfs_params_read(&a->fs, job->device, &ps, &e)) {
+	if (sysfs_params_read(&a->fs, spec->device, &ps, &e)) {
 		state = "failed";
 		goto out;
 	}
-	json = params_snapshot(&ps, &kv);
-	store_job_set_params(a->store, job->id, json, kv, ps.n, NULL);
+	err_clear(&se);
+	if (store_job_set_params(a->store, job->id, &ps, &se)) {
+		err_set(&e, -EIO, "store_error", "cannot record the parameter snapshot: %s",
+		        se.msg);
+		state = "failed";
+		goto out;
+	}
 	log_info("job %lld running: %s on %s, %d loop(s)", (long long)job->id, eng->name,
-	         job->device, job->loops);
-	for (loop = 1; loop <= job->loops; loop++) {
+	         spec->device, spec->loops);
+	for (loop = 1; loop <= spec->loops; loop++) {
 		enum pass_result r;
 
 		if (should_stop(q)) {
 			state = q->stop ? "interrupted" : "cancelled";
 			break;
 		}
-		r = pass_run(q, job, eng, json_object_get(spec, eng->name), dir, loop, &e);
+		r = pass_run(q, job, eng, &spec->opts, spec->directory, loop, &e);
 		if (r == PASS_CANCELLED) {
 			state = q->stop ? "interrupted" : "cancelled";
 			break;
@@ -579,12 +555,13 @@ static void job_run(struct jobq *q, struct job_rec *job)
 			break;
 		}
 	}
+stopped:
 	if (!strcmp(state, "cancelled"))
 		err_set(&e, -ECANCELED, "cancelled", "cancelled by request during loop %d of %d",
-		        loop, job->loops);
+		        loop, spec->loops);
 	else if (!strcmp(state, "interrupted"))
 		err_set(&e, -EINTR, "interrupted", "the agent shut down during loop %d of %d", loop,
-		        job->loops);
+		        spec->loops);
 out:
 	if (applied) {
 		struct err re;
@@ -598,56 +575,56 @@ out:
 		log_info("job %lld %s: %s", (long long)job->id, state, e.msg);
 	else
 		log_info("job %lld succeeded", (long long)job->id);
-	store_job_finish(a->store, job->id, state, time_now_s(),
-	                 strcmp(state, "succeeded") ? e.code : NULL,
-	                 strcmp(state, "succeeded") ? e.msg : NULL, NULL);
-	json_decref(spec);
+	err_clear(&se);
+	if (store_job_finish(a->store, job->id, state, time_now_s(),
+	                     strcmp(state, "succeeded") ? e.code : NULL,
+	                     strcmp(state, "succeeded") ? e.msg : NULL, &se))
+		log_error("job %lld: cannot record its end (%s): %s", (long long)job->id, state,
+		          se.msg);
 	tune_snapshot_release(&snap);
 	sysfs_params_release(&ps);
-	free(items);
-	free(kv);
-	free(json);
+}
+
+/* Wait for a queued job or stop; returns the next job (q->running_id set) or NULL to stop. */
+static struct job *next_job(struct jobq *q)
+{
+	struct job *j = NULL;
+
+	pthread_mutex_lock(&q->lock);
+	while (!q->stop && !q->head)
+		pthread_cond_wait(&q->wake, &q->lock);
+	if (!q->stop) {
+		j = q->head;
+		q->head = j->next;
+		if (!q->head)
+			q->tail = NULL;
+		j->next = NULL;
+		q->running_id = j->id;
+		q->cancel = false;
+		q->progress = 0;
+	}
+	pthread_mutex_unlock(&q->lock);
+	return j;
 }
 
 static void *worker_main(void *arg)
 {
 	struct jobq *q = arg;
-	struct job_rec job;
+	struct job *job;
 	struct err e;
 
-	for (;;) {
-		pthread_mutex_lock(&q->lock);
-		if (q->stop) {
-			pthread_mutex_unlock(&q->lock);
-			break;
-		}
-		pthread_mutex_unlock(&q->lock);
+	while ((job = next_job(q))) {
 		err_clear(&e);
-		if (store_job_claim_next(q->a->store, time_now_s(), &job, &e)) {
-			struct timespec ts;
-			double t = time_now_s() + 1.0;
-
-			ts.tv_sec = (time_t)t;
-			ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
-			pthread_mutex_lock(&q->lock);
-			if (!q->stop)
-				pthread_cond_timedwait(&q->wake, &q->lock, &ts);
-			pthread_mutex_unlock(&q->lock);
-			continue;
-		}
+		if (store_job_start(q->a->store, job->id, time_now_s(), &e) == 0)
+			job_run(q, job);
+		else
+			log_error("job %lld not started: %s", (long long)job->id, e.msg);
 		pthread_mutex_lock(&q->lock);
-		q->running_id = job.id;
-		q->cancel = false;
-		q->progress = 0;
-		pthread_mutex_unlock(&q->lock);
-		job_run(q, &job);
-		pthread_mutex_lock(&q->lock);
-		q->last_finished_id = job.id;
 		q->running_id = 0;
 		q->cancel = false;
 		pthread_cond_broadcast(&q->done);
 		pthread_mutex_unlock(&q->lock);
-		store_job_rec_release(&job);
+		job_free(job);
 	}
 	return NULL;
 }
@@ -676,22 +653,42 @@ static void recover(struct agent *a)
 				log_info("job %lld: killed leftover %s process group %lld",
 				         (long long)j->id, j->engine, (long long)j->pgid);
 		}
-		if (j->restore) {
-			struct tune_snapshot snap;
-			char origin[64];
-
-			snprintf(origin, sizeof(origin), "job %lld interrupted", (long long)j->id);
-			err_clear(&e);
-			if (tune_snapshot_from_json(j->device, j->restore, &snap, &e) ||
-			    tune_restore(&a->tune, &snap, origin, NULL, &e))
-				log_error("job %lld: restore failed: %s", (long long)j->id, e.msg);
-			tune_snapshot_release(&snap);
-		}
-		store_job_finish(a->store, j->id, "interrupted", time_now_s(), "interrupted",
-		                 "the agent stopped while the job was running", NULL);
+		restore_saved(a, j->id, "interrupted");
+		err_clear(&e);
+		if (store_job_finish(a->store, j->id, "interrupted", time_now_s(), "interrupted",
+		                     "the agent stopped while the job was running", &e))
+			log_error("job %lld: %s", (long long)j->id, e.msg);
 		log_info("job %lld marked interrupted (agent restarted mid-job)", (long long)j->id);
 	}
 	store_jobs_free(list, n);
+}
+
+/* Take up the jobs a previous run left queued, oldest first: their specs are decoded once
+ * here, by the same codec the API uses. A spec that cannot be read fails its job. */
+static int queue_load(struct jobq *q, struct err *e)
+{
+	struct job_rec *list = NULL;
+	int n = 0, i, rc;
+
+	rc = store_jobs_queued(q->a->store, &list, &n, e);
+	if (rc)
+		return rc;
+	for (i = 0; i < n; i++) {
+		struct err fe;
+
+		if (list[i].spec_ok) {
+			queue_push(q, list[i].id, &list[i].spec);
+			continue;
+		}
+		err_clear(&fe);
+		if (store_job_finish(q->a->store, list[i].id, "failed", time_now_s(), "internal",
+		                     "the stored job spec is unreadable", &fe))
+			log_error("job %lld: %s", (long long)list[i].id, fe.msg);
+	}
+	if (n)
+		log_info("%d queued job(s) taken up from the database", n);
+	store_jobs_free(list, n);
+	return 0;
 }
 
 int jobq_start(struct jobq **out, struct agent *a, struct err *e)
@@ -703,8 +700,12 @@ int jobq_start(struct jobq **out, struct agent *a, struct err *e)
 	pthread_cond_init(&q->wake, NULL);
 	pthread_cond_init(&q->done, NULL);
 	recover(a);
+	if (queue_load(q, e)) {
+		jobq_stop(q);
+		return -EIO;
+	}
 	if (pthread_create(&q->thread, NULL, worker_main, q)) {
-		free(q);
+		jobq_stop(q);
 		return err_set(e, -EAGAIN, "internal", "cannot start the job worker thread");
 	}
 	q->thread_started = true;
@@ -722,6 +723,12 @@ void jobq_stop(struct jobq *q)
 	pthread_mutex_unlock(&q->lock);
 	if (q->thread_started)
 		pthread_join(q->thread, NULL);
+	while (q->head) {
+		struct job *j = q->head;
+
+		q->head = j->next;
+		job_free(j);
+	}
 	pthread_cond_destroy(&q->wake);
 	pthread_cond_destroy(&q->done);
 	pthread_mutex_destroy(&q->lock);

@@ -3,38 +3,71 @@
 #ifndef FT_JOB_H
 #define FT_JOB_H
 
-#include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "engine.h"
 #include "err.h"
+#include "jobspec.h"
+#include "store.h"
+#include "store_metrics.h"
 
 struct agent;
 struct jobq;
 
+/* Every job state, NULL-terminated: queued, running, succeeded, failed, cancelled,
+ * interrupted. */
+#define JOB_N_STATES 6
+extern const char *const job_states[JOB_N_STATES + 1];
+
 /* Recover jobs left running by a previous run (they become "interrupted",
- * their engine process group is killed and their params restored), then
- * start the worker thread. */
+ * their engine process group is killed and their params restored), take up
+ * the queued ones, then start the worker thread. */
 int jobq_start(struct jobq **out, struct agent *a, struct err *e);
 /* Cancel the running job (it ends "interrupted"), stop the worker, free. NULL is fine. */
 void jobq_stop(struct jobq *q);
 
-/* The top-level keys a job body may have. */
-extern const char *const job_spec_keys[];
-
 /*
- * Validate a job body (keys already checked against job_spec_keys) and
- * queue it. Nothing is stored if it is refused: 400 bad_request for bad
- * fields, 403 dir_not_allowed, 409 device_refused for a raw-device job on
- * a mounted, held or non-allowlisted device, 422 for bad params or an
- * engine whose binary is missing.
+ * Everything a submit checks, with nothing queued or stored: the device
+ * exists, every engine object's rules, the allowlist, the directory (under
+ * an --allow-dir; spec->directory becomes its resolved path), the raw-device
+ * safety check, the params as a PATCH would validate them, the engine's
+ * binary, and the argv. Errors: 400 bad_request for bad fields, 403
+ * dir_not_allowed, 409 device_refused for a raw-device job on a mounted,
+ * held or non-allowlisted device, 422 for bad params or an engine whose
+ * binary is missing (the code says which).
  */
-int job_submit(struct jobq *q, json_t *body, int64_t *id, struct err *e);
+int job_check(struct jobq *q, struct job_spec *spec, struct err *e);
+/* The metrics every pass of spec reports (the engine's list for its options). */
+void job_metrics(const struct job_spec *spec, struct metric_names *out);
+/* loops x the engine's expected seconds per pass; 0 if the engine cannot tell. */
+double job_expected_runtime_s(const struct job_spec *spec);
+/* job_check(), then store and queue the job. On success the queue owns what spec held
+ * (spec is left empty); on failure nothing is stored and spec is unchanged. */
+int job_submit(struct jobq *q, struct job_spec *spec, int64_t *id, struct err *e);
 /* Drop a queued job, or stop a running one (SIGTERM, SIGKILL after 5 s,
  * params restored) and wait for it. -EBUSY "conflict" if already finished,
  * -EINPROGRESS if it did not stop in time. */
 int job_cancel(struct jobq *q, int64_t id, struct err *e);
-/* Live progress (0..1) of job id; *running false if it is not the running job. */
-double job_progress(struct jobq *q, int64_t id, bool *running);
+
+/* ---- reads, with rec->progress filled (live for the running job) ---- */
+
+int job_get(struct jobq *q, int64_t id, struct job_rec *out, struct err *e);
+/* Newest first; state may be NULL. Caller frees with store_jobs_free. */
+int job_list(struct jobq *q, const char *state, int limit, struct job_rec **out, int *n,
+             struct err *e);
+/* Finished jobs matching f, newest first. Caller frees with store_jobs_free. */
+int job_results(struct jobq *q, const struct result_filter *f, struct job_rec **out, int *n,
+                struct err *e);
+/* A job's passes in loop order. Caller frees *out. */
+int job_passes(struct jobq *q, int64_t id, struct pass_rec **out, int *n, struct err *e);
+/* The raw output of one pass. Caller frees *raw. */
+int job_raw(struct jobq *q, int64_t id, int loop, char **raw, size_t *len, struct err *e);
+/* Jobs per state (counts[i] for job_states[i], JOB_N_STATES of them), for /metrics. */
+int job_state_counts(struct jobq *q, int64_t *counts);
+/* Per device, the mean of every metric of its newest finished job, for /metrics. Caller frees
+ * *out. */
+int job_last_metrics(struct jobq *q, struct store_job_metric **out, int *n, struct err *e);
 
 #endif

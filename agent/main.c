@@ -1,4 +1,4 @@
-/* main.c -- fleettune-agent: command line, token, state, startup recovery, signal loop. */
+/* main.c -- fleettune-agent: command line, token, TLS files, agent_init, HTTP, signal loop. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -289,46 +289,27 @@ static const char *default_web_root(void)
 	return NULL;
 }
 
-static void audit_to_store(void *cls, const struct tune_change *c)
-{
-	struct agent *a = cls;
-
-	store_change_add(a->store, c, time_now_s());
-	log_info("%s %s%s%s: %s -> %s (requested %s) by %s%s%s", c->outcome, c->device,
-	         c->device[0] ? " " : "", c->name, c->previous ? c->previous : "-",
-	         c->applied ? c->applied : "-", c->requested ? c->requested : "-", c->origin,
-	         c->message ? ": " : "", c->message ? c->message : "");
-}
-
 int main(int argc, char **argv)
 {
 	static struct agent a;
+	struct agent_config cfg;
 	struct httpd_config hc;
-	char path[PATH_MAX], host[64], token_path[PATH_MAX];
+	char token_path[PATH_MAX], token[128];
 	char *cert = NULL, *key = NULL;
 	bool verbose = false;
 	struct timespec tick = { 1, 0 };
 	sigset_t sigs;
 	struct err e;
-	int rc = 1, sig, i;
+	int rc = 1, sig;
 
 	log_init("fleettune-agent", LOG_INFO);
-	if (parse_args(argc, argv, &a.cfg, &verbose))
+	if (parse_args(argc, argv, &cfg, &verbose))
 		return 2;
 	if (verbose)
 		log_init("fleettune-agent", LOG_DEBUG);
 	err_clear(&e);
-	a.started_mono_s = time_mono_s();
-	if (a.cfg.node_name) {
-		snprintf(a.node, sizeof(a.node), "%s", a.cfg.node_name);
-	} else {
-		if (gethostname(host, sizeof(host)) < 0)
-			snprintf(host, sizeof(host), "localhost");
-		host[sizeof(host) - 1] = '\0';
-		snprintf(a.node, sizeof(a.node), "%s", host);
-	}
-	if (!a.cfg.web_root)
-		a.cfg.web_root = default_web_root();
+	if (!cfg.web_root)
+		cfg.web_root = default_web_root();
 
 	/* Signals go to this thread only: block them before any thread starts. */
 	sigemptyset(&sigs);
@@ -338,53 +319,33 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (mkdir_p(a.cfg.state_dir, 0700) < 0) {
-		log_error("cannot create state directory '%s': %s", a.cfg.state_dir,
-		          strerror(errno));
+	if (mkdir_p(cfg.state_dir, 0700) < 0) {
+		log_error("cannot create state directory '%s': %s", cfg.state_dir, strerror(errno));
 		goto out;
 	}
-	snprintf(token_path, sizeof(token_path), "%s/token", a.cfg.state_dir);
-	if (token_load(a.cfg.token_file ? a.cfg.token_file : token_path, a.token, sizeof(a.token),
-	               &e)) {
+	snprintf(token_path, sizeof(token_path), "%s/token", cfg.state_dir);
+	if (token_load(cfg.token_file ? cfg.token_file : token_path, token, sizeof(token), &e)) {
 		log_error("%s", e.msg);
 		goto out;
 	}
-	snprintf(path, sizeof(path), "%s/agent.db", a.cfg.state_dir);
-	if (store_open(&a.store, path, &e)) {
-		log_error("%s", e.msg);
-		goto out;
-	}
-	a.fs.root = a.cfg.sysfs_root;
-	a.fs.allow_devices = a.cfg.allow_devices;
-	a.fs.n_allow_devices = a.cfg.n_allow_devices;
-	a.fs.allow_sysctl = a.cfg.allow_sysctl;
-	tune_init(&a.tune, &a.fs, audit_to_store, &a);
-	pthread_mutex_init(&a.pcache.lock, NULL);
-	a.sessions.tune = &a.tune;
-	a.sessions.store = a.store;
-
-	/* A previous run may have died with sessions open or a job running. */
-	rc = session_end_all(&a.sessions, time_now_s(), "agent_restart");
-	if (rc > 0)
-		log_info("restored %d session(s) left open by a previous run", rc);
-	rc = 1;
-	if (jobq_start(&a.jobs, &a, &e)) {
-		log_error("%s", e.msg);
-		goto out;
-	}
-
-	if (a.cfg.tls_cert || a.cfg.tls_key) {
-		if (!a.cfg.tls_cert || !a.cfg.tls_key) {
+	if (cfg.tls_cert || cfg.tls_key) {
+		if (!cfg.tls_cert || !cfg.tls_key) {
 			log_error("--tls-cert and --tls-key go together");
 			goto out;
 		}
-		cert = read_pem(a.cfg.tls_cert, &e);
-		key = cert ? read_pem(a.cfg.tls_key, &e) : NULL;
+		cert = read_pem(cfg.tls_cert, &e);
+		key = cert ? read_pem(cfg.tls_key, &e) : NULL;
 		if (!cert || !key) {
 			log_error("%s", e.msg);
 			goto out;
 		}
 	}
+	if (agent_init(&a, &cfg, &e)) {
+		log_error("%s", e.msg);
+		goto out;
+	}
+	snprintf(a.token, sizeof(a.token), "%s", token);
+
 	memset(&hc, 0, sizeof(hc));
 	hc.listen = a.cfg.listen;
 	hc.tls_cert_pem = cert;
@@ -422,14 +383,8 @@ int main(int argc, char **argv)
 	rc = 0;
 out:
 	httpd_stop(a.httpd);
-	jobq_stop(a.jobs);
-	/* Stopping on purpose puts the devices back too, not only the next start. */
-	if (a.store && session_end_all(&a.sessions, time_now_s(), "agent_shutdown") > 0)
-		log_info("restored the open session(s) before exiting");
-	store_close(a.store);
-	tune_release(&a.tune);
-	for (i = 0; i < PARAMS_CACHE_SLOTS; i++)
-		free(a.pcache.slot[i].body);
+	a.httpd = NULL;
+	agent_release(&a);
 	free(cert);
 	free(key);
 	return rc;

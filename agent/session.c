@@ -37,14 +37,13 @@ int session_open(struct session_mgr *m, const char *dev, int64_t ttl_s, double n
 	out->created_at = now;
 	out->ttl_s = ttl_s;
 	out->expires_at = now + (double)ttl_s;
-	out->snapshot = tune_snapshot_to_json(&snap);
-	rc = store_session_insert(m->store, out, e);
+	rc = store_session_insert(m->store, out, &snap, e);
 	if (rc)
 		goto out;
 	log_info("session %lld opened on %s (ttl %llds, %d parameters saved)", (long long)out->id,
 	         dev, (long long)ttl_s, snap.n);
 out:
-	store_sessions_free(open, n_open);
+	free(open);
 	tune_snapshot_release(&snap);
 	return rc;
 }
@@ -57,17 +56,11 @@ int session_renew(struct session_mgr *m, int64_t id, double now, struct session_
 	rc = store_session_get(m->store, id, out, e);
 	if (rc)
 		return rc;
-	if (strcmp(out->state, "open")) {
-		rc = err_set(e, -EBUSY, "conflict", "session %lld is %s, not open", (long long)id,
-		             out->state);
-		store_session_rec_release(out);
-		return rc;
-	}
+	if (strcmp(out->state, "open"))
+		return err_set(e, -EBUSY, "conflict", "session %lld is %s, not open", (long long)id,
+		               out->state);
 	out->expires_at = now + (double)out->ttl_s;
-	rc = store_session_renew(m->store, id, out->expires_at, e);
-	if (rc)
-		store_session_rec_release(out);
-	return rc;
+	return store_session_renew(m->store, id, out->expires_at, e);
 }
 
 int session_end(struct session_mgr *m, int64_t id, bool restore, const char *reason, double now,
@@ -90,7 +83,7 @@ int session_end(struct session_mgr *m, int64_t id, bool restore, const char *rea
 	if (restore) {
 		snprintf(origin, sizeof(origin), "session %lld %s", (long long)id, reason);
 		err_clear(&rerr);
-		rc = tune_snapshot_from_json(out->device, out->snapshot, &snap, &rerr);
+		rc = store_session_snapshot(m->store, id, &snap, &rerr);
 		if (!rc)
 			rc = tune_restore(m->tune, &snap, origin, &written, &rerr);
 		if (rc)
@@ -113,8 +106,6 @@ int session_end(struct session_mgr *m, int64_t id, bool restore, const char *rea
 	snprintf(out->restore_outcome, sizeof(out->restore_outcome), "%s", outcome);
 out:
 	tune_snapshot_release(&snap);
-	if (rc)
-		store_session_rec_release(out);
 	return rc;
 }
 
@@ -133,15 +124,24 @@ static int end_matching(struct session_mgr *m, double now, bool only_expired, co
 		if (only_expired && open[i].expires_at > now)
 			continue;
 		err_clear(&e);
-		if (session_end(m, open[i].id, true, reason, now, &rec, &e) == 0) {
-			store_session_rec_release(&rec);
+		if (session_end(m, open[i].id, true, reason, now, &rec, &e) == 0)
 			done++;
-		} else {
+		else
 			log_error("session %lld: %s", (long long)open[i].id, e.msg);
-		}
 	}
-	store_sessions_free(open, n);
+	free(open);
 	return done;
+}
+
+int session_get(struct session_mgr *m, int64_t id, struct session_rec *out, struct err *e)
+{
+	return store_session_get(m->store, id, out, e);
+}
+
+int session_list(struct session_mgr *m, const char *state, const char *device,
+                 struct session_rec **out, int *n, struct err *e)
+{
+	return store_sessions_list(m->store, state, device, out, n, e);
 }
 
 int session_expire_due(struct session_mgr *m, double now)

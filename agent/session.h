@@ -28,6 +28,12 @@ int session_renew(struct session_mgr *m, int64_t id, double now, struct session_
  */
 int session_end(struct session_mgr *m, int64_t id, bool restore, const char *reason, double now,
                 struct session_rec *out, struct err *e);
+/* One session; -ENOENT "not_found" if there is none with that id. */
+int session_get(struct session_mgr *m, int64_t id, struct session_rec *out, struct err *e);
+/* Sessions newest first (at most 1000); state and device may be NULL (any). Caller frees
+ * *out. */
+int session_list(struct session_mgr *m, const char *state, const char *device,
+                 struct session_rec **out, int *n, struct err *e);
 /* Restore and close every open session whose expiry is <= now. Returns how many. */
 int session_expire_due(struct session_mgr *m, double now);
 /* Restore and close every open session: at startup those a previous run

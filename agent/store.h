@@ -1,11 +1,16 @@
 /* store.h -- the agent's SQLite database: audit log, sessions, jobs and results.
- * The only agent module that includes sqlite3.h. Every function is thread-safe. */
+ * Its files (store*.c) are the only agent code that includes sqlite3.h, through common/db.h's
+ * helper. Every function is thread-safe. */
 #ifndef FT_STORE_H
 #define FT_STORE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
+#include "engine.h"
 #include "err.h"
+#include "jobspec.h"
+#include "sysfs.h"
 #include "tune.h"
 
 struct store;
@@ -48,46 +53,59 @@ struct session_rec {
 	double ended_at; /* 0 while open */
 	char end_reason[32];
 	char restore_outcome[256];
-	char *snapshot; /* JSON; owned, free with store_session_rec_release */
 };
 
-int store_session_insert(struct store *s, struct session_rec *rec, struct err *e); /* sets id */
+/* Insert an open session with the snapshot to restore; sets rec->id and rec->state. */
+int store_session_insert(struct store *s, struct session_rec *rec, const struct tune_snapshot *snap,
+                         struct err *e);
 int store_session_get(struct store *s, int64_t id, struct session_rec *rec, struct err *e);
-/* state and device may be NULL (any). Caller releases each and frees *out. */
+/* The snapshot a session restores. Caller releases with tune_snapshot_release. */
+int store_session_snapshot(struct store *s, int64_t id, struct tune_snapshot *out, struct err *e);
+/* Newest first; state and device may be NULL (any). Caller frees *out. */
 int store_sessions_list(struct store *s, const char *state, const char *device,
                         struct session_rec **out, int *n, struct err *e);
 int store_session_renew(struct store *s, int64_t id, double expires_at, struct err *e);
 int store_session_end(struct store *s, int64_t id, const char *state, double ended_at,
                       const char *reason, const char *outcome, struct err *e);
-void store_session_rec_release(struct session_rec *rec);
-void store_sessions_free(struct session_rec *list, int n);
 
 /* ---- jobs and results (store_job.c) ---- */
+
+/* A recorded parameter value: number says it was an integer. Owned strings. */
+struct store_value {
+	char *name;
+	char *value;
+	bool number;
+};
+
+void store_values_free(struct store_value *v, int n);
+
 struct job_rec {
 	int64_t id;
 	char state[16];
-	char device[64];
+	char device[64]; /* also in spec; the columns, readable even if the spec is not */
 	char engine[16];
-	char *spec;    /* JSON, owned */
-	char *labels;  /* JSON object, owned */
-	char *params;  /* JSON object or NULL, owned */
-	char *restore; /* JSON snapshot or NULL, owned */
 	int loops;
+	struct job_spec spec; /* decoded from the spec column */
+	bool spec_ok;         /* false: the column could not be decoded; spec holds the columns */
+	struct store_value *params; /* every parameter of the device read just before loop 1 */
+	int n_params;
+	bool has_params;
 	int loops_done;
 	int64_t pgid; /* 0 if none */
 	char error_code[40];
 	char error_message[256];
 	int has_error;
 	double created_at, started_at, finished_at; /* 0 = not yet */
+	double progress; /* 0..1, filled by the job layer (job_get, job_list) */
 };
 
 struct pass_rec {
 	int loop;
 	double started_at, finished_at;
-	char *metrics; /* JSON object, owned */
+	struct metrics metrics;
 };
 
-/* A name=value pair for labels and parameter snapshots (borrowed strings). */
+/* A name=value pair for result filters (borrowed strings). */
 struct store_kv {
 	const char *key;
 	const char *value;
@@ -106,26 +124,33 @@ struct result_filter {
 	int limit;
 };
 
-/* Insert a queued job (rec->device, engine, spec, labels, loops, created_at); sets rec->id. */
-int store_job_insert(struct store *s, struct job_rec *rec, const struct store_kv *labels,
-                     int n_labels, struct err *e);
-/* Atomically take the oldest queued job and mark it running. -ENOENT if none. */
-int store_job_claim_next(struct store *s, double now, struct job_rec *out, struct err *e);
+/* Insert a queued job with its spec and labels; sets *id. */
+int store_job_insert(struct store *s, const struct job_spec *spec, double created_at, int64_t *id,
+                     struct err *e);
+/* Queued jobs, oldest first (the queue a restarted agent takes up). Caller frees with
+ * store_jobs_free. */
+int store_jobs_queued(struct store *s, struct job_rec **out, int *n, struct err *e);
+/* queued -> running. -ENOENT "not_found" if the job is not queued (cancelled meanwhile). */
+int store_job_start(struct store *s, int64_t id, double now, struct err *e);
 /* Record the restore snapshot (before the job's params are applied). */
-int store_job_set_restore(struct store *s, int64_t id, const char *restore_json, struct err *e);
-/* Record the parameter snapshot read just before loop 1. */
-int store_job_set_params(struct store *s, int64_t id, const char *params_json,
-                         const struct store_kv *params, int n, struct err *e);
+int store_job_set_restore(struct store *s, int64_t id, const struct tune_snapshot *snap,
+                          struct err *e);
+/* The restore snapshot of a job; *found false (and nothing to release) if it has none. */
+int store_job_restore(struct store *s, int64_t id, struct tune_snapshot *out, bool *found,
+                      struct err *e);
+/* Record every parameter of the device, read just before loop 1. */
+int store_job_set_params(struct store *s, int64_t id, const struct params *ps, struct err *e);
 int store_job_set_pgid(struct store *s, int64_t id, int64_t pgid);
 /* Add a finished pass and bump loops_done. */
 int store_job_pass_add(struct store *s, int64_t id, int loop, double started_at, double finished_at,
-                       const char *metrics_json, const char *raw, size_t raw_len, struct err *e);
+                       const struct metrics *m, const char *raw, size_t raw_len, struct err *e);
 /* Move a job to a final state. code/message may be NULL. */
 int store_job_finish(struct store *s, int64_t id, const char *state, double finished_at,
                      const char *code, const char *message, struct err *e);
 /* queued -> cancelled; -EBUSY if the job is not queued. */
 int store_job_cancel_queued(struct store *s, int64_t id, double now, struct err *e);
 int store_job_get(struct store *s, int64_t id, struct job_rec *out, struct err *e);
+/* Passes in loop order. Caller frees *out. */
 int store_job_passes(struct store *s, int64_t id, struct pass_rec **out, int *n, struct err *e);
 /* Raw output of one pass. Caller frees *raw. */
 int store_job_raw(struct store *s, int64_t id, int loop, char **raw, size_t *len, struct err *e);
@@ -137,7 +162,6 @@ int store_results(struct store *s, const struct result_filter *f, struct job_rec
                   struct err *e);
 void store_job_rec_release(struct job_rec *r);
 void store_jobs_free(struct job_rec *list, int n);
-void store_passes_free(struct pass_rec *list, int n);
 /* Jobs per state, for /metrics: fills counts[i] for states[i]. */
 int store_job_state_counts(struct store *s, const char *const *states, int n, int64_t *counts);
 

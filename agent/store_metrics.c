@@ -12,7 +12,7 @@ static void count_from_row(sqlite3_stmt *st, void *elem)
 {
 	struct store_count *c = elem;
 
-	store_col_text(st, 0, c->key, sizeof(c->key), NULL);
+	db_col_text(st, 0, c->key, sizeof(c->key), NULL);
 	c->n = sqlite3_column_int64(st, 1);
 }
 
@@ -21,12 +21,13 @@ int store_change_outcome_counts(struct store *s, struct store_count **out, int *
 	sqlite3_stmt *st;
 	int rc;
 
-	pthread_mutex_lock(&s->lock);
-	st = store_prepare(
-	        s, "SELECT outcome, COUNT(*) FROM changes GROUP BY outcome ORDER BY outcome", NULL);
-	rc = store_collect(s, st, sizeof(**out), count_from_row, NULL, (void **)out, n, e,
-	                   "change outcomes");
-	pthread_mutex_unlock(&s->lock);
+	db_lock(s->db);
+	st = db_prepare(s->db,
+	                "SELECT outcome, COUNT(*) FROM changes GROUP BY outcome ORDER BY outcome",
+	                NULL);
+	rc = db_collect(s->db, st, sizeof(**out), count_from_row, NULL, (void **)out, n, e,
+	                "change outcomes");
+	db_unlock(s->db);
 	return rc;
 }
 
@@ -34,11 +35,11 @@ static void job_metric_from_row(sqlite3_stmt *st, void *elem)
 {
 	struct store_job_metric *m = elem;
 
-	store_col_text(st, 0, m->device, sizeof(m->device), NULL);
-	store_col_text(st, 1, m->engine, sizeof(m->engine), NULL);
+	db_col_text(st, 0, m->device, sizeof(m->device), NULL);
+	db_col_text(st, 1, m->engine, sizeof(m->engine), NULL);
 	m->job_id = sqlite3_column_int64(st, 2);
 	m->finished_at = sqlite3_column_double(st, 3);
-	store_col_text(st, 4, m->metric, sizeof(m->metric), NULL);
+	db_col_text(st, 4, m->metric, sizeof(m->metric), NULL);
 	m->mean = sqlite3_column_double(st, 5);
 }
 
@@ -57,10 +58,10 @@ int store_last_job_metrics(struct store *s, struct store_job_metric **out, int *
 	sqlite3_stmt *st;
 	int rc;
 
-	pthread_mutex_lock(&s->lock);
-	st = store_prepare(s, sql, NULL);
-	rc = store_collect(s, st, sizeof(**out), job_metric_from_row, NULL, (void **)out, n, e,
-	                   "last job metrics");
-	pthread_mutex_unlock(&s->lock);
+	db_lock(s->db);
+	st = db_prepare(s->db, sql, NULL);
+	rc = db_collect(s->db, st, sizeof(**out), job_metric_from_row, NULL, (void **)out, n, e,
+	                "last job metrics");
+	db_unlock(s->db);
 	return rc;
 }

@@ -1,6 +1,5 @@
 /* tune.c -- all-or-nothing parameter changes: validation, ordering, rollback, snapshots, audit. */
 #include <errno.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,7 +171,7 @@ static bool item_present(const struct tune_item *items, int n, const char *name)
 /* Validate everything before the first write. Items under iosched.* that
  * belong to a scheduler being switched to are checked after the switch. */
 static int validate_all(struct tune *t, const char *dev, const struct params *cur,
-                        struct tune_item *items, int n, bool *deferred, struct err *e)
+                        struct tune_item *items, int n, struct err *e)
 {
 	bool sched_change = false;
 	const struct param *sp;
@@ -196,7 +195,7 @@ static int validate_all(struct tune *t, const char *dev, const struct params *cu
 	for (i = 0; i < n; i++) {
 		const struct param *p = sysfs_params_find(cur, items[i].name);
 
-		deferred[i] = false;
+		items[i].deferred = false;
 		if (!strcmp(items[i].name, "scheduler")) {
 			snprintf(items[i].previous, sizeof(items[i].previous), "%s", p->value);
 			items[i].kind = p->kind;
@@ -216,7 +215,7 @@ static int validate_all(struct tune *t, const char *dev, const struct params *cu
 			if (p)
 				snprintf(items[i].previous, sizeof(items[i].previous), "%s",
 				         p->value);
-			deferred[i] = true;
+			items[i].deferred = true;
 			items[i].kind = PARAM_INT;
 			continue;
 		}
@@ -233,15 +232,21 @@ static int validate_all(struct tune *t, const char *dev, const struct params *cu
 	return 0;
 }
 
-/* The current parameters of dev, if the agent may write it. */
-static int params_for_write(struct tune *t, const char *dev, struct params *cur, struct err *e)
+/* What tune_apply checks before writing, with the lock held: the device may be written, there
+ * is something to write, every item is valid. Fills cur with the device's parameters. */
+static int check_locked(struct tune *t, const char *dev, struct tune_item *items, int n,
+                        struct params *cur, struct err *e)
 {
 	int rc = sysfs_params_read(t->fs, dev, cur, e);
 
-	if (rc == 0 && !sysfs_device_allowed(t->fs, dev))
-		rc = err_set(e, -EPERM, "device_not_allowed",
-		             "device '%s' is not in the agent's --allow-device list", dev);
-	return rc;
+	if (rc)
+		return rc;
+	if (!sysfs_device_allowed(t->fs, dev))
+		return err_set(e, -EPERM, "device_not_allowed",
+		               "device '%s' is not in the agent's --allow-device list", dev);
+	if (n <= 0)
+		return err_set(e, -EINVAL, "bad_request", "no parameters given");
+	return validate_all(t, dev, cur, items, n, e);
 }
 
 int tune_apply(struct tune *t, const char *dev, struct tune_item *items, int n, const char *origin,
@@ -249,7 +254,6 @@ int tune_apply(struct tune *t, const char *dev, struct tune_item *items, int n, 
 {
 	struct params cur = { 0, NULL };
 	struct tune_snapshot snap = { { 0 }, 0, NULL };
-	bool *deferred = NULL;
 	int *order = NULL;
 	char rb_origin[320];
 	struct err rb_err;
@@ -257,15 +261,7 @@ int tune_apply(struct tune *t, const char *dev, struct tune_item *items, int n, 
 
 	*rolled_back = false;
 	pthread_mutex_lock(&t->lock);
-	rc = params_for_write(t, dev, &cur, e);
-	if (rc)
-		goto out;
-	if (n <= 0) {
-		rc = err_set(e, -EINVAL, "bad_request", "no parameters given");
-		goto out;
-	}
-	deferred = xcalloc((size_t)n, sizeof(bool));
-	rc = validate_all(t, dev, &cur, items, n, deferred, e);
+	rc = check_locked(t, dev, items, n, &cur, e);
 	if (rc)
 		goto out;
 	snapshot_from_params(dev, &cur, &snap);
@@ -273,7 +269,7 @@ int tune_apply(struct tune *t, const char *dev, struct tune_item *items, int n, 
 	for (k = 0; k < n; k++) {
 		struct tune_item *it = &items[order[k]];
 
-		if (deferred[order[k]]) {
+		if (it->deferred) {
 			struct param p;
 
 			rc = sysfs_param_read(t->fs, dev, it->name, &p, e);
@@ -313,27 +309,28 @@ out:
 	tune_snapshot_release(&snap);
 	sysfs_params_release(&cur);
 	free(order);
-	free(deferred);
 	return rc;
 }
 
 int tune_validate(struct tune *t, const char *dev, struct tune_item *items, int n, struct err *e)
 {
 	struct params cur = { 0, NULL };
-	bool *deferred = NULL;
 	int rc;
 
 	pthread_mutex_lock(&t->lock);
-	rc = params_for_write(t, dev, &cur, e);
-	if (rc)
-		goto out;
-	deferred = xcalloc((size_t)n + 1, sizeof(bool));
-	rc = validate_all(t, dev, &cur, items, n, deferred, e);
-out:
+	rc = check_locked(t, dev, items, n, &cur, e);
 	pthread_mutex_unlock(&t->lock);
 	sysfs_params_release(&cur);
-	free(deferred);
 	return rc;
+}
+
+void tune_set_release(struct tune_set *s)
+{
+	if (!s)
+		return;
+	free(s->items);
+	s->items = NULL;
+	s->n = 0;
 }
 
 int tune_snapshot_take(struct tune *t, const char *dev, struct tune_snapshot *out, struct err *e)
@@ -358,53 +355,6 @@ void tune_snapshot_release(struct tune_snapshot *s)
 	free(s->items);
 	s->items = NULL;
 	s->n = 0;
-}
-
-char *tune_snapshot_to_json(const struct tune_snapshot *s)
-{
-	json_t *o = json_object();
-	char *out;
-	int i;
-
-	for (i = 0; i < s->n; i++)
-		json_object_set_new(o, s->items[i].name, json_string(s->items[i].previous));
-	out = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
-	json_decref(o);
-	if (!out)
-		return xstrdup("{}");
-	return out;
-}
-
-int tune_snapshot_from_json(const char *dev, const char *json, struct tune_snapshot *out,
-                            struct err *e)
-{
-	json_error_t jerr;
-	const char *key;
-	json_t *o, *v;
-	int rc = 0;
-
-	memset(out, 0, sizeof(*out));
-	snprintf(out->device, sizeof(out->device), "%s", dev);
-	o = json_loads(json, 0, &jerr);
-	if (!json_is_object(o)) {
-		rc = err_set(e, -EINVAL, "internal", "corrupt snapshot for '%s': %s", dev,
-		             jerr.text);
-		goto out;
-	}
-	out->items = xcalloc(json_object_size(o) + 1, sizeof(*out->items));
-	json_object_foreach(o, key, v)
-	{
-		struct tune_item *it;
-
-		if (!json_is_string(v))
-			continue;
-		it = &out->items[out->n++];
-		snprintf(it->name, sizeof(it->name), "%s", key);
-		snprintf(it->previous, sizeof(it->previous), "%s", json_string_value(v));
-	}
-out:
-	json_decref(o);
-	return rc;
 }
 
 int tune_restore(struct tune *t, const struct tune_snapshot *snap, const char *origin,

@@ -40,8 +40,22 @@ struct tune_item {
 	char applied[SYSFS_VALUE_MAX];   /* what the kernel reports afterwards */
 	bool aliased;                    /* legacy scheduler name mapped */
 	bool adjusted;                   /* applied differs from canon */
+	bool deferred; /* an iosched.* attribute of the scheduler being switched to: validated
+	                  as a plain integer first, fully only after the switch (previous may be
+	                  "" then: the attribute does not exist yet) */
 	enum param_kind kind;
 };
+
+#define TUNE_SET_MAX 64
+
+/* The parameters of one request (a PATCH body, a job's params), in request order. */
+struct tune_set {
+	int n;
+	struct tune_item *items; /* owned */
+};
+
+/* Free the items; NULL is fine. */
+void tune_set_release(struct tune_set *s);
 
 /* A device's writable parameters by name, to put back later. */
 struct tune_snapshot {
@@ -66,16 +80,17 @@ void tune_release(struct tune *t);
 int tune_apply(struct tune *t, const char *dev, struct tune_item *items, int n, const char *origin,
                bool *rolled_back, struct err *e);
 
-/* Validate items against dev as tune_apply would, without writing. */
+/*
+ * Everything tune_apply checks before its first write, with the same errors (device missing
+ * or not allowlisted, no items, unknown names, read-only, ranges from the kernel, enums,
+ * scheduler aliases, the setra/read_ahead_kb conflict), and nothing written, audited or
+ * invalidated. Fills canon, previous, aliased, deferred and kind of every item.
+ */
 int tune_validate(struct tune *t, const char *dev, struct tune_item *items, int n, struct err *e);
 
 /* Snapshot every writable parameter of dev (setra excluded: it mirrors read_ahead_kb). */
 int tune_snapshot_take(struct tune *t, const char *dev, struct tune_snapshot *out, struct err *e);
 void tune_snapshot_release(struct tune_snapshot *s);
-/* Serialise as a JSON object {name: value}; caller frees. */
-char *tune_snapshot_to_json(const struct tune_snapshot *s);
-int tune_snapshot_from_json(const char *dev, const char *json, struct tune_snapshot *out,
-                            struct err *e);
 
 /*
  * Put dev back to snap: scheduler first, then every value that differs.

@@ -1,7 +1,8 @@
 #!/bin/bash
 # it_openapi.sh -- schema/openapi.yaml stays true: it is a valid OpenAPI 3.0 document, it has
-# exactly the routes of agent/api.c's table, and real responses of a running agent (every GET
-# route, representative PUT/PATCH/POST/DELETE and error answers) match its schemas (ajv).
+# exactly the routes and query parameters of agent/api.c's table and the engine option limits of
+# agent/{fio,dd,bonnie,iozone}.c, and real responses of a running agent (every GET route,
+# representative PUT/PATCH/POST/DELETE, dry runs and error answers) match its schemas (ajv).
 . "$(dirname "$0")/lib.sh"
 
 SPEC=$FT_SOURCE_DIR/schema/openapi.yaml
@@ -48,6 +49,7 @@ oa_npm_ci
 # 1. The document itself, and the route table against it (no agent needed).
 oa_node spec "$SPEC"
 oa_node routes "$SPEC" "$FT_SOURCE_DIR/agent/api.c"
+oa_node engines "$SPEC" "$FT_SOURCE_DIR/agent"
 if [ "$(id -u)" != 0 ] || ! grep -q ' /sys sysfs rw' /proc/mounts || [ ! -x "$AGENT_BIN" ]; then
 	[ "$IT_FAILS" = 0 ] || it_done
 	it_skip "static checks passed; live checks need root, writable /sys and a built agent"
@@ -123,6 +125,20 @@ oa_call "patch rolled back" PATCH "$P" "/api/v1/devices/$dev/params" \
 	'{"params":{"scheduler":"none","nr_requests":100000000}}' valid
 it_eq "patch with a bad value says rolled_back" true "$(echo "$OA_BODY" | jq -r .rolled_back)"
 oa_call "patch empty" PATCH "$P" "/api/v1/devices/$dev/params" '{"params":{}}' invalid
+oa_call "patch dry run" PATCH "$P" "/api/v1/devices/$dev/params?dry_run=true" \
+	'{"params":{"scheduler":"none","nr_requests":64,"iosched.fifo_batch":8}}' valid
+it_eq "patch dry run is 200" 200 "$OA_STATUS"
+oa_call "patch dry run, legacy name" PATCH "$P" "/api/v1/devices/$dev/params?dry_run=true" \
+	'{"params":{"scheduler":"deadline"}}' valid
+oa_call "patch dry run refused" PATCH "$P" "/api/v1/devices/$dev/params?dry_run=true" \
+	'{"params":{"max_sectors_kb":99999999}}' valid
+it_eq "patch dry run above the kernel's maximum is 422" 422 "$OA_STATUS"
+oa_call "patch, unknown query parameter" PATCH "$P" "/api/v1/devices/$dev/params?force=true" \
+	'{"params":{"nr_requests":64}}' valid
+it_eq "an unknown query parameter is 400" unknown_query_param "$(echo "$OA_BODY" | jq -r .error.code)"
+oa_call "patch, dry_run=yes" PATCH "$P" "/api/v1/devices/$dev/params?dry_run=yes" \
+	'{"params":{"nr_requests":64}}' valid
+it_eq "dry_run=yes is 400" 400 "$OA_STATUS"
 
 oa_call "session open" POST '/api/v1/devices/{dev}/sessions' "/api/v1/devices/$dev/sessions" \
 	'{"ttl_s":120}' valid
@@ -174,6 +190,15 @@ oa_call "results by param" GET /api/v1/results "/api/v1/results?param.nr_request
 oa_call "results, unknown filter" GET /api/v1/results "/api/v1/results?colour=blue"
 oa_call "job cancel, finished" DELETE '/api/v1/jobs/{id}' "/api/v1/jobs/$jid"
 it_eq "cancelling a finished job is 409" 409 "$OA_STATUS"
+oa_call "job dry run" POST /api/v1/jobs "/api/v1/jobs?dry_run=true" "$job" valid
+it_eq "job dry run is 200" 200 "$OA_STATUS"
+oa_call "job dry run refused" POST /api/v1/jobs "/api/v1/jobs?dry_run=true" \
+	'{"device":"'$dev'","engine":"fio","fio":{"iodepth":5000}}' invalid
+it_eq "job dry run with iodepth 5000 is 400" 400 "$OA_STATUS"
+oa_call "jobs, unknown query parameter" GET /api/v1/jobs "/api/v1/jobs?sort=id"
+oa_call "metrics, unknown query parameter" GET /metrics "/metrics?format=json"
+it_eq "/metrics refuses an unknown query parameter" 400 "$OA_STATUS"
+oa_call "health, unknown query parameter" GET /api/v1/health "/api/v1/health?x=1" "" "" --no-token
 oa_call "job submit, unknown fio option" POST /api/v1/jobs /api/v1/jobs \
 	'{"device":"'$dev'","engine":"fio","fio":{"rw":"write","turbo":true}}' invalid
 oa_call "job submit, no engine" POST /api/v1/jobs /api/v1/jobs '{"device":"'$dev'"}' invalid

@@ -1,5 +1,6 @@
 // validate.js -- checks behind it_openapi.sh and it_deploy.sh: the spec against the OpenAPI 3.0
-// meta-schema, the agent's route table against the spec's paths, real responses (and the request
+// meta-schema, the agent's route table (paths and query parameters) against the spec's paths,
+// the engines' option tables against the spec's option schemas, real responses (and the request
 // bodies sent) against the spec's schemas with ajv, and YAML documents parsed with js-yaml.
 // Prints one "ok - ..." or "not ok - ..." line per check; exits 1 if any failed.
 'use strict';
@@ -58,6 +59,131 @@ function routesFromSource(path) {
   let r;
   while ((r = re.exec(m[1])) !== null) routes.push(`${r[1]} ${r[2]}`);
   return routes;
+}
+
+// Each route's query parameters from agent/api.c: route -> [{key, type}] (type: QUERY_INT, ...),
+// from the route table's last field and the `static const struct query_param NAME[]` tables.
+function routeQueriesFromSource(path) {
+  const src = fs.readFileSync(path, 'utf8');
+  const tables = {};
+  const tre = /static const struct query_param (\w+)\[\] = \{([\s\S]*?)\n\};/g;
+  let t;
+  while ((t = tre.exec(src)) !== null) {
+    tables[t[1]] = [...t[2].matchAll(/\.key = "([^"]+)", \.type = (QUERY_\w+)/g)]
+      .map((k) => ({ key: k[1], type: k[2] }));
+  }
+  const m = src.match(/api_routes\[\]\s*=\s*\{([\s\S]*?)\n\};/);
+  const out = {};
+  const re = /\{\s*"([A-Z]+)"\s*,\s*"([^"]+)"\s*,\s*\w+\s*,\s*[^,]+,\s*(\w+)\s*\}/g;
+  let r;
+  while ((r = re.exec(m[1])) !== null) {
+    if (r[3] !== 'NULL' && !tables[r[3]]) throw new Error(`no query table ${r[3]} in ${path}`);
+    out[`${r[1]} ${r[2]}`] = r[3] === 'NULL' ? [] : tables[r[3]];
+  }
+  return out;
+}
+
+// The spec's query parameters of every operation must be the route table's, of the same kind.
+function checkQueries(spec, apiC) {
+  const fromCode = routeQueriesFromSource(apiC);
+  const kind = { QUERY_INT: 'integer', QUERY_BOOL: 'boolean', QUERY_ENUM: 'enum', QUERY_TEXT: 'string' };
+  let bad = 0;
+  for (const [path, item] of Object.entries(spec.paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      if (!['get', 'put', 'post', 'patch', 'delete'].includes(method)) continue;
+      const where = `${method.toUpperCase()} ${path}`;
+      const code = fromCode[where];
+      if (!code) continue; // reported by the route check
+      const params = [...(item.parameters || []), ...(op.parameters || [])].map((p) => deref(spec, p))
+        .filter((p) => p.in === 'query');
+      const plain = params.filter((p) => deref(spec, p.schema).type !== 'object');
+      const filters = params.filter((p) => deref(spec, p.schema).type === 'object');
+      const codeKeys = code.filter((q) => q.type !== 'QUERY_PREFIX').map((q) => q.key).sort();
+      const specKeys = plain.map((p) => p.name).sort();
+      if (JSON.stringify(codeKeys) !== JSON.stringify(specKeys)) {
+        notOk(`${where} query parameters`, `agent takes [${codeKeys}], spec declares [${specKeys}]`);
+        bad++;
+        continue;
+      }
+      if (code.some((q) => q.type === 'QUERY_PREFIX') !== (filters.length > 0)) {
+        notOk(`${where} prefixed query filters`, 'agent and spec disagree on label./param. keys');
+        bad++;
+      }
+      for (const p of plain) {
+        const q = code.find((c) => c.key === p.name);
+        const sch = deref(spec, p.schema);
+        const specKind = sch.enum ? 'enum' : sch.type;
+        if (kind[q.type] !== specKind) {
+          notOk(`${where} ?${p.name}`, `agent ${q.type}, spec ${specKind}`);
+          bad++;
+        }
+      }
+    }
+  }
+  if (!bad) ok('every operation declares exactly the query parameters the agent takes');
+}
+
+// Engine option tables of agent/{fio,dd,bonnie,iozone}.c: { ENGINE_OPT(S, key, EOPT_T), ... }.
+function engineOptsFromSource(path) {
+  const src = fs.readFileSync(path, 'utf8');
+  const arrays = {};
+  for (const a of src.matchAll(/static const char \*const (\w+)\[\] = \{([\s\S]*?)\};/g))
+    arrays[a[1]] = [...a[2].matchAll(/"([^"]*)"/g)].map((x) => x[1]);
+  const opts = [];
+  for (const o of src.matchAll(/\{ ENGINE_OPT\(\w+, (\w+), (EOPT_\w+)\)([^}]*)\}/g)) {
+    const field = (name) => {
+      const f = o[3].match(new RegExp(`\\.${name} = ([^,]+?)\\s*(,|$)`));
+      return f ? f[1].trim() : undefined;
+    };
+    const choices = field('choices');
+    opts.push({ key: o[1], type: o[2], min: field('min'), max: field('max'),
+      choices: choices ? arrays[choices] : undefined });
+  }
+  return opts;
+}
+
+// The spec's FioOptions, DdOptions, BonnieOptions and IozoneOptions say what the engines enforce.
+function checkEngines(specPath, agentDir) {
+  const spec = loadSpec(specPath);
+  const engines = { fio: 'FioOptions', dd: 'DdOptions', bonnie: 'BonnieOptions', iozone: 'IozoneOptions' };
+  for (const [eng, schemaName] of Object.entries(engines)) {
+    const opts = engineOptsFromSource(`${agentDir}/${eng}.c`);
+    const schema = spec.components.schemas[schemaName];
+    const problems = [];
+    if (opts.length < 3) problems.push(`only ${opts.length} options parsed from ${eng}.c`);
+    const codeKeys = opts.map((o) => o.key).sort();
+    const specKeys = Object.keys(schema.properties).sort();
+    if (JSON.stringify(codeKeys) !== JSON.stringify(specKeys))
+      problems.push(`keys: agent [${codeKeys}], spec [${specKeys}]`);
+    for (const o of opts) {
+      const p = schema.properties[o.key];
+      if (!p) continue;
+      const sch = p.allOf ? deref(spec, p.allOf[0]) : deref(spec, p);
+      if (o.type === 'EOPT_INT') {
+        if (sch.type !== 'integer') problems.push(`${o.key}: spec type ${sch.type}`);
+        if (String(sch.minimum) !== o.min || String(sch.maximum) !== evalInt(o.max))
+          problems.push(`${o.key}: agent ${o.min}..${evalInt(o.max)}, spec ${sch.minimum}..${sch.maximum}`);
+      } else if (o.type === 'EOPT_BOOL' && sch.type !== 'boolean') {
+        problems.push(`${o.key}: spec type ${sch.type}`);
+      } else if (o.type === 'EOPT_ENUM' && JSON.stringify(sch.enum) !== JSON.stringify(o.choices)) {
+        problems.push(`${o.key}: agent [${o.choices}], spec [${sch.enum}]`);
+      } else if (o.type === 'EOPT_SET' &&
+                 JSON.stringify(sch.items && sch.items.enum) !== JSON.stringify(o.choices)) {
+        problems.push(`${o.key}: agent [${o.choices}], spec [${sch.items && sch.items.enum}]`);
+      } else if (o.type === 'EOPT_SIZE' && !(p.$ref || p.allOf)) {
+        problems.push(`${o.key}: not a Size in the spec`);
+      }
+    }
+    if (problems.length) notOk(`${schemaName} says what agent/${eng}.c enforces`, problems.join('; '));
+    else ok(`${schemaName} says what agent/${eng}.c enforces`);
+  }
+}
+
+// "16 << 20" and plain integers, as the tables write their limits.
+function evalInt(text) {
+  if (text === undefined) return undefined;
+  const m = text.match(/^(\d+)(?:LL)?\s*<<\s*(\d+)$/);
+  return m ? String(BigInt(m[1]) << BigInt(m[2])) : text.replace(/LL$/, '');
 }
 
 async function checkSpec(specPath) {
@@ -133,6 +259,7 @@ function checkRoutes(specPath, apiC) {
   else ok('every agent route is in the spec');
   if (missingInCode.length) notOk('every spec route is in the agent', missingInCode.join(', '));
   else ok('every spec route is in the agent');
+  checkQueries(spec, apiC);
 }
 
 // cases.tsv: DESC \t METHOD \t PATTERN \t STATUS \t CONTENT_TYPE \t RESPONSE_FILE \t REQUEST_FILE
@@ -200,9 +327,10 @@ async function main() {
   const [cmd, ...args] = process.argv.slice(2);
   if (cmd === 'spec') await checkSpec(args[0]);
   else if (cmd === 'routes') checkRoutes(args[0], args[1]);
+  else if (cmd === 'engines') checkEngines(args[0], args[1]);
   else if (cmd === 'responses') checkCoverage(args[0], checkResponses(args[0], args[1]));
   else if (cmd === 'yaml2json') { parseYaml(args[0]); return; }
-  else { console.error('usage: validate.js spec|routes|responses|yaml2json ...'); process.exit(2); }
+  else { console.error('usage: validate.js spec|routes|engines|responses|yaml2json ...'); process.exit(2); }
   process.exit(failures ? 1 : 0);
 }
 

@@ -101,15 +101,13 @@ static void test_parse_failed(void **state)
 
 static void expect_bad(const char *text, const char *msg)
 {
-	json_t *o = load(text);
+	struct engine_opts o;
 	struct err e;
 
-	err_clear(&e);
-	assert_int_equal(bonnie_engine.check(o, &e), -EINVAL);
+	assert_int_equal(opts_check(&bonnie_engine, text, &o, &e), -EINVAL);
 	assert_string_equal(e.code, "bad_request");
 	if (strcmp(e.msg, msg))
 		fail_msg("for %s: got \"%s\", want \"%s\"", text, e.msg, msg);
-	json_decref(o);
 }
 
 static void test_check(void **state)
@@ -117,11 +115,14 @@ static void test_check(void **state)
 	static const char files_msg[] = "bonnie.files: must look like \"16\" or "
 	                                "\"16:100000:16:64\" (N in 0..1024 thousands of files, "
 	                                "then max size, min size, directories)";
-	json_t *ok = load("{\"size_mb\":1024,\"ram_mb\":512,\"files\":\"16:100000:16:64\"}");
+	struct engine_opts o;
 	struct err e;
 
-	assert_int_equal(bonnie_engine.check(ok, &e), 0);
-	json_decref(ok);
+	assert_int_equal(
+	        opts_check(&bonnie_engine,
+	                   "{\"size_mb\":1024,\"ram_mb\":512,\"files\":\"16:100000:16:64\"}", &o,
+	                   &e),
+	        0);
 	expect_bad("{\"size_mb\":1024,\"chunk\":1}", "bonnie.chunk: unknown option");
 	expect_bad("{}", "bonnie.size_mb: required (1..16777216)");
 	expect_bad("{\"size_mb\":0}", "bonnie.size_mb: must be 1..16777216");
@@ -143,8 +144,10 @@ static void test_check(void **state)
 static void test_argv(void **state)
 {
 	struct engine_target t = { "bonnie++", "/dev/loop0", "/mnt/b", "ft-job1-l1" };
-	json_t *o = load("{\"size_mb\":1024,\"ram_mb\":512,\"files\":\"64\"}");
-	json_t *dflt = load("{\"size_mb\":2048}");
+	struct engine_opts oo, od;
+	const struct engine_opts *o = opts_load(
+	        &bonnie_engine, "{\"size_mb\":1024,\"ram_mb\":512,\"files\":\"64\"}", &oo);
+	const struct engine_opts *dflt = opts_load(&bonnie_engine, "{\"size_mb\":2048}", &od);
 	const char *want[] = { "bonnie++", "-q", "-d", "/mnt/b", "-s",   "1024", "-r",
 		               "512",      "-n", "64", "-u",     "root", NULL };
 	char **argv;
@@ -169,8 +172,56 @@ static void test_argv(void **state)
 	assert_int_equal(bonnie_engine.argv_build(o, &t, &argv, &e), -EINVAL);
 	assert_string_equal(e.msg, "bonnie: needs a directory");
 	assert_true(bonnie_engine.progress(o, 5, "", 0, "", 0) == -1);
-	json_decref(o);
-	json_decref(dflt);
+}
+
+/* Every metric a pass reports is promised, and a promised one is missing only where bonnie++
+ * printed "+++++" (untimed, NULL-terminated). */
+static void assert_promised(const char *opts, const char *fixture, const char *const *untimed)
+{
+	struct metric_names names = { 0 };
+	struct engine_opts o;
+	struct metrics m;
+	struct err e;
+	int i, k;
+
+	bonnie_engine.metrics_list(opts_load(&bonnie_engine, opts, &o), &names);
+	assert_int_equal(parse_fixture(fixture, 0, &m, &e), 0);
+	for (i = 0; i < m.n; i++)
+		if (!metric_names_has(&names, m.m[i].name))
+			fail_msg("%s: %s is not promised", fixture, m.m[i].name);
+	for (i = 0; i < names.n; i++) {
+		if (metrics_get(&m, names.name[i]))
+			continue;
+		for (k = 0; untimed[k] && strcmp(untimed[k], names.name[i]); k++)
+			;
+		if (!untimed[k])
+			fail_msg("%s: promised %s is missing", fixture, names.name[i]);
+	}
+}
+
+/* The promise follows -n: no file tests, no file metrics. */
+static void test_metrics_list(void **state)
+{
+	static const char *const untimed_1g[] = { "read.bw_mib", "seeks_per_s", "seq_stat_per_s",
+		                                  "rand_stat_per_s", NULL };
+	static const char *const untimed_small[] = {
+		"rewrite.bw_mib",    "read.bw_mib",
+		"seeks_per_s",       "seq_create_per_s",
+		"seq_stat_per_s",    "seq_delete_per_s",
+		"rand_create_per_s", "rand_stat_per_s",
+		"rand_delete_per_s", NULL,
+	};
+	struct metric_names names = { 0 };
+	struct engine_opts o;
+
+	assert_promised("{\"size_mb\":1024,\"ram_mb\":512,\"files\":\"64\"}", "default-1g",
+	                untimed_1g);
+	assert_promised("{\"size_mb\":512,\"ram_mb\":256,\"files\":\"4\"}", "small", untimed_small);
+	bonnie_engine.metrics_list(
+	        opts_load(&bonnie_engine, "{\"size_mb\":512,\"files\":\"0\"}", &o), &names);
+	assert_int_equal(names.n, 6);
+	assert_true(metric_names_has(&names, "write.bw_mib"));
+	assert_false(metric_names_has(&names, "seq_create_per_s"));
 }
 
 int main(void)
@@ -179,6 +230,7 @@ int main(void)
 		cmocka_unit_test(test_parse_default), cmocka_unit_test(test_parse_direct),
 		cmocka_unit_test(test_parse_small),   cmocka_unit_test(test_parse_failed),
 		cmocka_unit_test(test_check),         cmocka_unit_test(test_argv),
+		cmocka_unit_test(test_metrics_list),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

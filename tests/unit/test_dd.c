@@ -17,16 +17,18 @@ static int parse_fixture(const char *name, const char *opts, int exit_code, stru
                          struct err *e)
 {
 	char path[256], *errout;
-	json_t *o = load(opts);
+	struct engine_opts o;
 	size_t len;
 	int rc;
 
+	opts_load(&dd_engine, opts, &o);
 	snprintf(path, sizeof(path), "dd/%s", name);
 	errout = tu_slurp(path, &len);
 	err_clear(e);
-	rc = engine_parse(&dd_engine, o, "", 0, errout, len, exit_code, 0, m, e);
+	rc = engine_parse(&dd_engine, &o, "", 0, errout, len, exit_code, 0, m, e);
+	if (rc == 0)
+		assert_metrics_promised(&dd_engine, &o, m);
 	free(errout);
-	json_decref(o);
 	return rc;
 }
 
@@ -108,7 +110,9 @@ static void test_parse_failed(void **state)
 
 static void test_progress(void **state)
 {
-	json_t *o = load("{\"bs\":\"4k\",\"count\":131072}");
+	struct engine_opts oo;
+	const struct engine_opts *o =
+	        opts_load(&dd_engine, "{\"bs\":\"4k\",\"count\":131072}", &oo);
 	size_t len, first;
 	char *errout = tu_slurp("dd/write-direct-4k.txt", &len);
 
@@ -119,30 +123,29 @@ static void test_progress(void **state)
 	assert_true(dd_engine.progress(o, 0, "", 0, "", 0) == 0);
 	assert_true(dd_engine.expected_runtime_s(o) == 0);
 	free(errout);
-	json_decref(o);
 }
 
 static void expect_bad(const char *text, const char *msg)
 {
-	json_t *o = load(text);
+	struct engine_opts o;
 	struct err e;
 
-	err_clear(&e);
-	assert_int_equal(dd_engine.check(o, &e), -EINVAL);
+	assert_int_equal(opts_check(&dd_engine, text, &o, &e), -EINVAL);
 	assert_string_equal(e.code, "bad_request");
 	if (strcmp(e.msg, msg))
 		fail_msg("for %s: got \"%s\", want \"%s\"", text, e.msg, msg);
-	json_decref(o);
 }
 
 static void test_check(void **state)
 {
-	json_t *o = load("{\"direction\":\"write\",\"bs\":\"1M\",\"count\":1024,"
-	                 "\"oflag_direct\":true}");
+	struct engine_opts o;
 	struct err e;
 
-	assert_int_equal(dd_engine.check(o, &e), 0);
-	json_decref(o);
+	assert_int_equal(opts_check(&dd_engine,
+	                            "{\"direction\":\"write\",\"bs\":\"1M\",\"count\":1024,"
+	                            "\"oflag_direct\":true}",
+	                            &o, &e),
+	                 0);
 	expect_bad("{\"count\":1,\"skip\":1}", "dd.skip: unknown option");
 	expect_bad("{}", "dd.count: required (1..1000000000)");
 	expect_bad("{\"count\":0}", "dd.count: must be 1..1000000000");
@@ -188,11 +191,17 @@ static void test_argv(void **state)
 		"count=16", "iflag=direct",  "status=progress", NULL,
 	};
 	struct engine_target t = { "dd", "/dev/loop0", NULL, "ft-job7-l3" };
-	json_t *w = load("{\"direction\":\"write\",\"bs\":\"1M\",\"count\":1024,"
-	                 "\"oflag_direct\":true}");
-	json_t *w2 = load("{\"bs\":\"4097\",\"count\":10}");
-	json_t *r = load("{\"direction\":\"read\",\"bs\":\"64k\",\"count\":16,"
-	                 "\"iflag_direct\":true}");
+	struct engine_opts ow, ow2, orr;
+	const struct engine_opts *w = opts_load(&dd_engine,
+	                                        "{\"direction\":\"write\",\"bs\":\"1M\","
+	                                        "\"count\":1024,\"oflag_direct\":true}",
+	                                        &ow);
+	const struct engine_opts *w2 =
+	        opts_load(&dd_engine, "{\"bs\":\"4097\",\"count\":10}", &ow2);
+	const struct engine_opts *r = opts_load(&dd_engine,
+	                                        "{\"direction\":\"read\",\"bs\":\"64k\","
+	                                        "\"count\":16,\"iflag_direct\":true}",
+	                                        &orr);
 	char **argv;
 	struct err e;
 
@@ -210,9 +219,6 @@ static void test_argv(void **state)
 	assert_null(argv);
 	assert_string_equal(e.code, "bad_request");
 	assert_non_null(strstr(e.msg, "dd.direction: \"read\" needs a raw device"));
-	json_decref(w);
-	json_decref(w2);
-	json_decref(r);
 }
 
 int main(void)

@@ -1,4 +1,5 @@
-/* test_fio.c -- fio.c and engine.c: checks, argv, progress, parser on real fio 3.33 JSON. */
+/* test_fio.c -- fio.c and engine.c: checks, argv, progress, metrics list, parser on real fio 3.33
+ * JSON. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -199,16 +200,9 @@ static void test_parse_truncated(void **state)
 
 static int check_json(const char *text, struct err *e)
 {
-	json_error_t jerr;
-	json_t *j = json_loads(text, 0, &jerr);
-	int rc;
+	struct engine_opts o;
 
-	if (!j)
-		fail_msg("bad test JSON %s: %s", text, jerr.text);
-	err_clear(e);
-	rc = fio()->check(j, e);
-	json_decref(j);
-	return rc;
+	return opts_check(fio(), text, &o, e);
 }
 
 static void expect_bad(const char *text, const char *msg)
@@ -223,9 +217,10 @@ static void expect_bad(const char *text, const char *msg)
 
 static void test_check(void **state)
 {
+	struct engine_opts o;
 	struct err e;
 
-	assert_int_equal(fio()->check(NULL, &e), 0);
+	assert_int_equal(opts_check(fio(), NULL, &o, &e), 0);
 	assert_int_equal(check_json("{}", &e), 0);
 	assert_int_equal(check_json("{\"rw\":\"randwrite\",\"bs\":\"4M\",\"ioengine\":\"libaio\","
 	                            "\"direct\":true,\"iodepth\":64,\"numjobs\":4,\"size\":\"2g\","
@@ -283,16 +278,19 @@ static void test_argv_device(void **state)
 		"--runtime=30",      "--time_based",          NULL,
 	};
 	struct engine_target t = { "/usr/bin/fio", "/dev/loop0", NULL, "ft-job12-l1" };
-	json_t *o = load("{\"rw\":\"randwrite\",\"bs\":\"4M\",\"ioengine\":\"libaio\","
-	                 "\"direct\":true,\"iodepth\":64,\"numjobs\":4,\"size\":\"2g\","
-	                 "\"runtime_s\":30,\"time_based\":true,\"rwmixread\":70}");
+	struct engine_opts oo;
+	const struct engine_opts *o =
+	        opts_load(fio(),
+	                  "{\"rw\":\"randwrite\",\"bs\":\"4M\",\"ioengine\":\"libaio\","
+	                  "\"direct\":true,\"iodepth\":64,\"numjobs\":4,\"size\":\"2g\","
+	                  "\"runtime_s\":30,\"time_based\":true,\"rwmixread\":70}",
+	                  &oo);
 	char **argv = NULL;
 	struct err e;
 
 	assert_int_equal(fio()->argv_build(o, &t, &argv, &e), 0);
 	assert_argv(argv, want);
 	engine_argv_free(argv);
-	json_decref(o);
 }
 
 static void test_argv_directory_mixed(void **state)
@@ -311,22 +309,25 @@ static void test_argv_directory_mixed(void **state)
 		NULL,
 	};
 	struct engine_target t = { "fio", "/dev/loop0", "/mnt/test dir:1", "ft-job3-l2" };
-	json_t *o = load("{\"rw\":\"randrw\",\"bs\":\"4097\",\"direct\":false,\"size\":\"64m\","
-	                 "\"rwmixread\":70}");
+	struct engine_opts oo;
+	const struct engine_opts *o =
+	        opts_load(fio(),
+	                  "{\"rw\":\"randrw\",\"bs\":\"4097\",\"direct\":false,\"size\":\"64m\","
+	                  "\"rwmixread\":70}",
+	                  &oo);
 	char **argv = NULL;
 	struct err e;
 
 	assert_int_equal(fio()->argv_build(o, &t, &argv, &e), 0);
 	assert_argv(argv, want);
 	engine_argv_free(argv);
-	json_decref(o);
 }
 
 static void test_argv_refused(void **state)
 {
 	struct engine_target t = { "fio", "/dev/loop0", "/mnt/test", "ft-job3-l2" };
-	json_t *o = load("{\"rw\":\"write\"}");
-	json_t *bad = load("{\"iodepth\":0}");
+	struct engine_opts oo;
+	const struct engine_opts *o = opts_load(fio(), "{\"rw\":\"write\"}", &oo);
 	char **argv = (char **)1;
 	struct err e;
 
@@ -334,16 +335,18 @@ static void test_argv_refused(void **state)
 	assert_null(argv);
 	assert_string_equal(e.msg, "fio.size: required when the job writes files in a directory");
 	t.directory = NULL;
-	assert_int_equal(fio()->argv_build(bad, &t, &argv, &e), -EINVAL);
-	assert_string_equal(e.msg, "fio.iodepth: must be 1..4096");
-	json_decref(o);
-	json_decref(bad);
+	t.device_path = NULL;
+	assert_int_equal(fio()->argv_build(o, &t, &argv, &e), -EINVAL);
+	assert_string_equal(e.msg, "fio: no device or directory to run on");
 }
 
 static void test_progress(void **state)
 {
-	json_t *o = load("{\"runtime_s\":30,\"time_based\":true}");
-	json_t *none = load("{\"size\":\"1g\"}");
+	struct engine_opts oo, on, od;
+	const struct engine_opts *o =
+	        opts_load(fio(), "{\"runtime_s\":30,\"time_based\":true}", &oo);
+	const struct engine_opts *none = opts_load(fio(), "{\"size\":\"1g\"}", &on);
+	const struct engine_opts *dflt = opts_load(fio(), NULL, &od);
 
 	assert_true(fio()->expected_runtime_s(o) == 30);
 	assert_true(fio()->expected_runtime_s(none) == 0);
@@ -351,9 +354,60 @@ static void test_progress(void **state)
 	assert_true(fio()->progress(o, 15, NULL, 0, NULL, 0) == 0.5);
 	assert_true(fio()->progress(o, 45, NULL, 0, NULL, 0) == 0.99);
 	assert_true(fio()->progress(none, 15, NULL, 0, NULL, 0) == -1);
-	assert_true(fio()->progress(NULL, 15, NULL, 0, NULL, 0) == -1);
-	json_decref(o);
-	json_decref(none);
+	assert_true(fio()->progress(dflt, 15, NULL, 0, NULL, 0) == -1);
+}
+
+/* Each fixture's options (tests/fixtures/README.md): what the engine promises is exactly what
+ * fio reported. */
+static void test_metrics_list(void **state)
+{
+	static const struct {
+		const char *fixture, *opts;
+	} cases[] = {
+		{ "read.json",
+		  "{\"rw\":\"read\",\"bs\":\"1M\",\"ioengine\":\"libaio\",\"direct\":true,"
+		  "\"iodepth\":16,\"size\":\"256M\",\"runtime_s\":1,\"time_based\":true}" },
+		{ "write.json", "{\"rw\":\"write\",\"bs\":\"1M\",\"ioengine\":\"libaio\","
+		                "\"direct\":true,\"iodepth\":16,\"size\":\"256M\",\"runtime_s\":1,"
+		                "\"time_based\":true}" },
+		{ "randrw.json", "{\"rw\":\"randrw\",\"rwmixread\":70,\"bs\":\"4k\","
+		                 "\"ioengine\":\"libaio\",\"direct\":true,\"iodepth\":32,"
+		                 "\"size\":\"256M\",\"runtime_s\":1,\"time_based\":true}" },
+		{ "randwrite-4jobs.json",
+		  "{\"rw\":\"randwrite\",\"bs\":\"4M\",\"ioengine\":\"libaio\","
+		  "\"direct\":true,\"iodepth\":64,\"numjobs\":4,"
+		  "\"size\":\"128M\",\"runtime_s\":2,\"time_based\":true}" },
+	};
+	struct metric_names names = { 0 };
+	struct engine_opts o;
+	struct metrics m;
+	struct err e;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		opts_load(fio(), cases[i].opts, &o);
+		assert_int_equal(parse_fixture(cases[i].fixture, NULL, 0, 0, &m, &e), 0);
+		assert_metrics_promised(fio(), &o, &m);
+	}
+	/* No write.* for a read workload, whatever fio's default; none of the reads when a mixed
+	 * workload only writes. */
+	fio()->metrics_list(opts_load(fio(), "{\"rw\":\"randread\"}", &o), &names);
+	assert_true(metric_names_has(&names, "read.bw_mib"));
+	assert_false(metric_names_has(&names, "write.bw_mib"));
+	assert_true(metric_names_has(&names, "cpu.sys_pct"));
+	names.n = 0;
+	fio()->metrics_list(opts_load(fio(), NULL, &o), &names);
+	assert_true(metric_names_has(&names, "read.clat_p99_us"));
+	assert_int_equal(names.n, 8);
+	names.n = 0;
+	fio()->metrics_list(opts_load(fio(), "{\"rw\":\"randrw\",\"rwmixread\":0}", &o), &names);
+	assert_false(metric_names_has(&names, "read.bw_mib"));
+	assert_true(metric_names_has(&names, "write.clat_p999_us"));
+	names.n = 0;
+	fio()->metrics_list(opts_load(fio(), "{\"rw\":\"trimwrite\"}", &o), &names);
+	assert_true(metric_names_has(&names, "trim.iops"));
+	assert_true(metric_names_has(&names, "write.iops"));
+	assert_false(metric_names_has(&names, "read.iops"));
 }
 
 static void test_registry(void **state)
@@ -428,6 +482,7 @@ int main(void)
 		cmocka_unit_test(test_argv_directory_mixed),
 		cmocka_unit_test(test_argv_refused),
 		cmocka_unit_test(test_progress),
+		cmocka_unit_test(test_metrics_list),
 		cmocka_unit_test(test_registry),
 		cmocka_unit_test(test_metrics),
 	};

@@ -1,7 +1,14 @@
-/* test_httpd.c -- percent-decoding, the constant-time token compare, and strict number parsing. */
+/* test_httpd.c -- percent-decoding, the constant-time token compare, strict number parsing,
+ * and a real server on 127.0.0.1: every route's query parameters checked by its table. */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <jansson.h>
+#include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "testutil.h"
 #include "httpd.h"
@@ -70,12 +77,207 @@ static void test_num(void **state)
 	assert_int_equal(num_parse_size("99999999999t", &b), -ERANGE);
 }
 
+#define TOKEN "0123456789abcdef0123456789abcdef"
+
+static const char *const colours[] = { "red", "green", NULL };
+
+static const struct query_param q_full[] = {
+	{ .key = "limit", .type = QUERY_INT, .min = 1, .max = 500 },
+	{ .key = "dry_run", .type = QUERY_BOOL },
+	{ .key = "state", .type = QUERY_ENUM, .choices = colours },
+	{ .key = "device", .type = QUERY_TEXT },
+	{ .key = "label.", .type = QUERY_PREFIX },
+	{ .key = NULL },
+};
+
+/* Echo what the handler read through the accessors: it only runs on a checked query. */
+static void echo(void *app, const struct http_req *req, struct http_resp *resp)
+{
+	const char *label = NULL;
+	char *body;
+	int i;
+
+	for (i = 0; i < req->n_query; i++)
+		if (!strncmp(req->query[i].key, "label.", 6))
+			label = req->query[i].value;
+	body = malloc(512);
+	snprintf(body, 512,
+	         "{\"limit\":%lld,\"dry_run\":%s,\"state\":\"%s\",\"device\":\"%s\","
+	         "\"label\":\"%s\"}",
+	         http_query_int(req, "limit", 50),
+	         http_query_bool(req, "dry_run", false) ? "true" : "false",
+	         http_query(req, "state") ? http_query(req, "state") : "",
+	         http_query(req, "device") ? http_query(req, "device") : "", label ? label : "");
+	resp->status = 200;
+	http_body_take(resp, body, "application/json");
+}
+
+static const struct route routes[] = {
+	{ "GET", "/t", echo, ROUTE_PUBLIC, q_full },
+	{ "PATCH", "/t", echo, ROUTE_PUBLIC, q_full },
+	{ "GET", "/none", echo, ROUTE_PUBLIC, NULL },
+	{ "GET", "/private", echo, 0, q_full },
+};
+
+struct answer {
+	int status;
+	char body[2048];
+	char code[64];
+};
+
+/* One request over a fresh connection; fills status, body and the error code if any. */
+static void req(uint16_t port, const char *method, const char *target, const char *token,
+                struct answer *a)
+{
+	struct sockaddr_in sin;
+	char buf[8192], *p;
+	size_t used = 0;
+	ssize_t n;
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	json_t *o;
+
+	assert_true(fd >= 0);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(port);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	n = snprintf(buf, sizeof(buf),
+	             "%s %s HTTP/1.0\r\nHost: x\r\n%s%s%sContent-Length: 0\r\n\r\n", method, target,
+	             token ? "Authorization: Bearer " : "", token ? token : "",
+	             token ? "\r\n" : "");
+	assert_int_equal(write(fd, buf, (size_t)n), n);
+	while ((n = read(fd, buf + used, sizeof(buf) - 1 - used)) > 0)
+		used += (size_t)n;
+	buf[used] = '\0';
+	close(fd);
+	assert_int_equal(sscanf(buf, "HTTP/1.%*d %d", &a->status), 1);
+	p = strstr(buf, "\r\n\r\n");
+	snprintf(a->body, sizeof(a->body), "%s", p ? p + 4 : "");
+	a->code[0] = '\0';
+	o = json_loads(a->body, 0, NULL);
+	if (!o)
+		fail_msg("%s %s: body is not JSON: %s", method, target, a->body);
+	if (json_is_string(json_object_get(json_object_get(o, "error"), "code")))
+		snprintf(a->code, sizeof(a->code), "%s",
+		         json_string_value(json_object_get(json_object_get(o, "error"), "code")));
+	json_decref(o);
+}
+
+static void expect(uint16_t port, const char *target, int status, const char *code,
+                   const char *msg_part)
+{
+	struct answer a;
+
+	req(port, "GET", target, NULL, &a);
+	if (a.status != status || strcmp(a.code, code) || (msg_part && !strstr(a.body, msg_part)))
+		fail_msg("GET %s: %d %s, want %d %s (%s)", target, a.status, a.body, status, code,
+		         msg_part ? msg_part : "");
+}
+
+static void test_strict_query(void **state)
+{
+	struct httpd_config cfg;
+	struct httpd *h;
+	struct answer a;
+	struct err e;
+	char *web = tu_tmpdir(), target[512];
+	uint16_t port;
+	int i, n;
+
+	tu_write(web, "index.html", "<!doctype html>\n", 0644);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.listen = "127.0.0.1:0";
+	cfg.routes = routes;
+	cfg.n_routes = (int)(sizeof(routes) / sizeof(routes[0]));
+	cfg.token = TOKEN;
+	cfg.web_root = web;
+	assert_int_equal(httpd_start(&h, &cfg, &e), 0);
+	port = httpd_port(h);
+
+	/* Declared keys, decoded, read through the accessors. */
+	req(port, "GET", "/t?limit=5&dry_run=true&state=red&device=a%20b+c&label.rack=r%2F1", NULL,
+	    &a);
+	assert_int_equal(a.status, 200);
+	assert_string_equal(a.body, "{\"limit\":5,\"dry_run\":true,\"state\":\"red\","
+	                            "\"device\":\"a b c\",\"label\":\"r/1\"}");
+	expect(port, "/t", 200, "", "\"limit\":50");
+	expect(port, "/t?dry_run=false", 200, "", "\"dry_run\":false");
+	req(port, "PATCH", "/t?dry_run=true", NULL, &a);
+	assert_int_equal(a.status, 200);
+
+	/* Unknown keys name themselves and what the route takes. */
+	expect(port, "/t?bogus=1", 400, "unknown_query_param",
+	       "unknown query parameter 'bogus': GET /t takes limit, dry_run, state, device, "
+	       "label.KEY");
+	expect(port, "/none?dry_run=true", 400, "unknown_query_param", "GET /none takes none");
+	expect(port, "/t?label.=1", 400, "unknown_query_param", "'label.'");
+	expect(port, "/t?dry_run", 400, "bad_request", "dry_run: expected true or false, got ''");
+	/* A bad escape, a repeat, too many. */
+	expect(port, "/t?limit=%zz", 400, "bad_request", "bad percent-escape");
+	expect(port, "/t?limit=%00", 400, "bad_request", "bad percent-escape");
+	expect(port, "/t?limit=1&limit=2", 400, "bad_request", "'limit' given more than once");
+	expect(port, "/t?label.a=1&label.a=2", 400, "bad_request", "given more than once");
+	n = snprintf(target, sizeof(target), "/t?");
+	for (i = 0; i < 33; i++)
+		n += snprintf(target + n, sizeof(target) - (size_t)n, "%slabel.k%d=1", i ? "&" : "",
+		              i);
+	expect(port, target, 400, "bad_request", "more than 32");
+	/* Types: strict decimal within range, true/false, one of the choices. */
+	expect(port, "/t?limit=0", 400, "bad_request",
+	       "limit: expected an integer in 1..500, got '0'");
+	expect(port, "/t?limit=501", 400, "bad_request", "1..500");
+	expect(port, "/t?limit=010", 400, "bad_request", "got '010'");
+	expect(port, "/t?limit=%2B5", 400, "bad_request", "got '+5'");
+	expect(port, "/t?limit=5x", 400, "bad_request", "got '5x'");
+	expect(port, "/t?dry_run=yes", 400, "bad_request",
+	       "dry_run: expected true or false, got 'yes'");
+	expect(port, "/t?dry_run=1", 400, "bad_request", "got '1'");
+	expect(port, "/t?state=blue", 400, "bad_request", "state: 'blue' is not one of red, green");
+	/* Bytes that are not printable ASCII still give a JSON error. */
+	expect(port, "/t?%FF%FE=1", 400, "unknown_query_param",
+	       "'?"
+	       "?'");
+	/* The token is checked before the query. */
+	req(port, "GET", "/private?bogus=1", NULL, &a);
+	assert_int_equal(a.status, 401);
+	req(port, "GET", "/private?bogus=1", TOKEN, &a);
+	assert_int_equal(a.status, 400);
+	assert_string_equal(a.code, "unknown_query_param");
+	/* Static files ignore queries (cache-busters). */
+	{
+		struct sockaddr_in sin;
+		char buf[2048];
+		size_t used = 0;
+		ssize_t r;
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+		const char *rq = "GET /index.html?v=123&v=124 HTTP/1.0\r\n\r\n";
+
+		memset(&sin, 0, sizeof(sin));
+		sin.sin_family = AF_INET;
+		sin.sin_port = htons(port);
+		sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		assert_int_equal(connect(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+		assert_int_equal(write(fd, rq, strlen(rq)), (ssize_t)strlen(rq));
+		while ((r = read(fd, buf + used, sizeof(buf) - 1 - used)) > 0)
+			used += (size_t)r;
+		buf[used] = '\0';
+		close(fd);
+		assert_non_null(strstr(buf, " 200 "));
+		assert_non_null(strstr(buf, "<!doctype html>"));
+	}
+	httpd_stop(h);
+	tu_rmrf(web);
+	free(web);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decode),
 		cmocka_unit_test(test_token_equal),
 		cmocka_unit_test(test_num),
+		cmocka_unit_test(test_strict_query),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,4 +1,5 @@
-/* test_iozone.c -- iozone.c: checks, argv, and the parser on seed 000's iozone output. */
+/* test_iozone.c -- iozone.c: checks, argv, metrics list, and the parser on seed 000's iozone
+ * output (tests/fixtures/iozone/seed-000.txt). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +8,7 @@
 #include "engine.h"
 #include "enginetest.h"
 
-#define SEED_000 FT_SEEDS "/000_46e3328034da7e70.txt"
+#define SEED_000 "iozone/seed-000.txt"
 
 /* The "Children see throughput" KB/sec of the eight runs in seed 000, in file order:
  * initial writers, rewriters, readers, re-readers, random readers, random writers. */
@@ -68,8 +69,11 @@ static void test_parse_seed_000(void **state)
 static void test_progress(void **state)
 {
 	static const char banner[] = "Iozone: Performance Test of File I/O";
-	json_t *all = load("{\"file_size\":\"8g\",\"record_size\":\"4m\",\"threads\":6}");
-	json_t *wr = load("{\"file_size\":\"8g\",\"tests\":[\"write\",\"read\"]}");
+	struct engine_opts oa, ow;
+	const struct engine_opts *all = opts_load(
+	        &iozone_engine, "{\"file_size\":\"8g\",\"record_size\":\"4m\",\"threads\":6}", &oa);
+	const struct engine_opts *wr = opts_load(
+	        &iozone_engine, "{\"file_size\":\"8g\",\"tests\":[\"write\",\"read\"]}", &ow);
 	size_t len;
 	char *text = tu_slurp(SEED_000, &len);
 	char *run = strstr(text, banner), *rewriters, *readers;
@@ -85,8 +89,6 @@ static void test_progress(void **state)
 	assert_true(iozone_engine.progress(all, 1, text, len, "", 0) == 0.99);
 	assert_true(iozone_engine.expected_runtime_s(all) == 0);
 	free(text);
-	json_decref(all);
-	json_decref(wr);
 }
 
 /* A run cut off before its first result (the seed's first banner and header only). */
@@ -112,27 +114,27 @@ static void test_parse_failed(void **state)
 
 static void expect_bad(const char *text, const char *msg)
 {
-	json_t *o = load(text);
+	struct engine_opts o;
 	struct err e;
 
-	err_clear(&e);
-	assert_int_equal(iozone_engine.check(o, &e), -EINVAL);
+	assert_int_equal(opts_check(&iozone_engine, text, &o, &e), -EINVAL);
 	assert_string_equal(e.code, "bad_request");
 	if (strcmp(e.msg, msg))
 		fail_msg("for %s: got \"%s\", want \"%s\"", text, e.msg, msg);
-	json_decref(o);
 }
 
 static void test_check(void **state)
 {
 	static const char tests_msg[] =
 	        "iozone.tests: must be an array of distinct \"write\", \"read\", \"random\"";
-	json_t *ok = load("{\"record_size\":\"4m\",\"file_size\":\"8g\",\"threads\":6,"
-	                  "\"tests\":[\"write\",\"read\",\"random\"]}");
+	struct engine_opts o;
 	struct err e;
 
-	assert_int_equal(iozone_engine.check(ok, &e), 0);
-	json_decref(ok);
+	assert_int_equal(opts_check(&iozone_engine,
+	                            "{\"record_size\":\"4m\",\"file_size\":\"8g\",\"threads\":6,"
+	                            "\"tests\":[\"write\",\"read\",\"random\"]}",
+	                            &o, &e),
+	                 0);
 	expect_bad("{\"file_size\":\"1g\",\"b\":\"results.xls\"}", "iozone.b: unknown option");
 	expect_bad("{}", "iozone.file_size: required (e.g. \"8g\")");
 	expect_bad("{\"file_size\":\"8q\"}",
@@ -181,9 +183,13 @@ static void test_argv(void **state)
 		NULL,
 	};
 	struct engine_target t = { "iozone", "/dev/loop0", "/var/lib/vz", "ft-job2-l1" };
-	json_t *o = load("{\"record_size\":\"4m\",\"file_size\":\"8g\",\"threads\":6,"
-	                 "\"tests\":[\"random\",\"write\",\"read\"]}");
-	json_t *dflt = load("{\"file_size\":\"100m\"}");
+	struct engine_opts oo, od;
+	const struct engine_opts *o = opts_load(&iozone_engine,
+	                                        "{\"record_size\":\"4m\",\"file_size\":\"8g\","
+	                                        "\"threads\":6,"
+	                                        "\"tests\":[\"random\",\"write\",\"read\"]}",
+	                                        &oo);
+	const struct engine_opts *dflt = opts_load(&iozone_engine, "{\"file_size\":\"100m\"}", &od);
 	char **argv;
 	struct err e;
 	int i;
@@ -205,8 +211,32 @@ static void test_argv(void **state)
 	t.directory = NULL;
 	assert_int_equal(iozone_engine.argv_build(o, &t, &argv, &e), -EINVAL);
 	assert_string_equal(e.msg, "iozone: needs a directory");
-	json_decref(o);
-	json_decref(dflt);
+}
+
+/* The seed's command line (-i 0 -i 1 -i 2) promises the six figures each of its runs printed;
+ * fewer tests, fewer figures. */
+static void test_metrics_list(void **state)
+{
+	struct metric_names names = { 0 };
+	struct engine_opts o;
+	struct metrics m;
+	struct err e;
+	size_t len;
+	char *text = tu_slurp(SEED_000, &len);
+
+	opts_load(&iozone_engine,
+	          "{\"record_size\":\"4m\",\"file_size\":\"8g\",\"threads\":6,"
+	          "\"tests\":[\"write\",\"read\",\"random\"]}",
+	          &o);
+	assert_int_equal(iozone_engine.parse(text, len, "", 0, 0, 0, &m, &e), 0);
+	assert_metrics_promised(&iozone_engine, &o, &m);
+	iozone_engine.metrics_list(
+	        opts_load(&iozone_engine, "{\"file_size\":\"1g\",\"tests\":[\"write\"]}", &o),
+	        &names);
+	assert_int_equal(names.n, 2);
+	assert_true(metric_names_has(&names, "initial_write.bw_mib"));
+	assert_true(metric_names_has(&names, "rewrite.bw_mib"));
+	free(text);
 }
 
 int main(void)
@@ -214,7 +244,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_seed_000), cmocka_unit_test(test_progress),
 		cmocka_unit_test(test_parse_failed),   cmocka_unit_test(test_check),
-		cmocka_unit_test(test_argv),
+		cmocka_unit_test(test_argv),           cmocka_unit_test(test_metrics_list),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,6 @@
 /* test_job.c -- the job queue against a temp sysfs tree and the fake fio script: success,
- * params applied and restored, failure, cancel, refused specs, and crash recovery. */
+ * params applied and restored, failure, cancel, refused specs, checks without queueing, an
+ * unrecordable restore point, queued jobs taken up after a restart, and crash recovery. */
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -7,98 +8,60 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "testutil.h"
-#include "agent.h"
-#include "job.h"
-#include "store.h"
+#include "agenttest.h"
+#include "db.h"
 #include "timeutil.h"
-
-struct fx {
-	char *root;
-	char db[512];
-	char fio[512];
-	struct agent a;
-};
-
-static void audit_cb(void *cls, const struct tune_change *c)
-{
-	struct agent *a = cls;
-
-	store_change_add(a->store, c, time_now_s());
-}
-
-static void agent_up(struct fx *f)
-{
-	struct err e;
-
-	assert_int_equal(store_open(&f->a.store, f->db, &e), 0);
-	tune_init(&f->a.tune, &f->a.fs, audit_cb, &f->a);
-	f->a.sessions.tune = &f->a.tune;
-	f->a.sessions.store = f->a.store;
-	assert_int_equal(jobq_start(&f->a.jobs, &f->a, &e), 0);
-}
-
-static void agent_down(struct fx *f)
-{
-	jobq_stop(f->a.jobs);
-	f->a.jobs = NULL;
-	store_close(f->a.store);
-	f->a.store = NULL;
-	tune_release(&f->a.tune);
-}
+#include "wire.h"
 
 static int setup(void **state)
 {
-	struct fx *f = calloc(1, sizeof(*f));
-
-	f->root = tu_tmpdir();
-	tu_fake_device(f->root, "loop0", 0);
-	snprintf(f->db, sizeof(f->db), "%s/agent.db", f->root);
-	snprintf(f->fio, sizeof(f->fio), "%s/fake-fio.sh", FT_FIXTURES);
-	f->a.cfg.fio_path = f->fio;
-	f->a.cfg.allow_devices[0] = "loop0";
-	f->a.cfg.n_allow_devices = 1;
-	f->a.fs.root = f->root;
-	f->a.fs.allow_devices = f->a.cfg.allow_devices;
-	f->a.fs.n_allow_devices = 1;
-	unsetenv("FAKE_FIO_FAIL");
-	setenv("FAKE_FIO_SLEEP_S", "0.2", 1);
-	agent_up(f);
-	*state = f;
+	*state = agent_fx_new();
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	struct fx *f = *state;
-
-	agent_down(f);
-	tu_rmrf(f->root);
-	free(f->root);
-	free(f);
+	agent_fx_free(*state);
 	return 0;
 }
 
-static int64_t submit(struct fx *f, const char *body_json, int want_rc, struct err *e)
+/* Decode body_json as the API does; 0 or the decoder's error. Caller releases spec. */
+static int decode(const char *body_json, struct job_spec *spec, struct err *e)
 {
 	json_t *body = json_loads(body_json, 0, NULL);
-	int64_t id = 0;
+	int rc;
 
 	assert_non_null(body);
 	err_clear(e);
-	assert_int_equal(job_submit(f->a.jobs, body, &id, e), want_rc);
+	rc = wire_job_spec_from_json(body, spec, e);
 	json_decref(body);
+	return rc;
+}
+
+/* Decode and submit; the first error is the answer, as for a POST. */
+static int64_t submit(struct agent_fx *f, const char *body_json, int want_rc, struct err *e)
+{
+	struct job_spec spec;
+	int64_t id = 0;
+	int rc;
+
+	rc = decode(body_json, &spec, e);
+	if (rc == 0)
+		rc = job_submit(f->a.jobs, &spec, &id, e);
+	if (rc != want_rc)
+		fail_msg("%s: rc %d (%s), want %d", body_json, rc, e->msg, want_rc);
+	job_spec_release(&spec);
 	return id;
 }
 
-/* Poll the store until job id reaches state (or 10 s pass). */
-static void wait_state(struct fx *f, int64_t id, const char *state, struct job_rec *out)
+/* Poll until job id reaches state (or 10 s pass). */
+static void wait_state(struct agent_fx *f, int64_t id, const char *state, struct job_rec *out)
 {
 	struct err e;
 	int i;
 
 	for (i = 0; i < 200; i++) {
-		assert_int_equal(store_job_get(f->a.store, id, out, &e), 0);
+		assert_int_equal(job_get(f->a.jobs, id, out, &e), 0);
 		if (!strcmp(out->state, state))
 			return;
 		store_job_rec_release(out);
@@ -111,12 +74,12 @@ static void wait_state(struct fx *f, int64_t id, const char *state, struct job_r
 
 static void test_job_succeeds(void **state)
 {
-	struct fx *f = *state;
+	struct agent_fx *f = *state;
 	struct pass_rec *passes;
 	struct job_rec j;
 	struct err e;
 	int64_t id;
-	int n;
+	int n, i;
 
 	id = submit(f,
 	            "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK ",\"loops\":2,"
@@ -127,23 +90,31 @@ static void test_job_succeeds(void **state)
 	store_job_rec_release(&j);
 	wait_state(f, id, "succeeded", &j);
 	assert_int_equal(j.loops_done, 2);
-	assert_non_null(strstr(j.params, "\"nr_requests\":128"));
-	assert_non_null(strstr(j.labels, "strip_size"));
+	assert_true(j.progress == 1.0);
+	assert_true(j.has_params);
+	for (i = 0; i < j.n_params && strcmp(j.params[i].name, "nr_requests"); i++)
+		;
+	assert_true(i < j.n_params);
+	assert_string_equal(j.params[i].value, "128");
+	assert_true(j.params[i].number);
+	assert_int_equal(j.spec.n_labels, 1);
+	assert_string_equal(j.spec.labels[0].key, "strip_size");
+	assert_ptr_equal(j.spec.engine, &fio_engine);
 	assert_false(j.has_error);
 	store_job_rec_release(&j);
 	/* restored after the last loop */
 	assert_string_equal(tu_read(f->root, "sys/block/loop0/queue/nr_requests"), "64");
-	assert_int_equal(store_job_passes(f->a.store, id, &passes, &n, &e), 0);
+	assert_int_equal(job_passes(f->a.jobs, id, &passes, &n, &e), 0);
 	assert_int_equal(n, 2);
 	/* the fixture's write bandwidth, in MiB/s, and no read metrics */
-	assert_non_null(strstr(passes[0].metrics, "\"write.bw_mib\""));
-	assert_null(strstr(passes[0].metrics, "\"read."));
-	store_passes_free(passes, n);
+	assert_non_null(metrics_get(&passes[0].metrics, "write.bw_mib"));
+	assert_null(metrics_get(&passes[0].metrics, "read.bw_mib"));
+	free(passes);
 }
 
 static void test_job_fails_and_restores(void **state)
 {
-	struct fx *f = *state;
+	struct agent_fx *f = *state;
 	struct job_rec j;
 	struct err e;
 	int64_t id;
@@ -164,7 +135,7 @@ static void test_job_fails_and_restores(void **state)
 
 static void test_cancel(void **state)
 {
-	struct fx *f = *state;
+	struct agent_fx *f = *state;
 	struct job_rec j;
 	struct err e;
 	int64_t id, queued;
@@ -192,15 +163,14 @@ static void test_cancel(void **state)
 	assert_string_equal(tu_read(f->root, "sys/block/loop0/queue/nr_requests"), "64");
 	assert_int_equal(job_cancel(f->a.jobs, id, &e), -EBUSY);
 	assert_string_equal(e.code, "conflict");
+	assert_int_equal(job_cancel(f->a.jobs, queued, &e), -EBUSY);
 	setenv("FAKE_FIO_SLEEP_S", "0.2", 1);
 }
 
 static void test_refused_specs(void **state)
 {
-	struct fx *f = *state;
-	struct job_rec *list;
+	struct agent_fx *f = *state;
 	struct err e;
-	int n;
 
 	tu_fake_device(f->root, "vda", 0);
 	submit(f, "{\"engine\":\"fio\"," FIO_OK "}", -EINVAL, &e);
@@ -217,6 +187,9 @@ static void test_refused_specs(void **state)
 	submit(f, "{\"device\":\"loop0\",\"engine\":\"bonnie\",\"bonnie\":{\"size_mb\":64}}",
 	       -EINVAL, &e);
 	assert_non_null(strstr(e.msg, "directory"));
+	/* an engine object that is not the selected one is checked all the same */
+	submit(f, "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK ",\"dd\":{}}", -EINVAL, &e);
+	assert_string_equal(e.msg, "dd.count: required (1..1000000000)");
 	submit(f, "{\"device\":\"loop0\",\"directory\":\"/tmp\",\"engine\":\"fio\"," FIO_OK "}",
 	       -EPERM, &e);
 	assert_string_equal(e.code, "dir_not_allowed");
@@ -231,38 +204,174 @@ static void test_refused_specs(void **state)
 	tu_write(f->root, "proc/self/mounts", "/dev/loop0 /mnt ext4 rw 0 0\n", 0444);
 	submit(f, "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK "}", -EBUSY, &e);
 	assert_non_null(strstr(e.msg, "mounted"));
-	assert_int_equal(store_jobs_list(f->a.store, NULL, 100, &list, &n, &e), 0);
+	assert_int_equal(agent_fx_jobs(f), 0);
+}
+
+/* job_check is a submit that stops before the queue: same answers, nothing stored, no id. */
+static void test_check_without_queueing(void **state)
+{
+	struct agent_fx *f = *state;
+	static const char *const refused[] = {
+		"{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK
+		",\"params\":{\"nr_requests\":3}}",
+		"{\"device\":\"vda\",\"engine\":\"fio\"," FIO_OK "}",
+		"{\"device\":\"loop0\",\"engine\":\"iozone\",\"iozone\":{\"file_size\":\"1g\"}}",
+		"{\"device\":\"loop0\",\"engine\":\"fio\",\"fio\":{\"time_based\":true}}",
+	};
+	struct metric_names names;
+	struct job_spec spec;
+	struct err e, es;
+	char dir[600];
+	int64_t id;
+	size_t i;
+
+	tu_fake_device(f->root, "vda", 0);
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		assert_int_equal(decode(refused[i], &spec, &e), 0);
+		assert_true(job_check(f->a.jobs, &spec, &e) < 0);
+		job_spec_release(&spec);
+		assert_int_equal(decode(refused[i], &spec, &es), 0);
+		assert_true(job_submit(f->a.jobs, &spec, &id, &es) < 0);
+		job_spec_release(&spec);
+		assert_string_equal(e.code, es.code);
+		assert_string_equal(e.msg, es.msg);
+	}
+	/* iodepth 5000 is refused by the decoder, before either. */
+	assert_int_equal(
+	        decode("{\"device\":\"loop0\",\"engine\":\"fio\",\"fio\":{\"iodepth\":5000}}",
+	               &spec, &e),
+	        -EINVAL);
+	assert_string_equal(e.msg, "fio.iodepth: must be 1..4096");
+
+	/* Accepted: normalised (directory resolved, sizes canonical), metrics and runtime told. */
+	snprintf(dir, sizeof(dir), "%s/jobs", f->root);
+	tu_write(f->root, "jobs/.keep", "", 0644);
+	f->a.cfg.allow_dirs[0] = f->root;
+	f->a.cfg.n_allow_dirs = 1;
+	{
+		char body[1024];
+		json_t *j;
+		char *text;
+
+		snprintf(body, sizeof(body),
+		         "{\"device\":\"loop0\",\"engine\":\"fio\",\"directory\":\"%s/../jobs\","
+		         "\"fio\":{\"rw\":\"randrw\",\"rwmixread\":100,\"bs\":\"4096\",\"size\":"
+		         "\"64m\","
+		         "\"runtime_s\":2,\"time_based\":true},\"loops\":3,"
+		         "\"params\":{\"nr_requests\":\"32\"}}",
+		         dir);
+		assert_int_equal(decode(body, &spec, &e), 0);
+		assert_int_equal(job_check(f->a.jobs, &spec, &e), 0);
+		assert_string_equal(spec.directory, dir);
+		j = wire_job_spec_to_json(&spec);
+		text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+		assert_non_null(strstr(text, "\"bs\":\"4K\""));
+		assert_non_null(strstr(text, "\"size\":\"64M\""));
+		assert_non_null(strstr(text, "\"params\":{\"nr_requests\":32}"));
+		free(text);
+		json_decref(j);
+	}
+	job_metrics(&spec, &names);
+	assert_true(metric_names_has(&names, "read.bw_mib"));
+	assert_false(metric_names_has(&names, "write.bw_mib")); /* rwmixread 100: reads only */
+	assert_true(job_expected_runtime_s(&spec) == 6);
+	job_spec_release(&spec);
+	assert_int_equal(agent_fx_jobs(f), 0);
+	assert_string_equal(tu_read(f->root, "sys/block/loop0/queue/nr_requests"), "64\n");
+	f->a.cfg.n_allow_dirs = 0;
+}
+
+/* When the restore point cannot be recorded the job must not touch the device. */
+static void test_restore_point_unrecorded(void **state)
+{
+	struct agent_fx *f = *state;
+	struct change_rec *changes;
+	struct job_rec j;
+	struct db *d;
+	struct err e;
+	char path[600];
+	int64_t id;
+	int n;
+
+	snprintf(path, sizeof(path), "%s/agent.db", f->root);
+	assert_int_equal(db_open(&d, path, "", "store_error", &e), 0);
+	assert_int_equal(db_exec(d,
+	                         "CREATE TRIGGER no_restore BEFORE UPDATE OF restore ON jobs "
+	                         "BEGIN SELECT RAISE(ABORT, 'disk full'); END;",
+	                         &e),
+	                 0);
+	db_close(d);
+	id = submit(f,
+	            "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK
+	            ",\"params\":{\"nr_requests\":128}}",
+	            0, &e);
+	wait_state(f, id, "failed", &j);
+	assert_string_equal(j.error_code, "store_error");
+	assert_non_null(strstr(j.error_message, "cannot record the restore point"));
+	assert_non_null(strstr(j.error_message, "disk full"));
+	assert_int_equal(j.loops_done, 0);
+	store_job_rec_release(&j);
+	assert_string_equal(tu_read(f->root, "sys/block/loop0/queue/nr_requests"), "64\n");
+	assert_int_equal(store_changes_list(f->a.store, NULL, 100, &changes, &n, &e), 0);
 	assert_int_equal(n, 0);
-	store_jobs_free(list, n);
+	free(changes);
+}
+
+/* Jobs still queued when the agent stops are taken up by the next start and run. */
+static void test_queue_survives_restart(void **state)
+{
+	struct agent_fx *f = *state;
+	struct job_rec j;
+	struct err e;
+	int64_t first, second;
+
+	setenv("FAKE_FIO_SLEEP_S", "30", 1);
+	first = submit(f, "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK "}", 0, &e);
+	second = submit(f,
+	                "{\"device\":\"loop0\",\"engine\":\"fio\",\"fio\":{\"rw\":\"write\","
+	                "\"bs\":\"64k\"},\"loops\":2,\"labels\":{\"run\":\"later\"}}",
+	                0, &e);
+	wait_state(f, first, "running", &j);
+	store_job_rec_release(&j);
+	agent_fx_down(f);
+	setenv("FAKE_FIO_SLEEP_S", "0.2", 1);
+	agent_fx_up(f);
+	wait_state(f, first, "interrupted", &j);
+	store_job_rec_release(&j);
+	wait_state(f, second, "succeeded", &j);
+	assert_int_equal(j.loops_done, 2);
+	assert_string_equal(j.spec.labels[0].value, "later");
+	assert_string_equal(j.spec.opts.fio.rw, "write");
+	store_job_rec_release(&j);
 }
 
 static void test_recovery_after_crash(void **state)
 {
-	struct fx *f = *state;
-	struct job_rec j, claimed;
+	struct agent_fx *f = *state;
+	struct tune_snapshot snap;
+	struct job_spec spec;
+	struct job_rec j;
 	struct err e;
 	int64_t id;
 
-	/* Stop the worker, then play a dead agent's part: a job left running with its
-	 * params applied and its restore point saved. */
-	jobq_stop(f->a.jobs);
-	f->a.jobs = NULL;
-	memset(&j, 0, sizeof(j));
-	snprintf(j.device, sizeof(j.device), "loop0");
-	snprintf(j.engine, sizeof(j.engine), "fio");
-	j.spec = "{\"device\":\"loop0\",\"engine\":\"fio\"}";
-	j.labels = "{}";
-	j.loops = 3;
-	j.created_at = time_now_s();
-	assert_int_equal(store_job_insert(f->a.store, &j, NULL, 0, &e), 0);
-	id = j.id;
-	assert_int_equal(store_job_claim_next(f->a.store, time_now_s(), &claimed, &e), 0);
-	assert_int_equal(claimed.id, id);
-	store_job_rec_release(&claimed);
-	assert_int_equal(store_job_set_restore(f->a.store, id, "{\"nr_requests\":\"64\"}", &e), 0);
+	/* Play a dead agent's part: a job left running with its params applied and its restore
+	 * point saved (straight into the database; this agent's queue never saw it). */
+	assert_int_equal(decode("{\"device\":\"loop0\",\"engine\":\"fio\",\"loops\":3}", &spec, &e),
+	                 0);
+	assert_int_equal(store_job_insert(f->a.store, &spec, time_now_s(), &id, &e), 0);
+	job_spec_release(&spec);
+	assert_int_equal(store_job_start(f->a.store, id, time_now_s(), &e), 0);
+	memset(&snap, 0, sizeof(snap));
+	snprintf(snap.device, sizeof(snap.device), "loop0");
+	snap.items = calloc(1, sizeof(*snap.items));
+	snap.n = 1;
+	snprintf(snap.items[0].name, sizeof(snap.items[0].name), "nr_requests");
+	snprintf(snap.items[0].previous, sizeof(snap.items[0].previous), "64");
+	assert_int_equal(store_job_set_restore(f->a.store, id, &snap, &e), 0);
+	tune_snapshot_release(&snap);
 	tu_write(f->root, "sys/block/loop0/queue/nr_requests", "999", 0644);
-	agent_down(f);
-	agent_up(f);
+	agent_fx_down(f);
+	agent_fx_up(f);
 	wait_state(f, id, "interrupted", &j);
 	assert_string_equal(j.error_code, "interrupted");
 	store_job_rec_release(&j);
@@ -276,6 +385,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_job_fails_and_restores, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_specs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_check_without_queueing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_restore_point_unrecorded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_queue_survives_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recovery_after_crash, setup, teardown),
 	};
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "enginetest.h"
 #include "proc.h"
 #include "timeutil.h"
 #include "testutil.h"
@@ -277,16 +278,14 @@ static void test_kill_stale_group(void **state)
 static void fake_fio_run(const char *opts_json, struct proc *p)
 {
 	struct engine_target t = { FAKE_FIO, "/dev/loop0", NULL, "ft-job1-l1" };
-	json_error_t jerr;
-	json_t *opts = json_loads(opts_json, 0, &jerr);
+	struct engine_opts opts;
 	char **argv;
 	struct err e;
 
-	assert_non_null(opts);
-	assert_int_equal(fio_engine.argv_build(opts, &t, &argv, &e), 0);
+	opts_load(&fio_engine, opts_json, &opts);
+	assert_int_equal(fio_engine.argv_build(&opts, &t, &argv, &e), 0);
 	assert_int_equal(proc_spawn(p, argv, NULL, &e), 0);
 	engine_argv_free(argv);
-	json_decref(opts);
 }
 
 static int fake_fio_parse(struct proc *p, struct metrics *m, struct err *e)

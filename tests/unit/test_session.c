@@ -101,11 +101,9 @@ static void test_close_restores(void **state)
 	assert_string_equal(end.end_reason, "closed");
 	assert_non_null(strstr(end.restore_outcome, "ok"));
 	assert_restored(f);
-	store_session_rec_release(&end);
 	/* ending twice is a conflict */
 	assert_int_equal(session_end(&f->m, s.id, true, "closed", 1011.0, &end, &e), -EBUSY);
 	assert_string_equal(e.code, "conflict");
-	store_session_rec_release(&s);
 }
 
 static void test_close_without_restore(void **state)
@@ -119,8 +117,6 @@ static void test_close_without_restore(void **state)
 	assert_int_equal(session_end(&f->m, s.id, false, "closed", 1010.0, &end, &e), 0);
 	assert_string_equal(end.state, "closed");
 	assert_string_equal(tu_read(f->root, "sys/block/loop0/queue/nr_requests"), "32");
-	store_session_rec_release(&end);
-	store_session_rec_release(&s);
 }
 
 static void test_one_open_session_per_device(void **state)
@@ -132,7 +128,6 @@ static void test_one_open_session_per_device(void **state)
 	assert_int_equal(session_open(&f->m, "loop0", 60, 1000.0, &s, &e), 0);
 	assert_int_equal(session_open(&f->m, "loop0", 60, 1000.0, &s2, &e), -EBUSY);
 	assert_int_equal(session_open(&f->m, "loop0", 0, 1000.0, &s2, &e), -EINVAL);
-	store_session_rec_release(&s);
 }
 
 static void test_expiry_and_renew(void **state)
@@ -146,7 +141,6 @@ static void test_expiry_and_renew(void **state)
 	assert_int_equal(session_expire_due(&f->m, 1005.0), 0);
 	assert_int_equal(session_renew(&f->m, s.id, 1008.0, &r, &e), 0);
 	assert_true(r.expires_at == 1018.0);
-	store_session_rec_release(&r);
 	assert_int_equal(session_expire_due(&f->m, 1012.0), 0); /* renewed past 1010 */
 	assert_string_equal(tu_read(f->root, "sys/block/loop0/queue/nr_requests"), "32");
 	assert_int_equal(session_expire_due(&f->m, 1018.5), 1);
@@ -155,9 +149,7 @@ static void test_expiry_and_renew(void **state)
 	assert_string_equal(got.state, "restored");
 	assert_string_equal(got.end_reason, "expired");
 	assert_true(got.ended_at == 1018.5);
-	store_session_rec_release(&got);
 	assert_int_equal(session_renew(&f->m, s.id, 1020.0, &r, &e), -EBUSY);
-	store_session_rec_release(&s);
 }
 
 static void test_recover_after_restart(void **state)
@@ -178,7 +170,6 @@ static void test_recover_after_restart(void **state)
 	assert_restored(f);
 	assert_int_equal(store_session_get(f->store, s.id, &got, &e), 0);
 	assert_string_equal(got.end_reason, "agent_restart");
-	store_session_rec_release(&got);
 	/* every write, including the restore, is in the audit log */
 	assert_int_equal(store_changes_list(f->store, "loop0", 100, &ch, &n, &e), 0);
 	for (i = 0; i < n; i++)
@@ -186,7 +177,6 @@ static void test_recover_after_restart(void **state)
 			restored++;
 	assert_int_equal(restored, 2);
 	free(ch);
-	store_session_rec_release(&s);
 }
 
 int main(void)

@@ -180,40 +180,81 @@ static void test_not_allowlisted(void **state)
 	assert_string_equal(tu_read(f->root, "sys/block/vda/queue/nr_requests"), "64\n");
 }
 
+/* The previous value a snapshot saved for name, or NULL. */
+static const char *saved(const struct tune_snapshot *snap, const char *name)
+{
+	int i;
+
+	for (i = 0; i < snap->n; i++)
+		if (!strcmp(snap->items[i].name, name))
+			return snap->items[i].previous;
+	return NULL;
+}
+
 static void test_snapshot_restore(void **state)
 {
 	struct fx *f = *state;
-	struct tune_snapshot snap, back;
+	struct tune_snapshot snap;
 	struct tune_item items[2];
-	char *json;
 	bool rb;
 	int written;
 	struct err e;
 
 	assert_int_equal(tune_snapshot_take(&f->t, "loop0", &snap, &e), 0);
 	assert_true(snap.n > 5);
-	json = tune_snapshot_to_json(&snap);
-	assert_non_null(strstr(json, "\"nr_requests\":\"64\""));
-	assert_null(strstr(json, "setra"));              /* mirrors read_ahead_kb */
-	assert_null(strstr(json, "logical_block_size")); /* read-only */
-	assert_int_equal(tune_snapshot_from_json("loop0", json, &back, &e), 0);
-	assert_int_equal(back.n, snap.n);
+	assert_string_equal(saved(&snap, "nr_requests"), "64");
+	assert_null(saved(&snap, "setra"));              /* mirrors read_ahead_kb */
+	assert_null(saved(&snap, "logical_block_size")); /* read-only */
 	item(&items[0], "scheduler", "bfq");
 	item(&items[1], "nr_requests", "1000");
 	assert_int_equal(tune_apply(&f->t, "loop0", items, 2, "test", &rb, &e), 0);
 	f->n_log = 0;
-	assert_int_equal(tune_restore(&f->t, &back, "restore", &written, &e), 0);
+	assert_int_equal(tune_restore(&f->t, &snap, "restore", &written, &e), 0);
 	assert_int_equal(written, 2);
 	assert_string_equal(f->log[0], "restored scheduler mq-deadline");
 	assert_string_equal(f->log[1], "restored nr_requests 64");
 	/* nothing differs any more: a second restore writes nothing */
-	assert_int_equal(tune_restore(&f->t, &back, "restore", &written, &e), 0);
+	assert_int_equal(tune_restore(&f->t, &snap, "restore", &written, &e), 0);
 	assert_int_equal(written, 0);
-	tune_snapshot_release(&back);
-	assert_int_equal(tune_snapshot_from_json("loop0", "[1,2]", &back, &e) < 0, 1);
-	tune_snapshot_release(&back);
-	free(json);
 	tune_snapshot_release(&snap);
+}
+
+/* tune_validate: tune_apply's checks and answers, no write and no audit. */
+static void test_validate_writes_nothing(void **state)
+{
+	struct fx *f = *state;
+	struct tune_item items[3], again[3];
+	unsigned long gen = tune_generation(&f->t);
+	bool rb;
+	struct err e, ea;
+
+	item(&items[0], "scheduler", "deadline");
+	item(&items[1], "nr_requests", "32");
+	item(&items[2], "iosched.fifo_batch", "8");
+	assert_int_equal(tune_validate(&f->t, "loop0", items, 3, &e), 0);
+	assert_true(items[0].aliased);
+	assert_string_equal(items[0].canon, "mq-deadline");
+	assert_string_equal(items[1].previous, "64");
+	assert_false(items[2].deferred); /* mq-deadline is active already: checked now */
+	assert_string_equal(items[2].previous, "16");
+	item(&items[0], "scheduler", "kyber");
+	assert_int_equal(tune_validate(&f->t, "loop0", items, 3, &e), 0);
+	assert_true(items[2].deferred); /* kyber's attributes exist after the switch */
+	assert_int_equal(f->n_log, 0);
+	assert_true(tune_generation(&f->t) == gen);
+	assert_string_equal(q(f, "scheduler"), "none [mq-deadline] kyber bfq\n");
+
+	/* Refusals are the ones a real apply gives, with nothing written. */
+	item(&items[0], "max_sectors_kb", "40000"); /* above max_hw_sectors_kb 32767 */
+	memcpy(again, items, sizeof(items));
+	assert_int_equal(tune_validate(&f->t, "loop0", items, 1, &e), -EINVAL);
+	assert_int_equal(tune_apply(&f->t, "loop0", again, 1, "test", &rb, &ea), -EINVAL);
+	assert_string_equal(e.code, ea.code);
+	assert_string_equal(e.msg, ea.msg);
+	assert_int_equal(tune_validate(&f->t, "loop0", items, 0, &e), -EINVAL);
+	assert_string_equal(e.msg, "no parameters given");
+	assert_int_equal(f->n_log, 0);
+	assert_string_equal(q(f, "max_sectors_kb"), "1280\n");
 }
 
 static void test_sysctl_set(void **state)
@@ -244,6 +285,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rollback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_allowlisted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_snapshot_restore, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_validate_writes_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sysctl_set, setup, teardown),
 	};
 

@@ -1,0 +1,81 @@
+/* agent.c -- the agent's wiring: database, sysfs, tune with audit, sessions, job queue. */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "job.h"
+#include "log.h"
+#include "timeutil.h"
+#include "banned.h"
+
+/* The tune audit hook: every write attempt goes to the database and the log. */
+static void audit_to_store(void *cls, const struct tune_change *c)
+{
+	struct agent *a = cls;
+
+	store_change_add(a->store, c, time_now_s());
+	log_info("%s %s%s%s: %s -> %s (requested %s) by %s%s%s", c->outcome, c->device,
+	         c->device[0] ? " " : "", c->name, c->previous ? c->previous : "-",
+	         c->applied ? c->applied : "-", c->requested ? c->requested : "-", c->origin,
+	         c->message ? ": " : "", c->message ? c->message : "");
+}
+
+int agent_init(struct agent *a, const struct agent_config *cfg, struct err *e)
+{
+	char path[PATH_MAX], host[64];
+	int rc;
+
+	memset(a, 0, sizeof(*a));
+	a->cfg = *cfg;
+	a->started_mono_s = time_mono_s();
+	if (a->cfg.node_name) {
+		snprintf(a->node, sizeof(a->node), "%s", a->cfg.node_name);
+	} else {
+		if (gethostname(host, sizeof(host)) < 0)
+			snprintf(host, sizeof(host), "localhost");
+		host[sizeof(host) - 1] = '\0';
+		snprintf(a->node, sizeof(a->node), "%s", host);
+	}
+	a->fs.root = a->cfg.sysfs_root ? a->cfg.sysfs_root : "/";
+	a->fs.allow_devices = a->cfg.allow_devices;
+	a->fs.n_allow_devices = a->cfg.n_allow_devices;
+	a->fs.allow_sysctl = a->cfg.allow_sysctl;
+	tune_init(&a->tune, &a->fs, audit_to_store, a);
+	params_cache_init(&a->pcache, a->cfg.params_cache_ms);
+	snprintf(path, sizeof(path), "%s/agent.db", a->cfg.state_dir);
+	rc = store_open(&a->store, path, e);
+	if (rc)
+		goto fail;
+	a->sessions.tune = &a->tune;
+	a->sessions.store = a->store;
+
+	/* A previous run may have died with sessions open or a job running. */
+	rc = session_end_all(&a->sessions, time_now_s(), "agent_restart");
+	if (rc > 0)
+		log_info("restored %d session(s) left open by a previous run", rc);
+	rc = jobq_start(&a->jobs, a, e);
+	if (rc)
+		goto fail;
+	return 0;
+fail:
+	agent_release(a);
+	return rc;
+}
+
+void agent_release(struct agent *a)
+{
+	jobq_stop(a->jobs);
+	a->jobs = NULL;
+	/* Stopping on purpose puts the devices back too, not only the next start. */
+	if (a->store && session_end_all(&a->sessions, time_now_s(), "agent_shutdown") > 0)
+		log_info("restored the open session(s) before exiting");
+	store_close(a->store);
+	a->store = NULL;
+	if (a->tune.fs) {
+		tune_release(&a->tune);
+		params_cache_release(&a->pcache);
+		a->tune.fs = NULL;
+	}
+}

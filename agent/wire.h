@@ -1,0 +1,83 @@
+/* wire.h -- the agent's JSON wire format: request bodies decoded into structs once, at the
+ * API edge, and structs encoded for answers and for the database's JSON columns. With api.h
+ * and api_priv.h, the only agent header that speaks jansson. */
+#ifndef FT_WIRE_H
+#define FT_WIRE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "engine.h"
+#include "err.h"
+#include "jobspec.h"
+#include "store.h"
+#include "sysfs.h"
+#include "tune.h"
+
+/* The top-level keys a job body may have (NULL-terminated). */
+extern const char *const wire_job_keys[];
+
+/* obj (an object) has only keys of allowed (NULL-terminated; NULL: none); else -EINVAL
+ * "bad_request" "PATH.KEY: unknown field" (path may be NULL). */
+int wire_keys_check(const json_t *obj, const char *const *allowed, const char *path, struct err *e);
+
+/* ---- parameter values ---- */
+
+/* A request value (an integer or a string) as the text written to the kernel; field names it
+ * in the error ("params.nr_requests: expected an integer or a string"). */
+int wire_value_from_json(const json_t *v, const char *field, char *out, size_t len, struct err *e);
+/* A parameter value for an answer: integers as numbers, everything else as a string. */
+json_t *wire_value_to_json(enum param_kind kind, const char *v);
+/*
+ * The "params" object of a PATCH body or a job: between min_n and TUNE_SET_MAX names, each
+ * an integer or a string, into out (caller releases with tune_set_release). Errors:
+ * "bad_request" for the shape and the types, "unknown_param" for a name too long to exist.
+ */
+int wire_params_from_json(const json_t *v, int min_n, struct tune_set *out, struct err *e);
+/* {name: requested} of a set, integers written as numbers. */
+json_t *wire_params_to_json(const struct tune_set *s);
+
+/* ---- engine options and job specs ---- */
+
+/*
+ * Decode v, eng's option object (NULL: absent), into eng's struct of o: every key is checked
+ * against eng->opts (unknown keys, types, ranges, choices), absent keys get their defaults,
+ * and o->given[eng->id] says whether v was there. -EINVAL "bad_request" naming the key
+ * ("fio.iodepth: must be 1..4096"). eng->check() is the job layer's next step.
+ */
+int wire_engine_opts_from_json(const struct engine *eng, const json_t *v, struct engine_opts *o,
+                               struct err *e);
+/* eng's given keys as an object, sizes in canonical binary units ("64M"). */
+json_t *wire_engine_opts_to_json(const struct engine *eng, const struct engine_opts *o);
+/*
+ * A job body (an object) into out: the keys of wire_job_keys, types and ranges, every
+ * engine object given, params and labels. What needs the machine (the device exists and is
+ * allowlisted, the directory, the engine's rules and binary) is job_check()'s. On failure out
+ * is released. -EINVAL "bad_request" (or "unknown_param") naming the field.
+ */
+int wire_job_spec_from_json(const json_t *body, struct job_spec *out, struct err *e);
+/* The normalised spec: device, engine, loops, labels, each given engine object and the
+ * selected one, params and directory when present. */
+json_t *wire_job_spec_to_json(const struct job_spec *s);
+/* {key: value} of the spec's labels. */
+json_t *wire_labels_to_json(const struct job_spec *s);
+
+/* ---- the JSON columns of the database (text in, text out; caller frees) ---- */
+
+char *wire_job_spec_encode(const struct job_spec *s);
+int wire_job_spec_decode(const char *text, struct job_spec *out, struct err *e);
+/* {key: value} of the spec's labels. */
+char *wire_labels_encode(const struct job_spec *s);
+/* {name: "value"} of the values to put back. */
+char *wire_snapshot_encode(const struct tune_snapshot *s);
+int wire_snapshot_decode(const char *dev, const char *text, struct tune_snapshot *out,
+                         struct err *e);
+/* {name: number} of a pass. */
+char *wire_metrics_encode(const struct metrics *m);
+int wire_metrics_decode(const char *text, struct metrics *out);
+/* {name: integer or "text"} of every parameter of a device, as the kernel printed them. */
+char *wire_param_values_encode(const struct params *ps);
+/* Back into a list (caller frees with store_values_free). */
+int wire_param_values_decode(const char *text, struct store_value **out, int *n);
+
+#endif

@@ -1,0 +1,311 @@
+/* db.c -- the SQLite helper both stores use: open, migrate, prepare/bind, rows, transactions. */
+#include <errno.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+#include "log.h"
+#include "migration.h"
+#include "xmalloc.h"
+#include "banned.h"
+
+struct db {
+	sqlite3 *conn;
+	pthread_mutex_t lock;
+	char path[512];
+	char err_code[40];
+};
+
+int db_fail(struct db *d, struct err *e, const char *what)
+{
+	return err_set(e, -EIO, d->err_code, "database error in %s: %s", what,
+	               sqlite3_errmsg(d->conn));
+}
+
+int db_exec(struct db *d, const char *sql, struct err *e)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(d->conn, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		err_set(e, -EIO, d->err_code, "database error: %s", msg ? msg : "?");
+		sqlite3_free(msg);
+		return -EIO;
+	}
+	return 0;
+}
+
+static sqlite3_stmt *vprepare(struct db *d, const char *sql, const char *fmt, va_list ap)
+{
+	sqlite3_stmt *st = NULL;
+	int i, ok = 1;
+
+	if (sqlite3_prepare_v2(d->conn, sql, -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	for (i = 0; fmt && fmt[i] && ok; i++) {
+		int k = i + 1, r;
+
+		switch (fmt[i]) {
+		case 't': {
+			const char *v = va_arg(ap, const char *);
+
+			r = v ? sqlite3_bind_text(st, k, v, -1, SQLITE_TRANSIENT)
+			      : sqlite3_bind_null(st, k);
+			break;
+		}
+		case 'd':
+			r = sqlite3_bind_double(st, k, va_arg(ap, double));
+			break;
+		case 'i':
+			r = sqlite3_bind_int(st, k, va_arg(ap, int));
+			break;
+		case 'I':
+			r = sqlite3_bind_int64(st, k, va_arg(ap, int64_t));
+			break;
+		case 'n': {
+			int64_t v = va_arg(ap, int64_t);
+
+			r = v ? sqlite3_bind_int64(st, k, v) : sqlite3_bind_null(st, k);
+			break;
+		}
+		case 'b': {
+			const void *p = va_arg(ap, const void *);
+			size_t n = va_arg(ap, size_t);
+
+			r = p ? sqlite3_bind_blob64(st, k, p, n, SQLITE_TRANSIENT)
+			      : sqlite3_bind_null(st, k);
+			break;
+		}
+		default:
+			r = SQLITE_MISUSE;
+		}
+		ok = r == SQLITE_OK;
+	}
+	if (!ok) {
+		sqlite3_finalize(st);
+		return NULL;
+	}
+	return st;
+}
+
+sqlite3_stmt *db_prepare(struct db *d, const char *sql, const char *fmt, ...)
+{
+	sqlite3_stmt *st;
+	va_list ap;
+
+	va_start(ap, fmt);
+	st = vprepare(d, sql, fmt, ap);
+	va_end(ap);
+	return st;
+}
+
+void db_finalize(sqlite3_stmt *st)
+{
+	sqlite3_finalize(st);
+}
+
+int db_vrun(struct db *d, struct err *e, const char *what, const char *sql, const char *fmt,
+            va_list ap)
+{
+	bool own_tx = sqlite3_get_autocommit(d->conn) != 0;
+	sqlite3_stmt *st;
+	int rc;
+
+	/* Every write runs in a BEGIN IMMEDIATE transaction: ours if the caller has none. */
+	if (own_tx && db_tx_begin(d, e))
+		return -EIO;
+	st = vprepare(d, sql, fmt, ap);
+	if (!st || sqlite3_step(st) != SQLITE_DONE)
+		rc = db_fail(d, e, what);
+	else
+		rc = sqlite3_changes(d->conn);
+	sqlite3_finalize(st);
+	return own_tx ? db_tx_end(d, rc, e) : rc;
+}
+
+int db_run(struct db *d, struct err *e, const char *what, const char *sql, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = db_vrun(d, e, what, sql, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int db_collect(struct db *d, sqlite3_stmt *st, size_t elem_size,
+               void (*row)(sqlite3_stmt *st, void *elem), void (*release)(void *elem), void **out,
+               int *n, struct err *e, const char *what)
+{
+	char *list = NULL;
+	int count = 0, cap = 0, r = SQLITE_ERROR, i;
+
+	while (st && (r = sqlite3_step(st)) == SQLITE_ROW) {
+		list = xgrow(list, &cap, count + 1, elem_size);
+		memset(list + (size_t)count * elem_size, 0, elem_size);
+		row(st, list + (size_t)count * elem_size);
+		count++;
+	}
+	sqlite3_finalize(st);
+	if (r != SQLITE_DONE) {
+		for (i = 0; release && i < count; i++)
+			release(list + (size_t)i * elem_size);
+		free(list);
+		*out = NULL;
+		*n = 0;
+		return db_fail(d, e, what);
+	}
+	*out = list;
+	*n = count;
+	return 0;
+}
+
+int db_fetch_one(struct db *d, sqlite3_stmt *st, void (*row)(sqlite3_stmt *st, void *elem),
+                 void *out, struct err *e, const char *what)
+{
+	int r = st ? sqlite3_step(st) : SQLITE_ERROR, rc;
+
+	if (r == SQLITE_ROW) {
+		row(st, out);
+		rc = 1;
+	} else {
+		rc = r == SQLITE_DONE ? 0 : db_fail(d, e, what);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_tx_begin(struct db *d, struct err *e)
+{
+	return db_exec(d, "BEGIN IMMEDIATE", e);
+}
+
+int db_tx_end(struct db *d, int rc, struct err *e)
+{
+	if (rc < 0) {
+		db_exec(d, "ROLLBACK", NULL);
+		return rc;
+	}
+	return db_exec(d, "COMMIT", e) ? -EIO : rc;
+}
+
+int64_t db_last_insert_id(struct db *d)
+{
+	return sqlite3_last_insert_rowid(d->conn);
+}
+
+int db_user_version(struct db *d)
+{
+	sqlite3_stmt *st;
+	int v = -1;
+
+	if (sqlite3_prepare_v2(d->conn, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+void db_lock(struct db *d)
+{
+	pthread_mutex_lock(&d->lock);
+}
+
+void db_unlock(struct db *d)
+{
+	pthread_mutex_unlock(&d->lock);
+}
+
+/* Apply every "-- migration N" block of schema with N above user_version. */
+static int migrate(struct db *d, const char *schema, struct err *e)
+{
+	struct migration *m;
+	struct err me;
+	int n, i, rc = 0;
+
+	n = migrations_pending(schema, db_user_version(d), &m);
+	for (i = 0; i < n && !rc; i++) {
+		err_clear(&me);
+		rc = db_exec(d, m[i].sql, &me);
+		if (rc) {
+			db_exec(d, "ROLLBACK", NULL);
+			err_set(e, rc, d->err_code,
+			        "cannot migrate database '%s' to version %d: %s", d->path,
+			        m[i].version, me.msg);
+		} else {
+			log_info("database %s migrated to schema version %d", d->path,
+			         m[i].version);
+		}
+	}
+	migrations_free(m, n);
+	return rc;
+}
+
+int db_open(struct db **out, const char *path, const char *schema, const char *err_code,
+            struct err *e)
+{
+	struct db *d = xcalloc(1, sizeof(*d));
+	struct err pe;
+	int rc;
+
+	*out = NULL;
+	pthread_mutex_init(&d->lock, NULL);
+	snprintf(d->path, sizeof(d->path), "%s", path);
+	snprintf(d->err_code, sizeof(d->err_code), "%s", err_code);
+	if (sqlite3_open_v2(path, &d->conn,
+	                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+	                    NULL) != SQLITE_OK) {
+		rc = err_set(e, -EIO, err_code, "cannot open database '%s': %s", path,
+		             d->conn ? sqlite3_errmsg(d->conn) : "out of memory");
+		goto fail;
+	}
+	sqlite3_busy_timeout(d->conn, 5000);
+	err_clear(&pe);
+	rc = db_exec(d,
+	             "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+	             "PRAGMA foreign_keys=ON;",
+	             &pe);
+	if (rc) {
+		err_set(e, rc, err_code, "cannot open database '%s': %s", path, pe.msg);
+		goto fail;
+	}
+	rc = migrate(d, schema, e);
+	if (rc)
+		goto fail;
+	*out = d;
+	return 0;
+fail:
+	db_close(d);
+	return rc;
+}
+
+void db_close(struct db *d)
+{
+	if (!d)
+		return;
+	sqlite3_close(d->conn);
+	pthread_mutex_destroy(&d->lock);
+	free(d);
+}
+
+void db_col_text(sqlite3_stmt *st, int i, char *out, size_t len, int *present)
+{
+	const unsigned char *v = sqlite3_column_text(st, i);
+
+	if (present)
+		*present = v != NULL;
+	snprintf(out, len, "%s", v ? (const char *)v : "");
+}
+
+char *db_col_dup(sqlite3_stmt *st, int i)
+{
+	const unsigned char *v = sqlite3_column_text(st, i);
+
+	return v ? xstrdup((const char *)v) : NULL;
+}

@@ -1,0 +1,78 @@
+/* db.h -- SQLite for both binaries: open with WAL and busy_timeout, user_version migrations,
+ * prepare and bind, row collection, single-row fetch, BEGIN IMMEDIATE writes. */
+#ifndef FT_DB_H
+#define FT_DB_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+/* One connection. Its statements are serialised by db_lock() where threads share it. */
+struct db;
+/* sqlite3.h's statement type; only the stores that read columns include sqlite3.h. */
+struct sqlite3_stmt;
+
+/*
+ * Open (creating) the database at path: WAL, synchronous=NORMAL, foreign keys, a 5 s busy
+ * timeout, then every "-- migration N" block of schema above PRAGMA user_version, one
+ * transaction each (common/migration.c). Every error names the file and carries err_code
+ * ("store_error" for the agent, "db_error" for the controller), which later errors reuse.
+ */
+int db_open(struct db **out, const char *path, const char *schema, const char *err_code,
+            struct err *e);
+/* NULL is fine. */
+void db_close(struct db *d);
+/* PRAGMA user_version, -1 if it cannot be read. */
+int db_user_version(struct db *d);
+
+/* One statement sequence or transaction at a time for callers that share d between threads. */
+void db_lock(struct db *d);
+void db_unlock(struct db *d);
+
+/* Run SQL text (several statements allowed). 0 or -EIO with err filled. */
+int db_exec(struct db *d, const char *sql, struct err *e);
+/*
+ * Prepare sql and bind one argument per character of fmt (NULL: none): 't' text (NULL binds
+ * NULL), 'd' double, 'i' int, 'I' int64_t, 'n' int64_t where 0 binds NULL, 'b' blob
+ * (const void *, size_t). NULL on failure. Finalize with db_finalize().
+ */
+struct sqlite3_stmt *db_prepare(struct db *d, const char *sql, const char *fmt, ...);
+void db_finalize(struct sqlite3_stmt *st);
+/* Prepare, bind and step a statement that returns no rows, inside a BEGIN IMMEDIATE
+ * transaction of its own unless one is open. Returns the number of rows changed, or -EIO with
+ * err naming what. */
+int db_run(struct db *d, struct err *e, const char *what, const char *sql, const char *fmt, ...);
+/* db_run() with the binds in a va_list. */
+int db_vrun(struct db *d, struct err *e, const char *what, const char *sql, const char *fmt,
+            va_list ap);
+/*
+ * Step st (from db_prepare; NULL means the prepare failed) to the end, filling a fresh array of
+ * elem_size-byte zeroed elements with row(st, elem) per row. On failure the rows so far are
+ * released with release (may be NULL), *out is NULL and -EIO comes back with err naming what.
+ * Finalizes st. Caller frees *out.
+ */
+int db_collect(struct db *d, struct sqlite3_stmt *st, size_t elem_size,
+               void (*row)(struct sqlite3_stmt *st, void *elem), void (*release)(void *elem),
+               void **out, int *n, struct err *e, const char *what);
+/* Step st (NULL: the prepare failed) once and fill out with row() if there is a row. Returns
+ * 1 if found, 0 if not, -EIO on error. Finalizes st. */
+int db_fetch_one(struct db *d, struct sqlite3_stmt *st,
+                 void (*row)(struct sqlite3_stmt *st, void *elem), void *out, struct err *e,
+                 const char *what);
+/* BEGIN IMMEDIATE; and its end: COMMIT when rc >= 0, else ROLLBACK. Returns rc, or the
+ * COMMIT's error. */
+int db_tx_begin(struct db *d, struct err *e);
+int db_tx_end(struct db *d, int rc, struct err *e);
+/* The rowid of the last INSERT on this connection. */
+int64_t db_last_insert_id(struct db *d);
+/* Fill err with the connection's last error ("database error in WHAT: ...") and return -EIO. */
+int db_fail(struct db *d, struct err *e, const char *what);
+
+/* Column i as text into out (""), *present (may be NULL) says it was not NULL. */
+void db_col_text(struct sqlite3_stmt *st, int i, char *out, size_t len, int *present);
+/* Column i as a fresh heap string, NULL for SQL NULL. Caller has ownership. */
+char *db_col_dup(struct sqlite3_stmt *st, int i);
+
+#endif

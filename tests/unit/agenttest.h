@@ -1,0 +1,75 @@
+/* agenttest.h -- a whole agent for the tests of the modules above the store (test_job,
+ * test_api): agent_init() on a temp sysfs tree with loop0 allowlisted and the fake fio. */
+#ifndef FT_AGENTTEST_H
+#define FT_AGENTTEST_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "agent.h"
+#include "job.h"
+#include "store.h"
+#include "testutil.h"
+
+struct agent_fx {
+	char *root; /* the temp tree: sys/block/loop0/..., agent.db, token-less state dir */
+	char fio[512];
+	struct agent_config cfg;
+	struct agent a;
+};
+
+static inline void agent_fx_up(struct agent_fx *f)
+{
+	struct err e;
+
+	err_clear(&e);
+	if (agent_init(&f->a, &f->cfg, &e))
+		fail_msg("agent_init: %s", e.msg);
+}
+
+static inline void agent_fx_down(struct agent_fx *f)
+{
+	agent_release(&f->a);
+}
+
+/* A fresh tree and a running agent; fake fio passes take 0.2 s. */
+static inline struct agent_fx *agent_fx_new(void)
+{
+	struct agent_fx *f = calloc(1, sizeof(*f));
+
+	f->root = tu_tmpdir();
+	tu_fake_device(f->root, "loop0", 0);
+	snprintf(f->fio, sizeof(f->fio), "%s/fake-fio.sh", FT_FIXTURES);
+	f->cfg.node_name = "test";
+	f->cfg.state_dir = f->root;
+	f->cfg.sysfs_root = f->root;
+	f->cfg.fio_path = f->fio;
+	f->cfg.allow_devices[0] = "loop0";
+	f->cfg.n_allow_devices = 1;
+	unsetenv("FAKE_FIO_FAIL");
+	setenv("FAKE_FIO_SLEEP_S", "0.2", 1);
+	agent_fx_up(f);
+	return f;
+}
+
+static inline void agent_fx_free(struct agent_fx *f)
+{
+	agent_fx_down(f);
+	tu_rmrf(f->root);
+	free(f->root);
+	free(f);
+}
+
+/* How many jobs the database holds. */
+static inline int agent_fx_jobs(struct agent_fx *f)
+{
+	struct job_rec *list;
+	struct err e;
+	int n;
+
+	assert_int_equal(job_list(f->a.jobs, NULL, 500, &list, &n, &e), 0);
+	store_jobs_free(list, n);
+	return n;
+}
+
+#endif

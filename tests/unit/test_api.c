@@ -1,0 +1,309 @@
+/* test_api.c -- api.c's handlers through the route table, against a temp sysfs tree, a real
+ * database and the fake fio: dry runs refuse exactly as the real request does and change
+ * nothing (every file of the tree, the audit log, the jobs), and say what would be done. */
+#include <errno.h>
+#include <ftw.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agenttest.h"
+#include "api.h"
+#include "buf.h"
+
+static int setup(void **state)
+{
+	struct agent_fx *f = agent_fx_new();
+
+	tu_fake_device(f->root, "vda", 0);
+	setenv("FAKE_FIO_SLEEP_S", "0.1", 1);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	agent_fx_free(*state);
+	return 0;
+}
+
+/* A response as the client sees it. */
+struct answer {
+	int status;
+	char body[4096];
+};
+
+/* Call the handler of METHOD PATTERN with the given path arguments, query ("k=v", one pair at
+ * most) and body, as the HTTP layer would after routing. */
+static void call(struct agent_fx *f, const char *method, const char *pattern, const char *arg0,
+                 const char *query, const char *body, struct answer *out)
+{
+	struct http_resp resp = { 0, NULL, 0, NULL, NULL };
+	struct http_req req;
+	struct err e;
+	int i;
+
+	memset(&req, 0, sizeof(req));
+	req.method = method;
+	req.path = pattern;
+	req.body = body ? body : "";
+	req.body_len = strlen(req.body);
+	req.id = 1;
+	if (arg0) {
+		req.args[0] = strdup(arg0);
+		req.n_args = 1;
+	}
+	if (query) {
+		const char *eq = strchr(query, '=');
+
+		req.query[0].key = strndup(query, (size_t)(eq - query));
+		req.query[0].value = strdup(eq + 1);
+		req.n_query = 1;
+	}
+	for (i = 0; i < api_n_routes; i++)
+		if (!strcmp(api_routes[i].method, method) &&
+		    !strcmp(api_routes[i].pattern, pattern))
+			break;
+	assert_true(i < api_n_routes);
+	err_clear(&e);
+	assert_int_equal(http_query_check(&api_routes[i], &req, &e), 0);
+	api_routes[i].fn(&f->a, &req, &resp);
+	out->status = resp.status;
+	snprintf(out->body, sizeof(out->body), "%s", resp.body ? resp.body : "");
+	free(resp.body);
+	free(resp.location);
+	free(req.args[0]);
+	free(req.query[0].key);
+	free(req.query[0].value);
+}
+
+/* Every file under the temp tree's sys/ as "path=content" lines, to compare before and after. */
+static struct buf tree_snap;
+
+static int snap_file(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	char *data;
+	size_t len;
+
+	if (flag != FTW_F)
+		return 0;
+	data = tu_slurp(path, &len);
+	buf_printf(&tree_snap, "%s=%s\n", path, data);
+	free(data);
+	return 0;
+}
+
+static char *tree(struct agent_fx *f)
+{
+	char sys[600];
+
+	buf_init(&tree_snap);
+	snprintf(sys, sizeof(sys), "%s/sys", f->root);
+	nftw(sys, snap_file, 16, FTW_PHYS);
+	return buf_detach(&tree_snap, NULL);
+}
+
+static int changes(struct agent_fx *f)
+{
+	struct change_rec *list;
+	struct err e;
+	int n;
+
+	assert_int_equal(store_changes_list(f->a.store, NULL, 1000, &list, &n, &e), 0);
+	free(list);
+	return n;
+}
+
+#define PARAMS "/api/v1/devices/{dev}/params"
+
+/* The refusals of a real PATCH, and a dry run giving each of them byte for byte. */
+static void test_patch_dry_run_refuses_as_patch(void **state)
+{
+	static const struct {
+		const char *dev, *body, *code;
+		int status;
+	} cases[] = {
+		{ "loop0", "{\"params\":{\"no_such_param\":1}}", "unknown_param", 404 },
+		{ "loop0", "{\"params\":{\"logical_block_size\":4096}}", "read_only", 403 },
+		{ "loop0", "{\"params\":{\"max_sectors_kb\":40000}}", "invalid_value", 422 },
+		{ "loop0", "{\"params\":{\"nr_requests\":\"010\"}}", "invalid_value", 422 },
+		{ "loop0", "{\"params\":{\"rq_affinity\":7}}", "invalid_value", 422 },
+		{ "loop0", "{\"params\":{\"scheduler\":\"cfq\"}}", "invalid_value", 422 },
+		{ "loop0", "{\"params\":{\"setra\":512,\"read_ahead_kb\":256}}", "invalid_value",
+		  422 },
+		{ "loop0", "{\"params\":{\"scheduler\":\"kyber\",\"nr_requests\":1}}",
+		  "invalid_value", 422 },
+		{ "vda", "{\"params\":{\"nr_requests\":32}}", "device_not_allowed", 403 },
+		{ "sdq", "{\"params\":{\"nr_requests\":32}}", "not_found", 404 },
+		{ "loop0", "{\"params\":{}}", "bad_request", 400 },
+		{ "loop0", "{\"params\":{\"nr_requests\":1.5}}", "bad_request", 400 },
+		{ "loop0", "{\"params\":{\"nr_requests\":32},\"force\":true}", "bad_request", 400 },
+	};
+	struct answer dry, real;
+	char *before = tree(*state), *after;
+	struct agent_fx *f = *state;
+	int n_changes = changes(f);
+	char code[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		call(f, "PATCH", PARAMS, cases[i].dev, "dry_run=true", cases[i].body, &dry);
+		call(f, "PATCH", PARAMS, cases[i].dev, NULL, cases[i].body, &real);
+		if (dry.status != real.status || strcmp(dry.body, real.body))
+			fail_msg("%s: dry run %d %s, PATCH %d %s", cases[i].body, dry.status,
+			         dry.body, real.status, real.body);
+		assert_int_equal(dry.status, cases[i].status);
+		snprintf(code, sizeof(code), "\"code\":\"%s\"", cases[i].code);
+		if (!strstr(dry.body, code))
+			fail_msg("%s: %s has no %s", cases[i].body, dry.body, code);
+		assert_null(strstr(dry.body, "rolled_back"));
+	}
+	after = tree(f);
+	assert_string_equal(before, after);
+	assert_int_equal(changes(f), n_changes);
+	free(before);
+	free(after);
+}
+
+/* A dry run that passes: what would be written, nothing written, nothing audited. */
+static void test_patch_dry_run_would_apply(void **state)
+{
+	struct agent_fx *f = *state;
+	char *before = tree(f), *after;
+	unsigned long gen = tune_generation(&f->a.tune);
+	struct answer ans;
+	json_t *o, *w;
+
+	call(f, "PATCH", PARAMS, "loop0", "dry_run=true",
+	     "{\"params\":{\"scheduler\":\"kyber\",\"nr_requests\":\"128\","
+	     "\"iosched.fifo_batch\":32,\"read_ahead_kb\":256}}",
+	     &ans);
+	assert_int_equal(ans.status, 200);
+	o = json_loads(ans.body, 0, NULL);
+	assert_non_null(o);
+	assert_true(json_is_true(json_object_get(o, "dry_run")));
+	assert_string_equal(json_string_value(json_object_get(o, "device")), "loop0");
+	w = json_object_get(o, "would_apply");
+	assert_int_equal(json_object_size(w), 4);
+	assert_string_equal(
+	        json_string_value(json_object_get(json_object_get(w, "scheduler"), "previous")),
+	        "mq-deadline");
+	assert_string_equal(
+	        json_string_value(json_object_get(json_object_get(w, "scheduler"), "value")),
+	        "kyber");
+	/* the value as written, canonical; the request as sent */
+	assert_int_equal(
+	        json_integer_value(json_object_get(json_object_get(w, "nr_requests"), "value")),
+	        128);
+	assert_string_equal(
+	        json_string_value(json_object_get(json_object_get(w, "nr_requests"), "requested")),
+	        "128");
+	assert_int_equal(
+	        json_integer_value(json_object_get(json_object_get(w, "nr_requests"), "previous")),
+	        64);
+	/* an attribute of the scheduler switched to: only a real switch can check it fully */
+	assert_string_equal(json_string_value(json_object_get(
+	                            json_object_get(w, "iosched.fifo_batch"), "checked")),
+	                    "after_switch");
+	assert_null(json_object_get(json_object_get(w, "read_ahead_kb"), "checked"));
+	json_decref(o);
+
+	call(f, "PATCH", PARAMS, "loop0", "dry_run=true",
+	     "{\"params\":{\"scheduler\":\"deadline\"}}", &ans);
+	assert_int_equal(ans.status, 200);
+	assert_non_null(strstr(ans.body, "\"mapped_to\":\"mq-deadline\""));
+
+	after = tree(f);
+	assert_string_equal(before, after);
+	assert_int_equal(changes(f), 0);
+	assert_true(tune_generation(&f->a.tune) == gen);
+	free(before);
+	free(after);
+
+	/* dry_run=false is a normal PATCH */
+	call(f, "PATCH", PARAMS, "loop0", "dry_run=false", "{\"params\":{\"nr_requests\":128}}",
+	     &ans);
+	assert_int_equal(ans.status, 200);
+	assert_non_null(strstr(ans.body, "\"applied\""));
+	assert_string_equal(tu_read(f->root, "sys/block/loop0/queue/nr_requests"), "128");
+	assert_int_equal(changes(f), 1);
+}
+
+/* POST /jobs?dry_run=true: the answer of a real submit when refused, nothing queued when
+ * accepted, with the normalised job, its metrics and its expected runtime. */
+static void test_job_dry_run(void **state)
+{
+	static const char *const refused[] = {
+		"{\"device\":\"loop0\",\"engine\":\"fio\",\"fio\":{\"iodepth\":5000}}",
+		"{\"device\":\"loop0\",\"engine\":\"fio\",\"fio\":{\"numjobs\":257}}",
+		"{\"device\":\"vda\",\"engine\":\"fio\"}",
+		"{\"device\":\"loop0\",\"engine\":\"fio\",\"params\":{\"nr_requests\":3}}",
+		"{\"device\":\"loop0\",\"engine\":\"fio\",\"params\":{\"no_such\":3}}",
+		"{\"device\":\"loop0\",\"engine\":\"bonnie\",\"bonnie\":{\"size_mb\":64}}",
+		"{\"device\":\"loop0\"}",
+	};
+	struct agent_fx *f = *state;
+	struct answer dry, real;
+	json_t *o, *m;
+	size_t i;
+	int k;
+
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		call(f, "POST", "/api/v1/jobs", NULL, "dry_run=true", refused[i], &dry);
+		call(f, "POST", "/api/v1/jobs", NULL, NULL, refused[i], &real);
+		if (dry.status != real.status || strcmp(dry.body, real.body))
+			fail_msg("%s: dry run %d %s, POST %d %s", refused[i], dry.status, dry.body,
+			         real.status, real.body);
+		assert_true(dry.status >= 400);
+	}
+	assert_int_equal(agent_fx_jobs(f), 0);
+
+	call(f, "POST", "/api/v1/jobs", NULL, "dry_run=true",
+	     "{\"device\":\"loop0\",\"engine\":\"fio\",\"loops\":3,\"fio\":{\"rw\":\"randwrite\","
+	     "\"bs\":\"4m\",\"runtime_s\":2,\"time_based\":true},\"labels\":{\"run\":\"x\"}}",
+	     &dry);
+	assert_int_equal(dry.status, 200);
+	assert_int_equal(agent_fx_jobs(f), 0);
+	o = json_loads(dry.body, 0, NULL);
+	assert_true(json_is_true(json_object_get(o, "dry_run")));
+	assert_int_equal(json_integer_value(json_object_get(o, "expected_runtime_s")), 6);
+	assert_string_equal(json_string_value(json_object_get(
+	                            json_object_get(json_object_get(o, "job"), "fio"), "bs")),
+	                    "4M");
+	m = json_object_get(o, "metrics");
+	for (k = 0; k < (int)json_array_size(m); k++)
+		assert_null(strstr(json_string_value(json_array_get(m, (size_t)k)), "read."));
+	assert_non_null(strstr(dry.body, "\"write.bw_mib\""));
+	assert_non_null(strstr(dry.body, "\"cpu.usr_pct\""));
+	json_decref(o);
+
+	/* the same body for real is queued */
+	call(f, "POST", "/api/v1/jobs", NULL, "dry_run=false",
+	     "{\"device\":\"loop0\",\"engine\":\"fio\",\"fio\":{\"rw\":\"randwrite\"}}", &real);
+	assert_int_equal(real.status, 202);
+	assert_int_equal(agent_fx_jobs(f), 1);
+}
+
+static void test_health_features(void **state)
+{
+	struct agent_fx *f = *state;
+	struct answer ans;
+
+	call(f, "GET", "/api/v1/health", NULL, NULL, NULL, &ans);
+	assert_int_equal(ans.status, 200);
+	assert_non_null(strstr(ans.body, "\"features\":[\"dry_run\",\"strict_query\"]"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_patch_dry_run_refuses_as_patch, setup,
+		                                teardown),
+		cmocka_unit_test_setup_teardown(test_patch_dry_run_would_apply, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_dry_run, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_health_features, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,271 @@
+/* test_wire.c -- the JSON codec: params, engine options and job specs decoded strictly and
+ * encoded normalised, and the database's JSON columns round-tripped. */
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "testutil.h"
+#include "wire.h"
+
+static json_t *load(const char *text)
+{
+	json_error_t jerr;
+	json_t *j = json_loads(text, JSON_ALLOW_NUL, &jerr);
+
+	if (!j)
+		fail_msg("bad test JSON %s: %s", text, jerr.text);
+	return j;
+}
+
+/* Decode a params object; returns rc, e filled. */
+static int params(const char *text, int min_n, struct tune_set *out, struct err *e)
+{
+	json_t *j = load(text);
+	int rc;
+
+	err_clear(e);
+	rc = wire_params_from_json(json_object_get(j, "params"), min_n, out, e);
+	json_decref(j);
+	return rc;
+}
+
+static void test_params(void **state)
+{
+	struct tune_set s;
+	struct buf big;
+	struct err e;
+	json_t *o;
+	char *text;
+	int i;
+
+	assert_int_equal(
+	        params("{\"params\":{\"nr_requests\":64,\"scheduler\":\"none\"}}", 1, &s, &e), 0);
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.items[0].name, "nr_requests");
+	assert_string_equal(s.items[0].requested, "64");
+	assert_string_equal(s.items[1].requested, "none");
+	o = wire_params_to_json(&s);
+	text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+	assert_string_equal(text, "{\"nr_requests\":64,\"scheduler\":\"none\"}");
+	free(text);
+	json_decref(o);
+	tune_set_release(&s);
+
+	assert_int_equal(params("{\"params\":{}}", 1, &s, &e), -EINVAL);
+	assert_string_equal(e.msg, "params: expected an object of 1..64 parameters");
+	assert_int_equal(params("{\"params\":{}}", 0, &s, &e), 0);
+	assert_int_equal(s.n, 0);
+	tune_set_release(&s);
+	assert_int_equal(params("{\"params\":[1]}", 0, &s, &e), -EINVAL);
+	assert_string_equal(e.msg, "params: expected an object of at most 64 parameters");
+	assert_int_equal(params("{}", 1, &s, &e), -EINVAL);
+	assert_int_equal(params("{\"params\":{\"nr_requests\":1.5}}", 1, &s, &e), -EINVAL);
+	assert_string_equal(e.msg, "params.nr_requests: expected an integer or a string");
+	assert_null(s.items);
+	assert_int_equal(params("{\"params\":{\"nr_requests\":true}}", 1, &s, &e), -EINVAL);
+	assert_int_equal(params("{\"params\":{\"a\":\"x\\u0000y\"}}", 1, &s, &e), -EINVAL);
+	assert_string_equal(e.msg, "params.a: string too long or contains NUL");
+	assert_int_equal(
+	        params("{\"params\":{\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	               "aaaaaaaa\":1}}",
+	               1, &s, &e),
+	        -ENOENT);
+	assert_string_equal(e.code, "unknown_param");
+	/* 65 names */
+	buf_init(&big);
+	buf_puts(&big, "{\"params\":{");
+	for (i = 0; i < 65; i++)
+		buf_printf(&big, "%s\"p%d\":1", i ? "," : "", i);
+	buf_puts(&big, "}}");
+	assert_int_equal(params(big.data, 1, &s, &e), -EINVAL);
+	buf_release(&big);
+}
+
+static int spec(const char *text, struct job_spec *out, struct err *e)
+{
+	json_t *j = load(text);
+	int rc;
+
+	err_clear(e);
+	rc = wire_job_spec_from_json(j, out, e);
+	json_decref(j);
+	return rc;
+}
+
+static void expect_bad(const char *text, const char *msg)
+{
+	struct job_spec s;
+	struct err e;
+
+	assert_true(spec(text, &s, &e) < 0);
+	if (strcmp(e.msg, msg))
+		fail_msg("for %s: got \"%s\", want \"%s\"", text, e.msg, msg);
+	/* released on failure: nothing to free, and it reads as empty */
+	assert_null(s.directory);
+	assert_int_equal(s.n_labels, 0);
+}
+
+static void test_job_spec_refused(void **state)
+{
+	expect_bad("{\"device\":\"loop0\",\"engine\":\"fio\",\"extra\":1}", "extra: unknown field");
+	expect_bad("{\"engine\":\"fio\"}", "device: required string");
+	expect_bad("{\"device\":\"loop0\"}", "engine: required (fio, dd, bonnie or iozone)");
+	expect_bad("{\"device\":\"loop0\",\"engine\":\"bonnie++\"}",
+	           "engine: expected one of fio, dd, bonnie, iozone");
+	expect_bad("{\"device\":\"loop0\",\"engine\":\"fio\",\"loops\":101}",
+	           "loops: expected an integer 1..100");
+	expect_bad("{\"device\":\"loop0\",\"engine\":\"fio\",\"loops\":\"2\"}",
+	           "loops: expected an integer 1..100");
+	expect_bad("{\"device\":\"loop0\",\"engine\":\"fio\",\"fio\":{\"iodepth\":5000}}",
+	           "fio.iodepth: must be 1..4096");
+	expect_bad("{\"device\":\"loop0\",\"engine\":\"fio\",\"fio\":[]}",
+	           "fio: must be an object");
+	/* an engine object that is not the selected one is decoded too */
+	expect_bad("{\"device\":\"loop0\",\"engine\":\"fio\",\"dd\":{\"bs\":\"4Q\"}}",
+	           "dd.bs: must be a size like \"4k\", \"1M\" or \"2g\"");
+	expect_bad("{\"device\":\"loop0\",\"engine\":\"fio\",\"iozone\":{\"tests\":[\"write\",7]}}",
+	           "iozone.tests: must be an array of distinct \"write\", \"read\", \"random\"");
+	expect_bad("{\"device\":\"loop0\",\"engine\":\"fio\",\"labels\":{\"a b\":\"x\"}}",
+	           "labels: key 'a b' must be 1..64 of [A-Za-z0-9_.:-]");
+	expect_bad("{\"device\":\"loop0\",\"engine\":\"fio\",\"labels\":{\"k\":1}}",
+	           "labels.k: expected a string of at most 256 bytes");
+	expect_bad("{\"device\":\"loop0\",\"engine\":\"fio\",\"directory\":7}",
+	           "directory: expected a string");
+	expect_bad("{\"device\":\"loop0\",\"engine\":\"fio\",\"params\":{\"nr_requests\":[1]}}",
+	           "params.nr_requests: expected an integer or a string");
+}
+
+/* Decoded once, encoded normalised; the encoding decodes to the same thing. */
+static void test_job_spec_round_trip(void **state)
+{
+	struct job_spec s, back;
+	struct err e;
+	char *text, *again;
+
+	assert_int_equal(spec("{\"device\":\"loop0\",\"engine\":\"fio\",\"directory\":\"/mnt/x\","
+	                      "\"fio\":{\"rw\":\"randrw\",\"bs\":\"4096\",\"size\":\"2048m\","
+	                      "\"direct\":true,\"rwmixread\":70},"
+	                      "\"dd\":{\"count\":8},\"loops\":3,"
+	                      "\"params\":{\"nr_requests\":\"128\",\"scheduler\":\"none\"},"
+	                      "\"labels\":{\"b\":\"2\",\"a\":\"1\"}}",
+	                      &s, &e),
+	                 0);
+	assert_ptr_equal(s.engine, &fio_engine);
+	assert_int_equal(s.loops, 3);
+	assert_true(s.opts.given[ENGINE_FIO]);
+	assert_true(s.opts.given[ENGINE_DD]);
+	assert_false(s.opts.given[ENGINE_BONNIE]);
+	assert_true(s.opts.fio.has_bs);
+	assert_int_equal(s.opts.fio.bs, 4096);
+	assert_false(s.opts.fio.has_iodepth);
+	assert_int_equal(s.opts.fio.iodepth, 1); /* the table's default, not passed to fio */
+	assert_string_equal(s.opts.dd.direction, "write");
+	assert_int_equal(s.params.n, 2);
+	assert_int_equal(s.n_labels, 2);
+	text = wire_job_spec_encode(&s);
+	assert_string_equal(text,
+	                    "{\"dd\":{\"count\":8},\"device\":\"loop0\",\"directory\":\"/mnt/x\","
+	                    "\"engine\":\"fio\",\"fio\":{\"bs\":\"4K\",\"direct\":true,"
+	                    "\"rw\":\"randrw\",\"rwmixread\":70,\"size\":\"2G\"},"
+	                    "\"labels\":{\"a\":\"1\",\"b\":\"2\"},\"loops\":3,"
+	                    "\"params\":{\"nr_requests\":128,\"scheduler\":\"none\"}}");
+	assert_int_equal(wire_job_spec_decode(text, &back, &e), 0);
+	again = wire_job_spec_encode(&back);
+	assert_string_equal(text, again);
+	free(text);
+	free(again);
+	job_spec_release(&back);
+	job_spec_release(&s);
+
+	/* the selected engine's object appears even when the body had none; defaults filled */
+	assert_int_equal(spec("{\"device\":\"loop0\",\"engine\":\"iozone\","
+	                      "\"iozone\":{\"file_size\":\"1g\",\"tests\":[\"read\",\"write\"]}}",
+	                      &s, &e),
+	                 0);
+	assert_int_equal(s.opts.iozone.tests, 3);
+	text = wire_job_spec_encode(&s);
+	assert_string_equal(text, "{\"device\":\"loop0\",\"engine\":\"iozone\",\"iozone\":{"
+	                          "\"file_size\":\"1G\",\"tests\":[\"write\",\"read\"]},"
+	                          "\"labels\":{},\"loops\":1}");
+	free(text);
+	job_spec_release(&s);
+	assert_int_equal(wire_job_spec_decode("{\"device\":", &s, &e), -EINVAL);
+	assert_string_equal(e.code, "internal");
+}
+
+static void test_columns(void **state)
+{
+	struct tune_snapshot snap = { "loop0", 0, NULL }, back;
+	struct store_value *vals;
+	struct params ps;
+	struct param p[2];
+	struct metrics m = { 0 }, mback;
+	struct err e;
+	char *text;
+	int n;
+
+	snap.items = calloc(2, sizeof(*snap.items));
+	snap.n = 2;
+	snprintf(snap.items[0].name, sizeof(snap.items[0].name), "scheduler");
+	snprintf(snap.items[0].previous, sizeof(snap.items[0].previous), "mq-deadline");
+	snprintf(snap.items[1].name, sizeof(snap.items[1].name), "nr_requests");
+	snprintf(snap.items[1].previous, sizeof(snap.items[1].previous), "64");
+	text = wire_snapshot_encode(&snap);
+	assert_string_equal(text, "{\"nr_requests\":\"64\",\"scheduler\":\"mq-deadline\"}");
+	assert_int_equal(wire_snapshot_decode("loop0", text, &back, &e), 0);
+	assert_int_equal(back.n, 2);
+	assert_string_equal(back.device, "loop0");
+	assert_string_equal(back.items[0].name, "nr_requests");
+	assert_string_equal(back.items[0].previous, "64");
+	free(text);
+	tune_snapshot_release(&back);
+	tune_snapshot_release(&snap);
+	assert_true(wire_snapshot_decode("loop0", "[1,2]", &back, &e) < 0);
+	assert_string_equal(e.code, "internal");
+	assert_non_null(strstr(e.msg, "loop0"));
+	tune_snapshot_release(&back);
+
+	metrics_set(&m, "write.bw_mib", 6969.132777);
+	metrics_set(&m, "write.iops", 1742.0);
+	text = wire_metrics_encode(&m);
+	assert_int_equal(wire_metrics_decode(text, &mback), 0);
+	assert_int_equal(mback.n, 2);
+	assert_true(fabs(metrics_get(&mback, "write.bw_mib")->value - 6969.132777) < 1e-6);
+	free(text);
+	assert_int_equal(wire_metrics_decode("nope", &mback), -EINVAL);
+
+	memset(p, 0, sizeof(p));
+	snprintf(p[0].name, sizeof(p[0].name), "nr_requests");
+	snprintf(p[0].value, sizeof(p[0].value), "256");
+	p[0].kind = PARAM_INT;
+	snprintf(p[1].name, sizeof(p[1].name), "write_cache");
+	snprintf(p[1].value, sizeof(p[1].value), "write back");
+	p[1].kind = PARAM_TEXT;
+	ps.n = 2;
+	ps.p = p;
+	text = wire_param_values_encode(&ps);
+	assert_string_equal(text, "{\"nr_requests\":256,\"write_cache\":\"write back\"}");
+	assert_int_equal(wire_param_values_decode(text, &vals, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(vals[0].value, "256");
+	assert_true(vals[0].number);
+	assert_false(vals[1].number);
+	store_values_free(vals, n);
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_params),
+		cmocka_unit_test(test_job_spec_refused),
+		cmocka_unit_test(test_job_spec_round_trip),
+		cmocka_unit_test(test_columns),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
