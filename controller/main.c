@@ -323,10 +323,8 @@ static int sweep_close(struct sweep *s, struct runner *r, struct ctlstore *st, i
 	else if (s->outcome == OUTCOME_BASELINE_FAILED || s->outcome == OUTCOME_NO_FIGURES) {
 		struct buf why = BUF_INIT;
 
-		/* Nothing to compare: not a success, whatever the table says. */
-		report_best_line(s, &why);
-		if (why.len && why.data[why.len - 1] == '\n')
-			why.data[--why.len] = '\0';
+		/* Nothing to compare: not a success (the table says why, node by node). */
+		report_best_summary(s, &why);
 		err_set(e, -EIO, "no_best", "sweep %lld: %s", (long long)s->id, why.data);
 		buf_release(&why);
 		code = 1;

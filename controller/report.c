@@ -291,7 +291,8 @@ static void best_words(const struct sweep *s, const struct config *cfg, double d
 	buf_puts(out, ")\n");
 }
 
-void report_best_line(const struct sweep *s, struct buf *out)
+/* The best line; details: each node's error where there is no best. */
+static void best_line(const struct sweep *s, bool details, struct buf *out)
 {
 	const struct point *p;
 
@@ -302,7 +303,7 @@ void report_best_line(const struct sweep *s, struct buf *out)
 		return;
 	case OUTCOME_BASELINE_FAILED:
 		buf_puts(out, "no best: the baseline failed on every node");
-		if (s->npoints) {
+		if (details && s->npoints) {
 			buf_puts(out, " (");
 			point_failures(s, &s->points[0], out);
 			buf_puts(out, ")");
@@ -312,7 +313,7 @@ void report_best_line(const struct sweep *s, struct buf *out)
 	case OUTCOME_NO_FIGURES:
 		buf_puts(out, "no best: no configuration produced a figure to compare with the "
 		              "baseline");
-		p = first_failed_candidate(s);
+		p = details ? first_failed_candidate(s) : NULL;
 		if (p) {
 			buf_printf(out, " (point %d: ", p->index + 1);
 			point_failures(s, p, out);
@@ -325,6 +326,18 @@ void report_best_line(const struct sweep *s, struct buf *out)
 		break;
 	}
 	buf_puts(out, "best: the baseline (no configuration gave a significant gain)\n");
+}
+
+void report_best_line(const struct sweep *s, struct buf *out)
+{
+	best_line(s, true, out);
+}
+
+void report_best_summary(const struct sweep *s, struct buf *out)
+{
+	best_line(s, false, out);
+	if (out->len && out->data[out->len - 1] == '\n')
+		out->data[--out->len] = '\0';
 }
 
 /* One warning in words. */

@@ -239,6 +239,9 @@ static void test_no_best_lines(void **state)
 	assert_string_equal(b.data, "no best: the baseline failed on every node (node1: job 3 "
 	                            "failed: bad_request: fio.iodepth: must be 1..4096; node2: "
 	                            "job 4 failed: bad_request: fio.iodepth: must be 1..4096)\n");
+	buf_reset(&b);
+	report_best_summary(&s, &b);
+	assert_string_equal(b.data, "no best: the baseline failed on every node");
 	json = report_json(&s);
 	assert_non_null(strstr(json, "\"outcome\": \"baseline_failed\""));
 	assert_non_null(strstr(json, "\"best\": null"));
