@@ -675,17 +675,21 @@ static int cmd_help(const struct cmd *c, struct opts *o);
 
 static const struct cmd cmds[] = {
 	{ "nodes", cmd_nodes, "nodes PLAN.json",
-	  "Show each node's health, version, device and current parameters, and whether the\n"
-	  "plan's pre-flight would pass.",
+	  "Show each node's health, version, device and current parameters, and run the\n"
+	  "plan's pre-flight: every agent judges every configuration and the job with dry\n"
+	  "runs; nothing is changed.",
 	  1 },
 	{ "sweep", cmd_sweep,
 	  "sweep PLAN.json [--format table|markdown|csv|json] [--out FILE] [--dry-run]\n"
 	  "                     [--continue-on-node-failure] [--db PATH] [--session-ttl S] "
 	  "[--poll-ms MS]",
-	  "Run the plan on every node at once: pre-flight, a tuning session per node, each\n"
-	  "point applied with PATCH and benchmarked in parallel, then every node restored.\n"
-	  "Exit 0 when complete, 2 when a node failed (partial results kept), 130 on\n"
-	  "SIGINT/SIGTERM (jobs cancelled, nodes restored), 1 on other errors.",
+	  "Run the plan on every node at once: pre-flight (every agent judges every\n"
+	  "configuration and the job with dry runs before anything changes), a tuning session\n"
+	  "per node, each point applied with PATCH and benchmarked in parallel, then every\n"
+	  "node restored. Exit 0 when complete, 2 when a node failed (partial results kept),\n"
+	  "130 on SIGINT/SIGTERM (jobs cancelled, nodes restored), 1 on other errors: a failed\n"
+	  "pre-flight, or no best (the baseline failed on every node, or no configuration\n"
+	  "produced a figure).",
 	  1 },
 	{ "history", cmd_history, "history [--limit N] [--db PATH]",
 	  "List stored sweeps, newest first.", 0 },
