@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 
 #include "testutil.h"
+#include "ctltest.h"
 #include "ctlstore.h"
 #include "plan.h"
 #include "report.h"
@@ -16,40 +17,6 @@
 #include "verdict.h"
 #include "migration.h"
 #include "xmalloc.h"
-
-#define PLAN_FMT                                                                                   \
-	"{\"name\":\"t\",\"nodes\":[{\"name\":\"a\",\"url\":\"http://h:1\",\"device\":\"sda\"},"   \
-	"{\"name\":\"b\",\"url\":\"http://h:2\",\"device\":\"sdb\"}],"                             \
-	"\"baseline\":{\"scheduler\":\"mq-deadline\",\"nr_requests\":128},"                        \
-	"\"axes\":[{\"param\":\"scheduler\",\"values\":[\"mq-deadline\",\"none\",\"bfq\"]},"       \
-	"{\"param\":\"nr_requests\",\"values\":[64,128,256]}],"                                    \
-	"\"strategy\":\"%s\",\"job\":{\"fio\":{\"rw\":\"write\",\"runtime_s\":2},\"loops\":3}%s}"
-
-static void sweep_new(struct sweep *s, const char *strategy, const char *extra)
-{
-	char text[2048];
-	struct plan p;
-	struct err e;
-
-	snprintf(text, sizeof(text), PLAN_FMT, strategy, extra);
-	assert_int_equal(plan_parse(text, NULL, &p, &e), 0);
-	sweep_init(s, &p);
-}
-
-/* Give every node of point i three passes around mean. */
-static void fill(struct sweep *s, int i, double mean)
-{
-	int k, j;
-
-	for (k = 0; k < s->plan.nnodes; k++) {
-		struct node_result *r = &s->points[i].nodes[k];
-
-		r->state = NODE_OK;
-		for (j = 0; j < 3; j++)
-			node_result_pass_add(r, mean + (j - 1) * 0.5 + k * 0.1);
-	}
-	s->points[i].loops_run = 3;
-}
 
 static void test_store_roundtrip(void **state)
 {
@@ -66,10 +33,10 @@ static void test_store_roundtrip(void **state)
 	db = malloc(strlen(dir) + 32);
 	snprintf(db, strlen(dir) + 32, "%s/sub/ctl.db", dir);
 	assert_int_equal(ctlstore_open(db, &st, &e), 0);
-	sweep_new(&s, "grid", "");
+	ctltest_sweep(&s, "grid", "");
 	strategy_next(&s, &batch);
 	for (int i = 0; i < s.npoints; i++)
-		fill(&s, i, 100 + i);
+		ctltest_fill(&s, i, 100 + i);
 	s.points[2].nodes[1].state = NODE_FAILED;
 	s.points[2].nodes[1].npasses = 1;
 	snprintf(s.points[2].nodes[1].error, sizeof(s.points[2].nodes[1].error), "job 3 failed");
@@ -158,10 +125,10 @@ static void test_history_outcomes(void **state)
 	(void)state;
 	assert_int_equal(ctlstore_open(db, &st, &e), 0);
 	/* A best point: the store keeps its data, the report words it. */
-	sweep_new(&s, "grid", "");
+	ctltest_sweep(&s, "grid", "");
 	strategy_next(&s, &b);
 	for (i = 0; i < s.npoints; i++)
-		fill(&s, i, i == 3 ? 120 : 100);
+		ctltest_fill(&s, i, i == 3 ? 120 : 100);
 	finish_and_summarise(st, &s, &h);
 	assert_int_equal(h.outcome, OUTCOME_BEST);
 	assert_int_equal(h.best_point, 3);
@@ -174,10 +141,10 @@ static void test_history_outcomes(void **state)
 	buf_reset(&out);
 	sweep_release(&s);
 	/* The baseline failed everywhere: no best, and the history says why. */
-	sweep_new(&s, "grid", "");
+	ctltest_sweep(&s, "grid", "");
 	strategy_next(&s, &b);
 	for (i = 1; i < s.npoints; i++)
-		fill(&s, i, 100);
+		ctltest_fill(&s, i, 100);
 	for (i = 0; i < s.plan.nnodes; i++)
 		s.points[0].nodes[i].state = NODE_FAILED;
 	finish_and_summarise(st, &s, &h);

@@ -5,49 +5,15 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "ctltest.h"
 #include "plan.h"
 #include "strategy.h"
 #include "sweep.h"
 #include "verdict.h"
 
-#define PLAN_FMT                                                                                   \
-	"{\"name\":\"t\",\"nodes\":[{\"name\":\"a\",\"url\":\"http://h:1\",\"device\":\"sda\"},"   \
-	"{\"name\":\"b\",\"url\":\"http://h:2\",\"device\":\"sdb\"}],"                             \
-	"\"baseline\":{\"scheduler\":\"mq-deadline\",\"nr_requests\":128},"                        \
-	"\"axes\":[{\"param\":\"scheduler\",\"values\":[\"mq-deadline\",\"none\",\"bfq\"]},"       \
-	"{\"param\":\"nr_requests\",\"values\":[64,128,256]}],"                                    \
-	"\"strategy\":\"%s\",\"job\":{\"fio\":{\"rw\":\"write\",\"runtime_s\":2},\"loops\":3}%s}"
-
-static void sweep_new(struct sweep *s, const char *strategy, const char *extra)
-{
-	char text[2048];
-	struct plan p;
-	struct err e;
-
-	snprintf(text, sizeof(text), PLAN_FMT, strategy, extra);
-	if (plan_parse(text, NULL, &p, &e))
-		fail_msg("%s", e.msg);
-	sweep_init(s, &p);
-}
-
 static const char *val(const struct point *p, const char *name)
 {
 	return config_get(&p->cfg, name)->value;
-}
-
-/* What the runner would leave: every node of point i ran 3 passes around mean. */
-static void fill(struct sweep *s, int i, double mean)
-{
-	int k, j;
-
-	for (k = 0; k < s->plan.nnodes; k++) {
-		struct node_result *r = &s->points[i].nodes[k];
-
-		r->state = NODE_OK;
-		for (j = 0; j < 3; j++)
-			node_result_pass_add(r, mean + (j - 1) * 0.5 + k * 0.1);
-	}
-	s->points[i].loops_run = 3;
 }
 
 /* Every item of the batch runs a new point, in index order, for the plan's loops. */
@@ -69,7 +35,7 @@ static void test_grid_order(void **state)
 	int i;
 
 	(void)state;
-	sweep_new(&s, "grid", "");
+	ctltest_sweep(&s, "grid", "");
 	assert_int_equal(strategy_estimate(&s.plan), 9);
 	/* The baseline, then 3 x 3 combinations (last axis fastest) less the baseline's own. */
 	assert_int_equal(strategy_next(&s, &b), 9);
@@ -92,7 +58,7 @@ static void test_grid_order(void **state)
 	}
 	/* One batch: then the grid is done. */
 	for (i = 0; i < 9; i++)
-		fill(&s, i, 100);
+		ctltest_fill(&s, i, 100);
 	assert_int_equal(strategy_next(&s, &b), 0);
 	assert_int_equal(s.npoints, 9);
 	strategy_batch_release(&b);
@@ -105,7 +71,7 @@ static void test_sequential_winners(void **state)
 	struct sweep s;
 
 	(void)state;
-	sweep_new(&s, "sequential", "");
+	ctltest_sweep(&s, "sequential", "");
 	assert_int_equal(strategy_estimate(&s.plan), 1 + 4 + 4);
 	/* Axis 1: baseline, none, bfq (mq-deadline is the baseline itself: skipped). */
 	assert_int_equal(strategy_next(&s, &b), 3);
@@ -118,9 +84,9 @@ static void test_sequential_winners(void **state)
 	assert_string_equal(val(&s.points[2], "scheduler"), "bfq");
 	assert_int_equal(s.points[2].ref, 0);
 	/* none: +20 % on both nodes (significant gain); bfq: +10 %, less. */
-	fill(&s, 0, 100);
-	fill(&s, 1, 120);
-	fill(&s, 2, 110);
+	ctltest_fill(&s, 0, 100);
+	ctltest_fill(&s, 1, 120);
+	ctltest_fill(&s, 2, 110);
 	/* Axis 2 runs over the winner: a fresh baseline of scheduler=none, and 128 (its own
 	 * value) skipped. */
 	assert_int_equal(strategy_next(&s, &b), 3);
@@ -137,9 +103,9 @@ static void test_sequential_winners(void **state)
 	assert_int_equal(s.points[4].ref, 3);
 	assert_int_equal(s.points[5].ref, 3);
 	/* Axis 2: 256 gains over the fresh baseline; it is carried into the final check. */
-	fill(&s, 3, 120);
-	fill(&s, 4, 119);
-	fill(&s, 5, 140);
+	ctltest_fill(&s, 3, 120);
+	ctltest_fill(&s, 4, 119);
+	ctltest_fill(&s, 5, 140);
 	assert_int_equal(strategy_next(&s, &b), 1);
 	assert_batch(&b, 6, 1, 3);
 	assert_int_equal(s.points[6].role, ROLE_FINAL);
@@ -147,7 +113,7 @@ static void test_sequential_winners(void **state)
 	assert_int_equal(s.points[6].axis, -1);
 	assert_string_equal(val(&s.points[6], "scheduler"), "none");
 	assert_string_equal(val(&s.points[6], "nr_requests"), "256");
-	fill(&s, 6, 139);
+	ctltest_fill(&s, 6, 139);
 	assert_int_equal(strategy_next(&s, &b), 0);
 	verdict_sweep(&s);
 	assert_int_equal(s.best, 6);
@@ -162,16 +128,16 @@ static void test_sequential_no_gain(void **state)
 	int i;
 
 	(void)state;
-	sweep_new(&s, "sequential", "");
+	ctltest_sweep(&s, "sequential", "");
 	assert_int_equal(strategy_next(&s, &b), 3);
 	for (i = 0; i < 3; i++)
-		fill(&s, i, 100 + i * 0.2);
+		ctltest_fill(&s, i, 100 + i * 0.2);
 	/* No gain on axis 1: axis 2 runs over the original baseline. */
 	assert_int_equal(strategy_next(&s, &b), 3);
 	assert_string_equal(val(&s.points[3], "scheduler"), "mq-deadline");
 	assert_string_equal(val(&s.points[4], "nr_requests"), "64");
 	for (i = 3; i < 6; i++)
-		fill(&s, i, 100);
+		ctltest_fill(&s, i, 100);
 	/* Nothing beat the baseline: no final confirmation. */
 	assert_int_equal(strategy_next(&s, &b), 0);
 	assert_int_equal(s.npoints, 6);
@@ -185,11 +151,11 @@ static void test_sequential_minimize(void **state)
 	struct sweep s;
 
 	(void)state;
-	sweep_new(&s, "sequential", ",\"metric\":\"write.clat_p99_us\",\"goal\":\"minimize\"");
+	ctltest_sweep(&s, "sequential", ",\"metric\":\"write.clat_p99_us\",\"goal\":\"minimize\"");
 	strategy_next(&s, &b);
-	fill(&s, 0, 1000);
-	fill(&s, 1, 800); /* none: lower latency, a gain */
-	fill(&s, 2, 700); /* bfq: lower still, the winner */
+	ctltest_fill(&s, 0, 1000);
+	ctltest_fill(&s, 1, 800); /* none: lower latency, a gain */
+	ctltest_fill(&s, 2, 700); /* bfq: lower still, the winner */
 	strategy_next(&s, &b);
 	assert_string_equal(val(&s.points[3], "scheduler"), "bfq");
 	strategy_batch_release(&b);
@@ -218,7 +184,7 @@ static void test_configs(void **state)
 
 	(void)state;
 	/* grid: exactly its points. */
-	sweep_new(&s, "grid", "");
+	ctltest_sweep(&s, "grid", "");
 	n = strategy_configs(&s.plan, STRATEGY_CONFIGS_CAP, &c, &complete);
 	assert_true(complete);
 	strategy_next(&s, &b);
@@ -229,7 +195,7 @@ static void test_configs(void **state)
 	sweep_release(&s);
 	/* sequential: the baseline first, then single-axis values, then combinations: with
 	 * the baseline's own values every combination is 3 x 3 = 9. */
-	sweep_new(&s, "sequential", "");
+	ctltest_sweep(&s, "sequential", "");
 	n = strategy_configs(&s.plan, STRATEGY_CONFIGS_CAP, &c, &complete);
 	assert_true(complete);
 	assert_int_equal(n, 9);

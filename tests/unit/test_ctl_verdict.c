@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "ctltest.h"
 #include "plan.h"
 #include "stats.h"
 #include "strategy.h"
@@ -203,44 +204,14 @@ static void test_row_verdicts(void **state)
 	assert_int_equal(verdict_row(na + 1, 1), ROW_NA);
 }
 
-#define PLAN_FMT                                                                                   \
-	"{\"name\":\"t\",\"nodes\":[{\"name\":\"a\",\"url\":\"http://h:1\",\"device\":\"sda\"},"   \
-	"{\"name\":\"b\",\"url\":\"http://h:2\",\"device\":\"sdb\"}],"                             \
-	"\"baseline\":{\"scheduler\":\"mq-deadline\",\"nr_requests\":128},"                        \
-	"\"axes\":[{\"param\":\"scheduler\",\"values\":[\"mq-deadline\",\"none\",\"bfq\"]},"       \
-	"{\"param\":\"nr_requests\",\"values\":[64,128,256]}],"                                    \
-	"\"strategy\":\"grid\",\"job\":{\"fio\":{\"rw\":\"write\",\"runtime_s\":2},\"loops\":3}%"  \
-	"s}"
-
 /* A grid sweep with its 9 points and no results yet. */
 static void grid_new(struct sweep *s, const char *extra)
 {
 	struct strategy_batch b = { 0 };
-	char text[2048];
-	struct plan p;
-	struct err e;
 
-	snprintf(text, sizeof(text), PLAN_FMT, extra);
-	assert_int_equal(plan_parse(text, NULL, &p, &e), 0);
-	sweep_init(s, &p);
+	ctltest_sweep(s, "grid", extra);
 	assert_int_equal(strategy_next(s, &b), 9);
 	strategy_batch_release(&b);
-}
-
-/* Every node of point i ran 3 passes around mean. */
-static void fill(struct sweep *s, int i, double mean)
-{
-	int k, j;
-
-	for (k = 0; k < s->plan.nnodes; k++) {
-		struct node_result *r = &s->points[i].nodes[k];
-
-		r->state = NODE_OK;
-		r->npasses = 0;
-		for (j = 0; j < 3; j++)
-			node_result_pass_add(r, mean + (j - 1) * 0.5 + k * 0.1);
-	}
-	s->points[i].loops_run = 3;
 }
 
 static void test_minimize_picks_lower(void **state)
@@ -251,10 +222,10 @@ static void test_minimize_picks_lower(void **state)
 	(void)state;
 	grid_new(&s, ",\"metric\":\"write.clat_p99_us\",\"goal\":\"minimize\"");
 	for (i = 0; i < s.npoints; i++)
-		fill(&s, i, 1000);
-	fill(&s, 3, 800);
-	fill(&s, 5, 700);
-	fill(&s, 7, 1300);
+		ctltest_fill(&s, i, 1000);
+	ctltest_fill(&s, 3, 800);
+	ctltest_fill(&s, 5, 700);
+	ctltest_fill(&s, 7, 1300);
 	verdict_sweep(&s);
 	assert_int_equal(s.points[5].verdict, ROW_GAIN);
 	assert_int_equal(s.points[7].verdict, ROW_LOSS);
@@ -271,7 +242,7 @@ static void test_disagree_and_asymmetry(void **state)
 	(void)state;
 	grid_new(&s, "");
 	for (i = 0; i < s.npoints; i++)
-		fill(&s, i, 100);
+		ctltest_fill(&s, i, 100);
 	/* Node b consistently ~20 % slower everywhere: one warning, as data. */
 	for (i = 0; i < s.npoints; i++)
 		for (j = 0; j < 3; j++)
@@ -306,7 +277,7 @@ static void test_outcomes(void **state)
 	(void)state;
 	grid_new(&s, "");
 	for (i = 0; i < s.npoints; i++)
-		fill(&s, i, 100);
+		ctltest_fill(&s, i, 100);
 	for (k = 0; k < 2; k++) {
 		s.points[0].nodes[k].state = NODE_FAILED;
 		s.points[0].nodes[k].npasses = 0;
@@ -315,12 +286,12 @@ static void test_outcomes(void **state)
 	assert_int_equal(s.outcome, OUTCOME_BASELINE_FAILED);
 	assert_int_equal(s.best, -1);
 	/* The baseline ran on one node: comparisons there; none gained. */
-	fill(&s, 0, 100);
+	ctltest_fill(&s, 0, 100);
 	s.points[0].nodes[1].state = NODE_FAILED;
 	verdict_sweep(&s);
 	assert_int_equal(s.outcome, OUTCOME_BASELINE);
 	/* Every configuration failed everywhere (a job every agent refuses). */
-	fill(&s, 0, 100);
+	ctltest_fill(&s, 0, 100);
 	for (i = 1; i < s.npoints; i++)
 		for (k = 0; k < 2; k++) {
 			s.points[i].nodes[k].state = NODE_FAILED;
@@ -354,8 +325,8 @@ static void test_sweeps_compare(void **state)
 	grid_new(&a, "");
 	grid_new(&b, "");
 	for (i = 0; i < a.npoints; i++) {
-		fill(&a, i, 100);
-		fill(&b, i, i == 4 ? 120 : 100.2);
+		ctltest_fill(&a, i, 100);
+		ctltest_fill(&b, i, i == 4 ? 120 : 100.2);
 	}
 	/* b lacks a's point 8 (a failed run of it leaves no passes). */
 	b.points[8].nodes[0].npasses = b.points[8].nodes[1].npasses = 0;
