@@ -1,6 +1,4 @@
 /* fleet.c -- the controller's wire layer: agent API JSON, fanned out to every node at once. */
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,8 +7,6 @@
 #include <jansson.h>
 
 #include "fleet.h"
-#include "log.h"
-#include "num.h"
 #include "xmalloc.h"
 #include "banned.h"
 

@@ -395,8 +395,9 @@ static int sweep_execute(struct sweep *s, const struct opts *o, struct err *e)
 	log_info("sweep %lld \"%s\": %d node%s, up to %d points of %d loops", (long long)s->id,
 	         s->plan.name, s->plan.nnodes, s->plan.nnodes == 1 ? "" : "s", pg.npoints_est,
 	         s->plan.loops);
-	while (rc == 0 && strategy_next(s, &batch) > 0) {
-		for (i = 0; i < batch.n && rc == 0; i++) {
+	/* A signal stops the sweep between points too: no new point is begun. */
+	while (rc == 0 && !stop_signal && strategy_next(s, &batch) > 0) {
+		for (i = 0; i < batch.n && rc == 0 && !stop_signal; i++) {
 			rc = runner_point_run(&r, batch.items[i].point, batch.items[i].loops);
 			verdict_sweep(s);
 			if (ctlstore_point_save(st, s, batch.items[i].point, &se) < 0)
@@ -406,8 +407,10 @@ static int sweep_execute(struct sweep *s, const struct opts *o, struct err *e)
 	progress_clear(&pg);
 	code = sweep_close(s, &r, st, rc, e);
 	{
-		double wall = time_mono_s() - t_start;
-		double nominal = r.runs * s->plan.loops * s->plan.runtime_s;
+		double wall = time_mono_s() - t_start, nominal = 0;
+
+		for (i = 0; i < s->npoints; i++)
+			nominal += s->points[i].loops_run * s->plan.runtime_s;
 
 		log_info("sweep %lld %s: wall %.2f s; jobs %.2f s (POST to last node done, summed "
 		         "over %d points; nominal fio time %.0f s); overhead x%.3f (x%.3f vs "

@@ -1,6 +1,5 @@
 /* verdict.c -- statistics and verdicts over a sweep's passes; no I/O, no libraries. */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
