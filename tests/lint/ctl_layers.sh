@@ -7,9 +7,10 @@ dir=${1:-$(cd "$(dirname "$0")/../../controller" && pwd)}
 
 # Rank of each module, bottom to top. A module may include its own header and those of
 # strictly lower rank. ctlstore persists the sweep model and sits just above it; client is
-# the HTTP edge and needs no controller module.
+# the HTTP edge and needs no controller module; effect (fleet effect statistics) is pure and
+# knows no controller struct, so verdict can build on it.
 declare -A rank=(
-	[plan]=1 [client]=1
+	[plan]=1 [client]=1 [effect]=1
 	[sweep]=2
 	[ctlstore]=3 [verdict]=3
 	[strategy]=4
