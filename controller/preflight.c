@@ -57,33 +57,29 @@ static void problem(struct preflight *pf, const char *node, const char *fmt, ...
 	pf->nproblems++;
 }
 
-/* Health, features and device of node i: true when it may be asked dry runs. */
-static bool node_check(struct preflight *pf, const struct plan *p, int i)
+/* Why node i may not be asked dry runs (health, features, device) into why; false when it
+ * may. */
+static bool node_unfit(const struct plan *p, int i, const struct node_info *ni, char *why,
+                       size_t len)
 {
-	const struct node_info *ni = &pf->info[i];
-	const char *node = p->nodes[i].name, *dev = p->nodes[i].device;
+	const char *dev = p->nodes[i].device;
 
-	if (!ni->ok) {
-		problem(pf, node, "not healthy: %s", ni->error);
-		return false;
-	}
-	if (!ni->dry_run) {
-		problem(pf, node,
+	if (!ni->ok)
+		snprintf(why, len, "not healthy: %s", ni->error);
+	else if (!ni->dry_run)
+		snprintf(
+		        why, len,
 		        "agent %s cannot validate without writing (no dry_run feature); upgrade it",
 		        ni->version[0] ? ni->version : "(unknown version)");
+	else if (!ni->dev_found)
+		snprintf(why, len, "device '%s' not found%s%s", dev, ni->error[0] ? ": " : "",
+		         ni->error);
+	else if (!ni->dev_writable)
+		snprintf(why, len,
+		         "device '%s' is not writable (start the agent with --allow-device %s)",
+		         dev, dev);
+	else
 		return false;
-	}
-	if (!ni->dev_found) {
-		problem(pf, node, "device '%s' not found%s%s", dev, ni->error[0] ? ": " : "",
-		        ni->error);
-		return false;
-	}
-	if (!ni->dev_writable) {
-		problem(pf, node,
-		        "device '%s' is not writable (start the agent with --allow-device %s)", dev,
-		        dev);
-		return false;
-	}
 	return true;
 }
 
@@ -126,8 +122,9 @@ int preflight_run(struct fleet *f, const struct config *cfgs, int ncfg, bool wit
                   struct preflight *out)
 {
 	const struct plan *p = f->plan;
-	int n = p->nnodes, i, c, k;
+	int n = p->nnodes, i, c, k, asked = 0;
 	bool *ask = xcalloc((size_t)n + 1, sizeof(bool));
+	char why[600];
 	struct fleet_dry_run *d = xcalloc((size_t)n + 1, sizeof(*d));
 	struct node_refusals *refused = xcalloc((size_t)n + 1, sizeof(*refused));
 
@@ -138,20 +135,23 @@ int preflight_run(struct fleet *f, const struct config *cfgs, int ncfg, bool wit
 	out->info = xcalloc((size_t)n + 1, sizeof(*out->info));
 	fleet_probe(f, with_params, out->info);
 	for (i = 0; i < n; i++)
-		ask[i] = node_check(out, p, i);
+		asked += ask[i] = !node_unfit(p, i, &out->info[i], why, sizeof(why));
 	/* One configuration per round on every node at once: no agent gets a burst. */
-	for (c = 0; c < ncfg; c++) {
+	for (c = 0; c < ncfg && asked; c++) {
 		fleet_params_dry_run(f, ask, &cfgs[c], d);
 		for (i = 0; i < n; i++) {
-			const char *why = ask[i] ? dry_run_refusal(&d[i]) : NULL;
+			const char *refusal = ask[i] ? dry_run_refusal(&d[i]) : NULL;
 
-			if (why)
-				refusal_add(&refused[i], why, c);
+			if (refusal)
+				refusal_add(&refused[i], refusal, c);
 		}
 		fleet_dry_run_release(d, n);
 	}
 	fleet_job_dry_run(f, ask, d);
+	/* Every problem of a node together, nodes in plan order. */
 	for (i = 0; i < n; i++) {
+		if (node_unfit(p, i, &out->info[i], why, sizeof(why)))
+			problem(out, p->nodes[i].name, "%s", why);
 		for (k = 0; k < refused[i].n; k++) {
 			const struct refusal *r = &refused[i].r[k];
 			struct buf cfg = BUF_INIT;
