@@ -6,14 +6,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <jansson.h>
 #include <sqlite3.h>
 
 #include "ctlstore.h"
-#include "fleet.h"
 #include "migration.h"
-#include "report.h"
-#include "verdict.h"
 #include "xmalloc.h"
 #include "banned.h"
 
@@ -122,13 +118,6 @@ static void bind_num(sqlite3_stmt *q, int i, double v)
 		sqlite3_bind_double(q, i, v);
 }
 
-static const char *role_str(enum point_role r)
-{
-	return r == ROLE_BASELINE ? "baseline" : r == ROLE_FINAL ? "final" : "candidate";
-}
-
-static const char *const node_states[] = { "pending", "ok", "failed", "cancelled", "dropped" };
-
 int ctlstore_sweep_create(struct ctlstore *st, struct sweep *s, struct err *e)
 {
 	sqlite3_stmt *q = NULL;
@@ -141,8 +130,7 @@ int ctlstore_sweep_create(struct ctlstore *st, struct sweep *s, struct err *e)
 		return db_fail(st, e, "insert sweep");
 	sqlite3_bind_text(q, 1, s->plan.name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 2, s->plan.json, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 3, s->plan.strategy == PLAN_GRID ? "grid" : "sequential", -1,
-	                  SQLITE_STATIC);
+	sqlite3_bind_text(q, 3, plan_strategy_name(s->plan.strategy), -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 4, s->plan.metric, -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 5, s->status, -1, SQLITE_STATIC);
 	sqlite3_bind_double(q, 6, s->created_at);
@@ -187,8 +175,8 @@ static int point_write(struct ctlstore *st, const struct sweep *s, int idx, stru
 		goto out;
 	if (sqlite3_prepare_v2(st->db,
 	                       "INSERT INTO points(sweep_id, idx, role, axis, ref, config_json, "
-	                       "delta_pct, ci_low_pct, ci_high_pct, spread_pct, verdict) VALUES "
-	                       "(?,?,?,?,?,?,?,?,?,?,?)",
+	                       "delta_pct, ci_low_pct, ci_high_pct, spread_pct, verdict, loops) "
+	                       "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
 	                       -1, &q, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(st->db,
 	                       "INSERT INTO point_nodes(sweep_id, idx, node_idx, node, state, "
@@ -205,7 +193,7 @@ static int point_write(struct ctlstore *st, const struct sweep *s, int idx, stru
 	}
 	sqlite3_bind_int64(q, 1, s->id);
 	sqlite3_bind_int(q, 2, idx);
-	sqlite3_bind_text(q, 3, role_str(p->role), -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 3, sweep_role_code(p->role), -1, SQLITE_STATIC);
 	if (p->axis >= 0)
 		sqlite3_bind_int(q, 4, p->axis);
 	if (p->ref >= 0)
@@ -216,7 +204,8 @@ static int point_write(struct ctlstore *st, const struct sweep *s, int idx, stru
 	bind_num(q, 9, p->ci_high_pct);
 	bind_num(q, 10, p->spread_pct);
 	if (p->verdict != ROW_NA)
-		sqlite3_bind_text(q, 11, verdict_row_name(p->verdict), -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 11, sweep_row_verdict_code(p->verdict), -1, SQLITE_STATIC);
+	sqlite3_bind_int(q, 12, p->loops_run);
 	if (sqlite3_step(q) != SQLITE_DONE) {
 		rc = db_fail(st, e, "insert point");
 		goto out;
@@ -231,7 +220,7 @@ static int point_write(struct ctlstore *st, const struct sweep *s, int idx, stru
 		sqlite3_bind_int(qn, 2, idx);
 		sqlite3_bind_int(qn, 3, k);
 		sqlite3_bind_text(qn, 4, s->plan.nodes[k].name, -1, SQLITE_STATIC);
-		sqlite3_bind_text(qn, 5, node_states[r->state], -1, SQLITE_STATIC);
+		sqlite3_bind_text(qn, 5, sweep_node_state_code(r->state), -1, SQLITE_STATIC);
 		sqlite3_bind_text(qn, 6, applied, -1, SQLITE_TRANSIENT);
 		sqlite3_bind_int64(qn, 7, r->adjusted_mask);
 		if (r->job_id)
@@ -248,7 +237,8 @@ static int point_write(struct ctlstore *st, const struct sweep *s, int idx, stru
 		bind_num(qn, 14, r->ci_low_pct);
 		bind_num(qn, 15, r->ci_high_pct);
 		if (r->verdict != VERDICT_NA)
-			sqlite3_bind_text(qn, 16, verdict_name(r->verdict), -1, SQLITE_STATIC);
+			sqlite3_bind_text(qn, 16, sweep_verdict_code(r->verdict), -1,
+			                  SQLITE_STATIC);
 		free(applied);
 		if (sqlite3_step(qn) != SQLITE_DONE) {
 			rc = db_fail(st, e, "insert node result");
@@ -306,52 +296,49 @@ int ctlstore_point_save(struct ctlstore *st, const struct sweep *s, int idx, str
 
 int ctlstore_sweep_finish(struct ctlstore *st, const struct sweep *s, struct err *e)
 {
+	const struct point *best = s->best >= 0 ? &s->points[s->best] : NULL;
 	sqlite3_stmt *q = NULL;
-	struct buf best = BUF_INIT;
-	json_t *dropped = json_array();
-	char *dj;
+	char *dropped = plan_node_set_to_json(&s->plan, s->node_dropped);
+	char *best_cfg = best ? config_to_json(&best->cfg) : NULL;
 	int rc, i;
 
 	rc = tx_begin(st, e);
-	if (rc < 0) {
-		json_decref(dropped);
-		return rc;
-	}
+	if (rc < 0)
+		goto out;
 	for (i = 0; i < s->npoints && !rc; i++)
 		rc = point_write(st, s, i, e);
 	if (rc)
-		goto out;
-	for (i = 0; i < s->plan.nnodes; i++)
-		if (s->node_dropped[i])
-			json_array_append_new(dropped, json_string(s->plan.nodes[i].name));
-	dj = json_dumps(dropped, JSON_COMPACT);
-	report_best_line(s, &best);
-	if (best.len && best.data[best.len - 1] == '\n')
-		best.data[--best.len] = '\0';
+		goto end;
 	if (sqlite3_prepare_v2(st->db,
 	                       "UPDATE sweeps SET status=?, finished_at=?, dropped_json=?, "
-	                       "best_point=?, best_line=? WHERE id=?",
+	                       "outcome=?, best_point=?, best_config_json=?, best_delta_pct=?, "
+	                       "best_verdict=? WHERE id=?",
 	                       -1, &q, NULL) != SQLITE_OK) {
-		free(dj);
 		rc = db_fail(st, e, "update sweep");
-		goto out;
+		goto end;
 	}
 	sqlite3_bind_text(q, 1, s->status, -1, SQLITE_STATIC);
 	if (s->finished_at > 0)
 		sqlite3_bind_double(q, 2, s->finished_at);
-	sqlite3_bind_text(q, 3, dj, -1, SQLITE_TRANSIENT);
-	if (s->best >= 0)
-		sqlite3_bind_int(q, 4, s->best);
-	sqlite3_bind_text(q, 5, best.data, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(q, 6, s->id);
-	free(dj);
+	sqlite3_bind_text(q, 3, dropped, -1, SQLITE_STATIC);
+	if (s->outcome != OUTCOME_PENDING)
+		sqlite3_bind_text(q, 4, sweep_outcome_code(s->outcome), -1, SQLITE_STATIC);
+	if (best) {
+		sqlite3_bind_int(q, 5, s->best);
+		sqlite3_bind_text(q, 6, best_cfg, -1, SQLITE_STATIC);
+		bind_num(q, 7, best->delta_pct);
+		sqlite3_bind_text(q, 8, sweep_row_verdict_code(best->verdict), -1, SQLITE_STATIC);
+	}
+	sqlite3_bind_int64(q, 9, s->id);
 	if (sqlite3_step(q) != SQLITE_DONE)
 		rc = db_fail(st, e, "update sweep");
-out:
+end:
 	sqlite3_finalize(q);
-	buf_release(&best);
-	json_decref(dropped);
-	return tx_end(st, rc, e);
+	rc = tx_end(st, rc, e);
+out:
+	free(dropped);
+	free(best_cfg);
+	return rc;
 }
 
 static const char *col_text(sqlite3_stmt *q, int i)
@@ -366,23 +353,11 @@ static double col_num(sqlite3_stmt *q, int i)
 	return sqlite3_column_type(q, i) == SQLITE_NULL ? NAN : sqlite3_column_double(q, i);
 }
 
-static int node_index(const struct sweep *s, const char *name)
-{
-	int i;
-
-	for (i = 0; i < s->plan.nnodes; i++)
-		if (!strcmp(s->plan.nodes[i].name, name))
-			return i;
-	return -1;
-}
-
 int ctlstore_sweep_load(struct ctlstore *st, int64_t id, struct sweep *s, struct err *e)
 {
 	sqlite3_stmt *q = NULL;
 	struct plan plan;
-	json_t *dropped = NULL, *dv;
-	size_t j;
-	int rc = 0, step;
+	int rc = 0, step, i;
 
 	memset(s, 0, sizeof(*s));
 	if (sqlite3_prepare_v2(st->db,
@@ -406,26 +381,21 @@ int ctlstore_sweep_load(struct ctlstore *st, int64_t id, struct sweep *s, struct
 	snprintf(s->status, sizeof(s->status), "%s", col_text(q, 1));
 	s->created_at = sqlite3_column_double(q, 2);
 	s->finished_at = sqlite3_column_type(q, 3) == SQLITE_NULL ? 0 : sqlite3_column_double(q, 3);
-	dropped = json_loads(col_text(q, 4), 0, NULL);
-	json_array_foreach(dropped, j, dv)
-	{
-		int k = node_index(s, json_string_value(dv) ? json_string_value(dv) : "");
-
-		if (k >= 0)
-			s->node_dropped[k] = true;
-	}
+	rc = plan_node_set_parse(&s->plan, col_text(q, 4), s->node_dropped, e);
+	if (rc < 0)
+		goto out;
 	sqlite3_finalize(q);
 	q = NULL;
 	if (sqlite3_prepare_v2(st->db,
-	                       "SELECT idx, role, axis, ref, config_json FROM points WHERE "
-	                       "sweep_id=? ORDER BY idx",
+	                       "SELECT idx, role, axis, ref, config_json, loops FROM points "
+	                       "WHERE sweep_id=? ORDER BY idx",
 	                       -1, &q, NULL) != SQLITE_OK) {
 		rc = db_fail(st, e, "select points");
 		goto out;
 	}
 	sqlite3_bind_int64(q, 1, id);
 	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
-		const char *role = col_text(q, 1);
+		int role = sweep_role_parse(col_text(q, 1)), idx;
 		struct config cfg;
 		int axis = sqlite3_column_type(q, 2) == SQLITE_NULL ? -1 : sqlite3_column_int(q, 2);
 		int ref = sqlite3_column_type(q, 3) == SQLITE_NULL ? -1 : sqlite3_column_int(q, 3);
@@ -434,11 +404,11 @@ int ctlstore_sweep_load(struct ctlstore *st, int64_t id, struct sweep *s, struct
 			rc = -EINVAL;
 			goto out;
 		}
-		sweep_point_add(s,
-		                !strcmp(role, "baseline") ? ROLE_BASELINE
-		                : !strcmp(role, "final")  ? ROLE_FINAL
-		                                          : ROLE_CANDIDATE,
-		                axis, ref, &cfg);
+		idx = sweep_point_add(s, role < 0 ? ROLE_CANDIDATE : (enum point_role)role, axis,
+		                      ref, &cfg);
+		/* Rows stored before migration 2 have no loops: the plan's, once run. */
+		s->points[idx].loops_run =
+		        sqlite3_column_type(q, 5) == SQLITE_NULL ? -1 : sqlite3_column_int(q, 5);
 	}
 	sqlite3_finalize(q);
 	q = NULL;
@@ -451,15 +421,18 @@ int ctlstore_sweep_load(struct ctlstore *st, int64_t id, struct sweep *s, struct
 	}
 	sqlite3_bind_int64(q, 1, id);
 	while (sqlite3_step(q) == SQLITE_ROW) {
-		int idx = sqlite3_column_int(q, 0), k = sqlite3_column_int(q, 1), i;
+		int idx = sqlite3_column_int(q, 0), k = sqlite3_column_int(q, 1);
+		int state = sweep_node_state_parse(col_text(q, 2));
 		struct node_result *r;
 
 		if (idx < 0 || idx >= s->npoints || k < 0 || k >= s->plan.nnodes)
 			continue;
 		r = &s->points[idx].nodes[k];
-		for (i = 0; i < 5; i++)
-			if (!strcmp(col_text(q, 2), node_states[i]))
-				r->state = (enum node_state)i;
+		if (state >= 0)
+			r->state = (enum node_state)state;
+		if (s->points[idx].loops_run < 0 && r->state != NODE_PENDING &&
+		    r->state != NODE_DROPPED)
+			s->points[idx].loops_run = s->plan.loops;
 		config_parse_json(col_text(q, 3), &r->applied, NULL);
 		r->adjusted_mask = (unsigned)sqlite3_column_int64(q, 4);
 		r->job_id = sqlite3_column_int64(q, 5);
@@ -478,17 +451,16 @@ int ctlstore_sweep_load(struct ctlstore *st, int64_t id, struct sweep *s, struct
 	sqlite3_bind_int64(q, 1, id);
 	while (sqlite3_step(q) == SQLITE_ROW) {
 		int idx = sqlite3_column_int(q, 0), k = sqlite3_column_int(q, 1);
-		struct node_result *r;
 
 		if (idx < 0 || idx >= s->npoints || k < 0 || k >= s->plan.nnodes)
 			continue;
-		r = &s->points[idx].nodes[k];
-		if (r->npasses < PLAN_LOOPS_MAX)
-			r->passes[r->npasses++] = col_num(q, 3);
+		node_result_pass_add(&s->points[idx].nodes[k], col_num(q, 3));
 	}
+	for (i = 0; i < s->npoints; i++)
+		if (s->points[i].loops_run < 0)
+			s->points[i].loops_run = 0;
 out:
 	sqlite3_finalize(q);
-	json_decref(dropped);
 	if (rc < 0 && s->plan.nnodes)
 		sweep_release(s);
 	return rc;
@@ -505,12 +477,15 @@ int ctlstore_history(struct ctlstore *st, int limit, struct ctlstore_summary **o
 	if (sqlite3_prepare_v2(st->db,
 	                       "SELECT s.id, s.name, s.status, s.strategy, s.metric, s.created_at, "
 	                       "s.finished_at, (SELECT count(*) FROM points p WHERE p.sweep_id = "
-	                       "s.id), s.best_line FROM sweeps s ORDER BY s.id DESC LIMIT ?",
+	                       "s.id), s.best_line, s.outcome, s.best_point, s.best_config_json, "
+	                       "s.best_delta_pct, s.best_verdict FROM sweeps s ORDER BY s.id DESC "
+	                       "LIMIT ?",
 	                       -1, &q, NULL) != SQLITE_OK)
 		return db_fail(st, e, "select history");
 	sqlite3_bind_int(q, 1, limit);
 	while (sqlite3_step(q) == SQLITE_ROW) {
 		struct ctlstore_summary *h;
+		int outcome, verdict;
 
 		if (*n == cap) {
 			cap *= 2;
@@ -526,7 +501,17 @@ int ctlstore_history(struct ctlstore *st, int limit, struct ctlstore_summary **o
 		h->created_at = sqlite3_column_double(q, 5);
 		h->finished_at = sqlite3_column_double(q, 6);
 		h->npoints = sqlite3_column_int(q, 7);
-		snprintf(h->best_line, sizeof(h->best_line), "%s", col_text(q, 8));
+		snprintf(h->legacy_best_line, sizeof(h->legacy_best_line), "%s", col_text(q, 8));
+		outcome = sweep_outcome_parse(col_text(q, 9));
+		h->outcome = outcome < 0 ? OUTCOME_PENDING : (enum sweep_outcome)outcome;
+		h->best_point =
+		        sqlite3_column_type(q, 10) == SQLITE_NULL ? -1 : sqlite3_column_int(q, 10);
+		if (h->best_point >= 0 &&
+		    config_parse_json(col_text(q, 11), &h->best_cfg, NULL) < 0)
+			h->best_point = -1;
+		h->best_delta_pct = col_num(q, 12);
+		verdict = sweep_row_verdict_parse(col_text(q, 13));
+		h->best_verdict = verdict < 0 ? ROW_NA : (enum row_verdict)verdict;
 	}
 	sqlite3_finalize(q);
 	return rc;

@@ -6,7 +6,11 @@
 
 #include "buf.h"
 #include "err.h"
+#include "plan.h"
 #include "sweep.h"
+
+/* Persistence of the structs it is handed: it includes nothing above the sweep model, so it
+ * neither judges nor words anything. */
 
 struct ctlstore;
 
@@ -21,9 +25,10 @@ char *ctlstore_default_path(void);
 int ctlstore_sweep_create(struct ctlstore *st, struct sweep *s, struct err *e);
 /* Replace point idx with its node results and passes (one BEGIN IMMEDIATE transaction). */
 int ctlstore_point_save(struct ctlstore *st, const struct sweep *s, int idx, struct err *e);
-/* Save every point, then status, finished_at, dropped nodes and the best configuration. */
+/* Save every point, then status, finished_at, dropped nodes, the outcome and the best point
+ * as the sweep holds them (analysed by the caller). */
 int ctlstore_sweep_finish(struct ctlstore *st, const struct sweep *s, struct err *e);
-/* Load sweep id into s (then verdict_sweep() recomputes the analysis). */
+/* Load sweep id into s; the analysis fields are not loaded (the caller recomputes them). */
 int ctlstore_sweep_load(struct ctlstore *st, int64_t id, struct sweep *s, struct err *e);
 
 struct ctlstore_summary {
@@ -34,7 +39,14 @@ struct ctlstore_summary {
 	char metric[64];
 	double created_at, finished_at;
 	int npoints;
-	char best_line[256];
+	/* What it found (sweep.h); OUTCOME_PENDING while running, or for a sweep stored by an
+	 * older fleettune-ctl, whose worded line is legacy_best_line. */
+	enum sweep_outcome outcome;
+	int best_point; /* -1 when none */
+	struct config best_cfg;
+	double best_delta_pct;
+	enum row_verdict best_verdict;
+	char legacy_best_line[256];
 };
 
 /* The newest limit sweeps, newest first. *out is heap (caller frees). */

@@ -1,6 +1,4 @@
 /* fleet.c -- the controller's wire layer: agent API JSON, fanned out to every node at once. */
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,10 +7,68 @@
 #include <jansson.h>
 
 #include "fleet.h"
-#include "log.h"
-#include "num.h"
 #include "xmalloc.h"
 #include "banned.h"
+
+/* One prepared job request body per node: the plan's job, labels and device. */
+struct fleet_jobs {
+	json_t **body;
+};
+
+/* Build each node's job body once; fleet_jobs_body() fills the per-run fields. */
+static struct fleet_jobs *jobs_build(const struct plan *p)
+{
+	struct fleet_jobs *j = xcalloc(1, sizeof(*j));
+	json_t *opts = p->engine_json ? json_loads(p->engine_json, 0, NULL) : NULL;
+	json_t *labels = json_object();
+	int i;
+
+	for (i = 0; i < p->nlabels; i++)
+		json_object_set_new(labels, p->labels[i].key, json_string(p->labels[i].value));
+	j->body = xcalloc((size_t)p->nnodes + 1, sizeof(*j->body));
+	for (i = 0; i < p->nnodes; i++) {
+		json_t *body = json_object();
+
+		json_object_set_new(body, "device", json_string(p->nodes[i].device));
+		json_object_set_new(body, "engine", json_string(p->engine));
+		if (opts)
+			json_object_set(body, p->engine, opts);
+		json_object_set_new(body, "loops", json_integer(p->loops));
+		json_object_set_new(body, "labels", json_deep_copy(labels));
+		if (p->directory)
+			json_object_set_new(body, "directory", json_string(p->directory));
+		j->body[i] = body;
+	}
+	json_decref(opts);
+	json_decref(labels);
+	return j;
+}
+
+static void jobs_free(struct fleet_jobs *j, int n)
+{
+	int i;
+
+	if (!j)
+		return;
+	for (i = 0; i < n; i++)
+		json_decref(j->body[i]);
+	free(j->body);
+	free(j);
+}
+
+/* Node i's job body for one run, as text. Caller has ownership. */
+static char *jobs_body(struct fleet_jobs *j, int i, int64_t sweep_id, int point, int loops)
+{
+	json_t *labels = json_object_get(j->body[i], "labels");
+	char text[32];
+
+	snprintf(text, sizeof(text), "%lld", (long long)sweep_id);
+	json_object_set_new(labels, "sweep", json_string(text));
+	snprintf(text, sizeof(text), "%d", point);
+	json_object_set_new(labels, "sweep_point", json_string(text));
+	json_object_set_new(j->body[i], "loops", json_integer(loops));
+	return json_dumps(j->body[i], JSON_COMPACT | JSON_PRESERVE_ORDER);
+}
 
 void fleet_init(struct fleet *f, const struct plan *plan, double timeout_s, int retries)
 {
@@ -25,6 +81,7 @@ void fleet_init(struct fleet *f, const struct plan *plan, double timeout_s, int 
 	f->session_id = xcalloc((size_t)plan->nnodes + 1, sizeof(int64_t));
 	for (i = 0; i < plan->nnodes; i++)
 		f->active[i] = true;
+	f->jobs = jobs_build(plan);
 }
 
 void fleet_release(struct fleet *f)
@@ -32,6 +89,7 @@ void fleet_release(struct fleet *f)
 	if (!f)
 		return;
 	client_free(f->client);
+	jobs_free(f->jobs, f->plan ? f->plan->nnodes : 0);
 	free(f->active);
 	free(f->session_id);
 	memset(f, 0, sizeof(*f));
@@ -45,27 +103,41 @@ static const char *jstr(json_t *o, const char *key)
 	return s ? s : "";
 }
 
-static char *node_url(const struct plan_node *n, const char *path)
+/* Prepare reqs for node i: METHOD url+path with body (taken over; may be NULL). */
+static void req_node(struct fleet *f, struct client_req *r, int i, const char *method,
+                     const char *path, char *body)
 {
-	return xasprintf("%s%s", n->url, path);
+	const struct plan_node *n = &f->plan->nodes[i];
+	bool skip = r->skip;
+
+	client_req_init(r, method, xasprintf("%s%s", n->url, path), body, n->token);
+	r->skip = skip;
 }
 
-/* The agent's {"error":{"message"}} text, else the HTTP status or transport error. */
+/* The agent's {"error":{"code","message"}}; false when the body has none. */
+static bool agent_error(const struct client_req *r, char *code, size_t clen, char *msg, size_t mlen)
+{
+	json_t *root = r->resp.data ? json_loads(r->resp.data, 0, NULL) : NULL;
+	json_t *err = json_object_get(root, "error");
+	bool ok = json_is_string(json_object_get(err, "message"));
+
+	if (ok) {
+		snprintf(code, clen, "%s", jstr(err, "code"));
+		snprintf(msg, mlen, "%s", jstr(err, "message"));
+	}
+	json_decref(root);
+	return ok;
+}
+
+/* "HTTP 422: the agent's message", else the HTTP status or transport error. */
 static void req_error(const struct client_req *r, char *out, size_t len)
 {
-	json_t *root, *msg;
+	char code[40], msg[256];
 
-	if (r->rc < 0 || !r->resp.data) {
-		client_req_describe(r, out, len);
-		return;
-	}
-	root = json_loads(r->resp.data, 0, NULL);
-	msg = json_object_get(json_object_get(root, "error"), "message");
-	if (json_is_string(msg))
-		snprintf(out, len, "HTTP %ld: %s", r->status, json_string_value(msg));
+	if (r->rc == 0 && agent_error(r, code, sizeof(code), msg, sizeof(msg)))
+		snprintf(out, len, "HTTP %ld: %s", r->status, msg);
 	else
 		client_req_describe(r, out, len);
-	json_decref(root);
 }
 
 /* Run reqs and fill res for every non-skipped request: failed unless 2xx. */
@@ -104,7 +176,7 @@ static json_t *resp_json(const struct client_req *r)
 	return json_loads(r->resp.data, 0, NULL);
 }
 
-/* A JSON scalar as parameter text; false when it is neither an integer nor a string. */
+/* A JSON scalar as parameter text; false when it is neither a number nor a string. */
 static bool scalar_text(json_t *v, char *out, size_t len, bool *is_int)
 {
 	if (json_is_integer(v)) {
@@ -129,62 +201,57 @@ static void params_parse(json_t *params, struct node_info *ni)
 {
 	const char *name;
 	json_t *p;
+	bool is_int;
 	int k = 0;
 
 	ni->params = xcalloc(json_object_size(params) + 1, sizeof(*ni->params));
 	json_object_foreach(params, name, p)
 	{
 		struct param_info *pi = &ni->params[k];
-		json_t *ch = json_object_get(p, "choices"), *c;
-		size_t j;
 
 		if (strlen(name) >= PARAM_NAME_MAX)
 			continue;
 		snprintf(pi->name, sizeof(pi->name), "%s", name);
 		if (!scalar_text(json_object_get(p, "value"), pi->value, sizeof(pi->value),
-		                 &pi->is_int))
+		                 &is_int))
 			pi->value[0] = '\0';
 		pi->writable = json_is_true(json_object_get(p, "writable"));
-		json_array_foreach(ch, j, c)
-		{
-			if (pi->nchoices < 24 && json_is_string(c))
-				snprintf(pi->choices[pi->nchoices++], sizeof(pi->choices[0]), "%s",
-				         json_string_value(c));
-			else if (pi->nchoices < 24 && json_is_integer(c))
-				snprintf(pi->choices[pi->nchoices++], sizeof(pi->choices[0]),
-				         "%lld", (long long)json_integer_value(c));
-		}
-		if (json_is_integer(json_object_get(p, "min"))) {
-			pi->has_min = true;
-			pi->min = json_integer_value(json_object_get(p, "min"));
-		}
-		if (json_is_integer(json_object_get(p, "max"))) {
-			pi->has_max = true;
-			pi->max = json_integer_value(json_object_get(p, "max"));
-		}
 		k++;
 	}
 	ni->nparams = k;
 }
 
-void fleet_probe(struct fleet *f, struct node_info *info)
+static void health_parse(json_t *h, struct node_info *ni)
+{
+	json_t *feat;
+	size_t j;
+
+	snprintf(ni->version, sizeof(ni->version), "%s", jstr(h, "version"));
+	snprintf(ni->node, sizeof(ni->node), "%s", jstr(h, "node"));
+	ni->uptime_s = json_number_value(json_object_get(h, "uptime_s"));
+	json_array_foreach(json_object_get(h, "features"), j, feat)
+	{
+		if (json_is_string(feat) && !strcmp(json_string_value(feat), "dry_run"))
+			ni->dry_run = true;
+	}
+}
+
+void fleet_probe(struct fleet *f, bool with_params, struct node_info *info)
 {
 	const struct plan *p = f->plan;
 	int n = p->nnodes, i;
 	struct client_req *reqs = xcalloc((size_t)n * 3, sizeof(*reqs));
 
 	for (i = 0; i < n; i++) {
-		const struct plan_node *pn = &p->nodes[i];
 		char path[160];
 
 		memset(&info[i], 0, sizeof(info[i]));
-		client_req_init(&reqs[3 * i], "GET", node_url(pn, "/api/v1/health"), NULL,
-		                pn->token);
-		client_req_init(&reqs[3 * i + 1], "GET", node_url(pn, "/api/v1/devices"), NULL,
-		                pn->token);
-		snprintf(path, sizeof(path), "/api/v1/devices/%s/params", pn->device);
-		client_req_init(&reqs[3 * i + 2], "GET", node_url(pn, path), NULL, pn->token);
-		reqs[3 * i].skip = reqs[3 * i + 1].skip = reqs[3 * i + 2].skip = !f->active[i];
+		reqs[3 * i].skip = reqs[3 * i + 1].skip = !f->active[i];
+		reqs[3 * i + 2].skip = !f->active[i] || !with_params;
+		req_node(f, &reqs[3 * i], i, "GET", "/api/v1/health", NULL);
+		req_node(f, &reqs[3 * i + 1], i, "GET", "/api/v1/devices", NULL);
+		snprintf(path, sizeof(path), "/api/v1/devices/%s/params", p->nodes[i].device);
+		req_node(f, &reqs[3 * i + 2], i, "GET", path, NULL);
 	}
 	client_run(f->client, reqs, 3 * n);
 	for (i = 0; i < n; i++) {
@@ -197,17 +264,13 @@ void fleet_probe(struct fleet *f, struct node_info *info)
 			snprintf(ni->error, sizeof(ni->error), "dropped");
 		} else if (!h) {
 			req_error(&reqs[3 * i], ni->error, sizeof(ni->error));
-		} else if (!d) {
-			req_error(&reqs[3 * i + 1], ni->error, sizeof(ni->error));
-			ni->ok = true;
 		} else {
 			ni->ok = true;
+			if (!d)
+				req_error(&reqs[3 * i + 1], ni->error, sizeof(ni->error));
 		}
-		if (h) {
-			snprintf(ni->version, sizeof(ni->version), "%s", jstr(h, "version"));
-			snprintf(ni->node, sizeof(ni->node), "%s", jstr(h, "node"));
-			ni->uptime_s = json_number_value(json_object_get(h, "uptime_s"));
-		}
+		if (h)
+			health_parse(h, ni);
 		json_array_foreach(json_object_get(d, "devices"), j, dev)
 		{
 			const char *name = json_string_value(json_object_get(dev, "name"));
@@ -237,167 +300,91 @@ void node_info_release(struct node_info *info, int n)
 	}
 }
 
-static const struct param_info *param_find(const struct node_info *ni, const char *name)
+/* Read each answer of a dry run into out[i]; a 2xx answer is a pass. */
+static void dry_run_read(const struct client_req *reqs, int n, struct fleet_dry_run *out)
 {
 	int i;
 
-	for (i = 0; i < ni->nparams; i++)
-		if (!strcmp(ni->params[i].name, name))
-			return &ni->params[i];
-	return NULL;
+	for (i = 0; i < n; i++) {
+		const struct client_req *r = &reqs[i];
+		struct fleet_dry_run *d = &out[i];
+		json_t *root, *m;
+		size_t j;
+
+		memset(d, 0, sizeof(*d));
+		if (r->skip)
+			continue;
+		d->status = r->status;
+		if (r->rc < 0 || r->status < 200 || r->status > 299) {
+			d->failed = true;
+			d->unreachable = r->rc < 0;
+			if (r->rc < 0 ||
+			    !agent_error(r, d->code, sizeof(d->code), d->error, sizeof(d->error)))
+				req_error(r, d->error, sizeof(d->error));
+			continue;
+		}
+		root = resp_json(r);
+		d->confirmed = json_is_true(json_object_get(root, "dry_run"));
+		m = json_object_get(root, "metrics");
+		d->metrics = xcalloc(json_array_size(m) + 1, sizeof(*d->metrics));
+		for (j = 0; j < json_array_size(m); j++) {
+			const char *name = json_string_value(json_array_get(m, j));
+
+			if (name && strlen(name) < PARAM_NAME_MAX)
+				snprintf(d->metrics[d->nmetrics++], PARAM_NAME_MAX, "%s", name);
+		}
+		m = json_object_get(root, "expected_runtime_s");
+		d->expected_runtime_s = json_is_number(m) ? json_number_value(m) : 0;
+		json_decref(root);
+	}
 }
 
-/* The agent accepts these legacy scheduler names and maps them (issue 2). */
-static const char *sched_alias(const char *v)
+void fleet_params_dry_run(struct fleet *f, const bool *ask, const struct config *cfg,
+                          struct fleet_dry_run *out)
 {
-	if (!strcmp(v, "noop"))
-		return "none";
-	if (!strcmp(v, "deadline"))
-		return "mq-deadline";
-	return v;
+	const struct plan *p = f->plan;
+	int n = p->nnodes, i;
+	struct client_req *reqs = xcalloc((size_t)n, sizeof(*reqs));
+	char *params = config_to_json(cfg);
+
+	for (i = 0; i < n; i++) {
+		char path[192];
+
+		reqs[i].skip = !f->active[i] || !ask[i];
+		snprintf(path, sizeof(path), "/api/v1/devices/%s/params?dry_run=true",
+		         p->nodes[i].device);
+		req_node(f, &reqs[i], i, "PATCH", path, xasprintf("{\"params\":%s}", params));
+	}
+	client_run(f->client, reqs, n);
+	dry_run_read(reqs, n, out);
+	free(params);
+	reqs_release(reqs, n);
 }
 
-static void value_check(const char *node, const struct param_info *pi, const struct setting *st,
-                        struct buf *problems)
+void fleet_job_dry_run(struct fleet *f, const bool *ask, struct fleet_dry_run *out)
 {
-	int64_t v;
+	int n = f->plan->nnodes, i;
+	struct client_req *reqs = xcalloc((size_t)n, sizeof(*reqs));
+
+	for (i = 0; i < n; i++) {
+		reqs[i].skip = !f->active[i] || !ask[i];
+		req_node(f, &reqs[i], i, "POST", "/api/v1/jobs?dry_run=true",
+		         jobs_body(f->jobs, i, 0, 0, f->plan->loops));
+	}
+	client_run(f->client, reqs, n);
+	dry_run_read(reqs, n, out);
+	reqs_release(reqs, n);
+}
+
+void fleet_dry_run_release(struct fleet_dry_run *d, int n)
+{
 	int i;
 
-	if (!pi->writable) {
-		buf_printf(problems, "%s: %s is read-only\n", node, st->name);
-		return;
+	for (i = 0; d && i < n; i++) {
+		free(d[i].metrics);
+		d[i].metrics = NULL;
+		d[i].nmetrics = 0;
 	}
-	if (pi->nchoices > 0) {
-		const char *want =
-		        !strcmp(st->name, "scheduler") ? sched_alias(st->value) : st->value;
-
-		for (i = 0; i < pi->nchoices; i++)
-			if (!strcmp(pi->choices[i], want))
-				return;
-		buf_printf(problems, "%s: %s '%s' not available (", node, st->name, st->value);
-		for (i = 0; i < pi->nchoices; i++)
-			buf_printf(problems, "%s%s", i ? ", " : "", pi->choices[i]);
-		buf_puts(problems, ")\n");
-		return;
-	}
-	if (pi->is_int && !st->is_int) {
-		buf_printf(problems, "%s: %s '%s' must be an integer\n", node, st->name, st->value);
-		return;
-	}
-	if (!st->is_int || num_parse_i64(st->value, &v) < 0)
-		return;
-	if (pi->has_min && v < pi->min)
-		buf_printf(problems, "%s: %s %lld is below the minimum %lld\n", node, st->name,
-		           (long long)v, (long long)pi->min);
-	if (pi->has_max && v > pi->max)
-		buf_printf(problems, "%s: %s %lld is above the maximum %lld\n", node, st->name,
-		           (long long)v, (long long)pi->max);
-}
-
-int fleet_preflight_check(const struct plan *plan, const struct node_info *info,
-                          struct buf *problems)
-{
-	size_t before = problems->len;
-	int i, a, v, k;
-
-	for (i = 0; i < plan->nnodes; i++) {
-		const struct node_info *ni = &info[i];
-		const char *node = plan->nodes[i].name, *dev = plan->nodes[i].device;
-
-		if (!ni->ok) {
-			buf_printf(problems, "%s: not healthy: %s\n", node, ni->error);
-			continue;
-		}
-		if (!ni->dev_found) {
-			buf_printf(problems, "%s: device '%s' not found%s%s\n", node, dev,
-			           ni->error[0] ? ": " : "", ni->error);
-			continue;
-		}
-		if (!ni->dev_writable) {
-			buf_printf(problems,
-			           "%s: device '%s' is not writable (start the agent with "
-			           "--allow-device %s)\n",
-			           node, dev, dev);
-			continue;
-		}
-		for (k = 0; k < plan->baseline.n; k++) {
-			const struct setting *st = &plan->baseline.s[k];
-			const struct param_info *pi = param_find(ni, st->name);
-
-			if (!pi)
-				buf_printf(problems, "%s: device '%s' has no parameter '%s'\n",
-				           node, dev, st->name);
-			else
-				value_check(node, pi, st, problems);
-		}
-		for (a = 0; a < plan->naxes; a++) {
-			for (v = 0; v < plan->axes[a].nvalues; v++) {
-				const struct config *c = &plan->axes[a].values[v];
-
-				for (k = 0; k < c->n; k++) {
-					const struct param_info *pi = param_find(ni, c->s[k].name);
-
-					if (pi)
-						value_check(node, pi, &c->s[k], problems);
-				}
-			}
-		}
-	}
-	return problems->len > before ? -EINVAL : 0;
-}
-
-char *config_to_json(const struct config *cfg)
-{
-	json_t *o = json_object();
-	char *s;
-	int i;
-
-	for (i = 0; i < cfg->n; i++) {
-		const struct setting *st = &cfg->s[i];
-		int64_t v;
-
-		if (st->is_int && num_parse_i64(st->value, &v) == 0)
-			json_object_set_new(o, st->name, json_integer(v));
-		else
-			json_object_set_new(o, st->name, json_string(st->value));
-	}
-	s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(o);
-	return s;
-}
-
-int config_parse_json(const char *text, struct config *cfg, struct err *e)
-{
-	json_error_t je;
-	json_t *o = json_loads(text, JSON_REJECT_DUPLICATES, &je), *v;
-	const char *k;
-	char val[PARAM_VALUE_MAX];
-	bool is_int;
-	int rc = 0;
-
-	memset(cfg, 0, sizeof(*cfg));
-	if (!o)
-		return err_set(e, -EINVAL, "invalid_params", "params: %s", je.text);
-	if (!json_is_object(o)) {
-		rc = err_set(e, -EINVAL, "invalid_params", "params: expected a JSON object");
-		goto out;
-	}
-	json_object_foreach(o, k, v)
-	{
-		if (json_is_real(v) || !scalar_text(v, val, sizeof(val), &is_int)) {
-			rc = err_set(e, -EINVAL, "invalid_params",
-			             "params.%s: expected an integer or a string", k);
-			goto out;
-		}
-		if (config_set(cfg, k, val, is_int) < 0) {
-			rc = err_set(e, -EINVAL, "invalid_params",
-			             "params.%s: too long or too many", k);
-			goto out;
-		}
-	}
-out:
-	json_decref(o);
-	return rc;
 }
 
 void fleet_params_apply(struct fleet *f, const struct config *cfg, struct config *applied,
@@ -411,10 +398,9 @@ void fleet_params_apply(struct fleet *f, const struct config *cfg, struct config
 	for (i = 0; i < n; i++) {
 		char path[160];
 
-		snprintf(path, sizeof(path), "/api/v1/devices/%s/params", p->nodes[i].device);
-		client_req_init(&reqs[i], "PATCH", node_url(&p->nodes[i], path),
-		                xasprintf("{\"params\":%s}", params), p->nodes[i].token);
 		reqs[i].skip = !f->active[i];
+		snprintf(path, sizeof(path), "/api/v1/devices/%s/params", p->nodes[i].device);
+		req_node(f, &reqs[i], i, "PATCH", path, xasprintf("{\"params\":%s}", params));
 	}
 	fanout_run(f, reqs, n, res);
 	for (i = 0; i < n; i++) {
@@ -464,10 +450,9 @@ void fleet_sessions_open(struct fleet *f, double ttl_s, struct fleet_result *res
 	for (i = 0; i < n; i++) {
 		char path[160];
 
-		snprintf(path, sizeof(path), "/api/v1/devices/%s/sessions", p->nodes[i].device);
-		client_req_init(&reqs[i], "POST", node_url(&p->nodes[i], path),
-		                xasprintf("{\"ttl_s\":%d}", (int)ttl_s), p->nodes[i].token);
 		reqs[i].skip = !f->active[i];
+		snprintf(path, sizeof(path), "/api/v1/devices/%s/sessions", p->nodes[i].device);
+		req_node(f, &reqs[i], i, "POST", path, xasprintf("{\"ttl_s\":%d}", (int)ttl_s));
 	}
 	fanout_run(f, reqs, n, res);
 	for (i = 0; i < n; i++) {
@@ -483,8 +468,7 @@ void fleet_sessions_open(struct fleet *f, double ttl_s, struct fleet_result *res
 /* POST .../renew or DELETE ... on every node with a session. */
 static void sessions_call(struct fleet *f, bool close, bool restore, struct fleet_result *res)
 {
-	const struct plan *p = f->plan;
-	int n = p->nnodes, i;
+	int n = f->plan->nnodes, i;
 	struct client_req *reqs = xcalloc((size_t)n, sizeof(*reqs));
 
 	for (i = 0; i < n; i++) {
@@ -496,9 +480,9 @@ static void sessions_call(struct fleet *f, bool close, bool restore, struct flee
 		else
 			snprintf(path, sizeof(path), "/api/v1/sessions/%lld/renew",
 			         (long long)f->session_id[i]);
-		client_req_init(&reqs[i], close ? "DELETE" : "POST", node_url(&p->nodes[i], path),
-		                close ? NULL : xstrdup("{}"), p->nodes[i].token);
 		reqs[i].skip = f->session_id[i] == 0 || (!close && !f->active[i]);
+		req_node(f, &reqs[i], i, close ? "DELETE" : "POST", path,
+		         close ? NULL : xstrdup("{}"));
 	}
 	fanout_run(f, reqs, n, res);
 	for (i = 0; close && i < n; i++)
@@ -517,40 +501,18 @@ void fleet_sessions_close(struct fleet *f, bool restore, struct fleet_result *re
 	sessions_call(f, true, restore, res);
 }
 
-void fleet_jobs_start(struct fleet *f, const bool *run, int64_t sweep_id, int point,
+void fleet_jobs_start(struct fleet *f, const bool *run, int64_t sweep_id, int point, int loops,
                       int64_t *job_id, struct fleet_result *res)
 {
 	const struct plan *p = f->plan;
 	int n = p->nnodes, i;
 	struct client_req *reqs = xcalloc((size_t)n, sizeof(*reqs));
-	json_t *opts = json_loads(p->engine_json, 0, NULL);
-	json_t *labels = json_loads(p->labels_json, 0, NULL);
-	json_t *dir = p->directory ? json_string(p->directory) : NULL;
 
-	char text[32];
-
-	if (!json_is_object(labels)) {
-		json_decref(labels);
-		labels = json_object();
-	}
-	snprintf(text, sizeof(text), "%lld", (long long)sweep_id);
-	json_object_set_new(labels, "sweep", json_string(text));
-	snprintf(text, sizeof(text), "%d", point);
-	json_object_set_new(labels, "sweep_point", json_string(text));
 	for (i = 0; i < n; i++) {
-		json_t *body = json_object();
-
-		json_object_set_new(body, "device", json_string(p->nodes[i].device));
-		json_object_set_new(body, "engine", json_string(p->engine));
-		json_object_set(body, p->engine, opts);
-		json_object_set_new(body, "loops", json_integer(p->loops));
-		json_object_set(body, "labels", labels);
-		if (dir)
-			json_object_set(body, "directory", dir);
-		client_req_init(&reqs[i], "POST", node_url(&p->nodes[i], "/api/v1/jobs"),
-		                json_dumps(body, JSON_COMPACT), p->nodes[i].token);
 		reqs[i].skip = !f->active[i] || !run[i];
-		json_decref(body);
+		if (!reqs[i].skip)
+			req_node(f, &reqs[i], i, "POST", "/api/v1/jobs",
+			         jobs_body(f->jobs, i, sweep_id, point, loops));
 	}
 	fanout_run(f, reqs, n, res);
 	for (i = 0; i < n; i++) {
@@ -563,9 +525,6 @@ void fleet_jobs_start(struct fleet *f, const bool *run, int64_t sweep_id, int po
 		}
 		json_decref(r);
 	}
-	json_decref(opts);
-	json_decref(labels);
-	json_decref(dir);
 	reqs_release(reqs, n);
 }
 
@@ -636,9 +595,8 @@ static struct client_req *job_reqs(struct fleet *f, const char *method, const in
 		char path[64];
 
 		snprintf(path, sizeof(path), "/api/v1/jobs/%lld", (long long)job_id[i]);
-		client_req_init(&reqs[i], method, node_url(&p->nodes[i], path), NULL,
-		                p->nodes[i].token);
 		reqs[i].skip = !job_id[i];
+		req_node(f, &reqs[i], i, method, path, NULL);
 	}
 	return reqs;
 }

@@ -1,38 +1,40 @@
-/* fleet.h -- the agent API on every node at once: probe, pre-flight, PATCH, sessions, jobs. */
+/* fleet.h -- the agent API on every node at once: the controller's wire layer. */
 #ifndef FT_FLEET_H
 #define FT_FLEET_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "buf.h"
 #include "client.h"
-#include "err.h"
 #include "plan.h"
+
+/*
+ * Every request body and every response of the agent API is built and read
+ * here, and nowhere else in the controller. Each call fans one request out
+ * to every active node through the client's multi handle and returns one
+ * result per node (arrays indexed like plan->nodes). Nothing here decides:
+ * callers judge the parsed answers.
+ */
 
 /* One parameter as a node's agent describes it (GET .../params). */
 struct param_info {
 	char name[PARAM_NAME_MAX];
 	char value[PARAM_VALUE_MAX];
-	bool is_int;
 	bool writable;
-	int nchoices;
-	char choices[24][32];
-	bool has_min, has_max;
-	int64_t min, max;
 };
 
 /* What a probe learnt about one node. */
 struct node_info {
 	bool ok;         /* health answered */
-	char error[256]; /* why not ok, or why the device is unusable */
+	char error[256]; /* why not ok, or why the device list could not be read */
 	char version[32];
 	char node[64]; /* the agent's node name */
 	double uptime_s;
+	bool dry_run; /* "dry_run" is among the health answer's features */
 	bool dev_found;
 	bool dev_writable;
 	int64_t dev_size_bytes;
-	int nparams;
+	int nparams; /* with_params only */
 	struct param_info *params;
 };
 
@@ -44,10 +46,33 @@ struct job_status {
 	double progress; /* 0..1 */
 	int loops_done;
 	int npasses;
-	double passes[PLAN_LOOPS_MAX]; /* the plan metric per finished pass */
+	double passes[PLAN_LOOPS_MAX]; /* the plan metric per finished pass of this job */
 	double runtime_s;              /* finished_at - started_at, 0 when unknown */
 	char error[256];
 };
+
+/* Outcome of a fan-out, per node. */
+struct fleet_result {
+	bool failed;      /* transport failure or error status */
+	bool unreachable; /* no HTTP answer at all */
+	char error[256];  /* "HTTP 422: the agent's message", or the transport error */
+};
+
+/* An agent's answer to a dry run (validation with nothing changed). */
+struct fleet_dry_run {
+	bool failed;      /* refused, or no answer */
+	bool unreachable; /* no HTTP answer at all */
+	long status;      /* HTTP status, 0 without an answer */
+	char code[40];    /* the agent's error.code */
+	char error[256];  /* the agent's error.message, else the transport error */
+	bool confirmed;   /* a 2xx answer carried "dry_run":true */
+	/* The job dry run only: every metric a pass of the job reports, and its duration. */
+	int nmetrics;
+	char (*metrics)[PARAM_NAME_MAX]; /* heap; fleet_dry_run_release() */
+	double expected_runtime_s;       /* 0 when not given */
+};
+
+struct fleet_jobs; /* the job request bodies, built once (fleet.c) */
 
 struct fleet {
 	const struct plan *plan;
@@ -55,29 +80,28 @@ struct fleet {
 	bool *active;        /* per node: still part of the sweep */
 	int64_t *session_id; /* per node: open tuning session, 0 when none */
 	double session_ttl_s;
+	struct fleet_jobs *jobs;
 };
 
-/* Borrow plan (tokens loaded). timeout_s per request; retries after transport errors. */
+/* Borrow plan (tokens loaded). timeout_s per request; retries after transport errors.
+ * Builds the job request bodies once. */
 void fleet_init(struct fleet *f, const struct plan *plan, double timeout_s, int retries);
 void fleet_release(struct fleet *f);
 
-/* GET health, devices and the device's params on every active node, concurrently. */
-void fleet_probe(struct fleet *f, struct node_info *info);
+/* GET health and devices (and with_params, the device's params) on every active node. */
+void fleet_probe(struct fleet *f, bool with_params, struct node_info *info);
 void node_info_release(struct node_info *info, int n);
-/*
- * Check probe results against the plan: health, device present and writable,
- * every baseline and axis value among the node's choices and within min/max.
- * Every problem is appended to problems (one line each). Returns 0 or -EINVAL.
- */
-int fleet_preflight_check(const struct plan *plan, const struct node_info *info,
-                          struct buf *problems);
 
-/* Outcome of a fan-out, per node. */
-struct fleet_result {
-	bool failed;      /* transport failure or error status */
-	bool unreachable; /* no HTTP answer at all */
-	char error[256];
-};
+/* PATCH .../params?dry_run=true with cfg on every node where ask[i]: the agent validates
+ * cfg as one real PATCH (against the scheduler cfg switches to) and writes nothing. Never
+ * call it for a node whose health lacks the dry_run feature: an older agent ignores the
+ * query and writes. */
+void fleet_params_dry_run(struct fleet *f, const bool *ask, const struct config *cfg,
+                          struct fleet_dry_run *out);
+/* POST /jobs?dry_run=true with the exact body the sweep posts (sweep and point labels "0",
+ * the plan's loops) on every node where ask[i]; the same rule as above. */
+void fleet_job_dry_run(struct fleet *f, const bool *ask, struct fleet_dry_run *out);
+void fleet_dry_run_release(struct fleet_dry_run *d, int n);
 
 /*
  * PATCH cfg onto every active node. applied[i] receives the read-back
@@ -91,19 +115,14 @@ void fleet_sessions_open(struct fleet *f, double ttl_s, struct fleet_result *res
 void fleet_sessions_renew(struct fleet *f, struct fleet_result *res);
 /* Close every open session (active or not), restoring the snapshot when restore. */
 void fleet_sessions_close(struct fleet *f, bool restore, struct fleet_result *res);
-/* Start the plan's job on every node where run[i], labelled with the plan's labels plus
- * sweep=SWEEP_ID and sweep_point=POINT; job_id[i] receives the agent's id. */
-void fleet_jobs_start(struct fleet *f, const bool *run, int64_t sweep_id, int point,
+/* Start the plan's job for loops loops on every node where run[i], labelled with the plan's
+ * labels plus sweep=SWEEP_ID and sweep_point=POINT; job_id[i] receives the agent's id. */
+void fleet_jobs_start(struct fleet *f, const bool *run, int64_t sweep_id, int point, int loops,
                       int64_t *job_id, struct fleet_result *res);
 /* Poll every job_id[i] != 0 whose status is not terminal. */
 void fleet_jobs_poll(struct fleet *f, const int64_t *job_id, struct job_status *st,
                      struct fleet_result *res);
 /* Cancel every job_id[i] != 0. */
 void fleet_jobs_cancel(struct fleet *f, const int64_t *job_id, struct fleet_result *res);
-
-/* Parse a JSON object of parameters ({"nr_requests":128,"scheduler":"none"}) into cfg. */
-int config_parse_json(const char *text, struct config *cfg, struct err *e);
-/* Serialise cfg as a JSON object (integers as numbers). Caller has ownership. */
-char *config_to_json(const struct config *cfg);
 
 #endif

@@ -1,7 +1,9 @@
-/* main.c -- fleettune-ctl: the subcommand table, option parsing and output files. */
+/* main.c -- fleettune-ctl: the subcommand table, option parsing, and the wiring of plan,
+ * strategy, runner, verdict, store and report (the sweep loop and the exit codes). */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +15,10 @@
 #include "log.h"
 #include "num.h"
 #include "plan.h"
+#include "preflight.h"
 #include "report.h"
+#include "runner.h"
+#include "strategy.h"
 #include "sweep.h"
 #include "timeutil.h"
 #include "verdict.h"
@@ -69,8 +74,7 @@ static int output_write(const struct opts *o, const char *text, size_t len)
 	if (o->out) {
 		f = fopen(o->out, "w");
 		if (!f) {
-			fprintf(stderr, "fleettune-ctl: cannot write '%s': %s\n", o->out,
-			        strerror(errno));
+			log_error("cannot write '%s': %s", o->out, strerror(errno));
 			return 1;
 		}
 	}
@@ -87,9 +91,7 @@ static int format_get(const struct opts *o, enum report_format *f)
 {
 	*f = REPORT_TABLE;
 	if (o->format && report_format_parse(o->format, f) < 0) {
-		fprintf(stderr,
-		        "fleettune-ctl: --format: '%s' is not table, markdown, csv or json\n",
-		        o->format);
+		log_error("--format: '%s' is not table, markdown, csv or json", o->format);
 		return -1;
 	}
 	return 0;
@@ -98,7 +100,7 @@ static int format_get(const struct opts *o, enum report_format *f)
 static int id_parse(const char *s, int64_t *id)
 {
 	if (num_parse_i64(s, id) < 0 || *id <= 0) {
-		fprintf(stderr, "fleettune-ctl: '%s' is not a sweep id\n", s);
+		log_error("'%s' is not a sweep id", s);
 		return -1;
 	}
 	return 0;
@@ -116,7 +118,7 @@ static int sweep_load(const struct opts *o, int64_t id, struct sweep *s)
 	if (rc == 0)
 		rc = ctlstore_sweep_load(st, id, s, &e);
 	if (rc < 0)
-		fprintf(stderr, "fleettune-ctl: %s\n", e.msg);
+		log_error("%s", e.msg);
 	else
 		verdict_sweep(s);
 	ctlstore_close(st);
@@ -129,130 +131,309 @@ static int plan_open(const char *path, struct plan *p, bool tokens)
 	struct err e = { 0 };
 
 	if (plan_load(path, p, &e) < 0 || (tokens && plan_tokens_load(p, &e) < 0)) {
-		fprintf(stderr, "fleettune-ctl: %s: %s\n", path, e.msg);
+		log_error("%s: %s", path, e.msg);
 		plan_release(p);
 		return -1;
 	}
 	return 0;
 }
 
+/* Pre-flight of plan p on f: every configuration the plan may apply, and the job. */
+static int preflight_plan(struct fleet *f, const struct plan *p, bool with_params,
+                          struct preflight *pf)
+{
+	struct config *cfgs;
+	bool complete;
+	int n = strategy_configs(p, STRATEGY_CONFIGS_CAP, &cfgs, &complete), rc;
+
+	rc = preflight_run(f, cfgs, n, with_params, pf);
+	free(cfgs);
+	return rc;
+}
+
 static int cmd_nodes(const struct cmd *c, struct opts *o)
 {
 	struct plan p;
 	struct fleet f;
-	struct node_info *info;
-	struct buf problems = BUF_INIT;
-	int i, j, k, rc = 0;
+	struct preflight pf;
+	struct buf out = BUF_INIT;
+	int rc;
 
 	(void)c;
 	if (plan_open(o->args[0], &p, true) < 0)
 		return 1;
 	fleet_init(&f, &p, 10.0, 2);
-	info = xcalloc((size_t)p.nnodes, sizeof(*info));
-	fleet_probe(&f, info);
-	for (i = 0; i < p.nnodes; i++) {
-		const struct node_info *ni = &info[i];
-
-		printf("%s  %s  ", p.nodes[i].name, p.nodes[i].url);
-		if (!ni->ok) {
-			printf("DOWN: %s\n", ni->error);
-			rc = 1;
-			continue;
-		}
-		printf("ok  fleettune-agent %s  node \"%s\"  up %.0f s\n", ni->version, ni->node,
-		       ni->uptime_s);
-		if (!ni->dev_found) {
-			printf("  device %s: not found%s%s\n", p.nodes[i].device,
-			       ni->error[0] ? ": " : "", ni->error);
-			rc = 1;
-			continue;
-		}
-		printf("  device %s: %.1f GiB, %s\n", p.nodes[i].device,
-		       (double)ni->dev_size_bytes / (1 << 30),
-		       ni->dev_writable ? "writable" : "read-only (not in --allow-device)");
-		for (j = 0, k = 0; j < ni->nparams; j++) {
-			const struct param_info *pi = &ni->params[j];
-
-			if (!pi->writable)
-				continue;
-			printf("%s%s=%s", k % 5 ? "  " : "    ", pi->name, pi->value);
-			if (++k % 5 == 0)
-				printf("\n");
-		}
-		if (k % 5)
-			printf("\n");
-		printf("    (%d writable parameters of %d)\n", k, ni->nparams);
-	}
-	if (fleet_preflight_check(&p, info, &problems) < 0) {
-		printf("pre-flight for this plan would fail:\n%s", problems.data);
-		rc = 1;
-	} else {
-		printf("pre-flight for this plan: ok\n");
-	}
-	buf_release(&problems);
-	node_info_release(info, p.nnodes);
-	free(info);
+	/* A node that is down or lacks its device is a pre-flight problem too. */
+	rc = preflight_plan(&f, &p, true, &pf) < 0 ? 1 : 0;
+	report_nodes(&p, &pf, &out);
+	fputs(out.data, stdout);
+	buf_release(&out);
+	preflight_release(&pf);
 	fleet_release(&f);
 	plan_release(&p);
 	return rc;
 }
 
-static void dry_run_print(const struct plan *p)
+static void dry_run_print(struct plan *p)
 {
 	struct sweep s;
-	struct plan copy;
-	struct err e;
-	int n = sweep_points_estimate(p), i;
-	double point_s = p->loops * (p->runtime_s > 0 ? p->runtime_s : 0);
+	struct strategy_batch b = { 0 };
+	struct buf out = BUF_INIT;
+	struct config *cfgs;
+	bool complete;
+	int n = strategy_estimate(p),
+	    ncfg = strategy_configs(p, STRATEGY_CONFIGS_CAP, &cfgs, &complete);
 
-	/* Expand on a copy: sequential points after the first axis depend on results. */
-	if (plan_parse(p->json, NULL, &copy, &e) < 0)
+	/* Sequential points after the first axis depend on results: show the first batch. */
+	sweep_init(&s, p);
+	strategy_next(&s, &b);
+	report_dry_run(&s, n, ncfg, complete, &out);
+	fputs(out.data, stdout);
+	buf_release(&out);
+	strategy_batch_release(&b);
+	free(cfgs);
+	sweep_release(&s);
+}
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+/* SIGINT/SIGTERM make a running sweep cancel its jobs, restore every node and stop. */
+static void signals_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* What the progress display of a running sweep keeps. */
+struct progress {
+	const struct sweep *s;
+	const struct runner *r;
+	bool tty;
+	bool line; /* a TTY progress line is on screen */
+	int npoints_est;
+	double first_point_s; /* per point before one finished: the agents' estimate */
+	double last_draw;
+};
+
+static void progress_clear(struct progress *pg)
+{
+	if (pg->line) {
+		fputs("\r\033[K", stderr);
+		pg->line = false;
+	}
+}
+
+/* The runner's events: passes and the progress line, failures in the log. */
+static void on_event(void *ctx, const struct runner_event *ev)
+{
+	struct progress *pg = ctx;
+	const struct plan *p = &pg->s->plan;
+	struct buf b = BUF_INIT;
+	double per_point, eta;
+	int k, done = pg->r->runs;
+
+	switch (ev->kind) {
+	case RUNNER_NODE_FAILED:
+		progress_clear(pg);
+		log_error("%s failed: %s; %s", p->nodes[ev->node].name, ev->why,
+		          ev->dropped ? "dropping it and continuing" : "aborting the sweep");
+		if (ev->none_left)
+			log_error("no nodes left");
 		return;
-	sweep_init(&s, &copy);
-	sweep_points_next(&s);
-	printf("dry run: \"%s\", %s strategy, %d node%s, %d loops per point\n", p->name,
-	       p->strategy == PLAN_GRID ? "grid" : "sequential", p->nnodes,
-	       p->nnodes == 1 ? "" : "s", p->loops);
-	for (i = 0; i < p->nnodes; i++)
-		printf("  node %s  %s  device %s\n", p->nodes[i].name, p->nodes[i].url,
-		       p->nodes[i].device);
-	for (i = 0; i < s.npoints; i++) {
+	case RUNNER_POINT_FAILED:
+		progress_clear(pg);
+		log_error("%s: point %d failed: %s", p->nodes[ev->node].name, ev->point + 1,
+		          ev->why);
+		return;
+	case RUNNER_RESTORE_FAILED:
+		progress_clear(pg);
+		log_error("%s: restore failed: %s (the agent restores when the session's TTL "
+		          "expires)",
+		          p->nodes[ev->node].name, ev->why);
+		return;
+	case RUNNER_PROGRESS:
+		break;
+	}
+	if (!pg->tty) {
+		report_pass_lines(pg->s, ev->point, pg->npoints_est, ev->reported, &b);
+		fputs(b.data ? b.data : "", stderr);
+		buf_release(&b);
+		return;
+	}
+	for (k = 0; k < p->nnodes; k++)
+		if (pg->s->points[ev->point].nodes[k].npasses != ev->reported[k])
+			break;
+	/* Redraw on a new pass, else at most four times a second. */
+	if (k == p->nnodes && time_mono_s() - pg->last_draw < 0.25)
+		return;
+	pg->last_draw = time_mono_s();
+	per_point = done ? pg->r->run_s / done : pg->first_point_s;
+	eta = (pg->npoints_est - done - ev->fraction) * per_point;
+	report_progress_line(pg->s, ev->point, pg->npoints_est, ev->loop, ev->loops,
+	                     pg->r->f->active, eta, &b);
+	fputs(b.data, stderr);
+	fflush(stderr);
+	pg->line = true;
+	buf_release(&b);
+}
+
+/* Close the sweep: restore every node, set the status and the exit code, analyse, save. */
+static int sweep_close(struct sweep *s, struct runner *r, struct ctlstore *st, int run_rc,
+                       struct err *e)
+{
+	struct err se;
+	int code, k;
+
+	runner_sessions_close(r);
+	if (run_rc == -EINTR || stop_signal) {
+		snprintf(s->status, sizeof(s->status), "interrupted");
+		code = 130;
+	} else if (run_rc < 0) {
+		snprintf(s->status, sizeof(s->status), "aborted");
+		code = 2;
+	} else {
+		snprintf(s->status, sizeof(s->status), "completed");
+		code = 0;
+		for (k = 0; k < s->plan.nnodes; k++)
+			if (s->node_dropped[k])
+				code = 2;
+	}
+	s->finished_at = time_now_s();
+	verdict_sweep(s);
+	if (ctlstore_sweep_finish(st, s, &se) < 0)
+		log_error("%s", se.msg);
+	if (code == 2)
+		err_set(e, -EIO, "node_failed",
+		        "a node failed; partial results saved as sweep %lld", (long long)s->id);
+	else if (code == 130)
+		err_set(e, -EINTR, "interrupted", "interrupted; nodes restored, sweep %lld saved",
+		        (long long)s->id);
+	else if (s->outcome == OUTCOME_BASELINE_FAILED || s->outcome == OUTCOME_NO_FIGURES) {
+		struct buf why = BUF_INIT;
+
+		/* Nothing to compare: not a success (the table says why, node by node). */
+		report_best_summary(s, &why);
+		err_set(e, -EIO, "no_best", "sweep %lld: %s", (long long)s->id, why.data);
+		buf_release(&why);
+		code = 1;
+	}
+	return code;
+}
+
+/*
+ * Run sweep s: pre-flight (nothing changes unless every agent accepts every
+ * configuration and the job), a tuning session per node, the strategy's work
+ * on the runner, each point saved as it finishes, then every node restored.
+ * Returns the exit code: 0, 1 (e filled), 2 (a node failed) or 130 (signal).
+ */
+static int sweep_execute(struct sweep *s, const struct opts *o, struct err *e)
+{
+	struct runner_opts ro = { 0 };
+	struct progress pg = { .s = s, .tty = isatty(STDERR_FILENO) };
+	struct strategy_batch batch = { 0 };
+	struct ctlstore *st = NULL;
+	struct preflight pf;
+	struct runner r;
+	struct fleet f;
+	struct err se;
+	char *path = db_path(o);
+	double t_start = time_mono_s();
+	int code = 1, rc = 0, i;
+
+	fleet_init(&f, &s->plan, 5.0, 2);
+	ro.continue_on_node_failure = o->continue_on_node_failure;
+	ro.session_ttl_s = o->session_ttl_s > 0 ? o->session_ttl_s : 60;
+	ro.poll_interval_s = (o->poll_ms > 0 ? o->poll_ms : 50) / 1000.0;
+	ro.stop = &stop_signal;
+	ro.event = on_event;
+	ro.ctx = &pg;
+	runner_init(&r, s, &f, &ro);
+	pg.r = &r;
+	pg.npoints_est = strategy_estimate(&s->plan);
+	if (ctlstore_open(path, &st, e) < 0)
+		goto out;
+	if (preflight_plan(&f, &s->plan, false, &pf) < 0) {
 		struct buf b = BUF_INIT;
 
-		config_format(&s.points[i].cfg, &b);
-		printf("  point %d: %-9s %s\n", i + 1,
-		       s.points[i].role == ROLE_BASELINE ? "baseline" : "", b.data);
+		report_preflight_failed(&pf, &b);
+		fputs(b.data, stderr);
 		buf_release(&b);
+		err_set(e, -EINVAL, "preflight_failed", "pre-flight failed (%d problem%s)",
+		        pf.nproblems, pf.nproblems == 1 ? "" : "s");
+		preflight_release(&pf);
+		goto out;
 	}
-	if (p->strategy == PLAN_SEQUENTIAL) {
-		for (i = 1; i < p->naxes; i++)
-			printf("  then axis %d (%s%s): a fresh baseline + %d values, earlier axes "
-			       "at "
-			       "their chosen values\n",
-			       i + 1, p->axes[i].params[0], p->axes[i].nparams > 1 ? ", ..." : "",
-			       p->axes[i].nvalues);
-		printf("  then a final confirmation of the best configuration against the "
-		       "baseline\n");
+	pg.first_point_s =
+	        pf.expected_runtime_s > 0
+	                ? pf.expected_runtime_s + 1
+	                : s->plan.loops * (s->plan.runtime_s > 0 ? s->plan.runtime_s : 10) + 1;
+	preflight_release(&pf);
+	if (stop_signal) {
+		code = 130;
+		goto out;
 	}
-	if (point_s > 0)
-		printf("at most %d points x %d loops x %g s = about %.0f s of benchmarking "
-		       "(nodes run in parallel)\n",
-		       n, p->loops, p->runtime_s, n * point_s);
-	else
-		printf("at most %d points x %d loops\n", n, p->loops);
-	printf("nothing was changed\n");
-	sweep_release(&s);
+	if (ctlstore_sweep_create(st, s, e) < 0)
+		goto out;
+	if (runner_sessions_open(&r, e) < 0) {
+		snprintf(s->status, sizeof(s->status), "failed");
+		s->finished_at = time_now_s();
+		ctlstore_sweep_finish(st, s, NULL);
+		goto out;
+	}
+	log_info("sweep %lld \"%s\": %d node%s, up to %d points of %d loops", (long long)s->id,
+	         s->plan.name, s->plan.nnodes, s->plan.nnodes == 1 ? "" : "s", pg.npoints_est,
+	         s->plan.loops);
+	/* A signal stops the sweep between points too: no new point is begun. */
+	while (rc == 0 && !stop_signal && strategy_next(s, &batch) > 0) {
+		for (i = 0; i < batch.n && rc == 0 && !stop_signal; i++) {
+			rc = runner_point_run(&r, batch.items[i].point, batch.items[i].loops);
+			verdict_sweep(s);
+			if (ctlstore_point_save(st, s, batch.items[i].point, &se) < 0)
+				log_error("%s", se.msg);
+		}
+	}
+	progress_clear(&pg);
+	code = sweep_close(s, &r, st, rc, e);
+	{
+		double wall = time_mono_s() - t_start, nominal = 0;
+
+		for (i = 0; i < s->npoints; i++)
+			nominal += s->points[i].loops_run * s->plan.runtime_s;
+
+		log_info("sweep %lld %s: wall %.2f s; jobs %.2f s (POST to last node done, summed "
+		         "over %d points; nominal fio time %.0f s); overhead x%.3f (x%.3f vs "
+		         "nominal)",
+		         (long long)s->id, s->status, wall, r.jobs_s, r.runs, nominal,
+		         r.jobs_s > 0 ? wall / r.jobs_s : 0.0, nominal > 0 ? wall / nominal : 0.0);
+	}
+out:
+	if (code == 1 && !s->id)
+		snprintf(s->status, sizeof(s->status), "failed");
+	strategy_batch_release(&batch);
+	runner_release(&r);
+	ctlstore_close(st);
+	fleet_release(&f);
+	free(path);
+	return code;
 }
 
 static int cmd_sweep(const struct cmd *c, struct opts *o)
 {
 	struct sweep s;
 	struct plan p;
-	struct sweep_opts so = { 0 };
 	struct err e = { 0 };
 	struct buf out = BUF_INIT;
 	enum report_format f;
-	char *path = NULL;
 	int code;
 
 	(void)c;
@@ -262,28 +443,20 @@ static int cmd_sweep(const struct cmd *c, struct opts *o)
 		return 1;
 	if (o->dry_run) {
 		dry_run_print(&p);
-		plan_release(&p);
 		return 0;
 	}
-	path = db_path(o);
-	so.db_path = path;
-	so.continue_on_node_failure = o->continue_on_node_failure;
-	so.progress_tty = isatty(STDERR_FILENO);
-	so.session_ttl_s = o->session_ttl_s > 0 ? o->session_ttl_s : 60;
-	so.poll_interval_s = (o->poll_ms > 0 ? o->poll_ms : 50) / 1000.0;
 	sweep_init(&s, &p);
-	sweep_signals_install();
-	code = sweep_run(&s, &so, &e);
+	signals_install();
+	code = sweep_execute(&s, o, &e);
 	if (s.id > 0) {
 		report_render(&s, f, &out);
 		if (output_write(o, out.data, out.len) && code == 0)
 			code = 1;
 	}
 	if (code != 0 && e.msg[0])
-		fprintf(stderr, "fleettune-ctl: %s\n", e.msg);
+		log_error("%s", e.msg);
 	buf_release(&out);
 	sweep_release(&s);
-	free(path);
 	return code;
 }
 
@@ -291,30 +464,23 @@ static int cmd_history(const struct cmd *c, struct opts *o)
 {
 	struct ctlstore *st = NULL;
 	struct ctlstore_summary *h = NULL;
+	struct buf out = BUF_INIT;
 	struct err e = { 0 };
 	char *path = db_path(o);
-	int n = 0, i, rc;
+	int n = 0, rc;
 
 	(void)c;
 	rc = ctlstore_open(path, &st, &e);
 	if (rc == 0)
 		rc = ctlstore_history(st, o->limit > 0 ? (int)o->limit : 20, &h, &n, &e);
 	if (rc < 0) {
-		fprintf(stderr, "fleettune-ctl: %s\n", e.msg);
+		log_error("%s", e.msg);
 		goto out;
 	}
-	printf("%-5s %-20s %-11s %-10s %-6s %-14s %s\n", "id", "started", "status", "strategy",
-	       "points", "metric", "name / best");
-	for (i = 0; i < n; i++) {
-		char iso[40];
-
-		time_fmt_iso(h[i].created_at, iso, sizeof(iso));
-		printf("%-5lld %-20s %-11s %-10s %-6d %-14s %s\n", (long long)h[i].id, iso,
-		       h[i].status, h[i].strategy, h[i].npoints, h[i].metric, h[i].name);
-		if (h[i].best_line[0])
-			printf("%67s%s\n", "", h[i].best_line);
-	}
+	report_history(h, n, &out);
+	fputs(out.data, stdout);
 out:
+	buf_release(&out);
 	free(h);
 	ctlstore_close(st);
 	free(path);
@@ -344,6 +510,7 @@ static int cmd_show(const struct cmd *c, struct opts *o)
 static int cmd_compare(const struct cmd *c, struct opts *o)
 {
 	struct sweep a, b;
+	struct verdict_comparison cmp;
 	struct buf out = BUF_INIT;
 	int64_t ia, ib;
 	int rc = 1;
@@ -352,7 +519,7 @@ static int cmd_compare(const struct cmd *c, struct opts *o)
 	if (id_parse(o->args[0], &ia) < 0 || id_parse(o->args[1], &ib) < 0)
 		return EXIT_USAGE;
 	if (o->format && strcmp(o->format, "table") && strcmp(o->format, "markdown")) {
-		fprintf(stderr, "fleettune-ctl: compare --format: table or markdown\n");
+		log_error("compare --format: table or markdown");
 		return EXIT_USAGE;
 	}
 	if (sweep_load(o, ia, &a) < 0)
@@ -361,13 +528,16 @@ static int cmd_compare(const struct cmd *c, struct opts *o)
 		sweep_release(&a);
 		return 1;
 	}
-	if (report_compare(&a, &b, o->format && !strcmp(o->format, "markdown"), &out) > 0)
+	verdict_sweeps_compare(&a, &b, &cmp);
+	report_compare(&a, &b, &cmp, o->format && !strcmp(o->format, "markdown"), &out);
+	if (cmp.nrows > 0)
 		rc = 0;
 	else
-		fprintf(stderr, "fleettune-ctl: sweeps %lld and %lld have no point in common\n",
-		        (long long)ia, (long long)ib);
+		log_error("sweeps %lld and %lld have no point in common", (long long)ia,
+		          (long long)ib);
 	if (output_write(o, out.data, out.len))
 		rc = 1;
+	verdict_comparison_release(&cmp);
 	buf_release(&out);
 	sweep_release(&a);
 	sweep_release(&b);
@@ -380,18 +550,18 @@ static int cmd_apply(const struct cmd *c, struct opts *o)
 	struct config cfg, *applied;
 	struct fleet f;
 	struct fleet_result *res;
+	struct buf out = BUF_INIT;
 	struct err e = { 0 };
 	unsigned *adjusted;
-	int i, j, rc = 0;
+	int i, rc = 0;
 
 	(void)c;
 	if (!!o->params == !!o->best_id) {
-		fprintf(stderr, "fleettune-ctl: apply needs exactly one of --params JSON or --best "
-		                "ID\n");
+		log_error("apply needs exactly one of --params JSON or --best ID");
 		return EXIT_USAGE;
 	}
 	if (o->params && config_parse_json(o->params, &cfg, &e) < 0) {
-		fprintf(stderr, "fleettune-ctl: --params: %s\n", e.msg);
+		log_error("--params: %s", e.msg);
 		return EXIT_USAGE;
 	}
 	if (o->best_id) {
@@ -400,10 +570,8 @@ static int cmd_apply(const struct cmd *c, struct opts *o)
 		if (sweep_load(o, o->best_id, &s) < 0)
 			return 1;
 		if (s.best < 0) {
-			fprintf(stderr,
-			        "fleettune-ctl: sweep %lld found no significant gain; nothing to "
-			        "apply\n",
-			        (long long)o->best_id);
+			log_error("sweep %lld has no best configuration; nothing to apply",
+			          (long long)o->best_id);
 			sweep_release(&s);
 			return 1;
 		}
@@ -411,7 +579,7 @@ static int cmd_apply(const struct cmd *c, struct opts *o)
 		sweep_release(&s);
 	}
 	if (cfg.n == 0) {
-		fprintf(stderr, "fleettune-ctl: no parameters to apply\n");
+		log_error("no parameters to apply");
 		return EXIT_USAGE;
 	}
 	if (plan_open(o->args[0], &p, true) < 0)
@@ -421,24 +589,12 @@ static int cmd_apply(const struct cmd *c, struct opts *o)
 	adjusted = xcalloc((size_t)p.nnodes, sizeof(*adjusted));
 	res = xcalloc((size_t)p.nnodes, sizeof(*res));
 	fleet_params_apply(&f, &cfg, applied, adjusted, res);
-	for (i = 0; i < p.nnodes; i++) {
-		printf("%s %s: ", p.nodes[i].name, p.nodes[i].device);
-		if (res[i].failed) {
-			printf("FAILED: %s (nothing changed on this node)\n", res[i].error);
+	for (i = 0; i < p.nnodes; i++)
+		if (res[i].failed)
 			rc = 1;
-			continue;
-		}
-		for (j = 0; j < applied[i].n; j++) {
-			const struct setting *req = config_get(&cfg, applied[i].s[j].name);
-
-			printf("%s%s=", j ? " " : "", applied[i].s[j].name);
-			if (adjusted[i] & (1u << j))
-				printf("%s\u2192%s", req ? req->value : "?", applied[i].s[j].value);
-			else
-				printf("%s", applied[i].s[j].value);
-		}
-		printf("\n");
-	}
+	report_apply(&p, &cfg, applied, adjusted, res, &out);
+	fputs(out.data, stdout);
+	buf_release(&out);
 	free(applied);
 	free(adjusted);
 	free(res);
@@ -457,7 +613,7 @@ static int cmd_export(const struct cmd *c, struct opts *o)
 
 	(void)c;
 	if (!o->format || (strcmp(o->format, "udev") && strcmp(o->format, "tuned"))) {
-		fprintf(stderr, "fleettune-ctl: export needs --format udev or --format tuned\n");
+		log_error("export needs --format udev or --format tuned");
 		return EXIT_USAGE;
 	}
 	if (id_parse(o->args[0], &id) < 0)
@@ -465,12 +621,10 @@ static int cmd_export(const struct cmd *c, struct opts *o)
 	if (sweep_load(o, id, &s) < 0)
 		return 1;
 	if (s.best < 0)
-		fprintf(stderr,
-		        "fleettune-ctl: sweep %lld found no significant gain; exporting "
-		        "its baseline\n",
-		        (long long)id);
+		log_warn("sweep %lld has no best configuration; exporting its baseline",
+		         (long long)id);
 	if (report_export(&s, o->format, &out, &e) < 0) {
-		fprintf(stderr, "fleettune-ctl: %s\n", e.msg);
+		log_error("%s", e.msg);
 		rc = 1;
 	} else {
 		rc = output_write(o, out.data, out.len);
@@ -501,7 +655,7 @@ static int cmd_report(const struct cmd *c, struct opts *o)
 
 	(void)c;
 	if (!o->html) {
-		fprintf(stderr, "fleettune-ctl: report needs --html FILE\n");
+		log_error("report needs --html FILE");
 		return EXIT_USAGE;
 	}
 	if (id_parse(o->args[0], &id) < 0)
@@ -509,10 +663,10 @@ static int cmd_report(const struct cmd *c, struct opts *o)
 	if (sweep_load(o, id, &s) < 0)
 		return 1;
 	if (report_html_write(&s, web_dir(o), o->html, &e) < 0) {
-		fprintf(stderr, "fleettune-ctl: %s\n", e.msg);
+		log_error("%s", e.msg);
 		rc = 1;
 	} else {
-		fprintf(stderr, "wrote %s\n", o->html);
+		log_info("wrote %s", o->html);
 	}
 	sweep_release(&s);
 	return rc;
@@ -522,17 +676,21 @@ static int cmd_help(const struct cmd *c, struct opts *o);
 
 static const struct cmd cmds[] = {
 	{ "nodes", cmd_nodes, "nodes PLAN.json",
-	  "Show each node's health, version, device and current parameters, and whether the\n"
-	  "plan's pre-flight would pass.",
+	  "Show each node's health, version, device and current parameters, and run the\n"
+	  "plan's pre-flight: every agent judges every configuration and the job with dry\n"
+	  "runs; nothing is changed.",
 	  1 },
 	{ "sweep", cmd_sweep,
 	  "sweep PLAN.json [--format table|markdown|csv|json] [--out FILE] [--dry-run]\n"
 	  "                     [--continue-on-node-failure] [--db PATH] [--session-ttl S] "
 	  "[--poll-ms MS]",
-	  "Run the plan on every node at once: pre-flight, a tuning session per node, each\n"
-	  "point applied with PATCH and benchmarked in parallel, then every node restored.\n"
-	  "Exit 0 when complete, 2 when a node failed (partial results kept), 130 on\n"
-	  "SIGINT/SIGTERM (jobs cancelled, nodes restored), 1 on other errors.",
+	  "Run the plan on every node at once: pre-flight (every agent judges every\n"
+	  "configuration and the job with dry runs before anything changes), a tuning session\n"
+	  "per node, each point applied with PATCH and benchmarked in parallel, then every\n"
+	  "node restored. Exit 0 when complete, 2 when a node failed (partial results kept),\n"
+	  "130 on SIGINT/SIGTERM (jobs cancelled, nodes restored), 1 on other errors: a failed\n"
+	  "pre-flight, or no best (the baseline failed on every node, or no configuration\n"
+	  "produced a figure).",
 	  1 },
 	{ "history", cmd_history, "history [--limit N] [--db PATH]",
 	  "List stored sweeps, newest first.", 0 },
@@ -593,7 +751,7 @@ enum {
 static int num_opt(const char *name, const char *v, int64_t *out)
 {
 	if (num_parse_i64(v, out) < 0 || *out <= 0) {
-		fprintf(stderr, "fleettune-ctl: %s: '%s' is not a positive integer\n", name, v);
+		log_error("%s: '%s' is not a positive integer", name, v);
 		return -1;
 	}
 	return 0;
@@ -637,8 +795,7 @@ int main(int argc, char **argv)
 		if (!strcmp(cmds[i].name, argv[1]))
 			c = &cmds[i];
 	if (!c) {
-		fprintf(stderr, "fleettune-ctl: unknown command '%s' (try fleettune-ctl help)\n",
-		        argv[1]);
+		log_error("unknown command '%s' (try fleettune-ctl help)", argv[1]);
 		return EXIT_USAGE;
 	}
 	optind = 1;

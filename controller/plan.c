@@ -1,4 +1,5 @@
-/* plan.c -- parse and validate a sweep plan; every error names its JSON path. */
+/* plan.c -- parse and validate a sweep plan's structure (errors name the JSON path); the
+ * configuration codec. */
 #include <errno.h>
 #include <libgen.h>
 #include <stdarg.h>
@@ -9,6 +10,7 @@
 #include <jansson.h>
 
 #include "buf.h"
+#include "num.h"
 #include "plan.h"
 #include "xmalloc.h"
 #include "banned.h"
@@ -73,6 +75,112 @@ void config_format(const struct config *c, struct buf *out)
 
 	for (i = 0; i < c->n; i++)
 		buf_printf(out, "%s%s=%s", i ? " " : "", c->s[i].name, c->s[i].value);
+}
+
+char *config_to_json(const struct config *cfg)
+{
+	json_t *o = json_object();
+	char *s;
+	int i;
+
+	for (i = 0; i < cfg->n; i++) {
+		const struct setting *st = &cfg->s[i];
+		int64_t v;
+
+		if (st->is_int && num_parse_i64(st->value, &v) == 0)
+			json_object_set_new(o, st->name, json_integer(v));
+		else
+			json_object_set_new(o, st->name, json_string(st->value));
+	}
+	s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	return s;
+}
+
+int config_parse_json(const char *text, struct config *cfg, struct err *e)
+{
+	json_error_t je;
+	json_t *o = json_loads(text, JSON_REJECT_DUPLICATES, &je), *v;
+	const char *k;
+	char val[PARAM_VALUE_MAX];
+	int rc = 0;
+
+	memset(cfg, 0, sizeof(*cfg));
+	if (!o)
+		return err_set(e, -EINVAL, "invalid_params", "params: %s", je.text);
+	if (!json_is_object(o)) {
+		rc = err_set(e, -EINVAL, "invalid_params", "params: expected a JSON object");
+		goto out;
+	}
+	json_object_foreach(o, k, v)
+	{
+		if (json_is_integer(v))
+			snprintf(val, sizeof(val), "%lld", (long long)json_integer_value(v));
+		else if (json_is_string(v))
+			snprintf(val, sizeof(val), "%s", json_string_value(v));
+		else {
+			rc = err_set(e, -EINVAL, "invalid_params",
+			             "params.%s: expected an integer or a string", k);
+			goto out;
+		}
+		if (config_set(cfg, k, val, json_is_integer(v)) < 0) {
+			rc = err_set(e, -EINVAL, "invalid_params",
+			             "params.%s: too long or too many", k);
+			goto out;
+		}
+	}
+out:
+	json_decref(o);
+	return rc;
+}
+
+const char *plan_strategy_name(enum plan_strategy s)
+{
+	return s == PLAN_GRID ? "grid" : "sequential";
+}
+
+int plan_node_find(const struct plan *p, const char *name)
+{
+	int i;
+
+	for (i = 0; i < p->nnodes; i++)
+		if (!strcmp(p->nodes[i].name, name))
+			return i;
+	return -1;
+}
+
+char *plan_node_set_to_json(const struct plan *p, const bool *set)
+{
+	json_t *a = json_array();
+	char *s;
+	int i;
+
+	for (i = 0; i < p->nnodes; i++)
+		if (set[i])
+			json_array_append_new(a, json_string(p->nodes[i].name));
+	s = json_dumps(a, JSON_COMPACT);
+	json_decref(a);
+	return s;
+}
+
+int plan_node_set_parse(const struct plan *p, const char *text, bool *set, struct err *e)
+{
+	json_t *a = json_loads(text, 0, NULL), *v;
+	size_t i;
+	int k;
+
+	if (!json_is_array(a)) {
+		json_decref(a);
+		return err_set(e, -EINVAL, "invalid_nodes", "node set: expected a JSON array");
+	}
+	json_array_foreach(a, i, v)
+	{
+		k = json_is_string(v) ? plan_node_find(p, json_string_value(v)) : -1;
+		if (k >= 0)
+			set[k] = true;
+	}
+	json_decref(a);
+	return 0;
 }
 
 const char *plan_metric_unit(const char *metric)
@@ -391,106 +499,86 @@ static int parse_axis(struct parser *ps, json_t *ax, size_t ai)
 	return 0;
 }
 
-static int parse_fio(struct parser *ps, json_t *fio)
+/* The engine's option object: any object, forwarded verbatim; runtime_s is read as a hint. */
+static int parse_engine_opts(struct parser *ps, json_t *opts, const char *path)
 {
-	static const struct {
-		const char *key;
-		char type; /* s string, b bool, i integer */
-		long long min, max;
-	} keys[] = {
-		{ "rw", 's', 0, 0 },          { "bs", 's', 0, 0 },
-		{ "ioengine", 's', 0, 0 },    { "direct", 'b', 0, 0 },
-		{ "iodepth", 'i', 1, 65536 }, { "numjobs", 'i', 1, 1024 },
-		{ "size", 's', 0, 0 },        { "runtime_s", 'i', 1, 86400 },
-		{ "time_based", 'b', 0, 0 },  { "rwmixread", 'i', 0, 100 },
-	};
-	const char *key;
-	json_t *v;
-	char path[96];
-	size_t i;
+	json_t *rt;
 
-	json_object_foreach(fio, key, v)
-	{
-		snprintf(path, sizeof(path), "job.fio.%s", key);
-		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-			if (!strcmp(keys[i].key, key))
-				break;
-		if (i == sizeof(keys) / sizeof(keys[0]))
-			return fail(ps, path, "unknown field");
-		if (keys[i].type == 's' && !json_is_string(v))
-			return fail(ps, path, "expected a string");
-		if (keys[i].type == 'b' && !json_is_boolean(v))
-			return fail(ps, path, "expected true or false");
-		if (keys[i].type == 'i') {
-			char m[64];
-
-			if (!json_is_integer(v))
-				return fail(ps, path, "expected an integer");
-			if (json_integer_value(v) < keys[i].min ||
-			    json_integer_value(v) > keys[i].max) {
-				snprintf(m, sizeof(m), "must be between %lld and %lld", keys[i].min,
-				         keys[i].max);
-				return fail(ps, path, "%s", m);
-			}
-		}
-	}
-	if (!json_object_get(fio, "rw"))
-		return fail(ps, "job.fio.rw", "required field is missing");
-	if (json_object_get(fio, "runtime_s"))
-		ps->p->runtime_s = (double)json_integer_value(json_object_get(fio, "runtime_s"));
+	if (!json_is_object(opts))
+		return fail(ps, path, "expected an object (the engine's options)");
+	ps->p->engine_json = json_dumps(opts, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	rt = json_object_get(opts, "runtime_s");
+	if (json_is_number(rt) && json_number_value(rt) > 0)
+		ps->p->runtime_s = json_number_value(rt);
 	return 0;
 }
 
 static int parse_job(struct parser *ps, json_t *job)
 {
-	static const char *const keys[] = { "engine", "fio",       "dd", "bonnie",
-		                            "loops",  "directory", NULL };
-	static const char *const engines[] = { "fio", "dd", "bonnie", NULL };
+	static const char *const own[] = { "engine", "loops", "directory", NULL };
 	struct plan *p = ps->p;
-	const char *engine = "fio", *dirv = NULL;
-	json_t *opts, *loops;
-	char path[64];
-	size_t i;
+	const char *engine = "fio", *dirv = NULL, *key;
+	json_t *loops, *v;
+	char path[160];
 	int r;
 
 	if (!job)
 		return fail(ps, "job", "required field is missing");
 	if (!json_is_object(job))
 		return fail(ps, "job", "expected an object");
-	if ((r = check_keys(ps, job, "job", keys)) < 0)
-		return r;
 	if ((r = get_str(ps, job, "engine", "job", false, &engine)) < 0)
 		return r;
-	if (!key_allowed(engine, engines))
-		return fail(ps, "job.engine", "'%s' is not one of fio, dd, bonnie", engine);
+	if (!name_ok(engine, "-") || key_allowed(engine, own))
+		return fail(ps, "job.engine", "'%s' is not an engine name (e.g. fio, dd)", engine);
+	json_object_foreach(job, key, v)
+	{
+		if (key_allowed(key, own) || !strcmp(key, engine))
+			continue;
+		snprintf(path, sizeof(path), "job.%s", key);
+		return fail(ps, path, "unknown field (the options of engine '%s' go in job.%s)",
+		            engine, engine);
+	}
 	if ((r = get_str(ps, job, "directory", "job", false, &dirv)) < 0)
 		return r;
 	snprintf(p->engine, sizeof(p->engine), "%s", engine);
 	if (dirv)
 		p->directory = xstrdup(dirv);
-	for (i = 0; engines[i]; i++) {
-		if (strcmp(engines[i], engine) && json_object_get(job, engines[i])) {
-			snprintf(path, sizeof(path), "job.%s", engines[i]);
-			return fail(ps, path, "options for an engine other than '%s'", engine);
-		}
-	}
 	snprintf(path, sizeof(path), "job.%s", engine);
-	opts = json_object_get(job, engine);
-	if (!opts)
-		return fail(ps, path, "required field is missing");
-	if (!json_is_object(opts))
-		return fail(ps, path, "expected an object");
-	if (!strcmp(engine, "fio") && (r = parse_fio(ps, opts)) < 0)
+	v = json_object_get(job, engine);
+	if (v && (r = parse_engine_opts(ps, v, path)) < 0)
 		return r;
-	p->engine_json = json_dumps(opts, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	loops = json_object_get(job, "loops");
 	p->loops = 5;
 	if (loops) {
 		if (!json_is_integer(loops))
 			return fail(ps, "job.loops", "expected an integer");
 		if (json_integer_value(loops) < 1 || json_integer_value(loops) > PLAN_LOOPS_MAX)
-			return fail(ps, "job.loops", "must be between 1 and 100");
+			return fail(ps, "job.loops", "must be between 1 and %d", PLAN_LOOPS_MAX);
 		p->loops = (int)json_integer_value(loops);
+	}
+	return 0;
+}
+
+/* labels: an object of strings, kept as key/value pairs in order. */
+static int parse_labels(struct parser *ps, json_t *v)
+{
+	struct plan *p = ps->p;
+	const char *key;
+	json_t *lv;
+	char path[160];
+
+	if (!v)
+		return 0;
+	if (!json_is_object(v))
+		return fail(ps, "labels", "expected an object");
+	p->labels = xcalloc(json_object_size(v) + 1, sizeof(*p->labels));
+	json_object_foreach(v, key, lv)
+	{
+		snprintf(path, sizeof(path), "labels.%s", key);
+		if (!json_is_string(lv))
+			return fail(ps, path, "expected a string");
+		p->labels[p->nlabels].key = xstrdup(key);
+		p->labels[p->nlabels++].value = xstrdup(json_string_value(lv));
 	}
 	return 0;
 }
@@ -593,23 +681,7 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 		if (p->min_effect_pct < 0 || p->min_effect_pct >= 1000)
 			return fail(ps, "min_effect_pct", "must be between 0 and 1000");
 	}
-	v = json_object_get(root, "labels");
-	if (v) {
-		json_t *lv;
-
-		if (!json_is_object(v))
-			return fail(ps, "labels", "expected an object");
-		json_object_foreach(v, key, lv)
-		{
-			snprintf(path, sizeof(path), "labels.%s", key);
-			if (!json_is_string(lv))
-				return fail(ps, path, "expected a string");
-		}
-		p->labels_json = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	} else {
-		p->labels_json = xstrdup("{}");
-	}
-	return 0;
+	return parse_labels(ps, json_object_get(root, "labels"));
 }
 
 int plan_parse(const char *text, const char *dir, struct plan *p, struct err *e)
@@ -710,9 +782,13 @@ void plan_release(struct plan *p)
 		free(p->axes[i].values);
 	free(p->axes);
 	free(p->name);
+	for (i = 0; i < p->nlabels; i++) {
+		free(p->labels[i].key);
+		free(p->labels[i].value);
+	}
+	free(p->labels);
 	free(p->engine_json);
 	free(p->directory);
-	free(p->labels_json);
 	free(p->json);
 	memset(p, 0, sizeof(*p));
 }

@@ -1,4 +1,4 @@
-/* plan.h -- a sweep plan: nodes, baseline, axes, job and goal, parsed strictly from JSON. */
+/* plan.h -- a sweep plan parsed strictly into structs, and the configuration codec. */
 #ifndef FT_PLAN_H
 #define FT_PLAN_H
 
@@ -36,6 +36,11 @@ void config_merge(struct config *dst, const struct config *src);
 bool config_equal(const struct config *a, const struct config *b);
 /* Append "name=value name=value" to out. */
 void config_format(const struct config *c, struct buf *out);
+/* cfg as a JSON object, integers as numbers ({"nr_requests":128,"scheduler":"none"}).
+ * Caller has ownership. */
+char *config_to_json(const struct config *cfg);
+/* Parse a JSON object of integer or string values into cfg. Errors name the key. */
+int config_parse_json(const char *text, struct config *cfg, struct err *e);
 
 struct plan_node {
 	char *name;
@@ -53,8 +58,22 @@ struct plan_axis {
 	struct config *values;
 };
 
+/* A free label attached to every agent job of the sweep. */
+struct plan_label {
+	char *key;
+	char *value;
+};
+
 enum plan_strategy { PLAN_GRID, PLAN_SEQUENTIAL };
 
+/*
+ * The plan. The parser checks the plan's own structure (names, types, axes
+ * against the baseline, loops within the controller's pass storage). It does
+ * not judge parameter values or the engine's options: the agent is their
+ * only judge, and pre-flight asks every agent with dry runs before anything
+ * is changed. That is why the engine's option object stays opaque JSON text,
+ * forwarded verbatim to the agent.
+ */
 struct plan {
 	char *name;
 	int nnodes;
@@ -63,16 +82,18 @@ struct plan {
 	int naxes;
 	struct plan_axis *axes;
 	enum plan_strategy strategy;
-	char engine[16];   /* "fio", "dd" or "bonnie" */
-	char *engine_json; /* the engine's option object as compact JSON */
-	char *directory;   /* job.directory, NULL for a raw-device job */
+	char engine[PARAM_NAME_MAX]; /* job.engine, "fio" by default; any name */
+	char *engine_json;           /* job.<engine> as compact JSON, NULL when absent */
+	char *directory;             /* job.directory, NULL for a raw-device job */
 	int loops;
-	double runtime_s; /* per loop, from fio.runtime_s (0 when unknown) */
+	double runtime_s; /* per loop: <engine>.runtime_s when it is a positive number (a display
+	                     and ETA hint; the agent validates it), else 0 */
 	char metric[PARAM_NAME_MAX];
 	bool minimize;
 	double min_effect_pct;
-	char *labels_json; /* compact JSON object, "{}" when none */
-	char *json;        /* the plan as compact JSON with "token" values removed */
+	int nlabels;
+	struct plan_label *labels;
+	char *json; /* the plan as compact JSON with "token" values removed */
 };
 
 /*
@@ -87,10 +108,18 @@ int plan_load(const char *path, struct plan *p, struct err *e);
 /* Fill every node's token: "token" in the plan, else token_file, else $FLEETTUNE_TOKEN. */
 int plan_tokens_load(struct plan *p, struct err *e);
 void plan_release(struct plan *p);
-/* The table columns: every parameter of the baseline and axes, in first-seen order.
+/* The table columns: every parameter of the axes and the baseline, in first-seen order.
  * Returns how many were written to names (at most max). */
 int plan_columns(const struct plan *p, char (*names)[PARAM_NAME_MAX], int max);
 /* Human name of the metric's unit, from its suffix ("MiB/s" for *_bw_mib). */
 const char *plan_metric_unit(const char *metric);
+/* "grid" or "sequential", as written in a plan. */
+const char *plan_strategy_name(enum plan_strategy s);
+/* The index of the node called name, or -1. */
+int plan_node_find(const struct plan *p, const char *name);
+/* The names of the nodes with set[i] as a JSON array. Caller has ownership. */
+char *plan_node_set_to_json(const struct plan *p, const bool *set);
+/* Set set[i] for every node named in the JSON array text (unknown names are ignored). */
+int plan_node_set_parse(const struct plan *p, const char *text, bool *set, struct err *e);
 
 #endif

@@ -1,4 +1,5 @@
-/* report.c -- the sweep table (seed 003 style), markdown, CSV, JSON and the HTML report. */
+/* report.c -- every word the controller prints about a sweep: the table (seed 003 style),
+ * markdown, CSV, JSON, the HTML report, compare, export, history, progress and pre-flight. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -8,8 +9,8 @@
 #include <jansson.h>
 
 #include "report.h"
+#include "strategy.h"
 #include "timeutil.h"
-#include "verdict.h"
 #include "xmalloc.h"
 #include "banned.h"
 
@@ -31,7 +32,9 @@ int report_format_parse(const char *s, enum report_format *out)
 
 static const char *role_name(enum point_role r)
 {
-	return r == ROLE_BASELINE ? "baseline" : r == ROLE_FINAL ? "final" : "candidate";
+	static const char *const names[] = { "baseline", "candidate", "final" };
+
+	return names[r];
 }
 
 static const char *node_state_name(enum node_state st)
@@ -39,6 +42,27 @@ static const char *node_state_name(enum node_state st)
 	static const char *const names[] = { "pending", "ok", "failed", "cancelled", "dropped" };
 
 	return names[st];
+}
+
+/* A node's verdict as the table, CSV and JSON show it. */
+static const char *verdict_word(enum verdict v)
+{
+	static const char *const names[] = { "", "gain", "loss", "none", "unclear" };
+
+	return names[v];
+}
+
+/* A row's verdict in words. */
+static const char *row_verdict_word(enum row_verdict v)
+{
+	static const char *const names[] = { "",
+		                             "significant gain",
+		                             "significant loss",
+		                             "no real difference",
+		                             "inconclusive",
+		                             "nodes disagree" };
+
+	return names[v];
 }
 
 /* Display width of UTF-8 text: code points, not bytes. */
@@ -59,6 +83,22 @@ static void signed_fmt(struct buf *b, double v)
 		buf_printf(b, "\u2212%.1f", -v);
 	else
 		buf_printf(b, "+%.1f", fabs(v));
+}
+
+/* "+1.5 % [−0.2, +3.1]": a Δ with its CI, when known. */
+static void delta_ci(struct buf *b, double delta_pct, double lo, double hi)
+{
+	if (isnan(delta_pct))
+		return;
+	signed_fmt(b, delta_pct);
+	buf_puts(b, " %");
+	if (!isnan(lo) && !isnan(hi)) {
+		buf_puts(b, " [");
+		signed_fmt(b, lo);
+		buf_puts(b, ", ");
+		signed_fmt(b, hi);
+		buf_puts(b, "]");
+	}
 }
 
 /* The value shown for one parameter of a point: "975→919" when a node adjusted it. */
@@ -85,7 +125,7 @@ static void param_cell(const struct sweep *s, const struct point *p, const char 
 	}
 }
 
-static void node_cell(const struct sweep *s, const struct node_result *r, struct buf *b)
+static void node_cell(const struct point *p, const struct node_result *r, struct buf *b)
 {
 	if (r->state == NODE_DROPPED) {
 		buf_puts(b, "dropped");
@@ -97,7 +137,7 @@ static void node_cell(const struct sweep *s, const struct node_result *r, struct
 	}
 	buf_printf(b, "%.1f \u00b1 %.1f", r->sum.mean, r->sum.stdev);
 	if (r->state != NODE_OK)
-		buf_printf(b, " (%s %d/%d)", node_state_name(r->state), r->npasses, s->plan.loops);
+		buf_printf(b, " (%s %d/%d)", node_state_name(r->state), r->npasses, p->loops_run);
 }
 
 static void delta_cell(const struct point *p, struct buf *b)
@@ -106,24 +146,14 @@ static void delta_cell(const struct point *p, struct buf *b)
 		buf_puts(b, "baseline");
 		return;
 	}
-	if (isnan(p->delta_pct))
-		return;
-	signed_fmt(b, p->delta_pct);
-	buf_puts(b, " %");
-	if (!isnan(p->ci_low_pct) && !isnan(p->ci_high_pct)) {
-		buf_puts(b, " [");
-		signed_fmt(b, p->ci_low_pct);
-		buf_puts(b, ", ");
-		signed_fmt(b, p->ci_high_pct);
-		buf_puts(b, "]");
-	}
+	delta_ci(b, p->delta_pct, p->ci_low_pct, p->ci_high_pct);
 }
 
 static void verdict_cell(const struct point *p, struct buf *b)
 {
 	if (p->role == ROLE_FINAL)
 		buf_puts(b, "final vs original baseline: ");
-	buf_puts(b, verdict_row_name(p->verdict));
+	buf_puts(b, row_verdict_word(p->verdict));
 }
 
 /* The cells of every row, header first: rows[r * ncols + c]. */
@@ -161,7 +191,7 @@ static void grid_build(const struct sweep *s, struct grid *g)
 			g->cells[c++] = buf_detach(&b, NULL);
 		}
 		for (j = 0; j < s->plan.nnodes; j++) {
-			node_cell(s, &p->nodes[j], &b);
+			node_cell(p, &p->nodes[j], &b);
 			g->cells[c++] = buf_detach(&b, NULL);
 		}
 		if (spread) {
@@ -197,21 +227,54 @@ static void row_print(const struct grid *g, int r, const int *w, struct buf *out
 	buf_puts(out, "|\n");
 }
 
-void report_best_line(const struct sweep *s, struct buf *out)
+/* "node1: why; node2: why" for the nodes of point p without a figure. */
+static void point_failures(const struct sweep *s, const struct point *p, struct buf *out)
 {
-	const struct point *p;
+	int k, n = 0;
+
+	for (k = 0; k < s->plan.nnodes; k++) {
+		const struct node_result *r = &p->nodes[k];
+
+		if (r->state == NODE_OK && r->npasses > 0)
+			continue;
+		buf_printf(out, "%s%s: %s", n++ ? "; " : "", s->plan.nodes[k].name,
+		           r->error[0] ? r->error : node_state_name(r->state));
+	}
+}
+
+/* The first configuration point that ran and has no figure, for "no figures". */
+static const struct point *first_failed_candidate(const struct sweep *s)
+{
+	int i, k;
+
+	for (i = 1; i < s->npoints; i++) {
+		const struct point *p = &s->points[i];
+
+		if (p->role == ROLE_BASELINE)
+			continue;
+		for (k = 0; k < s->plan.nnodes; k++)
+			if (p->nodes[k].state == NODE_FAILED || p->nodes[k].state == NODE_CANCELLED)
+				return p;
+	}
+	return NULL;
+}
+
+/* "best: CONFIG  +47.6 % (significant gain on node1 and node2)" from the parts. */
+static void best_words(const struct sweep *s, const struct config *cfg, double delta_pct,
+                       enum row_verdict v, const struct point *p, struct buf *out)
+{
 	int i, k = 0, n = 0;
 
-	if (s->best < 0) {
-		buf_puts(out, "best: the baseline (no configuration gave a significant gain)\n");
+	buf_puts(out, "best: ");
+	config_format(cfg, out);
+	buf_puts(out, "  ");
+	signed_fmt(out, delta_pct);
+	buf_printf(out, " %% (%s", row_verdict_word(v));
+	if (!p || !s) {
+		buf_puts(out, ")\n");
 		return;
 	}
-	p = &s->points[s->best];
-	buf_puts(out, "best: ");
-	config_format(&p->cfg, out);
-	buf_puts(out, "  ");
-	signed_fmt(out, p->delta_pct);
-	buf_printf(out, " %% (%s on ", verdict_row_name(p->verdict));
+	buf_puts(out, " on ");
 	for (i = 0; i < s->plan.nnodes; i++)
 		if (p->nodes[i].verdict == VERDICT_GAIN)
 			n++;
@@ -228,6 +291,71 @@ void report_best_line(const struct sweep *s, struct buf *out)
 	buf_puts(out, ")\n");
 }
 
+/* The best line; details: each node's error where there is no best. */
+static void best_line(const struct sweep *s, bool details, struct buf *out)
+{
+	const struct point *p;
+
+	switch (s->outcome) {
+	case OUTCOME_BEST:
+		p = &s->points[s->best];
+		best_words(s, &p->cfg, p->delta_pct, p->verdict, p, out);
+		return;
+	case OUTCOME_BASELINE_FAILED:
+		buf_puts(out, "no best: the baseline failed on every node");
+		if (details && s->npoints) {
+			buf_puts(out, " (");
+			point_failures(s, &s->points[0], out);
+			buf_puts(out, ")");
+		}
+		buf_puts(out, "\n");
+		return;
+	case OUTCOME_NO_FIGURES:
+		buf_puts(out, "no best: no configuration produced a figure to compare with the "
+		              "baseline");
+		p = details ? first_failed_candidate(s) : NULL;
+		if (p) {
+			buf_printf(out, " (point %d: ", p->index + 1);
+			point_failures(s, p, out);
+			buf_puts(out, ")");
+		}
+		buf_puts(out, "\n");
+		return;
+	case OUTCOME_PENDING:
+	case OUTCOME_BASELINE:
+		break;
+	}
+	buf_puts(out, "best: the baseline (no configuration gave a significant gain)\n");
+}
+
+void report_best_line(const struct sweep *s, struct buf *out)
+{
+	best_line(s, true, out);
+}
+
+void report_best_summary(const struct sweep *s, struct buf *out)
+{
+	best_line(s, false, out);
+	if (out->len && out->data[out->len - 1] == '\n')
+		out->data[--out->len] = '\0';
+}
+
+/* One warning in words. */
+static void warning_words(const struct sweep *s, const struct sweep_warning *w, struct buf *out)
+{
+	switch (w->code) {
+	case WARNING_NODE_OFFSET:
+		buf_printf(out,
+		           "%s is consistently %.1f %% %s %s (%d of %d points): check its hardware "
+		           "before trusting fleet-wide verdicts",
+		           s->plan.nodes[w->node].name, fabs(w->offset_pct),
+		           w->offset_pct > 0 ? "above" : "below",
+		           w->other >= 0 ? s->plan.nodes[w->other].name : "the other nodes",
+		           w->npoints, w->npoints);
+		break;
+	}
+}
+
 static void header_line(const struct sweep *s, struct buf *out)
 {
 	buf_printf(out, "sweep %lld \"%s\"  metric %s (%s)  %d loops \u00d7 ", (long long)s->id,
@@ -238,7 +366,7 @@ static void header_line(const struct sweep *s, struct buf *out)
 	else
 		buf_puts(out, s->plan.engine);
 	buf_printf(out, "  %d node%s  %s", s->plan.nnodes, s->plan.nnodes == 1 ? "" : "s",
-	           s->plan.strategy == PLAN_GRID ? "grid" : "sequential");
+	           plan_strategy_name(s->plan.strategy));
 	if (strcmp(s->status, "completed"))
 		buf_printf(out, "  [%s]", s->status);
 	buf_puts(out, "\n");
@@ -309,8 +437,11 @@ static void table_render(const struct sweep *s, bool markdown, struct buf *out)
 		table_head(&g, w, markdown, out);
 	buf_puts(out, "\n");
 	report_best_line(s, out);
-	for (i = 0; i < s->nwarnings; i++)
-		buf_printf(out, "warning: %s\n", s->warnings[i]);
+	for (i = 0; i < s->nwarnings; i++) {
+		buf_puts(out, "warning: ");
+		warning_words(s, &s->warnings[i], out);
+		buf_puts(out, "\n");
+	}
 	free(w);
 	grid_free(&g);
 }
@@ -373,9 +504,9 @@ static void csv_render(const struct sweep *s, struct buf *out)
 			csv_num(out, r->delta_pct);
 			csv_num(out, r->ci_low_pct);
 			csv_num(out, r->ci_high_pct);
-			buf_printf(out, ",%s", verdict_name(r->verdict));
+			buf_printf(out, ",%s", verdict_word(r->verdict));
 			csv_num(out, p->delta_pct);
-			buf_printf(out, ",%s,", verdict_row_name(p->verdict));
+			buf_printf(out, ",%s,", row_verdict_word(p->verdict));
 			for (j = 0; j < r->npasses; j++)
 				buf_printf(out, "%s%.6g", j ? ";" : "", r->passes[j]);
 			buf_puts(out, "\n");
@@ -457,7 +588,7 @@ static json_t *node_json(const struct sweep *s, const struct point *p, int k)
 	json_object_set_new(o, "ci_high_pct", num_or_null(r->ci_high_pct));
 	json_object_set_new(o, "verdict",
 	                    r->verdict == VERDICT_NA ? json_null()
-	                                             : json_string(verdict_name(r->verdict)));
+	                                             : json_string(verdict_word(r->verdict)));
 	json_object_set_new(o, "error", r->error[0] ? json_string(r->error) : json_null());
 	return o;
 }
@@ -473,6 +604,7 @@ static json_t *point_json(const struct sweep *s, const struct point *p)
 	json_object_set_new(o, "axis", p->axis >= 0 ? json_integer(p->axis) : json_null());
 	json_object_set_new(o, "ref", p->ref >= 0 ? json_integer(p->ref) : json_null());
 	json_object_set_new(o, "params", config_json(&p->cfg));
+	json_object_set_new(o, "loops", json_integer(p->loops_run));
 	for (k = 0; k < nc; k++) {
 		struct buf b = BUF_INIT;
 
@@ -490,7 +622,7 @@ static json_t *point_json(const struct sweep *s, const struct point *p)
 	json_object_set_new(o, "spread_pct", num_or_null(p->spread_pct));
 	json_object_set_new(o, "verdict",
 	                    p->verdict == ROW_NA ? json_null()
-	                                         : json_string(verdict_row_name(p->verdict)));
+	                                         : json_string(row_verdict_word(p->verdict)));
 	return o;
 }
 
@@ -511,8 +643,7 @@ char *report_json(const struct sweep *s)
 	json_object_set_new(o, "status", json_string(s->status));
 	json_object_set_new(o, "created_at", time_json(s->created_at));
 	json_object_set_new(o, "finished_at", time_json(s->finished_at));
-	json_object_set_new(o, "strategy",
-	                    json_string(s->plan.strategy == PLAN_GRID ? "grid" : "sequential"));
+	json_object_set_new(o, "strategy", json_string(plan_strategy_name(s->plan.strategy)));
 	json_object_set_new(o, "metric", json_string(s->plan.metric));
 	json_object_set_new(o, "unit", json_string(plan_metric_unit(s->plan.metric)));
 	json_object_set_new(o, "goal", json_string(s->plan.minimize ? "minimize" : "maximize"));
@@ -556,18 +687,23 @@ char *report_json(const struct sweep *s)
 		json_object_set_new(best, "params", config_json(&s->points[s->best].cfg));
 		json_object_set_new(best, "delta_pct", num_or_null(s->points[s->best].delta_pct));
 		json_object_set_new(best, "verdict",
-		                    json_string(verdict_row_name(s->points[s->best].verdict)));
+		                    json_string(row_verdict_word(s->points[s->best].verdict)));
 	} else {
 		best = json_null();
 	}
 	json_object_set_new(o, "best", best);
+	json_object_set_new(o, "outcome", json_string(sweep_outcome_code(s->outcome)));
 	report_best_line(s, &b);
 	if (b.len && b.data[b.len - 1] == '\n')
 		b.data[--b.len] = '\0';
 	json_object_set_new(o, "best_line", json_string(b.data));
 	buf_release(&b);
-	for (i = 0; i < s->nwarnings; i++)
-		json_array_append_new(warn, json_string(s->warnings[i]));
+	for (i = 0; i < s->nwarnings; i++) {
+		buf_reset(&b);
+		warning_words(s, &s->warnings[i], &b);
+		json_array_append_new(warn, json_string(b.data));
+	}
+	buf_release(&b);
 	json_object_set_new(o, "warnings", warn);
 	plan = s->plan.json ? json_loads(s->plan.json, 0, NULL) : NULL;
 	json_object_set_new(o, "plan", plan ? plan : json_null());
@@ -749,26 +885,17 @@ out:
 	return rc;
 }
 
-static int node_by_name(const struct sweep *s, const char *name)
-{
-	int i;
-
-	for (i = 0; i < s->plan.nnodes; i++)
-		if (!strcmp(s->plan.nodes[i].name, name))
-			return i;
-	return -1;
-}
-
-int report_compare(const struct sweep *a, const struct sweep *b, bool markdown, struct buf *out)
+void report_compare(const struct sweep *a, const struct sweep *b,
+                    const struct verdict_comparison *cmp, bool markdown, struct buf *out)
 {
 	char cols[COLS_MAX][PARAM_NAME_MAX];
-	int nc = plan_columns(&a->plan, cols, COLS_MAX), i, j, k, matched = 0, r, c;
+	int nc = plan_columns(&a->plan, cols, COLS_MAX), i, j, k, r, c;
 	struct grid g;
 	int *w;
 
 	g.ncols = nc + a->plan.nnodes + 1;
-	g.nrows = 1;
-	g.cells = xcalloc((size_t)g.ncols * (size_t)(a->npoints + 1), sizeof(char *));
+	g.nrows = cmp->nrows + 1;
+	g.cells = xcalloc((size_t)g.ncols * (size_t)g.nrows, sizeof(char *));
 	c = 0;
 	for (j = 0; j < nc; j++)
 		g.cells[c++] = xstrdup(cols[j]);
@@ -776,53 +903,29 @@ int report_compare(const struct sweep *a, const struct sweep *b, bool markdown, 
 		g.cells[c++] = xasprintf("%s: #%lld \u2192 #%lld", a->plan.nodes[k].name,
 		                         (long long)a->id, (long long)b->id);
 	g.cells[c++] = xstrdup("verdict");
-	for (i = 0; i < a->npoints; i++) {
-		const struct point *pa = &a->points[i], *pb = NULL;
-		enum verdict v[256];
-		int nv = 0;
+	for (i = 0; i < cmp->nrows; i++) {
+		const struct verdict_compare_row *row = &cmp->rows[i];
+		const struct point *pa = &a->points[row->point_a];
 
-		for (j = 0; j < b->npoints && !pb; j++)
-			if (config_equal(&pa->cfg, &b->points[j].cfg))
-				pb = &b->points[j];
-		if (!pb)
-			continue;
-		matched++;
-		g.nrows++;
 		for (j = 0; j < nc; j++) {
 			const struct setting *st = config_get(&pa->cfg, cols[j]);
 
 			g.cells[c++] = xstrdup(st ? st->value : "-");
 		}
 		for (k = 0; k < a->plan.nnodes; k++) {
-			int kb = node_by_name(b, a->plan.nodes[k].name);
-			const struct node_result *ra = &pa->nodes[k];
-			const struct node_result *rb = kb >= 0 ? &pb->nodes[kb] : NULL;
-			struct verdict_cmp cmp;
-			struct buf cell = BUF_INIT;
+			const struct verdict_compare_cell *cell = &row->cells[k];
+			struct buf t = BUF_INIT;
 
-			if (!rb || ra->sum.n == 0 || rb->sum.n == 0) {
+			if (!cell->present) {
 				g.cells[c++] = xstrdup("-");
 				continue;
 			}
-			verdict_compare(&ra->sum, &rb->sum, a->plan.minimize,
-			                a->plan.min_effect_pct, &cmp);
-			buf_printf(&cell, "%.1f \u2192 %.1f ", ra->sum.mean, rb->sum.mean);
-			if (!isnan(cmp.delta_pct)) {
-				signed_fmt(&cell, cmp.delta_pct);
-				buf_puts(&cell, " %");
-				if (!isnan(cmp.ci_low_pct)) {
-					buf_puts(&cell, " [");
-					signed_fmt(&cell, cmp.ci_low_pct);
-					buf_puts(&cell, ", ");
-					signed_fmt(&cell, cmp.ci_high_pct);
-					buf_puts(&cell, "]");
-				}
-			}
-			if (nv < 256)
-				v[nv++] = cmp.verdict;
-			g.cells[c++] = buf_detach(&cell, NULL);
+			buf_printf(&t, "%.1f \u2192 %.1f ", cell->a.mean, cell->b.mean);
+			delta_ci(&t, cell->cmp.delta_pct, cell->cmp.ci_low_pct,
+			         cell->cmp.ci_high_pct);
+			g.cells[c++] = buf_detach(&t, NULL);
 		}
-		g.cells[c++] = xstrdup(verdict_row_name(verdict_row(v, nv)));
+		g.cells[c++] = xstrdup(row_verdict_word(row->verdict));
 	}
 	w = widths(&g);
 	buf_printf(out, "compare sweep %lld \"%s\" \u2192 sweep %lld \"%s\"  metric %s (%s)\n",
@@ -831,10 +934,9 @@ int report_compare(const struct sweep *a, const struct sweep *b, bool markdown, 
 	table_head(&g, w, markdown, out);
 	for (r = 1; r < g.nrows; r++)
 		row_print(&g, r, w, out);
-	buf_printf(out, "%d of %d points matched\n", matched, a->npoints);
+	buf_printf(out, "%d of %d points matched\n", cmp->nrows, a->npoints);
 	free(w);
 	grid_free(&g);
-	return matched;
 }
 
 /* Where a parameter lives under /sys/block/DEV, or NULL for sysctls. */
@@ -941,4 +1043,236 @@ int report_export(const struct sweep *s, const char *format, struct buf *out, st
 		if (is_sysctl(c->s[i].name))
 			buf_printf(out, "%s%s=%s\n", udev ? "# " : "", c->s[i].name, c->s[i].value);
 	return 0;
+}
+
+/* The best line of a stored sweep's summary. */
+static void summary_best(const struct ctlstore_summary *h, struct buf *out)
+{
+	switch (h->outcome) {
+	case OUTCOME_BEST:
+		if (h->best_point >= 0) {
+			best_words(NULL, &h->best_cfg, h->best_delta_pct, h->best_verdict, NULL,
+			           out);
+			return;
+		}
+		break;
+	case OUTCOME_BASELINE:
+		buf_puts(out, "best: the baseline (no configuration gave a significant gain)\n");
+		return;
+	case OUTCOME_BASELINE_FAILED:
+		buf_puts(out, "no best: the baseline failed on every node\n");
+		return;
+	case OUTCOME_NO_FIGURES:
+		buf_puts(out, "no best: no configuration produced a figure to compare with the "
+		              "baseline\n");
+		return;
+	case OUTCOME_PENDING:
+		break;
+	}
+	if (h->legacy_best_line[0])
+		buf_printf(out, "%s\n", h->legacy_best_line);
+}
+
+void report_history(const struct ctlstore_summary *h, int n, struct buf *out)
+{
+	int i;
+
+	buf_printf(out, "%-5s %-20s %-11s %-10s %-6s %-14s %s\n", "id", "started", "status",
+	           "strategy", "points", "metric", "name / best");
+	for (i = 0; i < n; i++) {
+		struct buf best = BUF_INIT;
+		char iso[40];
+
+		time_fmt_iso(h[i].created_at, iso, sizeof(iso));
+		buf_printf(out, "%-5lld %-20s %-11s %-10s %-6d %-14s %s\n", (long long)h[i].id, iso,
+		           h[i].status, h[i].strategy, h[i].npoints, h[i].metric, h[i].name);
+		summary_best(&h[i], &best);
+		if (best.len)
+			buf_printf(out, "%67s%s", "", best.data);
+		buf_release(&best);
+	}
+}
+
+static void fmt_duration(double s, char *out, size_t len)
+{
+	long t = s > 0 ? (long)(s + 0.5) : 0;
+
+	if (t >= 3600)
+		snprintf(out, len, "%ldh%02ldm", t / 3600, (t / 60) % 60);
+	else if (t >= 60)
+		snprintf(out, len, "%ldm%02lds", t / 60, t % 60);
+	else
+		snprintf(out, len, "%lds", t);
+}
+
+void report_pass_lines(const struct sweep *s, int point, int npoints_est, const int *reported,
+                       struct buf *out)
+{
+	const struct point *p = &s->points[point];
+	struct buf cfg = BUF_INIT;
+	int k, j;
+
+	config_format(&p->cfg, &cfg);
+	for (k = 0; k < s->plan.nnodes; k++)
+		for (j = reported[k]; j < p->nodes[k].npasses; j++)
+			buf_printf(out, "point %d/%d %s: %s pass %d/%d %s %.1f\n", point + 1,
+			           npoints_est, cfg.data ? cfg.data : "", s->plan.nodes[k].name,
+			           j + 1, p->loops_run, s->plan.metric, p->nodes[k].passes[j]);
+	buf_release(&cfg);
+}
+
+void report_progress_line(const struct sweep *s, int point, int npoints_est, int loop, int loops,
+                          const bool *active, double eta_s, struct buf *out)
+{
+	const struct point *p = &s->points[point];
+	struct buf cfg = BUF_INIT;
+	char eta[32];
+	int k;
+
+	config_format(&p->cfg, &cfg);
+	fmt_duration(eta_s, eta, sizeof(eta));
+	buf_printf(out, "\r\033[Kpoint %d/%d [%s] loop %d/%d", point + 1, npoints_est,
+	           cfg.data ? cfg.data : "", loop, loops);
+	for (k = 0; k < s->plan.nnodes; k++) {
+		const struct node_result *r = &p->nodes[k];
+
+		if (r->npasses)
+			buf_printf(out, "  %s %.1f", s->plan.nodes[k].name,
+			           r->passes[r->npasses - 1]);
+		else if (active[k])
+			buf_printf(out, "  %s -", s->plan.nodes[k].name);
+	}
+	buf_printf(out, "  ETA %s", eta);
+	buf_release(&cfg);
+}
+
+void report_dry_run(const struct sweep *s, int npoints_est, int nconfigs, bool complete,
+                    struct buf *out)
+{
+	const struct plan *p = &s->plan;
+	double point_s = p->loops * (p->runtime_s > 0 ? p->runtime_s : 0);
+	int i;
+
+	buf_printf(out, "dry run: \"%s\", %s strategy, %d node%s, %d loops per point\n", p->name,
+	           plan_strategy_name(p->strategy), p->nnodes, p->nnodes == 1 ? "" : "s", p->loops);
+	for (i = 0; i < p->nnodes; i++)
+		buf_printf(out, "  node %s  %s  device %s\n", p->nodes[i].name, p->nodes[i].url,
+		           p->nodes[i].device);
+	for (i = 0; i < s->npoints; i++) {
+		struct buf b = BUF_INIT;
+
+		config_format(&s->points[i].cfg, &b);
+		buf_printf(out, "  point %d: %-9s %s\n", i + 1,
+		           s->points[i].role == ROLE_BASELINE ? "baseline" : "",
+		           b.data ? b.data : "");
+		buf_release(&b);
+	}
+	if (p->strategy == PLAN_SEQUENTIAL) {
+		for (i = 1; i < p->naxes; i++)
+			buf_printf(
+			        out,
+			        "  then axis %d (%s%s): a fresh baseline + %d values, earlier axes "
+			        "at their chosen values\n",
+			        i + 1, p->axes[i].params[0], p->axes[i].nparams > 1 ? ", ..." : "",
+			        p->axes[i].nvalues);
+		buf_puts(out, "  then a final confirmation of the best configuration against the "
+		              "baseline\n");
+	}
+	if (point_s > 0)
+		buf_printf(out,
+		           "at most %d points x %d loops x %g s = about %.0f s of benchmarking "
+		           "(nodes run in parallel)\n",
+		           npoints_est, p->loops, p->runtime_s, npoints_est * point_s);
+	else
+		buf_printf(out, "at most %d points x %d loops\n", npoints_est, p->loops);
+	buf_printf(out, "pre-flight: every agent validates %d configuration%s with a dry run (",
+	           nconfigs, nconfigs == 1 ? "" : "s");
+	if (p->strategy == PLAN_GRID)
+		buf_puts(out, "every point");
+	else if (complete)
+		buf_puts(out,
+		         "the baseline, every axis value over it, and every combination with "
+		         "earlier axes' values, since later axes run on top of earlier winners");
+	else
+		buf_printf(out,
+		           "the baseline and every axis value over it; more than %d combinations "
+		           "with earlier axes' values, so those are left to the agents at run time",
+		           STRATEGY_CONFIGS_CAP);
+	buf_puts(out, ") and the job, before anything changes\n");
+	buf_puts(out, "nothing was changed\n");
+}
+
+void report_preflight_failed(const struct preflight *pf, struct buf *out)
+{
+	buf_printf(out, "pre-flight failed, nothing was changed:\n%s", pf->problems.data);
+}
+
+void report_nodes(const struct plan *p, const struct preflight *pf, struct buf *out)
+{
+	int i, j, k;
+
+	for (i = 0; i < p->nnodes; i++) {
+		const struct node_info *ni = &pf->info[i];
+
+		buf_printf(out, "%s  %s  ", p->nodes[i].name, p->nodes[i].url);
+		if (!ni->ok) {
+			buf_printf(out, "DOWN: %s\n", ni->error);
+			continue;
+		}
+		buf_printf(out, "ok  fleettune-agent %s  node \"%s\"  up %.0f s\n", ni->version,
+		           ni->node, ni->uptime_s);
+		if (!ni->dev_found) {
+			buf_printf(out, "  device %s: not found%s%s\n", p->nodes[i].device,
+			           ni->error[0] ? ": " : "", ni->error);
+			continue;
+		}
+		buf_printf(out, "  device %s: %.1f GiB, %s\n", p->nodes[i].device,
+		           (double)ni->dev_size_bytes / (1 << 30),
+		           ni->dev_writable ? "writable" : "read-only (not in --allow-device)");
+		for (j = 0, k = 0; j < ni->nparams; j++) {
+			const struct param_info *pi = &ni->params[j];
+
+			if (!pi->writable)
+				continue;
+			buf_printf(out, "%s%s=%s", k % 5 ? "  " : "    ", pi->name, pi->value);
+			if (++k % 5 == 0)
+				buf_puts(out, "\n");
+		}
+		if (k % 5)
+			buf_puts(out, "\n");
+		buf_printf(out, "    (%d writable parameters of %d)\n", k, ni->nparams);
+	}
+	if (pf->nproblems)
+		buf_printf(out, "pre-flight for this plan would fail:\n%s", pf->problems.data);
+	else
+		buf_printf(out,
+		           "every agent validated %d configuration%s and the job (dry runs)\n"
+		           "pre-flight for this plan: ok\n",
+		           pf->nconfigs, pf->nconfigs == 1 ? "" : "s");
+}
+
+void report_apply(const struct plan *p, const struct config *cfg, const struct config *applied,
+                  const unsigned *adjusted, const struct fleet_result *res, struct buf *out)
+{
+	int i, j;
+
+	for (i = 0; i < p->nnodes; i++) {
+		buf_printf(out, "%s %s: ", p->nodes[i].name, p->nodes[i].device);
+		if (res[i].failed) {
+			buf_printf(out, "FAILED: %s (nothing changed on this node)\n",
+			           res[i].error);
+			continue;
+		}
+		for (j = 0; j < applied[i].n; j++) {
+			const struct setting *req = config_get(cfg, applied[i].s[j].name);
+
+			buf_printf(out, "%s%s=", j ? " " : "", applied[i].s[j].name);
+			if (adjusted[i] & (1u << j))
+				buf_printf(out, "%s\u2192%s", req ? req->value : "?",
+				           applied[i].s[j].value);
+			else
+				buf_puts(out, applied[i].s[j].value);
+		}
+		buf_puts(out, "\n");
+	}
 }

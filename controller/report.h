@@ -1,12 +1,23 @@
-/* report.h -- render a sweep as a table, markdown, CSV, JSON or a self-contained HTML file. */
+/* report.h -- all wording and rendering: sweep tables, markdown, CSV, JSON, HTML, compare,
+ * export, history, progress, the dry run, pre-flight and apply. */
 #ifndef FT_REPORT_H
 #define FT_REPORT_H
 
 #include <stdbool.h>
 
 #include "buf.h"
+#include "ctlstore.h"
 #include "err.h"
+#include "preflight.h"
 #include "sweep.h"
+#include "verdict.h"
+
+/*
+ * The modules below produce structs, codes and numbers; every sentence a
+ * person reads about them is written here. Renderers append to out and do
+ * no other I/O (report_html_write excepted: it reads the template and
+ * writes the file).
+ */
 
 enum report_format { REPORT_TABLE, REPORT_MARKDOWN, REPORT_CSV, REPORT_JSON };
 
@@ -16,14 +27,36 @@ int report_format_parse(const char *s, enum report_format *out);
 void report_render(const struct sweep *s, enum report_format f, struct buf *out);
 /* The sweep document of `show --format json` (schema/sweep.schema.json). Caller has ownership. */
 char *report_json(const struct sweep *s);
-/* The one-line summary of the best configuration ("best: ... (significant gain on ...)"). */
+/* The one-line summary of what s found: "best: ... (significant gain on ...)", "best: the
+ * baseline (...)", or "no best: why (node: error; ...)". */
 void report_best_line(const struct sweep *s, struct buf *out);
-/* Per-point, per-node comparison of sweep b against sweep a (points matched by their
- * parameters). Returns the number of matched points. */
-int report_compare(const struct sweep *a, const struct sweep *b, bool markdown, struct buf *out);
+/* The same in one short line without the node details and without a newline. */
+void report_best_summary(const struct sweep *s, struct buf *out);
+/* The per-point, per-node comparison cmp of sweep b against sweep a (verdict_sweeps_compare). */
+void report_compare(const struct sweep *a, const struct sweep *b,
+                    const struct verdict_comparison *cmp, bool markdown, struct buf *out);
 /* The best configuration (else the baseline) as a udev rule ("udev") or a tuned profile
  * ("tuned"). Returns 0 or -EINVAL for an unknown format. */
 int report_export(const struct sweep *s, const char *format, struct buf *out, struct err *e);
+/* The `history` listing: one line per sweep and its best line. */
+void report_history(const struct ctlstore_summary *h, int n, struct buf *out);
+/* Off a TTY: one line per pass of point that landed after reported[node] passes. */
+void report_pass_lines(const struct sweep *s, int point, int npoints_est, const int *reported,
+                       struct buf *out);
+/* On a TTY: the live line (it starts by returning to column 0 and clearing the line). */
+void report_progress_line(const struct sweep *s, int point, int npoints_est, int loop, int loops,
+                          const bool *active, double eta_s, struct buf *out);
+/* `sweep --dry-run`: s holds the first batch of points; nconfigs/complete come from
+ * strategy_configs(). */
+void report_dry_run(const struct sweep *s, int npoints_est, int nconfigs, bool complete,
+                    struct buf *out);
+/* A failed pre-flight of `sweep`: the header and every problem. */
+void report_preflight_failed(const struct preflight *pf, struct buf *out);
+/* `nodes`: each node's health, version, device and writable parameters, and the pre-flight. */
+void report_nodes(const struct plan *p, const struct preflight *pf, struct buf *out);
+/* `apply`: each node's read-back, or its error. */
+void report_apply(const struct plan *p, const struct config *cfg, const struct config *applied,
+                  const unsigned *adjusted, const struct fleet_result *res, struct buf *out);
 /*
  * Write a self-contained HTML report to path: web_dir/report.html with every
  * <script src> and <link rel="stylesheet"> inlined from web_dir and the sweep

@@ -1,13 +1,21 @@
-/* sweep.h -- a sweep: its points, every node's passes, the strategies and the run loop. */
+/* sweep.h -- a sweep's data: its points, every node's passes and the analysis fields. */
 #ifndef FT_SWEEP_H
 #define FT_SWEEP_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "err.h"
 #include "plan.h"
 #include "stats.h"
+
+/*
+ * The data model only: no run loop, no I/O, no statistics. The strategy
+ * appends points, the runner fills node results (passes are appended, so a
+ * point can be run more than once), the verdict module fills the analysis
+ * fields, the store saves and loads all of it and the report renders it.
+ * The enums have stable snake_case codes (sweep_*_code) for storage; their
+ * wording for people lives in the report.
+ */
 
 enum point_role { ROLE_BASELINE, ROLE_CANDIDATE, ROLE_FINAL };
 
@@ -32,15 +40,40 @@ enum row_verdict {
 	ROW_DISAGREE,
 };
 
-/* One node's run of one point. */
+/* What a sweep found, for the best line and the exit status. */
+enum sweep_outcome {
+	OUTCOME_PENDING,         /* not analysed yet */
+	OUTCOME_BEST,            /* best is a point that gave a significant gain */
+	OUTCOME_BASELINE,        /* configurations were measured; none beat the baseline */
+	OUTCOME_BASELINE_FAILED, /* the original baseline has no figure on any node */
+	OUTCOME_NO_FIGURES,      /* the baseline has figures but no configuration has one */
+};
+
+/* Warnings of the analysis; the report words them. */
+enum warning_code {
+	WARNING_NODE_OFFSET, /* node is consistently offset_pct away from other (or the rest) */
+};
+
+struct sweep_warning {
+	enum warning_code code;
+	int node;          /* plan node index */
+	int other;         /* node compared with, -1: the mean of the other nodes */
+	double offset_pct; /* mean signed deviation, % */
+	int npoints;       /* points where it held (all points with data) */
+};
+
+#define SWEEP_WARNINGS_MAX 8
+
+/* One node's run of one point (across every run of the point). */
 struct node_result {
 	enum node_state state;
 	int npasses;
-	double passes[PLAN_LOOPS_MAX]; /* the plan's metric, per loop */
-	struct config applied;         /* value read back per parameter of the point */
-	unsigned adjusted_mask;        /* bit i: applied.s[i] differs from the request */
-	int64_t job_id;                /* agent job id, 0 when none */
-	double job_runtime_s;          /* agent's started_at..finished_at, 0 when unknown */
+	double *passes;         /* the plan's metric, per loop; grown by node_result_pass_add() */
+	int passes_cap;         /* private */
+	struct config applied;  /* value read back per parameter of the point */
+	unsigned adjusted_mask; /* bit i: applied.s[i] differs from the request */
+	int64_t job_id;         /* the agent's id of the latest job, 0 when none */
+	double job_runtime_s;   /* agent's started_at..finished_at, summed over runs */
 	char error[256];
 	/* Filled by verdict_sweep(). */
 	struct stats_summary sum;
@@ -54,6 +87,7 @@ struct point {
 	int axis; /* axis index for sequential points, -1 otherwise */
 	int ref;  /* index of the point this one is compared with; -1 for the first baseline */
 	struct config cfg;
+	int loops_run;             /* loops asked of every node so far, over every run */
 	struct node_result *nodes; /* one per plan node */
 	/* Filled by verdict_sweep(). */
 	double delta_pct, ci_low_pct, ci_high_pct; /* fleet mean per loop vs ref */
@@ -70,50 +104,30 @@ struct sweep {
 	struct point *points;
 	bool *node_dropped; /* per plan node */
 	/* Filled by verdict_sweep(). */
-	int best; /* point index of the best configuration, -1 when none beat the baseline */
+	enum sweep_outcome outcome;
+	int best; /* point index of the best configuration, -1 when none */
 	int nwarnings;
-	char warnings[8][256];
+	struct sweep_warning warnings[SWEEP_WARNINGS_MAX];
 };
 
 /* Take ownership of plan (moved; the caller must not release it). */
 void sweep_init(struct sweep *s, struct plan *plan);
 void sweep_release(struct sweep *s);
-/* Append a point; returns its index. */
+/* Append a point with a node result per plan node; returns its index. */
 int sweep_point_add(struct sweep *s, enum point_role role, int axis, int ref,
                     const struct config *cfg);
+/* Append one pass to r. */
+void node_result_pass_add(struct node_result *r, double value);
 
-/*
- * Strategies. sweep_points_next() appends the next batch of points given
- * the results so far and returns how many it added (0: the sweep is done).
- * grid: the baseline plus every combination of the axes, in one batch.
- * sequential: per axis, a fresh baseline of the best configuration so far
- * and each value of the axis; then a final confirmation against the
- * original baseline when the best configuration differs from it.
- * Values equal to the batch's baseline are skipped (the baseline row is them).
- */
-int sweep_points_next(struct sweep *s);
-/* For --dry-run: the most points the plan can run. */
-int sweep_points_estimate(const struct plan *p);
-
-struct sweep_opts {
-	bool continue_on_node_failure;
-	bool progress_tty; /* live progress line instead of one line per pass */
-	const char *db_path;
-	double session_ttl_s;
-	double poll_interval_s;
-};
-
-/*
- * Run a sweep against the agents: pre-flight, sessions, points, restore.
- * s must come from sweep_init() with tokens loaded. Results are saved to
- * the database at db_path as they arrive. Returns 0 when complete, 2 when
- * a node failed (partial results kept), 130 when interrupted by a signal,
- * 1 on other errors (e filled).
- */
-int sweep_run(struct sweep *s, const struct sweep_opts *o, struct err *e);
-/* Install SIGINT/SIGTERM handlers that make a running sweep stop and restore. */
-void sweep_signals_install(void);
-/* True once SIGINT or SIGTERM arrived. */
-bool sweep_interrupted(void);
+/* Stable codes (storage) and their inverses; the parsers return -1 for an unknown code. */
+const char *sweep_role_code(enum point_role r);
+int sweep_role_parse(const char *code);
+const char *sweep_node_state_code(enum node_state st);
+int sweep_node_state_parse(const char *code);
+const char *sweep_verdict_code(enum verdict v);         /* "" for VERDICT_NA */
+const char *sweep_row_verdict_code(enum row_verdict v); /* "" for ROW_NA */
+int sweep_row_verdict_parse(const char *code);
+const char *sweep_outcome_code(enum sweep_outcome o);
+int sweep_outcome_parse(const char *code);
 
 #endif

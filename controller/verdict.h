@@ -1,4 +1,4 @@
-/* verdict.h -- Δ, Welch confidence intervals and verdicts for a sweep (pure functions). */
+/* verdict.h -- Δ, Welch confidence intervals and verdicts for sweeps (pure functions). */
 #ifndef FT_VERDICT_H
 #define FT_VERDICT_H
 
@@ -6,6 +6,11 @@
 
 #include "stats.h"
 #include "sweep.h"
+
+/*
+ * Every statistic of the controller lives here and produces codes and
+ * numbers only; the report words them. No I/O, no libraries.
+ */
 
 /* One comparison of a point's sample against its baseline's. */
 struct verdict_cmp {
@@ -24,9 +29,36 @@ void verdict_compare(const struct stats_summary *base, const struct stats_summar
                      bool minimize, double min_effect_pct, struct verdict_cmp *out);
 /* Combine node verdicts (VERDICT_NA entries are ignored). */
 enum row_verdict verdict_row(const enum verdict *v, int n);
-const char *verdict_name(enum verdict v);         /* "gain", ... "" for NA */
-const char *verdict_row_name(enum row_verdict v); /* "significant gain", ... */
-/* Fill every analysis field of s: node and row comparisons, spread, best, warnings. */
+/*
+ * Fill every analysis field of s: node and row comparisons, spread, the
+ * outcome and best point, and the warnings. sequential: a final point that
+ * held up is the best; otherwise the candidate with the largest significant
+ * gain. Idempotent; call it after any change of the passes.
+ */
 void verdict_sweep(struct sweep *s);
+
+/* One node of a compared point: sweep a's node against the node of b with the same name. */
+struct verdict_compare_cell {
+	bool present; /* both sweeps have passes of this node at this point */
+	struct stats_summary a, b;
+	struct verdict_cmp cmp; /* b against a */
+};
+
+/* One point that both sweeps ran (matched by its parameters). */
+struct verdict_compare_row {
+	int point_a, point_b;
+	enum row_verdict verdict;
+	struct verdict_compare_cell *cells; /* one per node of sweep a */
+};
+
+struct verdict_comparison {
+	int nrows;
+	struct verdict_compare_row *rows; /* in the order of sweep a's points */
+};
+
+/* Compare sweep b against sweep a (both analysed) with a's goal and min_effect. */
+void verdict_sweeps_compare(const struct sweep *a, const struct sweep *b,
+                            struct verdict_comparison *out);
+void verdict_comparison_release(struct verdict_comparison *c);
 
 #endif

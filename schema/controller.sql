@@ -65,3 +65,15 @@ CREATE TABLE passes (
   FOREIGN KEY (sweep_id, idx, node_idx) REFERENCES point_nodes(sweep_id, idx, node_idx)
     ON DELETE CASCADE
 );
+
+-- migration 2
+-- What a sweep found, as data; the controller words it (sweeps.best_line holds the worded
+-- line of sweeps stored before this migration and is no longer written).
+ALTER TABLE sweeps ADD COLUMN outcome TEXT;         -- best | baseline | baseline_failed | no_figures
+ALTER TABLE sweeps ADD COLUMN best_config_json TEXT; -- the best point's parameters
+ALTER TABLE sweeps ADD COLUMN best_delta_pct REAL;   -- its fleet Δ vs its reference
+ALTER TABLE sweeps ADD COLUMN best_verdict TEXT;     -- its row verdict code (gain)
+-- Loops asked of every node, summed over every run of the point.
+ALTER TABLE points ADD COLUMN loops INTEGER;
+-- Verdicts are stored as codes from now on: points.verdict gain | loss | none |
+-- inconclusive | disagree (older rows hold the worded verdict; loading recomputes them).

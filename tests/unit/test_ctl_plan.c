@@ -48,7 +48,14 @@ static void test_good_plan(void **state)
 	assert_false(p.minimize);
 	assert_float_equal(p.min_effect_pct, 5.0, 0);
 	assert_string_equal(p.engine, "fio");
-	assert_non_null(strstr(p.engine_json, "\"iodepth\":64"));
+	/* The engine's options go to the agent verbatim, in order. */
+	assert_string_equal(p.engine_json,
+	                    "{\"rw\":\"randwrite\",\"bs\":\"4M\",\"ioengine\":\"libaio\","
+	                    "\"direct\":true,\"iodepth\":64,\"numjobs\":4,\"size\":\"256m\","
+	                    "\"runtime_s\":2,\"time_based\":true}");
+	assert_int_equal(p.nlabels, 1);
+	assert_string_equal(p.labels[0].key, "strip_size");
+	assert_string_equal(p.labels[0].value, "256k");
 	/* Tokens never reach the stored plan. */
 	assert_null(strstr(p.json, "abc"));
 	assert_int_equal(plan_columns(&p, cols, 8), 3);
@@ -73,7 +80,8 @@ static void test_defaults(void **state)
 	assert_int_equal(p.strategy, PLAN_SEQUENTIAL);
 	assert_int_equal(p.loops, 5);
 	assert_string_equal(p.metric, "write.bw_mib");
-	assert_string_equal(p.labels_json, "{}");
+	assert_int_equal(p.nlabels, 0);
+	assert_string_equal(p.engine, "fio");
 	plan_release(&p);
 }
 
@@ -110,9 +118,12 @@ static void test_bad_plans(void **state)
 	    "goal: 'up' is not one of maximize, minimize");
 	bad("\"loops\":5", "\"loops\":0", "job.loops: must be between 1 and 100");
 	bad("\"loops\":5", "\"loops\":\"5\"", "job.loops: expected an integer");
-	bad("\"iodepth\":64", "\"iodepth\":\"64\"", "job.fio.iodepth: expected an integer");
-	bad("\"iodepth\":64", "\"io_depth\":64", "job.fio.io_depth: unknown field");
-	bad("\"direct\":true", "\"direct\":1", "job.fio.direct: expected true or false");
+	bad("\"engine\":\"fio\",\"fio\":{", "\"engine\":\"fio\",\"dd\":{},\"fio\":{",
+	    "job.dd: unknown field (the options of engine 'fio' go in job.fio)");
+	bad("\"engine\":\"fio\"", "\"engine\":\"loops\"",
+	    "job.engine: 'loops' is not an engine name (e.g. fio, dd)");
+	bad("\"engine\":\"fio\"", "\"engine\":\"../fio\"",
+	    "job.engine: '../fio' is not an engine name (e.g. fio, dd)");
 	bad("\"name\":\"node2\"", "\"name\":\"node1\"",
 	    "nodes[1].name: duplicate node name 'node1'");
 	bad("\"url\":\"http://127.0.0.1:7072\"", "\"url\":\"ftp://x\"",
@@ -137,8 +148,99 @@ static void test_bad_plans(void **state)
 	    "min_effect_pct: expected a number");
 	bad("\"strip_size\":\"256k\"", "\"strip_size\":256",
 	    "labels.strip_size: expected a string");
-	bad("\"engine\":\"fio\"", "\"engine\":\"iozone\"",
-	    "job.engine: 'iozone' is not one of fio, dd, bonnie");
+}
+
+/* The agent is the only judge of job options: the plan forwards them as they are. */
+static void replace_parse(const char *from, const char *to, struct plan *p)
+{
+	char text[4096], *at = strstr(good_plan, from);
+	struct err e = { 0 };
+
+	assert_non_null(at);
+	snprintf(text, sizeof(text), "%.*s%s%s", (int)(at - good_plan), good_plan, to,
+	         at + strlen(from));
+	if (plan_parse(text, NULL, p, &e))
+		fail_msg("%s -> %s: %s", from, to, e.msg);
+}
+
+static void test_engine_opaque(void **state)
+{
+	struct plan p;
+
+	(void)state;
+	/* Values only the agent may refuse: the plan keeps them verbatim. */
+	replace_parse("\"iodepth\":64", "\"iodepth\":5000", &p);
+	assert_non_null(strstr(p.engine_json, "\"iodepth\":5000"));
+	plan_release(&p);
+	replace_parse("\"iodepth\":64", "\"io_depth\":\"x\"", &p);
+	assert_non_null(strstr(p.engine_json, "\"io_depth\":\"x\""));
+	plan_release(&p);
+	/* Any engine name, iozone included, with its options under its own key. */
+	replace_parse("\"engine\":\"fio\",\"fio\":", "\"engine\":\"iozone\",\"iozone\":", &p);
+	assert_string_equal(p.engine, "iozone");
+	assert_float_equal(p.runtime_s, 2.0, 0);
+	plan_release(&p);
+	{
+		const char *t = "{\"name\":\"x\",\"nodes\":[{\"name\":\"a\",\"url\":\"http://h:1\","
+		                "\"device\":\"sda\"}],\"baseline\":{\"nr_requests\":64},"
+		                "\"axes\":[{\"param\":\"nr_requests\",\"values\":[32]}],"
+		                "\"job\":{\"fio\":[\"rw\"]}}";
+		struct err e = { 0 };
+
+		assert_int_not_equal(plan_parse(t, NULL, &p, &e), 0);
+		assert_string_equal(e.msg, "job.fio: expected an object (the engine's options)");
+	}
+	/* No option object: the agent's defaults (or its refusal). */
+	replace_parse("\"engine\":\"fio\",\"fio\":{\"rw\":\"randwrite\",\"bs\":\"4M\","
+	              "\"ioengine\":\"libaio\",\"direct\":true,\"iodepth\":64,\"numjobs\":4,"
+	              "\"size\":\"256m\",\"runtime_s\":2,\"time_based\":true},",
+	              "\"engine\":\"bonnie\",", &p);
+	assert_null(p.engine_json);
+	assert_float_equal(p.runtime_s, 0, 0);
+	plan_release(&p);
+}
+
+static void test_config_codec(void **state)
+{
+	struct config c = { 0 }, back;
+	struct err e = { 0 };
+	char *text;
+
+	(void)state;
+	config_set(&c, "scheduler", "mq-deadline", false);
+	config_set(&c, "nr_requests", "128", true);
+	text = config_to_json(&c);
+	assert_string_equal(text, "{\"scheduler\":\"mq-deadline\",\"nr_requests\":128}");
+	assert_int_equal(config_parse_json(text, &back, &e), 0);
+	assert_true(config_equal(&c, &back));
+	assert_true(config_get(&back, "nr_requests")->is_int);
+	free(text);
+	assert_int_not_equal(config_parse_json("{\"x\":1.5}", &back, &e), 0);
+	assert_string_equal(e.msg, "params.x: expected an integer or a string");
+	assert_int_not_equal(config_parse_json("[1]", &back, &e), 0);
+	assert_string_equal(e.msg, "params: expected a JSON object");
+}
+
+static void test_node_set_codec(void **state)
+{
+	struct plan p;
+	struct err e = { 0 };
+	bool set[2] = { false, true }, back[2] = { false, false };
+	char *text;
+
+	(void)state;
+	assert_int_equal(plan_parse(good_plan, NULL, &p, &e), 0);
+	text = plan_node_set_to_json(&p, set);
+	assert_string_equal(text, "[\"node2\"]");
+	assert_int_equal(plan_node_set_parse(&p, text, back, &e), 0);
+	assert_false(back[0]);
+	assert_true(back[1]);
+	assert_int_equal(plan_node_find(&p, "node2"), 1);
+	assert_int_equal(plan_node_find(&p, "node3"), -1);
+	assert_int_not_equal(plan_node_set_parse(&p, "{}", back, &e), 0);
+	assert_string_equal(plan_strategy_name(p.strategy), "sequential");
+	free(text);
+	plan_release(&p);
 }
 
 static void test_syntax_errors(void **state)
@@ -203,9 +305,10 @@ static void test_tokens(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_good_plan), cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_bad_plans), cmocka_unit_test(test_syntax_errors),
-		cmocka_unit_test(test_tokens),
+		cmocka_unit_test(test_good_plan),    cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_bad_plans),    cmocka_unit_test(test_syntax_errors),
+		cmocka_unit_test(test_tokens),       cmocka_unit_test(test_engine_opaque),
+		cmocka_unit_test(test_config_codec), cmocka_unit_test(test_node_set_codec),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

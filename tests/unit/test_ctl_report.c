@@ -1,4 +1,5 @@
-/* test_ctl_report.c -- table, markdown, CSV, JSON and HTML renderings of a sweep. */
+/* test_ctl_report.c -- every rendering: table, markdown, CSV, JSON, HTML, the best and
+ * no-best lines, warnings, compare, history, progress, the dry run, nodes and apply. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include "testutil.h"
 #include "plan.h"
 #include "report.h"
+#include "strategy.h"
 #include "sweep.h"
 #include "verdict.h"
 
@@ -37,6 +39,7 @@ static const char *plan_text =
 /* A finished grid sweep over seed 003's figures; queue_depth 975 reads back as 919. */
 static void seed_sweep(struct sweep *s)
 {
+	struct strategy_batch b = { 0 };
 	struct plan p;
 	struct err e;
 	int i, k, j;
@@ -46,20 +49,20 @@ static void seed_sweep(struct sweep *s)
 	s->id = 7;
 	s->created_at = 1764457200.0;
 	s->finished_at = 1764457800.0;
-	assert_int_equal(sweep_points_next(s), 4);
-	assert_int_equal(sweep_points_next(s), 0);
+	assert_int_equal(strategy_next(s, &b), 4);
+	strategy_batch_release(&b);
 	for (i = 0; i < 4; i++) {
 		struct point *pt = &s->points[i];
 
+		pt->loops_run = 5;
 		for (k = 0; k < 2; k++) {
 			struct node_result *r = &pt->nodes[k];
 
 			r->state = NODE_OK;
-			r->npasses = 5;
 			r->job_id = 10 * i + k + 1;
 			r->job_runtime_s = 300.4;
 			for (j = 0; j < 5; j++)
-				r->passes[j] = seed[i][k][j];
+				node_result_pass_add(r, seed[i][k][j]);
 			for (j = 0; j < pt->cfg.n; j++) {
 				const struct setting *st = &pt->cfg.s[j];
 				bool adj = !strcmp(st->name, "queue_depth") &&
@@ -211,6 +214,278 @@ static void test_html(void **state)
 	free(dir);
 }
 
+/* Why there is no best, with each node's error, and nothing that reads like a success. */
+static void test_no_best_lines(void **state)
+{
+	struct sweep s;
+	struct buf b = BUF_INIT;
+	char *json;
+	int i, k;
+
+	(void)state;
+	seed_sweep(&s);
+	for (k = 0; k < 2; k++) {
+		struct node_result *r = &s.points[0].nodes[k];
+
+		r->state = NODE_FAILED;
+		r->npasses = 0;
+		snprintf(r->error, sizeof(r->error),
+		         "job %d failed: bad_request: fio.iodepth: must "
+		         "be 1..4096",
+		         3 + k);
+	}
+	verdict_sweep(&s);
+	report_best_line(&s, &b);
+	assert_string_equal(b.data, "no best: the baseline failed on every node (node1: job 3 "
+	                            "failed: bad_request: fio.iodepth: must be 1..4096; node2: "
+	                            "job 4 failed: bad_request: fio.iodepth: must be 1..4096)\n");
+	buf_reset(&b);
+	report_best_summary(&s, &b);
+	assert_string_equal(b.data, "no best: the baseline failed on every node");
+	json = report_json(&s);
+	assert_non_null(strstr(json, "\"outcome\": \"baseline_failed\""));
+	assert_non_null(strstr(json, "\"best\": null"));
+	free(json);
+	buf_reset(&b);
+	sweep_release(&s);
+	/* The baseline ran; every configuration failed. */
+	seed_sweep(&s);
+	for (i = 1; i < 4; i++)
+		for (k = 0; k < 2; k++) {
+			s.points[i].nodes[k].state = NODE_FAILED;
+			s.points[i].nodes[k].npasses = 0;
+			snprintf(s.points[i].nodes[k].error, 64, "PATCH params: HTTP 422: no");
+		}
+	verdict_sweep(&s);
+	report_best_line(&s, &b);
+	assert_string_equal(b.data, "no best: no configuration produced a figure to compare with "
+	                            "the baseline (point 2: node1: PATCH params: HTTP 422: no; "
+	                            "node2: PATCH params: HTTP 422: no)\n");
+	buf_reset(&b);
+	sweep_release(&s);
+	/* Measured, no gain: the baseline, worded as before. */
+	seed_sweep(&s);
+	for (i = 1; i < 4; i++)
+		for (k = 0; k < 2; k++)
+			for (int j = 0; j < 5; j++)
+				s.points[i].nodes[k].passes[j] = seed[0][k][j];
+	verdict_sweep(&s);
+	report_best_line(&s, &b);
+	assert_string_equal(b.data,
+	                    "best: the baseline (no configuration gave a significant gain)\n");
+	buf_release(&b);
+	sweep_release(&s);
+}
+
+/* Verdicts and warnings arrive as codes and numbers; the words are the report's. */
+static void test_words(void **state)
+{
+	struct sweep s;
+	struct buf b = BUF_INIT;
+	char *json;
+	int i, j;
+
+	(void)state;
+	seed_sweep(&s);
+	for (i = 0; i < 4; i++)
+		for (j = 0; j < 5; j++)
+			s.points[i].nodes[1].passes[j] *= 0.8;
+	verdict_sweep(&s);
+	assert_int_equal(s.nwarnings, 1);
+	report_render(&s, REPORT_TABLE, &b);
+	assert_non_null(strstr(b.data, "\nwarning: node2 is consistently 20.7 % below node1 (4 of "
+	                               "4 points): check its hardware before trusting fleet-wide "
+	                               "verdicts\n"));
+	assert_non_null(strstr(b.data, "| no real difference |"));
+	json = report_json(&s);
+	assert_non_null(strstr(json, "\"warnings\": [\n    \"node2 is consistently 20.7 % below"));
+	assert_non_null(strstr(json, "\"verdict\": \"significant gain\""));
+	assert_non_null(strstr(json, "\"verdict\": \"gain\""));
+	free(json);
+	buf_release(&b);
+	report_render(&s, REPORT_CSV, &b);
+	assert_non_null(strstr(b.data, ",gain,"));
+	buf_release(&b);
+	sweep_release(&s);
+}
+
+static void test_compare(void **state)
+{
+	struct verdict_comparison c;
+	struct sweep a, b;
+	struct buf out = BUF_INIT;
+	int j;
+
+	(void)state;
+	seed_sweep(&a);
+	seed_sweep(&b);
+	b.id = 8;
+	for (j = 0; j < 5; j++)
+		b.points[1].nodes[0].passes[j] *= 1.1;
+	verdict_sweep(&b);
+	verdict_sweeps_compare(&a, &b, &c);
+	report_compare(&a, &b, &c, true, &out);
+	assert_non_null(
+	        strstr(out.data, "compare sweep 7 \"anvil </script> tuning\" \u2192 sweep 8"));
+	assert_non_null(strstr(out.data, "| node1: #7 \u2192 #8 "));
+	assert_non_null(strstr(out.data, "|-------------|"));
+	assert_non_null(
+	        strstr(out.data, "| 975         | 256         | 1277.8 \u2192 1405.6 +10.0 % ["));
+	assert_non_null(strstr(out.data, "| nodes disagree     |\n"));
+	assert_non_null(strstr(out.data, "| no real difference |\n"));
+	assert_non_null(strstr(out.data, "4 of 4 points matched\n"));
+	verdict_comparison_release(&c);
+	buf_release(&out);
+	sweep_release(&a);
+	sweep_release(&b);
+}
+
+static void test_history(void **state)
+{
+	struct ctlstore_summary h[3];
+	struct buf out = BUF_INIT;
+
+	(void)state;
+	memset(h, 0, sizeof(h));
+	h[0].id = 3;
+	snprintf(h[0].name, sizeof(h[0].name), "new");
+	snprintf(h[0].status, sizeof(h[0].status), "completed");
+	snprintf(h[0].strategy, sizeof(h[0].strategy), "grid");
+	h[0].outcome = OUTCOME_BEST;
+	h[0].best_point = 2;
+	config_set(&h[0].best_cfg, "nr_requests", "4000", true);
+	h[0].best_delta_pct = 47.61;
+	h[0].best_verdict = ROW_GAIN;
+	h[1] = h[0];
+	h[1].id = 2;
+	h[1].outcome = OUTCOME_NO_FIGURES;
+	h[1].best_point = -1;
+	h[2] = h[1];
+	h[2].id = 1;
+	h[2].outcome = OUTCOME_PENDING;
+	snprintf(h[2].legacy_best_line, sizeof(h[2].legacy_best_line), "best: the baseline (old)");
+	report_history(h, 3, &out);
+	assert_non_null(strstr(out.data, "id    started "));
+	assert_non_null(strstr(out.data, "\n3     "));
+	assert_non_null(strstr(out.data, "best: nr_requests=4000  +47.6 % (significant gain)\n"));
+	assert_non_null(strstr(out.data, "no best: no configuration produced a figure to compare "
+	                                 "with the baseline\n"));
+	assert_non_null(strstr(out.data, "best: the baseline (old)\n"));
+	buf_release(&out);
+}
+
+static void test_progress(void **state)
+{
+	struct sweep s;
+	struct buf out = BUF_INIT;
+	int reported[2] = { 3, 5 };
+	bool active[2] = { true, true };
+
+	(void)state;
+	seed_sweep(&s);
+	report_pass_lines(&s, 2, 4, reported, &out);
+	assert_string_equal(out.data, "point 3/4 nr_requests=975 queue_depth=975: node1 pass 4/5 "
+	                              "write.bw_mib 1408.2\n"
+	                              "point 3/4 nr_requests=975 queue_depth=975: node1 pass 5/5 "
+	                              "write.bw_mib 1467.4\n");
+	buf_reset(&out);
+	s.points[3].nodes[1].npasses = 0;
+	report_progress_line(&s, 3, 4, 2, 5, active, 754, &out);
+	assert_string_equal(out.data, "\r\033[Kpoint 4/4 [nr_requests=4000 queue_depth=975] loop "
+	                              "2/5  node1 1902.3  node2 -  ETA 12m34s");
+	buf_release(&out);
+	sweep_release(&s);
+}
+
+static void test_dry_run(void **state)
+{
+	struct sweep s;
+	struct buf out = BUF_INIT;
+
+	(void)state;
+	seed_sweep(&s);
+	report_dry_run(&s, 4, 4, true, &out);
+	assert_non_null(strstr(out.data, "dry run: \"anvil </script> tuning\", grid strategy, 2 "
+	                                 "nodes, 5 loops per point\n"));
+	assert_non_null(strstr(out.data, "  point 1: baseline  nr_requests=128 queue_depth=256\n"));
+	assert_non_null(
+	        strstr(out.data, "  point 4:           nr_requests=4000 queue_depth=975\n"));
+	assert_non_null(strstr(out.data, "at most 4 points x 5 loops x 60 s = about 1200 s"));
+	assert_non_null(strstr(out.data, "pre-flight: every agent validates 4 configurations with "
+	                                 "a dry run (every point) and the job, before anything "
+	                                 "changes\n"));
+	assert_non_null(strstr(out.data, "\nnothing was changed\n"));
+	buf_release(&out);
+	sweep_release(&s);
+}
+
+static void test_nodes_and_apply(void **state)
+{
+	struct param_info params[3] = { { "scheduler", "none", true },
+		                        { "nr_requests", "128", true },
+		                        { "rotational", "0", false } };
+	struct node_info info[2];
+	struct preflight pf;
+	struct fleet_result res[2];
+	struct config cfg = { 0 }, applied[2];
+	unsigned adjusted[2] = { 1, 0 };
+	struct sweep s;
+	struct buf out = BUF_INIT;
+
+	(void)state;
+	seed_sweep(&s);
+	memset(&pf, 0, sizeof(pf));
+	memset(info, 0, sizeof(info));
+	info[0].ok = info[0].dev_found = info[0].dev_writable = info[0].dry_run = true;
+	snprintf(info[0].version, sizeof(info[0].version), "0.2.0");
+	snprintf(info[0].node, sizeof(info[0].node), "n1");
+	info[0].dev_size_bytes = 1 << 30;
+	info[0].nparams = 3;
+	info[0].params = params;
+	snprintf(info[1].error, sizeof(info[1].error), "Couldn't connect to server");
+	pf.nnodes = 2;
+	pf.info = info;
+	pf.nconfigs = 4;
+	report_nodes(&s.plan, &pf, &out);
+	assert_non_null(strstr(out.data, "node1  http://127.0.0.1:7071  ok  fleettune-agent 0.2.0  "
+	                                 "node \"n1\"  up 0 s\n  device sda: 1.0 GiB, writable\n"
+	                                 "    scheduler=none  nr_requests=128\n    (2 writable "
+	                                 "parameters of 3)\n"));
+	assert_non_null(strstr(out.data, "node2  http://127.0.0.1:7072  DOWN: Couldn't connect to "
+	                                 "server\n"));
+	assert_non_null(strstr(out.data, "pre-flight for this plan: ok\n"));
+	buf_reset(&out);
+	buf_init(&pf.problems);
+	buf_puts(&pf.problems, "node2: not healthy: Couldn't connect to server\n");
+	pf.nproblems = 1;
+	report_nodes(&s.plan, &pf, &out);
+	assert_non_null(strstr(out.data,
+	                       "pre-flight for this plan would fail:\nnode2: not healthy: "
+	                       "Couldn't connect to server\n"));
+	buf_reset(&out);
+	report_preflight_failed(&pf, &out);
+	assert_string_equal(out.data, "pre-flight failed, nothing was changed:\nnode2: not "
+	                              "healthy: Couldn't connect to server\n");
+	buf_release(&pf.problems);
+	buf_reset(&out);
+	/* apply: the read-back per node, "975→919" where the kernel adjusted. */
+	config_set(&cfg, "queue_depth", "975", true);
+	memset(applied, 0, sizeof(applied));
+	memset(res, 0, sizeof(res));
+	config_set(&applied[0], "queue_depth", "919", true);
+	res[1].failed = true;
+	snprintf(res[1].error, sizeof(res[1].error),
+	         "HTTP 422: queue_depth: 975 is above the "
+	         "maximum 256");
+	report_apply(&s.plan, &cfg, applied, adjusted, res, &out);
+	assert_string_equal(out.data,
+	                    "node1 sda: queue_depth=975\u2192919\nnode2 sda: FAILED: HTTP "
+	                    "422: queue_depth: 975 is above the maximum 256 (nothing "
+	                    "changed on this node)\n");
+	buf_release(&out);
+	sweep_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +493,13 @@ int main(void)
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_html),
+		cmocka_unit_test(test_no_best_lines),
+		cmocka_unit_test(test_words),
+		cmocka_unit_test(test_compare),
+		cmocka_unit_test(test_history),
+		cmocka_unit_test(test_progress),
+		cmocka_unit_test(test_dry_run),
+		cmocka_unit_test(test_nodes_and_apply),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,9 +1,14 @@
-/* test_ctl_verdict.c -- Student-t quantiles, Welch intervals and every verdict rule. */
+/* test_ctl_verdict.c -- Student-t quantiles, Welch intervals, every verdict rule, the sweep's
+ * outcome and best point, warnings, and the statistics of compare. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "testutil.h"
+#include "ctltest.h"
+#include "plan.h"
 #include "stats.h"
+#include "strategy.h"
 #include "verdict.h"
 
 static void summ(const double *x, int n, struct stats_summary *s)
@@ -197,11 +202,152 @@ static void test_row_verdicts(void **state)
 	assert_int_equal(verdict_row(mix, 2), ROW_DISAGREE);
 	assert_int_equal(verdict_row(na, 2), ROW_GAIN);
 	assert_int_equal(verdict_row(na + 1, 1), ROW_NA);
-	assert_string_equal(verdict_row_name(ROW_GAIN), "significant gain");
-	assert_string_equal(verdict_row_name(ROW_LOSS), "significant loss");
-	assert_string_equal(verdict_row_name(ROW_NONE), "no real difference");
-	assert_string_equal(verdict_row_name(ROW_INCONCLUSIVE), "inconclusive");
-	assert_string_equal(verdict_row_name(ROW_DISAGREE), "nodes disagree");
+}
+
+/* A grid sweep with its 9 points and no results yet. */
+static void grid_new(struct sweep *s, const char *extra)
+{
+	struct strategy_batch b = { 0 };
+
+	ctltest_sweep(s, "grid", extra);
+	assert_int_equal(strategy_next(s, &b), 9);
+	strategy_batch_release(&b);
+}
+
+static void test_minimize_picks_lower(void **state)
+{
+	struct sweep s;
+	int i;
+
+	(void)state;
+	grid_new(&s, ",\"metric\":\"write.clat_p99_us\",\"goal\":\"minimize\"");
+	for (i = 0; i < s.npoints; i++)
+		ctltest_fill(&s, i, 1000);
+	ctltest_fill(&s, 3, 800);
+	ctltest_fill(&s, 5, 700);
+	ctltest_fill(&s, 7, 1300);
+	verdict_sweep(&s);
+	assert_int_equal(s.points[5].verdict, ROW_GAIN);
+	assert_int_equal(s.points[7].verdict, ROW_LOSS);
+	assert_int_equal(s.best, 5);
+	assert_int_equal(s.outcome, OUTCOME_BEST);
+	sweep_release(&s);
+}
+
+static void test_disagree_and_asymmetry(void **state)
+{
+	struct sweep s;
+	int i, j;
+
+	(void)state;
+	grid_new(&s, "");
+	for (i = 0; i < s.npoints; i++)
+		ctltest_fill(&s, i, 100);
+	/* Node b consistently ~20 % slower everywhere: one warning, as data. */
+	for (i = 0; i < s.npoints; i++)
+		for (j = 0; j < 3; j++)
+			s.points[i].nodes[1].passes[j] *= 0.8;
+	/* Point 1: a gains, b does not. */
+	for (j = 0; j < 3; j++)
+		s.points[1].nodes[0].passes[j] += 20;
+	verdict_sweep(&s);
+	assert_int_equal(s.points[1].nodes[0].verdict, VERDICT_GAIN);
+	assert_int_equal(s.points[1].nodes[1].verdict, VERDICT_NONE);
+	assert_int_equal(s.points[1].verdict, ROW_DISAGREE);
+	assert_int_equal(s.nwarnings, 1);
+	assert_int_equal(s.warnings[0].code, WARNING_NODE_OFFSET);
+	assert_int_equal(s.warnings[0].node, 1);
+	assert_int_equal(s.warnings[0].other, 0);
+	assert_true(s.warnings[0].offset_pct < -15 && s.warnings[0].offset_pct > -25);
+	assert_int_equal(s.warnings[0].npoints, 9);
+	assert_true(s.points[2].spread_pct > 20.0);
+	/* Nothing gained on every node: the baseline stays, honestly. */
+	assert_int_equal(s.best, -1);
+	assert_int_equal(s.outcome, OUTCOME_BASELINE);
+	sweep_release(&s);
+}
+
+/* No best without something to compare: the baseline failed everywhere, or no
+ * configuration produced a figure. */
+static void test_outcomes(void **state)
+{
+	struct sweep s;
+	int i, k;
+
+	(void)state;
+	grid_new(&s, "");
+	for (i = 0; i < s.npoints; i++)
+		ctltest_fill(&s, i, 100);
+	for (k = 0; k < 2; k++) {
+		s.points[0].nodes[k].state = NODE_FAILED;
+		s.points[0].nodes[k].npasses = 0;
+	}
+	verdict_sweep(&s);
+	assert_int_equal(s.outcome, OUTCOME_BASELINE_FAILED);
+	assert_int_equal(s.best, -1);
+	/* The baseline ran on one node: comparisons there; none gained. */
+	ctltest_fill(&s, 0, 100);
+	s.points[0].nodes[1].state = NODE_FAILED;
+	verdict_sweep(&s);
+	assert_int_equal(s.outcome, OUTCOME_BASELINE);
+	/* Every configuration failed everywhere (a job every agent refuses). */
+	ctltest_fill(&s, 0, 100);
+	for (i = 1; i < s.npoints; i++)
+		for (k = 0; k < 2; k++) {
+			s.points[i].nodes[k].state = NODE_FAILED;
+			s.points[i].nodes[k].npasses = 0;
+		}
+	verdict_sweep(&s);
+	assert_int_equal(s.outcome, OUTCOME_NO_FIGURES);
+	/* Interrupted before any configuration ran: not "no figures", the baseline stands. */
+	for (i = 1; i < s.npoints; i++)
+		for (k = 0; k < 2; k++)
+			s.points[i].nodes[k].state = NODE_PENDING;
+	verdict_sweep(&s);
+	assert_int_equal(s.outcome, OUTCOME_BASELINE);
+	sweep_release(&s);
+	/* A sweep that never ran a point. */
+	grid_new(&s, "");
+	verdict_sweep(&s);
+	assert_int_equal(s.outcome, OUTCOME_BASELINE_FAILED);
+	sweep_release(&s);
+}
+
+/* compare: sweep b against sweep a, point by point (matched by parameters), node by node
+ * (matched by name). */
+static void test_sweeps_compare(void **state)
+{
+	struct verdict_comparison c;
+	struct sweep a, b;
+	int i;
+
+	(void)state;
+	grid_new(&a, "");
+	grid_new(&b, "");
+	for (i = 0; i < a.npoints; i++) {
+		ctltest_fill(&a, i, 100);
+		ctltest_fill(&b, i, i == 4 ? 120 : 100.2);
+	}
+	/* b lacks a's point 8 (a failed run of it leaves no passes). */
+	b.points[8].nodes[0].npasses = b.points[8].nodes[1].npasses = 0;
+	b.points[8].nodes[0].state = b.points[8].nodes[1].state = NODE_FAILED;
+	verdict_sweep(&a);
+	verdict_sweep(&b);
+	verdict_sweeps_compare(&a, &b, &c);
+	assert_int_equal(c.nrows, 9);
+	assert_int_equal(c.rows[4].point_a, 4);
+	assert_int_equal(c.rows[4].point_b, 4);
+	assert_true(c.rows[4].cells[0].present);
+	assert_float_equal(c.rows[4].cells[0].a.mean, 100, 1e-9);
+	assert_float_equal(c.rows[4].cells[0].b.mean, 120, 1e-9);
+	assert_float_equal(c.rows[4].cells[0].cmp.delta_pct, 20, 1e-9);
+	assert_int_equal(c.rows[4].verdict, ROW_GAIN);
+	assert_int_equal(c.rows[1].verdict, ROW_NONE);
+	assert_false(c.rows[8].cells[0].present);
+	assert_int_equal(c.rows[8].verdict, ROW_NA);
+	verdict_comparison_release(&c);
+	sweep_release(&a);
+	sweep_release(&b);
 }
 
 int main(void)
@@ -216,6 +362,10 @@ int main(void)
 		cmocka_unit_test(test_verdict_rules),
 		cmocka_unit_test(test_seed003_strip_size),
 		cmocka_unit_test(test_row_verdicts),
+		cmocka_unit_test(test_minimize_picks_lower),
+		cmocka_unit_test(test_disagree_and_asymmetry),
+		cmocka_unit_test(test_outcomes),
+		cmocka_unit_test(test_sweeps_compare),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,371 @@
+/* runner.c -- a point on every node at once: PATCH, start the jobs, wait, collect, cancel. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "runner.h"
+#include "timeutil.h"
+#include "xmalloc.h"
+#include "banned.h"
+
+void runner_init(struct runner *r, struct sweep *s, struct fleet *f, const struct runner_opts *o)
+{
+	memset(r, 0, sizeof(*r));
+	r->s = s;
+	r->f = f;
+	r->o = *o;
+	r->reported = xcalloc((size_t)s->plan.nnodes + 1, sizeof(int));
+}
+
+void runner_release(struct runner *r)
+{
+	if (!r)
+		return;
+	free(r->reported);
+	r->reported = NULL;
+}
+
+static bool stopped(const struct runner *r)
+{
+	return r->o.stop && *r->o.stop;
+}
+
+static void event(struct runner *r, const struct runner_event *ev)
+{
+	if (r->o.event)
+		r->o.event(r->o.ctx, ev);
+}
+
+/* Node k stopped answering during point p: drop it or stop the sweep. */
+static void node_fail(struct runner *r, struct point *p, int k, const char *why)
+{
+	struct runner_event ev = {
+		.kind = RUNNER_NODE_FAILED, .point = p ? p->index : -1, .node = k, .why = why
+	};
+	int i, left = 0;
+
+	if (p) {
+		p->nodes[k].state = NODE_FAILED;
+		snprintf(p->nodes[k].error, sizeof(p->nodes[k].error), "%s", why);
+	}
+	if (r->o.continue_on_node_failure) {
+		r->f->active[k] = false;
+		r->s->node_dropped[k] = true;
+		for (i = 0; i < r->s->plan.nnodes; i++)
+			left += r->f->active[i];
+		ev.dropped = true;
+		ev.none_left = left == 0;
+		r->abort = left == 0;
+	} else {
+		r->abort = true;
+	}
+	event(r, &ev);
+}
+
+/* Node k answered but point p failed there (a rejected value, a failed job): record it and
+ * go on; the node stays in the sweep. */
+static void point_fail(struct runner *r, struct point *p, int k, const char *why)
+{
+	struct runner_event ev = {
+		.kind = RUNNER_POINT_FAILED, .point = p->index, .node = k, .why = why
+	};
+
+	p->nodes[k].state = NODE_FAILED;
+	snprintf(p->nodes[k].error, sizeof(p->nodes[k].error), "%s", why);
+	event(r, &ev);
+}
+
+/* A failed request: an unreachable node fails as a node, an error answer fails the point. */
+static void request_fail(struct runner *r, struct point *p, int k, const struct fleet_result *res,
+                         const char *what)
+{
+	char why[320];
+
+	snprintf(why, sizeof(why), "%s: %s", what, res->error);
+	if (res->unreachable)
+		node_fail(r, p, k, why);
+	else
+		point_fail(r, p, k, why);
+}
+
+int runner_sessions_open(struct runner *r, struct err *e)
+{
+	int n = r->s->plan.nnodes, k, rc = 0;
+	struct fleet_result *res = xcalloc((size_t)n + 1, sizeof(*res));
+
+	fleet_sessions_open(r->f, r->o.session_ttl_s, res);
+	r->last_renew = time_mono_s();
+	for (k = 0; k < n && !rc; k++)
+		if (res[k].failed)
+			rc = err_set(e, -EIO, "session_failed",
+			             "%s: cannot open a tuning session: %s",
+			             r->s->plan.nodes[k].name, res[k].error);
+	if (rc)
+		fleet_sessions_close(r->f, true, NULL);
+	free(res);
+	return rc;
+}
+
+void runner_sessions_close(struct runner *r)
+{
+	int n = r->s->plan.nnodes, k;
+	struct fleet_result *res = xcalloc((size_t)n + 1, sizeof(*res));
+
+	fleet_sessions_close(r->f, true, res);
+	for (k = 0; k < n; k++) {
+		struct runner_event ev = {
+			.kind = RUNNER_RESTORE_FAILED, .point = -1, .node = k, .why = res[k].error
+		};
+
+		if (res[k].failed)
+			event(r, &ev);
+	}
+	free(res);
+}
+
+static void sessions_renew_due(struct runner *r, struct point *p)
+{
+	int n = r->s->plan.nnodes, k;
+	struct fleet_result *res;
+
+	if (time_mono_s() - r->last_renew < r->o.session_ttl_s / 4)
+		return;
+	r->last_renew = time_mono_s();
+	res = xcalloc((size_t)n + 1, sizeof(*res));
+	fleet_sessions_renew(r->f, res);
+	for (k = 0; k < n; k++) {
+		if (r->f->active[k] && res[k].failed) {
+			char why[300];
+
+			snprintf(why, sizeof(why), "session renew: %s", res[k].error);
+			node_fail(r, p, k, why);
+		}
+	}
+	free(res);
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+
+	nanosleep(&ts, NULL); /* a signal cuts it short, which is what we want */
+}
+
+/* The state of one run of one point. */
+struct run {
+	struct point *p;
+	int loops;
+	int *base;    /* per node: passes before this run */
+	int64_t *job; /* per node: the agent's job id, 0 when none */
+	struct job_status *js;
+	struct fleet_result *res;
+};
+
+/* Cancel the jobs still running and mark those nodes cancelled. */
+static void jobs_cancel(struct runner *r, struct run *u)
+{
+	int n = r->s->plan.nnodes, k;
+	int64_t *live = xcalloc((size_t)n + 1, sizeof(*live));
+
+	for (k = 0; k < n; k++) {
+		if (u->job[k] && !u->js[k].terminal && u->p->nodes[k].state != NODE_FAILED)
+			live[k] = u->job[k];
+		if (live[k])
+			u->p->nodes[k].state = NODE_CANCELLED;
+	}
+	fleet_jobs_cancel(r->f, live, NULL);
+	free(live);
+}
+
+/* Copy node k's new passes and, once its job ended, its outcome into the point. */
+static void job_collect(struct runner *r, struct run *u, int k)
+{
+	struct node_result *nr = &u->p->nodes[k];
+	const struct job_status *js = &u->js[k];
+	int j;
+
+	for (j = nr->npasses - u->base[k]; j < js->npasses; j++)
+		node_result_pass_add(nr, js->passes[j]);
+	if (!js->terminal)
+		return;
+	nr->job_runtime_s += js->runtime_s;
+	if (js->succeeded && js->npasses > 0) {
+		nr->state = NODE_OK;
+	} else {
+		char why[300];
+
+		snprintf(why, sizeof(why), "job %lld %s%s%s", (long long)u->job[k], js->state,
+		         js->error[0] ? ": " : "", js->error);
+		point_fail(r, u->p, k, why);
+	}
+}
+
+/* Announce a poll round: the furthest loop, the mean progress, the new passes. */
+static void progress_report(struct runner *r, struct run *u)
+{
+	struct runner_event ev = { .kind = RUNNER_PROGRESS,
+		                   .point = u->p->index,
+		                   .node = -1,
+		                   .loops = u->loops,
+		                   .reported = r->reported };
+	int n = r->s->plan.nnodes, k, active = 0;
+
+	for (k = 0; k < n; k++) {
+		const struct job_status *js = &u->js[k];
+		int loop = js->loops_done + (js->terminal ? 0 : 1);
+
+		if (!r->f->active[k])
+			continue;
+		ev.fraction += js->terminal ? 1.0 : js->progress;
+		if (loop > ev.loop)
+			ev.loop = loop;
+		active++;
+	}
+	ev.fraction = active ? ev.fraction / active : 0;
+	if (ev.loop > u->loops)
+		ev.loop = u->loops;
+	if (ev.loop < 1)
+		ev.loop = 1;
+	event(r, &ev);
+	for (k = 0; k < n; k++)
+		r->reported[k] = u->p->nodes[k].npasses;
+}
+
+/*
+ * Wait for every job of the run to end, polling every poll_interval_s, renewing
+ * the sessions when due. The one place that waits for jobs: a long-poll can
+ * replace it. Returns 0, or -EINTR / -EIO after cancelling the jobs.
+ */
+static int jobs_wait(struct runner *r, struct run *u)
+{
+	int n = r->s->plan.nnodes, k, left;
+
+	for (;;) {
+		left = 0;
+		for (k = 0; k < n; k++)
+			left += !u->js[k].terminal && r->f->active[k];
+		if (!left)
+			return 0;
+		sleep_s(r->o.poll_interval_s);
+		fleet_jobs_poll(r->f, u->job, u->js, u->res);
+		for (k = 0; k < n; k++) {
+			if (!u->job[k] || u->p->nodes[k].state != NODE_PENDING)
+				continue;
+			if (u->res[k].failed) {
+				char what[64];
+
+				snprintf(what, sizeof(what), "GET job %lld", (long long)u->job[k]);
+				request_fail(r, u->p, k, &u->res[k], what);
+				u->js[k].terminal = true;
+				continue;
+			}
+			job_collect(r, u, k);
+		}
+		progress_report(r, u);
+		/* Passes finished before a signal were collected by the poll above. */
+		if (!r->abort && !stopped(r))
+			sessions_renew_due(r, u->p);
+		if (r->abort || stopped(r)) {
+			jobs_cancel(r, u);
+			return stopped(r) ? -EINTR : -EIO;
+		}
+	}
+}
+
+/* PATCH the point's configuration on every active node; record the read-back. */
+static void point_apply(struct runner *r, struct run *u)
+{
+	int n = r->s->plan.nnodes, k;
+	struct config *applied = xcalloc((size_t)n + 1, sizeof(*applied));
+	unsigned *adjusted = xcalloc((size_t)n + 1, sizeof(*adjusted));
+
+	fleet_params_apply(r->f, &u->p->cfg, applied, adjusted, u->res);
+	for (k = 0; k < n; k++) {
+		if (!r->f->active[k] || u->p->nodes[k].state != NODE_PENDING)
+			continue;
+		if (u->res[k].failed) {
+			request_fail(r, u->p, k, &u->res[k], "PATCH params");
+			continue;
+		}
+		u->p->nodes[k].applied = applied[k];
+		u->p->nodes[k].adjusted_mask = adjusted[k];
+	}
+	free(applied);
+	free(adjusted);
+}
+
+/* Start the job on every node where the point is still pending. */
+static void jobs_start(struct runner *r, struct run *u)
+{
+	int n = r->s->plan.nnodes, k;
+	bool *run = xcalloc((size_t)n + 1, sizeof(bool));
+
+	for (k = 0; k < n; k++)
+		run[k] = r->f->active[k] && u->p->nodes[k].state == NODE_PENDING;
+	fleet_jobs_start(r->f, run, r->s->id, u->p->index, u->loops, u->job, u->res);
+	for (k = 0; k < n; k++) {
+		if (!run[k])
+			continue;
+		if (u->res[k].failed) {
+			request_fail(r, u->p, k, &u->res[k], "POST job");
+			u->job[k] = 0;
+		} else {
+			u->p->nodes[k].job_id = u->job[k];
+		}
+	}
+	for (k = 0; k < n; k++)
+		u->js[k].terminal = !u->job[k];
+	free(run);
+}
+
+int runner_point_run(struct runner *r, int point, int loops)
+{
+	int n = r->s->plan.nnodes, k, rc = 0;
+	struct run u = { .p = &r->s->points[point], .loops = loops };
+	double t0 = time_mono_s(), t_jobs;
+
+	if (stopped(r))
+		return -EINTR;
+	if (r->abort)
+		return -EIO;
+	u.base = xcalloc((size_t)n + 1, sizeof(int));
+	u.job = xcalloc((size_t)n + 1, sizeof(int64_t));
+	u.js = xcalloc((size_t)n + 1, sizeof(*u.js));
+	u.res = xcalloc((size_t)n + 1, sizeof(*u.res));
+	u.p->loops_run += loops;
+	for (k = 0; k < n; k++) {
+		struct node_result *nr = &u.p->nodes[k];
+
+		if (!r->f->active[k])
+			nr->state = NODE_DROPPED;
+		else if (nr->state == NODE_OK)
+			nr->state = NODE_PENDING; /* another run of a point that went well */
+		u.base[k] = r->reported[k] = nr->npasses;
+	}
+	point_apply(r, &u);
+	if (r->abort || stopped(r)) {
+		rc = stopped(r) ? -EINTR : -EIO;
+		goto out;
+	}
+	jobs_start(r, &u);
+	if (r->abort) {
+		jobs_cancel(r, &u);
+		rc = -EIO;
+		goto out;
+	}
+	t_jobs = time_mono_s();
+	rc = jobs_wait(r, &u);
+	if (rc == 0) {
+		r->jobs_s += time_mono_s() - t_jobs;
+		r->run_s += time_mono_s() - t0;
+		r->runs++;
+	}
+out:
+	free(u.base);
+	free(u.job);
+	free(u.js);
+	free(u.res);
+	return rc;
+}

@@ -1,0 +1,81 @@
+/* runner.h -- runs a sweep's work on the fleet: sessions, apply a point, run its job on every
+ * node at once, collect the passes. */
+#ifndef FT_RUNNER_H
+#define FT_RUNNER_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+#include "err.h"
+#include "fleet.h"
+#include "sweep.h"
+
+/*
+ * The runner talks to the agents only through fleet, writes results only
+ * into the sweep it is given, and says what happens only through the event
+ * callback: it never prints and never draws. Functions return 0 or a
+ * negative errno, never a process exit code.
+ */
+
+enum runner_event_kind {
+	RUNNER_PROGRESS,       /* a poll round of a point's jobs; passes may have landed */
+	RUNNER_POINT_FAILED,   /* the node answered but the point failed there; the sweep goes on */
+	RUNNER_NODE_FAILED,    /* the node stopped answering: dropped, or the sweep stops */
+	RUNNER_RESTORE_FAILED, /* closing the node's session did not confirm the restore */
+};
+
+struct runner_event {
+	enum runner_event_kind kind;
+	int point;       /* point index; -1 for session events */
+	int node;        /* node index; -1 for RUNNER_PROGRESS */
+	const char *why; /* the failures: what went wrong, with the agent's message */
+	bool dropped;    /* RUNNER_NODE_FAILED: the node is dropped and the sweep goes on */
+	bool none_left;  /* RUNNER_NODE_FAILED: no active node is left */
+	/* RUNNER_PROGRESS: */
+	int loop;            /* loop under way in this run, 1-based (the furthest node) */
+	int loops;           /* loops of this run */
+	double fraction;     /* progress of this run, mean over the active nodes, 0..1 */
+	const int *reported; /* per node: passes of the point announced by earlier events */
+};
+
+struct runner_opts {
+	bool continue_on_node_failure;     /* drop a failed node instead of stopping */
+	double session_ttl_s;              /* the agents restore by themselves when not renewed */
+	double poll_interval_s;            /* between two polls of the running jobs */
+	const volatile sig_atomic_t *stop; /* non-zero: cancel the jobs and return -EINTR */
+	void (*event)(void *ctx, const struct runner_event *ev);
+	void *ctx;
+};
+
+struct runner {
+	struct sweep *s;
+	struct fleet *f; /* borrowed */
+	struct runner_opts o;
+	double last_renew;
+	bool abort; /* a node failed and the sweep must stop */
+	int *reported;
+	/* Measured over every run: */
+	int runs;
+	double run_s;  /* PATCH to the last node done, summed */
+	double jobs_s; /* jobs posted to the last node done, summed */
+};
+
+/* Borrow s and f (f built on s->plan, tokens loaded). */
+void runner_init(struct runner *r, struct sweep *s, struct fleet *f, const struct runner_opts *o);
+void runner_release(struct runner *r);
+/* Open a tuning session per node. On failure the sessions already open are closed with
+ * restore and e names the node. */
+int runner_sessions_open(struct runner *r, struct err *e);
+/*
+ * Run point for loops more loops on every active node: PATCH its
+ * configuration, start the job everywhere at once, wait for it, and append
+ * the passes to the point's node results (so a point can run again later).
+ * A node that answers with an error fails the point there only. Returns 0;
+ * -EINTR when *stop was set (jobs cancelled); -EIO when a node stopped
+ * answering and the sweep must stop (jobs cancelled).
+ */
+int runner_point_run(struct runner *r, int point, int loops);
+/* Close every session with restore; failures are reported as events. */
+void runner_sessions_close(struct runner *r);
+
+#endif

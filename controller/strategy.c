@@ -1,0 +1,241 @@
+/* strategy.c -- the grid and sequential strategies: which points run next, and which
+ * configurations a plan may apply. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "strategy.h"
+#include "verdict.h"
+#include "xmalloc.h"
+#include "banned.h"
+
+void strategy_batch_release(struct strategy_batch *b)
+{
+	if (!b)
+		return;
+	free(b->items);
+	memset(b, 0, sizeof(*b));
+}
+
+static void work_add(struct strategy_batch *b, int point, int loops)
+{
+	if (b->n == b->cap) {
+		b->cap = b->cap ? b->cap * 2 : 16;
+		b->items = xrealloc(b->items, (size_t)b->cap * sizeof(*b->items));
+	}
+	b->items[b->n].point = point;
+	b->items[b->n++].loops = loops;
+}
+
+/*
+ * An odometer over the axes. Axis a has n[a] choices: its values, plus (when
+ * with_base and no value equals the baseline's) one more choice standing for
+ * the baseline's own values. idx[a] == base[a] marks the baseline choice.
+ */
+struct odometer {
+	const struct plan *p;
+	int idx[64], n[64], base[64];
+};
+
+static void odometer_init(struct odometer *o, const struct plan *p, bool with_base)
+{
+	int a, v;
+
+	memset(o, 0, sizeof(*o));
+	o->p = p;
+	for (a = 0; a < p->naxes && a < 64; a++) {
+		o->n[a] = p->axes[a].nvalues;
+		o->base[a] = -1;
+		for (v = 0; v < p->axes[a].nvalues; v++) {
+			struct config c = p->baseline;
+
+			config_merge(&c, &p->axes[a].values[v]);
+			if (config_equal(&c, &p->baseline))
+				o->base[a] = v;
+		}
+		if (with_base && o->base[a] < 0)
+			o->base[a] = o->n[a]++;
+	}
+}
+
+/* The configuration at the odometer's position; returns how many axes are off baseline. */
+static int odometer_config(const struct odometer *o, struct config *c)
+{
+	int a, off = 0;
+
+	*c = o->p->baseline;
+	for (a = 0; a < o->p->naxes && a < 64; a++) {
+		if (o->idx[a] == o->base[a])
+			continue;
+		config_merge(c, &o->p->axes[a].values[o->idx[a]]);
+		off++;
+	}
+	return off;
+}
+
+/* Advance, the last axis fastest; false after the last position. */
+static bool odometer_next(struct odometer *o)
+{
+	int a;
+
+	for (a = o->p->naxes - 1; a >= 0; a--) {
+		if (++o->idx[a] < o->n[a])
+			return true;
+		o->idx[a] = 0;
+	}
+	return false;
+}
+
+/* Add the grid: the baseline, then every combination. */
+static void grid_expand(struct sweep *s, struct strategy_batch *b)
+{
+	struct odometer o;
+	struct config c;
+
+	odometer_init(&o, &s->plan, false);
+	work_add(b, sweep_point_add(s, ROLE_BASELINE, -1, -1, &s->plan.baseline), s->plan.loops);
+	do {
+		odometer_config(&o, &c);
+		if (!config_equal(&c, &s->plan.baseline))
+			work_add(b, sweep_point_add(s, ROLE_CANDIDATE, -1, 0, &c), s->plan.loops);
+	} while (odometer_next(&o));
+}
+
+/* Add axis ax's batch: a baseline of cur, then each value over cur. */
+static void axis_batch(struct sweep *s, int ax, const struct config *cur, struct strategy_batch *b)
+{
+	const struct plan_axis *a = &s->plan.axes[ax];
+	int base, i;
+
+	base = sweep_point_add(s, ROLE_BASELINE, ax, s->npoints ? 0 : -1, cur);
+	work_add(b, base, s->plan.loops);
+	for (i = 0; i < a->nvalues; i++) {
+		struct config c = *cur;
+
+		config_merge(&c, &a->values[i]);
+		if (config_equal(&c, cur))
+			continue;
+		work_add(b, sweep_point_add(s, ROLE_CANDIDATE, ax, base, &c), s->plan.loops);
+	}
+}
+
+/* The chosen configuration after axis ax: the best significant gain, or its baseline. */
+static void axis_choice(struct sweep *s, int ax, struct config *out)
+{
+	int i, best = -1;
+
+	verdict_sweep(s);
+	for (i = 0; i < s->npoints; i++) {
+		const struct point *p = &s->points[i];
+
+		if (p->axis != ax)
+			continue;
+		if (p->role == ROLE_BASELINE && best < 0)
+			*out = p->cfg;
+		if (p->role != ROLE_CANDIDATE || p->verdict != ROW_GAIN)
+			continue;
+		if (best < 0 || (s->plan.minimize ? p->delta_pct < s->points[best].delta_pct
+		                                  : p->delta_pct > s->points[best].delta_pct))
+			best = i;
+	}
+	if (best >= 0)
+		*out = s->points[best].cfg;
+}
+
+int strategy_next(struct sweep *s, struct strategy_batch *b)
+{
+	struct config cur;
+	int last_axis;
+
+	b->n = 0;
+	if (s->plan.strategy == PLAN_GRID) {
+		if (!s->npoints)
+			grid_expand(s, b);
+		return b->n;
+	}
+	if (!s->npoints) {
+		axis_batch(s, 0, &s->plan.baseline, b);
+		return b->n;
+	}
+	if (s->points[s->npoints - 1].role == ROLE_FINAL)
+		return 0;
+	last_axis = s->points[s->npoints - 1].axis;
+	axis_choice(s, last_axis, &cur);
+	if (last_axis + 1 < s->plan.naxes)
+		axis_batch(s, last_axis + 1, &cur, b);
+	else if (!config_equal(&cur, &s->plan.baseline))
+		work_add(b, sweep_point_add(s, ROLE_FINAL, -1, 0, &cur), s->plan.loops);
+	return b->n;
+}
+
+int strategy_estimate(const struct plan *p)
+{
+	struct odometer o;
+	struct config c;
+	int n = 1, i;
+
+	if (p->strategy == PLAN_GRID) {
+		/* The baseline, plus every combination that differs from it. */
+		odometer_init(&o, p, false);
+		do {
+			odometer_config(&o, &c);
+			n += !config_equal(&c, &p->baseline);
+		} while (odometer_next(&o));
+		return n;
+	}
+	/* Per axis a fresh baseline and its values; then the final confirmation. */
+	for (i = 0; i < p->naxes; i++)
+		n += 1 + p->axes[i].nvalues;
+	return n;
+}
+
+static void config_add(struct config **out, int *n, int *cap, const struct config *c)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		*out = xrealloc(*out, (size_t)*cap * sizeof(**out));
+	}
+	(*out)[(*n)++] = *c;
+}
+
+int strategy_configs(const struct plan *p, int cap, struct config **out, bool *complete)
+{
+	bool grid = p->strategy == PLAN_GRID;
+	struct odometer o;
+	struct config c;
+	double total = 1;
+	int n = 0, ncap = 0, a, v;
+
+	*out = NULL;
+	*complete = true;
+	config_add(out, &n, &ncap, &p->baseline);
+	odometer_init(&o, p, !grid);
+	for (a = 0; a < p->naxes; a++)
+		total *= o.n[a];
+	if (grid) {
+		do {
+			odometer_config(&o, &c);
+			if (!config_equal(&c, &p->baseline))
+				config_add(out, &n, &ncap, &c);
+		} while (odometer_next(&o));
+		return n;
+	}
+	/* Single-axis configurations first, so the plainest configuration names a problem. */
+	for (a = 0; a < p->naxes; a++) {
+		for (v = 0; v < p->axes[a].nvalues; v++) {
+			if (v == o.base[a])
+				continue;
+			c = p->baseline;
+			config_merge(&c, &p->axes[a].values[v]);
+			config_add(out, &n, &ncap, &c);
+		}
+	}
+	if (total > cap) {
+		*complete = n == total;
+		return n;
+	}
+	do {
+		if (odometer_config(&o, &c) >= 2)
+			config_add(out, &n, &ncap, &c);
+	} while (odometer_next(&o));
+	return n;
+}

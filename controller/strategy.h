@@ -1,0 +1,58 @@
+/* strategy.h -- which work a sweep does next (grid, sequential): pure, no I/O. */
+#ifndef FT_STRATEGY_H
+#define FT_STRATEGY_H
+
+#include <stdbool.h>
+
+#include "plan.h"
+#include "sweep.h"
+
+/* One item of work: run point (an index into the sweep) for loops more loops on every
+ * active node. A point may come back in a later batch to get more loops. */
+struct strategy_work {
+	int point;
+	int loops;
+};
+
+struct strategy_batch {
+	int n, cap;
+	struct strategy_work *items;
+};
+
+void strategy_batch_release(struct strategy_batch *b);
+
+/*
+ * The next batch of work given the results so far: appends the batch's new
+ * points to s and replaces b's items. Returns the number of items, 0 when the
+ * sweep is done. Call it again only once every item of the previous batch ran
+ * (its results are in s).
+ *
+ * grid: the baseline plus every combination of the axes, in one batch
+ * (odometer order, the last axis fastest; the combination equal to the
+ * baseline is the baseline row, not a second point).
+ * sequential: per axis, a fresh baseline of the configuration chosen so far
+ * and each value of the axis over it (values equal to that baseline are
+ * skipped); the axis' choice is its candidate with the largest significant
+ * gain, else its baseline. After the last axis, a final confirmation of the
+ * chosen configuration against the original baseline (point 0), unless it is
+ * the original baseline.
+ */
+int strategy_next(struct sweep *s, struct strategy_batch *b);
+/* For --dry-run and the ETA: the most points the plan can run. */
+int strategy_estimate(const struct plan *p);
+
+/* Above this many, sequential pre-flight checks single-axis configurations only. */
+#define STRATEGY_CONFIGS_CAP 256
+
+/*
+ * Every distinct configuration the sweep may apply, for pre-flight; the
+ * baseline first. grid: every point. sequential: the baseline, every axis
+ * value over the baseline, and, while the total stays within cap, every
+ * combination with earlier axes' values too (later axes run on top of
+ * earlier winners, so any combination can be applied). Over cap only the
+ * single-axis configurations are listed and *complete is false.
+ * Returns the count; *out is heap (caller frees).
+ */
+int strategy_configs(const struct plan *p, int cap, struct config **out, bool *complete);
+
+#endif

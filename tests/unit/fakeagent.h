@@ -1,0 +1,53 @@
+/* fakeagent.h -- a canned fleettune agent on 127.0.0.1 for controller unit tests: answers
+ * with a test's handler and records every request it gets. */
+#ifndef FT_FAKEAGENT_H
+#define FT_FAKEAGENT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "buf.h"
+
+#define FAKE_REQS_MAX 1024
+
+struct fake_req {
+	char method[8];
+	char path[256]; /* with the query string */
+	char *body;     /* NUL-terminated, "" when none */
+};
+
+struct fake_agent;
+
+/* Answer one request: fill out with the response body and return the HTTP status. */
+typedef int (*fake_handler)(struct fake_agent *a, const struct fake_req *r, struct buf *out);
+
+struct fake_agent {
+	/* set by the test */
+	fake_handler handle; /* NULL: fake_agent_default */
+	const char *node;    /* health's node name */
+	const char *version; /* health's version */
+	bool old;            /* health without "features" (an agent before dry runs) */
+	const char *device;  /* the one device listed, writable */
+	void *ctx;           /* for the handler */
+	/* set by fake_agent_start */
+	int port;
+	char url[64];
+	/* recorded, under lock */
+	pthread_mutex_t lock;
+	int nreqs;
+	struct fake_req reqs[FAKE_REQS_MAX];
+	/* private */
+	int fd;
+	pthread_t thread;
+};
+
+/* Listen on an ephemeral port and serve one connection at a time in a thread. */
+void fake_agent_start(struct fake_agent *a);
+/* Stop serving (the port refuses connections afterwards) and free the records. */
+void fake_agent_stop(struct fake_agent *a);
+/* Health and devices as the fields say; 404 for anything else. */
+int fake_agent_default(struct fake_agent *a, const struct fake_req *r, struct buf *out);
+/* How many requests had this method and a path starting with prefix. */
+int fake_agent_count(struct fake_agent *a, const char *method, const char *prefix);
+
+#endif

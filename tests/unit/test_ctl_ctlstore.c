@@ -1,0 +1,234 @@
+/* test_ctl_ctlstore.c -- the controller's SQLite: a sweep saved and loaded back exactly,
+ * history summaries, and a database made by the previous schema. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "testutil.h"
+#include "ctltest.h"
+#include "ctlstore.h"
+#include "plan.h"
+#include "report.h"
+#include "strategy.h"
+#include "sweep.h"
+#include "verdict.h"
+#include "migration.h"
+#include "xmalloc.h"
+
+static void test_store_roundtrip(void **state)
+{
+	char *dir = tu_tmpdir(), *db;
+	struct ctlstore *st = NULL;
+	struct ctlstore_summary *h = NULL;
+	struct sweep s, l;
+	struct err e = { 0 };
+	struct buf a = BUF_INIT, b = BUF_INIT;
+	struct strategy_batch batch = { 0 };
+	int n;
+
+	(void)state;
+	db = malloc(strlen(dir) + 32);
+	snprintf(db, strlen(dir) + 32, "%s/sub/ctl.db", dir);
+	assert_int_equal(ctlstore_open(db, &st, &e), 0);
+	ctltest_sweep(&s, "grid", "");
+	strategy_next(&s, &batch);
+	for (int i = 0; i < s.npoints; i++)
+		ctltest_fill(&s, i, 100 + i);
+	s.points[2].nodes[1].state = NODE_FAILED;
+	s.points[2].nodes[1].npasses = 1;
+	snprintf(s.points[2].nodes[1].error, sizeof(s.points[2].nodes[1].error), "job 3 failed");
+	config_set(&s.points[1].nodes[0].applied, "nr_requests", "60", true);
+	s.points[1].nodes[0].adjusted_mask = 1;
+	s.points[1].nodes[0].job_id = 42;
+	s.node_dropped[1] = true;
+	assert_int_equal(ctlstore_sweep_create(st, &s, &e), 0);
+	assert_true(s.id > 0);
+	assert_int_equal(ctlstore_point_save(st, &s, 0, &e), 0);
+	snprintf(s.status, sizeof(s.status), "aborted");
+	s.finished_at = s.created_at + 10;
+	verdict_sweep(&s);
+	assert_int_equal(ctlstore_sweep_finish(st, &s, &e), 0);
+	assert_int_equal(ctlstore_sweep_load(st, s.id, &l, &e), 0);
+	verdict_sweep(&l);
+	assert_int_equal(l.npoints, s.npoints);
+	assert_string_equal(l.status, "aborted");
+	assert_true(l.node_dropped[1]);
+	assert_int_equal(l.points[2].nodes[1].state, NODE_FAILED);
+	assert_string_equal(l.points[2].nodes[1].error, "job 3 failed");
+	assert_int_equal(l.points[1].nodes[0].job_id, 42);
+	assert_string_equal(config_get(&l.points[1].nodes[0].applied, "nr_requests")->value, "60");
+	assert_int_equal(l.points[1].loops_run, 3);
+	assert_int_equal(l.points[2].nodes[1].npasses, 1);
+	/* The stored sweep renders exactly like the live one. */
+	report_render(&s, REPORT_JSON, &a);
+	report_render(&l, REPORT_JSON, &b);
+	assert_string_equal(a.data, b.data);
+	sweep_release(&l);
+	assert_int_equal(ctlstore_history(st, 10, &h, &n, &e), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(h[0].npoints, s.npoints);
+	assert_string_equal(h[0].status, "aborted");
+	assert_int_not_equal(ctlstore_sweep_load(st, 999, &l, &e), 0);
+	assert_string_equal(e.msg, "no sweep 999");
+	free(h);
+	buf_release(&a);
+	buf_release(&b);
+	strategy_batch_release(&batch);
+	sweep_release(&s);
+	ctlstore_close(st);
+	/* Reopening runs no migration twice. */
+	assert_int_equal(ctlstore_open(db, &st, &e), 0);
+	ctlstore_close(st);
+	tu_rmrf(dir);
+	free(dir);
+	free(db);
+}
+
+static char *db_temp(char **dir)
+{
+	*dir = tu_tmpdir();
+	return xasprintf("%s/ctl.db", *dir);
+}
+
+/* Store sweep s as finished and return the history's summary of it. */
+static void finish_and_summarise(struct ctlstore *st, struct sweep *s, struct ctlstore_summary *out)
+{
+	struct ctlstore_summary *h = NULL;
+	struct err e = { 0 };
+	int n;
+
+	assert_int_equal(ctlstore_sweep_create(st, s, &e), 0);
+	snprintf(s->status, sizeof(s->status), "completed");
+	verdict_sweep(s);
+	assert_int_equal(ctlstore_sweep_finish(st, s, &e), 0);
+	assert_int_equal(ctlstore_history(st, 1, &h, &n, &e), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(h[0].id, s->id);
+	*out = h[0];
+	free(h);
+}
+
+static void test_history_outcomes(void **state)
+{
+	char *dir, *db = db_temp(&dir);
+	struct strategy_batch b = { 0 };
+	struct ctlstore_summary h;
+	struct ctlstore *st = NULL;
+	struct buf out = BUF_INIT;
+	struct err e = { 0 };
+	struct sweep s;
+	int i;
+
+	(void)state;
+	assert_int_equal(ctlstore_open(db, &st, &e), 0);
+	/* A best point: the store keeps its data, the report words it. */
+	ctltest_sweep(&s, "grid", "");
+	strategy_next(&s, &b);
+	for (i = 0; i < s.npoints; i++)
+		ctltest_fill(&s, i, i == 3 ? 120 : 100);
+	finish_and_summarise(st, &s, &h);
+	assert_int_equal(h.outcome, OUTCOME_BEST);
+	assert_int_equal(h.best_point, 3);
+	assert_true(config_equal(&h.best_cfg, &s.points[3].cfg));
+	assert_float_equal(h.best_delta_pct, s.points[3].delta_pct, 1e-9);
+	assert_int_equal(h.best_verdict, ROW_GAIN);
+	report_history(&h, 1, &out);
+	assert_non_null(strstr(out.data, "best: scheduler=none nr_requests=64  +20.0 % "
+	                                 "(significant gain)\n"));
+	buf_reset(&out);
+	sweep_release(&s);
+	/* The baseline failed everywhere: no best, and the history says why. */
+	ctltest_sweep(&s, "grid", "");
+	strategy_next(&s, &b);
+	for (i = 1; i < s.npoints; i++)
+		ctltest_fill(&s, i, 100);
+	for (i = 0; i < s.plan.nnodes; i++)
+		s.points[0].nodes[i].state = NODE_FAILED;
+	finish_and_summarise(st, &s, &h);
+	assert_int_equal(h.outcome, OUTCOME_BASELINE_FAILED);
+	assert_int_equal(h.best_point, -1);
+	report_history(&h, 1, &out);
+	assert_non_null(strstr(out.data, "no best: the baseline failed on every node\n"));
+	buf_release(&out);
+	strategy_batch_release(&b);
+	sweep_release(&s);
+	ctlstore_close(st);
+	tu_rmrf(dir);
+	free(dir);
+	free(db);
+}
+
+extern const char ctlstore_schema_sql[];
+
+/* A database written by the first schema keeps working: its worded best line is shown, its
+ * points load with the plan's loops. */
+static void test_schema_v1_upgrade(void **state)
+{
+	char *dir, *db = db_temp(&dir);
+	struct ctlstore_summary *h = NULL;
+	struct ctlstore *st = NULL;
+	struct migration *m;
+	struct err e = { 0 };
+	struct sweep l;
+	sqlite3 *raw;
+	char *plan;
+	int n, nm;
+
+	(void)state;
+	nm = migrations_pending(ctlstore_schema_sql, 0, &m);
+	assert_true(nm >= 2);
+	assert_int_equal(m[0].version, 1);
+	assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(raw, m[0].sql, NULL, NULL, NULL), SQLITE_OK);
+	migrations_free(m, nm);
+	plan = xasprintf("INSERT INTO sweeps(id, name, plan_json, strategy, metric, status, "
+	                 "created_at, best_line) VALUES (1, 't', '%s', 'grid', 'write.bw_mib', "
+	                 "'completed', 1, 'best: the baseline (no configuration gave a "
+	                 "significant gain)');"
+	                 "INSERT INTO points(sweep_id, idx, role, config_json, verdict) VALUES "
+	                 "(1, 0, 'baseline', '{\"scheduler\":\"mq-deadline\",\"nr_requests\":128}',"
+	                 " NULL);"
+	                 "INSERT INTO point_nodes(sweep_id, idx, node_idx, node, state, "
+	                 "applied_json) VALUES (1, 0, 0, 'a', 'ok', '{}'), (1, 0, 1, 'b', 'ok', "
+	                 "'{}');"
+	                 "INSERT INTO passes VALUES (1, 0, 0, 1, 10.5), (1, 0, 1, 1, 11.5);",
+	                 "{\"name\":\"t\",\"nodes\":[{\"name\":\"a\",\"url\":\"http://h:1\","
+	                 "\"device\":\"sda\"},{\"name\":\"b\",\"url\":\"http://h:2\",\"device\":"
+	                 "\"sdb\"}],\"baseline\":{\"scheduler\":\"mq-deadline\",\"nr_requests\":"
+	                 "128},\"axes\":[{\"param\":\"nr_requests\",\"values\":[64]}],\"strategy\":"
+	                 "\"grid\",\"job\":{\"fio\":{\"rw\":\"write\"},\"loops\":3}}");
+	assert_int_equal(sqlite3_exec(raw, plan, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(raw);
+	free(plan);
+	assert_int_equal(ctlstore_open(db, &st, &e), 0);
+	assert_int_equal(ctlstore_history(st, 5, &h, &n, &e), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(h[0].outcome, OUTCOME_PENDING);
+	assert_string_equal(h[0].legacy_best_line,
+	                    "best: the baseline (no configuration gave a significant gain)");
+	assert_int_equal(ctlstore_sweep_load(st, 1, &l, &e), 0);
+	assert_int_equal(l.npoints, 1);
+	assert_int_equal(l.points[0].loops_run, 3);
+	assert_int_equal(l.points[0].nodes[1].npasses, 1);
+	assert_float_equal(l.points[0].nodes[1].passes[0], 11.5, 0);
+	sweep_release(&l);
+	free(h);
+	ctlstore_close(st);
+	tu_rmrf(dir);
+	free(dir);
+	free(db);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_store_roundtrip),
+		cmocka_unit_test(test_history_outcomes),
+		cmocka_unit_test(test_schema_v1_upgrade),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,380 @@
+/* test_ctl_runner.c -- the runner against canned agents: a point applied and run on every
+ * node at once, passes appended run after run, failures of a point and of a node, stop. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "fakeagent.h"
+#include "fleet.h"
+#include "plan.h"
+#include "runner.h"
+#include "strategy.h"
+#include "sweep.h"
+
+/* How a canned agent behaves. */
+struct behaviour {
+	int node;          /* figures differ per node */
+	bool refuse_patch; /* PATCH params answers 422 */
+	bool refuse_session;
+	bool fail_job; /* the job fails after its first pass */
+	int loops[64]; /* per job id: loops asked */
+	int polls[64]; /* per job id: GETs so far */
+	int next_job;
+};
+
+static int loops_of(const char *body)
+{
+	const char *p = strstr(body, "\"loops\":");
+
+	return p ? (int)strtol(p + 8, NULL, 10) : 0;
+}
+
+static int handle(struct fake_agent *a, const struct fake_req *r, struct buf *out)
+{
+	struct behaviour *b = a->ctx;
+	int id, i, n;
+
+	if (!strcmp(r->method, "POST") && !strcmp(r->path, "/api/v1/devices/loop0/sessions")) {
+		if (b->refuse_session) {
+			buf_puts(out,
+			         "{\"error\":{\"code\":\"conflict\",\"message\":\"loop0 has an "
+			         "open session\"}}");
+			return 409;
+		}
+		buf_puts(out, "{\"id\":7,\"state\":\"open\"}");
+		return 201;
+	}
+	if (!strncmp(r->path, "/api/v1/sessions/7", 18)) {
+		buf_puts(out, "{\"id\":7}");
+		return 200;
+	}
+	if (!strcmp(r->method, "PATCH") && !strcmp(r->path, "/api/v1/devices/loop0/params")) {
+		if (b->refuse_patch) {
+			buf_puts(out,
+			         "{\"error\":{\"code\":\"kernel_rejected\",\"message\":\"kernel "
+			         "rejected nr_requests=64 on 'loop0'\"},\"rolled_back\":true}");
+			return 422;
+		}
+		/* queue_depth 975 reads back as 919, as in seed 003. */
+		buf_printf(out,
+		           "{\"device\":\"loop0\",\"applied\":{\"nr_requests\":{\"value\":%s},"
+		           "\"queue_depth\":{\"value\":%s%s}}}",
+		           strstr(r->body, "\"nr_requests\":64") ? "64" : "128",
+		           strstr(r->body, "975") ? "919" : "256",
+		           strstr(r->body, "975") ? ",\"adjusted\":true" : "");
+		return 200;
+	}
+	if (!strcmp(r->method, "POST") && !strcmp(r->path, "/api/v1/jobs")) {
+		id = ++b->next_job;
+		b->loops[id] = loops_of(r->body);
+		buf_printf(out, "{\"id\":%d,\"state\":\"queued\"}", id);
+		return 202;
+	}
+	if (!strncmp(r->path, "/api/v1/jobs/", 13)) {
+		id = (int)strtol(r->path + 13, NULL, 10);
+		if (!strcmp(r->method, "DELETE")) {
+			buf_printf(out, "{\"id\":%d,\"state\":\"cancelled\"}", id);
+			return 200;
+		}
+		/* One more pass per poll. */
+		n = ++b->polls[id] < b->loops[id] ? b->polls[id] : b->loops[id];
+		if (b->fail_job && n > 1)
+			n = 1;
+		buf_printf(out, "{\"id\":%d,\"state\":\"%s\",\"progress\":%g,\"loops_done\":%d,",
+		           id,
+		           b->fail_job && b->polls[id] > 1 ? "failed"
+		           : n == b->loops[id]             ? "succeeded"
+		                                           : "running",
+		           (double)n / b->loops[id], n);
+		if (b->fail_job && b->polls[id] > 1)
+			buf_puts(out,
+			         "\"error\":{\"code\":\"engine_failed\",\"message\":\"fio exited "
+			         "with status 1\"},");
+		buf_puts(out, "\"started_at\":\"2026-11-29T23:03:36.250Z\","
+		              "\"finished_at\":\"2026-11-29T23:03:39.750Z\",\"passes\":[");
+		for (i = 0; i < n; i++)
+			buf_printf(out, "%s{\"loop\":%d,\"metrics\":{\"write.bw_mib\":%d.5}}",
+			           i ? "," : "", i + 1, 100 * (b->node + 1) + 10 * id + i);
+		buf_puts(out, "]}");
+		return 200;
+	}
+	return fake_agent_default(a, r, out);
+}
+
+static struct fake_agent agents[2];
+static struct behaviour behaviours[2];
+
+static int setup(void **state)
+{
+	int i;
+
+	(void)state;
+	memset(agents, 0, sizeof(agents));
+	memset(behaviours, 0, sizeof(behaviours));
+	for (i = 0; i < 2; i++) {
+		behaviours[i].node = i;
+		agents[i].handle = handle;
+		agents[i].ctx = &behaviours[i];
+		fake_agent_start(&agents[i]);
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	int i;
+
+	(void)state;
+	for (i = 0; i < 2; i++)
+		if (agents[i].port)
+			fake_agent_stop(&agents[i]);
+	return 0;
+}
+
+/* What the runner said, for the assertions. */
+struct seen {
+	int progress, point_failed, node_failed, restore_failed;
+	int last_node;
+	char why[320];
+	bool dropped;
+	volatile sig_atomic_t *stop_after_progress;
+	int reported_max;
+};
+
+static void on_event(void *ctx, const struct runner_event *ev)
+{
+	struct seen *s = ctx;
+
+	switch (ev->kind) {
+	case RUNNER_PROGRESS:
+		s->progress++;
+		assert_true(ev->fraction >= 0 && ev->fraction <= 1);
+		assert_true(ev->loop >= 1 && ev->loop <= ev->loops);
+		if (ev->reported[0] > s->reported_max)
+			s->reported_max = ev->reported[0];
+		if (s->stop_after_progress)
+			*s->stop_after_progress = 1;
+		return;
+	case RUNNER_POINT_FAILED:
+		s->point_failed++;
+		break;
+	case RUNNER_NODE_FAILED:
+		s->node_failed++;
+		s->dropped = ev->dropped;
+		break;
+	case RUNNER_RESTORE_FAILED:
+		s->restore_failed++;
+		break;
+	}
+	s->last_node = ev->node;
+	snprintf(s->why, sizeof(s->why), "%s", ev->why);
+}
+
+/* A sequential sweep over the canned agents, its first batch added, a fleet and a runner. */
+struct rig {
+	struct sweep s;
+	struct fleet f;
+	struct runner r;
+	struct seen seen;
+	struct strategy_batch batch;
+	volatile sig_atomic_t stop;
+};
+
+static void rig_init(struct rig *g, bool continue_on_failure)
+{
+	char text[2048];
+	struct runner_opts o = { 0 };
+	struct plan p;
+	struct err e;
+
+	memset(g, 0, sizeof(*g));
+	snprintf(text, sizeof(text),
+	         "{\"name\":\"rt\",\"nodes\":[{\"name\":\"node1\",\"url\":\"%s\",\"device\":"
+	         "\"loop0\","
+	         "\"token\":\"t\"},{\"name\":\"node2\",\"url\":\"%s\",\"device\":\"loop0\","
+	         "\"token\":\"t\"}],\"baseline\":{\"nr_requests\":128,\"queue_depth\":256},"
+	         "\"axes\":[{\"params\":[\"nr_requests\",\"queue_depth\"],\"values\":[[64,975]]}],"
+	         "\"job\":{\"fio\":{\"rw\":\"randwrite\"},\"loops\":3},\"labels\":{\"x\":\"y\"}}",
+	         agents[0].url, agents[1].url);
+	assert_int_equal(plan_parse(text, NULL, &p, &e), 0);
+	sweep_init(&g->s, &p);
+	g->s.id = 42;
+	assert_int_equal(strategy_next(&g->s, &g->batch), 2);
+	fleet_init(&g->f, &g->s.plan, 5, 0);
+	o.continue_on_node_failure = continue_on_failure;
+	o.session_ttl_s = 60;
+	o.poll_interval_s = 0.001;
+	o.stop = &g->stop;
+	o.event = on_event;
+	o.ctx = &g->seen;
+	runner_init(&g->r, &g->s, &g->f, &o);
+}
+
+static void rig_release(struct rig *g)
+{
+	runner_release(&g->r);
+	fleet_release(&g->f);
+	strategy_batch_release(&g->batch);
+	sweep_release(&g->s);
+}
+
+static void test_point_run_appends(void **state)
+{
+	struct rig g;
+	struct err e = { 0 };
+	const struct node_result *r;
+	int i;
+
+	(void)state;
+	rig_init(&g, false);
+	assert_int_equal(runner_sessions_open(&g.r, &e), 0);
+	assert_int_equal(runner_point_run(&g.r, 1, 3), 0);
+	assert_int_equal(g.s.points[1].loops_run, 3);
+	for (i = 0; i < 2; i++) {
+		r = &g.s.points[1].nodes[i];
+		assert_int_equal(r->state, NODE_OK);
+		assert_int_equal(r->npasses, 3);
+		assert_int_equal(r->job_id, 1);
+		assert_float_equal(r->passes[0], 100 * (i + 1) + 10 + 0.5, 0);
+		assert_float_equal(r->passes[2], 100 * (i + 1) + 12 + 0.5, 0);
+		assert_float_equal(r->job_runtime_s, 3.5, 1e-9);
+		/* The read-back: queue_depth 975 became 919, flagged as adjusted. */
+		assert_string_equal(config_get(&r->applied, "queue_depth")->value, "919");
+		assert_true(r->adjusted_mask & 2);
+		assert_false(r->adjusted_mask & 1);
+	}
+	assert_true(g.seen.progress >= 3);
+	assert_int_equal(g.seen.point_failed + g.seen.node_failed, 0);
+	/* Another run of the same point appends its passes: a point can be decided later. */
+	assert_int_equal(runner_point_run(&g.r, 1, 2), 0);
+	r = &g.s.points[1].nodes[1];
+	assert_int_equal(g.s.points[1].loops_run, 5);
+	assert_int_equal(r->npasses, 5);
+	assert_int_equal(r->state, NODE_OK);
+	assert_int_equal(r->job_id, 2);
+	assert_float_equal(r->passes[2], 212.5, 0);
+	assert_float_equal(r->passes[3], 220.5, 0);
+	assert_float_equal(r->passes[4], 221.5, 0);
+	assert_float_equal(r->job_runtime_s, 7.0, 1e-9);
+	/* The job bodies: the loops of each run, the plan's labels, the sweep and the point. */
+	for (i = 0; i < agents[1].nreqs; i++) {
+		const struct fake_req *q = &agents[1].reqs[i];
+
+		if (!strcmp(q->method, "POST") && !strcmp(q->path, "/api/v1/jobs"))
+			assert_non_null(strstr(q->body, "\"labels\":{\"x\":\"y\",\"sweep\":\"42\","
+			                                "\"sweep_point\":\"1\"}"));
+	}
+	assert_int_equal(behaviours[0].loops[1], 3);
+	assert_int_equal(behaviours[0].loops[2], 2);
+	runner_sessions_close(&g.r);
+	assert_int_equal(fake_agent_count(&agents[0], "DELETE", "/api/v1/sessions/7?restore=true"),
+	                 1);
+	assert_int_equal(g.seen.restore_failed, 0);
+	rig_release(&g);
+}
+
+static void test_point_fails_on_one_node(void **state)
+{
+	struct rig g;
+
+	(void)state;
+	behaviours[1].refuse_patch = true;
+	rig_init(&g, false);
+	assert_int_equal(runner_point_run(&g.r, 1, 3), 0);
+	assert_int_equal(g.s.points[1].nodes[0].state, NODE_OK);
+	assert_int_equal(g.s.points[1].nodes[1].state, NODE_FAILED);
+	assert_string_equal(g.s.points[1].nodes[1].error,
+	                    "PATCH params: HTTP 422: kernel rejected nr_requests=64 on 'loop0'");
+	assert_int_equal(g.seen.point_failed, 1);
+	assert_int_equal(g.seen.last_node, 1);
+	/* No job on the node whose configuration was refused. */
+	assert_int_equal(fake_agent_count(&agents[1], "POST", "/api/v1/jobs"), 0);
+	rig_release(&g);
+	/* A job that fails keeps its passes and names the agent's error. */
+	behaviours[1].refuse_patch = false;
+	behaviours[1].fail_job = true;
+	rig_init(&g, false);
+	assert_int_equal(runner_point_run(&g.r, 0, 3), 0);
+	assert_int_equal(g.s.points[0].nodes[1].state, NODE_FAILED);
+	assert_int_equal(g.s.points[0].nodes[1].npasses, 1);
+	assert_non_null(strstr(g.s.points[0].nodes[1].error,
+	                       "failed: engine_failed: fio exited with status 1"));
+	rig_release(&g);
+}
+
+static void test_node_stops_answering(void **state)
+{
+	struct rig g;
+
+	(void)state;
+	fake_agent_stop(&agents[1]);
+	agents[1].port = 0;
+	rig_init(&g, false);
+	assert_int_equal(runner_point_run(&g.r, 0, 3), -EIO);
+	assert_int_equal(g.seen.node_failed, 1);
+	assert_false(g.seen.dropped);
+	assert_non_null(strstr(g.s.points[0].nodes[1].error, "PATCH params: "));
+	assert_int_equal(runner_point_run(&g.r, 1, 3), -EIO);
+	rig_release(&g);
+	/* --continue-on-node-failure: dropped, the others go on. */
+	rig_init(&g, true);
+	assert_int_equal(runner_point_run(&g.r, 0, 3), 0);
+	assert_true(g.seen.dropped);
+	assert_true(g.s.node_dropped[1]);
+	assert_int_equal(g.s.points[0].nodes[0].state, NODE_OK);
+	assert_int_equal(runner_point_run(&g.r, 1, 3), 0);
+	assert_int_equal(g.s.points[1].nodes[0].state, NODE_OK);
+	assert_int_equal(g.s.points[1].nodes[1].state, NODE_DROPPED);
+	rig_release(&g);
+}
+
+static void test_stop_cancels(void **state)
+{
+	struct rig g;
+	int k;
+
+	(void)state;
+	rig_init(&g, false);
+	g.seen.stop_after_progress = &g.stop;
+	assert_int_equal(runner_point_run(&g.r, 0, 3), -EINTR);
+	for (k = 0; k < 2; k++) {
+		assert_int_equal(g.s.points[0].nodes[k].state, NODE_CANCELLED);
+		/* The pass that landed before the stop is kept. */
+		assert_int_equal(g.s.points[0].nodes[k].npasses, 1);
+		assert_int_equal(fake_agent_count(&agents[k], "DELETE", "/api/v1/jobs/1"), 1);
+	}
+	assert_int_equal(runner_point_run(&g.r, 1, 3), -EINTR);
+	rig_release(&g);
+}
+
+static void test_session_refused(void **state)
+{
+	struct rig g;
+	struct err e = { 0 };
+
+	(void)state;
+	behaviours[1].refuse_session = true;
+	rig_init(&g, false);
+	assert_int_equal(runner_sessions_open(&g.r, &e), -EIO);
+	assert_string_equal(e.msg, "node2: cannot open a tuning session: HTTP 409: loop0 has an "
+	                           "open session");
+	/* The session node1 got is closed again, with restore. */
+	assert_int_equal(fake_agent_count(&agents[0], "DELETE", "/api/v1/sessions/7?restore=true"),
+	                 1);
+	rig_release(&g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_point_run_appends, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_point_fails_on_one_node, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_node_stops_answering, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_cancels, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_session_refused, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
