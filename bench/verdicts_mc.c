@@ -92,6 +92,7 @@ struct sim {
 	double spread_pct; /* SD of the nodes' levels */
 	int nodes;
 	int loops_min, loops_max; /* equal: a fixed number of loops */
+	double tau_true_pct;      /* SD of the nodes' true log effects (× 100) around effect_pct */
 	/* results */
 	long trials;
 	long n[EFFECT_HETEROGENEOUS + 1]; /* comparison decisions */
@@ -102,6 +103,7 @@ struct sim {
 	double ci_width_sum;              /* fleet 95 % CI width, %, summed */
 	double tau_sum;                   /* τ, %, summed */
 	long noisy;                       /* the noise flag was raised */
+	long covered;                     /* the 95 % CI holds the fleet's true mean effect */
 	int *need;                        /* loops_needed per trial (-1: unreachable) */
 };
 
@@ -117,7 +119,8 @@ static void sim_trial(struct sim *sm, struct rng *r, double *ref, double *pt,
 
 	for (i = 0; i < sm->nodes; i++) {
 		double level = 1000.0 * fmax(0.05, 1.0 + sm->spread_pct / 100.0 * rng_normal(r));
-		double eff = 1.0 + (i < sm->nminor ? sm->minor_pct : sm->effect_pct) / 100.0;
+		double eff = (1.0 + (i < sm->nminor ? sm->minor_pct : sm->effect_pct) / 100.0) *
+		             exp(sm->tau_true_pct / 100.0 * rng_normal(r));
 
 		for (j = 0; j < nmax; j++) {
 			ref[i * nmax + j] = level * (1.0 + sm->cv_pct / 100.0 * rng_normal(r));
@@ -145,6 +148,7 @@ static void sim_trial(struct sim *sm, struct rng *r, double *ref, double *pt,
 	sm->ci_width_sum += out.ci95_high_pct - out.ci95_low_pct;
 	sm->tau_sum += out.tau_pct;
 	sm->noisy += out.noisy;
+	sm->covered += out.ci95_low_pct <= sm->effect_pct && sm->effect_pct <= out.ci95_high_pct;
 	sm->need[sm->trials - 1] = out.loops_needed;
 	sm->decided += out.fleet_decision == EFFECT_GAIN || out.fleet_decision == EFFECT_LOSS ||
 	               out.fleet_decision == EFFECT_EQUIVALENT;
@@ -201,6 +205,8 @@ enum sims {
 	S_ADAPT_NULL,
 	S_ADAPT_GAIN,
 	S_OLD_NULL,
+	S_TAU_2,
+	S_TAU_5,
 	S_COUNT
 };
 
@@ -222,6 +228,12 @@ static struct sim sims[S_COUNT] = {
 	                   5, 0, 2, 3, 20 },
 	[S_ADAPT_GAIN] = { "adaptive loops (min 3, max 20), +10 % effect, CV 5 %, 2 nodes", 10, 0,
 	                   0, 5, 0, 2, 3, 20 },
+	[S_TAU_2] = { "0 % mean effect, nodes' true effects spread by τ = 4 %, CV 2 %, 5 loops, 2 "
+	              "nodes",
+	              0, 0, 0, 2, 0, 2, 5, 5, 4 },
+	[S_TAU_5] = { "0 % mean effect, nodes' true effects spread by τ = 2 %, CV 2 %, 5 loops, 5 "
+	              "nodes",
+	              0, 0, 0, 2, 0, 5, 5, 5, 2 },
 	[S_OLD_NULL] = { "0 % effect, CV 10 %, 3 loops, 2 nodes", 0, 0, 0, 10, 0, 2, 3, 3 },
 };
 
@@ -344,6 +356,14 @@ int main(int argc, char **argv)
 	     " %");
 	info(sims[S_ADAPT_NULL].name, "\"no real difference\"",
 	     rate(S_ADAPT_NULL, EFFECT_EQUIVALENT), " %");
+	info(sims[S_GAIN_2].name, "the fleet's 95 % CI holds the true effect",
+	     pct(sims[S_GAIN_2].covered, sims[S_GAIN_2].trials), " %");
+	info(sims[S_TAU_2].name, "the fleet's 95 % CI holds the true mean effect",
+	     pct(sims[S_TAU_2].covered, sims[S_TAU_2].trials), " %");
+	info(sims[S_TAU_2].name, "\"significant gain/loss\"",
+	     rate(S_TAU_2, EFFECT_GAIN) + rate(S_TAU_2, EFFECT_LOSS), " %");
+	info(sims[S_TAU_5].name, "the fleet's 95 % CI holds the true mean effect",
+	     pct(sims[S_TAU_5].covered, sims[S_TAU_5].trials), " %");
 	info(sims[S_ADAPT_GAIN].name, "decided (gain, loss or equivalent) by loop 20",
 	     pct(sims[S_ADAPT_GAIN].decided, sims[S_ADAPT_GAIN].trials), " %");
 	info(sims[S_ADAPT_NULL].name, "mean loops at the stop",

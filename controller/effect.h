@@ -27,16 +27,16 @@
  * 4(n - 1) df; with 200 nodes it is close to normal, and narrower than with 2.
  * Why τ²'s own uncertainty is not in the df: giving the between-node part Σ(u/Σu)² τ² its
  * k - 1 df makes a 2-node interval useless whenever τ² > 0 (t(0.95, 1) = 6.3), and DL finds
- * τ² > 0 by chance in a third of homogeneous 2-node comparisons; measured, that version
- * called +10 % on 2 nodes at CV 2 % a gain only 94.7 % of the time, and its interval was
- * 46 % wider. The price: with real spread between 2 to 5 nodes, no interval from so few
- * nodes covers the fleet mean at 95 % (75-89 % measured at τ = 2-4 %), and that version did
- * little better (83-92 %).
+ * τ² > 0 by chance in a third of homogeneous 2-node comparisons; measured while designing
+ * this, that variant called +10 % on 2 nodes at CV 2 % a gain only 94.7 % of the time (target
+ * 95 %), with a 46 % wider interval. The price, shown by bench/verdicts.sh: with real spread
+ * between few nodes no interval covers the fleet mean at 95 % (75 % with 2 nodes at
+ * τ = 4 %, 89 % with 5 nodes at τ = 2 %; the variant reached 83 % and 91 %).
  *
  * Decisions. Let α = 5 % / nlooks (the look's alpha, see below) and orient Δ and its
  * intervals so that positive is better (minimize negates them); m = min_effect_pct.
  *   gain:         the (1 - α) interval lies above 0 and Δ >= m   (shown beyond zero, and the
- *                 effect is at least min_effect)
+ *                 effect is at least min_effect; Δ = m within 1e-9 % counts)
  *   loss:         the (1 - α) interval lies below 0 and Δ <= -m
  *   equivalent:   the (1 - 2α) interval lies strictly inside (-m, +m): two one-sided tests
  *                 at level α each (with one look: the 90 % interval inside the band)
@@ -121,7 +121,7 @@ struct effect_node {
 	double df;                       /* Welch–Satterthwaite df of θ */
 	enum effect_decision decision;   /* own decision at the look's α; never HETEROGENEOUS */
 	double weight_pct;               /* share of the fleet estimate u / Σu, % */
-	double differs_p; /* Holm-adjusted p of "differs from the rest of the fleet" */
+	double differs_p; /* Holm-adjusted p (0..1) of "differs from the rest of the fleet" */
 	bool differs;     /* differs_p <= 5 % */
 	bool disagrees;   /* named by the heterogeneous decision: Q significant, differs, and its
 	                     own decision is gain, loss or equivalent but not the fleet's */
@@ -131,7 +131,7 @@ struct effect {
 	int nnodes;                /* as in the input */
 	struct effect_node *nodes; /* [nnodes], owned */
 	int nused;                 /* nodes with state EFFECT_NODE_USED: k */
-	double alpha;              /* the look's two-sided α: EFFECT_ALPHA / nlooks */
+	double alpha;              /* the look's two-sided α (0..1): EFFECT_ALPHA / nlooks */
 
 	double delta_pct;                   /* fleet Δ, % */
 	double ci95_low_pct, ci95_high_pct; /* 95 % interval, % */
@@ -145,7 +145,7 @@ struct effect {
 	double i2_pct;                      /* I², % of the spread that is between nodes */
 	double q;                           /* Cochran's Q */
 	int q_df;                           /* k - 1 */
-	double q_p;                         /* Q's p-value (chi-square, k - 1 df); NAN with k < 2 */
+	double q_p;                         /* Q's p-value (0..1, chi-square); NAN with k < 2 */
 
 	enum effect_decision fleet_decision; /* on the fleet effect alone; never HETEROGENEOUS */
 	enum effect_decision decision; /* the comparison's: fleet_decision, or HETEROGENEOUS */
@@ -156,7 +156,7 @@ struct effect {
 	double loops;     /* mean passes per sample over the used nodes */
 	double mde_pct;   /* minimum detectable effect at the loops run, % */
 	int loops_needed; /* loops per point for an MDE of min_effect; -1: not by more loops
-	                     (τ alone is too large, or min_effect is 0) */
+	                     (a significant τ alone is too large, or min_effect is 0) */
 	bool noisy;       /* mde_pct > min_effect_pct: noise larger than the effect sought */
 	bool stop;        /* adaptive loops: decided (gain, loss, equivalent) or last look */
 };
