@@ -13,10 +13,27 @@ struct stats_summary {
 /* Summarise x[0..n). n may be 0 (everything zero). */
 void stats_summarize(const double *x, int n, struct stats_summary *out);
 
+/* Standard normal CDF Phi(z). Phi(1.959964) = 0.975. */
+double stats_norm_cdf(double z);
+/* Standard normal quantile: the z with Phi(z) = p, for 0 < p < 1 (NAN otherwise).
+ * z(0.975) = 1.959964, z(0.8) = 0.841621. */
+double stats_norm_quantile(double p);
+
+/* Regularized lower incomplete gamma function P(a, x), for a > 0 and x >= 0. */
+double stats_gammainc(double a, double x);
+/* Its complement Q(a, x) = 1 - P(a, x), computed directly (accurate for small Q). */
+double stats_gammainc_upper(double a, double x);
+/* Chi-square CDF P(X <= x) with k > 0 degrees of freedom. chi2(3.841459; 1) = 0.95. */
+double stats_chi2_cdf(double x, double k);
+/* Chi-square upper tail P(X > x): the p-value of a statistic x with k degrees of freedom. */
+double stats_chi2_sf(double x, double k);
+
 /* Regularized incomplete beta function I_x(a, b), for a, b > 0 and 0 <= x <= 1. */
 double stats_betainc(double a, double b, double x);
 /* Student-t cumulative distribution P(T <= t) with df > 0 degrees of freedom. */
 double stats_t_cdf(double t, double df);
+/* Student-t upper tail P(T > t), accurate far into the tail (p-values). */
+double stats_t_sf(double t, double df);
 /* Student-t quantile: the t with P(T <= t) = p, for 0 < p < 1 and df > 0 (df may be
  * fractional, as Welch-Satterthwaite gives). t(0.975, 4) = 2.776. */
 double stats_t_quantile(double p, double df);

@@ -1,0 +1,105 @@
+/* test_stats.c -- the normal, t and chi-square distributions of stats.c against table values. */
+#include <math.h>
+
+#include "testutil.h"
+#include "stats.h"
+
+/* Relative closeness, for values spanning many orders of magnitude. */
+static void assert_rel(double got, double want, double rel)
+{
+	if (!(fabs(got - want) <= rel * fabs(want)))
+		fail_msg("got %.17g, want %.17g (relative tolerance %g)", got, want, rel);
+}
+
+static void test_norm_cdf(void **state)
+{
+	(void)state;
+	assert_float_equal(stats_norm_cdf(0), 0.5, 1e-15);
+	assert_float_equal(stats_norm_cdf(1.959963985), 0.975, 1e-9);
+	assert_float_equal(stats_norm_cdf(-1), 0.15865525393145707, 1e-15);
+	assert_float_equal(stats_norm_cdf(3), 0.9986501019683699, 1e-15);
+	/* The lower tail keeps its precision: Phi(-8) = 6.22e-16. */
+	assert_rel(stats_norm_cdf(-8), 6.220960574271785e-16, 1e-9);
+}
+
+static void test_norm_quantile(void **state)
+{
+	(void)state;
+	assert_float_equal(stats_norm_quantile(0.975), 1.959963984540054, 1e-12);
+	assert_float_equal(stats_norm_quantile(0.95), 1.6448536269514722, 1e-12);
+	assert_float_equal(stats_norm_quantile(0.9), 1.2815515655446004, 1e-12);
+	assert_float_equal(stats_norm_quantile(0.8), 0.8416212335729143, 1e-12);
+	assert_float_equal(stats_norm_quantile(0.999), 3.090232306167813, 1e-12);
+	assert_float_equal(stats_norm_quantile(0.025), -1.959963984540054, 1e-12);
+	assert_float_equal(stats_norm_quantile(0.5), 0.0, 0);
+	assert_rel(stats_norm_quantile(1e-10), -6.361340902404056, 1e-12);
+	assert_true(isnan(stats_norm_quantile(0)));
+	assert_true(isnan(stats_norm_quantile(1)));
+	assert_true(isnan(stats_norm_quantile(NAN)));
+}
+
+static void test_gammainc(void **state)
+{
+	double x;
+
+	(void)state;
+	/* P(1, x) = 1 - e^-x and P(1/2, x) = erf(sqrt(x)), on both sides of x = a + 1. */
+	for (x = 0.05; x < 30; x *= 1.7) {
+		assert_float_equal(stats_gammainc(1, x), 1 - exp(-x), 1e-14);
+		assert_float_equal(stats_gammainc(0.5, x), erf(sqrt(x)), 1e-14);
+		assert_rel(stats_gammainc_upper(1, x), exp(-x), 1e-12);
+		assert_float_equal(stats_gammainc(3.7, x) + stats_gammainc_upper(3.7, x), 1, 1e-14);
+	}
+	assert_float_equal(stats_gammainc(2, 0), 0, 0);
+	assert_float_equal(stats_gammainc_upper(2, 0), 1, 0);
+	assert_true(isnan(stats_gammainc(0, 1)));
+}
+
+static void test_chi2(void **state)
+{
+	(void)state;
+	/* Critical values from the chi-square table. */
+	assert_float_equal(stats_chi2_cdf(3.841458820694124, 1), 0.95, 1e-12);
+	assert_float_equal(stats_chi2_sf(5.991464547107979, 2), 0.05, 1e-12);
+	assert_float_equal(stats_chi2_sf(11.070497693516351, 5), 0.05, 1e-12);
+	assert_float_equal(stats_chi2_sf(23.20925115895436, 10), 0.01, 1e-12);
+	assert_float_equal(stats_chi2_sf(232.91182176847585, 199), 0.05, 1e-10);
+	assert_float_equal(stats_chi2_cdf(2.0, 3), 0.42759329552912023, 1e-13);
+	assert_rel(stats_chi2_sf(30, 10), 0.000856641210775301, 1e-10);
+	assert_float_equal(stats_chi2_sf(1e-3, 4), 0.9999998750416589, 1e-15);
+	/* Far tail: a Q of 300 on 100 degrees of freedom. */
+	assert_rel(stats_chi2_sf(300, 100), 7.4121008573230175e-22, 1e-8);
+}
+
+static void test_t(void **state)
+{
+	(void)state;
+	assert_float_equal(stats_t_quantile(0.975, 2.5), 3.5746548420118773, 1e-10);
+	assert_float_equal(stats_t_quantile(0.95, 1), 6.313751514800932, 1e-10);
+	/* Closed forms far in the tail: df 1 is Cauchy, tan(pi (p - 1/2)); df 2 is
+	 * (2p - 1) / sqrt(2 p (1 - p)). */
+	assert_rel(stats_t_quantile(1 - 1e-7, 1), tan(M_PI * (0.5 - 1e-7)), 1e-9);
+	assert_rel(stats_t_quantile(1e-8, 2), (2e-8 - 1) / sqrt(2e-8 * (1 - 1e-8)), 1e-9);
+	/* Table values (scipy 1.10), and the tail inverting the quantile where tables round. */
+	assert_rel(stats_t_quantile(0.9999, 3), 22.203742266779802, 1e-9);
+	assert_rel(stats_t_quantile(0.999, 1.3), 89.92242898205944, 1e-9);
+	assert_rel(stats_t_cdf(stats_t_quantile(1e-9, 4), 4), 1e-9, 1e-12);
+	assert_rel(stats_t_sf(stats_t_quantile(0.9999, 3), 3), 1e-4, 1e-12);
+	assert_rel(stats_t_quantile(1e-4, 3), -stats_t_quantile(0.9999, 3), 1e-12);
+	assert_float_equal(stats_t_sf(3, 8), 0.008535840616891317, 1e-15);
+	assert_float_equal(stats_t_sf(-3, 8), 1 - 0.008535840616891317, 1e-15);
+	assert_rel(stats_t_sf(10, 2), 0.004926228511662846, 1e-12);
+	/* Large df approaches the normal. */
+	assert_float_equal(stats_t_quantile(0.8, 1e7), stats_norm_quantile(0.8), 1e-6);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_norm_cdf), cmocka_unit_test(test_norm_quantile),
+		cmocka_unit_test(test_gammainc), cmocka_unit_test(test_chi2),
+		cmocka_unit_test(test_t),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
