@@ -584,3 +584,15 @@ void httpd_stop(struct httpd *h)
 	pthread_mutex_destroy(&h->stats_lock);
 	free(h);
 }
+
+int http_route_match(const char *pattern, const char *path, struct http_req *r)
+{
+	int m = route_match(pattern, path, r), i;
+
+	if (m != 1) {
+		for (i = 0; i < r->n_args; i++)
+			free(r->args[i]);
+		r->n_args = 0;
+	}
+	return m;
+}

@@ -91,5 +91,10 @@ void http_body_take(struct http_resp *resp, char *body, const char *content_type
 char *http_decode(const char *src, size_t len, bool plus_is_space);
 /* Constant-time string compare. */
 bool http_token_equal(const char *a, const char *b);
+/* Match a percent-encoded path against a route pattern as the dispatcher does: 1 on a match
+ * (r->args[0..n_args) hold the decoded {captures}; caller frees each), 0 on no match, -1 when
+ * a captured segment is unsafe (bad escape, NUL, '/', "." or ".."). On 0 and -1 nothing is
+ * left to free. */
+int http_route_match(const char *pattern, const char *path, struct http_req *r);
 
 #endif
