@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "contain.h"
 #include "httpd.h"
 #include "session.h"
 #include "store.h"
@@ -49,7 +50,8 @@ struct agent_config {
 	bool public_metrics;
 	const char *tls_cert;
 	const char *tls_key;
-	int params_cache_ms; /* 0 disables the GET params cache */
+	int params_cache_ms;       /* 0 disables the GET params cache */
+	enum contain_mode contain; /* --contain: how job processes are kept */
 };
 
 struct agent {

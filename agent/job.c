@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "contain.h"
 #include "engine.h"
 #include "job.h"
 #include "log.h"
@@ -38,6 +39,7 @@ struct jobq {
 	bool cancel;        /* cancel the running job */
 	double progress;    /* of the running job, 0..1 */
 	int64_t last_finished_id;
+	struct contain contain; /* where every pass's processes are kept */
 };
 
 const char *const job_spec_keys[] = { "device", "directory", "engine", "fio",    "dd", "bonnie",
@@ -426,6 +428,7 @@ static enum pass_result pass_run(struct jobq *q, const struct job_rec *job,
 {
 	struct agent *a = q->a;
 	struct engine_target t;
+	struct contain_pass cp;
 	struct metrics m;
 	struct proc p;
 	char devpath[96], work[48];
@@ -436,6 +439,7 @@ static enum pass_result pass_run(struct jobq *q, const struct job_rec *job,
 	int rc;
 
 	memset(&p, 0, sizeof(p));
+	memset(&cp, 0, sizeof(cp));
 	snprintf(devpath, sizeof(devpath), "/dev/%s", job->device);
 	snprintf(work, sizeof(work), "ft-job%lld-l%d", (long long)job->id, loop);
 	t.exe = engine_exe(eng, a->cfg.fio_path);
@@ -446,7 +450,8 @@ static enum pass_result pass_run(struct jobq *q, const struct job_rec *job,
 		goto out;
 	started = time_now_s();
 	start_mono = time_mono_s();
-	if (proc_spawn(&p, argv, dir ? dir : "/", e))
+	if (contain_pass_begin(&q->contain, job->id, &cp, e) ||
+	    proc_spawn_in(&p, argv, dir ? dir : "/", &cp, e))
 		goto out;
 	store_job_set_pgid(a->store, job->id, p.pid);
 	expected_s = eng->expected_runtime_s(opts);
@@ -493,8 +498,9 @@ static enum pass_result pass_run(struct jobq *q, const struct job_rec *job,
 	res = PASS_OK;
 out:
 	store_job_set_pgid(a->store, job->id, 0);
-	pass_cleanup(dir, work);
 	proc_release(&p);
+	contain_pass_end(&cp); /* nothing of the pass may outlive it */
+	pass_cleanup(dir, work);
 	engine_argv_free(argv);
 	free(mjson);
 	return res;
@@ -697,11 +703,18 @@ static void recover(struct agent *a)
 int jobq_start(struct jobq **out, struct agent *a, struct err *e)
 {
 	struct jobq *q = xcalloc(1, sizeof(*q));
+	int rc;
 
 	q->a = a;
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_cond_init(&q->wake, NULL);
 	pthread_cond_init(&q->done, NULL);
+	rc = contain_init(&q->contain, a->cfg.state_dir, a->cfg.contain, e);
+	if (rc) {
+		free(q);
+		return rc;
+	}
+	contain_recover(&q->contain); /* the processes of jobs a crashed agent left running */
 	recover(a);
 	if (pthread_create(&q->thread, NULL, worker_main, q)) {
 		free(q);

@@ -43,6 +43,10 @@ static const char usage_text[] =
         "  --public-metrics          GET /metrics needs no token\n"
         "  --params-cache-ms N       reuse a rendered GET params body for N ms unless the agent\n"
         "                            wrote something meanwhile (default 100, 0 = always read)\n"
+        "  --contain MODE            how job processes are kept so that all can be killed, also\n"
+        "                            after a crash: auto (a cgroup v2 per job where one can be\n"
+        "                            made, else /proc trees with start times), cgroup, proc\n"
+        "                            (default auto)\n"
         "  --tls-cert FILE           PEM certificate: serve HTTPS (with --tls-key)\n"
         "  --tls-key FILE            PEM private key\n"
         "  --verbose                 debug logging\n"
@@ -66,6 +70,7 @@ enum {
 	OPT_PUBLIC_READ,
 	OPT_PUBLIC_METRICS,
 	OPT_CACHE,
+	OPT_CONTAIN,
 	OPT_CERT,
 	OPT_KEY,
 	OPT_VERBOSE,
@@ -87,6 +92,7 @@ static const struct option long_opts[] = {
 	{ "public-read", no_argument, NULL, OPT_PUBLIC_READ },
 	{ "public-metrics", no_argument, NULL, OPT_PUBLIC_METRICS },
 	{ "params-cache-ms", required_argument, NULL, OPT_CACHE },
+	{ "contain", required_argument, NULL, OPT_CONTAIN },
 	{ "tls-cert", required_argument, NULL, OPT_CERT },
 	{ "tls-key", required_argument, NULL, OPT_KEY },
 	{ "verbose", no_argument, NULL, OPT_VERBOSE },
@@ -169,6 +175,14 @@ static int parse_args(int argc, char **argv, struct agent_config *c, bool *verbo
 			c->params_cache_ms = (int)ms;
 			break;
 		}
+		case OPT_CONTAIN:
+			if (contain_mode_parse(optarg, &c->contain)) {
+				fprintf(stderr,
+				        "fleettune-agent: --contain: expected auto, cgroup or "
+				        "proc\n");
+				return -1;
+			}
+			break;
 		case OPT_CERT:
 			c->tls_cert = optarg;
 			break;
