@@ -52,6 +52,9 @@ struct agent_config {
 	const char *tls_key;
 	int params_cache_ms;       /* 0 disables the GET params cache */
 	enum contain_mode contain; /* --contain: how job processes are kept */
+	unsigned max_conns;        /* --max-connections (0: default) */
+	unsigned max_conns_per_ip; /* --max-connections-per-ip (0: default) */
+	unsigned conn_timeout_s;   /* --connection-timeout-s (0: default) */
 };
 
 struct agent {
