@@ -27,7 +27,7 @@ int contain_mode_parse(const char *s, enum contain_mode *out);
  * it is left: "cgroup PATH" lines name its cgroup, "pid PID START" lines (the /proc mode) its
  * processes as they appeared. A restarted agent kills whatever the records still name.
  *
- * Cgroups: STATE's agent id is a hash of the state directory's real path; a job's cgroup is
+ * Cgroups: the agent id is a hash of the state directory's real path; a job's cgroup is
  * <the agent's own cgroup>/fleettune/<agent id>/job-<job id> on the cgroup2 mount. A recorded
  * path is only acted on when it lies on the cgroup2 mount and ends in that agent id and job.
  */

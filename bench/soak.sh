@@ -57,22 +57,6 @@ request = function()
 	return wrk.format("GET", paths[i])
 end
 LUA
-cat >"$tmp/idle.py" <<'PY'
-import socket, sys, time
-port, n, hold = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
-held = []
-for k in range(n):
-    s = socket.socket()
-    s.bind(("127.0.0.%d" % (10 + k % 8), 0))
-    s.setblocking(False)
-    try:
-        s.connect(("127.0.0.1", port))
-    except BlockingIOError:
-        pass
-    held.append(s)
-print("opened", flush=True)
-time.sleep(hold)
-PY
 
 fds() { ls "/proc/$pid/fd" | wc -l; }
 rss_mib() { awk '/^VmRSS/ {printf "%.1f", $2 / 1024}' "/proc/$pid/status"; }
@@ -98,7 +82,7 @@ for r in $(seq "$ROUNDS"); do
 	sleep 1
 	printf '%-6s %-28s %10s %10s %9s %7s %10s %6s %8s\n' "$r" "wrk 64 conns, ${DUR}s" "$req" "$rps" "$p99" "$err" - "$(fds)" "$(rss_mib)"
 
-	python3 "$tmp/idle.py" "$port" 1000 "$IDLE_S" >"$tmp/idle.out" &
+	python3 tests/integration/idle_conns.py "$port" 1000 "$IDLE_S" 8 >"$tmp/idle.out" &
 	idle_pid=$!
 	for _ in $(seq 100); do grep -q opened "$tmp/idle.out" && break; sleep 0.1; done
 	sleep 1

@@ -63,6 +63,7 @@ static void agent_setup(void)
 	agent.cfg.n_allow_devices = 1;
 	agent.cfg.allow_sysctl = true;
 	agent.cfg.params_cache_ms = 0;
+	agent.cfg.contain = CONTAIN_PROC; /* no job runs: leave the cgroup tree alone */
 	agent.cfg.sysfs_root = root;
 	agent.fs.root = root;
 	agent.fs.allow_devices = agent.cfg.allow_devices;

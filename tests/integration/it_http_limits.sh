@@ -8,23 +8,6 @@
 command -v python3 >/dev/null || it_skip "python3 not installed"
 ulimit -n 8192 2>/dev/null || true
 
-# idle.py PORT N: open N TCP connections from 127.0.0.1 that never send a byte, print
-# "opened", hold them until killed.
-cat >"$IT_TMP/idle.py" <<'PY'
-import socket, sys, time
-port, n = int(sys.argv[1]), int(sys.argv[2])
-held = []
-for _ in range(n):
-    s = socket.socket()
-    s.setblocking(False)
-    try:
-        s.connect(("127.0.0.1", port))
-    except BlockingIOError:
-        pass
-    held.append(s)
-print("opened", flush=True)
-time.sleep(600)
-PY
 # slow.py PORT TOKEN: send a POST's headers with Content-Length: 100 and no body; print how
 # many seconds pass until the agent closes the connection.
 cat >"$IT_TMP/slow.py" <<'PY'
@@ -45,7 +28,7 @@ health() { curl -s -o /dev/null -w '%{http_code}' -m 2 --interface "$1" "$U/heal
 health_ok_from() { [ "$(health "$1")" = 200 ]; }
 fds() { ls "/proc/$1/fd" | wc -l; }
 idle_start() { # PORT N: sets IDLE_PID once all are open
-	python3 "$IT_TMP/idle.py" "$1" "$2" >"$IT_TMP/idle.out" &
+	python3 "$FT_SOURCE_DIR/tests/integration/idle_conns.py" "$1" "$2" 600 >"$IT_TMP/idle.out" &
 	IDLE_PID=$!
 	IT_PIDS+=("$IDLE_PID")
 	it_wait_for "idle connections open" 30 grep -q opened "$IT_TMP/idle.out"
