@@ -29,10 +29,18 @@ it_http POST "$U/devices/$dev/sessions" "$T" '{"ttl_s":3600}'
 open=$(echo "$HTTP_BODY" | jq .id)
 it_eq "fixture: session $open open" 201 "$HTTP_STATUS"
 
+before=$(grep -H . /sys/block/$dev/queue/{scheduler,nr_requests,read_ahead_kb,max_sectors_kb} 2>/dev/null)
+
 CORPUS_PORT=${a_URL##*:} CORPUS_DB=$a_STATE/agent.db CORPUS_DEVICES="$dev $ro" \
 CORPUS_DEV=$dev CORPUS_RO=$ro CORPUS_DIR=$dir CORPUS_JOB=$job CORPUS_SESSION=$session \
 CORPUS_OPEN=$open CORPUS_TOKEN=$T \
 	python3 "$FT_SOURCE_DIR/tests/integration/corpus.py" "$FT_SOURCE_DIR/tests/corpus/bad_requests.txt"
 it_check "every untagged case of the corpus holds" test $? = 0
 it_check "the agent survived the corpus" kill -0 "$a_PID"
+# Cases still waiting (tagged) may have changed the device: the open session puts it back, so
+# that the loop device (its queue settings outlive losetup -d) goes back as it came.
+it_http DELETE "$U/sessions/$open?restore=true" "$T"
+it_eq "the open session restores $dev" 200 "$HTTP_STATUS"
+it_eq "$dev as before the corpus" "$before" \
+	"$(grep -H . /sys/block/$dev/queue/{scheduler,nr_requests,read_ahead_kb,max_sectors_kb} 2>/dev/null)"
 it_done
