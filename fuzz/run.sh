@@ -57,18 +57,20 @@ cmake --build "$build" -j"${FT_BUILD_JOBS:-2}" --target fuzzers >/dev/null || ex
 # run_one NAME: fuzz NAME for $secs seconds; writes its summary line to $build/results/NAME.
 run_one() {
 	local name=$1 corpus=$build/corpus/$1 art=$build/artifacts/$1 log=$build/logs/$1.log
-	local execs crashes units tmp
+	local execs crashes units tmp last
 	mkdir -p "$corpus" "$art" "$build/logs" "$build/results"
 	tmp=$(mktemp -d "$shm/ft-fuzz-$name-XXXXXX")
 	(cd "$art" && FT_FUZZ_TMP=$tmp "$build/fuzz/$name" "${common_args[@]}" -max_total_time="$secs" \
 		-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
 		-artifact_prefix="$art/" ${FT_FUZZ_ARGS:-} "$corpus" "$here/corpus/$name" >"$log" 2>&1)
 	rm -rf "$tmp"
-	# fork mode: the last "#N ... crash: C" status line has the totals
-	execs=$(grep -E '^#[0-9]+' "$log" | tail -n 1 | sed -E 's/^#([0-9]+).*/\1/')
-	crashes=$(find "$art" -maxdepth 1 -name 'crash-*' | wc -l)
+	# fork mode: the last "#N: ... oom/timeout/crash: O/T/C ..." status line has the totals
+	# (a leak counts as a crash); the inputs are in $art
+	last=$(grep -E '^#[0-9]+' "$log" | tail -n 1)
+	execs=$(echo "$last" | sed -E 's/^#([0-9]+).*/\1/')
+	crashes=$(echo "$last" | sed -nE 's/.*oom\/timeout\/crash: ([0-9]+)\/([0-9]+)\/([0-9]+).*/\3 \2 \1/p')
 	units=$(find "$corpus" -maxdepth 1 -type f | wc -l)
-	printf '%-12s %8s %14s %8s %10s\n' "$name" "$secs" "${execs:-0}" "$crashes" "$units" \
+	printf '%-12s %8s %14s %16s %10s\n' "$name" "$secs" "${execs:-0}" "${crashes:-? ? ?}" "$units" \
 		>"$build/results/$name"
 }
 
@@ -79,11 +81,11 @@ for name in $names; do
 	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
 done
 wait
-printf '%-12s %8s %14s %8s %10s\n' harness seconds executions crashes corpus
+printf '%-12s %8s %14s %16s %10s\n' harness seconds executions "crash timeout oom" corpus
 total_crashes=0
 for name in $names; do
 	cat "$build/results/$name"
-	total_crashes=$((total_crashes + $(awk '{print $4}' "$build/results/$name")))
+	total_crashes=$((total_crashes + $(awk '{print ($4 ~ /^[0-9]+$/ ? $4 + $5 + $6 : 1)}' "$build/results/$name")))
 done
 echo "logs: $build/logs/  crashing inputs: $build/artifacts/HARNESS/crash-*"
 [ "$total_crashes" = 0 ]
