@@ -1,10 +1,14 @@
 /* fuzz_api.c -- libFuzzer harness for the agent's request handlers (params, sysctl, jobs and
  * the rest of the route table), called as the HTTP layer calls them, on a temp sysfs tree. */
+#include <fcntl.h>
+#include <ftw.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "agent.h"
 #include "api.h"
@@ -28,7 +32,7 @@ static void audit_cb(void *cls, const struct tune_change *c)
 }
 
 /* The sysfs and sysctl values every input starts from. */
-static void tree_reset(void)
+static void tree_make(void)
 {
 	tu_fake_device(root, "loop0", 1);
 	tu_fake_device(root, "sdb", 0);
@@ -36,6 +40,54 @@ static void tree_reset(void)
 	tu_write(root, "proc/sys/vm/dirty_background_ratio", "10\n", 0644);
 	tu_write(root, "proc/sys/vm/swappiness", "60\n", 0644);
 	tu_write(root, "proc/sys/fs/file-max", "9223372036854775807\n", 0644);
+}
+
+/* Every file of the tree as made, to put back what an input wrote (rewriting only what
+ * differs keeps a write request about as cheap as a read). */
+static struct {
+	char path[PATH_MAX];
+	char data[64];
+	size_t len;
+} files[128];
+static int n_files;
+
+static int file_note(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	int fd;
+	ssize_t n;
+
+	if (flag != FTW_F || n_files >= (int)(sizeof(files) / sizeof(files[0])))
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, files[n_files].data, sizeof(files[n_files].data));
+	close(fd);
+	if (n < 0 || (size_t)n >= sizeof(files[n_files].data))
+		return 0;
+	snprintf(files[n_files].path, sizeof(files[n_files].path), "%s", path);
+	files[n_files].len = (size_t)n;
+	n_files++;
+	return 0;
+}
+
+static void tree_reset(void)
+{
+	char now[sizeof(files[0].data) + 1];
+	ssize_t n;
+	int i, fd;
+
+	for (i = 0; i < n_files; i++) {
+		fd = open(files[i].path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, now, sizeof(now));
+		if (n != (ssize_t)files[i].len || memcmp(now, files[i].data, files[i].len))
+			if (ftruncate(fd, 0) < 0 ||
+			    pwrite(fd, files[i].data, files[i].len, 0) != (ssize_t)files[i].len)
+				abort();
+		close(fd);
+	}
 }
 
 /* The tree lives in memory: under $FT_FUZZ_TMP (run.sh makes one in /dev/shm and removes
@@ -49,7 +101,13 @@ static void agent_setup(void)
 
 	snprintf(tmpl, sizeof(tmpl), "%s/ft-fuzz-api-XXXXXX", tmp ? tmp : "/tmp");
 	root = tmp && mkdtemp(tmpl) ? xstrdup(tmpl) : tu_tmpdir();
-	tree_reset();
+	tree_make();
+	snprintf(path_dir, sizeof(path_dir), "%s/sys", root);
+	nftw(path_dir, file_note, 16, FTW_PHYS);
+	snprintf(path_dir, sizeof(path_dir), "%s/proc", root);
+	nftw(path_dir, file_note, 16, FTW_PHYS);
+	if (n_files < 40)
+		abort(); /* the tree was not made */
 	snprintf(state, sizeof(state), "%s/state", root);
 	snprintf(db, sizeof(db), "%s/agent.db", state);
 	snprintf(fio, sizeof(fio), "%s/no-fio", root);
