@@ -19,30 +19,29 @@ static const struct {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The input is what the tool printed; it is given as both streams, NUL-terminated after
- * size bytes as proc.c's buffers are, and parsed with every kind of ending. */
+ * size bytes as proc.c's buffers are, and parsed with one kind of ending picked by its size
+ * (so every ending is reached, at a quarter of the cost of trying all four each time). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text = xmalloc(size + 1);
 	struct metrics m;
 	struct err e;
-	size_t i;
+	size_t i = size % (sizeof(endings) / sizeof(endings[0]));
 	int k, rc;
 
 	memcpy(text, data, size);
 	text[size] = '\0';
-	for (i = 0; i < sizeof(endings) / sizeof(endings[0]); i++) {
-		err_clear(&e);
-		memset(&m, 0, sizeof(m));
-		rc = FUZZ_ENGINE.parse(text, size, text, size, endings[i].exit_code,
-		                       endings[i].term_signal, &m, &e);
-		if (rc > 0 || m.n < 0 || m.n > METRICS_MAX)
+	err_clear(&e);
+	memset(&m, 0, sizeof(m));
+	rc = FUZZ_ENGINE.parse(text, size, text, size, endings[i].exit_code, endings[i].term_signal,
+	                       &m, &e);
+	if (rc > 0 || m.n < 0 || m.n > METRICS_MAX)
+		abort();
+	if (rc < 0 && (!e.code[0] || !e.msg[0]))
+		abort(); /* every failure names its reason */
+	for (k = 0; k < m.n; k++)
+		if (!memchr(m.m[k].name, '\0', sizeof(m.m[k].name)) || !m.m[k].name[0])
 			abort();
-		if (rc < 0 && (!e.code[0] || !e.msg[0]))
-			abort(); /* every failure names its reason */
-		for (k = 0; k < m.n; k++)
-			if (!memchr(m.m[k].name, '\0', sizeof(m.m[k].name)) || !m.m[k].name[0])
-				abort();
-	}
 	free(text);
 	return 0;
 }
