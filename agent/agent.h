@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "contain.h"
 #include "err.h"
 #include "httpd.h"
 #include "params_cache.h"
@@ -36,7 +37,11 @@ struct agent_config {
 	bool public_metrics;
 	const char *tls_cert;
 	const char *tls_key;
-	int params_cache_ms; /* 0 disables the GET params cache */
+	int params_cache_ms;       /* 0 disables the GET params cache */
+	enum contain_mode contain; /* --contain: how job processes are kept */
+	unsigned max_conns;        /* --max-connections (0: default) */
+	unsigned max_conns_per_ip; /* --max-connections-per-ip (0: default) */
+	unsigned conn_timeout_s;   /* --connection-timeout-s (0: default) */
 };
 
 struct agent {

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 #include "httpd.h"
 #include "log.h"
 #include "num.h"
+#include "timeutil.h"
 #include "xmalloc.h"
 #include "banned.h"
 
@@ -33,7 +35,15 @@ struct httpd {
 	pthread_mutex_t stats_lock;
 	struct http_counter counters[COUNTERS_MAX];
 	int n_counters;
+	/* libmicrohttpd logs every connection it refuses at a limit: repeats are counted, and
+	 * the same message is printed at most once per MHD_LOG_REPEAT_S. */
+	pthread_mutex_t log_lock;
+	char log_last[256];
+	double log_last_mono_s;
+	unsigned long log_repeats;
 };
+
+#define MHD_LOG_REPEAT_S 10.0
 
 /* Per-connection request state, freed in on_completed. */
 struct conn_state {
@@ -615,13 +625,30 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
+	struct httpd *h = cls;
+	unsigned long repeats;
 	char msg[512];
+	double now = time_mono_s();
 	size_t n;
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	n = strlen(msg);
 	while (n && msg[n - 1] == '\n')
 		msg[--n] = '\0';
+	pthread_mutex_lock(&h->log_lock);
+	if (!strncmp(msg, h->log_last, sizeof(h->log_last) - 1) &&
+	    now - h->log_last_mono_s < MHD_LOG_REPEAT_S) {
+		h->log_repeats++;
+		pthread_mutex_unlock(&h->log_lock);
+		return;
+	}
+	repeats = h->log_repeats;
+	snprintf(h->log_last, sizeof(h->log_last), "%s", msg);
+	h->log_last_mono_s = now;
+	h->log_repeats = 0;
+	pthread_mutex_unlock(&h->log_lock);
+	if (repeats)
+		log_warn("http: (%lu more like the previous message)", repeats);
 	log_warn("http: %s", msg);
 }
 
@@ -672,6 +699,44 @@ bad:
 	               "--listen '%s': expected ADDR:PORT (e.g. 127.0.0.1:7070 or [::1]:7070)", s);
 }
 
+/* Descriptors the agent needs besides its connections: the database, fio's pipes, sysfs
+ * files, the listening socket, the daemon's epoll and signalling fds. */
+#define HTTPD_FD_RESERVE 256
+
+/* Make room for max_conns connections in RLIMIT_NOFILE; returns how many fit. */
+static unsigned int fd_limit_fit(unsigned int max_conns)
+{
+	rlim_t need = (rlim_t)max_conns + HTTPD_FD_RESERVE;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return max_conns;
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
+		struct rlimit want = rl;
+
+		want.rlim_cur = need;
+		if (want.rlim_max != RLIM_INFINITY && want.rlim_max < need)
+			want.rlim_max = need; /* root may raise the hard limit too */
+		if (setrlimit(RLIMIT_NOFILE, &want) < 0 && rl.rlim_cur < rl.rlim_max) {
+			want = rl;
+			want.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &want);
+		}
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
+		unsigned int fit = rl.rlim_cur > HTTPD_FD_RESERVE + 16
+		                           ? (unsigned int)(rl.rlim_cur - HTTPD_FD_RESERVE)
+		                           : 16;
+
+		log_warn("--max-connections %u lowered to %u: the descriptor limit is %llu "
+		         "(raise it, e.g. LimitNOFILE= in the systemd unit)",
+		         max_conns, fit, (unsigned long long)rl.rlim_cur);
+		return fit;
+	}
+	return max_conns;
+}
+
 int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *e)
 {
 	struct sockaddr_storage ss;
@@ -681,6 +746,7 @@ int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *
 	struct httpd *h;
 	socklen_t sl = 0;
 	bool v6 = false;
+	unsigned int max_conns, per_ip, timeout_s;
 	long ncpu;
 	int rc;
 
@@ -692,6 +758,7 @@ int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *
 	h = xcalloc(1, sizeof(*h));
 	h->cfg = *cfg;
 	pthread_mutex_init(&h->stats_lock, NULL);
+	pthread_mutex_init(&h->log_lock, NULL);
 	if (v6)
 		flags |= MHD_USE_IPv6;
 	if (cfg->tls_cert_pem)
@@ -701,6 +768,21 @@ int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *
 		ncpu = 1;
 	if (ncpu > 8)
 		ncpu = 8;
+	/*
+	 * A pool of ncpu threads, each with its own epoll set and its share (max_conns / ncpu) of
+	 * the slots. A thread whose share is taken stops accepting; when all are full, new
+	 * connections wait in the kernel's backlog until a slot frees. So slots must not be
+	 * hoarded: one address gets at most per_ip of them (the rest are accepted and closed at
+	 * once), and a connection that sends nothing for timeout_s loses its slot. Idle
+	 * connections cost no thread, only a descriptor and a little memory.
+	 */
+	max_conns = fd_limit_fit(cfg->max_conns ? cfg->max_conns : HTTPD_DEFAULT_MAX_CONNS);
+	if (max_conns < (unsigned int)ncpu)
+		max_conns = (unsigned int)ncpu;
+	per_ip = cfg->max_conns_per_ip ? cfg->max_conns_per_ip : HTTPD_DEFAULT_MAX_CONNS_PER_IP;
+	if (per_ip > max_conns)
+		per_ip = max_conns;
+	timeout_s = cfg->conn_timeout_s ? cfg->conn_timeout_s : HTTPD_DEFAULT_CONN_TIMEOUT_S;
 	/* TLS only when asked: an empty option array otherwise. */
 	tls[0] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)cfg->tls_cert_pem };
 	tls[1] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)cfg->tls_key_pem };
@@ -710,18 +792,24 @@ int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *
 	        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_THREAD_POOL_SIZE,
 	        (unsigned int)ncpu, MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
 	        MHD_OPTION_UNESCAPE_CALLBACK, unescape_none, h, MHD_OPTION_CONNECTION_TIMEOUT,
-	        (unsigned int)60, MHD_OPTION_CONNECTION_LIMIT, (unsigned int)512, MHD_OPTION_ARRAY,
-	        cfg->tls_cert_pem ? tls : tls + 2, MHD_OPTION_END);
+	        timeout_s, MHD_OPTION_CONNECTION_LIMIT, max_conns,
+	        MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip, MHD_OPTION_LISTEN_BACKLOG_SIZE,
+	        (unsigned int)1024, MHD_OPTION_ARRAY, cfg->tls_cert_pem ? tls : tls + 2,
+	        MHD_OPTION_END);
 	if (!h->daemon) {
 		rc = err_set(e, -EADDRNOTAVAIL, "internal",
 		             "cannot listen on %s (address in use, or bad TLS key/certificate)",
 		             cfg->listen);
 		pthread_mutex_destroy(&h->stats_lock);
+		pthread_mutex_destroy(&h->log_lock);
 		free(h);
 		return rc;
 	}
 	info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
 	h->port = info ? info->port : 0;
+	log_info("http: %ld threads, at most %u connections, %u per client address, %u s idle "
+	         "timeout",
+	         ncpu, max_conns, per_ip, timeout_s);
 	*out = h;
 	return 0;
 }
@@ -737,5 +825,18 @@ void httpd_stop(struct httpd *h)
 		return;
 	MHD_stop_daemon(h->daemon);
 	pthread_mutex_destroy(&h->stats_lock);
+	pthread_mutex_destroy(&h->log_lock);
 	free(h);
+}
+
+int http_route_match(const char *pattern, const char *path, struct http_req *r)
+{
+	int m = route_match(pattern, path, r), i;
+
+	if (m != 1) {
+		for (i = 0; i < r->n_args; i++)
+			free(r->args[i]);
+		r->n_args = 0;
+	}
+	return m;
 }

@@ -97,10 +97,24 @@ struct httpd_config {
 	bool public_read;
 	bool public_metrics;
 	const char *web_root; /* NULL: no static files */
+	/* Connection limits (0: the HTTPD_DEFAULT_* value). A client (one IP address) holds at most
+	 * max_conns_per_ip of the max_conns slots, so idle or slow connections from one host
+	 * cannot lock others out; a connection idle for conn_timeout_s (no byte of a request
+	 * header or body arrives, or a keep-alive connection waits) is closed. */
+	unsigned max_conns;
+	unsigned max_conns_per_ip;
+	unsigned conn_timeout_s;
 };
+
+#define HTTPD_DEFAULT_MAX_CONNS 1024
+#define HTTPD_DEFAULT_MAX_CONNS_PER_IP 128
+#define HTTPD_DEFAULT_CONN_TIMEOUT_S 15
 
 struct httpd;
 
+/* Listen and serve. Raises the soft RLIMIT_NOFILE (and, as root, the hard one) to fit
+ * max_conns plus the agent's own descriptors; where that is not allowed, the connection
+ * limit is lowered to fit, with a warning. */
 int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *e);
 uint16_t httpd_port(const struct httpd *h);
 void httpd_stop(struct httpd *h);
@@ -125,5 +139,10 @@ void http_body_take(struct http_resp *resp, char *body, const char *content_type
 char *http_decode(const char *src, size_t len, bool plus_is_space);
 /* Constant-time string compare. */
 bool http_token_equal(const char *a, const char *b);
+/* Match a percent-encoded path against a route pattern as the dispatcher does: 1 on a match
+ * (r->args[0..n_args) hold the decoded {captures}; caller frees each), 0 on no match, -1 when
+ * a captured segment is unsafe (bad escape, NUL, '/', "." or ".."). On 0 and -1 nothing is
+ * left to free. */
+int http_route_match(const char *pattern, const char *path, struct http_req *r);
 
 #endif

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "contain.h"
 #include "engine.h"
 #include "job.h"
 #include "log.h"
@@ -45,6 +46,7 @@ struct jobq {
 	int64_t running_id;      /* 0 when idle */
 	bool cancel;             /* cancel the running job */
 	double progress;         /* of the running job, 0..1 */
+	struct contain contain;  /* where every pass's processes are kept */
 };
 
 static void job_free(struct job *j)
@@ -385,6 +387,7 @@ static enum pass_result pass_run(struct jobq *q, const struct job *job, const st
 {
 	struct agent *a = q->a;
 	struct engine_target t;
+	struct contain_pass cp;
 	struct metrics m;
 	struct proc p;
 	char devpath[96], work[48];
@@ -395,6 +398,7 @@ static enum pass_result pass_run(struct jobq *q, const struct job *job, const st
 	int rc;
 
 	memset(&p, 0, sizeof(p));
+	memset(&cp, 0, sizeof(cp));
 	snprintf(devpath, sizeof(devpath), "/dev/%s", job->spec.device);
 	snprintf(work, sizeof(work), "ft-job%lld-l%d", (long long)job->id, loop);
 	t.exe = engine_exe(eng, a->cfg.fio_path);
@@ -405,7 +409,8 @@ static enum pass_result pass_run(struct jobq *q, const struct job *job, const st
 		goto out;
 	started = time_now_s();
 	start_mono = time_mono_s();
-	if (proc_spawn(&p, argv, dir ? dir : "/", e))
+	if (contain_pass_begin(&q->contain, job->id, &cp, e) ||
+	    proc_spawn_in(&p, argv, dir ? dir : "/", &cp, e))
 		goto out;
 	if (store_job_set_pgid(a->store, job->id, p.pid)) {
 		/* A crash now would leave the engine running unseen: do not go on. */
@@ -460,8 +465,9 @@ out:
 	if (p.pid && store_job_set_pgid(a->store, job->id, 0))
 		log_error("job %lld: cannot clear the process group in the database",
 		          (long long)job->id);
-	pass_cleanup(dir, work);
 	proc_release(&p);
+	contain_pass_end(&cp); /* nothing of the pass may outlive it */
+	pass_cleanup(dir, work);
 	engine_argv_free(argv);
 	return res;
 }
@@ -694,11 +700,18 @@ static int queue_load(struct jobq *q, struct err *e)
 int jobq_start(struct jobq **out, struct agent *a, struct err *e)
 {
 	struct jobq *q = xcalloc(1, sizeof(*q));
+	int rc;
 
 	q->a = a;
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_cond_init(&q->wake, NULL);
 	pthread_cond_init(&q->done, NULL);
+	rc = contain_init(&q->contain, a->cfg.state_dir, a->cfg.contain, e);
+	if (rc) {
+		free(q);
+		return rc;
+	}
+	contain_recover(&q->contain); /* the processes of jobs a crashed agent left running */
 	recover(a);
 	if (queue_load(q, e)) {
 		jobq_stop(q);

@@ -43,6 +43,17 @@ static const char usage_text[] =
         "  --public-metrics          GET /metrics needs no token\n"
         "  --params-cache-ms N       reuse a rendered GET params body for N ms unless the agent\n"
         "                            wrote something meanwhile (default 100, 0 = always read)\n"
+        "  --max-connections N       HTTP connections served at once (default 1024); the\n"
+        "                            descriptor limit is raised to fit where allowed\n"
+        "  --max-connections-per-ip N  of those, what one client address may hold (default\n"
+        "                            128): more are closed at once, so one host cannot lock\n"
+        "                            out the others\n"
+        "  --connection-timeout-s N  close a connection idle for N s: a keep-alive one, or a\n"
+        "                            request whose headers or body stop coming (default 15)\n"
+        "  --contain MODE            how job processes are kept so that all can be killed, also\n"
+        "                            after a crash: auto (a cgroup v2 per job where one can be\n"
+        "                            made, else /proc trees with start times), cgroup, proc\n"
+        "                            (default auto)\n"
         "  --tls-cert FILE           PEM certificate: serve HTTPS (with --tls-key)\n"
         "  --tls-key FILE            PEM private key\n"
         "  --verbose                 debug logging\n"
@@ -66,6 +77,10 @@ enum {
 	OPT_PUBLIC_READ,
 	OPT_PUBLIC_METRICS,
 	OPT_CACHE,
+	OPT_CONTAIN,
+	OPT_MAX_CONNS,
+	OPT_MAX_CONNS_IP,
+	OPT_CONN_TIMEOUT,
 	OPT_CERT,
 	OPT_KEY,
 	OPT_VERBOSE,
@@ -87,6 +102,10 @@ static const struct option long_opts[] = {
 	{ "public-read", no_argument, NULL, OPT_PUBLIC_READ },
 	{ "public-metrics", no_argument, NULL, OPT_PUBLIC_METRICS },
 	{ "params-cache-ms", required_argument, NULL, OPT_CACHE },
+	{ "contain", required_argument, NULL, OPT_CONTAIN },
+	{ "max-connections", required_argument, NULL, OPT_MAX_CONNS },
+	{ "max-connections-per-ip", required_argument, NULL, OPT_MAX_CONNS_IP },
+	{ "connection-timeout-s", required_argument, NULL, OPT_CONN_TIMEOUT },
 	{ "tls-cert", required_argument, NULL, OPT_CERT },
 	{ "tls-key", required_argument, NULL, OPT_KEY },
 	{ "verbose", no_argument, NULL, OPT_VERBOSE },
@@ -94,6 +113,20 @@ static const struct option long_opts[] = {
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* A numeric flag in min..max. */
+static int opt_uint(const char *flag, const char *arg, int64_t min, int64_t max, unsigned *out)
+{
+	int64_t v;
+
+	if (num_parse_i64(arg, &v) || v < min || v > max) {
+		fprintf(stderr, "fleettune-agent: --%s: expected %lld..%lld\n", flag,
+		        (long long)min, (long long)max);
+		return -1;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
 
 static int parse_args(int argc, char **argv, struct agent_config *c, bool *verbose)
 {
@@ -169,6 +202,27 @@ static int parse_args(int argc, char **argv, struct agent_config *c, bool *verbo
 			c->params_cache_ms = (int)ms;
 			break;
 		}
+		case OPT_CONTAIN:
+			if (contain_mode_parse(optarg, &c->contain)) {
+				fprintf(stderr,
+				        "fleettune-agent: --contain: expected auto, cgroup or "
+				        "proc\n");
+				return -1;
+			}
+			break;
+		case OPT_MAX_CONNS:
+			if (opt_uint("max-connections", optarg, 16, 1 << 20, &c->max_conns))
+				return -1;
+			break;
+		case OPT_MAX_CONNS_IP:
+			if (opt_uint("max-connections-per-ip", optarg, 1, 1 << 20,
+			             &c->max_conns_per_ip))
+				return -1;
+			break;
+		case OPT_CONN_TIMEOUT:
+			if (opt_uint("connection-timeout-s", optarg, 1, 3600, &c->conn_timeout_s))
+				return -1;
+			break;
 		case OPT_CERT:
 			c->tls_cert = optarg;
 			break;
@@ -357,6 +411,9 @@ int main(int argc, char **argv)
 	hc.public_read = a.cfg.public_read;
 	hc.public_metrics = a.cfg.public_metrics;
 	hc.web_root = a.cfg.web_root;
+	hc.max_conns = a.cfg.max_conns;
+	hc.max_conns_per_ip = a.cfg.max_conns_per_ip;
+	hc.conn_timeout_s = a.cfg.conn_timeout_s;
 	if (httpd_start(&a.httpd, &hc, &e)) {
 		log_error("%s", e.msg);
 		goto out;

@@ -5,14 +5,17 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "contain.h"
 #include "log.h"
 #include "proc.h"
+#include "ptree.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 #include "banned.h"
@@ -59,13 +62,27 @@ static int fd_above_stdio(int fd)
 	return fd > 2 ? fd : fcntl(fd, F_DUPFD, 3);
 }
 
-/* The child between fork and exec: only async-signal-safe calls. Reports errno on st_fd. */
+/* What a child that could not exec reports on its status pipe. */
+enum child_stage { STAGE_EXEC, STAGE_JOIN };
+struct child_report {
+	int stage; /* enum child_stage */
+	int err;   /* errno */
+};
+
+/*
+ * The child between fork and exec: only async-signal-safe calls. Joins the cgroup whose
+ * cgroup.procs is join_fd (when >= 0) and waits for a byte on gate_fd (when >= 0: the parent
+ * has recorded it) before exec; EOF there means the parent gave up or died: exit without
+ * running anything. Reports failures on st_fd.
+ */
 static void child_exec(char *const argv[], char **envp, const char *cwd, int in_fd, int out_fd,
-                       int err_fd, int st_fd)
+                       int err_fd, int st_fd, int join_fd, int gate_fd)
 {
+	struct child_report rep = { STAGE_EXEC, 0 };
 	struct sigaction sa;
 	sigset_t none;
-	int sig, err, fd;
+	char go;
+	int sig, fd;
 
 	setpgid(0, 0);
 	memset(&sa, 0, sizeof(sa));
@@ -82,24 +99,37 @@ static void child_exec(char *const argv[], char **envp, const char *cwd, int in_
 		goto fail;
 	if (cwd && chdir(cwd) < 0)
 		goto fail;
+	if (join_fd >= 0 && write(join_fd, "0", 1) != 1) {
+		rep.stage = STAGE_JOIN;
+		goto fail;
+	}
+	if (gate_fd >= 0 && read(gate_fd, &go, 1) != 1)
+		_exit(127);
 	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
 		for (fd = 3; fd < 65536; fd++)
 			fcntl(fd, F_SETFD, FD_CLOEXEC);
 	}
 	execvpe(argv[0], argv, envp);
 fail:
-	err = errno;
-	if (write(st_fd, &err, sizeof(err)) < 0)
+	rep.err = errno;
+	if (write(st_fd, &rep, sizeof(rep)) < 0)
 		_exit(127);
 	_exit(127);
 }
 
 int proc_spawn(struct proc *p, char *const argv[], const char *cwd, struct err *e)
 {
-	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, st[2] = { -1, -1 }, in_fd = -1;
+	return proc_spawn_in(p, argv, cwd, NULL, e);
+}
+
+int proc_spawn_in(struct proc *p, char *const argv[], const char *cwd, struct contain_pass *cp,
+                  struct err *e)
+{
+	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, st[2] = { -1, -1 }, gate[2] = { -1, -1 };
+	struct child_report rep = { STAGE_EXEC, 0 };
+	int rc, in_fd = -1;
 	sigset_t all, old;
 	char **envp = NULL;
-	int rc, child_errno = 0;
 	ssize_t n;
 	pid_t pid;
 
@@ -114,6 +144,7 @@ int proc_spawn(struct proc *p, char *const argv[], const char *cwd, struct err *
 		goto out;
 	}
 	if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 || pipe2(st, O_CLOEXEC) < 0 ||
+	    (cp && pipe2(gate, O_CLOEXEC) < 0) ||
 	    (in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
 		rc = err_set(e, -errno, "engine_failed", "cannot run '%s': %s", argv[0],
 		             strerror(errno));
@@ -125,7 +156,8 @@ int proc_spawn(struct proc *p, char *const argv[], const char *cwd, struct err *
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	pid = fork();
 	if (pid == 0)
-		child_exec(argv, envp, cwd, in_fd, outp[1], errp[1], st[1]);
+		child_exec(argv, envp, cwd, in_fd, outp[1], errp[1], st[1],
+		           contain_pass_join_fd(cp), gate[0]);
 	rc = pid < 0 ? -errno : 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc < 0) {
@@ -137,19 +169,36 @@ int proc_spawn(struct proc *p, char *const argv[], const char *cwd, struct err *
 	close_fd(&outp[1]);
 	close_fd(&errp[1]);
 	close_fd(&st[1]);
+	close_fd(&gate[0]);
+	/* The child waits at the gate until it is recorded; closing the gate unopened makes
+	 * it exit without running anything. */
+	if (cp) {
+		rc = contain_pass_admit(cp, pid, e);
+		if (rc == 0 && write(gate[1], "1", 1) != 1)
+			rc = err_set(e, -errno, "engine_failed", "cannot run '%s': %s", argv[0],
+			             strerror(errno));
+		close_fd(&gate[1]);
+		if (rc) {
+			while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+				;
+			goto out;
+		}
+	}
 	do
-		n = read(st[0], &child_errno, sizeof(child_errno));
+		n = read(st[0], &rep, sizeof(rep));
 	while (n < 0 && errno == EINTR);
 	if (n > 0) {
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
-		rc = err_set(e, -child_errno, "engine_failed", "cannot run '%s': %s", argv[0],
-		             strerror(child_errno));
+		rc = err_set(e, -rep.err, "engine_failed", "cannot run '%s': %s%s", argv[0],
+		             rep.stage == STAGE_JOIN ? "cannot join its cgroup: " : "",
+		             strerror(rep.err));
 		goto out;
 	}
 	fcntl(outp[0], F_SETFL, fcntl(outp[0], F_GETFL) | O_NONBLOCK);
 	fcntl(errp[0], F_SETFL, fcntl(errp[0], F_GETFL) | O_NONBLOCK);
 	p->pid = pid;
+	p->cp = cp;
 	p->out_fd = outp[0];
 	p->err_fd = errp[0];
 	outp[0] = errp[0] = -1;
@@ -165,6 +214,8 @@ out:
 	close_fd(&errp[1]);
 	close_fd(&st[0]);
 	close_fd(&st[1]);
+	close_fd(&gate[0]);
+	close_fd(&gate[1]);
 	close_fd(&in_fd);
 	free(envp);
 	return rc;
@@ -259,6 +310,7 @@ int proc_poll(struct proc *p, int timeout_ms)
 	}
 	drain(&p->out_fd, &p->out);
 	drain(&p->err_fd, &p->err);
+	contain_pass_track(p->cp);
 	reap(p, 0);
 	if (!p->exited)
 		return 0;
@@ -269,29 +321,6 @@ int proc_poll(struct proc *p, int timeout_ms)
 		close_fd(&p->err_fd);
 	}
 	return 1;
-}
-
-/* pgrp and state of /proc/<pid>/stat; 0 on success. */
-static int stat_read(const char *pid, pid_t *pgrp, char *state)
-{
-	char path[64], line[512], *rp;
-	int ppid, pg;
-	FILE *f;
-	int rc = -1;
-
-	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	if (fgets(line, sizeof(line), f)) {
-		rp = strrchr(line, ')'); /* comm may hold spaces and parentheses */
-		if (rp && sscanf(rp + 1, " %c %d %d", state, &ppid, &pg) == 3) {
-			*pgrp = pg;
-			rc = 0;
-		}
-	}
-	fclose(f);
-	return rc;
 }
 
 /* Does argv[0] (or argv[1], for interpreters) of /proc/<pid>/cmdline end in name? */
@@ -325,9 +354,8 @@ static int cmdline_matches(const char *pid, const char *name)
  * command matches. Returns the count, or -1 if /proc cannot be read. */
 static int group_scan(pid_t pgid, const char *name)
 {
+	struct ptree_stat st;
 	struct dirent *de;
-	pid_t pgrp;
-	char state;
 	int n = 0;
 	DIR *d;
 
@@ -337,9 +365,10 @@ static int group_scan(pid_t pgid, const char *name)
 	while ((de = readdir(d))) {
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
 			continue;
-		if (stat_read(de->d_name, &pgrp, &state) < 0 || pgrp != pgid)
+		if (ptree_stat_read((pid_t)strtol(de->d_name, NULL, 10), &st) < 0 ||
+		    st.pgrp != pgid)
 			continue;
-		if (state == 'Z' || state == 'X' || state == 'x')
+		if (st.state == 'Z' || st.state == 'X' || st.state == 'x')
 			continue;
 		if (!name || cmdline_matches(de->d_name, name))
 			n++;
@@ -368,7 +397,14 @@ static int group_signal(pid_t pgid, int sig)
 	return 0;
 }
 
-/* Wait until no member of pgid is alive, polling p (may be NULL) meanwhile. */
+/* Is anything of p left: its group, or a process of its containment? */
+static bool proc_alive(struct proc *p)
+{
+	return proc_group_alive(p->pid) || contain_pass_alive(p->cp) > 0;
+}
+
+/* Wait until no member of pgid (nor of p's containment) is alive, polling p (may be NULL)
+ * meanwhile. */
 static int group_wait(struct proc *p, pid_t pgid, double timeout_s)
 {
 	double deadline = time_mono_s() + timeout_s;
@@ -377,7 +413,8 @@ static int group_wait(struct proc *p, pid_t pgid, double timeout_s)
 		if (p)
 			proc_poll(p, 0);
 		sleep_ms(20);
-		if ((!p || p->exited) && !proc_group_alive(pgid))
+		if ((!p || p->exited) && !proc_group_alive(pgid) &&
+		    (!p || contain_pass_alive(p->cp) <= 0))
 			return 1;
 		if (time_mono_s() >= deadline)
 			return 0;
@@ -392,12 +429,14 @@ int proc_terminate(struct proc *p, double grace_s)
 	if (!p || p->pid <= 0)
 		return 0;
 	reap(p, 0);
-	if (!p->exited || proc_group_alive(p->pid)) {
+	if (!p->exited || proc_alive(p)) {
 		rc = group_signal(p->pid, SIGTERM);
 		group_signal(p->pid, SIGCONT);
 		if (rc < 0)
 			log_warn("cannot SIGTERM process group %d: %s", (int)p->pid, strerror(-rc));
 		if (!group_wait(p, p->pid, grace_s > 0 ? grace_s : 0)) {
+			/* The containment first: it also holds the members that left the group. */
+			contain_pass_kill(p->cp, NULL);
 			rc = group_signal(p->pid, SIGKILL);
 			if (rc < 0)
 				log_warn("cannot SIGKILL process group %d: %s", (int)p->pid,
@@ -424,6 +463,7 @@ void proc_release(struct proc *p)
 	/* pid 0: never spawned (or a zeroed struct), so the fds are not ours to close. */
 	if (p->pid > 0) {
 		if (!p->exited) {
+			contain_pass_kill(p->cp, NULL);
 			group_signal(p->pid, SIGKILL);
 			reap(p, 1);
 		}
@@ -433,6 +473,7 @@ void proc_release(struct proc *p)
 	buf_release(&p->out);
 	buf_release(&p->err);
 	p->pid = 0;
+	p->cp = NULL;
 }
 
 int proc_kill_stale_group(pid_t pgid, const char *exe_basename)

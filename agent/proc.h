@@ -1,4 +1,5 @@
-/* proc.h -- child processes in their own process group: spawn, capture, poll, terminate. */
+/* proc.h -- child processes in their own process group: spawn, capture, poll, terminate; with
+ * a job's containment (contain.h) also everything they start, setsid() or not. */
 #ifndef FT_PROC_H
 #define FT_PROC_H
 
@@ -16,14 +17,17 @@
  * stdin=/dev/null, stdout/stderr on pipes, LC_ALL=C (so dd and friends print numbers
  * the parsers understand), default signal dispositions, and no other inherited fd.
  */
+struct contain_pass;
+
 struct proc {
-	pid_t pid;            /* also the process group id; 0 when nothing was spawned */
-	int out_fd, err_fd;   /* -1 once drained to EOF (or given up on) */
-	struct buf out, err;  /* captured stdout / stderr so far */
-	int exited;           /* the leader has been reaped */
-	int exit_code;        /* exit status, or -1 when killed by term_signal */
-	int term_signal;      /* signal that killed the leader, else 0 */
-	double exited_mono_s; /* monotonic time of the reap, for the pipe drain deadline */
+	pid_t pid;               /* also the process group id; 0 when nothing was spawned */
+	struct contain_pass *cp; /* the containment it was spawned into, or NULL (borrowed) */
+	int out_fd, err_fd;      /* -1 once drained to EOF (or given up on) */
+	struct buf out, err;     /* captured stdout / stderr so far */
+	int exited;              /* the leader has been reaped */
+	int exit_code;           /* exit status, or -1 when killed by term_signal */
+	int term_signal;         /* signal that killed the leader, else 0 */
+	double exited_mono_s;    /* monotonic time of the reap, for the pipe drain deadline */
 };
 
 /* Start argv[0] (looked up on PATH by execvp) in cwd (NULL: the agent's). Returns 0, or
@@ -31,18 +35,27 @@ struct proc {
  * such file or directory"): exec failures are reported here, not as an exit status. On
  * failure nothing is left to release (proc_release() is still harmless). */
 int proc_spawn(struct proc *p, char *const argv[], const char *cwd, struct err *e);
+/* proc_spawn() into a job's containment cp (begun, borrowed until proc_release): the child
+ * joins cp's cgroup, or is recorded with its start time, before it may exec, so it and every
+ * process it starts can be killed. proc_poll() then records new descendants (/proc mode),
+ * proc_terminate() and proc_release() kill through cp: SIGKILL reaches the setsid() workers
+ * that left the group. "cannot run 'fio': cannot join its cgroup: ..." when joining fails. */
+int proc_spawn_in(struct proc *p, char *const argv[], const char *cwd, struct contain_pass *cp,
+                  struct err *e);
 /* Wait up to timeout_ms for output or exit, drain the pipes, reap without blocking. Returns 1
  * when the leader has exited and its pipes are drained (EOF, or still held open 1 s after the
  * exit by an orphan; then they are closed), 0 while running, <0 -errno. Group members that
  * outlive the leader are not touched: proc_terminate() ends them. */
 int proc_poll(struct proc *p, int timeout_ms);
-/* SIGTERM (and SIGCONT) the whole group, wait up to grace_s for every member to go, then
- * SIGKILL the group; reaps the leader and drains its pipes. Also cleans up after a leader
+/* SIGTERM (and SIGCONT) the whole group, wait up to grace_s for every member (and every
+ * contained process) to go, then SIGKILL the group and the containment; reaps the leader and
+ * drains its pipes. Also cleans up after a leader
  * that already exited: leftover members get the same treatment. Returns 0, or -errno if the
  * group could not be signalled. */
 int proc_terminate(struct proc *p, double grace_s);
-/* Close pipes and free buffers. A child still running is killed (SIGKILL to the group) and
- * reaped first, so nothing leaks. NULL, a zeroed struct, or a failed spawn are fine. */
+/* Close pipes and free buffers. A child still running is killed (SIGKILL to the group and the
+ * containment) and reaped first, so nothing leaks. NULL, a zeroed struct, or a failed spawn are
+ * fine. */
 void proc_release(struct proc *p);
 /* Kill a process group left by a crashed agent if it still exists and one of its live
  * members' /proc/PID/cmdline argv[0] basename matches exe_basename (argv[1] too, for a

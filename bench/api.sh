@@ -4,8 +4,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 DUR=${1:-10}
-command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
-./scripts/deps.sh
+WITH_BENCH=1 ./scripts/deps.sh
 cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DFT_TESTS=OFF >/dev/null
 cmake --build build-bench -j"$(nproc)" --target fleettune-agent >/dev/null
 tmp=$(mktemp -d /tmp/ft-bench-api-XXXXXX)

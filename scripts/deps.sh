@@ -4,7 +4,11 @@ set -eu
 PKGS="build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev libcurl4-openssl-dev
  libsqlite3-dev libcmocka-dev fio sqlite3 curl jq util-linux e2fsprogs bonnie++ coreutils
  openssl procps prometheus python3-yaml"
+# fuzz/: clang and its libFuzzer runtime (libclang_rt.fuzzer-x86_64.a is in libclang-rt-14-dev).
+PKGS="$PKGS clang libclang-rt-dev"
 [ "${WITH_BROWSER:-1}" = 1 ] && PKGS="$PKGS chromium"
+# bench/ only (bench/api.sh, bench/soak.sh run WITH_BENCH=1 scripts/deps.sh): the load generator.
+[ "${WITH_BENCH:-0}" = 1 ] && PKGS="$PKGS wrk"
 # The browser tests drive Chromium with playwright-core from npm: they need Node.js and npm.
 # Machines that ship Node.js keep theirs; others get Debian's.
 if [ "${WITH_BROWSER:-1}" = 1 ] && ! command -v npm >/dev/null 2>&1; then

@@ -1,0 +1,274 @@
+/* test_contain.c -- contain.c: the cgroup path rules, and a pass whose engine starts setsid()
+ * workers, "crashes", and is cleaned up by a second agent from the records alone, in the /proc
+ * mode and (where this process may make cgroups) the cgroup mode. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "contain.h"
+#include "proc.h"
+#include "ptree.h"
+#include "timeutil.h"
+#include "testutil.h"
+
+static void test_mode_parse(void **state)
+{
+	enum contain_mode m = CONTAIN_PROC;
+
+	assert_int_equal(contain_mode_parse("auto", &m), 0);
+	assert_int_equal(m, CONTAIN_AUTO);
+	assert_int_equal(contain_mode_parse("cgroup", &m), 0);
+	assert_int_equal(m, CONTAIN_CGROUP);
+	assert_int_equal(contain_mode_parse("proc", &m), 0);
+	assert_int_equal(m, CONTAIN_PROC);
+	assert_int_equal(contain_mode_parse("cgroups", &m), -EINVAL);
+	assert_int_equal(contain_mode_parse("", &m), -EINVAL);
+	assert_int_equal(contain_mode_parse(NULL, &m), -EINVAL);
+}
+
+static void test_cgroup_path_rules(void **state)
+{
+	/* off the cgroup2 mount (or on a mount that merely starts the same), relative, with
+	 * dot segments or doubled slashes: refused whatever their end */
+	static const char *const refused[] = {
+		"/tmp/fleettune/0123456789abcdef/job-12",
+		"/sys/fs/cgroup/unified2/fleettune/0123456789abcdef/job-12",
+		"sys/fs/cgroup/unified/fleettune/0123456789abcdef/job-12",
+		"/sys/fs/cgroup/unified/../../../fleettune/0123456789abcdef/job-12",
+		"/sys/fs/cgroup/unified/./fleettune/0123456789abcdef/job-12",
+		"/sys/fs/cgroup/unified//fleettune/0123456789abcdef/job-12",
+	};
+	const char *mnt = "/sys/fs/cgroup/unified", *id = "0123456789abcdef";
+	char p[256], small[6];
+	size_t i;
+
+	assert_int_equal(contain_cgroup_path("/sys/fs/cgroup/unified/fleettune/0123456789abcdef",
+	                                     12, p, sizeof(p)),
+	                 0);
+	assert_string_equal(p, "/sys/fs/cgroup/unified/fleettune/0123456789abcdef/job-12");
+	assert_int_equal(contain_cgroup_path("/x", 12, small, sizeof(small)), -ENAMETOOLONG);
+	/* the agent in the root cgroup, and in a service cgroup */
+	assert_true(contain_cgroup_path_ok(p, mnt, id, 12));
+	assert_true(contain_cgroup_path_ok("/sys/fs/cgroup/unified/system.slice/a.service/"
+	                                   "fleettune/0123456789abcdef/job-12",
+	                                   mnt, id, 12));
+	/* another job, another agent, a prefix of the job id */
+	assert_false(contain_cgroup_path_ok(p, mnt, id, 1));
+	assert_false(contain_cgroup_path_ok(p, mnt, id, 123));
+	assert_false(contain_cgroup_path_ok(p, mnt, "fedcba9876543210", 12));
+	assert_false(contain_cgroup_path_ok(
+	        "/sys/fs/cgroup/unified/fleettune/0123456789abcdef/job-123", mnt, id, 12));
+	assert_false(contain_cgroup_path_ok(p, "", id, 12)); /* no cgroup2 mount */
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		if (contain_cgroup_path_ok(refused[i], mnt, id, 12))
+			fail_msg("accepted '%s'", refused[i]);
+}
+
+struct fx {
+	char *dir;
+	struct contain c;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	f->dir = tu_tmpdir();
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	tu_rmrf(f->dir);
+	free(f->dir);
+	free(f);
+	return 0;
+}
+
+/* The engine of a pass: a shell that starts two setsid() sleeps and waits, like fio and its
+ * workers. */
+static void pass_start(struct fx *f, struct contain_pass *cp, struct proc *p, int64_t job_id)
+{
+	char *argv[] = { "sh", "-c", "setsid sleep 60 & setsid sleep 60 & echo started; wait",
+		         NULL };
+	struct err e;
+	double t0 = time_mono_s();
+
+	assert_int_equal(contain_pass_begin(&f->c, job_id, cp, &e), 0);
+	assert_int_equal(proc_spawn_in(p, argv, NULL, cp, &e), 0);
+	while (!strstr(p->out.data, "started") || contain_pass_alive(cp) < 3) {
+		assert_true(proc_poll(p, 20) >= 0);
+		if (time_mono_s() - t0 > 10)
+			fail_msg("the pass did not start its 3 processes");
+	}
+}
+
+static char *record_text(struct fx *f, int64_t job_id)
+{
+	char path[512];
+	struct buf b = BUF_INIT;
+
+	snprintf(path, sizeof(path), "%s/contain/job-%lld", f->dir, (long long)job_id);
+	if (buf_read_file(&b, path, 1 << 20)) {
+		buf_release(&b);
+		return NULL;
+	}
+	return buf_detach(&b, NULL);
+}
+
+/* The agent "crashes" mid-pass (its struct contain_pass is simply forgotten); a second one
+ * on the same state directory kills all three processes from the record. */
+static void crash_and_recover(struct fx *f, enum contain_mode mode)
+{
+	struct contain_pass cp;
+	struct contain again;
+	struct proc p;
+	struct err e;
+	pid_t leader;
+	char *rec;
+
+	pass_start(f, &cp, &p, 7);
+	leader = p.pid;
+	rec = record_text(f, 7);
+	assert_non_null(rec);
+	assert_non_null(strstr(rec, "job 7\n"));
+	if (mode == CONTAIN_CGROUP) {
+		assert_non_null(strstr(rec, "cgroup "));
+		assert_int_equal(contain_pass_alive(&cp), 3);
+	} else {
+		/* the leader and both workers, recorded as they appeared */
+		int lines = 0;
+		const char *s;
+
+		for (s = rec; (s = strstr(s, "pid ")); s++)
+			lines++;
+		assert_int_equal(lines, 3);
+	}
+	free(rec);
+	assert_int_equal(contain_init(&again, f->dir, mode, &e), 0);
+	assert_int_equal(contain_recover(&again), 3);
+	assert_null(record_text(f, 7));
+	assert_int_equal(contain_pass_alive(&cp), 0);
+	/* the first "agent" still reaps its child; nothing is left to end */
+	proc_release(&p);
+	assert_int_equal(kill(leader, 0) < 0 && errno == ESRCH, 1);
+	contain_pass_end(&cp);
+	assert_int_equal(contain_recover(&again), 0);
+}
+
+/* A pass ended on purpose: proc_terminate's SIGTERM misses the setsid() workers, the
+ * containment gets them; the record goes with them. */
+static void terminate_and_end(struct fx *f)
+{
+	struct contain_pass cp;
+	struct proc p;
+
+	pass_start(f, &cp, &p, 8);
+	assert_int_equal(proc_terminate(&p, 0.5), 0);
+	assert_int_equal(contain_pass_alive(&cp), 0);
+	proc_release(&p);
+	contain_pass_end(&cp);
+	assert_null(record_text(f, 8));
+}
+
+static void test_proc_mode(void **state)
+{
+	struct fx *f = *state;
+	struct err e;
+
+	assert_int_equal(contain_init(&f->c, f->dir, CONTAIN_PROC, &e), 0);
+	assert_int_equal(f->c.mode, CONTAIN_PROC);
+	crash_and_recover(f, CONTAIN_PROC);
+	terminate_and_end(f);
+}
+
+static void test_cgroup_mode(void **state)
+{
+	struct fx *f = *state;
+	char path[1200];
+	struct err e;
+
+	if (contain_init(&f->c, f->dir, CONTAIN_CGROUP, &e))
+		skip(); /* not root, no cgroup2, or a read-only cgroupfs */
+	assert_int_equal(f->c.mode, CONTAIN_CGROUP);
+	crash_and_recover(f, CONTAIN_CGROUP);
+	terminate_and_end(f);
+	snprintf(path, sizeof(path), "%s/job-7", f->c.base);
+	assert_int_equal(access(path, F_OK) < 0 && errno == ENOENT, 1);
+}
+
+/* A recorded pid now held by another process (its start time differs), or recorded before
+ * a reboot, is left alone. */
+static void test_recover_spares_reused_pids(void **state)
+{
+	struct fx *f = *state;
+	struct ptree_stat st;
+	char path[512];
+	FILE *out;
+	struct err e;
+	pid_t pid;
+
+	assert_int_equal(contain_init(&f->c, f->dir, CONTAIN_PROC, &e), 0);
+	pid = fork();
+	if (pid == 0) {
+		execlp("sleep", "sleep", "60", (char *)NULL);
+		_exit(127);
+	}
+	usleep(100000);
+	assert_int_equal(ptree_stat_read(pid, &st), 0);
+	snprintf(path, sizeof(path), "%s/contain/job-3", f->dir);
+	out = fopen(path, "w");
+	fprintf(out, "job 3\nboot %s\npid %d %llu\n", f->c.boot_id, (int)pid,
+	        (unsigned long long)st.start + 5);
+	fclose(out);
+	snprintf(path, sizeof(path), "%s/contain/job-4", f->dir);
+	out = fopen(path, "w");
+	fprintf(out, "job 4\nboot another-boot\npid %d %llu\n", (int)pid,
+	        (unsigned long long)st.start);
+	fclose(out);
+	assert_int_equal(contain_recover(&f->c), 0);
+	assert_int_equal(kill(pid, 0), 0); /* still there */
+	assert_null(record_text(f, 3));
+	assert_null(record_text(f, 4));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/* A pass that never began is harmless to end, kill or count. */
+static void test_zeroed_pass(void **state)
+{
+	struct contain_pass cp;
+	int n = 5;
+
+	memset(&cp, 0, sizeof(cp));
+	assert_int_equal(contain_pass_alive(&cp), 0);
+	assert_int_equal(contain_pass_kill(&cp, &n), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(contain_pass_join_fd(&cp), -1);
+	contain_pass_track(&cp);
+	contain_pass_end(&cp);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mode_parse),
+		cmocka_unit_test(test_cgroup_path_rules),
+		cmocka_unit_test_setup_teardown(test_proc_mode, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cgroup_mode, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recover_spares_reused_pids, setup, teardown),
+		cmocka_unit_test(test_zeroed_pass),
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
