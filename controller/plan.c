@@ -513,6 +513,19 @@ static int parse_engine_opts(struct parser *ps, json_t *opts, const char *path)
 	return 0;
 }
 
+/* A loop count at path: an integer in [least, PLAN_LOOPS_MAX]. */
+static int loops_take(struct parser *ps, json_t *v, const char *path, int least, int *out)
+{
+	if (!v)
+		return fail(ps, path, "required field is missing");
+	if (!json_is_integer(v))
+		return fail(ps, path, "expected an integer");
+	if (json_integer_value(v) < least || json_integer_value(v) > PLAN_LOOPS_MAX)
+		return fail(ps, path, "must be between %d and %d", least, PLAN_LOOPS_MAX);
+	*out = (int)json_integer_value(v);
+	return 0;
+}
+
 static int parse_job(struct parser *ps, json_t *job)
 {
 	static const char *const own[] = { "engine", "loops", "directory", NULL };
@@ -548,13 +561,23 @@ static int parse_job(struct parser *ps, json_t *job)
 	if (v && (r = parse_engine_opts(ps, v, path)) < 0)
 		return r;
 	loops = json_object_get(job, "loops");
-	p->loops = 5;
-	if (loops) {
-		if (!json_is_integer(loops))
-			return fail(ps, "job.loops", "expected an integer");
-		if (json_integer_value(loops) < 1 || json_integer_value(loops) > PLAN_LOOPS_MAX)
-			return fail(ps, "job.loops", "must be between 1 and %d", PLAN_LOOPS_MAX);
-		p->loops = (int)json_integer_value(loops);
+	p->loops = p->loops_max = 5;
+	if (loops && json_is_object(loops)) {
+		static const char *const lk[] = { "min", "max", NULL };
+		json_t *mn = json_object_get(loops, "min"), *mx = json_object_get(loops, "max");
+
+		if ((r = check_keys(ps, loops, "job.loops", lk)) < 0)
+			return r;
+		if ((r = loops_take(ps, mn, "job.loops.min", 2, &p->loops)) < 0 ||
+		    (r = loops_take(ps, mx, "job.loops.max", 2, &p->loops_max)) < 0)
+			return r;
+		if (p->loops_max < p->loops)
+			return fail(ps, "job.loops.max", "must be at least job.loops.min (%d)",
+			            p->loops);
+	} else if (loops) {
+		if ((r = loops_take(ps, loops, "job.loops", 1, &p->loops)) < 0)
+			return r;
+		p->loops_max = p->loops;
 	}
 	return 0;
 }

@@ -85,7 +85,8 @@ struct plan {
 	char engine[PARAM_NAME_MAX]; /* job.engine, "fio" by default; any name */
 	char *engine_json;           /* job.<engine> as compact JSON, NULL when absent */
 	char *directory;             /* job.directory, NULL for a raw-device job */
-	int loops;
+	int loops;        /* job.loops, or job.loops.min: the loops every point runs first */
+	int loops_max;    /* job.loops.max (adaptive loops); == loops for a plain number */
 	double runtime_s; /* per loop: <engine>.runtime_s when it is a positive number (a display
 	                     and ETA hint; the agent validates it), else 0 */
 	char metric[PARAM_NAME_MAX];

@@ -44,6 +44,7 @@ static void test_good_plan(void **state)
 	assert_false(config_get(&p.baseline, "scheduler")->is_int);
 	assert_int_equal(p.strategy, PLAN_SEQUENTIAL);
 	assert_int_equal(p.loops, 5);
+	assert_int_equal(p.loops_max, 5);
 	assert_float_equal(p.runtime_s, 2.0, 0);
 	assert_false(p.minimize);
 	assert_float_equal(p.min_effect_pct, 5.0, 0);
@@ -102,6 +103,24 @@ static void bad(const char *from, const char *to, const char *msg)
 	assert_string_equal(e.code, "invalid_plan");
 }
 
+/* "loops": {"min","max"} asks for adaptive loops; a plain number means min == max. */
+static void test_adaptive_loops(void **state)
+{
+	char text[4096], *at;
+	struct plan p;
+	struct err e = { 0 };
+
+	(void)state;
+	at = strstr(good_plan, "\"loops\":5");
+	assert_non_null(at);
+	snprintf(text, sizeof(text), "%.*s\"loops\":{\"min\":3,\"max\":20}%s",
+	         (int)(at - good_plan), good_plan, at + strlen("\"loops\":5"));
+	assert_int_equal(plan_parse(text, NULL, &p, &e), 0);
+	assert_int_equal(p.loops, 3);
+	assert_int_equal(p.loops_max, 20);
+	plan_release(&p);
+}
+
 static void test_bad_plans(void **state)
 {
 	(void)state;
@@ -118,6 +137,13 @@ static void test_bad_plans(void **state)
 	    "goal: 'up' is not one of maximize, minimize");
 	bad("\"loops\":5", "\"loops\":0", "job.loops: must be between 1 and 100");
 	bad("\"loops\":5", "\"loops\":\"5\"", "job.loops: expected an integer");
+	bad("\"loops\":5", "\"loops\":{\"min\":1,\"max\":9}",
+	    "job.loops.min: must be between 2 and 100");
+	bad("\"loops\":5", "\"loops\":{\"min\":5,\"max\":3}",
+	    "job.loops.max: must be at least job.loops.min (5)");
+	bad("\"loops\":5", "\"loops\":{\"min\":3}", "job.loops.max: required field is missing");
+	bad("\"loops\":5", "\"loops\":{\"min\":3,\"max\":9,\"step\":1}",
+	    "job.loops.step: unknown field");
 	bad("\"engine\":\"fio\",\"fio\":{", "\"engine\":\"fio\",\"dd\":{},\"fio\":{",
 	    "job.dd: unknown field (the options of engine 'fio' go in job.fio)");
 	bad("\"engine\":\"fio\"", "\"engine\":\"loops\"",
@@ -305,10 +331,11 @@ static void test_tokens(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_good_plan),    cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_bad_plans),    cmocka_unit_test(test_syntax_errors),
-		cmocka_unit_test(test_tokens),       cmocka_unit_test(test_engine_opaque),
-		cmocka_unit_test(test_config_codec), cmocka_unit_test(test_node_set_codec),
+		cmocka_unit_test(test_good_plan),      cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_adaptive_loops), cmocka_unit_test(test_bad_plans),
+		cmocka_unit_test(test_syntax_errors),  cmocka_unit_test(test_tokens),
+		cmocka_unit_test(test_engine_opaque),  cmocka_unit_test(test_config_codec),
+		cmocka_unit_test(test_node_set_codec),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
