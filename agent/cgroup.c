@@ -294,3 +294,13 @@ int cgroup_remove(const char *dir)
 		return -errno;
 	return 0;
 }
+
+int cgroup_remove_wait(const char *dir, double timeout_s)
+{
+	double deadline = time_mono_s() + timeout_s;
+	int rc;
+
+	while ((rc = cgroup_remove(dir)) == -EBUSY && time_mono_s() < deadline)
+		sleep_ms(CGROUP_WAIT_STEP_MS);
+	return rc;
+}

@@ -39,5 +39,10 @@ int cgroup_procs_count(const char *dir);
 int cgroup_kill(const char *dir, bool use_kill_file, double timeout_s, int *n_killed);
 /* rmdir dir; 0 when it is gone (or was never there), else -errno (-EBUSY: still populated). */
 int cgroup_remove(const char *dir);
+/*
+ * cgroup_remove, trying again for up to timeout_s while rmdir says -EBUSY: right after the
+ * last member exits ("populated 0"), the kernel can still hold the cgroup for a moment.
+ */
+int cgroup_remove_wait(const char *dir, double timeout_s);
 
 #endif

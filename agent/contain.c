@@ -21,6 +21,8 @@
 
 /* How long a kill may take: a process in uninterruptible I/O dies when its I/O returns. */
 #define CONTAIN_KILL_WAIT_S 30.0
+/* how long an emptied cgroup may stay busy before its removal is given up (logged) */
+#define CONTAIN_RMDIR_WAIT_S 1.0
 #define CONTAIN_TRACK_EVERY_S 0.1
 #define RECORD_MAX_BYTES (4 << 20)
 
@@ -444,7 +446,7 @@ static void what_str(const char *cgroup, int n_ids, char *out, size_t len)
 void contain_pass_end(struct contain_pass *cp)
 {
 	char what[PATH_MAX + 80];
-	int n = 0, rc = 0, tries;
+	int n = 0, rc = 0;
 
 	if (!cp || !cp->c)
 		return;
@@ -456,13 +458,7 @@ void contain_pass_end(struct contain_pass *cp)
 			         (long long)cp->job_id, what);
 	}
 	if (cp->cgroup[0]) {
-		/* Empty now; rmdir can still see the last exits in flight for a moment. */
-		for (tries = 0; tries < 100; tries++) {
-			rc = cgroup_remove(cp->cgroup);
-			if (rc != -EBUSY)
-				break;
-			usleep(10000);
-		}
+		rc = cgroup_remove_wait(cp->cgroup, CONTAIN_RMDIR_WAIT_S);
 		if (rc == 0)
 			parents_prune(cp->cgroup);
 	}
@@ -516,7 +512,7 @@ static int record_recover(struct contain *c, const char *path, int64_t job_id)
 			                 &n);
 			killed += n;
 			if (rc == 0 || rc == -ENOENT)
-				rc = cgroup_remove(cgroup);
+				rc = cgroup_remove_wait(cgroup, CONTAIN_RMDIR_WAIT_S);
 			if (rc == 0)
 				parents_prune(cgroup);
 			if (rc)

@@ -15,7 +15,7 @@ nr_job=$((nr0 / 2))
 it_log "device $dev (nr_requests $nr0, the jobs set $nr_job)"
 
 # procs ID [LOOP]: pids of the job's fio processes (main and workers share fio's command line)
-procs() { pgrep -f -- "--name=ft-job$1-l${2:-}" | sort -n; }
+procs() { pgrep -f -- "--name=ft-job$1-l${2:-}.* --filename=/dev/$dev( |$)" | sort -n; }
 count() { procs "$@" | wc -l; }
 job_state() { it_http GET "$U/jobs/$1" "$T"; echo "$HTTP_BODY" | jq -r .state; }
 post_job() { # RUNTIME_S LOOPS: sets J
@@ -27,9 +27,16 @@ start() { # MODE
 	U=$a_URL/api/v1
 	T=$a_TOKEN
 }
-# the job cgroups still on the cgroup2 mount (none may be left)
+# this agent's job cgroups still on the cgroup2 mount (none may be left). Other tests'
+# agents have other ids, so only this state dir's base counts (the cgroup start-up line
+# names it; --contain proc keeps the same state dir, hence the same base).
+CG_BASE=""
 cgroups_left() { # ID
 	local mnt
+	if [ -n "$CG_BASE" ]; then
+		[ -d "$CG_BASE/job-$1" ] && echo 1 || echo 0
+		return
+	fi
 	mnt=$(awk '$0 ~ / - cgroup2 / {print $5; exit}' /proc/self/mountinfo)
 	[ -n "$mnt" ] && find "$mnt" -maxdepth 6 -type d -name "job-$1" -path '*/fleettune/*' 2>/dev/null | wc -l || echo 0
 }
@@ -97,6 +104,7 @@ for mode in cgroup proc; do
 		it_log "SKIP cgroup mode: the agent cannot make cgroups here ($(grep -o 'contain cgroup: .*' "$IT_TMP/a.log" | head -n 1))"
 		continue
 	fi
+	[ "$mode" = cgroup ] && CG_BASE=$(sed -n 's/.*one cgroup per job under \(.*\) (.*/\1/p' "$a_LOG" | tail -n 1)
 	it_check "$mode: the start-up line names the containment" \
 		grep -q "job containment: $([ "$mode" = cgroup ] && echo 'one cgroup per job' || echo 'process trees')" "$a_LOG"
 	for moment in start mid between; do

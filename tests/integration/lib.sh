@@ -23,6 +23,7 @@ it_cleanup() {
 		for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 		kill -KILL "$pid" 2>/dev/null
 	done
+	it_cgroups_clean
 	[ -f "$IT_TMP/loops" ] && mapfile -t -O "${#IT_LOOPS[@]}" IT_LOOPS <"$IT_TMP/loops"
 	for dev in "${IT_LOOPS[@]}"; do
 		umount "/dev/$dev" 2>/dev/null
@@ -35,6 +36,22 @@ it_cleanup() {
 	fi
 }
 trap it_cleanup EXIT
+
+# it_cgroups_clean: a test that kills an agent with SIGKILL and does not restart it leaves
+# that agent's job cgroups (named in its containment records) on the host; kill what is in
+# them and remove them with their emptied parents.
+it_cgroups_clean() {
+	local rec cg i
+	for rec in "$IT_TMP"/*-state/contain/job-*; do
+		[ -f "$rec" ] || continue
+		cg=$(sed -n 's/^cgroup //p' "$rec")
+		case $cg in */fleettune/*/job-*) ;; *) continue ;; esac
+		[ -d "$cg" ] || continue
+		[ -w "$cg/cgroup.kill" ] && echo 1 >"$cg/cgroup.kill" 2>/dev/null
+		for i in $(seq 100); do rmdir "$cg" 2>/dev/null && break; sleep 0.05; done
+		rmdir "${cg%/*}" "${cg%/*/*}" 2>/dev/null
+	done
+}
 
 it_skip() { echo "SKIP: $IT_NAME: $*"; exit 77; }
 it_log() { echo "# $*"; }
