@@ -17,6 +17,7 @@
 #include "log.h"
 #include "proc.h"
 #include "timeutil.h"
+#include "utf8.h"
 #include "xmalloc.h"
 #include "banned.h"
 
@@ -110,10 +111,11 @@ static int directory_check(const struct agent *a, const char *dir, char *real, s
 
 	if (dir[0] != '/')
 		return err_set(e, -EINVAL, "bad_request",
-		               "directory: '%.200s' is not an absolute path", dir);
-	if (!realpath(dir, buf) || stat(buf, &st) < 0 || !S_ISDIR(st.st_mode))
-		return err_set(e, -EINVAL, "bad_request", "directory: '%.200s' is not a directory",
+		               "directory: '%.*s' is not an absolute path", utf8_cut(dir, 200),
 		               dir);
+	if (!realpath(dir, buf) || stat(buf, &st) < 0 || !S_ISDIR(st.st_mode))
+		return err_set(e, -EINVAL, "bad_request", "directory: '%.*s' is not a directory",
+		               utf8_cut(dir, 200), dir);
 	for (i = 0; i < a->cfg.n_allow_dirs; i++) {
 		if (path_under(buf, a->cfg.allow_dirs[i])) {
 			snprintf(real, len, "%s", buf);
@@ -121,7 +123,8 @@ static int directory_check(const struct agent *a, const char *dir, char *real, s
 		}
 	}
 	return err_set(e, -EPERM, "dir_not_allowed",
-	               "directory: '%.200s' is not under an --allow-dir of this agent", buf);
+	               "directory: '%.*s' is not under an --allow-dir of this agent",
+	               utf8_cut(buf, 200), buf);
 }
 
 int job_check(struct jobq *q, struct job_spec *spec, struct err *e)
@@ -134,8 +137,8 @@ int job_check(struct jobq *q, struct job_spec *spec, struct err *e)
 	int rc, id;
 
 	if (!sysfs_device_name_ok(spec->device) || sysfs_device_check(&a->fs, spec->device, NULL))
-		return err_set(e, -EINVAL, "bad_request", "device: no block device '%.64s'",
-		               spec->device);
+		return err_set(e, -EINVAL, "bad_request", "device: no block device '%.*s'",
+		               utf8_cut(spec->device, 64), spec->device);
 	if (!eng)
 		return err_set(e, -EINVAL, "bad_request",
 		               "engine: expected one of fio, dd, bonnie, iozone");

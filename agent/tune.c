@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "tune.h"
+#include "utf8.h"
 #include "xmalloc.h"
 #include "banned.h"
 
@@ -220,8 +221,8 @@ static int validate_all(struct tune *t, const char *dev, const struct params *cu
 			continue;
 		}
 		if (!p)
-			return err_set(e, -ENOENT, "unknown_param", "no parameter '%.64s' on '%s'",
-			               items[i].name, dev);
+			return err_set(e, -ENOENT, "unknown_param", "no parameter '%.*s' on '%s'",
+			               utf8_cut(items[i].name, 64), items[i].name, dev);
 		rc = sysfs_param_check(p, items[i].requested, items[i].canon,
 		                       sizeof(items[i].canon), &items[i].aliased, e);
 		if (rc)
@@ -299,10 +300,9 @@ fail:
 	err_clear(&rb_err);
 	if (restore_locked(t, &snap, rb_origin, "rolled_back", NULL, &rb_err) == 0) {
 		*rolled_back = true;
-	} else if (e) {
-		size_t len = strlen(e->msg);
-
-		snprintf(e->msg + len, sizeof(e->msg) - len, "; rollback failed: %s", rb_err.msg);
+	} else {
+		err_set(e, rc, e ? e->code : NULL, "%s; rollback failed: %s", e ? e->msg : "",
+		        rb_err.msg);
 	}
 out:
 	pthread_mutex_unlock(&t->lock);
