@@ -51,8 +51,11 @@ int agent_init(struct agent *a, const struct agent_config *cfg, struct err *e)
 	a->sessions.tune = &a->tune;
 	a->sessions.store = a->store;
 
-	/* A previous run may have died with sessions open or a job running. */
-	rc = session_end_all(&a->sessions, time_now_s(), "agent_restart");
+	/* A previous run may have died with sessions open or a job running: recovery that
+	 * cannot read the database stops the start, it is never skipped. */
+	rc = session_end_all(&a->sessions, time_now_s(), "agent_restart", e);
+	if (rc < 0)
+		goto fail;
 	if (rc > 0)
 		log_info("restored %d session(s) left open by a previous run", rc);
 	rc = jobq_start(&a->jobs, a, e);
@@ -69,7 +72,7 @@ void agent_release(struct agent *a)
 	jobq_stop(a->jobs);
 	a->jobs = NULL;
 	/* Stopping on purpose puts the devices back too, not only the next start. */
-	if (a->store && session_end_all(&a->sessions, time_now_s(), "agent_shutdown") > 0)
+	if (a->store && session_end_all(&a->sessions, time_now_s(), "agent_shutdown", NULL) > 0)
 		log_info("restored the open session(s) before exiting");
 	store_close(a->store);
 	a->store = NULL;

@@ -638,17 +638,18 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* Jobs left "running" by a crashed agent: kill their engine, restore, mark interrupted. */
-static void recover(struct agent *a)
+/* Jobs left "running" by a crashed agent: kill their engine, restore, mark interrupted.
+ * -errno with err filled if they cannot be read (the agent must not start then). */
+static int recover(struct agent *a, struct err *err)
 {
 	struct job_rec *list = NULL;
-	int n = 0, i;
+	int n = 0, i, rc;
 	struct err e;
 
-	err_clear(&e);
-	if (store_jobs_list(a->store, "running", 1000, &list, &n, &e)) {
-		log_error("cannot list running jobs: %s", e.msg);
-		return;
+	rc = store_jobs_list(a->store, "running", 1000, &list, &n, err);
+	if (rc) {
+		log_error("cannot list the jobs a previous run left running: %s", err->msg);
+		return rc;
 	}
 	for (i = 0; i < n; i++) {
 		struct job_rec *j = &list[i];
@@ -670,6 +671,7 @@ static void recover(struct agent *a)
 		log_info("job %lld marked interrupted (agent restarted mid-job)", (long long)j->id);
 	}
 	store_jobs_free(list, n);
+	return 0;
 }
 
 /* Take up the jobs a previous run left queued, oldest first: their specs are decoded once
@@ -715,8 +717,7 @@ int jobq_start(struct jobq **out, struct agent *a, struct err *e)
 		return rc;
 	}
 	contain_recover(&q->contain); /* the processes of jobs a crashed agent left running */
-	recover(a);
-	if (queue_load(q, e)) {
+	if (recover(a, e) || queue_load(q, e)) {
 		jobq_stop(q);
 		return -EIO;
 	}

@@ -109,16 +109,20 @@ out:
 	return rc;
 }
 
-/* End every open session matching due() with restore. */
-static int end_matching(struct session_mgr *m, double now, bool only_expired, const char *reason)
+/* End every open session (only_expired: those due by now) with restore. Returns how many, or
+ * -errno with err filled when the open sessions cannot be listed. */
+static int end_matching(struct session_mgr *m, double now, bool only_expired, const char *reason,
+                        struct err *err)
 {
 	struct session_rec *open = NULL, rec;
-	int n = 0, i, done = 0;
+	int n = 0, i, done = 0, rc;
 	struct err e;
 
-	if (store_sessions_list(m->store, "open", NULL, &open, &n, &e)) {
-		log_error("cannot list sessions: %s", e.msg);
-		return 0;
+	rc = store_sessions_list(m->store, "open", NULL, &open, &n, err);
+	if (rc) {
+		log_error("cannot list the open sessions to restore them: %s",
+		          err ? err->msg : "database error");
+		return rc;
 	}
 	for (i = 0; i < n; i++) {
 		if (only_expired && open[i].expires_at > now)
@@ -146,10 +150,13 @@ int session_list(struct session_mgr *m, const char *state, const char *device,
 
 int session_expire_due(struct session_mgr *m, double now)
 {
-	return end_matching(m, now, true, "expired");
+	struct err e;
+	int n = end_matching(m, now, true, "expired", &e);
+
+	return n < 0 ? 0 : n;
 }
 
-int session_end_all(struct session_mgr *m, double now, const char *reason)
+int session_end_all(struct session_mgr *m, double now, const char *reason, struct err *e)
 {
-	return end_matching(m, now, false, reason);
+	return end_matching(m, now, false, reason, e);
 }

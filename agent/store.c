@@ -13,12 +13,18 @@
 
 extern const char agent_schema_sql[];
 
+static const struct db_kind agent_db = {
+	.schema = agent_schema_sql,
+	.err_code = "store_error",
+	.holds = "the restore snapshots of open sessions and running jobs",
+};
+
 int store_open(struct store **out, const char *path, struct err *e)
 {
 	struct store *s = xcalloc(1, sizeof(*s));
 	int rc;
 
-	rc = db_open(&s->db, path, agent_schema_sql, "store_error", e);
+	rc = db_open(&s->db, path, &agent_db, e);
 	if (rc) {
 		free(s);
 		return rc;

@@ -166,7 +166,7 @@ static void test_recover_after_restart(void **state)
 	store_close(f->store);
 	assert_int_equal(store_open(&f->store, f->db, &e), 0);
 	f->m.store = f->store;
-	assert_int_equal(session_end_all(&f->m, 1001.0, "agent_restart"), 1);
+	assert_int_equal(session_end_all(&f->m, 1001.0, "agent_restart", NULL), 1);
 	assert_restored(f);
 	assert_int_equal(store_session_get(f->store, s.id, &got, &e), 0);
 	assert_string_equal(got.end_reason, "agent_restart");
