@@ -12,8 +12,7 @@ int session_open(struct session_mgr *m, const char *dev, int64_t ttl_s, double n
                  struct session_rec *out, struct err *e)
 {
 	struct tune_snapshot snap = { { 0 }, 0, NULL };
-	struct session_rec *open = NULL;
-	int n_open = 0, rc;
+	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if (ttl_s < 1 || ttl_s > SESSION_TTL_MAX_S)
@@ -22,14 +21,6 @@ int session_open(struct session_mgr *m, const char *dev, int64_t ttl_s, double n
 	if (!sysfs_device_allowed(m->tune->fs, dev))
 		return err_set(e, -EPERM, "device_not_allowed",
 		               "device '%s' is not in the agent's --allow-device list", dev);
-	rc = store_sessions_list(m->store, "open", dev, &open, &n_open, e);
-	if (rc)
-		goto out;
-	if (n_open > 0) {
-		rc = err_set(e, -EBUSY, "conflict", "device '%s' already has open session %lld",
-		             dev, (long long)open[0].id);
-		goto out;
-	}
 	rc = tune_snapshot_take(m->tune, dev, &snap, e);
 	if (rc)
 		goto out;
@@ -43,7 +34,6 @@ int session_open(struct session_mgr *m, const char *dev, int64_t ttl_s, double n
 	log_info("session %lld opened on %s (ttl %llds, %d parameters saved)", (long long)out->id,
 	         dev, (long long)ttl_s, snap.n);
 out:
-	free(open);
 	tune_snapshot_release(&snap);
 	return rc;
 }

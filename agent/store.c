@@ -135,22 +135,44 @@ static void session_from_row(sqlite3_stmt *st, void *elem)
 	"id, device, created_at, ttl_s, expires_at, state, ended_at, end_reason, "                 \
 	"restore_outcome"
 
+static void id_from_row(sqlite3_stmt *st, void *elem)
+{
+	*(int64_t *)elem = sqlite3_column_int64(st, 0);
+}
+
 int store_session_insert(struct store *s, struct session_rec *rec, const struct tune_snapshot *snap,
                          struct err *e)
 {
 	char *json = wire_snapshot_encode(snap);
+	int64_t open_id = 0;
 	int rc;
 
+	/* The check and the insert in one BEGIN IMMEDIATE: concurrent opens of one device find
+	 * each other (the unique index of migration 3 backs this up). */
 	db_lock(s->db);
-	rc = db_run(s->db, e, "session insert",
-	            "INSERT INTO sessions(device, created_at, ttl_s, expires_at, state, "
-	            "snapshot) VALUES(?,?,?,?,'open',?)",
-	            "tdIdt", rec->device, rec->created_at, rec->ttl_s, rec->expires_at, json);
-	if (rc > 0) {
+	rc = db_tx_begin(s->db, e);
+	if (rc == 0)
+		rc = db_fetch_one(s->db,
+		                  db_prepare(s->db,
+		                             "SELECT id FROM sessions WHERE device = ? AND "
+		                             "state = 'open' LIMIT 1",
+		                             "t", rec->device),
+		                  id_from_row, &open_id, e, "session check");
+	if (rc > 0)
+		rc = err_set(e, -EBUSY, "conflict", "device '%s' already has open session %lld",
+		             rec->device, (long long)open_id);
+	if (rc == 0)
+		rc = db_run(s->db, e, "session insert",
+		            "INSERT INTO sessions(device, created_at, ttl_s, expires_at, state, "
+		            "snapshot) VALUES(?,?,?,?,'open',?)",
+		            "tdIdt", rec->device, rec->created_at, rec->ttl_s, rec->expires_at,
+		            json);
+	if (rc > 0)
 		rec->id = db_last_insert_id(s->db);
-		snprintf(rec->state, sizeof(rec->state), "open");
-	}
+	rc = db_tx_end(s->db, rc, e);
 	db_unlock(s->db);
+	if (rc >= 0)
+		snprintf(rec->state, sizeof(rec->state), "open");
 	free(json);
 	return rc < 0 ? rc : 0;
 }

@@ -55,7 +55,9 @@ struct session_rec {
 	char restore_outcome[256];
 };
 
-/* Insert an open session with the snapshot to restore; sets rec->id and rec->state. */
+/* Insert an open session with the snapshot to restore; sets rec->id and rec->state. -EBUSY
+ * "conflict" (naming it) if the device has an open session: checked in the same transaction,
+ * so that concurrent opens of one device give one session. */
 int store_session_insert(struct store *s, struct session_rec *rec, const struct tune_snapshot *snap,
                          struct err *e);
 int store_session_get(struct store *s, int64_t id, struct session_rec *rec, struct err *e);
