@@ -19,15 +19,15 @@ static const struct {
 	const char *code;
 	int status;
 } status_table[] = {
-	{ "bad_request", 400 },        { "bad_json", 400 },        { "unknown_query_param", 400 },
-	{ "unauthorized", 401 },       { "forbidden", 403 },       { "read_only", 403 },
-	{ "device_not_allowed", 403 }, { "dir_not_allowed", 403 }, { "not_found", 404 },
-	{ "unknown_param", 404 },      { "unknown_sysctl", 404 },  { "method_not_allowed", 405 },
-	{ "conflict", 409 },           { "device_busy", 409 },     { "device_refused", 409 },
-	{ "cancelled", 409 },          { "interrupted", 409 },     { "too_large", 413 },
-	{ "invalid_value", 422 },      { "kernel_rejected", 422 }, { "engine_unavailable", 422 },
-	{ "store_error", 500 },        { "restore_failed", 500 },  { "engine_failed", 500 },
-	{ "internal", 500 },
+	{ "bad_request", 400 },        { "bad_json", 400 },          { "unknown_query_param", 400 },
+	{ "unauthorized", 401 },       { "forbidden", 403 },         { "read_only", 403 },
+	{ "device_not_allowed", 403 }, { "dir_not_allowed", 403 },   { "not_found", 404 },
+	{ "unknown_param", 404 },      { "unknown_sysctl", 404 },    { "method_not_allowed", 405 },
+	{ "conflict", 409 },           { "device_busy", 409 },       { "device_refused", 409 },
+	{ "cancelled", 409 },          { "interrupted", 409 },       { "too_large", 413 },
+	{ "invalid_value", 422 },      { "kernel_rejected", 422 },   { "engine_unavailable", 422 },
+	{ "store_error", 500 },        { "restore_failed", 500 },    { "engine_failed", 500 },
+	{ "internal", 500 },           { "audit_unavailable", 503 },
 };
 
 int api_status_for(const char *code)

@@ -59,7 +59,8 @@ int session_end(struct session_mgr *m, int64_t id, bool restore, const char *rea
 	struct tune_snapshot snap = { { 0 }, 0, NULL };
 	char origin[96], outcome[256];
 	struct err rerr;
-	int rc, written = 0;
+	struct tune_restore_count count = { 0, 0 };
+	int rc;
 
 	rc = store_session_get(m->store, id, out, e);
 	if (rc)
@@ -75,11 +76,15 @@ int session_end(struct session_mgr *m, int64_t id, bool restore, const char *rea
 		err_clear(&rerr);
 		rc = store_session_snapshot(m->store, id, &snap, &rerr);
 		if (!rc)
-			rc = tune_restore(m->tune, &snap, origin, &written, &rerr);
+			rc = tune_restore(m->tune, &snap, origin, &count, &rerr);
 		if (rc)
 			snprintf(outcome, sizeof(outcome), "failed: %s", rerr.msg);
+		else if (count.unaudited)
+			snprintf(outcome, sizeof(outcome),
+			         "ok (%d values written, %d of them not in the audit log)",
+			         count.written, count.unaudited);
 		else
-			snprintf(outcome, sizeof(outcome), "ok (%d values written)", written);
+			snprintf(outcome, sizeof(outcome), "ok (%d values written)", count.written);
 		log_info("session %lld on %s %s: restore %s", (long long)id, out->device, reason,
 		         outcome);
 	} else {

@@ -65,19 +65,39 @@ int store_write(struct store *s, struct err *e, const char *what, const char *sq
 	return rc;
 }
 
-int store_change_add(struct store *s, const struct tune_change *c, double at)
+int store_change_intent(struct store *s, struct tune_change *c, double at, struct err *e)
 {
-	struct err e;
 	int rc;
 
-	rc = store_write(s, &e, "change insert",
+	db_lock(s->db);
+	rc = db_run(s->db, e, "change insert",
+	            "INSERT INTO changes(at, device, name, previous, requested, applied, "
+	            "outcome, origin, message) VALUES(?,?,?,?,?,NULL,'pending',?,NULL)",
+	            "dttttt", at, c->device ? c->device : "", c->name, c->previous, c->requested,
+	            c->origin ? c->origin : "");
+	if (rc > 0)
+		c->id = db_last_insert_id(s->db);
+	db_unlock(s->db);
+	return rc < 0 ? rc : 0;
+}
+
+int store_change_outcome(struct store *s, const struct tune_change *c, double at, struct err *e)
+{
+	int rc = 0;
+
+	if (c->id > 0)
+		rc = store_write(s, e, "change update",
+		                 "UPDATE changes SET applied = ?, outcome = ?, message = ? WHERE "
+		                 "id = ?",
+		                 "tttI", c->applied, c->outcome, c->message, c->id);
+	if (rc < 0 || c->id > 0)
+		return rc < 0 ? rc : 0;
+	rc = store_write(s, e, "change insert",
 	                 "INSERT INTO changes(at, device, name, previous, requested, applied, "
 	                 "outcome, origin, message) VALUES(?,?,?,?,?,?,?,?,?)",
 	                 "dttttttt", at, c->device ? c->device : "", c->name, c->previous,
 	                 c->requested, c->applied, c->outcome, c->origin ? c->origin : "",
 	                 c->message);
-	if (rc < 0)
-		log_error("cannot record change of %s: %s", c->name, e.msg);
 	return rc < 0 ? rc : 0;
 }
 

@@ -37,7 +37,11 @@ struct change_rec {
 	int has_previous, has_requested, has_applied, has_message;
 };
 
-int store_change_add(struct store *s, const struct tune_change *c, double at);
+/* The audit log is written ahead: a row for a write before it is made (outcome "pending";
+ * sets c->id), then what became of it. Each is its own committed transaction. */
+int store_change_intent(struct store *s, struct tune_change *c, double at, struct err *e);
+/* Update row c->id with c's applied value, outcome and message; with c->id 0, add a row. */
+int store_change_outcome(struct store *s, const struct tune_change *c, double at, struct err *e);
 /* Newest first; device may be NULL. Caller frees *out. */
 int store_changes_list(struct store *s, const char *device, int limit, struct change_rec **out,
                        int *n, struct err *e);

@@ -24,11 +24,19 @@ struct fx {
 	struct session_mgr m;
 };
 
-static void audit_cb(void *cls, const struct tune_change *c)
+static int intent_cb(void *cls, struct tune_change *c, struct err *e)
 {
 	struct fx *f = cls;
 
-	store_change_add(f->store, c, 1000.0);
+	return store_change_intent(f->store, c, 1000.0, e);
+}
+
+static void outcome_cb(void *cls, const struct tune_change *c)
+{
+	struct fx *f = cls;
+	struct err e;
+
+	assert_int_equal(store_change_outcome(f->store, c, 1000.0, &e), 0);
 }
 
 static int setup(void **state)
@@ -44,7 +52,11 @@ static int setup(void **state)
 	f->fs.root = f->root;
 	f->fs.allow_devices = f->allow;
 	f->fs.n_allow_devices = 1;
-	tune_init(&f->t, &f->fs, audit_cb, f);
+	{
+		struct tune_audit audit = { intent_cb, outcome_cb, f };
+
+		tune_init(&f->t, &f->fs, &audit);
+	}
 	f->m.tune = &f->t;
 	f->m.store = f->store;
 	*state = f;
