@@ -108,6 +108,8 @@ static json_t *job_json(struct agent *a, const struct job_rec *j)
 	                    j->has_error ? json_pack("{s:s,s:s}", "code", j->error_code, "message",
 	                                             j->error_message)
 	                                 : json_null());
+	json_object_set_new(o, "params_changed",
+	                    j->has_params_changed ? json_string(j->params_changed) : json_null());
 	free(passes);
 	return o;
 }

@@ -383,6 +383,24 @@ static bool should_stop(struct jobq *q)
 
 enum pass_result { PASS_OK, PASS_FAILED, PASS_CANCELLED };
 
+/* A pass measured under params the job did not set is not kept: -ESTALE "params_changed" if
+ * something (a session's restore) changed the device's parameters under job id. */
+static int params_changed(struct agent *a, int64_t id, int loop, struct err *e)
+{
+	struct job_rec r;
+	int rc = 0;
+
+	if (store_job_get(a->store, id, &r, e))
+		return -EIO;
+	if (r.has_params_changed)
+		rc = err_set(e, -ESTALE, "params_changed",
+		             "the device's parameters were changed under the job (%s): pass %d is "
+		             "not kept and no further pass runs",
+		             r.params_changed, loop);
+	store_job_rec_release(&r);
+	return rc;
+}
+
 /* Run one loop of a job: spawn, poll with progress, cancel, parse, record. */
 static enum pass_result pass_run(struct jobq *q, const struct job *job, const struct engine *eng,
                                  const struct engine_opts *opts, const char *dir, int loop,
@@ -455,6 +473,8 @@ static enum pass_result pass_run(struct jobq *q, const struct job *job, const st
 	                  p.err.data ? p.err.data : "", p.err.len, p.exit_code, p.term_signal, &m,
 	                  e);
 	if (rc)
+		goto out;
+	if (params_changed(a, job->id, loop, e))
 		goto out;
 	raw = !strcmp(eng->raw_stream, "stderr") ? &p.err : &p.out;
 	if (store_job_pass_add(a->store, job->id, loop, started, time_now_s(), &m,
@@ -572,14 +592,8 @@ stopped:
 		err_set(&e, -EINTR, "interrupted", "the agent shut down during loop %d of %d", loop,
 		        spec->loops);
 out:
-	if (applied) {
-		struct err re;
-
-		snprintf(origin, sizeof(origin), "job %lld end", (long long)job->id);
-		err_clear(&re);
-		if (tune_restore(&a->tune, &snap, origin, NULL, &re))
-			log_error("job %lld: restore failed: %s", (long long)job->id, re.msg);
-	}
+	if (applied) /* from the database, not snap: a session's restore may have cancelled it */
+		restore_saved(a, job->id, "end");
 	if (strcmp(state, "succeeded"))
 		log_info("job %lld %s: %s", (long long)job->id, state, e.msg);
 	else

@@ -6,6 +6,7 @@
 
 #include "log.h"
 #include "session.h"
+#include "timeutil.h"
 #include "banned.h"
 
 int session_open(struct session_mgr *m, const char *dev, int64_t ttl_s, double now,
@@ -53,6 +54,37 @@ int session_renew(struct session_mgr *m, int64_t id, double now, struct session_
 	return store_session_renew(m->store, id, out->expires_at, e);
 }
 
+/* Restore precedence: the session is the device's owner of last resort. Jobs that started
+ * inside it lose their restore point first, so that a job ending after the session's restore
+ * cannot put back the values it saw inside the session. */
+static void jobs_rebase(struct session_mgr *m, const struct session_rec *s)
+{
+	struct err e;
+
+	err_clear(&e);
+	if (store_jobs_rebase(m->store, s->device, s->created_at, &e))
+		log_error("session %lld on %s: cannot cancel the restore points of the jobs that "
+		          "ran inside it (a job ending later may put back values from inside the "
+		          "session): %s",
+		          (long long)s->id, s->device, e.msg);
+}
+
+/* ... and a job running there when the restore wrote to its device is marked. */
+static void jobs_mark_changed(struct session_mgr *m, const struct session_rec *s,
+                              const char *reason, int written, double now)
+{
+	char why[200], at[40];
+	struct err e;
+
+	time_fmt_iso(now, at, sizeof(at));
+	snprintf(why, sizeof(why), "session %lld %s: its restore wrote %d value(s) at %s",
+	         (long long)s->id, reason, written, at);
+	err_clear(&e);
+	if (store_jobs_mark_changed(m->store, s->device, why, &e))
+		log_error("session %lld on %s: cannot mark the jobs running there: %s",
+		          (long long)s->id, s->device, e.msg);
+}
+
 int session_end(struct session_mgr *m, int64_t id, bool restore, const char *reason, double now,
                 struct session_rec *out, struct err *e)
 {
@@ -76,7 +108,11 @@ int session_end(struct session_mgr *m, int64_t id, bool restore, const char *rea
 		err_clear(&rerr);
 		rc = store_session_snapshot(m->store, id, &snap, &rerr);
 		if (!rc)
+			jobs_rebase(m, out);
+		if (!rc)
 			rc = tune_restore(m->tune, &snap, origin, &count, &rerr);
+		if (count.written)
+			jobs_mark_changed(m, out, reason, count.written, now);
 		if (rc)
 			snprintf(outcome, sizeof(outcome), "failed: %s", rerr.msg);
 		else if (count.unaudited)

@@ -92,3 +92,8 @@ UPDATE sessions SET state = 'closed', ended_at = CAST(strftime('%s', 'now') AS R
   WHERE state = 'open' AND id NOT IN (SELECT MIN(id) FROM sessions WHERE state = 'open'
                                       GROUP BY device);
 CREATE UNIQUE INDEX sessions_one_open ON sessions(device) WHERE state = 'open';
+
+-- migration 4
+-- Restore precedence: a session's restore cancels the restore point of a job that ran inside
+-- it (restore NULL), and a job whose device a restore changed mid-run says so here.
+ALTER TABLE jobs ADD COLUMN params_changed TEXT;
