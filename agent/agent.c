@@ -10,21 +10,53 @@
 #include "timeutil.h"
 #include "banned.h"
 
-/* The tune audit hook: every write attempt goes to the database and the log. */
-static void audit_to_store(void *cls, const struct tune_change *c)
+/* The tune audit hooks: every write is recorded in the database before it is made. */
+static int audit_intent(void *cls, struct tune_change *c, struct err *e)
 {
 	struct agent *a = cls;
+	int rc = store_change_intent(a->store, c, time_now_s(), e);
 
-	store_change_add(a->store, c, time_now_s());
+	if (rc)
+		log_error("cannot record the change of %s%s%s by %s in the audit log: %s",
+		          c->device, c->device[0] ? " " : "", c->name, c->origin, e->msg);
+	return rc;
+}
+
+/* ... and what became of it, in the database and the log. */
+static void audit_outcome(void *cls, const struct tune_change *c)
+{
+	struct agent *a = cls;
+	struct err e;
+
 	log_info("%s %s%s%s: %s -> %s (requested %s) by %s%s%s", c->outcome, c->device,
 	         c->device[0] ? " " : "", c->name, c->previous ? c->previous : "-",
 	         c->applied ? c->applied : "-", c->requested ? c->requested : "-", c->origin,
 	         c->message ? ": " : "", c->message ? c->message : "");
+	err_clear(&e);
+	if (store_change_outcome(a->store, c, time_now_s(), &e) == 0)
+		return;
+	if (c->id)
+		log_error("audit row %lld (%s %s) stays 'pending': cannot record its outcome "
+		          "%s: %s",
+		          (long long)c->id, c->device, c->name, c->outcome, e.msg);
+	else
+		log_error("UNAUDITED: %s %s%s%s: %s -> %s by %s is not in the audit log: %s",
+		          c->outcome, c->device, c->device[0] ? " " : "", c->name,
+		          c->previous ? c->previous : "-", c->applied ? c->applied : "-", c->origin,
+		          e.msg);
+}
+
+struct tune_audit agent_tune_audit(struct agent *a)
+{
+	struct tune_audit audit = { .intent = audit_intent, .outcome = audit_outcome, .cls = a };
+
+	return audit;
 }
 
 int agent_init(struct agent *a, const struct agent_config *cfg, struct err *e)
 {
 	char path[PATH_MAX], host[64];
+	struct tune_audit audit;
 	int rc;
 
 	memset(a, 0, sizeof(*a));
@@ -42,7 +74,8 @@ int agent_init(struct agent *a, const struct agent_config *cfg, struct err *e)
 	a->fs.allow_devices = a->cfg.allow_devices;
 	a->fs.n_allow_devices = a->cfg.n_allow_devices;
 	a->fs.allow_sysctl = a->cfg.allow_sysctl;
-	tune_init(&a->tune, &a->fs, audit_to_store, a);
+	audit = agent_tune_audit(a);
+	tune_init(&a->tune, &a->fs, &audit);
 	params_cache_init(&a->pcache, a->cfg.params_cache_ms);
 	snprintf(path, sizeof(path), "%s/agent.db", a->cfg.state_dir);
 	rc = store_open(&a->store, path, e);
@@ -51,8 +84,11 @@ int agent_init(struct agent *a, const struct agent_config *cfg, struct err *e)
 	a->sessions.tune = &a->tune;
 	a->sessions.store = a->store;
 
-	/* A previous run may have died with sessions open or a job running. */
-	rc = session_end_all(&a->sessions, time_now_s(), "agent_restart");
+	/* A previous run may have died with sessions open or a job running: recovery that
+	 * cannot read the database stops the start, it is never skipped. */
+	rc = session_end_all(&a->sessions, time_now_s(), "agent_restart", e);
+	if (rc < 0)
+		goto fail;
 	if (rc > 0)
 		log_info("restored %d session(s) left open by a previous run", rc);
 	rc = jobq_start(&a->jobs, a, e);
@@ -69,7 +105,7 @@ void agent_release(struct agent *a)
 	jobq_stop(a->jobs);
 	a->jobs = NULL;
 	/* Stopping on purpose puts the devices back too, not only the next start. */
-	if (a->store && session_end_all(&a->sessions, time_now_s(), "agent_shutdown") > 0)
+	if (a->store && session_end_all(&a->sessions, time_now_s(), "agent_shutdown", NULL) > 0)
 		log_info("restored the open session(s) before exiting");
 	store_close(a->store);
 	a->store = NULL;

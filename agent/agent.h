@@ -66,6 +66,9 @@ struct agent {
  * everything done so far is undone.
  */
 int agent_init(struct agent *a, const struct agent_config *cfg, struct err *e);
+/* The tune audit hooks that record every write in a's database before it is made (and log
+ * it); for agent_init and harnesses that wire an agent by hand. */
+struct tune_audit agent_tune_audit(struct agent *a);
 /* Stop the job queue, restore the open sessions ("agent_shutdown"), close the database.
  * Safe after a failed agent_init. */
 void agent_release(struct agent *a);

@@ -10,6 +10,7 @@
 #include "job.h"
 #include "num.h"
 #include "timeutil.h"
+#include "utf8.h"
 #include "version.h"
 #include "xmalloc.h"
 #include "banned.h"
@@ -18,15 +19,15 @@ static const struct {
 	const char *code;
 	int status;
 } status_table[] = {
-	{ "bad_request", 400 },        { "bad_json", 400 },        { "unknown_query_param", 400 },
-	{ "unauthorized", 401 },       { "forbidden", 403 },       { "read_only", 403 },
-	{ "device_not_allowed", 403 }, { "dir_not_allowed", 403 }, { "not_found", 404 },
-	{ "unknown_param", 404 },      { "unknown_sysctl", 404 },  { "method_not_allowed", 405 },
-	{ "conflict", 409 },           { "device_busy", 409 },     { "device_refused", 409 },
-	{ "cancelled", 409 },          { "interrupted", 409 },     { "too_large", 413 },
-	{ "invalid_value", 422 },      { "kernel_rejected", 422 }, { "engine_unavailable", 422 },
-	{ "store_error", 500 },        { "restore_failed", 500 },  { "engine_failed", 500 },
-	{ "internal", 500 },
+	{ "bad_request", 400 },        { "bad_json", 400 },          { "unknown_query_param", 400 },
+	{ "unauthorized", 401 },       { "forbidden", 403 },         { "read_only", 403 },
+	{ "device_not_allowed", 403 }, { "dir_not_allowed", 403 },   { "not_found", 404 },
+	{ "unknown_param", 404 },      { "unknown_sysctl", 404 },    { "method_not_allowed", 405 },
+	{ "conflict", 409 },           { "device_busy", 409 },       { "device_refused", 409 },
+	{ "cancelled", 409 },          { "interrupted", 409 },       { "too_large", 413 },
+	{ "invalid_value", 422 },      { "kernel_rejected", 422 },   { "engine_unavailable", 422 },
+	{ "store_error", 500 },        { "restore_failed", 500 },    { "engine_failed", 500 },
+	{ "internal", 500 },           { "audit_unavailable", 503 },
 };
 
 int api_status_for(const char *code)
@@ -41,10 +42,16 @@ int api_status_for(const char *code)
 
 void api_json(struct http_resp *resp, int status, json_t *json)
 {
-	resp->status = status;
-	http_body_take(resp, json_dumps(json, JSON_COMPACT | JSON_ENSURE_ASCII),
-	               "application/json");
+	char *body = json ? json_dumps(json, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+
 	json_decref(json);
+	/* json_pack() gives NULL for a string that is not UTF-8: never an empty body. */
+	if (!body) {
+		http_error(resp, 500, "internal", "the answer could not be encoded as JSON");
+		return;
+	}
+	resp->status = status;
+	http_body_take(resp, body, "application/json");
 }
 
 void api_fail(struct http_resp *resp, const struct err *e)
@@ -96,8 +103,12 @@ json_t *api_time(double epoch_s)
 
 void api_origin(const struct http_req *req, char *out, size_t len)
 {
-	snprintf(out, len, "request %llu %s %.200s", (unsigned long long)req->id, req->method,
-	         req->path);
+	char raw[320];
+
+	/* The origin is stored and shown as JSON: the path as valid UTF-8. */
+	snprintf(raw, sizeof(raw), "request %llu %s %.*s", (unsigned long long)req->id, req->method,
+	         utf8_cut(req->path, 200), req->path);
+	utf8_clean(out, len, raw);
 }
 
 static json_t *param_json(const struct param *p)
@@ -397,7 +408,8 @@ static json_t *session_json(const struct session_rec *s)
 static int id_arg(const struct http_req *req, int idx, int64_t *id, struct err *e)
 {
 	if (num_parse_i64(req->args[idx], id) || *id <= 0)
-		return err_set(e, -ENOENT, "not_found", "no such id '%.32s'", req->args[idx]);
+		return err_set(e, -ENOENT, "not_found", "no such id '%.*s'",
+		               utf8_cut(req->args[idx], 32), req->args[idx]);
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "job.h"
 #include "num.h"
 #include "stats.h"
+#include "utf8.h"
 #include "xmalloc.h"
 #include "banned.h"
 
@@ -107,6 +108,8 @@ static json_t *job_json(struct agent *a, const struct job_rec *j)
 	                    j->has_error ? json_pack("{s:s,s:s}", "code", j->error_code, "message",
 	                                             j->error_message)
 	                                 : json_null());
+	json_object_set_new(o, "params_changed",
+	                    j->has_params_changed ? json_string(j->params_changed) : json_null());
 	free(passes);
 	return o;
 }
@@ -114,7 +117,8 @@ static json_t *job_json(struct agent *a, const struct job_rec *j)
 static int job_id_arg(const struct http_req *req, int64_t *id, struct err *e)
 {
 	if (num_parse_i64(req->args[0], id) || *id <= 0)
-		return err_set(e, -ENOENT, "not_found", "no job '%.32s'", req->args[0]);
+		return err_set(e, -ENOENT, "not_found", "no job '%.*s'", utf8_cut(req->args[0], 32),
+		               req->args[0]);
 	return 0;
 }
 
@@ -329,8 +333,8 @@ void api_results_list(void *app, const struct http_req *req, struct http_resp *r
 	since = http_query(req, "since");
 	if (since && since_parse(since, &f.since)) {
 		err_set(&e, -EINVAL, "bad_request",
-		        "since: expected epoch seconds or 2026-11-29T23:00:00Z, got '%.40s'",
-		        since);
+		        "since: expected epoch seconds or 2026-11-29T23:00:00Z, got '%.*s'",
+		        utf8_cut(since, 40), since);
 		goto fail;
 	}
 	f.limit = (int)http_query_int(req, "limit", 50);

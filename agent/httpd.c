@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -22,6 +23,7 @@
 #include "log.h"
 #include "num.h"
 #include "timeutil.h"
+#include "utf8.h"
 #include "xmalloc.h"
 #include "banned.h"
 
@@ -49,6 +51,7 @@ struct httpd {
 struct conn_state {
 	struct buf body;
 	bool too_large;
+	int n_content_length; /* more than one: refused, whatever libmicrohttpd made of it */
 };
 
 static const char csp_header[] = "default-src 'self'; img-src 'self' data:; "
@@ -74,16 +77,18 @@ void http_body_take(struct http_resp *resp, char *body, const char *content_type
 
 void http_error(struct http_resp *resp, int status, const char *code, const char *fmt, ...)
 {
-	char msg[512];
+	char raw[1024], msg[512];
 	json_t *o;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	/* The message may quote the request (a path, a key): valid UTF-8, or JSON has no body. */
+	utf8_clean(msg, sizeof(msg), raw);
 	o = json_pack("{s:{s:s,s:s}}", "error", "code", code, "message", msg);
 	resp->status = status;
-	http_body_take(resp, json_dumps(o, JSON_COMPACT), "application/json");
+	http_body_take(resp, json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII), "application/json");
 	json_decref(o);
 }
 
@@ -440,6 +445,8 @@ static enum MHD_Result send_resp(struct MHD_Connection *c, struct http_resp *res
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	if (resp->location)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_LOCATION, resp->location);
+	if (resp->close)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
 	if (resp->status == 401)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
 		                        "Bearer realm=\"fleettune\"");
@@ -488,7 +495,7 @@ static void serve_static(struct httpd *h, const char *url, struct http_resp *res
 	if (stat(full, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    buf_read_file(&b, full, 16 * 1024 * 1024) < 0) {
 		buf_release(&b);
-		http_error(resp, 404, "not_found", "no such page '/%.128s'", rel);
+		http_error(resp, 404, "not_found", "no such page '/%.*s'", utf8_cut(rel, 128), rel);
 		return;
 	}
 	dot = strrchr(rel, '.');
@@ -561,15 +568,39 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 	}
 	req_release(&req);
 	if (path_known) {
-		http_error(resp, 405, "method_not_allowed", "%s is not allowed on %.200s", method,
-		           url);
+		http_error(resp, 405, "method_not_allowed", "%s is not allowed on %.*s", method,
+		           utf8_cut(url, 200), url);
 		return;
 	}
 	if (strncmp(url, "/api/", 5) && h->cfg.web_root && !strcmp(method, "GET")) {
 		serve_static(h, url, resp);
 		return;
 	}
-	http_error(resp, 404, "not_found", "no route for %s %.200s", method, url);
+	http_error(resp, 404, "not_found", "no route for %s %.*s", method, utf8_cut(url, 200), url);
+}
+
+static enum MHD_Result count_content_length(void *cls, enum MHD_ValueKind kind, const char *key,
+                                            const char *value)
+{
+	int *n = cls;
+
+	if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH))
+		(*n)++;
+	return MHD_YES;
+}
+
+/* Two Content-Length headers make the request's end ambiguous (libmicrohttpd 0.9.75 takes the
+ * first; a proxy in front may take the other): such a request is refused, not guessed at. */
+static bool framing_ok(const struct conn_state *cs, struct http_resp *resp)
+{
+	if (cs->n_content_length <= 1)
+		return true;
+	http_error(resp, 400, "bad_request",
+	           "the request has %d Content-Length headers: its body cannot be told apart "
+	           "from the next request",
+	           cs->n_content_length);
+	resp->close = true;
+	return false;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
@@ -578,7 +609,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 {
 	struct httpd *h = cls;
 	struct conn_state *cs = *con_cls;
-	struct http_resp resp = { 0, NULL, 0, NULL, NULL };
+	struct http_resp resp = { 0 };
 	int route_idx;
 	enum MHD_Result ret;
 
@@ -588,6 +619,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 
 		cs = xcalloc(1, sizeof(*cs));
 		*con_cls = cs;
+		MHD_get_connection_values(c, MHD_HEADER_KIND, count_content_length,
+		                          &cs->n_content_length);
 		cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 		                                 MHD_HTTP_HEADER_CONTENT_LENGTH);
 		if (cl && num_parse_size(cl, &n) == 0 && n > HTTP_MAX_BODY)
@@ -602,7 +635,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
-	dispatch(h, c, url, method, cs, &resp, &route_idx);
+	route_idx = -1;
+	if (framing_ok(cs, &resp))
+		dispatch(h, c, url, method, cs, &resp, &route_idx);
 	if (!resp.status)
 		http_error(&resp, 500, "internal", "handler produced no response");
 	count_request(h, route_idx, resp.status);

@@ -38,6 +38,7 @@ struct http_resp {
 	size_t body_len;
 	const char *content_type; /* static; default application/json */
 	char *location;
+	bool close; /* close the connection after this answer */
 };
 
 typedef void (*http_handler_fn)(void *app, const struct http_req *req, struct http_resp *resp);

@@ -17,6 +17,7 @@
 #include "log.h"
 #include "proc.h"
 #include "timeutil.h"
+#include "utf8.h"
 #include "xmalloc.h"
 #include "banned.h"
 
@@ -110,10 +111,11 @@ static int directory_check(const struct agent *a, const char *dir, char *real, s
 
 	if (dir[0] != '/')
 		return err_set(e, -EINVAL, "bad_request",
-		               "directory: '%.200s' is not an absolute path", dir);
-	if (!realpath(dir, buf) || stat(buf, &st) < 0 || !S_ISDIR(st.st_mode))
-		return err_set(e, -EINVAL, "bad_request", "directory: '%.200s' is not a directory",
+		               "directory: '%.*s' is not an absolute path", utf8_cut(dir, 200),
 		               dir);
+	if (!realpath(dir, buf) || stat(buf, &st) < 0 || !S_ISDIR(st.st_mode))
+		return err_set(e, -EINVAL, "bad_request", "directory: '%.*s' is not a directory",
+		               utf8_cut(dir, 200), dir);
 	for (i = 0; i < a->cfg.n_allow_dirs; i++) {
 		if (path_under(buf, a->cfg.allow_dirs[i])) {
 			snprintf(real, len, "%s", buf);
@@ -121,7 +123,8 @@ static int directory_check(const struct agent *a, const char *dir, char *real, s
 		}
 	}
 	return err_set(e, -EPERM, "dir_not_allowed",
-	               "directory: '%.200s' is not under an --allow-dir of this agent", buf);
+	               "directory: '%.*s' is not under an --allow-dir of this agent",
+	               utf8_cut(buf, 200), buf);
 }
 
 int job_check(struct jobq *q, struct job_spec *spec, struct err *e)
@@ -134,8 +137,8 @@ int job_check(struct jobq *q, struct job_spec *spec, struct err *e)
 	int rc, id;
 
 	if (!sysfs_device_name_ok(spec->device) || sysfs_device_check(&a->fs, spec->device, NULL))
-		return err_set(e, -EINVAL, "bad_request", "device: no block device '%.64s'",
-		               spec->device);
+		return err_set(e, -EINVAL, "bad_request", "device: no block device '%.*s'",
+		               utf8_cut(spec->device, 64), spec->device);
 	if (!eng)
 		return err_set(e, -EINVAL, "bad_request",
 		               "engine: expected one of fio, dd, bonnie, iozone");
@@ -380,6 +383,24 @@ static bool should_stop(struct jobq *q)
 
 enum pass_result { PASS_OK, PASS_FAILED, PASS_CANCELLED };
 
+/* A pass measured under params the job did not set is not kept: -ESTALE "params_changed" if
+ * something (a session's restore) changed the device's parameters under job id. */
+static int params_changed(struct agent *a, int64_t id, int loop, struct err *e)
+{
+	struct job_rec r;
+	int rc = 0;
+
+	if (store_job_get(a->store, id, &r, e))
+		return -EIO;
+	if (r.has_params_changed)
+		rc = err_set(e, -ESTALE, "params_changed",
+		             "the device's parameters were changed under the job (%s): pass %d is "
+		             "not kept and no further pass runs",
+		             r.params_changed, loop);
+	store_job_rec_release(&r);
+	return rc;
+}
+
 /* Run one loop of a job: spawn, poll with progress, cancel, parse, record. */
 static enum pass_result pass_run(struct jobq *q, const struct job *job, const struct engine *eng,
                                  const struct engine_opts *opts, const char *dir, int loop,
@@ -452,6 +473,8 @@ static enum pass_result pass_run(struct jobq *q, const struct job *job, const st
 	                  p.err.data ? p.err.data : "", p.err.len, p.exit_code, p.term_signal, &m,
 	                  e);
 	if (rc)
+		goto out;
+	if (params_changed(a, job->id, loop, e))
 		goto out;
 	raw = !strcmp(eng->raw_stream, "stderr") ? &p.err : &p.out;
 	if (store_job_pass_add(a->store, job->id, loop, started, time_now_s(), &m,
@@ -569,14 +592,8 @@ stopped:
 		err_set(&e, -EINTR, "interrupted", "the agent shut down during loop %d of %d", loop,
 		        spec->loops);
 out:
-	if (applied) {
-		struct err re;
-
-		snprintf(origin, sizeof(origin), "job %lld end", (long long)job->id);
-		err_clear(&re);
-		if (tune_restore(&a->tune, &snap, origin, NULL, &re))
-			log_error("job %lld: restore failed: %s", (long long)job->id, re.msg);
-	}
+	if (applied) /* from the database, not snap: a session's restore may have cancelled it */
+		restore_saved(a, job->id, "end");
 	if (strcmp(state, "succeeded"))
 		log_info("job %lld %s: %s", (long long)job->id, state, e.msg);
 	else
@@ -635,17 +652,18 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* Jobs left "running" by a crashed agent: kill their engine, restore, mark interrupted. */
-static void recover(struct agent *a)
+/* Jobs left "running" by a crashed agent: kill their engine, restore, mark interrupted.
+ * -errno with err filled if they cannot be read (the agent must not start then). */
+static int recover(struct agent *a, struct err *err)
 {
 	struct job_rec *list = NULL;
-	int n = 0, i;
+	int n = 0, i, rc;
 	struct err e;
 
-	err_clear(&e);
-	if (store_jobs_list(a->store, "running", 1000, &list, &n, &e)) {
-		log_error("cannot list running jobs: %s", e.msg);
-		return;
+	rc = store_jobs_list(a->store, "running", 1000, &list, &n, err);
+	if (rc) {
+		log_error("cannot list the jobs a previous run left running: %s", err->msg);
+		return rc;
 	}
 	for (i = 0; i < n; i++) {
 		struct job_rec *j = &list[i];
@@ -667,6 +685,7 @@ static void recover(struct agent *a)
 		log_info("job %lld marked interrupted (agent restarted mid-job)", (long long)j->id);
 	}
 	store_jobs_free(list, n);
+	return 0;
 }
 
 /* Take up the jobs a previous run left queued, oldest first: their specs are decoded once
@@ -712,8 +731,7 @@ int jobq_start(struct jobq **out, struct agent *a, struct err *e)
 		return rc;
 	}
 	contain_recover(&q->contain); /* the processes of jobs a crashed agent left running */
-	recover(a);
-	if (queue_load(q, e)) {
+	if (recover(a, e) || queue_load(q, e)) {
 		jobq_stop(q);
 		return -EIO;
 	}

@@ -6,14 +6,14 @@
 
 #include "log.h"
 #include "session.h"
+#include "timeutil.h"
 #include "banned.h"
 
 int session_open(struct session_mgr *m, const char *dev, int64_t ttl_s, double now,
                  struct session_rec *out, struct err *e)
 {
 	struct tune_snapshot snap = { { 0 }, 0, NULL };
-	struct session_rec *open = NULL;
-	int n_open = 0, rc;
+	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if (ttl_s < 1 || ttl_s > SESSION_TTL_MAX_S)
@@ -22,14 +22,6 @@ int session_open(struct session_mgr *m, const char *dev, int64_t ttl_s, double n
 	if (!sysfs_device_allowed(m->tune->fs, dev))
 		return err_set(e, -EPERM, "device_not_allowed",
 		               "device '%s' is not in the agent's --allow-device list", dev);
-	rc = store_sessions_list(m->store, "open", dev, &open, &n_open, e);
-	if (rc)
-		goto out;
-	if (n_open > 0) {
-		rc = err_set(e, -EBUSY, "conflict", "device '%s' already has open session %lld",
-		             dev, (long long)open[0].id);
-		goto out;
-	}
 	rc = tune_snapshot_take(m->tune, dev, &snap, e);
 	if (rc)
 		goto out;
@@ -43,7 +35,6 @@ int session_open(struct session_mgr *m, const char *dev, int64_t ttl_s, double n
 	log_info("session %lld opened on %s (ttl %llds, %d parameters saved)", (long long)out->id,
 	         dev, (long long)ttl_s, snap.n);
 out:
-	free(open);
 	tune_snapshot_release(&snap);
 	return rc;
 }
@@ -63,13 +54,45 @@ int session_renew(struct session_mgr *m, int64_t id, double now, struct session_
 	return store_session_renew(m->store, id, out->expires_at, e);
 }
 
+/* Restore precedence: the session is the device's owner of last resort. Jobs that started
+ * inside it lose their restore point first, so that a job ending after the session's restore
+ * cannot put back the values it saw inside the session. */
+static void jobs_rebase(struct session_mgr *m, const struct session_rec *s)
+{
+	struct err e;
+
+	err_clear(&e);
+	if (store_jobs_rebase(m->store, s->device, s->created_at, &e))
+		log_error("session %lld on %s: cannot cancel the restore points of the jobs that "
+		          "ran inside it (a job ending later may put back values from inside the "
+		          "session): %s",
+		          (long long)s->id, s->device, e.msg);
+}
+
+/* ... and a job running there when the restore wrote to its device is marked. */
+static void jobs_mark_changed(struct session_mgr *m, const struct session_rec *s,
+                              const char *reason, int written, double now)
+{
+	char why[200], at[40];
+	struct err e;
+
+	time_fmt_iso(now, at, sizeof(at));
+	snprintf(why, sizeof(why), "session %lld %s: its restore wrote %d value(s) at %s",
+	         (long long)s->id, reason, written, at);
+	err_clear(&e);
+	if (store_jobs_mark_changed(m->store, s->device, why, &e))
+		log_error("session %lld on %s: cannot mark the jobs running there: %s",
+		          (long long)s->id, s->device, e.msg);
+}
+
 int session_end(struct session_mgr *m, int64_t id, bool restore, const char *reason, double now,
                 struct session_rec *out, struct err *e)
 {
 	struct tune_snapshot snap = { { 0 }, 0, NULL };
 	char origin[96], outcome[256];
 	struct err rerr;
-	int rc, written = 0;
+	struct tune_restore_count count = { 0, 0 };
+	int rc;
 
 	rc = store_session_get(m->store, id, out, e);
 	if (rc)
@@ -85,11 +108,19 @@ int session_end(struct session_mgr *m, int64_t id, bool restore, const char *rea
 		err_clear(&rerr);
 		rc = store_session_snapshot(m->store, id, &snap, &rerr);
 		if (!rc)
-			rc = tune_restore(m->tune, &snap, origin, &written, &rerr);
+			jobs_rebase(m, out);
+		if (!rc)
+			rc = tune_restore(m->tune, &snap, origin, &count, &rerr);
+		if (count.written)
+			jobs_mark_changed(m, out, reason, count.written, now);
 		if (rc)
 			snprintf(outcome, sizeof(outcome), "failed: %s", rerr.msg);
+		else if (count.unaudited)
+			snprintf(outcome, sizeof(outcome),
+			         "ok (%d values written, %d of them not in the audit log)",
+			         count.written, count.unaudited);
 		else
-			snprintf(outcome, sizeof(outcome), "ok (%d values written)", written);
+			snprintf(outcome, sizeof(outcome), "ok (%d values written)", count.written);
 		log_info("session %lld on %s %s: restore %s", (long long)id, out->device, reason,
 		         outcome);
 	} else {
@@ -109,16 +140,20 @@ out:
 	return rc;
 }
 
-/* End every open session matching due() with restore. */
-static int end_matching(struct session_mgr *m, double now, bool only_expired, const char *reason)
+/* End every open session (only_expired: those due by now) with restore. Returns how many, or
+ * -errno with err filled when the open sessions cannot be listed. */
+static int end_matching(struct session_mgr *m, double now, bool only_expired, const char *reason,
+                        struct err *err)
 {
 	struct session_rec *open = NULL, rec;
-	int n = 0, i, done = 0;
+	int n = 0, i, done = 0, rc;
 	struct err e;
 
-	if (store_sessions_list(m->store, "open", NULL, &open, &n, &e)) {
-		log_error("cannot list sessions: %s", e.msg);
-		return 0;
+	rc = store_sessions_list(m->store, "open", NULL, &open, &n, err);
+	if (rc) {
+		log_error("cannot list the open sessions to restore them: %s",
+		          err ? err->msg : "database error");
+		return rc;
 	}
 	for (i = 0; i < n; i++) {
 		if (only_expired && open[i].expires_at > now)
@@ -146,10 +181,13 @@ int session_list(struct session_mgr *m, const char *state, const char *device,
 
 int session_expire_due(struct session_mgr *m, double now)
 {
-	return end_matching(m, now, true, "expired");
+	struct err e;
+	int n = end_matching(m, now, true, "expired", &e);
+
+	return n < 0 ? 0 : n;
 }
 
-int session_end_all(struct session_mgr *m, double now, const char *reason)
+int session_end_all(struct session_mgr *m, double now, const char *reason, struct err *e)
 {
-	return end_matching(m, now, false, reason);
+	return end_matching(m, now, false, reason, e);
 }

@@ -37,7 +37,10 @@ int session_list(struct session_mgr *m, const char *state, const char *device,
 /* Restore and close every open session whose expiry is <= now. Returns how many. */
 int session_expire_due(struct session_mgr *m, double now);
 /* Restore and close every open session: at startup those a previous run
- * left open (reason "agent_restart"), at shutdown our own ("agent_shutdown"). */
-int session_end_all(struct session_mgr *m, double now, const char *reason);
+ * left open (reason "agent_restart"), at shutdown our own ("agent_shutdown"). Returns how
+ * many, or -errno with e filled when the open sessions cannot be read: at startup the agent
+ * then refuses to start rather than leave a device tuned. A restore that fails is logged and
+ * recorded in its session. */
+int session_end_all(struct session_mgr *m, double now, const char *reason, struct err *e);
 
 #endif

@@ -13,12 +13,18 @@
 
 extern const char agent_schema_sql[];
 
+static const struct db_kind agent_db = {
+	.schema = agent_schema_sql,
+	.err_code = "store_error",
+	.holds = "the restore snapshots of open sessions and running jobs",
+};
+
 int store_open(struct store **out, const char *path, struct err *e)
 {
 	struct store *s = xcalloc(1, sizeof(*s));
 	int rc;
 
-	rc = db_open(&s->db, path, agent_schema_sql, "store_error", e);
+	rc = db_open(&s->db, path, &agent_db, e);
 	if (rc) {
 		free(s);
 		return rc;
@@ -59,19 +65,39 @@ int store_write(struct store *s, struct err *e, const char *what, const char *sq
 	return rc;
 }
 
-int store_change_add(struct store *s, const struct tune_change *c, double at)
+int store_change_intent(struct store *s, struct tune_change *c, double at, struct err *e)
 {
-	struct err e;
 	int rc;
 
-	rc = store_write(s, &e, "change insert",
+	db_lock(s->db);
+	rc = db_run(s->db, e, "change insert",
+	            "INSERT INTO changes(at, device, name, previous, requested, applied, "
+	            "outcome, origin, message) VALUES(?,?,?,?,?,NULL,'pending',?,NULL)",
+	            "dttttt", at, c->device ? c->device : "", c->name, c->previous, c->requested,
+	            c->origin ? c->origin : "");
+	if (rc > 0)
+		c->id = db_last_insert_id(s->db);
+	db_unlock(s->db);
+	return rc < 0 ? rc : 0;
+}
+
+int store_change_outcome(struct store *s, const struct tune_change *c, double at, struct err *e)
+{
+	int rc = 0;
+
+	if (c->id > 0)
+		rc = store_write(s, e, "change update",
+		                 "UPDATE changes SET applied = ?, outcome = ?, message = ? WHERE "
+		                 "id = ?",
+		                 "tttI", c->applied, c->outcome, c->message, c->id);
+	if (rc < 0 || c->id > 0)
+		return rc < 0 ? rc : 0;
+	rc = store_write(s, e, "change insert",
 	                 "INSERT INTO changes(at, device, name, previous, requested, applied, "
 	                 "outcome, origin, message) VALUES(?,?,?,?,?,?,?,?,?)",
 	                 "dttttttt", at, c->device ? c->device : "", c->name, c->previous,
 	                 c->requested, c->applied, c->outcome, c->origin ? c->origin : "",
 	                 c->message);
-	if (rc < 0)
-		log_error("cannot record change of %s: %s", c->name, e.msg);
 	return rc < 0 ? rc : 0;
 }
 
@@ -129,22 +155,44 @@ static void session_from_row(sqlite3_stmt *st, void *elem)
 	"id, device, created_at, ttl_s, expires_at, state, ended_at, end_reason, "                 \
 	"restore_outcome"
 
+static void id_from_row(sqlite3_stmt *st, void *elem)
+{
+	*(int64_t *)elem = sqlite3_column_int64(st, 0);
+}
+
 int store_session_insert(struct store *s, struct session_rec *rec, const struct tune_snapshot *snap,
                          struct err *e)
 {
 	char *json = wire_snapshot_encode(snap);
+	int64_t open_id = 0;
 	int rc;
 
+	/* The check and the insert in one BEGIN IMMEDIATE: concurrent opens of one device find
+	 * each other (the unique index of migration 3 backs this up). */
 	db_lock(s->db);
-	rc = db_run(s->db, e, "session insert",
-	            "INSERT INTO sessions(device, created_at, ttl_s, expires_at, state, "
-	            "snapshot) VALUES(?,?,?,?,'open',?)",
-	            "tdIdt", rec->device, rec->created_at, rec->ttl_s, rec->expires_at, json);
-	if (rc > 0) {
+	rc = db_tx_begin(s->db, e);
+	if (rc == 0)
+		rc = db_fetch_one(s->db,
+		                  db_prepare(s->db,
+		                             "SELECT id FROM sessions WHERE device = ? AND "
+		                             "state = 'open' LIMIT 1",
+		                             "t", rec->device),
+		                  id_from_row, &open_id, e, "session check");
+	if (rc > 0)
+		rc = err_set(e, -EBUSY, "conflict", "device '%s' already has open session %lld",
+		             rec->device, (long long)open_id);
+	if (rc == 0)
+		rc = db_run(s->db, e, "session insert",
+		            "INSERT INTO sessions(device, created_at, ttl_s, expires_at, state, "
+		            "snapshot) VALUES(?,?,?,?,'open',?)",
+		            "tdIdt", rec->device, rec->created_at, rec->ttl_s, rec->expires_at,
+		            json);
+	if (rc > 0)
 		rec->id = db_last_insert_id(s->db);
-		snprintf(rec->state, sizeof(rec->state), "open");
-	}
+	rc = db_tx_end(s->db, rc, e);
 	db_unlock(s->db);
+	if (rc >= 0)
+		snprintf(rec->state, sizeof(rec->state), "open");
 	free(json);
 	return rc < 0 ? rc : 0;
 }

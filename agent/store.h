@@ -37,7 +37,11 @@ struct change_rec {
 	int has_previous, has_requested, has_applied, has_message;
 };
 
-int store_change_add(struct store *s, const struct tune_change *c, double at);
+/* The audit log is written ahead: a row for a write before it is made (outcome "pending";
+ * sets c->id), then what became of it. Each is its own committed transaction. */
+int store_change_intent(struct store *s, struct tune_change *c, double at, struct err *e);
+/* Update row c->id with c's applied value, outcome and message; with c->id 0, add a row. */
+int store_change_outcome(struct store *s, const struct tune_change *c, double at, struct err *e);
 /* Newest first; device may be NULL. Caller frees *out. */
 int store_changes_list(struct store *s, const char *device, int limit, struct change_rec **out,
                        int *n, struct err *e);
@@ -55,7 +59,9 @@ struct session_rec {
 	char restore_outcome[256];
 };
 
-/* Insert an open session with the snapshot to restore; sets rec->id and rec->state. */
+/* Insert an open session with the snapshot to restore; sets rec->id and rec->state. -EBUSY
+ * "conflict" (naming it) if the device has an open session: checked in the same transaction,
+ * so that concurrent opens of one device give one session. */
 int store_session_insert(struct store *s, struct session_rec *rec, const struct tune_snapshot *snap,
                          struct err *e);
 int store_session_get(struct store *s, int64_t id, struct session_rec *rec, struct err *e);
@@ -96,7 +102,9 @@ struct job_rec {
 	char error_message[256];
 	int has_error;
 	double created_at, started_at, finished_at; /* 0 = not yet */
-	double progress; /* 0..1, filled by the job layer (job_get, job_list) */
+	double progress;          /* 0..1, filled by the job layer (job_get, job_list) */
+	char params_changed[256]; /* what changed the device's params under the job mid-run */
+	int has_params_changed;
 };
 
 struct pass_rec {
@@ -135,6 +143,13 @@ int store_job_start(struct store *s, int64_t id, double now, struct err *e);
 /* Record the restore snapshot (before the job's params are applied). */
 int store_job_set_restore(struct store *s, int64_t id, const struct tune_snapshot *snap,
                           struct err *e);
+/* Restore precedence (README "Safety rules"): before a session on device restores it, the
+ * running jobs there that started inside the session (started_at >= since) lose their restore
+ * point, so that their end cannot put back what they saw inside the session. */
+int store_jobs_rebase(struct store *s, const char *device, double since, struct err *e);
+/* Mark every running job on device: its params were changed under it (why). The first
+ * reason is kept. */
+int store_jobs_mark_changed(struct store *s, const char *device, const char *why, struct err *e);
 /* The restore snapshot of a job; *found false (and nothing to release) if it has none. */
 int store_job_restore(struct store *s, int64_t id, struct tune_snapshot *out, bool *found,
                       struct err *e);

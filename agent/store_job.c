@@ -13,7 +13,7 @@
 
 #define JOB_COLS                                                                                   \
 	"id, state, device, engine, spec, params, loops, loops_done, pgid, error_code, "           \
-	"error_message, created_at, started_at, finished_at"
+	"error_message, created_at, started_at, finished_at, params_changed"
 
 static void bind_text(sqlite3_stmt *st, int i, const char *v)
 {
@@ -61,6 +61,7 @@ static void job_row(sqlite3_stmt *st, void *elem)
 	r->created_at = sqlite3_column_double(st, 11);
 	r->started_at = sqlite3_column_double(st, 12);
 	r->finished_at = sqlite3_column_double(st, 13);
+	db_col_text(st, 14, r->params_changed, sizeof(r->params_changed), &r->has_params_changed);
 	spec_from_row(st, r);
 }
 
@@ -178,6 +179,27 @@ int store_job_set_restore(struct store *s, int64_t id, const struct tune_snapsho
 	free(json);
 	if (rc == 0)
 		return err_set(e, -ENOENT, "not_found", "no job %lld", (long long)id);
+	return rc < 0 ? rc : 0;
+}
+
+int store_jobs_rebase(struct store *s, const char *device, double since, struct err *e)
+{
+	int rc =
+	        store_write(s, e, "job restore points",
+	                    "UPDATE jobs SET restore = NULL WHERE device = ? AND state = 'running' "
+	                    "AND started_at >= ? AND restore IS NOT NULL",
+	                    "td", device, since);
+
+	return rc < 0 ? rc : 0;
+}
+
+int store_jobs_mark_changed(struct store *s, const char *device, const char *why, struct err *e)
+{
+	int rc = store_write(s, e, "job params changed",
+	                     "UPDATE jobs SET params_changed = COALESCE(params_changed, ?) WHERE "
+	                     "device = ? AND state = 'running'",
+	                     "tt", why, device);
+
 	return rc < 0 ? rc : 0;
 }
 

@@ -11,6 +11,7 @@
 
 #include "num.h"
 #include "sysfs.h"
+#include "utf8.h"
 #include "xmalloc.h"
 #include "banned.h"
 
@@ -238,8 +239,8 @@ int sysfs_device_check(const struct sysfs *fs, const char *dev, struct err *e)
 	struct stat st;
 
 	if (!sysfs_device_name_ok(dev))
-		return err_set(e, -EINVAL, "bad_request", "invalid device name '%.64s'",
-		               dev ? dev : "");
+		return err_set(e, -EINVAL, "bad_request", "invalid device name '%.*s'",
+		               utf8_cut(dev ? dev : "", 64), dev ? dev : "");
 	snprintf(rel, sizeof(rel), "sys/block/%s", dev);
 	path_join(path, sizeof(path), fs->root, rel);
 	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
@@ -658,8 +659,8 @@ int sysfs_param_read(const struct sysfs *fs, const char *dev, const char *name, 
 	if (rc)
 		return rc;
 	if (!param_name_ok(name))
-		return err_set(e, -ENOENT, "unknown_param", "no parameter '%.64s' on '%s'", name,
-		               dev);
+		return err_set(e, -ENOENT, "unknown_param", "no parameter '%.*s' on '%s'",
+		               utf8_cut(name, 64), name, dev);
 	rc = param_load(fs, dev, name, out);
 	if (rc == -ENOENT)
 		return err_set(e, -ENOENT, "unknown_param", "no parameter '%s' on '%s'", name, dev);
@@ -694,13 +695,13 @@ static int check_int(const char *name, const char *requested, bool has_min, int6
 
 	rc = num_parse_i64(requested, &v);
 	if (rc == -ERANGE)
-		return err_set(e, -EINVAL, "invalid_value", "%s: '%.64s' is out of range", name,
-		               requested);
+		return err_set(e, -EINVAL, "invalid_value", "%s: '%.*s' is out of range", name,
+		               utf8_cut(requested, 64), requested);
 	if (rc)
 		return err_set(e, -EINVAL, "invalid_value",
-		               "%s: '%.64s' is not a plain decimal integer (no sign, spaces or "
+		               "%s: '%.*s' is not a plain decimal integer (no sign, spaces or "
 		               "leading zeros)",
-		               name, requested);
+		               name, utf8_cut(requested, 64), requested);
 	if (has_min && v < min)
 		return err_set(e, -EINVAL, "invalid_value", "%s: %lld is below the minimum %lld",
 		               name, (long long)v, (long long)min);
@@ -744,12 +745,12 @@ int sysfs_param_check(const struct param *p, const char *requested, char *canon,
 			}
 		}
 		choices_join(p, list, sizeof(list));
-		return err_set(e, -EINVAL, "invalid_value", "%s: '%.64s' is not available (%s)",
-		               p->name, requested, list);
+		return err_set(e, -EINVAL, "invalid_value", "%s: '%.*s' is not available (%s)",
+		               p->name, utf8_cut(requested, 64), requested, list);
 	case PARAM_TEXT:
 		if (!*requested || strchr(requested, '\n') || strlen(requested) >= canon_len)
-			return err_set(e, -EINVAL, "invalid_value", "%s: invalid value '%.64s'",
-			               p->name, requested);
+			return err_set(e, -EINVAL, "invalid_value", "%s: invalid value '%.*s'",
+			               p->name, utf8_cut(requested, 64), requested);
 		snprintf(canon, canon_len, "%s", requested);
 		return 0;
 	}
@@ -768,7 +769,8 @@ int sysfs_param_write(const struct sysfs *fs, const char *dev, const char *name,
 	if (rc)
 		return rc;
 	if (!param_name_ok(name))
-		return err_set(e, -ENOENT, "unknown_param", "no parameter '%.64s'", name);
+		return err_set(e, -ENOENT, "unknown_param", "no parameter '%.*s'",
+		               utf8_cut(name, 64), name);
 	if (!sysfs_device_allowed(fs, dev))
 		return err_set(e, -EPERM, "device_not_allowed",
 		               "device '%s' is not in the agent's --allow-device list", dev);
@@ -848,7 +850,8 @@ int sysfs_sysctl_read(const struct sysfs *fs, const char *name, struct param *ou
 
 	if (!m)
 		return err_set(e, -ENOENT, "unknown_sysctl",
-		               "'%.64s' is not a sysctl fleettune manages", name);
+		               "'%.*s' is not a sysctl fleettune manages", utf8_cut(name, 64),
+		               name);
 	rc = sysctl_load(fs, m, out);
 	if (rc)
 		return err_set(e, rc, rc == -ENOENT ? "not_found" : "internal",
@@ -866,7 +869,8 @@ int sysfs_sysctl_write(const struct sysfs *fs, const char *name, const char *can
 
 	if (!m)
 		return err_set(e, -ENOENT, "unknown_sysctl",
-		               "'%.64s' is not a sysctl fleettune manages", name);
+		               "'%.*s' is not a sysctl fleettune manages", utf8_cut(name, 64),
+		               name);
 	if (!fs->allow_sysctl)
 		return err_set(e, -EPERM, "forbidden",
 		               "sysctl writes are disabled; start the agent with --allow-sysctl");

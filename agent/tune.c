@@ -5,15 +5,17 @@
 #include <string.h>
 
 #include "tune.h"
+#include "utf8.h"
 #include "xmalloc.h"
 #include "banned.h"
 
-void tune_init(struct tune *t, const struct sysfs *fs, tune_audit_fn audit, void *cls)
+void tune_init(struct tune *t, const struct sysfs *fs, const struct tune_audit *audit)
 {
 	t->fs = fs;
 	pthread_mutex_init(&t->lock, NULL);
-	t->audit = audit;
-	t->audit_cls = cls;
+	memset(&t->audit, 0, sizeof(t->audit));
+	if (audit)
+		t->audit = *audit;
 }
 
 void tune_release(struct tune *t)
@@ -27,18 +29,45 @@ unsigned long tune_generation(struct tune *t)
 	return __atomic_load_n(&t->generation, __ATOMIC_ACQUIRE);
 }
 
-static void audit(struct tune *t, const char *dev, const char *name, const char *previous,
-                  const char *requested, const char *applied, const char *outcome,
-                  const char *origin, const char *message)
+/* A change of name on dev about to be made (outcome "pending"). */
+static struct tune_change change_make(const char *dev, const char *name, const char *previous,
+                                      const char *requested, const char *origin)
 {
-	struct tune_change c = {
-		dev, name, previous, requested, applied, outcome, origin, message
-	};
+	struct tune_change c = { 0, dev, name, previous, requested, NULL, "pending", origin, NULL };
 
+	return c;
+}
+
+/* Record c before its write. 0, or -EAGAIN "audit_unavailable" (e filled): the write must not
+ * be made, unless it is a restore. */
+static int audit_intent(struct tune *t, struct tune_change *c, struct err *e)
+{
+	struct err ae;
+
+	c->id = 0;
+	if (!t->audit.intent)
+		return 0;
+	err_clear(&ae);
+	if (t->audit.intent(t->audit.cls, c, &ae) == 0)
+		return 0;
+	c->id = 0;
+	return err_set(e, -EAGAIN, "audit_unavailable",
+	               "cannot record the change of %s%s%s in the audit log, so it was not made: "
+	               "%s",
+	               c->device[0] ? c->device : "", c->device[0] ? " " : "", c->name, ae.msg);
+}
+
+/* Record what became of c's write (or, with no intent row, that it was attempted). */
+static void audit_outcome(struct tune *t, struct tune_change *c, const char *applied,
+                          const char *outcome, const char *message)
+{
+	c->applied = applied;
+	c->outcome = outcome;
+	c->message = message;
 	/* Every write attempt is audited, so this is where readers learn of it. */
 	__atomic_add_fetch(&t->generation, 1, __ATOMIC_RELEASE);
-	if (t->audit)
-		t->audit(t->audit_cls, &c);
+	if (t->audit.outcome)
+		t->audit.outcome(t->audit.cls, c);
 }
 
 /* Write order: a scheduler switch resets nr_requests and the iosched attributes, and a
@@ -71,15 +100,17 @@ static int *write_order(const struct tune_item *items, int n)
 	return idx;
 }
 
-/* Restore with the lock held. */
+/* Restore with the lock held. A write whose intent cannot be recorded is made all the same: a
+ * restore or rollback refused would leave the device tuned (the hooks log it loudly). */
 static int restore_locked(struct tune *t, const struct tune_snapshot *snap, const char *origin,
-                          const char *outcome, int *n_written, struct err *e)
+                          const char *outcome, struct tune_restore_count *count, struct err *e)
 {
 	const char *dev = snap->device;
 	char applied[SYSFS_VALUE_MAX];
 	struct params cur = { 0, NULL };
+	struct tune_change c;
 	struct err first, we;
-	int k, rc, first_rc = 0, written = 0;
+	int k, rc, first_rc = 0, written = 0, unaudited = 0;
 	int *order = NULL;
 
 	err_clear(&first);
@@ -105,33 +136,37 @@ static int restore_locked(struct tune *t, const struct tune_snapshot *snap, cons
 				                   "cannot restore %s on '%s': parameter is gone",
 				                   it->name, dev);
 			}
-			audit(t, dev, it->name, NULL, it->previous, NULL, "error", origin,
-			      "parameter is gone");
+			c = change_make(dev, it->name, NULL, it->previous, origin);
+			audit_outcome(t, &c, NULL, "error", "parameter is gone");
 			continue;
 		}
 		if (!p->writable || sysfs_value_equal(p->value, it->previous))
 			continue;
+		c = change_make(dev, it->name, p->value, it->previous, origin);
+		if (audit_intent(t, &c, NULL))
+			unaudited++;
 		err_clear(&we);
 		rc = sysfs_param_write(t->fs, dev, it->name, it->previous, applied, sizeof(applied),
 		                       &we);
 		written++;
 		if (rc) {
-			audit(t, dev, it->name, p->value, it->previous, NULL, "error", origin,
-			      we.msg);
+			audit_outcome(t, &c, NULL, "error", we.msg);
 			if (!first_rc) {
 				first_rc = rc;
 				first = we;
 			}
 			continue;
 		}
-		audit(t, dev, it->name, p->value, it->previous, applied, outcome, origin, NULL);
+		audit_outcome(t, &c, applied, outcome, NULL);
 	}
 	rc = first_rc;
 	if (rc && e)
 		*e = first;
 out:
-	if (n_written)
-		*n_written = written;
+	if (count) {
+		count->written = written;
+		count->unaudited = unaudited;
+	}
 	free(order);
 	sysfs_params_release(&cur);
 	return rc;
@@ -220,8 +255,8 @@ static int validate_all(struct tune *t, const char *dev, const struct params *cu
 			continue;
 		}
 		if (!p)
-			return err_set(e, -ENOENT, "unknown_param", "no parameter '%.64s' on '%s'",
-			               items[i].name, dev);
+			return err_set(e, -ENOENT, "unknown_param", "no parameter '%.*s' on '%s'",
+			               utf8_cut(items[i].name, 64), items[i].name, dev);
 		rc = sysfs_param_check(p, items[i].requested, items[i].canon,
 		                       sizeof(items[i].canon), &items[i].aliased, e);
 		if (rc)
@@ -254,6 +289,7 @@ int tune_apply(struct tune *t, const char *dev, struct tune_item *items, int n, 
 {
 	struct params cur = { 0, NULL };
 	struct tune_snapshot snap = { { 0 }, 0, NULL };
+	struct tune_change c;
 	int *order = NULL;
 	char rb_origin[320];
 	struct err rb_err;
@@ -281,16 +317,19 @@ int tune_apply(struct tune *t, const char *dev, struct tune_item *items, int n, 
 			if (!it->previous[0])
 				snprintf(it->previous, sizeof(it->previous), "%s", p.value);
 		}
+		/* The audit row first: a write that cannot be recorded is not made. */
+		c = change_make(dev, it->name, it->previous, it->requested, origin);
+		rc = audit_intent(t, &c, e);
+		if (rc)
+			goto fail;
 		rc = sysfs_param_write(t->fs, dev, it->name, it->canon, it->applied,
 		                       sizeof(it->applied), e);
 		if (rc) {
-			audit(t, dev, it->name, it->previous, it->requested, NULL, "rejected",
-			      origin, e ? e->msg : NULL);
+			audit_outcome(t, &c, NULL, "rejected", e ? e->msg : NULL);
 			goto fail;
 		}
 		it->adjusted = !sysfs_value_equal(it->applied, it->canon);
-		audit(t, dev, it->name, it->previous, it->requested, it->applied,
-		      it->adjusted ? "adjusted" : "ok", origin, NULL);
+		audit_outcome(t, &c, it->applied, it->adjusted ? "adjusted" : "ok", NULL);
 	}
 	rc = 0;
 	goto out;
@@ -299,10 +338,9 @@ fail:
 	err_clear(&rb_err);
 	if (restore_locked(t, &snap, rb_origin, "rolled_back", NULL, &rb_err) == 0) {
 		*rolled_back = true;
-	} else if (e) {
-		size_t len = strlen(e->msg);
-
-		snprintf(e->msg + len, sizeof(e->msg) - len, "; rollback failed: %s", rb_err.msg);
+	} else {
+		err_set(e, rc, e ? e->code : NULL, "%s; rollback failed: %s", e ? e->msg : "",
+		        rb_err.msg);
 	}
 out:
 	pthread_mutex_unlock(&t->lock);
@@ -358,18 +396,19 @@ void tune_snapshot_release(struct tune_snapshot *s)
 }
 
 int tune_restore(struct tune *t, const struct tune_snapshot *snap, const char *origin,
-                 int *n_written, struct err *e)
+                 struct tune_restore_count *count, struct err *e)
 {
 	int rc;
 
 	pthread_mutex_lock(&t->lock);
-	rc = restore_locked(t, snap, origin, "restored", n_written, e);
+	rc = restore_locked(t, snap, origin, "restored", count, e);
 	pthread_mutex_unlock(&t->lock);
 	return rc;
 }
 
 int tune_sysctl_set(struct tune *t, struct tune_item *item, const char *origin, struct err *e)
 {
+	struct tune_change c;
 	struct param p;
 	int rc;
 
@@ -387,16 +426,18 @@ int tune_sysctl_set(struct tune *t, struct tune_item *item, const char *origin, 
 		goto out;
 	snprintf(item->previous, sizeof(item->previous), "%s", p.value);
 	item->kind = p.kind;
+	c = change_make("", item->name, item->previous, item->requested, origin);
+	rc = audit_intent(t, &c, e);
+	if (rc)
+		goto out;
 	rc = sysfs_sysctl_write(t->fs, item->name, item->canon, item->applied,
 	                        sizeof(item->applied), e);
 	if (rc) {
-		audit(t, "", item->name, item->previous, item->requested, NULL, "rejected", origin,
-		      e ? e->msg : NULL);
+		audit_outcome(t, &c, NULL, "rejected", e ? e->msg : NULL);
 		goto out;
 	}
 	item->adjusted = !sysfs_value_equal(item->applied, item->canon);
-	audit(t, "", item->name, item->previous, item->requested, item->applied,
-	      item->adjusted ? "adjusted" : "ok", origin, NULL);
+	audit_outcome(t, &c, item->applied, item->adjusted ? "adjusted" : "ok", NULL);
 out:
 	pthread_mutex_unlock(&t->lock);
 	return rc;

@@ -4,31 +4,51 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "err.h"
 #include "sysfs.h"
 
-/* One audited write, handed to the audit hook (strings borrowed). */
+/* One audited write, handed to the audit hooks (strings borrowed). */
 struct tune_change {
+	int64_t id;         /* its audit row: set by the intent hook, 0 if none was recorded */
 	const char *device; /* "" for sysctls */
 	const char *name;
 	const char *previous;
 	const char *requested;
-	const char *applied; /* NULL if the write failed */
-	const char *outcome; /* ok | adjusted | rejected | rolled_back | restored | error */
+	const char *applied; /* NULL if the write failed (or is yet to be made) */
+	const char
+	        *outcome; /* pending | ok | adjusted | rejected | rolled_back | restored | error */
 	const char *origin;  /* "request 12 PATCH /api/v1/...", "session 3 expired" */
 	const char *message; /* error text or NULL */
 };
 
-typedef void (*tune_audit_fn)(void *cls, const struct tune_change *c);
+/*
+ * Where every write is recorded, before it is made. intent records c (outcome "pending") and
+ * sets c->id, or returns -errno with e filled: then the write is not made (a request gets 503
+ * audit_unavailable) -- except a restore or a rollback, which is made anyway and logged as
+ * unaudited, because refusing it would leave the device tuned. outcome records what became
+ * of the write: it updates row c->id, or adds a row when c->id is 0. Both are called with the
+ * tune lock held and must not call back into tune.
+ */
+struct tune_audit {
+	int (*intent)(void *cls, struct tune_change *c, struct err *e);
+	void (*outcome)(void *cls, const struct tune_change *c);
+	void *cls;
+};
 
 /* Serialises every write the agent makes; thread-safe. */
 struct tune {
 	const struct sysfs *fs;
 	pthread_mutex_t lock;
-	tune_audit_fn audit; /* may be NULL */
-	void *audit_cls;
+	struct tune_audit audit;  /* hooks may be NULL: nothing recorded */
 	unsigned long generation; /* bumped by every write attempt; read with tune_generation() */
+};
+
+/* What a restore did: writes made, and of those how many have no audit row. */
+struct tune_restore_count {
+	int written;
+	int unaudited;
 };
 
 /* One requested parameter and, after tune_apply, what happened to it. */
@@ -67,15 +87,18 @@ struct tune_snapshot {
 /* Changes whenever the agent writes anything, so readers can tell a cached view is stale. */
 unsigned long tune_generation(struct tune *t);
 
-void tune_init(struct tune *t, const struct sysfs *fs, tune_audit_fn audit, void *cls);
+/* audit may be NULL (nothing recorded); it is copied. */
+void tune_init(struct tune *t, const struct sysfs *fs, const struct tune_audit *audit);
 void tune_release(struct tune *t);
 
 /*
  * Apply items to dev all-or-nothing: validate every item first (nothing is
  * written if one is bad), write the scheduler first (a switch resets
  * nr_requests and iosched attributes), then queue_depth, nr_requests, iosched.*, and
- * the rest. On a kernel rejection every value already written is put back
- * and *rolled_back is set. Returns 0 or -errno with err filled.
+ * the rest. Each write's audit row is recorded before the write; if it cannot be, the write
+ * is not made (-EAGAIN "audit_unavailable"). On a kernel rejection or an audit failure every
+ * value already written is put back and *rolled_back is set. Returns 0 or -errno with err
+ * filled.
  */
 int tune_apply(struct tune *t, const char *dev, struct tune_item *items, int n, const char *origin,
                bool *rolled_back, struct err *e);
@@ -94,13 +117,15 @@ void tune_snapshot_release(struct tune_snapshot *s);
 
 /*
  * Put dev back to snap: scheduler first, then every value that differs.
- * Best effort: goes on past failures, returns the first error.
- * *n_written (may be NULL) counts the writes made.
+ * Best effort: goes on past failures, returns the first error. A write whose audit row
+ * cannot be recorded is made all the same (logged loudly, counted in count->unaudited).
+ * count (may be NULL) says what was done.
  */
 int tune_restore(struct tune *t, const struct tune_snapshot *snap, const char *origin,
-                 int *n_written, struct err *e);
+                 struct tune_restore_count *count, struct err *e);
 
-/* Validate and write one sysctl with audit. */
+/* Validate and write one sysctl, its audit row first (-EAGAIN "audit_unavailable" if that
+ * cannot be recorded: nothing written). */
 int tune_sysctl_set(struct tune *t, struct tune_item *item, const char *origin, struct err *e);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "num.h"
+#include "utf8.h"
 #include "wire.h"
 #include "xmalloc.h"
 #include "banned.h"
@@ -30,8 +31,8 @@ int wire_keys_check(const json_t *obj, const char *const *allowed, const char *p
 			if (!strcmp(allowed[i], key))
 				ok = true;
 		if (!ok)
-			return err_set(e, -EINVAL, "bad_request", "%s%s%.64s: unknown field",
-			               path ? path : "", path ? "." : "", key);
+			return err_set(e, -EINVAL, "bad_request", "%s%s%.*s: unknown field",
+			               path ? path : "", path ? "." : "", utf8_cut(key, 64), key);
 	}
 	return 0;
 }
@@ -98,9 +99,10 @@ int wire_params_from_json(const json_t *v, int min_n, struct tune_set *out, stru
 	{
 		struct tune_item *it = &out->items[out->n];
 
-		snprintf(field, sizeof(field), "params.%.64s", key);
+		snprintf(field, sizeof(field), "params.%.*s", utf8_cut(key, 64), key);
 		if (strlen(key) >= sizeof(it->name)) {
-			rc = err_set(e, -ENOENT, "unknown_param", "no parameter '%.64s'", key);
+			rc = err_set(e, -ENOENT, "unknown_param", "no parameter '%.*s'",
+			             utf8_cut(key, 64), key);
 			break;
 		}
 		snprintf(it->name, sizeof(it->name), "%s", key);
@@ -297,8 +299,8 @@ int wire_engine_opts_from_json(const struct engine *eng, const json_t *v, struct
 		for (k = 0; k < eng->n_opts && strcmp(eng->opts[k].key, key); k++)
 			;
 		if (k == eng->n_opts)
-			return err_set(e, -EINVAL, "bad_request", "%s.%.64s: unknown option",
-			               eng->name, key);
+			return err_set(e, -EINVAL, "bad_request", "%s.%.*s: unknown option",
+			               eng->name, utf8_cut(key, 64), key);
 	}
 	for (i = 0; i < eng->n_opts; i++) {
 		val = json_object_get(v, eng->opts[i].key);
@@ -381,8 +383,8 @@ static int labels_from_json(const json_t *labels, struct job_spec *out, struct e
 	{
 		if (!label_key_ok(key))
 			return err_set(e, -EINVAL, "bad_request",
-			               "labels: key '%.64s' must be 1..%d of [A-Za-z0-9_.:-]", key,
-			               JOB_LABEL_KEY_MAX);
+			               "labels: key '%.*s' must be 1..%d of [A-Za-z0-9_.:-]",
+			               utf8_cut(key, 64), key, JOB_LABEL_KEY_MAX);
 		if (!json_is_string(v) || json_string_length(v) > JOB_LABEL_VALUE_MAX ||
 		    strlen(json_string_value(v)) != json_string_length(v))
 			return err_set(e, -EINVAL, "bad_request",
@@ -403,8 +405,8 @@ static int spec_fields(const json_t *body, struct job_spec *out, struct err *e)
 		return err_set(e, -EINVAL, "bad_request", "device: required string");
 	if (json_string_length(v) >= sizeof(out->device) ||
 	    strlen(json_string_value(v)) != json_string_length(v))
-		return err_set(e, -EINVAL, "bad_request", "device: no block device '%.64s'",
-		               json_string_value(v));
+		return err_set(e, -EINVAL, "bad_request", "device: no block device '%.*s'",
+		               utf8_cut(json_string_value(v), 64), json_string_value(v));
 	snprintf(out->device, sizeof(out->device), "%s", json_string_value(v));
 	v = json_object_get(body, "engine");
 	if (!v)

@@ -11,6 +11,7 @@
 #include "db.h"
 #include "log.h"
 #include "migration.h"
+#include "utf8.h"
 #include "xmalloc.h"
 #include "banned.h"
 
@@ -247,22 +248,80 @@ static int migrate(struct db *d, const char *schema, struct err *e)
 	return rc;
 }
 
-int db_open(struct db **out, const char *path, const char *schema, const char *err_code,
-            struct err *e)
+/* The error for a file that is no database or a damaged one: what to do comes first (the
+ * message may be cut), then what was found. */
+static int damaged(struct db *d, const char *holds, const char *found, struct err *e)
+{
+	log_error("database %s: %s", d->path, found);
+	log_error("to start again with a new database: mv %s %s.damaged", d->path, d->path);
+	return err_set(e, -EUCLEAN, d->err_code,
+	               "database '%s' is damaged: move it aside and start again (a new one is "
+	               "created); %s it holds are lost (%.*s)",
+	               d->path, holds, utf8_cut(found, 100), found);
+}
+
+/* Why a freshly opened connection cannot be used, by SQLite's error code. */
+static int open_failed(struct db *d, const char *holds, const char *why, struct err *e)
+{
+	int code = d->conn ? sqlite3_errcode(d->conn) : SQLITE_NOMEM;
+
+	if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT)
+		return damaged(d, holds, why, e);
+	if (code == SQLITE_READONLY || code == SQLITE_CANTOPEN || code == SQLITE_PERM ||
+	    code == SQLITE_IOERR)
+		return err_set(e, -EIO, d->err_code,
+		               "cannot open database '%s': %s (can this user write the file and "
+		               "its directory, and is there space?)",
+		               d->path, why);
+	return err_set(e, -EIO, d->err_code, "cannot open database '%s': %s", d->path, why);
+}
+
+/* PRAGMA quick_check: "ok", or the first problem it lists into problem. -EIO if it could not
+ * run (the reason in problem). */
+static int quick_check(struct db *d, char *problem, size_t len)
+{
+	sqlite3_stmt *st = NULL;
+	const unsigned char *v;
+	int rc = 0, r;
+
+	if (sqlite3_prepare_v2(d->conn, "PRAGMA quick_check(1)", -1, &st, NULL) != SQLITE_OK) {
+		snprintf(problem, len, "%s", sqlite3_errmsg(d->conn));
+		return -EIO;
+	}
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		char *nl;
+
+		v = sqlite3_column_text(st, 0);
+		snprintf(problem, len, "%s", v ? (const char *)v : "?");
+		while ((nl = strchr(problem,
+		                    '\n'))) /* one line: "*** in database main ***\nPage 2" */
+			*nl = ' ';
+		rc = strcmp(problem, "ok") ? -EUCLEAN : 0;
+	} else {
+		snprintf(problem, len, "%s", sqlite3_errmsg(d->conn));
+		rc = -EIO;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_open(struct db **out, const char *path, const struct db_kind *kind, struct err *e)
 {
 	struct db *d = xcalloc(1, sizeof(*d));
+	char problem[512];
 	struct err pe;
 	int rc;
 
 	*out = NULL;
 	pthread_mutex_init(&d->lock, NULL);
 	snprintf(d->path, sizeof(d->path), "%s", path);
-	snprintf(d->err_code, sizeof(d->err_code), "%s", err_code);
+	snprintf(d->err_code, sizeof(d->err_code), "%s", kind->err_code);
 	if (sqlite3_open_v2(path, &d->conn,
 	                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
 	                    NULL) != SQLITE_OK) {
-		rc = err_set(e, -EIO, err_code, "cannot open database '%s': %s", path,
-		             d->conn ? sqlite3_errmsg(d->conn) : "out of memory");
+		rc = open_failed(d, kind->holds,
+		                 d->conn ? sqlite3_errmsg(d->conn) : "out of memory", e);
 		goto fail;
 	}
 	sqlite3_busy_timeout(d->conn, 5000);
@@ -272,10 +331,21 @@ int db_open(struct db **out, const char *path, const char *schema, const char *e
 	             "PRAGMA foreign_keys=ON;",
 	             &pe);
 	if (rc) {
-		err_set(e, rc, err_code, "cannot open database '%s': %s", path, pe.msg);
+		rc = open_failed(d, kind->holds, sqlite3_errmsg(d->conn), e);
 		goto fail;
 	}
-	rc = migrate(d, schema, e);
+	/* Damage found now stops the program: found later, it would make writes fail one by one
+	 * and recovery skip what it cannot read. */
+	rc = quick_check(d, problem, sizeof(problem));
+	if (rc == -EUCLEAN) {
+		rc = damaged(d, kind->holds, problem, e);
+		goto fail;
+	}
+	if (rc) {
+		rc = open_failed(d, kind->holds, problem, e);
+		goto fail;
+	}
+	rc = migrate(d, kind->schema, e);
 	if (rc)
 		goto fail;
 	*out = d;

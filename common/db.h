@@ -14,14 +14,24 @@ struct db;
 /* sqlite3.h's statement type; only the stores that read columns include sqlite3.h. */
 struct sqlite3_stmt;
 
+/* What one program's database is, for db_open and its messages. */
+struct db_kind {
+	const char *schema;   /* "-- migration N" blocks (schema/NAME.sql) */
+	const char *err_code; /* "store_error" (agent), "db_error" (controller) */
+	const char *holds;    /* what is lost when the file is moved aside, for the message
+	                         ("the restore snapshots of open sessions and running jobs") */
+};
+
 /*
  * Open (creating) the database at path: WAL, synchronous=NORMAL, foreign keys, a 5 s busy
- * timeout, then every "-- migration N" block of schema above PRAGMA user_version, one
- * transaction each (common/migration.c). Every error names the file and carries err_code
- * ("store_error" for the agent, "db_error" for the controller), which later errors reuse.
+ * timeout, PRAGMA quick_check, then every "-- migration N" block of kind->schema above PRAGMA
+ * user_version, one transaction each (common/migration.c). Every error names the file and
+ * carries kind->err_code, which later errors reuse. A file that is not a database, or one
+ * quick_check finds damaged, is refused with -EUCLEAN and a message that says to move it
+ * aside and what that loses (kind->holds); a directory that cannot be written is named as
+ * the likely cause.
  */
-int db_open(struct db **out, const char *path, const char *schema, const char *err_code,
-            struct err *e);
+int db_open(struct db **out, const char *path, const struct db_kind *kind, struct err *e);
 /* NULL is fine. */
 void db_close(struct db *d);
 /* PRAGMA user_version, -1 if it cannot be read. */

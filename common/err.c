@@ -4,18 +4,24 @@
 #include <string.h>
 
 #include "err.h"
+#include "utf8.h"
 #include "banned.h"
 
 int err_set(struct err *e, int rc, const char *code, const char *fmt, ...)
 {
+	char raw[1024], c[sizeof(e->code)];
 	va_list ap;
 
 	if (!e)
 		return rc;
-	snprintf(e->code, sizeof(e->code), "%s", code ? code : "internal");
+	/* Formatted aside first: the arguments may be e's own code and message. */
+	snprintf(c, sizeof(c), "%s", code ? code : "internal");
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	memcpy(e->code, c, sizeof(c));
+	/* Messages quote client input: keep them valid UTF-8 (JSON), cut between characters. */
+	utf8_clean(e->msg, sizeof(e->msg), raw);
 	return rc;
 }
 

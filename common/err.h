@@ -15,7 +15,9 @@ struct err {
 };
 
 /* Fill `e` (may be NULL) and return `rc`, so callers can write
- * `return err_set(e, -EINVAL, "invalid_value", "...", ...);`. */
+ * `return err_set(e, -EINVAL, "invalid_value", "...", ...);`. The message is made valid UTF-8
+ * (utf8_clean: bytes that are not, and control characters, as "\xHH") and cut on a character
+ * boundary; quote client input with "%.*s" and utf8_cut() rather than "%.64s". */
 int err_set(struct err *e, int rc, const char *code, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
 

@@ -24,13 +24,6 @@
 static struct agent agent;
 static char *root;
 
-static void audit_cb(void *cls, const struct tune_change *c)
-{
-	struct agent *a = cls;
-
-	store_change_add(a->store, c, time_now_s());
-}
-
 /* The sysfs and sysctl values every input starts from. */
 static void tree_make(void)
 {
@@ -96,6 +89,7 @@ static void agent_setup(void)
 {
 	static char state[512], db[512], fio[512], path_dir[512], allow[1][8] = { "loop0" };
 	const char *tmp = getenv("FT_FUZZ_TMP");
+	struct tune_audit audit;
 	char tmpl[512];
 	struct err e;
 
@@ -133,7 +127,8 @@ static void agent_setup(void)
 		fprintf(stderr, "fuzz_api: %s\n", e.msg);
 		abort();
 	}
-	tune_init(&agent.tune, &agent.fs, audit_cb, &agent);
+	audit = agent_tune_audit(&agent);
+	tune_init(&agent.tune, &agent.fs, &audit);
 	pthread_mutex_init(&agent.pcache.lock, NULL);
 	agent.sessions.tune = &agent.tune;
 	agent.sessions.store = agent.store;
@@ -209,7 +204,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint64_t seq;
 	char *text = xmalloc(size + 1), *nl, *sp, *method = "GET", *target, *query, *body;
-	struct http_resp resp = { 0, NULL, 0, NULL, NULL };
+	struct http_resp resp = { 0 };
 	struct http_req req;
 	int i, k, m;
 

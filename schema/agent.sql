@@ -26,7 +26,7 @@ CREATE TABLE sessions (
   expires_at REAL NOT NULL,
   state TEXT NOT NULL,              -- open | closed | restored
   ended_at REAL,
-  end_reason TEXT,                  -- closed | closed_no_restore | expired | agent_restart
+  end_reason TEXT,                  -- closed | expired | agent_restart | agent_shutdown | duplicate
   restore_outcome TEXT,             -- ok | failed: ...
   snapshot TEXT NOT NULL            -- JSON object {name: value} of every writable parameter
 );
@@ -80,3 +80,20 @@ CREATE TABLE job_params (
   PRIMARY KEY (job_id, name)
 );
 CREATE INDEX job_params_nv ON job_params(name, value);
+
+-- migration 3
+-- One open session per device, also when opens race (the store checks and inserts in one
+-- BEGIN IMMEDIATE; this index makes a second open row impossible). Devices that a race
+-- left with two open sessions keep the oldest, which holds the values from before both;
+-- the newer ones are closed without a restore.
+UPDATE sessions SET state = 'closed', ended_at = CAST(strftime('%s', 'now') AS REAL),
+  end_reason = 'duplicate',
+  restore_outcome = 'not restored: an older session on the device was open at the same time'
+  WHERE state = 'open' AND id NOT IN (SELECT MIN(id) FROM sessions WHERE state = 'open'
+                                      GROUP BY device);
+CREATE UNIQUE INDEX sessions_one_open ON sessions(device) WHERE state = 'open';
+
+-- migration 4
+-- Restore precedence: a session's restore cancels the restore point of a job that ran inside
+-- it (restore NULL), and a job whose device a restore changed mid-run says so here.
+ALTER TABLE jobs ADD COLUMN params_changed TEXT;

@@ -39,7 +39,7 @@ struct answer {
 static void call(struct agent_fx *f, const char *method, const char *pattern, const char *arg0,
                  const char *query, const char *body, struct answer *out)
 {
-	struct http_resp resp = { 0, NULL, 0, NULL, NULL };
+	struct http_resp resp = { 0 };
 	struct http_req req;
 	struct err e;
 	int i;

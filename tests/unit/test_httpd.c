@@ -271,13 +271,36 @@ static void test_strict_query(void **state)
 	free(web);
 }
 
+/* Every error is JSON: a message quoting bytes that are not UTF-8 (a path segment %ff, a name
+ * cut in the middle of a character) still gives a body jansson reads back. */
+static void test_error_utf8(void **state)
+{
+	struct http_resp resp = { 0 };
+	json_error_t jerr;
+	json_t *o;
+
+	(void)state;
+	http_error(&resp, 404, "not_found", "no such page '%s' (%.3s)", "\xff\xfe",
+	           "\xc3\xa9\xc3\xa9");
+	assert_int_equal(resp.status, 404);
+	assert_non_null(resp.body);
+	o = json_loads(resp.body, 0, &jerr);
+	assert_non_null(o);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(o, "error"), "code")),
+	                    "not_found");
+	assert_string_equal(
+	        json_string_value(json_object_get(json_object_get(o, "error"), "message")),
+	        "no such page '\\xff\\xfe' (\xc3\xa9\\xc3)");
+	json_decref(o);
+	free(resp.body);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_decode),
-		cmocka_unit_test(test_token_equal),
-		cmocka_unit_test(test_num),
-		cmocka_unit_test(test_strict_query),
+		cmocka_unit_test(test_decode),     cmocka_unit_test(test_token_equal),
+		cmocka_unit_test(test_num),        cmocka_unit_test(test_strict_query),
+		cmocka_unit_test(test_error_utf8),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,13 +1,18 @@
 /* test_session.c -- sessions: snapshot, restore on close, on expiry and after a restart; the audit
  * log. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "testutil.h"
+#include "db.h"
 #include "session.h"
 #include "store.h"
+#include "xmalloc.h"
+
+extern const char agent_schema_sql[];
 
 struct fx {
 	char *root;
@@ -19,11 +24,19 @@ struct fx {
 	struct session_mgr m;
 };
 
-static void audit_cb(void *cls, const struct tune_change *c)
+static int intent_cb(void *cls, struct tune_change *c, struct err *e)
 {
 	struct fx *f = cls;
 
-	store_change_add(f->store, c, 1000.0);
+	return store_change_intent(f->store, c, 1000.0, e);
+}
+
+static void outcome_cb(void *cls, const struct tune_change *c)
+{
+	struct fx *f = cls;
+	struct err e;
+
+	assert_int_equal(store_change_outcome(f->store, c, 1000.0, &e), 0);
 }
 
 static int setup(void **state)
@@ -39,7 +52,11 @@ static int setup(void **state)
 	f->fs.root = f->root;
 	f->fs.allow_devices = f->allow;
 	f->fs.n_allow_devices = 1;
-	tune_init(&f->t, &f->fs, audit_cb, f);
+	{
+		struct tune_audit audit = { intent_cb, outcome_cb, f };
+
+		tune_init(&f->t, &f->fs, &audit);
+	}
 	f->m.tune = &f->t;
 	f->m.store = f->store;
 	*state = f;
@@ -130,6 +147,122 @@ static void test_one_open_session_per_device(void **state)
 	assert_int_equal(session_open(&f->m, "loop0", 0, 1000.0, &s2, &e), -EINVAL);
 }
 
+/* Opens racing in threads, as HTTP requests do: one session per device, the others 409. */
+struct racer {
+	struct fx *f;
+	pthread_barrier_t *go;
+	int rc;
+	struct err e;
+};
+
+static void *race_open(void *arg)
+{
+	struct racer *r = arg;
+	struct session_rec s;
+
+	pthread_barrier_wait(r->go);
+	r->rc = session_open(&r->f->m, "loop0", 60, 1000.0, &s, &r->e);
+	return NULL;
+}
+
+static void test_one_open_session_racing(void **state)
+{
+	enum { ROUNDS = 10, THREADS = 16 };
+	struct fx *f = *state;
+	struct racer r[THREADS];
+	pthread_t th[THREADS];
+	pthread_barrier_t go;
+	struct session_rec *open;
+	struct session_rec end;
+	struct err e;
+	int round, i, ok, n;
+
+	for (round = 0; round < ROUNDS; round++) {
+		pthread_barrier_init(&go, NULL, THREADS);
+		for (i = 0; i < THREADS; i++) {
+			r[i] = (struct racer){ .f = f, .go = &go };
+			assert_int_equal(pthread_create(&th[i], NULL, race_open, &r[i]), 0);
+		}
+		ok = 0;
+		for (i = 0; i < THREADS; i++) {
+			pthread_join(th[i], NULL);
+			if (r[i].rc == 0)
+				ok++;
+			else
+				assert_string_equal(r[i].e.code, "conflict");
+		}
+		pthread_barrier_destroy(&go);
+		assert_int_equal(ok, 1);
+		assert_int_equal(session_list(&f->m, "open", "loop0", &open, &n, &e), 0);
+		assert_int_equal(n, 1);
+		assert_int_equal(session_end(&f->m, open[0].id, true, "closed", 1001.0, &end, &e),
+		                 0);
+		free(open);
+	}
+}
+
+/* A database where a race of an older agent left two open sessions on one device: migration 3
+ * keeps the oldest open (it holds the values from before both) and closes the other. */
+static void test_migration_closes_duplicates(void **state)
+{
+	struct fx *f = *state;
+	char path[600], *v2;
+	struct session_rec *list;
+	struct store *st;
+	struct db *d;
+	struct err e;
+	int n;
+
+	snprintf(path, sizeof(path), "%s/old.db", f->root);
+	v2 = xstrndup(agent_schema_sql,
+	              (size_t)(strstr(agent_schema_sql, "-- migration 3") - agent_schema_sql));
+	assert_int_equal(db_open(&d, path, &(struct db_kind){ v2, "store_error", "" }, &e), 0);
+	assert_int_equal(db_user_version(d), 2);
+	assert_int_equal(db_exec(d,
+	                         "INSERT INTO sessions(device, created_at, ttl_s, expires_at, "
+	                         "state, snapshot) VALUES ('loop0', 1, 60, 61, 'open', "
+	                         "'{\"nr_requests\":\"64\"}'), ('loop0', 1, 60, 61, 'open', "
+	                         "'{\"nr_requests\":\"64\"}'), ('loop1', 1, 60, 61, 'open', "
+	                         "'{}')",
+	                         &e),
+	                 0);
+	db_close(d);
+	free(v2);
+	assert_int_equal(store_open(&st, path, &e), 0);
+	assert_int_equal(store_sessions_list(st, "open", NULL, &list, &n, &e), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(list[0].id, 3); /* newest first: loop1's, then loop0's oldest */
+	assert_int_equal(list[1].id, 1);
+	free(list);
+	assert_int_equal(store_sessions_list(st, "closed", NULL, &list, &n, &e), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(list[0].id, 2);
+	assert_string_equal(list[0].end_reason, "duplicate");
+	free(list);
+	store_close(st);
+}
+
+/* A session insert the database refuses: an error, and nothing leaks (LSan checks at exit). */
+static void test_insert_fails(void **state)
+{
+	struct fx *f = *state;
+	struct session_rec s;
+	struct db *d;
+	struct err e;
+
+	assert_int_equal(db_open(&d, f->db, &(struct db_kind){ "", "store_error", "" }, &e), 0);
+	assert_int_equal(db_exec(d,
+	                         "CREATE TRIGGER no_session BEFORE INSERT ON sessions "
+	                         "BEGIN SELECT RAISE(ABORT, 'disk full'); END;",
+	                         &e),
+	                 0);
+	db_close(d);
+	err_clear(&e);
+	assert_int_equal(session_open(&f->m, "loop0", 60, 1000.0, &s, &e), -EIO);
+	assert_string_equal(e.code, "store_error");
+	assert_non_null(strstr(e.msg, "disk full"));
+}
+
 static void test_expiry_and_renew(void **state)
 {
 	struct fx *f = *state;
@@ -166,7 +299,7 @@ static void test_recover_after_restart(void **state)
 	store_close(f->store);
 	assert_int_equal(store_open(&f->store, f->db, &e), 0);
 	f->m.store = f->store;
-	assert_int_equal(session_end_all(&f->m, 1001.0, "agent_restart"), 1);
+	assert_int_equal(session_end_all(&f->m, 1001.0, "agent_restart", NULL), 1);
 	assert_restored(f);
 	assert_int_equal(store_session_get(f->store, s.id, &got, &e), 0);
 	assert_string_equal(got.end_reason, "agent_restart");
@@ -186,6 +319,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_close_restores, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_close_without_restore, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_open_session_per_device, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_one_open_session_racing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migration_closes_duplicates, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_insert_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_expiry_and_renew, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recover_after_restart, setup, teardown),
 	};

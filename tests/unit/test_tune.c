@@ -18,15 +18,28 @@ struct fx {
 	struct tune t;
 	char log[MAX_LOG][96]; /* "outcome name applied" per audited write */
 	int n_log;
+	int n_intent; /* intents recorded */
+	int fail_at;  /* the intent (1-based) from which recording fails; 0: never */
 };
 
-static void audit_cb(void *cls, const struct tune_change *c)
+/* The audit store: fails from the fail_at-th intent on, like a full disk. */
+static int intent_cb(void *cls, struct tune_change *c, struct err *e)
+{
+	struct fx *f = cls;
+
+	if (f->fail_at && f->n_intent + 1 >= f->fail_at)
+		return err_set(e, -ENOSPC, "store_error", "database or disk is full");
+	c->id = ++f->n_intent;
+	return 0;
+}
+
+static void outcome_cb(void *cls, const struct tune_change *c)
 {
 	struct fx *f = cls;
 
 	if (f->n_log < MAX_LOG)
-		snprintf(f->log[f->n_log++], sizeof(f->log[0]), "%s %s %s", c->outcome, c->name,
-		         c->applied ? c->applied : "-");
+		snprintf(f->log[f->n_log++], sizeof(f->log[0]), "%s %s %s%s", c->outcome, c->name,
+		         c->applied ? c->applied : "-", c->id ? "" : " unaudited");
 }
 
 static int setup(void **state)
@@ -43,7 +56,11 @@ static int setup(void **state)
 	f->fs.root = f->root;
 	f->fs.allow_devices = f->allow;
 	f->fs.n_allow_devices = 1;
-	tune_init(&f->t, &f->fs, audit_cb, f);
+	{
+		struct tune_audit audit = { intent_cb, outcome_cb, f };
+
+		tune_init(&f->t, &f->fs, &audit);
+	}
 	*state = f;
 	return 0;
 }
@@ -197,7 +214,7 @@ static void test_snapshot_restore(void **state)
 	struct tune_snapshot snap;
 	struct tune_item items[2];
 	bool rb;
-	int written;
+	struct tune_restore_count count;
 	struct err e;
 
 	assert_int_equal(tune_snapshot_take(&f->t, "loop0", &snap, &e), 0);
@@ -209,13 +226,14 @@ static void test_snapshot_restore(void **state)
 	item(&items[1], "nr_requests", "1000");
 	assert_int_equal(tune_apply(&f->t, "loop0", items, 2, "test", &rb, &e), 0);
 	f->n_log = 0;
-	assert_int_equal(tune_restore(&f->t, &snap, "restore", &written, &e), 0);
-	assert_int_equal(written, 2);
+	assert_int_equal(tune_restore(&f->t, &snap, "restore", &count, &e), 0);
+	assert_int_equal(count.written, 2);
+	assert_int_equal(count.unaudited, 0);
 	assert_string_equal(f->log[0], "restored scheduler mq-deadline");
 	assert_string_equal(f->log[1], "restored nr_requests 64");
 	/* nothing differs any more: a second restore writes nothing */
-	assert_int_equal(tune_restore(&f->t, &snap, "restore", &written, &e), 0);
-	assert_int_equal(written, 0);
+	assert_int_equal(tune_restore(&f->t, &snap, "restore", &count, &e), 0);
+	assert_int_equal(count.written, 0);
 	tune_snapshot_release(&snap);
 }
 
@@ -276,6 +294,80 @@ static void test_sysctl_set(void **state)
 	f->fs.allow_sysctl = false;
 }
 
+/* The value of name on loop0 as the agent reads it. */
+static const char *val(struct fx *f, const char *name)
+{
+	static struct param p;
+	struct err e;
+
+	assert_int_equal(sysfs_param_read(&f->fs, "loop0", name, &p, &e), 0);
+	return p.value;
+}
+
+/* No unaudited write: when the audit row cannot be recorded, the write is not made. */
+static void test_audit_first(void **state)
+{
+	struct fx *f = *state;
+	struct tune_item items[2], it;
+	bool rb;
+	struct err e;
+
+	f->fail_at = 1;
+	item(&items[0], "nr_requests", "128");
+	assert_int_equal(tune_apply(&f->t, "loop0", items, 1, "test", &rb, &e), -EAGAIN);
+	assert_string_equal(e.code, "audit_unavailable");
+	assert_non_null(strstr(e.msg, "loop0 nr_requests"));
+	assert_non_null(strstr(e.msg, "database or disk is full"));
+	assert_int_equal(f->n_log, 0);
+	assert_string_equal(q(f, "nr_requests"), "64\n");
+
+	/* The second write's row fails: the first write is rolled back (made though it cannot
+	 * be recorded: a refused rollback would leave the device half tuned). */
+	f->fail_at = 2;
+	item(&items[0], "scheduler", "kyber");
+	item(&items[1], "nr_requests", "128");
+	assert_int_equal(tune_apply(&f->t, "loop0", items, 2, "test", &rb, &e), -EAGAIN);
+	assert_string_equal(e.code, "audit_unavailable");
+	assert_true(rb);
+	assert_int_equal(f->n_log, 2);
+	assert_string_equal(f->log[0], "ok scheduler kyber");
+	assert_string_equal(f->log[1], "rolled_back scheduler mq-deadline unaudited");
+	assert_string_equal(val(f, "scheduler"), "mq-deadline");
+	assert_string_equal(val(f, "nr_requests"), "64");
+
+	f->fail_at = f->n_intent + 1;
+	f->fs.allow_sysctl = true;
+	tu_write(f->root, "proc/sys/vm/dirty_ratio", "20\n", 0644);
+	item(&it, "vm.dirty_ratio", "30");
+	assert_int_equal(tune_sysctl_set(&f->t, &it, "test", &e), -EAGAIN);
+	assert_string_equal(e.code, "audit_unavailable");
+	assert_string_equal(tu_read(f->root, "proc/sys/vm/dirty_ratio"), "20\n");
+	f->fs.allow_sysctl = false;
+}
+
+/* A restore goes on when its rows cannot be recorded, and says how many writes have none. */
+static void test_restore_unaudited(void **state)
+{
+	struct fx *f = *state;
+	struct tune_snapshot snap;
+	struct tune_restore_count count;
+	struct tune_item it;
+	bool rb;
+	struct err e;
+
+	assert_int_equal(tune_snapshot_take(&f->t, "loop0", &snap, &e), 0);
+	item(&it, "nr_requests", "16");
+	assert_int_equal(tune_apply(&f->t, "loop0", &it, 1, "test", &rb, &e), 0);
+	f->fail_at = f->n_intent + 1;
+	f->n_log = 0;
+	assert_int_equal(tune_restore(&f->t, &snap, "restore", &count, &e), 0);
+	assert_int_equal(count.written, 1);
+	assert_int_equal(count.unaudited, 1);
+	assert_string_equal(f->log[0], "restored nr_requests 64 unaudited");
+	assert_string_equal(val(f, "nr_requests"), "64");
+	tune_snapshot_release(&snap);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -287,6 +379,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_snapshot_restore, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_validate_writes_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sysctl_set, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_audit_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_restore_unaudited, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
