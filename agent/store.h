@@ -96,7 +96,8 @@ struct job_rec {
 	char error_message[256];
 	int has_error;
 	double created_at, started_at, finished_at; /* 0 = not yet */
-	double progress; /* 0..1, filled by the job layer (job_get, job_list) */
+	double progress;  /* 0..1, filled by the job layer (job_get, job_list) */
+	uint64_t version; /* filled by the job layer: job_version() of this record */
 };
 
 struct pass_rec {

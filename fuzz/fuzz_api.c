@@ -209,7 +209,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint64_t seq;
 	char *text = xmalloc(size + 1), *nl, *sp, *method = "GET", *target, *query, *body;
-	struct http_resp resp = { 0, NULL, 0, NULL, NULL };
+	struct http_resp resp = { 0 };
 	struct http_req req;
 	int i, k, m;
 
