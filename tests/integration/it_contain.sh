@@ -14,8 +14,9 @@ nr0=$(cat /sys/block/$dev/queue/nr_requests)
 nr_job=$((nr0 / 2))
 it_log "device $dev (nr_requests $nr0, the jobs set $nr_job)"
 
-# procs ID [LOOP]: pids of the job's fio processes (main and workers share fio's command line)
-procs() { pgrep -f -- "--name=ft-job$1-l${2:-}" | sort -n; }
+# procs ID [LOOP]: pids of the job's fio processes (main and workers share fio's command line);
+# only those on this test's device: other agents on the machine number their jobs too.
+procs() { pgrep -f -- "--name=ft-job$1-l${2:-}[^ ]* .*--filename=/dev/$dev( |\$)" | sort -n; }
 count() { procs "$@" | wc -l; }
 job_state() { it_http GET "$U/jobs/$1" "$T"; echo "$HTTP_BODY" | jq -r .state; }
 post_job() { # RUNTIME_S LOOPS: sets J
@@ -27,11 +28,20 @@ start() { # MODE
 	U=$a_URL/api/v1
 	T=$a_TOKEN
 }
-# the job cgroups still on the cgroup2 mount (none may be left)
+# The agent's cgroup directory name: FNV-1a 64 of its state directory's real path (contain.c),
+# so that other agents on the machine, numbering their jobs too, are not counted.
+agent_cg_id() {
+	python3 -c 'import os, sys
+h = 14695981039346656037
+for c in os.path.realpath(sys.argv[1]).encode():
+    h = ((h ^ c) * 1099511628211) % 2**64
+print("%016x" % h)' "$a_STATE"
+}
+# the job cgroups of this test's agent still on the cgroup2 mount (none may be left)
 cgroups_left() { # ID
 	local mnt
 	mnt=$(awk '$0 ~ / - cgroup2 / {print $5; exit}' /proc/self/mountinfo)
-	[ -n "$mnt" ] && find "$mnt" -maxdepth 6 -type d -name "job-$1" -path '*/fleettune/*' 2>/dev/null | wc -l || echo 0
+	[ -n "$mnt" ] && find "$mnt" -maxdepth 6 -type d -name "job-$1" -path "*/fleettune/$(agent_cg_id)/*" 2>/dev/null | wc -l || echo 0
 }
 fio_has_workers() { [ "$(count "$1" "$2")" -ge 5 ]; } # main + 4 workers
 fio_started() { [ "$(count "$1" "$2")" -ge 1 ]; }

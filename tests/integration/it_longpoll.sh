@@ -38,6 +38,12 @@ job_post() {
 held() {
 	curl -s -H "$H" "$1/metrics" | sed -n 's/^fleettune_http_held_requests \([0-9]*\)$/\1/p'
 }
+# rearm URL WHAT: a long-poll of 60 s answered 200 at once.
+rearm() {
+	lp "$1"
+	it_eq "$2: answered at once" 200 "$LP_CODE"
+	it_check "... in well under the wait ($LP_S s)" awk -v s="$LP_S" 'BEGIN { exit !(s < 30) }'
+}
 held_is() { test "$(held "$a_URL")" = "$1"; }
 job_state_is() {
 	test "$(curl -s -H "$H" "$a_URL/api/v1/jobs/$1?fields=state" | jq -r .state)" = "$2"
@@ -109,9 +115,7 @@ it_eq "a held request is answered 503 when the agent shuts down" 503 "$(cat "$IT
 it_eq "... with code shutting_down" shutting_down "$(jq -r .error.code "$out")"
 wait "$a_PID" 2>/dev/null
 it_agent_start a "${args[@]}" || { it_fail "agent restarts"; it_done; }
-lp "$a_URL/api/v1/jobs/$jq1?wait_s=60&after=$v&fields=state,error"
-it_eq "re-armed on the restarted agent: answered at once" 200 "$LP_CODE"
-it_check "... in well under the wait ($LP_S s)" awk -v s="$LP_S" 'BEGIN { exit !(s < 30) }'
+rearm "$a_URL/api/v1/jobs/$jq1?wait_s=60&after=$v&fields=state,error" "re-armed on the restarted agent"
 it_eq "... the queued job was taken up again" running "$(echo "$LP_BODY" | jq -r .state)"
 it_check "... with a new version" [ "$(echo "$LP_BODY" | jq .version)" != "$v" ]
 lp "$a_URL/api/v1/jobs/$jlong?fields=state,error"
@@ -145,9 +149,7 @@ it_check "a held request sees its connection cut when the agent dies (curl $rc, 
 	[ "$rc" = 52 -o "$rc" = 56 ]
 wait "$a_PID" 2>/dev/null
 it_agent_start a "${args[@]}" || { it_fail "agent restarts after a crash"; it_done; }
-lp "$a_URL/api/v1/jobs/$jrun?wait_s=60&after=$vrun&fields=state,error"
-it_eq "re-armed after the crash: answered at once" 200 "$LP_CODE"
-it_check "... in well under the wait ($LP_S s)" awk -v s="$LP_S" 'BEGIN { exit !(s < 30) }'
+rearm "$a_URL/api/v1/jobs/$jrun?wait_s=60&after=$vrun&fields=state,error" "re-armed after the crash"
 it_eq "... the job was interrupted" interrupted "$(echo "$LP_BODY" | jq -r .state)"
 it_eq "... and says why" "the agent stopped while the job was running" \
 	"$(echo "$LP_BODY" | jq -r .error.message)"
