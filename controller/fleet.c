@@ -1,4 +1,5 @@
 /* fleet.c -- the controller's wire layer: agent API JSON, fanned out to every node at once. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,9 @@ struct fleet_wait {
 	int64_t version;    /* its version in the last answer; 0: none yet (answers at once) */
 	double next_get_at; /* plain polling: monotonic time of the next GET */
 };
+
+/* fleet_jobs_wait finds a wait from its ended request. */
+_Static_assert(offsetof(struct fleet_wait, req) == 0, "req must be a wait's first member");
 
 struct fleet_waits {
 	struct fleet_wait *w;
@@ -701,10 +705,10 @@ int fleet_jobs_wait(struct fleet *f, const int64_t *job_id, struct job_status *s
 	}
 	got = client_wait(f->wait_client, wait_bound(f, job_id, st, max_s, now), ws->done, n);
 	for (k = 0; k < got; k++) {
+		/* req is a wait's first member: the ended request is its wait. */
 		struct fleet_wait *w = (struct fleet_wait *)(void *)ws->done[k];
 		json_t *r;
 
-		/* req is the first member: the request is its wait. */
 		i = (int)(w - ws->w);
 		w->busy = false;
 		fresh[i] = true;
