@@ -130,16 +130,11 @@ struct answer {
 	char code[64];
 };
 
-/* One request over a fresh connection; fills status, body and the error code if any. */
-static void req(uint16_t port, const char *method, const char *target, const char *token,
-                struct answer *a)
+/* A socket connected to 127.0.0.1:port. */
+static int conn_open(uint16_t port)
 {
 	struct sockaddr_in sin;
-	char buf[8192], *p;
-	size_t used = 0;
-	ssize_t n;
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	json_t *o;
 
 	assert_true(fd >= 0);
 	memset(&sin, 0, sizeof(sin));
@@ -147,6 +142,19 @@ static void req(uint16_t port, const char *method, const char *target, const cha
 	sin.sin_port = htons(port);
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	assert_int_equal(connect(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	return fd;
+}
+
+/* One request over a fresh connection; fills status, body and the error code if any. */
+static void req(uint16_t port, const char *method, const char *target, const char *token,
+                struct answer *a)
+{
+	char buf[8192], *p;
+	size_t used = 0;
+	ssize_t n;
+	int fd = conn_open(port);
+	json_t *o;
+
 	n = snprintf(buf, sizeof(buf),
 	             "%s %s HTTP/1.0\r\nHost: x\r\n%s%s%sContent-Length: 0\r\n\r\n", method, target,
 	             token ? "Authorization: Bearer " : "", token ? token : "",
@@ -180,6 +188,16 @@ static void expect(uint16_t port, const char *target, int status, const char *co
 		         msg_part ? msg_part : "");
 }
 
+/* A server config on 127.0.0.1, an ephemeral port, routes and TOKEN; the rest default. */
+static void cfg_init(struct httpd_config *cfg, const struct route *table, int n_routes)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->listen = "127.0.0.1:0";
+	cfg->routes = table;
+	cfg->n_routes = n_routes;
+	cfg->token = TOKEN;
+}
+
 static void test_strict_query(void **state)
 {
 	struct httpd_config cfg;
@@ -191,11 +209,7 @@ static void test_strict_query(void **state)
 	int i, n;
 
 	tu_write(web, "index.html", "<!doctype html>\n", 0644);
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.listen = "127.0.0.1:0";
-	cfg.routes = routes;
-	cfg.n_routes = (int)(sizeof(routes) / sizeof(routes[0]));
-	cfg.token = TOKEN;
+	cfg_init(&cfg, routes, (int)(sizeof(routes) / sizeof(routes[0])));
 	cfg.web_root = web;
 	assert_int_equal(httpd_start(&h, &cfg, &e), 0);
 	port = httpd_port(h);
@@ -315,11 +329,7 @@ static struct httpd *hold_server(unsigned conn_timeout_s)
 	struct httpd *h;
 	struct err e;
 
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.listen = "127.0.0.1:0";
-	cfg.routes = hold_routes;
-	cfg.n_routes = (int)(sizeof(hold_routes) / sizeof(hold_routes[0]));
-	cfg.token = TOKEN;
+	cfg_init(&cfg, hold_routes, (int)(sizeof(hold_routes) / sizeof(hold_routes[0])));
 	cfg.conn_timeout_s = conn_timeout_s;
 	cfg.max_conns_per_ip = 256;
 	atomic_store(&hold_ready, 0);
@@ -331,16 +341,9 @@ static struct httpd *hold_server(unsigned conn_timeout_s)
 /* Send GET target and return the socket; the answer is read by recv_answer. */
 static int send_get(uint16_t port, const char *target)
 {
-	struct sockaddr_in sin;
 	char buf[512];
-	int fd = socket(AF_INET, SOCK_STREAM, 0), n;
+	int fd = conn_open(port), n;
 
-	assert_true(fd >= 0);
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_port = htons(port);
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(connect(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
 	n = snprintf(buf, sizeof(buf), "GET %s HTTP/1.0\r\nHost: x\r\n\r\n", target);
 	assert_int_equal(write(fd, buf, (size_t)n), n);
 	return fd;
