@@ -134,7 +134,7 @@ static json_t *param_json(const struct param *p)
 	return o;
 }
 
-const char *const api_features[] = { "dry_run", "strict_query", NULL };
+const char *const api_features[] = { "dry_run", "strict_query", "long_poll", NULL };
 
 static void health_get(void *app, const struct http_req *req, struct http_resp *resp)
 {
@@ -143,7 +143,8 @@ static void health_get(void *app, const struct http_req *req, struct http_resp *
 	int i;
 
 	for (i = 0; api_features[i]; i++)
-		json_array_append_new(features, json_string(api_features[i]));
+		if (!a->cfg.no_long_poll || strcmp(api_features[i], "long_poll"))
+			json_array_append_new(features, json_string(api_features[i]));
 	api_json(resp, 200,
 	         json_pack("{s:s,s:s,s:s,s:I,s:o}", "status", "ok", "version", FLEETTUNE_VERSION,
 	                   "node", a->node, "uptime_s",
@@ -648,6 +649,12 @@ static const struct query_param q_jobs[] = {
 	{ .key = "limit", .type = QUERY_INT, .min = 1, .max = API_LIST_LIMIT_MAX },
 	{ .key = NULL },
 };
+static const struct query_param q_job[] = {
+	{ .key = "wait_s", .type = QUERY_INT, .min = 0, .max = HTTP_WAIT_MAX_S },
+	{ .key = "after", .type = QUERY_INT, .min = 0, .max = INT64_MAX },
+	{ .key = "fields", .type = QUERY_TEXT },
+	{ .key = NULL },
+};
 static const struct query_param q_job_raw[] = {
 	{ .key = "loop", .type = QUERY_INT, .min = 1, .max = JOB_LOOPS_MAX },
 	{ .key = NULL },
@@ -682,7 +689,7 @@ const struct route api_routes[] = {
 	{ "GET", "/api/v1/changes", changes_list, 0, q_changes },
 	{ "POST", "/api/v1/jobs", api_jobs_post, 0, q_dry_run },
 	{ "GET", "/api/v1/jobs", api_jobs_list, 0, q_jobs },
-	{ "GET", "/api/v1/jobs/{id}", api_job_get, 0, NULL },
+	{ "GET", "/api/v1/jobs/{id}", api_job_get, 0, q_job },
 	{ "DELETE", "/api/v1/jobs/{id}", api_job_delete, 0, NULL },
 	{ "GET", "/api/v1/jobs/{id}/raw", api_job_raw, 0, q_job_raw },
 	{ "GET", "/api/v1/results", api_results_list, 0, q_results },

@@ -77,39 +77,142 @@ static json_t *params_json(const struct job_rec *j)
 	return o;
 }
 
-/* The full job object, as GET /api/v1/jobs/{id} and the results history show it. */
-static json_t *job_json(struct agent *a, const struct job_rec *j)
+/* The members of a job object that ?fields= may pick; "id" and "version" are always there. */
+enum job_field {
+	JF_STATE = 1u << 0,
+	JF_DEVICE = 1u << 1,
+	JF_ENGINE = 1u << 2,
+	JF_SPEC = 1u << 3,
+	JF_LABELS = 1u << 4,
+	JF_PROGRESS = 1u << 5,
+	JF_LOOPS = 1u << 6,
+	JF_LOOPS_DONE = 1u << 7,
+	JF_SUMMARY = 1u << 8,
+	JF_PASSES = 1u << 9,
+	JF_PARAMS = 1u << 10,
+	JF_CREATED_AT = 1u << 11,
+	JF_STARTED_AT = 1u << 12,
+	JF_FINISHED_AT = 1u << 13,
+	JF_ERROR = 1u << 14,
+	JF_PARAMS_CHANGED = 1u << 15,
+	JF_ALL = (1u << 16) - 1,
+};
+
+static const struct {
+	const char *name;
+	unsigned bit;
+} job_fields[] = {
+	{ "id", 0 },
+	{ "state", JF_STATE },
+	{ "device", JF_DEVICE },
+	{ "engine", JF_ENGINE },
+	{ "spec", JF_SPEC },
+	{ "labels", JF_LABELS },
+	{ "progress", JF_PROGRESS },
+	{ "loops", JF_LOOPS },
+	{ "loops_done", JF_LOOPS_DONE },
+	{ "summary", JF_SUMMARY },
+	{ "passes", JF_PASSES },
+	{ "params", JF_PARAMS },
+	{ "created_at", JF_CREATED_AT },
+	{ "started_at", JF_STARTED_AT },
+	{ "finished_at", JF_FINISHED_AT },
+	{ "error", JF_ERROR },
+	{ "params_changed", JF_PARAMS_CHANGED },
+	{ "version", 0 },
+};
+
+#define N_JOB_FIELDS (sizeof(job_fields) / sizeof(job_fields[0]))
+
+/* "state,progress,passes" into a mask of job_field bits; 400 naming an unknown member. */
+static int job_fields_parse(const char *list, unsigned *mask, struct err *e)
+{
+	const char *p = list, *end;
+	size_t len, i;
+
+	*mask = 0;
+	for (;;) {
+		end = strchr(p, ',');
+		len = end ? (size_t)(end - p) : strlen(p);
+		for (i = 0; i < N_JOB_FIELDS; i++)
+			if (strlen(job_fields[i].name) == len &&
+			    !strncmp(job_fields[i].name, p, len))
+				break;
+		if (i == N_JOB_FIELDS)
+			return err_set(
+			        e, -EINVAL, "bad_request",
+			        "fields: '%.*s' is not a member of a job (id, state, device, "
+			        "engine, spec, labels, progress, loops, loops_done, summary, "
+			        "passes, params, created_at, started_at, finished_at, error, "
+			        "version)",
+			        (int)(len < 40 ? len : 40), p);
+		*mask |= job_fields[i].bit;
+		if (!end)
+			return 0;
+		p = end + 1;
+	}
+}
+
+/* A job object with the members in fields (JF_ALL: the whole object, as GET
+ * /api/v1/jobs/{id} and the results history show it); passes are read only when asked for. */
+static json_t *job_json(struct agent *a, const struct job_rec *j, unsigned fields)
 {
 	struct pass_rec *passes = NULL;
-	json_t *o, *arr = json_array();
+	json_t *o = json_object();
 	int n = 0, i;
 	struct err e;
 
 	err_clear(&e);
-	if (job_passes(a->jobs, j->id, &passes, &n, &e) == 0) {
+	if ((fields & (JF_SUMMARY | JF_PASSES)) && job_passes(a->jobs, j->id, &passes, &n, &e))
+		n = 0;
+	json_object_set_new(o, "id", json_integer((json_int_t)j->id));
+	if (fields & JF_STATE)
+		json_object_set_new(o, "state", json_string(j->state));
+	if (fields & JF_DEVICE)
+		json_object_set_new(o, "device", json_string(j->device));
+	if (fields & JF_ENGINE)
+		json_object_set_new(o, "engine", json_string(j->engine));
+	if (fields & JF_SPEC)
+		json_object_set_new(o, "spec", wire_job_spec_to_json(&j->spec));
+	if (fields & JF_LABELS)
+		json_object_set_new(o, "labels", wire_labels_to_json(&j->spec));
+	if (fields & JF_PROGRESS)
+		json_object_set_new(o, "progress", json_real(j->progress));
+	if (fields & JF_LOOPS)
+		json_object_set_new(o, "loops", json_integer(j->loops));
+	if (fields & JF_LOOPS_DONE)
+		json_object_set_new(o, "loops_done", json_integer(j->loops_done));
+	if (fields & JF_SUMMARY)
+		json_object_set_new(o, "summary", summary_json(passes, n));
+	if (fields & JF_PASSES) {
+		json_t *arr = json_array();
+
 		for (i = 0; i < n; i++)
 			json_array_append_new(
 			        arr, json_pack("{s:i,s:o,s:o,s:o}", "loop", passes[i].loop,
 			                       "started_at", api_time(passes[i].started_at),
 			                       "finished_at", api_time(passes[i].finished_at),
 			                       "metrics", metrics_json(&passes[i].metrics)));
+		json_object_set_new(o, "passes", arr);
 	}
-	o = json_pack("{s:I,s:s,s:s,s:s,s:o,s:o,s:f,s:i,s:i}", "id", (json_int_t)j->id, "state",
-	              j->state, "device", j->device, "engine", j->engine, "spec",
-	              wire_job_spec_to_json(&j->spec), "labels", wire_labels_to_json(&j->spec),
-	              "progress", j->progress, "loops", j->loops, "loops_done", j->loops_done);
-	json_object_set_new(o, "summary", summary_json(passes, n));
-	json_object_set_new(o, "passes", arr);
-	json_object_set_new(o, "params", params_json(j));
-	json_object_set_new(o, "created_at", api_time(j->created_at));
-	json_object_set_new(o, "started_at", api_time(j->started_at));
-	json_object_set_new(o, "finished_at", api_time(j->finished_at));
-	json_object_set_new(o, "error",
-	                    j->has_error ? json_pack("{s:s,s:s}", "code", j->error_code, "message",
-	                                             j->error_message)
-	                                 : json_null());
-	json_object_set_new(o, "params_changed",
-	                    j->has_params_changed ? json_string(j->params_changed) : json_null());
+	if (fields & JF_PARAMS)
+		json_object_set_new(o, "params", params_json(j));
+	if (fields & JF_CREATED_AT)
+		json_object_set_new(o, "created_at", api_time(j->created_at));
+	if (fields & JF_STARTED_AT)
+		json_object_set_new(o, "started_at", api_time(j->started_at));
+	if (fields & JF_FINISHED_AT)
+		json_object_set_new(o, "finished_at", api_time(j->finished_at));
+	if (fields & JF_ERROR)
+		json_object_set_new(o, "error",
+		                    j->has_error ? json_pack("{s:s,s:s}", "code", j->error_code,
+		                                             "message", j->error_message)
+		                                 : json_null());
+	if (fields & JF_PARAMS_CHANGED)
+		json_object_set_new(o, "params_changed",
+		                    j->has_params_changed ? json_string(j->params_changed)
+		                                          : json_null());
+	json_object_set_new(o, "version", json_integer((json_int_t)j->version));
 	free(passes);
 	return o;
 }
@@ -176,10 +279,12 @@ void api_jobs_post(void *app, const struct http_req *req, struct http_resp *resp
 	snprintf(loc, sizeof(loc), "/api/v1/jobs/%lld", (long long)id);
 	resp->location = xstrdup(loc);
 	if (job_get(a->jobs, id, &rec, &e) == 0) {
-		o = job_json(a, &rec);
+		o = job_json(a, &rec, JF_ALL);
 		store_job_rec_release(&rec);
 		/* Report "queued" as the submit saw it, even if the worker has already started. */
 		json_object_set_new(o, "state", json_string("queued"));
+		json_object_set_new(o, "version",
+		                    json_integer((json_int_t)job_version("queued", 0, 0)));
 		api_json(resp, 202, o);
 	} else {
 		api_json(resp, 202,
@@ -205,24 +310,53 @@ void api_jobs_list(void *app, const struct http_req *req, struct http_resp *resp
 	}
 	arr = json_array();
 	for (i = 0; i < n; i++)
-		json_array_append_new(arr, job_json(a, &list[i]));
+		json_array_append_new(arr, job_json(a, &list[i], JF_ALL));
 	store_jobs_free(list, n);
 	api_json(resp, 200, json_pack("{s:o}", "jobs", arr));
 }
 
+/*
+ * GET /jobs/{id}[?wait_s=N&after=VERSION][&fields=a,b]: the job, or with wait_s a long-poll:
+ * answered at once when the job's version differs from after, else held until it changes or
+ * N seconds pass (then answered with the same version). A job the agent has never had, or no
+ * longer has, is 404 at once.
+ */
 void api_job_get(void *app, const struct http_req *req, struct http_resp *resp)
 {
 	struct agent *a = app;
+	long long wait_s = http_query_int(req, "wait_s", 0);
+	const char *fields = http_query(req, "fields");
+	unsigned mask = JF_ALL;
 	struct job_rec rec;
 	struct err e;
 	int64_t id;
 
 	err_clear(&e);
-	if (job_id_arg(req, &id, &e) || job_get(a->jobs, id, &rec, &e)) {
+	if (a->cfg.no_long_poll && (http_query(req, "wait_s") || http_query(req, "after"))) {
+		/* As an agent before long-polls answered: the key is unknown. */
+		http_error(resp, 400, "unknown_query_param",
+		           "unknown query parameter '%s': GET /api/v1/jobs/{id} takes fields",
+		           http_query(req, "wait_s") ? "wait_s" : "after");
+		return;
+	}
+	if (wait_s > 0 && !http_query(req, "after")) {
+		http_error(resp, 400, "bad_request",
+		           "wait_s: needs after=VERSION, the version of the job you have (the "
+		           "\"version\" of the last answer)");
+		return;
+	}
+	if ((fields && job_fields_parse(fields, &mask, &e)) || job_id_arg(req, &id, &e) ||
+	    job_get(a->jobs, id, &rec, &e)) {
 		api_fail(resp, &e);
 		return;
 	}
-	api_json(resp, 200, job_json(a, &rec));
+	if (wait_s > 0 && !req->wait_over &&
+	    !job_changed_since(rec.version, (uint64_t)http_query_int(req, "after", 0))) {
+		resp->wait_s = (double)wait_s;
+		resp->wait_key = (uint64_t)id;
+	} else {
+		api_json(resp, 200, job_json(a, &rec, mask));
+	}
 	store_job_rec_release(&rec);
 }
 
@@ -249,7 +383,7 @@ void api_job_delete(void *app, const struct http_req *req, struct http_resp *res
 		api_fail(resp, &e);
 		return;
 	}
-	api_json(resp, rc == -EINPROGRESS ? 202 : 200, job_json(a, &rec));
+	api_json(resp, rc == -EINPROGRESS ? 202 : 200, job_json(a, &rec, JF_ALL));
 	store_job_rec_release(&rec);
 }
 
@@ -343,7 +477,7 @@ void api_results_list(void *app, const struct http_req *req, struct http_resp *r
 		goto fail;
 	arr = json_array();
 	for (i = 0; i < n; i++)
-		json_array_append_new(arr, job_json(a, &list[i]));
+		json_array_append_new(arr, job_json(a, &list[i], JF_ALL));
 	api_json(resp, 200,
 	         json_pack("{s:o,s:o}", "results", arr, "next_before_id",
 	                   n == f.limit && n > 0 ? json_integer((json_int_t)list[n - 1].id)

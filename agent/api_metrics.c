@@ -97,6 +97,9 @@ static void http_put(struct agent *a, struct buf *b)
 		buf_printf(b, ",status=\"%d\"} %llu\n", c->status, (unsigned long long)c->n);
 	}
 	free(list);
+	family_put(b, "fleettune_http_held_requests", "gauge",
+	           "Requests held now: long-polls waiting for their job to change.");
+	buf_printf(b, "fleettune_http_held_requests %d\n", a->httpd ? httpd_held(a->httpd) : 0);
 }
 
 static void jobs_put(struct agent *a, struct buf *b)

@@ -43,15 +43,38 @@ struct httpd {
 	char log_last[256];
 	double log_last_mono_s;
 	unsigned long log_repeats;
+	/* Held requests (long-polls, see http_resp): their connections are suspended, and one
+	 * thread resumes them on a wake, at their deadline, or on shutdown. */
+	pthread_mutex_t hold_lock;
+	pthread_cond_t hold_cond;    /* a wake, a newly held request, or stop (monotonic clock) */
+	pthread_cond_t hold_drained; /* n_holding dropped to 0 */
+	pthread_t hold_thread;
+	bool hold_thread_started;
+	struct conn_state *held; /* suspended now, in no order */
+	int n_held;
+	int n_holding;     /* held, or answering after a hold, until completed */
+	uint64_t wake_seq; /* httpd_wake() calls so far */
+	bool stopping;     /* held requests get 503 */
+	bool hold_exit;    /* the hold thread is gone or going: nothing may be suspended */
 };
 
 #define MHD_LOG_REPEAT_S 10.0
+/* How long httpd_stop waits for the held requests' 503 answers to go out. */
+#define HOLD_DRAIN_S 2.0
 
-/* Per-connection request state, freed in on_completed. */
+/* Per-request state, freed in on_completed. */
 struct conn_state {
 	struct buf body;
 	bool too_large;
 	int n_content_length; /* more than one: refused, whatever libmicrohttpd made of it */
+	/* A held request: */
+	struct MHD_Connection *conn;
+	struct conn_state *hold_prev, *hold_next; /* in h->held while suspended */
+	uint64_t hold_key;
+	double hold_deadline_mono_s; /* set when first held; 0: never held */
+	bool hold_woken;             /* run the handler again */
+	bool hold_over;              /* the deadline passed: the handler answers now */
+	bool hold_stop;              /* the agent stops: answer 503 */
 };
 
 static const char csp_header[] = "default-src 'self'; img-src 'self' data:; "
@@ -521,6 +544,7 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 	req.method = method;
 	req.path = url;
 	req.id = atomic_fetch_add(&h->next_id, 1) + 1;
+	req.wait_over = cs->hold_over;
 	req.body = cs->body.data ? cs->body.data : "";
 	req.body_len = cs->body.len;
 	*route_idx = -1;
@@ -603,15 +627,167 @@ static bool framing_ok(const struct conn_state *cs, struct http_resp *resp)
 	return false;
 }
 
+static void held_unlink(struct httpd *h, struct conn_state *cs)
+{
+	if (cs->hold_prev)
+		cs->hold_prev->hold_next = cs->hold_next;
+	else
+		h->held = cs->hold_next;
+	if (cs->hold_next)
+		cs->hold_next->hold_prev = cs->hold_prev;
+	cs->hold_prev = cs->hold_next = NULL;
+	h->n_held--;
+}
+
+/*
+ * Suspend c until httpd_wake(key), the deadline set when it was first held, or shutdown; the
+ * hold thread then resumes it and libmicrohttpd calls on_request again. seq is the wake count
+ * read before the handler looked, so that a wake in between re-runs it at once. False when
+ * nothing may be held any more (the server stops): answer instead.
+ */
+static bool hold(struct httpd *h, struct MHD_Connection *c, struct conn_state *cs,
+                 const struct http_resp *resp, uint64_t seq)
+{
+	double wait_s = resp->wait_s < HTTP_WAIT_MAX_S ? resp->wait_s : HTTP_WAIT_MAX_S;
+
+	pthread_mutex_lock(&h->hold_lock);
+	if (h->hold_exit) {
+		pthread_mutex_unlock(&h->hold_lock);
+		return false;
+	}
+	if (!cs->hold_deadline_mono_s) {
+		cs->hold_deadline_mono_s = time_mono_s() + wait_s;
+		h->n_holding++;
+	}
+	cs->conn = c;
+	cs->hold_key = resp->wait_key;
+	cs->hold_woken = h->wake_seq != seq;
+	cs->hold_prev = NULL;
+	cs->hold_next = h->held;
+	if (h->held)
+		h->held->hold_prev = cs;
+	h->held = cs;
+	h->n_held++;
+	MHD_suspend_connection(c);
+	pthread_cond_signal(&h->hold_cond);
+	pthread_mutex_unlock(&h->hold_lock);
+	return true;
+}
+
+void httpd_wake(struct httpd *h, uint64_t key)
+{
+	struct conn_state *cs;
+	bool any = false;
+
+	pthread_mutex_lock(&h->hold_lock);
+	h->wake_seq++;
+	for (cs = h->held; cs; cs = cs->hold_next) {
+		if (cs->hold_key == key) {
+			cs->hold_woken = true;
+			any = true;
+		}
+	}
+	if (any)
+		pthread_cond_signal(&h->hold_cond);
+	pthread_mutex_unlock(&h->hold_lock);
+}
+
+int httpd_held(struct httpd *h)
+{
+	int n;
+
+	pthread_mutex_lock(&h->hold_lock);
+	n = h->n_held;
+	pthread_mutex_unlock(&h->hold_lock);
+	return n;
+}
+
+/* The hold thread: resumes held connections that were woken, whose deadline passed, or all of
+ * them when the server stops; sleeps until the next deadline otherwise. */
+static void *hold_main(void *arg)
+{
+	struct httpd *h = arg;
+	struct conn_state *cs, *next, *due;
+	struct timespec ts;
+	double now, soonest;
+
+	pthread_mutex_lock(&h->hold_lock);
+	for (;;) {
+		now = time_mono_s();
+		soonest = 0;
+		due = NULL;
+		for (cs = h->held; cs; cs = next) {
+			next = cs->hold_next;
+			if (!h->stopping && !cs->hold_woken && cs->hold_deadline_mono_s > now) {
+				if (!soonest || cs->hold_deadline_mono_s < soonest)
+					soonest = cs->hold_deadline_mono_s;
+				continue;
+			}
+			cs->hold_stop = h->stopping;
+			cs->hold_over = cs->hold_deadline_mono_s <= now;
+			held_unlink(h, cs);
+			cs->hold_next = due;
+			due = cs;
+		}
+		if (due) {
+			/* Resumed, a request may complete and be freed at once: read next first. */
+			pthread_mutex_unlock(&h->hold_lock);
+			for (cs = due; cs; cs = next) {
+				next = cs->hold_next;
+				cs->hold_next = NULL;
+				MHD_resume_connection(cs->conn);
+			}
+			pthread_mutex_lock(&h->hold_lock);
+			continue;
+		}
+		if (h->hold_exit)
+			break;
+		if (!soonest) {
+			pthread_cond_wait(&h->hold_cond, &h->hold_lock);
+			continue;
+		}
+		ts.tv_sec = (time_t)soonest;
+		ts.tv_nsec = (long)((soonest - (double)ts.tv_sec) * 1e9);
+		pthread_cond_timedwait(&h->hold_cond, &h->hold_lock, &ts);
+	}
+	pthread_mutex_unlock(&h->hold_lock);
+	return NULL;
+}
+
+/* Before the daemon stops: answer every held request 503 and give the answers HOLD_DRAIN_S to
+ * go out, then end the hold thread (libmicrohttpd must not stop with a connection
+ * suspended). */
+static void holds_end(struct httpd *h)
+{
+	double until = time_mono_s() + HOLD_DRAIN_S;
+	struct timespec ts;
+
+	if (!h->hold_thread_started)
+		return;
+	pthread_mutex_lock(&h->hold_lock);
+	h->stopping = true;
+	pthread_cond_signal(&h->hold_cond);
+	ts.tv_sec = (time_t)until;
+	ts.tv_nsec = (long)((until - (double)ts.tv_sec) * 1e9);
+	while (h->n_holding > 0 && time_mono_s() < until)
+		pthread_cond_timedwait(&h->hold_drained, &h->hold_lock, &ts);
+	h->hold_exit = true;
+	pthread_cond_signal(&h->hold_cond);
+	pthread_mutex_unlock(&h->hold_lock);
+	pthread_join(h->hold_thread, NULL);
+	h->hold_thread_started = false;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **con_cls)
 {
 	struct httpd *h = cls;
 	struct conn_state *cs = *con_cls;
-	struct http_resp resp = { 0 };
+	struct http_resp resp;
 	int route_idx;
 	enum MHD_Result ret;
+	uint64_t seq;
 
 	if (!cs) {
 		const char *cl;
@@ -635,9 +811,26 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
+	memset(&resp, 0, sizeof(resp));
 	route_idx = -1;
-	if (framing_ok(cs, &resp))
+	if (cs->hold_stop) {
+		http_error(&resp, 503, "shutting_down",
+		           "the agent is shutting down; ask again once it is back");
+	} else if (framing_ok(cs, &resp)) {
+		pthread_mutex_lock(&h->hold_lock);
+		seq = h->wake_seq;
+		pthread_mutex_unlock(&h->hold_lock);
 		dispatch(h, c, url, method, cs, &resp, &route_idx);
+		if (!resp.status && resp.wait_s > 0 && !cs->hold_over) {
+			free(resp.body);
+			free(resp.location);
+			if (hold(h, c, cs, &resp, seq))
+				return MHD_YES;
+			memset(&resp, 0, sizeof(resp));
+			http_error(&resp, 503, "shutting_down",
+			           "the agent is shutting down; ask again once it is back");
+		}
+	}
 	if (!resp.status)
 		http_error(&resp, 500, "internal", "handler produced no response");
 	count_request(h, route_idx, resp.status);
@@ -649,10 +842,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
+	struct httpd *h = cls;
 	struct conn_state *cs = *con_cls;
 
 	if (!cs)
 		return;
+	if (cs->hold_deadline_mono_s) {
+		pthread_mutex_lock(&h->hold_lock);
+		if (--h->n_holding == 0)
+			pthread_cond_broadcast(&h->hold_drained);
+		pthread_mutex_unlock(&h->hold_lock);
+	}
 	buf_release(&cs->body);
 	free(cs);
 	*con_cls = NULL;
@@ -772,12 +972,26 @@ static unsigned int fd_limit_fit(unsigned int max_conns)
 	return max_conns;
 }
 
+/* Free what httpd_start made besides the daemon (gone already). */
+static void httpd_free(struct httpd *h)
+{
+	holds_end(h);
+	pthread_cond_destroy(&h->hold_cond);
+	pthread_cond_destroy(&h->hold_drained);
+	pthread_mutex_destroy(&h->hold_lock);
+	pthread_mutex_destroy(&h->stats_lock);
+	pthread_mutex_destroy(&h->log_lock);
+	free(h);
+}
+
 int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *e)
 {
 	struct sockaddr_storage ss;
 	const union MHD_DaemonInfo *info;
 	struct MHD_OptionItem tls[3];
-	unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+	unsigned int flags =
+	        MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME;
+	pthread_condattr_t mono;
 	struct httpd *h;
 	socklen_t sl = 0;
 	bool v6 = false;
@@ -794,6 +1008,16 @@ int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *
 	h->cfg = *cfg;
 	pthread_mutex_init(&h->stats_lock, NULL);
 	pthread_mutex_init(&h->log_lock, NULL);
+	pthread_mutex_init(&h->hold_lock, NULL);
+	pthread_condattr_init(&mono);
+	pthread_condattr_setclock(&mono, CLOCK_MONOTONIC);
+	pthread_cond_init(&h->hold_cond, &mono);
+	pthread_cond_init(&h->hold_drained, &mono);
+	pthread_condattr_destroy(&mono);
+	if (pthread_create(&h->hold_thread, NULL, hold_main, h) == 0)
+		h->hold_thread_started = true;
+	else
+		h->hold_exit = true; /* long-polls are then answered 503 at once */
 	if (v6)
 		flags |= MHD_USE_IPv6;
 	if (cfg->tls_cert_pem)
@@ -809,7 +1033,9 @@ int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *
 	 * connections wait in the kernel's backlog until a slot frees. So slots must not be
 	 * hoarded: one address gets at most per_ip of them (the rest are accepted and closed at
 	 * once), and a connection that sends nothing for timeout_s loses its slot. Idle
-	 * connections cost no thread, only a descriptor and a little memory.
+	 * connections cost no thread, only a descriptor and a little memory; so do held
+	 * requests (long-polls): their connections are suspended, out of the timeout's reach,
+	 * and resumed by the one hold thread.
 	 */
 	max_conns = fd_limit_fit(cfg->max_conns ? cfg->max_conns : HTTPD_DEFAULT_MAX_CONNS);
 	if (max_conns < (unsigned int)ncpu)
@@ -835,9 +1061,7 @@ int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *
 		rc = err_set(e, -EADDRNOTAVAIL, "internal",
 		             "cannot listen on %s (address in use, or bad TLS key/certificate)",
 		             cfg->listen);
-		pthread_mutex_destroy(&h->stats_lock);
-		pthread_mutex_destroy(&h->log_lock);
-		free(h);
+		httpd_free(h);
 		return rc;
 	}
 	info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
@@ -858,10 +1082,9 @@ void httpd_stop(struct httpd *h)
 {
 	if (!h)
 		return;
+	holds_end(h);
 	MHD_stop_daemon(h->daemon);
-	pthread_mutex_destroy(&h->stats_lock);
-	pthread_mutex_destroy(&h->log_lock);
-	free(h);
+	httpd_free(h);
 }
 
 int http_route_match(const char *pattern, const char *path, struct http_req *r)

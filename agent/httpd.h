@@ -28,10 +28,21 @@ struct http_req {
 	int n_query;
 	const char *body; /* NUL-terminated */
 	size_t body_len;
-	uint64_t id; /* per-process request sequence number */
+	uint64_t id;    /* per-process request sequence number */
+	bool wait_over; /* a held request (see http_resp.wait_s) whose wait has ended: answer now */
 };
 
-/* A response; body and location are heap strings owned by the response. */
+/*
+ * A response; body and location are heap strings owned by the response.
+ *
+ * Long-poll: a handler with nothing new to say yet leaves status 0 and sets wait_s (> 0; at
+ * most HTTP_WAIT_MAX_S) and wait_key. The HTTP layer then holds the request without holding a
+ * thread (libmicrohttpd suspends the connection) and runs the handler again after
+ * httpd_wake(wait_key), or with req->wait_over set once wait_s have passed since the request
+ * was first held; then the handler must answer. A held request is exempt from the idle
+ * connection timeout. When the agent stops, held requests are answered 503 "shutting_down"
+ * without running the handler.
+ */
 struct http_resp {
 	int status;
 	char *body;
@@ -39,7 +50,11 @@ struct http_resp {
 	const char *content_type; /* static; default application/json */
 	char *location;
 	bool close; /* close the connection after this answer */
+	double wait_s;
+	uint64_t wait_key;
 };
+
+#define HTTP_WAIT_MAX_S 60
 
 typedef void (*http_handler_fn)(void *app, const struct http_req *req, struct http_resp *resp);
 
@@ -121,6 +136,11 @@ uint16_t httpd_port(const struct httpd *h);
 void httpd_stop(struct httpd *h);
 /* Snapshot of the request counters; caller frees *out. */
 int httpd_counters(struct httpd *h, struct http_counter **out);
+/* Run the handlers of the requests held on key again (see http_resp). Thread-safe and quick:
+ * it only marks them; the HTTP layer's hold thread resumes their connections. */
+void httpd_wake(struct httpd *h, uint64_t key);
+/* Requests held now (suspended, waiting for a wake or their deadline). */
+int httpd_held(struct httpd *h);
 
 /* Decoded query value, or NULL. Values a handler reads have passed its route's checks. */
 const char *http_query(const struct http_req *r, const char *key);

@@ -46,9 +46,59 @@ struct jobq {
 	struct job *head, *tail; /* queued jobs, oldest first */
 	int64_t running_id;      /* 0 when idle */
 	bool cancel;             /* cancel the running job */
-	double progress;         /* of the running job, 0..1 */
+	double progress;         /* of the running job, 0..1, never lower than before */
 	struct contain contain;  /* where every pass's processes are kept */
+	void (*watch_fn)(void *cls, int64_t id); /* a job's version changed (jobq_watch) */
+	void *watch_cls;
 };
+
+/* The progress step of a running job: 0..JOB_PROGRESS_STEPS. */
+static uint64_t progress_step(double progress)
+{
+	if (!(progress > 0))
+		return 0;
+	if (progress >= 1)
+		return JOB_PROGRESS_STEPS;
+	return (uint64_t)(progress * JOB_PROGRESS_STEPS);
+}
+
+/* Phase in the top bits (queued 1, running 2, ended 3: never 0, so after=0 always answers at
+ * once), then loops_done, then the progress step of a running job. */
+uint64_t job_version(const char *state, int loops_done, double progress)
+{
+	uint64_t phase = !strcmp(state, "queued") ? 1 : !strcmp(state, "running") ? 2 : 3;
+
+	if (loops_done < 0)
+		loops_done = 0;
+	return phase << 24 | (uint64_t)loops_done << 8 | (phase == 2 ? progress_step(progress) : 0);
+}
+
+bool job_changed_since(uint64_t version, uint64_t after)
+{
+	return version != after;
+}
+
+void jobq_watch(struct jobq *q, void (*fn)(void *cls, int64_t id), void *cls)
+{
+	pthread_mutex_lock(&q->lock);
+	q->watch_fn = fn;
+	q->watch_cls = cls;
+	pthread_mutex_unlock(&q->lock);
+}
+
+/* Job id's version changed: tell the watcher. The caller holds q->lock. */
+static void changed_locked(struct jobq *q, int64_t id)
+{
+	if (q->watch_fn)
+		q->watch_fn(q->watch_cls, id);
+}
+
+static void changed(struct jobq *q, int64_t id)
+{
+	pthread_mutex_lock(&q->lock);
+	changed_locked(q, id);
+	pthread_mutex_unlock(&q->lock);
+}
 
 static void job_free(struct job *j)
 {
@@ -242,6 +292,8 @@ int job_cancel(struct jobq *q, int64_t id, struct err *e)
 	j = queue_remove(q, id);
 	if (j) {
 		rc = store_job_cancel_queued(q->a->store, id, time_now_s(), e);
+		if (rc == 0)
+			changed_locked(q, id);
 		pthread_mutex_unlock(&q->lock);
 		job_free(j);
 		if (rc == 0)
@@ -278,7 +330,8 @@ int job_cancel(struct jobq *q, int64_t id, struct err *e)
 	return rc;
 }
 
-/* Fill rec->progress: live for the running job, else from its state and loops. */
+/* Fill rec->progress (live for the running job, else from its state and loops) and
+ * rec->version. */
 static void progress_fill(struct jobq *q, struct job_rec *rec)
 {
 	bool running;
@@ -288,11 +341,11 @@ static void progress_fill(struct jobq *q, struct job_rec *rec)
 	if (running)
 		rec->progress = q->progress;
 	pthread_mutex_unlock(&q->lock);
-	if (running)
-		return;
-	rec->progress = !strcmp(rec->state, "succeeded") ? 1.0
-	                : rec->loops > 0                 ? (double)rec->loops_done / rec->loops
-	                                                 : 0;
+	if (!running)
+		rec->progress = !strcmp(rec->state, "succeeded") ? 1.0
+		                : rec->loops > 0 ? (double)rec->loops_done / rec->loops
+		                                 : 0;
+	rec->version = job_version(rec->state, rec->loops_done, rec->progress);
 }
 
 int job_get(struct jobq *q, int64_t id, struct job_rec *out, struct err *e)
@@ -364,10 +417,19 @@ static void pass_cleanup(const char *dir, const char *work_name)
 	closedir(d);
 }
 
-static void set_progress(struct jobq *q, double p)
+/* Move job id's progress to p (it never goes back: an engine's estimate may wobble) and tell
+ * the watcher when its version changed: a new progress step, or a pass that just landed. */
+static void set_progress(struct jobq *q, int64_t id, double p, bool pass_landed)
 {
+	uint64_t before;
+
 	pthread_mutex_lock(&q->lock);
-	q->progress = p < 0 ? 0 : p > 1 ? 1 : p;
+	before = progress_step(q->progress);
+	p = p < 0 ? 0 : p > 1 ? 1 : p;
+	if (p > q->progress)
+		q->progress = p;
+	if (pass_landed || progress_step(q->progress) != before)
+		changed_locked(q, id);
 	pthread_mutex_unlock(&q->lock);
 }
 
@@ -467,7 +529,7 @@ static enum pass_result pass_run(struct jobq *q, const struct job *job, const st
 			frac = 0;
 		if (frac > 0.99)
 			frac = 0.99;
-		set_progress(q, ((loop - 1) + frac) / job->spec.loops);
+		set_progress(q, job->id, ((loop - 1) + frac) / job->spec.loops, false);
 	}
 	rc = engine_parse(eng, opts, p.out.data ? p.out.data : "", p.out.len,
 	                  p.err.data ? p.err.data : "", p.err.len, p.exit_code, p.term_signal, &m,
@@ -482,7 +544,7 @@ static enum pass_result pass_run(struct jobq *q, const struct job *job, const st
 		goto out;
 	log_info("job %lld: pass %d/%d done (%d metrics)", (long long)job->id, loop,
 	         job->spec.loops, m.n);
-	set_progress(q, (double)loop / job->spec.loops);
+	set_progress(q, job->id, (double)loop / job->spec.loops, true);
 	res = PASS_OK;
 out:
 	if (p.pid && store_job_set_pgid(a->store, job->id, 0))
@@ -604,6 +666,7 @@ out:
 	                     strcmp(state, "succeeded") ? e.msg : NULL, &se))
 		log_error("job %lld: cannot record its end (%s): %s", (long long)job->id, state,
 		          se.msg);
+	changed(q, job->id);
 	tune_snapshot_release(&snap);
 	sysfs_params_release(&ps);
 }
@@ -638,9 +701,10 @@ static void *worker_main(void *arg)
 
 	while ((job = next_job(q))) {
 		err_clear(&e);
-		if (store_job_start(q->a->store, job->id, time_now_s(), &e) == 0)
+		if (store_job_start(q->a->store, job->id, time_now_s(), &e) == 0) {
+			changed(q, job->id);
 			job_run(q, job);
-		else
+		} else
 			log_error("job %lld not started: %s", (long long)job->id, e.msg);
 		pthread_mutex_lock(&q->lock);
 		q->running_id = 0;

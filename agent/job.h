@@ -51,7 +51,26 @@ int job_submit(struct jobq *q, struct job_spec *spec, int64_t *id, struct err *e
  * -EINPROGRESS if it did not stop in time. */
 int job_cancel(struct jobq *q, int64_t id, struct err *e);
 
-/* ---- reads, with rec->progress filled (live for the running job) ---- */
+/*
+ * A job's version, for long-polls: it changes when the state, loops_done (a new pass) or the
+ * progress step (a tenth of the whole job, JOB_PROGRESS_STEPS) changes, and only then. It is
+ * computed from those, not counted, so it needs no memory across restarts: a job a restart
+ * interrupted has a new version (its state), a finished job keeps its version for ever. It
+ * never decreases while a job runs (progress only grows).
+ */
+#define JOB_PROGRESS_STEPS 10
+uint64_t job_version(const char *state, int loops_done, double progress);
+/* Whether a long-poll that has version after must be answered now. */
+bool job_changed_since(uint64_t version, uint64_t after);
+/*
+ * Call fn(cls, id) whenever job id's version changes (fn NULL: stop). fn runs on the worker
+ * thread (or a cancelling request's) with the queue's lock held: it must be quick and must not
+ * call into the queue. Once jobq_watch(q, NULL, NULL) returns, fn is not running and will not
+ * run again.
+ */
+void jobq_watch(struct jobq *q, void (*fn)(void *cls, int64_t id), void *cls);
+
+/* ---- reads, with rec->progress and rec->version filled (live for the running job) ---- */
 
 int job_get(struct jobq *q, int64_t id, struct job_rec *out, struct err *e);
 /* Newest first; state may be NULL. Caller frees with store_jobs_free. */

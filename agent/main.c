@@ -247,6 +247,9 @@ static int parse_args(int argc, char **argv, struct agent_config *c, bool *verbo
 		fprintf(stderr, "fleettune-agent: unexpected argument '%s'\n", argv[optind]);
 		return -1;
 	}
+	/* For the controller's tests: answer as an agent before long-polls did. */
+	c->no_long_poll = getenv("FLEETTUNE_TEST_NO_LONG_POLL") &&
+	                  !strcmp(getenv("FLEETTUNE_TEST_NO_LONG_POLL"), "1");
 	return 0;
 }
 
@@ -343,6 +346,12 @@ static const char *default_web_root(void)
 	return NULL;
 }
 
+/* A job's version changed: run the long-polls held on it again. */
+static void job_changed(void *cls, int64_t id)
+{
+	httpd_wake(cls, (uint64_t)id);
+}
+
 int main(int argc, char **argv)
 {
 	static struct agent a;
@@ -418,6 +427,7 @@ int main(int argc, char **argv)
 		log_error("%s", e.msg);
 		goto out;
 	}
+	jobq_watch(a.jobs, job_changed, a.httpd);
 	{
 		const char *colon = strrchr(a.cfg.listen, ':');
 
@@ -439,6 +449,8 @@ int main(int argc, char **argv)
 	}
 	rc = 0;
 out:
+	if (a.jobs)
+		jobq_watch(a.jobs, NULL, NULL);
 	httpd_stop(a.httpd);
 	a.httpd = NULL;
 	agent_release(&a);

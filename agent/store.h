@@ -103,6 +103,7 @@ struct job_rec {
 	int has_error;
 	double created_at, started_at, finished_at; /* 0 = not yet */
 	double progress;          /* 0..1, filled by the job layer (job_get, job_list) */
+	uint64_t version;         /* filled by the job layer: job_version() of this record */
 	char params_changed[256]; /* what changed the device's params under the job mid-run */
 	int has_params_changed;
 };

@@ -1,7 +1,8 @@
 #!/bin/bash
-# fanout.sh -- fleettune-ctl fan-out: `apply` of one parameter to 64 agents (each on a temp
-# --sysfs-root tree) against a sequential curl loop doing the same PATCHes; then the
-# controller's overhead in a real 2-node sweep on loop devices with fio.
+# fanout.sh -- fleettune-ctl fan-out: `apply` of one parameter to AGENTS agents (each on a temp
+# --sysfs-root tree; 1 024 is the issue-13 target, apply < 1 s) against a sequential curl loop
+# doing the same PATCHes; then the controller's overhead in a real 2-node sweep on loop
+# devices with fio. For 1 024 agents use a Release build (an ASan agent takes ~4x the memory).
 #
 # usage: bench/fanout.sh [BUILD_DIR]     (env: AGENTS=64 ROUNDS=5 SWEEP=1)
 # Prints the figures; exits non-zero only when something did not run.
@@ -13,35 +14,19 @@ AGENTS=${AGENTS:-64}
 ROUNDS=${ROUNDS:-5}
 [ -x "$AGENT_BIN" ] && [ -x "$CTL_BIN" ] || { echo "build first: $AGENT_BIN, $CTL_BIN" >&2; exit 1; }
 
-# A minimal block device under a temp sysfs root: the agent only reads and writes files.
-fake_device() {
-	local q=$1/sys/block/sdb/queue
-	mkdir -p "$q/iosched"
-	echo 2097152 >"$1/sys/block/sdb/size"
-	echo "none [mq-deadline] kyber" >"$q/scheduler"
-	echo 64 >"$q/nr_requests"
-	echo 128 >"$q/read_ahead_kb"
-	echo 1 >"$q/rq_affinity"
-	echo 0 >"$q/rotational"
-	echo 16 >"$q/iosched/fifo_batch"
-}
+source "$(dirname "$0")/fleet_lib.sh"
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 echo "# starting $AGENTS agents on 127.0.0.1 with --sysfs-root trees"
+t0=$(date +%s.%N)
+fleet_start "$AGENTS" || exit 1
+echo "# $AGENTS agents up in $(echo "$(date +%s.%N) - $t0" | bc) s"
 plan=$IT_TMP/fleet.json
 {
-	echo '{"name":"fanout","nodes":['
-	for i in $(seq "$AGENTS"); do
-		root=$IT_TMP/root$i
-		fake_device "$root"
-		it_agent_start "n$i" --sysfs-root "$root" --allow-device sdb || exit 1
-		url_var=n${i}_URL
-		[ "$i" -gt 1 ] && echo ","
-		printf '{"name":"n%d","url":"%s","device":"sdb","token_file":"n%d-state/token"}' \
-			"$i" "${!url_var}" "$i"
-	done
-	echo '],"baseline":{"nr_requests":64},"axes":[{"param":"nr_requests","values":[128]}],'
+	echo '{"name":"fanout","nodes":'
+	fleet_nodes_json "$AGENTS"
+	echo ',"baseline":{"nr_requests":64},"axes":[{"param":"nr_requests","values":[128]}],'
 	echo '"job":{"fio":{"rw":"randwrite"}}}'
 } >"$plan"
 
@@ -58,11 +43,10 @@ for r in $(seq "$ROUNDS"); do
 	v=$((200 + r))
 	t0=$(date +%s.%N)
 	for i in $(seq "$AGENTS"); do
-		url_var=n${i}_URL tok_var=n${i}_TOKEN
-		curl -s -f -o /dev/null -X PATCH -H "Authorization: Bearer ${!tok_var}" \
+		curl -s -f -o /dev/null -X PATCH -H "Authorization: Bearer $(<"$IT_TMP/a$i-state/token")" \
 			-H 'Content-Type: application/json' \
 			--data-binary "{\"params\":{\"nr_requests\":$v}}" \
-			"${!url_var}/api/v1/devices/sdb/params" || { echo "curl to n$i failed" >&2; exit 1; }
+			"${FLEET_URL[$i]}/api/v1/devices/sdb/params" || { echo "curl to a$i failed" >&2; exit 1; }
 	done
 	t1=$(date +%s.%N)
 	curl_times+=("$(echo "$t1 - $t0" | bc)")
@@ -74,9 +58,7 @@ echo "apply to $AGENTS agents: fleettune-ctl median ${ctl_med} s (runs: ${ctl_ti
 echo "sequential curl loop:     median ${curl_med} s (runs: ${curl_times[*]})"
 echo "speed-up: $(echo "scale=1; $curl_med / $ctl_med" | bc)x   (targets: < 1 s, >= 20x)"
 
-for pid in "${IT_PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null; done
-wait 2>/dev/null
-IT_PIDS=()
+fleet_stop
 
 [ "${SWEEP:-1}" = 1 ] || exit 0
 # Controller overhead in a real 2-node sweep: loop devices, real fio.

@@ -1,60 +1,125 @@
 #!/usr/bin/env bash
-# fidelity.sh -- does the agent change what fio measures? The same fio job run directly and
-# through the agent on the same loop device, interleaved, N pairs; median ratio agent/direct,
-# and the agent's CPU use while fio runs.
-# Usage: [FT_LOOP_DIO=1] bench/fidelity.sh [PAIRS] [RUNTIME_S]   (root: creates and removes a loop
-# device; FT_LOOP_DIO=1 backs it with direct I/O to its file, so fio measures the disk, not
-# the page cache)
+# fidelity.sh -- does running fio through fleettune change what it measures, on the path users
+# take? Bare fio against fio run by `fleettune-ctl sweep` on one node (the controller waiting by
+# long-poll), interleaved (bare first in odd pairs, the sweep first in even ones), PAIRS pairs,
+# on two loop devices: "cpu" (backed by a page-cached file: randread 64k with psync, CPU-bound)
+# and "dio" (losetup --direct-io=on: the disk under the file, libaio iodepth 16, direct=1).
+# Reports per mode the median ratio sweep/bare with a 95 % bootstrap CI of the median (10 000
+# resamples, seeded) and, as a cross-check, the geometric mean with a t-interval on the log
+# ratios; and the agent's CPU during each sweep, from /proc/PID/stat read before and after it
+# (nothing is spawned per poll; the controller holds one long-poll).
+# Usage: bench/fidelity.sh [PAIRS] [RUNTIME_S]   (env: MODES="cpu dio"; root: creates and
+# removes loop devices). Targets: the CI includes 1.0 and its lower end is >= 0.98.
 set -eu
 cd "$(dirname "$0")/.."
-PAIRS=${1:-5}
+PAIRS=${1:-12}
 RT=${2:-5}
-./scripts/deps.sh
+MODES=${MODES:-cpu dio}
+./scripts/deps.sh >/dev/null
 cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DFT_TESTS=OFF >/dev/null
-cmake --build build-bench -j"$(nproc)" --target fleettune-agent >/dev/null
+cmake --build build-bench -j2 --target fleettune-agent fleettune-ctl >/dev/null
 tmp=$(mktemp -d "${FT_BENCH_TMP:-/tmp}/ft-bench-fid-XXXXXX")
-truncate -s 1G "$tmp/disk.img"
-dev=$(losetup --find --show ${FT_LOOP_DIO:+--direct-io=on} "$tmp/disk.img"); dev=${dev#/dev/}
-build-bench/agent/fleettune-agent --listen 127.0.0.1:0 --state-dir "$tmp/state" --allow-device "$dev" 2>"$tmp/log" &
-pid=$!
-cleanup() { kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; losetup -d "/dev/$dev"; rm -rf "$tmp"; }
+pid=""
+dev=""
+cleanup() {
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	[ -n "$dev" ] && losetup -d "/dev/$dev"
+	rm -rf "$tmp"
+}
 trap cleanup EXIT
-for _ in $(seq 50); do grep -q listening "$tmp/log" && break; sleep 0.1; done
-port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/log")
-A="http://127.0.0.1:$port/api/v1"
-H="Authorization: Bearer $(cat "$tmp/state/token")"
-opts="{\"rw\":\"randwrite\",\"bs\":\"4M\",\"ioengine\":\"libaio\",\"direct\":true,\"iodepth\":64,\"numjobs\":4,\"size\":\"256m\",\"runtime_s\":$RT,\"time_based\":true}"
 ticks=$(getconf CLK_TCK)
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
 
-direct() {
-	fio --name=direct --filename="/dev/$dev" --ioengine=libaio --direct=1 --bs=4M --rw=randwrite \
-		--size=256m --iodepth=64 --numjobs=4 --runtime="$RT" --time_based --group_reporting \
-		--output-format=json | jq '.jobs[0].write.bw / 1024'
+# fio_opts MODE: the job's fio options as the plan's JSON and as fio's command line.
+fio_opts() {
+	if [ "$1" = cpu ]; then
+		JSON='{"rw":"randread","bs":"64k","ioengine":"psync","direct":false,"size":"256m","runtime_s":'$RT',"time_based":true}'
+		ARGS=(--rw=randread --bs=64k --ioengine=psync --direct=0 --size=256m --runtime="$RT" --time_based)
+	else
+		JSON='{"rw":"randread","bs":"64k","ioengine":"libaio","direct":true,"iodepth":16,"size":"256m","runtime_s":'$RT',"time_based":true}'
+		ARGS=(--rw=randread --bs=64k --ioengine=libaio --direct=1 --iodepth=16 --size=256m --runtime="$RT" --time_based)
+	fi
 }
-via_agent() {
-	local id state t0 c0 c1 t1
-	t0=$(date +%s.%N); c0=$(cpu_ticks)
-	id=$(curl -s -H "$H" -X POST "$A/jobs" -d "{\"device\":\"$dev\",\"engine\":\"fio\",\"fio\":$opts,\"loops\":1}" | jq .id)
-	while :; do
-		state=$(curl -s -H "$H" "$A/jobs/$id" | jq -r .state)
-		case $state in succeeded) break ;; failed | cancelled | interrupted) echo "job $id $state" >&2; exit 1 ;; esac
-		sleep 0.5
+
+bare() {
+	fio --name=bare --filename="/dev/$dev" "${ARGS[@]}" --group_reporting --output-format=json |
+		jq '.jobs[0].read.bw / 1024'
+}
+
+# One sweep of one point and one pass; prints "MiB/s agent_cpu_pct".
+via_sweep() {
+	local c0 c1 t0 t1 n=$1
+	t0=$(date +%s.%N); c0=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+	build-bench/controller/fleettune-ctl sweep "$tmp/plan.json" --db "$tmp/ctl.db" >/dev/null 2>"$tmp/sweep.err" ||
+		{ cat "$tmp/sweep.err" >&2; exit 1; }
+	c1=$(awk '{print $14 + $15}' "/proc/$pid/stat"); t1=$(date +%s.%N)
+	echo "$(build-bench/controller/fleettune-ctl show "$n" --db "$tmp/ctl.db" --format json |
+		jq '.points[0].nodes[0].passes[0]') $(echo "($c1 - $c0) / $ticks / ($t1 - $t0) * 100" | bc -l)"
+}
+
+sweeps=0
+for mode in $MODES; do
+	img=$tmp/$mode.img
+	if [ "$mode" = cpu ]; then
+		dd if=/dev/zero of="$img" bs=1M count=256 status=none   # in the page cache
+		dev=$(losetup --find --show "$img")
+	else
+		truncate -s 1G "$img"
+		dev=$(losetup --find --show --direct-io=on "$img")
+	fi
+	dev=${dev#/dev/}
+	build-bench/agent/fleettune-agent --listen 127.0.0.1:0 --state-dir "$tmp/state-$mode" \
+		--allow-device "$dev" 2>"$tmp/agent-$mode.log" &
+	pid=$!
+	for _ in $(seq 100); do grep -qs listening "$tmp/agent-$mode.log" && break; sleep 0.1; done
+	port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/agent-$mode.log")
+	fio_opts "$mode"
+	nr=$(cat "/sys/block/$dev/queue/nr_requests")
+	# One point (the axis value is the baseline's: the device as it is) and one pass.
+	cat >"$tmp/plan.json" <<PLAN
+{"name":"fidelity $mode","strategy":"grid",
+ "nodes":[{"name":"n1","url":"http://127.0.0.1:$port","device":"$dev","token_file":"state-$mode/token"}],
+ "baseline":{"nr_requests":$nr},"axes":[{"param":"nr_requests","values":[$nr]}],
+ "job":{"fio":$JSON,"loops":1},"metric":"read.bw_mib"}
+PLAN
+	bare >/dev/null   # warm-up, not counted
+	echo "# $mode: pair bare_mib sweep_mib ratio agent_cpu_pct"
+	: >"$tmp/$mode.pairs"
+	for i in $(seq "$PAIRS"); do
+		if [ $((i % 2)) = 1 ]; then
+			b=$(bare); sweeps=$((sweeps + 1)); read -r g c < <(via_sweep "$sweeps")
+		else
+			sweeps=$((sweeps + 1)); read -r g c < <(via_sweep "$sweeps"); b=$(bare)
+		fi
+		printf '%s %d %.1f %.1f %.4f %.3f\n' "$mode" "$i" "$b" "$g" "$(echo "$g / $b" | bc -l)" "$c" |
+			tee -a "$tmp/$mode.pairs"
 	done
-	c1=$(cpu_ticks); t1=$(date +%s.%N)
-	echo "$(curl -s -H "$H" "$A/jobs/$id" | jq '.passes[0].metrics["write.bw_mib"]') $(echo "($c1 - $c0) / $ticks / ($t1 - $t0) * 100" | bc -l)"
-}
-
-command -v bc >/dev/null || { apt-get install -y -qq bc >/dev/null; }
-echo "pair direct_mib agent_mib ratio agent_cpu_pct"
-: >"$tmp/ratios"; : >"$tmp/cpu"
-for i in $(seq "$PAIRS"); do
-	if [ $((i % 2)) = 1 ]; then d=$(direct); read -r g c < <(via_agent); else read -r g c < <(via_agent); d=$(direct); fi
-	r=$(echo "$g / $d" | bc -l)
-	printf '%d %.1f %.1f %.4f %.3f\n' "$i" "$d" "$g" "$r" "$c"
-	echo "$r" >>"$tmp/ratios"; echo "$c" >>"$tmp/cpu"
+	kill "$pid"; wait "$pid" 2>/dev/null || true; pid=""
+	losetup -d "/dev/$dev"; dev=""
+	python3 - "$mode" "$tmp/$mode.pairs" "$RT" <<'PY'
+import math, random, statistics, sys
+mode, path, rt = sys.argv[1], sys.argv[2], sys.argv[3]
+rows = [l.split() for l in open(path)]
+ratios = [float(r[4]) for r in rows]
+cpu = [float(r[5]) for r in rows]
+n = len(ratios)
+med = statistics.median(ratios)
+rng = random.Random(1)
+boot = sorted(statistics.median(rng.choices(ratios, k=n)) for _ in range(10000))
+lo, hi = boot[249], boot[9749]
+logs = [math.log(r) for r in ratios]
+# t quantile 0.975 for n-1 degrees of freedom (table; >= 30 uses 2.0).
+T = {1: 12.71, 2: 4.30, 3: 3.18, 4: 2.78, 5: 2.57, 6: 2.45, 7: 2.36, 8: 2.31, 9: 2.26, 10: 2.23,
+     11: 2.20, 12: 2.18, 13: 2.16, 14: 2.14, 15: 2.13, 16: 2.12, 17: 2.11, 18: 2.10, 19: 2.09,
+     20: 2.09, 25: 2.06}
+df = n - 1
+t = T.get(df) or (2.0 if df >= 30 else T[max(k for k in T if k <= df)])
+gm = math.exp(statistics.mean(logs))
+half = t * statistics.stdev(logs) / math.sqrt(n) if n > 1 else float("nan")
+print(f"RESULT {mode}: median ratio sweep/bare {med:.4f}, 95% bootstrap CI of the median "
+      f"[{lo:.4f}, {hi:.4f}] over {n} pairs of {rt} s; geometric mean {gm:.4f}, t-interval on "
+      f"log ratios [{gm / math.exp(half):.4f}, {gm * math.exp(half):.4f}]; agent CPU during a "
+      f"sweep (median) {statistics.median(cpu):.3f}% of a core")
+print(f"RESULT {mode}: targets: the CI includes 1.0 ({'yes' if lo <= 1 <= hi else 'NO'}), "
+      f"its lower end >= 0.98 ({'yes' if lo >= 0.98 else 'NO'})")
+PY
 done
-med=$(sort -g "$tmp/ratios" | awk '{a[NR]=$1} END{print (NR%2)? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}')
-cpu=$(sort -g "$tmp/cpu" | awk '{a[NR]=$1} END{print (NR%2)? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}')
-printf 'RESULT median ratio agent/direct %.4f over %d pairs of %ss; agent CPU while fio runs (median) %.3f%% of a core\n' "$med" "$PAIRS" "$RT" "$cpu"
-echo "targets: ratio >= 0.99, agent CPU < 0.5 % of a core"

@@ -16,6 +16,9 @@ struct client {
 	CURLM *multi;
 	double timeout_s;
 	int retries;
+	int running;                     /* started requests with a transfer under way */
+	int waiting;                     /* started requests waiting to be retried */
+	struct client_req *retries_head; /* those, in no order */
 };
 
 static bool client_global_done;
@@ -93,6 +96,7 @@ static void attempt_start(struct client *c, struct client_req *r)
 	struct curl_slist *hdrs = NULL;
 	char auth[600];
 	long connect_ms = (long)(c->timeout_s * 1000);
+	double timeout_s = r->timeout_s > 0 ? r->timeout_s : c->timeout_s;
 
 	if (!h) {
 		h = curl_easy_init();
@@ -128,7 +132,7 @@ static void attempt_start(struct client *c, struct client_req *r)
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, r);
 	curl_easy_setopt(h, CURLOPT_PRIVATE, r);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(c->timeout_s * 1000));
+	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(timeout_s * 1000));
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, connect_ms < 3000 ? connect_ms : 3000L);
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
@@ -136,6 +140,7 @@ static void attempt_start(struct client *c, struct client_req *r)
 	r->attempts++;
 	r->started_at = time_mono_s();
 	curl_multi_add_handle(c->multi, h);
+	c->running++;
 }
 
 /* Whether a finished attempt should be tried again. */
@@ -155,72 +160,130 @@ static bool attempt_retry(struct client *c, struct client_req *r, CURLcode res)
 	return r->status == 502 || r->status == 503 || r->status == 504;
 }
 
-int client_run(struct client *c, struct client_req *reqs, int n)
+void client_start(struct client *c, struct client_req *r)
 {
-	int i, running = 0, waiting = 0;
+	r->attempts = 0;
+	r->rc = 0;
+	r->status = 0;
+	r->error[0] = '\0';
+	r->pending_retry = false;
+	attempt_start(c, r);
+}
 
-	for (i = 0; i < n; i++) {
-		reqs[i].attempts = 0;
-		reqs[i].rc = 0;
-		reqs[i].status = 0;
-		reqs[i].error[0] = '\0';
-		reqs[i].pending_retry = false;
-		if (reqs[i].skip)
-			continue;
-		attempt_start(c, &reqs[i]);
-		running++;
+static void easy_free(struct client_req *r)
+{
+	curl_easy_cleanup(r->easy);
+	r->easy = NULL;
+	curl_slist_free_all(r->headers);
+	r->headers = NULL;
+}
+
+/* An attempt of r ended with res: true when r ended too, false when a retry is due. */
+static bool attempt_end(struct client *c, struct client_req *r, CURLcode res)
+{
+	curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &r->status);
+	r->elapsed_s = time_mono_s() - r->started_at;
+	curl_multi_remove_handle(c->multi, r->easy);
+	c->running--;
+	if (res != CURLE_OK)
+		r->status = 0;
+	if (attempt_retry(c, r, res)) {
+		r->pending_retry = true;
+		r->retry_at = time_mono_s() + 0.1 * (double)(1 << (r->attempts - 1));
+		r->retry_next = c->retries_head;
+		c->retries_head = r;
+		c->waiting++;
+		return false;
 	}
-	while (running > 0 || waiting > 0) {
-		CURLMsg *m;
-		int left, still;
-		double now;
+	if (res != CURLE_OK) {
+		r->rc = -EIO;
+		snprintf(r->error, sizeof(r->error), "%s (after %d attempt%s)",
+		         curl_easy_strerror(res), r->attempts, r->attempts == 1 ? "" : "s");
+	}
+	easy_free(r);
+	return true;
+}
 
+/* Start the retries that are due. */
+static void retries_start(struct client *c)
+{
+	struct client_req **pp = &c->retries_head, *r;
+	double now = time_mono_s();
+
+	while ((r = *pp)) {
+		if (r->retry_at > now) {
+			pp = &r->retry_next;
+			continue;
+		}
+		*pp = r->retry_next;
+		r->retry_next = NULL;
+		r->pending_retry = false;
+		c->waiting--;
+		attempt_start(c, r);
+	}
+}
+
+int client_wait(struct client *c, double max_s, struct client_req **done, int ndone)
+{
+	double until = time_mono_s() + max_s, now;
+	int got = 0, left, still;
+	CURLMsg *m;
+
+	for (;;) {
 		curl_multi_perform(c->multi, &still);
-		while ((m = curl_multi_info_read(c->multi, &left))) {
-			struct client_req *r;
+		while (got < ndone && (m = curl_multi_info_read(c->multi, &left))) {
 			char *priv;
 
 			if (m->msg != CURLMSG_DONE)
 				continue;
 			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, &priv);
-			r = (struct client_req *)(void *)priv;
-			curl_easy_getinfo(m->easy_handle, CURLINFO_RESPONSE_CODE, &r->status);
-			r->elapsed_s = time_mono_s() - r->started_at;
-			curl_multi_remove_handle(c->multi, m->easy_handle);
-			running--;
-			if (m->data.result != CURLE_OK)
-				r->status = 0;
-			if (attempt_retry(c, r, m->data.result)) {
-				r->pending_retry = true;
-				r->retry_at =
-				        time_mono_s() + 0.1 * (double)(1 << (r->attempts - 1));
-				waiting++;
-				continue;
-			}
-			if (m->data.result != CURLE_OK) {
-				r->rc = -EIO;
-				snprintf(r->error, sizeof(r->error), "%s (after %d attempt%s)",
-				         curl_easy_strerror(m->data.result), r->attempts,
-				         r->attempts == 1 ? "" : "s");
-			}
-			curl_easy_cleanup(r->easy);
-			r->easy = NULL;
-			curl_slist_free_all(r->headers);
-			r->headers = NULL;
+			if (attempt_end(c, (struct client_req *)(void *)priv, m->data.result))
+				done[got++] = (struct client_req *)(void *)priv;
 		}
+		retries_start(c);
 		now = time_mono_s();
-		for (i = 0; i < n && waiting > 0; i++) {
-			struct client_req *r = &reqs[i];
-
-			if (!r->pending_retry || r->retry_at > now)
-				continue;
-			r->pending_retry = false;
-			waiting--;
-			attempt_start(c, r);
-			running++;
-		}
-		if (running > 0 || waiting > 0)
-			curl_multi_poll(c->multi, NULL, 0, running > 0 ? 100 : 20, NULL);
+		if (got > 0 || (c->running == 0 && c->waiting == 0) || now >= until)
+			return got;
+		left = (int)((until - now) * 1000) + 1;
+		if (left > (c->running > 0 ? 100 : 20))
+			left = c->running > 0 ? 100 : 20;
+		curl_multi_poll(c->multi, NULL, 0, left, NULL);
 	}
+}
+
+void client_abort(struct client *c, struct client_req *r)
+{
+	struct client_req **pp;
+
+	if (r->pending_retry) {
+		for (pp = &c->retries_head; *pp && *pp != r; pp = &(*pp)->retry_next)
+			;
+		if (*pp)
+			*pp = r->retry_next;
+		r->retry_next = NULL;
+		r->pending_retry = false;
+		c->waiting--;
+	} else if (r->easy) {
+		curl_multi_remove_handle(c->multi, r->easy);
+		c->running--;
+	}
+	if (r->easy)
+		easy_free(r);
+}
+
+int client_run(struct client *c, struct client_req *reqs, int n)
+{
+	struct client_req **done = xcalloc((size_t)n + 1, sizeof(*done));
+	int i, started = 0;
+
+	for (i = 0; i < n; i++) {
+		if (reqs[i].skip)
+			continue;
+		client_start(c, &reqs[i]);
+		started++;
+	}
+	while (started > 0)
+		started -= client_wait(c, 3600, done, started);
+	free(done);
 	return 0;
 }

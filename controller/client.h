@@ -14,6 +14,7 @@ struct client_req {
 	char *body;         /* JSON, owned; NULL for none */
 	const char *token;  /* bearer token, borrowed; NULL for none */
 	bool skip;          /* leave this slot alone (e.g. a dropped node) */
+	double timeout_s;   /* bound of each attempt; 0: the client's (a long-poll sets more) */
 	/* out */
 	int rc;           /* 0, or -errno style transport failure (status 0) */
 	long status;      /* HTTP status, 0 when no response arrived */
@@ -25,8 +26,9 @@ struct client_req {
 	void *headers;
 	int attempts;
 	bool pending_retry;
-	double started_at; /* monotonic, of the current attempt */
-	double retry_at;   /* monotonic, when pending_retry */
+	double started_at;             /* monotonic, of the current attempt */
+	double retry_at;               /* monotonic, when pending_retry */
+	struct client_req *retry_next; /* in the client's list of retries, when pending_retry */
 };
 
 struct client;
@@ -42,6 +44,17 @@ struct client *client_new(double timeout_s, int retries);
 void client_free(struct client *c);
 /* Run reqs[0..n) concurrently to completion. Returns 0; per-request outcome in rc/status. */
 int client_run(struct client *c, struct client_req *reqs, int n);
+/*
+ * The same, one request at a time, for requests that end at different times (long-polls).
+ * client_start() begins r (its "out" fields reset); r must stay where it is until it ends or
+ * is aborted. client_wait() drives every started request for up to max_s and returns at once
+ * when some ended (after their retries): up to ndone of them into done, their count as the
+ * result; 0 when none did in max_s or nothing is started. client_abort() drops a started
+ * request that has not ended. Do not mix with client_run() on one client.
+ */
+void client_start(struct client *c, struct client_req *r);
+int client_wait(struct client *c, double max_s, struct client_req **done, int ndone);
+void client_abort(struct client *c, struct client_req *r);
 /* Prepare r (zeroed) for method and a heap url (taken over); body may be NULL (taken over). */
 void client_req_init(struct client_req *r, const char *method, char *url, char *body,
                      const char *token);

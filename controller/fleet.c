@@ -1,4 +1,5 @@
 /* fleet.c -- the controller's wire layer: agent API JSON, fanned out to every node at once. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,12 +8,30 @@
 #include <jansson.h>
 
 #include "fleet.h"
+#include "timeutil.h"
 #include "xmalloc.h"
 #include "banned.h"
 
 /* One prepared job request body per node: the plan's job, labels and device. */
 struct fleet_jobs {
 	json_t **body;
+};
+
+/* Per node: the job request in flight, if any, and what the last answer said. */
+struct fleet_wait {
+	struct client_req req;
+	bool busy;          /* req started and not ended */
+	int64_t job;        /* the job the fields below are about */
+	int64_t version;    /* its version in the last answer; 0: none yet (answers at once) */
+	double next_get_at; /* plain polling: monotonic time of the next GET */
+};
+
+/* fleet_jobs_wait finds a wait from its ended request. */
+_Static_assert(offsetof(struct fleet_wait, req) == 0, "req must be a wait's first member");
+
+struct fleet_waits {
+	struct fleet_wait *w;
+	struct client_req **done;
 };
 
 /* Build each node's job body once; fleet_jobs_body() fills the per-run fields. */
@@ -82,14 +101,28 @@ void fleet_init(struct fleet *f, const struct plan *plan, double timeout_s, int 
 	for (i = 0; i < plan->nnodes; i++)
 		f->active[i] = true;
 	f->jobs = jobs_build(plan);
+	f->long_poll = xcalloc((size_t)plan->nnodes + 1, sizeof(bool));
+	f->wait_client = client_new(timeout_s, retries);
+	f->timeout_s = timeout_s;
+	f->waits = xcalloc(1, sizeof(*f->waits));
+	f->waits->w = xcalloc((size_t)plan->nnodes + 1, sizeof(*f->waits->w));
+	f->waits->done = xcalloc((size_t)plan->nnodes + 1, sizeof(*f->waits->done));
 }
 
 void fleet_release(struct fleet *f)
 {
 	if (!f)
 		return;
+	if (f->waits) {
+		fleet_jobs_wait_end(f);
+		free(f->waits->w);
+		free(f->waits->done);
+		free(f->waits);
+	}
+	client_free(f->wait_client);
 	client_free(f->client);
 	jobs_free(f->jobs, f->plan ? f->plan->nnodes : 0);
+	free(f->long_poll);
 	free(f->active);
 	free(f->session_id);
 	memset(f, 0, sizeof(*f));
@@ -140,23 +173,28 @@ static void req_error(const struct client_req *r, char *out, size_t len)
 		client_req_describe(r, out, len);
 }
 
-/* Run reqs and fill res for every non-skipped request: failed unless 2xx. */
+/* The outcome of one ended request into res: failed unless 2xx. */
+static void fanout_result(const struct client_req *r, struct fleet_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	if (r->rc < 0 || r->status < 200 || r->status > 299) {
+		res->failed = true;
+		res->unreachable = r->rc < 0;
+		req_error(r, res->error, sizeof(res->error));
+	}
+}
+
+/* Run reqs and fill res for every non-skipped request. */
 static void fanout_run(struct fleet *f, struct client_req *reqs, int n, struct fleet_result *res)
 {
 	int i;
 
 	client_run(f->client, reqs, n);
-	if (!res)
-		return;
-	for (i = 0; i < n; i++) {
-		memset(&res[i], 0, sizeof(res[i]));
+	for (i = 0; res && i < n; i++) {
 		if (reqs[i].skip)
-			continue;
-		if (reqs[i].rc < 0 || reqs[i].status < 200 || reqs[i].status > 299) {
-			res[i].failed = true;
-			res[i].unreachable = reqs[i].rc < 0;
-			req_error(&reqs[i], res[i].error, sizeof(res[i].error));
-		}
+			memset(&res[i], 0, sizeof(res[i]));
+		else
+			fanout_result(&reqs[i], &res[i]);
 	}
 }
 
@@ -233,6 +271,8 @@ static void health_parse(json_t *h, struct node_info *ni)
 	{
 		if (json_is_string(feat) && !strcmp(json_string_value(feat), "dry_run"))
 			ni->dry_run = true;
+		if (json_is_string(feat) && !strcmp(json_string_value(feat), "long_poll"))
+			ni->long_poll = true;
 	}
 }
 
@@ -271,6 +311,7 @@ void fleet_probe(struct fleet *f, bool with_params, struct node_info *info)
 		}
 		if (h)
 			health_parse(h, ni);
+		f->long_poll[i] = ni->long_poll;
 		json_array_foreach(json_object_get(d, "devices"), j, dev)
 		{
 			const char *name = json_string_value(json_object_get(dev, "name"));
@@ -582,6 +623,9 @@ static void job_parse(json_t *r, const char *metric, struct job_status *st)
 		         jstr(err, "message"));
 	if (st->succeeded && st->npasses == 0)
 		snprintf(st->error, sizeof(st->error), "no '%s' in the job's passes", metric);
+	st->version = json_is_integer(json_object_get(r, "version"))
+	                      ? (int64_t)json_integer_value(json_object_get(r, "version"))
+	                      : 0;
 }
 
 /* One METHOD /api/v1/jobs/{id} request per node; nodes without a job are skipped. */
@@ -601,28 +645,106 @@ static struct client_req *job_reqs(struct fleet *f, const char *method, const in
 	return reqs;
 }
 
-void fleet_jobs_poll(struct fleet *f, const int64_t *job_id, struct job_status *st,
-                     struct fleet_result *res)
+/* Start node i's next request for job if one is due: a long-poll, or a plain GET. */
+static void wait_arm(struct fleet *f, int i, int64_t job, double poll_s, double now)
 {
-	int n = f->plan->nnodes, i;
-	struct client_req *reqs = job_reqs(f, "GET", job_id);
+	struct fleet_wait *w = &f->waits->w[i];
+	char path[200];
 
-	for (i = 0; i < n; i++)
-		reqs[i].skip = reqs[i].skip || st[i].terminal || !f->active[i];
-	fanout_run(f, reqs, n, res);
+	if (w->job != job) {
+		w->job = job;
+		w->version = 0;
+		w->next_get_at = 0;
+	}
+	if (f->long_poll[i]) {
+		/* The members job_parse reads; the parameters and the spec stay on the agent. */
+		snprintf(path, sizeof(path),
+		         "/api/v1/jobs/%lld?wait_s=%d&after=%lld&fields=state,progress,loops_done,"
+		         "passes,started_at,finished_at,error",
+		         (long long)job, FLEET_WAIT_S, (long long)w->version);
+	} else {
+		if (now < w->next_get_at)
+			return;
+		w->next_get_at = now + poll_s;
+		snprintf(path, sizeof(path), "/api/v1/jobs/%lld", (long long)job);
+	}
+	req_node(f, &w->req, i, "GET", path, NULL);
+	if (f->long_poll[i])
+		w->req.timeout_s = FLEET_WAIT_S + f->timeout_s;
+	client_start(f->wait_client, &w->req);
+	w->busy = true;
+}
+
+/* The earliest plain GET due, as a bound of how long to wait; max_s when none. */
+static double wait_bound(struct fleet *f, const int64_t *job_id, const struct job_status *st,
+                         double max_s, double now)
+{
+	int i;
+
+	for (i = 0; i < f->plan->nnodes; i++) {
+		const struct fleet_wait *w = &f->waits->w[i];
+
+		if (job_id[i] && !st[i].terminal && f->active[i] && !f->long_poll[i] && !w->busy &&
+		    w->next_get_at - now < max_s)
+			max_s = w->next_get_at > now ? w->next_get_at - now : 0;
+	}
+	return max_s;
+}
+
+int fleet_jobs_wait(struct fleet *f, const int64_t *job_id, struct job_status *st,
+                    struct fleet_result *res, bool *fresh, double poll_s, double max_s)
+{
+	struct fleet_waits *ws = f->waits;
+	int n = f->plan->nnodes, i, k, got;
+	double now = time_mono_s();
+
 	for (i = 0; i < n; i++) {
-		json_t *r = resp_json(&reqs[i]);
+		fresh[i] = false;
+		if (!ws->w[i].busy && job_id[i] && !st[i].terminal && f->active[i])
+			wait_arm(f, i, job_id[i], poll_s, now);
+	}
+	got = client_wait(f->wait_client, wait_bound(f, job_id, st, max_s, now), ws->done, n);
+	for (k = 0; k < got; k++) {
+		/* req is a wait's first member: the ended request is its wait. */
+		struct fleet_wait *w = (struct fleet_wait *)(void *)ws->done[k];
+		json_t *r;
 
+		i = (int)(w - ws->w);
+		w->busy = false;
+		fresh[i] = true;
+		fanout_result(&w->req, &res[i]);
+		r = resp_json(&w->req);
 		if (r)
 			job_parse(r, f->plan->metric, &st[i]);
+		if (r && st[i].version)
+			w->version = st[i].version;
 		json_decref(r);
+		client_req_release(&w->req);
 	}
-	reqs_release(reqs, n);
+	return got;
+}
+
+void fleet_jobs_wait_end(struct fleet *f)
+{
+	int i;
+
+	for (i = 0; i < f->plan->nnodes; i++) {
+		struct fleet_wait *w = &f->waits->w[i];
+
+		if (!w->busy)
+			continue;
+		client_abort(f->wait_client, &w->req);
+		client_req_release(&w->req);
+		w->busy = false;
+	}
 }
 
 void fleet_jobs_cancel(struct fleet *f, const int64_t *job_id, struct fleet_result *res)
 {
-	struct client_req *reqs = job_reqs(f, "DELETE", job_id);
+	struct client_req *reqs;
+
+	fleet_jobs_wait_end(f);
+	reqs = job_reqs(f, "DELETE", job_id);
 
 	fanout_run(f, reqs, f->plan->nnodes, res);
 	reqs_release(reqs, f->plan->nnodes);

@@ -30,7 +30,8 @@ struct node_info {
 	char version[32];
 	char node[64]; /* the agent's node name */
 	double uptime_s;
-	bool dry_run; /* "dry_run" is among the health answer's features */
+	bool dry_run;   /* "dry_run" is among the health answer's features */
+	bool long_poll; /* so is "long_poll": GET /api/v1/jobs/{id} takes wait_s and after */
 	bool dev_found;
 	bool dev_writable;
 	int64_t dev_size_bytes;
@@ -49,6 +50,7 @@ struct job_status {
 	double passes[PLAN_LOOPS_MAX]; /* the plan metric per finished pass of this job */
 	double runtime_s;              /* finished_at - started_at, 0 when unknown */
 	char error[256];
+	int64_t version; /* the agent's version of the job (long-poll agents), 0 when none */
 };
 
 /* Outcome of a fan-out, per node. */
@@ -72,7 +74,8 @@ struct fleet_dry_run {
 	double expected_runtime_s;       /* 0 when not given */
 };
 
-struct fleet_jobs; /* the job request bodies, built once (fleet.c) */
+struct fleet_jobs;  /* the job request bodies, built once (fleet.c) */
+struct fleet_waits; /* the job waits in flight (fleet.c) */
 
 struct fleet {
 	const struct plan *plan;
@@ -81,7 +84,14 @@ struct fleet {
 	int64_t *session_id; /* per node: open tuning session, 0 when none */
 	double session_ttl_s;
 	struct fleet_jobs *jobs;
+	bool *long_poll;            /* per node: its agent long-polls (set by fleet_probe) */
+	struct client *wait_client; /* fleet_jobs_wait's own multi handle */
+	double timeout_s;           /* of a request; a long-poll gets FLEET_WAIT_S more */
+	struct fleet_waits *waits;
 };
+
+/* How long one long-poll asks the agent to hold it (the agent's limit is 60 s). */
+#define FLEET_WAIT_S 30
 
 /* Borrow plan (tokens loaded). timeout_s per request; retries after transport errors.
  * Builds the job request bodies once. */
@@ -119,10 +129,19 @@ void fleet_sessions_close(struct fleet *f, bool restore, struct fleet_result *re
  * labels plus sweep=SWEEP_ID and sweep_point=POINT; job_id[i] receives the agent's id. */
 void fleet_jobs_start(struct fleet *f, const bool *run, int64_t sweep_id, int point, int loops,
                       int64_t *job_id, struct fleet_result *res);
-/* Poll every job_id[i] != 0 whose status is not terminal. */
-void fleet_jobs_poll(struct fleet *f, const int64_t *job_id, struct job_status *st,
-                     struct fleet_result *res);
-/* Cancel every job_id[i] != 0. */
+/*
+ * Wait for news of the jobs: keep one request in flight per active node whose job
+ * (job_id[i] != 0) has not ended (st[i].terminal false): a long-poll of FLEET_WAIT_S (after
+ * the version last seen, with only the members the runner reads) where f->long_poll[i], else
+ * a plain GET every poll_s. Returns once some answered, their st[i] and res[i] updated and
+ * fresh[i] set (others cleared), or after max_s; returns how many answered. A request is
+ * re-armed on the next call, at once (long-poll) or poll_s after the last (plain GET).
+ */
+int fleet_jobs_wait(struct fleet *f, const int64_t *job_id, struct job_status *st,
+                    struct fleet_result *res, bool *fresh, double poll_s, double max_s);
+/* Drop the requests fleet_jobs_wait has in flight. */
+void fleet_jobs_wait_end(struct fleet *f);
+/* Cancel every job_id[i] != 0 (dropping the waits in flight first). */
 void fleet_jobs_cancel(struct fleet *f, const int64_t *job_id, struct fleet_result *res);
 
 #endif

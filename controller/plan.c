@@ -141,11 +141,24 @@ const char *plan_strategy_name(enum plan_strategy s)
 
 int plan_node_find(const struct plan *p, const char *name)
 {
-	int i;
+	int lo = 0, hi = p->nnodes - 1, mid, c;
 
-	for (i = 0; i < p->nnodes; i++)
-		if (!strcmp(p->nodes[i].name, name))
-			return i;
+	if (!p->node_by_name) { /* a plan built by hand, not parsed */
+		for (mid = 0; mid < p->nnodes; mid++)
+			if (!strcmp(p->nodes[mid].name, name))
+				return mid;
+		return -1;
+	}
+	while (lo <= hi) {
+		mid = lo + (hi - lo) / 2;
+		c = strcmp(p->nodes[p->node_by_name[mid]].name, name);
+		if (!c)
+			return p->node_by_name[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
 	return -1;
 }
 
@@ -327,11 +340,43 @@ static int take_value(struct parser *ps, const char *name, json_t *v, const char
 	return 0;
 }
 
+/* Order node indexes by name, ties by index (qsort_r's comparison). */
+static int node_cmp(const void *a, const void *b, void *arg)
+{
+	const struct plan *p = arg;
+	int ia = *(const int *)a, ib = *(const int *)b;
+	int c = strcmp(p->nodes[ia].name, p->nodes[ib].name);
+
+	return c ? c : (ia > ib) - (ia < ib);
+}
+
+/* Build p->node_by_name and refuse a name given twice (naming its second use): sorting, not
+ * comparing every pair, so that a plan of thousands of nodes parses in O(n log n). */
+static int nodes_index(struct parser *ps, struct plan *p)
+{
+	char path[64];
+	int k;
+
+	p->node_by_name = xcalloc((size_t)p->nnodes + 1, sizeof(int));
+	for (k = 0; k < p->nnodes; k++)
+		p->node_by_name[k] = k;
+	qsort_r(p->node_by_name, (size_t)p->nnodes, sizeof(int), node_cmp, p);
+	for (k = 1; k < p->nnodes; k++) {
+		int i = p->node_by_name[k];
+
+		if (strcmp(p->nodes[p->node_by_name[k - 1]].name, p->nodes[i].name))
+			continue;
+		snprintf(path, sizeof(path), "nodes[%d].name", i);
+		return fail(ps, path, "duplicate node name '%s'", p->nodes[i].name);
+	}
+	return 0;
+}
+
 static int parse_nodes(struct parser *ps, json_t *arr, const char *dir)
 {
 	static const char *const keys[] = { "name", "url", "device", "token_file", "token", NULL };
 	struct plan *p = ps->p;
-	size_t i, j;
+	size_t i;
 	char path[64];
 	json_t *n;
 	int r;
@@ -363,12 +408,6 @@ static int parse_nodes(struct parser *ps, json_t *arr, const char *dir)
 			return fail(ps, path, "'%s' must be letters, digits, '.', '-' or '_'",
 			            name);
 		}
-		for (j = 0; j < i; j++) {
-			if (!strcmp(p->nodes[j].name, name)) {
-				snprintf(path, sizeof(path), "nodes[%zu].name", i);
-				return fail(ps, path, "duplicate node name '%s'", name);
-			}
-		}
 		if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) {
 			snprintf(path, sizeof(path), "nodes[%zu].url", i);
 			return fail(ps, path, "'%s' must start with http:// or https://", url);
@@ -389,7 +428,7 @@ static int parse_nodes(struct parser *ps, json_t *arr, const char *dir)
 			pn->token_file =
 			        (tf[0] == '/' || !dir) ? xstrdup(tf) : xasprintf("%s/%s", dir, tf);
 	}
-	return 0;
+	return nodes_index(ps, p);
 }
 
 static int parse_param_name(struct parser *ps, json_t *v, const char *path, char *out)
@@ -801,6 +840,7 @@ void plan_release(struct plan *p)
 		free(p->nodes[i].token_file);
 	}
 	free(p->nodes);
+	free(p->node_by_name);
 	for (i = 0; i < p->naxes; i++)
 		free(p->axes[i].values);
 	free(p->axes);

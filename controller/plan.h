@@ -78,6 +78,7 @@ struct plan {
 	char *name;
 	int nnodes;
 	struct plan_node *nodes;
+	int *node_by_name;      /* node indexes in name order, for plan_node_find (plan_parse) */
 	struct config baseline; /* holds a value for every axis parameter */
 	int naxes;
 	struct plan_axis *axes;
@@ -116,7 +117,7 @@ int plan_columns(const struct plan *p, char (*names)[PARAM_NAME_MAX], int max);
 const char *plan_metric_unit(const char *metric);
 /* "grid" or "sequential", as written in a plan. */
 const char *plan_strategy_name(enum plan_strategy s);
-/* The index of the node called name, or -1. */
+/* The index of the node called name, or -1 (a binary search: O(log n)). */
 int plan_node_find(const struct plan *p, const char *name);
 /* The names of the nodes with set[i] as a JSON array. Caller has ownership. */
 char *plan_node_set_to_json(const struct plan *p, const bool *set);

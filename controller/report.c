@@ -982,11 +982,39 @@ static void export_order(const struct config *c, int *order)
 			order[k++] = i;
 }
 
+/* Order node indexes by device name, ties by index (qsort_r's comparison). */
+static int device_cmp(const void *a, const void *b, void *arg)
+{
+	const struct plan *p = arg;
+	int ia = *(const int *)a, ib = *(const int *)b;
+	int c = strcmp(p->nodes[ia].device, p->nodes[ib].device);
+
+	return c ? c : (ia > ib) - (ia < ib);
+}
+
+/* Per node: true when an earlier node has the same device name. Sorted, not compared pair by
+ * pair: a fleet of thousands exports in O(n log n). Caller has ownership. */
+static bool *device_repeats(const struct plan *p)
+{
+	int *idx = xcalloc((size_t)p->nnodes + 1, sizeof(int));
+	bool *rep = xcalloc((size_t)p->nnodes + 1, sizeof(bool));
+	int k;
+
+	for (k = 0; k < p->nnodes; k++)
+		idx[k] = k;
+	qsort_r(idx, (size_t)p->nnodes, sizeof(int), device_cmp, (void *)p);
+	for (k = 1; k < p->nnodes; k++)
+		rep[idx[k]] = !strcmp(p->nodes[idx[k - 1]].device, p->nodes[idx[k]].device);
+	free(idx);
+	return rep;
+}
+
 int report_export(const struct sweep *s, const char *format, struct buf *out, struct err *e)
 {
 	const struct config *c = s->best >= 0 ? &s->points[s->best].cfg : &s->plan.baseline;
-	int order[CONFIG_MAX], i, k, j;
+	int order[CONFIG_MAX], i, k;
 	char attr[160], val[PARAM_VALUE_MAX];
+	bool *repeat;
 	bool udev = !strcmp(format, "udev"), sysctls = false;
 
 	if (!udev && strcmp(format, "tuned"))
@@ -1005,13 +1033,11 @@ int report_export(const struct sweep *s, const char *format, struct buf *out, st
 		           (long long)s->id, s->plan.name, (long long)s->id,
 		           s->best >= 0 ? "best configuration" : "baseline");
 	}
+	repeat = device_repeats(&s->plan);
 	for (k = 0; k < s->plan.nnodes; k++) {
 		const char *dev = s->plan.nodes[k].device;
 
-		for (j = 0; j < k; j++)
-			if (!strcmp(s->plan.nodes[j].device, dev))
-				break;
-		if (j < k)
+		if (repeat[k])
 			continue; /* one rule per distinct device name */
 		if (udev)
 			buf_printf(out, "ACTION==\"add|change\", KERNEL==\"%s\"", dev);
@@ -1032,6 +1058,7 @@ int report_export(const struct sweep *s, const char *format, struct buf *out, st
 		if (udev)
 			buf_puts(out, "\n");
 	}
+	free(repeat);
 	if (!sysctls)
 		return 0;
 	if (udev)

@@ -146,13 +146,6 @@ static void sessions_renew_due(struct runner *r, struct point *p)
 	free(res);
 }
 
-static void sleep_s(double s)
-{
-	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
-
-	nanosleep(&ts, NULL); /* a signal cuts it short, which is what we want */
-}
-
 /* The state of one run of one point. */
 struct run {
 	struct point *p;
@@ -233,45 +226,57 @@ static void progress_report(struct runner *r, struct run *u)
 		r->reported[k] = u->p->nodes[k].npasses;
 }
 
+/* How long one wait for news of the jobs lasts at most: the bound on noticing a signal or a
+ * session renewal due. */
+#define WAIT_STEP_S 0.5
+
 /*
- * Wait for every job of the run to end, polling every poll_interval_s, renewing
- * the sessions when due. The one place that waits for jobs: a long-poll can
- * replace it. Returns 0, or -EINTR / -EIO after cancelling the jobs.
+ * Wait for every job of the run to end: one long-poll per node, re-armed on each answer
+ * (plain GETs every poll_interval_s to agents without the long_poll feature), renewing the
+ * sessions when due. The one place that waits for jobs. Returns 0, or -EINTR / -EIO after
+ * cancelling the jobs.
  */
 static int jobs_wait(struct runner *r, struct run *u)
 {
-	int n = r->s->plan.nnodes, k, left;
+	int n = r->s->plan.nnodes, k, left, rc = 0;
+	bool *fresh = xcalloc((size_t)n + 1, sizeof(bool));
 
 	for (;;) {
 		left = 0;
 		for (k = 0; k < n; k++)
 			left += !u->js[k].terminal && r->f->active[k];
 		if (!left)
-			return 0;
-		sleep_s(r->o.poll_interval_s);
-		fleet_jobs_poll(r->f, u->job, u->js, u->res);
-		for (k = 0; k < n; k++) {
-			if (!u->job[k] || u->p->nodes[k].state != NODE_PENDING)
-				continue;
-			if (u->res[k].failed) {
-				char what[64];
+			break;
+		if (fleet_jobs_wait(r->f, u->job, u->js, u->res, fresh, r->o.poll_interval_s,
+		                    WAIT_STEP_S) > 0) {
+			for (k = 0; k < n; k++) {
+				if (!fresh[k] || !u->job[k] || u->p->nodes[k].state != NODE_PENDING)
+					continue;
+				if (u->res[k].failed) {
+					char what[64];
 
-				snprintf(what, sizeof(what), "GET job %lld", (long long)u->job[k]);
-				request_fail(r, u->p, k, &u->res[k], what);
-				u->js[k].terminal = true;
-				continue;
+					snprintf(what, sizeof(what), "GET job %lld",
+					         (long long)u->job[k]);
+					request_fail(r, u->p, k, &u->res[k], what);
+					u->js[k].terminal = true;
+					continue;
+				}
+				job_collect(r, u, k);
 			}
-			job_collect(r, u, k);
+			progress_report(r, u);
 		}
-		progress_report(r, u);
-		/* Passes finished before a signal were collected by the poll above. */
+		/* Passes that landed before a signal were collected above. */
 		if (!r->abort && !stopped(r))
 			sessions_renew_due(r, u->p);
 		if (r->abort || stopped(r)) {
 			jobs_cancel(r, u);
-			return stopped(r) ? -EINTR : -EIO;
+			rc = stopped(r) ? -EINTR : -EIO;
+			break;
 		}
 	}
+	fleet_jobs_wait_end(r->f);
+	free(fresh);
+	return rc;
 }
 
 /* PATCH the point's configuration on every active node; record the read-back. */

@@ -18,7 +18,7 @@
  */
 
 enum runner_event_kind {
-	RUNNER_PROGRESS,       /* a poll round of a point's jobs; passes may have landed */
+	RUNNER_PROGRESS,       /* news of a point's jobs arrived; passes may have landed */
 	RUNNER_POINT_FAILED,   /* the node answered but the point failed there; the sweep goes on */
 	RUNNER_NODE_FAILED,    /* the node stopped answering: dropped, or the sweep stops */
 	RUNNER_RESTORE_FAILED, /* closing the node's session did not confirm the restore */
@@ -39,9 +39,10 @@ struct runner_event {
 };
 
 struct runner_opts {
-	bool continue_on_node_failure;     /* drop a failed node instead of stopping */
-	double session_ttl_s;              /* the agents restore by themselves when not renewed */
-	double poll_interval_s;            /* between two polls of the running jobs */
+	bool continue_on_node_failure; /* drop a failed node instead of stopping */
+	double session_ttl_s;          /* the agents restore by themselves when not renewed */
+	double poll_interval_s;        /* between two GETs of a running job, on agents that cannot
+	                                * long-poll (no "long_poll" feature); others are long-polled */
 	const volatile sig_atomic_t *stop; /* non-zero: cancel the jobs and return -EINTR */
 	void (*event)(void *ctx, const struct runner_event *ev);
 	void *ctx;

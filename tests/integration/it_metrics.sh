@@ -135,7 +135,7 @@ it_check "unmatched requests count as route=other" \
 	grep -q '^fleettune_http_requests_total{route="other",status="404"} 1$' "$IT_TMP/s2.prom"
 for fam in fleettune_build_info fleettune_uptime_seconds fleettune_http_requests_total \
 	fleettune_jobs fleettune_last_job_metric fleettune_param_writes_total fleettune_sessions_open \
-	fleettune_queue_param; do
+	fleettune_queue_param fleettune_http_held_requests; do
 	it_check "family $fam has HELP and TYPE" grep -q "^# TYPE $fam " "$IT_TMP/s2.prom"
 done
 

@@ -180,6 +180,14 @@ job_done() {
 it_check "job $jid finishes" it_wait_for "job $jid" 60 job_done
 oa_call "job" GET '/api/v1/jobs/{id}' "/api/v1/jobs/$jid"
 it_eq "job succeeded" succeeded "$(echo "$OA_BODY" | jq -r .state)"
+jv=$(echo "$OA_BODY" | jq .version)
+oa_call "job long-poll, nothing new" GET '/api/v1/jobs/{id}' \
+	"/api/v1/jobs/$jid?wait_s=1&after=$jv&fields=state,progress,loops_done,passes"
+it_eq "a long-poll on a finished job answers with its version" "$jv" "$(echo "$OA_BODY" | jq .version)"
+oa_call "job long-poll, changed" GET '/api/v1/jobs/{id}' "/api/v1/jobs/$jid?wait_s=30&after=0"
+oa_call "job long-poll without after" GET '/api/v1/jobs/{id}' "/api/v1/jobs/$jid?wait_s=5"
+it_eq "wait_s without after is 400" 400 "$OA_STATUS"
+oa_call "job, unknown field" GET '/api/v1/jobs/{id}' "/api/v1/jobs/$jid?fields=state,colour"
 oa_call "job missing" GET '/api/v1/jobs/{id}' /api/v1/jobs/999999
 oa_call "jobs" GET /api/v1/jobs "/api/v1/jobs?limit=10"
 oa_call "jobs, bad state" GET /api/v1/jobs "/api/v1/jobs?state=sleeping"

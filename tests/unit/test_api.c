@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agenttest.h"
 #include "api.h"
@@ -28,20 +29,24 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* A response as the client sees it. */
+/* A response as the client sees it; a held one (status 0) with its wait. */
 struct answer {
 	int status;
 	char body[4096];
+	double wait_s;
+	uint64_t wait_key;
 };
 
-/* Call the handler of METHOD PATTERN with the given path arguments, query ("k=v", one pair at
- * most) and body, as the HTTP layer would after routing. */
-static void call(struct agent_fx *f, const char *method, const char *pattern, const char *arg0,
-                 const char *query, const char *body, struct answer *out)
+/* Call the handler of METHOD PATTERN with the given path argument, query ("k=v&k2=v2", up to
+ * 4 pairs) and body, as the HTTP layer would after routing; wait_over as for a held request
+ * whose wait has ended. */
+static void call_ex(struct agent_fx *f, const char *method, const char *pattern, const char *arg0,
+                    const char *query, const char *body, bool wait_over, struct answer *out)
 {
 	struct http_resp resp = { 0 };
 	struct http_req req;
 	struct err e;
+	const char *q = query;
 	int i;
 
 	memset(&req, 0, sizeof(req));
@@ -50,16 +55,19 @@ static void call(struct agent_fx *f, const char *method, const char *pattern, co
 	req.body = body ? body : "";
 	req.body_len = strlen(req.body);
 	req.id = 1;
+	req.wait_over = wait_over;
 	if (arg0) {
 		req.args[0] = strdup(arg0);
 		req.n_args = 1;
 	}
-	if (query) {
-		const char *eq = strchr(query, '=');
+	while (q && *q && req.n_query < 4) {
+		const char *eq = strchr(q, '='), *amp = strchr(q, '&');
+		size_t vlen = amp ? (size_t)(amp - eq - 1) : strlen(eq + 1);
 
-		req.query[0].key = strndup(query, (size_t)(eq - query));
-		req.query[0].value = strdup(eq + 1);
-		req.n_query = 1;
+		req.query[req.n_query].key = strndup(q, (size_t)(eq - q));
+		req.query[req.n_query].value = strndup(eq + 1, vlen);
+		req.n_query++;
+		q = amp ? amp + 1 : NULL;
 	}
 	for (i = 0; i < api_n_routes; i++)
 		if (!strcmp(api_routes[i].method, method) &&
@@ -70,12 +78,22 @@ static void call(struct agent_fx *f, const char *method, const char *pattern, co
 	assert_int_equal(http_query_check(&api_routes[i], &req, &e), 0);
 	api_routes[i].fn(&f->a, &req, &resp);
 	out->status = resp.status;
+	out->wait_s = resp.wait_s;
+	out->wait_key = resp.wait_key;
 	snprintf(out->body, sizeof(out->body), "%s", resp.body ? resp.body : "");
 	free(resp.body);
 	free(resp.location);
 	free(req.args[0]);
-	free(req.query[0].key);
-	free(req.query[0].value);
+	for (i = 0; i < req.n_query; i++) {
+		free(req.query[i].key);
+		free(req.query[i].value);
+	}
+}
+
+static void call(struct agent_fx *f, const char *method, const char *pattern, const char *arg0,
+                 const char *query, const char *body, struct answer *out)
+{
+	call_ex(f, method, pattern, arg0, query, body, false, out);
 }
 
 /* Every file under the temp tree's sys/ as "path=content" lines, to compare before and after. */
@@ -292,7 +310,111 @@ static void test_health_features(void **state)
 
 	call(f, "GET", "/api/v1/health", NULL, NULL, NULL, &ans);
 	assert_int_equal(ans.status, 200);
-	assert_non_null(strstr(ans.body, "\"features\":[\"dry_run\",\"strict_query\"]"));
+	assert_non_null(strstr(ans.body, "\"features\":[\"dry_run\",\"strict_query\","
+	                                 "\"long_poll\"]"));
+}
+
+static int64_t json_int_member(const char *body, const char *key)
+{
+	json_t *o = json_loads(body, 0, NULL);
+	int64_t v;
+
+	assert_non_null(o);
+	assert_true(json_is_integer(json_object_get(o, key)));
+	v = (int64_t)json_integer_value(json_object_get(o, key));
+	json_decref(o);
+	return v;
+}
+
+/* GET /jobs/{id} as a long-poll: held while the version is the client's, answered at once when
+ * it differs, answered with the same version when the wait is over; the light form; the
+ * refusals. */
+static void test_job_long_poll(void **state)
+{
+	struct agent_fx *f = *state;
+	struct answer ans;
+	char q[128], id[16];
+	int64_t v;
+	json_t *o;
+
+	call(f, "POST", "/api/v1/jobs", NULL, NULL,
+	     "{\"device\":\"loop0\",\"engine\":\"fio\",\"loops\":2,\"fio\":{\"rw\":\"randwrite\"}}",
+	     &ans);
+	assert_int_equal(ans.status, 202);
+	snprintf(id, sizeof(id), "%lld", (long long)json_int_member(ans.body, "id"));
+	/* The submit's answer carries the version of a queued job. */
+	assert_int_equal(json_int_member(ans.body, "version"),
+	                 (int64_t)job_version("queued", 0, 0));
+
+	/* after=0 is never a job's version: answered at once. */
+	call(f, "GET", "/api/v1/jobs/{id}", id, "wait_s=30&after=0", NULL, &ans);
+	assert_int_equal(ans.status, 200);
+	/* Wait for the end, then hold on the final version. */
+	for (;;) {
+		v = json_int_member(ans.body, "version");
+		snprintf(q, sizeof(q), "wait_s=30&after=%lld", (long long)v);
+		call(f, "GET", "/api/v1/jobs/{id}", id, q, NULL, &ans);
+		if (ans.status == 0) {
+			o = NULL;
+			call(f, "GET", "/api/v1/jobs/{id}", id, NULL, NULL, &ans);
+			o = json_loads(ans.body, 0, NULL);
+			if (!strcmp(json_string_value(json_object_get(o, "state")), "succeeded")) {
+				json_decref(o);
+				break;
+			}
+			json_decref(o);
+			usleep(20 * 1000);
+			continue;
+		}
+		assert_int_equal(ans.status, 200);
+		assert_int_not_equal(json_int_member(ans.body, "version"), v);
+	}
+	v = json_int_member(ans.body, "version");
+	assert_int_equal(v, (int64_t)job_version("succeeded", 2, 1));
+	snprintf(q, sizeof(q), "wait_s=7&after=%lld", (long long)v);
+	call(f, "GET", "/api/v1/jobs/{id}", id, q, NULL, &ans);
+	assert_int_equal(ans.status, 0); /* held: the HTTP layer waits */
+	assert_float_equal(ans.wait_s, 7, 0);
+	assert_int_equal(ans.wait_key, (uint64_t)atoll(id));
+	/* The wait is over: the same version, answered. */
+	snprintf(q, sizeof(q), "wait_s=7&after=%lld&fields=state,loops_done", (long long)v);
+	call_ex(f, "GET", "/api/v1/jobs/{id}", id, q, NULL, true, &ans);
+	assert_int_equal(ans.status, 200);
+	o = json_loads(ans.body, 0, NULL);
+	/* The light form: the members asked for, the id and the version, nothing else. */
+	assert_int_equal(json_object_size(o), 4);
+	assert_string_equal(json_string_value(json_object_get(o, "state")), "succeeded");
+	assert_int_equal(json_integer_value(json_object_get(o, "loops_done")), 2);
+	assert_int_equal(json_integer_value(json_object_get(o, "version")), v);
+	json_decref(o);
+	call(f, "GET", "/api/v1/jobs/{id}", id, "fields=passes", NULL, &ans);
+	o = json_loads(ans.body, 0, NULL);
+	assert_int_equal(json_array_size(json_object_get(o, "passes")), 2);
+	assert_null(json_object_get(o, "spec"));
+	json_decref(o);
+
+	/* Refusals. */
+	call(f, "GET", "/api/v1/jobs/{id}", id, "wait_s=5", NULL, &ans);
+	assert_int_equal(ans.status, 400);
+	assert_non_null(strstr(ans.body, "wait_s: needs after=VERSION"));
+	call(f, "GET", "/api/v1/jobs/{id}", id, "fields=state,colour", NULL, &ans);
+	assert_int_equal(ans.status, 400);
+	assert_non_null(strstr(ans.body, "fields: 'colour' is not a member of a job"));
+	call(f, "GET", "/api/v1/jobs/{id}", "9999", "wait_s=5&after=1", NULL, &ans);
+	assert_int_equal(ans.status, 404);
+	assert_non_null(strstr(ans.body, "no job 9999"));
+
+	/* An agent that hides the feature answers as one before long-polls did. */
+	f->a.cfg.no_long_poll = true;
+	call(f, "GET", "/api/v1/health", NULL, NULL, NULL, &ans);
+	assert_null(strstr(ans.body, "long_poll"));
+	snprintf(q, sizeof(q), "wait_s=7&after=%lld", (long long)v);
+	call(f, "GET", "/api/v1/jobs/{id}", id, q, NULL, &ans);
+	assert_int_equal(ans.status, 400);
+	assert_non_null(strstr(ans.body, "unknown_query_param"));
+	call(f, "GET", "/api/v1/jobs/{id}", id, "fields=state", NULL, &ans);
+	assert_int_equal(ans.status, 200);
+	f->a.cfg.no_long_poll = false;
 }
 
 int main(void)
@@ -303,6 +425,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_patch_dry_run_would_apply, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_job_dry_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_health_features, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_long_poll, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,6 @@
 /* test_ctl_client.c -- the libcurl multi client against a tiny local HTTP server: parallel
- * requests, retries on 503 and refused connections, no retry of a POST, timeouts. */
+ * requests, retries on 503 and refused connections, no retry of a POST, timeouts, requests
+ * waited for one by one. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -183,12 +184,46 @@ static void test_refused_and_timeout(void **state)
 	client_free(c);
 }
 
+/* client_wait returns each request as it ends, without waiting for the others; a request
+ * that has not ended can be aborted. */
+static void test_wait_each(void **state)
+{
+	static struct server fast, silent;
+	struct client *c = client_new(5, 0);
+	struct client_req r[2], *done[2];
+
+	(void)state;
+	silent.silent = 1;
+	server_start(&fast);
+	server_start(&silent);
+	client_req_init(&r[0], "GET", url(silent.port), NULL, NULL);
+	client_req_init(&r[1], "GET", url(fast.port), NULL, NULL);
+	client_start(c, &r[0]);
+	client_start(c, &r[1]);
+	assert_int_equal(client_wait(c, 4, done, 2), 1);
+	assert_ptr_equal(done[0], &r[1]);
+	assert_int_equal(r[1].status, 200);
+	assert_string_equal(r[1].resp.data, "{\"ok\":true}");
+	/* Started again at once, as a long-poll is re-armed. */
+	client_start(c, &r[1]);
+	assert_int_equal(client_wait(c, 4, done, 2), 1);
+	assert_ptr_equal(done[0], &r[1]);
+	assert_int_equal(r[1].status, 200);
+	client_abort(c, &r[0]);
+	assert_int_equal(client_wait(c, 0.1, done, 2), 0);
+	assert_int_equal(r[0].status, 0);
+	client_req_release(&r[0]);
+	client_req_release(&r[1]);
+	client_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parallel),
 		cmocka_unit_test(test_retry_503_get_not_post),
 		cmocka_unit_test(test_refused_and_timeout),
+		cmocka_unit_test(test_wait_each),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,6 @@
 /* test_ctl_report.c -- every rendering: table, markdown, CSV, JSON, HTML, the best and
  * no-best lines, warnings, compare, history, progress, the dry run, nodes and apply. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -486,6 +487,35 @@ static void test_nodes_and_apply(void **state)
 	sweep_release(&s);
 }
 
+/* Occurrences of needle in hay. */
+static int count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (; (hay = strstr(hay, needle)); hay++)
+		n++;
+	return n;
+}
+
+/* Two nodes with the same device name get one rule, not one each. */
+static void test_export_one_rule_per_device(void **state)
+{
+	struct sweep s;
+	struct buf b = BUF_INIT;
+	struct err e;
+
+	(void)state;
+	seed_sweep(&s);
+	assert_int_equal(report_export(&s, "udev", &b, &e), 0);
+	assert_int_equal(count_of(b.data, "KERNEL==\"sda\""), 1);
+	buf_reset(&b);
+	assert_int_equal(report_export(&s, "tuned", &b, &e), 0);
+	assert_int_equal(count_of(b.data, "/sys/block/sda/queue/nr_requests="), 1);
+	assert_int_equal(report_export(&s, "ini", &b, &e), -EINVAL);
+	buf_release(&b);
+	sweep_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -500,6 +530,7 @@ int main(void)
 		cmocka_unit_test(test_progress),
 		cmocka_unit_test(test_dry_run),
 		cmocka_unit_test(test_nodes_and_apply),
+		cmocka_unit_test(test_export_one_rule_per_device),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

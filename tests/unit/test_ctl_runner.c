@@ -22,6 +22,10 @@ struct behaviour {
 	int loops[64]; /* per job id: loops asked */
 	int polls[64]; /* per job id: GETs so far */
 	int next_job;
+	/* Long-polls: the after= of each, in order, and the version each answer carried. */
+	int nwaits;
+	long long after[64], answered[64];
+	int plain_gets; /* job GETs without wait_s */
 };
 
 static int loops_of(const char *body)
@@ -80,10 +84,17 @@ static int handle(struct fake_agent *a, const struct fake_req *r, struct buf *ou
 		}
 		/* One more pass per poll. */
 		n = ++b->polls[id] < b->loops[id] ? b->polls[id] : b->loops[id];
+		if (strstr(r->path, "wait_s=30&after=") && b->nwaits < 64) {
+			b->after[b->nwaits] = strtoll(strstr(r->path, "after=") + 6, NULL, 10);
+			b->answered[b->nwaits++] = 1000 * id + n;
+			buf_printf(out, "{\"version\":%d,", 1000 * id + n);
+		} else {
+			b->plain_gets++;
+			buf_puts(out, "{");
+		}
 		if (b->fail_job && n > 1)
 			n = 1;
-		buf_printf(out, "{\"id\":%d,\"state\":\"%s\",\"progress\":%g,\"loops_done\":%d,",
-		           id,
+		buf_printf(out, "\"id\":%d,\"state\":\"%s\",\"progress\":%g,\"loops_done\":%d,", id,
 		           b->fail_job && b->polls[id] > 1 ? "failed"
 		           : n == b->loops[id]             ? "succeeded"
 		                                           : "running",
@@ -140,6 +151,7 @@ struct seen {
 	char why[320];
 	bool dropped;
 	volatile sig_atomic_t *stop_after_progress;
+	const struct point *stop_point; /* with stop_after_progress: once each node has a pass */
 	int reported_max;
 };
 
@@ -154,7 +166,9 @@ static void on_event(void *ctx, const struct runner_event *ev)
 		assert_true(ev->loop >= 1 && ev->loop <= ev->loops);
 		if (ev->reported[0] > s->reported_max)
 			s->reported_max = ev->reported[0];
-		if (s->stop_after_progress)
+		/* Answers arrive node by node: stop once every node's first pass is in. */
+		if (s->stop_after_progress && s->stop_point->nodes[0].npasses > 0 &&
+		    s->stop_point->nodes[1].npasses > 0)
 			*s->stop_after_progress = 1;
 		return;
 	case RUNNER_POINT_FAILED:
@@ -275,6 +289,66 @@ static void test_point_run_appends(void **state)
 	rig_release(&g);
 }
 
+/* Agents that long-poll are asked with wait_s, after the version of their last answer (0 for a
+ * new job), and re-armed on each answer; none is polled with plain GETs. */
+static void test_long_poll_rearms(void **state)
+{
+	struct rig g;
+	struct err e = { 0 };
+	int i, k;
+
+	(void)state;
+	rig_init(&g, false);
+	g.f.long_poll[0] = g.f.long_poll[1] = true;
+	assert_int_equal(runner_sessions_open(&g.r, &e), 0);
+	assert_int_equal(runner_point_run(&g.r, 1, 3), 0);
+	assert_int_equal(runner_point_run(&g.r, 1, 2), 0);
+	for (i = 0; i < 2; i++) {
+		const struct behaviour *b = &behaviours[i];
+
+		assert_int_equal(g.s.points[1].nodes[i].state, NODE_OK);
+		assert_int_equal(g.s.points[1].nodes[i].npasses, 5);
+		assert_int_equal(b->plain_gets, 0);
+		/* Job 1 (3 loops): one answer per pass; job 2 (2 loops) likewise. */
+		assert_int_equal(b->nwaits, 5);
+		assert_int_equal(b->after[0], 0);
+		for (k = 1; k < 3; k++)
+			assert_int_equal(b->after[k], b->answered[k - 1]);
+		assert_int_equal(b->after[3], 0); /* a new job: answered at once */
+		assert_int_equal(b->after[4], b->answered[3]);
+		assert_int_equal(fake_agent_count(&agents[i], "GET",
+		                                  "/api/v1/jobs/1?wait_s=30&after=0&fields=state,"
+		                                  "progress,loops_done,passes,started_at,finished_"
+		                                  "at,error"),
+		                 1);
+	}
+	assert_true(g.seen.progress >= 3);
+	runner_sessions_close(&g.r);
+	rig_release(&g);
+}
+
+/* Without the feature the jobs are polled with plain GETs, never with wait_s. */
+static void test_poll_without_long_poll(void **state)
+{
+	struct rig g;
+	struct err e = { 0 };
+	int i;
+
+	(void)state;
+	rig_init(&g, false);
+	g.f.long_poll[1] = true;
+	assert_int_equal(runner_sessions_open(&g.r, &e), 0);
+	assert_int_equal(runner_point_run(&g.r, 1, 3), 0);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(g.s.points[1].nodes[i].npasses, 3);
+	assert_int_equal(behaviours[0].nwaits, 0);
+	assert_int_equal(behaviours[0].plain_gets, 3);
+	assert_int_equal(behaviours[1].nwaits, 3);
+	assert_int_equal(behaviours[1].plain_gets, 0);
+	runner_sessions_close(&g.r);
+	rig_release(&g);
+}
+
 static void test_point_fails_on_one_node(void **state)
 {
 	struct rig g;
@@ -338,13 +412,15 @@ static void test_stop_cancels(void **state)
 	(void)state;
 	rig_init(&g, false);
 	g.seen.stop_after_progress = &g.stop;
+	g.seen.stop_point = &g.s.points[0];
 	assert_int_equal(runner_point_run(&g.r, 0, 3), -EINTR);
 	for (k = 0; k < 2; k++) {
 		assert_int_equal(g.s.points[0].nodes[k].state, NODE_CANCELLED);
-		/* The pass that landed before the stop is kept. */
-		assert_int_equal(g.s.points[0].nodes[k].npasses, 1);
+		/* The passes that landed before the stop are kept (the job had 3 to go). */
+		assert_in_range(g.s.points[0].nodes[k].npasses, 1, 2);
 		assert_int_equal(fake_agent_count(&agents[k], "DELETE", "/api/v1/jobs/1"), 1);
 	}
+	g.seen.stop_point = &g.s.points[1];
 	assert_int_equal(runner_point_run(&g.r, 1, 3), -EINTR);
 	rig_release(&g);
 }
@@ -370,6 +446,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_point_run_appends, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_poll_rearms, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_poll_without_long_poll, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_point_fails_on_one_node, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_node_stops_answering, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_cancels, setup, teardown),

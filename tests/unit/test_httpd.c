@@ -1,5 +1,7 @@
 /* test_httpd.c -- percent-decoding, the constant-time token compare, strict number parsing,
- * and a real server on 127.0.0.1: every route's query parameters checked by its table. */
+ * and a real server on 127.0.0.1: every route's query parameters checked by its table; held
+ * requests (long-polls) woken, timed out, many at once without a thread each, past the idle
+ * timeout, and answered 503 when the server stops. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
@@ -7,12 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <stdatomic.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "testutil.h"
 #include "httpd.h"
 #include "num.h"
+#include "timeutil.h"
 
 static void test_decode(void **state)
 {
@@ -125,16 +130,11 @@ struct answer {
 	char code[64];
 };
 
-/* One request over a fresh connection; fills status, body and the error code if any. */
-static void req(uint16_t port, const char *method, const char *target, const char *token,
-                struct answer *a)
+/* A socket connected to 127.0.0.1:port. */
+static int conn_open(uint16_t port)
 {
 	struct sockaddr_in sin;
-	char buf[8192], *p;
-	size_t used = 0;
-	ssize_t n;
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	json_t *o;
 
 	assert_true(fd >= 0);
 	memset(&sin, 0, sizeof(sin));
@@ -142,6 +142,19 @@ static void req(uint16_t port, const char *method, const char *target, const cha
 	sin.sin_port = htons(port);
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	assert_int_equal(connect(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	return fd;
+}
+
+/* One request over a fresh connection; fills status, body and the error code if any. */
+static void req(uint16_t port, const char *method, const char *target, const char *token,
+                struct answer *a)
+{
+	char buf[8192], *p;
+	size_t used = 0;
+	ssize_t n;
+	int fd = conn_open(port);
+	json_t *o;
+
 	n = snprintf(buf, sizeof(buf),
 	             "%s %s HTTP/1.0\r\nHost: x\r\n%s%s%sContent-Length: 0\r\n\r\n", method, target,
 	             token ? "Authorization: Bearer " : "", token ? token : "",
@@ -175,6 +188,16 @@ static void expect(uint16_t port, const char *target, int status, const char *co
 		         msg_part ? msg_part : "");
 }
 
+/* A server config on 127.0.0.1, an ephemeral port, routes and TOKEN; the rest default. */
+static void cfg_init(struct httpd_config *cfg, const struct route *table, int n_routes)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->listen = "127.0.0.1:0";
+	cfg->routes = table;
+	cfg->n_routes = n_routes;
+	cfg->token = TOKEN;
+}
+
 static void test_strict_query(void **state)
 {
 	struct httpd_config cfg;
@@ -186,11 +209,7 @@ static void test_strict_query(void **state)
 	int i, n;
 
 	tu_write(web, "index.html", "<!doctype html>\n", 0644);
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.listen = "127.0.0.1:0";
-	cfg.routes = routes;
-	cfg.n_routes = (int)(sizeof(routes) / sizeof(routes[0]));
-	cfg.token = TOKEN;
+	cfg_init(&cfg, routes, (int)(sizeof(routes) / sizeof(routes[0])));
 	cfg.web_root = web;
 	assert_int_equal(httpd_start(&h, &cfg, &e), 0);
 	port = httpd_port(h);
@@ -295,12 +314,196 @@ static void test_error_utf8(void **state)
 	free(resp.body);
 }
 
+/* ---- held requests ---- */
+
+#define HOLD_KEY 7
+
+static atomic_int hold_ready; /* the "job" of the holding route has changed */
+static atomic_int hold_runs;  /* handler runs of the holding route */
+
+/* GET /hold?wait_s=N: "ready" once hold_ready is set, "over" when the wait ended first; until
+ * then the request is held on HOLD_KEY. */
+static void holding(void *app, const struct http_req *req, struct http_resp *resp)
+{
+	atomic_fetch_add(&hold_runs, 1);
+	if (!atomic_load(&hold_ready) && !req->wait_over) {
+		resp->wait_s = (double)http_query_int(req, "wait_s", 5);
+		resp->wait_key = HOLD_KEY;
+		return;
+	}
+	resp->status = 200;
+	http_body_take(resp,
+	               strdup(atomic_load(&hold_ready) ? "{\"r\":\"ready\"}" : "{\"r\":\"over\"}"),
+	               "application/json");
+}
+
+static const struct query_param q_hold[] = {
+	{ .key = "wait_s", .type = QUERY_INT, .min = 1, .max = 60 },
+	{ .key = NULL },
+};
+
+static const struct route hold_routes[] = {
+	{ "GET", "/hold", holding, ROUTE_PUBLIC, q_hold },
+	{ "GET", "/now", echo, ROUTE_PUBLIC, NULL },
+};
+
+static struct httpd *hold_server(unsigned conn_timeout_s)
+{
+	struct httpd_config cfg;
+	struct httpd *h;
+	struct err e;
+
+	cfg_init(&cfg, hold_routes, (int)(sizeof(hold_routes) / sizeof(hold_routes[0])));
+	cfg.conn_timeout_s = conn_timeout_s;
+	cfg.max_conns_per_ip = 256;
+	atomic_store(&hold_ready, 0);
+	atomic_store(&hold_runs, 0);
+	assert_int_equal(httpd_start(&h, &cfg, &e), 0);
+	return h;
+}
+
+/* Send GET target and return the socket; the answer is read by recv_answer. */
+static int send_get(uint16_t port, const char *target)
+{
+	char buf[512];
+	int fd = conn_open(port), n;
+
+	n = snprintf(buf, sizeof(buf), "GET %s HTTP/1.0\r\nHost: x\r\n\r\n", target);
+	assert_int_equal(write(fd, buf, (size_t)n), n);
+	return fd;
+}
+
+/* Whether an answer is waiting on fd within ms milliseconds. */
+static bool answer_ready(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, ms) == 1;
+}
+
+/* Read the whole answer (the server closes an HTTP/1.0 connection) and close fd. */
+static void recv_answer(int fd, struct answer *a)
+{
+	char buf[4096], *p;
+	size_t used = 0;
+	ssize_t n;
+
+	while ((n = read(fd, buf + used, sizeof(buf) - 1 - used)) > 0)
+		used += (size_t)n;
+	buf[used] = '\0';
+	close(fd);
+	a->status = 0;
+	sscanf(buf, "HTTP/1.%*d %d", &a->status);
+	p = strstr(buf, "\r\n\r\n");
+	snprintf(a->body, sizeof(a->body), "%s", p ? p + 4 : "");
+}
+
+/* Wait (up to 10 s) until the server holds n requests. */
+static void held_wait(struct httpd *h, int n)
+{
+	int i;
+
+	for (i = 0; i < 1000 && httpd_held(h) != n; i++)
+		usleep(10 * 1000);
+	assert_int_equal(httpd_held(h), n);
+}
+
+static void test_hold_wake_and_timeout(void **state)
+{
+	struct httpd *h = hold_server(0);
+	uint16_t port = httpd_port(h);
+	struct answer a;
+	double t0;
+	int fd;
+
+	/* Held until a wake on its key; a wake on another key leaves it held. */
+	fd = send_get(port, "/hold?wait_s=30");
+	held_wait(h, 1);
+	httpd_wake(h, HOLD_KEY + 1);
+	assert_false(answer_ready(fd, 200));
+	assert_int_equal(httpd_held(h), 1);
+	/* A wake with nothing new runs the handler again, which holds it again. */
+	httpd_wake(h, HOLD_KEY);
+	held_wait(h, 1);
+	assert_false(answer_ready(fd, 100));
+	assert_true(atomic_load(&hold_runs) >= 2);
+	atomic_store(&hold_ready, 1);
+	httpd_wake(h, HOLD_KEY);
+	assert_true(answer_ready(fd, 10000));
+	recv_answer(fd, &a);
+	assert_int_equal(a.status, 200);
+	assert_string_equal(a.body, "{\"r\":\"ready\"}");
+	held_wait(h, 0);
+
+	/* Nothing happens: answered when the wait ends, not before. */
+	atomic_store(&hold_ready, 0);
+	t0 = time_mono_s();
+	fd = send_get(port, "/hold?wait_s=1");
+	recv_answer(fd, &a);
+	assert_int_equal(a.status, 200);
+	assert_string_equal(a.body, "{\"r\":\"over\"}");
+	assert_true(time_mono_s() - t0 >= 0.9);
+	held_wait(h, 0);
+	httpd_stop(h);
+}
+
+/* 200 requests held on a server of at most 8 threads, each answered once woken; meanwhile
+ * other requests are served at once: a held request holds no thread. Held longer than the
+ * idle timeout (1 s), a request is not cut. */
+#define MANY 200
+
+static void test_hold_many_past_idle_timeout(void **state)
+{
+	struct httpd *h = hold_server(1);
+	uint16_t port = httpd_port(h);
+	struct answer a;
+	int fds[MANY], i, fd;
+
+	for (i = 0; i < MANY; i++)
+		fds[i] = send_get(port, "/hold?wait_s=30");
+	held_wait(h, MANY);
+	for (i = 0; i < 5; i++) {
+		fd = send_get(port, "/now");
+		assert_true(answer_ready(fd, 10000));
+		recv_answer(fd, &a);
+		assert_int_equal(a.status, 200);
+	}
+	sleep(2); /* twice the idle timeout */
+	held_wait(h, MANY);
+	atomic_store(&hold_ready, 1);
+	httpd_wake(h, HOLD_KEY);
+	for (i = 0; i < MANY; i++) {
+		recv_answer(fds[i], &a);
+		assert_int_equal(a.status, 200);
+		assert_string_equal(a.body, "{\"r\":\"ready\"}");
+	}
+	held_wait(h, 0);
+	httpd_stop(h);
+}
+
+static void test_hold_answered_on_stop(void **state)
+{
+	struct httpd *h = hold_server(0);
+	struct answer a;
+	int fd;
+
+	fd = send_get(httpd_port(h), "/hold?wait_s=60");
+	held_wait(h, 1);
+	httpd_stop(h); /* must not abort with a suspended connection */
+	recv_answer(fd, &a);
+	assert_int_equal(a.status, 503);
+	assert_non_null(strstr(a.body, "\"code\":\"shutting_down\""));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decode),     cmocka_unit_test(test_token_equal),
 		cmocka_unit_test(test_num),        cmocka_unit_test(test_strict_query),
 		cmocka_unit_test(test_error_utf8),
+		cmocka_unit_test(test_hold_wake_and_timeout),
+		cmocka_unit_test(test_hold_many_past_idle_timeout),
+		cmocka_unit_test(test_hold_answered_on_stop),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,8 +1,10 @@
 /* test_job.c -- the job queue against a temp sysfs tree and the fake fio script: success,
  * params applied and restored, failure, cancel, refused specs, checks without queueing, an
- * unrecordable restore point, queued jobs taken up after a restart, and crash recovery. */
+ * unrecordable restore point, queued jobs taken up after a restart, crash recovery, and the
+ * job version long-polls wait on, with the watcher told of each change. */
 #include <errno.h>
 #include <jansson.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -378,6 +380,98 @@ static void test_recovery_after_crash(void **state)
 	assert_string_equal(tu_read(f->root, "sys/block/loop0/queue/nr_requests"), "64");
 }
 
+/* The version's rules, without a queue. */
+static void test_version_rules(void **state)
+{
+	uint64_t q = job_version("queued", 0, 0), r0 = job_version("running", 0, 0);
+
+	(void)state;
+	assert_true(q != 0); /* after=0 always answers */
+	assert_true(q < r0);
+	/* Progress counts in tenths of the job. */
+	assert_true(job_version("running", 0, 0.09) == r0);
+	assert_true(job_version("running", 0, 0.1) > r0);
+	assert_true(job_version("running", 0, 0.25) == job_version("running", 0, 0.29));
+	/* A new pass is a new version, whatever the progress. */
+	assert_true(job_version("running", 1, 0.33) > job_version("running", 0, 0.33));
+	/* The end is a new version; every ending is final, so its kind need not count. */
+	assert_true(job_version("succeeded", 3, 1) > job_version("running", 3, 1));
+	assert_true(job_version("interrupted", 1, 0.5) > job_version("running", 1, 0.5));
+	assert_true(job_version("failed", 2, 0.7) == job_version("cancelled", 2, 0.2));
+	assert_true(job_version("succeeded", 3, 1) != job_version("succeeded", 2, 1));
+	assert_false(job_changed_since(r0, r0));
+	assert_true(job_changed_since(r0, q));
+	assert_true(job_changed_since(q, r0));
+}
+
+static atomic_int watch_calls;
+static _Atomic int64_t watch_last_id;
+
+static void on_change(void *cls, int64_t id)
+{
+	(void)cls;
+	atomic_fetch_add(&watch_calls, 1);
+	atomic_store(&watch_last_id, id);
+}
+
+/* A running job's version only grows, and the watcher hears of every change: the start, each
+ * progress step, each pass, the end; a queued job that is cancelled too. */
+static void test_version_watch(void **state)
+{
+	struct agent_fx *f = *state;
+	uint64_t seen[64], v;
+	struct job_rec j;
+	struct err e;
+	int64_t id, queued;
+	int nseen = 0, calls, i;
+
+	jobq_watch(f->a.jobs, on_change, NULL);
+	id = submit(f, "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK ",\"loops\":3}", 0, &e);
+	for (i = 0; i < 2000; i++) {
+		assert_int_equal(job_get(f->a.jobs, id, &j, &e), 0);
+		v = j.version;
+		assert_int_equal(v, job_version(j.state, j.loops_done, j.progress));
+		if (nseen == 0 || seen[nseen - 1] != v) {
+			/* Never back. */
+			assert_true(nseen == 0 || v > seen[nseen - 1]);
+			if (nseen < 64)
+				seen[nseen++] = v;
+		}
+		if (!strcmp(j.state, "succeeded")) {
+			store_job_rec_release(&j);
+			break;
+		}
+		store_job_rec_release(&j);
+		usleep(2 * 1000);
+	}
+	assert_int_equal(seen[nseen - 1], job_version("succeeded", 3, 1));
+	calls = atomic_load(&watch_calls);
+	/* start + 3 passes + end at least; at most one more per progress step. */
+	assert_true(calls >= 5);
+	assert_true(calls <= 5 + JOB_PROGRESS_STEPS);
+	/* A pass lands in two steps a reader may see (its row, then the progress), announced
+	 * once, after both. */
+	assert_true(nseen - 1 <= 2 * calls);
+	assert_int_equal(atomic_load(&watch_last_id), id);
+
+	/* A queued job cancelled: announced. */
+	setenv("FAKE_FIO_SLEEP_S", "30", 1);
+	id = submit(f, "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK "}", 0, &e);
+	queued = submit(f, "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK "}", 0, &e);
+	wait_state(f, id, "running", &j);
+	store_job_rec_release(&j);
+	calls = atomic_load(&watch_calls);
+	assert_int_equal(job_cancel(f->a.jobs, queued, &e), 0);
+	assert_int_equal(atomic_load(&watch_calls), calls + 1);
+	assert_int_equal(atomic_load(&watch_last_id), queued);
+	/* Unwatched: nothing more is said. */
+	jobq_watch(f->a.jobs, NULL, NULL);
+	calls = atomic_load(&watch_calls);
+	assert_int_equal(job_cancel(f->a.jobs, id, &e), 0);
+	assert_int_equal(atomic_load(&watch_calls), calls);
+	setenv("FAKE_FIO_SLEEP_S", "0.2", 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -389,6 +483,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_restore_point_unrecorded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_queue_survives_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recovery_after_crash, setup, teardown),
+		cmocka_unit_test(test_version_rules),
+		cmocka_unit_test_setup_teardown(test_version_watch, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
