@@ -15,5 +15,17 @@
 void ctltest_sweep(struct sweep *s, const char *strategy, const char *extra);
 /* Every node of point i finished 3 passes around mean (earlier passes dropped). */
 void ctltest_fill(struct sweep *s, int i, double mean);
+/* Init s from the plan text (the test fails when it does not parse). No points yet. */
+void ctltest_sweep_text(struct sweep *s, const char *plan_json);
+/*
+ * A plan of nnodes nodes n1..nN (devices sda, sdb, ...), the given baseline and axes (JSON
+ * text), strategy, job.loops (JSON text: 5 or {"min":3,"max":20}) and extra members appended
+ * to the top-level object. Caller frees.
+ */
+char *ctltest_plan(int nnodes, const char *baseline, const char *axes, const char *strategy,
+                   const char *loops, const char *extra);
+/* Node k of point i finished with the passes x[0..n) (earlier passes dropped); the point's
+ * loops_run becomes n when that is more. */
+void ctltest_passes(struct sweep *s, int i, int k, const double *x, int n);
 
 #endif

@@ -95,8 +95,14 @@ static void test_table(void **state)
 	assert_non_null(strstr(b.data, "| 975         | 975\u2192919     |"));
 	assert_non_null(strstr(b.data, "no real difference"));
 	assert_non_null(strstr(b.data, "significant gain"));
-	assert_non_null(strstr(b.data, "best: nr_requests=4000 queue_depth=975  +47.6 % "
+	/* The fleet effect (random effects over the nodes' ratios of means): +47.7 %; the old
+	 * Welch interval of the per-loop fleet means said +47.6 %. */
+	assert_non_null(strstr(b.data, "| +47.7 % [+44.9, +50.6] | significant gain   |\n"));
+	assert_non_null(strstr(b.data, "| +0.2 % [\u22120.6, +0.9]    | no real difference |\n"));
+	assert_non_null(strstr(b.data, "best: nr_requests=4000 queue_depth=975  +47.7 % "
 	                               "(significant gain on node1 and node2)\n"));
+	/* Quiet passes (CV under 2 %): no noise line. */
+	assert_null(strstr(b.data, "noise:"));
 	assert_int_equal(s.best, 3);
 	/* Node means differ by < 10 %: no asymmetry warning. */
 	assert_int_equal(s.nwarnings, 0);
@@ -160,11 +166,36 @@ static void test_json(void **state)
 	        json_object_get(json_object_get(n, "applied"), "queue_depth"), "adjusted")));
 	assert_string_equal(json_string_value(json_object_get(n, "verdict")), "gain");
 	assert_int_equal(json_array_size(json_object_get(n, "passes")), 5);
+	assert_true(json_number_value(json_object_get(n, "df")) > 4);
+	assert_true(json_number_value(json_object_get(n, "cv_pct")) > 0);
+	assert_true(json_is_false(json_object_get(n, "disagrees")));
+	assert_int_equal(json_integer_value(json_object_get(doc, "format_version")), 2);
+	/* Rows carry codes and the report's words for them, with the fleet figures. */
+	assert_string_equal(json_string_value(json_object_get(pt, "verdict")), "gain");
+	assert_string_equal(json_string_value(json_object_get(pt, "verdict_text")),
+	                    "significant gain");
+	assert_string_equal(
+	        json_string_value(json_object_get(json_object_get(pt, "fleet"), "decision")),
+	        "gain");
+	assert_int_equal(
+	        json_integer_value(json_object_get(json_object_get(pt, "fleet"), "nodes_used")), 2);
+	assert_int_equal(json_array_size(json_object_get(json_object_get(pt, "fleet"), "ci90_pct")),
+	                 2);
+	assert_true(json_is_boolean(json_object_get(json_object_get(pt, "noise"), "noisy")));
+	assert_int_equal(json_array_size(json_object_get(pt, "disagree")), 0);
+	assert_int_equal(
+	        json_integer_value(json_object_get(json_object_get(pt, "stopping"), "looks")), 1);
 	assert_string_equal(
 	        json_string_value(json_object_get(json_object_get(doc, "best"), "verdict")),
-	        "significant gain");
+	        "gain");
+	assert_int_equal(
+	        json_integer_value(json_object_get(json_object_get(doc, "noise"), "noisy_rows")),
+	        0);
+	assert_true(json_is_null(json_object_get(json_object_get(doc, "noise"), "text")));
 	assert_true(json_is_null(
 	        json_object_get(json_array_get(json_object_get(doc, "points"), 0), "verdict")));
+	assert_true(json_is_null(json_object_get(json_array_get(json_object_get(doc, "points"), 0),
+	                                         "verdict_text")));
 	/* The plan is embedded without tokens. */
 	assert_true(json_is_object(json_object_get(doc, "plan")));
 	json_decref(doc);
@@ -299,8 +330,9 @@ static void test_words(void **state)
 	assert_non_null(strstr(b.data, "| no real difference |"));
 	json = report_json(&s);
 	assert_non_null(strstr(json, "\"warnings\": [\n    \"node2 is consistently 20.7 % below"));
-	assert_non_null(strstr(json, "\"verdict\": \"significant gain\""));
+	assert_non_null(strstr(json, "\"verdict_text\": \"significant gain\""));
 	assert_non_null(strstr(json, "\"verdict\": \"gain\""));
+	assert_null(strstr(json, "\"verdict\": \"significant"));
 	free(json);
 	buf_release(&b);
 	report_render(&s, REPORT_CSV, &b);
@@ -331,8 +363,12 @@ static void test_compare(void **state)
 	assert_non_null(strstr(out.data, "|-------------|"));
 	assert_non_null(
 	        strstr(out.data, "| 975         | 256         | 1277.8 \u2192 1405.6 +10.0 % ["));
-	assert_non_null(strstr(out.data, "| nodes disagree     |\n"));
-	assert_non_null(strstr(out.data, "| no real difference |\n"));
+	/* node1 +10 %, node2 unchanged: the fleet cannot decide, each node decides its own way. */
+	assert_non_null(strstr(out.data, "| \u0394 fleet              | verdict "));
+	assert_non_null(strstr(out.data,
+	                       "| +4.9 % [\u22124.5, +15.1] | nodes disagree: node1, node2 "
+	                       "differ: +10.0 %, +0.0 % |\n"));
+	assert_non_null(strstr(out.data, "| +0.0 % [\u22120.3, +0.3]  | no real difference  "));
 	assert_non_null(strstr(out.data, "4 of 4 points matched\n"));
 	verdict_comparison_release(&c);
 	buf_release(&out);
@@ -355,7 +391,7 @@ static void test_history(void **state)
 	h[0].best_point = 2;
 	config_set(&h[0].best_cfg, "nr_requests", "4000", true);
 	h[0].best_delta_pct = 47.61;
-	h[0].best_verdict = ROW_GAIN;
+	h[0].best_verdict = EFFECT_GAIN;
 	h[1] = h[0];
 	h[1].id = 2;
 	h[1].outcome = OUTCOME_NO_FIGURES;
@@ -390,7 +426,7 @@ static void test_progress(void **state)
 	                              "write.bw_mib 1467.4\n");
 	buf_reset(&out);
 	s.points[3].nodes[1].npasses = 0;
-	report_progress_line(&s, 3, 4, 2, 5, active, 754, &out);
+	report_progress_line(&s, 3, 4, 2, 5, active, 754, 754, &out);
 	assert_string_equal(out.data, "\r\033[Kpoint 4/4 [nr_requests=4000 queue_depth=975] loop "
 	                              "2/5  node1 1902.3  node2 -  ETA 12m34s");
 	buf_release(&out);

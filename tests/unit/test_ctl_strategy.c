@@ -91,7 +91,7 @@ static void test_sequential_winners(void **state)
 	 * value) skipped. */
 	assert_int_equal(strategy_next(&s, &b), 3);
 	assert_batch(&b, 3, 3, 3);
-	assert_int_equal(s.points[1].verdict, ROW_GAIN);
+	assert_int_equal(s.points[1].verdict, EFFECT_GAIN);
 	assert_int_equal(s.points[3].role, ROLE_BASELINE);
 	assert_int_equal(s.points[3].axis, 1);
 	assert_int_equal(s.points[3].ref, 0);
