@@ -82,3 +82,25 @@ void ctltest_passes(struct sweep *s, int i, int k, const double *x, int n)
 	if (s->points[i].loops_run < n)
 		s->points[i].loops_run = n;
 }
+
+void ctltest_batch_run(struct sweep *s, const struct strategy_batch *b, const double *eff,
+                       double cv)
+{
+	int i, k, j;
+
+	for (i = 0; i < b->n; i++) {
+		struct point *p = &s->points[b->items[i].point];
+
+		sweep_point_loops_add(s, p->index, b->items[i].loops);
+		for (k = 0; k < s->plan.nnodes; k++) {
+			for (j = 0; j < b->items[i].loops; j++) {
+				double z = (p->nodes[k].npasses + k) % 2 ? 1 : -1;
+
+				node_result_pass_add(&p->nodes[k],
+				                     1000 * (1 + eff[p->index] / 100) *
+				                             (1 + cv / 100 * z));
+			}
+			p->nodes[k].state = NODE_OK;
+		}
+	}
+}

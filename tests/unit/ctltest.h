@@ -3,6 +3,7 @@
 #ifndef FT_CTLTEST_H
 #define FT_CTLTEST_H
 
+#include "strategy.h"
 #include "sweep.h"
 
 /*
@@ -27,5 +28,13 @@ char *ctltest_plan(int nnodes, const char *baseline, const char *axes, const cha
 /* Node k of point i finished with the passes x[0..n) (earlier passes dropped); the point's
  * loops_run becomes n when that is more. */
 void ctltest_passes(struct sweep *s, int i, int k, const double *x, int n);
+/*
+ * A deterministic stand-in for the runner: each item of b appends its loops to every node
+ * (counted with sweep_point_loops_add), pass j of node k of point i at
+ * 1000 (1 + eff[i] / 100) (1 ± cv / 100), the sign alternating with j + k: every point's
+ * passes on a node share one pattern, so Δ is eff[i] and the per-pass CV about cv.
+ */
+void ctltest_batch_run(struct sweep *s, const struct strategy_batch *b, const double *eff,
+                       double cv);
 
 #endif

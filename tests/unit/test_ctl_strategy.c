@@ -241,31 +241,6 @@ static void test_multi_param_axis(void **state)
 	sweep_release(&s);
 }
 
-/* A deterministic stand-in for the runner: each item of b appends its loops to every node,
- * pass j of node k of point i at 1000 (1 + eff[i] / 100) (1 ± cv / 100), the sign
- * alternating with j + k: every point's passes on a node share one pattern, so Δ is eff[i]
- * and the per-pass CV about cv. */
-static void batch_run(struct sweep *s, const struct strategy_batch *b, const double *eff, double cv)
-{
-	int i, k, j;
-
-	for (i = 0; i < b->n; i++) {
-		struct point *p = &s->points[b->items[i].point];
-
-		sweep_point_loops_add(s, p->index, b->items[i].loops);
-		for (k = 0; k < s->plan.nnodes; k++) {
-			for (j = 0; j < b->items[i].loops; j++) {
-				double z = (p->nodes[k].npasses + k) % 2 ? 1 : -1;
-
-				node_result_pass_add(&p->nodes[k],
-				                     1000 * (1 + eff[p->index] / 100) *
-				                             (1 + cv / 100 * z));
-			}
-			p->nodes[k].state = NODE_OK;
-		}
-	}
-}
-
 /* Adaptive loops: after the minimum, one more loop per round for the points effect has not
  * stopped, each round's reference loop first; decided points stop, the others at the max. */
 static void test_adaptive_loops(void **state)
@@ -282,7 +257,7 @@ static void test_adaptive_loops(void **state)
 	free(t);
 	assert_int_equal(strategy_next(&s, &b), 4);
 	assert_batch(&b, 0, 4, 3);
-	batch_run(&s, &b, eff, 2);
+	ctltest_batch_run(&s, &b, eff, 2);
 	while (strategy_next(&s, &b) > 0) {
 		rounds++;
 		/* The reference's loop first, then one loop of each point still racing. */
@@ -292,7 +267,7 @@ static void test_adaptive_loops(void **state)
 		for (i = 1; i < b.n; i++)
 			assert_false(s.points[b.items[i].point].fx.stop);
 		assert_false(s.points[1].fx.stop && b.n > 1 && b.items[1].point == 1);
-		batch_run(&s, &b, eff, 2);
+		ctltest_batch_run(&s, &b, eff, 2);
 		assert_true(rounds <= 7);
 	}
 	/* +30 %: a gain at the first look; +0.5 %: no real difference at the first look. */
@@ -335,7 +310,7 @@ static void test_adaptive_sequential(void **state)
 	ctltest_sweep_text(&s, t);
 	free(t);
 	while ((n = strategy_next(&s, &b)) > 0)
-		batch_run(&s, &b, eff, 4);
+		ctltest_batch_run(&s, &b, eff, 4);
 	for (i = 0; i < s.npoints; i++)
 		if (s.points[i].role == ROLE_FINAL)
 			final = i;
