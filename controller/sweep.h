@@ -63,7 +63,8 @@ struct sweep_warning {
  * could not resolve min_effect (its minimum detectable effect is larger). */
 struct sweep_noise {
 	int nrows;        /* comparison rows (candidates and final) with a fleet effect */
-	int nnoisy;       /* of those, rows whose MDE exceeds min_effect (0 when it is 0) */
+	int nnoisy;       /* of those, undecided rows (inconclusive, heterogeneous) whose MDE
+	                     exceeds min_effect (0 when it is 0) */
 	double cv_pct;    /* the largest per-pass CV of a noisy row, % */
 	double mde_pct;   /* the largest MDE of a noisy row, % */
 	int loops_needed; /* the most loops per point a noisy row needs to resolve min_effect;

@@ -228,7 +228,12 @@ static void asymmetry_check(struct sweep *s)
 	}
 }
 
-/* The noise line's figures: the comparison rows that cannot resolve min_effect. With a
+static bool decided(enum effect_decision d)
+{
+	return d == EFFECT_GAIN || d == EFFECT_LOSS || d == EFFECT_EQUIVALENT;
+}
+
+/* The noise line's figures: the undecided comparison rows that cannot resolve min_effect. With a
  * min_effect of 0 any significant difference counts, and there is nothing to resolve. */
 static void noise_summarize(struct sweep *s)
 {
@@ -242,7 +247,8 @@ static void noise_summarize(struct sweep *s)
 		if (s->points[i].role == ROLE_BASELINE || fx->nused == 0)
 			continue;
 		ns->nrows++;
-		if (!fx->noisy || !(s->plan.min_effect_pct > 0))
+		/* A decided row needs no more loops, however wide its interval. */
+		if (!fx->noisy || !(s->plan.min_effect_pct > 0) || decided(fx->decision))
 			continue;
 		ns->nnoisy++;
 		ns->cv_pct = fmax(ns->cv_pct, fx->cv_pct);

@@ -319,6 +319,16 @@ static void test_noise(void **state)
 	assert_int_equal(s.points[1].verdict, EFFECT_INCONCLUSIVE);
 	assert_true(s.points[1].fx.noisy);
 	sweep_release(&s);
+	/* CV 8 %: +30 % is decided a gain though its MDE is above 5 %; a decided row needs no
+	 * more loops and is not in the noise line. */
+	grid_nodes(&s, 2, 8, level, eff, "");
+	assert_int_equal(s.points[2].verdict, EFFECT_GAIN);
+	assert_true(s.points[2].fx.noisy);
+	assert_int_equal(s.points[1].verdict, EFFECT_INCONCLUSIVE);
+	assert_true(s.points[1].fx.noisy);
+	assert_int_equal(s.noise.nrows, 3);
+	assert_int_equal(s.noise.nnoisy, 2);
+	sweep_release(&s);
 	/* Quiet passes: no noise. */
 	grid_nodes(&s, 2, 0.5, level, eff, "");
 	assert_int_equal(s.noise.nnoisy, 0);
