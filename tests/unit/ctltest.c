@@ -6,6 +6,7 @@
 #include "ctltest.h"
 #include "buf.h"
 #include "plan.h"
+#include "verdict.h"
 #include "xmalloc.h"
 
 #define PLAN_FMT                                                                                   \
@@ -103,4 +104,20 @@ void ctltest_batch_run(struct sweep *s, const struct strategy_batch *b, const do
 			p->nodes[k].state = NODE_OK;
 		}
 	}
+}
+
+void ctltest_sequential_run(struct sweep *s, const char *loops, const double *eff, double cv)
+{
+	char *t = ctltest_plan(2, "{\"x\":0,\"y\":0}",
+	                       "[{\"param\":\"x\",\"values\":[1,2]},"
+	                       "{\"param\":\"y\",\"values\":[1]}]",
+	                       "sequential", loops, "");
+	struct strategy_batch b = { 0 };
+
+	ctltest_sweep_text(s, t);
+	free(t);
+	while (strategy_next(s, &b) > 0)
+		ctltest_batch_run(s, &b, eff, cv);
+	strategy_batch_release(&b);
+	verdict_sweep(s);
 }

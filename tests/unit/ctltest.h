@@ -36,5 +36,11 @@ void ctltest_passes(struct sweep *s, int i, int k, const double *x, int n);
  */
 void ctltest_batch_run(struct sweep *s, const struct strategy_batch *b, const double *eff,
                        double cv);
+/*
+ * A finished, judged sequential sweep on nodes n1, n2 over axes x [1, 2] and y [1] from
+ * baseline {x: 0, y: 0}, job.loops as given (JSON text), run by ctltest_batch_run with the
+ * effects eff per point index (against point 0; at most 8 points) and per-pass CV cv.
+ */
+void ctltest_sequential_run(struct sweep *s, const char *loops, const double *eff, double cv);
 
 #endif

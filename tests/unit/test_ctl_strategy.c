@@ -298,19 +298,11 @@ static void test_adaptive_loops(void **state)
 static void test_adaptive_sequential(void **state)
 {
 	const double eff[8] = { 0, 8, -1, 8, 8, 8, 8, 8 };
-	char *t = ctltest_plan(2, "{\"x\":0,\"y\":0}",
-	                       "[{\"param\":\"x\",\"values\":[1,2]},"
-	                       "{\"param\":\"y\",\"values\":[1]}]",
-	                       "sequential", "{\"min\":3,\"max\":12}", "");
-	struct strategy_batch b = { 0 };
 	struct sweep s;
-	int n, final = -1, i;
+	int final = -1, i;
 
 	(void)state;
-	ctltest_sweep_text(&s, t);
-	free(t);
-	while ((n = strategy_next(&s, &b)) > 0)
-		ctltest_batch_run(&s, &b, eff, 4);
+	ctltest_sequential_run(&s, "{\"min\":3,\"max\":12}", eff, 4);
 	for (i = 0; i < s.npoints; i++)
 		if (s.points[i].role == ROLE_FINAL)
 			final = i;
@@ -322,9 +314,7 @@ static void test_adaptive_sequential(void **state)
 	assert_int_equal(s.points[final].ref, 0);
 	assert_true(s.points[final].ref_loops >= s.points[final].loops_run);
 	assert_true(s.points[final].fx.stop);
-	verdict_sweep(&s);
 	assert_true(s.best >= 0);
-	strategy_batch_release(&b);
 	sweep_release(&s);
 }
 

@@ -18,17 +18,8 @@
 static void adaptive_sweep(struct sweep *s)
 {
 	const double eff[8] = { 0, 8, -1, 8, 8, 8, 8, 8 };
-	char *t = ctltest_plan(2, "{\"x\":0,\"y\":0}",
-	                       "[{\"param\":\"x\",\"values\":[1,2]},"
-	                       "{\"param\":\"y\",\"values\":[1]}]",
-	                       "sequential", "{\"min\":3,\"max\":12}", "");
-	struct strategy_batch b = { 0 };
 
-	ctltest_sweep_text(s, t);
-	free(t);
-	while (strategy_next(s, &b) > 0)
-		ctltest_batch_run(s, &b, eff, 4);
-	strategy_batch_release(&b);
+	ctltest_sequential_run(s, "{\"min\":3,\"max\":12}", eff, 4);
 	s->id = 12;
 	s->created_at = 1764457200.0;
 	s->finished_at = 1764457800.0;

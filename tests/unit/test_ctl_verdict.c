@@ -485,36 +485,19 @@ static void test_outcomes(void **state)
 
 /* compare: sweep b against sweep a, point by point (matched by parameters), node by node
  * (matched by name). */
-/* A sequential sweep of 5 loops over axes x [1, 2] and y [1] with the effects eff per point
- * index against point 0 (0: baseline, 1-2: x, 3: y's baseline, 4: y=1, 5: the final
- * confirmation). */
-static void sequential_run(struct sweep *s, const double *eff)
-{
-	char *t = ctltest_plan(2, "{\"x\":0,\"y\":0}",
-	                       "[{\"param\":\"x\",\"values\":[1,2]},"
-	                       "{\"param\":\"y\",\"values\":[1]}]",
-	                       "sequential", "5", "");
-	struct strategy_batch b = { 0 };
-
-	ctltest_sweep_text(s, t);
-	free(t);
-	while (strategy_next(s, &b) > 0)
-		ctltest_batch_run(s, &b, eff, 1);
-	strategy_batch_release(&b);
-	verdict_sweep(s);
-}
-
 /* The final confirmation is judged against the original baseline with effect.c; when it is a
  * gain it is the answer, else the best candidate gain is; a candidate that is no gain is
  * never chosen on an axis. */
 static void test_final_confirmation(void **state)
 {
+	/* Effects per point against point 0 (0: baseline, 1-2: x, 3: y's baseline, 4: y=1, 5:
+	 * the final confirmation), 5 loops at CV 1 %. */
 	const double held[6] = { 0, 8, 12, 12, 12.5, 12 };
 	const double lost[6] = { 0, 8, 12, 12, 12.5, 0.5 };
 	struct sweep s;
 
 	(void)state;
-	sequential_run(&s, held);
+	ctltest_sequential_run(&s, "5", held, 1);
 	assert_int_equal(s.npoints, 6);
 	assert_int_equal(s.points[5].role, ROLE_FINAL);
 	assert_int_equal(s.points[5].ref, 0);
@@ -530,7 +513,7 @@ static void test_final_confirmation(void **state)
 	sweep_release(&s);
 	/* The confirmation did not hold up (+0.5 % against the original baseline): the best
 	 * candidate gain (x=2, +12 % on its axis) is the answer. */
-	sequential_run(&s, lost);
+	ctltest_sequential_run(&s, "5", lost, 1);
 	assert_int_equal(s.points[5].verdict, EFFECT_EQUIVALENT);
 	assert_int_equal(s.best, 2);
 	sweep_release(&s);
