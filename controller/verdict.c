@@ -238,6 +238,7 @@ static bool decided(enum effect_decision d)
 static void noise_summarize(struct sweep *s)
 {
 	struct sweep_noise *ns = &s->noise;
+	double mde_all = 0, mde_reachable = 0;
 	int i;
 
 	memset(ns, 0, sizeof(*ns));
@@ -252,14 +253,19 @@ static void noise_summarize(struct sweep *s)
 			continue;
 		ns->nnoisy++;
 		ns->cv_pct = fmax(ns->cv_pct, fx->cv_pct);
-		ns->mde_pct = fmax(ns->mde_pct, fx->mde_pct);
+		mde_all = fmax(mde_all, fx->mde_pct);
 		if (fx->loops_needed < 0) {
 			ns->nunreachable++;
 			ns->tau_pct = fmax(ns->tau_pct, fx->tau_pct);
-		} else if (fx->loops_needed > ns->loops_needed) {
-			ns->loops_needed = fx->loops_needed;
+			continue;
 		}
+		mde_reachable = fmax(mde_reachable, fx->mde_pct);
+		if (fx->loops_needed > ns->loops_needed)
+			ns->loops_needed = fx->loops_needed;
 	}
+	/* The MDE quoted is of the rows more loops can resolve, when there are any: the MDE of a
+	 * row whose nodes differ is their spread, which the line names separately. */
+	ns->mde_pct = ns->nnoisy > ns->nunreachable ? mde_reachable : mde_all;
 }
 
 void verdict_sweep(struct sweep *s)

@@ -305,6 +305,10 @@ static void test_noise(void **state)
 {
 	static const double level[16] = { 1000, 1000 };
 	static const double eff[4][16] = { { 0 }, { 4.7, 4.7 }, { 30, 30 }, { -2, -2 } };
+	static const double level4[16] = { 1000, 1000, 1000, 1000 };
+	static const double split[4][16] = {
+		{ 0 }, { 20, -20, 20, -20 }, { 2, 2, 2, 2 }, { -1, -1, -1, -1 }
+	};
 	struct sweep s;
 
 	(void)state;
@@ -328,6 +332,19 @@ static void test_noise(void **state)
 	assert_true(s.points[1].fx.noisy);
 	assert_int_equal(s.noise.nrows, 3);
 	assert_int_equal(s.noise.nnoisy, 2);
+	sweep_release(&s);
+	/* 4 nodes at CV 8 %: x=1 splits them +20 % / -20 % (more loops cannot resolve it: the
+	 * line names it apart), x=2 and x=3 are small and noisy. The MDE quoted is of those. */
+	grid_nodes(&s, 4, 8, level4, split, "");
+	assert_int_equal(s.points[1].verdict, EFFECT_HETEROGENEOUS);
+	assert_int_equal(s.points[1].fx.loops_needed, -1);
+	assert_int_equal(s.noise.nunreachable, 1);
+	assert_true(s.noise.tau_pct > 10);
+	assert_int_equal(s.noise.nnoisy, 3);
+	assert_float_equal(s.noise.mde_pct, fmax(s.points[2].fx.mde_pct, s.points[3].fx.mde_pct),
+	                   1e-9);
+	assert_true(s.noise.mde_pct < s.points[1].fx.mde_pct);
+	assert_true(s.noise.loops_needed > 5);
 	sweep_release(&s);
 	/* Quiet passes: no noise. */
 	grid_nodes(&s, 2, 0.5, level, eff, "");
