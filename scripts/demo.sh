@@ -101,6 +101,8 @@ cat <<'TXT'
    decided or 8 were run. "Δ vs baseline" is the fleet effect with its 95 % interval; the
    verdict is decided on it: significant gain or loss (the interval excludes 0 and the effect
    is at least 5 %), no real difference (within ±5 %), inconclusive, or nodes disagree (named).
+   With up to 6 looks per point each look is judged at 5 %/6, a wider interval than the 95 %
+   shown: a row whose interval just clears 0 can still be inconclusive.
    A "noise:" line means the passes vary too much to tell 5 % apart, and what would.
 TXT
 echo "== after the sweep (the controller restored both nodes):"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# it_ctl_adaptive.sh -- adaptive loops (job.loops {min, max}) on two real agents and loop
+# it_ctl_loops.sh -- adaptive loops (job.loops {min, max}) on two real agents and loop
 # devices with real fio: dry run and header show min and max, every compared point runs the
 # minimum, then one more loop at a time with its reference until effect.c decides it or the
 # maximum; the JSON's stopping figures agree, and analyze re-judges the stored sweep the same.
