@@ -504,6 +504,17 @@ static void table_head(const struct grid *g, const int *w, bool markdown, struct
 	buf_puts(out, "|\n");
 }
 
+/* The job already does direct I/O: its engine options set "direct" to true or 1. */
+static bool job_direct(const struct plan *p)
+{
+	json_t *o = p->engine_json ? json_loads(p->engine_json, 0, NULL) : NULL;
+	json_t *d = json_object_get(o, "direct");
+	bool direct = json_is_true(d) || (json_is_integer(d) && json_integer_value(d) != 0);
+
+	json_decref(o);
+	return direct;
+}
+
 /* The noise line (without "noise: " and the newline), when some row cannot resolve
  * min_effect: how much the passes vary, which rows, and what would decide them. */
 static void noise_words(const struct sweep *s, struct buf *out)
@@ -519,8 +530,8 @@ static void noise_words(const struct sweep *s, struct buf *out)
 	if (ns->loops_needed > 0)
 		buf_printf(out,
 		           ". Deciding %g %% needs about %d loops per point, or a quieter job: "
-		           "longer runtime_s, direct I/O",
-		           m, ns->loops_needed);
+		           "longer runtime_s%s",
+		           m, ns->loops_needed, job_direct(&s->plan) ? "" : ", direct I/O");
 	if (ns->nunreachable > 0)
 		buf_printf(
 		        out,

@@ -1,5 +1,6 @@
 /* test_ctl_report.c -- every rendering: table, markdown, CSV, JSON, HTML, the best and
- * no-best lines, warnings, compare, history, progress, the dry run, nodes and apply. */
+ * no-best lines, warnings, the noise line, named disagreement, compare, history, progress,
+ * the dry run, nodes and apply. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <jansson.h>
 
 #include "testutil.h"
+#include "ctltest.h"
 #include "plan.h"
 #include "report.h"
 #include "strategy.h"
@@ -522,6 +524,92 @@ static void test_nodes_and_apply(void **state)
 	sweep_release(&s);
 }
 
+/* A judged grid over x [1, 2, 3] on n nodes, 5 loops: point i on node k at
+ * 1000 (1 + eff[i][k] / 100) (1 + cv / 100 z), z a fixed pattern of SD 1; fio_extra goes into
+ * the job's fio options. */
+static void noisy_grid(struct sweep *s, int n, double cv, const double (*eff)[16],
+                       const char *fio_extra)
+{
+	static const double z[5] = { -1.26, -0.64, 0, 0.64, 1.26 };
+	char *t = ctltest_plan(n, "{\"x\":0}", "[{\"param\":\"x\",\"values\":[1,2,3]}]", "grid",
+	                       "5", "");
+	struct strategy_batch b = { 0 };
+	struct buf plan = BUF_INIT;
+	char *at = strstr(t, "\"runtime_s\":2");
+	double x[5];
+	int i, k, j;
+
+	assert_non_null(at);
+	buf_append(&plan, t, (size_t)(at - t));
+	buf_printf(&plan, "%s\"runtime_s\":2%s", fio_extra, at + strlen("\"runtime_s\":2"));
+	ctltest_sweep_text(s, plan.data);
+	free(t);
+	buf_release(&plan);
+	assert_int_equal(strategy_next(s, &b), 4);
+	strategy_batch_release(&b);
+	for (i = 0; i < 4; i++)
+		for (k = 0; k < n; k++) {
+			for (j = 0; j < 5; j++)
+				x[j] = 1000 * (1 + eff[i][k] / 100) *
+				       (1 + cv / 100 * z[(j + i + k) % 5]);
+			ctltest_passes(s, i, k, x, 5);
+		}
+	verdict_sweep(s);
+}
+
+/* The noise line under the table, its figures in the JSON, the loops a row needs in its
+ * verdict cell; and the nodes a disagreement names, in the table and the JSON. */
+static void test_noise_and_disagreement(void **state)
+{
+	static const double small[4][16] = { { 0 }, { 2, 2 }, { -1, -1 }, { 1, 1 } };
+	static const double split[4][16] = {
+		{ 0 }, { 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, -15 }, { 10 }, { 0 }
+	};
+	struct buf b = BUF_INIT;
+	struct sweep s;
+	char *json;
+
+	(void)state;
+	noisy_grid(&s, 2, 20, small, "");
+	report_render(&s, REPORT_TABLE, &b);
+	assert_int_equal(s.noise.nnoisy, 3);
+	assert_true(s.noise.loops_needed > 50);
+	assert_non_null(strstr(b.data, "\nnoise: passes vary by up to "));
+	assert_non_null(strstr(b.data, "; 3 of 3 rows cannot tell a 5 % difference (the smallest "
+	                               "they detect is "));
+	assert_non_null(strstr(b.data, ". Deciding 5 % needs about "));
+	assert_non_null(strstr(b.data, " loops per point, or a quieter job: longer runtime_s, "
+	                               "direct I/O\n"));
+	assert_non_null(strstr(b.data, "| inconclusive (too noisy: ~"));
+	json = report_json(&s);
+	assert_non_null(strstr(json, "\"noisy_rows\": 3"));
+	assert_non_null(strstr(json, "\"text\": \"passes vary by up to "));
+	assert_non_null(strstr(json, "\"loops_needed\": "));
+	free(json);
+	buf_release(&b);
+	sweep_release(&s);
+	/* A job already doing direct I/O is not told to. */
+	noisy_grid(&s, 2, 20, small, "\"direct\":true,");
+	report_render(&s, REPORT_TABLE, &b);
+	assert_non_null(strstr(b.data, " loops per point, or a quieter job: longer runtime_s\n"));
+	buf_release(&b);
+	sweep_release(&s);
+	/* Twelve nodes, one going the other way: the fleet gains, that node is named with its own
+	 * effect. */
+	noisy_grid(&s, 12, 1, split, "");
+	assert_int_equal(s.points[1].verdict, EFFECT_HETEROGENEOUS);
+	report_render(&s, REPORT_TABLE, &b);
+	assert_non_null(strstr(b.data, "| nodes disagree: n12 differs: \u221215.0 % |"));
+	json = report_json(&s);
+	assert_non_null(strstr(json, "\"verdict\": \"heterogeneous\""));
+	assert_non_null(strstr(json, "\"verdict_text\": \"nodes disagree: n12 differs: "
+	                             "\u221215.0 %\""));
+	assert_non_null(strstr(json, "\"disagree\": [\n        {\n          \"node\": \"n12\""));
+	free(json);
+	buf_release(&b);
+	sweep_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -531,6 +619,7 @@ int main(void)
 		cmocka_unit_test(test_html),
 		cmocka_unit_test(test_no_best_lines),
 		cmocka_unit_test(test_words),
+		cmocka_unit_test(test_noise_and_disagreement),
 		cmocka_unit_test(test_compare),
 		cmocka_unit_test(test_history),
 		cmocka_unit_test(test_progress),
