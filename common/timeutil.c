@@ -1,5 +1,8 @@
-/* timeutil.c -- clocks and time formatting. */
+/* timeutil.c -- clocks, time formatting and parsing. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "timeutil.h"
@@ -44,4 +47,29 @@ void time_fmt_iso_ms(double epoch_s, char *out, size_t len)
 	gmtime_r(&t, &tm);
 	strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(out, len, "%s.%03ldZ", base, ms);
+}
+
+int time_parse_iso(const char *s, double *epoch_s)
+{
+	const char *p;
+	char *end;
+	struct tm tm;
+	double frac = 0;
+
+	memset(&tm, 0, sizeof(tm));
+	p = s ? strptime(s, "%Y-%m-%dT%H:%M:%S", &tm) : NULL;
+	if (!p)
+		return -EINVAL;
+	if (*p == '.') {
+		frac = strtod(p, &end);
+		if (end == p + 1)
+			return -EINVAL;
+		p = end;
+	}
+	if (*p == 'Z')
+		p++;
+	if (*p)
+		return -EINVAL;
+	*epoch_s = (double)timegm(&tm) + frac;
+	return 0;
 }

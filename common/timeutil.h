@@ -1,4 +1,4 @@
-/* timeutil.h -- wall and monotonic clocks, ISO-8601 formatting. */
+/* timeutil.h -- wall and monotonic clocks, ISO-8601 formatting and parsing. */
 #ifndef FT_TIMEUTIL_H
 #define FT_TIMEUTIL_H
 
@@ -13,5 +13,8 @@ double time_mono_s(void);
 void time_fmt_iso(double epoch_s, char *out, size_t len);
 /* The same with milliseconds: "2026-11-29T23:03:36.123Z" (out >= 25 bytes). */
 void time_fmt_iso_ms(double epoch_s, char *out, size_t len);
+/* Parse ISO-8601 UTC "2026-11-29T23:03:36Z" (a fraction ".123" and the "Z" optional) into
+ * epoch seconds. Returns 0, or -EINVAL for anything else. */
+int time_parse_iso(const char *s, double *epoch_s);
 
 #endif

@@ -175,8 +175,8 @@ static int point_write(struct ctlstore *st, const struct sweep *s, int idx, stru
 		goto out;
 	if (sqlite3_prepare_v2(st->db,
 	                       "INSERT INTO points(sweep_id, idx, role, axis, ref, config_json, "
-	                       "delta_pct, ci_low_pct, ci_high_pct, spread_pct, verdict, loops) "
-	                       "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+	                       "delta_pct, ci_low_pct, ci_high_pct, spread_pct, verdict, loops, "
+	                       "ref_loops) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	                       -1, &q, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(st->db,
 	                       "INSERT INTO point_nodes(sweep_id, idx, node_idx, node, state, "
@@ -203,9 +203,11 @@ static int point_write(struct ctlstore *st, const struct sweep *s, int idx, stru
 	bind_num(q, 8, p->ci_low_pct);
 	bind_num(q, 9, p->ci_high_pct);
 	bind_num(q, 10, p->spread_pct);
-	if (p->verdict != ROW_NA)
-		sqlite3_bind_text(q, 11, sweep_row_verdict_code(p->verdict), -1, SQLITE_STATIC);
+	if (p->verdict != EFFECT_NA)
+		sqlite3_bind_text(q, 11, sweep_verdict_code(p->verdict), -1, SQLITE_STATIC);
 	sqlite3_bind_int(q, 12, p->loops_run);
+	if (p->ref_loops > 0)
+		sqlite3_bind_int(q, 13, p->ref_loops);
 	if (sqlite3_step(q) != SQLITE_DONE) {
 		rc = db_fail(st, e, "insert point");
 		goto out;
@@ -236,7 +238,7 @@ static int point_write(struct ctlstore *st, const struct sweep *s, int idx, stru
 		bind_num(qn, 13, r->delta_pct);
 		bind_num(qn, 14, r->ci_low_pct);
 		bind_num(qn, 15, r->ci_high_pct);
-		if (r->verdict != VERDICT_NA)
+		if (r->verdict != EFFECT_NA)
 			sqlite3_bind_text(qn, 16, sweep_verdict_code(r->verdict), -1,
 			                  SQLITE_STATIC);
 		free(applied);
@@ -327,7 +329,7 @@ int ctlstore_sweep_finish(struct ctlstore *st, const struct sweep *s, struct err
 		sqlite3_bind_int(q, 5, s->best);
 		sqlite3_bind_text(q, 6, best_cfg, -1, SQLITE_STATIC);
 		bind_num(q, 7, best->delta_pct);
-		sqlite3_bind_text(q, 8, sweep_row_verdict_code(best->verdict), -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 8, sweep_verdict_code(best->verdict), -1, SQLITE_STATIC);
 	}
 	sqlite3_bind_int64(q, 9, s->id);
 	if (sqlite3_step(q) != SQLITE_DONE)
@@ -387,8 +389,8 @@ int ctlstore_sweep_load(struct ctlstore *st, int64_t id, struct sweep *s, struct
 	sqlite3_finalize(q);
 	q = NULL;
 	if (sqlite3_prepare_v2(st->db,
-	                       "SELECT idx, role, axis, ref, config_json, loops FROM points "
-	                       "WHERE sweep_id=? ORDER BY idx",
+	                       "SELECT idx, role, axis, ref, config_json, loops, ref_loops FROM "
+	                       "points WHERE sweep_id=? ORDER BY idx",
 	                       -1, &q, NULL) != SQLITE_OK) {
 		rc = db_fail(st, e, "select points");
 		goto out;
@@ -409,6 +411,7 @@ int ctlstore_sweep_load(struct ctlstore *st, int64_t id, struct sweep *s, struct
 		/* Rows stored before migration 2 have no loops: the plan's, once run. */
 		s->points[idx].loops_run =
 		        sqlite3_column_type(q, 5) == SQLITE_NULL ? -1 : sqlite3_column_int(q, 5);
+		s->points[idx].ref_loops = sqlite3_column_int(q, 6);
 	}
 	sqlite3_finalize(q);
 	q = NULL;
@@ -510,8 +513,8 @@ int ctlstore_history(struct ctlstore *st, int limit, struct ctlstore_summary **o
 		    config_parse_json(col_text(q, 11), &h->best_cfg, NULL) < 0)
 			h->best_point = -1;
 		h->best_delta_pct = col_num(q, 12);
-		verdict = sweep_row_verdict_parse(col_text(q, 13));
-		h->best_verdict = verdict < 0 ? ROW_NA : (enum row_verdict)verdict;
+		verdict = sweep_verdict_parse(col_text(q, 13));
+		h->best_verdict = verdict < 0 ? EFFECT_NA : (enum effect_decision)verdict;
 	}
 	sqlite3_finalize(q);
 	return rc;

@@ -45,7 +45,7 @@ struct ctlstore_summary {
 	int best_point; /* -1 when none */
 	struct config best_cfg;
 	double best_delta_pct;
-	enum row_verdict best_verdict;
+	enum effect_decision best_verdict;
 	char legacy_best_line[256];
 };
 

@@ -21,12 +21,23 @@ double effect_alpha(int nlooks)
 	return EFFECT_ALPHA / (nlooks >= 1 ? nlooks : 1);
 }
 
+static const char *const decision_names[] = { "na",         "gain",         "loss",
+	                                      "equivalent", "inconclusive", "heterogeneous" };
+
 const char *effect_decision_name(enum effect_decision d)
 {
-	static const char *const names[] = { "na",         "gain",         "loss",
-		                             "equivalent", "inconclusive", "heterogeneous" };
+	return (unsigned)d < sizeof(decision_names) / sizeof(decision_names[0]) ? decision_names[d]
+	                                                                        : "na";
+}
 
-	return (unsigned)d < sizeof(names) / sizeof(names[0]) ? names[d] : "na";
+int effect_decision_parse(const char *code)
+{
+	int i;
+
+	for (i = 0; code && i < (int)(sizeof(decision_names) / sizeof(decision_names[0])); i++)
+		if (!strcmp(code, decision_names[i]))
+			return i;
+	return -1;
 }
 
 const char *effect_node_state_name(enum effect_node_state s)

@@ -175,6 +175,8 @@ void effect_release(struct effect *out);
 double effect_alpha(int nlooks);
 /* Stable codes: "na", "gain", "loss", "equivalent", "inconclusive", "heterogeneous". */
 const char *effect_decision_name(enum effect_decision d);
+/* The decision of a code effect_decision_name gives, or -1 for any other text. */
+int effect_decision_parse(const char *code);
 /* Stable codes: "used", "missing", "few_passes", "nonpositive". */
 const char *effect_node_state_name(enum effect_node_state s);
 

@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <jansson.h>
 
@@ -572,19 +571,9 @@ void fleet_jobs_start(struct fleet *f, const bool *run, int64_t sweep_id, int po
 /* ISO-8601 UTC ("2026-11-29T23:03:36Z", optional fraction) to epoch seconds; 0 if unparsable. */
 static double iso_parse(json_t *v)
 {
-	const char *s = json_string_value(v), *p;
-	struct tm tm;
-	double frac = 0;
+	double t;
 
-	if (!s)
-		return 0;
-	memset(&tm, 0, sizeof(tm));
-	p = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (!p)
-		return 0;
-	if (*p == '.')
-		frac = strtod(p, NULL);
-	return (double)timegm(&tm) + frac;
+	return time_parse_iso(json_string_value(v), &t) == 0 ? t : 0;
 }
 
 static void job_parse(json_t *r, const char *metric, struct job_status *st)

@@ -20,6 +20,7 @@
 #include "runner.h"
 #include "strategy.h"
 #include "sweep.h"
+#include "sweepdoc.h"
 #include "timeutil.h"
 #include "verdict.h"
 #include "version.h"
@@ -40,6 +41,7 @@ struct opts {
 	int64_t limit;
 	double session_ttl_s;
 	double poll_ms;
+	double min_effect_pct; /* --min-effect; NAN when not given */
 	bool dry_run;
 	bool continue_on_node_failure;
 	bool help;
@@ -222,8 +224,27 @@ struct progress {
 	bool line; /* a TTY progress line is on screen */
 	int npoints_est;
 	double first_point_s; /* per point before one finished: the agents' estimate */
+	int loops_done;       /* loops of the runs that finished */
 	double last_draw;
 };
+
+/* The ETA of a running sweep, from the time per loop so far: *min_s if every point stops at
+ * the plan's minimum of loops, *max_s if every point runs to the maximum. */
+static void eta_range(const struct progress *pg, const struct runner_event *ev, double *min_s,
+                      double *max_s)
+{
+	const struct plan *p = &pg->s->plan;
+	double per_loop =
+	        pg->loops_done ? pg->r->run_s / pg->loops_done : pg->first_point_s / p->loops;
+	/* loops_run counts the run under way as asked: take off what is left of it. */
+	double done = -(1.0 - ev->fraction) * ev->loops;
+	int i;
+
+	for (i = 0; i < pg->s->npoints; i++)
+		done += pg->s->points[i].loops_run;
+	*min_s = fmax(0.0, (double)pg->npoints_est * p->loops - done) * per_loop;
+	*max_s = fmax(0.0, (double)pg->npoints_est * p->loops_max - done) * per_loop;
+}
 
 static void progress_clear(struct progress *pg)
 {
@@ -239,8 +260,8 @@ static void on_event(void *ctx, const struct runner_event *ev)
 	struct progress *pg = ctx;
 	const struct plan *p = &pg->s->plan;
 	struct buf b = BUF_INIT;
-	double per_point, eta;
-	int k, done = pg->r->runs;
+	double eta, eta_max;
+	int k;
 
 	switch (ev->kind) {
 	case RUNNER_NODE_FAILED:
@@ -277,10 +298,9 @@ static void on_event(void *ctx, const struct runner_event *ev)
 	if (k == p->nnodes && time_mono_s() - pg->last_draw < 0.25)
 		return;
 	pg->last_draw = time_mono_s();
-	per_point = done ? pg->r->run_s / done : pg->first_point_s;
-	eta = (pg->npoints_est - done - ev->fraction) * per_point;
+	eta_range(pg, ev, &eta, &eta_max);
 	report_progress_line(pg->s, ev->point, pg->npoints_est, ev->loop, ev->loops,
-	                     pg->r->f->active, eta, &b);
+	                     pg->r->f->active, eta, eta_max, &b);
 	fputs(b.data, stderr);
 	fflush(stderr);
 	pg->line = true;
@@ -346,7 +366,7 @@ static int sweep_execute(struct sweep *s, const struct opts *o, struct err *e)
 	struct runner r;
 	struct fleet f;
 	struct err se;
-	char *path = db_path(o);
+	char *path = db_path(o), loops[32];
 	double t_start = time_mono_s();
 	int code = 1, rc = 0, i;
 
@@ -390,13 +410,19 @@ static int sweep_execute(struct sweep *s, const struct opts *o, struct err *e)
 		ctlstore_sweep_finish(st, s, NULL);
 		goto out;
 	}
-	log_info("sweep %lld \"%s\": %d node%s, up to %d points of %d loops", (long long)s->id,
+	if (s->plan.loops_max > s->plan.loops)
+		snprintf(loops, sizeof(loops), "%d to %d", s->plan.loops, s->plan.loops_max);
+	else
+		snprintf(loops, sizeof(loops), "%d", s->plan.loops);
+	log_info("sweep %lld \"%s\": %d node%s, up to %d points of %s loops", (long long)s->id,
 	         s->plan.name, s->plan.nnodes, s->plan.nnodes == 1 ? "" : "s", pg.npoints_est,
-	         s->plan.loops);
+	         loops);
 	/* A signal stops the sweep between points too: no new point is begun. */
 	while (rc == 0 && !stop_signal && strategy_next(s, &batch) > 0) {
 		for (i = 0; i < batch.n && rc == 0 && !stop_signal; i++) {
 			rc = runner_point_run(&r, batch.items[i].point, batch.items[i].loops);
+			if (rc == 0)
+				pg.loops_done += batch.items[i].loops;
 			verdict_sweep(s);
 			if (ctlstore_point_save(st, s, batch.items[i].point, &se) < 0)
 				log_error("%s", se.msg);
@@ -672,6 +698,41 @@ static int cmd_report(const struct cmd *c, struct opts *o)
 	return rc;
 }
 
+/* analyze: a sweep document (FILE, or - for stdin) judged again from its passes. */
+static int cmd_analyze(const struct cmd *c, struct opts *o)
+{
+	const char *path = o->args[0], *name = strcmp(path, "-") ? path : "stdin";
+	struct buf in = BUF_INIT, out = BUF_INIT;
+	struct err e = { 0 };
+	enum report_format f;
+	struct sweep s;
+	int rc;
+
+	(void)c;
+	if (format_get(o, &f) < 0)
+		return EXIT_USAGE;
+	rc = buf_read_file(&in, strcmp(path, "-") ? path : "/dev/stdin", 256u << 20);
+	if (rc < 0) {
+		log_error("cannot read %s: %s", name, strerror(-rc));
+		buf_release(&in);
+		return 1;
+	}
+	rc = sweepdoc_parse(in.data, &s, &e);
+	buf_release(&in);
+	if (rc < 0) {
+		log_error("%s: %s", name, e.msg);
+		return 1;
+	}
+	if (!isnan(o->min_effect_pct))
+		s.plan.min_effect_pct = o->min_effect_pct;
+	verdict_sweep(&s);
+	report_render(&s, f, &out);
+	rc = output_write(o, out.data, out.len);
+	buf_release(&out);
+	sweep_release(&s);
+	return rc;
+}
+
 static int cmd_help(const struct cmd *c, struct opts *o);
 
 static const struct cmd cmds[] = {
@@ -697,9 +758,17 @@ static const struct cmd cmds[] = {
 	{ "show", cmd_show, "show ID [--format table|markdown|csv|json] [--out FILE] [--db PATH]",
 	  "Render a stored sweep (no agent needed).", 1 },
 	{ "compare", cmd_compare, "compare ID_A ID_B [--format table|markdown] [--db PATH]",
-	  "Per-point, per-node deltas (Welch 95 % CI) of sweep B against sweep A, for the\n"
-	  "points both sweeps ran (e.g. before and after a firmware change).",
+	  "Sweep B against sweep A, for the points both sweeps ran (e.g. before and after a\n"
+	  "firmware change): per node the ratio of means with its 95 % CI, the fleet effect\n"
+	  "and a verdict decided on it, as in a sweep's table.",
 	  2 },
+	{ "analyze", cmd_analyze,
+	  "analyze FILE|- [--format table|markdown|csv|json] [--min-effect P] [--out FILE]",
+	  "Judge a sweep document again from its passes: FILE (or - for stdin) as\n"
+	  "show --format json writes it. Every figure and verdict in it is recomputed, so\n"
+	  "--min-effect P re-judges an old sweep with another threshold (in %). No agent and\n"
+	  "no database are needed.",
+	  1 },
 	{ "apply", cmd_apply, "apply PLAN.json (--params JSON | --best ID) [--db PATH]",
 	  "Set parameters permanently on every node of the plan, in parallel, and print the\n"
 	  "values read back. --best ID applies the best configuration of a stored sweep.",
@@ -746,12 +815,27 @@ enum {
 	OPT_POLL,
 	OPT_DRY_RUN,
 	OPT_CONTINUE,
+	OPT_MIN_EFFECT,
 };
 
 static int num_opt(const char *name, const char *v, int64_t *out)
 {
 	if (num_parse_i64(v, out) < 0 || *out <= 0) {
 		log_error("%s: '%s' is not a positive integer", name, v);
+		return -1;
+	}
+	return 0;
+}
+
+/* A percentage option: a number in [0, 1000), as the plan's min_effect_pct. */
+static int pct_opt(const char *name, const char *v, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(v, &end);
+	if (!*v || *end || errno || !(*out >= 0 && *out < 1000)) {
+		log_error("%s: '%s' is not a percentage between 0 and 1000", name, v);
 		return -1;
 	}
 	return 0;
@@ -772,10 +856,11 @@ int main(int argc, char **argv)
 		{ "poll-ms", required_argument, NULL, OPT_POLL },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "continue-on-node-failure", no_argument, NULL, OPT_CONTINUE },
+		{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct opts o = { 0 };
+	struct opts o = { .min_effect_pct = NAN };
 	const struct cmd *c = NULL;
 	int64_t v;
 	int i, ch;
@@ -842,6 +927,10 @@ int main(int argc, char **argv)
 			break;
 		case OPT_CONTINUE:
 			o.continue_on_node_failure = true;
+			break;
+		case OPT_MIN_EFFECT:
+			if (pct_opt("--min-effect", optarg, &o.min_effect_pct) < 0)
+				return EXIT_USAGE;
 			break;
 		case 'h':
 			o.help = true;

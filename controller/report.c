@@ -44,16 +44,20 @@ static const char *node_state_name(enum node_state st)
 	return names[st];
 }
 
-/* A node's verdict as the table, CSV and JSON show it. */
-static const char *verdict_word(enum verdict v)
+/* Node k of point p's comparison, or NULL when the point has none. */
+static const struct effect_node *fx_node(const struct point *p, int k)
 {
-	static const char *const names[] = { "", "gain", "loss", "none", "unclear" };
-
-	return names[v];
+	return k < p->fx.nnodes ? &p->fx.nodes[k] : NULL;
 }
 
-/* A row's verdict in words. */
-static const char *row_verdict_word(enum row_verdict v)
+/* A decision's code, as CSV and JSON carry it ("" for none). */
+static const char *decision_code(enum effect_decision d)
+{
+	return d == EFFECT_NA ? "" : effect_decision_name(d);
+}
+
+/* A row's decision in words. */
+static const char *decision_words(enum effect_decision d)
 {
 	static const char *const names[] = { "",
 		                             "significant gain",
@@ -62,7 +66,7 @@ static const char *row_verdict_word(enum row_verdict v)
 		                             "inconclusive",
 		                             "nodes disagree" };
 
-	return names[v];
+	return (unsigned)d < sizeof(names) / sizeof(names[0]) ? names[d] : "";
 }
 
 /* Display width of UTF-8 text: code points, not bytes. */
@@ -149,11 +153,80 @@ static void delta_cell(const struct point *p, struct buf *b)
 	delta_ci(b, p->delta_pct, p->ci_low_pct, p->ci_high_pct);
 }
 
-static void verdict_cell(const struct point *p, struct buf *b)
+/* At most this many disagreeing nodes are named in a table cell (JSON names them all). */
+#define NAMED_MAX 6
+
+/* "node17, node43 differ: −8.0 %, −11.0 %": the nodes a heterogeneous decision names, with
+ * their own Δ (names[k] is node k's name). */
+static void disagree_words(const struct effect *fx, char *const *names, struct buf *out)
 {
+	int i, n = fx->ndisagree < NAMED_MAX ? fx->ndisagree : NAMED_MAX;
+
+	for (i = 0; i < n; i++)
+		buf_printf(out, "%s%s", i ? ", " : "", names[fx->disagree[i]]);
+	if (fx->ndisagree > n)
+		buf_printf(out, " and %d more", fx->ndisagree - n);
+	buf_puts(out, fx->ndisagree == 1 ? " differs: " : " differ: ");
+	for (i = 0; i < n; i++) {
+		buf_puts(out, i ? ", " : "");
+		signed_fmt(out, fx->nodes[fx->disagree[i]].delta_pct);
+		buf_puts(out, " %");
+	}
+}
+
+/* A comparison's decision in words: what the table's verdict cell and the JSON's
+ * verdict_text say. Disagreeing nodes are named; an inconclusive row that noise explains
+ * says how many loops would decide it. */
+static void decision_text(const struct effect *fx, enum effect_decision d, char *const *names,
+                          struct buf *out)
+{
+	buf_puts(out, decision_words(d));
+	if (d == EFFECT_HETEROGENEOUS && fx->ndisagree > 0) {
+		buf_puts(out, ": ");
+		disagree_words(fx, names, out);
+	} else if (d == EFFECT_INCONCLUSIVE && fx->noisy && fx->loops_needed > 0) {
+		buf_printf(out, " (too noisy: ~%d loops needed)", fx->loops_needed);
+	} else if (d == EFFECT_INCONCLUSIVE && fx->noisy && fx->loops_needed < 0 &&
+	           fx->q_p < EFFECT_ALPHA && fx->tau_pct > 0) {
+		buf_printf(out, " (nodes differ: \u03c4 %.1f %%)", fx->tau_pct);
+	}
+}
+
+/* The plan's node names, for decision_text. Caller frees the array (not the names). */
+static char **node_names(const struct plan *p)
+{
+	char **names = xcalloc((size_t)p->nnodes + 1, sizeof(char *));
+	int k;
+
+	for (k = 0; k < p->nnodes; k++)
+		names[k] = p->nodes[k].name;
+	return names;
+}
+
+/* Why a compared row has no decision: no node finished both points, or too few passes. */
+static const char *no_decision_words(const struct point *p)
+{
+	int k;
+
+	for (k = 0; k < p->fx.nnodes; k++)
+		if (p->fx.nodes[k].state == EFFECT_NODE_FEW_PASSES)
+			return "not judged: needs 2 passes or more per node";
+	return "";
+}
+
+static void verdict_cell(const struct sweep *s, const struct point *p, struct buf *b)
+{
+	char **names;
+
 	if (p->role == ROLE_FINAL)
 		buf_puts(b, "final vs original baseline: ");
-	buf_puts(b, row_verdict_word(p->verdict));
+	if (p->role != ROLE_BASELINE && p->verdict == EFFECT_NA) {
+		buf_puts(b, no_decision_words(p));
+		return;
+	}
+	names = node_names(&s->plan);
+	decision_text(&p->fx, p->verdict, names, b);
+	free(names);
 }
 
 /* The cells of every row, header first: rows[r * ncols + c]. */
@@ -167,9 +240,9 @@ static void grid_build(const struct sweep *s, struct grid *g)
 	char cols[COLS_MAX][PARAM_NAME_MAX];
 	int nc = plan_columns(&s->plan, cols, COLS_MAX), i, j, c;
 	const char *unit = plan_metric_unit(s->plan.metric);
-	bool spread = s->plan.nnodes > 1;
+	bool spread = s->plan.nnodes > 1, adaptive = s->plan.loops_max > s->plan.loops;
 
-	g->ncols = nc + s->plan.nnodes + (spread ? 1 : 0) + 2;
+	g->ncols = nc + s->plan.nnodes + (spread ? 1 : 0) + (adaptive ? 1 : 0) + 2;
 	g->nrows = s->npoints + 1;
 	g->cells = xcalloc((size_t)g->ncols * (size_t)g->nrows, sizeof(char *));
 	c = 0;
@@ -180,6 +253,8 @@ static void grid_build(const struct sweep *s, struct grid *g)
 		                      : xstrdup(s->plan.nodes[j].name);
 	if (spread)
 		g->cells[c++] = xstrdup("spread");
+	if (adaptive)
+		g->cells[c++] = xstrdup("loops");
 	g->cells[c++] = xstrdup("\u0394 vs baseline");
 	g->cells[c++] = xstrdup("verdict");
 	for (i = 0; i < s->npoints; i++) {
@@ -199,9 +274,14 @@ static void grid_build(const struct sweep *s, struct grid *g)
 				buf_printf(&b, "%.1f %%", p->spread_pct);
 			g->cells[c++] = buf_detach(&b, NULL);
 		}
+		if (adaptive) {
+			if (p->loops_run > 0)
+				buf_printf(&b, "%d", p->loops_run);
+			g->cells[c++] = buf_detach(&b, NULL);
+		}
 		delta_cell(p, &b);
 		g->cells[c++] = buf_detach(&b, NULL);
-		verdict_cell(p, &b);
+		verdict_cell(s, p, &b);
 		g->cells[c++] = buf_detach(&b, NULL);
 	}
 }
@@ -259,27 +339,22 @@ static const struct point *first_failed_candidate(const struct sweep *s)
 	return NULL;
 }
 
-/* "best: CONFIG  +47.6 % (significant gain on node1 and node2)" from the parts. */
-static void best_words(const struct sweep *s, const struct config *cfg, double delta_pct,
-                       enum row_verdict v, const struct point *p, struct buf *out)
+/* Up to this many nodes are named in the best line. */
+#define BEST_NAMED_MAX 4
+
+/* "node1, node2 and node3": the used nodes of fx whose own decision is d. Returns how many
+ * there are; names them when there are 1..BEST_NAMED_MAX. */
+static int nodes_with(const struct sweep *s, const struct effect *fx, enum effect_decision d,
+                      struct buf *out)
 {
 	int i, k = 0, n = 0;
 
-	buf_puts(out, "best: ");
-	config_format(cfg, out);
-	buf_puts(out, "  ");
-	signed_fmt(out, delta_pct);
-	buf_printf(out, " %% (%s", row_verdict_word(v));
-	if (!p || !s) {
-		buf_puts(out, ")\n");
-		return;
-	}
-	buf_puts(out, " on ");
-	for (i = 0; i < s->plan.nnodes; i++)
-		if (p->nodes[i].verdict == VERDICT_GAIN)
-			n++;
-	for (i = 0; i < s->plan.nnodes; i++) {
-		if (p->nodes[i].verdict != VERDICT_GAIN)
+	for (i = 0; i < fx->nnodes; i++)
+		n += fx->nodes[i].state == EFFECT_NODE_USED && fx->nodes[i].decision == d;
+	if (n > BEST_NAMED_MAX)
+		return n;
+	for (i = 0; i < fx->nnodes; i++) {
+		if (fx->nodes[i].state != EFFECT_NODE_USED || fx->nodes[i].decision != d)
 			continue;
 		k++;
 		buf_printf(out, "%s%s",
@@ -288,7 +363,39 @@ static void best_words(const struct sweep *s, const struct config *cfg, double d
 		                    : ", ",
 		           s->plan.nodes[i].name);
 	}
+	return n;
+}
+
+/* "best: CONFIG  +47.7 % (significant gain on node1 and node2)" from the parts: the nodes
+ * when every node shows the gain on its own, else the fleet and those that do. */
+static void best_words(const struct sweep *s, const struct config *cfg, double delta_pct,
+                       enum effect_decision v, const struct point *p, struct buf *out)
+{
+	struct buf names = BUF_INIT;
+	int n;
+
+	buf_puts(out, "best: ");
+	config_format(cfg, out);
+	buf_puts(out, "  ");
+	signed_fmt(out, delta_pct);
+	buf_printf(out, " %% (%s", decision_words(v));
+	if (!p || !s) {
+		buf_puts(out, ")\n");
+		return;
+	}
+	n = nodes_with(s, &p->fx, EFFECT_GAIN, &names);
+	if (n == p->fx.nused && names.len)
+		buf_printf(out, " on %s", names.data);
+	else if (n == p->fx.nused)
+		buf_printf(out, " on all %d nodes", n);
+	else if (names.len)
+		buf_printf(out, " on the fleet of %d nodes; on %s own: %s", p->fx.nused,
+		           n == 1 ? "its" : "their", names.data);
+	else
+		buf_printf(out, " on the fleet of %d nodes; %d of them show it on their own",
+		           p->fx.nused, n);
 	buf_puts(out, ")\n");
+	buf_release(&names);
 }
 
 /* The best line; details: each node's error where there is no best. */
@@ -356,11 +463,21 @@ static void warning_words(const struct sweep *s, const struct sweep_warning *w, 
 	}
 }
 
+/* "5 loops", or "3\u201320 loops" for adaptive loops. */
+static void loops_words(const struct plan *p, struct buf *out)
+{
+	if (p->loops_max > p->loops)
+		buf_printf(out, "%d\u2013%d loops", p->loops, p->loops_max);
+	else
+		buf_printf(out, "%d loops", p->loops);
+}
+
 static void header_line(const struct sweep *s, struct buf *out)
 {
-	buf_printf(out, "sweep %lld \"%s\"  metric %s (%s)  %d loops \u00d7 ", (long long)s->id,
-	           s->plan.name, s->plan.metric, s->plan.minimize ? "minimize" : "maximize",
-	           s->plan.loops);
+	buf_printf(out, "sweep %lld \"%s\"  metric %s (%s)  ", (long long)s->id, s->plan.name,
+	           s->plan.metric, s->plan.minimize ? "minimize" : "maximize");
+	loops_words(&s->plan, out);
+	buf_puts(out, " \u00d7 ");
 	if (s->plan.runtime_s > 0)
 		buf_printf(out, "%g s", s->plan.runtime_s);
 	else
@@ -385,6 +502,42 @@ static void table_head(const struct grid *g, const int *w, bool markdown, struct
 			buf_puts(out, "-");
 	}
 	buf_puts(out, "|\n");
+}
+
+/* The job already does direct I/O: its engine options set "direct" to true or 1. */
+static bool job_direct(const struct plan *p)
+{
+	json_t *o = p->engine_json ? json_loads(p->engine_json, 0, NULL) : NULL;
+	json_t *d = json_object_get(o, "direct");
+	bool direct = json_is_true(d) || (json_is_integer(d) && json_integer_value(d) != 0);
+
+	json_decref(o);
+	return direct;
+}
+
+/* The noise line (without "noise: " and the newline), when some row cannot resolve
+ * min_effect: how much the passes vary, which rows, and what would decide them. */
+static void noise_words(const struct sweep *s, struct buf *out)
+{
+	const struct sweep_noise *ns = &s->noise;
+	double m = s->plan.min_effect_pct;
+
+	buf_printf(out,
+	           "passes vary by up to %.1f %%; %d of %d row%s cannot tell a %g %% difference "
+	           "(the smallest %s detect%s is %.1f %%)",
+	           ns->cv_pct, ns->nnoisy, ns->nrows, ns->nrows == 1 ? "" : "s", m,
+	           ns->nnoisy == 1 ? "it" : "they", ns->nnoisy == 1 ? "s" : "", ns->mde_pct);
+	if (ns->loops_needed > 0)
+		buf_printf(out,
+		           ". Deciding %g %% needs about %d loops per point, or a quieter job: "
+		           "longer runtime_s%s",
+		           m, ns->loops_needed, job_direct(&s->plan) ? "" : ", direct I/O");
+	if (ns->nunreachable > 0)
+		buf_printf(
+		        out,
+		        ". In %d row%s the nodes' own effects differ (\u03c4 up to %.1f %%), which "
+		        "more loops do not resolve: look at the nodes",
+		        ns->nunreachable, ns->nunreachable == 1 ? "" : "s", ns->tau_pct);
 }
 
 /* Column widths over every row of g. Caller frees. */
@@ -437,6 +590,11 @@ static void table_render(const struct sweep *s, bool markdown, struct buf *out)
 		table_head(&g, w, markdown, out);
 	buf_puts(out, "\n");
 	report_best_line(s, out);
+	if (s->noise.nnoisy > 0) {
+		buf_puts(out, "noise: ");
+		noise_words(s, out);
+		buf_puts(out, "\n");
+	}
 	for (i = 0; i < s->nwarnings; i++) {
 		buf_puts(out, "warning: ");
 		warning_words(s, &s->warnings[i], out);
@@ -480,12 +638,14 @@ static void csv_render(const struct sweep *s, struct buf *out)
 		csv_field(out, cols[j]);
 	}
 	buf_puts(out, ",node,state,n,mean,stdev,delta_pct,ci_low_pct,ci_high_pct,node_verdict,"
-	              "row_delta_pct,row_verdict,passes\n");
+	              "row_delta_pct,row_verdict,row_ci_low_pct,row_ci_high_pct,tau_pct,i2_pct,"
+	              "q_p,mde_pct,loops_needed,loops,node_cv_pct,node_disagrees,passes\n");
 	for (i = 0; i < s->npoints; i++) {
 		const struct point *p = &s->points[i];
 
 		for (k = 0; k < s->plan.nnodes; k++) {
 			const struct node_result *r = &p->nodes[k];
+			const struct effect_node *nd = fx_node(p, k);
 			struct buf cell = BUF_INIT;
 
 			buf_printf(out, "%lld,%d,%s,%d", (long long)s->id, p->index,
@@ -504,9 +664,21 @@ static void csv_render(const struct sweep *s, struct buf *out)
 			csv_num(out, r->delta_pct);
 			csv_num(out, r->ci_low_pct);
 			csv_num(out, r->ci_high_pct);
-			buf_printf(out, ",%s", verdict_word(r->verdict));
+			buf_printf(out, ",%s", decision_code(r->verdict));
 			csv_num(out, p->delta_pct);
-			buf_printf(out, ",%s,", row_verdict_word(p->verdict));
+			buf_printf(out, ",%s", decision_code(p->verdict));
+			csv_num(out, p->ci_low_pct);
+			csv_num(out, p->ci_high_pct);
+			csv_num(out, p->fx.nused ? p->fx.tau_pct : NAN);
+			csv_num(out, p->fx.nused ? p->fx.i2_pct : NAN);
+			csv_num(out, p->fx.nused ? p->fx.q_p : NAN);
+			csv_num(out, p->fx.nused ? p->fx.mde_pct : NAN);
+			buf_puts(out, ",");
+			if (p->fx.nused && p->fx.loops_needed > 0)
+				buf_printf(out, "%d", p->fx.loops_needed);
+			buf_printf(out, ",%d", p->loops_run);
+			csv_num(out, nd ? nd->cv_point_pct : NAN);
+			buf_printf(out, ",%s,", nd && nd->disagrees ? "yes" : "");
 			for (j = 0; j < r->npasses; j++)
 				buf_printf(out, "%s%.6g", j ? ";" : "", r->passes[j]);
 			buf_puts(out, "\n");
@@ -553,6 +725,92 @@ static json_t *time_json(double t)
 	return json_string(iso);
 }
 
+static json_t *pair_json(double lo, double hi)
+{
+	json_t *a = json_array();
+
+	json_array_append_new(a, num_or_null(lo));
+	json_array_append_new(a, num_or_null(hi));
+	return a;
+}
+
+/* A node's figures of a comparison (nd NULL: the point has none) into o. */
+static void effect_node_json(const struct effect_node *nd, json_t *o)
+{
+	bool used = nd && nd->state == EFFECT_NODE_USED;
+
+	json_object_set_new(o, "effect_state",
+	                    nd ? json_string(effect_node_state_name(nd->state)) : json_null());
+	json_object_set_new(o, "ref_n", nd ? json_integer(nd->n_ref) : json_null());
+	json_object_set_new(o, "cv_pct", nd ? num_or_null(nd->cv_point_pct) : json_null());
+	json_object_set_new(o, "ref_cv_pct", nd ? num_or_null(nd->cv_ref_pct) : json_null());
+	json_object_set_new(o, "df", used ? num_or_null(nd->df) : json_null());
+	json_object_set_new(o, "weight_pct", used ? num_or_null(nd->weight_pct) : json_null());
+	json_object_set_new(o, "differs_p", used ? num_or_null(nd->differs_p) : json_null());
+	json_object_set_new(o, "disagrees", json_boolean(nd && nd->disagrees));
+}
+
+/* The fleet figures of a comparison, or null when it has no used node. */
+static json_t *fleet_json(const struct effect *fx)
+{
+	json_t *o;
+
+	if (fx->nused == 0)
+		return json_null();
+	o = json_object();
+	json_object_set_new(o, "decision", json_string(effect_decision_name(fx->fleet_decision)));
+	json_object_set_new(o, "nodes_used", json_integer(fx->nused));
+	json_object_set_new(o, "delta_pct", num_or_null(fx->delta_pct));
+	json_object_set_new(o, "ci95_pct", pair_json(fx->ci95_low_pct, fx->ci95_high_pct));
+	json_object_set_new(o, "ci90_pct", pair_json(fx->ci90_low_pct, fx->ci90_high_pct));
+	json_object_set_new(o, "df", num_or_null(fx->df));
+	json_object_set_new(o, "tau_pct", num_or_null(fx->tau_pct));
+	json_object_set_new(o, "i2_pct", num_or_null(fx->i2_pct));
+	json_object_set_new(o, "q", num_or_null(fx->q));
+	json_object_set_new(o, "q_df", json_integer(fx->q_df));
+	json_object_set_new(o, "q_p", num_or_null(fx->q_p));
+	json_object_set_new(o, "alpha", num_or_null(fx->alpha));
+	return o;
+}
+
+/* The noise figures of a comparison, or null when it has no used node. */
+static json_t *noise_json(const struct effect *fx)
+{
+	json_t *o;
+
+	if (fx->nused == 0)
+		return json_null();
+	o = json_object();
+	json_object_set_new(o, "cv_pct", num_or_null(fx->cv_pct));
+	json_object_set_new(o, "loops", num_or_null(fx->loops));
+	json_object_set_new(o, "mde_pct", num_or_null(fx->mde_pct));
+	json_object_set_new(o, "loops_needed",
+	                    fx->loops_needed > 0 ? json_integer(fx->loops_needed) : json_null());
+	json_object_set_new(o, "noisy", json_boolean(fx->noisy));
+	return o;
+}
+
+/* The nodes a heterogeneous decision names, with their own figures. */
+static json_t *disagree_json(const struct plan *p, const struct effect *fx)
+{
+	json_t *a = json_array();
+	int i;
+
+	for (i = 0; i < fx->ndisagree; i++) {
+		const struct effect_node *nd = &fx->nodes[fx->disagree[i]];
+		json_t *o = json_object();
+
+		json_object_set_new(o, "node", json_string(p->nodes[fx->disagree[i]].name));
+		json_object_set_new(o, "delta_pct", num_or_null(nd->delta_pct));
+		json_object_set_new(o, "ci_low_pct", num_or_null(nd->ci_low_pct));
+		json_object_set_new(o, "ci_high_pct", num_or_null(nd->ci_high_pct));
+		json_object_set_new(o, "verdict", json_string(effect_decision_name(nd->decision)));
+		json_object_set_new(o, "differs_p", num_or_null(nd->differs_p));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 static json_t *node_json(const struct sweep *s, const struct point *p, int k)
 {
 	const struct node_result *r = &p->nodes[k];
@@ -587,8 +845,9 @@ static json_t *node_json(const struct sweep *s, const struct point *p, int k)
 	json_object_set_new(o, "ci_low_pct", num_or_null(r->ci_low_pct));
 	json_object_set_new(o, "ci_high_pct", num_or_null(r->ci_high_pct));
 	json_object_set_new(o, "verdict",
-	                    r->verdict == VERDICT_NA ? json_null()
-	                                             : json_string(verdict_word(r->verdict)));
+	                    r->verdict == EFFECT_NA ? json_null()
+	                                            : json_string(decision_code(r->verdict)));
+	effect_node_json(fx_node(p, k), o);
 	json_object_set_new(o, "error", r->error[0] ? json_string(r->error) : json_null());
 	return o;
 }
@@ -621,8 +880,55 @@ static json_t *point_json(const struct sweep *s, const struct point *p)
 	json_object_set_new(o, "ci_high_pct", num_or_null(p->ci_high_pct));
 	json_object_set_new(o, "spread_pct", num_or_null(p->spread_pct));
 	json_object_set_new(o, "verdict",
-	                    p->verdict == ROW_NA ? json_null()
-	                                         : json_string(row_verdict_word(p->verdict)));
+	                    p->verdict == EFFECT_NA ? json_null()
+	                                            : json_string(decision_code(p->verdict)));
+	if (p->role == ROLE_BASELINE) {
+		json_object_set_new(o, "verdict_text", json_null());
+	} else {
+		struct buf b = BUF_INIT;
+
+		verdict_cell(s, p, &b);
+		json_object_set_new(o, "verdict_text", json_string(b.data ? b.data : ""));
+		buf_release(&b);
+	}
+	json_object_set_new(o, "ref_loops",
+	                    p->ref_loops > 0 ? json_integer(p->ref_loops) : json_null());
+	json_object_set_new(o, "fleet", fleet_json(&p->fx));
+	json_object_set_new(o, "noise", noise_json(&p->fx));
+	json_object_set_new(o, "disagree", disagree_json(&s->plan, &p->fx));
+	if (p->ref >= 0 && p->fx.nused > 0) {
+		json_t *st = json_object();
+
+		json_object_set_new(st, "look", json_integer(sweep_point_look(s, p->index)));
+		json_object_set_new(st, "looks", json_integer(sweep_nlooks(&s->plan)));
+		json_object_set_new(st, "stop", json_boolean(p->fx.stop));
+		json_object_set_new(o, "stopping", st);
+	} else {
+		json_object_set_new(o, "stopping", json_null());
+	}
+	return o;
+}
+
+/* The sweep's noise summary, with the line the table prints under it (text null when none). */
+static json_t *sweep_noise_json(const struct sweep *s)
+{
+	const struct sweep_noise *ns = &s->noise;
+	json_t *o = json_object();
+	struct buf b = BUF_INIT;
+
+	json_object_set_new(o, "rows", json_integer(ns->nrows));
+	json_object_set_new(o, "noisy_rows", json_integer(ns->nnoisy));
+	json_object_set_new(o, "cv_pct", ns->nnoisy ? num_or_null(ns->cv_pct) : json_null());
+	json_object_set_new(o, "mde_pct", ns->nnoisy ? num_or_null(ns->mde_pct) : json_null());
+	json_object_set_new(o, "loops_needed",
+	                    ns->loops_needed > 0 ? json_integer(ns->loops_needed) : json_null());
+	json_object_set_new(o, "unreachable_rows", json_integer(ns->nunreachable));
+	json_object_set_new(o, "tau_pct",
+	                    ns->nunreachable ? num_or_null(ns->tau_pct) : json_null());
+	if (ns->nnoisy)
+		noise_words(s, &b);
+	json_object_set_new(o, "text", b.len ? json_string(b.data) : json_null());
+	buf_release(&b);
 	return o;
 }
 
@@ -637,7 +943,7 @@ char *report_json(const struct sweep *s)
 	char *text;
 
 	json_object_set_new(o, "format", json_string("fleettune-sweep"));
-	json_object_set_new(o, "format_version", json_integer(1));
+	json_object_set_new(o, "format_version", json_integer(REPORT_FORMAT_VERSION));
 	json_object_set_new(o, "id", json_integer(s->id));
 	json_object_set_new(o, "name", json_string(s->plan.name));
 	json_object_set_new(o, "status", json_string(s->status));
@@ -650,6 +956,7 @@ char *report_json(const struct sweep *s)
 	json_object_set_new(o, "min_effect_pct", json_real(s->plan.min_effect_pct));
 	json_object_set_new(o, "engine", json_string(s->plan.engine));
 	json_object_set_new(o, "loops", json_integer(s->plan.loops));
+	json_object_set_new(o, "loops_max", json_integer(s->plan.loops_max));
 	json_object_set_new(o, "runtime_s",
 	                    s->plan.runtime_s > 0 ? json_real(s->plan.runtime_s) : json_null());
 	for (i = 0; i < s->plan.nnodes; i++) {
@@ -687,7 +994,7 @@ char *report_json(const struct sweep *s)
 		json_object_set_new(best, "params", config_json(&s->points[s->best].cfg));
 		json_object_set_new(best, "delta_pct", num_or_null(s->points[s->best].delta_pct));
 		json_object_set_new(best, "verdict",
-		                    json_string(row_verdict_word(s->points[s->best].verdict)));
+		                    json_string(decision_code(s->points[s->best].verdict)));
 	} else {
 		best = json_null();
 	}
@@ -705,9 +1012,11 @@ char *report_json(const struct sweep *s)
 	}
 	buf_release(&b);
 	json_object_set_new(o, "warnings", warn);
+	json_object_set_new(o, "noise", sweep_noise_json(s));
 	plan = s->plan.json ? json_loads(s->plan.json, 0, NULL) : NULL;
 	json_object_set_new(o, "plan", plan ? plan : json_null());
-	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	/* Full precision (17 digits): analyze re-judges the passes exactly as show judged them. */
+	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
 	json_decref(o);
 	return text;
 }
@@ -888,12 +1197,13 @@ out:
 void report_compare(const struct sweep *a, const struct sweep *b,
                     const struct verdict_comparison *cmp, bool markdown, struct buf *out)
 {
-	char cols[COLS_MAX][PARAM_NAME_MAX];
+	char cols[COLS_MAX][PARAM_NAME_MAX], **names = node_names(&a->plan);
 	int nc = plan_columns(&a->plan, cols, COLS_MAX), i, j, k, r, c;
+	struct buf t = BUF_INIT;
 	struct grid g;
 	int *w;
 
-	g.ncols = nc + a->plan.nnodes + 1;
+	g.ncols = nc + a->plan.nnodes + 2;
 	g.nrows = cmp->nrows + 1;
 	g.cells = xcalloc((size_t)g.ncols * (size_t)g.nrows, sizeof(char *));
 	c = 0;
@@ -902,6 +1212,7 @@ void report_compare(const struct sweep *a, const struct sweep *b,
 	for (k = 0; k < a->plan.nnodes; k++)
 		g.cells[c++] = xasprintf("%s: #%lld \u2192 #%lld", a->plan.nodes[k].name,
 		                         (long long)a->id, (long long)b->id);
+	g.cells[c++] = xstrdup("\u0394 fleet");
 	g.cells[c++] = xstrdup("verdict");
 	for (i = 0; i < cmp->nrows; i++) {
 		const struct verdict_compare_row *row = &cmp->rows[i];
@@ -914,19 +1225,23 @@ void report_compare(const struct sweep *a, const struct sweep *b,
 		}
 		for (k = 0; k < a->plan.nnodes; k++) {
 			const struct verdict_compare_cell *cell = &row->cells[k];
-			struct buf t = BUF_INIT;
+			const struct effect_node *nd =
+			        k < row->fx.nnodes ? &row->fx.nodes[k] : NULL;
 
-			if (!cell->present) {
+			if (!cell->present || !nd) {
 				g.cells[c++] = xstrdup("-");
 				continue;
 			}
 			buf_printf(&t, "%.1f \u2192 %.1f ", cell->a.mean, cell->b.mean);
-			delta_ci(&t, cell->cmp.delta_pct, cell->cmp.ci_low_pct,
-			         cell->cmp.ci_high_pct);
+			delta_ci(&t, nd->delta_pct, nd->ci_low_pct, nd->ci_high_pct);
 			g.cells[c++] = buf_detach(&t, NULL);
 		}
-		g.cells[c++] = xstrdup(row_verdict_word(row->verdict));
+		delta_ci(&t, row->fx.delta_pct, row->fx.ci95_low_pct, row->fx.ci95_high_pct);
+		g.cells[c++] = buf_detach(&t, NULL);
+		decision_text(&row->fx, row->fx.decision, names, &t);
+		g.cells[c++] = buf_detach(&t, NULL);
 	}
+	free(names);
 	w = widths(&g);
 	buf_printf(out, "compare sweep %lld \"%s\" \u2192 sweep %lld \"%s\"  metric %s (%s)\n",
 	           (long long)a->id, a->plan.name, (long long)b->id, b->plan.name, a->plan.metric,
@@ -1149,7 +1464,7 @@ void report_pass_lines(const struct sweep *s, int point, int npoints_est, const 
 }
 
 void report_progress_line(const struct sweep *s, int point, int npoints_est, int loop, int loops,
-                          const bool *active, double eta_s, struct buf *out)
+                          const bool *active, double eta_s, double eta_max_s, struct buf *out)
 {
 	const struct point *p = &s->points[point];
 	struct buf cfg = BUF_INIT;
@@ -1170,6 +1485,10 @@ void report_progress_line(const struct sweep *s, int point, int npoints_est, int
 			buf_printf(out, "  %s -", s->plan.nodes[k].name);
 	}
 	buf_printf(out, "  ETA %s", eta);
+	if (eta_max_s > eta_s + 0.5) {
+		fmt_duration(eta_max_s, eta, sizeof(eta));
+		buf_printf(out, "\u2013%s", eta);
+	}
 	buf_release(&cfg);
 }
 
@@ -1177,11 +1496,18 @@ void report_dry_run(const struct sweep *s, int npoints_est, int nconfigs, bool c
                     struct buf *out)
 {
 	const struct plan *p = &s->plan;
-	double point_s = p->loops * (p->runtime_s > 0 ? p->runtime_s : 0);
+	double loop_s = p->runtime_s > 0 ? p->runtime_s : 0;
+	bool adaptive = p->loops_max > p->loops;
+	struct buf loops = BUF_INIT;
 	int i;
 
-	buf_printf(out, "dry run: \"%s\", %s strategy, %d node%s, %d loops per point\n", p->name,
-	           plan_strategy_name(p->strategy), p->nnodes, p->nnodes == 1 ? "" : "s", p->loops);
+	loops_words(p, &loops);
+	buf_printf(out, "dry run: \"%s\", %s strategy, %d node%s, %s per point%s\n", p->name,
+	           plan_strategy_name(p->strategy), p->nnodes, p->nnodes == 1 ? "" : "s",
+	           loops.data,
+	           adaptive ? " (adaptive: after the minimum, one more loop at a time until the "
+	                      "point is decided)"
+	                    : "");
 	for (i = 0; i < p->nnodes; i++)
 		buf_printf(out, "  node %s  %s  device %s\n", p->nodes[i].name, p->nodes[i].url,
 		           p->nodes[i].device);
@@ -1205,13 +1531,18 @@ void report_dry_run(const struct sweep *s, int npoints_est, int nconfigs, bool c
 		buf_puts(out, "  then a final confirmation of the best configuration against the "
 		              "baseline\n");
 	}
-	if (point_s > 0)
+	buf_printf(out, "at most %d points x %s", npoints_est, loops.data);
+	if (loop_s > 0 && adaptive)
 		buf_printf(out,
-		           "at most %d points x %d loops x %g s = about %.0f s of benchmarking "
-		           "(nodes run in parallel)\n",
-		           npoints_est, p->loops, p->runtime_s, npoints_est * point_s);
-	else
-		buf_printf(out, "at most %d points x %d loops\n", npoints_est, p->loops);
+		           " x %g s = about %.0f\u2013%.0f s of benchmarking (nodes run in "
+		           "parallel)",
+		           p->runtime_s, npoints_est * p->loops * loop_s,
+		           npoints_est * p->loops_max * loop_s);
+	else if (loop_s > 0)
+		buf_printf(out, " x %g s = about %.0f s of benchmarking (nodes run in parallel)",
+		           p->runtime_s, npoints_est * p->loops * loop_s);
+	buf_puts(out, "\n");
+	buf_release(&loops);
 	buf_printf(out, "pre-flight: every agent validates %d configuration%s with a dry run (",
 	           nconfigs, nconfigs == 1 ? "" : "s");
 	if (p->strategy == PLAN_GRID)

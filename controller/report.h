@@ -21,6 +21,10 @@
 
 enum report_format { REPORT_TABLE, REPORT_MARKDOWN, REPORT_CSV, REPORT_JSON };
 
+/* format_version of the sweep document report_json writes. 2: verdicts are effect.h's codes,
+ * with the fleet effect, noise, named disagreeing nodes and the stopping rule's look. */
+#define REPORT_FORMAT_VERSION 2
+
 /* Parse "table", "markdown", "csv" or "json". Returns 0 or -EINVAL. */
 int report_format_parse(const char *s, enum report_format *out);
 /* Append s (analysed with verdict_sweep()) in the given format to out. */
@@ -43,9 +47,10 @@ void report_history(const struct ctlstore_summary *h, int n, struct buf *out);
 /* Off a TTY: one line per pass of point that landed after reported[node] passes. */
 void report_pass_lines(const struct sweep *s, int point, int npoints_est, const int *reported,
                        struct buf *out);
-/* On a TTY: the live line (it starts by returning to column 0 and clearing the line). */
+/* On a TTY: the live line (it starts by returning to column 0 and clearing the line). The ETA
+ * is eta_s, or the range eta_s..eta_max_s when adaptive loops may run longer. */
 void report_progress_line(const struct sweep *s, int point, int npoints_est, int loop, int loops,
-                          const bool *active, double eta_s, struct buf *out);
+                          const bool *active, double eta_s, double eta_max_s, struct buf *out);
 /* `sweep --dry-run`: s holds the first batch of points; nconfigs/complete come from
  * strategy_configs(). */
 void report_dry_run(const struct sweep *s, int npoints_est, int nconfigs, bool complete,

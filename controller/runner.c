@@ -339,7 +339,7 @@ int runner_point_run(struct runner *r, int point, int loops)
 	u.job = xcalloc((size_t)n + 1, sizeof(int64_t));
 	u.js = xcalloc((size_t)n + 1, sizeof(*u.js));
 	u.res = xcalloc((size_t)n + 1, sizeof(*u.res));
-	u.p->loops_run += loops;
+	sweep_point_loops_add(r->s, point, loops);
 	for (k = 0; k < n; k++) {
 		struct node_result *nr = &u.p->nodes[k];
 

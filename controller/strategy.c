@@ -131,7 +131,7 @@ static void axis_choice(struct sweep *s, int ax, struct config *out)
 			continue;
 		if (p->role == ROLE_BASELINE && best < 0)
 			*out = p->cfg;
-		if (p->role != ROLE_CANDIDATE || p->verdict != ROW_GAIN)
+		if (p->role != ROLE_CANDIDATE || p->verdict != EFFECT_GAIN)
 			continue;
 		if (best < 0 || (s->plan.minimize ? p->delta_pct < s->points[best].delta_pct
 		                                  : p->delta_pct > s->points[best].delta_pct))
@@ -141,12 +141,54 @@ static void axis_choice(struct sweep *s, int ax, struct config *out)
 		*out = s->points[best].cfg;
 }
 
+/* Does point p take another look: a compared point with a fleet effect that effect has not
+ * stopped (undecided, looks left)? */
+static bool wants_loop(const struct sweep *s, const struct point *p)
+{
+	return p->role != ROLE_BASELINE && p->ref >= 0 && p->fx.nused > 0 && !p->fx.stop &&
+	       p->loops_run < s->plan.loops_max;
+}
+
+/*
+ * Adaptive loops (job.loops {min, max}): one more round for the points that effect has not
+ * stopped. A round is one more loop of each such point on every node, after one more loop of
+ * its reference when the reference has no more loops than the point: the reference keeps
+ * pace with the points still racing against it, and every look of a point compares n loops
+ * of it with at least n of the reference. Adds the items to b; returns how many.
+ */
+static int more_loops(struct sweep *s, struct strategy_batch *b)
+{
+	bool *ref_added;
+	int i;
+
+	if (s->plan.loops_max <= s->plan.loops || !s->npoints)
+		return 0;
+	verdict_sweep(s);
+	ref_added = xcalloc((size_t)s->npoints, sizeof(bool));
+	for (i = 0; i < s->npoints; i++) {
+		const struct point *p = &s->points[i];
+
+		if (!wants_loop(s, p) || ref_added[p->ref] ||
+		    s->points[p->ref].loops_run > p->loops_run)
+			continue;
+		ref_added[p->ref] = true;
+		work_add(b, p->ref, 1);
+	}
+	for (i = 0; i < s->npoints; i++)
+		if (wants_loop(s, &s->points[i]))
+			work_add(b, i, 1);
+	free(ref_added);
+	return b->n;
+}
+
 int strategy_next(struct sweep *s, struct strategy_batch *b)
 {
 	struct config cur;
 	int last_axis;
 
 	b->n = 0;
+	if (more_loops(s, b) > 0)
+		return b->n;
 	if (s->plan.strategy == PLAN_GRID) {
 		if (!s->npoints)
 			grid_expand(s, b);

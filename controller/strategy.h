@@ -36,6 +36,10 @@ void strategy_batch_release(struct strategy_batch *b);
  * gain, else its baseline. After the last axis, a final confirmation of the
  * chosen configuration against the original baseline (point 0), unless it is
  * the original baseline.
+ * Adaptive loops (plan loops_max > loops): before moving on, every compared
+ * point that effect has not stopped (neither decided nor at loops_max) gets
+ * one more loop per batch, each after one more loop of its reference when the
+ * reference has no more loops than it; items of one loop each.
  */
 int strategy_next(struct sweep *s, struct strategy_batch *b);
 /* For --dry-run and the ETA: the most points the plan can run. */

@@ -30,6 +30,7 @@ void sweep_release(struct sweep *s)
 		for (k = 0; k < s->plan.nnodes; k++)
 			free(s->points[i].nodes[k].passes);
 		free(s->points[i].nodes);
+		effect_release(&s->points[i].fx);
 	}
 	free(s->points);
 	free(s->node_dropped);
@@ -63,6 +64,26 @@ int sweep_point_add(struct sweep *s, enum point_role role, int axis, int ref,
 	return s->npoints++;
 }
 
+void sweep_point_loops_add(struct sweep *s, int i, int loops)
+{
+	struct point *p = &s->points[i];
+
+	p->loops_run += loops;
+	p->ref_loops = p->ref >= 0 ? s->points[p->ref].loops_run : 0;
+}
+
+int sweep_nlooks(const struct plan *p)
+{
+	return p->loops_max > p->loops ? p->loops_max - p->loops + 1 : 1;
+}
+
+int sweep_point_look(const struct sweep *s, int i)
+{
+	int look = s->points[i].loops_run - s->plan.loops + 1, n = sweep_nlooks(&s->plan);
+
+	return look < 1 ? 1 : look > n ? n : look;
+}
+
 void node_result_pass_add(struct node_result *r, double value)
 {
 	if (r->npasses == r->passes_cap) {
@@ -87,9 +108,6 @@ static int code_find(const char *const *names, int n, const char *code)
 
 static const char *const role_codes[] = { "baseline", "candidate", "final" };
 static const char *const node_state_codes[] = { "pending", "ok", "failed", "cancelled", "dropped" };
-static const char *const verdict_codes[] = { "", "gain", "loss", "none", "unclear" };
-static const char *const row_verdict_codes[] = { "",     "gain",         "loss",
-	                                         "none", "inconclusive", "disagree" };
 static const char *const outcome_codes[] = { "pending", "best", "baseline", "baseline_failed",
 	                                     "no_figures" };
 
@@ -113,19 +131,16 @@ int sweep_node_state_parse(const char *code)
 	return code_find(node_state_codes, NAMES(node_state_codes), code);
 }
 
-const char *sweep_verdict_code(enum verdict v)
+const char *sweep_verdict_code(enum effect_decision d)
 {
-	return verdict_codes[v];
+	return d == EFFECT_NA ? NULL : effect_decision_name(d);
 }
 
-const char *sweep_row_verdict_code(enum row_verdict v)
+int sweep_verdict_parse(const char *code)
 {
-	return row_verdict_codes[v];
-}
+	int d = effect_decision_parse(code);
 
-int sweep_row_verdict_parse(const char *code)
-{
-	return code_find(row_verdict_codes, NAMES(row_verdict_codes), code);
+	return d == EFFECT_NA ? -1 : d;
 }
 
 const char *sweep_outcome_code(enum sweep_outcome o)

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "effect.h"
 #include "plan.h"
 #include "stats.h"
 
@@ -27,18 +28,12 @@ enum node_state {
 	NODE_DROPPED,   /* node dropped earlier (--continue-on-node-failure) */
 };
 
-/* A node's verdict on one point against its reference point. */
-enum verdict { VERDICT_NA, VERDICT_GAIN, VERDICT_LOSS, VERDICT_NONE, VERDICT_UNCLEAR };
-
-/* A row's verdict, combining the node verdicts. */
-enum row_verdict {
-	ROW_NA, /* baseline row, or no data */
-	ROW_GAIN,
-	ROW_LOSS,
-	ROW_NONE,
-	ROW_INCONCLUSIVE,
-	ROW_DISAGREE,
-};
+/*
+ * Verdicts are effect.h's decisions (enum effect_decision): a node's own decision on a point
+ * against its reference point (gain, loss, equivalent, inconclusive), and a row's decision,
+ * made on the fleet effect (the same, or heterogeneous when nodes disagree); EFFECT_NA for
+ * baseline rows and points without data.
+ */
 
 /* What a sweep found, for the best line and the exit status. */
 enum sweep_outcome {
@@ -64,6 +59,21 @@ struct sweep_warning {
 
 #define SWEEP_WARNINGS_MAX 8
 
+/* The noise of the sweep's comparison rows, for the line under the table: set when some row
+ * could not resolve min_effect (its minimum detectable effect is larger). */
+struct sweep_noise {
+	int nrows;        /* comparison rows (candidates and final) with a fleet effect */
+	int nnoisy;       /* of those, undecided rows (inconclusive, heterogeneous) whose MDE
+	                     exceeds min_effect (0 when it is 0) */
+	double cv_pct;    /* the largest per-pass CV of a noisy row, % */
+	double mde_pct;   /* the largest MDE of a noisy row more loops can resolve (of any
+	                     noisy row when none can), % */
+	int loops_needed; /* the most loops per point a noisy row needs to resolve min_effect;
+	                     0 when no noisy row can get there with more loops */
+	int nunreachable; /* noisy rows more loops cannot resolve: their nodes' effects differ */
+	double tau_pct;   /* the largest τ among those */
+};
+
 /* One node's run of one point (across every run of the point). */
 struct node_result {
 	enum node_state state;
@@ -75,10 +85,11 @@ struct node_result {
 	int64_t job_id;         /* the agent's id of the latest job, 0 when none */
 	double job_runtime_s;   /* agent's started_at..finished_at, summed over runs */
 	char error[256];
-	/* Filled by verdict_sweep(). */
+	/* Filled by verdict_sweep(): the summary of the passes, and the node's own figures of
+	 * the point's comparison (its node in point.fx), copied for the store and the table. */
 	struct stats_summary sum;
-	double delta_pct, ci_low_pct, ci_high_pct; /* NAN when not computed */
-	enum verdict verdict;
+	double delta_pct, ci_low_pct, ci_high_pct; /* ratio of means, 95 %; NAN when none */
+	enum effect_decision verdict;              /* never EFFECT_HETEROGENEOUS */
 };
 
 struct point {
@@ -88,11 +99,16 @@ struct point {
 	int ref;  /* index of the point this one is compared with; -1 for the first baseline */
 	struct config cfg;
 	int loops_run;             /* loops asked of every node so far, over every run */
+	int ref_loops;             /* loops_run of the reference when this point last ran: the
+	                              reference passes its comparison counts (the first ref_loops
+	                              of each node); 0: all of them */
 	struct node_result *nodes; /* one per plan node */
-	/* Filled by verdict_sweep(). */
-	double delta_pct, ci_low_pct, ci_high_pct; /* fleet mean per loop vs ref */
+	/* Filled by verdict_sweep(). fx is the whole comparison with the reference (owned);
+	 * the row's figures below are copied from it for the strategy, store and table. */
+	struct effect fx;                          /* zeroed when ref < 0 */
+	double delta_pct, ci_low_pct, ci_high_pct; /* fleet Δ and its 95 % CI */
 	double spread_pct;                         /* (max - min) / mean of node means */
-	enum row_verdict verdict;
+	enum effect_decision verdict;              /* EFFECT_NA for baseline rows */
 };
 
 struct sweep {
@@ -108,6 +124,7 @@ struct sweep {
 	int best; /* point index of the best configuration, -1 when none */
 	int nwarnings;
 	struct sweep_warning warnings[SWEEP_WARNINGS_MAX];
+	struct sweep_noise noise;
 };
 
 /* Take ownership of plan (moved; the caller must not release it). */
@@ -118,15 +135,25 @@ int sweep_point_add(struct sweep *s, enum point_role role, int axis, int ref,
                     const struct config *cfg);
 /* Append one pass to r. */
 void node_result_pass_add(struct node_result *r, double value);
+/* Point i is asked loops more loops on every node: count them in loops_run, and note the
+ * reference's loops so far in ref_loops (the runner calls this as a run starts; the
+ * reference of an adaptive round runs first). */
+void sweep_point_loops_add(struct sweep *s, int i, int loops);
+/* The look of point i for effect's stopping rule: 1 after the plan's minimum loops, one more
+ * per extra loop, at most sweep_nlooks(). */
+int sweep_point_look(const struct sweep *s, int i);
+/* The looks a point can take: loops_max - loops + 1 (1 for a fixed number of loops). */
+int sweep_nlooks(const struct plan *p);
 
 /* Stable codes (storage) and their inverses; the parsers return -1 for an unknown code. */
 const char *sweep_role_code(enum point_role r);
 int sweep_role_parse(const char *code);
 const char *sweep_node_state_code(enum node_state st);
 int sweep_node_state_parse(const char *code);
-const char *sweep_verdict_code(enum verdict v);         /* "" for VERDICT_NA */
-const char *sweep_row_verdict_code(enum row_verdict v); /* "" for ROW_NA */
-int sweep_row_verdict_parse(const char *code);
+/* effect.h's decision codes (gain, loss, equivalent, inconclusive, heterogeneous); NULL for
+ * EFFECT_NA, which is stored as SQL NULL. The parser returns -1 for any other text. */
+const char *sweep_verdict_code(enum effect_decision d);
+int sweep_verdict_parse(const char *code);
 const char *sweep_outcome_code(enum sweep_outcome o);
 int sweep_outcome_parse(const char *code);
 

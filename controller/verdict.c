@@ -1,4 +1,4 @@
-/* verdict.c -- statistics and verdicts over a sweep's passes; no I/O, no libraries. */
+/* verdict.c -- each row, compared point and sweep judged with effect.c; no I/O, no libraries. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,66 +7,25 @@
 #include "xmalloc.h"
 #include "banned.h"
 
-void verdict_compare(const struct stats_summary *base, const struct stats_summary *point,
-                     bool minimize, double min_effect_pct, struct verdict_cmp *out)
+/* Judge one comparison of n nodes with effect_compute into fx (released first). A malformed
+ * input (a pass that is not a finite number: never from an agent) leaves fx without nodes and
+ * without a decision. */
+static void judge(int n, const struct effect_sample *sr, const struct effect_sample *sp,
+                  const struct plan *p, int look, int nlooks, struct effect *fx)
 {
-	struct stats_welch w;
-	double d, lo, hi;
-	bool excludes0;
+	struct effect_input in = { .nnodes = n,
+		                   .ref = sr,
+		                   .point = sp,
+		                   .min_effect_pct = p->min_effect_pct,
+		                   .minimize = p->minimize,
+		                   .look = look,
+		                   .nlooks = nlooks };
 
-	out->delta_pct = out->ci_low_pct = out->ci_high_pct = NAN;
-	out->verdict = VERDICT_NA;
-	if (base->n < 1 || point->n < 1 || base->mean == 0.0)
+	effect_release(fx);
+	if (effect_compute(&in, fx, NULL) == 0)
 		return;
-	stats_welch(base, point, 0.95, &w);
-	out->delta_pct = 100.0 * (point->mean / base->mean - 1.0);
-	out->ci_low_pct = 100.0 * w.ci_low / base->mean;
-	out->ci_high_pct = 100.0 * w.ci_high / base->mean;
-	if (base->mean < 0) { /* keep low <= high for negative metrics */
-		double t = out->ci_low_pct;
-
-		out->ci_low_pct = out->ci_high_pct;
-		out->ci_high_pct = t;
-	}
-	d = minimize ? -out->delta_pct : out->delta_pct;
-	lo = out->ci_low_pct;
-	hi = out->ci_high_pct;
-	excludes0 = !isnan(lo) && !isnan(hi) && (lo > 0.0 || hi < 0.0);
-	if (excludes0 && d >= min_effect_pct)
-		out->verdict = VERDICT_GAIN;
-	else if (excludes0 && d <= -min_effect_pct)
-		out->verdict = VERDICT_LOSS;
-	else if (fabs(d) < min_effect_pct)
-		out->verdict = VERDICT_NONE;
-	else
-		out->verdict = VERDICT_UNCLEAR;
-}
-
-enum row_verdict verdict_row(const enum verdict *v, int n)
-{
-	enum verdict first = VERDICT_NA;
-	int i;
-
-	for (i = 0; i < n; i++) {
-		if (v[i] == VERDICT_NA)
-			continue;
-		if (first == VERDICT_NA)
-			first = v[i];
-		else if (v[i] != first)
-			return ROW_DISAGREE;
-	}
-	switch (first) {
-	case VERDICT_GAIN:
-		return ROW_GAIN;
-	case VERDICT_LOSS:
-		return ROW_LOSS;
-	case VERDICT_NONE:
-		return ROW_NONE;
-	case VERDICT_UNCLEAR:
-		return ROW_INCONCLUSIVE;
-	default:
-		return ROW_NA;
-	}
+	in.nnodes = 0;
+	effect_compute(&in, fx, NULL);
 }
 
 static bool node_has_data(const struct node_result *r)
@@ -75,108 +34,71 @@ static bool node_has_data(const struct node_result *r)
 	       (r->state == NODE_OK || r->state == NODE_FAILED || r->state == NODE_CANCELLED);
 }
 
-/* The most passes any node of pt has. */
-static int loops_max(const struct sweep *s, const struct point *pt)
+/* Node k's samples of a comparison: counted only where it finished both points; the
+ * reference's first ref_loops passes when ref_loops is set. */
+static void sample_pair(const struct node_result *ref, const struct node_result *pt, int ref_loops,
+                        struct effect_sample *sr, struct effect_sample *sp)
 {
-	int i, n = 0;
-
-	for (i = 0; i < s->plan.nnodes; i++)
-		if (pt->nodes[i].npasses > n)
-			n = pt->nodes[i].npasses;
-	return n;
+	sr->x = sp->x = NULL;
+	sr->n = sp->n = 0;
+	if (ref->state != NODE_OK || pt->state != NODE_OK)
+		return;
+	sr->x = ref->passes;
+	sr->n = ref_loops > 0 && ref_loops < ref->npasses ? ref_loops : ref->npasses;
+	sp->x = pt->passes;
+	sp->n = pt->npasses;
 }
 
-/* Per loop, the mean across the nodes that have that loop and are OK in both points. out
- * holds loops_max(s, pt) values. */
-static int fleet_sample(const struct sweep *s, const struct point *pt, const struct point *ref,
-                        double *out)
+/* The summaries and spread of point i, and its comparison with its reference. */
+static void point_analyze(struct sweep *s, int i)
 {
-	int loop, i, n = 0, nloops = loops_max(s, pt);
-
-	for (loop = 0; loop < nloops; loop++) {
-		double sum = 0;
-		int k = 0;
-
-		for (i = 0; i < s->plan.nnodes; i++) {
-			const struct node_result *r = &pt->nodes[i], *b = &ref->nodes[i];
-
-			if (r->state != NODE_OK || b->state != NODE_OK || loop >= r->npasses)
-				continue;
-			sum += r->passes[loop];
-			k++;
-		}
-		if (k)
-			out[n++] = sum / k;
-	}
-	return n;
-}
-
-/* The row's Δ and CI: the fleet mean per loop of pt against ref's. */
-static void fleet_compare(const struct sweep *s, struct point *pt, const struct point *ref)
-{
-	double *a = xcalloc((size_t)loops_max(s, ref) + 1, sizeof(double));
-	double *b = xcalloc((size_t)loops_max(s, pt) + 1, sizeof(double));
-	int na = fleet_sample(s, ref, pt, a), nb = fleet_sample(s, pt, ref, b);
-	struct stats_summary sa, sb;
-	struct stats_welch w;
-
-	stats_summarize(a, na, &sa);
-	stats_summarize(b, nb, &sb);
-	if (na > 0 && nb > 0 && sa.mean != 0.0) {
-		stats_welch(&sa, &sb, 0.95, &w);
-		pt->delta_pct = 100.0 * (sb.mean / sa.mean - 1.0);
-		pt->ci_low_pct = 100.0 * w.ci_low / sa.mean;
-		pt->ci_high_pct = 100.0 * w.ci_high / sa.mean;
-	}
-	free(a);
-	free(b);
-}
-
-static void point_analyze(struct sweep *s, struct point *pt)
-{
+	struct point *pt = &s->points[i];
 	const struct point *ref = pt->ref >= 0 ? &s->points[pt->ref] : NULL;
 	double lo = INFINITY, hi = -INFINITY, tot = 0;
-	enum verdict *v;
-	int i, nv = 0, k = 0;
+	struct effect_sample *sr, *sp;
+	int k, n = s->plan.nnodes, used = 0;
 
 	pt->delta_pct = pt->ci_low_pct = pt->ci_high_pct = pt->spread_pct = NAN;
-	pt->verdict = ROW_NA;
-	for (i = 0; i < s->plan.nnodes; i++) {
-		struct node_result *r = &pt->nodes[i];
+	pt->verdict = EFFECT_NA;
+	for (k = 0; k < n; k++) {
+		struct node_result *r = &pt->nodes[k];
 
 		r->delta_pct = r->ci_low_pct = r->ci_high_pct = NAN;
-		r->verdict = VERDICT_NA;
+		r->verdict = EFFECT_NA;
 		stats_summarize(r->passes, node_has_data(r) ? r->npasses : 0, &r->sum);
 		if (r->sum.n > 0) {
 			lo = fmin(lo, r->sum.mean);
 			hi = fmax(hi, r->sum.mean);
 			tot += r->sum.mean;
-			k++;
+			used++;
 		}
 	}
-	if (k >= 2 && tot != 0.0)
-		pt->spread_pct = 100.0 * (hi - lo) / (tot / k);
+	if (used >= 2 && tot != 0.0)
+		pt->spread_pct = 100.0 * (hi - lo) / (tot / used);
+	effect_release(&pt->fx);
 	if (!ref)
 		return;
-	v = xcalloc((size_t)s->plan.nnodes + 1, sizeof(*v));
-	for (i = 0; i < s->plan.nnodes; i++) {
-		struct node_result *r = &pt->nodes[i];
-		const struct node_result *br = &ref->nodes[i];
-		struct verdict_cmp c;
+	sr = xcalloc((size_t)n + 1, sizeof(*sr));
+	sp = xcalloc((size_t)n + 1, sizeof(*sp));
+	for (k = 0; k < n; k++)
+		sample_pair(&ref->nodes[k], &pt->nodes[k], pt->ref_loops, &sr[k], &sp[k]);
+	judge(n, sr, sp, &s->plan, sweep_point_look(s, i), sweep_nlooks(&s->plan), &pt->fx);
+	free(sr);
+	free(sp);
+	for (k = 0; k < pt->fx.nnodes; k++) {
+		const struct effect_node *nd = &pt->fx.nodes[k];
+		struct node_result *r = &pt->nodes[k];
 
-		if (r->state != NODE_OK || br->state != NODE_OK)
-			continue;
-		verdict_compare(&br->sum, &r->sum, s->plan.minimize, s->plan.min_effect_pct, &c);
-		r->delta_pct = c.delta_pct;
-		r->ci_low_pct = c.ci_low_pct;
-		r->ci_high_pct = c.ci_high_pct;
-		r->verdict = c.verdict;
-		v[nv++] = c.verdict;
+		r->delta_pct = nd->delta_pct;
+		r->ci_low_pct = nd->ci_low_pct;
+		r->ci_high_pct = nd->ci_high_pct;
+		r->verdict = nd->decision;
 	}
+	pt->delta_pct = pt->fx.delta_pct;
+	pt->ci_low_pct = pt->fx.ci95_low_pct;
+	pt->ci_high_pct = pt->fx.ci95_high_pct;
 	if (pt->role != ROLE_BASELINE)
-		pt->verdict = verdict_row(v, nv);
-	free(v);
-	fleet_compare(s, pt, ref);
+		pt->verdict = pt->fx.decision;
 }
 
 /* Better in the goal's direction. */
@@ -193,7 +115,7 @@ static void best_pick(struct sweep *s)
 	if (s->plan.strategy == PLAN_SEQUENTIAL) {
 		/* The final confirmation, when it ran and held up, is the answer. */
 		for (i = 0; i < s->npoints; i++)
-			if (s->points[i].role == ROLE_FINAL && s->points[i].verdict == ROW_GAIN)
+			if (s->points[i].role == ROLE_FINAL && s->points[i].verdict == EFFECT_GAIN)
 				s->best = i;
 		if (s->best >= 0)
 			return;
@@ -201,7 +123,7 @@ static void best_pick(struct sweep *s)
 	for (i = 0; i < s->npoints; i++) {
 		const struct point *p = &s->points[i];
 
-		if (p->role != ROLE_CANDIDATE || p->verdict != ROW_GAIN)
+		if (p->role != ROLE_CANDIDATE || p->verdict != EFFECT_GAIN)
 			continue;
 		if (s->best < 0 ||
 		    goal_delta(s, p->delta_pct) > goal_delta(s, s->points[s->best].delta_pct))
@@ -306,6 +228,46 @@ static void asymmetry_check(struct sweep *s)
 	}
 }
 
+static bool decided(enum effect_decision d)
+{
+	return d == EFFECT_GAIN || d == EFFECT_LOSS || d == EFFECT_EQUIVALENT;
+}
+
+/* The noise line's figures: the undecided comparison rows that cannot resolve min_effect. With a
+ * min_effect of 0 any significant difference counts, and there is nothing to resolve. */
+static void noise_summarize(struct sweep *s)
+{
+	struct sweep_noise *ns = &s->noise;
+	double mde_all = 0, mde_reachable = 0;
+	int i;
+
+	memset(ns, 0, sizeof(*ns));
+	for (i = 0; i < s->npoints; i++) {
+		const struct effect *fx = &s->points[i].fx;
+
+		if (s->points[i].role == ROLE_BASELINE || fx->nused == 0)
+			continue;
+		ns->nrows++;
+		/* A decided row needs no more loops, however wide its interval. */
+		if (!fx->noisy || !(s->plan.min_effect_pct > 0) || decided(fx->decision))
+			continue;
+		ns->nnoisy++;
+		ns->cv_pct = fmax(ns->cv_pct, fx->cv_pct);
+		mde_all = fmax(mde_all, fx->mde_pct);
+		if (fx->loops_needed < 0) {
+			ns->nunreachable++;
+			ns->tau_pct = fmax(ns->tau_pct, fx->tau_pct);
+			continue;
+		}
+		mde_reachable = fmax(mde_reachable, fx->mde_pct);
+		if (fx->loops_needed > ns->loops_needed)
+			ns->loops_needed = fx->loops_needed;
+	}
+	/* The MDE quoted is of the rows more loops can resolve, when there are any: the MDE of a
+	 * row whose nodes differ is their spread, which the line names separately. */
+	ns->mde_pct = ns->nnoisy > ns->nunreachable ? mde_reachable : mde_all;
+}
+
 void verdict_sweep(struct sweep *s)
 {
 	int i;
@@ -313,15 +275,23 @@ void verdict_sweep(struct sweep *s)
 	s->nwarnings = 0;
 	/* Points only ever refer to earlier points, so one pass in order suffices. */
 	for (i = 0; i < s->npoints; i++)
-		point_analyze(s, &s->points[i]);
+		point_analyze(s, i);
 	outcome_pick(s);
+	noise_summarize(s);
 	asymmetry_check(s);
+}
+
+static int max_int(int a, int b)
+{
+	return a > b ? a : b;
 }
 
 void verdict_sweeps_compare(const struct sweep *a, const struct sweep *b,
                             struct verdict_comparison *out)
 {
-	enum verdict *v = xcalloc((size_t)a->plan.nnodes + 1, sizeof(*v));
+	int n = a->plan.nnodes, nlooks = max_int(sweep_nlooks(&a->plan), sweep_nlooks(&b->plan));
+	struct effect_sample *sr = xcalloc((size_t)n + 1, sizeof(*sr));
+	struct effect_sample *sp = xcalloc((size_t)n + 1, sizeof(*sp));
 	int i, j, k;
 
 	memset(out, 0, sizeof(*out));
@@ -329,7 +299,6 @@ void verdict_sweeps_compare(const struct sweep *a, const struct sweep *b,
 	for (i = 0; i < a->npoints; i++) {
 		const struct point *pa = &a->points[i], *pb = NULL;
 		struct verdict_compare_row *row;
-		int nv = 0;
 
 		for (j = 0; j < b->npoints && !pb; j++)
 			if (config_equal(&pa->cfg, &b->points[j].cfg))
@@ -339,23 +308,23 @@ void verdict_sweeps_compare(const struct sweep *a, const struct sweep *b,
 		row = &out->rows[out->nrows++];
 		row->point_a = i;
 		row->point_b = pb->index;
-		row->cells = xcalloc((size_t)a->plan.nnodes + 1, sizeof(*row->cells));
-		for (k = 0; k < a->plan.nnodes; k++) {
+		row->cells = xcalloc((size_t)n + 1, sizeof(*row->cells));
+		for (k = 0; k < n; k++) {
 			int kb = plan_node_find(&b->plan, a->plan.nodes[k].name);
 			struct verdict_compare_cell *c = &row->cells[k];
 
-			if (kb < 0 || pa->nodes[k].sum.n == 0 || pb->nodes[kb].sum.n == 0)
+			sr[k].n = sp[k].n = 0;
+			if (kb < 0)
 				continue;
-			c->present = true;
+			sample_pair(&pa->nodes[k], &pb->nodes[kb], 0, &sr[k], &sp[k]);
+			c->present = sr[k].n > 0 && sp[k].n > 0;
 			c->a = pa->nodes[k].sum;
 			c->b = pb->nodes[kb].sum;
-			verdict_compare(&c->a, &c->b, a->plan.minimize, a->plan.min_effect_pct,
-			                &c->cmp);
-			v[nv++] = c->cmp.verdict;
 		}
-		row->verdict = verdict_row(v, nv);
+		judge(n, sr, sp, &a->plan, nlooks, nlooks, &row->fx);
 	}
-	free(v);
+	free(sr);
+	free(sp);
 }
 
 void verdict_comparison_release(struct verdict_comparison *c)
@@ -364,8 +333,10 @@ void verdict_comparison_release(struct verdict_comparison *c)
 
 	if (!c)
 		return;
-	for (i = 0; i < c->nrows; i++)
+	for (i = 0; i < c->nrows; i++) {
 		free(c->rows[i].cells);
+		effect_release(&c->rows[i].fx);
+	}
 	free(c->rows);
 	memset(c, 0, sizeof(*c));
 }

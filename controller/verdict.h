@@ -1,53 +1,48 @@
-/* verdict.h -- Δ, Welch confidence intervals and verdicts for sweeps (pure functions). */
+/* verdict.h -- every verdict of the controller: each sweep row and each compared point judged
+ * with effect.c (per-node ratio of means, random-effects fleet effect), the best point, the
+ * noise summary and the warnings (pure functions). */
 #ifndef FT_VERDICT_H
 #define FT_VERDICT_H
 
 #include <stdbool.h>
 
+#include "effect.h"
 #include "stats.h"
 #include "sweep.h"
 
 /*
- * Every statistic of the controller lives here and produces codes and
+ * Every statistic of the controller is effect.c's, and produces codes and
  * numbers only; the report words them. No I/O, no libraries.
+ *
+ * A comparison counts a node only where it finished both points (state ok);
+ * the reference's passes are its first point.ref_loops ones when that is
+ * set (adaptive loops: the passes it had when the point last ran, so a
+ * point is judged on exactly the data of its last look).
  */
 
-/* One comparison of a point's sample against its baseline's. */
-struct verdict_cmp {
-	double delta_pct;   /* 100 * (mean_point / mean_base - 1); NAN if mean_base is 0 */
-	double ci_low_pct;  /* 95 % Welch CI of mean_point - mean_base, in % of mean_base */
-	double ci_high_pct; /* NAN when either sample has fewer than 2 values */
-	enum verdict verdict;
-};
-
 /*
- * Compare point against base. gain: the CI excludes 0 and Δ >= +min_effect;
- * loss: the CI excludes 0 and Δ <= -min_effect; none: |Δ| < min_effect;
- * unclear otherwise. With minimize, gain and loss swap (lower is better).
- */
-void verdict_compare(const struct stats_summary *base, const struct stats_summary *point,
-                     bool minimize, double min_effect_pct, struct verdict_cmp *out);
-/* Combine node verdicts (VERDICT_NA entries are ignored). */
-enum row_verdict verdict_row(const enum verdict *v, int n);
-/*
- * Fill every analysis field of s: node and row comparisons, spread, the
- * outcome and best point, and the warnings. sequential: a final point that
- * held up is the best; otherwise the candidate with the largest significant
- * gain. Idempotent; call it after any change of the passes.
+ * Fill every analysis field of s: per point the summaries, the comparison
+ * with its reference (point.fx and the row and node figures copied from it,
+ * at the point's look of the stopping rule), the spread; the outcome and
+ * best point, the noise summary and the warnings. The best point is, for
+ * sequential, a final confirmation whose row is a gain; otherwise the
+ * candidate row with the largest gain (a row is a gain only when the fleet
+ * effect is one and no node disagrees). Idempotent; call it after any
+ * change of the passes.
  */
 void verdict_sweep(struct sweep *s);
 
-/* One node of a compared point: sweep a's node against the node of b with the same name. */
+/* One node of a compared point: sweep a's node against the node of b with the same name. Its
+ * Δ, interval and own decision are the row's fx.nodes[k]. */
 struct verdict_compare_cell {
 	bool present; /* both sweeps have passes of this node at this point */
 	struct stats_summary a, b;
-	struct verdict_cmp cmp; /* b against a */
 };
 
 /* One point that both sweeps ran (matched by its parameters). */
 struct verdict_compare_row {
 	int point_a, point_b;
-	enum row_verdict verdict;
+	struct effect fx;                   /* b against a, over a's nodes; owned */
 	struct verdict_compare_cell *cells; /* one per node of sweep a */
 };
 
@@ -56,7 +51,12 @@ struct verdict_comparison {
 	struct verdict_compare_row *rows; /* in the order of sweep a's points */
 };
 
-/* Compare sweep b against sweep a (both analysed) with a's goal and min_effect. */
+/*
+ * Compare sweep b against sweep a (both analysed) with a's goal and
+ * min_effect: per point that both ran, each node of a against b's node of the
+ * same name, and the fleet effect. Either sweep's loops may have stopped
+ * adaptively, so the tests use the per-look α of the sweep with more looks.
+ */
 void verdict_sweeps_compare(const struct sweep *a, const struct sweep *b,
                             struct verdict_comparison *out);
 void verdict_comparison_release(struct verdict_comparison *c);

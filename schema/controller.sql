@@ -77,3 +77,13 @@ ALTER TABLE sweeps ADD COLUMN best_verdict TEXT;     -- its row verdict code (ga
 ALTER TABLE points ADD COLUMN loops INTEGER;
 -- Verdicts are stored as codes from now on: points.verdict gain | loss | none |
 -- inconclusive | disagree (older rows hold the worded verdict; loading recomputes them).
+
+-- migration 3
+-- Fleet-effect verdicts (controller/effect.c). points.verdict holds gain | loss | equivalent |
+-- inconclusive | heterogeneous and point_nodes.verdict gain | loss | equivalent | inconclusive
+-- from now on; points.delta_pct and its interval are the random-effects fleet effect and
+-- point_nodes' the node's ratio of means (95 %). Older rows keep the older codes; loading
+-- recomputes every verdict from the passes.
+-- The reference's loops when the point last ran: the reference passes its comparison counts
+-- (adaptive loops); NULL for rows stored before, which count them all.
+ALTER TABLE points ADD COLUMN ref_loops INTEGER;

@@ -1,7 +1,9 @@
 /* report.js -- renders the controller's sweep report (report.html) from the sweep document that
  * `fleettune-ctl report ID --html FILE` puts in <script id="sweep-data"> (the JSON of
  * `fleettune-ctl show ID --format json`, schema/sweep.schema.json): the sweep table with
- * verdicts, one chart per axis, the best configuration, the warnings and the plan.
+ * verdicts, one chart per axis, the best configuration, the noise line, the warnings and the plan.
+ * Verdicts are read as codes (gain, loss, equivalent, inconclusive, heterogeneous); the words
+ * shown are fleettune-ctl's (verdict_text). Version-1 documents (English verdicts) still render.
  * Works from file:// with no network; all data goes into the page as text. */
 (function () {
   'use strict';
@@ -25,13 +27,28 @@
     return { mean: m, lo: FT.isNum(h) ? m - h : null, hi: FT.isNum(h) ? m + h : null, n: k };
   }
 
-  function verdictClass(v) {
-    v = String(v || '');
-    if (/gain$/.test(v) && !/^no/.test(v)) return 'verdict verdict-gain';
-    if (/loss$/.test(v)) return 'verdict verdict-loss';
-    if (/^no real|^none$/.test(v)) return 'verdict verdict-none';
-    if (/disagree/.test(v)) return 'verdict verdict-disagree';
-    return 'verdict verdict-unclear';
+  /* A row's decision code: version 2 documents carry it; a version-1 document carried words,
+   * which this table turns into the codes. */
+  var V1_CODES = {
+    'significant gain': 'gain', 'significant loss': 'loss', 'no real difference': 'equivalent',
+    inconclusive: 'inconclusive', 'nodes disagree': 'heterogeneous'
+  };
+  function verdictCode(doc, p) {
+    if (!p.verdict) return '';
+    return doc.format_version === 1 ? V1_CODES[p.verdict] || 'inconclusive' : p.verdict;
+  }
+  /* The verdict cell's words: fleettune-ctl wrote them (verdict_text; a version-1 verdict was
+   * its own words). */
+  function verdictText(doc, p) {
+    if (doc.format_version === 1) return (p.verdict || '') + (p.role === 'final' ? ' (final)' : '');
+    return p.verdict_text || '';
+  }
+  var VERDICT_CLASS = {
+    gain: 'verdict-gain', loss: 'verdict-loss', equivalent: 'verdict-none',
+    heterogeneous: 'verdict-disagree', inconclusive: 'verdict-unclear'
+  };
+  function verdictClass(code) {
+    return 'verdict ' + (VERDICT_CLASS[code] || 'verdict-unclear');
   }
 
   function pct(x) {
@@ -55,10 +72,16 @@
     return keys.every(function (k) { return FT.valueText((a || {})[k]) === FT.valueText((b || {})[k]); });
   }
 
+  /* Adaptive loops: each point ran between loops and loops_max loops. */
+  function adaptive(doc) {
+    return FT.isNum(doc.loops_max) && doc.loops_max > doc.loops;
+  }
+
   function header(doc) {
     var bits = [
       'metric ' + doc.metric + (doc.unit ? ' (' + doc.unit + ')' : '') + ', ' + (doc.goal || 'maximize'),
-      (doc.loops || '?') + ' loops' + (FT.isNum(doc.runtime_s) ? ' × ' + doc.runtime_s + ' s' : ''),
+      (doc.loops || '?') + (adaptive(doc) ? '–' + doc.loops_max : '') + ' loops' +
+        (FT.isNum(doc.runtime_s) ? ' × ' + doc.runtime_s + ' s' : ''),
       (doc.nodes || []).length + ' nodes',
       doc.strategy || '',
       'min effect ' + (FT.isNum(doc.min_effect_pct) ? doc.min_effect_pct : 5) + ' %',
@@ -79,7 +102,8 @@
     var nodes = doc.nodes || [];
     var head = cols.slice().concat(nodes.map(function (n) {
       return { v: n.name + (unit ? ' (' + unit + ')' : ''), cls: 'num' };
-    })).concat([{ v: 'Δ vs baseline [95 % CI]', cls: 'num' }, { v: 'node spread', cls: 'num' }, 'verdict']);
+    })).concat(adaptive(doc) ? [{ v: 'loops', cls: 'num' }] : [])
+      .concat([{ v: 'Δ vs baseline [95 % CI]', cls: 'num' }, { v: 'node spread', cls: 'num' }, 'verdict']);
     var rows = (doc.points || []).map(function (p) {
       var cells = cols.map(function (c) {
         var t = p.display && p.display[c] !== undefined ? p.display[c] : FT.valueText((p.params || {})[c]);
@@ -90,10 +114,11 @@
         cells.push({ v: t, cls: 'num' });
       });
       for (var k = (p.nodes || []).length; k < nodes.length; k++) cells.push({ v: '–', cls: 'num' });
+      if (adaptive(doc)) cells.push({ v: String(p.loops || ''), cls: 'num' });
       cells.push({ v: p.role === 'baseline' ? 'baseline' : deltaText(p), cls: 'num' });
       cells.push({ v: FT.isNum(p.spread_pct) ? p.spread_pct.toFixed(1) + ' %' : '', cls: 'num' });
-      var v = p.verdict || (p.role === 'final' ? 'final' : '');
-      cells.push(E('span', { class: verdictClass(v) }, v + (p.role === 'final' ? ' (final)' : '')));
+      var code = verdictCode(doc, p);
+      cells.push(E('span', { class: verdictClass(code), 'data-verdict': code }, verdictText(doc, p)));
       return { attrs: { class: p.role === 'baseline' ? 'baseline' : null, 'data-point': p.index }, cells: cells };
     });
     var t = FT.table(head, rows, 'grid sweep');
@@ -166,7 +191,7 @@
     root.appendChild(header(doc));
     if (doc.best_line || doc.best) {
       root.appendChild(E('p', { class: 'best', id: 'best' }, doc.best_line ? doc.best_line
-        : 'best: ' + cfgText(doc.best.params) + ' ' + pct(doc.best.delta_pct) + ' % (' + doc.best.verdict + ')'));
+        : 'best: ' + cfgText(doc.best.params) + ' ' + pct(doc.best.delta_pct) + ' %'));
     } else {
       root.appendChild(E('p', { class: 'best', id: 'best' }, 'best: the baseline (' + cfgText(doc.baseline) + '); nothing beat it.'));
     }
@@ -175,8 +200,11 @@
     });
     root.appendChild(E('h2', null, 'Sweep'));
     root.appendChild(sweepTable(doc));
-    root.appendChild(E('p', { class: 'hint' }, 'Each node cell is the mean ± stdev of ' + (doc.loops || 'its') +
-      ' passes. Δ is the fleet mean against the row\'s baseline with its 95 % Welch confidence interval; a → marks a value the kernel adjusted.'));
+    if (doc.noise && doc.noise.text) root.appendChild(E('p', { class: 'noise', id: 'noise' }, 'noise: ' + doc.noise.text));
+    root.appendChild(E('p', { class: 'hint' }, 'Each node cell is the mean ± stdev of its passes. ' + (doc.format_version === 1
+      ? 'Δ is the fleet mean against the row\'s baseline with its 95 % Welch confidence interval'
+      : 'Δ is the fleet effect against the row\'s baseline: each node\'s ratio of means, pooled across the nodes (random effects), with its 95 % interval') +
+      '; a → marks a value the kernel adjusted.'));
     if ((doc.axes || []).length) root.appendChild(axisCharts(doc));
     root.appendChild(E('section', { id: 'plan' }, E('h2', null, 'Plan'),
       E('pre', { class: 'plan' }, JSON.stringify(doc.plan !== undefined && doc.plan !== null ? doc.plan : {

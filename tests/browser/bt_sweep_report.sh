@@ -1,7 +1,8 @@
 #!/bin/bash
-# bt_sweep_report.sh -- a real two-node sweep (two agents on two loop devices, real fio, 3 loops
-# of 1 s) through fleettune-ctl, its `report ID --html FILE`, and that file opened from file://
-# in headless Chromium with the network off: table, verdicts, one chart per axis, best, plan.
+# bt_sweep_report.sh -- a real two-node sweep (two agents on two loop devices, real fio,
+# adaptive loops of 1 s, 2 to 4 per point) through fleettune-ctl, its `report ID --html FILE`,
+# and that file opened from file:// in headless Chromium with the network off: table, verdict
+# codes and words, loops column, noise line, one chart per axis, best, plan.
 . "$(dirname "$0")/../integration/lib.sh"
 . "$(dirname "$0")/browser_lib.sh"
 
@@ -28,7 +29,7 @@ jq -n --arg u1 "$node1_URL" --arg u2 "$node2_URL" --arg d1 "$d1" --arg d2 "$d2" 
 	       {param: "nr_requests", values: [32, 128]}],
 	strategy: "sequential",
 	job: {engine: "fio", fio: {rw: "randwrite", bs: "64k", ioengine: "libaio", direct: true, iodepth: 8,
-	      numjobs: 1, size: "32m", runtime_s: 1, time_based: true}, loops: 3},
+	      numjobs: 1, size: "32m", runtime_s: 1, time_based: true}, loops: {min: 2, max: 4}},
 	metric: "write.bw_mib", goal: "maximize", min_effect_pct: 5,
 	labels: {suite: "bt"}}' >"$IT_TMP/plan.json"
 

@@ -36,7 +36,28 @@ async function main() {
   const verdicts = await page.$$eval('#sweep-table .verdict', (v) => v.map((x) => x.textContent).filter(Boolean));
   const want = doc.points.filter((p) => p.verdict).length;
   L.check('sweep table shows the verdicts (' + verdicts.length + ')', verdicts.filter((v) => !/^ ?\(final\)$/.test(v)).length >= want, verdicts.join('|'));
+  const cells = await page.$$eval('#sweep-table tbody tr', (rs) => rs.map((r) => {
+    const v = r.querySelector('.verdict');
+    return v ? { code: v.dataset.verdict, text: v.textContent } : null;
+  }));
+  if (doc.format_version >= 2) {
+    /* The page reads the codes (its class and data-verdict) and shows fleettune-ctl's words. */
+    const bad = doc.points.filter((p, i) => !cells[i] || cells[i].code !== (p.verdict || '') ||
+      cells[i].text !== (p.verdict_text || ''));
+    L.check('every row: verdict code and fleettune-ctl\'s words (' + doc.points.map((p) => p.verdict).join(',') + ')',
+      bad.length === 0, JSON.stringify(cells));
+    const wantClass = { gain: 'verdict-gain', loss: 'verdict-loss', equivalent: 'verdict-none', heterogeneous: 'verdict-disagree', inconclusive: 'verdict-unclear' };
+    const classes = await page.$$eval('#sweep-table tbody tr', (rs) => rs.map((r) => { const v = r.querySelector('.verdict'); return v ? v.className : ''; }));
+    L.check('verdict colours follow the codes', doc.points.every((p, i) => !p.verdict || classes[i].includes(wantClass[p.verdict])), classes.join('|'));
+    const noise = await page.$$eval('#noise', (n) => n.map((x) => x.textContent));
+    L.check('noise line ' + (doc.noise && doc.noise.text ? 'shown' : 'absent'), doc.noise && doc.noise.text
+      ? noise.length === 1 && noise[0] === 'noise: ' + doc.noise.text : noise.length === 0, noise.join('|'));
+  } else {
+    L.check('version-1 verdict words still shown', doc.points.every((p, i) => !p.verdict || (cells[i] && cells[i].text.startsWith(p.verdict))), JSON.stringify(cells));
+  }
   const head = await page.$$eval('#sweep-table thead th', (t) => t.map((x) => x.textContent));
+  const adaptive = doc.loops_max > doc.loops;
+  L.check('loops column ' + (adaptive ? 'shown (adaptive loops)' : 'absent'), head.includes('loops') === adaptive, head.join('|'));
   L.check('table has a column per node', doc.nodes.every((n) => head.some((h) => h.startsWith(n.name))), head.join('|'));
 
   const charts = await page.evaluate(() => Array.from(document.querySelectorAll('canvas.axis-chart')).map((c) => {

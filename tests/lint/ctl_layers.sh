@@ -12,7 +12,7 @@ dir=${1:-$(cd "$(dirname "$0")/../../controller" && pwd)}
 declare -A rank=(
 	[plan]=1 [client]=1 [effect]=1
 	[sweep]=2
-	[ctlstore]=3 [verdict]=3
+	[ctlstore]=3 [verdict]=3 [sweepdoc]=3
 	[strategy]=4
 	[fleet]=5
 	[preflight]=6 [runner]=6
@@ -23,7 +23,7 @@ declare -A rank=(
 declare -A only=(
 	[sqlite3.h]="ctlstore"
 	[curl/curl.h]="client"
-	[jansson.h]="plan fleet report"
+	[jansson.h]="plan fleet report sweepdoc"
 	[microhttpd.h]=""
 )
 

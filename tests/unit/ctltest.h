@@ -3,6 +3,7 @@
 #ifndef FT_CTLTEST_H
 #define FT_CTLTEST_H
 
+#include "strategy.h"
 #include "sweep.h"
 
 /*
@@ -15,5 +16,31 @@
 void ctltest_sweep(struct sweep *s, const char *strategy, const char *extra);
 /* Every node of point i finished 3 passes around mean (earlier passes dropped). */
 void ctltest_fill(struct sweep *s, int i, double mean);
+/* Init s from the plan text (the test fails when it does not parse). No points yet. */
+void ctltest_sweep_text(struct sweep *s, const char *plan_json);
+/*
+ * A plan of nnodes nodes n1..nN (devices sda, sdb, ...), the given baseline and axes (JSON
+ * text), strategy, job.loops (JSON text: 5 or {"min":3,"max":20}) and extra members appended
+ * to the top-level object. Caller frees.
+ */
+char *ctltest_plan(int nnodes, const char *baseline, const char *axes, const char *strategy,
+                   const char *loops, const char *extra);
+/* Node k of point i finished with the passes x[0..n) (earlier passes dropped); the point's
+ * loops_run becomes n when that is more. */
+void ctltest_passes(struct sweep *s, int i, int k, const double *x, int n);
+/*
+ * A deterministic stand-in for the runner: each item of b appends its loops to every node
+ * (counted with sweep_point_loops_add), pass j of node k of point i at
+ * 1000 (1 + eff[i] / 100) (1 ± cv / 100), the sign alternating with j + k: every point's
+ * passes on a node share one pattern, so Δ is eff[i] and the per-pass CV about cv.
+ */
+void ctltest_batch_run(struct sweep *s, const struct strategy_batch *b, const double *eff,
+                       double cv);
+/*
+ * A finished, judged sequential sweep on nodes n1, n2 over axes x [1, 2] and y [1] from
+ * baseline {x: 0, y: 0}, job.loops as given (JSON text), run by ctltest_batch_run with the
+ * effects eff per point index (against point 0; at most 8 points) and per-pass CV cv.
+ */
+void ctltest_sequential_run(struct sweep *s, const char *loops, const double *eff, double cv);
 
 #endif

@@ -134,7 +134,7 @@ static void test_history_outcomes(void **state)
 	assert_int_equal(h.best_point, 3);
 	assert_true(config_equal(&h.best_cfg, &s.points[3].cfg));
 	assert_float_equal(h.best_delta_pct, s.points[3].delta_pct, 1e-9);
-	assert_int_equal(h.best_verdict, ROW_GAIN);
+	assert_int_equal(h.best_verdict, EFFECT_GAIN);
 	report_history(&h, 1, &out);
 	assert_non_null(strstr(out.data, "best: scheduler=none nr_requests=64  +20.0 % "
 	                                 "(significant gain)\n"));

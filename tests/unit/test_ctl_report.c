@@ -1,5 +1,6 @@
 /* test_ctl_report.c -- every rendering: table, markdown, CSV, JSON, HTML, the best and
- * no-best lines, warnings, compare, history, progress, the dry run, nodes and apply. */
+ * no-best lines, warnings, the noise line, named disagreement, compare, history, progress,
+ * the dry run, nodes and apply. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <jansson.h>
 
 #include "testutil.h"
+#include "ctltest.h"
 #include "plan.h"
 #include "report.h"
 #include "strategy.h"
@@ -96,8 +98,14 @@ static void test_table(void **state)
 	assert_non_null(strstr(b.data, "| 975         | 975\u2192919     |"));
 	assert_non_null(strstr(b.data, "no real difference"));
 	assert_non_null(strstr(b.data, "significant gain"));
-	assert_non_null(strstr(b.data, "best: nr_requests=4000 queue_depth=975  +47.6 % "
+	/* The fleet effect (random effects over the nodes' ratios of means): +47.7 %; the old
+	 * Welch interval of the per-loop fleet means said +47.6 %. */
+	assert_non_null(strstr(b.data, "| +47.7 % [+44.9, +50.6] | significant gain   |\n"));
+	assert_non_null(strstr(b.data, "| +0.2 % [\u22120.6, +0.9]    | no real difference |\n"));
+	assert_non_null(strstr(b.data, "best: nr_requests=4000 queue_depth=975  +47.7 % "
 	                               "(significant gain on node1 and node2)\n"));
+	/* Quiet passes (CV under 2 %): no noise line. */
+	assert_null(strstr(b.data, "noise:"));
 	assert_int_equal(s.best, 3);
 	/* Node means differ by < 10 %: no asymmetry warning. */
 	assert_int_equal(s.nwarnings, 0);
@@ -161,11 +169,36 @@ static void test_json(void **state)
 	        json_object_get(json_object_get(n, "applied"), "queue_depth"), "adjusted")));
 	assert_string_equal(json_string_value(json_object_get(n, "verdict")), "gain");
 	assert_int_equal(json_array_size(json_object_get(n, "passes")), 5);
+	assert_true(json_number_value(json_object_get(n, "df")) > 4);
+	assert_true(json_number_value(json_object_get(n, "cv_pct")) > 0);
+	assert_true(json_is_false(json_object_get(n, "disagrees")));
+	assert_int_equal(json_integer_value(json_object_get(doc, "format_version")), 2);
+	/* Rows carry codes and the report's words for them, with the fleet figures. */
+	assert_string_equal(json_string_value(json_object_get(pt, "verdict")), "gain");
+	assert_string_equal(json_string_value(json_object_get(pt, "verdict_text")),
+	                    "significant gain");
+	assert_string_equal(
+	        json_string_value(json_object_get(json_object_get(pt, "fleet"), "decision")),
+	        "gain");
+	assert_int_equal(
+	        json_integer_value(json_object_get(json_object_get(pt, "fleet"), "nodes_used")), 2);
+	assert_int_equal(json_array_size(json_object_get(json_object_get(pt, "fleet"), "ci90_pct")),
+	                 2);
+	assert_true(json_is_boolean(json_object_get(json_object_get(pt, "noise"), "noisy")));
+	assert_int_equal(json_array_size(json_object_get(pt, "disagree")), 0);
+	assert_int_equal(
+	        json_integer_value(json_object_get(json_object_get(pt, "stopping"), "looks")), 1);
 	assert_string_equal(
 	        json_string_value(json_object_get(json_object_get(doc, "best"), "verdict")),
-	        "significant gain");
+	        "gain");
+	assert_int_equal(
+	        json_integer_value(json_object_get(json_object_get(doc, "noise"), "noisy_rows")),
+	        0);
+	assert_true(json_is_null(json_object_get(json_object_get(doc, "noise"), "text")));
 	assert_true(json_is_null(
 	        json_object_get(json_array_get(json_object_get(doc, "points"), 0), "verdict")));
+	assert_true(json_is_null(json_object_get(json_array_get(json_object_get(doc, "points"), 0),
+	                                         "verdict_text")));
 	/* The plan is embedded without tokens. */
 	assert_true(json_is_object(json_object_get(doc, "plan")));
 	json_decref(doc);
@@ -300,8 +333,9 @@ static void test_words(void **state)
 	assert_non_null(strstr(b.data, "| no real difference |"));
 	json = report_json(&s);
 	assert_non_null(strstr(json, "\"warnings\": [\n    \"node2 is consistently 20.7 % below"));
-	assert_non_null(strstr(json, "\"verdict\": \"significant gain\""));
+	assert_non_null(strstr(json, "\"verdict_text\": \"significant gain\""));
 	assert_non_null(strstr(json, "\"verdict\": \"gain\""));
+	assert_null(strstr(json, "\"verdict\": \"significant"));
 	free(json);
 	buf_release(&b);
 	report_render(&s, REPORT_CSV, &b);
@@ -332,8 +366,12 @@ static void test_compare(void **state)
 	assert_non_null(strstr(out.data, "|-------------|"));
 	assert_non_null(
 	        strstr(out.data, "| 975         | 256         | 1277.8 \u2192 1405.6 +10.0 % ["));
-	assert_non_null(strstr(out.data, "| nodes disagree     |\n"));
-	assert_non_null(strstr(out.data, "| no real difference |\n"));
+	/* node1 +10 %, node2 unchanged: the fleet cannot decide, each node decides its own way. */
+	assert_non_null(strstr(out.data, "| \u0394 fleet              | verdict "));
+	assert_non_null(strstr(out.data,
+	                       "| +4.9 % [\u22124.5, +15.1] | nodes disagree: node1, node2 "
+	                       "differ: +10.0 %, +0.0 % |\n"));
+	assert_non_null(strstr(out.data, "| +0.0 % [\u22120.3, +0.3]  | no real difference  "));
 	assert_non_null(strstr(out.data, "4 of 4 points matched\n"));
 	verdict_comparison_release(&c);
 	buf_release(&out);
@@ -356,7 +394,7 @@ static void test_history(void **state)
 	h[0].best_point = 2;
 	config_set(&h[0].best_cfg, "nr_requests", "4000", true);
 	h[0].best_delta_pct = 47.61;
-	h[0].best_verdict = ROW_GAIN;
+	h[0].best_verdict = EFFECT_GAIN;
 	h[1] = h[0];
 	h[1].id = 2;
 	h[1].outcome = OUTCOME_NO_FIGURES;
@@ -391,7 +429,7 @@ static void test_progress(void **state)
 	                              "write.bw_mib 1467.4\n");
 	buf_reset(&out);
 	s.points[3].nodes[1].npasses = 0;
-	report_progress_line(&s, 3, 4, 2, 5, active, 754, &out);
+	report_progress_line(&s, 3, 4, 2, 5, active, 754, 754, &out);
 	assert_string_equal(out.data, "\r\033[Kpoint 4/4 [nr_requests=4000 queue_depth=975] loop "
 	                              "2/5  node1 1902.3  node2 -  ETA 12m34s");
 	buf_release(&out);
@@ -516,6 +554,92 @@ static void test_export_one_rule_per_device(void **state)
 	sweep_release(&s);
 }
 
+/* A judged grid over x [1, 2, 3] on n nodes, 5 loops: point i on node k at
+ * 1000 (1 + eff[i][k] / 100) (1 + cv / 100 z), z a fixed pattern of SD 1; fio_extra goes into
+ * the job's fio options. */
+static void noisy_grid(struct sweep *s, int n, double cv, const double (*eff)[16],
+                       const char *fio_extra)
+{
+	static const double z[5] = { -1.26, -0.64, 0, 0.64, 1.26 };
+	char *t = ctltest_plan(n, "{\"x\":0}", "[{\"param\":\"x\",\"values\":[1,2,3]}]", "grid",
+	                       "5", "");
+	struct strategy_batch b = { 0 };
+	struct buf plan = BUF_INIT;
+	char *at = strstr(t, "\"runtime_s\":2");
+	double x[5];
+	int i, k, j;
+
+	assert_non_null(at);
+	buf_append(&plan, t, (size_t)(at - t));
+	buf_printf(&plan, "%s\"runtime_s\":2%s", fio_extra, at + strlen("\"runtime_s\":2"));
+	ctltest_sweep_text(s, plan.data);
+	free(t);
+	buf_release(&plan);
+	assert_int_equal(strategy_next(s, &b), 4);
+	strategy_batch_release(&b);
+	for (i = 0; i < 4; i++)
+		for (k = 0; k < n; k++) {
+			for (j = 0; j < 5; j++)
+				x[j] = 1000 * (1 + eff[i][k] / 100) *
+				       (1 + cv / 100 * z[(j + i + k) % 5]);
+			ctltest_passes(s, i, k, x, 5);
+		}
+	verdict_sweep(s);
+}
+
+/* The noise line under the table, its figures in the JSON, the loops a row needs in its
+ * verdict cell; and the nodes a disagreement names, in the table and the JSON. */
+static void test_noise_and_disagreement(void **state)
+{
+	static const double small[4][16] = { { 0 }, { 2, 2 }, { -1, -1 }, { 1, 1 } };
+	static const double split[4][16] = {
+		{ 0 }, { 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, -15 }, { 10 }, { 0 }
+	};
+	struct buf b = BUF_INIT;
+	struct sweep s;
+	char *json;
+
+	(void)state;
+	noisy_grid(&s, 2, 20, small, "");
+	report_render(&s, REPORT_TABLE, &b);
+	assert_int_equal(s.noise.nnoisy, 3);
+	assert_true(s.noise.loops_needed > 50);
+	assert_non_null(strstr(b.data, "\nnoise: passes vary by up to "));
+	assert_non_null(strstr(b.data, "; 3 of 3 rows cannot tell a 5 % difference (the smallest "
+	                               "they detect is "));
+	assert_non_null(strstr(b.data, ". Deciding 5 % needs about "));
+	assert_non_null(strstr(b.data, " loops per point, or a quieter job: longer runtime_s, "
+	                               "direct I/O\n"));
+	assert_non_null(strstr(b.data, "| inconclusive (too noisy: ~"));
+	json = report_json(&s);
+	assert_non_null(strstr(json, "\"noisy_rows\": 3"));
+	assert_non_null(strstr(json, "\"text\": \"passes vary by up to "));
+	assert_non_null(strstr(json, "\"loops_needed\": "));
+	free(json);
+	buf_release(&b);
+	sweep_release(&s);
+	/* A job already doing direct I/O is not told to. */
+	noisy_grid(&s, 2, 20, small, "\"direct\":true,");
+	report_render(&s, REPORT_TABLE, &b);
+	assert_non_null(strstr(b.data, " loops per point, or a quieter job: longer runtime_s\n"));
+	buf_release(&b);
+	sweep_release(&s);
+	/* Twelve nodes, one going the other way: the fleet gains, that node is named with its own
+	 * effect. */
+	noisy_grid(&s, 12, 1, split, "");
+	assert_int_equal(s.points[1].verdict, EFFECT_HETEROGENEOUS);
+	report_render(&s, REPORT_TABLE, &b);
+	assert_non_null(strstr(b.data, "| nodes disagree: n12 differs: \u221215.0 % |"));
+	json = report_json(&s);
+	assert_non_null(strstr(json, "\"verdict\": \"heterogeneous\""));
+	assert_non_null(strstr(json, "\"verdict_text\": \"nodes disagree: n12 differs: "
+	                             "\u221215.0 %\""));
+	assert_non_null(strstr(json, "\"disagree\": [\n        {\n          \"node\": \"n12\""));
+	free(json);
+	buf_release(&b);
+	sweep_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -525,6 +649,8 @@ int main(void)
 		cmocka_unit_test(test_html),
 		cmocka_unit_test(test_no_best_lines),
 		cmocka_unit_test(test_words),
+		cmocka_unit_test(test_noise_and_disagreement),
+		cmocka_unit_test(test_export_one_rule_per_device),
 		cmocka_unit_test(test_compare),
 		cmocka_unit_test(test_history),
 		cmocka_unit_test(test_progress),

@@ -91,7 +91,7 @@ static void test_sequential_winners(void **state)
 	 * value) skipped. */
 	assert_int_equal(strategy_next(&s, &b), 3);
 	assert_batch(&b, 3, 3, 3);
-	assert_int_equal(s.points[1].verdict, ROW_GAIN);
+	assert_int_equal(s.points[1].verdict, EFFECT_GAIN);
 	assert_int_equal(s.points[3].role, ROLE_BASELINE);
 	assert_int_equal(s.points[3].axis, 1);
 	assert_int_equal(s.points[3].ref, 0);
@@ -241,6 +241,83 @@ static void test_multi_param_axis(void **state)
 	sweep_release(&s);
 }
 
+/* Adaptive loops: after the minimum, one more loop per round for the points effect has not
+ * stopped, each round's reference loop first; decided points stop, the others at the max. */
+static void test_adaptive_loops(void **state)
+{
+	const double eff[4] = { 0, 30, 0.5, 4 };
+	char *t = ctltest_plan(2, "{\"x\":0}", "[{\"param\":\"x\",\"values\":[1,2,3]}]", "grid",
+	                       "{\"min\":3,\"max\":10}", "");
+	struct strategy_batch b = { 0 };
+	struct sweep s;
+	int rounds = 0, i;
+
+	(void)state;
+	ctltest_sweep_text(&s, t);
+	free(t);
+	assert_int_equal(strategy_next(&s, &b), 4);
+	assert_batch(&b, 0, 4, 3);
+	ctltest_batch_run(&s, &b, eff, 2);
+	while (strategy_next(&s, &b) > 0) {
+		rounds++;
+		/* The reference's loop first, then one loop of each point still racing. */
+		assert_int_equal(b.items[0].point, 0);
+		for (i = 0; i < b.n; i++)
+			assert_int_equal(b.items[i].loops, 1);
+		for (i = 1; i < b.n; i++)
+			assert_false(s.points[b.items[i].point].fx.stop);
+		assert_false(s.points[1].fx.stop && b.n > 1 && b.items[1].point == 1);
+		ctltest_batch_run(&s, &b, eff, 2);
+		assert_true(rounds <= 7);
+	}
+	/* +30 %: a gain at the first look; +0.5 %: no real difference at the first look. */
+	assert_int_equal(s.points[1].verdict, EFFECT_GAIN);
+	assert_int_equal(s.points[1].loops_run, 3);
+	assert_int_equal(s.points[2].verdict, EFFECT_EQUIVALENT);
+	assert_int_equal(s.points[2].loops_run, 3);
+	/* +4 % at CV 2 %: never decided (inside min_effect but too close to it for the
+	 * equivalence test): to the maximum, the reference keeping pace, at the last look of 8
+	 * with the per-look alpha 5 %/8. */
+	assert_int_equal(rounds, 7);
+	assert_int_equal(s.points[3].loops_run, 10);
+	assert_int_equal(s.points[0].loops_run, 10);
+	assert_int_equal(s.points[3].ref_loops, 10);
+	assert_int_equal(s.points[1].ref_loops, 3);
+	assert_int_equal(sweep_point_look(&s, 3), 8);
+	assert_true(s.points[3].fx.stop);
+	assert_float_equal(s.points[3].fx.alpha, 0.05 / 8, 1e-12);
+	/* Point 1 is still judged on the 3 reference loops of its look. */
+	assert_int_equal(s.points[1].fx.nodes[0].n_ref, 3);
+	assert_int_equal(s.points[3].fx.nodes[0].n_ref, 10);
+	strategy_batch_release(&b);
+	sweep_release(&s);
+}
+
+/* A point decided after a few looks stops there; the final confirmation of sequential takes
+ * looks too, against the original baseline's loops without adding to them while it has more. */
+static void test_adaptive_sequential(void **state)
+{
+	const double eff[8] = { 0, 8, -1, 8, 8, 8, 8, 8 };
+	struct sweep s;
+	int final = -1, i;
+
+	(void)state;
+	ctltest_sequential_run(&s, "{\"min\":3,\"max\":12}", eff, 4);
+	for (i = 0; i < s.npoints; i++)
+		if (s.points[i].role == ROLE_FINAL)
+			final = i;
+	/* x=1 (+8 % at CV 4 %) needed more than the minimum but was decided before the max. */
+	assert_int_equal(s.points[1].verdict, EFFECT_GAIN);
+	assert_true(s.points[1].loops_run > 3 && s.points[1].loops_run < 12);
+	assert_int_equal(s.points[1].ref_loops, s.points[1].loops_run);
+	assert_true(final > 0);
+	assert_int_equal(s.points[final].ref, 0);
+	assert_true(s.points[final].ref_loops >= s.points[final].loops_run);
+	assert_true(s.points[final].fx.stop);
+	assert_true(s.best >= 0);
+	sweep_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -250,6 +327,8 @@ int main(void)
 		cmocka_unit_test(test_sequential_minimize),
 		cmocka_unit_test(test_configs),
 		cmocka_unit_test(test_multi_param_axis),
+		cmocka_unit_test(test_adaptive_loops),
+		cmocka_unit_test(test_adaptive_sequential),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -85,16 +85,19 @@ static void test_codes(void **state)
 	for (i = NODE_PENDING; i <= NODE_DROPPED; i++)
 		assert_int_equal(sweep_node_state_parse(sweep_node_state_code((enum node_state)i)),
 		                 i);
-	for (i = ROW_GAIN; i <= ROW_DISAGREE; i++)
-		assert_int_equal(
-		        sweep_row_verdict_parse(sweep_row_verdict_code((enum row_verdict)i)), i);
+	for (i = EFFECT_GAIN; i <= EFFECT_HETEROGENEOUS; i++)
+		assert_int_equal(sweep_verdict_parse(sweep_verdict_code((enum effect_decision)i)),
+		                 i);
 	for (i = OUTCOME_PENDING; i <= OUTCOME_NO_FIGURES; i++)
 		assert_int_equal(sweep_outcome_parse(sweep_outcome_code((enum sweep_outcome)i)), i);
 	/* Codes, not words: stable snake_case for the store. */
-	assert_string_equal(sweep_row_verdict_code(ROW_NONE), "none");
-	assert_string_equal(sweep_row_verdict_code(ROW_DISAGREE), "disagree");
+	assert_string_equal(sweep_verdict_code(EFFECT_EQUIVALENT), "equivalent");
+	assert_string_equal(sweep_verdict_code(EFFECT_HETEROGENEOUS), "heterogeneous");
+	assert_null(sweep_verdict_code(EFFECT_NA));
+	assert_int_equal(sweep_verdict_parse("na"), -1);
+	assert_int_equal(sweep_verdict_parse("none"), -1);
 	assert_string_equal(sweep_outcome_code(OUTCOME_BASELINE_FAILED), "baseline_failed");
-	assert_string_equal(sweep_verdict_code(VERDICT_UNCLEAR), "unclear");
+	assert_string_equal(sweep_verdict_code(EFFECT_INCONCLUSIVE), "inconclusive");
 	assert_int_equal(sweep_role_parse("bogus"), -1);
 	assert_int_equal(sweep_outcome_parse(""), -1);
 }

@@ -1,0 +1,177 @@
+/* test_ctl_sweepdoc.c -- the sweep document read back: round trips, version 1, and errors
+ * that name the JSON path and leave nothing behind. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "ctltest.h"
+#include "report.h"
+#include "strategy.h"
+#include "sweep.h"
+#include "sweepdoc.h"
+#include "verdict.h"
+#include "xmalloc.h"
+
+/* A finished sequential sweep with adaptive loops (3 to 12), judged. */
+static void adaptive_sweep(struct sweep *s)
+{
+	const double eff[8] = { 0, 8, -1, 8, 8, 8, 8, 8 };
+
+	ctltest_sequential_run(s, "{\"min\":3,\"max\":12}", eff, 4);
+	s->id = 12;
+	s->created_at = 1764457200.0;
+	s->finished_at = 1764457800.0;
+	snprintf(s->status, sizeof(s->status), "completed");
+	verdict_sweep(s);
+}
+
+/* show --format json, read back and judged again, gives the same document and table. */
+static void test_roundtrip(void **state)
+{
+	struct buf t1 = BUF_INIT, t2 = BUF_INIT;
+	struct sweep a, b;
+	struct err e;
+	char *j1, *j2;
+
+	(void)state;
+	adaptive_sweep(&a);
+	j1 = report_json(&a);
+	assert_int_equal(sweepdoc_parse(j1, &b, &e), 0);
+	/* Only the data came back: nothing is judged until verdict_sweep. */
+	assert_int_equal(b.npoints, a.npoints);
+	assert_int_equal(b.points[1].verdict, EFFECT_NA);
+	assert_int_equal(b.points[1].loops_run, a.points[1].loops_run);
+	assert_int_equal(b.points[1].ref_loops, a.points[1].ref_loops);
+	assert_int_equal(b.plan.loops_max, 12);
+	verdict_sweep(&b);
+	j2 = report_json(&b);
+	assert_string_equal(j1, j2);
+	report_render(&a, REPORT_TABLE, &t1);
+	report_render(&b, REPORT_TABLE, &t2);
+	assert_string_equal(t1.data, t2.data);
+	assert_non_null(strstr(t1.data, "3\u201312 loops"));
+	assert_int_equal(b.points[1].verdict, EFFECT_GAIN);
+	free(j1);
+	free(j2);
+	buf_release(&t1);
+	buf_release(&t2);
+	sweep_release(&a);
+	sweep_release(&b);
+}
+
+/* Analysis fields are ignored: a document whose verdicts and means lie is judged from its
+ * passes. */
+static void test_analysis_ignored(void **state)
+{
+	struct sweep a, b;
+	struct err e;
+	char *j, *p;
+
+	(void)state;
+	adaptive_sweep(&a);
+	j = report_json(&a);
+	p = strstr(j, "\"verdict\": \"gain\"");
+	assert_non_null(p);
+	memcpy(p, "\"verdict\": \"loss\"", strlen("\"verdict\": \"loss\""));
+	assert_int_equal(sweepdoc_parse(j, &b, &e), 0);
+	verdict_sweep(&b);
+	assert_int_equal(b.points[1].verdict, EFFECT_GAIN);
+	assert_int_equal(b.best, a.best);
+	free(j);
+	sweep_release(&a);
+	sweep_release(&b);
+}
+
+/* The version-1 fixture (English verdicts) is read and judged with the new rules. */
+static void test_version1(void **state)
+{
+	char *text = tu_slurp(FT_FIXTURES "/sweep-example.json", NULL);
+	struct sweep s;
+	struct err e;
+
+	(void)state;
+	assert_int_equal(sweepdoc_parse(text, &s, &e), 0);
+	assert_int_equal(s.id, 1);
+	assert_int_equal(s.npoints, 6);
+	assert_int_equal(s.plan.strategy, PLAN_SEQUENTIAL);
+	assert_int_equal(s.points[0].nodes[0].npasses, 3);
+	assert_string_equal(s.status, "completed");
+	verdict_sweep(&s);
+	/* nr_requests 256 against its axis baseline: -35 % on both nodes. */
+	assert_int_equal(s.points[5].verdict, EFFECT_LOSS);
+	assert_int_equal(s.best, -1);
+	free(text);
+	sweep_release(&s);
+}
+
+/* One bad document: it is refused with code invalid_sweep and a message that starts with the
+ * JSON path. */
+static void refused(const char *text, const char *msg_start)
+{
+	struct sweep s;
+	struct err e;
+
+	err_clear(&e);
+	assert_int_equal(sweepdoc_parse(text, &s, &e), -EINVAL);
+	assert_string_equal(e.code, "invalid_sweep");
+	if (strncmp(e.msg, msg_start, strlen(msg_start)))
+		fail_msg("message '%s' does not start with '%s'", e.msg, msg_start);
+}
+
+/* Replace the first occurrence of from in the document with to, and expect msg_start. */
+static void refused_edit(const char *doc, const char *from, const char *to, const char *msg_start)
+{
+	const char *at = strstr(doc, from);
+	struct buf b = BUF_INIT;
+
+	assert_non_null(at);
+	buf_append(&b, doc, (size_t)(at - doc));
+	buf_puts(&b, to);
+	buf_puts(&b, at + strlen(from));
+	refused(b.data, msg_start);
+	buf_release(&b);
+}
+
+static void test_errors(void **state)
+{
+	struct sweep a;
+	char *j;
+
+	(void)state;
+	adaptive_sweep(&a);
+	j = report_json(&a);
+	refused("", "line 1");
+	refused("[]", "$: expected an object");
+	refused("{\"format\":\"other\"}", "format: not a fleettune sweep document");
+	refused_edit(j, "\"format_version\": 2", "\"format_version\": 3",
+	             "format_version: 3 is newer");
+	refused_edit(j, "\"format_version\": 2", "\"format_version\": \"2\"",
+	             "format_version: expected an integer");
+	refused_edit(j, "\"passes\": [\n", "\"passes\": [\n\"fast\",\n",
+	             "points[0].nodes[0].passes[0]: expected a number");
+	refused_edit(j, "\"role\": \"candidate\"", "\"role\": \"winner\"",
+	             "points[1].role: 'winner' is not baseline, candidate or final");
+	refused_edit(j, "\"ref\": 0", "\"ref\": 7", "points[1].ref: 7 is not an earlier point");
+	refused_edit(j, "\"state\": \"ok\"", "\"state\": \"happy\"",
+	             "points[0].nodes[0].state: 'happy' is not");
+	refused_edit(j, "\"node\": \"n1\"", "\"node\": \"n9\"",
+	             "points[0].nodes[0].node: 'n9', expected 'n1'");
+	refused_edit(j, "\"strategy\": \"sequential\",\n    \"job\"",
+	             "\"strategy\": \"random\",\n    \"job\"", "plan.");
+	free(j);
+	sweep_release(&a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_analysis_ignored),
+		cmocka_unit_test(test_version1),
+		cmocka_unit_test(test_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
