@@ -60,6 +60,8 @@ int sweep_point_add(struct sweep *s, enum point_role role, int axis, int ref,
 		p->nodes[i].delta_pct = p->nodes[i].ci_low_pct = p->nodes[i].ci_high_pct = NAN;
 	}
 	p->delta_pct = p->ci_low_pct = p->ci_high_pct = p->spread_pct = NAN;
+	p->race.vs = -1;
+	p->race.delta_pct = p->race.low_pct = p->race.high_pct = NAN;
 	return s->npoints++;
 }
 
@@ -90,6 +92,9 @@ static const char *const node_state_codes[] = { "pending", "ok", "failed", "canc
 static const char *const verdict_codes[] = { "", "gain", "loss", "none", "unclear" };
 static const char *const row_verdict_codes[] = { "",     "gain",         "loss",
 	                                         "none", "inconclusive", "disagree" };
+static const char *const race_state_codes[] = { "", "running", "dropped", "won", "tied", "open" };
+static const char *const race_why_codes[] = { "",     "worse",          "equivalent", "failed",
+	                                      "last", "all_equivalent", "cap",        "budget" };
 static const char *const outcome_codes[] = { "pending", "best", "baseline", "baseline_failed",
 	                                     "no_figures" };
 
@@ -136,4 +141,24 @@ const char *sweep_outcome_code(enum sweep_outcome o)
 int sweep_outcome_parse(const char *code)
 {
 	return code_find(outcome_codes, NAMES(outcome_codes), code);
+}
+
+const char *sweep_race_state_code(enum race_state st)
+{
+	return race_state_codes[st];
+}
+
+int sweep_race_state_parse(const char *code)
+{
+	return code_find(race_state_codes, NAMES(race_state_codes), code);
+}
+
+const char *sweep_race_why_code(enum race_why w)
+{
+	return race_why_codes[w];
+}
+
+int sweep_race_why_parse(const char *code)
+{
+	return code_find(race_why_codes, NAMES(race_why_codes), code);
 }

@@ -33,7 +33,9 @@ enum row_verdict verdict_row(const enum verdict *v, int n);
  * Fill every analysis field of s: node and row comparisons, spread, the
  * outcome and best point, and the warnings. sequential: a final point that
  * held up is the best; otherwise the candidate with the largest significant
- * gain. Idempotent; call it after any change of the passes.
+ * gain. adaptive: the final point when its fleet effect against the original
+ * baseline is a gain (race_confirmed), else none (the baseline).
+ * Idempotent; call it after any change of the passes.
  */
 void verdict_sweep(struct sweep *s);
 
