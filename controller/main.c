@@ -16,6 +16,7 @@
 #include "num.h"
 #include "plan.h"
 #include "preflight.h"
+#include "race.h"
 #include "report.h"
 #include "runner.h"
 #include "strategy.h"
@@ -130,7 +131,8 @@ static int plan_open(const char *path, struct plan *p, bool tokens)
 {
 	struct err e = { 0 };
 
-	if (plan_load(path, p, &e) < 0 || (tokens && plan_tokens_load(p, &e) < 0)) {
+	if (plan_load(path, p, &e) < 0 || race_budget_check(p, &e) < 0 ||
+	    (tokens && plan_tokens_load(p, &e) < 0)) {
 		log_error("%s: %s", path, e.msg);
 		plan_release(p);
 		return -1;
@@ -233,6 +235,19 @@ static void progress_clear(struct progress *pg)
 	}
 }
 
+/* An adaptive sweep's ETA: the loops it is expected to run still (race_remaining), less the
+ * part of the run under way, at the seconds per loop seen so far. */
+static double adaptive_eta(const struct progress *pg, const struct runner_event *ev)
+{
+	int spent = race_loops_spent(pg->s);
+	double per_loop = pg->r->runs && spent > 0 ? pg->r->run_s / spent
+	                                           : pg->first_point_s / pg->s->plan.loops;
+	double ex, wo;
+
+	race_remaining(pg->s, &ex, &wo);
+	return fmax(ex - ev->fraction * ev->loops, 0) * per_loop;
+}
+
 /* The runner's events: passes and the progress line, failures in the log. */
 static void on_event(void *ctx, const struct runner_event *ev)
 {
@@ -279,6 +294,8 @@ static void on_event(void *ctx, const struct runner_event *ev)
 	pg->last_draw = time_mono_s();
 	per_point = done ? pg->r->run_s / done : pg->first_point_s;
 	eta = (pg->npoints_est - done - ev->fraction) * per_point;
+	if (p->strategy == PLAN_ADAPTIVE)
+		eta = adaptive_eta(pg, ev);
 	report_progress_line(pg->s, ev->point, pg->npoints_est, ev->loop, ev->loops,
 	                     pg->r->f->active, eta, &b);
 	fputs(b.data, stderr);
@@ -390,9 +407,19 @@ static int sweep_execute(struct sweep *s, const struct opts *o, struct err *e)
 		ctlstore_sweep_finish(st, s, NULL);
 		goto out;
 	}
-	log_info("sweep %lld \"%s\": %d node%s, up to %d points of %d loops", (long long)s->id,
-	         s->plan.name, s->plan.nnodes, s->plan.nnodes == 1 ? "" : "s", pg.npoints_est,
-	         s->plan.loops);
+	if (s->plan.strategy == PLAN_ADAPTIVE) {
+		double ex, wo;
+
+		race_remaining(s, &ex, &wo);
+		log_info("sweep %lld \"%s\": %d node%s, adaptive, %d to %d loops; loops per node: "
+		         "worst case %.0f, expected about %.0f",
+		         (long long)s->id, s->plan.name, s->plan.nnodes,
+		         s->plan.nnodes == 1 ? "" : "s", s->plan.loops, s->plan.loops_max, wo, ex);
+	} else {
+		log_info("sweep %lld \"%s\": %d node%s, up to %d points of %d loops",
+		         (long long)s->id, s->plan.name, s->plan.nnodes,
+		         s->plan.nnodes == 1 ? "" : "s", pg.npoints_est, s->plan.loops);
+	}
 	/* A signal stops the sweep between points too: no new point is begun. */
 	while (rc == 0 && !stop_signal && strategy_next(s, &batch) > 0) {
 		for (i = 0; i < batch.n && rc == 0 && !stop_signal; i++) {

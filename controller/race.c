@@ -351,6 +351,8 @@ void race_remaining(const struct sweep *s, double *expected_loops, double *worst
 			goto out;
 		ax = last->axis;
 		n = race_survivors(s, ax, sv);
+		/* Round 1 brings every racer to job.loops.min; a later round is one loop more. */
+		top = p->loops;
 		for (i = 0; i < n; i++)
 			if (s->points[sv[i]].loops_run > top)
 				top = s->points[sv[i]].loops_run;
