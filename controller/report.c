@@ -401,26 +401,33 @@ static int *widths(const struct grid *g)
 }
 
 /* One table; a sequential sweep gets one per axis (as in seed 003) plus the final check. */
-/* How a race decision reads: "dropped after 2 loops (round 1): shown worse than". */
+/* Why a race decision was made, in words. */
 static const char *race_words(const struct race_mark *m)
 {
 	static const char *const why[] = {
 		[RACE_WHY_NONE] = "",
-		[RACE_WHY_WORSE] = "shown worse than",
-		[RACE_WHY_EQUIVALENT] = "equivalent to (and no cheaper than)",
+		[RACE_WHY_WORSE] = "shown worse than the leader",
+		[RACE_WHY_EQUIVALENT] = "equivalent to the leader and no cheaper to keep",
 		[RACE_WHY_FAILED] = "no figures to compare",
-		[RACE_WHY_LAST] = "the last value left; against",
-		[RACE_WHY_ALL_EQUIVALENT] = "every other value equivalent to it; against",
-		[RACE_WHY_CAP] = "undecided at job.loops.max; against",
-		[RACE_WHY_BUDGET] = "undecided when the next round would exceed budget_s; against",
+		[RACE_WHY_LAST] = "the last value left",
+		[RACE_WHY_ALL_EQUIVALENT] =
+		        "the rest equivalent to the leader: the baseline's value kept",
+		[RACE_WHY_CAP] = "undecided at job.loops.max",
+		[RACE_WHY_BUDGET] = "undecided: the next round would exceed budget_s",
 	};
 
+	if (m->state == RACE_WON && m->why == RACE_WHY_CAP)
+		return "kept when the race stopped at job.loops.max (the leader, unless its gain "
+		       "over the baseline's value was not shown)";
+	if (m->state == RACE_WON && m->why == RACE_WHY_BUDGET)
+		return "kept when budget_s stopped the race (the leader, unless its gain over the "
+		       "baseline's value was not shown)";
 	return why[m->why];
 }
 
 /* One line per raced point of an adaptive sweep: what the race decided, after how many
- * loops, and the comparison it used ("dropped after 3 loops (round 1): -27.8 % [-30.1,
- * -25.4] shown worse than nr_requests=256"). */
+ * loops, why, and the comparison it used ("dropped after 3 loops (round 1): shown worse than
+ * the leader; vs point 4 nr_requests=256: -27.8 % [-30.1, -25.4]"). */
 static void race_lines(const struct sweep *s, struct buf *out)
 {
 	int i, n = 0;
@@ -443,7 +450,7 @@ static void race_lines(const struct sweep *s, struct buf *out)
 			buf_printf(out, ": %s", race_words(m));
 		if (m->vs >= 0) {
 			config_format(&s->points[m->vs].cfg, &v);
-			buf_printf(out, " point %d %s: %+.1f %% [%+.1f, %+.1f]", m->vs + 1,
+			buf_printf(out, "; vs point %d %s: %+.1f %% [%+.1f, %+.1f]", m->vs + 1,
 			           v.data ? v.data : "", m->delta_pct, m->low_pct, m->high_pct);
 		}
 		buf_puts(out, "\n");
