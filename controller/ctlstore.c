@@ -287,13 +287,60 @@ static int tx_end(struct ctlstore *st, int rc, struct err *e)
 	return rc;
 }
 
+/* Point idx's race decision (adaptive), replacing the one stored; none for RACE_NONE. */
+static int race_write(struct ctlstore *st, const struct sweep *s, int idx, struct err *e)
+{
+	const struct race_mark *m = &s->points[idx].race;
+	sqlite3_stmt *q = NULL;
+	int rc = 0;
+
+	if (m->state == RACE_NONE)
+		return 0;
+	if (sqlite3_prepare_v2(
+	            st->db,
+	            "INSERT OR REPLACE INTO point_races(sweep_id, idx, state, why, round, "
+	            "loops, vs, delta_pct, low_pct, high_pct) VALUES "
+	            "(?,?,?,?,?,?,?,?,?,?)",
+	            -1, &q, NULL) != SQLITE_OK)
+		return db_fail(st, e, "prepare race");
+	sqlite3_bind_int64(q, 1, s->id);
+	sqlite3_bind_int(q, 2, idx);
+	sqlite3_bind_text(q, 3, sweep_race_state_code(m->state), -1, SQLITE_STATIC);
+	if (m->why != RACE_WHY_NONE)
+		sqlite3_bind_text(q, 4, sweep_race_why_code(m->why), -1, SQLITE_STATIC);
+	sqlite3_bind_int(q, 5, m->round);
+	sqlite3_bind_int(q, 6, m->loops);
+	if (m->vs >= 0)
+		sqlite3_bind_int(q, 7, m->vs);
+	bind_num(q, 8, m->delta_pct);
+	bind_num(q, 9, m->low_pct);
+	bind_num(q, 10, m->high_pct);
+	if (sqlite3_step(q) != SQLITE_DONE)
+		rc = db_fail(st, e, "insert race");
+	sqlite3_finalize(q);
+	return rc;
+}
+
+/* Every race decision of s: a round changes points other than the one just run. */
+static int races_write(struct ctlstore *st, const struct sweep *s, struct err *e)
+{
+	int i, rc = 0;
+
+	for (i = 0; i < s->npoints && !rc; i++)
+		rc = race_write(st, s, i, e);
+	return rc;
+}
+
 int ctlstore_point_save(struct ctlstore *st, const struct sweep *s, int idx, struct err *e)
 {
 	int rc = tx_begin(st, e);
 
 	if (rc < 0)
 		return rc;
-	return tx_end(st, point_write(st, s, idx, e), e);
+	rc = point_write(st, s, idx, e);
+	if (!rc)
+		rc = races_write(st, s, e);
+	return tx_end(st, rc, e);
 }
 
 int ctlstore_sweep_finish(struct ctlstore *st, const struct sweep *s, struct err *e)
@@ -309,6 +356,8 @@ int ctlstore_sweep_finish(struct ctlstore *st, const struct sweep *s, struct err
 		goto out;
 	for (i = 0; i < s->npoints && !rc; i++)
 		rc = point_write(st, s, i, e);
+	if (!rc)
+		rc = races_write(st, s, e);
 	if (rc)
 		goto end;
 	if (sqlite3_prepare_v2(st->db,
@@ -353,6 +402,40 @@ static const char *col_text(sqlite3_stmt *q, int i)
 static double col_num(sqlite3_stmt *q, int i)
 {
 	return sqlite3_column_type(q, i) == SQLITE_NULL ? NAN : sqlite3_column_double(q, i);
+}
+
+/* The race decisions stored for sweep id into its points (rows with unknown codes or points
+ * are skipped). */
+static int races_read(struct ctlstore *st, int64_t id, struct sweep *s, struct err *e)
+{
+	sqlite3_stmt *q = NULL;
+
+	if (sqlite3_prepare_v2(st->db,
+	                       "SELECT idx, state, why, round, loops, vs, delta_pct, low_pct, "
+	                       "high_pct FROM point_races WHERE sweep_id=?",
+	                       -1, &q, NULL) != SQLITE_OK)
+		return db_fail(st, e, "select races");
+	sqlite3_bind_int64(q, 1, id);
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		int idx = sqlite3_column_int(q, 0),
+		    st_code = sweep_race_state_parse(col_text(q, 1));
+		int why = sweep_race_why_parse(col_text(q, 2));
+		struct race_mark *m;
+
+		if (idx < 0 || idx >= s->npoints || st_code <= 0 || why < 0)
+			continue;
+		m = &s->points[idx].race;
+		m->state = (enum race_state)st_code;
+		m->why = (enum race_why)why;
+		m->round = sqlite3_column_int(q, 3);
+		m->loops = sqlite3_column_int(q, 4);
+		m->vs = sqlite3_column_type(q, 5) == SQLITE_NULL ? -1 : sqlite3_column_int(q, 5);
+		m->delta_pct = col_num(q, 6);
+		m->low_pct = col_num(q, 7);
+		m->high_pct = col_num(q, 8);
+	}
+	sqlite3_finalize(q);
+	return 0;
 }
 
 int ctlstore_sweep_load(struct ctlstore *st, int64_t id, struct sweep *s, struct err *e)
@@ -462,6 +545,9 @@ int ctlstore_sweep_load(struct ctlstore *st, int64_t id, struct sweep *s, struct
 	for (i = 0; i < s->npoints; i++)
 		if (s->points[i].loops_run < 0)
 			s->points[i].loops_run = 0;
+	sqlite3_finalize(q);
+	q = NULL;
+	rc = races_read(st, id, s, e);
 out:
 	sqlite3_finalize(q);
 	if (rc < 0 && s->plan.nnodes)

@@ -16,6 +16,7 @@
 #include "num.h"
 #include "plan.h"
 #include "preflight.h"
+#include "race.h"
 #include "report.h"
 #include "runner.h"
 #include "strategy.h"
@@ -132,7 +133,8 @@ static int plan_open(const char *path, struct plan *p, bool tokens)
 {
 	struct err e = { 0 };
 
-	if (plan_load(path, p, &e) < 0 || (tokens && plan_tokens_load(p, &e) < 0)) {
+	if (plan_load(path, p, &e) < 0 || race_budget_check(p, &e) < 0 ||
+	    (tokens && plan_tokens_load(p, &e) < 0)) {
 		log_error("%s: %s", path, e.msg);
 		plan_release(p);
 		return -1;
@@ -254,6 +256,19 @@ static void progress_clear(struct progress *pg)
 	}
 }
 
+/* An adaptive sweep's ETA: the loops it is expected to run still (race_remaining), less the
+ * part of the run under way, at the seconds per loop seen so far. */
+static double adaptive_eta(const struct progress *pg, const struct runner_event *ev)
+{
+	int spent = race_loops_spent(pg->s);
+	double per_loop = pg->r->runs && spent > 0 ? pg->r->run_s / spent
+	                                           : pg->first_point_s / pg->s->plan.loops;
+	double ex, wo;
+
+	race_remaining(pg->s, &ex, &wo);
+	return fmax(ex - ev->fraction * ev->loops, 0) * per_loop;
+}
+
 /* The runner's events: passes and the progress line, failures in the log. */
 static void on_event(void *ctx, const struct runner_event *ev)
 {
@@ -299,6 +314,8 @@ static void on_event(void *ctx, const struct runner_event *ev)
 		return;
 	pg->last_draw = time_mono_s();
 	eta_range(pg, ev, &eta, &eta_max);
+	if (p->strategy == PLAN_ADAPTIVE)
+		eta = eta_max = adaptive_eta(pg, ev);
 	report_progress_line(pg->s, ev->point, pg->npoints_est, ev->loop, ev->loops,
 	                     pg->r->f->active, eta, eta_max, &b);
 	fputs(b.data, stderr);
@@ -410,13 +427,23 @@ static int sweep_execute(struct sweep *s, const struct opts *o, struct err *e)
 		ctlstore_sweep_finish(st, s, NULL);
 		goto out;
 	}
-	if (s->plan.loops_max > s->plan.loops)
-		snprintf(loops, sizeof(loops), "%d to %d", s->plan.loops, s->plan.loops_max);
-	else
-		snprintf(loops, sizeof(loops), "%d", s->plan.loops);
-	log_info("sweep %lld \"%s\": %d node%s, up to %d points of %s loops", (long long)s->id,
-	         s->plan.name, s->plan.nnodes, s->plan.nnodes == 1 ? "" : "s", pg.npoints_est,
-	         loops);
+	if (s->plan.strategy == PLAN_ADAPTIVE) {
+		double ex, wo;
+
+		race_remaining(s, &ex, &wo);
+		log_info("sweep %lld \"%s\": %d node%s, adaptive, %d to %d loops; loops per node: "
+		         "worst case %.0f, expected about %.0f",
+		         (long long)s->id, s->plan.name, s->plan.nnodes,
+		         s->plan.nnodes == 1 ? "" : "s", s->plan.loops, s->plan.loops_max, wo, ex);
+	} else {
+		if (s->plan.loops_max > s->plan.loops)
+			snprintf(loops, sizeof(loops), "%d to %d", s->plan.loops, s->plan.loops_max);
+		else
+			snprintf(loops, sizeof(loops), "%d", s->plan.loops);
+		log_info("sweep %lld \"%s\": %d node%s, up to %d points of %s loops", (long long)s->id,
+		         s->plan.name, s->plan.nnodes, s->plan.nnodes == 1 ? "" : "s", pg.npoints_est,
+		         loops);
+	}
 	/* A signal stops the sweep between points too: no new point is begun. */
 	while (rc == 0 && !stop_signal && strategy_next(s, &batch) > 0) {
 		for (i = 0; i < batch.n && rc == 0 && !stop_signal; i++) {

@@ -136,7 +136,9 @@ out:
 
 const char *plan_strategy_name(enum plan_strategy s)
 {
-	return s == PLAN_GRID ? "grid" : "sequential";
+	static const char *const names[] = { "grid", "sequential", "adaptive" };
+
+	return names[s];
 }
 
 int plan_node_find(const struct plan *p, const char *name)
@@ -621,6 +623,33 @@ static int parse_job(struct parser *ps, json_t *job)
 	return 0;
 }
 
+/* What the adaptive strategy needs: a loop range to race in, and budget_s (adaptive only) in
+ * benchmark-seconds, which needs the job's runtime_s to count them. */
+static int parse_adaptive(struct parser *ps, json_t *budget)
+{
+	struct plan *p = ps->p;
+
+	if (p->strategy == PLAN_ADAPTIVE && p->loops_max <= p->loops)
+		return fail(ps, "job.loops",
+		            "the adaptive strategy races values from a minimum to a maximum number "
+		            "of loops: give {\"min\": 3, \"max\": 20} (max above min)");
+	if (!budget)
+		return 0;
+	if (p->strategy != PLAN_ADAPTIVE)
+		return fail(ps, "budget_s", "only the adaptive strategy takes a budget");
+	if (!json_is_number(budget))
+		return fail(ps, "budget_s", "expected a number");
+	p->budget_s = json_number_value(budget);
+	if (!(p->budget_s > 0) || p->budget_s > 1e9)
+		return fail(ps, "budget_s", "must be a positive number of seconds (up to 1e9)");
+	if (p->runtime_s <= 0)
+		return fail(ps, "budget_s",
+		            "counts benchmark-seconds (loops x job.%s.runtime_s): the job needs a "
+		            "runtime_s",
+		            p->engine);
+	return 0;
+}
+
 /* labels: an object of strings, kept as key/value pairs in order. */
 static int parse_labels(struct parser *ps, json_t *v)
 {
@@ -649,7 +678,7 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 {
 	static const char *const keys[] = { "name",           "nodes",  "baseline", "axes",
 		                            "strategy",       "job",    "metric",   "goal",
-		                            "min_effect_pct", "labels", NULL };
+		                            "min_effect_pct", "labels", "budget_s", NULL };
 	struct plan *p = ps->p;
 	const char *s, *key;
 	json_t *v, *axes;
@@ -712,10 +741,15 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 	if (r == 1) {
 		if (!strcmp(s, "grid"))
 			p->strategy = PLAN_GRID;
+		else if (!strcmp(s, "adaptive"))
+			p->strategy = PLAN_ADAPTIVE;
 		else if (strcmp(s, "sequential"))
-			return fail(ps, "strategy", "'%s' is not one of grid, sequential", s);
+			return fail(ps, "strategy", "'%s' is not one of grid, sequential, adaptive",
+			            s);
 	}
 	if ((r = parse_job(ps, json_object_get(root, "job"))) < 0)
+		return r;
+	if ((r = parse_adaptive(ps, json_object_get(root, "budget_s"))) < 0)
 		return r;
 	snprintf(p->metric, sizeof(p->metric), "write.bw_mib");
 	if ((r = get_str(ps, root, "metric", "", false, &s)) < 0)

@@ -64,7 +64,7 @@ struct plan_label {
 	char *value;
 };
 
-enum plan_strategy { PLAN_GRID, PLAN_SEQUENTIAL };
+enum plan_strategy { PLAN_GRID, PLAN_SEQUENTIAL, PLAN_ADAPTIVE };
 
 /*
  * The plan. The parser checks the plan's own structure (names, types, axes
@@ -90,6 +90,8 @@ struct plan {
 	int loops_max;    /* job.loops.max (adaptive loops); == loops for a plain number */
 	double runtime_s; /* per loop: <engine>.runtime_s when it is a positive number (a display
 	                     and ETA hint; the agent validates it), else 0 */
+	double budget_s;  /* adaptive: benchmark-seconds per node the sweep may spend (loops x
+	                     runtime_s summed over its points); 0: no budget */
 	char metric[PARAM_NAME_MAX];
 	bool minimize;
 	double min_effect_pct;
@@ -115,7 +117,7 @@ void plan_release(struct plan *p);
 int plan_columns(const struct plan *p, char (*names)[PARAM_NAME_MAX], int max);
 /* Human name of the metric's unit, from its suffix ("MiB/s" for *_bw_mib). */
 const char *plan_metric_unit(const char *metric);
-/* "grid" or "sequential", as written in a plan. */
+/* "grid", "sequential" or "adaptive", as written in a plan. */
 const char *plan_strategy_name(enum plan_strategy s);
 /* The index of the node called name, or -1 (a binary search: O(log n)). */
 int plan_node_find(const struct plan *p, const char *name);

@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 
+#include "race.h"
 #include "report.h"
 #include "strategy.h"
 #include "timeutil.h"
@@ -553,9 +554,69 @@ static int *widths(const struct grid *g)
 }
 
 /* One table; a sequential sweep gets one per axis (as in seed 003) plus the final check. */
+/* Why a race decision was made, in words. */
+static const char *race_words(const struct race_mark *m)
+{
+	static const char *const why[] = {
+		[RACE_WHY_NONE] = "",
+		[RACE_WHY_WORSE] = "shown worse than the leader",
+		[RACE_WHY_EQUIVALENT] = "equivalent to the leader and no cheaper to keep",
+		[RACE_WHY_FAILED] = "no figures to compare",
+		[RACE_WHY_LAST] = "the last value left",
+		[RACE_WHY_ALL_EQUIVALENT] =
+		        "the rest equivalent to the leader: the baseline's value kept",
+		[RACE_WHY_CAP] = "undecided at job.loops.max",
+		[RACE_WHY_BUDGET] = "undecided: the next round would exceed budget_s",
+	};
+
+	if (m->state == RACE_WON && m->why == RACE_WHY_CAP)
+		return "kept when the race stopped at job.loops.max (the leader, unless its gain "
+		       "over the baseline's value was not shown)";
+	if (m->state == RACE_WON && m->why == RACE_WHY_BUDGET)
+		return "kept when budget_s stopped the race (the leader, unless its gain over the "
+		       "baseline's value was not shown)";
+	return why[m->why];
+}
+
+/* One line per raced point of an adaptive sweep: what the race decided, after how many
+ * loops, why, and the comparison it used ("dropped after 3 loops (round 1): shown worse than
+ * the leader; vs point 4 nr_requests=256: -27.8 % [-30.1, -25.4]"). */
+static void race_lines(const struct sweep *s, struct buf *out)
+{
+	int i, n = 0;
+
+	for (i = 0; i < s->npoints; i++) {
+		const struct point *p = &s->points[i];
+		const struct race_mark *m = &p->race;
+		struct buf c = BUF_INIT, v = BUF_INIT;
+
+		if (m->state == RACE_NONE)
+			continue;
+		if (!n++)
+			buf_puts(out, "race (adaptive):\n");
+		config_format(&p->cfg, &c);
+		buf_printf(out, "  point %d %s: %s", i + 1, c.data ? c.data : "",
+		           sweep_race_state_code(m->state));
+		if (m->state != RACE_RUNNING)
+			buf_printf(out, " after %d loops (round %d)", m->loops, m->round);
+		if (m->why != RACE_WHY_NONE)
+			buf_printf(out, ": %s", race_words(m));
+		if (m->vs >= 0) {
+			config_format(&s->points[m->vs].cfg, &v);
+			buf_printf(out, "; vs point %d %s: %+.1f %% [%+.1f, %+.1f]", m->vs + 1,
+			           v.data ? v.data : "", m->delta_pct, m->low_pct, m->high_pct);
+		}
+		buf_puts(out, "\n");
+		buf_release(&c);
+		buf_release(&v);
+	}
+	if (n)
+		buf_puts(out, "\n");
+}
+
 static void table_render(const struct sweep *s, bool markdown, struct buf *out)
 {
-	bool seq = s->plan.strategy == PLAN_SEQUENTIAL;
+	bool seq = s->plan.strategy != PLAN_GRID;
 	struct grid g;
 	int *w, r, i, j, group = -3;
 
@@ -589,6 +650,7 @@ static void table_render(const struct sweep *s, bool markdown, struct buf *out)
 	if (g.nrows == 1)
 		table_head(&g, w, markdown, out);
 	buf_puts(out, "\n");
+	race_lines(s, out);
 	report_best_line(s, out);
 	if (s->noise.nnoisy > 0) {
 		buf_puts(out, "noise: ");
@@ -852,6 +914,27 @@ static json_t *node_json(const struct sweep *s, const struct point *p, int k)
 	return o;
 }
 
+/* A point's race (adaptive), or null: state, why, round, loops, vs and the interval. */
+static json_t *race_json(const struct race_mark *m)
+{
+	json_t *o;
+
+	if (m->state == RACE_NONE)
+		return json_null();
+	o = json_object();
+	json_object_set_new(o, "state", json_string(sweep_race_state_code(m->state)));
+	json_object_set_new(o, "why",
+	                    m->why == RACE_WHY_NONE ? json_null()
+	                                            : json_string(sweep_race_why_code(m->why)));
+	json_object_set_new(o, "round", json_integer(m->round));
+	json_object_set_new(o, "loops", json_integer(m->loops));
+	json_object_set_new(o, "vs", m->vs >= 0 ? json_integer(m->vs) : json_null());
+	json_object_set_new(o, "delta_pct", num_or_null(m->delta_pct));
+	json_object_set_new(o, "low_pct", num_or_null(m->low_pct));
+	json_object_set_new(o, "high_pct", num_or_null(m->high_pct));
+	return o;
+}
+
 static json_t *point_json(const struct sweep *s, const struct point *p)
 {
 	json_t *o = json_object(), *nodes = json_array(), *cells = json_object();
@@ -872,6 +955,7 @@ static json_t *point_json(const struct sweep *s, const struct point *p)
 		buf_release(&b);
 	}
 	json_object_set_new(o, "display", cells);
+	json_object_set_new(o, "race", race_json(&p->race));
 	for (k = 0; k < s->plan.nnodes; k++)
 		json_array_append_new(nodes, node_json(s, p, k));
 	json_object_set_new(o, "nodes", nodes);
@@ -1492,6 +1576,32 @@ void report_progress_line(const struct sweep *s, int point, int npoints_est, int
 	buf_release(&cfg);
 }
 
+void report_adaptive_duration(const struct sweep *s, struct buf *out)
+{
+	const struct plan *p = &s->plan;
+	double ex, wo;
+
+	race_remaining(s, &ex, &wo);
+	buf_printf(
+	        out,
+	        "adaptive: each axis raced from %d to %d loops (%d looks, each at alpha 5 %%/%d); "
+	        "the final confirmation runs %d loops\n",
+	        p->loops, p->loops_max, race_looks(p), race_looks(p), p->loops_max);
+	if (p->runtime_s > 0)
+		buf_printf(out,
+		           "loops per node: worst case %.0f x %g s = %.0f s, expected about %.0f x "
+		           "%g s = %.0f s of benchmarking (nodes run in parallel)\n",
+		           wo, p->runtime_s, wo * p->runtime_s, ex, p->runtime_s,
+		           ex * p->runtime_s);
+	else
+		buf_printf(out, "loops per node: worst case %.0f, expected about %.0f\n", wo, ex);
+	if (p->budget_s > 0)
+		buf_printf(out,
+		           "budget: %g benchmark-seconds per node; no round is begun that would go "
+		           "over it (its decisions are left open)\n",
+		           p->budget_s);
+}
+
 void report_dry_run(const struct sweep *s, int npoints_est, int nconfigs, bool complete,
                     struct buf *out)
 {
@@ -1505,7 +1615,8 @@ void report_dry_run(const struct sweep *s, int npoints_est, int nconfigs, bool c
 	buf_printf(out, "dry run: \"%s\", %s strategy, %d node%s, %s per point%s\n", p->name,
 	           plan_strategy_name(p->strategy), p->nnodes, p->nnodes == 1 ? "" : "s",
 	           loops.data,
-	           adaptive ? " (adaptive: after the minimum, one more loop at a time until the "
+	           adaptive && p->strategy != PLAN_ADAPTIVE
+	                   ? " (adaptive: after the minimum, one more loop at a time until the "
 	                      "point is decided)"
 	                    : "");
 	for (i = 0; i < p->nnodes; i++)
@@ -1520,7 +1631,7 @@ void report_dry_run(const struct sweep *s, int npoints_est, int nconfigs, bool c
 		           b.data ? b.data : "");
 		buf_release(&b);
 	}
-	if (p->strategy == PLAN_SEQUENTIAL) {
+	if (p->strategy != PLAN_GRID) {
 		for (i = 1; i < p->naxes; i++)
 			buf_printf(
 			        out,
@@ -1531,17 +1642,21 @@ void report_dry_run(const struct sweep *s, int npoints_est, int nconfigs, bool c
 		buf_puts(out, "  then a final confirmation of the best configuration against the "
 		              "baseline\n");
 	}
-	buf_printf(out, "at most %d points x %s", npoints_est, loops.data);
-	if (loop_s > 0 && adaptive)
-		buf_printf(out,
-		           " x %g s = about %.0f\u2013%.0f s of benchmarking (nodes run in "
-		           "parallel)",
-		           p->runtime_s, npoints_est * p->loops * loop_s,
-		           npoints_est * p->loops_max * loop_s);
-	else if (loop_s > 0)
-		buf_printf(out, " x %g s = about %.0f s of benchmarking (nodes run in parallel)",
-		           p->runtime_s, npoints_est * p->loops * loop_s);
-	buf_puts(out, "\n");
+	if (p->strategy == PLAN_ADAPTIVE) {
+		report_adaptive_duration(s, out);
+	} else {
+		buf_printf(out, "at most %d points x %s", npoints_est, loops.data);
+		if (loop_s > 0 && adaptive)
+			buf_printf(out,
+			           " x %g s = about %.0f\u2013%.0f s of benchmarking (nodes run in "
+			           "parallel)",
+			           p->runtime_s, npoints_est * p->loops * loop_s,
+			           npoints_est * p->loops_max * loop_s);
+		else if (loop_s > 0)
+			buf_printf(out, " x %g s = about %.0f s of benchmarking (nodes run in parallel)",
+			           p->runtime_s, npoints_est * p->loops * loop_s);
+		buf_puts(out, "\n");
+	}
 	buf_release(&loops);
 	buf_printf(out, "pre-flight: every agent validates %d configuration%s with a dry run (",
 	           nconfigs, nconfigs == 1 ? "" : "s");

@@ -51,6 +51,9 @@ void report_pass_lines(const struct sweep *s, int point, int npoints_est, const 
  * is eta_s, or the range eta_s..eta_max_s when adaptive loops may run longer. */
 void report_progress_line(const struct sweep *s, int point, int npoints_est, int loop, int loops,
                           const bool *active, double eta_s, double eta_max_s, struct buf *out);
+/* An adaptive sweep's looks and what it still costs: worst case and expected loops per node
+ * (race_remaining), in benchmark-seconds when the job has a runtime_s, and its budget. */
+void report_adaptive_duration(const struct sweep *s, struct buf *out);
 /* `sweep --dry-run`: s holds the first batch of points; nconfigs/complete come from
  * strategy_configs(). */
 void report_dry_run(const struct sweep *s, int npoints_est, int nconfigs, bool complete,

@@ -1,8 +1,9 @@
-/* strategy.c -- the grid and sequential strategies: which points run next, and which
+/* strategy.c -- the grid, sequential and adaptive strategies: which points run next, and which
  * configurations a plan may apply. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "race.h"
 #include "strategy.h"
 #include "verdict.h"
 #include "xmalloc.h"
@@ -181,12 +182,68 @@ static int more_loops(struct sweep *s, struct strategy_batch *b)
 	return b->n;
 }
 
+/* Axis ax's race over cur: its baseline point and each value over cur, all racing. */
+static void race_start(struct sweep *s, int ax, const struct config *cur, struct strategy_batch *b)
+{
+	int first = s->npoints, i;
+
+	axis_batch(s, ax, cur, b);
+	for (i = first; i < s->npoints; i++)
+		s->points[i].race.state = RACE_RUNNING;
+}
+
+/* What axis ax's race kept: its winner, else (no usable value) its baseline point. */
+static void race_choice(const struct sweep *s, int ax, struct config *out)
+{
+	int i, w = race_winner(s, ax);
+
+	for (i = 0; i < s->npoints && w < 0; i++)
+		if (s->points[i].axis == ax && s->points[i].role == ROLE_BASELINE)
+			w = i;
+	*out = s->points[w].cfg;
+}
+
+/* adaptive: race each axis in turn (race.h), one loop per survivor a round; the next axis only
+ * while its first round fits the budget; then the final confirmation with loops_max. */
+static int adaptive_next(struct sweep *s, struct strategy_batch *b)
+{
+	struct config cur;
+	int ax, n, i, *sv;
+
+	if (!s->npoints) {
+		race_start(s, 0, &s->plan.baseline, b);
+		return b->n;
+	}
+	if (s->points[s->npoints - 1].role == ROLE_FINAL)
+		return 0;
+	ax = s->points[s->npoints - 1].axis;
+	if (!race_over(s, ax) && !race_judge(s, ax)) {
+		sv = xcalloc((size_t)s->npoints + 1, sizeof(int));
+		n = race_survivors(s, ax, sv);
+		for (i = 0; i < n; i++)
+			work_add(b, sv[i], 1);
+		free(sv);
+		return b->n;
+	}
+	race_choice(s, ax, &cur);
+	if (ax + 1 < s->plan.naxes &&
+	    race_fits(s, (1 + race_axis_values(&s->plan, ax + 1, &cur)) * s->plan.loops, false)) {
+		race_start(s, ax + 1, &cur, b);
+		return b->n;
+	}
+	if (!config_equal(&cur, &s->plan.baseline))
+		work_add(b, sweep_point_add(s, ROLE_FINAL, -1, 0, &cur), s->plan.loops_max);
+	return b->n;
+}
+
 int strategy_next(struct sweep *s, struct strategy_batch *b)
 {
 	struct config cur;
 	int last_axis;
 
 	b->n = 0;
+	if (s->plan.strategy == PLAN_ADAPTIVE)
+		return adaptive_next(s, b);
 	if (more_loops(s, b) > 0)
 		return b->n;
 	if (s->plan.strategy == PLAN_GRID) {

@@ -1,4 +1,4 @@
-/* strategy.h -- which work a sweep does next (grid, sequential): pure, no I/O. */
+/* strategy.h -- which work a sweep does next (grid, sequential, adaptive): pure, no I/O. */
 #ifndef FT_STRATEGY_H
 #define FT_STRATEGY_H
 
@@ -40,9 +40,16 @@ void strategy_batch_release(struct strategy_batch *b);
  * point that effect has not stopped (neither decided nor at loops_max) gets
  * one more loop per batch, each after one more loop of its reference when the
  * reference has no more loops than it; items of one loop each.
+ *
+ * adaptive: per axis, the same points as sequential, raced (race.h): every one
+ * runs job.loops.min loops in the first batch, then each batch is one round,
+ * one loop per survivor, until the race ends; the next axis runs over the
+ * race's winner while its first round fits the budget; then the final
+ * confirmation of the chosen configuration (if not the original baseline)
+ * against point 0, with job.loops.max loops.
  */
 int strategy_next(struct sweep *s, struct strategy_batch *b);
-/* For --dry-run and the ETA: the most points the plan can run. */
+/* For --dry-run and the ETA: the most points the plan can run (adaptive: as sequential). */
 int strategy_estimate(const struct plan *p);
 
 /* Above this many, sequential pre-flight checks single-axis configurations only. */

@@ -61,6 +61,8 @@ int sweep_point_add(struct sweep *s, enum point_role role, int axis, int ref,
 		p->nodes[i].delta_pct = p->nodes[i].ci_low_pct = p->nodes[i].ci_high_pct = NAN;
 	}
 	p->delta_pct = p->ci_low_pct = p->ci_high_pct = p->spread_pct = NAN;
+	p->race.vs = -1;
+	p->race.delta_pct = p->race.low_pct = p->race.high_pct = NAN;
 	return s->npoints++;
 }
 
@@ -108,6 +110,9 @@ static int code_find(const char *const *names, int n, const char *code)
 
 static const char *const role_codes[] = { "baseline", "candidate", "final" };
 static const char *const node_state_codes[] = { "pending", "ok", "failed", "cancelled", "dropped" };
+static const char *const race_state_codes[] = { "", "running", "dropped", "won", "tied", "open" };
+static const char *const race_why_codes[] = { "",     "worse",          "equivalent", "failed",
+	                                      "last", "all_equivalent", "cap",        "budget" };
 static const char *const outcome_codes[] = { "pending", "best", "baseline", "baseline_failed",
 	                                     "no_figures" };
 
@@ -151,4 +156,24 @@ const char *sweep_outcome_code(enum sweep_outcome o)
 int sweep_outcome_parse(const char *code)
 {
 	return code_find(outcome_codes, NAMES(outcome_codes), code);
+}
+
+const char *sweep_race_state_code(enum race_state st)
+{
+	return race_state_codes[st];
+}
+
+int sweep_race_state_parse(const char *code)
+{
+	return code_find(race_state_codes, NAMES(race_state_codes), code);
+}
+
+const char *sweep_race_why_code(enum race_why w)
+{
+	return race_why_codes[w];
+}
+
+int sweep_race_why_parse(const char *code)
+{
+	return code_find(race_why_codes, NAMES(race_why_codes), code);
 }

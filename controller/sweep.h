@@ -74,6 +74,38 @@ struct sweep_noise {
 	double tau_pct;   /* the largest τ among those */
 };
 
+/* A point's place in its axis' race (strategy adaptive; race.c sets it, the store keeps it). */
+enum race_state {
+	RACE_NONE,    /* not raced: other strategies, and the final confirmation */
+	RACE_RUNNING, /* still in the race */
+	RACE_DROPPED, /* out of the race: why is worse, equivalent or failed */
+	RACE_WON,     /* the axis' choice: why is how the race ended */
+	RACE_TIED,    /* equivalent to the kept value when the race ended; not chosen */
+	RACE_OPEN,    /* still undecided when the race stopped (why: cap or budget) */
+};
+
+enum race_why {
+	RACE_WHY_NONE,
+	RACE_WHY_WORSE,      /* shown worse than the leader */
+	RACE_WHY_EQUIVALENT, /* shown equivalent to the leader, below it, and not the baseline */
+	RACE_WHY_FAILED,     /* no usable figure on any node */
+	RACE_WHY_LAST,       /* the only value left */
+	RACE_WHY_ALL_EQUIVALENT, /* the rest equivalent to the leader: the baseline's value kept */
+	RACE_WHY_CAP,            /* the survivors reached job.loops.max */
+	RACE_WHY_BUDGET,         /* the next round would have gone over budget_s */
+};
+
+/* The decision that settled a point's race (or its latest comparison while it runs). */
+struct race_mark {
+	enum race_state state;
+	enum race_why why;
+	int round;        /* the round it was decided after (1: after the first job.loops.min) */
+	int loops;        /* loops the point had then */
+	int vs;           /* the point it was compared with (the leader then); -1 when none */
+	double delta_pct; /* Δ against vs, % (goal not applied: as measured) */
+	double low_pct, high_pct; /* the interval the decision used, %; NAN when none */
+};
+
 /* One node's run of one point (across every run of the point). */
 struct node_result {
 	enum node_state state;
@@ -109,6 +141,7 @@ struct point {
 	double delta_pct, ci_low_pct, ci_high_pct; /* fleet Δ and its 95 % CI */
 	double spread_pct;                         /* (max - min) / mean of node means */
 	enum effect_decision verdict;              /* EFFECT_NA for baseline rows */
+	struct race_mark race; /* adaptive strategy only; RACE_NONE otherwise */
 };
 
 struct sweep {
@@ -156,5 +189,11 @@ const char *sweep_verdict_code(enum effect_decision d);
 int sweep_verdict_parse(const char *code);
 const char *sweep_outcome_code(enum sweep_outcome o);
 int sweep_outcome_parse(const char *code);
+/* "" for RACE_NONE, running, dropped, won, tied, open. */
+const char *sweep_race_state_code(enum race_state st);
+int sweep_race_state_parse(const char *code);
+/* "" for RACE_WHY_NONE, worse, equivalent, failed, last, all_equivalent, cap, budget. */
+const char *sweep_race_why_code(enum race_why w);
+int sweep_race_why_parse(const char *code);
 
 #endif

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "race.h"
 #include "verdict.h"
 #include "xmalloc.h"
 #include "banned.h"
@@ -112,6 +113,14 @@ static void best_pick(struct sweep *s)
 	int i;
 
 	s->best = -1;
+	if (s->plan.strategy == PLAN_ADAPTIVE) {
+		/* The races chose; the final confirmation that holds up on the fleet effect is
+		 * the answer, and a value they dropped or left open is none. */
+		for (i = 0; i < s->npoints; i++)
+			if (s->points[i].role == ROLE_FINAL && race_confirmed(s, i))
+				s->best = i;
+		return;
+	}
 	if (s->plan.strategy == PLAN_SEQUENTIAL) {
 		/* The final confirmation, when it ran and held up, is the answer. */
 		for (i = 0; i < s->npoints; i++)

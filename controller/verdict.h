@@ -25,7 +25,9 @@
  * with its reference (point.fx and the row and node figures copied from it,
  * at the point's look of the stopping rule), the spread; the outcome and
  * best point, the noise summary and the warnings. The best point is, for
- * sequential, a final confirmation whose row is a gain; otherwise the
+ * sequential, a final confirmation whose row is a gain; for adaptive, the
+ * final point when its fleet effect against the original baseline is a gain
+ * (race_confirmed), else none (the baseline); otherwise the
  * candidate row with the largest gain (a row is a gain only when the fleet
  * effect is one and no node disagrees). Idempotent; call it after any
  * change of the passes.

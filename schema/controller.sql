@@ -87,3 +87,21 @@ ALTER TABLE points ADD COLUMN loops INTEGER;
 -- The reference's loops when the point last ran: the reference passes its comparison counts
 -- (adaptive loops); NULL for rows stored before, which count them all.
 ALTER TABLE points ADD COLUMN ref_loops INTEGER;
+
+-- migration 4
+-- The adaptive strategy's race decisions, one row per raced point (the final confirmation
+-- and other strategies' points have none): the decision is history, kept as it was made.
+CREATE TABLE point_races (
+  sweep_id INTEGER NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE,
+  idx INTEGER NOT NULL,
+  state TEXT NOT NULL,              -- running | dropped | won | tied | open
+  why TEXT,                         -- worse | equivalent | failed | last | all_equivalent |
+                                    -- cap | budget
+  round INTEGER NOT NULL,           -- decided after this round (1: after job.loops.min)
+  loops INTEGER NOT NULL,           -- the point's loops then
+  vs INTEGER,                       -- the point it was compared with
+  delta_pct REAL,                   -- Δ against vs, as measured
+  low_pct REAL,                     -- the interval the decision used
+  high_pct REAL,
+  PRIMARY KEY (sweep_id, idx)
+);

@@ -96,14 +96,30 @@
       }).join(', ') + ' · started ' + FT.fmtTime(doc.created_at) + (doc.finished_at ? ' · finished ' + FT.fmtTime(doc.finished_at) : '')));
   }
 
+  /* An adaptive point's race, e.g. "dropped after 3 loops (round 1), worse: −27.8 % [−30.1,
+   * −25.4] vs point 4". */
+  function raceText(r) {
+    if (!r) return '';
+    var s = r.state + (r.state === 'running' ? '' : ' after ' + r.loops + ' loops (round ' + r.round + ')');
+    if (r.why) s += ', ' + r.why.replace('_', ' ');
+    if (r.vs !== null && r.vs !== undefined && FT.isNum(r.delta_pct)) {
+      s += ': ' + pct(r.delta_pct) + ' %';
+      if (FT.isNum(r.low_pct) && FT.isNum(r.high_pct)) s += ' [' + pct(r.low_pct) + ', ' + pct(r.high_pct) + ']';
+      s += ' vs point ' + (r.vs + 1);
+    }
+    return s;
+  }
+
   function sweepTable(doc) {
     var unit = doc.unit || FT.unit(doc.metric);
+    var raced = (doc.points || []).some(function (p) { return p.race; });
     var cols = doc.columns || [];
     var nodes = doc.nodes || [];
     var head = cols.slice().concat(nodes.map(function (n) {
       return { v: n.name + (unit ? ' (' + unit + ')' : ''), cls: 'num' };
     })).concat(adaptive(doc) ? [{ v: 'loops', cls: 'num' }] : [])
-      .concat([{ v: 'Δ vs baseline [95 % CI]', cls: 'num' }, { v: 'node spread', cls: 'num' }, 'verdict']);
+      .concat([{ v: 'Δ vs baseline [95 % CI]', cls: 'num' }, { v: 'node spread', cls: 'num' }, 'verdict'])
+      .concat(raced ? ['race'] : []);
     var rows = (doc.points || []).map(function (p) {
       var cells = cols.map(function (c) {
         var t = p.display && p.display[c] !== undefined ? p.display[c] : FT.valueText((p.params || {})[c]);
@@ -119,6 +135,7 @@
       cells.push({ v: FT.isNum(p.spread_pct) ? p.spread_pct.toFixed(1) + ' %' : '', cls: 'num' });
       var code = verdictCode(doc, p);
       cells.push(E('span', { class: verdictClass(code), 'data-verdict': code }, verdictText(doc, p)));
+      if (raced) cells.push({ v: raceText(p.race), cls: p.race ? 'race race-' + p.race.state : null });
       return { attrs: { class: p.role === 'baseline' ? 'baseline' : null, 'data-point': p.index }, cells: cells };
     });
     var t = FT.table(head, rows, 'grid sweep');

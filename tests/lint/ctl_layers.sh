@@ -8,14 +8,17 @@ dir=${1:-$(cd "$(dirname "$0")/../../controller" && pwd)}
 # Rank of each module, bottom to top. A module may include its own header and those of
 # strictly lower rank. ctlstore persists the sweep model and sits just above it; client is
 # the HTTP edge and needs no controller module; effect (fleet effect statistics) is pure and
-# knows no controller struct, so verdict can build on it.
+# knows no controller struct, so verdict can build on it; race (the adaptive strategy's
+# racing) judges a sweep's points with effect, and verdict takes an adaptive sweep's best
+# from it.
 declare -A rank=(
 	[plan]=1 [client]=1 [effect]=1
 	[sweep]=2
-	[ctlstore]=3 [verdict]=3 [sweepdoc]=3
-	[strategy]=4
-	[fleet]=5
-	[preflight]=6 [runner]=6
+	[ctlstore]=3 [race]=3 [sweepdoc]=3
+	[verdict]=4
+	[strategy]=5
+	[fleet]=6
+	[preflight]=7 [runner]=7
 	[report]=8
 	[main]=9
 )

@@ -44,6 +44,10 @@ static void test_store_roundtrip(void **state)
 	s.points[1].nodes[0].adjusted_mask = 1;
 	s.points[1].nodes[0].job_id = 42;
 	s.node_dropped[1] = true;
+	/* Race decisions (adaptive) are history: stored as made, not recomputed. */
+	s.points[1].race =
+	        (struct race_mark){ RACE_DROPPED, RACE_WHY_WORSE, 1, 3, 2, -27.8, -30.1, -25.4 };
+	s.points[2].race = (struct race_mark){ RACE_WON, RACE_WHY_LAST, 2, 4, 0, 12.5, NAN, NAN };
 	assert_int_equal(ctlstore_sweep_create(st, &s, &e), 0);
 	assert_true(s.id > 0);
 	assert_int_equal(ctlstore_point_save(st, &s, 0, &e), 0);
@@ -62,6 +66,16 @@ static void test_store_roundtrip(void **state)
 	assert_string_equal(config_get(&l.points[1].nodes[0].applied, "nr_requests")->value, "60");
 	assert_int_equal(l.points[1].loops_run, 3);
 	assert_int_equal(l.points[2].nodes[1].npasses, 1);
+	assert_int_equal(l.points[1].race.state, RACE_DROPPED);
+	assert_int_equal(l.points[1].race.why, RACE_WHY_WORSE);
+	assert_int_equal(l.points[1].race.round, 1);
+	assert_int_equal(l.points[1].race.loops, 3);
+	assert_int_equal(l.points[1].race.vs, 2);
+	assert_true(l.points[1].race.low_pct == -30.1 && l.points[1].race.high_pct == -25.4);
+	assert_int_equal(l.points[2].race.why, RACE_WHY_LAST);
+	assert_true(isnan(l.points[2].race.low_pct));
+	assert_int_equal(l.points[3].race.state, RACE_NONE);
+	assert_int_equal(l.points[3].race.vs, -1);
 	/* The stored sweep renders exactly like the live one. */
 	report_render(&s, REPORT_JSON, &a);
 	report_render(&l, REPORT_JSON, &b);

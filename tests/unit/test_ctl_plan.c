@@ -118,7 +118,55 @@ static void test_adaptive_loops(void **state)
 	assert_int_equal(plan_parse(text, NULL, &p, &e), 0);
 	assert_int_equal(p.loops, 3);
 	assert_int_equal(p.loops_max, 20);
+	assert_int_equal(p.strategy, PLAN_SEQUENTIAL);
+	assert_true(p.budget_s == 0);
 	plan_release(&p);
+}
+
+/* good_plan as an adaptive plan with the given loops object and top-level extra. */
+static int adaptive_parse(const char *loops, const char *extra, struct plan *p, struct err *e)
+{
+	char text[4096], *at, *st;
+
+	at = strstr(good_plan, "\"loops\":5");
+	st = strstr(good_plan, "\"strategy\":\"sequential\"");
+	assert_true(st && at && st < at);
+	snprintf(text, sizeof(text), "%.*s\"strategy\":\"adaptive\"%s%.*s\"loops\":%s%s",
+	         (int)(st - good_plan), good_plan, extra,
+	         (int)(at - st - strlen("\"strategy\":\"sequential\"")),
+	         st + strlen("\"strategy\":\"sequential\""), loops, at + strlen("\"loops\":5"));
+	return plan_parse(text, NULL, p, e);
+}
+
+/* "strategy": "adaptive" races from loops.min to loops.max; budget_s counts benchmark-seconds. */
+static void test_adaptive_plan(void **state)
+{
+	struct plan p;
+	struct err e = { 0 };
+
+	(void)state;
+	assert_int_equal(adaptive_parse("{\"min\":3,\"max\":12}", ",\"budget_s\":600", &p, &e), 0);
+	assert_int_equal(p.strategy, PLAN_ADAPTIVE);
+	assert_string_equal(plan_strategy_name(p.strategy), "adaptive");
+	assert_int_equal(p.loops, 3);
+	assert_int_equal(p.loops_max, 12);
+	assert_true(p.budget_s == 600);
+	plan_release(&p);
+	assert_int_equal(adaptive_parse("{\"min\":3,\"max\":12}", "", &p, &e), 0);
+	assert_true(p.budget_s == 0);
+	plan_release(&p);
+	assert_int_not_equal(adaptive_parse("{\"min\":3,\"max\":3}", "", &p, &e), 0);
+	assert_string_equal(e.msg,
+	                    "job.loops: the adaptive strategy races values from a minimum to "
+	                    "a maximum number of loops: give {\"min\": 3, \"max\": 20} "
+	                    "(max above min)");
+	assert_int_not_equal(adaptive_parse("{\"min\":3,\"max\":9}", ",\"budget_s\":-1", &p, &e),
+	                     0);
+	assert_string_equal(e.msg, "budget_s: must be a positive number of seconds (up to 1e9)");
+	assert_int_not_equal(
+	        adaptive_parse("{\"min\":3,\"max\":9}", ",\"budget_s\":\"1h\"", &p, &e), 0);
+	assert_string_equal(e.msg, "budget_s: expected a number");
+	assert_string_equal(e.code, "invalid_plan");
 }
 
 static void test_bad_plans(void **state)
@@ -132,7 +180,13 @@ static void test_bad_plans(void **state)
 	bad("\"values\":[\"mq-deadline\"", "\"values\":[1.5",
 	    "axes[0].values[0]: expected an integer or a string");
 	bad("\"strategy\":\"sequential\"", "\"strategy\":\"random\"",
-	    "strategy: 'random' is not one of grid, sequential");
+	    "strategy: 'random' is not one of grid, sequential, adaptive");
+	bad("\"strategy\":\"sequential\"", "\"strategy\":\"adaptive\"",
+	    "job.loops: the adaptive strategy races values from a minimum to a maximum number of "
+	    "loops: give {\"min\": 3, \"max\": 20} (max above min)");
+	bad("\"strategy\":\"sequential\"", "\"strategy\":\"sequential\",\"budget_s\":60",
+	    "budget_s: only the adaptive strategy takes a budget");
+
 	bad("\"goal\":\"maximize\"", "\"goal\":\"up\"",
 	    "goal: 'up' is not one of maximize, minimize");
 	bad("\"loops\":5", "\"loops\":0", "job.loops: must be between 1 and 100");
@@ -332,10 +386,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good_plan),      cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_adaptive_loops), cmocka_unit_test(test_bad_plans),
-		cmocka_unit_test(test_syntax_errors),  cmocka_unit_test(test_tokens),
-		cmocka_unit_test(test_engine_opaque),  cmocka_unit_test(test_config_codec),
-		cmocka_unit_test(test_node_set_codec),
+		cmocka_unit_test(test_adaptive_loops), cmocka_unit_test(test_adaptive_plan),
+		cmocka_unit_test(test_bad_plans),      cmocka_unit_test(test_syntax_errors),
+		cmocka_unit_test(test_tokens),         cmocka_unit_test(test_engine_opaque),
+		cmocka_unit_test(test_config_codec),   cmocka_unit_test(test_node_set_codec),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,222 @@
+/* fakefio.c -- a stand-in for fio (agent --fio) for bench/search.sh: reads the device's
+ * parameters from the agent's sysfs tree, answers from a response surface with seeded
+ * Gaussian noise, and prints the JSON the agent's fio parser reads. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "banned.h"
+
+/*
+ * Environment (set per agent by bench/search.sh; the agent passes its environment on):
+ *   FAKEFIO_SYSFS  the agent's --sysfs-root (read DIR/sys/block/DEV/queue/PARAM)
+ *   FAKEFIO_NODE   this node's index (0, 1, ...)
+ *   FAKEFIO_CTL    a file the bench rewrites before each sweep:
+ *                    spec PATH      the surface (below)
+ *                    seed N         the scenario seed
+ *                    counter PATH   pass counters live in PATH.NODE (one per node)
+ *                    sleep_ms N     how long each "run" sleeps
+ * Spec file, one entry a line ('#' comments):
+ *   base MEAN                   the metric at the baseline (write.bw_mib)
+ *   cv FRACTION                 per-pass noise: SD / mean
+ *   node_sd FRACTION            each node's fixed offset: SD of a seeded Gaussian factor
+ *   param NAME VALUE FACTOR     the metric times FACTOR when NAME reads VALUE
+ *   inter N1 V1 N2 V2 FACTOR    times FACTOR when both hold (an interaction)
+ * The pass value is base x factors x node factor x (1 + cv x z), z ~ N(0, 1) from a hash
+ * of (seed, node, pass counter): deterministic for a scenario, seed and node.
+ */
+
+#define LINE_MAX_LEN 512
+
+static uint64_t mix(uint64_t x)
+{
+	x += 0x9E3779B97F4A7C15ull;
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+	return x ^ (x >> 31);
+}
+
+/* A standard normal from two hashed uniforms (Box-Muller). */
+static double gauss(uint64_t key)
+{
+	double u1 = ((double)(mix(key) >> 11) + 0.5) / 9007199254740992.0;
+	double u2 = ((double)(mix(key ^ 0xD1B54A32D192ED03ull) >> 11) + 0.5) / 9007199254740992.0;
+
+	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}
+
+/* The value a parameter file holds: the bracketed choice for a scheduler-style list. */
+static int param_read(const char *root, const char *dev, const char *name, char *out, size_t len)
+{
+	char path[1024], buf[256], *a, *b;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/sys/block/%s/queue/%s", root, dev, name);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	a = strchr(buf, '[');
+	b = a ? strchr(a, ']') : NULL;
+	if (a && b) {
+		*b = '\0';
+		snprintf(out, len, "%s", a + 1);
+	} else {
+		snprintf(out, len, "%s", buf);
+	}
+	return 0;
+}
+
+/* Does parameter name of dev read value? */
+static int param_is(const char *root, const char *dev, const char *name, const char *value)
+{
+	char v[256];
+
+	return param_read(root, dev, name, v, sizeof(v)) == 0 && !strcmp(v, value);
+}
+
+/* The surface's mean for dev, and its cv and node_sd. */
+static int surface_eval(const char *spec, const char *root, const char *dev, double *mean,
+                        double *cv, double *node_sd)
+{
+	char line[LINE_MAX_LEN], n1[128], v1[128], n2[128], v2[128];
+	double x;
+	FILE *f = fopen(spec, "r");
+
+	if (!f)
+		return -errno;
+	*mean = 100;
+	*cv = 0.02;
+	*node_sd = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "base %lf", &x) == 1)
+			*mean *= x / 100;
+		else if (sscanf(line, "cv %lf", &x) == 1)
+			*cv = x;
+		else if (sscanf(line, "node_sd %lf", &x) == 1)
+			*node_sd = x;
+		else if (sscanf(line, "param %127s %127s %lf", n1, v1, &x) == 3 &&
+		         param_is(root, dev, n1, v1))
+			*mean *= x;
+		else if (sscanf(line, "inter %127s %127s %127s %127s %lf", n1, v1, n2, v2, &x) ==
+		                 5 &&
+		         param_is(root, dev, n1, v1) && param_is(root, dev, n2, v2))
+			*mean *= x;
+	}
+	fclose(f);
+	return 0;
+}
+
+/* The next pass number of this node (a counter file, locked). */
+static long counter_next(const char *path)
+{
+	char buf[32] = "";
+	long n = 0;
+	ssize_t r;
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return -1;
+	flock(fd, LOCK_EX);
+	r = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (r > 0) {
+		buf[r] = '\0';
+		n = strtol(buf, NULL, 10);
+	}
+	snprintf(buf, sizeof(buf), "%ld\n", n + 1);
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, strlen(buf), 0) < 0)
+		n = -1;
+	close(fd);
+	return n;
+}
+
+/* The control file's settings. */
+struct ctl {
+	char spec[1024], counter[1024];
+	uint64_t seed;
+	long sleep_ms;
+};
+
+static int ctl_read(const char *path, struct ctl *c)
+{
+	char line[LINE_MAX_LEN];
+	unsigned long long seed;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -errno;
+	memset(c, 0, sizeof(*c));
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, "spec ", 5))
+			snprintf(c->spec, sizeof(c->spec), "%s", line + 5);
+		else if (!strncmp(line, "counter ", 8))
+			snprintf(c->counter, sizeof(c->counter), "%s", line + 8);
+		else if (sscanf(line, "seed %llu", &seed) == 1)
+			c->seed = seed;
+		else
+			sscanf(line, "sleep_ms %ld", &c->sleep_ms);
+	}
+	fclose(f);
+	return c->spec[0] && c->counter[0] ? 0 : -EINVAL;
+}
+
+int main(int argc, char **argv)
+{
+	const char *root = getenv("FAKEFIO_SYSFS"), *ctlp = getenv("FAKEFIO_CTL");
+	const char *nodes = getenv("FAKEFIO_NODE"), *dev = NULL;
+	char cpath[1100];
+	double mean, cv, node_sd, v, bw_bytes;
+	long pass, node = nodes ? strtol(nodes, NULL, 10) : 0;
+	struct ctl c;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--version")) {
+			puts("fio-3.33");
+			return 0;
+		}
+		if (!strncmp(argv[i], "--filename=/dev/", 16))
+			dev = argv[i] + 16;
+	}
+	if (!root || !ctlp || !dev) {
+		fprintf(stderr,
+		        "fio: fakefio needs FAKEFIO_SYSFS, FAKEFIO_CTL and --filename=/dev/X\n");
+		return 1;
+	}
+	if (ctl_read(ctlp, &c) < 0 || surface_eval(c.spec, root, dev, &mean, &cv, &node_sd) < 0) {
+		fprintf(stderr, "fio: fakefio cannot read %s or its spec\n", ctlp);
+		return 1;
+	}
+	snprintf(cpath, sizeof(cpath), "%s.%ld", c.counter, node);
+	pass = counter_next(cpath);
+	if (pass < 0) {
+		fprintf(stderr, "fio: fakefio cannot count passes in %s\n", cpath);
+		return 1;
+	}
+	if (c.sleep_ms > 0) {
+		struct timespec ts = { c.sleep_ms / 1000, (c.sleep_ms % 1000) * 1000000L };
+
+		nanosleep(&ts, NULL);
+	}
+	v = mean * (1 + node_sd * gauss(mix(c.seed) ^ mix((uint64_t)node + 1000003)));
+	v *= 1 + cv * gauss(mix(c.seed) ^ mix(((uint64_t)node << 32) + (uint64_t)pass));
+	if (v < mean * 0.01)
+		v = mean * 0.01;
+	bw_bytes = v * 1024 * 1024;
+	printf("{\"fio version\":\"fio-3.33\",\"jobs\":[{\"jobname\":\"fakefio\",\"error\":0,"
+	       "\"write\":{\"io_bytes\":%.0f,\"total_ios\":%.0f,\"bw_bytes\":%.0f,\"bw\":%.0f,"
+	       "\"iops\":%.3f},\"usr_cpu\":1.0,\"sys_cpu\":2.0}]}\n",
+	       bw_bytes, bw_bytes / 65536, bw_bytes, bw_bytes / 1024, bw_bytes / 65536);
+	return 0;
+}

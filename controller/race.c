@@ -1,0 +1,411 @@
+/* race.c -- racing the values of an axis (the leader, the drops, the end of a race) and the
+ * loops an adaptive sweep spends and has left; no I/O. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "effect.h"
+#include "race.h"
+#include "xmalloc.h"
+#include "banned.h"
+
+int race_looks(const struct plan *p)
+{
+	return p->loops_max - p->loops + 1;
+}
+
+int race_axis_values(const struct plan *p, int ax, const struct config *cfg)
+{
+	int i, n = 0;
+
+	for (i = 0; i < p->axes[ax].nvalues; i++) {
+		struct config c = *cfg;
+
+		config_merge(&c, &p->axes[ax].values[i]);
+		n += !config_equal(&c, cfg);
+	}
+	return n;
+}
+
+int race_survivors(const struct sweep *s, int ax, int *out)
+{
+	int i, n = 0;
+
+	for (i = 0; i < s->npoints; i++)
+		if (s->points[i].axis == ax && s->points[i].race.state == RACE_RUNNING)
+			out[n++] = i;
+	return n;
+}
+
+bool race_over(const struct sweep *s, int ax)
+{
+	int i, n = 0;
+
+	for (i = 0; i < s->npoints; i++) {
+		if (s->points[i].axis != ax || s->points[i].role == ROLE_FINAL)
+			continue;
+		if (s->points[i].race.state == RACE_RUNNING)
+			return false;
+		n++;
+	}
+	return n > 0;
+}
+
+int race_winner(const struct sweep *s, int ax)
+{
+	int i;
+
+	for (i = 0; i < s->npoints; i++)
+		if (s->points[i].axis == ax && s->points[i].race.state == RACE_WON)
+			return i;
+	return -1;
+}
+
+/* The axis' baseline point (the configuration chosen before it), or -1. */
+static int axis_base(const struct sweep *s, int ax)
+{
+	int i;
+
+	for (i = 0; i < s->npoints; i++)
+		if (s->points[i].axis == ax && s->points[i].role == ROLE_BASELINE)
+			return i;
+	return -1;
+}
+
+/* A node's passes for a comparison: all of them when it finished every run of the point. */
+static struct effect_sample node_sample(const struct point *p, int k)
+{
+	const struct node_result *r = &p->nodes[k];
+	struct effect_sample x = { NULL, 0 };
+
+	if (r->state == NODE_OK && r->npasses > 0) {
+		x.x = r->passes;
+		x.n = r->npasses;
+	}
+	return x;
+}
+
+/* Some node has the 2 passes a comparison needs. */
+static bool usable(const struct sweep *s, const struct point *p)
+{
+	int k;
+
+	for (k = 0; k < s->plan.nnodes; k++)
+		if (p->nodes[k].state == NODE_OK && p->nodes[k].npasses >= 2)
+			return true;
+	return false;
+}
+
+/* One comparison at a look: Δ and the look's one-sided interval (the two-sided 1 - 2α one,
+ * effect's equivalence interval) as measured, the same oriented so that positive is better,
+ * and effect's own fleet decision. */
+struct cmp {
+	bool ok; /* some node was compared */
+	double delta, lo, hi;
+	double od, olo, ohi;
+	enum effect_decision decision;
+};
+
+/* Compare pt against ref at look of K. */
+static void compare_at(const struct sweep *s, int ref, int pt, int look, int K, struct cmp *c)
+{
+	int n = s->plan.nnodes, k;
+	struct effect_sample *a = xcalloc(2 * (size_t)n + 2, sizeof(*a)), *b = a + n + 1;
+	struct effect_input in = { .nnodes = n,
+		                   .ref = a,
+		                   .point = b,
+		                   .min_effect_pct = s->plan.min_effect_pct,
+		                   .minimize = s->plan.minimize,
+		                   .look = look < 1   ? 1
+		                           : look > K ? K
+		                                      : look,
+		                   .nlooks = K };
+	struct effect e;
+	struct err er;
+	bool flip = s->plan.minimize;
+
+	memset(c, 0, sizeof(*c));
+	c->delta = c->lo = c->hi = NAN;
+	for (k = 0; k < n; k++) {
+		a[k] = node_sample(&s->points[ref], k);
+		b[k] = node_sample(&s->points[pt], k);
+	}
+	if (effect_compute(&in, &e, &er) == 0 && e.nused > 0) {
+		c->ok = true;
+		c->delta = e.delta_pct;
+		c->lo = e.eq_low_pct;
+		c->hi = e.eq_high_pct;
+		c->od = flip ? -c->delta : c->delta;
+		c->olo = flip ? -c->hi : c->lo;
+		c->ohi = flip ? -c->lo : c->hi;
+		c->decision = e.fleet_decision;
+	}
+	effect_release(&e);
+	free(a);
+}
+
+/* Compare pt against ref at a look of the race. */
+static void compare(const struct sweep *s, int ref, int pt, int look, struct cmp *c)
+{
+	compare_at(s, ref, pt, look, race_looks(&s->plan), c);
+}
+
+/* Set point i's state, and what it was compared with when c is given. */
+static void mark(struct sweep *s, int i, enum race_state st, enum race_why why, int look, int vs,
+                 const struct cmp *c)
+{
+	struct race_mark *m = &s->points[i].race;
+
+	m->state = st;
+	m->why = why;
+	m->round = look;
+	m->loops = s->points[i].loops_run;
+	m->vs = c && c->ok ? vs : -1;
+	m->delta_pct = c && c->ok ? c->delta : NAN;
+	m->low_pct = c && c->ok ? c->lo : NAN;
+	m->high_pct = c && c->ok ? c->hi : NAN;
+}
+
+/* The winner, with how it compares with the axis' baseline point (nothing when it is it). */
+static void mark_won(struct sweep *s, int w, int base, enum race_why why, int look)
+{
+	struct cmp c = { 0 };
+
+	if (w != base && base >= 0 && usable(s, &s->points[base]))
+		compare(s, base, w, look, &c);
+	mark(s, w, RACE_WON, why, look, base, &c);
+}
+
+/* The survivors' best by fleet Δ against ref (ties: the earlier point, so the baseline). */
+static int leader_find(const struct sweep *s, const int *sv, int n, int ref, int look)
+{
+	double best = -INFINITY;
+	int i, lead = sv[0];
+
+	for (i = 0; i < n; i++) {
+		double score = 0;
+		struct cmp c;
+
+		if (sv[i] != ref) {
+			compare(s, ref, sv[i], look, &c);
+			score = c.ok ? c.od : -INFINITY;
+		}
+		if (score > best) {
+			best = score;
+			lead = sv[i];
+		}
+	}
+	return lead;
+}
+
+/* End the race at the cap or the budget: the leader, unless a baseline still racing is not
+ * shown beaten by min_effect (the one-sided interval above 0 and Δ >= m); the survivors that
+ * do not win are left open. */
+static void race_stop(struct sweep *s, const int *sv, int n, int lead, int base, enum race_why why,
+                      int look)
+{
+	int i, w = lead;
+	struct cmp g = { 0 };
+
+	for (i = 0; i < n && lead != base; i++) {
+		if (sv[i] != base)
+			continue;
+		compare(s, base, lead, look, &g);
+		if (!g.ok || !(g.olo > 0 && g.od >= s->plan.min_effect_pct - 1e-9))
+			w = base;
+	}
+	for (i = 0; i < n; i++) {
+		struct cmp c;
+
+		if (sv[i] == w)
+			continue;
+		if (sv[i] == lead) {
+			mark(s, lead, RACE_OPEN, why, look, base,
+			     &g); /* the gain it did not show */
+			continue;
+		}
+		compare(s, lead, sv[i], look, &c);
+		mark(s, sv[i], RACE_OPEN, why, look, lead, &c);
+	}
+	mark_won(s, w, base, why, look);
+}
+
+bool race_judge(struct sweep *s, int ax)
+{
+	const struct plan *p = &s->plan;
+	int *sv = xcalloc((size_t)s->npoints + 1, sizeof(int));
+	int n = race_survivors(s, ax, sv), base = axis_base(s, ax), ref, lead, look, i, k;
+	double m = p->min_effect_pct;
+	bool all_eqv = true, over = true;
+	struct cmp c;
+
+	if (n == 0)
+		goto out;
+	look = s->points[sv[0]].loops_run - p->loops + 1;
+	/* Racers with nothing to compare leave first. */
+	for (i = k = 0; i < n; i++) {
+		if (usable(s, &s->points[sv[i]]))
+			sv[k++] = sv[i];
+		else
+			mark(s, sv[i], RACE_DROPPED, RACE_WHY_FAILED, look, -1, NULL);
+	}
+	n = k;
+	if (n == 0)
+		goto out;
+	ref = base >= 0 && usable(s, &s->points[base]) ? base : sv[0];
+	lead = leader_find(s, sv, n, ref, look);
+	for (i = 0; i < n; i++) {
+		int v = sv[i];
+
+		if (v == lead)
+			continue;
+		compare(s, lead, v, look, &c);
+		if (c.ok && c.ohi < (v == base ? -m : 0.0)) {
+			mark(s, v, RACE_DROPPED, RACE_WHY_WORSE, look, lead, &c);
+		} else if (c.ok && c.olo > -m && c.ohi < m) {
+			if (v != base)
+				mark(s, v, RACE_DROPPED, RACE_WHY_EQUIVALENT, look, lead, &c);
+			else
+				mark(s, v, RACE_RUNNING, RACE_WHY_NONE, look, lead, &c);
+		} else {
+			mark(s, v, RACE_RUNNING, RACE_WHY_NONE, look, lead, &c);
+			all_eqv = false;
+		}
+	}
+	mark(s, lead, RACE_RUNNING, RACE_WHY_NONE, look, -1, NULL);
+	n = race_survivors(s, ax, sv);
+	if (n == 1) {
+		mark_won(s, sv[0], base, RACE_WHY_LAST, look);
+	} else if (all_eqv) {
+		/* Besides the leader only the baseline's value, equivalent to it, is left. */
+		compare(s, base, lead, look, &c);
+		mark(s, lead, RACE_TIED, RACE_WHY_ALL_EQUIVALENT, look, base, &c);
+		mark_won(s, base, base, RACE_WHY_ALL_EQUIVALENT, look);
+	} else if (s->points[sv[0]].loops_run >= p->loops_max) {
+		race_stop(s, sv, n, lead, base, RACE_WHY_CAP, look);
+	} else if (!race_fits(s, n, false)) {
+		race_stop(s, sv, n, lead, base, RACE_WHY_BUDGET, look);
+	} else {
+		over = false;
+	}
+out:
+	free(sv);
+	return over;
+}
+
+bool race_confirmed(const struct sweep *s, int point)
+{
+	struct cmp c;
+	int ref = s->points[point].ref;
+
+	if (ref < 0)
+		return false;
+	compare_at(s, ref, point, 1, 1, &c);
+	return c.ok && c.decision == EFFECT_GAIN;
+}
+
+int race_loops_spent(const struct sweep *s)
+{
+	int i, n = 0;
+
+	for (i = 0; i < s->npoints; i++)
+		n += s->points[i].loops_run;
+	return n;
+}
+
+bool race_fits(const struct sweep *s, int loops, bool final)
+{
+	const struct plan *p = &s->plan;
+	double need;
+
+	if (p->budget_s <= 0 || p->runtime_s <= 0)
+		return true;
+	need = (race_loops_spent(s) + loops + (final ? 0 : p->loops_max)) * p->runtime_s;
+	return need <= p->budget_s * (1 + 1e-9);
+}
+
+/* Expected loops of a race of v racers after its round at n loops is judged (the model of
+ * race.h: half of the undecided rivals decided per round). */
+static double halving(const struct plan *p, int v, int n)
+{
+	double loops = 0;
+	int u = (v - 1) / 2;
+
+	for (; u > 0 && n < p->loops_max; n++, u /= 2)
+		loops += u + 1;
+	return loops;
+}
+
+void race_remaining(const struct sweep *s, double *expected_loops, double *worst_loops)
+{
+	const struct plan *p = &s->plan;
+	int *sv = xcalloc((size_t)s->npoints + 1, sizeof(int));
+	double ex = 0, wo = 0, left;
+	int ax = 0, i, n, top = 0;
+
+	if (s->npoints) {
+		const struct point *last = &s->points[s->npoints - 1];
+
+		if (last->role == ROLE_FINAL)
+			goto out;
+		ax = last->axis;
+		n = race_survivors(s, ax, sv);
+		/* Round 1 brings every racer to job.loops.min; a later round is one loop more. */
+		top = p->loops;
+		for (i = 0; i < n; i++)
+			if (s->points[sv[i]].loops_run > top)
+				top = s->points[sv[i]].loops_run;
+		/* The round under way: the survivors that have not had it yet. */
+		for (i = 0; i < n; i++) {
+			int due = top - s->points[sv[i]].loops_run;
+
+			ex += due;
+			wo += due;
+		}
+		if (n > 0) {
+			ex += halving(p, n, top);
+			wo += (double)n * (p->loops_max - top);
+		}
+		ax++;
+	}
+	for (; ax < p->naxes; ax++) {
+		int v = 1 + race_axis_values(p, ax, &p->baseline);
+
+		ex += (double)v * p->loops + halving(p, v, p->loops);
+		wo += (double)v * p->loops_max;
+	}
+	ex += p->loops_max;
+	wo += p->loops_max;
+	if (p->budget_s > 0 && p->runtime_s > 0) {
+		left = p->budget_s / p->runtime_s - race_loops_spent(s);
+		if (left < 0)
+			left = 0;
+		ex = fmin(ex, left);
+		wo = fmin(wo, left);
+	}
+out:
+	*expected_loops = ex;
+	*worst_loops = wo;
+	free(sv);
+}
+
+int race_budget_check(const struct plan *p, struct err *e)
+{
+	double first, last;
+	int v;
+
+	if (p->strategy != PLAN_ADAPTIVE || p->budget_s <= 0 || p->runtime_s <= 0)
+		return 0;
+	v = 1 + race_axis_values(p, 0, &p->baseline);
+	first = (double)v * p->loops * p->runtime_s;
+	last = p->loops_max * p->runtime_s;
+	if (p->budget_s >= (first + last) * (1 - 1e-9))
+		return 0;
+	return err_set(
+	        e, -EINVAL, "invalid_plan",
+	        "budget_s: %g s is less than the least this plan spends: the first round of "
+	        "axis 1 (%d values x %d loops x %g s) and the final confirmation (%d loops x "
+	        "%g s), %g s",
+	        p->budget_s, v, p->loops, p->runtime_s, p->loops_max, p->runtime_s, first + last);
+}

@@ -1,0 +1,98 @@
+#!/bin/bash
+# it_ctl_adaptive.sh -- an adaptive sweep on two real agents and loop devices with real fio:
+# the dry run's worst case and expected duration, a budget too small refused before anything
+# changes, the races (every raced point decided, its passes kept), the final confirmation at
+# job.loops.max, the race decisions in the table, the JSON and `show`, and the devices restored.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/ctl_lib.sh"
+
+ctl_two_nodes
+
+loops='{"min": 2, "max": 4}'
+ctl_plan "$IT_TMP/ad.json" adaptive "$loops" 1
+
+# --dry-run: 2 racers on each axis, worst case 2 x 4 + 2 x 4 + 4 = 20 loops per node.
+out=$(ctl sweep "$IT_TMP/ad.json" --dry-run)
+echo "$out"
+it_check "dry-run names the strategy" grep -q 'adaptive strategy' <<<"$out"
+it_check "dry-run: worst case and expected duration" \
+	grep -Eq '^loops per node: worst case 20 x 1 s = 20 s, expected about [0-9]+ x 1 s = [0-9]+ s' <<<"$out"
+it_check "dry-run: looks and alpha" grep -q 'raced from 2 to 4 loops (3 looks, each at alpha 5 %/3)' <<<"$out"
+it_check "dry-run stored nothing" test ! -e "$CTL_DB"
+
+# A budget below the first round and the final confirmation is refused before anything runs.
+python3 - "$IT_TMP/ad.json" "$IT_TMP/tight.json" 7 <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1])); p["budget_s"] = float(sys.argv[3])
+json.dump(p, open(sys.argv[2], "w"))
+PY
+ctl sweep "$IT_TMP/tight.json" >"$IT_TMP/tight.out" 2>"$IT_TMP/tight.err"
+it_eq "too small a budget exits 1" 1 $?
+it_check "and says how much the plan needs" \
+	grep -q 'budget_s: 7 s is less than the least this plan spends.*8 s' "$IT_TMP/tight.err"
+it_check "and stored nothing" test ! -e "$CTL_DB"
+ctl_restored "budget refused"
+
+ctl sweep "$IT_TMP/ad.json" --out "$IT_TMP/ad.txt" 2>"$IT_TMP/ad.err"
+rc=$?
+cat "$IT_TMP/ad.txt"
+tail -5 "$IT_TMP/ad.err"
+it_check "adaptive sweep exits 0" test "$rc" = 0
+it_check "table header names the strategy" grep -q '^sweep 1 "it adaptive" .* adaptive' "$IT_TMP/ad.txt"
+it_check "the table lists the race decisions" grep -q '^race (adaptive):' "$IT_TMP/ad.txt"
+it_check "each axis won by one value" test "$(grep -c ': won after [0-9]* loops (round [0-9]*)' "$IT_TMP/ad.txt")" = 2
+it_check "start line gives worst case and expected loops" \
+	grep -q 'adaptive, 2 to 4 loops; loops per node: worst case 20, expected about' "$IT_TMP/ad.err"
+ctl_restored "adaptive"
+
+ctl show 1 --format json >"$IT_TMP/ad.json.out"
+python3 - "$IT_TMP/ad.json.out" "$FT_SOURCE_DIR/schema/sweep.schema.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["status"] == "completed", d["status"]
+assert d["strategy"] == "adaptive"
+pts = d["points"]
+raced = [p for p in pts if p["role"] != "final"]
+finals = [p for p in pts if p["role"] == "final"]
+assert {p["axis"] for p in raced} == {0, 1}, raced
+for ax in (0, 1):
+    ps = [p for p in raced if p["axis"] == ax]
+    assert len(ps) == 2, ps
+    assert sum(p["race"]["state"] == "won" for p in ps) == 1, [p["race"] for p in ps]
+for p in raced:
+    r = p["race"]
+    assert r is not None and r["state"] in ("dropped", "won", "tied", "open"), r
+    assert 2 <= p["loops"] <= 4, p
+    assert r["loops"] == p["loops"], (r, p["loops"])
+    assert r["round"] == p["loops"] - 1, r
+    for n in p["nodes"]:
+        assert n["state"] == "ok", n
+        # a dropped value keeps every pass it ran
+        assert len(n["passes"]) == p["loops"] and all(v > 0 for v in n["passes"]), n
+    if r["state"] == "dropped":
+        assert r["why"] in ("worse", "equivalent"), r
+        assert r["vs"] is not None and r["low_pct"] <= r["delta_pct"] <= r["high_pct"], r
+# the axis-2 baseline holds the axis-1 winner
+won1 = [p for p in raced if p["axis"] == 0 and p["race"]["state"] == "won"][0]
+b2 = [p for p in raced if p["axis"] == 1 and p["role"] == "baseline"][0]
+assert b2["params"]["scheduler"] == won1["params"]["scheduler"], (b2, won1)
+# the final confirmation, when the races changed something, runs job.loops.max against point 0
+assert len(finals) <= 1
+for f in finals:
+    assert f["race"] is None and f["loops"] == 4 and f["ref"] == 0, f
+if d["best"] is not None:
+    assert finals and d["best"]["params"] == finals[0]["params"], d["best"]
+try:
+    import jsonschema
+    jsonschema.Draft202012Validator(json.load(open(sys.argv[2]))).validate(d)
+    print("# schema-valid")
+except ImportError:
+    pass
+PY
+it_eq "show --format json has the races" 0 $?
+ctl show 1 >"$IT_TMP/show.txt"
+it_eq "show re-renders the race decisions from the store" \
+	"$(sed -n '/^race (adaptive):/,/^$/p' "$IT_TMP/ad.txt")" \
+	"$(sed -n '/^race (adaptive):/,/^$/p' "$IT_TMP/show.txt")"
+
+it_done
