@@ -104,7 +104,7 @@ tok=$IT_TMP/shared-tok
 echo "shared-token-0123456789abcdef" >"$tok"
 for mode in 644 640 604 620 602 666; do
 	chmod "$mode" "$tok"
-	timeout 20 "$AGENT_BIN" --listen 127.0.0.1:0 --state-dir "$IT_TMP/m-state" \
+	timeout 10 "$AGENT_BIN" --listen 127.0.0.1:0 --state-dir "$IT_TMP/m-state" \
 		--sysfs-root "$root" --token-file "$tok" 2>"$IT_TMP/m.err" >/dev/null
 	rc=$?
 	it_eq "token file mode $mode: the agent does not start" 1 "$rc"
@@ -125,7 +125,7 @@ wait "$m_PID"
 mkdir -p "$IT_TMP/d-state"
 echo "default-token-0123456789abcdef" >"$IT_TMP/d-state/token"
 chmod 644 "$IT_TMP/d-state/token"
-timeout 20 "$AGENT_BIN" --listen 127.0.0.1:0 --state-dir "$IT_TMP/d-state" --sysfs-root "$root" \
+timeout 10 "$AGENT_BIN" --listen 127.0.0.1:0 --state-dir "$IT_TMP/d-state" --sysfs-root "$root" \
 	2>"$IT_TMP/d.err" >/dev/null
 it_eq "STATE_DIR/token at mode 644: the agent does not start" 1 "$?"
 it_check "the message names STATE_DIR/token" grep -q "token file '$IT_TMP/d-state/token' has mode 0644" \
