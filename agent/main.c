@@ -31,8 +31,8 @@ static const char usage_text[] =
         "  --listen ADDR:PORT        address to listen on (default 127.0.0.1:7070; port 0 = any)\n"
         "  --node-name NAME          node name reported by /api/v1/health (default: hostname)\n"
         "  --state-dir DIR           database and token directory (default /var/lib/fleettune)\n"
-        "  --token-file FILE         bearer token file (default STATE_DIR/token; created if "
-        "absent)\n"
+        "  --token-file FILE         bearer token file (default STATE_DIR/token; created 0600 "
+        "if absent; refused if group or others may read or write it)\n"
         "  --allow-device NAME       device that may be written and benchmarked (repeatable)\n"
         "  --allow-dir DIR           directory under which jobs may create files (repeatable)\n"
         "  --allow-sysctl            permit writes to the vm.* / fs.* sysctls\n"
@@ -272,15 +272,23 @@ static int mkdir_p(const char *path, mode_t mode)
 	return 0;
 }
 
-/* Read the token, or create it (0600, 32 random bytes in hex) if absent. */
+/* Read the token, or create it (0600, 32 random bytes in hex) if absent. A token file that
+ * group or others may read or write is refused: anyone who can read it can write /sys. */
 static int token_load(const char *path, char *out, size_t len, struct err *e)
 {
+	const mode_t open_to_others = S_IRGRP | S_IWGRP | S_IROTH | S_IWOTH;
 	unsigned char raw[32];
 	char hex[65];
 	struct buf b = BUF_INIT;
+	struct stat st;
 	size_t i, n;
 	int fd, rc;
 
+	if (stat(path, &st) == 0 && (st.st_mode & open_to_others))
+		return err_set(e, -EPERM, "internal",
+		               "token file '%s' has mode %04o: group or others may read or write "
+		               "it; run 'chmod 600' on it (or remove it to get a new token)",
+		               path, (unsigned)(st.st_mode & 07777));
 	rc = buf_read_file(&b, path, 4096);
 	if (rc == 0) {
 		n = b.len;

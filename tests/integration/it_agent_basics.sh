@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# it_agent_basics.sh -- the agent against a temp --sysfs-root tree (no root needed): token file,
-# --public-read, sysctl writes under --allow-sysctl, HTTPS, static files, clean SIGTERM exit.
+# it_agent_basics.sh -- the agent against a temp --sysfs-root tree (no root needed): token file
+# (a file group or others may read or write is refused), --public-read, sysctl writes under --allow-sysctl, HTTPS, static files, clean SIGTERM exit.
 . "$(dirname "$0")/lib.sh"
 [ -x "$AGENT_BIN" ] || it_skip "agent not built at $AGENT_BIN"
 command -v jq >/dev/null || it_skip "jq not installed"
@@ -85,6 +85,7 @@ if command -v openssl >/dev/null; then
 	openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 \
 		-keyout "$IT_TMP/key.pem" -out "$IT_TMP/cert.pem" 2>/dev/null
 	echo "my-own-token-0123456789abcdef" >"$IT_TMP/tok"
+	chmod 600 "$IT_TMP/tok"
 	it_agent_start t --sysfs-root "$root" --token-file "$IT_TMP/tok" \
 		--tls-cert "$IT_TMP/cert.pem" --tls-key "$IT_TMP/key.pem" || exit 1
 	port=${t_URL##*:}
@@ -97,5 +98,42 @@ if command -v openssl >/dev/null; then
 else
 	it_log "openssl missing: HTTPS not tested"
 fi
+
+# 6. a token file that group or others may read or write stops the start, and is left as it was
+tok=$IT_TMP/shared-tok
+echo "shared-token-0123456789abcdef" >"$tok"
+for mode in 644 640 604 620 602 666; do
+	chmod "$mode" "$tok"
+	timeout 10 "$AGENT_BIN" --listen 127.0.0.1:0 --state-dir "$IT_TMP/m-state" \
+		--sysfs-root "$root" --token-file "$tok" 2>"$IT_TMP/m.err" >/dev/null
+	rc=$?
+	it_eq "token file mode $mode: the agent does not start" 1 "$rc"
+	it_check "mode $mode: the message names the file, its mode and chmod 600" grep -q \
+		"token file '$tok' has mode 0$mode: group or others may read or write it; run 'chmod 600'" \
+		"$IT_TMP/m.err"
+	it_eq "mode $mode: the file is left as it was" "$mode shared-token-0123456789abcdef" \
+		"$(stat -c %a "$tok") $(cat "$tok")"
+done
+it_check "a refused start does not listen" bash -c "! grep -q 'listening on' '$IT_TMP/m.err'"
+chmod 600 "$tok"
+it_agent_start m --sysfs-root "$root" --token-file "$tok" || exit 1
+it_http GET "$m_URL/api/v1/devices" "shared-token-0123456789abcdef"
+it_eq "the same file at mode 600 is used" 200 "$HTTP_STATUS"
+kill -TERM "$m_PID"
+wait "$m_PID"
+# the default STATE_DIR/token is checked the same way
+mkdir -p "$IT_TMP/d-state"
+echo "default-token-0123456789abcdef" >"$IT_TMP/d-state/token"
+chmod 644 "$IT_TMP/d-state/token"
+timeout 10 "$AGENT_BIN" --listen 127.0.0.1:0 --state-dir "$IT_TMP/d-state" --sysfs-root "$root" \
+	2>"$IT_TMP/d.err" >/dev/null
+it_eq "STATE_DIR/token at mode 644: the agent does not start" 1 "$?"
+it_check "the message names STATE_DIR/token" grep -q "token file '$IT_TMP/d-state/token' has mode 0644" \
+	"$IT_TMP/d.err"
+chmod 600 "$IT_TMP/d-state/token"
+it_agent_start d --sysfs-root "$root" || exit 1
+it_eq "STATE_DIR/token at mode 600 is used" default-token-0123456789abcdef "$d_TOKEN"
+it_http GET "$d_URL/api/v1/devices" "$d_TOKEN"
+it_eq "and accepted" 200 "$HTTP_STATUS"
 
 it_done

@@ -120,6 +120,10 @@ tok_dir=$(qc ".volumeMounts[] | select(.name == \"$tok_vol\") | .mountPath")
 tok_file=$(q '.spec.template.spec.volumes[] | select(.secret) | .secret.items[0].path')
 it_check "--token-file is the Secret's file ($tok_dir/$tok_file)" \
 	grep -q -- "--token-file $tok_dir/$tok_file" <<<"$args"
+# The agent refuses a token file group or others may read or write (Kubernetes' default is 0644).
+tok_mode=$(q '.spec.template.spec.volumes[] | select(.secret) | .secret.items[0].mode // .secret.defaultMode // 420')
+it_eq "the Secret's token file is private to its owner (mode $(printf '%o' "$tok_mode"))" 0 \
+	"$((tok_mode & 8#066))"
 it_eq "readiness probe path" /api/v1/health "$(qc .readinessProbe.httpGet.path)"
 probe_port=$(qc .readinessProbe.httpGet.port)
 port=$(PROBE_PORT=$probe_port qc '.ports[] | select(.name == env.PROBE_PORT or

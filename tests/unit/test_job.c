@@ -1,10 +1,12 @@
 /* test_job.c -- the job queue against a temp sysfs tree and the fake fio script: success,
  * params applied and restored, failure, cancel, refused specs, checks without queueing, an
  * unrecordable restore point, queued jobs taken up after a restart, crash recovery, and the
- * job version long-polls wait on, with the watcher told of each change. */
+ * job version long-polls wait on, with the watcher told of each change, and the containment
+ * record kept in the temp state directory while a job runs. */
 #include <errno.h>
 #include <jansson.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +72,22 @@ static void wait_state(struct agent_fx *f, int64_t id, const char *state, struct
 		usleep(50 * 1000);
 	}
 	fail_msg("job %lld never reached %s", (long long)id, state);
+}
+
+/* Poll until the job's containment record in the state directory exists (or is gone), or 10 s
+ * pass: the agent's state dir is the fixture's temp tree, so a restart could find the job. */
+static void wait_record(struct agent_fx *f, int64_t id, bool present)
+{
+	char path[600];
+	int i;
+
+	snprintf(path, sizeof(path), "%s/contain/job-%lld", f->root, (long long)id);
+	for (i = 0; i < 200; i++) {
+		if ((access(path, F_OK) == 0) == present)
+			return;
+		usleep(50 * 1000);
+	}
+	fail_msg("containment record %s never %s", path, present ? "appeared" : "went away");
 }
 
 #define FIO_OK "\"fio\":{\"rw\":\"randwrite\",\"bs\":\"4M\",\"runtime_s\":1,\"time_based\":true}"
@@ -150,6 +168,7 @@ static void test_cancel(void **state)
 	queued = submit(f, "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK "}", 0, &e);
 	wait_state(f, id, "running", &j);
 	store_job_rec_release(&j);
+	wait_record(f, id, true);
 	usleep(300 * 1000);
 	assert_string_equal(tu_read(f->root, "sys/block/loop0/queue/nr_requests"), "32");
 	/* a queued job is dropped without running */
@@ -163,6 +182,7 @@ static void test_cancel(void **state)
 	assert_string_equal(j.error_code, "cancelled");
 	store_job_rec_release(&j);
 	assert_string_equal(tu_read(f->root, "sys/block/loop0/queue/nr_requests"), "64");
+	wait_record(f, id, false);
 	assert_int_equal(job_cancel(f->a.jobs, id, &e), -EBUSY);
 	assert_string_equal(e.code, "conflict");
 	assert_int_equal(job_cancel(f->a.jobs, queued, &e), -EBUSY);

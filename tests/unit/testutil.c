@@ -11,6 +11,27 @@
 
 #include "testutil.h"
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TU_LSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define TU_LSAN 1
+#endif
+#ifdef TU_LSAN
+#include <sanitizer/lsan_interface.h>
+#endif
+
+int tu_leaked(void)
+{
+#ifdef TU_LSAN
+	return __lsan_do_recoverable_leak_check() != 0;
+#else
+	return 0;
+#endif
+}
+
 char *tu_tmpdir(void)
 {
 	char tmpl[] = "/tmp/ft-unit-XXXXXX";

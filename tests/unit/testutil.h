@@ -19,6 +19,10 @@ const char *tu_read(const char *root, const char *relpath);
 /* Read a fixture file (FT_FIXTURES/name or an absolute path); caller frees. */
 char *tu_slurp(const char *path, size_t *len);
 
+/* In a LeakSanitizer build, 1 if memory has leaked so far (LSan prints where it was allocated);
+ * 0 otherwise and in builds without LSan. The process goes on either way. */
+int tu_leaked(void);
+
 /*
  * Build a fake sysfs tree under root for device dev, shaped like a loop
  * device on Linux 6.x with mq-deadline active: queue/{scheduler,nr_requests,
