@@ -437,12 +437,13 @@ static int sweep_execute(struct sweep *s, const struct opts *o, struct err *e)
 		         s->plan.nnodes == 1 ? "" : "s", s->plan.loops, s->plan.loops_max, wo, ex);
 	} else {
 		if (s->plan.loops_max > s->plan.loops)
-			snprintf(loops, sizeof(loops), "%d to %d", s->plan.loops, s->plan.loops_max);
+			snprintf(loops, sizeof(loops), "%d to %d", s->plan.loops,
+			         s->plan.loops_max);
 		else
 			snprintf(loops, sizeof(loops), "%d", s->plan.loops);
-		log_info("sweep %lld \"%s\": %d node%s, up to %d points of %s loops", (long long)s->id,
-		         s->plan.name, s->plan.nnodes, s->plan.nnodes == 1 ? "" : "s", pg.npoints_est,
-		         loops);
+		log_info("sweep %lld \"%s\": %d node%s, up to %d points of %s loops",
+		         (long long)s->id, s->plan.name, s->plan.nnodes,
+		         s->plan.nnodes == 1 ? "" : "s", pg.npoints_est, loops);
 	}
 	/* A signal stops the sweep between points too: no new point is begun. */
 	while (rc == 0 && !stop_signal && strategy_next(s, &batch) > 0) {

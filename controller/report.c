@@ -1617,8 +1617,8 @@ void report_dry_run(const struct sweep *s, int npoints_est, int nconfigs, bool c
 	           loops.data,
 	           adaptive && p->strategy != PLAN_ADAPTIVE
 	                   ? " (adaptive: after the minimum, one more loop at a time until the "
-	                      "point is decided)"
-	                    : "");
+	                     "point is decided)"
+	                   : "");
 	for (i = 0; i < p->nnodes; i++)
 		buf_printf(out, "  node %s  %s  device %s\n", p->nodes[i].name, p->nodes[i].url,
 		           p->nodes[i].device);
@@ -1653,7 +1653,8 @@ void report_dry_run(const struct sweep *s, int npoints_est, int nconfigs, bool c
 			           p->runtime_s, npoints_est * p->loops * loop_s,
 			           npoints_est * p->loops_max * loop_s);
 		else if (loop_s > 0)
-			buf_printf(out, " x %g s = about %.0f s of benchmarking (nodes run in parallel)",
+			buf_printf(out,
+			           " x %g s = about %.0f s of benchmarking (nodes run in parallel)",
 			           p->runtime_s, npoints_est * p->loops * loop_s);
 		buf_puts(out, "\n");
 	}

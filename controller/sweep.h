@@ -141,7 +141,7 @@ struct point {
 	double delta_pct, ci_low_pct, ci_high_pct; /* fleet Δ and its 95 % CI */
 	double spread_pct;                         /* (max - min) / mean of node means */
 	enum effect_decision verdict;              /* EFFECT_NA for baseline rows */
-	struct race_mark race; /* adaptive strategy only; RACE_NONE otherwise */
+	struct race_mark race;                     /* adaptive strategy only; RACE_NONE otherwise */
 };
 
 struct sweep {

@@ -498,8 +498,10 @@ static void test_hold_answered_on_stop(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_decode),     cmocka_unit_test(test_token_equal),
-		cmocka_unit_test(test_num),        cmocka_unit_test(test_strict_query),
+		cmocka_unit_test(test_decode),
+		cmocka_unit_test(test_token_equal),
+		cmocka_unit_test(test_num),
+		cmocka_unit_test(test_strict_query),
 		cmocka_unit_test(test_error_utf8),
 		cmocka_unit_test(test_hold_wake_and_timeout),
 		cmocka_unit_test(test_hold_many_past_idle_timeout),
