@@ -10,6 +10,7 @@
 
 #include "ctlstore.h"
 #include "migration.h"
+#include "timeutil.h"
 #include "xmalloc.h"
 #include "banned.h"
 
@@ -125,7 +126,7 @@ int ctlstore_sweep_create(struct ctlstore *st, struct sweep *s, struct err *e)
 
 	if (sqlite3_prepare_v2(st->db,
 	                       "INSERT INTO sweeps(name, plan_json, strategy, metric, status, "
-	                       "created_at) VALUES (?,?,?,?,?,?)",
+	                       "created_at, owner_pid, owner_host) VALUES (?,?,?,?,?,?,?,?)",
 	                       -1, &q, NULL) != SQLITE_OK)
 		return db_fail(st, e, "insert sweep");
 	sqlite3_bind_text(q, 1, s->plan.name, -1, SQLITE_STATIC);
@@ -134,6 +135,8 @@ int ctlstore_sweep_create(struct ctlstore *st, struct sweep *s, struct err *e)
 	sqlite3_bind_text(q, 4, s->plan.metric, -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 5, s->status, -1, SQLITE_STATIC);
 	sqlite3_bind_double(q, 6, s->created_at);
+	sqlite3_bind_int(q, 7, s->owner_pid);
+	sqlite3_bind_text(q, 8, s->owner_host, -1, SQLITE_STATIC);
 	if (sqlite3_step(q) != SQLITE_DONE)
 		rc = db_fail(st, e, "insert sweep");
 	else
@@ -331,6 +334,23 @@ static int races_write(struct ctlstore *st, const struct sweep *s, struct err *e
 	return rc;
 }
 
+/* When the sweep last saved a point: what tells an abandoned sweep from a running one. */
+static int saved_at_write(struct ctlstore *st, const struct sweep *s, struct err *e)
+{
+	sqlite3_stmt *q = NULL;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(st->db, "UPDATE sweeps SET saved_at=? WHERE id=?", -1, &q, NULL) !=
+	    SQLITE_OK)
+		return db_fail(st, e, "update sweep");
+	sqlite3_bind_double(q, 1, time_now_s());
+	sqlite3_bind_int64(q, 2, s->id);
+	if (sqlite3_step(q) != SQLITE_DONE)
+		rc = db_fail(st, e, "update sweep");
+	sqlite3_finalize(q);
+	return rc;
+}
+
 int ctlstore_point_save(struct ctlstore *st, const struct sweep *s, int idx, struct err *e)
 {
 	int rc = tx_begin(st, e);
@@ -340,6 +360,8 @@ int ctlstore_point_save(struct ctlstore *st, const struct sweep *s, int idx, str
 	rc = point_write(st, s, idx, e);
 	if (!rc)
 		rc = races_write(st, s, e);
+	if (!rc)
+		rc = saved_at_write(st, s, e);
 	return tx_end(st, rc, e);
 }
 
@@ -446,8 +468,8 @@ int ctlstore_sweep_load(struct ctlstore *st, int64_t id, struct sweep *s, struct
 
 	memset(s, 0, sizeof(*s));
 	if (sqlite3_prepare_v2(st->db,
-	                       "SELECT plan_json, status, created_at, finished_at, dropped_json "
-	                       "FROM sweeps WHERE id=?",
+	                       "SELECT plan_json, status, created_at, finished_at, dropped_json, "
+	                       "owner_pid, owner_host, saved_at FROM sweeps WHERE id=?",
 	                       -1, &q, NULL) != SQLITE_OK)
 		return db_fail(st, e, "select sweep");
 	sqlite3_bind_int64(q, 1, id);
@@ -466,6 +488,9 @@ int ctlstore_sweep_load(struct ctlstore *st, int64_t id, struct sweep *s, struct
 	snprintf(s->status, sizeof(s->status), "%s", col_text(q, 1));
 	s->created_at = sqlite3_column_double(q, 2);
 	s->finished_at = sqlite3_column_type(q, 3) == SQLITE_NULL ? 0 : sqlite3_column_double(q, 3);
+	s->owner_pid = sqlite3_column_int(q, 5);
+	snprintf(s->owner_host, sizeof(s->owner_host), "%s", col_text(q, 6));
+	s->saved_at = sqlite3_column_double(q, 7);
 	rc = plan_node_set_parse(&s->plan, col_text(q, 4), s->node_dropped, e);
 	if (rc < 0)
 		goto out;
@@ -567,8 +592,8 @@ int ctlstore_history(struct ctlstore *st, int limit, struct ctlstore_summary **o
 	                       "SELECT s.id, s.name, s.status, s.strategy, s.metric, s.created_at, "
 	                       "s.finished_at, (SELECT count(*) FROM points p WHERE p.sweep_id = "
 	                       "s.id), s.best_line, s.outcome, s.best_point, s.best_config_json, "
-	                       "s.best_delta_pct, s.best_verdict FROM sweeps s ORDER BY s.id DESC "
-	                       "LIMIT ?",
+	                       "s.best_delta_pct, s.best_verdict, s.owner_pid, s.owner_host, "
+	                       "s.saved_at FROM sweeps s ORDER BY s.id DESC LIMIT ?",
 	                       -1, &q, NULL) != SQLITE_OK)
 		return db_fail(st, e, "select history");
 	sqlite3_bind_int(q, 1, limit);
@@ -601,6 +626,9 @@ int ctlstore_history(struct ctlstore *st, int limit, struct ctlstore_summary **o
 		h->best_delta_pct = col_num(q, 12);
 		verdict = sweep_verdict_parse(col_text(q, 13));
 		h->best_verdict = verdict < 0 ? EFFECT_NA : (enum effect_decision)verdict;
+		h->owner_pid = sqlite3_column_int(q, 14);
+		snprintf(h->owner_host, sizeof(h->owner_host), "%s", col_text(q, 15));
+		h->saved_at = sqlite3_column_double(q, 16);
 	}
 	sqlite3_finalize(q);
 	return rc;

@@ -38,6 +38,9 @@ struct ctlstore_summary {
 	char strategy[16];
 	char metric[64];
 	double created_at, finished_at;
+	int owner_pid;       /* the controller that ran it (0: unknown) */
+	char owner_host[64]; /* and its host */
+	double saved_at;     /* its last saved point, epoch seconds; 0: none */
 	int npoints;
 	/* What it found (sweep.h); OUTCOME_PENDING while running, or for a sweep stored by an
 	 * older fleettune-ctl, whose worded line is legacy_best_line. */

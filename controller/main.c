@@ -109,6 +109,29 @@ static int id_parse(const char *s, int64_t *id)
 	return 0;
 }
 
+/* A sweep from another host that saved no point for this long is taken as abandoned. */
+#define CTL_ABANDONED_S 3600.0
+
+/*
+ * A `running` sweep whose controller is gone is abandoned: run on this host, its pid is no
+ * longer alive; run on another host (or by a controller too old to record it), it saved no
+ * point for CTL_ABANDONED_S. A pid reused by another process keeps it `running`.
+ */
+static bool sweep_abandoned(const char *status, int pid, const char *host, double saved_at,
+                            double created_at)
+{
+	char me[64] = "";
+	double last = saved_at > 0 ? saved_at : created_at;
+
+	if (strcmp(status, "running"))
+		return false;
+	if (gethostname(me, sizeof(me) - 1) < 0)
+		me[0] = '\0';
+	if (pid > 0 && me[0] && !strcmp(host, me))
+		return kill(pid, 0) < 0 && errno == ESRCH;
+	return time_now_s() - last > CTL_ABANDONED_S;
+}
+
 /* Load sweep id from the database and analyse it. */
 static int sweep_load(const struct opts *o, int64_t id, struct sweep *s)
 {
@@ -124,6 +147,9 @@ static int sweep_load(const struct opts *o, int64_t id, struct sweep *s)
 		log_error("%s", e.msg);
 	else
 		verdict_sweep(s);
+	if (rc == 0 &&
+	    sweep_abandoned(s->status, s->owner_pid, s->owner_host, s->saved_at, s->created_at))
+		snprintf(s->status, sizeof(s->status), "abandoned");
 	ctlstore_close(st);
 	free(path);
 	return rc;
@@ -419,6 +445,9 @@ static int sweep_execute(struct sweep *s, const struct opts *o, struct err *e)
 		code = 130;
 		goto out;
 	}
+	s->owner_pid = (int)getpid();
+	if (gethostname(s->owner_host, sizeof(s->owner_host) - 1) < 0)
+		s->owner_host[0] = '\0';
 	if (ctlstore_sweep_create(st, s, e) < 0)
 		goto out;
 	if (runner_sessions_open(&r, e) < 0) {
@@ -521,7 +550,7 @@ static int cmd_history(const struct cmd *c, struct opts *o)
 	struct buf out = BUF_INIT;
 	struct err e = { 0 };
 	char *path = db_path(o);
-	int n = 0, rc;
+	int n = 0, rc, i;
 
 	(void)c;
 	rc = ctlstore_open(path, &st, &e);
@@ -531,6 +560,10 @@ static int cmd_history(const struct cmd *c, struct opts *o)
 		log_error("%s", e.msg);
 		goto out;
 	}
+	for (i = 0; i < n; i++)
+		if (sweep_abandoned(h[i].status, h[i].owner_pid, h[i].owner_host, h[i].saved_at,
+		                    h[i].created_at))
+			snprintf(h[i].status, sizeof(h[i].status), "abandoned");
 	report_history(h, n, &out);
 	fputs(out.data, stdout);
 out:

@@ -1515,6 +1515,14 @@ void report_history(const struct ctlstore_summary *h, int n, struct buf *out)
 		summary_best(&h[i], &best);
 		if (best.len)
 			buf_printf(out, "%67s%s", "", best.data);
+		if (!strcmp(h[i].status, "abandoned")) {
+			time_fmt_iso(h[i].saved_at > 0 ? h[i].saved_at : h[i].created_at, iso,
+			             sizeof(iso));
+			buf_printf(out,
+			           "%67sits controller is gone (%s, pid %d); last point saved %s\n",
+			           "", h[i].owner_host[0] ? h[i].owner_host : "host unknown",
+			           h[i].owner_pid, iso);
+		}
 		buf_release(&best);
 	}
 }

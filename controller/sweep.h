@@ -147,8 +147,11 @@ struct point {
 struct sweep {
 	int64_t id; /* controller database id; 0 before it is stored */
 	struct plan plan;
-	char status[16];                /* running, completed, aborted, interrupted, failed */
+	char status[16]; /* running, completed, aborted, interrupted, failed (abandoned: shown) */
 	double created_at, finished_at; /* epoch seconds */
+	int owner_pid;                  /* the controller that runs it (0: unknown, older rows) */
+	char owner_host[64];            /* and its host name */
+	double saved_at;                /* epoch seconds of the last saved point; 0: none */
 	int npoints, cap;
 	struct point *points;
 	bool *node_dropped; /* per plan node */

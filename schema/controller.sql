@@ -105,3 +105,10 @@ CREATE TABLE point_races (
   high_pct REAL,
   PRIMARY KEY (sweep_id, idx)
 );
+
+-- migration 5
+-- Who runs a sweep and when it last saved a point: a `running` sweep whose controller is gone
+-- (its pid on this host, or no saved point for an hour from another host) is shown abandoned.
+ALTER TABLE sweeps ADD COLUMN owner_pid INTEGER;
+ALTER TABLE sweeps ADD COLUMN owner_host TEXT;
+ALTER TABLE sweeps ADD COLUMN saved_at REAL;       -- epoch seconds of the last saved point
