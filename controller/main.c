@@ -112,21 +112,26 @@ static int id_parse(const char *s, int64_t *id)
 /* A sweep from another host that saved no point for this long is taken as abandoned. */
 #define CTL_ABANDONED_S 3600.0
 
+/* This host's name, as sweeps record their controller's; "" when it cannot be read. */
+static void host_name(char *out, size_t len)
+{
+	memset(out, 0, len);
+	if (gethostname(out, len - 1) < 0)
+		out[0] = '\0';
+}
+
 /*
- * A `running` sweep whose controller is gone is abandoned: run on this host, its pid is no
- * longer alive; run on another host (or by a controller too old to record it), it saved no
+ * A `running` sweep whose controller is gone is abandoned: run on this host (me), its pid is
+ * no longer alive; run on another host (or by a controller too old to record it), it saved no
  * point for CTL_ABANDONED_S. A pid reused by another process keeps it `running`.
  */
-static bool sweep_abandoned(const char *status, int pid, const char *host, double saved_at,
-                            double created_at)
+static bool sweep_abandoned(const char *me, const char *status, int pid, const char *host,
+                            double saved_at, double created_at)
 {
-	char me[64] = "";
 	double last = saved_at > 0 ? saved_at : created_at;
 
 	if (strcmp(status, "running"))
 		return false;
-	if (gethostname(me, sizeof(me) - 1) < 0)
-		me[0] = '\0';
 	if (pid > 0 && me[0] && !strcmp(host, me))
 		return kill(pid, 0) < 0 && errno == ESRCH;
 	return time_now_s() - last > CTL_ABANDONED_S;
@@ -138,17 +143,19 @@ static int sweep_load(const struct opts *o, int64_t id, struct sweep *s)
 	struct ctlstore *st = NULL;
 	char *path = db_path(o);
 	struct err e = { 0 };
+	char me[64];
 	int rc;
 
 	rc = ctlstore_open(path, &st, &e);
 	if (rc == 0)
 		rc = ctlstore_sweep_load(st, id, s, &e);
+	host_name(me, sizeof(me));
 	if (rc < 0)
 		log_error("%s", e.msg);
 	else
 		verdict_sweep(s);
 	if (rc == 0 &&
-	    sweep_abandoned(s->status, s->owner_pid, s->owner_host, s->saved_at, s->created_at))
+	    sweep_abandoned(me, s->status, s->owner_pid, s->owner_host, s->saved_at, s->created_at))
 		snprintf(s->status, sizeof(s->status), "abandoned");
 	ctlstore_close(st);
 	free(path);
@@ -446,8 +453,7 @@ static int sweep_execute(struct sweep *s, const struct opts *o, struct err *e)
 		goto out;
 	}
 	s->owner_pid = (int)getpid();
-	if (gethostname(s->owner_host, sizeof(s->owner_host) - 1) < 0)
-		s->owner_host[0] = '\0';
+	host_name(s->owner_host, sizeof(s->owner_host));
 	if (ctlstore_sweep_create(st, s, e) < 0)
 		goto out;
 	if (runner_sessions_open(&r, e) < 0) {
@@ -550,6 +556,7 @@ static int cmd_history(const struct cmd *c, struct opts *o)
 	struct buf out = BUF_INIT;
 	struct err e = { 0 };
 	char *path = db_path(o);
+	char me[64];
 	int n = 0, rc, i;
 
 	(void)c;
@@ -560,8 +567,9 @@ static int cmd_history(const struct cmd *c, struct opts *o)
 		log_error("%s", e.msg);
 		goto out;
 	}
+	host_name(me, sizeof(me));
 	for (i = 0; i < n; i++)
-		if (sweep_abandoned(h[i].status, h[i].owner_pid, h[i].owner_host, h[i].saved_at,
+		if (sweep_abandoned(me, h[i].status, h[i].owner_pid, h[i].owner_host, h[i].saved_at,
 		                    h[i].created_at))
 			snprintf(h[i].status, sizeof(h[i].status), "abandoned");
 	report_history(h, n, &out);

@@ -57,3 +57,12 @@ ctl_no_fio() {
 	done
 	return 0
 }
+
+# ctl_sweep_bg PLAN: run a sweep in the background (stdout in $IT_TMP/out.txt, the progress
+# lines in $IT_TMP/err.txt); sets CTL_PID.
+ctl_sweep_bg() {
+	"$CTL_BIN" sweep "$1" --db "$CTL_DB" >"$IT_TMP/out.txt" 2>"$IT_TMP/err.txt" &
+	CTL_PID=$!
+}
+# ctl_both_passed POINT LOOPS: pass 1 of POINT is in on both nodes.
+ctl_both_passed() { [ "$(grep -c "^point $1/.*pass 1/$2" "$IT_TMP/err.txt")" = 2 ]; }

@@ -7,10 +7,9 @@ source "$(dirname "$0")/ctl_lib.sh"
 
 ctl_two_nodes
 ctl_plan "$IT_TMP/plan.json" grid 3 2
-"$CTL_BIN" sweep "$IT_TMP/plan.json" --db "$CTL_DB" >"$IT_TMP/out.txt" 2>"$IT_TMP/err.txt" &
-pid=$!
-point2() { [ "$(grep -c "^point 2/.*pass 1/3" "$IT_TMP/err.txt")" = 2 ]; }
-it_wait_for "a pass of point 2 on both nodes" 60 point2
+ctl_sweep_bg "$IT_TMP/plan.json"
+pid=$CTL_PID
+it_wait_for "a pass of point 2 on both nodes" 60 ctl_both_passed 2 3
 "$CTL_BIN" history --db "$CTL_DB" >"$IT_TMP/h1.txt"
 it_check "while its controller runs, the sweep is running" grep -qE '^1 +[^ ]+ +running ' "$IT_TMP/h1.txt"
 kill -KILL "$pid"

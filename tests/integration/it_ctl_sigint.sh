@@ -5,11 +5,10 @@ source "$(dirname "$0")/ctl_lib.sh"
 
 ctl_two_nodes
 ctl_plan "$IT_TMP/plan.json" grid 3 2
-"$CTL_BIN" sweep "$IT_TMP/plan.json" --db "$CTL_DB" >"$IT_TMP/out.txt" 2>"$IT_TMP/err.txt" &
-pid=$!
+ctl_sweep_bg "$IT_TMP/plan.json"
+pid=$CTL_PID
 # Interrupt in the middle of point 2, once its first pass is in.
-both_passed() { [ "$(grep -c "^point 2/.*pass 1/3" "$IT_TMP/err.txt")" = 2 ]; }
-it_wait_for "a pass of point 2 on both nodes" 60 both_passed
+it_wait_for "a pass of point 2 on both nodes" 60 ctl_both_passed 2 3
 it_check "node1 runs point 2's scheduler during the sweep" test "$(it_sys "$A_DEV" scheduler)" = mq-deadline
 kill -INT "$pid"
 wait "$pid"
