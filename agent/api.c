@@ -311,6 +311,7 @@ static void param_put(void *app, const struct http_req *req, struct http_resp *r
 	if (tune_apply(&a->tune, req->args[0], &it, 1, origin, &rolled_back, &e)) {
 		tune_fail(resp, &e, rolled_back);
 	} else {
+		job_params_written(a->jobs, req->args[0], &it, 1, origin);
 		o = item_json(&it, json_object_get(body, "value"));
 		json_object_set_new(o, "device", json_string(req->args[0]));
 		json_object_set_new(o, "name", json_string(it.name));
@@ -370,6 +371,7 @@ static void params_patch(void *app, const struct http_req *req, struct http_resp
 			tune_fail(resp, &e, rolled_back);
 			goto out;
 		}
+		job_params_written(a->jobs, dev, set.items, set.n, origin);
 	}
 	items = json_object();
 	for (i = 0; i < set.n; i++) {

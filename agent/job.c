@@ -330,6 +330,70 @@ int job_cancel(struct jobq *q, int64_t id, struct err *e)
 	return rc;
 }
 
+/* Whether restore item name is one a write of written[0..n) replaced. */
+static bool restore_superseded(const char *name, const struct tune_item *written, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		const char *w = written[i].name;
+
+		if (!strcmp(written[i].previous, written[i].applied))
+			continue;
+		if (!strcmp(w, "scheduler") || !strcmp(w, name) ||
+		    (!strcmp(w, "setra") && !strcmp(name, "read_ahead_kb")))
+			return true;
+	}
+	return false;
+}
+
+void job_params_written(struct jobq *q, const char *device, const struct tune_item *items, int n,
+                        const char *origin)
+{
+	struct agent *a = q->a;
+	struct tune_snapshot snap = { { 0 }, 0, NULL };
+	char why[512], at[40];
+	bool found = false;
+	int64_t id;
+	int i, kept = 0, changed = 0;
+	struct err e;
+
+	for (i = 0; i < n; i++)
+		changed += strcmp(items[i].previous, items[i].applied) != 0;
+	pthread_mutex_lock(&q->lock);
+	id = q->running_id;
+	pthread_mutex_unlock(&q->lock);
+	if (!id || !changed)
+		return;
+	err_clear(&e);
+	if (store_job_restore(a->store, id, &snap, &found, &e))
+		goto fail;
+	if (found && strcmp(snap.device, device))
+		goto out;
+	time_fmt_iso(time_now_s(), at, sizeof(at));
+	snprintf(why, sizeof(why), "%s wrote %d value(s) at %s", origin, changed, at);
+	if (store_jobs_mark_changed(a->store, device, why, &e))
+		goto fail;
+	if (!found)
+		goto out;
+	for (i = 0; i < snap.n; i++)
+		if (!restore_superseded(snap.items[i].name, items, n))
+			snap.items[kept++] = snap.items[i];
+	if (kept == snap.n)
+		goto out;
+	snap.n = kept;
+	if (store_job_set_restore(a->store, id, &snap, &e))
+		goto fail;
+	log_info("job %lld on %s: %s; its end will not put back what that wrote", (long long)id,
+	         device, why);
+	goto out;
+fail:
+	log_error("job %lld on %s: cannot record that %s wrote its params: %s", (long long)id,
+	          device, origin, e.msg);
+out:
+	tune_snapshot_release(&snap);
+}
+
 /* Fill rec->progress (live for the running job, else from its state and loops) and
  * rec->version. */
 static void progress_fill(struct jobq *q, struct job_rec *rec)

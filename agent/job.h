@@ -50,6 +50,15 @@ int job_submit(struct jobq *q, struct job_spec *spec, int64_t *id, struct err *e
  * params restored) and wait for it. -EBUSY "conflict" if already finished,
  * -EINPROGRESS if it did not stop in time. */
 int job_cancel(struct jobq *q, int64_t id, struct err *e);
+/*
+ * A request wrote params on device (items[0..n), as tune_apply left them; origin names who):
+ * a job running there is marked params_changed (its passes from now on are not kept) and the
+ * names that changed leave its restore point, so the job's end does not put back values older
+ * than the write (a scheduler switch resets nr_requests and the iosched attributes: the whole
+ * restore point goes). Nothing happens when no job runs on device or no value changed.
+ */
+void job_params_written(struct jobq *q, const char *device, const struct tune_item *items, int n,
+                        const char *origin);
 
 /*
  * A job's version, for long-polls: it changes when the state, loops_done (a new pass) or the

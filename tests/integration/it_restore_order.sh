@@ -3,6 +3,7 @@
 # the device, cancels the restore point of the job that started inside it and marks the job
 # (params_changed, failed); the job's end then does not put back the values from inside the
 # session. The same after kill -9 and a restart (session restored first, then job recovery).
+# A PATCH while a job runs marks the job and leaves the written values out of its restore point.
 . "$(dirname "$0")/lib.sh"
 it_need_root_sysfs
 command -v fio >/dev/null || it_skip "fio not installed"
@@ -60,4 +61,20 @@ it_check "restart: the job is marked" \
 	grep -q 'agent_restart' <<<"$(echo "$HTTP_BODY" | jq -r .params_changed)"
 it_eq "restart: nr_requests at the session's base" 256 "$(nr)"
 it_eq "restart: read_ahead_kb at the session's base" 2560 "$(ra)"
+# 3. A PATCH while a job runs (no session): the job fails params_changed naming the request, and
+# its end puts back what it set itself (nr_requests) but not the value the PATCH wrote.
+it_http PATCH "$U/devices/$dev/params" "$a_TOKEN" '{"params":{"nr_requests":256,"read_ahead_kb":2560}}'
+it_http POST "$U/jobs" "$a_TOKEN" "{\"device\":\"$dev\",\"engine\":\"fio\",\"fio\":$fio,\"loops\":2,\"params\":{\"nr_requests\":64}}"
+it_eq "patch: job accepted" 202 "$HTTP_STATUS"
+job=$(echo "$HTTP_BODY" | jq .id)
+it_wait_for "patch: job running" 20 bash -c "[ \"\$(curl -s -H 'Authorization: Bearer $a_TOKEN' $U/jobs/$job | jq -r .state)\" = running ]"
+it_http PATCH "$U/devices/$dev/params" "$a_TOKEN" '{"params":{"read_ahead_kb":1024}}'
+it_eq "patch: the PATCH is applied" 200 "$HTTP_STATUS"
+it_check "patch: the job ends" wait_job_end "$job"
+it_eq "patch: the job failed" failed "$(echo "$HTTP_BODY" | jq -r .state)"
+it_eq "patch: error params_changed" params_changed "$(echo "$HTTP_BODY" | jq -r .error.code)"
+it_check "patch: params_changed names the request" \
+	grep -q 'PATCH /api/v1/devices/'"$dev"'/params wrote 1 value' <<<"$(echo "$HTTP_BODY" | jq -r .params_changed)"
+it_eq "patch: the job's own nr_requests put back" 256 "$(nr)"
+it_eq "patch: the PATCH's read_ahead_kb kept" 1024 "$(ra)"
 it_done
