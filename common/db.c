@@ -40,14 +40,14 @@ int db_exec(struct db *d, const char *sql, struct err *e)
 	return 0;
 }
 
-/* Bind one argument per character of fmt (db.h) to st's parameters 1, 2, ...; false if one
- * could not be bound. */
-static bool bind(sqlite3_stmt *st, const char *fmt, va_list ap)
+/* Bind one argument per character of fmt (db.h) to st's parameters first, first + 1, ...;
+ * false if one could not be bound. */
+static bool bind(sqlite3_stmt *st, int first, const char *fmt, va_list ap)
 {
 	int i, ok = 1;
 
 	for (i = 0; fmt && fmt[i] && ok; i++) {
-		int k = i + 1, r;
+		int k = first + i, r;
 
 		switch (fmt[i]) {
 		case 't': {
@@ -100,14 +100,13 @@ static bool bind(sqlite3_stmt *st, const char *fmt, va_list ap)
 	return ok;
 }
 
-/* Prepare sql and bind fmt's arguments; NULL on failure. */
-static sqlite3_stmt *vprepare(struct db *d, const char *sql, const char *fmt, va_list ap)
+sqlite3_stmt *db_vprepare(struct db *d, const char *sql, const char *fmt, va_list ap)
 {
 	sqlite3_stmt *st = NULL;
 
 	if (sqlite3_prepare_v2(d->conn, sql, -1, &st, NULL) != SQLITE_OK)
 		return NULL;
-	if (!bind(st, fmt, ap)) {
+	if (!bind(st, 1, fmt, ap)) {
 		sqlite3_finalize(st);
 		return NULL;
 	}
@@ -120,9 +119,22 @@ sqlite3_stmt *db_prepare(struct db *d, const char *sql, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	st = vprepare(d, sql, fmt, ap);
+	st = db_vprepare(d, sql, fmt, ap);
 	va_end(ap);
 	return st;
+}
+
+int db_bind(sqlite3_stmt *st, int first, const char *fmt, ...)
+{
+	va_list ap;
+	bool ok;
+
+	if (!st || first < 1)
+		return -EINVAL;
+	va_start(ap, fmt);
+	ok = bind(st, first, fmt, ap);
+	va_end(ap);
+	return ok ? first + (int)strlen(fmt) : -EINVAL;
 }
 
 void db_finalize(sqlite3_stmt *st)
@@ -140,7 +152,7 @@ int db_vrun(struct db *d, struct err *e, const char *what, const char *sql, cons
 	/* Every write runs in a BEGIN IMMEDIATE transaction: ours if the caller has none. */
 	if (own_tx && db_tx_begin(d, e))
 		return -EIO;
-	st = vprepare(d, sql, fmt, ap);
+	st = db_vprepare(d, sql, fmt, ap);
 	if (!st || sqlite3_step(st) != SQLITE_DONE)
 		rc = db_fail(d, e, what);
 	else
@@ -170,7 +182,7 @@ int db_rerun(struct db *d, sqlite3_stmt *st, struct err *e, const char *what, co
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	va_start(ap, fmt);
-	ok = bind(st, fmt, ap);
+	ok = bind(st, 1, fmt, ap);
 	va_end(ap);
 	if (!ok || sqlite3_step(st) != SQLITE_DONE)
 		return db_fail(d, e, what);
@@ -505,4 +517,12 @@ double db_col_double(sqlite3_stmt *st, int i)
 double db_col_num(sqlite3_stmt *st, int i)
 {
 	return db_col_null(st, i) ? NAN : sqlite3_column_double(st, i);
+}
+
+const void *db_col_blob(sqlite3_stmt *st, int i, size_t *len)
+{
+	const void *b = sqlite3_column_blob(st, i);
+
+	*len = (size_t)sqlite3_column_bytes(st, i);
+	return b;
 }

@@ -52,6 +52,13 @@ int db_exec(struct db *d, const char *sql, struct err *e);
  * NULL, 'b' blob (const void *, size_t). NULL on failure. Finalize with db_finalize().
  */
 struct sqlite3_stmt *db_prepare(struct db *d, const char *sql, const char *fmt, ...);
+/* db_prepare() with the binds in a va_list. */
+struct sqlite3_stmt *db_vprepare(struct db *d, const char *sql, const char *fmt, va_list ap);
+/* Bind fmt's arguments (as db_prepare's) to st's parameters first, first + 1, ...: for SQL
+ * whose parameters are known only at run time. Returns the next parameter's number, so that
+ * calls chain (k = db_bind(st, k, ...)), or -EINVAL, which the next call in a chain passes
+ * on (a first below 1 binds nothing). */
+int db_bind(struct sqlite3_stmt *st, int first, const char *fmt, ...);
 void db_finalize(struct sqlite3_stmt *st);
 /* Prepare, bind and step a statement that returns no rows, inside a BEGIN IMMEDIATE
  * transaction of its own unless one is open. Returns the number of rows changed, or -EIO with
@@ -103,6 +110,9 @@ int64_t db_col_int64(struct sqlite3_stmt *st, int i);
 double db_col_double(struct sqlite3_stmt *st, int i);
 /* NaN for SQL NULL: a figure that was not there. */
 double db_col_num(struct sqlite3_stmt *st, int i);
+/* Column i as bytes (NULL for SQL NULL or none), their count in *len; valid until the next
+ * step. */
+const void *db_col_blob(struct sqlite3_stmt *st, int i, size_t *len);
 /* Column i as text into out (""), *present (may be NULL) says it was not NULL. */
 void db_col_text(struct sqlite3_stmt *st, int i, char *out, size_t len, int *present);
 /* Column i as a fresh heap string, NULL for SQL NULL. Caller has ownership. */

@@ -240,6 +240,53 @@ static void test_rerun_each_columns(void **state)
 	db_close(d);
 }
 
+static void blob_row(struct sqlite3_stmt *st, void *elem)
+{
+	size_t n;
+	const void *b = db_col_blob(st, 0, &n);
+
+	assert_int_equal(n, 5);
+	memcpy(elem, b, n);
+}
+
+/* Binds chained over SQL built at run time, a failure passed down the chain, and a blob with
+ * a NUL in it read back whole. */
+static void test_bind_chain_blob(void **state)
+{
+	static const struct db_kind k = {
+		.schema = "-- migration 1\nCREATE TABLE b (a TEXT, x REAL, c BLOB);\n",
+		.err_code = "db_error",
+		.holds = "the rows",
+	};
+	struct sqlite3_stmt *q;
+	struct db *d;
+	struct err e = { 0 };
+	char got[5];
+	int i;
+
+	(void)state;
+	assert_int_equal(db_open(&d, ":memory:", &k, &e), 0);
+	q = db_prepare(d, "INSERT INTO b VALUES (?, ?, ?)", NULL);
+	i = db_bind(q, 1, "t", "one");
+	assert_int_equal(i, 2);
+	i = db_bind(q, i, "db", 2.5, "ab\0cd", (size_t)5);
+	assert_int_equal(i, 4);
+	assert_int_equal(db_rerun(d, q, &e, "insert", "tdb", "one", 2.5, "ab\0cd", (size_t)5), 1);
+	/* One parameter too many: the failure runs down the chain. */
+	i = db_bind(q, 3, "tt", "x", "y");
+	assert_int_equal(i, -EINVAL);
+	assert_int_equal(db_bind(q, i, "t", "z"), -EINVAL);
+	assert_int_equal(db_bind(q, 1, "?", "z"), -EINVAL); /* no such bind type */
+	db_finalize(q);
+	assert_int_equal(db_fetch_one(d,
+	                              db_prepare(d, "SELECT c FROM b WHERE a = ? AND x > ?", "td",
+	                                         "one", 2.0),
+	                              blob_row, got, &e, "select"),
+	                 1);
+	assert_memory_equal(got, "ab\0cd", 5);
+	db_close(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -249,6 +296,7 @@ int main(void)
 		cmocka_unit_test(test_no_directory),
 		cmocka_unit_test(test_migrate_next_block),
 		cmocka_unit_test(test_rerun_each_columns),
+		cmocka_unit_test(test_bind_chain_blob),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
