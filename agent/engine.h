@@ -254,5 +254,9 @@ void engine_size_str(uint64_t bytes, int lower, char *out, size_t len);
 int engine_line_find(const char *s, size_t len, const char *prefix, char *out, size_t outlen);
 /* Copy the last non-blank line of s[0..len) (lines end in '\n' or '\r') into out. */
 int engine_line_last(const char *s, size_t len, char *out, size_t outlen);
+/* Walk the lines of s[0..len) (they end in '\n' or '\r') from the last to the first, until
+ * match(line, n, ctx) returns non-zero. Returns 1 if one did, 0 if none (or s is NULL). */
+int engine_line_rfind(const char *s, size_t len,
+                      int (*match)(const char *line, size_t n, void *ctx), void *ctx);
 
 #endif

@@ -1,5 +1,6 @@
 /* stats.c -- sample summaries, Welch's t and the normal, t and chi-square distributions. */
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "stats.h"
@@ -230,26 +231,31 @@ static double gamma_fraction(double a, double x)
 	return h * exp(-x + a * log(x) - lgamma(a));
 }
 
-double stats_gammainc(double a, double x)
+/* P(a, x), or with upper Q(a, x) = 1 - P(a, x): each side from the expansion that converges
+ * at x, the complement taken of the other, so that a small Q keeps its digits. */
+static double gammainc(double a, double x, bool upper)
 {
+	double p;
+
 	if (!(a > 0) || isnan(x))
 		return NAN;
-	if (x <= 0)
-		return 0.0;
-	if (isinf(x))
-		return 1.0;
-	return x < a + 1.0 ? gamma_series(a, x) : 1.0 - gamma_fraction(a, x);
+	if (x <= 0 || isinf(x))
+		p = x <= 0 ? 0.0 : 1.0;
+	else if (x < a + 1.0)
+		p = gamma_series(a, x);
+	else
+		return upper ? gamma_fraction(a, x) : 1.0 - gamma_fraction(a, x);
+	return upper ? 1.0 - p : p;
+}
+
+double stats_gammainc(double a, double x)
+{
+	return gammainc(a, x, false);
 }
 
 double stats_gammainc_upper(double a, double x)
 {
-	if (!(a > 0) || isnan(x))
-		return NAN;
-	if (x <= 0)
-		return 1.0;
-	if (isinf(x))
-		return 0.0;
-	return x < a + 1.0 ? 1.0 - gamma_series(a, x) : gamma_fraction(a, x);
+	return gammainc(a, x, true);
 }
 
 double stats_chi2_cdf(double x, double k)
