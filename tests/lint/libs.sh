@@ -40,25 +40,20 @@ check() {
 }
 
 # The check must catch SQLite in a store and JSON in an agent header.
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/common" "$tmp/agent" "$tmp/controller"
-cp "$root"/common/*.[ch] "$tmp/common/"
-cp "$root"/agent/*.[ch] "$tmp/agent/"
-cp "$root"/controller/*.[ch] "$tmp/controller/"
-sed -i '0,/^#include "ctlstore.h"/s//#include <sqlite3.h>\n#include "ctlstore.h"/' "$tmp/controller/ctlstore.c"
-sed -i '0,/^#include "store.h"/s//#include "store.h"\n#include <sqlite3.h>/' "$tmp/agent/store_priv.h"
-sed -i '0,/^#include "err.h"/s//#include "err.h"\n#include <jansson.h>/' "$tmp/agent/job.h"
-out=$(check "$tmp")
-if ! grep -q '^controller/ctlstore.c: matches' <<<"$out" || ! grep -q '^agent/store_priv.h: matches' <<<"$out" ||
-	! grep -q '^agent/job.h: an agent header with json_t' <<<"$out"; then
-	echo "self-test failed: an injected violation was not caught:"
-	echo "$out"
-	exit 1
-fi
+plant() {
+	mkdir -p "$1/common" "$1/agent" "$1/controller"
+	cp "$root"/common/*.[ch] "$1/common/"
+	cp "$root"/agent/*.[ch] "$1/agent/"
+	cp "$root"/controller/*.[ch] "$1/controller/"
+	sed -i '0,/^#include "ctlstore.h"/s//#include <sqlite3.h>\n#include "ctlstore.h"/' "$1/controller/ctlstore.c"
+	sed -i '0,/^#include "store.h"/s//#include "store.h"\n#include <sqlite3.h>/' "$1/agent/store_priv.h"
+	sed -i '0,/^#include "err.h"/s//#include "err.h"\n#include <jansson.h>/' "$1/agent/job.h"
+}
+caught() {
+	echo '^controller/ctlstore.c: matches'
+	echo '^agent/store_priv.h: matches'
+	echo '^agent/job.h: an agent header with json_t'
+}
 
-if check "$root"; then
-	echo "ok: sqlite3.h, microhttpd.h, curl.h and JSON stay in their modules in $root"
-	exit 0
-fi
-exit 1
+source "$(dirname "$0")/lint_lib.sh"
+lint_run "$root" "sqlite3.h, microhttpd.h, curl.h and JSON stay in their modules in $root"

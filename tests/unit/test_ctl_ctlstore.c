@@ -314,6 +314,30 @@ static void test_migration_fails_whole(void **state)
 	free(db);
 }
 
+/* A file that is no database is refused with the helper's message, naming the file, what to do
+ * and what is lost; the controller's errors carry db_error. */
+static void test_not_a_database(void **state)
+{
+	char *dir, *db = db_temp(&dir);
+	struct ctlstore *st = (struct ctlstore *)1;
+	struct err e = { 0 };
+
+	(void)state;
+	tu_write(dir, "ctl.db",
+	         "not an SQLite file, but long enough for SQLite to read its header and refuse "
+	         "it.\n",
+	         0600);
+	assert_int_equal(ctlstore_open(db, &st, &e), -EUCLEAN);
+	assert_null(st);
+	assert_string_equal(e.code, "db_error");
+	assert_non_null(strstr(e.msg, db));
+	assert_non_null(strstr(e.msg, "move it aside"));
+	assert_non_null(strstr(e.msg, "the sweeps it holds are lost"));
+	tu_rmrf(dir);
+	free(dir);
+	free(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -321,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_history_outcomes),
 		cmocka_unit_test(test_schema_upgrade),
 		cmocka_unit_test(test_migration_fails_whole),
+		cmocka_unit_test(test_not_a_database),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
