@@ -1,5 +1,6 @@
 /* db.h -- SQLite for both binaries: open with WAL and busy_timeout, user_version migrations,
- * prepare and bind, row collection, single-row fetch, BEGIN IMMEDIATE writes. */
+ * prepare and bind, row collection, single-row fetch, columns, BEGIN IMMEDIATE writes. Only
+ * db.c includes sqlite3.h: the stores work through this header. */
 #ifndef FT_DB_H
 #define FT_DB_H
 
@@ -27,7 +28,7 @@ struct db_kind {
  * Open (creating) the database at path: WAL, synchronous=NORMAL, foreign keys, a 5 s busy
  * timeout, PRAGMA quick_check, then every "-- migration N" block of kind->schema above PRAGMA
  * user_version, one transaction each (a block that fails leaves the version before it and
- * fails the open). Every error names the file and
+ * fails the open; an existing file that moves up is logged). Every error names the file and
  * carries kind->err_code, which later errors reuse. A file that is not a database, or one
  * quick_check finds damaged, is refused with -EUCLEAN and a message that says to move it
  * aside and what that loses (kind->holds); a directory that cannot be written is named as

@@ -228,6 +228,7 @@ static const char v1_rows[] =
  * shown, points without loops get the plan's, and the migrated file takes new points. */
 static void test_schema_upgrade(void **state)
 {
+	/* The newest version: every block of the schema applied to an empty database. */
 	int newest = at_version(":memory:", 1000, NULL), v;
 
 	(void)state;
