@@ -176,6 +176,7 @@ struct engine {
 	const struct engine_opt *opts;
 	int n_opts;
 	size_t opts_off, opts_size; /* where this engine's option struct is in struct engine_opts */
+	/* (ENGINE_OPTS fills the four fields above.) */
 	/* Required keys and rules joining several keys, on decoded options: -EINVAL with code
 	 * "bad_request" and a message naming the key, e.g. "dd.count: required (1..1000000000)". */
 	int (*check)(const struct engine_opts *o, struct err *e);
@@ -205,6 +206,13 @@ struct engine {
 	 * that pass then lacks the metric. */
 	void (*metrics_list)(const struct engine_opts *o, struct metric_names *out);
 };
+
+/* The option fields of an engine's descriptor: its option table and its member of struct
+ * engine_opts, e.g. ENGINE_OPTS(fio_opts_table, fio). */
+#define ENGINE_OPTS(table, member)                                                                 \
+	.opts = (table), .n_opts = (int)(sizeof(table) / sizeof((table)[0])),                      \
+	.opts_off = offsetof(struct engine_opts, member),                                          \
+	.opts_size = sizeof(((struct engine_opts *)0)->member)
 
 /* "fio", "dd", "bonnie", "iozone", NULL: the job's "engine" values. */
 extern const char *const engine_names[];
