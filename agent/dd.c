@@ -94,36 +94,44 @@ static double dd_expected_runtime_s(const struct engine_opts *opts)
 	return 0;
 }
 
-/* Find the last "<bytes> bytes ... copied, <secs> s" segment of dd's stderr. Segments end
- * in '\n' or '\r' (status=progress rewrites its line with '\r'). secs may be NULL. */
-static int dd_copied_last(const char *s, size_t len, uint64_t *bytes, double *secs)
+/* What one "<bytes> bytes ... copied, <secs> s" line of dd's stderr says. */
+struct dd_copied {
+	uint64_t bytes;
+	double secs;
+};
+
+static int dd_copied_parse(const char *s, size_t n, void *ctx)
 {
-	size_t end = len, start;
+	struct dd_copied *c = ctx;
 	char line[256], *p, *q;
 	unsigned long long b;
 	double t;
 
-	if (!s)
+	snprintf(line, sizeof(line), "%.*s", (int)n, s);
+	b = strtoull(line, &p, 10);
+	q = strstr(line, " copied, ");
+	if (p == line || strncmp(p, " bytes", 6) || !q)
 		return 0;
-	while (end > 0) {
-		start = end;
-		while (start > 0 && s[start - 1] != '\n' && s[start - 1] != '\r')
-			start--;
-		snprintf(line, sizeof(line), "%.*s", (int)(end - start), s + start);
-		b = strtoull(line, &p, 10);
-		q = strstr(line, " copied, ");
-		if (p != line && !strncmp(p, " bytes", 6) && q) {
-			t = strtod(q + 9, &p);
-			if (p != q + 9 && !strncmp(p, " s", 2)) {
-				*bytes = b;
-				if (secs)
-					*secs = t;
-				return 1;
-			}
-		}
-		end = start ? start - 1 : 0;
-	}
-	return 0;
+	t = strtod(q + 9, &p);
+	if (p == q + 9 || strncmp(p, " s", 2))
+		return 0;
+	c->bytes = b;
+	c->secs = t;
+	return 1;
+}
+
+/* Find the last "<bytes> bytes ... copied, <secs> s" segment of dd's stderr. Segments end
+ * in '\n' or '\r' (status=progress rewrites its line with '\r'). secs may be NULL. */
+static int dd_copied_last(const char *s, size_t len, uint64_t *bytes, double *secs)
+{
+	struct dd_copied c;
+
+	if (!engine_line_rfind(s, len, dd_copied_parse, &c))
+		return 0;
+	*bytes = c.bytes;
+	if (secs)
+		*secs = c.secs;
+	return 1;
 }
 
 /* Bytes copied so far (from status=progress) over bs*count, capped below 1. */
@@ -211,10 +219,7 @@ const struct engine dd_engine = {
 	.name = "dd",
 	.id = ENGINE_DD,
 	.needs_directory = 0,
-	.opts = dd_opts_table,
-	.n_opts = (int)(sizeof(dd_opts_table) / sizeof(dd_opts_table[0])),
-	.opts_off = offsetof(struct engine_opts, dd),
-	.opts_size = sizeof(struct dd_opts),
+	ENGINE_OPTS(dd_opts_table, dd),
 	.check = dd_check,
 	.argv_build = dd_argv_build,
 	.expected_runtime_s = dd_expected_runtime_s,

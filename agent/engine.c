@@ -332,7 +332,8 @@ int engine_line_find(const char *s, size_t len, const char *prefix, char *out, s
 	return 0;
 }
 
-int engine_line_last(const char *s, size_t len, char *out, size_t outlen)
+int engine_line_rfind(const char *s, size_t len,
+                      int (*match)(const char *line, size_t n, void *ctx), void *ctx)
 {
 	size_t end = len, start;
 
@@ -342,11 +343,32 @@ int engine_line_last(const char *s, size_t len, char *out, size_t outlen)
 		start = end;
 		while (start > 0 && s[start - 1] != '\n' && s[start - 1] != '\r')
 			start--;
-		if (!is_blank(s + start, end - start)) {
-			copy_trimmed(s + start, end - start, out, outlen);
+		if (match(s + start, end - start, ctx))
 			return 1;
-		}
 		end = start ? start - 1 : 0;
 	}
 	return 0;
+}
+
+/* Where engine_line_last copies its line. */
+struct line_out {
+	char *out;
+	size_t len;
+};
+
+static int nonblank_copy(const char *line, size_t n, void *ctx)
+{
+	struct line_out *o = ctx;
+
+	if (is_blank(line, n))
+		return 0;
+	copy_trimmed(line, n, o->out, o->len);
+	return 1;
+}
+
+int engine_line_last(const char *s, size_t len, char *out, size_t outlen)
+{
+	struct line_out o = { out, outlen };
+
+	return engine_line_rfind(s, len, nonblank_copy, &o);
 }

@@ -176,6 +176,7 @@ struct engine {
 	const struct engine_opt *opts;
 	int n_opts;
 	size_t opts_off, opts_size; /* where this engine's option struct is in struct engine_opts */
+	/* (ENGINE_OPTS fills the four fields above.) */
 	/* Required keys and rules joining several keys, on decoded options: -EINVAL with code
 	 * "bad_request" and a message naming the key, e.g. "dd.count: required (1..1000000000)". */
 	int (*check)(const struct engine_opts *o, struct err *e);
@@ -205,6 +206,13 @@ struct engine {
 	 * that pass then lacks the metric. */
 	void (*metrics_list)(const struct engine_opts *o, struct metric_names *out);
 };
+
+/* The option fields of an engine's descriptor: its option table and its member of struct
+ * engine_opts, e.g. ENGINE_OPTS(fio_opts_table, fio). */
+#define ENGINE_OPTS(table, member)                                                                 \
+	.opts = (table), .n_opts = (int)(sizeof(table) / sizeof((table)[0])),                      \
+	.opts_off = offsetof(struct engine_opts, member),                                          \
+	.opts_size = sizeof(((struct engine_opts *)0)->member)
 
 /* "fio", "dd", "bonnie", "iozone", NULL: the job's "engine" values. */
 extern const char *const engine_names[];
@@ -254,5 +262,9 @@ void engine_size_str(uint64_t bytes, int lower, char *out, size_t len);
 int engine_line_find(const char *s, size_t len, const char *prefix, char *out, size_t outlen);
 /* Copy the last non-blank line of s[0..len) (lines end in '\n' or '\r') into out. */
 int engine_line_last(const char *s, size_t len, char *out, size_t outlen);
+/* Walk the lines of s[0..len) (they end in '\n' or '\r') from the last to the first, until
+ * match(line, n, ctx) returns non-zero. Returns 1 if one did, 0 if none (or s is NULL). */
+int engine_line_rfind(const char *s, size_t len,
+                      int (*match)(const char *line, size_t n, void *ctx), void *ctx);
 
 #endif

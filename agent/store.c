@@ -65,6 +65,49 @@ int store_write(struct store *s, struct err *e, const char *what, const char *sq
 	return rc;
 }
 
+int store_tx_begin(struct store *s, struct err *e)
+{
+	db_lock(s->db);
+	return db_tx_begin(s->db, e);
+}
+
+int store_tx_end(struct store *s, int rc, struct err *e)
+{
+	rc = db_tx_end(s->db, rc, e);
+	db_unlock(s->db);
+	return rc;
+}
+
+int store_rows(struct store *s, void **out, int *n, size_t elem_size,
+               void (*row)(struct sqlite3_stmt *st, void *elem), void (*release)(void *elem),
+               struct err *e, const char *what, const char *sql, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	db_lock(s->db);
+	rc = db_collect(s->db, db_vprepare(s->db, sql, fmt, ap), elem_size, row, release, out, n, e,
+	                what);
+	db_unlock(s->db);
+	va_end(ap);
+	return rc;
+}
+
+int store_row(struct store *s, void *out, void (*row)(struct sqlite3_stmt *st, void *elem),
+              struct err *e, const char *what, const char *sql, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	db_lock(s->db);
+	rc = db_fetch_one(s->db, db_vprepare(s->db, sql, fmt, ap), row, out, e, what);
+	db_unlock(s->db);
+	va_end(ap);
+	return rc;
+}
+
 int store_change_intent(struct store *s, struct tune_change *c, double at, struct err *e)
 {
 	int rc;
@@ -101,12 +144,12 @@ int store_change_outcome(struct store *s, const struct tune_change *c, double at
 	return rc < 0 ? rc : 0;
 }
 
-static void change_from_row(sqlite3_stmt *st, void *elem)
+static void change_from_row(struct sqlite3_stmt *st, void *elem)
 {
 	struct change_rec *c = elem;
 
-	c->id = sqlite3_column_int64(st, 0);
-	c->at = sqlite3_column_double(st, 1);
+	c->id = db_col_int64(st, 0);
+	c->at = db_col_double(st, 1);
 	db_col_text(st, 2, c->device, sizeof(c->device), NULL);
 	db_col_text(st, 3, c->name, sizeof(c->name), NULL);
 	db_col_text(st, 4, c->previous, sizeof(c->previous), &c->has_previous);
@@ -120,33 +163,25 @@ static void change_from_row(sqlite3_stmt *st, void *elem)
 int store_changes_list(struct store *s, const char *device, int limit, struct change_rec **out,
                        int *n, struct err *e)
 {
-	sqlite3_stmt *st;
-	int rc;
-
-	db_lock(s->db);
-	st = db_prepare(s->db,
-	                "SELECT id, at, device, name, previous, requested, applied, outcome, "
-	                "origin, message FROM changes WHERE (?1 IS NULL OR device = ?1) "
-	                "ORDER BY id DESC LIMIT ?2",
-	                "ti", device, limit);
-	rc = db_collect(s->db, st, sizeof(**out), change_from_row, NULL, (void **)out, n, e,
-	                "changes");
-	db_unlock(s->db);
-	return rc;
+	return store_rows(s, (void **)out, n, sizeof(**out), change_from_row, NULL, e, "changes",
+	                  "SELECT id, at, device, name, previous, requested, applied, outcome, "
+	                  "origin, message FROM changes WHERE (?1 IS NULL OR device = ?1) "
+	                  "ORDER BY id DESC LIMIT ?2",
+	                  "ti", device, limit);
 }
 
-static void session_from_row(sqlite3_stmt *st, void *elem)
+static void session_from_row(struct sqlite3_stmt *st, void *elem)
 {
 	struct session_rec *r = elem;
 
 	memset(r, 0, sizeof(*r));
-	r->id = sqlite3_column_int64(st, 0);
+	r->id = db_col_int64(st, 0);
 	db_col_text(st, 1, r->device, sizeof(r->device), NULL);
-	r->created_at = sqlite3_column_double(st, 2);
-	r->ttl_s = sqlite3_column_int64(st, 3);
-	r->expires_at = sqlite3_column_double(st, 4);
+	r->created_at = db_col_double(st, 2);
+	r->ttl_s = db_col_int64(st, 3);
+	r->expires_at = db_col_double(st, 4);
 	db_col_text(st, 5, r->state, sizeof(r->state), NULL);
-	r->ended_at = sqlite3_column_double(st, 6);
+	r->ended_at = db_col_double(st, 6);
 	db_col_text(st, 7, r->end_reason, sizeof(r->end_reason), NULL);
 	db_col_text(st, 8, r->restore_outcome, sizeof(r->restore_outcome), NULL);
 }
@@ -155,9 +190,9 @@ static void session_from_row(sqlite3_stmt *st, void *elem)
 	"id, device, created_at, ttl_s, expires_at, state, ended_at, end_reason, "                 \
 	"restore_outcome"
 
-static void id_from_row(sqlite3_stmt *st, void *elem)
+static void id_from_row(struct sqlite3_stmt *st, void *elem)
 {
-	*(int64_t *)elem = sqlite3_column_int64(st, 0);
+	*(int64_t *)elem = db_col_int64(st, 0);
 }
 
 int store_session_insert(struct store *s, struct session_rec *rec, const struct tune_snapshot *snap,
@@ -169,8 +204,7 @@ int store_session_insert(struct store *s, struct session_rec *rec, const struct 
 
 	/* The check and the insert in one BEGIN IMMEDIATE: concurrent opens of one device find
 	 * each other (the unique index of migration 3 backs this up). */
-	db_lock(s->db);
-	rc = db_tx_begin(s->db, e);
+	rc = store_tx_begin(s, e);
 	if (rc == 0)
 		rc = db_fetch_one(s->db,
 		                  db_prepare(s->db,
@@ -189,8 +223,7 @@ int store_session_insert(struct store *s, struct session_rec *rec, const struct 
 		            json);
 	if (rc > 0)
 		rec->id = db_last_insert_id(s->db);
-	rc = db_tx_end(s->db, rc, e);
-	db_unlock(s->db);
+	rc = store_tx_end(s, rc, e);
 	if (rc >= 0)
 		snprintf(rec->state, sizeof(rec->state), "open");
 	free(json);
@@ -199,14 +232,11 @@ int store_session_insert(struct store *s, struct session_rec *rec, const struct 
 
 int store_session_get(struct store *s, int64_t id, struct session_rec *rec, struct err *e)
 {
-	sqlite3_stmt *st;
 	int rc;
 
 	memset(rec, 0, sizeof(*rec));
-	db_lock(s->db);
-	st = db_prepare(s->db, "SELECT " SESSION_COLS " FROM sessions WHERE id = ?", "I", id);
-	rc = db_fetch_one(s->db, st, session_from_row, rec, e, "session get");
-	db_unlock(s->db);
+	rc = store_row(s, rec, session_from_row, e, "session get",
+	               "SELECT " SESSION_COLS " FROM sessions WHERE id = ?", "I", id);
 	if (rc == 0)
 		return err_set(e, -ENOENT, "not_found", "no session %lld", (long long)id);
 	return rc < 0 ? rc : 0;
@@ -218,7 +248,7 @@ struct snapshot_row {
 	char *text; /* owned; NULL for SQL NULL */
 };
 
-static void snapshot_row(sqlite3_stmt *st, void *elem)
+static void snapshot_row(struct sqlite3_stmt *st, void *elem)
 {
 	struct snapshot_row *r = elem;
 
@@ -230,15 +260,11 @@ int store_snapshot_get(struct store *s, const char *sql, int64_t id, const char 
                        struct tune_snapshot *out, bool *found, struct err *e)
 {
 	struct snapshot_row r = { { 0 }, NULL };
-	sqlite3_stmt *st;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	*found = false;
-	db_lock(s->db);
-	st = db_prepare(s->db, sql, "I", id);
-	rc = db_fetch_one(s->db, st, snapshot_row, &r, e, noun);
-	db_unlock(s->db);
+	rc = store_row(s, &r, snapshot_row, e, noun, sql, "I", id);
 	if (rc == 0)
 		rc = err_set(e, -ENOENT, "not_found", "no %s %lld", noun, (long long)id);
 	else if (rc > 0 && r.text)
@@ -261,18 +287,10 @@ int store_session_snapshot(struct store *s, int64_t id, struct tune_snapshot *ou
 int store_sessions_list(struct store *s, const char *state, const char *device,
                         struct session_rec **out, int *n, struct err *e)
 {
-	sqlite3_stmt *st;
-	int rc;
-
-	db_lock(s->db);
-	st = db_prepare(s->db,
-	                "SELECT " SESSION_COLS " FROM sessions WHERE (?1 IS NULL OR state = ?1) "
-	                "AND (?2 IS NULL OR device = ?2) ORDER BY id DESC LIMIT 1000",
-	                "tt", state, device);
-	rc = db_collect(s->db, st, sizeof(**out), session_from_row, NULL, (void **)out, n, e,
-	                "sessions");
-	db_unlock(s->db);
-	return rc;
+	return store_rows(s, (void **)out, n, sizeof(**out), session_from_row, NULL, e, "sessions",
+	                  "SELECT " SESSION_COLS " FROM sessions WHERE (?1 IS NULL OR state = ?1) "
+	                  "AND (?2 IS NULL OR device = ?2) ORDER BY id DESC LIMIT 1000",
+	                  "tt", state, device);
 }
 
 /* Rows changed by an update of an open session: none means no such open session. */

@@ -1,6 +1,6 @@
 /* store.h -- the agent's SQLite database: audit log, sessions, jobs and results.
- * Its files (store*.c) are the only agent code that includes sqlite3.h, through common/db.h's
- * helper. Every function is thread-safe. */
+ * Its files (store*.c) are the only agent code that uses SQLite, through common/db.h (only
+ * common/db.c includes sqlite3.h). Every function is thread-safe. */
 #ifndef FT_STORE_H
 #define FT_STORE_H
 

@@ -15,22 +15,13 @@
 	"id, state, device, engine, spec, params, loops, loops_done, pgid, error_code, "           \
 	"error_message, created_at, started_at, finished_at, params_changed"
 
-static void bind_text(sqlite3_stmt *st, int i, const char *v)
-{
-	if (v)
-		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, i);
-}
-
 /* The spec column decoded; a row the codec cannot read keeps what its columns say. */
-static void spec_from_row(sqlite3_stmt *st, struct job_rec *r)
+static void spec_from_row(struct sqlite3_stmt *st, struct job_rec *r)
 {
-	const unsigned char *text = sqlite3_column_text(st, 4);
 	struct err e;
 
 	err_clear(&e);
-	r->spec_ok = wire_job_spec_decode((const char *)text, &r->spec, &e) == 0;
+	r->spec_ok = wire_job_spec_decode(db_col_str(st, 4), &r->spec, &e) == 0;
 	if (r->spec_ok)
 		return;
 	log_warn("job %lld: %s", (long long)r->id, e.msg);
@@ -40,27 +31,25 @@ static void spec_from_row(sqlite3_stmt *st, struct job_rec *r)
 	r->spec.loops = r->loops;
 }
 
-static void job_row(sqlite3_stmt *st, void *elem)
+static void job_row(struct sqlite3_stmt *st, void *elem)
 {
 	struct job_rec *r = elem;
-	const unsigned char *params;
 
 	memset(r, 0, sizeof(*r));
-	r->id = sqlite3_column_int64(st, 0);
+	r->id = db_col_int64(st, 0);
 	db_col_text(st, 1, r->state, sizeof(r->state), NULL);
 	db_col_text(st, 2, r->device, sizeof(r->device), NULL);
 	db_col_text(st, 3, r->engine, sizeof(r->engine), NULL);
-	params = sqlite3_column_text(st, 5);
-	r->has_params = params && wire_param_values_decode((const char *)params, &r->params,
-	                                                   &r->n_params) == 0;
-	r->loops = sqlite3_column_int(st, 6);
-	r->loops_done = sqlite3_column_int(st, 7);
-	r->pgid = sqlite3_column_int64(st, 8);
+	r->has_params = !db_col_null(st, 5) &&
+	                wire_param_values_decode(db_col_str(st, 5), &r->params, &r->n_params) == 0;
+	r->loops = db_col_int(st, 6);
+	r->loops_done = db_col_int(st, 7);
+	r->pgid = db_col_int64(st, 8);
 	db_col_text(st, 9, r->error_code, sizeof(r->error_code), &r->has_error);
 	db_col_text(st, 10, r->error_message, sizeof(r->error_message), NULL);
-	r->created_at = sqlite3_column_double(st, 11);
-	r->started_at = sqlite3_column_double(st, 12);
-	r->finished_at = sqlite3_column_double(st, 13);
+	r->created_at = db_col_double(st, 11);
+	r->started_at = db_col_double(st, 12);
+	r->finished_at = db_col_double(st, 13);
 	db_col_text(st, 14, r->params_changed, sizeof(r->params_changed), &r->has_params_changed);
 	spec_from_row(st, r);
 }
@@ -116,8 +105,7 @@ int store_job_insert(struct store *s, const struct job_spec *spec, double create
 	char *json = wire_job_spec_encode(spec), *labels = wire_labels_encode(spec);
 	int i, rc;
 
-	db_lock(s->db);
-	rc = db_tx_begin(s->db, e);
+	rc = store_tx_begin(s, e);
 	if (rc == 0)
 		rc = db_run(s->db, e, "job insert",
 		            "INSERT INTO jobs(state, device, engine, spec, labels, loops, "
@@ -128,31 +116,16 @@ int store_job_insert(struct store *s, const struct job_spec *spec, double create
 		*id = db_last_insert_id(s->db);
 	for (i = 0; rc >= 0 && i < spec->n_labels; i++)
 		rc = kv_insert(s, "job_labels", *id, spec->labels[i].key, spec->labels[i].value, e);
-	rc = db_tx_end(s->db, rc, e);
-	db_unlock(s->db);
+	rc = store_tx_end(s, rc, e);
 	free(json);
 	free(labels);
 	return rc < 0 ? rc : 0;
 }
 
-static int jobs_collect(struct store *s, sqlite3_stmt *st, struct job_rec **out, int *n,
-                        struct err *e)
-{
-	return db_collect(s->db, st, sizeof(**out), job_row, job_release_elem, (void **)out, n, e,
-	                  "jobs");
-}
-
 int store_jobs_queued(struct store *s, struct job_rec **out, int *n, struct err *e)
 {
-	sqlite3_stmt *st;
-	int rc;
-
-	db_lock(s->db);
-	st = db_prepare(s->db, "SELECT " JOB_COLS " FROM jobs WHERE state = 'queued' ORDER BY id",
-	                NULL);
-	rc = jobs_collect(s, st, out, n, e);
-	db_unlock(s->db);
-	return rc;
+	return store_rows(s, (void **)out, n, sizeof(**out), job_row, job_release_elem, e, "jobs",
+	                  "SELECT " JOB_COLS " FROM jobs WHERE state = 'queued' ORDER BY id", NULL);
 }
 
 int store_job_start(struct store *s, int64_t id, double now, struct err *e)
@@ -215,15 +188,13 @@ int store_job_set_params(struct store *s, int64_t id, const struct params *ps, s
 	char *json = wire_param_values_encode(ps);
 	int i, rc;
 
-	db_lock(s->db);
-	rc = db_tx_begin(s->db, e);
+	rc = store_tx_begin(s, e);
 	if (rc == 0)
 		rc = db_run(s->db, e, "job params", "UPDATE jobs SET params = ? WHERE id = ?", "tI",
 		            json, id);
 	for (i = 0; rc >= 0 && i < ps->n; i++)
 		rc = kv_insert(s, "job_params", id, ps->p[i].name, ps->p[i].value, e);
-	rc = db_tx_end(s->db, rc, e);
-	db_unlock(s->db);
+	rc = store_tx_end(s, rc, e);
 	free(json);
 	return rc < 0 ? rc : 0;
 }
@@ -243,8 +214,7 @@ int store_job_pass_add(struct store *s, int64_t id, int loop, double started_at,
 	char *json = wire_metrics_encode(m);
 	int rc;
 
-	db_lock(s->db);
-	rc = db_tx_begin(s->db, e);
+	rc = store_tx_begin(s, e);
 	if (rc == 0)
 		rc = db_run(s->db, e, "pass insert",
 		            "INSERT OR REPLACE INTO passes(job_id, loop, started_at, finished_at, "
@@ -253,8 +223,7 @@ int store_job_pass_add(struct store *s, int64_t id, int loop, double started_at,
 	if (rc >= 0)
 		rc = db_run(s->db, e, "pass insert", "UPDATE jobs SET loops_done = ? WHERE id = ?",
 		            "iI", loop, id);
-	rc = db_tx_end(s->db, rc, e);
-	db_unlock(s->db);
+	rc = store_tx_end(s, rc, e);
 	free(json);
 	return rc < 0 ? rc : 0;
 }
@@ -287,43 +256,32 @@ int store_job_cancel_queued(struct store *s, int64_t id, double now, struct err 
 
 int store_job_get(struct store *s, int64_t id, struct job_rec *out, struct err *e)
 {
-	sqlite3_stmt *st;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	db_lock(s->db);
-	st = db_prepare(s->db, "SELECT " JOB_COLS " FROM jobs WHERE id = ?", "I", id);
-	rc = db_fetch_one(s->db, st, job_row, out, e, "job get");
-	db_unlock(s->db);
+	rc = store_row(s, out, job_row, e, "job get", "SELECT " JOB_COLS " FROM jobs WHERE id = ?",
+	               "I", id);
 	if (rc == 0)
 		return err_set(e, -ENOENT, "not_found", "no job %lld", (long long)id);
 	return rc < 0 ? rc : 0;
 }
 
-static void pass_from_row(sqlite3_stmt *st, void *elem)
+static void pass_from_row(struct sqlite3_stmt *st, void *elem)
 {
 	struct pass_rec *p = elem;
 
-	p->loop = sqlite3_column_int(st, 0);
-	p->started_at = sqlite3_column_double(st, 1);
-	p->finished_at = sqlite3_column_double(st, 2);
-	wire_metrics_decode((const char *)sqlite3_column_text(st, 3), &p->metrics);
+	p->loop = db_col_int(st, 0);
+	p->started_at = db_col_double(st, 1);
+	p->finished_at = db_col_double(st, 2);
+	wire_metrics_decode(db_col_str(st, 3), &p->metrics);
 }
 
 int store_job_passes(struct store *s, int64_t id, struct pass_rec **out, int *n, struct err *e)
 {
-	sqlite3_stmt *st;
-	int rc;
-
-	db_lock(s->db);
-	st = db_prepare(s->db,
-	                "SELECT loop, started_at, finished_at, metrics FROM passes WHERE "
-	                "job_id = ? ORDER BY loop",
-	                "I", id);
-	rc = db_collect(s->db, st, sizeof(**out), pass_from_row, NULL, (void **)out, n, e,
-	                "passes");
-	db_unlock(s->db);
-	return rc;
+	return store_rows(s, (void **)out, n, sizeof(**out), pass_from_row, NULL, e, "passes",
+	                  "SELECT loop, started_at, finished_at, metrics FROM passes WHERE "
+	                  "job_id = ? ORDER BY loop",
+	                  "I", id);
 }
 
 /* The pass's raw output as a heap string (NUL-terminated; it may hold other NULs). */
@@ -332,30 +290,26 @@ struct raw_out {
 	size_t len;
 };
 
-static void raw_from_row(sqlite3_stmt *st, void *elem)
+static void raw_from_row(struct sqlite3_stmt *st, void *elem)
 {
 	struct raw_out *r = elem;
-	const void *b = sqlite3_column_blob(st, 0);
-	int n = sqlite3_column_bytes(st, 0);
+	size_t n;
+	const void *b = db_col_blob(st, 0, &n);
 
-	r->data = xmalloc((size_t)n + 1);
+	r->data = xmalloc(n + 1);
 	if (n)
-		memcpy(r->data, b, (size_t)n);
+		memcpy(r->data, b, n);
 	r->data[n] = '\0';
-	r->len = (size_t)n;
+	r->len = n;
 }
 
 int store_job_raw(struct store *s, int64_t id, int loop, char **raw, size_t *len, struct err *e)
 {
 	struct raw_out r = { NULL, 0 };
-	sqlite3_stmt *st;
 	int rc;
 
-	db_lock(s->db);
-	st = db_prepare(s->db, "SELECT raw FROM passes WHERE job_id = ? AND loop = ?", "Ii", id,
-	                loop);
-	rc = db_fetch_one(s->db, st, raw_from_row, &r, e, "raw");
-	db_unlock(s->db);
+	rc = store_row(s, &r, raw_from_row, e, "raw",
+	               "SELECT raw FROM passes WHERE job_id = ? AND loop = ?", "Ii", id, loop);
 	if (rc == 0)
 		rc = err_set(e, -ENOENT, "not_found", "job %lld has no pass %d", (long long)id,
 		             loop);
@@ -367,24 +321,17 @@ int store_job_raw(struct store *s, int64_t id, int loop, char **raw, size_t *len
 int store_jobs_list(struct store *s, const char *state, int limit, struct job_rec **out, int *n,
                     struct err *e)
 {
-	sqlite3_stmt *st;
-	int rc;
-
-	db_lock(s->db);
-	st = db_prepare(s->db,
-	                "SELECT " JOB_COLS " FROM jobs WHERE (?1 IS NULL OR state = ?1) ORDER BY "
-	                "id DESC LIMIT ?2",
-	                "ti", state, limit);
-	rc = jobs_collect(s, st, out, n, e);
-	db_unlock(s->db);
-	return rc;
+	return store_rows(s, (void **)out, n, sizeof(**out), job_row, job_release_elem, e, "jobs",
+	                  "SELECT " JOB_COLS " FROM jobs WHERE (?1 IS NULL OR state = ?1) ORDER BY "
+	                  "id DESC LIMIT ?2",
+	                  "ti", state, limit);
 }
 
 int store_results(struct store *s, const struct result_filter *f, struct job_rec **out, int *n,
                   struct err *e)
 {
 	struct buf sql = BUF_INIT;
-	sqlite3_stmt *st = NULL;
+	struct sqlite3_stmt *st = NULL;
 	int i, k = 1, rc;
 
 	*out = NULL;
@@ -415,27 +362,28 @@ int store_results(struct store *s, const struct result_filter *f, struct job_rec
 		rc = db_fail(s->db, e, "results");
 		goto out;
 	}
+	/* The binds in the order the clauses above were written. */
 	if (f->state)
-		bind_text(st, k++, f->state);
+		k = db_bind(st, k, "t", f->state);
 	if (f->device)
-		bind_text(st, k++, f->device);
+		k = db_bind(st, k, "t", f->device);
 	if (f->engine)
-		bind_text(st, k++, f->engine);
+		k = db_bind(st, k, "t", f->engine);
 	if (f->since > 0)
-		sqlite3_bind_double(st, k++, f->since);
+		k = db_bind(st, k, "d", f->since);
 	if (f->before_id > 0)
-		sqlite3_bind_int64(st, k++, f->before_id);
-	for (i = 0; i < f->n_labels; i++) {
-		bind_text(st, k++, f->labels[i].key);
-		bind_text(st, k++, f->labels[i].value);
+		k = db_bind(st, k, "I", f->before_id);
+	for (i = 0; i < f->n_labels; i++)
+		k = db_bind(st, k, "tt", f->labels[i].key, f->labels[i].value);
+	for (i = 0; i < f->n_params; i++)
+		k = db_bind(st, k, "tt", f->params[i].key, f->params[i].value);
+	if (db_bind(st, k, "i", f->limit) < 0) {
+		rc = db_fail(s->db, e, "results");
+		goto out;
 	}
-	for (i = 0; i < f->n_params; i++) {
-		bind_text(st, k++, f->params[i].key);
-		bind_text(st, k++, f->params[i].value);
-	}
-	sqlite3_bind_int(st, k, f->limit);
-	rc = jobs_collect(s, st, out, n, e);
-	st = NULL; /* finalized by jobs_collect */
+	rc = db_collect(s->db, st, sizeof(**out), job_row, job_release_elem, (void **)out, n, e,
+	                "results");
+	st = NULL; /* finalized by db_collect */
 out:
 	db_finalize(st);
 	db_unlock(s->db);
@@ -443,27 +391,36 @@ out:
 	return rc;
 }
 
+struct state_counts {
+	const char *const *states;
+	int n;
+	int64_t *counts;
+};
+
+/* One (state, count) row into the count of that state, if it is one of those asked for. */
+static int state_count_row(struct sqlite3_stmt *st, void *ctx, struct err *e)
+{
+	struct state_counts *c = ctx;
+	const char *state = db_col_str(st, 0);
+	int i;
+
+	(void)e;
+	for (i = 0; i < c->n; i++)
+		if (!strcmp(c->states[i], state))
+			c->counts[i] = db_col_int64(st, 1);
+	return 0;
+}
+
 int store_job_state_counts(struct store *s, const char *const *states, int n, int64_t *counts)
 {
-	sqlite3_stmt *st = NULL;
-	int i, rc = 0;
+	struct state_counts c = { states, n, counts };
+	int rc;
 
 	memset(counts, 0, sizeof(*counts) * (size_t)n);
 	db_lock(s->db);
-	st = db_prepare(s->db, "SELECT state, COUNT(*) FROM jobs GROUP BY state", NULL);
-	if (!st) {
-		rc = -EIO;
-		goto out;
-	}
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *state = (const char *)sqlite3_column_text(st, 0);
-
-		for (i = 0; i < n; i++)
-			if (state && !strcmp(states[i], state))
-				counts[i] = sqlite3_column_int64(st, 1);
-	}
-out:
-	db_finalize(st);
+	rc = db_each(s->db,
+	             db_prepare(s->db, "SELECT state, COUNT(*) FROM jobs GROUP BY state", NULL),
+	             state_count_row, &c, NULL, "job states");
 	db_unlock(s->db);
-	return rc;
+	return rc < 0 ? rc : 0;
 }

@@ -8,39 +8,31 @@
 #include "xmalloc.h"
 #include "banned.h"
 
-static void count_from_row(sqlite3_stmt *st, void *elem)
+static void count_from_row(struct sqlite3_stmt *st, void *elem)
 {
 	struct store_count *c = elem;
 
 	db_col_text(st, 0, c->key, sizeof(c->key), NULL);
-	c->n = sqlite3_column_int64(st, 1);
+	c->n = db_col_int64(st, 1);
 }
 
 int store_change_outcome_counts(struct store *s, struct store_count **out, int *n, struct err *e)
 {
-	sqlite3_stmt *st;
-	int rc;
-
-	db_lock(s->db);
-	st = db_prepare(s->db,
-	                "SELECT outcome, COUNT(*) FROM changes GROUP BY outcome ORDER BY outcome",
-	                NULL);
-	rc = db_collect(s->db, st, sizeof(**out), count_from_row, NULL, (void **)out, n, e,
-	                "change outcomes");
-	db_unlock(s->db);
-	return rc;
+	return store_rows(
+	        s, (void **)out, n, sizeof(**out), count_from_row, NULL, e, "change outcomes",
+	        "SELECT outcome, COUNT(*) FROM changes GROUP BY outcome ORDER BY outcome", NULL);
 }
 
-static void job_metric_from_row(sqlite3_stmt *st, void *elem)
+static void job_metric_from_row(struct sqlite3_stmt *st, void *elem)
 {
 	struct store_job_metric *m = elem;
 
 	db_col_text(st, 0, m->device, sizeof(m->device), NULL);
 	db_col_text(st, 1, m->engine, sizeof(m->engine), NULL);
-	m->job_id = sqlite3_column_int64(st, 2);
-	m->finished_at = sqlite3_column_double(st, 3);
+	m->job_id = db_col_int64(st, 2);
+	m->finished_at = db_col_double(st, 3);
 	db_col_text(st, 4, m->metric, sizeof(m->metric), NULL);
-	m->mean = sqlite3_column_double(st, 5);
+	m->mean = db_col_double(st, 5);
 }
 
 int store_last_job_metrics(struct store *s, struct store_job_metric **out, int *n, struct err *e)
@@ -55,13 +47,6 @@ int store_last_job_metrics(struct store *s, struct store_job_metric **out, int *
 	        "  FROM (SELECT DISTINCT device FROM jobs) d) "
 	        "AND json_valid(p.metrics) AND m.type IN ('integer', 'real') "
 	        "GROUP BY j.id, m.key ORDER BY j.device, m.key";
-	sqlite3_stmt *st;
-	int rc;
-
-	db_lock(s->db);
-	st = db_prepare(s->db, sql, NULL);
-	rc = db_collect(s->db, st, sizeof(**out), job_metric_from_row, NULL, (void **)out, n, e,
-	                "last job metrics");
-	db_unlock(s->db);
-	return rc;
+	return store_rows(s, (void **)out, n, sizeof(**out), job_metric_from_row, NULL, e,
+	                  "last job metrics", sql, NULL);
 }

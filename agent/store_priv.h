@@ -2,8 +2,6 @@
 #ifndef FT_STORE_PRIV_H
 #define FT_STORE_PRIV_H
 
-#include <sqlite3.h>
-
 #include "db.h"
 #include "store.h"
 
@@ -14,6 +12,22 @@ struct store {
 /* One write statement under the store's lock: db_run() (rows changed, or -EIO). */
 int store_write(struct store *s, struct err *e, const char *what, const char *sql, const char *fmt,
                 ...);
+
+/* A transaction of several writes: the store's lock, then BEGIN IMMEDIATE. Always end it with
+ * store_tx_end(), which COMMITs when rc >= 0 (else ROLLBACKs), unlocks and returns rc or the
+ * COMMIT's error. */
+int store_tx_begin(struct store *s, struct err *e);
+int store_tx_end(struct store *s, int rc, struct err *e);
+
+/* Under the store's lock, the rows sql (binds fmt, ...) selects, one elem_size-byte element each
+ * filled by row(): db_collect(). Caller frees *out. */
+int store_rows(struct store *s, void **out, int *n, size_t elem_size,
+               void (*row)(struct sqlite3_stmt *st, void *elem), void (*release)(void *elem),
+               struct err *e, const char *what, const char *sql, const char *fmt, ...);
+/* Under the store's lock, the first row sql (binds fmt, ...) selects into out with row(). 1 if
+ * there was one, 0 if not, -EIO on error. */
+int store_row(struct store *s, void *out, void (*row)(struct sqlite3_stmt *st, void *elem),
+              struct err *e, const char *what, const char *sql, const char *fmt, ...);
 
 /*
  * Run sql, which selects (device, snapshot JSON) of the row whose id is its one "?", and

@@ -1,5 +1,6 @@
 /* db.c -- the SQLite helper both stores use: open, migrate, prepare/bind, rows, transactions. */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdarg.h>
@@ -10,7 +11,6 @@
 
 #include "db.h"
 #include "log.h"
-#include "migration.h"
 #include "utf8.h"
 #include "xmalloc.h"
 #include "banned.h"
@@ -40,15 +40,14 @@ int db_exec(struct db *d, const char *sql, struct err *e)
 	return 0;
 }
 
-static sqlite3_stmt *vprepare(struct db *d, const char *sql, const char *fmt, va_list ap)
+/* Bind one argument per character of fmt (db.h) to st's parameters first, first + 1, ...;
+ * false if one could not be bound. */
+static bool bind(sqlite3_stmt *st, int first, const char *fmt, va_list ap)
 {
-	sqlite3_stmt *st = NULL;
 	int i, ok = 1;
 
-	if (sqlite3_prepare_v2(d->conn, sql, -1, &st, NULL) != SQLITE_OK)
-		return NULL;
 	for (i = 0; fmt && fmt[i] && ok; i++) {
-		int k = i + 1, r;
+		int k = first + i, r;
 
 		switch (fmt[i]) {
 		case 't': {
@@ -61,9 +60,21 @@ static sqlite3_stmt *vprepare(struct db *d, const char *sql, const char *fmt, va
 		case 'd':
 			r = sqlite3_bind_double(st, k, va_arg(ap, double));
 			break;
+		case 'f': {
+			double v = va_arg(ap, double);
+
+			r = isfinite(v) ? sqlite3_bind_double(st, k, v) : sqlite3_bind_null(st, k);
+			break;
+		}
 		case 'i':
 			r = sqlite3_bind_int(st, k, va_arg(ap, int));
 			break;
+		case 'j': {
+			int v = va_arg(ap, int);
+
+			r = v >= 0 ? sqlite3_bind_int(st, k, v) : sqlite3_bind_null(st, k);
+			break;
+		}
 		case 'I':
 			r = sqlite3_bind_int64(st, k, va_arg(ap, int64_t));
 			break;
@@ -86,7 +97,16 @@ static sqlite3_stmt *vprepare(struct db *d, const char *sql, const char *fmt, va
 		}
 		ok = r == SQLITE_OK;
 	}
-	if (!ok) {
+	return ok;
+}
+
+sqlite3_stmt *db_vprepare(struct db *d, const char *sql, const char *fmt, va_list ap)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(d->conn, sql, -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	if (!bind(st, 1, fmt, ap)) {
 		sqlite3_finalize(st);
 		return NULL;
 	}
@@ -99,9 +119,22 @@ sqlite3_stmt *db_prepare(struct db *d, const char *sql, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	st = vprepare(d, sql, fmt, ap);
+	st = db_vprepare(d, sql, fmt, ap);
 	va_end(ap);
 	return st;
+}
+
+int db_bind(sqlite3_stmt *st, int first, const char *fmt, ...)
+{
+	va_list ap;
+	bool ok;
+
+	if (!st || first < 1)
+		return -EINVAL;
+	va_start(ap, fmt);
+	ok = bind(st, first, fmt, ap);
+	va_end(ap);
+	return ok ? first + (int)strlen(fmt) : -EINVAL;
 }
 
 void db_finalize(sqlite3_stmt *st)
@@ -119,7 +152,7 @@ int db_vrun(struct db *d, struct err *e, const char *what, const char *sql, cons
 	/* Every write runs in a BEGIN IMMEDIATE transaction: ours if the caller has none. */
 	if (own_tx && db_tx_begin(d, e))
 		return -EIO;
-	st = vprepare(d, sql, fmt, ap);
+	st = db_vprepare(d, sql, fmt, ap);
 	if (!st || sqlite3_step(st) != SQLITE_DONE)
 		rc = db_fail(d, e, what);
 	else
@@ -136,6 +169,40 @@ int db_run(struct db *d, struct err *e, const char *what, const char *sql, const
 	va_start(ap, fmt);
 	rc = db_vrun(d, e, what, sql, fmt, ap);
 	va_end(ap);
+	return rc;
+}
+
+int db_rerun(struct db *d, sqlite3_stmt *st, struct err *e, const char *what, const char *fmt, ...)
+{
+	va_list ap;
+	bool ok;
+
+	if (!st)
+		return db_fail(d, e, what);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	va_start(ap, fmt);
+	ok = bind(st, 1, fmt, ap);
+	va_end(ap);
+	if (!ok || sqlite3_step(st) != SQLITE_DONE)
+		return db_fail(d, e, what);
+	return sqlite3_changes(d->conn);
+}
+
+int db_each(struct db *d, sqlite3_stmt *st, int (*row)(sqlite3_stmt *st, void *ctx, struct err *e),
+            void *ctx, struct err *e, const char *what)
+{
+	int r = SQLITE_ERROR, rc = 0, n = 0;
+
+	while (st && (r = sqlite3_step(st)) == SQLITE_ROW) {
+		rc = row(st, ctx, e);
+		if (rc < 0)
+			goto out;
+		n++;
+	}
+	rc = r == SQLITE_DONE ? n : db_fail(d, e, what);
+out:
+	sqlite3_finalize(st);
 	return rc;
 }
 
@@ -223,14 +290,52 @@ void db_unlock(struct db *d)
 	pthread_mutex_unlock(&d->lock);
 }
 
-/* Apply every "-- migration N" block of schema with N above user_version. */
+#define MIGRATION_MARK "-- migration "
+
+/* One "-- migration N" block of a schema, as the script that applies it. */
+struct migration {
+	int version;
+	char *sql; /* "BEGIN IMMEDIATE; <block> PRAGMA user_version = N; COMMIT;" */
+};
+
+/* The blocks of schema with N above have (PRAGMA user_version), in file order. Returns how
+ * many; the caller frees each sql and the array. */
+static int migrations_pending(const char *schema, int have, struct migration **out)
+{
+	const char *p = schema, *next;
+	struct migration *list = NULL;
+	int n = 0, cap = 0, v;
+	char *block;
+
+	while ((p = strstr(p, MIGRATION_MARK))) {
+		v = (int)strtol(p + strlen(MIGRATION_MARK), NULL, 10);
+		next = strstr(p + strlen(MIGRATION_MARK), MIGRATION_MARK);
+		if (v > have) {
+			block = next ? xstrndup(p, (size_t)(next - p)) : xstrdup(p);
+			list = xgrow(list, &cap, n + 1, sizeof(*list));
+			list[n].version = v;
+			list[n].sql = xasprintf("BEGIN IMMEDIATE;\n%s\nPRAGMA user_version = %d;\n"
+			                        "COMMIT;",
+			                        block, v);
+			free(block);
+			n++;
+		}
+		p = next ? next : p + strlen(p);
+	}
+	*out = list;
+	return n;
+}
+
+/* Apply every "-- migration N" block of schema with N above user_version, one transaction
+ * each: a block that fails leaves the database at the version before it. An existing file
+ * that moves up is logged (a new one is not: the CLI creates one on its first run). */
 static int migrate(struct db *d, const char *schema, struct err *e)
 {
+	int have = db_user_version(d), n, i, rc = 0;
 	struct migration *m;
 	struct err me;
-	int n, i, rc = 0;
 
-	n = migrations_pending(schema, db_user_version(d), &m);
+	n = migrations_pending(schema, have, &m);
 	for (i = 0; i < n && !rc; i++) {
 		err_clear(&me);
 		rc = db_exec(d, m[i].sql, &me);
@@ -239,12 +344,14 @@ static int migrate(struct db *d, const char *schema, struct err *e)
 			err_set(e, rc, d->err_code,
 			        "cannot migrate database '%s' to version %d: %s", d->path,
 			        m[i].version, me.msg);
-		} else {
+		} else if (have > 0) {
 			log_info("database %s migrated to schema version %d", d->path,
 			         m[i].version);
 		}
 	}
-	migrations_free(m, n);
+	for (i = 0; i < n; i++)
+		free(m[i].sql);
+	free(m);
 	return rc;
 }
 
@@ -378,4 +485,44 @@ char *db_col_dup(sqlite3_stmt *st, int i)
 	const unsigned char *v = sqlite3_column_text(st, i);
 
 	return v ? xstrdup((const char *)v) : NULL;
+}
+
+const char *db_col_str(sqlite3_stmt *st, int i)
+{
+	const unsigned char *v = sqlite3_column_text(st, i);
+
+	return v ? (const char *)v : "";
+}
+
+bool db_col_null(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL;
+}
+
+int db_col_int(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_int(st, i);
+}
+
+int64_t db_col_int64(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_int64(st, i);
+}
+
+double db_col_double(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_double(st, i);
+}
+
+double db_col_num(sqlite3_stmt *st, int i)
+{
+	return db_col_null(st, i) ? NAN : sqlite3_column_double(st, i);
+}
+
+const void *db_col_blob(sqlite3_stmt *st, int i, size_t *len)
+{
+	const void *b = sqlite3_column_blob(st, i);
+
+	*len = (size_t)sqlite3_column_bytes(st, i);
+	return b;
 }

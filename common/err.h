@@ -21,6 +21,11 @@ struct err {
 int err_set(struct err *e, int rc, const char *code, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
 
+/* err_set() with "PATH: " before the message: where in a document (a plan, a sweep) the
+ * thing that was wrong stands ("job.loops.max: must be at least job.loops.min"). */
+int err_set_at(struct err *e, int rc, const char *code, const char *path, const char *fmt, ...)
+        __attribute__((format(printf, 5, 6)));
+
 /* Reset to the empty state. */
 void err_clear(struct err *e);
 

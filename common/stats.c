@@ -1,5 +1,6 @@
 /* stats.c -- sample summaries, Welch's t and the normal, t and chi-square distributions. */
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "stats.h"
@@ -30,38 +31,41 @@ void stats_summarize(const double *x, int n, struct stats_summary *out)
 	out->stdev = sqrt(ss / (n - 1));
 }
 
+#define LENTZ_TINY 1e-300
+
+/* One step of the modified Lentz method for a continued fraction b0 + a1/(b1 + a2/(b2 + ...)):
+ * fold the term an/(bn + ...) into c and d, kept away from zero; returns the factor the
+ * fraction's value is multiplied by (near 1 once it has converged). */
+static double lentz_step(double an, double bn, double *c, double *d)
+{
+	*d = bn + an * *d;
+	if (fabs(*d) < LENTZ_TINY)
+		*d = LENTZ_TINY;
+	*c = bn + an / *c;
+	if (fabs(*c) < LENTZ_TINY)
+		*c = LENTZ_TINY;
+	*d = 1.0 / *d;
+	return *d * *c;
+}
+
 /* Continued fraction for the incomplete beta function (modified Lentz). */
 static double stats_betacf(double a, double b, double x)
 {
-	const double tiny = 1e-300, eps = 1e-15;
+	const double eps = 1e-15;
 	double c = 1.0, d = 1.0 - (a + b) * x / (a + 1.0), h;
 	int m;
 
-	if (fabs(d) < tiny)
-		d = tiny;
+	if (fabs(d) < LENTZ_TINY)
+		d = LENTZ_TINY;
 	d = 1.0 / d;
 	h = d;
 	for (m = 1; m <= 1000; m++) {
 		int m2 = 2 * m;
 		double aa = m * (b - m) * x / ((a + m2 - 1.0) * (a + m2)), del;
 
-		d = 1.0 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1.0 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1.0 / d;
-		h *= d * c;
+		h *= lentz_step(aa, 1.0, &c, &d);
 		aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0));
-		d = 1.0 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1.0 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1.0 / d;
-		del = d * c;
+		del = lentz_step(aa, 1.0, &c, &d);
 		h *= del;
 		if (fabs(del - 1.0) < eps)
 			break;
@@ -207,22 +211,14 @@ static double gamma_series(double a, double x)
 /* Continued fraction for Q(a, x) (modified Lentz), converging fast for x >= a + 1. */
 static double gamma_fraction(double a, double x)
 {
-	const double tiny = 1e-300;
-	double b = x + 1.0 - a, c = 1.0 / tiny, d = 1.0 / b, h = d;
+	double b = x + 1.0 - a, c = 1.0 / LENTZ_TINY, d = 1.0 / b, h = d;
 	int i;
 
 	for (i = 1; i < 10000; i++) {
 		double an = -i * (i - a), del;
 
 		b += 2.0;
-		d = an * d + b;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = b + an / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1.0 / d;
-		del = d * c;
+		del = lentz_step(an, b, &c, &d);
 		h *= del;
 		if (fabs(del - 1.0) < 1e-16)
 			break;
@@ -230,26 +226,31 @@ static double gamma_fraction(double a, double x)
 	return h * exp(-x + a * log(x) - lgamma(a));
 }
 
-double stats_gammainc(double a, double x)
+/* P(a, x), or with upper Q(a, x) = 1 - P(a, x): each side from the expansion that converges
+ * at x, the complement taken of the other, so that a small Q keeps its digits. */
+static double gammainc(double a, double x, bool upper)
 {
+	double p;
+
 	if (!(a > 0) || isnan(x))
 		return NAN;
-	if (x <= 0)
-		return 0.0;
-	if (isinf(x))
-		return 1.0;
-	return x < a + 1.0 ? gamma_series(a, x) : 1.0 - gamma_fraction(a, x);
+	if (x <= 0 || isinf(x))
+		p = x <= 0 ? 0.0 : 1.0;
+	else if (x < a + 1.0)
+		p = gamma_series(a, x);
+	else
+		return upper ? gamma_fraction(a, x) : 1.0 - gamma_fraction(a, x);
+	return upper ? 1.0 - p : p;
+}
+
+double stats_gammainc(double a, double x)
+{
+	return gammainc(a, x, false);
 }
 
 double stats_gammainc_upper(double a, double x)
 {
-	if (!(a > 0) || isnan(x))
-		return NAN;
-	if (x <= 0)
-		return 1.0;
-	if (isinf(x))
-		return 0.0;
-	return x < a + 1.0 ? 1.0 - gamma_series(a, x) : gamma_fraction(a, x);
+	return gammainc(a, x, true);
 }
 
 double stats_chi2_cdf(double x, double k)

@@ -2,7 +2,6 @@
  * configuration codec. */
 #include <errno.h>
 #include <libgen.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,22 +76,30 @@ void config_format(const struct config *c, struct buf *out)
 		buf_printf(out, "%s%s=%s", i ? " " : "", c->s[i].name, c->s[i].value);
 }
 
-char *config_to_json(const struct config *cfg)
+json_t *setting_json_new(const struct setting *st)
+{
+	int64_t v;
+
+	if (st->is_int && num_parse_i64(st->value, &v) == 0)
+		return json_integer(v);
+	return json_string(st->value);
+}
+
+json_t *config_json_new(const struct config *cfg)
 {
 	json_t *o = json_object();
-	char *s;
 	int i;
 
-	for (i = 0; i < cfg->n; i++) {
-		const struct setting *st = &cfg->s[i];
-		int64_t v;
+	for (i = 0; i < cfg->n; i++)
+		json_object_set_new(o, cfg->s[i].name, setting_json_new(&cfg->s[i]));
+	return o;
+}
 
-		if (st->is_int && num_parse_i64(st->value, &v) == 0)
-			json_object_set_new(o, st->name, json_integer(v));
-		else
-			json_object_set_new(o, st->name, json_string(st->value));
-	}
-	s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+char *config_to_json(const struct config *cfg)
+{
+	json_t *o = config_json_new(cfg);
+	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+
 	json_decref(o);
 	return s;
 }
@@ -231,20 +238,8 @@ struct parser {
 	int ntypes;
 };
 
-static int fail(struct parser *ps, const char *path, const char *fmt, ...)
-        __attribute__((format(printf, 3, 4)));
-
 /* Report "PATH: message" as an invalid_plan error. */
-static int fail(struct parser *ps, const char *path, const char *fmt, ...)
-{
-	char m[200];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(m, sizeof(m), fmt, ap);
-	va_end(ap);
-	return err_set(ps->e, -EINVAL, "invalid_plan", "%s: %s", path, m);
-}
+#define fail(ps, path, ...) err_set_at((ps)->e, -EINVAL, "invalid_plan", (path), __VA_ARGS__)
 
 static bool key_allowed(const char *key, const char *const *allowed)
 {

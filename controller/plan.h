@@ -39,6 +39,10 @@ void config_format(const struct config *c, struct buf *out);
 /* cfg as a JSON object, integers as numbers ({"nr_requests":128,"scheduler":"none"}).
  * Caller has ownership. */
 char *config_to_json(const struct config *cfg);
+/* The same as a jansson value (a new reference), for the JSON layers that build documents;
+ * and one setting's value (an integer as a number). */
+struct json_t *config_json_new(const struct config *cfg);
+struct json_t *setting_json_new(const struct setting *st);
 /* Parse a JSON object of integer or string values into cfg. Errors name the key. */
 int config_parse_json(const char *text, struct config *cfg, struct err *e);
 

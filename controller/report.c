@@ -754,29 +754,6 @@ static json_t *num_or_null(double v)
 	return isnan(v) || isinf(v) ? json_null() : json_real(v);
 }
 
-static json_t *setting_json(const struct setting *st)
-{
-	long long v;
-	char *end;
-
-	if (st->is_int) {
-		v = strtoll(st->value, &end, 10);
-		if (!*end)
-			return json_integer(v);
-	}
-	return json_string(st->value);
-}
-
-static json_t *config_json(const struct config *c)
-{
-	json_t *o = json_object();
-	int i;
-
-	for (i = 0; i < c->n; i++)
-		json_object_set_new(o, c->s[i].name, setting_json(&c->s[i]));
-	return o;
-}
-
 static json_t *time_json(double t)
 {
 	char iso[40];
@@ -894,8 +871,8 @@ static json_t *node_json(const struct sweep *s, const struct point *p, int k)
 		const struct setting *req = config_get(&p->cfg, r->applied.s[j].name);
 
 		if (req)
-			json_object_set_new(a, "requested", setting_json(req));
-		json_object_set_new(a, "value", setting_json(&r->applied.s[j]));
+			json_object_set_new(a, "requested", setting_json_new(req));
+		json_object_set_new(a, "value", setting_json_new(&r->applied.s[j]));
 		json_object_set_new(a, "adjusted", json_boolean(r->adjusted_mask & (1u << j)));
 		json_object_set_new(applied, r->applied.s[j].name, a);
 	}
@@ -945,7 +922,7 @@ static json_t *point_json(const struct sweep *s, const struct point *p)
 	json_object_set_new(o, "role", json_string(role_name(p->role)));
 	json_object_set_new(o, "axis", p->axis >= 0 ? json_integer(p->axis) : json_null());
 	json_object_set_new(o, "ref", p->ref >= 0 ? json_integer(p->ref) : json_null());
-	json_object_set_new(o, "params", config_json(&p->cfg));
+	json_object_set_new(o, "params", config_json_new(&p->cfg));
 	json_object_set_new(o, "loops", json_integer(p->loops_run));
 	for (k = 0; k < nc; k++) {
 		struct buf b = BUF_INIT;
@@ -1056,14 +1033,14 @@ char *report_json(const struct sweep *s)
 	for (i = 0; i < nc; i++)
 		json_array_append_new(cols, json_string(names[i]));
 	json_object_set_new(o, "columns", cols);
-	json_object_set_new(o, "baseline", config_json(&s->plan.baseline));
+	json_object_set_new(o, "baseline", config_json_new(&s->plan.baseline));
 	for (i = 0; i < s->plan.naxes; i++) {
 		json_t *a = json_object(), *ps = json_array(), *vs = json_array();
 
 		for (j = 0; j < s->plan.axes[i].nparams; j++)
 			json_array_append_new(ps, json_string(s->plan.axes[i].params[j]));
 		for (j = 0; j < s->plan.axes[i].nvalues; j++)
-			json_array_append_new(vs, config_json(&s->plan.axes[i].values[j]));
+			json_array_append_new(vs, config_json_new(&s->plan.axes[i].values[j]));
 		json_object_set_new(a, "params", ps);
 		json_object_set_new(a, "values", vs);
 		json_array_append_new(axes, a);
@@ -1075,7 +1052,7 @@ char *report_json(const struct sweep *s)
 	if (s->best >= 0) {
 		best = json_object();
 		json_object_set_new(best, "point", json_integer(s->best));
-		json_object_set_new(best, "params", config_json(&s->points[s->best].cfg));
+		json_object_set_new(best, "params", config_json_new(&s->points[s->best].cfg));
 		json_object_set_new(best, "delta_pct", num_or_null(s->points[s->best].delta_pct));
 		json_object_set_new(best, "verdict",
 		                    json_string(decision_code(s->points[s->best].verdict)));

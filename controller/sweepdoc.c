@@ -1,7 +1,6 @@
 /* sweepdoc.c -- read a sweep document (schema/sweep.schema.json) back into the sweep model:
  * the data only, every error naming its JSON path. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,20 +15,8 @@
 
 #define PATH_MAX_LEN 200
 
-static int fail(struct err *e, const char *path, const char *fmt, ...)
-        __attribute__((format(printf, 3, 4)));
-
 /* Report "PATH: message" as an invalid_sweep error. */
-static int fail(struct err *e, const char *path, const char *fmt, ...)
-{
-	char m[200];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(m, sizeof(m), fmt, ap);
-	va_end(ap);
-	return err_set(e, -EINVAL, "invalid_sweep", "%s: %s", path, m);
-}
+#define fail(e, path, ...) err_set_at((e), -EINVAL, "invalid_sweep", (path), __VA_ARGS__)
 
 /* An integer member in [lo, hi]; null or missing gives dflt when allow_null. */
 static int int_get(json_t *obj, const char *key, const char *path, long long lo, long long hi,

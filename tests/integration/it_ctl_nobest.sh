@@ -1,27 +1,51 @@
 #!/bin/bash
-# it_ctl_nobest.sh -- a sweep with nothing to compare is not a success: when every job fails
-# (here fio itself fails on both nodes), the table says why there is no best and the
-# controller exits 1; the devices are restored all the same.
+# it_ctl_nobest.sh -- a sweep with nothing to compare is not a success. Fio fails (as on a bad
+# option) while a device runs the scheduler "none": 1. a baseline with it fails on every node,
+# and so does every point; 2. the baseline runs but the one other configuration fails
+# everywhere. Each time the table says why there is no best, the controller exits 1, the
+# outcome is stored and the devices are restored.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ctl_lib.sh"
 
-# Agents whose fio fails every pass the way fio fails on a bad option (exit 1).
-export FAKE_FIO_FAIL=1 FAKE_FIO_SLEEP_S=0
+export FAKE_FIO_FAIL_SCHEDULER=none FAKE_FIO_SLEEP_S=0
 ctl_two_nodes --fio "$FT_SOURCE_DIR/tests/fixtures/fake-fio.sh"
-ctl_plan "$IT_TMP/plan.json" grid 1 1
-ctl sweep "$IT_TMP/plan.json" >"$IT_TMP/out.txt" 2>"$IT_TMP/err.txt"
-it_eq "sweep exits 1" 1 $?
-cat "$IT_TMP/out.txt"
-tail -3 "$IT_TMP/err.txt"
-it_check "the table is printed" grep -q '^sweep 1 "it grid"' "$IT_TMP/out.txt"
-it_check "every point failed" test "$(grep -c '| failed *| failed *|' "$IT_TMP/out.txt")" = 4
-it_check "no best, and why: the baseline failed on every node, with each node's error" \
-	grep -Eq '^no best: the baseline failed on every node \(node1: job [0-9]+ failed: engine_failed: .+; node2: job [0-9]+ failed: engine_failed: .+\)$' "$IT_TMP/out.txt"
-it_check "never 'best: the baseline'" bash -c "! grep -q '^best: ' '$IT_TMP/out.txt'"
-it_check "the error says so too" grep -q "sweep 1: no best: the baseline failed on every node" "$IT_TMP/err.txt"
-ctl_restored "no best"
-ctl show 1 --format json >"$IT_TMP/show.json"
-it_eq "stored outcome" baseline_failed "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["outcome"])' "$IT_TMP/show.json")"
+
+# no_best ID DESC WHY OUTCOME: sweep ID (its output in $IT_TMP/out.txt and err.txt) has no
+# best, says WHY (plain text) with each node's error, and stored OUTCOME.
+no_best() {
+	local id=$1 desc=$2 why=$3 outcome=$4
+	cat "$IT_TMP/out.txt"
+	tail -3 "$IT_TMP/err.txt"
+	it_check "$desc: the table is printed" grep -q "^sweep $id \"it grid\"" "$IT_TMP/out.txt"
+	it_check "$desc: no best, and why, with each node's error" \
+		grep -Eq "^no best: $why \(.*node1: job [0-9]+ failed: engine_failed: .+; node2: job [0-9]+ failed: engine_failed: .+\)$" "$IT_TMP/out.txt"
+	it_check "$desc: never 'best: '" bash -c "! grep -q '^best: ' '$IT_TMP/out.txt'"
+	it_check "$desc: the error says so too" grep -qF "sweep $id: no best: $why" "$IT_TMP/err.txt"
+	ctl_restored "$desc"
+	ctl show "$id" --format json >"$IT_TMP/show.json"
+	it_eq "$desc: stored outcome" "$outcome" \
+		"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["outcome"])' "$IT_TMP/show.json")"
+}
+
+# 1. Every point runs "none": every job fails, the baseline first.
+ctl_plan "$IT_TMP/plan1.json" grid 1 1 '[{"param":"nr_requests","values":[32,64]}]'
+sed -i 's/"baseline": {"scheduler": "mq-deadline"/"baseline": {"scheduler": "none"/' "$IT_TMP/plan1.json"
+ctl sweep "$IT_TMP/plan1.json" >"$IT_TMP/out.txt" 2>"$IT_TMP/err.txt"
+it_eq "baseline failed: sweep exits 1" 1 $?
+it_check "baseline failed: every point failed" test "$(grep -c '| failed *| failed *|' "$IT_TMP/out.txt")" = 3
+no_best 1 "baseline failed" "the baseline failed on every node" baseline_failed
+
+# 2. The baseline (mq-deadline) runs; "none", the only other configuration, fails everywhere.
+ctl_plan "$IT_TMP/plan2.json" grid 1 1 '[{"param":"scheduler","values":["none"]}]'
+ctl sweep "$IT_TMP/plan2.json" >"$IT_TMP/out.txt" 2>"$IT_TMP/err.txt"
+it_eq "no figures: sweep exits 1" 1 $?
+it_check "no figures: the baseline ran on both nodes" \
+	grep -Eq '^\| mq-deadline +\| 128 +\| [0-9.]+ ± [0-9.]+ +\| [0-9.]+ ± [0-9.]+ +\|.*\| baseline' "$IT_TMP/out.txt"
+it_check "no figures: the other configuration failed on both" grep -Eq '^\| none +\| 128 +\| failed +\| failed ' "$IT_TMP/out.txt"
+no_best 2 "no figures" "no configuration produced a figure to compare with the baseline" no_figures
+
 ctl history >"$IT_TMP/history.txt"
-it_check "history says there is no best" grep -q "no best: the baseline failed on every node" "$IT_TMP/history.txt"
+cat "$IT_TMP/history.txt"
+it_check "history says there is no best, and why, for each" bash -c \
+	"grep -q 'no best: the baseline failed on every node' '$IT_TMP/history.txt' && grep -q 'no best: no configuration produced a figure' '$IT_TMP/history.txt'"
 it_done

@@ -22,9 +22,10 @@ declare -A rank=(
 	[report]=8
 	[main]=9
 )
-# Library headers and the only modules that may include them.
+# Library headers and the only modules that may include them (ctlstore reaches SQLite through
+# common/db.h).
 declare -A only=(
-	[sqlite3.h]="ctlstore"
+	[sqlite3.h]=""
 	[curl/curl.h]="client"
 	[jansson.h]="plan fleet report sweepdoc"
 	[microhttpd.h]=""
@@ -60,21 +61,19 @@ check() {
 	return $bad
 }
 
-# The check must catch a store that words its own lines, and curl outside the client.
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cp "$dir"/*.c "$dir"/*.h "$tmp"/
-sed -i '0,/^#include "ctlstore.h"/s//#include "ctlstore.h"\n#include "report.h"/' "$tmp/ctlstore.c"
-sed -i '0,/^#include "fleet.h"/s//#include "fleet.h"\n#include <curl\/curl.h>/' "$tmp/fleet.c"
-out=$(check "$tmp")
-if ! grep -q 'ctlstore.c: includes "report.h"' <<<"$out" || ! grep -q 'fleet.c: includes <curl/curl.h>' <<<"$out"; then
-	echo "self-test failed: an injected violation was not caught:"
-	echo "$out"
-	exit 1
-fi
+# The check must catch a store that words its own lines or calls SQLite itself, and curl
+# outside the client.
+plant() {
+	cp "$dir"/*.c "$dir"/*.h "$1"/
+	sed -i '0,/^#include "ctlstore.h"/s//#include "ctlstore.h"\n#include "report.h"/' "$1/ctlstore.c"
+	sed -i '0,/^#include "fleet.h"/s//#include "fleet.h"\n#include <curl\/curl.h>/' "$1/fleet.c"
+	sed -i '0,/^#include "ctlstore.h"/s//#include <sqlite3.h>\n#include "ctlstore.h"/' "$1/ctlstore.c"
+}
+caught() {
+	echo 'ctlstore.c: includes "report.h"'
+	echo 'fleet.c: includes <curl/curl.h>'
+	echo 'ctlstore.c: includes <sqlite3.h>'
+}
 
-if check "$dir"; then
-	echo "ok: every include in $dir runs down the layers"
-	exit 0
-fi
-exit 1
+source "$(dirname "$0")/lint_lib.sh"
+lint_run "$dir" "every include in $dir runs down the layers"

@@ -1,21 +1,21 @@
 /* test_ctl_ctlstore.c -- the controller's SQLite: a sweep saved and loaded back exactly,
- * history summaries, and a database made by the previous schema. */
+ * history summaries, and databases made by every earlier schema version migrated with their
+ * data. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <sqlite3.h>
-
 #include "testutil.h"
 #include "ctltest.h"
 #include "ctlstore.h"
+#include "db.h"
 #include "plan.h"
 #include "report.h"
 #include "strategy.h"
 #include "sweep.h"
 #include "verdict.h"
-#include "migration.h"
 #include "xmalloc.h"
 
 static void test_store_roundtrip(void **state)
@@ -177,60 +177,163 @@ static void test_history_outcomes(void **state)
 
 extern const char ctlstore_schema_sql[];
 
-/* A database written by the first schema keeps working: its worded best line is shown, its
- * points load with the plan's loops. */
-static void test_schema_v1_upgrade(void **state)
+/* The controller's schema as it stood at version v: its migration blocks 1..v. Caller frees. */
+static char *schema_at(int v)
 {
-	char *dir, *db = db_temp(&dir);
-	struct ctlstore_summary *h = NULL;
-	struct ctlstore *st = NULL;
-	struct migration *m;
+	char mark[32];
+	const char *end;
+
+	snprintf(mark, sizeof(mark), "-- migration %d\n", v + 1);
+	end = strstr(ctlstore_schema_sql, mark);
+	return end ? xstrndup(ctlstore_schema_sql, (size_t)(end - ctlstore_schema_sql))
+	           : xstrdup(ctlstore_schema_sql);
+}
+
+/* Open path with the schema as it stood at version v (creating it at v, or leaving a newer
+ * file as it is) and return its user_version after sql (NULL: none) has run. */
+static int at_version(const char *path, int v, const char *sql)
+{
+	struct db_kind kind = { .err_code = "db_error", .holds = "the test sweeps" };
 	struct err e = { 0 };
-	struct sweep l;
-	sqlite3 *raw;
-	char *plan;
-	int n, nm;
+	struct db *d;
+	int have;
+
+	kind.schema = schema_at(v);
+	assert_int_equal(db_open(&d, path, &kind, &e), 0);
+	if (sql)
+		assert_int_equal(db_exec(d, sql, &e), 0);
+	have = db_user_version(d);
+	db_close(d);
+	free((char *)kind.schema);
+	return have;
+}
+
+/* A two-node, one-point sweep as the first schema stored it: a worded best line, no loops. */
+static const char v1_rows[] =
+        "INSERT INTO sweeps(id, name, plan_json, strategy, metric, status, created_at, "
+        "best_line) VALUES (1, 't', '{\"name\":\"t\",\"nodes\":[{\"name\":\"a\",\"url\":"
+        "\"http://h:1\",\"device\":\"sda\"},{\"name\":\"b\",\"url\":\"http://h:2\",\"device\":"
+        "\"sdb\"}],\"baseline\":{\"scheduler\":\"mq-deadline\",\"nr_requests\":128},\"axes\":"
+        "[{\"param\":\"nr_requests\",\"values\":[64]}],\"strategy\":\"grid\",\"job\":{\"fio\":"
+        "{\"rw\":\"write\"},\"loops\":3}}', 'grid', 'write.bw_mib', 'completed', 1, 'best: the "
+        "baseline (no configuration gave a significant gain)');"
+        "INSERT INTO points(sweep_id, idx, role, config_json, verdict) VALUES (1, 0, "
+        "'baseline', '{\"scheduler\":\"mq-deadline\",\"nr_requests\":128}', NULL);"
+        "INSERT INTO point_nodes(sweep_id, idx, node_idx, node, state, applied_json) VALUES "
+        "(1, 0, 0, 'a', 'ok', '{}'), (1, 0, 1, 'b', 'ok', '{}');"
+        "INSERT INTO passes VALUES (1, 0, 0, 1, 10.5), (1, 0, 1, 1, 11.5);";
+
+/* A database written at each earlier schema version (1 to the one before the newest) migrates
+ * on open, one block at a time, and its rows load: the worded best line of the first schema is
+ * shown, points without loops get the plan's, and the migrated file takes new points. */
+static void test_schema_upgrade(void **state)
+{
+	/* The newest version: every block of the schema applied to an empty database. */
+	int newest = at_version(":memory:", 1000, NULL), v;
 
 	(void)state;
-	nm = migrations_pending(ctlstore_schema_sql, 0, &m);
-	assert_true(nm >= 2);
-	assert_int_equal(m[0].version, 1);
-	assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(raw, m[0].sql, NULL, NULL, NULL), SQLITE_OK);
-	migrations_free(m, nm);
-	plan = xasprintf("INSERT INTO sweeps(id, name, plan_json, strategy, metric, status, "
-	                 "created_at, best_line) VALUES (1, 't', '%s', 'grid', 'write.bw_mib', "
-	                 "'completed', 1, 'best: the baseline (no configuration gave a "
-	                 "significant gain)');"
-	                 "INSERT INTO points(sweep_id, idx, role, config_json, verdict) VALUES "
-	                 "(1, 0, 'baseline', '{\"scheduler\":\"mq-deadline\",\"nr_requests\":128}',"
-	                 " NULL);"
-	                 "INSERT INTO point_nodes(sweep_id, idx, node_idx, node, state, "
-	                 "applied_json) VALUES (1, 0, 0, 'a', 'ok', '{}'), (1, 0, 1, 'b', 'ok', "
-	                 "'{}');"
-	                 "INSERT INTO passes VALUES (1, 0, 0, 1, 10.5), (1, 0, 1, 1, 11.5);",
-	                 "{\"name\":\"t\",\"nodes\":[{\"name\":\"a\",\"url\":\"http://h:1\","
-	                 "\"device\":\"sda\"},{\"name\":\"b\",\"url\":\"http://h:2\",\"device\":"
-	                 "\"sdb\"}],\"baseline\":{\"scheduler\":\"mq-deadline\",\"nr_requests\":"
-	                 "128},\"axes\":[{\"param\":\"nr_requests\",\"values\":[64]}],\"strategy\":"
-	                 "\"grid\",\"job\":{\"fio\":{\"rw\":\"write\"},\"loops\":3}}");
-	assert_int_equal(sqlite3_exec(raw, plan, NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(raw);
-	free(plan);
-	assert_int_equal(ctlstore_open(db, &st, &e), 0);
-	assert_int_equal(ctlstore_history(st, 5, &h, &n, &e), 0);
-	assert_int_equal(n, 1);
-	assert_int_equal(h[0].outcome, OUTCOME_PENDING);
-	assert_string_equal(h[0].legacy_best_line,
-	                    "best: the baseline (no configuration gave a significant gain)");
-	assert_int_equal(ctlstore_sweep_load(st, 1, &l, &e), 0);
-	assert_int_equal(l.npoints, 1);
-	assert_int_equal(l.points[0].loops_run, 3);
-	assert_int_equal(l.points[0].nodes[1].npasses, 1);
-	assert_float_equal(l.points[0].nodes[1].passes[0], 11.5, 0);
-	sweep_release(&l);
-	free(h);
-	ctlstore_close(st);
+	assert_true(newest >= 5);
+	for (v = 1; v < newest; v++) {
+		char *dir, *db = db_temp(&dir);
+		struct ctlstore_summary *h = NULL;
+		struct ctlstore *st = NULL;
+		struct err e = { 0 };
+		struct sweep l;
+		int n;
+
+		assert_int_equal(at_version(db, v, v1_rows), v);
+		if (v >= 4) /* a race decision of the adaptive strategy, stored by version 4 */
+			at_version(
+			        db, v,
+			        "INSERT INTO point_races(sweep_id, idx, state, why, round, loops, "
+			        "vs, delta_pct) VALUES (1, 0, 'won', 'last', 2, 4, NULL, 12.5);");
+		assert_int_equal(ctlstore_open(db, &st, &e), 0);
+		assert_int_equal(at_version(db, v, NULL), newest);
+		assert_int_equal(ctlstore_history(st, 5, &h, &n, &e), 0);
+		assert_int_equal(n, 1);
+		assert_int_equal(h[0].outcome, OUTCOME_PENDING);
+		assert_string_equal(
+		        h[0].legacy_best_line,
+		        "best: the baseline (no configuration gave a significant gain)");
+		assert_int_equal(h[0].owner_pid, 0);
+		assert_true(h[0].saved_at == 0);
+		free(h);
+		assert_int_equal(ctlstore_sweep_load(st, 1, &l, &e), 0);
+		assert_int_equal(l.npoints, 1);
+		assert_int_equal(l.points[0].loops_run, 3);
+		assert_int_equal(l.points[0].nodes[1].npasses, 1);
+		assert_float_equal(l.points[0].nodes[1].passes[0], 11.5, 0);
+		assert_int_equal(l.points[0].race.state, v >= 4 ? RACE_WON : RACE_NONE);
+		if (v >= 4) {
+			assert_int_equal(l.points[0].race.vs, -1);
+			assert_float_equal(l.points[0].race.delta_pct, 12.5, 0);
+			assert_true(isnan(l.points[0].race.low_pct));
+		}
+		/* The migrated file takes what this version writes. */
+		assert_int_equal(ctlstore_point_save(st, &l, 0, &e), 0);
+		assert_int_equal(ctlstore_history(st, 5, &h, &n, &e), 0);
+		assert_true(h[0].saved_at > 0);
+		free(h);
+		sweep_release(&l);
+		ctlstore_close(st);
+		tu_rmrf(dir);
+		free(dir);
+		free(db);
+	}
+}
+
+/* A migration that fails leaves the file at the version before it and refuses the open. */
+static void test_migration_fails_whole(void **state)
+{
+	char *dir, *db = db_temp(&dir);
+	struct ctlstore *st = NULL;
+	struct err e = { 0 };
+
+	(void)state;
+	/* Version 4 with a column that migration 5 adds: its ALTER TABLE fails. */
+	assert_int_equal(at_version(db, 4, "ALTER TABLE sweeps ADD COLUMN saved_at REAL;"), 4);
+	assert_int_equal(ctlstore_open(db, &st, &e), -EIO);
+	assert_null(st);
+	assert_string_equal(e.code, "db_error");
+	assert_non_null(strstr(e.msg, "cannot migrate database"));
+	assert_non_null(strstr(e.msg, "to version 5"));
+	assert_non_null(strstr(e.msg, "duplicate column name: saved_at"));
+	/* Nothing of block 5 stayed: owner_pid, added before the failing line, is not there. */
+	assert_int_equal(at_version(db, 4, NULL), 4);
+	err_clear(&e);
+	{
+		struct db_kind k = { .schema = "", .err_code = "db_error", .holds = "x" };
+		struct db *d;
+
+		assert_int_equal(db_open(&d, db, &k, &e), 0);
+		assert_int_equal(db_exec(d, "SELECT owner_pid FROM sweeps", &e), -EIO);
+		assert_non_null(strstr(e.msg, "no such column: owner_pid"));
+		db_close(d);
+	}
+	tu_rmrf(dir);
+	free(dir);
+	free(db);
+}
+
+/* A file that is no database is refused with the helper's message, naming the file, what to do
+ * and what is lost; the controller's errors carry db_error. */
+static void test_not_a_database(void **state)
+{
+	char *dir, *db = db_temp(&dir);
+	struct ctlstore *st = (struct ctlstore *)1;
+	struct err e = { 0 };
+
+	(void)state;
+	tu_write(dir, "ctl.db",
+	         "not an SQLite file, but long enough for SQLite to read its header and refuse "
+	         "it.\n",
+	         0600);
+	assert_int_equal(ctlstore_open(db, &st, &e), -EUCLEAN);
+	assert_null(st);
+	assert_string_equal(e.code, "db_error");
+	assert_non_null(strstr(e.msg, db));
+	assert_non_null(strstr(e.msg, "move it aside"));
+	assert_non_null(strstr(e.msg, "the sweeps it holds are lost"));
 	tu_rmrf(dir);
 	free(dir);
 	free(db);
@@ -241,7 +344,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_store_roundtrip),
 		cmocka_unit_test(test_history_outcomes),
-		cmocka_unit_test(test_schema_v1_upgrade),
+		cmocka_unit_test(test_schema_upgrade),
+		cmocka_unit_test(test_migration_fails_whole),
+		cmocka_unit_test(test_not_a_database),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
