@@ -1,5 +1,6 @@
 /* test_ctl_race.c -- the adaptive strategy's races (drops, ties, all equivalent, the cap, the
- * budget, a node failing mid-race, minimize) and its loop accounting, played on simulated
+ * budget, a node failing mid-race, minimize, a leader carried tentatively and what the final
+ * confirmation makes of it, flat surfaces) and its loop accounting, played on simulated
  * passes; no HTTP. */
 #include <errno.h>
 #include <math.h>
