@@ -30,7 +30,7 @@ GRID_SEEDS=${GRID_SEEDS:-1}
 SLEEP_MS=${SLEEP_MS:-2}
 LOOPS_MIN=${LOOPS_MIN:-3}
 LOOPS_MAX=${LOOPS_MAX:-20}
-SCENARIOS=${SCENARIOS:-one6-cv2-n2 one6-cv5-n2 one6-cv2-n16 grid44-cv2-n2 grid44-cv5-n2 flat-cv2-n2 flat-cv5-n2 flat-cv2-n16}
+SCENARIOS=${SCENARIOS:-one6-cv2-n2 one6-cv5-n2 one6-cv2-n16 one6-cv5-n16 grid44-cv2-n2 grid44-cv5-n2 grid44-cv2-n16 grid44-cv5-n16 flat-cv2-n2 flat-cv5-n2 flat-cv2-n16 flat-cv5-n16}
 FAKEFIO=$BUILD/bench/fakefio
 for b in "$AGENT_BIN" "$CTL_BIN" "$FAKEFIO"; do
 	[ -x "$b" ] || { echo "build first: $b" >&2; exit 1; }

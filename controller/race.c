@@ -57,7 +57,8 @@ int race_winner(const struct sweep *s, int ax)
 	int i;
 
 	for (i = 0; i < s->npoints; i++)
-		if (s->points[i].axis == ax && s->points[i].race.state == RACE_WON)
+		if (s->points[i].axis == ax && (s->points[i].race.state == RACE_WON ||
+		                                s->points[i].race.state == RACE_TENTATIVE))
 			return i;
 	return -1;
 }
@@ -167,14 +168,21 @@ static void mark(struct sweep *s, int i, enum race_state st, enum race_why why, 
 	m->high_pct = c && c->ok ? c->hi : NAN;
 }
 
-/* The winner, with how it compares with the axis' baseline point (nothing when it is it). */
-static void mark_won(struct sweep *s, int w, int base, enum race_why why, int look)
+/* The axis' choice w (won, or tentative), with how it compares with the axis' baseline point
+ * (nothing when it is it). */
+static void mark_kept(struct sweep *s, int w, int base, enum race_state st, enum race_why why,
+                      int look)
 {
 	struct cmp c = { 0 };
 
 	if (w != base && base >= 0 && usable(s, &s->points[base]))
 		compare(s, base, w, look, &c);
-	mark(s, w, RACE_WON, why, look, base, &c);
+	mark(s, w, st, why, look, base, &c);
+}
+
+static void mark_won(struct sweep *s, int w, int base, enum race_why why, int look)
+{
+	mark_kept(s, w, base, RACE_WON, why, look);
 }
 
 /* The survivors' best by fleet Δ against ref (ties: the earlier point, so the baseline). */
@@ -199,12 +207,15 @@ static int leader_find(const struct sweep *s, const int *sv, int n, int ref, int
 	return lead;
 }
 
-/* End the race at the cap or the budget: the leader, unless a baseline still racing is not
- * shown beaten by min_effect (the one-sided interval above 0 and Δ >= m); the survivors that
- * do not win are left open. */
+/* End the race (the cap, the budget, or only the baseline's value left and no better than the
+ * leader): the leader wins when the baseline's value is not racing or the leader is shown a
+ * gain over it (the one-sided interval above 0 and Δ >= m); otherwise it is carried forward
+ * tentatively. The baseline's value is kept only when no node compares the two. The
+ * survivors that are not kept are left open. */
 static void race_stop(struct sweep *s, const int *sv, int n, int lead, int base, enum race_why why,
                       int look)
 {
+	enum race_state st = RACE_WON;
 	int i, w = lead;
 	struct cmp g = { 0 };
 
@@ -212,8 +223,10 @@ static void race_stop(struct sweep *s, const int *sv, int n, int lead, int base,
 		if (sv[i] != base)
 			continue;
 		compare(s, base, lead, look, &g);
-		if (!g.ok || !(g.olo > 0 && g.od >= s->plan.min_effect_pct - 1e-9))
+		if (!g.ok)
 			w = base;
+		else if (!(g.olo > 0 && g.od >= s->plan.min_effect_pct - 1e-9))
+			st = RACE_TENTATIVE;
 	}
 	for (i = 0; i < n; i++) {
 		struct cmp c;
@@ -221,14 +234,13 @@ static void race_stop(struct sweep *s, const int *sv, int n, int lead, int base,
 		if (sv[i] == w)
 			continue;
 		if (sv[i] == lead) {
-			mark(s, lead, RACE_OPEN, why, look, base,
-			     &g); /* the gain it did not show */
+			mark(s, lead, RACE_OPEN, why, look, base, &g);
 			continue;
 		}
 		compare(s, lead, sv[i], look, &c);
 		mark(s, sv[i], RACE_OPEN, why, look, lead, &c);
 	}
-	mark_won(s, w, base, why, look);
+	mark_kept(s, w, base, st, why, look);
 }
 
 bool race_judge(struct sweep *s, int ax)
@@ -237,7 +249,7 @@ bool race_judge(struct sweep *s, int ax)
 	int *sv = xcalloc((size_t)s->npoints + 1, sizeof(int));
 	int n = race_survivors(s, ax, sv), base = axis_base(s, ax), ref, lead, look, i, k;
 	double m = p->min_effect_pct;
-	bool all_eqv = true, over = true;
+	bool all_eqv = true, over = true, base_not_better = false;
 	struct cmp c;
 
 	if (n == 0)
@@ -271,6 +283,8 @@ bool race_judge(struct sweep *s, int ax)
 		} else {
 			mark(s, v, RACE_RUNNING, RACE_WHY_NONE, look, lead, &c);
 			all_eqv = false;
+			if (v == base)
+				base_not_better = c.ok && c.ohi < m;
 		}
 	}
 	mark(s, lead, RACE_RUNNING, RACE_WHY_NONE, look, -1, NULL);
@@ -282,6 +296,9 @@ bool race_judge(struct sweep *s, int ax)
 		compare(s, base, lead, look, &c);
 		mark(s, lead, RACE_TIED, RACE_WHY_ALL_EQUIVALENT, look, base, &c);
 		mark_won(s, base, base, RACE_WHY_ALL_EQUIVALENT, look);
+	} else if (n == 2 && base_not_better) {
+		/* The leader and the baseline's value, no better than it by min_effect. */
+		race_stop(s, sv, n, lead, base, RACE_WHY_NOT_BETTER, look);
 	} else if (s->points[sv[0]].loops_run >= p->loops_max) {
 		race_stop(s, sv, n, lead, base, RACE_WHY_CAP, look);
 	} else if (!race_fits(s, n, false)) {

@@ -38,12 +38,20 @@
  *             failed:     no node has 2 usable passes of it.
  *  end        one survivor left: it wins (last). Every other survivor equivalent to the
  *             leader (only the baseline's value can be: the others were dropped): the
- *             baseline's value wins, the leader ties (all_equivalent). The survivors at
- *             job.loops.max (cap), or a next round over budget_s (budget): the leader wins if
- *             it is the baseline's value, or the baseline's value was dropped, or the leader
- *             is a fleet gain over the baseline point at the look's α (effect.h: interval
- *             above 0 and Δ >= m); otherwise the baseline's value is kept. The survivors that
- *             did not win are left open.
+ *             baseline's value wins, the leader ties (all_equivalent). Only the leader and the
+ *             baseline's value left, the baseline's value shown no better than the leader by
+ *             min_effect (its interval against the leader below +m) but neither worse by m
+ *             nor equivalent (not_better); the survivors at job.loops.max (cap); a next round
+ *             over budget_s (budget): the leader is kept. It wins if it is the baseline's
+ *             value, or the baseline's value was dropped, or it is a fleet gain over the
+ *             baseline point at the look's α (effect.h: interval above 0 and Δ >= m);
+ *             otherwise it is kept *tentatively* (RACE_TENTATIVE): not shown better, carried
+ *             forward so that the later axes race over it, and the final confirmation against
+ *             the original baseline with full loops decides whether anything is adopted (a
+ *             tentative value is never a gain by itself; a loss, and a value that only looked
+ *             better, fails there and the baseline is kept). The baseline's value is kept
+ *             instead only when no node compares it with the leader. The survivors that are
+ *             not kept are left open.
  *
  * Benchmark-seconds: a point's loops (every run of it) times the job's runtime_s, summed over
  * the points of the sweep; per node, since every node runs every loop at the same time.
@@ -62,7 +70,8 @@ int race_axis_values(const struct plan *p, int ax, const struct config *cfg);
 bool race_judge(struct sweep *s, int ax);
 /* The axis' race is over (it ran and no point of it is still running). */
 bool race_over(const struct sweep *s, int ax);
-/* The point the axis' race kept (RACE_WON), or -1 (no usable value: keep its baseline). */
+/* The point the axis' race kept (RACE_WON or RACE_TENTATIVE: the configuration the next axis
+ * races over), or -1 (no usable value: keep its baseline). */
 int race_winner(const struct sweep *s, int ax);
 /* The points of axis ax still racing, in index order; returns how many (out has room for
  * s->npoints). */

@@ -554,8 +554,8 @@ static int *widths(const struct grid *g)
 }
 
 /* One table; a sequential sweep gets one per axis (as in seed 003) plus the final check. */
-/* Why a race decision was made, in words. */
-static const char *race_words(const struct race_mark *m)
+/* Why a race decision was made, in words ("tentative": not shown better, carried forward). */
+static void race_words(const struct race_mark *m, struct buf *out)
 {
 	static const char *const why[] = {
 		[RACE_WHY_NONE] = "",
@@ -567,15 +567,27 @@ static const char *race_words(const struct race_mark *m)
 		        "the rest equivalent to the leader: the baseline's value kept",
 		[RACE_WHY_CAP] = "undecided at job.loops.max",
 		[RACE_WHY_BUDGET] = "undecided: the next round would exceed budget_s",
+		[RACE_WHY_NOT_BETTER] = "undecided: no better than the leader by min_effect",
 	};
+	/* How a race ended that kept its leader. */
+	static const char *const ended[] = {
+		[RACE_WHY_CAP] = "the race stopped at job.loops.max",
+		[RACE_WHY_BUDGET] = "budget_s stopped the race",
+		[RACE_WHY_NOT_BETTER] =
+		        "only the baseline's value was left, no better by min_effect",
+	};
+	const char *end = (size_t)m->why < sizeof(ended) / sizeof(ended[0]) ? ended[m->why] : NULL;
 
-	if (m->state == RACE_WON && m->why == RACE_WHY_CAP)
-		return "kept when the race stopped at job.loops.max (the leader, unless its gain "
-		       "over the baseline's value was not shown)";
-	if (m->state == RACE_WON && m->why == RACE_WHY_BUDGET)
-		return "kept when budget_s stopped the race (the leader, unless its gain over the "
-		       "baseline's value was not shown)";
-	return why[m->why];
+	if (m->state == RACE_TENTATIVE && end)
+		buf_printf(
+		        out,
+		        ": not shown better than the baseline's value (%s); carried forward: the "
+		        "later axes race over it and the final confirmation decides",
+		        end);
+	else if (m->state == RACE_WON && end)
+		buf_printf(out, ": kept when %s", end);
+	else if (m->why != RACE_WHY_NONE)
+		buf_printf(out, ": %s", why[m->why]);
 }
 
 /* One line per raced point of an adaptive sweep: what the race decided, after how many
@@ -599,8 +611,7 @@ static void race_lines(const struct sweep *s, struct buf *out)
 		           sweep_race_state_code(m->state));
 		if (m->state != RACE_RUNNING)
 			buf_printf(out, " after %d loops (round %d)", m->loops, m->round);
-		if (m->why != RACE_WHY_NONE)
-			buf_printf(out, ": %s", race_words(m));
+		race_words(m, out);
 		if (m->vs >= 0) {
 			config_format(&s->points[m->vs].cfg, &v);
 			buf_printf(out, "; vs point %d %s: %+.1f %% [%+.1f, %+.1f]", m->vs + 1,
@@ -1516,6 +1527,14 @@ static void fmt_duration(double s, char *out, size_t len)
 		snprintf(out, len, "%lds", t);
 }
 
+/* "3/9", or for adaptive, whose races end early, "3 of at most 9" (npoints_est is then the
+ * sequential count, an upper bound). */
+static void point_count(const struct sweep *s, int point, int npoints_est, struct buf *out)
+{
+	buf_printf(out, s->plan.strategy == PLAN_ADAPTIVE ? "%d of at most %d" : "%d/%d", point + 1,
+	           npoints_est);
+}
+
 void report_pass_lines(const struct sweep *s, int point, int npoints_est, const int *reported,
                        struct buf *out)
 {
@@ -1525,10 +1544,13 @@ void report_pass_lines(const struct sweep *s, int point, int npoints_est, const 
 
 	config_format(&p->cfg, &cfg);
 	for (k = 0; k < s->plan.nnodes; k++)
-		for (j = reported[k]; j < p->nodes[k].npasses; j++)
-			buf_printf(out, "point %d/%d %s: %s pass %d/%d %s %.1f\n", point + 1,
-			           npoints_est, cfg.data ? cfg.data : "", s->plan.nodes[k].name,
-			           j + 1, p->loops_run, s->plan.metric, p->nodes[k].passes[j]);
+		for (j = reported[k]; j < p->nodes[k].npasses; j++) {
+			buf_puts(out, "point ");
+			point_count(s, point, npoints_est, out);
+			buf_printf(out, " %s: %s pass %d/%d %s %.1f\n", cfg.data ? cfg.data : "",
+			           s->plan.nodes[k].name, j + 1, p->loops_run, s->plan.metric,
+			           p->nodes[k].passes[j]);
+		}
 	buf_release(&cfg);
 }
 
@@ -1542,8 +1564,9 @@ void report_progress_line(const struct sweep *s, int point, int npoints_est, int
 
 	config_format(&p->cfg, &cfg);
 	fmt_duration(eta_s, eta, sizeof(eta));
-	buf_printf(out, "\r\033[Kpoint %d/%d [%s] loop %d/%d", point + 1, npoints_est,
-	           cfg.data ? cfg.data : "", loop, loops);
+	buf_puts(out, "\r\033[Kpoint ");
+	point_count(s, point, npoints_est, out);
+	buf_printf(out, " [%s] loop %d/%d", cfg.data ? cfg.data : "", loop, loops);
 	for (k = 0; k < s->plan.nnodes; k++) {
 		const struct node_result *r = &p->nodes[k];
 

@@ -44,7 +44,8 @@ void strategy_batch_release(struct strategy_batch *b);
  * adaptive: per axis, the same points as sequential, raced (race.h): every one
  * runs job.loops.min loops in the first batch, then each batch is one round,
  * one loop per survivor, until the race ends; the next axis runs over the
- * race's winner while its first round fits the budget; then the final
+ * value the race kept (won, or tentative: not shown better, carried forward)
+ * while its first round fits the budget; then the final
  * confirmation of the chosen configuration (if not the original baseline)
  * against point 0, with job.loops.max loops.
  */

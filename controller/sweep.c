@@ -110,9 +110,11 @@ static int code_find(const char *const *names, int n, const char *code)
 
 static const char *const role_codes[] = { "baseline", "candidate", "final" };
 static const char *const node_state_codes[] = { "pending", "ok", "failed", "cancelled", "dropped" };
-static const char *const race_state_codes[] = { "", "running", "dropped", "won", "tied", "open" };
-static const char *const race_why_codes[] = { "",     "worse",          "equivalent", "failed",
-	                                      "last", "all_equivalent", "cap",        "budget" };
+static const char *const race_state_codes[] = { "",     "running", "dropped",  "won",
+	                                        "tied", "open",    "tentative" };
+static const char *const race_why_codes[] = { "",       "worse",  "equivalent",
+	                                      "failed", "last",   "all_equivalent",
+	                                      "cap",    "budget", "not_better" };
 static const char *const outcome_codes[] = { "pending", "best", "baseline", "baseline_failed",
 	                                     "no_figures" };
 

@@ -76,12 +76,15 @@ struct sweep_noise {
 
 /* A point's place in its axis' race (strategy adaptive; race.c sets it, the store keeps it). */
 enum race_state {
-	RACE_NONE,    /* not raced: other strategies, and the final confirmation */
-	RACE_RUNNING, /* still in the race */
-	RACE_DROPPED, /* out of the race: why is worse, equivalent or failed */
-	RACE_WON,     /* the axis' choice: why is how the race ended */
-	RACE_TIED,    /* equivalent to the kept value when the race ended; not chosen */
-	RACE_OPEN,    /* still undecided when the race stopped (why: cap or budget) */
+	RACE_NONE,      /* not raced: other strategies, and the final confirmation */
+	RACE_RUNNING,   /* still in the race */
+	RACE_DROPPED,   /* out of the race: why is worse, equivalent or failed */
+	RACE_WON,       /* the axis' choice: why is how the race ended */
+	RACE_TIED,      /* equivalent to the kept value when the race ended; not chosen */
+	RACE_OPEN,      /* still undecided when the race stopped (why: cap, budget, not_better) */
+	RACE_TENTATIVE, /* the axis' choice carried forward without a shown gain over the
+	                   baseline's value (why: cap, budget, not_better): later axes race over
+	                   it and the final confirmation decides; never a gain by itself */
 };
 
 enum race_why {
@@ -93,6 +96,8 @@ enum race_why {
 	RACE_WHY_ALL_EQUIVALENT, /* the rest equivalent to the leader: the baseline's value kept */
 	RACE_WHY_CAP,            /* the survivors reached job.loops.max */
 	RACE_WHY_BUDGET,         /* the next round would have gone over budget_s */
+	RACE_WHY_NOT_BETTER,     /* only the baseline's value left beside the leader, shown no
+	                            better than it by min_effect */
 };
 
 /* The decision that settled a point's race (or its latest comparison while it runs). */
@@ -192,10 +197,11 @@ const char *sweep_verdict_code(enum effect_decision d);
 int sweep_verdict_parse(const char *code);
 const char *sweep_outcome_code(enum sweep_outcome o);
 int sweep_outcome_parse(const char *code);
-/* "" for RACE_NONE, running, dropped, won, tied, open. */
+/* "" for RACE_NONE, running, dropped, won, tied, open, tentative. */
 const char *sweep_race_state_code(enum race_state st);
 int sweep_race_state_parse(const char *code);
-/* "" for RACE_WHY_NONE, worse, equivalent, failed, last, all_equivalent, cap, budget. */
+/* "" for RACE_WHY_NONE, worse, equivalent, failed, last, all_equivalent, cap, budget,
+ * not_better. */
 const char *sweep_race_why_code(enum race_why w);
 int sweep_race_why_parse(const char *code);
 

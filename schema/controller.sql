@@ -94,9 +94,9 @@ ALTER TABLE points ADD COLUMN ref_loops INTEGER;
 CREATE TABLE point_races (
   sweep_id INTEGER NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE,
   idx INTEGER NOT NULL,
-  state TEXT NOT NULL,              -- running | dropped | won | tied | open
+  state TEXT NOT NULL,              -- running | dropped | won | tied | open | tentative
   why TEXT,                         -- worse | equivalent | failed | last | all_equivalent |
-                                    -- cap | budget
+                                    -- cap | budget | not_better
   round INTEGER NOT NULL,           -- decided after this round (1: after job.loops.min)
   loops INTEGER NOT NULL,           -- the point's loops then
   vs INTEGER,                       -- the point it was compared with

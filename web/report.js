@@ -100,8 +100,9 @@
    * −25.4] vs point 4". */
   function raceText(r) {
     if (!r) return '';
-    var s = r.state + (r.state === 'running' ? '' : ' after ' + r.loops + ' loops (round ' + r.round + ')');
-    if (r.why) s += ', ' + r.why.replace('_', ' ');
+    var s = (r.state === 'tentative' ? 'tentative (not shown better; the final confirmation decides)' : r.state) +
+      (r.state === 'running' ? '' : ' after ' + r.loops + ' loops (round ' + r.round + ')');
+    if (r.why) s += ', ' + r.why.replace(/_/g, ' ');
     if (r.vs !== null && r.vs !== undefined && FT.isNum(r.delta_pct)) {
       s += ': ' + pct(r.delta_pct) + ' %';
       if (FT.isNum(r.low_pct) && FT.isNum(r.high_pct)) s += ' [' + pct(r.low_pct) + ', ' + pct(r.high_pct) + ']';

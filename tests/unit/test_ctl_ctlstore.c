@@ -48,6 +48,8 @@ static void test_store_roundtrip(void **state)
 	s.points[1].race =
 	        (struct race_mark){ RACE_DROPPED, RACE_WHY_WORSE, 1, 3, 2, -27.8, -30.1, -25.4 };
 	s.points[2].race = (struct race_mark){ RACE_WON, RACE_WHY_LAST, 2, 4, 0, 12.5, NAN, NAN };
+	s.points[4].race =
+	        (struct race_mark){ RACE_TENTATIVE, RACE_WHY_NOT_BETTER, 1, 3, 0, 6.1, -1.2, 13.4 };
 	assert_int_equal(ctlstore_sweep_create(st, &s, &e), 0);
 	assert_true(s.id > 0);
 	assert_int_equal(ctlstore_point_save(st, &s, 0, &e), 0);
@@ -76,6 +78,8 @@ static void test_store_roundtrip(void **state)
 	assert_true(isnan(l.points[2].race.low_pct));
 	assert_int_equal(l.points[3].race.state, RACE_NONE);
 	assert_int_equal(l.points[3].race.vs, -1);
+	assert_int_equal(l.points[4].race.state, RACE_TENTATIVE);
+	assert_int_equal(l.points[4].race.why, RACE_WHY_NOT_BETTER);
 	/* The stored sweep renders exactly like the live one. */
 	report_render(&s, REPORT_JSON, &a);
 	report_render(&l, REPORT_JSON, &b);
