@@ -63,8 +63,9 @@ cp -a "$priv_STATE"/. "$IT_TMP/pub-state/"
 it_agent_start pub --allow-device "$dev" --web-root "$FT_SOURCE_DIR/web" --public-read || exit 1
 bt_node page_check.js --url "$pub_URL/" --expect "$IT_TMP/expect.json" --shots "$BT_SHOTS" --prefix page
 
-# A running job: the job view shows its progress and follows it to the end by polling.
-live=$(bt_job_post "$pub_URL" "$priv_TOKEN" "$(bt_fio_body "$dev" 3 '{}' '{"suite":"bt","grp":"live"}')")
+# A running job: the job view shows its progress and follows it to the end by polling. 8 loops
+# of 1 s: a browser that starts slowly on a loaded machine still opens it while it runs.
+live=$(bt_job_post "$pub_URL" "$priv_TOKEN" "$(bt_fio_body "$dev" 8 '{}' '{"suite":"bt","grp":"live"}')")
 if [ -n "$live" ]; then
 	it_wait_for "job $live to start" 30 bash -c "[ \"\$(curl -s $pub_URL/api/v1/jobs/$live | jq -r .state)\" = running ]"
 	bt_node live_check.js --url "$pub_URL/" --job "$live" --shots "$BT_SHOTS" --prefix page
