@@ -357,6 +357,16 @@ static void on_event(void *ctx, const struct runner_event *ev)
 	buf_release(&b);
 }
 
+/* With --verbose: one run's phases, epoch seconds, for bench/fleet.sh. */
+static void phases_log(const struct runner_times *t, int nnodes)
+{
+	log_debug("phases point=%d nodes=%d start=%.3f posted=%.3f first_start=%.3f "
+	          "last_start=%.3f first_end=%.3f last_end=%.3f seen_done=%.3f saved=%.3f "
+	          "longest=%.3f",
+	          t->point, nnodes, t->start_at, t->started_at, t->first_start_at, t->last_start_at,
+	          t->first_end_at, t->last_end_at, t->done_at, time_now_s(), t->longest_job_s);
+}
+
 /* Close the sweep: restore every node, set the status and the exit code, analyse, save. */
 static int sweep_close(struct sweep *s, struct runner *r, struct ctlstore *st, int run_rc,
                        struct err *e)
@@ -489,6 +499,7 @@ static int sweep_execute(struct sweep *s, const struct opts *o, struct err *e)
 			verdict_sweep(s);
 			if (ctlstore_point_save(st, s, batch.items[i].point, &se) < 0)
 				log_error("%s", se.msg);
+			phases_log(&r.last, s->plan.nnodes);
 		}
 	}
 	progress_clear(&pg);
@@ -499,11 +510,20 @@ static int sweep_execute(struct sweep *s, const struct opts *o, struct err *e)
 		for (i = 0; i < s->npoints; i++)
 			nominal += s->points[i].loops_run * s->plan.runtime_s;
 
-		log_info("sweep %lld %s: wall %.2f s; jobs %.2f s (POST to last node done, summed "
-		         "over %d points; nominal fio time %.0f s); overhead x%.3f (x%.3f vs "
-		         "nominal)",
-		         (long long)s->id, s->status, wall, r.jobs_s, r.runs, nominal,
-		         r.jobs_s > 0 ? wall / r.jobs_s : 0.0, nominal > 0 ? wall / nominal : 0.0);
+		long att[2], conn[2];
+
+		log_info("sweep %lld %s: wall %.2f s; job span %.2f s (first job start to last job "
+		         "end on the agents, summed over %d points; nominal fio time %.0f s); "
+		         "overhead x%.3f (x%.3f vs nominal)",
+		         (long long)s->id, s->status, wall, r.span_s, r.runs, nominal,
+		         r.span_s > 0 ? wall / r.span_s : 0.0, nominal > 0 ? wall / nominal : 0.0);
+		client_counts(f.client, &att[0], &conn[0]);
+		client_counts(f.wait_client, &att[1], &conn[1]);
+		log_debug(
+		        "sweep %lld: first PATCH to last job end seen %.2f s, longest jobs %.2f s "
+		        "(summed over the points); requests %ld on %ld new connections, job "
+		        "waits %ld on %ld",
+		        (long long)s->id, r.run_s, r.longest_s, att[0], conn[0], att[1], conn[1]);
 	}
 out:
 	if (code == 1 && !s->id)
@@ -813,14 +833,17 @@ static const struct cmd cmds[] = {
 	{ "sweep", cmd_sweep,
 	  "sweep PLAN.json [--format table|markdown|csv|json] [--out FILE] [--dry-run]\n"
 	  "                     [--continue-on-node-failure] [--db PATH] [--session-ttl S] "
-	  "[--poll-ms MS]",
+	  "[--poll-ms MS]\n"
+	  "                     [--verbose]",
 	  "Run the plan on every node at once: pre-flight (every agent judges every\n"
 	  "configuration and the job with dry runs before anything changes), a tuning session\n"
 	  "per node, each point applied with PATCH and benchmarked in parallel, then every\n"
 	  "node restored. Exit 0 when complete, 2 when a node failed (partial results kept),\n"
 	  "130 on SIGINT/SIGTERM (jobs cancelled, nodes restored), 1 on other errors: a failed\n"
 	  "pre-flight, or no best (the baseline failed on every node, or no configuration\n"
-	  "produced a figure).",
+	  "produced a figure). --verbose logs each point's phases (\"phases\" lines: PATCH and\n"
+	  "job POSTs, the agents' job starts and ends, the point saved) and the connections\n"
+	  "the controller opened.",
 	  1 },
 	{ "history", cmd_history, "history [--limit N] [--db PATH]",
 	  "List stored sweeps, newest first.", 0 },
@@ -882,6 +905,7 @@ enum {
 	OPT_LIMIT,
 	OPT_TTL,
 	OPT_POLL,
+	OPT_VERBOSE,
 	OPT_DRY_RUN,
 	OPT_CONTINUE,
 	OPT_MIN_EFFECT,
@@ -923,6 +947,7 @@ int main(int argc, char **argv)
 		{ "limit", required_argument, NULL, OPT_LIMIT },
 		{ "session-ttl", required_argument, NULL, OPT_TTL },
 		{ "poll-ms", required_argument, NULL, OPT_POLL },
+		{ "verbose", no_argument, NULL, OPT_VERBOSE },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "continue-on-node-failure", no_argument, NULL, OPT_CONTINUE },
 		{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
@@ -990,6 +1015,9 @@ int main(int argc, char **argv)
 			if (num_opt("--poll-ms", optarg, &v) < 0)
 				return EXIT_USAGE;
 			o.poll_ms = (double)v;
+			break;
+		case OPT_VERBOSE:
+			log_init("fleettune-ctl", LOG_DEBUG);
 			break;
 		case OPT_DRY_RUN:
 			o.dry_run = true;
