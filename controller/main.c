@@ -45,6 +45,7 @@ struct opts {
 	double min_effect_pct; /* --min-effect; NAN when not given */
 	bool dry_run;
 	bool continue_on_node_failure;
+	bool all_nodes; /* --nodes all: a column per node at any fleet size */
 	bool help;
 	int nargs;
 	char **args;
@@ -558,7 +559,7 @@ static int cmd_sweep(const struct cmd *c, struct opts *o)
 	signals_install();
 	code = sweep_execute(&s, o, &e);
 	if (s.id > 0) {
-		report_render(&s, f, &out);
+		report_render_nodes(&s, f, o->all_nodes, &out);
 		if (output_write(o, out.data, out.len) && code == 0)
 			code = 1;
 	}
@@ -615,7 +616,7 @@ static int cmd_show(const struct cmd *c, struct opts *o)
 		return EXIT_USAGE;
 	if (sweep_load(o, id, &s) < 0)
 		return 1;
-	report_render(&s, f, &out);
+	report_render_nodes(&s, f, o->all_nodes, &out);
 	rc = output_write(o, out.data, out.len);
 	buf_release(&out);
 	sweep_release(&s);
@@ -815,7 +816,7 @@ static int cmd_analyze(const struct cmd *c, struct opts *o)
 	if (!isnan(o->min_effect_pct))
 		s.plan.min_effect_pct = o->min_effect_pct;
 	verdict_sweep(&s);
-	report_render(&s, f, &out);
+	report_render_nodes(&s, f, o->all_nodes, &out);
 	rc = output_write(o, out.data, out.len);
 	buf_release(&out);
 	sweep_release(&s);
@@ -834,7 +835,7 @@ static const struct cmd cmds[] = {
 	  "sweep PLAN.json [--format table|markdown|csv|json] [--out FILE] [--dry-run]\n"
 	  "                     [--continue-on-node-failure] [--db PATH] [--session-ttl S] "
 	  "[--poll-ms MS]\n"
-	  "                     [--verbose]",
+	  "                     [--nodes all|auto] [--verbose]",
 	  "Run the plan on every node at once: pre-flight (every agent judges every\n"
 	  "configuration and the job with dry runs before anything changes), a tuning session\n"
 	  "per node, each point applied with PATCH and benchmarked in parallel, then every\n"
@@ -843,19 +844,25 @@ static const struct cmd cmds[] = {
 	  "pre-flight, or no best (the baseline failed on every node, or no configuration\n"
 	  "produced a figure). --verbose logs each point's phases (\"phases\" lines: PATCH and\n"
 	  "job POSTs, the agents' job starts and ends, the point saved) and the connections\n"
-	  "the controller opened.",
+	  "the controller opened. Above 8 nodes the table shows the nodes' distribution (with a\n"
+	  "figure, means, own \u0394 min / median / max, own gains / losses) instead of a column\n"
+	  "per node; --nodes all keeps a column per node (CSV and JSON always have every node).",
 	  1 },
 	{ "history", cmd_history, "history [--limit N] [--db PATH]",
 	  "List stored sweeps, newest first.", 0 },
-	{ "show", cmd_show, "show ID [--format table|markdown|csv|json] [--out FILE] [--db PATH]",
-	  "Render a stored sweep (no agent needed).", 1 },
+	{ "show", cmd_show,
+	  "show ID [--format table|markdown|csv|json] [--out FILE] [--db PATH] [--nodes all|auto]",
+	  "Render a stored sweep (no agent needed). --nodes all: a column per node at any fleet\n"
+	  "size.",
+	  1 },
 	{ "compare", cmd_compare, "compare ID_A ID_B [--format table|markdown] [--db PATH]",
 	  "Sweep B against sweep A, for the points both sweeps ran (e.g. before and after a\n"
 	  "firmware change): per node the ratio of means with its 95 % CI, the fleet effect\n"
 	  "and a verdict decided on it, as in a sweep's table.",
 	  2 },
 	{ "analyze", cmd_analyze,
-	  "analyze FILE|- [--format table|markdown|csv|json] [--min-effect P] [--out FILE]",
+	  "analyze FILE|- [--format table|markdown|csv|json] [--min-effect P] [--out FILE]\n"
+	  "                     [--nodes all|auto]",
 	  "Judge a sweep document again from its passes: FILE (or - for stdin) as\n"
 	  "show --format json writes it. Every figure and verdict in it is recomputed, so\n"
 	  "--min-effect P re-judges an old sweep with another threshold (in %). No agent and\n"
@@ -906,6 +913,7 @@ enum {
 	OPT_TTL,
 	OPT_POLL,
 	OPT_VERBOSE,
+	OPT_NODES,
 	OPT_DRY_RUN,
 	OPT_CONTINUE,
 	OPT_MIN_EFFECT,
@@ -948,6 +956,7 @@ int main(int argc, char **argv)
 		{ "session-ttl", required_argument, NULL, OPT_TTL },
 		{ "poll-ms", required_argument, NULL, OPT_POLL },
 		{ "verbose", no_argument, NULL, OPT_VERBOSE },
+		{ "nodes", required_argument, NULL, OPT_NODES },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "continue-on-node-failure", no_argument, NULL, OPT_CONTINUE },
 		{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
@@ -1015,6 +1024,13 @@ int main(int argc, char **argv)
 			if (num_opt("--poll-ms", optarg, &v) < 0)
 				return EXIT_USAGE;
 			o.poll_ms = (double)v;
+			break;
+		case OPT_NODES:
+			if (strcmp(optarg, "all") && strcmp(optarg, "auto")) {
+				log_error("--nodes: '%s' is not all or auto", optarg);
+				return EXIT_USAGE;
+			}
+			o.all_nodes = !strcmp(optarg, "all");
 			break;
 		case OPT_VERBOSE:
 			log_init("fleettune-ctl", LOG_DEBUG);
