@@ -218,7 +218,7 @@ static int surface_run(const char *dev)
 	const char *root = getenv("FAKEFIO_SYSFS"), *ctlp = getenv("FAKEFIO_CTL");
 	const char *nodes = getenv("FAKEFIO_NODE");
 	char cpath[1100];
-	double mean, cv, node_sd, v;
+	double mean = 0, cv = 0, node_sd = 0, v;
 	long pass, node = nodes ? strtol(nodes, NULL, 10) : 0;
 	struct ctl c;
 
