@@ -125,12 +125,15 @@ void runner_sessions_close(struct runner *r)
 	free(res);
 }
 
+/* Renew the sessions once a third of their lease is gone (every 20 s by default): each renewal
+ * is a request to every node while the jobs run (and holds up the wait for its answers), and
+ * two thirds of a lease left leave room for its retries and a slow point start. */
 static void sessions_renew_due(struct runner *r, struct point *p)
 {
 	int n = r->s->plan.nnodes, k;
 	struct fleet_result *res;
 
-	if (time_mono_s() - r->last_renew < r->o.session_ttl_s / 4)
+	if (time_mono_s() - r->last_renew < r->o.session_ttl_s / 3)
 		return;
 	r->last_renew = time_mono_s();
 	res = xcalloc((size_t)n + 1, sizeof(*res));
