@@ -251,7 +251,7 @@ static double median_sort(double *v, int n)
 }
 
 /* The columns that stand for the nodes in a fleet-scale table. */
-#define FLEET_COLS 4
+#define DIST_COLS 4
 
 /*
  * A fleet-scale row's node columns: how many nodes have a figure (and how many failed or
@@ -259,7 +259,7 @@ static double median_sort(double *v, int n)
  * how many nodes show a significant gain / loss of their own. The verdict cell names the
  * disagreeing nodes as in the wide table.
  */
-static void fleet_cells(const struct sweep *s, const struct point *p, char **cells)
+static void distribution_cells(const struct sweep *s, const struct point *p, char **cells)
 {
 	int n = s->plan.nnodes, k, nv = 0, nd = 0, failed = 0, dropped = 0, gain = 0, loss = 0;
 	double *v = xcalloc((size_t)n + 1, sizeof(double));
@@ -312,13 +312,13 @@ static void fleet_cells(const struct sweep *s, const struct point *p, char **cel
 	free(d);
 }
 
-static void grid_build(const struct sweep *s, bool fleet, struct grid *g)
+static void grid_build(const struct sweep *s, bool dist, struct grid *g)
 {
 	char cols[COLS_MAX][PARAM_NAME_MAX];
 	int nc = plan_columns(&s->plan, cols, COLS_MAX), i, j, c;
 	const char *unit = plan_metric_unit(s->plan.metric);
 	bool spread = s->plan.nnodes > 1, adaptive = s->plan.loops_max > s->plan.loops;
-	int nodecols = fleet ? FLEET_COLS : s->plan.nnodes;
+	int nodecols = dist ? DIST_COLS : s->plan.nnodes;
 
 	g->ncols = nc + nodecols + (spread ? 1 : 0) + (adaptive ? 1 : 0) + 2;
 	g->nrows = s->npoints + 1;
@@ -326,13 +326,13 @@ static void grid_build(const struct sweep *s, bool fleet, struct grid *g)
 	c = 0;
 	for (j = 0; j < nc; j++)
 		g->cells[c++] = xstrdup(cols[j]);
-	if (fleet) {
+	if (dist) {
 		g->cells[c++] = xstrdup("nodes");
 		g->cells[c++] = *unit ? xasprintf("node means (%s)", unit) : xstrdup("node means");
 		g->cells[c++] = xstrdup("node \u0394 min / median / max");
 		g->cells[c++] = xstrdup("nodes gain / loss");
 	}
-	for (j = 0; !fleet && j < s->plan.nnodes; j++)
+	for (j = 0; !dist && j < s->plan.nnodes; j++)
 		g->cells[c++] = *unit ? xasprintf("%s (%s)", s->plan.nodes[j].name, unit)
 		                      : xstrdup(s->plan.nodes[j].name);
 	if (spread)
@@ -349,11 +349,11 @@ static void grid_build(const struct sweep *s, bool fleet, struct grid *g)
 			param_cell(s, p, cols[j], &b);
 			g->cells[c++] = buf_detach(&b, NULL);
 		}
-		if (fleet) {
-			fleet_cells(s, p, &g->cells[c]);
-			c += FLEET_COLS;
+		if (dist) {
+			distribution_cells(s, p, &g->cells[c]);
+			c += DIST_COLS;
 		}
-		for (j = 0; !fleet && j < s->plan.nnodes; j++) {
+		for (j = 0; !dist && j < s->plan.nnodes; j++) {
 			node_cell(p, &p->nodes[j], &b);
 			g->cells[c++] = buf_detach(&b, NULL);
 		}
@@ -706,11 +706,11 @@ static void race_lines(const struct sweep *s, struct buf *out)
 static void table_render(const struct sweep *s, bool markdown, bool all_nodes, struct buf *out)
 {
 	bool seq = s->plan.strategy != PLAN_GRID;
-	bool fleet = !all_nodes && s->plan.nnodes > REPORT_NODE_COLUMNS_MAX;
+	bool dist = !all_nodes && s->plan.nnodes > REPORT_NODE_COLUMNS_MAX;
 	struct grid g;
 	int *w, r, i, j, group = -3;
 
-	grid_build(s, fleet, &g);
+	grid_build(s, dist, &g);
 	w = widths(&g);
 	header_line(s, out);
 	if (markdown)
