@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "buf.h"
 #include "contain.h"
 #include "engine.h"
 #include "job.h"
@@ -527,6 +528,27 @@ static int params_changed(struct agent *a, int64_t id, int loop, struct err *e)
 	return rc;
 }
 
+/* With --verbose: the engine's command line of a pass, shell-quoted (bench/fidelity.sh runs
+ * exactly this command bare). */
+static void argv_log(int64_t id, int loop, char **argv)
+{
+	struct buf b = BUF_INIT;
+	const char *c;
+	int i;
+
+	for (i = 0; argv[i]; i++) {
+		buf_puts(&b, i ? " '" : "'");
+		for (c = argv[i]; *c; c++)
+			if (*c == '\'')
+				buf_puts(&b, "'\\''");
+			else
+				buf_append(&b, c, 1);
+		buf_puts(&b, "'");
+	}
+	log_debug("job %lld pass %d: argv %s", (long long)id, loop, b.data ? b.data : "");
+	buf_release(&b);
+}
+
 /* Run one loop of a job: spawn, poll with progress, cancel, parse, record. */
 static enum pass_result pass_run(struct jobq *q, const struct job *job, const struct engine *eng,
                                  const struct engine_opts *opts, const char *dir, int loop,
@@ -554,6 +576,7 @@ static enum pass_result pass_run(struct jobq *q, const struct job *job, const st
 	t.work_name = work;
 	if (eng->argv_build(opts, &t, &argv, e))
 		goto out;
+	argv_log(job->id, loop, argv);
 	started = time_now_s();
 	start_mono = time_mono_s();
 	if (contain_pass_begin(&q->contain, job->id, &cp, e) ||

@@ -56,7 +56,7 @@ static const char usage_text[] =
         "                            (default auto)\n"
         "  --tls-cert FILE           PEM certificate: serve HTTPS (with --tls-key)\n"
         "  --tls-key FILE            PEM private key\n"
-        "  --verbose                 debug logging\n"
+        "  --verbose                 debug logging (each pass's engine command line too)\n"
         "  --version                 print the version and exit\n"
         "  --help                    this text\n"
         "\n"

@@ -1,6 +1,6 @@
-/* fakefio.c -- a stand-in for fio (agent --fio) for bench/search.sh: reads the device's
- * parameters from the agent's sysfs tree, answers from a response surface with seeded
- * Gaussian noise, and prints the JSON the agent's fio parser reads. */
+/* fakefio.c -- a stand-in for fio (agent --fio) for the benchmarks: answers from a response
+ * surface read against the agent's sysfs tree (bench/search.sh), or takes each job's --runtime
+ * exactly (FAKEFIO_MODE=fixed, bench/fleet.sh); seeded Gaussian noise, fio-shaped JSON. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -15,7 +15,10 @@
 #include "banned.h"
 
 /*
- * Environment (set per agent by bench/search.sh; the agent passes its environment on):
+ * Environment (set per agent by the bench scripts; the agent passes its environment on).
+ * FAKEFIO_MODE selects the mode: "surface" (the default) or "fixed".
+ *
+ * Surface mode (bench/search.sh):
  *   FAKEFIO_SYSFS  the agent's --sysfs-root (read DIR/sys/block/DEV/queue/PARAM)
  *   FAKEFIO_NODE   this node's index (0, 1, ...)
  *   FAKEFIO_CTL    a file the bench rewrites before each sweep:
@@ -31,6 +34,16 @@
  *   inter N1 V1 N2 V2 FACTOR    times FACTOR when both hold (an interaction)
  * The pass value is base x factors x node factor x (1 + cv x z), z ~ N(0, 1) from a hash
  * of (seed, node, pass counter): deterministic for a scenario, seed and node.
+ *
+ * Fixed mode (bench/fleet.sh): each run sleeps the job's --runtime=N (seconds; default 1).
+ *   FAKEFIO_SEED       seed of the noise (default 1); give each agent its own
+ *   FAKEFIO_COUNT      a counter file: run k of an agent draws its own noise, the same in every
+ *                      repetition of the benchmark (without it every run draws run 0's)
+ *   FAKEFIO_BW_MIB     mean bandwidth (default 1000)
+ *   FAKEFIO_NOISE_PCT  standard deviation of the bandwidth, in % of the mean (default 2)
+ *
+ * Both: "--version" prints "fio-3.33"; the JSON has the write side of a 64 KiB job (bw, iops,
+ * io_bytes, clat percentiles) with the value as write bandwidth in MiB/s.
  */
 
 #define LINE_MAX_LEN 512
@@ -171,24 +184,44 @@ static int ctl_read(const char *path, struct ctl *c)
 	return c->spec[0] && c->counter[0] ? 0 : -EINVAL;
 }
 
-int main(int argc, char **argv)
+/* A number from the environment; dflt when unset or not a number. */
+static double env_num(const char *name, double dflt)
+{
+	const char *v = getenv(name);
+	char *end;
+	double d;
+
+	if (!v || !*v)
+		return dflt;
+	d = strtod(v, &end);
+	return *end ? dflt : d;
+}
+
+/* fio's JSON for one run of runtime_s at bw_mib MiB/s of 64 KiB writes. */
+static void json_print(double bw_mib, double runtime_s)
+{
+	double bw_bytes = bw_mib * 1048576, iops = bw_bytes / 65536;
+
+	printf("{\"fio version\":\"fio-3.33\",\"jobs\":[{\"jobname\":\"fakefio\",\"error\":0,"
+	       "\"read\":{\"io_bytes\":0,\"total_ios\":0},"
+	       "\"write\":{\"io_bytes\":%.0f,\"bw_bytes\":%.0f,\"bw\":%.0f,\"iops\":%.3f,"
+	       "\"total_ios\":%.0f,\"clat_ns\":{\"mean\":%.1f,\"percentile\":{\"50.000000\":%.0f,"
+	       "\"99.000000\":%.0f,\"99.900000\":%.0f}}},"
+	       "\"usr_cpu\":1.0,\"sys_cpu\":2.0}]}\n",
+	       bw_bytes * runtime_s, bw_bytes, bw_bytes / 1024, iops, iops * runtime_s, 1e9 / iops,
+	       1e9 / iops, 3e9 / iops, 5e9 / iops);
+}
+
+/* Surface mode: the surface's value for the device at its current parameters. */
+static int surface_run(const char *dev)
 {
 	const char *root = getenv("FAKEFIO_SYSFS"), *ctlp = getenv("FAKEFIO_CTL");
-	const char *nodes = getenv("FAKEFIO_NODE"), *dev = NULL;
+	const char *nodes = getenv("FAKEFIO_NODE");
 	char cpath[1100];
-	double mean, cv, node_sd, v, bw_bytes;
+	double mean = 0, cv = 0, node_sd = 0, v;
 	long pass, node = nodes ? strtol(nodes, NULL, 10) : 0;
 	struct ctl c;
-	int i;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--version")) {
-			puts("fio-3.33");
-			return 0;
-		}
-		if (!strncmp(argv[i], "--filename=/dev/", 16))
-			dev = argv[i] + 16;
-	}
 	if (!root || !ctlp || !dev) {
 		fprintf(stderr,
 		        "fio: fakefio needs FAKEFIO_SYSFS, FAKEFIO_CTL and --filename=/dev/X\n");
@@ -213,10 +246,57 @@ int main(int argc, char **argv)
 	v *= 1 + cv * gauss(mix(c.seed) ^ mix(((uint64_t)node << 32) + (uint64_t)pass));
 	if (v < mean * 0.01)
 		v = mean * 0.01;
-	bw_bytes = v * 1024 * 1024;
-	printf("{\"fio version\":\"fio-3.33\",\"jobs\":[{\"jobname\":\"fakefio\",\"error\":0,"
-	       "\"write\":{\"io_bytes\":%.0f,\"total_ios\":%.0f,\"bw_bytes\":%.0f,\"bw\":%.0f,"
-	       "\"iops\":%.3f},\"usr_cpu\":1.0,\"sys_cpu\":2.0}]}\n",
-	       bw_bytes, bw_bytes / 65536, bw_bytes, bw_bytes / 1024, bw_bytes / 65536);
+	json_print(v, 1);
 	return 0;
+}
+
+/* Fixed mode: sleep runtime_s exactly, then a noisy bandwidth around FAKEFIO_BW_MIB. */
+static int fixed_run(double runtime_s)
+{
+	const char *count = getenv("FAKEFIO_COUNT");
+	uint64_t seed = (uint64_t)env_num("FAKEFIO_SEED", 1);
+	long run = count && *count ? counter_next(count) : 0;
+	double bw_mib;
+	struct timespec ts;
+
+	if (run < 0) {
+		fprintf(stderr, "fio: fakefio cannot count runs in %s\n", count);
+		return 1;
+	}
+	bw_mib = env_num("FAKEFIO_BW_MIB", 1000) *
+	         (1 + env_num("FAKEFIO_NOISE_PCT", 2) / 100 *
+	                      gauss(mix(seed) ^ mix(((uint64_t)1 << 62) + (uint64_t)run)));
+	if (bw_mib < 1)
+		bw_mib = 1;
+	ts.tv_sec = (time_t)runtime_s;
+	ts.tv_nsec = (long)((runtime_s - (double)ts.tv_sec) * 1e9);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	json_print(bw_mib, runtime_s);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = getenv("FAKEFIO_MODE"), *dev = NULL;
+	double runtime_s = 1;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--version")) {
+			puts("fio-3.33");
+			return 0;
+		}
+		if (!strncmp(argv[i], "--filename=/dev/", 16))
+			dev = argv[i] + 16;
+		if (!strncmp(argv[i], "--runtime=", 10))
+			runtime_s = strtod(argv[i] + 10, NULL);
+	}
+	if (mode && !strcmp(mode, "fixed"))
+		return fixed_run(runtime_s);
+	if (mode && *mode && strcmp(mode, "surface")) {
+		fprintf(stderr, "fio: FAKEFIO_MODE '%s' is not surface or fixed\n", mode);
+		return 1;
+	}
+	return surface_run(dev);
 }

@@ -19,6 +19,7 @@ struct client {
 	int running;                     /* started requests with a transfer under way */
 	int waiting;                     /* started requests waiting to be retried */
 	struct client_req *retries_head; /* those, in no order */
+	long attempts, connects;         /* attempts ended, new connections they opened */
 };
 
 static bool client_global_done;
@@ -181,7 +182,12 @@ static void easy_free(struct client_req *r)
 /* An attempt of r ended with res: true when r ended too, false when a retry is due. */
 static bool attempt_end(struct client *c, struct client_req *r, CURLcode res)
 {
+	long connects = 0;
+
 	curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &r->status);
+	curl_easy_getinfo(r->easy, CURLINFO_NUM_CONNECTS, &connects);
+	c->attempts++;
+	c->connects += connects;
 	r->elapsed_s = time_mono_s() - r->started_at;
 	curl_multi_remove_handle(c->multi, r->easy);
 	c->running--;
@@ -249,6 +255,12 @@ int client_wait(struct client *c, double max_s, struct client_req **done, int nd
 			left = c->running > 0 ? 100 : 20;
 		curl_multi_poll(c->multi, NULL, 0, left, NULL);
 	}
+}
+
+void client_counts(const struct client *c, long *attempts, long *connects)
+{
+	*attempts = c->attempts;
+	*connects = c->connects;
 }
 
 void client_abort(struct client *c, struct client_req *r)

@@ -55,6 +55,8 @@ int client_run(struct client *c, struct client_req *reqs, int n);
 void client_start(struct client *c, struct client_req *r);
 int client_wait(struct client *c, double max_s, struct client_req **done, int ndone);
 void client_abort(struct client *c, struct client_req *r);
+/* Attempts ended so far and the new connections they opened (the rest reused one). */
+void client_counts(const struct client *c, long *attempts, long *connects);
 /* Prepare r (zeroed) for method and a heap url (taken over); body may be NULL (taken over). */
 void client_req_init(struct client_req *r, const char *method, char *url, char *body,
                      const char *token);

@@ -427,48 +427,59 @@ void fleet_dry_run_release(struct fleet_dry_run *d, int n)
 	}
 }
 
+/* The read-back of an answered PATCH of cfg: applied values and the adjusted mask. */
+static void applied_read(const struct client_req *req, const struct config *cfg,
+                         struct config *applied, unsigned *adjusted)
+{
+	json_t *r = resp_json(req), *ap;
+	int k;
+
+	memset(applied, 0, sizeof(*applied));
+	*adjusted = 0;
+	if (!r)
+		return;
+	ap = json_object_get(r, "applied");
+	for (k = 0; k < cfg->n; k++) {
+		json_t *it = json_object_get(ap, cfg->s[k].name);
+		char val[PARAM_VALUE_MAX];
+		bool is_int;
+
+		if (!it || !scalar_text(json_object_get(it, "value"), val, sizeof(val), &is_int)) {
+			config_set(applied, cfg->s[k].name, "?", false);
+			continue;
+		}
+		config_set(applied, cfg->s[k].name, val, is_int);
+		/* A legacy scheduler alias mapped by the agent is not an adjustment. */
+		if (json_is_true(json_object_get(it, "adjusted")) ||
+		    (strcmp(val, cfg->s[k].value) && !json_object_get(it, "mapped_to")))
+			*adjusted |= 1u << (applied->n - 1);
+	}
+	json_decref(r);
+}
+
+/* Node i's PATCH of cfg (the params JSON text) into r. */
+static void params_req(struct fleet *f, struct client_req *r, int i, const char *params)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "/api/v1/devices/%s/params", f->plan->nodes[i].device);
+	req_node(f, r, i, "PATCH", path, xasprintf("{\"params\":%s}", params));
+}
+
 void fleet_params_apply(struct fleet *f, const struct config *cfg, struct config *applied,
                         unsigned *adjusted, struct fleet_result *res)
 {
-	const struct plan *p = f->plan;
-	int n = p->nnodes, i, k;
+	int n = f->plan->nnodes, i;
 	struct client_req *reqs = xcalloc((size_t)n, sizeof(*reqs));
 	char *params = config_to_json(cfg);
 
 	for (i = 0; i < n; i++) {
-		char path[160];
-
 		reqs[i].skip = !f->active[i];
-		snprintf(path, sizeof(path), "/api/v1/devices/%s/params", p->nodes[i].device);
-		req_node(f, &reqs[i], i, "PATCH", path, xasprintf("{\"params\":%s}", params));
+		params_req(f, &reqs[i], i, params);
 	}
 	fanout_run(f, reqs, n, res);
-	for (i = 0; i < n; i++) {
-		json_t *r = resp_json(&reqs[i]), *ap;
-
-		memset(&applied[i], 0, sizeof(applied[i]));
-		adjusted[i] = 0;
-		if (!r)
-			continue;
-		ap = json_object_get(r, "applied");
-		for (k = 0; k < cfg->n; k++) {
-			json_t *it = json_object_get(ap, cfg->s[k].name);
-			char val[PARAM_VALUE_MAX];
-			bool is_int;
-
-			if (!it ||
-			    !scalar_text(json_object_get(it, "value"), val, sizeof(val), &is_int)) {
-				config_set(&applied[i], cfg->s[k].name, "?", false);
-				continue;
-			}
-			config_set(&applied[i], cfg->s[k].name, val, is_int);
-			/* A legacy scheduler alias mapped by the agent is not an adjustment. */
-			if (json_is_true(json_object_get(it, "adjusted")) ||
-			    (strcmp(val, cfg->s[k].value) && !json_object_get(it, "mapped_to")))
-				adjusted[i] |= 1u << (applied[i].n - 1);
-		}
-		json_decref(r);
-	}
+	for (i = 0; i < n; i++)
+		applied_read(&reqs[i], cfg, &applied[i], &adjusted[i]);
 	free(params);
 	reqs_release(reqs, n);
 }
@@ -541,31 +552,66 @@ void fleet_sessions_close(struct fleet *f, bool restore, struct fleet_result *re
 	sessions_call(f, true, restore, res);
 }
 
-void fleet_jobs_start(struct fleet *f, const bool *run, int64_t sweep_id, int point, int loops,
-                      int64_t *job_id, struct fleet_result *res)
+/* The agent's id of the job an answered POST started; a 2xx answer without one fails res. */
+static int64_t job_id_read(const struct client_req *req, struct fleet_result *res)
 {
-	const struct plan *p = f->plan;
-	int n = p->nnodes, i;
-	struct client_req *reqs = xcalloc((size_t)n, sizeof(*reqs));
+	json_t *r = resp_json(req);
+	int64_t id = r ? json_id(r) : 0;
+
+	if (r && !id) {
+		res->failed = true;
+		snprintf(res->error, sizeof(res->error), "job response has no id");
+	}
+	json_decref(r);
+	return id;
+}
+
+void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_id, int point,
+                       int loops, struct fleet_start *st)
+{
+	int n = f->plan->nnodes, i, started = 0, got, k;
+	/* reqs[i]: node i's PATCH; reqs[n + i]: its job POST. */
+	struct client_req *reqs = xcalloc((size_t)n * 2, sizeof(*reqs));
+	struct client_req **done = xcalloc((size_t)n * 2, sizeof(*done));
+	char *params = config_to_json(cfg);
 
 	for (i = 0; i < n; i++) {
-		reqs[i].skip = !f->active[i] || !run[i];
-		if (!reqs[i].skip)
-			req_node(f, &reqs[i], i, "POST", "/api/v1/jobs",
+		memset(&st->patch[i], 0, sizeof(st->patch[i]));
+		memset(&st->post[i], 0, sizeof(st->post[i]));
+		memset(&st->applied[i], 0, sizeof(st->applied[i]));
+		st->adjusted[i] = 0;
+		st->job_id[i] = 0;
+		if (!f->active[i] || !st->run[i])
+			continue;
+		params_req(f, &reqs[i], i, params);
+		client_start(f->client, &reqs[i]);
+		started++;
+	}
+	while (started > 0) {
+		got = client_wait(f->client, 3600, done, 2 * n);
+		started -= got;
+		for (k = 0; k < got; k++) {
+			i = (int)(done[k] - reqs);
+			if (i >= n) {
+				fanout_result(done[k], &st->post[i - n]);
+				st->job_id[i - n] = job_id_read(done[k], &st->post[i - n]);
+				continue;
+			}
+			fanout_result(done[k], &st->patch[i]);
+			applied_read(done[k], cfg, &st->applied[i], &st->adjusted[i]);
+			if (st->patch[i].failed)
+				continue;
+			/* Applied and read back here: this node's job starts now, whatever the
+			 * others' PATCHes are doing. */
+			req_node(f, &reqs[n + i], i, "POST", "/api/v1/jobs",
 			         jobs_body(f->jobs, i, sweep_id, point, loops));
-	}
-	fanout_run(f, reqs, n, res);
-	for (i = 0; i < n; i++) {
-		json_t *r = resp_json(&reqs[i]);
-
-		job_id[i] = r ? json_id(r) : 0;
-		if (!reqs[i].skip && r && !job_id[i] && res) {
-			res[i].failed = true;
-			snprintf(res[i].error, sizeof(res[i].error), "job response has no id");
+			client_start(f->client, &reqs[n + i]);
+			started++;
 		}
-		json_decref(r);
 	}
-	reqs_release(reqs, n);
+	free(params);
+	free(done);
+	reqs_release(reqs, 2 * n);
 }
 
 /* ISO-8601 UTC ("2026-11-29T23:03:36Z", optional fraction) to epoch seconds; 0 if unparsable. */
@@ -605,6 +651,8 @@ static void job_parse(json_t *r, const char *metric, struct job_status *st)
 	t0 = iso_parse(json_object_get(r, "started_at"));
 	t1 = iso_parse(json_object_get(r, "finished_at"));
 	st->runtime_s = (t0 > 0 && t1 >= t0) ? t1 - t0 : 0;
+	st->started_at = t0;
+	st->finished_at = t1;
 	err = json_object_get(r, "error");
 	st->error[0] = '\0';
 	if (json_is_object(err))

@@ -47,8 +47,9 @@ struct job_status {
 	double progress; /* 0..1 */
 	int loops_done;
 	int npasses;
-	double passes[PLAN_LOOPS_MAX]; /* the plan metric per finished pass of this job */
-	double runtime_s;              /* finished_at - started_at, 0 when unknown */
+	double passes[PLAN_LOOPS_MAX];  /* the plan metric per finished pass of this job */
+	double runtime_s;               /* finished_at - started_at, 0 when unknown */
+	double started_at, finished_at; /* the agent's clock, epoch s; 0 when unknown */
 	char error[256];
 	int64_t version; /* the agent's version of the job (long-poll agents), 0 when none */
 };
@@ -125,10 +126,24 @@ void fleet_sessions_open(struct fleet *f, double ttl_s, struct fleet_result *res
 void fleet_sessions_renew(struct fleet *f, struct fleet_result *res);
 /* Close every open session (active or not), restoring the snapshot when restore. */
 void fleet_sessions_close(struct fleet *f, bool restore, struct fleet_result *res);
-/* Start the plan's job for loops loops on every node where run[i], labelled with the plan's
- * labels plus sweep=SWEEP_ID and sweep_point=POINT; job_id[i] receives the agent's id. */
-void fleet_jobs_start(struct fleet *f, const bool *run, int64_t sweep_id, int point, int loops,
-                      int64_t *job_id, struct fleet_result *res);
+/* One point's start on the fleet, per node (arrays indexed like plan->nodes). */
+struct fleet_start {
+	const bool *run;            /* in: start the point on this node (active nodes only) */
+	struct config *applied;     /* out: the PATCH's read-back */
+	unsigned *adjusted;         /* out: bit mask of adjusted entries of applied */
+	struct fleet_result *patch; /* out: the PATCH's outcome */
+	int64_t *job_id;            /* out: the agent's job id; 0 when no job started */
+	struct fleet_result *post;  /* out: the job POST's outcome (cleared when not sent) */
+};
+
+/*
+ * PATCH cfg onto every node where run[i] and, on each node as soon as its own PATCH answered
+ * 2xx (applied and read back), POST the plan's job for loops loops there, labelled with the
+ * plan's labels plus sweep=SWEEP_ID and sweep_point=POINT. A node never waits for the
+ * others between its PATCH and its POST; no job starts where the PATCH failed.
+ */
+void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_id, int point,
+                       int loops, struct fleet_start *st);
 /*
  * Wait for news of the jobs: keep one request in flight per active node whose job
  * (job_id[i] != 0) has not ended (st[i].terminal false): a long-poll of FLEET_WAIT_S (after

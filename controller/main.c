@@ -45,6 +45,7 @@ struct opts {
 	double min_effect_pct; /* --min-effect; NAN when not given */
 	bool dry_run;
 	bool continue_on_node_failure;
+	bool all_nodes; /* --nodes all: a column per node at any fleet size */
 	bool help;
 	int nargs;
 	char **args;
@@ -357,6 +358,16 @@ static void on_event(void *ctx, const struct runner_event *ev)
 	buf_release(&b);
 }
 
+/* With --verbose: one run's phases, epoch seconds, for bench/fleet.sh. */
+static void phases_log(const struct runner_times *t, int nnodes)
+{
+	log_debug("phases point=%d nodes=%d start=%.3f posted=%.3f first_start=%.3f "
+	          "last_start=%.3f first_end=%.3f last_end=%.3f seen_done=%.3f saved=%.3f "
+	          "longest=%.3f",
+	          t->point, nnodes, t->start_at, t->started_at, t->first_start_at, t->last_start_at,
+	          t->first_end_at, t->last_end_at, t->done_at, time_now_s(), t->longest_job_s);
+}
+
 /* Close the sweep: restore every node, set the status and the exit code, analyse, save. */
 static int sweep_close(struct sweep *s, struct runner *r, struct ctlstore *st, int run_rc,
                        struct err *e)
@@ -489,6 +500,7 @@ static int sweep_execute(struct sweep *s, const struct opts *o, struct err *e)
 			verdict_sweep(s);
 			if (ctlstore_point_save(st, s, batch.items[i].point, &se) < 0)
 				log_error("%s", se.msg);
+			phases_log(&r.last, s->plan.nnodes);
 		}
 	}
 	progress_clear(&pg);
@@ -499,11 +511,20 @@ static int sweep_execute(struct sweep *s, const struct opts *o, struct err *e)
 		for (i = 0; i < s->npoints; i++)
 			nominal += s->points[i].loops_run * s->plan.runtime_s;
 
-		log_info("sweep %lld %s: wall %.2f s; jobs %.2f s (POST to last node done, summed "
-		         "over %d points; nominal fio time %.0f s); overhead x%.3f (x%.3f vs "
-		         "nominal)",
-		         (long long)s->id, s->status, wall, r.jobs_s, r.runs, nominal,
-		         r.jobs_s > 0 ? wall / r.jobs_s : 0.0, nominal > 0 ? wall / nominal : 0.0);
+		long att[2], conn[2];
+
+		log_info("sweep %lld %s: wall %.2f s; job span %.2f s (first job start to last job "
+		         "end on the agents, summed over %d points; nominal fio time %.0f s); "
+		         "overhead x%.3f (x%.3f vs nominal)",
+		         (long long)s->id, s->status, wall, r.span_s, r.runs, nominal,
+		         r.span_s > 0 ? wall / r.span_s : 0.0, nominal > 0 ? wall / nominal : 0.0);
+		client_counts(f.client, &att[0], &conn[0]);
+		client_counts(f.wait_client, &att[1], &conn[1]);
+		log_debug(
+		        "sweep %lld: first PATCH to last job end seen %.2f s, longest jobs %.2f s "
+		        "(summed over the points); requests %ld on %ld new connections, job "
+		        "waits %ld on %ld",
+		        (long long)s->id, r.run_s, r.longest_s, att[0], conn[0], att[1], conn[1]);
 	}
 out:
 	if (code == 1 && !s->id)
@@ -538,7 +559,7 @@ static int cmd_sweep(const struct cmd *c, struct opts *o)
 	signals_install();
 	code = sweep_execute(&s, o, &e);
 	if (s.id > 0) {
-		report_render(&s, f, &out);
+		report_render_nodes(&s, f, o->all_nodes, &out);
 		if (output_write(o, out.data, out.len) && code == 0)
 			code = 1;
 	}
@@ -595,7 +616,7 @@ static int cmd_show(const struct cmd *c, struct opts *o)
 		return EXIT_USAGE;
 	if (sweep_load(o, id, &s) < 0)
 		return 1;
-	report_render(&s, f, &out);
+	report_render_nodes(&s, f, o->all_nodes, &out);
 	rc = output_write(o, out.data, out.len);
 	buf_release(&out);
 	sweep_release(&s);
@@ -795,7 +816,7 @@ static int cmd_analyze(const struct cmd *c, struct opts *o)
 	if (!isnan(o->min_effect_pct))
 		s.plan.min_effect_pct = o->min_effect_pct;
 	verdict_sweep(&s);
-	report_render(&s, f, &out);
+	report_render_nodes(&s, f, o->all_nodes, &out);
 	rc = output_write(o, out.data, out.len);
 	buf_release(&out);
 	sweep_release(&s);
@@ -813,26 +834,35 @@ static const struct cmd cmds[] = {
 	{ "sweep", cmd_sweep,
 	  "sweep PLAN.json [--format table|markdown|csv|json] [--out FILE] [--dry-run]\n"
 	  "                     [--continue-on-node-failure] [--db PATH] [--session-ttl S] "
-	  "[--poll-ms MS]",
+	  "[--poll-ms MS]\n"
+	  "                     [--nodes all|auto] [--verbose]",
 	  "Run the plan on every node at once: pre-flight (every agent judges every\n"
 	  "configuration and the job with dry runs before anything changes), a tuning session\n"
 	  "per node, each point applied with PATCH and benchmarked in parallel, then every\n"
 	  "node restored. Exit 0 when complete, 2 when a node failed (partial results kept),\n"
 	  "130 on SIGINT/SIGTERM (jobs cancelled, nodes restored), 1 on other errors: a failed\n"
 	  "pre-flight, or no best (the baseline failed on every node, or no configuration\n"
-	  "produced a figure).",
+	  "produced a figure). --verbose logs each point's phases (\"phases\" lines: PATCH and\n"
+	  "job POSTs, the agents' job starts and ends, the point saved) and the connections\n"
+	  "the controller opened. Above 8 nodes the table shows the nodes' distribution (with a\n"
+	  "figure, means, own \u0394 min / median / max, own gains / losses) instead of a column\n"
+	  "per node; --nodes all keeps a column per node (CSV and JSON always have every node).",
 	  1 },
 	{ "history", cmd_history, "history [--limit N] [--db PATH]",
 	  "List stored sweeps, newest first.", 0 },
-	{ "show", cmd_show, "show ID [--format table|markdown|csv|json] [--out FILE] [--db PATH]",
-	  "Render a stored sweep (no agent needed).", 1 },
+	{ "show", cmd_show,
+	  "show ID [--format table|markdown|csv|json] [--out FILE] [--db PATH] [--nodes all|auto]",
+	  "Render a stored sweep (no agent needed). --nodes all: a column per node at any fleet\n"
+	  "size.",
+	  1 },
 	{ "compare", cmd_compare, "compare ID_A ID_B [--format table|markdown] [--db PATH]",
 	  "Sweep B against sweep A, for the points both sweeps ran (e.g. before and after a\n"
 	  "firmware change): per node the ratio of means with its 95 % CI, the fleet effect\n"
 	  "and a verdict decided on it, as in a sweep's table.",
 	  2 },
 	{ "analyze", cmd_analyze,
-	  "analyze FILE|- [--format table|markdown|csv|json] [--min-effect P] [--out FILE]",
+	  "analyze FILE|- [--format table|markdown|csv|json] [--min-effect P] [--out FILE]\n"
+	  "                     [--nodes all|auto]",
 	  "Judge a sweep document again from its passes: FILE (or - for stdin) as\n"
 	  "show --format json writes it. Every figure and verdict in it is recomputed, so\n"
 	  "--min-effect P re-judges an old sweep with another threshold (in %). No agent and\n"
@@ -882,6 +912,8 @@ enum {
 	OPT_LIMIT,
 	OPT_TTL,
 	OPT_POLL,
+	OPT_VERBOSE,
+	OPT_NODES,
 	OPT_DRY_RUN,
 	OPT_CONTINUE,
 	OPT_MIN_EFFECT,
@@ -923,6 +955,8 @@ int main(int argc, char **argv)
 		{ "limit", required_argument, NULL, OPT_LIMIT },
 		{ "session-ttl", required_argument, NULL, OPT_TTL },
 		{ "poll-ms", required_argument, NULL, OPT_POLL },
+		{ "verbose", no_argument, NULL, OPT_VERBOSE },
+		{ "nodes", required_argument, NULL, OPT_NODES },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "continue-on-node-failure", no_argument, NULL, OPT_CONTINUE },
 		{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
@@ -990,6 +1024,16 @@ int main(int argc, char **argv)
 			if (num_opt("--poll-ms", optarg, &v) < 0)
 				return EXIT_USAGE;
 			o.poll_ms = (double)v;
+			break;
+		case OPT_NODES:
+			if (strcmp(optarg, "all") && strcmp(optarg, "auto")) {
+				log_error("--nodes: '%s' is not all or auto", optarg);
+				return EXIT_USAGE;
+			}
+			o.all_nodes = !strcmp(optarg, "all");
+			break;
+		case OPT_VERBOSE:
+			log_init("fleettune-ctl", LOG_DEBUG);
 			break;
 		case OPT_DRY_RUN:
 			o.dry_run = true;

@@ -236,20 +236,103 @@ struct grid {
 	char **cells;
 };
 
-static void grid_build(const struct sweep *s, struct grid *g)
+static int double_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* v[0..n) sorted in place; its median (n > 0). */
+static double median_sort(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), double_cmp);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The columns that stand for the nodes in a fleet-scale table. */
+#define DIST_COLS 4
+
+/*
+ * A fleet-scale row's node columns: how many nodes have a figure (and how many failed or
+ * were dropped), the nodes' means as median [min, max], their own Δ min / median / max, and
+ * how many nodes show a significant gain / loss of their own. The verdict cell names the
+ * disagreeing nodes as in the wide table.
+ */
+static void distribution_cells(const struct sweep *s, const struct point *p, char **cells)
+{
+	int n = s->plan.nnodes, k, nv = 0, nd = 0, failed = 0, dropped = 0, gain = 0, loss = 0;
+	double *v = xcalloc((size_t)n + 1, sizeof(double));
+	double *d = xcalloc((size_t)n + 1, sizeof(double));
+	struct buf b = BUF_INIT;
+
+	for (k = 0; k < n; k++) {
+		const struct node_result *r = &p->nodes[k];
+		const struct effect_node *fx = fx_node(p, k);
+
+		if (r->state == NODE_DROPPED)
+			dropped++;
+		else if (r->state == NODE_FAILED || r->state == NODE_CANCELLED)
+			failed++;
+		if (r->sum.n > 0)
+			v[nv++] = r->sum.mean;
+		if (p->role == ROLE_BASELINE || !fx || fx->state != EFFECT_NODE_USED)
+			continue;
+		d[nd++] = fx->delta_pct;
+		gain += fx->decision == EFFECT_GAIN;
+		loss += fx->decision == EFFECT_LOSS;
+	}
+	buf_printf(&b, "%d/%d", nv, n);
+	if (failed)
+		buf_printf(&b, " (%d failed)", failed);
+	if (dropped)
+		buf_printf(&b, " (%d dropped)", dropped);
+	cells[0] = buf_detach(&b, NULL);
+	if (nv > 0) {
+		double med = median_sort(v, nv);
+
+		buf_printf(&b, "%.1f [%.1f, %.1f]", med, v[0], v[nv - 1]);
+	}
+	cells[1] = buf_detach(&b, NULL);
+	if (nd > 0) {
+		double med = median_sort(d, nd);
+
+		signed_fmt(&b, d[0]);
+		buf_puts(&b, " / ");
+		signed_fmt(&b, med);
+		buf_puts(&b, " / ");
+		signed_fmt(&b, d[nd - 1]);
+		buf_puts(&b, " %");
+	}
+	cells[2] = buf_detach(&b, NULL);
+	if (nd > 0)
+		buf_printf(&b, "%d / %d", gain, loss);
+	cells[3] = buf_detach(&b, NULL);
+	free(v);
+	free(d);
+}
+
+static void grid_build(const struct sweep *s, bool dist, struct grid *g)
 {
 	char cols[COLS_MAX][PARAM_NAME_MAX];
 	int nc = plan_columns(&s->plan, cols, COLS_MAX), i, j, c;
 	const char *unit = plan_metric_unit(s->plan.metric);
 	bool spread = s->plan.nnodes > 1, adaptive = s->plan.loops_max > s->plan.loops;
+	int nodecols = dist ? DIST_COLS : s->plan.nnodes;
 
-	g->ncols = nc + s->plan.nnodes + (spread ? 1 : 0) + (adaptive ? 1 : 0) + 2;
+	g->ncols = nc + nodecols + (spread ? 1 : 0) + (adaptive ? 1 : 0) + 2;
 	g->nrows = s->npoints + 1;
 	g->cells = xcalloc((size_t)g->ncols * (size_t)g->nrows, sizeof(char *));
 	c = 0;
 	for (j = 0; j < nc; j++)
 		g->cells[c++] = xstrdup(cols[j]);
-	for (j = 0; j < s->plan.nnodes; j++)
+	if (dist) {
+		g->cells[c++] = xstrdup("nodes");
+		g->cells[c++] = *unit ? xasprintf("node means (%s)", unit) : xstrdup("node means");
+		g->cells[c++] = xstrdup("node \u0394 min / median / max");
+		g->cells[c++] = xstrdup("nodes gain / loss");
+	}
+	for (j = 0; !dist && j < s->plan.nnodes; j++)
 		g->cells[c++] = *unit ? xasprintf("%s (%s)", s->plan.nodes[j].name, unit)
 		                      : xstrdup(s->plan.nodes[j].name);
 	if (spread)
@@ -266,7 +349,11 @@ static void grid_build(const struct sweep *s, struct grid *g)
 			param_cell(s, p, cols[j], &b);
 			g->cells[c++] = buf_detach(&b, NULL);
 		}
-		for (j = 0; j < s->plan.nnodes; j++) {
+		if (dist) {
+			distribution_cells(s, p, &g->cells[c]);
+			c += DIST_COLS;
+		}
+		for (j = 0; !dist && j < s->plan.nnodes; j++) {
 			node_cell(p, &p->nodes[j], &b);
 			g->cells[c++] = buf_detach(&b, NULL);
 		}
@@ -625,13 +712,16 @@ static void race_lines(const struct sweep *s, struct buf *out)
 		buf_puts(out, "\n");
 }
 
-static void table_render(const struct sweep *s, bool markdown, struct buf *out)
+/* A fleet-scale table (more than REPORT_NODE_COLUMNS_MAX nodes, all_nodes not asked) shows
+ * the nodes' distribution instead of a column per node. */
+static void table_render(const struct sweep *s, bool markdown, bool all_nodes, struct buf *out)
 {
 	bool seq = s->plan.strategy != PLAN_GRID;
+	bool dist = !all_nodes && s->plan.nnodes > REPORT_NODE_COLUMNS_MAX;
 	struct grid g;
 	int *w, r, i, j, group = -3;
 
-	grid_build(s, &g);
+	grid_build(s, dist, &g);
 	w = widths(&g);
 	header_line(s, out);
 	if (markdown)
@@ -1095,14 +1185,20 @@ char *report_json(const struct sweep *s)
 
 void report_render(const struct sweep *s, enum report_format f, struct buf *out)
 {
+	report_render_nodes(s, f, false, out);
+}
+
+void report_render_nodes(const struct sweep *s, enum report_format f, bool all_nodes,
+                         struct buf *out)
+{
 	char *j;
 
 	switch (f) {
 	case REPORT_TABLE:
-		table_render(s, false, out);
+		table_render(s, false, all_nodes, out);
 		break;
 	case REPORT_MARKDOWN:
-		table_render(s, true, out);
+		table_render(s, true, all_nodes, out);
 		break;
 	case REPORT_CSV:
 		csv_render(s, out);

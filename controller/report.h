@@ -27,8 +27,16 @@ enum report_format { REPORT_TABLE, REPORT_MARKDOWN, REPORT_CSV, REPORT_JSON };
 
 /* Parse "table", "markdown", "csv" or "json". Returns 0 or -EINVAL. */
 int report_format_parse(const char *s, enum report_format *out);
+/* The table and markdown show a column per node up to this many nodes; above, the nodes'
+ * distribution (with a figure, means, own Δ min / median / max, own gains / losses). */
+#define REPORT_NODE_COLUMNS_MAX 8
+
 /* Append s (analysed with verdict_sweep()) in the given format to out. */
 void report_render(const struct sweep *s, enum report_format f, struct buf *out);
+/* The same; all_nodes keeps a column per node in the table and markdown at any fleet size
+ * (CSV and JSON always carry every node). */
+void report_render_nodes(const struct sweep *s, enum report_format f, bool all_nodes,
+                         struct buf *out);
 /* The sweep document of `show --format json` (schema/sweep.schema.json). Caller has ownership. */
 char *report_json(const struct sweep *s);
 /* The one-line summary of what s found: "best: ... (significant gain on ...)", "best: the

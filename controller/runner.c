@@ -125,12 +125,15 @@ void runner_sessions_close(struct runner *r)
 	free(res);
 }
 
+/* Renew the sessions once a third of their lease is gone (every 20 s by default): each renewal
+ * is a request to every node while the jobs run (and holds up the wait for its answers), and
+ * two thirds of a lease left leave room for its retries and a slow point start. */
 static void sessions_renew_due(struct runner *r, struct point *p)
 {
 	int n = r->s->plan.nnodes, k;
 	struct fleet_result *res;
 
-	if (time_mono_s() - r->last_renew < r->o.session_ttl_s / 4)
+	if (time_mono_s() - r->last_renew < r->o.session_ttl_s / 3)
 		return;
 	r->last_renew = time_mono_s();
 	res = xcalloc((size_t)n + 1, sizeof(*res));
@@ -279,62 +282,90 @@ static int jobs_wait(struct runner *r, struct run *u)
 	return rc;
 }
 
-/* PATCH the point's configuration on every active node; record the read-back. */
-static void point_apply(struct runner *r, struct run *u)
-{
-	int n = r->s->plan.nnodes, k;
-	struct config *applied = xcalloc((size_t)n + 1, sizeof(*applied));
-	unsigned *adjusted = xcalloc((size_t)n + 1, sizeof(*adjusted));
-
-	fleet_params_apply(r->f, &u->p->cfg, applied, adjusted, u->res);
-	for (k = 0; k < n; k++) {
-		if (!r->f->active[k] || u->p->nodes[k].state != NODE_PENDING)
-			continue;
-		if (u->res[k].failed) {
-			request_fail(r, u->p, k, &u->res[k], "PATCH params");
-			continue;
-		}
-		u->p->nodes[k].applied = applied[k];
-		u->p->nodes[k].adjusted_mask = adjusted[k];
-	}
-	free(applied);
-	free(adjusted);
-}
-
-/* Start the job on every node where the point is still pending. */
-static void jobs_start(struct runner *r, struct run *u)
+/*
+ * Start the point on every active node where it is pending: PATCH its configuration and, node
+ * by node as each read-back arrives, the job (fleet_point_start); record the read-back and the
+ * job ids. A node whose PATCH failed runs no job.
+ */
+static void point_start(struct runner *r, struct run *u)
 {
 	int n = r->s->plan.nnodes, k;
 	bool *run = xcalloc((size_t)n + 1, sizeof(bool));
+	struct fleet_start st = {
+		.run = run,
+		.applied = xcalloc((size_t)n + 1, sizeof(struct config)),
+		.adjusted = xcalloc((size_t)n + 1, sizeof(unsigned)),
+		.patch = u->res,
+		.job_id = u->job,
+		.post = xcalloc((size_t)n + 1, sizeof(struct fleet_result)),
+	};
 
 	for (k = 0; k < n; k++)
 		run[k] = r->f->active[k] && u->p->nodes[k].state == NODE_PENDING;
-	fleet_jobs_start(r->f, run, r->s->id, u->p->index, u->loops, u->job, u->res);
+	fleet_point_start(r->f, &u->p->cfg, r->s->id, u->p->index, u->loops, &st);
 	for (k = 0; k < n; k++) {
+		struct node_result *nr = &u->p->nodes[k];
+
 		if (!run[k])
 			continue;
-		if (u->res[k].failed) {
-			request_fail(r, u->p, k, &u->res[k], "POST job");
+		if (st.patch[k].failed) {
+			request_fail(r, u->p, k, &st.patch[k], "PATCH params");
+			continue;
+		}
+		nr->applied = st.applied[k];
+		nr->adjusted_mask = st.adjusted[k];
+		if (st.post[k].failed) {
+			request_fail(r, u->p, k, &st.post[k], "POST job");
 			u->job[k] = 0;
 		} else {
-			u->p->nodes[k].job_id = u->job[k];
+			nr->job_id = u->job[k];
 		}
 	}
 	for (k = 0; k < n; k++)
 		u->js[k].terminal = !u->job[k];
 	free(run);
+	free(st.applied);
+	free(st.adjusted);
+	free(st.post);
+}
+
+/* What the agents' job records say of the run: first and last start and end, longest job. */
+static void times_jobs(struct runner *r, const struct run *u, struct runner_times *t)
+{
+	int k;
+
+	for (k = 0; k < r->s->plan.nnodes; k++) {
+		const struct job_status *js = &u->js[k];
+
+		if (!u->job[k] || js->started_at <= 0 || js->finished_at < js->started_at)
+			continue;
+		if (t->first_start_at == 0 || js->started_at < t->first_start_at)
+			t->first_start_at = js->started_at;
+		if (js->started_at > t->last_start_at)
+			t->last_start_at = js->started_at;
+		if (t->first_end_at == 0 || js->finished_at < t->first_end_at)
+			t->first_end_at = js->finished_at;
+		if (js->finished_at > t->last_end_at)
+			t->last_end_at = js->finished_at;
+		if (js->finished_at - js->started_at > t->longest_job_s)
+			t->longest_job_s = js->finished_at - js->started_at;
+	}
 }
 
 int runner_point_run(struct runner *r, int point, int loops)
 {
 	int n = r->s->plan.nnodes, k, rc = 0;
 	struct run u = { .p = &r->s->points[point], .loops = loops };
-	double t0 = time_mono_s(), t_jobs;
+	struct runner_times *t = &r->last;
+	double t0 = time_mono_s();
 
 	if (stopped(r))
 		return -EINTR;
 	if (r->abort)
 		return -EIO;
+	memset(t, 0, sizeof(*t));
+	t->point = point;
+	t->start_at = time_now_s();
 	u.base = xcalloc((size_t)n + 1, sizeof(int));
 	u.job = xcalloc((size_t)n + 1, sizeof(int64_t));
 	u.js = xcalloc((size_t)n + 1, sizeof(*u.js));
@@ -349,22 +380,20 @@ int runner_point_run(struct runner *r, int point, int loops)
 			nr->state = NODE_PENDING; /* another run of a point that went well */
 		u.base[k] = r->reported[k] = nr->npasses;
 	}
-	point_apply(r, &u);
+	point_start(r, &u);
+	t->started_at = time_now_s();
 	if (r->abort || stopped(r)) {
+		jobs_cancel(r, &u);
 		rc = stopped(r) ? -EINTR : -EIO;
 		goto out;
 	}
-	jobs_start(r, &u);
-	if (r->abort) {
-		jobs_cancel(r, &u);
-		rc = -EIO;
-		goto out;
-	}
-	t_jobs = time_mono_s();
 	rc = jobs_wait(r, &u);
+	t->done_at = time_now_s();
+	times_jobs(r, &u, t);
 	if (rc == 0) {
-		r->jobs_s += time_mono_s() - t_jobs;
 		r->run_s += time_mono_s() - t0;
+		r->span_s += t->last_end_at - t->first_start_at;
+		r->longest_s += t->longest_job_s;
 		r->runs++;
 	}
 out:

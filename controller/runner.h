@@ -48,6 +48,19 @@ struct runner_opts {
 	void *ctx;
 };
 
+/* One run of a point, timed (epoch seconds; the agents share the controller's clock when they
+ * run on its machine, as in bench/fleet.sh). 0 when unknown. */
+struct runner_times {
+	int point;
+	double start_at;   /* the controller begins the run (first PATCH sent) */
+	double started_at; /* every PATCH and job POST answered */
+	double done_at;    /* the controller saw the last job end */
+	/* From the agents' job records: */
+	double first_start_at, last_start_at; /* jobs' started_at */
+	double first_end_at, last_end_at;     /* jobs' finished_at */
+	double longest_job_s;                 /* the longest finished_at - started_at */
+};
+
 struct runner {
 	struct sweep *s;
 	struct fleet *f; /* borrowed */
@@ -57,8 +70,11 @@ struct runner {
 	int *reported;
 	/* Measured over every run: */
 	int runs;
-	double run_s;  /* PATCH to the last node done, summed */
-	double jobs_s; /* jobs posted to the last node done, summed */
+	double run_s;     /* the first PATCH to the last job end seen, summed */
+	double span_s;    /* the first job's start to the last job's end (agents' clocks), summed */
+	double longest_s; /* the longest job of each run (its own started_at to finished_at), summed
+	                   */
+	struct runner_times last; /* the last run */
 };
 
 /* Borrow s and f (f built on s->plan, tokens loaded). */
@@ -69,7 +85,8 @@ void runner_release(struct runner *r);
 int runner_sessions_open(struct runner *r, struct err *e);
 /*
  * Run point for loops more loops on every active node: PATCH its
- * configuration, start the job everywhere at once, wait for it, and append
+ * configuration and start the job on each node as soon as its own PATCH is
+ * read back (fleet_point_start), wait for the jobs, and append
  * the passes to the point's node results (so a point can run again later).
  * A node that answers with an error fails the point there only. Returns 0;
  * -EINTR when *stop was set (jobs cancelled); -EIO when a node stopped

@@ -116,6 +116,110 @@ static void test_table(void **state)
 	sweep_release(&s);
 }
 
+/* A finished 50-node grid sweep: baseline nr_requests=128 and nr_requests=256, 4 passes each.
+ * The candidate gains 5 % on every node but n7 and n23 (-10 %); n40 failed the candidate, n50
+ * was dropped. */
+static void fleet_sweep(struct sweep *s)
+{
+	static const double noise[4] = { -12, 4, 12, -4 };
+	struct strategy_batch b = { 0 };
+	struct buf t = BUF_INIT;
+	struct plan p;
+	struct err e;
+	int i, k, j;
+
+	buf_puts(&t, "{\"name\":\"fleet\",\"nodes\":[");
+	for (k = 1; k <= 50; k++)
+		buf_printf(&t,
+		           "%s{\"name\":\"n%d\",\"url\":\"http://127.0.0.1:%d\",\"device\":"
+		           "\"sda\"}",
+		           k > 1 ? "," : "", k, 7000 + k);
+	buf_puts(&t, "],\"baseline\":{\"nr_requests\":128},\"axes\":[{\"param\":\"nr_requests\","
+	             "\"values\":[256]}],\"strategy\":\"grid\",\"job\":{\"fio\":{\"rw\":"
+	             "\"randwrite\",\"runtime_s\":60},\"loops\":4}}");
+	assert_int_equal(plan_parse(t.data, NULL, &p, &e), 0);
+	buf_release(&t);
+	sweep_init(s, &p);
+	s->id = 9;
+	assert_int_equal(strategy_next(s, &b), 2);
+	strategy_batch_release(&b);
+	for (i = 0; i < 2; i++) {
+		struct point *pt = &s->points[i];
+
+		pt->loops_run = 4;
+		for (k = 0; k < 50; k++) {
+			struct node_result *r = &pt->nodes[k];
+			double base = 1000 + 4 * k, f = 1;
+
+			if (k == 49) {
+				r->state = NODE_DROPPED;
+				continue;
+			}
+			if (i == 1 && k == 39) {
+				r->state = NODE_FAILED;
+				continue;
+			}
+			if (i == 1)
+				f = (k == 6 || k == 22) ? 0.90 : 1.05;
+			r->state = NODE_OK;
+			for (j = 0; j < 4; j++)
+				node_result_pass_add(r, base * f + noise[j]);
+		}
+	}
+	s->node_dropped[49] = true;
+	snprintf(s->status, sizeof(s->status), "completed");
+	verdict_sweep(s);
+}
+
+/* Above REPORT_NODE_COLUMNS_MAX nodes the table shows the nodes' distribution, the verdict
+ * names the disagreeing nodes; --nodes all, CSV and JSON keep every node. */
+static void test_table_fleet(void **state)
+{
+	struct sweep s;
+	struct buf b = BUF_INIT;
+	char name[16];
+	int k;
+
+	(void)state;
+	fleet_sweep(&s);
+	report_render(&s, REPORT_TABLE, &b);
+	printf("%s", b.data);
+	assert_non_null(strstr(b.data, "| nr_requests | nodes "));
+	assert_non_null(strstr(b.data, "| node means (MiB/s) "));
+	assert_non_null(strstr(b.data, "| node \u0394 min / median / max "));
+	assert_non_null(strstr(b.data, "| nodes gain / loss "));
+	assert_null(strstr(b.data, "n1 (MiB/s)"));
+	/* Baseline: 49 nodes with a figure (n50 dropped), means 1000..1192 (median 1096). */
+	assert_non_null(strstr(b.data, "| 128         | 49/50 (1 dropped) "));
+	assert_non_null(strstr(b.data, "| 1096.0 [1000.0, 1192.0] |"));
+	/* The candidate: n40 failed; 46 nodes +5.0 %, 2 at -10.0 %. */
+	assert_non_null(strstr(b.data, "| 256         | 48/50 (1 failed) (1 dropped) |"));
+	assert_non_null(strstr(b.data, "| \u221210.0 / +5.0 / +5.0 % "));
+	assert_non_null(strstr(b.data, "| 46 / 2 "));
+	assert_non_null(
+	        strstr(b.data, "nodes disagree: n7, n23 differ: \u221210.0 %, \u221210.0 %"));
+	buf_release(&b);
+	/* Markdown alike. */
+	report_render(&s, REPORT_MARKDOWN, &b);
+	assert_non_null(strstr(b.data, "| nodes gain / loss "));
+	assert_null(strstr(b.data, "n1 (MiB/s)"));
+	buf_release(&b);
+	/* --nodes all: one column per node. */
+	report_render_nodes(&s, REPORT_TABLE, true, &b);
+	assert_non_null(strstr(b.data, "| n1 (MiB/s) "));
+	assert_non_null(strstr(b.data, "| n50 (MiB/s) "));
+	assert_null(strstr(b.data, "nodes gain / loss"));
+	buf_release(&b);
+	/* CSV keeps a row per node and point. */
+	report_render(&s, REPORT_CSV, &b);
+	for (k = 1; k <= 50; k++) {
+		snprintf(name, sizeof(name), ",n%d,", k);
+		assert_non_null(strstr(b.data, name));
+	}
+	buf_release(&b);
+	sweep_release(&s);
+}
+
 static void test_csv(void **state)
 {
 	struct sweep s;
@@ -653,6 +757,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_table_fleet),
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_html),

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "testutil.h"
 #include "fakeagent.h"
@@ -26,6 +27,10 @@ struct behaviour {
 	int nwaits;
 	long long after[64], answered[64];
 	int plain_gets; /* job GETs without wait_s */
+	/* The PATCH holds its answer until this agent got a job POST (at most 3 s); whether it
+	 * came is recorded. */
+	struct fake_agent *patch_waits_for;
+	bool post_came_first;
 };
 
 static int loops_of(const char *body)
@@ -55,6 +60,16 @@ static int handle(struct fake_agent *a, const struct fake_req *r, struct buf *ou
 		return 200;
 	}
 	if (!strcmp(r->method, "PATCH") && !strcmp(r->path, "/api/v1/devices/loop0/params")) {
+		if (b->patch_waits_for) {
+			struct timespec ms = { 0, 1000000 };
+
+			for (i = 0; i < 3000 && !b->post_came_first; i++) {
+				b->post_came_first = fake_agent_count(b->patch_waits_for, "POST",
+				                                      "/api/v1/jobs") > 0;
+				if (!b->post_came_first)
+					nanosleep(&ms, NULL);
+			}
+		}
 		if (b->refuse_patch) {
 			buf_puts(out,
 			         "{\"error\":{\"code\":\"kernel_rejected\",\"message\":\"kernel "
@@ -349,6 +364,51 @@ static void test_poll_without_long_poll(void **state)
 	rig_release(&g);
 }
 
+/* Each node's job is posted as soon as its own PATCH is read back: node1's job starts while
+ * node2's PATCH is still unanswered (node2's agent holds it until node1 got its job). The
+ * phases of the run come from the agents' job records. */
+static void test_job_follows_own_patch(void **state)
+{
+	struct rig g;
+	struct err e = { 0 };
+	double first, last;
+	int k;
+
+	(void)state;
+	behaviours[1].patch_waits_for = &agents[0];
+	rig_init(&g, false);
+	assert_int_equal(runner_sessions_open(&g.r, &e), 0);
+	assert_int_equal(runner_point_run(&g.r, 1, 3), 0);
+	assert_true(behaviours[1].post_came_first);
+	for (k = 0; k < 2; k++) {
+		const struct fake_agent *a = &agents[k];
+		int i, patch = -1, post = -1;
+
+		assert_int_equal(g.s.points[1].nodes[k].state, NODE_OK);
+		for (i = 0; i < a->nreqs; i++) {
+			if (!strcmp(a->reqs[i].method, "PATCH") && patch < 0)
+				patch = i;
+			if (!strcmp(a->reqs[i].method, "POST") &&
+			    !strcmp(a->reqs[i].path, "/api/v1/jobs"))
+				post = i;
+		}
+		/* Every node: its PATCH, then its job. */
+		assert_true(patch >= 0 && post > patch);
+	}
+	/* The fake jobs ran 2026-11-29T23:03:36.250Z (epoch 1795993416.25) to 39.750. */
+	first = g.r.last.first_start_at - 1795993416.25;
+	last = g.r.last.last_end_at - 1795993419.75;
+	assert_float_equal(first, 0, 1e-3);
+	assert_float_equal(last, 0, 1e-3);
+	assert_float_equal(g.r.last.longest_job_s, 3.5, 1e-6);
+	assert_float_equal(g.r.span_s, 3.5, 1e-6);
+	assert_int_equal(g.r.last.point, 1);
+	assert_true(g.r.last.start_at > 0 && g.r.last.started_at >= g.r.last.start_at &&
+	            g.r.last.done_at >= g.r.last.started_at);
+	runner_sessions_close(&g.r);
+	rig_release(&g);
+}
+
 static void test_point_fails_on_one_node(void **state)
 {
 	struct rig g;
@@ -448,6 +508,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_point_run_appends, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_poll_rearms, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_poll_without_long_poll, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_follows_own_patch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_point_fails_on_one_node, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_node_stops_answering, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_cancels, setup, teardown),
