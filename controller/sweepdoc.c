@@ -314,7 +314,7 @@ static int dropped_parse(struct sweep *s, json_t *arr, struct err *e)
 static int body_parse(struct sweep *s, json_t *root, struct err *e)
 {
 	const char *status;
-	long long id;
+	long long id = 0;
 	json_t *points, *o;
 	size_t i;
 	int rc;
