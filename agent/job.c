@@ -536,6 +536,8 @@ static void argv_log(int64_t id, int loop, char **argv)
 	const char *c;
 	int i;
 
+	if (!log_enabled(LOG_DEBUG))
+		return;
 	for (i = 0; argv[i]; i++) {
 		buf_puts(&b, i ? " '" : "'");
 		for (c = argv[i]; *c; c++)

@@ -16,6 +16,11 @@ void log_init(const char *prog, enum log_level min)
 	log_min = min;
 }
 
+bool log_enabled(enum log_level lvl)
+{
+	return lvl >= log_min;
+}
+
 void log_msg(enum log_level lvl, const char *fmt, ...)
 {
 	static const char *names[] = { "debug", "info", "warn", "error" };
@@ -24,7 +29,7 @@ void log_msg(enum log_level lvl, const char *fmt, ...)
 	struct tm tm;
 	va_list ap;
 
-	if (lvl < log_min)
+	if (!log_enabled(lvl))
 		return;
 	gettimeofday(&tv, NULL);
 	gmtime_r(&tv.tv_sec, &tm);

@@ -650,7 +650,6 @@ static void job_parse(json_t *r, const char *metric, struct job_status *st)
 	}
 	t0 = iso_parse(json_object_get(r, "started_at"));
 	t1 = iso_parse(json_object_get(r, "finished_at"));
-	st->runtime_s = (t0 > 0 && t1 >= t0) ? t1 - t0 : 0;
 	st->started_at = t0;
 	st->finished_at = t1;
 	err = json_object_get(r, "error");

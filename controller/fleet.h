@@ -48,7 +48,6 @@ struct job_status {
 	int loops_done;
 	int npasses;
 	double passes[PLAN_LOOPS_MAX];  /* the plan metric per finished pass of this job */
-	double runtime_s;               /* finished_at - started_at, 0 when unknown */
 	double started_at, finished_at; /* the agent's clock, epoch s; 0 when unknown */
 	char error[256];
 	int64_t version; /* the agent's version of the job (long-poll agents), 0 when none */

@@ -175,6 +175,14 @@ static void jobs_cancel(struct runner *r, struct run *u)
 	free(live);
 }
 
+/* A finished job's runtime by the agent's clock (finished_at - started_at); 0 when unknown. */
+static double job_runtime_s(const struct job_status *js)
+{
+	return js->started_at > 0 && js->finished_at >= js->started_at
+	               ? js->finished_at - js->started_at
+	               : 0;
+}
+
 /* Copy node k's new passes and, once its job ended, its outcome into the point. */
 static void job_collect(struct runner *r, struct run *u, int k)
 {
@@ -186,7 +194,7 @@ static void job_collect(struct runner *r, struct run *u, int k)
 		node_result_pass_add(nr, js->passes[j]);
 	if (!js->terminal)
 		return;
-	nr->job_runtime_s += js->runtime_s;
+	nr->job_runtime_s += job_runtime_s(js);
 	if (js->succeeded && js->npasses > 0) {
 		nr->state = NODE_OK;
 	} else {
@@ -347,8 +355,8 @@ static void times_jobs(struct runner *r, const struct run *u, struct runner_time
 			t->first_end_at = js->finished_at;
 		if (js->finished_at > t->last_end_at)
 			t->last_end_at = js->finished_at;
-		if (js->finished_at - js->started_at > t->longest_job_s)
-			t->longest_job_s = js->finished_at - js->started_at;
+		if (job_runtime_s(js) > t->longest_job_s)
+			t->longest_job_s = job_runtime_s(js);
 	}
 }
 
