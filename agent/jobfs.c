@@ -564,6 +564,10 @@ int jobfs_make(struct jobfs *j, int64_t job_id, const char *device, const struct
 		rc = err_set(e, -ECANCELED, "cancelled", "cancelled after mkfs");
 		goto out;
 	}
+	/* tune2fs -l reads the device before it is mounted (no needs_recovery then); xfs_info
+	 * asks the mounted filesystem. */
+	if (spec->type == FS_EXT4)
+		figures_read(m, devpath, out.data, c, stop, stop_cls);
 	rc = mount_onto(j, name, devpath, spec->type, &mnt, e);
 	if (rc)
 		goto out;
@@ -573,7 +577,8 @@ int jobfs_make(struct jobfs *j, int64_t job_id, const char *device, const struct
 		goto out;
 	log_info("job %lld: mounted %s (%s) on %s: %s %s", (long long)job_id, devpath,
 	         fs_type_name(spec->type), m->mount_point, m->mount_opts, m->super_opts);
-	figures_read(m, devpath, out.data, c, stop, stop_cls);
+	if (spec->type == FS_XFS)
+		figures_read(m, devpath, out.data, c, stop, stop_cls);
 out:
 	if (rc)
 		jobfs_unmake(j, m);
