@@ -7,9 +7,9 @@
 #include "buf.h"
 #include "err.h"
 
-#define CONFIG_MAX 16     /* parameters in one configuration */
-#define PARAM_NAME_MAX 64 /* bytes, including NUL */
-#define PARAM_VALUE_MAX 96
+#define CONFIG_MAX 16       /* parameters in one configuration */
+#define PARAM_NAME_MAX 64   /* bytes, including NUL */
+#define PARAM_VALUE_MAX 160 /* bytes, including NUL: an fs.mkfs line fits */
 #define AXIS_PARAMS_MAX 8
 #define PLAN_LOOPS_MAX 100
 
@@ -87,9 +87,13 @@ struct plan {
 	int naxes;
 	struct plan_axis *axes;
 	enum plan_strategy strategy;
-	char engine[PARAM_NAME_MAX]; /* job.engine, "fio" by default; any name */
-	char *engine_json;           /* job.<engine> as compact JSON, NULL when absent */
-	char *directory;             /* job.directory, NULL for a raw-device job */
+	char engine[PARAM_NAME_MAX];    /* job.engine, "fio" by default; any name */
+	char *engine_json;              /* job.<engine> as compact JSON, NULL when absent */
+	char *directory;                /* job.directory, NULL for a raw-device job */
+	bool has_fs;                    /* job.filesystem given: every job makes its filesystem */
+	char fs_type[16];               /* job.filesystem.type ("" when not given) */
+	char fs_mkfs[PARAM_VALUE_MAX];  /* job.filesystem.mkfs, tokens joined by blanks */
+	char fs_mount[PARAM_VALUE_MAX]; /* job.filesystem.mount */
 	int loops;        /* job.loops, or job.loops.min: the loops every point runs first */
 	int loops_max;    /* job.loops.max (adaptive loops); == loops for a plain number */
 	double runtime_s; /* per loop: <engine>.runtime_s when it is a positive number (a display

@@ -13,7 +13,7 @@ dir=${1:-$(cd "$(dirname "$0")/../../controller" && pwd)}
 # from it.
 declare -A rank=(
 	[plan]=1 [client]=1 [effect]=1
-	[sweep]=2
+	[sweep]=2 [fsparam]=2
 	[ctlstore]=3 [race]=3 [sweepdoc]=3
 	[verdict]=4
 	[strategy]=5
