@@ -13,8 +13,7 @@
 
 bool fsparam_is(const char *name)
 {
-	return !strcmp(name, FSPARAM_TYPE) || !strcmp(name, FSPARAM_MKFS) ||
-	       !strcmp(name, FSPARAM_MOUNT);
+	return plan_param_is_fs(name);
 }
 
 void fsparam_device_config(const struct config *cfg, struct config *out)

@@ -13,6 +13,10 @@
 #define AXIS_PARAMS_MAX 8
 #define PLAN_LOOPS_MAX 100
 
+/* The filesystem layer's parameters: fs.type, fs.mkfs, fs.mount (fsparam.h). Their values are
+ * strings and go into the job's "filesystem" object, not into a PATCH. */
+bool plan_param_is_fs(const char *name);
+
 /* One parameter value. Integers are kept as their decimal text with is_int set. */
 struct setting {
 	char name[PARAM_NAME_MAX];

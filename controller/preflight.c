@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fsparam.h"
 #include "preflight.h"
 #include "xmalloc.h"
 #include "banned.h"
@@ -94,8 +95,9 @@ static const char *dry_run_refusal(const struct fleet_dry_run *d)
 	return NULL;
 }
 
-/* The job dry run of node i, and the metric among the job's metrics. */
-static void job_check(struct preflight *pf, const struct plan *p, int i,
+/* The job dry run of node i (with the filesystem fs names, "" without one), and the metric
+ * among the job's metrics. */
+static void job_check(struct preflight *pf, const struct plan *p, int i, const char *fs,
                       const struct fleet_dry_run *d)
 {
 	const char *node = p->nodes[i].name, *why = dry_run_refusal(d);
@@ -103,7 +105,7 @@ static void job_check(struct preflight *pf, const struct plan *p, int i,
 	int k;
 
 	if (why) {
-		problem(pf, node, "job: %s", why);
+		problem(pf, node, "%sjob: %s", fs, why);
 		return;
 	}
 	if (d->expected_runtime_s > pf->expected_runtime_s)
@@ -118,11 +120,49 @@ static void job_check(struct preflight *pf, const struct plan *p, int i,
 	buf_release(&list);
 }
 
+/* The configurations whose filesystems differ: the first of each distinct one among
+ * cfgs[0..ncfg), into idx; returns how many (1 with idx[0] -1 when no job makes a filesystem:
+ * then the baseline's job is judged). */
+static int fs_distinct(const struct plan *p, const struct config *cfgs, int ncfg, int *idx)
+{
+	struct fsparam_fs *seen = xcalloc((size_t)ncfg + 1, sizeof(*seen));
+	int n = 0, c, k;
+
+	for (c = 0; c < ncfg; c++) {
+		fsparam_fs_of(p, &cfgs[c], &seen[n]);
+		if (!seen[n].present)
+			continue;
+		for (k = 0; k < n && !fsparam_fs_equal(&seen[k], &seen[n]); k++)
+			;
+		if (k == n)
+			idx[n++] = c;
+	}
+	free(seen);
+	if (!n)
+		idx[n++] = -1;
+	return n;
+}
+
+/* "[fs.type=xfs fs.mkfs=-i size=512 fs.mount=noatime] " for a job's problem line. */
+static void fs_label(const struct plan *p, const struct config *cfg, char *out, size_t len)
+{
+	struct fsparam_fs fs;
+
+	out[0] = '\0';
+	if (!cfg)
+		return;
+	fsparam_fs_of(p, cfg, &fs);
+	if (fs.present)
+		snprintf(out, len, "[fs.type=%s fs.mkfs=%s fs.mount=%s] ", fs.type, fs.mkfs,
+		         fs.mount);
+}
+
 int preflight_run(struct fleet *f, const struct config *cfgs, int ncfg, bool with_params,
                   struct preflight *out)
 {
 	const struct plan *p = f->plan;
-	int n = p->nnodes, i, c, k, asked = 0;
+	int n = p->nnodes, i, c, k, asked = 0, nfs, *fs_idx;
+	struct fleet_dry_run **jd;
 	bool *ask = xcalloc((size_t)n + 1, sizeof(bool));
 	char why[600];
 	struct fleet_dry_run *d = xcalloc((size_t)n + 1, sizeof(*d));
@@ -147,7 +187,13 @@ int preflight_run(struct fleet *f, const struct config *cfgs, int ncfg, bool wit
 		}
 		fleet_dry_run_release(d, n);
 	}
-	fleet_job_dry_run(f, ask, d);
+	/* The job of every distinct filesystem (each makes its own mkfs dry run on the agent). */
+	nfs = fs_distinct(p, cfgs, ncfg, fs_idx = xcalloc((size_t)ncfg + 1, sizeof(int)));
+	jd = xcalloc((size_t)nfs, sizeof(*jd));
+	for (k = 0; k < nfs; k++) {
+		jd[k] = xcalloc((size_t)n + 1, sizeof(**jd));
+		fleet_job_dry_run(f, ask, fs_idx[k] >= 0 ? &cfgs[fs_idx[k]] : NULL, jd[k]);
+	}
 	/* Every problem of a node together, nodes in plan order. */
 	for (i = 0; i < n; i++) {
 		if (node_unfit(p, i, &out->info[i], why, sizeof(why)))
@@ -167,10 +213,21 @@ int preflight_run(struct fleet *f, const struct config *cfgs, int ncfg, bool wit
 				        r->message);
 			buf_release(&cfg);
 		}
-		if (ask[i])
-			job_check(out, p, i, &d[i]);
+		for (k = 0; ask[i] && k < nfs; k++) {
+			char fs[3 * PARAM_VALUE_MAX + 64];
+
+			fs_label(p, nfs > 1 && fs_idx[k] >= 0 ? &cfgs[fs_idx[k]] : NULL, fs,
+			         sizeof(fs));
+			job_check(out, p, i, fs, &jd[k][i]);
+		}
 		free(refused[i].r);
 	}
+	for (k = 0; k < nfs; k++) {
+		fleet_dry_run_release(jd[k], n);
+		free(jd[k]);
+	}
+	free(jd);
+	free(fs_idx);
 	fleet_dry_run_release(d, n);
 	free(refused);
 	free(d);
