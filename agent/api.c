@@ -647,7 +647,7 @@ static const struct query_param q_changes[] = {
 	{ .key = NULL },
 };
 static const struct query_param q_jobs[] = {
-	{ .key = "state", .type = QUERY_ENUM, .choices = job_states },
+	{ .key = "state", .type = QUERY_ENUM, .choices = job_state_names },
 	{ .key = "limit", .type = QUERY_INT, .min = 1, .max = API_LIST_LIMIT_MAX },
 	{ .key = NULL },
 };
@@ -664,7 +664,7 @@ static const struct query_param q_job_raw[] = {
 static const struct query_param q_results[] = {
 	{ .key = "device", .type = QUERY_TEXT },
 	{ .key = "engine", .type = QUERY_ENUM, .choices = engine_names },
-	{ .key = "state", .type = QUERY_ENUM, .choices = job_states },
+	{ .key = "state", .type = QUERY_ENUM, .choices = job_state_names },
 	{ .key = "since", .type = QUERY_TEXT },
 	{ .key = "limit", .type = QUERY_INT, .min = 1, .max = API_LIST_LIMIT_MAX },
 	{ .key = "before_id", .type = QUERY_INT, .min = 1, .max = INT64_MAX },

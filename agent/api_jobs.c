@@ -282,13 +282,14 @@ void api_jobs_post(void *app, const struct http_req *req, struct http_resp *resp
 		o = job_json(a, &rec, JF_ALL);
 		store_job_rec_release(&rec);
 		/* Report "queued" as the submit saw it, even if the worker has already started. */
-		json_object_set_new(o, "state", json_string("queued"));
+		json_object_set_new(o, "state", json_string(job_state_name(JOB_QUEUED)));
 		json_object_set_new(o, "version",
-		                    json_integer((json_int_t)job_version("queued", 0, 0)));
+		                    json_integer((json_int_t)job_version(JOB_QUEUED, 0, 0)));
 		api_json(resp, 202, o);
 	} else {
 		api_json(resp, 202,
-		         json_pack("{s:I,s:s}", "id", (json_int_t)id, "state", "queued"));
+		         json_pack("{s:I,s:s}", "id", (json_int_t)id, "state",
+		                   job_state_name(JOB_QUEUED)));
 	}
 out:
 	job_spec_release(&spec);

@@ -10,6 +10,7 @@
 #include "engine.h"
 #include "err.h"
 #include "jobspec.h"
+#include "protocol.h"
 #include "sysfs.h"
 #include "tune.h"
 
@@ -161,7 +162,7 @@ int store_job_set_pgid(struct store *s, int64_t id, int64_t pgid);
 int store_job_pass_add(struct store *s, int64_t id, int loop, double started_at, double finished_at,
                        const struct metrics *m, const char *raw, size_t raw_len, struct err *e);
 /* Move a job to a final state. code/message may be NULL. */
-int store_job_finish(struct store *s, int64_t id, const char *state, double finished_at,
+int store_job_finish(struct store *s, int64_t id, enum job_state state, double finished_at,
                      const char *code, const char *message, struct err *e);
 /* queued -> cancelled; -EBUSY if the job is not queued. */
 int store_job_cancel_queued(struct store *s, int64_t id, double now, struct err *e);
