@@ -9,8 +9,8 @@
 
 #include "engine.h"
 #include "err.h"
+#include "jobrec.h"
 #include "jobspec.h"
-#include "store.h"
 #include "sysfs.h"
 #include "tune.h"
 
