@@ -9,7 +9,6 @@
 #include "contain.h"
 #include "err.h"
 #include "httpd.h"
-#include "job.h"
 #include "params_cache.h"
 #include "session.h"
 #include "store.h"
@@ -17,6 +16,9 @@
 #include "tune.h"
 
 #define AGENT_MAX_ALLOW 64
+
+struct jobq;
+struct jobq_env;
 
 /* Everything from the command line; strings point into argv or are static. */
 struct agent_config {
