@@ -13,6 +13,7 @@
 
 #include "buf.h"
 #include "job.h"
+#include "jobfs.h"
 #include "log.h"
 #include "proc.h"
 #include "timeutil.h"
@@ -38,11 +39,13 @@ struct jobq {
 	pthread_cond_t wake; /* new job, cancel, or stop */
 	pthread_cond_t done; /* the running job finished */
 	bool stop;
-	struct job *head, *tail; /* queued jobs, oldest first */
-	int64_t running_id;      /* 0 when idle */
-	bool cancel;             /* cancel the running job */
-	double progress;         /* of the running job, 0..1, never lower than before */
-	struct contain contain;  /* where every pass's processes are kept */
+	struct job *head, *tail;        /* queued jobs, oldest first */
+	int64_t running_id;             /* 0 when idle */
+	bool cancel;                    /* cancel the running job */
+	double progress;                /* of the running job, 0..1, never lower than before */
+	struct contain contain;         /* where every pass's processes are kept */
+	struct jobfs jobfs;             /* where job filesystems are mounted (STATE_DIR/fs) */
+	char fs_device[SYSFS_NAME_MAX]; /* the device the running job has its filesystem on */
 	void (*watch_fn)(void *cls, int64_t id); /* a job's version changed (jobq_watch) */
 	void *watch_cls;
 };
@@ -172,7 +175,69 @@ static int directory_check(const struct jobq_env *env, const char *dir, char *re
 	               utf8_cut(buf, 200), buf);
 }
 
-int job_check(struct jobq *q, struct job_spec *spec, struct err *e)
+/* Whether --allow-format lets jobs make a filesystem on dev (an allowlisted device). */
+static bool format_allowed(const struct jobq_env *env, const char *dev)
+{
+	int i;
+
+	if (env->allow_format_all)
+		return true;
+	for (i = 0; i < env->n_allow_format; i++)
+		if (!strcmp(env->allow_format[i], dev))
+			return true;
+	return false;
+}
+
+/* A job with a filesystem: allowed on the device, the device free, the options in their
+ * tables and accepted by the kernel's parser, the tools there, and mkfs's dry run. A device
+ * whose filesystem the running job holds is checked again when the job starts. */
+static int fs_check(struct jobq *q, struct job_spec *spec, struct jobfs_made *would, struct err *e)
+{
+	const struct jobq_env *env = &q->env;
+	char why[300], **argv = NULL, dev[80];
+	bool held;
+	int rc;
+
+	if (spec->directory)
+		return err_set(e, -EINVAL, "bad_request",
+		               "directory: a job with a filesystem runs in the filesystem (mounted "
+		               "by the agent): give directory or filesystem, not both");
+	if (!format_allowed(env, spec->device))
+		return err_set(
+		        e, -EPERM, "format_not_allowed",
+		        "filesystem: this agent may not make a filesystem on '%s': start it "
+		        "with --allow-format=%s (or --allow-format for every --allow-device)",
+		        spec->device, spec->device);
+	pthread_mutex_lock(&q->lock);
+	held = q->running_id && !strcmp(q->fs_device, spec->device);
+	pthread_mutex_unlock(&q->lock);
+	if (!held && sysfs_device_in_use(env->fs, spec->device, why, sizeof(why)))
+		return err_set(e, -EBUSY, "device_refused",
+		               "refusing to make a filesystem on '%s': %s (mkfs would destroy its "
+		               "data)",
+		               spec->device, why);
+	rc = fsopt_mkfs_check(spec->fs, e);
+	if (rc == 0)
+		rc = jobfs_mount_check(spec->fs->type, spec->fs->mount, e);
+	if (rc == 0)
+		rc = jobfs_tools_available(spec->fs->type, e);
+	if (rc)
+		return rc;
+	if (!held)
+		return jobfs_dry_run(&q->jobfs, spec->device, spec->fs, would, e);
+	/* mkfs cannot dry-run on a mounted device: the command only, checked again at start. */
+	memset(would, 0, sizeof(*would));
+	snprintf(dev, sizeof(dev), "/dev/%s", spec->device);
+	rc = fsopt_mkfs_argv(spec->fs, dev, true, &argv, e);
+	for (int i = 0; rc == 0 && argv[i]; i++)
+		snprintf(would->mkfs_argv + strlen(would->mkfs_argv),
+		         sizeof(would->mkfs_argv) - strlen(would->mkfs_argv), "%s%s", i ? " " : "",
+		         argv[i]);
+	engine_argv_free(argv);
+	return rc;
+}
+
+static int check(struct jobq *q, struct job_spec *spec, struct jobfs_made *would, struct err *e)
 {
 	const struct jobq_env *env = &q->env;
 	const struct engine *eng = spec->engine;
@@ -202,7 +267,11 @@ int job_check(struct jobq *q, struct job_spec *spec, struct err *e)
 		               "device '%s' is not in the agent's --allow-device list: it may not "
 		               "be benchmarked",
 		               spec->device);
-	if (spec->directory) {
+	if (spec->fs) {
+		rc = fs_check(q, spec, would, e);
+		if (rc)
+			return rc;
+	} else if (spec->directory) {
 		rc = directory_check(env, spec->directory, real, sizeof(real), e);
 		if (rc)
 			return rc;
@@ -230,11 +299,24 @@ int job_check(struct jobq *q, struct job_spec *spec, struct err *e)
 	snprintf(work, sizeof(work), "ft-check");
 	t.exe = engine_exe(eng, env->fio_path);
 	t.device_path = real;
-	t.directory = spec->directory;
+	t.directory = spec->fs ? "/fs/job-0" : spec->directory; /* the mount point's shape */
 	t.work_name = work;
 	rc = eng->argv_build(&spec->opts, &t, &argv, e);
 	engine_argv_free(argv);
 	return rc;
+}
+
+int job_check(struct jobq *q, struct job_spec *spec, struct err *e)
+{
+	struct jobfs_made would;
+
+	return check(q, spec, &would, e);
+}
+
+int job_dry_run(struct jobq *q, struct job_spec *spec, struct jobfs_made *would, struct err *e)
+{
+	memset(would, 0, sizeof(*would));
+	return check(q, spec, would, e);
 }
 
 void job_metrics(const struct job_spec *spec, struct metric_names *out)
@@ -670,6 +752,75 @@ static void restore_saved(struct jobq *q, int64_t id, const char *why)
 	tune_snapshot_release(&snap);
 }
 
+static bool stop_cb(void *cls)
+{
+	return should_stop(cls);
+}
+
+/* Append one value to a parameter snapshot. */
+static void snapshot_add(struct params *ps, const char *name, const char *value, bool number)
+{
+	struct param *p;
+
+	ps->p = xrealloc(ps->p, (size_t)(ps->n + 1) * sizeof(*ps->p));
+	p = &ps->p[ps->n++];
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	snprintf(p->value, sizeof(p->value), "%s", value);
+	p->kind = number ? PARAM_INT : PARAM_TEXT;
+}
+
+/* The job's filesystem in its parameter snapshot, so that results filter and compare by it
+ * (param.fs.mount=noatime): fs.type, fs.mkfs (the options as given), fs.mount (as given),
+ * fs.mount_options (what the kernel shows), and every figure as fs.NAME. */
+static void snapshot_fs(struct params *ps, const struct fs_spec *fs, const struct jobfs_made *m)
+{
+	char mkfs[FS_MKFS_TOKENS_MAX * FS_TOKEN_MAX], name[SYSFS_NAME_MAX];
+	int i;
+
+	mkfs[0] = '\0';
+	for (i = 0; i < fs->n_mkfs; i++)
+		snprintf(mkfs + strlen(mkfs), sizeof(mkfs) - strlen(mkfs), "%s%s", i ? " " : "",
+		         fs->mkfs[i]);
+	snapshot_add(ps, "fs.type", fs_type_name(fs->type), false);
+	snapshot_add(ps, "fs.mkfs", mkfs, false);
+	snapshot_add(ps, "fs.mount", fs->mount, false);
+	snprintf(mkfs, sizeof(mkfs), "%s %s", m->mount_opts, m->super_opts);
+	snapshot_add(ps, "fs.mount_options", mkfs, false);
+	for (i = 0; i < m->figures.n; i++) {
+		snprintf(name, sizeof(name), "fs.%s", m->figures.f[i].name);
+		snapshot_add(ps, name, m->figures.f[i].value, m->figures.f[i].number);
+	}
+}
+
+/* Make the job's filesystem (device free again, mkfs, mount) and record what was made. */
+static int fs_make(struct jobq *q, struct job *job, struct jobfs_made *made, struct err *e)
+{
+	const struct jobq_env *env = &q->env;
+	char why[300];
+	struct err se;
+	int rc;
+
+	/* The device was free when the job was queued; it must still be. */
+	if (sysfs_device_in_use(env->fs, job->spec.device, why, sizeof(why)))
+		return err_set(e, -EBUSY, "device_refused",
+		               "refusing to make a filesystem on '%s': %s (mkfs would destroy its "
+		               "data)",
+		               job->spec.device, why);
+	pthread_mutex_lock(&q->lock);
+	snprintf(q->fs_device, sizeof(q->fs_device), "%s", job->spec.device);
+	pthread_mutex_unlock(&q->lock);
+	rc = jobfs_make(&q->jobfs, job->id, job->spec.device, job->spec.fs, &q->contain, stop_cb, q,
+	                made, e);
+	if (rc)
+		return rc;
+	err_clear(&se);
+	if (store_job_set_filesystem(env->store, job->id, made, &se))
+		return err_set(e, -EIO, "store_error", "cannot record the job's filesystem: %s",
+		               se.msg);
+	return 0;
+}
+
 /* Run a started job to its end state. Nothing here re-reads or re-checks the spec. */
 static void job_run(struct jobq *q, struct job *job)
 {
@@ -679,6 +830,8 @@ static void job_run(struct jobq *q, struct job *job)
 	struct params ps = { 0, NULL };
 	const struct engine *eng = spec->engine;
 	enum job_state state = JOB_SUCCEEDED;
+	struct jobfs_made *made = NULL;
+	const char *dir = spec->directory;
 	char origin[64];
 	bool rolled_back, applied = false;
 	struct err e, se;
@@ -689,6 +842,18 @@ static void job_run(struct jobq *q, struct job *job)
 	if (should_stop(q)) {
 		state = q->stop ? JOB_INTERRUPTED : JOB_CANCELLED;
 		goto stopped;
+	}
+	if (spec->fs) {
+		made = xcalloc(1, sizeof(*made));
+		if (fs_make(q, job, made, &e)) {
+			if (!strcmp(e.code, "cancelled")) {
+				state = q->stop ? JOB_INTERRUPTED : JOB_CANCELLED;
+				goto stopped;
+			}
+			state = JOB_FAILED;
+			goto out;
+		}
+		dir = made->mount_point;
 	}
 	if (spec->params.n) {
 		/* Save the restore point in the database first: a crash then still restores.
@@ -717,6 +882,8 @@ static void job_run(struct jobq *q, struct job *job)
 		state = JOB_FAILED;
 		goto out;
 	}
+	if (made)
+		snapshot_fs(&ps, spec->fs, made);
 	err_clear(&se);
 	if (store_job_set_params(env->store, job->id, &ps, &se)) {
 		err_set(&e, -EIO, "store_error", "cannot record the parameter snapshot: %s",
@@ -733,7 +900,7 @@ static void job_run(struct jobq *q, struct job *job)
 			state = q->stop ? JOB_INTERRUPTED : JOB_CANCELLED;
 			break;
 		}
-		r = pass_run(q, job, eng, &spec->opts, spec->directory, loop, &e);
+		r = pass_run(q, job, eng, &spec->opts, dir, loop, &e);
 		if (r == PASS_CANCELLED) {
 			state = q->stop ? JOB_INTERRUPTED : JOB_CANCELLED;
 			break;
@@ -753,6 +920,13 @@ stopped:
 out:
 	if (applied) /* from the database, not snap: a session's restore may have cancelled it */
 		restore_saved(q, job->id, "end");
+	if (made) { /* the device stays as mkfs left it, unmounted */
+		jobfs_unmake(&q->jobfs, made);
+		free(made);
+		pthread_mutex_lock(&q->lock);
+		q->fs_device[0] = '\0';
+		pthread_mutex_unlock(&q->lock);
+	}
 	if (state != JOB_SUCCEEDED)
 		log_info("job %lld %s: %s", (long long)job->id, job_state_name(state), e.msg);
 	else
@@ -894,7 +1068,13 @@ int jobq_start(struct jobq **out, const struct jobq_env *env, struct err *e)
 		free(q);
 		return rc;
 	}
+	rc = jobfs_init(&q->jobfs, env->state_dir, NULL, e);
+	if (rc) {
+		free(q);
+		return rc;
+	}
 	contain_recover(&q->contain); /* the processes of jobs a crashed agent left running */
+	jobfs_recover(&q->jobfs);     /* then the filesystems they had mounted */
 	if (recover(q, e) || queue_load(q, e)) {
 		jobq_stop(q);
 		return -EIO;
@@ -924,6 +1104,7 @@ void jobq_stop(struct jobq *q)
 		q->head = j->next;
 		job_free(j);
 	}
+	jobfs_release(&q->jobfs);
 	pthread_cond_destroy(&q->wake);
 	pthread_cond_destroy(&q->done);
 	pthread_mutex_destroy(&q->lock);
