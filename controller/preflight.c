@@ -95,29 +95,30 @@ static const char *dry_run_refusal(const struct fleet_dry_run *d)
 	return NULL;
 }
 
-/* The job dry run of node i (with the filesystem fs names, "" without one), and the metric
- * among the job's metrics. */
-static void job_check(struct preflight *pf, const struct plan *p, int i, const char *fs,
-                      const struct fleet_dry_run *d)
+/* The job dry run of one node: what is wrong with it ("job: ...", or the metric it lacks) into
+ * msg; false when nothing is. */
+static bool job_problem(struct preflight *pf, const struct plan *p, const struct fleet_dry_run *d,
+                        char *msg, size_t len)
 {
-	const char *node = p->nodes[i].name, *why = dry_run_refusal(d);
+	const char *why = dry_run_refusal(d);
 	struct buf list = BUF_INIT;
 	int k;
 
 	if (why) {
-		problem(pf, node, "%sjob: %s", fs, why);
-		return;
+		snprintf(msg, len, "job: %s", why);
+		return true;
 	}
 	if (d->expected_runtime_s > pf->expected_runtime_s)
 		pf->expected_runtime_s = d->expected_runtime_s;
 	for (k = 0; k < d->nmetrics; k++)
 		if (!strcmp(d->metrics[k], p->metric))
-			return;
+			return false;
 	for (k = 0; k < d->nmetrics; k++)
 		buf_printf(&list, "%s%s", k ? ", " : "", d->metrics[k]);
-	problem(pf, node, "metric '%s' is not reported by this job (it reports %s)", p->metric,
-	        d->nmetrics ? list.data : "no metric");
+	snprintf(msg, len, "metric '%s' is not reported by this job (it reports %s)", p->metric,
+	         d->nmetrics ? list.data : "no metric");
 	buf_release(&list);
+	return true;
 }
 
 /* The configurations whose filesystems differ: the first of each distinct one among
@@ -213,12 +214,27 @@ int preflight_run(struct fleet *f, const struct config *cfgs, int ncfg, bool wit
 				        r->message);
 			buf_release(&cfg);
 		}
+		/* The jobs of every filesystem: one line per message, with a count. */
+		free(refused[i].r);
+		memset(&refused[i], 0, sizeof(refused[i]));
 		for (k = 0; ask[i] && k < nfs; k++) {
+			char msg[600];
+
+			if (job_problem(out, p, &jd[k][i], msg, sizeof(msg)))
+				refusal_add(&refused[i], msg, k);
+		}
+		for (k = 0; k < refused[i].n; k++) {
+			const struct refusal *r = &refused[i].r[k];
 			char fs[3 * PARAM_VALUE_MAX + 64];
 
-			fs_label(p, nfs > 1 && fs_idx[k] >= 0 ? &cfgs[fs_idx[k]] : NULL, fs,
-			         sizeof(fs));
-			job_check(out, p, i, fs, &jd[k][i]);
+			fs_label(p,
+			         nfs > 1 && fs_idx[r->first] >= 0 ? &cfgs[fs_idx[r->first]] : NULL,
+			         fs, sizeof(fs));
+			if (r->count > 1)
+				problem(out, p->nodes[i].name, "%s%s (and %d more filesystem%s)",
+				        fs, r->message, r->count - 1, r->count > 2 ? "s" : "");
+			else
+				problem(out, p->nodes[i].name, "%s%s", fs, r->message);
 		}
 		free(refused[i].r);
 	}
