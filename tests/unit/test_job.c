@@ -59,20 +59,26 @@ static int64_t submit(struct agent_fx *f, const char *body_json, int want_rc, st
 	return id;
 }
 
-/* Poll until job id reaches state (or 10 s pass). */
-static void wait_state(struct agent_fx *f, int64_t id, const char *state, struct job_rec *out)
+/* Poll q until job id is in state (or 10 s pass). */
+static void queue_wait(struct jobq *q, int64_t id, const char *state, struct job_rec *out)
 {
 	struct err e;
 	int i;
 
 	for (i = 0; i < 200; i++) {
-		assert_int_equal(job_get(f->a.jobs, id, out, &e), 0);
+		assert_int_equal(job_get(q, id, out, &e), 0);
 		if (!strcmp(out->state, state))
 			return;
 		store_job_rec_release(out);
 		usleep(50 * 1000);
 	}
 	fail_msg("job %lld never reached %s", (long long)id, state);
+}
+
+/* Poll until the fixture's job id reaches state (or 10 s pass). */
+static void wait_state(struct agent_fx *f, int64_t id, const char *state, struct job_rec *out)
+{
+	queue_wait(f->a.jobs, id, state, out);
 }
 
 /* Poll until the job's containment record in the state directory exists (or is gone), or 10 s
@@ -504,20 +510,20 @@ static double fake_now_s(void)
 	return FAKE_EPOCH_S + atomic_fetch_add(&clock_reads, 1);
 }
 
-/* Poll q until job id is in state (or 10 s pass). */
-static void queue_wait(struct jobq *q, int64_t id, const char *state, struct job_rec *out)
+/* Submit a fio job to q, its passes taking sleep_s, with the clock back at its epoch. */
+static int64_t queue_submit(struct jobq *q, const char *sleep_s)
 {
+	struct job_spec spec;
 	struct err e;
-	int i;
+	int64_t id;
 
-	for (i = 0; i < 200; i++) {
-		assert_int_equal(job_get(q, id, out, &e), 0);
-		if (!strcmp(out->state, state))
-			return;
-		store_job_rec_release(out);
-		usleep(50 * 1000);
-	}
-	fail_msg("job %lld never reached %s", (long long)id, state);
+	atomic_store(&clock_reads, 0);
+	setenv("FAKE_FIO_SLEEP_S", sleep_s, 1);
+	assert_int_equal(decode("{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK "}", &spec, &e),
+	                 0);
+	assert_int_equal(job_submit(q, &spec, &id, &e), 0);
+	job_spec_release(&spec);
+	return id;
 }
 
 /* The queue on its own, without an agent: a jobq_env of the test's making, with a clock it
@@ -533,7 +539,6 @@ static void test_queue_clock(void **state)
 	struct store *store;
 	struct tune tune;
 	struct jobq *q;
-	struct job_spec spec;
 	struct job_rec j;
 	struct err e;
 	int64_t id;
@@ -557,12 +562,7 @@ static void test_queue_clock(void **state)
 
 		assert_int_equal(jobq_start(&q, &env, &e), 0);
 	}
-	atomic_store(&clock_reads, 0);
-	setenv("FAKE_FIO_SLEEP_S", "0.2", 1);
-	assert_int_equal(decode("{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK "}", &spec, &e),
-	                 0);
-	assert_int_equal(job_submit(q, &spec, &id, &e), 0);
-	job_spec_release(&spec);
+	id = queue_submit(q, "0.2");
 	queue_wait(q, id, "succeeded", &j);
 	assert_true(j.created_at == FAKE_EPOCH_S);
 	assert_true(j.started_at == FAKE_EPOCH_S + 1);
@@ -576,12 +576,7 @@ static void test_queue_clock(void **state)
 
 	/* A write during a pass (once the pass has read the clock: its containment record is
 	 * there) is named with the time the clock gave. */
-	atomic_store(&clock_reads, 0);
-	setenv("FAKE_FIO_SLEEP_S", "30", 1);
-	assert_int_equal(decode("{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK "}", &spec, &e),
-	                 0);
-	assert_int_equal(job_submit(q, &spec, &id, &e), 0);
-	job_spec_release(&spec);
+	id = queue_submit(q, "30");
 	snprintf(contain_dir, sizeof(contain_dir), "%s/contain/job-%lld", root, (long long)id);
 	for (i = 0; i < 200 && access(contain_dir, F_OK) != 0; i++)
 		usleep(50 * 1000);

@@ -7,41 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store.h"
-#include "testutil.h"
+#include "storetest.h"
 
 extern const char agent_schema_sql[];
-
-struct fx {
-	char *root;
-	char path[512];
-	struct store *s;
-};
-
-static int setup(void **state)
-{
-	struct fx *f = calloc(1, sizeof(*f));
-	struct err e;
-
-	f->root = tu_tmpdir();
-	snprintf(f->path, sizeof(f->path), "%s/agent.db", f->root);
-	err_clear(&e);
-	if (store_open(&f->s, f->path, &e))
-		fail_msg("store_open: %s", e.msg);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-
-	store_close(f->s);
-	tu_rmrf(f->root);
-	free(f->root);
-	free(f);
-	return 0;
-}
 
 /* The number of the schema's last "-- migration N" block. */
 static int last_migration(void)
@@ -60,7 +28,7 @@ static int last_migration(void)
 
 static void test_open(void **state)
 {
-	struct fx *f = *state;
+	struct store_fx *f = *state;
 	struct store *again;
 	char bad[600];
 	struct err e;
@@ -81,7 +49,7 @@ static void test_open(void **state)
 
 static void test_audit_written_ahead(void **state)
 {
-	struct fx *f = *state;
+	struct store_fx *f = *state;
 	struct tune_change c = { .device = "loop0",
 		                 .name = "nr_requests",
 		                 .previous = "64",
@@ -140,26 +108,15 @@ static void test_audit_written_ahead(void **state)
 	free(list);
 }
 
-static void snap_one(struct tune_snapshot *snap, const char *dev, const char *name,
-                     const char *previous)
-{
-	memset(snap, 0, sizeof(*snap));
-	snprintf(snap->device, sizeof(snap->device), "%s", dev);
-	snap->items = calloc(1, sizeof(*snap->items));
-	snap->n = 1;
-	snprintf(snap->items[0].name, sizeof(snap->items[0].name), "%s", name);
-	snprintf(snap->items[0].previous, sizeof(snap->items[0].previous), "%s", previous);
-}
-
 static void test_sessions(void **state)
 {
-	struct fx *f = *state;
+	struct store_fx *f = *state;
 	struct session_rec r = { 0 }, r2 = { 0 }, got, *list;
 	struct tune_snapshot snap, back;
 	struct err e;
 	int n;
 
-	snap_one(&snap, "loop0", "scheduler", "mq-deadline");
+	store_fx_snapshot(&snap, "loop0", "scheduler", "mq-deadline");
 	snprintf(r.device, sizeof(r.device), "loop0");
 	r.created_at = 100;
 	r.ttl_s = 600;
@@ -227,9 +184,10 @@ static void test_sessions(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_open, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_audit_written_ahead, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sessions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open, store_fx_setup, store_fx_teardown),
+		cmocka_unit_test_setup_teardown(test_audit_written_ahead, store_fx_setup,
+		                                store_fx_teardown),
+		cmocka_unit_test_setup_teardown(test_sessions, store_fx_setup, store_fx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

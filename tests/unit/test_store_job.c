@@ -9,43 +9,11 @@
 #include <string.h>
 
 #include "db.h"
-#include "store.h"
-#include "testutil.h"
+#include "storetest.h"
 #include "wire.h"
 
-struct fx {
-	char *root;
-	char path[512];
-	struct store *s;
-};
-
-static int setup(void **state)
-{
-	struct fx *f = calloc(1, sizeof(*f));
-	struct err e;
-
-	f->root = tu_tmpdir();
-	snprintf(f->path, sizeof(f->path), "%s/agent.db", f->root);
-	err_clear(&e);
-	if (store_open(&f->s, f->path, &e))
-		fail_msg("store_open: %s", e.msg);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-
-	store_close(f->s);
-	tu_rmrf(f->root);
-	free(f->root);
-	free(f);
-	return 0;
-}
-
 /* Insert a queued job decoded from body at created_at; returns its id. */
-static int64_t insert(struct fx *f, const char *body, double created_at)
+static int64_t insert(struct store_fx *f, const char *body, double created_at)
 {
 	json_t *j = json_loads(body, 0, NULL);
 	struct job_spec spec;
@@ -63,7 +31,7 @@ static int64_t insert(struct fx *f, const char *body, double created_at)
 	return id;
 }
 
-static void get(struct fx *f, int64_t id, struct job_rec *r)
+static void get(struct store_fx *f, int64_t id, struct job_rec *r)
 {
 	struct err e;
 
@@ -75,19 +43,23 @@ static void get(struct fx *f, int64_t id, struct job_rec *r)
 /* A device's parameters as sysfs reads them: an integer, a scheduler, an enum, a text. */
 static void params_fill(struct params *ps, struct param *p)
 {
+	static const struct {
+		const char *name, *value;
+		enum param_kind kind;
+	} t[4] = {
+		{ "nr_requests", "64", PARAM_INT },
+		{ "scheduler", "mq-deadline", PARAM_SCHED },
+		{ "rq_affinity", "1", PARAM_ENUM },
+		{ "write_cache", "write back", PARAM_TEXT },
+	};
+	int i;
+
 	memset(p, 0, 4 * sizeof(*p));
-	snprintf(p[0].name, sizeof(p[0].name), "nr_requests");
-	p[0].kind = PARAM_INT;
-	snprintf(p[0].value, sizeof(p[0].value), "64");
-	snprintf(p[1].name, sizeof(p[1].name), "scheduler");
-	p[1].kind = PARAM_SCHED;
-	snprintf(p[1].value, sizeof(p[1].value), "mq-deadline");
-	snprintf(p[2].name, sizeof(p[2].name), "rq_affinity");
-	p[2].kind = PARAM_ENUM;
-	snprintf(p[2].value, sizeof(p[2].value), "1");
-	snprintf(p[3].name, sizeof(p[3].name), "write_cache");
-	p[3].kind = PARAM_TEXT;
-	snprintf(p[3].value, sizeof(p[3].value), "write back");
+	for (i = 0; i < 4; i++) {
+		snprintf(p[i].name, sizeof(p[i].name), "%s", t[i].name);
+		snprintf(p[i].value, sizeof(p[i].value), "%s", t[i].value);
+		p[i].kind = t[i].kind;
+	}
 	ps->n = 4;
 	ps->p = p;
 }
@@ -104,7 +76,7 @@ static const struct store_value *value(const struct job_rec *r, const char *name
 
 static void test_life(void **state)
 {
-	struct fx *f = *state;
+	struct store_fx *f = *state;
 	static const char raw1[] = "{\"fio\":1}\0tail";
 	struct param pa[4];
 	struct params ps;
@@ -226,7 +198,7 @@ static void test_life(void **state)
 
 static void test_cancel_queued(void **state)
 {
-	struct fx *f = *state;
+	struct store_fx *f = *state;
 	int64_t queued, running;
 	struct job_rec r;
 	struct err e;
@@ -250,18 +222,7 @@ static void test_cancel_queued(void **state)
 	store_job_rec_release(&r);
 }
 
-static void snap_set(struct tune_snapshot *snap, const char *dev, const char *name,
-                     const char *previous)
-{
-	memset(snap, 0, sizeof(*snap));
-	snprintf(snap->device, sizeof(snap->device), "%s", dev);
-	snap->items = calloc(1, sizeof(*snap->items));
-	snap->n = 1;
-	snprintf(snap->items[0].name, sizeof(snap->items[0].name), "%s", name);
-	snprintf(snap->items[0].previous, sizeof(snap->items[0].previous), "%s", previous);
-}
-
-static bool has_restore(struct fx *f, int64_t id)
+static bool has_restore(struct store_fx *f, int64_t id)
 {
 	struct tune_snapshot back;
 	bool found = true;
@@ -276,7 +237,7 @@ static bool has_restore(struct fx *f, int64_t id)
 /* Restore points, and what a session's restore and a request's write do to running jobs. */
 static void test_restore_points(void **state)
 {
-	struct fx *f = *state;
+	struct store_fx *f = *state;
 	struct tune_snapshot snap, back;
 	int64_t before, inside, other, queued;
 	struct job_rec r;
@@ -292,12 +253,12 @@ static void test_restore_points(void **state)
 	assert_int_equal(store_job_start(f->s, inside, 300, &e), 0);
 	assert_int_equal(store_job_start(f->s, other, 300, &e), 0);
 	assert_false(has_restore(f, before)); /* none recorded yet: nothing to release */
-	snap_set(&snap, "loop0", "nr_requests", "64");
+	store_fx_snapshot(&snap, "loop0", "nr_requests", "64");
 	assert_int_equal(store_job_set_restore(f->s, before, &snap, &e), 0);
 	assert_int_equal(store_job_set_restore(f->s, inside, &snap, &e), 0);
 	assert_int_equal(store_job_set_restore(f->s, queued, &snap, &e), 0);
 	tune_snapshot_release(&snap);
-	snap_set(&snap, "loop1", "read_ahead_kb", "128");
+	store_fx_snapshot(&snap, "loop1", "read_ahead_kb", "128");
 	assert_int_equal(store_job_set_restore(f->s, other, &snap, &e), 0);
 	assert_int_equal(store_job_set_restore(f->s, 999, &snap, &e), -ENOENT);
 	tune_snapshot_release(&snap);
@@ -335,7 +296,7 @@ static void test_restore_points(void **state)
 }
 
 /* Run job id to state at finished_at, with its params snapshot (nr_requests = nr). */
-static void finish(struct fx *f, int64_t id, enum job_state state, double finished_at,
+static void finish(struct store_fx *f, int64_t id, enum job_state state, double finished_at,
                    const char *nr)
 {
 	struct param pa[4];
@@ -365,7 +326,7 @@ static const char *ids(struct job_rec *list, int n)
 	return out;
 }
 
-static const char *results(struct fx *f, const struct result_filter *filter)
+static const char *results(struct store_fx *f, const struct result_filter *filter)
 {
 	struct job_rec *list;
 	struct err e;
@@ -379,7 +340,7 @@ static const char *results(struct fx *f, const struct result_filter *filter)
 
 static void test_results(void **state)
 {
-	struct fx *f = *state;
+	struct store_fx *f = *state;
 	struct result_filter flt;
 	struct job_rec *list;
 	int64_t counts[JOB_N_STATES];
@@ -465,7 +426,7 @@ static void test_results(void **state)
  * engine and loops in spec. */
 static void test_unreadable_spec(void **state)
 {
-	struct fx *f = *state;
+	struct store_fx *f = *state;
 	struct job_rec r;
 	struct db *d;
 	struct err e;
@@ -488,11 +449,14 @@ static void test_unreadable_spec(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_life, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_cancel_queued, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_restore_points, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_results, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unreadable_spec, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_life, store_fx_setup, store_fx_teardown),
+		cmocka_unit_test_setup_teardown(test_cancel_queued, store_fx_setup,
+		                                store_fx_teardown),
+		cmocka_unit_test_setup_teardown(test_restore_points, store_fx_setup,
+		                                store_fx_teardown),
+		cmocka_unit_test_setup_teardown(test_results, store_fx_setup, store_fx_teardown),
+		cmocka_unit_test_setup_teardown(test_unreadable_spec, store_fx_setup,
+		                                store_fx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
