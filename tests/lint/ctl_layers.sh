@@ -107,7 +107,7 @@ declare -A rank=(
 	[main]=10
 )
 declare -A group=(
-	[wire_job]=wire [job_check]=job
+	[http]=httpd [wire_job]=wire [job_check]=job
 	[store_job]=store [store_metrics]=store [store_priv]=store
 	[api_jobs]=api [api_metrics]=api [api_priv]=api
 )
