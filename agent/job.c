@@ -1,5 +1,5 @@
-/* job.c -- benchmark jobs: spec checks, the FIFO queue and its worker, loops, progress, cancel,
- * recovery. Specs arrive decoded (struct job_spec) and are run as they are. */
+/* job.c -- benchmark jobs: the FIFO queue and its worker, loops, progress, cancel, recovery.
+ * Specs arrive decoded (struct job_spec), checked by job_check.c, and are run as they are. */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -140,197 +139,28 @@ static struct job *queue_remove(struct jobq *q, int64_t id)
 	return NULL;
 }
 
-static bool path_under(const char *path, const char *dir)
+/* Whether the running job has its filesystem on dev: the device checks of a job for dev then
+ * wait for its start (mkfs cannot dry-run on the mounted device). */
+static bool fs_held(struct jobq *q, const char *dev)
 {
-	size_t n = strlen(dir);
-
-	if (n == 1 && dir[0] == '/')
-		return true;
-	return !strncmp(path, dir, n) && (path[n] == '/' || path[n] == '\0');
-}
-
-/* Resolve and check a job directory: it must exist and lie under an --allow-dir. */
-static int directory_check(const struct jobq_env *env, const char *dir, char *real, size_t len,
-                           struct err *e)
-{
-	char buf[PATH_MAX];
-	struct stat st;
-	int i;
-
-	if (dir[0] != '/')
-		return err_set(e, -EINVAL, "bad_request",
-		               "directory: '%.*s' is not an absolute path", utf8_cut(dir, 200),
-		               dir);
-	if (!realpath(dir, buf) || stat(buf, &st) < 0 || !S_ISDIR(st.st_mode))
-		return err_set(e, -EINVAL, "bad_request", "directory: '%.*s' is not a directory",
-		               utf8_cut(dir, 200), dir);
-	for (i = 0; i < env->n_allow_dirs; i++) {
-		if (path_under(buf, env->allow_dirs[i])) {
-			snprintf(real, len, "%s", buf);
-			return 0;
-		}
-	}
-	return err_set(e, -EPERM, "dir_not_allowed",
-	               "directory: '%.*s' is not under an --allow-dir of this agent",
-	               utf8_cut(buf, 200), buf);
-}
-
-/* Whether --allow-format lets jobs make a filesystem on dev (an allowlisted device). */
-static bool format_allowed(const struct jobq_env *env, const char *dev)
-{
-	int i;
-
-	if (env->allow_format_all)
-		return true;
-	for (i = 0; i < env->n_allow_format; i++)
-		if (!strcmp(env->allow_format[i], dev))
-			return true;
-	return false;
-}
-
-/* A job with a filesystem: allowed on the device, the device free, the options in their
- * tables and accepted by the kernel's parser, the tools there, and mkfs's dry run. A device
- * whose filesystem the running job holds is checked again when the job starts. */
-static int fs_check(struct jobq *q, struct job_spec *spec, struct jobfs_made *would, struct err *e)
-{
-	const struct jobq_env *env = &q->env;
-	char why[300], **argv = NULL, dev[80];
 	bool held;
-	int rc;
 
-	if (spec->directory)
-		return err_set(e, -EINVAL, "bad_request",
-		               "directory: a job with a filesystem runs in the filesystem (mounted "
-		               "by the agent): give directory or filesystem, not both");
-	if (!format_allowed(env, spec->device))
-		return err_set(
-		        e, -EPERM, "format_not_allowed",
-		        "filesystem: this agent may not make a filesystem on '%s': start it "
-		        "with --allow-format=%s (or --allow-format for every --allow-device)",
-		        spec->device, spec->device);
 	pthread_mutex_lock(&q->lock);
-	held = q->running_id && !strcmp(q->fs_device, spec->device);
+	held = q->running_id && !strcmp(q->fs_device, dev);
 	pthread_mutex_unlock(&q->lock);
-	if (!held && sysfs_device_in_use(env->fs, spec->device, why, sizeof(why)))
-		return err_set(e, -EBUSY, "device_refused",
-		               "refusing to make a filesystem on '%s': %s (mkfs would destroy its "
-		               "data)",
-		               spec->device, why);
-	rc = fsopt_mkfs_check(spec->fs, e);
-	if (rc == 0)
-		rc = jobfs_mount_check(spec->fs->type, spec->fs->mount, e);
-	if (rc == 0)
-		rc = jobfs_tools_available(spec->fs->type, e);
-	if (rc)
-		return rc;
-	if (!held)
-		return jobfs_dry_run(&q->jobfs, spec->device, spec->fs, would, e);
-	/* mkfs cannot dry-run on a mounted device: the command only, checked again at start. */
-	memset(would, 0, sizeof(*would));
-	snprintf(dev, sizeof(dev), "/dev/%s", spec->device);
-	rc = fsopt_mkfs_argv(spec->fs, dev, true, &argv, e);
-	for (int i = 0; rc == 0 && argv[i]; i++)
-		snprintf(would->mkfs_argv + strlen(would->mkfs_argv),
-		         sizeof(would->mkfs_argv) - strlen(would->mkfs_argv), "%s%s", i ? " " : "",
-		         argv[i]);
-	engine_argv_free(argv);
-	return rc;
-}
-
-static int check(struct jobq *q, struct job_spec *spec, struct jobfs_made *would, struct err *e)
-{
-	const struct jobq_env *env = &q->env;
-	const struct engine *eng = spec->engine;
-	struct engine_target t;
-	char real[PATH_MAX], why[300], work[32];
-	char **argv = NULL;
-	int rc, id;
-
-	if (!sysfs_device_name_ok(spec->device) || sysfs_device_check(env->fs, spec->device, NULL))
-		return err_set(e, -EINVAL, "bad_request", "device: no block device '%.*s'",
-		               utf8_cut(spec->device, 64), spec->device);
-	if (!eng)
-		return err_set(e, -EINVAL, "bad_request",
-		               "engine: expected one of fio, dd, bonnie, iozone");
-	/* Every engine object given must be valid, even those not selected. */
-	for (id = 0; id < ENGINE_COUNT; id++) {
-		const struct engine *other = engine_by_id(id);
-
-		if (!spec->opts.given[id] && other != eng)
-			continue;
-		rc = other->check(&spec->opts, e);
-		if (rc)
-			return rc;
-	}
-	if (!sysfs_device_allowed(env->fs, spec->device))
-		return err_set(e, -EBUSY, "device_refused",
-		               "device '%s' is not in the agent's --allow-device list: it may not "
-		               "be benchmarked",
-		               spec->device);
-	if (spec->fs) {
-		rc = fs_check(q, spec, would, e);
-		if (rc)
-			return rc;
-	} else if (spec->directory) {
-		rc = directory_check(env, spec->directory, real, sizeof(real), e);
-		if (rc)
-			return rc;
-		free(spec->directory);
-		spec->directory = xstrdup(real);
-	} else if (eng->needs_directory) {
-		return err_set(e, -EINVAL, "bad_request", "directory: required by engine %s",
-		               eng->name);
-	} else if (sysfs_device_in_use(env->fs, spec->device, why, sizeof(why))) {
-		return err_set(e, -EBUSY, "device_refused",
-		               "refusing a raw-device job on '%s': %s (writing to it would destroy "
-		               "data); give a directory instead",
-		               spec->device, why);
-	}
-	if (spec->params.n) {
-		rc = tune_validate(env->tune, spec->device, spec->params.items, spec->params.n, e);
-		if (rc)
-			return rc;
-	}
-	rc = engine_available(eng, env->fio_path, e);
-	if (rc)
-		return rc;
-	/* Build the argv once now, so a bad combination is a 400, not a failed pass. */
-	snprintf(real, sizeof(real), "/dev/%s", spec->device);
-	snprintf(work, sizeof(work), "ft-check");
-	t.exe = engine_exe(eng, env->fio_path);
-	t.device_path = real;
-	t.directory = spec->fs ? "/fs/job-0" : spec->directory; /* the mount point's shape */
-	t.work_name = work;
-	rc = eng->argv_build(&spec->opts, &t, &argv, e);
-	engine_argv_free(argv);
-	return rc;
+	return held;
 }
 
 int job_check(struct jobq *q, struct job_spec *spec, struct err *e)
 {
 	struct jobfs_made would;
 
-	return check(q, spec, &would, e);
+	return job_spec_dry_run(&q->env, spec, fs_held(q, spec->device), &would, e);
 }
 
 int job_dry_run(struct jobq *q, struct job_spec *spec, struct jobfs_made *would, struct err *e)
 {
-	memset(would, 0, sizeof(*would));
-	return check(q, spec, would, e);
-}
-
-void job_metrics(const struct job_spec *spec, struct metric_names *out)
-{
-	out->n = 0;
-	if (spec->engine)
-		spec->engine->metrics_list(&spec->opts, out);
-}
-
-double job_expected_runtime_s(const struct job_spec *spec)
-{
-	if (!spec->engine)
-		return 0;
-	return spec->loops * spec->engine->expected_runtime_s(&spec->opts);
+	return job_spec_dry_run(&q->env, spec, fs_held(q, spec->device), would, e);
 }
 
 int job_submit(struct jobq *q, struct job_spec *spec, int64_t *id, struct err *e)

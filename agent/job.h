@@ -67,6 +67,13 @@ int job_check(struct jobq *q, struct job_spec *spec, struct err *e);
 struct jobfs_made;
 /* job_check(), also giving what mkfs's dry run says it would make (for ?dry_run=true). */
 int job_dry_run(struct jobq *q, struct job_spec *spec, struct jobfs_made *would, struct err *e);
+/* job_check() with what a queue would be given, without a queue (job_check.c). */
+int job_spec_check(const struct jobq_env *env, struct job_spec *spec, struct err *e);
+/* job_spec_check(), and with held (the running job has its filesystem on the device) the
+ * device checks of a filesystem left to the job's start; would (not NULL) gets what mkfs's
+ * dry run says it would make. */
+int job_spec_dry_run(const struct jobq_env *env, struct job_spec *spec, bool held,
+                     struct jobfs_made *would, struct err *e);
 /* The metrics every pass of spec reports (the engine's list for its options). */
 void job_metrics(const struct job_spec *spec, struct metric_names *out);
 /* loops x the engine's expected seconds per pass; 0 if the engine cannot tell. */

@@ -588,15 +588,14 @@ out:
 	return rc;
 }
 
-int jobfs_dry_run(struct jobfs *j, const char *device, const struct fs_spec *spec,
-                  struct jobfs_made *m, struct err *e)
+int jobfs_dry_run(const char *device, const struct fs_spec *spec, struct jobfs_made *m,
+                  struct err *e)
 {
 	struct buf out = BUF_INIT, errout = BUF_INIT;
 	struct fs_mount mnt;
 	char devpath[96], why[256], **argv = NULL;
 	int rc, status;
 
-	(void)j;
 	memset(m, 0, sizeof(*m));
 	m->type = spec->type;
 	snprintf(m->device, sizeof(m->device), "%s", device);

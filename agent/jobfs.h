@@ -81,8 +81,8 @@ int jobfs_unmake(struct jobfs *j, struct jobfs_made *made);
  * "invalid_fs_option" for the tables and the kernel's refusal, "fs_failed" when mkfs's dry run
  * fails ("mkfs.xfs -N: ..."), "engine_unavailable" when a tool is missing.
  */
-int jobfs_dry_run(struct jobfs *j, const char *device, const struct fs_spec *spec,
-                  struct jobfs_made *out, struct err *e);
+int jobfs_dry_run(const char *device, const struct fs_spec *spec, struct jobfs_made *out,
+                  struct err *e);
 
 /* filesystem.mount judged by the tables (fsopt_mount_parse) and then by the kernel's own parser
  * of each option (fsopen + fsconfig, nothing created; skipped without CAP_SYS_ADMIN). */
