@@ -24,6 +24,7 @@
 #include "sweepdoc.h"
 #include "timeutil.h"
 #include "verdict.h"
+#include "words.h"
 #include "version.h"
 #include "xmalloc.h"
 #include "banned.h"
@@ -403,7 +404,7 @@ static int sweep_close(struct sweep *s, struct runner *r, struct ctlstore *st, i
 		struct buf why = BUF_INIT;
 
 		/* Nothing to compare: not a success (the table says why, node by node). */
-		report_best_summary(s, &why);
+		words_best_summary(s, &why);
 		err_set(e, -EIO, "no_best", "sweep %lld: %s", (long long)s->id, why.data);
 		buf_release(&why);
 		code = 1;

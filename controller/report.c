@@ -12,10 +12,9 @@
 #include "report.h"
 #include "strategy.h"
 #include "timeutil.h"
+#include "words.h"
 #include "xmalloc.h"
 #include "banned.h"
-
-#define COLS_MAX 32
 
 int report_format_parse(const char *s, enum report_format *out)
 {
@@ -31,45 +30,6 @@ int report_format_parse(const char *s, enum report_format *out)
 	return -EINVAL;
 }
 
-static const char *role_name(enum point_role r)
-{
-	static const char *const names[] = { "baseline", "candidate", "final" };
-
-	return names[r];
-}
-
-static const char *node_state_name(enum node_state st)
-{
-	static const char *const names[] = { "pending", "ok", "failed", "cancelled", "dropped" };
-
-	return names[st];
-}
-
-/* Node k of point p's comparison, or NULL when the point has none. */
-static const struct effect_node *fx_node(const struct point *p, int k)
-{
-	return k < p->fx.nnodes ? &p->fx.nodes[k] : NULL;
-}
-
-/* A decision's code, as CSV and JSON carry it ("" for none). */
-static const char *decision_code(enum effect_decision d)
-{
-	return d == EFFECT_NA ? "" : effect_decision_name(d);
-}
-
-/* A row's decision in words. */
-static const char *decision_words(enum effect_decision d)
-{
-	static const char *const names[] = { "",
-		                             "significant gain",
-		                             "significant loss",
-		                             "no real difference",
-		                             "inconclusive",
-		                             "nodes disagree" };
-
-	return (unsigned)d < sizeof(names) / sizeof(names[0]) ? names[d] : "";
-}
-
 /* Display width of UTF-8 text: code points, not bytes. */
 static int text_width(const char *s)
 {
@@ -81,55 +41,6 @@ static int text_width(const char *s)
 	return w;
 }
 
-/* A signed figure with a real minus sign: "+1.5", "−2.0". */
-static void signed_fmt(struct buf *b, double v)
-{
-	if (v < 0 && fabs(v) >= 0.05)
-		buf_printf(b, "\u2212%.1f", -v);
-	else
-		buf_printf(b, "+%.1f", fabs(v));
-}
-
-/* "+1.5 % [−0.2, +3.1]": a Δ with its CI, when known. */
-static void delta_ci(struct buf *b, double delta_pct, double lo, double hi)
-{
-	if (isnan(delta_pct))
-		return;
-	signed_fmt(b, delta_pct);
-	buf_puts(b, " %");
-	if (!isnan(lo) && !isnan(hi)) {
-		buf_puts(b, " [");
-		signed_fmt(b, lo);
-		buf_puts(b, ", ");
-		signed_fmt(b, hi);
-		buf_puts(b, "]");
-	}
-}
-
-/* The value shown for one parameter of a point: "975→919" when a node adjusted it. */
-static void param_cell(const struct sweep *s, const struct point *p, const char *name,
-                       struct buf *b)
-{
-	const struct setting *req = config_get(&p->cfg, name);
-	int i, j;
-
-	if (!req) {
-		buf_puts(b, "-");
-		return;
-	}
-	buf_puts(b, req->value);
-	for (i = 0; i < s->plan.nnodes; i++) {
-		const struct node_result *r = &p->nodes[i];
-
-		for (j = 0; j < r->applied.n; j++) {
-			if (strcmp(r->applied.s[j].name, name) || !(r->adjusted_mask & (1u << j)))
-				continue;
-			buf_printf(b, "\u2192%s", r->applied.s[j].value);
-			return;
-		}
-	}
-}
-
 static void node_cell(const struct point *p, const struct node_result *r, struct buf *b)
 {
 	if (r->state == NODE_DROPPED) {
@@ -137,12 +48,13 @@ static void node_cell(const struct point *p, const struct node_result *r, struct
 		return;
 	}
 	if (r->sum.n == 0) {
-		buf_puts(b, r->state == NODE_PENDING ? "-" : node_state_name(r->state));
+		buf_puts(b, r->state == NODE_PENDING ? "-" : sweep_node_state_code(r->state));
 		return;
 	}
 	buf_printf(b, "%.1f \u00b1 %.1f", r->sum.mean, r->sum.stdev);
 	if (r->state != NODE_OK)
-		buf_printf(b, " (%s %d/%d)", node_state_name(r->state), r->npasses, p->loops_run);
+		buf_printf(b, " (%s %d/%d)", sweep_node_state_code(r->state), r->npasses,
+		           p->loops_run);
 }
 
 static void delta_cell(const struct point *p, struct buf *b)
@@ -151,83 +63,7 @@ static void delta_cell(const struct point *p, struct buf *b)
 		buf_puts(b, "baseline");
 		return;
 	}
-	delta_ci(b, p->delta_pct, p->ci_low_pct, p->ci_high_pct);
-}
-
-/* At most this many disagreeing nodes are named in a table cell (JSON names them all). */
-#define NAMED_MAX 6
-
-/* "node17, node43 differ: −8.0 %, −11.0 %": the nodes a heterogeneous decision names, with
- * their own Δ (names[k] is node k's name). */
-static void disagree_words(const struct effect *fx, char *const *names, struct buf *out)
-{
-	int i, n = fx->ndisagree < NAMED_MAX ? fx->ndisagree : NAMED_MAX;
-
-	for (i = 0; i < n; i++)
-		buf_printf(out, "%s%s", i ? ", " : "", names[fx->disagree[i]]);
-	if (fx->ndisagree > n)
-		buf_printf(out, " and %d more", fx->ndisagree - n);
-	buf_puts(out, fx->ndisagree == 1 ? " differs: " : " differ: ");
-	for (i = 0; i < n; i++) {
-		buf_puts(out, i ? ", " : "");
-		signed_fmt(out, fx->nodes[fx->disagree[i]].delta_pct);
-		buf_puts(out, " %");
-	}
-}
-
-/* A comparison's decision in words: what the table's verdict cell and the JSON's
- * verdict_text say. Disagreeing nodes are named; an inconclusive row that noise explains
- * says how many loops would decide it. */
-static void decision_text(const struct effect *fx, enum effect_decision d, char *const *names,
-                          struct buf *out)
-{
-	buf_puts(out, decision_words(d));
-	if (d == EFFECT_HETEROGENEOUS && fx->ndisagree > 0) {
-		buf_puts(out, ": ");
-		disagree_words(fx, names, out);
-	} else if (d == EFFECT_INCONCLUSIVE && fx->noisy && fx->loops_needed > 0) {
-		buf_printf(out, " (too noisy: ~%d loops needed)", fx->loops_needed);
-	} else if (d == EFFECT_INCONCLUSIVE && fx->noisy && fx->loops_needed < 0 &&
-	           fx->q_p < EFFECT_ALPHA && fx->tau_pct > 0) {
-		buf_printf(out, " (nodes differ: \u03c4 %.1f %%)", fx->tau_pct);
-	}
-}
-
-/* The plan's node names, for decision_text. Caller frees the array (not the names). */
-static char **node_names(const struct plan *p)
-{
-	char **names = xcalloc((size_t)p->nnodes + 1, sizeof(char *));
-	int k;
-
-	for (k = 0; k < p->nnodes; k++)
-		names[k] = p->nodes[k].name;
-	return names;
-}
-
-/* Why a compared row has no decision: no node finished both points, or too few passes. */
-static const char *no_decision_words(const struct point *p)
-{
-	int k;
-
-	for (k = 0; k < p->fx.nnodes; k++)
-		if (p->fx.nodes[k].state == EFFECT_NODE_FEW_PASSES)
-			return "not judged: needs 2 passes or more per node";
-	return "";
-}
-
-static void verdict_cell(const struct sweep *s, const struct point *p, struct buf *b)
-{
-	char **names;
-
-	if (p->role == ROLE_FINAL)
-		buf_puts(b, "final vs original baseline: ");
-	if (p->role != ROLE_BASELINE && p->verdict == EFFECT_NA) {
-		buf_puts(b, no_decision_words(p));
-		return;
-	}
-	names = node_names(&s->plan);
-	decision_text(&p->fx, p->verdict, names, b);
-	free(names);
+	words_delta_ci(b, p->delta_pct, p->ci_low_pct, p->ci_high_pct);
 }
 
 /* The cells of every row, header first: rows[r * ncols + c]. */
@@ -268,7 +104,7 @@ static void distribution_cells(const struct sweep *s, const struct point *p, cha
 
 	for (k = 0; k < n; k++) {
 		const struct node_result *r = &p->nodes[k];
-		const struct effect_node *fx = fx_node(p, k);
+		const struct effect_node *fx = sweep_node_effect(p, k);
 
 		if (r->state == NODE_DROPPED)
 			dropped++;
@@ -297,11 +133,11 @@ static void distribution_cells(const struct sweep *s, const struct point *p, cha
 	if (nd > 0) {
 		double med = median_sort(d, nd);
 
-		signed_fmt(&b, d[0]);
+		words_signed(&b, d[0]);
 		buf_puts(&b, " / ");
-		signed_fmt(&b, med);
+		words_signed(&b, med);
 		buf_puts(&b, " / ");
-		signed_fmt(&b, d[nd - 1]);
+		words_signed(&b, d[nd - 1]);
 		buf_puts(&b, " %");
 	}
 	cells[2] = buf_detach(&b, NULL);
@@ -314,8 +150,8 @@ static void distribution_cells(const struct sweep *s, const struct point *p, cha
 
 static void grid_build(const struct sweep *s, bool dist, struct grid *g)
 {
-	char cols[COLS_MAX][PARAM_NAME_MAX];
-	int nc = plan_columns(&s->plan, cols, COLS_MAX), i, j, c;
+	char cols[PLAN_COLUMNS_MAX][PARAM_NAME_MAX];
+	int nc = plan_columns(&s->plan, cols, PLAN_COLUMNS_MAX), i, j, c;
 	const char *unit = plan_metric_unit(s->plan.metric);
 	bool spread = s->plan.nnodes > 1, adaptive = s->plan.loops_max > s->plan.loops;
 	int nodecols = dist ? DIST_COLS : s->plan.nnodes;
@@ -346,7 +182,7 @@ static void grid_build(const struct sweep *s, bool dist, struct grid *g)
 		struct buf b = BUF_INIT;
 
 		for (j = 0; j < nc; j++) {
-			param_cell(s, p, cols[j], &b);
+			words_param(s, p, cols[j], &b);
 			g->cells[c++] = buf_detach(&b, NULL);
 		}
 		if (dist) {
@@ -369,7 +205,7 @@ static void grid_build(const struct sweep *s, bool dist, struct grid *g)
 		}
 		delta_cell(p, &b);
 		g->cells[c++] = buf_detach(&b, NULL);
-		verdict_cell(s, p, &b);
+		words_verdict(s, p, &b);
 		g->cells[c++] = buf_detach(&b, NULL);
 	}
 }
@@ -393,162 +229,6 @@ static void row_print(const struct grid *g, int r, const int *w, struct buf *out
 		buf_printf(out, "| %s%*s ", t, w[c] - text_width(t), "");
 	}
 	buf_puts(out, "|\n");
-}
-
-/* "node1: why; node2: why" for the nodes of point p without a figure. */
-static void point_failures(const struct sweep *s, const struct point *p, struct buf *out)
-{
-	int k, n = 0;
-
-	for (k = 0; k < s->plan.nnodes; k++) {
-		const struct node_result *r = &p->nodes[k];
-
-		if (r->state == NODE_OK && r->npasses > 0)
-			continue;
-		buf_printf(out, "%s%s: %s", n++ ? "; " : "", s->plan.nodes[k].name,
-		           r->error[0] ? r->error : node_state_name(r->state));
-	}
-}
-
-/* The first configuration point that ran and has no figure, for "no figures". */
-static const struct point *first_failed_candidate(const struct sweep *s)
-{
-	int i, k;
-
-	for (i = 1; i < s->npoints; i++) {
-		const struct point *p = &s->points[i];
-
-		if (p->role == ROLE_BASELINE)
-			continue;
-		for (k = 0; k < s->plan.nnodes; k++)
-			if (p->nodes[k].state == NODE_FAILED || p->nodes[k].state == NODE_CANCELLED)
-				return p;
-	}
-	return NULL;
-}
-
-/* Up to this many nodes are named in the best line. */
-#define BEST_NAMED_MAX 4
-
-/* "node1, node2 and node3": the used nodes of fx whose own decision is d. Returns how many
- * there are; names them when there are 1..BEST_NAMED_MAX. */
-static int nodes_with(const struct sweep *s, const struct effect *fx, enum effect_decision d,
-                      struct buf *out)
-{
-	int i, k = 0, n = 0;
-
-	for (i = 0; i < fx->nnodes; i++)
-		n += fx->nodes[i].state == EFFECT_NODE_USED && fx->nodes[i].decision == d;
-	if (n > BEST_NAMED_MAX)
-		return n;
-	for (i = 0; i < fx->nnodes; i++) {
-		if (fx->nodes[i].state != EFFECT_NODE_USED || fx->nodes[i].decision != d)
-			continue;
-		k++;
-		buf_printf(out, "%s%s",
-		           k == 1   ? ""
-		           : k == n ? " and "
-		                    : ", ",
-		           s->plan.nodes[i].name);
-	}
-	return n;
-}
-
-/* "best: CONFIG  +47.7 % (significant gain on node1 and node2)" from the parts: the nodes
- * when every node shows the gain on its own, else the fleet and those that do. */
-static void best_words(const struct sweep *s, const struct config *cfg, double delta_pct,
-                       enum effect_decision v, const struct point *p, struct buf *out)
-{
-	struct buf names = BUF_INIT;
-	int n;
-
-	buf_puts(out, "best: ");
-	config_format(cfg, out);
-	buf_puts(out, "  ");
-	signed_fmt(out, delta_pct);
-	buf_printf(out, " %% (%s", decision_words(v));
-	if (!p || !s) {
-		buf_puts(out, ")\n");
-		return;
-	}
-	n = nodes_with(s, &p->fx, EFFECT_GAIN, &names);
-	if (n == p->fx.nused && names.len)
-		buf_printf(out, " on %s", names.data);
-	else if (n == p->fx.nused)
-		buf_printf(out, " on all %d nodes", n);
-	else if (names.len)
-		buf_printf(out, " on the fleet of %d nodes; on %s own: %s", p->fx.nused,
-		           n == 1 ? "its" : "their", names.data);
-	else
-		buf_printf(out, " on the fleet of %d nodes; %d of them show it on their own",
-		           p->fx.nused, n);
-	buf_puts(out, ")\n");
-	buf_release(&names);
-}
-
-/* The best line; details: each node's error where there is no best. */
-static void best_line(const struct sweep *s, bool details, struct buf *out)
-{
-	const struct point *p;
-
-	switch (s->outcome) {
-	case OUTCOME_BEST:
-		p = &s->points[s->best];
-		best_words(s, &p->cfg, p->delta_pct, p->verdict, p, out);
-		return;
-	case OUTCOME_BASELINE_FAILED:
-		buf_puts(out, "no best: the baseline failed on every node");
-		if (details && s->npoints) {
-			buf_puts(out, " (");
-			point_failures(s, &s->points[0], out);
-			buf_puts(out, ")");
-		}
-		buf_puts(out, "\n");
-		return;
-	case OUTCOME_NO_FIGURES:
-		buf_puts(out, "no best: no configuration produced a figure to compare with the "
-		              "baseline");
-		p = details ? first_failed_candidate(s) : NULL;
-		if (p) {
-			buf_printf(out, " (point %d: ", p->index + 1);
-			point_failures(s, p, out);
-			buf_puts(out, ")");
-		}
-		buf_puts(out, "\n");
-		return;
-	case OUTCOME_PENDING:
-	case OUTCOME_BASELINE:
-		break;
-	}
-	buf_puts(out, "best: the baseline (no configuration gave a significant gain)\n");
-}
-
-void report_best_line(const struct sweep *s, struct buf *out)
-{
-	best_line(s, true, out);
-}
-
-void report_best_summary(const struct sweep *s, struct buf *out)
-{
-	best_line(s, false, out);
-	if (out->len && out->data[out->len - 1] == '\n')
-		out->data[--out->len] = '\0';
-}
-
-/* One warning in words. */
-static void warning_words(const struct sweep *s, const struct sweep_warning *w, struct buf *out)
-{
-	switch (w->code) {
-	case WARNING_NODE_OFFSET:
-		buf_printf(out,
-		           "%s is consistently %.1f %% %s %s (%d of %d points): check its hardware "
-		           "before trusting fleet-wide verdicts",
-		           s->plan.nodes[w->node].name, fabs(w->offset_pct),
-		           w->offset_pct > 0 ? "above" : "below",
-		           w->other >= 0 ? s->plan.nodes[w->other].name : "the other nodes",
-		           w->npoints, w->npoints);
-		break;
-	}
 }
 
 /* "5 loops", or "3\u201320 loops" for adaptive loops. */
@@ -590,42 +270,6 @@ static void table_head(const struct grid *g, const int *w, bool markdown, struct
 			buf_puts(out, "-");
 	}
 	buf_puts(out, "|\n");
-}
-
-/* The job already does direct I/O: its engine options set "direct" to true or 1. */
-static bool job_direct(const struct plan *p)
-{
-	json_t *o = p->engine_json ? json_loads(p->engine_json, 0, NULL) : NULL;
-	json_t *d = json_object_get(o, "direct");
-	bool direct = json_is_true(d) || (json_is_integer(d) && json_integer_value(d) != 0);
-
-	json_decref(o);
-	return direct;
-}
-
-/* The noise line (without "noise: " and the newline), when some row cannot resolve
- * min_effect: how much the passes vary, which rows, and what would decide them. */
-static void noise_words(const struct sweep *s, struct buf *out)
-{
-	const struct sweep_noise *ns = &s->noise;
-	double m = s->plan.min_effect_pct;
-
-	buf_printf(out,
-	           "passes vary by up to %.1f %%; %d of %d row%s cannot tell a %g %% difference "
-	           "(the smallest %s detect%s is %.1f %%)",
-	           ns->cv_pct, ns->nnoisy, ns->nrows, ns->nrows == 1 ? "" : "s", m,
-	           ns->nnoisy == 1 ? "it" : "they", ns->nnoisy == 1 ? "s" : "", ns->mde_pct);
-	if (ns->loops_needed > 0)
-		buf_printf(out,
-		           ". Deciding %g %% needs about %d loops per point, or a quieter job: "
-		           "longer runtime_s%s",
-		           m, ns->loops_needed, job_direct(&s->plan) ? "" : ", direct I/O");
-	if (ns->nunreachable > 0)
-		buf_printf(
-		        out,
-		        ". In %d row%s the nodes' own effects differ (\u03c4 up to %.1f %%), which "
-		        "more loops do not resolve: look at the nodes",
-		        ns->nunreachable, ns->nunreachable == 1 ? "" : "s", ns->tau_pct);
 }
 
 /* Column widths over every row of g. Caller frees. */
@@ -752,15 +396,15 @@ static void table_render(const struct sweep *s, bool markdown, bool all_nodes, s
 		table_head(&g, w, markdown, out);
 	buf_puts(out, "\n");
 	race_lines(s, out);
-	report_best_line(s, out);
+	words_best_line(s, out);
 	if (s->noise.nnoisy > 0) {
 		buf_puts(out, "noise: ");
-		noise_words(s, out);
+		words_noise(s, out);
 		buf_puts(out, "\n");
 	}
 	for (i = 0; i < s->nwarnings; i++) {
 		buf_puts(out, "warning: ");
-		warning_words(s, &s->warnings[i], out);
+		words_warning(s, &s->warnings[i], out);
 		buf_puts(out, "\n");
 	}
 	free(w);
@@ -792,8 +436,8 @@ static void csv_num(struct buf *out, double v)
 /* One line per point and node, with every pass, for spreadsheets. */
 static void csv_render(const struct sweep *s, struct buf *out)
 {
-	char cols[COLS_MAX][PARAM_NAME_MAX];
-	int nc = plan_columns(&s->plan, cols, COLS_MAX), i, j, k;
+	char cols[PLAN_COLUMNS_MAX][PARAM_NAME_MAX];
+	int nc = plan_columns(&s->plan, cols, PLAN_COLUMNS_MAX), i, j, k;
 
 	buf_puts(out, "sweep,point,role,axis");
 	for (j = 0; j < nc; j++) {
@@ -808,28 +452,28 @@ static void csv_render(const struct sweep *s, struct buf *out)
 
 		for (k = 0; k < s->plan.nnodes; k++) {
 			const struct node_result *r = &p->nodes[k];
-			const struct effect_node *nd = fx_node(p, k);
+			const struct effect_node *nd = sweep_node_effect(p, k);
 			struct buf cell = BUF_INIT;
 
 			buf_printf(out, "%lld,%d,%s,%d", (long long)s->id, p->index,
-			           role_name(p->role), p->axis);
+			           sweep_role_code(p->role), p->axis);
 			for (j = 0; j < nc; j++) {
 				buf_puts(out, ",");
 				buf_reset(&cell);
-				param_cell(s, p, cols[j], &cell);
+				words_param(s, p, cols[j], &cell);
 				csv_field(out, cell.data ? cell.data : "");
 			}
 			buf_puts(out, ",");
 			csv_field(out, s->plan.nodes[k].name);
-			buf_printf(out, ",%s,%d", node_state_name(r->state), r->sum.n);
+			buf_printf(out, ",%s,%d", sweep_node_state_code(r->state), r->sum.n);
 			csv_num(out, r->sum.n ? r->sum.mean : NAN);
 			csv_num(out, r->sum.n ? r->sum.stdev : NAN);
 			csv_num(out, r->delta_pct);
 			csv_num(out, r->ci_low_pct);
 			csv_num(out, r->ci_high_pct);
-			buf_printf(out, ",%s", decision_code(r->verdict));
+			buf_printf(out, ",%s", words_decision_code(r->verdict));
 			csv_num(out, p->delta_pct);
-			buf_printf(out, ",%s", decision_code(p->verdict));
+			buf_printf(out, ",%s", words_decision_code(p->verdict));
 			csv_num(out, p->ci_low_pct);
 			csv_num(out, p->ci_high_pct);
 			csv_num(out, p->fx.nused ? p->fx.tau_pct : NAN);
@@ -958,7 +602,7 @@ static json_t *node_json(const struct sweep *s, const struct point *p, int k)
 	int j;
 
 	json_object_set_new(o, "node", json_string(s->plan.nodes[k].name));
-	json_object_set_new(o, "state", json_string(node_state_name(r->state)));
+	json_object_set_new(o, "state", json_string(sweep_node_state_code(r->state)));
 	for (j = 0; j < r->npasses; j++)
 		json_array_append_new(passes, json_real(r->passes[j]));
 	json_object_set_new(o, "passes", passes);
@@ -986,8 +630,8 @@ static json_t *node_json(const struct sweep *s, const struct point *p, int k)
 	json_object_set_new(o, "ci_high_pct", num_or_null(r->ci_high_pct));
 	json_object_set_new(o, "verdict",
 	                    r->verdict == EFFECT_NA ? json_null()
-	                                            : json_string(decision_code(r->verdict)));
-	effect_node_json(fx_node(p, k), o);
+	                                            : json_string(words_decision_code(r->verdict)));
+	effect_node_json(sweep_node_effect(p, k), o);
 	json_object_set_new(o, "error", r->error[0] ? json_string(r->error) : json_null());
 	return o;
 }
@@ -1016,11 +660,11 @@ static json_t *race_json(const struct race_mark *m)
 static json_t *point_json(const struct sweep *s, const struct point *p)
 {
 	json_t *o = json_object(), *nodes = json_array(), *cells = json_object();
-	char cols[COLS_MAX][PARAM_NAME_MAX];
-	int nc = plan_columns(&s->plan, cols, COLS_MAX), k;
+	char cols[PLAN_COLUMNS_MAX][PARAM_NAME_MAX];
+	int nc = plan_columns(&s->plan, cols, PLAN_COLUMNS_MAX), k;
 
 	json_object_set_new(o, "index", json_integer(p->index));
-	json_object_set_new(o, "role", json_string(role_name(p->role)));
+	json_object_set_new(o, "role", json_string(sweep_role_code(p->role)));
 	json_object_set_new(o, "axis", p->axis >= 0 ? json_integer(p->axis) : json_null());
 	json_object_set_new(o, "ref", p->ref >= 0 ? json_integer(p->ref) : json_null());
 	json_object_set_new(o, "params", config_json_new(&p->cfg));
@@ -1028,7 +672,7 @@ static json_t *point_json(const struct sweep *s, const struct point *p)
 	for (k = 0; k < nc; k++) {
 		struct buf b = BUF_INIT;
 
-		param_cell(s, p, cols[k], &b);
+		words_param(s, p, cols[k], &b);
 		json_object_set_new(cells, cols[k], json_string(b.data ? b.data : ""));
 		buf_release(&b);
 	}
@@ -1043,13 +687,13 @@ static json_t *point_json(const struct sweep *s, const struct point *p)
 	json_object_set_new(o, "spread_pct", num_or_null(p->spread_pct));
 	json_object_set_new(o, "verdict",
 	                    p->verdict == EFFECT_NA ? json_null()
-	                                            : json_string(decision_code(p->verdict)));
+	                                            : json_string(words_decision_code(p->verdict)));
 	if (p->role == ROLE_BASELINE) {
 		json_object_set_new(o, "verdict_text", json_null());
 	} else {
 		struct buf b = BUF_INIT;
 
-		verdict_cell(s, p, &b);
+		words_verdict(s, p, &b);
 		json_object_set_new(o, "verdict_text", json_string(b.data ? b.data : ""));
 		buf_release(&b);
 	}
@@ -1088,7 +732,7 @@ static json_t *sweep_noise_json(const struct sweep *s)
 	json_object_set_new(o, "tau_pct",
 	                    ns->nunreachable ? num_or_null(ns->tau_pct) : json_null());
 	if (ns->nnoisy)
-		noise_words(s, &b);
+		words_noise(s, &b);
 	json_object_set_new(o, "text", b.len ? json_string(b.data) : json_null());
 	buf_release(&b);
 	return o;
@@ -1099,9 +743,9 @@ char *report_json(const struct sweep *s)
 	json_t *o = json_object(), *nodes = json_array(), *points = json_array(),
 	       *cols = json_array();
 	json_t *warn = json_array(), *axes = json_array(), *plan, *best;
-	char names[COLS_MAX][PARAM_NAME_MAX];
+	char names[PLAN_COLUMNS_MAX][PARAM_NAME_MAX];
 	struct buf b = BUF_INIT;
-	int i, j, nc = plan_columns(&s->plan, names, COLS_MAX);
+	int i, j, nc = plan_columns(&s->plan, names, PLAN_COLUMNS_MAX);
 	char *text;
 
 	json_object_set_new(o, "format", json_string("fleettune-sweep"));
@@ -1156,20 +800,20 @@ char *report_json(const struct sweep *s)
 		json_object_set_new(best, "params", config_json_new(&s->points[s->best].cfg));
 		json_object_set_new(best, "delta_pct", num_or_null(s->points[s->best].delta_pct));
 		json_object_set_new(best, "verdict",
-		                    json_string(decision_code(s->points[s->best].verdict)));
+		                    json_string(words_decision_code(s->points[s->best].verdict)));
 	} else {
 		best = json_null();
 	}
 	json_object_set_new(o, "best", best);
 	json_object_set_new(o, "outcome", json_string(sweep_outcome_code(s->outcome)));
-	report_best_line(s, &b);
+	words_best_line(s, &b);
 	if (b.len && b.data[b.len - 1] == '\n')
 		b.data[--b.len] = '\0';
 	json_object_set_new(o, "best_line", json_string(b.data));
 	buf_release(&b);
 	for (i = 0; i < s->nwarnings; i++) {
 		buf_reset(&b);
-		warning_words(s, &s->warnings[i], &b);
+		words_warning(s, &s->warnings[i], &b);
 		json_array_append_new(warn, json_string(b.data));
 	}
 	buf_release(&b);
@@ -1365,8 +1009,8 @@ out:
 void report_compare(const struct sweep *a, const struct sweep *b,
                     const struct verdict_comparison *cmp, bool markdown, struct buf *out)
 {
-	char cols[COLS_MAX][PARAM_NAME_MAX], **names = node_names(&a->plan);
-	int nc = plan_columns(&a->plan, cols, COLS_MAX), i, j, k, r, c;
+	char cols[PLAN_COLUMNS_MAX][PARAM_NAME_MAX], **names = words_node_names(&a->plan);
+	int nc = plan_columns(&a->plan, cols, PLAN_COLUMNS_MAX), i, j, k, r, c;
 	struct buf t = BUF_INIT;
 	struct grid g;
 	int *w;
@@ -1401,12 +1045,12 @@ void report_compare(const struct sweep *a, const struct sweep *b,
 				continue;
 			}
 			buf_printf(&t, "%.1f \u2192 %.1f ", cell->a.mean, cell->b.mean);
-			delta_ci(&t, nd->delta_pct, nd->ci_low_pct, nd->ci_high_pct);
+			words_delta_ci(&t, nd->delta_pct, nd->ci_low_pct, nd->ci_high_pct);
 			g.cells[c++] = buf_detach(&t, NULL);
 		}
-		delta_ci(&t, row->fx.delta_pct, row->fx.ci95_low_pct, row->fx.ci95_high_pct);
+		words_delta_ci(&t, row->fx.delta_pct, row->fx.ci95_low_pct, row->fx.ci95_high_pct);
 		g.cells[c++] = buf_detach(&t, NULL);
-		decision_text(&row->fx, row->fx.decision, names, &t);
+		words_decision(&row->fx, row->fx.decision, names, &t);
 		g.cells[c++] = buf_detach(&t, NULL);
 	}
 	free(names);
@@ -1561,8 +1205,7 @@ static void summary_best(const struct ctlstore_summary *h, struct buf *out)
 	switch (h->outcome) {
 	case OUTCOME_BEST:
 		if (h->best_point >= 0) {
-			best_words(NULL, &h->best_cfg, h->best_delta_pct, h->best_verdict, NULL,
-			           out);
+			words_best_config(&h->best_cfg, h->best_delta_pct, h->best_verdict, out);
 			return;
 		}
 		break;

@@ -39,11 +39,6 @@ void report_render_nodes(const struct sweep *s, enum report_format f, bool all_n
                          struct buf *out);
 /* The sweep document of `show --format json` (schema/sweep.schema.json). Caller has ownership. */
 char *report_json(const struct sweep *s);
-/* The one-line summary of what s found: "best: ... (significant gain on ...)", "best: the
- * baseline (...)", or "no best: why (node: error; ...)". */
-void report_best_line(const struct sweep *s, struct buf *out);
-/* The same in one short line without the node details and without a newline. */
-void report_best_summary(const struct sweep *s, struct buf *out);
 /* The per-point, per-node comparison cmp of sweep b against sweep a (verdict_sweeps_compare). */
 void report_compare(const struct sweep *a, const struct sweep *b,
                     const struct verdict_comparison *cmp, bool markdown, struct buf *out);

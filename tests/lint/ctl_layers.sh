@@ -10,11 +10,11 @@ dir=${1:-$(cd "$(dirname "$0")/../../controller" && pwd)}
 # the HTTP edge and needs no controller module; effect (fleet effect statistics) is pure and
 # knows no controller struct, so verdict can build on it; race (the adaptive strategy's
 # racing) judges a sweep's points with effect, and verdict takes an adaptive sweep's best
-# from it.
+# from it; words (the phrases every rendering shares) reads only the sweep model.
 declare -A rank=(
 	[plan]=1 [client]=1 [effect]=1
 	[sweep]=2
-	[ctlstore]=3 [race]=3 [sweepdoc]=3
+	[ctlstore]=3 [race]=3 [sweepdoc]=3 [words]=3
 	[verdict]=4
 	[strategy]=5
 	[fleet]=6

@@ -16,6 +16,7 @@
 #include "strategy.h"
 #include "sweep.h"
 #include "verdict.h"
+#include "words.h"
 
 /* Seed 003's nr_requests / queue_depth runs (MiB/s per 60 s pass, node1 then node2). */
 static const double seed[4][2][5] = {
@@ -373,12 +374,12 @@ static void test_no_best_lines(void **state)
 		         3 + k);
 	}
 	verdict_sweep(&s);
-	report_best_line(&s, &b);
+	words_best_line(&s, &b);
 	assert_string_equal(b.data, "no best: the baseline failed on every node (node1: job 3 "
 	                            "failed: bad_request: fio.iodepth: must be 1..4096; node2: "
 	                            "job 4 failed: bad_request: fio.iodepth: must be 1..4096)\n");
 	buf_reset(&b);
-	report_best_summary(&s, &b);
+	words_best_summary(&s, &b);
 	assert_string_equal(b.data, "no best: the baseline failed on every node");
 	json = report_json(&s);
 	assert_non_null(strstr(json, "\"outcome\": \"baseline_failed\""));
@@ -395,7 +396,7 @@ static void test_no_best_lines(void **state)
 			snprintf(s.points[i].nodes[k].error, 64, "PATCH params: HTTP 422: no");
 		}
 	verdict_sweep(&s);
-	report_best_line(&s, &b);
+	words_best_line(&s, &b);
 	assert_string_equal(b.data, "no best: no configuration produced a figure to compare with "
 	                            "the baseline (point 2: node1: PATCH params: HTTP 422: no; "
 	                            "node2: PATCH params: HTTP 422: no)\n");
@@ -408,7 +409,7 @@ static void test_no_best_lines(void **state)
 			for (int j = 0; j < 5; j++)
 				s.points[i].nodes[k].passes[j] = seed[0][k][j];
 	verdict_sweep(&s);
-	report_best_line(&s, &b);
+	words_best_line(&s, &b);
 	assert_string_equal(b.data,
 	                    "best: the baseline (no configuration gave a significant gain)\n");
 	buf_release(&b);
