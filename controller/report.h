@@ -21,10 +21,6 @@
 
 enum report_format { REPORT_TABLE, REPORT_MARKDOWN, REPORT_CSV, REPORT_JSON };
 
-/* format_version of the sweep document report_json writes. 2: verdicts are effect.h's codes,
- * with the fleet effect, noise, named disagreeing nodes and the stopping rule's look. */
-#define REPORT_FORMAT_VERSION 2
-
 /* Parse "table", "markdown", "csv" or "json". Returns 0 or -EINVAL. */
 int report_format_parse(const char *s, enum report_format *out);
 /* The table and markdown show a column per node up to this many nodes; above, the nodes'
@@ -37,8 +33,6 @@ void report_render(const struct sweep *s, enum report_format f, struct buf *out)
  * (CSV and JSON always carry every node). */
 void report_render_nodes(const struct sweep *s, enum report_format f, bool all_nodes,
                          struct buf *out);
-/* The sweep document of `show --format json` (schema/sweep.schema.json). Caller has ownership. */
-char *report_json(const struct sweep *s);
 /* The per-point, per-node comparison cmp of sweep b against sweep a (verdict_sweeps_compare). */
 void report_compare(const struct sweep *a, const struct sweep *b,
                     const struct verdict_comparison *cmp, bool markdown, struct buf *out);

@@ -14,8 +14,8 @@ dir=${1:-$(cd "$(dirname "$0")/../../controller" && pwd)}
 declare -A rank=(
 	[plan]=1 [client]=1 [effect]=1
 	[sweep]=2
-	[ctlstore]=3 [race]=3 [sweepdoc]=3 [words]=3
-	[verdict]=4
+	[ctlstore]=3 [race]=3 [words]=3
+	[verdict]=4 [sweepdoc]=4
 	[strategy]=5
 	[fleet]=6
 	[preflight]=7 [runner]=7
@@ -27,7 +27,7 @@ declare -A rank=(
 declare -A only=(
 	[sqlite3.h]=""
 	[curl/curl.h]="client"
-	[jansson.h]="plan fleet report sweepdoc"
+	[jansson.h]="plan fleet sweepdoc"
 	[microhttpd.h]=""
 )
 

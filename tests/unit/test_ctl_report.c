@@ -15,6 +15,7 @@
 #include "report.h"
 #include "strategy.h"
 #include "sweep.h"
+#include "sweepdoc.h"
 #include "verdict.h"
 #include "words.h"
 
@@ -247,7 +248,7 @@ static void test_json(void **state)
 
 	(void)state;
 	seed_sweep(&s);
-	text = report_json(&s);
+	text = sweepdoc_write(&s);
 	if (out) {
 		FILE *f = fopen(out, "w");
 
@@ -381,7 +382,7 @@ static void test_no_best_lines(void **state)
 	buf_reset(&b);
 	words_best_summary(&s, &b);
 	assert_string_equal(b.data, "no best: the baseline failed on every node");
-	json = report_json(&s);
+	json = sweepdoc_write(&s);
 	assert_non_null(strstr(json, "\"outcome\": \"baseline_failed\""));
 	assert_non_null(strstr(json, "\"best\": null"));
 	free(json);
@@ -436,7 +437,7 @@ static void test_words(void **state)
 	                               "4 points): check its hardware before trusting fleet-wide "
 	                               "verdicts\n"));
 	assert_non_null(strstr(b.data, "| no real difference |"));
-	json = report_json(&s);
+	json = sweepdoc_write(&s);
 	assert_non_null(strstr(json, "\"warnings\": [\n    \"node2 is consistently 20.7 % below"));
 	assert_non_null(strstr(json, "\"verdict_text\": \"significant gain\""));
 	assert_non_null(strstr(json, "\"verdict\": \"gain\""));
@@ -725,7 +726,7 @@ static void test_noise_and_disagreement(void **state)
 	assert_non_null(strstr(b.data, " loops per point, or a quieter job: longer runtime_s, "
 	                               "direct I/O\n"));
 	assert_non_null(strstr(b.data, "| inconclusive (too noisy: ~"));
-	json = report_json(&s);
+	json = sweepdoc_write(&s);
 	assert_non_null(strstr(json, "\"noisy_rows\": 3"));
 	assert_non_null(strstr(json, "\"text\": \"passes vary by up to "));
 	assert_non_null(strstr(json, "\"loops_needed\": "));
@@ -744,7 +745,7 @@ static void test_noise_and_disagreement(void **state)
 	assert_int_equal(s.points[1].verdict, EFFECT_HETEROGENEOUS);
 	report_render(&s, REPORT_TABLE, &b);
 	assert_non_null(strstr(b.data, "| nodes disagree: n12 differs: \u221215.0 % |"));
-	json = report_json(&s);
+	json = sweepdoc_write(&s);
 	assert_non_null(strstr(json, "\"verdict\": \"heterogeneous\""));
 	assert_non_null(strstr(json, "\"verdict_text\": \"nodes disagree: n12 differs: "
 	                             "\u221215.0 %\""));
