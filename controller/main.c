@@ -18,6 +18,7 @@
 #include "preflight.h"
 #include "race.h"
 #include "report.h"
+#include "report_html.h"
 #include "runner.h"
 #include "strategy.h"
 #include "sweep.h"

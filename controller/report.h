@@ -62,14 +62,5 @@ void report_nodes(const struct plan *p, const struct preflight *pf, struct buf *
 /* `apply`: each node's read-back, or its error. */
 void report_apply(const struct plan *p, const struct config *cfg, const struct config *applied,
                   const unsigned *adjusted, const struct fleet_result *res, struct buf *out);
-/*
- * Write a self-contained HTML report to path: web_dir/report.html with every
- * <script src> and <link rel="stylesheet"> inlined from web_dir and the sweep
- * JSON put into <script id="sweep-data" type="application/json">.
- */
-int report_html_write(const struct sweep *s, const char *web_dir, const char *path, struct err *e);
-/* Build the HTML document from the template text (for tests). Returns 0 or -errno. */
-int report_html_build(const struct sweep *s, const char *tmpl, const char *web_dir, struct buf *out,
-                      struct err *e);
 
 #endif

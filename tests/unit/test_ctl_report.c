@@ -13,6 +13,7 @@
 #include "ctltest.h"
 #include "plan.h"
 #include "report.h"
+#include "report_html.h"
 #include "strategy.h"
 #include "sweep.h"
 #include "sweepdoc.h"
