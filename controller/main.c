@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "ctlstore.h"
+#include "export.h"
 #include "fleet.h"
 #include "log.h"
 #include "num.h"
@@ -741,7 +742,7 @@ static int cmd_export(const struct cmd *c, struct opts *o)
 	if (s.best < 0)
 		log_warn("sweep %lld has no best configuration; exporting its baseline",
 		         (long long)id);
-	if (report_export(&s, o->format, &out, &e) < 0) {
+	if (export_render(&s, o->format, &out, &e) < 0) {
 		log_error("%s", e.msg);
 		rc = 1;
 	} else {

@@ -36,9 +36,6 @@ void report_render_nodes(const struct sweep *s, enum report_format f, bool all_n
 /* The per-point, per-node comparison cmp of sweep b against sweep a (verdict_sweeps_compare). */
 void report_compare(const struct sweep *a, const struct sweep *b,
                     const struct verdict_comparison *cmp, bool markdown, struct buf *out);
-/* The best configuration (else the baseline) as a udev rule ("udev") or a tuned profile
- * ("tuned"). Returns 0 or -EINVAL for an unknown format. */
-int report_export(const struct sweep *s, const char *format, struct buf *out, struct err *e);
 /* The `history` listing: one line per sweep and its best line. */
 void report_history(const struct ctlstore_summary *h, int n, struct buf *out);
 /* Off a TTY: one line per pass of point that landed after reported[node] passes. */

@@ -11,6 +11,7 @@
 
 #include "testutil.h"
 #include "ctltest.h"
+#include "export.h"
 #include "plan.h"
 #include "report.h"
 #include "report_html.h"
@@ -660,12 +661,12 @@ static void test_export_one_rule_per_device(void **state)
 
 	(void)state;
 	seed_sweep(&s);
-	assert_int_equal(report_export(&s, "udev", &b, &e), 0);
+	assert_int_equal(export_render(&s, "udev", &b, &e), 0);
 	assert_int_equal(count_of(b.data, "KERNEL==\"sda\""), 1);
 	buf_reset(&b);
-	assert_int_equal(report_export(&s, "tuned", &b, &e), 0);
+	assert_int_equal(export_render(&s, "tuned", &b, &e), 0);
 	assert_int_equal(count_of(b.data, "/sys/block/sda/queue/nr_requests="), 1);
-	assert_int_equal(report_export(&s, "ini", &b, &e), -EINVAL);
+	assert_int_equal(export_render(&s, "ini", &b, &e), -EINVAL);
 	buf_release(&b);
 	sweep_release(&s);
 }
