@@ -17,6 +17,7 @@
 #include "num.h"
 #include "plan.h"
 #include "preflight.h"
+#include "progress.h"
 #include "race.h"
 #include "report.h"
 #include "report_html.h"
@@ -255,112 +256,6 @@ static void signals_install(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-/* What the progress display of a running sweep keeps. */
-struct progress {
-	const struct sweep *s;
-	const struct runner *r;
-	bool tty;
-	bool line; /* a TTY progress line is on screen */
-	int npoints_est;
-	double first_point_s; /* per point before one finished: the agents' estimate */
-	int loops_done;       /* loops of the runs that finished */
-	double last_draw;
-};
-
-/* The ETA of a running sweep, from the time per loop so far: *min_s if every point stops at
- * the plan's minimum of loops, *max_s if every point runs to the maximum. */
-static void eta_range(const struct progress *pg, const struct runner_event *ev, double *min_s,
-                      double *max_s)
-{
-	const struct plan *p = &pg->s->plan;
-	double per_loop =
-	        pg->loops_done ? pg->r->run_s / pg->loops_done : pg->first_point_s / p->loops;
-	/* loops_run counts the run under way as asked: take off what is left of it. */
-	double done = -(1.0 - ev->fraction) * ev->loops;
-	int i;
-
-	for (i = 0; i < pg->s->npoints; i++)
-		done += pg->s->points[i].loops_run;
-	*min_s = fmax(0.0, (double)pg->npoints_est * p->loops - done) * per_loop;
-	*max_s = fmax(0.0, (double)pg->npoints_est * p->loops_max - done) * per_loop;
-}
-
-static void progress_clear(struct progress *pg)
-{
-	if (pg->line) {
-		fputs("\r\033[K", stderr);
-		pg->line = false;
-	}
-}
-
-/* An adaptive sweep's ETA: the loops it is expected to run still (race_remaining), less the
- * part of the run under way, at the seconds per loop seen so far. */
-static double adaptive_eta(const struct progress *pg, const struct runner_event *ev)
-{
-	int spent = race_loops_spent(pg->s);
-	double per_loop = pg->r->runs && spent > 0 ? pg->r->run_s / spent
-	                                           : pg->first_point_s / pg->s->plan.loops;
-	double ex, wo;
-
-	race_remaining(pg->s, &ex, &wo);
-	return fmax(ex - ev->fraction * ev->loops, 0) * per_loop;
-}
-
-/* The runner's events: passes and the progress line, failures in the log. */
-static void on_event(void *ctx, const struct runner_event *ev)
-{
-	struct progress *pg = ctx;
-	const struct plan *p = &pg->s->plan;
-	struct buf b = BUF_INIT;
-	double eta, eta_max;
-	int k;
-
-	switch (ev->kind) {
-	case RUNNER_NODE_FAILED:
-		progress_clear(pg);
-		log_error("%s failed: %s; %s", p->nodes[ev->node].name, ev->why,
-		          ev->dropped ? "dropping it and continuing" : "aborting the sweep");
-		if (ev->none_left)
-			log_error("no nodes left");
-		return;
-	case RUNNER_POINT_FAILED:
-		progress_clear(pg);
-		log_error("%s: point %d failed: %s", p->nodes[ev->node].name, ev->point + 1,
-		          ev->why);
-		return;
-	case RUNNER_RESTORE_FAILED:
-		progress_clear(pg);
-		log_error("%s: restore failed: %s (the agent restores when the session's TTL "
-		          "expires)",
-		          p->nodes[ev->node].name, ev->why);
-		return;
-	case RUNNER_PROGRESS:
-		break;
-	}
-	if (!pg->tty) {
-		report_pass_lines(pg->s, ev->point, pg->npoints_est, ev->reported, &b);
-		fputs(b.data ? b.data : "", stderr);
-		buf_release(&b);
-		return;
-	}
-	for (k = 0; k < p->nnodes; k++)
-		if (pg->s->points[ev->point].nodes[k].npasses != ev->reported[k])
-			break;
-	/* Redraw on a new pass, else at most four times a second. */
-	if (k == p->nnodes && time_mono_s() - pg->last_draw < 0.25)
-		return;
-	pg->last_draw = time_mono_s();
-	eta_range(pg, ev, &eta, &eta_max);
-	if (p->strategy == PLAN_ADAPTIVE)
-		eta = eta_max = adaptive_eta(pg, ev);
-	report_progress_line(pg->s, ev->point, pg->npoints_est, ev->loop, ev->loops,
-	                     pg->r->f->active, eta, eta_max, &b);
-	fputs(b.data, stderr);
-	fflush(stderr);
-	pg->line = true;
-	buf_release(&b);
-}
-
 /* With --verbose: one run's phases, epoch seconds, for bench/fleet.sh. */
 static void phases_log(const struct runner_times *t, int nnodes)
 {
@@ -439,7 +334,7 @@ static int sweep_execute(struct sweep *s, const struct opts *o, struct err *e)
 	ro.session_ttl_s = o->session_ttl_s > 0 ? o->session_ttl_s : 60;
 	ro.poll_interval_s = (o->poll_ms > 0 ? o->poll_ms : 50) / 1000.0;
 	ro.stop = &stop_signal;
-	ro.event = on_event;
+	ro.event = progress_event;
 	ro.ctx = &pg;
 	runner_init(&r, s, &f, &ro);
 	pg.r = &r;

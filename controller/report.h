@@ -38,13 +38,6 @@ void report_compare(const struct sweep *a, const struct sweep *b,
                     const struct verdict_comparison *cmp, bool markdown, struct buf *out);
 /* The `history` listing: one line per sweep and its best line. */
 void report_history(const struct ctlstore_summary *h, int n, struct buf *out);
-/* Off a TTY: one line per pass of point that landed after reported[node] passes. */
-void report_pass_lines(const struct sweep *s, int point, int npoints_est, const int *reported,
-                       struct buf *out);
-/* On a TTY: the live line (it starts by returning to column 0 and clearing the line). The ETA
- * is eta_s, or the range eta_s..eta_max_s when adaptive loops may run longer. */
-void report_progress_line(const struct sweep *s, int point, int npoints_est, int loop, int loops,
-                          const bool *active, double eta_s, double eta_max_s, struct buf *out);
 /* An adaptive sweep's looks and what it still costs: worst case and expected loops per node
  * (race_remaining), in benchmark-seconds when the job has a runtime_s, and its budget. */
 void report_adaptive_duration(const struct sweep *s, struct buf *out);

@@ -19,7 +19,7 @@ declare -A rank=(
 	[strategy]=5
 	[fleet]=6
 	[preflight]=7 [runner]=7
-	[report]=8 [report_html]=8
+	[report]=8 [report_html]=8 [progress]=8
 	[main]=9
 )
 # Library headers and the only modules that may include them (ctlstore reaches SQLite through
