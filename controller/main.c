@@ -180,19 +180,6 @@ static int plan_open(const char *path, struct plan *p, bool tokens)
 	return 0;
 }
 
-/* Pre-flight of plan p on f: every configuration the plan may apply, and the job. */
-static int preflight_plan(struct fleet *f, const struct plan *p, bool with_params,
-                          struct preflight *pf)
-{
-	struct config *cfgs;
-	bool complete;
-	int n = strategy_configs(p, STRATEGY_CONFIGS_CAP, &cfgs, &complete), rc;
-
-	rc = preflight_run(f, cfgs, n, with_params, pf);
-	free(cfgs);
-	return rc;
-}
-
 static int cmd_nodes(const struct cmd *c, struct opts *o)
 {
 	struct plan p;
