@@ -20,7 +20,8 @@ declare -A rank=(
 	[fleet]=6
 	[preflight]=7 [runner]=7
 	[report]=8 [report_html]=8 [progress]=8
-	[main]=9
+	[sweeprun]=9
+	[main]=10
 )
 # Library headers and the only modules that may include them (ctlstore reaches SQLite through
 # common/db.h).
