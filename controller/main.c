@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis.h"
 #include "ctlstore.h"
 #include "export.h"
 #include "fleet.h"
@@ -156,7 +157,7 @@ static int sweep_load(const struct opts *o, int64_t id, struct sweep *s)
 	if (rc < 0)
 		log_error("%s", e.msg);
 	else
-		verdict_sweep(s);
+		analysis_sweep_loaded(s);
 	if (rc == 0 &&
 	    sweep_abandoned(me, s->status, s->owner_pid, s->owner_host, s->saved_at, s->created_at))
 		snprintf(s->status, sizeof(s->status), "abandoned");
@@ -374,7 +375,7 @@ static int cmd_compare(const struct cmd *c, struct opts *o)
 		sweep_release(&a);
 		return 1;
 	}
-	verdict_sweeps_compare(&a, &b, &cmp);
+	analysis_sweeps_compared(&a, &b, &cmp);
 	report_compare(&a, &b, &cmp, o->format && !strcmp(o->format, "markdown"), &out);
 	if (cmp.nrows > 0)
 		rc = 0;
@@ -545,7 +546,7 @@ static int cmd_analyze(const struct cmd *c, struct opts *o)
 	}
 	if (!isnan(o->min_effect_pct))
 		s.plan.min_effect_pct = o->min_effect_pct;
-	verdict_sweep(&s);
+	analysis_sweep_loaded(&s);
 	report_render_nodes(&s, f, o->all_nodes, &out);
 	rc = output_write(o, out.data, out.len);
 	buf_release(&out);

@@ -27,13 +27,13 @@ int report_format_parse(const char *s, enum report_format *out);
  * distribution (with a figure, means, own Δ min / median / max, own gains / losses). */
 #define REPORT_NODE_COLUMNS_MAX 8
 
-/* Append s (analysed with verdict_sweep()) in the given format to out. */
+/* Append s (analysed: analysis.h) in the given format to out. */
 void report_render(const struct sweep *s, enum report_format f, struct buf *out);
 /* The same; all_nodes keeps a column per node in the table and markdown at any fleet size
  * (CSV and JSON always carry every node). */
 void report_render_nodes(const struct sweep *s, enum report_format f, bool all_nodes,
                          struct buf *out);
-/* The per-point, per-node comparison cmp of sweep b against sweep a (verdict_sweeps_compare). */
+/* The per-point, per-node comparison cmp of sweep b against sweep a (analysis_sweeps_compared). */
 void report_compare(const struct sweep *a, const struct sweep *b,
                     const struct verdict_comparison *cmp, bool markdown, struct buf *out);
 /* The `history` listing: one line per sweep and its best line. */

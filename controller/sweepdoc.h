@@ -10,7 +10,7 @@
  * with the fleet effect, noise, named disagreeing nodes and the stopping rule's look. */
 #define SWEEPDOC_FORMAT_VERSION 2
 
-/* The sweep document of s (analysed with verdict_sweep()): every field of the schema, the
+/* The sweep document of s (analysed: analysis.h): every field of the schema, the
  * table's words in its text fields, numbers at full precision (17 digits) so that analyze
  * re-judges the passes exactly as show judged them. Caller has ownership. */
 char *sweepdoc_write(const struct sweep *s);
@@ -27,9 +27,9 @@ char *sweepdoc_write(const struct sweep *s);
  * judges), id, status, times, dropped nodes, and every point with its role, axis, reference,
  * parameters, loops and reference loops, and per node its state, passes, read-back values,
  * job and error. Analysis fields (means, deltas, verdicts, best, outcome, noise, warnings)
- * are ignored: run verdict_sweep() on s. Unknown fields are ignored (the format only grows).
- * Returns 0, or -EINVAL with e naming the JSON path ("points[3].nodes[1].passes[2]: expected
- * a number"); then s holds nothing to release.
+ * are ignored: analysis_sweep_loaded() judges s. Unknown fields are ignored (the format only
+ * grows). Returns 0, or -EINVAL with e naming the JSON path ("points[3].nodes[1].passes[2]:
+ * expected a number"); then s holds nothing to release.
  */
 int sweepdoc_parse(const char *text, struct sweep *s, struct err *e);
 

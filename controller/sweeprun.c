@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "ctlstore.h"
 #include "fleet.h"
 #include "log.h"
@@ -16,7 +17,6 @@
 #include "strategy.h"
 #include "sweeprun.h"
 #include "timeutil.h"
-#include "verdict.h"
 #include "words.h"
 #include "banned.h"
 
@@ -58,7 +58,7 @@ static enum sweeprun_result sweep_close(struct sweep *s, struct runner *r, struc
 				res = SWEEPRUN_NODE_FAILED;
 	}
 	s->finished_at = time_now_s();
-	verdict_sweep(s);
+	analysis_sweep_closed(s);
 	if (ctlstore_sweep_finish(st, s, &se) < 0)
 		log_error("%s", se.msg);
 	if (res == SWEEPRUN_NODE_FAILED)
@@ -189,7 +189,7 @@ enum sweeprun_result sweeprun_execute(struct sweep *s, const struct sweeprun_opt
 			rc = runner_point_run(&r, batch.items[i].point, batch.items[i].loops);
 			if (rc == 0)
 				pg.loops_done += batch.items[i].loops;
-			verdict_sweep(s);
+			analysis_point_ran(s, batch.items[i].point);
 			if (ctlstore_point_save(st, s, batch.items[i].point, &se) < 0)
 				log_error("%s", se.msg);
 			phases_log(&r.last, s->plan.nnodes);

@@ -32,7 +32,7 @@ char **words_node_names(const struct plan *p);
 void words_decision(const struct effect *fx, enum effect_decision d, char *const *names,
                     struct buf *out);
 /* Point p's verdict as the table's verdict column and the document's verdict_text say it
- * (s analysed with verdict_sweep()). */
+ * (s analysed: analysis.h). */
 void words_verdict(const struct sweep *s, const struct point *p, struct buf *b);
 /* The line that says what s found: "best: ... (significant gain on ...)", "best: the
  * baseline (...)", or "no best: why (node: error; ...)"; with its newline. */

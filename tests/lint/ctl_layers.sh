@@ -16,7 +16,7 @@ declare -A rank=(
 	[sweep]=2
 	[ctlstore]=3 [race]=3 [words]=3 [export]=3
 	[verdict]=4 [sweepdoc]=4
-	[strategy]=5
+	[strategy]=5 [analysis]=5
 	[fleet]=6
 	[preflight]=7 [runner]=7
 	[report]=8 [report_html]=8 [progress]=8
