@@ -1,5 +1,5 @@
-/* report.c -- every word the controller prints about a sweep: the table (seed 003 style),
- * markdown, CSV, JSON, the HTML report, compare, export, history, progress and pre-flight. */
+/* report.c -- a sweep rendered for people: the table (seed 003 style), markdown, CSV,
+ * compare, history, and the dry run, pre-flight, nodes and apply text. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>

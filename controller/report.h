@@ -1,5 +1,5 @@
-/* report.h -- all wording and rendering: sweep tables, markdown, CSV, JSON, HTML, compare,
- * export, history, progress, the dry run, pre-flight and apply. */
+/* report.h -- a sweep rendered for people: the table, markdown and CSV (JSON through
+ * sweepdoc), compare, history, and the text of the dry run, pre-flight, nodes and apply. */
 #ifndef FT_REPORT_H
 #define FT_REPORT_H
 
@@ -13,10 +13,11 @@
 #include "verdict.h"
 
 /*
- * The modules below produce structs, codes and numbers; every sentence a
- * person reads about them is written here. Renderers append to out and do
- * no other I/O (report_html_write excepted: it reads the template and
- * writes the file).
+ * The modules below produce structs, codes and numbers; the sentences a
+ * person reads about them are written here, in words.c (the phrases the
+ * table shares with the sweep document), sweepdoc.c (the document's text
+ * fields), export.c, report_html.c and progress.c. Renderers append to out
+ * and do no other I/O.
  */
 
 enum report_format { REPORT_TABLE, REPORT_MARKDOWN, REPORT_CSV, REPORT_JSON };
