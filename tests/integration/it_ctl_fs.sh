@@ -4,7 +4,7 @@
 # own XFS filesystem. Pre-flight dry-runs every distinct filesystem on every agent (a bad
 # option is refused before anything runs, naming it, nothing made); every job made the
 # filesystem its point asked for; the winner's filesystem is kept for the next axis; nothing
-# is left mounted.
+# is left mounted; export notes the filesystem choice with the mkfs and mount lines.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ctl_lib.sh"
 
@@ -75,6 +75,8 @@ it_check "dry-run lists the fs.mkfs points" grep -q 'fs.mkfs=-b size=4k -d su=64
 ctl sweep "$IT_TMP/fs.json" --out "$IT_TMP/fs.txt" 2>"$IT_TMP/fs.err"
 it_eq "fs sweep exits 0" 0 $?
 cat "$IT_TMP/fs.txt"
+it_check "the fs.mkfs column is shown compactly" grep -q '^| -i size=2048 ' "$IT_TMP/fs.txt"
+it_check "the options every row shares are said once" grep -q '^fs.mkfs in every row: -b size=4k -d su=64k,sw=7 -l version=2$' "$IT_TMP/fs.txt"
 it_eq "nothing is left mounted" 0 "$(grep -c " $FS1/\| $FS2/" /proc/self/mountinfo)"
 it_eq "no mount directory or record is left" 0 "$(fs_left)"
 
@@ -115,4 +117,14 @@ assert len(ax0) == 2 and len(ax1) == 1 and ax1 <= ax0, (ax0, ax1)
 print("# fs.mount axis on: %s" % ax1.pop())
 PY
 
+# export --format tuned: tuned cannot make a filesystem; the note carries the lines.
+ctl export 1 --format tuned >"$IT_TMP/tuned.conf"
+cat "$IT_TMP/tuned.conf"
+it_check "tuned export notes the filesystem choice" grep -q '^# filesystem: tuned cannot make or mount one' "$IT_TMP/tuned.conf"
+it_check "tuned export prints the mkfs line" grep -Eq '^#   mkfs.xfs -b size=4k -d su=64k,sw=7 -i size=(512|2048) -l version=2 /dev/DEVICE$' "$IT_TMP/tuned.conf"
+it_check "tuned export prints the mount options" grep -Eq '^#   mount -t xfs -o (relatime|noatime) /dev/DEVICE /MOUNTPOINT$' "$IT_TMP/tuned.conf"
+no_fs_setting() { ! grep -q '^[^#]*fs\.m' "$IT_TMP/tuned.conf"; }
+it_check "no fs.* line as a sysfs or sysctl setting" no_fs_setting
+ctl export 1 --format udev >"$IT_TMP/udev.rules"
+it_check "udev export notes it too" grep -q '^# filesystem: a udev rule cannot make or mount one' "$IT_TMP/udev.rules"
 it_done

@@ -758,6 +758,86 @@ static void test_noise_and_disagreement(void **state)
 	sweep_release(&s);
 }
 
+/* Seed 001's three mkfs lines as an axis: the fs.mkfs column shows only what differs, the line
+ * under the table what every row shares; CSV and the document's params keep the values whole;
+ * export notes the filesystem with its mkfs and mount lines and never writes an fs.* value as
+ * a sysfs attribute or a sysctl. */
+static void test_filesystem(void **state)
+{
+	static const double x[3][3] = { { 100, 101, 99 }, { 120, 121, 119 }, { 90, 91, 89 } };
+	char *t = ctltest_plan(
+	        2,
+	        "{\"fs.type\":\"xfs\",\"fs.mkfs\":\"-b size=4k -d su=64k,sw=7 -i size=1k -l "
+	        "version=2\",\"fs.mount\":\"noatime,logbufs=8,logbsize=256k\",\"read_ahead_kb\":"
+	        "128}",
+	        "[{\"param\":\"fs.mkfs\",\"values\":[\"-b size=4k -d su=64k,sw=7 -i size=2k -l "
+	        "version=2\",\"-b size=4k -d su=256k,sw=7 -i size=1k -l version=2\"]}]",
+	        "grid", "3", "");
+	struct strategy_batch b = { 0 };
+	struct buf out = BUF_INIT;
+	struct sweep s;
+	struct err e;
+	int i, k;
+
+	(void)state;
+	ctltest_sweep_text(&s, t);
+	free(t);
+	assert_int_equal(strategy_next(&s, &b), 3);
+	strategy_batch_release(&b);
+	for (i = 0; i < 3; i++)
+		for (k = 0; k < 2; k++)
+			ctltest_passes(&s, i, k, x[i], 3);
+	verdict_sweep(&s);
+	report_render(&s, REPORT_TABLE, &out);
+	printf("%s", out.data);
+	assert_non_null(strstr(out.data, "| fs.mkfs               | fs.type | fs.mount "));
+	assert_non_null(strstr(out.data, "| -d su=64k -i size=1k  | xfs     | "
+	                                 "noatime,logbufs=8,logbsize=256k |"));
+	assert_non_null(strstr(out.data, "| -d su=64k -i size=2k  |"));
+	assert_non_null(strstr(out.data, "| -d su=256k -i size=1k |"));
+	assert_non_null(
+	        strstr(out.data, "\nfs.mkfs in every row: -b size=4k -d sw=7 -l version=2\n"));
+	/* best: the whole configuration, as it was run */
+	assert_non_null(strstr(out.data, "best: fs.type=xfs fs.mkfs=-b size=4k -d su=64k,sw=7 -i "
+	                                 "size=2k -l version=2"));
+	buf_reset(&out);
+	report_render(&s, REPORT_MARKDOWN, &out);
+	assert_non_null(
+	        strstr(out.data, "fs.mkfs in every row: `-b size=4k -d sw=7 -l version=2`"));
+	buf_reset(&out);
+	report_render(&s, REPORT_CSV, &out);
+	assert_non_null(
+	        strstr(out.data, ",\"-b size=4k -d su=256k,sw=7 -i size=1k -l version=2\","));
+	buf_reset(&out);
+	report_render(&s, REPORT_JSON, &out);
+	assert_non_null(strstr(out.data, "\"display\": {\n        \"fs.mkfs\": \"-d su=256k -i "
+	                                 "size=1k\""));
+	assert_non_null(strstr(out.data, "\"fs.mkfs\": \"-b size=4k -d su=256k,sw=7 -i size=1k -l "
+	                                 "version=2\""));
+	buf_reset(&out);
+	assert_int_equal(export_render(&s, "tuned", &out, &e), 0);
+	printf("%s", out.data);
+	assert_non_null(strstr(out.data, "/sys/block/sda/queue/read_ahead_kb=128\n"));
+	assert_null(strstr(out.data, "[sysctl]"));
+	assert_null(strstr(out.data, "\nfs."));
+	assert_non_null(strstr(out.data,
+	                       "# filesystem: tuned cannot make or mount one; the sweep's "
+	                       "choice is fs.type=xfs fs.mkfs=-b size=4k -d su=64k,sw=7 -i "
+	                       "size=2k -l version=2 fs.mount=noatime,logbufs=8,"
+	                       "logbsize=256k:\n"
+	                       "#   mkfs.xfs -b size=4k -d su=64k,sw=7 -i size=2k -l "
+	                       "version=2 /dev/DEVICE\n"
+	                       "#   mount -t xfs -o noatime,logbufs=8,logbsize=256k "
+	                       "/dev/DEVICE /MOUNTPOINT\n"));
+	buf_reset(&out);
+	assert_int_equal(export_render(&s, "udev", &out, &e), 0);
+	assert_non_null(strstr(out.data, "ATTR{queue/read_ahead_kb}=\"128\"\n"));
+	assert_null(strstr(out.data, "ATTR{queue/fs."));
+	assert_non_null(strstr(out.data, "# filesystem: a udev rule cannot make or mount one"));
+	buf_release(&out);
+	sweep_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -770,6 +850,7 @@ int main(void)
 		cmocka_unit_test(test_words),
 		cmocka_unit_test(test_noise_and_disagreement),
 		cmocka_unit_test(test_export_one_rule_per_device),
+		cmocka_unit_test(test_filesystem),
 		cmocka_unit_test(test_compare),
 		cmocka_unit_test(test_history),
 		cmocka_unit_test(test_progress),
