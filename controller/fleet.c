@@ -522,6 +522,15 @@ void fleet_params_apply(struct fleet *f, const struct config *cfg, struct config
 	char *params;
 
 	fsparam_device_config(cfg, &dev); /* a filesystem is made by jobs, never applied */
+	if (!dev.n) { /* nothing for the devices: every node "applied" nothing */
+		for (i = 0; i < n; i++) {
+			memset(&res[i], 0, sizeof(res[i]));
+			memset(&applied[i], 0, sizeof(applied[i]));
+			adjusted[i] = 0;
+		}
+		free(reqs);
+		return;
+	}
 	params = config_to_json(&dev);
 	for (i = 0; i < n; i++) {
 		reqs[i].skip = !f->active[i];

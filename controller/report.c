@@ -828,4 +828,18 @@ void report_apply(const struct plan *p, const struct config *cfg, const struct c
 		}
 		buf_puts(out, "\n");
 	}
+	if (fsparam_any(cfg)) {
+		struct config all = p->baseline; /* the values cfg leaves out are the baseline's */
+		struct fsparam_fs fs;
+
+		config_merge(&all, cfg);
+		fsparam_fs_of(p, &all, &fs);
+		buf_printf(
+		        out,
+		        "not applied: the filesystem (fs.type=%s fs.mkfs=%s fs.mount=%s) is made "
+		        "by jobs; run mkfs.%s %s%s/dev/DEVICE and mount -o %s yourself (export "
+		        "prints the lines)\n",
+		        fs.type, fs.mkfs, fs.mount, fs.type, fs.mkfs, fs.mkfs[0] ? " " : "",
+		        fs.mount[0] ? fs.mount : "defaults");
+	}
 }

@@ -127,4 +127,10 @@ no_fs_setting() { ! grep -q '^[^#]*fs\.m' "$IT_TMP/tuned.conf"; }
 it_check "no fs.* line as a sysfs or sysctl setting" no_fs_setting
 ctl export 1 --format udev >"$IT_TMP/udev.rules"
 it_check "udev export notes it too" grep -q '^# filesystem: a udev rule cannot make or mount one' "$IT_TMP/udev.rules"
+# apply: the device parameters only; the filesystem is named, not applied.
+ra0=$(cat "/sys/block/$A_DEV/queue/read_ahead_kb")
+ctl apply "$IT_TMP/fs.json" --params '{"fs.mount":"noatime","read_ahead_kb":'"$ra0"'}' >"$IT_TMP/apply.out" 2>&1
+it_eq "apply of a configuration with fs.* values exits 0" 0 $?
+cat "$IT_TMP/apply.out"
+it_check "apply says the filesystem is not applied" grep -q '^not applied: the filesystem (fs.type=xfs fs.mkfs=-b size=4k' "$IT_TMP/apply.out"
 it_done
