@@ -28,17 +28,6 @@
 #define JOBFS_UMOUNT_WAIT_S 10.0
 #define RECORD_MAX_BYTES 8192
 
-/* The first line of a small file, without its newline; "" if unreadable. */
-static void line_read(const char *path, char *out, size_t len)
-{
-	struct buf b = BUF_INIT;
-
-	out[0] = '\0';
-	if (buf_read_file(&b, path, 4096) == 0)
-		snprintf(out, len, "%.*s", (int)strcspn(b.data, "\n"), b.data);
-	buf_release(&b);
-}
-
 int jobfs_init(struct jobfs *j, const char *state_dir, const char *mountinfo, struct err *e)
 {
 	char real[PATH_MAX];
@@ -49,7 +38,7 @@ int jobfs_init(struct jobfs *j, const char *state_dir, const char *mountinfo, st
 	j->dir_fd = -1;
 	j->mountinfo = mountinfo ? mountinfo : "/proc/self/mountinfo";
 	j->tool_timeout_s = JOBFS_TOOL_TIMEOUT_S;
-	line_read("/proc/sys/kernel/random/boot_id", j->boot_id, sizeof(j->boot_id));
+	buf_read_line("/proc/sys/kernel/random/boot_id", j->boot_id, sizeof(j->boot_id));
 	if (!state_dir)
 		return 0;
 	if (!realpath(state_dir, real))
