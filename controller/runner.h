@@ -68,6 +68,7 @@ struct runner {
 	double last_renew;
 	bool abort; /* a node failed and the sweep must stop */
 	int *reported;
+	struct fleet_node_run *nodes; /* per node: its part of the run under way (every run) */
 	/* Measured over every run: */
 	int runs;
 	double run_s;     /* the first PATCH to the last job end seen, summed */
