@@ -16,6 +16,10 @@ void runner_init(struct runner *r, struct sweep *s, struct fleet *f, const struc
 	r->s = s;
 	r->f = f;
 	r->o = *o;
+	if (!r->o.now_s)
+		r->o.now_s = time_now_s;
+	if (!r->o.mono_s)
+		r->o.mono_s = time_mono_s;
 	r->reported = xcalloc((size_t)s->plan.nnodes + 1, sizeof(int));
 	r->nodes = xcalloc((size_t)s->plan.nnodes + 1, sizeof(*r->nodes));
 }
@@ -99,7 +103,7 @@ int runner_sessions_open(struct runner *r, struct err *e)
 	struct fleet_result *res = xcalloc((size_t)n + 1, sizeof(*res));
 
 	fleet_sessions_open(r->f, r->o.session_ttl_s, res);
-	r->last_renew = time_mono_s();
+	r->last_renew = r->o.mono_s();
 	for (k = 0; k < n && !rc; k++)
 		if (res[k].failed)
 			rc = err_set(e, -EIO, "session_failed",
@@ -136,9 +140,9 @@ static void sessions_renew_due(struct runner *r, struct point *p)
 	int n = r->s->plan.nnodes, k;
 	struct fleet_result *res;
 
-	if (time_mono_s() - r->last_renew < r->o.session_ttl_s / 3)
+	if (r->o.mono_s() - r->last_renew < r->o.session_ttl_s / 3)
 		return;
-	r->last_renew = time_mono_s();
+	r->last_renew = r->o.mono_s();
 	res = xcalloc((size_t)n + 1, sizeof(*res));
 	fleet_sessions_renew(r->f, res);
 	for (k = 0; k < n; k++) {
@@ -354,7 +358,7 @@ int runner_point_run(struct runner *r, int point, int loops)
 	int n = r->s->plan.nnodes, k, rc = 0;
 	struct run u = { .p = &r->s->points[point], .loops = loops };
 	struct runner_times *t = &r->last;
-	double t0 = time_mono_s();
+	double t0 = r->o.mono_s();
 
 	if (stopped(r))
 		return -EINTR;
@@ -362,7 +366,7 @@ int runner_point_run(struct runner *r, int point, int loops)
 		return -EIO;
 	memset(t, 0, sizeof(*t));
 	t->point = point;
-	t->start_at = time_now_s();
+	t->start_at = r->o.now_s();
 	sweep_point_loops_add(r->s, point, loops);
 	for (k = 0; k < n; k++) {
 		struct node_result *nr = &u.p->nodes[k];
@@ -374,16 +378,16 @@ int runner_point_run(struct runner *r, int point, int loops)
 		r->nodes[k].passes_before = r->reported[k] = nr->npasses;
 	}
 	point_start(r, &u);
-	t->started_at = time_now_s();
+	t->started_at = r->o.now_s();
 	if (r->abort || stopped(r)) {
 		jobs_cancel(r, &u);
 		return stopped(r) ? -EINTR : -EIO;
 	}
 	rc = jobs_wait(r, &u);
-	t->done_at = time_now_s();
+	t->done_at = r->o.now_s();
 	times_jobs(r, t);
 	if (rc == 0) {
-		r->run_s += time_mono_s() - t0;
+		r->run_s += r->o.mono_s() - t0;
 		r->span_s += t->last_end_at - t->first_start_at;
 		r->longest_s += t->longest_job_s;
 		r->runs++;
