@@ -20,6 +20,7 @@ struct behaviour {
 	bool refuse_patch; /* PATCH params answers 422 */
 	bool refuse_session;
 	bool fail_job; /* the job fails after its first pass */
+	int hold_at;   /* > 0: a job's passes stop at this many, running, until cancelled */
 	int loops[64]; /* per job id: loops asked */
 	int polls[64]; /* per job id: GETs so far */
 	int next_job;
@@ -99,6 +100,8 @@ static int handle(struct fake_agent *a, const struct fake_req *r, struct buf *ou
 		}
 		/* One more pass per poll. */
 		n = ++b->polls[id] < b->loops[id] ? b->polls[id] : b->loops[id];
+		if (b->hold_at > 0 && n > b->hold_at)
+			n = b->hold_at;
 		if (strstr(r->path, "wait_s=30&after=") && b->nwaits < 64) {
 			b->after[b->nwaits] = strtoll(strstr(r->path, "after=") + 6, NULL, 10);
 			b->answered[b->nwaits++] = 1000 * id + n;
@@ -476,6 +479,9 @@ static void test_stop_cancels(void **state)
 	int k;
 
 	(void)state;
+	/* Each job holds at its first pass: the stop always finds both running (under load one
+	 * node could otherwise finish all 3 before the other's first pass arrived). */
+	behaviours[0].hold_at = behaviours[1].hold_at = 1;
 	rig_init(&g, false);
 	g.seen.stop_after_progress = &g.stop;
 	g.seen.stop_point = &g.s.points[0];
