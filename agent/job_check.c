@@ -78,10 +78,11 @@ static int fs_check(const struct jobq_env *env, struct job_spec *spec, bool held
 		               "directory: a job with a filesystem runs in the filesystem (mounted "
 		               "by the agent): give directory or filesystem, not both");
 	if (!format_allowed(env, spec->device))
-		return err_set(e, -EPERM, "format_not_allowed",
-		               "filesystem: this agent may not make a filesystem on '%s': start it "
-		               "with --allow-format=%s (or --allow-format for every --allow-device)",
-		               spec->device, spec->device);
+		return err_set(
+		        e, -EPERM, "format_not_allowed",
+		        "filesystem: this agent may not make a filesystem on '%s': start it "
+		        "with --allow-format=%s (or --allow-format for every --allow-device)",
+		        spec->device, spec->device);
 	if (!held && sysfs_device_in_use(env->fs, spec->device, why, sizeof(why)))
 		return err_set(e, -EBUSY, "device_refused",
 		               "refusing to make a filesystem on '%s': %s (mkfs would destroy its "
