@@ -74,8 +74,36 @@ static void jobs_free(struct fleet_jobs *j, int n)
 	free(j);
 }
 
-/* Node i's job body for one run, as text. Caller has ownership. */
-static char *jobs_body(struct fleet_jobs *j, int i, int64_t sweep_id, int point, int loops)
+/* The agent's limit on a label value, in bytes. */
+#define LABEL_VALUE_MAX 256
+
+/* The sweep_config label: the point's configuration as config_format writes it
+ * ("read_ahead_kb=4096 nr_requests=128"), cut after the last setting that fits the agent's
+ * label limit, with " ..." when something was cut. */
+static json_t *config_label(const struct config *cfg)
+{
+	struct buf b = BUF_INIT;
+	json_t *v;
+	size_t cut;
+
+	config_format(cfg, &b);
+	if (b.len >= LABEL_VALUE_MAX) {
+		cut = LABEL_VALUE_MAX - 4;
+		while (cut > 0 && b.data[cut] != ' ')
+			cut--;
+		b.len = cut;
+		b.data[cut] = '\0';
+		buf_puts(&b, " ...");
+	}
+	v = json_string(b.data ? b.data : "");
+	buf_release(&b);
+	return v;
+}
+
+/* Node i's job body for one run of the point with configuration cfg, as text. Caller has
+ * ownership. */
+static char *jobs_body(struct fleet_jobs *j, int i, int64_t sweep_id, int point,
+                       const struct config *cfg, int loops)
 {
 	json_t *labels = json_object_get(j->body[i], "labels");
 	char text[32];
@@ -84,6 +112,7 @@ static char *jobs_body(struct fleet_jobs *j, int i, int64_t sweep_id, int point,
 	json_object_set_new(labels, "sweep", json_string(text));
 	snprintf(text, sizeof(text), "%d", point);
 	json_object_set_new(labels, "sweep_point", json_string(text));
+	json_object_set_new(labels, "sweep_config", config_label(cfg));
 	json_object_set_new(j->body[i], "loops", json_integer(loops));
 	return json_dumps(j->body[i], JSON_COMPACT | JSON_PRESERVE_ORDER);
 }
@@ -409,7 +438,7 @@ void fleet_job_dry_run(struct fleet *f, const bool *ask, struct fleet_dry_run *o
 	for (i = 0; i < n; i++) {
 		reqs[i].skip = !f->active[i] || !ask[i];
 		req_node(f, &reqs[i], i, "POST", "/api/v1/jobs?dry_run=true",
-		         jobs_body(f->jobs, i, 0, 0, f->plan->loops));
+		         jobs_body(f->jobs, i, 0, 0, &f->plan->baseline, f->plan->loops));
 	}
 	client_run(f->client, reqs, n);
 	dry_run_read(reqs, n, out);
@@ -604,7 +633,7 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
 			/* Applied and read back here: this node's job starts now, whatever the
 			 * others' PATCHes are doing. */
 			req_node(f, &reqs[n + i], i, "POST", "/api/v1/jobs",
-			         jobs_body(f->jobs, i, sweep_id, point, loops));
+			         jobs_body(f->jobs, i, sweep_id, point, cfg, loops));
 			client_start(f->client, &reqs[n + i]);
 			started++;
 		}
