@@ -257,6 +257,32 @@
     return FT.chart(canvas, { type: 'bar', data: { labels: xLabels, datasets: datasets }, options: opts, plugins: [fullWidthLines] });
   };
 
+  /* runsChart(canvas, labels, effects[%|null], baselines[value|null], bestTexts, metric, unit):
+   * a plan's runs in time order: the best configuration's effect (left axis, %) and the
+   * original baseline's figure (right axis), one point per run. */
+  FT.runsChart = function (canvas, labels, effects, baselines, bestTexts, metric, unit) {
+    var opts = baseOptions('best configuration\'s effect (%)');
+    opts.scales.y.beginAtZero = false;
+    opts.scales.y2 = { position: 'right', beginAtZero: false, grid: { drawOnChartArea: false },
+      title: { display: true, text: 'baseline ' + metric + (unit ? ' (' + unit + ')' : '') } };
+    opts.plugins.tooltip = { callbacks: { afterLabel: function (item) {
+      return item.datasetIndex === 0 ? 'best: ' + bestTexts[item.dataIndex] : '';
+    } } };
+    return FT.chart(canvas, {
+      type: 'line',
+      data: {
+        labels: labels,
+        datasets: [
+          { label: 'best configuration\'s effect (%)', yAxisID: 'y', data: effects, spanGaps: false,
+            borderColor: FT.palette[2], backgroundColor: alpha(FT.palette[2], 0.8), pointRadius: 4, borderWidth: 2 },
+          { label: 'baseline ' + metric, yAxisID: 'y2', data: baselines, spanGaps: false,
+            borderColor: FT.palette[0], backgroundColor: alpha(FT.palette[0], 0.8), borderDash: [6, 4], pointRadius: 3, borderWidth: 2 }
+        ]
+      },
+      options: opts
+    });
+  };
+
   /* A horizontal line per visible dataset marked ftFullWidth, at its value, from the left edge
    * of the plot to the right one (a line dataset on a category axis would run only between
    * the first and the last category's centre). The spans drawn are kept on the chart as
