@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # demo.sh -- the README's main command: install, build, then a real two-node sweep that decides.
-# Two loop devices backed by sparse files in RAM (/dev/shm), a node1 and a node2 agent on
-# 127.0.0.1, and a sequential sweep with fleettune-ctl of buffered sequential 4 KiB reads:
-# read_ahead_kb first (the knob the seeds' authors turned with setra: it matters here), then
-# nr_requests (which one sequential reader never fills: it does not). Adaptive loops, 3 to 8
-# loops × 2 s per point, about 2 to 3 minutes. The database, the plan, the agents' state and
-# logs stay in a directory that outlives the run (printed at the end with the commands to
-# explore it); the devices are restored, detached and their backing files removed.
+# Two loop devices backed by files of real data on this machine's disk (direct I/O), a node1
+# and a node2 agent on 127.0.0.1, and a sequential sweep with fleettune-ctl of buffered
+# sequential 4 KiB reads: read_ahead_kb first (the knob the seeds' authors turned with setra:
+# it matters here), then nr_requests (which one sequential reader never fills: it does not).
+# Adaptive loops, 3 to 10 loops x 2 s per point, about 3 minutes. The database, the plan, the
+# agents' state and logs stay in a directory that outlives the run (printed at the end with
+# the commands to explore it); the devices are restored and detached and their backing files
+# removed.
 #   FLEETTUNE_DEMO_DIR=DIR   keep everything in DIR (default /var/tmp/fleettune-demo-DATE)
 #   FLEETTUNE_DEMO_BUILD=DIR build directory (default build-demo)
 set -euo pipefail
@@ -23,14 +24,11 @@ CTL=$build/controller/fleettune-ctl
 keep=${FLEETTUNE_DEMO_DIR:-/var/tmp/fleettune-demo-$(date +%Y%m%d-%H%M%S)}
 mkdir -p -m 700 "$keep"
 keep=$(cd "$keep" && pwd)
-# The backing files live in RAM, so the two devices share no disk (and nothing another
-# program on this machine writes to disk slows one of them down).
-img_dir=$(mktemp -d /dev/shm/fleettune-demo-XXXXXX 2>/dev/null) || img_dir=""
-backing="RAM (/dev/shm)"
-if [ -z "$img_dir" ]; then
-	img_dir=$(mktemp -d "$keep/img-XXXXXX")
-	backing="files on the disk under $keep (no /dev/shm here): they share that disk"
-fi
+# The backing files hold real data on this machine's disk, read with direct I/O: every
+# request the loop device gets is a real read from the disk, with its latency, which is what
+# read-ahead is for (holes or RAM answer at once, and read-ahead would not matter). They are
+# removed at the end.
+img_dir=$(mktemp -d "$keep/img-XXXXXX")
 devs=()
 pids=()
 cleanup() {
@@ -42,22 +40,27 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# 8 GiB sparse each: a 2 s pass reads at most a few GiB, so it never wraps around to data it
-# has read already (which the page cache would serve), and holes cost no memory.
+# 3 GiB each: a 2 s pass reads less than that even at 1.5 GB/s, so it never wraps around to
+# data it has read already (which the page cache would serve).
 dio=on
 for n in 1 2; do
-	truncate -s 8G "$img_dir/node$n.img"
+	dd if=/dev/zero of="$img_dir/node$n.img" bs=4M count=768 oflag=direct status=none
 	dev=$(losetup --direct-io=on --find --show "$img_dir/node$n.img" 2>/dev/null) || dev=""
 	[ -n "$dev" ] || dev=$(losetup --find --show "$img_dir/node$n.img")
 	devs+=("${dev#/dev/}")
 	# losetup may fall back to buffered I/O silently: the kernel says what it does.
 	[ "$(cat "/sys/block/${dev#/dev/}/loop/dio" 2>/dev/null)" = 1 ] || dio=off
 done
+disk=$(df --output=source "$img_dir" | tail -n 1)
 queue() { # DEV: the settings the sweep changes, as the kernel reports them
 	local q=/sys/block/$1/queue
 	echo "scheduler=$(sed 's/.*\[\(.*\)\].*/\1/' $q/scheduler) read_ahead_kb=$(cat $q/read_ahead_kb) nr_requests=$(cat $q/nr_requests)"
 }
-echo "== loop devices: node1=${devs[0]} node2=${devs[1]}, 8 GiB each, backed by $backing, direct I/O to the backing file $dio"
+echo "== loop devices: node1=${devs[0]} node2=${devs[1]}, 3 GiB each, backed by files in $img_dir ($disk), direct I/O to them $dio"
+if [ "$dio" = off ]; then
+	echo "   note: the filesystem of $img_dir refuses direct I/O to the backing files, so the loop" \
+		"devices go through its page cache: read-ahead matters less and the figures are noisier"
+fi
 for n in 1 2; do echo "   ${devs[$((n - 1))]}: $(queue "${devs[$((n - 1))]}")"; done
 
 # wait_listening N PID LOG: the port agent N prints once it listens; fails if the agent
@@ -97,16 +100,16 @@ cat >"$keep/plan.json" <<JSON
     {"name": "node1", "url": "http://127.0.0.1:${ports[0]}", "device": "${devs[0]}", "token_file": "state1/token"},
     {"name": "node2", "url": "http://127.0.0.1:${ports[1]}", "device": "${devs[1]}", "token_file": "state2/token"}
   ],
-  "baseline": {"scheduler": "mq-deadline", "read_ahead_kb": 128, "nr_requests": 128},
+  "baseline": {"scheduler": "mq-deadline", "read_ahead_kb": 16, "nr_requests": 128},
   "axes": [
-    {"param": "read_ahead_kb", "values": [16, 4096]},
+    {"param": "read_ahead_kb", "values": [128, 4096]},
     {"param": "nr_requests", "values": [32, 512]}
   ],
   "strategy": "sequential",
   "job": {"engine": "fio",
           "fio": {"rw": "read", "bs": "4k", "ioengine": "psync", "direct": false,
-                  "size": "8g", "runtime_s": 2, "time_based": true},
-          "loops": {"min": 3, "max": 8}},
+                  "size": "3g", "runtime_s": 2, "time_based": true},
+          "loops": {"min": 3, "max": 10}},
   "metric": "read.bw_mib",
   "goal": "maximize",
   "min_effect_pct": 5,
@@ -115,25 +118,29 @@ cat >"$keep/plan.json" <<JSON
 JSON
 echo "== plan: $keep/plan.json"
 cat <<TXT
-== what the two nodes share: both loop devices are on this one machine. Their backing files
-   are in RAM, so they share no disk, but they share the CPU cores ($(nproc)), the memory and
-   the kernel with each other and with everything else running here: what slows the machine
-   slows both at once. Each pass reads with 4 KiB read() calls through the page cache (fio
-   drops the device's cache before each pass), so read_ahead_kb decides how much the kernel
-   fetches per request from the loop device.
+== what the two nodes share: both loop devices are on this one machine, backed by files on
+   the same disk ($disk). Each gets its own file, agent, port and state, but they share that
+   disk, the CPU cores ($(nproc)), the memory and the kernel with each other and with
+   everything else running here: what slows the machine slows both at once, and at high
+   read-ahead the two split the disk's bandwidth. Each pass reads with 4 KiB read() calls
+   through the page cache (fio drops the device's cache before each pass), so read_ahead_kb
+   decides how much the kernel asks the disk for at a time. The baseline is a small 16 KiB
+   read-ahead (a device tuned for random I/O); 128 is the kernel's default, 4096 what the
+   seeds set with blockdev --setra 8192. nr_requests bounds the requests queued at once,
+   which one sequential reader never comes near: it should make no real difference.
 TXT
 rc=0
 "$CTL" sweep "$keep/plan.json" --db "$keep/ctl.db" | tee "$keep/table.txt" || rc=$?
 cat <<'TXT'
 == how to read the table: each node cell is the mean ± stdev of that node's passes (MiB/s);
    "loops" is how many each point needed: after 3, one more at a time until the verdict was
-   decided or 8 were run. A sequential sweep has one block per axis (its first row is the
+   decided or 10 were run. A sequential sweep has one block per axis (its first row is the
    baseline it is compared with: the original one, then the best configuration so far) and
    a final confirmation of the chosen configuration against the original baseline.
    "Δ vs baseline" is the fleet effect with its 95 % interval; the verdict is decided on it:
    significant gain or loss (the interval excludes 0 and the effect is at least 5 %), no real
    difference (its 90 % interval inside ±5 %), inconclusive, or nodes disagree (named).
-   With up to 6 looks per point each look is judged at 5 %/6, a wider interval than the 95 %
+   With up to 8 looks per point each look is judged at 5 %/8, a wider interval than the 95 %
    shown: a row whose interval just clears 0 can still be inconclusive.
 TXT
 echo "== after the sweep (the controller restored both nodes):"
