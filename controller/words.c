@@ -96,22 +96,40 @@ static void disagree_words(const struct effect *fx, char *const *names, struct b
 	}
 }
 
-/* A comparison's decision in words: what the table's verdict cell and the JSON's
- * verdict_text say. Disagreeing nodes are named; an inconclusive row that noise explains
- * says how many loops would decide it. */
-void words_decision(const struct effect *fx, enum effect_decision d, char *const *names,
-                    struct buf *out)
+int words_loops_ceiling(const struct plan *p)
 {
+	int max = p->loops_max > p->loops ? p->loops_max : p->loops;
+
+	return max < WORDS_LOOPS_MAX ? max : WORDS_LOOPS_MAX;
+}
+
+/* A comparison's decision in words: what the table's verdict cell and the JSON's
+ * verdict_text say. Disagreeing nodes are named. An inconclusive row whose nodes' own effects
+ * differ says so first, whatever its loop estimate; one that noise explains says how many
+ * loops would decide it, or, beyond ceiling (words_loops_ceiling), only that it is more. */
+void words_decision(const struct effect *fx, enum effect_decision d, char *const *names,
+                    int ceiling, struct buf *out)
+{
+	bool differ = d == EFFECT_INCONCLUSIVE && fx->noisy && effect_nodes_differ(fx);
+	struct buf why = BUF_INIT;
+
 	buf_puts(out, decision_words(d));
 	if (d == EFFECT_HETEROGENEOUS && fx->ndisagree > 0) {
 		buf_puts(out, ": ");
 		disagree_words(fx, names, out);
-	} else if (d == EFFECT_INCONCLUSIVE && fx->noisy && fx->loops_needed > 0) {
-		buf_printf(out, " (too noisy: ~%d loops needed)", fx->loops_needed);
-	} else if (d == EFFECT_INCONCLUSIVE && fx->noisy && fx->loops_needed < 0 &&
-	           fx->q_p < EFFECT_ALPHA && fx->tau_pct > 0) {
-		buf_printf(out, " (nodes differ: \u03c4 %.1f %%)", fx->tau_pct);
+		return;
 	}
+	if (d != EFFECT_INCONCLUSIVE || !fx->noisy)
+		return;
+	if (differ)
+		buf_printf(&why, "nodes differ: \u03c4 %.1f %%; look at the nodes", fx->tau_pct);
+	else if (fx->loops_needed > 0 && fx->loops_needed <= ceiling)
+		buf_printf(&why, "too noisy: ~%d loops needed", fx->loops_needed);
+	else if (fx->loops_needed != 0)
+		buf_printf(&why, "too noisy: more than %d loops needed", ceiling);
+	if (why.len)
+		buf_printf(out, " (%s)", why.data);
+	buf_release(&why);
 }
 
 /* The plan's node names, for words_decision. Caller frees the array (not the names). */
@@ -147,7 +165,7 @@ void words_verdict(const struct sweep *s, const struct point *p, struct buf *b)
 		return;
 	}
 	names = words_node_names(&s->plan);
-	words_decision(&p->fx, p->verdict, names, b);
+	words_decision(&p->fx, p->verdict, names, words_loops_ceiling(&s->plan), b);
 	free(names);
 }
 
@@ -319,21 +337,40 @@ void words_noise(const struct sweep *s, struct buf *out)
 {
 	const struct sweep_noise *ns = &s->noise;
 	double m = s->plan.min_effect_pct;
+	int ceiling = words_loops_ceiling(&s->plan);
+	/* A job that set direct either way chose its I/O path: a buffered job is buffered on
+	 * purpose. */
+	const char *direct = plan_job_sets_direct(&s->plan) ? "" : ", direct I/O";
 
 	buf_printf(out,
 	           "passes vary by up to %.1f %%; %d of %d row%s cannot tell a %g %% difference "
 	           "(the smallest %s detect%s is %.1f %%)",
 	           ns->cv_pct, ns->nnoisy, ns->nrows, ns->nrows == 1 ? "" : "s", m,
 	           ns->nnoisy == 1 ? "it" : "they", ns->nnoisy == 1 ? "s" : "", ns->mde_pct);
-	if (ns->loops_needed > 0)
+	if (ns->loops_needed > ceiling) {
+		buf_printf(out,
+		           ". More than %d loops: this job is too noisy for a %g %% decision here. "
+		           "What would decide it: ",
+		           ceiling, m);
+		if (ns->loops_needed > 0 && ns->loops_needed <= WORDS_LOOPS_MAX)
+			buf_printf(out, "about %d loops per point (%s), ", ns->loops_needed,
+			           s->plan.loops_max > s->plan.loops ? "job.loops.max"
+			                                             : "job.loops");
+		buf_printf(out,
+		           "a quiet machine while it runs (nothing else on the nodes' disks and "
+		           "CPUs), longer runtime_s%s, or a min_effect_pct these rows can tell "
+		           "(%.0f %%)",
+		           direct, ceil(ns->mde_pct));
+	} else if (ns->loops_needed > 0) {
 		buf_printf(out,
 		           ". Deciding %g %% needs about %d loops per point, or a quieter job: "
 		           "longer runtime_s%s",
-		           m, ns->loops_needed, plan_job_direct(&s->plan) ? "" : ", direct I/O");
-	if (ns->nunreachable > 0)
+		           m, ns->loops_needed, direct);
+	}
+	if (ns->ndiffer > 0)
 		buf_printf(
 		        out,
-		        ". In %d row%s the nodes' own effects differ (\u03c4 up to %.1f %%), which "
-		        "more loops do not resolve: look at the nodes",
-		        ns->nunreachable, ns->nunreachable == 1 ? "" : "s", ns->tau_pct);
+		        ". In %d row%s the nodes' own effects differ (\u03c4 up to %.1f %%): more "
+		        "loops do not resolve that; look at the nodes",
+		        ns->ndiffer, ns->ndiffer == 1 ? "" : "s", ns->tau_pct);
 }
