@@ -28,6 +28,7 @@
 #include "timeutil.h"
 #include "verdict.h"
 #include "version.h"
+#include "words.h"
 #include "xmalloc.h"
 #include "banned.h"
 
@@ -47,6 +48,7 @@ struct opts {
 	double poll_ms;
 	double min_effect_pct; /* --min-effect; NAN when not given */
 	bool dry_run;
+	bool baseline; /* export --baseline: the sweep's baseline, on purpose */
 	bool continue_on_node_failure;
 	bool all_nodes; /* --nodes all: a column per node at any fleet size */
 	bool help;
@@ -467,10 +469,22 @@ static int cmd_export(const struct cmd *c, struct opts *o)
 		return EXIT_USAGE;
 	if (sweep_load(o, id, &s) < 0)
 		return 1;
-	if (s.best < 0)
-		log_warn("sweep %lld has no best configuration; exporting its baseline",
-		         (long long)id);
-	if (export_render(&s, o->format, &out, &e) < 0) {
+	if (s.best < 0 && !o->baseline) {
+		struct buf why = BUF_INIT, cfg = BUF_INIT;
+
+		words_no_best(&s, &why);
+		config_format(&s.plan.baseline, &cfg);
+		log_error(
+		        "sweep %lld has no best configuration to export: %s. Nothing was written; "
+		        "--baseline exports its baseline (%s) on purpose",
+		        (long long)id, why.data, cfg.data ? cfg.data : "");
+		buf_release(&why);
+		buf_release(&cfg);
+		sweep_release(&s);
+		return 1;
+	}
+	if (export_render(&s, o->format, o->baseline ? EXPORT_BASELINE : EXPORT_BEST, &out, &e) <
+	    0) {
 		log_error("%s", e.msg);
 		rc = 1;
 	} else {
@@ -603,8 +617,12 @@ static const struct cmd cmds[] = {
 	  "Set parameters permanently on every node of the plan, in parallel, and print the\n"
 	  "values read back. --best ID applies the best configuration of a stored sweep.",
 	  1 },
-	{ "export", cmd_export, "export ID --format udev|tuned [--out FILE] [--db PATH]",
-	  "Print a udev rule or a tuned profile for the sweep's best configuration.", 1 },
+	{ "export", cmd_export,
+	  "export ID --format udev|tuned [--baseline] [--out FILE] [--db PATH]",
+	  "Print a udev rule or a tuned profile for the sweep's best configuration. A sweep with "
+	  "no best\nis refused (exit 1, saying why); --baseline exports its baseline instead, on "
+	  "purpose.",
+	  1 },
 	{ "report", cmd_report, "report ID --html FILE [--web-root DIR] [--db PATH]",
 	  "Write a self-contained HTML report (data, JS and CSS inline) of a stored sweep.", 1 },
 	{ "help", cmd_help, "help [COMMAND]", "Show the commands, or one command's usage.", -1 },
@@ -646,6 +664,7 @@ enum {
 	OPT_VERBOSE,
 	OPT_NODES,
 	OPT_DRY_RUN,
+	OPT_BASELINE,
 	OPT_CONTINUE,
 	OPT_MIN_EFFECT,
 };
@@ -689,6 +708,7 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, OPT_VERBOSE },
 		{ "nodes", required_argument, NULL, OPT_NODES },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "baseline", no_argument, NULL, OPT_BASELINE },
 		{ "continue-on-node-failure", no_argument, NULL, OPT_CONTINUE },
 		{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
 		{ "help", no_argument, NULL, 'h' },
@@ -768,6 +788,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_DRY_RUN:
 			o.dry_run = true;
+			break;
+		case OPT_BASELINE:
+			o.baseline = true;
 			break;
 		case OPT_CONTINUE:
 			o.continue_on_node_failure = true;

@@ -297,6 +297,25 @@ static void best_line(const struct sweep *s, bool details, struct buf *out)
 	buf_puts(out, "best: the baseline (no configuration gave a significant gain)\n");
 }
 
+void words_no_best(const struct sweep *s, struct buf *out)
+{
+	switch (s->outcome) {
+	case OUTCOME_BASELINE_FAILED:
+		buf_puts(out, "the baseline failed on every node");
+		return;
+	case OUTCOME_NO_FIGURES:
+		buf_puts(out, "no configuration produced a figure to compare with the baseline");
+		return;
+	case OUTCOME_PENDING:
+		buf_printf(out, "it was not judged (status %s)", s->status);
+		return;
+	case OUTCOME_BEST:
+	case OUTCOME_BASELINE:
+		break;
+	}
+	buf_puts(out, "no configuration gave a significant gain over the baseline");
+}
+
 void words_best_config(const struct config *cfg, double delta_pct, enum effect_decision v,
                        struct buf *out)
 {

@@ -46,6 +46,9 @@ void words_verdict(const struct sweep *s, const struct point *p, struct buf *b);
 void words_best_line(const struct sweep *s, struct buf *out);
 /* The same in one short line without the node details and without a newline. */
 void words_best_summary(const struct sweep *s, struct buf *out);
+/* Why s (analysed) has no best, as a clause: "no configuration gave a significant gain over
+ * the baseline", "the baseline failed on every node", ... No newline. */
+void words_no_best(const struct sweep *s, struct buf *out);
 /* "best: CFG  +47.7 % (significant gain)" and a newline, from a stored sweep's figures. */
 void words_best_config(const struct config *cfg, double delta_pct, enum effect_decision v,
                        struct buf *out);
