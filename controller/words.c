@@ -184,6 +184,24 @@ static void point_failures(const struct sweep *s, const struct point *p, struct 
 	}
 }
 
+/* The original baseline has no figure because the controller cancelled it: no node of it
+ * failed, and the sweep was stopped (Ctrl-C, or another node's failure). */
+static bool baseline_cancelled(const struct sweep *s)
+{
+	int k, cancelled = 0;
+
+	if (!s->npoints || !strcmp(s->status, "completed"))
+		return false;
+	for (k = 0; k < s->plan.nnodes; k++) {
+		enum node_state st = s->points[0].nodes[k].state;
+
+		if (st == NODE_FAILED)
+			return false;
+		cancelled += st == NODE_CANCELLED;
+	}
+	return cancelled > 0;
+}
+
 /* The first configuration point that ran and has no figure, for "no figures". */
 static const struct point *first_failed_candidate(const struct sweep *s)
 {
@@ -271,7 +289,13 @@ static void best_line(const struct sweep *s, bool details, struct buf *out)
 		best_words(s, &p->cfg, p->delta_pct, p->verdict, p, out);
 		return;
 	case OUTCOME_BASELINE_FAILED:
-		buf_puts(out, "no best: the baseline failed on every node");
+		if (baseline_cancelled(s))
+			buf_printf(out,
+			           "no best: the baseline was cancelled on every node before it "
+			           "finished (the sweep was %s)",
+			           s->status);
+		else
+			buf_puts(out, "no best: the baseline failed on every node");
 		if (details && s->npoints) {
 			buf_puts(out, " (");
 			point_failures(s, &s->points[0], out);
@@ -294,14 +318,27 @@ static void best_line(const struct sweep *s, bool details, struct buf *out)
 	case OUTCOME_BASELINE:
 		break;
 	}
-	buf_puts(out, "best: the baseline (no configuration gave a significant gain)\n");
+	if (!strcmp(s->status, "interrupted") || !strcmp(s->status, "aborted"))
+		buf_printf(
+		        out,
+		        "best: the baseline (no configuration gave a significant gain before the "
+		        "sweep was %s)\n",
+		        s->status);
+	else
+		buf_puts(out, "best: the baseline (no configuration gave a significant gain)\n");
 }
 
 void words_no_best(const struct sweep *s, struct buf *out)
 {
 	switch (s->outcome) {
 	case OUTCOME_BASELINE_FAILED:
-		buf_puts(out, "the baseline failed on every node");
+		if (baseline_cancelled(s))
+			buf_printf(out,
+			           "the baseline was cancelled on every node before it finished "
+			           "(the sweep was %s)",
+			           s->status);
+		else
+			buf_puts(out, "the baseline failed on every node");
 		return;
 	case OUTCOME_NO_FIGURES:
 		buf_puts(out, "no configuration produced a figure to compare with the baseline");
