@@ -25,5 +25,9 @@ void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(print
 char *buf_detach(struct buf *b, size_t *len);
 /* Read a whole file (at most max_bytes) into b. Returns 0 or -errno. */
 int buf_read_file(struct buf *b, const char *path, size_t max_bytes);
+/* Replace the file at path with data[0..len) (mode 0644 before the umask): written to
+ * "PATH.tmp" and renamed over path, so a reader sees the old file or the new one, never half.
+ * Returns 0 or -errno (the temporary file removed). */
+int buf_write_file(const char *path, const void *data, size_t len);
 
 #endif

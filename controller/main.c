@@ -21,6 +21,7 @@
 #include "race.h"
 #include "report.h"
 #include "report_html.h"
+#include "site.h"
 #include "strategy.h"
 #include "sweep.h"
 #include "sweepdoc.h"
@@ -533,6 +534,44 @@ static int cmd_report(const struct cmd *c, struct opts *o)
 	return rc;
 }
 
+/* site_write's status hook: a running sweep whose controller is gone shows as abandoned. */
+static void site_status(struct sweep *s, void *ctx)
+{
+	const char *me = ctx;
+
+	if (sweep_abandoned(me, s->status, s->owner_pid, s->owner_host, s->saved_at, s->created_at))
+		snprintf(s->status, sizeof(s->status), "abandoned");
+}
+
+/* site DIR: every stored sweep as a static site (site.h). */
+static int cmd_site(const struct cmd *c, struct opts *o)
+{
+	struct ctlstore *st = NULL;
+	struct site_stats stats;
+	struct err e = { 0 };
+	char *path = db_path(o), me[64];
+	struct site_opts so = { .web_dir = web_dir(o), .db_label = path, .now_s = time_now_s(),
+		                .status_adjust = site_status, .ctx = me };
+	double t0 = time_mono_s();
+	int rc;
+
+	(void)c;
+	host_name(me, sizeof(me));
+	rc = ctlstore_open(path, &st, &e);
+	if (rc == 0)
+		rc = site_write(st, o->args[0], &so, &stats, &e);
+	if (rc < 0)
+		log_error("%s", e.msg);
+	else
+		log_info("wrote %s/index.html and %d sweep page%s (%d plan%s, %d run more than once) "
+		         "in %.2f s",
+		         o->args[0], stats.nsweeps, stats.nsweeps == 1 ? "" : "s", stats.nplans,
+		         stats.nplans == 1 ? "" : "s", stats.nplans_repeat, time_mono_s() - t0);
+	ctlstore_close(st);
+	free(path);
+	return rc < 0 ? 1 : 0;
+}
+
 /* analyze: a sweep document (FILE, or - for stdin) judged again from its passes. */
 static int cmd_analyze(const struct cmd *c, struct opts *o)
 {
@@ -625,6 +664,12 @@ static const struct cmd cmds[] = {
 	  1 },
 	{ "report", cmd_report, "report ID --html FILE [--web-root DIR] [--db PATH]",
 	  "Write a self-contained HTML report (data, JS and CSS inline) of a stored sweep.", 1 },
+	{ "site", cmd_site, "site DIR [--web-root DIR] [--db PATH]",
+	  "Write every stored sweep as a static site: DIR/index.html (each sweep's name, date, "
+	  "nodes,\nstrategy, best and outcome, and for plans run more than once the best "
+	  "configuration's effect\nand the baseline's figure over time) and DIR/sweep-ID.html, "
+	  "each sweep's report. It opens\nfrom file:// with no network.",
+	  1 },
 	{ "help", cmd_help, "help [COMMAND]", "Show the commands, or one command's usage.", -1 },
 };
 

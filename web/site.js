@@ -8,8 +8,9 @@
  *                "href" (its report, beside index.html), "plan" (key into plans)}],  newest first
  *    "plans": [{"key", "name", "metric", "unit", "runs": [sweep ids, oldest first]}]}
  *                only the plans run more than once
- * The index table lists every sweep; each plan run more than once gets a chart of its runs:
- * the best configuration's effect (%, 0 when the baseline was kept) and the baseline's figure.
+ * Each plan run more than once gets a chart of its runs first (the best configuration's effect,
+ * %, 0 when the baseline was kept, and the baseline's figure; the first few drawn at once, the
+ * others as they scroll into view), then the index table lists every sweep.
  * Works from file:// with no network; all data goes into the page as text. */
 (function () {
   'use strict';
@@ -62,28 +63,70 @@
     return t;
   }
 
-  /* One chart per plan run more than once: x = its runs in time order. */
+  /* Charts drawn right after the index is painted: the first screen's; the others are drawn as
+   * they scroll into view (500 sweeps of 50 plans make 50 charts nobody sees at once). */
+  var CHARTS_AT_ONCE = 4;
+
+  /* One card per plan run more than once: x = its runs in time order. Returns the section and
+   * a draw function per card. */
   function planCharts(doc) {
     var plans = doc.plans || [];
     if (!plans.length) return null;
     var byId = {};
     (doc.sweeps || []).forEach(function (s) { byId[s.id] = s; });
+    var grid = E('div', { class: 'plan-grid' });
     var wrap = E('section', { id: 'plan-charts' }, E('h2', null, 'Plans run more than once'),
       E('p', { class: 'hint' }, 'Per run: the best configuration\'s effect against the baseline (0 when the baseline was kept) ' +
         'and the original baseline\'s figure (its mean over the nodes). A baseline that moves between runs is the machine, ' +
-        'not a setting.'));
-    plans.forEach(function (p, i) {
+        'not a setting.'), grid);
+    var draws = plans.map(function (p, i) {
       var runs = (p.runs || []).map(function (id) { return byId[id]; }).filter(Boolean);
       var canvas = E('canvas', { class: 'plan-chart', id: 'plan-chart-' + i, 'data-plan': p.key, 'aria-label': p.name + ' over time' });
-      wrap.appendChild(E('div', { class: 'plan' },
+      var card = E('div', { class: 'plan-run' },
         E('h3', null, '“' + (p.name || '') + '”, ' + runs.length + ' runs (' + (p.metric || '') + ')'),
-        E('div', { class: 'chart-box' }, canvas)));
-      FT.runsChart(canvas, runs.map(function (s) { return '#' + s.id + ' ' + FT.fmtTime(s.created_at).slice(0, 16); }),
-        runs.map(function (s) { return s.best ? s.best.delta_pct : s.outcome === 'baseline' ? 0 : null; }),
-        runs.map(function (s) { return FT.isNum(s.baseline_mean) ? s.baseline_mean : null; }),
-        runs.map(bestText), p.metric, p.unit || FT.unit(p.metric));
+        E('div', { class: 'chart-box' }, canvas));
+      grid.appendChild(card);
+      var drawn = false;
+      return {
+        card: card,
+        draw: function () {
+          if (drawn) return;
+          drawn = true;
+          FT.runsChart(canvas, runs.map(function (s) { return '#' + s.id + ' ' + FT.fmtTime(s.created_at).slice(0, 16); }),
+            runs.map(function (s) { return s.best ? s.best.delta_pct : s.outcome === 'baseline' ? 0 : null; }),
+            runs.map(function (s) { return FT.isNum(s.baseline_mean) ? s.baseline_mean : null; }),
+            runs.map(bestText), p.metric, p.unit || FT.unit(p.metric));
+        }
+      };
     });
-    return wrap;
+    return { el: wrap, draws: draws };
+  }
+
+  /* Draw the first screen's charts once the index has been painted (marks "ft-site-painted",
+   * then "ft-site-charts"), the rest when they come near the screen. */
+  function drawCharts(draws) {
+    var first = function () {
+      /* A timer set in an animation frame runs after that frame is painted. */
+      if (window.performance && performance.mark) performance.mark('ft-site-painted');
+      draws.slice(0, CHARTS_AT_ONCE).forEach(function (d) { d.draw(); });
+      if (window.performance && performance.mark) performance.mark('ft-site-charts');
+    };
+    if (typeof requestAnimationFrame === 'function') requestAnimationFrame(function () { setTimeout(first, 0); });
+    else first();
+    var rest = draws.slice(CHARTS_AT_ONCE);
+    if (!rest.length) return;
+    if (typeof IntersectionObserver !== 'function') {
+      rest.forEach(function (d) { d.draw(); });
+      return;
+    }
+    var io = new IntersectionObserver(function (entries) {
+      entries.forEach(function (en) {
+        if (!en.isIntersecting) return;
+        io.unobserve(en.target);
+        rest.filter(function (d) { return d.card === en.target; }).forEach(function (d) { d.draw(); });
+      });
+    }, { rootMargin: '300px' });
+    rest.forEach(function (d) { io.observe(d.card); });
   }
 
   function render(doc) {
@@ -94,9 +137,11 @@
       E('p', { class: 'meta' }, n + ' stored sweep' + (n === 1 ? '' : 's') + ' · ' + (doc.db || '') +
         ' · written ' + FT.fmtTime(doc.generated_at))));
     var charts = planCharts(doc);
+    if (charts) root.appendChild(charts.el);
     root.appendChild(E('h2', null, 'Every sweep, newest first'));
     root.appendChild(n ? index(doc) : E('p', { class: 'muted' }, 'No sweep is stored in this database yet.'));
-    if (charts) root.appendChild(charts);
+    /* Charts are made once their canvases are in the page (Chart.js sizes them from it). */
+    if (charts) drawCharts(charts.draws);
     root.setAttribute('data-state', 'ready');
     if (window.performance && performance.mark) performance.mark('ft-site-ready');
   }

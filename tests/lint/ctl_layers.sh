@@ -16,7 +16,8 @@ status=0
 # from it; words (the phrases every rendering shares) and export read only the sweep model,
 # and sweepdoc writes the sweep document with words; analysis is the one caller of verdict's
 # judges, beside strategy, which reads what it computed; report, report_html and progress
-# render; sweeprun runs a sweep with all of them; main is the command table.
+# render; sweeprun runs a sweep with all of them, site writes the stored sweeps as pages (and
+# the index document, its JSON); main is the command table.
 declare -A rank=(
 	[plan]=1 [client]=1 [effect]=1
 	[sweep]=2
@@ -26,7 +27,7 @@ declare -A rank=(
 	[fleet]=6
 	[preflight]=7 [runner]=7
 	[report]=8 [report_html]=8 [progress]=8
-	[sweeprun]=9
+	[sweeprun]=9 [site]=9
 	[main]=10
 )
 # Library headers and the only modules that may include them (ctlstore reaches SQLite through
@@ -34,7 +35,7 @@ declare -A rank=(
 declare -A only=(
 	[sqlite3.h]=""
 	[curl/curl.h]="client"
-	[jansson.h]="plan fleet sweepdoc"
+	[jansson.h]="plan fleet sweepdoc site"
 	[microhttpd.h]=""
 )
 
