@@ -89,7 +89,8 @@ static int sweep_store(struct ctlstore *st, int k, int nplans, double t0, struct
 			for (kk = 0; kk < s.plan.nnodes; kk++) {
 				for (j = 0; j < b.items[i].loops; j++)
 					node_result_pass_add(&pt->nodes[kk],
-					                     m * (1 + 0.03 * gauss()) * (1 + 0.02 * kk));
+					                     m * (1 + 0.03 * gauss()) *
+					                             (1 + 0.02 * kk));
 				pt->nodes[kk].state = NODE_OK;
 			}
 			analysis_point_ran(&s, pt->index);
@@ -136,6 +137,7 @@ int main(int argc, char **argv)
 		}
 	}
 	ctlstore_close(st);
-	printf("stored %lld sweeps of %lld plans in %s\n", (long long)n, (long long)nplans, argv[1]);
+	printf("stored %lld sweeps of %lld plans in %s\n", (long long)n, (long long)nplans,
+	       argv[1]);
 	return 0;
 }

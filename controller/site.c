@@ -24,8 +24,8 @@
 
 /* The files the pages link, copied from web_dir into the site as they are. */
 static const char *const site_assets[] = {
-	"style.css", "charts.js", "report.js", "site.js", "vendor/chart.umd.js",
-	"vendor/chart.js.LICENSE.md",
+	"style.css", "charts.js",           "report.js",
+	"site.js",   "vendor/chart.umd.js", "vendor/chart.js.LICENSE.md",
 };
 
 /* The largest web file read (the chart library is about 200 KiB). */
@@ -50,8 +50,7 @@ static int web_read(const char *web_dir, const char *rel, struct buf *out, struc
 	return rc;
 }
 
-static int file_put(const char *dir, const char *rel, const char *data, size_t len,
-                    struct err *e)
+static int file_put(const char *dir, const char *rel, const char *data, size_t len, struct err *e)
 {
 	char *path = xasprintf("%s/%s", dir, rel);
 	int rc = buf_write_file(path, data, len);
@@ -221,8 +220,7 @@ static void plans_release(struct plan_seen *ps)
 
 /* Sweep id: loaded, analysed, its page written, its row appended to rows. */
 static int sweep_page(struct ctlstore *st, int64_t id, const char *dir, const char *tmpl,
-                      const struct site_opts *o, struct plan_seen *ps, json_t *rows,
-                      struct err *e)
+                      const struct site_opts *o, struct plan_seen *ps, json_t *rows, struct err *e)
 {
 	struct sweep s;
 	struct buf page = BUF_INIT;
