@@ -142,6 +142,9 @@ cat <<'TXT'
    difference (its 90 % interval inside ±5 %), inconclusive, or nodes disagree (named).
    With up to 8 looks per point each look is judged at 5 %/8, a wider interval than the 95 %
    shown: a row whose interval just clears 0 can still be inconclusive.
+   A "noise:" line means the passes vary too much to tell 5 % apart, and says what would.
+   The rows are measured one after another: when the machine is busy, a setting that does
+   nothing can show a difference that is only the machine changing between them.
 TXT
 echo "== after the sweep (the controller restored both nodes):"
 for n in 1 2; do echo "   ${devs[$((n - 1))]}: $(queue "${devs[$((n - 1))]}")"; done
