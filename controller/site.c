@@ -3,7 +3,6 @@
  * and the scripts and stylesheet they share. */
 #include <errno.h>
 #include <jansson.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +14,6 @@
 #include "site.h"
 #include "sweepdoc.h"
 #include "timeutil.h"
-#include "words.h"
 #include "xmalloc.h"
 #include "banned.h"
 
@@ -77,21 +75,6 @@ static int assets_copy(const char *web_dir, const char *dir, struct err *e)
 	return rc;
 }
 
-static json_t *time_json(double t)
-{
-	char iso[40];
-
-	if (t <= 0)
-		return json_null();
-	time_fmt_iso(t, iso, sizeof(iso));
-	return json_string(iso);
-}
-
-static json_t *num_json(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 /* What makes two sweeps runs of one plan: the plan without its nodes (their URLs change from
  * run to run) and its labels (a firmware label is what a before/after run changes). Caller
  * frees. */
@@ -109,61 +92,59 @@ static char *plan_key(const struct plan *p)
 	return key ? key : xstrdup(p->name);
 }
 
-/* The original baseline's figure: the mean of its nodes' means (NAN when none has one). */
-static double baseline_mean(const struct sweep *s)
+/* The original baseline's figure in a sweep document: the mean of its nodes' means (null when
+ * none has one). */
+static json_t *baseline_mean(json_t *doc)
 {
+	json_t *nodes = json_object_get(json_array_get(json_object_get(doc, "points"), 0), "nodes");
+	json_t *n;
 	double sum = 0;
-	int k, n = 0;
+	size_t k;
+	int used = 0;
 
-	if (!s->npoints)
-		return NAN;
-	for (k = 0; k < s->plan.nnodes; k++) {
-		const struct node_result *r = &s->points[0].nodes[k];
+	json_array_foreach(nodes, k, n)
+	{
+		json_t *m = json_object_get(n, "mean");
 
-		if (r->sum.n > 0 && isfinite(r->sum.mean)) {
-			sum += r->sum.mean;
-			n++;
+		if (json_is_number(m)) {
+			sum += json_number_value(m);
+			used++;
 		}
 	}
-	return n ? sum / n : NAN;
+	return used ? json_real(sum / used) : json_null();
 }
 
-/* One row of the index: the sweep as the index page shows it. */
-static json_t *sweep_entry(const struct sweep *s, const char *href, const char *plan)
+/* One row of the index, taken from the sweep's own document (so the index and the page never
+ * word a sweep differently): its id, name, times, status, strategy, metric, unit, goal, node
+ * names, point count, outcome, best and best line; then the baseline's figure, the page and
+ * the plan's key. */
+static json_t *sweep_entry(json_t *doc, const char *href, const char *plan)
 {
-	json_t *o = json_object(), *nodes = json_array(), *best = json_null();
-	struct buf line = BUF_INIT;
-	int k;
+	static const char *const copied[] = { "id",     "name",     "created_at", "finished_at",
+		                              "status", "strategy", "metric",     "unit",
+		                              "goal",   "outcome",  "best_line" };
+	json_t *o = json_object(), *names = json_array(), *best, *n;
+	size_t i;
 
-	json_object_set_new(o, "id", json_integer(s->id));
-	json_object_set_new(o, "name", json_string(s->plan.name));
-	json_object_set_new(o, "created_at", time_json(s->created_at));
-	json_object_set_new(o, "finished_at", time_json(s->finished_at));
-	json_object_set_new(o, "status", json_string(s->status));
-	json_object_set_new(o, "strategy", json_string(plan_strategy_name(s->plan.strategy)));
-	json_object_set_new(o, "metric", json_string(s->plan.metric));
-	json_object_set_new(o, "unit", json_string(plan_metric_unit(s->plan.metric)));
-	json_object_set_new(o, "goal", json_string(s->plan.minimize ? "minimize" : "maximize"));
-	for (k = 0; k < s->plan.nnodes; k++)
-		json_array_append_new(nodes, json_string(s->plan.nodes[k].name));
-	json_object_set_new(o, "nodes", nodes);
-	json_object_set_new(o, "points", json_integer(s->npoints));
-	json_object_set_new(o, "outcome", json_string(sweep_outcome_code(s->outcome)));
-	if (s->best >= 0) {
-		const struct point *p = &s->points[s->best];
-
-		best = json_object();
-		json_object_set_new(best, "params", config_json_new(&p->cfg));
-		json_object_set_new(best, "delta_pct", num_json(p->delta_pct));
-		json_object_set_new(best, "verdict", json_string(words_decision_code(p->verdict)));
+	for (i = 0; i < sizeof(copied) / sizeof(copied[0]); i++)
+		json_object_set(o, copied[i], json_object_get(doc, copied[i]));
+	json_array_foreach(json_object_get(doc, "nodes"), i, n)
+	        json_array_append(names, json_object_get(n, "name"));
+	json_object_set_new(o, "nodes", names);
+	json_object_set_new(
+	        o, "points",
+	        json_integer((json_int_t)json_array_size(json_object_get(doc, "points"))));
+	best = json_object_get(doc, "best");
+	if (json_is_object(best)) {
+		best = json_deep_copy(best);
+		json_object_del(best, "point");
+		json_object_set_new(o, "best", best);
+	} else {
+		json_object_set_new(o, "best", json_null());
 	}
-	json_object_set_new(o, "best", best);
-	words_best_summary(s, &line);
-	json_object_set_new(o, "best_line", json_string(line.data ? line.data : ""));
-	json_object_set_new(o, "baseline_mean", num_json(baseline_mean(s)));
+	json_object_set_new(o, "baseline_mean", baseline_mean(doc));
 	json_object_set_new(o, "href", json_string(href));
 	json_object_set_new(o, "plan", json_string(plan));
-	buf_release(&line);
 	return o;
 }
 
@@ -239,8 +220,11 @@ static int sweep_page(struct ctlstore *st, int64_t id, const char *dir, const ch
 	if (rc == 0)
 		rc = file_put(dir, href, page.data, page.len, e);
 	if (rc == 0) {
+		json_t *d = json_loads(doc, 0, NULL);
+
 		key = plan_key(&s.plan);
-		json_array_append_new(rows, sweep_entry(&s, href, plan_note(ps, key, &s)));
+		json_array_append_new(rows, sweep_entry(d, href, plan_note(ps, key, &s)));
+		json_decref(d);
 	}
 	free(key);
 	free(doc);
@@ -256,7 +240,7 @@ int site_write(struct ctlstore *st, const char *dir, const struct site_opts *o,
 	struct buf report = BUF_INIT, index = BUF_INIT, page = BUF_INIT;
 	struct plan_seen ps = { 0 };
 	json_t *doc = json_object(), *rows = json_array(), *plans = json_array();
-	char *text = NULL, vendor[4096];
+	char *text = NULL, vendor[4096], iso[40];
 	int n = 0, i, rc;
 
 	memset(stats, 0, sizeof(*stats));
@@ -283,7 +267,8 @@ int site_write(struct ctlstore *st, const char *dir, const struct site_opts *o,
 	stats->nplans = ps.n;
 	json_object_set_new(doc, "format", json_string("fleettune-site"));
 	json_object_set_new(doc, "format_version", json_integer(SITE_FORMAT_VERSION));
-	json_object_set_new(doc, "generated_at", time_json(o->now_s));
+	time_fmt_iso(o->now_s, iso, sizeof(iso));
+	json_object_set_new(doc, "generated_at", json_string(iso));
 	json_object_set_new(doc, "db", json_string(o->db_label ? o->db_label : ""));
 	json_object_set_new(doc, "sweeps", rows);
 	json_object_set_new(doc, "plans", plans);
