@@ -15,14 +15,7 @@ const dir = path.resolve(a.dir);
 
 async function main() {
   const browser = await L.launch();
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, offline: true });
-  const outside = [];
-  await ctx.route('**/*', (route) => {
-    const u = route.request().url();
-    if (u.startsWith('file://') || u.startsWith('data:') || u.startsWith('blob:')) return route.continue();
-    outside.push(u);
-    return route.abort();
-  });
+  const { ctx, outside } = await L.offlineContext(browser);
   const page = await ctx.newPage();
   const w = L.watch(page);
   await page.goto('file://' + dir + '/index.html', { waitUntil: 'load' });
