@@ -550,8 +550,11 @@ static int cmd_site(const struct cmd *c, struct opts *o)
 	struct site_stats stats;
 	struct err e = { 0 };
 	char *path = db_path(o), me[64];
-	struct site_opts so = { .web_dir = web_dir(o), .db_label = path, .now_s = time_now_s(),
-		                .status_adjust = site_status, .ctx = me };
+	struct site_opts so = { .web_dir = web_dir(o),
+		                .db_label = path,
+		                .now_s = time_now_s(),
+		                .status_adjust = site_status,
+		                .ctx = me };
 	double t0 = time_mono_s();
 	int rc;
 
@@ -563,7 +566,8 @@ static int cmd_site(const struct cmd *c, struct opts *o)
 	if (rc < 0)
 		log_error("%s", e.msg);
 	else
-		log_info("wrote %s/index.html and %d sweep page%s (%d plan%s, %d run more than once) "
+		log_info("wrote %s/index.html and %d sweep page%s (%d plan%s, %d run more than "
+		         "once) "
 		         "in %.2f s",
 		         o->args[0], stats.nsweeps, stats.nsweeps == 1 ? "" : "s", stats.nplans,
 		         stats.nplans == 1 ? "" : "s", stats.nplans_repeat, time_mono_s() - t0);

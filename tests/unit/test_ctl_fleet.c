@@ -280,7 +280,8 @@ static void test_dry_runs(void **state)
 	assert_string_equal(str_at(labels, "strip_size"), "256k");
 	assert_string_equal(str_at(labels, "sweep"), "0");
 	assert_string_equal(str_at(labels, "sweep_point"), "0");
-	assert_string_equal(str_at(labels, "sweep_config"), "scheduler=mq-deadline nr_requests=128");
+	assert_string_equal(str_at(labels, "sweep_config"),
+	                    "scheduler=mq-deadline nr_requests=128");
 	json_decref(b);
 	b = body_json(req(1, 0));
 	assert_string_equal(str_at(b, "device"), "nvme0n1");

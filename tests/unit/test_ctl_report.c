@@ -483,10 +483,14 @@ static void test_advice(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_table),   cmocka_unit_test(test_table_fleet),
-		cmocka_unit_test(test_csv),     cmocka_unit_test(test_noise_and_disagreement),
-		cmocka_unit_test(test_advice),  cmocka_unit_test(test_compare),
-		cmocka_unit_test(test_history), cmocka_unit_test(test_dry_run),
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_table_fleet),
+		cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_noise_and_disagreement),
+		cmocka_unit_test(test_advice),
+		cmocka_unit_test(test_compare),
+		cmocka_unit_test(test_history),
+		cmocka_unit_test(test_dry_run),
 		cmocka_unit_test(test_nodes_and_apply),
 	};
 
