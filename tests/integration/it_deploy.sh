@@ -67,6 +67,9 @@ if [ -x "$AGENT_BIN" ]; then
 			[ -f "$inst/usr/local/share/man/man8/fleettune-agent.8" ]
 		it_check "cmake --install installs fleettune-ctl.1" \
 			[ -f "$inst/usr/local/share/man/man1/fleettune-ctl.1" ]
+		it_check "cmake --install installs the alerting rules" \
+			cmp -s "$FT_SOURCE_DIR/deploy/prometheus/fleettune-rules.yaml" \
+			"$inst/usr/local/share/fleettune/prometheus/fleettune-rules.yaml"
 	else
 		cat "$IT_TMP/install.log"
 		it_fail "cmake --install into a DESTDIR"
