@@ -1020,10 +1020,12 @@ static enum nodelist_format format_detect(const char *text)
 			first = false;
 		}
 		if (*s == '[') {
-			const char *close = memchr(s, ']', (size_t)(end - s));
+			const char *close = s;
 
+			while (close < end && *close != ']')
+				close++;
 			/* "[group]" rather than "[fe80::1]:7070" (a host) */
-			if (close && (close + 1 == end || strchr(" \t\r#;", close[1])))
+			if (close < end && (close + 1 == end || strchr(" \t\r#;", close[1])))
 				return NODELIST_ANSIBLE_INI;
 		}
 		for (c = s; c < end; c++)

@@ -143,17 +143,7 @@ nodes_ok "kubectl pods" "$IT_TMP/pods-plan.json" worker-1 worker-2
 
 # 5. --nodes-from FILE (relative to the current directory) replaces the plan's nodes: a plan
 # template with no nodes, and one whose nodes are elsewhere; the plan's options still apply.
-cat >"$IT_TMP/template.json" <<PLAN
-{
-  "name": "it template",
-  "nodes_from": {"token_file": "lists/token"},
-  "baseline": {"nr_requests": 128},
-  "axes": [{"param": "nr_requests", "values": [64]}],
-  "job": {"engine": "fio", "fio": {"rw": "randwrite", "bs": "64k", "ioengine": "libaio",
-          "direct": true, "iodepth": 8, "size": "32m", "runtime_s": 1, "time_based": true},
-          "loops": 2}
-}
-PLAN
+plan "$IT_TMP/template.json" '{"token_file": "lists/token"}'
 out=$(cd "$IT_TMP" && "$CTL_BIN" nodes template.json --nodes-from lists/hosts.txt 2>&1)
 it_eq "--nodes-from hosts.txt with a template that has no nodes: exit 0" 0 "$?"
 it_check "--nodes-from: both hosts are listed" grep -q "127.0.0.1-$P2" <<<"$out"

@@ -117,20 +117,12 @@ it_eq "read_ahead_kb written through the image's agent" 512 "$(it_sys "$dev" rea
 job='{"device":"'$dev'","engine":"fio","loops":2,"params":{"nr_requests":32},
  "fio":{"rw":"randwrite","bs":"64k","ioengine":"libaio","direct":true,"iodepth":8,"size":"32m",
         "runtime_s":1,"time_based":true}}'
-it_http POST "$U/jobs" "$img_TOKEN" "$job"
-it_eq "POST job: 202" 202 "$HTTP_STATUS"
-jid=$(jq .id <<<"$HTTP_BODY")
-job_done() {
-	it_http GET "$U/jobs/$jid" "$img_TOKEN"
-	case $(jq -r .state <<<"$HTTP_BODY") in succeeded | failed | cancelled) return 0 ;; esac
-	return 1
-}
-it_check "the job ends" it_wait_for "job $jid" 60 job_done
+it_job_run "the image's fio" "$U" "$img_TOKEN" "$job"
 it_eq "the job succeeded" succeeded "$(jq -r .state <<<"$HTTP_BODY")"
 it_eq "2 passes" 2 "$(jq '.passes | length' <<<"$HTTP_BODY")"
 it_eq "write.bw_mib is positive" true "$(jq '[.passes[].metrics["write.bw_mib"] > 0] | all' <<<"$HTTP_BODY")"
 it_eq "the job's parameters are restored" 64 "$(it_sys "$dev" nr_requests)"
-it_http GET "$U/jobs/$jid/raw?loop=1" "$img_TOKEN"
+it_http GET "$U/jobs/$JOB_ID/raw?loop=1" "$img_TOKEN"
 it_eq "the pass ran the image's fio" fio-3.33 "$(jq -r '."fio version"' <<<"$HTTP_BODY")"
 
 # --- the image's controller: a one-node sweep against the image's agent ---

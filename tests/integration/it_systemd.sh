@@ -173,15 +173,7 @@ it_eq "nr_requests written" 64 "$(it_sys "$dev" nr_requests)"
 job='{"device":"'$dev'","engine":"fio","loops":2,"params":{"nr_requests":32},
  "fio":{"rw":"randrw","bs":"64k","ioengine":"libaio","direct":true,"iodepth":8,"size":"32m",
         "runtime_s":1,"time_based":true}}'
-it_http POST "$U/jobs" "$T" "$job"
-it_eq "POST job under the unit: 202" 202 "$HTTP_STATUS"
-jid=$(jq .id <<<"$HTTP_BODY")
-job_done() {
-	it_http GET "$U/jobs/$jid" "$T"
-	case $(jq -r .state <<<"$HTTP_BODY") in succeeded | failed | cancelled) return 0 ;; esac
-	return 1
-}
-it_check "the job ends" it_wait_for "job $jid" 60 job_done
+it_job_run "under the unit" "$U" "$T" "$job"
 it_eq "the fio job succeeded under the unit" succeeded "$(jq -r .state <<<"$HTTP_BODY")"
 [ "$(jq -r .state <<<"$HTTP_BODY")" = succeeded ] || jq -c '{error, passes}' <<<"$HTTP_BODY"
 it_eq "write.bw_mib and read.bw_mib are positive" true \
