@@ -37,6 +37,9 @@ img_podman_init() {
 		echo "podman does not work here: $(tail -n 3 "$IMG_DIR/podman-info.log")" >&2
 		return 1
 	}
+	# A run killed mid-build (a test timeout) leaves its build containers mounted.
+	"${IMG_PODMAN[@]}" ps -aq --external | xargs -r "${IMG_PODMAN[@]}" rm -f >/dev/null 2>&1
+	return 0
 }
 
 pm() { TMPDIR=$IMG_DIR/tmp "${IMG_PODMAN[@]}" "$@"; }
