@@ -15,7 +15,8 @@
 #include "xmalloc.h"
 #include "banned.h"
 
-#define RANGE_HOSTS_MAX 100000             /* hosts one pattern may expand to */
+#define NODELIST_GROUPS_MAX 2000           /* groups in one inventory */
+#define NODELIST_HOSTS_MAX 10000           /* hosts in one list (more is no sweep) */
 #define DEVICE_LABEL "fleettune.io/device" /* a pod's device: a label or an annotation */
 
 static const char *const format_names[] = {
@@ -66,6 +67,8 @@ int inv_group(struct inventory *inv, const char *name, int line)
 	for (i = 0; i < inv->ngroups; i++)
 		if (!strcmp(inv->groups[i].name, name))
 			return i;
+	if (inv->ngroups >= NODELIST_GROUPS_MAX)
+		return -1;
 	inv->groups = xgrow(inv->groups, &inv->gcap, inv->ngroups + 1, sizeof(*inv->groups));
 	g = &inv->groups[inv->ngroups];
 	memset(g, 0, sizeof(*g));
@@ -74,20 +77,55 @@ int inv_group(struct inventory *inv, const char *name, int line)
 	return inv->ngroups++;
 }
 
+static unsigned name_hash(const char *s)
+{
+	unsigned h = 2166136261u; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* The slot of name in the host hash: where it is, or the empty one where it would go. */
+static int host_slot(const struct inventory *inv, const char *name)
+{
+	int i = (int)(name_hash(name) & (unsigned)(inv->nslots - 1));
+
+	while (inv->hslots[i] && strcmp(inv->hosts[inv->hslots[i] - 1].name, name))
+		i = (i + 1) & (inv->nslots - 1);
+	return i;
+}
+
+/* Keep the hash at most half full (a power of two of slots). */
+static void host_hash_grow(struct inventory *inv)
+{
+	int h;
+
+	if (inv->nslots && (inv->nhosts + 1) * 2 <= inv->nslots)
+		return;
+	free(inv->hslots);
+	inv->nslots = inv->nslots ? inv->nslots * 2 : 64;
+	inv->hslots = xcalloc((size_t)inv->nslots, sizeof(int));
+	for (h = 0; h < inv->nhosts; h++)
+		inv->hslots[host_slot(inv, inv->hosts[h].name)] = h + 1;
+}
+
 int inv_host(struct inventory *inv, const char *name, int line, int g)
 {
 	struct inv_group *gr;
-	int h, i;
+	int h, i, slot;
 
-	for (h = 0; h < inv->nhosts; h++)
-		if (!strcmp(inv->hosts[h].name, name))
-			break;
-	if (h == inv->nhosts) {
+	host_hash_grow(inv);
+	slot = host_slot(inv, name);
+	h = inv->hslots[slot] - 1;
+	if (h < 0) {
+		h = inv->nhosts;
 		inv->hosts = xgrow(inv->hosts, &inv->hcap, inv->nhosts + 1, sizeof(*inv->hosts));
 		memset(&inv->hosts[h], 0, sizeof(inv->hosts[h]));
 		inv->hosts[h].name = xstrdup(name);
 		inv->hosts[h].line = line;
 		inv->nhosts++;
+		inv->hslots[slot] = h + 1;
 	}
 	if (g < 0)
 		return h;
@@ -168,6 +206,9 @@ void inv_release(struct inventory *inv)
 	}
 	free(inv->hosts);
 	free(inv->groups);
+	free(inv->hslots);
+	inv->hslots = NULL;
+	inv->nslots = 0;
 	inv->hosts = NULL;
 	inv->groups = NULL;
 	inv->nhosts = inv->ngroups = 0;
@@ -241,10 +282,9 @@ static int hosts_expand(struct inventory *inv, const char *pattern, int line, in
 	int rc, h, i;
 
 	if (!open) {
-		if (++*count > RANGE_HOSTS_MAX)
-			return inv_fail(e, inv->file, line,
-			                "the host pattern expands to more than %d hosts",
-			                RANGE_HOSTS_MAX);
+		if (++*count > NODELIST_HOSTS_MAX || inv->nhosts >= NODELIST_HOSTS_MAX)
+			return inv_fail(e, inv->file, line, "more than %d hosts",
+			                NODELIST_HOSTS_MAX);
 		h = inv_host(inv, pattern, line, g);
 		for (i = 0; i < nkv; i++)
 			inv_var_set(&inv->hosts[h].vars, kv[i].key, kv[i].value, kv[i].line);
@@ -435,6 +475,9 @@ static int ini_read(struct inventory *inv, const char *text, struct err *e)
 			}
 			g = inv_group(inv, t + 1, line);
 			free(s);
+			if (g < 0)
+				rc = inv_fail(e, inv->file, line, "more than %d groups",
+				              NODELIST_GROUPS_MAX);
 			continue;
 		}
 		if (sec == INI_HOSTS) {
@@ -457,13 +500,17 @@ static int ini_read(struct inventory *inv, const char *text, struct err *e)
 		} else {
 			const char *q = t;
 			char *child = ini_token(&q), *more = ini_token(&q);
+			int c;
 
 			if (!child || more)
 				rc = inv_fail(e, inv->file, line,
 				              "'%s' in [%s:children]: expected one group name", t,
 				              inv->groups[g].name);
+			else if ((c = inv_group(inv, child, line)) < 0)
+				rc = inv_fail(e, inv->file, line, "more than %d groups",
+				              NODELIST_GROUPS_MAX);
 			else
-				inv_child(inv, g, inv_group(inv, child, line));
+				inv_child(inv, g, c);
 			free(child);
 			free(more);
 		}
@@ -516,21 +563,24 @@ static void groups_below(const struct inventory *inv, int g, bool *mark)
 		groups_below(inv, inv->groups[g].children[i], mark);
 }
 
-/* True if host h is in group g or in a group below it. */
-static bool host_in(const struct inventory *inv, int h, int g, bool *scratch)
+/* member[h * ngroups + g]: host h is in group g or in a group below it. Caller frees. */
+static bool *members_make(const struct inventory *inv)
 {
-	int i, j;
+	size_t ng = (size_t)inv->ngroups;
+	bool *below = xcalloc(ng * ng + 1, sizeof(bool)); /* below[g * ng + d]: d is g or under g */
+	bool *member = xcalloc((size_t)inv->nhosts * ng + 1, sizeof(bool));
+	size_t g, d;
+	int i;
 
-	memset(scratch, 0, sizeof(bool) * (size_t)inv->ngroups);
-	groups_below(inv, g, scratch);
-	for (i = 0; i < inv->ngroups; i++) {
-		if (!scratch[i])
-			continue;
-		for (j = 0; j < inv->groups[i].nhosts; j++)
-			if (inv->groups[i].hosts[j] == h)
-				return true;
-	}
-	return false;
+	for (g = 0; g < ng; g++)
+		groups_below(inv, (int)g, &below[g * ng]);
+	for (d = 0; d < ng; d++)
+		for (i = 0; i < inv->groups[d].nhosts; i++)
+			for (g = 0; g < ng; g++)
+				if (below[g * ng + d])
+					member[(size_t)inv->groups[d].hosts[i] * ng + g] = true;
+	free(below);
+	return member;
 }
 
 struct vars_order {
@@ -601,7 +651,7 @@ static int inventory_nodes(const struct inventory *inv, const char *dir,
 {
 	int *depth = xcalloc((size_t)inv->ngroups + 1, sizeof(int));
 	int *order = xcalloc((size_t)inv->ngroups + 1, sizeof(int));
-	bool *scratch = xcalloc((size_t)inv->ngroups + 1, sizeof(bool));
+	bool *member = members_make(inv);
 	struct vars_order vo = { inv, depth };
 	int sel = -1, h, g, norder, cap = 0, rc = 0;
 	char port_s[16];
@@ -627,13 +677,14 @@ static int inventory_nodes(const struct inventory *inv, const char *dir,
 	snprintf(port_s, sizeof(port_s), "%d", o->port ? o->port : NODELIST_DEFAULT_PORT);
 	for (h = 0; h < inv->nhosts && !rc; h++) {
 		const struct inv_var *url, *dev, *tf, *addr, *port, *scheme;
+		const bool *in = &member[(size_t)h * (size_t)inv->ngroups];
 
-		if (sel >= 0 && !host_in(inv, h, sel, scratch))
+		if (sel >= 0 && !in[sel])
 			continue;
 		/* The host's groups (and those above them, "all" always), shallowest first. */
 		norder = 0;
 		for (g = 0; g < inv->ngroups; g++)
-			if (!strcmp(inv->groups[g].name, "all") || host_in(inv, h, g, scratch))
+			if (in[g] || !strcmp(inv->groups[g].name, "all"))
 				order[norder++] = g;
 		qsort_r(order, (size_t)norder, sizeof(int), group_cmp, &vo);
 		url = host_var(inv, h, "fleettune_url", order, norder);
@@ -678,7 +729,7 @@ static int inventory_nodes(const struct inventory *inv, const char *dir,
 out:
 	free(depth);
 	free(order);
-	free(scratch);
+	free(member);
 	return rc;
 }
 
@@ -749,6 +800,13 @@ static int hosts_read(const char *text, const char *file, const struct nodelist_
 		if (nf == 0) {
 			free(s);
 			continue;
+		}
+		if (l->n >= NODELIST_HOSTS_MAX) {
+			rc = inv_fail(e, file, line, "more than %d hosts", NODELIST_HOSTS_MAX);
+			for (i = 0; i < 4; i++)
+				free(f[i]);
+			free(s);
+			break;
 		}
 		ports = xgrow(ports, &pcap, l->n + 1, sizeof(*ports));
 		ports[l->n] = NULL;
@@ -941,8 +999,12 @@ static int kubectl_read(const char *text, const char *file, const struct nodelis
 	} else {
 		json_incref(items);
 	}
+	if (json_array_size(items) > NODELIST_HOSTS_MAX)
+		rc = inv_fail(e, file, 0, "more than %d pods", NODELIST_HOSTS_MAX);
 	json_array_foreach(items, i, pod)
 	{
+		if (rc)
+			break;
 		const char *name = jstr(pod, "metadata.name"), *ip = jstr(pod, "status.podIP");
 		const char *node = jstr(pod, "spec.nodeName"), *podkind = jstr(pod, "kind");
 		const char *dev, *phase = jstr(pod, "status.phase");

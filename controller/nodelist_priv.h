@@ -36,11 +36,13 @@ struct inventory {
 	const char *file; /* for messages */
 	int nhosts, hcap;
 	struct inv_host *hosts;
+	int *hslots, nslots; /* hash of host names: index + 1, 0 empty (open addressing) */
 	int ngroups, gcap;
 	struct inv_group *groups;
 };
 
-/* The group called name, made (at line) if new. Returns its index. */
+/* The group called name, made (at line) if new. Returns its index, or -1 when an inventory
+ * has too many groups. */
 int inv_group(struct inventory *inv, const char *name, int line);
 /* The host called name, made if new, and a member of group g (-1: none). Returns its index. */
 int inv_host(struct inventory *inv, const char *name, int line, int g);

@@ -422,6 +422,8 @@ static int ygroup_take(struct inventory *inv, const char *name, int line, const 
 	int g = inv_group(inv, name, line), i, j, rc;
 	char what[96];
 
+	if (g < 0)
+		return inv_fail(e, inv->file, line, "too many groups");
 	if (depth > 64)
 		return inv_fail(e, inv->file, line, "groups nested more than 64 deep");
 	if (y->kind == Y_NULL)
@@ -452,6 +454,9 @@ static int ygroup_take(struct inventory *inv, const char *name, int line, const 
 				if (!strcmp(k, "children")) {
 					int c = inv_group(inv, v->keys[j], v->key_lines[j]);
 
+					if (c < 0)
+						return inv_fail(e, inv->file, v->key_lines[j],
+						                "too many groups");
 					inv_child(inv, g, c);
 					rc = ygroup_take(inv, v->keys[j], v->key_lines[j], hv,
 					                 depth + 1, e);

@@ -187,6 +187,8 @@ static void test_ansible_ini_errors(void **state)
 	                    "list:1: [g:hosts]: the suffix is :vars or :children");
 	assert_string_equal(parse_err("[g:vars]\njust words\n", &o),
 	                    "list:2: 'just words' in [g:vars]: expected key=value");
+	assert_string_equal(parse_err("[g]\nweb[1:20000] a=b\n", &o),
+	                    "list:2: more than 10000 hosts");
 	assert_string_equal(parse_err("[g]\nweb[03:01] a=b\n", &o),
 	                    "list:2: 'web[03:01]': a host range is [FROM:TO] or [FROM:TO:STEP] "
 	                    "(web[01:20], db-[a:f])");
