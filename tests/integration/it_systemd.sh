@@ -62,7 +62,8 @@ cleanup() {
 		kill -KILL "$manager_pid" 2>/dev/null
 	elif [ -d /run/systemd/system ]; then
 		sctl stop "$NAME.service" >/dev/null 2>&1
-		rm -rf "/run/systemd/system/$NAME.service" "/run/systemd/system/$NAME.service.d"
+		rm -rf "/run/systemd/system/$NAME.service" "/run/systemd/system/$NAME.service.d" \
+			"/var/lib/$NAME"
 		sctl daemon-reload
 	fi
 	# Back to the cgroups we came from, then the test's own cgroup trees go (deepest first).
@@ -120,12 +121,15 @@ cp "$AGENT_BIN" "$RUN/fleettune-agent"
 mkdir -p "$UNIT_DIR/$NAME.service.d"
 cp "$UNIT" "$UNIT_DIR/$NAME.service"
 # The unit as shipped; the drop-in only changes what a test must: the binary, an ephemeral
-# port, the state directory the manager made, the loop device, where stderr goes, and leak
-# detection (LeakSanitizer's ptrace is one of the calls the unit filters: @debug).
+# port, a state directory of the test's own (never a real agent's /var/lib/fleettune), the
+# loop device, where stderr goes, and leak detection (LeakSanitizer's ptrace is one of the
+# calls the unit filters: @debug).
 cat >"$UNIT_DIR/$NAME.service.d/test.conf" <<EOF
 [Service]
+StateDirectory=
+StateDirectory=$NAME
 ExecStart=
-ExecStart=$RUN/fleettune-agent --listen 127.0.0.1:0 --state-dir %S/fleettune --node-name sd --allow-device $dev
+ExecStart=$RUN/fleettune-agent --listen 127.0.0.1:0 --state-dir %S/$NAME --node-name sd --allow-device $dev
 StandardError=file:$RUN/agent.log
 Environment=ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 Restart=no
