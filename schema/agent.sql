@@ -97,3 +97,8 @@ CREATE UNIQUE INDEX sessions_one_open ON sessions(device) WHERE state = 'open';
 -- Restore precedence: a session's restore cancels the restore point of a job that ran inside
 -- it (restore NULL), and a job whose device a restore changed mid-run says so here.
 ALTER TABLE jobs ADD COLUMN params_changed TEXT;
+
+-- migration 5
+-- A job with a filesystem: what mkfs and mount made (the command, the mount's and the
+-- filesystem's options as mountinfo shows them, xfs_info / tune2fs -l figures), JSON.
+ALTER TABLE jobs ADD COLUMN filesystem TEXT;

@@ -2,7 +2,7 @@
 # deps.sh -- install the Debian packages fleettune builds, tests and benchmarks with.
 set -eu
 PKGS="build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev libcurl4-openssl-dev
- libsqlite3-dev libcmocka-dev fio sqlite3 curl jq util-linux e2fsprogs bonnie++ coreutils
+ libsqlite3-dev libcmocka-dev fio sqlite3 curl jq util-linux e2fsprogs xfsprogs bonnie++ coreutils
  openssl procps prometheus python3-yaml"
 # tests/integration/it_image.sh: podman builds the Dockerfile on a base debootstrap makes;
 # it_systemd.sh: systemd-analyze (verify, security) and systemd-run.
