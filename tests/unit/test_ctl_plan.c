@@ -506,6 +506,8 @@ static void test_nodes_from(void **state)
 	assert_string_equal(e.msg, "nodes[1].name: duplicate node name 'node1'");
 	tu_rmrf(dir);
 	free(dir);
+}
+
 /* Seed 001 as a plan: fs.mkfs (two inode sizes) x fs.mount over an XFS filesystem with the
  * read-ahead on top; the filesystem layer's own rules. */
 static const char *fs_plan =
@@ -614,8 +616,7 @@ int main(void)
 		cmocka_unit_test(test_bad_plans),      cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_tokens),         cmocka_unit_test(test_engine_opaque),
 		cmocka_unit_test(test_config_codec),   cmocka_unit_test(test_node_set_codec),
-		cmocka_unit_test(test_nodes_from),
-		cmocka_unit_test(test_filesystem),
+		cmocka_unit_test(test_nodes_from),     cmocka_unit_test(test_filesystem),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
