@@ -16,9 +16,11 @@ static int audit_intent(void *cls, struct tune_change *c, struct err *e)
 	struct agent *a = cls;
 	int rc = store_change_intent(a->store, c, time_now_s(), e);
 
-	if (rc)
+	if (rc) {
+		__atomic_add_fetch(&a->audit_failures, 1, __ATOMIC_RELAXED);
 		log_error("cannot record the change of %s%s%s by %s in the audit log: %s",
 		          c->device, c->device[0] ? " " : "", c->name, c->origin, e->msg);
+	}
 	return rc;
 }
 
@@ -35,6 +37,7 @@ static void audit_outcome(void *cls, const struct tune_change *c)
 	err_clear(&e);
 	if (store_change_outcome(a->store, c, time_now_s(), &e) == 0)
 		return;
+	__atomic_add_fetch(&a->audit_failures, 1, __ATOMIC_RELAXED);
 	if (c->id)
 		log_error("audit row %lld (%s %s) stays 'pending': cannot record its outcome "
 		          "%s: %s",

@@ -59,6 +59,9 @@ struct agent {
 	struct httpd *httpd; /* started by the caller after agent_init, stopped before release */
 	struct params_cache pcache;
 	double started_mono_s;
+	/* Audit rows that could not be written since the start (a write refused with
+	 * audit_unavailable, an outcome left pending, a restore made unaudited); __atomic. */
+	unsigned long audit_failures;
 	char node[64];
 	char token[128];
 };

@@ -57,6 +57,8 @@ struct httpd {
 	uint64_t wake_seq; /* httpd_wake() calls so far */
 	bool stopping;     /* held requests get 503 */
 	bool hold_exit;    /* the hold thread is gone or going: nothing may be suspended */
+	/* The connection limits in force (after fitting RLIMIT_NOFILE). */
+	unsigned int max_conns, max_conns_per_ip;
 };
 
 #define MHD_LOG_REPEAT_S 10.0
@@ -425,6 +427,12 @@ void httpd_wake(struct httpd *h, uint64_t key)
 	if (any)
 		pthread_cond_signal(&h->hold_cond);
 	pthread_mutex_unlock(&h->hold_lock);
+}
+
+void httpd_limits(const struct httpd *h, unsigned int *max_conns, unsigned int *per_ip)
+{
+	*max_conns = h->max_conns;
+	*per_ip = h->max_conns_per_ip;
 }
 
 int httpd_held(struct httpd *h)
@@ -854,6 +862,8 @@ int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *
 	}
 	info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
 	h->port = info ? info->port : 0;
+	h->max_conns = max_conns;
+	h->max_conns_per_ip = per_ip;
 	log_info("http: %ld threads, at most %u connections, %u per client address, %u s idle "
 	         "timeout",
 	         ncpu, max_conns, per_ip, timeout_s);

@@ -142,6 +142,9 @@ int httpd_counters(struct httpd *h, struct http_counter **out);
 void httpd_wake(struct httpd *h, uint64_t key);
 /* Requests held now (suspended, waiting for a wake or their deadline). */
 int httpd_held(struct httpd *h);
+/* The connection limits in force: max_conns after fitting RLIMIT_NOFILE, and the share one
+ * client address may hold. A held request keeps its connection's slot. */
+void httpd_limits(const struct httpd *h, unsigned int *max_conns, unsigned int *per_ip);
 
 /* ---- request and answer helpers, without libmicrohttpd (http.c) ---- */
 

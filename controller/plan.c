@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "buf.h"
+#include "nodelist.h"
 #include "plan.h"
 #include "xmalloc.h"
 #include "banned.h"
@@ -110,6 +111,7 @@ struct ptype {
 struct parser {
 	struct plan *p;
 	struct err *e;
+	const char *nodes_from; /* a node list that replaces the plan's nodes (NULL: none) */
 	struct ptype types[64];
 	int ntypes;
 };
@@ -307,7 +309,146 @@ static int parse_nodes(struct parser *ps, json_t *arr, const char *dir)
 			pn->token_file =
 			        (tf[0] == '/' || !dir) ? xstrdup(tf) : xasprintf("%s/%s", dir, tf);
 	}
-	return nodes_index(ps, p);
+	return 0;
+}
+
+/* "nodes_from": a file name, or {"file", "format", "group", "device", "port", "scheme",
+ * "token_file"}; relative paths against the plan's directory. ps->nodes_from (the command
+ * line's) replaces the file. The nodes are appended to the plan's. */
+static int parse_nodes_from(struct parser *ps, json_t *v, const char *dir)
+{
+	static const char *const keys[] = { "file", "format", "group",      "device",
+		                            "port", "scheme", "token_file", NULL };
+	struct nodelist_opts o = { 0 };
+	struct nodelist l = { 0 };
+	struct plan *p = ps->p;
+	struct buf text = BUF_INIT;
+	const char *file = NULL, *s;
+	char *path = NULL, *fdir = NULL, *tf = NULL;
+	json_t *port;
+	int r, i;
+
+	if (v && json_is_string(v)) {
+		file = json_string_value(v);
+	} else if (v && json_is_object(v)) {
+		if ((r = check_keys(ps, v, "nodes_from", keys)) < 0 ||
+		    (r = get_str(ps, v, "file", "nodes_from", !ps->nodes_from, &file)) < 0)
+			return r;
+		if ((r = get_str(ps, v, "format", "nodes_from", false, &s)) < 0)
+			return r;
+		if (r == 1 && nodelist_format_parse(s, &o.format))
+			return fail(ps, "nodes_from.format",
+			            "'%s' is not one of auto, hosts, ansible-ini, ansible-yaml, "
+			            "kubectl",
+			            s);
+		if ((r = get_str(ps, v, "group", "nodes_from", false, &o.group)) < 0 ||
+		    (r = get_str(ps, v, "device", "nodes_from", false, &o.device)) < 0)
+			return r;
+		if (o.device && !name_ok(o.device, "-"))
+			return fail(ps, "nodes_from.device",
+			            "'%s' is not a block device name (e.g. sda, loop0)", o.device);
+		if ((r = get_str(ps, v, "scheme", "nodes_from", false, &o.scheme)) < 0)
+			return r;
+		if (o.scheme && strcmp(o.scheme, "http") && strcmp(o.scheme, "https"))
+			return fail(ps, "nodes_from.scheme", "'%s' is not one of http, https",
+			            o.scheme);
+		port = json_object_get(v, "port");
+		if (port && (!json_is_integer(port) || json_integer_value(port) < 1 ||
+		             json_integer_value(port) > 65535))
+			return fail(ps, "nodes_from.port", "expected a port number (1-65535)");
+		o.port = port ? (int)json_integer_value(port) : 0;
+		if ((r = get_str(ps, v, "token_file", "nodes_from", false, &s)) < 0)
+			return r;
+		if (r == 1)
+			o.token_file = tf =
+			        (s[0] == '/' || !dir) ? xstrdup(s) : xasprintf("%s/%s", dir, s);
+	} else if (v) {
+		return fail(ps, "nodes_from", "expected a file name or an object");
+	} else if (!ps->nodes_from) {
+		return 0;
+	}
+	if (file && !*file)
+		return fail(ps, "nodes_from", "must not be empty");
+	path = ps->nodes_from             ? xstrdup(ps->nodes_from)
+	       : (file[0] == '/' || !dir) ? xstrdup(file)
+	                                  : xasprintf("%s/%s", dir, file);
+	r = buf_read_file(&text, path, 16 << 20);
+	if (r < 0) {
+		r = err_set(ps->e, r, "invalid_plan", "nodes_from: cannot read '%s': %s", path,
+		            strerror(-r));
+		goto out;
+	}
+	fdir = xstrdup(path);
+	r = nodelist_parse(text.data, path, dirname(fdir), &o, &l, ps->e);
+	if (r < 0)
+		goto out;
+	for (i = 0; i < l.n; i++) {
+		const struct nodelist_node *n = &l.nodes[i];
+
+		if (!name_ok(n->name, ".-")) {
+			r = err_set(
+			        ps->e, -EINVAL, "invalid_nodes",
+			        "%s:%d: node name '%s' must be letters, digits, '.', '-' or '_'",
+			        path, n->line, n->name);
+			goto out;
+		}
+		if (!name_ok(n->device, "-")) {
+			r = err_set(ps->e, -EINVAL, "invalid_nodes",
+			            "%s:%d: '%s' (node %s) is not a block device name (e.g. sda, "
+			            "loop0)",
+			            path, n->line, n->device, n->name);
+			goto out;
+		}
+		if (strncmp(n->url, "http://", 7) && strncmp(n->url, "https://", 8)) {
+			r = err_set(ps->e, -EINVAL, "invalid_nodes",
+			            "%s:%d: '%s' (node %s) must start with http:// or https://",
+			            path, n->line, n->url, n->name);
+			goto out;
+		}
+	}
+	p->nodes = xrealloc(p->nodes, ((size_t)p->nnodes + (size_t)l.n) * sizeof(*p->nodes));
+	for (i = 0; i < l.n; i++) {
+		struct plan_node *pn = &p->nodes[p->nnodes++];
+		struct nodelist_node *n = &l.nodes[i];
+
+		memset(pn, 0, sizeof(*pn));
+		pn->name = n->name;
+		pn->url = n->url;
+		while (strlen(pn->url) > 8 && pn->url[strlen(pn->url) - 1] == '/')
+			pn->url[strlen(pn->url) - 1] = '\0';
+		pn->device = n->device;
+		pn->token_file = n->token_file;
+		n->name = n->url = n->device = n->token_file = NULL;
+	}
+	r = 0;
+out:
+	nodelist_release(&l);
+	buf_release(&text);
+	free(path);
+	free(fdir);
+	free(tf);
+	return r;
+}
+
+/* The plan's "nodes" as read, for the stored plan: a plan whose nodes came from a node list
+ * is kept with the list's nodes written out (and without "nodes_from"), so that it reads
+ * back without the file. */
+static void nodes_json_set(json_t *root, const struct plan *p)
+{
+	json_t *arr = json_array();
+	int i;
+
+	for (i = 0; i < p->nnodes; i++) {
+		const struct plan_node *n = &p->nodes[i];
+		json_t *o = json_pack("{s:s, s:s, s:s}", "name", n->name, "url", n->url, "device",
+		                      n->device);
+
+		if (n->token_file)
+			json_object_set_new(o, "token_file", json_string(n->token_file));
+		json_array_append_new(arr, o);
+	}
+	json_object_set_new(root, "nodes", arr);
+	json_object_del(root, "nodes_from");
 }
 
 static int parse_param_name(struct parser *ps, json_t *v, const char *path, char *out)
@@ -642,9 +783,10 @@ static int parse_labels(struct parser *ps, json_t *v)
 
 static int parse_top(struct parser *ps, json_t *root, const char *dir)
 {
-	static const char *const keys[] = { "name",           "nodes",  "baseline", "axes",
-		                            "strategy",       "job",    "metric",   "goal",
-		                            "min_effect_pct", "labels", "budget_s", NULL };
+	static const char *const keys[] = { "name", "nodes",          "nodes_from", "baseline",
+		                            "axes", "strategy",       "job",        "metric",
+		                            "goal", "min_effect_pct", "labels",     "budget_s",
+		                            NULL };
 	struct plan *p = ps->p;
 	const char *s, *key;
 	json_t *v, *axes;
@@ -659,9 +801,15 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 	if ((r = get_str(ps, root, "name", "", true, &s)) < 0)
 		return r;
 	p->name = xstrdup(s);
-	if (!json_object_get(root, "nodes"))
-		return fail(ps, "nodes", "required field is missing");
-	if ((r = parse_nodes(ps, json_object_get(root, "nodes"), dir)) < 0)
+	if (!json_object_get(root, "nodes") && !json_object_get(root, "nodes_from") &&
+	    !ps->nodes_from)
+		return fail(ps, "nodes", "required field is missing (or nodes_from)");
+	/* A node list from the command line replaces the plan's nodes. */
+	if (json_object_get(root, "nodes") && !ps->nodes_from &&
+	    (r = parse_nodes(ps, json_object_get(root, "nodes"), dir)) < 0)
+		return r;
+	if ((r = parse_nodes_from(ps, json_object_get(root, "nodes_from"), dir)) < 0 ||
+	    (r = nodes_index(ps, p)) < 0)
 		return r;
 	v = json_object_get(root, "baseline");
 	if (v && !json_is_object(v))
@@ -749,7 +897,13 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 
 int plan_parse(const char *text, const char *dir, struct plan *p, struct err *e)
 {
-	struct parser ps = { .p = p, .e = e };
+	return plan_parse_nodes_from(text, dir, NULL, p, e);
+}
+
+int plan_parse_nodes_from(const char *text, const char *dir, const char *nodes_from, struct plan *p,
+                          struct err *e)
+{
+	struct parser ps = { .p = p, .e = e, .nodes_from = nodes_from };
 	json_error_t je;
 	json_t *root, *nodes, *n;
 	size_t i;
@@ -763,6 +917,8 @@ int plan_parse(const char *text, const char *dir, struct plan *p, struct err *e)
 	rc = parse_top(&ps, root, dir);
 	if (rc < 0)
 		goto out;
+	if (nodes_from || json_object_get(root, "nodes_from"))
+		nodes_json_set(root, p);
 	nodes = json_object_get(root, "nodes");
 	json_array_foreach(nodes, i, n) json_object_del(n, "token");
 	p->json = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -775,6 +931,11 @@ out:
 
 int plan_load(const char *path, struct plan *p, struct err *e)
 {
+	return plan_load_nodes_from(path, NULL, p, e);
+}
+
+int plan_load_nodes_from(const char *path, const char *nodes_from, struct plan *p, struct err *e)
+{
 	struct buf b = BUF_INIT;
 	char *copy = xstrdup(path), *dir;
 	int rc;
@@ -786,7 +947,7 @@ int plan_load(const char *path, struct plan *p, struct err *e)
 		goto out;
 	}
 	dir = dirname(copy);
-	rc = plan_parse(b.data, dir, p, e);
+	rc = plan_parse_nodes_from(b.data, dir, nodes_from, p, e);
 out:
 	free(copy);
 	buf_release(&b);

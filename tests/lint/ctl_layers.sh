@@ -20,7 +20,7 @@ status=0
 # render; sweeprun runs a sweep with all of them, site writes the stored sweeps as pages (and
 # the index document, its JSON); main is the command table.
 declare -A rank=(
-	[config]=1 [client]=1 [effect]=1
+	[config]=1 [client]=1 [effect]=1 [nodelist]=1
 	[plan]=2
 	[sweep]=3 [fsparam]=3
 	[ctlstore]=4 [race]=4 [words]=4 [export]=4
@@ -37,13 +37,13 @@ declare -A rank=(
 declare -A only=(
 	[sqlite3.h]=""
 	[curl/curl.h]="client"
-	[jansson.h]="config plan fleet sweepdoc site"
+	[jansson.h]="config nodelist plan fleet sweepdoc site"
 	[microhttpd.h]=""
 )
 
 # Files that belong to another file's module (name=module), where a module is a .c/.h pair
-# and its helpers; none in the controller.
-declare -A group=()
+# and its helpers: nodelist_yaml.c and nodelist_priv.h are nodelist's.
+declare -A group=([nodelist_yaml]=nodelist [nodelist_priv]=nodelist)
 
 # check DIR: print every violation; return 1 when there is one.
 check() {

@@ -6,6 +6,7 @@
 
 #include "testutil.h"
 #include "plan.h"
+#include "xmalloc.h"
 
 /* The plan from issue 4, with a multi-parameter axis added. */
 static const char *good_plan =
@@ -383,6 +384,130 @@ static void test_tokens(void **state)
 	free(dir);
 }
 
+/* A plan's tail: everything but the nodes. */
+#define PLAN_REST                                                                                  \
+	"\"baseline\":{\"nr_requests\":128},\"axes\":[{\"param\":\"nr_requests\",\"values\":[64]}" \
+	"],"                                                                                       \
+	"\"job\":{\"fio\":{\"rw\":\"read\"}}}"
+
+static int plan_at(const char *dir, const char *nodes_json, const char *override, struct plan *p,
+                   struct err *e)
+{
+	char *text = xasprintf("{\"name\":\"from lists\",%s," PLAN_REST, nodes_json);
+	int rc = plan_parse_nodes_from(text, dir, override, p, e);
+
+	free(text);
+	return rc;
+}
+
+static void test_nodes_from(void **state)
+{
+	char *dir = tu_tmpdir(), *override;
+	struct plan p, back;
+	struct err e = { 0 };
+
+	(void)state;
+	tu_write(dir, "hosts.txt", "# fio host list\nnode1 http://10.0.0.1:7070 sda\n10.0.0.2\n",
+	         0644);
+	tu_write(dir, "inv/fleet.yaml",
+	         "all:\n  children:\n    storage:\n      vars: {fleettune_token_file: tok}\n"
+	         "      hosts:\n        s1: {ansible_host: 10.1.0.1}\n        s2:\n"
+	         "    web:\n      hosts:\n        w1:\n",
+	         0644);
+	tu_write(dir, "bad.ini", "[storage]\nn1 fleettune_device=sd/a\n", 0644);
+
+	/* A file name: relative to the plan's directory; a host list line without a device is an
+	 * error naming the line. */
+	assert_int_equal(plan_at(dir, "\"nodes_from\":\"hosts.txt\"", NULL, &p, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "/hosts.txt:3: host '10.0.0.2' has no device"));
+	/* The object form: a default device, the plan's nodes first. */
+	assert_int_equal(plan_at(dir,
+	                         "\"nodes\":[{\"name\":\"local\",\"url\":\"http://127.0.0.1:7070\","
+	                         "\"device\":\"loop0\"}],"
+	                         "\"nodes_from\":{\"file\":\"hosts.txt\",\"device\":\"sdb\"}",
+	                         NULL, &p, &e),
+	                 0);
+	assert_int_equal(p.nnodes, 3);
+	assert_string_equal(p.nodes[0].name, "local");
+	assert_string_equal(p.nodes[1].url, "http://10.0.0.1:7070");
+	assert_string_equal(p.nodes[2].name, "10.0.0.2");
+	assert_string_equal(p.nodes[2].device, "sdb");
+	assert_int_equal(plan_node_find(&p, "10.0.0.2"), 2);
+	/* The stored plan has the nodes written out, and reads back without the file. */
+	assert_null(strstr(p.json, "nodes_from"));
+	assert_non_null(strstr(p.json, "{\"name\":\"10.0.0.2\",\"url\":\"http://10.0.0.2:7070\","
+	                               "\"device\":\"sdb\"}"));
+	assert_int_equal(plan_parse(p.json, NULL, &back, &e), 0);
+	assert_int_equal(back.nnodes, 3);
+	plan_release(&back);
+	plan_release(&p);
+
+	/* An Ansible group, its token file resolved against the inventory's directory. */
+	assert_int_equal(
+	        plan_at(dir,
+	                "\"nodes_from\":{\"file\":\"inv/fleet.yaml\",\"group\":\"storage\","
+	                "\"device\":\"nvme0n1\",\"port\":7443,\"scheme\":\"https\"}",
+	                NULL, &p, &e),
+	        0);
+	assert_int_equal(p.nnodes, 2);
+	assert_string_equal(p.nodes[0].url, "https://10.1.0.1:7443");
+	assert_string_equal(p.nodes[1].url, "https://s2:7443");
+	override = xasprintf("%s/inv/tok", dir);
+	assert_string_equal(p.nodes[1].token_file, override);
+	free(override);
+	plan_release(&p);
+
+	/* The command line's list replaces the plan's nodes and file; the options stay. */
+	override = xasprintf("%s/inv/fleet.yaml", dir);
+	assert_int_equal(plan_at(dir,
+	                         "\"nodes\":[{\"name\":\"local\",\"url\":\"http://127.0.0.1:7070\","
+	                         "\"device\":\"loop0\"}],"
+	                         "\"nodes_from\":{\"file\":\"hosts.txt\",\"group\":\"web\","
+	                         "\"device\":\"sdc\"}",
+	                         override, &p, &e),
+	                 0);
+	assert_int_equal(p.nnodes, 1);
+	assert_string_equal(p.nodes[0].name, "w1");
+	assert_string_equal(p.nodes[0].device, "sdc");
+	plan_release(&p);
+	/* ... and a plan may then have no nodes at all. */
+	assert_int_equal(plan_at(dir, "\"nodes_from\":{\"device\":\"sdd\"}", override, &p, &e), 0);
+	assert_int_equal(p.nnodes, 3);
+	plan_release(&p);
+	free(override);
+
+	/* Errors. */
+	assert_int_equal(plan_at(dir, "\"nodes_from\":\"nosuch.txt\"", NULL, &p, &e), -ENOENT);
+	assert_non_null(strstr(e.msg, "nodes_from: cannot read '"));
+	assert_non_null(strstr(e.msg, "/nosuch.txt': No such file or directory"));
+	assert_int_equal(plan_at(dir, "\"nodes_from\":{\"file\":\"hosts.txt\",\"format\":\"csv\"}",
+	                         NULL, &p, &e),
+	                 -EINVAL);
+	assert_string_equal(e.msg, "nodes_from.format: 'csv' is not one of auto, hosts, "
+	                           "ansible-ini, ansible-yaml, kubectl");
+	assert_int_equal(
+	        plan_at(dir, "\"nodes_from\":{\"file\":\"hosts.txt\",\"port\":0}", NULL, &p, &e),
+	        -EINVAL);
+	assert_string_equal(e.msg, "nodes_from.port: expected a port number (1-65535)");
+	assert_int_equal(
+	        plan_at(dir, "\"nodes_from\":{\"file\":\"hosts.txt\",\"colour\":1}", NULL, &p, &e),
+	        -EINVAL);
+	assert_string_equal(e.msg, "nodes_from.colour: unknown field");
+	assert_int_equal(plan_at(dir, "\"nodes_from\":[\"hosts.txt\"]", NULL, &p, &e), -EINVAL);
+	assert_string_equal(e.msg, "nodes_from: expected a file name or an object");
+	assert_int_equal(plan_at(dir, "\"nodes_from\":\"bad.ini\"", NULL, &p, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "/bad.ini:2: 'sd/a' (node n1) is not a block device name"));
+	assert_int_equal(plan_at(dir,
+	                         "\"nodes_from\":{\"file\":\"hosts.txt\",\"device\":\"sdb\"},"
+	                         "\"nodes\":[{\"name\":\"node1\",\"url\":\"http://x:1\","
+	                         "\"device\":\"sda\"}]",
+	                         NULL, &p, &e),
+	                 -EINVAL);
+	assert_string_equal(e.msg, "nodes[1].name: duplicate node name 'node1'");
+	tu_rmrf(dir);
+	free(dir);
+}
+
 /* Seed 001 as a plan: fs.mkfs (two inode sizes) x fs.mount over an XFS filesystem with the
  * read-ahead on top; the filesystem layer's own rules. */
 static const char *fs_plan =
@@ -491,7 +616,7 @@ int main(void)
 		cmocka_unit_test(test_bad_plans),      cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_tokens),         cmocka_unit_test(test_engine_opaque),
 		cmocka_unit_test(test_config_codec),   cmocka_unit_test(test_node_set_codec),
-		cmocka_unit_test(test_filesystem),
+		cmocka_unit_test(test_nodes_from),     cmocka_unit_test(test_filesystem),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
