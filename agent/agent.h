@@ -34,6 +34,7 @@ struct agent_config {
 	const char *fio_path;
 	const char *web_root;
 	bool public_read;
+	bool public_read_private; /* --public-read-private: the audit log and raw output too */
 	bool public_metrics;
 	const char *tls_cert;
 	const char *tls_key;
@@ -42,6 +43,8 @@ struct agent_config {
 	unsigned max_conns;        /* --max-connections (0: default) */
 	unsigned max_conns_per_ip; /* --max-connections-per-ip (0: default) */
 	unsigned conn_timeout_s;   /* --connection-timeout-s (0: default) */
+	unsigned max_held;         /* --max-held (0: default) */
+	unsigned max_held_per_ip;  /* --max-held-per-ip (0: default) */
 	/* Answer as an agent before long-polls did (no "long_poll" feature, wait_s and after
 	 * refused): FLEETTUNE_TEST_NO_LONG_POLL=1, for testing the controller's fallback. */
 	bool no_long_poll;
