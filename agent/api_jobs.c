@@ -12,6 +12,7 @@
 #include "job.h"
 #include "num.h"
 #include "stats.h"
+#include "timeutil.h"
 #include "utf8.h"
 #include "xmalloc.h"
 #include "banned.h"
@@ -411,24 +412,13 @@ void api_job_raw(void *app, const struct http_req *req, struct http_resp *resp)
 /* "since": epoch seconds, or ISO-8601 "2026-11-29T23:00:00Z", or a date "2026-11-29". */
 static int since_parse(const char *s, double *out)
 {
-	struct tm tm;
-	const char *end;
 	int64_t n;
 
 	if (!num_parse_i64(s, &n) && n >= 0) {
 		*out = (double)n;
 		return 0;
 	}
-	memset(&tm, 0, sizeof(tm));
-	end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (!end) {
-		memset(&tm, 0, sizeof(tm));
-		end = strptime(s, "%Y-%m-%d", &tm);
-	}
-	if (!end || (*end && strcmp(end, "Z")))
-		return -EINVAL;
-	*out = (double)timegm(&tm);
-	return 0;
+	return time_parse_date(s, out);
 }
 
 /* Keys and types were checked by the route's query table; the label./param. filters are
@@ -467,7 +457,9 @@ void api_results_list(void *app, const struct http_req *req, struct http_resp *r
 	since = http_query(req, "since");
 	if (since && since_parse(since, &f.since)) {
 		err_set(&e, -EINVAL, "bad_request",
-		        "since: expected epoch seconds or 2026-11-29T23:00:00Z, got '%.*s'",
+		        "since: expected epoch seconds, a date 2026-11-29 or 2026-11-29T23:00:00Z "
+		        "that "
+		        "exists, got '%.*s'",
 		        utf8_cut(since, 40), since);
 		goto fail;
 	}
