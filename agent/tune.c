@@ -210,6 +210,7 @@ static int validate_all(struct tune *t, const char *dev, const struct params *cu
 {
 	bool sched_change = false;
 	const struct param *sp;
+	const char *sched_to = "";
 	int i, rc;
 
 	if (item_present(items, n, "setra") && item_present(items, n, "read_ahead_kb"))
@@ -226,6 +227,7 @@ static int validate_all(struct tune *t, const char *dev, const struct params *cu
 		if (rc)
 			return rc;
 		sched_change = strcmp(items[i].canon, sp->value) != 0;
+		sched_to = items[i].canon;
 	}
 	for (i = 0; i < n; i++) {
 		const struct param *p = sysfs_params_find(cur, items[i].name);
@@ -237,8 +239,20 @@ static int validate_all(struct tune *t, const char *dev, const struct params *cu
 			continue;
 		}
 		if (sched_change && !strncmp(items[i].name, "iosched.", 8)) {
-			/* Attributes of the new scheduler only exist after the switch. */
+			/* Attributes of the new scheduler only exist after the switch: a name
+			 * the new scheduler is known not to have is refused now, before any
+			 * write (not found after the switch and rolled back). */
 			struct param tmp = { 0 };
+			char attrs[256];
+
+			if (sysfs_iosched_attr_known(sched_to, items[i].name + 8, attrs,
+			                             sizeof(attrs)) == 0)
+				return err_set(
+				        e, -ENOENT, "unknown_param",
+				        "no parameter '%.*s' under the scheduler %s that '%s' "
+				        "would switch to (its attributes: %s)",
+				        utf8_cut(items[i].name, 64), items[i].name, sched_to, dev,
+				        attrs);
 
 			snprintf(tmp.name, sizeof(tmp.name), "%s", items[i].name);
 			tmp.kind = PARAM_INT;
