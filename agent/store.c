@@ -115,9 +115,10 @@ int store_change_intent(struct store *s, struct tune_change *c, double at, struc
 	db_lock(s->db);
 	rc = db_run(s->db, e, "change insert",
 	            "INSERT INTO changes(at, device, name, previous, requested, applied, "
-	            "outcome, origin, message) VALUES(?,?,?,?,?,NULL,'pending',?,NULL)",
-	            "dttttt", at, c->device ? c->device : "", c->name, c->previous, c->requested,
-	            c->origin ? c->origin : "");
+	            "outcome, origin, message, apply_id) "
+	            "VALUES(?,?,?,?,?,NULL,'pending',?,NULL,NULLIF(?,0))",
+	            "dtttttI", at, c->device ? c->device : "", c->name, c->previous, c->requested,
+	            c->origin ? c->origin : "", c->apply_id);
 	if (rc > 0)
 		c->id = db_last_insert_id(s->db);
 	db_unlock(s->db);
@@ -168,6 +169,82 @@ int store_changes_list(struct store *s, const char *device, int limit, struct ch
 	                  "origin, message FROM changes WHERE (?1 IS NULL OR device = ?1) "
 	                  "ORDER BY id DESC LIMIT ?2",
 	                  "ti", device, limit);
+}
+
+int store_apply_begin(struct store *s, const struct tune_snapshot *snap, const char *origin, int n,
+                      double at, int64_t *id, struct err *e)
+{
+	char *json = wire_snapshot_encode(snap);
+	int rc;
+
+	db_lock(s->db);
+	rc = db_run(s->db, e, "apply insert",
+	            "INSERT INTO applies(at, device, origin, n, snapshot) VALUES(?,?,?,?,?)",
+	            "dttit", at, snap->device, origin ? origin : "", n, json);
+	if (rc > 0)
+		*id = db_last_insert_id(s->db);
+	db_unlock(s->db);
+	free(json);
+	return rc < 0 ? rc : 0;
+}
+
+int store_apply_end(struct store *s, int64_t id, struct err *e)
+{
+	int rc = store_write(s, e, "apply end", "DELETE FROM applies WHERE id = ?", "I", id);
+
+	return rc < 0 ? rc : 0;
+}
+
+static void apply_from_row(struct sqlite3_stmt *st, void *elem)
+{
+	struct apply_rec *a = elem;
+
+	a->id = db_col_int64(st, 0);
+	db_col_text(st, 1, a->device, sizeof(a->device), NULL);
+	db_col_text(st, 2, a->origin, sizeof(a->origin), NULL);
+	a->n = db_col_int(st, 3);
+}
+
+int store_applies_open(struct store *s, struct apply_rec **out, int *n, struct err *e)
+{
+	return store_rows(s, (void **)out, n, sizeof(**out), apply_from_row, NULL, e, "applies",
+	                  "SELECT id, device, origin, n FROM applies ORDER BY id", "");
+}
+
+int store_apply_snapshot(struct store *s, int64_t id, struct tune_snapshot *out, struct err *e)
+{
+	bool found;
+
+	return store_snapshot_get(s, "SELECT device, snapshot FROM applies WHERE id = ?", id,
+	                          "apply", out, &found, e);
+}
+
+int store_apply_changes(struct store *s, int64_t id, struct change_rec **out, int *n, struct err *e)
+{
+	return store_rows(s, (void **)out, n, sizeof(**out), change_from_row, NULL, e, "changes",
+	                  "SELECT id, at, device, name, previous, requested, applied, outcome, "
+	                  "origin, message FROM changes WHERE apply_id = ? ORDER BY id",
+	                  "I", id);
+}
+
+int store_changes_pending(struct store *s, struct change_rec **out, int *n, struct err *e)
+{
+	return store_rows(s, (void **)out, n, sizeof(**out), change_from_row, NULL, e, "changes",
+	                  "SELECT id, at, device, name, previous, requested, applied, outcome, "
+	                  "origin, message FROM changes WHERE outcome = 'pending' AND "
+	                  "apply_id IS NULL ORDER BY id",
+	                  "");
+}
+
+int store_change_close(struct store *s, int64_t id, const char *applied, const char *outcome,
+                       const char *message, struct err *e)
+{
+	int rc = store_write(s, e, "change close",
+	                     "UPDATE changes SET applied = COALESCE(?, applied), outcome = ?, "
+	                     "message = ? WHERE id = ? AND outcome = 'pending'",
+	                     "tttI", applied, outcome, message, id);
+
+	return rc < 0 ? rc : 0;
 }
 
 static void session_from_row(struct sqlite3_stmt *st, void *elem)
