@@ -369,6 +369,24 @@ static int nodes_index(struct parser *ps, struct plan *p)
 	return 0;
 }
 
+/* What is wrong with tok as a bearer token (NULL: nothing). It goes into an HTTP header, so
+ * it is one run of visible ASCII (no space, CR, LF or other control character) of plausible
+ * length; the message never quotes it. */
+static const char *token_problem(const char *tok)
+{
+	size_t i, n = strlen(tok);
+
+	if (!n)
+		return "is empty";
+	if (n > PLAN_TOKEN_MAX)
+		return "is longer than " PLAN_TOKEN_MAX_TEXT " characters: not a token";
+	for (i = 0; i < n; i++)
+		if ((unsigned char)tok[i] < 0x21 || (unsigned char)tok[i] > 0x7e)
+			return "has a space, a line break or another character a bearer token "
+			       "cannot have (visible ASCII only)";
+	return NULL;
+}
+
 static int parse_nodes(struct parser *ps, json_t *arr, const char *dir)
 {
 	static const char *const keys[] = { "name", "url", "device", "token_file", "token", NULL };
@@ -413,6 +431,10 @@ static int parse_nodes(struct parser *ps, json_t *arr, const char *dir)
 			snprintf(path, sizeof(path), "nodes[%zu].device", i);
 			return fail(ps, path, "'%s' is not a block device name (e.g. sda, loop0)",
 			            dev);
+		}
+		if (tok && token_problem(tok)) {
+			snprintf(path, sizeof(path), "nodes[%zu].token", i);
+			return fail(ps, path, "%s", token_problem(tok));
 		}
 		pn->name = xstrdup(name);
 		pn->url = xstrdup(url);
@@ -833,17 +855,34 @@ int plan_tokens_load(struct plan *p, struct err *e)
 		if (n->token)
 			continue;
 		if (n->token_file) {
-			rc = buf_read_file(&b, n->token_file, 4096);
+			/* At most a little more than a token: a token_file pointing at another
+			 * file (/etc/shadow) is refused, and nothing of it is sent or shown. */
+			rc = buf_read_file(&b, n->token_file, PLAN_TOKEN_FILE_MAX);
 			if (rc < 0) {
 				buf_release(&b);
 				return err_set(e, rc, "token_unreadable",
-				               "%s: cannot read token_file '%s': %s", n->name,
-				               n->token_file, strerror(-rc));
+				               "%s: cannot read token_file '%s': %s%s", n->name,
+				               n->token_file, strerror(-rc),
+				               rc == -EFBIG ? " (a token file holds one token)"
+				                            : "");
 			}
-			while (b.len && (b.data[b.len - 1] == '\n' || b.data[b.len - 1] == ' '))
+			while (b.len && (b.data[b.len - 1] == '\n' || b.data[b.len - 1] == '\r' ||
+			                 b.data[b.len - 1] == ' '))
 				b.data[--b.len] = '\0';
+			if (token_problem(b.data ? b.data : "")) {
+				rc = err_set(e, -EINVAL, "token_invalid",
+				             "%s: token_file '%s' does not hold a token: it %s",
+				             n->name, n->token_file,
+				             token_problem(b.data ? b.data : ""));
+				buf_release(&b);
+				return rc;
+			}
 			n->token = buf_detach(&b, NULL);
 		} else if (env && *env) {
+			if (token_problem(env))
+				return err_set(e, -EINVAL, "token_invalid",
+				               "%s: FLEETTUNE_TOKEN %s", n->name,
+				               token_problem(env));
 			n->token = xstrdup(env);
 		} else {
 			return err_set(e, -ENOENT, "token_missing",

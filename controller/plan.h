@@ -7,6 +7,12 @@
 #include "buf.h"
 #include "err.h"
 
+/* A node's bearer token: at most PLAN_TOKEN_MAX visible ASCII characters; a token_file is read
+ * up to PLAN_TOKEN_FILE_MAX bytes (more: refused). */
+#define PLAN_TOKEN_MAX 512
+#define PLAN_TOKEN_MAX_TEXT "512"
+#define PLAN_TOKEN_FILE_MAX 1024
+
 #define CONFIG_MAX 16     /* parameters in one configuration */
 #define PARAM_NAME_MAX 64 /* bytes, including NUL */
 #define PARAM_VALUE_MAX 96

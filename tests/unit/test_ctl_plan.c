@@ -382,14 +382,80 @@ static void test_tokens(void **state)
 	free(dir);
 }
 
+/* A plan for node a with extra ("token": ... or "token_file": ...) in its node. */
+static int one_node_plan(const char *extra, const char *dir, struct plan *p, struct err *e)
+{
+	char text[4096];
+
+	snprintf(text, sizeof(text),
+	         "{\"name\":\"x\",\"nodes\":[{\"name\":\"a\",\"url\":\"http://h:1\","
+	         "\"device\":\"sda\"%s}],\"baseline\":{\"x\":1},\"axes\":[{\"param\":\"x\","
+	         "\"values\":[2]}],\"job\":{\"fio\":{\"rw\":\"read\"}}}",
+	         extra);
+	return plan_parse(text, dir, p, e);
+}
+
+/* Issue 23 item 4: nothing but a token goes into the header, and no file is sent as one. */
+static void test_tokens_refused(void **state)
+{
+	char *dir = tu_tmpdir(), big[1500], extra[700];
+	struct plan p;
+	struct err e = { 0 };
+
+	(void)state;
+	/* A header smuggled in the token: refused at parse, and not echoed. */
+	assert_int_not_equal(one_node_plan(",\"token\":\"a\\r\\nX-Injected: 1\"", NULL, &p, &e), 0);
+	assert_non_null(strstr(e.msg, "nodes[0].token"));
+	assert_null(strstr(e.msg, "X-Injected"));
+	assert_int_not_equal(one_node_plan(",\"token\":\"two words\"", NULL, &p, &e), 0);
+	memset(extra, 0, sizeof(extra));
+	snprintf(extra, sizeof(extra), ",\"token\":\"%0600d\"", 0);
+	assert_int_not_equal(one_node_plan(extra, NULL, &p, &e), 0);
+	assert_non_null(strstr(e.msg, "longer than 512"));
+
+	/* A token_file that is some other file (many lines, as /etc/shadow): refused unsent. */
+	tu_write(dir, "shadow", "root:$6$salt$hash:19000:0:99999:7:::\ndaemon:*:19000::::::\n",
+	         0600);
+	assert_int_equal(one_node_plan(",\"token_file\":\"shadow\"", dir, &p, &e), 0);
+	assert_int_not_equal(plan_tokens_load(&p, &e), 0);
+	assert_string_equal(e.code, "token_invalid");
+	assert_null(strstr(e.msg, "root"));
+	assert_null(p.nodes[0].token);
+	plan_release(&p);
+	/* Larger than a token file can be. */
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	tu_write(dir, "big", big, 0600);
+	assert_int_equal(one_node_plan(",\"token_file\":\"big\"", dir, &p, &e), 0);
+	assert_int_not_equal(plan_tokens_load(&p, &e), 0);
+	assert_null(p.nodes[0].token);
+	plan_release(&p);
+	/* A token file with CRLF is fine: the line end is not the token. */
+	tu_write(dir, "crlf", "deadbeef\r\n", 0600);
+	assert_int_equal(one_node_plan(",\"token_file\":\"crlf\"", dir, &p, &e), 0);
+	assert_int_equal(plan_tokens_load(&p, &e), 0);
+	assert_string_equal(p.nodes[0].token, "deadbeef");
+	plan_release(&p);
+	/* $FLEETTUNE_TOKEN is held to the same rule. */
+	assert_int_equal(one_node_plan("", NULL, &p, &e), 0);
+	setenv("FLEETTUNE_TOKEN", "abc\r\nX-Injected: 1", 1);
+	assert_int_not_equal(plan_tokens_load(&p, &e), 0);
+	assert_string_equal(e.code, "token_invalid");
+	unsetenv("FLEETTUNE_TOKEN");
+	plan_release(&p);
+	tu_rmrf(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good_plan),      cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_adaptive_loops), cmocka_unit_test(test_adaptive_plan),
 		cmocka_unit_test(test_bad_plans),      cmocka_unit_test(test_syntax_errors),
-		cmocka_unit_test(test_tokens),         cmocka_unit_test(test_engine_opaque),
-		cmocka_unit_test(test_config_codec),   cmocka_unit_test(test_node_set_codec),
+		cmocka_unit_test(test_tokens),         cmocka_unit_test(test_tokens_refused),
+		cmocka_unit_test(test_engine_opaque),  cmocka_unit_test(test_config_codec),
+		cmocka_unit_test(test_node_set_codec),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
