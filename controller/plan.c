@@ -640,6 +640,44 @@ static int parse_job(struct parser *ps, json_t *job)
 	return 0;
 }
 
+/* How many configurations the plan can run: the grid every combination, the other strategies
+ * (one axis at a time) the baseline and every axis value. A double: a grid's product can
+ * exceed any integer type before it is refused. */
+static double plan_points(const struct plan *p)
+{
+	double n = 1;
+	int a;
+
+	for (a = 0; a < p->naxes; a++)
+		n = p->strategy == PLAN_GRID ? n * p->axes[a].nvalues : n + p->axes[a].nvalues;
+	return n;
+}
+
+/* max_points (default PLAN_POINTS_DEFAULT): a plan of more configurations is refused before
+ * anything is expanded, so a typo cannot make a dry run take minutes and gigabytes. */
+static int parse_max_points(struct parser *ps, json_t *v)
+{
+	struct plan *p = ps->p;
+	double max = PLAN_POINTS_DEFAULT, n;
+
+	if (v) {
+		if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+		    json_integer_value(v) > PLAN_POINTS_MAX)
+			return fail(ps, "max_points", "must be an integer between 1 and %d",
+			            PLAN_POINTS_MAX);
+		max = (double)json_integer_value(v);
+	}
+	n = plan_points(p);
+	if (n > max)
+		return fail(ps, "axes",
+		            "the %s strategy would run %.0f configurations, more than max_points "
+		            "(%.0f%s): fewer values, another strategy, or a higher max_points (up "
+		            "to %d)",
+		            plan_strategy_name(p->strategy), n, max, v ? "" : ", the default",
+		            PLAN_POINTS_MAX);
+	return 0;
+}
+
 /* What the adaptive strategy needs: a loop range to race in, and budget_s (adaptive only) in
  * benchmark-seconds, which needs the job's runtime_s to count them. */
 static int parse_adaptive(struct parser *ps, json_t *budget)
@@ -693,9 +731,10 @@ static int parse_labels(struct parser *ps, json_t *v)
 
 static int parse_top(struct parser *ps, json_t *root, const char *dir)
 {
-	static const char *const keys[] = { "name",           "nodes",  "baseline", "axes",
-		                            "strategy",       "job",    "metric",   "goal",
-		                            "min_effect_pct", "labels", "budget_s", NULL };
+	static const char *const keys[] = {
+		"name", "nodes",          "baseline", "axes",     "strategy",   "job", "metric",
+		"goal", "min_effect_pct", "labels",   "budget_s", "max_points", NULL
+	};
 	struct plan *p = ps->p;
 	const char *s, *key;
 	json_t *v, *axes;
@@ -767,6 +806,8 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 	if ((r = parse_job(ps, json_object_get(root, "job"))) < 0)
 		return r;
 	if ((r = parse_adaptive(ps, json_object_get(root, "budget_s"))) < 0)
+		return r;
+	if ((r = parse_max_points(ps, json_object_get(root, "max_points"))) < 0)
 		return r;
 	snprintf(p->metric, sizeof(p->metric), "write.bw_mib");
 	if ((r = get_str(ps, root, "metric", "", false, &s)) < 0)

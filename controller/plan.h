@@ -12,6 +12,9 @@
 #define PLAN_TOKEN_MAX 512
 #define PLAN_TOKEN_MAX_TEXT "512"
 #define PLAN_TOKEN_FILE_MAX 1024
+/* Configurations a plan may run (its "max_points"; the default, and the most it may say). */
+#define PLAN_POINTS_DEFAULT 10000
+#define PLAN_POINTS_MAX 1000000
 
 #define CONFIG_MAX 16     /* parameters in one configuration */
 #define PARAM_NAME_MAX 64 /* bytes, including NUL */

@@ -1,9 +1,11 @@
 /* test_ctl_plan.c -- plan validation: good plans, bad plans and their JSON-path errors. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "testutil.h"
+#include "buf.h"
 #include "plan.h"
 
 /* The plan from issue 4, with a multi-parameter axis added. */
@@ -447,6 +449,48 @@ static void test_tokens_refused(void **state)
 	free(dir);
 }
 
+/* Issue 23 item 10: a plan of more configurations than max_points is refused at parse. */
+static void test_points_capped(void **state)
+{
+	struct buf b = BUF_INIT, vals = BUF_INIT;
+	struct plan p;
+	struct err e = { 0 };
+	int i;
+
+	(void)state;
+	for (i = 1; i <= 100; i++)
+		buf_printf(&vals, "%s%d", i > 1 ? "," : "", i);
+	buf_printf(&b,
+	           "{\"name\":\"x\",\"nodes\":[{\"name\":\"a\",\"url\":\"http://h:1\","
+	           "\"device\":\"sda\"}],\"baseline\":{\"a\":1,\"b\":1,\"c\":1},\"axes\":["
+	           "{\"param\":\"a\",\"values\":[%s]},{\"param\":\"b\",\"values\":[%s]},"
+	           "{\"param\":\"c\",\"values\":[%s]}],\"job\":{\"fio\":{\"rw\":\"read\"}},"
+	           "\"strategy\":\"grid\"",
+	           vals.data, vals.data, vals.data);
+	buf_puts(&b, "}");
+	assert_int_equal(plan_parse(b.data, NULL, &p, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "1000000 configurations, more than max_points (10000"));
+	/* Raised: accepted (parsed, nothing expanded). */
+	b.data[b.len - 1] = '\0';
+	b.len--;
+	buf_puts(&b, ",\"max_points\":1000000}");
+	assert_int_equal(plan_parse(b.data, NULL, &p, &e), 0);
+	plan_release(&p);
+	/* Sequential: the baseline and every value, 301. */
+	buf_reset(&b);
+	buf_printf(&b,
+	           "{\"name\":\"x\",\"nodes\":[{\"name\":\"a\",\"url\":\"http://h:1\","
+	           "\"device\":\"sda\"}],\"baseline\":{\"a\":1,\"b\":1,\"c\":1},\"axes\":["
+	           "{\"param\":\"a\",\"values\":[%s]},{\"param\":\"b\",\"values\":[%s]},"
+	           "{\"param\":\"c\",\"values\":[%s]}],\"job\":{\"fio\":{\"rw\":\"read\"}},"
+	           "\"max_points\":300}",
+	           vals.data, vals.data, vals.data);
+	assert_int_equal(plan_parse(b.data, NULL, &p, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "sequential strategy would run 301"));
+	buf_release(&b);
+	buf_release(&vals);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -454,8 +498,8 @@ int main(void)
 		cmocka_unit_test(test_adaptive_loops), cmocka_unit_test(test_adaptive_plan),
 		cmocka_unit_test(test_bad_plans),      cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_tokens),         cmocka_unit_test(test_tokens_refused),
-		cmocka_unit_test(test_engine_opaque),  cmocka_unit_test(test_config_codec),
-		cmocka_unit_test(test_node_set_codec),
+		cmocka_unit_test(test_points_capped),  cmocka_unit_test(test_engine_opaque),
+		cmocka_unit_test(test_config_codec),   cmocka_unit_test(test_node_set_codec),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
