@@ -95,8 +95,9 @@ source "$(dirname "$0")/lint_lib.sh"
 # code that touches /sys, engine the engine table, httpd the HTTP edge, ptree and cgroup
 # what contain builds on, params_cache, switches); tune on sysfs, the engines (fio, dd,
 # bonnie, iozone) on engine.h, contain on ptree and cgroup; jobspec and proc; jobrec (a job as
-# recorded); wire, the JSON codec the store uses for its columns; the store; session and job
-# beside each other, on the store; agent, the wiring; the API; main.
+# recorded); wire, the JSON codec the store uses for its columns; the store; session, job and
+# pending (a killed run's unfinished writes) beside each other, on the store; agent, the
+# wiring; the API; main.
 unset rank group only
 declare -A rank=(
 	[sysfs]=1 [engine]=1 [ptree]=1 [cgroup]=1 [httpd]=1 [params_cache]=1 [switches]=1
@@ -105,7 +106,7 @@ declare -A rank=(
 	[jobrec]=4
 	[wire]=5
 	[store]=6
-	[session]=7 [job]=7
+	[session]=7 [job]=7 [pending]=7
 	[agent]=8
 	[api]=9
 	[main]=10

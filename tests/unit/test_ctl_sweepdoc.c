@@ -173,7 +173,7 @@ static void test_numbers_refused(void **state)
 
 	(void)state;
 	adaptive_sweep(&a);
-	j = report_json(&a);
+	j = sweepdoc_write(&a);
 	refused_edit(j, "\"passes\": [\n", "\"passes\": [\n1e308,\n",
 	             "points[0].nodes[0].passes[0]: 1e+308 is not a measurement");
 	refused_edit(j, "\"passes\": [\n", "\"passes\": [\n-1e300,\n",
