@@ -1,6 +1,5 @@
 /* job.c -- benchmark jobs: the FIFO queue and its worker, loops, progress, cancel, recovery.
  * Specs arrive decoded (struct job_spec), checked by job_check.c, and are run as they are. */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -12,6 +11,7 @@
 
 #include "buf.h"
 #include "job.h"
+#include "jobdir.h"
 #include "log.h"
 #include "proc.h"
 #include "timeutil.h"
@@ -360,26 +360,6 @@ int job_last_metrics(struct jobq *q, struct store_job_metric **out, int *n, stru
 	return store_last_job_metrics(q->env.store, out, n, e);
 }
 
-/* Remove the files a pass left in its directory (names start with work_name). */
-static void pass_cleanup(const char *dir, const char *work_name)
-{
-	char path[PATH_MAX];
-	struct dirent *de;
-	size_t n = strlen(work_name);
-	DIR *d;
-
-	if (!dir || !(d = opendir(dir)))
-		return;
-	while ((de = readdir(d))) {
-		if (strncmp(de->d_name, work_name, n) || (de->d_name[n] != '.' && de->d_name[n]))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (unlink(path) < 0)
-			log_warn("cannot remove %s: %s", path, strerror(errno));
-	}
-	closedir(d);
-}
-
 /* Move job id's progress to p (it never goes back: an engine's estimate may wobble) and tell
  * the watcher when its version changed: a new progress step, or a pass that just landed. */
 static void set_progress(struct jobq *q, int64_t id, double p, bool pass_landed)
@@ -456,6 +436,7 @@ static enum pass_result pass_run(struct jobq *q, const struct job *job, const st
 {
 	struct store *store = q->env.store;
 	struct engine_target t;
+	struct jobdir jd = JOBDIR_INIT;
 	struct contain_pass cp;
 	struct metrics m;
 	struct proc p;
@@ -472,15 +453,21 @@ static enum pass_result pass_run(struct jobq *q, const struct job *job, const st
 	snprintf(work, sizeof(work), "ft-job%lld-l%d", (long long)job->id, loop);
 	t.exe = engine_exe(eng, q->env.fio_path);
 	t.device_path = devpath;
-	t.directory = dir;
+	t.directory = NULL;
 	t.work_name = work;
+	/* The job directory is checked now, at use, and the engine gets a directory of the
+	 * pass's own that nothing can be swapped under (jobdir.h). */
+	if (dir && jobdir_open(&jd, q->env.allow_dirs, q->env.n_allow_dirs, dir, work, e))
+		goto out;
+	if (dir)
+		t.directory = jd.path;
 	if (eng->argv_build(opts, &t, &argv, e))
 		goto out;
 	argv_log(job->id, loop, argv);
 	started = q->env.now_s();
 	start_mono = time_mono_s();
 	if (contain_pass_begin(&q->contain, job->id, &cp, e) ||
-	    proc_spawn_in(&p, argv, dir ? dir : "/", &cp, e))
+	    proc_spawn_in(&p, argv, dir ? jd.path : "/", &cp, e))
 		goto out;
 	if (store_job_set_pgid(store, job->id, p.pid)) {
 		/* A crash now would leave the engine running unseen: do not go on. */
@@ -539,7 +526,7 @@ out:
 		          (long long)job->id);
 	proc_release(&p);
 	contain_pass_end(&cp); /* nothing of the pass may outlive it */
-	pass_cleanup(dir, work);
+	jobdir_close(&jd);
 	engine_argv_free(argv);
 	return res;
 }

@@ -102,7 +102,7 @@ unset rank group only
 declare -A rank=(
 	[sysfs]=1 [engine]=1 [ptree]=1 [cgroup]=1 [httpd]=1 [params_cache]=1 [switches]=1
 	[tune]=2 [fio]=2 [dd]=2 [bonnie]=2 [iozone]=2 [contain]=2
-	[jobspec]=3 [proc]=3
+	[jobspec]=3 [proc]=3 [jobdir]=3
 	[jobrec]=4
 	[wire]=5
 	[store]=6
