@@ -60,8 +60,8 @@ static int audit_intent(struct tune *t, struct tune_change *c, struct err *e)
 }
 
 /* Record an apply before its first write; -EAGAIN "audit_unavailable" if it cannot be. */
-static int apply_begin(struct tune *t, const struct tune_snapshot *snap, const char *origin, int n,
-                       int64_t *id, struct err *e)
+static int apply_begin(struct tune *t, const struct tune_snapshot *snap, const char *origin,
+                       const struct tune_item *items, int n, int64_t *id, struct err *e)
 {
 	struct err ae;
 
@@ -73,9 +73,10 @@ static int apply_begin(struct tune *t, const struct tune_snapshot *snap, const c
 		return 0;
 	*id = 0;
 	return err_set(e, -EAGAIN, "audit_unavailable",
-	               "cannot record the change of '%s' in the audit log, so nothing was "
+	               "cannot record the change of %s %s%s in the audit log, so nothing was "
 	               "written: %s",
-	               snap->device, ae.msg);
+	               snap->device, items[0].name, n > 1 ? " (and the rest of the request)" : "",
+	               ae.msg);
 }
 
 /* Record what became of c's write (or, with no intent row, that it was attempted). */
@@ -339,7 +340,7 @@ int tune_apply(struct tune *t, const char *dev, struct tune_item *items, int n, 
 	if (rc)
 		goto out;
 	snapshot_from_params(dev, &cur, &snap);
-	rc = apply_begin(t, &snap, origin, n, &apply_id, e);
+	rc = apply_begin(t, &snap, origin, items, n, &apply_id, e);
 	if (rc)
 		goto out;
 	order = write_order(items, n);
