@@ -94,6 +94,7 @@ struct jobq_env agent_jobq_env(struct agent *a)
 		.state_dir = a->cfg.state_dir,
 		.contain = a->cfg.contain,
 		.now_s = time_now_s,
+		.max_queued = (int)a->cfg.max_queued,
 	};
 
 	return env;

@@ -46,6 +46,7 @@ struct agent_config {
 	unsigned conn_timeout_s;   /* --connection-timeout-s (0: default) */
 	unsigned max_held;         /* --max-held (0: default) */
 	unsigned max_held_per_ip;  /* --max-held-per-ip (0: default) */
+	unsigned max_queued;       /* --max-queued (0: default) */
 	                           /* (Test switches are not configuration: switches.h.) */
 };
 

@@ -143,9 +143,11 @@ int job_check(struct jobq *q, struct job_spec *spec, struct err *e)
 
 int job_submit(struct jobq *q, struct job_spec *spec, int64_t *id, struct err *e)
 {
+	int max_queued = q->env.max_queued > 0 ? q->env.max_queued : JOBQ_DEFAULT_MAX_QUEUED;
 	char dev[SYSFS_NAME_MAX];
+	const struct job *j;
 	const char *engine;
-	int rc, loops;
+	int rc, loops, n_queued = 0;
 
 	rc = job_check(q, spec, e);
 	if (rc)
@@ -154,11 +156,30 @@ int job_submit(struct jobq *q, struct job_spec *spec, int64_t *id, struct err *e
 	engine = spec->engine->name;
 	loops = spec->loops;
 	pthread_mutex_lock(&q->lock);
+	for (j = q->head; j; j = j->next)
+		n_queued++;
+	if (n_queued >= max_queued) {
+		rc = err_set(e, -EAGAIN, "queue_full",
+		             "the agent's queue holds %d jobs already (its limit, --max-queued): "
+		             "submit again once some have run, or cancel some",
+		             n_queued);
+		goto out;
+	}
 	rc = store_job_insert(q->env.store, spec, q->env.now_s(), id, e);
 	if (rc == 0) {
 		queue_push(q, *id, spec);
 		pthread_cond_signal(&q->wake);
+	} else if (spec->params.n) {
+		/* The job's params are writes: a job that cannot be recorded cannot have them
+		 * audited either (503, as a PATCH on a full disk). */
+		struct err se = *e;
+
+		rc = err_set(e, rc, "audit_unavailable",
+		             "cannot record the job and the writes of its params in the database, "
+		             "so it was not queued: %s",
+		             se.msg);
 	}
+out:
 	pthread_mutex_unlock(&q->lock);
 	if (rc == 0)
 		log_info("job %lld queued: %s on %s, %d loop(s)", (long long)*id, engine, dev,

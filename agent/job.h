@@ -32,7 +32,10 @@ struct jobq_env {
 	enum contain_mode contain; /* --contain */
 	/* The wall clock every recorded time is read from, epoch seconds (NULL: time_now_s). */
 	double (*now_s)(void);
+	int max_queued; /* --max-queued: jobs waiting at most (0: JOBQ_DEFAULT_MAX_QUEUED) */
 };
+
+#define JOBQ_DEFAULT_MAX_QUEUED 256
 
 /* Recover jobs left running by a previous run (they become "interrupted",
  * their engine process group is killed and their params restored), take up
@@ -59,7 +62,9 @@ void job_metrics(const struct job_spec *spec, struct metric_names *out);
 /* loops x the engine's expected seconds per pass; 0 if the engine cannot tell. */
 double job_expected_runtime_s(const struct job_spec *spec);
 /* job_check(), then store and queue the job. On success the queue owns what spec held
- * (spec is left empty); on failure nothing is stored and spec is unchanged. */
+ * (spec is left empty); on failure nothing is stored and spec is unchanged. -EAGAIN
+ * "queue_full" (429) when max_queued jobs wait already; a job with params that cannot be
+ * stored is 503 "audit_unavailable". */
 int job_submit(struct jobq *q, struct job_spec *spec, int64_t *id, struct err *e);
 /* Drop a queued job, or stop a running one (SIGTERM, SIGKILL after 5 s,
  * params restored) and wait for it. -EBUSY "conflict" if already finished,

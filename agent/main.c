@@ -54,6 +54,8 @@ static const char usage_text[] =
         "                            more are answered 503 too_many_waits at once\n"
         "  --max-held-per-ip N       of those, from one client address (default\n"
         "                            max-connections-per-ip / 2)\n"
+        "  --max-queued N            jobs that may wait in the queue (default 256); more are\n"
+        "                            answered 429 queue_full\n"
         "  --connection-timeout-s N  close a connection idle for N s: a keep-alive one, or a\n"
         "                            request whose headers or body stop coming (default 15)\n"
         "  --contain MODE            how job processes are kept so that all can be killed, also\n"
@@ -85,6 +87,7 @@ enum {
 	OPT_PUBLIC_READ_PRIVATE,
 	OPT_MAX_HELD,
 	OPT_MAX_HELD_IP,
+	OPT_MAX_QUEUED,
 	OPT_CACHE,
 	OPT_CONTAIN,
 	OPT_MAX_CONNS,
@@ -113,6 +116,7 @@ static const struct option long_opts[] = {
 	{ "public-read-private", no_argument, NULL, OPT_PUBLIC_READ_PRIVATE },
 	{ "max-held", required_argument, NULL, OPT_MAX_HELD },
 	{ "max-held-per-ip", required_argument, NULL, OPT_MAX_HELD_IP },
+	{ "max-queued", required_argument, NULL, OPT_MAX_QUEUED },
 	{ "params-cache-ms", required_argument, NULL, OPT_CACHE },
 	{ "contain", required_argument, NULL, OPT_CONTAIN },
 	{ "max-connections", required_argument, NULL, OPT_MAX_CONNS },
@@ -212,6 +216,10 @@ static int parse_args(int argc, char **argv, struct agent_config *c, bool *verbo
 			break;
 		case OPT_MAX_HELD_IP:
 			if (opt_uint("max-held-per-ip", optarg, 1, 1 << 20, &c->max_held_per_ip))
+				return -1;
+			break;
+		case OPT_MAX_QUEUED:
+			if (opt_uint("max-queued", optarg, 1, 100000, &c->max_queued))
 				return -1;
 			break;
 		case OPT_CACHE: {
