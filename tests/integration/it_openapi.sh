@@ -126,7 +126,7 @@ oa_call "patch rolled back" PATCH "$P" "/api/v1/devices/$dev/params" \
 it_eq "patch with a bad value says rolled_back" true "$(echo "$OA_BODY" | jq -r .rolled_back)"
 oa_call "patch empty" PATCH "$P" "/api/v1/devices/$dev/params" '{"params":{}}' invalid
 oa_call "patch dry run" PATCH "$P" "/api/v1/devices/$dev/params?dry_run=true" \
-	'{"params":{"scheduler":"none","nr_requests":64,"iosched.fifo_batch":8}}' valid
+	'{"params":{"scheduler":"kyber","nr_requests":64,"iosched.read_lat_nsec":2000000}}' valid
 it_eq "patch dry run is 200" 200 "$OA_STATUS"
 oa_call "patch dry run, legacy name" PATCH "$P" "/api/v1/devices/$dev/params?dry_run=true" \
 	'{"params":{"scheduler":"deadline"}}' valid
