@@ -27,6 +27,54 @@ static bool is_sysctl(const char *name)
 	return !strncmp(name, "vm.", 3) || !strncmp(name, "fs.", 3) || !strncmp(name, "kernel.", 7);
 }
 
+/* Whether s may stand as it is in a udev match/assignment or a tuned line: a sysfs name or
+ * value (letters, digits, "._-+,:/" and no "..": nothing that quotes, comments, ends a line
+ * or escapes). */
+static bool export_word_ok(const char *s)
+{
+	if (!*s || strstr(s, ".."))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || strchr("._-+,:/", *s)))
+			return false;
+	return true;
+}
+
+/* s for a comment line: control characters (a line break would end the comment and start a
+ * rule) become '?', and '"' becomes '\''. */
+static void comment_safe(const char *s, char *out, size_t len)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i + 1 < len; i++)
+		out[i] = ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) ? '?'
+		         : s[i] == '"'                                ? '\''
+		                                                      : s[i];
+	out[i] = '\0';
+}
+
+/* Refuse what cannot be written safely for the format. */
+static int export_check(const struct sweep *s, const struct config *c, const char *format,
+                        struct err *e)
+{
+	int i, k;
+
+	for (k = 0; k < s->plan.nnodes; k++)
+		if (!export_word_ok(s->plan.nodes[k].device))
+			return err_set(e, -EINVAL, "export_refused",
+			               "node %s: device '%s' cannot be written into a %s file",
+			               s->plan.nodes[k].name, s->plan.nodes[k].device, format);
+	for (i = 0; i < c->n; i++)
+		if (!export_word_ok(c->s[i].name) || !export_word_ok(c->s[i].value))
+			return err_set(
+			        e, -EINVAL, "export_refused",
+			        "parameter %.*s: the name or its value has a character a %s file "
+			        "cannot hold safely (quotes, spaces, line breaks, '#', '$', ...)",
+			        80, c->s[i].name, format);
+	return 0;
+}
+
 /* The value to write: setra (512-byte sectors) becomes read_ahead_kb. */
 static void attr_value(const struct setting *st, char *out, size_t len)
 {
@@ -83,24 +131,28 @@ int export_render(const struct sweep *s, const char *format, struct buf *out, st
 {
 	const struct config *c = s->best >= 0 ? &s->points[s->best].cfg : &s->plan.baseline;
 	int order[CONFIG_MAX], i, k;
-	char attr[160], val[PARAM_VALUE_MAX];
+	char attr[160], val[PARAM_VALUE_MAX], name[256];
 	bool *repeat;
+	int rc;
 	bool udev = !strcmp(format, "udev"), sysctls = false;
 
 	if (!udev && strcmp(format, "tuned"))
 		return err_set(e, -EINVAL, "bad_format", "--format: '%s' is not udev or tuned",
 		               format);
+	rc = export_check(s, c, format, e);
+	if (rc)
+		return rc;
+	comment_safe(s->plan.name, name, sizeof(name));
 	export_order(c, order);
 	if (udev) {
-		buf_printf(out, "# fleettune sweep %lld \"%s\": %s\n", (long long)s->id,
-		           s->plan.name,
+		buf_printf(out, "# fleettune sweep %lld \"%s\": %s\n", (long long)s->id, name,
 		           s->best >= 0 ? "best configuration" : "baseline (no significant gain)");
 		buf_printf(out, "# install as /etc/udev/rules.d/60-fleettune.rules\n");
 	} else {
 		buf_printf(out,
 		           "# fleettune sweep %lld \"%s\"\n[main]\nsummary=fleettune sweep "
 		           "%lld: %s\n\n[sysfs]\n",
-		           (long long)s->id, s->plan.name, (long long)s->id,
+		           (long long)s->id, name, (long long)s->id,
 		           s->best >= 0 ? "best configuration" : "baseline");
 	}
 	repeat = device_repeats(&s->plan);

@@ -706,6 +706,15 @@ static int parse_adaptive(struct parser *ps, json_t *budget)
 }
 
 /* labels: an object of strings, kept as key/value pairs in order. */
+/* Whether s has a byte below 0x20 or 0x7f. */
+static bool has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s == 0x7f)
+			return true;
+	return false;
+}
+
 static int parse_labels(struct parser *ps, json_t *v)
 {
 	struct plan *p = ps->p;
@@ -723,6 +732,10 @@ static int parse_labels(struct parser *ps, json_t *v)
 		snprintf(path, sizeof(path), "labels.%s", key);
 		if (!json_is_string(lv))
 			return fail(ps, path, "expected a string");
+		if (has_control(key) || has_control(json_string_value(lv)))
+			return fail(ps, "labels",
+			            "a label key or value has a control character (a line break, a "
+			            "tab, ...)");
 		p->labels[p->nlabels].key = xstrdup(key);
 		p->labels[p->nlabels++].value = xstrdup(json_string_value(lv));
 	}
@@ -748,6 +761,10 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 		return r;
 	if ((r = get_str(ps, root, "name", "", true, &s)) < 0)
 		return r;
+	/* The name and labels go into reports and exported rules (a udev comment, a tuned
+	 * profile): a line break there would start a rule of its own. */
+	if (has_control(s))
+		return fail(ps, "name", "has a control character (a line break, a tab, ...)");
 	p->name = xstrdup(s);
 	if (!json_object_get(root, "nodes"))
 		return fail(ps, "nodes", "required field is missing");

@@ -491,6 +491,26 @@ static void test_points_capped(void **state)
 	buf_release(&vals);
 }
 
+/* Issue 23 item 3: plan names and labels refuse control characters (they reach exports). */
+static void test_control_chars_refused(void **state)
+{
+	static const char *const bad[] = {
+		"{\"name\":\"x\\nACTION==\\\"add\\\"\",\"nodes\":[]}",
+		"{\"name\":\"x\\ty\",\"nodes\":[]}",
+	};
+	struct plan p;
+	struct err e = { 0 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(plan_parse(bad[i], NULL, &p, &e), -EINVAL);
+		assert_non_null(strstr(e.msg, "name: has a control character"));
+	}
+	assert_int_equal(one_node_plan("", NULL, &p, &e), 0);
+	plan_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -498,7 +518,8 @@ int main(void)
 		cmocka_unit_test(test_adaptive_loops), cmocka_unit_test(test_adaptive_plan),
 		cmocka_unit_test(test_bad_plans),      cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_tokens),         cmocka_unit_test(test_tokens_refused),
-		cmocka_unit_test(test_points_capped),  cmocka_unit_test(test_engine_opaque),
+		cmocka_unit_test(test_points_capped),
+		cmocka_unit_test(test_control_chars_refused),  cmocka_unit_test(test_engine_opaque),
 		cmocka_unit_test(test_config_codec),   cmocka_unit_test(test_node_set_codec),
 	};
 

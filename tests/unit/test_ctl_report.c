@@ -16,6 +16,7 @@
 #include "progress.h"
 #include "report.h"
 #include "report_html.h"
+#include "xmalloc.h"
 #include "strategy.h"
 #include "sweep.h"
 #include "sweepdoc.h"
@@ -342,7 +343,7 @@ static void test_html(void **state)
 	assert_null(strstr(b.data, "src="));
 	assert_non_null(strstr(b.data, "<script id=\"sweep-data\" type=\"application/json\">{"));
 	/* The plan name's "</script>" is escaped inside the data block. */
-	assert_non_null(strstr(b.data, "anvil <\\/script> tuning"));
+	assert_non_null(strstr(b.data, "anvil \\u003c/script\\u003e tuning"));
 	assert_null(strstr(b.data, "anvil </script>"));
 	buf_release(&b);
 	/* A template without the data element is refused; so is a path out of the web dir. */
@@ -672,6 +673,79 @@ static void test_export_one_rule_per_device(void **state)
 	sweep_release(&s);
 }
 
+/* Issue 23 item 9: a name "<!--<script>" (a comment opener, then a script tag: the HTML
+ * parser's "script data escaped" state, which swallows the real end of the element) is
+ * escaped in the data block, which stays one element the page can parse. */
+static void test_html_comment_opener(void **state)
+{
+	char *dir = tu_tmpdir();
+	struct sweep s;
+	struct buf b = BUF_INIT;
+	struct err e = { 0 };
+	const char *tmpl = "<html><head><script id=\"sweep-data\" type=\"application/json\">"
+	                   "</script></head><body></body></html>";
+	const char *data, *end;
+
+	(void)state;
+	seed_sweep(&s);
+	free(s.plan.name);
+	s.plan.name = xstrdup("<!--<script>");
+	assert_int_equal(report_html_build(&s, tmpl, dir, &b, &e), 0);
+	data = strstr(b.data, "type=\"application/json\">");
+	assert_non_null(data);
+	end = strstr(data, "</script>");
+	assert_non_null(end);
+	/* Nothing in the data block that the HTML tokenizer reads as markup. */
+	if (memchr(data + 25, '<', (size_t)(end - data - 25)))
+		fail_msg("a '<' inside the data block: %.*s", (int)(end - data), data);
+	assert_non_null(strstr(b.data, "\\u003c!--\\u003cscript\\u003e"));
+	buf_release(&b);
+	sweep_release(&s);
+	tu_rmrf(dir);
+	free(dir);
+}
+
+/* Issue 23 item 3: nothing from a plan or a sweep can add a rule or a section to an export. */
+static void test_export_injection(void **state)
+{
+	struct sweep s;
+	struct buf b = BUF_INIT;
+	struct err e;
+	const char *line;
+	int i;
+
+	(void)state;
+	seed_sweep(&s);
+	free(s.plan.name);
+	s.plan.name =
+	        xstrdup("x\nACTION==\"add\", KERNEL==\"loop0\", RUN+=\"/bin/touch /tmp/pwned\"\n"
+	                "[script]\nscript=/tmp/x.sh");
+	assert_int_equal(export_render(&s, "udev", &b, &e), 0);
+	assert_null(strstr(b.data, "\nACTION==\"add\", KERNEL==\"loop0\""));
+	/* The name stays on its comment line. */
+	for (line = b.data; line && *line;
+	     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+		if (strstr(line, "RUN+=") &&
+		    strstr(line, "RUN+=") < (strchr(line, '\n') ?: line + strlen(line)) &&
+		    line[0] != '#')
+			fail_msg("a rule line carries RUN: %s", line);
+	buf_reset(&b);
+	assert_int_equal(export_render(&s, "tuned", &b, &e), 0);
+	assert_null(strstr(b.data, "\n[script]"));
+	buf_reset(&b);
+	/* A value that would quote its way out of ATTR{}="..." is refused, for both formats. */
+	assert_true(s.plan.baseline.n > 0);
+	for (i = 0; i < s.plan.baseline.n; i++)
+		snprintf(s.plan.baseline.s[i].value, sizeof(s.plan.baseline.s[i].value),
+		         "none\", RUN+=\"/bin/sh");
+	s.best = -1;
+	assert_int_equal(export_render(&s, "udev", &b, &e), -EINVAL);
+	assert_string_equal(e.code, "export_refused");
+	assert_int_equal(export_render(&s, "tuned", &b, &e), -EINVAL);
+	buf_release(&b);
+	sweep_release(&s);
+}
+
 /* A judged grid over x [1, 2, 3] on n nodes, 5 loops: point i on node k at
  * 1000 (1 + eff[i][k] / 100) (1 + cv / 100 z), z a fixed pattern of SD 1; fio_extra goes into
  * the job's fio options. */
@@ -770,6 +844,8 @@ int main(void)
 		cmocka_unit_test(test_words),
 		cmocka_unit_test(test_noise_and_disagreement),
 		cmocka_unit_test(test_export_one_rule_per_device),
+		cmocka_unit_test(test_html_comment_opener),
+		cmocka_unit_test(test_export_injection),
 		cmocka_unit_test(test_compare),
 		cmocka_unit_test(test_history),
 		cmocka_unit_test(test_progress),
