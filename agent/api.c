@@ -640,6 +640,7 @@ static const struct query_param q_changes[] = {
 static const struct query_param q_jobs[] = {
 	{ .key = "state", .type = QUERY_ENUM, .choices = job_state_names },
 	{ .key = "limit", .type = QUERY_INT, .min = 1, .max = API_LIST_LIMIT_MAX },
+	{ .key = "fields", .type = QUERY_TEXT },
 	{ .key = NULL },
 };
 static const struct query_param q_job[] = {

@@ -104,18 +104,25 @@ void api_jobs_list(void *app, const struct http_req *req, struct http_resp *resp
 	struct agent *a = app;
 	struct job_rec *list = NULL;
 	int limit = (int)http_query_int(req, "limit", 50);
+	const char *fields = http_query(req, "fields");
+	unsigned mask = wire_job_list_fields();
 	json_t *arr;
 	struct err e;
 	int n = 0, i;
 
 	err_clear(&e);
-	if (job_list(a->jobs, http_query(req, "state"), limit, &list, &n, &e)) {
+	if (fields && wire_job_fields_parse(fields, &mask, &e)) {
+		api_fail(resp, &e);
+		return;
+	}
+	if (job_list(a->jobs, http_query(req, "state"), limit, wire_job_fields_need_params(mask),
+	             &list, &n, &e)) {
 		api_fail(resp, &e);
 		return;
 	}
 	arr = json_array();
 	for (i = 0; i < n; i++)
-		json_array_append_new(arr, job_json(a, &list[i], WIRE_JOB_ALL));
+		json_array_append_new(arr, job_json(a, &list[i], mask));
 	store_jobs_free(list, n);
 	api_json(resp, 200, json_pack("{s:o}", "jobs", arr));
 }

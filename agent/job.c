@@ -341,10 +341,10 @@ int job_get(struct jobq *q, int64_t id, struct job_rec *out, struct err *e)
 	return rc;
 }
 
-int job_list(struct jobq *q, const char *state, int limit, struct job_rec **out, int *n,
-             struct err *e)
+int job_list(struct jobq *q, const char *state, int limit, bool with_params, struct job_rec **out,
+             int *n, struct err *e)
 {
-	int rc = store_jobs_list(q->env.store, state, limit, out, n, e), i;
+	int rc = store_jobs_list(q->env.store, state, limit, with_params, out, n, e), i;
 
 	for (i = 0; rc == 0 && i < *n; i++)
 		progress_fill(q, &(*out)[i]);
@@ -719,7 +719,8 @@ static int recover(struct jobq *q, struct err *err)
 	int n = 0, i, rc;
 	struct err e;
 
-	rc = store_jobs_list(q->env.store, job_state_name(JOB_RUNNING), 1000, &list, &n, err);
+	rc = store_jobs_list(q->env.store, job_state_name(JOB_RUNNING), 1000, false, &list, &n,
+	                     err);
 	if (rc) {
 		log_error("cannot list the jobs a previous run left running: %s", err->msg);
 		return rc;

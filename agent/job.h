@@ -103,8 +103,8 @@ void jobq_watch(struct jobq *q, void (*fn)(void *cls, int64_t id), void *cls);
 
 int job_get(struct jobq *q, int64_t id, struct job_rec *out, struct err *e);
 /* Newest first; state may be NULL. Caller frees with store_jobs_free. */
-int job_list(struct jobq *q, const char *state, int limit, struct job_rec **out, int *n,
-             struct err *e);
+int job_list(struct jobq *q, const char *state, int limit, bool with_params, struct job_rec **out,
+             int *n, struct err *e);
 /* Finished jobs matching f, newest first. Caller frees with store_jobs_free. */
 int job_results(struct jobq *q, const struct result_filter *f, struct job_rec **out, int *n,
                 struct err *e);

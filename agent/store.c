@@ -38,6 +38,8 @@ void store_close(struct store *s)
 	if (!s)
 		return;
 	db_close(s->db);
+	free(s->states);
+	free(s->last);
 	free(s);
 }
 
@@ -60,9 +62,51 @@ int store_write(struct store *s, struct err *e, const char *what, const char *sq
 	va_start(ap, fmt);
 	db_lock(s->db);
 	rc = db_vrun(s->db, e, what, sql, fmt, ap);
+	s->gen++;
 	db_unlock(s->db);
 	va_end(ap);
 	return rc;
+}
+
+/* A write of the audit log: counted by outcome, not in gen (job aggregates stay valid). */
+static int changes_write(struct store *s, struct err *e, const char *what, const char *from,
+                         const char *to, const char *sql, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	db_lock(s->db);
+	rc = db_vrun(s->db, e, what, sql, fmt, ap);
+	if (rc > 0) {
+		if (from)
+			store_outcome_count(s, from, -1);
+		store_outcome_count(s, to, +1);
+	}
+	db_unlock(s->db);
+	va_end(ap);
+	return rc;
+}
+
+void store_outcome_count(struct store *s, const char *outcome, int delta)
+{
+	int i;
+
+	if (!s->outcomes_known || !outcome)
+		return; /* counted in full at the first scrape */
+	for (i = 0; i < s->n_outcomes; i++)
+		if (!strcmp(s->outcomes[i].key, outcome))
+			break;
+	if (i == s->n_outcomes) {
+		if (s->n_outcomes == STORE_OUTCOMES_MAX) {
+			s->outcomes_known = false; /* an odd table: count it again */
+			return;
+		}
+		snprintf(s->outcomes[i].key, sizeof(s->outcomes[i].key), "%s", outcome);
+		s->outcomes[i].n = 0;
+		s->n_outcomes++;
+	}
+	s->outcomes[i].n += delta;
 }
 
 int store_tx_begin(struct store *s, struct err *e)
@@ -74,6 +118,7 @@ int store_tx_begin(struct store *s, struct err *e)
 int store_tx_end(struct store *s, int rc, struct err *e)
 {
 	rc = db_tx_end(s->db, rc, e);
+	s->gen++;
 	db_unlock(s->db);
 	return rc;
 }
@@ -119,8 +164,10 @@ int store_change_intent(struct store *s, struct tune_change *c, double at, struc
 	            "VALUES(?,?,?,?,?,NULL,'pending',?,NULL,NULLIF(?,0))",
 	            "dtttttI", at, c->device ? c->device : "", c->name, c->previous, c->requested,
 	            c->origin ? c->origin : "", c->apply_id);
-	if (rc > 0)
+	if (rc > 0) {
 		c->id = db_last_insert_id(s->db);
+		store_outcome_count(s, "pending", +1);
+	}
 	db_unlock(s->db);
 	return rc < 0 ? rc : 0;
 }
@@ -130,18 +177,18 @@ int store_change_outcome(struct store *s, const struct tune_change *c, double at
 	int rc = 0;
 
 	if (c->id > 0)
-		rc = store_write(s, e, "change update",
-		                 "UPDATE changes SET applied = ?, outcome = ?, message = ? WHERE "
-		                 "id = ?",
-		                 "tttI", c->applied, c->outcome, c->message, c->id);
+		rc = changes_write(s, e, "change update", "pending", c->outcome,
+		                   "UPDATE changes SET applied = ?, outcome = ?, message = ? WHERE "
+		                   "id = ? AND outcome = 'pending'",
+		                   "tttI", c->applied, c->outcome, c->message, c->id);
 	if (rc < 0 || c->id > 0)
 		return rc < 0 ? rc : 0;
-	rc = store_write(s, e, "change insert",
-	                 "INSERT INTO changes(at, device, name, previous, requested, applied, "
-	                 "outcome, origin, message) VALUES(?,?,?,?,?,?,?,?,?)",
-	                 "dttttttt", at, c->device ? c->device : "", c->name, c->previous,
-	                 c->requested, c->applied, c->outcome, c->origin ? c->origin : "",
-	                 c->message);
+	rc = changes_write(s, e, "change insert", NULL, c->outcome,
+	                   "INSERT INTO changes(at, device, name, previous, requested, applied, "
+	                   "outcome, origin, message) VALUES(?,?,?,?,?,?,?,?,?)",
+	                   "dttttttt", at, c->device ? c->device : "", c->name, c->previous,
+	                   c->requested, c->applied, c->outcome, c->origin ? c->origin : "",
+	                   c->message);
 	return rc < 0 ? rc : 0;
 }
 
@@ -190,7 +237,8 @@ int store_apply_begin(struct store *s, const struct tune_snapshot *snap, const c
 
 int store_apply_end(struct store *s, int64_t id, struct err *e)
 {
-	int rc = store_write(s, e, "apply end", "DELETE FROM applies WHERE id = ?", "I", id);
+	int rc = changes_write(s, e, "apply end", NULL, NULL, "DELETE FROM applies WHERE id = ?",
+	                       "I", id);
 
 	return rc < 0 ? rc : 0;
 }
@@ -239,10 +287,10 @@ int store_changes_pending(struct store *s, struct change_rec **out, int *n, stru
 int store_change_close(struct store *s, int64_t id, const char *applied, const char *outcome,
                        const char *message, struct err *e)
 {
-	int rc = store_write(s, e, "change close",
-	                     "UPDATE changes SET applied = COALESCE(?, applied), outcome = ?, "
-	                     "message = ? WHERE id = ? AND outcome = 'pending'",
-	                     "tttI", applied, outcome, message, id);
+	int rc = changes_write(s, e, "change close", "pending", outcome,
+	                       "UPDATE changes SET applied = COALESCE(?, applied), outcome = ?, "
+	                       "message = ? WHERE id = ? AND outcome = 'pending'",
+	                       "tttI", applied, outcome, message, id);
 
 	return rc < 0 ? rc : 0;
 }

@@ -163,8 +163,8 @@ int store_job_passes(struct store *s, int64_t id, struct pass_rec **out, int *n,
 /* Raw output of one pass. Caller frees *raw. */
 int store_job_raw(struct store *s, int64_t id, int loop, char **raw, size_t *len, struct err *e);
 /* Jobs newest first; state may be NULL. */
-int store_jobs_list(struct store *s, const char *state, int limit, struct job_rec **out, int *n,
-                    struct err *e);
+int store_jobs_list(struct store *s, const char *state, int limit, bool with_params,
+                    struct job_rec **out, int *n, struct err *e);
 /* Finished jobs matching f, newest first. */
 int store_results(struct store *s, const struct result_filter *f, struct job_rec **out, int *n,
                   struct err *e);

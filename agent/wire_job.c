@@ -219,13 +219,23 @@ int wire_job_fields_parse(const char *list, unsigned *mask, struct err *e)
 			        "fields: '%.*s' is not a member of a job (id, state, device, "
 			        "engine, spec, labels, progress, loops, loops_done, summary, "
 			        "passes, params, created_at, started_at, finished_at, error, "
-			        "version)",
+			        "params_changed, version)",
 			        (int)(len < 40 ? len : 40), p);
 		*mask |= job_fields[i].bit;
 		if (!end)
 			return 0;
 		p = end + 1;
 	}
+}
+
+unsigned wire_job_list_fields(void)
+{
+	return WIRE_JOB_ALL & ~(unsigned)(JF_SPEC | JF_SUMMARY | JF_PASSES | JF_PARAMS);
+}
+
+bool wire_job_fields_need_params(unsigned fields)
+{
+	return (fields & JF_PARAMS) != 0;
 }
 
 bool wire_job_fields_need_passes(unsigned fields)
