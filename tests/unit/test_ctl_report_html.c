@@ -1,0 +1,94 @@
+/* test_ctl_report_html.c -- the self-contained HTML report: scripts and styles inlined, the
+ * sweep document embedded with "</" escaped, templates and paths refused. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "ctltest.h"
+#include "report_html.h"
+#include "sweep.h"
+#include "xmalloc.h"
+
+static void test_html(void **state)
+{
+	char *dir = tu_tmpdir();
+	struct sweep s;
+	struct buf b = BUF_INIT;
+	struct err e = { 0 };
+	const char *tmpl = "<!doctype html><html><head><link rel=\"stylesheet\" href=\"style.css\">"
+	                   "<script id=\"sweep-data\" type=\"application/json\"></script>"
+	                   "</head><body><div id=\"x\"></div>"
+	                   "<script src=\"vendor/chart.js\"></script>"
+	                   "<script src=\"report.js\"></script></body></html>";
+
+	(void)state;
+	tu_write(dir, "style.css", "body{color:red}", 0644);
+	tu_write(dir, "vendor/chart.js", "var chart='</div>';", 0644);
+	tu_write(dir, "report.js",
+	         "render(JSON.parse(document.getElementById('sweep-data')"
+	         ".textContent));",
+	         0644);
+	ctltest_seed003(&s);
+	assert_int_equal(report_html_build(&s, tmpl, dir, &b, &e), 0);
+	assert_non_null(strstr(b.data, "<style>body{color:red}</style>"));
+	assert_non_null(strstr(b.data, "<script>var chart='<\\/div>';</script>"));
+	assert_non_null(strstr(b.data, "<script>render(JSON.parse("));
+	assert_null(strstr(b.data, "src="));
+	assert_non_null(strstr(b.data, "<script id=\"sweep-data\" type=\"application/json\">{"));
+	/* The plan name's "</script>" is escaped inside the data block. */
+	assert_non_null(strstr(b.data, "anvil \\u003c/script\\u003e tuning"));
+	assert_null(strstr(b.data, "anvil </script>"));
+	buf_release(&b);
+	/* A template without the data element is refused; so is a path out of the web dir. */
+	assert_int_not_equal(report_html_build(&s, "<html></html>", dir, &b, &e), 0);
+	buf_release(&b);
+	assert_int_not_equal(
+	        report_html_build(&s, "<script src=\"../etc/passwd\"></script>", dir, &b, &e), 0);
+	assert_non_null(strstr(e.msg, "refusing"));
+	buf_release(&b);
+	sweep_release(&s);
+	tu_rmrf(dir);
+	free(dir);
+}
+
+/* Issue 23 item 9: a name "<!--<script>" (a comment opener, then a script tag: the HTML
+ * parser's "script data escaped" state, which swallows the real end of the element) is
+ * escaped in the data block, which stays one element the page can parse. */
+static void test_html_comment_opener(void **state)
+{
+	char *dir = tu_tmpdir();
+	struct sweep s;
+	struct buf b = BUF_INIT;
+	struct err e = { 0 };
+	const char *tmpl = "<html><head><script id=\"sweep-data\" type=\"application/json\">"
+	                   "</script></head><body></body></html>";
+	const char *data, *end;
+
+	(void)state;
+	ctltest_seed003(&s);
+	free(s.plan.name);
+	s.plan.name = xstrdup("<!--<script>");
+	assert_int_equal(report_html_build(&s, tmpl, dir, &b, &e), 0);
+	data = strstr(b.data, "type=\"application/json\">");
+	assert_non_null(data);
+	end = strstr(data, "</script>");
+	assert_non_null(end);
+	/* Nothing in the data block that the HTML tokenizer reads as markup. */
+	if (memchr(data + 25, '<', (size_t)(end - data - 25)))
+		fail_msg("a '<' inside the data block: %.*s", (int)(end - data), data);
+	assert_non_null(strstr(b.data, "\\u003c!--\\u003cscript\\u003e"));
+	buf_release(&b);
+	sweep_release(&s);
+	tu_rmrf(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_html_comment_opener),
+		cmocka_unit_test(test_html),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
