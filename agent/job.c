@@ -29,6 +29,8 @@ struct job {
 	struct job *next;
 };
 
+#define JOBQ_UNRECORDED_MAX 16
+
 struct jobq {
 	struct jobq_env env; /* now_s never NULL */
 	pthread_t thread;
@@ -42,6 +44,15 @@ struct jobq {
 	bool cancel;             /* cancel the running job */
 	double progress;         /* of the running job, 0..1, never lower than before */
 	struct contain contain;  /* where every pass's processes are kept */
+	/* Jobs that ended but whose end the database did not take (the state directory is full):
+	 * shown ended all the same, written as soon as the database takes it (issue 23 item 6). */
+	struct job_end {
+		int64_t id;
+		enum job_state state;
+		double finished_at;
+		char code[40], message[256];
+	} unrecorded[JOBQ_UNRECORDED_MAX];
+	int n_unrecorded;
 	void (*watch_fn)(void *cls, int64_t id); /* a job's version changed (jobq_watch) */
 	void *watch_cls;
 };
@@ -315,13 +326,25 @@ out:
  * rec->version. */
 static void progress_fill(struct jobq *q, struct job_rec *rec)
 {
-	int state = job_state_parse(rec->state);
+	int state = job_state_parse(rec->state), k;
 	bool running;
 
 	pthread_mutex_lock(&q->lock);
 	running = q->running_id == rec->id;
 	if (running)
 		rec->progress = q->progress;
+	for (k = 0; k < q->n_unrecorded; k++) {
+		const struct job_end *je = &q->unrecorded[k];
+
+		if (je->id != rec->id)
+			continue;
+		snprintf(rec->state, sizeof(rec->state), "%s", job_state_name(je->state));
+		rec->finished_at = je->finished_at;
+		rec->has_error = je->code[0] != '\0';
+		snprintf(rec->error_code, sizeof(rec->error_code), "%s", je->code);
+		snprintf(rec->error_message, sizeof(rec->error_message), "%s", je->message);
+		state = (int)je->state;
+	}
 	pthread_mutex_unlock(&q->lock);
 	if (!running)
 		rec->progress = state == JOB_SUCCEEDED ? 1.0
@@ -568,6 +591,9 @@ static void restore_saved(struct jobq *q, int64_t id, const char *why)
 	tune_snapshot_release(&snap);
 }
 
+static void end_unrecorded(struct jobq *q, int64_t id, enum job_state state, double at,
+                           const struct err *why, const char *store_msg);
+
 /* Run a started job to its end state. Nothing here re-reads or re-checks the spec. */
 static void job_run(struct jobq *q, struct job *job)
 {
@@ -659,21 +685,76 @@ out:
 	if (store_job_finish(env->store, job->id, state, env->now_s(),
 	                     state != JOB_SUCCEEDED ? e.code : NULL,
 	                     state != JOB_SUCCEEDED ? e.msg : NULL, &se))
-		log_error("job %lld: cannot record its end (%s): %s", (long long)job->id,
-		          job_state_name(state), se.msg);
+		end_unrecorded(q, job->id, state, env->now_s(), state != JOB_SUCCEEDED ? &e : NULL,
+		               se.msg);
 	changed(q, job->id);
 	tune_snapshot_release(&snap);
 	sysfs_params_release(&ps);
 }
 
-/* Wait for a queued job or stop; returns the next job (q->running_id set) or NULL to stop. */
+/* Keep a job's end the database did not take (it is shown ended, and written later). */
+static void end_unrecorded(struct jobq *q, int64_t id, enum job_state state, double at,
+                           const struct err *why, const char *store_msg)
+{
+	struct job_end *je;
+
+	pthread_mutex_lock(&q->lock);
+	if (q->n_unrecorded < JOBQ_UNRECORDED_MAX) {
+		je = &q->unrecorded[q->n_unrecorded++];
+		memset(je, 0, sizeof(*je));
+		je->id = id;
+		je->state = state;
+		je->finished_at = at;
+		if (why) {
+			snprintf(je->code, sizeof(je->code), "%s", why->code);
+			snprintf(je->message, sizeof(je->message), "%s", why->msg);
+		}
+	}
+	pthread_mutex_unlock(&q->lock);
+	log_error("job %lld ended (%s) but the database cannot record it now (%s): it is shown "
+	          "ended, and its end is written once the database takes it",
+	          (long long)id, job_state_name(state), store_msg);
+}
+
+/* Write the ends kept by end_unrecorded that the database takes now (q->lock held). */
+static void ends_flush_locked(struct jobq *q)
+{
+	struct job_end *je;
+	struct err e;
+	int i;
+
+	for (i = 0; i < q->n_unrecorded;) {
+		je = &q->unrecorded[i];
+		err_clear(&e);
+		if (store_job_finish(q->env.store, je->id, je->state, je->finished_at,
+		                     je->code[0] ? je->code : NULL,
+		                     je->code[0] ? je->message : NULL, &e)) {
+			i++;
+			continue;
+		}
+		log_info("job %lld: its end (%s) is recorded now", (long long)je->id,
+		         job_state_name(je->state));
+		q->unrecorded[i] = q->unrecorded[--q->n_unrecorded];
+	}
+}
+
+/* Wait for a queued job or stop; returns the next job (q->running_id set) or NULL to stop.
+ * While an end waits to be recorded, it is tried again every second. */
 static struct job *next_job(struct jobq *q)
 {
 	struct job *j = NULL;
 
 	pthread_mutex_lock(&q->lock);
-	while (!q->stop && !q->head)
-		pthread_cond_wait(&q->wake, &q->lock);
+	for (;;) {
+		if (q->n_unrecorded)
+			ends_flush_locked(q);
+		if (q->stop || q->head)
+			break;
+		if (q->n_unrecorded)
+			cond_wait_s(&q->wake, &q->lock, 1.0);
+		else
+			pthread_cond_wait(&q->wake, &q->lock);
+	}
 	if (!q->stop) {
 		j = q->head;
 		q->head = j->next;
