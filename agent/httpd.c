@@ -508,6 +508,26 @@ static enum hold_result hold(struct httpd *h, struct MHD_Connection *c, struct c
 	return HOLD_OK;
 }
 
+/* The answer to a request that could not be held (r is not HOLD_OK): 503, and past a hold
+ * limit the connection is closed, so that it does not sit idle in a slot either. */
+static void hold_refused(struct httpd *h, enum hold_result r, struct http_resp *resp)
+{
+	bool per_ip = r == HOLD_CLIENT_FULL;
+
+	memset(resp, 0, sizeof(*resp));
+	if (r == HOLD_STOPPING) {
+		http_error(resp, 503, "shutting_down",
+		           "the agent is shutting down; ask again once it is back");
+		return;
+	}
+	http_error(resp, 503, "too_many_waits",
+	           "%s %u waiting requests held (%s): ask again without wait_s, or later",
+	           per_ip ? "this client address already has" : "the agent already has",
+	           per_ip ? h->max_held_per_ip : h->max_held,
+	           per_ip ? "the limit, --max-held-per-ip" : "its limit, --max-held");
+	resp->close = true;
+}
+
 void httpd_wake(struct httpd *h, uint64_t key)
 {
 	struct conn_state *cs;
@@ -647,6 +667,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	struct conn_state *cs = *con_cls;
 	struct http_resp resp;
 	int route_idx;
+	enum hold_result rc_hold;
 	enum MHD_Result ret;
 	uint64_t seq;
 
@@ -704,34 +725,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		if (!resp.status && resp.wait_s > 0 && !cs->hold_over) {
 			free(resp.body);
 			free(resp.location);
-			switch (hold(h, c, cs, &resp, seq)) {
-			case HOLD_OK:
+			rc_hold = hold(h, c, cs, &resp, seq);
+			if (rc_hold == HOLD_OK)
 				return MHD_YES;
-			case HOLD_STOPPING:
-				memset(&resp, 0, sizeof(resp));
-				http_error(&resp, 503, "shutting_down",
-				           "the agent is shutting down; ask again once it is back");
-				break;
-			case HOLD_FULL:
-				memset(&resp, 0, sizeof(resp));
-				http_error(
-				        &resp, 503, "too_many_waits",
-				        "the agent already holds %u waiting requests (its limit, "
-				        "--max-held): ask again without wait_s, or later",
-				        h->max_held);
-				resp.close = true;
-				break;
-			case HOLD_CLIENT_FULL:
-				memset(&resp, 0, sizeof(resp));
-				http_error(
-				        &resp, 503, "too_many_waits",
-				        "this client address already has %u waiting requests held "
-				        "(the limit, --max-held-per-ip): ask again without wait_s, "
-				        "or later",
-				        h->max_held_per_ip);
-				resp.close = true;
-				break;
-			}
+			hold_refused(h, rc_hold, &resp);
 		}
 	}
 	if (!resp.status)

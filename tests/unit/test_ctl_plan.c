@@ -518,9 +518,9 @@ int main(void)
 		cmocka_unit_test(test_adaptive_loops), cmocka_unit_test(test_adaptive_plan),
 		cmocka_unit_test(test_bad_plans),      cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_tokens),         cmocka_unit_test(test_tokens_refused),
-		cmocka_unit_test(test_points_capped),
-		cmocka_unit_test(test_control_chars_refused),  cmocka_unit_test(test_engine_opaque),
-		cmocka_unit_test(test_config_codec),   cmocka_unit_test(test_node_set_codec),
+		cmocka_unit_test(test_points_capped),  cmocka_unit_test(test_control_chars_refused),
+		cmocka_unit_test(test_engine_opaque),  cmocka_unit_test(test_config_codec),
+		cmocka_unit_test(test_node_set_codec),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
