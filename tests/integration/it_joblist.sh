@@ -31,7 +31,8 @@ it_eq "... as GET /jobs/{id} has them" "$(get "$U/jobs/$jid" | jq -c .params)" "
 it_http GET "$U/jobs?fields=nope" "$T"
 it_eq "an unknown member is 400" 400 "$HTTP_STATUS"
 
-# The counters follow the writes.
+# The counters follow the writes (nr_requests goes back as it came at the end).
+orig_nr=$(it_sys "$dev" nr_requests)
 ok0=$(metric 'fleettune_param_writes_total{outcome="ok"}')
 for v in 64 96 128; do
 	it_http PATCH "$U/devices/$dev/params" "$T" "{\"params\":{\"nr_requests\":$v}}"
@@ -54,4 +55,6 @@ kill -TERM "$a_PID"; wait "$a_PID" 2>/dev/null
 it_agent_start a --allow-device "$dev" --fio "$FT_SOURCE_DIR/tests/fixtures/fake-fio.sh" || exit 1
 it_eq "after a restart the counts are the same" "$ok1 $((succ + 1))" \
 	"$(metric 'fleettune_param_writes_total{outcome="ok"}') $(metric 'fleettune_jobs{state="succeeded"}')"
+U=$a_URL/api/v1
+it_http PATCH "$U/devices/$dev/params" "$T" "{\"params\":{\"nr_requests\":$orig_nr}}"
 it_done
