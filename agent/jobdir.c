@@ -121,8 +121,7 @@ static int open_nofollow(const char *const *allow_dirs, int n, const char *dir, 
 int jobdir_open(struct jobdir *jd, const char *const *allow_dirs, int n_allow_dirs, const char *dir,
                 const char *name, struct err *e)
 {
-	struct stat st;
-	int rc, tries;
+	int rc;
 
 	*jd = (struct jobdir)JOBDIR_INIT;
 	if (jobdir_path_has_control(dir))
@@ -130,7 +129,17 @@ int jobdir_open(struct jobdir *jd, const char *const *allow_dirs, int n_allow_di
 	rc = open_nofollow(allow_dirs, n_allow_dirs, dir, e);
 	if (rc < 0)
 		return rc;
-	jd->parent_fd = rc;
+	return jobdir_open_in(jd, rc, dir, name, e);
+}
+
+int jobdir_open_in(struct jobdir *jd, int parent_fd, const char *dir, const char *name,
+                   struct err *e)
+{
+	struct stat st;
+	int rc, tries;
+
+	*jd = (struct jobdir)JOBDIR_INIT;
+	jd->parent_fd = parent_fd;
 	/* name, or (something planted under that name: job ids are guessable) name.RANDOM. */
 	snprintf(jd->name, sizeof(jd->name), "%s", name);
 	for (tries = 0; mkdirat(jd->parent_fd, jd->name, 0700) < 0; tries++) {

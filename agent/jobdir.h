@@ -34,6 +34,12 @@ struct jobdir {
 int jobdir_open(struct jobdir *jd, const char *const *allow_dirs, int n_allow_dirs, const char *dir,
                 const char *name, struct err *e);
 
+/* The same in a job directory the caller has opened already (parent_fd, consumed: closed on
+ * failure, by jobdir_close otherwise), e.g. the root of a job's own filesystem; dir names it
+ * in messages only. */
+int jobdir_open_in(struct jobdir *jd, int parent_fd, const char *dir, const char *name,
+                   struct err *e);
+
 /* Remove everything in the private directory through its descriptor (no link is followed;
  * subdirectories an engine made too), then the directory itself if its name in the job
  * directory still names it, and close both. Safe on a closed or failed jobdir. */

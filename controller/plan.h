@@ -19,6 +19,10 @@
 #define AXIS_PARAMS_MAX 8
 #define PLAN_LOOPS_MAX 100
 
+/* The filesystem layer's parameters: fs.type, fs.mkfs, fs.mount (fsparam.h). Their values are
+ * strings and go into the job's "filesystem" object, not into a PATCH. */
+bool plan_param_is_fs(const char *name);
+
 struct plan_node {
 	char *name;
 	char *url; /* without trailing slash */
@@ -60,9 +64,13 @@ struct plan {
 	int naxes;
 	struct plan_axis *axes;
 	enum plan_strategy strategy;
-	char engine[PARAM_NAME_MAX]; /* job.engine, "fio" by default; any name */
-	char *engine_json;           /* job.<engine> as compact JSON, NULL when absent */
-	char *directory;             /* job.directory, NULL for a raw-device job */
+	char engine[PARAM_NAME_MAX];    /* job.engine, "fio" by default; any name */
+	char *engine_json;              /* job.<engine> as compact JSON, NULL when absent */
+	char *directory;                /* job.directory, NULL for a raw-device job */
+	bool has_fs;                    /* job.filesystem given: every job makes its filesystem */
+	char fs_type[16];               /* job.filesystem.type ("" when not given) */
+	char fs_mkfs[PARAM_VALUE_MAX];  /* job.filesystem.mkfs, tokens joined by blanks */
+	char fs_mount[PARAM_VALUE_MAX]; /* job.filesystem.mount */
 	int loops;        /* job.loops, or job.loops.min: the loops every point runs first */
 	int loops_max;    /* job.loops.max (adaptive loops); == loops for a plain number */
 	double runtime_s; /* per loop: <engine>.runtime_s when it is a positive number (a display
@@ -94,8 +102,8 @@ void plan_release(struct plan *p);
 int plan_columns(const struct plan *p, char (*names)[PARAM_NAME_MAX], int max);
 /* The most columns a rendering of a sweep shows. */
 #define PLAN_COLUMNS_MAX 32
-/* The job already does direct I/O: its engine options set "direct" to true or 1. */
-bool plan_job_direct(const struct plan *p);
+/* The job's engine options set "direct", to either value: the job chose its I/O path. */
+bool plan_job_sets_direct(const struct plan *p);
 /* Human name of the metric's unit, from its suffix ("MiB/s" for *_bw_mib). */
 const char *plan_metric_unit(const char *metric);
 /* "grid", "sequential" or "adaptive", as written in a plan. */

@@ -99,6 +99,11 @@ CREATE UNIQUE INDEX sessions_one_open ON sessions(device) WHERE state = 'open';
 ALTER TABLE jobs ADD COLUMN params_changed TEXT;
 
 -- migration 5
+-- A job with a filesystem: what mkfs and mount made (the command, the mount's and the
+-- filesystem's options as mountinfo shows them, xfs_info / tune2fs -l figures), JSON.
+ALTER TABLE jobs ADD COLUMN filesystem TEXT;
+
+-- migration 6
 -- Crash-consistent PATCH: an all-or-nothing apply (PATCH, PUT) is recorded before its first
 -- write with the device's writable values as they were, and its audit rows name it; the row
 -- goes once the apply has ended (done, or rolled back). A start after kill -9 finds the
