@@ -38,6 +38,7 @@ struct agent_config {
 	const char *fio_path;
 	const char *web_root;
 	bool public_read;
+	bool public_read_private; /* --public-read-private: the audit log and raw output too */
 	bool public_metrics;
 	const char *tls_cert;
 	const char *tls_key;
@@ -46,6 +47,9 @@ struct agent_config {
 	unsigned max_conns;        /* --max-connections (0: default) */
 	unsigned max_conns_per_ip; /* --max-connections-per-ip (0: default) */
 	unsigned conn_timeout_s;   /* --connection-timeout-s (0: default) */
+	unsigned max_held;         /* --max-held (0: default) */
+	unsigned max_held_per_ip;  /* --max-held-per-ip (0: default) */
+	unsigned max_queued;       /* --max-queued (0: default) */
 	                           /* (Test switches are not configuration: switches.h.) */
 };
 

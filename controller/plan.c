@@ -253,6 +253,24 @@ static int nodes_index(struct parser *ps, struct plan *p)
 	return 0;
 }
 
+/* What is wrong with tok as a bearer token (NULL: nothing). It goes into an HTTP header, so
+ * it is one run of visible ASCII (no space, CR, LF or other control character) of plausible
+ * length; the message never quotes it. */
+static const char *token_problem(const char *tok)
+{
+	size_t i, n = strlen(tok);
+
+	if (!n)
+		return "is empty";
+	if (n > PLAN_TOKEN_MAX)
+		return "is longer than " PLAN_TOKEN_MAX_TEXT " characters: not a token";
+	for (i = 0; i < n; i++)
+		if ((unsigned char)tok[i] < 0x21 || (unsigned char)tok[i] > 0x7e)
+			return "has a space, a line break or another character a bearer token "
+			       "cannot have (visible ASCII only)";
+	return NULL;
+}
+
 static int parse_nodes(struct parser *ps, json_t *arr, const char *dir)
 {
 	static const char *const keys[] = { "name", "url", "device", "token_file", "token", NULL };
@@ -297,6 +315,10 @@ static int parse_nodes(struct parser *ps, json_t *arr, const char *dir)
 			snprintf(path, sizeof(path), "nodes[%zu].device", i);
 			return fail(ps, path, "'%s' is not a block device name (e.g. sda, loop0)",
 			            dev);
+		}
+		if (tok && token_problem(tok)) {
+			snprintf(path, sizeof(path), "nodes[%zu].token", i);
+			return fail(ps, path, "%s", token_problem(tok));
 		}
 		pn->name = xstrdup(name);
 		pn->url = xstrdup(url);
@@ -730,6 +752,44 @@ static int parse_job(struct parser *ps, json_t *job)
 	return 0;
 }
 
+/* How many configurations the plan can run: the grid every combination, the other strategies
+ * (one axis at a time) the baseline and every axis value. A double: a grid's product can
+ * exceed any integer type before it is refused. */
+static double plan_points(const struct plan *p)
+{
+	double n = 1;
+	int a;
+
+	for (a = 0; a < p->naxes; a++)
+		n = p->strategy == PLAN_GRID ? n * p->axes[a].nvalues : n + p->axes[a].nvalues;
+	return n;
+}
+
+/* max_points (default PLAN_POINTS_DEFAULT): a plan of more configurations is refused before
+ * anything is expanded, so a typo cannot make a dry run take minutes and gigabytes. */
+static int parse_max_points(struct parser *ps, json_t *v)
+{
+	struct plan *p = ps->p;
+	double max = PLAN_POINTS_DEFAULT, n;
+
+	if (v) {
+		if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+		    json_integer_value(v) > PLAN_POINTS_MAX)
+			return fail(ps, "max_points", "must be an integer between 1 and %d",
+			            PLAN_POINTS_MAX);
+		max = (double)json_integer_value(v);
+	}
+	n = plan_points(p);
+	if (n > max)
+		return fail(ps, "axes",
+		            "the %s strategy would run %.0f configurations, more than max_points "
+		            "(%.0f%s): fewer values, another strategy, or a higher max_points (up "
+		            "to %d)",
+		            plan_strategy_name(p->strategy), n, max, v ? "" : ", the default",
+		            PLAN_POINTS_MAX);
+	return 0;
+}
+
 /* What the adaptive strategy needs: a loop range to race in, and budget_s (adaptive only) in
  * benchmark-seconds, which needs the job's runtime_s to count them. */
 static int parse_adaptive(struct parser *ps, json_t *budget)
@@ -758,6 +818,15 @@ static int parse_adaptive(struct parser *ps, json_t *budget)
 }
 
 /* labels: an object of strings, kept as key/value pairs in order. */
+/* Whether s has a byte below 0x20 or 0x7f. */
+static bool has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s == 0x7f)
+			return true;
+	return false;
+}
+
 static int parse_labels(struct parser *ps, json_t *v)
 {
 	struct plan *p = ps->p;
@@ -775,6 +844,10 @@ static int parse_labels(struct parser *ps, json_t *v)
 		snprintf(path, sizeof(path), "labels.%s", key);
 		if (!json_is_string(lv))
 			return fail(ps, path, "expected a string");
+		if (has_control(key) || has_control(json_string_value(lv)))
+			return fail(ps, "labels",
+			            "a label key or value has a control character (a line break, a "
+			            "tab, ...)");
 		p->labels[p->nlabels].key = xstrdup(key);
 		p->labels[p->nlabels++].value = xstrdup(json_string_value(lv));
 	}
@@ -783,10 +856,10 @@ static int parse_labels(struct parser *ps, json_t *v)
 
 static int parse_top(struct parser *ps, json_t *root, const char *dir)
 {
-	static const char *const keys[] = { "name", "nodes",          "nodes_from", "baseline",
-		                            "axes", "strategy",       "job",        "metric",
-		                            "goal", "min_effect_pct", "labels",     "budget_s",
-		                            NULL };
+	static const char *const keys[] = { "name",     "nodes",          "nodes_from", "baseline",
+		                            "axes",     "strategy",       "job",        "metric",
+		                            "goal",     "min_effect_pct", "labels",     "budget_s",
+		                            "max_points", NULL };
 	struct plan *p = ps->p;
 	const char *s, *key;
 	json_t *v, *axes;
@@ -800,6 +873,10 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 		return r;
 	if ((r = get_str(ps, root, "name", "", true, &s)) < 0)
 		return r;
+	/* The name and labels go into reports and exported rules (a udev comment, a tuned
+	 * profile): a line break there would start a rule of its own. */
+	if (has_control(s))
+		return fail(ps, "name", "has a control character (a line break, a tab, ...)");
 	p->name = xstrdup(s);
 	if (!json_object_get(root, "nodes") && !json_object_get(root, "nodes_from") &&
 	    !ps->nodes_from)
@@ -865,6 +942,8 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 		return r;
 	if ((r = parse_adaptive(ps, json_object_get(root, "budget_s"))) < 0 ||
 	    (r = check_filesystem(ps)) < 0)
+		return r;
+	if ((r = parse_max_points(ps, json_object_get(root, "max_points"))) < 0)
 		return r;
 	snprintf(p->metric, sizeof(p->metric), "write.bw_mib");
 	if ((r = get_str(ps, root, "metric", "", false, &s)) < 0)
@@ -966,17 +1045,34 @@ int plan_tokens_load(struct plan *p, struct err *e)
 		if (n->token)
 			continue;
 		if (n->token_file) {
-			rc = buf_read_file(&b, n->token_file, 4096);
+			/* At most a little more than a token: a token_file pointing at another
+			 * file (/etc/shadow) is refused, and nothing of it is sent or shown. */
+			rc = buf_read_file(&b, n->token_file, PLAN_TOKEN_FILE_MAX);
 			if (rc < 0) {
 				buf_release(&b);
 				return err_set(e, rc, "token_unreadable",
-				               "%s: cannot read token_file '%s': %s", n->name,
-				               n->token_file, strerror(-rc));
+				               "%s: cannot read token_file '%s': %s%s", n->name,
+				               n->token_file, strerror(-rc),
+				               rc == -EFBIG ? " (a token file holds one token)"
+				                            : "");
 			}
-			while (b.len && (b.data[b.len - 1] == '\n' || b.data[b.len - 1] == ' '))
+			while (b.len && (b.data[b.len - 1] == '\n' || b.data[b.len - 1] == '\r' ||
+			                 b.data[b.len - 1] == ' '))
 				b.data[--b.len] = '\0';
+			if (token_problem(b.data ? b.data : "")) {
+				rc = err_set(e, -EINVAL, "token_invalid",
+				             "%s: token_file '%s' does not hold a token: it %s",
+				             n->name, n->token_file,
+				             token_problem(b.data ? b.data : ""));
+				buf_release(&b);
+				return rc;
+			}
 			n->token = buf_detach(&b, NULL);
 		} else if (env && *env) {
+			if (token_problem(env))
+				return err_set(e, -EINVAL, "token_invalid",
+				               "%s: FLEETTUNE_TOKEN %s", n->name,
+				               token_problem(env));
 			n->token = xstrdup(env);
 		} else {
 			return err_set(e, -ENOENT, "token_missing",

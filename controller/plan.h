@@ -8,6 +8,14 @@
 #include "config.h"
 #include "err.h"
 
+/* A node's bearer token: at most PLAN_TOKEN_MAX visible ASCII characters; a token_file is read
+ * up to PLAN_TOKEN_FILE_MAX bytes (more: refused). */
+#define PLAN_TOKEN_MAX 512
+#define PLAN_TOKEN_MAX_TEXT "512"
+#define PLAN_TOKEN_FILE_MAX 1024
+/* Configurations a plan may run (its "max_points"; the default, and the most it may say). */
+#define PLAN_POINTS_DEFAULT 10000
+#define PLAN_POINTS_MAX 1000000
 #define AXIS_PARAMS_MAX 8
 #define PLAN_LOOPS_MAX 100
 

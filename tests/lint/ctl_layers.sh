@@ -98,18 +98,20 @@ source "$(dirname "$0")/lint_lib.sh"
 # code that touches /sys, engine the engine table, httpd the HTTP edge, ptree and cgroup
 # what contain builds on, params_cache, switches); tune on sysfs, the engines (fio, dd,
 # bonnie, iozone) on engine.h, contain on ptree and cgroup, fsopt (the filesystem option
-# tables) on engine.h's argv helpers; jobspec and proc, fsinfo (the tools' figures) on fsopt;
-# jobrec (a job as recorded), jobfs (a job's filesystem) on proc, contain and fsinfo; wire, the JSON codec the store uses for its columns; the store; session and job
-# beside each other, on the store; agent, the wiring; the API; main.
+# tables) on engine.h's argv helpers; jobspec and proc, jobdir (a pass's own directory),
+# fsinfo (the tools' figures) on fsopt; jobrec (a job as recorded), jobfs (a job's filesystem)
+# on proc, contain and fsinfo; wire, the JSON codec the store uses for its columns; the
+# store; session, job and pending (a killed run's unfinished writes) beside each other, on
+# the store; agent, the wiring; the API; main.
 unset rank group only
 declare -A rank=(
 	[sysfs]=1 [engine]=1 [ptree]=1 [cgroup]=1 [httpd]=1 [params_cache]=1 [switches]=1
 	[tune]=2 [fio]=2 [dd]=2 [bonnie]=2 [iozone]=2 [contain]=2 [fsopt]=2
-	[jobspec]=3 [proc]=3 [fsinfo]=3
+	[jobspec]=3 [proc]=3 [jobdir]=3 [fsinfo]=3
 	[jobrec]=4 [jobfs]=4
 	[wire]=5
 	[store]=6
-	[session]=7 [job]=7
+	[session]=7 [job]=7 [pending]=7
 	[agent]=8
 	[api]=9
 	[main]=10

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "buf.h"
 #include "plan.h"
 #include "xmalloc.h"
 
@@ -384,6 +385,133 @@ static void test_tokens(void **state)
 	free(dir);
 }
 
+/* A plan for node a with extra ("token": ... or "token_file": ...) in its node. */
+static int one_node_plan(const char *extra, const char *dir, struct plan *p, struct err *e)
+{
+	char text[4096];
+
+	snprintf(text, sizeof(text),
+	         "{\"name\":\"x\",\"nodes\":[{\"name\":\"a\",\"url\":\"http://h:1\","
+	         "\"device\":\"sda\"%s}],\"baseline\":{\"x\":1},\"axes\":[{\"param\":\"x\","
+	         "\"values\":[2]}],\"job\":{\"fio\":{\"rw\":\"read\"}}}",
+	         extra);
+	return plan_parse(text, dir, p, e);
+}
+
+/* Issue 23 item 4: nothing but a token goes into the header, and no file is sent as one. */
+static void test_tokens_refused(void **state)
+{
+	char *dir = tu_tmpdir(), big[1500], extra[700];
+	struct plan p;
+	struct err e = { 0 };
+
+	(void)state;
+	/* A header smuggled in the token: refused at parse, and not echoed. */
+	assert_int_not_equal(one_node_plan(",\"token\":\"a\\r\\nX-Injected: 1\"", NULL, &p, &e), 0);
+	assert_non_null(strstr(e.msg, "nodes[0].token"));
+	assert_null(strstr(e.msg, "X-Injected"));
+	assert_int_not_equal(one_node_plan(",\"token\":\"two words\"", NULL, &p, &e), 0);
+	memset(extra, 0, sizeof(extra));
+	snprintf(extra, sizeof(extra), ",\"token\":\"%0600d\"", 0);
+	assert_int_not_equal(one_node_plan(extra, NULL, &p, &e), 0);
+	assert_non_null(strstr(e.msg, "longer than 512"));
+
+	/* A token_file that is some other file (many lines, as /etc/shadow): refused unsent. */
+	tu_write(dir, "shadow", "root:$6$salt$hash:19000:0:99999:7:::\ndaemon:*:19000::::::\n",
+	         0600);
+	assert_int_equal(one_node_plan(",\"token_file\":\"shadow\"", dir, &p, &e), 0);
+	assert_int_not_equal(plan_tokens_load(&p, &e), 0);
+	assert_string_equal(e.code, "token_invalid");
+	assert_null(strstr(e.msg, "root"));
+	assert_null(p.nodes[0].token);
+	plan_release(&p);
+	/* Larger than a token file can be. */
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	tu_write(dir, "big", big, 0600);
+	assert_int_equal(one_node_plan(",\"token_file\":\"big\"", dir, &p, &e), 0);
+	assert_int_not_equal(plan_tokens_load(&p, &e), 0);
+	assert_null(p.nodes[0].token);
+	plan_release(&p);
+	/* A token file with CRLF is fine: the line end is not the token. */
+	tu_write(dir, "crlf", "deadbeef\r\n", 0600);
+	assert_int_equal(one_node_plan(",\"token_file\":\"crlf\"", dir, &p, &e), 0);
+	assert_int_equal(plan_tokens_load(&p, &e), 0);
+	assert_string_equal(p.nodes[0].token, "deadbeef");
+	plan_release(&p);
+	/* $FLEETTUNE_TOKEN is held to the same rule. */
+	assert_int_equal(one_node_plan("", NULL, &p, &e), 0);
+	setenv("FLEETTUNE_TOKEN", "abc\r\nX-Injected: 1", 1);
+	assert_int_not_equal(plan_tokens_load(&p, &e), 0);
+	assert_string_equal(e.code, "token_invalid");
+	unsetenv("FLEETTUNE_TOKEN");
+	plan_release(&p);
+	tu_rmrf(dir);
+	free(dir);
+}
+
+/* Issue 23 item 10: a plan of more configurations than max_points is refused at parse. */
+static void test_points_capped(void **state)
+{
+	struct buf b = BUF_INIT, vals = BUF_INIT;
+	struct plan p;
+	struct err e = { 0 };
+	int i;
+
+	(void)state;
+	for (i = 1; i <= 100; i++)
+		buf_printf(&vals, "%s%d", i > 1 ? "," : "", i);
+	buf_printf(&b,
+	           "{\"name\":\"x\",\"nodes\":[{\"name\":\"a\",\"url\":\"http://h:1\","
+	           "\"device\":\"sda\"}],\"baseline\":{\"a\":1,\"b\":1,\"c\":1},\"axes\":["
+	           "{\"param\":\"a\",\"values\":[%s]},{\"param\":\"b\",\"values\":[%s]},"
+	           "{\"param\":\"c\",\"values\":[%s]}],\"job\":{\"fio\":{\"rw\":\"read\"}},"
+	           "\"strategy\":\"grid\"",
+	           vals.data, vals.data, vals.data);
+	buf_puts(&b, "}");
+	assert_int_equal(plan_parse(b.data, NULL, &p, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "1000000 configurations, more than max_points (10000"));
+	/* Raised: accepted (parsed, nothing expanded). */
+	b.data[b.len - 1] = '\0';
+	b.len--;
+	buf_puts(&b, ",\"max_points\":1000000}");
+	assert_int_equal(plan_parse(b.data, NULL, &p, &e), 0);
+	plan_release(&p);
+	/* Sequential: the baseline and every value, 301. */
+	buf_reset(&b);
+	buf_printf(&b,
+	           "{\"name\":\"x\",\"nodes\":[{\"name\":\"a\",\"url\":\"http://h:1\","
+	           "\"device\":\"sda\"}],\"baseline\":{\"a\":1,\"b\":1,\"c\":1},\"axes\":["
+	           "{\"param\":\"a\",\"values\":[%s]},{\"param\":\"b\",\"values\":[%s]},"
+	           "{\"param\":\"c\",\"values\":[%s]}],\"job\":{\"fio\":{\"rw\":\"read\"}},"
+	           "\"max_points\":300}",
+	           vals.data, vals.data, vals.data);
+	assert_int_equal(plan_parse(b.data, NULL, &p, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "sequential strategy would run 301"));
+	buf_release(&b);
+	buf_release(&vals);
+}
+
+/* Issue 23 item 3: plan names and labels refuse control characters (they reach exports). */
+static void test_control_chars_refused(void **state)
+{
+	static const char *const bad[] = {
+		"{\"name\":\"x\\nACTION==\\\"add\\\"\",\"nodes\":[]}",
+		"{\"name\":\"x\\ty\",\"nodes\":[]}",
+	};
+	struct plan p;
+	struct err e = { 0 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(plan_parse(bad[i], NULL, &p, &e), -EINVAL);
+		assert_non_null(strstr(e.msg, "name: has a control character"));
+	}
+	assert_int_equal(one_node_plan("", NULL, &p, &e), 0);
+	plan_release(&p);
+}
+
 /* A plan's tail: everything but the nodes. */
 #define PLAN_REST                                                                                  \
 	"\"baseline\":{\"nr_requests\":128},\"axes\":[{\"param\":\"nr_requests\",\"values\":[64]}" \
@@ -614,9 +742,11 @@ int main(void)
 		cmocka_unit_test(test_good_plan),      cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_adaptive_loops), cmocka_unit_test(test_adaptive_plan),
 		cmocka_unit_test(test_bad_plans),      cmocka_unit_test(test_syntax_errors),
-		cmocka_unit_test(test_tokens),         cmocka_unit_test(test_engine_opaque),
-		cmocka_unit_test(test_config_codec),   cmocka_unit_test(test_node_set_codec),
-		cmocka_unit_test(test_nodes_from),     cmocka_unit_test(test_filesystem),
+		cmocka_unit_test(test_tokens),         cmocka_unit_test(test_tokens_refused),
+		cmocka_unit_test(test_points_capped),  cmocka_unit_test(test_control_chars_refused),
+		cmocka_unit_test(test_engine_opaque),  cmocka_unit_test(test_config_codec),
+		cmocka_unit_test(test_node_set_codec), cmocka_unit_test(test_nodes_from),
+		cmocka_unit_test(test_filesystem),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
