@@ -856,10 +856,10 @@ static int parse_labels(struct parser *ps, json_t *v)
 
 static int parse_top(struct parser *ps, json_t *root, const char *dir)
 {
-	static const char *const keys[] = { "name",     "nodes",          "nodes_from", "baseline",
-		                            "axes",     "strategy",       "job",        "metric",
-		                            "goal",     "min_effect_pct", "labels",     "budget_s",
-		                            "max_points", NULL };
+	static const char *const keys[] = {
+		"name",   "nodes", "nodes_from",     "baseline", "axes",     "strategy",   "job",
+		"metric", "goal",  "min_effect_pct", "labels",   "budget_s", "max_points", NULL
+	};
 	struct plan *p = ps->p;
 	const char *s, *key;
 	json_t *v, *axes;
