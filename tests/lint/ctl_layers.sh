@@ -89,14 +89,14 @@ source "$(dirname "$0")/lint_lib.sh"
 
 # Rank of each agent module, bottom to top (README, Layout): the leaves (sysfs is the only
 # code that touches /sys, engine the engine table, httpd the HTTP edge, ptree and cgroup
-# what contain builds on, params_cache, switches); tune on sysfs, the engines (fio, dd,
-# bonnie, iozone) on engine.h, contain on ptree and cgroup; jobspec and proc; jobrec (a job as
+# what contain builds on, params_cache, switches); tune and identity (what a device is) on
+# sysfs, the engines (fio, dd, bonnie, iozone) on engine.h, contain on ptree and cgroup; jobspec and proc; jobrec (a job as
 # recorded); wire, the JSON codec the store uses for its columns; the store; session and job
 # beside each other, on the store; agent, the wiring; the API; main.
 unset rank group only
 declare -A rank=(
 	[sysfs]=1 [engine]=1 [ptree]=1 [cgroup]=1 [httpd]=1 [params_cache]=1 [switches]=1
-	[tune]=2 [fio]=2 [dd]=2 [bonnie]=2 [iozone]=2 [contain]=2
+	[tune]=2 [identity]=2 [fio]=2 [dd]=2 [bonnie]=2 [iozone]=2 [contain]=2
 	[jobspec]=3 [proc]=3
 	[jobrec]=4
 	[wire]=5
@@ -107,7 +107,7 @@ declare -A rank=(
 	[main]=10
 )
 declare -A group=(
-	[http]=httpd [wire_job]=wire [job_check]=job
+	[http]=httpd [wire_job]=wire [wire_identity]=wire [job_check]=job
 	[store_job]=store [store_metrics]=store [store_priv]=store
 	[api_jobs]=api [api_metrics]=api [api_priv]=api
 )
