@@ -64,6 +64,7 @@ struct jobq_env agent_jobq_env(struct agent *a)
 		.n_allow_dirs = a->cfg.n_allow_dirs,
 		.state_dir = a->cfg.state_dir,
 		.contain = a->cfg.contain,
+		.hide_serial = a->cfg.hide_serial,
 		.now_s = time_now_s,
 	};
 

@@ -31,6 +31,7 @@ struct agent_config {
 	const char *allow_dirs[AGENT_MAX_ALLOW];
 	int n_allow_dirs;
 	bool allow_sysctl;
+	bool hide_serial; /* --hide-serial: serials are reported as their stable hash */
 	const char *sysfs_root;
 	const char *fio_path;
 	const char *web_root;

@@ -30,6 +30,7 @@ struct jobq_env {
 	int n_allow_dirs;
 	const char *state_dir;     /* containment records live in STATE_DIR/contain */
 	enum contain_mode contain; /* --contain */
+	bool hide_serial;          /* --hide-serial: a job's identity has the serial's hash */
 	/* The wall clock every recorded time is read from, epoch seconds (NULL: time_now_s). */
 	double (*now_s)(void);
 };

@@ -1,6 +1,7 @@
 /* wire.h -- the agent's JSON wire format: request bodies decoded into structs once, at the
  * API edge, and structs encoded for answers and for the database's JSON columns (wire.c:
- * requests, parameter values, job specs; wire_job.c: a job's record, passes, summary). With
+ * requests, parameter values, job specs; wire_job.c: a job's record, passes, summary;
+ * wire_identity.c: what a device and its host are). With
  * api.h and api_priv.h, the only agent header that speaks jansson. */
 #ifndef FT_WIRE_H
 #define FT_WIRE_H
@@ -10,6 +11,7 @@
 
 #include "engine.h"
 #include "err.h"
+#include "identity.h"
 #include "jobrec.h"
 #include "jobspec.h"
 #include "sysfs.h"
@@ -92,6 +94,17 @@ char *wire_param_values_encode(const struct params *ps);
 /* Back into a list; number is set for the integers (caller frees with store_values_free). */
 int wire_param_values_decode(const char *text, struct store_value **out, int *n);
 
+/* ---- identity (wire_identity.c) ---- */
+
+/* A device's identity as an object of its present fields (common/protocol.h's names). */
+json_t *wire_device_identity_to_json(const struct device_identity *d);
+/* The host's identity as an object of its present fields. */
+json_t *wire_host_identity_to_json(const struct host_identity *h);
+/* {"device": {...}, "host": {...}}, the jobs.identity column. Caller frees. */
+char *wire_identity_encode(const struct device_identity *d, const struct host_identity *h);
+/* The column back as an object (a new reference), or JSON null for NULL or unreadable text. */
+json_t *wire_identity_decode(const char *text);
+
 /* ---- a job for answers (wire_job.c) ---- */
 
 /* ISO-8601 UTC with milliseconds ("2026-11-29T23:03:36.123Z") for epoch seconds; 0: null. */
@@ -104,7 +117,7 @@ json_t *wire_summary_to_json(const struct pass_rec *passes, int n);
 json_t *wire_param_values_to_json(const struct store_value *v, int n);
 
 /* Every member of a job object, as a mask of ?fields= (wire_job_fields_parse). */
-#define WIRE_JOB_ALL ((1u << 16) - 1)
+#define WIRE_JOB_ALL ((1u << 17) - 1)
 
 /* ?fields= ("state,progress,passes") into a mask of the members named ("id" and "version" are
  * always there); -EINVAL "bad_request" naming a name that is not a member. */

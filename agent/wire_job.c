@@ -170,9 +170,10 @@ enum job_field {
 	JF_FINISHED_AT = 1u << 13,
 	JF_ERROR = 1u << 14,
 	JF_PARAMS_CHANGED = 1u << 15,
+	JF_IDENTITY = 1u << 16,
 };
 
-_Static_assert(WIRE_JOB_ALL == (JF_PARAMS_CHANGED << 1) - 1, "WIRE_JOB_ALL: every member");
+_Static_assert(WIRE_JOB_ALL == (JF_IDENTITY << 1) - 1, "WIRE_JOB_ALL: every member");
 
 static const struct {
 	const char *name;
@@ -195,6 +196,7 @@ static const struct {
 	{ "finished_at", JF_FINISHED_AT },
 	{ "error", JF_ERROR },
 	{ "params_changed", JF_PARAMS_CHANGED },
+	{ "identity", JF_IDENTITY },
 	{ "version", 0 },
 };
 
@@ -219,7 +221,7 @@ int wire_job_fields_parse(const char *list, unsigned *mask, struct err *e)
 			        "fields: '%.*s' is not a member of a job (id, state, device, "
 			        "engine, spec, labels, progress, loops, loops_done, summary, "
 			        "passes, params, created_at, started_at, finished_at, error, "
-			        "version)",
+			        "params_changed, identity, version)",
 			        (int)(len < 40 ? len : 40), p);
 		*mask |= job_fields[i].bit;
 		if (!end)
@@ -290,6 +292,8 @@ json_t *wire_job_to_json(const struct job_rec *j, const struct pass_rec *passes,
 		json_object_set_new(o, "params_changed",
 		                    j->has_params_changed ? json_string(j->params_changed)
 		                                          : json_null());
+	if (fields & JF_IDENTITY)
+		json_object_set_new(o, "identity", wire_identity_decode(j->identity));
 	json_object_set_new(o, "version", json_integer((json_int_t)j->version));
 	return o;
 }

@@ -97,3 +97,8 @@ CREATE UNIQUE INDEX sessions_one_open ON sessions(device) WHERE state = 'open';
 -- Restore precedence: a session's restore cancels the restore point of a job that ran inside
 -- it (restore NULL), and a job whose device a restore changed mid-run says so here.
 ALTER TABLE jobs ADD COLUMN params_changed TEXT;
+
+-- migration 5
+-- Issue 19: what the job's device and host were, read with the parameter snapshot before
+-- loop 1 (JSON: {"device": {vendor, model, firmware, ...}, "host": {kernel, machine, hostname}}).
+ALTER TABLE jobs ADD COLUMN identity TEXT;
