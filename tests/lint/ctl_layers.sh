@@ -39,8 +39,8 @@ declare -A only=(
 )
 
 # Files that belong to another file's module (name=module), where a module is a .c/.h pair
-# and its helpers; none in the controller.
-declare -A group=()
+# and its helpers: config (a configuration and its codec) is the plan's.
+declare -A group=([config]=plan)
 
 # check DIR: print every violation; return 1 when there is one.
 check() {
@@ -94,9 +94,10 @@ source "$(dirname "$0")/lint_lib.sh"
 # Rank of each agent module, bottom to top (README, Layout): the leaves (sysfs is the only
 # code that touches /sys, engine the engine table, httpd the HTTP edge, ptree and cgroup
 # what contain builds on, params_cache, switches); tune and identity (what a device is) on
-# sysfs, the engines (fio, dd, bonnie, iozone) on engine.h, contain on ptree and cgroup; jobspec and proc; jobrec (a job as
-# recorded); wire, the JSON codec the store uses for its columns; the store; session and job
-# beside each other, on the store; agent, the wiring; the API; main.
+# sysfs, the engines (fio, dd, bonnie, iozone) on engine.h, contain on ptree and cgroup;
+# jobspec and proc; jobrec (a job as recorded); wire, the JSON codec the store uses for its
+# columns; the store; session and job beside each other, on the store; agent, the wiring; the
+# API; main.
 unset rank group only
 declare -A rank=(
 	[sysfs]=1 [engine]=1 [ptree]=1 [cgroup]=1 [httpd]=1 [params_cache]=1 [switches]=1
