@@ -10,8 +10,19 @@
 #include "buf.h"
 #include "num.h"
 #include "plan.h"
+#include "protocol.h"
 #include "xmalloc.h"
 #include "banned.h"
+
+const char *plan_node_label(const struct plan_node *n, const char *key)
+{
+	int i;
+
+	for (i = 0; i < n->nlabels; i++)
+		if (!strcmp(n->labels[i].key, key))
+			return n->labels[i].value;
+	return NULL;
+}
 
 const char *plan_strategy_name(enum plan_strategy s)
 {
@@ -241,9 +252,34 @@ static int nodes_index(struct parser *ps, struct plan *p)
 	return 0;
 }
 
+/* An object of strings (labels, nodes[i].labels) into *out, keys as parameter names. */
+static int labels_take(struct parser *ps, json_t *v, const char *where, struct plan_label **out,
+                       int *n)
+{
+	const char *key;
+	json_t *lv;
+	char path[200];
+
+	if (!v)
+		return 0;
+	if (!json_is_object(v))
+		return fail(ps, where, "expected an object");
+	*out = xcalloc(json_object_size(v) + 1, sizeof(**out));
+	json_object_foreach(v, key, lv)
+	{
+		snprintf(path, sizeof(path), "%s.%s", where, key);
+		if (!json_is_string(lv))
+			return fail(ps, path, "expected a string");
+		(*out)[*n].key = xstrdup(key);
+		(*out)[(*n)++].value = xstrdup(json_string_value(lv));
+	}
+	return 0;
+}
+
 static int parse_nodes(struct parser *ps, json_t *arr, const char *dir)
 {
-	static const char *const keys[] = { "name", "url", "device", "token_file", "token", NULL };
+	static const char *const keys[] = { "name",  "url",    "device", "token_file",
+		                            "token", "labels", NULL };
 	struct plan *p = ps->p;
 	size_t i;
 	char path[64];
@@ -296,6 +332,16 @@ static int parse_nodes(struct parser *ps, json_t *arr, const char *dir)
 		if (tf)
 			pn->token_file =
 			        (tf[0] == '/' || !dir) ? xstrdup(tf) : xasprintf("%s/%s", dir, tf);
+		snprintf(path, sizeof(path), "nodes[%zu].labels", i);
+		if ((r = labels_take(ps, json_object_get(n, "labels"), path, &pn->labels,
+		                     &pn->nlabels)) < 0)
+			return r;
+		for (r = 0; r < pn->nlabels; r++) {
+			if (name_ok(pn->labels[r].key, ".-"))
+				continue;
+			snprintf(path, sizeof(path), "nodes[%zu].labels.%s", i, pn->labels[r].key);
+			return fail(ps, path, "a label key is letters, digits, '.', '-' or '_'");
+		}
 	}
 	return nodes_index(ps, p);
 }
@@ -517,35 +563,68 @@ static int parse_adaptive(struct parser *ps, json_t *budget)
 	return 0;
 }
 
-/* labels: an object of strings, kept as key/value pairs in order. */
-static int parse_labels(struct parser *ps, json_t *v)
+/* Does some node carry label key? */
+static bool some_node_label(const struct plan *p, const char *key)
+{
+	int i;
+
+	for (i = 0; i < p->nnodes; i++)
+		if (plan_node_label(&p->nodes[i], key))
+			return true;
+	return false;
+}
+
+/* cohort_by: identity fields and node labels, each once; ["model", "firmware"] by default. */
+static int parse_cohort_by(struct parser *ps, json_t *v)
 {
 	struct plan *p = ps->p;
-	const char *key;
-	json_t *lv;
-	char path[160];
+	json_t *k;
+	size_t i;
+	int j;
+	char path[64];
 
-	if (!v)
+	if (!v) {
+		p->ncohort_by = 2;
+		snprintf(p->cohort_by[0], PARAM_NAME_MAX, "%s", identity_field_names[IDF_MODEL]);
+		snprintf(p->cohort_by[1], PARAM_NAME_MAX, "%s", identity_field_names[IDF_FIRMWARE]);
 		return 0;
-	if (!json_is_object(v))
-		return fail(ps, "labels", "expected an object");
-	p->labels = xcalloc(json_object_size(v) + 1, sizeof(*p->labels));
-	json_object_foreach(v, key, lv)
+	}
+	if (!json_is_array(v))
+		return fail(ps, "cohort_by", "expected an array of identity fields or node labels");
+	if (json_array_size(v) > PLAN_COHORT_BY_MAX)
+		return fail(ps, "cohort_by", "at most %d keys", PLAN_COHORT_BY_MAX);
+	json_array_foreach(v, i, k)
 	{
-		snprintf(path, sizeof(path), "labels.%s", key);
-		if (!json_is_string(lv))
-			return fail(ps, path, "expected a string");
-		p->labels[p->nlabels].key = xstrdup(key);
-		p->labels[p->nlabels++].value = xstrdup(json_string_value(lv));
+		const char *s = json_string_value(k), *label;
+
+		snprintf(path, sizeof(path), "cohort_by[%zu]", i);
+		if (!s || !name_ok(s, ".-"))
+			return fail(ps, path, "expected an identity field or a node label name");
+		label = !strncmp(s, "label.", 6) ? s + 6 : NULL;
+		if (!label && identity_field_parse(s) < 0 && !some_node_label(p, s))
+			return fail(
+			        ps, path,
+			        "'%s' is neither an identity field (vendor, model, firmware, "
+			        "serial, wwid, transport, rotational, logical_block_bytes, "
+			        "physical_block_bytes, size_bytes, kernel, machine, hostname) nor "
+			        "a label of any node (nodes[].labels)",
+			        s);
+		if (label && !some_node_label(p, label))
+			return fail(ps, path, "no node has the label '%s' (nodes[].labels)", label);
+		for (j = 0; j < p->ncohort_by; j++)
+			if (!strcmp(p->cohort_by[j], s))
+				return fail(ps, path, "'%s' is given twice", s);
+		snprintf(p->cohort_by[p->ncohort_by++], PARAM_NAME_MAX, "%s", s);
 	}
 	return 0;
 }
 
 static int parse_top(struct parser *ps, json_t *root, const char *dir)
 {
-	static const char *const keys[] = { "name",           "nodes",  "baseline", "axes",
-		                            "strategy",       "job",    "metric",   "goal",
-		                            "min_effect_pct", "labels", "budget_s", NULL };
+	static const char *const keys[] = {
+		"name", "nodes",          "baseline", "axes",     "strategy",  "job", "metric",
+		"goal", "min_effect_pct", "labels",   "budget_s", "cohort_by", NULL
+	};
 	struct plan *p = ps->p;
 	const char *s, *key;
 	json_t *v, *axes;
@@ -644,7 +723,10 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 		if (p->min_effect_pct < 0 || p->min_effect_pct >= 1000)
 			return fail(ps, "min_effect_pct", "must be between 0 and 1000");
 	}
-	return parse_labels(ps, json_object_get(root, "labels"));
+	if ((r = labels_take(ps, json_object_get(root, "labels"), "labels", &p->labels,
+	                     &p->nlabels)) < 0)
+		return r;
+	return parse_cohort_by(ps, json_object_get(root, "cohort_by"));
 }
 
 int plan_parse(const char *text, const char *dir, struct plan *p, struct err *e)
@@ -727,6 +809,17 @@ int plan_tokens_load(struct plan *p, struct err *e)
 	return rc;
 }
 
+static void labels_free(struct plan_label *l, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		free(l[i].key);
+		free(l[i].value);
+	}
+	free(l);
+}
+
 void plan_release(struct plan *p)
 {
 	int i;
@@ -739,6 +832,7 @@ void plan_release(struct plan *p)
 		free(p->nodes[i].device);
 		free(p->nodes[i].token);
 		free(p->nodes[i].token_file);
+		labels_free(p->nodes[i].labels, p->nodes[i].nlabels);
 	}
 	free(p->nodes);
 	free(p->node_by_name);
@@ -746,11 +840,7 @@ void plan_release(struct plan *p)
 		free(p->axes[i].values);
 	free(p->axes);
 	free(p->name);
-	for (i = 0; i < p->nlabels; i++) {
-		free(p->labels[i].key);
-		free(p->labels[i].value);
-	}
-	free(p->labels);
+	labels_free(p->labels, p->nlabels);
 	free(p->engine_json);
 	free(p->directory);
 	free(p->json);
