@@ -83,6 +83,8 @@ enum effect_decision {
 	EFFECT_EQUIVALENT,    /* "equivalent" */
 	EFFECT_INCONCLUSIVE,  /* "inconclusive" */
 	EFFECT_HETEROGENEOUS, /* "heterogeneous": only ever a comparison's decision */
+	EFFECT_COHORTS,       /* "cohorts": only ever a row's, set by cohort.c when the cohorts'
+	                         effects differ; each cohort's own decision stands */
 };
 
 enum effect_node_state {
@@ -173,7 +175,8 @@ void effect_release(struct effect *out);
 
 /* The per-look two-sided α of the stopping rule: EFFECT_ALPHA / nlooks. */
 double effect_alpha(int nlooks);
-/* Stable codes: "na", "gain", "loss", "equivalent", "inconclusive", "heterogeneous". */
+/* Stable codes: "na", "gain", "loss", "equivalent", "inconclusive", "heterogeneous",
+ * "cohorts". */
 const char *effect_decision_name(enum effect_decision d);
 /* The decision of a code effect_decision_name gives, or -1 for any other text. */
 int effect_decision_parse(const char *code);

@@ -276,6 +276,30 @@ static void health_parse(json_t *h, struct node_info *ni)
 	}
 }
 
+/* The identity fields first..last of object o (the device's identity or the host's) into
+ * ni: strings as they are, booleans and integers as text; other types are not reported. */
+static void identity_parse(json_t *o, int first, int last, struct node_info *ni)
+{
+	char num[32];
+	int f;
+
+	for (f = first; f < last && json_is_object(o); f++) {
+		json_t *v = json_object_get(o, identity_field_names[f]);
+		const char *t = NULL;
+
+		if (json_is_string(v))
+			t = json_string_value(v);
+		else if (json_is_boolean(v))
+			t = json_is_true(v) ? "true" : "false";
+		else if (json_is_integer(v)) {
+			snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(v));
+			t = num;
+		}
+		free(ni->identity[f]);
+		ni->identity[f] = t ? xstrdup(t) : NULL;
+	}
+}
+
 void fleet_probe(struct fleet *f, bool with_params, struct node_info *info)
 {
 	const struct plan *p = f->plan;
@@ -321,6 +345,8 @@ void fleet_probe(struct fleet *f, bool with_params, struct node_info *info)
 			ni->dev_found = true;
 			ni->dev_writable = json_is_true(json_object_get(dev, "writable"));
 			ni->dev_size_bytes = json_integer_value(json_object_get(dev, "size_bytes"));
+			identity_parse(json_object_get(dev, "identity"), 0, IDF_N_DEVICE, ni);
+			identity_parse(json_object_get(d, "host"), IDF_N_DEVICE, IDF_N, ni);
 		}
 		if (pr)
 			params_parse(json_object_get(pr, "params"), ni);
@@ -333,11 +359,15 @@ void fleet_probe(struct fleet *f, bool with_params, struct node_info *info)
 
 void node_info_release(struct node_info *info, int n)
 {
-	int i;
+	int i, f;
 
 	for (i = 0; info && i < n; i++) {
 		free(info[i].params);
 		info[i].params = NULL;
+		for (f = 0; f < IDF_N; f++) {
+			free(info[i].identity[f]);
+			info[i].identity[f] = NULL;
+		}
 	}
 }
 

@@ -7,6 +7,7 @@
 
 #include "client.h"
 #include "plan.h"
+#include "protocol.h"
 
 /*
  * Every request body and every response of the agent API is built and read
@@ -37,6 +38,10 @@ struct node_info {
 	int64_t dev_size_bytes;
 	int nparams; /* with_params only */
 	struct param_info *params;
+	/* What the device and its host are (GET /api/v1/devices: the device's "identity" and
+	 * the answer's "host"), one text per identity field (IDF_*: a boolean "true"/"false", a
+	 * number in decimal), NULL when not reported (an older agent reports none). Owned. */
+	char *identity[IDF_N];
 };
 
 /* The state of one agent job (GET /api/v1/jobs/{id}). */

@@ -22,7 +22,8 @@ static const char *decision_words(enum effect_decision d)
 		                             "significant loss",
 		                             "no real difference",
 		                             "inconclusive",
-		                             "nodes disagree" };
+		                             "nodes disagree",
+		                             "cohorts differ" };
 
 	return (unsigned)d < sizeof(names) / sizeof(names[0]) ? names[d] : "";
 }
@@ -136,6 +137,37 @@ static const char *no_decision_words(const struct point *p)
 	return "";
 }
 
+/* "model=A (6 nodes): significant gain +10.0 % [+9.4, +10.6]; model=B (2 nodes): ...": each
+ * cohort's own decision on a row split by cohort, with its Δ (disagreeing nodes named
+ * within their cohort, and then without a Δ). */
+static void cohorts_verdict(const struct sweep *s, const struct point *p, struct buf *b)
+{
+	char **names = xcalloc((size_t)s->plan.nnodes + 1, sizeof(char *));
+	int c, j;
+
+	buf_puts(b, decision_words(EFFECT_COHORTS));
+	buf_puts(b, ": ");
+	for (c = 0; c < s->ncohorts; c++) {
+		const struct effect *fx = &p->cohort_fx[c];
+
+		for (j = 0; j < s->cohorts[c].nnodes; j++)
+			names[j] = s->plan.nodes[s->cohorts[c].nodes[j]].name;
+		buf_puts(b, c ? "; " : "");
+		words_cohort(s, c, b);
+		buf_puts(b, ": ");
+		if (fx->decision == EFFECT_NA) {
+			buf_puts(b, "no figure");
+			continue;
+		}
+		words_decision(fx, fx->decision, names, b);
+		if (fx->decision == EFFECT_HETEROGENEOUS)
+			continue;
+		buf_puts(b, " ");
+		words_delta_ci(b, fx->delta_pct, fx->ci95_low_pct, fx->ci95_high_pct);
+	}
+	free(names);
+}
+
 void words_verdict(const struct sweep *s, const struct point *p, struct buf *b)
 {
 	char **names;
@@ -144,6 +176,10 @@ void words_verdict(const struct sweep *s, const struct point *p, struct buf *b)
 		buf_puts(b, "final vs original baseline: ");
 	if (p->role != ROLE_BASELINE && p->verdict == EFFECT_NA) {
 		buf_puts(b, no_decision_words(p));
+		return;
+	}
+	if (p->verdict == EFFECT_COHORTS && p->cohort_fx) {
+		cohorts_verdict(s, p, b);
 		return;
 	}
 	names = words_node_names(&s->plan);
@@ -242,11 +278,50 @@ static void best_words(const struct sweep *s, const struct config *cfg, double d
 	buf_release(&names);
 }
 
+/* Some cohort's best is not the sweep's: the rows it was chosen from were split. */
+static bool cohort_bests_differ(const struct sweep *s)
+{
+	int c;
+
+	for (c = 0; s->ncohorts >= 2 && c < s->ncohorts; c++)
+		if (s->cohorts[c].best != s->best)
+			return true;
+	return false;
+}
+
+/* "best per cohort ...": one line per cohort, its best or its baseline. */
+static void cohort_best_lines(const struct sweep *s, struct buf *out)
+{
+	int c;
+
+	buf_puts(out, "best per cohort (the cohorts' effects differ):\n");
+	for (c = 0; c < s->ncohorts; c++) {
+		const struct sweep_cohort *co = &s->cohorts[c];
+
+		buf_puts(out, "  ");
+		words_cohort(s, c, out);
+		buf_puts(out, ": ");
+		if (co->best < 0) {
+			buf_puts(out, "the baseline (no configuration gave a significant gain)\n");
+			continue;
+		}
+		config_format(&s->points[co->best].cfg, out);
+		buf_puts(out, "  ");
+		words_signed(out, co->best_delta_pct);
+		buf_printf(out, " %% (%s)\n", decision_words(EFFECT_GAIN));
+	}
+}
+
 /* The best line; details: each node's error where there is no best. */
 static void best_line(const struct sweep *s, bool details, struct buf *out)
 {
 	const struct point *p;
 
+	if ((s->outcome == OUTCOME_BEST || s->outcome == OUTCOME_BASELINE) &&
+	    cohort_bests_differ(s)) {
+		cohort_best_lines(s, out);
+		return;
+	}
 	switch (s->outcome) {
 	case OUTCOME_BEST:
 		p = &s->points[s->best];
@@ -336,4 +411,41 @@ void words_noise(const struct sweep *s, struct buf *out)
 		        ". In %d row%s the nodes' own effects differ (\u03c4 up to %.1f %%), which "
 		        "more loops do not resolve: look at the nodes",
 		        ns->nunreachable, ns->nunreachable == 1 ? "" : "s", ns->tau_pct);
+}
+
+/* At most this many nodes are named per cohort when pre-flight prints the cohorts. */
+#define COHORT_NAMED_MAX 4
+
+void words_cohort(const struct sweep *s, int c, struct buf *out)
+{
+	if (s->plan.ncohort_by)
+		sweep_cohort_key(s, c, out);
+	else
+		buf_puts(out, "every node");
+	buf_printf(out, " (%d node%s)", s->cohorts[c].nnodes, s->cohorts[c].nnodes == 1 ? "" : "s");
+}
+
+void words_cohorts(const struct sweep *s, struct buf *out)
+{
+	int c, j;
+
+	buf_puts(out, "cohorts by ");
+	for (j = 0; j < s->plan.ncohort_by; j++)
+		buf_printf(out, "%s%s", j ? ", " : "", s->plan.cohort_by[j]);
+	if (!s->plan.ncohort_by)
+		buf_puts(out, "nothing (cohort_by [])");
+	buf_printf(out, ": %d\n", s->ncohorts);
+	for (c = 0; c < s->ncohorts; c++) {
+		const struct sweep_cohort *co = &s->cohorts[c];
+		int n = co->nnodes < COHORT_NAMED_MAX ? co->nnodes : COHORT_NAMED_MAX;
+
+		buf_puts(out, "  ");
+		words_cohort(s, c, out);
+		buf_puts(out, ": ");
+		for (j = 0; j < n; j++)
+			buf_printf(out, "%s%s", j ? ", " : "", s->plan.nodes[co->nodes[j]].name);
+		if (co->nnodes > n)
+			buf_printf(out, " and %d more", co->nnodes - n);
+		buf_puts(out, "\n");
+	}
 }

@@ -42,6 +42,12 @@ void words_best_summary(const struct sweep *s, struct buf *out);
 /* "best: CFG  +47.7 % (significant gain)" and a newline, from a stored sweep's figures. */
 void words_best_config(const struct config *cfg, double delta_pct, enum effect_decision v,
                        struct buf *out);
+/* The cohorts of s (grouped: cohort.h) as pre-flight prints them: "cohorts by model,
+ * firmware: 2" and one line per cohort with its values, its node count and first nodes; each
+ * line with its newline. */
+void words_cohorts(const struct sweep *s, struct buf *out);
+/* "model=ST300 firmware=2.1 (5 nodes)": cohort c's values and size. */
+void words_cohort(const struct sweep *s, int c, struct buf *out);
 /* Warning w of s in words (without "warning: " and the newline). */
 void words_warning(const struct sweep *s, const struct sweep_warning *w, struct buf *out);
 /* The noise line (without "noise: " and the newline) when s->noise.nnoisy > 0: how much the

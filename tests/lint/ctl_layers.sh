@@ -20,7 +20,7 @@ status=0
 declare -A rank=(
 	[plan]=1 [client]=1 [effect]=1
 	[sweep]=2
-	[ctlstore]=3 [race]=3 [words]=3 [export]=3
+	[ctlstore]=3 [race]=3 [cohort]=3 [words]=3 [export]=3
 	[verdict]=4 [sweepdoc]=4
 	[strategy]=5 [analysis]=5
 	[fleet]=6
