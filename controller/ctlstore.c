@@ -71,19 +71,44 @@ void ctlstore_close(struct ctlstore *st)
 	free(st);
 }
 
+/* What each node is (s->identity), one row per reported field. Inside a transaction. */
+static int identity_write(struct ctlstore *st, const struct sweep *s, struct err *e)
+{
+	struct sqlite3_stmt *q;
+	int k, f, rc = 0;
+
+	q = db_prepare(st->db,
+	               "INSERT INTO node_identity(sweep_id, node_idx, field, value) VALUES "
+	               "(?,?,?,?)",
+	               NULL);
+	for (k = 0; k < s->plan.nnodes && rc >= 0; k++)
+		for (f = 0; f < IDF_N && rc >= 0; f++)
+			if (s->identity[k].field[f])
+				rc = db_rerun(st->db, q, e, "insert node identity", "Iitt", s->id,
+				              k, identity_field_names[f], s->identity[k].field[f]);
+	db_finalize(q);
+	return rc < 0 ? rc : 0;
+}
+
 int ctlstore_sweep_create(struct ctlstore *st, struct sweep *s, struct err *e)
 {
-	int rc =
-	        db_run(st->db, e, "insert sweep",
-	               "INSERT INTO sweeps(name, plan_json, strategy, metric, status, created_at, "
-	               "owner_pid, owner_host) VALUES (?,?,?,?,?,?,?,?)",
-	               "tttttdit", s->plan.name, s->plan.json, plan_strategy_name(s->plan.strategy),
-	               s->plan.metric, s->status, s->created_at, s->owner_pid, s->owner_host);
+	int rc = db_tx_begin(st->db, e);
 
 	if (rc < 0)
 		return rc;
-	s->id = db_last_insert_id(st->db);
-	return 0;
+	rc = db_run(st->db, e, "insert sweep",
+	            "INSERT INTO sweeps(name, plan_json, strategy, metric, status, created_at, "
+	            "owner_pid, owner_host) VALUES (?,?,?,?,?,?,?,?)",
+	            "tttttdit", s->plan.name, s->plan.json, plan_strategy_name(s->plan.strategy),
+	            s->plan.metric, s->status, s->created_at, s->owner_pid, s->owner_host);
+	if (rc >= 0) {
+		s->id = db_last_insert_id(st->db);
+		rc = identity_write(st, s, e);
+	}
+	rc = db_tx_end(st->db, rc < 0 ? rc : 0, e);
+	if (rc < 0)
+		s->id = 0;
+	return rc < 0 ? rc : 0;
 }
 
 /* A verdict's code, NULL (SQL NULL) for none. */
@@ -331,6 +356,18 @@ static int pass_row(struct sqlite3_stmt *q, void *ctx, struct err *e)
 	return 0;
 }
 
+/* One node_identity row into its node (unknown fields and nodes are skipped). */
+static int identity_row(struct sqlite3_stmt *q, void *ctx, struct err *e)
+{
+	struct sweep *s = ctx;
+	int k = db_col_int(q, 0), f = identity_field_parse(db_col_str(q, 1));
+
+	(void)e;
+	if (k >= 0 && k < s->plan.nnodes && f >= 0)
+		sweep_identity_set(s, k, f, db_col_str(q, 2));
+	return 0;
+}
+
 /* The tables read back into a sweep, in the order they fill it. */
 static const struct {
 	const char *what;
@@ -357,6 +394,8 @@ static const struct {
 	  "SELECT idx, state, why, round, loops, vs, delta_pct, low_pct, high_pct FROM point_races "
 	  "WHERE sweep_id=?",
 	  race_row },
+	{ "select node identity",
+	  "SELECT node_idx, field, value FROM node_identity WHERE sweep_id=?", identity_row },
 };
 
 int ctlstore_sweep_load(struct ctlstore *st, int64_t id, struct sweep *s, struct err *e)

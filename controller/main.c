@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "cohort.h"
 #include "ctlstore.h"
 #include "export.h"
 #include "fleet.h"
@@ -28,6 +29,7 @@
 #include "timeutil.h"
 #include "verdict.h"
 #include "version.h"
+#include "words.h"
 #include "xmalloc.h"
 #include "banned.h"
 
@@ -182,6 +184,7 @@ static int plan_open(const char *path, struct plan *p, bool tokens)
 static int cmd_nodes(const struct cmd *c, struct opts *o)
 {
 	struct plan p;
+	struct sweep s;
 	struct fleet f;
 	struct preflight pf;
 	struct buf out = BUF_INIT;
@@ -194,11 +197,16 @@ static int cmd_nodes(const struct cmd *c, struct opts *o)
 	/* A node that is down or lacks its device is a pre-flight problem too. */
 	rc = preflight_plan(&f, &p, true, &pf) < 0 ? 1 : 0;
 	report_nodes(&p, &pf, &out);
+	fleet_release(&f);
+	/* The cohorts the nodes fall into, as a sweep of this plan groups them. */
+	sweep_init(&s, &p);
+	preflight_identity_copy(&pf, &s);
+	cohort_assign(&s);
+	words_cohorts(&s, &out);
 	fputs(out.data, stdout);
 	buf_release(&out);
 	preflight_release(&pf);
-	fleet_release(&f);
-	plan_release(&p);
+	sweep_release(&s);
 	return rc;
 }
 

@@ -62,13 +62,19 @@ static void delta_cell(const struct point *p, struct buf *b)
 		buf_puts(b, "baseline");
 		return;
 	}
+	if (p->between.split) {
+		buf_puts(b, "by cohort");
+		return;
+	}
 	words_delta_ci(b, p->delta_pct, p->ci_low_pct, p->ci_high_pct);
 }
 
-/* The cells of every row, header first: rows[r * ncols + c]. */
+/* The cells of every row, header first: rows[r * ncols + c]; point[r] is row r's point
+ * (a row split by cohort is followed by a row per cohort of the same point). */
 struct grid {
 	int ncols, nrows;
 	char **cells;
+	int *point;
 };
 
 static int double_cmp(const void *a, const void *b)
@@ -94,16 +100,20 @@ static double median_sort(double *v, int n)
  * how many nodes show a significant gain / loss of their own. The verdict cell names the
  * disagreeing nodes as in the wide table.
  */
-static void distribution_cells(const struct sweep *s, const struct point *p, char **cells)
+static void distribution_cells(const struct sweep *s, const struct point *p, const int *members,
+                               int nmembers, const struct effect *cfx, char **cells)
 {
-	int n = s->plan.nnodes, k, nv = 0, nd = 0, failed = 0, dropped = 0, gain = 0, loss = 0;
+	int n = members ? nmembers : s->plan.nnodes, j, nv = 0, nd = 0, failed = 0, dropped = 0;
+	int gain = 0, loss = 0;
 	double *v = xcalloc((size_t)n + 1, sizeof(double));
 	double *d = xcalloc((size_t)n + 1, sizeof(double));
 	struct buf b = BUF_INIT;
 
-	for (k = 0; k < n; k++) {
+	for (j = 0; j < n; j++) {
+		int k = members ? members[j] : j;
 		const struct node_result *r = &p->nodes[k];
-		const struct effect_node *fx = sweep_node_effect(p, k);
+		const struct effect_node *fx = members ? (j < cfx->nnodes ? &cfx->nodes[j] : NULL)
+		                                       : sweep_node_effect(p, k);
 
 		if (r->state == NODE_DROPPED)
 			dropped++;
@@ -147,17 +157,57 @@ static void distribution_cells(const struct sweep *s, const struct point *p, cha
 	free(d);
 }
 
+/* The rows of a row split by cohort (cohort.h): one per cohort under the point's own, with the
+ * cohort's nodes, its Δ and its own decision. */
+static void cohort_row_cells(const struct sweep *s, const struct point *p, int c, bool dist, int nc,
+                             bool spread, bool adaptive, char **cells)
+{
+	const struct sweep_cohort *co = &s->cohorts[c];
+	const struct effect *fx = &p->cohort_fx[c];
+	struct buf b = BUF_INIT;
+	int j, k, i = 0;
+
+	buf_puts(&b, "  \u21b3 ");
+	words_cohort(s, c, &b);
+	cells[i++] = buf_detach(&b, NULL);
+	for (j = 1; j < nc; j++)
+		cells[i++] = xstrdup("");
+	if (dist) {
+		distribution_cells(s, p, co->nodes, co->nnodes, fx, &cells[i]);
+		i += DIST_COLS;
+	}
+	for (k = 0, j = 0; !dist && k < s->plan.nnodes; k++) {
+		if (j < co->nnodes && co->nodes[j] == k) {
+			node_cell(p, &p->nodes[k], &b);
+			j++;
+		}
+		cells[i++] = buf_detach(&b, NULL);
+	}
+	if (spread)
+		cells[i++] = xstrdup("");
+	if (adaptive)
+		cells[i++] = xstrdup("");
+	words_delta_ci(&b, fx->delta_pct, fx->ci95_low_pct, fx->ci95_high_pct);
+	cells[i++] = buf_detach(&b, NULL);
+	words_cohort_decision(s, p, c, false, &b);
+	cells[i] = buf_detach(&b, NULL);
+}
+
 static void grid_build(const struct sweep *s, bool dist, struct grid *g)
 {
 	char cols[PLAN_COLUMNS_MAX][PARAM_NAME_MAX];
-	int nc = plan_columns(&s->plan, cols, PLAN_COLUMNS_MAX), i, j, c;
+	int nc = plan_columns(&s->plan, cols, PLAN_COLUMNS_MAX), i, j, c, row = 1;
 	const char *unit = plan_metric_unit(s->plan.metric);
 	bool spread = s->plan.nnodes > 1, adaptive = s->plan.loops_max > s->plan.loops;
 	int nodecols = dist ? DIST_COLS : s->plan.nnodes;
 
 	g->ncols = nc + nodecols + (spread ? 1 : 0) + (adaptive ? 1 : 0) + 2;
 	g->nrows = s->npoints + 1;
+	for (i = 0; i < s->npoints; i++)
+		g->nrows += s->points[i].between.split ? s->ncohorts : 0;
 	g->cells = xcalloc((size_t)g->ncols * (size_t)g->nrows, sizeof(char *));
+	g->point = xcalloc((size_t)g->nrows, sizeof(int));
+	g->point[0] = -1;
 	c = 0;
 	for (j = 0; j < nc; j++)
 		g->cells[c++] = xstrdup(cols[j]);
@@ -185,7 +235,7 @@ static void grid_build(const struct sweep *s, bool dist, struct grid *g)
 			g->cells[c++] = buf_detach(&b, NULL);
 		}
 		if (dist) {
-			distribution_cells(s, p, &g->cells[c]);
+			distribution_cells(s, p, NULL, 0, NULL, &g->cells[c]);
 			c += DIST_COLS;
 		}
 		for (j = 0; !dist && j < s->plan.nnodes; j++) {
@@ -204,8 +254,14 @@ static void grid_build(const struct sweep *s, bool dist, struct grid *g)
 		}
 		delta_cell(p, &b);
 		g->cells[c++] = buf_detach(&b, NULL);
-		words_verdict(s, p, &b);
+		words_verdict_short(s, p, &b);
 		g->cells[c++] = buf_detach(&b, NULL);
+		g->point[row++] = i;
+		for (j = 0; p->between.split && j < s->ncohorts; j++) {
+			cohort_row_cells(s, p, j, dist, nc, spread, adaptive, &g->cells[c]);
+			c += g->ncols;
+			g->point[row++] = i;
+		}
 	}
 }
 
@@ -216,6 +272,7 @@ static void grid_free(struct grid *g)
 	for (i = 0; i < g->ncols * g->nrows; i++)
 		free(g->cells[i]);
 	free(g->cells);
+	free(g->point);
 }
 
 static void row_print(const struct grid *g, int r, const int *w, struct buf *out)
@@ -370,7 +427,7 @@ static void table_render(const struct sweep *s, bool markdown, bool all_nodes, s
 	if (markdown)
 		buf_puts(out, "\n");
 	for (r = 1; r < g.nrows; r++) {
-		const struct point *p = &s->points[r - 1];
+		const struct point *p = &s->points[g.point[r]];
 		int key = seq ? p->axis : -2;
 
 		if (key != group) {
@@ -445,7 +502,8 @@ static void csv_render(const struct sweep *s, struct buf *out)
 	}
 	buf_puts(out, ",node,state,n,mean,stdev,delta_pct,ci_low_pct,ci_high_pct,node_verdict,"
 	              "row_delta_pct,row_verdict,row_ci_low_pct,row_ci_high_pct,tau_pct,i2_pct,"
-	              "q_p,mde_pct,loops_needed,loops,node_cv_pct,node_disagrees,passes\n");
+	              "q_p,mde_pct,loops_needed,loops,node_cv_pct,node_disagrees,cohort,"
+	              "cohort_verdict,passes\n");
 	for (i = 0; i < s->npoints; i++) {
 		const struct point *p = &s->points[i];
 
@@ -485,6 +543,14 @@ static void csv_render(const struct sweep *s, struct buf *out)
 			buf_printf(out, ",%d", p->loops_run);
 			csv_num(out, nd ? nd->cv_point_pct : NAN);
 			buf_printf(out, ",%s,", nd && nd->disagrees ? "yes" : "");
+			buf_reset(&cell);
+			if (s->cohort_of)
+				sweep_cohort_key(s, s->cohort_of[k], &cell);
+			csv_field(out, cell.data ? cell.data : "");
+			buf_printf(out, ",%s,",
+			           s->cohort_of ? words_decision_code(
+			                                  sweep_cohort_decision(p, s->cohort_of[k]))
+			                        : "");
 			for (j = 0; j < r->npasses; j++)
 				buf_printf(out, "%s%.6g", j ? ";" : "", r->passes[j]);
 			buf_puts(out, "\n");
@@ -534,6 +600,7 @@ void report_compare(const struct sweep *a, const struct sweep *b,
 	g.ncols = nc + a->plan.nnodes + 2;
 	g.nrows = cmp->nrows + 1;
 	g.cells = xcalloc((size_t)g.ncols * (size_t)g.nrows, sizeof(char *));
+	g.point = NULL;
 	c = 0;
 	for (j = 0; j < nc; j++)
 		g.cells[c++] = xstrdup(cols[j]);
@@ -742,6 +809,19 @@ void report_preflight_failed(const struct preflight *pf, struct buf *out)
 	buf_printf(out, "pre-flight failed, nothing was changed:\n%s", pf->problems.data);
 }
 
+/* "  is: model=ST300 firmware=2.1 transport=sata ... kernel=6.1.0": every identity field
+ * the node's agent reported. */
+static void identity_line(const struct node_info *ni, struct buf *out)
+{
+	int f, n = 0;
+
+	for (f = 0; f < IDF_N; f++)
+		if (ni->identity[f])
+			buf_printf(out, "%s%s=%s", n++ ? " " : "  is: ", identity_field_names[f],
+			           ni->identity[f]);
+	buf_puts(out, n ? "\n" : "  is: (the agent reports no identity)\n");
+}
+
 void report_nodes(const struct plan *p, const struct preflight *pf, struct buf *out)
 {
 	int i, j, k;
@@ -764,6 +844,7 @@ void report_nodes(const struct plan *p, const struct preflight *pf, struct buf *
 		buf_printf(out, "  device %s: %.1f GiB, %s\n", p->nodes[i].device,
 		           (double)ni->dev_size_bytes / (1 << 30),
 		           ni->dev_writable ? "writable" : "read-only (not in --allow-device)");
+		identity_line(ni, out);
 		for (j = 0, k = 0; j < ni->nparams; j++) {
 			const struct param_info *pi = &ni->params[j];
 

@@ -137,35 +137,43 @@ static const char *no_decision_words(const struct point *p)
 	return "";
 }
 
-/* "model=A (6 nodes): significant gain +10.0 % [+9.4, +10.6]; model=B (2 nodes): ...": each
- * cohort's own decision on a row split by cohort, with its Δ (disagreeing nodes named
- * within their cohort, and then without a Δ). */
+void words_cohort_decision(const struct sweep *s, const struct point *p, int c, bool delta,
+                           struct buf *out)
+{
+	const struct sweep_cohort *co = &s->cohorts[c];
+	const struct effect *fx = &p->cohort_fx[c];
+	char **names;
+	int j;
+
+	if (fx->decision == EFFECT_NA) {
+		buf_puts(out, "no figure");
+		return;
+	}
+	names = xcalloc((size_t)co->nnodes + 1, sizeof(char *));
+	for (j = 0; j < co->nnodes; j++)
+		names[j] = s->plan.nodes[co->nodes[j]].name;
+	words_decision(fx, fx->decision, names, out);
+	free(names);
+	if (fx->decision == EFFECT_HETEROGENEOUS || !delta)
+		return;
+	buf_puts(out, " ");
+	words_delta_ci(out, fx->delta_pct, fx->ci95_low_pct, fx->ci95_high_pct);
+}
+
+/* "cohorts differ: model=A (6 nodes): significant gain +10.0 % [+9.4, +10.6]; model=B
+ * (2 nodes): ...": each cohort's own decision on a row split by cohort. */
 static void cohorts_verdict(const struct sweep *s, const struct point *p, struct buf *b)
 {
-	char **names = xcalloc((size_t)s->plan.nnodes + 1, sizeof(char *));
-	int c, j;
+	int c;
 
 	buf_puts(b, decision_words(EFFECT_COHORTS));
 	buf_puts(b, ": ");
 	for (c = 0; c < s->ncohorts; c++) {
-		const struct effect *fx = &p->cohort_fx[c];
-
-		for (j = 0; j < s->cohorts[c].nnodes; j++)
-			names[j] = s->plan.nodes[s->cohorts[c].nodes[j]].name;
 		buf_puts(b, c ? "; " : "");
 		words_cohort(s, c, b);
 		buf_puts(b, ": ");
-		if (fx->decision == EFFECT_NA) {
-			buf_puts(b, "no figure");
-			continue;
-		}
-		words_decision(fx, fx->decision, names, b);
-		if (fx->decision == EFFECT_HETEROGENEOUS)
-			continue;
-		buf_puts(b, " ");
-		words_delta_ci(b, fx->delta_pct, fx->ci95_low_pct, fx->ci95_high_pct);
+		words_cohort_decision(s, p, c, true, b);
 	}
-	free(names);
 }
 
 void words_verdict(const struct sweep *s, const struct point *p, struct buf *b)
@@ -185,6 +193,18 @@ void words_verdict(const struct sweep *s, const struct point *p, struct buf *b)
 	names = words_node_names(&s->plan);
 	words_decision(&p->fx, p->verdict, names, b);
 	free(names);
+}
+
+void words_verdict_short(const struct sweep *s, const struct point *p, struct buf *b)
+{
+	if (!(p->verdict == EFFECT_COHORTS && p->cohort_fx)) {
+		words_verdict(s, p, b);
+		return;
+	}
+	if (p->role == ROLE_FINAL)
+		buf_puts(b, "final vs original baseline: ");
+	buf_printf(b, "%s (between cohorts p %s%.2g)", decision_words(EFFECT_COHORTS),
+	           p->between.p < 1e-4 ? "< " : "", p->between.p < 1e-4 ? 1e-4 : p->between.p);
 }
 
 /* "node1: why; node2: why" for the nodes of point p without a figure. */

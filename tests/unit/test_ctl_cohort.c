@@ -10,6 +10,7 @@
 #include "analysis.h"
 #include "cohort.h"
 #include "ctltest.h"
+#include "report.h"
 #include "words.h"
 #include "xmalloc.h"
 
@@ -279,12 +280,53 @@ static void test_named_within(void **state)
 	sweep_release(&s);
 }
 
+/* The table: a split row says so, and a row per cohort follows it with the cohort's nodes,
+ * Δ and own decision; the fleet-scale table too. CSV names each node's cohort. */
+static void test_table(void **state)
+{
+	const double a[] = { 0, 10, 6 }, b[] = { 0, -10, 6 };
+	struct buf w = BUF_INIT;
+	struct sweep s;
+
+	(void)state;
+	cohort_sweep(&s, 8, 6, a, b, -1, 0);
+	report_render(&s, REPORT_TABLE, &w);
+	assert_non_null(strstr(w.data, "| by cohort             | cohorts differ (between "
+	                               "cohorts p < 0.0001) |\n"));
+	assert_non_null(strstr(w.data, "|   \u21b3 model=A firmware=1.0 (6 nodes) | 1095.6 \u00b1 "
+	                               "24.1 |"));
+	assert_non_null(strstr(w.data, "| 909.9 \u00b1 19.9  |        | \u221210.0 % "
+	                               "[\u221211.9, \u22128.1] | significant loss "));
+	/* x=2 is +6 % on both: one row, as without cohorts. */
+	assert_non_null(strstr(w.data, "| +6.0 % [+5.0, +7.0]   | significant gain "));
+	assert_non_null(strstr(w.data, "  model=B firmware=1.0 (2 nodes): x=2  +6.0 % "
+	                               "(significant gain)\n"));
+	buf_reset(&w);
+	report_render(&s, REPORT_CSV, &w);
+	assert_non_null(strstr(w.data, ",node_disagrees,cohort,cohort_verdict,passes\n"));
+	assert_non_null(strstr(w.data, ",model=B firmware=1.0,loss,887.292;"));
+	sweep_release(&s);
+
+	/* The fleet-scale table: each cohort's row with its own node columns. */
+	buf_reset(&w);
+	cohort_sweep(&s, 24, 20, a, b, 2, -10);
+	report_render(&s, REPORT_TABLE, &w);
+	assert_non_null(strstr(w.data, "|   \u21b3 model=A firmware=1.0 (20 nodes) | 20/20 | "
+	                               "1110.4 [898.2, 1125.4] | \u221210.0 / +10.0 / +10.0 %   "
+	                               "| 19 / 1            |        | +8.9 % [+6.8, +11.1]  | "
+	                               "nodes disagree: n3 differs: \u221210.0 %         |\n"));
+	assert_non_null(strstr(w.data, "|   \u21b3 model=B firmware=1.0 (4 nodes)  | 4/4   |"));
+	buf_release(&w);
+	sweep_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_grouping), cmocka_unit_test(test_grouping_labels),
 		cmocka_unit_test(test_between),  cmocka_unit_test(test_split),
 		cmocka_unit_test(test_no_split), cmocka_unit_test(test_named_within),
+		cmocka_unit_test(test_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
