@@ -48,6 +48,7 @@ struct opts {
 	double session_ttl_s;
 	double poll_ms;
 	double min_effect_pct; /* --min-effect; NAN when not given */
+	const char *cohort_by; /* --cohort-by; NULL when not given */
 	bool dry_run;
 	bool continue_on_node_failure;
 	bool all_nodes; /* --nodes all: a column per node at any fleet size */
@@ -554,6 +555,11 @@ static int cmd_analyze(const struct cmd *c, struct opts *o)
 	}
 	if (!isnan(o->min_effect_pct))
 		s.plan.min_effect_pct = o->min_effect_pct;
+	if (o->cohort_by && plan_cohort_by_set(&s.plan, o->cohort_by, &e) < 0) {
+		log_error("%s", e.msg);
+		sweep_release(&s);
+		return EXIT_USAGE;
+	}
 	analysis_sweep_loaded(&s);
 	report_render_nodes(&s, f, o->all_nodes, &out);
 	rc = output_write(o, out.data, out.len);
@@ -601,10 +607,12 @@ static const struct cmd cmds[] = {
 	  2 },
 	{ "analyze", cmd_analyze,
 	  "analyze FILE|- [--format table|markdown|csv|json] [--min-effect P] [--out FILE]\n"
-	  "                     [--nodes all|auto]",
+	  "                     [--nodes all|auto] [--cohort-by KEY,KEY...]",
 	  "Judge a sweep document again from its passes: FILE (or - for stdin) as\n"
 	  "show --format json writes it. Every figure and verdict in it is recomputed, so\n"
-	  "--min-effect P re-judges an old sweep with another threshold (in %). No agent and\n"
+	  "--min-effect P re-judges an old sweep with another threshold (in %), and\n"
+	  "--cohort-by groups its nodes into cohorts by other identity fields or node labels\n"
+	  "(\"model,firmware\", \"kernel\", \"label.rack\"; \"\" for one cohort). No agent and\n"
 	  "no database are needed.",
 	  1 },
 	{ "apply", cmd_apply, "apply PLAN.json (--params JSON | --best ID) [--db PATH]",
@@ -656,6 +664,7 @@ enum {
 	OPT_DRY_RUN,
 	OPT_CONTINUE,
 	OPT_MIN_EFFECT,
+	OPT_COHORT_BY,
 };
 
 static int num_opt(const char *name, const char *v, int64_t *out)
@@ -699,6 +708,7 @@ int main(int argc, char **argv)
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "continue-on-node-failure", no_argument, NULL, OPT_CONTINUE },
 		{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
+		{ "cohort-by", required_argument, NULL, OPT_COHORT_BY },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -783,6 +793,9 @@ int main(int argc, char **argv)
 		case OPT_MIN_EFFECT:
 			if (pct_opt("--min-effect", optarg, &o.min_effect_pct) < 0)
 				return EXIT_USAGE;
+			break;
+		case OPT_COHORT_BY:
+			o.cohort_by = optarg;
 			break;
 		case 'h':
 			o.help = true;

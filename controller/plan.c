@@ -574,14 +574,41 @@ static bool some_node_label(const struct plan *p, const char *key)
 	return false;
 }
 
+/* Why s cannot be key n of p's cohort_by (0 when it can: an identity field, label.KEY of a
+ * node label, or KEY of a node label that is no identity field, not given before). */
+static int cohort_key_check(const struct plan *p, const char *s, int n, char *why, size_t len)
+{
+	const char *label = !strncmp(s, "label.", 6) ? s + 6 : NULL;
+	int j;
+
+	if (!name_ok(s, ".-"))
+		snprintf(why, len, "expected an identity field or a node label name");
+	else if (!label && identity_field_parse(s) < 0 && !some_node_label(p, s))
+		snprintf(
+		        why, len,
+		        "'%s' is neither an identity field (vendor, model, firmware, serial, wwid, "
+		        "transport, rotational, logical_block_bytes, physical_block_bytes, "
+		        "size_bytes, kernel, machine, hostname) nor a label of any node "
+		        "(nodes[].labels)",
+		        s);
+	else if (label && !some_node_label(p, label))
+		snprintf(why, len, "no node has the label '%s' (nodes[].labels)", label);
+	else if (n >= PLAN_COHORT_BY_MAX)
+		snprintf(why, len, "at most %d keys", PLAN_COHORT_BY_MAX);
+	else
+		for (j = 0, why[0] = '\0'; j < n && !why[0]; j++)
+			if (!strcmp(p->cohort_by[j], s))
+				snprintf(why, len, "'%s' is given twice", s);
+	return why[0] ? -EINVAL : 0;
+}
+
 /* cohort_by: identity fields and node labels, each once; ["model", "firmware"] by default. */
 static int parse_cohort_by(struct parser *ps, json_t *v)
 {
 	struct plan *p = ps->p;
+	char path[64], why[400];
 	json_t *k;
 	size_t i;
-	int j;
-	char path[64];
 
 	if (!v) {
 		p->ncohort_by = 2;
@@ -595,27 +622,43 @@ static int parse_cohort_by(struct parser *ps, json_t *v)
 		return fail(ps, "cohort_by", "at most %d keys", PLAN_COHORT_BY_MAX);
 	json_array_foreach(v, i, k)
 	{
-		const char *s = json_string_value(k), *label;
-
 		snprintf(path, sizeof(path), "cohort_by[%zu]", i);
-		if (!s || !name_ok(s, ".-"))
+		if (!json_is_string(k))
 			return fail(ps, path, "expected an identity field or a node label name");
-		label = !strncmp(s, "label.", 6) ? s + 6 : NULL;
-		if (!label && identity_field_parse(s) < 0 && !some_node_label(p, s))
-			return fail(
-			        ps, path,
-			        "'%s' is neither an identity field (vendor, model, firmware, "
-			        "serial, wwid, transport, rotational, logical_block_bytes, "
-			        "physical_block_bytes, size_bytes, kernel, machine, hostname) nor "
-			        "a label of any node (nodes[].labels)",
-			        s);
-		if (label && !some_node_label(p, label))
-			return fail(ps, path, "no node has the label '%s' (nodes[].labels)", label);
-		for (j = 0; j < p->ncohort_by; j++)
-			if (!strcmp(p->cohort_by[j], s))
-				return fail(ps, path, "'%s' is given twice", s);
-		snprintf(p->cohort_by[p->ncohort_by++], PARAM_NAME_MAX, "%s", s);
+		if (cohort_key_check(p, json_string_value(k), p->ncohort_by, why, sizeof(why)))
+			return fail(ps, path, "%s", why);
+		snprintf(p->cohort_by[p->ncohort_by++], PARAM_NAME_MAX, "%s", json_string_value(k));
 	}
+	return 0;
+}
+
+int plan_cohort_by_set(struct plan *p, const char *list, struct err *e)
+{
+	struct plan t = { .nnodes = p->nnodes, .nodes = p->nodes };
+	char key[PARAM_NAME_MAX + 1], why[400];
+	const char *at = list, *end;
+	size_t n;
+
+	while (*at) {
+		end = strchr(at, ',');
+		n = end ? (size_t)(end - at) : strlen(at);
+		while (n && *at == ' ')
+			at++, n--;
+		while (n && at[n - 1] == ' ')
+			n--;
+		if (n == 0 || n > PARAM_NAME_MAX - 1)
+			return err_set(e, -EINVAL, "bad_option",
+			               "--cohort-by: expected names separated by commas");
+		snprintf(key, sizeof(key), "%.*s", (int)n, at);
+		if (cohort_key_check(&t, key, t.ncohort_by, why, sizeof(why)))
+			return err_set(e, -EINVAL, "bad_option", "--cohort-by: %s", why);
+		snprintf(t.cohort_by[t.ncohort_by++], PARAM_NAME_MAX, "%s", key);
+		if (!end)
+			break;
+		at = end + 1;
+	}
+	memcpy(p->cohort_by, t.cohort_by, sizeof(p->cohort_by));
+	p->ncohort_by = t.ncohort_by;
 	return 0;
 }
 

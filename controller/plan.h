@@ -101,6 +101,10 @@ bool plan_job_direct(const struct plan *p);
 const char *plan_metric_unit(const char *metric);
 /* "grid", "sequential" or "adaptive", as written in a plan. */
 const char *plan_strategy_name(enum plan_strategy s);
+/* Replace p's cohort_by with the comma-separated names of list ("model,firmware"; "" for
+ * one cohort), checked as the plan's are. -EINVAL "bad_option" naming the name; p is left
+ * as it was then. */
+int plan_cohort_by_set(struct plan *p, const char *list, struct err *e);
 /* The value of node n's label key, or NULL. */
 const char *plan_node_label(const struct plan_node *n, const char *key);
 /* The index of the node called name, or -1 (a binary search: O(log n)). */

@@ -1,4 +1,5 @@
 /* test_ctl_plan.c -- plan validation: good plans, bad plans and their JSON-path errors. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,6 +286,21 @@ static void test_cohort_by(void **state)
 	assert_int_equal(p.ncohort_by, 3);
 	assert_string_equal(p.cohort_by[1], "rack");
 	assert_string_equal(p.cohort_by[2], "label.model");
+
+	/* analyze --cohort-by: the same names, comma-separated; a refused list changes nothing. */
+	assert_int_equal(plan_cohort_by_set(&p, " kernel, label.rack ", &e), 0);
+	assert_int_equal(p.ncohort_by, 2);
+	assert_string_equal(p.cohort_by[0], "kernel");
+	assert_string_equal(p.cohort_by[1], "label.rack");
+	assert_int_equal(plan_cohort_by_set(&p, "model,colour", &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "--cohort-by: 'colour' is neither an identity field"));
+	assert_int_equal(plan_cohort_by_set(&p, "model,,firmware", &e), -EINVAL);
+	assert_int_equal(plan_cohort_by_set(&p, "model,model", &e), -EINVAL);
+	assert_string_equal(e.msg, "--cohort-by: 'model' is given twice");
+	assert_int_equal(p.ncohort_by, 2);
+	assert_string_equal(p.cohort_by[1], "label.rack");
+	assert_int_equal(plan_cohort_by_set(&p, "", &e), 0);
+	assert_int_equal(p.ncohort_by, 0);
 	plan_release(&p);
 
 	snprintf(text, sizeof(text), "%s", COHORT_PLAN(",\"cohort_by\":[]"));
