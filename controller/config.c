@@ -1,13 +1,11 @@
-/* config.c -- a configuration (parameter name = value, in order): set, merge, compare, format,
+/* config.c -- a configuration (parameter names and values): set, get, merge, compare, format,
  * and its JSON codec. */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
-#include "buf.h"
 #include "config.h"
 #include "num.h"
 #include "banned.h"

@@ -1,4 +1,5 @@
-/* config.h -- a configuration: parameter values set together, in order, and its JSON codec. */
+/* config.h -- a configuration: parameter names and their values (integers or strings), set
+ * together on a device; and its JSON codec. */
 #ifndef FT_CONFIG_H
 #define FT_CONFIG_H
 

@@ -8,7 +8,6 @@
 #include <jansson.h>
 
 #include "buf.h"
-#include "num.h"
 #include "plan.h"
 #include "protocol.h"
 #include "xmalloc.h"
