@@ -55,4 +55,13 @@ extern const double ctltest_seed003_passes[4][2][5];
  */
 void ctltest_seed003(struct sweep *s);
 
+/*
+ * A judged grid sweep over nodes n1..nN in two cohorts by model, A (the first na nodes) and
+ * B, firmware 1.0: point 0 the baseline, points 1 (x=1) and 2 (x=2) with effect_a[i] % on A's
+ * nodes and effect_b[i] % on B's (node odd_node at odd_effect % instead; -1 for none), CV
+ * 2 %, 5 passes alternating around each mean, so every node's Δ is its effect.
+ */
+void ctltest_cohort_sweep(struct sweep *s, int n, int na, const double *effect_a,
+                          const double *effect_b, int odd_node, double odd_effect);
+
 #endif

@@ -145,46 +145,6 @@ static void test_between(void **state)
 	assert_true(isnan(ct.p));
 }
 
-/*
- * A grid sweep over nodes n1..nN, cohorts A (the first na) and B (the rest) by model: point
- * 0 the baseline, point 1 x=1 and point 2 x=2 with effect_a[i] % on A's nodes and
- * effect_b[i] % on B's (node odd_node at odd_effect % instead), CV 2 %, 5 passes alternating
- * around the mean, so every node's Δ is its effect.
- */
-static void cohort_sweep(struct sweep *s, int n, int na, const double *effect_a,
-                         const double *effect_b, int odd_node, double odd_effect)
-{
-	char *t = ctltest_plan(n, "{\"x\":0}", "[{\"param\":\"x\",\"values\":[1,2]}]", "grid", "5",
-	                       "");
-	struct config c;
-	int i, k, j;
-
-	ctltest_sweep_text(s, t);
-	free(t);
-	for (k = 0; k < n; k++)
-		ident(s, k, k < na ? "A" : "B", "1.0");
-	memset(&c, 0, sizeof(c));
-	config_set(&c, "x", "0", true);
-	sweep_point_add(s, ROLE_BASELINE, -1, -1, &c);
-	config_set(&c, "x", "1", true);
-	sweep_point_add(s, ROLE_CANDIDATE, -1, 0, &c);
-	config_set(&c, "x", "2", true);
-	sweep_point_add(s, ROLE_CANDIDATE, -1, 0, &c);
-	for (i = 0; i < 3; i++) {
-		for (k = 0; k < n; k++) {
-			double eff = i == 0 ? 0 : k < na ? effect_a[i] : effect_b[i], x[5];
-
-			if (k == odd_node && i > 0)
-				eff = odd_effect;
-			for (j = 0; j < 5; j++)
-				x[j] = 1000 * (1 + eff / 100) *
-				       (1 + 0.02 * ((j + k) % 2 ? 1 : -1)) * (1 + 0.001 * k);
-			ctltest_passes(s, i, k, x, 5);
-		}
-	}
-	analysis_sweep_loaded(s);
-}
-
 static void test_split(void **state)
 {
 	const double a[] = { 0, 10, 4 }, b[] = { 0, -10, 12 };
@@ -192,7 +152,7 @@ static void test_split(void **state)
 	struct sweep s;
 
 	(void)state;
-	cohort_sweep(&s, 8, 6, a, b, -1, 0);
+	ctltest_cohort_sweep(&s, 8, 6, a, b, -1, 0);
 	assert_int_equal(s.ncohorts, 2);
 	/* x=1: +10 % on A, -10 % on B: split, each cohort's own decision. */
 	assert_true(s.points[1].between.split);
@@ -237,7 +197,7 @@ static void test_no_split(void **state)
 
 	(void)state;
 	/* The same +10 % on both cohorts: one fleet effect, as without cohorts. */
-	cohort_sweep(&s, 8, 6, a, b, -1, 0);
+	ctltest_cohort_sweep(&s, 8, 6, a, b, -1, 0);
 	assert_false(s.points[1].between.split);
 	assert_int_equal(s.points[1].verdict, EFFECT_GAIN);
 	assert_int_equal(s.best, 1);
@@ -250,7 +210,7 @@ static void test_no_split(void **state)
 	sweep_release(&s);
 
 	/* +20 % against +8 %: the effects differ (Q_between) but both cohorts gain: one row. */
-	cohort_sweep(&s, 8, 6, c, d, -1, 0);
+	ctltest_cohort_sweep(&s, 8, 6, c, d, -1, 0);
 	assert_true(s.points[1].between.p < 1e-6);
 	assert_false(s.points[1].between.split);
 	assert_int_equal(s.points[1].verdict, s.points[1].fx.decision);
@@ -266,7 +226,7 @@ static void test_named_within(void **state)
 
 	(void)state;
 	/* 20 nodes of A gain +10 % but n3 loses 10 %; B's 4 nodes lose 10 %. */
-	cohort_sweep(&s, 24, 20, a, b, 2, -10);
+	ctltest_cohort_sweep(&s, 24, 20, a, b, 2, -10);
 	assert_true(s.points[1].between.split);
 	assert_int_equal(s.points[1].cohort_fx[0].decision, EFFECT_HETEROGENEOUS);
 	assert_int_equal(s.points[1].cohort_fx[0].ndisagree, 1);
@@ -289,7 +249,7 @@ static void test_table(void **state)
 	struct sweep s;
 
 	(void)state;
-	cohort_sweep(&s, 8, 6, a, b, -1, 0);
+	ctltest_cohort_sweep(&s, 8, 6, a, b, -1, 0);
 	report_render(&s, REPORT_TABLE, &w);
 	assert_non_null(strstr(w.data, "| by cohort             | cohorts differ (between "
 	                               "cohorts p < 0.0001) |\n"));
@@ -309,7 +269,7 @@ static void test_table(void **state)
 
 	/* The fleet-scale table: each cohort's row with its own node columns. */
 	buf_reset(&w);
-	cohort_sweep(&s, 24, 20, a, b, 2, -10);
+	ctltest_cohort_sweep(&s, 24, 20, a, b, 2, -10);
 	report_render(&s, REPORT_TABLE, &w);
 	assert_non_null(strstr(w.data, "|   \u21b3 model=A firmware=1.0 (20 nodes) | 20/20 | "
 	                               "1110.4 [898.2, 1125.4] | \u221210.0 / +10.0 / +10.0 %   "
