@@ -9,18 +9,24 @@
 #include "xmalloc.h"
 #include "banned.h"
 
-/* Node k's value of cohort_by key: a node label ("label.KEY", or KEY when it names no
- * identity field), else the identity field its agent reported; NULL when absent. */
-static const char *node_value(const struct sweep *s, int k, const char *key)
+/* A node's value of cohort_by key: a node label ("label.KEY", or KEY when it names no
+ * identity field) of pn, else the identity field id reported; NULL when absent. */
+static const char *value_of(const struct plan_node *pn, const struct node_identity *id,
+                            const char *key)
 {
 	int f;
 
 	if (!strncmp(key, "label.", 6))
-		return plan_node_label(&s->plan.nodes[k], key + 6);
+		return plan_node_label(pn, key + 6);
 	f = identity_field_parse(key);
 	if (f < 0)
-		return plan_node_label(&s->plan.nodes[k], key);
-	return s->identity ? s->identity[k].field[f] : NULL;
+		return plan_node_label(pn, key);
+	return id ? id->field[f] : NULL;
+}
+
+static const char *node_value(const struct sweep *s, int k, const char *key)
+{
+	return value_of(&s->plan.nodes[k], s->identity ? &s->identity[k] : NULL, key);
 }
 
 /* A node's values as one comparable text: each "LENGTH:VALUE" or "-" when absent. */
@@ -200,4 +206,23 @@ void cohort_point_judge(struct sweep *s, int i, const struct effect_sample *sr,
 	free(csp);
 	free(theta);
 	free(var);
+}
+
+int cohort_find(const struct sweep *s, const struct plan_node *pn, const struct node_identity *id)
+{
+	int c, j;
+
+	for (c = 0; c < s->ncohorts; c++) {
+		const struct sweep_cohort *co = &s->cohorts[c];
+
+		for (j = 0; j < co->nvalues; j++) {
+			const char *v = value_of(pn, id, s->plan.cohort_by[j]);
+
+			if (!v != !co->values[j] || (v && strcmp(v, co->values[j])))
+				break;
+		}
+		if (j == co->nvalues)
+			return c;
+	}
+	return -1;
 }

@@ -59,4 +59,9 @@ void cohort_between(int n, const double *theta, const double *var, struct cohort
 void cohort_point_judge(struct sweep *s, int i, const struct effect_sample *sr,
                         const struct effect_sample *sp, int look, int nlooks);
 
+/* The cohort of s (grouped) that a node with identity id and plan node pn's labels falls
+ * into: the one whose cohort_by values are the node's; -1 when none is (apply --best on nodes
+ * the sweep did not run). */
+int cohort_find(const struct sweep *s, const struct plan_node *pn, const struct node_identity *id);
+
 #endif

@@ -497,22 +497,46 @@ static void params_req(struct fleet *f, struct client_req *r, int i, const char 
 	req_node(f, r, i, "PATCH", path, xasprintf("{\"params\":%s}", params));
 }
 
-void fleet_params_apply(struct fleet *f, const struct config *cfg, struct config *applied,
-                        unsigned *adjusted, struct fleet_result *res)
+void fleet_params_apply_each(struct fleet *f, const struct config *const *cfgs,
+                             struct config *applied, unsigned *adjusted, struct fleet_result *res)
 {
 	int n = f->plan->nnodes, i;
 	struct client_req *reqs = xcalloc((size_t)n, sizeof(*reqs));
-	char *params = config_to_json(cfg);
+	const struct config *last = NULL;
+	char *params = NULL;
 
 	for (i = 0; i < n; i++) {
-		reqs[i].skip = !f->active[i];
+		reqs[i].skip = !f->active[i] || !cfgs[i];
+		if (!cfgs[i])
+			continue;
+		if (cfgs[i] != last) { /* the body of a configuration once, not once per node */
+			free(params);
+			params = config_to_json(cfgs[i]);
+			last = cfgs[i];
+		}
 		params_req(f, &reqs[i], i, params);
 	}
 	fanout_run(f, reqs, n, res);
-	for (i = 0; i < n; i++)
-		applied_read(&reqs[i], cfg, &applied[i], &adjusted[i]);
+	for (i = 0; i < n; i++) {
+		memset(&applied[i], 0, sizeof(applied[i]));
+		adjusted[i] = 0;
+		if (cfgs[i])
+			applied_read(&reqs[i], cfgs[i], &applied[i], &adjusted[i]);
+	}
 	free(params);
 	reqs_release(reqs, n);
+}
+
+void fleet_params_apply(struct fleet *f, const struct config *cfg, struct config *applied,
+                        unsigned *adjusted, struct fleet_result *res)
+{
+	const struct config **cfgs = xcalloc((size_t)f->plan->nnodes + 1, sizeof(*cfgs));
+	int i;
+
+	for (i = 0; i < f->plan->nnodes; i++)
+		cfgs[i] = cfg;
+	fleet_params_apply_each(f, cfgs, applied, adjusted, res);
+	free(cfgs);
 }
 
 static int64_t json_id(json_t *o)

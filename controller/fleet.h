@@ -125,6 +125,10 @@ void fleet_dry_run_release(struct fleet_dry_run *d, int n);
  */
 void fleet_params_apply(struct fleet *f, const struct config *cfg, struct config *applied,
                         unsigned *adjusted, struct fleet_result *res);
+/* The same with a configuration per node: cfgs[i] onto node i, nothing where it is NULL
+ * (that node's res[i] is cleared and its applied[i] empty). */
+void fleet_params_apply_each(struct fleet *f, const struct config *const *cfgs,
+                             struct config *applied, unsigned *adjusted, struct fleet_result *res);
 /* Open a tuning session per active node (ttl_s). */
 void fleet_sessions_open(struct fleet *f, double ttl_s, struct fleet_result *res);
 void fleet_sessions_renew(struct fleet *f, struct fleet_result *res);

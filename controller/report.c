@@ -867,20 +867,25 @@ void report_nodes(const struct plan *p, const struct preflight *pf, struct buf *
 		           pf->nconfigs, pf->nconfigs == 1 ? "" : "s");
 }
 
-void report_apply(const struct plan *p, const struct config *cfg, const struct config *applied,
-                  const unsigned *adjusted, const struct fleet_result *res, struct buf *out)
+void report_apply_each(const struct plan *p, const struct config *const *cfgs, char *const *notes,
+                       const struct config *applied, const unsigned *adjusted,
+                       const struct fleet_result *res, struct buf *out)
 {
 	int i, j;
 
 	for (i = 0; i < p->nnodes; i++) {
 		buf_printf(out, "%s %s: ", p->nodes[i].name, p->nodes[i].device);
+		if (!cfgs[i]) {
+			buf_printf(out, "not applied: %s\n", notes && notes[i] ? notes[i] : "");
+			continue;
+		}
 		if (res[i].failed) {
 			buf_printf(out, "FAILED: %s (nothing changed on this node)\n",
 			           res[i].error);
 			continue;
 		}
 		for (j = 0; j < applied[i].n; j++) {
-			const struct setting *req = config_get(cfg, applied[i].s[j].name);
+			const struct setting *req = config_get(cfgs[i], applied[i].s[j].name);
 
 			buf_printf(out, "%s%s=", j ? " " : "", applied[i].s[j].name);
 			if (adjusted[i] & (1u << j))
@@ -889,6 +894,20 @@ void report_apply(const struct plan *p, const struct config *cfg, const struct c
 			else
 				buf_puts(out, applied[i].s[j].value);
 		}
+		if (notes && notes[i])
+			buf_printf(out, "  (%s)", notes[i]);
 		buf_puts(out, "\n");
 	}
+}
+
+void report_apply(const struct plan *p, const struct config *cfg, const struct config *applied,
+                  const unsigned *adjusted, const struct fleet_result *res, struct buf *out)
+{
+	const struct config **cfgs = xcalloc((size_t)p->nnodes + 1, sizeof(*cfgs));
+	int i;
+
+	for (i = 0; i < p->nnodes; i++)
+		cfgs[i] = cfg;
+	report_apply_each(p, cfgs, NULL, applied, adjusted, res, out);
+	free(cfgs);
 }
