@@ -555,7 +555,7 @@ static int cmd_export(const struct cmd *c, struct opts *o)
 		return EXIT_USAGE;
 	if (sweep_load(o, id, &s) < 0)
 		return 1;
-	if (s.best < 0)
+	if (s.outcome != OUTCOME_BEST)
 		log_warn("sweep %lld has no best configuration; exporting its baseline",
 		         (long long)id);
 	if (export_render(&s, o->format, &out, &e) < 0) {
