@@ -10,36 +10,14 @@
 #include "sweep.h"
 
 /*
- * The rule, in the words the README quotes.
- *
- * Cohorts. A node's cohort_by values are the identity fields its agent reported at
- * pre-flight (model, firmware, kernel, ...) and its labels (nodes[].labels); a value the
- * agent did not report is a value of its own (shown "(none)"). The nodes with the same values
- * form a cohort, in the order of their first node in the plan. With one cohort (every loop
- * device, a fleet of one model, cohort_by []) nothing below applies and the rows read as
- * without cohorts.
- *
- * Within a cohort. Every row is judged again over the cohort's nodes alone, by effect.c's
- * rules unchanged: the per-node estimate, the DerSimonian–Laird pool, the decisions at the
- * row's look, and the nodes that disagree within the cohort, named.
- *
- * Between cohorts. Over the C cohorts with a fleet effect (θ_c, SE_c² from their own pools):
- * Q_b = Σ w_c (θ_c − θ̄)², w_c = 1 / SE_c², θ̄ = Σ w_c θ_c / Σ w_c, on C − 1 degrees of
- * freedom (chi-square p-value): the subgroup test of a random-effects meta-analysis in which
- * each cohort keeps its own τ².
- *
- * Split. A row is reported per cohort when Q_b's p is at most 5 % and two cohorts' decisions
- * on their pooled effects are gain, loss or equivalent and differ (a cohort whose own nodes
- * disagree counts with the decision of its pool). As for disagreeing nodes, the second
- * condition is what keeps per-node variances estimated from a few passes (which inflate Q)
- * from splitting rows whose cohorts agree; cohorts that differ only in how large the same
- * decision is stay one row (Q_b and each cohort's figures are in the JSON). A split row's
- * decision is "cohorts" (EFFECT_COHORTS) and each cohort's own decision and interval stand
- * for its nodes; an unsplit row's is the fleet's, as without cohorts.
- *
- * Best per cohort (verdict.c, through sweep_cohort_decision): each cohort's best is chosen as the
- * sweep's is, with the cohort's own decision and Δ on split rows and the fleet's on the others, so
- * when no row is split every cohort's best is the sweep's.
+ * Nodes with the same cohort_by values (identity fields their agents reported at pre-flight,
+ * node labels; an absent value is a value of its own) form a cohort, in the order of their
+ * first node. With two cohorts or more, every row is judged again within each cohort by
+ * effect.c's rules, the cohorts' pooled effects are compared by Q_between (each cohort's SE
+ * from its own pool, chi-square on C - 1 df), and a row splits (decision "cohorts") when that
+ * is significant at 5 % and two cohorts' pooled decisions (gain, loss, equivalent) differ.
+ * docs/method.md ("Cohorts") states the rule in full and why; verdict.c chooses each cohort's
+ * best from it.
  */
 
 /* Group s's nodes into s->cohorts by s->plan.cohort_by (s->identity and the nodes' labels),
@@ -47,7 +25,7 @@
 void cohort_assign(struct sweep *s);
 
 /* The between-cohort test over n cohort estimates: theta[c] (log ratio) and var[c] (its
- * SE², > 0; a cohort with a variance that is not positive and finite is left out). */
+ * SE²; one that is not finite or negative is left out, 0 counts as an exact estimate). */
 void cohort_between(int n, const double *theta, const double *var, struct cohort_test *out);
 
 /*

@@ -14,8 +14,9 @@ status=0
 # the HTTP edge and needs no controller module; effect (fleet effect statistics) is pure and
 # knows no controller struct, so verdict can build on it; race (the adaptive strategy's
 # racing) judges a sweep's points with effect, and verdict takes an adaptive sweep's best
-# from it; words (the phrases every rendering shares) and export read only the sweep model,
-# and sweepdoc writes the sweep document with words; analysis is the one caller of verdict's
+# from it; cohort judges each row within each cohort with effect, for verdict; words (the
+# phrases every rendering shares) and export read only the sweep model, and sweepdoc writes
+# the sweep document with words; analysis is the one caller of verdict's
 # judges, beside strategy, which reads what it computed; report, report_html and progress
 # render; sweeprun runs a sweep with all of them; main is the command table.
 declare -A rank=(
