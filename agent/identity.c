@@ -1,7 +1,12 @@
-/* identity.c -- what each block device and the host are, read (never written) through sysfs.c. */
+/* identity.c -- what each block device and the host are: read (never written) below the
+ * sysfs root, as sysfs.c reads; sysfs.c stays the only code that writes /sys. */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "identity.h"
 #include "num.h"
@@ -48,14 +53,70 @@ static const struct {
 
 #define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Trim blanks at both ends and replace every byte outside printable ASCII by '?'. */
+/* ROOT/rel into path. */
+static void root_path(const struct sysfs *fs, const char *rel, char *path, size_t len)
+{
+	size_t rl = strlen(fs->root);
+
+	snprintf(path, len, "%s%s%s", fs->root, rl && fs->root[rl - 1] == '/' ? "" : "/", rel);
+}
+
+/* The small file ROOT/rel into out (zero-filled first, so a binary page reads to its end);
+ * 0 or -errno. */
+static int file_read(const struct sysfs *fs, const char *rel, char *out, size_t len)
+{
+	char path[PATH_MAX];
+	ssize_t n;
+	int fd, rc = 0;
+
+	memset(out, 0, len);
+	root_path(fs, rel, path, sizeof(path));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	do
+		n = read(fd, out, len - 1);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+/* The link ROOT/rel: as written (readlink), or with resolve every link followed and given as
+ * a path below ROOT ("/devices/pci0000:00/.../0:0:0:0"); 0, -errno, -EXDEV out of ROOT. */
+static int link_read(const struct sysfs *fs, const char *rel, bool resolve, char *out, size_t len)
+{
+	char path[PATH_MAX], real[PATH_MAX], root[PATH_MAX];
+	size_t rl;
+	ssize_t n;
+
+	root_path(fs, rel, path, sizeof(path));
+	if (!resolve) {
+		n = readlink(path, out, len - 1);
+		if (n < 0)
+			return -errno;
+		out[n] = '\0';
+		return 0;
+	}
+	if (!realpath(path, real) || !realpath(fs->root, root))
+		return -errno;
+	rl = strcmp(root, "/") ? strlen(root) : 0;
+	if (strncmp(real, root, rl) || (real[rl] && real[rl] != '/'))
+		return -EXDEV;
+	snprintf(out, len, "%s", real + rl);
+	return 0;
+}
+
+/* Trim blanks (and the kernel's newline) at both ends; every other byte outside printable ASCII
+ * becomes '?'. */
 static void text_clean(char *s)
 {
 	size_t i, n, start = 0;
 
 	for (i = 0; s[i]; i++)
 		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
-			s[i] = s[i] == '\t' ? ' ' : '?';
+			s[i] = s[i] == '\t' || s[i] == '\n' || s[i] == '\r' ? ' ' : '?';
 	n = i;
 	while (n > 0 && s[n - 1] == ' ')
 		n--;
@@ -76,7 +137,7 @@ static void text_read(const struct sysfs *fs, const char *dev, const char *tail,
 		snprintf(rel, sizeof(rel), "sys/block/%s/%s", dev, tail);
 	else
 		snprintf(rel, sizeof(rel), "%s", tail);
-	if (sysfs_attr_read(fs, rel, out, len) < 0)
+	if (file_read(fs, rel, out, len) < 0)
 		out[0] = '\0';
 	text_clean(out);
 }
@@ -100,7 +161,7 @@ static void vpd80_serial(const struct sysfs *fs, const char *dev, char *out, siz
 
 	out[0] = '\0';
 	snprintf(rel, sizeof(rel), "sys/block/%s/device/vpd_pg80", dev);
-	if (sysfs_attr_read(fs, rel, (char *)page, sizeof(page)) < 0 || page[1] != 0x80)
+	if (file_read(fs, rel, (char *)page, sizeof(page)) < 0 || page[1] != 0x80)
 		return;
 	n = (size_t)page[2] << 8 | page[3];
 	if (n > sizeof(page) - 5)
@@ -120,7 +181,7 @@ static const char *transport_of(const struct sysfs *fs, const char *dev, enum id
 
 	*fam = FAM_NONE;
 	snprintf(rel, sizeof(rel), "sys/block/%s/device/subsystem", dev);
-	if (sysfs_link_read(fs, rel, false, link, sizeof(link)) == 0) {
+	if (link_read(fs, rel, false, link, sizeof(link)) == 0) {
 		base = strrchr(link, '/');
 		base = base ? base + 1 : link;
 		for (i = 0; i < N_ELEM(subsystems); i++) {
@@ -130,7 +191,7 @@ static const char *transport_of(const struct sysfs *fs, const char *dev, enum id
 			if (*fam != FAM_SCSI)
 				return subsystems[i].transport;
 			snprintf(rel, sizeof(rel), "sys/block/%s/device", dev);
-			if (sysfs_link_read(fs, rel, true, path, sizeof(path)))
+			if (link_read(fs, rel, true, path, sizeof(path)))
 				path[0] = '\0';
 			if (strstr(path, "/usb"))
 				return "usb";

@@ -1,5 +1,5 @@
-/* identity.h -- what a block device is and what its host is, read below the sysfs root through
- * sysfs.c's read-only primitives: vendor, model, firmware revision, serial, WWID, transport,
+/* identity.h -- what a block device is and what its host is, read (never written) below the
+ * sysfs root: vendor, model, firmware revision, serial, WWID, transport,
  * rotational, block sizes and size; the kernel release, the DMI product name and the hostname.
  * A file the kernel does not have is an absent field, never an error. */
 #ifndef FT_IDENTITY_H

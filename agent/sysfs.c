@@ -223,38 +223,6 @@ static int attr_write(const char *path, const char *value)
 	return rc;
 }
 
-int sysfs_attr_read(const struct sysfs *fs, const char *rel, char *out, size_t len)
-{
-	char path[PATH_MAX];
-
-	memset(out, 0, len);
-	path_join(path, sizeof(path), fs->root, rel);
-	return attr_read(path, out, len);
-}
-
-int sysfs_link_read(const struct sysfs *fs, const char *rel, bool resolve, char *out, size_t len)
-{
-	char path[PATH_MAX], real[PATH_MAX], root[PATH_MAX];
-	size_t rl;
-	ssize_t n;
-
-	path_join(path, sizeof(path), fs->root, rel);
-	if (!resolve) {
-		n = readlink(path, out, len - 1);
-		if (n < 0)
-			return -errno;
-		out[n] = '\0';
-		return 0;
-	}
-	if (!realpath(path, real) || !realpath(fs->root, root))
-		return -errno;
-	rl = strcmp(root, "/") ? strlen(root) : 0;
-	if (strncmp(real, root, rl) || (real[rl] && real[rl] != '/'))
-		return -EXDEV; /* a link out of the tree */
-	snprintf(out, len, "%s", real + rl);
-	return 0;
-}
-
 bool sysfs_device_allowed(const struct sysfs *fs, const char *dev)
 {
 	int i;

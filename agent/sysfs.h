@@ -107,13 +107,6 @@ int sysfs_param_write(const struct sysfs *fs, const char *dev, const char *name,
  * compare for integers, exact otherwise). */
 bool sysfs_value_equal(const char *a, const char *b);
 
-/* Read the small file ROOT/rel (read-only: identity.c reads what a device is through this)
- * into out, zero-filled first, the trailing newline and blanks stripped; 0 or -errno. */
-int sysfs_attr_read(const struct sysfs *fs, const char *rel, char *out, size_t len);
-/* The link ROOT/rel: as written (readlink), or with resolve every link followed and given as a
- * path below ROOT ("/devices/pci0000:00/.../0:0:0:0"); 0, -errno, -EXDEV when it leaves ROOT. */
-int sysfs_link_read(const struct sysfs *fs, const char *rel, bool resolve, char *out, size_t len);
-
 /* The sysctls fleettune knows (vm.dirty_ratio ...), read below ROOT/proc/sys. */
 int sysfs_sysctls_read(const struct sysfs *fs, struct params *out, struct err *e);
 int sysfs_sysctl_read(const struct sysfs *fs, const char *name, struct param *out, struct err *e);

@@ -95,7 +95,7 @@ source "$(dirname "$0")/lint_lib.sh"
 # ---- the agent ----
 
 # Rank of each agent module, bottom to top (README, Layout): the leaves (sysfs is the only
-# code that touches /sys, engine the engine table, httpd the HTTP edge, ptree and cgroup
+# code that writes /sys, engine the engine table, httpd the HTTP edge, ptree and cgroup
 # what contain builds on, params_cache, switches); tune and identity (what a device is) on
 # sysfs, the engines (fio, dd, bonnie, iozone) on engine.h, contain on ptree and cgroup;
 # jobspec and proc; jobrec (a job as recorded); wire, the JSON codec the store uses for its
