@@ -199,7 +199,10 @@ void cohort_point_judge(struct sweep *s, int i, const struct effect_sample *sr,
 			differ = true;
 	}
 	cohort_between(m, theta, var, &p->between);
-	p->between.split = p->role != ROLE_BASELINE && differ && p->between.p <= EFFECT_ALPHA;
+	/* A point whose nodes ran their cohorts' own configurations is one comparison per
+	 * cohort, whatever the cohorts' effects. */
+	p->between.split = p->role != ROLE_BASELINE &&
+	                   ((differ && p->between.p <= EFFECT_ALPHA) || sweep_point_mixed(s, p));
 	if (p->between.split)
 		p->verdict = EFFECT_COHORTS;
 	free(csr);

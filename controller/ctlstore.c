@@ -126,8 +126,8 @@ static int point_nodes_write(struct ctlstore *st, const struct sweep *s, int idx
 	qn = db_prepare(st->db,
 	                "INSERT INTO point_nodes(sweep_id, idx, node_idx, node, state, "
 	                "applied_json, adjusted_mask, job_id, job_runtime_s, error, mean, stdev, "
-	                "delta_pct, ci_low_pct, ci_high_pct, verdict) VALUES "
-	                "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	                "delta_pct, ci_low_pct, ci_high_pct, verdict, config_json) VALUES "
+	                "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	                NULL);
 	qp = db_prepare(st->db,
 	                "INSERT INTO passes(sweep_id, idx, node_idx, loop, value) VALUES "
@@ -136,15 +136,17 @@ static int point_nodes_write(struct ctlstore *st, const struct sweep *s, int idx
 	for (k = 0; k < s->plan.nnodes && rc >= 0; k++) {
 		const struct node_result *r = &s->points[idx].nodes[k];
 		char *applied = config_to_json(&r->applied);
+		char *own = r->cfg ? config_to_json(r->cfg) : NULL;
 
-		rc = db_rerun(st->db, qn, e, "insert node result", "IiitttInftffffft", s->id, idx,
+		rc = db_rerun(st->db, qn, e, "insert node result", "IiitttInftffffftt", s->id, idx,
 		              k, s->plan.nodes[k].name, sweep_node_state_code(r->state), applied,
 		              (int64_t)r->adjusted_mask, r->job_id,
 		              r->job_runtime_s > 0 ? r->job_runtime_s : NAN,
 		              r->error[0] ? r->error : NULL, r->sum.n > 0 ? r->sum.mean : NAN,
 		              r->sum.n > 0 ? r->sum.stdev : NAN, r->delta_pct, r->ci_low_pct,
-		              r->ci_high_pct, verdict_code(r->verdict));
+		              r->ci_high_pct, verdict_code(r->verdict), own);
 		free(applied);
+		free(own);
 		for (j = 0; j < r->npasses && rc >= 0; j++)
 			rc = db_rerun(st->db, qp, e, "insert pass", "Iiiid", s->id, idx, k, j + 1,
 			              r->passes[j]);
@@ -341,6 +343,12 @@ static int node_row(struct sqlite3_stmt *q, void *ctx, struct err *e)
 	r->job_id = db_col_int64(q, 5);
 	r->job_runtime_s = db_col_double(q, 6);
 	snprintf(r->error, sizeof(r->error), "%s", db_col_str(q, 7));
+	if (!db_col_null(q, 8)) {
+		struct config own;
+
+		if (config_parse_json(db_col_str(q, 8), &own, NULL) == 0)
+			sweep_node_cfg_set(s, idx, k, &own);
+	}
 	return 0;
 }
 
@@ -383,8 +391,8 @@ static const struct {
 	  "ORDER BY idx",
 	  point_row },
 	{ "select node results",
-	  "SELECT idx, node_idx, state, applied_json, adjusted_mask, job_id, job_runtime_s, error "
-	  "FROM point_nodes WHERE sweep_id=?",
+	  "SELECT idx, node_idx, state, applied_json, adjusted_mask, job_id, job_runtime_s, error, "
+	  "config_json FROM point_nodes WHERE sweep_id=?",
 	  node_row },
 	{ "select passes",
 	  "SELECT idx, node_idx, loop, value FROM passes WHERE sweep_id=? ORDER BY idx, node_idx, "

@@ -405,10 +405,12 @@ static void cohort_comment(const struct sweep *s, int c, struct buf *out)
  * baseline. */
 static const struct config *cohort_config(const struct sweep *s, int c, bool *best)
 {
-	int i = s->ncohorts >= 2 ? s->cohorts[c].best : s->best;
+	const struct config *cfg = s->ncohorts >= 2 ? sweep_cohort_best_cfg(s, c)
+	                           : s->best >= 0   ? &s->points[s->best].cfg
+	                                            : NULL;
 
-	*best = i >= 0;
-	return i >= 0 ? &s->points[i].cfg : &s->plan.baseline;
+	*best = cfg != NULL;
+	return cfg ? cfg : &s->plan.baseline;
 }
 
 /* tuned's disk plugin sets the scheduler (elevator) and read-ahead (readahead, KiB) of the
@@ -535,8 +537,9 @@ int export_render(const struct sweep *s, const char *format, struct buf *out, st
 		return err_set(e, -EINVAL, "bad_format", "--format: '%s' is not udev or tuned",
 		               format);
 	for (i = 0; i < s->npoints; i++)
-		if (config_check(&s->points[i].cfg, e) < 0)
-			return -EINVAL;
+		for (j = 0; j < s->plan.nnodes; j++)
+			if (config_check(sweep_node_cfg(&s->points[i], j), e) < 0)
+				return -EINVAL;
 	if (config_check(&s->plan.baseline, e) < 0)
 		return -EINVAL;
 	if (!identity_known(s) || s->ncohorts == 0) {

@@ -628,7 +628,8 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
 	/* reqs[i]: node i's PATCH; reqs[n + i]: its job POST. */
 	struct client_req *reqs = xcalloc((size_t)n * 2, sizeof(*reqs));
 	struct client_req **done = xcalloc((size_t)n * 2, sizeof(*done));
-	char *params = config_to_json(cfg);
+	char *params = config_to_json(cfg), *own = NULL;
+	const struct config *last = NULL;
 
 	for (i = 0; i < n; i++) {
 		struct fleet_node_run *nr = &nodes[i];
@@ -643,7 +644,12 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
 		nr->fresh = false;
 		if (!f->active[i] || !nr->run)
 			continue;
-		params_req(f, &reqs[i], i, params);
+		if (nr->cfg && nr->cfg != last) { /* a cohort's own: its body once */
+			free(own);
+			own = config_to_json(nr->cfg);
+			last = nr->cfg;
+		}
+		params_req(f, &reqs[i], i, nr->cfg ? own : params);
 		client_start(f->client, &reqs[i]);
 		started++;
 	}
@@ -658,7 +664,8 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
 				continue;
 			}
 			fanout_result(done[k], &nodes[i].patch);
-			applied_read(done[k], cfg, &nodes[i].applied, &nodes[i].adjusted);
+			applied_read(done[k], nodes[i].cfg ? nodes[i].cfg : cfg, &nodes[i].applied,
+			             &nodes[i].adjusted);
 			if (nodes[i].patch.failed)
 				continue;
 			/* Applied and read back here: this node's job starts now, whatever the
@@ -670,6 +677,7 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
 		}
 	}
 	free(params);
+	free(own);
 	free(done);
 	reqs_release(reqs, 2 * n);
 }

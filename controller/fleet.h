@@ -140,6 +140,7 @@ void fleet_sessions_close(struct fleet *f, bool restore, struct fleet_result *re
 struct fleet_node_run {
 	/* fleet_point_start: */
 	bool run;                  /* in: start the point on this node (active nodes only) */
+	const struct config *cfg;  /* in: this node's configuration; NULL: the point's */
 	struct config applied;     /* out: the PATCH's read-back */
 	unsigned adjusted;         /* out: bit mask of adjusted entries of applied */
 	struct fleet_result patch; /* out: the PATCH's outcome */
@@ -155,10 +156,10 @@ struct fleet_node_run {
 
 /*
  * Start a run on every node where nodes[i].run: every field fleet fills is cleared first, on
- * every node. PATCH cfg and, on each node as soon as its own PATCH answered 2xx (applied and
- * read back), POST the plan's job for loops loops there, labelled with the plan's labels plus
- * sweep=SWEEP_ID and sweep_point=POINT. A node never waits for the others between its PATCH
- * and its POST; no job starts where the PATCH failed.
+ * every node. PATCH cfg (nodes[i].cfg where set) and, on each node as soon as its own PATCH
+ * answered 2xx (applied and read back), POST the plan's job for loops loops there, labelled
+ * with the plan's labels plus sweep=SWEEP_ID and sweep_point=POINT. A node never waits for
+ * the others between its PATCH and its POST; no job starts where the PATCH failed.
  */
 void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_id, int point,
                        int loops, struct fleet_node_run *nodes);

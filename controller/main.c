@@ -435,7 +435,7 @@ static int apply_per_cohort(const struct sweep *s, struct plan *p)
 			        xasprintf("cohort %s: no configuration gave it a significant gain",
 			                  key.data ? key.data : "");
 		else {
-			cfgs[k] = &s->points[s->cohorts[c].best].cfg;
+			cfgs[k] = sweep_cohort_best_cfg(s, c);
 			notes[k] = xasprintf("cohort %s", key.data ? key.data : "");
 			napplied++;
 		}

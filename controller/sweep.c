@@ -29,8 +29,10 @@ void sweep_release(struct sweep *s)
 		return;
 	sweep_cohorts_clear(s);
 	for (i = 0; i < s->npoints; i++) {
-		for (k = 0; k < s->plan.nnodes; k++)
+		for (k = 0; k < s->plan.nnodes; k++) {
 			free(s->points[i].nodes[k].passes);
+			free(s->points[i].nodes[k].cfg);
+		}
 		free(s->points[i].nodes);
 		effect_release(&s->points[i].fx);
 	}
@@ -127,6 +129,40 @@ int sweep_point_add(struct sweep *s, enum point_role role, int axis, int ref,
 	p->race.vs = -1;
 	p->race.delta_pct = p->race.low_pct = p->race.high_pct = NAN;
 	return s->npoints++;
+}
+
+const struct config *sweep_node_cfg(const struct point *p, int k)
+{
+	return p->nodes[k].cfg ? p->nodes[k].cfg : &p->cfg;
+}
+
+void sweep_node_cfg_set(struct sweep *s, int i, int k, const struct config *cfg)
+{
+	struct node_result *r = &s->points[i].nodes[k];
+
+	free(r->cfg);
+	r->cfg = NULL;
+	if (cfg && !config_equal(cfg, &s->points[i].cfg)) {
+		r->cfg = xmalloc(sizeof(*r->cfg));
+		*r->cfg = *cfg;
+	}
+}
+
+const struct config *sweep_cohort_best_cfg(const struct sweep *s, int c)
+{
+	const struct sweep_cohort *co = &s->cohorts[c];
+
+	return co->best >= 0 ? sweep_node_cfg(&s->points[co->best], co->nodes[0]) : NULL;
+}
+
+bool sweep_point_mixed(const struct sweep *s, const struct point *p)
+{
+	int k;
+
+	for (k = 0; k < s->plan.nnodes; k++)
+		if (p->nodes[k].cfg)
+			return true;
+	return false;
 }
 
 void sweep_point_loops_add(struct sweep *s, int i, int loops)

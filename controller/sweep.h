@@ -145,6 +145,8 @@ struct node_result {
 	int npasses;
 	double *passes;         /* the plan's metric, per loop; grown by node_result_pass_add() */
 	int passes_cap;         /* private */
+	struct config *cfg;     /* what this node runs when it is not the point's cfg (a cohort's
+	                           own, strategy per cohort); NULL: the point's. Owned */
 	struct config applied;  /* value read back per parameter of the point */
 	unsigned adjusted_mask; /* bit i: applied.s[i] differs from the request */
 	int64_t job_id;         /* the agent's id of the latest job, 0 when none */
@@ -227,6 +229,15 @@ void sweep_release(struct sweep *s);
 /* Append a point with a node result per plan node; returns its index. */
 int sweep_point_add(struct sweep *s, enum point_role role, int axis, int ref,
                     const struct config *cfg);
+/* The configuration node k runs at point p: its own (node_result.cfg) or the point's. */
+const struct config *sweep_node_cfg(const struct point *p, int k);
+/* Give node k of point i its own configuration (copied; the point's own, or NULL, clears it). */
+void sweep_node_cfg_set(struct sweep *s, int i, int k, const struct config *cfg);
+/* The configuration cohort c keeps: what its (first) node ran at the cohort's best point;
+ * NULL when the cohort has none (its baseline stands). */
+const struct config *sweep_cohort_best_cfg(const struct sweep *s, int c);
+/* Whether point p's nodes run more than one configuration. */
+bool sweep_point_mixed(const struct sweep *s, const struct point *p);
 /* Append one pass to r. */
 void node_result_pass_add(struct node_result *r, double value);
 /* Point i is asked loops more loops on every node: count them in loops_run, and note the

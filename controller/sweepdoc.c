@@ -139,7 +139,7 @@ static json_t *node_json(const struct sweep *s, const struct point *p, int k)
 	json_object_set_new(o, "max", r->sum.n ? json_real(r->sum.max) : json_null());
 	for (j = 0; j < r->applied.n; j++) {
 		json_t *a = json_object();
-		const struct setting *req = config_get(&p->cfg, r->applied.s[j].name);
+		const struct setting *req = config_get(sweep_node_cfg(p, k), r->applied.s[j].name);
 
 		if (req)
 			json_object_set_new(a, "requested", setting_json_new(req));
@@ -148,6 +148,8 @@ static json_t *node_json(const struct sweep *s, const struct point *p, int k)
 		json_object_set_new(applied, r->applied.s[j].name, a);
 	}
 	json_object_set_new(o, "applied", applied);
+	if (r->cfg) /* the node ran its cohort's own configuration */
+		json_object_set_new(o, "params", config_json_new(r->cfg));
 	json_object_set_new(o, "job_id", r->job_id ? json_integer(r->job_id) : json_null());
 	json_object_set_new(o, "job_runtime_s",
 	                    r->job_runtime_s > 0 ? json_real(r->job_runtime_s) : json_null());
@@ -361,7 +363,7 @@ static void cohorts_json(const struct sweep *s, json_t *o)
 			best = json_object();
 			json_object_set_new(best, "point", json_integer(co->best));
 			json_object_set_new(best, "params",
-			                    config_json_new(&s->points[co->best].cfg));
+			                    config_json_new(sweep_cohort_best_cfg(s, c)));
 			json_object_set_new(best, "delta_pct", num_or_null(co->best_delta_pct));
 			json_object_set_new(best, "own", json_boolean(co->best_own));
 		} else if (s->ncohorts >= 2 || s->best < 0) {
@@ -672,6 +674,15 @@ static int node_parse(const struct sweep *s, json_t *o, const char *path, int k,
 	}
 	r->job_runtime_s = rt && json_is_number(rt) ? json_number_value(rt) : 0;
 	snprintf(r->error, sizeof(r->error), "%s", error ? error : "");
+	if (json_object_get(o, "params")) { /* a configuration of its own (a cohort's) */
+		struct config own;
+
+		snprintf(p, sizeof(p), "%s.params", path);
+		if ((rc = params_parse(json_object_get(o, "params"), p, &own, e)) < 0)
+			return rc;
+		r->cfg = xmalloc(sizeof(*r->cfg));
+		*r->cfg = own;
+	}
 	return 0;
 }
 

@@ -53,11 +53,40 @@ void words_delta_ci(struct buf *b, double delta_pct, double lo, double hi)
 	}
 }
 
+/* A point whose nodes run their cohorts' own configurations: each value asked of its nodes,
+ * in node order, once ("256|64"). */
+static void mixed_param(const struct sweep *s, const struct point *p, const char *name,
+                        struct buf *b)
+{
+	size_t start = b->len;
+	int k, j, n = 0;
+
+	for (k = 0; k < s->plan.nnodes; k++) {
+		const struct setting *v = config_get(sweep_node_cfg(p, k), name);
+		bool seen = false;
+
+		for (j = 0; j < k && !seen; j++) {
+			const struct setting *w = config_get(sweep_node_cfg(p, j), name);
+
+			seen = (!v && !w) || (v && w && !strcmp(v->value, w->value));
+		}
+		if (!seen)
+			buf_printf(b, "%s%s", n++ ? "|" : "", v ? v->value : "-");
+	}
+	if (b->len == start)
+		buf_puts(b, "-");
+}
+
 /* The value shown for one parameter of a point: "975→919" when a node adjusted it. */
 void words_param(const struct sweep *s, const struct point *p, const char *name, struct buf *b)
 {
 	const struct setting *req = config_get(&p->cfg, name);
 	int i, j;
+
+	if (sweep_point_mixed(s, p)) {
+		mixed_param(s, p, name, b);
+		return;
+	}
 
 	if (!req) {
 		buf_puts(b, "-");
@@ -325,7 +354,7 @@ static void cohort_best_lines(const struct sweep *s, struct buf *out)
 			buf_puts(out, "the baseline (no configuration gave a significant gain)\n");
 			continue;
 		}
-		config_format(&s->points[co->best].cfg, out);
+		config_format(sweep_cohort_best_cfg(s, c), out);
 		buf_puts(out, "  ");
 		words_signed(out, co->best_delta_pct);
 		buf_printf(out, " %% (%s)\n", decision_words(EFFECT_GAIN));

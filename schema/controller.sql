@@ -123,3 +123,6 @@ CREATE TABLE node_identity (
   value TEXT NOT NULL,              -- as the agent reported it (booleans true/false)
   PRIMARY KEY (sweep_id, node_idx, field)
 );
+-- The configuration a node ran when it was not its point's (the strategies carry each
+-- cohort's winner forward for that cohort's nodes); NULL: the point's config_json.
+ALTER TABLE point_nodes ADD COLUMN config_json TEXT;

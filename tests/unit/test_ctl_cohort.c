@@ -11,6 +11,7 @@
 #include "cohort.h"
 #include "ctltest.h"
 #include "report.h"
+#include "strategy.h"
 #include "words.h"
 #include "xmalloc.h"
 
@@ -280,13 +281,98 @@ static void test_table(void **state)
 	sweep_release(&s);
 }
 
+/* A stand-in for the runner with a per-cohort response: node k's pass at its configuration is
+ * 1000 x factor(x on its model) x factor(y) x (1 ± 2 %), the sign alternating. Model A gains
+ * 10 % at x=1 and loses 10 % at x=2, model B the other way round; y=1 gains 8 % on both. */
+static void cohort_run(struct sweep *s, const struct strategy_batch *b)
+{
+	int i, k, j;
+
+	for (i = 0; i < b->n; i++) {
+		struct point *p = &s->points[b->items[i].point];
+
+		sweep_point_loops_add(s, p->index, b->items[i].loops);
+		for (k = 0; k < s->plan.nnodes; k++) {
+			const struct config *c = sweep_node_cfg(p, k);
+			bool a = !strcmp(s->identity[k].field[IDF_MODEL], "A");
+			const char *x = config_get(c, "x")->value, *y = config_get(c, "y")->value;
+			double f = 1000;
+
+			f *= !strcmp(x, "1")   ? (a ? 1.10 : 0.90)
+			     : !strcmp(x, "2") ? (a ? 0.90 : 1.10)
+			                       : 1;
+			f *= !strcmp(y, "1") ? 1.08 : 1;
+			for (j = 0; j < b->items[i].loops; j++)
+				node_result_pass_add(
+				        &p->nodes[k],
+				        f * (1 + 0.02 * ((p->nodes[k].npasses + k) % 2 ? 1 : -1)));
+			p->nodes[k].state = NODE_OK;
+		}
+		analysis_point_ran(s, p->index);
+	}
+}
+
+/* Sequential per cohort: axis x splits (A wants 1, B wants 2), so axis y runs over each
+ * cohort's own x on its nodes, and the final confirmation judges each cohort's configuration
+ * against the original baseline: each cohort's best is its own. */
+static void test_sequential_per_cohort(void **state)
+{
+	char *t = ctltest_plan(
+	        8, "{\"x\":0,\"y\":0}",
+	        "[{\"param\":\"x\",\"values\":[1,2]},{\"param\":\"y\",\"values\":[1]}]",
+	        "sequential", "5", "");
+	struct strategy_batch b = { 0 };
+	struct buf w = BUF_INIT;
+	const struct point *fin;
+	struct sweep s;
+	int k;
+
+	(void)state;
+	ctltest_sweep_text(&s, t);
+	free(t);
+	for (k = 0; k < 8; k++)
+		ident(&s, k, k < 5 ? "A" : "B", "1.0");
+	cohort_assign(&s);
+	while (strategy_next(&s, &b) > 0)
+		cohort_run(&s, &b);
+	strategy_batch_release(&b);
+	analysis_sweep_closed(&s);
+	/* Axis x: baseline, x=1, x=2; axis y: its baseline and y=1 over each cohort's x; final. */
+	assert_int_equal(s.npoints, 6);
+	assert_true(s.points[1].between.split && s.points[2].between.split);
+	assert_true(sweep_point_mixed(&s, &s.points[3]));
+	assert_string_equal(config_get(sweep_node_cfg(&s.points[4], 0), "x")->value, "1");
+	assert_string_equal(config_get(sweep_node_cfg(&s.points[4], 7), "x")->value, "2");
+	assert_string_equal(config_get(sweep_node_cfg(&s.points[4], 7), "y")->value, "1");
+	fin = &s.points[5];
+	assert_int_equal(fin->role, ROLE_FINAL);
+	assert_true(sweep_point_mixed(&s, fin));
+	assert_int_equal(fin->verdict, EFFECT_COHORTS); /* one comparison per cohort */
+	assert_int_equal(fin->cohort_fx[0].decision, EFFECT_GAIN);
+	assert_int_equal(fin->cohort_fx[1].decision, EFFECT_GAIN);
+	assert_int_equal(s.cohorts[0].best, 5);
+	assert_int_equal(s.cohorts[1].best, 5);
+	assert_string_equal(config_get(sweep_cohort_best_cfg(&s, 0), "x")->value, "1");
+	assert_string_equal(config_get(sweep_cohort_best_cfg(&s, 1), "x")->value, "2");
+	assert_int_equal(s.best, -1);
+	/* The table shows each cohort's value where they differ. */
+	words_param(&s, fin, "x", &w);
+	assert_string_equal(w.data, "1|2");
+	buf_reset(&w);
+	words_best_line(&s, &w);
+	assert_non_null(strstr(w.data, "model=A firmware=1.0 (5 nodes): x=1 y=1  +18.8 %"));
+	assert_non_null(strstr(w.data, "model=B firmware=1.0 (3 nodes): x=2 y=1  +18.8 %"));
+	buf_release(&w);
+	sweep_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_grouping), cmocka_unit_test(test_grouping_labels),
 		cmocka_unit_test(test_between),  cmocka_unit_test(test_split),
 		cmocka_unit_test(test_no_split), cmocka_unit_test(test_named_within),
-		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_table), cmocka_unit_test(test_sequential_per_cohort),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
