@@ -5,7 +5,8 @@
 # cohort_by: pre-flight prints the cohorts, the row is split with each cohort's own verdict, the
 # best is chosen per cohort, the JSON carries it (schema-valid), export writes one udev rule and
 # one tuned profile per cohort matching the model, apply --best gives each node its cohort's
-# value, and analyze --cohort-by re-judges the document as one fleet. No root needed.
+# value, analyze --cohort-by re-judges the document as one fleet; and a sequential sweep carries
+# each cohort's winner forward for its nodes. No root needed.
 . "$(dirname "$0")/lib.sh"
 
 FAKEFIO=$FT_BUILD_DIR/bench/fakefio
@@ -125,4 +126,23 @@ it_check "by firmware: split again" grep -q "↳ firmware=HXT7 (1 node)" "$IT_TM
 "$CTL_BIN" analyze "$IT_TMP/sweep.json" --cohort-by colour >/dev/null 2>"$IT_TMP/bad.err"
 it_eq "an unknown key is refused" 64 $?
 it_check "and named" grep -q "cohort-by: 'colour' is neither an identity field" "$IT_TMP/bad.err"
+
+# Sequential per cohort: nr_requests splits, so read_ahead_kb runs over each cohort's own
+# nr_requests on its nodes, and the final confirmation judges each cohort's configuration.
+echo "param read_ahead_kb 256 1.08" >>"$IT_TMP/surface.spec"
+for i in 1 2; do echo 128 >"$IT_TMP/root$i/sys/block/sdb/queue/nr_requests"; done
+sed -e 's/"baseline": {"nr_requests": 128}/"baseline": {"nr_requests": 128, "read_ahead_kb": 128}/' \
+	-e 's/"axes": \[{"param": "nr_requests", "values": \[128, 256\]}\]/"axes": [{"param": "nr_requests", "values": [128, 256]}, {"param": "read_ahead_kb", "values": [128, 256]}]/' \
+	-e 's/"strategy": "grid"/"strategy": "sequential"/' "$IT_TMP/plan.json" >"$IT_TMP/seq.json"
+ctl sweep "$IT_TMP/seq.json" >"$IT_TMP/seq.txt" 2>"$IT_TMP/seq.err"
+it_eq "sequential sweep exits 0" 0 $?
+cat "$IT_TMP/seq.txt"
+it_check "axis 2 runs each cohort's own nr_requests" grep -q "^| 256|128 " "$IT_TMP/seq.txt"
+it_check "the final confirmation is judged per cohort" grep -q "final vs original baseline: cohorts differ" "$IT_TMP/seq.txt"
+it_check "the first cohort keeps both values" grep -q "^  model=ST300MM0008 firmware=2.1 (1 node): nr_requests=256 read_ahead_kb=256 " "$IT_TMP/seq.txt"
+it_check "the second keeps read_ahead_kb only" grep -q "^  model=MZ7LH480 firmware=HXT7 (1 node): nr_requests=128 read_ahead_kb=256 " "$IT_TMP/seq.txt"
+ctl export 2 --format udev >"$IT_TMP/seq.rules"
+it_check "its rules: each cohort's own" grep -q 'ATTRS{model}=="MZ7LH480", ATTRS{rev}=="HXT7", ATTR{queue/nr_requests}="128", ATTR{queue/read_ahead_kb}="256"$' "$IT_TMP/seq.rules"
+ctl show 2 --format json | "$CTL_BIN" analyze - >"$IT_TMP/seq.analyze.txt"
+it_eq "the stored per-node configurations read back as they ran" "$(cat "$IT_TMP/seq.txt")" "$(cat "$IT_TMP/seq.analyze.txt")"
 it_done

@@ -366,13 +366,55 @@ static void test_sequential_per_cohort(void **state)
 	sweep_release(&s);
 }
 
+/* Adaptive per cohort: the race of axis x ends with its rows split, each cohort carries its own
+ * winner into the race of y, and the final confirmation (job.loops.max) is judged per cohort. */
+static void test_adaptive_per_cohort(void **state)
+{
+	char *t = ctltest_plan(
+	        8, "{\"x\":0,\"y\":0}",
+	        "[{\"param\":\"x\",\"values\":[1,2]},{\"param\":\"y\",\"values\":[1]}]", "adaptive",
+	        "{\"min\":3,\"max\":8}", "");
+	struct strategy_batch b = { 0 };
+	struct sweep s;
+	int k, i, fin = -1;
+
+	(void)state;
+	ctltest_sweep_text(&s, t);
+	free(t);
+	for (k = 0; k < 8; k++)
+		ident(&s, k, k < 5 ? "A" : "B", "1.0");
+	cohort_assign(&s);
+	while (strategy_next(&s, &b) > 0)
+		cohort_run(&s, &b);
+	strategy_batch_release(&b);
+	analysis_sweep_closed(&s);
+	for (i = 0; i < s.npoints; i++)
+		if (s.points[i].role == ROLE_FINAL)
+			fin = i;
+	assert_true(fin > 0);
+	assert_true(sweep_point_mixed(&s, &s.points[fin]));
+	assert_int_equal(s.points[fin].loops_run, 8);
+	assert_int_equal(s.points[fin].verdict, EFFECT_COHORTS);
+	assert_int_equal(s.cohorts[0].best, fin);
+	assert_int_equal(s.cohorts[1].best, fin);
+	assert_string_equal(config_get(sweep_cohort_best_cfg(&s, 0), "x")->value, "1");
+	assert_string_equal(config_get(sweep_cohort_best_cfg(&s, 1), "x")->value, "2");
+	assert_string_equal(config_get(sweep_cohort_best_cfg(&s, 1), "y")->value, "1");
+	sweep_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_grouping), cmocka_unit_test(test_grouping_labels),
-		cmocka_unit_test(test_between),  cmocka_unit_test(test_split),
-		cmocka_unit_test(test_no_split), cmocka_unit_test(test_named_within),
-		cmocka_unit_test(test_table), cmocka_unit_test(test_sequential_per_cohort),
+		cmocka_unit_test(test_grouping),
+		cmocka_unit_test(test_grouping_labels),
+		cmocka_unit_test(test_between),
+		cmocka_unit_test(test_split),
+		cmocka_unit_test(test_no_split),
+		cmocka_unit_test(test_named_within),
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_sequential_per_cohort),
+		cmocka_unit_test(test_adaptive_per_cohort),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
