@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "fsparam.h"
 #include "xmalloc.h"
 #include "banned.h"
 
@@ -25,7 +26,32 @@ static void sysfs_attr(const char *name, char *out, size_t len)
 
 static bool is_sysctl(const char *name)
 {
-	return !strncmp(name, "vm.", 3) || !strncmp(name, "fs.", 3) || !strncmp(name, "kernel.", 7);
+	return !fsparam_is(name) && (!strncmp(name, "vm.", 3) || !strncmp(name, "fs.", 3) ||
+	                             !strncmp(name, "kernel.", 7));
+}
+
+/* The filesystem c chose, as comment lines: neither a udev rule nor tuned can make or mount
+ * one, so the user is told what to run (the mkfs options as the plan gives them). */
+static void filesystem_note(const struct sweep *s, const struct config *c, bool udev,
+                            struct buf *out)
+{
+	struct fsparam_fs fs;
+
+	fsparam_fs_of(&s->plan, c, &fs);
+	if (!fs.present)
+		return;
+	buf_printf(out,
+	           "\n# filesystem: %s cannot make or mount one; the sweep's choice is fs.type=%s "
+	           "fs.mkfs=%s fs.mount=%s:\n",
+	           udev ? "a udev rule" : "tuned", fs.type, fs.mkfs[0] ? fs.mkfs : "(defaults)",
+	           fs.mount[0] ? fs.mount : "(defaults)");
+	buf_printf(out, "#   mkfs.%s %s%s/dev/DEVICE\n", fs.type, fs.mkfs, fs.mkfs[0] ? " " : "");
+	buf_printf(out, "#   mount -t %s -o %s /dev/DEVICE /MOUNTPOINT\n", fs.type,
+	           fs.mount[0] ? fs.mount : "defaults");
+	buf_printf(out, "#   fstab: /dev/DEVICE /MOUNTPOINT %s %s 0 0\n", fs.type,
+	           fs.mount[0] ? fs.mount : "defaults");
+	buf_puts(out, "# (each job's own mkfs command, as its agent ran it, is in the job: GET "
+	              "/api/v1/jobs/ID, filesystem.mkfs)\n");
 }
 
 /* The value to write: setra (512-byte sectors) becomes read_ahead_kb. */
@@ -78,7 +104,7 @@ static int config_check(const struct config *c, struct err *e)
 	int i;
 
 	for (i = 0; i < c->n; i++)
-		if (!value_ok(c->s[i].value))
+		if (!fsparam_is(c->s[i].name) && !value_ok(c->s[i].value))
 			return err_set(e, -EINVAL, "bad_value",
 			               "export: %s='%.40s' is not a value a rule may write",
 			               c->s[i].name, c->s[i].value);
@@ -126,6 +152,8 @@ static bool assignments(const struct config *c, bool udev, const char *prefix, s
 	for (i = 0; i < c->n; i++) {
 		const struct setting *st = &c->s[order[i]];
 
+		if (fsparam_is(st->name))
+			continue; /* made by jobs: filesystem_note */
 		if (is_sysctl(st->name)) {
 			sysctls = true;
 			continue;
@@ -191,6 +219,7 @@ static void legacy_render(const struct sweep *s, bool udev, struct buf *out)
 	free(repeat);
 	if (sysctls)
 		sysctl_lines(c, udev, out);
+	filesystem_note(s, c, udev, out);
 }
 
 /* ---- per cohort: rules that match what the devices are ---- */
@@ -425,6 +454,8 @@ static bool tuned_disk(const struct config *c, struct buf *out)
 	for (i = 0; i < c->n; i++) {
 		const struct setting *st = &c->s[i];
 
+		if (fsparam_is(st->name))
+			continue; /* made by jobs: filesystem_note */
 		if (is_sysctl(st->name))
 			sysctls = true;
 		else if (!strcmp(st->name, "scheduler"))
@@ -506,6 +537,7 @@ static int cohort_render(const struct sweep *s, int c, const char *transport, bo
 	}
 	if (sysctls)
 		sysctl_lines(cfg, udev, out);
+	filesystem_note(s, cfg, udev, out);
 	buf_puts(out, "\n");
 out:
 	buf_release(&m);

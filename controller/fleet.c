@@ -7,6 +7,7 @@
 #include <jansson.h>
 
 #include "fleet.h"
+#include "fsparam.h"
 #include "protocol.h"
 #include "timeutil.h"
 #include "xmalloc.h"
@@ -75,11 +76,44 @@ static void jobs_free(struct fleet_jobs *j, int n)
 	free(j);
 }
 
-/* Node i's job body for one run, as text. Caller has ownership. */
-static char *jobs_body(struct fleet_jobs *j, int i, int64_t sweep_id, int point, int loops)
+/* The job's "filesystem" object for configuration cfg, or NULL without one: mkfs's options
+ * as argv tokens (the agent takes one option or value per element). */
+static json_t *filesystem_json(const struct plan *p, const struct config *cfg)
+{
+	char tok[32][96];
+	struct fsparam_fs fs;
+	json_t *o, *mkfs;
+	int n, k;
+
+	fsparam_fs_of(p, cfg, &fs);
+	if (!fs.present)
+		return NULL;
+	o = json_object();
+	mkfs = json_array();
+	json_object_set_new(o, "type", json_string(fs.type));
+	n = fsparam_mkfs_tokens(fs.mkfs, tok, 32);
+	if (n < 0) /* the agent says what is wrong with it */
+		json_array_append_new(mkfs, json_string(fs.mkfs));
+	for (k = 0; k < n; k++)
+		json_array_append_new(mkfs, json_string(tok[k]));
+	json_object_set_new(o, "mkfs", mkfs);
+	json_object_set_new(o, "mount", json_string(fs.mount));
+	return o;
+}
+
+/* Node i's job body for one run of configuration cfg (its filesystem; NULL: the baseline's),
+ * as text. Caller has ownership. */
+static char *jobs_body(struct fleet_jobs *j, const struct plan *p, int i, int64_t sweep_id,
+                       int point, int loops, const struct config *cfg)
 {
 	json_t *labels = json_object_get(j->body[i], "labels");
+	json_t *fs = filesystem_json(p, cfg ? cfg : &p->baseline);
 	char text[32];
+
+	if (fs)
+		json_object_set_new(j->body[i], "filesystem", fs);
+	else
+		json_object_del(j->body[i], "filesystem");
 
 	snprintf(text, sizeof(text), "%lld", (long long)sweep_id);
 	json_object_set_new(labels, "sweep", json_string(text));
@@ -359,7 +393,9 @@ void fleet_probe(struct fleet *f, bool with_params, struct node_info *info)
 
 void node_info_release(struct node_info *info, int n)
 {
-	int i, f;
+	int i;
+
+	int f;
 
 	for (i = 0; info && i < n; i++) {
 		free(info[i].params);
@@ -416,8 +452,19 @@ void fleet_params_dry_run(struct fleet *f, const bool *ask, const struct config 
 	const struct plan *p = f->plan;
 	int n = p->nnodes, i;
 	struct client_req *reqs = xcalloc((size_t)n, sizeof(*reqs));
-	char *params = config_to_json(cfg);
+	struct config dev;
+	char *params;
 
+	fsparam_device_config(cfg, &dev);
+	if (!dev.n) { /* only fs.* values: nothing to PATCH (the job dry run judges them) */
+		for (i = 0; i < n; i++) {
+			memset(&out[i], 0, sizeof(out[i]));
+			out[i].confirmed = true;
+		}
+		free(reqs);
+		return;
+	}
+	params = config_to_json(&dev);
 	for (i = 0; i < n; i++) {
 		char path[192];
 
@@ -432,7 +479,8 @@ void fleet_params_dry_run(struct fleet *f, const bool *ask, const struct config 
 	reqs_release(reqs, n);
 }
 
-void fleet_job_dry_run(struct fleet *f, const bool *ask, struct fleet_dry_run *out)
+void fleet_job_dry_run(struct fleet *f, const bool *ask, const struct config *cfg,
+                       struct fleet_dry_run *out)
 {
 	int n = f->plan->nnodes, i;
 	struct client_req *reqs = xcalloc((size_t)n, sizeof(*reqs));
@@ -440,7 +488,7 @@ void fleet_job_dry_run(struct fleet *f, const bool *ask, struct fleet_dry_run *o
 	for (i = 0; i < n; i++) {
 		reqs[i].skip = !f->active[i] || !ask[i];
 		req_node(f, &reqs[i], i, "POST", "/api/v1/jobs?dry_run=true",
-		         jobs_body(f->jobs, i, 0, 0, f->plan->loops));
+		         jobs_body(f->jobs, f->plan, i, 0, 0, f->plan->loops, cfg));
 	}
 	client_run(f->client, reqs, n);
 	dry_run_read(reqs, n, out);
@@ -503,25 +551,33 @@ void fleet_params_apply_each(struct fleet *f, const struct config *const *cfgs,
 	int n = f->plan->nnodes, i;
 	struct client_req *reqs = xcalloc((size_t)n, sizeof(*reqs));
 	const struct config *last = NULL;
+	struct config dev = { 0 };
 	char *params = NULL;
 
 	for (i = 0; i < n; i++) {
-		reqs[i].skip = !f->active[i] || !cfgs[i];
-		if (!cfgs[i])
+		reqs[i].skip = true;
+		if (!cfgs[i] || !f->active[i])
 			continue;
 		if (cfgs[i] != last) { /* the body of a configuration once, not once per node */
+			/* A filesystem is made by jobs, never applied. */
+			fsparam_device_config(cfgs[i], &dev);
 			free(params);
-			params = config_to_json(cfgs[i]);
+			params = config_to_json(&dev);
 			last = cfgs[i];
 		}
+		if (!dev.n)
+			continue; /* nothing for this device: it "applied" nothing */
+		reqs[i].skip = false;
 		params_req(f, &reqs[i], i, params);
 	}
 	fanout_run(f, reqs, n, res);
 	for (i = 0; i < n; i++) {
 		memset(&applied[i], 0, sizeof(applied[i]));
 		adjusted[i] = 0;
-		if (cfgs[i])
-			applied_read(&reqs[i], cfgs[i], &applied[i], &adjusted[i]);
+		if (reqs[i].skip)
+			continue;
+		fsparam_device_config(cfgs[i], &dev);
+		applied_read(&reqs[i], &dev, &applied[i], &adjusted[i]);
 	}
 	free(params);
 	reqs_release(reqs, n);
@@ -628,9 +684,13 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
 	/* reqs[i]: node i's PATCH; reqs[n + i]: its job POST. */
 	struct client_req *reqs = xcalloc((size_t)n * 2, sizeof(*reqs));
 	struct client_req **done = xcalloc((size_t)n * 2, sizeof(*done));
-	char *params = config_to_json(cfg), *own = NULL;
-	const struct config *last = NULL;
+	const struct config *last = NULL, *c;
+	struct config dev = { 0 };
+	char *params = NULL;
 
+	/* fs.* values go into the job's filesystem, the rest onto the device; with nothing for
+	 * the device, the job starts at once. A node runs its own configuration where it has one
+	 * (a cohort's, nodes[i].cfg), else cfg. */
 	for (i = 0; i < n; i++) {
 		struct fleet_node_run *nr = &nodes[i];
 
@@ -644,13 +704,19 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
 		nr->fresh = false;
 		if (!f->active[i] || !nr->run)
 			continue;
-		if (nr->cfg && nr->cfg != last) { /* a cohort's own: its body once */
-			free(own);
-			own = config_to_json(nr->cfg);
-			last = nr->cfg;
+		c = nr->cfg ? nr->cfg : cfg;
+		if (c != last) { /* a configuration's body once, not once per node */
+			fsparam_device_config(c, &dev);
+			free(params);
+			params = config_to_json(&dev);
+			last = c;
 		}
-		params_req(f, &reqs[i], i, nr->cfg ? own : params);
-		client_start(f->client, &reqs[i]);
+		if (!dev.n)
+			req_node(f, &reqs[n + i], i, "POST", "/api/v1/jobs",
+			         jobs_body(f->jobs, f->plan, i, sweep_id, point, loops, c));
+		else
+			params_req(f, &reqs[i], i, params);
+		client_start(f->client, dev.n ? &reqs[i] : &reqs[n + i]);
 		started++;
 	}
 	while (started > 0) {
@@ -663,21 +729,21 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
 				nodes[i - n].job_id = job_id_read(done[k], &nodes[i - n].post);
 				continue;
 			}
+			c = nodes[i].cfg ? nodes[i].cfg : cfg;
+			fsparam_device_config(c, &dev);
 			fanout_result(done[k], &nodes[i].patch);
-			applied_read(done[k], nodes[i].cfg ? nodes[i].cfg : cfg, &nodes[i].applied,
-			             &nodes[i].adjusted);
+			applied_read(done[k], &dev, &nodes[i].applied, &nodes[i].adjusted);
 			if (nodes[i].patch.failed)
 				continue;
 			/* Applied and read back here: this node's job starts now, whatever the
 			 * others' PATCHes are doing. */
 			req_node(f, &reqs[n + i], i, "POST", "/api/v1/jobs",
-			         jobs_body(f->jobs, i, sweep_id, point, loops));
+			         jobs_body(f->jobs, f->plan, i, sweep_id, point, loops, c));
 			client_start(f->client, &reqs[n + i]);
 			started++;
 		}
 	}
 	free(params);
-	free(own);
 	free(done);
 	reqs_release(reqs, 2 * n);
 }

@@ -99,6 +99,11 @@ CREATE UNIQUE INDEX sessions_one_open ON sessions(device) WHERE state = 'open';
 ALTER TABLE jobs ADD COLUMN params_changed TEXT;
 
 -- migration 5
+-- A job with a filesystem: what mkfs and mount made (the command, the mount's and the
+-- filesystem's options as mountinfo shows them, xfs_info / tune2fs -l figures), JSON.
+ALTER TABLE jobs ADD COLUMN filesystem TEXT;
+
+-- migration 6
 -- Issue 19: what the job's device and host were, read with the parameter snapshot before
 -- loop 1 (JSON: {"device": {vendor, model, firmware, ...}, "host": {kernel, machine, hostname}}).
 ALTER TABLE jobs ADD COLUMN identity TEXT;

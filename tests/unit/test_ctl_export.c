@@ -110,9 +110,10 @@ static void test_export_matching(void **state)
 	                               "properties of the device\n"));
 	/* Cohort B: loop devices "of model B": a loop device has no such attributes, so its rule
 	 * says so and matches loop devices by name. */
-	assert_non_null(strstr(o.data, "# not matched: model (no udev attribute on loop), firmware "
-	                               "(no udev attribute on loop)\n# nothing else to match: every "
-	                               "loop device\n"));
+	assert_non_null(strstr(o.data,
+	                       "# not matched: model (no udev attribute on loop), firmware "
+	                       "(no udev attribute on loop)\n# nothing else to match: every "
+	                       "loop device\n"));
 	buf_reset(&o);
 	/* A cohort that reports nothing a rule can match: refused, nothing written. */
 	for (k = 6; k < 8; k++) {
@@ -123,8 +124,9 @@ static void test_export_matching(void **state)
 	analysis_sweep_loaded(&s);
 	assert_int_equal(export_render(&s, "udev", &o, &e), -EINVAL);
 	assert_string_equal(e.code, "no_match");
-	assert_non_null(strstr(e.msg, "(model=(none) firmware=(none) kernel=6.1.0\\x0a#, 2 nodes) has "
-	                              "nothing a udev rule can match"));
+	assert_non_null(strstr(e.msg,
+	                       "(model=(none) firmware=(none) kernel=6.1.0\\x0a#, 2 nodes) has "
+	                       "nothing a udev rule can match"));
 	assert_true(o.len == 0);
 	/* Loop devices alone: matched by their names, the rule says so. */
 	for (k = 6; k < 8; k++)
@@ -146,12 +148,45 @@ static void test_export_matching(void **state)
 	sweep_release(&s);
 }
 
+/* A filesystem choice (ctltest_fs_sweep) is noted with its mkfs, mount and fstab lines; an
+ * fs.* value is never written as a sysfs attribute or a sysctl. */
+static void test_export_filesystem(void **state)
+{
+	struct buf out = BUF_INIT;
+	struct sweep s;
+	struct err e;
+
+	(void)state;
+	ctltest_fs_sweep(&s);
+	assert_int_equal(export_render(&s, "tuned", &out, &e), 0);
+	assert_non_null(strstr(out.data, "/sys/block/sda/queue/read_ahead_kb=128\n"));
+	assert_null(strstr(out.data, "[sysctl]"));
+	assert_null(strstr(out.data, "\nfs."));
+	assert_non_null(strstr(out.data,
+	                       "# filesystem: tuned cannot make or mount one; the sweep's "
+	                       "choice is fs.type=xfs fs.mkfs=-b size=4k -d su=64k,sw=7 -i "
+	                       "size=2k -l version=2 fs.mount=noatime,logbufs=8,"
+	                       "logbsize=256k:\n"
+	                       "#   mkfs.xfs -b size=4k -d su=64k,sw=7 -i size=2k -l "
+	                       "version=2 /dev/DEVICE\n"
+	                       "#   mount -t xfs -o noatime,logbufs=8,logbsize=256k "
+	                       "/dev/DEVICE /MOUNTPOINT\n"));
+	buf_reset(&out);
+	assert_int_equal(export_render(&s, "udev", &out, &e), 0);
+	assert_non_null(strstr(out.data, "ATTR{queue/read_ahead_kb}=\"128\"\n"));
+	assert_null(strstr(out.data, "ATTR{queue/fs."));
+	assert_non_null(strstr(out.data, "# filesystem: a udev rule cannot make or mount one"));
+	buf_release(&out);
+	sweep_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_export_one_rule_per_device),
 		cmocka_unit_test(test_export_per_cohort),
 		cmocka_unit_test(test_export_matching),
+		cmocka_unit_test(test_export_filesystem),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
