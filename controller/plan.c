@@ -9,6 +9,7 @@
 
 #include "buf.h"
 #include "plan.h"
+#include "plan_priv.h"
 #include "protocol.h"
 #include "xmalloc.h"
 #include "banned.h"
@@ -18,78 +19,11 @@ bool plan_param_is_fs(const char *name)
 	return !strcmp(name, "fs.type") || !strcmp(name, "fs.mkfs") || !strcmp(name, "fs.mount");
 }
 
-const char *plan_node_label(const struct plan_node *n, const char *key)
-{
-	int i;
-
-	for (i = 0; i < n->nlabels; i++)
-		if (!strcmp(n->labels[i].key, key))
-			return n->labels[i].value;
-	return NULL;
-}
-
 const char *plan_strategy_name(enum plan_strategy s)
 {
 	static const char *const names[] = { "grid", "sequential", "adaptive" };
 
 	return names[s];
-}
-
-int plan_node_find(const struct plan *p, const char *name)
-{
-	int lo = 0, hi = p->nnodes - 1, mid, c;
-
-	if (!p->node_by_name) { /* a plan built by hand, not parsed */
-		for (mid = 0; mid < p->nnodes; mid++)
-			if (!strcmp(p->nodes[mid].name, name))
-				return mid;
-		return -1;
-	}
-	while (lo <= hi) {
-		mid = lo + (hi - lo) / 2;
-		c = strcmp(p->nodes[p->node_by_name[mid]].name, name);
-		if (!c)
-			return p->node_by_name[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid - 1;
-	}
-	return -1;
-}
-
-char *plan_node_set_to_json(const struct plan *p, const bool *set)
-{
-	json_t *a = json_array();
-	char *s;
-	int i;
-
-	for (i = 0; i < p->nnodes; i++)
-		if (set[i])
-			json_array_append_new(a, json_string(p->nodes[i].name));
-	s = json_dumps(a, JSON_COMPACT);
-	json_decref(a);
-	return s;
-}
-
-int plan_node_set_parse(const struct plan *p, const char *text, bool *set, struct err *e)
-{
-	json_t *a = json_loads(text, 0, NULL), *v;
-	size_t i;
-	int k;
-
-	if (!json_is_array(a)) {
-		json_decref(a);
-		return err_set(e, -EINVAL, "invalid_nodes", "node set: expected a JSON array");
-	}
-	json_array_foreach(a, i, v)
-	{
-		k = json_is_string(v) ? plan_node_find(p, json_string_value(v)) : -1;
-		if (k >= 0)
-			set[k] = true;
-	}
-	json_decref(a);
-	return 0;
 }
 
 const char *plan_metric_unit(const char *metric)
@@ -112,22 +46,6 @@ const char *plan_metric_unit(const char *metric)
 	return "";
 }
 
-/* Type of a parameter as first seen: 1 integer, 2 string. */
-struct ptype {
-	char name[PARAM_NAME_MAX];
-	int type;
-};
-
-struct parser {
-	struct plan *p;
-	struct err *e;
-	struct ptype types[64];
-	int ntypes;
-};
-
-/* Report "PATH: message" as an invalid_plan error. */
-#define fail(ps, path, ...) err_set_at((ps)->e, -EINVAL, "invalid_plan", (path), __VA_ARGS__)
-
 static bool key_allowed(const char *key, const char *const *allowed)
 {
 	for (; *allowed; allowed++)
@@ -137,7 +55,7 @@ static bool key_allowed(const char *key, const char *const *allowed)
 }
 
 /* Refuse keys not in allowed (NULL-terminated). */
-static int check_keys(struct parser *ps, json_t *obj, const char *path, const char *const *allowed)
+int plan_check_keys(struct parser *ps, json_t *obj, const char *path, const char *const *allowed)
 {
 	const char *key;
 	json_t *v;
@@ -153,7 +71,7 @@ static int check_keys(struct parser *ps, json_t *obj, const char *path, const ch
 	return 0;
 }
 
-static bool name_ok(const char *s, const char *extra)
+bool plan_name_ok(const char *s, const char *extra)
 {
 	if (!*s || strlen(s) >= PARAM_NAME_MAX)
 		return false;
@@ -168,8 +86,8 @@ static bool name_ok(const char *s, const char *extra)
 }
 
 /* Get a string member; required: error when missing. Returns 0/1 found, <0 error. */
-static int get_str(struct parser *ps, json_t *obj, const char *key, const char *path, bool required,
-                   const char **out)
+int plan_get_str(struct parser *ps, json_t *obj, const char *key, const char *path, bool required,
+                 const char **out)
 {
 	json_t *v = json_object_get(obj, key);
 	char p[160];
@@ -230,137 +148,11 @@ static int take_value(struct parser *ps, const char *name, json_t *v, const char
 	return 0;
 }
 
-/* Order node indexes by name, ties by index (qsort_r's comparison). */
-static int node_cmp(const void *a, const void *b, void *arg)
-{
-	const struct plan *p = arg;
-	int ia = *(const int *)a, ib = *(const int *)b;
-	int c = strcmp(p->nodes[ia].name, p->nodes[ib].name);
-
-	return c ? c : (ia > ib) - (ia < ib);
-}
-
-/* Build p->node_by_name and refuse a name given twice (naming its second use): sorting, not
- * comparing every pair, so that a plan of thousands of nodes parses in O(n log n). */
-static int nodes_index(struct parser *ps, struct plan *p)
-{
-	char path[64];
-	int k;
-
-	p->node_by_name = xcalloc((size_t)p->nnodes + 1, sizeof(int));
-	for (k = 0; k < p->nnodes; k++)
-		p->node_by_name[k] = k;
-	qsort_r(p->node_by_name, (size_t)p->nnodes, sizeof(int), node_cmp, p);
-	for (k = 1; k < p->nnodes; k++) {
-		int i = p->node_by_name[k];
-
-		if (strcmp(p->nodes[p->node_by_name[k - 1]].name, p->nodes[i].name))
-			continue;
-		snprintf(path, sizeof(path), "nodes[%d].name", i);
-		return fail(ps, path, "duplicate node name '%s'", p->nodes[i].name);
-	}
-	return 0;
-}
-
-/* An object of strings (labels, nodes[i].labels) into *out, keys as parameter names. */
-static int labels_take(struct parser *ps, json_t *v, const char *where, struct plan_label **out,
-                       int *n)
-{
-	const char *key;
-	json_t *lv;
-	char path[200];
-
-	if (!v)
-		return 0;
-	if (!json_is_object(v))
-		return fail(ps, where, "expected an object");
-	*out = xcalloc(json_object_size(v) + 1, sizeof(**out));
-	json_object_foreach(v, key, lv)
-	{
-		snprintf(path, sizeof(path), "%s.%s", where, key);
-		if (!json_is_string(lv))
-			return fail(ps, path, "expected a string");
-		(*out)[*n].key = xstrdup(key);
-		(*out)[(*n)++].value = xstrdup(json_string_value(lv));
-	}
-	return 0;
-}
-
-static int parse_nodes(struct parser *ps, json_t *arr, const char *dir)
-{
-	static const char *const keys[] = { "name",  "url",    "device", "token_file",
-		                            "token", "labels", NULL };
-	struct plan *p = ps->p;
-	size_t i;
-	char path[64];
-	json_t *n;
-	int r;
-
-	if (!json_is_array(arr))
-		return fail(ps, "nodes", "expected an array");
-	if (json_array_size(arr) == 0)
-		return fail(ps, "nodes", "at least one node is required");
-	p->nodes = xcalloc(json_array_size(arr), sizeof(*p->nodes));
-	json_array_foreach(arr, i, n)
-	{
-		struct plan_node *pn = &p->nodes[i];
-		const char *name = NULL, *url = NULL, *dev = NULL, *tf = NULL, *tok = NULL;
-
-		p->nnodes = (int)i + 1;
-		snprintf(path, sizeof(path), "nodes[%zu]", i);
-		if (!json_is_object(n))
-			return fail(ps, path, "expected an object");
-		if ((r = check_keys(ps, n, path, keys)) < 0)
-			return r;
-		if ((r = get_str(ps, n, "name", path, true, &name)) < 0 ||
-		    (r = get_str(ps, n, "url", path, true, &url)) < 0 ||
-		    (r = get_str(ps, n, "device", path, true, &dev)) < 0 ||
-		    (r = get_str(ps, n, "token_file", path, false, &tf)) < 0 ||
-		    (r = get_str(ps, n, "token", path, false, &tok)) < 0)
-			return r;
-		if (!name_ok(name, ".-")) {
-			snprintf(path, sizeof(path), "nodes[%zu].name", i);
-			return fail(ps, path, "'%s' must be letters, digits, '.', '-' or '_'",
-			            name);
-		}
-		if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) {
-			snprintf(path, sizeof(path), "nodes[%zu].url", i);
-			return fail(ps, path, "'%s' must start with http:// or https://", url);
-		}
-		if (!name_ok(dev, "-")) {
-			snprintf(path, sizeof(path), "nodes[%zu].device", i);
-			return fail(ps, path, "'%s' is not a block device name (e.g. sda, loop0)",
-			            dev);
-		}
-		pn->name = xstrdup(name);
-		pn->url = xstrdup(url);
-		while (strlen(pn->url) > 8 && pn->url[strlen(pn->url) - 1] == '/')
-			pn->url[strlen(pn->url) - 1] = '\0';
-		pn->device = xstrdup(dev);
-		if (tok)
-			pn->token = xstrdup(tok);
-		if (tf)
-			pn->token_file =
-			        (tf[0] == '/' || !dir) ? xstrdup(tf) : xasprintf("%s/%s", dir, tf);
-		snprintf(path, sizeof(path), "nodes[%zu].labels", i);
-		if ((r = labels_take(ps, json_object_get(n, "labels"), path, &pn->labels,
-		                     &pn->nlabels)) < 0)
-			return r;
-		for (r = 0; r < pn->nlabels; r++) {
-			if (name_ok(pn->labels[r].key, ".-"))
-				continue;
-			snprintf(path, sizeof(path), "nodes[%zu].labels.%s", i, pn->labels[r].key);
-			return fail(ps, path, "a label key is letters, digits, '.', '-' or '_'");
-		}
-	}
-	return nodes_index(ps, p);
-}
-
 static int parse_param_name(struct parser *ps, json_t *v, const char *path, char *out)
 {
 	if (!json_is_string(v))
 		return fail(ps, path, "expected a string");
-	if (!name_ok(json_string_value(v), "."))
+	if (!plan_name_ok(json_string_value(v), "."))
 		return fail(ps, path, "'%s' is not a parameter name", json_string_value(v));
 	snprintf(out, PARAM_NAME_MAX, "%s", json_string_value(v));
 	return 0;
@@ -379,7 +171,7 @@ static int parse_axis(struct parser *ps, json_t *ax, size_t ai)
 	snprintf(path, sizeof(path), "axes[%zu]", ai);
 	if (!json_is_object(ax))
 		return fail(ps, path, "expected an object");
-	if ((r = check_keys(ps, ax, path, keys)) < 0)
+	if ((r = plan_check_keys(ps, ax, path, keys)) < 0)
 		return r;
 	if (!!param == !!params)
 		return fail(ps, path, "exactly one of 'param' or 'params' is required");
@@ -506,13 +298,13 @@ static int parse_filesystem(struct parser *ps, json_t *fs)
 	if (!json_is_object(fs))
 		return fail(ps, "job.filesystem",
 		            "expected an object {\"type\", \"mkfs\", \"mount\"}");
-	if ((r = check_keys(ps, fs, "job.filesystem", keys)) < 0 ||
-	    (r = get_str(ps, fs, "type", "job.filesystem", true, &type)) < 0)
+	if ((r = plan_check_keys(ps, fs, "job.filesystem", keys)) < 0 ||
+	    (r = plan_get_str(ps, fs, "type", "job.filesystem", true, &type)) < 0)
 		return r;
 	if (json_object_get(fs, "mount") && json_is_string(json_object_get(fs, "mount")) &&
 	    !*json_string_value(json_object_get(fs, "mount")))
 		mount = "";
-	else if ((r = get_str(ps, fs, "mount", "job.filesystem", false, &mount)) < 0)
+	else if ((r = plan_get_str(ps, fs, "mount", "job.filesystem", false, &mount)) < 0)
 		return r;
 	if (json_is_string(mkfs)) {
 		buf_puts(&b, json_string_value(mkfs));
@@ -589,9 +381,9 @@ static int parse_job(struct parser *ps, json_t *job)
 		return fail(ps, "job", "required field is missing");
 	if (!json_is_object(job))
 		return fail(ps, "job", "expected an object");
-	if ((r = get_str(ps, job, "engine", "job", false, &engine)) < 0)
+	if ((r = plan_get_str(ps, job, "engine", "job", false, &engine)) < 0)
 		return r;
-	if (!name_ok(engine, "-") || key_allowed(engine, own))
+	if (!plan_name_ok(engine, "-") || key_allowed(engine, own))
 		return fail(ps, "job.engine", "'%s' is not an engine name (e.g. fio, dd)", engine);
 	json_object_foreach(job, key, v)
 	{
@@ -601,7 +393,7 @@ static int parse_job(struct parser *ps, json_t *job)
 		return fail(ps, path, "unknown field (the options of engine '%s' go in job.%s)",
 		            engine, engine);
 	}
-	if ((r = get_str(ps, job, "directory", "job", false, &dirv)) < 0)
+	if ((r = plan_get_str(ps, job, "directory", "job", false, &dirv)) < 0)
 		return r;
 	snprintf(p->engine, sizeof(p->engine), "%s", engine);
 	if (dirv)
@@ -619,7 +411,7 @@ static int parse_job(struct parser *ps, json_t *job)
 		static const char *const lk[] = { "min", "max", NULL };
 		json_t *mn = json_object_get(loops, "min"), *mx = json_object_get(loops, "max");
 
-		if ((r = check_keys(ps, loops, "job.loops", lk)) < 0)
+		if ((r = plan_check_keys(ps, loops, "job.loops", lk)) < 0)
 			return r;
 		if ((r = loops_take(ps, mn, "job.loops.min", 2, &p->loops)) < 0 ||
 		    (r = loops_take(ps, mx, "job.loops.max", 2, &p->loops_max)) < 0)
@@ -662,105 +454,6 @@ static int parse_adaptive(struct parser *ps, json_t *budget)
 	return 0;
 }
 
-/* Does some node carry label key? */
-static bool some_node_label(const struct plan *p, const char *key)
-{
-	int i;
-
-	for (i = 0; i < p->nnodes; i++)
-		if (plan_node_label(&p->nodes[i], key))
-			return true;
-	return false;
-}
-
-/* Why s cannot be key n of p's cohort_by (0 when it can: an identity field, label.KEY of a
- * node label, or KEY of a node label that is no identity field, not given before). */
-static int cohort_key_check(const struct plan *p, const char *s, int n, char *why, size_t len)
-{
-	const char *label = !strncmp(s, "label.", 6) ? s + 6 : NULL;
-	int j;
-
-	if (!name_ok(s, ".-"))
-		snprintf(why, len, "expected an identity field or a node label name");
-	else if (!label && identity_field_parse(s) < 0 && !some_node_label(p, s))
-		snprintf(
-		        why, len,
-		        "'%s' is neither an identity field (vendor, model, firmware, serial, wwid, "
-		        "transport, rotational, logical_block_bytes, physical_block_bytes, "
-		        "size_bytes, kernel, machine, hostname) nor a label of any node "
-		        "(nodes[].labels)",
-		        s);
-	else if (label && !some_node_label(p, label))
-		snprintf(why, len, "no node has the label '%s' (nodes[].labels)", label);
-	else if (n >= PLAN_COHORT_BY_MAX)
-		snprintf(why, len, "at most %d keys", PLAN_COHORT_BY_MAX);
-	else
-		for (j = 0, why[0] = '\0'; j < n && !why[0]; j++)
-			if (!strcmp(p->cohort_by[j], s))
-				snprintf(why, len, "'%s' is given twice", s);
-	return why[0] ? -EINVAL : 0;
-}
-
-/* cohort_by: identity fields and node labels, each once; ["model", "firmware"] by default. */
-static int parse_cohort_by(struct parser *ps, json_t *v)
-{
-	struct plan *p = ps->p;
-	char path[64], why[400];
-	json_t *k;
-	size_t i;
-
-	if (!v) {
-		p->ncohort_by = 2;
-		snprintf(p->cohort_by[0], PARAM_NAME_MAX, "%s", identity_field_names[IDF_MODEL]);
-		snprintf(p->cohort_by[1], PARAM_NAME_MAX, "%s", identity_field_names[IDF_FIRMWARE]);
-		return 0;
-	}
-	if (!json_is_array(v))
-		return fail(ps, "cohort_by", "expected an array of identity fields or node labels");
-	if (json_array_size(v) > PLAN_COHORT_BY_MAX)
-		return fail(ps, "cohort_by", "at most %d keys", PLAN_COHORT_BY_MAX);
-	json_array_foreach(v, i, k)
-	{
-		snprintf(path, sizeof(path), "cohort_by[%zu]", i);
-		if (!json_is_string(k))
-			return fail(ps, path, "expected an identity field or a node label name");
-		if (cohort_key_check(p, json_string_value(k), p->ncohort_by, why, sizeof(why)))
-			return fail(ps, path, "%s", why);
-		snprintf(p->cohort_by[p->ncohort_by++], PARAM_NAME_MAX, "%s", json_string_value(k));
-	}
-	return 0;
-}
-
-int plan_cohort_by_set(struct plan *p, const char *list, struct err *e)
-{
-	struct plan t = { .nnodes = p->nnodes, .nodes = p->nodes };
-	char key[PARAM_NAME_MAX + 1], why[400];
-	const char *at = list, *end;
-	size_t n;
-
-	while (*at) {
-		end = strchr(at, ',');
-		n = end ? (size_t)(end - at) : strlen(at);
-		while (n && *at == ' ')
-			at++, n--;
-		while (n && at[n - 1] == ' ')
-			n--;
-		if (n == 0 || n > PARAM_NAME_MAX - 1)
-			return err_set(e, -EINVAL, "bad_option",
-			               "--cohort-by: expected names separated by commas");
-		snprintf(key, sizeof(key), "%.*s", (int)n, at);
-		if (cohort_key_check(&t, key, t.ncohort_by, why, sizeof(why)))
-			return err_set(e, -EINVAL, "bad_option", "--cohort-by: %s", why);
-		snprintf(t.cohort_by[t.ncohort_by++], PARAM_NAME_MAX, "%s", key);
-		if (!end)
-			break;
-		at = end + 1;
-	}
-	memcpy(p->cohort_by, t.cohort_by, sizeof(p->cohort_by));
-	p->ncohort_by = t.ncohort_by;
-	return 0;
-}
-
 static int parse_top(struct parser *ps, json_t *root, const char *dir)
 {
 	static const char *const keys[] = {
@@ -776,14 +469,14 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 
 	if (!json_is_object(root))
 		return fail(ps, "$", "expected an object");
-	if ((r = check_keys(ps, root, "", keys)) < 0)
+	if ((r = plan_check_keys(ps, root, "", keys)) < 0)
 		return r;
-	if ((r = get_str(ps, root, "name", "", true, &s)) < 0)
+	if ((r = plan_get_str(ps, root, "name", "", true, &s)) < 0)
 		return r;
 	p->name = xstrdup(s);
 	if (!json_object_get(root, "nodes"))
 		return fail(ps, "nodes", "required field is missing");
-	if ((r = parse_nodes(ps, json_object_get(root, "nodes"), dir)) < 0)
+	if ((r = plan_parse_nodes(ps, json_object_get(root, "nodes"), dir)) < 0)
 		return r;
 	v = json_object_get(root, "baseline");
 	if (v && !json_is_object(v))
@@ -794,7 +487,7 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 		json_object_foreach(v, key, val)
 		{
 			snprintf(path, sizeof(path), "baseline.%s", key);
-			if (!name_ok(key, "."))
+			if (!plan_name_ok(key, "."))
 				return fail(ps, path, "not a parameter name");
 			if ((r = take_value(ps, key, val, path, &p->baseline)) < 0)
 				return r;
@@ -824,7 +517,7 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 		}
 	}
 	p->strategy = PLAN_SEQUENTIAL;
-	if ((r = get_str(ps, root, "strategy", "", false, &s)) < 0)
+	if ((r = plan_get_str(ps, root, "strategy", "", false, &s)) < 0)
 		return r;
 	if (r == 1) {
 		if (!strcmp(s, "grid"))
@@ -841,15 +534,15 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 	    (r = check_filesystem(ps)) < 0)
 		return r;
 	snprintf(p->metric, sizeof(p->metric), "write.bw_mib");
-	if ((r = get_str(ps, root, "metric", "", false, &s)) < 0)
+	if ((r = plan_get_str(ps, root, "metric", "", false, &s)) < 0)
 		return r;
 	if (r == 1) {
-		if (!name_ok(s, "."))
+		if (!plan_name_ok(s, "."))
 			return fail(ps, "metric", "'%s' is not a metric name (e.g. write.bw_mib)",
 			            s);
 		snprintf(p->metric, sizeof(p->metric), "%s", s);
 	}
-	if ((r = get_str(ps, root, "goal", "", false, &s)) < 0)
+	if ((r = plan_get_str(ps, root, "goal", "", false, &s)) < 0)
 		return r;
 	if (r == 1) {
 		if (!strcmp(s, "minimize"))
@@ -866,10 +559,10 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 		if (p->min_effect_pct < 0 || p->min_effect_pct >= 1000)
 			return fail(ps, "min_effect_pct", "must be between 0 and 1000");
 	}
-	if ((r = labels_take(ps, json_object_get(root, "labels"), "labels", &p->labels,
-	                     &p->nlabels)) < 0)
+	if ((r = plan_labels_take(ps, json_object_get(root, "labels"), "labels", &p->labels,
+	                          &p->nlabels)) < 0)
 		return r;
-	return parse_cohort_by(ps, json_object_get(root, "cohort_by"));
+	return plan_parse_cohort_by(ps, json_object_get(root, "cohort_by"));
 }
 
 int plan_parse(const char *text, const char *dir, struct plan *p, struct err *e)
@@ -918,51 +611,6 @@ out:
 	return rc;
 }
 
-int plan_tokens_load(struct plan *p, struct err *e)
-{
-	const char *env = getenv("FLEETTUNE_TOKEN");
-	int i, rc = 0;
-
-	for (i = 0; i < p->nnodes; i++) {
-		struct plan_node *n = &p->nodes[i];
-		struct buf b = BUF_INIT;
-
-		if (n->token)
-			continue;
-		if (n->token_file) {
-			rc = buf_read_file(&b, n->token_file, 4096);
-			if (rc < 0) {
-				buf_release(&b);
-				return err_set(e, rc, "token_unreadable",
-				               "%s: cannot read token_file '%s': %s", n->name,
-				               n->token_file, strerror(-rc));
-			}
-			while (b.len && (b.data[b.len - 1] == '\n' || b.data[b.len - 1] == ' '))
-				b.data[--b.len] = '\0';
-			n->token = buf_detach(&b, NULL);
-		} else if (env && *env) {
-			n->token = xstrdup(env);
-		} else {
-			return err_set(e, -ENOENT, "token_missing",
-			               "%s: no token (set nodes[%d].token_file, nodes[%d].token or "
-			               "FLEETTUNE_TOKEN)",
-			               n->name, i, i);
-		}
-	}
-	return rc;
-}
-
-static void labels_free(struct plan_label *l, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++) {
-		free(l[i].key);
-		free(l[i].value);
-	}
-	free(l);
-}
-
 void plan_release(struct plan *p)
 {
 	int i;
@@ -975,7 +623,7 @@ void plan_release(struct plan *p)
 		free(p->nodes[i].device);
 		free(p->nodes[i].token);
 		free(p->nodes[i].token_file);
-		labels_free(p->nodes[i].labels, p->nodes[i].nlabels);
+		plan_labels_free(p->nodes[i].labels, p->nodes[i].nlabels);
 	}
 	free(p->nodes);
 	free(p->node_by_name);
@@ -983,7 +631,7 @@ void plan_release(struct plan *p)
 		free(p->axes[i].values);
 	free(p->axes);
 	free(p->name);
-	labels_free(p->labels, p->nlabels);
+	plan_labels_free(p->labels, p->nlabels);
 	free(p->engine_json);
 	free(p->directory);
 	free(p->json);

@@ -42,8 +42,8 @@ declare -A only=(
 )
 
 # Files that belong to another file's module (name=module), where a module is a .c/.h pair
-# and its helpers; none in the controller.
-declare -A group=()
+# and its helpers: the plan's nodes and its parser's shared header, the report's node text.
+declare -A group=([plan_nodes]=plan [plan_priv]=plan [report_nodes]=report)
 
 # check DIR: print every violation; return 1 when there is one.
 check() {
