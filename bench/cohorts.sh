@@ -202,7 +202,24 @@ timed() {
 }
 timed nodes "$CTL_BIN" nodes "$IT_TMP/plan-big.json"
 grep -A9 '^cohorts by' "$IT_TMP/out.nodes"
+t_sweep=$(date +%s.%N)
 timed sweep "$CTL_BIN" sweep "$IT_TMP/plan-big.json" --db "$IT_TMP/big.db"
+# The sweep's own pre-flight: from its start to the log line that prints the cohorts (written
+# once pre-flight has passed and the identities are read).
+preflight_s=$(python3 - "$IT_TMP/err.sweep" "$t_sweep" <<'PY'
+import datetime, re, sys
+for line in open(sys.argv[1]):
+    m = re.match(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+)Z .*cohorts by", line)
+    if m:
+        t = datetime.datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S.%f")
+        t = t.replace(tzinfo=datetime.timezone.utc).timestamp()
+        print("%.2f" % (t - float(sys.argv[2])))
+        break
+else:
+    print("?")
+PY
+)
+echo "RESULT $BIG_NODES nodes in 8 cohorts: the sweep's pre-flight (start to cohorts printed) $preflight_s s"
 grep -E 'cohorts by|^  MODEL|pre-flight' "$IT_TMP/err.sweep" | head -12
 tail -20 "$IT_TMP/out.sweep"
 "$CTL_BIN" show 1 --format json --db "$IT_TMP/big.db" >"$IT_TMP/big.json"
