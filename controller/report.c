@@ -676,6 +676,12 @@ static void summary_best(const struct ctlstore_summary *h, struct buf *out)
 			words_best_config(&h->best_cfg, h->best_delta_pct, h->best_verdict, out);
 			return;
 		}
+		/* A best of its own per cohort, none for the fleet as a whole. */
+		if (!h->legacy_best_line[0]) {
+			buf_puts(out, "best: per cohort (the cohorts' effects differ; show ID says "
+			              "which)\n");
+			return;
+		}
 		break;
 	case OUTCOME_BASELINE:
 		buf_puts(out, "best: the baseline (no configuration gave a significant gain)\n");

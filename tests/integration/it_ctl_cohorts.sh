@@ -91,6 +91,9 @@ except ImportError:
 PY
 it_eq "the sweep document carries the cohorts" 0 $?
 
+ctl history >"$IT_TMP/history.txt"
+it_check "history: the best is per cohort" grep -q "best: per cohort" "$IT_TMP/history.txt"
+
 # The jobs recorded what their devices were.
 it_http GET "$n2_URL/api/v1/results?limit=1" "$n2_TOKEN"
 it_eq "a job's identity is in the results" MZ7LH480 "$(echo "$HTTP_BODY" | jq -r '.results[0].identity.device.model')"
