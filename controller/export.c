@@ -182,9 +182,9 @@ static void sysctl_lines(const struct config *c, bool udev, struct buf *out)
 			buf_printf(out, "%s%s=%s\n", udev ? "# " : "", c->s[i].name, c->s[i].value);
 }
 
-static void legacy_render(const struct sweep *s, bool udev, struct buf *out)
+static void legacy_render(const struct sweep *s, bool udev, bool best, struct buf *out)
 {
-	const struct config *c = s->best >= 0 ? &s->points[s->best].cfg : &s->plan.baseline;
+	const struct config *c = best ? &s->points[s->best].cfg : &s->plan.baseline;
 	bool *repeat = device_repeats(&s->plan), sysctls = false;
 	char prefix[200];
 	int k;
@@ -193,13 +193,13 @@ static void legacy_render(const struct sweep *s, bool udev, struct buf *out)
 		buf_printf(out, "# fleettune sweep %lld \"", (long long)s->id);
 		comment_text(out, s->plan.name);
 		buf_printf(out, "\": %s\n",
-		           s->best >= 0 ? "best configuration" : "baseline (no significant gain)");
+		           best ? "best configuration" : "its baseline, exported on purpose");
 		buf_puts(out, "# install as /etc/udev/rules.d/60-fleettune.rules\n");
 	} else {
 		buf_printf(out, "# fleettune sweep %lld \"", (long long)s->id);
 		comment_text(out, s->plan.name);
 		buf_printf(out, "\"\n[main]\nsummary=fleettune sweep %lld: %s\n\n[sysfs]\n",
-		           (long long)s->id, s->best >= 0 ? "best configuration" : "baseline");
+		           (long long)s->id, best ? "best configuration" : "baseline");
 	}
 	if (s->plan.nnodes > 1)
 		buf_puts(out, "# no node reported what its device is (agents before identity, or a "
@@ -432,11 +432,12 @@ static void cohort_comment(const struct sweep *s, int c, struct buf *out)
 
 /* The configuration cohort c keeps: its best, or the sweep's with one cohort; else the
  * baseline. */
-static const struct config *cohort_config(const struct sweep *s, int c, bool *best)
+static const struct config *cohort_config(const struct sweep *s, int c, bool baseline, bool *best)
 {
-	const struct config *cfg = s->ncohorts >= 2 ? sweep_cohort_best_cfg(s, c)
-	                           : s->best >= 0   ? &s->points[s->best].cfg
-	                                            : NULL;
+	const struct config *cfg = baseline           ? NULL
+	                           : s->ncohorts >= 2 ? sweep_cohort_best_cfg(s, c)
+	                           : s->best >= 0     ? &s->points[s->best].cfg
+	                                              : NULL;
 
 	*best = cfg != NULL;
 	return cfg ? cfg : &s->plan.baseline;
@@ -478,7 +479,7 @@ static bool tuned_disk(const struct config *c, struct buf *out)
 
 /* One rule or profile of cohort c for its nodes of one transport. */
 static int cohort_render(const struct sweep *s, int c, const char *transport, bool udev,
-                         struct buf *out, struct err *e)
+                         bool baseline, struct buf *out, struct err *e)
 {
 	struct buf m = BUF_INIT, host = BUF_INIT, skipped = BUF_INIT, key = BUF_INIT;
 	const struct config *cfg;
@@ -486,7 +487,14 @@ static int cohort_render(const struct sweep *s, int c, const char *transport, bo
 	bool best, sysctls;
 	int n, rc = 0;
 
-	cfg = cohort_config(s, c, &best);
+	cfg = cohort_config(s, c, baseline, &best);
+	if (!best && !baseline) {
+		/* A permanent rule is never written for a baseline nobody chose. */
+		cohort_comment(s, c, out);
+		buf_puts(out, "# no configuration gave it a significant gain: no rule (export "
+		              "--baseline writes the baseline on purpose)\n\n");
+		goto out;
+	}
 	n = cohort_matches(s, c, transport, udev, &m, &host, &skipped);
 	if (n == 0 && !pattern) {
 		sweep_cohort_key(s, c, &key);
@@ -504,8 +512,7 @@ static int cohort_render(const struct sweep *s, int c, const char *transport, bo
 		           "/etc/tuned/fleettune-%lld-c%d/tuned.conf\n",
 		           (long long)s->id, c + 1, (long long)s->id, c + 1);
 	cohort_comment(s, c, out);
-	buf_printf(out, "# %s\n",
-	           best ? "its best configuration" : "its baseline (no significant gain)");
+	buf_printf(out, "# %s\n", best ? "its best configuration" : "its baseline, on purpose");
 	if (host.len) {
 		buf_puts(out, "# install only on hosts with ");
 		comment_text(out, host.data);
@@ -559,9 +566,10 @@ static bool identity_known(const struct sweep *s)
 	return false;
 }
 
-int export_render(const struct sweep *s, const char *format, struct buf *out, struct err *e)
+int export_render(const struct sweep *s, const char *format, enum export_what what, struct buf *out,
+                  struct err *e)
 {
-	bool udev = !strcmp(format, "udev");
+	bool udev = !strcmp(format, "udev"), baseline = what == EXPORT_BASELINE;
 	struct buf body = BUF_INIT;
 	int c, i, j, rc = 0;
 
@@ -574,8 +582,15 @@ int export_render(const struct sweep *s, const char *format, struct buf *out, st
 				return -EINVAL;
 	if (config_check(&s->plan.baseline, e) < 0)
 		return -EINVAL;
+	/* A best of the fleet, or of some cohort (outcome best). */
+	if (!baseline && s->outcome != OUTCOME_BEST)
+		return err_set(e, -ENOENT, "no_best", "sweep %lld has no best configuration",
+		               (long long)s->id);
 	if (!identity_known(s) || s->ncohorts == 0) {
-		legacy_render(s, udev, out);
+		if (!baseline && s->best < 0)
+			return err_set(e, -ENOENT, "no_best",
+			               "sweep %lld has no best configuration", (long long)s->id);
+		legacy_render(s, udev, !baseline, out);
 		return 0;
 	}
 	buf_printf(&body, "# fleettune sweep %lld \"", (long long)s->id);
@@ -602,7 +617,7 @@ int export_render(const struct sweep *s, const char *format, struct buf *out, st
 				seen = (!t && !u) || (t && u && !strcmp(t, u));
 			}
 			if (!seen)
-				rc = cohort_render(s, c, t, udev, &body, e);
+				rc = cohort_render(s, c, t, udev, baseline, &body, e);
 		}
 	}
 	if (rc == 0)

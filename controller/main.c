@@ -22,6 +22,7 @@
 #include "race.h"
 #include "report.h"
 #include "report_html.h"
+#include "site.h"
 #include "strategy.h"
 #include "sweep.h"
 #include "sweepdoc.h"
@@ -50,6 +51,7 @@ struct opts {
 	double min_effect_pct; /* --min-effect; NAN when not given */
 	const char *cohort_by; /* --cohort-by; NULL when not given */
 	bool dry_run;
+	bool baseline; /* export --baseline: the sweep's baseline, on purpose */
 	bool continue_on_node_failure;
 	bool all_nodes; /* --nodes all: a column per node at any fleet size */
 	bool help;
@@ -555,10 +557,22 @@ static int cmd_export(const struct cmd *c, struct opts *o)
 		return EXIT_USAGE;
 	if (sweep_load(o, id, &s) < 0)
 		return 1;
-	if (s.outcome != OUTCOME_BEST)
-		log_warn("sweep %lld has no best configuration; exporting its baseline",
-		         (long long)id);
-	if (export_render(&s, o->format, &out, &e) < 0) {
+	if (s.outcome != OUTCOME_BEST && !o->baseline) { /* no best of the fleet or any cohort */
+		struct buf why = BUF_INIT, cfg = BUF_INIT;
+
+		words_no_best(&s, &why);
+		config_format(&s.plan.baseline, &cfg);
+		log_error(
+		        "sweep %lld has no best configuration to export: %s. Nothing was written; "
+		        "--baseline exports its baseline (%s) on purpose",
+		        (long long)id, why.data, cfg.data ? cfg.data : "");
+		buf_release(&why);
+		buf_release(&cfg);
+		sweep_release(&s);
+		return 1;
+	}
+	if (export_render(&s, o->format, o->baseline ? EXPORT_BASELINE : EXPORT_BEST, &out, &e) <
+	    0) {
 		log_error("%s", e.msg);
 		rc = 1;
 	} else {
@@ -605,6 +619,48 @@ static int cmd_report(const struct cmd *c, struct opts *o)
 	}
 	sweep_release(&s);
 	return rc;
+}
+
+/* site_write's status hook: a running sweep whose controller is gone shows as abandoned. */
+static void site_status(struct sweep *s, void *ctx)
+{
+	const char *me = ctx;
+
+	if (sweep_abandoned(me, s->status, s->owner_pid, s->owner_host, s->saved_at, s->created_at))
+		snprintf(s->status, sizeof(s->status), "abandoned");
+}
+
+/* site DIR: every stored sweep as a static site (site.h). */
+static int cmd_site(const struct cmd *c, struct opts *o)
+{
+	struct ctlstore *st = NULL;
+	struct site_stats stats;
+	struct err e = { 0 };
+	char *path = db_path(o), me[64];
+	struct site_opts so = { .web_dir = web_dir(o),
+		                .db_label = path,
+		                .now_s = time_now_s(),
+		                .status_adjust = site_status,
+		                .ctx = me };
+	double t0 = time_mono_s();
+	int rc;
+
+	(void)c;
+	host_name(me, sizeof(me));
+	rc = ctlstore_open(path, &st, &e);
+	if (rc == 0)
+		rc = site_write(st, o->args[0], &so, &stats, &e);
+	if (rc < 0)
+		log_error("%s", e.msg);
+	else
+		log_info("wrote %s/index.html and %d sweep page%s (%d plan%s, %d run more than "
+		         "once) "
+		         "in %.2f s",
+		         o->args[0], stats.nsweeps, stats.nsweeps == 1 ? "" : "s", stats.nplans,
+		         stats.nplans == 1 ? "" : "s", stats.nplans_repeat, time_mono_s() - t0);
+	ctlstore_close(st);
+	free(path);
+	return rc < 0 ? 1 : 0;
 }
 
 /* analyze: a sweep document (FILE, or - for stdin) judged again from its passes. */
@@ -700,10 +756,20 @@ static const struct cmd cmds[] = {
 	  "sweep with cohorts, each node gets its cohort's best (what the node is is read from\n"
 	  "its agent, so the plan may name other nodes than the sweep's).",
 	  1 },
-	{ "export", cmd_export, "export ID --format udev|tuned [--out FILE] [--db PATH]",
-	  "Print a udev rule or a tuned profile for the sweep's best configuration.", 1 },
+	{ "export", cmd_export,
+	  "export ID --format udev|tuned [--baseline] [--out FILE] [--db PATH]",
+	  "Print a udev rule or a tuned profile for the sweep's best configuration. A sweep with "
+	  "no best\nis refused (exit 1, saying why); --baseline exports its baseline instead, on "
+	  "purpose.",
+	  1 },
 	{ "report", cmd_report, "report ID --html FILE [--web-root DIR] [--db PATH]",
 	  "Write a self-contained HTML report (data, JS and CSS inline) of a stored sweep.", 1 },
+	{ "site", cmd_site, "site DIR [--web-root DIR] [--db PATH]",
+	  "Write every stored sweep as a static site: DIR/index.html (each sweep's name, date, "
+	  "nodes,\nstrategy, best and outcome, and for plans run more than once the best "
+	  "configuration's effect\nand the baseline's figure over time) and DIR/sweep-ID.html, "
+	  "each sweep's report. It opens\nfrom file:// with no network.",
+	  1 },
 	{ "help", cmd_help, "help [COMMAND]", "Show the commands, or one command's usage.", -1 },
 };
 
@@ -743,6 +809,7 @@ enum {
 	OPT_VERBOSE,
 	OPT_NODES,
 	OPT_DRY_RUN,
+	OPT_BASELINE,
 	OPT_CONTINUE,
 	OPT_MIN_EFFECT,
 	OPT_COHORT_BY,
@@ -787,6 +854,7 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, OPT_VERBOSE },
 		{ "nodes", required_argument, NULL, OPT_NODES },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "baseline", no_argument, NULL, OPT_BASELINE },
 		{ "continue-on-node-failure", no_argument, NULL, OPT_CONTINUE },
 		{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
 		{ "cohort-by", required_argument, NULL, OPT_COHORT_BY },
@@ -867,6 +935,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_DRY_RUN:
 			o.dry_run = true;
+			break;
+		case OPT_BASELINE:
+			o.baseline = true;
 			break;
 		case OPT_CONTINUE:
 			o.continue_on_node_failure = true;
