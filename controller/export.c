@@ -30,26 +30,74 @@ static bool is_sysctl(const char *name)
 	                             !strncmp(name, "kernel.", 7));
 }
 
-/* The filesystem c chose, as comment lines: neither a udev rule nor tuned can make or mount
- * one, so the user is told what to run (the mkfs options as the plan gives them). */
-static void filesystem_note(const struct sweep *s, const struct config *c, bool udev,
-                            struct buf *out)
+/* Whether s may stand in the filesystem note's mkfs, mount and fstab lines (commands one copies
+ * into a shell or /etc/fstab): letters, digits and "._-+,:/=^" (mkfs's "size=4k", ext4's
+ * "^has_journal"): nothing that quotes, expands, ends the comment line or starts a field. */
+static bool export_fs_word_ok(const char *s)
 {
-	struct fsparam_fs fs;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || strchr("._-+,:/=^", *s)))
+			return false;
+	return true;
+}
 
-	fsparam_fs_of(&s->plan, c, &fs);
-	if (!fs.present)
+/* The filesystem configuration c asks for (job.filesystem with the fs.* values on top), as the
+ * export writes it: mkfs's options are the argv tokens the agents get (fsparam_mkfs_tokens),
+ * joined by one space. 0 with fs->present false when there is none; -EINVAL
+ * "export_refused" naming the parameter when a value cannot stand in those lines. */
+static int export_fs(const struct sweep *s, const struct config *c, const char *format,
+                     struct fsparam_fs *fs, struct err *e)
+{
+	char tok[32][96];
+	const char *bad = NULL;
+	size_t len = 0;
+	int n, i;
+
+	fsparam_fs_of(&s->plan, c, fs);
+	if (!fs->present)
+		return 0;
+	n = fsparam_mkfs_tokens(fs->mkfs, tok, 32);
+	if (!*fs->type || !export_fs_word_ok(fs->type))
+		bad = FSPARAM_TYPE;
+	else if (!export_fs_word_ok(fs->mount))
+		bad = FSPARAM_MOUNT;
+	else if (n < 0)
+		bad = FSPARAM_MKFS;
+	for (i = 0; !bad && i < n; i++)
+		if (!export_fs_word_ok(tok[i]))
+			bad = FSPARAM_MKFS;
+	if (bad)
+		return err_set(e, -EINVAL, "export_refused",
+		               "%s: the filesystem's value has a character the mkfs, mount and "
+		               "fstab lines of a %s file cannot hold safely (quotes, line breaks, "
+		               "'#', '$', ';', ...)",
+		               bad, format);
+	fs->mkfs[0] = '\0';
+	for (i = 0; i < n; i++)
+		len += (size_t)snprintf(fs->mkfs + len, sizeof(fs->mkfs) - len, "%s%s",
+		                        i ? " " : "", tok[i]);
+	return 0;
+}
+
+/* The filesystem fs (export_fs: checked) as comment lines: neither a udev rule nor tuned can
+ * make or mount one, so the user is told what to run (the mkfs options as the plan gives
+ * them). */
+static void filesystem_note(const struct fsparam_fs *fs, bool udev, struct buf *out)
+{
+	if (!fs->present)
 		return;
 	buf_printf(out,
 	           "\n# filesystem: %s cannot make or mount one; the sweep's choice is fs.type=%s "
 	           "fs.mkfs=%s fs.mount=%s:\n",
-	           udev ? "a udev rule" : "tuned", fs.type, fs.mkfs[0] ? fs.mkfs : "(defaults)",
-	           fs.mount[0] ? fs.mount : "(defaults)");
-	buf_printf(out, "#   mkfs.%s %s%s/dev/DEVICE\n", fs.type, fs.mkfs, fs.mkfs[0] ? " " : "");
-	buf_printf(out, "#   mount -t %s -o %s /dev/DEVICE /MOUNTPOINT\n", fs.type,
-	           fs.mount[0] ? fs.mount : "defaults");
-	buf_printf(out, "#   fstab: /dev/DEVICE /MOUNTPOINT %s %s 0 0\n", fs.type,
-	           fs.mount[0] ? fs.mount : "defaults");
+	           udev ? "a udev rule" : "tuned", fs->type, fs->mkfs[0] ? fs->mkfs : "(defaults)",
+	           fs->mount[0] ? fs->mount : "(defaults)");
+	buf_printf(out, "#   mkfs.%s %s%s/dev/DEVICE\n", fs->type, fs->mkfs,
+	           fs->mkfs[0] ? " " : "");
+	buf_printf(out, "#   mount -t %s -o %s /dev/DEVICE /MOUNTPOINT\n", fs->type,
+	           fs->mount[0] ? fs->mount : "defaults");
+	buf_printf(out, "#   fstab: /dev/DEVICE /MOUNTPOINT %s %s 0 0\n", fs->type,
+	           fs->mount[0] ? fs->mount : "defaults");
 	buf_puts(out, "# (each job's own mkfs command, as its agent ran it, is in the job: GET "
 	              "/api/v1/jobs/ID, filesystem.mkfs)\n");
 }
@@ -79,35 +127,52 @@ static void export_order(const struct config *c, int *order)
 			order[k++] = i;
 }
 
-/* Text of a comment line: no byte that could end the comment or be read as a rule. */
+/* Text of a comment line: control characters and bytes above ASCII (a line break would end
+ * the comment and start a rule) become '?', and '"' becomes '\'' (comments quote the plan's
+ * name). */
 static void comment_text(struct buf *out, const char *t)
 {
 	for (; *t; t++)
 		buf_printf(out, "%c",
-		           (unsigned char)*t < 0x20 || (unsigned char)*t > 0x7e ? '?' : *t);
+		           (unsigned char)*t < 0x20 || (unsigned char)*t > 0x7e ? '?'
+		           : *t == '"'                                          ? '\''
+		                                                                : *t);
 }
 
-/* A value the kernel will be given: plain parameter text only (the agents judged it). */
-static bool value_ok(const char *v)
+/* Whether s may stand as it is in a udev match/assignment or a tuned line: a sysfs name or
+ * value (letters, digits, "._-+,:/" and no "..": nothing that quotes, comments, ends a line
+ * or escapes). */
+static bool export_word_ok(const char *s)
 {
-	if (!*v)
+	if (!*s || strstr(s, ".."))
 		return false;
-	for (; *v; v++)
-		if (!((*v >= 'a' && *v <= 'z') || (*v >= 'A' && *v <= 'Z') ||
-		      (*v >= '0' && *v <= '9') || strchr("_.:-", *v)))
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || strchr("._-+,:/", *s)))
 			return false;
 	return true;
 }
 
-static int config_check(const struct config *c, struct err *e)
+/* Refuse what cannot be written safely for the format: c's names and values, and the device
+ * names when the rules name devices (names); the filesystem: export_fs. */
+static int export_check(const struct sweep *s, const struct config *c, bool names,
+                        const char *format, struct err *e)
 {
-	int i;
+	int i, k;
 
+	for (k = 0; names && k < s->plan.nnodes; k++)
+		if (!export_word_ok(s->plan.nodes[k].device))
+			return err_set(e, -EINVAL, "export_refused",
+			               "node %s: device '%s' cannot be written into a %s file",
+			               s->plan.nodes[k].name, s->plan.nodes[k].device, format);
 	for (i = 0; i < c->n; i++)
-		if (!fsparam_is(c->s[i].name) && !value_ok(c->s[i].value))
-			return err_set(e, -EINVAL, "bad_value",
-			               "export: %s='%.40s' is not a value a rule may write",
-			               c->s[i].name, c->s[i].value);
+		if (!fsparam_is(c->s[i].name) &&
+		    (!export_word_ok(c->s[i].name) || !export_word_ok(c->s[i].value)))
+			return err_set(
+			        e, -EINVAL, "export_refused",
+			        "parameter %.*s: the name or its value has a character a %s file "
+			        "cannot hold safely (quotes, spaces, line breaks, '#', '$', ...)",
+			        80, c->s[i].name, format);
 	return 0;
 }
 
@@ -182,13 +247,22 @@ static void sysctl_lines(const struct config *c, bool udev, struct buf *out)
 			buf_printf(out, "%s%s=%s\n", udev ? "# " : "", c->s[i].name, c->s[i].value);
 }
 
-static void legacy_render(const struct sweep *s, bool udev, bool best, struct buf *out)
+static int legacy_render(const struct sweep *s, bool udev, bool best, struct buf *out,
+                         struct err *e)
 {
 	const struct config *c = best ? &s->points[s->best].cfg : &s->plan.baseline;
-	bool *repeat = device_repeats(&s->plan), sysctls = false;
+	const char *format = udev ? "udev" : "tuned";
+	bool *repeat, sysctls = false;
+	struct fsparam_fs fs;
 	char prefix[200];
-	int k;
+	int k, rc;
 
+	rc = export_check(s, c, true, format, e);
+	if (rc == 0)
+		rc = export_fs(s, c, format, &fs, e);
+	if (rc)
+		return rc;
+	repeat = device_repeats(&s->plan);
 	if (udev) {
 		buf_printf(out, "# fleettune sweep %lld \"", (long long)s->id);
 		comment_text(out, s->plan.name);
@@ -219,7 +293,8 @@ static void legacy_render(const struct sweep *s, bool udev, bool best, struct bu
 	free(repeat);
 	if (sysctls)
 		sysctl_lines(c, udev, out);
-	filesystem_note(s, c, udev, out);
+	filesystem_note(&fs, udev, out);
+	return 0;
 }
 
 /* ---- per cohort: rules that match what the devices are ---- */
@@ -279,37 +354,56 @@ static const struct {
 	{ "usb", "sd[a-z]*", "/dev/sd[a-z]+" },
 };
 
-/* A udev match value: bytes that are glob or quoting characters, or not printable, become '?'
- * (one character of anything), so the rule still matches the device and no more. */
-static void udev_value(struct buf *out, const char *v)
-{
-	for (; *v; v++)
-		buf_printf(out, "%c",
-		           (unsigned char)*v < 0x20 || (unsigned char)*v > 0x7e ||
-		                           strchr("\"\\*?[]|", *v)
-		                   ? '?'
-		                   : *v);
-}
-
-/* A tuned (Python) regex of a udev property value: letters, digits, '_' and '-' as they are,
- * '.' and '+' in brackets, a run of blanks as one or more blanks or '_' (udev writes
- * ID_MODEL with '_'), anything else as '.'. */
-static void tuned_value(struct buf *out, const char *v)
+/* A udev match value that matches v exactly: udev hands a rule's value to fnmatch(3) as it
+ * is written, so the glob characters and the backslash go in brackets ("[*]", "[\\]": never a
+ * backslash before the closing quote). Returns 0, or the first byte a rule cannot hold
+ * exactly: '"' (udev before 247 has no escape for it), '|' (it separates patterns), control
+ * characters and bytes above ASCII (SCSI and NVMe identity strings are printable ASCII). */
+static int udev_value(struct buf *out, const char *v)
 {
 	for (; *v; v++) {
-		if ((*v >= 'a' && *v <= 'z') || (*v >= 'A' && *v <= 'Z') ||
-		    (*v >= '0' && *v <= '9') || *v == '_' || *v == '-') {
-			buf_printf(out, "%c", *v);
-		} else if (*v == '.' || *v == '+') {
-			buf_printf(out, "[%c]", *v);
-		} else if (*v == ' ') {
+		unsigned char ch = (unsigned char)*v;
+
+		if (ch < 0x20 || ch > 0x7e || ch == '"' || ch == '|')
+			return ch;
+		if (strchr("*?[\\$%", ch))
+			buf_printf(out, ch == '\\' ? "[\\\\]" : "[%c]", ch);
+		else
+			buf_printf(out, "%c", ch);
+	}
+	return 0;
+}
+
+/* A tuned (Python) regex that matches the udev property udev makes of v, exactly: letters,
+ * digits, '_' and '-' as they are; a run of blanks as one or more blanks or '_' (udev writes
+ * ATA and SCSI models with '_', NVMe's as the kernel has them); udev's other safe characters
+ * as "[.]", "[+]" and \xHH ("#:=@"); any other printable character as itself (\xHH) or the
+ * '_' udev puts in its place. \xHH never quotes, comments, expands (tuned's ${...}) or ends
+ * the line. Returns 0, or the first byte no rule can hold exactly (control characters, bytes
+ * above ASCII). */
+static int tuned_value(struct buf *out, const char *v)
+{
+	for (; *v; v++) {
+		unsigned char ch = (unsigned char)*v;
+
+		if (ch < 0x20 || ch > 0x7e)
+			return ch;
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		    (ch >= '0' && ch <= '9') || ch == '_' || ch == '-') {
+			buf_printf(out, "%c", ch);
+		} else if (ch == ' ') {
 			while (v[1] == ' ')
 				v++;
 			buf_puts(out, "[ _]+");
+		} else if (ch == '.' || ch == '+') {
+			buf_printf(out, "[%c]", ch);
+		} else if (strchr("#:=@", ch)) {
+			buf_printf(out, "\\x%02x", ch);
 		} else {
-			buf_puts(out, ".");
+			buf_printf(out, "(?:\\x%02x|_)", ch);
 		}
 	}
+	return 0;
 }
 
 /* The value of key j that a rule compares with the kernel's attribute: rotational as 1/0, the
@@ -324,14 +418,32 @@ static void attr_text(enum identity_field f, const char *v, char *out, size_t le
 		snprintf(out, len, "%s", v);
 }
 
+/* An identity value no rule can match exactly: export_refused, naming the cohort, the field
+ * and the byte (a looser match would give the cohort's values to other devices). */
+static int value_refused(const struct sweep *s, int c, const char *key, int ch, bool udev,
+                         struct err *e)
+{
+	struct buf k = BUF_INIT;
+	int rc;
+
+	sweep_cohort_key(s, c, &k);
+	rc = err_set(e, -EINVAL, "export_refused",
+	             "export: cohort %d (%s): its %s has a character (0x%02x) a %s cannot match "
+	             "exactly; export the other format, or sweep with a cohort_by without %s",
+	             c + 1, k.data ? k.data : "every node", key, (unsigned)ch,
+	             udev ? "udev rule" : "tuned profile", key);
+	buf_release(&k);
+	return rc;
+}
+
 /* The device matches of cohort c for nodes of one transport: the udev keys (udev) or the
  * tuned lookaheads; host fields and node labels go to host, what cannot be matched to skipped.
- * Returns how many matches were written. */
+ * Returns how many matches were written, or -EINVAL (value_refused). */
 static int cohort_matches(const struct sweep *s, int c, const char *transport, bool udev,
-                          struct buf *out, struct buf *host, struct buf *skipped)
+                          struct buf *out, struct buf *host, struct buf *skipped, struct err *e)
 {
 	const char *fam = family_of(transport);
-	int j, n = 0;
+	int j, n = 0, bad;
 	size_t k;
 
 	for (j = 0; j < s->plan.ncohort_by; j++) {
@@ -364,7 +476,9 @@ static int cohort_matches(const struct sweep *s, int c, const char *transport, b
 				continue;
 			}
 			buf_printf(out, ", %s==\"", ukey);
-			udev_value(out, text);
+			bad = udev_value(out, text);
+			if (bad)
+				return value_refused(s, c, key, bad, true, e);
 			buf_puts(out, "\"");
 			n++;
 			continue;
@@ -373,28 +487,30 @@ static int cohort_matches(const struct sweep *s, int c, const char *transport, b
 			/* SATA: udev's ID_MODEL is the whole ATA model; the kernel's has its first
 			 * 16 characters. */
 			buf_puts(out, "(?=.*^ID_MODEL=");
-			tuned_value(out, text);
+			bad = tuned_value(out, text);
 			buf_puts(out, !strcmp(fam, "scsi") && strlen(text) == 16 ? ")" : "$)");
 		} else if (f == IDF_FIRMWARE) {
 			/* SATA: the kernel's revision is 4 characters of ATA's 8 (the last 4, or
 			 * the first when those are blank). */
 			buf_puts(out, "(?=.*^ID_REVISION=");
 			buf_puts(out, transport && !strcmp(transport, "sata") ? "(.{4})?" : "");
-			tuned_value(out, text);
+			bad = tuned_value(out, text);
 			buf_puts(out, "$)");
 		} else if (f == IDF_VENDOR && !strcmp(fam, "scsi")) {
 			buf_puts(out, "(?=.*^ID_VENDOR=");
-			tuned_value(out, text);
+			bad = tuned_value(out, text);
 			buf_puts(out, "$)");
 		} else if (f == IDF_SERIAL) {
 			buf_puts(out, "(?=.*^ID_SERIAL_SHORT=");
-			tuned_value(out, text);
+			bad = tuned_value(out, text);
 			buf_puts(out, "$)");
 		} else {
 			buf_printf(skipped, "%s%s (not a udev property)", skipped->len ? ", " : "",
 			           key);
 			continue;
 		}
+		if (bad)
+			return value_refused(s, c, key, bad, false, e);
 		n++;
 	}
 	return n;
@@ -422,8 +538,10 @@ static void cohort_comment(const struct sweep *s, int c, struct buf *out)
 	buf_printf(out, "# cohort %d of %d: ", c + 1, s->ncohorts);
 	comment_text(out, key.data ? key.data : "every node");
 	buf_printf(out, " (%d node%s: ", co->nnodes, co->nnodes == 1 ? "" : "s");
-	for (j = 0; j < n; j++)
-		buf_printf(out, "%s%s", j ? ", " : "", s->plan.nodes[co->nodes[j]].name);
+	for (j = 0; j < n; j++) {
+		buf_puts(out, j ? ", " : "");
+		comment_text(out, s->plan.nodes[co->nodes[j]].name);
+	}
 	if (co->nnodes > n)
 		buf_printf(out, " and %d more", co->nnodes - n);
 	buf_puts(out, ")\n");
@@ -484,6 +602,8 @@ static int cohort_render(const struct sweep *s, int c, const char *transport, bo
 	struct buf m = BUF_INIT, host = BUF_INIT, skipped = BUF_INIT, key = BUF_INIT;
 	const struct config *cfg;
 	const char *pattern = transport_pattern(transport, udev);
+	const char *format = udev ? "udev" : "tuned";
+	struct fsparam_fs fs;
 	bool best, sysctls;
 	int n, rc = 0;
 
@@ -495,7 +615,16 @@ static int cohort_render(const struct sweep *s, int c, const char *transport, bo
 		              "--baseline writes the baseline on purpose)\n\n");
 		goto out;
 	}
-	n = cohort_matches(s, c, transport, udev, &m, &host, &skipped);
+	rc = export_check(s, cfg, false, format, e);
+	if (rc == 0)
+		rc = export_fs(s, cfg, format, &fs, e);
+	if (rc)
+		goto out;
+	n = cohort_matches(s, c, transport, udev, &m, &host, &skipped, e);
+	if (n < 0) {
+		rc = n;
+		goto out;
+	}
 	if (n == 0 && !pattern) {
 		sweep_cohort_key(s, c, &key);
 		rc = err_set(e, -EINVAL, "no_match",
@@ -544,7 +673,7 @@ static int cohort_render(const struct sweep *s, int c, const char *transport, bo
 	}
 	if (sysctls)
 		sysctl_lines(cfg, udev, out);
-	filesystem_note(s, cfg, udev, out);
+	filesystem_note(&fs, udev, out);
 	buf_puts(out, "\n");
 out:
 	buf_release(&m);
@@ -576,12 +705,6 @@ int export_render(const struct sweep *s, const char *format, enum export_what wh
 	if (!udev && strcmp(format, "tuned"))
 		return err_set(e, -EINVAL, "bad_format", "--format: '%s' is not udev or tuned",
 		               format);
-	for (i = 0; i < s->npoints; i++)
-		for (j = 0; j < s->plan.nnodes; j++)
-			if (config_check(sweep_node_cfg(&s->points[i], j), e) < 0)
-				return -EINVAL;
-	if (config_check(&s->plan.baseline, e) < 0)
-		return -EINVAL;
 	/* A best of the fleet, or of some cohort (outcome best). */
 	if (!baseline && s->outcome != OUTCOME_BEST)
 		return err_set(e, -ENOENT, "no_best", "sweep %lld has no best configuration",
@@ -590,14 +713,15 @@ int export_render(const struct sweep *s, const char *format, enum export_what wh
 		if (!baseline && s->best < 0)
 			return err_set(e, -ENOENT, "no_best",
 			               "sweep %lld has no best configuration", (long long)s->id);
-		legacy_render(s, udev, !baseline, out);
-		return 0;
+		return legacy_render(s, udev, !baseline, out, e);
 	}
 	buf_printf(&body, "# fleettune sweep %lld \"", (long long)s->id);
 	comment_text(&body, s->plan.name);
 	buf_printf(&body, "\": one %s per cohort (by ", udev ? "rule" : "profile");
-	for (j = 0; j < s->plan.ncohort_by; j++)
-		buf_printf(&body, "%s%s", j ? ", " : "", s->plan.cohort_by[j]);
+	for (j = 0; j < s->plan.ncohort_by; j++) {
+		buf_puts(&body, j ? ", " : "");
+		comment_text(&body, s->plan.cohort_by[j]);
+	}
 	buf_puts(&body, s->plan.ncohort_by ? ")\n" : "nothing)\n");
 	buf_puts(&body, udev ? "# install as /etc/udev/rules.d/60-fleettune.rules\n\n"
 	                     : "# each profile in its own directory; activate with tuned-adm "

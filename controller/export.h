@@ -21,9 +21,10 @@ enum export_what {
  * scheduler first (switching it resets nr_requests and iosched/), iosched attributes last,
  * setra as read_ahead_kb; vm.* / fs.* / kernel.* sysctls apart (commented for udev,
  * [sysctl] for tuned); fs.* noted. Returns 0; -EINVAL (e filled, out as it was) for an
- * unknown format, a value no rule may write ("bad_value") or a cohort with nothing to match
- * ("no_match"); -ENOENT for EXPORT_BEST of a sweep with no best (of the fleet or of any
- * cohort): a permanent rule is never written for a baseline nobody chose.
+ * unknown format, a name or value no rule may hold, or an identity string no rule can match
+ * exactly ("export_refused"), or a cohort with nothing to match ("no_match"); -ENOENT for
+ * EXPORT_BEST of a sweep with no best (of the fleet or of any cohort): a permanent rule is never
+ * written for a baseline nobody chose.
  */
 int export_render(const struct sweep *s, const char *format, enum export_what what, struct buf *out,
                   struct err *e);

@@ -48,8 +48,9 @@ struct opts {
 	int64_t limit;
 	double session_ttl_s;
 	double poll_ms;
-	double min_effect_pct; /* --min-effect; NAN when not given */
-	const char *cohort_by; /* --cohort-by; NULL when not given */
+	double min_effect_pct;  /* --min-effect; NAN when not given */
+	const char *cohort_by;  /* --cohort-by; NULL when not given */
+	const char *nodes_from; /* --nodes-from FILE: the nodes of a node list, not the plan's */
 	bool dry_run;
 	bool baseline; /* export --baseline: the sweep's baseline, on purpose */
 	bool continue_on_node_failure;
@@ -171,11 +172,11 @@ static int sweep_load(const struct opts *o, int64_t id, struct sweep *s)
 	return rc;
 }
 
-static int plan_open(const char *path, struct plan *p, bool tokens)
+static int plan_open(const struct opts *o, const char *path, struct plan *p, bool tokens)
 {
 	struct err e = { 0 };
 
-	if (plan_load(path, p, &e) < 0 || race_budget_check(p, &e) < 0 ||
+	if (plan_load_nodes_from(path, o->nodes_from, p, &e) < 0 || race_budget_check(p, &e) < 0 ||
 	    (tokens && plan_tokens_load(p, &e) < 0)) {
 		log_error("%s: %s", path, e.msg);
 		plan_release(p);
@@ -194,7 +195,7 @@ static int cmd_nodes(const struct cmd *c, struct opts *o)
 	int rc;
 
 	(void)c;
-	if (plan_open(o->args[0], &p, true) < 0)
+	if (plan_open(o, o->args[0], &p, true) < 0)
 		return 1;
 	fleet_init(&f, &p, 10.0, 2);
 	/* A node that is down or lacks its device is a pre-flight problem too. */
@@ -280,7 +281,7 @@ static int cmd_sweep(const struct cmd *c, struct opts *o)
 	(void)c;
 	if (format_get(o, &f) < 0)
 		return EXIT_USAGE;
-	if (plan_open(o->args[0], &p, !o->dry_run) < 0)
+	if (plan_open(o, o->args[0], &p, !o->dry_run) < 0)
 		return 1;
 	if (o->dry_run) {
 		dry_run_print(&p);
@@ -497,7 +498,7 @@ static int cmd_apply(const struct cmd *c, struct opts *o)
 			rc = s.cohorts[i].best != s.best; /* the cohorts' bests differ */
 		if (rc) {
 			/* Each node its cohort's best. */
-			if (plan_open(o->args[0], &p, true) < 0) {
+			if (plan_open(o, o->args[0], &p, true) < 0) {
 				sweep_release(&s);
 				return 1;
 			}
@@ -519,7 +520,7 @@ static int cmd_apply(const struct cmd *c, struct opts *o)
 		log_error("no parameters to apply");
 		return EXIT_USAGE;
 	}
-	if (plan_open(o->args[0], &p, true) < 0)
+	if (plan_open(o, o->args[0], &p, true) < 0)
 		return 1;
 	fleet_init(&f, &p, 10.0, 2);
 	applied = xcalloc((size_t)p.nnodes, sizeof(*applied));
@@ -706,16 +707,19 @@ static int cmd_analyze(const struct cmd *c, struct opts *o)
 static int cmd_help(const struct cmd *c, struct opts *o);
 
 static const struct cmd cmds[] = {
-	{ "nodes", cmd_nodes, "nodes PLAN.json",
+	{ "nodes", cmd_nodes, "nodes PLAN.json [--nodes-from FILE]",
 	  "Show each node's health, version, device and current parameters, and run the\n"
 	  "plan's pre-flight: every agent judges every configuration and the job with dry\n"
-	  "runs; nothing is changed.",
+	  "runs; nothing is changed. --nodes-from FILE (here and for sweep and apply) takes\n"
+	  "the nodes from a node list instead of the plan's: a hosts file ('name url device'\n"
+	  "or 'host[:port] [device]' per line), an Ansible inventory (INI or YAML) or the JSON\n"
+	  "of kubectl get pods -o json; the plan's \"nodes_from\" options still apply.",
 	  1 },
 	{ "sweep", cmd_sweep,
 	  "sweep PLAN.json [--format table|markdown|csv|json] [--out FILE] [--dry-run]\n"
 	  "                     [--continue-on-node-failure] [--db PATH] [--session-ttl S] "
 	  "[--poll-ms MS]\n"
-	  "                     [--nodes all|auto] [--verbose]",
+	  "                     [--nodes all|auto] [--nodes-from FILE] [--verbose]",
 	  "Run the plan on every node at once: pre-flight (every agent judges every\n"
 	  "configuration and the job with dry runs before anything changes), a tuning session\n"
 	  "per node, each point applied with PATCH and benchmarked in parallel, then every\n"
@@ -750,7 +754,8 @@ static const struct cmd cmds[] = {
 	  "(\"model,firmware\", \"kernel\", \"label.rack\"; \"\" for one cohort). No agent and\n"
 	  "no database are needed.",
 	  1 },
-	{ "apply", cmd_apply, "apply PLAN.json (--params JSON | --best ID) [--db PATH]",
+	{ "apply", cmd_apply,
+	  "apply PLAN.json (--params JSON | --best ID) [--nodes-from FILE] [--db PATH]",
 	  "Set parameters permanently on every node of the plan, in parallel, and print the\n"
 	  "values read back. --best ID applies the best configuration of a stored sweep; of a\n"
 	  "sweep with cohorts, each node gets its cohort's best (what the node is is read from\n"
@@ -813,6 +818,7 @@ enum {
 	OPT_CONTINUE,
 	OPT_MIN_EFFECT,
 	OPT_COHORT_BY,
+	OPT_NODES_FROM,
 };
 
 static int num_opt(const char *name, const char *v, int64_t *out)
@@ -858,6 +864,7 @@ int main(int argc, char **argv)
 		{ "continue-on-node-failure", no_argument, NULL, OPT_CONTINUE },
 		{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
 		{ "cohort-by", required_argument, NULL, OPT_COHORT_BY },
+		{ "nodes-from", required_argument, NULL, OPT_NODES_FROM },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -941,6 +948,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_CONTINUE:
 			o.continue_on_node_failure = true;
+			break;
+		case OPT_NODES_FROM:
+			o.nodes_from = optarg;
 			break;
 		case OPT_MIN_EFFECT:
 			if (pct_opt("--min-effect", optarg, &o.min_effect_pct) < 0)

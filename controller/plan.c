@@ -85,6 +85,14 @@ bool plan_name_ok(const char *s, const char *extra)
 	return true;
 }
 
+bool plan_has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s == 0x7f)
+			return true;
+	return false;
+}
+
 /* Get a string member; required: error when missing. Returns 0/1 found, <0 error. */
 int plan_get_str(struct parser *ps, json_t *obj, const char *key, const char *path, bool required,
                  const char **out)
@@ -427,6 +435,44 @@ static int parse_job(struct parser *ps, json_t *job)
 	return 0;
 }
 
+/* How many configurations the plan can run: the grid every combination, the other strategies
+ * (one axis at a time) the baseline and every axis value. A double: a grid's product can
+ * exceed any integer type before it is refused. */
+static double plan_points(const struct plan *p)
+{
+	double n = 1;
+	int a;
+
+	for (a = 0; a < p->naxes; a++)
+		n = p->strategy == PLAN_GRID ? n * p->axes[a].nvalues : n + p->axes[a].nvalues;
+	return n;
+}
+
+/* max_points (default PLAN_POINTS_DEFAULT): a plan of more configurations is refused before
+ * anything is expanded, so a typo cannot make a dry run take minutes and gigabytes. */
+static int parse_max_points(struct parser *ps, json_t *v)
+{
+	struct plan *p = ps->p;
+	double max = PLAN_POINTS_DEFAULT, n;
+
+	if (v) {
+		if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+		    json_integer_value(v) > PLAN_POINTS_MAX)
+			return fail(ps, "max_points", "must be an integer between 1 and %d",
+			            PLAN_POINTS_MAX);
+		max = (double)json_integer_value(v);
+	}
+	n = plan_points(p);
+	if (n > max)
+		return fail(ps, "axes",
+		            "the %s strategy would run %.0f configurations, more than max_points "
+		            "(%.0f%s): fewer values, another strategy, or a higher max_points (up "
+		            "to %d)",
+		            plan_strategy_name(p->strategy), n, max, v ? "" : ", the default",
+		            PLAN_POINTS_MAX);
+	return 0;
+}
+
 /* What the adaptive strategy needs: a loop range to race in, and budget_s (adaptive only) in
  * benchmark-seconds, which needs the job's runtime_s to count them. */
 static int parse_adaptive(struct parser *ps, json_t *budget)
@@ -457,8 +503,9 @@ static int parse_adaptive(struct parser *ps, json_t *budget)
 static int parse_top(struct parser *ps, json_t *root, const char *dir)
 {
 	static const char *const keys[] = {
-		"name", "nodes",          "baseline", "axes",     "strategy",  "job", "metric",
-		"goal", "min_effect_pct", "labels",   "budget_s", "cohort_by", NULL
+		"name",     "nodes",    "nodes_from", "baseline",  "axes",
+		"strategy", "job",      "metric",     "goal",      "min_effect_pct",
+		"labels",   "budget_s", "max_points", "cohort_by", NULL
 	};
 	struct plan *p = ps->p;
 	const char *s, *key;
@@ -473,10 +520,20 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 		return r;
 	if ((r = plan_get_str(ps, root, "name", "", true, &s)) < 0)
 		return r;
+	/* The name and labels go into reports and exported rules (a udev comment, a tuned
+	 * profile): a line break there would start a rule of its own. */
+	if (plan_has_control(s))
+		return fail(ps, "name", "has a control character (a line break, a tab, ...)");
 	p->name = xstrdup(s);
-	if (!json_object_get(root, "nodes"))
-		return fail(ps, "nodes", "required field is missing");
-	if ((r = plan_parse_nodes(ps, json_object_get(root, "nodes"), dir)) < 0)
+	if (!json_object_get(root, "nodes") && !json_object_get(root, "nodes_from") &&
+	    !ps->nodes_from)
+		return fail(ps, "nodes", "required field is missing (or nodes_from)");
+	/* A node list from the command line replaces the plan's nodes. */
+	if (json_object_get(root, "nodes") && !ps->nodes_from &&
+	    (r = plan_parse_nodes(ps, json_object_get(root, "nodes"), dir)) < 0)
+		return r;
+	if ((r = plan_parse_node_list(ps, json_object_get(root, "nodes_from"), dir)) < 0 ||
+	    (r = plan_nodes_index(ps)) < 0)
 		return r;
 	v = json_object_get(root, "baseline");
 	if (v && !json_is_object(v))
@@ -533,6 +590,8 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 	if ((r = parse_adaptive(ps, json_object_get(root, "budget_s"))) < 0 ||
 	    (r = check_filesystem(ps)) < 0)
 		return r;
+	if ((r = parse_max_points(ps, json_object_get(root, "max_points"))) < 0)
+		return r;
 	snprintf(p->metric, sizeof(p->metric), "write.bw_mib");
 	if ((r = plan_get_str(ps, root, "metric", "", false, &s)) < 0)
 		return r;
@@ -567,7 +626,13 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 
 int plan_parse(const char *text, const char *dir, struct plan *p, struct err *e)
 {
-	struct parser ps = { .p = p, .e = e };
+	return plan_parse_nodes_from(text, dir, NULL, p, e);
+}
+
+int plan_parse_nodes_from(const char *text, const char *dir, const char *nodes_from, struct plan *p,
+                          struct err *e)
+{
+	struct parser ps = { .p = p, .e = e, .nodes_from = nodes_from };
 	json_error_t je;
 	json_t *root, *nodes, *n;
 	size_t i;
@@ -581,6 +646,8 @@ int plan_parse(const char *text, const char *dir, struct plan *p, struct err *e)
 	rc = parse_top(&ps, root, dir);
 	if (rc < 0)
 		goto out;
+	if (nodes_from || json_object_get(root, "nodes_from"))
+		plan_nodes_json_set(root, p);
 	nodes = json_object_get(root, "nodes");
 	json_array_foreach(nodes, i, n) json_object_del(n, "token");
 	p->json = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -593,6 +660,11 @@ out:
 
 int plan_load(const char *path, struct plan *p, struct err *e)
 {
+	return plan_load_nodes_from(path, NULL, p, e);
+}
+
+int plan_load_nodes_from(const char *path, const char *nodes_from, struct plan *p, struct err *e)
+{
 	struct buf b = BUF_INIT;
 	char *copy = xstrdup(path), *dir;
 	int rc;
@@ -604,7 +676,7 @@ int plan_load(const char *path, struct plan *p, struct err *e)
 		goto out;
 	}
 	dir = dirname(copy);
-	rc = plan_parse(b.data, dir, p, e);
+	rc = plan_parse_nodes_from(b.data, dir, nodes_from, p, e);
 out:
 	free(copy);
 	buf_release(&b);

@@ -1,6 +1,8 @@
-/* plan_nodes.c -- a plan's nodes: parsed (name, url, device, token, labels) and indexed by
- * name, node sets, their tokens loaded, and the cohort_by keys that may name their labels. */
+/* plan_nodes.c -- a plan's nodes: parsed (name, url, device, token, labels) or read from a
+ * node list, indexed by name, node sets, their tokens loaded, and the cohort_by keys that may
+ * name their labels. */
 #include <errno.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +10,7 @@
 #include <jansson.h>
 
 #include "buf.h"
+#include "nodelist.h"
 #include "plan.h"
 #include "plan_priv.h"
 #include "protocol.h"
@@ -93,8 +96,9 @@ static int node_cmp(const void *a, const void *b, void *arg)
 
 /* Build p->node_by_name and refuse a name given twice (naming its second use): sorting, not
  * comparing every pair, so that a plan of thousands of nodes parses in O(n log n). */
-static int nodes_index(struct parser *ps, struct plan *p)
+int plan_nodes_index(struct parser *ps)
 {
+	struct plan *p = ps->p;
 	char path[64];
 	int k;
 
@@ -131,10 +135,32 @@ int plan_labels_take(struct parser *ps, json_t *v, const char *where, struct pla
 		snprintf(path, sizeof(path), "%s.%s", where, key);
 		if (!json_is_string(lv))
 			return fail(ps, path, "expected a string");
+		if (plan_has_control(key) || plan_has_control(json_string_value(lv)))
+			return fail(ps, where,
+			            "a label key or value has a control character (a line break, a "
+			            "tab, ...)");
 		(*out)[*n].key = xstrdup(key);
 		(*out)[(*n)++].value = xstrdup(json_string_value(lv));
 	}
 	return 0;
+}
+
+/* What is wrong with tok as a bearer token (NULL: nothing). It goes into an HTTP header, so
+ * it is one run of visible ASCII (no space, CR, LF or other control character) of plausible
+ * length; the message never quotes it. */
+static const char *token_problem(const char *tok)
+{
+	size_t i, n = strlen(tok);
+
+	if (!n)
+		return "is empty";
+	if (n > PLAN_TOKEN_MAX)
+		return "is longer than " PLAN_TOKEN_MAX_TEXT " characters: not a token";
+	for (i = 0; i < n; i++)
+		if ((unsigned char)tok[i] < 0x21 || (unsigned char)tok[i] > 0x7e)
+			return "has a space, a line break or another character a bearer token "
+			       "cannot have (visible ASCII only)";
+	return NULL;
 }
 
 int plan_parse_nodes(struct parser *ps, json_t *arr, const char *dir)
@@ -183,6 +209,10 @@ int plan_parse_nodes(struct parser *ps, json_t *arr, const char *dir)
 			return fail(ps, path, "'%s' is not a block device name (e.g. sda, loop0)",
 			            dev);
 		}
+		if (tok && token_problem(tok)) {
+			snprintf(path, sizeof(path), "nodes[%zu].token", i);
+			return fail(ps, path, "%s", token_problem(tok));
+		}
 		pn->name = xstrdup(name);
 		pn->url = xstrdup(url);
 		while (strlen(pn->url) > 8 && pn->url[strlen(pn->url) - 1] == '/')
@@ -204,7 +234,155 @@ int plan_parse_nodes(struct parser *ps, json_t *arr, const char *dir)
 			return fail(ps, path, "a label key is letters, digits, '.', '-' or '_'");
 		}
 	}
-	return nodes_index(ps, p);
+	return 0;
+}
+
+/* "nodes_from": a file name, or {"file", "format", "group", "device", "port", "scheme",
+ * "token_file"}; relative paths against the plan's directory. ps->nodes_from (the command
+ * line's) replaces the file. The nodes are appended to the plan's. */
+int plan_parse_node_list(struct parser *ps, json_t *v, const char *dir)
+{
+	static const char *const keys[] = { "file", "format", "group",      "device",
+		                            "port", "scheme", "token_file", NULL };
+	struct nodelist_opts o = { 0 };
+	struct nodelist l = { 0 };
+	struct plan *p = ps->p;
+	struct buf text = BUF_INIT;
+	const char *file = NULL, *s;
+	char *path = NULL, *fdir = NULL, *tf = NULL;
+	json_t *port;
+	int r, i;
+
+	if (v && json_is_string(v)) {
+		file = json_string_value(v);
+	} else if (v && json_is_object(v)) {
+		if ((r = plan_check_keys(ps, v, "nodes_from", keys)) < 0 ||
+		    (r = plan_get_str(ps, v, "file", "nodes_from", !ps->nodes_from, &file)) < 0)
+			return r;
+		if ((r = plan_get_str(ps, v, "format", "nodes_from", false, &s)) < 0)
+			return r;
+		if (r == 1 && nodelist_format_parse(s, &o.format))
+			return fail(ps, "nodes_from.format",
+			            "'%s' is not one of auto, hosts, ansible-ini, ansible-yaml, "
+			            "kubectl",
+			            s);
+		if ((r = plan_get_str(ps, v, "group", "nodes_from", false, &o.group)) < 0 ||
+		    (r = plan_get_str(ps, v, "device", "nodes_from", false, &o.device)) < 0)
+			return r;
+		if (o.device && !plan_name_ok(o.device, "-"))
+			return fail(ps, "nodes_from.device",
+			            "'%s' is not a block device name (e.g. sda, loop0)", o.device);
+		if ((r = plan_get_str(ps, v, "scheme", "nodes_from", false, &o.scheme)) < 0)
+			return r;
+		if (o.scheme && strcmp(o.scheme, "http") && strcmp(o.scheme, "https"))
+			return fail(ps, "nodes_from.scheme", "'%s' is not one of http, https",
+			            o.scheme);
+		port = json_object_get(v, "port");
+		if (port && (!json_is_integer(port) || json_integer_value(port) < 1 ||
+		             json_integer_value(port) > 65535))
+			return fail(ps, "nodes_from.port", "expected a port number (1-65535)");
+		o.port = port ? (int)json_integer_value(port) : 0;
+		if ((r = plan_get_str(ps, v, "token_file", "nodes_from", false, &s)) < 0)
+			return r;
+		if (r == 1)
+			o.token_file = tf =
+			        (s[0] == '/' || !dir) ? xstrdup(s) : xasprintf("%s/%s", dir, s);
+	} else if (v) {
+		return fail(ps, "nodes_from", "expected a file name or an object");
+	} else if (!ps->nodes_from) {
+		return 0;
+	}
+	if (file && !*file)
+		return fail(ps, "nodes_from", "must not be empty");
+	path = ps->nodes_from             ? xstrdup(ps->nodes_from)
+	       : (file[0] == '/' || !dir) ? xstrdup(file)
+	                                  : xasprintf("%s/%s", dir, file);
+	r = buf_read_file(&text, path, 16 << 20);
+	if (r < 0) {
+		r = err_set(ps->e, r, "invalid_plan", "nodes_from: cannot read '%s': %s", path,
+		            strerror(-r));
+		goto out;
+	}
+	fdir = xstrdup(path);
+	r = nodelist_parse(text.data, path, dirname(fdir), &o, &l, ps->e);
+	if (r < 0)
+		goto out;
+	for (i = 0; i < l.n; i++) {
+		const struct nodelist_node *n = &l.nodes[i];
+
+		if (!plan_name_ok(n->name, ".-")) {
+			r = err_set(
+			        ps->e, -EINVAL, "invalid_nodes",
+			        "%s:%d: node name '%s' must be letters, digits, '.', '-' or '_'",
+			        path, n->line, n->name);
+			goto out;
+		}
+		if (!plan_name_ok(n->device, "-")) {
+			r = err_set(ps->e, -EINVAL, "invalid_nodes",
+			            "%s:%d: '%s' (node %s) is not a block device name (e.g. sda, "
+			            "loop0)",
+			            path, n->line, n->device, n->name);
+			goto out;
+		}
+		if (strncmp(n->url, "http://", 7) && strncmp(n->url, "https://", 8)) {
+			r = err_set(ps->e, -EINVAL, "invalid_nodes",
+			            "%s:%d: '%s' (node %s) must start with http:// or https://",
+			            path, n->line, n->url, n->name);
+			goto out;
+		}
+	}
+	p->nodes = xrealloc(p->nodes, ((size_t)p->nnodes + (size_t)l.n) * sizeof(*p->nodes));
+	for (i = 0; i < l.n; i++) {
+		struct plan_node *pn = &p->nodes[p->nnodes++];
+		struct nodelist_node *n = &l.nodes[i];
+
+		memset(pn, 0, sizeof(*pn));
+		pn->name = n->name;
+		pn->url = n->url;
+		while (strlen(pn->url) > 8 && pn->url[strlen(pn->url) - 1] == '/')
+			pn->url[strlen(pn->url) - 1] = '\0';
+		pn->device = n->device;
+		pn->token_file = n->token_file;
+		n->name = n->url = n->device = n->token_file = NULL;
+	}
+	r = 0;
+out:
+	nodelist_release(&l);
+	buf_release(&text);
+	free(path);
+	free(fdir);
+	free(tf);
+	return r;
+}
+
+/* The plan's "nodes" as read, for the stored plan: a plan whose nodes came from a node list
+ * is kept with the list's nodes written out (and without "nodes_from"), so that it reads
+ * back without the file. */
+void plan_nodes_json_set(json_t *root, const struct plan *p)
+{
+	json_t *arr = json_array();
+	int i;
+
+	for (i = 0; i < p->nnodes; i++) {
+		const struct plan_node *n = &p->nodes[i];
+		json_t *o = json_pack("{s:s, s:s, s:s}", "name", n->name, "url", n->url, "device",
+		                      n->device);
+		int k;
+
+		if (n->token_file)
+			json_object_set_new(o, "token_file", json_string(n->token_file));
+		if (n->nlabels) {
+			json_t *l = json_object();
+
+			for (k = 0; k < n->nlabels; k++)
+				json_object_set_new(l, n->labels[k].key,
+				                    json_string(n->labels[k].value));
+			json_object_set_new(o, "labels", l);
+		}
+		json_array_append_new(arr, o);
+	}
+	json_object_set_new(root, "nodes", arr);
+	json_object_del(root, "nodes_from");
 }
 
 /* Does some node carry label key? */
@@ -318,17 +496,34 @@ int plan_tokens_load(struct plan *p, struct err *e)
 		if (n->token)
 			continue;
 		if (n->token_file) {
-			rc = buf_read_file(&b, n->token_file, 4096);
+			/* At most a little more than a token: a token_file pointing at another
+			 * file (/etc/shadow) is refused, and nothing of it is sent or shown. */
+			rc = buf_read_file(&b, n->token_file, PLAN_TOKEN_FILE_MAX);
 			if (rc < 0) {
 				buf_release(&b);
 				return err_set(e, rc, "token_unreadable",
-				               "%s: cannot read token_file '%s': %s", n->name,
-				               n->token_file, strerror(-rc));
+				               "%s: cannot read token_file '%s': %s%s", n->name,
+				               n->token_file, strerror(-rc),
+				               rc == -EFBIG ? " (a token file holds one token)"
+				                            : "");
 			}
-			while (b.len && (b.data[b.len - 1] == '\n' || b.data[b.len - 1] == ' '))
+			while (b.len && (b.data[b.len - 1] == '\n' || b.data[b.len - 1] == '\r' ||
+			                 b.data[b.len - 1] == ' '))
 				b.data[--b.len] = '\0';
+			if (token_problem(b.data ? b.data : "")) {
+				rc = err_set(e, -EINVAL, "token_invalid",
+				             "%s: token_file '%s' does not hold a token: it %s",
+				             n->name, n->token_file,
+				             token_problem(b.data ? b.data : ""));
+				buf_release(&b);
+				return rc;
+			}
 			n->token = buf_detach(&b, NULL);
 		} else if (env && *env) {
+			if (token_problem(env))
+				return err_set(e, -EINVAL, "token_invalid",
+				               "%s: FLEETTUNE_TOKEN %s", n->name,
+				               token_problem(env));
 			n->token = xstrdup(env);
 		} else {
 			return err_set(e, -ENOENT, "token_missing",

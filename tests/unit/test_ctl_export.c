@@ -1,7 +1,9 @@
 /* test_ctl_export.c -- a sweep's best configuration as a udev rule and a tuned profile; a
  * sweep with no best refused unless its baseline is asked for. */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "testutil.h"
@@ -9,6 +11,7 @@
 #include "ctltest.h"
 #include "export.h"
 #include "sweep.h"
+#include "xmalloc.h"
 #include "words.h"
 
 /* Occurrences of needle in hay. */
@@ -128,9 +131,9 @@ static void test_export_matching(void **state)
 
 	(void)state;
 	ctltest_cohort_sweep(&s, 8, 6, a, b, -1, 0);
-	/* A model with quoting and glob characters: each becomes one '?'. */
+	/* A model with glob characters and a backslash: matched exactly (brackets). */
 	for (k = 0; k < 6; k++) {
-		sweep_identity_set(&s, k, IDF_MODEL, "ST300\"*, RUN+=\"x");
+		sweep_identity_set(&s, k, IDF_MODEL, "ST300*?[x]\\");
 		sweep_identity_set(&s, k, IDF_TRANSPORT, "sas");
 	}
 	for (k = 6; k < 8; k++)
@@ -141,7 +144,7 @@ static void test_export_matching(void **state)
 		sweep_identity_set(&s, k, IDF_KERNEL, "6.1.0\n#");
 	analysis_sweep_loaded(&s);
 	assert_int_equal(export_render(&s, "udev", EXPORT_BEST, &o, &e), 0);
-	assert_non_null(strstr(o.data, "ATTRS{model}==\"ST300??, RUN+=?x\""));
+	assert_non_null(strstr(o.data, "ATTRS{model}==\"ST300[*][?][[]x][\\\\]\""));
 	assert_non_null(strstr(o.data, "# install only on hosts with kernel=6.1.0?#: these are not "
 	                               "properties of the device\n"));
 	/* Cohort B: loop devices "of model B": a loop device has no such attributes, so its rule
@@ -179,8 +182,183 @@ static void test_export_matching(void **state)
 	config_set(&s.points[1].cfg, "scheduler", "none\", RUN+=\"/bin/sh", false);
 	buf_reset(&o);
 	assert_int_equal(export_render(&s, "udev", EXPORT_BEST, &o, &e), -EINVAL);
-	assert_string_equal(e.code, "bad_value");
+	assert_string_equal(e.code, "export_refused");
+	assert_true(o.len == 0);
 	buf_release(&o);
+	sweep_release(&s);
+}
+
+/* The value of key in a udev rule line, parsed as udev reads it (KEY OP "VALUE" pairs separated
+ * by ", "; a value ends at the first '"', and none may end in a backslash, which udev 247+
+ * would read as an escaped quote); NULL when the line is not such a rule or has no key. */
+static char *udev_match_of(const char *line, const char *key)
+{
+	const char *p = line, *end;
+	char *found = NULL;
+
+	while (*p && *p != '\n') {
+		const char *k = p, *q;
+
+		while (*p && *p != '=' && *p != '!' && *p != '+' && *p != '\n')
+			p++;
+		q = p;
+		if (!strncmp(p, "==", 2) || !strncmp(p, "!=", 2) || !strncmp(p, "+=", 2))
+			p += 2;
+		else if (*p == '=')
+			p++;
+		else
+			goto bad;
+		if (*p++ != '"')
+			goto bad;
+		end = strchr(p, '"');
+		if (!end || (end > p && end[-1] == '\\') || memchr(p, '\n', (size_t)(end - p)))
+			goto bad;
+		if ((size_t)(q - k) == strlen(key) && !strncmp(k, key, strlen(key)) &&
+		    q[0] == '=' && q[1] == '=') {
+			free(found);
+			found = xstrndup(p, (size_t)(end - p));
+		}
+		p = end + 1;
+		if (*p == '\n' || !*p)
+			break;
+		if (strncmp(p, ", ", 2))
+			goto bad;
+		p += 2;
+	}
+	return found;
+bad:
+	free(found);
+	fail_msg("not a udev rule line: %.200s", line);
+	return NULL;
+}
+
+/* Identity strings come from the agents: whatever a model or firmware holds, the rule that
+ * matches it stays one rule, matches that string exactly (fnmatch(3), as udev does) and
+ * nothing wider; what no rule can hold exactly is refused, nothing written. */
+static void test_export_identity_strings(void **state)
+{
+	static const char *const exact[] = {
+		"A*B", "A?B", "A[B", "A]B", "A\\B", "AB\\", "A$B%C", "A B  C", "A#B", "x\\, RUN+=",
+	};
+	static const char *const refused[] = {
+		"A\"B", "A|B", "A\nB", "A\rB", "A\x01", "A\xc3\xa9", "x\", RUN+=\"/bin/sh",
+	};
+	const double a[] = { 0, 10, 4 }, b[] = { 0, -10, 12 };
+	struct sweep s;
+	struct buf o = BUF_INIT;
+	struct err e;
+	size_t i;
+	int k;
+
+	(void)state;
+	ctltest_cohort_sweep(&s, 8, 6, a, b, -1, 0);
+	for (k = 0; k < 8; k++)
+		sweep_identity_set(&s, k, IDF_TRANSPORT, "sas");
+	for (i = 0; i < sizeof(exact) / sizeof(exact[0]); i++) {
+		char *line, *v, variant[32];
+		size_t at;
+
+		for (k = 0; k < 6; k++)
+			sweep_identity_set(&s, k, IDF_MODEL, exact[i]);
+		analysis_sweep_loaded(&s);
+		buf_reset(&o);
+		assert_int_equal(export_render(&s, "udev", EXPORT_BEST, &o, &e), 0);
+		assert_int_equal(count_of(o.data, "\nACTION=="), 2);
+		line = strstr(o.data, "\nACTION==") + 1;
+		v = udev_match_of(line, "ATTRS{model}");
+		assert_non_null(v);
+		assert_int_equal(fnmatch(v, exact[i], 0), 0);
+		/* The same string with its first character that is not a letter changed does
+		 * not match: the rule is no wider than the model. */
+		snprintf(variant, sizeof(variant), "%s", exact[i]);
+		at = strspn(variant, "AB");
+		variant[at] = variant[at] == 'x' ? 'y' : 'x';
+		assert_int_not_equal(fnmatch(v, variant, 0), 0);
+		free(v);
+		assert_null(udev_match_of(strstr(line, "\nACTION==") + 1, "RUN"));
+		/* tuned: one line of the profile, no quote, comment or expansion in it. */
+		buf_reset(&o);
+		assert_int_equal(export_render(&s, "tuned", EXPORT_BEST, &o, &e), 0);
+		line = strstr(o.data, "devices_udev_regex=");
+		assert_non_null(line);
+		assert_null(memchr(line, '"', (size_t)(strchr(line, '\n') - line)));
+		assert_null(strstr(line, "${"));
+		assert_null(strstr(line, " #"));
+	}
+	buf_reset(&o);
+	for (k = 0; k < 6; k++)
+		sweep_identity_set(&s, k, IDF_MODEL, "A\"B");
+	analysis_sweep_loaded(&s);
+	assert_int_equal(export_render(&s, "tuned", EXPORT_BEST, &o, &e), 0);
+	assert_non_null(strstr(o.data, "(?=.*^ID_MODEL=A(?:\\x22|_)B$)"));
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		for (k = 0; k < 6; k++) {
+			sweep_identity_set(&s, k, IDF_MODEL, "A");
+			sweep_identity_set(&s, k, IDF_FIRMWARE, refused[i]);
+		}
+		analysis_sweep_loaded(&s);
+		buf_reset(&o);
+		err_clear(&e);
+		assert_int_equal(export_render(&s, "udev", EXPORT_BEST, &o, &e), -EINVAL);
+		assert_string_equal(e.code, "export_refused");
+		assert_non_null(strstr(e.msg, "its firmware has a character"));
+		assert_int_equal(o.len, 0);
+		err_clear(&e);
+		k = export_render(&s, "tuned", EXPORT_BEST, &o, &e);
+		/* tuned holds a quote and '|' exactly (\xHH), never a control character or a
+		 * byte above ASCII. */
+		if (strpbrk(refused[i], "\"|") && !strpbrk(refused[i], "\n\r\x01")) {
+			assert_int_equal(k, 0);
+			assert_null(strstr(o.data, "RUN+=\""));
+		} else {
+			assert_int_equal(k, -EINVAL);
+			assert_string_equal(e.code, "export_refused");
+			assert_int_equal(o.len, 0);
+		}
+	}
+	buf_release(&o);
+	sweep_release(&s);
+}
+
+/* Issue 23 item 3: nothing from a plan or a sweep can add a rule or a section to an export. */
+static void test_export_injection(void **state)
+{
+	struct sweep s;
+	struct buf b = BUF_INIT;
+	struct err e;
+	const char *line;
+	int i;
+
+	(void)state;
+	ctltest_seed003(&s);
+	free(s.plan.name);
+	s.plan.name =
+	        xstrdup("x\nACTION==\"add\", KERNEL==\"loop0\", RUN+=\"/bin/touch /tmp/pwned\"\n"
+	                "[script]\nscript=/tmp/x.sh");
+	assert_int_equal(export_render(&s, "udev", EXPORT_BEST, &b, &e), 0);
+	assert_null(strstr(b.data, "\nACTION==\"add\", KERNEL==\"loop0\""));
+	/* The name stays on its comment line. */
+	for (line = b.data; line && *line;
+	     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+		if (strstr(line, "RUN+=") &&
+		    strstr(line, "RUN+=") < (strchr(line, '\n') ?: line + strlen(line)) &&
+		    line[0] != '#')
+			fail_msg("a rule line carries RUN: %s", line);
+	buf_reset(&b);
+	assert_int_equal(export_render(&s, "tuned", EXPORT_BEST, &b, &e), 0);
+	assert_null(strstr(b.data, "\n[script]"));
+	buf_reset(&b);
+	/* A value that would quote its way out of ATTR{}="..." is refused, for both formats. */
+	assert_true(s.plan.baseline.n > 0);
+	for (i = 0; i < s.plan.baseline.n; i++)
+		snprintf(s.plan.baseline.s[i].value, sizeof(s.plan.baseline.s[i].value),
+		         "none\", RUN+=\"/bin/sh");
+	s.best = -1;
+	assert_int_equal(export_render(&s, "udev", EXPORT_BASELINE, &b, &e), -EINVAL);
+	assert_string_equal(e.code, "export_refused");
+	assert_int_equal(export_render(&s, "tuned", EXPORT_BASELINE, &b, &e), -EINVAL);
+	assert_int_equal(b.len, 0);
+	buf_release(&b);
 	sweep_release(&s);
 }
 
@@ -212,6 +390,98 @@ static void test_export_filesystem(void **state)
 	assert_non_null(strstr(out.data, "ATTR{queue/read_ahead_kb}=\"128\"\n"));
 	assert_null(strstr(out.data, "ATTR{queue/fs."));
 	assert_non_null(strstr(out.data, "# filesystem: a udev rule cannot make or mount one"));
+	buf_release(&out);
+	sweep_release(&s);
+}
+
+/* The value of name in configuration c, to overwrite (the test's own sweep). */
+static char *value_of(struct config *c, const char *name)
+{
+	int i;
+
+	for (i = 0; i < c->n; i++)
+		if (!strcmp(c->s[i].name, name))
+			return c->s[i].value;
+	fail_msg("no %s in the configuration", name);
+	return NULL;
+}
+
+/* Drop the settings of c whose value is empty (the test's way to unset one). */
+static void drop_empty(struct config *c)
+{
+	int i, k = 0;
+
+	for (i = 0; i < c->n; i++)
+		if (c->s[i].value[0])
+			c->s[k++] = c->s[i];
+	c->n = k;
+}
+
+/* The filesystem lines hold values from the plan (fs.* and job.filesystem): they go through the
+ * export's rules as the sysfs lines do. Nothing can end the comment and start a rule or a
+ * section, or put a shell word into the commands: export_refused, nothing written. mkfs's
+ * tokens are written as the agents get them, one space apart. */
+static void test_export_filesystem_injection(void **state)
+{
+	static const struct {
+		const char *name, *value;
+	} bad[] = {
+		{ "fs.mkfs", "-b size=4k\nACTION==\"add\", KERNEL==\"sda\", RUN+=\"/bin/sh\"" },
+		{ "fs.mkfs", "-b size=4k\r[script]" },
+		{ "fs.mkfs", "-L $(reboot)" },
+		{ "fs.mkfs", "-b size=4k; rm -rf /" },
+		{ "fs.mkfs", "-L \"x\"" },
+		{ "fs.mount", "noatime\n[sysctl]\nkernel.panic=1" },
+		{ "fs.mount", "noatime 0 0\n/dev/sda / xfs" },
+		{ "fs.mount", "noatime#" },
+		{ "fs.type", "xfs\n" },
+		{ "fs.type", "xfs -o" },
+	};
+	static const char *const formats[] = { "udev", "tuned" };
+	struct buf out = BUF_INIT;
+	struct sweep s;
+	struct err e;
+	char keep[PARAM_VALUE_MAX], *v;
+	size_t i, f;
+
+	(void)state;
+	ctltest_fs_sweep(&s);
+	assert_true(s.best >= 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = value_of(&s.points[s.best].cfg, bad[i].name);
+		snprintf(keep, sizeof(keep), "%s", v);
+		snprintf(v, PARAM_VALUE_MAX, "%s", bad[i].value);
+		for (f = 0; f < 2; f++) {
+			err_clear(&e);
+			assert_int_equal(export_render(&s, formats[f], EXPORT_BEST, &out, &e),
+			                 -EINVAL);
+			assert_string_equal(e.code, "export_refused");
+			assert_non_null(strstr(e.msg, bad[i].name));
+			assert_int_equal(out.len, 0);
+		}
+		snprintf(v, PARAM_VALUE_MAX, "%s", keep);
+	}
+	/* job.filesystem's own values too (a point that does not set fs.mount: the plan's). */
+	v = value_of(&s.points[s.best].cfg, "fs.mount");
+	v[0] = '\0';
+	drop_empty(&s.points[s.best].cfg);
+	s.plan.has_fs = true;
+	snprintf(s.plan.fs_type, sizeof(s.plan.fs_type), "xfs");
+	snprintf(s.plan.fs_mount, sizeof(s.plan.fs_mount), "noatime\nRUN+=\"/bin/sh\"");
+	assert_int_equal(export_render(&s, "udev", EXPORT_BEST, &out, &e), -EINVAL);
+	assert_string_equal(e.code, "export_refused");
+	assert_int_equal(out.len, 0);
+	snprintf(s.plan.fs_mount, sizeof(s.plan.fs_mount), "noatime");
+	assert_int_equal(export_render(&s, "udev", EXPORT_BEST, &out, &e), 0);
+	assert_non_null(strstr(out.data, "#   mount -t xfs -o noatime /dev/DEVICE /MOUNTPOINT\n"));
+	buf_reset(&out);
+	/* Blanks other than one space (a tab, two spaces) are only separators. */
+	v = value_of(&s.points[s.best].cfg, "fs.mkfs");
+	snprintf(v, PARAM_VALUE_MAX, "-b\tsize=4k  -O ^has_journal -i size=2k");
+	assert_int_equal(export_render(&s, "tuned", EXPORT_BEST, &out, &e), 0);
+	assert_non_null(strstr(out.data, "#   mkfs.xfs -b size=4k -O ^has_journal -i size=2k "
+	                                 "/dev/DEVICE\n"));
+	assert_null(strstr(out.data, "\t"));
 	buf_release(&out);
 	sweep_release(&s);
 }
@@ -248,11 +518,14 @@ static void test_export_no_best(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_export_injection),
 		cmocka_unit_test(test_export_one_rule_per_device),
 		cmocka_unit_test(test_export_per_cohort),
 		cmocka_unit_test(test_export_cohort_without_best),
 		cmocka_unit_test(test_export_matching),
+		cmocka_unit_test(test_export_identity_strings),
 		cmocka_unit_test(test_export_filesystem),
+		cmocka_unit_test(test_export_filesystem_injection),
 		cmocka_unit_test(test_export_no_best),
 	};
 
