@@ -717,7 +717,9 @@ int export_render(const struct sweep *s, const char *format, enum export_what wh
 	}
 	buf_printf(&body, "# fleettune sweep %lld \"", (long long)s->id);
 	comment_text(&body, s->plan.name);
-	buf_printf(&body, "\": one %s per cohort (by ", udev ? "rule" : "profile");
+	buf_printf(&body, "\": %s\n# one %s per cohort (by ",
+	           baseline ? "its baseline, exported on purpose" : "best configuration",
+	           udev ? "rule" : "profile");
 	for (j = 0; j < s->plan.ncohort_by; j++) {
 		buf_puts(&body, j ? ", " : "");
 		comment_text(&body, s->plan.cohort_by[j]);
