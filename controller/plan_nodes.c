@@ -251,7 +251,7 @@ int plan_parse_node_list(struct parser *ps, json_t *v, const char *dir)
 	const char *file = NULL, *s;
 	char *path = NULL, *fdir = NULL, *tf = NULL;
 	json_t *port;
-	int r, i;
+	int r, i, k;
 
 	if (v && json_is_string(v)) {
 		file = json_string_value(v);
@@ -330,6 +330,16 @@ int plan_parse_node_list(struct parser *ps, json_t *v, const char *dir)
 			            path, n->line, n->url, n->name);
 			goto out;
 		}
+		for (k = 0; k < n->nlabels; k++) {
+			if (plan_name_ok(n->labels[k].key, ".-") &&
+			    !plan_has_control(n->labels[k].value))
+				continue;
+			r = err_set(ps->e, -EINVAL, "invalid_nodes",
+			            "%s:%d: label '%s' of node %s: a label key is letters, digits, "
+			            "'.', '-' or '_', and its value has no control character",
+			            path, n->line, n->labels[k].key, n->name);
+			goto out;
+		}
 	}
 	p->nodes = xrealloc(p->nodes, ((size_t)p->nnodes + (size_t)l.n) * sizeof(*p->nodes));
 	for (i = 0; i < l.n; i++) {
@@ -344,6 +354,14 @@ int plan_parse_node_list(struct parser *ps, json_t *v, const char *dir)
 		pn->device = n->device;
 		pn->token_file = n->token_file;
 		n->name = n->url = n->device = n->token_file = NULL;
+		if (n->nlabels)
+			pn->labels = xcalloc((size_t)n->nlabels, sizeof(*pn->labels));
+		for (k = 0; k < n->nlabels; k++) {
+			pn->labels[k].key = n->labels[k].key;
+			pn->labels[k].value = n->labels[k].value;
+			n->labels[k].key = n->labels[k].value = NULL;
+		}
+		pn->nlabels = n->nlabels;
 	}
 	r = 0;
 out:

@@ -56,6 +56,28 @@ it_eq "nodes exits 0" 0 $?
 it_check "nodes says what n1's disk is" grep -q "  is: vendor=ATA model=ST300MM0008 firmware=2.1 serial=Z1Z0AAAA transport=scsi .*kernel=6.1.0-18-amd64" "$IT_TMP/nodes.txt"
 it_check "nodes prints the cohorts" grep -q "^cohorts by model, firmware: 2$" "$IT_TMP/nodes.txt"
 
+# The same nodes from an Ansible inventory, grouped by the label its variables give them.
+n1_hp=${n1_URL#http://}
+n2_hp=${n2_URL#http://}
+cat >"$IT_TMP/inventory.ini" <<INI
+[rack1]
+n1 ansible_host=${n1_hp%:*} fleettune_port=${n1_hp##*:} fleettune_token_file=n1-state/token
+[rack2]
+n2 ansible_host=${n2_hp%:*} fleettune_port=${n2_hp##*:} fleettune_token_file=n2-state/token
+[rack1:vars]
+fleettune_label_rack=r1
+[rack2:vars]
+fleettune_label_rack=r2
+[all:vars]
+fleettune_device=sdb
+INI
+sed 's/"cohort_by": \["model", "firmware"\]/"cohort_by": ["label.rack", "kernel"]/' "$IT_TMP/plan.json" >"$IT_TMP/plan_racks.json"
+ctl nodes "$IT_TMP/plan_racks.json" --nodes-from "$IT_TMP/inventory.ini" >"$IT_TMP/nodes_racks.txt" 2>&1
+it_eq "nodes --nodes-from an inventory exits 0" 0 $?
+it_check "its cohorts are the inventory's racks" grep -q "^cohorts by label.rack, kernel: 2$" "$IT_TMP/nodes_racks.txt"
+it_check "rack r2's cohort names n2" grep -q "label.rack=r2 kernel=6.1.0-18-amd64 (1 node): n2" "$IT_TMP/nodes_racks.txt" ||
+	cat "$IT_TMP/nodes_racks.txt"
+
 ctl sweep "$IT_TMP/plan.json" >"$IT_TMP/sweep.txt" 2>"$IT_TMP/sweep.err"
 it_eq "sweep exits 0" 0 $?
 cat "$IT_TMP/sweep.txt"

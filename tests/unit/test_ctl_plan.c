@@ -682,6 +682,21 @@ static void test_nodes_from(void **state)
 	assert_int_equal(p.ncohort_by, 2); /* model, firmware: read from each node's agent */
 	plan_release(&p);
 	free(override);
+	/* An inventory's fleettune_label_KEY variables are its nodes' labels. */
+	tu_write(dir, "racks.ini",
+	         "[rack1]\nn1 fleettune_label_rack=r1\n[rack2]\nn2 fleettune_label_rack=r2\n"
+	         "[all:vars]\nfleettune_device=sdb\n",
+	         0644);
+	assert_int_equal(plan_at(dir, "\"cohort_by\":[\"label.rack\"],\"nodes_from\":\"racks.ini\"",
+	                         NULL, &p, &e),
+	                 0);
+	assert_string_equal(plan_node_label(&p.nodes[1], "rack"), "r2");
+	assert_non_null(strstr(p.json, "\"device\":\"sdb\",\"labels\":{\"rack\":\"r2\"}}"));
+	plan_release(&p);
+	tu_write(dir, "racks.ini", "[rack1]\nn1 fleettune_device=sdb fleettune_label_r/k=r1\n",
+	         0644);
+	assert_int_equal(plan_at(dir, "\"nodes_from\":\"racks.ini\"", NULL, &p, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "/racks.ini:2: label 'r/k' of node n1: a label key is"));
 	/* A node label with a control character is refused, as the plan's labels are. */
 	assert_int_equal(plan_at(dir,
 	                         "\"nodes\":[{\"name\":\"local\",\"url\":\"http://127.0.0.1:7070\","
