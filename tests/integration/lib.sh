@@ -64,8 +64,17 @@ it_eq() {
 	if [ "$2" = "$3" ]; then it_pass "$1"; else it_fail "$1: expected '$2', got '$3'"; fi
 }
 it_done() {
+	local log
 	echo "$IT_PASSES passed, $IT_FAILS failed"
-	[ "$IT_FAILS" = 0 ] || exit 1
+	if [ "$IT_FAILS" != 0 ]; then
+		# What the agents said last: the one clue a CI log keeps of a failure.
+		for log in "$IT_TMP"/*.log; do
+			[ -f "$log" ] || continue
+			echo "# --- last lines of ${log##*/}"
+			tail -n 15 "$log" | sed 's/^/# /'
+		done
+		exit 1
+	fi
 	exit 0
 }
 
@@ -85,6 +94,10 @@ it_loop_create() {
 	truncate -s "$size" "$img"
 	dev=$(losetup --find --show "$img") || it_skip "losetup --find failed"
 	dev=${dev#/dev/}
+	# A loop device keeps its queue settings across detach and attach: start from what a
+	# fresh one has (no scheduler, 128 requests), not from what an earlier test left.
+	echo none >"/sys/block/$dev/queue/scheduler" 2>/dev/null
+	echo 128 >"/sys/block/$dev/queue/nr_requests" 2>/dev/null
 	# Called as dev=$(it_loop_create): remember it in a file the cleanup reads.
 	echo "$dev" >>"$IT_TMP/loops"
 	echo "$dev"
