@@ -134,6 +134,20 @@ ctl export 1 --format tuned >"$IT_TMP/tuned.conf"
 it_eq "export tuned exits 0" 0 $?
 it_eq "one profile" 1 "$(grep -c '^# ---- profile fleettune-1-c' "$IT_TMP/tuned.conf")"
 it_check "it matches its model" grep -q '^devices_udev_regex=(?s)\\A(?=.\*^ID_MODEL=ST300MM0008$)' "$IT_TMP/tuned.conf"
+# Each profile's regex, as tuned applies it (re.search over the device's udev properties, one
+# KEY=value line each, MULTILINE), selects its cohort's disks and not the other's.
+ctl export 1 --format tuned --baseline >"$IT_TMP/tuned_both.conf"
+it_check "tuned's regexes select each cohort's disks only" python3 - "$IT_TMP/tuned_both.conf" <<'PY'
+import re, sys
+rx = [l.split("=", 1)[1].rstrip("\n") for l in open(sys.argv[1]) if l.startswith("devices_udev_regex=")]
+assert len(rx) == 2, rx
+disks = ["DEVNAME=/dev/sdb\nID_MODEL=ST300MM0008\nID_REVISION=2.1\nID_VENDOR=ATA\n",
+         "DEVNAME=/dev/sdc\nID_MODEL=MZ7LH480\nID_REVISION=HXT7\nID_VENDOR=ATA\n"]
+for i, r in enumerate(rx):
+    for j, d in enumerate(disks):
+        hit = re.search(r, d, re.MULTILINE) is not None
+        assert hit == (i == j), (r, d, hit)
+PY
 
 # apply --best: each node its cohort's best (n1 256, n2 untouched at 128).
 echo 64 >"$IT_TMP/root2/sys/block/sdb/queue/nr_requests"
