@@ -99,6 +99,7 @@ struct jobq_env agent_jobq_env(struct agent *a)
 		.n_allow_format = a->cfg.n_allow_format,
 		.state_dir = a->cfg.state_dir,
 		.contain = a->cfg.contain,
+		.hide_serial = a->cfg.hide_serial,
 		.now_s = time_now_s,
 		.max_queued = (int)a->cfg.max_queued,
 	};
