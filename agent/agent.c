@@ -58,6 +58,8 @@ static int audit_begin(void *cls, const struct tune_snapshot *snap, const char *
 	int rc = store_apply_begin(a->store, snap, origin, n, time_now_s(), id, e);
 
 	if (rc) {
+		/* The apply is refused before any write: counted like a change that cannot be
+		 * recorded (fleettune_audit_failures_total). */
 		__atomic_add_fetch(&a->audit_failures, 1, __ATOMIC_RELAXED);
 		log_error("cannot record %s in the audit log: %s", origin, e->msg);
 	}
