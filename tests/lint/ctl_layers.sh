@@ -120,7 +120,7 @@ declare -A rank=(
 	[main]=10
 )
 declare -A group=(
-	[http]=httpd [httpd_hold]=httpd [httpd_priv]=httpd
+	[http]=httpd [httpd_hold]=httpd [httpd_priv]=httpd [sysfs_catalogue]=sysfs [sysfs_priv]=sysfs
 	[wire_job]=wire [wire_identity]=wire [job_check]=job [job_run]=job [job_priv]=job
 	[store_job]=store [store_metrics]=store [store_priv]=store
 	[api_jobs]=api [api_metrics]=api [api_priv]=api
