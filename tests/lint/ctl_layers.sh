@@ -19,7 +19,8 @@ status=0
 # the sweep document with words; analysis is the one caller of verdict's
 # judges, beside strategy, which reads what it computed; report, report_html and progress
 # render; sweeprun runs a sweep with all of them, site writes the stored sweeps as pages (and
-# the index document, its JSON); main is the command table.
+# the index document, its JSON), apply sets a configuration (or each cohort's best) on a fleet;
+# main is the command table.
 declare -A rank=(
 	[config]=1 [client]=1 [effect]=1 [nodelist]=1
 	[plan]=2
@@ -30,7 +31,7 @@ declare -A rank=(
 	[fleet]=7
 	[preflight]=8 [runner]=8
 	[report]=9 [report_html]=9 [progress]=9
-	[sweeprun]=10 [site]=10
+	[sweeprun]=10 [site]=10 [apply]=10
 	[main]=11
 )
 # Library headers and the only modules that may include them (ctlstore reaches SQLite through
