@@ -45,9 +45,9 @@ declare -A only=(
 
 # Files that belong to another file's module (name=module), where a module is a .c/.h pair
 # and its helpers: the plan's nodes and its parser's shared header, the report's node text;
-# nodelist_yaml.c and nodelist_priv.h are nodelist's.
+# nodelist_yaml.c, nodelist_inv.c, nodelist_kube.c and nodelist_priv.h are nodelist's.
 declare -A group=([plan_nodes]=plan [plan_priv]=plan [report_nodes]=report [nodelist_yaml]=nodelist
-	[nodelist_priv]=nodelist)
+	[nodelist_inv]=nodelist [nodelist_kube]=nodelist [nodelist_priv]=nodelist)
 
 # check DIR: print every violation; return 1 when there is one.
 check() {
@@ -121,7 +121,8 @@ declare -A rank=(
 	[main]=10
 )
 declare -A group=(
-	[http]=httpd [wire_job]=wire [wire_identity]=wire [job_check]=job
+	[http]=httpd [httpd_hold]=httpd [httpd_priv]=httpd [sysfs_catalogue]=sysfs [sysfs_priv]=sysfs
+	[wire_job]=wire [wire_identity]=wire [job_check]=job [job_run]=job [job_priv]=job
 	[store_job]=store [store_metrics]=store [store_priv]=store
 	[api_jobs]=api [api_metrics]=api [api_priv]=api
 )
