@@ -10,7 +10,18 @@
 /*
  * The method, in the words the README quotes.
  *
- * Per node. Δ is the ratio of the point's mean to the reference's mean, analysed on the log
+ * Per node, within rounds (blocked). When both samples carry the round of every pass (a sweep
+ * run in interleaved rounds: format 3), the node's passes are paired by round: for each round
+ * r in which both points ran, d_r = ln(point_r / ref_r) (a round with more than one pass of a
+ * point takes their mean). θ = mean of d_r, v = s_d² / n over the n rounds, df = n - 1, and
+ * Δ = 100 (e^θ - 1), the ratio of the two points' geometric means within rounds. Whatever
+ * moves a whole round (drift between rounds, a neighbour's burst) is in both figures of a pair
+ * and cancels; the order inside a round is rounds.h's (a linear drift within a pair of rounds
+ * cancels too). A node needs 2 rounds with both points and positive passes.
+ *
+ * Per node, independent samples (passes without rounds: format 1 and 2 documents, older
+ * history, and compare, whose two sweeps ran at different times). Δ is the ratio of the
+ * point's mean to the reference's mean, analysed on the log
  * scale: θ = ln(mean_point / mean_ref), with the delta-method variance
  * v = s_p² / (n_p m_p²) + s_r² / (n_r m_r²) (each sample's squared CV over its pass count),
  * Welch–Satterthwaite degrees of freedom df = v² / (a² / (n_p - 1) + b² / (n_r - 1)) with a
@@ -32,6 +43,11 @@
  * 95 %), with a 46 % wider interval. The price, shown by bench/verdicts.sh: with real spread
  * between few nodes no interval covers the fleet mean at 95 % (75 % with 2 nodes at
  * τ = 4 %, 89 % with 5 nodes at τ = 2 %; the variant reached 83 % and 91 %).
+ *
+ * Variation between runs (compare). A variance x (log units²) the caller estimated, with its df,
+ * is added to each node's v and to the fleet's SE², undivided by the number of nodes (runs can
+ * move the whole fleet at once): v' = v + x, df' = v'² / (v² / df + x² / df_x) (df_x = 0: x is
+ * an assumption, taken as known).
  *
  * Decisions. Let α = 5 % / nlooks (the look's alpha, see below) and orient Δ and its
  * intervals so that positive is better (minimize negates them); m = min_effect_pct.
@@ -92,10 +108,13 @@ enum effect_node_state {
 	EFFECT_NODE_NONPOSITIVE, /* "nonpositive": a mean <= 0, no ratio of means */
 };
 
-/* One node's passes of one sample (metric units, e.g. MiB/s). n = 0: the node is missing. */
+/* One node's passes of one sample (metric units, e.g. MiB/s). n = 0: the node is missing.
+ * round (NULL: not recorded) holds each pass's round (> 0); a node whose two samples both carry
+ * rounds is judged within rounds (blocked). */
 struct effect_sample {
 	const double *x;
 	int n;
+	const int *round;
 };
 
 struct effect_input {
@@ -106,19 +125,24 @@ struct effect_input {
 	bool minimize;                     /* lower is better (latency) */
 	int look;                          /* this look, 1..nlooks */
 	int nlooks;                        /* possible looks; 1 for a fixed number of loops */
+	double extra_var; /* variation between runs (log units², >= 0) added to every node's and
+	                     the fleet's variance; 0 for comparisons within one sweep */
+	double extra_df;  /* its df; 0: taken as known */
 };
 
 /* Percentages are of the reference's mean: 100 (ratio - 1). Log values are natural logs of
  * the ratio of means. NAN where a figure does not exist (a node that is not used). */
 struct effect_node {
 	enum effect_node_state state;
-	int n_ref, n_point;              /* passes */
+	bool blocked;                    /* judged within rounds: n_ref = n_point = the rounds */
+	int n_ref, n_point;              /* passes (blocked: of the rounds both points ran) */
 	double mean_ref, mean_point;     /* metric units */
 	double cv_ref_pct, cv_point_pct; /* sample SD / mean of the passes, %; 0 with one pass */
 	double delta_pct;                /* Δ, % */
 	double ci_low_pct, ci_high_pct;  /* 95 % interval of Δ, % */
 	double log_ratio, se_log;        /* θ and √v, log units */
-	double df;                       /* Welch–Satterthwaite df of θ */
+	double df;                       /* Welch–Satterthwaite df of θ (blocked: rounds - 1) */
+	double sd_pair;                  /* blocked: SD of the rounds' d_r, log units; else NAN */
 	enum effect_decision decision;   /* own decision at the look's α; never HETEROGENEOUS */
 	double weight_pct;               /* share of the fleet estimate u / Σu, % */
 	double differs_p; /* Holm-adjusted p (0..1) of "differs from the rest of the fleet" */
@@ -160,6 +184,15 @@ struct effect {
 	bool noisy;       /* mde_pct > min_effect_pct: noise larger than the effect sought */
 	bool stop;        /* adaptive loops: decided (gain, loss, equivalent) or last look */
 };
+
+/*
+ * One node's estimate: its state, counts, means and CVs, and, when it can be used, θ, se_log,
+ * df (within rounds when both samples carry rounds, else as independent samples) and Δ. The
+ * interval, decision and fleet figures are effect_compute's. The clean per-node step the fleet
+ * pool consumes; the samples must be valid (effect_compute checks them).
+ */
+void effect_node_estimate(const struct effect_sample *ref, const struct effect_sample *point,
+                          struct effect_node *nd);
 
 /*
  * Analyse one comparison. Fills *out (release it with effect_release, also after an error).

@@ -78,7 +78,7 @@ static int axis_base(const struct sweep *s, int ax)
 static struct effect_sample node_sample(const struct point *p, int k)
 {
 	const struct node_result *r = &p->nodes[k];
-	struct effect_sample x = { NULL, 0 };
+	struct effect_sample x = { NULL, 0, NULL };
 
 	if (r->state == NODE_OK && r->npasses > 0) {
 		x.x = r->passes;

@@ -27,8 +27,12 @@ void sweep_release(struct sweep *s)
 	if (!s)
 		return;
 	for (i = 0; i < s->npoints; i++) {
-		for (k = 0; k < s->plan.nnodes; k++)
+		for (k = 0; k < s->plan.nnodes; k++) {
 			free(s->points[i].nodes[k].passes);
+			free(s->points[i].nodes[k].pass_round);
+			free(s->points[i].nodes[k].pass_started_at);
+			free(s->points[i].nodes[k].warmup);
+		}
 		free(s->points[i].nodes);
 		effect_release(&s->points[i].fx);
 	}
@@ -54,6 +58,7 @@ int sweep_point_add(struct sweep *s, enum point_role role, int axis, int ref,
 	p->role = role;
 	p->axis = axis;
 	p->ref = ref;
+	p->block = s->npoints;
 	p->cfg = *cfg;
 	p->nodes = xcalloc((size_t)s->plan.nnodes + 1, sizeof(*p->nodes));
 	for (i = 0; i < s->plan.nnodes; i++) {
@@ -86,13 +91,51 @@ int sweep_point_look(const struct sweep *s, int i)
 	return look < 1 ? 1 : look > n ? n : look;
 }
 
-void node_result_pass_add(struct node_result *r, double value)
+void node_result_pass_add_at(struct node_result *r, double value, int round, double started_at,
+                             bool warmup)
 {
+	if (warmup) {
+		if (r->nwarmup == r->warmup_cap) {
+			r->warmup_cap = r->warmup_cap ? r->warmup_cap * 2 : 4;
+			r->warmup = xrealloc(r->warmup, (size_t)r->warmup_cap * sizeof(*r->warmup));
+		}
+		r->warmup[r->nwarmup].value = value;
+		r->warmup[r->nwarmup].round = round;
+		r->warmup[r->nwarmup++].started_at = started_at;
+		return;
+	}
 	if (r->npasses == r->passes_cap) {
 		r->passes_cap = r->passes_cap ? r->passes_cap * 2 : 8;
 		r->passes = xrealloc(r->passes, (size_t)r->passes_cap * sizeof(*r->passes));
+		r->pass_round =
+		        xrealloc(r->pass_round, (size_t)r->passes_cap * sizeof(*r->pass_round));
+		r->pass_started_at = xrealloc(r->pass_started_at,
+		                              (size_t)r->passes_cap * sizeof(*r->pass_started_at));
 	}
-	r->passes[r->npasses++] = value;
+	r->passes[r->npasses] = value;
+	r->pass_round[r->npasses] = round;
+	r->pass_started_at[r->npasses++] = started_at;
+}
+
+void node_result_pass_add(struct node_result *r, double value)
+{
+	node_result_pass_add_at(r, value, 0, 0, false);
+}
+
+bool sweep_has_rounds(const struct sweep *s)
+{
+	int i, k, j, n = 0;
+
+	for (i = 0; i < s->npoints; i++) {
+		for (k = 0; k < s->plan.nnodes; k++) {
+			const struct node_result *r = &s->points[i].nodes[k];
+
+			for (j = 0; j < r->npasses; j++, n++)
+				if (r->pass_round[j] <= 0)
+					return false;
+		}
+	}
+	return n > 0;
 }
 
 /* The index of code in names[0..n), or -1. */

@@ -111,12 +111,26 @@ struct race_mark {
 	double low_pct, high_pct; /* the interval the decision used, %; NAN when none */
 };
 
+/* A warm-up pass: run and stored, shown, never judged. */
+struct sweep_pass {
+	double value;      /* the plan's metric */
+	int round;         /* the sweep's round it ran in (1-based); 0: not recorded */
+	double started_at; /* epoch seconds by the agent's clock; 0: not recorded */
+};
+
 /* One node's run of one point (across every run of the point). */
 struct node_result {
 	enum node_state state;
 	int npasses;
-	double *passes;         /* the plan's metric, per loop; grown by node_result_pass_add() */
-	int passes_cap;         /* private */
+	double *passes;          /* the plan's metric, per loop; grown by node_result_pass_add() */
+	int *pass_round;         /* [npasses] the sweep's round of each pass (1-based; passes of
+	                            one round of different points are compared with each other);
+	                            0: not recorded (format 1 and 2 documents, older history) */
+	double *pass_started_at; /* [npasses] epoch seconds the pass started; 0: not recorded */
+	int passes_cap;          /* private */
+	int nwarmup;             /* warm-up passes (plan job.warmup_loops), in run order */
+	struct sweep_pass *warmup;
+	int warmup_cap; /* private */
 	struct config applied;  /* value read back per parameter of the point */
 	unsigned adjusted_mask; /* bit i: applied.s[i] differs from the request */
 	int64_t job_id;         /* the agent's id of the latest job, 0 when none */
@@ -132,8 +146,10 @@ struct node_result {
 struct point {
 	int index;
 	enum point_role role;
-	int axis; /* axis index for sequential points, -1 otherwise */
-	int ref;  /* index of the point this one is compared with; -1 for the first baseline */
+	int axis;  /* axis index for sequential points, -1 otherwise */
+	int ref;   /* index of the point this one is compared with; -1 for the first baseline */
+	int block; /* the block it runs in: the index of the block's first point (a block is the
+	              set of points compared with one another, run in interleaved rounds) */
 	struct config cfg;
 	int loops_run;             /* loops asked of every node so far, over every run */
 	int ref_loops;             /* loops_run of the reference when this point last ran: the
@@ -159,7 +175,9 @@ struct sweep {
 	double saved_at;                /* epoch seconds of the last saved point; 0: none */
 	int npoints, cap;
 	struct point *points;
-	bool *node_dropped; /* per plan node */
+	bool *node_dropped;  /* per plan node */
+	uint64_t order_seed; /* the seed of the order of the points inside each round */
+	int nrounds;         /* rounds begun so far (the last pass's round) */
 	/* Filled by verdict_sweep(). */
 	enum sweep_outcome outcome;
 	int best; /* point index of the best configuration, -1 when none */
@@ -174,8 +192,14 @@ void sweep_release(struct sweep *s);
 /* Append a point with a node result per plan node; returns its index. */
 int sweep_point_add(struct sweep *s, enum point_role role, int axis, int ref,
                     const struct config *cfg);
-/* Append one pass to r. */
+/* Append one pass to r (round and start time not recorded). */
 void node_result_pass_add(struct node_result *r, double value);
+/* Append one pass that ran in round (1-based) from started_at (epoch s; 0: unknown); a
+ * warm-up pass goes to r's warm-up passes instead. */
+void node_result_pass_add_at(struct node_result *r, double value, int round, double started_at,
+                             bool warmup);
+/* Every pass of every point carries its round: the sweep's rows are judged within rounds. */
+bool sweep_has_rounds(const struct sweep *s);
 /* Point i is asked loops more loops on every node: count them in loops_run, and note the
  * reference's loops so far in ref_loops (the runner calls this as a run starts; the
  * reference of an adaptive round runs first). */

@@ -29,8 +29,8 @@ static void fx_node(int i, const double *ref, int nr, const double *pt, int np)
 {
 	memcpy(fx.ref[i], ref, nr * sizeof(double));
 	memcpy(fx.pt[i], pt, np * sizeof(double));
-	fx.r[i] = (struct effect_sample){ fx.ref[i], nr };
-	fx.p[i] = (struct effect_sample){ fx.pt[i], np };
+	fx.r[i] = (struct effect_sample){ fx.ref[i], nr, NULL };
+	fx.p[i] = (struct effect_sample){ fx.pt[i], np, NULL };
 }
 
 /* n passes with exactly this mean and sample CV: the mean itself when n is odd, the rest
@@ -635,7 +635,7 @@ static void test_more_nodes_narrower(void **state)
 static void test_bad_input(void **state)
 {
 	double x[] = { 1, NAN };
-	struct effect_sample s[1] = { { x, 2 } }, ok[1] = { { x, 1 } };
+	struct effect_sample s[1] = { { x, 2, NULL } }, ok[1] = { { x, 1, NULL } };
 	struct effect_input in = {
 		.nnodes = 1, .ref = ok, .point = s, .min_effect_pct = 5, .look = 1, .nlooks = 1
 	};
