@@ -38,6 +38,7 @@ void sweep_release(struct sweep *s)
 	}
 	free(s->points);
 	free(s->node_dropped);
+	free(s->drift.nodes);
 	plan_release(&s->plan);
 	memset(s, 0, sizeof(*s));
 }

@@ -74,6 +74,35 @@ struct sweep_noise {
 	double tau_pct;   /* the largest τ among those */
 };
 
+/* How one node's figures moved over the sweep, and whether its first passes stand out as
+ * warm-up (drift.c fills it). Percentages are of the node's level at the start. */
+struct sweep_drift_node {
+	int npasses;              /* judged passes of points with 2 or more, in the trend */
+	double change_pct;        /* fitted change from the first pass to the last, %; NAN: none */
+	double low_pct, high_pct; /* its 95 % interval */
+	double change_log;        /* the change in log units, and its standard error */
+	double change_se_log;
+	double p;                 /* Holm-adjusted p (over the nodes) of no trend */
+	bool significant;         /* p <= 5 % and |change| >= DRIFT_MIN_PCT */
+	int warm_points;          /* points whose first judged pass stands out below the rest */
+	int warm_of;              /* points with 3 judged passes or more */
+	double warm_pct;          /* median shortfall of those first passes, % */
+	bool warmup;              /* on most points (more than half, and 2 or more) */
+	int nwarmup;              /* warm-up passes run (plan job.warmup_loops) */
+	double warmup_pct;        /* their mean shortfall against their point's judged mean, % */
+};
+
+struct sweep_drift {
+	int nnodes;                     /* plan.nnodes once analysed, 0 before */
+	struct sweep_drift_node *nodes; /* [nnodes], owned */
+	bool rounds;                    /* the passes carry rounds: rows are judged within them */
+	bool timed;                     /* the trend is against the passes' start times */
+	double span_s;                  /* timed: the first pass's start to the last's */
+	int nsignificant;               /* nodes with a significant drift */
+	int nwarmup_nodes;              /* nodes whose first passes stand out as warm-up */
+	int nwarmup_passes;             /* warm-up passes run, over every node */
+};
+
 /* A point's place in its axis' race (strategy adaptive; race.c sets it, the store keeps it). */
 enum race_state {
 	RACE_NONE,      /* not raced: other strategies, and the final confirmation */
@@ -184,6 +213,7 @@ struct sweep {
 	int nwarnings;
 	struct sweep_warning warnings[SWEEP_WARNINGS_MAX];
 	struct sweep_noise noise;
+	struct sweep_drift drift;
 };
 
 /* Take ownership of plan (moved; the caller must not release it). */

@@ -33,6 +33,11 @@
  * change of the passes.
  */
 void verdict_sweep(struct sweep *s);
+/* After point i's passes changed (a run of it ended): re-judge point i and the points compared
+ * with it, the best point and the noise summary; the warnings, drift and warm-up are left as
+ * they were (verdict_sweep fills them). O(nodes x passes) per point re-judged: a sweep calls
+ * it after every run instead of verdict_sweep. */
+void verdict_point_update(struct sweep *s, int i);
 
 /* One node of a compared point: sweep a's node against the node of b with the same name. Its
  * Δ, interval and own decision are the row's fx.nodes[k]. */
@@ -48,16 +53,50 @@ struct verdict_compare_row {
 	struct verdict_compare_cell *cells; /* one per node of sweep a */
 };
 
+/*
+ * The variation between two runs, which two sweeps run at different times cannot tell from an
+ * effect (the rule, in the words the README quotes). A configuration measured again later
+ * moves by some amount; its variance (log units², beyond the passes' own noise) is estimated
+ * by the method of moments (each measured difference d with within-run variance v gives
+ * d² - v) from two kinds of repeats, and the larger of the two is used:
+ *   between the runs: each node's shift between the sweeps, the mean of its log ratios over
+ *                     the points both ran (on K nodes, K df); this is the configurations both
+ *                     ran read as repeats, so a change common to every point is, with one pair
+ *                     of runs, indistinguishable from run-to-run variation and is never called
+ *                     significant;
+ *   within the runs:  each configuration a sweep measured twice (an axis' baseline equal to an
+ *                     earlier point, the original baseline measured again for the final
+ *                     confirmation) and each node's fitted drift over each sweep (drift.h).
+ * With neither, the variation is assumed as large as min_effect (5 % when it is 0), taken as
+ * known. Every row is judged with it added to each node's and the fleet's variance (effect.h).
+ */
+struct verdict_run_to_run {
+	int nshift;          /* nodes with a shift between the runs */
+	double shift_pct;    /* the mean of their shifts, % */
+	double shift_lo_pct; /* the smallest and the largest, % */
+	double shift_hi_pct;
+	int nwithin;         /* repeats and drifts within the runs */
+	double within_var;   /* their estimate, log units² (0 when none) */
+	double between_var;  /* the shifts' estimate, log units² (0 when none) */
+	bool assumed;        /* nothing to estimate from: var is min_effect's */
+	bool from_between;   /* var is the between-runs estimate (else within, or assumed) */
+	double var, df;      /* the variance used and its df (0: assumed, known) */
+	double sd_pct;       /* 100 (e^sd - 1) */
+	double within_pct;   /* differences under this (95 %) are within run-to-run variation */
+};
+
 struct verdict_comparison {
 	int nrows;
 	struct verdict_compare_row *rows; /* in the order of sweep a's points */
+	struct verdict_run_to_run rr;
 };
 
 /*
- * Compare sweep b against sweep a (both analysed) with a's goal and
- * min_effect: per point that both ran, each node of a against b's node of the
- * same name, and the fleet effect. Either sweep's loops may have stopped
- * adaptively, so the tests use the per-look α of the sweep with more looks.
+ * Compare sweep b against sweep a (both analysed with verdict_sweep) with a's goal and
+ * min_effect: per point that both ran, each node of a against b's node of the same name, and
+ * the fleet effect, with the variation between the runs (above) in every interval. Either
+ * sweep's loops may have stopped adaptively, so the tests use the per-look α of the sweep
+ * with more looks.
  */
 void verdict_sweeps_compare(const struct sweep *a, const struct sweep *b,
                             struct verdict_comparison *out);

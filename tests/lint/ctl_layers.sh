@@ -12,9 +12,9 @@ dir=${1:-$(cd "$(dirname "$0")/../../controller" && pwd)}
 # racing) judges a sweep's points with effect, and verdict takes an adaptive sweep's best
 # from it.
 declare -A rank=(
-	[plan]=1 [client]=1 [effect]=1
+	[plan]=1 [client]=1 [effect]=1 [rounds]=1
 	[sweep]=2
-	[ctlstore]=3 [race]=3 [sweepdoc]=3
+	[ctlstore]=3 [race]=3 [sweepdoc]=3 [drift]=3
 	[verdict]=4
 	[strategy]=5
 	[fleet]=6
