@@ -122,7 +122,8 @@ static void warmup_find(const struct series *x, struct sweep_drift_node *dn,
                         struct stats_slope *trend)
 {
 	int n = x->n, i, j, q, m = 0, nf = 0, w = 0;
-	double *y = xcalloc((size_t)n + 1, sizeof(double)), *t = xcalloc((size_t)n + 1, sizeof(double));
+	double *y = xcalloc((size_t)n + 1, sizeof(double)),
+	       *t = xcalloc((size_t)n + 1, sizeof(double));
 	struct first_pass *fp = xcalloc((size_t)n + 1, sizeof(*fp));
 	double *shortfall = xcalloc((size_t)n + 1, sizeof(double));
 	int *grp = xcalloc((size_t)n + 1, sizeof(int));
@@ -178,7 +179,8 @@ static void warmup_find(const struct series *x, struct sweep_drift_node *dn,
 	dn->warm_points = w;
 	if (w > 0) {
 		qsort(shortfall, (size_t)w, sizeof(double), double_cmp);
-		dn->warm_pct = w % 2 ? shortfall[w / 2] : (shortfall[w / 2 - 1] + shortfall[w / 2]) / 2;
+		dn->warm_pct =
+		        w % 2 ? shortfall[w / 2] : (shortfall[w / 2 - 1] + shortfall[w / 2]) / 2;
 	}
 	dn->warmup = w >= 2 && 2 * w > nf;
 	free(y);

@@ -156,7 +156,7 @@ static void node_blocked(const struct effect_sample *ref, const struct effect_sa
 {
 	struct round_mean *gr = xcalloc((size_t)ref->n + (size_t)pt->n + 1, sizeof(*gr));
 	struct round_mean *gp = gr + ref->n;
-	double *xr = xcalloc(2 * ((size_t)ref->n + (size_t)pt->n) + 1, sizeof(double));
+	double *xr = xcalloc(3 * ((size_t)ref->n + (size_t)pt->n) + 1, sizeof(double));
 	double *xp = xr + ref->n + pt->n, *d = xp + ref->n + pt->n;
 	int nr = rounds_group(ref, gr), np = rounds_group(pt, gp), i = 0, j = 0, n = 0;
 	bool positive = true;
@@ -451,7 +451,8 @@ static int input_check(const struct effect_input *in, struct err *e)
 	if (!isfinite(in->extra_var) || in->extra_var < 0 || !isfinite(in->extra_df) ||
 	    in->extra_df < 0)
 		return err_set(e, -EINVAL, "invalid_value",
-		               "extra_var %g on %g df is not a variance", in->extra_var, in->extra_df);
+		               "extra_var %g on %g df is not a variance", in->extra_var,
+		               in->extra_df);
 	for (i = 0; i < in->nnodes; i++) {
 		const struct effect_sample *s[2] = { &in->ref[i], &in->point[i] };
 		int h;

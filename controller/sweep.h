@@ -82,14 +82,14 @@ struct sweep_drift_node {
 	double low_pct, high_pct; /* its 95 % interval */
 	double change_log;        /* the change in log units, and its standard error */
 	double change_se_log;
-	double p;                 /* Holm-adjusted p (over the nodes) of no trend */
-	bool significant;         /* p <= 5 % and |change| >= DRIFT_MIN_PCT */
-	int warm_points;          /* points whose first judged pass stands out below the rest */
-	int warm_of;              /* points with 3 judged passes or more */
-	double warm_pct;          /* median shortfall of those first passes, % */
-	bool warmup;              /* on most points (more than half, and 2 or more) */
-	int nwarmup;              /* warm-up passes run (plan job.warmup_loops) */
-	double warmup_pct;        /* their mean shortfall against their point's judged mean, % */
+	double p;          /* Holm-adjusted p (over the nodes) of no trend */
+	bool significant;  /* p <= 5 % and |change| >= DRIFT_MIN_PCT */
+	int warm_points;   /* points whose first judged pass stands out below the rest */
+	int warm_of;       /* points with 3 judged passes or more */
+	double warm_pct;   /* median shortfall of those first passes, % */
+	bool warmup;       /* on most points (more than half, and 2 or more) */
+	int nwarmup;       /* warm-up passes run (plan job.warmup_loops) */
+	double warmup_pct; /* their mean shortfall against their point's judged mean, % */
 };
 
 struct sweep_drift {
@@ -159,7 +159,7 @@ struct node_result {
 	int passes_cap;          /* private */
 	int nwarmup;             /* warm-up passes (plan job.warmup_loops), in run order */
 	struct sweep_pass *warmup;
-	int warmup_cap; /* private */
+	int warmup_cap;         /* private */
 	struct config applied;  /* value read back per parameter of the point */
 	unsigned adjusted_mask; /* bit i: applied.s[i] differs from the request */
 	int64_t job_id;         /* the agent's id of the latest job, 0 when none */

@@ -13,8 +13,8 @@
  * input (a pass that is not a finite number: never from an agent) leaves fx without nodes and
  * without a decision. */
 static void judge_rr(int n, const struct effect_sample *sr, const struct effect_sample *sp,
-                     const struct plan *p, int look, int nlooks, double extra_var,
-                     double extra_df, struct effect *fx)
+                     const struct plan *p, int look, int nlooks, double extra_var, double extra_df,
+                     struct effect *fx)
 {
 	struct effect_input in = { .nnodes = n,
 		                   .ref = sr,
@@ -492,8 +492,8 @@ void verdict_sweeps_compare(const struct sweep *a, const struct sweep *b,
                             struct verdict_comparison *out)
 {
 	int n = a->plan.nnodes, nlooks = max_int(sweep_nlooks(&a->plan), sweep_nlooks(&b->plan));
-	struct effect_sample *sr = xcalloc(2 * ((size_t)n + 1) * (size_t)(a->npoints + 1),
-	                                   sizeof(*sr));
+	struct effect_sample *sr =
+	        xcalloc(2 * ((size_t)n + 1) * (size_t)(a->npoints + 1), sizeof(*sr));
 	struct effect_sample *sp = sr + ((size_t)n + 1) * (size_t)(a->npoints + 1);
 	int i, j, k;
 

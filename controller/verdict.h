@@ -75,14 +75,14 @@ struct verdict_run_to_run {
 	double shift_pct;    /* the mean of their shifts, % */
 	double shift_lo_pct; /* the smallest and the largest, % */
 	double shift_hi_pct;
-	int nwithin;         /* repeats and drifts within the runs */
-	double within_var;   /* their estimate, log units² (0 when none) */
-	double between_var;  /* the shifts' estimate, log units² (0 when none) */
-	bool assumed;        /* nothing to estimate from: var is min_effect's */
-	bool from_between;   /* var is the between-runs estimate (else within, or assumed) */
-	double var, df;      /* the variance used and its df (0: assumed, known) */
-	double sd_pct;       /* 100 (e^sd - 1) */
-	double within_pct;   /* differences under this (95 %) are within run-to-run variation */
+	int nwithin;        /* repeats and drifts within the runs */
+	double within_var;  /* their estimate, log units² (0 when none) */
+	double between_var; /* the shifts' estimate, log units² (0 when none) */
+	bool assumed;       /* nothing to estimate from: var is min_effect's */
+	bool from_between;  /* var is the between-runs estimate (else within, or assumed) */
+	double var, df;     /* the variance used and its df (0: assumed, known) */
+	double sd_pct;      /* 100 (e^sd - 1) */
+	double within_pct;  /* differences under this (95 %) are within run-to-run variation */
 };
 
 struct verdict_comparison {
