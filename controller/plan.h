@@ -12,6 +12,7 @@
 #define PARAM_VALUE_MAX 96
 #define AXIS_PARAMS_MAX 8
 #define PLAN_LOOPS_MAX 100
+#define PLAN_WARMUP_LOOPS_MAX 10 /* job.warmup_loops */
 
 /* One parameter value. Integers are kept as their decimal text with is_int set. */
 struct setting {
@@ -92,6 +93,8 @@ struct plan {
 	char *directory;             /* job.directory, NULL for a raw-device job */
 	int loops;        /* job.loops, or job.loops.min: the loops every point runs first */
 	int loops_max;    /* job.loops.max (adaptive loops); == loops for a plain number */
+	int warmup_loops; /* job.warmup_loops: warm-up rounds at the start of every block, run on
+	                     every node and stored, shown, never judged; 0 by default */
 	double runtime_s; /* per loop: <engine>.runtime_s when it is a positive number (a display
 	                     and ETA hint; the agent validates it), else 0 */
 	double budget_s;  /* adaptive: benchmark-seconds per node the sweep may spend (loops x

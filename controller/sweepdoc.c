@@ -144,30 +144,69 @@ static int applied_parse(json_t *obj, const char *path, struct node_result *r, s
 	return 0;
 }
 
-/* "passes": the metric per loop. */
-static int passes_parse(json_t *arr, const char *path, struct node_result *r, struct err *e)
+/* A pass of format 3: {"value": number, "round": integer >= 1, "started_at": ISO time or
+ * null}. */
+static int pass_parse(json_t *o, const char *path, struct node_result *r, bool warmup,
+                      struct err *e)
+{
+	char p[PATH_MAX_LEN];
+	long long round;
+	const char *t;
+	double at = 0;
+	json_t *v;
+	int rc;
+
+	if (!json_is_object(o))
+		return fail(e, path, "expected an object {value, round, started_at}");
+	v = json_object_get(o, "value");
+	if (!json_is_number(v)) {
+		snprintf(p, sizeof(p), "%s.value", path);
+		return fail(e, p, v ? "expected a number" : "required field is missing");
+	}
+	if ((rc = int_get(o, "round", path, 1, INT32_MAX, false, 0, &round, e)) < 0 ||
+	    (rc = str_get(o, "started_at", path, false, &t, e)) < 0)
+		return rc;
+	if (t && time_parse_iso(t, &at) < 0) {
+		snprintf(p, sizeof(p), "%s.started_at", path);
+		return fail(e, p, "'%.40s' is not an ISO-8601 UTC time", t);
+	}
+	node_result_pass_add_at(r, json_number_value(v), (int)round, at, warmup);
+	return 0;
+}
+
+/* "passes": the metric per loop (format 1 and 2: numbers; 3: pass objects); "warmup" (format
+ * 3, optional): the warm-up passes. */
+static int passes_parse(json_t *arr, const char *path, int version, bool warmup,
+                        struct node_result *r, struct err *e)
 {
 	char p[PATH_MAX_LEN];
 	size_t i;
 	json_t *v;
+	int rc;
 
+	if (warmup && !arr)
+		return 0;
 	if (!json_is_array(arr))
 		return fail(e, path, arr ? "expected an array" : "required field is missing");
 	if (json_array_size(arr) > SWEEPDOC_PASSES_MAX)
 		return fail(e, path, "more than %d passes", SWEEPDOC_PASSES_MAX);
 	json_array_foreach(arr, i, v)
 	{
-		if (!json_is_number(v)) {
-			snprintf(p, sizeof(p), "%s[%zu]", path, i);
-			return fail(e, p, "expected a number");
+		snprintf(p, sizeof(p), "%s[%zu]", path, i);
+		if (version >= 3) {
+			if ((rc = pass_parse(v, p, r, warmup, e)) < 0)
+				return rc;
+			continue;
 		}
+		if (!json_is_number(v))
+			return fail(e, p, "expected a number");
 		node_result_pass_add(r, json_number_value(v));
 	}
 	return 0;
 }
 
 /* points[i].nodes[k]: plan node k's result. */
-static int node_parse(const struct sweep *s, json_t *o, const char *path, int k,
+static int node_parse(const struct sweep *s, json_t *o, const char *path, int k, int version,
                       struct node_result *r, struct err *e)
 {
 	const char *name, *state, *error;
@@ -194,7 +233,11 @@ static int node_parse(const struct sweep *s, json_t *o, const char *path, int k,
 	}
 	r->state = (enum node_state)st;
 	snprintf(p, sizeof(p), "%s.passes", path);
-	if ((rc = passes_parse(json_object_get(o, "passes"), p, r, e)) < 0)
+	if ((rc = passes_parse(json_object_get(o, "passes"), p, version, false, r, e)) < 0)
+		return rc;
+	snprintf(p, sizeof(p), "%s.warmup", path);
+	if (version >= 3 &&
+	    (rc = passes_parse(json_object_get(o, "warmup"), p, version, true, r, e)) < 0)
 		return rc;
 	snprintf(p, sizeof(p), "%s.applied", path);
 	if ((rc = applied_parse(json_object_get(o, "applied"), p, r, e)) < 0)
@@ -213,7 +256,7 @@ static int node_parse(const struct sweep *s, json_t *o, const char *path, int k,
 }
 
 /* points[i]: appended to s as point i. */
-static int point_parse(struct sweep *s, json_t *o, int i, struct err *e)
+static int point_parse(struct sweep *s, json_t *o, int i, int version, struct err *e)
 {
 	char path[PATH_MAX_LEN], p[PATH_MAX_LEN];
 	const char *role;
@@ -262,7 +305,7 @@ static int point_parse(struct sweep *s, json_t *o, int i, struct err *e)
 	json_array_foreach(nodes, k, n)
 	{
 		snprintf(p, sizeof(p), "%s.nodes[%zu]", path, k);
-		if ((rc = node_parse(s, n, p, (int)k, &pt->nodes[k], e)) < 0)
+		if ((rc = node_parse(s, n, p, (int)k, version, &pt->nodes[k], e)) < 0)
 			return rc;
 	}
 	/* Documents without "loops": the plan's, once the point ran. */
@@ -310,8 +353,38 @@ static int dropped_parse(struct sweep *s, json_t *arr, struct err *e)
 	return 0;
 }
 
+/* Format 3: "order_seed" (a decimal string: 64 bits do not fit a JSON number) and "rounds",
+ * both optional; rounds defaults to the passes' highest. */
+static int rounds_parse(struct sweep *s, json_t *root, struct err *e)
+{
+	const char *seed;
+	unsigned long long v;
+	char *end;
+	long long n;
+	int rc, i, k, j;
+
+	if ((rc = str_get(root, "order_seed", "", false, &seed, e)) < 0)
+		return rc;
+	if (seed) {
+		errno = 0;
+		v = strtoull(seed, &end, 10);
+		if (!*seed || *end || errno || *seed == '-')
+			return fail(e, "order_seed", "'%.40s' is not a decimal 64-bit seed", seed);
+		s->order_seed = v;
+	}
+	for (i = 0; i < s->npoints; i++)
+		for (k = 0; k < s->plan.nnodes; k++)
+			for (j = 0; j < s->points[i].nodes[k].npasses; j++)
+				if (s->points[i].nodes[k].pass_round[j] > s->nrounds)
+					s->nrounds = s->points[i].nodes[k].pass_round[j];
+	if ((rc = int_get(root, "rounds", "", 0, INT32_MAX, true, s->nrounds, &n, e)) < 0)
+		return rc;
+	s->nrounds = (int)n;
+	return 0;
+}
+
 /* Everything after the plan: the sweep's own fields and its points. */
-static int body_parse(struct sweep *s, json_t *root, struct err *e)
+static int body_parse(struct sweep *s, json_t *root, int version, struct err *e)
 {
 	const char *status;
 	long long id = 0;
@@ -336,10 +409,10 @@ static int body_parse(struct sweep *s, json_t *root, struct err *e)
 		            points ? "expected an array" : "required field is missing");
 	json_array_foreach(points, i, o)
 	{
-		if ((rc = point_parse(s, o, (int)i, e)) < 0)
+		if ((rc = point_parse(s, o, (int)i, version, e)) < 0)
 			return rc;
 	}
-	return 0;
+	return rounds_parse(s, root, e);
 }
 
 /* The document's "plan", judged by plan_parse; its errors get the "plan." prefix. */
@@ -395,7 +468,7 @@ int sweepdoc_parse(const char *text, struct sweep *s, struct err *e)
 	if ((rc = plan_take(root, &plan, e)) < 0)
 		goto out;
 	sweep_init(s, &plan);
-	rc = body_parse(s, root, e);
+	rc = body_parse(s, root, (int)version, e);
 	if (rc < 0)
 		sweep_release(s);
 out:

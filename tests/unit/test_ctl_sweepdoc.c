@@ -145,8 +145,8 @@ static void test_errors(void **state)
 	refused("", "line 1");
 	refused("[]", "$: expected an object");
 	refused("{\"format\":\"other\"}", "format: not a fleettune sweep document");
-	refused_edit(j, "\"format_version\": 2", "\"format_version\": 3",
-	             "format_version: 3 is newer");
+	refused_edit(j, "\"format_version\": 2", "\"format_version\": 4",
+	             "format_version: 4 is newer");
 	refused_edit(j, "\"format_version\": 2", "\"format_version\": \"2\"",
 	             "format_version: expected an integer");
 	refused_edit(j, "\"passes\": [\n", "\"passes\": [\n\"fast\",\n",
