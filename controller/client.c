@@ -37,11 +37,18 @@ struct client *client_new(double timeout_s, int retries)
 		log_error("curl_multi_init failed");
 		abort();
 	}
-	/* Keep plenty of connections alive: one per agent, reused across rounds. */
-	curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, 1024L);
+	/* Keep plenty of connections alive: one per agent, reused across rounds (a fleet
+	 * larger than this sets its own size: client_connections_keep). */
+	curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, (long)CLIENT_CONNECTIONS_KEPT);
 	c->timeout_s = timeout_s;
 	c->retries = retries;
 	return c;
+}
+
+void client_connections_keep(struct client *c, long n)
+{
+	curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS,
+	                  n > 0 ? n : (long)CLIENT_CONNECTIONS_KEPT);
 }
 
 void client_free(struct client *c)

@@ -41,6 +41,11 @@ struct client;
  * started twice. Caller has ownership of the result (client_free).
  */
 struct client *client_new(double timeout_s, int retries);
+/* Idle connections a client keeps for reuse unless told otherwise. */
+#define CLIENT_CONNECTIONS_KEPT 1024
+/* Keep up to n idle connections open for reuse (libcurl's connection cache): one per agent of
+ * the fleet, so that no round of requests reconnects because the cache was full. */
+void client_connections_keep(struct client *c, long n);
 void client_free(struct client *c);
 /* Run reqs[0..n) concurrently to completion. Returns 0; per-request outcome in rc/status. */
 int client_run(struct client *c, struct client_req *reqs, int n);
