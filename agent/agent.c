@@ -53,10 +53,28 @@ struct tune_audit agent_tune_audit(struct agent *a)
 	return audit;
 }
 
+struct jobq_env agent_jobq_env(struct agent *a)
+{
+	struct jobq_env env = {
+		.store = a->store,
+		.tune = &a->tune,
+		.fs = &a->fs,
+		.fio_path = a->cfg.fio_path,
+		.allow_dirs = a->cfg.allow_dirs,
+		.n_allow_dirs = a->cfg.n_allow_dirs,
+		.state_dir = a->cfg.state_dir,
+		.contain = a->cfg.contain,
+		.now_s = time_now_s,
+	};
+
+	return env;
+}
+
 int agent_init(struct agent *a, const struct agent_config *cfg, struct err *e)
 {
 	char path[PATH_MAX], host[64];
 	struct tune_audit audit;
+	struct jobq_env env;
 	int rc;
 
 	memset(a, 0, sizeof(*a));
@@ -91,7 +109,8 @@ int agent_init(struct agent *a, const struct agent_config *cfg, struct err *e)
 		goto fail;
 	if (rc > 0)
 		log_info("restored %d session(s) left open by a previous run", rc);
-	rc = jobq_start(&a->jobs, a, e);
+	env = agent_jobq_env(a);
+	rc = jobq_start(&a->jobs, &env, e);
 	if (rc)
 		goto fail;
 	return 0;

@@ -18,6 +18,7 @@
 #define AGENT_MAX_ALLOW 64
 
 struct jobq;
+struct jobq_env;
 
 /* Everything from the command line; strings point into argv or are static. */
 struct agent_config {
@@ -72,6 +73,9 @@ int agent_init(struct agent *a, const struct agent_config *cfg, struct err *e);
 /* The tune audit hooks that record every write in a's database before it is made (and log
  * it); for agent_init and harnesses that wire an agent by hand. */
 struct tune_audit agent_tune_audit(struct agent *a);
+/* What a's job queue works with (a's store, tune, sysfs and settings, the wall clock); for
+ * agent_init and harnesses that wire an agent by hand. */
+struct jobq_env agent_jobq_env(struct agent *a);
 /* Stop the job queue, restore the open sessions ("agent_shutdown"), close the database.
  * Safe after a failed agent_init. */
 void agent_release(struct agent *a);

@@ -91,16 +91,6 @@ json_t *api_body_object(const struct http_req *req, struct http_resp *resp,
 	return o;
 }
 
-json_t *api_time(double epoch_s)
-{
-	char ts[32];
-
-	if (epoch_s <= 0)
-		return json_null();
-	time_fmt_iso_ms(epoch_s, ts, sizeof(ts));
-	return json_string(ts);
-}
-
 void api_origin(const struct http_req *req, char *out, size_t len)
 {
 	char raw[320];
@@ -394,13 +384,13 @@ out:
 
 static json_t *session_json(const struct session_rec *s)
 {
-	json_t *o =
-	        json_pack("{s:I,s:s,s:s,s:I,s:o,s:o}", "id", (json_int_t)s->id, "device", s->device,
-	                  "state", s->state, "ttl_s", (json_int_t)s->ttl_s, "created_at",
-	                  api_time(s->created_at), "expires_at", api_time(s->expires_at));
+	json_t *o = json_pack("{s:I,s:s,s:s,s:I,s:o,s:o}", "id", (json_int_t)s->id, "device",
+	                      s->device, "state", s->state, "ttl_s", (json_int_t)s->ttl_s,
+	                      "created_at", wire_time_to_json(s->created_at), "expires_at",
+	                      wire_time_to_json(s->expires_at));
 
 	if (s->ended_at > 0) {
-		json_object_set_new(o, "ended_at", api_time(s->ended_at));
+		json_object_set_new(o, "ended_at", wire_time_to_json(s->ended_at));
 		json_object_set_new(o, "end_reason", json_string(s->end_reason));
 		json_object_set_new(o, "restore_outcome", json_string(s->restore_outcome));
 	}
@@ -612,7 +602,7 @@ static void changes_list(void *app, const struct http_req *req, struct http_resp
 
 		json_array_append_new(
 		        arr, json_pack("{s:I,s:o,s:s,s:s,s:o,s:o,s:o,s:s,s:s,s:o}", "id",
-		                       (json_int_t)c->id, "at", api_time(c->at), "device",
+		                       (json_int_t)c->id, "at", wire_time_to_json(c->at), "device",
 		                       c->device, "name", c->name, "previous",
 		                       opt_string(c->has_previous, c->previous), "requested",
 		                       opt_string(c->has_requested, c->requested), "applied",
@@ -647,7 +637,7 @@ static const struct query_param q_changes[] = {
 	{ .key = NULL },
 };
 static const struct query_param q_jobs[] = {
-	{ .key = "state", .type = QUERY_ENUM, .choices = job_states },
+	{ .key = "state", .type = QUERY_ENUM, .choices = job_state_names },
 	{ .key = "limit", .type = QUERY_INT, .min = 1, .max = API_LIST_LIMIT_MAX },
 	{ .key = NULL },
 };
@@ -664,7 +654,7 @@ static const struct query_param q_job_raw[] = {
 static const struct query_param q_results[] = {
 	{ .key = "device", .type = QUERY_TEXT },
 	{ .key = "engine", .type = QUERY_ENUM, .choices = engine_names },
-	{ .key = "state", .type = QUERY_ENUM, .choices = job_states },
+	{ .key = "state", .type = QUERY_ENUM, .choices = job_state_names },
 	{ .key = "since", .type = QUERY_TEXT },
 	{ .key = "limit", .type = QUERY_INT, .min = 1, .max = API_LIST_LIMIT_MAX },
 	{ .key = "before_id", .type = QUERY_INT, .min = 1, .max = INT64_MAX },

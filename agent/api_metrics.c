@@ -113,7 +113,7 @@ static void jobs_put(struct agent *a, struct buf *b)
 	family_put(b, "fleettune_jobs", "gauge", "Benchmark jobs in the database, by state.");
 	if (job_state_counts(a->jobs, counts) == 0)
 		for (i = 0; i < JOB_N_STATES; i++)
-			buf_printf(b, "fleettune_jobs{state=\"%s\"} %lld\n", job_states[i],
+			buf_printf(b, "fleettune_jobs{state=\"%s\"} %lld\n", job_state_names[i],
 			           (long long)counts[i]);
 
 	err_clear(&e);

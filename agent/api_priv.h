@@ -21,8 +21,6 @@ void api_fail(struct http_resp *resp, const struct err *e);
  */
 json_t *api_body_object(const struct http_req *req, struct http_resp *resp,
                         const char *const *allowed, bool empty_ok);
-/* ISO-8601 UTC string for epoch seconds (0 -> JSON null). */
-json_t *api_time(double epoch_s);
 /* "request 12 PUT /api/v1/..." */
 void api_origin(const struct http_req *req, char *out, size_t len);
 

@@ -8,12 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
 #include "buf.h"
-#include "contain.h"
-#include "engine.h"
 #include "job.h"
 #include "log.h"
 #include "proc.h"
@@ -25,10 +23,6 @@
 #define CANCEL_GRACE_S 5.0
 #define POLL_MS 200
 
-const char *const job_states[JOB_N_STATES + 1] = { "queued", "running",   "succeeded",
-	                                           "failed", "cancelled", "interrupted",
-	                                           NULL };
-
 /* A job the queue holds: its id and its checked spec, decoded once. */
 struct job {
 	int64_t id;
@@ -37,7 +31,7 @@ struct job {
 };
 
 struct jobq {
-	struct agent *a;
+	struct jobq_env env; /* now_s never NULL */
 	pthread_t thread;
 	bool thread_started;
 	pthread_mutex_t lock;
@@ -65,9 +59,9 @@ static uint64_t progress_step(double progress)
 
 /* Phase in the top bits (queued 1, running 2, ended 3: never 0, so after=0 always answers at
  * once), then loops_done, then the progress step of a running job. */
-uint64_t job_version(const char *state, int loops_done, double progress)
+uint64_t job_version(enum job_state state, int loops_done, double progress)
 {
-	uint64_t phase = !strcmp(state, "queued") ? 1 : !strcmp(state, "running") ? 2 : 3;
+	uint64_t phase = state == JOB_QUEUED ? 1 : state == JOB_RUNNING ? 2 : 3;
 
 	if (loops_done < 0)
 		loops_done = 0;
@@ -153,7 +147,7 @@ static bool path_under(const char *path, const char *dir)
 }
 
 /* Resolve and check a job directory: it must exist and lie under an --allow-dir. */
-static int directory_check(const struct agent *a, const char *dir, char *real, size_t len,
+static int directory_check(const struct jobq_env *env, const char *dir, char *real, size_t len,
                            struct err *e)
 {
 	char buf[PATH_MAX];
@@ -167,8 +161,8 @@ static int directory_check(const struct agent *a, const char *dir, char *real, s
 	if (!realpath(dir, buf) || stat(buf, &st) < 0 || !S_ISDIR(st.st_mode))
 		return err_set(e, -EINVAL, "bad_request", "directory: '%.*s' is not a directory",
 		               utf8_cut(dir, 200), dir);
-	for (i = 0; i < a->cfg.n_allow_dirs; i++) {
-		if (path_under(buf, a->cfg.allow_dirs[i])) {
+	for (i = 0; i < env->n_allow_dirs; i++) {
+		if (path_under(buf, env->allow_dirs[i])) {
 			snprintf(real, len, "%s", buf);
 			return 0;
 		}
@@ -180,14 +174,14 @@ static int directory_check(const struct agent *a, const char *dir, char *real, s
 
 int job_check(struct jobq *q, struct job_spec *spec, struct err *e)
 {
-	struct agent *a = q->a;
+	const struct jobq_env *env = &q->env;
 	const struct engine *eng = spec->engine;
 	struct engine_target t;
 	char real[PATH_MAX], why[300], work[32];
 	char **argv = NULL;
 	int rc, id;
 
-	if (!sysfs_device_name_ok(spec->device) || sysfs_device_check(&a->fs, spec->device, NULL))
+	if (!sysfs_device_name_ok(spec->device) || sysfs_device_check(env->fs, spec->device, NULL))
 		return err_set(e, -EINVAL, "bad_request", "device: no block device '%.*s'",
 		               utf8_cut(spec->device, 64), spec->device);
 	if (!eng)
@@ -203,13 +197,13 @@ int job_check(struct jobq *q, struct job_spec *spec, struct err *e)
 		if (rc)
 			return rc;
 	}
-	if (!sysfs_device_allowed(&a->fs, spec->device))
+	if (!sysfs_device_allowed(env->fs, spec->device))
 		return err_set(e, -EBUSY, "device_refused",
 		               "device '%s' is not in the agent's --allow-device list: it may not "
 		               "be benchmarked",
 		               spec->device);
 	if (spec->directory) {
-		rc = directory_check(a, spec->directory, real, sizeof(real), e);
+		rc = directory_check(env, spec->directory, real, sizeof(real), e);
 		if (rc)
 			return rc;
 		free(spec->directory);
@@ -217,24 +211,24 @@ int job_check(struct jobq *q, struct job_spec *spec, struct err *e)
 	} else if (eng->needs_directory) {
 		return err_set(e, -EINVAL, "bad_request", "directory: required by engine %s",
 		               eng->name);
-	} else if (sysfs_device_in_use(&a->fs, spec->device, why, sizeof(why))) {
+	} else if (sysfs_device_in_use(env->fs, spec->device, why, sizeof(why))) {
 		return err_set(e, -EBUSY, "device_refused",
 		               "refusing a raw-device job on '%s': %s (writing to it would destroy "
 		               "data); give a directory instead",
 		               spec->device, why);
 	}
 	if (spec->params.n) {
-		rc = tune_validate(&a->tune, spec->device, spec->params.items, spec->params.n, e);
+		rc = tune_validate(env->tune, spec->device, spec->params.items, spec->params.n, e);
 		if (rc)
 			return rc;
 	}
-	rc = engine_available(eng, a->cfg.fio_path, e);
+	rc = engine_available(eng, env->fio_path, e);
 	if (rc)
 		return rc;
 	/* Build the argv once now, so a bad combination is a 400, not a failed pass. */
 	snprintf(real, sizeof(real), "/dev/%s", spec->device);
 	snprintf(work, sizeof(work), "ft-check");
-	t.exe = engine_exe(eng, a->cfg.fio_path);
+	t.exe = engine_exe(eng, env->fio_path);
 	t.device_path = real;
 	t.directory = spec->directory;
 	t.work_name = work;
@@ -270,7 +264,7 @@ int job_submit(struct jobq *q, struct job_spec *spec, int64_t *id, struct err *e
 	engine = spec->engine->name;
 	loops = spec->loops;
 	pthread_mutex_lock(&q->lock);
-	rc = store_job_insert(q->a->store, spec, time_now_s(), id, e);
+	rc = store_job_insert(q->env.store, spec, q->env.now_s(), id, e);
 	if (rc == 0) {
 		queue_push(q, *id, spec);
 		pthread_cond_signal(&q->wake);
@@ -280,6 +274,23 @@ int job_submit(struct jobq *q, struct job_spec *spec, int64_t *id, struct err *e
 		log_info("job %lld queued: %s on %s, %d loop(s)", (long long)*id, engine, dev,
 		         loops);
 	return rc;
+}
+
+/* Wait on cond (the caller holds lock) for at most wait_s: the condition variable's deadline
+ * is on CLOCK_REALTIME, whatever clock the queue records times with. */
+static void cond_wait_s(pthread_cond_t *cond, pthread_mutex_t *lock, double wait_s)
+{
+	struct timespec ts;
+	long ns = (long)(wait_s * 1e9);
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += ns / 1000000000L;
+	ts.tv_nsec += ns % 1000000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(cond, lock, &ts);
 }
 
 int job_cancel(struct jobq *q, int64_t id, struct err *e)
@@ -292,7 +303,7 @@ int job_cancel(struct jobq *q, int64_t id, struct err *e)
 	pthread_mutex_lock(&q->lock);
 	j = queue_remove(q, id);
 	if (j) {
-		rc = store_job_cancel_queued(q->a->store, id, time_now_s(), e);
+		rc = store_job_cancel_queued(q->env.store, id, q->env.now_s(), e);
 		if (rc == 0)
 			changed_locked(q, id);
 		pthread_mutex_unlock(&q->lock);
@@ -306,7 +317,7 @@ int job_cancel(struct jobq *q, int64_t id, struct err *e)
 	}
 	if (q->running_id != id) {
 		pthread_mutex_unlock(&q->lock);
-		rc = store_job_get(q->a->store, id, &rec, e);
+		rc = store_job_get(q->env.store, id, &rec, e);
 		if (rc)
 			return rc;
 		rc = err_set(e, -EBUSY, "conflict", "job %lld already %s", (long long)id,
@@ -317,15 +328,9 @@ int job_cancel(struct jobq *q, int64_t id, struct err *e)
 	q->cancel = true;
 	pthread_cond_broadcast(&q->wake);
 	/* Wait for the worker: SIGTERM, up to 5 s of grace, SIGKILL, restore. */
-	deadline = time_now_s() + CANCEL_GRACE_S + 10;
-	while (q->running_id == id && time_now_s() < deadline) {
-		struct timespec ts;
-		double t = time_now_s() + 0.2;
-
-		ts.tv_sec = (time_t)t;
-		ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
-		pthread_cond_timedwait(&q->done, &q->lock, &ts);
-	}
+	deadline = time_mono_s() + CANCEL_GRACE_S + 10;
+	while (q->running_id == id && time_mono_s() < deadline)
+		cond_wait_s(&q->done, &q->lock, 0.2);
 	rc = q->running_id == id ? -EINPROGRESS : 0;
 	pthread_mutex_unlock(&q->lock);
 	return rc;
@@ -351,7 +356,7 @@ static bool restore_superseded(const char *name, const struct tune_item *written
 void job_params_written(struct jobq *q, const char *device, const struct tune_item *items, int n,
                         const char *origin)
 {
-	struct agent *a = q->a;
+	struct store *store = q->env.store;
 	struct tune_snapshot snap = { { 0 }, 0, NULL };
 	char why[512], at[40];
 	bool found = false;
@@ -367,13 +372,13 @@ void job_params_written(struct jobq *q, const char *device, const struct tune_it
 	if (!id || !changed)
 		return;
 	err_clear(&e);
-	if (store_job_restore(a->store, id, &snap, &found, &e))
+	if (store_job_restore(store, id, &snap, &found, &e))
 		goto fail;
 	if (found && strcmp(snap.device, device))
 		goto out;
-	time_fmt_iso(time_now_s(), at, sizeof(at));
+	time_fmt_iso(q->env.now_s(), at, sizeof(at));
 	snprintf(why, sizeof(why), "%s wrote %d value(s) at %s", origin, changed, at);
-	if (store_jobs_mark_changed(a->store, device, why, &e))
+	if (store_jobs_mark_changed(store, device, why, &e))
 		goto fail;
 	if (!found)
 		goto out;
@@ -383,7 +388,7 @@ void job_params_written(struct jobq *q, const char *device, const struct tune_it
 	if (kept == snap.n)
 		goto out;
 	snap.n = kept;
-	if (store_job_set_restore(a->store, id, &snap, &e))
+	if (store_job_set_restore(store, id, &snap, &e))
 		goto fail;
 	log_info("job %lld on %s: %s; its end will not put back what that wrote", (long long)id,
 	         device, why);
@@ -399,6 +404,7 @@ out:
  * rec->version. */
 static void progress_fill(struct jobq *q, struct job_rec *rec)
 {
+	int state = job_state_parse(rec->state);
 	bool running;
 
 	pthread_mutex_lock(&q->lock);
@@ -407,15 +413,17 @@ static void progress_fill(struct jobq *q, struct job_rec *rec)
 		rec->progress = q->progress;
 	pthread_mutex_unlock(&q->lock);
 	if (!running)
-		rec->progress = !strcmp(rec->state, "succeeded") ? 1.0
-		                : rec->loops > 0 ? (double)rec->loops_done / rec->loops
-		                                 : 0;
-	rec->version = job_version(rec->state, rec->loops_done, rec->progress);
+		rec->progress = state == JOB_SUCCEEDED ? 1.0
+		                : rec->loops > 0       ? (double)rec->loops_done / rec->loops
+		                                       : 0;
+	/* A word no state has (a damaged row) counts as ended, as any final state does. */
+	rec->version = job_version(state < 0 ? JOB_N_STATES : (enum job_state)state,
+	                           rec->loops_done, rec->progress);
 }
 
 int job_get(struct jobq *q, int64_t id, struct job_rec *out, struct err *e)
 {
-	int rc = store_job_get(q->a->store, id, out, e);
+	int rc = store_job_get(q->env.store, id, out, e);
 
 	if (rc == 0)
 		progress_fill(q, out);
@@ -425,7 +433,7 @@ int job_get(struct jobq *q, int64_t id, struct job_rec *out, struct err *e)
 int job_list(struct jobq *q, const char *state, int limit, struct job_rec **out, int *n,
              struct err *e)
 {
-	int rc = store_jobs_list(q->a->store, state, limit, out, n, e), i;
+	int rc = store_jobs_list(q->env.store, state, limit, out, n, e), i;
 
 	for (i = 0; rc == 0 && i < *n; i++)
 		progress_fill(q, &(*out)[i]);
@@ -435,7 +443,7 @@ int job_list(struct jobq *q, const char *state, int limit, struct job_rec **out,
 int job_results(struct jobq *q, const struct result_filter *f, struct job_rec **out, int *n,
                 struct err *e)
 {
-	int rc = store_results(q->a->store, f, out, n, e), i;
+	int rc = store_results(q->env.store, f, out, n, e), i;
 
 	for (i = 0; rc == 0 && i < *n; i++)
 		progress_fill(q, &(*out)[i]);
@@ -444,22 +452,22 @@ int job_results(struct jobq *q, const struct result_filter *f, struct job_rec **
 
 int job_passes(struct jobq *q, int64_t id, struct pass_rec **out, int *n, struct err *e)
 {
-	return store_job_passes(q->a->store, id, out, n, e);
+	return store_job_passes(q->env.store, id, out, n, e);
 }
 
 int job_raw(struct jobq *q, int64_t id, int loop, char **raw, size_t *len, struct err *e)
 {
-	return store_job_raw(q->a->store, id, loop, raw, len, e);
+	return store_job_raw(q->env.store, id, loop, raw, len, e);
 }
 
 int job_state_counts(struct jobq *q, int64_t *counts)
 {
-	return store_job_state_counts(q->a->store, job_states, JOB_N_STATES, counts);
+	return store_job_state_counts(q->env.store, job_state_names, JOB_N_STATES, counts);
 }
 
 int job_last_metrics(struct jobq *q, struct store_job_metric **out, int *n, struct err *e)
 {
-	return store_last_job_metrics(q->a->store, out, n, e);
+	return store_last_job_metrics(q->env.store, out, n, e);
 }
 
 /* Remove the files a pass left in its directory (names start with work_name). */
@@ -512,12 +520,12 @@ enum pass_result { PASS_OK, PASS_FAILED, PASS_CANCELLED };
 
 /* A pass measured under params the job did not set is not kept: -ESTALE "params_changed" if
  * something (a session's restore) changed the device's parameters under job id. */
-static int params_changed(struct agent *a, int64_t id, int loop, struct err *e)
+static int params_changed(struct jobq *q, int64_t id, int loop, struct err *e)
 {
 	struct job_rec r;
 	int rc = 0;
 
-	if (store_job_get(a->store, id, &r, e))
+	if (store_job_get(q->env.store, id, &r, e))
 		return -EIO;
 	if (r.has_params_changed)
 		rc = err_set(e, -ESTALE, "params_changed",
@@ -556,7 +564,7 @@ static enum pass_result pass_run(struct jobq *q, const struct job *job, const st
                                  const struct engine_opts *opts, const char *dir, int loop,
                                  struct err *e)
 {
-	struct agent *a = q->a;
+	struct store *store = q->env.store;
 	struct engine_target t;
 	struct contain_pass cp;
 	struct metrics m;
@@ -572,19 +580,19 @@ static enum pass_result pass_run(struct jobq *q, const struct job *job, const st
 	memset(&cp, 0, sizeof(cp));
 	snprintf(devpath, sizeof(devpath), "/dev/%s", job->spec.device);
 	snprintf(work, sizeof(work), "ft-job%lld-l%d", (long long)job->id, loop);
-	t.exe = engine_exe(eng, a->cfg.fio_path);
+	t.exe = engine_exe(eng, q->env.fio_path);
 	t.device_path = devpath;
 	t.directory = dir;
 	t.work_name = work;
 	if (eng->argv_build(opts, &t, &argv, e))
 		goto out;
 	argv_log(job->id, loop, argv);
-	started = time_now_s();
+	started = q->env.now_s();
 	start_mono = time_mono_s();
 	if (contain_pass_begin(&q->contain, job->id, &cp, e) ||
 	    proc_spawn_in(&p, argv, dir ? dir : "/", &cp, e))
 		goto out;
-	if (store_job_set_pgid(a->store, job->id, p.pid)) {
+	if (store_job_set_pgid(store, job->id, p.pid)) {
 		/* A crash now would leave the engine running unseen: do not go on. */
 		err_set(e, -EIO, "store_error",
 		        "cannot record %s's process group in the database; pass stopped",
@@ -625,10 +633,10 @@ static enum pass_result pass_run(struct jobq *q, const struct job *job, const st
 	                  e);
 	if (rc)
 		goto out;
-	if (params_changed(a, job->id, loop, e))
+	if (params_changed(q, job->id, loop, e))
 		goto out;
 	raw = !strcmp(eng->raw_stream, "stderr") ? &p.err : &p.out;
-	if (store_job_pass_add(a->store, job->id, loop, started, time_now_s(), &m,
+	if (store_job_pass_add(store, job->id, loop, started, q->env.now_s(), &m,
 	                       raw->data ? raw->data : "", raw->len, e))
 		goto out;
 	log_info("job %lld: pass %d/%d done (%d metrics)", (long long)job->id, loop,
@@ -636,7 +644,7 @@ static enum pass_result pass_run(struct jobq *q, const struct job *job, const st
 	set_progress(q, job->id, (double)loop / job->spec.loops, true);
 	res = PASS_OK;
 out:
-	if (p.pid && store_job_set_pgid(a->store, job->id, 0))
+	if (p.pid && store_job_set_pgid(store, job->id, 0))
 		log_error("job %lld: cannot clear the process group in the database",
 		          (long long)job->id);
 	proc_release(&p);
@@ -647,7 +655,7 @@ out:
 }
 
 /* Put back the restore snapshot a job recorded, if it has one (origin "job N WHY"). */
-static void restore_saved(struct agent *a, int64_t id, const char *why)
+static void restore_saved(struct jobq *q, int64_t id, const char *why)
 {
 	struct tune_snapshot snap;
 	char origin[64];
@@ -656,8 +664,8 @@ static void restore_saved(struct agent *a, int64_t id, const char *why)
 
 	snprintf(origin, sizeof(origin), "job %lld %s", (long long)id, why);
 	err_clear(&e);
-	if (store_job_restore(a->store, id, &snap, &found, &e) ||
-	    (found && tune_restore(&a->tune, &snap, origin, NULL, &e)))
+	if (store_job_restore(q->env.store, id, &snap, &found, &e) ||
+	    (found && tune_restore(q->env.tune, &snap, origin, NULL, &e)))
 		log_error("job %lld: restore failed: %s", (long long)id, e.msg);
 	tune_snapshot_release(&snap);
 }
@@ -665,12 +673,12 @@ static void restore_saved(struct agent *a, int64_t id, const char *why)
 /* Run a started job to its end state. Nothing here re-reads or re-checks the spec. */
 static void job_run(struct jobq *q, struct job *job)
 {
-	struct agent *a = q->a;
+	const struct jobq_env *env = &q->env;
 	struct job_spec *spec = &job->spec;
 	struct tune_snapshot snap = { { 0 }, 0, NULL };
 	struct params ps = { 0, NULL };
 	const struct engine *eng = spec->engine;
-	const char *state = "succeeded";
+	enum job_state state = JOB_SUCCEEDED;
 	char origin[64];
 	bool rolled_back, applied = false;
 	struct err e, se;
@@ -679,41 +687,41 @@ static void job_run(struct jobq *q, struct job *job)
 	err_clear(&e);
 	snprintf(origin, sizeof(origin), "job %lld", (long long)job->id);
 	if (should_stop(q)) {
-		state = q->stop ? "interrupted" : "cancelled";
+		state = q->stop ? JOB_INTERRUPTED : JOB_CANCELLED;
 		goto stopped;
 	}
 	if (spec->params.n) {
 		/* Save the restore point in the database first: a crash then still restores.
 		 * If it cannot be saved, the device is not touched. */
-		if (tune_snapshot_take(&a->tune, spec->device, &snap, &e)) {
-			state = "failed";
+		if (tune_snapshot_take(env->tune, spec->device, &snap, &e)) {
+			state = JOB_FAILED;
 			goto out;
 		}
 		err_clear(&se);
-		if (store_job_set_restore(a->store, job->id, &snap, &se)) {
+		if (store_job_set_restore(env->store, job->id, &snap, &se)) {
 			err_set(&e, -EIO, "store_error",
 			        "cannot record the restore point, so the job's params were not "
 			        "applied: %s",
 			        se.msg);
-			state = "failed";
+			state = JOB_FAILED;
 			goto out;
 		}
-		if (tune_apply(&a->tune, spec->device, spec->params.items, spec->params.n, origin,
+		if (tune_apply(env->tune, spec->device, spec->params.items, spec->params.n, origin,
 		               &rolled_back, &e)) {
-			state = "failed";
+			state = JOB_FAILED;
 			goto out;
 		}
 		applied = true;
 	}
-	if (sysfs_params_read(&a->fs, spec->device, &ps, &e)) {
-		state = "failed";
+	if (sysfs_params_read(env->fs, spec->device, &ps, &e)) {
+		state = JOB_FAILED;
 		goto out;
 	}
 	err_clear(&se);
-	if (store_job_set_params(a->store, job->id, &ps, &se)) {
+	if (store_job_set_params(env->store, job->id, &ps, &se)) {
 		err_set(&e, -EIO, "store_error", "cannot record the parameter snapshot: %s",
 		        se.msg);
-		state = "failed";
+		state = JOB_FAILED;
 		goto out;
 	}
 	log_info("job %lld running: %s on %s, %d loop(s)", (long long)job->id, eng->name,
@@ -722,39 +730,39 @@ static void job_run(struct jobq *q, struct job *job)
 		enum pass_result r;
 
 		if (should_stop(q)) {
-			state = q->stop ? "interrupted" : "cancelled";
+			state = q->stop ? JOB_INTERRUPTED : JOB_CANCELLED;
 			break;
 		}
 		r = pass_run(q, job, eng, &spec->opts, spec->directory, loop, &e);
 		if (r == PASS_CANCELLED) {
-			state = q->stop ? "interrupted" : "cancelled";
+			state = q->stop ? JOB_INTERRUPTED : JOB_CANCELLED;
 			break;
 		}
 		if (r == PASS_FAILED) {
-			state = "failed";
+			state = JOB_FAILED;
 			break;
 		}
 	}
 stopped:
-	if (!strcmp(state, "cancelled"))
+	if (state == JOB_CANCELLED)
 		err_set(&e, -ECANCELED, "cancelled", "cancelled by request during loop %d of %d",
 		        loop, spec->loops);
-	else if (!strcmp(state, "interrupted"))
+	else if (state == JOB_INTERRUPTED)
 		err_set(&e, -EINTR, "interrupted", "the agent shut down during loop %d of %d", loop,
 		        spec->loops);
 out:
 	if (applied) /* from the database, not snap: a session's restore may have cancelled it */
-		restore_saved(a, job->id, "end");
-	if (strcmp(state, "succeeded"))
-		log_info("job %lld %s: %s", (long long)job->id, state, e.msg);
+		restore_saved(q, job->id, "end");
+	if (state != JOB_SUCCEEDED)
+		log_info("job %lld %s: %s", (long long)job->id, job_state_name(state), e.msg);
 	else
 		log_info("job %lld succeeded", (long long)job->id);
 	err_clear(&se);
-	if (store_job_finish(a->store, job->id, state, time_now_s(),
-	                     strcmp(state, "succeeded") ? e.code : NULL,
-	                     strcmp(state, "succeeded") ? e.msg : NULL, &se))
-		log_error("job %lld: cannot record its end (%s): %s", (long long)job->id, state,
-		          se.msg);
+	if (store_job_finish(env->store, job->id, state, env->now_s(),
+	                     state != JOB_SUCCEEDED ? e.code : NULL,
+	                     state != JOB_SUCCEEDED ? e.msg : NULL, &se))
+		log_error("job %lld: cannot record its end (%s): %s", (long long)job->id,
+		          job_state_name(state), se.msg);
 	changed(q, job->id);
 	tune_snapshot_release(&snap);
 	sysfs_params_release(&ps);
@@ -790,7 +798,7 @@ static void *worker_main(void *arg)
 
 	while ((job = next_job(q))) {
 		err_clear(&e);
-		if (store_job_start(q->a->store, job->id, time_now_s(), &e) == 0) {
+		if (store_job_start(q->env.store, job->id, q->env.now_s(), &e) == 0) {
 			changed(q, job->id);
 			job_run(q, job);
 		} else
@@ -807,13 +815,13 @@ static void *worker_main(void *arg)
 
 /* Jobs left "running" by a crashed agent: kill their engine, restore, mark interrupted.
  * -errno with err filled if they cannot be read (the agent must not start then). */
-static int recover(struct agent *a, struct err *err)
+static int recover(struct jobq *q, struct err *err)
 {
 	struct job_rec *list = NULL;
 	int n = 0, i, rc;
 	struct err e;
 
-	rc = store_jobs_list(a->store, "running", 1000, &list, &n, err);
+	rc = store_jobs_list(q->env.store, job_state_name(JOB_RUNNING), 1000, &list, &n, err);
 	if (rc) {
 		log_error("cannot list the jobs a previous run left running: %s", err->msg);
 		return rc;
@@ -823,17 +831,18 @@ static int recover(struct agent *a, struct err *err)
 		const struct engine *eng = engine_find(j->engine);
 
 		if (j->pgid > 0 && eng) {
-			const char *exe = engine_exe(eng, a->cfg.fio_path),
+			const char *exe = engine_exe(eng, q->env.fio_path),
 			           *base = strrchr(exe, '/');
 
 			if (proc_kill_stale_group((pid_t)j->pgid, base ? base + 1 : exe) > 0)
 				log_info("job %lld: killed leftover %s process group %lld",
 				         (long long)j->id, j->engine, (long long)j->pgid);
 		}
-		restore_saved(a, j->id, "interrupted");
+		restore_saved(q, j->id, "interrupted");
 		err_clear(&e);
-		if (store_job_finish(a->store, j->id, "interrupted", time_now_s(), "interrupted",
-		                     "the agent stopped while the job was running", &e))
+		if (store_job_finish(q->env.store, j->id, JOB_INTERRUPTED, q->env.now_s(),
+		                     "interrupted", "the agent stopped while the job was running",
+		                     &e))
 			log_error("job %lld: %s", (long long)j->id, e.msg);
 		log_info("job %lld marked interrupted (agent restarted mid-job)", (long long)j->id);
 	}
@@ -848,7 +857,7 @@ static int queue_load(struct jobq *q, struct err *e)
 	struct job_rec *list = NULL;
 	int n = 0, i, rc;
 
-	rc = store_jobs_queued(q->a->store, &list, &n, e);
+	rc = store_jobs_queued(q->env.store, &list, &n, e);
 	if (rc)
 		return rc;
 	for (i = 0; i < n; i++) {
@@ -859,8 +868,8 @@ static int queue_load(struct jobq *q, struct err *e)
 			continue;
 		}
 		err_clear(&fe);
-		if (store_job_finish(q->a->store, list[i].id, "failed", time_now_s(), "internal",
-		                     "the stored job spec is unreadable", &fe))
+		if (store_job_finish(q->env.store, list[i].id, JOB_FAILED, q->env.now_s(),
+		                     "internal", "the stored job spec is unreadable", &fe))
 			log_error("job %lld: %s", (long long)list[i].id, fe.msg);
 	}
 	if (n)
@@ -869,22 +878,24 @@ static int queue_load(struct jobq *q, struct err *e)
 	return 0;
 }
 
-int jobq_start(struct jobq **out, struct agent *a, struct err *e)
+int jobq_start(struct jobq **out, const struct jobq_env *env, struct err *e)
 {
 	struct jobq *q = xcalloc(1, sizeof(*q));
 	int rc;
 
-	q->a = a;
+	q->env = *env;
+	if (!q->env.now_s)
+		q->env.now_s = time_now_s;
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_cond_init(&q->wake, NULL);
 	pthread_cond_init(&q->done, NULL);
-	rc = contain_init(&q->contain, a->cfg.state_dir, a->cfg.contain, e);
+	rc = contain_init(&q->contain, env->state_dir, env->contain, e);
 	if (rc) {
 		free(q);
 		return rc;
 	}
 	contain_recover(&q->contain); /* the processes of jobs a crashed agent left running */
-	if (recover(a, e) || queue_load(q, e)) {
+	if (recover(q, e) || queue_load(q, e)) {
 		jobq_stop(q);
 		return -EIO;
 	}

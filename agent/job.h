@@ -7,24 +7,37 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "contain.h"
 #include "engine.h"
 #include "err.h"
 #include "jobspec.h"
+#include "protocol.h"
 #include "store.h"
 #include "store_metrics.h"
+#include "sysfs.h"
+#include "tune.h"
 
-struct agent;
 struct jobq;
 
-/* Every job state, NULL-terminated: queued, running, succeeded, failed, cancelled,
- * interrupted. */
-#define JOB_N_STATES 6
-extern const char *const job_states[JOB_N_STATES + 1];
+/* What the queue works with, given by whoever starts it (agent_init, a test): the pointers and
+ * strings are borrowed and must outlive the queue. */
+struct jobq_env {
+	struct store *store;           /* jobs, passes, restore points */
+	struct tune *tune;             /* params: validated, snapshotted, applied, restored */
+	const struct sysfs *fs;        /* devices: exist, allowlisted, in use; params read */
+	const char *fio_path;          /* --fio (NULL: fio on PATH) */
+	const char *const *allow_dirs; /* --allow-dir: where jobs may create files */
+	int n_allow_dirs;
+	const char *state_dir;     /* containment records live in STATE_DIR/contain */
+	enum contain_mode contain; /* --contain */
+	/* The wall clock every recorded time is read from, epoch seconds (NULL: time_now_s). */
+	double (*now_s)(void);
+};
 
 /* Recover jobs left running by a previous run (they become "interrupted",
  * their engine process group is killed and their params restored), take up
- * the queued ones, then start the worker thread. */
-int jobq_start(struct jobq **out, struct agent *a, struct err *e);
+ * the queued ones, then start the worker thread. env is copied. */
+int jobq_start(struct jobq **out, const struct jobq_env *env, struct err *e);
 /* Cancel the running job (it ends "interrupted"), stop the worker, free. NULL is fine. */
 void jobq_stop(struct jobq *q);
 
@@ -68,7 +81,7 @@ void job_params_written(struct jobq *q, const char *device, const struct tune_it
  * never decreases while a job runs (progress only grows).
  */
 #define JOB_PROGRESS_STEPS 10
-uint64_t job_version(const char *state, int loops_done, double progress);
+uint64_t job_version(enum job_state state, int loops_done, double progress);
 /* Whether a long-poll that has version after must be answered now. */
 bool job_changed_since(uint64_t version, uint64_t after);
 /*
@@ -92,7 +105,7 @@ int job_results(struct jobq *q, const struct result_filter *f, struct job_rec **
 int job_passes(struct jobq *q, int64_t id, struct pass_rec **out, int *n, struct err *e);
 /* The raw output of one pass. Caller frees *raw. */
 int job_raw(struct jobq *q, int64_t id, int loop, char **raw, size_t *len, struct err *e);
-/* Jobs per state (counts[i] for job_states[i], JOB_N_STATES of them), for /metrics. */
+/* Jobs per state (counts[i] for job_state_names[i], JOB_N_STATES of them), for /metrics. */
 int job_state_counts(struct jobq *q, int64_t *counts);
 /* Per device, the mean of every metric of its newest finished job, for /metrics. Caller frees
  * *out. */

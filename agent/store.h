@@ -9,7 +9,9 @@
 
 #include "engine.h"
 #include "err.h"
+#include "jobrec.h"
 #include "jobspec.h"
+#include "protocol.h"
 #include "sysfs.h"
 #include "tune.h"
 
@@ -76,43 +78,8 @@ int store_session_end(struct store *s, int64_t id, const char *state, double end
 
 /* ---- jobs and results (store_job.c) ---- */
 
-/* A recorded parameter value: number says it was an integer. Owned strings. */
-struct store_value {
-	char *name;
-	char *value;
-	bool number;
-};
-
+/* Frees a list of parameter values (a job_rec's params). */
 void store_values_free(struct store_value *v, int n);
-
-struct job_rec {
-	int64_t id;
-	char state[16];
-	char device[64]; /* also in spec; the columns, readable even if the spec is not */
-	char engine[16];
-	int loops;
-	struct job_spec spec; /* decoded from the spec column */
-	bool spec_ok;         /* false: the column could not be decoded; spec holds the columns */
-	struct store_value *params; /* every parameter of the device read just before loop 1 */
-	int n_params;
-	bool has_params;
-	int loops_done;
-	int64_t pgid; /* 0 if none */
-	char error_code[40];
-	char error_message[256];
-	int has_error;
-	double created_at, started_at, finished_at; /* 0 = not yet */
-	double progress;          /* 0..1, filled by the job layer (job_get, job_list) */
-	uint64_t version;         /* filled by the job layer: job_version() of this record */
-	char params_changed[256]; /* what changed the device's params under the job mid-run */
-	int has_params_changed;
-};
-
-struct pass_rec {
-	int loop;
-	double started_at, finished_at;
-	struct metrics metrics;
-};
 
 /* A name=value pair for result filters (borrowed strings). */
 struct store_kv {
@@ -161,7 +128,7 @@ int store_job_set_pgid(struct store *s, int64_t id, int64_t pgid);
 int store_job_pass_add(struct store *s, int64_t id, int loop, double started_at, double finished_at,
                        const struct metrics *m, const char *raw, size_t raw_len, struct err *e);
 /* Move a job to a final state. code/message may be NULL. */
-int store_job_finish(struct store *s, int64_t id, const char *state, double finished_at,
+int store_job_finish(struct store *s, int64_t id, enum job_state state, double finished_at,
                      const char *code, const char *message, struct err *e);
 /* queued -> cancelled; -EBUSY if the job is not queued. */
 int store_job_cancel_queued(struct store *s, int64_t id, double now, struct err *e);

@@ -228,7 +228,7 @@ int store_job_pass_add(struct store *s, int64_t id, int loop, double started_at,
 	return rc < 0 ? rc : 0;
 }
 
-int store_job_finish(struct store *s, int64_t id, const char *state, double finished_at,
+int store_job_finish(struct store *s, int64_t id, enum job_state state, double finished_at,
                      const char *code, const char *message, struct err *e)
 {
 	int rc;
@@ -236,7 +236,7 @@ int store_job_finish(struct store *s, int64_t id, const char *state, double fini
 	rc = store_write(s, e, "job finish",
 	                 "UPDATE jobs SET state = ?, finished_at = ?, error_code = ?, "
 	                 "error_message = ?, pgid = NULL WHERE id = ?",
-	                 "tdttI", state, finished_at, code, message, id);
+	                 "tdttI", job_state_name(state), finished_at, code, message, id);
 	return rc < 0 ? rc : 0;
 }
 
@@ -332,15 +332,21 @@ int store_results(struct store *s, const struct result_filter *f, struct job_rec
 {
 	struct buf sql = BUF_INIT;
 	struct sqlite3_stmt *st = NULL;
-	int i, k = 1, rc;
+	int i, k = 1, rc, nfinal = 0;
 
 	*out = NULL;
 	*n = 0;
 	buf_puts(&sql, "SELECT " JOB_COLS " FROM jobs WHERE finished_at IS NOT NULL");
-	if (f->state)
+	if (f->state) {
 		buf_puts(&sql, " AND state = ?");
-	else
-		buf_puts(&sql, " AND state IN ('succeeded','failed','cancelled','interrupted')");
+	} else {
+		/* Any final state; the words are fixed (protocol.h), so they are spelled in. */
+		buf_puts(&sql, " AND state IN (");
+		for (i = 0; i < JOB_N_STATES; i++)
+			if (job_state_final((enum job_state)i))
+				buf_printf(&sql, "%s'%s'", nfinal++ ? "," : "", job_state_names[i]);
+		buf_puts(&sql, ")");
+	}
 	if (f->device)
 		buf_puts(&sql, " AND device = ?");
 	if (f->engine)

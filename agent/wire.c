@@ -1,6 +1,7 @@
-/* wire.c -- the agent's JSON wire format: request bodies into structs, structs into JSON for
- * answers and for the database's JSON columns. The only agent file (with api*.c and fio.c's
- * parser of fio's own output) that builds or reads JSON. */
+/* wire.c -- the agent's JSON wire format: request bodies into structs, parameter values and job
+ * specs into JSON for answers and for the database's JSON columns. With wire_job.c (a job's
+ * record, passes and summary) the only agent code, but for api*.c's envelopes and fio.c's
+ * parser of fio's own output, that builds or reads JSON. */
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -37,8 +38,7 @@ int wire_keys_check(const json_t *obj, const char *const *allowed, const char *p
 	return 0;
 }
 
-/* Dump compactly; never NULL (OOM is fatal, and every caller passes an object). */
-static char *dump(json_t *o, size_t flags)
+char *wire_dump(json_t *o, size_t flags)
 {
 	char *s = json_dumps(o, JSON_COMPACT | flags);
 
@@ -65,14 +65,19 @@ int wire_value_from_json(const json_t *v, const char *field, char *out, size_t l
 	return err_set(e, -EINVAL, "bad_request", "%s: expected an integer or a string", field);
 }
 
-json_t *wire_value_to_json(enum param_kind kind, const char *v)
+json_t *wire_int_or_string(const char *v, bool kernel)
 {
 	int64_t n;
 
-	if (kind == PARAM_INT && !num_parse_kernel_i64(v, &n))
+	if (kernel ? !num_parse_kernel_i64(v, &n) : !num_parse_i64(v, &n))
 		return json_integer((json_int_t)n);
-	if (kind == PARAM_ENUM && num_is_plain_int(v) && !num_parse_i64(v, &n))
-		return json_integer((json_int_t)n);
+	return json_string(v);
+}
+
+json_t *wire_value_to_json(enum param_kind kind, const char *v)
+{
+	if (kind == PARAM_INT || kind == PARAM_ENUM)
+		return wire_int_or_string(v, kind == PARAM_INT);
 	return json_string(v);
 }
 
@@ -116,23 +121,14 @@ int wire_params_from_json(const json_t *v, int min_n, struct tune_set *out, stru
 	return rc;
 }
 
-/* A requested value: a plain decimal integer as a number, anything else as the string. */
-static json_t *requested_json(const char *v)
-{
-	int64_t n;
-
-	if (num_is_plain_int(v) && !num_parse_i64(v, &n))
-		return json_integer((json_int_t)n);
-	return json_string(v);
-}
-
 json_t *wire_params_to_json(const struct tune_set *s)
 {
 	json_t *o = json_object();
 	int i;
 
 	for (i = 0; i < s->n; i++)
-		json_object_set_new(o, s->items[i].name, requested_json(s->items[i].requested));
+		json_object_set_new(o, s->items[i].name,
+		                    wire_int_or_string(s->items[i].requested, false));
 	return o;
 }
 
@@ -494,7 +490,7 @@ json_t *wire_job_spec_to_json(const struct job_spec *s)
 
 char *wire_job_spec_encode(const struct job_spec *s)
 {
-	return dump(wire_job_spec_to_json(s), JSON_SORT_KEYS);
+	return wire_dump(wire_job_spec_to_json(s), JSON_SORT_KEYS);
 }
 
 int wire_job_spec_decode(const char *text, struct job_spec *out, struct err *e)
@@ -514,7 +510,7 @@ int wire_job_spec_decode(const char *text, struct job_spec *out, struct err *e)
 
 char *wire_labels_encode(const struct job_spec *s)
 {
-	return dump(wire_labels_to_json(s), JSON_SORT_KEYS);
+	return wire_dump(wire_labels_to_json(s), JSON_SORT_KEYS);
 }
 
 char *wire_snapshot_encode(const struct tune_snapshot *s)
@@ -524,7 +520,7 @@ char *wire_snapshot_encode(const struct tune_snapshot *s)
 
 	for (i = 0; i < s->n; i++)
 		json_object_set_new(o, s->items[i].name, json_string(s->items[i].previous));
-	return dump(o, JSON_SORT_KEYS);
+	return wire_dump(o, JSON_SORT_KEYS);
 }
 
 int wire_snapshot_decode(const char *dev, const char *text, struct tune_snapshot *out,
@@ -557,83 +553,4 @@ int wire_snapshot_decode(const char *dev, const char *text, struct tune_snapshot
 out:
 	json_decref(o);
 	return rc;
-}
-
-char *wire_metrics_encode(const struct metrics *m)
-{
-	json_t *o = json_object();
-	int i;
-
-	for (i = 0; i < m->n; i++)
-		json_object_set_new(o, m->m[i].name, json_real(m->m[i].value));
-	return dump(o, JSON_REAL_PRECISION(10));
-}
-
-int wire_metrics_decode(const char *text, struct metrics *out)
-{
-	const char *key;
-	json_t *o, *v;
-
-	out->n = 0;
-	o = json_loads(text ? text : "", 0, NULL);
-	if (!json_is_object(o)) {
-		json_decref(o);
-		return -EINVAL;
-	}
-	json_object_foreach(o, key, v)
-	{
-		if (json_is_number(v))
-			metrics_set(out, key, json_number_value(v));
-	}
-	json_decref(o);
-	return 0;
-}
-
-char *wire_param_values_encode(const struct params *ps)
-{
-	json_t *o = json_object();
-	int64_t n;
-	int i;
-
-	for (i = 0; i < ps->n; i++) {
-		const struct param *p = &ps->p[i];
-
-		if (p->kind == PARAM_INT && !num_parse_kernel_i64(p->value, &n))
-			json_object_set_new(o, p->name, json_integer((json_int_t)n));
-		else
-			json_object_set_new(o, p->name, json_string(p->value));
-	}
-	return dump(o, JSON_SORT_KEYS);
-}
-
-int wire_param_values_decode(const char *text, struct store_value **out, int *n)
-{
-	const char *key;
-	json_t *o, *v;
-	int k = 0;
-
-	*out = NULL;
-	*n = 0;
-	o = json_loads(text ? text : "", 0, NULL);
-	if (!json_is_object(o)) {
-		json_decref(o);
-		return -EINVAL;
-	}
-	*out = xcalloc(json_object_size(o) + 1, sizeof(**out));
-	json_object_foreach(o, key, v)
-	{
-		if (json_is_integer(v)) {
-			(*out)[k].value = xasprintf("%lld", (long long)json_integer_value(v));
-			(*out)[k].number = true;
-		} else if (json_is_string(v)) {
-			(*out)[k].value = xstrdup(json_string_value(v));
-		} else {
-			continue;
-		}
-		(*out)[k].name = xstrdup(key);
-		k++;
-	}
-	*n = k;
-	json_decref(o);
-	return 0;
 }

@@ -1,6 +1,7 @@
 /* wire.h -- the agent's JSON wire format: request bodies decoded into structs once, at the
- * API edge, and structs encoded for answers and for the database's JSON columns. With api.h
- * and api_priv.h, the only agent header that speaks jansson. */
+ * API edge, and structs encoded for answers and for the database's JSON columns (wire.c:
+ * requests, parameter values, job specs; wire_job.c: a job's record, passes, summary). With
+ * api.h and api_priv.h, the only agent header that speaks jansson. */
 #ifndef FT_WIRE_H
 #define FT_WIRE_H
 
@@ -9,8 +10,8 @@
 
 #include "engine.h"
 #include "err.h"
+#include "jobrec.h"
 #include "jobspec.h"
-#include "store.h"
 #include "sysfs.h"
 #include "tune.h"
 
@@ -21,12 +22,22 @@ extern const char *const wire_job_keys[];
  * "bad_request" "PATH.KEY: unknown field" (path may be NULL). */
 int wire_keys_check(const json_t *obj, const char *const *allowed, const char *path, struct err *e);
 
+/* Dump o (reference stolen) compactly with flags; never NULL (OOM is fatal). Caller frees. */
+char *wire_dump(json_t *o, size_t flags);
+
 /* ---- parameter values ---- */
 
+/*
+ * The one rule for a value held as text: an integer as a JSON number, anything else as the
+ * string. kernel: integers as the kernel prints them (leading zeros, a trailing newline:
+ * num_parse_kernel_i64); else plain decimal only (num_parse_i64: "010" stays a string).
+ */
+json_t *wire_int_or_string(const char *v, bool kernel);
 /* A request value (an integer or a string) as the text written to the kernel; field names it
  * in the error ("params.nr_requests: expected an integer or a string"). */
 int wire_value_from_json(const json_t *v, const char *field, char *out, size_t len, struct err *e);
-/* A parameter value for an answer: integers as numbers, everything else as a string. */
+/* A parameter value for an answer: an integer kind's (PARAM_INT as the kernel prints it, a
+ * PARAM_ENUM choice in plain decimal) as a number, everything else as a string. */
 json_t *wire_value_to_json(enum param_kind kind, const char *v);
 /*
  * The "params" object of a PATCH body or a job: between min_n and TUNE_SET_MAX names, each
@@ -34,7 +45,7 @@ json_t *wire_value_to_json(enum param_kind kind, const char *v);
  * "bad_request" for the shape and the types, "unknown_param" for a name too long to exist.
  */
 int wire_params_from_json(const json_t *v, int min_n, struct tune_set *out, struct err *e);
-/* {name: requested} of a set, integers written as numbers. */
+/* {name: requested} of a set, plain decimal integers written as numbers. */
 json_t *wire_params_to_json(const struct tune_set *s);
 
 /* ---- engine options and job specs ---- */
@@ -72,12 +83,41 @@ char *wire_labels_encode(const struct job_spec *s);
 char *wire_snapshot_encode(const struct tune_snapshot *s);
 int wire_snapshot_decode(const char *dev, const char *text, struct tune_snapshot *out,
                          struct err *e);
-/* {name: number} of a pass. */
+/* {name: number} of a pass (wire_metrics_to_json, 10 significant digits). */
 char *wire_metrics_encode(const struct metrics *m);
 int wire_metrics_decode(const char *text, struct metrics *out);
-/* {name: integer or "text"} of every parameter of a device, as the kernel printed them. */
+/* {name: integer or "text"} of every parameter of a device, as the kernel printed them: a
+ * PARAM_INT as a number (wire_int_or_string, kernel form), every other kind as its text. */
 char *wire_param_values_encode(const struct params *ps);
-/* Back into a list (caller frees with store_values_free). */
+/* Back into a list; number is set for the integers (caller frees with store_values_free). */
 int wire_param_values_decode(const char *text, struct store_value **out, int *n);
+
+/* ---- a job for answers (wire_job.c) ---- */
+
+/* ISO-8601 UTC with milliseconds ("2026-11-29T23:03:36.123Z") for epoch seconds; 0: null. */
+json_t *wire_time_to_json(double epoch_s);
+/* {name: number} of a pass's metrics. */
+json_t *wire_metrics_to_json(const struct metrics *m);
+/* {METRIC: {mean, stdev, min, max, n}} over the passes' metrics, metrics in first-seen order. */
+json_t *wire_summary_to_json(const struct pass_rec *passes, int n);
+/* {name: value} of recorded parameter values: the integers (number) as numbers. */
+json_t *wire_param_values_to_json(const struct store_value *v, int n);
+
+/* Every member of a job object, as a mask of ?fields= (wire_job_fields_parse). */
+#define WIRE_JOB_ALL ((1u << 16) - 1)
+
+/* ?fields= ("state,progress,passes") into a mask of the members named ("id" and "version" are
+ * always there); -EINVAL "bad_request" naming a name that is not a member. */
+int wire_job_fields_parse(const char *list, unsigned *mask, struct err *e);
+/* Whether the members in fields are made from the job's passes (summary, passes). */
+bool wire_job_fields_need_passes(unsigned fields);
+/* A job object with the members in fields (WIRE_JOB_ALL: the whole object, as GET
+ * /api/v1/jobs/{id} and the results history show it); passes[0..n) are the job's, read by
+ * the caller when wire_job_fields_need_passes(fields) (else NULL, 0). */
+json_t *wire_job_to_json(const struct job_rec *j, const struct pass_rec *passes, int n,
+                         unsigned fields);
+/* {"dry_run":true,"job":SPEC,"metrics":[...],"expected_runtime_s":N} for a checked spec. */
+json_t *wire_job_dry_run_to_json(const struct job_spec *spec, const struct metric_names *names,
+                                 double runtime_s);
 
 #endif

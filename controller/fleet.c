@@ -7,6 +7,7 @@
 #include <jansson.h>
 
 #include "fleet.h"
+#include "protocol.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 #include "banned.h"
@@ -624,20 +625,15 @@ static double iso_parse(json_t *v)
 
 static void job_parse(json_t *r, const char *metric, struct job_status *st)
 {
-	static const char *const terminal[] = { "succeeded", "failed", "cancelled", "interrupted",
-		                                NULL };
 	const char *state = json_string_value(json_object_get(r, "state"));
 	json_t *passes = json_object_get(r, "passes"), *ps, *err;
+	int k = job_state_parse(state);
 	double t0, t1;
 	size_t i;
-	int k;
 
 	snprintf(st->state, sizeof(st->state), "%s", state ? state : "?");
-	st->terminal = false;
-	for (k = 0; terminal[k]; k++)
-		if (state && !strcmp(state, terminal[k]))
-			st->terminal = true;
-	st->succeeded = state && !strcmp(state, "succeeded");
+	st->terminal = k >= 0 && job_state_final((enum job_state)k);
+	st->succeeded = k == JOB_SUCCEEDED;
 	st->progress = json_number_value(json_object_get(r, "progress"));
 	st->loops_done = (int)json_integer_value(json_object_get(r, "loops_done"));
 	st->npasses = 0;

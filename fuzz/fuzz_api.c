@@ -90,6 +90,7 @@ static void agent_setup(void)
 	static char state[512], db[512], fio[512], path_dir[512], allow[1][8] = { "loop0" };
 	const char *tmp = getenv("FT_FUZZ_TMP");
 	struct tune_audit audit;
+	struct jobq_env env;
 	char tmpl[512];
 	struct err e;
 
@@ -132,7 +133,8 @@ static void agent_setup(void)
 	pthread_mutex_init(&agent.pcache.lock, NULL);
 	agent.sessions.tune = &agent.tune;
 	agent.sessions.store = agent.store;
-	if (jobq_start(&agent.jobs, &agent, &e)) {
+	env = agent_jobq_env(&agent);
+	if (jobq_start(&agent.jobs, &env, &e)) {
 		fprintf(stderr, "fuzz_api: %s\n", e.msg);
 		abort();
 	}

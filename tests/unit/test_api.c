@@ -344,7 +344,7 @@ static void test_job_long_poll(void **state)
 	snprintf(id, sizeof(id), "%lld", (long long)json_int_member(ans.body, "id"));
 	/* The submit's answer carries the version of a queued job. */
 	assert_int_equal(json_int_member(ans.body, "version"),
-	                 (int64_t)job_version("queued", 0, 0));
+	                 (int64_t)job_version(JOB_QUEUED, 0, 0));
 
 	/* after=0 is never a job's version: answered at once. */
 	call(f, "GET", "/api/v1/jobs/{id}", id, "wait_s=30&after=0", NULL, &ans);
@@ -370,7 +370,7 @@ static void test_job_long_poll(void **state)
 		assert_int_not_equal(json_int_member(ans.body, "version"), v);
 	}
 	v = json_int_member(ans.body, "version");
-	assert_int_equal(v, (int64_t)job_version("succeeded", 2, 1));
+	assert_int_equal(v, (int64_t)job_version(JOB_SUCCEEDED, 2, 1));
 	snprintf(q, sizeof(q), "wait_s=7&after=%lld", (long long)v);
 	call(f, "GET", "/api/v1/jobs/{id}", id, q, NULL, &ans);
 	assert_int_equal(ans.status, 0); /* held: the HTTP layer waits */

@@ -268,8 +268,10 @@ static void test_check_without_queueing(void **state)
 	/* Accepted: normalised (directory resolved, sizes canonical), metrics and runtime told. */
 	snprintf(dir, sizeof(dir), "%s/jobs", f->root);
 	tu_write(f->root, "jobs/.keep", "", 0644);
-	f->a.cfg.allow_dirs[0] = f->root;
-	f->a.cfg.n_allow_dirs = 1;
+	agent_fx_down(f); /* the queue takes its --allow-dir list when it starts */
+	f->cfg.allow_dirs[0] = f->root;
+	f->cfg.n_allow_dirs = 1;
+	agent_fx_up(f);
 	{
 		char body[1024];
 		json_t *j;
@@ -300,7 +302,6 @@ static void test_check_without_queueing(void **state)
 	job_spec_release(&spec);
 	assert_int_equal(agent_fx_jobs(f), 0);
 	assert_string_equal(tu_read(f->root, "sys/block/loop0/queue/nr_requests"), "64\n");
-	f->a.cfg.n_allow_dirs = 0;
 }
 
 /* When the restore point cannot be recorded the job must not touch the device. */
@@ -403,22 +404,22 @@ static void test_recovery_after_crash(void **state)
 /* The version's rules, without a queue. */
 static void test_version_rules(void **state)
 {
-	uint64_t q = job_version("queued", 0, 0), r0 = job_version("running", 0, 0);
+	uint64_t q = job_version(JOB_QUEUED, 0, 0), r0 = job_version(JOB_RUNNING, 0, 0);
 
 	(void)state;
 	assert_true(q != 0); /* after=0 always answers */
 	assert_true(q < r0);
 	/* Progress counts in tenths of the job. */
-	assert_true(job_version("running", 0, 0.09) == r0);
-	assert_true(job_version("running", 0, 0.1) > r0);
-	assert_true(job_version("running", 0, 0.25) == job_version("running", 0, 0.29));
+	assert_true(job_version(JOB_RUNNING, 0, 0.09) == r0);
+	assert_true(job_version(JOB_RUNNING, 0, 0.1) > r0);
+	assert_true(job_version(JOB_RUNNING, 0, 0.25) == job_version(JOB_RUNNING, 0, 0.29));
 	/* A new pass is a new version, whatever the progress. */
-	assert_true(job_version("running", 1, 0.33) > job_version("running", 0, 0.33));
+	assert_true(job_version(JOB_RUNNING, 1, 0.33) > job_version(JOB_RUNNING, 0, 0.33));
 	/* The end is a new version; every ending is final, so its kind need not count. */
-	assert_true(job_version("succeeded", 3, 1) > job_version("running", 3, 1));
-	assert_true(job_version("interrupted", 1, 0.5) > job_version("running", 1, 0.5));
-	assert_true(job_version("failed", 2, 0.7) == job_version("cancelled", 2, 0.2));
-	assert_true(job_version("succeeded", 3, 1) != job_version("succeeded", 2, 1));
+	assert_true(job_version(JOB_SUCCEEDED, 3, 1) > job_version(JOB_RUNNING, 3, 1));
+	assert_true(job_version(JOB_INTERRUPTED, 1, 0.5) > job_version(JOB_RUNNING, 1, 0.5));
+	assert_true(job_version(JOB_FAILED, 2, 0.7) == job_version(JOB_CANCELLED, 2, 0.2));
+	assert_true(job_version(JOB_SUCCEEDED, 3, 1) != job_version(JOB_SUCCEEDED, 2, 1));
 	assert_false(job_changed_since(r0, r0));
 	assert_true(job_changed_since(r0, q));
 	assert_true(job_changed_since(q, r0));
@@ -450,7 +451,8 @@ static void test_version_watch(void **state)
 	for (i = 0; i < 2000; i++) {
 		assert_int_equal(job_get(f->a.jobs, id, &j, &e), 0);
 		v = j.version;
-		assert_int_equal(v, job_version(j.state, j.loops_done, j.progress));
+		assert_int_equal(v, job_version((enum job_state)job_state_parse(j.state),
+		                                j.loops_done, j.progress));
 		if (nseen == 0 || seen[nseen - 1] != v) {
 			/* Never back. */
 			assert_true(nseen == 0 || v > seen[nseen - 1]);
@@ -464,7 +466,7 @@ static void test_version_watch(void **state)
 		store_job_rec_release(&j);
 		usleep(2 * 1000);
 	}
-	assert_int_equal(seen[nseen - 1], job_version("succeeded", 3, 1));
+	assert_int_equal(seen[nseen - 1], job_version(JOB_SUCCEEDED, 3, 1));
 	calls = atomic_load(&watch_calls);
 	/* start + 3 passes + end at least; at most one more per progress step. */
 	assert_true(calls >= 5);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "store.h"
 #include "testutil.h"
 #include "wire.h"
 
