@@ -17,7 +17,7 @@ declare -A rank=(
 	[ctlstore]=3 [race]=3 [sweepdoc]=3 [drift]=3
 	[verdict]=4
 	[strategy]=5
-	[fleet]=6
+	[fleet]=6 [schedule]=6
 	[preflight]=7 [runner]=7
 	[report]=8
 	[main]=9
