@@ -38,6 +38,24 @@ int race_survivors(const struct sweep *s, int ax, int *out)
 	return n;
 }
 
+int race_round_points(const struct sweep *s, int ax, int *out)
+{
+	int n = race_survivors(s, ax, out), base = -1, i;
+
+	for (i = 0; i < s->npoints && base < 0; i++)
+		if (s->points[i].axis == ax && s->points[i].role == ROLE_BASELINE)
+			base = i;
+	for (i = 0; i < n && base >= 0; i++)
+		if (out[i] == base)
+			base = -1;
+	if (base < 0 || n == 0)
+		return n;
+	/* Index order, the baseline point first of the axis' points. */
+	memmove(out + 1, out, (size_t)n * sizeof(*out));
+	out[0] = base;
+	return n + 1;
+}
+
 bool race_over(const struct sweep *s, int ax)
 {
 	int i, n = 0;
@@ -74,7 +92,8 @@ static int axis_base(const struct sweep *s, int ax)
 	return -1;
 }
 
-/* A node's passes for a comparison: all of them when it finished every run of the point. */
+/* A node's passes for a comparison: all of them when it finished every run of the point, with
+ * their rounds (effect pairs two points' passes of the same rounds). */
 static struct effect_sample node_sample(const struct point *p, int k)
 {
 	const struct node_result *r = &p->nodes[k];
@@ -83,6 +102,7 @@ static struct effect_sample node_sample(const struct point *p, int k)
 	if (r->state == NODE_OK && r->npasses > 0) {
 		x.x = r->passes;
 		x.n = r->npasses;
+		x.round = r->pass_round;
 	}
 	return x;
 }
@@ -301,7 +321,10 @@ bool race_judge(struct sweep *s, int ax)
 		race_stop(s, sv, n, lead, base, RACE_WHY_NOT_BETTER, look);
 	} else if (s->points[sv[0]].loops_run >= p->loops_max) {
 		race_stop(s, sv, n, lead, base, RACE_WHY_CAP, look);
-	} else if (!race_fits(s, n, false)) {
+	} else if (!race_fits(s, n + (base >= 0 && s->points[base].race.state != RACE_RUNNING),
+	                      false)) {
+		/* The next round: the survivors and the axis' baseline point (race_round_points).
+		 */
 		race_stop(s, sv, n, lead, base, RACE_WHY_BUDGET, look);
 	} else {
 		over = false;
@@ -343,14 +366,15 @@ bool race_fits(const struct sweep *s, int loops, bool final)
 }
 
 /* Expected loops of a race of v racers after its round at n loops is judged (the model of
- * race.h: half of the undecided rivals decided per round). */
+ * race.h: half of the undecided rivals decided per round; a round runs them, the leader and
+ * the axis' baseline point, which runs every round). */
 static double halving(const struct plan *p, int v, int n)
 {
 	double loops = 0;
 	int u = (v - 1) / 2;
 
 	for (; u > 0 && n < p->loops_max; n++, u /= 2)
-		loops += u + 1;
+		loops += u + 2 < v ? u + 2 : v;
 	return loops;
 }
 

@@ -53,6 +53,10 @@
  *             instead only when no node compares it with the leader. The survivors that are
  *             not kept are left open.
  *
+ * Rounds: every round runs the survivors and the axis' baseline point, also once the
+ * baseline's value is dropped (every survivor's Δ is measured against it within rounds, so a
+ * round without it would measure none): rounds.h's interleaved order.
+ *
  * Benchmark-seconds: a point's loops (every run of it) times the job's runtime_s, summed over
  * the points of the sweep; per node, since every node runs every loop at the same time.
  */
@@ -76,6 +80,10 @@ int race_winner(const struct sweep *s, int ax);
 /* The points of axis ax still racing, in index order; returns how many (out has room for
  * s->npoints). */
 int race_survivors(const struct sweep *s, int ax, int *out);
+/* The points of axis ax's next round: its survivors and, while any survive, the axis' baseline
+ * point even once it is dropped (every survivor's Δ is measured against it, within rounds, so
+ * it runs in every round), in index order; returns how many. */
+int race_round_points(const struct sweep *s, int ax, int *out);
 
 /* The final confirmation (or any point) holds up: its fleet effect against its reference
  * point (effect.h at one look: the 95 % interval above 0 and Δ >= min_effect, goal applied)
@@ -92,7 +100,8 @@ bool race_fits(const struct sweep *s, int loops, bool final);
  * with no points): worst, when every racer runs to loops_max and the final confirmation runs;
  * expected, under the successive-halving model: after each round half of the undecided rivals
  * of the leader (rounded down) are decided, so a race of V values costs V x min, then
- * (u + 1) loops per round while u = (V - 1) / 2, / 4, ... stays above 0 and the cap allows.
+ * u + 2 loops per round (the u rivals, the leader and the axis' baseline point; at most V)
+ * while u = (V - 1) / 2, / 4, ... stays above 0 and the cap allows.
  * Both are capped by what the budget leaves.
  */
 void race_remaining(const struct sweep *s, double *expected_loops, double *worst_loops);

@@ -634,7 +634,8 @@ static void test_flat_keeps_baseline(void **state)
 }
 
 /* Worst and expected loops of a fresh plan: 6 racers; worst 6 x 12 + 12; expected 6 x 3,
- * then rounds of 3 and 2 (u = 2, 1) and the final 12. */
+ * then rounds of 4 and 3 (u = 2, 1; each round the rivals, the leader and the axis' baseline
+ * point) and the final 12. */
 static void test_remaining(void **state)
 {
 	struct sweep s;
@@ -651,7 +652,7 @@ static void test_remaining(void **state)
 	assert_int_equal(race_axis_values(&s.plan, 0, &s.plan.baseline), 5);
 	race_remaining(&s, &ex, &wo);
 	assert_true(wo == 6 * 12 + 12);
-	assert_true(ex == 6 * 3 + 3 + 2 + 12);
+	assert_true(ex == 6 * 3 + 4 + 3 + 12);
 	assert_true(race_fits(&s, 1000, false));
 	sweep_release(&s);
 }
