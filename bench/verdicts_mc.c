@@ -10,6 +10,7 @@
 #include "effect.h"
 #include "mcrng.h"
 #include "num.h"
+#include "plan.h"
 #include "xmalloc.h"
 #include "banned.h"
 
@@ -106,6 +107,10 @@ static double need_median(struct sim *sm)
 	return sm->need[sm->trials / 2] < 0 ? INFINITY : sm->need[sm->trials / 2];
 }
 
+/* --rounds: every pass j of both samples carries round j + 1, so each node is judged within
+ * rounds (paired by round, effect.h) as sweeps run in interleaved rounds are. */
+static int *pass_rounds;
+
 static void sim_run(struct sim *sm, long trials, uint64_t seed)
 {
 	size_t cells = (size_t)sm->nodes * sm->loops_max;
@@ -116,6 +121,8 @@ static void sim_run(struct sim *sm, long trials, uint64_t seed)
 	long t;
 
 	sm->need = xcalloc(trials, sizeof(int));
+	for (t = 0; t < sm->nodes; t++)
+		sr[t].round = sp[t].round = pass_rounds;
 	rng_seed(&r, seed);
 	for (t = 0; t < trials; t++)
 		sim_trial(sm, &r, ref, pt, sr, sp);
@@ -201,7 +208,8 @@ static void info(const char *scenario, const char *what, double v, const char *u
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: verdicts_mc [--trials N (>= 1, default 5000)] [--seed S]\n");
+	fprintf(stderr,
+	        "usage: verdicts_mc [--trials N (>= 1, default 5000)] [--seed S] [--rounds]\n");
 	return 2;
 }
 
@@ -214,6 +222,12 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		int64_t v;
 
+		if (!strcmp(argv[i], "--rounds")) {
+			pass_rounds = xcalloc(PLAN_LOOPS_MAX, sizeof(int));
+			for (v = 0; v < PLAN_LOOPS_MAX; v++)
+				pass_rounds[v] = (int)v + 1;
+			continue;
+		}
 		if (i + 1 >= argc || num_parse_i64(argv[i + 1], &v) < 0 || v < 1)
 			return usage();
 		if (!strcmp(argv[i], "--trials"))
@@ -230,8 +244,11 @@ int main(int argc, char **argv)
 	}
 
 	printf("Verdict Monte Carlo: %ld trials per scenario, seed %llu, min_effect 5 %%, "
-	       "Gaussian passes.\n\n",
-	       trials, seed);
+	       "Gaussian passes%s.\n\n",
+	       trials, seed,
+	       pass_rounds ? ", each node judged within rounds (pass j of the reference and of "
+	                     "the point paired as round j)"
+	                   : ", independent samples (passes without rounds)");
 	printf("| scenario | measured | target | met |\n|---|---|---|---|\n");
 	row(sims[S_NULL_2].name, "\"significant gain/loss\"",
 	    rate(S_NULL_2, EFFECT_GAIN) + rate(S_NULL_2, EFFECT_LOSS), true, 5, " %");
@@ -300,8 +317,9 @@ int main(int argc, char **argv)
 	     pct(sims[S_ADAPT_GAIN].decided, sims[S_ADAPT_GAIN].trials), " %");
 	info(sims[S_ADAPT_NULL].name, "mean loops at the stop",
 	     (double)sims[S_ADAPT_NULL].loops_sum / sims[S_ADAPT_NULL].trials, "");
-	printf("\nRESULT verdicts trials=%ld seed=%llu targets_met=%d/%d\n", trials, seed, rows_met,
-	       rows_run);
+	printf("\nRESULT verdicts trials=%ld seed=%llu rounds=%d targets_met=%d/%d\n", trials, seed,
+	       pass_rounds != NULL, rows_met, rows_run);
+	free(pass_rounds);
 	for (i = 0; i < S_COUNT; i++)
 		free(sims[i].need);
 	return 0;
