@@ -43,9 +43,7 @@ struct agent_config {
 	unsigned max_conns;        /* --max-connections (0: default) */
 	unsigned max_conns_per_ip; /* --max-connections-per-ip (0: default) */
 	unsigned conn_timeout_s;   /* --connection-timeout-s (0: default) */
-	/* Answer as an agent before long-polls did (no "long_poll" feature, wait_s and after
-	 * refused): FLEETTUNE_TEST_NO_LONG_POLL=1, for testing the controller's fallback. */
-	bool no_long_poll;
+	                           /* (Test switches are not configuration: switches.h.) */
 };
 
 struct agent {
