@@ -361,7 +361,8 @@ bool race_fits(const struct sweep *s, int loops, bool final)
 
 	if (p->budget_s <= 0 || p->runtime_s <= 0)
 		return true;
-	need = (race_loops_spent(s) + loops + (final ? 0 : p->loops_max)) * p->runtime_s;
+	/* The final confirmation runs its point and the original baseline again: 2 x loops_max. */
+	need = (race_loops_spent(s) + loops + (final ? 0 : 2 * p->loops_max)) * p->runtime_s;
 	return need <= p->budget_s * (1 + 1e-9);
 }
 
@@ -416,8 +417,8 @@ void race_remaining(const struct sweep *s, double *expected_loops, double *worst
 		ex += (double)v * p->loops + halving(p, v, p->loops);
 		wo += (double)v * p->loops_max;
 	}
-	ex += p->loops_max;
-	wo += p->loops_max;
+	ex += 2.0 * p->loops_max;
+	wo += 2.0 * p->loops_max;
 	if (p->budget_s > 0 && p->runtime_s > 0) {
 		left = p->budget_s / p->runtime_s - race_loops_spent(s);
 		if (left < 0)
@@ -440,13 +441,13 @@ int race_budget_check(const struct plan *p, struct err *e)
 		return 0;
 	v = 1 + race_axis_values(p, 0, &p->baseline);
 	first = (double)v * p->loops * p->runtime_s;
-	last = p->loops_max * p->runtime_s;
+	last = 2.0 * p->loops_max * p->runtime_s;
 	if (p->budget_s >= (first + last) * (1 - 1e-9))
 		return 0;
 	return err_set(
 	        e, -EINVAL, "invalid_plan",
 	        "budget_s: %g s is less than the least this plan spends: the first round of "
-	        "axis 1 (%d values x %d loops x %g s) and the final confirmation (%d loops x "
-	        "%g s), %g s",
+	        "axis 1 (%d values x %d loops x %g s) and the final confirmation (2 points, the "
+	        "original baseline again beside it, x %d loops x %g s), %g s",
 	        p->budget_s, v, p->loops, p->runtime_s, p->loops_max, p->runtime_s, first + last);
 }

@@ -92,7 +92,8 @@ bool race_confirmed(const struct sweep *s, int point);
 
 /* Loops per node asked so far: every point's loops_run, summed. */
 int race_loops_spent(const struct sweep *s);
-/* True when loops more loops per node (and the final confirmation's loops_max, kept in
+/* True when loops more loops per node (and the final confirmation's 2 x loops_max: its point
+ * and the original baseline measured again beside it, kept in
  * reserve unless final is set) stay within the plan's budget_s; always true without one. */
 bool race_fits(const struct sweep *s, int loops, bool final);
 /*

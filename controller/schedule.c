@@ -51,7 +51,8 @@ static int block_rounds(const struct sweep *s, int block)
 int schedule_batch(struct sweep *s, const struct strategy_batch *b, struct schedule *sc)
 {
 	int n = b->n, i, block = -1, first, warm = 0, total = 0, nruns, base;
-	int *points = xcalloc((size_t)n + 1, sizeof(int)), *loops = xcalloc((size_t)n + 1, sizeof(int));
+	int *points = xcalloc((size_t)n + 1, sizeof(int)),
+	    *loops = xcalloc((size_t)n + 1, sizeof(int));
 	int *op, *orr;
 	bool fresh = true;
 

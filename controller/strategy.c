@@ -5,7 +5,6 @@
 
 #include "race.h"
 #include "strategy.h"
-#include "verdict.h"
 #include "xmalloc.h"
 #include "banned.h"
 
@@ -124,7 +123,6 @@ static void axis_choice(struct sweep *s, int ax, struct config *out)
 {
 	int i, best = -1;
 
-	verdict_sweep(s);
 	for (i = 0; i < s->npoints; i++) {
 		const struct point *p = &s->points[i];
 
@@ -164,7 +162,6 @@ static int more_loops(struct sweep *s, struct strategy_batch *b)
 
 	if (s->plan.loops_max <= s->plan.loops || !s->npoints)
 		return 0;
-	verdict_sweep(s);
 	ref_added = xcalloc((size_t)s->npoints, sizeof(bool));
 	for (i = 0; i < s->npoints; i++) {
 		const struct point *p = &s->points[i];
@@ -203,6 +200,18 @@ static void race_choice(const struct sweep *s, int ax, struct config *out)
 	*out = s->points[w].cfg;
 }
 
+/* The final confirmation's block: the original baseline measured again (a baseline row
+ * compared with point 0) and the chosen configuration cur against it, loops each, in the same
+ * rounds: point 0's own passes ran minutes earlier, in other rounds. */
+static void final_block(struct sweep *s, const struct config *cur, int loops,
+                        struct strategy_batch *b)
+{
+	int base = sweep_point_add(s, ROLE_BASELINE, -1, 0, &s->plan.baseline);
+
+	work_add(b, base, loops);
+	work_add(b, sweep_point_add(s, ROLE_FINAL, -1, base, cur), loops);
+}
+
 /* adaptive: race each axis in turn (race.h), one loop per survivor a round; the next axis only
  * while its first round fits the budget; then the final confirmation with loops_max. */
 static int adaptive_next(struct sweep *s, struct strategy_batch *b)
@@ -219,7 +228,7 @@ static int adaptive_next(struct sweep *s, struct strategy_batch *b)
 	ax = s->points[s->npoints - 1].axis;
 	if (!race_over(s, ax) && !race_judge(s, ax)) {
 		sv = xcalloc((size_t)s->npoints + 1, sizeof(int));
-		n = race_survivors(s, ax, sv);
+		n = race_round_points(s, ax, sv);
 		for (i = 0; i < n; i++)
 			work_add(b, sv[i], 1);
 		free(sv);
@@ -232,7 +241,7 @@ static int adaptive_next(struct sweep *s, struct strategy_batch *b)
 		return b->n;
 	}
 	if (!config_equal(&cur, &s->plan.baseline))
-		work_add(b, sweep_point_add(s, ROLE_FINAL, -1, 0, &cur), s->plan.loops_max);
+		final_block(s, &cur, s->plan.loops_max, b);
 	return b->n;
 }
 
@@ -262,7 +271,7 @@ int strategy_next(struct sweep *s, struct strategy_batch *b)
 	if (last_axis + 1 < s->plan.naxes)
 		axis_batch(s, last_axis + 1, &cur, b);
 	else if (!config_equal(&cur, &s->plan.baseline))
-		work_add(b, sweep_point_add(s, ROLE_FINAL, -1, 0, &cur), s->plan.loops);
+		final_block(s, &cur, s->plan.loops, b);
 	return b->n;
 }
 
@@ -281,10 +290,11 @@ int strategy_estimate(const struct plan *p)
 		} while (odometer_next(&o));
 		return n;
 	}
-	/* Per axis a fresh baseline and its values; then the final confirmation. */
+	/* Per axis a fresh baseline and its values; then the final confirmation and the original
+	 * baseline measured again beside it. */
 	for (i = 0; i < p->naxes; i++)
 		n += 1 + p->axes[i].nvalues;
-	return n;
+	return n + 1;
 }
 
 static void config_add(struct config **out, int *n, int *cap, const struct config *c)

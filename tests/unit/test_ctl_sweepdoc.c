@@ -17,7 +17,7 @@
 /* A finished sequential sweep with adaptive loops (3 to 12), judged. */
 static void adaptive_sweep(struct sweep *s)
 {
-	const double eff[8] = { 0, 8, -1, 8, 8, 8, 8, 8 };
+	const double eff[8] = { 0, 8, -1, 8, 8, 0, 8, 8 };
 
 	ctltest_sequential_run(s, "{\"min\":3,\"max\":12}", eff, 4);
 	s->id = 12;
@@ -37,7 +37,7 @@ static void test_roundtrip(void **state)
 
 	(void)state;
 	adaptive_sweep(&a);
-	j1 = report_json(&a);
+	j1 = sweepdoc_write(&a);
 	assert_int_equal(sweepdoc_parse(j1, &b, &e), 0);
 	/* Only the data came back: nothing is judged until verdict_sweep. */
 	assert_int_equal(b.npoints, a.npoints);
@@ -46,7 +46,7 @@ static void test_roundtrip(void **state)
 	assert_int_equal(b.points[1].ref_loops, a.points[1].ref_loops);
 	assert_int_equal(b.plan.loops_max, 12);
 	verdict_sweep(&b);
-	j2 = report_json(&b);
+	j2 = sweepdoc_write(&b);
 	assert_string_equal(j1, j2);
 	report_render(&a, REPORT_TABLE, &t1);
 	report_render(&b, REPORT_TABLE, &t2);
@@ -71,7 +71,7 @@ static void test_analysis_ignored(void **state)
 
 	(void)state;
 	adaptive_sweep(&a);
-	j = report_json(&a);
+	j = sweepdoc_write(&a);
 	p = strstr(j, "\"verdict\": \"gain\"");
 	assert_non_null(p);
 	memcpy(p, "\"verdict\": \"loss\"", strlen("\"verdict\": \"loss\""));
@@ -141,16 +141,23 @@ static void test_errors(void **state)
 
 	(void)state;
 	adaptive_sweep(&a);
-	j = report_json(&a);
+	j = sweepdoc_write(&a);
 	refused("", "line 1");
 	refused("[]", "$: expected an object");
 	refused("{\"format\":\"other\"}", "format: not a fleettune sweep document");
-	refused_edit(j, "\"format_version\": 2", "\"format_version\": 4",
+	refused_edit(j, "\"format_version\": 3", "\"format_version\": 4",
 	             "format_version: 4 is newer");
-	refused_edit(j, "\"format_version\": 2", "\"format_version\": \"2\"",
+	refused_edit(j, "\"format_version\": 3", "\"format_version\": \"2\"",
 	             "format_version: expected an integer");
 	refused_edit(j, "\"passes\": [\n", "\"passes\": [\n\"fast\",\n",
-	             "points[0].nodes[0].passes[0]: expected a number");
+	             "points[0].nodes[0].passes[0]: expected an object {value, round, started_at}");
+	refused_edit(j, "\"value\": ", "\"value\": \"fast\", \"v\": ",
+	             "points[0].nodes[0].passes[0].value: expected a number");
+	refused_edit(j, "\"round\": null", "\"round\": 0",
+	             "points[0].nodes[0].passes[0].round: 0 is not between 1 and");
+	refused_edit(j, "\"started_at\": null", "\"started_at\": \"yesterday\"",
+	             "points[0].nodes[0].passes[0].started_at: 'yesterday' is not an ISO-8601");
+	refused_edit(j, "\"order_seed\": \"", "\"order_seed\": \"x", "order_seed: 'x");
 	refused_edit(j, "\"role\": \"candidate\"", "\"role\": \"winner\"",
 	             "points[1].role: 'winner' is not baseline, candidate or final");
 	refused_edit(j, "\"ref\": 0", "\"ref\": 7", "points[1].ref: 7 is not an earlier point");

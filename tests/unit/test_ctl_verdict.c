@@ -508,30 +508,33 @@ static void test_outcomes(void **state)
 static void test_final_confirmation(void **state)
 {
 	/* Effects per point against point 0 (0: baseline, 1-2: x, 3: y's baseline, 4: y=1, 5:
-	 * the final confirmation), 5 loops at CV 1 %. */
-	const double held[6] = { 0, 8, 12, 12, 12.5, 12 };
-	const double lost[6] = { 0, 8, 12, 12, 12.5, 0.5 };
+	 * the original baseline measured again, 6: the final confirmation against it), 5 loops
+	 * at CV 1 %. */
+	const double held[7] = { 0, 8, 12, 12, 12.5, 0, 12 };
+	const double lost[7] = { 0, 8, 12, 12, 12.5, 0, 0.5 };
 	struct sweep s;
 
 	(void)state;
 	ctltest_sequential_run(&s, "5", held, 1);
-	assert_int_equal(s.npoints, 6);
-	assert_int_equal(s.points[5].role, ROLE_FINAL);
+	assert_int_equal(s.npoints, 7);
+	assert_int_equal(s.points[5].role, ROLE_BASELINE);
 	assert_int_equal(s.points[5].ref, 0);
+	assert_int_equal(s.points[6].role, ROLE_FINAL);
+	assert_int_equal(s.points[6].ref, 5);
 	/* Axis x picked x=2 (+12 %, the larger gain); y=1 (+0.45 % on its baseline) is no real
 	 * difference. */
 	assert_string_equal(config_get(&s.points[3].cfg, "x")->value, "2");
 	assert_int_equal(s.points[4].verdict, EFFECT_EQUIVALENT);
-	assert_string_equal(config_get(&s.points[5].cfg, "y")->value, "0");
-	assert_int_equal(s.points[5].verdict, EFFECT_GAIN);
-	assert_float_equal(s.points[5].delta_pct, 12, 1e-6);
-	assert_int_equal(s.best, 5);
+	assert_string_equal(config_get(&s.points[6].cfg, "y")->value, "0");
+	assert_int_equal(s.points[6].verdict, EFFECT_GAIN);
+	assert_float_equal(s.points[6].delta_pct, 12, 1e-6);
+	assert_int_equal(s.best, 6);
 	assert_int_equal(s.outcome, OUTCOME_BEST);
 	sweep_release(&s);
 	/* The confirmation did not hold up (+0.5 % against the original baseline): the best
 	 * candidate gain (x=2, +12 % on its axis) is the answer. */
 	ctltest_sequential_run(&s, "5", lost, 1);
-	assert_int_equal(s.points[5].verdict, EFFECT_EQUIVALENT);
+	assert_int_equal(s.points[6].verdict, EFFECT_EQUIVALENT);
 	assert_int_equal(s.best, 2);
 	sweep_release(&s);
 }
