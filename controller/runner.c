@@ -153,7 +153,9 @@ static void sessions_renew_due(struct runner *r, struct point *p)
 struct run {
 	struct point *p;
 	int loops;
-	int *base;    /* per node: passes before this run */
+	int round;    /* the sweep's round of this run (1-based); 0: not in rounds */
+	bool warmup;  /* a warm-up loop: its pass is kept apart, never judged */
+	int *base;    /* per node: passes (warm-up passes for a warm-up run) before this run */
 	int64_t *job; /* per node: the agent's job id, 0 when none */
 	struct job_status *js;
 	struct fleet_result *res;
@@ -190,8 +192,10 @@ static void job_collect(struct runner *r, struct run *u, int k)
 	const struct job_status *js = &u->js[k];
 	int j;
 
-	for (j = nr->npasses - u->base[k]; j < js->npasses; j++)
-		node_result_pass_add(nr, js->passes[j]);
+	/* A one-loop job's pass started when the job did (the agent's clock). */
+	for (j = (u->warmup ? nr->nwarmup : nr->npasses) - u->base[k]; j < js->npasses; j++)
+		node_result_pass_add_at(nr, js->passes[j], u->round,
+		                        u->loops == 1 ? js->started_at : 0, u->warmup);
 	if (!js->terminal)
 		return;
 	nr->job_runtime_s += job_runtime_s(js);
@@ -360,10 +364,14 @@ static void times_jobs(struct runner *r, const struct run *u, struct runner_time
 	}
 }
 
-int runner_point_run(struct runner *r, int point, int loops)
+/* Run point for loops loops on every active node, in round (0: none); a warm-up run's passes
+ * are kept apart and not counted in the point's loops. */
+static int point_run(struct runner *r, int point, int loops, int round, bool warmup)
 {
 	int n = r->s->plan.nnodes, k, rc = 0;
-	struct run u = { .p = &r->s->points[point], .loops = loops };
+	struct run u = {
+		.p = &r->s->points[point], .loops = loops, .round = round, .warmup = warmup
+	};
 	struct runner_times *t = &r->last;
 	double t0 = time_mono_s();
 
@@ -378,7 +386,8 @@ int runner_point_run(struct runner *r, int point, int loops)
 	u.job = xcalloc((size_t)n + 1, sizeof(int64_t));
 	u.js = xcalloc((size_t)n + 1, sizeof(*u.js));
 	u.res = xcalloc((size_t)n + 1, sizeof(*u.res));
-	sweep_point_loops_add(r->s, point, loops);
+	if (!warmup)
+		sweep_point_loops_add(r->s, point, loops);
 	for (k = 0; k < n; k++) {
 		struct node_result *nr = &u.p->nodes[k];
 
@@ -386,7 +395,8 @@ int runner_point_run(struct runner *r, int point, int loops)
 			nr->state = NODE_DROPPED;
 		else if (nr->state == NODE_OK)
 			nr->state = NODE_PENDING; /* another run of a point that went well */
-		u.base[k] = r->reported[k] = nr->npasses;
+		r->reported[k] = nr->npasses;
+		u.base[k] = warmup ? nr->nwarmup : nr->npasses;
 	}
 	point_start(r, &u);
 	t->started_at = time_now_s();
@@ -410,4 +420,14 @@ out:
 	free(u.js);
 	free(u.res);
 	return rc;
+}
+
+int runner_point_run(struct runner *r, int point, int loops)
+{
+	return point_run(r, point, loops, 0, false);
+}
+
+int runner_round_run(struct runner *r, const struct schedule_run *run)
+{
+	return point_run(r, run->point, 1, run->round, run->warmup);
 }

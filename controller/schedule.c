@@ -75,6 +75,8 @@ int schedule_batch(struct sweep *s, const struct strategy_batch *b, struct sched
 	}
 	for (i = 0; i < n; i++) {
 		s->points[points[i]].block = block;
+		s->points[points[i]].loops_target =
+		        s->points[points[i]].loops_run + b->items[i].loops;
 		loops[i] = b->items[i].loops + warm;
 		total += loops[i];
 	}

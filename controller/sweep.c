@@ -97,7 +97,14 @@ int sweep_point_look(const struct sweep *s, int i)
 	return look < 1 ? 1 : look > n ? n : look;
 }
 
-void node_result_pass_add_at(struct node_result *r, double value, int round, double started_at,
+/* Start times are kept to the millisecond, as the sweep document writes them: the live
+ * sweep, the stored one and its document then judge the same figures. */
+static double ms(double t)
+{
+	return t > 0 ? round(t * 1000.0) / 1000.0 : 0;
+}
+
+void node_result_pass_add_at(struct node_result *r, double value, int round_no, double started_at,
                              bool warmup)
 {
 	if (warmup) {
@@ -106,8 +113,8 @@ void node_result_pass_add_at(struct node_result *r, double value, int round, dou
 			r->warmup = xrealloc(r->warmup, (size_t)r->warmup_cap * sizeof(*r->warmup));
 		}
 		r->warmup[r->nwarmup].value = value;
-		r->warmup[r->nwarmup].round = round;
-		r->warmup[r->nwarmup++].started_at = started_at;
+		r->warmup[r->nwarmup].round = round_no;
+		r->warmup[r->nwarmup++].started_at = ms(started_at);
 		return;
 	}
 	if (r->npasses == r->passes_cap) {
@@ -119,8 +126,8 @@ void node_result_pass_add_at(struct node_result *r, double value, int round, dou
 		                              (size_t)r->passes_cap * sizeof(*r->pass_started_at));
 	}
 	r->passes[r->npasses] = value;
-	r->pass_round[r->npasses] = round;
-	r->pass_started_at[r->npasses++] = started_at;
+	r->pass_round[r->npasses] = round_no;
+	r->pass_started_at[r->npasses++] = ms(started_at);
 }
 
 void node_result_pass_add(struct node_result *r, double value)

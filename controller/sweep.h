@@ -181,6 +181,8 @@ struct point {
 	              set of points compared with one another, run in interleaved rounds) */
 	struct config cfg;
 	int loops_run;             /* loops asked of every node so far, over every run */
+	int loops_target;          /* loops_run once the batch under way has run (schedule.c);
+	                              what the progress display counts towards */
 	int ref_loops;             /* loops_run of the reference when this point last ran: the
 	                              reference passes its comparison counts (the first ref_loops
 	                              of each node); 0: all of them */

@@ -13,7 +13,9 @@
 #include "progress.h"
 #include "race.h"
 #include "report.h"
+#include "rounds.h"
 #include "runner.h"
+#include "schedule.h"
 #include "strategy.h"
 #include "sweeprun.h"
 #include "timeutil.h"
@@ -131,6 +133,7 @@ enum sweeprun_result sweeprun_execute(struct sweep *s, const struct sweeprun_opt
 	struct runner_opts ro = { 0 };
 	struct progress pg = { .s = s, .tty = o->tty };
 	struct strategy_batch batch = { 0 };
+	struct schedule sch = { 0 };
 	enum sweeprun_result res = SWEEPRUN_FAILED;
 	struct ctlstore *st = NULL;
 	struct preflight pf;
@@ -174,6 +177,9 @@ enum sweeprun_result sweeprun_execute(struct sweep *s, const struct sweeprun_opt
 	}
 	s->owner_pid = o->owner_pid;
 	snprintf(s->owner_host, sizeof(s->owner_host), "%s", o->owner_host ? o->owner_host : "");
+	/* The order of the points inside every round comes from this seed, kept with the sweep. */
+	if (!s->order_seed)
+		s->order_seed = rounds_seed_new();
 	if (ctlstore_sweep_create(st, s, e) < 0)
 		goto out;
 	if (runner_sessions_open(&r, e) < 0) {
@@ -183,14 +189,20 @@ enum sweeprun_result sweeprun_execute(struct sweep *s, const struct sweeprun_opt
 		goto out;
 	}
 	start_log(s, pg.npoints_est);
-	/* A signal stops the sweep between points too: no new point is begun. */
+	/* Each batch is one block of interleaved rounds: a run is one loop of one point on every
+	 * node. A signal stops the sweep between runs too: no new run is begun. */
 	while (rc == 0 && !stopped(o) && strategy_next(s, &batch) > 0) {
-		for (i = 0; i < batch.n && rc == 0 && !stopped(o); i++) {
-			rc = runner_point_run(&r, batch.items[i].point, batch.items[i].loops);
-			if (rc == 0)
-				pg.loops_done += batch.items[i].loops;
-			analysis_point_ran(s, batch.items[i].point);
-			if (ctlstore_point_save(st, s, batch.items[i].point, &se) < 0)
+		schedule_batch(s, &batch, &sch);
+		for (i = 0; i < sch.n && rc == 0 && !stopped(o); i++) {
+			const struct schedule_run *run = &sch.runs[i];
+
+			pg.round = run->round;
+			pg.warmup = run->warmup;
+			rc = runner_round_run(&r, run);
+			if (rc == 0 && !run->warmup)
+				pg.loops_done++;
+			analysis_point_ran(s, run->point);
+			if (ctlstore_point_save(st, s, run->point, &se) < 0)
 				log_error("%s", se.msg);
 			phases_log(&r.last, s->plan.nnodes);
 		}
@@ -202,6 +214,7 @@ out:
 	if (res == SWEEPRUN_FAILED && !s->id)
 		snprintf(s->status, sizeof(s->status), "failed");
 	strategy_batch_release(&batch);
+	schedule_release(&sch);
 	runner_release(&r);
 	ctlstore_close(st);
 	fleet_release(&f);
