@@ -45,7 +45,8 @@
  *
  * Drift mode (bench/drift.sh, tests/integration/it_ctl_drift.sh): no setting matters; run k
  * of an agent (FAKEFIO_COUNT as above, k from 0; or, when FAKEFIO_CTL is set, its "counter
- * PATH" as PATH.FAKEFIO_NODE and its "seed N" mixed with the node) gives
+ * PATH" as PATH.FAKEFIO_NODE, its "seed N" mixed with the node, and optional "warmup_runs N"
+ * and "warmup_pct P" in place of the environment's) gives
  *   FAKEFIO_BW_MIB x (1 + FAKEFIO_DRIFT_PCT/100)^k x (1 + FAKEFIO_NOISE_PCT/100 x z)
  * further lowered by FAKEFIO_WARMUP_PCT % for the first FAKEFIO_WARMUP_RUNS runs (default 0:
  * a warm-up the device gets over). z ~ N(0, 1) from a hash of (FAKEFIO_SEED, k). Defaults:
@@ -168,6 +169,7 @@ struct ctl {
 	char spec[1024], counter[1024];
 	uint64_t seed;
 	long sleep_ms;
+	double warmup_runs, warmup_pct; /* drift mode; -1: not given (the environment's) */
 };
 
 static int ctl_read(const char *path, struct ctl *c)
@@ -179,6 +181,7 @@ static int ctl_read(const char *path, struct ctl *c)
 	if (!f)
 		return -errno;
 	memset(c, 0, sizeof(*c));
+	c->warmup_runs = c->warmup_pct = -1;
 	while (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = '\0';
 		if (!strncmp(line, "spec ", 5))
@@ -187,6 +190,9 @@ static int ctl_read(const char *path, struct ctl *c)
 			snprintf(c->counter, sizeof(c->counter), "%s", line + 8);
 		else if (sscanf(line, "seed %llu", &seed) == 1)
 			c->seed = seed;
+		else if (sscanf(line, "warmup_runs %lf", &c->warmup_runs) == 1 ||
+		         sscanf(line, "warmup_pct %lf", &c->warmup_pct) == 1)
+			continue;
 		else
 			sscanf(line, "sleep_ms %ld", &c->sleep_ms);
 	}
@@ -293,6 +299,8 @@ static int drift_run(double runtime_s)
 	const char *count = getenv("FAKEFIO_COUNT"), *ctlp = getenv("FAKEFIO_CTL");
 	uint64_t seed = (uint64_t)env_num("FAKEFIO_SEED", 1);
 	double sleep_ms = env_num("FAKEFIO_SLEEP_MS", runtime_s * 1000), bw_mib;
+	double warm_runs = env_num("FAKEFIO_WARMUP_RUNS", 0),
+	       warm_pct = env_num("FAKEFIO_WARMUP_PCT", 0);
 	char cpath[1100];
 	struct timespec ts;
 	struct ctl c;
@@ -307,6 +315,10 @@ static int drift_run(double runtime_s)
 		         (long)env_num("FAKEFIO_NODE", 0));
 		count = cpath;
 		seed = mix(c.seed) ^ mix((uint64_t)env_num("FAKEFIO_NODE", 0) + 7777);
+		if (c.warmup_runs >= 0)
+			warm_runs = c.warmup_runs;
+		if (c.warmup_pct >= 0)
+			warm_pct = c.warmup_pct;
 	}
 	run = count && *count ? counter_next(count) : 0;
 
@@ -318,8 +330,8 @@ static int drift_run(double runtime_s)
 	         pow(1 + env_num("FAKEFIO_DRIFT_PCT", 0.5) / 100, (double)run) *
 	         (1 + env_num("FAKEFIO_NOISE_PCT", 1) / 100 *
 	                      gauss(mix(seed) ^ mix(((uint64_t)1 << 61) + (uint64_t)run)));
-	if (run < (long)env_num("FAKEFIO_WARMUP_RUNS", 0))
-		bw_mib *= 1 - env_num("FAKEFIO_WARMUP_PCT", 0) / 100;
+	if (run < (long)warm_runs)
+		bw_mib *= 1 - warm_pct / 100;
 	if (bw_mib < 1)
 		bw_mib = 1;
 	ts.tv_sec = (time_t)(sleep_ms / 1000);

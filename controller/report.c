@@ -546,12 +546,13 @@ static void run_to_run_words(const struct verdict_run_to_run *rr, double min_eff
 {
 	buf_puts(out, "run-to-run: ");
 	if (rr->assumed) {
-		buf_printf(out,
-		           "nothing was measured in both runs or twice within one, so the variation "
-		           "between runs cannot be estimated; it is taken as %g %% (min_effect): "
-		           "differences under %.1f %% between these runs are within run-to-run "
-		           "variation and are not called significant\n",
-		           min_effect_pct > 0 ? min_effect_pct : 5.0, rr->within_pct);
+		buf_printf(
+		        out,
+		        "nothing was measured in both runs or twice within one, so the variation "
+		        "between runs cannot be estimated; it is taken as %g %% (min_effect): "
+		        "differences under %.1f %% between these runs are within run-to-run "
+		        "variation and are not called significant\n",
+		        min_effect_pct > 0 ? min_effect_pct : 5.0, rr->within_pct);
 		return;
 	}
 	if (rr->nshift > 0) {
@@ -569,16 +570,17 @@ static void run_to_run_words(const struct verdict_run_to_run *rr, double min_eff
 	}
 	if (rr->nwithin > 0)
 		buf_printf(out, "%sby %.1f %% within them (%d repeat%s and drift%s)",
-		           rr->nshift > 0 ? " and " : "moved ",
-		           100.0 * expm1(sqrt(rr->within_var)), rr->nwithin,
-		           rr->nwithin == 1 ? "" : "s", rr->nwithin == 1 ? "" : "s");
-	buf_printf(out,
-	           "; differences under %.1f %% between these runs are within run-to-run variation, "
-	           "which every row's interval includes",
-	           rr->within_pct);
+		           rr->nshift > 0 ? " and " : "moved ", 100.0 * expm1(sqrt(rr->within_var)),
+		           rr->nwithin, rr->nwithin == 1 ? "" : "s", rr->nwithin == 1 ? "" : "s");
+	buf_printf(
+	        out,
+	        "; differences under %.1f %% between these runs are within run-to-run variation, "
+	        "which every row's interval includes",
+	        rr->within_pct);
 	if (rr->from_between)
-		buf_puts(out, ": a change common to every point cannot be told from it with one pair "
-		              "of runs (repeat both to measure one)");
+		buf_puts(out,
+		         ": a change common to every point cannot be told from it with one pair "
+		         "of runs (repeat both to measure one)");
 	buf_puts(out, "\n");
 }
 
