@@ -419,6 +419,7 @@ int ctlstore_sweep_load(struct ctlstore *st, int64_t id, struct sweep *s, struct
 	for (k = 0; k < s->npoints; k++)
 		if (s->points[k].loops_run < 0)
 			s->points[k].loops_run = 0;
+	sweep_blocks_derive(s);
 	return 0;
 }
 

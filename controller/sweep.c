@@ -235,3 +235,29 @@ int sweep_race_why_parse(const char *code)
 {
 	return code_find(race_why_codes, NAMES(race_why_codes), code);
 }
+
+void sweep_blocks_derive(struct sweep *s)
+{
+	int *owner = xcalloc((size_t)s->nrounds + 2, sizeof(int)), i, k, j;
+
+	for (i = 0; i < s->npoints; i++) {
+		struct point *p = &s->points[i];
+
+		p->block = i;
+		for (k = 0; k < s->plan.nnodes; k++) {
+			const struct node_result *r = &p->nodes[k];
+
+			for (j = 0; j < r->npasses + r->nwarmup; j++) {
+				int rd = j < r->npasses ? r->pass_round[j] : r->warmup[j - r->npasses].round;
+
+				if (rd <= 0 || rd > s->nrounds)
+					continue;
+				if (owner[rd] && owner[rd] - 1 < p->block)
+					p->block = s->points[owner[rd] - 1].block;
+				else if (!owner[rd])
+					owner[rd] = i + 1;
+			}
+		}
+	}
+	free(owner);
+}

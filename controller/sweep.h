@@ -230,6 +230,9 @@ void node_result_pass_add(struct node_result *r, double value);
  * warm-up pass goes to r's warm-up passes instead. */
 void node_result_pass_add_at(struct node_result *r, double value, int round, double started_at,
                              bool warmup);
+/* Each point's block from the rounds its passes ran in (points that share a round are one
+ * block, named by its first point), for a sweep read back (s->nrounds set). */
+void sweep_blocks_derive(struct sweep *s);
 /* Every pass of every point carries its round: the sweep's rows are judged within rounds. */
 bool sweep_has_rounds(const struct sweep *s);
 /* Point i is asked loops more loops on every node: count them in loops_run, and note the

@@ -130,7 +130,13 @@ static json_t *pass_json(double value, int round, double started_at)
 	json_object_set_new(o, "value", json_real(value));
 	json_object_set_new(o, "round", round > 0 ? json_integer(round) : json_null());
 	if (started_at > 0) {
-		time_fmt_iso_ms(started_at, iso, sizeof(iso));
+		/* Rounded to the millisecond (the sweep keeps them so): analyze reads back exactly
+		 * the start the live sweep judged. */
+		long long ms = llround(started_at * 1000.0);
+		char sec[32];
+
+		time_fmt_iso((double)(ms / 1000), sec, sizeof(sec));
+		snprintf(iso, sizeof(iso), "%.19s.%03lldZ", sec, ms % 1000);
 		json_object_set_new(o, "started_at", json_string(iso));
 	} else {
 		json_object_set_new(o, "started_at", json_null());
@@ -795,7 +801,9 @@ static int rounds_parse(struct sweep *s, json_t *root, struct err *e)
 					s->nrounds = s->points[i].nodes[k].pass_round[j];
 	if ((rc = int_get(root, "rounds", "", 0, INT32_MAX, true, s->nrounds, &n, e)) < 0)
 		return rc;
-	s->nrounds = (int)n;
+	if (n > s->nrounds)
+		s->nrounds = (int)n;
+	sweep_blocks_derive(s);
 	return 0;
 }
 
