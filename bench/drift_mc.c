@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "buf.h"
 #include "effect.h"
 #include "mcrng.h"
@@ -158,7 +159,7 @@ static void sweep_sim(const struct scenario *sc, struct fleet_sim *f, bool round
 					sweep_point_loops_add(s, sch.runs[i].point, 1);
 				run_point(sc, f, s, sch.runs[i].point, sch.runs[i].round,
 				          sch.runs[i].warmup);
-				verdict_point_update(s, sch.runs[i].point);
+				analysis_point_ran(s, sch.runs[i].point);
 			}
 			continue;
 		}
@@ -166,10 +167,10 @@ static void sweep_sim(const struct scenario *sc, struct fleet_sim *f, bool round
 			sweep_point_loops_add(s, b.items[i].point, b.items[i].loops);
 			for (j = 0; j < b.items[i].loops; j++)
 				run_point(sc, f, s, b.items[i].point, 0, false);
-			verdict_point_update(s, b.items[i].point);
+			analysis_point_ran(s, b.items[i].point);
 		}
 	}
-	verdict_sweep(s);
+	analysis_sweep_closed(s);
 	strategy_batch_release(&b);
 	schedule_release(&sch);
 }
@@ -247,7 +248,7 @@ static void trial(struct scenario *sc, bool rounds, struct rng *r, uint64_t seed
 		f.step = 1 + sc->step_pct / 100;
 		sweep_sim(sc, &f, rounds, seed ^ 0x5eed, &t);
 		if (rounds) {
-			verdict_sweeps_compare(&s, &t, &c);
+			analysis_sweeps_compared(&s, &t, &c);
 			for (i = 0; i < c.nrows; i++) {
 				if (c.rows[i].fx.decision == EFFECT_NA)
 					continue;

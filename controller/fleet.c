@@ -575,7 +575,7 @@ static int64_t job_id_read(const struct client_req *req, struct fleet_result *re
 }
 
 void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_id, int point,
-                       int loops, struct fleet_start *st)
+                       int loops, struct fleet_node_run *nodes)
 {
 	int n = f->plan->nnodes, i, started = 0, got, k;
 	/* reqs[i]: node i's PATCH; reqs[n + i]: its job POST. */
@@ -584,12 +584,17 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
 	char *params = config_to_json(cfg);
 
 	for (i = 0; i < n; i++) {
-		memset(&st->patch[i], 0, sizeof(st->patch[i]));
-		memset(&st->post[i], 0, sizeof(st->post[i]));
-		memset(&st->applied[i], 0, sizeof(st->applied[i]));
-		st->adjusted[i] = 0;
-		st->job_id[i] = 0;
-		if (!f->active[i] || !st->run[i])
+		struct fleet_node_run *nr = &nodes[i];
+
+		memset(&nr->applied, 0, sizeof(nr->applied));
+		nr->adjusted = 0;
+		memset(&nr->patch, 0, sizeof(nr->patch));
+		nr->job_id = 0;
+		memset(&nr->post, 0, sizeof(nr->post));
+		memset(&nr->job, 0, sizeof(nr->job));
+		memset(&nr->wait, 0, sizeof(nr->wait));
+		nr->fresh = false;
+		if (!f->active[i] || !nr->run)
 			continue;
 		params_req(f, &reqs[i], i, params);
 		client_start(f->client, &reqs[i]);
@@ -601,13 +606,13 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
 		for (k = 0; k < got; k++) {
 			i = (int)(done[k] - reqs);
 			if (i >= n) {
-				fanout_result(done[k], &st->post[i - n]);
-				st->job_id[i - n] = job_id_read(done[k], &st->post[i - n]);
+				fanout_result(done[k], &nodes[i - n].post);
+				nodes[i - n].job_id = job_id_read(done[k], &nodes[i - n].post);
 				continue;
 			}
-			fanout_result(done[k], &st->patch[i]);
-			applied_read(done[k], cfg, &st->applied[i], &st->adjusted[i]);
-			if (st->patch[i].failed)
+			fanout_result(done[k], &nodes[i].patch);
+			applied_read(done[k], cfg, &nodes[i].applied, &nodes[i].adjusted);
+			if (nodes[i].patch.failed)
 				continue;
 			/* Applied and read back here: this node's job starts now, whatever the
 			 * others' PATCHes are doing. */
@@ -715,48 +720,49 @@ static void wait_arm(struct fleet *f, int i, int64_t job, double poll_s, double 
 }
 
 /* The earliest plain GET due, as a bound of how long to wait; max_s when none. */
-static double wait_bound(struct fleet *f, const int64_t *job_id, const struct job_status *st,
-                         double max_s, double now)
+static double wait_bound(struct fleet *f, const struct fleet_node_run *nodes, double max_s,
+                         double now)
 {
 	int i;
 
 	for (i = 0; i < f->plan->nnodes; i++) {
 		const struct fleet_wait *w = &f->waits->w[i];
 
-		if (job_id[i] && !st[i].terminal && f->active[i] && !f->long_poll[i] && !w->busy &&
-		    w->next_get_at - now < max_s)
+		if (nodes[i].job_id && !nodes[i].job.terminal && f->active[i] && !f->long_poll[i] &&
+		    !w->busy && w->next_get_at - now < max_s)
 			max_s = w->next_get_at > now ? w->next_get_at - now : 0;
 	}
 	return max_s;
 }
 
-int fleet_jobs_wait(struct fleet *f, const int64_t *job_id, struct job_status *st,
-                    struct fleet_result *res, bool *fresh, double poll_s, double max_s)
+int fleet_jobs_wait(struct fleet *f, struct fleet_node_run *nodes, double poll_s, double max_s)
 {
 	struct fleet_waits *ws = f->waits;
 	int n = f->plan->nnodes, i, k, got;
 	double now = time_mono_s();
 
 	for (i = 0; i < n; i++) {
-		fresh[i] = false;
-		if (!ws->w[i].busy && job_id[i] && !st[i].terminal && f->active[i])
-			wait_arm(f, i, job_id[i], poll_s, now);
+		nodes[i].fresh = false;
+		if (!ws->w[i].busy && nodes[i].job_id && !nodes[i].job.terminal && f->active[i])
+			wait_arm(f, i, nodes[i].job_id, poll_s, now);
 	}
-	got = client_wait(f->wait_client, wait_bound(f, job_id, st, max_s, now), ws->done, n);
+	got = client_wait(f->wait_client, wait_bound(f, nodes, max_s, now), ws->done, n);
 	for (k = 0; k < got; k++) {
 		/* req is a wait's first member: the ended request is its wait. */
 		struct fleet_wait *w = (struct fleet_wait *)(void *)ws->done[k];
+		struct fleet_node_run *nr;
 		json_t *r;
 
 		i = (int)(w - ws->w);
+		nr = &nodes[i];
 		w->busy = false;
-		fresh[i] = true;
-		fanout_result(&w->req, &res[i]);
+		nr->fresh = true;
+		fanout_result(&w->req, &nr->wait);
 		r = resp_json(&w->req);
 		if (r)
-			job_parse(r, f->plan->metric, &st[i]);
-		if (r && st[i].version)
-			w->version = st[i].version;
+			job_parse(r, f->plan->metric, &nr->job);
+		if (r && nr->job.version)
+			w->version = nr->job.version;
 		json_decref(r);
 		client_req_release(&w->req);
 	}

@@ -5,28 +5,11 @@
 #include <stdint.h>
 
 /*
- * The rule, in the words the README quotes.
- *
- * The points that are compared with one another form a block (a grid's points, an axis'
- * baseline and values, a race's survivors with the axis' baseline, the final confirmation
- * with the original baseline measured again). A block runs in rounds: a round runs one loop
- * of each of its points that is due, every node running the same point at the same moment, so
- * that whatever moves a whole round (drift, a neighbour's burst) moves every point of the
- * round alike and cancels when points are compared within rounds (effect.h).
- *
- * The order inside a round: rounds come in pairs (1 and 2, 3 and 4, ...). For each pair a
- * seeded hash gives every point a random key; the pair's first round runs the points by
- * increasing key, its second by decreasing key (the mirror of the first). Why both:
- *  - mirrored, every point's mean position over the pair is the same, so a drift that is
- *    linear in time within the pair cancels exactly from every comparison, whatever the
- *    number of points (an ABBA design);
- *  - randomised from pair to pair (the seed is kept in the sweep), no point always runs
- *    first, and whatever is not linear (a curved drift, the first run after a change being
- *    slower) becomes noise the intervals carry, not a bias.
- * A plain random order per round leaves a linear drift as extra noise on every comparison;
- * a fixed ABBA order always runs the same point first and last. The keys depend on the seed,
- * the block, the pair and the point only, so a point that leaves the block between the two
- * rounds of a pair (a race's drop) keeps the others mirrored.
+ * A block (the points compared with one another) runs in rounds: one loop of each point a
+ * round, every node the same point at the same moment. Rounds come in pairs; for each pair a
+ * seeded hash orders the points, the pair's second round runs them in the mirror order: a
+ * linear drift within a pair cancels exactly, and no point always runs first.
+ * docs/method.md ("Interleaved rounds") says why this order.
  */
 
 /* Round round (1-based, counted within the block) of block block: the n points of points[]

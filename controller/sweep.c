@@ -248,7 +248,8 @@ void sweep_blocks_derive(struct sweep *s)
 			const struct node_result *r = &p->nodes[k];
 
 			for (j = 0; j < r->npasses + r->nwarmup; j++) {
-				int rd = j < r->npasses ? r->pass_round[j] : r->warmup[j - r->npasses].round;
+				int rd = j < r->npasses ? r->pass_round[j]
+				                        : r->warmup[j - r->npasses].round;
 
 				if (rd <= 0 || rd > s->nrounds)
 					continue;

@@ -55,20 +55,11 @@ struct verdict_compare_row {
 
 /*
  * The variation between two runs, which two sweeps run at different times cannot tell from an
- * effect (the rule, in the words the README quotes). A configuration measured again later
- * moves by some amount; its variance (log units², beyond the passes' own noise) is estimated
- * by the method of moments (each measured difference d with within-run variance v gives
- * d² - v) from two kinds of repeats, and the larger of the two is used:
- *   between the runs: each node's shift between the sweeps, the mean of its log ratios over
- *                     the points both ran (on K nodes, K df); this is the configurations both
- *                     ran read as repeats, so a change common to every point is, with one pair
- *                     of runs, indistinguishable from run-to-run variation and is never called
- *                     significant;
- *   within the runs:  each configuration a sweep measured twice (an axis' baseline equal to an
- *                     earlier point, the original baseline measured again for the final
- *                     confirmation) and each node's fitted drift over each sweep (drift.h).
- * With neither, the variation is assumed as large as min_effect (5 % when it is 0), taken as
- * known. Every row is judged with it added to each node's and the fleet's variance (effect.h).
+ * effect: the variance of a configuration's log-mean measured again, beyond its passes' noise
+ * (method of moments), the larger of the nodes' shifts between the runs (the median of each
+ * node's log ratios over the points both ran; K df) and the repeats and drifts within them;
+ * min_effect (5 % when 0) assumed, as known, when neither exists. Every compared row is
+ * judged with it added (effect.h). docs/method.md ("Variation between runs") has the rule.
  */
 struct verdict_run_to_run {
 	int nshift;          /* nodes with a shift between the runs */
