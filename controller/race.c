@@ -341,7 +341,8 @@ bool race_confirmed(const struct sweep *s, int point)
 
 	if (ref < 0)
 		return false;
-	compare_at(s, ref, point, 1, 1, &c);
+	/* At the look its loops reached: the final confirmation takes looks too. */
+	compare_at(s, ref, point, sweep_point_look(s, point), sweep_nlooks(&s->plan), &c);
 	return c.ok && c.decision == EFFECT_GAIN;
 }
 
@@ -417,7 +418,9 @@ void race_remaining(const struct sweep *s, double *expected_loops, double *worst
 		ex += (double)v * p->loops + halving(p, v, p->loops);
 		wo += (double)v * p->loops_max;
 	}
-	ex += 2.0 * p->loops_max;
+	/* The final confirmation: its point and the original baseline again, loops.min each and
+	 * more rounds while undecided (expected: decided at loops.min; worst: loops.max). */
+	ex += 2.0 * p->loops;
 	wo += 2.0 * p->loops_max;
 	if (p->budget_s > 0 && p->runtime_s > 0) {
 		left = p->budget_s / p->runtime_s - race_loops_spent(s);

@@ -46,8 +46,8 @@ int race_survivors(const struct sweep *s, int ax, int *out);
 int race_round_points(const struct sweep *s, int ax, int *out);
 
 /* The final confirmation (or any point) holds up: its fleet effect against its reference
- * point (effect.h at one look: the 95 % interval above 0 and Δ >= min_effect, goal applied)
- * is a gain. */
+ * point at the look its loops reached (effect.h: the 1 - 5 %/K interval above 0 and
+ * Δ >= min_effect, goal applied) is a gain. */
 bool race_confirmed(const struct sweep *s, int point);
 
 /* Loops per node asked so far: every point's loops_run, summed. */

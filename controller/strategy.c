@@ -212,6 +212,20 @@ static void final_block(struct sweep *s, const struct config *cur, int loops,
 	work_add(b, sweep_point_add(s, ROLE_FINAL, -1, base, cur), loops);
 }
 
+/* adaptive: the final confirmation takes looks like any comparison: one more round of it and
+ * of the original baseline measured again while effect has not stopped it (undecided, looks
+ * left). */
+static int final_more(struct sweep *s, struct strategy_batch *b)
+{
+	const struct point *f = &s->points[s->npoints - 1];
+
+	if (!wants_loop(s, f))
+		return 0;
+	work_add(b, f->ref, 1);
+	work_add(b, f->index, 1);
+	return b->n;
+}
+
 /* adaptive: race each axis in turn (race.h), one loop per survivor a round; the next axis only
  * while its first round fits the budget; then the final confirmation with loops_max. */
 static int adaptive_next(struct sweep *s, struct strategy_batch *b)
@@ -224,7 +238,7 @@ static int adaptive_next(struct sweep *s, struct strategy_batch *b)
 		return b->n;
 	}
 	if (s->points[s->npoints - 1].role == ROLE_FINAL)
-		return 0;
+		return final_more(s, b);
 	ax = s->points[s->npoints - 1].axis;
 	if (!race_over(s, ax) && !race_judge(s, ax)) {
 		sv = xcalloc((size_t)s->npoints + 1, sizeof(int));
@@ -241,7 +255,7 @@ static int adaptive_next(struct sweep *s, struct strategy_batch *b)
 		return b->n;
 	}
 	if (!config_equal(&cur, &s->plan.baseline))
-		final_block(s, &cur, s->plan.loops_max, b);
+		final_block(s, &cur, s->plan.loops, b);
 	return b->n;
 }
 

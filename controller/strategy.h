@@ -53,8 +53,9 @@ void strategy_batch_release(struct strategy_batch *b);
  * value the race kept (won, or tentative: not shown better, carried forward)
  * while its first round fits the budget; then the final
  * confirmation of the chosen configuration (if not the original baseline)
- * against the original baseline measured again, as sequential's, with
- * job.loops.max loops each.
+ * against the original baseline measured again, as sequential's: job.loops.min
+ * loops each, then one more round at a time while effect has not stopped it,
+ * up to job.loops.max.
  */
 int strategy_next(struct sweep *s, struct strategy_batch *b);
 /* For --dry-run and the ETA: the most points the plan can run (adaptive: as sequential; the

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "analysis.h"
 #include "plan.h"
 #include "race.h"
 #include "schedule.h"
@@ -99,6 +100,7 @@ static void run(struct sweep *s, const struct strategy_batch *b, struct sim *m)
 			                        1e9 + i, false);
 		}
 		p->loops_run++;
+		analysis_point_ran(s, p->index);
 	}
 	schedule_release(&sc);
 }
@@ -215,8 +217,9 @@ static void test_drops(void **state)
 	assert_int_equal(s.points[f - 1].role, ROLE_BASELINE);
 	assert_int_equal(s.points[f - 1].ref, 0);
 	assert_true(config_equal(&s.points[f - 1].cfg, &s.plan.baseline));
-	assert_int_equal(s.points[f - 1].loops_run, 12);
-	assert_int_equal(s.points[f].loops_run, 12);
+	/* loops.min each, then a round at a time until the stopping rule decides it. */
+	assert_true(s.points[f].loops_run >= 3 && s.points[f].loops_run <= 12);
+	assert_int_equal(s.points[f - 1].loops_run, s.points[f].loops_run);
 	assert_int_equal(s.points[f].nodes[0].pass_round[0],
 	                 s.points[f - 1].nodes[0].pass_round[0]);
 	assert_int_equal(s.points[f].race.state, RACE_NONE);
@@ -365,7 +368,7 @@ static void test_budget_stop(void **state)
 	f = final_point(&s);
 	if (race_winner(&s, 0) != 0) {
 		assert_true(f > 0);
-		assert_int_equal(s.points[f].loops_run, 12);
+		assert_true(s.points[f].loops_run >= 3 && s.points[f].loops_run <= 12);
 	}
 	sweep_release(&s);
 }
@@ -578,7 +581,9 @@ static void test_tentative_carry(void **state)
 
 /* The one value that leads is only +2 %: carried tentatively, it reaches the final
  * confirmation, which does not show a gain, so nothing is adopted: the sweep keeps the
- * baseline, and the report calls the value tentative, never a gain. */
+ * baseline, and the report calls the value tentative, never a gain. The final confirmation
+ * takes looks (loops.min, then a round at a time): a look whose Δ happens to reach min_effect
+ * with its interval above 0 adopts the value (a real gain, if below min_effect), rarely. */
 static void test_tentative_not_adopted(void **state)
 {
 	static const struct surface surf[] = {
@@ -586,7 +591,7 @@ static void test_tentative_not_adopted(void **state)
 		{ "nr_requests", "64", 0.6 },   { "nr_requests", "512", 0.6 },
 		{ "nr_requests", "1024", 0.6 },
 	};
-	int seed, ntent = 0;
+	int seed, ntent = 0, adopted = 0;
 
 	(void)state;
 	for (seed = 0; seed < TENTATIVE_SEEDS; seed++) {
@@ -598,14 +603,22 @@ static void test_tentative_not_adopted(void **state)
 		play(&s, "", "", &m);
 		w = race_winner(&s, 0);
 		f = final_point(&s);
-		assert_int_equal(s.best, -1);
+		if (s.best >= 0) {
+			/* Adopted only as a final confirmation shown a gain at its look. */
+			adopted++;
+			assert_int_equal(s.best, f);
+			assert_true(race_confirmed(&s, f));
+			sweep_release(&s);
+			continue;
+		}
 		assert_int_equal(s.outcome, OUTCOME_BASELINE);
 		if (s.points[w].race.state == RACE_TENTATIVE) {
 			ntent++;
 			assert_false(mark_gain(&s.points[w].race));
-			/* The final confirmation ran it with loops_max and showed no gain. */
+			/* The final confirmation ran it until the stopping rule decided it (no
+			 * gain), or to loops_max. */
 			assert_true(f > w);
-			assert_int_equal(s.points[f].loops_run, 12);
+			assert_true(s.points[f].fx.stop);
 			assert_int_not_equal(s.points[f].verdict, EFFECT_GAIN);
 			assert_false(race_confirmed(&s, f));
 			report_render(&s, REPORT_TABLE, &out);
@@ -621,6 +634,7 @@ static void test_tentative_not_adopted(void **state)
 		sweep_release(&s);
 	}
 	assert_true(ntent >= 1);
+	assert_true(adopted * 6 <= TENTATIVE_SEEDS);
 }
 
 /* Nothing matters (every value within 1 %, as bench/search.sh's flat plan) at a noise where
@@ -652,7 +666,8 @@ static void test_flat_keeps_baseline(void **state)
 
 /* Worst and expected loops of a fresh plan: 6 racers; worst 6 x 12 + 2 x 12; expected 6 x 3,
  * then rounds of 4 and 3 (u = 2, 1; each round the rivals, the leader and the axis' baseline
- * point) and the final confirmation's 2 x 12 (its point and the original baseline again). */
+ * point) and the final confirmation's 2 x 3 (its point and the original baseline again, decided
+ * at loops.min). */
 static void test_remaining(void **state)
 {
 	struct sweep s;
@@ -669,7 +684,7 @@ static void test_remaining(void **state)
 	assert_int_equal(race_axis_values(&s.plan, 0, &s.plan.baseline), 5);
 	race_remaining(&s, &ex, &wo);
 	assert_true(wo == 6 * 12 + 2 * 12);
-	assert_true(ex == 6 * 3 + 4 + 3 + 2 * 12);
+	assert_true(ex == 6 * 3 + 4 + 3 + 2 * 3);
 	assert_true(race_fits(&s, 1000, false));
 	sweep_release(&s);
 }
