@@ -28,11 +28,14 @@ enum measure {
 	M_GAIN_ROW,    /* the row of the value with the true effect decided gain */
 	M_DRIFT_LINE,  /* sweeps whose table carries the drift line */
 	M_COMPARE_SIG, /* compare's rows of two runs of the same plan decided gain or loss */
+	M_FINAL_GAIN,  /* sweeps whose final confirmation is a significant gain */
+	M_WARMUP_LINE, /* sweeps whose table names a warm-up */
+	M_HETERO,      /* rows decided "nodes disagree" */
 };
 
 struct scenario {
 	const char *name;
-	const char *strategy; /* grid or sequential */
+	const char *strategy; /* grid, sequential or adaptive */
 	int nodes;
 	double cv_pct;
 	double drift_pct;  /* per run */
@@ -41,7 +44,10 @@ struct scenario {
 	double step_pct;   /* compare: the second run's figures this much higher */
 	enum measure what;
 	bool at_most;
-	double target_pct;
+	double target_pct; /* NAN: no target (shown for what it tells) */
+	const char *loops; /* job.loops as JSON; NULL: 5 */
+	int warm_runs;     /* each node's first warm_runs runs warm_pct % low */
+	double warm_pct;
 	/* results, per order: [0] consecutive (before rounds), [1] rounds */
 	long hits[2], of[2];
 };
@@ -72,6 +78,41 @@ static struct scenario scen[] = {
 	    "grid", 2, 1, 0, false, 0, 5, M_COMPARE_SIG, true, 5),
 };
 
+/* Shown for what they tell, without a target. */
+static struct scenario info[] = {
+	ROW("drift 0.5 % per run, sequential, 256 +10 % true effect: the final confirmation "
+	    "\"significant gain\"",
+	    "sequential", 2, 1, 0.5, false, 10, 0, M_FINAL_GAIN, true, NAN),
+	{ .name = "drift 0.5 % per run, adaptive (loops 3-20), no effect: \"significant\"",
+	  .strategy = "adaptive",
+	  .nodes = 2,
+	  .cv_pct = 1,
+	  .drift_pct = 0.5,
+	  .what = M_SIGNIFICANT,
+	  .target_pct = NAN,
+	  .loops = "{\"min\":3,\"max\":20}" },
+	ROW("drift 1 % per run, CV 3 %, 16 nodes each drifting its own way: \"nodes disagree\"",
+	    "grid", 16, 3, 1.0, true, 0, 0, M_HETERO, true, NAN),
+	{ .name = "no drift, the first round 20 % low (a cold device), grid: warm-up named",
+	  .strategy = "grid",
+	  .nodes = 2,
+	  .cv_pct = 1,
+	  .what = M_WARMUP_LINE,
+	  .target_pct = NAN,
+	  .warm_runs = 4,
+	  .warm_pct = 20 },
+	{ .name = "same: rows \"significant\"",
+	  .strategy = "grid",
+	  .nodes = 2,
+	  .cv_pct = 1,
+	  .what = M_SIGNIFICANT,
+	  .target_pct = NAN,
+	  .warm_runs = 4,
+	  .warm_pct = 20 },
+};
+
+#define NINFO ((int)(sizeof(info) / sizeof(info[0])))
+
 #define NSCEN ((int)(sizeof(scen) / sizeof(scen[0])))
 #define LOOPS 5
 
@@ -98,8 +139,8 @@ static char *plan_text(const struct scenario *sc)
 	           "],\"baseline\":{\"nr_requests\":128},"
 	           "\"axes\":[{\"param\":\"nr_requests\",\"values\":[64,256,512]}],"
 	           "\"strategy\":\"%s\",\"job\":{\"fio\":{\"rw\":\"write\",\"runtime_s\":1},"
-	           "\"loops\":%d},\"metric\":\"write.bw_mib\",\"min_effect_pct\":5}",
-	           sc->strategy, LOOPS);
+	           "\"loops\":%s},\"metric\":\"write.bw_mib\",\"min_effect_pct\":5}",
+	           sc->strategy, sc->loops ? sc->loops : "5");
 	return buf_detach(&b, NULL);
 }
 
@@ -120,7 +161,8 @@ static void run_point(const struct scenario *sc, struct fleet_sim *f, struct swe
 
 	for (k = 0; k < f->nodes; k++) {
 		double v = f->level[k] * pow(1 + f->drift[k] / 100, (double)f->run) * truth(sc, p) *
-		           f->step * (1 + sc->cv_pct / 100 * rng_normal(f->r));
+		           f->step * (1 + sc->cv_pct / 100 * rng_normal(f->r)) *
+		           (f->run < sc->warm_runs ? 1 - sc->warm_pct / 100 : 1);
 
 		p->nodes[k].state = NODE_OK;
 		if (round > 0)
@@ -261,9 +303,15 @@ static void trial(struct scenario *sc, bool rounds, struct rng *r, uint64_t seed
 			compare_before(&s, &t, hits, of);
 		}
 		sweep_release(&t);
-	} else if (sc->what == M_DRIFT_LINE) {
+	} else if (sc->what == M_DRIFT_LINE || sc->what == M_WARMUP_LINE) {
 		(*of)++;
-		*hits += s.drift.nsignificant > 0;
+		*hits += sc->what == M_DRIFT_LINE ? s.drift.nsignificant > 0
+		                                  : s.drift.nwarmup_nodes > 0;
+	} else if (sc->what == M_FINAL_GAIN) {
+		(*of)++;
+		for (i = 0; i < s.npoints; i++)
+			*hits += s.points[i].role == ROLE_FINAL &&
+			         s.points[i].verdict == EFFECT_GAIN;
 	} else {
 		for (i = 0; i < s.npoints; i++) {
 			const struct point *p = &s.points[i];
@@ -280,6 +328,8 @@ static void trial(struct scenario *sc, bool rounds, struct rng *r, uint64_t seed
 			(*of)++;
 			if (sc->what == M_SIGNIFICANT)
 				*hits += p->verdict == EFFECT_GAIN || p->verdict == EFFECT_LOSS;
+			else if (sc->what == M_HETERO)
+				*hits += p->verdict == EFFECT_HETEROGENEOUS;
 			else
 				*hits += p->verdict == EFFECT_EQUIVALENT;
 		}
@@ -327,16 +377,17 @@ int main(int argc, char **argv)
 			return usage();
 		i++;
 	}
-	for (i = 0; i < NSCEN; i++) {
+	for (i = 0; i < NSCEN + NINFO; i++) {
+		struct scenario *sc = i < NSCEN ? &scen[i] : &info[i - NSCEN];
+
 		for (o = 0; o < 2; o++) {
 			struct rng r;
 
 			rng_seed(&r, seed * 1000003ULL + (uint64_t)i);
 			for (t = 0; t < sweeps; t++)
-				trial(&scen[i], o == 1, &r,
-				      seed + (uint64_t)t * 7919u + (uint64_t)i);
+				trial(sc, o == 1, &r, seed + (uint64_t)t * 7919u + (uint64_t)i);
 		}
-		fprintf(stderr, "drift_mc: %s done\n", scen[i].name);
+		fprintf(stderr, "drift_mc: %s done\n", sc->name);
 	}
 	printf("Drift Monte Carlo: %ld sweeps per scenario and order, seed %llu; 2 nodes unless "
 	       "stated, CV 1 %% unless stated, min_effect 5 %%, nr_requests 128 (baseline), 64, "
@@ -360,6 +411,16 @@ int main(int argc, char **argv)
 		worst = fmax(worst, ha);
 		printf("| %s | %s | %s | %s %g %% | %s |\n", sc->name, before, after,
 		       sc->at_most ? "≤" : "≥", sc->target_pct, ok ? "yes" : "**no**");
+	}
+	printf("\nAlso measured (no target):\n\n| scenario | before | interleaved rounds |\n"
+	       "|---|---|---|\n");
+	for (i = 0; i < NINFO; i++) {
+		char before[96], after[96];
+		double pb, pa, hb, ha;
+
+		rate_fmt(info[i].hits[0], info[i].of[0], before, sizeof(before), &pb, &hb);
+		rate_fmt(info[i].hits[1], info[i].of[1], after, sizeof(after), &pa, &ha);
+		printf("| %s | %s | %s |\n", info[i].name, before, after);
 	}
 	printf("\nRESULT drift sweeps=%ld seed=%llu targets_met=%d/%d widest_half_interval=%.1f "
 	       "points\n",
