@@ -12,7 +12,8 @@
 struct series {
 	int n;
 	double *y, *t;
-	int *group;
+	int *group; /* per entry: its configuration's group (one intercept each in the trend) */
+	int *point; /* per entry: its point (a point's entries are consecutive) */
 	int *first; /* per entry: 1 for a point's first pass in time */
 };
 
@@ -21,6 +22,7 @@ static void series_release(struct series *x)
 	free(x->y);
 	free(x->t);
 	free(x->group);
+	free(x->point);
 	free(x->first);
 	memset(x, 0, sizeof(*x));
 }
@@ -40,10 +42,11 @@ static bool judged(const struct node_result *r)
 	return r->state == NODE_OK && r->npasses >= 2;
 }
 
-/* Node k's passes of points with 2 or more judged positive passes. */
-static void series_build(const struct sweep *s, int k, struct series *x)
+/* Node k's passes of points with 2 or more judged positive passes, grouped by canon[]: the
+ * points of one group in a row, each point's passes in a row. */
+static void series_build(const struct sweep *s, int k, const int *canon, struct series *x)
 {
-	int i, j, cap = 0;
+	int i, j, g, cap = 0;
 
 	memset(x, 0, sizeof(*x));
 	for (i = 0; i < s->npoints; i++)
@@ -51,28 +54,51 @@ static void series_build(const struct sweep *s, int k, struct series *x)
 	x->y = xcalloc((size_t)cap + 1, sizeof(double));
 	x->t = xcalloc((size_t)cap + 1, sizeof(double));
 	x->group = xcalloc((size_t)cap + 1, sizeof(int));
+	x->point = xcalloc((size_t)cap + 1, sizeof(int));
 	x->first = xcalloc((size_t)cap + 1, sizeof(int));
-	for (i = 0; i < s->npoints; i++) {
-		const struct node_result *r = &s->points[i].nodes[k];
-		int start = x->n, f = -1;
+	for (g = 0; g < s->npoints; g++) {
+		for (i = g; i < s->npoints; i++) {
+			const struct node_result *r = &s->points[i].nodes[k];
+			int start = x->n, f = -1;
 
-		if (!judged(r))
-			continue;
-		for (j = 0; j < r->npasses; j++) {
-			if (!(r->passes[j] > 0))
+			if (canon[i] != g || !judged(r))
 				continue;
-			x->y[x->n] = log(r->passes[j]);
-			x->t[x->n] = pass_time(&s->drift, r, j);
-			x->group[x->n] = i;
-			if (f < 0 || x->t[x->n] < x->t[f])
-				f = x->n;
-			x->n++;
+			for (j = 0; j < r->npasses; j++) {
+				if (!(r->passes[j] > 0))
+					continue;
+				x->y[x->n] = log(r->passes[j]);
+				x->t[x->n] = pass_time(&s->drift, r, j);
+				x->group[x->n] = g;
+				x->point[x->n] = i;
+				if (f < 0 || x->t[x->n] < x->t[f])
+					f = x->n;
+				x->n++;
+			}
+			if (x->n - start < 2)
+				x->n = start;
+			else
+				x->first[f] = 1;
 		}
-		if (x->n - start < 2)
-			x->n = start;
-		else
-			x->first[f] = 1;
 	}
+}
+
+/* Each point's group: with times or rounds, the first point of the same configuration (a
+ * configuration measured again, minutes later, shares its intercept: how far it moved in
+ * between is drift too); without (a point's loops ran back to back, their order is their
+ * only time), the point itself. */
+static int *groups_make(const struct sweep *s)
+{
+	int *canon = xcalloc((size_t)s->npoints + 1, sizeof(int)), i, j;
+
+	for (i = 0; i < s->npoints; i++) {
+		canon[i] = i;
+		for (j = 0; j < i && s->drift.rounds; j++)
+			if (canon[j] == j && config_equal(&s->points[j].cfg, &s->points[i].cfg)) {
+				canon[i] = j;
+				break;
+			}
+	}
+	return canon;
 }
 
 /* The span of t over the series (the sweep's length for this node). */
@@ -146,7 +172,7 @@ static void warmup_find(const struct series *x, struct sweep_drift_node *dn,
 		double mean = 0;
 		int cnt = 0, f = -1;
 
-		for (j = i; j < n && x->group[j] == x->group[i]; j++) {
+		for (j = i; j < n && x->point[j] == x->point[i]; j++) {
 			if (x->first[j]) {
 				f = j;
 				continue;
@@ -215,6 +241,7 @@ void drift_analyze(struct sweep *s)
 	int n = s->plan.nnodes, i, j, k, m = 0;
 	struct ranked *rk = xcalloc((size_t)n + 1, sizeof(*rk));
 	double run = 0;
+	int *canon;
 
 	free(d->nodes);
 	memset(d, 0, sizeof(*d));
@@ -226,6 +253,7 @@ void drift_analyze(struct sweep *s)
 		for (k = 0; k < n && d->timed; k++)
 			for (j = 0; j < s->points[i].nodes[k].npasses; j++)
 				d->timed = d->timed && s->points[i].nodes[k].pass_started_at[j] > 0;
+	canon = groups_make(s);
 	for (k = 0; k < n; k++) {
 		struct sweep_drift_node *dn = &d->nodes[k];
 		struct stats_slope sl, rest;
@@ -234,7 +262,7 @@ void drift_analyze(struct sweep *s)
 
 		dn->change_pct = dn->low_pct = dn->high_pct = dn->p = dn->warm_pct = NAN;
 		dn->change_log = dn->change_se_log = NAN;
-		series_build(s, k, &x);
+		series_build(s, k, canon, &x);
 		warmup_find(&x, dn, &rest);
 		/* A warm-up is no drift: the trend of a node that warms up leaves the first passes
 		 * out. */
@@ -276,4 +304,5 @@ void drift_analyze(struct sweep *s)
 		d->nsignificant += dn->significant;
 	}
 	free(rk);
+	free(canon);
 }

@@ -7,7 +7,8 @@
 
 /*
  * Per node: the trend of the log of its judged passes against their start times (else rounds,
- * else the order of a point's own loops), one intercept per point and one slope, Holm over
+ * else the order of a point's own loops), one intercept per configuration (per point without
+ * rounds) and one slope, Holm over
  * the nodes; a node drifts when p <= 5 % and the change over the sweep is >= DRIFT_MIN_PCT.
  * Warm-up: each point's first pass against the trend of the others; on most points more
  * than 3 SDs and DRIFT_WARM_MIN_PCT below. docs/method.md ("Drift and warm-up") has the rule.

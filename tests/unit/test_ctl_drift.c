@@ -184,12 +184,58 @@ static void test_holm_many_nodes(void **state)
 	sweep_release(&s);
 }
 
+/* The same configuration measured in two blocks minutes apart (an axis' baseline and the next
+ * axis' baseline, as in the demo), each block flat in itself, the second 8 % up on node 1:
+ * the repeated configuration shares one intercept, so its move between the blocks is drift. */
+static void test_step_between_blocks(void **state)
+{
+	char *t =
+	        ctltest_plan(2, "{\"nr_requests\":128}",
+	                     "[{\"param\":\"nr_requests\",\"values\":[64,128]}]", "grid", "5", "");
+	struct config c64, c128;
+	unsigned ctr = 5;
+	struct sweep s;
+	int b, i, r, k, run = 0;
+
+	(void)state;
+	ctltest_sweep_text(&s, t);
+	free(t);
+	c128 = s.plan.axes[0].values[1];
+	c64 = s.plan.axes[0].values[0];
+	for (b = 0; b < 2; b++) {
+		int base = sweep_point_add(&s, ROLE_BASELINE, -1, b ? 0 : -1, &c128);
+
+		sweep_point_add(&s, ROLE_CANDIDATE, -1, base, &c64);
+		for (r = 1; r <= 5; r++)
+			for (i = base; i < base + 2; i++, run++)
+				for (k = 0; k < 2; k++) {
+					double v = 1000 * (b && k == 0 ? 1.08 : 1.0) *
+					           (1 + noise(&ctr, 0.003));
+
+					s.points[i].nodes[k].state = NODE_OK;
+					node_result_pass_add_at(&s.points[i].nodes[k], v, b * 5 + r,
+					                        1e9 + run * 10, false);
+				}
+	}
+	for (i = 0; i < 4; i++)
+		s.points[i].loops_run = 5;
+	drift_analyze(&s);
+	assert_true(s.drift.nodes[0].significant);
+	assert_true(s.drift.nodes[0].change_pct > 4);
+	assert_false(s.drift.nodes[1].significant);
+	sweep_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_drift_rounds),  cmocka_unit_test(test_no_drift),
-		cmocka_unit_test(test_warmup),        cmocka_unit_test(test_plain_order),
-		cmocka_unit_test(test_warmup_passes), cmocka_unit_test(test_holm_many_nodes),
+		cmocka_unit_test(test_drift_rounds),
+		cmocka_unit_test(test_no_drift),
+		cmocka_unit_test(test_warmup),
+		cmocka_unit_test(test_plain_order),
+		cmocka_unit_test(test_warmup_passes),
+		cmocka_unit_test(test_holm_many_nodes),
+		cmocka_unit_test(test_step_between_blocks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
