@@ -16,6 +16,7 @@ SWEEPS=${1:-10}
 BUILD=${2:-${FT_BUILD_DIR:-$(cd "$(dirname "$0")/.." && pwd)/build}}
 export FT_BUILD_DIR=$BUILD
 source "$(dirname "$0")/../tests/integration/lib.sh"
+source "$(dirname "$0")/fleet_lib.sh"
 DRIFT_PCT=${DRIFT_PCT:-0.5}
 NOISE_PCT=${NOISE_PCT:-1}
 SLEEP_MS=${SLEEP_MS:-20}
@@ -26,21 +27,11 @@ for b in "$AGENT_BIN" "$CTL_BIN" "$FAKEFIO"; do
 	[ -x "$b" ] || { echo "build first: $b" >&2; exit 1; }
 done
 
-fake_device() {
-	local q=$1/sys/block/sdb/queue
-	mkdir -p "$q/iosched"
-	echo 2097152 >"$1/sys/block/sdb/size"
-	echo "none [mq-deadline] kyber" >"$q/scheduler"
-	echo 128 >"$q/nr_requests"
-	echo 128 >"$q/read_ahead_kb"
-	echo 0 >"$q/rotational"
-	echo 16 >"$q/iosched/fifo_batch"
-}
 
 export FAKEFIO_MODE=drift FAKEFIO_CTL=$IT_TMP/fakefio.ctl FAKEFIO_DRIFT_PCT=$DRIFT_PCT
 export FAKEFIO_NOISE_PCT=$NOISE_PCT FAKEFIO_SLEEP_MS=$SLEEP_MS
 for i in 1 2; do
-	fake_device "$IT_TMP/root$i"
+	fleet_fake_device "$IT_TMP/root$i"
 	export FAKEFIO_NODE=$i
 	it_agent_start "n$i" --sysfs-root "$IT_TMP/root$i" --allow-device sdb --fio "$FAKEFIO" ||
 		exit 1

@@ -1,9 +1,11 @@
 /* stats.c -- sample summaries, Welch's t and the normal, t and chi-square distributions. */
 #include <math.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "stats.h"
+#include "xmalloc.h"
 #include "banned.h"
 
 void stats_summarize(const double *x, int n, struct stats_summary *out)
@@ -340,4 +342,38 @@ void stats_within_slope(const double *y, const double *t, const int *group, int 
 	out->se = sqrt(rss / out->df / sxx);
 	out->p = out->se > 0 ? fmin(1.0, 2.0 * stats_t_sf(fabs(out->slope / out->se), out->df))
 	                     : (out->slope != 0 ? 0.0 : 1.0);
+}
+
+struct holm_rank {
+	double p;
+	int i;
+};
+
+static int holm_cmp(const void *a, const void *b)
+{
+	const struct holm_rank *x = a, *y = b;
+
+	if (x->p != y->p)
+		return x->p < y->p ? -1 : 1;
+	return x->i - y->i;
+}
+
+void stats_holm(const double *p, int n, double *adjusted)
+{
+	struct holm_rank *r = xcalloc((size_t)n + 1, sizeof(*r));
+	double run = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		r[i].p = p[i];
+		r[i].i = i;
+	}
+	qsort(r, (size_t)n, sizeof(*r), holm_cmp);
+	for (i = 0; i < n; i++) {
+		double a = (n - i) * r[i].p;
+
+		run = fmax(run, a < 1.0 ? a : 1.0);
+		adjusted[r[i].i] = run;
+	}
+	free(r);
 }

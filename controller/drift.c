@@ -116,20 +116,6 @@ static double series_span(const struct sweep *s, const struct series *x)
 	return x->n ? hi - lo : 0;
 }
 
-struct ranked {
-	double p;
-	int node;
-};
-
-static int ranked_cmp(const void *a, const void *b)
-{
-	const struct ranked *x = a, *y = b;
-
-	if (x->p != y->p)
-		return x->p < y->p ? -1 : 1;
-	return x->node - y->node;
-}
-
 static int double_cmp(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -239,9 +225,8 @@ void drift_analyze(struct sweep *s)
 {
 	struct sweep_drift *d = &s->drift;
 	int n = s->plan.nnodes, i, j, k, m = 0;
-	struct ranked *rk = xcalloc((size_t)n + 1, sizeof(*rk));
-	double run = 0;
-	int *canon;
+	double *p = xcalloc(2 * ((size_t)n + 1), sizeof(double)), *adj = p + n + 1;
+	int *node = xcalloc((size_t)n + 1, sizeof(int)), *canon;
 
 	free(d->nodes);
 	memset(d, 0, sizeof(*d));
@@ -285,8 +270,8 @@ void drift_analyze(struct sweep *s)
 			}
 		}
 		if (isfinite(sl.p)) {
-			rk[m].p = sl.p;
-			rk[m++].node = k;
+			p[m] = sl.p;
+			node[m++] = k;
 		}
 		warmup_passes(s, k, dn);
 		d->nwarmup_nodes += dn->warmup;
@@ -294,15 +279,15 @@ void drift_analyze(struct sweep *s)
 		series_release(&x);
 	}
 	/* Holm over the nodes with a trend. */
-	qsort(rk, (size_t)m, sizeof(*rk), ranked_cmp);
+	stats_holm(p, m, adj);
 	for (i = 0; i < m; i++) {
-		struct sweep_drift_node *dn = &d->nodes[rk[i].node];
+		struct sweep_drift_node *dn = &d->nodes[node[i]];
 
-		run = fmax(run, fmin(1.0, (m - i) * rk[i].p));
-		dn->p = run;
-		dn->significant = run <= 0.05 && fabs(dn->change_pct) >= DRIFT_MIN_PCT;
+		dn->p = adj[i];
+		dn->significant = adj[i] <= 0.05 && fabs(dn->change_pct) >= DRIFT_MIN_PCT;
 		d->nsignificant += dn->significant;
 	}
-	free(rk);
+	free(p);
+	free(node);
 	free(canon);
 }

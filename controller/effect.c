@@ -312,26 +312,12 @@ static bool conflicts(const struct effect *out, enum effect_decision d)
 	return false;
 }
 
-struct ranked {
-	double p;
-	int node;
-};
-
-static int ranked_cmp(const void *a, const void *b)
-{
-	const struct ranked *x = a, *y = b;
-
-	if (x->p != y->p)
-		return x->p < y->p ? -1 : 1;
-	return x->node - y->node;
-}
-
 /* Holm-adjusted p that each used node's θ differs from the u-weighted mean of the others. */
 static void differs_test(struct effect *out, const int *idx, const double *theta, const double *v,
                          const double *w, int k)
 {
-	struct ranked *r = xcalloc(k, sizeof(*r));
-	double s0 = 0, s1 = 0, s2 = 0, run = 0;
+	double *p = xcalloc(2 * (size_t)k, sizeof(double)), *adj = p + k;
+	double s0 = 0, s1 = 0, s2 = 0;
 	int i;
 
 	for (i = 0; i < k; i++) {
@@ -344,18 +330,17 @@ static void differs_test(struct effect *out, const int *idx, const double *theta
 		double var = v[i] + (s2 - w[i] * w[i] * v[i]) / (o0 * o0);
 		double t = (theta[i] - rest) / sqrt(var);
 
-		r[i].p = fmin(1.0, 2.0 * stats_t_sf(fabs(t), out->nodes[idx[i]].df));
-		r[i].node = idx[i];
+		p[i] = fmin(1.0, 2.0 * stats_t_sf(fabs(t), out->nodes[idx[i]].df));
 	}
-	qsort(r, k, sizeof(*r), ranked_cmp);
+	/* idx increases, so ties rank by node as before. */
+	stats_holm(p, k, adj);
 	for (i = 0; i < k; i++) {
-		struct effect_node *nd = &out->nodes[r[i].node];
+		struct effect_node *nd = &out->nodes[idx[i]];
 
-		run = fmax(run, fmin(1.0, (k - i) * r[i].p));
-		nd->differs_p = run;
-		nd->differs = run <= EFFECT_ALPHA;
+		nd->differs_p = adj[i];
+		nd->differs = adj[i] <= EFFECT_ALPHA;
 	}
-	free(r);
+	free(p);
 }
 
 /* The per-loop noise of the used nodes, for projecting their variance to n loops: each

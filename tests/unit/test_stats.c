@@ -124,12 +124,32 @@ static void test_within_slope(void **state)
 	assert_float_equal(sl.p, 0, 0);
 }
 
+/* Holm over 4: sorted 0.01, 0.02, 0.03, 0.6, times 4, 3, 2, 1 = 0.04, 0.06, 0.06, 0.6 (the
+ * running maximum), given back in their own order; capped at 1. */
+static void test_holm(void **state)
+{
+	double p[4] = { 0.03, 0.01, 0.02, 0.6 }, a[4];
+
+	(void)state;
+	stats_holm(p, 4, a);
+	assert_float_equal(a[1], 0.04, 1e-12);
+	assert_float_equal(a[2], 0.06, 1e-12);
+	assert_float_equal(a[0], 0.06, 1e-12);
+	assert_float_equal(a[3], 0.6, 1e-12);
+	p[3] = 0.9;
+	p[0] = 0.9;
+	stats_holm(p, 4, a);
+	assert_float_equal(a[0], 1.0, 0);
+	stats_holm(p, 0, a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_within_slope),  cmocka_unit_test(test_norm_cdf),
-		cmocka_unit_test(test_norm_quantile), cmocka_unit_test(test_gammainc),
-		cmocka_unit_test(test_chi2),          cmocka_unit_test(test_t),
+		cmocka_unit_test(test_holm),     cmocka_unit_test(test_within_slope),
+		cmocka_unit_test(test_norm_cdf), cmocka_unit_test(test_norm_quantile),
+		cmocka_unit_test(test_gammainc), cmocka_unit_test(test_chi2),
+		cmocka_unit_test(test_t),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
