@@ -116,7 +116,7 @@ static void end_log(const struct sweep *s, const struct runner *r, const struct 
 	for (i = 0; i < s->npoints; i++)
 		nominal += s->points[i].loops_run * s->plan.runtime_s;
 	log_info("sweep %lld %s: wall %.2f s; job span %.2f s (first job start to last job "
-	         "end on the agents, summed over %d points; nominal fio time %.0f s); "
+	         "end on the agents, summed over %d runs; nominal fio time %.0f s); "
 	         "overhead x%.3f (x%.3f vs nominal)",
 	         (long long)s->id, s->status, wall, r->span_s, r->runs, nominal,
 	         r->span_s > 0 ? wall / r->span_s : 0.0, nominal > 0 ? wall / nominal : 0.0);
