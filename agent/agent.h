@@ -31,10 +31,14 @@ struct agent_config {
 	const char *allow_dirs[AGENT_MAX_ALLOW];
 	int n_allow_dirs;
 	bool allow_sysctl;
+	bool allow_format_all;                     /* --allow-format: every --allow-device */
+	const char *allow_format[AGENT_MAX_ALLOW]; /* --allow-format=NAME */
+	int n_allow_format;
 	const char *sysfs_root;
 	const char *fio_path;
 	const char *web_root;
 	bool public_read;
+	bool public_read_private; /* --public-read-private: the audit log and raw output too */
 	bool public_metrics;
 	const char *tls_cert;
 	const char *tls_key;
@@ -43,6 +47,9 @@ struct agent_config {
 	unsigned max_conns;        /* --max-connections (0: default) */
 	unsigned max_conns_per_ip; /* --max-connections-per-ip (0: default) */
 	unsigned conn_timeout_s;   /* --connection-timeout-s (0: default) */
+	unsigned max_held;         /* --max-held (0: default) */
+	unsigned max_held_per_ip;  /* --max-held-per-ip (0: default) */
+	unsigned max_queued;       /* --max-queued (0: default) */
 	                           /* (Test switches are not configuration: switches.h.) */
 };
 
@@ -56,6 +63,9 @@ struct agent {
 	struct httpd *httpd; /* started by the caller after agent_init, stopped before release */
 	struct params_cache pcache;
 	double started_mono_s;
+	/* Audit rows that could not be written since the start (a write refused with
+	 * audit_unavailable, an outcome left pending, a restore made unaudited); __atomic. */
+	unsigned long audit_failures;
 	char node[64];
 	char token[128];
 };

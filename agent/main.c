@@ -35,11 +35,15 @@ static const char usage_text[] =
         "if absent; refused if group or others may read or write it)\n"
         "  --allow-device NAME       device that may be written and benchmarked (repeatable)\n"
         "  --allow-dir DIR           directory under which jobs may create files (repeatable)\n"
+        "  --allow-format[=NAME]     jobs may make a filesystem (mkfs, mount) on NAME, or\n"
+        "                            without =NAME on every --allow-device (repeatable)\n"
         "  --allow-sysctl            permit writes to the vm.* / fs.* sysctls\n"
         "  --sysfs-root DIR          read DIR/sys/block and DIR/proc/sys (default /)\n"
         "  --fio PATH                fio binary (default: fio on PATH)\n"
         "  --web-root DIR            static web page directory (default: installed share dir)\n"
-        "  --public-read             GET endpoints need no token\n"
+        "  --public-read             GET endpoints need no token, except the audit log and raw\n"
+        "                            engine output (see README, \"What --public-read shows\")\n"
+        "  --public-read-private     with --public-read, open those two as well\n"
         "  --public-metrics          GET /metrics needs no token\n"
         "  --params-cache-ms N       reuse a rendered GET params body for N ms unless the agent\n"
         "                            wrote something meanwhile (default 100, 0 = always read)\n"
@@ -48,6 +52,12 @@ static const char usage_text[] =
         "  --max-connections-per-ip N  of those, what one client address may hold (default\n"
         "                            128): more are closed at once, so one host cannot lock\n"
         "                            out the others\n"
+        "  --max-held N              long-polls held at once (default max-connections / 2);\n"
+        "                            more are answered 503 too_many_waits at once\n"
+        "  --max-held-per-ip N       of those, from one client address (default\n"
+        "                            max-connections-per-ip / 2)\n"
+        "  --max-queued N            jobs that may wait in the queue (default 256); more are\n"
+        "                            answered 429 queue_full\n"
         "  --connection-timeout-s N  close a connection idle for N s: a keep-alive one, or a\n"
         "                            request whose headers or body stop coming (default 15)\n"
         "  --contain MODE            how job processes are kept so that all can be killed, also\n"
@@ -70,12 +80,17 @@ enum {
 	OPT_TOKEN,
 	OPT_ALLOW_DEV,
 	OPT_ALLOW_DIR,
+	OPT_ALLOW_FORMAT,
 	OPT_ALLOW_SYSCTL,
 	OPT_SYSFS,
 	OPT_FIO,
 	OPT_WEB,
 	OPT_PUBLIC_READ,
 	OPT_PUBLIC_METRICS,
+	OPT_PUBLIC_READ_PRIVATE,
+	OPT_MAX_HELD,
+	OPT_MAX_HELD_IP,
+	OPT_MAX_QUEUED,
 	OPT_CACHE,
 	OPT_CONTAIN,
 	OPT_MAX_CONNS,
@@ -95,12 +110,17 @@ static const struct option long_opts[] = {
 	{ "token-file", required_argument, NULL, OPT_TOKEN },
 	{ "allow-device", required_argument, NULL, OPT_ALLOW_DEV },
 	{ "allow-dir", required_argument, NULL, OPT_ALLOW_DIR },
+	{ "allow-format", optional_argument, NULL, OPT_ALLOW_FORMAT },
 	{ "allow-sysctl", no_argument, NULL, OPT_ALLOW_SYSCTL },
 	{ "sysfs-root", required_argument, NULL, OPT_SYSFS },
 	{ "fio", required_argument, NULL, OPT_FIO },
 	{ "web-root", required_argument, NULL, OPT_WEB },
 	{ "public-read", no_argument, NULL, OPT_PUBLIC_READ },
 	{ "public-metrics", no_argument, NULL, OPT_PUBLIC_METRICS },
+	{ "public-read-private", no_argument, NULL, OPT_PUBLIC_READ_PRIVATE },
+	{ "max-held", required_argument, NULL, OPT_MAX_HELD },
+	{ "max-held-per-ip", required_argument, NULL, OPT_MAX_HELD_IP },
+	{ "max-queued", required_argument, NULL, OPT_MAX_QUEUED },
 	{ "params-cache-ms", required_argument, NULL, OPT_CACHE },
 	{ "contain", required_argument, NULL, OPT_CONTAIN },
 	{ "max-connections", required_argument, NULL, OPT_MAX_CONNS },
@@ -173,6 +193,19 @@ static int parse_args(int argc, char **argv, struct agent_config *c, bool *verbo
 			c->allow_dirs[c->n_allow_dirs] = dir_buf[c->n_allow_dirs];
 			c->n_allow_dirs++;
 			break;
+		case OPT_ALLOW_FORMAT:
+			if (!optarg) {
+				c->allow_format_all = true;
+				break;
+			}
+			if (c->n_allow_format >= AGENT_MAX_ALLOW || !sysfs_device_name_ok(optarg)) {
+				fprintf(stderr,
+				        "fleettune-agent: bad or too many --allow-format '%s'\n",
+				        optarg);
+				return -1;
+			}
+			c->allow_format[c->n_allow_format++] = optarg;
+			break;
 		case OPT_ALLOW_SYSCTL:
 			c->allow_sysctl = true;
 			break;
@@ -190,6 +223,21 @@ static int parse_args(int argc, char **argv, struct agent_config *c, bool *verbo
 			break;
 		case OPT_PUBLIC_METRICS:
 			c->public_metrics = true;
+			break;
+		case OPT_PUBLIC_READ_PRIVATE:
+			c->public_read_private = true;
+			break;
+		case OPT_MAX_HELD:
+			if (opt_uint("max-held", optarg, 1, 1 << 20, &c->max_held))
+				return -1;
+			break;
+		case OPT_MAX_HELD_IP:
+			if (opt_uint("max-held-per-ip", optarg, 1, 1 << 20, &c->max_held_per_ip))
+				return -1;
+			break;
+		case OPT_MAX_QUEUED:
+			if (opt_uint("max-queued", optarg, 1, 100000, &c->max_queued))
+				return -1;
 			break;
 		case OPT_CACHE: {
 			int64_t ms;
@@ -244,8 +292,26 @@ static int parse_args(int argc, char **argv, struct agent_config *c, bool *verbo
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "fleettune-agent: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, "fleettune-agent: unexpected argument '%s'%s\n", argv[optind],
+		        !strcmp(argv[optind - 1], "--allow-format")
+		                ? " (a device for --allow-format goes after '=': "
+		                  "--allow-format=NAME)"
+		                : "");
 		return -1;
+	}
+	for (opt = 0; opt < c->n_allow_format; opt++) {
+		int k;
+
+		for (k = 0; k < c->n_allow_devices; k++)
+			if (!strcmp(c->allow_devices[k], c->allow_format[opt]))
+				break;
+		if (k == c->n_allow_devices) {
+			fprintf(stderr,
+			        "fleettune-agent: --allow-format=%s: the device must also be given "
+			        "with --allow-device %s\n",
+			        c->allow_format[opt], c->allow_format[opt]);
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -267,6 +333,19 @@ static int mkdir_p(const char *path, mode_t mode)
 	if (mkdir(tmp, mode) < 0 && errno != EEXIST)
 		return -errno;
 	return 0;
+}
+
+/* The state directory holds the token, the audit log and the results: warn when group or
+ * others may enter it (a directory made here is 0700; an existing one is left as it is). */
+static void state_dir_check(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st) == 0 && (st.st_mode & 077))
+		log_warn(
+		        "state directory '%s' is mode %04o: group or others may read the audit log "
+		        "and results in it; 'chmod 700 %s' keeps it private",
+		        dir, (unsigned int)(st.st_mode & 0777), dir);
 }
 
 /* Read the token, or create it (0600, 32 random bytes in hex) if absent. A token file that
@@ -391,6 +470,7 @@ int main(int argc, char **argv)
 		log_error("cannot create state directory '%s': %s", cfg.state_dir, strerror(errno));
 		goto out;
 	}
+	state_dir_check(cfg.state_dir);
 	snprintf(token_path, sizeof(token_path), "%s/token", cfg.state_dir);
 	if (token_load(cfg.token_file ? cfg.token_file : token_path, token, sizeof(token), &e)) {
 		log_error("%s", e.msg);
@@ -423,7 +503,10 @@ int main(int argc, char **argv)
 	hc.app = &a;
 	hc.token = a.token;
 	hc.public_read = a.cfg.public_read;
+	hc.public_read_private = a.cfg.public_read_private;
 	hc.public_metrics = a.cfg.public_metrics;
+	hc.max_held = a.cfg.max_held;
+	hc.max_held_per_ip = a.cfg.max_held_per_ip;
 	hc.web_root = a.cfg.web_root;
 	hc.max_conns = a.cfg.max_conns;
 	hc.max_conns_per_ip = a.cfg.max_conns_per_ip;

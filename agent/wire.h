@@ -10,6 +10,7 @@
 
 #include "engine.h"
 #include "err.h"
+#include "jobfs.h"
 #include "jobrec.h"
 #include "jobspec.h"
 #include "sysfs.h"
@@ -70,6 +71,8 @@ int wire_job_spec_from_json(const json_t *body, struct job_spec *out, struct err
 /* The normalised spec: device, engine, loops, labels, each given engine object and the
  * selected one, params and directory when present. */
 json_t *wire_job_spec_to_json(const struct job_spec *s);
+/* A spec's "filesystem" object as the job body gives it ({"type", "mkfs": [...], "mount"}). */
+json_t *wire_fs_spec_to_json(const struct fs_spec *fs);
 /* {key: value} of the spec's labels. */
 json_t *wire_labels_to_json(const struct job_spec *s);
 
@@ -103,21 +106,35 @@ json_t *wire_summary_to_json(const struct pass_rec *passes, int n);
 /* {name: value} of recorded parameter values: the integers (number) as numbers. */
 json_t *wire_param_values_to_json(const struct store_value *v, int n);
 
+/* What mkfs and mount made for a job ({"type", "device", "mount_point", "mkfs": the command,
+ * "mount_options", "super_options": as mountinfo shows them, "mkfs_s", "figures": {name:
+ * value}}), or with dry_run what mkfs's no-op run says it would make ({"mkfs", "figures"}). */
+json_t *wire_fs_made_to_json(const struct jobfs_made *m, bool dry_run);
+/* The same as database text (the jobs.filesystem column). Caller has ownership. */
+char *wire_fs_made_encode(const struct jobfs_made *m);
+
 /* Every member of a job object, as a mask of ?fields= (wire_job_fields_parse). */
-#define WIRE_JOB_ALL ((1u << 16) - 1)
+#define WIRE_JOB_ALL ((1u << 17) - 1)
+/* A job in the list (GET /jobs without fields=): its summary form, without what is large or
+ * costs a query per job (spec, summary, passes, params, the filesystem record); fields= asks
+ * for any of them. */
+unsigned wire_job_list_fields(void);
 
 /* ?fields= ("state,progress,passes") into a mask of the members named ("id" and "version" are
  * always there); -EINVAL "bad_request" naming a name that is not a member. */
 int wire_job_fields_parse(const char *list, unsigned *mask, struct err *e);
 /* Whether the members in fields are made from the job's passes (summary, passes). */
 bool wire_job_fields_need_passes(unsigned fields);
+/* Whether fields needs the device's parameter snapshot read (params). */
+bool wire_job_fields_need_params(unsigned fields);
 /* A job object with the members in fields (WIRE_JOB_ALL: the whole object, as GET
  * /api/v1/jobs/{id} and the results history show it); passes[0..n) are the job's, read by
  * the caller when wire_job_fields_need_passes(fields) (else NULL, 0). */
 json_t *wire_job_to_json(const struct job_rec *j, const struct pass_rec *passes, int n,
                          unsigned fields);
-/* {"dry_run":true,"job":SPEC,"metrics":[...],"expected_runtime_s":N} for a checked spec. */
+/* {"dry_run":true,"job":SPEC,"metrics":[...],"expected_runtime_s":N} for a checked spec; with
+ * fs (a job with a filesystem), "filesystem": what mkfs's dry run would make. */
 json_t *wire_job_dry_run_to_json(const struct job_spec *spec, const struct metric_names *names,
-                                 double runtime_s);
+                                 double runtime_s, const struct jobfs_made *fs);
 
 #endif

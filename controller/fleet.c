@@ -7,6 +7,7 @@
 #include <jansson.h>
 
 #include "fleet.h"
+#include "fsparam.h"
 #include "protocol.h"
 #include "timeutil.h"
 #include "xmalloc.h"
@@ -75,16 +76,77 @@ static void jobs_free(struct fleet_jobs *j, int n)
 	free(j);
 }
 
-/* Node i's job body for one run, as text. Caller has ownership. */
-static char *jobs_body(struct fleet_jobs *j, int i, int64_t sweep_id, int point, int loops)
+/* The job's "filesystem" object for configuration cfg, or NULL without one: mkfs's options
+ * as argv tokens (the agent takes one option or value per element). */
+static json_t *filesystem_json(const struct plan *p, const struct config *cfg)
+{
+	char tok[32][96];
+	struct fsparam_fs fs;
+	json_t *o, *mkfs;
+	int n, k;
+
+	fsparam_fs_of(p, cfg, &fs);
+	if (!fs.present)
+		return NULL;
+	o = json_object();
+	mkfs = json_array();
+	json_object_set_new(o, "type", json_string(fs.type));
+	n = fsparam_mkfs_tokens(fs.mkfs, tok, 32);
+	if (n < 0) /* the agent says what is wrong with it */
+		json_array_append_new(mkfs, json_string(fs.mkfs));
+	for (k = 0; k < n; k++)
+		json_array_append_new(mkfs, json_string(tok[k]));
+	json_object_set_new(o, "mkfs", mkfs);
+	json_object_set_new(o, "mount", json_string(fs.mount));
+	return o;
+}
+
+/* The agent's limit on a label value, in bytes. */
+#define LABEL_VALUE_MAX 256
+
+/* The sweep_config label: the point's configuration as config_format writes it
+ * ("read_ahead_kb=4096 nr_requests=128"), cut after the last setting that fits the agent's
+ * label limit, with " ..." when something was cut. */
+static json_t *config_label(const struct config *cfg)
+{
+	struct buf b = BUF_INIT;
+	json_t *v;
+	size_t cut;
+
+	config_format(cfg, &b);
+	if (b.len >= LABEL_VALUE_MAX) {
+		cut = LABEL_VALUE_MAX - 4;
+		while (cut > 0 && b.data[cut] != ' ')
+			cut--;
+		b.len = cut;
+		b.data[cut] = '\0';
+		buf_puts(&b, " ...");
+	}
+	v = json_string(b.data ? b.data : "");
+	buf_release(&b);
+	return v;
+}
+
+/* Node i's job body for one run of configuration cfg (its filesystem; NULL: the baseline's),
+ * as text. Caller has ownership. */
+static char *jobs_body(struct fleet_jobs *j, const struct plan *p, int i, int64_t sweep_id,
+                       int point, int loops, const struct config *cfg)
 {
 	json_t *labels = json_object_get(j->body[i], "labels");
+	const struct config *c = cfg ? cfg : &p->baseline;
+	json_t *fs = filesystem_json(p, c);
 	char text[32];
+
+	if (fs)
+		json_object_set_new(j->body[i], "filesystem", fs);
+	else
+		json_object_del(j->body[i], "filesystem");
 
 	snprintf(text, sizeof(text), "%lld", (long long)sweep_id);
 	json_object_set_new(labels, "sweep", json_string(text));
 	snprintf(text, sizeof(text), "%d", point);
 	json_object_set_new(labels, "sweep_point", json_string(text));
+	json_object_set_new(labels, "sweep_config", config_label(c));
 	json_object_set_new(j->body[i], "loops", json_integer(loops));
 	return json_dumps(j->body[i], JSON_COMPACT | JSON_PRESERVE_ORDER);
 }
@@ -393,8 +455,19 @@ void fleet_params_dry_run(struct fleet *f, const bool *ask, const struct config 
 	const struct plan *p = f->plan;
 	int n = p->nnodes, i;
 	struct client_req *reqs = xcalloc((size_t)n, sizeof(*reqs));
-	char *params = config_to_json(cfg);
+	struct config dev;
+	char *params;
 
+	fsparam_device_config(cfg, &dev);
+	if (!dev.n) { /* only fs.* values: nothing to PATCH (the job dry run judges them) */
+		for (i = 0; i < n; i++) {
+			memset(&out[i], 0, sizeof(out[i]));
+			out[i].confirmed = true;
+		}
+		free(reqs);
+		return;
+	}
+	params = config_to_json(&dev);
 	for (i = 0; i < n; i++) {
 		char path[192];
 
@@ -409,7 +482,8 @@ void fleet_params_dry_run(struct fleet *f, const bool *ask, const struct config 
 	reqs_release(reqs, n);
 }
 
-void fleet_job_dry_run(struct fleet *f, const bool *ask, struct fleet_dry_run *out)
+void fleet_job_dry_run(struct fleet *f, const bool *ask, const struct config *cfg,
+                       struct fleet_dry_run *out)
 {
 	int n = f->plan->nnodes, i;
 	struct client_req *reqs = xcalloc((size_t)n, sizeof(*reqs));
@@ -417,7 +491,7 @@ void fleet_job_dry_run(struct fleet *f, const bool *ask, struct fleet_dry_run *o
 	for (i = 0; i < n; i++) {
 		reqs[i].skip = !f->active[i] || !ask[i];
 		req_node(f, &reqs[i], i, "POST", "/api/v1/jobs?dry_run=true",
-		         jobs_body(f->jobs, i, 0, 0, f->plan->loops));
+		         jobs_body(f->jobs, f->plan, i, 0, 0, f->plan->loops, cfg));
 	}
 	client_run(f->client, reqs, n);
 	dry_run_read(reqs, n, out);
@@ -479,15 +553,27 @@ void fleet_params_apply(struct fleet *f, const struct config *cfg, struct config
 {
 	int n = f->plan->nnodes, i;
 	struct client_req *reqs = xcalloc((size_t)n, sizeof(*reqs));
-	char *params = config_to_json(cfg);
+	struct config dev;
+	char *params;
 
+	fsparam_device_config(cfg, &dev); /* a filesystem is made by jobs, never applied */
+	if (!dev.n) { /* nothing for the devices: every node "applied" nothing */
+		for (i = 0; i < n; i++) {
+			memset(&res[i], 0, sizeof(res[i]));
+			memset(&applied[i], 0, sizeof(applied[i]));
+			adjusted[i] = 0;
+		}
+		free(reqs);
+		return;
+	}
+	params = config_to_json(&dev);
 	for (i = 0; i < n; i++) {
 		reqs[i].skip = !f->active[i];
 		params_req(f, &reqs[i], i, params);
 	}
 	fanout_run(f, reqs, n, res);
 	for (i = 0; i < n; i++)
-		applied_read(&reqs[i], cfg, &applied[i], &adjusted[i]);
+		applied_read(&reqs[i], &dev, &applied[i], &adjusted[i]);
 	free(params);
 	reqs_release(reqs, n);
 }
@@ -581,8 +667,13 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
 	/* reqs[i]: node i's PATCH; reqs[n + i]: its job POST. */
 	struct client_req *reqs = xcalloc((size_t)n * 2, sizeof(*reqs));
 	struct client_req **done = xcalloc((size_t)n * 2, sizeof(*done));
-	char *params = config_to_json(cfg);
+	struct config dev;
+	char *params;
 
+	/* fs.* values go into the job's filesystem, the rest onto the device; with nothing for
+	 * the device, the jobs start at once. */
+	fsparam_device_config(cfg, &dev);
+	params = config_to_json(&dev);
 	for (i = 0; i < n; i++) {
 		struct fleet_node_run *nr = &nodes[i];
 
@@ -596,8 +687,13 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
 		nr->fresh = false;
 		if (!f->active[i] || !nr->run)
 			continue;
-		params_req(f, &reqs[i], i, params);
-		client_start(f->client, &reqs[i]);
+		if (!dev.n) {
+			req_node(f, &reqs[n + i], i, "POST", "/api/v1/jobs",
+			         jobs_body(f->jobs, f->plan, i, sweep_id, point, loops, cfg));
+		} else {
+			params_req(f, &reqs[i], i, params);
+		}
+		client_start(f->client, dev.n ? &reqs[i] : &reqs[n + i]);
 		started++;
 	}
 	while (started > 0) {
@@ -611,13 +707,13 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
 				continue;
 			}
 			fanout_result(done[k], &nodes[i].patch);
-			applied_read(done[k], cfg, &nodes[i].applied, &nodes[i].adjusted);
+			applied_read(done[k], &dev, &nodes[i].applied, &nodes[i].adjusted);
 			if (nodes[i].patch.failed)
 				continue;
 			/* Applied and read back here: this node's job starts now, whatever the
 			 * others' PATCHes are doing. */
 			req_node(f, &reqs[n + i], i, "POST", "/api/v1/jobs",
-			         jobs_body(f->jobs, i, sweep_id, point, loops));
+			         jobs_body(f->jobs, f->plan, i, sweep_id, point, loops, cfg));
 			client_start(f->client, &reqs[n + i]);
 			started++;
 		}

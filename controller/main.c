@@ -21,6 +21,7 @@
 #include "race.h"
 #include "report.h"
 #include "report_html.h"
+#include "site.h"
 #include "strategy.h"
 #include "sweep.h"
 #include "sweepdoc.h"
@@ -28,6 +29,7 @@
 #include "timeutil.h"
 #include "verdict.h"
 #include "version.h"
+#include "words.h"
 #include "xmalloc.h"
 #include "banned.h"
 
@@ -45,8 +47,10 @@ struct opts {
 	int64_t limit;
 	double session_ttl_s;
 	double poll_ms;
-	double min_effect_pct; /* --min-effect; NAN when not given */
+	double min_effect_pct;  /* --min-effect; NAN when not given */
+	const char *nodes_from; /* --nodes-from FILE: the nodes of a node list, not the plan's */
 	bool dry_run;
+	bool baseline; /* export --baseline: the sweep's baseline, on purpose */
 	bool continue_on_node_failure;
 	bool all_nodes; /* --nodes all: a column per node at any fleet size */
 	bool help;
@@ -166,11 +170,11 @@ static int sweep_load(const struct opts *o, int64_t id, struct sweep *s)
 	return rc;
 }
 
-static int plan_open(const char *path, struct plan *p, bool tokens)
+static int plan_open(const struct opts *o, const char *path, struct plan *p, bool tokens)
 {
 	struct err e = { 0 };
 
-	if (plan_load(path, p, &e) < 0 || race_budget_check(p, &e) < 0 ||
+	if (plan_load_nodes_from(path, o->nodes_from, p, &e) < 0 || race_budget_check(p, &e) < 0 ||
 	    (tokens && plan_tokens_load(p, &e) < 0)) {
 		log_error("%s: %s", path, e.msg);
 		plan_release(p);
@@ -188,7 +192,7 @@ static int cmd_nodes(const struct cmd *c, struct opts *o)
 	int rc;
 
 	(void)c;
-	if (plan_open(o->args[0], &p, true) < 0)
+	if (plan_open(o, o->args[0], &p, true) < 0)
 		return 1;
 	fleet_init(&f, &p, 10.0, 2);
 	/* A node that is down or lacks its device is a pre-flight problem too. */
@@ -269,7 +273,7 @@ static int cmd_sweep(const struct cmd *c, struct opts *o)
 	(void)c;
 	if (format_get(o, &f) < 0)
 		return EXIT_USAGE;
-	if (plan_open(o->args[0], &p, !o->dry_run) < 0)
+	if (plan_open(o, o->args[0], &p, !o->dry_run) < 0)
 		return 1;
 	if (o->dry_run) {
 		dry_run_print(&p);
@@ -429,7 +433,7 @@ static int cmd_apply(const struct cmd *c, struct opts *o)
 		log_error("no parameters to apply");
 		return EXIT_USAGE;
 	}
-	if (plan_open(o->args[0], &p, true) < 0)
+	if (plan_open(o, o->args[0], &p, true) < 0)
 		return 1;
 	fleet_init(&f, &p, 10.0, 2);
 	applied = xcalloc((size_t)p.nnodes, sizeof(*applied));
@@ -467,10 +471,22 @@ static int cmd_export(const struct cmd *c, struct opts *o)
 		return EXIT_USAGE;
 	if (sweep_load(o, id, &s) < 0)
 		return 1;
-	if (s.best < 0)
-		log_warn("sweep %lld has no best configuration; exporting its baseline",
-		         (long long)id);
-	if (export_render(&s, o->format, &out, &e) < 0) {
+	if (s.best < 0 && !o->baseline) {
+		struct buf why = BUF_INIT, cfg = BUF_INIT;
+
+		words_no_best(&s, &why);
+		config_format(&s.plan.baseline, &cfg);
+		log_error(
+		        "sweep %lld has no best configuration to export: %s. Nothing was written; "
+		        "--baseline exports its baseline (%s) on purpose",
+		        (long long)id, why.data, cfg.data ? cfg.data : "");
+		buf_release(&why);
+		buf_release(&cfg);
+		sweep_release(&s);
+		return 1;
+	}
+	if (export_render(&s, o->format, o->baseline ? EXPORT_BASELINE : EXPORT_BEST, &out, &e) <
+	    0) {
 		log_error("%s", e.msg);
 		rc = 1;
 	} else {
@@ -519,6 +535,48 @@ static int cmd_report(const struct cmd *c, struct opts *o)
 	return rc;
 }
 
+/* site_write's status hook: a running sweep whose controller is gone shows as abandoned. */
+static void site_status(struct sweep *s, void *ctx)
+{
+	const char *me = ctx;
+
+	if (sweep_abandoned(me, s->status, s->owner_pid, s->owner_host, s->saved_at, s->created_at))
+		snprintf(s->status, sizeof(s->status), "abandoned");
+}
+
+/* site DIR: every stored sweep as a static site (site.h). */
+static int cmd_site(const struct cmd *c, struct opts *o)
+{
+	struct ctlstore *st = NULL;
+	struct site_stats stats;
+	struct err e = { 0 };
+	char *path = db_path(o), me[64];
+	struct site_opts so = { .web_dir = web_dir(o),
+		                .db_label = path,
+		                .now_s = time_now_s(),
+		                .status_adjust = site_status,
+		                .ctx = me };
+	double t0 = time_mono_s();
+	int rc;
+
+	(void)c;
+	host_name(me, sizeof(me));
+	rc = ctlstore_open(path, &st, &e);
+	if (rc == 0)
+		rc = site_write(st, o->args[0], &so, &stats, &e);
+	if (rc < 0)
+		log_error("%s", e.msg);
+	else
+		log_info("wrote %s/index.html and %d sweep page%s (%d plan%s, %d run more than "
+		         "once) "
+		         "in %.2f s",
+		         o->args[0], stats.nsweeps, stats.nsweeps == 1 ? "" : "s", stats.nplans,
+		         stats.nplans == 1 ? "" : "s", stats.nplans_repeat, time_mono_s() - t0);
+	ctlstore_close(st);
+	free(path);
+	return rc < 0 ? 1 : 0;
+}
+
 /* analyze: a sweep document (FILE, or - for stdin) judged again from its passes. */
 static int cmd_analyze(const struct cmd *c, struct opts *o)
 {
@@ -557,16 +615,19 @@ static int cmd_analyze(const struct cmd *c, struct opts *o)
 static int cmd_help(const struct cmd *c, struct opts *o);
 
 static const struct cmd cmds[] = {
-	{ "nodes", cmd_nodes, "nodes PLAN.json",
+	{ "nodes", cmd_nodes, "nodes PLAN.json [--nodes-from FILE]",
 	  "Show each node's health, version, device and current parameters, and run the\n"
 	  "plan's pre-flight: every agent judges every configuration and the job with dry\n"
-	  "runs; nothing is changed.",
+	  "runs; nothing is changed. --nodes-from FILE (here and for sweep and apply) takes\n"
+	  "the nodes from a node list instead of the plan's: a hosts file ('name url device'\n"
+	  "or 'host[:port] [device]' per line), an Ansible inventory (INI or YAML) or the JSON\n"
+	  "of kubectl get pods -o json; the plan's \"nodes_from\" options still apply.",
 	  1 },
 	{ "sweep", cmd_sweep,
 	  "sweep PLAN.json [--format table|markdown|csv|json] [--out FILE] [--dry-run]\n"
 	  "                     [--continue-on-node-failure] [--db PATH] [--session-ttl S] "
 	  "[--poll-ms MS]\n"
-	  "                     [--nodes all|auto] [--verbose]",
+	  "                     [--nodes all|auto] [--nodes-from FILE] [--verbose]",
 	  "Run the plan on every node at once: pre-flight (every agent judges every\n"
 	  "configuration and the job with dry runs before anything changes), a tuning session\n"
 	  "per node, each point applied with PATCH and benchmarked in parallel, then every\n"
@@ -599,14 +660,25 @@ static const struct cmd cmds[] = {
 	  "--min-effect P re-judges an old sweep with another threshold (in %). No agent and\n"
 	  "no database are needed.",
 	  1 },
-	{ "apply", cmd_apply, "apply PLAN.json (--params JSON | --best ID) [--db PATH]",
+	{ "apply", cmd_apply,
+	  "apply PLAN.json (--params JSON | --best ID) [--nodes-from FILE] [--db PATH]",
 	  "Set parameters permanently on every node of the plan, in parallel, and print the\n"
 	  "values read back. --best ID applies the best configuration of a stored sweep.",
 	  1 },
-	{ "export", cmd_export, "export ID --format udev|tuned [--out FILE] [--db PATH]",
-	  "Print a udev rule or a tuned profile for the sweep's best configuration.", 1 },
+	{ "export", cmd_export,
+	  "export ID --format udev|tuned [--baseline] [--out FILE] [--db PATH]",
+	  "Print a udev rule or a tuned profile for the sweep's best configuration. A sweep with "
+	  "no best\nis refused (exit 1, saying why); --baseline exports its baseline instead, on "
+	  "purpose.",
+	  1 },
 	{ "report", cmd_report, "report ID --html FILE [--web-root DIR] [--db PATH]",
 	  "Write a self-contained HTML report (data, JS and CSS inline) of a stored sweep.", 1 },
+	{ "site", cmd_site, "site DIR [--web-root DIR] [--db PATH]",
+	  "Write every stored sweep as a static site: DIR/index.html (each sweep's name, date, "
+	  "nodes,\nstrategy, best and outcome, and for plans run more than once the best "
+	  "configuration's effect\nand the baseline's figure over time) and DIR/sweep-ID.html, "
+	  "each sweep's report. It opens\nfrom file:// with no network.",
+	  1 },
 	{ "help", cmd_help, "help [COMMAND]", "Show the commands, or one command's usage.", -1 },
 };
 
@@ -646,8 +718,10 @@ enum {
 	OPT_VERBOSE,
 	OPT_NODES,
 	OPT_DRY_RUN,
+	OPT_BASELINE,
 	OPT_CONTINUE,
 	OPT_MIN_EFFECT,
+	OPT_NODES_FROM,
 };
 
 static int num_opt(const char *name, const char *v, int64_t *out)
@@ -689,8 +763,10 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, OPT_VERBOSE },
 		{ "nodes", required_argument, NULL, OPT_NODES },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "baseline", no_argument, NULL, OPT_BASELINE },
 		{ "continue-on-node-failure", no_argument, NULL, OPT_CONTINUE },
 		{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
+		{ "nodes-from", required_argument, NULL, OPT_NODES_FROM },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -769,8 +845,14 @@ int main(int argc, char **argv)
 		case OPT_DRY_RUN:
 			o.dry_run = true;
 			break;
+		case OPT_BASELINE:
+			o.baseline = true;
+			break;
 		case OPT_CONTINUE:
 			o.continue_on_node_failure = true;
+			break;
+		case OPT_NODES_FROM:
+			o.nodes_from = optarg;
 			break;
 		case OPT_MIN_EFFECT:
 			if (pct_opt("--min-effect", optarg, &o.min_effect_pct) < 0)

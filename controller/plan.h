@@ -8,9 +8,21 @@
 #include "config.h"
 #include "err.h"
 
+/* A node's bearer token: at most PLAN_TOKEN_MAX visible ASCII characters; a token_file is read
+ * up to PLAN_TOKEN_FILE_MAX bytes (more: refused). */
+#define PLAN_TOKEN_MAX 512
+#define PLAN_TOKEN_MAX_TEXT "512"
+#define PLAN_TOKEN_FILE_MAX 1024
+/* Configurations a plan may run (its "max_points"; the default, and the most it may say). */
+#define PLAN_POINTS_DEFAULT 10000
+#define PLAN_POINTS_MAX 1000000
 #define AXIS_PARAMS_MAX 8
 #define PLAN_LOOPS_MAX 100
 #define PLAN_WARMUP_LOOPS_MAX 10 /* job.warmup_loops */
+
+/* The filesystem layer's parameters: fs.type, fs.mkfs, fs.mount (fsparam.h). Their values are
+ * strings and go into the job's "filesystem" object, not into a PATCH. */
+bool plan_param_is_fs(const char *name);
 
 struct plan_node {
 	char *name;
@@ -53,9 +65,13 @@ struct plan {
 	int naxes;
 	struct plan_axis *axes;
 	enum plan_strategy strategy;
-	char engine[PARAM_NAME_MAX]; /* job.engine, "fio" by default; any name */
-	char *engine_json;           /* job.<engine> as compact JSON, NULL when absent */
-	char *directory;             /* job.directory, NULL for a raw-device job */
+	char engine[PARAM_NAME_MAX];    /* job.engine, "fio" by default; any name */
+	char *engine_json;              /* job.<engine> as compact JSON, NULL when absent */
+	char *directory;                /* job.directory, NULL for a raw-device job */
+	bool has_fs;                    /* job.filesystem given: every job makes its filesystem */
+	char fs_type[16];               /* job.filesystem.type ("" when not given) */
+	char fs_mkfs[PARAM_VALUE_MAX];  /* job.filesystem.mkfs, tokens joined by blanks */
+	char fs_mount[PARAM_VALUE_MAX]; /* job.filesystem.mount */
 	int loops;        /* job.loops, or job.loops.min: the loops every point runs first */
 	int loops_max;    /* job.loops.max (adaptive loops); == loops for a plain number */
 	int warmup_loops; /* job.warmup_loops: warm-up rounds at the start of every block, run on
@@ -73,14 +89,23 @@ struct plan {
 };
 
 /*
- * Parse and validate plan text. dir is the directory token_file paths are
- * resolved against (NULL: as given). Errors name the JSON path, e.g.
- * "axes[1].values[2]: expected an integer". Tokens are not read here.
- * On failure p is released.
+ * Parse and validate plan text. dir is the directory token_file and nodes_from paths are
+ * resolved against (NULL: as given). The nodes are "nodes", then those of "nodes_from". Errors name
+ * the JSON path, e.g. "axes[1].values[2]: expected an integer". Tokens are not read here. On
+ * failure p is released.
  */
 int plan_parse(const char *text, const char *dir, struct plan *p, struct err *e);
+/* plan_parse, with the nodes of the node list file nodes_from (a hosts file, an Ansible
+ * inventory, kubectl's pod JSON: nodelist.h) instead of the plan's "nodes" and "nodes_from"
+ * file; the plan's "nodes_from" options (format, group, device, ...) still apply. NULL: the
+ * plan's own. Errors in the list name its line ("hosts.txt:3: ..."). A plan whose nodes
+ * come from a list keeps them written out in p->json. */
+int plan_parse_nodes_from(const char *text, const char *dir, const char *nodes_from, struct plan *p,
+                          struct err *e);
 /* Read and parse a plan file; token_file is relative to the file's directory. */
 int plan_load(const char *path, struct plan *p, struct err *e);
+/* plan_load with plan_parse_nodes_from's nodes_from (relative to the current directory). */
+int plan_load_nodes_from(const char *path, const char *nodes_from, struct plan *p, struct err *e);
 /* Fill every node's token: "token" in the plan, else token_file, else $FLEETTUNE_TOKEN. */
 int plan_tokens_load(struct plan *p, struct err *e);
 void plan_release(struct plan *p);
@@ -89,8 +114,8 @@ void plan_release(struct plan *p);
 int plan_columns(const struct plan *p, char (*names)[PARAM_NAME_MAX], int max);
 /* The most columns a rendering of a sweep shows. */
 #define PLAN_COLUMNS_MAX 32
-/* The job already does direct I/O: its engine options set "direct" to true or 1. */
-bool plan_job_direct(const struct plan *p);
+/* The job's engine options set "direct", to either value: the job chose its I/O path. */
+bool plan_job_sets_direct(const struct plan *p);
 /* Human name of the metric's unit, from its suffix ("MiB/s" for *_bw_mib). */
 const char *plan_metric_unit(const char *metric);
 /* "grid", "sequential" or "adaptive", as written in a plan. */

@@ -42,6 +42,29 @@ static void script_safe_append(struct buf *out, const char *t, size_t n)
 	buf_append(out, t + start, n - start);
 }
 
+/* Append JSON for a <script type="application/json"> element: every '<', '>' and '&' (they
+ * occur only inside strings) written as \u003c, \u003e, \u0026, so that no "</script>",
+ * "<!--" or "<script" can end the element or switch the parser's state; JSON.parse gives
+ * the same text back. */
+static void json_script_append(struct buf *out, const char *t, size_t n)
+{
+	size_t i, start = 0;
+
+	for (i = 0; i < n; i++) {
+		const char *esc = t[i] == '<'   ? "\\u003c"
+		                  : t[i] == '>' ? "\\u003e"
+		                  : t[i] == '&' ? "\\u0026"
+		                                : NULL;
+
+		if (!esc)
+			continue;
+		buf_append(out, t + start, i - start);
+		buf_puts(out, esc);
+		start = i + 1;
+	}
+	buf_append(out, t + start, n - start);
+}
+
 /* Value of attribute attr="..." inside the tag text [tag, end). Caller frees. */
 static char *tag_attr(const char *tag, const char *end, const char *attr)
 {
@@ -91,7 +114,7 @@ int report_html_build(const struct sweep *s, const char *tmpl, const char *web_d
 				goto out;
 			}
 			buf_puts(out, data_tag);
-			script_safe_append(out, json, strlen(json));
+			json_script_append(out, json, strlen(json));
 			buf_puts(out, "</script>");
 			p = close + strlen("</script>");
 			data_done = true;
@@ -136,7 +159,6 @@ out:
 int report_html_write(const struct sweep *s, const char *web_dir, const char *path, struct err *e)
 {
 	struct buf tmpl = BUF_INIT, out = BUF_INIT;
-	FILE *f = NULL;
 	int rc;
 
 	rc = web_file_read(web_dir, "report.html", &tmpl, e);
@@ -145,17 +167,36 @@ int report_html_write(const struct sweep *s, const char *web_dir, const char *pa
 	rc = report_html_build(s, tmpl.data, web_dir, &out, e);
 	if (rc < 0)
 		goto out;
-	f = fopen(path, "w");
-	if (!f || fwrite(out.data, 1, out.len, f) != out.len) {
-		rc = err_set(e, -errno, "write_failed", "cannot write '%s': %s", path,
-		             strerror(errno));
-		goto out;
-	}
+	rc = buf_write_file(path, out.data, out.len);
+	if (rc < 0)
+		err_set(e, rc, "write_failed", "cannot write '%s': %s", path, strerror(-rc));
 out:
-	if (f && fclose(f) && rc == 0)
-		rc = err_set(e, -errno, "write_failed", "cannot write '%s': %s", path,
-		             strerror(errno));
 	buf_release(&tmpl);
 	buf_release(&out);
+	return rc;
+}
+
+int report_html_page(const char *tmpl, const char *data_id, const char *json, struct buf *out,
+                     struct err *e)
+{
+	struct buf tag = BUF_INIT;
+	const char *at, *close;
+	int rc = 0;
+
+	buf_printf(&tag, "<script id=\"%s\" type=\"application/json\">", data_id);
+	at = strstr(tmpl, tag.data);
+	close = at ? strstr(at + tag.len, "</script>") : NULL;
+	if (!close) {
+		rc = err_set(e, -EINVAL, "bad_template",
+		             "the page template has no <script id=\"%s\" type=\"application/json\">"
+		             "</script>",
+		             data_id);
+		goto out;
+	}
+	buf_append(out, tmpl, (size_t)(at - tmpl) + tag.len);
+	script_safe_append(out, json, strlen(json));
+	buf_puts(out, close);
+out:
+	buf_release(&tag);
 	return rc;
 }

@@ -285,8 +285,8 @@ static json_t *sweep_noise_json(const struct sweep *s)
 	json_object_set_new(o, "loops_needed",
 	                    ns->loops_needed > 0 ? json_integer(ns->loops_needed) : json_null());
 	json_object_set_new(o, "unreachable_rows", json_integer(ns->nunreachable));
-	json_object_set_new(o, "tau_pct",
-	                    ns->nunreachable ? num_or_null(ns->tau_pct) : json_null());
+	json_object_set_new(o, "differ_rows", json_integer(ns->ndiffer));
+	json_object_set_new(o, "tau_pct", ns->ndiffer ? num_or_null(ns->tau_pct) : json_null());
 	if (ns->nnoisy)
 		words_noise(s, &b);
 	json_object_set_new(o, "text", b.len ? json_string(b.data) : json_null());
@@ -566,6 +566,16 @@ static int applied_parse(json_t *obj, const char *path, struct node_result *r, s
 	return 0;
 }
 
+/* A mean and spread of values beyond SWEEPDOC_PASS_ABS_MAX overflow to inf: no engine
+ * measures them. */
+static int pass_value_check(double v, const char *path, struct err *e)
+{
+	if (!isfinite(v) || fabs(v) > SWEEPDOC_PASS_ABS_MAX)
+		return fail(e, path, "%g is not a measurement (at most %g in magnitude)", v,
+		            SWEEPDOC_PASS_ABS_MAX);
+	return 0;
+}
+
 /* A pass of format 3: {"value": number, "round": integer >= 1, "started_at": ISO time}; round
  * and started_at null when not recorded (a sweep from before rounds, written again). */
 static int pass_parse(json_t *o, const char *path, struct node_result *r, bool warmup,
@@ -585,6 +595,9 @@ static int pass_parse(json_t *o, const char *path, struct node_result *r, bool w
 		snprintf(p, sizeof(p), "%s.value", path);
 		return fail(e, p, v ? "expected a number" : "required field is missing");
 	}
+	snprintf(p, sizeof(p), "%s.value", path);
+	if ((rc = pass_value_check(json_number_value(v), p, e)) < 0)
+		return rc;
 	if ((rc = int_get(o, "round", path, 1, INT32_MAX, true, 0, &round, e)) < 0 ||
 	    (rc = str_get(o, "started_at", path, false, &t, e)) < 0)
 		return rc;
@@ -622,6 +635,8 @@ static int passes_parse(json_t *arr, const char *path, int version, bool warmup,
 		}
 		if (!json_is_number(v))
 			return fail(e, p, "expected a number");
+		if ((rc = pass_value_check(json_number_value(v), p, e)) < 0)
+			return rc;
 		node_result_pass_add(r, json_number_value(v));
 	}
 	return 0;
@@ -823,6 +838,15 @@ static int body_parse(struct sweep *s, json_t *root, int version, struct err *e)
 		return rc;
 	if (!*status || strlen(status) >= sizeof(s->status))
 		return fail(e, "status", "expected a status such as completed");
+	/* The summary's copy of the threshold, where given, is the plan's (which plan_parse
+	 * judged): a document that says otherwise is refused, not half believed. */
+	o = json_object_get(root, "min_effect_pct");
+	if (o && (!json_is_number(o) || json_number_value(o) < 0 || json_number_value(o) >= 1000))
+		return fail(e, "min_effect_pct",
+		            "must be a number between 0 and 1000, as in plans");
+	if (o && fabs(json_number_value(o) - s->plan.min_effect_pct) > 1e-9)
+		return fail(e, "min_effect_pct", "%g disagrees with plan.min_effect_pct %g",
+		            json_number_value(o), s->plan.min_effect_pct);
 	s->id = id;
 	snprintf(s->status, sizeof(s->status), "%s", status);
 	if ((rc = dropped_parse(s, json_object_get(root, "nodes"), e)) < 0)

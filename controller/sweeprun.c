@@ -39,9 +39,10 @@ static void phases_log(const struct runner_times *t, int nnodes)
 
 /* Close the sweep: restore every node, set the status and the result, analyse, save. */
 static enum sweeprun_result sweep_close(struct sweep *s, struct runner *r, struct ctlstore *st,
-                                        int run_rc, bool stop, struct err *e)
+                                        int run_rc, bool stop, const char *save_err, struct err *e)
 {
 	enum sweeprun_result res;
+	char saved[256];
 	struct err se;
 	int k;
 
@@ -59,11 +60,26 @@ static enum sweeprun_result sweep_close(struct sweep *s, struct runner *r, struc
 			if (s->node_dropped[k])
 				res = SWEEPRUN_NODE_FAILED;
 	}
+	if (save_err) {
+		snprintf(s->status, sizeof(s->status), "aborted");
+		res = SWEEPRUN_FAILED;
+	}
 	s->finished_at = time_now_s();
 	analysis_sweep_closed(s);
-	if (ctlstore_sweep_finish(st, s, &se) < 0)
+	if (ctlstore_sweep_finish(st, s, &se) < 0) {
 		log_error("%s", se.msg);
-	if (res == SWEEPRUN_NODE_FAILED)
+		if (!save_err) {
+			snprintf(saved, sizeof(saved), "%s", se.msg);
+			save_err = saved;
+		}
+		res = SWEEPRUN_FAILED;
+	}
+	if (save_err)
+		err_set(e, -EIO, "store_error",
+		        "sweep %lld stopped: what it measured cannot be saved in --db (%s); every "
+		        "node was restored",
+		        (long long)s->id, save_err);
+	else if (res == SWEEPRUN_NODE_FAILED)
 		err_set(e, -EIO, "node_failed",
 		        "a node failed; partial results saved as sweep %lld", (long long)s->id);
 	else if (res == SWEEPRUN_INTERRUPTED)
@@ -115,11 +131,25 @@ static void end_log(const struct sweep *s, const struct runner *r, const struct 
 
 	for (i = 0; i < s->npoints; i++)
 		nominal += s->points[i].loops_run * s->plan.runtime_s;
-	log_info("sweep %lld %s: wall %.2f s; job span %.2f s (first job start to last job "
-	         "end on the agents, summed over %d runs; nominal fio time %.0f s); "
-	         "overhead x%.3f (x%.3f vs nominal)",
-	         (long long)s->id, s->status, wall, r->span_s, r->runs, nominal,
-	         r->span_s > 0 ? wall / r->span_s : 0.0, nominal > 0 ? wall / nominal : 0.0);
+	if (r->runs == 0 || !(r->span_s > 0))
+		/* Stopped before any run finished: nothing to measure the overhead against. */
+		log_info("sweep %lld %s: wall %.2f s; no run finished, so there is no job span "
+		         "to measure the controller's overhead against",
+		         (long long)s->id, s->status, wall);
+	else if (strcmp(s->status, "completed"))
+		/* The wall time holds the run that was stopped, the span only the finished ones:
+		 * their ratio would be no overhead. Each finished run's own time is. */
+		log_info("sweep %lld %s: wall %.2f s; job span %.2f s over the %d run%s that "
+		         "finished (first job start to last job end on the agents); their "
+		         "overhead x%.3f (first PATCH to last end seen, against that span)",
+		         (long long)s->id, s->status, wall, r->span_s, r->runs,
+		         r->runs == 1 ? "" : "s", r->run_s / r->span_s);
+	else
+		log_info("sweep %lld %s: wall %.2f s; job span %.2f s (first job start to last job "
+		         "end on the agents, summed over %d runs; nominal fio time %.0f s); "
+		         "overhead x%.3f (x%.3f vs nominal)",
+		         (long long)s->id, s->status, wall, r->span_s, r->runs, nominal,
+		         wall / r->span_s, nominal > 0 ? wall / nominal : 0.0);
 	client_counts(f->client, &att[0], &conn[0]);
 	client_counts(f->wait_client, &att[1], &conn[1]);
 	log_debug("sweep %lld: first PATCH to last job end seen %.2f s, longest jobs %.2f s "
@@ -141,6 +171,8 @@ enum sweeprun_result sweeprun_execute(struct sweep *s, const struct sweeprun_opt
 	struct fleet f;
 	struct err se;
 	double t_start = time_mono_s();
+	char save_err[256] = "";
+	bool save_failed = false;
 	int rc = 0, i;
 
 	fleet_init(&f, &s->plan, 5.0, 2);
@@ -202,13 +234,19 @@ enum sweeprun_result sweeprun_execute(struct sweep *s, const struct sweeprun_opt
 			if (rc == 0 && !run->warmup)
 				pg.loops_done++;
 			analysis_point_ran(s, run->point);
-			if (ctlstore_point_save(st, s, run->point, &se) < 0)
+			/* A sweep that cannot save what it measured stops (README: exit 1):
+			 * going on would measure points nobody can read back. */
+			if (ctlstore_point_save(st, s, run->point, &se) < 0) {
 				log_error("%s", se.msg);
+				save_failed = true;
+				snprintf(save_err, sizeof(save_err), "%s", se.msg);
+				rc = -EIO;
+			}
 			phases_log(&r.last, s->plan.nnodes);
 		}
 	}
 	progress_clear(&pg);
-	res = sweep_close(s, &r, st, rc, stopped(o), e);
+	res = sweep_close(s, &r, st, rc, stopped(o), save_failed ? save_err : NULL, e);
 	end_log(s, &r, &f, time_mono_s() - t_start);
 out:
 	if (res == SWEEPRUN_FAILED && !s->id)

@@ -59,6 +59,10 @@ for st in queued running succeeded failed cancelled interrupted; do
 	it_eq "jobs{state=$st} starts at 0" 0 "$(value s0 "fleettune_jobs{state=\"$st\"}")"
 done
 it_eq "no sessions open" 0 "$(value s0 fleettune_sessions_open)"
+it_eq "no audit failures" 0 "$(value s0 fleettune_audit_failures_total)"
+it_eq "the connection limit (--max-connections default)" 1024 "$(value s0 fleettune_http_max_connections)"
+it_eq "the per-address limit (--max-connections-per-ip default)" 128 \
+	"$(value s0 fleettune_http_max_connections_per_ip)"
 it_eq "both 401 scrapes were counted" 2 \
 	"$(value s0 'fleettune_http_requests_total{method="GET",route="/metrics",status="401"}')"
 nr=$(it_sys "$dev" nr_requests)
@@ -135,15 +139,20 @@ it_check "unmatched requests count as route=other" \
 	grep -q '^fleettune_http_requests_total{route="other",status="404"} 1$' "$IT_TMP/s2.prom"
 for fam in fleettune_build_info fleettune_uptime_seconds fleettune_http_requests_total \
 	fleettune_jobs fleettune_last_job_metric fleettune_param_writes_total fleettune_sessions_open \
-	fleettune_queue_param fleettune_http_held_requests; do
+	fleettune_queue_param fleettune_http_held_requests fleettune_http_max_connections \
+	fleettune_http_max_connections_per_ip fleettune_audit_failures_total; do
 	it_check "family $fam has HELP and TYPE" grep -q "^# TYPE $fam " "$IT_TMP/s2.prom"
 done
 
 # --public-metrics opens /metrics only; --public-read opens it too.
-it_agent_start b --allow-device "$dev" --public-metrics || { it_fail "agent b starts"; it_done; }
+it_agent_start b --allow-device "$dev" --public-metrics --max-connections 64 \
+	--max-connections-per-ip 16 || { it_fail "agent b starts"; it_done; }
 SCRAPE_URL=$b_URL scrape b
 it_eq "--public-metrics: 200 without a token" 200 "$SCRAPE_STATUS"
 promtool_ok b
+it_eq "--max-connections 64 is the limit exported" 64 "$(value b fleettune_http_max_connections)"
+it_eq "--max-connections-per-ip 16 is the limit exported" 16 \
+	"$(value b fleettune_http_max_connections_per_ip)"
 it_http GET "$b_URL/api/v1/devices" ""
 it_eq "--public-metrics: other routes still need the token" 401 "$HTTP_STATUS"
 it_agent_start c --public-read || { it_fail "agent c starts"; it_done; }

@@ -60,7 +60,7 @@ it_need_root_sysfs
 command -v fio >/dev/null || it_skip "fio not installed"
 dev=$(it_loop_create 128M)
 mkdir -p "$IT_TMP/jobs"
-it_agent_start a --allow-device "$dev" --allow-dir "$IT_TMP/jobs" || { it_fail "agent starts"; it_done; }
+it_agent_start a --allow-device "$dev" --allow-dir "$IT_TMP/jobs" --allow-format || { it_fail "agent starts"; it_done; }
 
 CASES=$IT_TMP/cases.tsv
 : >"$CASES"
@@ -126,7 +126,7 @@ oa_call "patch rolled back" PATCH "$P" "/api/v1/devices/$dev/params" \
 it_eq "patch with a bad value says rolled_back" true "$(echo "$OA_BODY" | jq -r .rolled_back)"
 oa_call "patch empty" PATCH "$P" "/api/v1/devices/$dev/params" '{"params":{}}' invalid
 oa_call "patch dry run" PATCH "$P" "/api/v1/devices/$dev/params?dry_run=true" \
-	'{"params":{"scheduler":"none","nr_requests":64,"iosched.fifo_batch":8}}' valid
+	'{"params":{"scheduler":"kyber","nr_requests":64,"iosched.read_lat_nsec":2000000}}' valid
 it_eq "patch dry run is 200" 200 "$OA_STATUS"
 oa_call "patch dry run, legacy name" PATCH "$P" "/api/v1/devices/$dev/params?dry_run=true" \
 	'{"params":{"scheduler":"deadline"}}' valid
@@ -212,6 +212,30 @@ oa_call "job submit, unknown fio option" POST /api/v1/jobs /api/v1/jobs \
 oa_call "job submit, no engine" POST /api/v1/jobs /api/v1/jobs '{"device":"'$dev'"}' invalid
 oa_call "job submit, directory not allowed" POST /api/v1/jobs /api/v1/jobs \
 	'{"device":"'$dev'","engine":"fio","directory":"/","fio":{"size":"1M"}}' valid
+# A job with a filesystem (ext4 fits the 128 MiB device): its dry run, a refusal, the job.
+if command -v mkfs.ext4 >/dev/null; then
+	fsjob='{"device":"'$dev'","engine":"fio","loops":1,"fio":{"rw":"write","bs":"64k","size":"8M",
+ "ioengine":"psync","runtime_s":1,"time_based":true},
+ "filesystem":{"type":"ext4","mkfs":["-b","4096","-E","stride=16,stripe_width=32"],"mount":"noatime,data=writeback"}}'
+	oa_call "filesystem job dry run" POST /api/v1/jobs "/api/v1/jobs?dry_run=true" "$fsjob" valid
+	it_eq "filesystem job dry run is 200" 200 "$OA_STATUS"
+	oa_call "filesystem option outside the table" POST /api/v1/jobs /api/v1/jobs \
+		'{"device":"'$dev'","engine":"fio","fio":{"size":"8M"},"filesystem":{"type":"ext4","mount":"journal_path=/etc/passwd"}}' valid
+	it_eq "an option outside the table is 422" 422 "$OA_STATUS"
+	oa_call "filesystem job submit" POST /api/v1/jobs /api/v1/jobs "$fsjob" valid
+	fid=$(echo "$OA_BODY" | jq -r .id)
+	it_wait_for "filesystem job $fid ends" 60 sh -c "curl -s -H 'Authorization: Bearer $a_TOKEN' $a_URL/api/v1/jobs/$fid | jq -e '.state == \"succeeded\" or .state == \"failed\"' >/dev/null"
+	oa_call "filesystem job" GET '/api/v1/jobs/{id}' "/api/v1/jobs/$fid"
+	it_eq "the filesystem job has its filesystem" ext4 "$(echo "$OA_BODY" | jq -r .filesystem.type)"
+	oa_call "filesystem job, fields" GET '/api/v1/jobs/{id}' "/api/v1/jobs/$fid?fields=state,filesystem"
+	# The list's summary form leaves the filesystem record out; fields= asks for it.
+	oa_call "jobs with a filesystem job" GET /api/v1/jobs "/api/v1/jobs?limit=10"
+	it_eq "the list's filesystem job has no filesystem member" false \
+		"$(echo "$OA_BODY" | jq --argjson id "$fid" '.jobs[] | select(.id == $id) | has("filesystem")')"
+	oa_call "jobs, fields=filesystem" GET /api/v1/jobs "/api/v1/jobs?limit=10&fields=state,filesystem"
+	it_eq "fields=filesystem gives the list its filesystem" ext4 \
+		"$(echo "$OA_BODY" | jq -r --argjson id "$fid" '.jobs[] | select(.id == $id) | .filesystem.type')"
+fi
 long='{"device":"'$dev'","directory":"'$IT_TMP/jobs'","engine":"fio","loops":2,
  "fio":{"rw":"write","bs":"64k","size":"8M","ioengine":"psync","runtime_s":30,"time_based":true}}'
 oa_call "long job submit" POST /api/v1/jobs /api/v1/jobs "$long" valid

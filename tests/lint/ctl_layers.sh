@@ -17,18 +17,19 @@ status=0
 # from it; words (the phrases every rendering shares) and export read only the sweep model,
 # and sweepdoc writes the sweep document with words; analysis is the one caller of verdict's
 # judges, beside strategy, which reads what it computed; report, report_html and progress
-# render; sweeprun runs a sweep with all of them; main is the command table.
+# render; sweeprun runs a sweep with all of them, site writes the stored sweeps as pages (and
+# the index document, its JSON); main is the command table.
 declare -A rank=(
-	[config]=1 [client]=1 [effect]=1 [rounds]=1
+	[config]=1 [client]=1 [effect]=1 [rounds]=1 [nodelist]=1
 	[plan]=2
-	[sweep]=3
+	[sweep]=3 [fsparam]=3
 	[ctlstore]=4 [race]=4 [words]=4 [export]=4 [drift]=4
 	[verdict]=5 [sweepdoc]=5
 	[strategy]=6 [analysis]=6
 	[fleet]=7 [schedule]=7
 	[preflight]=8 [runner]=8
 	[report]=9 [report_html]=9 [progress]=9
-	[sweeprun]=10
+	[sweeprun]=10 [site]=10
 	[main]=11
 )
 # Library headers and the only modules that may include them (ctlstore reaches SQLite through
@@ -36,13 +37,13 @@ declare -A rank=(
 declare -A only=(
 	[sqlite3.h]=""
 	[curl/curl.h]="client"
-	[jansson.h]="config plan fleet sweepdoc"
+	[jansson.h]="config nodelist plan fleet sweepdoc site"
 	[microhttpd.h]=""
 )
 
 # Files that belong to another file's module (name=module), where a module is a .c/.h pair
-# and its helpers; none in the controller.
-declare -A group=()
+# and its helpers: nodelist_yaml.c and nodelist_priv.h are nodelist's.
+declare -A group=([nodelist_yaml]=nodelist [nodelist_priv]=nodelist)
 
 # check DIR: print every violation; return 1 when there is one.
 check() {
@@ -96,18 +97,21 @@ source "$(dirname "$0")/lint_lib.sh"
 # Rank of each agent module, bottom to top (README, Layout): the leaves (sysfs is the only
 # code that touches /sys, engine the engine table, httpd the HTTP edge, ptree and cgroup
 # what contain builds on, params_cache, switches); tune on sysfs, the engines (fio, dd,
-# bonnie, iozone) on engine.h, contain on ptree and cgroup; jobspec and proc; jobrec (a job as
-# recorded); wire, the JSON codec the store uses for its columns; the store; session and job
-# beside each other, on the store; agent, the wiring; the API; main.
+# bonnie, iozone) on engine.h, contain on ptree and cgroup, fsopt (the filesystem option
+# tables) on engine.h's argv helpers; jobspec and proc, jobdir (a pass's own directory),
+# fsinfo (the tools' figures) on fsopt; jobrec (a job as recorded), jobfs (a job's filesystem)
+# on proc, contain and fsinfo; wire, the JSON codec the store uses for its columns; the
+# store; session, job and pending (a killed run's unfinished writes) beside each other, on
+# the store; agent, the wiring; the API; main.
 unset rank group only
 declare -A rank=(
 	[sysfs]=1 [engine]=1 [ptree]=1 [cgroup]=1 [httpd]=1 [params_cache]=1 [switches]=1
-	[tune]=2 [fio]=2 [dd]=2 [bonnie]=2 [iozone]=2 [contain]=2
-	[jobspec]=3 [proc]=3
-	[jobrec]=4
+	[tune]=2 [fio]=2 [dd]=2 [bonnie]=2 [iozone]=2 [contain]=2 [fsopt]=2
+	[jobspec]=3 [proc]=3 [jobdir]=3 [fsinfo]=3
+	[jobrec]=4 [jobfs]=4
 	[wire]=5
 	[store]=6
-	[session]=7 [job]=7
+	[session]=7 [job]=7 [pending]=7
 	[agent]=8
 	[api]=9
 	[main]=10

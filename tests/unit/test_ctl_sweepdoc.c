@@ -258,6 +258,35 @@ static void test_errors(void **state)
 	sweep_release(&a);
 }
 
+/* Numbers a plan would refuse, or no engine measures (issue 23 item 15). */
+static void test_numbers_refused(void **state)
+{
+	struct sweep a;
+	char *j, *v2;
+	const char *top;
+
+	(void)state;
+	adaptive_sweep(&a);
+	j = sweepdoc_write(&a);
+	refused_edit(j, "\"value\": ", "\"value\": 1e308, \"v\": ",
+	             "points[0].nodes[0].passes[0].value: 1e+308 is not a measurement");
+	refused_edit(j, "\"value\": ", "\"value\": -1e300, \"v\": ",
+	             "points[0].nodes[0].passes[0].value: -1e+300 is not a measurement");
+	/* The plain numbers of format 1 and 2 are held to the same bound. */
+	v2 = tu_slurp(FT_FIXTURES "/sweep-v2-drift.json", NULL);
+	refused_edit(v2, "\"passes\": [\n", "\"passes\": [\n1e308,\n",
+	             "points[0].nodes[0].passes[0]: 1e+308 is not a measurement");
+	free(v2);
+	/* The summary's min_effect_pct comes before the plan's. */
+	top = strstr(j, "\"min_effect_pct\": ");
+	assert_non_null(top);
+	assert_true(top < strstr(j, "\"plan\""));
+	refused_edit(j, "\"min_effect_pct\": ", "\"min_effect_pct\": -50, \"x\": ",
+	             "min_effect_pct: must be a number between 0 and 1000");
+	free(j);
+	sweep_release(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +295,7 @@ int main(void)
 		cmocka_unit_test(test_analysis_ignored),
 		cmocka_unit_test(test_version1),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_numbers_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -405,11 +405,11 @@ static void test_results(void **state)
 	assert_string_equal(results(f, &flt), "");
 
 	/* The job list: every state, or one; newest first, limited. */
-	assert_int_equal(store_jobs_list(f->s, NULL, 500, &list, &n, &e), 0);
+	assert_int_equal(store_jobs_list(f->s, NULL, 500, true, &list, &n, &e), 0);
 	assert_string_equal(ids(list, n), "6,5,4,3,2,1");
-	assert_int_equal(store_jobs_list(f->s, "running", 500, &list, &n, &e), 0);
+	assert_int_equal(store_jobs_list(f->s, "running", 500, true, &list, &n, &e), 0);
 	assert_string_equal(ids(list, n), "6");
-	assert_int_equal(store_jobs_list(f->s, NULL, 2, &list, &n, &e), 0);
+	assert_int_equal(store_jobs_list(f->s, NULL, 2, true, &list, &n, &e), 0);
 	assert_string_equal(ids(list, n), "6,5");
 
 	/* Counts per state, in the order of the table asked with. */
@@ -435,7 +435,8 @@ static void test_unreadable_spec(void **state)
 	id = insert(f, "{\"device\":\"loop0\",\"engine\":\"dd\",\"dd\":{\"count\":1},\"loops\":3}",
 	            100);
 	err_clear(&e);
-	assert_int_equal(db_open(&d, f->path, &(struct db_kind){ "", "store_error", "" }, &e), 0);
+	assert_int_equal(db_open(&d, f->path, &(struct db_kind){ "", "store_error", "", 0 }, &e),
+	                 0);
 	assert_int_equal(db_exec(d, "UPDATE jobs SET spec = '{\"device\":' WHERE id = 1", &e), 0);
 	db_close(d);
 	get(f, id, &r);
