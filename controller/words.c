@@ -231,22 +231,45 @@ static void point_failures(const struct sweep *s, const struct point *p, struct 
 	}
 }
 
-/* The original baseline has no figure because the controller cancelled it: no node of it
- * failed, and the sweep was stopped (Ctrl-C, or another node's failure). */
-static bool baseline_cancelled(const struct sweep *s)
+/* Why the original baseline has no figure when no node of it failed and the sweep was
+ * stopped (Ctrl-C, or another node's failure): the controller cancelled its run, or (in
+ * rounds, whose order is seeded) the sweep stopped before the baseline's turn came. */
+enum baseline_stop { BASELINE_FAILED, BASELINE_CANCELLED, BASELINE_NOT_RUN };
+
+static enum baseline_stop baseline_stop_of(const struct sweep *s)
 {
 	int k, cancelled = 0;
 
 	if (!s->npoints || !strcmp(s->status, "completed"))
-		return false;
+		return BASELINE_FAILED;
 	for (k = 0; k < s->plan.nnodes; k++) {
-		enum node_state st = s->points[0].nodes[k].state;
+		const struct node_result *r = &s->points[0].nodes[k];
 
-		if (st == NODE_FAILED)
-			return false;
-		cancelled += st == NODE_CANCELLED;
+		if (r->state == NODE_FAILED || r->npasses > 0)
+			return BASELINE_FAILED;
+		cancelled += r->state == NODE_CANCELLED;
 	}
-	return cancelled > 0;
+	return cancelled > 0 ? BASELINE_CANCELLED : BASELINE_NOT_RUN;
+}
+
+/* "the baseline failed on every node" or why it has no figure without failing. */
+static void baseline_words(const struct sweep *s, struct buf *out)
+{
+	switch (baseline_stop_of(s)) {
+	case BASELINE_CANCELLED:
+		buf_printf(out,
+		           "the baseline was cancelled on every node before it finished (the sweep "
+		           "was %s)",
+		           s->status);
+		return;
+	case BASELINE_NOT_RUN:
+		buf_printf(out, "the sweep was %s before the baseline's turn in the first round",
+		           s->status);
+		return;
+	case BASELINE_FAILED:
+		break;
+	}
+	buf_puts(out, "the baseline failed on every node");
 }
 
 /* The first configuration point that ran and has no figure, for "no figures". */
@@ -336,13 +359,8 @@ static void best_line(const struct sweep *s, bool details, struct buf *out)
 		best_words(s, &p->cfg, p->delta_pct, p->verdict, p, out);
 		return;
 	case OUTCOME_BASELINE_FAILED:
-		if (baseline_cancelled(s))
-			buf_printf(out,
-			           "no best: the baseline was cancelled on every node before it "
-			           "finished (the sweep was %s)",
-			           s->status);
-		else
-			buf_puts(out, "no best: the baseline failed on every node");
+		buf_puts(out, "no best: ");
+		baseline_words(s, out);
 		if (details && s->npoints) {
 			buf_puts(out, " (");
 			point_failures(s, &s->points[0], out);
@@ -379,13 +397,7 @@ void words_no_best(const struct sweep *s, struct buf *out)
 {
 	switch (s->outcome) {
 	case OUTCOME_BASELINE_FAILED:
-		if (baseline_cancelled(s))
-			buf_printf(out,
-			           "the baseline was cancelled on every node before it finished "
-			           "(the sweep was %s)",
-			           s->status);
-		else
-			buf_puts(out, "the baseline failed on every node");
+		baseline_words(s, out);
 		return;
 	case OUTCOME_NO_FIGURES:
 		buf_puts(out, "no configuration produced a figure to compare with the baseline");
