@@ -57,8 +57,12 @@ static int audit_begin(void *cls, const struct tune_snapshot *snap, const char *
 	struct agent *a = cls;
 	int rc = store_apply_begin(a->store, snap, origin, n, time_now_s(), id, e);
 
-	if (rc)
+	if (rc) {
+		/* The apply is refused before any write: counted like a change that cannot be
+		 * recorded (fleettune_audit_failures_total). */
+		__atomic_add_fetch(&a->audit_failures, 1, __ATOMIC_RELAXED);
 		log_error("cannot record %s in the audit log: %s", origin, e->msg);
+	}
 	return rc;
 }
 
@@ -99,6 +103,7 @@ struct jobq_env agent_jobq_env(struct agent *a)
 		.n_allow_format = a->cfg.n_allow_format,
 		.state_dir = a->cfg.state_dir,
 		.contain = a->cfg.contain,
+		.hide_serial = a->cfg.hide_serial,
 		.now_s = time_now_s,
 		.max_queued = (int)a->cfg.max_queued,
 	};

@@ -34,6 +34,7 @@ struct agent_config {
 	bool allow_format_all;                     /* --allow-format: every --allow-device */
 	const char *allow_format[AGENT_MAX_ALLOW]; /* --allow-format=NAME */
 	int n_allow_format;
+	bool hide_serial; /* --hide-serial: serials are reported as their stable hash */
 	const char *sysfs_root;
 	const char *fio_path;
 	const char *web_root;

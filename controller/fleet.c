@@ -345,6 +345,30 @@ static void health_parse(json_t *h, struct node_info *ni)
 	}
 }
 
+/* The identity fields first..last of object o (the device's identity or the host's) into
+ * ni: strings as they are, booleans and integers as text; other types are not reported. */
+static void identity_parse(json_t *o, int first, int last, struct node_info *ni)
+{
+	char num[32];
+	int f;
+
+	for (f = first; f < last && json_is_object(o); f++) {
+		json_t *v = json_object_get(o, identity_field_names[f]);
+		const char *t = NULL;
+
+		if (json_is_string(v))
+			t = json_string_value(v);
+		else if (json_is_boolean(v))
+			t = json_is_true(v) ? "true" : "false";
+		else if (json_is_integer(v)) {
+			snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(v));
+			t = num;
+		}
+		free(ni->identity[f]);
+		ni->identity[f] = t ? xstrdup(t) : NULL;
+	}
+}
+
 void fleet_probe(struct fleet *f, bool with_params, struct node_info *info)
 {
 	const struct plan *p = f->plan;
@@ -390,6 +414,8 @@ void fleet_probe(struct fleet *f, bool with_params, struct node_info *info)
 			ni->dev_found = true;
 			ni->dev_writable = json_is_true(json_object_get(dev, "writable"));
 			ni->dev_size_bytes = json_integer_value(json_object_get(dev, "size_bytes"));
+			identity_parse(json_object_get(dev, "identity"), 0, IDF_N_DEVICE, ni);
+			identity_parse(json_object_get(d, "host"), IDF_N_DEVICE, IDF_N, ni);
 		}
 		if (pr)
 			params_parse(json_object_get(pr, "params"), ni);
@@ -404,9 +430,15 @@ void node_info_release(struct node_info *info, int n)
 {
 	int i;
 
+	int f;
+
 	for (i = 0; info && i < n; i++) {
 		free(info[i].params);
 		info[i].params = NULL;
+		for (f = 0; f < IDF_N; f++) {
+			free(info[i].identity[f]);
+			info[i].identity[f] = NULL;
+		}
 	}
 }
 
@@ -548,34 +580,54 @@ static void params_req(struct fleet *f, struct client_req *r, int i, const char 
 	req_node(f, r, i, "PATCH", path, xasprintf("{\"params\":%s}", params));
 }
 
-void fleet_params_apply(struct fleet *f, const struct config *cfg, struct config *applied,
-                        unsigned *adjusted, struct fleet_result *res)
+void fleet_params_apply_each(struct fleet *f, const struct config *const *cfgs,
+                             struct config *applied, unsigned *adjusted, struct fleet_result *res)
 {
 	int n = f->plan->nnodes, i;
 	struct client_req *reqs = xcalloc((size_t)n, sizeof(*reqs));
-	struct config dev;
-	char *params;
+	const struct config *last = NULL;
+	struct config dev = { 0 };
+	char *params = NULL;
 
-	fsparam_device_config(cfg, &dev); /* a filesystem is made by jobs, never applied */
-	if (!dev.n) { /* nothing for the devices: every node "applied" nothing */
-		for (i = 0; i < n; i++) {
-			memset(&res[i], 0, sizeof(res[i]));
-			memset(&applied[i], 0, sizeof(applied[i]));
-			adjusted[i] = 0;
-		}
-		free(reqs);
-		return;
-	}
-	params = config_to_json(&dev);
 	for (i = 0; i < n; i++) {
-		reqs[i].skip = !f->active[i];
+		reqs[i].skip = true;
+		if (!cfgs[i] || !f->active[i])
+			continue;
+		if (cfgs[i] != last) { /* the body of a configuration once, not once per node */
+			/* A filesystem is made by jobs, never applied. */
+			fsparam_device_config(cfgs[i], &dev);
+			free(params);
+			params = config_to_json(&dev);
+			last = cfgs[i];
+		}
+		if (!dev.n)
+			continue; /* nothing for this device: it "applied" nothing */
+		reqs[i].skip = false;
 		params_req(f, &reqs[i], i, params);
 	}
 	fanout_run(f, reqs, n, res);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		memset(&applied[i], 0, sizeof(applied[i]));
+		adjusted[i] = 0;
+		if (reqs[i].skip)
+			continue;
+		fsparam_device_config(cfgs[i], &dev);
 		applied_read(&reqs[i], &dev, &applied[i], &adjusted[i]);
+	}
 	free(params);
 	reqs_release(reqs, n);
+}
+
+void fleet_params_apply(struct fleet *f, const struct config *cfg, struct config *applied,
+                        unsigned *adjusted, struct fleet_result *res)
+{
+	const struct config **cfgs = xcalloc((size_t)f->plan->nnodes + 1, sizeof(*cfgs));
+	int i;
+
+	for (i = 0; i < f->plan->nnodes; i++)
+		cfgs[i] = cfg;
+	fleet_params_apply_each(f, cfgs, applied, adjusted, res);
+	free(cfgs);
 }
 
 static int64_t json_id(json_t *o)
@@ -667,13 +719,13 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
 	/* reqs[i]: node i's PATCH; reqs[n + i]: its job POST. */
 	struct client_req *reqs = xcalloc((size_t)n * 2, sizeof(*reqs));
 	struct client_req **done = xcalloc((size_t)n * 2, sizeof(*done));
-	struct config dev;
-	char *params;
+	const struct config *last = NULL, *c;
+	struct config dev = { 0 };
+	char *params = NULL;
 
 	/* fs.* values go into the job's filesystem, the rest onto the device; with nothing for
-	 * the device, the jobs start at once. */
-	fsparam_device_config(cfg, &dev);
-	params = config_to_json(&dev);
+	 * the device, the job starts at once. A node runs its own configuration where it has one
+	 * (a cohort's, nodes[i].cfg), else cfg. */
 	for (i = 0; i < n; i++) {
 		struct fleet_node_run *nr = &nodes[i];
 
@@ -687,12 +739,18 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
 		nr->fresh = false;
 		if (!f->active[i] || !nr->run)
 			continue;
-		if (!dev.n) {
-			req_node(f, &reqs[n + i], i, "POST", "/api/v1/jobs",
-			         jobs_body(f->jobs, f->plan, i, sweep_id, point, loops, cfg));
-		} else {
-			params_req(f, &reqs[i], i, params);
+		c = nr->cfg ? nr->cfg : cfg;
+		if (c != last) { /* a configuration's body once, not once per node */
+			fsparam_device_config(c, &dev);
+			free(params);
+			params = config_to_json(&dev);
+			last = c;
 		}
+		if (!dev.n)
+			req_node(f, &reqs[n + i], i, "POST", "/api/v1/jobs",
+			         jobs_body(f->jobs, f->plan, i, sweep_id, point, loops, c));
+		else
+			params_req(f, &reqs[i], i, params);
 		client_start(f->client, dev.n ? &reqs[i] : &reqs[n + i]);
 		started++;
 	}
@@ -706,6 +764,8 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
 				nodes[i - n].job_id = job_id_read(done[k], &nodes[i - n].post);
 				continue;
 			}
+			c = nodes[i].cfg ? nodes[i].cfg : cfg;
+			fsparam_device_config(c, &dev);
 			fanout_result(done[k], &nodes[i].patch);
 			applied_read(done[k], &dev, &nodes[i].applied, &nodes[i].adjusted);
 			if (nodes[i].patch.failed)
@@ -713,7 +773,7 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
 			/* Applied and read back here: this node's job starts now, whatever the
 			 * others' PATCHes are doing. */
 			req_node(f, &reqs[n + i], i, "POST", "/api/v1/jobs",
-			         jobs_body(f->jobs, f->plan, i, sweep_id, point, loops, cfg));
+			         jobs_body(f->jobs, f->plan, i, sweep_id, point, loops, c));
 			client_start(f->client, &reqs[n + i]);
 			started++;
 		}

@@ -7,6 +7,7 @@
 
 #include "client.h"
 #include "plan.h"
+#include "protocol.h"
 
 /*
  * Every request body and every response of the agent API is built and read
@@ -37,6 +38,10 @@ struct node_info {
 	int64_t dev_size_bytes;
 	int nparams; /* with_params only */
 	struct param_info *params;
+	/* What the device and its host are (GET /api/v1/devices: the device's "identity" and
+	 * the answer's "host"), one text per identity field (IDF_*: a boolean "true"/"false", a
+	 * number in decimal), NULL when not reported (an older agent reports none). Owned. */
+	char *identity[IDF_N];
 };
 
 /* The state of one agent job (GET /api/v1/jobs/{id}). */
@@ -125,6 +130,10 @@ void fleet_dry_run_release(struct fleet_dry_run *d, int n);
  */
 void fleet_params_apply(struct fleet *f, const struct config *cfg, struct config *applied,
                         unsigned *adjusted, struct fleet_result *res);
+/* The same with a configuration per node: cfgs[i] onto node i, nothing where it is NULL
+ * (that node's res[i] is cleared and its applied[i] empty). */
+void fleet_params_apply_each(struct fleet *f, const struct config *const *cfgs,
+                             struct config *applied, unsigned *adjusted, struct fleet_result *res);
 /* Open a tuning session per active node (ttl_s). */
 void fleet_sessions_open(struct fleet *f, double ttl_s, struct fleet_result *res);
 void fleet_sessions_renew(struct fleet *f, struct fleet_result *res);
@@ -136,6 +145,7 @@ void fleet_sessions_close(struct fleet *f, bool restore, struct fleet_result *re
 struct fleet_node_run {
 	/* fleet_point_start: */
 	bool run;                  /* in: start the point on this node (active nodes only) */
+	const struct config *cfg;  /* in: this node's configuration; NULL: the point's */
 	struct config applied;     /* out: the PATCH's read-back */
 	unsigned adjusted;         /* out: bit mask of adjusted entries of applied */
 	struct fleet_result patch; /* out: the PATCH's outcome */
@@ -151,11 +161,12 @@ struct fleet_node_run {
 
 /*
  * Start a run on every node where nodes[i].run: every field fleet fills is cleared first, on
- * every node. PATCH cfg's device parameters and, on each node as soon as its own PATCH
- * answered 2xx (applied and read back; at once when cfg has only fs.* values), POST the plan's
- * job with cfg's filesystem for loops loops there, labelled with the plan's labels plus
- * sweep=SWEEP_ID and sweep_point=POINT. A node never waits for the others between its PATCH
- * and its POST; no job starts where the PATCH failed.
+ * every node. PATCH cfg's device parameters (nodes[i].cfg's where a node has its own: a
+ * cohort's) and, on each node as soon as its own PATCH answered 2xx (applied and read back; at
+ * once when the configuration has only fs.* values), POST the plan's job with its filesystem
+ * for loops loops there, labelled with the plan's labels plus sweep=SWEEP_ID and
+ * sweep_point=POINT. A node never waits for the others between its PATCH and its POST; no
+ * job starts where the PATCH failed.
  */
 void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_id, int point,
                        int loops, struct fleet_node_run *nodes);

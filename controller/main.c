@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "cohort.h"
 #include "ctlstore.h"
 #include "export.h"
 #include "fleet.h"
@@ -48,6 +49,7 @@ struct opts {
 	double session_ttl_s;
 	double poll_ms;
 	double min_effect_pct;  /* --min-effect; NAN when not given */
+	const char *cohort_by;  /* --cohort-by; NULL when not given */
 	const char *nodes_from; /* --nodes-from FILE: the nodes of a node list, not the plan's */
 	bool dry_run;
 	bool baseline; /* export --baseline: the sweep's baseline, on purpose */
@@ -186,6 +188,7 @@ static int plan_open(const struct opts *o, const char *path, struct plan *p, boo
 static int cmd_nodes(const struct cmd *c, struct opts *o)
 {
 	struct plan p;
+	struct sweep s;
 	struct fleet f;
 	struct preflight pf;
 	struct buf out = BUF_INIT;
@@ -198,11 +201,16 @@ static int cmd_nodes(const struct cmd *c, struct opts *o)
 	/* A node that is down or lacks its device is a pre-flight problem too. */
 	rc = preflight_plan(&f, &p, true, &pf) < 0 ? 1 : 0;
 	report_nodes(&p, &pf, &out);
+	fleet_release(&f);
+	/* The cohorts the nodes fall into, as a sweep of this plan groups them. */
+	sweep_init(&s, &p);
+	preflight_identity_copy(&pf, &s);
+	cohort_assign(&s);
+	words_cohorts(&s, &out);
 	fputs(out.data, stdout);
 	buf_release(&out);
 	preflight_release(&pf);
-	fleet_release(&f);
-	plan_release(&p);
+	sweep_release(&s);
 	return rc;
 }
 
@@ -395,6 +403,73 @@ static int cmd_compare(const struct cmd *c, struct opts *o)
 	return rc;
 }
 
+/* apply --best of a sweep with cohorts: each node of plan p gets the best of the sweep's cohort
+ * it falls into (by its identity, read now, and its labels); a node of no cohort, or of one
+ * whose baseline stands, is left as it is. Returns the exit status. */
+static int apply_per_cohort(const struct sweep *s, struct plan *p)
+{
+	int n = p->nnodes, k, f, c, rc = 0, napplied = 0;
+	const struct config **cfgs = xcalloc((size_t)n + 1, sizeof(*cfgs));
+	char **notes = xcalloc((size_t)n + 1, sizeof(char *));
+	struct node_info *info = xcalloc((size_t)n + 1, sizeof(*info));
+	struct config *applied = xcalloc((size_t)n + 1, sizeof(*applied));
+	unsigned *adjusted = xcalloc((size_t)n + 1, sizeof(*adjusted));
+	struct fleet_result *res = xcalloc((size_t)n + 1, sizeof(*res));
+	struct buf out = BUF_INIT;
+	struct fleet fl;
+
+	fleet_init(&fl, p, 10.0, 2);
+	fleet_probe(&fl, false, info);
+	for (k = 0; k < n; k++) {
+		struct node_identity id;
+		struct buf key = BUF_INIT;
+
+		for (f = 0; f < IDF_N; f++)
+			id.field[f] = info[k].identity[f];
+		c = cohort_find(s, &p->nodes[k], &id);
+		if (c >= 0)
+			sweep_cohort_key(s, c, &key);
+		if (!info[k].ok)
+			notes[k] = xasprintf("cannot read what it is: %s", info[k].error);
+		else if (c < 0)
+			notes[k] = xstrdup("what it is matches no cohort of the sweep");
+		else if (s->cohorts[c].best < 0)
+			notes[k] =
+			        xasprintf("cohort %s: no configuration gave it a significant gain",
+			                  key.data ? key.data : "");
+		else {
+			cfgs[k] = sweep_cohort_best_cfg(s, c);
+			notes[k] = xasprintf("cohort %s", key.data ? key.data : "");
+			napplied++;
+		}
+		buf_release(&key);
+	}
+	fleet_params_apply_each(&fl, cfgs, applied, adjusted, res);
+	for (k = 0; k < n; k++)
+		if (cfgs[k] && res[k].failed)
+			rc = 1;
+	report_apply_each(p, cfgs, notes, applied, adjusted, res, &out);
+	fputs(out.data, stdout);
+	if (!napplied) {
+		log_error(
+		        "sweep %lld: no node of the plan is in a cohort with a best configuration",
+		        (long long)s->id);
+		rc = 1;
+	}
+	buf_release(&out);
+	for (k = 0; k < n; k++)
+		free(notes[k]);
+	free(notes);
+	free(cfgs);
+	node_info_release(info, n);
+	free(info);
+	free(applied);
+	free(adjusted);
+	free(res);
+	fleet_release(&fl);
+	return rc;
+}
+
 static int cmd_apply(const struct cmd *c, struct opts *o)
 {
 	struct plan p;
@@ -403,6 +478,7 @@ static int cmd_apply(const struct cmd *c, struct opts *o)
 	struct fleet_result *res;
 	struct buf out = BUF_INIT;
 	struct err e = { 0 };
+	struct sweep s = { 0 };
 	unsigned *adjusted;
 	int i, rc = 0;
 
@@ -416,10 +492,21 @@ static int cmd_apply(const struct cmd *c, struct opts *o)
 		return EXIT_USAGE;
 	}
 	if (o->best_id) {
-		struct sweep s;
-
 		if (sweep_load(o, o->best_id, &s) < 0)
 			return 1;
+		for (i = 0; i < s.ncohorts && s.ncohorts >= 2 && !rc; i++)
+			rc = s.cohorts[i].best != s.best; /* the cohorts' bests differ */
+		if (rc) {
+			/* Each node its cohort's best. */
+			if (plan_open(o, o->args[0], &p, true) < 0) {
+				sweep_release(&s);
+				return 1;
+			}
+			rc = apply_per_cohort(&s, &p);
+			plan_release(&p);
+			sweep_release(&s);
+			return rc;
+		}
 		if (s.best < 0) {
 			log_error("sweep %lld has no best configuration; nothing to apply",
 			          (long long)o->best_id);
@@ -471,7 +558,7 @@ static int cmd_export(const struct cmd *c, struct opts *o)
 		return EXIT_USAGE;
 	if (sweep_load(o, id, &s) < 0)
 		return 1;
-	if (s.best < 0 && !o->baseline) {
+	if (s.outcome != OUTCOME_BEST && !o->baseline) { /* no best of the fleet or any cohort */
 		struct buf why = BUF_INIT, cfg = BUF_INIT;
 
 		words_no_best(&s, &why);
@@ -604,6 +691,11 @@ static int cmd_analyze(const struct cmd *c, struct opts *o)
 	}
 	if (!isnan(o->min_effect_pct))
 		s.plan.min_effect_pct = o->min_effect_pct;
+	if (o->cohort_by && plan_cohort_by_set(&s.plan, o->cohort_by, &e) < 0) {
+		log_error("%s", e.msg);
+		sweep_release(&s);
+		return EXIT_USAGE;
+	}
 	analysis_sweep_loaded(&s);
 	report_render_nodes(&s, f, o->all_nodes, &out);
 	rc = output_write(o, out.data, out.len);
@@ -654,16 +746,20 @@ static const struct cmd cmds[] = {
 	  2 },
 	{ "analyze", cmd_analyze,
 	  "analyze FILE|- [--format table|markdown|csv|json] [--min-effect P] [--out FILE]\n"
-	  "                     [--nodes all|auto]",
+	  "                     [--nodes all|auto] [--cohort-by KEY,KEY...]",
 	  "Judge a sweep document again from its passes: FILE (or - for stdin) as\n"
 	  "show --format json writes it. Every figure and verdict in it is recomputed, so\n"
-	  "--min-effect P re-judges an old sweep with another threshold (in %). No agent and\n"
+	  "--min-effect P re-judges an old sweep with another threshold (in %), and\n"
+	  "--cohort-by groups its nodes into cohorts by other identity fields or node labels\n"
+	  "(\"model,firmware\", \"kernel\", \"label.rack\"; \"\" for one cohort). No agent and\n"
 	  "no database are needed.",
 	  1 },
 	{ "apply", cmd_apply,
 	  "apply PLAN.json (--params JSON | --best ID) [--nodes-from FILE] [--db PATH]",
 	  "Set parameters permanently on every node of the plan, in parallel, and print the\n"
-	  "values read back. --best ID applies the best configuration of a stored sweep.",
+	  "values read back. --best ID applies the best configuration of a stored sweep; of a\n"
+	  "sweep with cohorts, each node gets its cohort's best (what the node is is read from\n"
+	  "its agent, so the plan may name other nodes than the sweep's).",
 	  1 },
 	{ "export", cmd_export,
 	  "export ID --format udev|tuned [--baseline] [--out FILE] [--db PATH]",
@@ -721,6 +817,7 @@ enum {
 	OPT_BASELINE,
 	OPT_CONTINUE,
 	OPT_MIN_EFFECT,
+	OPT_COHORT_BY,
 	OPT_NODES_FROM,
 };
 
@@ -766,6 +863,7 @@ int main(int argc, char **argv)
 		{ "baseline", no_argument, NULL, OPT_BASELINE },
 		{ "continue-on-node-failure", no_argument, NULL, OPT_CONTINUE },
 		{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
+		{ "cohort-by", required_argument, NULL, OPT_COHORT_BY },
 		{ "nodes-from", required_argument, NULL, OPT_NODES_FROM },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -857,6 +955,9 @@ int main(int argc, char **argv)
 		case OPT_MIN_EFFECT:
 			if (pct_opt("--min-effect", optarg, &o.min_effect_pct) < 0)
 				return EXIT_USAGE;
+			break;
+		case OPT_COHORT_BY:
+			o.cohort_by = optarg;
 			break;
 		case 'h':
 			o.help = true;

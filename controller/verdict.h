@@ -34,9 +34,10 @@
  */
 void verdict_sweep(struct sweep *s);
 /* After point i's passes changed (a run of it ended): re-judge point i and the points compared
- * with it, the best point and the noise summary; the warnings, drift and warm-up are left as
- * they were (verdict_sweep fills them). O(nodes x passes) per point re-judged: a sweep calls
- * it after every run instead of verdict_sweep. */
+ * with it (and within each cohort, when cohort_assign grouped the nodes into two or more), the
+ * best point (the fleet's and each cohort's) and the noise summary; the warnings, drift and warm-up
+ * are left as they were (verdict_sweep fills them). O(nodes x passes) per point re-judged: a sweep
+ * calls it after every run instead of verdict_sweep. */
 void verdict_point_update(struct sweep *s, int i);
 
 /* One node of a compared point: sweep a's node against the node of b with the same name. Its

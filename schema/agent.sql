@@ -121,3 +121,8 @@ CREATE TABLE applies (
 ALTER TABLE changes ADD COLUMN apply_id INTEGER;
 CREATE INDEX changes_apply ON changes(apply_id) WHERE apply_id IS NOT NULL;
 CREATE INDEX changes_pending ON changes(outcome) WHERE outcome = 'pending';
+
+-- migration 7
+-- Issue 19: what the job's device and host were, read with the parameter snapshot before
+-- loop 1 (JSON: {"device": {vendor, model, firmware, ...}, "host": {kernel, machine, hostname}}).
+ALTER TABLE jobs ADD COLUMN identity TEXT;
