@@ -44,9 +44,9 @@ declare -A only=(
 
 # Files that belong to another file's module (name=module), where a module is a .c/.h pair
 # and its helpers: the plan's nodes and its parser's shared header, the report's node text;
-# nodelist_yaml.c and nodelist_priv.h are nodelist's.
+# nodelist_yaml.c and nodelist_priv.h are nodelist's, the document's reader sweepdoc's.
 declare -A group=([plan_nodes]=plan [plan_priv]=plan [report_nodes]=report [nodelist_yaml]=nodelist
-	[nodelist_priv]=nodelist)
+	[nodelist_priv]=nodelist [sweepdoc_read]=sweepdoc)
 
 # check DIR: print every violation; return 1 when there is one.
 check() {
