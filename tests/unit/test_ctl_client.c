@@ -113,7 +113,7 @@ static char *url(int port)
 static void test_parallel(void **state)
 {
 	static struct server s = { .delay_ms = 200 };
-	struct client *c = client_new(5, 2);
+	struct client *c = client_new(5, 2, 0);
 	struct client_req r[20];
 	double t0;
 	int i;
@@ -138,7 +138,7 @@ static void test_parallel(void **state)
 static void test_retry_503_get_not_post(void **state)
 {
 	static struct server s = { .first_status = 503 }, p = { .first_status = 503 };
-	struct client *c = client_new(5, 2);
+	struct client *c = client_new(5, 2, 0);
 	struct client_req r;
 
 	(void)state;
@@ -161,7 +161,7 @@ static void test_retry_503_get_not_post(void **state)
 static void test_refused_and_timeout(void **state)
 {
 	static struct server s = { .silent = 1 };
-	struct client *c = client_new(0.3, 2);
+	struct client *c = client_new(0.3, 2, 0);
 	struct client_req r[2];
 	char d[300];
 	int closed;
@@ -203,7 +203,7 @@ static void test_refused_and_timeout(void **state)
 static void test_wait_each(void **state)
 {
 	static struct server fast, silent;
-	struct client *c = client_new(5, 0);
+	struct client *c = client_new(5, 0, 0);
 	struct client_req r[2], *done[2];
 
 	(void)state;
@@ -251,20 +251,19 @@ static long batch(struct client *c, int port, int n)
 	return conn - conn0;
 }
 
-/* The connection cache: kept to the fleet's size, a second round of requests reuses every
+/* The connection cache: sized for the client's peers, a second round of requests reuses every
  * connection; kept smaller, it must open again what it could not keep. */
 static void test_connection_cache(void **state)
 {
 	static struct server s = { .delay_ms = 100, .keepalive = 1 };
-	struct client *c = client_new(5, 0);
+	struct client *c = client_new(5, 0, 40);
 
 	(void)state;
 	server_start(&s);
-	client_connections_keep(c, 40);
 	assert_int_equal(batch(c, s.port, 40), 40);
 	assert_int_equal(batch(c, s.port, 40), 0);
 	client_free(c);
-	c = client_new(5, 0);
+	c = client_new(5, 0, 0);
 	client_connections_keep(c, 10);
 	assert_int_equal(batch(c, s.port, 40), 40);
 	assert_true(batch(c, s.port, 40) >= 30);
