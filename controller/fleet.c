@@ -157,14 +157,14 @@ void fleet_init(struct fleet *f, const struct plan *plan, double timeout_s, int 
 
 	memset(f, 0, sizeof(*f));
 	f->plan = plan;
-	f->client = client_new(timeout_s, retries);
+	f->client = client_new(timeout_s, retries, plan->nnodes);
 	f->active = xcalloc((size_t)plan->nnodes + 1, sizeof(bool));
 	f->session_id = xcalloc((size_t)plan->nnodes + 1, sizeof(int64_t));
 	for (i = 0; i < plan->nnodes; i++)
 		f->active[i] = true;
 	f->jobs = jobs_build(plan);
 	f->long_poll = xcalloc((size_t)plan->nnodes + 1, sizeof(bool));
-	f->wait_client = client_new(timeout_s, retries);
+	f->wait_client = client_new(timeout_s, retries, plan->nnodes);
 	f->timeout_s = timeout_s;
 	f->waits = xcalloc(1, sizeof(*f->waits));
 	f->waits->w = xcalloc((size_t)plan->nnodes + 1, sizeof(*f->waits->w));

@@ -22,13 +22,13 @@ status=0
 # the index document, its JSON), apply sets a configuration (or each cohort's best) on a fleet;
 # main is the command table.
 declare -A rank=(
-	[config]=1 [client]=1 [effect]=1 [nodelist]=1
+	[config]=1 [client]=1 [effect]=1 [rounds]=1 [nodelist]=1
 	[plan]=2
 	[sweep]=3 [fsparam]=3
-	[ctlstore]=4 [race]=4 [cohort]=4 [words]=4 [export]=4
+	[ctlstore]=4 [race]=4 [cohort]=4 [words]=4 [export]=4 [drift]=4
 	[verdict]=5 [sweepdoc]=5
 	[strategy]=6 [analysis]=6
-	[fleet]=7
+	[fleet]=7 [schedule]=7
 	[preflight]=8 [runner]=8
 	[report]=9 [report_html]=9 [progress]=9
 	[sweeprun]=10 [site]=10 [apply]=10
@@ -45,9 +45,11 @@ declare -A only=(
 
 # Files that belong to another file's module (name=module), where a module is a .c/.h pair
 # and its helpers: the plan's nodes and its parser's shared header, the report's node text;
-# nodelist_yaml.c, nodelist_inv.c, nodelist_kube.c and nodelist_priv.h are nodelist's.
+# nodelist_yaml.c, nodelist_inv.c, nodelist_kube.c and nodelist_priv.h are nodelist's, the
+# document's reader sweepdoc's.
 declare -A group=([plan_nodes]=plan [plan_priv]=plan [report_nodes]=report [nodelist_yaml]=nodelist
-	[nodelist_inv]=nodelist [nodelist_kube]=nodelist [nodelist_priv]=nodelist)
+	[nodelist_inv]=nodelist [nodelist_kube]=nodelist [nodelist_priv]=nodelist
+	[sweepdoc_read]=sweepdoc)
 
 # check DIR: print every violation; return 1 when there is one.
 check() {
