@@ -181,6 +181,7 @@ refused "every host of the inventory: the bastion has no device" "$IT_TMP/all.js
 for n in node1 node2; do
 	url_var=${n}_URL
 	it_http GET "${!url_var}/api/v1/jobs" "$(cat "$IT_TMP/lists/token")"
-	it_eq "$n: only the sweep's jobs (2 points x 2 rounds, a one-loop job each)" 4 "$(jq '.jobs | length' <<<"$HTTP_BODY")"
+	runs=$(jq --arg n "$n" '[.points[].nodes[] | select(.node == $n) | (.passes | length) + (.warmup | length)] | add' "$IT_TMP/show.json")
+	it_eq "$n: only the sweep's jobs (a one-loop job per pass: $runs)" "$runs" "$(jq '.jobs | length' <<<"$HTTP_BODY")"
 done
 it_done

@@ -19,7 +19,8 @@ status=0
 # the sweep document with words; analysis is the one caller of verdict's
 # judges, beside strategy, which reads what it computed; report, report_html and progress
 # render; sweeprun runs a sweep with all of them, site writes the stored sweeps as pages (and
-# the index document, its JSON); main is the command table.
+# the index document, its JSON), apply sets a configuration (or each cohort's best) on a fleet;
+# main is the command table.
 declare -A rank=(
 	[config]=1 [client]=1 [effect]=1 [rounds]=1 [nodelist]=1
 	[plan]=2
@@ -30,7 +31,7 @@ declare -A rank=(
 	[fleet]=7 [schedule]=7
 	[preflight]=8 [runner]=8
 	[report]=9 [report_html]=9 [progress]=9
-	[sweeprun]=10 [site]=10
+	[sweeprun]=10 [site]=10 [apply]=10
 	[main]=11
 )
 # Library headers and the only modules that may include them (ctlstore reaches SQLite through
@@ -44,9 +45,11 @@ declare -A only=(
 
 # Files that belong to another file's module (name=module), where a module is a .c/.h pair
 # and its helpers: the plan's nodes and its parser's shared header, the report's node text;
-# nodelist_yaml.c and nodelist_priv.h are nodelist's, the document's reader sweepdoc's.
+# nodelist_yaml.c, nodelist_inv.c, nodelist_kube.c and nodelist_priv.h are nodelist's, the
+# document's reader sweepdoc's.
 declare -A group=([plan_nodes]=plan [plan_priv]=plan [report_nodes]=report [nodelist_yaml]=nodelist
-	[nodelist_priv]=nodelist [sweepdoc_read]=sweepdoc)
+	[nodelist_inv]=nodelist [nodelist_kube]=nodelist [nodelist_priv]=nodelist
+	[sweepdoc_read]=sweepdoc)
 
 # check DIR: print every violation; return 1 when there is one.
 check() {
@@ -120,7 +123,8 @@ declare -A rank=(
 	[main]=10
 )
 declare -A group=(
-	[http]=httpd [wire_job]=wire [wire_identity]=wire [job_check]=job
+	[http]=httpd [httpd_hold]=httpd [httpd_priv]=httpd [sysfs_catalogue]=sysfs [sysfs_priv]=sysfs
+	[wire_job]=wire [wire_identity]=wire [job_check]=job [job_run]=job [job_priv]=job
 	[store_job]=store [store_metrics]=store [store_priv]=store
 	[api_jobs]=api [api_metrics]=api [api_priv]=api
 )
