@@ -1,8 +1,10 @@
 /* protocol.c -- the agent API's job states (their words, which are final) and identity fields. */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "protocol.h"
+#include "xmalloc.h"
 #include "banned.h"
 
 const char *const job_state_names[JOB_N_STATES + 1] = {
@@ -63,6 +65,17 @@ void identity_text_clean(char *s)
 		start++;
 	memmove(s, s + start, n - start);
 	s[n - start] = '\0';
+}
+
+char *identity_text_dup(const char *s)
+{
+	char *c = xstrdup(s);
+
+	identity_text_clean(c);
+	if (*c)
+		return c;
+	free(c);
+	return NULL;
 }
 
 int identity_field_parse(const char *name)

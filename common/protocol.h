@@ -66,5 +66,7 @@ int identity_field_parse(const char *name);
  * The agent cleans what the kernel gives; the controller cleans what an agent or a document
  * says, so that no identity can put a terminal escape or a line of its own into its output. */
 void identity_text_clean(char *s);
+/* A cleaned copy of s (caller frees), or NULL when nothing is left of it. */
+char *identity_text_dup(const char *s);
 
 #endif

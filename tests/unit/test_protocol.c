@@ -93,7 +93,7 @@ static void test_identity_fields_are_the_apis(void **state)
 /* Identity text: what the agent and the controller both hold an identity string to. */
 static void test_identity_text_clean(void **state)
 {
-	char s[600];
+	char s[600], *d;
 
 	(void)state;
 	snprintf(s, sizeof(s), "  ST300MM0008   \n");
@@ -109,6 +109,10 @@ static void test_identity_text_clean(void **state)
 	snprintf(s, sizeof(s), " \r\n ");
 	identity_text_clean(s);
 	assert_string_equal(s, "");
+	assert_null(identity_text_dup(" \n"));
+	d = identity_text_dup(" A\nB ");
+	assert_string_equal(d, "A B");
+	free(d);
 }
 
 static void test_parse_and_name(void **state)
