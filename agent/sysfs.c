@@ -885,3 +885,56 @@ int sysfs_sysctl_write(const struct sysfs *fs, const char *name, const char *can
 	snprintf(applied, applied_len, "%s", p.value);
 	return 0;
 }
+
+bool sysfs_param_name_ok(const char *name)
+{
+	return param_name_ok(name);
+}
+
+static int seen_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct block_seen *)a)->name, ((const struct block_seen *)b)->name);
+}
+
+int sysfs_block_scan(const struct sysfs *fs, struct block_seen **out, int *n, struct err *e)
+{
+	struct block_seen *list = NULL;
+	char path[PATH_MAX], val[64];
+	struct dirent *de;
+	int count = 0, cap = 0;
+	int64_t v;
+	DIR *d;
+
+	*out = NULL;
+	*n = 0;
+	path_join(path, sizeof(path), fs->root, "sys/block");
+	d = opendir(path);
+	if (!d)
+		return err_set(e, -errno, "internal", "cannot list '%s': %s", path,
+		               strerror(errno));
+	while ((de = readdir(d))) {
+		struct block_seen *b;
+
+		if (de->d_name[0] == '.' || !sysfs_device_name_ok(de->d_name))
+			continue;
+		list = xgrow(list, &cap, count + 1, sizeof(*list));
+		b = &list[count++];
+		memset(b, 0, sizeof(*b));
+		snprintf(b->name, sizeof(b->name), "%s", de->d_name);
+		device_path(fs, de->d_name, "size", path, sizeof(path));
+		if (!attr_read(path, val, sizeof(val)) && !num_parse_kernel_i64(val, &v) && v > 0)
+			b->size_bytes = (uint64_t)v * 512;
+		device_path(fs, de->d_name, "diskseq", path, sizeof(path));
+		if (!attr_read(path, val, sizeof(val)) && !num_parse_kernel_i64(val, &v) &&
+		    v >= 0) {
+			b->seq = (uint64_t)v;
+			b->has_seq = true;
+		}
+	}
+	closedir(d);
+	if (count)
+		qsort(list, (size_t)count, sizeof(*list), seen_cmp);
+	*out = list;
+	*n = count;
+	return 0;
+}
