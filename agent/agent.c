@@ -1,4 +1,5 @@
-/* agent.c -- the agent's wiring: database, sysfs, tune with audit, sessions, job queue. */
+/* agent.c -- the agent's wiring: database, sysfs, tune with audit, sessions, job queue, profiles.
+ */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -70,10 +71,27 @@ struct jobq_env agent_jobq_env(struct agent *a)
 	return env;
 }
 
+struct keeper_env agent_keeper_env(struct agent *a)
+{
+	struct keeper_env env = {
+		.store = a->store,
+		.tune = &a->tune,
+		.fs = &a->fs,
+		/* Matches by identity (model, firmware, ...) need the agent to read identity: the
+		 * source plugs in here (ident.read); until then they are refused. */
+		.ident = { NULL, NULL },
+		.check_s = a->cfg.drift_check_s,
+		.now_s = time_now_s,
+	};
+
+	return env;
+}
+
 int agent_init(struct agent *a, const struct agent_config *cfg, struct err *e)
 {
 	char path[PATH_MAX], host[64];
 	struct tune_audit audit;
+	struct keeper_env kenv;
 	struct jobq_env env;
 	int rc;
 
@@ -113,6 +131,11 @@ int agent_init(struct agent *a, const struct agent_config *cfg, struct err *e)
 	rc = jobq_start(&a->jobs, &env, e);
 	if (rc)
 		goto fail;
+	/* After the restores of sessions and jobs: profiles are applied on what they left. */
+	kenv = agent_keeper_env(a);
+	rc = keeper_start(&a->keeper, &kenv, e);
+	if (rc)
+		goto fail;
 	return 0;
 fail:
 	agent_release(a);
@@ -121,6 +144,8 @@ fail:
 
 void agent_release(struct agent *a)
 {
+	keeper_stop(a->keeper);
+	a->keeper = NULL;
 	jobq_stop(a->jobs);
 	a->jobs = NULL;
 	/* Stopping on purpose puts the devices back too, not only the next start. */
