@@ -521,6 +521,6 @@ void keep_preview(struct keep_device *d, const struct keep_plan *pl)
 		snprintf(kp->wanted, sizeof(kp->wanted), "%s", it->canon);
 		snprintf(kp->live, sizeof(kp->live), "%s", it->previous);
 		kp->readable = it->previous[0] != '\0';
-		kp->drifted = !sysfs_value_equal(it->canon, it->previous);
+		kp->drifted = false; /* not applied yet: what differs is what would be written */
 	}
 }

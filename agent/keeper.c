@@ -470,6 +470,14 @@ static int put_prepare(struct keeper *k, struct kept *nk, struct put_target *tg,
 			keep_live_read(&k->env, d, false, NULL, 0);
 			continue;
 		}
+		/* Validated also where an owner holds the device: it is written when it lets go. */
+		rc = keep_plan_make(&k->env, &nk->p, d->device, &tg[i].pl, e);
+		if (rc) {
+			char msg[sizeof(e->msg)];
+
+			snprintf(msg, sizeof(msg), "%s", e->msg);
+			return err_set(e, rc, e->code, "%s: %s", d->device, msg);
+		}
 		rc = keep_owner(&k->env, d->device, who, sizeof(who), e);
 		if (rc < 0)
 			return rc;
@@ -480,13 +488,6 @@ static int put_prepare(struct keeper *k, struct kept *nk, struct put_target *tg,
 			snprintf(d->owed_why, sizeof(d->owed_why), "after %s let go", who);
 			keep_live_read(&k->env, d, false, NULL, 0);
 			continue;
-		}
-		rc = keep_plan_make(&k->env, &nk->p, d->device, &tg[i].pl, e);
-		if (rc) {
-			char msg[sizeof(e->msg)];
-
-			snprintf(msg, sizeof(msg), "%s", e->msg);
-			return err_set(e, rc, e->code, "%s: %s", d->device, msg);
 		}
 		tg[i].write = true;
 	}

@@ -198,7 +198,7 @@ static json_t *device_to_json(const struct keep_device *d)
 		        "{s:o,s:o,s:b}", "wanted", value_or_null(kp, kp->wanted, true), "live",
 		        value_or_null(kp, kp->live, kp->readable), "drifted", kp->drifted);
 
-		if (kp->drifted)
+		if (kp->drifted && kp->drift_since > 0)
 			json_object_set_new(po, "since", wire_time_to_json(kp->drift_since));
 		if (kp->adjusted)
 			json_object_set_new(po, "adjusted", json_true());

@@ -1,6 +1,7 @@
 #!/bin/bash
 # it_metrics.sh -- GET /metrics: real scrapes parsed and linted by promtool (Debian's prometheus
-# package), values that follow a PUT, a session and a fio job, label escaping, and auth.
+# package), values that follow a PUT, a session, a fio job and a profile's drift, label escaping,
+# and auth.
 . "$(dirname "$0")/lib.sh"
 
 it_need_root_sysfs
@@ -133,10 +134,25 @@ it_eq "secondary metrics are left out" absent \
 	"$(value s2 "fleettune_last_job_metric{device=\"$dev\",engine=\"fio\",metric=\"cpu.sys_pct\"}")"
 it_check "unmatched requests count as route=other" \
 	grep -q '^fleettune_http_requests_total{route="other",status="404"} 1$' "$IT_TMP/s2.prom"
+# A profile the agent keeps, with a value drifted: drift per held parameter, state per device.
+it_http PUT "$a_URL/api/v1/profiles/m" "$a_TOKEN" \
+	'{"match":{"devices":["'$dev'"]},"params":{"nr_requests":32,"read_ahead_kb":256},"enforce":false}'
+it_eq "profile set" 201 "$HTTP_STATUS"
+echo 64 >"/sys/block/$dev/queue/nr_requests"
+it_http GET "$a_URL/api/v1/profiles/m" "$a_TOKEN"
+scrape s3 "$a_TOKEN"
+promtool_ok s3
+it_eq "profile drift of nr_requests" 1 \
+	"$(value s3 "fleettune_profile_drift{profile=\"m\",device=\"$dev\",param=\"nr_requests\"}")"
+it_eq "profile drift of read_ahead_kb" 0 \
+	"$(value s3 "fleettune_profile_drift{profile=\"m\",device=\"$dev\",param=\"read_ahead_kb\"}")"
+it_eq "profile device state" 1 \
+	"$(value s3 "fleettune_profile_device_state{profile=\"m\",device=\"$dev\",state=\"drifted\"}")"
 for fam in fleettune_build_info fleettune_uptime_seconds fleettune_http_requests_total \
 	fleettune_jobs fleettune_last_job_metric fleettune_param_writes_total fleettune_sessions_open \
-	fleettune_queue_param fleettune_http_held_requests; do
-	it_check "family $fam has HELP and TYPE" grep -q "^# TYPE $fam " "$IT_TMP/s2.prom"
+	fleettune_queue_param fleettune_http_held_requests fleettune_profile_drift \
+	fleettune_profile_reapplied_total fleettune_profile_device_state; do
+	it_check "family $fam has HELP and TYPE" grep -q "^# TYPE $fam " "$IT_TMP/s3.prom"
 done
 
 # --public-metrics opens /metrics only; --public-read opens it too.
