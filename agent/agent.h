@@ -45,9 +45,7 @@ struct agent_config {
 	unsigned max_conns_per_ip; /* --max-connections-per-ip (0: default) */
 	unsigned conn_timeout_s;   /* --connection-timeout-s (0: default) */
 	unsigned drift_check_s;    /* --drift-check-s: profiles compared this often (0: default) */
-	/* Answer as an agent before long-polls did (no "long_poll" feature, wait_s and after
-	 * refused): FLEETTUNE_TEST_NO_LONG_POLL=1, for testing the controller's fallback. */
-	bool no_long_poll;
+	                           /* (Test switches are not configuration: switches.h.) */
 };
 
 struct agent {

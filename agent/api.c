@@ -9,6 +9,7 @@
 #include "api_priv.h"
 #include "job.h"
 #include "num.h"
+#include "switches.h"
 #include "timeutil.h"
 #include "utf8.h"
 #include "version.h"
@@ -134,7 +135,7 @@ static void health_get(void *app, const struct http_req *req, struct http_resp *
 	int i;
 
 	for (i = 0; api_features[i]; i++)
-		if (!a->cfg.no_long_poll || strcmp(api_features[i], "long_poll"))
+		if (!switches_no_long_poll() || strcmp(api_features[i], "long_poll"))
 			json_array_append_new(features, json_string(api_features[i]));
 	api_json(resp, 200,
 	         json_pack("{s:s,s:s,s:s,s:I,s:o}", "status", "ok", "version", FLEETTUNE_VERSION,

@@ -10,6 +10,7 @@
 #include "api_priv.h"
 #include "job.h"
 #include "num.h"
+#include "switches.h"
 #include "utf8.h"
 #include "xmalloc.h"
 #include "banned.h"
@@ -135,7 +136,7 @@ void api_job_get(void *app, const struct http_req *req, struct http_resp *resp)
 	int64_t id;
 
 	err_clear(&e);
-	if (a->cfg.no_long_poll && (http_query(req, "wait_s") || http_query(req, "after"))) {
+	if (switches_no_long_poll() && (http_query(req, "wait_s") || http_query(req, "after"))) {
 		/* As an agent before long-polls answered: the key is unknown. */
 		http_error(resp, 400, "unknown_query_param",
 		           "unknown query parameter '%s': GET /api/v1/jobs/{id} takes fields",

@@ -1,5 +1,6 @@
 /* httpd.h -- the HTTP layer: libmicrohttpd glue, route table dispatch, auth,
- * body limits and static files. The only module that includes microhttpd.h. */
+ * body limits and static files (httpd.c, the only file that includes microhttpd.h), and the
+ * request helpers handlers use (http.c). */
 #ifndef FT_HTTPD_H
 #define FT_HTTPD_H
 
@@ -142,6 +143,8 @@ void httpd_wake(struct httpd *h, uint64_t key);
 /* Requests held now (suspended, waiting for a wake or their deadline). */
 int httpd_held(struct httpd *h);
 
+/* ---- request and answer helpers, without libmicrohttpd (http.c) ---- */
+
 /* Decoded query value, or NULL. Values a handler reads have passed its route's checks. */
 const char *http_query(const struct http_req *r, const char *key);
 /* A QUERY_INT value, or def when absent. */
@@ -160,6 +163,8 @@ void http_body_take(struct http_resp *resp, char *body, const char *content_type
 char *http_decode(const char *src, size_t len, bool plus_is_space);
 /* Constant-time string compare. */
 bool http_token_equal(const char *a, const char *b);
+/* s for an error message: bytes outside printable ASCII become '?', at most len - 1 of them. */
+void http_printable(const char *s, char *out, size_t len);
 /* Match a percent-encoded path against a route pattern as the dispatcher does: 1 on a match
  * (r->args[0..n_args) hold the decoded {captures}; caller frees each), 0 on no match, -1 when
  * a captured segment is unsafe (bad escape, NUL, '/', "." or ".."). On 0 and -1 nothing is

@@ -52,6 +52,8 @@ void jobq_stop(struct jobq *q);
  * binary is missing (the code says which).
  */
 int job_check(struct jobq *q, struct job_spec *spec, struct err *e);
+/* job_check() with what a queue would be given, without a queue (job_check.c). */
+int job_spec_check(const struct jobq_env *env, struct job_spec *spec, struct err *e);
 /* The metrics every pass of spec reports (the engine's list for its options). */
 void job_metrics(const struct job_spec *spec, struct metric_names *out);
 /* loops x the engine's expected seconds per pass; 0 if the engine cannot tell. */

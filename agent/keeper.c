@@ -18,11 +18,6 @@
 #define KEEPER_SCAN_S 1.0
 #define KEEPER_CHECK_S 5.0
 
-const char *const keep_state_names[KEEP_N_STATES] = {
-	"held",   "drifted", "reapplied",   "pending",  "yielded",
-	"failed", "absent",  "not_allowed", "conflict",
-};
-
 /* A profile and its devices, sorted by name. */
 struct kept {
 	struct profile p;

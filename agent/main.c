@@ -256,9 +256,6 @@ static int parse_args(int argc, char **argv, struct agent_config *c, bool *verbo
 		fprintf(stderr, "fleettune-agent: unexpected argument '%s'\n", argv[optind]);
 		return -1;
 	}
-	/* For the controller's tests: answer as an agent before long-polls did. */
-	c->no_long_poll = getenv("FLEETTUNE_TEST_NO_LONG_POLL") &&
-	                  !strcmp(getenv("FLEETTUNE_TEST_NO_LONG_POLL"), "1");
 	return 0;
 }
 

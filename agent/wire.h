@@ -13,7 +13,7 @@
 #include "err.h"
 #include "jobrec.h"
 #include "jobspec.h"
-#include "keeper.h"
+#include "keeprec.h"
 #include "profile.h"
 #include "sysfs.h"
 #include "tune.h"

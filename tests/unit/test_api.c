@@ -405,7 +405,7 @@ static void test_job_long_poll(void **state)
 	assert_non_null(strstr(ans.body, "no job 9999"));
 
 	/* An agent that hides the feature answers as one before long-polls did. */
-	f->a.cfg.no_long_poll = true;
+	setenv("FLEETTUNE_TEST_NO_LONG_POLL", "1", 1);
 	call(f, "GET", "/api/v1/health", NULL, NULL, NULL, &ans);
 	assert_null(strstr(ans.body, "long_poll"));
 	snprintf(q, sizeof(q), "wait_s=7&after=%lld", (long long)v);
@@ -414,7 +414,7 @@ static void test_job_long_poll(void **state)
 	assert_non_null(strstr(ans.body, "unknown_query_param"));
 	call(f, "GET", "/api/v1/jobs/{id}", id, "fields=state", NULL, &ans);
 	assert_int_equal(ans.status, 200);
-	f->a.cfg.no_long_poll = false;
+	unsetenv("FLEETTUNE_TEST_NO_LONG_POLL");
 }
 
 int main(void)

@@ -1,8 +1,9 @@
 /* test_job.c -- the job queue against a temp sysfs tree and the fake fio script: success,
  * params applied and restored, failure, cancel, refused specs, checks without queueing, an
  * unrecordable restore point, queued jobs taken up after a restart, crash recovery, and the
- * job version long-polls wait on, with the watcher told of each change, and the containment
- * record kept in the temp state directory while a job runs. */
+ * job version long-polls wait on, with the watcher told of each change, the containment
+ * record kept in the temp state directory while a job runs, and a queue started on its own
+ * (no agent) whose every recorded time comes from the clock the test gives it. */
 #include <errno.h>
 #include <jansson.h>
 #include <stdatomic.h>
@@ -58,20 +59,26 @@ static int64_t submit(struct agent_fx *f, const char *body_json, int want_rc, st
 	return id;
 }
 
-/* Poll until job id reaches state (or 10 s pass). */
-static void wait_state(struct agent_fx *f, int64_t id, const char *state, struct job_rec *out)
+/* Poll q until job id is in state (or 10 s pass). */
+static void queue_wait(struct jobq *q, int64_t id, const char *state, struct job_rec *out)
 {
 	struct err e;
 	int i;
 
 	for (i = 0; i < 200; i++) {
-		assert_int_equal(job_get(f->a.jobs, id, out, &e), 0);
+		assert_int_equal(job_get(q, id, out, &e), 0);
 		if (!strcmp(out->state, state))
 			return;
 		store_job_rec_release(out);
 		usleep(50 * 1000);
 	}
 	fail_msg("job %lld never reached %s", (long long)id, state);
+}
+
+/* Poll until the fixture's job id reaches state (or 10 s pass). */
+static void wait_state(struct agent_fx *f, int64_t id, const char *state, struct job_rec *out)
+{
+	queue_wait(f->a.jobs, id, state, out);
 }
 
 /* Poll until the job's containment record in the state directory exists (or is gone), or 10 s
@@ -494,6 +501,102 @@ static void test_version_watch(void **state)
 	setenv("FAKE_FIO_SLEEP_S", "0.2", 1);
 }
 
+/* The clock the queue is given: each reading is one second after the one before. */
+#define FAKE_EPOCH_S 2000000000.0 /* 2033-05-18T03:33:20Z */
+static atomic_int clock_reads;
+
+static double fake_now_s(void)
+{
+	return FAKE_EPOCH_S + atomic_fetch_add(&clock_reads, 1);
+}
+
+/* Submit a fio job to q, its passes taking sleep_s, with the clock back at its epoch. */
+static int64_t queue_submit(struct jobq *q, const char *sleep_s)
+{
+	struct job_spec spec;
+	struct err e;
+	int64_t id;
+
+	atomic_store(&clock_reads, 0);
+	setenv("FAKE_FIO_SLEEP_S", sleep_s, 1);
+	assert_int_equal(decode("{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK "}", &spec, &e),
+	                 0);
+	assert_int_equal(job_submit(q, &spec, &id, &e), 0);
+	job_spec_release(&spec);
+	return id;
+}
+
+/* The queue on its own, without an agent: a jobq_env of the test's making, with a clock it
+ * turns. Every time a job records comes from that clock, in order: created, started, the
+ * pass's start and end, finished; and a request's write names the clock's time. */
+static void test_queue_clock(void **state)
+{
+	char *root = tu_tmpdir(), db[600], fio[512], contain_dir[640];
+	const char *allow[1] = { "loop0" };
+	struct sysfs fs = { .root = root, .allow_devices = allow, .n_allow_devices = 1 };
+	struct tune_item written = { .name = "nr_requests", .previous = "64", .applied = "32" };
+	struct pass_rec *passes;
+	struct store *store;
+	struct tune tune;
+	struct jobq *q;
+	struct job_rec j;
+	struct err e;
+	int64_t id;
+	int n, i;
+
+	(void)state;
+	tu_fake_device(root, "loop0", 0);
+	snprintf(db, sizeof(db), "%s/agent.db", root);
+	snprintf(fio, sizeof(fio), "%s/fake-fio.sh", FT_FIXTURES);
+	err_clear(&e);
+	assert_int_equal(store_open(&store, db, &e), 0);
+	tune_init(&tune, &fs, NULL);
+	{
+		struct jobq_env env = { .store = store,
+			                .tune = &tune,
+			                .fs = &fs,
+			                .fio_path = fio,
+			                .state_dir = root,
+			                .contain = CONTAIN_PROC,
+			                .now_s = fake_now_s };
+
+		assert_int_equal(jobq_start(&q, &env, &e), 0);
+	}
+	id = queue_submit(q, "0.2");
+	queue_wait(q, id, "succeeded", &j);
+	assert_true(j.created_at == FAKE_EPOCH_S);
+	assert_true(j.started_at == FAKE_EPOCH_S + 1);
+	assert_true(j.finished_at == FAKE_EPOCH_S + 4);
+	store_job_rec_release(&j);
+	assert_int_equal(job_passes(q, id, &passes, &n, &e), 0);
+	assert_int_equal(n, 1);
+	assert_true(passes[0].started_at == FAKE_EPOCH_S + 2);
+	assert_true(passes[0].finished_at == FAKE_EPOCH_S + 3);
+	free(passes);
+
+	/* A write during a pass (once the pass has read the clock: its containment record is
+	 * there) is named with the time the clock gave. */
+	id = queue_submit(q, "30");
+	snprintf(contain_dir, sizeof(contain_dir), "%s/contain/job-%lld", root, (long long)id);
+	for (i = 0; i < 200 && access(contain_dir, F_OK) != 0; i++)
+		usleep(50 * 1000);
+	assert_int_equal(access(contain_dir, F_OK), 0);
+	job_params_written(q, "loop0", &written, 1, "request 7 PATCH /api/v1/devices/loop0/params");
+	assert_int_equal(job_get(q, id, &j, &e), 0);
+	assert_true(j.has_params_changed);
+	assert_string_equal(j.params_changed,
+	                    "request 7 PATCH /api/v1/devices/loop0/params wrote 1 "
+	                    "value(s) at 2033-05-18T03:33:23Z");
+	store_job_rec_release(&j);
+	assert_int_equal(job_cancel(q, id, &e), 0);
+	setenv("FAKE_FIO_SLEEP_S", "0.2", 1);
+	jobq_stop(q);
+	tune_release(&tune);
+	store_close(store);
+	tu_rmrf(root);
+	free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -507,6 +610,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_recovery_after_crash, setup, teardown),
 		cmocka_unit_test(test_version_rules),
 		cmocka_unit_test_setup_teardown(test_version_watch, setup, teardown),
+		cmocka_unit_test(test_queue_clock),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

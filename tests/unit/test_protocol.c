@@ -1,0 +1,81 @@
+/* test_protocol.c -- common/protocol.c: the job states' words are the API's (schema/openapi.yaml's
+ * JobState, in the same order), each word parses back to its state, and which are final. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "protocol.h"
+#include "testutil.h"
+
+/* The JobState enumeration of the OpenAPI document, as written there ("a, b, c"). */
+static void openapi_job_states(char *out, size_t len)
+{
+	char *doc = tu_slurp(FT_FIXTURES "/../../schema/openapi.yaml", NULL), *p, *end;
+
+	assert_non_null(doc);
+	p = strstr(doc, "\n    JobState:\n");
+	assert_non_null(p);
+	p = strstr(p, "enum: [");
+	assert_non_null(p);
+	p += strlen("enum: [");
+	end = strchr(p, ']');
+	assert_non_null(end);
+	snprintf(out, len, "%.*s", (int)(end - p), p);
+	free(doc);
+}
+
+static void test_words_are_the_apis(void **state)
+{
+	char api[256], ours[256];
+	size_t used = 0;
+	int i;
+
+	(void)state;
+	openapi_job_states(api, sizeof(api));
+	ours[0] = '\0';
+	for (i = 0; i < JOB_N_STATES; i++)
+		used += (size_t)snprintf(ours + used, sizeof(ours) - used, "%s%s", i ? ", " : "",
+		                         job_state_names[i]);
+	assert_string_equal(ours, api);
+	assert_null(job_state_names[JOB_N_STATES]);
+}
+
+static void test_parse_and_name(void **state)
+{
+	int i;
+
+	(void)state;
+	for (i = 0; i < JOB_N_STATES; i++) {
+		assert_int_equal(job_state_parse(job_state_names[i]), i);
+		assert_string_equal(job_state_name((enum job_state)i), job_state_names[i]);
+	}
+	assert_int_equal(job_state_parse("Queued"), -1);
+	assert_int_equal(job_state_parse("queued "), -1);
+	assert_int_equal(job_state_parse(""), -1);
+	assert_int_equal(job_state_parse("?"), -1);
+	assert_int_equal(job_state_parse(NULL), -1);
+	assert_string_equal(job_state_name(JOB_N_STATES), "?");
+}
+
+static void test_final(void **state)
+{
+	(void)state;
+	assert_false(job_state_final(JOB_QUEUED));
+	assert_false(job_state_final(JOB_RUNNING));
+	assert_true(job_state_final(JOB_SUCCEEDED));
+	assert_true(job_state_final(JOB_FAILED));
+	assert_true(job_state_final(JOB_CANCELLED));
+	assert_true(job_state_final(JOB_INTERRUPTED));
+	assert_false(job_state_final(JOB_N_STATES));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_words_are_the_apis),
+		cmocka_unit_test(test_parse_and_name),
+		cmocka_unit_test(test_final),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
