@@ -7,6 +7,7 @@
 #include <jansson.h>
 
 #include "fleet.h"
+#include "fleet_priv.h"
 #include "protocol.h"
 #include "timeutil.h"
 #include "xmalloc.h"
@@ -273,6 +274,8 @@ static void health_parse(json_t *h, struct node_info *ni)
 			ni->dry_run = true;
 		if (json_is_string(feat) && !strcmp(json_string_value(feat), "long_poll"))
 			ni->long_poll = true;
+		if (json_is_string(feat) && !strcmp(json_string_value(feat), "profiles"))
+			ni->profiles = true;
 	}
 }
 
@@ -567,14 +570,30 @@ static int64_t job_id_read(const struct client_req *req, struct fleet_result *re
 	return id;
 }
 
-void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_id, int point,
-                       int loops, struct fleet_start *st)
+/* Node i's job body for a run outside a sweep: the plan's labels plus extra (strings). Caller
+ * has ownership. */
+static char *jobs_body_labels(struct fleet_jobs *j, int i, json_t *extra, int loops)
+{
+	json_t *body = json_deep_copy(j->body[i]);
+	char *s;
+
+	json_object_update(json_object_get(body, "labels"), extra);
+	json_object_set_new(body, "loops", json_integer(loops));
+	s = json_dumps(body, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(body);
+	return s;
+}
+
+/* fleet_point_start's work: cfgs[0] on every node (each: cfgs[i]); the job labelled as a
+ * sweep's point, or with labels (not NULL) instead. */
+static void point_start(struct fleet *f, const struct config *cfgs, bool each, json_t *labels,
+                        int64_t sweep_id, int point, int loops, struct fleet_start *st)
 {
 	int n = f->plan->nnodes, i, started = 0, got, k;
 	/* reqs[i]: node i's PATCH; reqs[n + i]: its job POST. */
 	struct client_req *reqs = xcalloc((size_t)n * 2, sizeof(*reqs));
 	struct client_req **done = xcalloc((size_t)n * 2, sizeof(*done));
-	char *params = config_to_json(cfg);
+	char *params = each ? NULL : config_to_json(&cfgs[0]);
 
 	for (i = 0; i < n; i++) {
 		memset(&st->patch[i], 0, sizeof(st->patch[i]));
@@ -584,7 +603,14 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
 		st->job_id[i] = 0;
 		if (!f->active[i] || !st->run[i])
 			continue;
-		params_req(f, &reqs[i], i, params);
+		if (each) {
+			char *own = config_to_json(&cfgs[i]);
+
+			params_req(f, &reqs[i], i, own);
+			free(own);
+		} else {
+			params_req(f, &reqs[i], i, params);
+		}
 		client_start(f->client, &reqs[i]);
 		started++;
 	}
@@ -599,13 +625,14 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
 				continue;
 			}
 			fanout_result(done[k], &st->patch[i]);
-			applied_read(done[k], cfg, &st->applied[i], &st->adjusted[i]);
+			applied_read(done[k], &cfgs[each ? i : 0], &st->applied[i], &st->adjusted[i]);
 			if (st->patch[i].failed)
 				continue;
 			/* Applied and read back here: this node's job starts now, whatever the
 			 * others' PATCHes are doing. */
 			req_node(f, &reqs[n + i], i, "POST", "/api/v1/jobs",
-			         jobs_body(f->jobs, i, sweep_id, point, loops));
+			         labels ? jobs_body_labels(f->jobs, i, labels, loops)
+			                : jobs_body(f->jobs, i, sweep_id, point, loops));
 			client_start(f->client, &reqs[n + i]);
 			started++;
 		}
@@ -613,6 +640,24 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
 	free(params);
 	free(done);
 	reqs_release(reqs, 2 * n);
+}
+
+void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_id, int point,
+                       int loops, struct fleet_start *st)
+{
+	point_start(f, cfg, false, NULL, sweep_id, point, loops, st);
+}
+
+void fleet_run_start(struct fleet *f, const struct config *cfgs, const struct plan_label *labels,
+                     int nlabels, int loops, struct fleet_start *st)
+{
+	json_t *extra = json_object();
+	int i;
+
+	for (i = 0; i < nlabels; i++)
+		json_object_set_new(extra, labels[i].key, json_string(labels[i].value));
+	point_start(f, cfgs, true, extra, 0, 0, loops, st);
+	json_decref(extra);
 }
 
 /* ISO-8601 UTC ("2026-11-29T23:03:36Z", optional fraction) to epoch seconds; 0 if unparsable. */
@@ -780,4 +825,38 @@ void fleet_jobs_cancel(struct fleet *f, const int64_t *job_id, struct fleet_resu
 
 	fanout_run(f, reqs, f->plan->nnodes, res);
 	reqs_release(reqs, f->plan->nnodes);
+}
+
+/* ---- the helpers fleet_profile.c shares (fleet_priv.h) ---- */
+
+void fleet_req_node(struct fleet *f, struct client_req *r, int i, const char *method,
+                    const char *path, char *body)
+{
+	req_node(f, r, i, method, path, body);
+}
+
+void fleet_req_result(const struct client_req *r, struct fleet_result *res)
+{
+	fanout_result(r, res);
+}
+
+bool fleet_agent_error(const struct client_req *r, char *code, size_t clen, char *msg,
+                       size_t mlen)
+{
+	return agent_error(r, code, clen, msg, mlen);
+}
+
+json_t *fleet_resp_json(const struct client_req *r)
+{
+	return resp_json(r);
+}
+
+bool fleet_scalar_text(json_t *v, char *out, size_t len, bool *is_int)
+{
+	return scalar_text(v, out, len, is_int);
+}
+
+void fleet_reqs_release(struct client_req *reqs, int n)
+{
+	reqs_release(reqs, n);
 }

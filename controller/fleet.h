@@ -32,6 +32,7 @@ struct node_info {
 	double uptime_s;
 	bool dry_run;   /* "dry_run" is among the health answer's features */
 	bool long_poll; /* so is "long_poll": GET /api/v1/jobs/{id} takes wait_s and after */
+	bool profiles;  /* so is "profiles": the agent keeps profiles (/api/v1/profiles) */
 	bool dev_found;
 	bool dev_writable;
 	int64_t dev_size_bytes;
@@ -143,6 +144,10 @@ struct fleet_start {
  */
 void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_id, int point,
                        int loops, struct fleet_start *st);
+/* fleet_point_start outside a sweep: node i gets cfgs[i] (its own values), and its job the
+ * plan's labels plus labels[0..nlabels) instead of a sweep's (a rollout's measurement). */
+void fleet_run_start(struct fleet *f, const struct config *cfgs, const struct plan_label *labels,
+                     int nlabels, int loops, struct fleet_start *st);
 /*
  * Wait for news of the jobs: keep one request in flight per active node whose job
  * (job_id[i] != 0) has not ended (st[i].terminal false): a long-poll of FLEET_WAIT_S (after

@@ -16,12 +16,12 @@ status=0
 # from it.
 declare -A rank=(
 	[plan]=1 [client]=1 [effect]=1
-	[sweep]=2
+	[sweep]=2 [rollout]=2
 	[ctlstore]=3 [race]=3 [sweepdoc]=3
 	[verdict]=4
 	[strategy]=5
 	[fleet]=6
-	[preflight]=7 [runner]=7
+	[preflight]=7 [runner]=7 [rollrun]=7 [verify]=7
 	[report]=8
 	[main]=9
 )
@@ -35,8 +35,11 @@ declare -A only=(
 )
 
 # Files that belong to another file's module (name=module), where a module is a .c/.h pair
-# and its helpers; none in the controller.
-declare -A group=()
+# and its helpers.
+declare -A group=(
+	[ctlstore_priv]=ctlstore [ctlstore_rollout]=ctlstore
+	[fleet_priv]=fleet [fleet_profile]=fleet
+)
 
 # check DIR: print every violation; return 1 when there is one.
 check() {

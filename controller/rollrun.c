@@ -1,0 +1,951 @@
+/* rollrun.c -- a staged rollout run: pre-flight, waves, checks (readback, measure), put-back,
+ * resume and revert. Every node's move is saved before the request that makes it. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctlstore.h"
+#include "effect.h"
+#include "fleet.h"
+#include "fleet_profile.h"
+#include "rollrun.h"
+#include "timeutil.h"
+#include "xmalloc.h"
+#include "banned.h"
+
+#define WINDOW_DEFAULT 64
+#define WAIT_STEP_S 0.5
+
+struct run {
+	struct rollout *r;
+	struct plan *p;
+	const struct plan *job_plan;
+	const struct rollrun_opts *o;
+	struct ctlstore *st;
+	struct fleet f;
+	bool *mask;                 /* scratch, per node */
+	struct fleet_profile *ans;  /* scratch answers, per node */
+	int window;
+	bool db_failed;
+	struct err db_err;
+};
+
+static bool stopped(const struct run *u)
+{
+	return u->o->stop && *u->o->stop;
+}
+
+static void event(struct run *u, enum rollrun_event ev, int wave, int round, int rounds)
+{
+	if (u->o->event)
+		u->o->event(u->o->cls, u->r, ev, wave, round, rounds);
+}
+
+static void node_set(struct run *u, int i, enum rollout_node_state s, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void node_set(struct run *u, int i, enum rollout_node_state s, const char *fmt, ...)
+{
+	struct rollout_node *n = &u->r->nodes[i];
+	va_list ap;
+
+	n->state = s;
+	n->updated_at = time_now_s();
+	if (!fmt)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(n->error, sizeof(n->error), fmt, ap);
+	va_end(ap);
+}
+
+/* Save the nodes of mask (NULL: all). A database that fails stops the rollout after the
+ * requests under way: nothing more is sent that could not be recorded. */
+static void save_nodes(struct run *u, const bool *mask)
+{
+	struct err e = { 0 };
+
+	if (u->db_failed || ctlstore_rollout_nodes_save(u->st, u->r, mask, &e) == 0)
+		return;
+	u->db_failed = true;
+	u->db_err = e;
+}
+
+static void save_wave(struct run *u, int w)
+{
+	struct err e = { 0 };
+
+	if (!u->db_failed && ctlstore_rollout_wave_save(u->st, u->r, w, &e)) {
+		u->db_failed = true;
+		u->db_err = e;
+	}
+}
+
+static void save_status(struct run *u)
+{
+	struct err e = { 0 };
+
+	if (ctlstore_rollout_status_save(u->st, u->r, &e) && !u->db_failed) {
+		u->db_failed = true;
+		u->db_err = e;
+	}
+}
+
+/* mask[i] = node i is in wave w (w < 0: any) and in state s. Returns how many. */
+static int mask_of(struct run *u, int w, enum rollout_node_state s)
+{
+	int i, n = 0;
+
+	for (i = 0; i < u->r->nnodes; i++) {
+		u->mask[i] = (w < 0 || u->r->nodes[i].wave == w) && u->r->nodes[i].state == s;
+		n += u->mask[i];
+	}
+	return n;
+}
+
+/* The answer holds the rollout's profile. */
+static bool holds_new(const struct rollout *r, const struct fleet_profile *a)
+{
+	return a->found && config_equal(&a->params, &r->params) && a->enforce == r->enforce;
+}
+
+/* The answer is what node n had before the rollout. */
+static bool holds_old(const struct rollout_node *n, const struct fleet_profile *a)
+{
+	if (!n->had_profile)
+		return !a->found;
+	return a->found && a->body && n->old_profile && !strcmp(a->body, n->old_profile);
+}
+
+/* Ask the nodes whose move was sent but not confirmed what they hold now. */
+static void resolve_uncertain(struct run *u)
+{
+	struct rollout *r = u->r;
+	int i, n = 0;
+
+	for (i = 0; i < r->nnodes; i++) {
+		u->mask[i] = r->nodes[i].state == RNODE_APPLYING ||
+		             r->nodes[i].state == RNODE_REVERTING;
+		n += u->mask[i];
+	}
+	if (!n)
+		return;
+	fleet_profile_get(&u->f, u->mask, r->profile, u->ans);
+	for (i = 0; i < r->nnodes; i++) {
+		struct rollout_node *nd = &r->nodes[i];
+		const struct fleet_profile *a = &u->ans[i];
+
+		if (!u->mask[i])
+			continue;
+		if (a->res.failed)
+			snprintf(nd->error, sizeof(nd->error), "cannot ask what it holds: %s",
+			         a->res.error);
+		else if (holds_new(r, a))
+			node_set(u, i, RNODE_NEW, "%s", "");
+		else if (holds_old(nd, a))
+			node_set(u, i, nd->state == RNODE_APPLYING ? RNODE_OLD : RNODE_REVERTED, "%s",
+			         "");
+		else
+			node_set(u, i, RNODE_FAILED,
+			         "holds a profile '%s' that is neither the rollout's nor what it had: "
+			         "changed by someone else, left alone",
+			         r->profile);
+	}
+	save_nodes(u, u->mask);
+	fleet_profiles_release(u->ans, r->nnodes);
+}
+
+/*
+ * Put the nodes of put_back back to what they had: a profile that was there before PUT back as
+ * the agent showed it, else DELETE ?restore=true (the agent writes back the values its
+ * parameters had before the profile first changed them). Nodes end in state done.
+ * Returns how many could not be put back (they stay "reverting", with the reason).
+ */
+static int revert(struct run *u, const bool *put_back, enum rollout_node_state done)
+{
+	struct rollout *r = u->r;
+	int n = r->nnodes, i, failed = 0;
+	bool *with = xcalloc((size_t)n + 1, sizeof(bool)), *without = xcalloc((size_t)n + 1, 1);
+	char **bodies = xcalloc((size_t)n + 1, sizeof(char *));
+	struct fleet_profile *a2 = xcalloc((size_t)n + 1, sizeof(*a2));
+
+	for (i = 0; i < n; i++) {
+		if (!put_back[i])
+			continue;
+		node_set(u, i, RNODE_REVERTING, NULL);
+		with[i] = r->nodes[i].had_profile;
+		without[i] = !r->nodes[i].had_profile;
+		bodies[i] = r->nodes[i].old_profile;
+	}
+	save_nodes(u, put_back);
+	/* A revert is never cut short by a signal: it leaves every node old. */
+	fleet_profile_put(&u->f, with, r->profile, NULL, false, bodies, false, u->window, NULL,
+	                  u->ans);
+	fleet_profile_delete(&u->f, without, r->profile, true, u->window, NULL, a2);
+	for (i = 0; i < n; i++) {
+		const struct fleet_profile *a = with[i] ? &u->ans[i] : &a2[i];
+		char why[256];
+
+		if (!put_back[i])
+			continue;
+		if (a->res.failed) {
+			snprintf(why, sizeof(why), "%s", r->nodes[i].error);
+			node_set(u, i, RNODE_REVERTING, "cannot put it back: %s%s%s", a->res.error,
+			         why[0] ? "; before: " : "", why);
+			failed++;
+			continue;
+		}
+		node_set(u, i, done, done == RNODE_FAILED ? NULL : "%s", "");
+	}
+	save_nodes(u, put_back);
+	fleet_profiles_release(u->ans, n);
+	fleet_profiles_release(a2, n);
+	free(a2);
+	free(bodies);
+	free(with);
+	free(without);
+	return failed;
+}
+
+/* Why node i's answer does not show the rollout's values held on its device, or "" when it
+ * does. */
+static void readback_judge(const struct rollout *r, const struct rollout_node *nd,
+                           const struct fleet_profile *a, char *why, size_t len)
+{
+	const struct fleet_profile_device *d = NULL;
+	int k, j;
+
+	why[0] = '\0';
+	if (a->res.failed) {
+		snprintf(why, len, "readback: %s", a->res.error);
+		return;
+	}
+	if (!holds_new(r, a)) {
+		snprintf(why, len, "readback: the agent does not hold the rollout's profile '%s'",
+		         r->profile);
+		return;
+	}
+	for (k = 0; k < a->ndevices && !d; k++)
+		if (!strcmp(a->devices[k].device, nd->device))
+			d = &a->devices[k];
+	if (!d) {
+		snprintf(why, len, "readback: profile '%s' does not apply to %s", r->profile,
+		         nd->device);
+		return;
+	}
+	if (strcmp(d->state, "held") && strcmp(d->state, "reapplied")) {
+		snprintf(why, len, "readback: %s is %s%s%s%s%s", nd->device, d->state,
+		         d->owner[0] ? " " : "", d->owner, d->error[0] ? ": " : "", d->error);
+		return;
+	}
+	for (j = 0; j < d->nvalues; j++) {
+		const struct fleet_profile_value *v = &d->values[j];
+
+		if (v->drifted || v->adjusted || strcmp(v->live, v->wanted)) {
+			snprintf(why, len, "readback: %s on %s is %s, the profile's is %s%s", v->name,
+			         nd->device, v->live[0] ? v->live : "unreadable", v->wanted,
+			         v->adjusted ? " (the kernel adjusted the requested value)" : "");
+			return;
+		}
+	}
+}
+
+/* Read back the wave's new nodes; a node that does not hold the values is put back and fails. */
+static void check_readback(struct run *u, int w)
+{
+	struct rollout *r = u->r;
+	int n = r->nnodes, i;
+	bool *bad = xcalloc((size_t)n + 1, sizeof(bool));
+	char why[256];
+	int nbad = 0;
+
+	if (!mask_of(u, w, RNODE_NEW))
+		goto out;
+	fleet_profile_get(&u->f, u->mask, r->profile, u->ans);
+	for (i = 0; i < n; i++) {
+		if (!u->mask[i])
+			continue;
+		readback_judge(r, &r->nodes[i], &u->ans[i], why, sizeof(why));
+		if (!why[0])
+			continue;
+		snprintf(r->nodes[i].error, sizeof(r->nodes[i].error), "%s", why);
+		bad[i] = true;
+		nbad++;
+	}
+	fleet_profiles_release(u->ans, n);
+	if (nbad)
+		revert(u, bad, RNODE_FAILED);
+out:
+	free(bad);
+}
+
+/* ---- the measurement: the job old vs new, interleaved, on the wave's nodes ---- */
+
+struct measure {
+	struct plan mp; /* the rollout's nodes with the job plan's job */
+	struct fleet mf;
+	bool *on;        /* nodes measured (sessions open, no job failed) */
+	double **x[2];   /* x[side][node][round]: side 0 old, 1 new */
+	int *nx[2];
+	struct config *cfgs[2];
+	int wave;
+	char why_node[256]; /* the first node that dropped out, for the detail */
+};
+
+static void measure_release(struct measure *m, int n)
+{
+	int s, i;
+
+	for (s = 0; s < 2; s++) {
+		for (i = 0; m->x[s] && i < n; i++)
+			free(m->x[s][i]);
+		free(m->x[s]);
+		free(m->nx[s]);
+		free(m->cfgs[s]);
+	}
+	free(m->on);
+	if (m->mf.plan)
+		fleet_release(&m->mf);
+	plan_release(&m->mp);
+}
+
+/* Wait for the jobs of one run to end (renewing the sessions); -EINTR after cancelling them. */
+static int measure_wait(struct run *u, struct measure *m, struct fleet_start *fs,
+                        struct job_status *js, double *last_renew)
+{
+	int n = m->mp.nnodes, k, left, rc = 0;
+	struct fleet_result *res = xcalloc((size_t)n + 1, sizeof(*res));
+	bool *fresh = xcalloc((size_t)n + 1, sizeof(bool));
+
+	for (;;) {
+		left = 0;
+		for (k = 0; k < n; k++)
+			left += fs->job_id[k] && !js[k].terminal;
+		if (!left)
+			break;
+		fleet_jobs_wait(&m->mf, fs->job_id, js, res, fresh, u->o->poll_interval_s,
+		                WAIT_STEP_S);
+		for (k = 0; k < n; k++)
+			if (fresh[k] && res[k].failed) {
+				js[k].terminal = true;
+				js[k].succeeded = false;
+				snprintf(js[k].error, sizeof(js[k].error), "%s", res[k].error);
+			}
+		if (time_mono_s() - *last_renew > u->o->session_ttl_s / 3) {
+			fleet_sessions_renew(&m->mf, res);
+			*last_renew = time_mono_s();
+		}
+		if (stopped(u)) {
+			fleet_jobs_cancel(&m->mf, fs->job_id, res);
+			rc = -EINTR;
+			break;
+		}
+	}
+	fleet_jobs_wait_end(&m->mf);
+	free(fresh);
+	free(res);
+	return rc;
+}
+
+/* One run of side (0 old, 1 new) on every measured node, 1 loop; its pass kept per node. */
+static int measure_run(struct run *u, struct measure *m, int side, int round, double *last_renew)
+{
+	int n = m->mp.nnodes, k, rc;
+	struct fleet_start fs;
+	struct job_status *js = xcalloc((size_t)n + 1, sizeof(*js));
+	struct plan_label labels[4];
+	char id[32], wave[16], rnd[16];
+
+	snprintf(id, sizeof(id), "r%lld", (long long)u->r->id);
+	snprintf(wave, sizeof(wave), "%d", m->wave);
+	snprintf(rnd, sizeof(rnd), "%d", round);
+	labels[0] = (struct plan_label){ "rollout", id };
+	labels[1] = (struct plan_label){ "rollout_side", side ? "new" : "old" };
+	labels[2] = (struct plan_label){ "rollout_round", rnd };
+	labels[3] = (struct plan_label){ "rollout_wave", wave };
+	memset(&fs, 0, sizeof(fs));
+	fs.run = m->on;
+	fs.applied = xcalloc((size_t)n + 1, sizeof(*fs.applied));
+	fs.adjusted = xcalloc((size_t)n + 1, sizeof(*fs.adjusted));
+	fs.patch = xcalloc((size_t)n + 1, sizeof(*fs.patch));
+	fs.post = xcalloc((size_t)n + 1, sizeof(*fs.post));
+	fs.job_id = xcalloc((size_t)n + 1, sizeof(*fs.job_id));
+	fleet_run_start(&m->mf, m->cfgs[side], labels, 4, 1, &fs);
+	rc = measure_wait(u, m, &fs, js, last_renew);
+	for (k = 0; rc == 0 && k < n; k++) {
+		const char *why = NULL;
+
+		if (!m->on[k])
+			continue;
+		if (fs.patch[k].failed)
+			why = fs.patch[k].error;
+		else if (fs.post[k].failed || !fs.job_id[k])
+			why = fs.post[k].error;
+		else if (!js[k].succeeded || js[k].npasses < 1)
+			why = js[k].error[0] ? js[k].error : "the job has no pass";
+		if (why) {
+			m->on[k] = false;
+			if (!m->why_node[0])
+				snprintf(m->why_node, sizeof(m->why_node), "%s left out: %s (%s)",
+				         m->mp.nodes[k].name, why, side ? "new" : "old");
+			continue;
+		}
+		m->x[side][k][m->nx[side][k]++] = js[k].passes[0];
+	}
+	free(fs.applied);
+	free(fs.adjusted);
+	free(fs.patch);
+	free(fs.post);
+	free(fs.job_id);
+	free(js);
+	return rc;
+}
+
+/* Judge old vs new with effect.h: 1 the wave may go on, 0 it may not (detail says why). */
+static int measure_judge(struct run *u, struct measure *m, char *detail, size_t len)
+{
+	const struct plan *jp = u->job_plan;
+	int n = m->mp.nnodes, k, used = 0, rc = 1, j;
+	struct effect_sample *ref = xcalloc((size_t)n + 1, sizeof(*ref));
+	struct effect_sample *pt = xcalloc((size_t)n + 1, sizeof(*pt));
+	struct effect_input in;
+	struct effect ef;
+	struct err e = { 0 };
+	char line[200];
+
+	memset(&ef, 0, sizeof(ef));
+	for (k = 0; k < n; k++) {
+		if (!m->on[k])
+			continue;
+		ref[k] = (struct effect_sample){ m->x[0][k], m->nx[0][k] };
+		pt[k] = (struct effect_sample){ m->x[1][k], m->nx[1][k] };
+		used++;
+	}
+	in = (struct effect_input){ n, ref, pt, jp->min_effect_pct, jp->minimize, 1, 1 };
+	if (!used || effect_compute(&in, &ef, &e) || ef.nused == 0) {
+		snprintf(detail, len, "measure: no node gave figures of old and new (%s)",
+		         m->why_node[0] ? m->why_node : e.msg[0] ? e.msg : "no passes");
+		rc = 0;
+		goto out;
+	}
+	snprintf(line, sizeof(line), "%s new vs old on %d node(s), %d round(s): %+.1f %% [%+.1f, %+.1f]",
+	         jp->metric, ef.nused, jp->loops, ef.delta_pct, ef.ci95_low_pct, ef.ci95_high_pct);
+	if (ef.decision == EFFECT_LOSS) {
+		snprintf(detail, len, "measure: %s: a significant loss", line);
+		rc = 0;
+	} else if (ef.decision == EFFECT_HETEROGENEOUS) {
+		for (j = 0; j < ef.ndisagree && rc; j++)
+			if (ef.nodes[ef.disagree[j]].decision == EFFECT_LOSS) {
+				snprintf(detail, len, "measure: %s; %s: a significant loss", line,
+				         m->mp.nodes[ef.disagree[j]].name);
+				rc = 0;
+			}
+		if (rc)
+			snprintf(detail, len, "measure: %s: nodes disagree, none with a loss", line);
+	} else if (ef.decision == EFFECT_EQUIVALENT && u->r->promised_gain) {
+		snprintf(detail, len,
+		         "measure: %s: equivalent to no change (within %.3g %%) where sweep %lld "
+		         "promised %+.1f %%",
+		         line, jp->min_effect_pct, (long long)u->r->sweep_id, u->r->promised_pct);
+		rc = 0;
+	} else {
+		snprintf(detail, len, "measure: %s: %s", line, effect_decision_name(ef.decision));
+	}
+	if (m->why_node[0] && strlen(detail) + 4 < len)
+		snprintf(detail + strlen(detail), len - strlen(detail), "; %s", m->why_node);
+out:
+	effect_release(&ef);
+	free(ref);
+	free(pt);
+	return rc;
+}
+
+/* Measure the wave's new nodes (mask): 1 pass, 0 fail (detail), -EINTR on a signal. */
+static int check_measure(struct run *u, int w, char *detail, size_t len)
+{
+	struct rollout *r = u->r;
+	int n = r->nnodes, k, s, round, rounds = u->job_plan->loops > 1 ? u->job_plan->loops : 2;
+	struct fleet_result *res = xcalloc((size_t)n + 1, sizeof(*res));
+	struct node_info *info = xcalloc((size_t)n + 1, sizeof(*info));
+	struct measure m;
+	double last_renew;
+	struct err e = { 0 };
+	int rc = 1;
+
+	memset(&m, 0, sizeof(m));
+	if (!mask_of(u, w, RNODE_NEW)) {
+		snprintf(detail, len, "measure: no node of the wave holds the profile");
+		rc = 0;
+		goto out;
+	}
+	if (plan_parse(r->plan_json, r->plan_dir, &m.mp, &e) || plan_tokens_load(&m.mp, &e)) {
+		snprintf(detail, len, "measure: %s", e.msg);
+		rc = 0;
+		goto out;
+	}
+	plan_job_copy(&m.mp, u->job_plan);
+	m.wave = w;
+	fleet_init(&m.mf, &m.mp, 10.0, 2);
+	m.on = xcalloc((size_t)n + 1, sizeof(bool));
+	for (s = 0; s < 2; s++) {
+		m.x[s] = xcalloc((size_t)n + 1, sizeof(double *));
+		m.nx[s] = xcalloc((size_t)n + 1, sizeof(int));
+		m.cfgs[s] = xcalloc((size_t)n + 1, sizeof(struct config));
+	}
+	for (k = 0; k < n; k++) {
+		m.mf.active[k] = u->mask[k];
+		m.on[k] = u->mask[k];
+		m.cfgs[0][k] = r->nodes[k].old_values;
+		m.cfgs[1][k] = r->params;
+		for (s = 0; s < 2; s++)
+			m.x[s][k] = xcalloc((size_t)rounds + 1, sizeof(double));
+		/* A node whose old values were not all read cannot run old. */
+		if (m.on[k] && r->nodes[k].old_values.n < r->params.n) {
+			m.on[k] = false;
+			if (!m.why_node[0])
+				snprintf(m.why_node, sizeof(m.why_node),
+				         "%s left out: its old values were not all read",
+				         r->nodes[k].name);
+		}
+	}
+	fleet_probe(&m.mf, false, info); /* which agents long-poll */
+	/* The sessions own the devices while the job runs (the agents' profiles yield), and
+	 * their restore puts back what the wave applied. */
+	fleet_sessions_open(&m.mf, u->o->session_ttl_s, res);
+	for (k = 0; k < n; k++)
+		if (m.on[k] && res[k].failed) {
+			m.on[k] = false;
+			if (!m.why_node[0])
+				snprintf(m.why_node, sizeof(m.why_node), "%s left out: session: %s",
+				         r->nodes[k].name, res[k].error);
+		}
+	last_renew = time_mono_s();
+	for (round = 1; round <= rounds && rc == 1; round++) {
+		/* ABBA: old first in odd rounds, new first in even ones. */
+		int first = round % 2 ? 0 : 1;
+
+		for (s = 0; s < 2 && rc == 1; s++)
+			if (measure_run(u, &m, s ? 1 - first : first, round, &last_renew) == -EINTR)
+				rc = -EINTR;
+		event(u, ROLLRUN_MEASURE, w, round, rounds);
+	}
+	fleet_sessions_close(&m.mf, true, res);
+	for (k = 0; k < n; k++)
+		if (m.mf.active[k] && res[k].failed && !m.why_node[0])
+			snprintf(m.why_node, sizeof(m.why_node), "%s: closing its session: %s",
+			         r->nodes[k].name, res[k].error);
+	if (rc == 1)
+		rc = measure_judge(u, &m, detail, len);
+out:
+	node_info_release(info, n);
+	free(info);
+	free(res);
+	measure_release(&m, n);
+	return rc;
+}
+
+/* ---- waves ---- */
+
+/* PUT the profile on the wave's old nodes (window at a time; none once *stop is set). */
+static void wave_apply(struct run *u, int w)
+{
+	struct rollout *r = u->r;
+	int n = r->nnodes, i, nu = 0;
+	bool *unsure;
+
+	if (!mask_of(u, w, RNODE_OLD))
+		return;
+	for (i = 0; i < n; i++)
+		if (u->mask[i])
+			node_set(u, i, RNODE_APPLYING, "%s", "");
+	save_nodes(u, u->mask);
+	if (u->db_failed) {
+		for (i = 0; i < n; i++)
+			if (u->mask[i])
+				node_set(u, i, RNODE_OLD, NULL);
+		return;
+	}
+	fleet_profile_put(&u->f, u->mask, r->profile, &r->params, r->enforce, NULL, false,
+	                  u->window, u->o->stop, u->ans);
+	unsure = xcalloc((size_t)n + 1, sizeof(bool));
+	for (i = 0; i < n; i++) {
+		const struct fleet_profile *a = &u->ans[i];
+
+		if (!u->mask[i])
+			continue;
+		if (a->not_started)
+			node_set(u, i, RNODE_OLD, "%s", "");
+		else if (!a->res.failed)
+			node_set(u, i, RNODE_NEW, "%s", "");
+		else if (a->res.unreachable) {
+			/* No answer: it may have been applied. Ask below. */
+			snprintf(r->nodes[i].error, sizeof(r->nodes[i].error), "write: %s",
+			         a->res.error);
+			unsure[i] = true;
+			nu++;
+		} else
+			node_set(u, i, RNODE_FAILED, "write: %s", a->res.error);
+	}
+	fleet_profiles_release(u->ans, n);
+	save_nodes(u, u->mask);
+	if (nu) {
+		fleet_profile_get(&u->f, unsure, r->profile, u->ans);
+		for (i = 0; i < n; i++) {
+			if (!unsure[i])
+				continue;
+			if (!u->ans[i].res.failed && holds_new(r, &u->ans[i]))
+				node_set(u, i, RNODE_NEW, "%s", "");
+			else if (!u->ans[i].res.failed && holds_old(&r->nodes[i], &u->ans[i]))
+				node_set(u, i, RNODE_FAILED, NULL); /* unchanged: the write's error stays */
+		}
+		fleet_profiles_release(u->ans, n);
+		save_nodes(u, unsure);
+	}
+	free(unsure);
+}
+
+/* A failed node's line for the wave's detail: "node3: write: HTTP 422: ..." */
+static void failures_text(const struct rollout *r, int w, char *out, size_t len)
+{
+	size_t off = 0;
+	int i, shown = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < r->nnodes && off < len; i++) {
+		const struct rollout_node *n = &r->nodes[i];
+
+		if (n->wave != w || (n->state != RNODE_FAILED && n->state != RNODE_APPLYING))
+			continue;
+		if (shown++ == 3) {
+			off += (size_t)snprintf(out + off, len - off, "; ...");
+			break;
+		}
+		off += (size_t)snprintf(out + off, len - off, "%s%s: %s", off ? "; " : "", n->name,
+		                        n->error[0] ? n->error : "no answer");
+	}
+}
+
+/* Run wave w: apply, check, and put it back when it fails. */
+static enum rollrun_result wave_run(struct run *u, int w)
+{
+	struct rollout *r = u->r;
+	struct rollout_wave *wv = &r->waves[w];
+	char detail[512], fails[400];
+	int failures, rc = 1, i;
+
+	if (stopped(u))
+		return ROLLRUN_INTERRUPTED;
+	if (!(wv->started_at > 0))
+		wv->started_at = time_now_s();
+	save_wave(u, w);
+	wave_apply(u, w);
+	if (u->db_failed)
+		return ROLLRUN_FAILED;
+	if (stopped(u))
+		return ROLLRUN_INTERRUPTED;
+	detail[0] = '\0';
+	if (r->check != CHECK_NONE)
+		check_readback(u, w);
+	failures = rollout_count(r, w, RNODE_FAILED) + rollout_count(r, w, RNODE_APPLYING);
+	if (failures <= r->max_failures && r->check == CHECK_MEASURE) {
+		rc = check_measure(u, w, detail, sizeof(detail));
+		if (rc == -EINTR)
+			return ROLLRUN_INTERRUPTED;
+	}
+	wv->failures = failures;
+	failures_text(r, w, fails, sizeof(fails));
+	if (failures > r->max_failures) {
+		snprintf(wv->check, sizeof(wv->check), "failed");
+		snprintf(wv->detail, sizeof(wv->detail),
+		         "%d node(s) failed, more than --max-failures %d: %s", failures,
+		         r->max_failures, fails);
+	} else if (!rc) {
+		snprintf(wv->check, sizeof(wv->check), "failed");
+		snprintf(wv->detail, sizeof(wv->detail), "%s", detail);
+	} else {
+		snprintf(wv->check, sizeof(wv->check), "%s",
+		         r->check == CHECK_NONE ? "skipped" : "passed");
+		snprintf(wv->detail, sizeof(wv->detail), "%s%s%s", detail,
+		         detail[0] && fails[0] ? "; " : "", fails);
+	}
+	wv->finished_at = time_now_s();
+	save_wave(u, w);
+	event(u, ROLLRUN_WAVE_DONE, w, 0, 0);
+	if (!strcmp(wv->check, "failed")) {
+		int nbad;
+
+		for (i = 0; i < r->nnodes; i++)
+			u->mask[i] = r->nodes[i].wave == w && (r->nodes[i].state == RNODE_NEW ||
+			                                       r->nodes[i].state == RNODE_APPLYING);
+		nbad = revert(u, u->mask, RNODE_REVERTED);
+		snprintf(r->reason, sizeof(r->reason), "wave %d: %s%s", w, wv->detail,
+		         nbad ? "; some nodes could not be put back (rollout --revert retries)" : "");
+		event(u, ROLLRUN_REVERT_DONE, w, 0, 0);
+		return ROLLRUN_STOPPED;
+	}
+	return u->db_failed ? ROLLRUN_FAILED : ROLLRUN_COMPLETED;
+}
+
+/* Run the waves from the first unfinished one; set the status and save it. */
+static enum rollrun_result waves_run(struct run *u, struct err *e)
+{
+	struct rollout *r = u->r;
+	enum rollrun_result res = ROLLRUN_COMPLETED;
+	int w;
+
+	for (w = 0; w < r->nwaves && res == ROLLRUN_COMPLETED; w++)
+		if (!(r->waves[w].finished_at > 0))
+			res = wave_run(u, w);
+	if (res == ROLLRUN_COMPLETED && rollout_count(r, -1, RNODE_NEW) < r->nnodes)
+		res = ROLLRUN_PARTIAL;
+	switch (res) {
+	case ROLLRUN_COMPLETED:
+	case ROLLRUN_PARTIAL:
+		r->status = ROLLOUT_COMPLETED;
+		r->finished_at = time_now_s();
+		if (res == ROLLRUN_PARTIAL)
+			snprintf(r->reason, sizeof(r->reason),
+			         "%d node(s) failed within --max-failures and were left as they were",
+			         r->nnodes - rollout_count(r, -1, RNODE_NEW));
+		break;
+	case ROLLRUN_STOPPED:
+		r->status = ROLLOUT_STOPPED;
+		r->finished_at = time_now_s();
+		break;
+	case ROLLRUN_INTERRUPTED:
+		r->status = ROLLOUT_INTERRUPTED;
+		snprintf(r->reason, sizeof(r->reason),
+		         "interrupted by a signal between nodes: %d node(s) hold the profile, the "
+		         "others are as they were",
+		         rollout_count(r, -1, RNODE_NEW));
+		break;
+	default:
+		r->status = ROLLOUT_FAILED;
+		r->finished_at = time_now_s();
+		snprintf(r->reason, sizeof(r->reason), "the database failed, so the rollout stopped: %s",
+		         u->db_err.msg);
+		err_set(e, -EIO, "db_error", "%s", r->reason);
+		break;
+	}
+	save_status(u);
+	return res;
+}
+
+/* ---- pre-flight ---- */
+
+/* Every node's state before anything is written: failures are its wave's. */
+static void preflight(struct run *u)
+{
+	struct rollout *r = u->r;
+	int n = r->nnodes, i, k;
+	struct node_info *info = xcalloc((size_t)n + 1, sizeof(*info));
+	struct fleet_profile *dry = xcalloc((size_t)n + 1, sizeof(*dry));
+
+	fleet_probe(&u->f, true, info);
+	for (i = 0; i < n; i++) {
+		struct node_info *ni = &info[i];
+
+		u->mask[i] = false;
+		if (!ni->ok)
+			node_set(u, i, RNODE_FAILED, "pre-flight: %s", ni->error);
+		else if (!ni->profiles)
+			node_set(u, i, RNODE_FAILED,
+			         "pre-flight: agent %s keeps no profiles (no \"profiles\" feature); "
+			         "upgrade it",
+			         ni->version);
+		else if (!ni->dev_found)
+			node_set(u, i, RNODE_FAILED, "pre-flight: no device '%s' on the agent",
+			         r->nodes[i].device);
+		else if (!ni->dev_writable)
+			node_set(u, i, RNODE_FAILED,
+			         "pre-flight: device '%s' is not in the agent's --allow-device list",
+			         r->nodes[i].device);
+		else
+			u->mask[i] = true;
+		for (k = 0; k < ni->nparams; k++)
+			if (config_get(&r->params, ni->params[k].name) && ni->params[k].value[0])
+				config_set(&r->nodes[i].old_values, ni->params[k].name,
+				           ni->params[k].value,
+				           config_get(&r->params, ni->params[k].name)->is_int);
+	}
+	fleet_profile_get(&u->f, u->mask, r->profile, u->ans);
+	for (i = 0; i < n; i++) {
+		if (!u->mask[i])
+			continue;
+		if (u->ans[i].res.failed) {
+			node_set(u, i, RNODE_FAILED, "pre-flight: GET profile: %s",
+			         u->ans[i].res.error);
+			u->mask[i] = false;
+			continue;
+		}
+		r->nodes[i].had_profile = u->ans[i].found;
+		if (u->ans[i].found) {
+			r->nodes[i].old_profile = u->ans[i].body;
+			r->nodes[i].old_params = u->ans[i].params;
+			u->ans[i].body = NULL;
+		}
+	}
+	fleet_profiles_release(u->ans, n);
+	fleet_profile_put(&u->f, u->mask, r->profile, &r->params, r->enforce, NULL, true,
+	                  u->window, NULL, dry);
+	for (i = 0; i < n; i++)
+		if (u->mask[i] && dry[i].res.failed)
+			node_set(u, i, RNODE_FAILED, "pre-flight: %s", dry[i].res.error);
+	fleet_profiles_release(dry, n);
+	free(dry);
+	node_info_release(info, n);
+	free(info);
+}
+
+static void run_init(struct run *u, struct rollout *r, struct plan *p, const struct plan *jp,
+                     const struct rollrun_opts *o)
+{
+	memset(u, 0, sizeof(*u));
+	u->r = r;
+	u->p = p;
+	u->job_plan = jp ? jp : p;
+	u->o = o;
+	u->window = o->window > 0 ? o->window : WINDOW_DEFAULT;
+	fleet_init(&u->f, p, 10.0, 2);
+	u->mask = xcalloc((size_t)p->nnodes + 1, sizeof(bool));
+	u->ans = xcalloc((size_t)p->nnodes + 1, sizeof(*u->ans));
+}
+
+static void run_release(struct run *u)
+{
+	fleet_profiles_release(u->ans, u->p->nnodes);
+	free(u->ans);
+	free(u->mask);
+	fleet_release(&u->f);
+	ctlstore_close(u->st);
+}
+
+enum rollrun_result rollrun_start(struct rollout *r, struct plan *p, const struct plan *job_plan,
+                                  const struct rollrun_opts *o, struct err *e)
+{
+	int cum[ROLLOUT_WAVES_MAX], nwaves, i;
+	enum rollrun_result res;
+	struct run u;
+
+	if (rollout_waves_plan(p->nnodes, r->canary, r->waves_spec, cum, &nwaves, e))
+		return ROLLRUN_FAILED;
+	run_init(&u, r, p, job_plan, o);
+	if (ctlstore_open(o->db_path, &u.st, e)) {
+		run_release(&u);
+		return ROLLRUN_FAILED;
+	}
+	r->nnodes = p->nnodes;
+	r->nodes = xcalloc((size_t)p->nnodes + 1, sizeof(*r->nodes));
+	for (i = 0; i < p->nnodes; i++) {
+		struct rollout_node *n = &r->nodes[i];
+
+		n->idx = i;
+		snprintf(n->name, sizeof(n->name), "%s", p->nodes[i].name);
+		snprintf(n->url, sizeof(n->url), "%s", p->nodes[i].url);
+		snprintf(n->device, sizeof(n->device), "%s", p->nodes[i].device);
+		n->state = RNODE_OLD;
+	}
+	rollout_waves_assign(r, cum, nwaves);
+	r->status = ROLLOUT_RUNNING;
+	r->created_at = time_now_s();
+	r->owner_pid = o->owner_pid;
+	snprintf(r->owner_host, sizeof(r->owner_host), "%s", o->owner_host ? o->owner_host : "");
+	preflight(&u);
+	if (ctlstore_rollout_create(u.st, r, e)) {
+		run_release(&u);
+		return ROLLRUN_FAILED;
+	}
+	event(&u, ROLLRUN_BEGIN, 0, 0, 0);
+	res = waves_run(&u, e);
+	run_release(&u);
+	return res;
+}
+
+/* The stored rollout's nodes must be p's, in order. */
+static int nodes_match(const struct rollout *r, const struct plan *p, struct err *e)
+{
+	int i;
+
+	if (r->nnodes != p->nnodes)
+		return err_set(e, -EINVAL, "plan_changed",
+		               "rollout r%lld has %d nodes, its plan now %d", (long long)r->id,
+		               r->nnodes, p->nnodes);
+	for (i = 0; i < r->nnodes; i++)
+		if (strcmp(r->nodes[i].name, p->nodes[i].name) ||
+		    strcmp(r->nodes[i].url, p->nodes[i].url))
+			return err_set(e, -EINVAL, "plan_changed",
+			               "rollout r%lld: node %d was %s at %s, the plan says %s at %s",
+			               (long long)r->id, i, r->nodes[i].name, r->nodes[i].url,
+			               p->nodes[i].name, p->nodes[i].url);
+	return 0;
+}
+
+enum rollrun_result rollrun_resume(struct rollout *r, struct plan *p, const struct plan *job_plan,
+                                   const struct rollrun_opts *o, struct err *e)
+{
+	enum rollrun_result res;
+	struct run u;
+
+	if (r->status != ROLLOUT_RUNNING && r->status != ROLLOUT_INTERRUPTED) {
+		err_set(e, -EINVAL, "not_resumable",
+		        "rollout r%lld is %s: only a running (its controller gone) or interrupted "
+		        "rollout can be resumed%s",
+		        (long long)r->id, rollout_status_name(r->status),
+		        r->status == ROLLOUT_STOPPED ? "; rollout --revert puts it back" : "");
+		return ROLLRUN_FAILED;
+	}
+	if (nodes_match(r, p, e))
+		return ROLLRUN_FAILED;
+	run_init(&u, r, p, job_plan, o);
+	if (ctlstore_open(o->db_path, &u.st, e)) {
+		run_release(&u);
+		return ROLLRUN_FAILED;
+	}
+	r->status = ROLLOUT_RUNNING;
+	r->owner_pid = o->owner_pid;
+	snprintf(r->owner_host, sizeof(r->owner_host), "%s", o->owner_host ? o->owner_host : "");
+	r->reason[0] = '\0';
+	save_status(&u);
+	resolve_uncertain(&u);
+	event(&u, ROLLRUN_BEGIN, 0, 0, 0);
+	res = waves_run(&u, e);
+	run_release(&u);
+	return res;
+}
+
+enum rollrun_result rollrun_revert(struct rollout *r, struct plan *p, const struct rollrun_opts *o,
+                                   struct err *e)
+{
+	enum rollrun_result res = ROLLRUN_REVERTED;
+	struct run u;
+	int i, failed;
+
+	if (nodes_match(r, p, e))
+		return ROLLRUN_FAILED;
+	run_init(&u, r, p, NULL, o);
+	if (ctlstore_open(o->db_path, &u.st, e)) {
+		run_release(&u);
+		return ROLLRUN_FAILED;
+	}
+	resolve_uncertain(&u);
+	for (i = 0; i < r->nnodes; i++)
+		u.mask[i] = r->nodes[i].state == RNODE_NEW || r->nodes[i].state == RNODE_APPLYING ||
+		            r->nodes[i].state == RNODE_REVERTING;
+	failed = revert(&u, u.mask, RNODE_REVERTED);
+	event(&u, ROLLRUN_REVERT_DONE, -1, 0, 0);
+	r->status = failed ? ROLLOUT_FAILED : ROLLOUT_REVERTED;
+	r->finished_at = time_now_s();
+	if (failed) {
+		snprintf(r->reason, sizeof(r->reason),
+		         "%d node(s) could not be put back (rollout --revert retries)", failed);
+		err_set(e, -EIO, "revert_failed", "%s", r->reason);
+		res = ROLLRUN_FAILED;
+	} else {
+		snprintf(r->reason, sizeof(r->reason), "reverted by rollout --revert");
+	}
+	save_status(&u);
+	run_release(&u);
+	return res;
+}
