@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ctlstore.h"
 #include "ctlstore_priv.h"
 #include "timeutil.h"
 #include "xmalloc.h"

@@ -1,5 +1,5 @@
-/* main.c -- fleettune-ctl: the subcommand table, option parsing, and the wiring of plan,
- * strategy, runner, verdict, store and report (the sweep loop and the exit codes). */
+/* main.c -- fleettune-ctl: the subcommand table, option parsing, each command's wiring of
+ * plan, store, sweep run and report, and the exit codes. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -10,7 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis.h"
 #include "ctlstore.h"
+#include "export.h"
 #include "fleet.h"
 #include "log.h"
 #include "num.h"
@@ -18,10 +20,11 @@
 #include "preflight.h"
 #include "race.h"
 #include "report.h"
-#include "runner.h"
+#include "report_html.h"
 #include "strategy.h"
 #include "sweep.h"
 #include "sweepdoc.h"
+#include "sweeprun.h"
 #include "timeutil.h"
 #include "verdict.h"
 #include "version.h"
@@ -154,7 +157,7 @@ static int sweep_load(const struct opts *o, int64_t id, struct sweep *s)
 	if (rc < 0)
 		log_error("%s", e.msg);
 	else
-		verdict_sweep(s);
+		analysis_sweep_loaded(s);
 	if (rc == 0 &&
 	    sweep_abandoned(me, s->status, s->owner_pid, s->owner_host, s->saved_at, s->created_at))
 		snprintf(s->status, sizeof(s->status), "abandoned");
@@ -174,19 +177,6 @@ static int plan_open(const char *path, struct plan *p, bool tokens)
 		return -1;
 	}
 	return 0;
-}
-
-/* Pre-flight of plan p on f: every configuration the plan may apply, and the job. */
-static int preflight_plan(struct fleet *f, const struct plan *p, bool with_params,
-                          struct preflight *pf)
-{
-	struct config *cfgs;
-	bool complete;
-	int n = strategy_configs(p, STRATEGY_CONFIGS_CAP, &cfgs, &complete), rc;
-
-	rc = preflight_run(f, cfgs, n, with_params, pf);
-	free(cfgs);
-	return rc;
 }
 
 static int cmd_nodes(const struct cmd *c, struct opts *o)
@@ -252,298 +242,28 @@ static void signals_install(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-/* What the progress display of a running sweep keeps. */
-struct progress {
-	const struct sweep *s;
-	const struct runner *r;
-	bool tty;
-	bool line; /* a TTY progress line is on screen */
-	int npoints_est;
-	double first_point_s; /* per point before one finished: the agents' estimate */
-	int loops_done;       /* loops of the runs that finished */
-	double last_draw;
-};
-
-/* The ETA of a running sweep, from the time per loop so far: *min_s if every point stops at
- * the plan's minimum of loops, *max_s if every point runs to the maximum. */
-static void eta_range(const struct progress *pg, const struct runner_event *ev, double *min_s,
-                      double *max_s)
+/* sweep's exit status: 0 completed, 1 failed (or no best), 2 a node failed, 130 a signal. */
+static int sweep_exit_code(enum sweeprun_result r)
 {
-	const struct plan *p = &pg->s->plan;
-	double per_loop =
-	        pg->loops_done ? pg->r->run_s / pg->loops_done : pg->first_point_s / p->loops;
-	/* loops_run counts the run under way as asked: take off what is left of it. */
-	double done = -(1.0 - ev->fraction) * ev->loops;
-	int i;
+	static const int codes[] = {
+		[SWEEPRUN_COMPLETED] = 0,
+		[SWEEPRUN_FAILED] = 1,
+		[SWEEPRUN_NODE_FAILED] = 2,
+		[SWEEPRUN_INTERRUPTED] = 130,
+	};
 
-	for (i = 0; i < pg->s->npoints; i++)
-		done += pg->s->points[i].loops_run;
-	*min_s = fmax(0.0, (double)pg->npoints_est * p->loops - done) * per_loop;
-	*max_s = fmax(0.0, (double)pg->npoints_est * p->loops_max - done) * per_loop;
-}
-
-static void progress_clear(struct progress *pg)
-{
-	if (pg->line) {
-		fputs("\r\033[K", stderr);
-		pg->line = false;
-	}
-}
-
-/* An adaptive sweep's ETA: the loops it is expected to run still (race_remaining), less the
- * part of the run under way, at the seconds per loop seen so far. */
-static double adaptive_eta(const struct progress *pg, const struct runner_event *ev)
-{
-	int spent = race_loops_spent(pg->s);
-	double per_loop = pg->r->runs && spent > 0 ? pg->r->run_s / spent
-	                                           : pg->first_point_s / pg->s->plan.loops;
-	double ex, wo;
-
-	race_remaining(pg->s, &ex, &wo);
-	return fmax(ex - ev->fraction * ev->loops, 0) * per_loop;
-}
-
-/* The runner's events: passes and the progress line, failures in the log. */
-static void on_event(void *ctx, const struct runner_event *ev)
-{
-	struct progress *pg = ctx;
-	const struct plan *p = &pg->s->plan;
-	struct buf b = BUF_INIT;
-	double eta, eta_max;
-	int k;
-
-	switch (ev->kind) {
-	case RUNNER_NODE_FAILED:
-		progress_clear(pg);
-		log_error("%s failed: %s; %s", p->nodes[ev->node].name, ev->why,
-		          ev->dropped ? "dropping it and continuing" : "aborting the sweep");
-		if (ev->none_left)
-			log_error("no nodes left");
-		return;
-	case RUNNER_POINT_FAILED:
-		progress_clear(pg);
-		log_error("%s: point %d failed: %s", p->nodes[ev->node].name, ev->point + 1,
-		          ev->why);
-		return;
-	case RUNNER_RESTORE_FAILED:
-		progress_clear(pg);
-		log_error("%s: restore failed: %s (the agent restores when the session's TTL "
-		          "expires)",
-		          p->nodes[ev->node].name, ev->why);
-		return;
-	case RUNNER_PROGRESS:
-		break;
-	}
-	if (!pg->tty) {
-		report_pass_lines(pg->s, ev->point, pg->npoints_est, ev->reported, &b);
-		fputs(b.data ? b.data : "", stderr);
-		buf_release(&b);
-		return;
-	}
-	for (k = 0; k < p->nnodes; k++)
-		if (pg->s->points[ev->point].nodes[k].npasses != ev->reported[k])
-			break;
-	/* Redraw on a new pass, else at most four times a second. */
-	if (k == p->nnodes && time_mono_s() - pg->last_draw < 0.25)
-		return;
-	pg->last_draw = time_mono_s();
-	eta_range(pg, ev, &eta, &eta_max);
-	if (p->strategy == PLAN_ADAPTIVE)
-		eta = eta_max = adaptive_eta(pg, ev);
-	report_progress_line(pg->s, ev->point, pg->npoints_est, ev->loop, ev->loops,
-	                     pg->r->f->active, eta, eta_max, &b);
-	fputs(b.data, stderr);
-	fflush(stderr);
-	pg->line = true;
-	buf_release(&b);
-}
-
-/* With --verbose: one run's phases, epoch seconds, for bench/fleet.sh. */
-static void phases_log(const struct runner_times *t, int nnodes)
-{
-	log_debug("phases point=%d nodes=%d start=%.3f posted=%.3f first_start=%.3f "
-	          "last_start=%.3f first_end=%.3f last_end=%.3f seen_done=%.3f saved=%.3f "
-	          "longest=%.3f",
-	          t->point, nnodes, t->start_at, t->started_at, t->first_start_at, t->last_start_at,
-	          t->first_end_at, t->last_end_at, t->done_at, time_now_s(), t->longest_job_s);
-}
-
-/* Close the sweep: restore every node, set the status and the exit code, analyse, save. */
-static int sweep_close(struct sweep *s, struct runner *r, struct ctlstore *st, int run_rc,
-                       struct err *e)
-{
-	struct err se;
-	int code, k;
-
-	runner_sessions_close(r);
-	if (run_rc == -EINTR || stop_signal) {
-		snprintf(s->status, sizeof(s->status), "interrupted");
-		code = 130;
-	} else if (run_rc < 0) {
-		snprintf(s->status, sizeof(s->status), "aborted");
-		code = 2;
-	} else {
-		snprintf(s->status, sizeof(s->status), "completed");
-		code = 0;
-		for (k = 0; k < s->plan.nnodes; k++)
-			if (s->node_dropped[k])
-				code = 2;
-	}
-	s->finished_at = time_now_s();
-	verdict_sweep(s);
-	if (ctlstore_sweep_finish(st, s, &se) < 0)
-		log_error("%s", se.msg);
-	if (code == 2)
-		err_set(e, -EIO, "node_failed",
-		        "a node failed; partial results saved as sweep %lld", (long long)s->id);
-	else if (code == 130)
-		err_set(e, -EINTR, "interrupted", "interrupted; nodes restored, sweep %lld saved",
-		        (long long)s->id);
-	else if (s->outcome == OUTCOME_BASELINE_FAILED || s->outcome == OUTCOME_NO_FIGURES) {
-		struct buf why = BUF_INIT;
-
-		/* Nothing to compare: not a success (the table says why, node by node). */
-		report_best_summary(s, &why);
-		err_set(e, -EIO, "no_best", "sweep %lld: %s", (long long)s->id, why.data);
-		buf_release(&why);
-		code = 1;
-	}
-	return code;
-}
-
-/*
- * Run sweep s: pre-flight (nothing changes unless every agent accepts every
- * configuration and the job), a tuning session per node, the strategy's work
- * on the runner, each point saved as it finishes, then every node restored.
- * Returns the exit code: 0, 1 (e filled), 2 (a node failed) or 130 (signal).
- */
-static int sweep_execute(struct sweep *s, const struct opts *o, struct err *e)
-{
-	struct runner_opts ro = { 0 };
-	struct progress pg = { .s = s, .tty = isatty(STDERR_FILENO) };
-	struct strategy_batch batch = { 0 };
-	struct ctlstore *st = NULL;
-	struct preflight pf;
-	struct runner r;
-	struct fleet f;
-	struct err se;
-	char *path = db_path(o), loops[32];
-	double t_start = time_mono_s();
-	int code = 1, rc = 0, i;
-
-	fleet_init(&f, &s->plan, 5.0, 2);
-	ro.continue_on_node_failure = o->continue_on_node_failure;
-	ro.session_ttl_s = o->session_ttl_s > 0 ? o->session_ttl_s : 60;
-	ro.poll_interval_s = (o->poll_ms > 0 ? o->poll_ms : 50) / 1000.0;
-	ro.stop = &stop_signal;
-	ro.event = on_event;
-	ro.ctx = &pg;
-	runner_init(&r, s, &f, &ro);
-	pg.r = &r;
-	pg.npoints_est = strategy_estimate(&s->plan);
-	if (ctlstore_open(path, &st, e) < 0)
-		goto out;
-	if (preflight_plan(&f, &s->plan, false, &pf) < 0) {
-		struct buf b = BUF_INIT;
-
-		report_preflight_failed(&pf, &b);
-		fputs(b.data, stderr);
-		buf_release(&b);
-		err_set(e, -EINVAL, "preflight_failed", "pre-flight failed (%d problem%s)",
-		        pf.nproblems, pf.nproblems == 1 ? "" : "s");
-		preflight_release(&pf);
-		goto out;
-	}
-	pg.first_point_s =
-	        pf.expected_runtime_s > 0
-	                ? pf.expected_runtime_s + 1
-	                : s->plan.loops * (s->plan.runtime_s > 0 ? s->plan.runtime_s : 10) + 1;
-	preflight_release(&pf);
-	if (stop_signal) {
-		code = 130;
-		goto out;
-	}
-	s->owner_pid = (int)getpid();
-	host_name(s->owner_host, sizeof(s->owner_host));
-	if (ctlstore_sweep_create(st, s, e) < 0)
-		goto out;
-	if (runner_sessions_open(&r, e) < 0) {
-		snprintf(s->status, sizeof(s->status), "failed");
-		s->finished_at = time_now_s();
-		ctlstore_sweep_finish(st, s, NULL);
-		goto out;
-	}
-	if (s->plan.strategy == PLAN_ADAPTIVE) {
-		double ex, wo;
-
-		race_remaining(s, &ex, &wo);
-		log_info("sweep %lld \"%s\": %d node%s, adaptive, %d to %d loops; loops per node: "
-		         "worst case %.0f, expected about %.0f",
-		         (long long)s->id, s->plan.name, s->plan.nnodes,
-		         s->plan.nnodes == 1 ? "" : "s", s->plan.loops, s->plan.loops_max, wo, ex);
-	} else {
-		if (s->plan.loops_max > s->plan.loops)
-			snprintf(loops, sizeof(loops), "%d to %d", s->plan.loops,
-			         s->plan.loops_max);
-		else
-			snprintf(loops, sizeof(loops), "%d", s->plan.loops);
-		log_info("sweep %lld \"%s\": %d node%s, up to %d points of %s loops",
-		         (long long)s->id, s->plan.name, s->plan.nnodes,
-		         s->plan.nnodes == 1 ? "" : "s", pg.npoints_est, loops);
-	}
-	/* A signal stops the sweep between points too: no new point is begun. */
-	while (rc == 0 && !stop_signal && strategy_next(s, &batch) > 0) {
-		for (i = 0; i < batch.n && rc == 0 && !stop_signal; i++) {
-			rc = runner_point_run(&r, batch.items[i].point, batch.items[i].loops);
-			if (rc == 0)
-				pg.loops_done += batch.items[i].loops;
-			verdict_sweep(s);
-			if (ctlstore_point_save(st, s, batch.items[i].point, &se) < 0)
-				log_error("%s", se.msg);
-			phases_log(&r.last, s->plan.nnodes);
-		}
-	}
-	progress_clear(&pg);
-	code = sweep_close(s, &r, st, rc, e);
-	{
-		double wall = time_mono_s() - t_start, nominal = 0;
-
-		for (i = 0; i < s->npoints; i++)
-			nominal += s->points[i].loops_run * s->plan.runtime_s;
-
-		long att[2], conn[2];
-
-		log_info("sweep %lld %s: wall %.2f s; job span %.2f s (first job start to last job "
-		         "end on the agents, summed over %d points; nominal fio time %.0f s); "
-		         "overhead x%.3f (x%.3f vs nominal)",
-		         (long long)s->id, s->status, wall, r.span_s, r.runs, nominal,
-		         r.span_s > 0 ? wall / r.span_s : 0.0, nominal > 0 ? wall / nominal : 0.0);
-		client_counts(f.client, &att[0], &conn[0]);
-		client_counts(f.wait_client, &att[1], &conn[1]);
-		log_debug(
-		        "sweep %lld: first PATCH to last job end seen %.2f s, longest jobs %.2f s "
-		        "(summed over the points); requests %ld on %ld new connections, job "
-		        "waits %ld on %ld",
-		        (long long)s->id, r.run_s, r.longest_s, att[0], conn[0], att[1], conn[1]);
-	}
-out:
-	if (code == 1 && !s->id)
-		snprintf(s->status, sizeof(s->status), "failed");
-	strategy_batch_release(&batch);
-	runner_release(&r);
-	ctlstore_close(st);
-	fleet_release(&f);
-	free(path);
-	return code;
+	return codes[r];
 }
 
 static int cmd_sweep(const struct cmd *c, struct opts *o)
 {
+	struct sweeprun_opts ro = { 0 };
 	struct sweep s;
 	struct plan p;
 	struct err e = { 0 };
 	struct buf out = BUF_INIT;
 	enum report_format f;
+	char *path, me[64];
 	int code;
 
 	(void)c;
@@ -555,9 +275,19 @@ static int cmd_sweep(const struct cmd *c, struct opts *o)
 		dry_run_print(&p);
 		return 0;
 	}
+	path = db_path(o);
 	sweep_init(&s, &p);
 	signals_install();
-	code = sweep_execute(&s, o, &e);
+	host_name(me, sizeof(me));
+	ro.db_path = path;
+	ro.continue_on_node_failure = o->continue_on_node_failure;
+	ro.session_ttl_s = o->session_ttl_s > 0 ? o->session_ttl_s : 60;
+	ro.poll_interval_s = (o->poll_ms > 0 ? o->poll_ms : 50) / 1000.0;
+	ro.stop = &stop_signal;
+	ro.tty = isatty(STDERR_FILENO);
+	ro.owner_pid = (int)getpid();
+	ro.owner_host = me;
+	code = sweep_exit_code(sweeprun_execute(&s, &ro, &e));
 	if (s.id > 0) {
 		report_render_nodes(&s, f, o->all_nodes, &out);
 		if (output_write(o, out.data, out.len) && code == 0)
@@ -567,6 +297,7 @@ static int cmd_sweep(const struct cmd *c, struct opts *o)
 		log_error("%s", e.msg);
 	buf_release(&out);
 	sweep_release(&s);
+	free(path);
 	return code;
 }
 
@@ -644,7 +375,7 @@ static int cmd_compare(const struct cmd *c, struct opts *o)
 		sweep_release(&a);
 		return 1;
 	}
-	verdict_sweeps_compare(&a, &b, &cmp);
+	analysis_sweeps_compared(&a, &b, &cmp);
 	report_compare(&a, &b, &cmp, o->format && !strcmp(o->format, "markdown"), &out);
 	if (cmp.nrows > 0)
 		rc = 0;
@@ -739,7 +470,7 @@ static int cmd_export(const struct cmd *c, struct opts *o)
 	if (s.best < 0)
 		log_warn("sweep %lld has no best configuration; exporting its baseline",
 		         (long long)id);
-	if (report_export(&s, o->format, &out, &e) < 0) {
+	if (export_render(&s, o->format, &out, &e) < 0) {
 		log_error("%s", e.msg);
 		rc = 1;
 	} else {
@@ -815,7 +546,7 @@ static int cmd_analyze(const struct cmd *c, struct opts *o)
 	}
 	if (!isnan(o->min_effect_pct))
 		s.plan.min_effect_pct = o->min_effect_pct;
-	verdict_sweep(&s);
+	analysis_sweep_loaded(&s);
 	report_render_nodes(&s, f, o->all_nodes, &out);
 	rc = output_write(o, out.data, out.len);
 	buf_release(&out);

@@ -122,6 +122,10 @@ void plan_job_copy(struct plan *dst, const struct plan *src);
 /* The table columns: every parameter of the axes and the baseline, in first-seen order.
  * Returns how many were written to names (at most max). */
 int plan_columns(const struct plan *p, char (*names)[PARAM_NAME_MAX], int max);
+/* The most columns a rendering of a sweep shows. */
+#define PLAN_COLUMNS_MAX 32
+/* The job already does direct I/O: its engine options set "direct" to true or 1. */
+bool plan_job_direct(const struct plan *p);
 /* Human name of the metric's unit, from its suffix ("MiB/s" for *_bw_mib). */
 const char *plan_metric_unit(const char *metric);
 /* "grid", "sequential" or "adaptive", as written in a plan. */

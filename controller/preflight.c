@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "preflight.h"
+#include "strategy.h"
 #include "xmalloc.h"
 #include "banned.h"
 
@@ -186,4 +187,15 @@ void preflight_release(struct preflight *pf)
 	free(pf->info);
 	buf_release(&pf->problems);
 	memset(pf, 0, sizeof(*pf));
+}
+
+int preflight_plan(struct fleet *f, const struct plan *p, bool with_params, struct preflight *out)
+{
+	struct config *cfgs;
+	bool complete;
+	int n = strategy_configs(p, STRATEGY_CONFIGS_CAP, &cfgs, &complete), rc;
+
+	rc = preflight_run(f, cfgs, n, with_params, out);
+	free(cfgs);
+	return rc;
 }

@@ -42,6 +42,9 @@ struct preflight {
  */
 int preflight_run(struct fleet *f, const struct config *cfgs, int ncfg, bool with_params,
                   struct preflight *out);
+/* preflight_run of plan p: every configuration the plan may apply (strategy_configs, within
+ * STRATEGY_CONFIGS_CAP), and the job. */
+int preflight_plan(struct fleet *f, const struct plan *p, bool with_params, struct preflight *out);
 void preflight_release(struct preflight *pf);
 
 #endif

@@ -1,21 +1,19 @@
-/* report.c -- every word the controller prints about a sweep: the table (seed 003 style),
- * markdown, CSV, JSON, the HTML report, compare, export, history, progress and pre-flight. */
+/* report.c -- a sweep rendered for people: the table (seed 003 style), markdown, CSV,
+ * compare, history, and the dry run, pre-flight, nodes and apply text. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "race.h"
 #include "report.h"
 #include "strategy.h"
+#include "sweepdoc.h"
 #include "timeutil.h"
+#include "words.h"
 #include "xmalloc.h"
 #include "banned.h"
-
-#define COLS_MAX 32
 
 int report_format_parse(const char *s, enum report_format *out)
 {
@@ -31,45 +29,6 @@ int report_format_parse(const char *s, enum report_format *out)
 	return -EINVAL;
 }
 
-static const char *role_name(enum point_role r)
-{
-	static const char *const names[] = { "baseline", "candidate", "final" };
-
-	return names[r];
-}
-
-static const char *node_state_name(enum node_state st)
-{
-	static const char *const names[] = { "pending", "ok", "failed", "cancelled", "dropped" };
-
-	return names[st];
-}
-
-/* Node k of point p's comparison, or NULL when the point has none. */
-static const struct effect_node *fx_node(const struct point *p, int k)
-{
-	return k < p->fx.nnodes ? &p->fx.nodes[k] : NULL;
-}
-
-/* A decision's code, as CSV and JSON carry it ("" for none). */
-static const char *decision_code(enum effect_decision d)
-{
-	return d == EFFECT_NA ? "" : effect_decision_name(d);
-}
-
-/* A row's decision in words. */
-static const char *decision_words(enum effect_decision d)
-{
-	static const char *const names[] = { "",
-		                             "significant gain",
-		                             "significant loss",
-		                             "no real difference",
-		                             "inconclusive",
-		                             "nodes disagree" };
-
-	return (unsigned)d < sizeof(names) / sizeof(names[0]) ? names[d] : "";
-}
-
 /* Display width of UTF-8 text: code points, not bytes. */
 static int text_width(const char *s)
 {
@@ -81,55 +40,6 @@ static int text_width(const char *s)
 	return w;
 }
 
-/* A signed figure with a real minus sign: "+1.5", "−2.0". */
-static void signed_fmt(struct buf *b, double v)
-{
-	if (v < 0 && fabs(v) >= 0.05)
-		buf_printf(b, "\u2212%.1f", -v);
-	else
-		buf_printf(b, "+%.1f", fabs(v));
-}
-
-/* "+1.5 % [−0.2, +3.1]": a Δ with its CI, when known. */
-static void delta_ci(struct buf *b, double delta_pct, double lo, double hi)
-{
-	if (isnan(delta_pct))
-		return;
-	signed_fmt(b, delta_pct);
-	buf_puts(b, " %");
-	if (!isnan(lo) && !isnan(hi)) {
-		buf_puts(b, " [");
-		signed_fmt(b, lo);
-		buf_puts(b, ", ");
-		signed_fmt(b, hi);
-		buf_puts(b, "]");
-	}
-}
-
-/* The value shown for one parameter of a point: "975→919" when a node adjusted it. */
-static void param_cell(const struct sweep *s, const struct point *p, const char *name,
-                       struct buf *b)
-{
-	const struct setting *req = config_get(&p->cfg, name);
-	int i, j;
-
-	if (!req) {
-		buf_puts(b, "-");
-		return;
-	}
-	buf_puts(b, req->value);
-	for (i = 0; i < s->plan.nnodes; i++) {
-		const struct node_result *r = &p->nodes[i];
-
-		for (j = 0; j < r->applied.n; j++) {
-			if (strcmp(r->applied.s[j].name, name) || !(r->adjusted_mask & (1u << j)))
-				continue;
-			buf_printf(b, "\u2192%s", r->applied.s[j].value);
-			return;
-		}
-	}
-}
-
 static void node_cell(const struct point *p, const struct node_result *r, struct buf *b)
 {
 	if (r->state == NODE_DROPPED) {
@@ -137,12 +47,13 @@ static void node_cell(const struct point *p, const struct node_result *r, struct
 		return;
 	}
 	if (r->sum.n == 0) {
-		buf_puts(b, r->state == NODE_PENDING ? "-" : node_state_name(r->state));
+		buf_puts(b, r->state == NODE_PENDING ? "-" : sweep_node_state_code(r->state));
 		return;
 	}
 	buf_printf(b, "%.1f \u00b1 %.1f", r->sum.mean, r->sum.stdev);
 	if (r->state != NODE_OK)
-		buf_printf(b, " (%s %d/%d)", node_state_name(r->state), r->npasses, p->loops_run);
+		buf_printf(b, " (%s %d/%d)", sweep_node_state_code(r->state), r->npasses,
+		           p->loops_run);
 }
 
 static void delta_cell(const struct point *p, struct buf *b)
@@ -151,83 +62,7 @@ static void delta_cell(const struct point *p, struct buf *b)
 		buf_puts(b, "baseline");
 		return;
 	}
-	delta_ci(b, p->delta_pct, p->ci_low_pct, p->ci_high_pct);
-}
-
-/* At most this many disagreeing nodes are named in a table cell (JSON names them all). */
-#define NAMED_MAX 6
-
-/* "node17, node43 differ: −8.0 %, −11.0 %": the nodes a heterogeneous decision names, with
- * their own Δ (names[k] is node k's name). */
-static void disagree_words(const struct effect *fx, char *const *names, struct buf *out)
-{
-	int i, n = fx->ndisagree < NAMED_MAX ? fx->ndisagree : NAMED_MAX;
-
-	for (i = 0; i < n; i++)
-		buf_printf(out, "%s%s", i ? ", " : "", names[fx->disagree[i]]);
-	if (fx->ndisagree > n)
-		buf_printf(out, " and %d more", fx->ndisagree - n);
-	buf_puts(out, fx->ndisagree == 1 ? " differs: " : " differ: ");
-	for (i = 0; i < n; i++) {
-		buf_puts(out, i ? ", " : "");
-		signed_fmt(out, fx->nodes[fx->disagree[i]].delta_pct);
-		buf_puts(out, " %");
-	}
-}
-
-/* A comparison's decision in words: what the table's verdict cell and the JSON's
- * verdict_text say. Disagreeing nodes are named; an inconclusive row that noise explains
- * says how many loops would decide it. */
-static void decision_text(const struct effect *fx, enum effect_decision d, char *const *names,
-                          struct buf *out)
-{
-	buf_puts(out, decision_words(d));
-	if (d == EFFECT_HETEROGENEOUS && fx->ndisagree > 0) {
-		buf_puts(out, ": ");
-		disagree_words(fx, names, out);
-	} else if (d == EFFECT_INCONCLUSIVE && fx->noisy && fx->loops_needed > 0) {
-		buf_printf(out, " (too noisy: ~%d loops needed)", fx->loops_needed);
-	} else if (d == EFFECT_INCONCLUSIVE && fx->noisy && fx->loops_needed < 0 &&
-	           fx->q_p < EFFECT_ALPHA && fx->tau_pct > 0) {
-		buf_printf(out, " (nodes differ: \u03c4 %.1f %%)", fx->tau_pct);
-	}
-}
-
-/* The plan's node names, for decision_text. Caller frees the array (not the names). */
-static char **node_names(const struct plan *p)
-{
-	char **names = xcalloc((size_t)p->nnodes + 1, sizeof(char *));
-	int k;
-
-	for (k = 0; k < p->nnodes; k++)
-		names[k] = p->nodes[k].name;
-	return names;
-}
-
-/* Why a compared row has no decision: no node finished both points, or too few passes. */
-static const char *no_decision_words(const struct point *p)
-{
-	int k;
-
-	for (k = 0; k < p->fx.nnodes; k++)
-		if (p->fx.nodes[k].state == EFFECT_NODE_FEW_PASSES)
-			return "not judged: needs 2 passes or more per node";
-	return "";
-}
-
-static void verdict_cell(const struct sweep *s, const struct point *p, struct buf *b)
-{
-	char **names;
-
-	if (p->role == ROLE_FINAL)
-		buf_puts(b, "final vs original baseline: ");
-	if (p->role != ROLE_BASELINE && p->verdict == EFFECT_NA) {
-		buf_puts(b, no_decision_words(p));
-		return;
-	}
-	names = node_names(&s->plan);
-	decision_text(&p->fx, p->verdict, names, b);
-	free(names);
+	words_delta_ci(b, p->delta_pct, p->ci_low_pct, p->ci_high_pct);
 }
 
 /* The cells of every row, header first: rows[r * ncols + c]. */
@@ -268,7 +103,7 @@ static void distribution_cells(const struct sweep *s, const struct point *p, cha
 
 	for (k = 0; k < n; k++) {
 		const struct node_result *r = &p->nodes[k];
-		const struct effect_node *fx = fx_node(p, k);
+		const struct effect_node *fx = sweep_node_effect(p, k);
 
 		if (r->state == NODE_DROPPED)
 			dropped++;
@@ -297,11 +132,11 @@ static void distribution_cells(const struct sweep *s, const struct point *p, cha
 	if (nd > 0) {
 		double med = median_sort(d, nd);
 
-		signed_fmt(&b, d[0]);
+		words_signed(&b, d[0]);
 		buf_puts(&b, " / ");
-		signed_fmt(&b, med);
+		words_signed(&b, med);
 		buf_puts(&b, " / ");
-		signed_fmt(&b, d[nd - 1]);
+		words_signed(&b, d[nd - 1]);
 		buf_puts(&b, " %");
 	}
 	cells[2] = buf_detach(&b, NULL);
@@ -314,8 +149,8 @@ static void distribution_cells(const struct sweep *s, const struct point *p, cha
 
 static void grid_build(const struct sweep *s, bool dist, struct grid *g)
 {
-	char cols[COLS_MAX][PARAM_NAME_MAX];
-	int nc = plan_columns(&s->plan, cols, COLS_MAX), i, j, c;
+	char cols[PLAN_COLUMNS_MAX][PARAM_NAME_MAX];
+	int nc = plan_columns(&s->plan, cols, PLAN_COLUMNS_MAX), i, j, c;
 	const char *unit = plan_metric_unit(s->plan.metric);
 	bool spread = s->plan.nnodes > 1, adaptive = s->plan.loops_max > s->plan.loops;
 	int nodecols = dist ? DIST_COLS : s->plan.nnodes;
@@ -346,7 +181,7 @@ static void grid_build(const struct sweep *s, bool dist, struct grid *g)
 		struct buf b = BUF_INIT;
 
 		for (j = 0; j < nc; j++) {
-			param_cell(s, p, cols[j], &b);
+			words_param(s, p, cols[j], &b);
 			g->cells[c++] = buf_detach(&b, NULL);
 		}
 		if (dist) {
@@ -369,7 +204,7 @@ static void grid_build(const struct sweep *s, bool dist, struct grid *g)
 		}
 		delta_cell(p, &b);
 		g->cells[c++] = buf_detach(&b, NULL);
-		verdict_cell(s, p, &b);
+		words_verdict(s, p, &b);
 		g->cells[c++] = buf_detach(&b, NULL);
 	}
 }
@@ -393,162 +228,6 @@ static void row_print(const struct grid *g, int r, const int *w, struct buf *out
 		buf_printf(out, "| %s%*s ", t, w[c] - text_width(t), "");
 	}
 	buf_puts(out, "|\n");
-}
-
-/* "node1: why; node2: why" for the nodes of point p without a figure. */
-static void point_failures(const struct sweep *s, const struct point *p, struct buf *out)
-{
-	int k, n = 0;
-
-	for (k = 0; k < s->plan.nnodes; k++) {
-		const struct node_result *r = &p->nodes[k];
-
-		if (r->state == NODE_OK && r->npasses > 0)
-			continue;
-		buf_printf(out, "%s%s: %s", n++ ? "; " : "", s->plan.nodes[k].name,
-		           r->error[0] ? r->error : node_state_name(r->state));
-	}
-}
-
-/* The first configuration point that ran and has no figure, for "no figures". */
-static const struct point *first_failed_candidate(const struct sweep *s)
-{
-	int i, k;
-
-	for (i = 1; i < s->npoints; i++) {
-		const struct point *p = &s->points[i];
-
-		if (p->role == ROLE_BASELINE)
-			continue;
-		for (k = 0; k < s->plan.nnodes; k++)
-			if (p->nodes[k].state == NODE_FAILED || p->nodes[k].state == NODE_CANCELLED)
-				return p;
-	}
-	return NULL;
-}
-
-/* Up to this many nodes are named in the best line. */
-#define BEST_NAMED_MAX 4
-
-/* "node1, node2 and node3": the used nodes of fx whose own decision is d. Returns how many
- * there are; names them when there are 1..BEST_NAMED_MAX. */
-static int nodes_with(const struct sweep *s, const struct effect *fx, enum effect_decision d,
-                      struct buf *out)
-{
-	int i, k = 0, n = 0;
-
-	for (i = 0; i < fx->nnodes; i++)
-		n += fx->nodes[i].state == EFFECT_NODE_USED && fx->nodes[i].decision == d;
-	if (n > BEST_NAMED_MAX)
-		return n;
-	for (i = 0; i < fx->nnodes; i++) {
-		if (fx->nodes[i].state != EFFECT_NODE_USED || fx->nodes[i].decision != d)
-			continue;
-		k++;
-		buf_printf(out, "%s%s",
-		           k == 1   ? ""
-		           : k == n ? " and "
-		                    : ", ",
-		           s->plan.nodes[i].name);
-	}
-	return n;
-}
-
-/* "best: CONFIG  +47.7 % (significant gain on node1 and node2)" from the parts: the nodes
- * when every node shows the gain on its own, else the fleet and those that do. */
-static void best_words(const struct sweep *s, const struct config *cfg, double delta_pct,
-                       enum effect_decision v, const struct point *p, struct buf *out)
-{
-	struct buf names = BUF_INIT;
-	int n;
-
-	buf_puts(out, "best: ");
-	config_format(cfg, out);
-	buf_puts(out, "  ");
-	signed_fmt(out, delta_pct);
-	buf_printf(out, " %% (%s", decision_words(v));
-	if (!p || !s) {
-		buf_puts(out, ")\n");
-		return;
-	}
-	n = nodes_with(s, &p->fx, EFFECT_GAIN, &names);
-	if (n == p->fx.nused && names.len)
-		buf_printf(out, " on %s", names.data);
-	else if (n == p->fx.nused)
-		buf_printf(out, " on all %d nodes", n);
-	else if (names.len)
-		buf_printf(out, " on the fleet of %d nodes; on %s own: %s", p->fx.nused,
-		           n == 1 ? "its" : "their", names.data);
-	else
-		buf_printf(out, " on the fleet of %d nodes; %d of them show it on their own",
-		           p->fx.nused, n);
-	buf_puts(out, ")\n");
-	buf_release(&names);
-}
-
-/* The best line; details: each node's error where there is no best. */
-static void best_line(const struct sweep *s, bool details, struct buf *out)
-{
-	const struct point *p;
-
-	switch (s->outcome) {
-	case OUTCOME_BEST:
-		p = &s->points[s->best];
-		best_words(s, &p->cfg, p->delta_pct, p->verdict, p, out);
-		return;
-	case OUTCOME_BASELINE_FAILED:
-		buf_puts(out, "no best: the baseline failed on every node");
-		if (details && s->npoints) {
-			buf_puts(out, " (");
-			point_failures(s, &s->points[0], out);
-			buf_puts(out, ")");
-		}
-		buf_puts(out, "\n");
-		return;
-	case OUTCOME_NO_FIGURES:
-		buf_puts(out, "no best: no configuration produced a figure to compare with the "
-		              "baseline");
-		p = details ? first_failed_candidate(s) : NULL;
-		if (p) {
-			buf_printf(out, " (point %d: ", p->index + 1);
-			point_failures(s, p, out);
-			buf_puts(out, ")");
-		}
-		buf_puts(out, "\n");
-		return;
-	case OUTCOME_PENDING:
-	case OUTCOME_BASELINE:
-		break;
-	}
-	buf_puts(out, "best: the baseline (no configuration gave a significant gain)\n");
-}
-
-void report_best_line(const struct sweep *s, struct buf *out)
-{
-	best_line(s, true, out);
-}
-
-void report_best_summary(const struct sweep *s, struct buf *out)
-{
-	best_line(s, false, out);
-	if (out->len && out->data[out->len - 1] == '\n')
-		out->data[--out->len] = '\0';
-}
-
-/* One warning in words. */
-static void warning_words(const struct sweep *s, const struct sweep_warning *w, struct buf *out)
-{
-	switch (w->code) {
-	case WARNING_NODE_OFFSET:
-		buf_printf(out,
-		           "%s is consistently %.1f %% %s %s (%d of %d points): check its hardware "
-		           "before trusting fleet-wide verdicts",
-		           s->plan.nodes[w->node].name, fabs(w->offset_pct),
-		           w->offset_pct > 0 ? "above" : "below",
-		           w->other >= 0 ? s->plan.nodes[w->other].name : "the other nodes",
-		           w->npoints, w->npoints);
-		break;
-	}
 }
 
 /* "5 loops", or "3\u201320 loops" for adaptive loops. */
@@ -590,42 +269,6 @@ static void table_head(const struct grid *g, const int *w, bool markdown, struct
 			buf_puts(out, "-");
 	}
 	buf_puts(out, "|\n");
-}
-
-/* The job already does direct I/O: its engine options set "direct" to true or 1. */
-static bool job_direct(const struct plan *p)
-{
-	json_t *o = p->engine_json ? json_loads(p->engine_json, 0, NULL) : NULL;
-	json_t *d = json_object_get(o, "direct");
-	bool direct = json_is_true(d) || (json_is_integer(d) && json_integer_value(d) != 0);
-
-	json_decref(o);
-	return direct;
-}
-
-/* The noise line (without "noise: " and the newline), when some row cannot resolve
- * min_effect: how much the passes vary, which rows, and what would decide them. */
-static void noise_words(const struct sweep *s, struct buf *out)
-{
-	const struct sweep_noise *ns = &s->noise;
-	double m = s->plan.min_effect_pct;
-
-	buf_printf(out,
-	           "passes vary by up to %.1f %%; %d of %d row%s cannot tell a %g %% difference "
-	           "(the smallest %s detect%s is %.1f %%)",
-	           ns->cv_pct, ns->nnoisy, ns->nrows, ns->nrows == 1 ? "" : "s", m,
-	           ns->nnoisy == 1 ? "it" : "they", ns->nnoisy == 1 ? "s" : "", ns->mde_pct);
-	if (ns->loops_needed > 0)
-		buf_printf(out,
-		           ". Deciding %g %% needs about %d loops per point, or a quieter job: "
-		           "longer runtime_s%s",
-		           m, ns->loops_needed, job_direct(&s->plan) ? "" : ", direct I/O");
-	if (ns->nunreachable > 0)
-		buf_printf(
-		        out,
-		        ". In %d row%s the nodes' own effects differ (\u03c4 up to %.1f %%), which "
-		        "more loops do not resolve: look at the nodes",
-		        ns->nunreachable, ns->nunreachable == 1 ? "" : "s", ns->tau_pct);
 }
 
 /* Column widths over every row of g. Caller frees. */
@@ -752,15 +395,15 @@ static void table_render(const struct sweep *s, bool markdown, bool all_nodes, s
 		table_head(&g, w, markdown, out);
 	buf_puts(out, "\n");
 	race_lines(s, out);
-	report_best_line(s, out);
+	words_best_line(s, out);
 	if (s->noise.nnoisy > 0) {
 		buf_puts(out, "noise: ");
-		noise_words(s, out);
+		words_noise(s, out);
 		buf_puts(out, "\n");
 	}
 	for (i = 0; i < s->nwarnings; i++) {
 		buf_puts(out, "warning: ");
-		warning_words(s, &s->warnings[i], out);
+		words_warning(s, &s->warnings[i], out);
 		buf_puts(out, "\n");
 	}
 	free(w);
@@ -792,8 +435,8 @@ static void csv_num(struct buf *out, double v)
 /* One line per point and node, with every pass, for spreadsheets. */
 static void csv_render(const struct sweep *s, struct buf *out)
 {
-	char cols[COLS_MAX][PARAM_NAME_MAX];
-	int nc = plan_columns(&s->plan, cols, COLS_MAX), i, j, k;
+	char cols[PLAN_COLUMNS_MAX][PARAM_NAME_MAX];
+	int nc = plan_columns(&s->plan, cols, PLAN_COLUMNS_MAX), i, j, k;
 
 	buf_puts(out, "sweep,point,role,axis");
 	for (j = 0; j < nc; j++) {
@@ -808,28 +451,28 @@ static void csv_render(const struct sweep *s, struct buf *out)
 
 		for (k = 0; k < s->plan.nnodes; k++) {
 			const struct node_result *r = &p->nodes[k];
-			const struct effect_node *nd = fx_node(p, k);
+			const struct effect_node *nd = sweep_node_effect(p, k);
 			struct buf cell = BUF_INIT;
 
 			buf_printf(out, "%lld,%d,%s,%d", (long long)s->id, p->index,
-			           role_name(p->role), p->axis);
+			           sweep_role_code(p->role), p->axis);
 			for (j = 0; j < nc; j++) {
 				buf_puts(out, ",");
 				buf_reset(&cell);
-				param_cell(s, p, cols[j], &cell);
+				words_param(s, p, cols[j], &cell);
 				csv_field(out, cell.data ? cell.data : "");
 			}
 			buf_puts(out, ",");
 			csv_field(out, s->plan.nodes[k].name);
-			buf_printf(out, ",%s,%d", node_state_name(r->state), r->sum.n);
+			buf_printf(out, ",%s,%d", sweep_node_state_code(r->state), r->sum.n);
 			csv_num(out, r->sum.n ? r->sum.mean : NAN);
 			csv_num(out, r->sum.n ? r->sum.stdev : NAN);
 			csv_num(out, r->delta_pct);
 			csv_num(out, r->ci_low_pct);
 			csv_num(out, r->ci_high_pct);
-			buf_printf(out, ",%s", decision_code(r->verdict));
+			buf_printf(out, ",%s", words_decision_code(r->verdict));
 			csv_num(out, p->delta_pct);
-			buf_printf(out, ",%s", decision_code(p->verdict));
+			buf_printf(out, ",%s", words_decision_code(p->verdict));
 			csv_num(out, p->ci_low_pct);
 			csv_num(out, p->ci_high_pct);
 			csv_num(out, p->fx.nused ? p->fx.tau_pct : NAN);
@@ -848,339 +491,6 @@ static void csv_render(const struct sweep *s, struct buf *out)
 			buf_release(&cell);
 		}
 	}
-}
-
-static json_t *num_or_null(double v)
-{
-	return isnan(v) || isinf(v) ? json_null() : json_real(v);
-}
-
-static json_t *time_json(double t)
-{
-	char iso[40];
-
-	if (t <= 0)
-		return json_null();
-	time_fmt_iso(t, iso, sizeof(iso));
-	return json_string(iso);
-}
-
-static json_t *pair_json(double lo, double hi)
-{
-	json_t *a = json_array();
-
-	json_array_append_new(a, num_or_null(lo));
-	json_array_append_new(a, num_or_null(hi));
-	return a;
-}
-
-/* A node's figures of a comparison (nd NULL: the point has none) into o. */
-static void effect_node_json(const struct effect_node *nd, json_t *o)
-{
-	bool used = nd && nd->state == EFFECT_NODE_USED;
-
-	json_object_set_new(o, "effect_state",
-	                    nd ? json_string(effect_node_state_name(nd->state)) : json_null());
-	json_object_set_new(o, "ref_n", nd ? json_integer(nd->n_ref) : json_null());
-	json_object_set_new(o, "cv_pct", nd ? num_or_null(nd->cv_point_pct) : json_null());
-	json_object_set_new(o, "ref_cv_pct", nd ? num_or_null(nd->cv_ref_pct) : json_null());
-	json_object_set_new(o, "df", used ? num_or_null(nd->df) : json_null());
-	json_object_set_new(o, "weight_pct", used ? num_or_null(nd->weight_pct) : json_null());
-	json_object_set_new(o, "differs_p", used ? num_or_null(nd->differs_p) : json_null());
-	json_object_set_new(o, "disagrees", json_boolean(nd && nd->disagrees));
-}
-
-/* The fleet figures of a comparison, or null when it has no used node. */
-static json_t *fleet_json(const struct effect *fx)
-{
-	json_t *o;
-
-	if (fx->nused == 0)
-		return json_null();
-	o = json_object();
-	json_object_set_new(o, "decision", json_string(effect_decision_name(fx->fleet_decision)));
-	json_object_set_new(o, "nodes_used", json_integer(fx->nused));
-	json_object_set_new(o, "delta_pct", num_or_null(fx->delta_pct));
-	json_object_set_new(o, "ci95_pct", pair_json(fx->ci95_low_pct, fx->ci95_high_pct));
-	json_object_set_new(o, "ci90_pct", pair_json(fx->ci90_low_pct, fx->ci90_high_pct));
-	json_object_set_new(o, "df", num_or_null(fx->df));
-	json_object_set_new(o, "tau_pct", num_or_null(fx->tau_pct));
-	json_object_set_new(o, "i2_pct", num_or_null(fx->i2_pct));
-	json_object_set_new(o, "q", num_or_null(fx->q));
-	json_object_set_new(o, "q_df", json_integer(fx->q_df));
-	json_object_set_new(o, "q_p", num_or_null(fx->q_p));
-	json_object_set_new(o, "alpha", num_or_null(fx->alpha));
-	return o;
-}
-
-/* The noise figures of a comparison, or null when it has no used node. */
-static json_t *noise_json(const struct effect *fx)
-{
-	json_t *o;
-
-	if (fx->nused == 0)
-		return json_null();
-	o = json_object();
-	json_object_set_new(o, "cv_pct", num_or_null(fx->cv_pct));
-	json_object_set_new(o, "loops", num_or_null(fx->loops));
-	json_object_set_new(o, "mde_pct", num_or_null(fx->mde_pct));
-	json_object_set_new(o, "loops_needed",
-	                    fx->loops_needed > 0 ? json_integer(fx->loops_needed) : json_null());
-	json_object_set_new(o, "noisy", json_boolean(fx->noisy));
-	return o;
-}
-
-/* The nodes a heterogeneous decision names, with their own figures. */
-static json_t *disagree_json(const struct plan *p, const struct effect *fx)
-{
-	json_t *a = json_array();
-	int i;
-
-	for (i = 0; i < fx->ndisagree; i++) {
-		const struct effect_node *nd = &fx->nodes[fx->disagree[i]];
-		json_t *o = json_object();
-
-		json_object_set_new(o, "node", json_string(p->nodes[fx->disagree[i]].name));
-		json_object_set_new(o, "delta_pct", num_or_null(nd->delta_pct));
-		json_object_set_new(o, "ci_low_pct", num_or_null(nd->ci_low_pct));
-		json_object_set_new(o, "ci_high_pct", num_or_null(nd->ci_high_pct));
-		json_object_set_new(o, "verdict", json_string(effect_decision_name(nd->decision)));
-		json_object_set_new(o, "differs_p", num_or_null(nd->differs_p));
-		json_array_append_new(a, o);
-	}
-	return a;
-}
-
-static json_t *node_json(const struct sweep *s, const struct point *p, int k)
-{
-	const struct node_result *r = &p->nodes[k];
-	json_t *o = json_object(), *passes = json_array(), *applied = json_object();
-	int j;
-
-	json_object_set_new(o, "node", json_string(s->plan.nodes[k].name));
-	json_object_set_new(o, "state", json_string(node_state_name(r->state)));
-	for (j = 0; j < r->npasses; j++)
-		json_array_append_new(passes, json_real(r->passes[j]));
-	json_object_set_new(o, "passes", passes);
-	json_object_set_new(o, "n", json_integer(r->sum.n));
-	json_object_set_new(o, "mean", r->sum.n ? json_real(r->sum.mean) : json_null());
-	json_object_set_new(o, "stdev", r->sum.n ? json_real(r->sum.stdev) : json_null());
-	json_object_set_new(o, "min", r->sum.n ? json_real(r->sum.min) : json_null());
-	json_object_set_new(o, "max", r->sum.n ? json_real(r->sum.max) : json_null());
-	for (j = 0; j < r->applied.n; j++) {
-		json_t *a = json_object();
-		const struct setting *req = config_get(&p->cfg, r->applied.s[j].name);
-
-		if (req)
-			json_object_set_new(a, "requested", setting_json_new(req));
-		json_object_set_new(a, "value", setting_json_new(&r->applied.s[j]));
-		json_object_set_new(a, "adjusted", json_boolean(r->adjusted_mask & (1u << j)));
-		json_object_set_new(applied, r->applied.s[j].name, a);
-	}
-	json_object_set_new(o, "applied", applied);
-	json_object_set_new(o, "job_id", r->job_id ? json_integer(r->job_id) : json_null());
-	json_object_set_new(o, "job_runtime_s",
-	                    r->job_runtime_s > 0 ? json_real(r->job_runtime_s) : json_null());
-	json_object_set_new(o, "delta_pct", num_or_null(r->delta_pct));
-	json_object_set_new(o, "ci_low_pct", num_or_null(r->ci_low_pct));
-	json_object_set_new(o, "ci_high_pct", num_or_null(r->ci_high_pct));
-	json_object_set_new(o, "verdict",
-	                    r->verdict == EFFECT_NA ? json_null()
-	                                            : json_string(decision_code(r->verdict)));
-	effect_node_json(fx_node(p, k), o);
-	json_object_set_new(o, "error", r->error[0] ? json_string(r->error) : json_null());
-	return o;
-}
-
-/* A point's race (adaptive), or null: state, why, round, loops, vs and the interval. */
-static json_t *race_json(const struct race_mark *m)
-{
-	json_t *o;
-
-	if (m->state == RACE_NONE)
-		return json_null();
-	o = json_object();
-	json_object_set_new(o, "state", json_string(sweep_race_state_code(m->state)));
-	json_object_set_new(o, "why",
-	                    m->why == RACE_WHY_NONE ? json_null()
-	                                            : json_string(sweep_race_why_code(m->why)));
-	json_object_set_new(o, "round", json_integer(m->round));
-	json_object_set_new(o, "loops", json_integer(m->loops));
-	json_object_set_new(o, "vs", m->vs >= 0 ? json_integer(m->vs) : json_null());
-	json_object_set_new(o, "delta_pct", num_or_null(m->delta_pct));
-	json_object_set_new(o, "low_pct", num_or_null(m->low_pct));
-	json_object_set_new(o, "high_pct", num_or_null(m->high_pct));
-	return o;
-}
-
-static json_t *point_json(const struct sweep *s, const struct point *p)
-{
-	json_t *o = json_object(), *nodes = json_array(), *cells = json_object();
-	char cols[COLS_MAX][PARAM_NAME_MAX];
-	int nc = plan_columns(&s->plan, cols, COLS_MAX), k;
-
-	json_object_set_new(o, "index", json_integer(p->index));
-	json_object_set_new(o, "role", json_string(role_name(p->role)));
-	json_object_set_new(o, "axis", p->axis >= 0 ? json_integer(p->axis) : json_null());
-	json_object_set_new(o, "ref", p->ref >= 0 ? json_integer(p->ref) : json_null());
-	json_object_set_new(o, "params", config_json_new(&p->cfg));
-	json_object_set_new(o, "loops", json_integer(p->loops_run));
-	for (k = 0; k < nc; k++) {
-		struct buf b = BUF_INIT;
-
-		param_cell(s, p, cols[k], &b);
-		json_object_set_new(cells, cols[k], json_string(b.data ? b.data : ""));
-		buf_release(&b);
-	}
-	json_object_set_new(o, "display", cells);
-	json_object_set_new(o, "race", race_json(&p->race));
-	for (k = 0; k < s->plan.nnodes; k++)
-		json_array_append_new(nodes, node_json(s, p, k));
-	json_object_set_new(o, "nodes", nodes);
-	json_object_set_new(o, "delta_pct", num_or_null(p->delta_pct));
-	json_object_set_new(o, "ci_low_pct", num_or_null(p->ci_low_pct));
-	json_object_set_new(o, "ci_high_pct", num_or_null(p->ci_high_pct));
-	json_object_set_new(o, "spread_pct", num_or_null(p->spread_pct));
-	json_object_set_new(o, "verdict",
-	                    p->verdict == EFFECT_NA ? json_null()
-	                                            : json_string(decision_code(p->verdict)));
-	if (p->role == ROLE_BASELINE) {
-		json_object_set_new(o, "verdict_text", json_null());
-	} else {
-		struct buf b = BUF_INIT;
-
-		verdict_cell(s, p, &b);
-		json_object_set_new(o, "verdict_text", json_string(b.data ? b.data : ""));
-		buf_release(&b);
-	}
-	json_object_set_new(o, "ref_loops",
-	                    p->ref_loops > 0 ? json_integer(p->ref_loops) : json_null());
-	json_object_set_new(o, "fleet", fleet_json(&p->fx));
-	json_object_set_new(o, "noise", noise_json(&p->fx));
-	json_object_set_new(o, "disagree", disagree_json(&s->plan, &p->fx));
-	if (p->ref >= 0 && p->fx.nused > 0) {
-		json_t *st = json_object();
-
-		json_object_set_new(st, "look", json_integer(sweep_point_look(s, p->index)));
-		json_object_set_new(st, "looks", json_integer(sweep_nlooks(&s->plan)));
-		json_object_set_new(st, "stop", json_boolean(p->fx.stop));
-		json_object_set_new(o, "stopping", st);
-	} else {
-		json_object_set_new(o, "stopping", json_null());
-	}
-	return o;
-}
-
-/* The sweep's noise summary, with the line the table prints under it (text null when none). */
-static json_t *sweep_noise_json(const struct sweep *s)
-{
-	const struct sweep_noise *ns = &s->noise;
-	json_t *o = json_object();
-	struct buf b = BUF_INIT;
-
-	json_object_set_new(o, "rows", json_integer(ns->nrows));
-	json_object_set_new(o, "noisy_rows", json_integer(ns->nnoisy));
-	json_object_set_new(o, "cv_pct", ns->nnoisy ? num_or_null(ns->cv_pct) : json_null());
-	json_object_set_new(o, "mde_pct", ns->nnoisy ? num_or_null(ns->mde_pct) : json_null());
-	json_object_set_new(o, "loops_needed",
-	                    ns->loops_needed > 0 ? json_integer(ns->loops_needed) : json_null());
-	json_object_set_new(o, "unreachable_rows", json_integer(ns->nunreachable));
-	json_object_set_new(o, "tau_pct",
-	                    ns->nunreachable ? num_or_null(ns->tau_pct) : json_null());
-	if (ns->nnoisy)
-		noise_words(s, &b);
-	json_object_set_new(o, "text", b.len ? json_string(b.data) : json_null());
-	buf_release(&b);
-	return o;
-}
-
-char *report_json(const struct sweep *s)
-{
-	json_t *o = json_object(), *nodes = json_array(), *points = json_array(),
-	       *cols = json_array();
-	json_t *warn = json_array(), *axes = json_array(), *plan, *best;
-	char names[COLS_MAX][PARAM_NAME_MAX];
-	struct buf b = BUF_INIT;
-	int i, j, nc = plan_columns(&s->plan, names, COLS_MAX);
-	char *text;
-
-	json_object_set_new(o, "format", json_string("fleettune-sweep"));
-	json_object_set_new(o, "format_version", json_integer(REPORT_FORMAT_VERSION));
-	json_object_set_new(o, "id", json_integer(s->id));
-	json_object_set_new(o, "name", json_string(s->plan.name));
-	json_object_set_new(o, "status", json_string(s->status));
-	json_object_set_new(o, "created_at", time_json(s->created_at));
-	json_object_set_new(o, "finished_at", time_json(s->finished_at));
-	json_object_set_new(o, "strategy", json_string(plan_strategy_name(s->plan.strategy)));
-	json_object_set_new(o, "metric", json_string(s->plan.metric));
-	json_object_set_new(o, "unit", json_string(plan_metric_unit(s->plan.metric)));
-	json_object_set_new(o, "goal", json_string(s->plan.minimize ? "minimize" : "maximize"));
-	json_object_set_new(o, "min_effect_pct", json_real(s->plan.min_effect_pct));
-	json_object_set_new(o, "engine", json_string(s->plan.engine));
-	json_object_set_new(o, "loops", json_integer(s->plan.loops));
-	json_object_set_new(o, "loops_max", json_integer(s->plan.loops_max));
-	json_object_set_new(o, "runtime_s",
-	                    s->plan.runtime_s > 0 ? json_real(s->plan.runtime_s) : json_null());
-	for (i = 0; i < s->plan.nnodes; i++) {
-		json_t *n = json_object();
-
-		json_object_set_new(n, "name", json_string(s->plan.nodes[i].name));
-		json_object_set_new(n, "url", json_string(s->plan.nodes[i].url));
-		json_object_set_new(n, "device", json_string(s->plan.nodes[i].device));
-		json_object_set_new(n, "dropped", json_boolean(s->node_dropped[i]));
-		json_array_append_new(nodes, n);
-	}
-	json_object_set_new(o, "nodes", nodes);
-	for (i = 0; i < nc; i++)
-		json_array_append_new(cols, json_string(names[i]));
-	json_object_set_new(o, "columns", cols);
-	json_object_set_new(o, "baseline", config_json_new(&s->plan.baseline));
-	for (i = 0; i < s->plan.naxes; i++) {
-		json_t *a = json_object(), *ps = json_array(), *vs = json_array();
-
-		for (j = 0; j < s->plan.axes[i].nparams; j++)
-			json_array_append_new(ps, json_string(s->plan.axes[i].params[j]));
-		for (j = 0; j < s->plan.axes[i].nvalues; j++)
-			json_array_append_new(vs, config_json_new(&s->plan.axes[i].values[j]));
-		json_object_set_new(a, "params", ps);
-		json_object_set_new(a, "values", vs);
-		json_array_append_new(axes, a);
-	}
-	json_object_set_new(o, "axes", axes);
-	for (i = 0; i < s->npoints; i++)
-		json_array_append_new(points, point_json(s, &s->points[i]));
-	json_object_set_new(o, "points", points);
-	if (s->best >= 0) {
-		best = json_object();
-		json_object_set_new(best, "point", json_integer(s->best));
-		json_object_set_new(best, "params", config_json_new(&s->points[s->best].cfg));
-		json_object_set_new(best, "delta_pct", num_or_null(s->points[s->best].delta_pct));
-		json_object_set_new(best, "verdict",
-		                    json_string(decision_code(s->points[s->best].verdict)));
-	} else {
-		best = json_null();
-	}
-	json_object_set_new(o, "best", best);
-	json_object_set_new(o, "outcome", json_string(sweep_outcome_code(s->outcome)));
-	report_best_line(s, &b);
-	if (b.len && b.data[b.len - 1] == '\n')
-		b.data[--b.len] = '\0';
-	json_object_set_new(o, "best_line", json_string(b.data));
-	buf_release(&b);
-	for (i = 0; i < s->nwarnings; i++) {
-		buf_reset(&b);
-		warning_words(s, &s->warnings[i], &b);
-		json_array_append_new(warn, json_string(b.data));
-	}
-	buf_release(&b);
-	json_object_set_new(o, "warnings", warn);
-	json_object_set_new(o, "noise", sweep_noise_json(s));
-	plan = s->plan.json ? json_loads(s->plan.json, 0, NULL) : NULL;
-	json_object_set_new(o, "plan", plan ? plan : json_null());
-	/* Full precision (17 digits): analyze re-judges the passes exactly as show judged them. */
-	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
-	json_decref(o);
-	return text;
 }
 
 void report_render(const struct sweep *s, enum report_format f, struct buf *out)
@@ -1204,7 +514,7 @@ void report_render_nodes(const struct sweep *s, enum report_format f, bool all_n
 		csv_render(s, out);
 		break;
 	case REPORT_JSON:
-		j = report_json(s);
+		j = sweepdoc_write(s);
 		buf_puts(out, j);
 		buf_puts(out, "\n");
 		free(j);
@@ -1212,161 +522,11 @@ void report_render_nodes(const struct sweep *s, enum report_format f, bool all_n
 	}
 }
 
-/* Read web_dir/rel into out; refuses paths that climb out of web_dir. */
-static int web_file_read(const char *web_dir, const char *rel, struct buf *out, struct err *e)
-{
-	char *path;
-	int rc;
-
-	if (strstr(rel, "..") || rel[0] == '/' || strstr(rel, "://"))
-		return err_set(e, -EINVAL, "bad_template", "report.html: refusing to inline '%s'",
-		               rel);
-	path = xasprintf("%s/%s", web_dir, rel);
-	rc = buf_read_file(out, path, 64u << 20);
-	if (rc < 0)
-		err_set(e, rc, "web_unreadable", "cannot read '%s': %s", path, strerror(-rc));
-	free(path);
-	return rc;
-}
-
-/* Append text with every "</" written as "<\/" so it cannot close the script element. */
-static void script_safe_append(struct buf *out, const char *t, size_t n)
-{
-	size_t i, start = 0;
-
-	for (i = 0; i + 1 < n; i++) {
-		if (t[i] == '<' && t[i + 1] == '/') {
-			buf_append(out, t + start, i + 1 - start);
-			buf_puts(out, "\\");
-			start = i + 1;
-		}
-	}
-	buf_append(out, t + start, n - start);
-}
-
-/* Value of attribute attr="..." inside the tag text [tag, end). Caller frees. */
-static char *tag_attr(const char *tag, const char *end, const char *attr)
-{
-	char pat[32];
-	const char *p, *q;
-
-	snprintf(pat, sizeof(pat), "%s=\"", attr);
-	p = strstr(tag, pat);
-	if (!p || p >= end)
-		return NULL;
-	p += strlen(pat);
-	q = strchr(p, '"');
-	if (!q || q > end)
-		return NULL;
-	return xstrndup(p, (size_t)(q - p));
-}
-
-int report_html_build(const struct sweep *s, const char *tmpl, const char *web_dir, struct buf *out,
-                      struct err *e)
-{
-	const char *p = tmpl, *data_tag = "<script id=\"sweep-data\" type=\"application/json\">";
-	char *json = NULL, *src = NULL;
-	bool data_done = false;
-	int rc = 0;
-
-	json = report_json(s);
-	while (*p) {
-		const char *lt = strchr(p, '<'), *gt;
-		struct buf f = BUF_INIT;
-
-		if (!lt) {
-			buf_puts(out, p);
-			break;
-		}
-		buf_append(out, p, (size_t)(lt - p));
-		gt = strchr(lt, '>');
-		if (!gt) {
-			buf_puts(out, lt);
-			break;
-		}
-		if (!strncmp(lt, data_tag, strlen(data_tag))) {
-			const char *close = strstr(gt, "</script>");
-
-			if (!close) {
-				rc = err_set(e, -EINVAL, "bad_template",
-				             "report.html: sweep-data script is not closed");
-				goto out;
-			}
-			buf_puts(out, data_tag);
-			script_safe_append(out, json, strlen(json));
-			buf_puts(out, "</script>");
-			p = close + strlen("</script>");
-			data_done = true;
-			continue;
-		}
-		if (!strncmp(lt, "<script", 7) && (src = tag_attr(lt, gt, "src")) &&
-		    !strncmp(gt + 1, "</script>", 9)) {
-			if ((rc = web_file_read(web_dir, src, &f, e)) < 0)
-				goto out;
-			buf_puts(out, "<script>");
-			script_safe_append(out, f.data, f.len);
-			buf_puts(out, "</script>");
-			buf_release(&f);
-			p = gt + 1 + 9;
-		} else if (!strncmp(lt, "<link", 5) && strstr(lt, "rel=\"stylesheet\"") &&
-		           strstr(lt, "rel=\"stylesheet\"") < gt &&
-		           (src = tag_attr(lt, gt, "href"))) {
-			if ((rc = web_file_read(web_dir, src, &f, e)) < 0)
-				goto out;
-			buf_puts(out, "<style>");
-			script_safe_append(out, f.data, f.len);
-			buf_puts(out, "</style>");
-			buf_release(&f);
-			p = gt + 1;
-		} else {
-			buf_append(out, lt, (size_t)(gt + 1 - lt));
-			p = gt + 1;
-		}
-		free(src);
-		src = NULL;
-	}
-	if (!data_done)
-		rc = err_set(e, -EINVAL, "bad_template",
-		             "report.html has no <script id=\"sweep-data\" "
-		             "type=\"application/json\"></script>");
-out:
-	free(src);
-	free(json);
-	return rc;
-}
-
-int report_html_write(const struct sweep *s, const char *web_dir, const char *path, struct err *e)
-{
-	struct buf tmpl = BUF_INIT, out = BUF_INIT;
-	FILE *f = NULL;
-	int rc;
-
-	rc = web_file_read(web_dir, "report.html", &tmpl, e);
-	if (rc < 0)
-		goto out;
-	rc = report_html_build(s, tmpl.data, web_dir, &out, e);
-	if (rc < 0)
-		goto out;
-	f = fopen(path, "w");
-	if (!f || fwrite(out.data, 1, out.len, f) != out.len) {
-		rc = err_set(e, -errno, "write_failed", "cannot write '%s': %s", path,
-		             strerror(errno));
-		goto out;
-	}
-out:
-	if (f && fclose(f) && rc == 0)
-		rc = err_set(e, -errno, "write_failed", "cannot write '%s': %s", path,
-		             strerror(errno));
-	buf_release(&tmpl);
-	buf_release(&out);
-	return rc;
-}
-
 void report_compare(const struct sweep *a, const struct sweep *b,
                     const struct verdict_comparison *cmp, bool markdown, struct buf *out)
 {
-	char cols[COLS_MAX][PARAM_NAME_MAX], **names = node_names(&a->plan);
-	int nc = plan_columns(&a->plan, cols, COLS_MAX), i, j, k, r, c;
+	char cols[PLAN_COLUMNS_MAX][PARAM_NAME_MAX], **names = words_node_names(&a->plan);
+	int nc = plan_columns(&a->plan, cols, PLAN_COLUMNS_MAX), i, j, k, r, c;
 	struct buf t = BUF_INIT;
 	struct grid g;
 	int *w;
@@ -1401,12 +561,12 @@ void report_compare(const struct sweep *a, const struct sweep *b,
 				continue;
 			}
 			buf_printf(&t, "%.1f \u2192 %.1f ", cell->a.mean, cell->b.mean);
-			delta_ci(&t, nd->delta_pct, nd->ci_low_pct, nd->ci_high_pct);
+			words_delta_ci(&t, nd->delta_pct, nd->ci_low_pct, nd->ci_high_pct);
 			g.cells[c++] = buf_detach(&t, NULL);
 		}
-		delta_ci(&t, row->fx.delta_pct, row->fx.ci95_low_pct, row->fx.ci95_high_pct);
+		words_delta_ci(&t, row->fx.delta_pct, row->fx.ci95_low_pct, row->fx.ci95_high_pct);
 		g.cells[c++] = buf_detach(&t, NULL);
-		decision_text(&row->fx, row->fx.decision, names, &t);
+		words_decision(&row->fx, row->fx.decision, names, &t);
 		g.cells[c++] = buf_detach(&t, NULL);
 	}
 	free(names);
@@ -1422,147 +582,13 @@ void report_compare(const struct sweep *a, const struct sweep *b,
 	grid_free(&g);
 }
 
-/* Where a parameter lives under /sys/block/DEV, or NULL for sysctls. */
-static void sysfs_attr(const char *name, char *out, size_t len)
-{
-	if (!strncmp(name, "iosched.", 8))
-		snprintf(out, len, "queue/iosched/%s", name + 8);
-	else if (!strcmp(name, "queue_depth"))
-		snprintf(out, len, "device/queue_depth");
-	else if (!strcmp(name, "setra"))
-		snprintf(out, len, "queue/read_ahead_kb");
-	else
-		snprintf(out, len, "queue/%s", name);
-}
-
-static bool is_sysctl(const char *name)
-{
-	return !strncmp(name, "vm.", 3) || !strncmp(name, "fs.", 3) || !strncmp(name, "kernel.", 7);
-}
-
-/* The value to write: setra (512-byte sectors) becomes read_ahead_kb. */
-static void attr_value(const struct setting *st, char *out, size_t len)
-{
-	if (!strcmp(st->name, "setra"))
-		snprintf(out, len, "%lld", strtoll(st->value, NULL, 10) / 2);
-	else
-		snprintf(out, len, "%s", st->value);
-}
-
-/* The scheduler first: switching it resets nr_requests and iosched/. */
-static void export_order(const struct config *c, int *order)
-{
-	int i, k = 0;
-
-	for (i = 0; i < c->n; i++)
-		if (!strcmp(c->s[i].name, "scheduler"))
-			order[k++] = i;
-	for (i = 0; i < c->n; i++)
-		if (strcmp(c->s[i].name, "scheduler") && strncmp(c->s[i].name, "iosched.", 8))
-			order[k++] = i;
-	for (i = 0; i < c->n; i++)
-		if (!strncmp(c->s[i].name, "iosched.", 8))
-			order[k++] = i;
-}
-
-/* Order node indexes by device name, ties by index (qsort_r's comparison). */
-static int device_cmp(const void *a, const void *b, void *arg)
-{
-	const struct plan *p = arg;
-	int ia = *(const int *)a, ib = *(const int *)b;
-	int c = strcmp(p->nodes[ia].device, p->nodes[ib].device);
-
-	return c ? c : (ia > ib) - (ia < ib);
-}
-
-/* Per node: true when an earlier node has the same device name. Sorted, not compared pair by
- * pair: a fleet of thousands exports in O(n log n). Caller has ownership. */
-static bool *device_repeats(const struct plan *p)
-{
-	int *idx = xcalloc((size_t)p->nnodes + 1, sizeof(int));
-	bool *rep = xcalloc((size_t)p->nnodes + 1, sizeof(bool));
-	int k;
-
-	for (k = 0; k < p->nnodes; k++)
-		idx[k] = k;
-	qsort_r(idx, (size_t)p->nnodes, sizeof(int), device_cmp, (void *)p);
-	for (k = 1; k < p->nnodes; k++)
-		rep[idx[k]] = !strcmp(p->nodes[idx[k - 1]].device, p->nodes[idx[k]].device);
-	free(idx);
-	return rep;
-}
-
-int report_export(const struct sweep *s, const char *format, struct buf *out, struct err *e)
-{
-	const struct config *c = s->best >= 0 ? &s->points[s->best].cfg : &s->plan.baseline;
-	int order[CONFIG_MAX], i, k;
-	char attr[160], val[PARAM_VALUE_MAX];
-	bool *repeat;
-	bool udev = !strcmp(format, "udev"), sysctls = false;
-
-	if (!udev && strcmp(format, "tuned"))
-		return err_set(e, -EINVAL, "bad_format", "--format: '%s' is not udev or tuned",
-		               format);
-	export_order(c, order);
-	if (udev) {
-		buf_printf(out, "# fleettune sweep %lld \"%s\": %s\n", (long long)s->id,
-		           s->plan.name,
-		           s->best >= 0 ? "best configuration" : "baseline (no significant gain)");
-		buf_printf(out, "# install as /etc/udev/rules.d/60-fleettune.rules\n");
-	} else {
-		buf_printf(out,
-		           "# fleettune sweep %lld \"%s\"\n[main]\nsummary=fleettune sweep "
-		           "%lld: %s\n\n[sysfs]\n",
-		           (long long)s->id, s->plan.name, (long long)s->id,
-		           s->best >= 0 ? "best configuration" : "baseline");
-	}
-	repeat = device_repeats(&s->plan);
-	for (k = 0; k < s->plan.nnodes; k++) {
-		const char *dev = s->plan.nodes[k].device;
-
-		if (repeat[k])
-			continue; /* one rule per distinct device name */
-		if (udev)
-			buf_printf(out, "ACTION==\"add|change\", KERNEL==\"%s\"", dev);
-		for (i = 0; i < c->n; i++) {
-			const struct setting *st = &c->s[order[i]];
-
-			if (is_sysctl(st->name)) {
-				sysctls = true;
-				continue;
-			}
-			sysfs_attr(st->name, attr, sizeof(attr));
-			attr_value(st, val, sizeof(val));
-			if (udev)
-				buf_printf(out, ", ATTR{%s}=\"%s\"", attr, val);
-			else
-				buf_printf(out, "/sys/block/%s/%s=%s\n", dev, attr, val);
-		}
-		if (udev)
-			buf_puts(out, "\n");
-	}
-	free(repeat);
-	if (!sysctls)
-		return 0;
-	if (udev)
-		buf_puts(out, "# sysctls (not expressible as udev rules): put in "
-		              "/etc/sysctl.d/60-fleettune.conf\n");
-	else
-		buf_puts(out, "\n[sysctl]\n");
-	for (i = 0; i < c->n; i++)
-		if (is_sysctl(c->s[i].name))
-			buf_printf(out, "%s%s=%s\n", udev ? "# " : "", c->s[i].name, c->s[i].value);
-	return 0;
-}
-
 /* The best line of a stored sweep's summary. */
 static void summary_best(const struct ctlstore_summary *h, struct buf *out)
 {
 	switch (h->outcome) {
 	case OUTCOME_BEST:
 		if (h->best_point >= 0) {
-			best_words(NULL, &h->best_cfg, h->best_delta_pct, h->best_verdict, NULL,
-			           out);
+			words_best_config(&h->best_cfg, h->best_delta_pct, h->best_verdict, out);
 			return;
 		}
 		break;
@@ -1609,75 +635,6 @@ void report_history(const struct ctlstore_summary *h, int n, struct buf *out)
 		}
 		buf_release(&best);
 	}
-}
-
-static void fmt_duration(double s, char *out, size_t len)
-{
-	long t = s > 0 ? (long)(s + 0.5) : 0;
-
-	if (t >= 3600)
-		snprintf(out, len, "%ldh%02ldm", t / 3600, (t / 60) % 60);
-	else if (t >= 60)
-		snprintf(out, len, "%ldm%02lds", t / 60, t % 60);
-	else
-		snprintf(out, len, "%lds", t);
-}
-
-/* "3/9", or for adaptive, whose races end early, "3 of at most 9" (npoints_est is then the
- * sequential count, an upper bound). */
-static void point_count(const struct sweep *s, int point, int npoints_est, struct buf *out)
-{
-	buf_printf(out, s->plan.strategy == PLAN_ADAPTIVE ? "%d of at most %d" : "%d/%d", point + 1,
-	           npoints_est);
-}
-
-void report_pass_lines(const struct sweep *s, int point, int npoints_est, const int *reported,
-                       struct buf *out)
-{
-	const struct point *p = &s->points[point];
-	struct buf cfg = BUF_INIT;
-	int k, j;
-
-	config_format(&p->cfg, &cfg);
-	for (k = 0; k < s->plan.nnodes; k++)
-		for (j = reported[k]; j < p->nodes[k].npasses; j++) {
-			buf_puts(out, "point ");
-			point_count(s, point, npoints_est, out);
-			buf_printf(out, " %s: %s pass %d/%d %s %.1f\n", cfg.data ? cfg.data : "",
-			           s->plan.nodes[k].name, j + 1, p->loops_run, s->plan.metric,
-			           p->nodes[k].passes[j]);
-		}
-	buf_release(&cfg);
-}
-
-void report_progress_line(const struct sweep *s, int point, int npoints_est, int loop, int loops,
-                          const bool *active, double eta_s, double eta_max_s, struct buf *out)
-{
-	const struct point *p = &s->points[point];
-	struct buf cfg = BUF_INIT;
-	char eta[32];
-	int k;
-
-	config_format(&p->cfg, &cfg);
-	fmt_duration(eta_s, eta, sizeof(eta));
-	buf_puts(out, "\r\033[Kpoint ");
-	point_count(s, point, npoints_est, out);
-	buf_printf(out, " [%s] loop %d/%d", cfg.data ? cfg.data : "", loop, loops);
-	for (k = 0; k < s->plan.nnodes; k++) {
-		const struct node_result *r = &p->nodes[k];
-
-		if (r->npasses)
-			buf_printf(out, "  %s %.1f", s->plan.nodes[k].name,
-			           r->passes[r->npasses - 1]);
-		else if (active[k])
-			buf_printf(out, "  %s -", s->plan.nodes[k].name);
-	}
-	buf_printf(out, "  ETA %s", eta);
-	if (eta_max_s > eta_s + 0.5) {
-		fmt_duration(eta_max_s, eta, sizeof(eta));
-		buf_printf(out, "\u2013%s", eta);
-	}
-	buf_release(&cfg);
 }
 
 void report_adaptive_duration(const struct sweep *s, struct buf *out)

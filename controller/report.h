@@ -1,5 +1,5 @@
-/* report.h -- all wording and rendering: sweep tables, markdown, CSV, JSON, HTML, compare,
- * export, history, progress, the dry run, pre-flight and apply. */
+/* report.h -- a sweep rendered for people: the table, markdown and CSV (JSON through
+ * sweepdoc), compare, history, and the text of the dry run, pre-flight, nodes and apply. */
 #ifndef FT_REPORT_H
 #define FT_REPORT_H
 
@@ -13,17 +13,14 @@
 #include "verdict.h"
 
 /*
- * The modules below produce structs, codes and numbers; every sentence a
- * person reads about them is written here. Renderers append to out and do
- * no other I/O (report_html_write excepted: it reads the template and
- * writes the file).
+ * The modules below produce structs, codes and numbers; the sentences a
+ * person reads about them are written here, in words.c (the phrases the
+ * table shares with the sweep document), sweepdoc.c (the document's text
+ * fields), export.c, report_html.c and progress.c. Renderers append to out
+ * and do no other I/O.
  */
 
 enum report_format { REPORT_TABLE, REPORT_MARKDOWN, REPORT_CSV, REPORT_JSON };
-
-/* format_version of the sweep document report_json writes. 2: verdicts are effect.h's codes,
- * with the fleet effect, noise, named disagreeing nodes and the stopping rule's look. */
-#define REPORT_FORMAT_VERSION 2
 
 /* Parse "table", "markdown", "csv" or "json". Returns 0 or -EINVAL. */
 int report_format_parse(const char *s, enum report_format *out);
@@ -31,34 +28,17 @@ int report_format_parse(const char *s, enum report_format *out);
  * distribution (with a figure, means, own Δ min / median / max, own gains / losses). */
 #define REPORT_NODE_COLUMNS_MAX 8
 
-/* Append s (analysed with verdict_sweep()) in the given format to out. */
+/* Append s (analysed: analysis.h) in the given format to out. */
 void report_render(const struct sweep *s, enum report_format f, struct buf *out);
 /* The same; all_nodes keeps a column per node in the table and markdown at any fleet size
  * (CSV and JSON always carry every node). */
 void report_render_nodes(const struct sweep *s, enum report_format f, bool all_nodes,
                          struct buf *out);
-/* The sweep document of `show --format json` (schema/sweep.schema.json). Caller has ownership. */
-char *report_json(const struct sweep *s);
-/* The one-line summary of what s found: "best: ... (significant gain on ...)", "best: the
- * baseline (...)", or "no best: why (node: error; ...)". */
-void report_best_line(const struct sweep *s, struct buf *out);
-/* The same in one short line without the node details and without a newline. */
-void report_best_summary(const struct sweep *s, struct buf *out);
-/* The per-point, per-node comparison cmp of sweep b against sweep a (verdict_sweeps_compare). */
+/* The per-point, per-node comparison cmp of sweep b against sweep a (analysis_sweeps_compared). */
 void report_compare(const struct sweep *a, const struct sweep *b,
                     const struct verdict_comparison *cmp, bool markdown, struct buf *out);
-/* The best configuration (else the baseline) as a udev rule ("udev") or a tuned profile
- * ("tuned"). Returns 0 or -EINVAL for an unknown format. */
-int report_export(const struct sweep *s, const char *format, struct buf *out, struct err *e);
 /* The `history` listing: one line per sweep and its best line. */
 void report_history(const struct ctlstore_summary *h, int n, struct buf *out);
-/* Off a TTY: one line per pass of point that landed after reported[node] passes. */
-void report_pass_lines(const struct sweep *s, int point, int npoints_est, const int *reported,
-                       struct buf *out);
-/* On a TTY: the live line (it starts by returning to column 0 and clearing the line). The ETA
- * is eta_s, or the range eta_s..eta_max_s when adaptive loops may run longer. */
-void report_progress_line(const struct sweep *s, int point, int npoints_est, int loop, int loops,
-                          const bool *active, double eta_s, double eta_max_s, struct buf *out);
 /* An adaptive sweep's looks and what it still costs: worst case and expected loops per node
  * (race_remaining), in benchmark-seconds when the job has a runtime_s, and its budget. */
 void report_adaptive_duration(const struct sweep *s, struct buf *out);
@@ -73,14 +53,5 @@ void report_nodes(const struct plan *p, const struct preflight *pf, struct buf *
 /* `apply`: each node's read-back, or its error. */
 void report_apply(const struct plan *p, const struct config *cfg, const struct config *applied,
                   const unsigned *adjusted, const struct fleet_result *res, struct buf *out);
-/*
- * Write a self-contained HTML report to path: web_dir/report.html with every
- * <script src> and <link rel="stylesheet"> inlined from web_dir and the sweep
- * JSON put into <script id="sweep-data" type="application/json">.
- */
-int report_html_write(const struct sweep *s, const char *web_dir, const char *path, struct err *e);
-/* Build the HTML document from the template text (for tests). Returns 0 or -errno. */
-int report_html_build(const struct sweep *s, const char *tmpl, const char *web_dir, struct buf *out,
-                      struct err *e);
 
 #endif

@@ -5,7 +5,6 @@
 
 #include "race.h"
 #include "strategy.h"
-#include "verdict.h"
 #include "xmalloc.h"
 #include "banned.h"
 
@@ -124,7 +123,6 @@ static void axis_choice(struct sweep *s, int ax, struct config *out)
 {
 	int i, best = -1;
 
-	verdict_sweep(s);
 	for (i = 0; i < s->npoints; i++) {
 		const struct point *p = &s->points[i];
 
@@ -164,7 +162,6 @@ static int more_loops(struct sweep *s, struct strategy_batch *b)
 
 	if (s->plan.loops_max <= s->plan.loops || !s->npoints)
 		return 0;
-	verdict_sweep(s);
 	ref_added = xcalloc((size_t)s->npoints, sizeof(bool));
 	for (i = 0; i < s->npoints; i++) {
 		const struct point *p = &s->points[i];

@@ -25,7 +25,8 @@ void strategy_batch_release(struct strategy_batch *b);
  * The next batch of work given the results so far: appends the batch's new
  * points to s and replaces b's items. Returns the number of items, 0 when the
  * sweep is done. Call it again only once every item of the previous batch ran
- * (its results are in s).
+ * (its results are in s) and s was analysed since (analysis.h): the choices
+ * read the verdicts, and the strategy never computes them.
  *
  * grid: the baseline plus every combination of the axes, in one batch
  * (odometer order, the last axis fastest; the combination equal to the

@@ -74,6 +74,11 @@ void sweep_point_loops_add(struct sweep *s, int i, int loops)
 	p->ref_loops = p->ref >= 0 ? s->points[p->ref].loops_run : 0;
 }
 
+const struct effect_node *sweep_node_effect(const struct point *p, int k)
+{
+	return k < p->fx.nnodes ? &p->fx.nodes[k] : NULL;
+}
+
 int sweep_nlooks(const struct plan *p)
 {
 	return p->loops_max > p->loops ? p->loops_max - p->loops + 1 : 1;

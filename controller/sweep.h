@@ -183,6 +183,8 @@ void sweep_point_loops_add(struct sweep *s, int i, int loops);
 /* The look of point i for effect's stopping rule: 1 after the plan's minimum loops, one more
  * per extra loop, at most sweep_nlooks(). */
 int sweep_point_look(const struct sweep *s, int i);
+/* Node k's part of point p's comparison (p->fx.nodes[k]), or NULL when the point has none. */
+const struct effect_node *sweep_node_effect(const struct point *p, int k);
 /* The looks a point can take: loops_max - loops + 1 (1 for a fixed number of loops). */
 int sweep_nlooks(const struct plan *p);
 

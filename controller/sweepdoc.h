@@ -1,15 +1,24 @@
-/* sweepdoc.h -- the sweep document read back: what `show --format json` writes
- * (schema/sweep.schema.json, format_version 1 or 2) into a struct sweep, for `analyze`. */
+/* sweepdoc.h -- the sweep document (schema/sweep.schema.json): written for `show --format
+ * json` and the HTML report, read back (format_version 1 or 2) for `analyze`. */
 #ifndef FT_SWEEPDOC_H
 #define FT_SWEEPDOC_H
 
 #include "err.h"
 #include "sweep.h"
 
+/* format_version of the document sweepdoc_write writes. 2: verdicts are effect.h's codes,
+ * with the fleet effect, noise, named disagreeing nodes and the stopping rule's look. */
+#define SWEEPDOC_FORMAT_VERSION 2
+
+/* The sweep document of s (analysed: analysis.h): every field of the schema, the
+ * table's words in its text fields, numbers at full precision (17 digits) so that analyze
+ * re-judges the passes exactly as show judged them. Caller has ownership. */
+char *sweepdoc_write(const struct sweep *s);
+
 /* Versions of the document this reader takes. Version 1 differs from 2 only in the analysis
  * fields, which are never read. */
 #define SWEEPDOC_VERSION_MIN 1
-#define SWEEPDOC_VERSION_MAX 2
+#define SWEEPDOC_VERSION_MAX SWEEPDOC_FORMAT_VERSION
 /* Most passes one node may hold at one point. */
 #define SWEEPDOC_PASSES_MAX 10000
 
@@ -18,9 +27,9 @@
  * judges), id, status, times, dropped nodes, and every point with its role, axis, reference,
  * parameters, loops and reference loops, and per node its state, passes, read-back values,
  * job and error. Analysis fields (means, deltas, verdicts, best, outcome, noise, warnings)
- * are ignored: run verdict_sweep() on s. Unknown fields are ignored (the format only grows).
- * Returns 0, or -EINVAL with e naming the JSON path ("points[3].nodes[1].passes[2]: expected
- * a number"); then s holds nothing to release.
+ * are ignored: analysis_sweep_loaded() judges s. Unknown fields are ignored (the format only
+ * grows). Returns 0, or -EINVAL with e naming the JSON path ("points[3].nodes[1].passes[2]:
+ * expected a number"); then s holds nothing to release.
  */
 int sweepdoc_parse(const char *text, struct sweep *s, struct err *e);
 

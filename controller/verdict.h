@@ -29,8 +29,8 @@
  * final point when its fleet effect against the original baseline is a gain
  * (race_confirmed), else none (the baseline); otherwise the
  * candidate row with the largest gain (a row is a gain only when the fleet
- * effect is one and no node disagrees). Idempotent; call it after any
- * change of the passes.
+ * effect is one and no node disagrees). Idempotent. analysis.c decides
+ * when it runs; nothing else in the controller calls it.
  */
 void verdict_sweep(struct sweep *s);
 

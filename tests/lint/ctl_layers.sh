@@ -13,24 +13,28 @@ status=0
 # the HTTP edge and needs no controller module; effect (fleet effect statistics) is pure and
 # knows no controller struct, so verdict can build on it; race (the adaptive strategy's
 # racing) judges a sweep's points with effect, and verdict takes an adaptive sweep's best
-# from it.
+# from it; words (the phrases every rendering shares) and export read only the sweep model,
+# and sweepdoc writes the sweep document with words; analysis is the one caller of verdict's
+# judges, beside strategy, which reads what it computed; report, report_html and progress
+# render; sweeprun runs a sweep with all of them; main is the command table.
 declare -A rank=(
 	[plan]=1 [client]=1 [effect]=1
 	[sweep]=2 [rollout]=2
-	[ctlstore]=3 [race]=3 [sweepdoc]=3
-	[verdict]=4
-	[strategy]=5
+	[ctlstore]=3 [race]=3 [words]=3 [export]=3
+	[verdict]=4 [sweepdoc]=4
+	[strategy]=5 [analysis]=5
 	[fleet]=6
 	[preflight]=7 [runner]=7 [rollrun]=7 [verify]=7
-	[report]=8
-	[main]=9
+	[report]=8 [report_html]=8 [progress]=8
+	[sweeprun]=9
+	[main]=10
 )
 # Library headers and the only modules that may include them (ctlstore reaches SQLite through
 # common/db.h).
 declare -A only=(
 	[sqlite3.h]=""
 	[curl/curl.h]="client"
-	[jansson.h]="plan fleet report sweepdoc"
+	[jansson.h]="plan fleet sweepdoc"
 	[microhttpd.h]=""
 )
 

@@ -4,6 +4,7 @@
 
 #include "testutil.h"
 #include "ctltest.h"
+#include "analysis.h"
 #include "buf.h"
 #include "plan.h"
 #include "verdict.h"
@@ -42,6 +43,7 @@ void ctltest_fill(struct sweep *s, int i, double mean)
 			node_result_pass_add(r, mean + (j - 1) * 0.5 + k * 0.1);
 	}
 	s->points[i].loops_run = 3;
+	analysis_point_ran(s, i);
 }
 
 void ctltest_sweep_text(struct sweep *s, const char *plan_json)
@@ -103,6 +105,7 @@ void ctltest_batch_run(struct sweep *s, const struct strategy_batch *b, const do
 			}
 			p->nodes[k].state = NODE_OK;
 		}
+		analysis_point_ran(s, p->index);
 	}
 }
 

@@ -14,7 +14,8 @@
  * ",\"goal\":\"minimize\""). No points yet.
  */
 void ctltest_sweep(struct sweep *s, const char *strategy, const char *extra);
-/* Every node of point i finished 3 passes around mean (earlier passes dropped). */
+/* Every node of point i finished 3 passes around mean (earlier passes dropped); the sweep is
+ * analysed then, as the run loop does after a run (analysis_point_ran). */
 void ctltest_fill(struct sweep *s, int i, double mean);
 /* Init s from the plan text (the test fails when it does not parse). No points yet. */
 void ctltest_sweep_text(struct sweep *s, const char *plan_json);
@@ -32,7 +33,8 @@ void ctltest_passes(struct sweep *s, int i, int k, const double *x, int n);
  * A deterministic stand-in for the runner: each item of b appends its loops to every node
  * (counted with sweep_point_loops_add), pass j of node k of point i at
  * 1000 (1 + eff[i] / 100) (1 ± cv / 100), the sign alternating with j + k: every point's
- * passes on a node share one pattern, so Δ is eff[i] and the per-pass CV about cv.
+ * passes on a node share one pattern, so Δ is eff[i] and the per-pass CV about cv. The sweep
+ * is analysed after each item, as the run loop does.
  */
 void ctltest_batch_run(struct sweep *s, const struct strategy_batch *b, const double *eff,
                        double cv);

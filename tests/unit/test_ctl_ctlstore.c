@@ -337,7 +337,7 @@ static void test_not_a_database(void **state)
 	assert_string_equal(e.code, "db_error");
 	assert_non_null(strstr(e.msg, db));
 	assert_non_null(strstr(e.msg, "move it aside"));
-	assert_non_null(strstr(e.msg, "the sweeps it holds are lost"));
+	assert_non_null(strstr(e.msg, "the sweeps and rollouts it holds are lost"));
 	tu_rmrf(dir);
 	free(dir);
 	free(db);

@@ -11,11 +11,16 @@
 
 #include "testutil.h"
 #include "ctltest.h"
+#include "export.h"
 #include "plan.h"
+#include "progress.h"
 #include "report.h"
+#include "report_html.h"
 #include "strategy.h"
 #include "sweep.h"
+#include "sweepdoc.h"
 #include "verdict.h"
+#include "words.h"
 
 /* Seed 003's nr_requests / queue_depth runs (MiB/s per 60 s pass, node1 then node2). */
 static const double seed[4][2][5] = {
@@ -246,7 +251,7 @@ static void test_json(void **state)
 
 	(void)state;
 	seed_sweep(&s);
-	text = report_json(&s);
+	text = sweepdoc_write(&s);
 	if (out) {
 		FILE *f = fopen(out, "w");
 
@@ -373,14 +378,14 @@ static void test_no_best_lines(void **state)
 		         3 + k);
 	}
 	verdict_sweep(&s);
-	report_best_line(&s, &b);
+	words_best_line(&s, &b);
 	assert_string_equal(b.data, "no best: the baseline failed on every node (node1: job 3 "
 	                            "failed: bad_request: fio.iodepth: must be 1..4096; node2: "
 	                            "job 4 failed: bad_request: fio.iodepth: must be 1..4096)\n");
 	buf_reset(&b);
-	report_best_summary(&s, &b);
+	words_best_summary(&s, &b);
 	assert_string_equal(b.data, "no best: the baseline failed on every node");
-	json = report_json(&s);
+	json = sweepdoc_write(&s);
 	assert_non_null(strstr(json, "\"outcome\": \"baseline_failed\""));
 	assert_non_null(strstr(json, "\"best\": null"));
 	free(json);
@@ -395,7 +400,7 @@ static void test_no_best_lines(void **state)
 			snprintf(s.points[i].nodes[k].error, 64, "PATCH params: HTTP 422: no");
 		}
 	verdict_sweep(&s);
-	report_best_line(&s, &b);
+	words_best_line(&s, &b);
 	assert_string_equal(b.data, "no best: no configuration produced a figure to compare with "
 	                            "the baseline (point 2: node1: PATCH params: HTTP 422: no; "
 	                            "node2: PATCH params: HTTP 422: no)\n");
@@ -408,7 +413,7 @@ static void test_no_best_lines(void **state)
 			for (int j = 0; j < 5; j++)
 				s.points[i].nodes[k].passes[j] = seed[0][k][j];
 	verdict_sweep(&s);
-	report_best_line(&s, &b);
+	words_best_line(&s, &b);
 	assert_string_equal(b.data,
 	                    "best: the baseline (no configuration gave a significant gain)\n");
 	buf_release(&b);
@@ -435,7 +440,7 @@ static void test_words(void **state)
 	                               "4 points): check its hardware before trusting fleet-wide "
 	                               "verdicts\n"));
 	assert_non_null(strstr(b.data, "| no real difference |"));
-	json = report_json(&s);
+	json = sweepdoc_write(&s);
 	assert_non_null(strstr(json, "\"warnings\": [\n    \"node2 is consistently 20.7 % below"));
 	assert_non_null(strstr(json, "\"verdict_text\": \"significant gain\""));
 	assert_non_null(strstr(json, "\"verdict\": \"gain\""));
@@ -526,23 +531,23 @@ static void test_progress(void **state)
 
 	(void)state;
 	seed_sweep(&s);
-	report_pass_lines(&s, 2, 4, reported, &out);
+	progress_pass_lines(&s, 2, 4, reported, &out);
 	assert_string_equal(out.data, "point 3/4 nr_requests=975 queue_depth=975: node1 pass 4/5 "
 	                              "write.bw_mib 1408.2\n"
 	                              "point 3/4 nr_requests=975 queue_depth=975: node1 pass 5/5 "
 	                              "write.bw_mib 1467.4\n");
 	buf_reset(&out);
 	s.points[3].nodes[1].npasses = 0;
-	report_progress_line(&s, 3, 4, 2, 5, active, 754, 754, &out);
+	progress_line(&s, 3, 4, 2, 5, active, 754, 754, &out);
 	assert_string_equal(out.data, "\r\033[Kpoint 4/4 [nr_requests=4000 queue_depth=975] loop "
 	                              "2/5  node1 1902.3  node2 -  ETA 12m34s");
 	/* adaptive: races end early, so the count is the most points the sweep can run. */
 	s.plan.strategy = PLAN_ADAPTIVE;
 	buf_reset(&out);
-	report_progress_line(&s, 3, 4, 2, 5, active, 754, 754, &out);
+	progress_line(&s, 3, 4, 2, 5, active, 754, 754, &out);
 	assert_non_null(strstr(out.data, "\r\033[Kpoint 4 of at most 4 [nr_requests=4000"));
 	buf_reset(&out);
-	report_pass_lines(&s, 2, 4, reported, &out);
+	progress_pass_lines(&s, 2, 4, reported, &out);
 	assert_non_null(strstr(out.data, "point 3 of at most 4 nr_requests=975 queue_depth=975: "
 	                                 "node1 pass 4/5 "));
 	buf_release(&out);
@@ -657,12 +662,12 @@ static void test_export_one_rule_per_device(void **state)
 
 	(void)state;
 	seed_sweep(&s);
-	assert_int_equal(report_export(&s, "udev", &b, &e), 0);
+	assert_int_equal(export_render(&s, "udev", &b, &e), 0);
 	assert_int_equal(count_of(b.data, "KERNEL==\"sda\""), 1);
 	buf_reset(&b);
-	assert_int_equal(report_export(&s, "tuned", &b, &e), 0);
+	assert_int_equal(export_render(&s, "tuned", &b, &e), 0);
 	assert_int_equal(count_of(b.data, "/sys/block/sda/queue/nr_requests="), 1);
-	assert_int_equal(report_export(&s, "ini", &b, &e), -EINVAL);
+	assert_int_equal(export_render(&s, "ini", &b, &e), -EINVAL);
 	buf_release(&b);
 	sweep_release(&s);
 }
@@ -724,7 +729,7 @@ static void test_noise_and_disagreement(void **state)
 	assert_non_null(strstr(b.data, " loops per point, or a quieter job: longer runtime_s, "
 	                               "direct I/O\n"));
 	assert_non_null(strstr(b.data, "| inconclusive (too noisy: ~"));
-	json = report_json(&s);
+	json = sweepdoc_write(&s);
 	assert_non_null(strstr(json, "\"noisy_rows\": 3"));
 	assert_non_null(strstr(json, "\"text\": \"passes vary by up to "));
 	assert_non_null(strstr(json, "\"loops_needed\": "));
@@ -743,7 +748,7 @@ static void test_noise_and_disagreement(void **state)
 	assert_int_equal(s.points[1].verdict, EFFECT_HETEROGENEOUS);
 	report_render(&s, REPORT_TABLE, &b);
 	assert_non_null(strstr(b.data, "| nodes disagree: n12 differs: \u221215.0 % |"));
-	json = report_json(&s);
+	json = sweepdoc_write(&s);
 	assert_non_null(strstr(json, "\"verdict\": \"heterogeneous\""));
 	assert_non_null(strstr(json, "\"verdict_text\": \"nodes disagree: n12 differs: "
 	                             "\u221215.0 %\""));

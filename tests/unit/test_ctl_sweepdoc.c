@@ -37,7 +37,7 @@ static void test_roundtrip(void **state)
 
 	(void)state;
 	adaptive_sweep(&a);
-	j1 = report_json(&a);
+	j1 = sweepdoc_write(&a);
 	assert_int_equal(sweepdoc_parse(j1, &b, &e), 0);
 	/* Only the data came back: nothing is judged until verdict_sweep. */
 	assert_int_equal(b.npoints, a.npoints);
@@ -46,7 +46,7 @@ static void test_roundtrip(void **state)
 	assert_int_equal(b.points[1].ref_loops, a.points[1].ref_loops);
 	assert_int_equal(b.plan.loops_max, 12);
 	verdict_sweep(&b);
-	j2 = report_json(&b);
+	j2 = sweepdoc_write(&b);
 	assert_string_equal(j1, j2);
 	report_render(&a, REPORT_TABLE, &t1);
 	report_render(&b, REPORT_TABLE, &t2);
@@ -71,7 +71,7 @@ static void test_analysis_ignored(void **state)
 
 	(void)state;
 	adaptive_sweep(&a);
-	j = report_json(&a);
+	j = sweepdoc_write(&a);
 	p = strstr(j, "\"verdict\": \"gain\"");
 	assert_non_null(p);
 	memcpy(p, "\"verdict\": \"loss\"", strlen("\"verdict\": \"loss\""));
@@ -141,7 +141,7 @@ static void test_errors(void **state)
 
 	(void)state;
 	adaptive_sweep(&a);
-	j = report_json(&a);
+	j = sweepdoc_write(&a);
 	refused("", "line 1");
 	refused("[]", "$: expected an object");
 	refused("{\"format\":\"other\"}", "format: not a fleettune sweep document");

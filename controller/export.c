@@ -1,0 +1,143 @@
+/* export.c -- a sweep's chosen configuration as the files that keep it: a udev rule or a
+ * tuned profile, and the sysctls beside them. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+#include "xmalloc.h"
+#include "banned.h"
+
+/* Where a parameter lives under /sys/block/DEV (sysctls never come here). */
+static void sysfs_attr(const char *name, char *out, size_t len)
+{
+	if (!strncmp(name, "iosched.", 8))
+		snprintf(out, len, "queue/iosched/%s", name + 8);
+	else if (!strcmp(name, "queue_depth"))
+		snprintf(out, len, "device/queue_depth");
+	else if (!strcmp(name, "setra"))
+		snprintf(out, len, "queue/read_ahead_kb");
+	else
+		snprintf(out, len, "queue/%s", name);
+}
+
+static bool is_sysctl(const char *name)
+{
+	return !strncmp(name, "vm.", 3) || !strncmp(name, "fs.", 3) || !strncmp(name, "kernel.", 7);
+}
+
+/* The value to write: setra (512-byte sectors) becomes read_ahead_kb. */
+static void attr_value(const struct setting *st, char *out, size_t len)
+{
+	if (!strcmp(st->name, "setra"))
+		snprintf(out, len, "%lld", strtoll(st->value, NULL, 10) / 2);
+	else
+		snprintf(out, len, "%s", st->value);
+}
+
+/* The scheduler first: switching it resets nr_requests and iosched/. */
+static void export_order(const struct config *c, int *order)
+{
+	int i, k = 0;
+
+	for (i = 0; i < c->n; i++)
+		if (!strcmp(c->s[i].name, "scheduler"))
+			order[k++] = i;
+	for (i = 0; i < c->n; i++)
+		if (strcmp(c->s[i].name, "scheduler") && strncmp(c->s[i].name, "iosched.", 8))
+			order[k++] = i;
+	for (i = 0; i < c->n; i++)
+		if (!strncmp(c->s[i].name, "iosched.", 8))
+			order[k++] = i;
+}
+
+/* Order node indexes by device name, ties by index (qsort_r's comparison). */
+static int device_cmp(const void *a, const void *b, void *arg)
+{
+	const struct plan *p = arg;
+	int ia = *(const int *)a, ib = *(const int *)b;
+	int c = strcmp(p->nodes[ia].device, p->nodes[ib].device);
+
+	return c ? c : (ia > ib) - (ia < ib);
+}
+
+/* Per node: true when an earlier node has the same device name. Sorted, not compared pair by
+ * pair: a fleet of thousands exports in O(n log n). Caller has ownership. */
+static bool *device_repeats(const struct plan *p)
+{
+	int *idx = xcalloc((size_t)p->nnodes + 1, sizeof(int));
+	bool *rep = xcalloc((size_t)p->nnodes + 1, sizeof(bool));
+	int k;
+
+	for (k = 0; k < p->nnodes; k++)
+		idx[k] = k;
+	qsort_r(idx, (size_t)p->nnodes, sizeof(int), device_cmp, (void *)p);
+	for (k = 1; k < p->nnodes; k++)
+		rep[idx[k]] = !strcmp(p->nodes[idx[k - 1]].device, p->nodes[idx[k]].device);
+	free(idx);
+	return rep;
+}
+
+int export_render(const struct sweep *s, const char *format, struct buf *out, struct err *e)
+{
+	const struct config *c = s->best >= 0 ? &s->points[s->best].cfg : &s->plan.baseline;
+	int order[CONFIG_MAX], i, k;
+	char attr[160], val[PARAM_VALUE_MAX];
+	bool *repeat;
+	bool udev = !strcmp(format, "udev"), sysctls = false;
+
+	if (!udev && strcmp(format, "tuned"))
+		return err_set(e, -EINVAL, "bad_format", "--format: '%s' is not udev or tuned",
+		               format);
+	export_order(c, order);
+	if (udev) {
+		buf_printf(out, "# fleettune sweep %lld \"%s\": %s\n", (long long)s->id,
+		           s->plan.name,
+		           s->best >= 0 ? "best configuration" : "baseline (no significant gain)");
+		buf_printf(out, "# install as /etc/udev/rules.d/60-fleettune.rules\n");
+	} else {
+		buf_printf(out,
+		           "# fleettune sweep %lld \"%s\"\n[main]\nsummary=fleettune sweep "
+		           "%lld: %s\n\n[sysfs]\n",
+		           (long long)s->id, s->plan.name, (long long)s->id,
+		           s->best >= 0 ? "best configuration" : "baseline");
+	}
+	repeat = device_repeats(&s->plan);
+	for (k = 0; k < s->plan.nnodes; k++) {
+		const char *dev = s->plan.nodes[k].device;
+
+		if (repeat[k])
+			continue; /* one rule per distinct device name */
+		if (udev)
+			buf_printf(out, "ACTION==\"add|change\", KERNEL==\"%s\"", dev);
+		for (i = 0; i < c->n; i++) {
+			const struct setting *st = &c->s[order[i]];
+
+			if (is_sysctl(st->name)) {
+				sysctls = true;
+				continue;
+			}
+			sysfs_attr(st->name, attr, sizeof(attr));
+			attr_value(st, val, sizeof(val));
+			if (udev)
+				buf_printf(out, ", ATTR{%s}=\"%s\"", attr, val);
+			else
+				buf_printf(out, "/sys/block/%s/%s=%s\n", dev, attr, val);
+		}
+		if (udev)
+			buf_puts(out, "\n");
+	}
+	free(repeat);
+	if (!sysctls)
+		return 0;
+	if (udev)
+		buf_puts(out, "# sysctls (not expressible as udev rules): put in "
+		              "/etc/sysctl.d/60-fleettune.conf\n");
+	else
+		buf_puts(out, "\n[sysctl]\n");
+	for (i = 0; i < c->n; i++)
+		if (is_sysctl(c->s[i].name))
+			buf_printf(out, "%s%s=%s\n", udev ? "# " : "", c->s[i].name, c->s[i].value);
+	return 0;
+}

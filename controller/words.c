@@ -1,0 +1,339 @@
+/* words.c -- the phrases every rendering of a sweep shares: a row's verdict, a parameter's
+ * cell, a Δ with its interval, the best line, the noise and warning lines. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "words.h"
+#include "xmalloc.h"
+#include "banned.h"
+
+/* A decision's code, as CSV and JSON carry it ("" for none). */
+const char *words_decision_code(enum effect_decision d)
+{
+	return d == EFFECT_NA ? "" : effect_decision_name(d);
+}
+
+/* A row's decision in words. */
+static const char *decision_words(enum effect_decision d)
+{
+	static const char *const names[] = { "",
+		                             "significant gain",
+		                             "significant loss",
+		                             "no real difference",
+		                             "inconclusive",
+		                             "nodes disagree" };
+
+	return (unsigned)d < sizeof(names) / sizeof(names[0]) ? names[d] : "";
+}
+
+/* A signed figure with a real minus sign: "+1.5", "−2.0". */
+void words_signed(struct buf *b, double v)
+{
+	if (v < 0 && fabs(v) >= 0.05)
+		buf_printf(b, "\u2212%.1f", -v);
+	else
+		buf_printf(b, "+%.1f", fabs(v));
+}
+
+/* "+1.5 % [−0.2, +3.1]": a Δ with its CI, when known. */
+void words_delta_ci(struct buf *b, double delta_pct, double lo, double hi)
+{
+	if (isnan(delta_pct))
+		return;
+	words_signed(b, delta_pct);
+	buf_puts(b, " %");
+	if (!isnan(lo) && !isnan(hi)) {
+		buf_puts(b, " [");
+		words_signed(b, lo);
+		buf_puts(b, ", ");
+		words_signed(b, hi);
+		buf_puts(b, "]");
+	}
+}
+
+/* The value shown for one parameter of a point: "975→919" when a node adjusted it. */
+void words_param(const struct sweep *s, const struct point *p, const char *name, struct buf *b)
+{
+	const struct setting *req = config_get(&p->cfg, name);
+	int i, j;
+
+	if (!req) {
+		buf_puts(b, "-");
+		return;
+	}
+	buf_puts(b, req->value);
+	for (i = 0; i < s->plan.nnodes; i++) {
+		const struct node_result *r = &p->nodes[i];
+
+		for (j = 0; j < r->applied.n; j++) {
+			if (strcmp(r->applied.s[j].name, name) || !(r->adjusted_mask & (1u << j)))
+				continue;
+			buf_printf(b, "\u2192%s", r->applied.s[j].value);
+			return;
+		}
+	}
+}
+
+/* At most this many disagreeing nodes are named in a table cell (JSON names them all). */
+#define NAMED_MAX 6
+
+/* "node17, node43 differ: −8.0 %, −11.0 %": the nodes a heterogeneous decision names, with
+ * their own Δ (names[k] is node k's name). */
+static void disagree_words(const struct effect *fx, char *const *names, struct buf *out)
+{
+	int i, n = fx->ndisagree < NAMED_MAX ? fx->ndisagree : NAMED_MAX;
+
+	for (i = 0; i < n; i++)
+		buf_printf(out, "%s%s", i ? ", " : "", names[fx->disagree[i]]);
+	if (fx->ndisagree > n)
+		buf_printf(out, " and %d more", fx->ndisagree - n);
+	buf_puts(out, fx->ndisagree == 1 ? " differs: " : " differ: ");
+	for (i = 0; i < n; i++) {
+		buf_puts(out, i ? ", " : "");
+		words_signed(out, fx->nodes[fx->disagree[i]].delta_pct);
+		buf_puts(out, " %");
+	}
+}
+
+/* A comparison's decision in words: what the table's verdict cell and the JSON's
+ * verdict_text say. Disagreeing nodes are named; an inconclusive row that noise explains
+ * says how many loops would decide it. */
+void words_decision(const struct effect *fx, enum effect_decision d, char *const *names,
+                    struct buf *out)
+{
+	buf_puts(out, decision_words(d));
+	if (d == EFFECT_HETEROGENEOUS && fx->ndisagree > 0) {
+		buf_puts(out, ": ");
+		disagree_words(fx, names, out);
+	} else if (d == EFFECT_INCONCLUSIVE && fx->noisy && fx->loops_needed > 0) {
+		buf_printf(out, " (too noisy: ~%d loops needed)", fx->loops_needed);
+	} else if (d == EFFECT_INCONCLUSIVE && fx->noisy && fx->loops_needed < 0 &&
+	           fx->q_p < EFFECT_ALPHA && fx->tau_pct > 0) {
+		buf_printf(out, " (nodes differ: \u03c4 %.1f %%)", fx->tau_pct);
+	}
+}
+
+/* The plan's node names, for words_decision. Caller frees the array (not the names). */
+char **words_node_names(const struct plan *p)
+{
+	char **names = xcalloc((size_t)p->nnodes + 1, sizeof(char *));
+	int k;
+
+	for (k = 0; k < p->nnodes; k++)
+		names[k] = p->nodes[k].name;
+	return names;
+}
+
+/* Why a compared row has no decision: no node finished both points, or too few passes. */
+static const char *no_decision_words(const struct point *p)
+{
+	int k;
+
+	for (k = 0; k < p->fx.nnodes; k++)
+		if (p->fx.nodes[k].state == EFFECT_NODE_FEW_PASSES)
+			return "not judged: needs 2 passes or more per node";
+	return "";
+}
+
+void words_verdict(const struct sweep *s, const struct point *p, struct buf *b)
+{
+	char **names;
+
+	if (p->role == ROLE_FINAL)
+		buf_puts(b, "final vs original baseline: ");
+	if (p->role != ROLE_BASELINE && p->verdict == EFFECT_NA) {
+		buf_puts(b, no_decision_words(p));
+		return;
+	}
+	names = words_node_names(&s->plan);
+	words_decision(&p->fx, p->verdict, names, b);
+	free(names);
+}
+
+/* "node1: why; node2: why" for the nodes of point p without a figure. */
+static void point_failures(const struct sweep *s, const struct point *p, struct buf *out)
+{
+	int k, n = 0;
+
+	for (k = 0; k < s->plan.nnodes; k++) {
+		const struct node_result *r = &p->nodes[k];
+
+		if (r->state == NODE_OK && r->npasses > 0)
+			continue;
+		buf_printf(out, "%s%s: %s", n++ ? "; " : "", s->plan.nodes[k].name,
+		           r->error[0] ? r->error : sweep_node_state_code(r->state));
+	}
+}
+
+/* The first configuration point that ran and has no figure, for "no figures". */
+static const struct point *first_failed_candidate(const struct sweep *s)
+{
+	int i, k;
+
+	for (i = 1; i < s->npoints; i++) {
+		const struct point *p = &s->points[i];
+
+		if (p->role == ROLE_BASELINE)
+			continue;
+		for (k = 0; k < s->plan.nnodes; k++)
+			if (p->nodes[k].state == NODE_FAILED || p->nodes[k].state == NODE_CANCELLED)
+				return p;
+	}
+	return NULL;
+}
+
+/* Up to this many nodes are named in the best line. */
+#define BEST_NAMED_MAX 4
+
+/* "node1, node2 and node3": the used nodes of fx whose own decision is d. Returns how many
+ * there are; names them when there are 1..BEST_NAMED_MAX. */
+static int nodes_with(const struct sweep *s, const struct effect *fx, enum effect_decision d,
+                      struct buf *out)
+{
+	int i, k = 0, n = 0;
+
+	for (i = 0; i < fx->nnodes; i++)
+		n += fx->nodes[i].state == EFFECT_NODE_USED && fx->nodes[i].decision == d;
+	if (n > BEST_NAMED_MAX)
+		return n;
+	for (i = 0; i < fx->nnodes; i++) {
+		if (fx->nodes[i].state != EFFECT_NODE_USED || fx->nodes[i].decision != d)
+			continue;
+		k++;
+		buf_printf(out, "%s%s",
+		           k == 1   ? ""
+		           : k == n ? " and "
+		                    : ", ",
+		           s->plan.nodes[i].name);
+	}
+	return n;
+}
+
+/* "best: CONFIG  +47.7 % (significant gain on node1 and node2)" from the parts: the nodes
+ * when every node shows the gain on its own, else the fleet and those that do. */
+static void best_words(const struct sweep *s, const struct config *cfg, double delta_pct,
+                       enum effect_decision v, const struct point *p, struct buf *out)
+{
+	struct buf names = BUF_INIT;
+	int n;
+
+	buf_puts(out, "best: ");
+	config_format(cfg, out);
+	buf_puts(out, "  ");
+	words_signed(out, delta_pct);
+	buf_printf(out, " %% (%s", decision_words(v));
+	if (!p || !s) {
+		buf_puts(out, ")\n");
+		return;
+	}
+	n = nodes_with(s, &p->fx, EFFECT_GAIN, &names);
+	if (n == p->fx.nused && names.len)
+		buf_printf(out, " on %s", names.data);
+	else if (n == p->fx.nused)
+		buf_printf(out, " on all %d nodes", n);
+	else if (names.len)
+		buf_printf(out, " on the fleet of %d nodes; on %s own: %s", p->fx.nused,
+		           n == 1 ? "its" : "their", names.data);
+	else
+		buf_printf(out, " on the fleet of %d nodes; %d of them show it on their own",
+		           p->fx.nused, n);
+	buf_puts(out, ")\n");
+	buf_release(&names);
+}
+
+/* The best line; details: each node's error where there is no best. */
+static void best_line(const struct sweep *s, bool details, struct buf *out)
+{
+	const struct point *p;
+
+	switch (s->outcome) {
+	case OUTCOME_BEST:
+		p = &s->points[s->best];
+		best_words(s, &p->cfg, p->delta_pct, p->verdict, p, out);
+		return;
+	case OUTCOME_BASELINE_FAILED:
+		buf_puts(out, "no best: the baseline failed on every node");
+		if (details && s->npoints) {
+			buf_puts(out, " (");
+			point_failures(s, &s->points[0], out);
+			buf_puts(out, ")");
+		}
+		buf_puts(out, "\n");
+		return;
+	case OUTCOME_NO_FIGURES:
+		buf_puts(out, "no best: no configuration produced a figure to compare with the "
+		              "baseline");
+		p = details ? first_failed_candidate(s) : NULL;
+		if (p) {
+			buf_printf(out, " (point %d: ", p->index + 1);
+			point_failures(s, p, out);
+			buf_puts(out, ")");
+		}
+		buf_puts(out, "\n");
+		return;
+	case OUTCOME_PENDING:
+	case OUTCOME_BASELINE:
+		break;
+	}
+	buf_puts(out, "best: the baseline (no configuration gave a significant gain)\n");
+}
+
+void words_best_config(const struct config *cfg, double delta_pct, enum effect_decision v,
+                       struct buf *out)
+{
+	best_words(NULL, cfg, delta_pct, v, NULL, out);
+}
+
+void words_best_line(const struct sweep *s, struct buf *out)
+{
+	best_line(s, true, out);
+}
+
+void words_best_summary(const struct sweep *s, struct buf *out)
+{
+	best_line(s, false, out);
+	if (out->len && out->data[out->len - 1] == '\n')
+		out->data[--out->len] = '\0';
+}
+
+/* One warning in words. */
+void words_warning(const struct sweep *s, const struct sweep_warning *w, struct buf *out)
+{
+	switch (w->code) {
+	case WARNING_NODE_OFFSET:
+		buf_printf(out,
+		           "%s is consistently %.1f %% %s %s (%d of %d points): check its hardware "
+		           "before trusting fleet-wide verdicts",
+		           s->plan.nodes[w->node].name, fabs(w->offset_pct),
+		           w->offset_pct > 0 ? "above" : "below",
+		           w->other >= 0 ? s->plan.nodes[w->other].name : "the other nodes",
+		           w->npoints, w->npoints);
+		break;
+	}
+}
+
+/* The noise line (without "noise: " and the newline), when some row cannot resolve
+ * min_effect: how much the passes vary, which rows, and what would decide them. */
+void words_noise(const struct sweep *s, struct buf *out)
+{
+	const struct sweep_noise *ns = &s->noise;
+	double m = s->plan.min_effect_pct;
+
+	buf_printf(out,
+	           "passes vary by up to %.1f %%; %d of %d row%s cannot tell a %g %% difference "
+	           "(the smallest %s detect%s is %.1f %%)",
+	           ns->cv_pct, ns->nnoisy, ns->nrows, ns->nrows == 1 ? "" : "s", m,
+	           ns->nnoisy == 1 ? "it" : "they", ns->nnoisy == 1 ? "s" : "", ns->mde_pct);
+	if (ns->loops_needed > 0)
+		buf_printf(out,
+		           ". Deciding %g %% needs about %d loops per point, or a quieter job: "
+		           "longer runtime_s%s",
+		           m, ns->loops_needed, plan_job_direct(&s->plan) ? "" : ", direct I/O");
+	if (ns->nunreachable > 0)
+		buf_printf(
+		        out,
+		        ". In %d row%s the nodes' own effects differ (\u03c4 up to %.1f %%), which "
+		        "more loops do not resolve: look at the nodes",
+		        ns->nunreachable, ns->nunreachable == 1 ? "" : "s", ns->tau_pct);
+}

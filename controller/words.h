@@ -1,0 +1,51 @@
+/* words.h -- the phrases every rendering of a sweep shares (the table, the sweep document,
+ * compare, history): verdicts, parameter cells, Δ with its interval, the best, noise and
+ * warning lines. */
+#ifndef FT_WORDS_H
+#define FT_WORDS_H
+
+#include "buf.h"
+#include "sweep.h"
+
+/*
+ * The modules below produce structs, codes and numbers; the sentences a person reads about
+ * them that more than one rendering carries are written here, so the table and the JSON's
+ * text fields cannot drift apart. Every function appends to out and does no other I/O.
+ */
+
+/* A decision's code as CSV and JSON carry it ("" for EFFECT_NA). */
+const char *words_decision_code(enum effect_decision d);
+/* A signed figure with one decimal and a real minus sign: "+1.5", "−2.0". */
+void words_signed(struct buf *b, double v);
+/* "+1.5 % [−0.2, +3.1]": a Δ with its interval; the interval only when both ends are known,
+ * nothing at all for a NAN Δ. */
+void words_delta_ci(struct buf *b, double delta_pct, double lo, double hi);
+/* The value shown for parameter name of point p: "975→919" when a node adjusted it, "-" when
+ * p does not set it. */
+void words_param(const struct sweep *s, const struct point *p, const char *name, struct buf *b);
+/* The plan's node names, indexed like its nodes, for words_decision. Caller frees the array
+ * (not the names). */
+char **words_node_names(const struct plan *p);
+/* Decision d of comparison fx in words ("significant gain", ...); a heterogeneous one names
+ * its disagreeing nodes (names[k] is node k's) with their own Δ, an inconclusive one that
+ * noise explains says how many loops would decide it. */
+void words_decision(const struct effect *fx, enum effect_decision d, char *const *names,
+                    struct buf *out);
+/* Point p's verdict as the table's verdict column and the document's verdict_text say it
+ * (s analysed: analysis.h). */
+void words_verdict(const struct sweep *s, const struct point *p, struct buf *b);
+/* The line that says what s found: "best: ... (significant gain on ...)", "best: the
+ * baseline (...)", or "no best: why (node: error; ...)"; with its newline. */
+void words_best_line(const struct sweep *s, struct buf *out);
+/* The same in one short line without the node details and without a newline. */
+void words_best_summary(const struct sweep *s, struct buf *out);
+/* "best: CFG  +47.7 % (significant gain)" and a newline, from a stored sweep's figures. */
+void words_best_config(const struct config *cfg, double delta_pct, enum effect_decision v,
+                       struct buf *out);
+/* Warning w of s in words (without "warning: " and the newline). */
+void words_warning(const struct sweep *s, const struct sweep_warning *w, struct buf *out);
+/* The noise line (without "noise: " and the newline) when s->noise.nnoisy > 0: how much the
+ * passes vary, which rows cannot resolve min_effect, and what would decide them. */
+void words_noise(const struct sweep *s, struct buf *out);
+
+#endif
