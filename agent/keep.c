@@ -457,16 +457,21 @@ void keep_process(const struct keeper_env *env, const struct profile *p, struct 
 		return;
 	}
 	if (mode == KEEP_PASS_READ) {
-		/* Nothing is written on a request's look; what it finds is for the worker. */
-		bool judge = !d->owed && d->applied_at > 0 && d->state != KEEP_YIELDED &&
-		             d->state != KEEP_FAILED;
+		/* Nothing is written on a request's look; what it finds is for the worker. A device
+		 * still marked yielded has lost its owner since the last scan. */
+		bool judge;
 
+		if (d->state == KEEP_YIELDED && d->owed) {
+			keep_state_set(d, KEEP_PENDING, t);
+			*kick = true;
+		}
+		judge = !d->owed && d->applied_at > 0 && d->state != KEEP_FAILED;
 		n = keep_live_read(env, d, judge, NULL, 0);
 		if (judge && n && d->state != KEEP_DRIFTED) {
 			keep_state_set(d, KEEP_DRIFTED, t);
 			if (p->enforce)
 				*kick = true;
-		} else if (judge && !n && d->state == KEEP_DRIFTED) {
+		} else if (judge && !n && (d->state == KEEP_DRIFTED || d->state == KEEP_YIELDED)) {
 			keep_state_set(d, KEEP_HELD, t);
 			d->error[0] = '\0';
 			d->failed_live[0] = '\0';

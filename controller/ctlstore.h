@@ -67,8 +67,7 @@ int ctlstore_rollout_create(struct ctlstore *st, struct rollout *r, struct err *
 int ctlstore_rollout_nodes_save(struct ctlstore *st, const struct rollout *r, const bool *which,
                                 struct err *e);
 /* Save wave w of r. */
-int ctlstore_rollout_wave_save(struct ctlstore *st, const struct rollout *r, int w,
-                               struct err *e);
+int ctlstore_rollout_wave_save(struct ctlstore *st, const struct rollout *r, int w, struct err *e);
 /* Save r's status, reason and finished_at. */
 int ctlstore_rollout_status_save(struct ctlstore *st, const struct rollout *r, struct err *e);
 /* Load rollout id into r (rollout_init'ed by the call); -ENOENT "not_found". */

@@ -24,16 +24,18 @@ static int node_write(struct ctlstore *st, const struct rollout *r, int i, struc
 	char *params = n->had_profile ? config_to_json(&n->old_params) : NULL;
 	int rc;
 
-	rc = db_run(st->db, e, "rollout node",
-	            "INSERT INTO rollout_nodes(rollout_id, idx, name, url, device, wave, state, "
-	            "old_profile, old_params, old_values, error, updated_at) VALUES "
-	            "(?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(rollout_id, idx) DO UPDATE SET state = "
-	            "excluded.state, old_profile = excluded.old_profile, old_params = "
-	            "excluded.old_params, old_values = excluded.old_values, error = excluded.error, "
-	            "updated_at = excluded.updated_at",
-	            "Iitttitttttd", r->id, n->idx, n->name, n->url, n->device, n->wave,
-	            rollout_node_state_name(n->state), n->had_profile ? n->old_profile : NULL,
-	            params, values, opt(n->error), n->updated_at);
+	rc = db_run(
+	        st->db, e, "rollout node",
+	        "INSERT INTO rollout_nodes(rollout_id, idx, name, url, device, wave, state, "
+	        "old_profile, old_params, old_values, error, session_id, job_id, updated_at) "
+	        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(rollout_id, idx) DO UPDATE SET "
+	        "state = excluded.state, old_profile = excluded.old_profile, old_params = "
+	        "excluded.old_params, old_values = excluded.old_values, error = excluded.error, "
+	        "session_id = excluded.session_id, job_id = excluded.job_id, updated_at = "
+	        "excluded.updated_at",
+	        "Iitttitttttnnd", r->id, n->idx, n->name, n->url, n->device, n->wave,
+	        rollout_node_state_name(n->state), n->had_profile ? n->old_profile : NULL, params,
+	        values, opt(n->error), n->session_id, n->job_id, n->updated_at);
 	free(values);
 	free(params);
 	return rc;
@@ -62,17 +64,18 @@ int ctlstore_rollout_create(struct ctlstore *st, struct rollout *r, struct err *
 
 	rc = db_tx_begin(st->db, e);
 	if (rc == 0)
-		rc = db_run(st->db, e, "insert rollout",
-		            "INSERT INTO rollouts(created_at, plan_name, plan_json, plan_dir, profile, "
-		            "params_json, enforce, sweep_id, promised_gain, promised_pct, canary, "
-		            "waves, max_failures, check_mode, status, reason, owner_pid, owner_host, "
-		            "saved_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-		            "dtttttinifititttitd", r->created_at, r->plan_name, r->plan_json,
-		            r->plan_dir ? r->plan_dir : ".", r->profile, params, r->enforce ? 1 : 0,
-		            r->sweep_id, r->promised_gain ? 1 : 0, r->promised_pct, r->canary,
-		            r->waves_spec, r->max_failures, rollout_check_name(r->check),
-		            rollout_status_name(r->status), opt(r->reason), r->owner_pid,
-		            opt(r->owner_host), r->created_at);
+		rc = db_run(
+		        st->db, e, "insert rollout",
+		        "INSERT INTO rollouts(created_at, plan_name, plan_json, plan_dir, profile, "
+		        "params_json, enforce, sweep_id, promised_gain, promised_pct, canary, "
+		        "waves, max_failures, check_mode, status, reason, owner_pid, owner_host, "
+		        "saved_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		        "dtttttinifititttitd", r->created_at, r->plan_name, r->plan_json,
+		        r->plan_dir ? r->plan_dir : ".", r->profile, params, r->enforce ? 1 : 0,
+		        r->sweep_id, r->promised_gain ? 1 : 0, r->promised_pct, r->canary,
+		        r->waves_spec, r->max_failures, rollout_check_name(r->check),
+		        rollout_status_name(r->status), opt(r->reason), r->owner_pid,
+		        opt(r->owner_host), r->created_at);
 	if (rc >= 0)
 		r->id = db_last_insert_id(st->db);
 	for (i = 0; rc >= 0 && i < r->nnodes; i++)
@@ -100,8 +103,7 @@ int ctlstore_rollout_nodes_save(struct ctlstore *st, const struct rollout *r, co
 	return rc < 0 ? rc : 0;
 }
 
-int ctlstore_rollout_wave_save(struct ctlstore *st, const struct rollout *r, int w,
-                               struct err *e)
+int ctlstore_rollout_wave_save(struct ctlstore *st, const struct rollout *r, int w, struct err *e)
 {
 	int rc = wave_write(st, r, w, e);
 
@@ -114,8 +116,8 @@ int ctlstore_rollout_status_save(struct ctlstore *st, const struct rollout *r, s
 	                "UPDATE rollouts SET status = ?, reason = ?, finished_at = ?, owner_pid = "
 	                "?, owner_host = ?, saved_at = ? WHERE id = ?",
 	                "ttfitdI", rollout_status_name(r->status), opt(r->reason),
-	                r->finished_at > 0 ? r->finished_at : NAN, r->owner_pid,
-	                opt(r->owner_host), time_now_s(), r->id);
+	                r->finished_at > 0 ? r->finished_at : NAN, r->owner_pid, opt(r->owner_host),
+	                time_now_s(), r->id);
 
 	return rc < 0 ? rc : 0;
 }
@@ -174,7 +176,9 @@ static int node_row(struct sqlite3_stmt *q, void *ctx, struct err *e)
 	if (!db_col_null(q, 8) && config_parse_json(db_col_str(q, 8), &n->old_values, e) < 0)
 		return -EINVAL;
 	snprintf(n->error, sizeof(n->error), "%s", db_col_str(q, 9));
-	n->updated_at = db_col_double(q, 10);
+	n->session_id = db_col_int64(q, 10);
+	n->job_id = db_col_int64(q, 11);
+	n->updated_at = db_col_double(q, 12);
 	return 0;
 }
 
@@ -203,25 +207,29 @@ int ctlstore_rollout_load(struct ctlstore *st, int64_t id, struct rollout *r, st
 	int rc;
 
 	rollout_init(r);
-	rc = db_each(st->db,
-	             db_prepare(st->db,
-	                        "SELECT id, created_at, finished_at, plan_name, plan_json, plan_dir, "
-	                        "profile, params_json, enforce, sweep_id, promised_gain, "
-	                        "promised_pct, canary, waves, max_failures, check_mode, status, "
-	                        "reason, owner_pid, owner_host FROM rollouts WHERE id = ?",
-	                        "I", id),
-	             rollout_row, r, e, "select rollout");
+	rc = db_each(
+	        st->db,
+	        db_prepare(st->db,
+	                   "SELECT id, created_at, finished_at, plan_name, plan_json, plan_dir, "
+	                   "profile, params_json, enforce, sweep_id, promised_gain, "
+	                   "promised_pct, canary, waves, max_failures, check_mode, status, "
+	                   "reason, owner_pid, owner_host FROM rollouts WHERE id = ?",
+	                   "I", id),
+	        rollout_row, r, e, "select rollout");
 	if (rc == 0)
 		rc = err_set(e, -ENOENT, "not_found", "no rollout r%lld", (long long)id);
 	if (rc > 0)
-		rc = db_each(st->db,
-		             db_prepare(st->db,
-		                        "SELECT idx, name, url, device, wave, state, old_profile, "
-		                        "old_params, old_values, error, updated_at FROM rollout_nodes "
-		                        "WHERE "
-		                        "rollout_id = ? ORDER BY idx",
-		                        "I", id),
-		             node_row, r, e, "select rollout nodes");
+		rc = db_each(
+		        st->db,
+		        db_prepare(st->db,
+		                   "SELECT idx, name, url, device, wave, state, old_profile, "
+		                   "old_params, old_values, error, session_id, job_id, updated_at "
+		                   "FROM "
+		                   "rollout_nodes "
+		                   "WHERE "
+		                   "rollout_id = ? ORDER BY idx",
+		                   "I", id),
+		        node_row, r, e, "select rollout nodes");
 	if (rc >= 0)
 		rc = db_each(st->db,
 		             db_prepare(st->db,
@@ -271,20 +279,21 @@ int ctlstore_rollouts_list(struct ctlstore *st, int limit, struct ctlstore_rollo
 	void *list = NULL;
 	int rc;
 
-	rc = db_collect(st->db,
-	                db_prepare(st->db,
-	                           "SELECT r.id, r.plan_name, r.profile, r.params_json, r.status, "
-	                           "r.reason, r.check_mode, r.created_at, r.finished_at, "
-	                           "r.saved_at, r.owner_pid, r.owner_host, "
-	                           "(SELECT count(*) FROM rollout_nodes n WHERE n.rollout_id = r.id), "
-	                           "(SELECT count(*) FROM rollout_nodes n WHERE n.rollout_id = r.id "
-	                           "AND n.state = 'new'), "
-	                           "(SELECT count(*) FROM rollout_nodes n WHERE n.rollout_id = r.id "
-	                           "AND n.state = 'failed'), "
-	                           "(SELECT count(*) FROM rollout_waves w WHERE w.rollout_id = r.id) "
-	                           "FROM rollouts r ORDER BY r.id DESC LIMIT ?",
-	                           "i", limit),
-	                sizeof(**out), summary_row, NULL, &list, n, e, "select rollouts");
+	rc = db_collect(
+	        st->db,
+	        db_prepare(st->db,
+	                   "SELECT r.id, r.plan_name, r.profile, r.params_json, r.status, "
+	                   "r.reason, r.check_mode, r.created_at, r.finished_at, "
+	                   "r.saved_at, r.owner_pid, r.owner_host, "
+	                   "(SELECT count(*) FROM rollout_nodes n WHERE n.rollout_id = r.id), "
+	                   "(SELECT count(*) FROM rollout_nodes n WHERE n.rollout_id = r.id "
+	                   "AND n.state = 'new'), "
+	                   "(SELECT count(*) FROM rollout_nodes n WHERE n.rollout_id = r.id "
+	                   "AND n.state = 'failed'), "
+	                   "(SELECT count(*) FROM rollout_waves w WHERE w.rollout_id = r.id) "
+	                   "FROM rollouts r ORDER BY r.id DESC LIMIT ?",
+	                   "i", limit),
+	        sizeof(**out), summary_row, NULL, &list, n, e, "select rollouts");
 	*out = list;
 	return rc < 0 ? rc : 0;
 }

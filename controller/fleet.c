@@ -488,6 +488,23 @@ void fleet_params_apply(struct fleet *f, const struct config *cfg, struct config
 	reqs_release(reqs, n);
 }
 
+void fleet_params_write_each(struct fleet *f, const bool *ask, const struct config *cfgs,
+                             struct fleet_result *res)
+{
+	int n = f->plan->nnodes, i;
+	struct client_req *reqs = xcalloc((size_t)n + 1, sizeof(*reqs));
+
+	for (i = 0; i < n; i++) {
+		char *params = config_to_json(&cfgs[i]);
+
+		reqs[i].skip = !ask[i] || cfgs[i].n == 0;
+		params_req(f, &reqs[i], i, params);
+		free(params);
+	}
+	fanout_run(f, reqs, n, res);
+	reqs_release(reqs, n);
+}
+
 static int64_t json_id(json_t *o)
 {
 	json_t *id = json_object_get(o, "id");
@@ -625,7 +642,8 @@ static void point_start(struct fleet *f, const struct config *cfgs, bool each, j
 				continue;
 			}
 			fanout_result(done[k], &st->patch[i]);
-			applied_read(done[k], &cfgs[each ? i : 0], &st->applied[i], &st->adjusted[i]);
+			applied_read(done[k], &cfgs[each ? i : 0], &st->applied[i],
+			             &st->adjusted[i]);
 			if (st->patch[i].failed)
 				continue;
 			/* Applied and read back here: this node's job starts now, whatever the
@@ -840,8 +858,7 @@ void fleet_req_result(const struct client_req *r, struct fleet_result *res)
 	fanout_result(r, res);
 }
 
-bool fleet_agent_error(const struct client_req *r, char *code, size_t clen, char *msg,
-                       size_t mlen)
+bool fleet_agent_error(const struct client_req *r, char *code, size_t clen, char *msg, size_t mlen)
 {
 	return agent_error(r, code, clen, msg, mlen);
 }

@@ -121,6 +121,10 @@ void fleet_dry_run_release(struct fleet_dry_run *d, int n);
  */
 void fleet_params_apply(struct fleet *f, const struct config *cfg, struct config *applied,
                         unsigned *adjusted, struct fleet_result *res);
+/* PATCH cfgs[i] onto every node where ask[i] (and cfgs[i] is not empty), whether active or
+ * not: values to put back. */
+void fleet_params_write_each(struct fleet *f, const bool *ask, const struct config *cfgs,
+                             struct fleet_result *res);
 /* Open a tuning session per active node (ttl_s). */
 void fleet_sessions_open(struct fleet *f, double ttl_s, struct fleet_result *res);
 void fleet_sessions_renew(struct fleet *f, struct fleet_result *res);

@@ -16,8 +16,7 @@ void fleet_req_node(struct fleet *f, struct client_req *r, int i, const char *me
 /* The outcome of one ended request: failed unless 2xx, with "HTTP 422: the agent's message". */
 void fleet_req_result(const struct client_req *r, struct fleet_result *res);
 /* The agent's {"error":{"code","message"}}; false when the body has none. */
-bool fleet_agent_error(const struct client_req *r, char *code, size_t clen, char *msg,
-                       size_t mlen);
+bool fleet_agent_error(const struct client_req *r, char *code, size_t clen, char *msg, size_t mlen);
 /* The parsed body of a 2xx answer (a new reference), else NULL. */
 json_t *fleet_resp_json(const struct client_req *r);
 /* A JSON scalar as parameter text; false when it is neither a number nor a string. */

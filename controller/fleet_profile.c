@@ -99,11 +99,14 @@ static void profile_read(json_t *o, struct fleet_profile *out)
 	}
 }
 
-/* Read an ended request into out; found_404: a 404 is an answer (no such profile). */
-static void answer_read(const struct client_req *r, bool found_404, struct fleet_profile *out)
+/* Read an ended request into out; found_404: a 404 is an answer (no such profile); dev: the
+ * node's device, for a restore's outcome. */
+static void answer_read(const struct client_req *r, bool found_404, const char *dev,
+                        struct fleet_profile *out)
 {
 	char msg[256];
-	json_t *o, *inner;
+	json_t *o, *inner, *x;
+	size_t i;
 
 	out->status = r->status;
 	fleet_req_result(r, &out->res);
@@ -118,6 +121,11 @@ static void answer_read(const struct client_req *r, bool found_404, struct fleet
 	inner = json_object_get(o, "profile"); /* a dry run's answer */
 	if (o)
 		profile_read(inner ? inner : o, out);
+	json_array_foreach(json_object_get(o, "restored"), i, x)
+	{
+		if (!strcmp(str(x, "device"), dev))
+			snprintf(out->restored, sizeof(out->restored), "%s", str(x, "outcome"));
+	}
 	json_decref(o);
 }
 
@@ -148,7 +156,7 @@ static void stream(struct fleet *f, struct client_req *reqs, const bool *ask, in
 		got = client_wait(f->client, 3600, done, n);
 		for (k = 0; k < got; k++) {
 			i = (int)(done[k] - reqs);
-			answer_read(done[k], found_404, &out[i]);
+			answer_read(done[k], found_404, f->plan->nodes[i].device, &out[i]);
 			inflight--;
 		}
 	}
@@ -160,7 +168,8 @@ static void path_of(char *out, size_t len, const char *name, const char *query)
 	snprintf(out, len, "/api/v1/profiles/%s%s", name, query ? query : "");
 }
 
-void fleet_profile_get(struct fleet *f, const bool *ask, const char *name, struct fleet_profile *out)
+void fleet_profile_get(struct fleet *f, const bool *ask, const char *name,
+                       struct fleet_profile *out)
 {
 	int n = f->plan->nnodes, i;
 	struct client_req *reqs = xcalloc((size_t)n + 1, sizeof(*reqs));
@@ -186,9 +195,9 @@ static char *body_new(const struct plan_node *node, const struct config *cfg, bo
 	return s;
 }
 
-void fleet_profile_put(struct fleet *f, const bool *ask, const char *name,
-                       const struct config *cfg, bool enforce, char *const *bodies, bool dry_run,
-                       int window, const volatile sig_atomic_t *stop, struct fleet_profile *out)
+void fleet_profile_put(struct fleet *f, const bool *ask, const char *name, const struct config *cfg,
+                       bool enforce, char *const *bodies, bool dry_run, int window,
+                       const volatile sig_atomic_t *stop, struct fleet_profile *out)
 {
 	int n = f->plan->nnodes, i;
 	struct client_req *reqs = xcalloc((size_t)n + 1, sizeof(*reqs));
@@ -209,8 +218,7 @@ void fleet_profile_put(struct fleet *f, const bool *ask, const char *name,
 }
 
 void fleet_profile_delete(struct fleet *f, const bool *ask, const char *name, bool restore,
-                          int window, const volatile sig_atomic_t *stop,
-                          struct fleet_profile *out)
+                          int window, const volatile sig_atomic_t *stop, struct fleet_profile *out)
 {
 	int n = f->plan->nnodes, i;
 	struct client_req *reqs = xcalloc((size_t)n + 1, sizeof(*reqs));

@@ -34,21 +34,24 @@ struct fleet_profile_device {
 
 /* One node's profile of one name, and the request's outcome. */
 struct fleet_profile {
-	struct fleet_result res; /* failed: transport, or a status other than 2xx (and 404 on GET) */
-	long status;             /* HTTP status, 0 without an answer */
-	char code[40];           /* the agent's error.code */
-	bool not_started;        /* *stop was set before its request was sent */
-	bool found;              /* the agent holds a profile of that name (after a PUT: the new) */
+	struct fleet_result
+	        res;      /* failed: transport, or a status other than 2xx (and 404 on GET) */
+	long status;      /* HTTP status, 0 without an answer */
+	char code[40];    /* the agent's error.code */
+	bool not_started; /* *stop was set before its request was sent */
+	bool found;       /* the agent holds a profile of that name (after a PUT: the new) */
 	struct config params;
 	bool enforce;
 	char *body; /* its PUT body {"match":..,"params":..,"enforce":..} as JSON; owned, or NULL */
 	int ndevices;
 	struct fleet_profile_device devices[FLEET_PROFILE_DEVICES_MAX];
+	char restored[256]; /* DELETE ?restore=true: what the agent said of the node's device */
 };
 void fleet_profiles_release(struct fleet_profile *p, int n);
 
 /* GET /api/v1/profiles/NAME on every node where ask[i] (404: found false, not failed). */
-void fleet_profile_get(struct fleet *f, const bool *ask, const char *name, struct fleet_profile *out);
+void fleet_profile_get(struct fleet *f, const bool *ask, const char *name,
+                       struct fleet_profile *out);
 
 /*
  * PUT /api/v1/profiles/NAME on every node where ask[i]: bodies[i] when bodies is given (a body
@@ -57,14 +60,14 @@ void fleet_profile_get(struct fleet *f, const bool *ask, const char *name, struc
  * flight at once; once *stop (may be NULL) is set no further one is sent (out[i].not_started).
  * out[i] receives the profile as the agent now holds it.
  */
-void fleet_profile_put(struct fleet *f, const bool *ask, const char *name,
-                       const struct config *cfg, bool enforce, char *const *bodies, bool dry_run,
-                       int window, const volatile sig_atomic_t *stop, struct fleet_profile *out);
+void fleet_profile_put(struct fleet *f, const bool *ask, const char *name, const struct config *cfg,
+                       bool enforce, char *const *bodies, bool dry_run, int window,
+                       const volatile sig_atomic_t *stop, struct fleet_profile *out);
 
 /* DELETE /api/v1/profiles/NAME?restore=true|false on every node where ask[i], as put above
- * (404 is not a failure: found false). */
+ * (404 is not a failure: found false); out[i].restored says what the restore did on the node's
+ * device. */
 void fleet_profile_delete(struct fleet *f, const bool *ask, const char *name, bool restore,
-                          int window, const volatile sig_atomic_t *stop,
-                          struct fleet_profile *out);
+                          int window, const volatile sig_atomic_t *stop, struct fleet_profile *out);
 
 #endif

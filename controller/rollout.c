@@ -11,8 +11,8 @@
 #include "banned.h"
 
 static const char *const check_names[] = { "none", "readback", "measure", NULL };
-static const char *const status_names[] = { "running",     "completed", "stopped",
-	                                    "interrupted", "reverted",  "failed", NULL };
+static const char *const status_names[] = { "running",  "completed", "stopped", "interrupted",
+	                                    "reverted", "failed",    NULL };
 static const char *const node_state_names[] = { "old",       "applying", "new", "failed",
 	                                        "reverting", "reverted", NULL };
 
@@ -117,32 +117,36 @@ int rollout_waves_plan(int nnodes, int canary, const char *spec, int *cum, int *
 	if (nnodes < 1)
 		return err_set(e, -EINVAL, "bad_waves", "the plan has no nodes");
 	if (canary < 1 || canary > nnodes)
-		return err_set(e, -EINVAL, "bad_waves", "--canary: %d is not 1..%d (the plan's nodes)",
-		               canary, nnodes);
+		return err_set(e, -EINVAL, "bad_waves",
+		               "--canary: %d is not 1..%d (the plan's nodes)", canary, nnodes);
 	if (strlen(spec) >= sizeof(buf))
 		return err_set(e, -EINVAL, "bad_waves", "--waves: too long");
 	snprintf(buf, sizeof(buf), "%s", spec);
 	cum[n++] = canary;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (wave_entry(tok, nnodes, &at))
-			return err_set(e, -EINVAL, "bad_waves",
-			               "--waves: '%s' is not a percentage (1%%..100%%) or a node count",
-			               tok);
+			return err_set(
+			        e, -EINVAL, "bad_waves",
+			        "--waves: '%s' is not a percentage (1%%..100%%) or a node count",
+			        tok);
 		if (at > nnodes)
 			return err_set(e, -EINVAL, "bad_waves",
-			               "--waves: '%s' is more than the plan's %d nodes", tok, nnodes);
+			               "--waves: '%s' is more than the plan's %d nodes", tok,
+			               nnodes);
 		if (at <= cum[n - 1])
-			continue; /* already reached (by the canary or a wave before): no empty wave */
+			continue; /* already reached (by the canary or a wave before): no empty wave
+			           */
 		if (n == ROLLOUT_WAVES_MAX)
 			return err_set(e, -EINVAL, "bad_waves", "--waves: at most %d waves",
 			               ROLLOUT_WAVES_MAX - 1);
 		cum[n++] = at;
 	}
 	if (cum[n - 1] != nnodes)
-		return err_set(e, -EINVAL, "bad_waves",
-		               "--waves: the last wave must reach every node (100%%); '%s' stops at "
-		               "%d of %d",
-		               spec, cum[n - 1], nnodes);
+		return err_set(
+		        e, -EINVAL, "bad_waves",
+		        "--waves: the last wave must reach every node (100%%); '%s' stops at "
+		        "%d of %d",
+		        spec, cum[n - 1], nnodes);
 	*nwaves = n;
 	return 0;
 }

@@ -49,22 +49,24 @@ struct rollout_node {
 	char device[64];
 	int wave; /* 0: the canary */
 	enum rollout_node_state state;
-	bool had_profile;  /* a profile of the rollout's name was there before */
-	char *old_profile; /* its PUT body as the agent showed it (match, params, enforce);
-	                      owned, NULL when none */
+	bool had_profile;         /* a profile of the rollout's name was there before */
+	char *old_profile;        /* its PUT body as the agent showed it (match, params, enforce);
+	                             owned, NULL when none */
 	struct config old_params; /* that profile's values */
 	struct config old_values; /* the device's values of the rollout's parameters before */
 	char error[256];          /* why it failed, or what its revert said */
+	int64_t session_id;       /* the measurement's session open on it; 0 when none */
+	int64_t job_id;           /* ... and its job under way; 0 when none */
 	double updated_at;
 };
 
 struct rollout_wave {
 	int wave;
-	int nodes;                     /* in this wave */
+	int nodes;                      /* in this wave */
 	double started_at, finished_at; /* epoch s; 0: not yet */
 	int failures;
-	char check[16];                 /* "passed", "failed", "skipped" (none), "" not yet */
-	char detail[512];               /* the check's finding, or why the wave stopped */
+	char check[16];   /* "passed", "failed", "skipped" (none), "" not yet */
+	char detail[512]; /* the check's finding, or why the wave stopped */
 };
 
 struct rollout {
@@ -75,7 +77,7 @@ struct rollout {
 	char profile[64];
 	struct config params; /* the new values */
 	bool enforce;
-	int64_t sweep_id;  /* --best ID; 0 with --params */
+	int64_t sweep_id;   /* --best ID; 0 with --params */
 	bool promised_gain; /* the sweep's best was a significant gain */
 	double promised_pct;
 	int canary;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ctlstore.h"
 #include "effect.h"
@@ -18,6 +19,7 @@
 
 #define WINDOW_DEFAULT 64
 #define WAIT_STEP_S 0.5
+#define READBACK_WAIT_S 30 /* how long a readback waits for a device's owner to let go */
 
 struct run {
 	struct rollout *r;
@@ -26,12 +28,20 @@ struct run {
 	const struct rollrun_opts *o;
 	struct ctlstore *st;
 	struct fleet f;
-	bool *mask;                 /* scratch, per node */
-	struct fleet_profile *ans;  /* scratch answers, per node */
+	bool *mask;                /* scratch, per node */
+	struct fleet_profile *ans; /* scratch answers, per node */
 	int window;
 	bool db_failed;
 	struct err db_err;
 };
+
+/* Sleep s seconds (a signal ends it early: the caller checks its stop flag). */
+static void sleep_s(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+
+	nanosleep(&ts, NULL);
+}
 
 static bool stopped(const struct run *u)
 {
@@ -45,7 +55,7 @@ static void event(struct run *u, enum rollrun_event ev, int wave, int round, int
 }
 
 static void node_set(struct run *u, int i, enum rollout_node_state s, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+        __attribute__((format(printf, 4, 5)));
 
 static void node_set(struct run *u, int i, enum rollout_node_state s, const char *fmt, ...)
 {
@@ -119,6 +129,39 @@ static bool holds_old(const struct rollout_node *n, const struct fleet_profile *
 	return a->found && a->body && n->old_profile && !strcmp(a->body, n->old_profile);
 }
 
+/* Cancel the measurement's jobs and close its sessions that a killed controller left (the
+ * sessions' restore puts back what the wave applied), so that the profiles stop yielding. */
+static void sessions_close_stale(struct run *u)
+{
+	struct rollout *r = u->r;
+	struct fleet_result *res = xcalloc((size_t)r->nnodes + 1, sizeof(*res));
+	int64_t *jobs = xcalloc((size_t)r->nnodes + 1, sizeof(*jobs));
+	int i, n = 0, nj = 0;
+
+	for (i = 0; i < r->nnodes; i++) {
+		jobs[i] = r->nodes[i].job_id;
+		nj += jobs[i] != 0;
+		r->nodes[i].job_id = 0;
+	}
+	/* A job that already ended answers 409: nothing to cancel. */
+	if (nj)
+		fleet_jobs_cancel(&u->f, jobs, res);
+	free(jobs);
+	for (i = 0; i < r->nnodes; i++) {
+		u->f.session_id[i] = r->nodes[i].session_id;
+		u->mask[i] = r->nodes[i].session_id != 0;
+		n += u->mask[i];
+	}
+	if (n) {
+		fleet_sessions_close(&u->f, true, res);
+		for (i = 0; i < r->nnodes; i++)
+			r->nodes[i].session_id = u->f.session_id[i];
+	}
+	if (n || nj)
+		save_nodes(u, NULL);
+	free(res);
+}
+
 /* Ask the nodes whose move was sent but not confirmed what they hold now. */
 static void resolve_uncertain(struct run *u)
 {
@@ -126,8 +169,8 @@ static void resolve_uncertain(struct run *u)
 	int i, n = 0;
 
 	for (i = 0; i < r->nnodes; i++) {
-		u->mask[i] = r->nodes[i].state == RNODE_APPLYING ||
-		             r->nodes[i].state == RNODE_REVERTING;
+		u->mask[i] =
+		        r->nodes[i].state == RNODE_APPLYING || r->nodes[i].state == RNODE_REVERTING;
 		n += u->mask[i];
 	}
 	if (!n)
@@ -145,11 +188,12 @@ static void resolve_uncertain(struct run *u)
 		else if (holds_new(r, a))
 			node_set(u, i, RNODE_NEW, "%s", "");
 		else if (holds_old(nd, a))
-			node_set(u, i, nd->state == RNODE_APPLYING ? RNODE_OLD : RNODE_REVERTED, "%s",
-			         "");
+			node_set(u, i, nd->state == RNODE_APPLYING ? RNODE_OLD : RNODE_REVERTED,
+			         "%s", "");
 		else
 			node_set(u, i, RNODE_FAILED,
-			         "holds a profile '%s' that is neither the rollout's nor what it had: "
+			         "holds a profile '%s' that is neither the rollout's nor what it "
+			         "had: "
 			         "changed by someone else, left alone",
 			         r->profile);
 	}
@@ -184,12 +228,51 @@ static int revert(struct run *u, const bool *put_back, enum rollout_node_state d
 	fleet_profile_put(&u->f, with, r->profile, NULL, false, bodies, false, u->window, NULL,
 	                  u->ans);
 	fleet_profile_delete(&u->f, without, r->profile, true, u->window, NULL, a2);
+	/* A profile already gone (deleted by hand without its restore) left the values: write back
+	 * what the node had, as read before the rollout. */
+	{
+		bool *gone = xcalloc((size_t)n + 1, sizeof(bool));
+		struct config *old = xcalloc((size_t)n + 1, sizeof(*old));
+		struct fleet_result *res = xcalloc((size_t)n + 1, sizeof(*res));
+		int ngone = 0;
+
+		for (i = 0; i < n; i++) {
+			gone[i] = without[i] && a2[i].status == 404;
+			old[i] = r->nodes[i].old_values;
+			ngone += gone[i];
+		}
+		if (ngone)
+			fleet_params_write_each(&u->f, gone, old, res);
+		for (i = 0; i < n; i++)
+			if (gone[i] && res[i].failed) {
+				a2[i].res = res[i];
+				snprintf(a2[i].res.error, sizeof(a2[i].res.error),
+				         "its profile was gone and writing the old values failed: "
+				         "%s",
+				         res[i].error);
+			}
+		free(res);
+		free(old);
+		free(gone);
+	}
 	for (i = 0; i < n; i++) {
 		const struct fleet_profile *a = with[i] ? &u->ans[i] : &a2[i];
 		char why[256];
 
 		if (!put_back[i])
 			continue;
+		/* The agent deleted the profile but left a device as it was (a session or job owns
+		 * it): not put back yet. */
+		if (!a->res.failed && without[i] && a->restored[0] &&
+		    strncmp(a->restored, "ok", 2) &&
+		    strncmp(a->restored, "nothing to restore", 18)) {
+			node_set(u, i, RNODE_REVERTING,
+			         "cannot put it back: %s (its values stay; "
+			         "rollout --revert retries)",
+			         a->restored);
+			failed++;
+			continue;
+		}
 		if (a->res.failed) {
 			snprintf(why, sizeof(why), "%s", r->nodes[i].error);
 			node_set(u, i, RNODE_REVERTING, "cannot put it back: %s%s%s", a->res.error,
@@ -244,12 +327,25 @@ static void readback_judge(const struct rollout *r, const struct rollout_node *n
 		const struct fleet_profile_value *v = &d->values[j];
 
 		if (v->drifted || v->adjusted || strcmp(v->live, v->wanted)) {
-			snprintf(why, len, "readback: %s on %s is %s, the profile's is %s%s", v->name,
-			         nd->device, v->live[0] ? v->live : "unreadable", v->wanted,
+			snprintf(why, len, "readback: %s on %s is %s, the profile's is %s%s",
+			         v->name, nd->device, v->live[0] ? v->live : "unreadable",
+			         v->wanted,
 			         v->adjusted ? " (the kernel adjusted the requested value)" : "");
 			return;
 		}
 	}
+}
+
+/* Node n's device is owned by a session or a job in answer a. */
+static bool owned(const struct rollout_node *n, const struct fleet_profile *a)
+{
+	int k;
+
+	for (k = 0; !a->res.failed && k < a->ndevices; k++)
+		if (!strcmp(a->devices[k].device, n->device) &&
+		    !strcmp(a->devices[k].state, "yielded"))
+			return true;
+	return false;
 }
 
 /* Read back the wave's new nodes; a node that does not hold the values is put back and fails. */
@@ -258,12 +354,34 @@ static void check_readback(struct run *u, int w)
 	struct rollout *r = u->r;
 	int n = r->nnodes, i;
 	bool *bad = xcalloc((size_t)n + 1, sizeof(bool));
+	bool *busy_mask = xcalloc((size_t)n + 1, sizeof(bool));
+	struct fleet_profile *again = xcalloc((size_t)n + 1, sizeof(*again));
 	char why[256];
-	int nbad = 0;
+	int nbad = 0, waited;
 
 	if (!mask_of(u, w, RNODE_NEW))
 		goto out;
 	fleet_profile_get(&u->f, u->mask, r->profile, u->ans);
+	/* A device a session or job owns cannot be judged yet (a killed controller's measurement
+	 * may still run there): ask again for a while before calling it a failure. */
+	for (waited = 0; waited < READBACK_WAIT_S && !stopped(u); waited++) {
+		int busy = 0;
+
+		for (i = 0; i < n; i++) {
+			busy_mask[i] = u->mask[i] && owned(&r->nodes[i], &u->ans[i]);
+			busy += busy_mask[i];
+		}
+		if (!busy)
+			break;
+		sleep_s(1.0);
+		fleet_profile_get(&u->f, busy_mask, r->profile, again);
+		for (i = 0; i < n; i++)
+			if (busy_mask[i]) {
+				free(u->ans[i].body);
+				u->ans[i] = again[i];
+				again[i].body = NULL;
+			}
+	}
 	for (i = 0; i < n; i++) {
 		if (!u->mask[i])
 			continue;
@@ -278,6 +396,8 @@ static void check_readback(struct run *u, int w)
 	if (nbad)
 		revert(u, bad, RNODE_FAILED);
 out:
+	free(again);
+	free(busy_mask);
 	free(bad);
 }
 
@@ -286,8 +406,8 @@ out:
 struct measure {
 	struct plan mp; /* the rollout's nodes with the job plan's job */
 	struct fleet mf;
-	bool *on;        /* nodes measured (sessions open, no job failed) */
-	double **x[2];   /* x[side][node][round]: side 0 old, 1 new */
+	bool *on;      /* nodes measured (sessions open, no job failed) */
+	double **x[2]; /* x[side][node][round]: side 0 old, 1 new */
 	int *nx[2];
 	struct config *cfgs[2];
 	int wave;
@@ -373,7 +493,13 @@ static int measure_run(struct run *u, struct measure *m, int side, int round, do
 	fs.post = xcalloc((size_t)n + 1, sizeof(*fs.post));
 	fs.job_id = xcalloc((size_t)n + 1, sizeof(*fs.job_id));
 	fleet_run_start(&m->mf, m->cfgs[side], labels, 4, 1, &fs);
+	for (k = 0; k < n; k++)
+		u->r->nodes[k].job_id = fs.job_id[k];
+	save_nodes(u, m->on);
 	rc = measure_wait(u, m, &fs, js, last_renew);
+	for (k = 0; k < n; k++)
+		u->r->nodes[k].job_id = 0;
+	save_nodes(u, m->on);
 	for (k = 0; rc == 0 && k < n; k++) {
 		const char *why = NULL;
 
@@ -426,12 +552,15 @@ static int measure_judge(struct run *u, struct measure *m, char *detail, size_t 
 	in = (struct effect_input){ n, ref, pt, jp->min_effect_pct, jp->minimize, 1, 1 };
 	if (!used || effect_compute(&in, &ef, &e) || ef.nused == 0) {
 		snprintf(detail, len, "measure: no node gave figures of old and new (%s)",
-		         m->why_node[0] ? m->why_node : e.msg[0] ? e.msg : "no passes");
+		         m->why_node[0] ? m->why_node
+		         : e.msg[0]     ? e.msg
+		                        : "no passes");
 		rc = 0;
 		goto out;
 	}
-	snprintf(line, sizeof(line), "%s new vs old on %d node(s), %d round(s): %+.1f %% [%+.1f, %+.1f]",
-	         jp->metric, ef.nused, jp->loops, ef.delta_pct, ef.ci95_low_pct, ef.ci95_high_pct);
+	snprintf(line, sizeof(line),
+	         "%s new vs old on %d node(s), %d round(s): %+.1f %% [%+.1f, %+.1f]", jp->metric,
+	         ef.nused, jp->loops, ef.delta_pct, ef.ci95_low_pct, ef.ci95_high_pct);
 	if (ef.decision == EFFECT_LOSS) {
 		snprintf(detail, len, "measure: %s: a significant loss", line);
 		rc = 0;
@@ -443,7 +572,8 @@ static int measure_judge(struct run *u, struct measure *m, char *detail, size_t 
 				rc = 0;
 			}
 		if (rc)
-			snprintf(detail, len, "measure: %s: nodes disagree, none with a loss", line);
+			snprintf(detail, len, "measure: %s: nodes disagree, none with a loss",
+			         line);
 	} else if (ef.decision == EFFECT_EQUIVALENT && u->r->promised_gain) {
 		snprintf(detail, len,
 		         "measure: %s: equivalent to no change (within %.3g %%) where sweep %lld "
@@ -514,6 +644,10 @@ static int check_measure(struct run *u, int w, char *detail, size_t len)
 	/* The sessions own the devices while the job runs (the agents' profiles yield), and
 	 * their restore puts back what the wave applied. */
 	fleet_sessions_open(&m.mf, u->o->session_ttl_s, res);
+	/* Saved: a controller killed now leaves them open; resume and revert close them. */
+	for (k = 0; k < n; k++)
+		r->nodes[k].session_id = m.mf.session_id[k];
+	save_nodes(u, u->mask);
 	for (k = 0; k < n; k++)
 		if (m.on[k] && res[k].failed) {
 			m.on[k] = false;
@@ -532,10 +666,13 @@ static int check_measure(struct run *u, int w, char *detail, size_t len)
 		event(u, ROLLRUN_MEASURE, w, round, rounds);
 	}
 	fleet_sessions_close(&m.mf, true, res);
-	for (k = 0; k < n; k++)
+	for (k = 0; k < n; k++) {
 		if (m.mf.active[k] && res[k].failed && !m.why_node[0])
 			snprintf(m.why_node, sizeof(m.why_node), "%s: closing its session: %s",
 			         r->nodes[k].name, res[k].error);
+		r->nodes[k].session_id = m.mf.session_id[k];
+	}
+	save_nodes(u, u->mask);
 	if (rc == 1)
 		rc = measure_judge(u, &m, detail, len);
 out:
@@ -598,7 +735,8 @@ static void wave_apply(struct run *u, int w)
 			if (!u->ans[i].res.failed && holds_new(r, &u->ans[i]))
 				node_set(u, i, RNODE_NEW, "%s", "");
 			else if (!u->ans[i].res.failed && holds_old(&r->nodes[i], &u->ans[i]))
-				node_set(u, i, RNODE_FAILED, NULL); /* unchanged: the write's error stays */
+				node_set(u, i, RNODE_FAILED,
+				         NULL); /* unchanged: the write's error stays */
 		}
 		fleet_profiles_release(u->ans, n);
 		save_nodes(u, unsure);
@@ -681,7 +819,8 @@ static enum rollrun_result wave_run(struct run *u, int w)
 			                                       r->nodes[i].state == RNODE_APPLYING);
 		nbad = revert(u, u->mask, RNODE_REVERTED);
 		snprintf(r->reason, sizeof(r->reason), "wave %d: %s%s", w, wv->detail,
-		         nbad ? "; some nodes could not be put back (rollout --revert retries)" : "");
+		         nbad ? "; some nodes could not be put back (rollout --revert retries)"
+		              : "");
 		event(u, ROLLRUN_REVERT_DONE, w, 0, 0);
 		return ROLLRUN_STOPPED;
 	}
@@ -707,7 +846,8 @@ static enum rollrun_result waves_run(struct run *u, struct err *e)
 		r->finished_at = time_now_s();
 		if (res == ROLLRUN_PARTIAL)
 			snprintf(r->reason, sizeof(r->reason),
-			         "%d node(s) failed within --max-failures and were left as they were",
+			         "%d node(s) failed within --max-failures and were left as they "
+			         "were",
 			         r->nnodes - rollout_count(r, -1, RNODE_NEW));
 		break;
 	case ROLLRUN_STOPPED:
@@ -724,8 +864,8 @@ static enum rollrun_result waves_run(struct run *u, struct err *e)
 	default:
 		r->status = ROLLOUT_FAILED;
 		r->finished_at = time_now_s();
-		snprintf(r->reason, sizeof(r->reason), "the database failed, so the rollout stopped: %s",
-		         u->db_err.msg);
+		snprintf(r->reason, sizeof(r->reason),
+		         "the database failed, so the rollout stopped: %s", u->db_err.msg);
 		err_set(e, -EIO, "db_error", "%s", r->reason);
 		break;
 	}
@@ -751,17 +891,19 @@ static void preflight(struct run *u)
 		if (!ni->ok)
 			node_set(u, i, RNODE_FAILED, "pre-flight: %s", ni->error);
 		else if (!ni->profiles)
-			node_set(u, i, RNODE_FAILED,
-			         "pre-flight: agent %s keeps no profiles (no \"profiles\" feature); "
-			         "upgrade it",
-			         ni->version);
+			node_set(
+			        u, i, RNODE_FAILED,
+			        "pre-flight: agent %s keeps no profiles (no \"profiles\" feature); "
+			        "upgrade it",
+			        ni->version);
 		else if (!ni->dev_found)
 			node_set(u, i, RNODE_FAILED, "pre-flight: no device '%s' on the agent",
 			         r->nodes[i].device);
 		else if (!ni->dev_writable)
-			node_set(u, i, RNODE_FAILED,
-			         "pre-flight: device '%s' is not in the agent's --allow-device list",
-			         r->nodes[i].device);
+			node_set(
+			        u, i, RNODE_FAILED,
+			        "pre-flight: device '%s' is not in the agent's --allow-device list",
+			        r->nodes[i].device);
 		else
 			u->mask[i] = true;
 		for (k = 0; k < ni->nparams; k++)
@@ -788,8 +930,8 @@ static void preflight(struct run *u)
 		}
 	}
 	fleet_profiles_release(u->ans, n);
-	fleet_profile_put(&u->f, u->mask, r->profile, &r->params, r->enforce, NULL, true,
-	                  u->window, NULL, dry);
+	fleet_profile_put(&u->f, u->mask, r->profile, &r->params, r->enforce, NULL, true, u->window,
+	                  NULL, dry);
 	for (i = 0; i < n; i++)
 		if (u->mask[i] && dry[i].res.failed)
 			node_set(u, i, RNODE_FAILED, "pre-flight: %s", dry[i].res.error);
@@ -875,10 +1017,11 @@ static int nodes_match(const struct rollout *r, const struct plan *p, struct err
 	for (i = 0; i < r->nnodes; i++)
 		if (strcmp(r->nodes[i].name, p->nodes[i].name) ||
 		    strcmp(r->nodes[i].url, p->nodes[i].url))
-			return err_set(e, -EINVAL, "plan_changed",
-			               "rollout r%lld: node %d was %s at %s, the plan says %s at %s",
-			               (long long)r->id, i, r->nodes[i].name, r->nodes[i].url,
-			               p->nodes[i].name, p->nodes[i].url);
+			return err_set(
+			        e, -EINVAL, "plan_changed",
+			        "rollout r%lld: node %d was %s at %s, the plan says %s at %s",
+			        (long long)r->id, i, r->nodes[i].name, r->nodes[i].url,
+			        p->nodes[i].name, p->nodes[i].url);
 	return 0;
 }
 
@@ -908,6 +1051,7 @@ enum rollrun_result rollrun_resume(struct rollout *r, struct plan *p, const stru
 	snprintf(r->owner_host, sizeof(r->owner_host), "%s", o->owner_host ? o->owner_host : "");
 	r->reason[0] = '\0';
 	save_status(&u);
+	sessions_close_stale(&u);
 	resolve_uncertain(&u);
 	event(&u, ROLLRUN_BEGIN, 0, 0, 0);
 	res = waves_run(&u, e);
@@ -929,6 +1073,7 @@ enum rollrun_result rollrun_revert(struct rollout *r, struct plan *p, const stru
 		run_release(&u);
 		return ROLLRUN_FAILED;
 	}
+	sessions_close_stale(&u);
 	resolve_uncertain(&u);
 	for (i = 0; i < r->nnodes; i++)
 		u.mask[i] = r->nodes[i].state == RNODE_NEW || r->nodes[i].state == RNODE_APPLYING ||

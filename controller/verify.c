@@ -46,8 +46,7 @@ static void cfg_text(const struct config *cfg, char *out, size_t len)
 }
 
 /* Append to out what of one device's state is not held. */
-static void device_judge(const struct fleet_profile_device *d, char *out, size_t len,
-                         bool *differs)
+static void device_judge(const struct fleet_profile_device *d, char *out, size_t len, bool *differs)
 {
 	size_t off = strlen(out);
 	int j;
@@ -89,11 +88,11 @@ static void node_judge(const struct plan *p, int i, const struct verify_expect *
 	if (!a->found) {
 		out->state = x->none ? VERIFY_OK : VERIFY_DIFFERS;
 		if (x->none)
-			snprintf(out->detail, sizeof(out->detail), "no profile '%s', as before (%s)",
-			         name, x->source);
+			snprintf(out->detail, sizeof(out->detail),
+			         "no profile '%s', as before (%s)", name, x->source);
 		else
-			snprintf(out->detail, sizeof(out->detail), "no profile '%s'; should hold %s (%s)",
-			         name, want, x->source);
+			snprintf(out->detail, sizeof(out->detail),
+			         "no profile '%s'; should hold %s (%s)", name, want, x->source);
 		return;
 	}
 	cfg_text(&a->params, out->held, sizeof(out->held));
@@ -106,8 +105,8 @@ static void node_judge(const struct plan *p, int i, const struct verify_expect *
 	}
 	if (!config_equal(&a->params, &x->params)) {
 		out->state = VERIFY_DIFFERS;
-		snprintf(out->detail, sizeof(out->detail), "holds %s; should hold %s (%s)", out->held,
-		         want, x->source);
+		snprintf(out->detail, sizeof(out->detail), "holds %s; should hold %s (%s)",
+		         out->held, want, x->source);
 		return;
 	}
 	out->detail[0] = '\0';

@@ -152,6 +152,9 @@ CREATE TABLE rollout_nodes (
   old_params TEXT,                  -- its values {name: value}
   old_values TEXT,                  -- {name: value} of the device before
   error TEXT,
+  session_id INTEGER,               -- a measurement's tuning session open on it, and its job
+  job_id INTEGER,                   -- (a killed controller leaves them: resume and revert
+                                    -- cancel the job and close the session)
   updated_at REAL,
   PRIMARY KEY (rollout_id, idx)
 );
