@@ -207,6 +207,7 @@ static void wanted_update(struct keep_device *d, const struct keep_plan *pl,
 			if (!strcmp(w[j].name, it->name))
 				done = &w[j];
 		kp->kind = it->kind;
+		snprintf(kp->previous, sizeof(kp->previous), "%s", it->previous);
 		if (done) {
 			snprintf(kp->wanted, sizeof(kp->wanted), "%s", done->applied);
 			kp->adjusted = done->adjusted;
@@ -430,7 +431,8 @@ void keep_process(const struct keeper_env *env, const struct profile *p, struct 
 	}
 	if (!sysfs_device_allowed(env->fs, d->device)) {
 		keep_state_set(d, KEEP_NOT_ALLOWED, t);
-		keep_live_read(env, d, false, NULL, 0);
+		if (mode != KEEP_PASS_SCAN)
+			keep_live_read(env, d, false, NULL, 0);
 		return;
 	}
 	if (rival) {
@@ -438,6 +440,10 @@ void keep_process(const struct keeper_env *env, const struct profile *p, struct 
 		snprintf(d->owner, sizeof(d->owner), "profile %s", rival);
 		return;
 	}
+	/* A scan with nothing owed, nothing to look at again and no owner to watch is done: the
+	 * worker's every-second pass costs a directory read, not the database. */
+	if (mode == KEEP_PASS_SCAN && !d->owed && !d->recheck && d->state != KEEP_YIELDED)
+		return;
 	err_clear(&e);
 	rc = keep_owner(env, d->device, who, sizeof(who), &e);
 	if (rc < 0) {
@@ -525,6 +531,7 @@ void keep_preview(struct keep_device *d, const struct keep_plan *pl)
 		kp->kind = it->kind;
 		snprintf(kp->wanted, sizeof(kp->wanted), "%s", it->canon);
 		snprintf(kp->live, sizeof(kp->live), "%s", it->previous);
+		snprintf(kp->previous, sizeof(kp->previous), "%s", it->previous);
 		kp->readable = it->previous[0] != '\0';
 		kp->drifted = false; /* not applied yet: what differs is what would be written */
 	}

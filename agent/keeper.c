@@ -513,7 +513,7 @@ int keeper_put(struct keeper *k, struct profile *p, bool dry_run, const char *or
 {
 	struct kept nk = { 0 };
 	struct put_target *tg = NULL;
-	int n_tg = 0;
+	int n_tg = 0, last;
 	struct tune_snapshot *old_b = NULL, *new_b = NULL;
 	struct profile old;
 	char why[320];
@@ -585,6 +585,9 @@ int keeper_put(struct keeper *k, struct profile *p, bool dry_run, const char *or
 	if (rc)
 		goto out;
 	snprintf(why, sizeof(why), "set by %s", origin);
+	for (i = last = 0; i < nk.n; i++)
+		if (tg[i].write)
+			last = i;
 	for (i = 0; i < nk.n; i++) {
 		struct keep_device *d = tg[i].d;
 		char who[64];
@@ -593,7 +596,9 @@ int keeper_put(struct keeper *k, struct profile *p, bool dry_run, const char *or
 		if (!tg[i].write)
 			continue;
 		err_clear(&we);
-		rc = tune_snapshot_take(k->env.tune, d->device, &tg[i].undo, &we);
+		/* A device is put back by hand only when a later one fails; the last one is put
+		 * back by tune_apply itself. */
+		rc = i < last ? tune_snapshot_take(k->env.tune, d->device, &tg[i].undo, &we) : 0;
 		if (rc == 0)
 			rc = keep_plan_write(&k->env, &nk.p, d, &tg[i].pl, why, &we);
 		if (rc == -EBUSY && !strcmp(we.code, "yielded") &&

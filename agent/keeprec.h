@@ -32,13 +32,14 @@ extern const char *const keep_state_names[KEEP_N_STATES];
 struct keep_param {
 	char name[SYSFS_NAME_MAX];
 	enum param_kind kind;
-	char wanted[SYSFS_VALUE_MAX]; /* what the kernel took at the last application (the
-	                                 requested value until one was made) */
-	char live[SYSFS_VALUE_MAX];   /* at the last comparison; "" when it could not be read */
-	bool readable;                /* live was read */
-	bool drifted;                 /* live differs from wanted */
-	double drift_since;           /* when it was first seen differing; 0 unless drifted */
-	bool adjusted;                /* the kernel took another value than the one requested */
+	char wanted[SYSFS_VALUE_MAX];   /* what the kernel took at the last application (the
+	                                   requested value until one was made) */
+	char live[SYSFS_VALUE_MAX];     /* at the last comparison; "" when it could not be read */
+	char previous[SYSFS_VALUE_MAX]; /* before the last application ("": none yet) */
+	bool readable;                  /* live was read */
+	bool drifted;                   /* live differs from wanted */
+	double drift_since;             /* when it was first seen differing; 0 unless drifted */
+	bool adjusted;                  /* the kernel took another value than the one requested */
 };
 
 /* What a profile is to one device. */

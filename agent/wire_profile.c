@@ -198,6 +198,9 @@ static json_t *device_to_json(const struct keep_device *d)
 		        "{s:o,s:o,s:b}", "wanted", value_or_null(kp, kp->wanted, true), "live",
 		        value_or_null(kp, kp->live, kp->readable), "drifted", kp->drifted);
 
+		if (kp->previous[0])
+			json_object_set_new(po, "previous",
+			                    wire_value_to_json(kp->kind, kp->previous));
 		if (kp->drifted && kp->drift_since > 0)
 			json_object_set_new(po, "since", wire_time_to_json(kp->drift_since));
 		if (kp->adjusted)

@@ -877,3 +877,17 @@ void fleet_reqs_release(struct client_req *reqs, int n)
 {
 	reqs_release(reqs, n);
 }
+
+void fleet_health_read(const struct client_req *r, struct node_info *ni)
+{
+	json_t *h = resp_json(r);
+
+	memset(ni, 0, sizeof(*ni));
+	if (h) {
+		ni->ok = true;
+		health_parse(h, ni);
+	} else {
+		req_error(r, ni->error, sizeof(ni->error));
+	}
+	json_decref(h);
+}

@@ -21,6 +21,8 @@ bool fleet_agent_error(const struct client_req *r, char *code, size_t clen, char
 json_t *fleet_resp_json(const struct client_req *r);
 /* A JSON scalar as parameter text; false when it is neither a number nor a string. */
 bool fleet_scalar_text(json_t *v, char *out, size_t len, bool *is_int);
+/* A GET /api/v1/health answer into ni: ok, version, node, features (or the error). */
+void fleet_health_read(const struct client_req *r, struct node_info *ni);
 /* Release reqs[0..n) and the array. */
 void fleet_reqs_release(struct client_req *reqs, int n);
 

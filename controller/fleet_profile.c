@@ -38,6 +38,9 @@ static void value_read(json_t *v, struct fleet_profile_value *out)
 		out->wanted[0] = '\0';
 	if (!fleet_scalar_text(json_object_get(v, "live"), out->live, sizeof(out->live), &is_int))
 		out->live[0] = '\0';
+	if (!fleet_scalar_text(json_object_get(v, "previous"), out->previous, sizeof(out->previous),
+	                       &is_int))
+		out->previous[0] = '\0';
 	out->drifted = json_is_true(json_object_get(v, "drifted"));
 	out->adjusted = json_is_true(json_object_get(v, "adjusted"));
 	snprintf(out->since, sizeof(out->since), "%s", str(v, "since"));
@@ -215,6 +218,32 @@ void fleet_profile_put(struct fleet *f, const bool *ask, const char *name, const
 	}
 	stream(f, reqs, ask, window, stop, false, out);
 	fleet_reqs_release(reqs, n);
+}
+
+void fleet_profile_preflight(struct fleet *f, const bool *ask, const char *name,
+                             struct node_info *health, struct fleet_profile *cur)
+{
+	int n = f->plan->nnodes, i;
+	/* reqs[2i]: node i's health, [2i + 1] its profile. */
+	struct client_req *reqs = xcalloc((size_t)n * 2 + 1, sizeof(*reqs));
+	char get[160];
+
+	path_of(get, sizeof(get), name, NULL);
+	for (i = 0; i < n; i++) {
+		memset(&cur[i], 0, sizeof(cur[i]));
+		memset(&health[i], 0, sizeof(health[i]));
+		reqs[2 * i].skip = reqs[2 * i + 1].skip = !ask[i];
+		fleet_req_node(f, &reqs[2 * i], i, "GET", "/api/v1/health", NULL);
+		fleet_req_node(f, &reqs[2 * i + 1], i, "GET", get, NULL);
+	}
+	client_run(f->client, reqs, 2 * n);
+	for (i = 0; i < n; i++) {
+		if (!ask[i])
+			continue;
+		fleet_health_read(&reqs[2 * i], &health[i]);
+		answer_read(&reqs[2 * i + 1], true, f->plan->nodes[i].device, &cur[i]);
+	}
+	fleet_reqs_release(reqs, 2 * n);
 }
 
 void fleet_profile_delete(struct fleet *f, const bool *ask, const char *name, bool restore,

@@ -15,8 +15,9 @@
 /* A held value of one device, as the agent reports it. */
 struct fleet_profile_value {
 	char name[PARAM_NAME_MAX];
-	char wanted[PARAM_VALUE_MAX]; /* what the kernel took at the last application */
-	char live[PARAM_VALUE_MAX];   /* now; "" when the agent could not read it */
+	char wanted[PARAM_VALUE_MAX];   /* what the kernel took at the last application */
+	char live[PARAM_VALUE_MAX];     /* now; "" when the agent could not read it */
+	char previous[PARAM_VALUE_MAX]; /* before the agent's last application; "" unknown */
 	bool drifted;
 	bool adjusted; /* the kernel took another value than the one requested */
 	char since[40];
@@ -63,6 +64,11 @@ void fleet_profile_get(struct fleet *f, const bool *ask, const char *name,
 void fleet_profile_put(struct fleet *f, const bool *ask, const char *name, const struct config *cfg,
                        bool enforce, char *const *bodies, bool dry_run, int window,
                        const volatile sig_atomic_t *stop, struct fleet_profile *out);
+
+/* A rollout's pre-flight on every node where ask[i], in one round: GET /api/v1/health into
+ * health[i] and the profile NAME into cur[i] (what the node holds now). */
+void fleet_profile_preflight(struct fleet *f, const bool *ask, const char *name,
+                             struct node_info *health, struct fleet_profile *cur);
 
 /* DELETE /api/v1/profiles/NAME?restore=true|false on every node where ask[i], as put above
  * (404 is not a failure: found false); out[i].restored says what the restore did on the node's

@@ -12,6 +12,7 @@
 #include "effect.h"
 #include "fleet.h"
 #include "fleet_profile.h"
+#include "log.h"
 #include "rollrun.h"
 #include "timeutil.h"
 #include "xmalloc.h"
@@ -685,6 +686,28 @@ out:
 
 /* ---- waves ---- */
 
+/* What node i's device held before its PUT (the answer's previous values), kept the first
+ * time: the measurement's old side, and what a revert writes where the profile is gone. */
+static void old_values_read(struct run *u, int i, const struct fleet_profile *a)
+{
+	struct rollout_node *nd = &u->r->nodes[i];
+	int k, j;
+
+	if (nd->old_values.n)
+		return;
+	for (k = 0; k < a->ndevices; k++) {
+		if (strcmp(a->devices[k].device, nd->device))
+			continue;
+		for (j = 0; j < a->devices[k].nvalues; j++) {
+			const struct fleet_profile_value *v = &a->devices[k].values[j];
+			const struct setting *want = config_get(&u->r->params, v->name);
+
+			if (want && v->previous[0])
+				config_set(&nd->old_values, v->name, v->previous, want->is_int);
+		}
+	}
+}
+
 /* PUT the profile on the wave's old nodes (window at a time; none once *stop is set). */
 static void wave_apply(struct run *u, int w)
 {
@@ -712,11 +735,12 @@ static void wave_apply(struct run *u, int w)
 
 		if (!u->mask[i])
 			continue;
-		if (a->not_started)
+		if (a->not_started) {
 			node_set(u, i, RNODE_OLD, "%s", "");
-		else if (!a->res.failed)
+		} else if (!a->res.failed) {
 			node_set(u, i, RNODE_NEW, "%s", "");
-		else if (a->res.unreachable) {
+			old_values_read(u, i, a);
+		} else if (a->res.unreachable) {
 			/* No answer: it may have been applied. Ask below. */
 			snprintf(r->nodes[i].error, sizeof(r->nodes[i].error), "write: %s",
 			         a->res.error);
@@ -732,9 +756,10 @@ static void wave_apply(struct run *u, int w)
 		for (i = 0; i < n; i++) {
 			if (!unsure[i])
 				continue;
-			if (!u->ans[i].res.failed && holds_new(r, &u->ans[i]))
+			if (!u->ans[i].res.failed && holds_new(r, &u->ans[i])) {
 				node_set(u, i, RNODE_NEW, "%s", "");
-			else if (!u->ans[i].res.failed && holds_old(&r->nodes[i], &u->ans[i]))
+				old_values_read(u, i, &u->ans[i]);
+			} else if (!u->ans[i].res.failed && holds_old(&r->nodes[i], &u->ans[i]))
 				node_set(u, i, RNODE_FAILED,
 				         NULL); /* unchanged: the write's error stays */
 		}
@@ -771,14 +796,17 @@ static enum rollrun_result wave_run(struct run *u, int w)
 	struct rollout *r = u->r;
 	struct rollout_wave *wv = &r->waves[w];
 	char detail[512], fails[400];
+	double t_start, t_applied, t_read;
 	int failures, rc = 1, i;
 
 	if (stopped(u))
 		return ROLLRUN_INTERRUPTED;
 	if (!(wv->started_at > 0))
 		wv->started_at = time_now_s();
+	t_start = time_now_s();
 	save_wave(u, w);
 	wave_apply(u, w);
+	t_applied = time_now_s();
 	if (u->db_failed)
 		return ROLLRUN_FAILED;
 	if (stopped(u))
@@ -786,6 +814,7 @@ static enum rollrun_result wave_run(struct run *u, int w)
 	detail[0] = '\0';
 	if (r->check != CHECK_NONE)
 		check_readback(u, w);
+	t_read = time_now_s();
 	failures = rollout_count(r, w, RNODE_FAILED) + rollout_count(r, w, RNODE_APPLYING);
 	if (failures <= r->max_failures && r->check == CHECK_MEASURE) {
 		rc = check_measure(u, w, detail, sizeof(detail));
@@ -810,6 +839,9 @@ static enum rollrun_result wave_run(struct run *u, int w)
 	}
 	wv->finished_at = time_now_s();
 	save_wave(u, w);
+	log_debug("phases wave=%d nodes=%d start=%.3f applied=%.3f read_back=%.3f checked=%.3f "
+	          "saved=%.3f",
+	          w, wv->nodes, t_start, t_applied, t_read, wv->finished_at, time_now_s());
 	event(u, ROLLRUN_WAVE_DONE, w, 0, 0);
 	if (!strcmp(wv->check, "failed")) {
 		int nbad;
@@ -875,69 +907,40 @@ static enum rollrun_result waves_run(struct run *u, struct err *e)
 
 /* ---- pre-flight ---- */
 
-/* Every node's state before anything is written: failures are its wave's. */
+/* Every node's state before anything is written, in one round of requests (health and what
+ * it holds): failures are its wave's. The values are judged by the agents at the write
+ * itself, all or nothing: the canary is the first to see a value refused. */
 static void preflight(struct run *u)
 {
 	struct rollout *r = u->r;
-	int n = r->nnodes, i, k;
+	int n = r->nnodes, i;
 	struct node_info *info = xcalloc((size_t)n + 1, sizeof(*info));
-	struct fleet_profile *dry = xcalloc((size_t)n + 1, sizeof(*dry));
 
-	fleet_probe(&u->f, true, info);
+	for (i = 0; i < n; i++)
+		u->mask[i] = true;
+	fleet_profile_preflight(&u->f, u->mask, r->profile, info, u->ans);
 	for (i = 0; i < n; i++) {
-		struct node_info *ni = &info[i];
+		struct rollout_node *nd = &r->nodes[i];
+		const struct fleet_profile *cur = &u->ans[i];
 
-		u->mask[i] = false;
-		if (!ni->ok)
-			node_set(u, i, RNODE_FAILED, "pre-flight: %s", ni->error);
-		else if (!ni->profiles)
+		if (!info[i].ok)
+			node_set(u, i, RNODE_FAILED, "pre-flight: %s", info[i].error);
+		else if (!info[i].profiles)
 			node_set(
 			        u, i, RNODE_FAILED,
 			        "pre-flight: agent %s keeps no profiles (no \"profiles\" feature); "
 			        "upgrade it",
-			        ni->version);
-		else if (!ni->dev_found)
-			node_set(u, i, RNODE_FAILED, "pre-flight: no device '%s' on the agent",
-			         r->nodes[i].device);
-		else if (!ni->dev_writable)
-			node_set(
-			        u, i, RNODE_FAILED,
-			        "pre-flight: device '%s' is not in the agent's --allow-device list",
-			        r->nodes[i].device);
-		else
-			u->mask[i] = true;
-		for (k = 0; k < ni->nparams; k++)
-			if (config_get(&r->params, ni->params[k].name) && ni->params[k].value[0])
-				config_set(&r->nodes[i].old_values, ni->params[k].name,
-				           ni->params[k].value,
-				           config_get(&r->params, ni->params[k].name)->is_int);
-	}
-	fleet_profile_get(&u->f, u->mask, r->profile, u->ans);
-	for (i = 0; i < n; i++) {
-		if (!u->mask[i])
+			        info[i].version);
+		else if (cur->res.failed)
+			node_set(u, i, RNODE_FAILED, "pre-flight: GET profile: %s", cur->res.error);
+		if (nd->state == RNODE_FAILED || !cur->found)
 			continue;
-		if (u->ans[i].res.failed) {
-			node_set(u, i, RNODE_FAILED, "pre-flight: GET profile: %s",
-			         u->ans[i].res.error);
-			u->mask[i] = false;
-			continue;
-		}
-		r->nodes[i].had_profile = u->ans[i].found;
-		if (u->ans[i].found) {
-			r->nodes[i].old_profile = u->ans[i].body;
-			r->nodes[i].old_params = u->ans[i].params;
-			u->ans[i].body = NULL;
-		}
+		nd->had_profile = true;
+		nd->old_profile = cur->body;
+		nd->old_params = cur->params;
+		u->ans[i].body = NULL;
 	}
 	fleet_profiles_release(u->ans, n);
-	fleet_profile_put(&u->f, u->mask, r->profile, &r->params, r->enforce, NULL, true, u->window,
-	                  NULL, dry);
-	for (i = 0; i < n; i++)
-		if (u->mask[i] && dry[i].res.failed)
-			node_set(u, i, RNODE_FAILED, "pre-flight: %s", dry[i].res.error);
-	fleet_profiles_release(dry, n);
-	free(dry);
-	node_info_release(info, n);
 	free(info);
 }
 
@@ -994,7 +997,9 @@ enum rollrun_result rollrun_start(struct rollout *r, struct plan *p, const struc
 	r->created_at = time_now_s();
 	r->owner_pid = o->owner_pid;
 	snprintf(r->owner_host, sizeof(r->owner_host), "%s", o->owner_host ? o->owner_host : "");
+	log_debug("phases begin=%.3f", time_now_s());
 	preflight(&u);
+	log_debug("phases preflight=%.3f", time_now_s());
 	if (ctlstore_rollout_create(u.st, r, e)) {
 		run_release(&u);
 		return ROLLRUN_FAILED;
