@@ -8,68 +8,12 @@
 #include "err.h"
 
 /*
- * The method, in the words the README quotes.
- *
- * Per node. Δ is the ratio of the point's mean to the reference's mean, analysed on the log
- * scale: θ = ln(mean_point / mean_ref), with the delta-method variance
- * v = s_p² / (n_p m_p²) + s_r² / (n_r m_r²) (each sample's squared CV over its pass count),
- * Welch–Satterthwaite degrees of freedom df = v² / (a² / (n_p - 1) + b² / (n_r - 1)) with a
- * and b the two terms of v, and the interval θ ± t(df) √v mapped back to percent by
- * 100 (e^x - 1). A node needs 2 passes or more in both samples and positive means.
- *
- * Fleet. DerSimonian–Laird random-effects meta-analysis over the nodes: weights w = 1/v,
- * Cochran's Q = Σ w (θ - θ_fixed)² on k - 1 degrees of freedom (p-value from the chi-square
- * distribution), τ² = max(0, (Q - (k - 1)) / (Σw - Σw²/Σw)), I² = max(0, (Q - (k - 1)) / Q),
- * then weights u = 1/(v + τ²), fleet θ = Σ u θ / Σ u, SE² = 1 / Σ u. The interval is
- * θ ± t(df) SE with df from Satterthwaite's formula over the nodes' within-node parts of SE²,
- * (u/Σu)² v, each on its node's own df: τ² is plugged in, as DerSimonian–Laird's interval
- * does. With one node this is that node's own interval; with 2 nodes that agree it has about
- * 4(n - 1) df; with 200 nodes it is close to normal, and narrower than with 2.
- * Why τ²'s own uncertainty is not in the df: giving the between-node part Σ(u/Σu)² τ² its
- * k - 1 df makes a 2-node interval useless whenever τ² > 0 (t(0.95, 1) = 6.3), and DL finds
- * τ² > 0 by chance in a third of homogeneous 2-node comparisons; measured while designing
- * this, that variant called +10 % on 2 nodes at CV 2 % a gain only 94.7 % of the time (target
- * 95 %), with a 46 % wider interval. The price, shown by bench/verdicts.sh: with real spread
- * between few nodes no interval covers the fleet mean at 95 % (75 % with 2 nodes at
- * τ = 4 %, 89 % with 5 nodes at τ = 2 %; the variant reached 83 % and 91 %).
- *
- * Decisions. Let α = 5 % / nlooks (the look's alpha, see below) and orient Δ and its
- * intervals so that positive is better (minimize negates them); m = min_effect_pct.
- *   gain:         the (1 - α) interval lies above 0 and Δ >= m   (shown beyond zero, and the
- *                 effect is at least min_effect; Δ = m within 1e-9 % counts)
- *   loss:         the (1 - α) interval lies below 0 and Δ <= -m
- *   equivalent:   the (1 - 2α) interval lies strictly inside (-m, +m): two one-sided tests
- *                 at level α each (with one look: the 90 % interval inside the band)
- *   inconclusive: none of these.
- * Each node gets its own decision from its own interval; the comparison's decision is made
- * on the fleet effect, so more nodes can only narrow it.
- *
- * Disagreement ("heterogeneous"). The comparison's decision becomes heterogeneous when
- * (1) Cochran's Q is significant at 5 % and (2) at least one node disagrees: its own
- * decision is gain, loss or equivalent and differs from the fleet's decision (when the fleet
- * is inconclusive: from another node's gain, loss or equivalent), and its effect differs
- * from the rest of the fleet after Holm's correction over the k used nodes at 5 %.
- * "Differs" compares θ_i with θ_(-i), the u-weighted mean of the other nodes:
- * d = θ_i - θ_(-i), var d = v_i + Σ_(j≠i) u_j² v_j / (Σ_(j≠i) u_j)², two-sided p from the
- * t distribution with the node's own df (5 passes estimate a variance badly).
- *
- * Noise. Per node, the CV of each sample's passes. Per comparison, the minimum detectable
- * effect at the loops run (80 % power at the look's two-sided α: (t(1 - α/2) + t(0.8)) × SE
- * with the fleet's df) and the loops per point at which that MDE falls to min_effect,
- * projecting each node's per-pass CVs and its Welch df to n loops on every node; τ² is kept
- * in the projection only when Q is significant (a chance τ² from a few passes would make
- * the advice thousands of loops), and then more loops may not suffice (loops_needed -1).
- *
- * Adaptive loops (the stopping rule). After the minimum, every node runs one more loop of
- * the point and of its reference per look, up to the maximum: K = max - min + 1 looks. At
- * every look the gain/loss test uses a two-sided α of 5 %/K (the 1 - 5 %/K interval must
- * exclude zero) and the equivalence test two one-sided tests at 5 %/K each. The loops stop at
- * the first look where the fleet decision is gain, loss or equivalent, or at the maximum.
- * Why this is valid: at any one look a false "significant" verdict has probability at most
- * 5 %/K, whatever happened at the other looks, so by the union (Bonferroni) bound the chance
- * of one at any of the K looks is at most K × 5 %/K = 5 %, with no assumption on how the
- * looks are correlated; the same bound holds for a false "equivalent". A plan with a fixed
- * number of loops has K = 1: plain 95 % and 90 % intervals.
+ * Pure: no I/O, no controller struct. One comparison of a point with its reference over the
+ * nodes: per node the ratio of means on the log scale (delta method, Welch df), the fleet
+ * effect as a DerSimonian–Laird random-effects pool, a decision code from the (1 - α) and
+ * (1 - 2α) intervals at the look's α = 5 %/K (K = 1 for a fixed number of loops), the nodes
+ * that disagree, the noise, and whether adaptive loops stop. docs/method.md states the
+ * method, formula by formula, and why the stopping rule keeps every error rate at 5 %.
  */
 
 #define EFFECT_ALPHA 0.05       /* overall two-sided level of every test */

@@ -604,7 +604,7 @@ static char *jobs_body_labels(struct fleet_jobs *j, int i, json_t *extra, int lo
 /* fleet_point_start's work: cfgs[0] on every node (each: cfgs[i]); the job labelled as a
  * sweep's point, or with labels (not NULL) instead. */
 static void point_start(struct fleet *f, const struct config *cfgs, bool each, json_t *labels,
-                        int64_t sweep_id, int point, int loops, struct fleet_start *st)
+                        int64_t sweep_id, int point, int loops, struct fleet_node_run *nodes)
 {
 	int n = f->plan->nnodes, i, started = 0, got, k;
 	/* reqs[i]: node i's PATCH; reqs[n + i]: its job POST. */
@@ -613,12 +613,17 @@ static void point_start(struct fleet *f, const struct config *cfgs, bool each, j
 	char *params = each ? NULL : config_to_json(&cfgs[0]);
 
 	for (i = 0; i < n; i++) {
-		memset(&st->patch[i], 0, sizeof(st->patch[i]));
-		memset(&st->post[i], 0, sizeof(st->post[i]));
-		memset(&st->applied[i], 0, sizeof(st->applied[i]));
-		st->adjusted[i] = 0;
-		st->job_id[i] = 0;
-		if (!f->active[i] || !st->run[i])
+		struct fleet_node_run *nr = &nodes[i];
+
+		memset(&nr->applied, 0, sizeof(nr->applied));
+		nr->adjusted = 0;
+		memset(&nr->patch, 0, sizeof(nr->patch));
+		nr->job_id = 0;
+		memset(&nr->post, 0, sizeof(nr->post));
+		memset(&nr->job, 0, sizeof(nr->job));
+		memset(&nr->wait, 0, sizeof(nr->wait));
+		nr->fresh = false;
+		if (!f->active[i] || !nr->run)
 			continue;
 		if (each) {
 			char *own = config_to_json(&cfgs[i]);
@@ -637,14 +642,14 @@ static void point_start(struct fleet *f, const struct config *cfgs, bool each, j
 		for (k = 0; k < got; k++) {
 			i = (int)(done[k] - reqs);
 			if (i >= n) {
-				fanout_result(done[k], &st->post[i - n]);
-				st->job_id[i - n] = job_id_read(done[k], &st->post[i - n]);
+				fanout_result(done[k], &nodes[i - n].post);
+				nodes[i - n].job_id = job_id_read(done[k], &nodes[i - n].post);
 				continue;
 			}
-			fanout_result(done[k], &st->patch[i]);
-			applied_read(done[k], &cfgs[each ? i : 0], &st->applied[i],
-			             &st->adjusted[i]);
-			if (st->patch[i].failed)
+			fanout_result(done[k], &nodes[i].patch);
+			applied_read(done[k], &cfgs[each ? i : 0], &nodes[i].applied,
+			             &nodes[i].adjusted);
+			if (nodes[i].patch.failed)
 				continue;
 			/* Applied and read back here: this node's job starts now, whatever the
 			 * others' PATCHes are doing. */
@@ -661,20 +666,20 @@ static void point_start(struct fleet *f, const struct config *cfgs, bool each, j
 }
 
 void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_id, int point,
-                       int loops, struct fleet_start *st)
+                       int loops, struct fleet_node_run *nodes)
 {
-	point_start(f, cfg, false, NULL, sweep_id, point, loops, st);
+	point_start(f, cfg, false, NULL, sweep_id, point, loops, nodes);
 }
 
 void fleet_run_start(struct fleet *f, const struct config *cfgs, const struct plan_label *labels,
-                     int nlabels, int loops, struct fleet_start *st)
+                     int nlabels, int loops, struct fleet_node_run *nodes)
 {
 	json_t *extra = json_object();
 	int i;
 
 	for (i = 0; i < nlabels; i++)
 		json_object_set_new(extra, labels[i].key, json_string(labels[i].value));
-	point_start(f, cfgs, true, extra, 0, 0, loops, st);
+	point_start(f, cfgs, true, extra, 0, 0, loops, nodes);
 	json_decref(extra);
 }
 
@@ -771,48 +776,49 @@ static void wait_arm(struct fleet *f, int i, int64_t job, double poll_s, double 
 }
 
 /* The earliest plain GET due, as a bound of how long to wait; max_s when none. */
-static double wait_bound(struct fleet *f, const int64_t *job_id, const struct job_status *st,
-                         double max_s, double now)
+static double wait_bound(struct fleet *f, const struct fleet_node_run *nodes, double max_s,
+                         double now)
 {
 	int i;
 
 	for (i = 0; i < f->plan->nnodes; i++) {
 		const struct fleet_wait *w = &f->waits->w[i];
 
-		if (job_id[i] && !st[i].terminal && f->active[i] && !f->long_poll[i] && !w->busy &&
-		    w->next_get_at - now < max_s)
+		if (nodes[i].job_id && !nodes[i].job.terminal && f->active[i] && !f->long_poll[i] &&
+		    !w->busy && w->next_get_at - now < max_s)
 			max_s = w->next_get_at > now ? w->next_get_at - now : 0;
 	}
 	return max_s;
 }
 
-int fleet_jobs_wait(struct fleet *f, const int64_t *job_id, struct job_status *st,
-                    struct fleet_result *res, bool *fresh, double poll_s, double max_s)
+int fleet_jobs_wait(struct fleet *f, struct fleet_node_run *nodes, double poll_s, double max_s)
 {
 	struct fleet_waits *ws = f->waits;
 	int n = f->plan->nnodes, i, k, got;
 	double now = time_mono_s();
 
 	for (i = 0; i < n; i++) {
-		fresh[i] = false;
-		if (!ws->w[i].busy && job_id[i] && !st[i].terminal && f->active[i])
-			wait_arm(f, i, job_id[i], poll_s, now);
+		nodes[i].fresh = false;
+		if (!ws->w[i].busy && nodes[i].job_id && !nodes[i].job.terminal && f->active[i])
+			wait_arm(f, i, nodes[i].job_id, poll_s, now);
 	}
-	got = client_wait(f->wait_client, wait_bound(f, job_id, st, max_s, now), ws->done, n);
+	got = client_wait(f->wait_client, wait_bound(f, nodes, max_s, now), ws->done, n);
 	for (k = 0; k < got; k++) {
 		/* req is a wait's first member: the ended request is its wait. */
 		struct fleet_wait *w = (struct fleet_wait *)(void *)ws->done[k];
+		struct fleet_node_run *nr;
 		json_t *r;
 
 		i = (int)(w - ws->w);
+		nr = &nodes[i];
 		w->busy = false;
-		fresh[i] = true;
-		fanout_result(&w->req, &res[i]);
+		nr->fresh = true;
+		fanout_result(&w->req, &nr->wait);
 		r = resp_json(&w->req);
 		if (r)
-			job_parse(r, f->plan->metric, &st[i]);
-		if (r && st[i].version)
-			w->version = st[i].version;
+			job_parse(r, f->plan->metric, &nr->job);
+		if (r && nr->job.version)
+			w->version = nr->job.version;
 		json_decref(r);
 		client_req_release(&w->req);
 	}

@@ -130,38 +130,47 @@ void fleet_sessions_open(struct fleet *f, double ttl_s, struct fleet_result *res
 void fleet_sessions_renew(struct fleet *f, struct fleet_result *res);
 /* Close every open session (active or not), restoring the snapshot when restore. */
 void fleet_sessions_close(struct fleet *f, bool restore, struct fleet_result *res);
-/* One point's start on the fleet, per node (arrays indexed like plan->nodes). */
-struct fleet_start {
-	const bool *run;            /* in: start the point on this node (active nodes only) */
-	struct config *applied;     /* out: the PATCH's read-back */
-	unsigned *adjusted;         /* out: bit mask of adjusted entries of applied */
-	struct fleet_result *patch; /* out: the PATCH's outcome */
-	int64_t *job_id;            /* out: the agent's job id; 0 when no job started */
-	struct fleet_result *post;  /* out: the job POST's outcome (cleared when not sent) */
+/* One node's part in a run of a point, in and out: a sweep keeps one per node for all its runs
+ * (an array indexed like plan->nodes, allocated once); fleet_point_start starts a run on it
+ * and fleet_jobs_wait follows the run's job. */
+struct fleet_node_run {
+	/* fleet_point_start: */
+	bool run;                  /* in: start the point on this node (active nodes only) */
+	struct config applied;     /* out: the PATCH's read-back */
+	unsigned adjusted;         /* out: bit mask of adjusted entries of applied */
+	struct fleet_result patch; /* out: the PATCH's outcome */
+	int64_t job_id;            /* out: the agent's job id; 0 when no job started */
+	struct fleet_result post;  /* out: the job POST's outcome (cleared when not sent) */
+	/* fleet_jobs_wait: */
+	struct job_status job;    /* in/out: the job's state at its last answer (terminal: done) */
+	struct fleet_result wait; /* out: the last answer's outcome */
+	bool fresh;               /* out: this node answered in the last fleet_jobs_wait */
+	/* The caller's own, never touched here: */
+	int passes_before; /* the node's passes of the point before this run */
 };
 
 /*
- * PATCH cfg onto every node where run[i] and, on each node as soon as its own PATCH answered
- * 2xx (applied and read back), POST the plan's job for loops loops there, labelled with the
- * plan's labels plus sweep=SWEEP_ID and sweep_point=POINT. A node never waits for the
- * others between its PATCH and its POST; no job starts where the PATCH failed.
+ * Start a run on every node where nodes[i].run: every field fleet fills is cleared first, on
+ * every node. PATCH cfg and, on each node as soon as its own PATCH answered 2xx (applied and
+ * read back), POST the plan's job for loops loops there, labelled with the plan's labels plus
+ * sweep=SWEEP_ID and sweep_point=POINT. A node never waits for the others between its PATCH
+ * and its POST; no job starts where the PATCH failed.
  */
 void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_id, int point,
-                       int loops, struct fleet_start *st);
+                       int loops, struct fleet_node_run *nodes);
 /* fleet_point_start outside a sweep: node i gets cfgs[i] (its own values), and its job the
  * plan's labels plus labels[0..nlabels) instead of a sweep's (a rollout's measurement). */
 void fleet_run_start(struct fleet *f, const struct config *cfgs, const struct plan_label *labels,
-                     int nlabels, int loops, struct fleet_start *st);
+                     int nlabels, int loops, struct fleet_node_run *nodes);
 /*
- * Wait for news of the jobs: keep one request in flight per active node whose job
- * (job_id[i] != 0) has not ended (st[i].terminal false): a long-poll of FLEET_WAIT_S (after
- * the version last seen, with only the members the runner reads) where f->long_poll[i], else
- * a plain GET every poll_s. Returns once some answered, their st[i] and res[i] updated and
- * fresh[i] set (others cleared), or after max_s; returns how many answered. A request is
- * re-armed on the next call, at once (long-poll) or poll_s after the last (plain GET).
+ * Wait for news of the jobs: keep one request in flight per active node whose job (job_id
+ * != 0) has not ended (job.terminal false): a long-poll of FLEET_WAIT_S (after the version
+ * last seen, with only the members the runner reads) where f->long_poll[i], else a plain GET
+ * every poll_s. Returns once some answered, their job and wait updated and fresh set (others
+ * cleared), or after max_s; returns how many answered. A request is re-armed on the next
+ * call, at once (long-poll) or poll_s after the last (plain GET).
  */
-int fleet_jobs_wait(struct fleet *f, const int64_t *job_id, struct job_status *st,
-                    struct fleet_result *res, bool *fresh, double poll_s, double max_s);
+int fleet_jobs_wait(struct fleet *f, struct fleet_node_run *nodes, double poll_s, double max_s);
 /* Drop the requests fleet_jobs_wait has in flight. */
 void fleet_jobs_wait_end(struct fleet *f);
 /* Cancel every job_id[i] != 0 (dropping the waits in flight first). */

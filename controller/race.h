@@ -10,51 +10,13 @@
 #include "sweep.h"
 
 /*
- * The rule, in the words the README quotes.
- *
- * An axis' race holds its baseline point (the configuration chosen so far, i.e. the
- * baseline's value of this axis) and one candidate point per other value of the axis, all
- * marked RACE_RUNNING. Round 1 runs every one of them job.loops.min loops on every node at
- * once; every later round runs each survivor one more loop. After a round the survivors have
- * n loops and the race takes look j = n - min + 1 of K = max - min + 1, with the stopping
- * rule of effect.h: every interval below is at the look's α = 5 %/K (two-sided), so a wrong
- * "worse" or "equivalent" at any one look has probability at most α, and by the union bound
- * at most 5 % over the K looks. m is min_effect_pct; "oriented" means positive is better
- * (goal minimize flips the signs). Only nodes where both points finished every loop (state
- * ok) are compared (effect_compute; a node failing mid-race leaves the comparison).
- *
- *  leader     the survivor with the best fleet Δ against the axis' baseline point; ties go
- *             to the baseline, then to the earlier value of the axis.
- *  compared   every other survivor v against the leader (the leader is the reference): the
- *             (1 - α) interval [lo, hi] and the (1 - 2α) equivalence interval, oriented.
- *  dropped    worse:      the baseline's value when hi < -m (the leader beats it by more
- *                         than min_effect, so keeping the baseline is no longer an option);
- *                         another value when hi < 0 (shown worse than the leader, which
- *                         cannot lose a value within min_effect of the best: the leader is
- *                         better).
- *             equivalent: another value (not the baseline's) whose equivalence interval lies
- *                         inside (-m, +m): no better than the leader beyond min_effect and
- *                         not cheaper to keep, so of no interest.
- *             failed:     no node has 2 usable passes of it.
- *  end        one survivor left: it wins (last). Every other survivor equivalent to the
- *             leader (only the baseline's value can be: the others were dropped): the
- *             baseline's value wins, the leader ties (all_equivalent). Only the leader and the
- *             baseline's value left, the baseline's value shown no better than the leader by
- *             min_effect (its interval against the leader below +m) but neither worse by m
- *             nor equivalent (not_better); the survivors at job.loops.max (cap); a next round
- *             over budget_s (budget): the leader is kept. It wins if it is the baseline's
- *             value, or the baseline's value was dropped, or it is a fleet gain over the
- *             baseline point at the look's α (effect.h: interval above 0 and Δ >= m);
- *             otherwise it is kept *tentatively* (RACE_TENTATIVE): not shown better, carried
- *             forward so that the later axes race over it, and the final confirmation against
- *             the original baseline with full loops decides whether anything is adopted (a
- *             tentative value is never a gain by itself; a loss, and a value that only looked
- *             better, fails there and the baseline is kept). The baseline's value is kept
- *             instead only when no node compares it with the leader. The survivors that are
- *             not kept are left open.
- *
- * Benchmark-seconds: a point's loops (every run of it) times the job's runtime_s, summed over
- * the points of the sweep; per node, since every node runs every loop at the same time.
+ * An axis' race: its baseline point and one point per other value, all RACE_RUNNING; round 1
+ * runs job.loops.min loops of each, every later round one more loop of each survivor. After a
+ * round the survivors are compared with the leader (the best fleet Δ against the axis'
+ * baseline point) with effect.c at the look's α, those shown worse, equivalent or without
+ * figures are dropped, and the race ends (last, all_equivalent, not_better, cap, budget) with
+ * the leader won or kept tentatively. docs/method.md states the rule in full, with the budget
+ * and the expected cost. Benchmark-seconds are loops × the job's runtime_s, per node.
  */
 
 /* Looks of a race: K = loops_max - loops + 1. */

@@ -433,39 +433,41 @@ static void measure_release(struct measure *m, int n)
 }
 
 /* Wait for the jobs of one run to end (renewing the sessions); -EINTR after cancelling them. */
-static int measure_wait(struct run *u, struct measure *m, struct fleet_start *fs,
-                        struct job_status *js, double *last_renew)
+static int measure_wait(struct run *u, struct measure *m, struct fleet_node_run *nr,
+                        double *last_renew)
 {
 	int n = m->mp.nnodes, k, left, rc = 0;
 	struct fleet_result *res = xcalloc((size_t)n + 1, sizeof(*res));
-	bool *fresh = xcalloc((size_t)n + 1, sizeof(bool));
+	int64_t *ids = xcalloc((size_t)n + 1, sizeof(*ids));
 
 	for (;;) {
 		left = 0;
 		for (k = 0; k < n; k++)
-			left += fs->job_id[k] && !js[k].terminal;
+			left += nr[k].job_id && !nr[k].job.terminal;
 		if (!left)
 			break;
-		fleet_jobs_wait(&m->mf, fs->job_id, js, res, fresh, u->o->poll_interval_s,
-		                WAIT_STEP_S);
+		fleet_jobs_wait(&m->mf, nr, u->o->poll_interval_s, WAIT_STEP_S);
 		for (k = 0; k < n; k++)
-			if (fresh[k] && res[k].failed) {
-				js[k].terminal = true;
-				js[k].succeeded = false;
-				snprintf(js[k].error, sizeof(js[k].error), "%s", res[k].error);
+			if (nr[k].fresh && nr[k].wait.failed) {
+				nr[k].job.terminal = true;
+				nr[k].job.succeeded = false;
+				snprintf(nr[k].job.error, sizeof(nr[k].job.error), "%s",
+				         nr[k].wait.error);
 			}
 		if (time_mono_s() - *last_renew > u->o->session_ttl_s / 3) {
 			fleet_sessions_renew(&m->mf, res);
 			*last_renew = time_mono_s();
 		}
 		if (stopped(u)) {
-			fleet_jobs_cancel(&m->mf, fs->job_id, res);
+			for (k = 0; k < n; k++)
+				ids[k] = nr[k].job_id;
+			fleet_jobs_cancel(&m->mf, ids, res);
 			rc = -EINTR;
 			break;
 		}
 	}
 	fleet_jobs_wait_end(&m->mf);
-	free(fresh);
+	free(ids);
 	free(res);
 	return rc;
 }
@@ -474,8 +476,7 @@ static int measure_wait(struct run *u, struct measure *m, struct fleet_start *fs
 static int measure_run(struct run *u, struct measure *m, int side, int round, double *last_renew)
 {
 	int n = m->mp.nnodes, k, rc;
-	struct fleet_start fs;
-	struct job_status *js = xcalloc((size_t)n + 1, sizeof(*js));
+	struct fleet_node_run *nr = xcalloc((size_t)n + 1, sizeof(*nr));
 	struct plan_label labels[4];
 	char id[32], wave[16], rnd[16];
 
@@ -486,18 +487,13 @@ static int measure_run(struct run *u, struct measure *m, int side, int round, do
 	labels[1] = (struct plan_label){ "rollout_side", side ? "new" : "old" };
 	labels[2] = (struct plan_label){ "rollout_round", rnd };
 	labels[3] = (struct plan_label){ "rollout_wave", wave };
-	memset(&fs, 0, sizeof(fs));
-	fs.run = m->on;
-	fs.applied = xcalloc((size_t)n + 1, sizeof(*fs.applied));
-	fs.adjusted = xcalloc((size_t)n + 1, sizeof(*fs.adjusted));
-	fs.patch = xcalloc((size_t)n + 1, sizeof(*fs.patch));
-	fs.post = xcalloc((size_t)n + 1, sizeof(*fs.post));
-	fs.job_id = xcalloc((size_t)n + 1, sizeof(*fs.job_id));
-	fleet_run_start(&m->mf, m->cfgs[side], labels, 4, 1, &fs);
 	for (k = 0; k < n; k++)
-		u->r->nodes[k].job_id = fs.job_id[k];
+		nr[k].run = m->on[k];
+	fleet_run_start(&m->mf, m->cfgs[side], labels, 4, 1, nr);
+	for (k = 0; k < n; k++)
+		u->r->nodes[k].job_id = nr[k].job_id;
 	save_nodes(u, m->on);
-	rc = measure_wait(u, m, &fs, js, last_renew);
+	rc = measure_wait(u, m, nr, last_renew);
 	for (k = 0; k < n; k++)
 		u->r->nodes[k].job_id = 0;
 	save_nodes(u, m->on);
@@ -506,12 +502,12 @@ static int measure_run(struct run *u, struct measure *m, int side, int round, do
 
 		if (!m->on[k])
 			continue;
-		if (fs.patch[k].failed)
-			why = fs.patch[k].error;
-		else if (fs.post[k].failed || !fs.job_id[k])
-			why = fs.post[k].error;
-		else if (!js[k].succeeded || js[k].npasses < 1)
-			why = js[k].error[0] ? js[k].error : "the job has no pass";
+		if (nr[k].patch.failed)
+			why = nr[k].patch.error;
+		else if (nr[k].post.failed || !nr[k].job_id)
+			why = nr[k].post.error;
+		else if (!nr[k].job.succeeded || nr[k].job.npasses < 1)
+			why = nr[k].job.error[0] ? nr[k].job.error : "the job has no pass";
 		if (why) {
 			m->on[k] = false;
 			if (!m->why_node[0])
@@ -519,14 +515,9 @@ static int measure_run(struct run *u, struct measure *m, int side, int round, do
 				         m->mp.nodes[k].name, why, side ? "new" : "old");
 			continue;
 		}
-		m->x[side][k][m->nx[side][k]++] = js[k].passes[0];
+		m->x[side][k][m->nx[side][k]++] = nr[k].job.passes[0];
 	}
-	free(fs.applied);
-	free(fs.adjusted);
-	free(fs.patch);
-	free(fs.post);
-	free(fs.job_id);
-	free(js);
+	free(nr);
 	return rc;
 }
 

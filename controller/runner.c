@@ -16,7 +16,12 @@ void runner_init(struct runner *r, struct sweep *s, struct fleet *f, const struc
 	r->s = s;
 	r->f = f;
 	r->o = *o;
+	if (!r->o.now_s)
+		r->o.now_s = time_now_s;
+	if (!r->o.mono_s)
+		r->o.mono_s = time_mono_s;
 	r->reported = xcalloc((size_t)s->plan.nnodes + 1, sizeof(int));
+	r->nodes = xcalloc((size_t)s->plan.nnodes + 1, sizeof(*r->nodes));
 }
 
 void runner_release(struct runner *r)
@@ -24,7 +29,9 @@ void runner_release(struct runner *r)
 	if (!r)
 		return;
 	free(r->reported);
+	free(r->nodes);
 	r->reported = NULL;
+	r->nodes = NULL;
 }
 
 static bool stopped(const struct runner *r)
@@ -96,7 +103,7 @@ int runner_sessions_open(struct runner *r, struct err *e)
 	struct fleet_result *res = xcalloc((size_t)n + 1, sizeof(*res));
 
 	fleet_sessions_open(r->f, r->o.session_ttl_s, res);
-	r->last_renew = time_mono_s();
+	r->last_renew = r->o.mono_s();
 	for (k = 0; k < n && !rc; k++)
 		if (res[k].failed)
 			rc = err_set(e, -EIO, "session_failed",
@@ -133,9 +140,9 @@ static void sessions_renew_due(struct runner *r, struct point *p)
 	int n = r->s->plan.nnodes, k;
 	struct fleet_result *res;
 
-	if (time_mono_s() - r->last_renew < r->o.session_ttl_s / 3)
+	if (r->o.mono_s() - r->last_renew < r->o.session_ttl_s / 3)
 		return;
-	r->last_renew = time_mono_s();
+	r->last_renew = r->o.mono_s();
 	res = xcalloc((size_t)n + 1, sizeof(*res));
 	fleet_sessions_renew(r->f, res);
 	for (k = 0; k < n; k++) {
@@ -149,14 +156,10 @@ static void sessions_renew_due(struct runner *r, struct point *p)
 	free(res);
 }
 
-/* The state of one run of one point. */
+/* One run of one point; its nodes' part is the runner's r->nodes. */
 struct run {
 	struct point *p;
 	int loops;
-	int *base;    /* per node: passes before this run */
-	int64_t *job; /* per node: the agent's job id, 0 when none */
-	struct job_status *js;
-	struct fleet_result *res;
 };
 
 /* Cancel the jobs still running and mark those nodes cancelled. */
@@ -166,8 +169,10 @@ static void jobs_cancel(struct runner *r, struct run *u)
 	int64_t *live = xcalloc((size_t)n + 1, sizeof(*live));
 
 	for (k = 0; k < n; k++) {
-		if (u->job[k] && !u->js[k].terminal && u->p->nodes[k].state != NODE_FAILED)
-			live[k] = u->job[k];
+		const struct fleet_node_run *fn = &r->nodes[k];
+
+		if (fn->job_id && !fn->job.terminal && u->p->nodes[k].state != NODE_FAILED)
+			live[k] = fn->job_id;
 		if (live[k])
 			u->p->nodes[k].state = NODE_CANCELLED;
 	}
@@ -187,10 +192,10 @@ static double job_runtime_s(const struct job_status *js)
 static void job_collect(struct runner *r, struct run *u, int k)
 {
 	struct node_result *nr = &u->p->nodes[k];
-	const struct job_status *js = &u->js[k];
+	const struct job_status *js = &r->nodes[k].job;
 	int j;
 
-	for (j = nr->npasses - u->base[k]; j < js->npasses; j++)
+	for (j = nr->npasses - r->nodes[k].passes_before; j < js->npasses; j++)
 		node_result_pass_add(nr, js->passes[j]);
 	if (!js->terminal)
 		return;
@@ -200,8 +205,8 @@ static void job_collect(struct runner *r, struct run *u, int k)
 	} else {
 		char why[300];
 
-		snprintf(why, sizeof(why), "job %lld %s%s%s", (long long)u->job[k], js->state,
-		         js->error[0] ? ": " : "", js->error);
+		snprintf(why, sizeof(why), "job %lld %s%s%s", (long long)r->nodes[k].job_id,
+		         js->state, js->error[0] ? ": " : "", js->error);
 		point_fail(r, u->p, k, why);
 	}
 }
@@ -217,7 +222,7 @@ static void progress_report(struct runner *r, struct run *u)
 	int n = r->s->plan.nnodes, k, active = 0;
 
 	for (k = 0; k < n; k++) {
-		const struct job_status *js = &u->js[k];
+		const struct job_status *js = &r->nodes[k].job;
 		int loop = js->loops_done + (js->terminal ? 0 : 1);
 
 		if (!r->f->active[k])
@@ -250,26 +255,27 @@ static void progress_report(struct runner *r, struct run *u)
 static int jobs_wait(struct runner *r, struct run *u)
 {
 	int n = r->s->plan.nnodes, k, left, rc = 0;
-	bool *fresh = xcalloc((size_t)n + 1, sizeof(bool));
 
 	for (;;) {
 		left = 0;
 		for (k = 0; k < n; k++)
-			left += !u->js[k].terminal && r->f->active[k];
+			left += !r->nodes[k].job.terminal && r->f->active[k];
 		if (!left)
 			break;
-		if (fleet_jobs_wait(r->f, u->job, u->js, u->res, fresh, r->o.poll_interval_s,
-		                    WAIT_STEP_S) > 0) {
+		if (fleet_jobs_wait(r->f, r->nodes, r->o.poll_interval_s, WAIT_STEP_S) > 0) {
 			for (k = 0; k < n; k++) {
-				if (!fresh[k] || !u->job[k] || u->p->nodes[k].state != NODE_PENDING)
+				struct fleet_node_run *fn = &r->nodes[k];
+
+				if (!fn->fresh || !fn->job_id ||
+				    u->p->nodes[k].state != NODE_PENDING)
 					continue;
-				if (u->res[k].failed) {
+				if (fn->wait.failed) {
 					char what[64];
 
 					snprintf(what, sizeof(what), "GET job %lld",
-					         (long long)u->job[k]);
-					request_fail(r, u->p, k, &u->res[k], what);
-					u->js[k].terminal = true;
+					         (long long)fn->job_id);
+					request_fail(r, u->p, k, &fn->wait, what);
+					fn->job.terminal = true;
 					continue;
 				}
 				job_collect(r, u, k);
@@ -286,7 +292,6 @@ static int jobs_wait(struct runner *r, struct run *u)
 		}
 	}
 	fleet_jobs_wait_end(r->f);
-	free(fresh);
 	return rc;
 }
 
@@ -298,54 +303,42 @@ static int jobs_wait(struct runner *r, struct run *u)
 static void point_start(struct runner *r, struct run *u)
 {
 	int n = r->s->plan.nnodes, k;
-	bool *run = xcalloc((size_t)n + 1, sizeof(bool));
-	struct fleet_start st = {
-		.run = run,
-		.applied = xcalloc((size_t)n + 1, sizeof(struct config)),
-		.adjusted = xcalloc((size_t)n + 1, sizeof(unsigned)),
-		.patch = u->res,
-		.job_id = u->job,
-		.post = xcalloc((size_t)n + 1, sizeof(struct fleet_result)),
-	};
 
 	for (k = 0; k < n; k++)
-		run[k] = r->f->active[k] && u->p->nodes[k].state == NODE_PENDING;
-	fleet_point_start(r->f, &u->p->cfg, r->s->id, u->p->index, u->loops, &st);
+		r->nodes[k].run = r->f->active[k] && u->p->nodes[k].state == NODE_PENDING;
+	fleet_point_start(r->f, &u->p->cfg, r->s->id, u->p->index, u->loops, r->nodes);
 	for (k = 0; k < n; k++) {
 		struct node_result *nr = &u->p->nodes[k];
+		struct fleet_node_run *fn = &r->nodes[k];
 
-		if (!run[k])
+		if (!fn->run)
 			continue;
-		if (st.patch[k].failed) {
-			request_fail(r, u->p, k, &st.patch[k], "PATCH params");
+		if (fn->patch.failed) {
+			request_fail(r, u->p, k, &fn->patch, "PATCH params");
 			continue;
 		}
-		nr->applied = st.applied[k];
-		nr->adjusted_mask = st.adjusted[k];
-		if (st.post[k].failed) {
-			request_fail(r, u->p, k, &st.post[k], "POST job");
-			u->job[k] = 0;
+		nr->applied = fn->applied;
+		nr->adjusted_mask = fn->adjusted;
+		if (fn->post.failed) {
+			request_fail(r, u->p, k, &fn->post, "POST job");
+			fn->job_id = 0;
 		} else {
-			nr->job_id = u->job[k];
+			nr->job_id = fn->job_id;
 		}
 	}
 	for (k = 0; k < n; k++)
-		u->js[k].terminal = !u->job[k];
-	free(run);
-	free(st.applied);
-	free(st.adjusted);
-	free(st.post);
+		r->nodes[k].job.terminal = !r->nodes[k].job_id;
 }
 
 /* What the agents' job records say of the run: first and last start and end, longest job. */
-static void times_jobs(struct runner *r, const struct run *u, struct runner_times *t)
+static void times_jobs(struct runner *r, struct runner_times *t)
 {
 	int k;
 
 	for (k = 0; k < r->s->plan.nnodes; k++) {
-		const struct job_status *js = &u->js[k];
+		const struct job_status *js = &r->nodes[k].job;
 
-		if (!u->job[k] || js->started_at <= 0 || js->finished_at < js->started_at)
+		if (!r->nodes[k].job_id || js->started_at <= 0 || js->finished_at < js->started_at)
 			continue;
 		if (t->first_start_at == 0 || js->started_at < t->first_start_at)
 			t->first_start_at = js->started_at;
@@ -365,7 +358,7 @@ int runner_point_run(struct runner *r, int point, int loops)
 	int n = r->s->plan.nnodes, k, rc = 0;
 	struct run u = { .p = &r->s->points[point], .loops = loops };
 	struct runner_times *t = &r->last;
-	double t0 = time_mono_s();
+	double t0 = r->o.mono_s();
 
 	if (stopped(r))
 		return -EINTR;
@@ -373,11 +366,7 @@ int runner_point_run(struct runner *r, int point, int loops)
 		return -EIO;
 	memset(t, 0, sizeof(*t));
 	t->point = point;
-	t->start_at = time_now_s();
-	u.base = xcalloc((size_t)n + 1, sizeof(int));
-	u.job = xcalloc((size_t)n + 1, sizeof(int64_t));
-	u.js = xcalloc((size_t)n + 1, sizeof(*u.js));
-	u.res = xcalloc((size_t)n + 1, sizeof(*u.res));
+	t->start_at = r->o.now_s();
 	sweep_point_loops_add(r->s, point, loops);
 	for (k = 0; k < n; k++) {
 		struct node_result *nr = &u.p->nodes[k];
@@ -386,28 +375,22 @@ int runner_point_run(struct runner *r, int point, int loops)
 			nr->state = NODE_DROPPED;
 		else if (nr->state == NODE_OK)
 			nr->state = NODE_PENDING; /* another run of a point that went well */
-		u.base[k] = r->reported[k] = nr->npasses;
+		r->nodes[k].passes_before = r->reported[k] = nr->npasses;
 	}
 	point_start(r, &u);
-	t->started_at = time_now_s();
+	t->started_at = r->o.now_s();
 	if (r->abort || stopped(r)) {
 		jobs_cancel(r, &u);
-		rc = stopped(r) ? -EINTR : -EIO;
-		goto out;
+		return stopped(r) ? -EINTR : -EIO;
 	}
 	rc = jobs_wait(r, &u);
-	t->done_at = time_now_s();
-	times_jobs(r, &u, t);
+	t->done_at = r->o.now_s();
+	times_jobs(r, t);
 	if (rc == 0) {
-		r->run_s += time_mono_s() - t0;
+		r->run_s += r->o.mono_s() - t0;
 		r->span_s += t->last_end_at - t->first_start_at;
 		r->longest_s += t->longest_job_s;
 		r->runs++;
 	}
-out:
-	free(u.base);
-	free(u.job);
-	free(u.js);
-	free(u.res);
 	return rc;
 }

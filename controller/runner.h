@@ -46,6 +46,10 @@ struct runner_opts {
 	const volatile sig_atomic_t *stop; /* non-zero: cancel the jobs and return -EINTR */
 	void (*event)(void *ctx, const struct runner_event *ev);
 	void *ctx;
+	/* The clocks, seconds (NULL: time_now_s, time_mono_s): now_s stamps runner_times, mono_s
+	 * measures the runs and paces the session renewals. */
+	double (*now_s)(void);
+	double (*mono_s)(void);
 };
 
 /* One run of a point, timed (epoch seconds; the agents share the controller's clock when they
@@ -68,6 +72,7 @@ struct runner {
 	double last_renew;
 	bool abort; /* a node failed and the sweep must stop */
 	int *reported;
+	struct fleet_node_run *nodes; /* per node: its part of the run under way (every run) */
 	/* Measured over every run: */
 	int runs;
 	double run_s;     /* the first PATCH to the last job end seen, summed */

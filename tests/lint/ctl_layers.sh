@@ -9,7 +9,8 @@ agent_dir=${2:-$(cd "$dir/../agent" && pwd)}
 status=0
 
 # Rank of each module, bottom to top. A module may include its own header and those of
-# strictly lower rank. ctlstore persists the sweep model and sits just above it; client is
+# strictly lower rank. config (parameter values and their codec) is the plan's and everyone's
+# vocabulary; ctlstore persists the sweep model and sits just above it; client is
 # the HTTP edge and needs no controller module; effect (fleet effect statistics) is pure and
 # knows no controller struct, so verdict can build on it; race (the adaptive strategy's
 # racing) judges a sweep's points with effect, and verdict takes an adaptive sweep's best
@@ -18,23 +19,24 @@ status=0
 # judges, beside strategy, which reads what it computed; report, report_html and progress
 # render; sweeprun runs a sweep with all of them; main is the command table.
 declare -A rank=(
-	[plan]=1 [client]=1 [effect]=1
-	[sweep]=2 [rollout]=2
-	[ctlstore]=3 [race]=3 [words]=3 [export]=3
-	[verdict]=4 [sweepdoc]=4
-	[strategy]=5 [analysis]=5
-	[fleet]=6
-	[preflight]=7 [runner]=7 [rollrun]=7 [verify]=7
-	[report]=8 [report_html]=8 [progress]=8
-	[sweeprun]=9
-	[main]=10
+	[config]=1 [client]=1 [effect]=1
+	[plan]=2
+	[sweep]=3 [rollout]=3
+	[ctlstore]=4 [race]=4 [words]=4 [export]=4
+	[verdict]=5 [sweepdoc]=5
+	[strategy]=6 [analysis]=6
+	[fleet]=7
+	[preflight]=8 [runner]=8 [rollrun]=8 [verify]=8
+	[report]=9 [report_html]=9 [progress]=9 [report_rollout]=9
+	[sweeprun]=10
+	[main]=11
 )
 # Library headers and the only modules that may include them (ctlstore reaches SQLite through
 # common/db.h).
 declare -A only=(
 	[sqlite3.h]=""
 	[curl/curl.h]="client"
-	[jansson.h]="plan fleet sweepdoc"
+	[jansson.h]="config plan fleet sweepdoc"
 	[microhttpd.h]=""
 )
 

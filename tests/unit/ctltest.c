@@ -1,6 +1,7 @@
 /* ctltest.c -- a two-node sweep plan and runner-like results for the controller's tests. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "testutil.h"
 #include "ctltest.h"
@@ -122,5 +123,67 @@ void ctltest_sequential_run(struct sweep *s, const char *loops, const double *ef
 	while (strategy_next(s, &b) > 0)
 		ctltest_batch_run(s, &b, eff, cv);
 	strategy_batch_release(&b);
+	verdict_sweep(s);
+}
+
+const double ctltest_seed003_passes[4][2][5] = {
+	{ { 1278.80, 1279.40, 1278.70, 1286.60, 1282.40 },
+	  { 1268.40, 1256.90, 1262.70, 1257.60, 1260.90 } },
+	{ { 1268.20, 1266.40, 1285.60, 1284.70, 1284.10 },
+	  { 1270.50, 1273.60, 1258.60, 1270.30, 1265.20 } },
+	{ { 1427.80, 1463.40, 1417.10, 1408.20, 1467.40 },
+	  { 1433.20, 1399.10, 1415.90, 1411.60, 1427.80 } },
+	{ { 1842.40, 1857.20, 1920.10, 1839.50, 1902.30 },
+	  { 1872.20, 1871.60, 1852.10, 1921.20, 1880.50 } },
+};
+
+static const char *seed003_plan =
+        "{\"name\":\"anvil </script> tuning\","
+        "\"nodes\":[{\"name\":\"node1\",\"url\":\"http://127.0.0.1:7071\",\"device\":\"sda\"},"
+        "{\"name\":\"node2\",\"url\":\"http://127.0.0.1:7072\",\"device\":\"sda\"}],"
+        "\"baseline\":{\"nr_requests\":128,\"queue_depth\":256},"
+        "\"axes\":[{\"params\":[\"nr_requests\",\"queue_depth\"],"
+        "\"values\":[[975,256],[975,975],[4000,975]]}],"
+        "\"strategy\":\"grid\","
+        "\"job\":{\"fio\":{\"rw\":\"randwrite\",\"bs\":\"4M\",\"runtime_s\":60},\"loops\":5}}";
+
+void ctltest_seed003(struct sweep *s)
+{
+	struct strategy_batch b = { 0 };
+	struct plan p;
+	struct err e;
+	int i, k, j;
+
+	assert_int_equal(plan_parse(seed003_plan, NULL, &p, &e), 0);
+	sweep_init(s, &p);
+	s->id = 7;
+	s->created_at = 1764457200.0;
+	s->finished_at = 1764457800.0;
+	assert_int_equal(strategy_next(s, &b), 4);
+	strategy_batch_release(&b);
+	for (i = 0; i < 4; i++) {
+		struct point *pt = &s->points[i];
+
+		pt->loops_run = 5;
+		for (k = 0; k < 2; k++) {
+			struct node_result *r = &pt->nodes[k];
+
+			r->state = NODE_OK;
+			r->job_id = 10 * i + k + 1;
+			r->job_runtime_s = 300.4;
+			for (j = 0; j < 5; j++)
+				node_result_pass_add(r, ctltest_seed003_passes[i][k][j]);
+			for (j = 0; j < pt->cfg.n; j++) {
+				const struct setting *st = &pt->cfg.s[j];
+				bool adj = !strcmp(st->name, "queue_depth") &&
+				           !strcmp(st->value, "975");
+
+				config_set(&r->applied, st->name, adj ? "919" : st->value, true);
+				if (adj)
+					r->adjusted_mask |= 1u << j;
+			}
+		}
+	}
+	snprintf(s->status, sizeof(s->status), "completed");
 	verdict_sweep(s);
 }

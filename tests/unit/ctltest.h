@@ -45,4 +45,14 @@ void ctltest_batch_run(struct sweep *s, const struct strategy_batch *b, const do
  */
 void ctltest_sequential_run(struct sweep *s, const char *loops, const double *eff, double cv);
 
+/* Seed 003's nr_requests / queue_depth runs: MiB/s per 60 s pass, [point][node][pass]. */
+extern const double ctltest_seed003_passes[4][2][5];
+/*
+ * A finished, judged grid sweep over those figures: id 7, plan "anvil </script> tuning" (the
+ * name tests the HTML escaping), nodes node1 and node2 (both device sda), baseline
+ * nr_requests 128 / queue_depth 256 and the points 975/256, 975/975, 4000/975, 5 loops of a
+ * 60 s fio randwrite; queue_depth 975 reads back as 919 (adjusted), jobs 10 i + k + 1.
+ */
+void ctltest_seed003(struct sweep *s);
+
 #endif

@@ -37,6 +37,7 @@ static bool request_read(int c, struct fake_req *r)
 	if (sscanf(in.data, "%7s %255s", r->method, r->path) != 2)
 		goto out;
 	r->body = xstrndup(in.data + head, want);
+	r->head = xstrndup(in.data, head - 2);
 	ok = true;
 out:
 	buf_release(&in);
@@ -62,10 +63,12 @@ static void *serve(void *arg)
 			           status, out.len, out.data ? out.data : "");
 			/* Recorded before the answer leaves, so a test that got it sees it. */
 			pthread_mutex_lock(&a->lock);
-			if (a->nreqs < FAKE_REQS_MAX)
+			if (a->nreqs < FAKE_REQS_MAX) {
 				a->reqs[a->nreqs++] = r;
-			else
+			} else {
 				free(r.body);
+				free(r.head);
+			}
 			pthread_mutex_unlock(&a->lock);
 			if (write(c, resp.data, resp.len) < 0)
 				perror("fakeagent write");
@@ -102,8 +105,10 @@ void fake_agent_stop(struct fake_agent *a)
 	shutdown(a->fd, SHUT_RDWR);
 	pthread_join(a->thread, NULL);
 	close(a->fd);
-	for (i = 0; i < a->nreqs; i++)
+	for (i = 0; i < a->nreqs; i++) {
 		free(a->reqs[i].body);
+		free(a->reqs[i].head);
+	}
 	a->nreqs = 0;
 	pthread_mutex_destroy(&a->lock);
 }

@@ -14,6 +14,7 @@ struct fake_req {
 	char method[8];
 	char path[256]; /* with the query string */
 	char *body;     /* NUL-terminated, "" when none */
+	char *head;     /* the request line and the headers as sent, each line ending "\r\n" */
 };
 
 struct fake_agent;

@@ -737,7 +737,7 @@ static void test_seed003_strip_size(void **state)
 	effect_release(&o);
 }
 
-/* The nr_requests / queue_depth rows of tests/unit/test_ctl_report.c. */
+/* Seed 003's nr_requests / queue_depth rows (the figures of ctltest_seed003_passes). */
 static const struct seed_row kernel[] = {
 	{ "nr_requests 128, queue_depth 256",
 	  { { 1278.80, 1279.40, 1278.70, 1286.60, 1282.40 },

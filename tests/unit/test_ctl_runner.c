@@ -20,6 +20,7 @@ struct behaviour {
 	bool refuse_patch; /* PATCH params answers 422 */
 	bool refuse_session;
 	bool fail_job; /* the job fails after its first pass */
+	int hold_at;   /* > 0: a job's passes stop at this many, running, until cancelled */
 	int loops[64]; /* per job id: loops asked */
 	int polls[64]; /* per job id: GETs so far */
 	int next_job;
@@ -99,6 +100,8 @@ static int handle(struct fake_agent *a, const struct fake_req *r, struct buf *ou
 		}
 		/* One more pass per poll. */
 		n = ++b->polls[id] < b->loops[id] ? b->polls[id] : b->loops[id];
+		if (b->hold_at > 0 && n > b->hold_at)
+			n = b->hold_at;
 		if (strstr(r->path, "wait_s=30&after=") && b->nwaits < 64) {
 			b->after[b->nwaits] = strtoll(strstr(r->path, "after=") + 6, NULL, 10);
 			b->answered[b->nwaits++] = 1000 * id + n;
@@ -132,6 +135,9 @@ static int handle(struct fake_agent *a, const struct fake_req *r, struct buf *ou
 static struct fake_agent agents[2];
 static struct behaviour behaviours[2];
 
+/* The runner's clocks for the next rig_init (NULL: the real ones). */
+static double (*rig_now_s)(void), (*rig_mono_s)(void);
+
 static int setup(void **state)
 {
 	int i;
@@ -139,6 +145,7 @@ static int setup(void **state)
 	(void)state;
 	memset(agents, 0, sizeof(agents));
 	memset(behaviours, 0, sizeof(behaviours));
+	rig_now_s = rig_mono_s = NULL;
 	for (i = 0; i < 2; i++) {
 		behaviours[i].node = i;
 		agents[i].handle = handle;
@@ -238,6 +245,8 @@ static void rig_init(struct rig *g, bool continue_on_failure)
 	o.stop = &g->stop;
 	o.event = on_event;
 	o.ctx = &g->seen;
+	o.now_s = rig_now_s;
+	o.mono_s = rig_mono_s;
 	runner_init(&g->r, &g->s, &g->f, &o);
 }
 
@@ -470,6 +479,9 @@ static void test_stop_cancels(void **state)
 	int k;
 
 	(void)state;
+	/* Each job holds at its first pass: the stop always finds both running (under load one
+	 * node could otherwise finish all 3 before the other's first pass arrived). */
+	behaviours[0].hold_at = behaviours[1].hold_at = 1;
 	rig_init(&g, false);
 	g.seen.stop_after_progress = &g.stop;
 	g.seen.stop_point = &g.s.points[0];
@@ -502,6 +514,49 @@ static void test_session_refused(void **state)
 	rig_release(&g);
 }
 
+/* A test's clocks: the wall clock stands still at a known second; the monotonic one reads
+ * 1000 s twice (the sessions opened, the run begun) and 1030 s from then on: more than a third
+ * of the 60 s lease has gone by at the run's first look at the sessions, and never again. */
+static double fixed_now_s(void)
+{
+	return 1764457200.0;
+}
+
+static int mono_reads;
+
+static double jump_mono_s(void)
+{
+	return ++mono_reads <= 2 ? 1000.0 : 1030.0;
+}
+
+/* The runner reads time only from the clocks it is given: the run is stamped with the wall
+ * clock's seconds, measured on the monotonic one, and the sessions are renewed once, when the
+ * monotonic clock says a third of the lease is gone, however short the run really was. */
+static void test_clocks_given(void **state)
+{
+	struct rig g;
+	struct err e = { 0 };
+	int k;
+
+	(void)state;
+	rig_now_s = fixed_now_s;
+	rig_mono_s = jump_mono_s;
+	mono_reads = 0;
+	rig_init(&g, false);
+	assert_int_equal(runner_sessions_open(&g.r, &e), 0);
+	assert_int_equal(runner_point_run(&g.r, 1, 3), 0);
+	assert_float_equal(g.r.last.start_at, 1764457200.0, 0);
+	assert_float_equal(g.r.last.started_at, 1764457200.0, 0);
+	assert_float_equal(g.r.last.done_at, 1764457200.0, 0);
+	assert_float_equal(g.r.run_s, 30.0, 0);
+	for (k = 0; k < 2; k++)
+		assert_int_equal(fake_agent_count(&agents[k], "POST", "/api/v1/sessions/7/renew"),
+		                 1);
+	assert_int_equal(g.seen.node_failed, 0);
+	runner_sessions_close(&g.r);
+	rig_release(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -513,6 +568,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_node_stops_answering, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_cancels, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_clocks_given, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

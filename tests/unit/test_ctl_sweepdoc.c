@@ -1,9 +1,11 @@
-/* test_ctl_sweepdoc.c -- the sweep document read back: round trips, version 1, and errors
- * that name the JSON path and leave nothing behind. */
+/* test_ctl_sweepdoc.c -- the sweep document: what it carries as written, round trips,
+ * version 1 read back, and errors that name the JSON path and leave nothing behind. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "testutil.h"
 #include "ctltest.h"
@@ -25,6 +27,80 @@ static void adaptive_sweep(struct sweep *s)
 	s->finished_at = 1764457800.0;
 	snprintf(s->status, sizeof(s->status), "completed");
 	verdict_sweep(s);
+}
+
+/* The document as written: codes and the words for them, the fleet figures, the plan. */
+static void test_json(void **state)
+{
+	struct sweep s;
+	json_t *doc, *pt, *n;
+	char *text;
+	const char *out = getenv("FT_FIXTURE_OUT");
+
+	(void)state;
+	ctltest_seed003(&s);
+	text = sweepdoc_write(&s);
+	if (out) {
+		FILE *f = fopen(out, "w");
+
+		assert_non_null(f);
+		fprintf(f, "%s\n", text);
+		fclose(f);
+	}
+	doc = json_loads(text, 0, NULL);
+	assert_non_null(doc);
+	assert_string_equal(json_string_value(json_object_get(doc, "format")), "fleettune-sweep");
+	assert_int_equal(json_integer_value(json_object_get(doc, "id")), 7);
+	assert_int_equal(json_array_size(json_object_get(doc, "points")), 4);
+	pt = json_array_get(json_object_get(doc, "points"), 2);
+	assert_string_equal(json_string_value(json_object_get(pt, "role")), "candidate");
+	assert_int_equal(
+	        json_integer_value(json_object_get(json_object_get(pt, "params"), "queue_depth")),
+	        975);
+	n = json_array_get(json_object_get(pt, "nodes"), 0);
+	assert_int_equal(
+	        json_integer_value(json_object_get(
+	                json_object_get(json_object_get(n, "applied"), "queue_depth"), "value")),
+	        919);
+	assert_true(json_is_true(json_object_get(
+	        json_object_get(json_object_get(n, "applied"), "queue_depth"), "adjusted")));
+	assert_string_equal(json_string_value(json_object_get(n, "verdict")), "gain");
+	assert_int_equal(json_array_size(json_object_get(n, "passes")), 5);
+	assert_true(json_number_value(json_object_get(n, "df")) > 4);
+	assert_true(json_number_value(json_object_get(n, "cv_pct")) > 0);
+	assert_true(json_is_false(json_object_get(n, "disagrees")));
+	assert_int_equal(json_integer_value(json_object_get(doc, "format_version")), 2);
+	/* Rows carry codes and the report's words for them, with the fleet figures. */
+	assert_string_equal(json_string_value(json_object_get(pt, "verdict")), "gain");
+	assert_string_equal(json_string_value(json_object_get(pt, "verdict_text")),
+	                    "significant gain");
+	assert_string_equal(
+	        json_string_value(json_object_get(json_object_get(pt, "fleet"), "decision")),
+	        "gain");
+	assert_int_equal(
+	        json_integer_value(json_object_get(json_object_get(pt, "fleet"), "nodes_used")), 2);
+	assert_int_equal(json_array_size(json_object_get(json_object_get(pt, "fleet"), "ci90_pct")),
+	                 2);
+	assert_true(json_is_boolean(json_object_get(json_object_get(pt, "noise"), "noisy")));
+	assert_int_equal(json_array_size(json_object_get(pt, "disagree")), 0);
+	assert_int_equal(
+	        json_integer_value(json_object_get(json_object_get(pt, "stopping"), "looks")), 1);
+	assert_string_equal(
+	        json_string_value(json_object_get(json_object_get(doc, "best"), "verdict")),
+	        "gain");
+	assert_int_equal(
+	        json_integer_value(json_object_get(json_object_get(doc, "noise"), "noisy_rows")),
+	        0);
+	assert_true(json_is_null(json_object_get(json_object_get(doc, "noise"), "text")));
+	assert_true(json_is_null(
+	        json_object_get(json_array_get(json_object_get(doc, "points"), 0), "verdict")));
+	assert_true(json_is_null(json_object_get(json_array_get(json_object_get(doc, "points"), 0),
+	                                         "verdict_text")));
+	/* The plan is embedded without tokens. */
+	assert_true(json_is_object(json_object_get(doc, "plan")));
+	json_decref(doc);
+	free(text);
+	sweep_release(&s);
 }
 
 /* show --format json, read back and judged again, gives the same document and table. */
@@ -167,6 +243,7 @@ static void test_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_analysis_ignored),
 		cmocka_unit_test(test_version1),

@@ -1,0 +1,50 @@
+/* test_ctl_progress.c -- what a running sweep prints: a line per pass off a TTY, the live line
+ * with its ETA on one. */
+#include <stdbool.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "ctltest.h"
+#include "progress.h"
+#include "sweep.h"
+
+static void test_progress(void **state)
+{
+	struct sweep s;
+	struct buf out = BUF_INIT;
+	int reported[2] = { 3, 5 };
+	bool active[2] = { true, true };
+
+	(void)state;
+	ctltest_seed003(&s);
+	progress_pass_lines(&s, 2, 4, reported, &out);
+	assert_string_equal(out.data, "point 3/4 nr_requests=975 queue_depth=975: node1 pass 4/5 "
+	                              "write.bw_mib 1408.2\n"
+	                              "point 3/4 nr_requests=975 queue_depth=975: node1 pass 5/5 "
+	                              "write.bw_mib 1467.4\n");
+	buf_reset(&out);
+	s.points[3].nodes[1].npasses = 0;
+	progress_line(&s, 3, 4, 2, 5, active, 754, 754, &out);
+	assert_string_equal(out.data, "\r\033[Kpoint 4/4 [nr_requests=4000 queue_depth=975] loop "
+	                              "2/5  node1 1902.3  node2 -  ETA 12m34s");
+	/* adaptive: races end early, so the count is the most points the sweep can run. */
+	s.plan.strategy = PLAN_ADAPTIVE;
+	buf_reset(&out);
+	progress_line(&s, 3, 4, 2, 5, active, 754, 754, &out);
+	assert_non_null(strstr(out.data, "\r\033[Kpoint 4 of at most 4 [nr_requests=4000"));
+	buf_reset(&out);
+	progress_pass_lines(&s, 2, 4, reported, &out);
+	assert_non_null(strstr(out.data, "point 3 of at most 4 nr_requests=975 queue_depth=975: "
+	                                 "node1 pass 4/5 "));
+	buf_release(&out);
+	sweep_release(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_progress),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

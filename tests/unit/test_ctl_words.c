@@ -1,0 +1,120 @@
+/* test_ctl_words.c -- the phrases every rendering shares: the best and no-best lines with each
+ * node's error, warnings and verdicts worded from codes, the same in the table and the
+ * document. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "ctltest.h"
+#include "report.h"
+#include "sweep.h"
+#include "sweepdoc.h"
+#include "verdict.h"
+#include "words.h"
+
+/* Why there is no best, with each node's error, and nothing that reads like a success. */
+static void test_no_best_lines(void **state)
+{
+	struct sweep s;
+	struct buf b = BUF_INIT;
+	char *json;
+	int i, k;
+
+	(void)state;
+	ctltest_seed003(&s);
+	for (k = 0; k < 2; k++) {
+		struct node_result *r = &s.points[0].nodes[k];
+
+		r->state = NODE_FAILED;
+		r->npasses = 0;
+		snprintf(r->error, sizeof(r->error),
+		         "job %d failed: bad_request: fio.iodepth: must "
+		         "be 1..4096",
+		         3 + k);
+	}
+	verdict_sweep(&s);
+	words_best_line(&s, &b);
+	assert_string_equal(b.data, "no best: the baseline failed on every node (node1: job 3 "
+	                            "failed: bad_request: fio.iodepth: must be 1..4096; node2: "
+	                            "job 4 failed: bad_request: fio.iodepth: must be 1..4096)\n");
+	buf_reset(&b);
+	words_best_summary(&s, &b);
+	assert_string_equal(b.data, "no best: the baseline failed on every node");
+	json = sweepdoc_write(&s);
+	assert_non_null(strstr(json, "\"outcome\": \"baseline_failed\""));
+	assert_non_null(strstr(json, "\"best\": null"));
+	free(json);
+	buf_reset(&b);
+	sweep_release(&s);
+	/* The baseline ran; every configuration failed. */
+	ctltest_seed003(&s);
+	for (i = 1; i < 4; i++)
+		for (k = 0; k < 2; k++) {
+			s.points[i].nodes[k].state = NODE_FAILED;
+			s.points[i].nodes[k].npasses = 0;
+			snprintf(s.points[i].nodes[k].error, 64, "PATCH params: HTTP 422: no");
+		}
+	verdict_sweep(&s);
+	words_best_line(&s, &b);
+	assert_string_equal(b.data, "no best: no configuration produced a figure to compare with "
+	                            "the baseline (point 2: node1: PATCH params: HTTP 422: no; "
+	                            "node2: PATCH params: HTTP 422: no)\n");
+	buf_reset(&b);
+	sweep_release(&s);
+	/* Measured, no gain: the baseline, worded as before. */
+	ctltest_seed003(&s);
+	for (i = 1; i < 4; i++)
+		for (k = 0; k < 2; k++)
+			for (int j = 0; j < 5; j++)
+				s.points[i].nodes[k].passes[j] = ctltest_seed003_passes[0][k][j];
+	verdict_sweep(&s);
+	words_best_line(&s, &b);
+	assert_string_equal(b.data,
+	                    "best: the baseline (no configuration gave a significant gain)\n");
+	buf_release(&b);
+	sweep_release(&s);
+}
+
+/* Verdicts and warnings arrive as codes and numbers; the words are the report's. */
+static void test_words(void **state)
+{
+	struct sweep s;
+	struct buf b = BUF_INIT;
+	char *json;
+	int i, j;
+
+	(void)state;
+	ctltest_seed003(&s);
+	for (i = 0; i < 4; i++)
+		for (j = 0; j < 5; j++)
+			s.points[i].nodes[1].passes[j] *= 0.8;
+	verdict_sweep(&s);
+	assert_int_equal(s.nwarnings, 1);
+	report_render(&s, REPORT_TABLE, &b);
+	assert_non_null(strstr(b.data, "\nwarning: node2 is consistently 20.7 % below node1 (4 of "
+	                               "4 points): check its hardware before trusting fleet-wide "
+	                               "verdicts\n"));
+	assert_non_null(strstr(b.data, "| no real difference |"));
+	json = sweepdoc_write(&s);
+	assert_non_null(strstr(json, "\"warnings\": [\n    \"node2 is consistently 20.7 % below"));
+	assert_non_null(strstr(json, "\"verdict_text\": \"significant gain\""));
+	assert_non_null(strstr(json, "\"verdict\": \"gain\""));
+	assert_null(strstr(json, "\"verdict\": \"significant"));
+	free(json);
+	buf_release(&b);
+	report_render(&s, REPORT_CSV, &b);
+	assert_non_null(strstr(b.data, ",gain,"));
+	buf_release(&b);
+	sweep_release(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_no_best_lines),
+		cmocka_unit_test(test_words),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
