@@ -234,15 +234,8 @@ void keeper_kick(struct keeper *k)
 static void cond_wait_s(pthread_cond_t *cond, pthread_mutex_t *lock, double wait_s)
 {
 	struct timespec ts;
-	long ns = (long)(wait_s * 1e9);
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += ns / 1000000000L;
-	ts.tv_nsec += ns % 1000000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	time_deadline_after(wait_s, &ts);
 	pthread_cond_timedwait(cond, lock, &ts);
 }
 
@@ -657,19 +650,30 @@ out:
 	return rc;
 }
 
+/* Profile name's index with its devices looked at now (nothing written), or -ENOENT
+ * "not_found"; the caller holds the lock. */
+static int look_locked(struct keeper *k, const char *name, struct err *e)
+{
+	int idx = kept_index(k, name);
+
+	if (idx < 0)
+		return err_set(e, -ENOENT, "not_found", "no profile '%s'", name);
+	scan(k);
+	kept_sync(k, idx, KEEP_PASS_READ);
+	return idx;
+}
+
 int keeper_get(struct keeper *k, const char *name, struct keeper_view *out, struct err *e)
 {
 	int idx, rc = 0;
 
 	memset(out, 0, sizeof(*out));
 	pthread_mutex_lock(&k->lock);
-	idx = kept_index(k, name);
+	idx = look_locked(k, name, e);
 	if (idx < 0) {
-		rc = err_set(e, -ENOENT, "not_found", "no profile '%s'", name);
+		rc = idx;
 		goto out;
 	}
-	scan(k);
-	kept_sync(k, idx, KEEP_PASS_READ);
 	view_make(&k->kept[idx], out);
 	if (k->kick)
 		pthread_cond_signal(&k->wake);
@@ -765,13 +769,11 @@ int keeper_delete(struct keeper *k, const char *name, bool restore, const char *
 	*restored = NULL;
 	*n_restored = 0;
 	pthread_mutex_lock(&k->lock);
-	idx = kept_index(k, name);
+	idx = look_locked(k, name, e);
 	if (idx < 0) {
-		rc = err_set(e, -ENOENT, "not_found", "no profile '%s'", name);
+		rc = idx;
 		goto out;
 	}
-	scan(k);
-	kept_sync(k, idx, KEEP_PASS_READ);
 	if (restore) {
 		rc = store_profile_befores(k->env.store, name, &befores, &nb, e);
 		if (rc)

@@ -891,50 +891,32 @@ bool sysfs_param_name_ok(const char *name)
 	return param_name_ok(name);
 }
 
-static int seen_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct block_seen *)a)->name, ((const struct block_seen *)b)->name);
-}
-
 int sysfs_block_scan(const struct sysfs *fs, struct block_seen **out, int *n, struct err *e)
 {
-	struct block_seen *list = NULL;
+	struct device_info *list = NULL;
 	char path[PATH_MAX], val[64];
-	struct dirent *de;
-	int count = 0, cap = 0;
+	int count = 0, i, rc;
 	int64_t v;
-	DIR *d;
 
 	*out = NULL;
 	*n = 0;
-	path_join(path, sizeof(path), fs->root, "sys/block");
-	d = opendir(path);
-	if (!d)
-		return err_set(e, -errno, "internal", "cannot list '%s': %s", path,
-		               strerror(errno));
-	while ((de = readdir(d))) {
-		struct block_seen *b;
+	rc = sysfs_devices_list(fs, &list, &count, e);
+	if (rc)
+		return rc;
+	*out = xcalloc((size_t)count + 1, sizeof(**out));
+	for (i = 0; i < count; i++) {
+		struct block_seen *b = &(*out)[i];
 
-		if (de->d_name[0] == '.' || !sysfs_device_name_ok(de->d_name))
-			continue;
-		list = xgrow(list, &cap, count + 1, sizeof(*list));
-		b = &list[count++];
-		memset(b, 0, sizeof(*b));
-		snprintf(b->name, sizeof(b->name), "%s", de->d_name);
-		device_path(fs, de->d_name, "size", path, sizeof(path));
-		if (!attr_read(path, val, sizeof(val)) && !num_parse_kernel_i64(val, &v) && v > 0)
-			b->size_bytes = (uint64_t)v * 512;
-		device_path(fs, de->d_name, "diskseq", path, sizeof(path));
+		snprintf(b->name, sizeof(b->name), "%s", list[i].name);
+		b->size_bytes = list[i].size_bytes;
+		device_path(fs, list[i].name, "diskseq", path, sizeof(path));
 		if (!attr_read(path, val, sizeof(val)) && !num_parse_kernel_i64(val, &v) &&
 		    v >= 0) {
 			b->seq = (uint64_t)v;
 			b->has_seq = true;
 		}
 	}
-	closedir(d);
-	if (count)
-		qsort(list, (size_t)count, sizeof(*list), seen_cmp);
-	*out = list;
+	free(list);
 	*n = count;
 	return 0;
 }
