@@ -17,6 +17,7 @@
 
 #define KEEPER_SCAN_S 1.0
 #define KEEPER_CHECK_S 5.0
+#define KEEPER_PROFILES_MAX 256 /* every scan walks them all */
 
 /* A profile and its devices, sorted by name. */
 struct kept {
@@ -528,7 +529,11 @@ int keeper_put(struct keeper *k, struct profile *p, bool dry_run, const char *or
 	scan(k);
 	idx = kept_index(k, p->name);
 	*created = idx < 0;
-	rc = put_check(k, p, e);
+	rc = idx < 0 && k->n >= KEEPER_PROFILES_MAX
+	             ? err_set(e, -EBUSY, "conflict",
+	                       "the agent keeps at most %d profiles; delete one first",
+	                       KEEPER_PROFILES_MAX)
+	             : put_check(k, p, e);
 	if (rc)
 		goto out;
 	p->created_at = idx < 0 ? t : k->kept[idx].p.created_at;
