@@ -32,6 +32,9 @@ struct agent_config {
 	const char *allow_dirs[AGENT_MAX_ALLOW];
 	int n_allow_dirs;
 	bool allow_sysctl;
+	bool allow_format_all;                     /* --allow-format: every --allow-device */
+	const char *allow_format[AGENT_MAX_ALLOW]; /* --allow-format=NAME */
+	int n_allow_format;
 	const char *sysfs_root;
 	const char *fio_path;
 	const char *web_root;

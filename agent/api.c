@@ -27,9 +27,10 @@ static const struct {
 	{ "conflict", 409 },           { "yielded", 409 },           { "device_busy", 409 },
 	{ "device_refused", 409 },     { "cancelled", 409 },         { "interrupted", 409 },
 	{ "too_large", 413 },          { "invalid_value", 422 },     { "kernel_rejected", 422 },
-	{ "engine_unavailable", 422 }, { "unsupported_match", 422 }, { "store_error", 500 },
-	{ "restore_failed", 500 },     { "engine_failed", 500 },     { "internal", 500 },
-	{ "audit_unavailable", 503 },
+	{ "engine_unavailable", 422 }, { "store_error", 500 },       { "restore_failed", 500 },
+	{ "engine_failed", 500 },      { "internal", 500 },          { "audit_unavailable", 503 },
+	{ "format_not_allowed", 403 }, { "invalid_fs_option", 422 }, { "fs_failed", 500 },
+	{ "unsupported_match", 422 },
 };
 
 int api_status_for(const char *code)

@@ -63,7 +63,9 @@ void api_jobs_post(void *app, const struct http_req *req, struct http_resp *resp
 		return;
 	}
 	if (dry_run) {
-		if (job_check(a->jobs, &spec, &e)) {
+		struct jobfs_made *would = xcalloc(1, sizeof(*would));
+
+		if (job_dry_run(a->jobs, &spec, would, &e)) {
 			api_fail(resp, &e);
 		} else {
 			struct metric_names names;
@@ -71,8 +73,10 @@ void api_jobs_post(void *app, const struct http_req *req, struct http_resp *resp
 			job_metrics(&spec, &names);
 			api_json(resp, 200,
 			         wire_job_dry_run_to_json(&spec, &names,
-			                                  job_expected_runtime_s(&spec)));
+			                                  job_expected_runtime_s(&spec),
+			                                  spec.fs ? would : NULL));
 		}
+		free(would);
 		goto out;
 	}
 	if (job_submit(a->jobs, &spec, &id, &e)) {

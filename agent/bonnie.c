@@ -31,27 +31,38 @@ enum {
 	BON_MAX_FIELDS = 64,
 };
 
-/* CSV field -> metric; K/s fields are divided by 1024 into MiB/s; files: a file test (-n). */
+/* CSV field -> metric; K/s fields are divided by 1024 into MiB/s; files: a file test (-n);
+ * per_char: a per-character test, which fast (-f) skips. */
 static const struct {
 	int field;
 	const char *metric;
 	int kib;
 	int files;
+	int per_char;
 } bonnie_fields[] = {
-	{ BON_PUTC, "write_char.bw_mib", 1, 0 },      { BON_PUT_BLOCK, "write.bw_mib", 1, 0 },
-	{ BON_REWRITE, "rewrite.bw_mib", 1, 0 },      { BON_GETC, "read_char.bw_mib", 1, 0 },
-	{ BON_GET_BLOCK, "read.bw_mib", 1, 0 },       { BON_SEEKS, "seeks_per_s", 0, 0 },
-	{ BON_SEQ_CREATE, "seq_create_per_s", 0, 1 }, { BON_SEQ_STAT, "seq_stat_per_s", 0, 1 },
-	{ BON_SEQ_DEL, "seq_delete_per_s", 0, 1 },    { BON_RAN_CREATE, "rand_create_per_s", 0, 1 },
-	{ BON_RAN_STAT, "rand_stat_per_s", 0, 1 },    { BON_RAN_DEL, "rand_delete_per_s", 0, 1 },
+	{ BON_PUTC, "write_char.bw_mib", 1, 0, 1 },
+	{ BON_PUT_BLOCK, "write.bw_mib", 1, 0, 0 },
+	{ BON_REWRITE, "rewrite.bw_mib", 1, 0, 0 },
+	{ BON_GETC, "read_char.bw_mib", 1, 0, 1 },
+	{ BON_GET_BLOCK, "read.bw_mib", 1, 0, 0 },
+	{ BON_SEEKS, "seeks_per_s", 0, 0, 0 },
+	{ BON_SEQ_CREATE, "seq_create_per_s", 0, 1, 0 },
+	{ BON_SEQ_STAT, "seq_stat_per_s", 0, 1, 0 },
+	{ BON_SEQ_DEL, "seq_delete_per_s", 0, 1, 0 },
+	{ BON_RAN_CREATE, "rand_create_per_s", 0, 1, 0 },
+	{ BON_RAN_STAT, "rand_stat_per_s", 0, 1, 0 },
+	{ BON_RAN_DEL, "rand_delete_per_s", 0, 1, 0 },
 };
 
 /* The "bonnie" object of a job. */
 static const struct engine_opt bonnie_opts_table[] = {
-	{ ENGINE_OPT(bonnie_opts, size_mb, EOPT_INT), .min = 1, .max = 16 << 20 },
+	{ ENGINE_OPT(bonnie_opts, size_mb, EOPT_INT), .min = 0, .max = 16 << 20 },
 	{ ENGINE_OPT(bonnie_opts, ram_mb, EOPT_INT), .min = 0, .max = 8 << 20 },
 	{ ENGINE_OPT(bonnie_opts, files, EOPT_TEXT), .max = 63, .def_str = "16",
 	  .hint = "a string like \"16\" or \"16:100000:16:64\"" },
+	{ ENGINE_OPT(bonnie_opts, fast, EOPT_BOOL) },
+	{ ENGINE_OPT(bonnie_opts, no_buffer, EOPT_BOOL) },
+	{ ENGINE_OPT(bonnie_opts, direct, EOPT_BOOL) },
 };
 
 /* ram_mb, or its default: half of size_mb. */
@@ -85,19 +96,29 @@ static int bonnie_files_check(const char *files, struct err *e)
 	return 0;
 }
 
+static int64_t bonnie_files_n(const struct bonnie_opts *o);
+
 /* size_mb is required (bonnie++ would otherwise pick twice the host's RAM), and bonnie++
  * refuses a size below twice the RAM. */
 static int bonnie_check(const struct engine_opts *opts, struct err *e)
 {
 	const struct bonnie_opts *o = &opts->bonnie;
 
+	int rc;
+
 	if (!o->has_size_mb)
-		return err_set(e, -EINVAL, "bad_request", "bonnie.size_mb: required (1..16777216)");
-	if (o->size_mb < 2 * bonnie_ram_mb(o))
+		return err_set(e, -EINVAL, "bad_request",
+		               "bonnie.size_mb: required (0..16777216; 0 skips the I/O tests)");
+	if (o->size_mb && o->size_mb < 2 * bonnie_ram_mb(o))
 		return err_set(e, -EINVAL, "bad_request",
 		               "bonnie.size_mb: must be at least twice ram_mb (bonnie++ refuses "
 		               "smaller files)");
-	return bonnie_files_check(o->files, e);
+	rc = bonnie_files_check(o->files, e);
+	if (rc == 0 && !o->size_mb && !bonnie_files_n(o))
+		rc = err_set(e, -EINVAL, "bad_request",
+		             "bonnie.size_mb: 0 skips the I/O tests and bonnie.files 0 the file "
+		             "tests: nothing would run");
+	return rc;
 }
 
 /* The number of files (-n's first field, in thousands): 0 skips the file tests. */
@@ -112,8 +133,9 @@ static int64_t bonnie_files_n(const struct bonnie_opts *o)
 	return n;
 }
 
-/* bonnie++ -q -d DIR -s SIZE_MB -r RAM_MB -n FILES [-u root]. -u is only given as root, where
- * bonnie++ demands it; under another user it would fail to switch. */
+/* bonnie++ -q -d DIR -s SIZE_MB -r RAM_MB -n FILES [-f] [-b] [-D] [-u root], as seed 001 ran it
+ * (-f: no per-character tests, -b: fsync after every write, -s 0: the file tests only). -u is
+ * only given as root, where bonnie++ demands it; under another user it would fail to switch. */
 static int bonnie_argv_build(const struct engine_opts *opts, const struct engine_target *t,
                              char ***argv, struct err *e)
 {
@@ -136,6 +158,12 @@ static int bonnie_argv_build(const struct engine_opts *opts, const struct engine
 	engine_argv_add(&a, "%" PRId64, bonnie_ram_mb(o));
 	engine_argv_add(&a, "-n");
 	engine_argv_add(&a, "%s", o->files);
+	if (o->fast)
+		engine_argv_add(&a, "-f");
+	if (o->no_buffer)
+		engine_argv_add(&a, "-b");
+	if (o->direct)
+		engine_argv_add(&a, "-D");
 	if (geteuid() == 0) {
 		engine_argv_add(&a, "-u");
 		engine_argv_add(&a, "root");
@@ -257,15 +285,20 @@ out:
 	return rc;
 }
 
-/* Every figure of the CSV line; the file tests only when -n asks for files. */
+/* Every figure of the CSV line: the file tests only when -n asks for files, the I/O tests
+ * only with a size, the per-character ones only without fast. */
 static void bonnie_metrics_list(const struct engine_opts *opts, struct metric_names *out)
 {
-	bool files = bonnie_files_n(&opts->bonnie) > 0;
+	const struct bonnie_opts *o = &opts->bonnie;
+	bool files = bonnie_files_n(o) > 0;
 	size_t i;
 
-	for (i = 0; i < sizeof(bonnie_fields) / sizeof(bonnie_fields[0]); i++)
-		if (files || !bonnie_fields[i].files)
-			metric_names_add(out, bonnie_fields[i].metric);
+	for (i = 0; i < sizeof(bonnie_fields) / sizeof(bonnie_fields[0]); i++) {
+		if (bonnie_fields[i].files ? !files
+		                           : !o->size_mb || (o->fast && bonnie_fields[i].per_char))
+			continue;
+		metric_names_add(out, bonnie_fields[i].metric);
+	}
 }
 
 const struct engine bonnie_engine = {

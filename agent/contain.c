@@ -57,17 +57,6 @@ static void hash_hex(const char *s, char out[17])
 	snprintf(out, 17, "%016" PRIx64, h);
 }
 
-/* The first line of a small file, without its newline; "" if unreadable. */
-static void line_read(const char *path, char *out, size_t len)
-{
-	struct buf b = BUF_INIT;
-
-	out[0] = '\0';
-	if (buf_read_file(&b, path, 4096) == 0)
-		snprintf(out, len, "%.*s", (int)strcspn(b.data, "\n"), b.data);
-	buf_release(&b);
-}
-
 int contain_cgroup_path(const char *base, int64_t job_id, char *out, size_t len)
 {
 	if ((size_t)snprintf(out, len, "%s/job-%lld", base, (long long)job_id) >= len)
@@ -213,7 +202,7 @@ int contain_init(struct contain *c, const char *state_dir, enum contain_mode wan
 	char real[PATH_MAX], root[PATH_MAX], why[sizeof(c->why_proc)];
 
 	memset(c, 0, sizeof(*c));
-	line_read("/proc/sys/kernel/random/boot_id", c->boot_id, sizeof(c->boot_id));
+	buf_read_line("/proc/sys/kernel/random/boot_id", c->boot_id, sizeof(c->boot_id));
 	if (state_dir) {
 		if (!realpath(state_dir, real))
 			snprintf(real, sizeof(real), "%s", state_dir);

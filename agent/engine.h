@@ -63,12 +63,15 @@ struct dd_opts {
 	bool has_direction, has_bs, has_count, has_oflag_direct, has_iflag_direct;
 };
 
-/* bonnie++: size_mb is required; ram_mb defaults to size_mb / 2 (bonnie_ram_mb()); files is
- * -n's "N[:max[:min[:dirs[:chunk]]]]", default "16". */
+/* bonnie++: size_mb is required (0: no I/O tests, -s 0); ram_mb defaults to size_mb / 2
+ * (bonnie_ram_mb()); files is -n's "N[:max[:min[:dirs[:chunk]]]]", default "16"; fast (-f)
+ * skips the per-character tests, no_buffer (-b) fsyncs after every write, direct (-D) uses
+ * O_DIRECT for the bulk I/O. */
 struct bonnie_opts {
 	int64_t size_mb, ram_mb;
 	char files[64];
-	bool has_size_mb, has_ram_mb, has_files;
+	bool fast, no_buffer, direct;
+	bool has_size_mb, has_ram_mb, has_files, has_fast, has_no_buffer, has_direct;
 };
 
 /* iozone (throughput mode): sizes in bytes; tests is a bit set of "write" (1), "read" (2) and

@@ -12,6 +12,7 @@
 
 #include "buf.h"
 #include "job.h"
+#include "jobfs.h"
 #include "log.h"
 #include "proc.h"
 #include "timeutil.h"
@@ -37,11 +38,13 @@ struct jobq {
 	pthread_cond_t wake; /* new job, cancel, or stop */
 	pthread_cond_t done; /* the running job finished */
 	bool stop;
-	struct job *head, *tail; /* queued jobs, oldest first */
-	int64_t running_id;      /* 0 when idle */
-	bool cancel;             /* cancel the running job */
-	double progress;         /* of the running job, 0..1, never lower than before */
-	struct contain contain;  /* where every pass's processes are kept */
+	struct job *head, *tail;        /* queued jobs, oldest first */
+	int64_t running_id;             /* 0 when idle */
+	bool cancel;                    /* cancel the running job */
+	double progress;                /* of the running job, 0..1, never lower than before */
+	struct contain contain;         /* where every pass's processes are kept */
+	struct jobfs jobfs;             /* where job filesystems are mounted (STATE_DIR/fs) */
+	char fs_device[SYSFS_NAME_MAX]; /* the device the running job has its filesystem on */
 	void (*watch_fn)(void *cls, int64_t id); /* a job's version changed (jobq_watch) */
 	void *watch_cls;
 };
@@ -136,9 +139,28 @@ static struct job *queue_remove(struct jobq *q, int64_t id)
 	return NULL;
 }
 
+/* Whether the running job has its filesystem on dev: the device checks of a job for dev then
+ * wait for its start (mkfs cannot dry-run on the mounted device). */
+static bool fs_held(struct jobq *q, const char *dev)
+{
+	bool held;
+
+	pthread_mutex_lock(&q->lock);
+	held = q->running_id && !strcmp(q->fs_device, dev);
+	pthread_mutex_unlock(&q->lock);
+	return held;
+}
+
 int job_check(struct jobq *q, struct job_spec *spec, struct err *e)
 {
-	return job_spec_check(&q->env, spec, e);
+	struct jobfs_made would;
+
+	return job_spec_dry_run(&q->env, spec, fs_held(q, spec->device), &would, e);
+}
+
+int job_dry_run(struct jobq *q, struct job_spec *spec, struct jobfs_made *would, struct err *e)
+{
+	return job_spec_dry_run(&q->env, spec, fs_held(q, spec->device), would, e);
 }
 
 int job_submit(struct jobq *q, struct job_spec *spec, int64_t *id, struct err *e)
@@ -553,6 +575,75 @@ static void restore_saved(struct jobq *q, int64_t id, const char *why)
 	tune_snapshot_release(&snap);
 }
 
+static bool stop_cb(void *cls)
+{
+	return should_stop(cls);
+}
+
+/* Append one value to a parameter snapshot. */
+static void snapshot_add(struct params *ps, const char *name, const char *value, bool number)
+{
+	struct param *p;
+
+	ps->p = xrealloc(ps->p, (size_t)(ps->n + 1) * sizeof(*ps->p));
+	p = &ps->p[ps->n++];
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	snprintf(p->value, sizeof(p->value), "%s", value);
+	p->kind = number ? PARAM_INT : PARAM_TEXT;
+}
+
+/* The job's filesystem in its parameter snapshot, so that results filter and compare by it
+ * (param.fs.mount=noatime): fs.type, fs.mkfs (the options as given), fs.mount (as given),
+ * fs.mount_options (what the kernel shows), and every figure as fs.NAME. */
+static void snapshot_fs(struct params *ps, const struct fs_spec *fs, const struct jobfs_made *m)
+{
+	char mkfs[FS_MKFS_TOKENS_MAX * FS_TOKEN_MAX], name[SYSFS_NAME_MAX];
+	int i;
+
+	mkfs[0] = '\0';
+	for (i = 0; i < fs->n_mkfs; i++)
+		snprintf(mkfs + strlen(mkfs), sizeof(mkfs) - strlen(mkfs), "%s%s", i ? " " : "",
+		         fs->mkfs[i]);
+	snapshot_add(ps, "fs.type", fs_type_name(fs->type), false);
+	snapshot_add(ps, "fs.mkfs", mkfs, false);
+	snapshot_add(ps, "fs.mount", fs->mount, false);
+	snprintf(mkfs, sizeof(mkfs), "%s %s", m->mount_opts, m->super_opts);
+	snapshot_add(ps, "fs.mount_options", mkfs, false);
+	for (i = 0; i < m->figures.n; i++) {
+		snprintf(name, sizeof(name), "fs.%s", m->figures.f[i].name);
+		snapshot_add(ps, name, m->figures.f[i].value, m->figures.f[i].number);
+	}
+}
+
+/* Make the job's filesystem (device free again, mkfs, mount) and record what was made. */
+static int fs_make(struct jobq *q, struct job *job, struct jobfs_made *made, struct err *e)
+{
+	const struct jobq_env *env = &q->env;
+	char why[300];
+	struct err se;
+	int rc;
+
+	/* The device was free when the job was queued; it must still be. */
+	if (sysfs_device_in_use(env->fs, job->spec.device, why, sizeof(why)))
+		return err_set(e, -EBUSY, "device_refused",
+		               "refusing to make a filesystem on '%s': %s (mkfs would destroy its "
+		               "data)",
+		               job->spec.device, why);
+	pthread_mutex_lock(&q->lock);
+	snprintf(q->fs_device, sizeof(q->fs_device), "%s", job->spec.device);
+	pthread_mutex_unlock(&q->lock);
+	rc = jobfs_make(&q->jobfs, job->id, job->spec.device, job->spec.fs, &q->contain, stop_cb, q,
+	                made, e);
+	if (rc)
+		return rc;
+	err_clear(&se);
+	if (store_job_set_filesystem(env->store, job->id, made, &se))
+		return err_set(e, -EIO, "store_error", "cannot record the job's filesystem: %s",
+		               se.msg);
+	return 0;
+}
+
 /* Run a started job to its end state. Nothing here re-reads or re-checks the spec. */
 static void job_run(struct jobq *q, struct job *job)
 {
@@ -562,6 +653,8 @@ static void job_run(struct jobq *q, struct job *job)
 	struct params ps = { 0, NULL };
 	const struct engine *eng = spec->engine;
 	enum job_state state = JOB_SUCCEEDED;
+	struct jobfs_made *made = NULL;
+	const char *dir = spec->directory;
 	char origin[64];
 	bool rolled_back, applied = false;
 	struct err e, se;
@@ -572,6 +665,18 @@ static void job_run(struct jobq *q, struct job *job)
 	if (should_stop(q)) {
 		state = q->stop ? JOB_INTERRUPTED : JOB_CANCELLED;
 		goto stopped;
+	}
+	if (spec->fs) {
+		made = xcalloc(1, sizeof(*made));
+		if (fs_make(q, job, made, &e)) {
+			if (!strcmp(e.code, "cancelled")) {
+				state = q->stop ? JOB_INTERRUPTED : JOB_CANCELLED;
+				goto stopped;
+			}
+			state = JOB_FAILED;
+			goto out;
+		}
+		dir = made->mount_point;
 	}
 	if (spec->params.n) {
 		/* Save the restore point in the database first: a crash then still restores.
@@ -600,6 +705,8 @@ static void job_run(struct jobq *q, struct job *job)
 		state = JOB_FAILED;
 		goto out;
 	}
+	if (made)
+		snapshot_fs(&ps, spec->fs, made);
 	err_clear(&se);
 	if (store_job_set_params(env->store, job->id, &ps, &se)) {
 		err_set(&e, -EIO, "store_error", "cannot record the parameter snapshot: %s",
@@ -616,7 +723,7 @@ static void job_run(struct jobq *q, struct job *job)
 			state = q->stop ? JOB_INTERRUPTED : JOB_CANCELLED;
 			break;
 		}
-		r = pass_run(q, job, eng, &spec->opts, spec->directory, loop, &e);
+		r = pass_run(q, job, eng, &spec->opts, dir, loop, &e);
 		if (r == PASS_CANCELLED) {
 			state = q->stop ? JOB_INTERRUPTED : JOB_CANCELLED;
 			break;
@@ -636,6 +743,13 @@ stopped:
 out:
 	if (applied) /* from the database, not snap: a session's restore may have cancelled it */
 		restore_saved(q, job->id, "end");
+	if (made) { /* the device stays as mkfs left it, unmounted */
+		jobfs_unmake(&q->jobfs, made);
+		free(made);
+		pthread_mutex_lock(&q->lock);
+		q->fs_device[0] = '\0';
+		pthread_mutex_unlock(&q->lock);
+	}
 	if (state != JOB_SUCCEEDED)
 		log_info("job %lld %s: %s", (long long)job->id, job_state_name(state), e.msg);
 	else
@@ -777,7 +891,13 @@ int jobq_start(struct jobq **out, const struct jobq_env *env, struct err *e)
 		free(q);
 		return rc;
 	}
+	rc = jobfs_init(&q->jobfs, env->state_dir, NULL, e);
+	if (rc) {
+		free(q);
+		return rc;
+	}
 	contain_recover(&q->contain); /* the processes of jobs a crashed agent left running */
+	jobfs_recover(&q->jobfs);     /* then the filesystems they had mounted */
 	if (recover(q, e) || queue_load(q, e)) {
 		jobq_stop(q);
 		return -EIO;
@@ -807,6 +927,7 @@ void jobq_stop(struct jobq *q)
 		q->head = j->next;
 		job_free(j);
 	}
+	jobfs_release(&q->jobfs);
 	pthread_cond_destroy(&q->wake);
 	pthread_cond_destroy(&q->done);
 	pthread_mutex_destroy(&q->lock);

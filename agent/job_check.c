@@ -1,5 +1,6 @@
 /* job_check.c -- everything a job's spec must pass before it is queued: the device, every
- * engine object, the allowlist, the directory, the raw-device safety check, the params, the
+ * engine object, the allowlist, the directory or the filesystem (--allow-format, the device
+ * free, the option tables, mkfs's dry run), the raw-device safety check, the params, the
  * engine's binary and its argv; and what a checked spec will report and take. */
 #include <errno.h>
 #include <limits.h>
@@ -9,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "job.h"
+#include "jobfs.h"
 #include "utf8.h"
 #include "xmalloc.h"
 #include "banned.h"
@@ -48,7 +50,75 @@ static int directory_check(const struct jobq_env *env, const char *dir, char *re
 	               utf8_cut(buf, 200), buf);
 }
 
+/* Whether --allow-format lets jobs make a filesystem on dev (an allowlisted device). */
+static bool format_allowed(const struct jobq_env *env, const char *dev)
+{
+	int i;
+
+	if (env->allow_format_all)
+		return true;
+	for (i = 0; i < env->n_allow_format; i++)
+		if (!strcmp(env->allow_format[i], dev))
+			return true;
+	return false;
+}
+
+/* A job with a filesystem: allowed on the device, the device free, the options in their
+ * tables and accepted by the kernel's parser, the tools there, and mkfs's dry run. With held
+ * (the running job's filesystem is on the device) the device is checked when the job starts,
+ * and mkfs's dry run, which cannot run on a mounted device, gives the command only. */
+static int fs_check(const struct jobq_env *env, struct job_spec *spec, bool held,
+                    struct jobfs_made *would, struct err *e)
+{
+	char why[300], **argv = NULL, dev[80];
+	int rc, i;
+
+	if (spec->directory)
+		return err_set(e, -EINVAL, "bad_request",
+		               "directory: a job with a filesystem runs in the filesystem (mounted "
+		               "by the agent): give directory or filesystem, not both");
+	if (!format_allowed(env, spec->device))
+		return err_set(
+		        e, -EPERM, "format_not_allowed",
+		        "filesystem: this agent may not make a filesystem on '%s': start it "
+		        "with --allow-format=%s (or --allow-format for every --allow-device)",
+		        spec->device, spec->device);
+	if (!held && sysfs_device_in_use(env->fs, spec->device, why, sizeof(why)))
+		return err_set(e, -EBUSY, "device_refused",
+		               "refusing to make a filesystem on '%s': %s (mkfs would destroy its "
+		               "data)",
+		               spec->device, why);
+	rc = fsopt_mkfs_check(spec->fs, e);
+	if (rc == 0)
+		rc = jobfs_mount_check(spec->fs->type, spec->fs->mount, e);
+	if (rc == 0)
+		rc = jobfs_tools_available(spec->fs->type, e);
+	if (rc)
+		return rc;
+	if (!held)
+		return jobfs_dry_run(spec->device, spec->fs, would, e);
+	memset(would, 0, sizeof(*would));
+	snprintf(dev, sizeof(dev), "/dev/%s", spec->device);
+	rc = fsopt_mkfs_argv(spec->fs, dev, true, &argv, e);
+	for (i = 0; rc == 0 && argv[i]; i++)
+		snprintf(would->mkfs_argv + strlen(would->mkfs_argv),
+		         sizeof(would->mkfs_argv) - strlen(would->mkfs_argv), "%s%s", i ? " " : "",
+		         argv[i]);
+	engine_argv_free(argv);
+	return rc;
+}
+
 int job_spec_check(const struct jobq_env *env, struct job_spec *spec, struct err *e)
+{
+	struct jobfs_made *would = xcalloc(1, sizeof(*would));
+	int rc = job_spec_dry_run(env, spec, false, would, e);
+
+	free(would);
+	return rc;
+}
+
+int job_spec_dry_run(const struct jobq_env *env, struct job_spec *spec, bool held,
+                     struct jobfs_made *would, struct err *e)
 {
 	const struct engine *eng = spec->engine;
 	struct engine_target t;
@@ -77,7 +147,12 @@ int job_spec_check(const struct jobq_env *env, struct job_spec *spec, struct err
 		               "device '%s' is not in the agent's --allow-device list: it may not "
 		               "be benchmarked",
 		               spec->device);
-	if (spec->directory) {
+	memset(would, 0, sizeof(*would));
+	if (spec->fs) {
+		rc = fs_check(env, spec, held, would, e);
+		if (rc)
+			return rc;
+	} else if (spec->directory) {
 		rc = directory_check(env, spec->directory, real, sizeof(real), e);
 		if (rc)
 			return rc;
@@ -105,7 +180,7 @@ int job_spec_check(const struct jobq_env *env, struct job_spec *spec, struct err
 	snprintf(work, sizeof(work), "ft-check");
 	t.exe = engine_exe(eng, env->fio_path);
 	t.device_path = real;
-	t.directory = spec->directory;
+	t.directory = spec->fs ? "/fs/job-0" : spec->directory; /* the mount point's shape */
 	t.work_name = work;
 	rc = eng->argv_build(&spec->opts, &t, &argv, e);
 	engine_argv_free(argv);

@@ -38,6 +38,8 @@ struct job_rec {
 	uint64_t version;         /* filled by the job layer: job_version() of this record */
 	char params_changed[256]; /* what changed the device's params under the job mid-run */
 	int has_params_changed;
+	char *filesystem; /* owned JSON text: what mkfs and mount made (wire_fs_made_encode);
+	                     NULL: no filesystem (yet) */
 };
 
 struct pass_rec {

@@ -25,6 +25,7 @@ void job_spec_release(struct job_spec *s)
 		free(s->labels[i].value);
 	}
 	free(s->directory);
+	free(s->fs);
 	job_spec_init(s);
 }
 

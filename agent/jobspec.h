@@ -1,9 +1,11 @@
 /* jobspec.h -- a benchmark job as the agent accepts it: the device, the engine and the typed
- * options of every engine object given, loops, the parameters to apply, labels, directory. */
+ * options of every engine object given, loops, the parameters to apply, labels, directory, the
+ * filesystem to make. */
 #ifndef FT_JOBSPEC_H
 #define FT_JOBSPEC_H
 
 #include "engine.h"
+#include "fsopt.h"
 #include "sysfs.h"
 #include "tune.h"
 
@@ -29,7 +31,9 @@ struct job_spec {
 	struct tune_set params;  /* applied with PATCH semantics before loop 1; n 0: none */
 	int n_labels;
 	struct job_label labels[JOB_LABELS_MAX];
-	char *directory; /* owned; NULL: the raw device. After job_check: the resolved path */
+	char *directory;    /* owned; NULL: the raw device. After job_check: the resolved path */
+	struct fs_spec *fs; /* owned; NULL: none. Else mkfs makes it on the device and the job
+	                       runs in its mount directory (directory stays NULL) */
 };
 
 /* An empty spec: no device, no engine, one loop, every engine's defaults. */

@@ -35,6 +35,8 @@ static const char usage_text[] =
         "if absent; refused if group or others may read or write it)\n"
         "  --allow-device NAME       device that may be written and benchmarked (repeatable)\n"
         "  --allow-dir DIR           directory under which jobs may create files (repeatable)\n"
+        "  --allow-format[=NAME]     jobs may make a filesystem (mkfs, mount) on NAME, or\n"
+        "                            without =NAME on every --allow-device (repeatable)\n"
         "  --allow-sysctl            permit writes to the vm.* / fs.* sysctls\n"
         "  --sysfs-root DIR          read DIR/sys/block and DIR/proc/sys (default /)\n"
         "  --fio PATH                fio binary (default: fio on PATH)\n"
@@ -73,6 +75,7 @@ enum {
 	OPT_TOKEN,
 	OPT_ALLOW_DEV,
 	OPT_ALLOW_DIR,
+	OPT_ALLOW_FORMAT,
 	OPT_ALLOW_SYSCTL,
 	OPT_SYSFS,
 	OPT_FIO,
@@ -99,6 +102,7 @@ static const struct option long_opts[] = {
 	{ "token-file", required_argument, NULL, OPT_TOKEN },
 	{ "allow-device", required_argument, NULL, OPT_ALLOW_DEV },
 	{ "allow-dir", required_argument, NULL, OPT_ALLOW_DIR },
+	{ "allow-format", optional_argument, NULL, OPT_ALLOW_FORMAT },
 	{ "allow-sysctl", no_argument, NULL, OPT_ALLOW_SYSCTL },
 	{ "sysfs-root", required_argument, NULL, OPT_SYSFS },
 	{ "fio", required_argument, NULL, OPT_FIO },
@@ -178,6 +182,19 @@ static int parse_args(int argc, char **argv, struct agent_config *c, bool *verbo
 			c->allow_dirs[c->n_allow_dirs] = dir_buf[c->n_allow_dirs];
 			c->n_allow_dirs++;
 			break;
+		case OPT_ALLOW_FORMAT:
+			if (!optarg) {
+				c->allow_format_all = true;
+				break;
+			}
+			if (c->n_allow_format >= AGENT_MAX_ALLOW || !sysfs_device_name_ok(optarg)) {
+				fprintf(stderr,
+				        "fleettune-agent: bad or too many --allow-format '%s'\n",
+				        optarg);
+				return -1;
+			}
+			c->allow_format[c->n_allow_format++] = optarg;
+			break;
 		case OPT_ALLOW_SYSCTL:
 			c->allow_sysctl = true;
 			break;
@@ -253,8 +270,26 @@ static int parse_args(int argc, char **argv, struct agent_config *c, bool *verbo
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "fleettune-agent: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, "fleettune-agent: unexpected argument '%s'%s\n", argv[optind],
+		        !strcmp(argv[optind - 1], "--allow-format")
+		                ? " (a device for --allow-format goes after '=': "
+		                  "--allow-format=NAME)"
+		                : "");
 		return -1;
+	}
+	for (opt = 0; opt < c->n_allow_format; opt++) {
+		int k;
+
+		for (k = 0; k < c->n_allow_devices; k++)
+			if (!strcmp(c->allow_devices[k], c->allow_format[opt]))
+				break;
+		if (k == c->n_allow_devices) {
+			fprintf(stderr,
+			        "fleettune-agent: --allow-format=%s: the device must also be given "
+			        "with --allow-device %s\n",
+			        c->allow_format[opt], c->allow_format[opt]);
+			return -1;
+		}
 	}
 	return 0;
 }

@@ -124,6 +124,10 @@ int store_job_restore(struct store *s, int64_t id, struct tune_snapshot *out, bo
                       struct err *e);
 /* Record every parameter of the device, read just before loop 1. */
 int store_job_set_params(struct store *s, int64_t id, const struct params *ps, struct err *e);
+/* Record what mkfs and mount made for the job (the filesystem column). */
+struct jobfs_made;
+int store_job_set_filesystem(struct store *s, int64_t id, const struct jobfs_made *m,
+                             struct err *e);
 int store_job_set_pgid(struct store *s, int64_t id, int64_t pgid);
 /* Add a finished pass and bump loops_done. */
 int store_job_pass_add(struct store *s, int64_t id, int loop, double started_at, double finished_at,

@@ -13,7 +13,7 @@
 
 #define JOB_COLS                                                                                   \
 	"id, state, device, engine, spec, params, loops, loops_done, pgid, error_code, "           \
-	"error_message, created_at, started_at, finished_at, params_changed"
+	"error_message, created_at, started_at, finished_at, params_changed, filesystem"
 
 /* The spec column decoded; a row the codec cannot read keeps what its columns say. */
 static void spec_from_row(struct sqlite3_stmt *st, struct job_rec *r)
@@ -51,6 +51,8 @@ static void job_row(struct sqlite3_stmt *st, void *elem)
 	r->started_at = db_col_double(st, 12);
 	r->finished_at = db_col_double(st, 13);
 	db_col_text(st, 14, r->params_changed, sizeof(r->params_changed), &r->has_params_changed);
+	if (!db_col_null(st, 15))
+		r->filesystem = xstrdup(db_col_str(st, 15));
 	spec_from_row(st, r);
 }
 
@@ -76,6 +78,8 @@ void store_job_rec_release(struct job_rec *r)
 		return;
 	job_spec_release(&r->spec);
 	store_values_free(r->params, r->n_params);
+	free(r->filesystem);
+	r->filesystem = NULL;
 	r->params = NULL;
 	r->n_params = 0;
 }
@@ -195,6 +199,16 @@ int store_job_set_params(struct store *s, int64_t id, const struct params *ps, s
 	for (i = 0; rc >= 0 && i < ps->n; i++)
 		rc = kv_insert(s, "job_params", id, ps->p[i].name, ps->p[i].value, e);
 	rc = store_tx_end(s, rc, e);
+	free(json);
+	return rc < 0 ? rc : 0;
+}
+
+int store_job_set_filesystem(struct store *s, int64_t id, const struct jobfs_made *m, struct err *e)
+{
+	char *json = wire_fs_made_encode(m);
+	int rc = store_write(s, e, "job filesystem", "UPDATE jobs SET filesystem = ? WHERE id = ?",
+	                     "tI", json, id);
+
 	free(json);
 	return rc < 0 ? rc : 0;
 }

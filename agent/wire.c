@@ -15,8 +15,9 @@
 #include "xmalloc.h"
 #include "banned.h"
 
-const char *const wire_job_keys[] = { "device", "directory", "engine", "fio",    "dd", "bonnie",
-	                              "iozone", "loops",     "params", "labels", NULL };
+const char *const wire_job_keys[] = { "device", "directory", "engine",     "fio",
+	                              "dd",     "bonnie",    "iozone",     "loops",
+	                              "params", "labels",    "filesystem", NULL };
 
 int wire_keys_check(const json_t *obj, const char *const *allowed, const char *path, struct err *e)
 {
@@ -427,6 +428,74 @@ static int spec_fields(const json_t *body, struct job_spec *out, struct err *e)
 	return 0;
 }
 
+/* The "filesystem" object: {"type": "xfs"|"ext4", "mkfs": [argv tokens], "mount": "opts"}.
+ * Its shape is checked here (400); the type and the options against their tables by
+ * job_check (422). */
+static int filesystem_from_json(const json_t *v, struct job_spec *out, struct err *e)
+{
+	static const char *const keys[] = { "type", "mkfs", "mount", NULL };
+	const json_t *type, *mkfs, *mount, *t;
+	struct fs_spec *fs;
+	size_t i;
+	int rc;
+
+	if (!json_is_object(v))
+		return err_set(e, -EINVAL, "bad_request",
+		               "filesystem: expected an object {\"type\", \"mkfs\", \"mount\"}");
+	rc = wire_keys_check(v, keys, "filesystem", e);
+	if (rc)
+		return rc;
+	type = json_object_get(v, "type");
+	mkfs = json_object_get(v, "mkfs");
+	mount = json_object_get(v, "mount");
+	if (!json_is_string(type))
+		return err_set(e, -EINVAL, "bad_request",
+		               "filesystem.type: required string (xfs or ext4)");
+	if (mkfs && (!json_is_array(mkfs) || json_array_size(mkfs) > FS_MKFS_TOKENS_MAX))
+		return err_set(e, -EINVAL, "bad_request",
+		               "filesystem.mkfs: expected an array of at most %d argv tokens",
+		               FS_MKFS_TOKENS_MAX);
+	if (mount && (!json_is_string(mount) || json_string_length(mount) >= FS_MOUNT_MAX ||
+	              strlen(json_string_value(mount)) != json_string_length(mount)))
+		return err_set(e, -EINVAL, "bad_request",
+		               "filesystem.mount: expected a string of at most %d bytes "
+		               "(\"noatime,logbufs=8\")",
+		               FS_MOUNT_MAX - 1);
+	fs = xcalloc(1, sizeof(*fs));
+	rc = fs_type_parse(json_string_value(type), &fs->type, e);
+	json_array_foreach(mkfs, i, t)
+	{
+		if (rc)
+			break;
+		if (!json_is_string(t) || json_string_length(t) >= FS_TOKEN_MAX ||
+		    strlen(json_string_value(t)) != json_string_length(t))
+			rc = err_set(e, -EINVAL, "bad_request",
+			             "filesystem.mkfs[%zu]: expected a string of at most %d bytes",
+			             i, FS_TOKEN_MAX - 1);
+		else
+			snprintf(fs->mkfs[fs->n_mkfs++], FS_TOKEN_MAX, "%s", json_string_value(t));
+	}
+	if (mount)
+		snprintf(fs->mount, sizeof(fs->mount), "%s", json_string_value(mount));
+	if (rc) {
+		free(fs);
+		return rc;
+	}
+	out->fs = fs;
+	return 0;
+}
+
+json_t *wire_fs_spec_to_json(const struct fs_spec *fs)
+{
+	json_t *mkfs = json_array();
+	int i;
+
+	for (i = 0; i < fs->n_mkfs; i++)
+		json_array_append_new(mkfs, json_string(fs->mkfs[i]));
+	return json_pack("{s:s,s:o,s:s}", "type", fs_type_name(fs->type), "mkfs", mkfs, "mount",
+	                 fs->mount);
+}
+
 int wire_job_spec_from_json(const json_t *body, struct job_spec *out, struct err *e)
 {
 	json_t *v;
@@ -449,6 +518,8 @@ int wire_job_spec_from_json(const json_t *body, struct job_spec *out, struct err
 		rc = labels_from_json(v, out, e);
 	if (!rc && (v = json_object_get(body, "params")))
 		rc = wire_params_from_json(v, 0, &out->params, e);
+	if (!rc && (v = json_object_get(body, "filesystem")))
+		rc = filesystem_from_json(v, out, e);
 	if (rc)
 		job_spec_release(out);
 	return rc;
@@ -483,6 +554,8 @@ json_t *wire_job_spec_to_json(const struct job_spec *s)
 		json_object_set_new(o, "params", wire_params_to_json(&s->params));
 	if (s->directory)
 		json_object_set_new(o, "directory", json_string(s->directory));
+	if (s->fs)
+		json_object_set_new(o, "filesystem", wire_fs_spec_to_json(s->fs));
 	return o;
 }
 

@@ -11,6 +11,7 @@
 
 #include "engine.h"
 #include "err.h"
+#include "jobfs.h"
 #include "jobrec.h"
 #include "jobspec.h"
 #include "keeprec.h"
@@ -73,6 +74,8 @@ int wire_job_spec_from_json(const json_t *body, struct job_spec *out, struct err
 /* The normalised spec: device, engine, loops, labels, each given engine object and the
  * selected one, params and directory when present. */
 json_t *wire_job_spec_to_json(const struct job_spec *s);
+/* A spec's "filesystem" object as the job body gives it ({"type", "mkfs": [...], "mount"}). */
+json_t *wire_fs_spec_to_json(const struct fs_spec *fs);
 /* {key: value} of the spec's labels. */
 json_t *wire_labels_to_json(const struct job_spec *s);
 
@@ -106,8 +109,15 @@ json_t *wire_summary_to_json(const struct pass_rec *passes, int n);
 /* {name: value} of recorded parameter values: the integers (number) as numbers. */
 json_t *wire_param_values_to_json(const struct store_value *v, int n);
 
+/* What mkfs and mount made for a job ({"type", "device", "mount_point", "mkfs": the command,
+ * "mount_options", "super_options": as mountinfo shows them, "mkfs_s", "figures": {name:
+ * value}}), or with dry_run what mkfs's no-op run says it would make ({"mkfs", "figures"}). */
+json_t *wire_fs_made_to_json(const struct jobfs_made *m, bool dry_run);
+/* The same as database text (the jobs.filesystem column). Caller has ownership. */
+char *wire_fs_made_encode(const struct jobfs_made *m);
+
 /* Every member of a job object, as a mask of ?fields= (wire_job_fields_parse). */
-#define WIRE_JOB_ALL ((1u << 16) - 1)
+#define WIRE_JOB_ALL ((1u << 17) - 1)
 
 /* ?fields= ("state,progress,passes") into a mask of the members named ("id" and "version" are
  * always there); -EINVAL "bad_request" naming a name that is not a member. */
@@ -119,9 +129,10 @@ bool wire_job_fields_need_passes(unsigned fields);
  * the caller when wire_job_fields_need_passes(fields) (else NULL, 0). */
 json_t *wire_job_to_json(const struct job_rec *j, const struct pass_rec *passes, int n,
                          unsigned fields);
-/* {"dry_run":true,"job":SPEC,"metrics":[...],"expected_runtime_s":N} for a checked spec. */
+/* {"dry_run":true,"job":SPEC,"metrics":[...],"expected_runtime_s":N} for a checked spec; with
+ * fs (a job with a filesystem), "filesystem": what mkfs's dry run would make. */
 json_t *wire_job_dry_run_to_json(const struct job_spec *spec, const struct metric_names *names,
-                                 double runtime_s);
+                                 double runtime_s, const struct jobfs_made *fs);
 
 /* ---- profiles (wire_profile.c) ---- */
 

@@ -170,9 +170,10 @@ enum job_field {
 	JF_FINISHED_AT = 1u << 13,
 	JF_ERROR = 1u << 14,
 	JF_PARAMS_CHANGED = 1u << 15,
+	JF_FILESYSTEM = 1u << 16,
 };
 
-_Static_assert(WIRE_JOB_ALL == (JF_PARAMS_CHANGED << 1) - 1, "WIRE_JOB_ALL: every member");
+_Static_assert(WIRE_JOB_ALL == (JF_FILESYSTEM << 1) - 1, "WIRE_JOB_ALL: every member");
 
 static const struct {
 	const char *name;
@@ -195,6 +196,7 @@ static const struct {
 	{ "finished_at", JF_FINISHED_AT },
 	{ "error", JF_ERROR },
 	{ "params_changed", JF_PARAMS_CHANGED },
+	{ "filesystem", JF_FILESYSTEM },
 	{ "version", 0 },
 };
 
@@ -219,7 +221,7 @@ int wire_job_fields_parse(const char *list, unsigned *mask, struct err *e)
 			        "fields: '%.*s' is not a member of a job (id, state, device, "
 			        "engine, spec, labels, progress, loops, loops_done, summary, "
 			        "passes, params, created_at, started_at, finished_at, error, "
-			        "version)",
+			        "params_changed, filesystem, version)",
 			        (int)(len < 40 ? len : 40), p);
 		*mask |= job_fields[i].bit;
 		if (!end)
@@ -290,20 +292,57 @@ json_t *wire_job_to_json(const struct job_rec *j, const struct pass_rec *passes,
 		json_object_set_new(o, "params_changed",
 		                    j->has_params_changed ? json_string(j->params_changed)
 		                                          : json_null());
+	if (fields & JF_FILESYSTEM) {
+		json_t *fs = j->filesystem ? json_loads(j->filesystem, 0, NULL) : NULL;
+
+		json_object_set_new(o, "filesystem", fs ? fs : json_null());
+	}
 	json_object_set_new(o, "version", json_integer((json_int_t)j->version));
 	return o;
 }
 
-json_t *wire_job_dry_run_to_json(const struct job_spec *spec, const struct metric_names *names,
-                                 double runtime_s)
+/* A figure as the tools printed it: integers as numbers. */
+static json_t *figures_to_json(const struct fs_figures *fg)
 {
-	json_t *metrics = json_array();
+	json_t *o = json_object();
+	int i;
+
+	for (i = 0; i < fg->n; i++)
+		json_object_set_new(o, fg->f[i].name,
+		                    fg->f[i].number ? wire_int_or_string(fg->f[i].value, false)
+		                                    : json_string(fg->f[i].value));
+	return o;
+}
+
+json_t *wire_fs_made_to_json(const struct jobfs_made *m, bool dry_run)
+{
+	if (dry_run)
+		return json_pack("{s:s,s:o}", "mkfs", m->mkfs_argv, "figures",
+		                 figures_to_json(&m->figures));
+	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:f,s:o}", "type", fs_type_name(m->type),
+	                 "device", m->device, "mount_point", m->mount_point, "mkfs", m->mkfs_argv,
+	                 "mount_options", m->mount_opts, "super_options", m->super_opts, "mkfs_s",
+	                 m->mkfs_s, "figures", figures_to_json(&m->figures));
+}
+
+char *wire_fs_made_encode(const struct jobfs_made *m)
+{
+	return wire_dump(wire_fs_made_to_json(m, false), JSON_PRESERVE_ORDER);
+}
+
+json_t *wire_job_dry_run_to_json(const struct job_spec *spec, const struct metric_names *names,
+                                 double runtime_s, const struct jobfs_made *fs)
+{
+	json_t *metrics = json_array(), *o;
 	int i;
 
 	for (i = 0; i < names->n; i++)
 		json_array_append_new(metrics, json_string(names->name[i]));
-	return json_pack("{s:b,s:o,s:o,s:o}", "dry_run", 1, "job", wire_job_spec_to_json(spec),
-	                 "metrics", metrics, "expected_runtime_s",
-	                 runtime_s == floor(runtime_s) ? json_integer((json_int_t)runtime_s)
-	                                               : json_real(runtime_s));
+	o = json_pack("{s:b,s:o,s:o,s:o}", "dry_run", 1, "job", wire_job_spec_to_json(spec),
+	              "metrics", metrics, "expected_runtime_s",
+	              runtime_s == floor(runtime_s) ? json_integer((json_int_t)runtime_s)
+	                                            : json_real(runtime_s));
+	if (fs)
+		json_object_set_new(o, "filesystem", wire_fs_made_to_json(fs, true));
+	return o;
 }

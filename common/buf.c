@@ -121,3 +121,13 @@ int buf_read_file(struct buf *b, const char *path, size_t max_bytes)
 		buf_append(b, "", 0);
 	return rc;
 }
+
+void buf_read_line(const char *path, char *out, size_t len)
+{
+	struct buf b = BUF_INIT;
+
+	out[0] = '\0';
+	if (buf_read_file(&b, path, 4096) == 0)
+		snprintf(out, len, "%.*s", (int)strcspn(b.data, "\n"), b.data);
+	buf_release(&b);
+}

@@ -25,5 +25,8 @@ void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(print
 char *buf_detach(struct buf *b, size_t *len);
 /* Read a whole file (at most max_bytes) into b. Returns 0 or -errno. */
 int buf_read_file(struct buf *b, const char *path, size_t max_bytes);
+/* The first line of a small file (at most 4 KiB read) into out, without its newline; "" when
+ * the file cannot be read. */
+void buf_read_line(const char *path, char *out, size_t len);
 
 #endif

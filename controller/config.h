@@ -8,9 +8,9 @@
 #include "buf.h"
 #include "err.h"
 
-#define CONFIG_MAX 16     /* parameters in one configuration */
-#define PARAM_NAME_MAX 64 /* bytes, including NUL */
-#define PARAM_VALUE_MAX 96
+#define CONFIG_MAX 16       /* parameters in one configuration */
+#define PARAM_NAME_MAX 64   /* bytes, including NUL */
+#define PARAM_VALUE_MAX 160 /* bytes, including NUL: an fs.mkfs line fits */
 
 /* One parameter value. Integers are kept as their decimal text with is_int set. */
 struct setting {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "fsparam.h"
 #include "xmalloc.h"
 #include "banned.h"
 
@@ -24,7 +25,32 @@ static void sysfs_attr(const char *name, char *out, size_t len)
 
 static bool is_sysctl(const char *name)
 {
-	return !strncmp(name, "vm.", 3) || !strncmp(name, "fs.", 3) || !strncmp(name, "kernel.", 7);
+	return !fsparam_is(name) && (!strncmp(name, "vm.", 3) || !strncmp(name, "fs.", 3) ||
+	                             !strncmp(name, "kernel.", 7));
+}
+
+/* The filesystem c chose, as comment lines: neither a udev rule nor tuned can make or mount
+ * one, so the user is told what to run (the mkfs options as the plan gives them). */
+static void filesystem_note(const struct sweep *s, const struct config *c, bool udev,
+                            struct buf *out)
+{
+	struct fsparam_fs fs;
+
+	fsparam_fs_of(&s->plan, c, &fs);
+	if (!fs.present)
+		return;
+	buf_printf(out,
+	           "\n# filesystem: %s cannot make or mount one; the sweep's choice is fs.type=%s "
+	           "fs.mkfs=%s fs.mount=%s:\n",
+	           udev ? "a udev rule" : "tuned", fs.type, fs.mkfs[0] ? fs.mkfs : "(defaults)",
+	           fs.mount[0] ? fs.mount : "(defaults)");
+	buf_printf(out, "#   mkfs.%s %s%s/dev/DEVICE\n", fs.type, fs.mkfs, fs.mkfs[0] ? " " : "");
+	buf_printf(out, "#   mount -t %s -o %s /dev/DEVICE /MOUNTPOINT\n", fs.type,
+	           fs.mount[0] ? fs.mount : "defaults");
+	buf_printf(out, "#   fstab: /dev/DEVICE /MOUNTPOINT %s %s 0 0\n", fs.type,
+	           fs.mount[0] ? fs.mount : "defaults");
+	buf_puts(out, "# (each job's own mkfs command, as its agent ran it, is in the job: GET "
+	              "/api/v1/jobs/ID, filesystem.mkfs)\n");
 }
 
 /* The value to write: setra (512-byte sectors) becomes read_ahead_kb. */
@@ -114,6 +140,8 @@ int export_render(const struct sweep *s, const char *format, struct buf *out, st
 		for (i = 0; i < c->n; i++) {
 			const struct setting *st = &c->s[order[i]];
 
+			if (fsparam_is(st->name))
+				continue; /* made by jobs: filesystem_note */
 			if (is_sysctl(st->name)) {
 				sysctls = true;
 				continue;
@@ -129,8 +157,10 @@ int export_render(const struct sweep *s, const char *format, struct buf *out, st
 			buf_puts(out, "\n");
 	}
 	free(repeat);
-	if (!sysctls)
+	if (!sysctls) {
+		filesystem_note(s, c, udev, out);
 		return 0;
+	}
 	if (udev)
 		buf_puts(out, "# sysctls (not expressible as udev rules): put in "
 		              "/etc/sysctl.d/60-fleettune.conf\n");
@@ -139,5 +169,6 @@ int export_render(const struct sweep *s, const char *format, struct buf *out, st
 	for (i = 0; i < c->n; i++)
 		if (is_sysctl(c->s[i].name))
 			buf_printf(out, "%s%s=%s\n", udev ? "# " : "", c->s[i].name, c->s[i].value);
+	filesystem_note(s, c, udev, out);
 	return 0;
 }

@@ -8,6 +8,7 @@
 
 #include "fleet.h"
 #include "fleet_priv.h"
+#include "fsparam.h"
 #include "protocol.h"
 #include "timeutil.h"
 #include "xmalloc.h"
@@ -76,11 +77,44 @@ static void jobs_free(struct fleet_jobs *j, int n)
 	free(j);
 }
 
-/* Node i's job body for one run, as text. Caller has ownership. */
-static char *jobs_body(struct fleet_jobs *j, int i, int64_t sweep_id, int point, int loops)
+/* The job's "filesystem" object for configuration cfg, or NULL without one: mkfs's options
+ * as argv tokens (the agent takes one option or value per element). */
+static json_t *filesystem_json(const struct plan *p, const struct config *cfg)
+{
+	char tok[32][96];
+	struct fsparam_fs fs;
+	json_t *o, *mkfs;
+	int n, k;
+
+	fsparam_fs_of(p, cfg, &fs);
+	if (!fs.present)
+		return NULL;
+	o = json_object();
+	mkfs = json_array();
+	json_object_set_new(o, "type", json_string(fs.type));
+	n = fsparam_mkfs_tokens(fs.mkfs, tok, 32);
+	if (n < 0) /* the agent says what is wrong with it */
+		json_array_append_new(mkfs, json_string(fs.mkfs));
+	for (k = 0; k < n; k++)
+		json_array_append_new(mkfs, json_string(tok[k]));
+	json_object_set_new(o, "mkfs", mkfs);
+	json_object_set_new(o, "mount", json_string(fs.mount));
+	return o;
+}
+
+/* Node i's job body for one run of configuration cfg (its filesystem; NULL: the baseline's),
+ * as text. Caller has ownership. */
+static char *jobs_body(struct fleet_jobs *j, const struct plan *p, int i, int64_t sweep_id,
+                       int point, int loops, const struct config *cfg)
 {
 	json_t *labels = json_object_get(j->body[i], "labels");
+	json_t *fs = filesystem_json(p, cfg ? cfg : &p->baseline);
 	char text[32];
+
+	if (fs)
+		json_object_set_new(j->body[i], "filesystem", fs);
+	else
+		json_object_del(j->body[i], "filesystem");
 
 	snprintf(text, sizeof(text), "%lld", (long long)sweep_id);
 	json_object_set_new(labels, "sweep", json_string(text));
@@ -389,8 +423,19 @@ void fleet_params_dry_run(struct fleet *f, const bool *ask, const struct config 
 	const struct plan *p = f->plan;
 	int n = p->nnodes, i;
 	struct client_req *reqs = xcalloc((size_t)n, sizeof(*reqs));
-	char *params = config_to_json(cfg);
+	struct config dev;
+	char *params;
 
+	fsparam_device_config(cfg, &dev);
+	if (!dev.n) { /* only fs.* values: nothing to PATCH (the job dry run judges them) */
+		for (i = 0; i < n; i++) {
+			memset(&out[i], 0, sizeof(out[i]));
+			out[i].confirmed = true;
+		}
+		free(reqs);
+		return;
+	}
+	params = config_to_json(&dev);
 	for (i = 0; i < n; i++) {
 		char path[192];
 
@@ -405,7 +450,8 @@ void fleet_params_dry_run(struct fleet *f, const bool *ask, const struct config 
 	reqs_release(reqs, n);
 }
 
-void fleet_job_dry_run(struct fleet *f, const bool *ask, struct fleet_dry_run *out)
+void fleet_job_dry_run(struct fleet *f, const bool *ask, const struct config *cfg,
+                       struct fleet_dry_run *out)
 {
 	int n = f->plan->nnodes, i;
 	struct client_req *reqs = xcalloc((size_t)n, sizeof(*reqs));
@@ -413,7 +459,7 @@ void fleet_job_dry_run(struct fleet *f, const bool *ask, struct fleet_dry_run *o
 	for (i = 0; i < n; i++) {
 		reqs[i].skip = !f->active[i] || !ask[i];
 		req_node(f, &reqs[i], i, "POST", "/api/v1/jobs?dry_run=true",
-		         jobs_body(f->jobs, i, 0, 0, f->plan->loops));
+		         jobs_body(f->jobs, f->plan, i, 0, 0, f->plan->loops, cfg));
 	}
 	client_run(f->client, reqs, n);
 	dry_run_read(reqs, n, out);
@@ -475,15 +521,27 @@ void fleet_params_apply(struct fleet *f, const struct config *cfg, struct config
 {
 	int n = f->plan->nnodes, i;
 	struct client_req *reqs = xcalloc((size_t)n, sizeof(*reqs));
-	char *params = config_to_json(cfg);
+	struct config dev;
+	char *params;
 
+	fsparam_device_config(cfg, &dev); /* a filesystem is made by jobs, never applied */
+	if (!dev.n) { /* nothing for the devices: every node "applied" nothing */
+		for (i = 0; i < n; i++) {
+			memset(&res[i], 0, sizeof(res[i]));
+			memset(&applied[i], 0, sizeof(applied[i]));
+			adjusted[i] = 0;
+		}
+		free(reqs);
+		return;
+	}
+	params = config_to_json(&dev);
 	for (i = 0; i < n; i++) {
 		reqs[i].skip = !f->active[i];
 		params_req(f, &reqs[i], i, params);
 	}
 	fanout_run(f, reqs, n, res);
 	for (i = 0; i < n; i++)
-		applied_read(&reqs[i], cfg, &applied[i], &adjusted[i]);
+		applied_read(&reqs[i], &dev, &applied[i], &adjusted[i]);
 	free(params);
 	reqs_release(reqs, n);
 }
@@ -587,13 +645,19 @@ static int64_t job_id_read(const struct client_req *req, struct fleet_result *re
 	return id;
 }
 
-/* Node i's job body for a run outside a sweep: the plan's labels plus extra (strings). Caller
- * has ownership. */
-static char *jobs_body_labels(struct fleet_jobs *j, int i, json_t *extra, int loops)
+/* Node i's job body for a run outside a sweep (cfg's filesystem, the plan's labels plus extra
+ * strings). Caller has ownership. */
+static char *jobs_body_labels(struct fleet_jobs *j, const struct plan *p, int i, json_t *extra,
+                              int loops, const struct config *cfg)
 {
 	json_t *body = json_deep_copy(j->body[i]);
+	json_t *fs = filesystem_json(p, cfg);
 	char *s;
 
+	if (fs)
+		json_object_set_new(body, "filesystem", fs);
+	else
+		json_object_del(body, "filesystem");
 	json_object_update(json_object_get(body, "labels"), extra);
 	json_object_set_new(body, "loops", json_integer(loops));
 	s = json_dumps(body, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -601,19 +665,27 @@ static char *jobs_body_labels(struct fleet_jobs *j, int i, json_t *extra, int lo
 	return s;
 }
 
-/* fleet_point_start's work: cfgs[0] on every node (each: cfgs[i]); the job labelled as a
- * sweep's point, or with labels (not NULL) instead. */
+/* fleet_point_start's work: cfgs[0] on every node (each: node i gets cfgs[i]); the job
+ * labelled as a sweep's point, or with labels (not NULL) instead. */
 static void point_start(struct fleet *f, const struct config *cfgs, bool each, json_t *labels,
                         int64_t sweep_id, int point, int loops, struct fleet_node_run *nodes)
 {
-	int n = f->plan->nnodes, i, started = 0, got, k;
+	int n = f->plan->nnodes, i, started = 0, got, k, nc = each ? n : 1;
 	/* reqs[i]: node i's PATCH; reqs[n + i]: its job POST. */
 	struct client_req *reqs = xcalloc((size_t)n * 2, sizeof(*reqs));
 	struct client_req **done = xcalloc((size_t)n * 2, sizeof(*done));
-	char *params = each ? NULL : config_to_json(&cfgs[0]);
+	struct config *dev = xcalloc((size_t)nc, sizeof(*dev));
+	char **params = xcalloc((size_t)nc, sizeof(*params));
 
+	/* fs.* values go into the job's filesystem, the rest onto the device; with nothing for
+	 * the device, the jobs start at once. */
+	for (k = 0; k < nc; k++) {
+		fsparam_device_config(&cfgs[k], &dev[k]);
+		params[k] = config_to_json(&dev[k]);
+	}
 	for (i = 0; i < n; i++) {
 		struct fleet_node_run *nr = &nodes[i];
+		int c = each ? i : 0;
 
 		memset(&nr->applied, 0, sizeof(nr->applied));
 		nr->adjusted = 0;
@@ -625,42 +697,50 @@ static void point_start(struct fleet *f, const struct config *cfgs, bool each, j
 		nr->fresh = false;
 		if (!f->active[i] || !nr->run)
 			continue;
-		if (each) {
-			char *own = config_to_json(&cfgs[i]);
-
-			params_req(f, &reqs[i], i, own);
-			free(own);
+		if (!dev[c].n) {
+			req_node(f, &reqs[n + i], i, "POST", "/api/v1/jobs",
+			         labels ? jobs_body_labels(f->jobs, f->plan, i, labels, loops,
+			                                   &cfgs[c])
+			                : jobs_body(f->jobs, f->plan, i, sweep_id, point, loops,
+			                            &cfgs[c]));
 		} else {
-			params_req(f, &reqs[i], i, params);
+			params_req(f, &reqs[i], i, params[c]);
 		}
-		client_start(f->client, &reqs[i]);
+		client_start(f->client, dev[c].n ? &reqs[i] : &reqs[n + i]);
 		started++;
 	}
 	while (started > 0) {
 		got = client_wait(f->client, 3600, done, 2 * n);
 		started -= got;
 		for (k = 0; k < got; k++) {
+			int c;
+
 			i = (int)(done[k] - reqs);
 			if (i >= n) {
 				fanout_result(done[k], &nodes[i - n].post);
 				nodes[i - n].job_id = job_id_read(done[k], &nodes[i - n].post);
 				continue;
 			}
+			c = each ? i : 0;
 			fanout_result(done[k], &nodes[i].patch);
-			applied_read(done[k], &cfgs[each ? i : 0], &nodes[i].applied,
-			             &nodes[i].adjusted);
+			applied_read(done[k], &dev[c], &nodes[i].applied, &nodes[i].adjusted);
 			if (nodes[i].patch.failed)
 				continue;
 			/* Applied and read back here: this node's job starts now, whatever the
 			 * others' PATCHes are doing. */
 			req_node(f, &reqs[n + i], i, "POST", "/api/v1/jobs",
-			         labels ? jobs_body_labels(f->jobs, i, labels, loops)
-			                : jobs_body(f->jobs, i, sweep_id, point, loops));
+			         labels ? jobs_body_labels(f->jobs, f->plan, i, labels, loops,
+			                                   &cfgs[c])
+			                : jobs_body(f->jobs, f->plan, i, sweep_id, point, loops,
+			                            &cfgs[c]));
 			client_start(f->client, &reqs[n + i]);
 			started++;
 		}
 	}
+	for (k = 0; k < nc; k++)
+		free(params[k]);
 	free(params);
+	free(dev);
 	free(done);
 	reqs_release(reqs, 2 * n);
 }

@@ -103,19 +103,24 @@ void fleet_release(struct fleet *f);
 void fleet_probe(struct fleet *f, bool with_params, struct node_info *info);
 void node_info_release(struct node_info *info, int n);
 
-/* PATCH .../params?dry_run=true with cfg on every node where ask[i]: the agent validates
+/* PATCH .../params?dry_run=true with cfg (less its fs.* values; with only those, nothing is
+ * sent and every answer is a confirmed dry run) on every node where ask[i]: the agent validates
  * cfg as one real PATCH (against the scheduler cfg switches to) and writes nothing. Never
  * call it for a node whose health lacks the dry_run feature: an older agent ignores the
  * query and writes. */
 void fleet_params_dry_run(struct fleet *f, const bool *ask, const struct config *cfg,
                           struct fleet_dry_run *out);
-/* POST /jobs?dry_run=true with the exact body the sweep posts (sweep and point labels "0",
- * the plan's loops) on every node where ask[i]; the same rule as above. */
-void fleet_job_dry_run(struct fleet *f, const bool *ask, struct fleet_dry_run *out);
+/* POST /jobs?dry_run=true with the exact body the sweep posts for configuration cfg (its
+ * filesystem: the agent dry-runs mkfs and judges the mount options; NULL: the baseline's),
+ * sweep and point labels "0", the plan's loops, on every node where ask[i]; the same rule as
+ * above. */
+void fleet_job_dry_run(struct fleet *f, const bool *ask, const struct config *cfg,
+                       struct fleet_dry_run *out);
 void fleet_dry_run_release(struct fleet_dry_run *d, int n);
 
 /*
- * PATCH cfg onto every active node. applied[i] receives the read-back
+ * PATCH cfg (less its fs.* values: a filesystem is made by jobs) onto every active node.
+ * applied[i] receives the read-back
  * values and adjusted[i] the bit mask of adjusted entries (index into
  * applied[i]). A rejected PATCH is rolled back by the agent.
  */
@@ -151,8 +156,9 @@ struct fleet_node_run {
 
 /*
  * Start a run on every node where nodes[i].run: every field fleet fills is cleared first, on
- * every node. PATCH cfg and, on each node as soon as its own PATCH answered 2xx (applied and
- * read back), POST the plan's job for loops loops there, labelled with the plan's labels plus
+ * every node. PATCH cfg's device parameters and, on each node as soon as its own PATCH
+ * answered 2xx (applied and read back; at once when cfg has only fs.* values), POST the plan's
+ * job with cfg's filesystem for loops loops there, labelled with the plan's labels plus
  * sweep=SWEEP_ID and sweep_point=POINT. A node never waits for the others between its PATCH
  * and its POST; no job starts where the PATCH failed.
  */

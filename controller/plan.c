@@ -12,6 +12,11 @@
 #include "xmalloc.h"
 #include "banned.h"
 
+bool plan_param_is_fs(const char *name)
+{
+	return !strcmp(name, "fs.type") || !strcmp(name, "fs.mkfs") || !strcmp(name, "fs.mount");
+}
+
 const char *plan_strategy_name(enum plan_strategy s)
 {
 	static const char *const names[] = { "grid", "sequential", "adaptive" };
@@ -185,11 +190,17 @@ static int take_value(struct parser *ps, const char *name, json_t *v, const char
 	} else if (json_is_string(v)) {
 		type = 2;
 		if (!*json_string_value(v) || strlen(json_string_value(v)) >= PARAM_VALUE_MAX)
-			return fail(ps, path, "expected a non-empty string shorter than 96 bytes");
+			return fail(ps, path, "expected a non-empty string shorter than %d bytes",
+			            PARAM_VALUE_MAX);
 		snprintf(text, sizeof(text), "%s", json_string_value(v));
 	} else {
 		return fail(ps, path, "expected an integer or a string");
 	}
+	if (type == 1 && plan_param_is_fs(name))
+		return fail(ps, path, "expected a string (%s)",
+		            !strcmp(name, "fs.mkfs")    ? "mkfs's options, e.g. \"-i size=512\""
+		            : !strcmp(name, "fs.mount") ? "mount options, e.g. \"noatime\""
+		                                        : "xfs or ext4");
 	for (i = 0; i < ps->ntypes; i++)
 		if (!strcmp(ps->types[i].name, name))
 			break;
@@ -433,9 +444,95 @@ static int loops_take(struct parser *ps, json_t *v, const char *path, int least,
 	return 0;
 }
 
+/* job.filesystem: {"type", "mkfs" (an array of argv tokens, or one string of blank-separated
+ * ones), "mount"}; the agents judge the options. Kept as fs.type, fs.mkfs, fs.mount text. */
+static int parse_filesystem(struct parser *ps, json_t *fs)
+{
+	static const char *const keys[] = { "type", "mkfs", "mount", NULL };
+	struct plan *p = ps->p;
+	const char *type = NULL, *mount = NULL;
+	json_t *mkfs = json_object_get(fs, "mkfs"), *t;
+	struct buf b = BUF_INIT;
+	char path[96];
+	size_t i;
+	int r;
+
+	if (!json_is_object(fs))
+		return fail(ps, "job.filesystem",
+		            "expected an object {\"type\", \"mkfs\", \"mount\"}");
+	if ((r = check_keys(ps, fs, "job.filesystem", keys)) < 0 ||
+	    (r = get_str(ps, fs, "type", "job.filesystem", true, &type)) < 0)
+		return r;
+	if (json_object_get(fs, "mount") && json_is_string(json_object_get(fs, "mount")) &&
+	    !*json_string_value(json_object_get(fs, "mount")))
+		mount = "";
+	else if ((r = get_str(ps, fs, "mount", "job.filesystem", false, &mount)) < 0)
+		return r;
+	if (json_is_string(mkfs)) {
+		buf_puts(&b, json_string_value(mkfs));
+	} else if (json_is_array(mkfs)) {
+		json_array_foreach(mkfs, i, t)
+		{
+			const char *tok = json_string_value(t);
+
+			snprintf(path, sizeof(path), "job.filesystem.mkfs[%zu]", i);
+			if (!tok || !*tok || strpbrk(tok, " \t")) {
+				buf_release(&b);
+				return fail(ps, path,
+				            "expected one argv token (a string without blanks)");
+			}
+			buf_printf(&b, "%s%s", i ? " " : "", tok);
+		}
+	} else if (mkfs) {
+		return fail(ps, "job.filesystem.mkfs", "expected an array of argv tokens");
+	}
+	if (strlen(type) >= sizeof(p->fs_type) || b.len >= sizeof(p->fs_mkfs) ||
+	    (mount && strlen(mount) >= sizeof(p->fs_mount))) {
+		buf_release(&b);
+		return fail(ps, "job.filesystem",
+		            "too long (mkfs and mount: at most %d bytes each)",
+		            PARAM_VALUE_MAX - 1);
+	}
+	p->has_fs = true;
+	snprintf(p->fs_type, sizeof(p->fs_type), "%s", type);
+	snprintf(p->fs_mkfs, sizeof(p->fs_mkfs), "%s", b.data ? b.data : "");
+	snprintf(p->fs_mount, sizeof(p->fs_mount), "%s", mount ? mount : "");
+	buf_release(&b);
+	return 0;
+}
+
+/* The filesystem layer's rules: every fs.* value needs a type to go with it, and a job with a
+ * filesystem runs in its mount directory. */
+static int check_filesystem(struct parser *ps)
+{
+	struct plan *p = ps->p;
+	const char *name = NULL;
+	int i, k;
+
+	for (i = 0; i < p->baseline.n && !name; i++)
+		if (plan_param_is_fs(p->baseline.s[i].name))
+			name = p->baseline.s[i].name;
+	for (i = 0; i < p->naxes && !name; i++)
+		for (k = 0; k < p->axes[i].nparams; k++)
+			if (plan_param_is_fs(p->axes[i].params[k]))
+				name = p->axes[i].params[k];
+	if (!name && !p->has_fs)
+		return 0;
+	if (!p->has_fs && !config_get(&p->baseline, "fs.type"))
+		return fail(ps, "job.filesystem",
+		            "required by %s: give the filesystem's type here ({\"type\": \"xfs\"}) "
+		            "or fs.type in the baseline",
+		            name);
+	if (p->directory)
+		return fail(ps, "job.directory",
+		            "a job with a filesystem runs in the agent's mount directory: give "
+		            "job.directory or job.filesystem, not both");
+	return 0;
+}
+
 static int parse_job(struct parser *ps, json_t *job)
 {
-	static const char *const own[] = { "engine", "loops", "directory", NULL };
+	static const char *const own[] = { "engine", "loops", "directory", "filesystem", NULL };
 	struct plan *p = ps->p;
 	const char *engine = "fio", *dirv = NULL, *key;
 	json_t *loops, *v;
@@ -463,6 +560,9 @@ static int parse_job(struct parser *ps, json_t *job)
 	snprintf(p->engine, sizeof(p->engine), "%s", engine);
 	if (dirv)
 		p->directory = xstrdup(dirv);
+	v = json_object_get(job, "filesystem");
+	if (v && (r = parse_filesystem(ps, v)) < 0)
+		return r;
 	snprintf(path, sizeof(path), "job.%s", engine);
 	v = json_object_get(job, engine);
 	if (v && (r = parse_engine_opts(ps, v, path)) < 0)
@@ -615,7 +715,8 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 	}
 	if ((r = parse_job(ps, json_object_get(root, "job"))) < 0)
 		return r;
-	if ((r = parse_adaptive(ps, json_object_get(root, "budget_s"))) < 0)
+	if ((r = parse_adaptive(ps, json_object_get(root, "budget_s"))) < 0 ||
+	    (r = check_filesystem(ps)) < 0)
 		return r;
 	snprintf(p->metric, sizeof(p->metric), "write.bw_mib");
 	if ((r = get_str(ps, root, "metric", "", false, &s)) < 0)

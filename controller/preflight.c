@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fsparam.h"
 #include "preflight.h"
 #include "strategy.h"
 #include "xmalloc.h"
@@ -95,35 +96,75 @@ static const char *dry_run_refusal(const struct fleet_dry_run *d)
 	return NULL;
 }
 
-/* The job dry run of node i, and the metric among the job's metrics. */
-static void job_check(struct preflight *pf, const struct plan *p, int i,
-                      const struct fleet_dry_run *d)
+/* The job dry run of one node: what is wrong with it ("job: ...", or the metric it lacks) into
+ * msg; false when nothing is. */
+static bool job_problem(struct preflight *pf, const struct plan *p, const struct fleet_dry_run *d,
+                        char *msg, size_t len)
 {
-	const char *node = p->nodes[i].name, *why = dry_run_refusal(d);
+	const char *why = dry_run_refusal(d);
 	struct buf list = BUF_INIT;
 	int k;
 
 	if (why) {
-		problem(pf, node, "job: %s", why);
-		return;
+		snprintf(msg, len, "job: %s", why);
+		return true;
 	}
 	if (d->expected_runtime_s > pf->expected_runtime_s)
 		pf->expected_runtime_s = d->expected_runtime_s;
 	for (k = 0; k < d->nmetrics; k++)
 		if (!strcmp(d->metrics[k], p->metric))
-			return;
+			return false;
 	for (k = 0; k < d->nmetrics; k++)
 		buf_printf(&list, "%s%s", k ? ", " : "", d->metrics[k]);
-	problem(pf, node, "metric '%s' is not reported by this job (it reports %s)", p->metric,
-	        d->nmetrics ? list.data : "no metric");
+	snprintf(msg, len, "metric '%s' is not reported by this job (it reports %s)", p->metric,
+	         d->nmetrics ? list.data : "no metric");
 	buf_release(&list);
+	return true;
+}
+
+/* The configurations whose filesystems differ: the first of each distinct one among
+ * cfgs[0..ncfg), into idx; returns how many (1 with idx[0] -1 when no job makes a filesystem:
+ * then the baseline's job is judged). */
+static int fs_distinct(const struct plan *p, const struct config *cfgs, int ncfg, int *idx)
+{
+	struct fsparam_fs *seen = xcalloc((size_t)ncfg + 1, sizeof(*seen));
+	int n = 0, c, k;
+
+	for (c = 0; c < ncfg; c++) {
+		fsparam_fs_of(p, &cfgs[c], &seen[n]);
+		if (!seen[n].present)
+			continue;
+		for (k = 0; k < n && !fsparam_fs_equal(&seen[k], &seen[n]); k++)
+			;
+		if (k == n)
+			idx[n++] = c;
+	}
+	free(seen);
+	if (!n)
+		idx[n++] = -1;
+	return n;
+}
+
+/* "[fs.type=xfs fs.mkfs=-i size=512 fs.mount=noatime] " for a job's problem line. */
+static void fs_label(const struct plan *p, const struct config *cfg, char *out, size_t len)
+{
+	struct fsparam_fs fs;
+
+	out[0] = '\0';
+	if (!cfg)
+		return;
+	fsparam_fs_of(p, cfg, &fs);
+	if (fs.present)
+		snprintf(out, len, "[fs.type=%s fs.mkfs=%s fs.mount=%s] ", fs.type, fs.mkfs,
+		         fs.mount);
 }
 
 int preflight_run(struct fleet *f, const struct config *cfgs, int ncfg, bool with_params,
                   struct preflight *out)
 {
 	const struct plan *p = f->plan;
-	int n = p->nnodes, i, c, k, asked = 0;
+	int n = p->nnodes, i, c, k, asked = 0, nfs, *fs_idx;
+	struct fleet_dry_run **jd;
 	bool *ask = xcalloc((size_t)n + 1, sizeof(bool));
 	char why[600];
 	struct fleet_dry_run *d = xcalloc((size_t)n + 1, sizeof(*d));
@@ -148,7 +189,13 @@ int preflight_run(struct fleet *f, const struct config *cfgs, int ncfg, bool wit
 		}
 		fleet_dry_run_release(d, n);
 	}
-	fleet_job_dry_run(f, ask, d);
+	/* The job of every distinct filesystem (each makes its own mkfs dry run on the agent). */
+	nfs = fs_distinct(p, cfgs, ncfg, fs_idx = xcalloc((size_t)ncfg + 1, sizeof(int)));
+	jd = xcalloc((size_t)nfs, sizeof(*jd));
+	for (k = 0; k < nfs; k++) {
+		jd[k] = xcalloc((size_t)n + 1, sizeof(**jd));
+		fleet_job_dry_run(f, ask, fs_idx[k] >= 0 ? &cfgs[fs_idx[k]] : NULL, jd[k]);
+	}
 	/* Every problem of a node together, nodes in plan order. */
 	for (i = 0; i < n; i++) {
 		if (node_unfit(p, i, &out->info[i], why, sizeof(why)))
@@ -168,10 +215,36 @@ int preflight_run(struct fleet *f, const struct config *cfgs, int ncfg, bool wit
 				        r->message);
 			buf_release(&cfg);
 		}
-		if (ask[i])
-			job_check(out, p, i, &d[i]);
+		/* The jobs of every filesystem: one line per message, with a count. */
+		free(refused[i].r);
+		memset(&refused[i], 0, sizeof(refused[i]));
+		for (k = 0; ask[i] && k < nfs; k++) {
+			char msg[600];
+
+			if (job_problem(out, p, &jd[k][i], msg, sizeof(msg)))
+				refusal_add(&refused[i], msg, k);
+		}
+		for (k = 0; k < refused[i].n; k++) {
+			const struct refusal *r = &refused[i].r[k];
+			char fs[3 * PARAM_VALUE_MAX + 64];
+
+			fs_label(p,
+			         nfs > 1 && fs_idx[r->first] >= 0 ? &cfgs[fs_idx[r->first]] : NULL,
+			         fs, sizeof(fs));
+			if (r->count > 1)
+				problem(out, p->nodes[i].name, "%s%s (and %d more filesystem%s)",
+				        fs, r->message, r->count - 1, r->count > 2 ? "s" : "");
+			else
+				problem(out, p->nodes[i].name, "%s%s", fs, r->message);
+		}
 		free(refused[i].r);
 	}
+	for (k = 0; k < nfs; k++) {
+		fleet_dry_run_release(jd[k], n);
+		free(jd[k]);
+	}
+	free(jd);
+	free(fs_idx);
 	fleet_dry_run_release(d, n);
 	free(refused);
 	free(d);

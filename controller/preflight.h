@@ -19,8 +19,10 @@
  *   3. PATCH ?dry_run=true of every configuration given, each as the one
  *      PATCH body the sweep would send (so iosched values are judged
  *      against the scheduler the configuration switches to);
- *   4. POST /jobs?dry_run=true of the exact job body the sweep posts, and
- *      the plan's metric must be among the metrics the job reports.
+ *   4. POST /jobs?dry_run=true of the exact job body the sweep posts, once per
+ *      distinct filesystem among the configurations (fs.type, fs.mkfs, fs.mount:
+ *      the agent dry-runs mkfs and judges the mount options), and the plan's
+ *      metric must be among the metrics the job reports.
  * Every problem becomes one line naming the node, the configuration when
  * there is one, and the agent's own message; identical messages for
  * several configurations of a node are one line with a count.

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "race.h"
+#include "fsparam.h"
 #include "report.h"
 #include "strategy.h"
 #include "sweepdoc.h"
@@ -355,6 +356,18 @@ static void race_lines(const struct sweep *s, struct buf *out)
 		buf_puts(out, "\n");
 }
 
+/* Under a table whose fs.mkfs column is compact: the options every row shares. */
+static void mkfs_common_line(const struct sweep *s, bool markdown, struct buf *out)
+{
+	struct buf common = BUF_INIT;
+
+	words_mkfs_common(s, &common);
+	if (common.len)
+		buf_printf(out, "fs.mkfs in every row: %s%s%s%s\n", markdown ? "`" : "",
+		           common.data, markdown ? "`" : "", markdown ? "\n" : "");
+	buf_release(&common);
+}
+
 /* A fleet-scale table (more than REPORT_NODE_COLUMNS_MAX nodes, all_nodes not asked) shows
  * the nodes' distribution instead of a column per node. */
 static void table_render(const struct sweep *s, bool markdown, bool all_nodes, struct buf *out)
@@ -394,6 +407,7 @@ static void table_render(const struct sweep *s, bool markdown, bool all_nodes, s
 	if (g.nrows == 1)
 		table_head(&g, w, markdown, out);
 	buf_puts(out, "\n");
+	mkfs_common_line(s, markdown, out);
 	race_lines(s, out);
 	words_best_line(s, out);
 	if (s->noise.nnoisy > 0) {
@@ -459,7 +473,11 @@ static void csv_render(const struct sweep *s, struct buf *out)
 			for (j = 0; j < nc; j++) {
 				buf_puts(out, ",");
 				buf_reset(&cell);
-				words_param(s, p, cols[j], &cell);
+				if (!strcmp(cols[j], FSPARAM_MKFS) && config_get(&p->cfg, cols[j]))
+					buf_puts(&cell,
+					         config_get(&p->cfg, cols[j])->value); /* whole */
+				else
+					words_param(s, p, cols[j], &cell);
 				csv_field(out, cell.data ? cell.data : "");
 			}
 			buf_puts(out, ",");
@@ -809,5 +827,19 @@ void report_apply(const struct plan *p, const struct config *cfg, const struct c
 				buf_puts(out, applied[i].s[j].value);
 		}
 		buf_puts(out, "\n");
+	}
+	if (fsparam_any(cfg)) {
+		struct config all = p->baseline; /* the values cfg leaves out are the baseline's */
+		struct fsparam_fs fs;
+
+		config_merge(&all, cfg);
+		fsparam_fs_of(p, &all, &fs);
+		buf_printf(
+		        out,
+		        "not applied: the filesystem (fs.type=%s fs.mkfs=%s fs.mount=%s) is made "
+		        "by jobs; run mkfs.%s %s%s/dev/DEVICE and mount -o %s yourself (export "
+		        "prints the lines)\n",
+		        fs.type, fs.mkfs, fs.mount, fs.type, fs.mkfs, fs.mkfs[0] ? " " : "",
+		        fs.mount[0] ? fs.mount : "defaults");
 	}
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fsparam.h"
 #include "words.h"
 #include "xmalloc.h"
 #include "banned.h"
@@ -52,7 +53,43 @@ void words_delta_ci(struct buf *b, double delta_pct, double lo, double hi)
 	}
 }
 
-/* The value shown for one parameter of a point: "975→919" when a node adjusted it. */
+/* The distinct fs.mkfs values of s (the baseline's first, then the points' in order) into
+ * vals (borrowed strings; caller frees the array); returns how many. */
+static int mkfs_values(const struct sweep *s, const char ***vals)
+{
+	const char **v = xcalloc((size_t)s->npoints + 2, sizeof(*v));
+	const struct setting *st = config_get(&s->plan.baseline, FSPARAM_MKFS);
+	int n = 0, i, k;
+
+	if (st)
+		v[n++] = st->value;
+	for (i = 0; i < s->npoints; i++) {
+		st = config_get(&s->points[i].cfg, FSPARAM_MKFS);
+		if (!st)
+			continue;
+		for (k = 0; k < n && strcmp(v[k], st->value); k++)
+			;
+		if (k == n)
+			v[n++] = st->value;
+	}
+	*vals = v;
+	return n;
+}
+
+void words_mkfs_common(const struct sweep *s, struct buf *out)
+{
+	const char **v;
+	struct buf one = BUF_INIT;
+	int n = mkfs_values(s, &v);
+
+	if (n > 1)
+		fsparam_mkfs_compact(v, n, 0, &one, out);
+	buf_release(&one);
+	free(v);
+}
+
+/* The value shown for one parameter of a point: "975→919" when a node adjusted it; fs.mkfs
+ * only with what differs among the sweep's values ("-d su=64k -i size=1k"). */
 void words_param(const struct sweep *s, const struct point *p, const char *name, struct buf *b)
 {
 	const struct setting *req = config_get(&p->cfg, name);
@@ -60,6 +97,16 @@ void words_param(const struct sweep *s, const struct point *p, const char *name,
 
 	if (!req) {
 		buf_puts(b, "-");
+		return;
+	}
+	if (!strcmp(name, FSPARAM_MKFS)) {
+		const char **v;
+		int n = mkfs_values(s, &v);
+
+		for (i = 0; i < n && strcmp(v[i], req->value); i++)
+			;
+		fsparam_mkfs_compact(v, n, i < n ? i : 0, b, NULL);
+		free(v);
 		return;
 	}
 	buf_puts(b, req->value);

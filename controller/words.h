@@ -21,8 +21,12 @@ void words_signed(struct buf *b, double v);
  * nothing at all for a NAN Δ. */
 void words_delta_ci(struct buf *b, double delta_pct, double lo, double hi);
 /* The value shown for parameter name of point p: "975→919" when a node adjusted it, "-" when
- * p does not set it. */
+ * p does not set it; fs.mkfs compactly, only the options that differ among the sweep's
+ * values (fsparam_mkfs_compact). */
 void words_param(const struct sweep *s, const struct point *p, const char *name, struct buf *b);
+/* What every fs.mkfs value of s shares, as the table's line under it says it ("-b size=4k -d
+ * sw=7"); nothing when s has fewer than two values or they share nothing. */
+void words_mkfs_common(const struct sweep *s, struct buf *out);
 /* The plan's node names, indexed like its nodes, for words_decision. Caller frees the array
  * (not the names). */
 char **words_node_names(const struct plan *p);

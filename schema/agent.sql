@@ -99,6 +99,11 @@ CREATE UNIQUE INDEX sessions_one_open ON sessions(device) WHERE state = 'open';
 ALTER TABLE jobs ADD COLUMN params_changed TEXT;
 
 -- migration 5
+-- A job with a filesystem: what mkfs and mount made (the command, the mount's and the
+-- filesystem's options as mountinfo shows them, xfs_info / tune2fs -l figures), JSON.
+ALTER TABLE jobs ADD COLUMN filesystem TEXT;
+
+-- migration 6
 -- Profiles the agent keeps (agent/keeper.c): a match (device names or patterns, identity
 -- fields), the values to hold, and whether drift is put back. profile_before keeps, per
 -- device, what the profile's parameters were before the profile first changed them, for

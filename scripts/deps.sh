@@ -2,7 +2,7 @@
 # deps.sh -- install the Debian packages fleettune builds, tests and benchmarks with.
 set -eu
 PKGS="build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev libcurl4-openssl-dev
- libsqlite3-dev libcmocka-dev fio sqlite3 curl jq util-linux e2fsprogs bonnie++ coreutils
+ libsqlite3-dev libcmocka-dev fio sqlite3 curl jq util-linux e2fsprogs xfsprogs bonnie++ coreutils
  openssl procps prometheus python3-yaml"
 # fuzz/: clang and its libFuzzer runtime (libclang_rt.fuzzer-x86_64.a is in libclang-rt-14-dev).
 PKGS="$PKGS clang libclang-rt-dev"

@@ -427,6 +427,10 @@
             return [k, FT.valueText(job.labels[k])];
           }), 'kv') : E('p', { class: 'muted' }, 'none'))));
 
+      // The filesystem the job made (mkfs and mount options, and what the tools report).
+      var fsReq = spec.filesystem, fsMade = job.filesystem;
+      if (fsReq || fsMade) box.appendChild(filesystemSection(fsReq || {}, fsMade, job));
+
       // Per-pass bars.
       var passes = job.passes || [];
       var sec = E('section', { id: 'job-passes' }, E('h2', null, 'Passes'));
@@ -482,7 +486,10 @@
       // Parameter snapshot, in up to three side-by-side tables; the job's own params highlighted.
       var params = job.params || {};
       var asked = spec.params || {};
-      var pkeys = Object.keys(params).sort();
+      // The fs.* entries of a job's filesystem are shown with it, above.
+      var pkeys = Object.keys(params).filter(function (k) {
+        return !(fsMade && k.indexOf('fs.') === 0);
+      }).sort();
       var per = Math.ceil(pkeys.length / 3) || 1;
       var chunks = [];
       for (var i = 0; i < pkeys.length; i += per) chunks.push(pkeys.slice(i, i + per));
@@ -502,6 +509,36 @@
 
     return load();
   };
+
+  /* The figures shown first, in this order, when the tools reported them. */
+  var FS_KEY_FIGURES = ['block_size_bytes', 'inode_size_bytes', 'agcount', 'sunit_blocks', 'swidth_blocks',
+    'sunit_bytes', 'swidth_bytes', 'log_blocks', 'log_size_bytes', 'log_version', 'raid_stride_blocks',
+    'raid_stripe_width_blocks', 'journal_blocks', 'journal_size_bytes', 'inode_count', 'block_count'];
+
+  /* filesystemSection(asked, made, job): what the job asked of mkfs and mount, and what they did. */
+  function filesystemSection(asked, made, job) {
+    var rows = [
+      ['type', FT.valueText((made && made.type) || asked.type)],
+      ['mkfs options', (asked.mkfs || []).length ? asked.mkfs.join(' ') : '(defaults)'],
+      ['mount options', asked.mount ? asked.mount : '(defaults)']
+    ];
+    if (made) {
+      rows.push(['mkfs ran', made.mkfs]);
+      rows.push(['mounted with', made.mount_options + ' · ' + made.super_options]);
+      rows.push(['mount point', made.mount_point]);
+      rows.push(['mkfs took', FT.fmt(made.mkfs_s) + ' s']);
+    }
+    var figs = (made && made.figures) || {};
+    var keys = FS_KEY_FIGURES.filter(function (k) { return k in figs; });
+    Object.keys(figs).sort().forEach(function (k) { if (keys.indexOf(k) < 0) keys.push(k); });
+    return E('section', { id: 'job-filesystem' },
+      E('h2', null, 'Filesystem (' + FT.valueText((made && made.type) || asked.type) + ' on ' + job.device + ')'),
+      E('div', { class: 'cols' },
+        FT.table(['', ''], rows, 'kv'),
+        keys.length ? FT.table(['figure', 'value'], keys.map(function (k) {
+          return { attrs: { class: FS_KEY_FIGURES.indexOf(k) >= 0 ? 'hl' : null }, cells: [k, FT.valueText(figs[k])] };
+        }), 'kv params') : E('p', { class: 'muted' }, made ? 'no figures recorded' : 'not made yet')));
+  }
 
   /* ---------------- Compare ---------------- */
 

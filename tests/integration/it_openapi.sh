@@ -60,7 +60,7 @@ it_need_root_sysfs
 command -v fio >/dev/null || it_skip "fio not installed"
 dev=$(it_loop_create 128M)
 mkdir -p "$IT_TMP/jobs"
-it_agent_start a --allow-device "$dev" --allow-dir "$IT_TMP/jobs" || { it_fail "agent starts"; it_done; }
+it_agent_start a --allow-device "$dev" --allow-dir "$IT_TMP/jobs" --allow-format || { it_fail "agent starts"; it_done; }
 
 CASES=$IT_TMP/cases.tsv
 : >"$CASES"
@@ -212,6 +212,23 @@ oa_call "job submit, unknown fio option" POST /api/v1/jobs /api/v1/jobs \
 oa_call "job submit, no engine" POST /api/v1/jobs /api/v1/jobs '{"device":"'$dev'"}' invalid
 oa_call "job submit, directory not allowed" POST /api/v1/jobs /api/v1/jobs \
 	'{"device":"'$dev'","engine":"fio","directory":"/","fio":{"size":"1M"}}' valid
+# A job with a filesystem (ext4 fits the 128 MiB device): its dry run, a refusal, the job.
+if command -v mkfs.ext4 >/dev/null; then
+	fsjob='{"device":"'$dev'","engine":"fio","loops":1,"fio":{"rw":"write","bs":"64k","size":"8M",
+ "ioengine":"psync","runtime_s":1,"time_based":true},
+ "filesystem":{"type":"ext4","mkfs":["-b","4096","-E","stride=16,stripe_width=32"],"mount":"noatime,data=writeback"}}'
+	oa_call "filesystem job dry run" POST /api/v1/jobs "/api/v1/jobs?dry_run=true" "$fsjob" valid
+	it_eq "filesystem job dry run is 200" 200 "$OA_STATUS"
+	oa_call "filesystem option outside the table" POST /api/v1/jobs /api/v1/jobs \
+		'{"device":"'$dev'","engine":"fio","fio":{"size":"8M"},"filesystem":{"type":"ext4","mount":"journal_path=/etc/passwd"}}' valid
+	it_eq "an option outside the table is 422" 422 "$OA_STATUS"
+	oa_call "filesystem job submit" POST /api/v1/jobs /api/v1/jobs "$fsjob" valid
+	fid=$(echo "$OA_BODY" | jq -r .id)
+	it_wait_for "filesystem job $fid ends" 60 sh -c "curl -s -H 'Authorization: Bearer $a_TOKEN' $a_URL/api/v1/jobs/$fid | jq -e '.state == \"succeeded\" or .state == \"failed\"' >/dev/null"
+	oa_call "filesystem job" GET '/api/v1/jobs/{id}' "/api/v1/jobs/$fid"
+	it_eq "the filesystem job has its filesystem" ext4 "$(echo "$OA_BODY" | jq -r .filesystem.type)"
+	oa_call "filesystem job, fields" GET '/api/v1/jobs/{id}' "/api/v1/jobs/$fid?fields=state,filesystem"
+fi
 long='{"device":"'$dev'","directory":"'$IT_TMP/jobs'","engine":"fio","loops":2,
  "fio":{"rw":"write","bs":"64k","size":"8M","ioengine":"psync","runtime_s":30,"time_based":true}}'
 oa_call "long job submit" POST /api/v1/jobs /api/v1/jobs "$long" valid

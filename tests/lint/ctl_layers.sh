@@ -21,7 +21,7 @@ status=0
 declare -A rank=(
 	[config]=1 [client]=1 [effect]=1
 	[plan]=2
-	[sweep]=3 [rollout]=3
+	[sweep]=3 [rollout]=3 [fsparam]=3
 	[ctlstore]=4 [race]=4 [words]=4 [export]=4
 	[verdict]=5 [sweepdoc]=5
 	[strategy]=6 [analysis]=6
@@ -99,17 +99,19 @@ source "$(dirname "$0")/lint_lib.sh"
 # Rank of each agent module, bottom to top (README, Layout): the leaves (sysfs is the only
 # code that touches /sys, engine the engine table, httpd the HTTP edge, ptree and cgroup
 # what contain builds on, params_cache, switches); tune on sysfs, the engines (fio, dd,
-# bonnie, iozone) on engine.h, contain on ptree and cgroup; jobspec, proc and profile (a
-# profile's definition and match); jobrec (a job as recorded) and keeprec (what a profile is to
-# a device); wire, the JSON codec the store uses for its columns; the store; session, job and
-# keeper (the profiles kept, keep.c its per-device half) beside each other, on the store;
-# agent, the wiring; the API; main.
+# bonnie, iozone) on engine.h, contain on ptree and cgroup, fsopt (the filesystem option
+# tables) on engine.h's argv helpers; jobspec and proc, fsinfo (the tools' figures) on fsopt,
+# profile (a profile's definition and match); jobrec (a job as recorded), jobfs (a job's
+# filesystem) on proc, contain and fsinfo, keeprec (what a profile is to a device); wire, the
+# JSON codec the store uses for its columns; the store; session, job and keeper (the profiles
+# kept, keep.c its per-device half) beside each other, on the store; agent, the wiring; the
+# API; main.
 unset rank group only
 declare -A rank=(
 	[sysfs]=1 [engine]=1 [ptree]=1 [cgroup]=1 [httpd]=1 [params_cache]=1 [switches]=1
-	[tune]=2 [fio]=2 [dd]=2 [bonnie]=2 [iozone]=2 [contain]=2
-	[jobspec]=3 [proc]=3 [profile]=3
-	[jobrec]=4 [keeprec]=4
+	[tune]=2 [fio]=2 [dd]=2 [bonnie]=2 [iozone]=2 [contain]=2 [fsopt]=2
+	[jobspec]=3 [proc]=3 [fsinfo]=3 [profile]=3
+	[jobrec]=4 [jobfs]=4 [keeprec]=4
 	[wire]=5
 	[store]=6
 	[session]=7 [job]=7 [keeper]=7

@@ -187,3 +187,27 @@ void ctltest_seed003(struct sweep *s)
 	snprintf(s->status, sizeof(s->status), "completed");
 	verdict_sweep(s);
 }
+
+void ctltest_fs_sweep(struct sweep *s)
+{
+	static const double x[3][3] = { { 100, 101, 99 }, { 120, 121, 119 }, { 90, 91, 89 } };
+	char *t = ctltest_plan(
+	        2,
+	        "{\"fs.type\":\"xfs\",\"fs.mkfs\":\"-b size=4k -d su=64k,sw=7 -i size=1k -l "
+	        "version=2\",\"fs.mount\":\"noatime,logbufs=8,logbsize=256k\",\"read_ahead_kb\":"
+	        "128}",
+	        "[{\"param\":\"fs.mkfs\",\"values\":[\"-b size=4k -d su=64k,sw=7 -i size=2k -l "
+	        "version=2\",\"-b size=4k -d su=256k,sw=7 -i size=1k -l version=2\"]}]",
+	        "grid", "3", "");
+	struct strategy_batch b = { 0 };
+	int i, k;
+
+	ctltest_sweep_text(s, t);
+	free(t);
+	assert_int_equal(strategy_next(s, &b), 3);
+	strategy_batch_release(&b);
+	for (i = 0; i < 3; i++)
+		for (k = 0; k < 2; k++)
+			ctltest_passes(s, i, k, x[i], 3);
+	verdict_sweep(s);
+}

@@ -55,4 +55,10 @@ extern const double ctltest_seed003_passes[4][2][5];
  */
 void ctltest_seed003(struct sweep *s);
 
+/* Seed 001's three mkfs lines as a grid axis on nodes n1, n2 (devices sda, sdb): baseline
+ * fs.type xfs, fs.mkfs "-b size=4k -d su=64k,sw=7 -i size=1k -l version=2", fs.mount
+ * "noatime,logbufs=8,logbsize=256k", read_ahead_kb 128; the -i size=2k point +20 %, the
+ * su=256k one -10 %, 3 loops each, judged. */
+void ctltest_fs_sweep(struct sweep *s);
+
 #endif

@@ -124,9 +124,19 @@ static void test_check(void **state)
 	                   &e),
 	        0);
 	expect_bad("{\"size_mb\":1024,\"chunk\":1}", "bonnie.chunk: unknown option");
-	expect_bad("{}", "bonnie.size_mb: required (1..16777216)");
-	expect_bad("{\"size_mb\":0}", "bonnie.size_mb: must be 1..16777216");
-	expect_bad("{\"size_mb\":\"1g\"}", "bonnie.size_mb: must be an integer 1..16777216");
+	expect_bad("{}", "bonnie.size_mb: required (0..16777216; 0 skips the I/O tests)");
+	expect_bad("{\"size_mb\":-1}", "bonnie.size_mb: must be 0..16777216");
+	expect_bad("{\"size_mb\":\"1g\"}", "bonnie.size_mb: must be an integer 0..16777216");
+	expect_bad("{\"size_mb\":0,\"files\":\"0\"}",
+	           "bonnie.size_mb: 0 skips the I/O tests and bonnie.files 0 the file tests: "
+	           "nothing would run");
+	expect_bad("{\"size_mb\":100,\"fast\":1}", "bonnie.fast: must be true or false");
+	/* Seed 001's file-test runs: -s 0 with a ram size. */
+	assert_int_equal(opts_check(&bonnie_engine,
+	                            "{\"size_mb\":0,\"ram_mb\":4092,\"files\":\"50:0:0:50\","
+	                            "\"no_buffer\":true}",
+	                            &o, &e),
+	                 0);
 	expect_bad("{\"size_mb\":100,\"ram_mb\":256}",
 	           "bonnie.size_mb: must be at least twice ram_mb (bonnie++ refuses smaller "
 	           "files)");
@@ -166,6 +176,25 @@ static void test_argv(void **state)
 	assert_string_equal(argv[6], "-r");
 	assert_string_equal(argv[7], "1024");
 	assert_string_equal(argv[9], "16");
+	engine_argv_free(argv);
+
+	/* Seed 001's I/O run: bonnie++ -n 0 -r 4092 -s SIZE -f -b -d MOUNT. */
+	o = opts_load(&bonnie_engine,
+	              "{\"size_mb\":20480,\"ram_mb\":4092,\"files\":\"0\",\"fast\":true,"
+	              "\"no_buffer\":true,\"direct\":false}",
+	              &oo);
+	assert_int_equal(bonnie_engine.argv_build(o, &t, &argv, &e), 0);
+	assert_string_equal(argv[4], "-s");
+	assert_string_equal(argv[5], "20480");
+	assert_string_equal(argv[7], "4092");
+	assert_string_equal(argv[9], "0");
+	assert_string_equal(argv[10], "-f");
+	assert_string_equal(argv[11], "-b");
+	assert_true(!argv[12] || !strcmp(argv[12], "-u"));
+	engine_argv_free(argv);
+	o = opts_load(&bonnie_engine, "{\"size_mb\":1024,\"ram_mb\":512,\"direct\":true}", &oo);
+	assert_int_equal(bonnie_engine.argv_build(o, &t, &argv, &e), 0);
+	assert_string_equal(argv[10], "-D");
 	engine_argv_free(argv);
 
 	t.directory = NULL;
@@ -222,6 +251,21 @@ static void test_metrics_list(void **state)
 	assert_int_equal(names.n, 6);
 	assert_true(metric_names_has(&names, "write.bw_mib"));
 	assert_false(metric_names_has(&names, "seq_create_per_s"));
+	/* fast: no per-character figures (direct-4g was run with -f -D). */
+	static const char *const untimed_direct[] = { "seq_stat_per_s",    "rand_stat_per_s",
+		                                      "seq_create_per_s",  "seq_delete_per_s",
+		                                      "rand_create_per_s", "rand_delete_per_s",
+		                                      "seeks_per_s",       "read.bw_mib",
+		                                      "rewrite.bw_mib",    NULL };
+	assert_promised("{\"size_mb\":4096,\"ram_mb\":2048,\"files\":\"64\",\"fast\":true,"
+	                "\"direct\":true}",
+	                "direct-4g", untimed_direct);
+	names.n = 0;
+	bonnie_engine.metrics_list(
+	        opts_load(&bonnie_engine, "{\"size_mb\":0,\"files\":\"50:0:0:50\"}", &o), &names);
+	assert_int_equal(names.n, 6);
+	assert_true(metric_names_has(&names, "seq_create_per_s"));
+	assert_false(metric_names_has(&names, "write.bw_mib"));
 }
 
 int main(void)

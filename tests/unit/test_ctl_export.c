@@ -36,10 +36,43 @@ static void test_export_one_rule_per_device(void **state)
 	sweep_release(&s);
 }
 
+/* A filesystem choice (ctltest_fs_sweep) is noted with its mkfs, mount and fstab lines; an
+ * fs.* value is never written as a sysfs attribute or a sysctl. */
+static void test_export_filesystem(void **state)
+{
+	struct buf out = BUF_INIT;
+	struct sweep s;
+	struct err e;
+
+	(void)state;
+	ctltest_fs_sweep(&s);
+	assert_int_equal(export_render(&s, "tuned", &out, &e), 0);
+	assert_non_null(strstr(out.data, "/sys/block/sda/queue/read_ahead_kb=128\n"));
+	assert_null(strstr(out.data, "[sysctl]"));
+	assert_null(strstr(out.data, "\nfs."));
+	assert_non_null(strstr(out.data,
+	                       "# filesystem: tuned cannot make or mount one; the sweep's "
+	                       "choice is fs.type=xfs fs.mkfs=-b size=4k -d su=64k,sw=7 -i "
+	                       "size=2k -l version=2 fs.mount=noatime,logbufs=8,"
+	                       "logbsize=256k:\n"
+	                       "#   mkfs.xfs -b size=4k -d su=64k,sw=7 -i size=2k -l "
+	                       "version=2 /dev/DEVICE\n"
+	                       "#   mount -t xfs -o noatime,logbufs=8,logbsize=256k "
+	                       "/dev/DEVICE /MOUNTPOINT\n"));
+	buf_reset(&out);
+	assert_int_equal(export_render(&s, "udev", &out, &e), 0);
+	assert_non_null(strstr(out.data, "ATTR{queue/read_ahead_kb}=\"128\"\n"));
+	assert_null(strstr(out.data, "ATTR{queue/fs."));
+	assert_non_null(strstr(out.data, "# filesystem: a udev rule cannot make or mount one"));
+	buf_release(&out);
+	sweep_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_export_one_rule_per_device),
+		cmocka_unit_test(test_export_filesystem),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

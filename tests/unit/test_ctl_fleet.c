@@ -261,7 +261,7 @@ static void test_dry_runs(void **state)
 
 	agents_reset();
 	ask[0] = true;
-	fleet_job_dry_run(&f, ask, d);
+	fleet_job_dry_run(&f, ask, NULL, d);
 	assert_string_equal(req(0, 0)->method, "POST");
 	assert_string_equal(req(0, 0)->path, "/api/v1/jobs?dry_run=true");
 	assert_headers(0, req(0, 0));

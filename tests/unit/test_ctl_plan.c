@@ -1,4 +1,5 @@
 /* test_ctl_plan.c -- plan validation: good plans, bad plans and their JSON-path errors. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -382,6 +383,106 @@ static void test_tokens(void **state)
 	free(dir);
 }
 
+/* Seed 001 as a plan: fs.mkfs (two inode sizes) x fs.mount over an XFS filesystem with the
+ * read-ahead on top; the filesystem layer's own rules. */
+static const char *fs_plan =
+        "{\"name\":\"3ware xfs\","
+        "\"nodes\":[{\"name\":\"n1\",\"url\":\"http://127.0.0.1:7071\",\"device\":\"sde\","
+        "\"token\":\"t\"}],"
+        "\"baseline\":{\"fs.mkfs\":\"-b size=4k -d su=64k,sw=7 -i size=1k -l version=2\","
+        "\"fs.mount\":\"relatime\",\"read_ahead_kb\":128},"
+        "\"axes\":[{\"param\":\"fs.mkfs\",\"values\":[\"-b size=4k -d su=64k,sw=7 -i size=1k "
+        "-l version=2\",\"-b size=4k -d su=64k,sw=7 -i size=2k -l version=2\"]},"
+        "{\"params\":[\"fs.mount\",\"read_ahead_kb\"],\"values\":[[\"noatime\",128],"
+        "[\"noatime\",8192]]}],"
+        "\"job\":{\"engine\":\"bonnie\",\"bonnie\":{\"size_mb\":1024},"
+        "\"filesystem\":{\"type\":\"xfs\",\"mkfs\":[\"-K\"],\"mount\":\"\"},\"loops\":3}}";
+
+/* text with its first from replaced by to (which must be there). Caller frees. */
+static char *xstrreplace(const char *text, const char *from, const char *to)
+{
+	const char *at = strstr(text, from);
+	size_t n = strlen(text) - strlen(from) + strlen(to) + 1;
+	char *out = malloc(n);
+
+	assert_non_null(at);
+	snprintf(out, n, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+	return out;
+}
+
+static void fs_bad(const char *from, const char *to, const char *msg)
+{
+	char *text = xstrreplace(fs_plan, from, to);
+	struct plan p;
+	struct err e = { 0 };
+
+	assert_int_equal(plan_parse(text, NULL, &p, &e), -EINVAL);
+	if (strcmp(e.msg, msg))
+		fail_msg("got \"%s\", want \"%s\"", e.msg, msg);
+	free(text);
+}
+
+static void test_filesystem(void **state)
+{
+	struct plan p;
+	struct err e = { 0 };
+
+	(void)state;
+	assert_int_equal(plan_parse(fs_plan, NULL, &p, &e), 0);
+	assert_true(p.has_fs);
+	assert_string_equal(p.fs_type, "xfs");
+	assert_string_equal(p.fs_mkfs, "-K");
+	assert_string_equal(p.fs_mount, "");
+	assert_string_equal(config_get(&p.baseline, "fs.mkfs")->value,
+	                    "-b size=4k -d su=64k,sw=7 -i size=1k -l version=2");
+	assert_false(config_get(&p.axes[1].values[0], "fs.mount")->is_int);
+	plan_release(&p);
+	assert_true(plan_param_is_fs("fs.mount"));
+	assert_false(plan_param_is_fs("fs.file-max"));
+	/* mkfs as one string; type from the baseline instead of job.filesystem. */
+	{
+		char *t = xstrreplace(fs_plan, "[\"-K\"]", "\"-K -m crc=1\"");
+
+		assert_int_equal(plan_parse(t, NULL, &p, &e), 0);
+		assert_string_equal(p.fs_mkfs, "-K -m crc=1");
+		plan_release(&p);
+		free(t);
+		fs_bad("\"job\":{\"engine\":\"bonnie\",\"bonnie\":{\"size_mb\":1024},"
+		       "\"filesystem\":{"
+		       "\"type\":\"xfs\",\"mkfs\":[\"-K\"],\"mount\":\"\"}",
+		       "\"job\":{\"engine\":\"bonnie\",\"bonnie\":{\"size_mb\":1024}",
+		       "job.filesystem: required by fs.mkfs: give the filesystem's type here "
+		       "({\"type\": \"xfs\"}) or fs.type in the baseline");
+		t = xstrreplace(fs_plan, "\"read_ahead_kb\":128},",
+		                "\"read_ahead_kb\":128,\"fs.type\":\"ext4\"},");
+		{
+			char *u = xstrreplace(t,
+			                      ",\"filesystem\":{\"type\":\"xfs\",\"mkfs\":[\"-K\"],"
+			                      "\"mount\":\"\"}",
+			                      "");
+
+			assert_int_equal(plan_parse(u, NULL, &p, &e), 0);
+			assert_false(p.has_fs);
+			assert_string_equal(config_get(&p.baseline, "fs.type")->value, "ext4");
+			plan_release(&p);
+			free(u);
+		}
+		free(t);
+	}
+	fs_bad("\"fs.mount\":\"relatime\"", "\"fs.mount\":1",
+	       "baseline.fs.mount: expected a string (mount options, e.g. \"noatime\")");
+	fs_bad("\"mkfs\":[\"-K\"]", "\"mkfs\":[\"-d su=64k\"]",
+	       "job.filesystem.mkfs[0]: expected one argv token (a string without blanks)");
+	fs_bad("\"mkfs\":[\"-K\"]", "\"mkfs\":7",
+	       "job.filesystem.mkfs: expected an array of argv tokens");
+	fs_bad("\"mount\":\"\"}", "\"mount\":\"\",\"label\":\"x\"}",
+	       "job.filesystem.label: unknown field");
+	fs_bad("{\"type\":\"xfs\",", "{", "job.filesystem.type: required field is missing");
+	fs_bad("\"loops\":3}", "\"loops\":3,\"directory\":\"/mnt\"}",
+	       "job.directory: a job with a filesystem runs in the agent's mount directory: give "
+	       "job.directory or job.filesystem, not both");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -390,6 +491,7 @@ int main(void)
 		cmocka_unit_test(test_bad_plans),      cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_tokens),         cmocka_unit_test(test_engine_opaque),
 		cmocka_unit_test(test_config_codec),   cmocka_unit_test(test_node_set_codec),
+		cmocka_unit_test(test_filesystem),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

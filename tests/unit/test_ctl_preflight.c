@@ -16,9 +16,11 @@
 struct refuse {
 	const char *param_text; /* a PATCH body containing this is refused */
 	const char *message;
-	bool job_refused;    /* the job dry run answers 400 */
-	const char *metrics; /* the job's metrics as a JSON array (default: write metrics) */
-	bool unconfirmed;    /* answer dry runs without "dry_run":true (a broken agent) */
+	bool job_refused;     /* the job dry run answers 400 */
+	const char *metrics;  /* the job's metrics as a JSON array (default: write metrics) */
+	bool unconfirmed;     /* answer dry runs without "dry_run":true (a broken agent) */
+	const char *job_text; /* a job dry run whose body contains this is refused (422) */
+	const char *job_message;
 };
 
 static int handle(struct fake_agent *a, const struct fake_req *r, struct buf *out)
@@ -37,6 +39,13 @@ static int handle(struct fake_agent *a, const struct fake_req *r, struct buf *ou
 		return 200;
 	}
 	if (!strcmp(r->method, "POST") && !strcmp(r->path, "/api/v1/jobs?dry_run=true")) {
+		if (rf && rf->job_text && strstr(r->body, rf->job_text)) {
+			buf_printf(
+			        out,
+			        "{\"error\":{\"code\":\"invalid_fs_option\",\"message\":\"%s\"}}",
+			        rf->job_message);
+			return 422;
+		}
 		if (rf && rf->job_refused) {
 			buf_puts(out,
 			         "{\"error\":{\"code\":\"bad_request\",\"message\":\"fio.iodepth: "
@@ -270,6 +279,61 @@ static void test_node_problems(void **state)
 	plan_release(&p);
 }
 
+/* The filesystem layer: fs.* never reach a PATCH; the job is dry-run once per distinct
+ * filesystem, its body carrying that filesystem (mkfs as argv tokens); a refusal names the
+ * filesystem, once per message with a count. */
+static void test_filesystem(void **state)
+{
+	struct refuse r1 = { .job_text = "\"size=2048\"",
+		             .job_message = "filesystem.mkfs[1]: -i size: '2048' is too big" };
+	struct preflight pf;
+	struct plan p;
+	char text[2048];
+	struct err e = { 0 };
+	int i, k, posts;
+
+	(void)state;
+	snprintf(
+	        text, sizeof(text),
+	        "{\"name\":\"pf\",\"nodes\":[{\"name\":\"node1\",\"url\":\"%s\",\"device\":"
+	        "\"loop0\",\"token\":\"t1\"},{\"name\":\"node2\",\"url\":\"%s\",\"device\":"
+	        "\"loop0\",\"token\":\"t2\"}],\"baseline\":{\"fs.mkfs\":\"-i size=512\","
+	        "\"nr_requests\":128},\"axes\":[{\"param\":\"fs.mkfs\",\"values\":[\"-i size=512\","
+	        "\"-i size=2048\"]},{\"param\":\"nr_requests\",\"values\":[64,256]}],"
+	        "\"strategy\":\"grid\",\"job\":{\"fio\":{\"rw\":\"write\",\"size\":\"8m\"},"
+	        "\"loops\":3,\"filesystem\":{\"type\":\"xfs\",\"mount\":\"noatime\"}}}",
+	        agents[0].url, agents[1].url);
+	if (plan_parse(text, NULL, &p, &e))
+		fail_msg("%s", e.msg);
+	assert_int_equal(run(&p, &pf), 0);
+	for (i = 0; i < 2; i++) {
+		posts = 0;
+		for (k = 0; k < agents[i].nreqs; k++) {
+			const struct fake_req *r = &agents[i].reqs[k];
+
+			if (!strcmp(r->method, "PATCH"))
+				assert_null(strstr(r->body, "fs."));
+			if (strcmp(r->method, "POST"))
+				continue;
+			posts++;
+			assert_non_null(strstr(r->body,
+			                       "\"filesystem\":{\"type\":\"xfs\",\"mkfs\":["
+			                       "\"-i\",\"size="));
+			assert_non_null(strstr(r->body, "\"mount\":\"noatime\"}"));
+		}
+		assert_int_equal(posts, 2); /* -i size=512 and -i size=2048 */
+		assert_nothing_written(&agents[i]);
+	}
+	preflight_release(&pf);
+	agents[1].ctx = &r1;
+	assert_int_equal(run(&p, &pf), -EINVAL);
+	assert_string_equal(pf.problems.data,
+	                    "node2: [fs.type=xfs fs.mkfs=-i size=2048 fs.mount=noatime] job: "
+	                    "filesystem.mkfs[1]: -i size: '2048' is too big\n");
+	preflight_release(&pf);
+	plan_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -278,6 +342,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_old_agent_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_metric_not_reported, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_node_problems, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_filesystem, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -416,13 +416,54 @@ static void test_noise_and_disagreement(void **state)
 	sweep_release(&s);
 }
 
+/* Seed 001's three mkfs lines as an axis (ctltest_fs_sweep): the fs.mkfs column shows only what
+ * differs, the line under the table what every row shares; CSV and the document's params keep
+ * the values whole. */
+static void test_filesystem(void **state)
+{
+	struct buf out = BUF_INIT;
+	struct sweep s;
+
+	(void)state;
+	ctltest_fs_sweep(&s);
+	report_render(&s, REPORT_TABLE, &out);
+	printf("%s", out.data);
+	assert_non_null(strstr(out.data, "| fs.mkfs               | fs.type | fs.mount "));
+	assert_non_null(strstr(out.data, "| -d su=64k -i size=1k  | xfs     | "
+	                                 "noatime,logbufs=8,logbsize=256k |"));
+	assert_non_null(strstr(out.data, "| -d su=64k -i size=2k  |"));
+	assert_non_null(strstr(out.data, "| -d su=256k -i size=1k |"));
+	assert_non_null(
+	        strstr(out.data, "\nfs.mkfs in every row: -b size=4k -d sw=7 -l version=2\n"));
+	/* best: the whole configuration, as it was run */
+	assert_non_null(strstr(out.data, "best: fs.type=xfs fs.mkfs=-b size=4k -d su=64k,sw=7 -i "
+	                                 "size=2k -l version=2"));
+	buf_reset(&out);
+	report_render(&s, REPORT_MARKDOWN, &out);
+	assert_non_null(
+	        strstr(out.data, "fs.mkfs in every row: `-b size=4k -d sw=7 -l version=2`"));
+	buf_reset(&out);
+	report_render(&s, REPORT_CSV, &out);
+	assert_non_null(
+	        strstr(out.data, ",\"-b size=4k -d su=256k,sw=7 -i size=1k -l version=2\","));
+	buf_reset(&out);
+	report_render(&s, REPORT_JSON, &out);
+	assert_non_null(strstr(out.data, "\"display\": {\n        \"fs.mkfs\": \"-d su=256k -i "
+	                                 "size=1k\""));
+	assert_non_null(strstr(out.data, "\"fs.mkfs\": \"-b size=4k -d su=256k,sw=7 -i size=1k -l "
+	                                 "version=2\""));
+	buf_release(&out);
+	sweep_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_table),   cmocka_unit_test(test_table_fleet),
-		cmocka_unit_test(test_csv),     cmocka_unit_test(test_noise_and_disagreement),
-		cmocka_unit_test(test_compare), cmocka_unit_test(test_history),
-		cmocka_unit_test(test_dry_run), cmocka_unit_test(test_nodes_and_apply),
+		cmocka_unit_test(test_table),      cmocka_unit_test(test_table_fleet),
+		cmocka_unit_test(test_csv),        cmocka_unit_test(test_noise_and_disagreement),
+		cmocka_unit_test(test_compare),    cmocka_unit_test(test_history),
+		cmocka_unit_test(test_dry_run),    cmocka_unit_test(test_nodes_and_apply),
+		cmocka_unit_test(test_filesystem),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -138,14 +138,77 @@ static void test_job_spec_refused(void **state)
 	           "directory: expected a string");
 	expect_bad("{\"device\":\"loop0\",\"engine\":\"fio\",\"params\":{\"nr_requests\":[1]}}",
 	           "params.nr_requests: expected an integer or a string");
+	/* the filesystem object's shape (its options are job_check's, against the tables) */
+	expect_bad("{\"device\":\"loop0\",\"engine\":\"fio\",\"filesystem\":\"xfs\"}",
+	           "filesystem: expected an object {\"type\", \"mkfs\", \"mount\"}");
+	expect_bad("{\"device\":\"loop0\",\"engine\":\"fio\",\"filesystem\":{}}",
+	           "filesystem.type: required string (xfs or ext4)");
+	expect_bad("{\"device\":\"loop0\",\"engine\":\"fio\",\"filesystem\":{\"type\":\"xfs\","
+	           "\"label\":\"x\"}}",
+	           "filesystem.label: unknown field");
+	expect_bad("{\"device\":\"loop0\",\"engine\":\"fio\",\"filesystem\":{\"type\":\"xfs\","
+	           "\"mkfs\":\"-K\"}}",
+	           "filesystem.mkfs: expected an array of at most 32 argv tokens");
+	expect_bad("{\"device\":\"loop0\",\"engine\":\"fio\",\"filesystem\":{\"type\":\"xfs\","
+	           "\"mkfs\":[\"-K\",4]}}",
+	           "filesystem.mkfs[1]: expected a string of at most 95 bytes");
+	expect_bad(
+	        "{\"device\":\"loop0\",\"engine\":\"fio\",\"filesystem\":{\"type\":\"xfs\","
+	        "\"mount\":[\"noatime\"]}}",
+	        "filesystem.mount: expected a string of at most 511 bytes (\"noatime,logbufs=8\")");
+	expect_bad("{\"device\":\"loop0\",\"engine\":\"fio\",\"filesystem\":{\"type\":\"zfs\"}}",
+	           "filesystem.type: 'zfs' is not one of xfs, ext4");
+}
+
+/* s encoded as the database keeps it; the encoding must decode to a spec that encodes the
+ * same. Caller frees. */
+static char *encoded_round_trip(const struct job_spec *s)
+{
+	struct job_spec back;
+	struct err e;
+	char *text = wire_job_spec_encode(s), *again;
+
+	assert_int_equal(wire_job_spec_decode(text, &back, &e), 0);
+	again = wire_job_spec_encode(&back);
+	assert_string_equal(text, again);
+	free(again);
+	job_spec_release(&back);
+	return text;
+}
+
+/* A filesystem survives the database: decoded, encoded, decoded to the same. */
+static void test_job_spec_filesystem(void **state)
+{
+	struct job_spec s;
+	struct err e;
+	char *text;
+
+	(void)state;
+	assert_int_equal(spec("{\"device\":\"loop0\",\"engine\":\"bonnie\",\"bonnie\":"
+	                      "{\"size_mb\":64},\"filesystem\":{\"type\":\"xfs\",\"mkfs\":[\"-b\","
+	                      "\"size=4k\",\"-i\",\"size=1k\"],\"mount\":\"noatime,logbufs=8\"}}",
+	                      &s, &e),
+	                 0);
+	assert_non_null(s.fs);
+	assert_int_equal(s.fs->type, FS_XFS);
+	assert_int_equal(s.fs->n_mkfs, 4);
+	assert_string_equal(s.fs->mkfs[3], "size=1k");
+	assert_string_equal(s.fs->mount, "noatime,logbufs=8");
+	assert_null(s.directory);
+	text = encoded_round_trip(&s);
+	assert_non_null(strstr(text,
+	                       "\"filesystem\":{\"mkfs\":[\"-b\",\"size=4k\",\"-i\","
+	                       "\"size=1k\"],\"mount\":\"noatime,logbufs=8\",\"type\":\"xfs\"}"));
+	free(text);
+	job_spec_release(&s);
 }
 
 /* Decoded once, encoded normalised; the encoding decodes to the same thing. */
 static void test_job_spec_round_trip(void **state)
 {
-	struct job_spec s, back;
+	struct job_spec s;
 	struct err e;
-	char *text, *again;
+	char *text;
 
 	assert_int_equal(spec("{\"device\":\"loop0\",\"engine\":\"fio\",\"directory\":\"/mnt/x\","
 	                      "\"fio\":{\"rw\":\"randrw\",\"bs\":\"4096\",\"size\":\"2048m\","
@@ -167,19 +230,14 @@ static void test_job_spec_round_trip(void **state)
 	assert_string_equal(s.opts.dd.direction, "write");
 	assert_int_equal(s.params.n, 2);
 	assert_int_equal(s.n_labels, 2);
-	text = wire_job_spec_encode(&s);
+	text = encoded_round_trip(&s);
 	assert_string_equal(text,
 	                    "{\"dd\":{\"count\":8},\"device\":\"loop0\",\"directory\":\"/mnt/x\","
 	                    "\"engine\":\"fio\",\"fio\":{\"bs\":\"4K\",\"direct\":true,"
 	                    "\"rw\":\"randrw\",\"rwmixread\":70,\"size\":\"2G\"},"
 	                    "\"labels\":{\"a\":\"1\",\"b\":\"2\"},\"loops\":3,"
 	                    "\"params\":{\"nr_requests\":128,\"scheduler\":\"none\"}}");
-	assert_int_equal(wire_job_spec_decode(text, &back, &e), 0);
-	again = wire_job_spec_encode(&back);
-	assert_string_equal(text, again);
 	free(text);
-	free(again);
-	job_spec_release(&back);
 	job_spec_release(&s);
 
 	/* the selected engine's object appears even when the body had none; defaults filled */
@@ -265,6 +323,7 @@ int main(void)
 		cmocka_unit_test(test_params),
 		cmocka_unit_test(test_job_spec_refused),
 		cmocka_unit_test(test_job_spec_round_trip),
+		cmocka_unit_test(test_job_spec_filesystem),
 		cmocka_unit_test(test_columns),
 	};
 

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# fs_sweep.sh -- a real sweep over the filesystem layer on two loop devices, as seed 001 ran
+# bonnie++ in each XFS it made: two agents (--allow-format), fs.mkfs (inode size 512 and 2048,
+# seed 001's stripe -d su=64k,sw=7) x fs.mount (relatime, noatime), a grid, LOOPS loops of
+# bonnie++'s file tests (-s 0 -n FILES: create, read, delete of small files, where the inode size
+# and atime updates matter) in each job's own filesystem; prints the table, the JSON's per-job
+# filesystem figures and the tuned export. Not a benchmark of fleettune: its figures are the
+# filesystems', on a shared loop-device disk (noisy).
+# Usage: bench/fs_sweep.sh [LOOPS] [BUILD_DIR]   (env: FILES=8:4096:4096:8, METRIC=
+# seq_create_per_s, STRATEGY=grid, SIZE=1G; root: creates and removes loop devices and mounts)
+set -eu
+cd "$(dirname "$0")/.."
+LOOPS=${1:-5}
+BUILD=${2:-build-bench}
+FILES=${FILES:-8:4096:4096:8}
+METRIC=${METRIC:-seq_create_per_s}
+STRATEGY=${STRATEGY:-grid}
+SIZE=${SIZE:-1G}
+if [ "$BUILD" = build-bench ]; then
+	./scripts/deps.sh >/dev/null
+	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DFT_TESTS=OFF >/dev/null
+	cmake --build build-bench -j2 --target fleettune-agent fleettune-ctl >/dev/null
+fi
+AGENT=$BUILD/agent/fleettune-agent
+CTL=$BUILD/controller/fleettune-ctl
+tmp=$(mktemp -d "${FT_BENCH_TMP:-/tmp}/ft-bench-fs-XXXXXX")
+pids=()
+devs=()
+cleanup() {
+	local p d
+	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	for d in "${devs[@]}"; do umount "/dev/$d" 2>/dev/null || true; losetup -d "/dev/$d" 2>/dev/null || true; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+start() { # NAME DEV: sets URL
+	local name=$1 dev=$2 log="$tmp/$1.log" port="" i
+	mkdir -p "$tmp/$name-state"
+	"$AGENT" --listen 127.0.0.1:0 --node-name "$name" --state-dir "$tmp/$name-state" \
+		--allow-device "$dev" --allow-format 2>"$log" &
+	pids+=($!)
+	for i in $(seq 100); do
+		port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+		[ -n "$port" ] && break
+		sleep 0.05
+	done
+	[ -n "$port" ] || { cat "$log" >&2; exit 1; }
+	URL=http://127.0.0.1:$port
+}
+for n in 1 2; do
+	truncate -s "$SIZE" "$tmp/node$n.img"
+	d=$(losetup --find --show "$tmp/node$n.img")
+	devs+=("${d#/dev/}")
+done
+start node1 "${devs[0]}"
+U1=$URL
+start node2 "${devs[1]}"
+U2=$URL
+cat >"$tmp/plan.json" <<PLAN
+{
+  "name": "xfs inode size x atime (bonnie++ file tests)",
+  "nodes": [
+    {"name": "node1", "url": "$U1", "device": "${devs[0]}", "token_file": "node1-state/token"},
+    {"name": "node2", "url": "$U2", "device": "${devs[1]}", "token_file": "node2-state/token"}
+  ],
+  "baseline": {"fs.mkfs": "-b size=4k -d su=64k,sw=7 -i size=512 -l version=2", "fs.mount": "relatime"},
+  "axes": [
+    {"param": "fs.mkfs", "values": ["-b size=4k -d su=64k,sw=7 -i size=512 -l version=2",
+                                    "-b size=4k -d su=64k,sw=7 -i size=2048 -l version=2"]},
+    {"param": "fs.mount", "values": ["relatime", "noatime"]}
+  ],
+  "strategy": "$STRATEGY",
+  "job": {"engine": "bonnie", "bonnie": {"size_mb": 0, "files": "$FILES"},
+          "filesystem": {"type": "xfs"}, "loops": $LOOPS},
+  "metric": "$METRIC",
+  "min_effect_pct": 5
+}
+PLAN
+echo "# uptime: $(uptime)"
+echo "# $CTL sweep plan.json  (plan: $tmp/plan.json)"
+start_s=$(date +%s)
+"$CTL" sweep "$tmp/plan.json" --db "$tmp/ctl.db" 2>"$tmp/sweep.err" | tee "$tmp/table.txt"
+echo "# wall $(($(date +%s) - start_s)) s; uptime: $(uptime)"
+echo "# each job's filesystem, as its agent recorded it (node1):"
+for id in $(curl -s -H "Authorization: Bearer $(cat "$tmp/node1-state/token")" "$U1/api/v1/jobs?limit=100" | jq -r '.jobs[].id' | sort -n); do
+	curl -s -H "Authorization: Bearer $(cat "$tmp/node1-state/token")" "$U1/api/v1/jobs/$id" |
+		jq -r '"#   job \(.id): \(.filesystem.mkfs)  mounted \(.filesystem.mount_options) \(.filesystem.super_options)  isize=\(.filesystem.figures.inode_size_bytes) sunit=\(.filesystem.figures.sunit_blocks) swidth=\(.filesystem.figures.swidth_blocks) log=\(.filesystem.figures.log_size_bytes)"'
+done
+echo "# $CTL export 1 --format tuned"
+"$CTL" export 1 --format tuned --db "$tmp/ctl.db"
+echo "# left mounted: $(grep -c " $tmp/" /proc/self/mountinfo || true)"

@@ -1,0 +1,217 @@
+/* test_jobfs.c -- jobfs.c against temp state directories and mountinfo files: the private area
+ * (0700, never a link), start-up recovery of records, refusals that leave nothing behind, the
+ * tools check, and the kernel's judgement of mount options where this process may ask it. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "jobfs.h"
+#include "testutil.h"
+
+static bool exists(const char *root, const char *rel)
+{
+	char path[4096];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	return lstat(path, &st) == 0;
+}
+
+static void test_init_area(void **state)
+{
+	char *dir = tu_tmpdir(), path[4096];
+	struct jobfs j;
+	struct stat st;
+	struct err e;
+
+	(void)state;
+	assert_int_equal(jobfs_init(&j, dir, NULL, &e), 0);
+	snprintf(path, sizeof(path), "%s/fs", dir);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(st.st_mode & 0777, 0700);
+	assert_int_equal(jobfs_recover(&j), 0);
+	jobfs_release(&j);
+	/* Opened again as it is. */
+	assert_int_equal(jobfs_init(&j, dir, NULL, &e), 0);
+	jobfs_release(&j);
+	/* Group or others may enter: refused, with the fix. */
+	chmod(path, 0755);
+	assert_int_equal(jobfs_init(&j, dir, NULL, &e), -EPERM);
+	assert_non_null(strstr(e.msg, "mode 0700"));
+	assert_non_null(strstr(e.msg, "chmod 700"));
+	assert_int_equal(j.dir_fd, -1);
+	/* A link in its place is never followed. */
+	rmdir(path);
+	assert_int_equal(symlink("/tmp", path), 0);
+	assert_true(jobfs_init(&j, dir, NULL, &e) < 0);
+	assert_non_null(strstr(e.msg, "is not a plain directory"));
+	unlink(path);
+	/* No state directory: no filesystem jobs. */
+	assert_int_equal(jobfs_init(&j, NULL, NULL, &e), 0);
+	assert_int_equal(j.dir_fd, -1);
+	assert_int_equal(jobfs_recover(&j), 0);
+	jobfs_release(&j);
+	tu_rmrf(dir);
+	free(dir);
+}
+
+/* A record and its directory left by a killed agent, not mounted any more: both go. A record
+ * naming another directory, a directory a link stands in for, a mount of another device in
+ * the directory: left alone or handled without following anything. */
+static void test_recover(void **state)
+{
+	char *dir = tu_tmpdir(), rec[8192], mi[8192], path[4096], real[4096], *victim = tu_tmpdir();
+	struct jobfs j;
+	struct err e;
+
+	(void)state;
+	assert_non_null(realpath(dir, real));
+	tu_write(dir, "mountinfo", "22 27 0:21 / /proc rw,relatime - proc proc rw\n", 0600);
+	snprintf(mi, sizeof(mi), "%s/mountinfo", dir);
+	assert_int_equal(jobfs_init(&j, dir, mi, &e), 0);
+	/* 1: a plain leftover. */
+	snprintf(rec, sizeof(rec), "job 1\nboot x\ndevice loop7\ndevnum 7:7\ndir %s/fs/job-1\n",
+	         real);
+	tu_write(dir, "fs/job-1.rec", rec, 0600);
+	snprintf(path, sizeof(path), "%s/fs/job-1", real);
+	assert_int_equal(mkdir(path, 0700), 0);
+	/* 2: names a directory outside the area. */
+	snprintf(rec, sizeof(rec), "job 2\nboot x\ndevice loop7\ndevnum 7:7\ndir /etc\n");
+	tu_write(dir, "fs/job-2.rec", rec, 0600);
+	/* 3: its directory is a link to a directory with a file in it. */
+	snprintf(rec, sizeof(rec), "job 3\nboot x\ndevice loop7\ndevnum 7:7\ndir %s/fs/job-3\n",
+	         real);
+	tu_write(dir, "fs/job-3.rec", rec, 0600);
+	tu_write(victim, "keep", "data", 0600);
+	snprintf(path, sizeof(path), "%s/fs/job-3", real);
+	assert_int_equal(symlink(victim, path), 0);
+	/* 4: not a record at all. */
+	tu_write(dir, "fs/job-4.rec", "garbage\n", 0600);
+	assert_int_equal(jobfs_recover(&j), 0);
+	assert_false(exists(dir, "fs/job-1"));
+	assert_false(exists(dir, "fs/job-1.rec"));
+	assert_true(exists(dir, "fs/job-2.rec"));
+	assert_false(exists(dir, "fs/job-3"));
+	assert_false(exists(dir, "fs/job-3.rec"));
+	assert_true(exists(victim, "keep"));
+	assert_true(exists(dir, "fs/job-4.rec"));
+	jobfs_release(&j);
+	/* 5: the mountinfo shows another device on the job's directory: left alone. */
+	snprintf(mi, sizeof(mi),
+	         "22 27 0:21 / /proc rw,relatime - proc proc rw\n"
+	         "90 27 8:1 / %s/fs/job-5 rw,relatime - ext4 /dev/sda1 rw\n",
+	         real);
+	tu_write(dir, "mountinfo", mi, 0600);
+	snprintf(mi, sizeof(mi), "%s/mountinfo", dir);
+	assert_int_equal(jobfs_init(&j, dir, mi, &e), 0);
+	snprintf(rec, sizeof(rec), "job 5\nboot x\ndevice loop7\ndevnum 7:7\ndir %s/fs/job-5\n",
+	         real);
+	tu_write(dir, "fs/job-5.rec", rec, 0600);
+	snprintf(path, sizeof(path), "%s/fs/job-5", real);
+	assert_int_equal(mkdir(path, 0700), 0);
+	assert_int_equal(jobfs_recover(&j), 0);
+	assert_true(exists(dir, "fs/job-5.rec"));
+	assert_true(exists(dir, "fs/job-5"));
+	jobfs_release(&j);
+	tu_rmrf(dir);
+	tu_rmrf(victim);
+	free(dir);
+	free(victim);
+}
+
+/* A make that cannot start leaves nothing: no record, no directory. */
+static void test_make_refused(void **state)
+{
+	char *dir = tu_tmpdir();
+	struct fs_spec s;
+	struct jobfs j;
+	struct jobfs_made m;
+	struct err e;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	s.type = FS_XFS;
+	assert_int_equal(jobfs_init(&j, NULL, NULL, &e), 0);
+	assert_int_equal(jobfs_make(&j, 7, "loop0", &s, NULL, NULL, NULL, &m, &e), -EPERM);
+	assert_string_equal(e.code, "fs_failed");
+	jobfs_release(&j);
+	assert_int_equal(jobfs_init(&j, dir, NULL, &e), 0);
+	/* No such block device. */
+	assert_int_equal(jobfs_make(&j, 7, "ft-no-such-dev", &s, NULL, NULL, NULL, &m, &e),
+	                 -ENODEV);
+	assert_non_null(strstr(e.msg, "'/dev/ft-no-such-dev' is not a block device"));
+	assert_false(exists(dir, "fs/job-7"));
+	assert_false(exists(dir, "fs/job-7.rec"));
+	/* Options outside the table: refused before anything. */
+	snprintf(s.mount, sizeof(s.mount), "nobarrier");
+	assert_int_equal(jobfs_make(&j, 7, "ft-no-such-dev", &s, NULL, NULL, NULL, &m, &e),
+	                 -EINVAL);
+	assert_string_equal(e.code, "invalid_fs_option");
+	assert_false(exists(dir, "fs/job-7.rec"));
+	assert_int_equal(jobfs_unmake(&j, &m), 0);
+	jobfs_release(&j);
+	tu_rmrf(dir);
+	free(dir);
+}
+
+static void test_tools(void **state)
+{
+	char *dir = tu_tmpdir(), *path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+	struct err e;
+
+	(void)state;
+	setenv("PATH", dir, 1);
+	assert_int_equal(jobfs_tools_available(FS_XFS, &e), -ENOENT);
+	assert_string_equal(e.code, "engine_unavailable");
+	assert_string_equal(e.msg, "filesystem xfs: 'mkfs.xfs' is not installed on this node "
+	                           "(Debian package xfsprogs)");
+	tu_write(dir, "mkfs.ext4", "#!/bin/sh\n", 0755);
+	assert_int_equal(jobfs_tools_available(FS_EXT4, &e), -ENOENT);
+	assert_string_equal(e.msg, "filesystem ext4: 'tune2fs' is not installed on this node "
+	                           "(Debian package e2fsprogs)");
+	tu_write(dir, "tune2fs", "#!/bin/sh\n", 0755);
+	assert_int_equal(jobfs_tools_available(FS_EXT4, &e), 0);
+	if (path)
+		setenv("PATH", path, 1);
+	free(path);
+	tu_rmrf(dir);
+	free(dir);
+}
+
+/* The kernel's parser behind the tables, where this process may open a filesystem context. */
+static void test_mount_check(void **state)
+{
+	struct err e;
+	int fd = fsopen("ext4", FSOPEN_CLOEXEC);
+
+	(void)state;
+	assert_int_equal(jobfs_mount_check(FS_XFS, "ro", &e), -EINVAL);
+	assert_string_equal(e.code, "invalid_fs_option");
+	if (fd < 0) {
+		print_message("skipped the kernel's part: fsopen: %s\n", strerror(errno));
+		return;
+	}
+	close(fd);
+	assert_int_equal(jobfs_mount_check(FS_EXT4, "noatime,data=writeback,commit=30", &e), 0);
+	if ((fd = fsopen("xfs", FSOPEN_CLOEXEC)) >= 0) {
+		close(fd);
+		assert_int_equal(jobfs_mount_check(FS_XFS, "noatime,logbufs=8,logbsize=256k", &e),
+		                 0);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_init_area),    cmocka_unit_test(test_recover),
+		cmocka_unit_test(test_make_refused), cmocka_unit_test(test_tools),
+		cmocka_unit_test(test_mount_check),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
