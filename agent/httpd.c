@@ -669,6 +669,48 @@ bad:
 	               "--listen '%s': expected ADDR:PORT (e.g. 127.0.0.1:7070 or [::1]:7070)", s);
 }
 
+/* The listening socket for ss, bound and listening here rather than inside libmicrohttpd, so
+ * that a refusal names the address asked for and the kernel's reason ("cannot listen on
+ * 127.0.0.1:7801: Address already in use"), not the port argument libmicrohttpd was given
+ * (0, with MHD_OPTION_SOCK_ADDR). Returns the descriptor, or -errno with e filled. */
+static int listen_open(const struct sockaddr_storage *ss, socklen_t sl, bool v6,
+                       const char *listen_text, struct err *e)
+{
+	int fd, one = 1, rc;
+
+	fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return err_set(e, -errno, "internal", "cannot listen on %s: socket: %s",
+		               listen_text, strerror(errno));
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (v6)
+		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (bind(fd, (const struct sockaddr *)ss, sl) < 0) {
+		rc = err_set(e, -errno, "internal", "cannot listen on %s: %s", listen_text,
+		             strerror(errno));
+		goto fail;
+	}
+	if (listen(fd, 1024) < 0) {
+		rc = err_set(e, -errno, "internal", "cannot listen on %s: listen: %s", listen_text,
+		             strerror(errno));
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	return rc;
+}
+
+/* Close fd if it is still the socket with inode ino: libmicrohttpd may or may not have closed
+ * a listening socket it was given when its start fails. */
+static void listen_close_if_ours(int fd, ino_t ino)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_ino == ino)
+		close(fd);
+}
+
 /* Descriptors the agent needs besides its connections: the database, fio's pipes, sysfs
  * files, the listening socket, the daemon's epoll and signalling fds. */
 #define HTTPD_FD_RESERVE 256
@@ -731,8 +773,10 @@ int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *
 	socklen_t sl = 0;
 	bool v6 = false;
 	unsigned int max_conns, per_ip, timeout_s;
+	struct stat lst;
+	ino_t lino;
 	long ncpu;
-	int rc;
+	int rc, lfd;
 
 	rc = listen_parse(cfg->listen, &ss, &sl, &v6, e);
 	if (rc)
@@ -783,19 +827,28 @@ int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *
 	tls[0] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)cfg->tls_cert_pem };
 	tls[1] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)cfg->tls_key_pem };
 	tls[2] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
+	lfd = listen_open(&ss, sl, v6, cfg->listen, e);
+	if (lfd < 0) {
+		httpd_free(h);
+		return lfd;
+	}
+	lino = fstat(lfd, &lst) == 0 ? lst.st_ino : 0;
 	h->daemon = MHD_start_daemon(
 	        flags, 0, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,
-	        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_THREAD_POOL_SIZE,
+	        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)lfd, MHD_OPTION_THREAD_POOL_SIZE,
 	        (unsigned int)ncpu, MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
 	        MHD_OPTION_UNESCAPE_CALLBACK, unescape_none, h, MHD_OPTION_CONNECTION_TIMEOUT,
 	        timeout_s, MHD_OPTION_CONNECTION_LIMIT, max_conns,
-	        MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip, MHD_OPTION_LISTEN_BACKLOG_SIZE,
-	        (unsigned int)1024, MHD_OPTION_ARRAY, cfg->tls_cert_pem ? tls : tls + 2,
-	        MHD_OPTION_END);
+	        MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip, MHD_OPTION_ARRAY,
+	        cfg->tls_cert_pem ? tls : tls + 2, MHD_OPTION_END);
 	if (!h->daemon) {
-		rc = err_set(e, -EADDRNOTAVAIL, "internal",
-		             "cannot listen on %s (address in use, or bad TLS key/certificate)",
-		             cfg->listen);
+		/* The address is bound: what is left to fail is TLS or resources. */
+		rc = err_set(e, -EINVAL, "internal",
+		             "cannot serve on %s: the HTTP server did not start%s (see the http: "
+		             "lines above)",
+		             cfg->listen,
+		             cfg->tls_cert_pem ? " (bad TLS key or certificate?)" : "");
+		listen_close_if_ours(lfd, lino);
 		httpd_free(h);
 		return rc;
 	}

@@ -313,6 +313,19 @@ static int mkdir_p(const char *path, mode_t mode)
 	return 0;
 }
 
+/* The state directory holds the token, the audit log and the results: warn when group or
+ * others may enter it (a directory made here is 0700; an existing one is left as it is). */
+static void state_dir_check(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st) == 0 && (st.st_mode & 077))
+		log_warn(
+		        "state directory '%s' is mode %04o: group or others may read the audit log "
+		        "and results in it; 'chmod 700 %s' keeps it private",
+		        dir, (unsigned int)(st.st_mode & 0777), dir);
+}
+
 /* Read the token, or create it (0600, 32 random bytes in hex) if absent. A token file that
  * group or others may read or write is refused: anyone who can read it can write /sys. */
 static int token_load(const char *path, char *out, size_t len, struct err *e)
@@ -435,6 +448,7 @@ int main(int argc, char **argv)
 		log_error("cannot create state directory '%s': %s", cfg.state_dir, strerror(errno));
 		goto out;
 	}
+	state_dir_check(cfg.state_dir);
 	snprintf(token_path, sizeof(token_path), "%s/token", cfg.state_dir);
 	if (token_load(cfg.token_file ? cfg.token_file : token_path, token, sizeof(token), &e)) {
 		log_error("%s", e.msg);

@@ -17,6 +17,8 @@ static const struct db_kind agent_db = {
 	.schema = agent_schema_sql,
 	.err_code = "store_error",
 	.holds = "the restore snapshots of open sessions and running jobs",
+	/* Its audit log names every write and request; the token is next to it. */
+	.create_mode = 0600,
 };
 
 int store_open(struct store **out, const char *path, struct err *e)

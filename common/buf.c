@@ -91,6 +91,41 @@ char *buf_detach(struct buf *b, size_t *len)
 	return p;
 }
 
+int buf_write_file(const char *path, const void *data, size_t len)
+{
+	struct buf tmp = BUF_INIT;
+	const char *p = data;
+	int fd, rc = 0;
+	ssize_t n;
+
+	buf_printf(&tmp, "%s.tmp", path);
+	fd = open(tmp.data, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rc = -errno;
+		goto out;
+	}
+	while (len > 0) {
+		n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = -errno;
+			break;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (close(fd) < 0 && rc == 0)
+		rc = -errno;
+	if (rc == 0 && rename(tmp.data, path) < 0)
+		rc = -errno;
+	if (rc)
+		unlink(tmp.data);
+out:
+	buf_release(&tmp);
+	return rc;
+}
+
 int buf_read_file(struct buf *b, const char *path, size_t max_bytes)
 {
 	char tmp[8192];

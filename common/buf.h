@@ -28,5 +28,9 @@ int buf_read_file(struct buf *b, const char *path, size_t max_bytes);
 /* The first line of a small file (at most 4 KiB read) into out, without its newline; "" when
  * the file cannot be read. */
 void buf_read_line(const char *path, char *out, size_t len);
+/* Replace the file at path with data[0..len) (mode 0644 before the umask): written to
+ * "PATH.tmp" and renamed over path, so a reader sees the old file or the new one, never half.
+ * Returns 0 or -errno (the temporary file removed). */
+int buf_write_file(const char *path, const void *data, size_t len);
 
 #endif

@@ -1,5 +1,6 @@
 /* db.c -- the SQLite helper both stores use: open, migrate, prepare/bind, rows, transactions. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <sqlite3.h>
@@ -8,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "db.h"
 #include "log.h"
@@ -413,6 +416,28 @@ static int quick_check(struct db *d, char *problem, size_t len)
 	return rc;
 }
 
+/* Create path with mode if it does not exist (SQLite takes an empty file as a new database);
+ * an existing file whose mode grants more than mode is left as it is and named in a
+ * warning. Errors are left to SQLite's open, which names them. */
+static void file_mode_prepare(const char *path, mode_t mode)
+{
+	struct stat st;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	if (fd >= 0) {
+		close(fd);
+		return;
+	}
+	if (errno != EEXIST || stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return;
+	if (st.st_mode & 0777 & ~mode)
+		log_warn("'%s' is mode %04o: group or others may read it; 'chmod %o %s' keeps it "
+		         "private (new files are created %04o)",
+		         path, (unsigned int)(st.st_mode & 0777), (unsigned int)mode, path,
+		         (unsigned int)mode);
+}
+
 int db_open(struct db **out, const char *path, const struct db_kind *kind, struct err *e)
 {
 	struct db *d = xcalloc(1, sizeof(*d));
@@ -424,6 +449,8 @@ int db_open(struct db **out, const char *path, const struct db_kind *kind, struc
 	pthread_mutex_init(&d->lock, NULL);
 	snprintf(d->path, sizeof(d->path), "%s", path);
 	snprintf(d->err_code, sizeof(d->err_code), "%s", kind->err_code);
+	if (kind->create_mode)
+		file_mode_prepare(path, (mode_t)kind->create_mode);
 	if (sqlite3_open_v2(path, &d->conn,
 	                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
 	                    NULL) != SQLITE_OK) {

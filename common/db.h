@@ -18,20 +18,24 @@ struct sqlite3_stmt;
 
 /* What one program's database is, for db_open and its messages. */
 struct db_kind {
-	const char *schema;   /* "-- migration N" blocks (schema/NAME.sql) */
-	const char *err_code; /* "store_error" (agent), "db_error" (controller) */
-	const char *holds;    /* what is lost when the file is moved aside, for the message
-	                         ("the restore snapshots of open sessions and running jobs") */
+	const char *schema;       /* "-- migration N" blocks (schema/NAME.sql) */
+	const char *err_code;     /* "store_error" (agent), "db_error" (controller) */
+	const char *holds;        /* what is lost when the file is moved aside, for the message
+	                             ("the restore snapshots of open sessions and running jobs") */
+	unsigned int create_mode; /* 0: SQLite's default. Else a new file is created with this
+	                             mode (0600), and an existing one that grants more is kept
+	                             as it is, with a warning in the log */
 };
 
 /*
  * Open (creating) the database at path: WAL, synchronous=NORMAL, foreign keys, a 5 s busy
  * timeout, PRAGMA quick_check, then every "-- migration N" block of kind->schema above PRAGMA
  * user_version, one transaction each (a block that fails leaves the version before it and
- * fails the open; an existing file that moves up is logged). Every error names the file and
- * carries kind->err_code, which later errors reuse. A file that is not a database, or one
- * quick_check finds damaged, is refused with -EUCLEAN and a message that says to move it
- * aside and what that loses (kind->holds); a directory that cannot be written is named as
+ * fails the open; an existing file that moves up is logged). With kind->create_mode the file
+ * is created with that mode before SQLite opens it (its -wal and -shm files take the same). Every
+ * error names the file and carries kind->err_code, which later errors reuse. A file that is not a
+ * database, or one quick_check finds damaged, is refused with -EUCLEAN and a message that says to
+ * move it aside and what that loses (kind->holds); a directory that cannot be written is named as
  * the likely cause.
  */
 int db_open(struct db **out, const char *path, const struct db_kind *kind, struct err *e);

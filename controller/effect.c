@@ -30,6 +30,11 @@ const char *effect_decision_name(enum effect_decision d)
 	                                                                        : "na";
 }
 
+bool effect_nodes_differ(const struct effect *fx)
+{
+	return fx->nused > 1 && fx->q_p < EFFECT_ALPHA && fx->tau_pct > 0;
+}
+
 int effect_decision_parse(const char *code)
 {
 	int i;

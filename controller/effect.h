@@ -117,6 +117,9 @@ void effect_release(struct effect *out);
 
 /* The per-look two-sided α of the stopping rule: EFFECT_ALPHA / nlooks. */
 double effect_alpha(int nlooks);
+/* The nodes' own effects differ in fx: Cochran's Q significant at EFFECT_ALPHA and τ above
+ * 0. More loops narrow each node's interval, not that spread. */
+bool effect_nodes_differ(const struct effect *fx);
 /* Stable codes: "na", "gain", "loss", "equivalent", "inconclusive", "heterogeneous". */
 const char *effect_decision_name(enum effect_decision d);
 /* The decision of a code effect_decision_name gives, or -1 for any other text. */

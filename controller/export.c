@@ -105,9 +105,11 @@ static bool *device_repeats(const struct plan *p)
 	return rep;
 }
 
-int export_render(const struct sweep *s, const char *format, struct buf *out, struct err *e)
+int export_render(const struct sweep *s, const char *format, enum export_what what, struct buf *out,
+                  struct err *e)
 {
-	const struct config *c = s->best >= 0 ? &s->points[s->best].cfg : &s->plan.baseline;
+	bool best = what == EXPORT_BEST;
+	const struct config *c = best && s->best >= 0 ? &s->points[s->best].cfg : &s->plan.baseline;
 	int order[CONFIG_MAX], i, k;
 	char attr[160], val[PARAM_VALUE_MAX];
 	bool *repeat;
@@ -116,18 +118,21 @@ int export_render(const struct sweep *s, const char *format, struct buf *out, st
 	if (!udev && strcmp(format, "tuned"))
 		return err_set(e, -EINVAL, "bad_format", "--format: '%s' is not udev or tuned",
 		               format);
+	if (best && s->best < 0)
+		return err_set(e, -ENOENT, "no_best", "sweep %lld has no best configuration",
+		               (long long)s->id);
 	export_order(c, order);
 	if (udev) {
 		buf_printf(out, "# fleettune sweep %lld \"%s\": %s\n", (long long)s->id,
 		           s->plan.name,
-		           s->best >= 0 ? "best configuration" : "baseline (no significant gain)");
+		           best ? "best configuration" : "its baseline, exported on purpose");
 		buf_printf(out, "# install as /etc/udev/rules.d/60-fleettune.rules\n");
 	} else {
 		buf_printf(out,
 		           "# fleettune sweep %lld \"%s\"\n[main]\nsummary=fleettune sweep "
 		           "%lld: %s\n\n[sysfs]\n",
 		           (long long)s->id, s->plan.name, (long long)s->id,
-		           s->best >= 0 ? "best configuration" : "baseline");
+		           best ? "best configuration" : "baseline");
 	}
 	repeat = device_repeats(&s->plan);
 	for (k = 0; k < s->plan.nnodes; k++) {

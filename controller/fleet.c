@@ -102,13 +102,40 @@ static json_t *filesystem_json(const struct plan *p, const struct config *cfg)
 	return o;
 }
 
+/* The agent's limit on a label value, in bytes. */
+#define LABEL_VALUE_MAX 256
+
+/* The sweep_config label: the point's configuration as config_format writes it
+ * ("read_ahead_kb=4096 nr_requests=128"), cut after the last setting that fits the agent's
+ * label limit, with " ..." when something was cut. */
+static json_t *config_label(const struct config *cfg)
+{
+	struct buf b = BUF_INIT;
+	json_t *v;
+	size_t cut;
+
+	config_format(cfg, &b);
+	if (b.len >= LABEL_VALUE_MAX) {
+		cut = LABEL_VALUE_MAX - 4;
+		while (cut > 0 && b.data[cut] != ' ')
+			cut--;
+		b.len = cut;
+		b.data[cut] = '\0';
+		buf_puts(&b, " ...");
+	}
+	v = json_string(b.data ? b.data : "");
+	buf_release(&b);
+	return v;
+}
+
 /* Node i's job body for one run of configuration cfg (its filesystem; NULL: the baseline's),
  * as text. Caller has ownership. */
 static char *jobs_body(struct fleet_jobs *j, const struct plan *p, int i, int64_t sweep_id,
                        int point, int loops, const struct config *cfg)
 {
 	json_t *labels = json_object_get(j->body[i], "labels");
-	json_t *fs = filesystem_json(p, cfg ? cfg : &p->baseline);
+	const struct config *c = cfg ? cfg : &p->baseline;
+	json_t *fs = filesystem_json(p, c);
 	char text[32];
 
 	if (fs)
@@ -120,6 +147,7 @@ static char *jobs_body(struct fleet_jobs *j, const struct plan *p, int i, int64_
 	json_object_set_new(labels, "sweep", json_string(text));
 	snprintf(text, sizeof(text), "%d", point);
 	json_object_set_new(labels, "sweep_point", json_string(text));
+	json_object_set_new(labels, "sweep_config", config_label(c));
 	json_object_set_new(j->body[i], "loops", json_integer(loops));
 	return json_dumps(j->body[i], JSON_COMPACT | JSON_PRESERVE_ORDER);
 }

@@ -26,6 +26,7 @@
 #include "report_rollout.h"
 #include "rollout.h"
 #include "rollrun.h"
+#include "site.h"
 #include "strategy.h"
 #include "sweep.h"
 #include "sweepdoc.h"
@@ -34,6 +35,7 @@
 #include "verdict.h"
 #include "verify.h"
 #include "version.h"
+#include "words.h"
 #include "xmalloc.h"
 #include "banned.h"
 
@@ -53,6 +55,7 @@ struct opts {
 	double poll_ms;
 	double min_effect_pct; /* --min-effect; NAN when not given */
 	bool dry_run;
+	bool baseline; /* export --baseline: the sweep's baseline, on purpose */
 	bool continue_on_node_failure;
 	bool all_nodes; /* --nodes all: a column per node at any fleet size */
 	/* rollout and verify */
@@ -531,10 +534,22 @@ static int cmd_export(const struct cmd *c, struct opts *o)
 		return EXIT_USAGE;
 	if (sweep_load(o, id, &s) < 0)
 		return 1;
-	if (s.best < 0)
-		log_warn("sweep %lld has no best configuration; exporting its baseline",
-		         (long long)id);
-	if (export_render(&s, o->format, &out, &e) < 0) {
+	if (s.best < 0 && !o->baseline) {
+		struct buf why = BUF_INIT, cfg = BUF_INIT;
+
+		words_no_best(&s, &why);
+		config_format(&s.plan.baseline, &cfg);
+		log_error(
+		        "sweep %lld has no best configuration to export: %s. Nothing was written; "
+		        "--baseline exports its baseline (%s) on purpose",
+		        (long long)id, why.data, cfg.data ? cfg.data : "");
+		buf_release(&why);
+		buf_release(&cfg);
+		sweep_release(&s);
+		return 1;
+	}
+	if (export_render(&s, o->format, o->baseline ? EXPORT_BASELINE : EXPORT_BEST, &out, &e) <
+	    0) {
 		log_error("%s", e.msg);
 		rc = 1;
 	} else {
@@ -581,6 +596,48 @@ static int cmd_report(const struct cmd *c, struct opts *o)
 	}
 	sweep_release(&s);
 	return rc;
+}
+
+/* site_write's status hook: a running sweep whose controller is gone shows as abandoned. */
+static void site_status(struct sweep *s, void *ctx)
+{
+	const char *me = ctx;
+
+	if (sweep_abandoned(me, s->status, s->owner_pid, s->owner_host, s->saved_at, s->created_at))
+		snprintf(s->status, sizeof(s->status), "abandoned");
+}
+
+/* site DIR: every stored sweep as a static site (site.h). */
+static int cmd_site(const struct cmd *c, struct opts *o)
+{
+	struct ctlstore *st = NULL;
+	struct site_stats stats;
+	struct err e = { 0 };
+	char *path = db_path(o), me[64];
+	struct site_opts so = { .web_dir = web_dir(o),
+		                .db_label = path,
+		                .now_s = time_now_s(),
+		                .status_adjust = site_status,
+		                .ctx = me };
+	double t0 = time_mono_s();
+	int rc;
+
+	(void)c;
+	host_name(me, sizeof(me));
+	rc = ctlstore_open(path, &st, &e);
+	if (rc == 0)
+		rc = site_write(st, o->args[0], &so, &stats, &e);
+	if (rc < 0)
+		log_error("%s", e.msg);
+	else
+		log_info("wrote %s/index.html and %d sweep page%s (%d plan%s, %d run more than "
+		         "once) "
+		         "in %.2f s",
+		         o->args[0], stats.nsweeps, stats.nsweeps == 1 ? "" : "s", stats.nplans,
+		         stats.nplans == 1 ? "" : "s", stats.nplans_repeat, time_mono_s() - t0);
+	ctlstore_close(st);
+	free(path);
+	return rc < 0 ? 1 : 0;
 }
 
 /* analyze: a sweep document (FILE, or - for stdin) judged again from its passes. */
@@ -958,7 +1015,8 @@ static const struct cmd cmds[] = {
 	  "default fleettune: applied at every start, when the device appears, and put back when\n"
 	  "it drifts), wave by wave: --canary N nodes first (1), then --waves, each the share of\n"
 	  "all nodes (or a count) that holds it afterwards. Pre-flight asks every node (its\n"
-	  "agent keeps profiles, the device, what it holds now, a dry run). After each wave the\n"
+	  "agent keeps profiles, what it holds now); each agent judges the values at the write,\n"
+	  "all or nothing, the canary first. After each wave the\n"
 	  "check: readback (every node of the wave holds the values, live), measure (readback,\n"
 	  "then the sweep's job run old vs new on the wave's nodes, interleaved, judged by the\n"
 	  "sweep's verdict rules: no significant loss, and for a sweep that found a gain, not\n"
@@ -978,10 +1036,20 @@ static const struct cmd cmds[] = {
 	  "--best on every node; values drifted, devices not held. Exit 1 when any node\n"
 	  "differs or cannot be asked.",
 	  1 },
-	{ "export", cmd_export, "export ID --format udev|tuned [--out FILE] [--db PATH]",
-	  "Print a udev rule or a tuned profile for the sweep's best configuration.", 1 },
+	{ "export", cmd_export,
+	  "export ID --format udev|tuned [--baseline] [--out FILE] [--db PATH]",
+	  "Print a udev rule or a tuned profile for the sweep's best configuration. A sweep with "
+	  "no best\nis refused (exit 1, saying why); --baseline exports its baseline instead, on "
+	  "purpose.",
+	  1 },
 	{ "report", cmd_report, "report ID --html FILE [--web-root DIR] [--db PATH]",
 	  "Write a self-contained HTML report (data, JS and CSS inline) of a stored sweep.", 1 },
+	{ "site", cmd_site, "site DIR [--web-root DIR] [--db PATH]",
+	  "Write every stored sweep as a static site: DIR/index.html (each sweep's name, date, "
+	  "nodes,\nstrategy, best and outcome, and for plans run more than once the best "
+	  "configuration's effect\nand the baseline's figure over time) and DIR/sweep-ID.html, "
+	  "each sweep's report. It opens\nfrom file:// with no network.",
+	  1 },
 	{ "help", cmd_help, "help [COMMAND]", "Show the commands, or one command's usage.", -1 },
 };
 
@@ -1021,6 +1089,7 @@ enum {
 	OPT_VERBOSE,
 	OPT_NODES,
 	OPT_DRY_RUN,
+	OPT_BASELINE,
 	OPT_CONTINUE,
 	OPT_MIN_EFFECT,
 	OPT_PROFILE,
@@ -1074,6 +1143,7 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, OPT_VERBOSE },
 		{ "nodes", required_argument, NULL, OPT_NODES },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "baseline", no_argument, NULL, OPT_BASELINE },
 		{ "continue-on-node-failure", no_argument, NULL, OPT_CONTINUE },
 		{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
 		{ "profile", required_argument, NULL, OPT_PROFILE },
@@ -1163,6 +1233,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_DRY_RUN:
 			o.dry_run = true;
+			break;
+		case OPT_BASELINE:
+			o.baseline = true;
 			break;
 		case OPT_CONTINUE:
 			o.continue_on_node_failure = true;

@@ -872,14 +872,13 @@ void plan_job_copy(struct plan *dst, const struct plan *src)
 	dst->min_effect_pct = src->min_effect_pct;
 }
 
-bool plan_job_direct(const struct plan *p)
+bool plan_job_sets_direct(const struct plan *p)
 {
 	json_t *o = p->engine_json ? json_loads(p->engine_json, 0, NULL) : NULL;
-	json_t *d = json_object_get(o, "direct");
-	bool direct = json_is_true(d) || (json_is_integer(d) && json_integer_value(d) != 0);
+	bool set = json_object_get(o, "direct") != NULL;
 
 	json_decref(o);
-	return direct;
+	return set;
 }
 
 int plan_columns(const struct plan *p, char (*names)[PARAM_NAME_MAX], int max)

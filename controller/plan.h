@@ -97,8 +97,8 @@ void plan_job_copy(struct plan *dst, const struct plan *src);
 int plan_columns(const struct plan *p, char (*names)[PARAM_NAME_MAX], int max);
 /* The most columns a rendering of a sweep shows. */
 #define PLAN_COLUMNS_MAX 32
-/* The job already does direct I/O: its engine options set "direct" to true or 1. */
-bool plan_job_direct(const struct plan *p);
+/* The job's engine options set "direct", to either value: the job chose its I/O path. */
+bool plan_job_sets_direct(const struct plan *p);
 /* Human name of the metric's unit, from its suffix ("MiB/s" for *_bw_mib). */
 const char *plan_metric_unit(const char *metric);
 /* "grid", "sequential" or "adaptive", as written in a plan. */

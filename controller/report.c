@@ -584,7 +584,8 @@ void report_compare(const struct sweep *a, const struct sweep *b,
 		}
 		words_delta_ci(&t, row->fx.delta_pct, row->fx.ci95_low_pct, row->fx.ci95_high_pct);
 		g.cells[c++] = buf_detach(&t, NULL);
-		words_decision(&row->fx, row->fx.decision, names, &t);
+		words_decision(&row->fx, row->fx.decision, names, words_loops_ceiling(&b->plan),
+		               &t);
 		g.cells[c++] = buf_detach(&t, NULL);
 	}
 	free(names);

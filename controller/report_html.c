@@ -136,7 +136,6 @@ out:
 int report_html_write(const struct sweep *s, const char *web_dir, const char *path, struct err *e)
 {
 	struct buf tmpl = BUF_INIT, out = BUF_INIT;
-	FILE *f = NULL;
 	int rc;
 
 	rc = web_file_read(web_dir, "report.html", &tmpl, e);
@@ -145,17 +144,36 @@ int report_html_write(const struct sweep *s, const char *web_dir, const char *pa
 	rc = report_html_build(s, tmpl.data, web_dir, &out, e);
 	if (rc < 0)
 		goto out;
-	f = fopen(path, "w");
-	if (!f || fwrite(out.data, 1, out.len, f) != out.len) {
-		rc = err_set(e, -errno, "write_failed", "cannot write '%s': %s", path,
-		             strerror(errno));
-		goto out;
-	}
+	rc = buf_write_file(path, out.data, out.len);
+	if (rc < 0)
+		err_set(e, rc, "write_failed", "cannot write '%s': %s", path, strerror(-rc));
 out:
-	if (f && fclose(f) && rc == 0)
-		rc = err_set(e, -errno, "write_failed", "cannot write '%s': %s", path,
-		             strerror(errno));
 	buf_release(&tmpl);
 	buf_release(&out);
+	return rc;
+}
+
+int report_html_page(const char *tmpl, const char *data_id, const char *json, struct buf *out,
+                     struct err *e)
+{
+	struct buf tag = BUF_INIT;
+	const char *at, *close;
+	int rc = 0;
+
+	buf_printf(&tag, "<script id=\"%s\" type=\"application/json\">", data_id);
+	at = strstr(tmpl, tag.data);
+	close = at ? strstr(at + tag.len, "</script>") : NULL;
+	if (!close) {
+		rc = err_set(e, -EINVAL, "bad_template",
+		             "the page template has no <script id=\"%s\" type=\"application/json\">"
+		             "</script>",
+		             data_id);
+		goto out;
+	}
+	buf_append(out, tmpl, (size_t)(at - tmpl) + tag.len);
+	script_safe_append(out, json, strlen(json));
+	buf_puts(out, close);
+out:
+	buf_release(&tag);
 	return rc;
 }

@@ -14,6 +14,12 @@
  * an inlined path that climbs out of web_dir is refused. Returns 0 or -errno (e filled).
  */
 int report_html_write(const struct sweep *s, const char *web_dir, const char *path, struct err *e);
+/* A page of the template text tmpl with json put into its <script id="DATA_ID"
+ * type="application/json"> (every "</" written "<\/"); its scripts and stylesheets are left
+ * as links (fleettune-ctl site copies them beside the pages). Returns 0, or -EINVAL when the
+ * template has no such script. */
+int report_html_page(const char *tmpl, const char *data_id, const char *json, struct buf *out,
+                     struct err *e);
 /* Build the HTML document from the template text (for tests). Returns 0 or -errno. */
 int report_html_build(const struct sweep *s, const char *tmpl, const char *web_dir, struct buf *out,
                       struct err *e);

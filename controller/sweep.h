@@ -66,11 +66,14 @@ struct sweep_noise {
 	int nnoisy;       /* of those, undecided rows (inconclusive, heterogeneous) whose MDE
 	                     exceeds min_effect (0 when it is 0) */
 	double cv_pct;    /* the largest per-pass CV of a noisy row, % */
-	double mde_pct;   /* the largest MDE of a noisy row more loops can resolve (of any
-	                     noisy row when none can), % */
+	double mde_pct;   /* the largest MDE of a noisy row whose nodes do not differ (of any
+	                     noisy row when all differ), % */
 	int loops_needed; /* the most loops per point a noisy row needs to resolve min_effect;
 	                     0 when no noisy row can get there with more loops */
 	int nunreachable; /* noisy rows more loops cannot resolve: their nodes' effects differ */
+	int ndiffer;      /* noisy rows whose nodes' own effects differ (a significant τ), whatever
+	                     their loop estimate (the unreachable ones among them); they are left
+	                     out of loops_needed and mde_pct */
 	double tau_pct;   /* the largest τ among those */
 };
 

@@ -253,8 +253,8 @@ static json_t *sweep_noise_json(const struct sweep *s)
 	json_object_set_new(o, "loops_needed",
 	                    ns->loops_needed > 0 ? json_integer(ns->loops_needed) : json_null());
 	json_object_set_new(o, "unreachable_rows", json_integer(ns->nunreachable));
-	json_object_set_new(o, "tau_pct",
-	                    ns->nunreachable ? num_or_null(ns->tau_pct) : json_null());
+	json_object_set_new(o, "differ_rows", json_integer(ns->ndiffer));
+	json_object_set_new(o, "tau_pct", ns->ndiffer ? num_or_null(ns->tau_pct) : json_null());
 	if (ns->nnoisy)
 		words_noise(s, &b);
 	json_object_set_new(o, "text", b.len ? json_string(b.data) : json_null());

@@ -113,11 +113,25 @@ static void end_log(const struct sweep *s, const struct runner *r, const struct 
 
 	for (i = 0; i < s->npoints; i++)
 		nominal += s->points[i].loops_run * s->plan.runtime_s;
-	log_info("sweep %lld %s: wall %.2f s; job span %.2f s (first job start to last job "
-	         "end on the agents, summed over %d points; nominal fio time %.0f s); "
-	         "overhead x%.3f (x%.3f vs nominal)",
-	         (long long)s->id, s->status, wall, r->span_s, r->runs, nominal,
-	         r->span_s > 0 ? wall / r->span_s : 0.0, nominal > 0 ? wall / nominal : 0.0);
+	if (r->runs == 0 || !(r->span_s > 0))
+		/* Stopped before any run finished: nothing to measure the overhead against. */
+		log_info("sweep %lld %s: wall %.2f s; no run finished, so there is no job span "
+		         "to measure the controller's overhead against",
+		         (long long)s->id, s->status, wall);
+	else if (strcmp(s->status, "completed"))
+		/* The wall time holds the run that was stopped, the span only the finished ones:
+		 * their ratio would be no overhead. Each finished run's own time is. */
+		log_info("sweep %lld %s: wall %.2f s; job span %.2f s over the %d run%s that "
+		         "finished (first job start to last job end on the agents); their "
+		         "overhead x%.3f (first PATCH to last end seen, against that span)",
+		         (long long)s->id, s->status, wall, r->span_s, r->runs,
+		         r->runs == 1 ? "" : "s", r->run_s / r->span_s);
+	else
+		log_info("sweep %lld %s: wall %.2f s; job span %.2f s (first job start to last job "
+		         "end on the agents, summed over %d points; nominal fio time %.0f s); "
+		         "overhead x%.3f (x%.3f vs nominal)",
+		         (long long)s->id, s->status, wall, r->span_s, r->runs, nominal,
+		         wall / r->span_s, nominal > 0 ? wall / nominal : 0.0);
 	client_counts(f->client, &att[0], &conn[0]);
 	client_counts(f->wait_client, &att[1], &conn[1]);
 	log_debug("sweep %lld: first PATCH to last job end seen %.2f s, longest jobs %.2f s "

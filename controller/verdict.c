@@ -263,9 +263,16 @@ static void noise_summarize(struct sweep *s)
 		ns->nnoisy++;
 		ns->cv_pct = fmax(ns->cv_pct, fx->cv_pct);
 		mde_all = fmax(mde_all, fx->mde_pct);
+		/* Rows whose nodes differ are named apart: their loop estimate counts τ, which
+		 * more loops do not narrow. */
+		if (effect_nodes_differ(fx)) {
+			ns->ndiffer++;
+			ns->tau_pct = fmax(ns->tau_pct, fx->tau_pct);
+			ns->nunreachable += fx->loops_needed < 0;
+			continue;
+		}
 		if (fx->loops_needed < 0) {
 			ns->nunreachable++;
-			ns->tau_pct = fmax(ns->tau_pct, fx->tau_pct);
 			continue;
 		}
 		mde_reachable = fmax(mde_reachable, fx->mde_pct);
@@ -274,7 +281,7 @@ static void noise_summarize(struct sweep *s)
 	}
 	/* The MDE quoted is of the rows more loops can resolve, when there are any: the MDE of a
 	 * row whose nodes differ is their spread, which the line names separately. */
-	ns->mde_pct = ns->nnoisy > ns->nunreachable ? mde_reachable : mde_all;
+	ns->mde_pct = ns->nnoisy > ns->ndiffer ? mde_reachable : mde_all;
 }
 
 void verdict_sweep(struct sweep *s)

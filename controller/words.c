@@ -143,22 +143,40 @@ static void disagree_words(const struct effect *fx, char *const *names, struct b
 	}
 }
 
-/* A comparison's decision in words: what the table's verdict cell and the JSON's
- * verdict_text say. Disagreeing nodes are named; an inconclusive row that noise explains
- * says how many loops would decide it. */
-void words_decision(const struct effect *fx, enum effect_decision d, char *const *names,
-                    struct buf *out)
+int words_loops_ceiling(const struct plan *p)
 {
+	int max = p->loops_max > p->loops ? p->loops_max : p->loops;
+
+	return max < WORDS_LOOPS_MAX ? max : WORDS_LOOPS_MAX;
+}
+
+/* A comparison's decision in words: what the table's verdict cell and the JSON's
+ * verdict_text say. Disagreeing nodes are named. An inconclusive row whose nodes' own effects
+ * differ says so first, whatever its loop estimate; one that noise explains says how many
+ * loops would decide it, or, beyond ceiling (words_loops_ceiling), only that it is more. */
+void words_decision(const struct effect *fx, enum effect_decision d, char *const *names,
+                    int ceiling, struct buf *out)
+{
+	bool differ = d == EFFECT_INCONCLUSIVE && fx->noisy && effect_nodes_differ(fx);
+	struct buf why = BUF_INIT;
+
 	buf_puts(out, decision_words(d));
 	if (d == EFFECT_HETEROGENEOUS && fx->ndisagree > 0) {
 		buf_puts(out, ": ");
 		disagree_words(fx, names, out);
-	} else if (d == EFFECT_INCONCLUSIVE && fx->noisy && fx->loops_needed > 0) {
-		buf_printf(out, " (too noisy: ~%d loops needed)", fx->loops_needed);
-	} else if (d == EFFECT_INCONCLUSIVE && fx->noisy && fx->loops_needed < 0 &&
-	           fx->q_p < EFFECT_ALPHA && fx->tau_pct > 0) {
-		buf_printf(out, " (nodes differ: \u03c4 %.1f %%)", fx->tau_pct);
+		return;
 	}
+	if (d != EFFECT_INCONCLUSIVE || !fx->noisy)
+		return;
+	if (differ)
+		buf_printf(&why, "nodes differ: \u03c4 %.1f %%; look at the nodes", fx->tau_pct);
+	else if (fx->loops_needed > 0 && fx->loops_needed <= ceiling)
+		buf_printf(&why, "too noisy: ~%d loops needed", fx->loops_needed);
+	else if (fx->loops_needed != 0)
+		buf_printf(&why, "too noisy: more than %d loops needed", ceiling);
+	if (why.len)
+		buf_printf(out, " (%s)", why.data);
+	buf_release(&why);
 }
 
 /* The plan's node names, for words_decision. Caller frees the array (not the names). */
@@ -194,7 +212,7 @@ void words_verdict(const struct sweep *s, const struct point *p, struct buf *b)
 		return;
 	}
 	names = words_node_names(&s->plan);
-	words_decision(&p->fx, p->verdict, names, b);
+	words_decision(&p->fx, p->verdict, names, words_loops_ceiling(&s->plan), b);
 	free(names);
 }
 
@@ -211,6 +229,24 @@ static void point_failures(const struct sweep *s, const struct point *p, struct 
 		buf_printf(out, "%s%s: %s", n++ ? "; " : "", s->plan.nodes[k].name,
 		           r->error[0] ? r->error : sweep_node_state_code(r->state));
 	}
+}
+
+/* The original baseline has no figure because the controller cancelled it: no node of it
+ * failed, and the sweep was stopped (Ctrl-C, or another node's failure). */
+static bool baseline_cancelled(const struct sweep *s)
+{
+	int k, cancelled = 0;
+
+	if (!s->npoints || !strcmp(s->status, "completed"))
+		return false;
+	for (k = 0; k < s->plan.nnodes; k++) {
+		enum node_state st = s->points[0].nodes[k].state;
+
+		if (st == NODE_FAILED)
+			return false;
+		cancelled += st == NODE_CANCELLED;
+	}
+	return cancelled > 0;
 }
 
 /* The first configuration point that ran and has no figure, for "no figures". */
@@ -300,7 +336,13 @@ static void best_line(const struct sweep *s, bool details, struct buf *out)
 		best_words(s, &p->cfg, p->delta_pct, p->verdict, p, out);
 		return;
 	case OUTCOME_BASELINE_FAILED:
-		buf_puts(out, "no best: the baseline failed on every node");
+		if (baseline_cancelled(s))
+			buf_printf(out,
+			           "no best: the baseline was cancelled on every node before it "
+			           "finished (the sweep was %s)",
+			           s->status);
+		else
+			buf_puts(out, "no best: the baseline failed on every node");
 		if (details && s->npoints) {
 			buf_puts(out, " (");
 			point_failures(s, &s->points[0], out);
@@ -323,7 +365,39 @@ static void best_line(const struct sweep *s, bool details, struct buf *out)
 	case OUTCOME_BASELINE:
 		break;
 	}
-	buf_puts(out, "best: the baseline (no configuration gave a significant gain)\n");
+	if (!strcmp(s->status, "interrupted") || !strcmp(s->status, "aborted"))
+		buf_printf(
+		        out,
+		        "best: the baseline (no configuration gave a significant gain before the "
+		        "sweep was %s)\n",
+		        s->status);
+	else
+		buf_puts(out, "best: the baseline (no configuration gave a significant gain)\n");
+}
+
+void words_no_best(const struct sweep *s, struct buf *out)
+{
+	switch (s->outcome) {
+	case OUTCOME_BASELINE_FAILED:
+		if (baseline_cancelled(s))
+			buf_printf(out,
+			           "the baseline was cancelled on every node before it finished "
+			           "(the sweep was %s)",
+			           s->status);
+		else
+			buf_puts(out, "the baseline failed on every node");
+		return;
+	case OUTCOME_NO_FIGURES:
+		buf_puts(out, "no configuration produced a figure to compare with the baseline");
+		return;
+	case OUTCOME_PENDING:
+		buf_printf(out, "it was not judged (status %s)", s->status);
+		return;
+	case OUTCOME_BEST:
+	case OUTCOME_BASELINE:
+		break;
+	}
+	buf_puts(out, "no configuration gave a significant gain over the baseline");
 }
 
 void words_best_config(const struct config *cfg, double delta_pct, enum effect_decision v,
@@ -366,21 +440,40 @@ void words_noise(const struct sweep *s, struct buf *out)
 {
 	const struct sweep_noise *ns = &s->noise;
 	double m = s->plan.min_effect_pct;
+	int ceiling = words_loops_ceiling(&s->plan);
+	/* A job that set direct either way chose its I/O path: a buffered job is buffered on
+	 * purpose. */
+	const char *direct = plan_job_sets_direct(&s->plan) ? "" : ", direct I/O";
 
 	buf_printf(out,
 	           "passes vary by up to %.1f %%; %d of %d row%s cannot tell a %g %% difference "
 	           "(the smallest %s detect%s is %.1f %%)",
 	           ns->cv_pct, ns->nnoisy, ns->nrows, ns->nrows == 1 ? "" : "s", m,
 	           ns->nnoisy == 1 ? "it" : "they", ns->nnoisy == 1 ? "s" : "", ns->mde_pct);
-	if (ns->loops_needed > 0)
+	if (ns->loops_needed > ceiling) {
+		buf_printf(out,
+		           ". More than %d loops: this job is too noisy for a %g %% decision here. "
+		           "What would decide it: ",
+		           ceiling, m);
+		if (ns->loops_needed > 0 && ns->loops_needed <= WORDS_LOOPS_MAX)
+			buf_printf(out, "about %d loops per point (%s), ", ns->loops_needed,
+			           s->plan.loops_max > s->plan.loops ? "job.loops.max"
+			                                             : "job.loops");
+		buf_printf(out,
+		           "a quiet machine while it runs (nothing else on the nodes' disks and "
+		           "CPUs), longer runtime_s%s, or a min_effect_pct these rows can tell "
+		           "(%.0f %%)",
+		           direct, ceil(ns->mde_pct));
+	} else if (ns->loops_needed > 0) {
 		buf_printf(out,
 		           ". Deciding %g %% needs about %d loops per point, or a quieter job: "
 		           "longer runtime_s%s",
-		           m, ns->loops_needed, plan_job_direct(&s->plan) ? "" : ", direct I/O");
-	if (ns->nunreachable > 0)
+		           m, ns->loops_needed, direct);
+	}
+	if (ns->ndiffer > 0)
 		buf_printf(
 		        out,
-		        ". In %d row%s the nodes' own effects differ (\u03c4 up to %.1f %%), which "
-		        "more loops do not resolve: look at the nodes",
-		        ns->nunreachable, ns->nunreachable == 1 ? "" : "s", ns->tau_pct);
+		        ". In %d row%s the nodes' own effects differ (\u03c4 up to %.1f %%): more "
+		        "loops do not resolve that; look at the nodes",
+		        ns->ndiffer, ns->ndiffer == 1 ? "" : "s", ns->tau_pct);
 }

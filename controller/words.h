@@ -30,11 +30,18 @@ void words_mkfs_common(const struct sweep *s, struct buf *out);
 /* The plan's node names, indexed like its nodes, for words_decision. Caller frees the array
  * (not the names). */
 char **words_node_names(const struct plan *p);
+/* The most loops the advice quotes a figure for: a job runs 1..100 loops. */
+#define WORDS_LOOPS_MAX 100
+/* The loops beyond which a noisy row reads "more than N loops" rather than a figure: the
+ * plan's loops (job.loops.max for adaptive loops), at most WORDS_LOOPS_MAX. */
+int words_loops_ceiling(const struct plan *p);
 /* Decision d of comparison fx in words ("significant gain", ...); a heterogeneous one names
- * its disagreeing nodes (names[k] is node k's) with their own Δ, an inconclusive one that
- * noise explains says how many loops would decide it. */
+ * its disagreeing nodes (names[k] is node k's) with their own Δ; an inconclusive one whose
+ * nodes' own effects differ says so ("nodes differ: τ 3.9 %"), whatever its loop estimate,
+ * and one that noise explains says how many loops would decide it ("~60 loops needed"), or
+ * above ceiling only "more than N loops needed". */
 void words_decision(const struct effect *fx, enum effect_decision d, char *const *names,
-                    struct buf *out);
+                    int ceiling, struct buf *out);
 /* Point p's verdict as the table's verdict column and the document's verdict_text say it
  * (s analysed: analysis.h). */
 void words_verdict(const struct sweep *s, const struct point *p, struct buf *b);
@@ -43,13 +50,18 @@ void words_verdict(const struct sweep *s, const struct point *p, struct buf *b);
 void words_best_line(const struct sweep *s, struct buf *out);
 /* The same in one short line without the node details and without a newline. */
 void words_best_summary(const struct sweep *s, struct buf *out);
+/* Why s (analysed) has no best, as a clause: "no configuration gave a significant gain over
+ * the baseline", "the baseline failed on every node", ... No newline. */
+void words_no_best(const struct sweep *s, struct buf *out);
 /* "best: CFG  +47.7 % (significant gain)" and a newline, from a stored sweep's figures. */
 void words_best_config(const struct config *cfg, double delta_pct, enum effect_decision v,
                        struct buf *out);
 /* Warning w of s in words (without "warning: " and the newline). */
 void words_warning(const struct sweep *s, const struct sweep_warning *w, struct buf *out);
 /* The noise line (without "noise: " and the newline) when s->noise.nnoisy > 0: how much the
- * passes vary, which rows cannot resolve min_effect, and what would decide them. */
+ * passes vary, which rows cannot resolve min_effect, and what would decide them: above the
+ * plan's loops (or WORDS_LOOPS_MAX) "More than N loops: this job is too noisy for a 5 %
+ * decision here" with the remedies; rows whose nodes' effects differ are named apart. */
 void words_noise(const struct sweep *s, struct buf *out);
 
 #endif

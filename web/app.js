@@ -207,19 +207,55 @@
     return keys.length ? keys[0] : null;
   }
 
+  /* The history's metric cell: "mean ± stdev unit (n passes)"; one pass has no spread, so it
+   * reads "value unit (1 pass)", never "± 0". */
   function metricCell(job, wanted) {
     var m = mainMetric(job, wanted);
     if (!m) return { v: '–', cls: 'num' };
     var s = job.summary[m];
+    var n = FT.isNum(s.n) ? s.n : (job.passes || []).length;
+    var val = n === 1 ? FT.fmt(s.mean) + ' ' + FT.unit(m)
+      : FT.fmt(s.mean) + ' ± ' + FT.fmt(s.stdev) + ' ' + FT.unit(m);
     return {
-      v: [E('span', { class: 'metric-name' }, m + ' '),
-        E('span', { class: 'metric-val' }, FT.fmt(s.mean) + ' ± ' + FT.fmt(s.stdev) + ' ' + FT.unit(m))],
+      v: [E('span', { class: 'metric-name' }, m + ' '), E('span', { class: 'metric-val' }, val),
+        E('span', { class: 'metric-n' }, ' (' + n + ' pass' + (n === 1 ? '' : 'es') +
+          (job.state !== 'succeeded' && FT.isNum(job.loops) && n < job.loops ? ' of ' + job.loops : '') + ')')],
       cls: 'num'
     };
   }
 
+  /* The labels the controller sets on a sweep's jobs; sweep_config is shown as what the job
+   * changed, not as a chip. */
+  var SWEEP_CONFIG = 'sweep_config';
+
+  /* What a job changed: its own params ("nr_requests=64"), or for a sweep's job the point's
+   * configuration as the controller applied it ("sweep 7: read_ahead_kb=4096 nr_requests=128");
+   * older controllers only label the point. */
+  function changedText(job) {
+    var asked = (job.spec || {}).params || {};
+    var keys = Object.keys(asked);
+    if (keys.length) return keys.map(function (k) { return k + '=' + FT.valueText(asked[k]); }).join(' ');
+    var l = job.labels || {};
+    if (l[SWEEP_CONFIG] !== undefined) return 'sweep ' + l.sweep + ': ' + l[SWEEP_CONFIG];
+    if (l.sweep !== undefined) return 'sweep ' + l.sweep + ' point ' + l.sweep_point;
+    return '–';
+  }
+
+  /* What a job set, {name: value}: its params, or the settings of its sweep_config label. */
+  function changedSettings(job) {
+    var asked = (job.spec || {}).params || {};
+    var cfg = (job.labels || {})[SWEEP_CONFIG];
+    if (!Object.keys(asked).length && cfg) {
+      asked = {};
+      cfg.split(' ').forEach(function (kv) { var p = splitKV(kv); if (p) asked[p[0]] = p[1]; });
+    }
+    return asked;
+  }
+
+  function changedNames(job) { return Object.keys(changedSettings(job)); }
+
   function labelChips(labels) {
-    var keys = Object.keys(labels || {}).sort();
+    var keys = Object.keys(labels || {}).filter(function (k) { return k !== SWEEP_CONFIG; }).sort();
     if (!keys.length) return '';
     return E('span', { class: 'labels' }, keys.map(function (k) {
       return E('span', { class: 'chip' }, k + '=' + FT.valueText(labels[k]));
@@ -336,12 +372,12 @@
             j.device,
             j.engine,
           ].concat(opts.map(function (o) { return { v: o[1] === undefined ? '–' : FT.valueText(o[1]), cls: 'opt' }; }))
-            .concat([labelChips(j.labels), metricCell(j, q.metric), stateBadge(j.state)])
+            .concat([{ v: changedText(j), cls: 'changed' }, labelChips(j.labels), metricCell(j, q.metric), stateBadge(j.state)])
         };
       });
       var optNames = ['rw', 'bs', 'iodepth', 'numjobs'];
       var head = ['Job', 'Time (UTC)', 'Device', 'Engine'].concat(optNames.map(function (n) { return { v: n, cls: 'opt' }; }))
-        .concat(['Labels', { v: 'Metric (mean ± stdev)', cls: 'num' }, 'State']);
+        .concat([{ v: 'Changed', cls: 'changed' }, 'Labels', { v: 'Metric (mean ± stdev)', cls: 'num' }, 'State']);
       var status = E('p', { class: 'muted', id: 'history-count' },
         jobs.length ? 'Page ' + pageNo + ': ' + jobs.length + ' job' + (jobs.length === 1 ? '' : 's')
           : 'No finished jobs' + (Object.keys(f).length ? ' match these filters.' : ' yet.'));
@@ -485,7 +521,7 @@
       // Parameter snapshot.
       // Parameter snapshot, in up to three side-by-side tables; the job's own params highlighted.
       var params = job.params || {};
-      var asked = spec.params || {};
+      var asked = changedSettings(job);
       // The fs.* entries of a job's filesystem are shown with it, above.
       var pkeys = Object.keys(params).filter(function (k) {
         return !(fsMade && k.indexOf('fs.') === 0);
@@ -562,64 +598,147 @@
     return v === undefined ? undefined : FT.valueText(v);
   }
 
+  /* A job's workload: its engine with every option, its device and directory. Jobs of
+   * different workloads are never compared: a 4k randwrite's figure says nothing of a 1M one. */
+  function workloadOf(j) {
+    var spec = j.spec || {};
+    var eng = j.engine || spec.engine;
+    var o = spec[eng] || {};
+    var keys = Object.keys(o).sort();
+    var text = eng + ' ' + keys.map(function (k) { return k + '=' + FT.valueText(o[k]); }).join(' ') +
+      ' on ' + j.device + (spec.directory ? ' in ' + spec.directory : '');
+    return { key: JSON.stringify([eng, j.device, spec.directory || null, keys.map(function (k) { return [k, o[k]]; })]),
+      text: text, device: j.device };
+  }
+
+  /* A short stable id for a workload key, for the URL (FNV-1a, 32 bits, hex). */
+  function workloadId(key) {
+    var h = 0x811c9dc5;
+    for (var i = 0; i < key.length; i++) {
+      h ^= key.charCodeAt(i);
+      h = Math.imul(h, 0x01000193) >>> 0;
+    }
+    return ('0000000' + h.toString(16)).slice(-8);
+  }
+
+  /* The finished jobs grouped by workload, the most recent workload (newest job) first. Only
+   * jobs that succeeded are compared (jobs); a cancelled or failed job ran only some of its
+   * loops (partial counts them). Workloads without a succeeded job are left out. */
+  function workloadsOf(jobs) {
+    var by = {}, list = [];
+    jobs.forEach(function (j) {
+      var w = workloadOf(j);
+      var g = by[w.key];
+      if (!g) {
+        g = by[w.key] = { key: w.key, id: workloadId(w.key), text: w.text, device: w.device, jobs: [], partial: 0, newest: null };
+        list.push(g);
+      }
+      if (j.state !== 'succeeded') {
+        g.partial++;
+        return;
+      }
+      g.jobs.push(j);
+      if (!g.newest || j.id > g.newest.id) g.newest = j;
+    });
+    return list.filter(function (g) { return g.jobs.length; })
+      .sort(function (x, y) { return y.newest.id - x.newest.id; });
+  }
+
+  /* The device's writable parameters as the agent reports them now: {name: true}, or null when
+   * the device is not allowlisted here (every parameter reads as not writable) or is gone. */
+  function writableParams(dev) {
+    return request('devices/' + encodeURIComponent(dev) + '/params').then(function (j) {
+      var p = j.params || {}, w = {}, any = false;
+      Object.keys(p).forEach(function (k) { if (p[k] && p[k].writable) { w[k] = true; any = true; } });
+      return any ? w : null;
+    }, function () { return null; });
+  }
+
   views.compare = function (r, my) {
     var q = r.query;
     var f = pickFilters(q);
     main.appendChild(E('h1', null, 'Compare by parameter'));
     var body = E('div', { id: 'compare-body' }, E('p', { class: 'muted' }, 'Loading…'));
-    var jobs, all;
+    var all, wl, work;
     return getDevices().catch(function () { return []; }).then(function (devices) {
       if (my !== gen) return;
       main.appendChild(filterForm(q, devices, null, function (nf) {
-        go('compare', undefined, Object.assign(nf, { by: q.by, metric: q.metric }));
+        go('compare', undefined, Object.assign(nf, { workload: q.workload, by: q.by, metric: q.metric }));
       }));
       main.appendChild(body);
       return fetchAll(f, my);
     }).then(function (fetched) {
       all = fetched;
       if (my !== gen || !all) return;
-      jobs = all.filter(function (j) { return j.state === 'succeeded' || (j.summary && Object.keys(j.summary).length); });
       FT.clear(body);
-      if (!jobs.length) {
-        body.appendChild(E('p', { class: 'muted' }, 'No finished jobs match these filters.'));
+      wl = workloadsOf(all);
+      if (!wl.length) {
+        body.appendChild(E('p', { class: 'muted' }, 'No succeeded jobs match these filters.'));
         return;
       }
-      // Parameters that vary across the jobs come first.
-      var distinct = {};
+      work = wl.filter(function (w) { return w.id === q.workload; })[0] || wl[0];
+      return writableParams(work.device);
+    }).then(function (writable) {
+      if (my !== gen || !work) return;
+      var jobs = work.jobs;
+      // The parameters that vary among this workload's jobs and that one can set: writable on
+      // the device now, an iosched attribute, or set by one of the jobs.
+      var distinct = {}, set = {};
       jobs.forEach(function (j) {
         Object.keys(j.params || {}).forEach(function (k) {
           (distinct[k] = distinct[k] || {})[paramValue(j.params[k])] = 1;
         });
+        changedNames(j).forEach(function (k) { set[k] = true; });
       });
-      var pnames = Object.keys(distinct).sort(function (a, b) {
-        var va = Object.keys(distinct[a]).length > 1, vb = Object.keys(distinct[b]).length > 1;
-        if (va !== vb) return va ? -1 : 1;
+      var pnames = Object.keys(distinct).filter(function (k) {
+        return Object.keys(distinct[k]).length > 1 &&
+          (!writable || writable[k] || set[k] || /^iosched\./.test(k));
+      }).sort(function (a, b) {
+        if (!!set[a] !== !!set[b]) return set[a] ? -1 : 1;
         return a < b ? -1 : a > b ? 1 : 0;
       });
-      var by = q.by && distinct[q.by] ? q.by : pnames.indexOf('nr_requests') >= 0 && Object.keys(distinct.nr_requests).length > 1 ? 'nr_requests' : pnames[0];
+      var newestSet = changedNames(work.newest).filter(function (k) { return pnames.indexOf(k) >= 0; });
+      var by = q.by && pnames.indexOf(q.by) >= 0 ? q.by : newestSet[0] || pnames[0];
       var metrics = metricsOf(jobs);
       var metric = q.metric && metrics.indexOf(q.metric) >= 0 ? q.metric : metrics[0];
+
+      var wsel = select('c-workload', wl.map(function (w) {
+        return [w.id, w.text + ' — ' + w.jobs.length + ' job' + (w.jobs.length === 1 ? '' : 's') + ', newest #' + w.newest.id];
+      }), work.id);
       var psel = select('c-param', pnames.map(function (p) {
         var n = Object.keys(distinct[p]).length;
-        return [p, p + ' (' + n + ' value' + (n === 1 ? '' : 's') + ')'];
+        return [p, p + ' (' + n + ' values)'];
       }), by);
       var msel = select('c-metric', metrics, metric);
-      function change() { go('compare', undefined, Object.assign({}, f, { by: psel.value, metric: msel.value })); }
+      function change(ev) {
+        var nq = Object.assign({}, f, { workload: wsel.value, metric: msel.value });
+        if (ev.target !== wsel) nq.by = psel.value;
+        go('compare', undefined, nq);
+      }
+      wsel.addEventListener('change', change);
       psel.addEventListener('change', change);
       msel.addEventListener('change', change);
-      body.appendChild(E('div', { class: 'filters' }, field('Parameter', psel), field('Metric', msel)));
-      if (!by || !metric) {
-        body.appendChild(E('p', { class: 'muted' }, 'The jobs have no parameter snapshot or no metrics.'));
+      body.appendChild(E('div', { class: 'filters' }, field('Workload', wsel),
+        pnames.length ? field('Parameter', psel) : null, field('Metric', msel)));
+      body.appendChild(E('p', { class: 'hint', id: 'compare-workload' },
+        'One workload at a time: ' + work.text + '. ' + (wl.length > 1 ? (wl.length - 1) + ' other workload' +
+          (wl.length === 2 ? '' : 's') + ' in these results (pick one above); their jobs are never pooled with these.' : '')));
+      if (!pnames.length || !metric) {
+        body.appendChild(E('p', { class: 'muted', id: 'compare-count' }, !metric ? 'These jobs have no metrics.'
+          : 'No settable parameter varies among the ' + jobs.length + ' job' + (jobs.length === 1 ? '' : 's') + ' of this workload.'));
         return;
       }
-      // Group the jobs' passes by the parameter's value.
+      if (!writable) {
+        body.appendChild(E('p', { class: 'hint' }, work.device + ' is not allowlisted on this agent (or gone), so its ' +
+          'read-only attributes cannot be told apart: every parameter that varies is offered.'));
+      }
+      // Group this workload's passes by the parameter's value.
       var groups = {};
       var used = 0;
       jobs.forEach(function (j) {
         var v = paramValue((j.params || {})[by]);
         if (v === undefined) return;
         var pts = (j.passes || []).map(function (p) { return (p.metrics || {})[metric]; }).filter(FT.isNum);
-        if (!pts.length && j.summary && j.summary[metric] && FT.isNum(j.summary[metric].mean)) pts = [j.summary[metric].mean];
         if (!pts.length) return;
         used++;
         var g = groups[v] || (groups[v] = { label: v, points: [], jobs: 0 });
@@ -632,9 +751,17 @@
         g.stdev = FT.stdev(g.points);
         return g;
       });
+      var others = pnames.filter(function (k) {
+        return k !== by && !((k === 'setra' && by === 'read_ahead_kb') || (k === 'read_ahead_kb' && by === 'setra'));
+      });
       body.appendChild(E('p', { class: 'muted', id: 'compare-count' },
-        used + ' of ' + jobs.length + ' jobs have ' + metric + ' and ' + by + '; ' + list.length + ' value' + (list.length === 1 ? '' : 's') + '.' +
+        used + ' of ' + jobs.length + ' jobs of this workload have ' + metric + ' and ' + by + '; ' + list.length + ' value' + (list.length === 1 ? '' : 's') + '.' +
+        (work.partial ? ' ' + work.partial + ' cancelled or failed job' + (work.partial === 1 ? '' : 's') + ' of it left out (partial loops).' : '') +
         (all.length >= COMPARE_MAX_JOBS ? ' Only the newest ' + COMPARE_MAX_JOBS + ' jobs are read: narrow them with the filters.' : '')));
+      if (others.length) {
+        body.appendChild(E('p', { class: 'warning', id: 'compare-others' }, 'These jobs also differ in ' + others.join(', ') +
+          ': each group mixes their values. Narrow the jobs with the parameter filter (name=value) to hold them fixed.'));
+      }
       var canvas = E('canvas', { id: 'compare-chart', 'aria-label': metric + ' by ' + by });
       body.appendChild(E('div', { class: 'chart-box tall' }, canvas));
       FT.groupDots(canvas, metric, list, by);
@@ -643,7 +770,7 @@
         { v: 'stdev', cls: 'num' }, { v: 'vs ' + (list[0] ? list[0].label : ''), cls: 'num' }],
       list.map(function (g) {
         return { attrs: { 'data-group': g.label }, cells: [g.label, { v: g.jobs, cls: 'num' }, { v: g.points.length, cls: 'num' },
-          { v: FT.fmt(g.mean) + ' ' + FT.unit(metric), cls: 'num' }, { v: FT.fmt(g.stdev), cls: 'num' },
+          { v: FT.fmt(g.mean) + ' ' + FT.unit(metric), cls: 'num' }, { v: g.points.length > 1 ? FT.fmt(g.stdev) : '–', cls: 'num' },
           { v: g === list[0] ? '' : FT.fmtPct(g.mean / ref - 1), cls: 'num' }] };
       }), 'grid compare'));
     });

@@ -239,10 +239,12 @@
     (baselines || []).forEach(function (b, i) {
       if (!FT.isNum(b.value)) return;
       var c = FT.palette[(b.index !== undefined ? b.index : i) % FT.palette.length];
+      /* Drawn by fullWidthLines across the whole plot; the dataset gives the legend entry and
+       * keeps the value inside the y scale. */
       datasets.push({
-        type: 'line', label: b.label, order: 1,
+        type: 'line', label: b.label, order: 1, ftFullWidth: true, showLine: false,
         data: xLabels.map(function () { return b.value; }),
-        borderColor: c, borderDash: [6, 4], borderWidth: 2, pointRadius: 0, fill: false
+        borderColor: c, borderDash: [6, 4], borderWidth: 2, pointRadius: 0, pointHitRadius: 0, fill: false
       });
     });
     var opts = baseOptions(yTitle(metric));
@@ -252,6 +254,63 @@
       filter: function (item) { return !/95 % CI$/.test(item.text); },
       sort: function (x, y) { return x.datasetIndex - y.datasetIndex; }
     };
-    return FT.chart(canvas, { type: 'bar', data: { labels: xLabels, datasets: datasets }, options: opts });
+    return FT.chart(canvas, { type: 'bar', data: { labels: xLabels, datasets: datasets }, options: opts, plugins: [fullWidthLines] });
+  };
+
+  /* runsChart(canvas, labels, effects[%|null], baselines[value|null], bestTexts, metric, unit):
+   * a plan's runs in time order: the best configuration's effect (left axis, %) and the
+   * original baseline's figure (right axis), one point per run. */
+  FT.runsChart = function (canvas, labels, effects, baselines, bestTexts, metric, unit) {
+    var opts = baseOptions('best configuration\'s effect (%)');
+    opts.scales.y.beginAtZero = false;
+    opts.scales.y2 = { position: 'right', beginAtZero: false, grid: { drawOnChartArea: false },
+      title: { display: true, text: 'baseline ' + metric + (unit ? ' (' + unit + ')' : '') } };
+    opts.plugins.tooltip = { callbacks: { afterLabel: function (item) {
+      return item.datasetIndex === 0 ? 'best: ' + bestTexts[item.dataIndex] : '';
+    } } };
+    return FT.chart(canvas, {
+      type: 'line',
+      data: {
+        labels: labels,
+        datasets: [
+          { label: 'best configuration\'s effect (%)', yAxisID: 'y', data: effects, spanGaps: false,
+            borderColor: FT.palette[2], backgroundColor: alpha(FT.palette[2], 0.8), pointRadius: 4, borderWidth: 2 },
+          { label: 'baseline ' + metric, yAxisID: 'y2', data: baselines, spanGaps: false,
+            borderColor: FT.palette[0], backgroundColor: alpha(FT.palette[0], 0.8), borderDash: [6, 4], pointRadius: 3, borderWidth: 2 }
+        ]
+      },
+      options: opts
+    });
+  };
+
+  /* A horizontal line per visible dataset marked ftFullWidth, at its value, from the left edge
+   * of the plot to the right one (a line dataset on a category axis would run only between
+   * the first and the last category's centre). The spans drawn are kept on the chart as
+   * chart.ftLines [{label, y, x0, x1}] for the tests. */
+  var fullWidthLines = {
+    id: 'ftFullWidthLines',
+    afterDatasetsDraw: function (chart) {
+      var area = chart.chartArea, y = chart.scales.y, ctx = chart.ctx;
+      chart.ftLines = [];
+      chart.data.datasets.forEach(function (d, i) {
+        if (!d.ftFullWidth || !chart.isDatasetVisible(i)) return;
+        var v = d.data.filter(FT.isNum)[0];
+        if (!FT.isNum(v)) return;
+        var py = y.getPixelForValue(v);
+        ctx.save();
+        ctx.beginPath();
+        ctx.rect(area.left, area.top, area.right - area.left, area.bottom - area.top);
+        ctx.clip();
+        ctx.strokeStyle = d.borderColor;
+        ctx.lineWidth = d.borderWidth || 2;
+        ctx.setLineDash(d.borderDash || []);
+        ctx.beginPath();
+        ctx.moveTo(area.left, py);
+        ctx.lineTo(area.right, py);
+        ctx.stroke();
+        ctx.restore();
+        chart.ftLines.push({ label: d.label, y: v, x0: area.left, x1: area.right });
+      });
+    }
   };
 })(typeof window !== 'undefined' ? window : this);

@@ -1,7 +1,9 @@
 /* report.js -- renders the controller's sweep report (report.html) from the sweep document that
  * `fleettune-ctl report ID --html FILE` puts in <script id="sweep-data"> (the JSON of
  * `fleettune-ctl show ID --format json`, schema/sweep.schema.json): the sweep table with
- * verdicts, one chart per axis, the best configuration, the noise line, the warnings and the plan.
+ * verdicts in fleettune-ctl's groups (axis by axis, the race, the final confirmation; repeated
+ * configurations marked), one chart per axis, the best configuration, the noise line, the
+ * warnings and the plan.
  * Verdicts are read as codes (gain, loss, equivalent, inconclusive, heterogeneous); the words
  * shown are fleettune-ctl's (verdict_text). Version-1 documents (English verdicts) still render.
  * Works from file:// with no network; all data goes into the page as text. */
@@ -106,26 +108,73 @@
     if (r.vs !== null && r.vs !== undefined && FT.isNum(r.delta_pct)) {
       s += ': ' + pct(r.delta_pct) + ' %';
       if (FT.isNum(r.low_pct) && FT.isNum(r.high_pct)) s += ' [' + pct(r.low_pct) + ', ' + pct(r.high_pct) + ']';
-      s += ' vs point ' + (r.vs + 1);
+      s += ' vs #' + (r.vs + 1);
     }
     return s;
   }
 
-  function sweepTable(doc) {
+  /* The first earlier point with the same configuration as p, or null: a sequential sweep
+   * runs the best configuration so far again as the next axis' baseline, and the chosen one
+   * again in the final confirmation. */
+  function earlierSame(doc, p) {
+    var keys = Object.keys(p.params || {});
+    var pts = doc.points || [];
+    for (var i = 0; i < pts.length && pts[i].index < p.index; i++) {
+      var q = pts[i];
+      if (Object.keys(q.params || {}).length === keys.length && sameValues(q.params, p.params, keys)) return q;
+    }
+    return null;
+  }
+
+  /* What a row is, in words: "original baseline", "baseline of axis 2, re-run of #3", "final
+   * confirmation: #6 re-run against the original baseline #1". */
+  function rowRole(doc, p) {
+    var again = earlierSame(doc, p);
+    var rerun = again ? 're-run of #' + (again.index + 1) : '';
+    if (p.role === 'final') {
+      return 'final confirmation' + (again ? ': #' + (again.index + 1) + ' re-run' : '') + ' against the original baseline #' +
+        ((FT.isNum(p.ref) ? p.ref : 0) + 1);
+    }
+    if (p.role === 'baseline') {
+      if (doc.strategy === 'grid' || !FT.isNum(p.axis)) return 'baseline' + (rerun ? ', ' + rerun : '');
+      if (p.index === 0) return 'original baseline';
+      return 'baseline of axis ' + (p.axis + 1) + (rerun ? ', ' + rerun : '');
+    }
+    return rerun;
+  }
+
+  /* The groups of fleettune-ctl's table: a sequential or adaptive sweep has one per axis (in
+   * point order) and one for the final confirmation; a grid sweep one table. */
+  function tableGroups(doc) {
+    var seq = doc.strategy !== 'grid';
+    var out = [], cur = null;
+    (doc.points || []).forEach(function (p) {
+      var key = !seq ? 'grid' : p.role === 'final' || !FT.isNum(p.axis) ? 'final' : 'axis' + p.axis;
+      if (!cur || cur.key !== key) {
+        var title = null;
+        if (key === 'final') title = 'final confirmation against the original baseline';
+        else if (key !== 'grid') title = 'axis ' + (p.axis + 1) + ': ' + ((doc.axes[p.axis] || {}).params || []).join(', ');
+        cur = { key: key, title: title, points: [] };
+        out.push(cur);
+      }
+      cur.points.push(p);
+    });
+    return out;
+  }
+
+  function sweepTable(doc, points) {
     var unit = doc.unit || FT.unit(doc.metric);
-    var raced = (doc.points || []).some(function (p) { return p.race; });
     var cols = doc.columns || [];
     var nodes = doc.nodes || [];
-    var head = cols.slice().concat(nodes.map(function (n) {
+    var head = ['#'].concat(cols).concat(nodes.map(function (n) {
       return { v: n.name + (unit ? ' (' + unit + ')' : ''), cls: 'num' };
     })).concat(adaptive(doc) ? [{ v: 'loops', cls: 'num' }] : [])
-      .concat([{ v: 'Δ vs baseline [95 % CI]', cls: 'num' }, { v: 'node spread', cls: 'num' }, 'verdict'])
-      .concat(raced ? ['race'] : []);
-    var rows = (doc.points || []).map(function (p) {
-      var cells = cols.map(function (c) {
+      .concat([{ v: 'Δ vs baseline [95 % CI]', cls: 'num' }, { v: 'node spread', cls: 'num' }, 'verdict', 'row']);
+    var rows = points.map(function (p) {
+      var cells = [{ v: '#' + (p.index + 1), cls: 'num point-no' }].concat(cols.map(function (c) {
         var t = p.display && p.display[c] !== undefined ? p.display[c] : FT.valueText((p.params || {})[c]);
         return { v: t, cls: /→/.test(t) ? 'adjusted' : null };
-      });
+      }));
       (p.nodes || []).forEach(function (n) {
         var t = FT.isNum(n.mean) ? FT.fmt(n.mean) + ' ± ' + FT.fmt(n.stdev) : n.state && n.state !== 'ok' ? n.state : '–';
         cells.push({ v: t, cls: 'num' });
@@ -136,12 +185,32 @@
       cells.push({ v: FT.isNum(p.spread_pct) ? p.spread_pct.toFixed(1) + ' %' : '', cls: 'num' });
       var code = verdictCode(doc, p);
       cells.push(E('span', { class: verdictClass(code), 'data-verdict': code }, verdictText(doc, p)));
-      if (raced) cells.push({ v: raceText(p.race), cls: p.race ? 'race race-' + p.race.state : null });
+      cells.push({ v: rowRole(doc, p), cls: 'row-role' });
       return { attrs: { class: p.role === 'baseline' ? 'baseline' : null, 'data-point': p.index }, cells: cells };
     });
-    var t = FT.table(head, rows, 'grid sweep');
-    t.id = 'sweep-table';
-    return t;
+    return FT.table(head, rows, 'grid sweep');
+  }
+
+  /* The sweep as fleettune-ctl prints it: a table per group with its title, then the race
+   * (adaptive) block. */
+  function sweepTables(doc) {
+    var wrap = E('section', { id: 'sweep-table' });
+    tableGroups(doc).forEach(function (g) {
+      var box = E('div', { class: 'sweep-group', 'data-group': g.key });
+      if (g.title) box.appendChild(E('h3', { class: 'group-title' }, g.title));
+      box.appendChild(sweepTable(doc, g.points));
+      wrap.appendChild(box);
+    });
+    var raced = (doc.points || []).filter(function (p) { return p.race; });
+    if (raced.length) {
+      wrap.appendChild(E('div', { class: 'sweep-group race-block', 'data-group': 'race' },
+        E('h3', { class: 'group-title' }, 'race (adaptive)'),
+        E('ul', { class: 'race-lines' }, raced.map(function (p) {
+          return E('li', { class: 'race race-' + p.race.state, 'data-point': p.index },
+            '#' + (p.index + 1) + ' ' + cfgText(p.params) + ': ' + raceText(p.race));
+        }))));
+    }
+    return wrap;
   }
 
   /* The points to chart for axis i, one per axis value: the candidate points of that axis (or,
@@ -217,7 +286,7 @@
       root.appendChild(E('p', { class: 'warning' }, '⚠ ' + w));
     });
     root.appendChild(E('h2', null, 'Sweep'));
-    root.appendChild(sweepTable(doc));
+    root.appendChild(sweepTables(doc));
     if (doc.noise && doc.noise.text) root.appendChild(E('p', { class: 'noise', id: 'noise' }, 'noise: ' + doc.noise.text));
     root.appendChild(E('p', { class: 'hint' }, 'Each node cell is the mean ± stdev of its passes. ' + (doc.format_version === 1
       ? 'Δ is the fleet mean against the row\'s baseline with its 95 % Welch confidence interval'

@@ -2,7 +2,9 @@
 # bt_sweep_report.sh -- a real two-node sweep (two agents on two loop devices, real fio,
 # adaptive loops of 1 s, 2 to 4 per point) through fleettune-ctl, its `report ID --html FILE`,
 # and that file opened from file:// in headless Chromium with the network off: table, verdict
-# codes and words, loops column, noise line, one chart per axis, best, plan.
+# codes and words, loops column, noise line, one chart per axis, best, plan; the table's groups
+# are the CLI table's (`show ID`): axis 1, axis 2, the final confirmation, repeated
+# configurations marked, and each chart's baseline runs across the whole plot.
 . "$(dirname "$0")/../integration/lib.sh"
 . "$(dirname "$0")/browser_lib.sh"
 
@@ -24,8 +26,8 @@ jq -n --arg u1 "$node1_URL" --arg u2 "$node2_URL" --arg d1 "$d1" --arg d2 "$d2" 
 	name: "bt <b>report</b> sweep",
 	nodes: [{name: "node1", url: $u1, device: $d1, token_file: $t1},
 	        {name: "node2", url: $u2, device: $d2, token_file: $t2}],
-	baseline: {scheduler: "none", nr_requests: 128},
-	axes: [{param: "scheduler", values: ["none", "mq-deadline"]},
+	baseline: {scheduler: "none", max_sectors_kb: 4, nr_requests: 128},
+	axes: [{param: "max_sectors_kb", values: [4, 1280]},
 	       {param: "nr_requests", values: [32, 128]}],
 	strategy: "sequential",
 	job: {engine: "fio", fio: {rw: "randwrite", bs: "64k", ioengine: "libaio", direct: true, iodepth: 8,
@@ -40,11 +42,17 @@ it_eq "the two-node sweep finishes" 0 "$rc"
 [ "$rc" = 0 ] || { cat "$IT_TMP/sweep.err" >&2; it_done; }
 id=$(jq -r .id "$IT_TMP/sweep-run.json")
 "$CTL_BIN" show "$id" --db "$db" --format json >"$IT_TMP/sweep.json" || it_fail "show $id --format json"
+"$CTL_BIN" show "$id" --db "$db" >"$IT_TMP/sweep.txt" || it_fail "show $id"
+cat "$IT_TMP/sweep.txt"
+# 64 KiB writes cut into 4 KiB requests against whole ones: a gain every time, so the sweep
+# has all of fleettune-ctl's groups (axis 1, axis 2 over its winner, the final confirmation).
+it_check "the CLI table has a final confirmation" grep -q "^final confirmation against the original baseline:" "$IT_TMP/sweep.txt"
 args=(report "$id" --db "$db" --html "$IT_TMP/report.html")
 [ -n "$webopt" ] && args+=("$webopt" "$FT_SOURCE_DIR/web")
 it_check "fleettune-ctl report $id --html writes the file" "$CTL_BIN" "${args[@]}"
 [ -s "$IT_TMP/report.html" ] || it_done
 # Agents stopped: the report must not need them (nor any network).
 kill -TERM "$node1_PID" "$node2_PID"
-bt_node report_check.js --html "$IT_TMP/report.html" --json "$IT_TMP/sweep.json" --shots "$BT_SHOTS" --prefix report-sweep
+bt_node report_check.js --html "$IT_TMP/report.html" --json "$IT_TMP/sweep.json" --table "$IT_TMP/sweep.txt" \
+	--shots "$BT_SHOTS" --prefix report-sweep
 it_done

@@ -66,6 +66,21 @@ async function navigate(page, action, timeout) {
   return page.evaluate(() => document.getElementById('main').dataset.state);
 }
 
+/* offlineContext(browser): a context with the network off in which every request but file:,
+ * data: and blob: is refused and kept in the returned outside[] (a report or site must not
+ * need any). */
+async function offlineContext(browser) {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, offline: true });
+  const outside = [];
+  await ctx.route('**/*', (route) => {
+    const u = route.request().url();
+    if (u.startsWith('file://') || u.startsWith('data:') || u.startsWith('blob:')) return route.continue();
+    outside.push(u);
+    return route.abort();
+  });
+  return { ctx, outside };
+}
+
 function args(argv) {
   const a = {};
   for (let i = 2; i < argv.length; i++) {
@@ -75,4 +90,4 @@ function args(argv) {
   return a;
 }
 
-module.exports = { launch, watch, shot, ready, navigate, check, ok, notOk, log, done, args, FLAGS, CHROMIUM };
+module.exports = { launch, watch, shot, ready, navigate, offlineContext, check, ok, notOk, log, done, args, FLAGS, CHROMIUM };

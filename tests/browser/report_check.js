@@ -1,6 +1,8 @@
 /* report_check.js -- opens a self-contained sweep report from a file:// URL in headless
  * Chromium with the network off and checks it against the sweep JSON it was made from.
- * usage: node report_check.js --html FILE --json SWEEP.json [--shots DIR] [--prefix NAME] */
+ * usage: node report_check.js --html FILE --json SWEEP.json [--table SHOW.txt] [--shots DIR]
+ *        [--prefix NAME]
+ * SHOW.txt: `fleettune-ctl show ID` of the same sweep: the report's groups must be its groups. */
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -12,14 +14,7 @@ const url = 'file://' + path.resolve(a.html);
 
 async function main() {
   const browser = await L.launch();
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, offline: true });
-  const outside = [];
-  await ctx.route('**/*', (route) => {
-    const u = route.request().url();
-    if (u.startsWith('file://') || u.startsWith('data:') || u.startsWith('blob:')) return route.continue();
-    outside.push(u);
-    return route.abort();
-  });
+  const { ctx, outside } = await L.offlineContext(browser);
   const page = await ctx.newPage();
   const w = L.watch(page);
   await page.goto(url, { waitUntil: 'load' });
@@ -60,6 +55,38 @@ async function main() {
   L.check('loops column ' + (adaptive ? 'shown (adaptive loops)' : 'absent'), head.includes('loops') === adaptive, head.join('|'));
   L.check('table has a column per node', doc.nodes.every((n) => head.some((h) => h.startsWith(n.name))), head.join('|'));
 
+  // The groups of the CLI table, in order, with their rows.
+  if (a.table) {
+    const cli = [];
+    for (const line of fs.readFileSync(a.table, 'utf8').split('\n')) {
+      if (/^(axis \d+: .*|final confirmation against the original baseline:)$/.test(line)) cli.push({ title: line.replace(/:$/, ''), rows: -1 });
+      else if (/^\|/.test(line) && cli.length && !/^\|[-| ]+\|$/.test(line)) cli[cli.length - 1].rows++;
+    }
+    const html = await page.$$eval('#sweep-table .sweep-group:not(.race-block)', (gs) => gs.map((g) => ({
+      title: (g.querySelector('.group-title') || {}).textContent || null, rows: g.querySelectorAll('tbody tr').length })));
+    L.log('CLI groups ' + JSON.stringify(cli) + '; report groups ' + JSON.stringify(html));
+    L.check('the report has the CLI table\'s groups (' + cli.map((g) => g.title).join(' / ') + ')',
+      cli.length > 0 && JSON.stringify(cli) === JSON.stringify(html), JSON.stringify(html));
+  }
+  const roles = await page.$$eval('#sweep-table tbody tr', (rs) => rs.map((r) => ({
+    point: Number(r.dataset.point), role: r.querySelector('.row-role').textContent })));
+  const same = (x, y) => JSON.stringify(Object.entries(x.params).sort()) === JSON.stringify(Object.entries(y.params).sort());
+  const reruns = doc.points.map((p) => ({ p, again: doc.points.find((q) => q.index < p.index && same(q, p)) })).filter((x) => x.again);
+  L.log('re-run rows: ' + reruns.map((x) => '#' + (x.p.index + 1) + '=#' + (x.again.index + 1)).join(' '));
+  L.check('every repeated configuration is marked "re-run of #k" (' + reruns.length + ')', reruns.every((x) => {
+    const r = roles.find((y) => y.point === x.p.index);
+    return r && r.role.includes(x.p.role === 'final' ? '#' + (x.again.index + 1) + ' re-run' : 're-run of #' + (x.again.index + 1));
+  }), JSON.stringify(roles));
+  const axisBase = doc.points.filter((p) => p.role === 'baseline' && p.index > 0 && p.axis !== null && doc.strategy !== 'grid');
+  L.check('each later axis\' baseline says so ("baseline of axis N")', axisBase.every((p) => {
+    const r = roles.find((y) => y.point === p.index);
+    return r && r.role.includes('baseline of axis ' + (p.axis + 1));
+  }), JSON.stringify(roles));
+  if (doc.points.some((p) => p.race)) {
+    const lines = await page.locator('#sweep-table .race-block li').count();
+    L.check('the race (adaptive) block lists every raced point', lines === doc.points.filter((p) => p.race).length, 'got ' + lines);
+  }
+
   const charts = await page.evaluate(() => Array.from(document.querySelectorAll('canvas.axis-chart')).map((c) => {
     const ch = window.Chart.getChart(c);
     if (!ch) return null;
@@ -69,6 +96,8 @@ async function main() {
       bars: ds.filter((d) => d.type === 'bar' && !/95 % CI$/.test(d.label)).map((d) => d.data.filter((v) => typeof v === 'number').length),
       whiskers: ds.filter((d) => /95 % CI$/.test(d.label)).map((d) => d.data.filter((v) => Array.isArray(v)).length),
       lines: ds.filter((d) => d.type === 'line').length,
+      spans: (ch.ftLines || []).map((l) => [l.x0, l.x1]),
+      area: [ch.chartArea.left, ch.chartArea.right],
       drawn: c.width > 0 && c.height > 0
     };
   }));
@@ -79,6 +108,8 @@ async function main() {
     L.check('axis ' + i + ': one bar series per node', c && c.bars.length === doc.nodes.length && c.bars.every((n) => n > 0), JSON.stringify(c));
     L.check('axis ' + i + ': 95 % CI whiskers', c && c.whiskers.length === doc.nodes.length && c.whiskers.every((n) => n > 0), JSON.stringify(c));
     L.check('axis ' + i + ': baseline line(s)', c && c.lines >= 1, JSON.stringify(c));
+    L.check('axis ' + i + ': each baseline line runs across the whole plot', c && c.spans.length === c.lines &&
+      c.spans.every((sp) => sp[0] === c.area[0] && sp[1] === c.area[1]), JSON.stringify(c));
     L.check('axis ' + i + ': canvas drawn', c && c.drawn);
   });
   const best = await page.textContent('#best');

@@ -3,7 +3,8 @@
 # option) while a device runs the scheduler "none": 1. a baseline with it fails on every node,
 # and so does every point; 2. the baseline runs but the one other configuration fails
 # everywhere. Each time the table says why there is no best, the controller exits 1, the
-# outcome is stored and the devices are restored.
+# outcome is stored and the devices are restored; `export` refuses both (exit 1, saying why)
+# unless --baseline asks for the baseline on purpose.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ctl_lib.sh"
 
@@ -43,6 +44,25 @@ it_check "no figures: the baseline ran on both nodes" \
 	grep -Eq '^\| mq-deadline +\| 128 +\| [0-9.]+ ± [0-9.]+ +\| [0-9.]+ ± [0-9.]+ +\|.*\| baseline' "$IT_TMP/out.txt"
 it_check "no figures: the other configuration failed on both" grep -Eq '^\| none +\| 128 +\| failed +\| failed ' "$IT_TMP/out.txt"
 no_best 2 "no figures" "no configuration produced a figure to compare with the baseline" no_figures
+
+# export refuses a sweep with no best (a permanent rule of a baseline nobody chose), unless
+# --baseline asks for the baseline on purpose.
+ctl export 1 --format udev --out "$IT_TMP/rule1" 2>"$IT_TMP/export.err"
+it_eq "export of a sweep with no best: exit 1" 1 $?
+cat "$IT_TMP/export.err"
+it_check "export says why and what --baseline does" grep -qF \
+	"sweep 1 has no best configuration to export: the baseline failed on every node. Nothing was written; --baseline exports its baseline (scheduler=none nr_requests=128) on purpose" "$IT_TMP/export.err"
+it_check "export wrote no file" test ! -e "$IT_TMP/rule1"
+ctl export 2 --format tuned 2>"$IT_TMP/export.err" >"$IT_TMP/export.out"
+it_eq "export of the no-figures sweep: exit 1" 1 $?
+it_check "export says that one's reason" grep -qF \
+	"sweep 2 has no best configuration to export: no configuration produced a figure to compare with the baseline." "$IT_TMP/export.err"
+it_eq "nothing on stdout" "" "$(cat "$IT_TMP/export.out")"
+ctl export 1 --format udev --baseline --out "$IT_TMP/rule1"
+it_eq "export --baseline: exit 0" 0 $?
+it_check "export --baseline writes the baseline, saying it was asked for" grep -q \
+	'^# fleettune sweep 1 "it grid": its baseline, exported on purpose$' "$IT_TMP/rule1"
+it_check "export --baseline: the rule sets the baseline's scheduler" grep -q 'ATTR{queue/scheduler}="none"' "$IT_TMP/rule1"
 
 ctl history >"$IT_TMP/history.txt"
 cat "$IT_TMP/history.txt"

@@ -53,7 +53,8 @@ import json, sys
 p = json.load(open(sys.argv[1]))
 print(json.dumps({"device": sys.argv[2], "engine": "fio", "fio": p["job"]["fio"],
                   "loops": p["job"]["loops"],
-                  "labels": dict(p["labels"], sweep="0", sweep_point="0")}))
+                  "labels": dict(p["labels"], sweep="0", sweep_point="0",
+                                 sweep_config=" ".join("%s=%s" % kv for kv in p["baseline"].items()))}))
 PY
 )
 msg=$(agent_says POST "/api/v1/jobs?dry_run=true" "$body")

@@ -1,5 +1,7 @@
 #!/bin/bash
-# it_ctl_sigint.sh -- SIGINT mid-sweep cancels the jobs, restores both nodes and exits 130.
+# it_ctl_sigint.sh -- SIGINT mid-sweep cancels the jobs, restores both nodes and exits 130;
+# SIGINT during the baseline says the baseline was cancelled (not failed), and the end log
+# line gives no overhead figure out of a job span of zero.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ctl_lib.sh"
 
@@ -34,4 +36,27 @@ it_http GET "$node1_URL/api/v1/jobs/$job" "$node1_TOKEN"
 it_check "the agent's job is cancelled" grep -q '"state": *"cancelled"' <<<"$HTTP_BODY"
 it_http GET "$node1_URL/api/v1/sessions" "$node1_TOKEN"
 it_check "the session is closed with restore" bash -c "! grep -q '\"state\": *\"open\"' <<<'$HTTP_BODY'"
+it_check "SIGINT after finished runs: the log gives their overhead, not the wall's" \
+	grep -q "sweep 1 interrupted: wall [0-9.]* s; job span [0-9.]* s over the 1 run that finished" "$IT_TMP/err.txt"
+
+# 2. SIGINT while the baseline's first loop runs on both nodes: the jobs are cancelled, not
+# failed, and the table and the log say so; no overhead figure out of a zero job span.
+running_on() { curl -s -H "Authorization: Bearer $2" "$1/api/v1/jobs" | grep -q '"state": *"running"'; }
+ctl_plan "$IT_TMP/plan2.json" grid 3 3
+ctl_sweep_bg "$IT_TMP/plan2.json"
+pid=$CTL_PID
+it_wait_for "the baseline running on both nodes" 60 bash -c \
+	"$(declare -f running_on); running_on $node1_URL $node1_TOKEN && running_on $node2_URL $node2_TOKEN"
+kill -INT "$pid"
+wait "$pid"
+it_eq "SIGINT during the baseline: exit 130" 130 $?
+cat "$IT_TMP/out.txt"
+tail -3 "$IT_TMP/err.txt"
+ctl_restored "SIGINT during the baseline"
+it_check "the best line says the baseline was cancelled, by the interruption" grep -q \
+	"^no best: the baseline was cancelled on every node before it finished (the sweep was interrupted) (node1: .*; node2: .*)$" "$IT_TMP/out.txt"
+it_check "never 'the baseline failed'" bash -c "! grep -q 'failed on every node' '$IT_TMP/out.txt' '$IT_TMP/err.txt'"
+it_check "the log says no run finished, with no overhead figure" \
+	grep -q "sweep 2 interrupted: wall [0-9.]* s; no run finished, so there is no job span to measure the controller's overhead against" "$IT_TMP/err.txt"
+it_check "no 'overhead x0.000'" bash -c "! grep -q 'x0.000' '$IT_TMP/err.txt'"
 it_done

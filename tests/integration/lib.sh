@@ -127,7 +127,7 @@ it_agent_start() {
 	shift
 	state="$IT_TMP/$name-state"
 	log="$IT_TMP/$name.log"
-	mkdir -p "$state"
+	mkdir -p -m 700 "$state"
 	# A restarted agent gets a fresh log; the previous run's is kept beside it.
 	[ -f "$log" ] && mv "$log" "$log.$(date +%s%N)"
 	"$AGENT_BIN" --listen 127.0.0.1:0 --node-name "$name" --state-dir "$state" "$@" 2>"$log" &

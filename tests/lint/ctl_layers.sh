@@ -17,7 +17,8 @@ status=0
 # from it; words (the phrases every rendering shares) and export read only the sweep model,
 # and sweepdoc writes the sweep document with words; analysis is the one caller of verdict's
 # judges, beside strategy, which reads what it computed; report, report_html and progress
-# render; sweeprun runs a sweep with all of them; main is the command table.
+# render; sweeprun runs a sweep with all of them, site writes the stored sweeps as pages (and
+# the index document, its JSON); main is the command table.
 declare -A rank=(
 	[config]=1 [client]=1 [effect]=1
 	[plan]=2
@@ -28,7 +29,7 @@ declare -A rank=(
 	[fleet]=7
 	[preflight]=8 [runner]=8 [rollrun]=8 [verify]=8
 	[report]=9 [report_html]=9 [progress]=9 [report_rollout]=9
-	[sweeprun]=10
+	[sweeprun]=10 [site]=10
 	[main]=11
 )
 # Library headers and the only modules that may include them (ctlstore reaches SQLite through
@@ -36,7 +37,7 @@ declare -A rank=(
 declare -A only=(
 	[sqlite3.h]=""
 	[curl/curl.h]="client"
-	[jansson.h]="config plan fleet sweepdoc"
+	[jansson.h]="config plan fleet sweepdoc site"
 	[microhttpd.h]=""
 )
 

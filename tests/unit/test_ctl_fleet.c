@@ -276,10 +276,12 @@ static void test_dry_runs(void **state)
 	assert_int_equal(json_integer_value(json_object_get(opts, "iodepth")), 8);
 	assert_true(json_is_true(json_object_get(opts, "direct")));
 	labels = json_object_get(b, "labels");
-	assert_int_equal(json_object_size(labels), 3);
+	assert_int_equal(json_object_size(labels), 4);
 	assert_string_equal(str_at(labels, "strip_size"), "256k");
 	assert_string_equal(str_at(labels, "sweep"), "0");
 	assert_string_equal(str_at(labels, "sweep_point"), "0");
+	assert_string_equal(str_at(labels, "sweep_config"),
+	                    "scheduler=mq-deadline nr_requests=128");
 	json_decref(b);
 	b = body_json(req(1, 0));
 	assert_string_equal(str_at(b, "device"), "nvme0n1");
@@ -318,6 +320,7 @@ static void test_point_start(void **state)
 	labels = json_object_get(b, "labels");
 	assert_string_equal(str_at(labels, "sweep"), "42");
 	assert_string_equal(str_at(labels, "sweep_point"), "3");
+	assert_string_equal(str_at(labels, "sweep_config"), "nr_requests=64");
 	assert_string_equal(str_at(labels, "strip_size"), "256k");
 	json_decref(b);
 	assert_int_equal(nodes[0].job_id, 5);
@@ -335,6 +338,29 @@ static void test_point_start(void **state)
 	assert_int_equal(json_integer_value(json_object_get(b, "loops")), 1);
 	assert_string_equal(str_at(json_object_get(b, "labels"), "sweep_point"), "4");
 	json_decref(b);
+	/* A configuration longer than the agent's label limit is cut after its last whole
+	 * setting that fits, with " ...". */
+	agents_reset();
+	{
+		struct config big = { 0 };
+		char name[32], val[64];
+		const char *cfg;
+		int i;
+
+		for (i = 0; i < 12; i++) {
+			snprintf(name, sizeof(name), "iosched.knob_%02d", i);
+			snprintf(val, sizeof(val), "%d", 1000000 + i);
+			config_set(&big, name, val, true);
+		}
+		fleet_point_start(&f, &big, 42, 5, 1, nodes);
+		b = body_json(req(0, 1));
+		cfg = str_at(json_object_get(b, "labels"), "sweep_config");
+		assert_true(strlen(cfg) < 256);
+		assert_non_null(strstr(cfg, "iosched.knob_00=1000000 iosched.knob_01=1000001 "));
+		assert_string_equal(cfg + strlen(cfg) - 4, " ...");
+		assert_null(strstr(cfg, "knob_11"));
+		json_decref(b);
+	}
 	/* A refused PATCH starts no job there. */
 	agents_reset();
 	nodes[1].run = true;

@@ -170,7 +170,7 @@ static void test_all_pass(void **state)
 			        "{\"device\":\"loop0\",\"engine\":\"fio\",\"fio\":{\"rw\":"
 			        "\"randwrite\",\"iodepth\":8,\"runtime_s\":2},\"loops\":3,"
 			        "\"labels\":{\"suite\":\"t\",\"sweep\":\"0\",\"sweep_point\":"
-			        "\"0\"}}");
+			        "\"0\",\"sweep_config\":\"scheduler=none nr_requests=128\"}}");
 	}
 	assert_non_null(strstr(agents[0].reqs[agents[0].nreqs - 2].body,
 	                       "{\"params\":{\"scheduler\":\"mq-deadline\",\"nr_requests\":256}}"));

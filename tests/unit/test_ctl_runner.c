@@ -296,13 +296,15 @@ static void test_point_run_appends(void **state)
 	assert_float_equal(r->passes[3], 220.5, 0);
 	assert_float_equal(r->passes[4], 221.5, 0);
 	assert_float_equal(r->job_runtime_s, 7.0, 1e-9);
-	/* The job bodies: the loops of each run, the plan's labels, the sweep and the point. */
+	/* The job bodies: the loops of each run, the plan's labels, the sweep, the point and its
+	 * configuration. */
 	for (i = 0; i < agents[1].nreqs; i++) {
 		const struct fake_req *q = &agents[1].reqs[i];
 
 		if (!strcmp(q->method, "POST") && !strcmp(q->path, "/api/v1/jobs"))
 			assert_non_null(strstr(q->body, "\"labels\":{\"x\":\"y\",\"sweep\":\"42\","
-			                                "\"sweep_point\":\"1\"}"));
+			                                "\"sweep_point\":\"1\",\"sweep_config\":"
+			                                "\"nr_requests=64 queue_depth=975\"}"));
 	}
 	assert_int_equal(behaviours[0].loops[1], 3);
 	assert_int_equal(behaviours[0].loops[2], 2);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -287,6 +288,78 @@ static void test_bind_chain_blob(void **state)
 	db_close(d);
 }
 
+/* Run db_open on path with kind k, its stderr (the log) into log[len]. */
+static int open_logged(const char *path, const struct db_kind *k, char *log, size_t len)
+{
+	char tmpl[] = "/tmp/ft-test-db-log-XXXXXX";
+	int fd = mkstemp(tmpl), saved = dup(2), rc;
+	struct db *d;
+	struct err e;
+	ssize_t n;
+
+	assert_true(fd >= 0 && saved >= 0);
+	fflush(stderr);
+	dup2(fd, 2);
+	rc = db_open(&d, path, k, &e);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	n = pread(fd, log, len - 1, 0);
+	log[n > 0 ? n : 0] = '\0';
+	close(fd);
+	unlink(tmpl);
+	if (!rc) {
+		assert_true(db_run(d, &e, "insert", "INSERT INTO t(v) VALUES(?)", "t", "x") == 1);
+		db_close(d);
+	}
+	return rc;
+}
+
+static unsigned int mode_of(const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	return st.st_mode & 0777;
+}
+
+/* create_mode: a new file (and its -wal) is made 0600 whatever the umask; an existing wider
+ * file is kept as it is and the log names it; without create_mode SQLite's default holds. */
+static void test_create_mode(void **state)
+{
+	char *dir = tu_tmpdir(), path[600], wal[620], log[2048];
+	struct db_kind priv = kind;
+	mode_t old = umask(0);
+
+	(void)state;
+	priv.create_mode = 0600;
+	snprintf(path, sizeof(path), "%s/private.db", dir);
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	assert_int_equal(open_logged(path, &priv, log, sizeof(log)), 0);
+	assert_int_equal(mode_of(path), 0600);
+	assert_null(strstr(log, "is mode"));
+	if (access(wal, F_OK) == 0)
+		assert_int_equal(mode_of(wal), 0600);
+
+	/* An existing file that others may read: left as it is, with a warning naming it. */
+	snprintf(path, sizeof(path), "%s/wide.db", dir);
+	assert_int_equal(open_logged(path, &kind, log, sizeof(log)), 0);
+	assert_int_equal(chmod(path, 0644), 0);
+	assert_int_equal(open_logged(path, &priv, log, sizeof(log)), 0);
+	assert_int_equal(mode_of(path), 0644);
+	assert_non_null(strstr(log, "is mode 0644: group or others may read it"));
+	assert_non_null(strstr(log, path));
+	assert_non_null(strstr(log, "chmod 600"));
+
+	/* Without create_mode: SQLite's own default (0644 under umask 0). */
+	snprintf(path, sizeof(path), "%s/plain.db", dir);
+	assert_int_equal(open_logged(path, &kind, log, sizeof(log)), 0);
+	assert_int_equal(mode_of(path), 0644);
+	umask(old);
+	tu_rmrf(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -297,6 +370,7 @@ int main(void)
 		cmocka_unit_test(test_migrate_next_block),
 		cmocka_unit_test(test_rerun_each_columns),
 		cmocka_unit_test(test_bind_chain_blob),
+		cmocka_unit_test(test_create_mode),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -324,7 +324,7 @@ static void test_restore_point_unrecorded(void **state)
 	int n;
 
 	snprintf(path, sizeof(path), "%s/agent.db", f->root);
-	assert_int_equal(db_open(&d, path, &(struct db_kind){ "", "store_error", "" }, &e), 0);
+	assert_int_equal(db_open(&d, path, &(struct db_kind){ "", "store_error", "", 0 }, &e), 0);
 	assert_int_equal(db_exec(d,
 	                         "CREATE TRIGGER no_restore BEFORE UPDATE OF restore ON jobs "
 	                         "BEGIN SELECT RAISE(ABORT, 'disk full'); END;",

@@ -216,7 +216,7 @@ static void test_migration_closes_duplicates(void **state)
 	snprintf(path, sizeof(path), "%s/old.db", f->root);
 	v2 = xstrndup(agent_schema_sql,
 	              (size_t)(strstr(agent_schema_sql, "-- migration 3") - agent_schema_sql));
-	assert_int_equal(db_open(&d, path, &(struct db_kind){ v2, "store_error", "" }, &e), 0);
+	assert_int_equal(db_open(&d, path, &(struct db_kind){ v2, "store_error", "", 0 }, &e), 0);
 	assert_int_equal(db_user_version(d), 2);
 	assert_int_equal(db_exec(d,
 	                         "INSERT INTO sessions(device, created_at, ttl_s, expires_at, "
@@ -262,7 +262,7 @@ static void test_insert_fails(void **state)
 	assert_false(tu_leaked());
 	assert_int_equal(session_end(&f->m, s.id, true, "closed", 1002.0, &end, &e), 0);
 
-	assert_int_equal(db_open(&d, f->db, &(struct db_kind){ "", "store_error", "" }, &e), 0);
+	assert_int_equal(db_open(&d, f->db, &(struct db_kind){ "", "store_error", "", 0 }, &e), 0);
 	assert_int_equal(db_exec(d,
 	                         "CREATE TRIGGER no_session BEFORE INSERT ON sessions "
 	                         "BEGIN SELECT RAISE(ABORT, 'disk full'); END;",

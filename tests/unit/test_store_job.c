@@ -435,7 +435,8 @@ static void test_unreadable_spec(void **state)
 	id = insert(f, "{\"device\":\"loop0\",\"engine\":\"dd\",\"dd\":{\"count\":1},\"loops\":3}",
 	            100);
 	err_clear(&e);
-	assert_int_equal(db_open(&d, f->path, &(struct db_kind){ "", "store_error", "" }, &e), 0);
+	assert_int_equal(db_open(&d, f->path, &(struct db_kind){ "", "store_error", "", 0 }, &e),
+	                 0);
 	assert_int_equal(db_exec(d, "UPDATE jobs SET spec = '{\"device\":' WHERE id = 1", &e), 0);
 	db_close(d);
 	get(f, id, &r);

@@ -1,0 +1,169 @@
+/* site.js -- renders the index page of `fleettune-ctl site DIR` (site.html) from the document
+ * fleettune-ctl puts in <script id="site-data">:
+ *   {"format": "fleettune-site", "format_version": 1, "generated_at": ISO, "db": PATH,
+ *    "sweeps": [{"id", "name", "created_at", "finished_at", "status", "strategy", "metric",
+ *                "unit", "goal", "nodes": [names], "points", "outcome" (sweep.h's code),
+ *                "best": {"params": {..}, "delta_pct", "verdict"} | null, "best_line",
+ *                "baseline_mean" (the original baseline's mean over its nodes, or null),
+ *                "href" (its report, beside index.html), "plan" (key into plans)}],  newest first
+ *    "plans": [{"key", "name", "metric", "unit", "runs": [sweep ids, oldest first]}]}
+ *                only the plans run more than once
+ * Each plan run more than once gets a chart of its runs first (the best configuration's effect,
+ * %, 0 when the baseline was kept, and the baseline's figure; the first few drawn at once, the
+ * others as they scroll into view), then the index table lists every sweep.
+ * Works from file:// with no network; all data goes into the page as text. */
+(function () {
+  'use strict';
+
+  var E = FT.el;
+
+  function pct(x) {
+    if (!FT.isNum(x)) return '';
+    return (x > 0 ? '+' : x < 0 ? '−' : '') + Math.abs(x).toFixed(1) + ' %';
+  }
+
+  function cfgText(cfg) {
+    return Object.keys(cfg || {}).map(function (k) { return k + '=' + FT.valueText(cfg[k]); }).join(' ');
+  }
+
+  /* The best cell: the configuration and its effect, or what was kept and why. */
+  function bestText(s) {
+    if (s.best) return cfgText(s.best.params) + ' ' + pct(s.best.delta_pct);
+    return s.outcome === 'baseline' ? 'baseline kept' : s.outcome === 'pending' ? '–' : 'none';
+  }
+
+  var OUTCOME_WORDS = {
+    best: 'a configuration gained', baseline: 'nothing beat the baseline',
+    baseline_failed: 'no best: the baseline failed', no_figures: 'no best: no configuration has a figure',
+    pending: 'not analysed'
+  };
+
+  function index(doc) {
+    var sweeps = doc.sweeps || [];
+    var rows = sweeps.map(function (s) {
+      return {
+        attrs: { 'data-id': s.id, class: 'status-' + String(s.status).replace(/[^a-z]/g, '') },
+        cells: [
+          E('a', { href: s.href, class: 'sweep-link' }, '#' + s.id),
+          E('a', { href: s.href }, s.name || ''),
+          { v: FT.fmtTime(s.created_at), cls: 'time' },
+          { v: (s.nodes || []).length + (s.nodes && s.nodes.length ? ': ' + s.nodes.slice(0, 4).join(', ') +
+            (s.nodes.length > 4 ? ', …' : '') : ''), cls: 'nodes' },
+          s.strategy || '',
+          { v: s.metric || '', cls: 'opt' },
+          { v: bestText(s), cls: 'best-cell', title: s.best_line || '' },
+          E('span', { class: 'state state-' + (s.status === 'completed' ? 'succeeded' : s.status === 'running' ? 'running' : 'failed') },
+            s.status || ''),
+          { v: OUTCOME_WORDS[s.outcome] || s.outcome || '', cls: 'outcome outcome-' + s.outcome }
+        ]
+      };
+    });
+    var t = FT.table(['sweep', 'name', 'started (UTC)', 'nodes', 'strategy', 'metric', 'best', 'status', 'outcome'], rows, 'grid site-index');
+    t.id = 'site-index';
+    return t;
+  }
+
+  /* Charts drawn right after the index is painted: the first screen's; the others are drawn as
+   * they scroll into view (500 sweeps of 50 plans make 50 charts nobody sees at once). */
+  var CHARTS_AT_ONCE = 4;
+
+  /* One card per plan run more than once: x = its runs in time order. Returns the section and
+   * a draw function per card. */
+  function planCharts(doc) {
+    var plans = doc.plans || [];
+    if (!plans.length) return null;
+    var byId = {};
+    (doc.sweeps || []).forEach(function (s) { byId[s.id] = s; });
+    var grid = E('div', { class: 'plan-grid' });
+    var wrap = E('section', { id: 'plan-charts' }, E('h2', null, 'Plans run more than once'),
+      E('p', { class: 'hint' }, 'Per run: the best configuration\'s effect against the baseline (0 when the baseline was kept) ' +
+        'and the original baseline\'s figure (its mean over the nodes). A baseline that moves between runs is the machine, ' +
+        'not a setting.'), grid);
+    var draws = plans.map(function (p, i) {
+      var runs = (p.runs || []).map(function (id) { return byId[id]; }).filter(Boolean);
+      var canvas = E('canvas', { class: 'plan-chart', id: 'plan-chart-' + i, 'data-plan': p.key, 'aria-label': p.name + ' over time' });
+      var card = E('div', { class: 'plan-run' },
+        E('h3', null, '“' + (p.name || '') + '”, ' + runs.length + ' runs (' + (p.metric || '') + ')'),
+        E('div', { class: 'chart-box' }, canvas));
+      grid.appendChild(card);
+      var drawn = false;
+      return {
+        card: card,
+        draw: function () {
+          if (drawn) return;
+          drawn = true;
+          FT.runsChart(canvas, runs.map(function (s) { return '#' + s.id + ' ' + FT.fmtTime(s.created_at).slice(0, 16); }),
+            runs.map(function (s) { return s.best ? s.best.delta_pct : s.outcome === 'baseline' ? 0 : null; }),
+            runs.map(function (s) { return FT.isNum(s.baseline_mean) ? s.baseline_mean : null; }),
+            runs.map(bestText), p.metric, p.unit || FT.unit(p.metric));
+        }
+      };
+    });
+    return { el: wrap, draws: draws };
+  }
+
+  /* Draw the first screen's charts once the index has been painted (marks "ft-site-painted",
+   * then "ft-site-charts"), the rest when they come near the screen. */
+  function drawCharts(draws) {
+    var first = function () {
+      /* A timer set in an animation frame runs after that frame is painted. */
+      if (window.performance && performance.mark) performance.mark('ft-site-painted');
+      draws.slice(0, CHARTS_AT_ONCE).forEach(function (d) { d.draw(); });
+      if (window.performance && performance.mark) performance.mark('ft-site-charts');
+    };
+    if (typeof requestAnimationFrame === 'function') requestAnimationFrame(function () { setTimeout(first, 0); });
+    else first();
+    var rest = draws.slice(CHARTS_AT_ONCE);
+    if (!rest.length) return;
+    if (typeof IntersectionObserver !== 'function') {
+      rest.forEach(function (d) { d.draw(); });
+      return;
+    }
+    var io = new IntersectionObserver(function (entries) {
+      entries.forEach(function (en) {
+        if (!en.isIntersecting) return;
+        io.unobserve(en.target);
+        rest.filter(function (d) { return d.card === en.target; }).forEach(function (d) { d.draw(); });
+      });
+    }, { rootMargin: '300px' });
+    rest.forEach(function (d) { io.observe(d.card); });
+  }
+
+  function render(doc) {
+    var root = FT.clear(document.getElementById('site'));
+    var n = (doc.sweeps || []).length;
+    document.title = 'fleettune · ' + n + ' sweeps';
+    root.appendChild(E('header', null, E('h1', { id: 'site-title' }, 'fleettune sweeps'),
+      E('p', { class: 'meta' }, n + ' stored sweep' + (n === 1 ? '' : 's') + ' · ' + (doc.db || '') +
+        ' · written ' + FT.fmtTime(doc.generated_at))));
+    var charts = planCharts(doc);
+    if (charts) root.appendChild(charts.el);
+    root.appendChild(E('h2', null, 'Every sweep, newest first'));
+    root.appendChild(n ? index(doc) : E('p', { class: 'muted' }, 'No sweep is stored in this database yet.'));
+    /* Charts are made once their canvases are in the page (Chart.js sizes them from it). */
+    if (charts) drawCharts(charts.draws);
+    root.setAttribute('data-state', 'ready');
+    if (window.performance && performance.mark) performance.mark('ft-site-ready');
+  }
+
+  function start() {
+    var root = document.getElementById('site');
+    var doc;
+    try {
+      doc = JSON.parse(document.getElementById('site-data').textContent);
+    } catch (e) {
+      root.appendChild(E('p', { class: 'error' }, 'This page holds no site data (' + e.message + '). Make it with fleettune-ctl site DIR.'));
+      root.setAttribute('data-state', 'error');
+      return;
+    }
+    try {
+      render(doc);
+    } catch (e) {
+      root.appendChild(E('p', { class: 'error' }, 'cannot render the index: ' + e.message));
+      root.setAttribute('data-state', 'error');
+    }
+  }
+
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+  else start();
+})();
