@@ -1,7 +1,11 @@
-# Dockerfile -- fleettune: a build stage that compiles and runs the unit tests, and a slim
-# runtime stage with fio, fleettune-agent, fleettune-ctl and the web page.
+# Dockerfile -- fleettune: a build stage that compiles fleettune and fio (and runs the unit
+# tests), and a small runtime stage with fio, fleettune-agent, fleettune-ctl and the web page.
 #
 # Build:  docker build -t fleettune .
+#   --build-arg BASE=IMAGE          the build stage's Debian 12 image (default debian:bookworm)
+#   --build-arg RUNTIME_BASE=IMAGE  the runtime stage's (default debian:bookworm-slim)
+#   --build-arg UNIT_TESTS=0        skip the unit tests in the build stage (a CI that already
+#                                   ran them; tests/integration/it_image.sh does this)
 # Run the agent on a node (it writes /sys/block/*/queue and benchmarks devices):
 #   docker run -d --name fleettune-agent --network host --privileged \
 #     -v /sys:/sys:rw -v /var/lib/fleettune:/var/lib/fleettune \
@@ -13,13 +17,45 @@
 #   plus --security-opt systempaths=unconfined if the agent runs with --allow-sysctl.
 # The token is created in the state directory (mode 0600) on first start, or pass
 # --token-file /run/secrets/fleettune-token. README.md ("Running in production") has the details.
+#
+# fio comes from Debian's own source package (the same fio 3.33 with Debian's patches), built
+# with the engines the agent offers (libaio, io_uring, the sync family, posixaio, mmap) and
+# without the network and cluster engines (rados, rbd, gfapi, nbd, rdma, pmem): Debian's fio
+# binary links librados2, librbd1 and glusterfs, about 100 MB that no agent job uses.
 
-FROM debian:bookworm AS build
+ARG BASE=debian:bookworm
+ARG RUNTIME_BASE=debian:bookworm-slim
+
+FROM ${BASE} AS build
+ARG UNIT_TESTS=1
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev \
-      libcurl4-openssl-dev libsqlite3-dev libcmocka-dev \
+      libcurl4-openssl-dev libsqlite3-dev libcmocka-dev libaio-dev zlib1g-dev dpkg-dev \
  && rm -rf /var/lib/apt/lists/*
+
+# fio from the source package of the image's own Debian release (deb-src added for this step).
+WORKDIR /fio
+RUN for f in /etc/apt/sources.list.d/*.sources; do \
+      [ -f "$f" ] && sed -i 's/^Types: deb$/Types: deb deb-src/' "$f"; \
+    done; \
+    if [ -f /etc/apt/sources.list ]; then \
+      sed -n 's/^deb \(.*\)/deb-src \1/p' /etc/apt/sources.list >/etc/apt/sources.list.d/src.list; \
+    fi; \
+    apt-get update \
+ && apt-get source --download-only fio \
+ && rm -rf /var/lib/apt/lists/* \
+ && dpkg-source -x fio_*.dsc src \
+ && cd src \
+ && eval "$(DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --export=sh)" \
+ && ./configure --prefix=/usr/local --disable-native \
+      --disable-rados --disable-rbd --disable-http --disable-gfapi --disable-pmem --disable-rdma \
+      --disable-numa --disable-libzbc --disable-dfs --disable-xnvme --disable-libnfs \
+      --disable-tcmalloc \
+ && make -j"$(nproc)" fio \
+ && install -D -s -m 0755 fio /out/usr/local/bin/fio \
+ && ./fio --enghelp | grep -qw libaio && ./fio --enghelp | grep -qw io_uring
+
 WORKDIR /src
 COPY CMakeLists.txt ./
 COPY cmake/ cmake/
@@ -31,18 +67,23 @@ COPY web/ web/
 COPY tests/ tests/
 COPY deploy/ deploy/
 COPY docs/ docs/
-# Every unit test runs here: their fixtures are all under tests/.
-RUN cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DFT_WERROR=ON -DCMAKE_INSTALL_PREFIX=/usr/local \
+# With UNIT_TESTS=1 (the default) every unit test runs here: their fixtures are all under tests/.
+RUN if [ "$UNIT_TESTS" = 1 ]; then tests=ON; else tests=OFF; fi \
+ && cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DFT_WERROR=ON -DFT_TESTS=$tests \
+      -DCMAKE_INSTALL_PREFIX=/usr/local \
  && cmake --build build -j"$(nproc)" \
- && ctest --test-dir build -L unit --output-on-failure \
+ && if [ "$tests" = ON ]; then ctest --test-dir build -L unit --output-on-failure; fi \
  && DESTDIR=/out cmake --install build --strip
 
-FROM debian:bookworm-slim
+# The runtime: the shared libraries the two binaries and fio link, CA certificates for the
+# controller's HTTPS, bonnie++ (the agent's bonnie engine, 0.2 MB); dd is in the base.
+FROM ${RUNTIME_BASE}
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      fio libmicrohttpd12 libjansson4 libcurl4 libsqlite3-0 ca-certificates \
- && rm -rf /var/lib/apt/lists/*
-COPY --from=build /out/usr/local/bin/fleettune-agent /out/usr/local/bin/fleettune-ctl /usr/local/bin/
+      libmicrohttpd12 libjansson4 libcurl4 libsqlite3-0 libaio1 zlib1g ca-certificates bonnie++ \
+ && apt-get clean \
+ && rm -rf /var/lib/apt/lists/* /var/cache/debconf/*-old /var/log/apt/* /var/log/dpkg.log
+COPY --from=build /out/usr/local/bin/fleettune-agent /out/usr/local/bin/fleettune-ctl /out/usr/local/bin/fio /usr/local/bin/
 COPY --from=build /out/usr/local/share/fleettune/web/ /usr/local/share/fleettune/web/
 VOLUME ["/var/lib/fleettune"]
 EXPOSE 7070

@@ -8,6 +8,7 @@
 #include "agent.h"
 #include "job.h"
 #include "log.h"
+#include "pending.h"
 #include "timeutil.h"
 #include "banned.h"
 
@@ -17,9 +18,11 @@ static int audit_intent(void *cls, struct tune_change *c, struct err *e)
 	struct agent *a = cls;
 	int rc = store_change_intent(a->store, c, time_now_s(), e);
 
-	if (rc)
+	if (rc) {
+		__atomic_add_fetch(&a->audit_failures, 1, __ATOMIC_RELAXED);
 		log_error("cannot record the change of %s%s%s by %s in the audit log: %s",
 		          c->device, c->device[0] ? " " : "", c->name, c->origin, e->msg);
+	}
 	return rc;
 }
 
@@ -36,6 +39,7 @@ static void audit_outcome(void *cls, const struct tune_change *c)
 	err_clear(&e);
 	if (store_change_outcome(a->store, c, time_now_s(), &e) == 0)
 		return;
+	__atomic_add_fetch(&a->audit_failures, 1, __ATOMIC_RELAXED);
 	if (c->id)
 		log_error("audit row %lld (%s %s) stays 'pending': cannot record its outcome "
 		          "%s: %s",
@@ -47,9 +51,37 @@ static void audit_outcome(void *cls, const struct tune_change *c)
 		          e.msg);
 }
 
+/* An apply is recorded (with the values to go back to) before its first write... */
+static int audit_begin(void *cls, const struct tune_snapshot *snap, const char *origin, int n,
+                       int64_t *id, struct err *e)
+{
+	struct agent *a = cls;
+	int rc = store_apply_begin(a->store, snap, origin, n, time_now_s(), id, e);
+
+	if (rc)
+		log_error("cannot record %s in the audit log: %s", origin, e->msg);
+	return rc;
+}
+
+/* ... and its record goes once it is over. */
+static void audit_end(void *cls, int64_t id)
+{
+	struct agent *a = cls;
+	struct err e;
+
+	err_clear(&e);
+	if (store_apply_end(a->store, id, &e))
+		log_error("apply %lld stays recorded (it is checked again at the next start): %s",
+		          (long long)id, e.msg);
+}
+
 struct tune_audit agent_tune_audit(struct agent *a)
 {
-	struct tune_audit audit = { .intent = audit_intent, .outcome = audit_outcome, .cls = a };
+	struct tune_audit audit = { .intent = audit_intent,
+		                    .outcome = audit_outcome,
+		                    .begin = audit_begin,
+		                    .end = audit_end,
+		                    .cls = a };
 
 	return audit;
 }
@@ -69,6 +101,7 @@ struct jobq_env agent_jobq_env(struct agent *a)
 		.state_dir = a->cfg.state_dir,
 		.contain = a->cfg.contain,
 		.now_s = time_now_s,
+		.max_queued = (int)a->cfg.max_queued,
 	};
 
 	return env;
@@ -123,8 +156,15 @@ int agent_init(struct agent *a, const struct agent_config *cfg, struct err *e)
 	a->sessions.tune = &a->tune;
 	a->sessions.store = a->store;
 
-	/* A previous run may have died with sessions open or a job running: recovery that
-	 * cannot read the database stops the start, it is never skipped. */
+	/* A previous run may have died mid-PATCH, with sessions open or a job running:
+	 * recovery that cannot read the database stops the start, it is never skipped. The
+	 * unfinished PATCH goes first: it is the newest change, and the restores after it
+	 * compare against what it leaves. */
+	rc = pending_recover(&a->tune, a->store, e);
+	if (rc < 0)
+		goto fail;
+	if (rc > 0)
+		log_info("recovered %d write(s) a previous run left unfinished", rc);
 	rc = session_end_all(&a->sessions, time_now_s(), "agent_restart", e);
 	if (rc < 0)
 		goto fail;

@@ -39,6 +39,7 @@ struct agent_config {
 	const char *fio_path;
 	const char *web_root;
 	bool public_read;
+	bool public_read_private; /* --public-read-private: the audit log and raw output too */
 	bool public_metrics;
 	const char *tls_cert;
 	const char *tls_key;
@@ -48,6 +49,9 @@ struct agent_config {
 	unsigned max_conns_per_ip; /* --max-connections-per-ip (0: default) */
 	unsigned conn_timeout_s;   /* --connection-timeout-s (0: default) */
 	unsigned drift_check_s;    /* --drift-check-s: profiles compared this often (0: default) */
+	unsigned max_held;         /* --max-held (0: default) */
+	unsigned max_held_per_ip;  /* --max-held-per-ip (0: default) */
+	unsigned max_queued;       /* --max-queued (0: default) */
 	                           /* (Test switches are not configuration: switches.h.) */
 };
 
@@ -62,6 +66,9 @@ struct agent {
 	struct httpd *httpd;   /* started by the caller after agent_init, stopped before release */
 	struct params_cache pcache;
 	double started_mono_s;
+	/* Audit rows that could not be written since the start (a write refused with
+	 * audit_unavailable, an outcome left pending, a restore made unaudited); __atomic. */
+	unsigned long audit_failures;
 	char node[64];
 	char token[128];
 };

@@ -11,6 +11,7 @@
 #include "job.h"
 #include "num.h"
 #include "switches.h"
+#include "timeutil.h"
 #include "utf8.h"
 #include "xmalloc.h"
 #include "banned.h"
@@ -107,18 +108,25 @@ void api_jobs_list(void *app, const struct http_req *req, struct http_resp *resp
 	struct agent *a = app;
 	struct job_rec *list = NULL;
 	int limit = (int)http_query_int(req, "limit", 50);
+	const char *fields = http_query(req, "fields");
+	unsigned mask = wire_job_list_fields();
 	json_t *arr;
 	struct err e;
 	int n = 0, i;
 
 	err_clear(&e);
-	if (job_list(a->jobs, http_query(req, "state"), limit, &list, &n, &e)) {
+	if (fields && wire_job_fields_parse(fields, &mask, &e)) {
+		api_fail(resp, &e);
+		return;
+	}
+	if (job_list(a->jobs, http_query(req, "state"), limit, wire_job_fields_need_params(mask),
+	             &list, &n, &e)) {
 		api_fail(resp, &e);
 		return;
 	}
 	arr = json_array();
 	for (i = 0; i < n; i++)
-		json_array_append_new(arr, job_json(a, &list[i], WIRE_JOB_ALL));
+		json_array_append_new(arr, job_json(a, &list[i], mask));
 	store_jobs_free(list, n);
 	api_json(resp, 200, json_pack("{s:o}", "jobs", arr));
 }
@@ -219,24 +227,13 @@ void api_job_raw(void *app, const struct http_req *req, struct http_resp *resp)
 /* "since": epoch seconds, or ISO-8601 "2026-11-29T23:00:00Z", or a date "2026-11-29". */
 static int since_parse(const char *s, double *out)
 {
-	struct tm tm;
-	const char *end;
 	int64_t n;
 
 	if (!num_parse_i64(s, &n) && n >= 0) {
 		*out = (double)n;
 		return 0;
 	}
-	memset(&tm, 0, sizeof(tm));
-	end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (!end) {
-		memset(&tm, 0, sizeof(tm));
-		end = strptime(s, "%Y-%m-%d", &tm);
-	}
-	if (!end || (*end && strcmp(end, "Z")))
-		return -EINVAL;
-	*out = (double)timegm(&tm);
-	return 0;
+	return time_parse_date(s, out);
 }
 
 /* Keys and types were checked by the route's query table; the label./param. filters are
@@ -275,7 +272,9 @@ void api_results_list(void *app, const struct http_req *req, struct http_resp *r
 	since = http_query(req, "since");
 	if (since && since_parse(since, &f.since)) {
 		err_set(&e, -EINVAL, "bad_request",
-		        "since: expected epoch seconds or 2026-11-29T23:00:00Z, got '%.*s'",
+		        "since: expected epoch seconds, a date 2026-11-29 or 2026-11-29T23:00:00Z "
+		        "that "
+		        "exists, got '%.*s'",
 		        utf8_cut(since, 40), since);
 		goto fail;
 	}

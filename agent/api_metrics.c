@@ -78,6 +78,7 @@ static void http_put(struct agent *a, struct buf *b)
 {
 	struct http_counter *list = NULL;
 	int n = a->httpd ? httpd_counters(a->httpd, &list) : 0, i;
+	unsigned int max_conns, per_ip;
 
 	family_put(b, "fleettune_http_requests_total", "counter",
 	           "HTTP requests answered, by route pattern and status (route=\"other\": no route "
@@ -100,6 +101,16 @@ static void http_put(struct agent *a, struct buf *b)
 	family_put(b, "fleettune_http_held_requests", "gauge",
 	           "Requests held now: long-polls waiting for their job to change.");
 	buf_printf(b, "fleettune_http_held_requests %d\n", a->httpd ? httpd_held(a->httpd) : 0);
+	if (!a->httpd)
+		return;
+	httpd_limits(a->httpd, &max_conns, &per_ip);
+	family_put(b, "fleettune_http_max_connections", "gauge",
+	           "Connections the agent serves at once (--max-connections, as RLIMIT_NOFILE "
+	           "allowed); a held request keeps its connection.");
+	buf_printf(b, "fleettune_http_max_connections %u\n", max_conns);
+	family_put(b, "fleettune_http_max_connections_per_ip", "gauge",
+	           "Of those, how many one client address may hold (--max-connections-per-ip).");
+	buf_printf(b, "fleettune_http_max_connections_per_ip %u\n", per_ip);
 }
 
 static void jobs_put(struct agent *a, struct buf *b)
@@ -180,6 +191,12 @@ static void writes_put(struct agent *a, struct buf *b)
 		}
 		free(list);
 	}
+	family_put(b, "fleettune_audit_failures_total", "counter",
+	           "Failed writes to the audit log since the agent started (a change's row before "
+	           "it is made, or its outcome after); while they fail, changes are refused with "
+	           "audit_unavailable and restores are made unaudited.");
+	buf_printf(b, "fleettune_audit_failures_total %lu\n",
+	           __atomic_load_n(&a->audit_failures, __ATOMIC_RELAXED));
 	family_put(b, "fleettune_sessions_open", "gauge", "Tuning sessions currently open.");
 	if (session_list(&a->sessions, "open", NULL, &sessions, &n, &e) == 0) {
 		buf_printf(b, "fleettune_sessions_open %d\n", n);

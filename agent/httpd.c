@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -57,17 +58,32 @@ struct httpd {
 	uint64_t wake_seq; /* httpd_wake() calls so far */
 	bool stopping;     /* held requests get 503 */
 	bool hold_exit;    /* the hold thread is gone or going: nothing may be suspended */
+	/* The connection limits in force (after fitting RLIMIT_NOFILE). */
+	unsigned int max_conns, max_conns_per_ip;
+	unsigned max_held, max_held_per_ip; /* see httpd_config */
 };
 
 #define MHD_LOG_REPEAT_S 10.0
+/* How often the hold thread looks for held requests whose client has gone away. */
+#define HOLD_GONE_CHECK_S 0.5
 /* How long httpd_stop waits for the held requests' 503 answers to go out. */
 #define HOLD_DRAIN_S 2.0
+
+/* A client's address, to count its held requests. */
+struct client_addr {
+	int family; /* AF_INET, AF_INET6, 0 unknown */
+	unsigned char addr[16];
+};
 
 /* Per-request state, freed in on_completed. */
 struct conn_state {
 	struct buf body;
 	bool too_large;
-	int n_content_length; /* more than one: refused, whatever libmicrohttpd made of it */
+	int n_content_length;    /* more than one: refused, whatever libmicrohttpd made of it */
+	int n_transfer_encoding; /* Transfer-Encoding headers */
+	bool te_chunked_only;    /* ... and each says exactly "chunked" */
+	bool token_ok;           /* the request carries the right bearer token */
+	struct client_addr client;
 	/* A held request: */
 	struct MHD_Connection *conn;
 	struct conn_state *hold_prev, *hold_next; /* in h->held while suspended */
@@ -76,6 +92,8 @@ struct conn_state {
 	bool hold_woken;             /* run the handler again */
 	bool hold_over;              /* the deadline passed: the handler answers now */
 	bool hold_stop;              /* the agent stops: answer 503 */
+	bool hold_gone;              /* its client went away while it was held: close */
+	int fd;                      /* the connection's socket, -1 unknown */
 };
 
 static const char csp_header[] = "default-src 'self'; img-src 'self' data:; "
@@ -169,21 +187,31 @@ int httpd_counters(struct httpd *h, struct http_counter **out)
 	return n;
 }
 
-static bool authorized(struct httpd *h, struct MHD_Connection *c, const char *method,
-                       const struct route *rt)
+/* Whether c carries 'Authorization: Bearer TOKEN' with the agent's token. */
+static bool token_sent(struct httpd *h, struct MHD_Connection *c)
 {
-	const char *auth;
+	const char *auth =
+	        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
 
+	if (!auth || strncmp(auth, "Bearer ", 7))
+		return false;
+	return http_token_equal(auth + 7, h->cfg.token);
+}
+
+static bool authorized(struct httpd *h, bool token_ok, const char *method, const struct route *rt)
+{
+	if (token_ok)
+		return true;
 	if (rt && (rt->flags & ROUTE_PUBLIC))
 		return true;
 	if (rt && (rt->flags & ROUTE_METRICS) && (h->cfg.public_metrics || h->cfg.public_read))
 		return true;
-	if (h->cfg.public_read && !strcmp(method, "GET"))
+	/* --public-read opens the GET routes that show no secrets (ROUTE_PRIVATE ones stay
+	 * behind the token unless --public-read-private). */
+	if (h->cfg.public_read && !strcmp(method, "GET") &&
+	    (!rt || !(rt->flags & ROUTE_PRIVATE) || h->cfg.public_read_private))
 		return true;
-	auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-	if (!auth || strncmp(auth, "Bearer ", 7))
-		return false;
-	return http_token_equal(auth + 7, h->cfg.token);
+	return false;
 }
 
 static enum MHD_Result send_resp(struct MHD_Connection *c, struct http_resp *resp, bool api)
@@ -306,7 +334,7 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 		if (strcmp(rt->method, method))
 			continue;
 		*route_idx = i;
-		if (!authorized(h, c, method, rt)) {
+		if (!authorized(h, cs->token_ok, method, rt)) {
 			req_release(&req);
 			http_error(resp, 401, "unauthorized",
 			           "missing or wrong bearer token (Authorization: Bearer TOKEN)");
@@ -338,28 +366,73 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 	http_error(resp, 404, "not_found", "no route for %s %.*s", method, utf8_cut(url, 200), url);
 }
 
-static enum MHD_Result count_content_length(void *cls, enum MHD_ValueKind kind, const char *key,
-                                            const char *value)
+/* Counts the framing headers of a request (Content-Length, Transfer-Encoding). */
+static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const char *key,
+                                     const char *value)
 {
-	int *n = cls;
+	struct conn_state *cs = cls;
 
 	if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH))
-		(*n)++;
+		cs->n_content_length++;
+	if (!strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
+		if (cs->n_transfer_encoding++ == 0)
+			cs->te_chunked_only = true;
+		if (!value || strcasecmp(value, "chunked"))
+			cs->te_chunked_only = false;
+	}
 	return MHD_YES;
 }
 
-/* Two Content-Length headers make the request's end ambiguous (libmicrohttpd 0.9.75 takes the
- * first; a proxy in front may take the other): such a request is refused, not guessed at. */
+/*
+ * Where a request's body ends must be beyond doubt, or the request is refused before its body
+ * is read (the connection is closed after the answer): two Content-Lengths (libmicrohttpd
+ * 0.9.75 takes the first; a proxy in front may take the other), Transfer-Encoding together
+ * with Content-Length (libmicrohttpd lets chunked win; a proxy may not), and any
+ * Transfer-Encoding but one "chunked" (libmicrohttpd would read an unknown one until the
+ * connection closes).
+ */
 static bool framing_ok(const struct conn_state *cs, struct http_resp *resp)
 {
-	if (cs->n_content_length <= 1)
+	if (cs->n_content_length > 1)
+		http_error(
+		        resp, 400, "bad_request",
+		        "the request has %d Content-Length headers: its body cannot be told apart "
+		        "from the next request",
+		        cs->n_content_length);
+	else if (cs->n_transfer_encoding && cs->n_content_length)
+		http_error(resp, 400, "bad_request",
+		           "the request has both Transfer-Encoding and Content-Length: its body "
+		           "cannot be told apart from the next request; send one of them");
+	else if (cs->n_transfer_encoding > 1)
+		http_error(resp, 400, "bad_request",
+		           "the request has %d Transfer-Encoding headers; send at most one "
+		           "(chunked)",
+		           cs->n_transfer_encoding);
+	else if (cs->n_transfer_encoding && !cs->te_chunked_only)
+		http_error(resp, 501, "bad_request",
+		           "Transfer-Encoding: only 'chunked' is understood; send the body with "
+		           "Content-Length or chunked");
+	else
 		return true;
-	http_error(resp, 400, "bad_request",
-	           "the request has %d Content-Length headers: its body cannot be told apart "
-	           "from the next request",
-	           cs->n_content_length);
 	resp->close = true;
 	return false;
+}
+
+/* The client address of c, to count its holds. */
+static void client_of(struct MHD_Connection *c, struct client_addr *out)
+{
+	const union MHD_ConnectionInfo *ci =
+	        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+
+	memset(out, 0, sizeof(*out));
+	if (sa && sa->sa_family == AF_INET) {
+		out->family = AF_INET;
+		memcpy(out->addr, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+	} else if (sa && sa->sa_family == AF_INET6) {
+		out->family = AF_INET6;
+		memcpy(out->addr, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+	}
 }
 
 static void held_unlink(struct httpd *h, struct conn_state *cs)
@@ -374,28 +447,56 @@ static void held_unlink(struct httpd *h, struct conn_state *cs)
 	h->n_held--;
 }
 
+enum hold_result {
+	HOLD_OK,          /* suspended */
+	HOLD_STOPPING,    /* the server stops: nothing may be held */
+	HOLD_FULL,        /* max_held requests are held */
+	HOLD_CLIENT_FULL, /* max_held_per_ip from this client address are held */
+};
+
 /*
  * Suspend c until httpd_wake(key), the deadline set when it was first held, or shutdown; the
  * hold thread then resumes it and libmicrohttpd calls on_request again. seq is the wake count
- * read before the handler looked, so that a wake in between re-runs it at once. False when
- * nothing may be held any more (the server stops): answer instead.
+ * read before the handler looked, so that a wake in between re-runs it at once. Anything but
+ * HOLD_OK: not held, answer instead.
  */
-static bool hold(struct httpd *h, struct MHD_Connection *c, struct conn_state *cs,
-                 const struct http_resp *resp, uint64_t seq)
+static enum hold_result hold(struct httpd *h, struct MHD_Connection *c, struct conn_state *cs,
+                             const struct http_resp *resp, uint64_t seq)
 {
 	double wait_s = resp->wait_s < HTTP_WAIT_MAX_S ? resp->wait_s : HTTP_WAIT_MAX_S;
+	const struct conn_state *o;
+	unsigned mine = 0;
 
 	pthread_mutex_lock(&h->hold_lock);
 	if (h->hold_exit) {
 		pthread_mutex_unlock(&h->hold_lock);
-		return false;
+		return HOLD_STOPPING;
 	}
 	if (!cs->hold_deadline_mono_s) {
+		/* A new hold: within the limits, which leave connections for everything else. */
+		if ((unsigned)h->n_holding >= h->max_held) {
+			pthread_mutex_unlock(&h->hold_lock);
+			return HOLD_FULL;
+		}
+		for (o = h->held; o; o = o->hold_next)
+			if (o->client.family == cs->client.family &&
+			    !memcmp(o->client.addr, cs->client.addr, sizeof(o->client.addr)))
+				mine++;
+		if (mine >= h->max_held_per_ip) {
+			pthread_mutex_unlock(&h->hold_lock);
+			return HOLD_CLIENT_FULL;
+		}
 		cs->hold_deadline_mono_s = time_mono_s() + wait_s;
 		h->n_holding++;
 	}
 	cs->conn = c;
 	cs->hold_key = resp->wait_key;
+	if (cs->fd < 0) {
+		const union MHD_ConnectionInfo *ci =
+		        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+		cs->fd = ci ? ci->connect_fd : -1;
+	}
 	cs->hold_woken = h->wake_seq != seq;
 	cs->hold_prev = NULL;
 	cs->hold_next = h->held;
@@ -406,7 +507,27 @@ static bool hold(struct httpd *h, struct MHD_Connection *c, struct conn_state *c
 	MHD_suspend_connection(c);
 	pthread_cond_signal(&h->hold_cond);
 	pthread_mutex_unlock(&h->hold_lock);
-	return true;
+	return HOLD_OK;
+}
+
+/* The answer to a request that could not be held (r is not HOLD_OK): 503, and past a hold
+ * limit the connection is closed, so that it does not sit idle in a slot either. */
+static void hold_refused(struct httpd *h, enum hold_result r, struct http_resp *resp)
+{
+	bool per_ip = r == HOLD_CLIENT_FULL;
+
+	memset(resp, 0, sizeof(*resp));
+	if (r == HOLD_STOPPING) {
+		http_error(resp, 503, "shutting_down",
+		           "the agent is shutting down; ask again once it is back");
+		return;
+	}
+	http_error(resp, 503, "too_many_waits",
+	           "%s %u waiting requests held (%s): ask again without wait_s, or later",
+	           per_ip ? "this client address already has" : "the agent already has",
+	           per_ip ? h->max_held_per_ip : h->max_held,
+	           per_ip ? "the limit, --max-held-per-ip" : "its limit, --max-held");
+	resp->close = true;
 }
 
 void httpd_wake(struct httpd *h, uint64_t key)
@@ -427,6 +548,12 @@ void httpd_wake(struct httpd *h, uint64_t key)
 	pthread_mutex_unlock(&h->hold_lock);
 }
 
+void httpd_limits(const struct httpd *h, unsigned int *max_conns, unsigned int *per_ip)
+{
+	*max_conns = h->max_conns;
+	*per_ip = h->max_conns_per_ip;
+}
+
 int httpd_held(struct httpd *h)
 {
 	int n;
@@ -437,23 +564,48 @@ int httpd_held(struct httpd *h)
 	return n;
 }
 
-/* The hold thread: resumes held connections that were woken, whose deadline passed, or all of
- * them when the server stops; sleeps until the next deadline otherwise. */
+/* Mark the held requests whose client has gone away (the peer closed or reset the connection):
+ * resumed, they are closed without an answer, and stop counting against the hold limits.
+ * With hold_lock held; a poll of each held socket, which no one else reads while suspended. */
+static void holds_gone_mark(struct httpd *h)
+{
+	struct conn_state *cs;
+	struct pollfd pfd;
+
+	for (cs = h->held; cs; cs = cs->hold_next) {
+		if (cs->fd < 0 || cs->hold_gone)
+			continue;
+		pfd.fd = cs->fd;
+		pfd.events = POLLRDHUP;
+		pfd.revents = 0;
+		if (poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR)))
+			cs->hold_gone = true;
+	}
+}
+
+/* The hold thread: resumes held connections that were woken, whose deadline passed, whose
+ * client went away, or all of them when the server stops; sleeps until the next deadline (and
+ * looks for departed clients every HOLD_GONE_CHECK_S) otherwise. */
 static void *hold_main(void *arg)
 {
 	struct httpd *h = arg;
 	struct conn_state *cs, *next, *due;
 	struct timespec ts;
-	double now, soonest;
+	double now, soonest, next_gone_check = 0;
 
 	pthread_mutex_lock(&h->hold_lock);
 	for (;;) {
 		now = time_mono_s();
 		soonest = 0;
 		due = NULL;
+		if (now >= next_gone_check) {
+			holds_gone_mark(h);
+			next_gone_check = now + HOLD_GONE_CHECK_S;
+		}
 		for (cs = h->held; cs; cs = next) {
 			next = cs->hold_next;
-			if (!h->stopping && !cs->hold_woken && cs->hold_deadline_mono_s > now) {
+			if (!h->stopping && !cs->hold_woken && !cs->hold_gone &&
+			    cs->hold_deadline_mono_s > now) {
 				if (!soonest || cs->hold_deadline_mono_s < soonest)
 					soonest = cs->hold_deadline_mono_s;
 				continue;
@@ -481,6 +633,8 @@ static void *hold_main(void *arg)
 			pthread_cond_wait(&h->hold_cond, &h->hold_lock);
 			continue;
 		}
+		if (soonest > next_gone_check)
+			soonest = next_gone_check;
 		ts.tv_sec = (time_t)soonest;
 		ts.tv_nsec = (long)((soonest - (double)ts.tv_sec) * 1e9);
 		pthread_cond_timedwait(&h->hold_cond, &h->hold_lock, &ts);
@@ -521,6 +675,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	struct conn_state *cs = *con_cls;
 	struct http_resp resp;
 	int route_idx;
+	enum hold_result rc_hold;
 	enum MHD_Result ret;
 	uint64_t seq;
 
@@ -529,15 +684,26 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		uint64_t n;
 
 		cs = xcalloc(1, sizeof(*cs));
+		cs->fd = -1;
 		*con_cls = cs;
-		MHD_get_connection_values(c, MHD_HEADER_KIND, count_content_length,
-		                          &cs->n_content_length);
+		MHD_get_connection_values(c, MHD_HEADER_KIND, count_framing, cs);
 		cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 		                                 MHD_HTTP_HEADER_CONTENT_LENGTH);
 		if (cl && num_parse_size(cl, &n) == 0 && n > HTTP_MAX_BODY)
 			cs->too_large = true;
-		return MHD_YES;
+		cs->token_ok = token_sent(h, c);
+		client_of(c, &cs->client);
+		memset(&resp, 0, sizeof(resp));
+		if (framing_ok(cs, &resp))
+			return MHD_YES;
+		/* Answered before the body, which cannot be delimited: the connection closes. */
+		count_request(h, -1, resp.status);
+		ret = send_resp(c, &resp, !strncmp(url, "/api/", 5));
+		free(resp.body);
+		return ret;
 	}
+	if (cs->hold_gone)
+		return MHD_NO; /* the client went away while held: close, nothing to answer */
 	if (*upload_data_size) {
 		if (!cs->too_large && cs->body.len + *upload_data_size > HTTP_MAX_BODY)
 			cs->too_large = true;
@@ -551,19 +717,26 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	if (cs->hold_stop) {
 		http_error(&resp, 503, "shutting_down",
 		           "the agent is shutting down; ask again once it is back");
-	} else if (framing_ok(cs, &resp)) {
+	} else {
 		pthread_mutex_lock(&h->hold_lock);
 		seq = h->wake_seq;
 		pthread_mutex_unlock(&h->hold_lock);
 		dispatch(h, c, url, method, cs, &resp, &route_idx);
+		if (!resp.status && resp.wait_s > 0 && !cs->hold_over && !cs->token_ok) {
+			/* Anonymous clients (--public-read) hold nothing: answered at once. */
+			free(resp.body);
+			free(resp.location);
+			memset(&resp, 0, sizeof(resp));
+			cs->hold_over = true;
+			dispatch(h, c, url, method, cs, &resp, &route_idx);
+		}
 		if (!resp.status && resp.wait_s > 0 && !cs->hold_over) {
 			free(resp.body);
 			free(resp.location);
-			if (hold(h, c, cs, &resp, seq))
+			rc_hold = hold(h, c, cs, &resp, seq);
+			if (rc_hold == HOLD_OK)
 				return MHD_YES;
-			memset(&resp, 0, sizeof(resp));
-			http_error(&resp, 503, "shutting_down",
-			           "the agent is shutting down; ask again once it is back");
+			hold_refused(h, rc_hold, &resp);
 		}
 	}
 	if (!resp.status)
@@ -749,6 +922,27 @@ static unsigned int fd_limit_fit(unsigned int max_conns)
 	return max_conns;
 }
 
+/* The hold limits (see httpd_config): below the connection limits, whatever was asked. */
+static void holds_limit(struct httpd *h, unsigned max_conns, unsigned per_ip)
+{
+	unsigned top = max_conns / 4 * 3, top_ip = per_ip > 1 ? per_ip - 1 : 0;
+
+	h->max_held = h->cfg.max_held ? h->cfg.max_held : max_conns / 2;
+	if (h->max_held > top) {
+		log_warn("--max-held %u lowered to %u: held requests must leave a quarter of the "
+		         "%u connections free",
+		         h->max_held, top, max_conns);
+		h->max_held = top;
+	}
+	h->max_held_per_ip = h->cfg.max_held_per_ip ? h->cfg.max_held_per_ip : per_ip / 2;
+	if (h->max_held_per_ip > top_ip) {
+		log_warn("--max-held-per-ip %u lowered to %u: below the %u connections one client "
+		         "address may have",
+		         h->max_held_per_ip, top_ip, per_ip);
+		h->max_held_per_ip = top_ip;
+	}
+}
+
 /* Free what httpd_start made besides the daemon (gone already). */
 static void httpd_free(struct httpd *h)
 {
@@ -823,6 +1017,7 @@ int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *
 	if (per_ip > max_conns)
 		per_ip = max_conns;
 	timeout_s = cfg->conn_timeout_s ? cfg->conn_timeout_s : HTTPD_DEFAULT_CONN_TIMEOUT_S;
+	holds_limit(h, max_conns, per_ip);
 	/* TLS only when asked: an empty option array otherwise. */
 	tls[0] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)cfg->tls_cert_pem };
 	tls[1] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)cfg->tls_key_pem };
@@ -854,9 +1049,11 @@ int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *
 	}
 	info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
 	h->port = info ? info->port : 0;
+	h->max_conns = max_conns;
+	h->max_conns_per_ip = per_ip;
 	log_info("http: %ld threads, at most %u connections, %u per client address, %u s idle "
-	         "timeout",
-	         ncpu, max_conns, per_ip, timeout_s);
+	         "timeout; at most %u held requests, %u per client address",
+	         ncpu, max_conns, per_ip, timeout_s, h->max_held, h->max_held_per_ip);
 	*out = h;
 	return 0;
 }

@@ -61,6 +61,10 @@ typedef void (*http_handler_fn)(void *app, const struct http_req *req, struct ht
 
 #define ROUTE_PUBLIC 0x1  /* never needs a token */
 #define ROUTE_METRICS 0x2 /* open under --public-metrics */
+#define ROUTE_PRIVATE                                                                              \
+	0x4 /* a GET that shows what --public-read does not open (the audit log                    \
+	       with request origins, raw engine output): it needs the token                        \
+	       unless --public-read-private */
 
 /* What a query parameter's value must be. */
 enum query_type {
@@ -111,7 +115,8 @@ struct httpd_config {
 	int n_routes;
 	void *app;
 	const char *token;
-	bool public_read;
+	bool public_read;         /* GETs need no token, except ROUTE_PRIVATE ones */
+	bool public_read_private; /* ... and those neither */
 	bool public_metrics;
 	const char *web_root; /* NULL: no static files */
 	/* Connection limits (0: the HTTPD_DEFAULT_* value). A client (one IP address) holds at most
@@ -121,6 +126,15 @@ struct httpd_config {
 	unsigned max_conns;
 	unsigned max_conns_per_ip;
 	unsigned conn_timeout_s;
+	/* Held requests (long-polls; 0: the default): at most max_held at once (default
+	 * max_conns / 2, at most 3/4 of it) and max_held_per_ip from one client address (default
+	 * max_conns_per_ip / 2, at most max_conns_per_ip - 1), so that held requests never take
+	 * the connections that health and other requests need; past them a request that would be
+	 * held is answered 503 "too_many_waits" at once. Only requests with the bearer token are
+	 * held: an anonymous one (--public-read) is answered at once as if its wait were over. A
+	 * held request whose client goes away is dropped within HOLD_GONE_CHECK_S. */
+	unsigned max_held;
+	unsigned max_held_per_ip;
 };
 
 #define HTTPD_DEFAULT_MAX_CONNS 1024
@@ -142,6 +156,9 @@ int httpd_counters(struct httpd *h, struct http_counter **out);
 void httpd_wake(struct httpd *h, uint64_t key);
 /* Requests held now (suspended, waiting for a wake or their deadline). */
 int httpd_held(struct httpd *h);
+/* The connection limits in force: max_conns after fitting RLIMIT_NOFILE, and the share one
+ * client address may hold. A held request keeps its connection's slot. */
+void httpd_limits(const struct httpd *h, unsigned int *max_conns, unsigned int *per_ip);
 
 /* ---- request and answer helpers, without libmicrohttpd (http.c) ---- */
 

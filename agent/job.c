@@ -1,6 +1,5 @@
 /* job.c -- benchmark jobs: the FIFO queue and its worker, loops, progress, cancel, recovery.
  * Specs arrive decoded (struct job_spec), checked by job_check.c, and are run as they are. */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -12,6 +11,7 @@
 
 #include "buf.h"
 #include "job.h"
+#include "jobdir.h"
 #include "jobfs.h"
 #include "log.h"
 #include "proc.h"
@@ -30,6 +30,8 @@ struct job {
 	struct job *next;
 };
 
+#define JOBQ_UNRECORDED_MAX 16
+
 struct jobq {
 	struct jobq_env env; /* now_s never NULL */
 	pthread_t thread;
@@ -45,6 +47,15 @@ struct jobq {
 	struct contain contain;         /* where every pass's processes are kept */
 	struct jobfs jobfs;             /* where job filesystems are mounted (STATE_DIR/fs) */
 	char fs_device[SYSFS_NAME_MAX]; /* the device the running job has its filesystem on */
+	/* Jobs that ended but whose end the database did not take (the state directory is full):
+	 * shown ended all the same, written as soon as the database takes it (issue 23 item 6). */
+	struct job_end {
+		int64_t id;
+		enum job_state state;
+		double finished_at;
+		char code[40], message[256];
+	} unrecorded[JOBQ_UNRECORDED_MAX];
+	int n_unrecorded;
 	void (*watch_fn)(void *cls, int64_t id); /* a job's version changed (jobq_watch) */
 	void *watch_cls;
 };
@@ -165,9 +176,11 @@ int job_dry_run(struct jobq *q, struct job_spec *spec, struct jobfs_made *would,
 
 int job_submit(struct jobq *q, struct job_spec *spec, int64_t *id, struct err *e)
 {
+	int max_queued = q->env.max_queued > 0 ? q->env.max_queued : JOBQ_DEFAULT_MAX_QUEUED;
 	char dev[SYSFS_NAME_MAX];
+	const struct job *j;
 	const char *engine;
-	int rc, loops;
+	int rc, loops, n_queued = 0;
 
 	rc = job_check(q, spec, e);
 	if (rc)
@@ -176,11 +189,30 @@ int job_submit(struct jobq *q, struct job_spec *spec, int64_t *id, struct err *e
 	engine = spec->engine->name;
 	loops = spec->loops;
 	pthread_mutex_lock(&q->lock);
+	for (j = q->head; j; j = j->next)
+		n_queued++;
+	if (n_queued >= max_queued) {
+		rc = err_set(e, -EAGAIN, "queue_full",
+		             "the agent's queue holds %d jobs already (its limit, --max-queued): "
+		             "submit again once some have run, or cancel some",
+		             n_queued);
+		goto out;
+	}
 	rc = store_job_insert(q->env.store, spec, q->env.now_s(), id, e);
 	if (rc == 0) {
 		queue_push(q, *id, spec);
 		pthread_cond_signal(&q->wake);
+	} else if (spec->params.n) {
+		/* The job's params are writes: a job that cannot be recorded cannot have them
+		 * audited either (503, as a PATCH on a full disk). */
+		struct err se = *e;
+
+		rc = err_set(e, rc, "audit_unavailable",
+		             "cannot record the job and the writes of its params in the database, "
+		             "so it was not queued: %s",
+		             se.msg);
 	}
+out:
 	pthread_mutex_unlock(&q->lock);
 	if (rc == 0)
 		log_info("job %lld queued: %s on %s, %d loop(s)", (long long)*id, engine, dev,
@@ -309,13 +341,25 @@ out:
  * rec->version. */
 static void progress_fill(struct jobq *q, struct job_rec *rec)
 {
-	int state = job_state_parse(rec->state);
+	int state = job_state_parse(rec->state), k;
 	bool running;
 
 	pthread_mutex_lock(&q->lock);
 	running = q->running_id == rec->id;
 	if (running)
 		rec->progress = q->progress;
+	for (k = 0; k < q->n_unrecorded; k++) {
+		const struct job_end *je = &q->unrecorded[k];
+
+		if (je->id != rec->id)
+			continue;
+		snprintf(rec->state, sizeof(rec->state), "%s", job_state_name(je->state));
+		rec->finished_at = je->finished_at;
+		rec->has_error = je->code[0] != '\0';
+		snprintf(rec->error_code, sizeof(rec->error_code), "%s", je->code);
+		snprintf(rec->error_message, sizeof(rec->error_message), "%s", je->message);
+		state = (int)je->state;
+	}
 	pthread_mutex_unlock(&q->lock);
 	if (!running)
 		rec->progress = state == JOB_SUCCEEDED ? 1.0
@@ -335,10 +379,10 @@ int job_get(struct jobq *q, int64_t id, struct job_rec *out, struct err *e)
 	return rc;
 }
 
-int job_list(struct jobq *q, const char *state, int limit, struct job_rec **out, int *n,
-             struct err *e)
+int job_list(struct jobq *q, const char *state, int limit, bool with_params, struct job_rec **out,
+             int *n, struct err *e)
 {
-	int rc = store_jobs_list(q->env.store, state, limit, out, n, e), i;
+	int rc = store_jobs_list(q->env.store, state, limit, with_params, out, n, e), i;
 
 	for (i = 0; rc == 0 && i < *n; i++)
 		progress_fill(q, &(*out)[i]);
@@ -373,26 +417,6 @@ int job_state_counts(struct jobq *q, int64_t *counts)
 int job_last_metrics(struct jobq *q, struct store_job_metric **out, int *n, struct err *e)
 {
 	return store_last_job_metrics(q->env.store, out, n, e);
-}
-
-/* Remove the files a pass left in its directory (names start with work_name). */
-static void pass_cleanup(const char *dir, const char *work_name)
-{
-	char path[PATH_MAX];
-	struct dirent *de;
-	size_t n = strlen(work_name);
-	DIR *d;
-
-	if (!dir || !(d = opendir(dir)))
-		return;
-	while ((de = readdir(d))) {
-		if (strncmp(de->d_name, work_name, n) || (de->d_name[n] != '.' && de->d_name[n]))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (unlink(path) < 0)
-			log_warn("cannot remove %s: %s", path, strerror(errno));
-	}
-	closedir(d);
 }
 
 /* Move job id's progress to p (it never goes back: an engine's estimate may wobble) and tell
@@ -464,13 +488,15 @@ static void argv_log(int64_t id, int loop, char **argv)
 	buf_release(&b);
 }
 
-/* Run one loop of a job: spawn, poll with progress, cancel, parse, record. */
+/* Run one loop of a job: spawn, poll with progress, cancel, parse, record. The pass's files go
+ * in the job's directory dir, or in the job's own filesystem made (dir NULL then). */
 static enum pass_result pass_run(struct jobq *q, const struct job *job, const struct engine *eng,
-                                 const struct engine_opts *opts, const char *dir, int loop,
-                                 struct err *e)
+                                 const struct engine_opts *opts, const char *dir,
+                                 const struct jobfs_made *made, int loop, struct err *e)
 {
 	struct store *store = q->env.store;
 	struct engine_target t;
+	struct jobdir jd = JOBDIR_INIT;
 	struct contain_pass cp;
 	struct metrics m;
 	struct proc p;
@@ -487,15 +513,29 @@ static enum pass_result pass_run(struct jobq *q, const struct job *job, const st
 	snprintf(work, sizeof(work), "ft-job%lld-l%d", (long long)job->id, loop);
 	t.exe = engine_exe(eng, q->env.fio_path);
 	t.device_path = devpath;
-	t.directory = dir;
+	t.directory = NULL;
 	t.work_name = work;
+	/* The job directory is checked now, at use, and the engine gets a directory of the
+	 * pass's own that nothing can be swapped under (jobdir.h). A job's own filesystem is
+	 * entered the same way: its root is opened through the agent's descriptor of its private
+	 * area STATE_DIR/fs (0700, never a link) and checked to be that filesystem still, and
+	 * the pass gets its own directory in it by descriptor, as in any job directory. */
+	if (made) {
+		rc = jobfs_root_open(&q->jobfs, made, e);
+		if (rc < 0 || jobdir_open_in(&jd, rc, made->mount_point, work, e))
+			goto out;
+	} else if (dir && jobdir_open(&jd, q->env.allow_dirs, q->env.n_allow_dirs, dir, work, e)) {
+		goto out;
+	}
+	if (jd.fd >= 0)
+		t.directory = jd.path;
 	if (eng->argv_build(opts, &t, &argv, e))
 		goto out;
 	argv_log(job->id, loop, argv);
 	started = q->env.now_s();
 	start_mono = time_mono_s();
 	if (contain_pass_begin(&q->contain, job->id, &cp, e) ||
-	    proc_spawn_in(&p, argv, dir ? dir : "/", &cp, e))
+	    proc_spawn_in(&p, argv, jd.fd >= 0 ? jd.path : "/", &cp, e))
 		goto out;
 	if (store_job_set_pgid(store, job->id, p.pid)) {
 		/* A crash now would leave the engine running unseen: do not go on. */
@@ -554,7 +594,7 @@ out:
 		          (long long)job->id);
 	proc_release(&p);
 	contain_pass_end(&cp); /* nothing of the pass may outlive it */
-	pass_cleanup(dir, work);
+	jobdir_close(&jd);
 	engine_argv_free(argv);
 	return res;
 }
@@ -575,6 +615,8 @@ static void restore_saved(struct jobq *q, int64_t id, const char *why)
 	tune_snapshot_release(&snap);
 }
 
+static void end_unrecorded(struct jobq *q, int64_t id, enum job_state state, double at,
+                           const struct err *why, const char *store_msg);
 static bool stop_cb(void *cls)
 {
 	return should_stop(cls);
@@ -654,7 +696,6 @@ static void job_run(struct jobq *q, struct job *job)
 	const struct engine *eng = spec->engine;
 	enum job_state state = JOB_SUCCEEDED;
 	struct jobfs_made *made = NULL;
-	const char *dir = spec->directory;
 	char origin[64];
 	bool rolled_back, applied = false;
 	struct err e, se;
@@ -676,7 +717,6 @@ static void job_run(struct jobq *q, struct job *job)
 			state = JOB_FAILED;
 			goto out;
 		}
-		dir = made->mount_point;
 	}
 	if (spec->params.n) {
 		/* Save the restore point in the database first: a crash then still restores.
@@ -723,7 +763,7 @@ static void job_run(struct jobq *q, struct job *job)
 			state = q->stop ? JOB_INTERRUPTED : JOB_CANCELLED;
 			break;
 		}
-		r = pass_run(q, job, eng, &spec->opts, dir, loop, &e);
+		r = pass_run(q, job, eng, &spec->opts, spec->directory, made, loop, &e);
 		if (r == PASS_CANCELLED) {
 			state = q->stop ? JOB_INTERRUPTED : JOB_CANCELLED;
 			break;
@@ -758,21 +798,76 @@ out:
 	if (store_job_finish(env->store, job->id, state, env->now_s(),
 	                     state != JOB_SUCCEEDED ? e.code : NULL,
 	                     state != JOB_SUCCEEDED ? e.msg : NULL, &se))
-		log_error("job %lld: cannot record its end (%s): %s", (long long)job->id,
-		          job_state_name(state), se.msg);
+		end_unrecorded(q, job->id, state, env->now_s(), state != JOB_SUCCEEDED ? &e : NULL,
+		               se.msg);
 	changed(q, job->id);
 	tune_snapshot_release(&snap);
 	sysfs_params_release(&ps);
 }
 
-/* Wait for a queued job or stop; returns the next job (q->running_id set) or NULL to stop. */
+/* Keep a job's end the database did not take (it is shown ended, and written later). */
+static void end_unrecorded(struct jobq *q, int64_t id, enum job_state state, double at,
+                           const struct err *why, const char *store_msg)
+{
+	struct job_end *je;
+
+	pthread_mutex_lock(&q->lock);
+	if (q->n_unrecorded < JOBQ_UNRECORDED_MAX) {
+		je = &q->unrecorded[q->n_unrecorded++];
+		memset(je, 0, sizeof(*je));
+		je->id = id;
+		je->state = state;
+		je->finished_at = at;
+		if (why) {
+			snprintf(je->code, sizeof(je->code), "%s", why->code);
+			snprintf(je->message, sizeof(je->message), "%s", why->msg);
+		}
+	}
+	pthread_mutex_unlock(&q->lock);
+	log_error("job %lld ended (%s) but the database cannot record it now (%s): it is shown "
+	          "ended, and its end is written once the database takes it",
+	          (long long)id, job_state_name(state), store_msg);
+}
+
+/* Write the ends kept by end_unrecorded that the database takes now (q->lock held). */
+static void ends_flush_locked(struct jobq *q)
+{
+	struct job_end *je;
+	struct err e;
+	int i;
+
+	for (i = 0; i < q->n_unrecorded;) {
+		je = &q->unrecorded[i];
+		err_clear(&e);
+		if (store_job_finish(q->env.store, je->id, je->state, je->finished_at,
+		                     je->code[0] ? je->code : NULL,
+		                     je->code[0] ? je->message : NULL, &e)) {
+			i++;
+			continue;
+		}
+		log_info("job %lld: its end (%s) is recorded now", (long long)je->id,
+		         job_state_name(je->state));
+		q->unrecorded[i] = q->unrecorded[--q->n_unrecorded];
+	}
+}
+
+/* Wait for a queued job or stop; returns the next job (q->running_id set) or NULL to stop.
+ * While an end waits to be recorded, it is tried again every second. */
 static struct job *next_job(struct jobq *q)
 {
 	struct job *j = NULL;
 
 	pthread_mutex_lock(&q->lock);
-	while (!q->stop && !q->head)
-		pthread_cond_wait(&q->wake, &q->lock);
+	for (;;) {
+		if (q->n_unrecorded)
+			ends_flush_locked(q);
+		if (q->stop || q->head)
+			break;
+		if (q->n_unrecorded)
+			cond_wait_s(&q->wake, &q->lock, 1.0);
+		else
+			pthread_cond_wait(&q->wake, &q->lock);
+	}
 	if (!q->stop) {
 		j = q->head;
 		q->head = j->next;
@@ -818,7 +913,8 @@ static int recover(struct jobq *q, struct err *err)
 	int n = 0, i, rc;
 	struct err e;
 
-	rc = store_jobs_list(q->env.store, job_state_name(JOB_RUNNING), 1000, &list, &n, err);
+	rc = store_jobs_list(q->env.store, job_state_name(JOB_RUNNING), 1000, false, &list, &n,
+	                     err);
 	if (rc) {
 		log_error("cannot list the jobs a previous run left running: %s", err->msg);
 		return rc;

@@ -36,7 +36,10 @@ struct jobq_env {
 	enum contain_mode contain; /* --contain */
 	/* The wall clock every recorded time is read from, epoch seconds (NULL: time_now_s). */
 	double (*now_s)(void);
+	int max_queued; /* --max-queued: jobs waiting at most (0: JOBQ_DEFAULT_MAX_QUEUED) */
 };
+
+#define JOBQ_DEFAULT_MAX_QUEUED 256
 
 /* Recover jobs left running by a previous run (they become "interrupted",
  * their engine process group is killed and their params restored), take up
@@ -79,7 +82,9 @@ void job_metrics(const struct job_spec *spec, struct metric_names *out);
 /* loops x the engine's expected seconds per pass; 0 if the engine cannot tell. */
 double job_expected_runtime_s(const struct job_spec *spec);
 /* job_check(), then store and queue the job. On success the queue owns what spec held
- * (spec is left empty); on failure nothing is stored and spec is unchanged. */
+ * (spec is left empty); on failure nothing is stored and spec is unchanged. -EAGAIN
+ * "queue_full" (429) when max_queued jobs wait already; a job with params that cannot be
+ * stored is 503 "audit_unavailable". */
 int job_submit(struct jobq *q, struct job_spec *spec, int64_t *id, struct err *e);
 /* Drop a queued job, or stop a running one (SIGTERM, SIGKILL after 5 s,
  * params restored) and wait for it. -EBUSY "conflict" if already finished,
@@ -118,8 +123,8 @@ void jobq_watch(struct jobq *q, void (*fn)(void *cls, int64_t id), void *cls);
 
 int job_get(struct jobq *q, int64_t id, struct job_rec *out, struct err *e);
 /* Newest first; state may be NULL. Caller frees with store_jobs_free. */
-int job_list(struct jobq *q, const char *state, int limit, struct job_rec **out, int *n,
-             struct err *e);
+int job_list(struct jobq *q, const char *state, int limit, bool with_params, struct job_rec **out,
+             int *n, struct err *e);
 /* Finished jobs matching f, newest first. Caller frees with store_jobs_free. */
 int job_results(struct jobq *q, const struct result_filter *f, struct job_rec **out, int *n,
                 struct err *e);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "job.h"
+#include "jobdir.h"
 #include "jobfs.h"
 #include "utf8.h"
 #include "xmalloc.h"
@@ -36,9 +37,19 @@ static int directory_check(const struct jobq_env *env, const char *dir, char *re
 		return err_set(e, -EINVAL, "bad_request",
 		               "directory: '%.*s' is not an absolute path", utf8_cut(dir, 200),
 		               dir);
+	/* An engine's argv and output cannot carry a line break or another control character
+	 * (fio's JSON would not parse): refused here, by the dry run too (issue 23 item 13). */
+	if (jobdir_path_has_control(dir))
+		return err_set(e, -EINVAL, "bad_request",
+		               "directory: has a control character (a line break, a tab, ...); "
+		               "such paths are refused");
 	if (!realpath(dir, buf) || stat(buf, &st) < 0 || !S_ISDIR(st.st_mode))
 		return err_set(e, -EINVAL, "bad_request", "directory: '%.*s' is not a directory",
 		               utf8_cut(dir, 200), dir);
+	if (jobdir_path_has_control(buf))
+		return err_set(e, -EINVAL, "bad_request",
+		               "directory: resolves to a path with a control character; such paths "
+		               "are refused");
 	for (i = 0; i < env->n_allow_dirs; i++) {
 		if (path_under(buf, env->allow_dirs[i])) {
 			snprintf(real, len, "%s", buf);

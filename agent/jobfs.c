@@ -525,6 +525,8 @@ int jobfs_make(struct jobfs *j, int64_t job_id, const char *device, const struct
 		rc = err_set(e, -ENODEV, "fs_failed", "'%s' is not a block device", devpath);
 		goto out;
 	}
+	m->dev_major = major(st.st_rdev);
+	m->dev_minor = minor(st.st_rdev);
 	/* The record first: a crash after this line leaves something to find. */
 	rc = record_write(j, m, major(st.st_rdev), minor(st.st_rdev), e);
 	if (rc)
@@ -575,6 +577,31 @@ out:
 	buf_release(&out);
 	buf_release(&errout);
 	return rc;
+}
+
+int jobfs_root_open(struct jobfs *j, const struct jobfs_made *m, struct err *e)
+{
+	struct stat st;
+	char name[64];
+	int fd;
+
+	if (j->dir_fd < 0 || !m->mounted)
+		return err_set(e, -ENOENT, "fs_failed", "job %lld has no filesystem mounted",
+		               (long long)m->job_id);
+	snprintf(name, sizeof(name), "job-%lld", (long long)m->job_id);
+	fd = openat(j->dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(e, -errno, "fs_failed", "cannot open the mount directory '%s': %s",
+		               m->mount_point, strerror(errno));
+	if (fstat(fd, &st) < 0 || major(st.st_dev) != m->dev_major ||
+	    minor(st.st_dev) != m->dev_minor) {
+		close(fd);
+		return err_set(e, -ESTALE, "fs_failed",
+		               "'%s' is no longer the filesystem made on /dev/%s (unmounted under "
+		               "the job?); nothing was written",
+		               m->mount_point, m->device);
+	}
+	return fd;
 }
 
 int jobfs_dry_run(const char *device, const struct fs_spec *spec, struct jobfs_made *m,

@@ -49,7 +49,8 @@ struct jobfs_made {
 	char mount_opts[256]; /* the mount's options as the kernel shows them: "rw,noatime" */
 	char super_opts[512]; /* the filesystem's: "rw,inode64,logbufs=8,logbsize=256k,..." */
 	struct fs_figures figures;
-	double mkfs_s; /* how long mkfs took */
+	double mkfs_s;                 /* how long mkfs took */
+	unsigned dev_major, dev_minor; /* the device's number (what the mount's st_dev is) */
 	bool record_made, dir_made, mounted;
 };
 
@@ -67,6 +68,15 @@ typedef bool (*jobfs_stop_fn)(void *cls);
 int jobfs_make(struct jobfs *j, int64_t job_id, const char *device, const struct fs_spec *spec,
                struct contain *c, jobfs_stop_fn stop, void *stop_cls, struct jobfs_made *out,
                struct err *e);
+/*
+ * The root of the filesystem made (out of jobfs_make), opened through the area's descriptor
+ * (the mount directory's name, O_NOFOLLOW: no path outside the private area is resolved) and
+ * checked to be that filesystem still (its st_dev is the device's: not the bare directory a
+ * lost mount would leave). Returns the descriptor (the caller closes it) or -errno, code
+ * "fs_failed" naming the mount directory.
+ */
+int jobfs_root_open(struct jobfs *j, const struct jobfs_made *m, struct err *e);
+
 /*
  * Undo what out says was done: unmount (retrying while busy), remove the directory, then the
  * record. A step that fails is logged and stops there: the record stays for the next start.

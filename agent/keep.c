@@ -90,7 +90,7 @@ int keep_owner(const struct keeper_env *env, const char *dev, char *who, size_t 
 	free(ss);
 	if (found)
 		return 1;
-	rc = store_jobs_list(env->store, job_state_name(JOB_RUNNING), 100, &js, &n, e);
+	rc = store_jobs_list(env->store, job_state_name(JOB_RUNNING), 100, false, &js, &n, e);
 	if (rc)
 		return rc;
 	for (i = 0; i < n && !found; i++) {

@@ -41,7 +41,9 @@ static const char usage_text[] =
         "  --sysfs-root DIR          read DIR/sys/block and DIR/proc/sys (default /)\n"
         "  --fio PATH                fio binary (default: fio on PATH)\n"
         "  --web-root DIR            static web page directory (default: installed share dir)\n"
-        "  --public-read             GET endpoints need no token\n"
+        "  --public-read             GET endpoints need no token, except the audit log and raw\n"
+        "                            engine output (see README, \"What --public-read shows\")\n"
+        "  --public-read-private     with --public-read, open those two as well\n"
         "  --public-metrics          GET /metrics needs no token\n"
         "  --params-cache-ms N       reuse a rendered GET params body for N ms unless the agent\n"
         "                            wrote something meanwhile (default 100, 0 = always read)\n"
@@ -50,6 +52,12 @@ static const char usage_text[] =
         "  --max-connections-per-ip N  of those, what one client address may hold (default\n"
         "                            128): more are closed at once, so one host cannot lock\n"
         "                            out the others\n"
+        "  --max-held N              long-polls held at once (default max-connections / 2);\n"
+        "                            more are answered 503 too_many_waits at once\n"
+        "  --max-held-per-ip N       of those, from one client address (default\n"
+        "                            max-connections-per-ip / 2)\n"
+        "  --max-queued N            jobs that may wait in the queue (default 256); more are\n"
+        "                            answered 429 queue_full\n"
         "  --connection-timeout-s N  close a connection idle for N s: a keep-alive one, or a\n"
         "                            request whose headers or body stop coming (default 15)\n"
         "  --contain MODE            how job processes are kept so that all can be killed, also\n"
@@ -82,6 +90,10 @@ enum {
 	OPT_WEB,
 	OPT_PUBLIC_READ,
 	OPT_PUBLIC_METRICS,
+	OPT_PUBLIC_READ_PRIVATE,
+	OPT_MAX_HELD,
+	OPT_MAX_HELD_IP,
+	OPT_MAX_QUEUED,
 	OPT_CACHE,
 	OPT_CONTAIN,
 	OPT_MAX_CONNS,
@@ -109,6 +121,10 @@ static const struct option long_opts[] = {
 	{ "web-root", required_argument, NULL, OPT_WEB },
 	{ "public-read", no_argument, NULL, OPT_PUBLIC_READ },
 	{ "public-metrics", no_argument, NULL, OPT_PUBLIC_METRICS },
+	{ "public-read-private", no_argument, NULL, OPT_PUBLIC_READ_PRIVATE },
+	{ "max-held", required_argument, NULL, OPT_MAX_HELD },
+	{ "max-held-per-ip", required_argument, NULL, OPT_MAX_HELD_IP },
+	{ "max-queued", required_argument, NULL, OPT_MAX_QUEUED },
 	{ "params-cache-ms", required_argument, NULL, OPT_CACHE },
 	{ "contain", required_argument, NULL, OPT_CONTAIN },
 	{ "max-connections", required_argument, NULL, OPT_MAX_CONNS },
@@ -212,6 +228,21 @@ static int parse_args(int argc, char **argv, struct agent_config *c, bool *verbo
 			break;
 		case OPT_PUBLIC_METRICS:
 			c->public_metrics = true;
+			break;
+		case OPT_PUBLIC_READ_PRIVATE:
+			c->public_read_private = true;
+			break;
+		case OPT_MAX_HELD:
+			if (opt_uint("max-held", optarg, 1, 1 << 20, &c->max_held))
+				return -1;
+			break;
+		case OPT_MAX_HELD_IP:
+			if (opt_uint("max-held-per-ip", optarg, 1, 1 << 20, &c->max_held_per_ip))
+				return -1;
+			break;
+		case OPT_MAX_QUEUED:
+			if (opt_uint("max-queued", optarg, 1, 100000, &c->max_queued))
+				return -1;
 			break;
 		case OPT_CACHE: {
 			int64_t ms;
@@ -481,7 +512,10 @@ int main(int argc, char **argv)
 	hc.app = &a;
 	hc.token = a.token;
 	hc.public_read = a.cfg.public_read;
+	hc.public_read_private = a.cfg.public_read_private;
 	hc.public_metrics = a.cfg.public_metrics;
+	hc.max_held = a.cfg.max_held;
+	hc.max_held_per_ip = a.cfg.max_held_per_ip;
 	hc.web_root = a.cfg.web_root;
 	hc.max_conns = a.cfg.max_conns;
 	hc.max_conns_per_ip = a.cfg.max_conns_per_ip;

@@ -39,6 +39,8 @@ out:
 	return rc;
 }
 
+static void unrecorded_apply(struct session_mgr *m, struct session_rec *rec);
+
 int session_renew(struct session_mgr *m, int64_t id, double now, struct session_rec *out,
                   struct err *e)
 {
@@ -47,6 +49,7 @@ int session_renew(struct session_mgr *m, int64_t id, double now, struct session_
 	rc = store_session_get(m->store, id, out, e);
 	if (rc)
 		return rc;
+	unrecorded_apply(m, out);
 	if (strcmp(out->state, "open"))
 		return err_set(e, -EBUSY, "conflict", "session %lld is %s, not open", (long long)id,
 		               out->state);
@@ -85,6 +88,51 @@ static void jobs_mark_changed(struct session_mgr *m, const struct session_rec *s
 		          (long long)s->id, s->device, e.msg);
 }
 
+/* The unrecorded end of session id, or -1 (with m->lock held). */
+static int unrecorded_find(struct session_mgr *m, int64_t id)
+{
+	int i;
+
+	for (i = 0; i < m->n_unrecorded; i++)
+		if (m->unrecorded[i].id == id)
+			return i;
+	return -1;
+}
+
+/* Write the ends the database could not take before; keep those it still cannot. */
+static void unrecorded_flush(struct session_mgr *m)
+{
+	struct session_rec *r;
+	struct err e;
+	int i;
+
+	pthread_mutex_lock(&m->lock);
+	for (i = 0; i < m->n_unrecorded;) {
+		r = &m->unrecorded[i];
+		err_clear(&e);
+		if (store_session_end(m->store, r->id, r->state, r->ended_at, r->end_reason,
+		                      r->restore_outcome, &e)) {
+			i++;
+			continue;
+		}
+		log_info("session %lld: its end (%s) is recorded now", (long long)r->id, r->state);
+		m->unrecorded[i] = m->unrecorded[--m->n_unrecorded];
+	}
+	pthread_mutex_unlock(&m->lock);
+}
+
+/* Overlay what the database does not have yet onto rec (a session read from it). */
+static void unrecorded_apply(struct session_mgr *m, struct session_rec *rec)
+{
+	int k;
+
+	pthread_mutex_lock(&m->lock);
+	k = unrecorded_find(m, rec->id);
+	if (k >= 0)
+		*rec = m->unrecorded[k];
+	pthread_mutex_unlock(&m->lock);
+}
+
 int session_end(struct session_mgr *m, int64_t id, bool restore, const char *reason, double now,
                 struct session_rec *out, struct err *e)
 {
@@ -97,6 +145,7 @@ int session_end(struct session_mgr *m, int64_t id, bool restore, const char *rea
 	rc = store_session_get(m->store, id, out, e);
 	if (rc)
 		return rc;
+	unrecorded_apply(m, out);
 	if (strcmp(out->state, "open")) {
 		rc = err_set(e, -EBUSY, "conflict", "session %lld already ended (%s)",
 		             (long long)id, out->end_reason);
@@ -127,14 +176,26 @@ int session_end(struct session_mgr *m, int64_t id, bool restore, const char *rea
 		log_info("session %lld on %s %s without restore", (long long)id, out->device,
 		         reason);
 	}
-	rc = store_session_end(m->store, id, restore ? "restored" : "closed", now, reason, outcome,
-	                       e);
-	if (rc)
-		goto out;
 	snprintf(out->state, sizeof(out->state), "%s", restore ? "restored" : "closed");
 	out->ended_at = now;
 	snprintf(out->end_reason, sizeof(out->end_reason), "%s", reason);
 	snprintf(out->restore_outcome, sizeof(out->restore_outcome), "%s", outcome);
+	rc = store_session_end(m->store, id, out->state, now, reason, outcome, e);
+	if (rc) {
+		/* The restore is made: the session is over, recorded or not (issue 23 item 6). */
+		pthread_mutex_lock(&m->lock);
+		if (m->n_unrecorded < SESSION_UNRECORDED_MAX) {
+			m->unrecorded[m->n_unrecorded++] = *out;
+			rc = 0;
+		}
+		pthread_mutex_unlock(&m->lock);
+		if (rc == 0)
+			log_error(
+			        "session %lld ended (%s) but the database cannot record it now "
+			        "(%s): "
+			        "it stays ended, and its end is written once the database takes it",
+			        (long long)id, out->state, e ? e->msg : "database error");
+	}
 out:
 	tune_snapshot_release(&snap);
 	return rc;
@@ -149,6 +210,7 @@ static int end_matching(struct session_mgr *m, double now, bool only_expired, co
 	int n = 0, i, done = 0, rc;
 	struct err e;
 
+	unrecorded_flush(m);
 	rc = store_sessions_list(m->store, "open", NULL, &open, &n, err);
 	if (rc) {
 		log_error("cannot list the open sessions to restore them: %s",
@@ -156,6 +218,9 @@ static int end_matching(struct session_mgr *m, double now, bool only_expired, co
 		return rc;
 	}
 	for (i = 0; i < n; i++) {
+		unrecorded_apply(m, &open[i]);
+		if (strcmp(open[i].state, "open"))
+			continue; /* ended already, its end not recorded yet: no second restore */
 		if (only_expired && open[i].expires_at > now)
 			continue;
 		err_clear(&e);
@@ -170,13 +235,27 @@ static int end_matching(struct session_mgr *m, double now, bool only_expired, co
 
 int session_get(struct session_mgr *m, int64_t id, struct session_rec *out, struct err *e)
 {
-	return store_session_get(m->store, id, out, e);
+	int rc = store_session_get(m->store, id, out, e);
+
+	if (rc == 0)
+		unrecorded_apply(m, out);
+	return rc;
 }
 
 int session_list(struct session_mgr *m, const char *state, const char *device,
                  struct session_rec **out, int *n, struct err *e)
 {
-	return store_sessions_list(m->store, state, device, out, n, e);
+	int rc = store_sessions_list(m->store, state, device, out, n, e), i, k = 0;
+
+	for (i = 0; rc == 0 && i < *n; i++) {
+		unrecorded_apply(m, &(*out)[i]);
+		if (state && strcmp((*out)[i].state, state))
+			continue; /* ended meanwhile (not recorded yet): not in this list */
+		(*out)[k++] = (*out)[i];
+	}
+	if (rc == 0)
+		*n = k;
+	return rc;
 }
 
 int session_expire_due(struct session_mgr *m, double now)

@@ -2,6 +2,7 @@
 #ifndef FT_SESSION_H
 #define FT_SESSION_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -12,9 +13,19 @@
 #define SESSION_TTL_DEFAULT_S 600
 #define SESSION_TTL_MAX_S (7 * 24 * 3600)
 
+#define SESSION_UNRECORDED_MAX 64
+
 struct session_mgr {
 	struct tune *tune;
 	struct store *store;
+	/* Sessions that ended (their restore was made) but whose end the database did not take
+	 * (the state directory is full): they are over all the same -- no second restore, GET
+	 * shows them ended -- and their end is written as soon as the database takes it (every
+	 * expiry pass tries). lock guards them; a zeroed mutex is a valid one (glibc), so a
+	 * session_mgr filled in by hand needs no init. */
+	pthread_mutex_t lock;
+	struct session_rec unrecorded[SESSION_UNRECORDED_MAX];
+	int n_unrecorded;
 };
 
 /* Snapshot every writable parameter of dev and open a session. Only one

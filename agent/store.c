@@ -40,6 +40,8 @@ void store_close(struct store *s)
 	if (!s)
 		return;
 	db_close(s->db);
+	free(s->states);
+	free(s->last);
 	free(s);
 }
 
@@ -62,9 +64,51 @@ int store_write(struct store *s, struct err *e, const char *what, const char *sq
 	va_start(ap, fmt);
 	db_lock(s->db);
 	rc = db_vrun(s->db, e, what, sql, fmt, ap);
+	s->gen++;
 	db_unlock(s->db);
 	va_end(ap);
 	return rc;
+}
+
+/* A write of the audit log: counted by outcome, not in gen (job aggregates stay valid). */
+static int changes_write(struct store *s, struct err *e, const char *what, const char *from,
+                         const char *to, const char *sql, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	db_lock(s->db);
+	rc = db_vrun(s->db, e, what, sql, fmt, ap);
+	if (rc > 0) {
+		if (from)
+			store_outcome_count(s, from, -1);
+		store_outcome_count(s, to, +1);
+	}
+	db_unlock(s->db);
+	va_end(ap);
+	return rc;
+}
+
+void store_outcome_count(struct store *s, const char *outcome, int delta)
+{
+	int i;
+
+	if (!s->outcomes_known || !outcome)
+		return; /* counted in full at the first scrape */
+	for (i = 0; i < s->n_outcomes; i++)
+		if (!strcmp(s->outcomes[i].key, outcome))
+			break;
+	if (i == s->n_outcomes) {
+		if (s->n_outcomes == STORE_OUTCOMES_MAX) {
+			s->outcomes_known = false; /* an odd table: count it again */
+			return;
+		}
+		snprintf(s->outcomes[i].key, sizeof(s->outcomes[i].key), "%s", outcome);
+		s->outcomes[i].n = 0;
+		s->n_outcomes++;
+	}
+	s->outcomes[i].n += delta;
 }
 
 int store_tx_begin(struct store *s, struct err *e)
@@ -76,6 +120,7 @@ int store_tx_begin(struct store *s, struct err *e)
 int store_tx_end(struct store *s, int rc, struct err *e)
 {
 	rc = db_tx_end(s->db, rc, e);
+	s->gen++;
 	db_unlock(s->db);
 	return rc;
 }
@@ -117,11 +162,14 @@ int store_change_intent(struct store *s, struct tune_change *c, double at, struc
 	db_lock(s->db);
 	rc = db_run(s->db, e, "change insert",
 	            "INSERT INTO changes(at, device, name, previous, requested, applied, "
-	            "outcome, origin, message) VALUES(?,?,?,?,?,NULL,'pending',?,NULL)",
-	            "dttttt", at, c->device ? c->device : "", c->name, c->previous, c->requested,
-	            c->origin ? c->origin : "");
-	if (rc > 0)
+	            "outcome, origin, message, apply_id) "
+	            "VALUES(?,?,?,?,?,NULL,'pending',?,NULL,NULLIF(?,0))",
+	            "dtttttI", at, c->device ? c->device : "", c->name, c->previous, c->requested,
+	            c->origin ? c->origin : "", c->apply_id);
+	if (rc > 0) {
 		c->id = db_last_insert_id(s->db);
+		store_outcome_count(s, "pending", +1);
+	}
 	db_unlock(s->db);
 	return rc < 0 ? rc : 0;
 }
@@ -131,18 +179,18 @@ int store_change_outcome(struct store *s, const struct tune_change *c, double at
 	int rc = 0;
 
 	if (c->id > 0)
-		rc = store_write(s, e, "change update",
-		                 "UPDATE changes SET applied = ?, outcome = ?, message = ? WHERE "
-		                 "id = ?",
-		                 "tttI", c->applied, c->outcome, c->message, c->id);
+		rc = changes_write(s, e, "change update", "pending", c->outcome,
+		                   "UPDATE changes SET applied = ?, outcome = ?, message = ? WHERE "
+		                   "id = ? AND outcome = 'pending'",
+		                   "tttI", c->applied, c->outcome, c->message, c->id);
 	if (rc < 0 || c->id > 0)
 		return rc < 0 ? rc : 0;
-	rc = store_write(s, e, "change insert",
-	                 "INSERT INTO changes(at, device, name, previous, requested, applied, "
-	                 "outcome, origin, message) VALUES(?,?,?,?,?,?,?,?,?)",
-	                 "dttttttt", at, c->device ? c->device : "", c->name, c->previous,
-	                 c->requested, c->applied, c->outcome, c->origin ? c->origin : "",
-	                 c->message);
+	rc = changes_write(s, e, "change insert", NULL, c->outcome,
+	                   "INSERT INTO changes(at, device, name, previous, requested, applied, "
+	                   "outcome, origin, message) VALUES(?,?,?,?,?,?,?,?,?)",
+	                   "dttttttt", at, c->device ? c->device : "", c->name, c->previous,
+	                   c->requested, c->applied, c->outcome, c->origin ? c->origin : "",
+	                   c->message);
 	return rc < 0 ? rc : 0;
 }
 
@@ -170,6 +218,83 @@ int store_changes_list(struct store *s, const char *device, int limit, struct ch
 	                  "origin, message FROM changes WHERE (?1 IS NULL OR device = ?1) "
 	                  "ORDER BY id DESC LIMIT ?2",
 	                  "ti", device, limit);
+}
+
+int store_apply_begin(struct store *s, const struct tune_snapshot *snap, const char *origin, int n,
+                      double at, int64_t *id, struct err *e)
+{
+	char *json = wire_snapshot_encode(snap);
+	int rc;
+
+	db_lock(s->db);
+	rc = db_run(s->db, e, "apply insert",
+	            "INSERT INTO applies(at, device, origin, n, snapshot) VALUES(?,?,?,?,?)",
+	            "dttit", at, snap->device, origin ? origin : "", n, json);
+	if (rc > 0)
+		*id = db_last_insert_id(s->db);
+	db_unlock(s->db);
+	free(json);
+	return rc < 0 ? rc : 0;
+}
+
+int store_apply_end(struct store *s, int64_t id, struct err *e)
+{
+	int rc = changes_write(s, e, "apply end", NULL, NULL, "DELETE FROM applies WHERE id = ?",
+	                       "I", id);
+
+	return rc < 0 ? rc : 0;
+}
+
+static void apply_from_row(struct sqlite3_stmt *st, void *elem)
+{
+	struct apply_rec *a = elem;
+
+	a->id = db_col_int64(st, 0);
+	db_col_text(st, 1, a->device, sizeof(a->device), NULL);
+	db_col_text(st, 2, a->origin, sizeof(a->origin), NULL);
+	a->n = db_col_int(st, 3);
+}
+
+int store_applies_open(struct store *s, struct apply_rec **out, int *n, struct err *e)
+{
+	return store_rows(s, (void **)out, n, sizeof(**out), apply_from_row, NULL, e, "applies",
+	                  "SELECT id, device, origin, n FROM applies ORDER BY id", "");
+}
+
+int store_apply_snapshot(struct store *s, int64_t id, struct tune_snapshot *out, struct err *e)
+{
+	bool found;
+
+	return store_snapshot_get(s, "SELECT device, snapshot FROM applies WHERE id = ?", id,
+	                          "apply", out, &found, e);
+}
+
+int store_apply_changes(struct store *s, int64_t id, struct change_rec **out, int *n, struct err *e)
+{
+	return store_rows(s, (void **)out, n, sizeof(**out), change_from_row, NULL, e, "changes",
+	                  "SELECT id, at, device, name, previous, requested, applied, outcome, "
+	                  "origin, message FROM changes WHERE apply_id = ? ORDER BY id",
+	                  "I", id);
+}
+
+int store_changes_pending(struct store *s, struct change_rec **out, int *n, struct err *e)
+{
+	return store_rows(s, (void **)out, n, sizeof(**out), change_from_row, NULL, e, "changes",
+	                  "SELECT id, at, device, name, previous, requested, applied, outcome, "
+	                  "origin, message FROM changes WHERE outcome = 'pending' AND "
+	                  "apply_id IS NULL ORDER BY id",
+	                  "");
+}
+
+int store_change_close(struct store *s, int64_t id, const char *applied, const char *outcome,
+                       const char *message, struct err *e)
+{
+	int rc = changes_write(s, e, "change close", "pending", outcome,
+	                       "UPDATE changes SET applied = COALESCE(?, applied), outcome = ?, "
+	                       "message = ? WHERE id = ? AND outcome = 'pending'",
+	                       "tttI", applied, outcome, message, id);
+
+	return rc < 0 ? rc : 0;
 }
 
 static void session_from_row(struct sqlite3_stmt *st, void *elem)

@@ -45,6 +45,31 @@ struct change_rec {
 int store_change_intent(struct store *s, struct tune_change *c, double at, struct err *e);
 /* Update row c->id with c's applied value, outcome and message; with c->id 0, add a row. */
 int store_change_outcome(struct store *s, const struct tune_change *c, double at, struct err *e);
+/* ---- applies: an all-or-nothing PATCH/PUT under way (tune_audit.begin/end) ---- */
+struct apply_rec {
+	int64_t id;
+	char device[64];
+	char origin[256];
+	int n; /* writes it makes */
+};
+
+/* Record an apply of n writes with snap (the device's writable values before it); sets *id. */
+int store_apply_begin(struct store *s, const struct tune_snapshot *snap, const char *origin, int n,
+                      double at, int64_t *id, struct err *e);
+/* The apply is over (done or rolled back): its record goes. */
+int store_apply_end(struct store *s, int64_t id, struct err *e);
+/* Applies that did not end (a previous run was killed during them), oldest first. */
+int store_applies_open(struct store *s, struct apply_rec **out, int *n, struct err *e);
+/* An apply's snapshot. Caller releases with tune_snapshot_release. */
+int store_apply_snapshot(struct store *s, int64_t id, struct tune_snapshot *out, struct err *e);
+/* The audit rows of an apply (and of its rollback), in write order. Caller frees *out. */
+int store_apply_changes(struct store *s, int64_t id, struct change_rec **out, int *n,
+                        struct err *e);
+/* Pending rows of no apply (restores, sysctl writes), in write order. Caller frees *out. */
+int store_changes_pending(struct store *s, struct change_rec **out, int *n, struct err *e);
+/* Close a pending row: outcome, message and (if not NULL) what the parameter holds now. */
+int store_change_close(struct store *s, int64_t id, const char *applied, const char *outcome,
+                       const char *message, struct err *e);
 /* Newest first; device may be NULL. Caller frees *out. */
 int store_changes_list(struct store *s, const char *device, int limit, struct change_rec **out,
                        int *n, struct err *e);
@@ -143,8 +168,8 @@ int store_job_passes(struct store *s, int64_t id, struct pass_rec **out, int *n,
 /* Raw output of one pass. Caller frees *raw. */
 int store_job_raw(struct store *s, int64_t id, int loop, char **raw, size_t *len, struct err *e);
 /* Jobs newest first; state may be NULL. */
-int store_jobs_list(struct store *s, const char *state, int limit, struct job_rec **out, int *n,
-                    struct err *e);
+int store_jobs_list(struct store *s, const char *state, int limit, bool with_params,
+                    struct job_rec **out, int *n, struct err *e);
 /* Finished jobs matching f, newest first. */
 int store_results(struct store *s, const struct result_filter *f, struct job_rec **out, int *n,
                   struct err *e);

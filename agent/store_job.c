@@ -14,6 +14,11 @@
 #define JOB_COLS                                                                                   \
 	"id, state, device, engine, spec, params, loops, loops_done, pgid, error_code, "           \
 	"error_message, created_at, started_at, finished_at, params_changed, filesystem"
+/* The same columns with params NULL (not read). The filesystem record is read: it is small
+ * beside the snapshot and ?fields=filesystem may ask for it without params. */
+#define JOB_COLS_NO_PARAMS                                                                         \
+	"id, state, device, engine, spec, NULL, loops, loops_done, pgid, error_code, "             \
+	"error_message, created_at, started_at, finished_at, params_changed, filesystem"
 
 /* The spec column decoded; a row the codec cannot read keeps what its columns say. */
 static void spec_from_row(struct sqlite3_stmt *st, struct job_rec *r)
@@ -332,9 +337,16 @@ int store_job_raw(struct store *s, int64_t id, int loop, char **raw, size_t *len
 	return rc < 0 ? rc : 0;
 }
 
-int store_jobs_list(struct store *s, const char *state, int limit, struct job_rec **out, int *n,
-                    struct err *e)
+int store_jobs_list(struct store *s, const char *state, int limit, bool with_params,
+                    struct job_rec **out, int *n, struct err *e)
 {
+	/* Without params: the column is not read or decoded (the snapshot is most of a row). */
+	if (!with_params)
+		return store_rows(s, (void **)out, n, sizeof(**out), job_row, job_release_elem, e,
+		                  "jobs",
+		                  "SELECT " JOB_COLS_NO_PARAMS " FROM jobs WHERE (?1 IS NULL OR "
+		                  "state = ?1) ORDER BY id DESC LIMIT ?2",
+		                  "ti", state, limit);
 	return store_rows(s, (void **)out, n, sizeof(**out), job_row, job_release_elem, e, "jobs",
 	                  "SELECT " JOB_COLS " FROM jobs WHERE (?1 IS NULL OR state = ?1) ORDER BY "
 	                  "id DESC LIMIT ?2",
@@ -438,9 +450,22 @@ int store_job_state_counts(struct store *s, const char *const *states, int n, in
 
 	memset(counts, 0, sizeof(*counts) * (size_t)n);
 	db_lock(s->db);
+	/* Counted again only after a write (gen): /metrics does not scan an unchanged history. */
+	if (s->states_gen == s->gen + 1 && s->n_states == n) {
+		memcpy(counts, s->states, sizeof(*counts) * (size_t)n);
+		db_unlock(s->db);
+		return 0;
+	}
 	rc = db_each(s->db,
 	             db_prepare(s->db, "SELECT state, COUNT(*) FROM jobs GROUP BY state", NULL),
 	             state_count_row, &c, NULL, "job states");
+	if (rc >= 0) {
+		free(s->states);
+		s->states = xcalloc((size_t)n + 1, sizeof(*s->states));
+		memcpy(s->states, counts, sizeof(*counts) * (size_t)n);
+		s->n_states = n;
+		s->states_gen = s->gen + 1;
+	}
 	db_unlock(s->db);
 	return rc < 0 ? rc : 0;
 }

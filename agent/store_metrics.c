@@ -16,11 +16,41 @@ static void count_from_row(struct sqlite3_stmt *st, void *elem)
 	c->n = db_col_int64(st, 1);
 }
 
+static int count_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct store_count *)a)->key, ((const struct store_count *)b)->key);
+}
+
 int store_change_outcome_counts(struct store *s, struct store_count **out, int *n, struct err *e)
 {
-	return store_rows(
-	        s, (void **)out, n, sizeof(**out), count_from_row, NULL, e, "change outcomes",
-	        "SELECT outcome, COUNT(*) FROM changes GROUP BY outcome ORDER BY outcome", NULL);
+	struct store_count *rows = NULL;
+	int k = 0, rc = 0;
+
+	db_lock(s->db);
+	if (!s->outcomes_known) {
+		/* Once (and after an odd table): then kept by the writes (store.c). */
+		rc = db_collect(s->db,
+		                db_prepare(s->db,
+		                           "SELECT outcome, COUNT(*) FROM changes GROUP BY outcome",
+		                           NULL),
+		                sizeof(*rows), count_from_row, NULL, (void **)&rows, &k, e,
+		                "change outcomes");
+		if (rc >= 0 && k <= STORE_OUTCOMES_MAX) {
+			if (k)
+				memcpy(s->outcomes, rows, (size_t)k * sizeof(*rows));
+			s->n_outcomes = k;
+			s->outcomes_known = true;
+		}
+		free(rows);
+	}
+	if (rc >= 0) {
+		*out = xcalloc((size_t)s->n_outcomes + 1, sizeof(**out));
+		memcpy(*out, s->outcomes, (size_t)s->n_outcomes * sizeof(**out));
+		*n = s->n_outcomes;
+		qsort(*out, (size_t)*n, sizeof(**out), count_cmp);
+	}
+	db_unlock(s->db);
+	return rc < 0 ? rc : 0;
 }
 
 static void job_metric_from_row(struct sqlite3_stmt *st, void *elem)
@@ -47,6 +77,31 @@ int store_last_job_metrics(struct store *s, struct store_job_metric **out, int *
 	        "  FROM (SELECT DISTINCT device FROM jobs) d) "
 	        "AND json_valid(p.metrics) AND m.type IN ('integer', 'real') "
 	        "GROUP BY j.id, m.key ORDER BY j.device, m.key";
-	return store_rows(s, (void **)out, n, sizeof(**out), job_metric_from_row, NULL, e,
-	                  "last job metrics", sql, NULL);
+	int rc = 0;
+
+	/* Recomputed only after a write (gen): a scrape of an idle agent costs nothing more
+	 * with a longer history. */
+	db_lock(s->db);
+	if (s->last_gen != s->gen + 1) {
+		struct store_job_metric *rows = NULL;
+		int k = 0;
+
+		rc = db_collect(s->db, db_prepare(s->db, sql, NULL), sizeof(*rows),
+		                job_metric_from_row, NULL, (void **)&rows, &k, e,
+		                "last job metrics");
+		if (rc >= 0) {
+			free(s->last);
+			s->last = rows;
+			s->n_last = k;
+			s->last_gen = s->gen + 1;
+		}
+	}
+	if (rc >= 0) {
+		*out = xcalloc((size_t)s->n_last + 1, sizeof(**out));
+		if (s->n_last)
+			memcpy(*out, s->last, (size_t)s->n_last * sizeof(**out));
+		*n = s->n_last;
+	}
+	db_unlock(s->db);
+	return rc < 0 ? rc : 0;
 }

@@ -5,9 +5,30 @@
 #include "db.h"
 #include "store.h"
 
+#include "store_metrics.h"
+
+#define STORE_OUTCOMES_MAX 16
+
 struct store {
 	struct db *db; /* db_lock() around every statement sequence: the store is thread-safe */
+	/* For /metrics, so that a scrape costs the same whatever the history (under db_lock):
+	 * the audit log's rows per outcome, counted once and then kept as rows are written;
+	 * and every other write bumps gen, which the cached job aggregates are valid for. */
+	struct store_count outcomes[STORE_OUTCOMES_MAX];
+	int n_outcomes;
+	bool outcomes_known;
+	uint64_t gen;
+	uint64_t states_gen; /* gen the cached job state counts are of (0: none) */
+	int64_t *states;
+	int n_states;
+	uint64_t last_gen; /* gen the cached last job metrics are of (0: none) */
+	struct store_job_metric *last;
+	int n_last;
 };
+
+/* Count a row of the audit log moving to outcome (delta +1) or away from it (-1); with
+ * db_lock held. */
+void store_outcome_count(struct store *s, const char *outcome, int delta);
 
 /* One write statement under the store's lock: db_run() (rows changed, or -EIO). */
 int store_write(struct store *s, struct err *e, const char *what, const char *sql, const char *fmt,

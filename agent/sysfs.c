@@ -56,6 +56,56 @@ static const struct param_meta queue_catalogue[] = {
 	{ "setra", PARAM_INT, "sectors", true, false, 0, 0, NULL, NULL },
 };
 
+#define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The attributes each scheduler has under queue/iosched (Linux 5.15 to 6.18; the union where
+ * they differ), so that a PATCH switching schedulers can refuse a name the new one lacks
+ * before anything is written. A name the kernel turns out not to have is still caught after
+ * the switch (and rolled back). */
+static const struct {
+	const char *sched;
+	const char *attrs; /* '|'-separated */
+} iosched_catalogue[] = {
+	{ "none", "" },
+	{ "mq-deadline", "async_depth|fifo_batch|front_merges|prio_aging_expire|read_expire|"
+	                 "write_expire|writes_starved" },
+	{ "kyber", "read_lat_nsec|write_lat_nsec" },
+	{ "bfq", "back_seek_max|back_seek_penalty|fifo_expire_async|fifo_expire_sync|"
+	         "low_latency|max_budget|slice_idle|slice_idle_us|strict_guarantees|"
+	         "timeout_sync" },
+};
+
+int sysfs_iosched_attr_known(const char *sched, const char *attr, char *list, size_t list_len)
+{
+	size_t i, n = strlen(attr);
+	const char *p, *bar;
+
+	if (list_len)
+		list[0] = '\0';
+	for (i = 0; i < N_ELEM(iosched_catalogue); i++) {
+		if (strcmp(iosched_catalogue[i].sched, sched))
+			continue;
+		for (p = iosched_catalogue[i].attrs; *p; p = *bar ? bar + 1 : bar) {
+			bar = strchr(p, '|');
+			if (!bar)
+				bar = p + strlen(p);
+			if ((size_t)(bar - p) == n && !strncmp(p, attr, n))
+				return 1;
+		}
+		if (list_len) {
+			const char *a = iosched_catalogue[i].attrs;
+			size_t k;
+
+			snprintf(list, list_len, "%s", *a ? a : "none");
+			for (k = 0; list[k]; k++)
+				if (list[k] == '|')
+					list[k] = ' ';
+		}
+		return 0;
+	}
+	return -ENOENT;
+}
+
 /* iosched attributes: all integers; units by name. */
 static const struct {
 	const char *suffix;
@@ -94,8 +144,6 @@ static const struct sysctl_meta sysctl_catalogue[] = {
 	{ "vm.overcommit_ratio", "proc/sys/vm/overcommit_ratio", 0, -1, "%" },
 	{ "fs.file-max", "proc/sys/fs/file-max", 0, -1, "files" },
 };
-
-#define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct param_meta *meta_find(const char *name)
 {
@@ -694,6 +742,11 @@ static int check_int(const char *name, const char *requested, bool has_min, int6
 	int rc;
 
 	rc = num_parse_i64(requested, &v);
+	/* A sign only where the parameter takes values below 0 (io_poll_delay -1): iosched.*
+	 * attributes and unknown integer files take none (mq-deadline would read "-5" as a
+	 * huge unsigned value, or clamp it silently). */
+	if (!rc && requested[0] == '-' && !(has_min && min < 0))
+		rc = -EINVAL;
 	if (rc == -ERANGE)
 		return err_set(e, -EINVAL, "invalid_value", "%s: '%.*s' is out of range", name,
 		               utf8_cut(requested, 64), requested);

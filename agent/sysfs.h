@@ -87,6 +87,11 @@ const struct param *sysfs_params_find(const struct params *ps, const char *name)
 int sysfs_param_read(const struct sysfs *fs, const char *dev, const char *name, struct param *out,
                      struct err *e);
 
+/* Whether scheduler sched has the attribute attr (queue/iosched/ATTR, without "iosched."):
+ * 1 yes, 0 no (list gets its attributes, space-separated, or "none"), -ENOENT when the
+ * scheduler is not catalogued (nothing can be said before switching to it). */
+int sysfs_iosched_attr_known(const char *sched, const char *attr, char *list, size_t list_len);
+
 /*
  * Validate `requested` for p and write its canonical form into canon:
  * integers must be plain decimal and within min/max, enums one of choices,

@@ -33,7 +33,9 @@ unsigned long tune_generation(struct tune *t)
 static struct tune_change change_make(const char *dev, const char *name, const char *previous,
                                       const char *requested, const char *origin)
 {
-	struct tune_change c = { 0, dev, name, previous, requested, NULL, "pending", origin, NULL };
+	struct tune_change c = {
+		0, dev, name, previous, requested, NULL, "pending", origin, NULL, 0
+	};
 
 	return c;
 }
@@ -55,6 +57,26 @@ static int audit_intent(struct tune *t, struct tune_change *c, struct err *e)
 	               "cannot record the change of %s%s%s in the audit log, so it was not made: "
 	               "%s",
 	               c->device[0] ? c->device : "", c->device[0] ? " " : "", c->name, ae.msg);
+}
+
+/* Record an apply before its first write; -EAGAIN "audit_unavailable" if it cannot be. */
+static int apply_begin(struct tune *t, const struct tune_snapshot *snap, const char *origin,
+                       const struct tune_item *items, int n, int64_t *id, struct err *e)
+{
+	struct err ae;
+
+	*id = 0;
+	if (!t->audit.begin)
+		return 0;
+	err_clear(&ae);
+	if (t->audit.begin(t->audit.cls, snap, origin, n, id, &ae) == 0)
+		return 0;
+	*id = 0;
+	return err_set(e, -EAGAIN, "audit_unavailable",
+	               "cannot record the change of %s %s%s in the audit log, so nothing was "
+	               "written: %s",
+	               snap->device, items[0].name, n > 1 ? " (and the rest of the request)" : "",
+	               ae.msg);
 }
 
 /* Record what became of c's write (or, with no intent row, that it was attempted). */
@@ -103,7 +125,8 @@ static int *write_order(const struct tune_item *items, int n)
 /* Restore with the lock held. A write whose intent cannot be recorded is made all the same: a
  * restore or rollback refused would leave the device tuned (the hooks log it loudly). */
 static int restore_locked(struct tune *t, const struct tune_snapshot *snap, const char *origin,
-                          const char *outcome, struct tune_restore_count *count, struct err *e)
+                          const char *outcome, int64_t apply_id, struct tune_restore_count *count,
+                          struct err *e)
 {
 	const char *dev = snap->device;
 	char applied[SYSFS_VALUE_MAX];
@@ -143,6 +166,7 @@ static int restore_locked(struct tune *t, const struct tune_snapshot *snap, cons
 		if (!p->writable || sysfs_value_equal(p->value, it->previous))
 			continue;
 		c = change_make(dev, it->name, p->value, it->previous, origin);
+		c.apply_id = apply_id; /* a rollback's rows belong to the apply they undo */
 		if (audit_intent(t, &c, NULL))
 			unaudited++;
 		err_clear(&we);
@@ -210,6 +234,7 @@ static int validate_all(struct tune *t, const char *dev, const struct params *cu
 {
 	bool sched_change = false;
 	const struct param *sp;
+	const char *sched_to = "";
 	int i, rc;
 
 	if (item_present(items, n, "setra") && item_present(items, n, "read_ahead_kb"))
@@ -226,6 +251,7 @@ static int validate_all(struct tune *t, const char *dev, const struct params *cu
 		if (rc)
 			return rc;
 		sched_change = strcmp(items[i].canon, sp->value) != 0;
+		sched_to = items[i].canon;
 	}
 	for (i = 0; i < n; i++) {
 		const struct param *p = sysfs_params_find(cur, items[i].name);
@@ -237,8 +263,20 @@ static int validate_all(struct tune *t, const char *dev, const struct params *cu
 			continue;
 		}
 		if (sched_change && !strncmp(items[i].name, "iosched.", 8)) {
-			/* Attributes of the new scheduler only exist after the switch. */
+			/* Attributes of the new scheduler only exist after the switch: a name
+			 * the new scheduler is known not to have is refused now, before any
+			 * write (not found after the switch and rolled back). */
 			struct param tmp = { 0 };
+			char attrs[256];
+
+			if (sysfs_iosched_attr_known(sched_to, items[i].name + 8, attrs,
+			                             sizeof(attrs)) == 0)
+				return err_set(
+				        e, -ENOENT, "unknown_param",
+				        "no parameter '%.*s' under the scheduler %s that '%s' "
+				        "would switch to (its attributes: %s)",
+				        utf8_cut(items[i].name, 64), items[i].name, sched_to, dev,
+				        attrs);
 
 			snprintf(tmp.name, sizeof(tmp.name), "%s", items[i].name);
 			tmp.kind = PARAM_INT;
@@ -300,6 +338,7 @@ int tune_apply_if(struct tune *t, const char *dev, struct tune_item *items, int 
 	int *order = NULL;
 	char rb_origin[320];
 	struct err rb_err;
+	int64_t apply_id = 0;
 	int k, rc;
 
 	*rolled_back = false;
@@ -311,6 +350,9 @@ int tune_apply_if(struct tune *t, const char *dev, struct tune_item *items, int 
 	if (rc)
 		goto out;
 	snapshot_from_params(dev, &cur, &snap);
+	rc = apply_begin(t, &snap, origin, items, n, &apply_id, e);
+	if (rc)
+		goto out;
 	order = write_order(items, n);
 	for (k = 0; k < n; k++) {
 		struct tune_item *it = &items[order[k]];
@@ -329,6 +371,7 @@ int tune_apply_if(struct tune *t, const char *dev, struct tune_item *items, int 
 		}
 		/* The audit row first: a write that cannot be recorded is not made. */
 		c = change_make(dev, it->name, it->previous, it->requested, origin);
+		c.apply_id = apply_id;
 		rc = audit_intent(t, &c, e);
 		if (rc)
 			goto fail;
@@ -346,13 +389,15 @@ int tune_apply_if(struct tune *t, const char *dev, struct tune_item *items, int 
 fail:
 	snprintf(rb_origin, sizeof(rb_origin), "rollback of %s", origin);
 	err_clear(&rb_err);
-	if (restore_locked(t, &snap, rb_origin, "rolled_back", NULL, &rb_err) == 0) {
+	if (restore_locked(t, &snap, rb_origin, "rolled_back", apply_id, NULL, &rb_err) == 0) {
 		*rolled_back = true;
 	} else {
 		err_set(e, rc, e ? e->code : NULL, "%s; rollback failed: %s", e ? e->msg : "",
 		        rb_err.msg);
 	}
 out:
+	if (apply_id && t->audit.end)
+		t->audit.end(t->audit.cls, apply_id);
 	pthread_mutex_unlock(&t->lock);
 	tune_snapshot_release(&snap);
 	sysfs_params_release(&cur);
@@ -411,7 +456,18 @@ int tune_restore(struct tune *t, const struct tune_snapshot *snap, const char *o
 	int rc;
 
 	pthread_mutex_lock(&t->lock);
-	rc = restore_locked(t, snap, origin, "restored", count, e);
+	rc = restore_locked(t, snap, origin, "restored", 0, count, e);
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
+int tune_rollback(struct tune *t, const struct tune_snapshot *snap, const char *origin,
+                  struct tune_restore_count *count, struct err *e)
+{
+	int rc;
+
+	pthread_mutex_lock(&t->lock);
+	rc = restore_locked(t, snap, origin, "rolled_back", 0, count, e);
 	pthread_mutex_unlock(&t->lock);
 	return rc;
 }

@@ -21,7 +21,12 @@ struct tune_change {
 	        *outcome; /* pending | ok | adjusted | rejected | rolled_back | restored | error */
 	const char *origin;  /* "request 12 PATCH /api/v1/...", "session 3 expired" */
 	const char *message; /* error text or NULL */
+	/* The apply (tune_audit.begin) this write belongs to, its rollback's writes too; 0 for
+	 * restores and sysctl writes. */
+	int64_t apply_id;
 };
+
+struct tune_snapshot;
 
 /*
  * Where every write is recorded, before it is made. intent records c (outcome "pending") and
@@ -34,6 +39,13 @@ struct tune_change {
 struct tune_audit {
 	int (*intent)(void *cls, struct tune_change *c, struct err *e);
 	void (*outcome)(void *cls, const struct tune_change *c);
+	/* An apply (tune_apply) of n writes on snap->device is about to write: record it with
+	 * snap (every writable value before it) and set *id, or -errno with e filled (then
+	 * nothing is written: 503 audit_unavailable). end: it is over (done or rolled back). A
+	 * start after a crash finds the applies that did not end (pending.c). May be NULL. */
+	int (*begin)(void *cls, const struct tune_snapshot *snap, const char *origin, int n,
+	             int64_t *id, struct err *e);
+	void (*end)(void *cls, int64_t id);
 	void *cls;
 };
 
@@ -130,6 +142,10 @@ void tune_snapshot_release(struct tune_snapshot *s);
  */
 int tune_restore(struct tune *t, const struct tune_snapshot *snap, const char *origin,
                  struct tune_restore_count *count, struct err *e);
+/* The same for undoing a change (its rows say "rolled_back"): a previous run's unfinished
+ * PATCH, rolled back at start (pending.c). */
+int tune_rollback(struct tune *t, const struct tune_snapshot *snap, const char *origin,
+                  struct tune_restore_count *count, struct err *e);
 
 /* Validate and write one sysctl, its audit row first (-EAGAIN "audit_unavailable" if that
  * cannot be recorded: nothing written). */

@@ -118,12 +118,18 @@ char *wire_fs_made_encode(const struct jobfs_made *m);
 
 /* Every member of a job object, as a mask of ?fields= (wire_job_fields_parse). */
 #define WIRE_JOB_ALL ((1u << 17) - 1)
+/* A job in the list (GET /jobs without fields=): its summary form, without what is large or
+ * costs a query per job (spec, summary, passes, params, the filesystem record); fields= asks
+ * for any of them. */
+unsigned wire_job_list_fields(void);
 
 /* ?fields= ("state,progress,passes") into a mask of the members named ("id" and "version" are
  * always there); -EINVAL "bad_request" naming a name that is not a member. */
 int wire_job_fields_parse(const char *list, unsigned *mask, struct err *e);
 /* Whether the members in fields are made from the job's passes (summary, passes). */
 bool wire_job_fields_need_passes(unsigned fields);
+/* Whether fields needs the device's parameter snapshot read (params). */
+bool wire_job_fields_need_params(unsigned fields);
 /* A job object with the members in fields (WIRE_JOB_ALL: the whole object, as GET
  * /api/v1/jobs/{id} and the results history show it); passes[0..n) are the job's, read by
  * the caller when wire_job_fields_need_passes(fields) (else NULL, 0). */

@@ -230,6 +230,17 @@ int wire_job_fields_parse(const char *list, unsigned *mask, struct err *e)
 	}
 }
 
+unsigned wire_job_list_fields(void)
+{
+	return WIRE_JOB_ALL &
+	       ~(unsigned)(JF_SPEC | JF_SUMMARY | JF_PASSES | JF_PARAMS | JF_FILESYSTEM);
+}
+
+bool wire_job_fields_need_params(unsigned fields)
+{
+	return (fields & JF_PARAMS) != 0;
+}
+
 bool wire_job_fields_need_passes(unsigned fields)
 {
 	return (fields & (JF_SUMMARY | JF_PASSES)) != 0;

@@ -81,6 +81,8 @@ for r in $(seq "$ROUNDS"); do
 	total_err=$((total_err + err))
 	sleep 1
 	printf '%-6s %-28s %10s %10s %9s %7s %10s %6s %8s\n' "$r" "wrk 64 conns, ${DUR}s" "$req" "$rps" "$p99" "$err" - "$(fds)" "$(rss_mib)"
+	# What the errors were (wrk's own lines: socket errors by kind, non-2xx answers).
+	grep -E 'Socket errors|Non-2xx' "$tmp/wrk.txt" | sed 's/^ */       /' || true
 
 	python3 tests/integration/idle_conns.py "$port" 1000 "$IDLE_S" 8 >"$tmp/idle.out" &
 	idle_pid=$!

@@ -62,12 +62,29 @@ void time_fmt_iso_ms(double epoch_s, char *out, size_t len)
 	snprintf(out, len, "%s.%03ldZ", base, ms);
 }
 
+/* strptime takes 2026-02-30 and 25:61 field by field, and timegm rolls them over into March:
+ * a time is real when formatting it back gives the same fields. */
+static int tm_epoch(struct tm *tm, double *epoch_s)
+{
+	struct tm want = *tm, back;
+	time_t t = timegm(tm);
+
+	if (t == (time_t)-1 || !gmtime_r(&t, &back))
+		return -EINVAL;
+	if (back.tm_year != want.tm_year || back.tm_mon != want.tm_mon ||
+	    back.tm_mday != want.tm_mday || back.tm_hour != want.tm_hour ||
+	    back.tm_min != want.tm_min || back.tm_sec != want.tm_sec)
+		return -EINVAL;
+	*epoch_s = (double)t;
+	return 0;
+}
+
 int time_parse_iso(const char *s, double *epoch_s)
 {
 	const char *p;
 	char *end;
 	struct tm tm;
-	double frac = 0;
+	double frac = 0, t;
 
 	memset(&tm, 0, sizeof(tm));
 	p = s ? strptime(s, "%Y-%m-%dT%H:%M:%S", &tm) : NULL;
@@ -81,8 +98,22 @@ int time_parse_iso(const char *s, double *epoch_s)
 	}
 	if (*p == 'Z')
 		p++;
-	if (*p)
+	if (*p || tm_epoch(&tm, &t))
 		return -EINVAL;
-	*epoch_s = (double)timegm(&tm) + frac;
+	*epoch_s = t + frac;
 	return 0;
+}
+
+int time_parse_date(const char *s, double *epoch_s)
+{
+	struct tm tm;
+	const char *p;
+
+	if (time_parse_iso(s, epoch_s) == 0)
+		return 0;
+	memset(&tm, 0, sizeof(tm));
+	p = s ? strptime(s, "%Y-%m-%d", &tm) : NULL;
+	if (!p || *p)
+		return -EINVAL;
+	return tm_epoch(&tm, epoch_s);
 }

@@ -17,7 +17,10 @@ void time_fmt_iso(double epoch_s, char *out, size_t len);
 /* The same with milliseconds: "2026-11-29T23:03:36.123Z" (out >= 25 bytes). */
 void time_fmt_iso_ms(double epoch_s, char *out, size_t len);
 /* Parse ISO-8601 UTC "2026-11-29T23:03:36Z" (a fraction ".123" and the "Z" optional) into
- * epoch seconds. Returns 0, or -EINVAL for anything else. */
+ * epoch seconds. Returns 0, or -EINVAL for anything else, a time that does not exist too
+ * ("2026-02-30", "24:00:00", a leap second). */
 int time_parse_iso(const char *s, double *epoch_s);
+/* The same, or a date alone "2026-11-29" (its midnight UTC). */
+int time_parse_date(const char *s, double *epoch_s);
 
 #endif

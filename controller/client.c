@@ -91,6 +91,19 @@ static size_t on_data(char *p, size_t size, size_t nmemb, void *ud)
 	return size * nmemb;
 }
 
+/* Whether tok may be put in an Authorization header: visible ASCII only, and it fits. */
+static bool token_sendable(const char *tok)
+{
+	size_t i, n = strlen(tok);
+
+	if (!n || n > 512)
+		return false;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)tok[i] < 0x21 || (unsigned char)tok[i] > 0x7e)
+			return false;
+	return true;
+}
+
 static void attempt_start(struct client *c, struct client_req *r)
 {
 	CURL *h = r->easy;
@@ -114,7 +127,9 @@ static void attempt_start(struct client *c, struct client_req *r)
 	hdrs = curl_slist_append(hdrs, "Accept: application/json");
 	if (r->body)
 		hdrs = curl_slist_append(hdrs, "Content-Type: application/json");
-	if (r->token) {
+	/* Only the token goes into the header: one that could end the line (plan.c refuses
+	 * them) is not sent at all, and the agent answers 401. */
+	if (r->token && token_sendable(r->token)) {
 		snprintf(auth, sizeof(auth), "Authorization: Bearer %s", r->token);
 		hdrs = curl_slist_append(hdrs, auth);
 	}

@@ -53,7 +53,8 @@ struct opts {
 	int64_t limit;
 	double session_ttl_s;
 	double poll_ms;
-	double min_effect_pct; /* --min-effect; NAN when not given */
+	double min_effect_pct;  /* --min-effect; NAN when not given */
+	const char *nodes_from; /* --nodes-from FILE: the nodes of a node list, not the plan's */
 	bool dry_run;
 	bool baseline; /* export --baseline: the sweep's baseline, on purpose */
 	bool continue_on_node_failure;
@@ -196,11 +197,11 @@ static int sweep_load(const struct opts *o, int64_t id, struct sweep *s)
 	return rc;
 }
 
-static int plan_open(const char *path, struct plan *p, bool tokens)
+static int plan_open(const struct opts *o, const char *path, struct plan *p, bool tokens)
 {
 	struct err e = { 0 };
 
-	if (plan_load(path, p, &e) < 0 || race_budget_check(p, &e) < 0 ||
+	if (plan_load_nodes_from(path, o->nodes_from, p, &e) < 0 || race_budget_check(p, &e) < 0 ||
 	    (tokens && plan_tokens_load(p, &e) < 0)) {
 		log_error("%s: %s", path, e.msg);
 		plan_release(p);
@@ -218,7 +219,7 @@ static int cmd_nodes(const struct cmd *c, struct opts *o)
 	int rc;
 
 	(void)c;
-	if (plan_open(o->args[0], &p, true) < 0)
+	if (plan_open(o, o->args[0], &p, true) < 0)
 		return 1;
 	fleet_init(&f, &p, 10.0, 2);
 	/* A node that is down or lacks its device is a pre-flight problem too. */
@@ -299,7 +300,7 @@ static int cmd_sweep(const struct cmd *c, struct opts *o)
 	(void)c;
 	if (format_get(o, &f) < 0)
 		return EXIT_USAGE;
-	if (plan_open(o->args[0], &p, !o->dry_run) < 0)
+	if (plan_open(o, o->args[0], &p, !o->dry_run) < 0)
 		return 1;
 	if (o->dry_run) {
 		dry_run_print(&p);
@@ -474,7 +475,8 @@ static int cmd_apply(const struct cmd *c, struct opts *o)
 		log_error("apply needs exactly one of --params JSON or --best ID");
 		return EXIT_USAGE;
 	}
-	if (o->params && config_parse_json(o->params, &cfg, &e) < 0) {
+	if (o->params &&
+	    (config_parse_json(o->params, &cfg, &e) < 0 || config_check(&cfg, &e) < 0)) {
 		log_error("--params: %s", e.msg);
 		return EXIT_USAGE;
 	}
@@ -496,7 +498,7 @@ static int cmd_apply(const struct cmd *c, struct opts *o)
 		log_error("no parameters to apply");
 		return EXIT_USAGE;
 	}
-	if (plan_open(o->args[0], &p, true) < 0)
+	if (plan_open(o, o->args[0], &p, true) < 0)
 		return 1;
 	fleet_init(&f, &p, 10.0, 2);
 	applied = xcalloc((size_t)p.nnodes, sizeof(*applied));
@@ -695,7 +697,7 @@ static int rollout_config(const struct opts *o, struct config *cfg, struct sweep
 		log_error("give exactly one of --params JSON or --best ID");
 		return EXIT_USAGE;
 	}
-	if (o->params && config_parse_json(o->params, cfg, &e) < 0) {
+	if (o->params && (config_parse_json(o->params, cfg, &e) < 0 || config_check(cfg, &e) < 0)) {
 		log_error("--params: %s", e.msg);
 		return EXIT_USAGE;
 	}
@@ -792,6 +794,11 @@ static int cmd_rollout(const struct cmd *c, struct opts *o)
 		usage_print(stderr, c);
 		return EXIT_USAGE;
 	}
+	if (stored && o->nodes_from) {
+		log_error("--nodes-from: a stored rollout goes on with (or puts back) the nodes it "
+		          "was started with");
+		return EXIT_USAGE;
+	}
 	if (stored) {
 		if (rollout_stored(o, o->resume_id ? o->resume_id : o->revert_id, &r, &p) < 0)
 			return 1;
@@ -812,7 +819,7 @@ static int cmd_rollout(const struct cmd *c, struct opts *o)
 			rc = EXIT_USAGE;
 			goto usage_out;
 		}
-		if (plan_open(o->args[0], &p, true) < 0) {
+		if (plan_open(o, o->args[0], &p, true) < 0) {
 			rc = 1;
 			goto usage_out;
 		}
@@ -934,7 +941,7 @@ static int cmd_verify(const struct cmd *c, struct opts *o)
 		snprintf(source, sizeof(source), "rollout r%lld", (long long)id);
 		name = r.profile;
 	}
-	if (plan_open(o->args[0], &p, true) < 0) {
+	if (plan_open(o, o->args[0], &p, true) < 0) {
 		rc = 1;
 		goto out;
 	}
@@ -958,16 +965,20 @@ out:
 static int cmd_help(const struct cmd *c, struct opts *o);
 
 static const struct cmd cmds[] = {
-	{ "nodes", cmd_nodes, "nodes PLAN.json",
+	{ "nodes", cmd_nodes, "nodes PLAN.json [--nodes-from FILE]",
 	  "Show each node's health, version, device and current parameters, and run the\n"
 	  "plan's pre-flight: every agent judges every configuration and the job with dry\n"
-	  "runs; nothing is changed.",
+	  "runs; nothing is changed. --nodes-from FILE (here and for sweep, apply, rollout\n"
+	  "and verify) takes the nodes from a node list instead of the plan's: a hosts file\n"
+	  "('name url device' or 'host[:port] [device]' per line), an Ansible inventory (INI\n"
+	  "or YAML) or the JSON of kubectl get pods -o json; the plan's \"nodes_from\" options\n"
+	  "still apply.",
 	  1 },
 	{ "sweep", cmd_sweep,
 	  "sweep PLAN.json [--format table|markdown|csv|json] [--out FILE] [--dry-run]\n"
 	  "                     [--continue-on-node-failure] [--db PATH] [--session-ttl S] "
 	  "[--poll-ms MS]\n"
-	  "                     [--nodes all|auto] [--verbose]",
+	  "                     [--nodes all|auto] [--nodes-from FILE] [--verbose]",
 	  "Run the plan on every node at once: pre-flight (every agent judges every\n"
 	  "configuration and the job with dry runs before anything changes), a tuning session\n"
 	  "per node, each point applied with PATCH and benchmarked in parallel, then every\n"
@@ -1001,7 +1012,8 @@ static const struct cmd cmds[] = {
 	  "--min-effect P re-judges an old sweep with another threshold (in %). No agent and\n"
 	  "no database are needed.",
 	  1 },
-	{ "apply", cmd_apply, "apply PLAN.json (--params JSON | --best ID) [--db PATH]",
+	{ "apply", cmd_apply,
+	  "apply PLAN.json (--params JSON | --best ID) [--nodes-from FILE] [--db PATH]",
 	  "Set parameters permanently on every node of the plan, in parallel, and print the\n"
 	  "values read back. --best ID applies the best configuration of a stored sweep.",
 	  1 },
@@ -1009,7 +1021,7 @@ static const struct cmd cmds[] = {
 	  "rollout PLAN.json (--best ID | --params JSON) [--canary N] [--waves 10%,50%,100%]\n"
 	  "                     [--max-failures K] [--check none|readback|measure] [--profile "
 	  "NAME]\n"
-	  "                     [--no-enforce] [--parallel N] [--db PATH]\n"
+	  "                     [--no-enforce] [--parallel N] [--nodes-from FILE] [--db PATH]\n"
 	  "       fleettune-ctl rollout --resume ID | --revert ID [--db PATH]",
 	  "Put the values on the plan's nodes as a profile their agents keep (profile NAME,\n"
 	  "default fleettune: applied at every start, when the device appears, and put back when\n"
@@ -1028,8 +1040,8 @@ static const struct cmd cmds[] = {
 	  "completed with up to K failures a wave left as they were, 1 on errors.",
 	  -1 },
 	{ "verify", cmd_verify,
-	  "verify PLAN.json [--profile NAME] [--rollout ID | --params JSON | --best ID] [--db "
-	  "PATH]",
+	  "verify PLAN.json [--profile NAME] [--rollout ID | --params JSON | --best ID]\n"
+	  "                     [--nodes-from FILE] [--db PATH]",
 	  "Ask every node of the plan for its profile (default: the newest rollout's name) and\n"
 	  "say per node what differs from what it should hold: the newest rollout of that\n"
 	  "profile (the values on the nodes it left new, what the others had), or --params /\n"
@@ -1102,6 +1114,7 @@ enum {
 	OPT_REVERT,
 	OPT_ROLLOUT,
 	OPT_NO_ENFORCE,
+	OPT_NODES_FROM,
 };
 
 static int num_opt(const char *name, const char *v, int64_t *out)
@@ -1156,6 +1169,7 @@ int main(int argc, char **argv)
 		{ "revert", required_argument, NULL, OPT_REVERT },
 		{ "rollout", required_argument, NULL, OPT_ROLLOUT },
 		{ "no-enforce", no_argument, NULL, OPT_NO_ENFORCE },
+		{ "nodes-from", required_argument, NULL, OPT_NODES_FROM },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1239,6 +1253,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_CONTINUE:
 			o.continue_on_node_failure = true;
+			break;
+		case OPT_NODES_FROM:
+			o.nodes_from = optarg;
 			break;
 		case OPT_MIN_EFFECT:
 			if (pct_opt("--min-effect", optarg, &o.min_effect_pct) < 0)

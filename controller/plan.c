@@ -1,13 +1,16 @@
 /* plan.c -- parse and validate a sweep plan's structure (errors name the JSON path). */
 #include <errno.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
 #include "buf.h"
+#include "nodelist.h"
 #include "plan.h"
 #include "xmalloc.h"
 #include "banned.h"
@@ -110,6 +113,7 @@ struct ptype {
 struct parser {
 	struct plan *p;
 	struct err *e;
+	const char *nodes_from; /* a node list that replaces the plan's nodes (NULL: none) */
 	struct ptype types[64];
 	int ntypes;
 };
@@ -251,6 +255,24 @@ static int nodes_index(struct parser *ps, struct plan *p)
 	return 0;
 }
 
+/* What is wrong with tok as a bearer token (NULL: nothing). It goes into an HTTP header, so
+ * it is one run of visible ASCII (no space, CR, LF or other control character) of plausible
+ * length; the message never quotes it. */
+static const char *token_problem(const char *tok)
+{
+	size_t i, n = strlen(tok);
+
+	if (!n)
+		return "is empty";
+	if (n > PLAN_TOKEN_MAX)
+		return "is longer than " PLAN_TOKEN_MAX_TEXT " characters: not a token";
+	for (i = 0; i < n; i++)
+		if ((unsigned char)tok[i] < 0x21 || (unsigned char)tok[i] > 0x7e)
+			return "has a space, a line break or another character a bearer token "
+			       "cannot have (visible ASCII only)";
+	return NULL;
+}
+
 static int parse_nodes(struct parser *ps, json_t *arr, const char *dir)
 {
 	static const char *const keys[] = { "name", "url", "device", "token_file", "token", NULL };
@@ -296,6 +318,10 @@ static int parse_nodes(struct parser *ps, json_t *arr, const char *dir)
 			return fail(ps, path, "'%s' is not a block device name (e.g. sda, loop0)",
 			            dev);
 		}
+		if (tok && token_problem(tok)) {
+			snprintf(path, sizeof(path), "nodes[%zu].token", i);
+			return fail(ps, path, "%s", token_problem(tok));
+		}
 		pn->name = xstrdup(name);
 		pn->url = xstrdup(url);
 		while (strlen(pn->url) > 8 && pn->url[strlen(pn->url) - 1] == '/')
@@ -307,7 +333,172 @@ static int parse_nodes(struct parser *ps, json_t *arr, const char *dir)
 			pn->token_file =
 			        (tf[0] == '/' || !dir) ? xstrdup(tf) : xasprintf("%s/%s", dir, tf);
 	}
-	return nodes_index(ps, p);
+	return 0;
+}
+
+/* "nodes_from": a file name, or {"file", "format", "group", "device", "port", "scheme",
+ * "token_file"}; relative paths against the plan's directory. ps->nodes_from (the command
+ * line's) replaces the file. The nodes are appended to the plan's. */
+static int parse_nodes_from(struct parser *ps, json_t *v, const char *dir)
+{
+	static const char *const keys[] = { "file", "format", "group",      "device",
+		                            "port", "scheme", "token_file", NULL };
+	struct nodelist_opts o = { 0 };
+	struct nodelist l = { 0 };
+	struct plan *p = ps->p;
+	struct buf text = BUF_INIT;
+	const char *file = NULL, *s;
+	char *path = NULL, *fdir = NULL, *tf = NULL;
+	json_t *port;
+	int r, i;
+
+	if (v && json_is_string(v)) {
+		file = json_string_value(v);
+	} else if (v && json_is_object(v)) {
+		if ((r = check_keys(ps, v, "nodes_from", keys)) < 0 ||
+		    (r = get_str(ps, v, "file", "nodes_from", !ps->nodes_from, &file)) < 0)
+			return r;
+		if ((r = get_str(ps, v, "format", "nodes_from", false, &s)) < 0)
+			return r;
+		if (r == 1 && nodelist_format_parse(s, &o.format))
+			return fail(ps, "nodes_from.format",
+			            "'%s' is not one of auto, hosts, ansible-ini, ansible-yaml, "
+			            "kubectl",
+			            s);
+		if ((r = get_str(ps, v, "group", "nodes_from", false, &o.group)) < 0 ||
+		    (r = get_str(ps, v, "device", "nodes_from", false, &o.device)) < 0)
+			return r;
+		if (o.device && !name_ok(o.device, "-"))
+			return fail(ps, "nodes_from.device",
+			            "'%s' is not a block device name (e.g. sda, loop0)", o.device);
+		if ((r = get_str(ps, v, "scheme", "nodes_from", false, &o.scheme)) < 0)
+			return r;
+		if (o.scheme && strcmp(o.scheme, "http") && strcmp(o.scheme, "https"))
+			return fail(ps, "nodes_from.scheme", "'%s' is not one of http, https",
+			            o.scheme);
+		port = json_object_get(v, "port");
+		if (port && (!json_is_integer(port) || json_integer_value(port) < 1 ||
+		             json_integer_value(port) > 65535))
+			return fail(ps, "nodes_from.port", "expected a port number (1-65535)");
+		o.port = port ? (int)json_integer_value(port) : 0;
+		if ((r = get_str(ps, v, "token_file", "nodes_from", false, &s)) < 0)
+			return r;
+		if (r == 1)
+			o.token_file = tf =
+			        (s[0] == '/' || !dir) ? xstrdup(s) : xasprintf("%s/%s", dir, s);
+	} else if (v) {
+		return fail(ps, "nodes_from", "expected a file name or an object");
+	} else if (!ps->nodes_from) {
+		return 0;
+	}
+	if (file && !*file)
+		return fail(ps, "nodes_from", "must not be empty");
+	path = ps->nodes_from             ? xstrdup(ps->nodes_from)
+	       : (file[0] == '/' || !dir) ? xstrdup(file)
+	                                  : xasprintf("%s/%s", dir, file);
+	r = buf_read_file(&text, path, 16 << 20);
+	if (r < 0) {
+		r = err_set(ps->e, r, "invalid_plan", "nodes_from: cannot read '%s': %s", path,
+		            strerror(-r));
+		goto out;
+	}
+	fdir = xstrdup(path);
+	r = nodelist_parse(text.data, path, dirname(fdir), &o, &l, ps->e);
+	if (r < 0)
+		goto out;
+	for (i = 0; i < l.n; i++) {
+		const struct nodelist_node *n = &l.nodes[i];
+
+		if (!name_ok(n->name, ".-")) {
+			r = err_set(
+			        ps->e, -EINVAL, "invalid_nodes",
+			        "%s:%d: node name '%s' must be letters, digits, '.', '-' or '_'",
+			        path, n->line, n->name);
+			goto out;
+		}
+		if (!name_ok(n->device, "-")) {
+			r = err_set(ps->e, -EINVAL, "invalid_nodes",
+			            "%s:%d: '%s' (node %s) is not a block device name (e.g. sda, "
+			            "loop0)",
+			            path, n->line, n->device, n->name);
+			goto out;
+		}
+		if (strncmp(n->url, "http://", 7) && strncmp(n->url, "https://", 8)) {
+			r = err_set(ps->e, -EINVAL, "invalid_nodes",
+			            "%s:%d: '%s' (node %s) must start with http:// or https://",
+			            path, n->line, n->url, n->name);
+			goto out;
+		}
+	}
+	p->nodes = xrealloc(p->nodes, ((size_t)p->nnodes + (size_t)l.n) * sizeof(*p->nodes));
+	for (i = 0; i < l.n; i++) {
+		struct plan_node *pn = &p->nodes[p->nnodes++];
+		struct nodelist_node *n = &l.nodes[i];
+
+		memset(pn, 0, sizeof(*pn));
+		pn->name = n->name;
+		pn->url = n->url;
+		while (strlen(pn->url) > 8 && pn->url[strlen(pn->url) - 1] == '/')
+			pn->url[strlen(pn->url) - 1] = '\0';
+		pn->device = n->device;
+		pn->token_file = n->token_file;
+		n->name = n->url = n->device = n->token_file = NULL;
+	}
+	r = 0;
+out:
+	nodelist_release(&l);
+	buf_release(&text);
+	free(path);
+	free(fdir);
+	free(tf);
+	return r;
+}
+
+/* A token file's path for the stored plan: absolute and without "..", so that it names the
+ * same file from any directory and whatever became of the list's (NULL: leave it as is). */
+static char *token_path_abs(const char *path)
+{
+	char buf[PATH_MAX], *dir, *base, *out = NULL;
+
+	if (realpath(path, buf))
+		return xstrdup(buf);
+	/* Not there (yet): its directory resolved, or the current directory put before it. */
+	dir = xstrdup(path);
+	base = xstrdup(path);
+	if (realpath(dirname(dir), buf))
+		out = xasprintf("%s/%s", buf, basename(base));
+	else if (path[0] != '/' && getcwd(buf, sizeof(buf)))
+		out = xasprintf("%s/%s", buf, path);
+	free(dir);
+	free(base);
+	return out;
+}
+
+/* The plan's "nodes" as read, for the stored plan: a plan whose nodes came from a node list
+ * is kept with the list's nodes written out (and without "nodes_from"), so that it reads
+ * back without the file. Their token files are written as absolute paths: a list's are
+ * relative to the current directory (--nodes-from) or to a plan directory given relative,
+ * and a stored plan is read back against the plan's absolute directory (rollout --resume). */
+static void nodes_json_set(json_t *root, const struct plan *p)
+{
+	json_t *arr = json_array();
+	int i;
+
+	for (i = 0; i < p->nnodes; i++) {
+		const struct plan_node *n = &p->nodes[i];
+		json_t *o = json_pack("{s:s, s:s, s:s}", "name", n->name, "url", n->url, "device",
+		                      n->device);
+
+		if (n->token_file) {
+			char *tf = token_path_abs(n->token_file);
+
+			json_object_set_new(o, "token_file", json_string(tf ? tf : n->token_file));
+			free(tf);
+		}
+		json_array_append_new(arr, o);
+	}
+	json_object_set_new(root, "nodes", arr);
+	json_object_del(root, "nodes_from");
 }
 
 static int parse_param_name(struct parser *ps, json_t *v, const char *path, char *out)
@@ -589,6 +780,44 @@ static int parse_job(struct parser *ps, json_t *job)
 	return 0;
 }
 
+/* How many configurations the plan can run: the grid every combination, the other strategies
+ * (one axis at a time) the baseline and every axis value. A double: a grid's product can
+ * exceed any integer type before it is refused. */
+static double plan_points(const struct plan *p)
+{
+	double n = 1;
+	int a;
+
+	for (a = 0; a < p->naxes; a++)
+		n = p->strategy == PLAN_GRID ? n * p->axes[a].nvalues : n + p->axes[a].nvalues;
+	return n;
+}
+
+/* max_points (default PLAN_POINTS_DEFAULT): a plan of more configurations is refused before
+ * anything is expanded, so a typo cannot make a dry run take minutes and gigabytes. */
+static int parse_max_points(struct parser *ps, json_t *v)
+{
+	struct plan *p = ps->p;
+	double max = PLAN_POINTS_DEFAULT, n;
+
+	if (v) {
+		if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+		    json_integer_value(v) > PLAN_POINTS_MAX)
+			return fail(ps, "max_points", "must be an integer between 1 and %d",
+			            PLAN_POINTS_MAX);
+		max = (double)json_integer_value(v);
+	}
+	n = plan_points(p);
+	if (n > max)
+		return fail(ps, "axes",
+		            "the %s strategy would run %.0f configurations, more than max_points "
+		            "(%.0f%s): fewer values, another strategy, or a higher max_points (up "
+		            "to %d)",
+		            plan_strategy_name(p->strategy), n, max, v ? "" : ", the default",
+		            PLAN_POINTS_MAX);
+	return 0;
+}
+
 /* What the adaptive strategy needs: a loop range to race in, and budget_s (adaptive only) in
  * benchmark-seconds, which needs the job's runtime_s to count them. */
 static int parse_adaptive(struct parser *ps, json_t *budget)
@@ -617,6 +846,15 @@ static int parse_adaptive(struct parser *ps, json_t *budget)
 }
 
 /* labels: an object of strings, kept as key/value pairs in order. */
+/* Whether s has a byte below 0x20 or 0x7f. */
+static bool has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s == 0x7f)
+			return true;
+	return false;
+}
+
 static int parse_labels(struct parser *ps, json_t *v)
 {
 	struct plan *p = ps->p;
@@ -634,6 +872,10 @@ static int parse_labels(struct parser *ps, json_t *v)
 		snprintf(path, sizeof(path), "labels.%s", key);
 		if (!json_is_string(lv))
 			return fail(ps, path, "expected a string");
+		if (has_control(key) || has_control(json_string_value(lv)))
+			return fail(ps, "labels",
+			            "a label key or value has a control character (a line break, a "
+			            "tab, ...)");
 		p->labels[p->nlabels].key = xstrdup(key);
 		p->labels[p->nlabels++].value = xstrdup(json_string_value(lv));
 	}
@@ -642,9 +884,10 @@ static int parse_labels(struct parser *ps, json_t *v)
 
 static int parse_top(struct parser *ps, json_t *root, const char *dir)
 {
-	static const char *const keys[] = { "name",           "nodes",  "baseline", "axes",
-		                            "strategy",       "job",    "metric",   "goal",
-		                            "min_effect_pct", "labels", "budget_s", NULL };
+	static const char *const keys[] = {
+		"name",   "nodes", "nodes_from",     "baseline", "axes",     "strategy",   "job",
+		"metric", "goal",  "min_effect_pct", "labels",   "budget_s", "max_points", NULL
+	};
 	struct plan *p = ps->p;
 	const char *s, *key;
 	json_t *v, *axes;
@@ -658,10 +901,20 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 		return r;
 	if ((r = get_str(ps, root, "name", "", true, &s)) < 0)
 		return r;
+	/* The name and labels go into reports and exported rules (a udev comment, a tuned
+	 * profile): a line break there would start a rule of its own. */
+	if (has_control(s))
+		return fail(ps, "name", "has a control character (a line break, a tab, ...)");
 	p->name = xstrdup(s);
-	if (!json_object_get(root, "nodes"))
-		return fail(ps, "nodes", "required field is missing");
-	if ((r = parse_nodes(ps, json_object_get(root, "nodes"), dir)) < 0)
+	if (!json_object_get(root, "nodes") && !json_object_get(root, "nodes_from") &&
+	    !ps->nodes_from)
+		return fail(ps, "nodes", "required field is missing (or nodes_from)");
+	/* A node list from the command line replaces the plan's nodes. */
+	if (json_object_get(root, "nodes") && !ps->nodes_from &&
+	    (r = parse_nodes(ps, json_object_get(root, "nodes"), dir)) < 0)
+		return r;
+	if ((r = parse_nodes_from(ps, json_object_get(root, "nodes_from"), dir)) < 0 ||
+	    (r = nodes_index(ps, p)) < 0)
 		return r;
 	v = json_object_get(root, "baseline");
 	if (v && !json_is_object(v))
@@ -718,6 +971,8 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 	if ((r = parse_adaptive(ps, json_object_get(root, "budget_s"))) < 0 ||
 	    (r = check_filesystem(ps)) < 0)
 		return r;
+	if ((r = parse_max_points(ps, json_object_get(root, "max_points"))) < 0)
+		return r;
 	snprintf(p->metric, sizeof(p->metric), "write.bw_mib");
 	if ((r = get_str(ps, root, "metric", "", false, &s)) < 0)
 		return r;
@@ -749,7 +1004,13 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 
 int plan_parse(const char *text, const char *dir, struct plan *p, struct err *e)
 {
-	struct parser ps = { .p = p, .e = e };
+	return plan_parse_nodes_from(text, dir, NULL, p, e);
+}
+
+int plan_parse_nodes_from(const char *text, const char *dir, const char *nodes_from, struct plan *p,
+                          struct err *e)
+{
+	struct parser ps = { .p = p, .e = e, .nodes_from = nodes_from };
 	json_error_t je;
 	json_t *root, *nodes, *n;
 	size_t i;
@@ -763,6 +1024,8 @@ int plan_parse(const char *text, const char *dir, struct plan *p, struct err *e)
 	rc = parse_top(&ps, root, dir);
 	if (rc < 0)
 		goto out;
+	if (nodes_from || json_object_get(root, "nodes_from"))
+		nodes_json_set(root, p);
 	nodes = json_object_get(root, "nodes");
 	json_array_foreach(nodes, i, n) json_object_del(n, "token");
 	p->json = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -775,6 +1038,11 @@ out:
 
 int plan_load(const char *path, struct plan *p, struct err *e)
 {
+	return plan_load_nodes_from(path, NULL, p, e);
+}
+
+int plan_load_nodes_from(const char *path, const char *nodes_from, struct plan *p, struct err *e)
+{
 	struct buf b = BUF_INIT;
 	char *copy = xstrdup(path), *dir;
 	int rc;
@@ -786,7 +1054,7 @@ int plan_load(const char *path, struct plan *p, struct err *e)
 		goto out;
 	}
 	dir = dirname(copy);
-	rc = plan_parse(b.data, dir, p, e);
+	rc = plan_parse_nodes_from(b.data, dir, nodes_from, p, e);
 out:
 	free(copy);
 	buf_release(&b);
@@ -805,17 +1073,34 @@ int plan_tokens_load(struct plan *p, struct err *e)
 		if (n->token)
 			continue;
 		if (n->token_file) {
-			rc = buf_read_file(&b, n->token_file, 4096);
+			/* At most a little more than a token: a token_file pointing at another
+			 * file (/etc/shadow) is refused, and nothing of it is sent or shown. */
+			rc = buf_read_file(&b, n->token_file, PLAN_TOKEN_FILE_MAX);
 			if (rc < 0) {
 				buf_release(&b);
 				return err_set(e, rc, "token_unreadable",
-				               "%s: cannot read token_file '%s': %s", n->name,
-				               n->token_file, strerror(-rc));
+				               "%s: cannot read token_file '%s': %s%s", n->name,
+				               n->token_file, strerror(-rc),
+				               rc == -EFBIG ? " (a token file holds one token)"
+				                            : "");
 			}
-			while (b.len && (b.data[b.len - 1] == '\n' || b.data[b.len - 1] == ' '))
+			while (b.len && (b.data[b.len - 1] == '\n' || b.data[b.len - 1] == '\r' ||
+			                 b.data[b.len - 1] == ' '))
 				b.data[--b.len] = '\0';
+			if (token_problem(b.data ? b.data : "")) {
+				rc = err_set(e, -EINVAL, "token_invalid",
+				             "%s: token_file '%s' does not hold a token: it %s",
+				             n->name, n->token_file,
+				             token_problem(b.data ? b.data : ""));
+				buf_release(&b);
+				return rc;
+			}
 			n->token = buf_detach(&b, NULL);
 		} else if (env && *env) {
+			if (token_problem(env))
+				return err_set(e, -EINVAL, "token_invalid",
+				               "%s: FLEETTUNE_TOKEN %s", n->name,
+				               token_problem(env));
 			n->token = xstrdup(env);
 		} else {
 			return err_set(e, -ENOENT, "token_missing",

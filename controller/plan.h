@@ -8,6 +8,14 @@
 #include "config.h"
 #include "err.h"
 
+/* A node's bearer token: at most PLAN_TOKEN_MAX visible ASCII characters; a token_file is read
+ * up to PLAN_TOKEN_FILE_MAX bytes (more: refused). */
+#define PLAN_TOKEN_MAX 512
+#define PLAN_TOKEN_MAX_TEXT "512"
+#define PLAN_TOKEN_FILE_MAX 1024
+/* Configurations a plan may run (its "max_points"; the default, and the most it may say). */
+#define PLAN_POINTS_DEFAULT 10000
+#define PLAN_POINTS_MAX 1000000
 #define AXIS_PARAMS_MAX 8
 #define PLAN_LOOPS_MAX 100
 
@@ -78,14 +86,23 @@ struct plan {
 };
 
 /*
- * Parse and validate plan text. dir is the directory token_file paths are
- * resolved against (NULL: as given). Errors name the JSON path, e.g.
- * "axes[1].values[2]: expected an integer". Tokens are not read here.
- * On failure p is released.
+ * Parse and validate plan text. dir is the directory token_file and nodes_from paths are
+ * resolved against (NULL: as given). The nodes are "nodes", then those of "nodes_from". Errors name
+ * the JSON path, e.g. "axes[1].values[2]: expected an integer". Tokens are not read here. On
+ * failure p is released.
  */
 int plan_parse(const char *text, const char *dir, struct plan *p, struct err *e);
+/* plan_parse, with the nodes of the node list file nodes_from (a hosts file, an Ansible
+ * inventory, kubectl's pod JSON: nodelist.h) instead of the plan's "nodes" and "nodes_from"
+ * file; the plan's "nodes_from" options (format, group, device, ...) still apply. NULL: the
+ * plan's own. Errors in the list name its line ("hosts.txt:3: ..."). A plan whose nodes
+ * come from a list keeps them written out in p->json. */
+int plan_parse_nodes_from(const char *text, const char *dir, const char *nodes_from, struct plan *p,
+                          struct err *e);
 /* Read and parse a plan file; token_file is relative to the file's directory. */
 int plan_load(const char *path, struct plan *p, struct err *e);
+/* plan_load with plan_parse_nodes_from's nodes_from (relative to the current directory). */
+int plan_load_nodes_from(const char *path, const char *nodes_from, struct plan *p, struct err *e);
 /* Fill every node's token: "token" in the plan, else token_file, else $FLEETTUNE_TOKEN. */
 int plan_tokens_load(struct plan *p, struct err *e);
 void plan_release(struct plan *p);

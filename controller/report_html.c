@@ -42,6 +42,29 @@ static void script_safe_append(struct buf *out, const char *t, size_t n)
 	buf_append(out, t + start, n - start);
 }
 
+/* Append JSON for a <script type="application/json"> element: every '<', '>' and '&' (they
+ * occur only inside strings) written as \u003c, \u003e, \u0026, so that no "</script>",
+ * "<!--" or "<script" can end the element or switch the parser's state; JSON.parse gives
+ * the same text back. */
+static void json_script_append(struct buf *out, const char *t, size_t n)
+{
+	size_t i, start = 0;
+
+	for (i = 0; i < n; i++) {
+		const char *esc = t[i] == '<'   ? "\\u003c"
+		                  : t[i] == '>' ? "\\u003e"
+		                  : t[i] == '&' ? "\\u0026"
+		                                : NULL;
+
+		if (!esc)
+			continue;
+		buf_append(out, t + start, i - start);
+		buf_puts(out, esc);
+		start = i + 1;
+	}
+	buf_append(out, t + start, n - start);
+}
+
 /* Value of attribute attr="..." inside the tag text [tag, end). Caller frees. */
 static char *tag_attr(const char *tag, const char *end, const char *attr)
 {
@@ -91,7 +114,7 @@ int report_html_build(const struct sweep *s, const char *tmpl, const char *web_d
 				goto out;
 			}
 			buf_puts(out, data_tag);
-			script_safe_append(out, json, strlen(json));
+			json_script_append(out, json, strlen(json));
 			buf_puts(out, "</script>");
 			p = close + strlen("</script>");
 			data_done = true;

@@ -95,6 +95,9 @@ static int wave_entry(const char *tok, int nnodes, int *out)
 			return -EINVAL;
 		memcpy(num, tok, len - 1);
 		num[len - 1] = '\0';
+		/* Digits and a point only: strtod would take blanks, a line break, hex, "inf". */
+		if (strspn(num, "0123456789.") != len - 1 || num[0] == '.')
+			return -EINVAL;
 		pct = strtod(num, &end);
 		if (!num[0] || *end || !(pct > 0) || pct > 100)
 			return -EINVAL;

@@ -497,10 +497,14 @@ static int passes_parse(json_t *arr, const char *path, struct node_result *r, st
 		return fail(e, path, "more than %d passes", SWEEPDOC_PASSES_MAX);
 	json_array_foreach(arr, i, v)
 	{
-		if (!json_is_number(v)) {
-			snprintf(p, sizeof(p), "%s[%zu]", path, i);
+		snprintf(p, sizeof(p), "%s[%zu]", path, i);
+		if (!json_is_number(v))
 			return fail(e, p, "expected a number");
-		}
+		/* A mean and spread of such values overflow to inf: no engine measures them. */
+		if (!isfinite(json_number_value(v)) ||
+		    fabs(json_number_value(v)) > SWEEPDOC_PASS_ABS_MAX)
+			return fail(e, p, "%g is not a measurement (at most %g in magnitude)",
+			            json_number_value(v), SWEEPDOC_PASS_ABS_MAX);
 		node_result_pass_add(r, json_number_value(v));
 	}
 	return 0;
@@ -666,6 +670,15 @@ static int body_parse(struct sweep *s, json_t *root, struct err *e)
 		return rc;
 	if (!*status || strlen(status) >= sizeof(s->status))
 		return fail(e, "status", "expected a status such as completed");
+	/* The summary's copy of the threshold, where given, is the plan's (which plan_parse
+	 * judged): a document that says otherwise is refused, not half believed. */
+	o = json_object_get(root, "min_effect_pct");
+	if (o && (!json_is_number(o) || json_number_value(o) < 0 || json_number_value(o) >= 1000))
+		return fail(e, "min_effect_pct",
+		            "must be a number between 0 and 1000, as in plans");
+	if (o && fabs(json_number_value(o) - s->plan.min_effect_pct) > 1e-9)
+		return fail(e, "min_effect_pct", "%g disagrees with plan.min_effect_pct %g",
+		            json_number_value(o), s->plan.min_effect_pct);
 	s->id = id;
 	snprintf(s->status, sizeof(s->status), "%s", status);
 	if ((rc = dropped_parse(s, json_object_get(root, "nodes"), e)) < 0)

@@ -37,9 +37,10 @@ static void phases_log(const struct runner_times *t, int nnodes)
 
 /* Close the sweep: restore every node, set the status and the result, analyse, save. */
 static enum sweeprun_result sweep_close(struct sweep *s, struct runner *r, struct ctlstore *st,
-                                        int run_rc, bool stop, struct err *e)
+                                        int run_rc, bool stop, const char *save_err, struct err *e)
 {
 	enum sweeprun_result res;
+	char saved[256];
 	struct err se;
 	int k;
 
@@ -57,11 +58,26 @@ static enum sweeprun_result sweep_close(struct sweep *s, struct runner *r, struc
 			if (s->node_dropped[k])
 				res = SWEEPRUN_NODE_FAILED;
 	}
+	if (save_err) {
+		snprintf(s->status, sizeof(s->status), "aborted");
+		res = SWEEPRUN_FAILED;
+	}
 	s->finished_at = time_now_s();
 	analysis_sweep_closed(s);
-	if (ctlstore_sweep_finish(st, s, &se) < 0)
+	if (ctlstore_sweep_finish(st, s, &se) < 0) {
 		log_error("%s", se.msg);
-	if (res == SWEEPRUN_NODE_FAILED)
+		if (!save_err) {
+			snprintf(saved, sizeof(saved), "%s", se.msg);
+			save_err = saved;
+		}
+		res = SWEEPRUN_FAILED;
+	}
+	if (save_err)
+		err_set(e, -EIO, "store_error",
+		        "sweep %lld stopped: what it measured cannot be saved in --db (%s); every "
+		        "node was restored",
+		        (long long)s->id, save_err);
+	else if (res == SWEEPRUN_NODE_FAILED)
 		err_set(e, -EIO, "node_failed",
 		        "a node failed; partial results saved as sweep %lld", (long long)s->id);
 	else if (res == SWEEPRUN_INTERRUPTED)
@@ -152,6 +168,8 @@ enum sweeprun_result sweeprun_execute(struct sweep *s, const struct sweeprun_opt
 	struct fleet f;
 	struct err se;
 	double t_start = time_mono_s();
+	char save_err[256] = "";
+	bool save_failed = false;
 	int rc = 0, i;
 
 	fleet_init(&f, &s->plan, 5.0, 2);
@@ -204,13 +222,19 @@ enum sweeprun_result sweeprun_execute(struct sweep *s, const struct sweeprun_opt
 			if (rc == 0)
 				pg.loops_done += batch.items[i].loops;
 			analysis_point_ran(s, batch.items[i].point);
-			if (ctlstore_point_save(st, s, batch.items[i].point, &se) < 0)
+			/* A sweep that cannot save what it measured stops (README: exit 1):
+			 * going on would measure points nobody can read back. */
+			if (ctlstore_point_save(st, s, batch.items[i].point, &se) < 0) {
 				log_error("%s", se.msg);
+				save_failed = true;
+				snprintf(save_err, sizeof(save_err), "%s", se.msg);
+				rc = -EIO;
+			}
 			phases_log(&r.last, s->plan.nnodes);
 		}
 	}
 	progress_clear(&pg);
-	res = sweep_close(s, &r, st, rc, stopped(o), e);
+	res = sweep_close(s, &r, st, rc, stopped(o), save_failed ? save_err : NULL, e);
 	end_log(s, &r, &f, time_mono_s() - t_start);
 out:
 	if (res == SWEEPRUN_FAILED && !s->id)

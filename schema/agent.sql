@@ -104,6 +104,25 @@ ALTER TABLE jobs ADD COLUMN params_changed TEXT;
 ALTER TABLE jobs ADD COLUMN filesystem TEXT;
 
 -- migration 6
+-- Crash-consistent PATCH: an all-or-nothing apply (PATCH, PUT) is recorded before its first
+-- write with the device's writable values as they were, and its audit rows name it; the row
+-- goes once the apply has ended (done, or rolled back). A start after kill -9 finds the
+-- applies still there: one whose writes were all made is recorded as done, any other is
+-- rolled back to its snapshot (README "Safety rules"). Rows closed that way at start have
+-- outcome 'ok' (the write had been made) or 'interrupted' (its apply was rolled back).
+CREATE TABLE applies (
+  id INTEGER PRIMARY KEY AUTOINCREMENT, -- never reused: audit rows keep naming their apply
+  at REAL NOT NULL,
+  device TEXT NOT NULL,
+  origin TEXT NOT NULL,
+  n INTEGER NOT NULL,               -- how many writes the apply makes
+  snapshot TEXT NOT NULL            -- JSON object {name: value} of every writable parameter
+);
+ALTER TABLE changes ADD COLUMN apply_id INTEGER;
+CREATE INDEX changes_apply ON changes(apply_id) WHERE apply_id IS NOT NULL;
+CREATE INDEX changes_pending ON changes(outcome) WHERE outcome = 'pending';
+
+-- migration 7
 -- Profiles the agent keeps (agent/keeper.c): a match (device names or patterns, identity
 -- fields), the values to hold, and whether drift is put back. profile_before keeps, per
 -- device, what the profile's parameters were before the profile first changed them, for

@@ -4,6 +4,9 @@ set -eu
 PKGS="build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev libcurl4-openssl-dev
  libsqlite3-dev libcmocka-dev fio sqlite3 curl jq util-linux e2fsprogs xfsprogs bonnie++ coreutils
  openssl procps prometheus python3-yaml"
+# tests/integration/it_image.sh: podman builds the Dockerfile on a base debootstrap makes;
+# it_systemd.sh: systemd-analyze (verify, security) and systemd-run.
+PKGS="$PKGS podman debootstrap systemd"
 # fuzz/: clang and its libFuzzer runtime (libclang_rt.fuzzer-x86_64.a is in libclang-rt-14-dev).
 PKGS="$PKGS clang libclang-rt-dev"
 [ "${WITH_BROWSER:-1}" = 1 ] && PKGS="$PKGS chromium"

@@ -128,10 +128,16 @@ async function main() {
   L.check('job view shows the parameter snapshot', (await page.locator('#job-params tbody tr').count()) > 3);
   const rawLinks = await page.locator('#job-raw a.raw-link').count();
   L.check('job view links the raw output of every pass', rawLinks === exp.job.loops, 'got ' + rawLinks);
-  await page.click('#job-raw a.raw-link >> nth=0');
-  await page.waitForFunction(() => { const p = document.getElementById('raw-out'); return p && !p.hidden && !/^Loading/.test(p.textContent); }, null, { timeout: 10000 }).catch(() => {});
-  const raw = await page.textContent('#raw-out');
-  L.check('raw output of pass 1 is shown', raw && raw.length > 20 && !/^error/.test(raw), (raw || '').slice(0, 80));
+  if (a.token) {
+    await page.click('#job-raw a.raw-link >> nth=0');
+    await page.waitForFunction(() => { const p = document.getElementById('raw-out'); return p && !p.hidden && !/^Loading/.test(p.textContent); }, null, { timeout: 10000 }).catch(() => {});
+    const raw = await page.textContent('#raw-out');
+    L.check('raw output of pass 1 is shown', raw && raw.length > 20 && !/^error/.test(raw), (raw || '').slice(0, 80));
+  } else {
+    // --public-read keeps raw output behind the token (README "What --public-read shows").
+    const st = await page.evaluate((id) => fetch('/api/v1/jobs/' + id + '/raw?loop=1').then((r) => r.status), exp.job.id);
+    L.check('raw output stays behind the token under --public-read (401)', st === 401, 'got ' + st);
+  }
   await L.shot(page, shots, prefix + '-job');
 
   // The XSS job's own view.

@@ -178,6 +178,10 @@ def main():
                 max_id = max([r[0] for r in before], default=0)
                 if changes_before(after, max_id) == before:
                     continue
+            # The write was attempted: its apply was recorded and removed again (the
+            # applies table is as before), which advances the applies id counter.
+            if t == "sqlite_sequence" and code == "kernel_rejected":
+                continue
             if before != after:
                 problems.append("table %s changed (%d -> %d rows)" % (t, len(before), len(after)))
         sys_before, db_before = sys_after, db_after

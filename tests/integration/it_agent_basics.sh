@@ -77,8 +77,23 @@ it_eq "sysctl write without --allow-sysctl: 403" 403 "$HTTP_STATUS"
 it_http PUT "$U/devices/sdc/params/nr_requests" "$a_TOKEN" '{"value":64}'
 it_eq "non-allowlisted device: 403" 403 "$HTTP_STATUS"
 it_eq "sdc untouched" 256 "$(cat "$root/sys/block/sdc/queue/nr_requests")"
+# What --public-read leaves behind the token (issue 23): the audit log (request origins) and
+# raw engine output (the host's own disks).
+it_http GET "$U/changes" ""
+it_eq "the audit log without a token under --public-read: 401" 401 "$HTTP_STATUS"
+it_http GET "$U/changes" "$a_TOKEN"
+it_eq "... with the token: 200" 200 "$HTTP_STATUS"
+it_http GET "$U/jobs/1/raw" ""
+it_eq "raw output without a token under --public-read: 401" 401 "$HTTP_STATUS"
+it_http GET "$U/jobs" ""
+it_eq "the job list stays public" 200 "$HTTP_STATUS"
 kill -TERM "$a_PID"
 wait "$a_PID"
+it_agent_start p --sysfs-root "$root" --public-read --public-read-private || exit 1
+it_http GET "$p_URL/api/v1/changes" ""
+it_eq "--public-read-private opens the audit log too" 200 "$HTTP_STATUS"
+kill -TERM "$p_PID"
+wait "$p_PID"
 
 # 5. --token-file and HTTPS
 if command -v openssl >/dev/null; then

@@ -2,7 +2,7 @@
 # it_audit_full.sh -- no unaudited write: with the state directory on a full tmpfs, PATCH, PUT
 # and a sysctl write are refused with 503 audit_unavailable and change nothing; a session's
 # restore is made all the same (a device is never left tuned) and says what is not audited;
-# with room again, writes are audited as before.
+# with room again, writes are audited as before. fleettune_audit_failures_total counts it all.
 . "$(dirname "$0")/lib.sh"
 it_need_root_sysfs
 command -v jq >/dev/null || it_skip "jq not installed"
@@ -26,6 +26,10 @@ nr() { it_sys "$dev" nr_requests; }
 ra() { it_sys "$dev" read_ahead_kb; }
 # fill: take every free byte of the tmpfs (dd stops at ENOSPC).
 fill() { dd if=/dev/zero of="$state/filler" bs=4k 2>/dev/null; sync; }
+audit_failures() {
+	curl -s -H "Authorization: Bearer $a_TOKEN" "$a_URL/metrics" |
+		sed -n 's/^fleettune_audit_failures_total \([0-9]*\)$/\1/p'
+}
 rows() {
 	it_http GET "$U/changes?device=$dev&limit=1000" "$a_TOKEN"
 	echo "$HTTP_BODY" | jq '.changes | length'
@@ -42,6 +46,7 @@ it_http POST "$U/devices/$dev/sessions" "$a_TOKEN" '{"ttl_s":600}'
 it_eq "session opened" 201 "$HTTP_STATUS"
 sid=$(echo "$HTTP_BODY" | jq .id)
 before=$(rows)
+it_eq "with room, fleettune_audit_failures_total is 0" 0 "$(audit_failures)"
 
 fill
 it_log "state dir: $(df -k "$state" | tail -n 1)"
@@ -61,6 +66,7 @@ it_http PUT "$U/devices/$dev/params/scheduler" "$a_TOKEN" '{"value":"none"}'
 it_eq "full: PUT scheduler refused with 503" 503 "$HTTP_STATUS"
 it_eq "full: reads still work" 200 "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $a_TOKEN" "$U/devices/$dev/params")"
 it_eq "full: no audit row was lost (none added, none made)" "$before" "$(rows)"
+it_eq "full: fleettune_audit_failures_total counts the 5 refused changes" 5 "$(audit_failures)"
 
 # A restore is made even when it cannot be recorded; it says so, and the log says UNAUDITED.
 it_http PUT "$U/devices/$dev/params/read_ahead_kb" "$a_TOKEN" '{"value":1024}'

@@ -117,15 +117,28 @@ assert len(ax0) == 2 and len(ax1) == 1 and ax1 <= ax0, (ax0, ax1)
 print("# fs.mount axis on: %s" % ax1.pop())
 PY
 
-# export --format tuned: tuned cannot make a filesystem; the note carries the lines.
-ctl export 1 --format tuned >"$IT_TMP/tuned.conf"
+# export --format tuned: tuned cannot make a filesystem; the note carries the lines. export
+# writes a best configuration only (w18): whether this short sweep found one depends on the
+# machine's noise, so the exit status follows the stored outcome, and the lines are checked on
+# --baseline (always allowed; the baseline has a filesystem too).
+outcome=$(ctl show 1 --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["outcome"])')
+ctl export 1 --format tuned >/dev/null 2>"$IT_TMP/export.err"
+rc=$?
+if [ "$outcome" = best ]; then
+	it_eq "export of a sweep with a best exits 0" 0 "$rc"
+else
+	it_eq "export of a sweep without a best ($outcome) exits 1" 1 "$rc"
+	it_check "and says why" grep -q "sweep 1 has no best configuration to export: " "$IT_TMP/export.err"
+fi
+ctl export 1 --format tuned --baseline >"$IT_TMP/tuned.conf"
+it_eq "export --baseline exits 0" 0 $?
 cat "$IT_TMP/tuned.conf"
 it_check "tuned export notes the filesystem choice" grep -q '^# filesystem: tuned cannot make or mount one' "$IT_TMP/tuned.conf"
 it_check "tuned export prints the mkfs line" grep -Eq '^#   mkfs.xfs -b size=4k -d su=64k,sw=7 -i size=(512|2048) -l version=2 /dev/DEVICE$' "$IT_TMP/tuned.conf"
 it_check "tuned export prints the mount options" grep -Eq '^#   mount -t xfs -o (relatime|noatime) /dev/DEVICE /MOUNTPOINT$' "$IT_TMP/tuned.conf"
 no_fs_setting() { ! grep -q '^[^#]*fs\.m' "$IT_TMP/tuned.conf"; }
 it_check "no fs.* line as a sysfs or sysctl setting" no_fs_setting
-ctl export 1 --format udev >"$IT_TMP/udev.rules"
+ctl export 1 --format udev --baseline >"$IT_TMP/udev.rules"
 it_check "udev export notes it too" grep -q '^# filesystem: a udev rule cannot make or mount one' "$IT_TMP/udev.rules"
 # apply: the device parameters only; the filesystem is named, not applied.
 ra0=$(cat "/sys/block/$A_DEV/queue/read_ahead_kb")

@@ -3,7 +3,8 @@
 # readback rollout that stops in wave 2 when one node's kernel refuses the value and puts that
 # wave back; verify's exit status; revert; a measure rollout that stops when the (fake) fio makes
 # the new value a loss; kill -9 of the controller mid-rollout, then --resume, and again, then
-# --revert; SIGINT between nodes; history and show.
+# --revert; SIGINT between nodes; history and show; nodes from an Ansible inventory
+# (--nodes-from); inputs refused before anything is stored.
 . "$(dirname "$0")/lib.sh"
 
 it_need_root_sysfs
@@ -190,5 +191,67 @@ it_eq "no session left open on node2" 0 \
 ctl rollout --resume "r$S" >/dev/null 2>"$IT_TMP/s-resume.err"
 it_eq "the interrupted rollout resumes to the end" 0 $?
 it_eq "every node holds it" "2048 2048 2048 2048" "$(ra 1) $(ra 2) $(ra 3) $(ra 4)"
+
+# 8. Nodes from an Ansible inventory (--nodes-from, as sweeps take them): three of the four,
+# token files relative to the inventory. The stored rollout keeps them written out, so
+# --revert needs neither the inventory nor the directory it was named from.
+mkdir -p "$IT_TMP/inv"
+{
+	echo "[storage]"
+	for i in 1 2 4; do
+		echo "node$i fleettune_url=$(url "$i") fleettune_device=${DEVS[$((i - 1))]} fleettune_token_file=../node$i-state/token"
+	done
+} >"$IT_TMP/inv/hosts.ini"
+(cd "$IT_TMP" && "$CTL_BIN" rollout plan.json --nodes-from inv/hosts.ini --db "$CTL_DB" \
+	--params '{"nr_requests":32}' --profile nf --waves 100% >"$IT_TMP/nf.out" 2>"$IT_TMP/nf.err")
+it_eq "rollout --nodes-from completes (exit 0)" 0 $?
+N=$(last_id)
+it_eq "the rollout has the inventory's three nodes" "node1 node2 node4" \
+	"$(sqlite3 "$CTL_DB" "SELECT group_concat(name, ' ') FROM (SELECT name FROM rollout_nodes WHERE rollout_id = $N ORDER BY idx)")"
+it_eq "nodes 1, 2, 4 hold nr_requests 32, node3 is left alone" "32 32 128 32" \
+	"$(nr 1) $(nr 2) $(nr 3) $(nr 4)"
+it_eq "node3 has no profile nf" none "$(profile_of 3 nf)"
+(cd "$IT_TMP/inv" && "$CTL_BIN" verify ../plan.json --nodes-from hosts.ini --profile nf \
+	--db "$CTL_DB" >"$IT_TMP/nf-verify.out")
+it_eq "verify --nodes-from exits 0" 0 $?
+it_eq "... with a line per listed node, all ok" 3 "$(grep -c '^node[124] .* ok' "$IT_TMP/nf-verify.out")"
+ctl rollout --resume "r$N" --nodes-from "$IT_TMP/inv/hosts.ini" >/dev/null 2>"$IT_TMP/nf-resume.err"
+it_eq "--resume with --nodes-from is a usage error" 64 $?
+it_check "... saying why" grep -q "a stored rollout goes on with" "$IT_TMP/nf-resume.err"
+mv "$IT_TMP/inv" "$IT_TMP/inv.gone"
+ctl rollout --revert "r$N" >"$IT_TMP/nf-revert.out" 2>&1
+rc=$?
+it_eq "--revert without the inventory exits 0" 0 "$rc"
+[ "$rc" = 0 ] || sed 's/^/# /' "$IT_TMP/nf-revert.out"
+it_eq "nodes 1, 2, 4 are back" "64 64 128 64" "$(nr 1) $(nr 2) $(nr 3) $(nr 4)"
+
+# 9. Rollout inputs an output or a device could not take are refused before anything is
+# stored or sent: control characters in values and names, names that are not parameter or
+# profile names, waves strtod would take.
+before=$(last_id)
+bad_input() { # DESCRIPTION WANT_RC ARGS...: the rollout exits WANT_RC; nothing is stored
+	local what=$1 want=$2
+	shift 2
+	ctl rollout "$PLAN" "$@" >"$IT_TMP/bad.out" 2>"$IT_TMP/bad.err"
+	it_eq "$what: exit $want" "$want" $?
+	it_eq "$what: no rollout stored" "$before" "$(last_id)"
+}
+bad_input "a line break in a value (JSON escape)" 64 --params '{"scheduler":"none\nmq-deadline"}'
+it_check "... named" grep -q 'params.scheduler: has a control character' "$IT_TMP/bad.err"
+bad_input "a raw line break in a value" 64 --params $'{"scheduler":"none\nmq-deadline"}'
+bad_input "an escape in a value" 64 --params '{"scheduler":"none\u001b[2J"}'
+bad_input "a path as a parameter name" 64 --params '{"../queue/nr_requests":32}'
+bad_input "a value longer than a setting holds" 64 \
+	--params "{\"scheduler\":\"$(printf 'x%.0s' $(seq 200))\"}"
+bad_input "a line break in the profile name" 64 --params '{"nr_requests":32}' --profile $'a\nb'
+bad_input "a quote in the profile name" 64 --params '{"nr_requests":32}' --profile 'a"b'
+bad_input "a blank before a wave" 1 --params '{"nr_requests":32}' --waves ' 50%,100%'
+it_check "... named" grep -q "' 50%' is not a percentage" "$IT_TMP/bad.err"
+bad_input "a line break before a wave" 1 --params '{"nr_requests":32}' --waves $'\n50%,100%'
+ctl verify "$PLAN" --params $'{"scheduler":"none\n"}' >/dev/null 2>"$IT_TMP/bad.err"
+it_eq "verify refuses the same values (exit 64)" 64 $?
+ctl apply "$PLAN" --params $'{"scheduler":"none\n"}' >/dev/null 2>"$IT_TMP/bad.err"
+it_eq "apply refuses them too (exit 64)" 64 $?
+it_eq "nothing changed on the nodes" "64 64 128 64" "$(nr 1) $(nr 2) $(nr 3) $(nr 4)"
 
 it_done

@@ -1,6 +1,6 @@
 #!/bin/bash
-# it_deploy.sh -- the deployment files hold together: systemd-analyze verify on the unit (its
-# ExecStart pointed at the built agent), cmake --install lays out the unit and man pages, and the
+# it_deploy.sh -- the deployment files hold together: the unit's settings (it_systemd.sh verifies,
+# scores and runs it), cmake --install lays out the unit and man pages, and the
 # DaemonSet parses as YAML (Debian's python3-yaml) with the structure the agent needs;
 # kubeconform too if it is installed.
 . "$(dirname "$0")/lib.sh"
@@ -28,10 +28,18 @@ fi
 for k in PrivateTmp NoNewPrivileges ProtectHome; do
 	it_eq "$k" yes "$(unit_value "$k")"
 done
-# These would make /sys and /proc/sys read-only, or hide the devices to benchmark.
-for k in ProtectKernelTunables PrivateDevices ReadOnlyPaths InaccessiblePaths; do
+# These would make /sys read-only, or hide the devices to benchmark.
+for k in PrivateDevices ReadOnlyPaths InaccessiblePaths; do
 	it_eq "$k is not set (it would break sysfs writes or raw devices)" "" "$(unit_value "$k")"
 done
+# ProtectKernelTunables= makes all of /sys read-only: the devices' attributes and the delegated
+# cgroup subtree must be given back.
+if [ "$(unit_value ProtectKernelTunables)" = yes ]; then
+	for p in /sys/devices /sys/fs/cgroup; do
+		it_check "ProtectKernelTunables=yes with $p in ReadWritePaths=" \
+			grep -qw -- "$p" <<<"$(unit_value ReadWritePaths)"
+	done
+fi
 it_check "installed for multi-user.target" grep -qx 'WantedBy=multi-user.target' "$UNIT"
 for v in $(grep -o '\${\?[A-Z_]*}\?' <<<"$exec_start" | tr -d '${}'); do
 	it_check "ExecStart variable $v has a default in the unit" grep -q "^Environment=$v=" "$UNIT"
@@ -40,24 +48,13 @@ done
 it_check "fleettune-agent.env has only comments and VAR=value lines" \
 	bash -c '! grep -Ev "^(#.*|[A-Z_]+=.*|)$" "$1"' _ "$ENVF"
 
-if command -v systemd-analyze >/dev/null && [ -x "$AGENT_BIN" ]; then
-	tmpunit=$IT_TMP/fleettune-agent.service
-	sed "s#/usr/local/bin/fleettune-agent#$AGENT_BIN#" "$UNIT" >"$tmpunit"
-	if systemd-analyze verify --man=no "$tmpunit" >"$IT_TMP/verify.out" 2>&1; then
-		it_pass "systemd-analyze verify exits 0"
-	else
-		it_fail "systemd-analyze verify: $(cat "$IT_TMP/verify.out")"
-	fi
-	# verify only warns about unknown keys and bad values: any line about the unit fails.
-	it_eq "systemd-analyze verify has no complaint about the unit" "" \
-		"$(grep -F "fleettune-agent.service" "$IT_TMP/verify.out")"
+# systemd-analyze verify and security, and the unit running the agent: it_systemd.sh.
+if [ -x "$AGENT_BIN" ]; then
 	# The agent accepts the flags the unit and the env file give it.
 	env_args=$(sed -n 's/^FLEETTUNE_ARGS=//p' "$ENVF")
 	it_check "the agent knows every flag of fleettune-agent.env" bash -c '
 		for f in $2; do case $f in --*) "$1" --help | grep -q -- "^  $f " || exit 1 ;; esac; done' \
 		_ "$AGENT_BIN" "$env_args"
-else
-	it_log "systemd-analyze or the agent missing: verify skipped"
 fi
 
 # --- cmake --install: the unit and the man pages ---
@@ -70,6 +67,9 @@ if [ -x "$AGENT_BIN" ]; then
 			[ -f "$inst/usr/local/share/man/man8/fleettune-agent.8" ]
 		it_check "cmake --install installs fleettune-ctl.1" \
 			[ -f "$inst/usr/local/share/man/man1/fleettune-ctl.1" ]
+		it_check "cmake --install installs the alerting rules" \
+			cmp -s "$FT_SOURCE_DIR/deploy/prometheus/fleettune-rules.yaml" \
+			"$inst/usr/local/share/fleettune/prometheus/fleettune-rules.yaml"
 	else
 		cat "$IT_TMP/install.log"
 		it_fail "cmake --install into a DESTDIR"

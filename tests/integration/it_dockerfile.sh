@@ -1,6 +1,6 @@
 #!/bin/bash
-# it_dockerfile.sh -- lint the Dockerfile without a Docker engine: hadolint if installed; else
-# every COPY source exists and is not .dockerignored, every apt package is a real Debian package
+# it_dockerfile.sh -- lint the Dockerfile without a Docker engine (it_image.sh builds and runs
+# it with podman): hadolint if installed; else every COPY source exists and is not .dockerignored, every apt package is a real Debian package
 # (apt-cache show), the COPY --from=build paths are what cmake --install produces, and the
 # runtime packages provide every library the binaries link against directly.
 . "$(dirname "$0")/lib.sh"
@@ -19,10 +19,22 @@ sed -e '/^[[:space:]]*#/d' "$DF" | sed -e ':a' -e '/\\$/N; s/\\\n//; ta' >"$JOIN
 
 stages=$(grep -c '^FROM ' "$JOINED")
 it_eq "two stages" 2 "$stages"
-it_check "build stage is debian:bookworm" grep -q '^FROM debian:bookworm AS build$' "$JOINED"
-it_check "runtime stage is debian:bookworm-slim" grep -qx 'FROM debian:bookworm-slim' "$JOINED"
+# The base images are build arguments (it_image.sh builds on a base made here), with Docker
+# Hub's Debian 12 images as the defaults.
+it_check "build stage is FROM \${BASE}" grep -q '^FROM \${BASE} AS build$' "$JOINED"
+it_check "BASE defaults to debian:bookworm" grep -qx 'ARG BASE=debian:bookworm' "$JOINED"
+it_check "runtime stage is FROM \${RUNTIME_BASE}" grep -qx 'FROM \${RUNTIME_BASE}' "$JOINED"
+it_check "RUNTIME_BASE defaults to debian:bookworm-slim" grep -qx 'ARG RUNTIME_BASE=debian:bookworm-slim' "$JOINED"
+it_check "the build-time arguments come before the first FROM" \
+	bash -c '[ "$(grep -n "^ARG .*BASE=" "$1" | tail -n 1 | cut -d: -f1)" -lt "$(grep -n "^FROM " "$1" | head -n 1 | cut -d: -f1)" ]' _ "$JOINED"
 it_check "build stage builds with cmake" grep -q 'cmake --build' "$JOINED"
 it_check "build stage runs the unit tests" grep -q 'ctest .*-L unit' "$JOINED"
+it_check "the unit tests run unless UNIT_TESTS=0" grep -qx 'ARG UNIT_TESTS=1' "$JOINED"
+it_check "build stage builds fio from Debian's source package" grep -q 'apt-get source .*fio' "$JOINED"
+for engine in rados rbd gfapi; do
+	it_check "fio is built without the $engine engine" grep -q -- "--disable-$engine" "$JOINED"
+done
+it_check "the runtime stage copies the built fio" grep -q '^COPY --from=build .*/out/usr/local/bin/fio ' "$JOINED"
 it_check "default command runs the agent on 0.0.0.0:7070 with the state dir" grep -qx \
 	'CMD \["fleettune-agent", "--listen", "0.0.0.0:7070", "--state-dir", "/var/lib/fleettune"\]' \
 	"$JOINED"
@@ -83,7 +95,9 @@ pkgs_of_stage() {
 build_pkgs=$(pkgs_of_stage 1)
 runtime_pkgs=$(pkgs_of_stage 2)
 it_check "build stage installs packages" [ -n "$build_pkgs" ]
-it_check "runtime stage installs fio" grep -qx fio <<<"$runtime_pkgs"
+it_check "runtime stage installs libaio1 (the built fio's libaio engine)" grep -qx libaio1 <<<"$runtime_pkgs"
+it_check "runtime stage does not install Debian's fio (librados2, librbd1, glusterfs)" \
+	bash -c '! grep -qx fio <<<"$1"' _ "$runtime_pkgs"
 codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 [ "$codename" = bookworm ] || it_log "this host is '$codename', the image is bookworm: names checked against this host's lists"
 # One apt-cache call for all of them (it prints the packages it knows, and fails on the others).
@@ -105,6 +119,12 @@ if [ -x "$AGENT_BIN" ] && [ -x "$CTL_BIN" ]; then
 			[ "${words[0]-}" = COPY ] && [ "${words[1]}" = --from=build ] || continue
 			srcs=("${words[@]:2:${#words[@]}-3}")
 			for src in "${srcs[@]}"; do
+				# fio is the build stage's own build (install -D ... /out/usr/local/bin/fio).
+				if [ "$src" = /out/usr/local/bin/fio ]; then
+					it_check "COPY --from=build $src is installed by the fio step" \
+						grep -q 'install .*/out/usr/local/bin/fio ' "$JOINED"
+					continue
+				fi
 				it_check "COPY --from=build $src is installed" [ -e "$inst${src#/out}" ]
 			done
 		done <"$JOINED"

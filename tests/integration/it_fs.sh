@@ -101,6 +101,14 @@ if it_wait_for "job $J mounted" 30 mount_line; then
 	*) it_fail "mount line: $line" ;; esac
 	it_eq "the mount directory is the agent's, 0700 above it" 700 "$(stat -c %a "$FSDIR")"
 	it_eq "the record is written" 1 "$(ls "$FSDIR" | grep -c "^job-$J.rec$")"
+	# Each pass has a directory of its own in the filesystem (jobdir, as in a job directory).
+	pass_dir() { ls -d "$FSDIR/job-$J"/ft-job"$J"-l[12] 2>/dev/null | head -1; }
+	if it_wait_for "a pass directory in the mount" 20 sh -c "ls -d '$FSDIR/job-$J'/ft-job$J-l[12] >/dev/null 2>&1"; then
+		pd=$(pass_dir)
+		it_eq "the pass directory in the mount is the agent's own, 0700" "700 0" "$(stat -c '%a %u' "$pd" 2>/dev/null)"
+	else
+		it_fail "no pass directory showed in $FSDIR/job-$J"
+	fi
 else
 	it_fail "job $J never showed its mount"
 fi
@@ -151,9 +159,15 @@ fi
 # ---- kill -9 mid-job: the restart unmounts and marks it interrupted ----
 it_http POST "$U/jobs" "$T" "$(fio_job "$A" '{"type":"xfs","mount":"noatime"}' 30 1)"
 JK=$(echo "$HTTP_BODY" | jq .id)
-running_mounted() { grep -q " $FSDIR/job-$JK " /proc/self/mountinfo && pgrep -f -- "--name=ft-job$JK-l1 .*--directory=$FSDIR" >/dev/null; }
+# fio is given the pass's directory by the agent's descriptor (/proc/AGENT/fd/N/.); its
+# working directory is that directory, in the job's filesystem.
+job_fio() { pgrep -f -- "--name=ft-job$JK-l1 .*--directory=/proc/$a_PID/fd/" | head -1; }
+running_mounted() { grep -q " $FSDIR/job-$JK " /proc/self/mountinfo && [ -n "$(job_fio)" ]; }
 if it_wait_for "job $JK running in its filesystem" 30 running_mounted; then
+	it_eq "fio works in the pass's own directory in the mount" "$FSDIR/job-$JK/ft-job$JK-l1" \
+		"$(readlink "/proc/$(job_fio)/cwd")"
 	sleep 1
+	killed_pid=$a_PID
 	kill -KILL "$a_PID"
 	wait "$a_PID" 2>/dev/null
 	it_eq "killed agent: still mounted" 1 "$(grep -c " $FSDIR/job-$JK " /proc/self/mountinfo)"
@@ -163,7 +177,7 @@ if it_wait_for "job $JK running in its filesystem" 30 running_mounted; then
 	it_eq "restarted: the directory and record are gone" 0 "$(fs_entries)"
 	it_eq "restarted: job interrupted" interrupted "$(job_field "$JK" .state)"
 	it_check "restarted: the log says it unmounted" grep -q "job $JK: unmounted /dev/$A from $FSDIR/job-$JK" "$a_LOG"
-	no_fio() { ! pgrep -f -- "--name=ft-job$JK-l1 .*--directory=$FSDIR" >/dev/null; }
+	no_fio() { ! pgrep -f -- "--name=ft-job$JK-l1 .*--directory=/proc/$killed_pid/fd/" >/dev/null; }
 	it_check "restarted: no fio of the job left" no_fio
 	# The device is usable again: a new job makes its filesystem.
 	it_http POST "$U/jobs?dry_run=true" "$T" "$(fio_job "$A" "$XFS_SEED" 1 1)"

@@ -13,7 +13,7 @@ command -v fio >/dev/null || it_skip "fio not installed"
 command -v jq >/dev/null || it_skip "jq not installed"
 dev=$(it_loop_create 96M)
 # An idle timeout of 1 s: a held request must outlive it.
-args=(--allow-device "$dev" --connection-timeout-s 1 --max-connections-per-ip 400)
+args=(--allow-device "$dev" --connection-timeout-s 1 --max-connections-per-ip 400 --max-held-per-ip 300)
 it_agent_start a "${args[@]}" || { it_fail "agent starts"; it_done; }
 H="Authorization: Bearer $a_TOKEN"
 FIELDS=state,progress,loops_done,passes

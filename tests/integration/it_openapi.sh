@@ -126,7 +126,7 @@ oa_call "patch rolled back" PATCH "$P" "/api/v1/devices/$dev/params" \
 it_eq "patch with a bad value says rolled_back" true "$(echo "$OA_BODY" | jq -r .rolled_back)"
 oa_call "patch empty" PATCH "$P" "/api/v1/devices/$dev/params" '{"params":{}}' invalid
 oa_call "patch dry run" PATCH "$P" "/api/v1/devices/$dev/params?dry_run=true" \
-	'{"params":{"scheduler":"none","nr_requests":64,"iosched.fifo_batch":8}}' valid
+	'{"params":{"scheduler":"kyber","nr_requests":64,"iosched.read_lat_nsec":2000000}}' valid
 it_eq "patch dry run is 200" 200 "$OA_STATUS"
 oa_call "patch dry run, legacy name" PATCH "$P" "/api/v1/devices/$dev/params?dry_run=true" \
 	'{"params":{"scheduler":"deadline"}}' valid
@@ -228,6 +228,13 @@ if command -v mkfs.ext4 >/dev/null; then
 	oa_call "filesystem job" GET '/api/v1/jobs/{id}' "/api/v1/jobs/$fid"
 	it_eq "the filesystem job has its filesystem" ext4 "$(echo "$OA_BODY" | jq -r .filesystem.type)"
 	oa_call "filesystem job, fields" GET '/api/v1/jobs/{id}' "/api/v1/jobs/$fid?fields=state,filesystem"
+	# The list's summary form leaves the filesystem record out; fields= asks for it.
+	oa_call "jobs with a filesystem job" GET /api/v1/jobs "/api/v1/jobs?limit=10"
+	it_eq "the list's filesystem job has no filesystem member" false \
+		"$(echo "$OA_BODY" | jq --argjson id "$fid" '.jobs[] | select(.id == $id) | has("filesystem")')"
+	oa_call "jobs, fields=filesystem" GET /api/v1/jobs "/api/v1/jobs?limit=10&fields=state,filesystem"
+	it_eq "fields=filesystem gives the list its filesystem" ext4 \
+		"$(echo "$OA_BODY" | jq -r --argjson id "$fid" '.jobs[] | select(.id == $id) | .filesystem.type')"
 fi
 long='{"device":"'$dev'","directory":"'$IT_TMP/jobs'","engine":"fio","loops":2,
  "fio":{"rw":"write","bs":"64k","size":"8M","ioengine":"psync","runtime_s":30,"time_based":true}}'

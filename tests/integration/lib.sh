@@ -165,6 +165,21 @@ it_http() {
 	HTTP_BODY=$(cat "$out")
 }
 
+# it_job_run DESC API_URL TOKEN BODY [TIMEOUT_S]: POST the job (202), then wait for it to end
+# (default 60 s). Afterwards HTTP_BODY is the job and JOB_ID its id.
+it_job_run() {
+	local desc=$1 api=$2 tok=$3 body=$4 t=${5:-60}
+	it_http POST "$api/jobs" "$tok" "$body"
+	it_eq "$desc: POST job: 202" 202 "$HTTP_STATUS"
+	JOB_ID=$(jq .id <<<"$HTTP_BODY")
+	_it_job_ended() {
+		it_http GET "$api/jobs/$JOB_ID" "$tok"
+		case $(jq -r .state <<<"$HTTP_BODY") in succeeded | failed | cancelled | interrupted) return 0 ;; esac
+		return 1
+	}
+	it_check "$desc: the job ends" it_wait_for "job $JOB_ID" "$t" _it_job_ended
+}
+
 # it_sys DEV FILE: read /sys/block/DEV/queue/FILE (scheduler: the bracketed one).
 it_sys() {
 	local v

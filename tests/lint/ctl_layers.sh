@@ -20,7 +20,7 @@ status=0
 # render; sweeprun runs a sweep with all of them, site writes the stored sweeps as pages (and
 # the index document, its JSON); main is the command table.
 declare -A rank=(
-	[config]=1 [client]=1 [effect]=1
+	[config]=1 [client]=1 [effect]=1 [nodelist]=1
 	[plan]=2
 	[sweep]=3 [rollout]=3 [fsparam]=3
 	[ctlstore]=4 [race]=4 [words]=4 [export]=4
@@ -37,13 +37,15 @@ declare -A rank=(
 declare -A only=(
 	[sqlite3.h]=""
 	[curl/curl.h]="client"
-	[jansson.h]="config plan fleet sweepdoc site"
+	[jansson.h]="config nodelist plan fleet sweepdoc site"
 	[microhttpd.h]=""
 )
 
 # Files that belong to another file's module (name=module), where a module is a .c/.h pair
-# and its helpers.
+# and its helpers: nodelist_yaml.c and nodelist_priv.h are nodelist's, ctlstore_priv.h and
+# ctlstore_rollout.c ctlstore's, fleet_priv.h and fleet_profile.c fleet's.
 declare -A group=(
+	[nodelist_yaml]=nodelist [nodelist_priv]=nodelist
 	[ctlstore_priv]=ctlstore [ctlstore_rollout]=ctlstore
 	[fleet_priv]=fleet [fleet_profile]=fleet
 )
@@ -101,21 +103,22 @@ source "$(dirname "$0")/lint_lib.sh"
 # code that touches /sys, engine the engine table, httpd the HTTP edge, ptree and cgroup
 # what contain builds on, params_cache, switches); tune on sysfs, the engines (fio, dd,
 # bonnie, iozone) on engine.h, contain on ptree and cgroup, fsopt (the filesystem option
-# tables) on engine.h's argv helpers; jobspec and proc, fsinfo (the tools' figures) on fsopt,
-# profile (a profile's definition and match); jobrec (a job as recorded), jobfs (a job's
-# filesystem) on proc, contain and fsinfo, keeprec (what a profile is to a device); wire, the
-# JSON codec the store uses for its columns; the store; session, job and keeper (the profiles
-# kept, keep.c its per-device half) beside each other, on the store; agent, the wiring; the
-# API; main.
+# tables) on engine.h's argv helpers; jobspec and proc, jobdir (a pass's own directory),
+# fsinfo (the tools' figures) on fsopt, profile (a profile's definition and match); jobrec (a
+# job as recorded), jobfs (a job's filesystem) on proc, contain and fsinfo, keeprec (what a
+# profile is to a device); wire, the JSON codec the store uses for its columns; the store;
+# session, job, pending (a killed run's unfinished writes) and keeper (the profiles kept,
+# keep.c its per-device half) beside each other, on the store; agent, the wiring; the API;
+# main.
 unset rank group only
 declare -A rank=(
 	[sysfs]=1 [engine]=1 [ptree]=1 [cgroup]=1 [httpd]=1 [params_cache]=1 [switches]=1
 	[tune]=2 [fio]=2 [dd]=2 [bonnie]=2 [iozone]=2 [contain]=2 [fsopt]=2
-	[jobspec]=3 [proc]=3 [fsinfo]=3 [profile]=3
+	[jobspec]=3 [proc]=3 [jobdir]=3 [fsinfo]=3 [profile]=3
 	[jobrec]=4 [jobfs]=4 [keeprec]=4
 	[wire]=5
 	[store]=6
-	[session]=7 [job]=7 [keeper]=7
+	[session]=7 [job]=7 [pending]=7 [keeper]=7
 	[agent]=8
 	[api]=9
 	[main]=10

@@ -67,7 +67,7 @@ static inline int agent_fx_jobs(struct agent_fx *f)
 	struct err e;
 	int n;
 
-	assert_int_equal(job_list(f->a.jobs, NULL, 500, &list, &n, &e), 0);
+	assert_int_equal(job_list(f->a.jobs, NULL, 500, true, &list, &n, &e), 0);
 	store_jobs_free(list, n);
 	return n;
 }

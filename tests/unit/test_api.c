@@ -195,7 +195,7 @@ static void test_patch_dry_run_would_apply(void **state)
 
 	call(f, "PATCH", PARAMS, "loop0", "dry_run=true",
 	     "{\"params\":{\"scheduler\":\"kyber\",\"nr_requests\":\"128\","
-	     "\"iosched.fifo_batch\":32,\"read_ahead_kb\":256}}",
+	     "\"iosched.read_lat_nsec\":32,\"read_ahead_kb\":256}}",
 	     &ans);
 	assert_int_equal(ans.status, 200);
 	o = json_loads(ans.body, 0, NULL);
@@ -222,7 +222,7 @@ static void test_patch_dry_run_would_apply(void **state)
 	        64);
 	/* an attribute of the scheduler switched to: only a real switch can check it fully */
 	assert_string_equal(json_string_value(json_object_get(
-	                            json_object_get(w, "iosched.fifo_batch"), "checked")),
+	                            json_object_get(w, "iosched.read_lat_nsec"), "checked")),
 	                    "after_switch");
 	assert_null(json_object_get(json_object_get(w, "read_ahead_kb"), "checked"));
 	json_decref(o);

@@ -1,11 +1,15 @@
 /* test_ctl_plan.c -- plan validation: good plans, bad plans and their JSON-path errors. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "testutil.h"
+#include "buf.h"
 #include "plan.h"
+#include "xmalloc.h"
 
 /* The plan from issue 4, with a multi-parameter axis added. */
 static const char *good_plan =
@@ -383,6 +387,283 @@ static void test_tokens(void **state)
 	free(dir);
 }
 
+/* A plan for node a with extra ("token": ... or "token_file": ...) in its node. */
+static int one_node_plan(const char *extra, const char *dir, struct plan *p, struct err *e)
+{
+	char text[4096];
+
+	snprintf(text, sizeof(text),
+	         "{\"name\":\"x\",\"nodes\":[{\"name\":\"a\",\"url\":\"http://h:1\","
+	         "\"device\":\"sda\"%s}],\"baseline\":{\"x\":1},\"axes\":[{\"param\":\"x\","
+	         "\"values\":[2]}],\"job\":{\"fio\":{\"rw\":\"read\"}}}",
+	         extra);
+	return plan_parse(text, dir, p, e);
+}
+
+/* Issue 23 item 4: nothing but a token goes into the header, and no file is sent as one. */
+static void test_tokens_refused(void **state)
+{
+	char *dir = tu_tmpdir(), big[1500], extra[700];
+	struct plan p;
+	struct err e = { 0 };
+
+	(void)state;
+	/* A header smuggled in the token: refused at parse, and not echoed. */
+	assert_int_not_equal(one_node_plan(",\"token\":\"a\\r\\nX-Injected: 1\"", NULL, &p, &e), 0);
+	assert_non_null(strstr(e.msg, "nodes[0].token"));
+	assert_null(strstr(e.msg, "X-Injected"));
+	assert_int_not_equal(one_node_plan(",\"token\":\"two words\"", NULL, &p, &e), 0);
+	memset(extra, 0, sizeof(extra));
+	snprintf(extra, sizeof(extra), ",\"token\":\"%0600d\"", 0);
+	assert_int_not_equal(one_node_plan(extra, NULL, &p, &e), 0);
+	assert_non_null(strstr(e.msg, "longer than 512"));
+
+	/* A token_file that is some other file (many lines, as /etc/shadow): refused unsent. */
+	tu_write(dir, "shadow", "root:$6$salt$hash:19000:0:99999:7:::\ndaemon:*:19000::::::\n",
+	         0600);
+	assert_int_equal(one_node_plan(",\"token_file\":\"shadow\"", dir, &p, &e), 0);
+	assert_int_not_equal(plan_tokens_load(&p, &e), 0);
+	assert_string_equal(e.code, "token_invalid");
+	assert_null(strstr(e.msg, "root"));
+	assert_null(p.nodes[0].token);
+	plan_release(&p);
+	/* Larger than a token file can be. */
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	tu_write(dir, "big", big, 0600);
+	assert_int_equal(one_node_plan(",\"token_file\":\"big\"", dir, &p, &e), 0);
+	assert_int_not_equal(plan_tokens_load(&p, &e), 0);
+	assert_null(p.nodes[0].token);
+	plan_release(&p);
+	/* A token file with CRLF is fine: the line end is not the token. */
+	tu_write(dir, "crlf", "deadbeef\r\n", 0600);
+	assert_int_equal(one_node_plan(",\"token_file\":\"crlf\"", dir, &p, &e), 0);
+	assert_int_equal(plan_tokens_load(&p, &e), 0);
+	assert_string_equal(p.nodes[0].token, "deadbeef");
+	plan_release(&p);
+	/* $FLEETTUNE_TOKEN is held to the same rule. */
+	assert_int_equal(one_node_plan("", NULL, &p, &e), 0);
+	setenv("FLEETTUNE_TOKEN", "abc\r\nX-Injected: 1", 1);
+	assert_int_not_equal(plan_tokens_load(&p, &e), 0);
+	assert_string_equal(e.code, "token_invalid");
+	unsetenv("FLEETTUNE_TOKEN");
+	plan_release(&p);
+	tu_rmrf(dir);
+	free(dir);
+}
+
+/* Issue 23 item 10: a plan of more configurations than max_points is refused at parse. */
+static void test_points_capped(void **state)
+{
+	struct buf b = BUF_INIT, vals = BUF_INIT;
+	struct plan p;
+	struct err e = { 0 };
+	int i;
+
+	(void)state;
+	for (i = 1; i <= 100; i++)
+		buf_printf(&vals, "%s%d", i > 1 ? "," : "", i);
+	buf_printf(&b,
+	           "{\"name\":\"x\",\"nodes\":[{\"name\":\"a\",\"url\":\"http://h:1\","
+	           "\"device\":\"sda\"}],\"baseline\":{\"a\":1,\"b\":1,\"c\":1},\"axes\":["
+	           "{\"param\":\"a\",\"values\":[%s]},{\"param\":\"b\",\"values\":[%s]},"
+	           "{\"param\":\"c\",\"values\":[%s]}],\"job\":{\"fio\":{\"rw\":\"read\"}},"
+	           "\"strategy\":\"grid\"",
+	           vals.data, vals.data, vals.data);
+	buf_puts(&b, "}");
+	assert_int_equal(plan_parse(b.data, NULL, &p, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "1000000 configurations, more than max_points (10000"));
+	/* Raised: accepted (parsed, nothing expanded). */
+	b.data[b.len - 1] = '\0';
+	b.len--;
+	buf_puts(&b, ",\"max_points\":1000000}");
+	assert_int_equal(plan_parse(b.data, NULL, &p, &e), 0);
+	plan_release(&p);
+	/* Sequential: the baseline and every value, 301. */
+	buf_reset(&b);
+	buf_printf(&b,
+	           "{\"name\":\"x\",\"nodes\":[{\"name\":\"a\",\"url\":\"http://h:1\","
+	           "\"device\":\"sda\"}],\"baseline\":{\"a\":1,\"b\":1,\"c\":1},\"axes\":["
+	           "{\"param\":\"a\",\"values\":[%s]},{\"param\":\"b\",\"values\":[%s]},"
+	           "{\"param\":\"c\",\"values\":[%s]}],\"job\":{\"fio\":{\"rw\":\"read\"}},"
+	           "\"max_points\":300}",
+	           vals.data, vals.data, vals.data);
+	assert_int_equal(plan_parse(b.data, NULL, &p, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "sequential strategy would run 301"));
+	buf_release(&b);
+	buf_release(&vals);
+}
+
+/* Issue 23 item 3: plan names and labels refuse control characters (they reach exports). */
+static void test_control_chars_refused(void **state)
+{
+	static const char *const bad[] = {
+		"{\"name\":\"x\\nACTION==\\\"add\\\"\",\"nodes\":[]}",
+		"{\"name\":\"x\\ty\",\"nodes\":[]}",
+	};
+	struct plan p;
+	struct err e = { 0 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(plan_parse(bad[i], NULL, &p, &e), -EINVAL);
+		assert_non_null(strstr(e.msg, "name: has a control character"));
+	}
+	assert_int_equal(one_node_plan("", NULL, &p, &e), 0);
+	plan_release(&p);
+}
+
+/* A plan's tail: everything but the nodes. */
+#define PLAN_REST                                                                                  \
+	"\"baseline\":{\"nr_requests\":128},\"axes\":[{\"param\":\"nr_requests\",\"values\":[64]}" \
+	"],"                                                                                       \
+	"\"job\":{\"fio\":{\"rw\":\"read\"}}}"
+
+static int plan_at(const char *dir, const char *nodes_json, const char *override, struct plan *p,
+                   struct err *e)
+{
+	char *text = xasprintf("{\"name\":\"from lists\",%s," PLAN_REST, nodes_json);
+	int rc = plan_parse_nodes_from(text, dir, override, p, e);
+
+	free(text);
+	return rc;
+}
+
+static void test_nodes_from(void **state)
+{
+	char *dir = tu_tmpdir(), *override;
+	struct plan p, back;
+	struct err e = { 0 };
+
+	(void)state;
+	tu_write(dir, "hosts.txt", "# fio host list\nnode1 http://10.0.0.1:7070 sda\n10.0.0.2\n",
+	         0644);
+	tu_write(dir, "inv/fleet.yaml",
+	         "all:\n  children:\n    storage:\n      vars: {fleettune_token_file: tok}\n"
+	         "      hosts:\n        s1: {ansible_host: 10.1.0.1}\n        s2:\n"
+	         "    web:\n      hosts:\n        w1:\n",
+	         0644);
+	tu_write(dir, "bad.ini", "[storage]\nn1 fleettune_device=sd/a\n", 0644);
+
+	/* A file name: relative to the plan's directory; a host list line without a device is an
+	 * error naming the line. */
+	assert_int_equal(plan_at(dir, "\"nodes_from\":\"hosts.txt\"", NULL, &p, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "/hosts.txt:3: host '10.0.0.2' has no device"));
+	/* The object form: a default device, the plan's nodes first. */
+	assert_int_equal(plan_at(dir,
+	                         "\"nodes\":[{\"name\":\"local\",\"url\":\"http://127.0.0.1:7070\","
+	                         "\"device\":\"loop0\"}],"
+	                         "\"nodes_from\":{\"file\":\"hosts.txt\",\"device\":\"sdb\"}",
+	                         NULL, &p, &e),
+	                 0);
+	assert_int_equal(p.nnodes, 3);
+	assert_string_equal(p.nodes[0].name, "local");
+	assert_string_equal(p.nodes[1].url, "http://10.0.0.1:7070");
+	assert_string_equal(p.nodes[2].name, "10.0.0.2");
+	assert_string_equal(p.nodes[2].device, "sdb");
+	assert_int_equal(plan_node_find(&p, "10.0.0.2"), 2);
+	/* The stored plan has the nodes written out, and reads back without the file. */
+	assert_null(strstr(p.json, "nodes_from"));
+	assert_non_null(strstr(p.json, "{\"name\":\"10.0.0.2\",\"url\":\"http://10.0.0.2:7070\","
+	                               "\"device\":\"sdb\"}"));
+	assert_int_equal(plan_parse(p.json, NULL, &back, &e), 0);
+	assert_int_equal(back.nnodes, 3);
+	plan_release(&back);
+	plan_release(&p);
+
+	/* An Ansible group, its token file resolved against the inventory's directory. */
+	assert_int_equal(
+	        plan_at(dir,
+	                "\"nodes_from\":{\"file\":\"inv/fleet.yaml\",\"group\":\"storage\","
+	                "\"device\":\"nvme0n1\",\"port\":7443,\"scheme\":\"https\"}",
+	                NULL, &p, &e),
+	        0);
+	assert_int_equal(p.nnodes, 2);
+	assert_string_equal(p.nodes[0].url, "https://10.1.0.1:7443");
+	assert_string_equal(p.nodes[1].url, "https://s2:7443");
+	override = xasprintf("%s/inv/tok", dir);
+	assert_string_equal(p.nodes[1].token_file, override);
+	free(override);
+	plan_release(&p);
+
+	/* The command line's list replaces the plan's nodes and file; the options stay. */
+	override = xasprintf("%s/inv/fleet.yaml", dir);
+	assert_int_equal(plan_at(dir,
+	                         "\"nodes\":[{\"name\":\"local\",\"url\":\"http://127.0.0.1:7070\","
+	                         "\"device\":\"loop0\"}],"
+	                         "\"nodes_from\":{\"file\":\"hosts.txt\",\"group\":\"web\","
+	                         "\"device\":\"sdc\"}",
+	                         override, &p, &e),
+	                 0);
+	assert_int_equal(p.nnodes, 1);
+	assert_string_equal(p.nodes[0].name, "w1");
+	assert_string_equal(p.nodes[0].device, "sdc");
+	plan_release(&p);
+	/* ... and a plan may then have no nodes at all. */
+	assert_int_equal(plan_at(dir, "\"nodes_from\":{\"device\":\"sdd\"}", override, &p, &e), 0);
+	assert_int_equal(p.nnodes, 3);
+	plan_release(&p);
+	free(override);
+
+	/* A list named relative to the current directory: the stored plan's token files are
+	 * absolute, so it reads back right against any plan directory (rollout --resume). */
+	{
+		char cwd[PATH_MAX], real[PATH_MAX], *want;
+
+		assert_non_null(getcwd(cwd, sizeof(cwd)));
+		assert_int_equal(chdir(dir), 0);
+		assert_int_equal(
+		        plan_at("/nowhere",
+		                "\"nodes_from\":{\"group\":\"storage\",\"device\":\"sdb\"}",
+		                "inv/fleet.yaml", &p, &e),
+		        0);
+		assert_int_equal(chdir(cwd), 0);
+		assert_string_equal(p.nodes[0].token_file, "inv/tok");
+		assert_non_null(realpath(dir, real));
+		want = xasprintf("\"token_file\":\"%s/inv/tok\"", real);
+		assert_non_null(strstr(p.json, want));
+		assert_int_equal(plan_parse(p.json, "/elsewhere", &back, &e), 0);
+		free(want);
+		want = xasprintf("%s/inv/tok", real);
+		assert_string_equal(back.nodes[0].token_file, want);
+		free(want);
+		plan_release(&back);
+		plan_release(&p);
+	}
+
+	/* Errors. */
+	assert_int_equal(plan_at(dir, "\"nodes_from\":\"nosuch.txt\"", NULL, &p, &e), -ENOENT);
+	assert_non_null(strstr(e.msg, "nodes_from: cannot read '"));
+	assert_non_null(strstr(e.msg, "/nosuch.txt': No such file or directory"));
+	assert_int_equal(plan_at(dir, "\"nodes_from\":{\"file\":\"hosts.txt\",\"format\":\"csv\"}",
+	                         NULL, &p, &e),
+	                 -EINVAL);
+	assert_string_equal(e.msg, "nodes_from.format: 'csv' is not one of auto, hosts, "
+	                           "ansible-ini, ansible-yaml, kubectl");
+	assert_int_equal(
+	        plan_at(dir, "\"nodes_from\":{\"file\":\"hosts.txt\",\"port\":0}", NULL, &p, &e),
+	        -EINVAL);
+	assert_string_equal(e.msg, "nodes_from.port: expected a port number (1-65535)");
+	assert_int_equal(
+	        plan_at(dir, "\"nodes_from\":{\"file\":\"hosts.txt\",\"colour\":1}", NULL, &p, &e),
+	        -EINVAL);
+	assert_string_equal(e.msg, "nodes_from.colour: unknown field");
+	assert_int_equal(plan_at(dir, "\"nodes_from\":[\"hosts.txt\"]", NULL, &p, &e), -EINVAL);
+	assert_string_equal(e.msg, "nodes_from: expected a file name or an object");
+	assert_int_equal(plan_at(dir, "\"nodes_from\":\"bad.ini\"", NULL, &p, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "/bad.ini:2: 'sd/a' (node n1) is not a block device name"));
+	assert_int_equal(plan_at(dir,
+	                         "\"nodes_from\":{\"file\":\"hosts.txt\",\"device\":\"sdb\"},"
+	                         "\"nodes\":[{\"name\":\"node1\",\"url\":\"http://x:1\","
+	                         "\"device\":\"sda\"}]",
+	                         NULL, &p, &e),
+	                 -EINVAL);
+	assert_string_equal(e.msg, "nodes[1].name: duplicate node name 'node1'");
+	tu_rmrf(dir);
+	free(dir);
+}
+
 /* Seed 001 as a plan: fs.mkfs (two inode sizes) x fs.mount over an XFS filesystem with the
  * read-ahead on top; the filesystem layer's own rules. */
 static const char *fs_plan =
@@ -489,8 +770,10 @@ int main(void)
 		cmocka_unit_test(test_good_plan),      cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_adaptive_loops), cmocka_unit_test(test_adaptive_plan),
 		cmocka_unit_test(test_bad_plans),      cmocka_unit_test(test_syntax_errors),
-		cmocka_unit_test(test_tokens),         cmocka_unit_test(test_engine_opaque),
-		cmocka_unit_test(test_config_codec),   cmocka_unit_test(test_node_set_codec),
+		cmocka_unit_test(test_tokens),         cmocka_unit_test(test_tokens_refused),
+		cmocka_unit_test(test_points_capped),  cmocka_unit_test(test_control_chars_refused),
+		cmocka_unit_test(test_engine_opaque),  cmocka_unit_test(test_config_codec),
+		cmocka_unit_test(test_node_set_codec), cmocka_unit_test(test_nodes_from),
 		cmocka_unit_test(test_filesystem),
 	};
 

@@ -7,6 +7,7 @@
 #include "ctltest.h"
 #include "report_html.h"
 #include "sweep.h"
+#include "xmalloc.h"
 
 static void test_html(void **state)
 {
@@ -35,7 +36,7 @@ static void test_html(void **state)
 	assert_null(strstr(b.data, "src="));
 	assert_non_null(strstr(b.data, "<script id=\"sweep-data\" type=\"application/json\">{"));
 	/* The plan name's "</script>" is escaped inside the data block. */
-	assert_non_null(strstr(b.data, "anvil <\\/script> tuning"));
+	assert_non_null(strstr(b.data, "anvil \\u003c/script\\u003e tuning"));
 	assert_null(strstr(b.data, "anvil </script>"));
 	buf_release(&b);
 	/* A template without the data element is refused; so is a path out of the web dir. */
@@ -50,9 +51,42 @@ static void test_html(void **state)
 	free(dir);
 }
 
+/* Issue 23 item 9: a name "<!--<script>" (a comment opener, then a script tag: the HTML
+ * parser's "script data escaped" state, which swallows the real end of the element) is
+ * escaped in the data block, which stays one element the page can parse. */
+static void test_html_comment_opener(void **state)
+{
+	char *dir = tu_tmpdir();
+	struct sweep s;
+	struct buf b = BUF_INIT;
+	struct err e = { 0 };
+	const char *tmpl = "<html><head><script id=\"sweep-data\" type=\"application/json\">"
+	                   "</script></head><body></body></html>";
+	const char *data, *end;
+
+	(void)state;
+	ctltest_seed003(&s);
+	free(s.plan.name);
+	s.plan.name = xstrdup("<!--<script>");
+	assert_int_equal(report_html_build(&s, tmpl, dir, &b, &e), 0);
+	data = strstr(b.data, "type=\"application/json\">");
+	assert_non_null(data);
+	end = strstr(data, "</script>");
+	assert_non_null(end);
+	/* Nothing in the data block that the HTML tokenizer reads as markup. */
+	if (memchr(data + 25, '<', (size_t)(end - data - 25)))
+		fail_msg("a '<' inside the data block: %.*s", (int)(end - data), data);
+	assert_non_null(strstr(b.data, "\\u003c!--\\u003cscript\\u003e"));
+	buf_release(&b);
+	sweep_release(&s);
+	tu_rmrf(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_html_comment_opener),
 		cmocka_unit_test(test_html),
 	};
 

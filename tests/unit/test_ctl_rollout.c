@@ -1,12 +1,13 @@
 /* test_ctl_rollout.c -- rollout.c: waves from --canary and --waves (percentages rounded up,
  * counts, empty waves skipped, the last reaching every node, errors naming the entry), the
  * node counts, the codes; and a rollout saved and loaded back by ctlstore_rollout.c, with its
- * summary for history. */
+ * summary for history; --params and --waves refusing what no device takes. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "ctlstore.h"
 #include "rollout.h"
 #include "testutil.h"
@@ -53,6 +54,12 @@ static void test_waves_refused(void **state)
 		{ 4, 1, "150%", "'150%'" },
 		{ 4, 1, "9,100%", "'9' is more than the plan's 4 nodes" },
 		{ 0, 1, "100%", "no nodes" },
+		/* What strtod would take but a wave is not: blanks, a line break, hex, inf. */
+		{ 4, 1, " 50%,100%", "' 50%' is not a percentage" },
+		{ 4, 1, "\n50%,100%", "is not a percentage" },
+		{ 4, 1, "0x10%,100%", "'0x10%'" },
+		{ 4, 1, "inf%", "'inf%'" },
+		{ 4, 1, ".5%,100%", "'.5%'" },
 	};
 	int cum[ROLLOUT_WAVES_MAX], n;
 	struct err e;
@@ -67,6 +74,46 @@ static void test_waves_refused(void **state)
 		if (!strstr(e.msg, cases[i].msg))
 			fail_msg("case %zu: '%s' does not say '%s'", i, e.msg, cases[i].msg);
 	}
+}
+
+/* --params for rollout, verify and apply: what no device takes and no output can show is
+ * refused, the message naming the parameter with its control characters escaped. */
+static void test_params_refused(void **state)
+{
+	static const struct {
+		const char *json, *msg;
+	} cases[] = {
+		{ "{\"nr_requests\":\"3\\n2\"}", "params.nr_requests: has a control character" },
+		{ "{\"scheduler\":\"none\\u001b[2J\"}",
+		  "params.scheduler: has a control character" },
+		{ "{\"scheduler\":\"\"}", "params.scheduler: empty value" },
+		{ "{\"../queue/x\":1}", "'../queue/x' is not a parameter name" },
+		{ "{\"a\\nb\":1}", "'a\\x0ab' is not a parameter name" },
+		{ "{\"a b\":1}", "'a b' is not a parameter name" },
+	};
+	struct config cfg;
+	struct err e;
+	char big[400];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(&e, 0, sizeof(e));
+		assert_int_equal(config_parse_json(cases[i].json, &cfg, &e), 0);
+		assert_int_equal(config_check(&cfg, &e), -EINVAL);
+		if (!strstr(e.msg, cases[i].msg))
+			fail_msg("case %zu: '%s' does not say '%s'", i, e.msg, cases[i].msg);
+	}
+	/* A value longer than a setting holds is refused, not cut. */
+	memset(&e, 0, sizeof(e));
+	snprintf(big, sizeof(big), "{\"scheduler\":\"%0*d\"}", PARAM_VALUE_MAX, 0);
+	assert_int_equal(config_parse_json(big, &cfg, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "params.scheduler: longer than"));
+	assert_int_equal(
+	        config_parse_json("{\"iosched.fifo_batch\":8,\"scheduler\":\"mq-deadline\"}", &cfg,
+	                          &e),
+	        0);
+	assert_int_equal(config_check(&cfg, &e), 0);
 }
 
 static void test_codes(void **state)
@@ -198,9 +245,8 @@ static void test_store_roundtrip(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_waves),
-		cmocka_unit_test(test_waves_refused),
-		cmocka_unit_test(test_codes),
+		cmocka_unit_test(test_waves),           cmocka_unit_test(test_waves_refused),
+		cmocka_unit_test(test_params_refused),  cmocka_unit_test(test_codes),
 		cmocka_unit_test(test_store_roundtrip),
 	};
 

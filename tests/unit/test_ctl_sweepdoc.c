@@ -240,6 +240,30 @@ static void test_errors(void **state)
 	sweep_release(&a);
 }
 
+/* Numbers a plan would refuse, or no engine measures (issue 23 item 15). */
+static void test_numbers_refused(void **state)
+{
+	struct sweep a;
+	char *j;
+	const char *top;
+
+	(void)state;
+	adaptive_sweep(&a);
+	j = sweepdoc_write(&a);
+	refused_edit(j, "\"passes\": [\n", "\"passes\": [\n1e308,\n",
+	             "points[0].nodes[0].passes[0]: 1e+308 is not a measurement");
+	refused_edit(j, "\"passes\": [\n", "\"passes\": [\n-1e300,\n",
+	             "points[0].nodes[0].passes[0]: -1e+300 is not a measurement");
+	/* The summary's min_effect_pct comes before the plan's. */
+	top = strstr(j, "\"min_effect_pct\": ");
+	assert_non_null(top);
+	assert_true(top < strstr(j, "\"plan\""));
+	refused_edit(j, "\"min_effect_pct\": ", "\"min_effect_pct\": -50, \"x\": ",
+	             "min_effect_pct: must be a number between 0 and 1000");
+	free(j);
+	sweep_release(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -248,6 +272,7 @@ int main(void)
 		cmocka_unit_test(test_analysis_ignored),
 		cmocka_unit_test(test_version1),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_numbers_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -347,7 +347,8 @@ static const struct route hold_routes[] = {
 	{ "GET", "/now", echo, ROUTE_PUBLIC, NULL },
 };
 
-static struct httpd *hold_server(unsigned conn_timeout_s)
+static struct httpd *hold_server_limited(unsigned conn_timeout_s, unsigned max_held,
+                                         unsigned max_held_per_ip)
 {
 	struct httpd_config cfg;
 	struct httpd *h;
@@ -356,21 +357,43 @@ static struct httpd *hold_server(unsigned conn_timeout_s)
 	cfg_init(&cfg, hold_routes, (int)(sizeof(hold_routes) / sizeof(hold_routes[0])));
 	cfg.conn_timeout_s = conn_timeout_s;
 	cfg.max_conns_per_ip = 256;
+	cfg.max_held = max_held;
+	cfg.max_held_per_ip = max_held_per_ip;
 	atomic_store(&hold_ready, 0);
 	atomic_store(&hold_runs, 0);
 	assert_int_equal(httpd_start(&h, &cfg, &e), 0);
 	return h;
 }
 
-/* Send GET target and return the socket; the answer is read by recv_answer. */
-static int send_get(uint16_t port, const char *target)
+/* The hold test server: up to 250 held from one address. */
+static struct httpd *hold_server(unsigned conn_timeout_s)
+{
+	return hold_server_limited(conn_timeout_s, 0, 250);
+}
+
+/* Send raw (a whole request) and return the socket; the answer is read by recv_answer. */
+static int send_raw(uint16_t port, const char *raw)
+{
+	int fd = conn_open(port);
+
+	assert_int_equal(write(fd, raw, strlen(raw)), (ssize_t)strlen(raw));
+	return fd;
+}
+
+/* Send GET target (with the token unless anonymous) and return the socket. */
+static int send_get_as(uint16_t port, const char *target, bool anonymous)
 {
 	char buf[512];
-	int fd = conn_open(port), n;
 
-	n = snprintf(buf, sizeof(buf), "GET %s HTTP/1.0\r\nHost: x\r\n\r\n", target);
-	assert_int_equal(write(fd, buf, (size_t)n), n);
-	return fd;
+	snprintf(buf, sizeof(buf), "GET %s HTTP/1.0\r\nHost: x\r\n%s\r\n", target,
+	         anonymous ? "" : "Authorization: Bearer " TOKEN "\r\n");
+	return send_raw(port, buf);
+}
+
+/* With the token: anonymous requests are never held. */
+static int send_get(uint16_t port, const char *target)
+{
+	return send_get_as(port, target, false);
 }
 
 /* Whether an answer is waiting on fd within ms milliseconds. */
@@ -481,6 +504,98 @@ static void test_hold_many_past_idle_timeout(void **state)
 	httpd_stop(h);
 }
 
+/* Issue 23 item 5: past --max-held / --max-held-per-ip a wait is answered 503 at once. */
+static void test_hold_limits(void **state)
+{
+	struct httpd *h = hold_server_limited(0, 2, 200);
+	struct answer a;
+	int fds[2], fd, i;
+
+	for (i = 0; i < 2; i++)
+		fds[i] = send_get(httpd_port(h), "/hold?wait_s=30");
+	held_wait(h, 2);
+	fd = send_get(httpd_port(h), "/hold?wait_s=30");
+	assert_true(answer_ready(fd, 5000));
+	recv_answer(fd, &a);
+	assert_int_equal(a.status, 503);
+	assert_non_null(strstr(a.body, "\"code\":\"too_many_waits\""));
+	assert_non_null(strstr(a.body, "--max-held)"));
+	for (i = 0; i < 2; i++)
+		close(fds[i]);
+	held_wait(h, 0);
+	httpd_stop(h);
+
+	h = hold_server_limited(0, 100, 1);
+	fds[0] = send_get(httpd_port(h), "/hold?wait_s=30");
+	held_wait(h, 1);
+	fd = send_get(httpd_port(h), "/hold?wait_s=30");
+	assert_true(answer_ready(fd, 5000));
+	recv_answer(fd, &a);
+	assert_int_equal(a.status, 503);
+	assert_non_null(strstr(a.body, "--max-held-per-ip"));
+	close(fds[0]);
+	httpd_stop(h);
+}
+
+/* A held request whose client went away stops counting at once, not at its deadline; an
+ * anonymous one is never held. */
+static void test_hold_departed_and_anonymous(void **state)
+{
+	struct httpd *h = hold_server(0);
+	struct answer a;
+	double t0;
+	int fd;
+
+	fd = send_get(httpd_port(h), "/hold?wait_s=60");
+	held_wait(h, 1);
+	t0 = time_mono_s();
+	close(fd);
+	held_wait(h, 0);
+	assert_true(time_mono_s() - t0 < 5);
+	t0 = time_mono_s();
+	fd = send_get_as(httpd_port(h), "/hold?wait_s=30", true);
+	assert_true(answer_ready(fd, 5000));
+	recv_answer(fd, &a);
+	assert_int_equal(a.status, 200);
+	assert_string_equal(a.body, "{\"r\":\"over\"}");
+	assert_true(time_mono_s() - t0 < 5);
+	httpd_stop(h);
+}
+
+/* Issue 23 item 16: framing that leaves the body's end in doubt is refused before the body,
+ * at once (an unknown coding no longer waits for the connection to close). */
+static void test_framing_refused(void **state)
+{
+	static const struct {
+		const char *headers;
+		int status;
+	} cases[] = {
+		{ "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n", 400 },
+		{ "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n", 400 },
+		{ "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n", 400 },
+		{ "Transfer-Encoding: gzip\r\n", 501 },
+		{ "Transfer-Encoding: gzip, chunked\r\n", 501 },
+		{ "Content-Length: 5\r\nContent-Length: 5\r\n", 400 },
+	};
+	struct httpd *h = hold_server(0);
+	char buf[512];
+	struct answer a;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(buf, sizeof(buf), "POST /now HTTP/1.1\r\nHost: x\r\n%s\r\nhello",
+		         cases[i].headers);
+		fd = send_raw(httpd_port(h), buf);
+		if (!answer_ready(fd, 3000))
+			fail_msg("no answer within 3 s to %s", cases[i].headers);
+		recv_answer(fd, &a); /* returns: the server closed the connection */
+		if (a.status != cases[i].status)
+			fail_msg("%s: %d, want %d", cases[i].headers, a.status, cases[i].status);
+	}
+	httpd_stop(h);
+}
+
 static void test_hold_answered_on_stop(void **state)
 {
 	struct httpd *h = hold_server(0);
@@ -506,6 +621,9 @@ int main(void)
 		cmocka_unit_test(test_hold_wake_and_timeout),
 		cmocka_unit_test(test_hold_many_past_idle_timeout),
 		cmocka_unit_test(test_hold_answered_on_stop),
+		cmocka_unit_test(test_hold_limits),
+		cmocka_unit_test(test_hold_departed_and_anonymous),
+		cmocka_unit_test(test_framing_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

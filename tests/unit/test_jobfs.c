@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "jobfs.h"
@@ -55,6 +56,55 @@ static void test_init_area(void **state)
 	assert_int_equal(jobfs_init(&j, NULL, NULL, &e), 0);
 	assert_int_equal(j.dir_fd, -1);
 	assert_int_equal(jobfs_recover(&j), 0);
+	jobfs_release(&j);
+	tu_rmrf(dir);
+	free(dir);
+}
+
+/* The root a pass's directory is made in: the mount directory opened through the area, never
+ * a link, and only while it is the filesystem made (its st_dev the device's): a directory
+ * whose mount is gone is refused, so nothing is written into the state directory's own disk. */
+static void test_root_open(void **state)
+{
+	char *dir = tu_tmpdir(), path[4096], victim[4096];
+	struct jobfs_made m;
+	struct jobfs j;
+	struct stat st;
+	struct err e;
+	int fd;
+
+	(void)state;
+	assert_int_equal(jobfs_init(&j, dir, NULL, &e), 0);
+	memset(&m, 0, sizeof(m));
+	m.job_id = 3;
+	snprintf(m.device, sizeof(m.device), "loop7");
+	snprintf(m.mount_point, sizeof(m.mount_point), "%s/fs/job-3", dir);
+	/* Nothing mounted (yet): refused. */
+	assert_int_equal(jobfs_root_open(&j, &m, &e), -ENOENT);
+	m.mounted = true;
+	assert_int_equal(jobfs_root_open(&j, &m, &e), -ENOENT);
+	snprintf(path, sizeof(path), "%s/fs/job-3", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	assert_int_equal(stat(path, &st), 0);
+	/* The bare directory (its filesystem is the state directory's, not /dev/loop7's). */
+	m.dev_major = major(st.st_dev) + 1;
+	m.dev_minor = minor(st.st_dev);
+	assert_int_equal(jobfs_root_open(&j, &m, &e), -ESTALE);
+	assert_string_equal(e.code, "fs_failed");
+	assert_non_null(strstr(e.msg, "is no longer the filesystem made on /dev/loop7"));
+	/* What it is when the device's filesystem is there. */
+	m.dev_major = major(st.st_dev);
+	fd = jobfs_root_open(&j, &m, &e);
+	assert_true(fd >= 0);
+	close(fd);
+	/* A link in the directory's place is not followed. */
+	assert_int_equal(rmdir(path), 0);
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	assert_int_equal(mkdir(victim, 0700), 0);
+	assert_int_equal(symlink(victim, path), 0);
+	assert_true(jobfs_root_open(&j, &m, &e) < 0);
+	assert_string_equal(e.code, "fs_failed");
+	unlink(path);
 	jobfs_release(&j);
 	tu_rmrf(dir);
 	free(dir);
@@ -210,7 +260,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_init_area),    cmocka_unit_test(test_recover),
 		cmocka_unit_test(test_make_refused), cmocka_unit_test(test_tools),
-		cmocka_unit_test(test_mount_check),
+		cmocka_unit_test(test_mount_check),  cmocka_unit_test(test_root_open),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

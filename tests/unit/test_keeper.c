@@ -67,7 +67,7 @@ static void keeper_up(struct fx *f)
 static int setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
-	struct tune_audit audit = { intent_cb, outcome_cb, f };
+	struct tune_audit audit = { .intent = intent_cb, .outcome = outcome_cb, .cls = f };
 	struct err e;
 
 	f->root = tu_tmpdir();

@@ -53,7 +53,7 @@ static int setup(void **state)
 	f->fs.allow_devices = f->allow;
 	f->fs.n_allow_devices = 1;
 	{
-		struct tune_audit audit = { intent_cb, outcome_cb, f };
+		struct tune_audit audit = { .intent = intent_cb, .outcome = outcome_cb, .cls = f };
 
 		tune_init(&f->t, &f->fs, &audit);
 	}

@@ -405,11 +405,11 @@ static void test_results(void **state)
 	assert_string_equal(results(f, &flt), "");
 
 	/* The job list: every state, or one; newest first, limited. */
-	assert_int_equal(store_jobs_list(f->s, NULL, 500, &list, &n, &e), 0);
+	assert_int_equal(store_jobs_list(f->s, NULL, 500, true, &list, &n, &e), 0);
 	assert_string_equal(ids(list, n), "6,5,4,3,2,1");
-	assert_int_equal(store_jobs_list(f->s, "running", 500, &list, &n, &e), 0);
+	assert_int_equal(store_jobs_list(f->s, "running", 500, true, &list, &n, &e), 0);
 	assert_string_equal(ids(list, n), "6");
-	assert_int_equal(store_jobs_list(f->s, NULL, 2, &list, &n, &e), 0);
+	assert_int_equal(store_jobs_list(f->s, NULL, 2, true, &list, &n, &e), 0);
 	assert_string_equal(ids(list, n), "6,5");
 
 	/* Counts per state, in the order of the table asked with. */

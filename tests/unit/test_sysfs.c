@@ -209,6 +209,14 @@ static void test_validation(void **state)
 	check_bad(p, "-1", NULL);
 	p = sysfs_params_find(&ps, "wbt_lat_usec");
 	check_ok(p, "-1", "-1", false);
+	/* No sign where the parameter takes nothing below 0 (issue 23 item 11). */
+	check_bad(p = sysfs_params_find(&ps, "nr_requests"), "-5", "no sign");
+	p = sysfs_params_find(&ps, "iosched.fifo_batch");
+	assert_non_null(p);
+	check_ok(p, "16", "16", false);
+	check_bad(p, "-5", "no sign");
+	check_bad(p, "-1", "no sign");
+	check_bad(p, "+5", "no sign");
 	p = sysfs_params_find(&ps, "logical_block_size");
 	assert_int_equal(sysfs_param_check(p, "4096", canon, sizeof(canon), NULL, &e), -EPERM);
 	assert_string_equal(e.code, "read_only");

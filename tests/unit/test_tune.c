@@ -57,7 +57,7 @@ static int setup(void **state)
 	f->fs.allow_devices = f->allow;
 	f->fs.n_allow_devices = 1;
 	{
-		struct tune_audit audit = { intent_cb, outcome_cb, f };
+		struct tune_audit audit = { .intent = intent_cb, .outcome = outcome_cb, .cls = f };
 
 		tune_init(&f->t, &f->fs, &audit);
 	}
@@ -98,7 +98,9 @@ static void test_order_scheduler_first(void **state)
 	bool rb;
 	struct err e;
 
-	item(&items[0], "iosched.fifo_batch", "32");
+	/* The fake tree does not swap queue/iosched on a switch: bfq's attribute is there. */
+	tu_write(f->root, "sys/block/loop0/queue/iosched/slice_idle", "8\n", 0644);
+	item(&items[0], "iosched.slice_idle", "32");
 	item(&items[1], "nr_requests", "128");
 	item(&items[2], "scheduler", "bfq");
 	assert_int_equal(tune_apply(&f->t, "loop0", items, 3, "test", &rb, &e), 0);
@@ -106,7 +108,7 @@ static void test_order_scheduler_first(void **state)
 	assert_int_equal(f->n_log, 3);
 	assert_string_equal(f->log[0], "ok scheduler bfq");
 	assert_string_equal(f->log[1], "ok nr_requests 128");
-	assert_string_equal(f->log[2], "ok iosched.fifo_batch 32");
+	assert_string_equal(f->log[2], "ok iosched.slice_idle 32");
 	assert_string_equal(items[2].previous, "mq-deadline");
 	assert_string_equal(items[1].previous, "64");
 	assert_string_equal(items[1].applied, "128");
@@ -256,6 +258,7 @@ static void test_validate_writes_nothing(void **state)
 	assert_false(items[2].deferred); /* mq-deadline is active already: checked now */
 	assert_string_equal(items[2].previous, "16");
 	item(&items[0], "scheduler", "kyber");
+	item(&items[2], "iosched.read_lat_nsec", "8");
 	assert_int_equal(tune_validate(&f->t, "loop0", items, 3, &e), 0);
 	assert_true(items[2].deferred); /* kyber's attributes exist after the switch */
 	assert_int_equal(f->n_log, 0);
@@ -273,6 +276,36 @@ static void test_validate_writes_nothing(void **state)
 	assert_string_equal(e.msg, "no parameters given");
 	assert_int_equal(f->n_log, 0);
 	assert_string_equal(q(f, "max_sectors_kb"), "1280\n");
+}
+
+/* A name the scheduler being switched to does not have is refused before any write, by the
+ * dry run and the real PATCH alike: nothing written, no audit row (issue 23 item 12). */
+static void test_switch_unknown_attr_refused(void **state)
+{
+	struct fx *f = *state;
+	struct tune_item items[2];
+	bool rb = false;
+	struct err e;
+
+	item(&items[0], "scheduler", "bfq");
+	item(&items[1], "iosched.fifo_batch", "16");
+	assert_int_equal(tune_validate(&f->t, "loop0", items, 2, &e), -ENOENT);
+	assert_string_equal(e.code, "unknown_param");
+	item(&items[0], "scheduler", "bfq");
+	item(&items[1], "iosched.fifo_batch", "16");
+	assert_int_equal(tune_apply(&f->t, "loop0", items, 2, "test", &rb, &e), -ENOENT);
+	assert_string_equal(e.code, "unknown_param");
+	if (!strstr(e.msg, "iosched.fifo_batch") || !strstr(e.msg, "bfq") ||
+	    !strstr(e.msg, "slice_idle"))
+		fail_msg("message '%s' should name the parameter, bfq and its attributes", e.msg);
+	assert_false(rb);
+	assert_int_equal(f->n_log, 0);
+	assert_string_equal(q(f, "scheduler"), "none [mq-deadline] kyber bfq\n");
+	/* To none: no attributes at all. */
+	item(&items[0], "scheduler", "none");
+	item(&items[1], "iosched.fifo_batch", "16");
+	assert_int_equal(tune_apply(&f->t, "loop0", items, 2, "test", &rb, &e), -ENOENT);
+	assert_int_equal(f->n_log, 0);
 }
 
 static void test_sysctl_set(void **state)
@@ -378,6 +411,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_not_allowlisted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_snapshot_restore, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_validate_writes_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_switch_unknown_attr_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sysctl_set, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_audit_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restore_unaudited, setup, teardown),

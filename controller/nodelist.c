@@ -1,0 +1,1153 @@
+/* nodelist.c -- nodes from hosts files, Ansible inventories (INI here, YAML in nodelist_yaml.c)
+ * and kubectl's pod JSON: which format, the inventory model, host variables, node entries. */
+#include <ctype.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "nodelist.h"
+#include "nodelist_priv.h"
+#include "xmalloc.h"
+#include "banned.h"
+
+#define NODELIST_GROUPS_MAX 2000           /* groups in one inventory */
+#define NODELIST_HOSTS_MAX 10000           /* hosts in one list (more is no sweep) */
+#define DEVICE_LABEL "fleettune.io/device" /* a pod's device: a label or an annotation */
+
+static const char *const format_names[] = {
+	[NODELIST_AUTO] = "auto",
+	[NODELIST_HOSTS] = "hosts",
+	[NODELIST_ANSIBLE_INI] = "ansible-ini",
+	[NODELIST_ANSIBLE_YAML] = "ansible-yaml",
+	[NODELIST_KUBECTL] = "kubectl",
+};
+
+const char *nodelist_format_name(enum nodelist_format f)
+{
+	return (unsigned)f < sizeof(format_names) / sizeof(format_names[0]) ? format_names[f] : "?";
+}
+
+int nodelist_format_parse(const char *s, enum nodelist_format *f)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++)
+		if (!strcmp(s, format_names[i])) {
+			*f = (enum nodelist_format)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+int inv_fail(struct err *e, const char *file, int line, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (line > 0)
+		return err_set(e, -EINVAL, "invalid_nodes", "%s:%d: %s", file, line, msg);
+	return err_set(e, -EINVAL, "invalid_nodes", "%s: %s", file, msg);
+}
+
+/* --- the inventory model --- */
+
+int inv_group(struct inventory *inv, const char *name, int line)
+{
+	struct inv_group *g;
+	int i;
+
+	for (i = 0; i < inv->ngroups; i++)
+		if (!strcmp(inv->groups[i].name, name))
+			return i;
+	if (inv->ngroups >= NODELIST_GROUPS_MAX)
+		return -1;
+	inv->groups = xgrow(inv->groups, &inv->gcap, inv->ngroups + 1, sizeof(*inv->groups));
+	g = &inv->groups[inv->ngroups];
+	memset(g, 0, sizeof(*g));
+	g->name = xstrdup(name);
+	g->line = line;
+	return inv->ngroups++;
+}
+
+static unsigned name_hash(const char *s)
+{
+	unsigned h = 2166136261u; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* The slot of name in the host hash: where it is, or the empty one where it would go. */
+static int host_slot(const struct inventory *inv, const char *name)
+{
+	int i = (int)(name_hash(name) & (unsigned)(inv->nslots - 1));
+
+	while (inv->hslots[i] && strcmp(inv->hosts[inv->hslots[i] - 1].name, name))
+		i = (i + 1) & (inv->nslots - 1);
+	return i;
+}
+
+/* Keep the hash at most half full (a power of two of slots). */
+static void host_hash_grow(struct inventory *inv)
+{
+	int h;
+
+	if (inv->nslots && (inv->nhosts + 1) * 2 <= inv->nslots)
+		return;
+	free(inv->hslots);
+	inv->nslots = inv->nslots ? inv->nslots * 2 : 64;
+	inv->hslots = xcalloc((size_t)inv->nslots, sizeof(int));
+	for (h = 0; h < inv->nhosts; h++)
+		inv->hslots[host_slot(inv, inv->hosts[h].name)] = h + 1;
+}
+
+int inv_host(struct inventory *inv, const char *name, int line, int g)
+{
+	struct inv_group *gr;
+	int h, i, slot;
+
+	host_hash_grow(inv);
+	slot = host_slot(inv, name);
+	h = inv->hslots[slot] - 1;
+	if (h < 0) {
+		h = inv->nhosts;
+		inv->hosts = xgrow(inv->hosts, &inv->hcap, inv->nhosts + 1, sizeof(*inv->hosts));
+		memset(&inv->hosts[h], 0, sizeof(inv->hosts[h]));
+		inv->hosts[h].name = xstrdup(name);
+		inv->hosts[h].line = line;
+		inv->nhosts++;
+		inv->hslots[slot] = h + 1;
+	}
+	if (g < 0)
+		return h;
+	gr = &inv->groups[g];
+	for (i = 0; i < gr->nhosts; i++)
+		if (gr->hosts[i] == h)
+			return h;
+	gr->hosts = xgrow(gr->hosts, &gr->hcap, gr->nhosts + 1, sizeof(int));
+	gr->hosts[gr->nhosts++] = h;
+	return h;
+}
+
+void inv_child(struct inventory *inv, int parent, int child)
+{
+	struct inv_group *p = &inv->groups[parent];
+	int i;
+
+	for (i = 0; i < p->nchildren; i++)
+		if (p->children[i] == child)
+			return;
+	p->children = xgrow(p->children, &p->ccap, p->nchildren + 1, sizeof(int));
+	p->children[p->nchildren++] = child;
+}
+
+void inv_var_set(struct inv_vars *vars, const char *key, const char *value, int line)
+{
+	int i;
+
+	for (i = 0; i < vars->n; i++)
+		if (!strcmp(vars->v[i].key, key))
+			break;
+	if (i == vars->n) {
+		vars->v = xgrow(vars->v, &vars->cap, vars->n + 1, sizeof(*vars->v));
+		vars->v[i].key = xstrdup(key);
+		vars->n++;
+	} else {
+		free(vars->v[i].value);
+	}
+	vars->v[i].value = value ? xstrdup(value) : NULL;
+	vars->v[i].line = line;
+}
+
+static const struct inv_var *vars_get(const struct inv_vars *vars, const char *key)
+{
+	int i;
+
+	for (i = 0; i < vars->n; i++)
+		if (!strcmp(vars->v[i].key, key))
+			return &vars->v[i];
+	return NULL;
+}
+
+void inv_vars_release(struct inv_vars *vars)
+{
+	int i;
+
+	for (i = 0; i < vars->n; i++) {
+		free(vars->v[i].key);
+		free(vars->v[i].value);
+	}
+	free(vars->v);
+	memset(vars, 0, sizeof(*vars));
+}
+
+void inv_release(struct inventory *inv)
+{
+	int i;
+
+	for (i = 0; i < inv->nhosts; i++) {
+		free(inv->hosts[i].name);
+		inv_vars_release(&inv->hosts[i].vars);
+	}
+	for (i = 0; i < inv->ngroups; i++) {
+		free(inv->groups[i].name);
+		inv_vars_release(&inv->groups[i].vars);
+		free(inv->groups[i].hosts);
+		free(inv->groups[i].children);
+	}
+	free(inv->hosts);
+	free(inv->groups);
+	free(inv->hslots);
+	inv->hslots = NULL;
+	inv->nslots = 0;
+	inv->hosts = NULL;
+	inv->groups = NULL;
+	inv->nhosts = inv->ngroups = 0;
+}
+
+/* One [a:b] or [a:b:stride] range of a host pattern: numbers keep a's width (01..10), or
+ * single letters. */
+struct range {
+	bool alpha;
+	long from, to, step;
+	int width;
+};
+
+static int range_parse(const char *s, size_t len, struct range *r)
+{
+	char part[3][24];
+	int n = 0, i;
+	size_t k = 0;
+
+	memset(part, 0, sizeof(part));
+	for (size_t j = 0; j < len; j++) {
+		if (s[j] == ':') {
+			if (++n > 2)
+				return -EINVAL;
+			k = 0;
+			continue;
+		}
+		if (k + 1 >= sizeof(part[0]))
+			return -EINVAL;
+		part[n][k++] = s[j];
+	}
+	if (n < 1 || !part[0][0] || !part[1][0])
+		return -EINVAL;
+	r->step = 1;
+	if (n == 2) {
+		char *end;
+
+		r->step = strtol(part[2], &end, 10);
+		if (*end || r->step < 1)
+			return -EINVAL;
+	}
+	if (isalpha((unsigned char)part[0][0])) {
+		if (part[0][1] || part[1][1] || !isalpha((unsigned char)part[1][0]))
+			return -EINVAL;
+		r->alpha = true;
+		r->from = part[0][0];
+		r->to = part[1][0];
+		r->width = 1;
+	} else {
+		char *end;
+
+		for (i = 0; i < 2; i++)
+			for (k = 0; part[i][k]; k++)
+				if (!isdigit((unsigned char)part[i][k]))
+					return -EINVAL;
+		r->alpha = false;
+		r->from = strtol(part[0], &end, 10);
+		r->to = strtol(part[1], &end, 10);
+		r->width = part[0][0] == '0' && part[0][1] ? (int)strlen(part[0]) : 0;
+	}
+	return r->from <= r->to ? 0 : -EINVAL;
+}
+
+/* Add every host pattern names, expanding the first range and recursing for the rest. */
+static int hosts_expand(struct inventory *inv, const char *pattern, int line, int g,
+                        const struct inv_var *kv, int nkv, int *count, struct err *e)
+{
+	const char *open = strchr(pattern, '['), *close;
+	struct range r;
+	long v;
+	int rc, h, i;
+
+	if (!open) {
+		if (++*count > NODELIST_HOSTS_MAX || inv->nhosts >= NODELIST_HOSTS_MAX)
+			return inv_fail(e, inv->file, line, "more than %d hosts",
+			                NODELIST_HOSTS_MAX);
+		h = inv_host(inv, pattern, line, g);
+		for (i = 0; i < nkv; i++)
+			inv_var_set(&inv->hosts[h].vars, kv[i].key, kv[i].value, kv[i].line);
+		return 0;
+	}
+	close = strchr(open, ']');
+	if (!close || range_parse(open + 1, (size_t)(close - open - 1), &r))
+		return inv_fail(e, inv->file, line,
+		                "'%s': a host range is [FROM:TO] or [FROM:TO:STEP] (web[01:20], "
+		                "db-[a:f])",
+		                pattern);
+	for (v = r.from; v <= r.to; v += r.step) {
+		char *host;
+
+		if (r.alpha)
+			host = xasprintf("%.*s%c%s", (int)(open - pattern), pattern, (char)v,
+			                 close + 1);
+		else
+			host = xasprintf("%.*s%0*ld%s", (int)(open - pattern), pattern, r.width, v,
+			                 close + 1);
+		rc = hosts_expand(inv, host, line, g, kv, nkv, count, e);
+		free(host);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int inv_hosts_add(struct inventory *inv, const char *pattern, int line, int g,
+                  const struct inv_var *kv, int nkv, struct err *e)
+{
+	int count = 0;
+
+	return hosts_expand(inv, pattern, line, g, kv, nkv, &count, e);
+}
+
+/* --- Ansible INI --- */
+
+/* Next whitespace-separated token of *s, with "..." and '...' quoting (quotes removed) and a
+ * '#' or ';' comment ending the line. NULL at the end. Caller frees. */
+static char *ini_token(const char **s)
+{
+	struct buf b = BUF_INIT;
+	const char *p = *s;
+	char q = 0;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!*p || *p == '#' || *p == ';') {
+		*s = p;
+		return NULL;
+	}
+	buf_puts(&b, "");
+	for (; *p; p++) {
+		if (q) {
+			if (*p == q)
+				q = 0;
+			else
+				buf_append(&b, p, 1);
+		} else if (*p == '"' || *p == '\'') {
+			q = *p;
+		} else if (*p == ' ' || *p == '\t') {
+			break;
+		} else {
+			buf_append(&b, p, 1);
+		}
+	}
+	*s = p;
+	return buf_detach(&b, NULL);
+}
+
+/* A value with surrounding whitespace and one pair of quotes removed. Caller frees. */
+static char *ini_value(const char *s)
+{
+	size_t len;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	len = strlen(s);
+	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r'))
+		len--;
+	if (len >= 2 && (s[0] == '"' || s[0] == '\'') && s[len - 1] == s[0])
+		return xstrndup(s + 1, len - 2);
+	return xstrndup(s, len);
+}
+
+enum ini_section { INI_HOSTS, INI_VARS, INI_CHILDREN };
+
+/* A host line: PATTERN [key=value ...]. The pattern's ":PORT" is Ansible's SSH port, not the
+ * agent's, and is dropped from the name. */
+static int ini_host_line(struct inventory *inv, const char *line_text, int line, int g,
+                         struct err *e)
+{
+	struct inv_var kv[64];
+	const char *p = line_text;
+	char *pattern = ini_token(&p), *tok, *colon;
+	int nkv = 0, rc = 0, i;
+
+	if (!pattern)
+		return 0;
+	colon = strrchr(pattern, ':');
+	if (colon && colon > pattern && colon[1] &&
+	    strspn(colon + 1, "0123456789") == strlen(colon + 1))
+		*colon = '\0';
+	while ((tok = ini_token(&p))) {
+		char *eq = strchr(tok, '=');
+
+		if (!eq || eq == tok) {
+			rc = inv_fail(e, inv->file, line,
+			              "'%s' after host '%s': expected key=value (Ansible's host "
+			              "variables)",
+			              tok, pattern);
+			free(tok);
+			goto out;
+		}
+		if (nkv == (int)(sizeof(kv) / sizeof(kv[0]))) {
+			free(tok);
+			rc = inv_fail(e, inv->file, line, "more than %d variables on one host line",
+			              nkv);
+			goto out;
+		}
+		*eq = '\0';
+		kv[nkv].key = xstrdup(tok);
+		kv[nkv].value = xstrdup(eq + 1);
+		kv[nkv].line = line;
+		nkv++;
+		free(tok);
+	}
+	rc = inv_hosts_add(inv, pattern, line, g, kv, nkv, e);
+out:
+	for (i = 0; i < nkv; i++) {
+		free(kv[i].key);
+		free(kv[i].value);
+	}
+	free(pattern);
+	return rc;
+}
+
+static int ini_read(struct inventory *inv, const char *text, struct err *e)
+{
+	enum ini_section sec = INI_HOSTS;
+	int g = inv_group(inv, "ungrouped", 0), line = 0, rc = 0;
+	const char *p = text;
+
+	while (*p && !rc) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		char *s = xstrndup(p, len), *t = s, *end;
+
+		line++;
+		p = nl ? nl + 1 : p + len;
+		while (*t == ' ' || *t == '\t')
+			t++;
+		end = t + strlen(t);
+		while (end > t && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+			*--end = '\0';
+		if (!*t || *t == '#' || *t == ';') {
+			free(s);
+			continue;
+		}
+		if (*t == '[') {
+			char *close = strchr(t, ']'), *colon;
+
+			if (!close || close[1] || close == t + 1) {
+				rc = inv_fail(e, inv->file, line,
+				              "'%s': a section is [GROUP], "
+				              "[GROUP:vars] or [GROUP:children]",
+				              t);
+				free(s);
+				break;
+			}
+			*close = '\0';
+			colon = strchr(t + 1, ':');
+			sec = INI_HOSTS;
+			if (colon) {
+				*colon = '\0';
+				if (!strcmp(colon + 1, "vars"))
+					sec = INI_VARS;
+				else if (!strcmp(colon + 1, "children"))
+					sec = INI_CHILDREN;
+				else {
+					rc = inv_fail(e, inv->file, line,
+					              "[%s:%s]: the suffix is :vars or :children",
+					              t + 1, colon + 1);
+					free(s);
+					break;
+				}
+			}
+			g = inv_group(inv, t + 1, line);
+			free(s);
+			if (g < 0)
+				rc = inv_fail(e, inv->file, line, "more than %d groups",
+				              NODELIST_GROUPS_MAX);
+			continue;
+		}
+		if (sec == INI_HOSTS) {
+			rc = ini_host_line(inv, t, line, g, e);
+		} else if (sec == INI_VARS) {
+			char *eq = strchr(t, '='), *key, *val;
+
+			if (!eq || eq == t) {
+				rc = inv_fail(e, inv->file, line,
+				              "'%s' in [%s:vars]: expected key=value", t,
+				              inv->groups[g].name);
+			} else {
+				*eq = '\0';
+				key = ini_value(t);
+				val = ini_value(eq + 1);
+				inv_var_set(&inv->groups[g].vars, key, val, line);
+				free(key);
+				free(val);
+			}
+		} else {
+			const char *q = t;
+			char *child = ini_token(&q), *more = ini_token(&q);
+			int c;
+
+			if (!child || more)
+				rc = inv_fail(e, inv->file, line,
+				              "'%s' in [%s:children]: expected one group name", t,
+				              inv->groups[g].name);
+			else if ((c = inv_group(inv, child, line)) < 0)
+				rc = inv_fail(e, inv->file, line, "more than %d groups",
+				              NODELIST_GROUPS_MAX);
+			else
+				inv_child(inv, g, c);
+			free(child);
+			free(more);
+		}
+		free(s);
+	}
+	return rc;
+}
+
+/* --- from an inventory to nodes --- */
+
+/* Depth of every group below "all" (all 0, a top group 1, its children 2, ...): Ansible
+ * applies group variables from the shallowest group to the deepest. */
+static void groups_depth(const struct inventory *inv, int *depth)
+{
+	int i, j, changed, all = -1;
+
+	for (i = 0; i < inv->ngroups; i++) {
+		depth[i] = 1;
+		if (!strcmp(inv->groups[i].name, "all")) {
+			all = i;
+			depth[i] = 0;
+		}
+	}
+	/* Longest path from the top; a cycle stops at ngroups rounds. */
+	for (int round = 0; round < inv->ngroups; round++) {
+		changed = 0;
+		for (i = 0; i < inv->ngroups; i++)
+			for (j = 0; j < inv->groups[i].nchildren; j++) {
+				int c = inv->groups[i].children[j];
+
+				if (c != all && depth[c] < depth[i] + 1) {
+					depth[c] = depth[i] + 1;
+					changed = 1;
+				}
+			}
+		if (!changed)
+			break;
+	}
+}
+
+/* Mark g and every group below it. */
+static void groups_below(const struct inventory *inv, int g, bool *mark)
+{
+	int i;
+
+	if (mark[g])
+		return;
+	mark[g] = true;
+	for (i = 0; i < inv->groups[g].nchildren; i++)
+		groups_below(inv, inv->groups[g].children[i], mark);
+}
+
+/* member[h * ngroups + g]: host h is in group g or in a group below it. Caller frees. */
+static bool *members_make(const struct inventory *inv)
+{
+	size_t ng = (size_t)inv->ngroups;
+	bool *below = xcalloc(ng * ng + 1, sizeof(bool)); /* below[g * ng + d]: d is g or under g */
+	bool *member = xcalloc((size_t)inv->nhosts * ng + 1, sizeof(bool));
+	size_t g, d;
+	int i;
+
+	for (g = 0; g < ng; g++)
+		groups_below(inv, (int)g, &below[g * ng]);
+	for (d = 0; d < ng; d++)
+		for (i = 0; i < inv->groups[d].nhosts; i++)
+			for (g = 0; g < ng; g++)
+				if (below[g * ng + d])
+					member[(size_t)inv->groups[d].hosts[i] * ng + g] = true;
+	free(below);
+	return member;
+}
+
+struct vars_order {
+	const struct inventory *inv;
+	const int *depth;
+};
+
+static int group_cmp(const void *a, const void *b, void *arg)
+{
+	const struct vars_order *o = arg;
+	int ga = *(const int *)a, gb = *(const int *)b;
+
+	if (o->depth[ga] != o->depth[gb])
+		return o->depth[ga] - o->depth[gb];
+	return strcmp(o->inv->groups[ga].name, o->inv->groups[gb].name);
+}
+
+/* The value of key for host h: host variables over the deepest group's over the shallower
+ * ones' ("all" last). NULL when unset. */
+static const struct inv_var *host_var(const struct inventory *inv, int h, const char *key,
+                                      const int *order, int norder)
+{
+	const struct inv_var *v = vars_get(&inv->hosts[h].vars, key);
+	int i;
+
+	if (v)
+		return v;
+	for (i = norder - 1; i >= 0; i--)
+		if ((v = vars_get(&inv->groups[order[i]].vars, key)))
+			return v;
+	return NULL;
+}
+
+static char *url_make(const char *scheme, const char *host, const char *port)
+{
+	bool v6 = strchr(host, ':') && host[0] != '[';
+
+	return xasprintf("%s://%s%s%s:%s", scheme, v6 ? "[" : "", host, v6 ? "]" : "", port);
+}
+
+static char *path_resolve(const char *dir, const char *path)
+{
+	return path[0] == '/' || !dir ? xstrdup(path) : xasprintf("%s/%s", dir, path);
+}
+
+static void node_add(struct nodelist *l, int *cap, char *name, char *url, char *device,
+                     char *token_file, int line)
+{
+	struct nodelist_node *n;
+
+	l->nodes = xgrow(l->nodes, cap, l->n + 1, sizeof(*l->nodes));
+	n = &l->nodes[l->n++];
+	n->name = name;
+	n->url = url;
+	n->device = device;
+	n->token_file = token_file;
+	n->line = line;
+}
+
+/* A device as written ("sdb", "/dev/sdb"), without /dev/. */
+static char *device_take(const char *s)
+{
+	return xstrdup(strncmp(s, "/dev/", 5) ? s : s + 5);
+}
+
+static int inventory_nodes(const struct inventory *inv, const char *dir,
+                           const struct nodelist_opts *o, struct nodelist *l, struct err *e)
+{
+	int *depth = xcalloc((size_t)inv->ngroups + 1, sizeof(int));
+	int *order = xcalloc((size_t)inv->ngroups + 1, sizeof(int));
+	bool *member = members_make(inv);
+	struct vars_order vo = { inv, depth };
+	int sel = -1, h, g, norder, cap = 0, rc = 0;
+	char port_s[16];
+
+	groups_depth(inv, depth);
+	if (o->group) {
+		for (g = 0; g < inv->ngroups; g++)
+			if (!strcmp(inv->groups[g].name, o->group))
+				sel = g;
+		if (sel < 0 || (!inv->groups[sel].nhosts && !inv->groups[sel].nchildren)) {
+			struct buf names = BUF_INIT;
+
+			for (g = 0; g < inv->ngroups; g++)
+				if (inv->groups[g].nhosts || inv->groups[g].nchildren)
+					buf_printf(&names, "%s%s", names.len ? ", " : "",
+					           inv->groups[g].name);
+			rc = inv_fail(e, inv->file, 0, "no group '%s' with hosts (groups: %s)",
+			              o->group, names.len ? names.data : "none");
+			buf_release(&names);
+			goto out;
+		}
+	}
+	snprintf(port_s, sizeof(port_s), "%d", o->port ? o->port : NODELIST_DEFAULT_PORT);
+	for (h = 0; h < inv->nhosts && !rc; h++) {
+		const struct inv_var *url, *dev, *tf, *addr, *port, *scheme;
+		const bool *in = &member[(size_t)h * (size_t)inv->ngroups];
+
+		if (sel >= 0 && !in[sel])
+			continue;
+		/* The host's groups (and those above them, "all" always), shallowest first. */
+		norder = 0;
+		for (g = 0; g < inv->ngroups; g++)
+			if (in[g] || !strcmp(inv->groups[g].name, "all"))
+				order[norder++] = g;
+		qsort_r(order, (size_t)norder, sizeof(int), group_cmp, &vo);
+		url = host_var(inv, h, "fleettune_url", order, norder);
+		dev = host_var(inv, h, "fleettune_device", order, norder);
+		tf = host_var(inv, h, "fleettune_token_file", order, norder);
+		addr = host_var(inv, h, "ansible_host", order, norder);
+		port = host_var(inv, h, "fleettune_port", order, norder);
+		scheme = host_var(inv, h, "fleettune_scheme", order, norder);
+		const struct inv_var *used[] = { url, dev, tf, addr, port, scheme };
+
+		for (size_t k = 0; k < sizeof(used) / sizeof(used[0]); k++)
+			if (used[k] && !used[k]->value) {
+				rc = inv_fail(e, inv->file, used[k]->line,
+				              "%s of host '%s': expected a plain value",
+				              used[k]->key, inv->hosts[h].name);
+				goto out;
+			}
+		if (!dev && !o->device) {
+			rc = inv_fail(
+			        e, inv->file, inv->hosts[h].line,
+			        "host '%s' has no device: set fleettune_device (a host or group "
+			        "variable) or give a default device",
+			        inv->hosts[h].name);
+			goto out;
+		}
+		node_add(l, &cap, xstrdup(inv->hosts[h].name),
+		         url ? xstrdup(url->value)
+		             : url_make(scheme      ? scheme->value
+		                        : o->scheme ? o->scheme
+		                                    : "http",
+		                        addr ? addr->value : inv->hosts[h].name,
+		                        port ? port->value : port_s),
+		         device_take(dev ? dev->value : o->device),
+		         tf              ? path_resolve(dir, tf->value)
+		         : o->token_file ? xstrdup(o->token_file)
+		                         : NULL,
+		         inv->hosts[h].line);
+	}
+	if (!rc && !l->n)
+		rc = inv_fail(e, inv->file, 0, "no hosts%s%s", o->group ? " in group " : "",
+		              o->group ? o->group : "");
+out:
+	free(depth);
+	free(order);
+	free(member);
+	return rc;
+}
+
+/* --- hosts files: "name url device", "host[:port] [device]", "name url" --- */
+
+/* Split "host", "host:port", "[v6]:port" or fio's "host,port" into host and port. */
+static int hostport_split(const char *s, char **host, char **port)
+{
+	const char *sep = NULL, *h = s, *hend;
+
+	if (s[0] == '[') {
+		hend = strchr(s, ']');
+		if (!hend || (hend[1] && hend[1] != ':'))
+			return -EINVAL;
+		h = s + 1;
+		sep = hend[1] ? hend + 1 : NULL;
+	} else {
+		sep = strchr(s, ',');
+		if (!sep) {
+			sep = strchr(s, ':');
+			if (sep && strchr(sep + 1, ':'))
+				return -EINVAL; /* a bare IPv6 address: needs [ ] */
+		}
+		hend = sep ? sep : s + strlen(s);
+	}
+	if (hend == h)
+		return -EINVAL;
+	for (const char *c = h; c < hend; c++)
+		if (!isalnum((unsigned char)*c) && !strchr(".-_:", *c))
+			return -EINVAL;
+	*port = NULL;
+	if (sep) {
+		char *end;
+		long v = strtol(sep + 1, &end, 10);
+
+		if (!sep[1] || *end || v < 1 || v > 65535)
+			return -EINVAL;
+		*port = xstrdup(sep + 1);
+	}
+	*host = xstrndup(h, (size_t)(hend - h));
+	return 0;
+}
+
+static int hosts_read(const char *text, const char *file, const struct nodelist_opts *o,
+                      struct nodelist *l, struct err *e)
+{
+	const char *p = text;
+	int line = 0, cap = 0, rc = 0, i, j, pcap = 0;
+	char port_s[16], **ports = NULL; /* per node: the port of a host[:port] line, else NULL */
+
+	snprintf(port_s, sizeof(port_s), "%d", o->port ? o->port : NODELIST_DEFAULT_PORT);
+	while (*p && !rc) {
+		const char *nl = strchr(p, '\n'), *q;
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		char *s = xstrndup(p, len), *f[4] = { NULL, NULL, NULL, NULL }, *tok;
+		int nf = 0;
+
+		line++;
+		p = nl ? nl + 1 : p + len;
+		q = s;
+		while ((tok = ini_token(&q))) {
+			if (nf < 4)
+				f[nf] = tok;
+			else
+				free(tok);
+			nf++;
+		}
+		if (nf == 0) {
+			free(s);
+			continue;
+		}
+		if (l->n >= NODELIST_HOSTS_MAX) {
+			rc = inv_fail(e, file, line, "more than %d hosts", NODELIST_HOSTS_MAX);
+			for (i = 0; i < 4; i++)
+				free(f[i]);
+			free(s);
+			break;
+		}
+		ports = xgrow(ports, &pcap, l->n + 1, sizeof(*ports));
+		ports[l->n] = NULL;
+		if (nf > 3) {
+			rc = inv_fail(
+			        e, file, line,
+			        "%d fields: a host list line is 'name url device', 'host[:port] "
+			        "[device]' or 'name url'",
+			        nf);
+		} else if (!strncmp(f[nf > 1 ? 1 : 0], "http://", 7) ||
+		           !strncmp(f[nf > 1 ? 1 : 0], "https://", 8)) {
+			/* name url [device] */
+			if (nf == 1)
+				rc = inv_fail(
+				        e, file, line,
+				        "'%s': a URL needs a name before it ('name url device')",
+				        f[0]);
+			else if (nf == 2 && !o->device)
+				rc = inv_fail(e, file, line,
+				              "host '%s' has no device: write 'name url device' or "
+				              "give a "
+				              "default device",
+				              f[0]);
+			else
+				node_add(l, &cap, xstrdup(f[0]), xstrdup(f[1]),
+				         device_take(nf == 3 ? f[2] : o->device),
+				         o->token_file ? xstrdup(o->token_file) : NULL, line);
+		} else if (nf == 3) {
+			rc = inv_fail(e, file, line,
+			              "'%s': the second of three fields must be the agent's URL "
+			              "(http:// or https://): 'name url device'",
+			              f[1]);
+		} else {
+			char *host = NULL, *port = NULL;
+
+			if (hostport_split(f[0], &host, &port)) {
+				rc = inv_fail(
+				        e, file, line,
+				        "'%s' is not a host list line ('name url device' or "
+				        "'host[:port] [device]'), an Ansible inventory (INI or "
+				        "YAML) or kubectl get pods -o json",
+				        f[0]);
+			} else if (nf == 1 && !o->device) {
+				rc = inv_fail(e, file, line,
+				              "host '%s' has no device: write 'host[:port] device' "
+				              "or give "
+				              "a default device",
+				              host);
+			} else {
+				ports[l->n] = xstrdup(port ? port : port_s);
+				node_add(
+				        l, &cap, xstrdup(host),
+				        url_make(o->scheme ? o->scheme : "http", host, ports[l->n]),
+				        device_take(nf == 2 ? f[1] : o->device),
+				        o->token_file ? xstrdup(o->token_file) : NULL, line);
+			}
+			free(host);
+			free(port);
+		}
+		for (i = 0; i < 4; i++)
+			free(f[i]);
+		free(s);
+	}
+	/* A name is unique: where two host[:port] lines share a host, both are "host-PORT". */
+	for (i = 0; !rc && i < l->n; i++) {
+		bool shared = false;
+
+		if (!ports[i])
+			continue;
+		for (j = 0; j < l->n && !shared; j++)
+			shared = j != i && ports[j] && !strcmp(l->nodes[j].name, l->nodes[i].name);
+		if (shared)
+			for (j = l->n - 1; j >= i; j--)
+				if (ports[j] && j != i &&
+				    !strcmp(l->nodes[j].name, l->nodes[i].name)) {
+					char *renamed =
+					        xasprintf("%s-%s", l->nodes[j].name, ports[j]);
+
+					free(l->nodes[j].name);
+					l->nodes[j].name = renamed;
+				}
+		if (shared) {
+			char *renamed = xasprintf("%s-%s", l->nodes[i].name, ports[i]);
+
+			free(l->nodes[i].name);
+			l->nodes[i].name = renamed;
+		}
+	}
+	for (i = 0; i < l->n; i++)
+		free(ports[i]);
+	free(ports);
+	if (rc)
+		return rc;
+	return l->n ? 0 : inv_fail(e, file, 0, "no hosts in the file");
+}
+
+/* --- kubectl get pods -o json --- */
+
+/* The line of the first "name": "pod" in text (kubectl prints metadata first), or 0. */
+static int pod_line(const char *text, const char *pod)
+{
+	char *needle = xasprintf("\"%s\"", pod);
+	const char *hit = strstr(text, needle), *c;
+	int line = 1;
+
+	free(needle);
+	if (!hit)
+		return 0;
+	for (c = text; c < hit; c++)
+		line += *c == '\n';
+	return line;
+}
+
+static const char *jstr(json_t *obj, const char *path)
+{
+	char key[64];
+	const char *dot;
+
+	while (obj && (dot = strchr(path, '.'))) {
+		snprintf(key, sizeof(key), "%.*s", (int)(dot - path), path);
+		obj = json_object_get(obj, key);
+		path = dot + 1;
+	}
+	obj = obj ? json_object_get(obj, path) : NULL;
+	return json_is_string(obj) ? json_string_value(obj) : NULL;
+}
+
+/* The agent's port from the pod's containers: the port named "api" (deploy/daemonset.yaml),
+ * else the first containerPort; 0 for none. */
+static int pod_port(json_t *pod)
+{
+	json_t *cs = json_object_get(json_object_get(pod, "spec"), "containers"), *c, *pt;
+	size_t i, j;
+	int first = 0;
+
+	json_array_foreach(cs, i, c)
+	{
+		json_array_foreach(json_object_get(c, "ports"), j, pt)
+		{
+			json_t *num = json_object_get(pt, "containerPort");
+			const char *name = jstr(pt, "name");
+
+			if (!json_is_integer(num))
+				continue;
+			if (name && !strcmp(name, "api"))
+				return (int)json_integer_value(num);
+			if (!first)
+				first = (int)json_integer_value(num);
+		}
+	}
+	return first;
+}
+
+static bool pod_ready(json_t *pod)
+{
+	json_t *conds = json_object_get(json_object_get(pod, "status"), "conditions"), *c;
+	size_t i;
+
+	json_array_foreach(conds, i, c)
+	{
+		const char *type = jstr(c, "type"), *st = jstr(c, "status");
+
+		if (type && st && !strcmp(type, "Ready"))
+			return !strcmp(st, "True");
+	}
+	return false;
+}
+
+static int kubectl_read(const char *text, const char *file, const struct nodelist_opts *o,
+                        struct nodelist *l, struct err *e)
+{
+	json_error_t je;
+	json_t *root = json_loads(text, 0, &je), *items, *pod;
+	const char *kind;
+	int cap = 0, rc = 0;
+	size_t i;
+
+	if (!root)
+		return inv_fail(e, file, je.line, "not JSON: %s", je.text);
+	kind = jstr(root, "kind");
+	items = json_object_get(root, "items");
+	if (kind && !strcmp(kind, "Pod")) {
+		items = json_array();
+		json_array_append(items, root);
+	} else if (!json_is_array(items)) {
+		rc = inv_fail(e, file, 1,
+		              "JSON, but not the output of kubectl get pods -o json (no \"items\" "
+		              "array, not a Pod)");
+		goto out;
+	} else {
+		json_incref(items);
+	}
+	if (json_array_size(items) > NODELIST_HOSTS_MAX)
+		rc = inv_fail(e, file, 0, "more than %d pods", NODELIST_HOSTS_MAX);
+	json_array_foreach(items, i, pod)
+	{
+		if (rc)
+			break;
+		const char *name = jstr(pod, "metadata.name"), *ip = jstr(pod, "status.podIP");
+		const char *node = jstr(pod, "spec.nodeName"), *podkind = jstr(pod, "kind");
+		const char *dev, *phase = jstr(pod, "status.phase");
+		int line = name ? pod_line(text, name) : 0, port;
+		char port_s[16];
+
+		dev = json_string_value(json_object_get(
+		        json_object_get(json_object_get(pod, "metadata"), "labels"), DEVICE_LABEL));
+		if (!dev)
+			dev = json_string_value(json_object_get(
+			        json_object_get(json_object_get(pod, "metadata"), "annotations"),
+			        DEVICE_LABEL));
+		if (!name || (podkind && strcmp(podkind, "Pod"))) {
+			rc = inv_fail(e, file, line,
+			              "items[%zu]: not a pod (kubectl get pods -o json)", i);
+			break;
+		}
+		if (!ip || !pod_ready(pod)) {
+			rc = inv_fail(e, file, line,
+			              "items[%zu]: pod %s on node %s is not Ready (phase %s): wait "
+			              "for it (kubectl rollout status) or leave it out of the list",
+			              i, name, node ? node : "(none)", phase ? phase : "unknown");
+			break;
+		}
+		if (!dev && !o->device) {
+			rc = inv_fail(
+			        e, file, line,
+			        "items[%zu]: pod %s has no device: label it fleettune.io/device "
+			        "or give a default device",
+			        i, name);
+			break;
+		}
+		port = o->port ? o->port : pod_port(pod);
+		snprintf(port_s, sizeof(port_s), "%d", port ? port : NODELIST_DEFAULT_PORT);
+		node_add(l, &cap, xstrdup(node ? node : name),
+		         url_make(o->scheme ? o->scheme : "http", ip, port_s),
+		         device_take(dev ? dev : o->device),
+		         o->token_file ? xstrdup(o->token_file) : NULL, line);
+	}
+	json_decref(items);
+	if (!rc && !l->n)
+		rc = inv_fail(e, file, 0, "no pods in the list (is the label selector right?)");
+out:
+	json_decref(root);
+	return rc;
+}
+
+/* --- which format --- */
+
+/* JSON, YAML and INI by their first significant line ('{'; "---" or "key:"; "[group]" or
+ * "key=value"); INI also by a later section or variable (a file may open with ungrouped
+ * hosts); else a hosts file. */
+static enum nodelist_format format_detect(const char *text)
+{
+	const char *p = text;
+	bool first = true;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n'), *s = p, *end = nl ? nl : p + strlen(p), *c;
+
+		p = nl ? nl + 1 : end;
+		while (s < end && (*s == ' ' || *s == '\t' || *s == '\r'))
+			s++;
+		if (s == end || *s == '#' || *s == ';')
+			continue;
+		if (first) {
+			if (*s == '{')
+				return NODELIST_KUBECTL;
+			if (!strncmp(s, "---", 3))
+				return NODELIST_ANSIBLE_YAML;
+			/* "key:" or "key: value", not "host:port" */
+			for (c = s; c < end && *c != ' ' && *c != '\t'; c++)
+				if (*c == ':' && (c + 1 == end || strchr(" \t\r", c[1])))
+					return NODELIST_ANSIBLE_YAML;
+			first = false;
+		}
+		if (*s == '[') {
+			const char *close = s;
+
+			while (close < end && *close != ']')
+				close++;
+			/* "[group]" rather than "[fe80::1]:7070" (a host) */
+			if (close < end && (close + 1 == end || strchr(" \t\r#;", close[1])))
+				return NODELIST_ANSIBLE_INI;
+		}
+		for (c = s; c < end; c++)
+			if (*c == '=')
+				return NODELIST_ANSIBLE_INI;
+	}
+	return NODELIST_HOSTS;
+}
+
+int nodelist_parse(const char *text, const char *file, const char *dir,
+                   const struct nodelist_opts *o, struct nodelist *out, struct err *e)
+{
+	static const struct nodelist_opts none = { 0 };
+	struct inventory inv = { .file = file };
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!o)
+		o = &none;
+	out->format = o->format == NODELIST_AUTO ? format_detect(text) : o->format;
+	if (o->group && out->format != NODELIST_ANSIBLE_INI && out->format != NODELIST_ANSIBLE_YAML)
+		return inv_fail(e, file, 0,
+		                "a group ('%s') selects hosts of an Ansible inventory, "
+		                "and this is read as %s",
+		                o->group, nodelist_format_name(out->format));
+	switch (out->format) {
+	case NODELIST_HOSTS:
+		rc = hosts_read(text, file, o, out, e);
+		break;
+	case NODELIST_KUBECTL:
+		rc = kubectl_read(text, file, o, out, e);
+		break;
+	case NODELIST_ANSIBLE_INI:
+	case NODELIST_ANSIBLE_YAML:
+		inv_group(&inv, "all", 0);
+		rc = out->format == NODELIST_ANSIBLE_INI ? ini_read(&inv, text, e)
+		                                         : inv_yaml_read(&inv, text, e);
+		if (!rc)
+			rc = inventory_nodes(&inv, dir, o, out, e);
+		inv_release(&inv);
+		break;
+	default:
+		rc = inv_fail(e, file, 0, "unknown format");
+	}
+	if (rc)
+		nodelist_release(out);
+	return rc;
+}
+
+void nodelist_release(struct nodelist *l)
+{
+	int i;
+
+	for (i = 0; i < l->n; i++) {
+		free(l->nodes[i].name);
+		free(l->nodes[i].url);
+		free(l->nodes[i].device);
+		free(l->nodes[i].token_file);
+	}
+	free(l->nodes);
+	l->nodes = NULL;
+	l->n = 0;
+}
