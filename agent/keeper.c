@@ -9,6 +9,7 @@
 
 #include "keep.h"
 #include "keeper.h"
+#include "keepid.h"
 #include "log.h"
 #include "num.h"
 #include "timeutil.h"
@@ -37,6 +38,8 @@ struct keeper {
 	struct kept *kept;       /* oldest first: on a device two profiles hold, the older wins */
 	struct block_seen *seen; /* the last scan of ROOT/sys/block */
 	int n_seen;
+	struct keepid ids;                 /* identity read once per device and medium */
+	struct profile_ident_source ident; /* env.ident through ids */
 };
 
 static void kept_release(struct kept *kp)
@@ -147,6 +150,7 @@ static void scan(struct keeper *k)
 	free(k->seen);
 	k->seen = list;
 	k->n_seen = n;
+	keepid_rescan(&k->ids, list, n);
 }
 
 /* The older profile that holds one of k->kept[idx]'s parameters on dev, or NULL. */
@@ -156,7 +160,7 @@ static const struct kept *contender(const struct keeper *k, int idx, const char 
 	int j;
 
 	for (j = 0; j < idx; j++)
-		if (profile_matches(&k->kept[j].p, dev, &k->env.ident) &&
+		if (profile_matches(&k->kept[j].p, dev, &k->ident) &&
 		    profile_params_overlap(&k->kept[idx].p, &k->kept[j].p, name, sizeof(name)))
 			return &k->kept[j];
 	return NULL;
@@ -176,19 +180,19 @@ static void kept_sync(struct keeper *k, int idx, enum keep_pass mode)
 		const char *dev = p->match.devices[i];
 
 		if (!profile_is_pattern(dev) &&
-		    (!present(k, dev) || profile_matches(p, dev, &k->env.ident)))
+		    (!present(k, dev) || profile_matches(p, dev, &k->ident)))
 			device_get(kp, dev, t);
 	}
 	for (i = 0; i < k->n_seen; i++)
-		if (k->seen[i].size_bytes && profile_matches(p, k->seen[i].name, &k->env.ident))
+		if (k->seen[i].size_bytes && profile_matches(p, k->seen[i].name, &k->ident))
 			device_get(kp, k->seen[i].name, t);
 	keep = xcalloc((size_t)kp->n + 1, sizeof(*keep));
 	for (i = 0; i < kp->n; i++) {
 		const char *dev = kp->dev[i].device;
 
 		keep[i] = profile_names(p, dev)
-		                  ? !present(k, dev) || profile_matches(p, dev, &k->env.ident)
-		                  : present(k, dev) && profile_matches(p, dev, &k->env.ident);
+		                  ? !present(k, dev) || profile_matches(p, dev, &k->ident)
+		                  : present(k, dev) && profile_matches(p, dev, &k->ident);
 	}
 	for (i = j = 0; i < kp->n; i++) {
 		if (keep[i]) {
@@ -315,6 +319,8 @@ int keeper_start(struct keeper **out, const struct keeper_env *env, struct err *
 		k->env.check_s = KEEPER_CHECK_S;
 	pthread_mutex_init(&k->lock, NULL);
 	pthread_cond_init(&k->wake, NULL);
+	keepid_init(&k->ids, &k->env.ident);
+	k->ident = keepid_source(&k->ids);
 	rc = store_profiles_load(k->env.store, &list, &n, e);
 	if (rc) {
 		keeper_stop(k);
@@ -356,6 +362,7 @@ void keeper_stop(struct keeper *k)
 		kept_release(&k->kept[i]);
 	free(k->kept);
 	free(k->seen);
+	keepid_release(&k->ids);
 	pthread_cond_destroy(&k->wake);
 	pthread_mutex_destroy(&k->lock);
 	free(k);
@@ -366,7 +373,7 @@ void keeper_stop(struct keeper *k)
 static bool put_contested(const struct keeper *k, const struct profile *p, const struct profile *q,
                           char *dev, size_t len)
 {
-	const struct profile_ident_source *src = &k->env.ident;
+	const struct profile_ident_source *src = &k->ident;
 	int i;
 
 	for (i = 0; i < p->match.n_devices; i++) {
@@ -519,7 +526,7 @@ int keeper_put(struct keeper *k, struct profile *p, bool dry_run, const char *or
 	*created = false;
 	memset(out, 0, sizeof(*out));
 	profile_init(&old);
-	rc = profile_check(p, &k->env.ident, e);
+	rc = profile_check(p, &k->ident, e);
 	if (rc) {
 		profile_release(p);
 		return rc;
@@ -545,7 +552,7 @@ int keeper_put(struct keeper *k, struct profile *p, bool dry_run, const char *or
 		if (!profile_is_pattern(nk.p.match.devices[i]))
 			device_get(&nk, nk.p.match.devices[i], t);
 	for (i = 0; i < k->n_seen; i++)
-		if (k->seen[i].size_bytes && profile_matches(&nk.p, k->seen[i].name, &k->env.ident))
+		if (k->seen[i].size_bytes && profile_matches(&nk.p, k->seen[i].name, &k->ident))
 			device_get(&nk, k->seen[i].name, t);
 	tg = xcalloc((size_t)nk.n + 1, sizeof(*tg));
 	n_tg = nk.n;

@@ -124,7 +124,7 @@ declare -A rank=(
 	[main]=10
 )
 declare -A group=(
-	[http]=httpd [wire_job]=wire [wire_profile]=wire [job_check]=job [keep]=keeper
+	[http]=httpd [wire_job]=wire [wire_profile]=wire [job_check]=job [keep]=keeper [keepid]=keeper
 	[store_job]=store [store_metrics]=store [store_priv]=store [store_profile]=store
 	[api_jobs]=api [api_metrics]=api [api_priv]=api [api_profiles]=api
 )

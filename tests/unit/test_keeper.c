@@ -1,7 +1,8 @@
 /* test_keeper.c -- keeper.c and keep.c on a temp sysfs tree with a real database and a clock the
  * test turns: set all or nothing (rolled back across devices), drift reported or put back, a
  * device that appears, yielding to a session and applying after it, conflicts, delete with
- * restore, the application at start, and the before values. */
+ * restore, the application at start, and the before values; identity read once per device and
+ * medium (keepid.c) and a match by model. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "keeper.h"
+#include "keepid.h"
 #include "store.h"
 #include "testutil.h"
 
@@ -48,7 +50,8 @@ static void outcome_cb(void *cls, const struct tune_change *c)
 	assert_int_equal(store_change_outcome(f->store, c, clock_s, &e), 0);
 }
 
-static void keeper_up(struct fx *f)
+/* The keeper on f's tree, its identity from src (NULL: none). */
+static void keeper_up_ident(struct fx *f, const struct profile_ident_source *src)
 {
 	struct keeper_env env = {
 		.store = f->store,
@@ -60,8 +63,15 @@ static void keeper_up(struct fx *f)
 	struct err e;
 
 	err_clear(&e);
+	if (src)
+		env.ident = *src;
 	if (keeper_start(&f->k, &env, &e))
 		fail_msg("keeper_start: %s", e.msg);
+}
+
+static void keeper_up(struct fx *f)
+{
+	keeper_up_ident(f, NULL);
 }
 
 static int setup(void **state)
@@ -458,6 +468,121 @@ static void test_not_allowed_is_not_written(void **state)
 	assert_string_equal(q(f, "vdb", "nr_requests"), "64");
 }
 
+/* A fake identity source: loop0 and vdb are model M1, loop1 M2, nobody reports firmware;
+ * it counts what it is asked. */
+static int fake_reads;
+
+static int fake_ident(void *cls, const char *dev, enum profile_ident field, char *out, size_t len)
+{
+	(void)cls;
+	fake_reads++;
+	if (field != IDENT_MODEL)
+		return -ENOENT;
+	snprintf(out, len, "%s", !strcmp(dev, "loop1") ? "M2" : "M1");
+	return 0;
+}
+
+/* keepid: a field is read once per device and medium; a new diskseq, a lost medium or no
+ * diskseq at all reads again; absent fields are remembered as absent. */
+static void test_identity_read_once(void **state)
+{
+	struct profile_ident_source fake = { fake_ident, NULL }, src;
+	struct block_seen seen[2] = { { "loop0", 1 << 20, 3, true },
+		                      { "loop1", 1 << 20, 0, false } };
+	struct keepid c;
+	char v[PROFILE_VALUE_MAX], tiny[2];
+
+	(void)state;
+	keepid_init(&c, NULL);
+	assert_null(keepid_source(&c).read);
+	keepid_release(&c);
+	keepid_init(&c, &fake);
+	src = keepid_source(&c);
+	fake_reads = 0;
+	keepid_rescan(&c, seen, 2);
+	assert_int_equal(src.read(src.cls, "loop0", IDENT_MODEL, v, sizeof(v)), 0);
+	assert_string_equal(v, "M1");
+	assert_int_equal(src.read(src.cls, "loop0", IDENT_MODEL, v, sizeof(v)), 0);
+	assert_int_equal(src.read(src.cls, "loop0", IDENT_FIRMWARE, v, sizeof(v)), -ENOENT);
+	assert_int_equal(src.read(src.cls, "loop0", IDENT_FIRMWARE, v, sizeof(v)), -ENOENT);
+	assert_int_equal(src.read(src.cls, "loop1", IDENT_MODEL, v, sizeof(v)), 0);
+	assert_string_equal(v, "M2");
+	assert_int_equal(fake_reads, 3);
+	assert_int_equal(src.read(src.cls, "loop0", IDENT_MODEL, tiny, sizeof(tiny)),
+	                 -ENAMETOOLONG);
+	/* The same scan again: loop0 (same diskseq) is remembered, loop1 (none) is read again. */
+	keepid_rescan(&c, seen, 2);
+	assert_int_equal(src.read(src.cls, "loop0", IDENT_MODEL, v, sizeof(v)), 0);
+	assert_int_equal(src.read(src.cls, "loop1", IDENT_MODEL, v, sizeof(v)), 0);
+	assert_int_equal(fake_reads, 4);
+	/* A new medium in loop0, then none. */
+	seen[0].seq = 4;
+	keepid_rescan(&c, seen, 2);
+	assert_int_equal(src.read(src.cls, "loop0", IDENT_MODEL, v, sizeof(v)), 0);
+	assert_int_equal(fake_reads, 5);
+	seen[0].size_bytes = 0;
+	keepid_rescan(&c, seen, 2);
+	assert_int_equal(src.read(src.cls, "loop0", IDENT_MODEL, v, sizeof(v)), 0);
+	assert_int_equal(fake_reads, 6);
+	/* Gone from the scan. */
+	keepid_rescan(&c, seen, 1);
+	assert_int_equal(src.read(src.cls, "loop1", IDENT_MODEL, v, sizeof(v)), 0);
+	assert_int_equal(fake_reads, 7);
+	assert_int_equal((int)c.reads, 7);
+	keepid_release(&c);
+}
+
+/* A profile that matches by model, through the keeper: the matching allowed device gets it,
+ * the other model is not its business, the one outside --allow-device is not_allowed; scans
+ * read each device's model once, not once per scan. */
+static void test_match_by_identity(void **state)
+{
+	struct fx *f = *state;
+	struct profile_ident_source fake = { fake_ident, NULL };
+	struct keeper_view v;
+	struct profile p;
+	bool created, rolled_back;
+	struct err e;
+	int i, after_put;
+
+	keeper_stop(f->k);
+	tu_write(f->root, "sys/block/loop0/diskseq", "11\n", 0444);
+	tu_write(f->root, "sys/block/loop1/diskseq", "12\n", 0444);
+	tu_write(f->root, "sys/block/vdb/diskseq", "13\n", 0444);
+	fake_reads = 0;
+	keeper_up_ident(f, &fake);
+	profile_init(&p);
+	snprintf(p.name, sizeof(p.name), "m1");
+	p.enforce = true;
+	p.match.n_values[IDENT_MODEL] = 1;
+	snprintf(p.match.values[IDENT_MODEL][0], PROFILE_VALUE_MAX, "M1");
+	p.params.items = calloc(TUNE_SET_MAX, sizeof(*p.params.items));
+	p.params.n = 1;
+	snprintf(p.params.items[0].name, sizeof(p.params.items[0].name), "read_ahead_kb");
+	snprintf(p.params.items[0].requested, sizeof(p.params.items[0].requested), "512");
+	err_clear(&e);
+	assert_int_equal(keeper_put(f->k, &p, false, "test", &v, &created, &rolled_back, &e), 0);
+	assert_true(created);
+	assert_int_equal(dev_of(&v, "loop0")->state, KEEP_HELD);
+	for (i = 0; i < v.n_devices; i++)
+		assert_string_not_equal(v.devices[i].device, "loop1");
+	assert_int_equal(dev_of(&v, "vdb")->state, KEEP_NOT_ALLOWED);
+	keeper_view_release(&v);
+	assert_string_equal(q(f, "loop0", "read_ahead_kb"), "512");
+	assert_string_equal(q(f, "loop1", "read_ahead_kb"), "128");
+	assert_string_equal(q(f, "vdb", "read_ahead_kb"), "128");
+	after_put = fake_reads;
+	assert_true(after_put >= 3 && after_put <= 6);
+	for (i = 0; i < 10; i++)
+		keeper_tick(f->k, i % 2);
+	assert_int_equal(fake_reads, after_put);
+	/* A new medium in loop1 is asked once more (still M2: not matched). */
+	tu_write(f->root, "sys/block/loop1/diskseq", "14\n", 0444);
+	keeper_tick(f->k, false);
+	assert_int_equal(fake_reads, after_put + 1);
+	assert_int_equal(state_of(f, "m1", "loop0"), KEEP_HELD);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -474,6 +599,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_delete_restores, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_applied_at_start, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_allowed_is_not_written, setup, teardown),
+		cmocka_unit_test(test_identity_read_once),
+		cmocka_unit_test_setup_teardown(test_match_by_identity, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL) || tu_leaked();
