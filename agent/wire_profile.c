@@ -48,6 +48,25 @@ static int devices_get(const json_t *v, struct profile_match *m, struct err *e)
 	return 0;
 }
 
+/* An identity value as the agent reports identity: printable ASCII (other bytes read as '?'),
+ * no blank at either end (trimmed). Anything else could never match. */
+static int ident_value_check(const char *s, const char *field, struct err *e)
+{
+	size_t n = strlen(s), i;
+
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
+			return err_set(
+			        e, -EINVAL, "bad_request",
+			        "%s: printable ASCII only (the agent reports identity so: any "
+			        "other byte reads as '?')",
+			        field);
+	if (s[0] == ' ' || s[n - 1] == ' ')
+		return err_set(e, -EINVAL, "bad_request",
+		               "%s: no blank at either end (identity is reported trimmed)", field);
+	return 0;
+}
+
 /* An identity field: a string, or an array of 1..PROFILE_VALUES_MAX strings. */
 static int ident_get(const json_t *v, int f, struct profile_match *m, struct err *e)
 {
@@ -60,6 +79,8 @@ static int ident_get(const json_t *v, int f, struct profile_match *m, struct err
 		snprintf(field, sizeof(field), "match.%s", name);
 		rc = string_get(v, field, m->values[f][0], sizeof(m->values[f][0]), e);
 		if (rc == 0)
+			rc = ident_value_check(m->values[f][0], field, e);
+		if (rc == 0)
 			m->n_values[f] = 1;
 		return rc;
 	}
@@ -71,6 +92,8 @@ static int ident_get(const json_t *v, int f, struct profile_match *m, struct err
 		snprintf(field, sizeof(field), "match.%s[%zu]", name, i);
 		rc = string_get(json_array_get(v, i), field, m->values[f][i],
 		                sizeof(m->values[f][i]), e);
+		if (rc == 0)
+			rc = ident_value_check(m->values[f][i], field, e);
 		if (rc)
 			return rc;
 		m->n_values[f]++;
