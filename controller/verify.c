@@ -5,6 +5,7 @@
 
 #include "fleet.h"
 #include "fleet_profile.h"
+#include "utf8.h"
 #include "verify.h"
 #include "xmalloc.h"
 #include "banned.h"
@@ -130,6 +131,17 @@ static void node_judge(const struct plan *p, int i, const struct verify_expect *
 		         out->held);
 }
 
+/* s (len bytes) with control characters and bytes that are not UTF-8 escaped: what an agent
+ * answered (states, owners, errors, values) is shown on the operator's terminal. */
+static void text_clean(char *s, size_t len)
+{
+	char *tmp = xmalloc(len);
+
+	utf8_clean(tmp, len, s);
+	snprintf(s, len, "%s", tmp);
+	free(tmp);
+}
+
 int verify_run(const struct plan *p, const char *name, const struct verify_expect *ex,
                struct verify_node *out)
 {
@@ -144,6 +156,8 @@ int verify_run(const struct plan *p, const char *name, const struct verify_expec
 	fleet_profile_get(&f, ask, name, a);
 	for (i = 0; i < n; i++) {
 		node_judge(p, i, &ex[i], &a[i], name, &out[i]);
+		text_clean(out[i].detail, sizeof(out[i].detail));
+		text_clean(out[i].held, sizeof(out[i].held));
 		bad += out[i].state != VERIFY_OK;
 	}
 	fleet_profiles_release(a, n);

@@ -4,7 +4,8 @@
 # wave back; verify's exit status; revert; a measure rollout that stops when the (fake) fio makes
 # the new value a loss; kill -9 of the controller mid-rollout, then --resume, and again, then
 # --revert; SIGINT between nodes; history and show; nodes from an Ansible inventory
-# (--nodes-from); inputs refused before anything is stored.
+# (--nodes-from); inputs refused before anything is stored; a hostile agent's escapes shown
+# escaped.
 . "$(dirname "$0")/lib.sh"
 
 it_need_root_sysfs
@@ -253,5 +254,52 @@ it_eq "verify refuses the same values (exit 64)" 64 $?
 ctl apply "$PLAN" --params $'{"scheduler":"none\n"}' >/dev/null 2>"$IT_TMP/bad.err"
 it_eq "apply refuses them too (exit 64)" 64 $?
 it_eq "nothing changed on the nodes" "64 64 128 64" "$(nr 1) $(nr 2) $(nr 3) $(nr 4)"
+
+# 10. What an agent answers is shown on the operator's terminal: a hostile one's escapes
+# (colours, a title, a screen clear, a carriage return) in its states, errors and values come
+# out escaped.
+python3 - "$IT_TMP/hostile.port" <<'PY' &
+import http.server, json, sys
+body = json.dumps({"name": "fleettune", "match": {"devices": ["sdz"]},
+                   "params": {"nr_requests": 32}, "enforce": True,
+                   "devices": [{"device": "sdz", "state": "failed\u001b[31m",
+                                "error": "no\u001b]0;owned\u0007",
+                                "params": {"nr_requests": {"live": "64\u001b[2J", "wanted": "32",
+                                                           "drifted": True,
+                                                           "since": "2026-12-01T00:00:00Z\r"}}}]
+                   }).encode()
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a):
+        pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write(str(s.server_address[1]))
+import os; os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+s.serve_forever()
+PY
+HOSTILE_PID=$!
+port_up() { [ -s "$IT_TMP/hostile.port" ]; }
+if it_wait_for "the hostile agent's port" 20 port_up; then
+	jq --arg url "http://127.0.0.1:$(cat "$IT_TMP/hostile.port")" \
+		'.nodes = [{"name": "hostile", "url": $url, "device": "sdz",
+			"token": "0123456789abcdef0123456789abcdef"}]' "$PLAN" >"$IT_TMP/hostile.json"
+	ctl verify "$IT_TMP/hostile.json" --params '{"nr_requests":32}' >"$IT_TMP/hostile.out"
+	it_eq "verify of the hostile node exits 1" 1 $?
+	it_check "... and shows what differs" grep -q '^hostile .*DIFFERS' "$IT_TMP/hostile.out"
+	it_eq "no escape, bell or carriage return reaches the terminal" 0 \
+		"$(tr -cd '\033\007\r' <"$IT_TMP/hostile.out" | wc -c)"
+	it_check "... they are shown escaped" grep -qF 'failed\x1b[31m' "$IT_TMP/hostile.out"
+	it_check "... in values too" grep -qF 'live 64\x1b[2J' "$IT_TMP/hostile.out"
+else
+	it_fail "the hostile agent did not start"
+fi
+kill "$HOSTILE_PID" 2>/dev/null
+wait "$HOSTILE_PID" 2>/dev/null
 
 it_done
