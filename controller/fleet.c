@@ -11,6 +11,7 @@
 #include "fsparam.h"
 #include "protocol.h"
 #include "timeutil.h"
+#include "utf8.h"
 #include "xmalloc.h"
 #include "banned.h"
 
@@ -217,9 +218,11 @@ static bool agent_error(const struct client_req *r, char *code, size_t clen, cha
 	json_t *err = json_object_get(root, "error");
 	bool ok = json_is_string(json_object_get(err, "message"));
 
+	/* An agent's words end up on the operator's terminal and in the database: control
+	 * characters and bytes that are not UTF-8 escaped. */
 	if (ok) {
-		snprintf(code, clen, "%s", jstr(err, "code"));
-		snprintf(msg, mlen, "%s", jstr(err, "message"));
+		utf8_clean(code, clen, jstr(err, "code"));
+		utf8_clean(msg, mlen, jstr(err, "message"));
 	}
 	json_decref(root);
 	return ok;

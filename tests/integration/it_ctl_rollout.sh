@@ -268,13 +268,16 @@ body = json.dumps({"name": "fleettune", "match": {"devices": ["sdz"]},
                                                            "drifted": True,
                                                            "since": "2026-12-01T00:00:00Z\r"}}}]
                    }).encode()
+fail = json.dumps({"error": {"code": "internal\u001b[1m",
+                             "message": "boom\u001b[2J\u001b]0;owned\u0007"}}).encode()
 class H(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
-        self.send_response(200)
+        out = fail if self.path.endswith("/err") else body
+        self.send_response(500 if out is fail else 200)
         self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Content-Length", str(len(out)))
         self.end_headers()
-        self.wfile.write(body)
+        self.wfile.write(out)
     def log_message(self, *a):
         pass
 s = http.server.HTTPServer(("127.0.0.1", 0), H)
@@ -296,6 +299,12 @@ if it_wait_for "the hostile agent's port" 20 port_up; then
 		"$(tr -cd '\033\007\r' <"$IT_TMP/hostile.out" | wc -c)"
 	it_check "... they are shown escaped" grep -qF 'failed\x1b[31m' "$IT_TMP/hostile.out"
 	it_check "... in values too" grep -qF 'live 64\x1b[2J' "$IT_TMP/hostile.out"
+	ctl verify "$IT_TMP/hostile.json" --params '{"nr_requests":32}' --profile err \
+		>"$IT_TMP/hostile2.out" 2>&1
+	it_eq "verify of a node that answers an error exits 1" 1 $?
+	it_eq "... its message reaches the terminal escaped" 0 \
+		"$(tr -cd '\033\007\r' <"$IT_TMP/hostile2.out" | wc -c)"
+	it_check "... and readable" grep -qF 'boom\x1b[2J' "$IT_TMP/hostile2.out"
 else
 	it_fail "the hostile agent did not start"
 fi
