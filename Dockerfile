@@ -6,6 +6,8 @@
 #   --build-arg RUNTIME_BASE=IMAGE  the runtime stage's (default debian:bookworm-slim)
 #   --build-arg UNIT_TESTS=0        skip the unit tests in the build stage (a CI that already
 #                                   ran them; tests/integration/it_image.sh does this)
+#   --build-arg JOBS=N              compile with N jobs (default: every CPU; it_image.sh uses
+#                                   1, leaving the other CPU to the tests it overlaps)
 # Run the agent on a node (it writes /sys/block/*/queue and benchmarks devices):
 #   docker run -d --name fleettune-agent --network host --privileged \
 #     -v /sys:/sys:rw -v /var/lib/fleettune:/var/lib/fleettune \
@@ -28,6 +30,7 @@ ARG RUNTIME_BASE=debian:bookworm-slim
 
 FROM ${BASE} AS build
 ARG UNIT_TESTS=1
+ARG JOBS=
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev \
@@ -52,7 +55,7 @@ RUN for f in /etc/apt/sources.list.d/*.sources; do \
       --disable-rados --disable-rbd --disable-http --disable-gfapi --disable-pmem --disable-rdma \
       --disable-numa --disable-libzbc --disable-dfs --disable-xnvme --disable-libnfs \
       --disable-tcmalloc \
- && make -j"$(nproc)" fio \
+ && make -j"${JOBS:-$(nproc)}" fio \
  && install -D -s -m 0755 fio /out/usr/local/bin/fio \
  && ./fio --enghelp | grep -qw libaio && ./fio --enghelp | grep -qw io_uring
 
@@ -71,7 +74,7 @@ COPY docs/ docs/
 RUN if [ "$UNIT_TESTS" = 1 ]; then tests=ON; else tests=OFF; fi \
  && cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DFT_WERROR=ON -DFT_TESTS=$tests \
       -DCMAKE_INSTALL_PREFIX=/usr/local \
- && cmake --build build -j"$(nproc)" \
+ && cmake --build build -j"${JOBS:-$(nproc)}" \
  && if [ "$tests" = ON ]; then ctest --test-dir build -L unit --output-on-failure; fi \
  && DESTDIR=/out cmake --install build --strip
 

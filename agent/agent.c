@@ -1,11 +1,13 @@
 /* agent.c -- the agent's wiring: database, sysfs, tune with audit, sessions, job queue, profiles.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "agent.h"
+#include "identity.h"
 #include "job.h"
 #include "log.h"
 #include "pending.h"
@@ -58,8 +60,12 @@ static int audit_begin(void *cls, const struct tune_snapshot *snap, const char *
 	struct agent *a = cls;
 	int rc = store_apply_begin(a->store, snap, origin, n, time_now_s(), id, e);
 
-	if (rc)
+	if (rc) {
+		/* The apply is refused before any write: counted like a change that cannot be
+		 * recorded (fleettune_audit_failures_total). */
+		__atomic_add_fetch(&a->audit_failures, 1, __ATOMIC_RELAXED);
 		log_error("cannot record %s in the audit log: %s", origin, e->msg);
+	}
 	return rc;
 }
 
@@ -100,11 +106,52 @@ struct jobq_env agent_jobq_env(struct agent *a)
 		.n_allow_format = a->cfg.n_allow_format,
 		.state_dir = a->cfg.state_dir,
 		.contain = a->cfg.contain,
+		.hide_serial = a->cfg.hide_serial,
 		.now_s = time_now_s,
 		.max_queued = (int)a->cfg.max_queued,
 	};
 
 	return env;
+}
+
+int agent_ident_read(void *cls, const char *dev, enum profile_ident field, char *out, size_t len)
+{
+	struct agent *a = cls;
+	struct device_identity id;
+	struct err e;
+	const char *v;
+
+	err_clear(&e);
+	if (identity_device_read(&a->fs, dev, a->cfg.hide_serial, &id, &e))
+		return -ENOENT;
+	switch (field) {
+	case IDENT_VENDOR:
+		v = id.vendor;
+		break;
+	case IDENT_MODEL:
+		v = id.model;
+		break;
+	case IDENT_FIRMWARE:
+		v = id.firmware;
+		break;
+	case IDENT_SERIAL:
+		v = id.serial;
+		break;
+	case IDENT_WWID:
+		v = id.wwid;
+		break;
+	case IDENT_TRANSPORT:
+		v = id.transport;
+		break;
+	default:
+		v = NULL;
+	}
+	if (!v || !*v)
+		return -ENOENT;
+	if (strlen(v) >= len)
+		return -ENAMETOOLONG;
+	snprintf(out, len, "%s", v);
+	return 0;
 }
 
 struct keeper_env agent_keeper_env(struct agent *a)
@@ -113,9 +160,8 @@ struct keeper_env agent_keeper_env(struct agent *a)
 		.store = a->store,
 		.tune = &a->tune,
 		.fs = &a->fs,
-		/* Matches by identity (model, firmware, ...) need the agent to read identity: the
-		 * source plugs in here (ident.read); until then they are refused. */
-		.ident = { NULL, NULL },
+		/* Matches by identity (model, firmware, ...): what GET /devices reports. */
+		.ident = { agent_ident_read, a },
 		.check_s = a->cfg.drift_check_s,
 		.now_s = time_now_s,
 	};

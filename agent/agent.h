@@ -35,6 +35,7 @@ struct agent_config {
 	bool allow_format_all;                     /* --allow-format: every --allow-device */
 	const char *allow_format[AGENT_MAX_ALLOW]; /* --allow-format=NAME */
 	int n_allow_format;
+	bool hide_serial; /* --hide-serial: serials are reported as their stable hash */
 	const char *sysfs_root;
 	const char *fio_path;
 	const char *web_root;
@@ -88,8 +89,13 @@ struct tune_audit agent_tune_audit(struct agent *a);
 /* What a's job queue works with (a's store, tune, sysfs and settings, the wall clock); for
  * agent_init and harnesses that wire an agent by hand. */
 struct jobq_env agent_jobq_env(struct agent *a);
+/* The profiles' identity source (struct profile_ident_source's read; cls: the agent): field of
+ * dev as GET /devices reports it (identity.c; the serial hashed with --hide-serial); -ENOENT
+ * when dev does not report it. */
+int agent_ident_read(void *cls, const char *dev, enum profile_ident field, char *out, size_t len);
 /* What a's profile keeper works with (a's store, tune and sysfs, --drift-check-s, the wall
- * clock; no identity source yet); for agent_init and harnesses that wire an agent by hand. */
+ * clock, agent_ident_read for identity matches); for agent_init and harnesses that wire an
+ * agent by hand. */
 struct keeper_env agent_keeper_env(struct agent *a);
 /* Stop the keeper and the job queue, restore the open sessions ("agent_shutdown"), close the
  * database.

@@ -144,6 +144,29 @@ static void health_get(void *app, const struct http_req *req, struct http_resp *
 	                   (json_int_t)(time_mono_s() - a->started_mono_s), "features", features));
 }
 
+/* One device of GET /devices: what sysfs_devices_list says and its identity. */
+static json_t *device_json(struct agent *a, const struct device_info *di)
+{
+	struct device_identity id;
+	struct err e;
+	json_t *o = json_pack("{s:s,s:I,s:b,s:s,s:b}", "name", di->name, "size_bytes",
+	                      (json_int_t)di->size_bytes, "rotational", di->rotational, "scheduler",
+	                      di->scheduler, "writable", di->writable);
+
+	err_clear(&e);
+	if (identity_device_read(&a->fs, di->name, a->cfg.hide_serial, &id, &e) == 0)
+		json_object_set_new(o, "identity", wire_device_identity_to_json(&id));
+	return o;
+}
+
+static json_t *host_json(struct agent *a)
+{
+	struct host_identity h;
+
+	identity_host_read(&a->fs, &h);
+	return wire_host_identity_to_json(&h);
+}
+
 static void devices_list(void *app, const struct http_req *req, struct http_resp *resp)
 {
 	struct agent *a = app;
@@ -159,13 +182,36 @@ static void devices_list(void *app, const struct http_req *req, struct http_resp
 	}
 	arr = json_array();
 	for (i = 0; i < n; i++)
-		json_array_append_new(arr,
-		                      json_pack("{s:s,s:I,s:b,s:s,s:b}", "name", list[i].name,
-		                                "size_bytes", (json_int_t)list[i].size_bytes,
-		                                "rotational", list[i].rotational, "scheduler",
-		                                list[i].scheduler, "writable", list[i].writable));
+		json_array_append_new(arr, device_json(a, &list[i]));
 	free(list);
-	api_json(resp, 200, json_pack("{s:o}", "devices", arr));
+	api_json(resp, 200, json_pack("{s:o,s:o}", "devices", arr, "host", host_json(a)));
+}
+
+/* GET /devices/{dev}: the device as the list shows it, with the host's identity. */
+static void device_get(void *app, const struct http_req *req, struct http_resp *resp)
+{
+	struct agent *a = app;
+	struct device_info *list = NULL;
+	json_t *o = NULL;
+	struct err e;
+	int n = 0, i;
+
+	err_clear(&e);
+	if (sysfs_device_check(&a->fs, req->args[0], &e) ||
+	    sysfs_devices_list(&a->fs, &list, &n, &e)) {
+		api_fail(resp, &e);
+		return;
+	}
+	for (i = 0; i < n && !o; i++)
+		if (!strcmp(list[i].name, req->args[0]))
+			o = device_json(a, &list[i]);
+	free(list);
+	if (!o) { /* listed by name check, gone by the time of the list */
+		http_error(resp, 404, "not_found", "no block device '%s'", req->args[0]);
+		return;
+	}
+	json_object_set_new(o, "host", host_json(a));
+	api_json(resp, 200, o);
 }
 
 /* Render the GET params body for dev; caller frees. */
@@ -674,6 +720,7 @@ static const struct query_param q_results[] = {
 const struct route api_routes[] = {
 	{ "GET", "/api/v1/health", health_get, ROUTE_PUBLIC, NULL },
 	{ "GET", "/api/v1/devices", devices_list, 0, NULL },
+	{ "GET", "/api/v1/devices/{dev}", device_get, 0, NULL },
 	{ "GET", "/api/v1/devices/{dev}/params", params_get, 0, NULL },
 	{ "PATCH", "/api/v1/devices/{dev}/params", params_patch, 0, q_dry_run },
 	{ "GET", "/api/v1/devices/{dev}/params/{name}", param_get, 0, NULL },

@@ -686,6 +686,21 @@ static int fs_make(struct jobq *q, struct job *job, struct jobfs_made *made, str
 	return 0;
 }
 
+/* Record what the device and the host are beside the parameter snapshot. A device that has
+ * vanished since the snapshot was read is recorded with no device fields. */
+static int job_identity_record(const struct jobq_env *env, int64_t id, const char *dev,
+                               struct err *e)
+{
+	struct device_identity d;
+	struct host_identity h;
+	struct err ie;
+
+	err_clear(&ie);
+	identity_device_read(env->fs, dev, env->hide_serial, &d, &ie);
+	identity_host_read(env->fs, &h);
+	return store_job_set_identity(env->store, id, &d, &h, e);
+}
+
 /* Run a started job to its end state. Nothing here re-reads or re-checks the spec. */
 static void job_run(struct jobq *q, struct job *job)
 {
@@ -748,7 +763,8 @@ static void job_run(struct jobq *q, struct job *job)
 	if (made)
 		snapshot_fs(&ps, spec->fs, made);
 	err_clear(&se);
-	if (store_job_set_params(env->store, job->id, &ps, &se)) {
+	if (store_job_set_params(env->store, job->id, &ps, &se) ||
+	    job_identity_record(env, job->id, spec->device, &se)) {
 		err_set(&e, -EIO, "store_error", "cannot record the parameter snapshot: %s",
 		        se.msg);
 		state = JOB_FAILED;

@@ -34,6 +34,7 @@ struct jobq_env {
 	const char *state_dir;     /* containment records live in STATE_DIR/contain, job
 	                              filesystems are mounted under STATE_DIR/fs */
 	enum contain_mode contain; /* --contain */
+	bool hide_serial;          /* --hide-serial: a job's identity has the serial's hash */
 	/* The wall clock every recorded time is read from, epoch seconds (NULL: time_now_s). */
 	double (*now_s)(void);
 	int max_queued; /* --max-queued: jobs waiting at most (0: JOBQ_DEFAULT_MAX_QUEUED) */

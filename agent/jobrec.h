@@ -28,6 +28,8 @@ struct job_rec {
 	struct store_value *params; /* every parameter of the device read just before loop 1 */
 	int n_params;
 	bool has_params;
+	char *identity; /* what the device and host were at loop 1 (JSON: {device, host}), or NULL
+	                 */
 	int loops_done;
 	int64_t pgid; /* 0 if none */
 	char error_code[40];

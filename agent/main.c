@@ -39,6 +39,7 @@ static const char usage_text[] =
         "                            without =NAME on every --allow-device (repeatable)\n"
         "  --allow-sysctl            permit writes to the vm.* / fs.* sysctls\n"
         "  --sysfs-root DIR          read DIR/sys/block and DIR/proc/sys (default /)\n"
+        "  --hide-serial             report device serials as a stable hash (sha256:...)\n"
         "  --fio PATH                fio binary (default: fio on PATH)\n"
         "  --web-root DIR            static web page directory (default: installed share dir)\n"
         "  --public-read             GET endpoints need no token, except the audit log and raw\n"
@@ -85,6 +86,7 @@ enum {
 	OPT_ALLOW_DIR,
 	OPT_ALLOW_FORMAT,
 	OPT_ALLOW_SYSCTL,
+	OPT_HIDE_SERIAL,
 	OPT_SYSFS,
 	OPT_FIO,
 	OPT_WEB,
@@ -116,6 +118,7 @@ static const struct option long_opts[] = {
 	{ "allow-dir", required_argument, NULL, OPT_ALLOW_DIR },
 	{ "allow-format", optional_argument, NULL, OPT_ALLOW_FORMAT },
 	{ "allow-sysctl", no_argument, NULL, OPT_ALLOW_SYSCTL },
+	{ "hide-serial", no_argument, NULL, OPT_HIDE_SERIAL },
 	{ "sysfs-root", required_argument, NULL, OPT_SYSFS },
 	{ "fio", required_argument, NULL, OPT_FIO },
 	{ "web-root", required_argument, NULL, OPT_WEB },
@@ -213,6 +216,9 @@ static int parse_args(int argc, char **argv, struct agent_config *c, bool *verbo
 			break;
 		case OPT_ALLOW_SYSCTL:
 			c->allow_sysctl = true;
+			break;
+		case OPT_HIDE_SERIAL:
+			c->hide_serial = true;
 			break;
 		case OPT_SYSFS:
 			c->sysfs_root = optarg;

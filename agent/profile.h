@@ -18,8 +18,8 @@
 
 /*
  * The identity fields a match may name, in the order the API lists them. The agent matches
- * them through a profile_ident_source: until one is wired (issue 19 makes the agent read
- * device identity), a match naming one is refused with "unsupported_match".
+ * them through a profile_ident_source (the agent's: agent_ident_read); where none is wired
+ * (read NULL), a match naming one is refused with "unsupported_match".
  */
 enum profile_ident {
 	IDENT_VENDOR,

@@ -20,6 +20,9 @@
 #define PTREE_STEP_MS 10
 /* Rounds of "stop, walk again" before the kill; a tree only grows while a member forks. */
 #define PTREE_STOP_ROUNDS 8
+/* How long a stopped member may take to reach the stopped state (one in uninterruptible I/O
+ * stops when the I/O ends). */
+#define PTREE_STOP_WAIT_MS 200
 
 int ptree_stat_parse(const char *line, struct ptree_stat *st)
 {
@@ -185,6 +188,30 @@ static void sleep_ms(int ms)
 }
 
 /* Add the members of add[0..n) that are not in *all yet; returns how many were new. */
+/*
+ * Wait until every one of tree[0..n) is stopped or gone, up to PTREE_STOP_WAIT_MS. SIGSTOP
+ * is delivered when the process next returns to user space: a fork(2) under way when it was
+ * sent completes first, and its child only appears in /proc then. A walk made before the
+ * parent has stopped can miss that child, which the parent's SIGKILL would then orphan.
+ */
+static void stopped_wait(const struct pident *tree, int n)
+{
+	double deadline = time_mono_s() + PTREE_STOP_WAIT_MS / 1000.0;
+	struct ptree_stat st;
+	int i;
+
+	for (i = 0; i < n;) {
+		if (ptree_stat_read(tree[i].pid, &st) || st.start != tree[i].start ||
+		    st.state == 'T' || st.state == 't' || is_dead(st.state)) {
+			i++;
+			continue;
+		}
+		if (time_mono_s() >= deadline)
+			return;
+		sleep_ms(1);
+	}
+}
+
 static int ident_merge(struct pident **all, int *n_all, int *cap, const struct pident *add, int n)
 {
 	int i, k, added = 0;
@@ -226,6 +253,7 @@ int ptree_kill(const struct pident *ids, int n, double timeout_s, int *n_killed)
 		for (round = 0; round < PTREE_STOP_ROUNDS; round++) {
 			for (i = 0; i < nt; i++)
 				ident_signal(&tree[i], SIGSTOP);
+			stopped_wait(tree, nt);
 			if (ident_merge(&all, &n_all, &cap, tree, nt) == 0 && round > 0)
 				break;
 			free(tree);

@@ -33,11 +33,12 @@ int ptree_stat_read(pid_t pid, struct ptree_stat *st);
  */
 int ptree_collect(const struct pident *ids, int n, struct pident **out);
 /*
- * Kill ids and all their descendants: stop them (SIGSTOP), walk again until no new child
- * appears (a stopped process cannot fork), SIGKILL them all, and repeat until nothing of the
- * tree is alive or timeout_s has passed. Each signal goes through a pidfd opened before the
- * start time is checked, so it cannot reach a process that reused the pid. *n_killed (may be
- * NULL) counts distinct processes. Returns 0, -ETIMEDOUT if some survived, or -errno.
+ * Kill ids and all their descendants: stop them (SIGSTOP), wait until each has stopped (a fork
+ * under way completes first), walk again until no new child appears (a stopped process cannot
+ * fork), SIGKILL them all, and repeat until nothing of the tree is alive or timeout_s has passed.
+ * Each signal goes through a pidfd opened before the start time is checked, so it cannot reach a
+ * process that reused the pid. *n_killed (may be NULL) counts distinct processes. Returns 0,
+ * -ETIMEDOUT if some survived, or -errno.
  */
 int ptree_kill(const struct pident *ids, int n, double timeout_s, int *n_killed);
 

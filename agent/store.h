@@ -9,6 +9,7 @@
 
 #include "engine.h"
 #include "err.h"
+#include "identity.h"
 #include "jobrec.h"
 #include "jobspec.h"
 #include "profile.h"
@@ -153,6 +154,10 @@ int store_job_set_params(struct store *s, int64_t id, const struct params *ps, s
 struct jobfs_made;
 int store_job_set_filesystem(struct store *s, int64_t id, const struct jobfs_made *m,
                              struct err *e);
+/* What the job's device and host are, read with its parameter snapshot (the identity
+ * column, JSON). */
+int store_job_set_identity(struct store *s, int64_t id, const struct device_identity *d,
+                           const struct host_identity *h, struct err *e);
 int store_job_set_pgid(struct store *s, int64_t id, int64_t pgid);
 /* Add a finished pass and bump loops_done. */
 int store_job_pass_add(struct store *s, int64_t id, int loop, double started_at, double finished_at,

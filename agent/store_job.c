@@ -13,12 +13,12 @@
 
 #define JOB_COLS                                                                                   \
 	"id, state, device, engine, spec, params, loops, loops_done, pgid, error_code, "           \
-	"error_message, created_at, started_at, finished_at, params_changed, filesystem"
-/* The same columns with params NULL (not read). The filesystem record is read: it is small
- * beside the snapshot and ?fields=filesystem may ask for it without params. */
+	"error_message, created_at, started_at, finished_at, params_changed, filesystem, identity"
+/* The same columns with params NULL (not read). The filesystem record and the identity are
+ * read: they are small beside the snapshot and ?fields= may ask for them without params. */
 #define JOB_COLS_NO_PARAMS                                                                         \
 	"id, state, device, engine, spec, NULL, loops, loops_done, pgid, error_code, "             \
-	"error_message, created_at, started_at, finished_at, params_changed, filesystem"
+	"error_message, created_at, started_at, finished_at, params_changed, filesystem, identity"
 
 /* The spec column decoded; a row the codec cannot read keeps what its columns say. */
 static void spec_from_row(struct sqlite3_stmt *st, struct job_rec *r)
@@ -58,6 +58,8 @@ static void job_row(struct sqlite3_stmt *st, void *elem)
 	db_col_text(st, 14, r->params_changed, sizeof(r->params_changed), &r->has_params_changed);
 	if (!db_col_null(st, 15))
 		r->filesystem = xstrdup(db_col_str(st, 15));
+	if (!db_col_null(st, 16))
+		r->identity = xstrdup(db_col_str(st, 16));
 	spec_from_row(st, r);
 }
 
@@ -85,6 +87,8 @@ void store_job_rec_release(struct job_rec *r)
 	store_values_free(r->params, r->n_params);
 	free(r->filesystem);
 	r->filesystem = NULL;
+	free(r->identity);
+	r->identity = NULL;
 	r->params = NULL;
 	r->n_params = 0;
 }
@@ -212,6 +216,17 @@ int store_job_set_filesystem(struct store *s, int64_t id, const struct jobfs_mad
 {
 	char *json = wire_fs_made_encode(m);
 	int rc = store_write(s, e, "job filesystem", "UPDATE jobs SET filesystem = ? WHERE id = ?",
+	                     "tI", json, id);
+
+	free(json);
+	return rc < 0 ? rc : 0;
+}
+
+int store_job_set_identity(struct store *s, int64_t id, const struct device_identity *d,
+                           const struct host_identity *h, struct err *e)
+{
+	char *json = wire_identity_encode(d, h);
+	int rc = store_write(s, e, "job identity", "UPDATE jobs SET identity = ? WHERE id = ?",
 	                     "tI", json, id);
 
 	free(json);

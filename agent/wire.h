@@ -1,7 +1,8 @@
 /* wire.h -- the agent's JSON wire format: request bodies decoded into structs once, at the
  * API edge, and structs encoded for answers and for the database's JSON columns (wire.c:
  * requests, parameter values, job specs; wire_job.c: a job's record, passes, summary;
- * wire_profile.c: profiles and what they are to each device). With
+ * wire_profile.c: profiles and what they are to each device; wire_identity.c: what a device
+ * and its host are). With
  * api.h and api_priv.h, the only agent header that speaks jansson. */
 #ifndef FT_WIRE_H
 #define FT_WIRE_H
@@ -12,6 +13,7 @@
 #include "engine.h"
 #include "err.h"
 #include "jobfs.h"
+#include "identity.h"
 #include "jobrec.h"
 #include "jobspec.h"
 #include "keeprec.h"
@@ -98,6 +100,17 @@ char *wire_param_values_encode(const struct params *ps);
 /* Back into a list; number is set for the integers (caller frees with store_values_free). */
 int wire_param_values_decode(const char *text, struct store_value **out, int *n);
 
+/* ---- identity (wire_identity.c) ---- */
+
+/* A device's identity as an object of its present fields (common/protocol.h's names). */
+json_t *wire_device_identity_to_json(const struct device_identity *d);
+/* The host's identity as an object of its present fields. */
+json_t *wire_host_identity_to_json(const struct host_identity *h);
+/* {"device": {...}, "host": {...}}, the jobs.identity column. Caller frees. */
+char *wire_identity_encode(const struct device_identity *d, const struct host_identity *h);
+/* The column back as an object (a new reference), or JSON null for NULL or unreadable text. */
+json_t *wire_identity_decode(const char *text);
+
 /* ---- a job for answers (wire_job.c) ---- */
 
 /* ISO-8601 UTC with milliseconds ("2026-11-29T23:03:36.123Z") for epoch seconds; 0: null. */
@@ -117,10 +130,10 @@ json_t *wire_fs_made_to_json(const struct jobfs_made *m, bool dry_run);
 char *wire_fs_made_encode(const struct jobfs_made *m);
 
 /* Every member of a job object, as a mask of ?fields= (wire_job_fields_parse). */
-#define WIRE_JOB_ALL ((1u << 17) - 1)
+#define WIRE_JOB_ALL ((1u << 18) - 1)
 /* A job in the list (GET /jobs without fields=): its summary form, without what is large or
- * costs a query per job (spec, summary, passes, params, the filesystem record); fields= asks
- * for any of them. */
+ * costs a query per job (spec, summary, passes, params, the filesystem record, the identity);
+ * fields= asks for any of them. */
 unsigned wire_job_list_fields(void);
 
 /* ?fields= ("state,progress,passes") into a mask of the members named ("id" and "version" are

@@ -171,9 +171,10 @@ enum job_field {
 	JF_ERROR = 1u << 14,
 	JF_PARAMS_CHANGED = 1u << 15,
 	JF_FILESYSTEM = 1u << 16,
+	JF_IDENTITY = 1u << 17,
 };
 
-_Static_assert(WIRE_JOB_ALL == (JF_FILESYSTEM << 1) - 1, "WIRE_JOB_ALL: every member");
+_Static_assert(WIRE_JOB_ALL == (JF_IDENTITY << 1) - 1, "WIRE_JOB_ALL: every member");
 
 static const struct {
 	const char *name;
@@ -197,6 +198,7 @@ static const struct {
 	{ "error", JF_ERROR },
 	{ "params_changed", JF_PARAMS_CHANGED },
 	{ "filesystem", JF_FILESYSTEM },
+	{ "identity", JF_IDENTITY },
 	{ "version", 0 },
 };
 
@@ -221,7 +223,7 @@ int wire_job_fields_parse(const char *list, unsigned *mask, struct err *e)
 			        "fields: '%.*s' is not a member of a job (id, state, device, "
 			        "engine, spec, labels, progress, loops, loops_done, summary, "
 			        "passes, params, created_at, started_at, finished_at, error, "
-			        "params_changed, filesystem, version)",
+			        "params_changed, filesystem, identity, version)",
 			        (int)(len < 40 ? len : 40), p);
 		*mask |= job_fields[i].bit;
 		if (!end)
@@ -232,8 +234,8 @@ int wire_job_fields_parse(const char *list, unsigned *mask, struct err *e)
 
 unsigned wire_job_list_fields(void)
 {
-	return WIRE_JOB_ALL &
-	       ~(unsigned)(JF_SPEC | JF_SUMMARY | JF_PASSES | JF_PARAMS | JF_FILESYSTEM);
+	return WIRE_JOB_ALL & ~(unsigned)(JF_SPEC | JF_SUMMARY | JF_PASSES | JF_PARAMS |
+	                                  JF_FILESYSTEM | JF_IDENTITY);
 }
 
 bool wire_job_fields_need_params(unsigned fields)
@@ -308,6 +310,8 @@ json_t *wire_job_to_json(const struct job_rec *j, const struct pass_rec *passes,
 
 		json_object_set_new(o, "filesystem", fs ? fs : json_null());
 	}
+	if (fields & JF_IDENTITY)
+		json_object_set_new(o, "identity", wire_identity_decode(j->identity));
 	json_object_set_new(o, "version", json_integer((json_int_t)j->version));
 	return o;
 }

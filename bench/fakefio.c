@@ -32,6 +32,10 @@
  *   node_sd FRACTION            each node's fixed offset: SD of a seeded Gaussian factor
  *   param NAME VALUE FACTOR     the metric times FACTOR when NAME reads VALUE
  *   inter N1 V1 N2 V2 FACTOR    times FACTOR when both hold (an interaction)
+ *   if FILE VALUE param NAME V FACTOR
+ *                               the param line only for a device whose DIR/sys/block/DEV/FILE
+ *                               reads VALUE (trailing blanks trimmed: device/model,
+ *                               device/rev): a per-cohort effect (bench/cohorts.sh)
  * The pass value is base x factors x node factor x (1 + cv x z), z ~ N(0, 1) from a hash
  * of (seed, node, pass counter): deterministic for a scenario, seed and node.
  *
@@ -98,11 +102,31 @@ static int param_is(const char *root, const char *dev, const char *name, const c
 	return param_read(root, dev, name, v, sizeof(v)) == 0 && !strcmp(v, value);
 }
 
+/* Does the file below dev's directory read value (trailing blanks and newline trimmed)? */
+static int attr_is(const char *root, const char *dev, const char *rel, const char *value)
+{
+	char path[1024], buf[256];
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/sys/block/%s/%s", root, dev, rel);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	n = strlen(buf);
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return !strcmp(buf, value);
+}
+
 /* The surface's mean for dev, and its cv and node_sd. */
 static int surface_eval(const char *spec, const char *root, const char *dev, double *mean,
                         double *cv, double *node_sd)
 {
-	char line[LINE_MAX_LEN], n1[128], v1[128], n2[128], v2[128];
+	char line[LINE_MAX_LEN], n1[128], v1[128], n2[128], v2[128], af[128], av[128];
 	double x;
 	FILE *f = fopen(spec, "r");
 
@@ -120,6 +144,10 @@ static int surface_eval(const char *spec, const char *root, const char *dev, dou
 			*node_sd = x;
 		else if (sscanf(line, "param %127s %127s %lf", n1, v1, &x) == 3 &&
 		         param_is(root, dev, n1, v1))
+			*mean *= x;
+		else if (sscanf(line, "if %127s %127s param %127s %127s %lf", af, av, n1, v1, &x) ==
+		                 5 &&
+		         attr_is(root, dev, af, av) && param_is(root, dev, n1, v1))
 			*mean *= x;
 		else if (sscanf(line, "inter %127s %127s %127s %127s %lf", n1, v1, n2, v2, &x) ==
 		                 5 &&

@@ -1,4 +1,4 @@
-/* protocol.c -- the agent API's job states: their words, and which are final. */
+/* protocol.c -- the agent API's job states (their words, which are final) and identity fields. */
 #include <stddef.h>
 #include <string.h>
 
@@ -29,4 +29,31 @@ int job_state_parse(const char *name)
 bool job_state_final(enum job_state s)
 {
 	return s == JOB_SUCCEEDED || s == JOB_FAILED || s == JOB_CANCELLED || s == JOB_INTERRUPTED;
+}
+
+const char *const identity_field_names[IDF_N + 1] = {
+	[IDF_VENDOR] = "vendor",
+	[IDF_MODEL] = "model",
+	[IDF_FIRMWARE] = "firmware",
+	[IDF_SERIAL] = "serial",
+	[IDF_WWID] = "wwid",
+	[IDF_TRANSPORT] = "transport",
+	[IDF_ROTATIONAL] = "rotational",
+	[IDF_LOGICAL_BLOCK_BYTES] = "logical_block_bytes",
+	[IDF_PHYSICAL_BLOCK_BYTES] = "physical_block_bytes",
+	[IDF_SIZE_BYTES] = "size_bytes",
+	[IDF_KERNEL] = "kernel",
+	[IDF_MACHINE] = "machine",
+	[IDF_HOSTNAME] = "hostname",
+	[IDF_N] = NULL,
+};
+
+int identity_field_parse(const char *name)
+{
+	int i;
+
+	for (i = 0; name && i < IDF_N; i++)
+		if (!strcmp(identity_field_names[i], name))
+			return i;
+	return -1;
 }

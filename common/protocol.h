@@ -1,8 +1,9 @@
 /* protocol.h -- the words of the agent API that both binaries speak: a job's states, and which
- * of them are final. The agent writes them (job.c, its store and /metrics) and the controller
- * reads them (fleet.c); schema/openapi.yaml lists the same words (tests/unit/test_protocol.c
- * holds the two together). The controller's decision codes (gain, loss, ...) do not cross the
- * agent's wire: they belong to its sweep document (controller/effect.h). */
+ * of them are final; the names of the identity fields a device and its host report. The agent
+ * writes them (job.c, its store and /metrics) and the controller reads them (fleet.c);
+ * schema/openapi.yaml lists the same words (tests/unit/test_protocol.c holds the two together). The
+ * controller's decision codes (gain, loss, ...) do not cross the agent's wire: they belong to its
+ * sweep document (controller/effect.h). */
 #ifndef FT_PROTOCOL_H
 #define FT_PROTOCOL_H
 
@@ -28,5 +29,33 @@ const char *job_state_name(enum job_state s);
 int job_state_parse(const char *name);
 /* True for the states a job never leaves: succeeded, failed, cancelled, interrupted. */
 bool job_state_final(enum job_state s);
+
+/* The fields of a device's identity (GET /devices' "identity", a job's "identity.device") and
+ * of its host's ("host", "identity.host"): the agent writes exactly these names
+ * (agent/wire_identity.c) and a plan's cohort_by may name any of them (controller/cohort.c).
+ * schema/openapi.yaml's DeviceIdentity and HostIdentity list the same names. */
+enum identity_field {
+	IDF_VENDOR,
+	IDF_MODEL,
+	IDF_FIRMWARE,
+	IDF_SERIAL,
+	IDF_WWID,
+	IDF_TRANSPORT,
+	IDF_ROTATIONAL,
+	IDF_LOGICAL_BLOCK_BYTES,
+	IDF_PHYSICAL_BLOCK_BYTES,
+	IDF_SIZE_BYTES,
+	IDF_N_DEVICE,
+	IDF_KERNEL = IDF_N_DEVICE, /* the host's, from here on */
+	IDF_MACHINE,
+	IDF_HOSTNAME,
+	IDF_N
+};
+
+/* Every field's name in enum order, NULL-terminated; the device's are the first
+ * IDF_N_DEVICE. */
+extern const char *const identity_field_names[IDF_N + 1];
+/* The field a name names, or -1. */
+int identity_field_parse(const char *name);
 
 #endif

@@ -172,3 +172,23 @@ int config_check(const struct config *cfg, struct err *e)
 	}
 	return 0;
 }
+
+bool config_value_text(json_t *v, char *out, size_t len, bool *is_int)
+{
+	if (json_is_integer(v)) {
+		snprintf(out, len, "%lld", (long long)json_integer_value(v));
+		*is_int = true;
+		return true;
+	}
+	if (json_is_string(v)) {
+		snprintf(out, len, "%s", json_string_value(v));
+		*is_int = false;
+		return true;
+	}
+	if (json_is_real(v)) {
+		snprintf(out, len, "%g", json_real_value(v));
+		*is_int = false;
+		return true;
+	}
+	return false;
+}

@@ -48,5 +48,8 @@ int config_parse_json(const char *text, struct config *cfg, struct err *e);
  * digits, '_' and '.', an empty string value, a control character in a value. For values
  * given on the command line (--params); what was stored is read back without it. */
 int config_check(const struct config *cfg, struct err *e);
+/* A JSON scalar (an agent's answer) as parameter text into out; false when it is neither a
+ * number nor a string. */
+bool config_value_text(struct json_t *v, char *out, size_t len, bool *is_int);
 
 #endif

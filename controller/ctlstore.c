@@ -68,19 +68,44 @@ void ctlstore_close(struct ctlstore *st)
 	free(st);
 }
 
+/* What each node is (s->identity), one row per reported field. Inside a transaction. */
+static int identity_write(struct ctlstore *st, const struct sweep *s, struct err *e)
+{
+	struct sqlite3_stmt *q;
+	int k, f, rc = 0;
+
+	q = db_prepare(st->db,
+	               "INSERT INTO node_identity(sweep_id, node_idx, field, value) VALUES "
+	               "(?,?,?,?)",
+	               NULL);
+	for (k = 0; k < s->plan.nnodes && rc >= 0; k++)
+		for (f = 0; f < IDF_N && rc >= 0; f++)
+			if (s->identity[k].field[f])
+				rc = db_rerun(st->db, q, e, "insert node identity", "Iitt", s->id,
+				              k, identity_field_names[f], s->identity[k].field[f]);
+	db_finalize(q);
+	return rc < 0 ? rc : 0;
+}
+
 int ctlstore_sweep_create(struct ctlstore *st, struct sweep *s, struct err *e)
 {
-	int rc =
-	        db_run(st->db, e, "insert sweep",
-	               "INSERT INTO sweeps(name, plan_json, strategy, metric, status, created_at, "
-	               "owner_pid, owner_host) VALUES (?,?,?,?,?,?,?,?)",
-	               "tttttdit", s->plan.name, s->plan.json, plan_strategy_name(s->plan.strategy),
-	               s->plan.metric, s->status, s->created_at, s->owner_pid, s->owner_host);
+	int rc = db_tx_begin(st->db, e);
 
 	if (rc < 0)
 		return rc;
-	s->id = db_last_insert_id(st->db);
-	return 0;
+	rc = db_run(st->db, e, "insert sweep",
+	            "INSERT INTO sweeps(name, plan_json, strategy, metric, status, created_at, "
+	            "owner_pid, owner_host) VALUES (?,?,?,?,?,?,?,?)",
+	            "tttttdit", s->plan.name, s->plan.json, plan_strategy_name(s->plan.strategy),
+	            s->plan.metric, s->status, s->created_at, s->owner_pid, s->owner_host);
+	if (rc >= 0) {
+		s->id = db_last_insert_id(st->db);
+		rc = identity_write(st, s, e);
+	}
+	rc = db_tx_end(st->db, rc < 0 ? rc : 0, e);
+	if (rc < 0)
+		s->id = 0;
+	return rc < 0 ? rc : 0;
 }
 
 /* A verdict's code, NULL (SQL NULL) for none. */
@@ -98,8 +123,8 @@ static int point_nodes_write(struct ctlstore *st, const struct sweep *s, int idx
 	qn = db_prepare(st->db,
 	                "INSERT INTO point_nodes(sweep_id, idx, node_idx, node, state, "
 	                "applied_json, adjusted_mask, job_id, job_runtime_s, error, mean, stdev, "
-	                "delta_pct, ci_low_pct, ci_high_pct, verdict) VALUES "
-	                "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	                "delta_pct, ci_low_pct, ci_high_pct, verdict, config_json) VALUES "
+	                "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	                NULL);
 	qp = db_prepare(st->db,
 	                "INSERT INTO passes(sweep_id, idx, node_idx, loop, value) VALUES "
@@ -108,15 +133,17 @@ static int point_nodes_write(struct ctlstore *st, const struct sweep *s, int idx
 	for (k = 0; k < s->plan.nnodes && rc >= 0; k++) {
 		const struct node_result *r = &s->points[idx].nodes[k];
 		char *applied = config_to_json(&r->applied);
+		char *own = r->cfg ? config_to_json(r->cfg) : NULL;
 
-		rc = db_rerun(st->db, qn, e, "insert node result", "IiitttInftffffft", s->id, idx,
+		rc = db_rerun(st->db, qn, e, "insert node result", "IiitttInftffffftt", s->id, idx,
 		              k, s->plan.nodes[k].name, sweep_node_state_code(r->state), applied,
 		              (int64_t)r->adjusted_mask, r->job_id,
 		              r->job_runtime_s > 0 ? r->job_runtime_s : NAN,
 		              r->error[0] ? r->error : NULL, r->sum.n > 0 ? r->sum.mean : NAN,
 		              r->sum.n > 0 ? r->sum.stdev : NAN, r->delta_pct, r->ci_low_pct,
-		              r->ci_high_pct, verdict_code(r->verdict));
+		              r->ci_high_pct, verdict_code(r->verdict), own);
 		free(applied);
+		free(own);
 		for (j = 0; j < r->npasses && rc >= 0; j++)
 			rc = db_rerun(st->db, qp, e, "insert pass", "Iiiid", s->id, idx, k, j + 1,
 			              r->passes[j]);
@@ -313,6 +340,12 @@ static int node_row(struct sqlite3_stmt *q, void *ctx, struct err *e)
 	r->job_id = db_col_int64(q, 5);
 	r->job_runtime_s = db_col_double(q, 6);
 	snprintf(r->error, sizeof(r->error), "%s", db_col_str(q, 7));
+	if (!db_col_null(q, 8)) {
+		struct config own;
+
+		if (config_parse_json(db_col_str(q, 8), &own, NULL) == 0)
+			sweep_node_cfg_set(s, idx, k, &own);
+	}
 	return 0;
 }
 
@@ -325,6 +358,18 @@ static int pass_row(struct sqlite3_stmt *q, void *ctx, struct err *e)
 	(void)e;
 	if (idx >= 0 && idx < s->npoints && k >= 0 && k < s->plan.nnodes)
 		node_result_pass_add(&s->points[idx].nodes[k], db_col_num(q, 3));
+	return 0;
+}
+
+/* One node_identity row into its node (unknown fields and nodes are skipped). */
+static int identity_row(struct sqlite3_stmt *q, void *ctx, struct err *e)
+{
+	struct sweep *s = ctx;
+	int k = db_col_int(q, 0), f = identity_field_parse(db_col_str(q, 1));
+
+	(void)e;
+	if (k >= 0 && k < s->plan.nnodes && f >= 0)
+		sweep_identity_set(s, k, f, db_col_str(q, 2));
 	return 0;
 }
 
@@ -343,8 +388,8 @@ static const struct {
 	  "ORDER BY idx",
 	  point_row },
 	{ "select node results",
-	  "SELECT idx, node_idx, state, applied_json, adjusted_mask, job_id, job_runtime_s, error "
-	  "FROM point_nodes WHERE sweep_id=?",
+	  "SELECT idx, node_idx, state, applied_json, adjusted_mask, job_id, job_runtime_s, error, "
+	  "config_json FROM point_nodes WHERE sweep_id=?",
 	  node_row },
 	{ "select passes",
 	  "SELECT idx, node_idx, loop, value FROM passes WHERE sweep_id=? ORDER BY idx, node_idx, "
@@ -354,6 +399,8 @@ static const struct {
 	  "SELECT idx, state, why, round, loops, vs, delta_pct, low_pct, high_pct FROM point_races "
 	  "WHERE sweep_id=?",
 	  race_row },
+	{ "select node identity",
+	  "SELECT node_idx, field, value FROM node_identity WHERE sweep_id=?", identity_row },
 };
 
 int ctlstore_sweep_load(struct ctlstore *st, int64_t id, struct sweep *s, struct err *e)

@@ -22,7 +22,8 @@ double effect_alpha(int nlooks)
 }
 
 static const char *const decision_names[] = { "na",         "gain",         "loss",
-	                                      "equivalent", "inconclusive", "heterogeneous" };
+	                                      "equivalent", "inconclusive", "heterogeneous",
+	                                      "cohorts" };
 
 const char *effect_decision_name(enum effect_decision d)
 {

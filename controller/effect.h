@@ -27,6 +27,8 @@ enum effect_decision {
 	EFFECT_EQUIVALENT,    /* "equivalent" */
 	EFFECT_INCONCLUSIVE,  /* "inconclusive" */
 	EFFECT_HETEROGENEOUS, /* "heterogeneous": only ever a comparison's decision */
+	EFFECT_COHORTS,       /* "cohorts": only ever a row's, set by cohort.c when the cohorts'
+	                         effects differ; each cohort's own decision stands */
 };
 
 enum effect_node_state {
@@ -120,7 +122,8 @@ double effect_alpha(int nlooks);
 /* The nodes' own effects differ in fx: Cochran's Q significant at EFFECT_ALPHA and τ above
  * 0. More loops narrow each node's interval, not that spread. */
 bool effect_nodes_differ(const struct effect *fx);
-/* Stable codes: "na", "gain", "loss", "equivalent", "inconclusive", "heterogeneous". */
+/* Stable codes: "na", "gain", "loss", "equivalent", "inconclusive", "heterogeneous",
+ * "cohorts". */
 const char *effect_decision_name(enum effect_decision d);
 /* The decision of a code effect_decision_name gives, or -1 for any other text. */
 int effect_decision_parse(const char *code);

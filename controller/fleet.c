@@ -144,10 +144,12 @@ static char *jobs_body(struct fleet_jobs *j, const struct plan *p, int i, int64_
 	else
 		json_object_del(j->body[i], "filesystem");
 
-	snprintf(text, sizeof(text), "%lld", (long long)sweep_id);
-	json_object_set_new(labels, "sweep", json_string(text));
-	snprintf(text, sizeof(text), "%d", point);
-	json_object_set_new(labels, "sweep_point", json_string(text));
+	if (sweep_id >= 0) { /* -1: a run of no sweep (a rollout's measurement) */
+		snprintf(text, sizeof(text), "%lld", (long long)sweep_id);
+		json_object_set_new(labels, "sweep", json_string(text));
+		snprintf(text, sizeof(text), "%d", point);
+		json_object_set_new(labels, "sweep_point", json_string(text));
+	}
 	json_object_set_new(labels, "sweep_config", config_label(c));
 	json_object_set_new(j->body[i], "loops", json_integer(loops));
 	return json_dumps(j->body[i], JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -201,8 +203,8 @@ static const char *jstr(json_t *o, const char *key)
 }
 
 /* Prepare reqs for node i: METHOD url+path with body (taken over; may be NULL). */
-static void req_node(struct fleet *f, struct client_req *r, int i, const char *method,
-                     const char *path, char *body)
+void req_node(struct fleet *f, struct client_req *r, int i, const char *method, const char *path,
+              char *body)
 {
 	const struct plan_node *n = &f->plan->nodes[i];
 	bool skip = r->skip;
@@ -212,16 +214,14 @@ static void req_node(struct fleet *f, struct client_req *r, int i, const char *m
 }
 
 /* The agent's {"error":{"code","message"}}; false when the body has none. */
-static bool agent_error(const struct client_req *r, char *code, size_t clen, char *msg, size_t mlen)
+bool agent_error(const struct client_req *r, char *code, size_t clen, char *msg, size_t mlen)
 {
 	json_t *root = r->resp.data ? json_loads(r->resp.data, 0, NULL) : NULL;
 	json_t *err = json_object_get(root, "error");
 	bool ok = json_is_string(json_object_get(err, "message"));
 
-	/* An agent's words end up on the operator's terminal and in the database: control
-	 * characters and bytes that are not UTF-8 escaped. */
 	if (ok) {
-		utf8_clean(code, clen, jstr(err, "code"));
+		utf8_clean(code, clen, jstr(err, "code")); /* an agent's words reach the terminal */
 		utf8_clean(msg, mlen, jstr(err, "message"));
 	}
 	json_decref(root);
@@ -229,7 +229,7 @@ static bool agent_error(const struct client_req *r, char *code, size_t clen, cha
 }
 
 /* "HTTP 422: the agent's message", else the HTTP status or transport error. */
-static void req_error(const struct client_req *r, char *out, size_t len)
+void req_error(const struct client_req *r, char *out, size_t len)
 {
 	char code[40], msg[256];
 
@@ -240,7 +240,7 @@ static void req_error(const struct client_req *r, char *out, size_t len)
 }
 
 /* The outcome of one ended request into res: failed unless 2xx. */
-static void fanout_result(const struct client_req *r, struct fleet_result *res)
+void fanout_result(const struct client_req *r, struct fleet_result *res)
 {
 	memset(res, 0, sizeof(*res));
 	if (r->rc < 0 || r->status < 200 || r->status > 299) {
@@ -264,7 +264,7 @@ static void fanout_run(struct fleet *f, struct client_req *reqs, int n, struct f
 	}
 }
 
-static void reqs_release(struct client_req *reqs, int n)
+void reqs_release(struct client_req *reqs, int n)
 {
 	int i;
 
@@ -273,32 +273,11 @@ static void reqs_release(struct client_req *reqs, int n)
 	free(reqs);
 }
 
-static json_t *resp_json(const struct client_req *r)
+json_t *resp_json(const struct client_req *r)
 {
 	if (r->skip || r->rc < 0 || r->status < 200 || r->status > 299 || !r->resp.data)
 		return NULL;
 	return json_loads(r->resp.data, 0, NULL);
-}
-
-/* A JSON scalar as parameter text; false when it is neither a number nor a string. */
-static bool scalar_text(json_t *v, char *out, size_t len, bool *is_int)
-{
-	if (json_is_integer(v)) {
-		snprintf(out, len, "%lld", (long long)json_integer_value(v));
-		*is_int = true;
-		return true;
-	}
-	if (json_is_string(v)) {
-		snprintf(out, len, "%s", json_string_value(v));
-		*is_int = false;
-		return true;
-	}
-	if (json_is_real(v)) {
-		snprintf(out, len, "%g", json_real_value(v));
-		*is_int = false;
-		return true;
-	}
-	return false;
 }
 
 static void params_parse(json_t *params, struct node_info *ni)
@@ -316,8 +295,8 @@ static void params_parse(json_t *params, struct node_info *ni)
 		if (strlen(name) >= PARAM_NAME_MAX)
 			continue;
 		snprintf(pi->name, sizeof(pi->name), "%s", name);
-		if (!scalar_text(json_object_get(p, "value"), pi->value, sizeof(pi->value),
-		                 &is_int))
+		if (!config_value_text(json_object_get(p, "value"), pi->value, sizeof(pi->value),
+		                       &is_int))
 			pi->value[0] = '\0';
 		pi->writable = json_is_true(json_object_get(p, "writable"));
 		k++;
@@ -325,7 +304,7 @@ static void params_parse(json_t *params, struct node_info *ni)
 	ni->nparams = k;
 }
 
-static void health_parse(json_t *h, struct node_info *ni)
+void health_parse(json_t *h, struct node_info *ni)
 {
 	json_t *feat;
 	size_t j;
@@ -335,12 +314,35 @@ static void health_parse(json_t *h, struct node_info *ni)
 	ni->uptime_s = json_number_value(json_object_get(h, "uptime_s"));
 	json_array_foreach(json_object_get(h, "features"), j, feat)
 	{
-		if (json_is_string(feat) && !strcmp(json_string_value(feat), "dry_run"))
-			ni->dry_run = true;
-		if (json_is_string(feat) && !strcmp(json_string_value(feat), "long_poll"))
-			ni->long_poll = true;
-		if (json_is_string(feat) && !strcmp(json_string_value(feat), "profiles"))
-			ni->profiles = true;
+		const char *s = json_is_string(feat) ? json_string_value(feat) : "";
+
+		ni->dry_run |= !strcmp(s, "dry_run");
+		ni->long_poll |= !strcmp(s, "long_poll");
+		ni->profiles |= !strcmp(s, "profiles");
+	}
+}
+
+/* The identity fields first..last of object o (the device's identity or the host's) into
+ * ni: strings as they are, booleans and integers as text; other types are not reported. */
+static void identity_parse(json_t *o, int first, int last, struct node_info *ni)
+{
+	char num[32];
+	int f;
+
+	for (f = first; f < last && json_is_object(o); f++) {
+		json_t *v = json_object_get(o, identity_field_names[f]);
+		const char *t = NULL;
+
+		if (json_is_string(v))
+			t = json_string_value(v);
+		else if (json_is_boolean(v))
+			t = json_is_true(v) ? "true" : "false";
+		else if (json_is_integer(v)) {
+			snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(v));
+			t = num;
+		}
+		free(ni->identity[f]);
+		ni->identity[f] = t ? xstrdup(t) : NULL;
 	}
 }
 
@@ -389,6 +391,8 @@ void fleet_probe(struct fleet *f, bool with_params, struct node_info *info)
 			ni->dev_found = true;
 			ni->dev_writable = json_is_true(json_object_get(dev, "writable"));
 			ni->dev_size_bytes = json_integer_value(json_object_get(dev, "size_bytes"));
+			identity_parse(json_object_get(dev, "identity"), 0, IDF_N_DEVICE, ni);
+			identity_parse(json_object_get(d, "host"), IDF_N_DEVICE, IDF_N, ni);
 		}
 		if (pr)
 			params_parse(json_object_get(pr, "params"), ni);
@@ -403,9 +407,15 @@ void node_info_release(struct node_info *info, int n)
 {
 	int i;
 
+	int f;
+
 	for (i = 0; info && i < n; i++) {
 		free(info[i].params);
 		info[i].params = NULL;
+		for (f = 0; f < IDF_N; f++) {
+			free(info[i].identity[f]);
+			info[i].identity[f] = NULL;
+		}
 	}
 }
 
@@ -525,7 +535,8 @@ static void applied_read(const struct client_req *req, const struct config *cfg,
 		char val[PARAM_VALUE_MAX];
 		bool is_int;
 
-		if (!it || !scalar_text(json_object_get(it, "value"), val, sizeof(val), &is_int)) {
+		if (!it ||
+		    !config_value_text(json_object_get(it, "value"), val, sizeof(val), &is_int)) {
 			config_set(applied, cfg->s[k].name, "?", false);
 			continue;
 		}
@@ -547,51 +558,54 @@ static void params_req(struct fleet *f, struct client_req *r, int i, const char 
 	req_node(f, r, i, "PATCH", path, xasprintf("{\"params\":%s}", params));
 }
 
-void fleet_params_apply(struct fleet *f, const struct config *cfg, struct config *applied,
-                        unsigned *adjusted, struct fleet_result *res)
+void fleet_params_apply_each(struct fleet *f, const struct config *const *cfgs,
+                             struct config *applied, unsigned *adjusted, struct fleet_result *res)
 {
 	int n = f->plan->nnodes, i;
 	struct client_req *reqs = xcalloc((size_t)n, sizeof(*reqs));
-	struct config dev;
-	char *params;
+	const struct config *last = NULL;
+	struct config dev = { 0 };
+	char *params = NULL;
 
-	fsparam_device_config(cfg, &dev); /* a filesystem is made by jobs, never applied */
-	if (!dev.n) { /* nothing for the devices: every node "applied" nothing */
-		for (i = 0; i < n; i++) {
-			memset(&res[i], 0, sizeof(res[i]));
-			memset(&applied[i], 0, sizeof(applied[i]));
-			adjusted[i] = 0;
-		}
-		free(reqs);
-		return;
-	}
-	params = config_to_json(&dev);
 	for (i = 0; i < n; i++) {
-		reqs[i].skip = !f->active[i];
+		reqs[i].skip = true;
+		if (!cfgs[i] || !f->active[i])
+			continue;
+		if (cfgs[i] != last) { /* the body of a configuration once, not once per node */
+			/* A filesystem is made by jobs, never applied. */
+			fsparam_device_config(cfgs[i], &dev);
+			free(params);
+			params = config_to_json(&dev);
+			last = cfgs[i];
+		}
+		if (!dev.n)
+			continue; /* nothing for this device: it "applied" nothing */
+		reqs[i].skip = false;
 		params_req(f, &reqs[i], i, params);
 	}
 	fanout_run(f, reqs, n, res);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		memset(&applied[i], 0, sizeof(applied[i]));
+		adjusted[i] = 0;
+		if (reqs[i].skip)
+			continue;
+		fsparam_device_config(cfgs[i], &dev);
 		applied_read(&reqs[i], &dev, &applied[i], &adjusted[i]);
+	}
 	free(params);
 	reqs_release(reqs, n);
 }
 
-void fleet_params_write_each(struct fleet *f, const bool *ask, const struct config *cfgs,
-                             struct fleet_result *res)
+void fleet_params_apply(struct fleet *f, const struct config *cfg, struct config *applied,
+                        unsigned *adjusted, struct fleet_result *res)
 {
-	int n = f->plan->nnodes, i;
-	struct client_req *reqs = xcalloc((size_t)n + 1, sizeof(*reqs));
+	const struct config **cfgs = xcalloc((size_t)f->plan->nnodes + 1, sizeof(*cfgs));
+	int i;
 
-	for (i = 0; i < n; i++) {
-		char *params = config_to_json(&cfgs[i]);
-
-		reqs[i].skip = !ask[i] || cfgs[i].n == 0;
-		params_req(f, &reqs[i], i, params);
-		free(params);
-	}
-	fanout_run(f, reqs, n, res);
-	reqs_release(reqs, n);
+	for (i = 0; i < f->plan->nnodes; i++)
+		cfgs[i] = cfg;
+	fleet_params_apply_each(f, cfgs, applied, adjusted, res);
+	free(cfgs);
 }
 
 static int64_t json_id(json_t *o)
@@ -676,47 +690,22 @@ static int64_t job_id_read(const struct client_req *req, struct fleet_result *re
 	return id;
 }
 
-/* Node i's job body for a run outside a sweep (cfg's filesystem, the plan's labels plus extra
- * strings). Caller has ownership. */
-static char *jobs_body_labels(struct fleet_jobs *j, const struct plan *p, int i, json_t *extra,
-                              int loops, const struct config *cfg)
+void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_id, int point,
+                       int loops, struct fleet_node_run *nodes)
 {
-	json_t *body = json_deep_copy(j->body[i]);
-	json_t *fs = filesystem_json(p, cfg);
-	char *s;
-
-	if (fs)
-		json_object_set_new(body, "filesystem", fs);
-	else
-		json_object_del(body, "filesystem");
-	json_object_update(json_object_get(body, "labels"), extra);
-	json_object_set_new(body, "loops", json_integer(loops));
-	s = json_dumps(body, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(body);
-	return s;
-}
-
-/* fleet_point_start's work: cfgs[0] on every node (each: node i gets cfgs[i]); the job
- * labelled as a sweep's point, or with labels (not NULL) instead. */
-static void point_start(struct fleet *f, const struct config *cfgs, bool each, json_t *labels,
-                        int64_t sweep_id, int point, int loops, struct fleet_node_run *nodes)
-{
-	int n = f->plan->nnodes, i, started = 0, got, k, nc = each ? n : 1;
+	int n = f->plan->nnodes, i, started = 0, got, k;
 	/* reqs[i]: node i's PATCH; reqs[n + i]: its job POST. */
 	struct client_req *reqs = xcalloc((size_t)n * 2, sizeof(*reqs));
 	struct client_req **done = xcalloc((size_t)n * 2, sizeof(*done));
-	struct config *dev = xcalloc((size_t)nc, sizeof(*dev));
-	char **params = xcalloc((size_t)nc, sizeof(*params));
+	const struct config *last = NULL, *c;
+	struct config dev = { 0 };
+	char *params = NULL;
 
 	/* fs.* values go into the job's filesystem, the rest onto the device; with nothing for
-	 * the device, the jobs start at once. */
-	for (k = 0; k < nc; k++) {
-		fsparam_device_config(&cfgs[k], &dev[k]);
-		params[k] = config_to_json(&dev[k]);
-	}
+	 * the device, the job starts at once. A node runs its own configuration where it has one
+	 * (a cohort's, nodes[i].cfg), else cfg. */
 	for (i = 0; i < n; i++) {
 		struct fleet_node_run *nr = &nodes[i];
-		int c = each ? i : 0;
 
 		memset(&nr->applied, 0, sizeof(nr->applied));
 		nr->adjusted = 0;
@@ -728,70 +717,48 @@ static void point_start(struct fleet *f, const struct config *cfgs, bool each, j
 		nr->fresh = false;
 		if (!f->active[i] || !nr->run)
 			continue;
-		if (!dev[c].n) {
-			req_node(f, &reqs[n + i], i, "POST", "/api/v1/jobs",
-			         labels ? jobs_body_labels(f->jobs, f->plan, i, labels, loops,
-			                                   &cfgs[c])
-			                : jobs_body(f->jobs, f->plan, i, sweep_id, point, loops,
-			                            &cfgs[c]));
-		} else {
-			params_req(f, &reqs[i], i, params[c]);
+		c = nr->cfg ? nr->cfg : cfg;
+		if (c != last) { /* a configuration's body once, not once per node */
+			fsparam_device_config(c, &dev);
+			free(params);
+			params = config_to_json(&dev);
+			last = c;
 		}
-		client_start(f->client, dev[c].n ? &reqs[i] : &reqs[n + i]);
+		if (!dev.n)
+			req_node(f, &reqs[n + i], i, "POST", "/api/v1/jobs",
+			         jobs_body(f->jobs, f->plan, i, sweep_id, point, loops, c));
+		else
+			params_req(f, &reqs[i], i, params);
+		client_start(f->client, dev.n ? &reqs[i] : &reqs[n + i]);
 		started++;
 	}
 	while (started > 0) {
 		got = client_wait(f->client, 3600, done, 2 * n);
 		started -= got;
 		for (k = 0; k < got; k++) {
-			int c;
-
 			i = (int)(done[k] - reqs);
 			if (i >= n) {
 				fanout_result(done[k], &nodes[i - n].post);
 				nodes[i - n].job_id = job_id_read(done[k], &nodes[i - n].post);
 				continue;
 			}
-			c = each ? i : 0;
+			c = nodes[i].cfg ? nodes[i].cfg : cfg;
+			fsparam_device_config(c, &dev);
 			fanout_result(done[k], &nodes[i].patch);
-			applied_read(done[k], &dev[c], &nodes[i].applied, &nodes[i].adjusted);
+			applied_read(done[k], &dev, &nodes[i].applied, &nodes[i].adjusted);
 			if (nodes[i].patch.failed)
 				continue;
 			/* Applied and read back here: this node's job starts now, whatever the
 			 * others' PATCHes are doing. */
 			req_node(f, &reqs[n + i], i, "POST", "/api/v1/jobs",
-			         labels ? jobs_body_labels(f->jobs, f->plan, i, labels, loops,
-			                                   &cfgs[c])
-			                : jobs_body(f->jobs, f->plan, i, sweep_id, point, loops,
-			                            &cfgs[c]));
+			         jobs_body(f->jobs, f->plan, i, sweep_id, point, loops, c));
 			client_start(f->client, &reqs[n + i]);
 			started++;
 		}
 	}
-	for (k = 0; k < nc; k++)
-		free(params[k]);
 	free(params);
-	free(dev);
 	free(done);
 	reqs_release(reqs, 2 * n);
-}
-
-void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_id, int point,
-                       int loops, struct fleet_node_run *nodes)
-{
-	point_start(f, cfg, false, NULL, sweep_id, point, loops, nodes);
-}
-
-void fleet_run_start(struct fleet *f, const struct config *cfgs, const struct plan_label *labels,
-                     int nlabels, int loops, struct fleet_node_run *nodes)
-{
-	json_t *extra = json_object();
-	int i;
-
-	for (i = 0; i < nlabels; i++)
-		json_object_set_new(extra, labels[i].key, json_string(labels[i].value));
-	point_start(f, cfgs, true, extra, 0, 0, loops, nodes);
-	json_decref(extra);
 }
 
 /* ISO-8601 UTC ("2026-11-29T23:03:36Z", optional fraction) to epoch seconds; 0 if unparsable. */
@@ -960,51 +927,4 @@ void fleet_jobs_cancel(struct fleet *f, const int64_t *job_id, struct fleet_resu
 
 	fanout_run(f, reqs, f->plan->nnodes, res);
 	reqs_release(reqs, f->plan->nnodes);
-}
-
-/* ---- the helpers fleet_profile.c shares (fleet_priv.h) ---- */
-
-void fleet_req_node(struct fleet *f, struct client_req *r, int i, const char *method,
-                    const char *path, char *body)
-{
-	req_node(f, r, i, method, path, body);
-}
-
-void fleet_req_result(const struct client_req *r, struct fleet_result *res)
-{
-	fanout_result(r, res);
-}
-
-bool fleet_agent_error(const struct client_req *r, char *code, size_t clen, char *msg, size_t mlen)
-{
-	return agent_error(r, code, clen, msg, mlen);
-}
-
-json_t *fleet_resp_json(const struct client_req *r)
-{
-	return resp_json(r);
-}
-
-bool fleet_scalar_text(json_t *v, char *out, size_t len, bool *is_int)
-{
-	return scalar_text(v, out, len, is_int);
-}
-
-void fleet_reqs_release(struct client_req *reqs, int n)
-{
-	reqs_release(reqs, n);
-}
-
-void fleet_health_read(const struct client_req *r, struct node_info *ni)
-{
-	json_t *h = resp_json(r);
-
-	memset(ni, 0, sizeof(*ni));
-	if (h) {
-		ni->ok = true;
-		health_parse(h, ni);
-	} else {
-		req_error(r, ni->error, sizeof(ni->error));
-	}
-	json_decref(h);
 }

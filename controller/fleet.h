@@ -7,6 +7,7 @@
 
 #include "client.h"
 #include "plan.h"
+#include "protocol.h"
 
 /*
  * Every request body and every response of the agent API is built and read
@@ -38,6 +39,10 @@ struct node_info {
 	int64_t dev_size_bytes;
 	int nparams; /* with_params only */
 	struct param_info *params;
+	/* What the device and its host are (GET /api/v1/devices: the device's "identity" and
+	 * the answer's "host"), one text per identity field (IDF_*: a boolean "true"/"false", a
+	 * number in decimal), NULL when not reported (an older agent reports none). Owned. */
+	char *identity[IDF_N];
 };
 
 /* The state of one agent job (GET /api/v1/jobs/{id}). */
@@ -126,10 +131,10 @@ void fleet_dry_run_release(struct fleet_dry_run *d, int n);
  */
 void fleet_params_apply(struct fleet *f, const struct config *cfg, struct config *applied,
                         unsigned *adjusted, struct fleet_result *res);
-/* PATCH cfgs[i] onto every node where ask[i] (and cfgs[i] is not empty), whether active or
- * not: values to put back. */
-void fleet_params_write_each(struct fleet *f, const bool *ask, const struct config *cfgs,
-                             struct fleet_result *res);
+/* The same with a configuration per node: cfgs[i] onto node i, nothing where it is NULL
+ * (that node's res[i] is cleared and its applied[i] empty). */
+void fleet_params_apply_each(struct fleet *f, const struct config *const *cfgs,
+                             struct config *applied, unsigned *adjusted, struct fleet_result *res);
 /* Open a tuning session per active node (ttl_s). */
 void fleet_sessions_open(struct fleet *f, double ttl_s, struct fleet_result *res);
 void fleet_sessions_renew(struct fleet *f, struct fleet_result *res);
@@ -141,6 +146,7 @@ void fleet_sessions_close(struct fleet *f, bool restore, struct fleet_result *re
 struct fleet_node_run {
 	/* fleet_point_start: */
 	bool run;                  /* in: start the point on this node (active nodes only) */
+	const struct config *cfg;  /* in: this node's configuration; NULL: the point's */
 	struct config applied;     /* out: the PATCH's read-back */
 	unsigned adjusted;         /* out: bit mask of adjusted entries of applied */
 	struct fleet_result patch; /* out: the PATCH's outcome */
@@ -156,18 +162,15 @@ struct fleet_node_run {
 
 /*
  * Start a run on every node where nodes[i].run: every field fleet fills is cleared first, on
- * every node. PATCH cfg's device parameters and, on each node as soon as its own PATCH
- * answered 2xx (applied and read back; at once when cfg has only fs.* values), POST the plan's
- * job with cfg's filesystem for loops loops there, labelled with the plan's labels plus
- * sweep=SWEEP_ID and sweep_point=POINT. A node never waits for the others between its PATCH
- * and its POST; no job starts where the PATCH failed.
+ * every node. PATCH cfg's device parameters (nodes[i].cfg's where a node has its own: a
+ * cohort's) and, on each node as soon as its own PATCH answered 2xx (applied and read back; at
+ * once when the configuration has only fs.* values), POST the plan's job with its filesystem
+ * for loops loops there, labelled with the plan's labels plus sweep=SWEEP_ID and
+ * sweep_point=POINT (SWEEP_ID -1: a run of no sweep, without them) and sweep_config. A node never
+ * waits for the others between its PATCH and its POST; no job starts where the PATCH failed.
  */
 void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_id, int point,
                        int loops, struct fleet_node_run *nodes);
-/* fleet_point_start outside a sweep: node i gets cfgs[i] (its own values), and its job the
- * plan's labels plus labels[0..nlabels) instead of a sweep's (a rollout's measurement). */
-void fleet_run_start(struct fleet *f, const struct config *cfgs, const struct plan_label *labels,
-                     int nlabels, int loops, struct fleet_node_run *nodes);
 /*
  * Wait for news of the jobs: keep one request in flight per active node whose job (job_id
  * != 0) has not ended (job.terminal false): a long-poll of FLEET_WAIT_S (after the version

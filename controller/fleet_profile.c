@@ -33,12 +33,12 @@ static void value_read(json_t *v, struct fleet_profile_value *out)
 {
 	bool is_int;
 
-	if (!fleet_scalar_text(json_object_get(v, "wanted"), out->wanted, sizeof(out->wanted),
+	if (!config_value_text(json_object_get(v, "wanted"), out->wanted, sizeof(out->wanted),
 	                       &is_int))
 		out->wanted[0] = '\0';
-	if (!fleet_scalar_text(json_object_get(v, "live"), out->live, sizeof(out->live), &is_int))
+	if (!config_value_text(json_object_get(v, "live"), out->live, sizeof(out->live), &is_int))
 		out->live[0] = '\0';
-	if (!fleet_scalar_text(json_object_get(v, "previous"), out->previous, sizeof(out->previous),
+	if (!config_value_text(json_object_get(v, "previous"), out->previous, sizeof(out->previous),
 	                       &is_int))
 		out->previous[0] = '\0';
 	out->drifted = json_is_true(json_object_get(v, "drifted"));
@@ -85,7 +85,7 @@ static void profile_read(json_t *o, struct fleet_profile *out)
 		char val[PARAM_VALUE_MAX];
 		bool is_int;
 
-		if (fleet_scalar_text(v, val, sizeof(val), &is_int))
+		if (config_value_text(v, val, sizeof(val), &is_int))
 			config_set(&out->params, name, val, is_int);
 	}
 	out->enforce = json_is_true(json_object_get(o, "enforce"));
@@ -112,15 +112,15 @@ static void answer_read(const struct client_req *r, bool found_404, const char *
 	size_t i;
 
 	out->status = r->status;
-	fleet_req_result(r, &out->res);
+	fanout_result(r, &out->res);
 	if (r->rc == 0)
-		fleet_agent_error(r, out->code, sizeof(out->code), msg, sizeof(msg));
+		agent_error(r, out->code, sizeof(out->code), msg, sizeof(msg));
 	if (found_404 && r->rc == 0 && r->status == 404) {
 		memset(&out->res, 0, sizeof(out->res));
 		out->found = false;
 		return;
 	}
-	o = fleet_resp_json(r);
+	o = resp_json(r);
 	inner = json_object_get(o, "profile"); /* a dry run's answer */
 	if (o)
 		profile_read(inner ? inner : o, out);
@@ -181,10 +181,10 @@ void fleet_profile_get(struct fleet *f, const bool *ask, const char *name,
 	path_of(path, sizeof(path), name, NULL);
 	for (i = 0; i < n; i++) {
 		memset(&out[i], 0, sizeof(out[i]));
-		fleet_req_node(f, &reqs[i], i, "GET", path, NULL);
+		req_node(f, &reqs[i], i, "GET", path, NULL);
 	}
 	stream(f, reqs, ask, n, NULL, true, out);
-	fleet_reqs_release(reqs, n);
+	reqs_release(reqs, n);
 }
 
 /* The body of a new profile for node i: its device, cfg, enforce. */
@@ -214,10 +214,25 @@ void fleet_profile_put(struct fleet *f, const bool *ask, const char *name, const
 		if (ask[i])
 			body = bodies ? xstrdup(bodies[i] ? bodies[i] : "{}")
 			              : body_new(&f->plan->nodes[i], cfg, enforce);
-		fleet_req_node(f, &reqs[i], i, "PUT", path, body);
+		req_node(f, &reqs[i], i, "PUT", path, body);
 	}
 	stream(f, reqs, ask, window, stop, false, out);
-	fleet_reqs_release(reqs, n);
+	reqs_release(reqs, n);
+}
+
+/* A GET /api/v1/health answer into ni: ok, version, node, features (or the error). */
+static void health_read(const struct client_req *r, struct node_info *ni)
+{
+	json_t *h = resp_json(r);
+
+	memset(ni, 0, sizeof(*ni));
+	if (h) {
+		ni->ok = true;
+		health_parse(h, ni);
+	} else {
+		req_error(r, ni->error, sizeof(ni->error));
+	}
+	json_decref(h);
 }
 
 void fleet_profile_preflight(struct fleet *f, const bool *ask, const char *name,
@@ -233,17 +248,17 @@ void fleet_profile_preflight(struct fleet *f, const bool *ask, const char *name,
 		memset(&cur[i], 0, sizeof(cur[i]));
 		memset(&health[i], 0, sizeof(health[i]));
 		reqs[2 * i].skip = reqs[2 * i + 1].skip = !ask[i];
-		fleet_req_node(f, &reqs[2 * i], i, "GET", "/api/v1/health", NULL);
-		fleet_req_node(f, &reqs[2 * i + 1], i, "GET", get, NULL);
+		req_node(f, &reqs[2 * i], i, "GET", "/api/v1/health", NULL);
+		req_node(f, &reqs[2 * i + 1], i, "GET", get, NULL);
 	}
 	client_run(f->client, reqs, 2 * n);
 	for (i = 0; i < n; i++) {
 		if (!ask[i])
 			continue;
-		fleet_health_read(&reqs[2 * i], &health[i]);
+		health_read(&reqs[2 * i], &health[i]);
 		answer_read(&reqs[2 * i + 1], true, f->plan->nodes[i].device, &cur[i]);
 	}
-	fleet_reqs_release(reqs, 2 * n);
+	reqs_release(reqs, 2 * n);
 }
 
 void fleet_profile_delete(struct fleet *f, const bool *ask, const char *name, bool restore,
@@ -256,10 +271,10 @@ void fleet_profile_delete(struct fleet *f, const bool *ask, const char *name, bo
 	path_of(path, sizeof(path), name, restore ? "?restore=true" : "?restore=false");
 	for (i = 0; i < n; i++) {
 		memset(&out[i], 0, sizeof(out[i]));
-		fleet_req_node(f, &reqs[i], i, "DELETE", path, NULL);
+		req_node(f, &reqs[i], i, "DELETE", path, NULL);
 	}
 	stream(f, reqs, ask, window, stop, true, out);
 	for (i = 0; i < n; i++)
 		out[i].found = false; /* deleted (or there was none) */
-	fleet_reqs_release(reqs, n);
+	reqs_release(reqs, n);
 }

@@ -1,8 +1,6 @@
 /* main.c -- fleettune-ctl: the subcommand table, option parsing, each command's wiring of
  * plan, store, sweep run and report, and the exit codes. */
 #include <errno.h>
-#include <libgen.h>
-#include <limits.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -13,6 +11,9 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "cmd.h"
+#include "cmd_rollout.h"
+#include "cohort.h"
 #include "ctlstore.h"
 #include "export.h"
 #include "fleet.h"
@@ -23,9 +24,6 @@
 #include "race.h"
 #include "report.h"
 #include "report_html.h"
-#include "report_rollout.h"
-#include "rollout.h"
-#include "rollrun.h"
 #include "site.h"
 #include "strategy.h"
 #include "sweep.h"
@@ -33,87 +31,10 @@
 #include "sweeprun.h"
 #include "timeutil.h"
 #include "verdict.h"
-#include "verify.h"
 #include "version.h"
 #include "words.h"
 #include "xmalloc.h"
 #include "banned.h"
-
-#define EXIT_USAGE 64
-
-/* Options shared by the subcommands; each command accepts the ones its usage lists. */
-struct opts {
-	const char *db;
-	const char *format;
-	const char *out;
-	const char *params;
-	const char *html;
-	const char *web_root;
-	int64_t best_id;
-	int64_t limit;
-	double session_ttl_s;
-	double poll_ms;
-	double min_effect_pct;  /* --min-effect; NAN when not given */
-	const char *nodes_from; /* --nodes-from FILE: the nodes of a node list, not the plan's */
-	bool dry_run;
-	bool baseline; /* export --baseline: the sweep's baseline, on purpose */
-	bool continue_on_node_failure;
-	bool all_nodes; /* --nodes all: a column per node at any fleet size */
-	/* rollout and verify */
-	const char *profile;  /* --profile NAME: the agents' profile (default fleettune) */
-	const char *waves;    /* --waves 10%,50%,100% */
-	const char *check;    /* --check none|readback|measure */
-	int64_t canary;       /* --canary N (0: 1) */
-	int64_t max_failures; /* --max-failures K (-1: 0) */
-	int64_t parallel;     /* --parallel N: requests in flight (0: 64) */
-	int64_t resume_id;    /* --resume ID */
-	int64_t revert_id;    /* --revert ID */
-	int64_t rollout_id;   /* verify --rollout ID */
-	bool no_enforce;      /* --no-enforce: drift is only reported */
-	bool help;
-	int nargs;
-	char **args;
-};
-
-struct cmd {
-	const char *name;
-	int (*exec)(const struct cmd *c, struct opts *o);
-	const char *usage;
-	const char *help;
-	int nargs;
-};
-
-static void usage_print(FILE *f, const struct cmd *c)
-{
-	fprintf(f, "usage: fleettune-ctl %s\n\n%s\n", c->usage, c->help);
-}
-
-static char *db_path(const struct opts *o)
-{
-	return o->db ? xstrdup(o->db) : ctlstore_default_path();
-}
-
-/* Write text to --out FILE, or stdout. */
-static int output_write(const struct opts *o, const char *text, size_t len)
-{
-	FILE *f = stdout;
-	int rc = 0;
-
-	if (o->out) {
-		f = fopen(o->out, "w");
-		if (!f) {
-			log_error("cannot write '%s': %s", o->out, strerror(errno));
-			return 1;
-		}
-	}
-	if (fwrite(text, 1, len, f) != len)
-		rc = 1;
-	if (o->out && fclose(f))
-		rc = 1;
-	else if (!o->out)
-		fflush(stdout);
-	return rc;
-}
 
 static int format_get(const struct opts *o, enum report_format *f)
 {
@@ -134,85 +55,10 @@ static int id_parse(const char *s, int64_t *id)
 	return 0;
 }
 
-/* "r3" or "3" as a rollout id. */
-static int rollout_id_parse(const char *s, int64_t *id)
-{
-	if (num_parse_i64(s[0] == 'r' ? s + 1 : s, id) < 0 || *id <= 0) {
-		log_error("'%s' is not a rollout id (r3, or 3)", s);
-		return -1;
-	}
-	return 0;
-}
-
-/* A sweep from another host that saved no point for this long is taken as abandoned. */
-#define CTL_ABANDONED_S 3600.0
-
-/* This host's name, as sweeps record their controller's; "" when it cannot be read. */
-static void host_name(char *out, size_t len)
-{
-	memset(out, 0, len);
-	if (gethostname(out, len - 1) < 0)
-		out[0] = '\0';
-}
-
-/*
- * A `running` sweep whose controller is gone is abandoned: run on this host (me), its pid is
- * no longer alive; run on another host (or by a controller too old to record it), it saved no
- * point for CTL_ABANDONED_S. A pid reused by another process keeps it `running`.
- */
-static bool sweep_abandoned(const char *me, const char *status, int pid, const char *host,
-                            double saved_at, double created_at)
-{
-	double last = saved_at > 0 ? saved_at : created_at;
-
-	if (strcmp(status, "running"))
-		return false;
-	if (pid > 0 && me[0] && !strcmp(host, me))
-		return kill(pid, 0) < 0 && errno == ESRCH;
-	return time_now_s() - last > CTL_ABANDONED_S;
-}
-
-/* Load sweep id from the database and analyse it. */
-static int sweep_load(const struct opts *o, int64_t id, struct sweep *s)
-{
-	struct ctlstore *st = NULL;
-	char *path = db_path(o);
-	struct err e = { 0 };
-	char me[64];
-	int rc;
-
-	rc = ctlstore_open(path, &st, &e);
-	if (rc == 0)
-		rc = ctlstore_sweep_load(st, id, s, &e);
-	host_name(me, sizeof(me));
-	if (rc < 0)
-		log_error("%s", e.msg);
-	else
-		analysis_sweep_loaded(s);
-	if (rc == 0 &&
-	    sweep_abandoned(me, s->status, s->owner_pid, s->owner_host, s->saved_at, s->created_at))
-		snprintf(s->status, sizeof(s->status), "abandoned");
-	ctlstore_close(st);
-	free(path);
-	return rc;
-}
-
-static int plan_open(const struct opts *o, const char *path, struct plan *p, bool tokens)
-{
-	struct err e = { 0 };
-
-	if (plan_load_nodes_from(path, o->nodes_from, p, &e) < 0 || race_budget_check(p, &e) < 0 ||
-	    (tokens && plan_tokens_load(p, &e) < 0)) {
-		log_error("%s: %s", path, e.msg);
-		plan_release(p);
-		return -1;
-	}
-	return 0;
-}
-
 static int cmd_nodes(const struct cmd *c, struct opts *o)
 {
 	struct plan p;
+	struct sweep s;
 	struct fleet f;
 	struct preflight pf;
 	struct buf out = BUF_INIT;
@@ -225,11 +71,16 @@ static int cmd_nodes(const struct cmd *c, struct opts *o)
 	/* A node that is down or lacks its device is a pre-flight problem too. */
 	rc = preflight_plan(&f, &p, true, &pf) < 0 ? 1 : 0;
 	report_nodes(&p, &pf, &out);
+	fleet_release(&f);
+	/* The cohorts the nodes fall into, as a sweep of this plan groups them. */
+	sweep_init(&s, &p);
+	preflight_identity_copy(&pf, &s);
+	cohort_assign(&s);
+	words_cohorts(&s, &out);
 	fputs(out.data, stdout);
 	buf_release(&out);
 	preflight_release(&pf);
-	fleet_release(&f);
-	plan_release(&p);
+	sweep_release(&s);
 	return rc;
 }
 
@@ -252,25 +103,6 @@ static void dry_run_print(struct plan *p)
 	strategy_batch_release(&b);
 	free(cfgs);
 	sweep_release(&s);
-}
-
-static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-	stop_signal = sig;
-}
-
-/* SIGINT/SIGTERM make a running sweep cancel its jobs, restore every node and stop. */
-static void signals_install(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 }
 
 /* sweep's exit status: 0 completed, 1 failed (or no best), 2 a node failed, 130 a signal. */
@@ -336,12 +168,11 @@ static int cmd_history(const struct cmd *c, struct opts *o)
 {
 	struct ctlstore *st = NULL;
 	struct ctlstore_summary *h = NULL;
-	struct ctlstore_rollout_summary *rh = NULL;
 	struct buf out = BUF_INIT;
 	struct err e = { 0 };
 	char *path = db_path(o);
 	char me[64];
-	int n = 0, nr = 0, rc, i;
+	int n = 0, rc, i;
 
 	(void)c;
 	rc = ctlstore_open(path, &st, &e);
@@ -357,21 +188,12 @@ static int cmd_history(const struct cmd *c, struct opts *o)
 		                    h[i].created_at))
 			snprintf(h[i].status, sizeof(h[i].status), "abandoned");
 	report_history(h, n, &out);
-	rc = ctlstore_rollouts_list(st, o->limit > 0 ? (int)o->limit : 20, &rh, &nr, &e);
-	if (rc < 0) {
-		log_error("%s", e.msg);
-		goto out;
-	}
-	for (i = 0; i < nr; i++)
-		if (sweep_abandoned(me, rh[i].status, rh[i].owner_pid, rh[i].owner_host,
-		                    rh[i].saved_at, rh[i].created_at))
-			snprintf(rh[i].status, sizeof(rh[i].status), "abandoned");
-	report_rollouts_history(rh, nr, &out);
-	fputs(out.data, stdout);
+	rc = cmd_rollouts_history(st, o->limit > 0 ? (int)o->limit : 20, &out);
+	if (rc == 0)
+		fputs(out.data, stdout);
 out:
 	buf_release(&out);
 	free(h);
-	free(rh);
 	ctlstore_close(st);
 	free(path);
 	return rc < 0 ? 1 : 0;
@@ -386,31 +208,8 @@ static int cmd_show(const struct cmd *c, struct opts *o)
 	int rc;
 
 	(void)c;
-	if (o->args[0][0] == 'r') {
-		struct rollout r;
-		struct ctlstore *st = NULL;
-		char *path = db_path(o);
-		struct err e = { 0 };
-
-		if (rollout_id_parse(o->args[0], &id) < 0) {
-			free(path);
-			return EXIT_USAGE;
-		}
-		rc = ctlstore_open(path, &st, &e);
-		if (rc == 0)
-			rc = ctlstore_rollout_load(st, id, &r, &e);
-		ctlstore_close(st);
-		free(path);
-		if (rc < 0) {
-			log_error("%s", e.msg);
-			return 1;
-		}
-		report_rollout_show(&r, o->all_nodes, &out);
-		rc = output_write(o, out.data, out.len);
-		buf_release(&out);
-		rollout_release(&r);
-		return rc;
-	}
+	if (o->args[0][0] == 'r')
+		return cmd_rollout_show(o);
 	if (format_get(o, &f) < 0 || id_parse(o->args[0], &id) < 0)
 		return EXIT_USAGE;
 	if (sweep_load(o, id, &s) < 0)
@@ -459,6 +258,73 @@ static int cmd_compare(const struct cmd *c, struct opts *o)
 	return rc;
 }
 
+/* apply --best of a sweep with cohorts: each node of plan p gets the best of the sweep's cohort
+ * it falls into (by its identity, read now, and its labels); a node of no cohort, or of one
+ * whose baseline stands, is left as it is. Returns the exit status. */
+static int apply_per_cohort(const struct sweep *s, struct plan *p)
+{
+	int n = p->nnodes, k, f, c, rc = 0, napplied = 0;
+	const struct config **cfgs = xcalloc((size_t)n + 1, sizeof(*cfgs));
+	char **notes = xcalloc((size_t)n + 1, sizeof(char *));
+	struct node_info *info = xcalloc((size_t)n + 1, sizeof(*info));
+	struct config *applied = xcalloc((size_t)n + 1, sizeof(*applied));
+	unsigned *adjusted = xcalloc((size_t)n + 1, sizeof(*adjusted));
+	struct fleet_result *res = xcalloc((size_t)n + 1, sizeof(*res));
+	struct buf out = BUF_INIT;
+	struct fleet fl;
+
+	fleet_init(&fl, p, 10.0, 2);
+	fleet_probe(&fl, false, info);
+	for (k = 0; k < n; k++) {
+		struct node_identity id;
+		struct buf key = BUF_INIT;
+
+		for (f = 0; f < IDF_N; f++)
+			id.field[f] = info[k].identity[f];
+		c = cohort_find(s, &p->nodes[k], &id);
+		if (c >= 0)
+			sweep_cohort_key(s, c, &key);
+		if (!info[k].ok)
+			notes[k] = xasprintf("cannot read what it is: %s", info[k].error);
+		else if (c < 0)
+			notes[k] = xstrdup("what it is matches no cohort of the sweep");
+		else if (s->cohorts[c].best < 0)
+			notes[k] =
+			        xasprintf("cohort %s: no configuration gave it a significant gain",
+			                  key.data ? key.data : "");
+		else {
+			cfgs[k] = sweep_cohort_best_cfg(s, c);
+			notes[k] = xasprintf("cohort %s", key.data ? key.data : "");
+			napplied++;
+		}
+		buf_release(&key);
+	}
+	fleet_params_apply_each(&fl, cfgs, applied, adjusted, res);
+	for (k = 0; k < n; k++)
+		if (cfgs[k] && res[k].failed)
+			rc = 1;
+	report_apply_each(p, cfgs, notes, applied, adjusted, res, &out);
+	fputs(out.data, stdout);
+	if (!napplied) {
+		log_error(
+		        "sweep %lld: no node of the plan is in a cohort with a best configuration",
+		        (long long)s->id);
+		rc = 1;
+	}
+	buf_release(&out);
+	for (k = 0; k < n; k++)
+		free(notes[k]);
+	free(notes);
+	free(cfgs);
+	node_info_release(info, n);
+	free(info);
+	free(applied);
+	free(adjusted);
+	free(res);
+	fleet_release(&fl);
+	return rc;
+}
+
 static int cmd_apply(const struct cmd *c, struct opts *o)
 {
 	struct plan p;
@@ -467,6 +333,7 @@ static int cmd_apply(const struct cmd *c, struct opts *o)
 	struct fleet_result *res;
 	struct buf out = BUF_INIT;
 	struct err e = { 0 };
+	struct sweep s = { 0 };
 	unsigned *adjusted;
 	int i, rc = 0;
 
@@ -481,10 +348,21 @@ static int cmd_apply(const struct cmd *c, struct opts *o)
 		return EXIT_USAGE;
 	}
 	if (o->best_id) {
-		struct sweep s;
-
 		if (sweep_load(o, o->best_id, &s) < 0)
 			return 1;
+		for (i = 0; i < s.ncohorts && s.ncohorts >= 2 && !rc; i++)
+			rc = s.cohorts[i].best != s.best; /* the cohorts' bests differ */
+		if (rc) {
+			/* Each node its cohort's best. */
+			if (plan_open(o, o->args[0], &p, true) < 0) {
+				sweep_release(&s);
+				return 1;
+			}
+			rc = apply_per_cohort(&s, &p);
+			plan_release(&p);
+			sweep_release(&s);
+			return rc;
+		}
 		if (s.best < 0) {
 			log_error("sweep %lld has no best configuration; nothing to apply",
 			          (long long)o->best_id);
@@ -536,7 +414,7 @@ static int cmd_export(const struct cmd *c, struct opts *o)
 		return EXIT_USAGE;
 	if (sweep_load(o, id, &s) < 0)
 		return 1;
-	if (s.best < 0 && !o->baseline) {
+	if (s.outcome != OUTCOME_BEST && !o->baseline) { /* no best of the fleet or any cohort */
 		struct buf why = BUF_INIT, cfg = BUF_INIT;
 
 		words_no_best(&s, &why);
@@ -669,296 +547,16 @@ static int cmd_analyze(const struct cmd *c, struct opts *o)
 	}
 	if (!isnan(o->min_effect_pct))
 		s.plan.min_effect_pct = o->min_effect_pct;
+	if (o->cohort_by && plan_cohort_by_set(&s.plan, o->cohort_by, &e) < 0) {
+		log_error("%s", e.msg);
+		sweep_release(&s);
+		return EXIT_USAGE;
+	}
 	analysis_sweep_loaded(&s);
 	report_render_nodes(&s, f, o->all_nodes, &out);
 	rc = output_write(o, out.data, out.len);
 	buf_release(&out);
 	sweep_release(&s);
-	return rc;
-}
-
-/* Profile names as the agent takes them: 1..63 of A-Z a-z 0-9 _ . -, not starting with '.'. */
-static bool profile_name_ok(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (!n || n > 63 || s[0] == '.')
-		return false;
-	return strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") == n;
-}
-
-/* The configuration of --params or --best (with its sweep, for the promise and the job). */
-static int rollout_config(const struct opts *o, struct config *cfg, struct sweep *s, bool *have_s)
-{
-	struct err e = { 0 };
-
-	*have_s = false;
-	if (!!o->params == !!o->best_id) {
-		log_error("give exactly one of --params JSON or --best ID");
-		return EXIT_USAGE;
-	}
-	if (o->params && (config_parse_json(o->params, cfg, &e) < 0 || config_check(cfg, &e) < 0)) {
-		log_error("--params: %s", e.msg);
-		return EXIT_USAGE;
-	}
-	if (o->best_id) {
-		if (sweep_load(o, o->best_id, s) < 0)
-			return 1;
-		*have_s = true;
-		if (s->best < 0) {
-			log_error("sweep %lld has no best configuration; nothing to roll out",
-			          (long long)o->best_id);
-			return 1;
-		}
-		*cfg = s->points[s->best].cfg;
-	}
-	if (cfg->n == 0) {
-		log_error("no parameters to roll out");
-		return EXIT_USAGE;
-	}
-	return 0;
-}
-
-static void rollout_event(void *cls, const struct rollout *r, enum rollrun_event ev, int wave,
-                          int round, int rounds)
-{
-	struct buf b = BUF_INIT;
-
-	(void)cls;
-	report_rollout_event(r, ev, wave, round, rounds, &b);
-	fputs(b.data ? b.data : "", stderr);
-	buf_release(&b);
-}
-
-/* rollout's exit status: 0 completed (or reverted), 1 error, 2 stopped, 3 completed with
- * tolerated failures, 130 a signal. */
-static int rollout_exit_code(enum rollrun_result r)
-{
-	static const int codes[] = {
-		[ROLLRUN_COMPLETED] = 0,     [ROLLRUN_PARTIAL] = 3,  [ROLLRUN_STOPPED] = 2,
-		[ROLLRUN_INTERRUPTED] = 130, [ROLLRUN_REVERTED] = 0, [ROLLRUN_FAILED] = 1,
-	};
-
-	return codes[r];
-}
-
-/* Load stored rollout id and its plan (tokens loaded); refuse one whose controller runs. */
-static int rollout_stored(const struct opts *o, int64_t id, struct rollout *r, struct plan *p)
-{
-	struct ctlstore *st = NULL;
-	char *path = db_path(o), me[64];
-	struct err e = { 0 };
-	int rc;
-
-	rc = ctlstore_open(path, &st, &e);
-	if (rc == 0)
-		rc = ctlstore_rollout_load(st, id, r, &e);
-	ctlstore_close(st);
-	free(path);
-	if (rc < 0) {
-		log_error("%s", e.msg);
-		return -1;
-	}
-	host_name(me, sizeof(me));
-	if (r->status == ROLLOUT_RUNNING && r->owner_pid > 0 && !strcmp(r->owner_host, me) &&
-	    (kill(r->owner_pid, 0) == 0 || errno != ESRCH) && r->owner_pid != (int)getpid()) {
-		log_error("rollout r%lld is running (pid %d on this host); stop it first",
-		          (long long)id, r->owner_pid);
-		rollout_release(r);
-		return -1;
-	}
-	if (plan_parse(r->plan_json, r->plan_dir, p, &e) < 0 || plan_tokens_load(p, &e) < 0) {
-		log_error("rollout r%lld's plan: %s", (long long)id, e.msg);
-		rollout_release(r);
-		return -1;
-	}
-	return 0;
-}
-
-static int cmd_rollout(const struct cmd *c, struct opts *o)
-{
-	struct rollrun_opts ro = { 0 };
-	struct rollout r;
-	struct plan p, *job = NULL;
-	struct sweep s;
-	struct config cfg = { 0 };
-	struct buf out = BUF_INIT;
-	struct err e = { 0 };
-	bool have_s = false, stored = o->resume_id || o->revert_id;
-	char *path, me[64], dir[PATH_MAX], *copy;
-	enum rollrun_result res;
-	int rc, check;
-
-	rollout_init(&r);
-	if (stored ? o->nargs != 0 || (o->resume_id && o->revert_id) : o->nargs != 1) {
-		usage_print(stderr, c);
-		return EXIT_USAGE;
-	}
-	if (stored && o->nodes_from) {
-		log_error("--nodes-from: a stored rollout goes on with (or puts back) the nodes it "
-		          "was started with");
-		return EXIT_USAGE;
-	}
-	if (stored) {
-		if (rollout_stored(o, o->resume_id ? o->resume_id : o->revert_id, &r, &p) < 0)
-			return 1;
-		if (r.sweep_id && sweep_load(&(struct opts){ .db = o->db }, r.sweep_id, &s) == 0) {
-			have_s = true;
-			job = &s.plan;
-		}
-	} else {
-		rc = rollout_config(o, &cfg, &s, &have_s);
-		if (rc)
-			goto usage_out;
-		check = o->check ? rollout_check_parse(o->check) : CHECK_READBACK;
-		if (check < 0 || (o->profile && !profile_name_ok(o->profile))) {
-			log_error(check < 0 ? "--check: '%s' is not none, readback or measure"
-			                    : "--profile: '%s' is not a profile name (1..63 of A-Z "
-			                      "a-z 0-9 _ . -)",
-			          check < 0 ? o->check : o->profile);
-			rc = EXIT_USAGE;
-			goto usage_out;
-		}
-		if (plan_open(o, o->args[0], &p, true) < 0) {
-			rc = 1;
-			goto usage_out;
-		}
-		r.params = cfg;
-		r.check = (enum rollout_check)check;
-		r.enforce = !o->no_enforce;
-		r.canary = o->canary > 0 ? (int)o->canary : 1;
-		r.max_failures = o->max_failures > 0 ? (int)o->max_failures : 0;
-		if (o->profile)
-			snprintf(r.profile, sizeof(r.profile), "%s", o->profile);
-		if (o->waves)
-			snprintf(r.waves_spec, sizeof(r.waves_spec), "%s", o->waves);
-		snprintf(r.plan_name, sizeof(r.plan_name), "%s", p.name ? p.name : "");
-		r.plan_json = xstrdup(p.json);
-		copy = xstrdup(o->args[0]);
-		r.plan_dir = xstrdup(realpath(dirname(copy), dir) ? dir : ".");
-		free(copy);
-		if (have_s) {
-			r.sweep_id = o->best_id;
-			r.promised_gain = s.outcome == OUTCOME_BEST;
-			r.promised_pct = s.points[s.best].delta_pct;
-			job = &s.plan;
-		}
-	}
-	path = db_path(o);
-	signals_install();
-	host_name(me, sizeof(me));
-	ro.db_path = path;
-	ro.stop = &stop_signal;
-	ro.window = o->parallel > 0 ? (int)o->parallel : 0;
-	ro.session_ttl_s = o->session_ttl_s > 0 ? o->session_ttl_s : 60;
-	ro.poll_interval_s = (o->poll_ms > 0 ? o->poll_ms : 50) / 1000.0;
-	ro.owner_pid = (int)getpid();
-	ro.owner_host = me;
-	ro.event = rollout_event;
-	if (o->revert_id)
-		res = rollrun_revert(&r, &p, &ro, &e);
-	else if (o->resume_id)
-		res = rollrun_resume(&r, &p, job, &ro, &e);
-	else
-		res = rollrun_start(&r, &p, job, &ro, &e);
-	rc = rollout_exit_code(res);
-	if (r.id > 0) {
-		report_rollout_show(&r, o->all_nodes, &out);
-		if (output_write(o, out.data, out.len) && rc == 0)
-			rc = 1;
-	}
-	if (res == ROLLRUN_FAILED && e.msg[0])
-		log_error("%s", e.msg);
-	buf_release(&out);
-	free(path);
-	plan_release(&p);
-usage_out:
-	if (have_s)
-		sweep_release(&s);
-	rollout_release(&r);
-	return rc;
-}
-
-static int cmd_verify(const struct cmd *c, struct opts *o)
-{
-	const char *name = o->profile ? o->profile : ROLLOUT_PROFILE_DEFAULT;
-	struct verify_expect *ex = NULL;
-	struct verify_node *res = NULL;
-	struct rollout r;
-	struct plan p;
-	struct sweep s;
-	struct config cfg = { 0 };
-	struct buf out = BUF_INIT;
-	char source[64];
-	bool have_s = false, have_r = false;
-	int rc, bad;
-
-	(void)c;
-	rollout_init(&r);
-	if ((o->params || o->best_id) && o->rollout_id) {
-		log_error("give one of --params, --best or --rollout");
-		return EXIT_USAGE;
-	}
-	if (!profile_name_ok(name)) {
-		log_error("--profile: '%s' is not a profile name", name);
-		return EXIT_USAGE;
-	}
-	if (o->params || o->best_id) {
-		rc = rollout_config(o, &cfg, &s, &have_s);
-		if (rc)
-			goto out;
-		snprintf(source, sizeof(source), "%s",
-		         o->params ? "--params" : "the best of sweep --best");
-	} else {
-		struct ctlstore *st = NULL;
-		struct ctlstore_rollout_summary *h = NULL;
-		char *path = db_path(o);
-		struct err e = { 0 };
-		int64_t id = o->rollout_id;
-		int n = 0, i;
-
-		/* The newest rollout of this profile name holds what each node should have. */
-		rc = ctlstore_open(path, &st, &e);
-		if (rc == 0 && !id)
-			rc = ctlstore_rollouts_list(st, 1000, &h, &n, &e);
-		for (i = 0; rc == 0 && !id && i < n; i++)
-			if (!strcmp(h[i].profile, name))
-				id = h[i].id;
-		if (rc == 0 && id)
-			rc = ctlstore_rollout_load(st, id, &r, &e);
-		free(h);
-		ctlstore_close(st);
-		free(path);
-		if (rc < 0 || !id) {
-			log_error("%s",
-			          rc < 0 ? e.msg
-			                 : "no rollout of this profile to verify against: give "
-			                   "--rollout ID, --params JSON or --best ID");
-			rc = 1;
-			goto out;
-		}
-		have_r = true;
-		snprintf(source, sizeof(source), "rollout r%lld", (long long)id);
-		name = r.profile;
-	}
-	if (plan_open(o, o->args[0], &p, true) < 0) {
-		rc = 1;
-		goto out;
-	}
-	ex = xcalloc((size_t)p.nnodes + 1, sizeof(*ex));
-	res = xcalloc((size_t)p.nnodes + 1, sizeof(*res));
-	verify_expect_from(&p, have_r ? &r : NULL, &cfg, source, ex);
-	bad = verify_run(&p, name, ex, res);
-	report_verify(&p, name, res, bad, &out);
-	rc = output_write(o, out.data, out.len) || bad ? 1 : 0;
-	buf_release(&out);
-	plan_release(&p);
-out:
-	free(ex);
-	free(res);
-	if (have_s)
-		sweep_release(&s);
-	rollout_release(&r);
 	return rc;
 }
 
@@ -1006,48 +604,23 @@ static const struct cmd cmds[] = {
 	  2 },
 	{ "analyze", cmd_analyze,
 	  "analyze FILE|- [--format table|markdown|csv|json] [--min-effect P] [--out FILE]\n"
-	  "                     [--nodes all|auto]",
+	  "                     [--nodes all|auto] [--cohort-by KEY,KEY...]",
 	  "Judge a sweep document again from its passes: FILE (or - for stdin) as\n"
 	  "show --format json writes it. Every figure and verdict in it is recomputed, so\n"
-	  "--min-effect P re-judges an old sweep with another threshold (in %). No agent and\n"
+	  "--min-effect P re-judges an old sweep with another threshold (in %), and\n"
+	  "--cohort-by groups its nodes into cohorts by other identity fields or node labels\n"
+	  "(\"model,firmware\", \"kernel\", \"label.rack\"; \"\" for one cohort). No agent and\n"
 	  "no database are needed.",
 	  1 },
 	{ "apply", cmd_apply,
 	  "apply PLAN.json (--params JSON | --best ID) [--nodes-from FILE] [--db PATH]",
 	  "Set parameters permanently on every node of the plan, in parallel, and print the\n"
-	  "values read back. --best ID applies the best configuration of a stored sweep.",
+	  "values read back. --best ID applies the best configuration of a stored sweep; of a\n"
+	  "sweep with cohorts, each node gets its cohort's best (what the node is is read from\n"
+	  "its agent, so the plan may name other nodes than the sweep's).",
 	  1 },
-	{ "rollout", cmd_rollout,
-	  "rollout PLAN.json (--best ID | --params JSON) [--canary N] [--waves 10%,50%,100%]\n"
-	  "                     [--max-failures K] [--check none|readback|measure] [--profile "
-	  "NAME]\n"
-	  "                     [--no-enforce] [--parallel N] [--nodes-from FILE] [--db PATH]\n"
-	  "       fleettune-ctl rollout --resume ID | --revert ID [--db PATH]",
-	  "Put the values on the plan's nodes as a profile their agents keep (profile NAME,\n"
-	  "default fleettune: applied at every start, when the device appears, and put back when\n"
-	  "it drifts), wave by wave: --canary N nodes first (1), then --waves, each the share of\n"
-	  "all nodes (or a count) that holds it afterwards. Pre-flight asks every node (its\n"
-	  "agent keeps profiles, what it holds now); each agent judges the values at the write,\n"
-	  "all or nothing, the canary first. After each wave the\n"
-	  "check: readback (every node of the wave holds the values, live), measure (readback,\n"
-	  "then the sweep's job run old vs new on the wave's nodes, interleaved, judged by the\n"
-	  "sweep's verdict rules: no significant loss, and for a sweep that found a gain, not\n"
-	  "equivalent to nothing), or none. More than --max-failures K failing nodes in a wave\n"
-	  "(0), or a failed check, stops: that wave is put back and the exit status is 2. A\n"
-	  "signal stops between nodes (130): every node holds the new profile or what it had.\n"
-	  "Every rollout is stored (history, show rID); --resume ID goes on with one whose\n"
-	  "controller died, --revert ID puts every node it changed back. Exit 0 completed, 3\n"
-	  "completed with up to K failures a wave left as they were, 1 on errors.",
-	  -1 },
-	{ "verify", cmd_verify,
-	  "verify PLAN.json [--profile NAME] [--rollout ID | --params JSON | --best ID]\n"
-	  "                     [--nodes-from FILE] [--db PATH]",
-	  "Ask every node of the plan for its profile (default: the newest rollout's name) and\n"
-	  "say per node what differs from what it should hold: the newest rollout of that\n"
-	  "profile (the values on the nodes it left new, what the others had), or --params /\n"
-	  "--best on every node; values drifted, devices not held. Exit 1 when any node\n"
-	  "differs or cannot be asked.",
-	  1 },
+	{ "rollout", cmd_rollout, cmd_rollout_usage, cmd_rollout_help, -1 },
+	{ "verify", cmd_verify, cmd_verify_usage, cmd_verify_help, 1 },
 	{ "export", cmd_export,
 	  "export ID --format udev|tuned [--baseline] [--out FILE] [--db PATH]",
 	  "Print a udev rule or a tuned profile for the sweep's best configuration. A sweep with "
@@ -1104,27 +677,9 @@ enum {
 	OPT_BASELINE,
 	OPT_CONTINUE,
 	OPT_MIN_EFFECT,
-	OPT_PROFILE,
-	OPT_WAVES,
-	OPT_CHECK,
-	OPT_CANARY,
-	OPT_MAX_FAILURES,
-	OPT_PARALLEL,
-	OPT_RESUME,
-	OPT_REVERT,
-	OPT_ROLLOUT,
-	OPT_NO_ENFORCE,
+	OPT_COHORT_BY,
 	OPT_NODES_FROM,
 };
-
-static int num_opt(const char *name, const char *v, int64_t *out)
-{
-	if (num_parse_i64(v, out) < 0 || *out <= 0) {
-		log_error("%s: '%s' is not a positive integer", name, v);
-		return -1;
-	}
-	return 0;
-}
 
 /* A percentage option: a number in [0, 1000), as the plan's min_effect_pct. */
 static int pct_opt(const char *name, const char *v, double *out)
@@ -1159,16 +714,8 @@ int main(int argc, char **argv)
 		{ "baseline", no_argument, NULL, OPT_BASELINE },
 		{ "continue-on-node-failure", no_argument, NULL, OPT_CONTINUE },
 		{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
-		{ "profile", required_argument, NULL, OPT_PROFILE },
-		{ "waves", required_argument, NULL, OPT_WAVES },
-		{ "check", required_argument, NULL, OPT_CHECK },
-		{ "canary", required_argument, NULL, OPT_CANARY },
-		{ "max-failures", required_argument, NULL, OPT_MAX_FAILURES },
-		{ "parallel", required_argument, NULL, OPT_PARALLEL },
-		{ "resume", required_argument, NULL, OPT_RESUME },
-		{ "revert", required_argument, NULL, OPT_REVERT },
-		{ "rollout", required_argument, NULL, OPT_ROLLOUT },
-		{ "no-enforce", no_argument, NULL, OPT_NO_ENFORCE },
+		CMD_ROLLOUT_OPTIONS,
+		{ "cohort-by", required_argument, NULL, OPT_COHORT_BY },
 		{ "nodes-from", required_argument, NULL, OPT_NODES_FROM },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -1261,49 +808,18 @@ int main(int argc, char **argv)
 			if (pct_opt("--min-effect", optarg, &o.min_effect_pct) < 0)
 				return EXIT_USAGE;
 			break;
-		case OPT_PROFILE:
-			o.profile = optarg;
-			break;
-		case OPT_WAVES:
-			o.waves = optarg;
-			break;
-		case OPT_CHECK:
-			o.check = optarg;
-			break;
-		case OPT_CANARY:
-			if (num_opt("--canary", optarg, &o.canary) < 0)
-				return EXIT_USAGE;
-			break;
-		case OPT_MAX_FAILURES:
-			if (num_parse_i64(optarg, &o.max_failures) < 0 || o.max_failures < 0) {
-				log_error("--max-failures: '%s' is not a count (0 or more)",
-				          optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case OPT_PARALLEL:
-			if (num_opt("--parallel", optarg, &o.parallel) < 0)
-				return EXIT_USAGE;
-			break;
-		case OPT_RESUME:
-			if (rollout_id_parse(optarg, &o.resume_id) < 0)
-				return EXIT_USAGE;
-			break;
-		case OPT_REVERT:
-			if (rollout_id_parse(optarg, &o.revert_id) < 0)
-				return EXIT_USAGE;
-			break;
-		case OPT_ROLLOUT:
-			if (rollout_id_parse(optarg, &o.rollout_id) < 0)
-				return EXIT_USAGE;
-			break;
-		case OPT_NO_ENFORCE:
-			o.no_enforce = true;
+		case OPT_COHORT_BY:
+			o.cohort_by = optarg;
 			break;
 		case 'h':
 			o.help = true;
 			break;
 		default:
+			if (ch >= CMD_ROLLOUT_OPT_FIRST && ch <= CMD_ROLLOUT_OPT_LAST) {
+				if (cmd_rollout_opt(ch, optarg, &o) < 0)
+					return EXIT_USAGE;
+				break;
+			}
 			usage_print(stderr, c);
 			return EXIT_USAGE;
 		}

@@ -638,12 +638,53 @@ static void node_add(struct nodelist *l, int *cap, char *name, char *url, char *
 	n->device = device;
 	n->token_file = token_file;
 	n->line = line;
+	n->labels = NULL;
+	n->nlabels = 0;
 }
 
 /* A device as written ("sdb", "/dev/sdb"), without /dev/. */
 static char *device_take(const char *s)
 {
 	return xstrdup(strncmp(s, "/dev/", 5) ? s : s + 5);
+}
+
+#define LABEL_VAR "fleettune_label_"
+
+/* The labels of host h (fleettune_label_KEY=VALUE variables: the host's over its deepest
+ * group's over the shallower ones'), onto node n. Returns 0, or -EINVAL naming a variable
+ * whose value the reader did not understand. */
+static int host_labels(const struct inventory *inv, int h, const int *order, int norder,
+                       struct nodelist_node *n, struct err *e)
+{
+	size_t plen = strlen(LABEL_VAR);
+	int i, j, k;
+
+	for (i = 0; i <= norder; i++) {
+		const struct inv_vars *vars =
+		        i < norder ? &inv->groups[order[i]].vars : &inv->hosts[h].vars;
+
+		for (j = 0; j < vars->n; j++) {
+			const struct inv_var *v = &vars->v[j];
+
+			if (strncmp(v->key, LABEL_VAR, plen) || !v->key[plen])
+				continue;
+			if (!v->value)
+				return inv_fail(e, inv->file, v->line,
+				                "%s of host '%s': expected a plain value", v->key,
+				                inv->hosts[h].name);
+			for (k = 0; k < n->nlabels && strcmp(n->labels[k].key, v->key + plen); k++)
+				;
+			if (k == n->nlabels) {
+				n->labels = xrealloc(n->labels,
+				                     ((size_t)n->nlabels + 1) * sizeof(*n->labels));
+				n->labels[n->nlabels].key = xstrdup(v->key + plen);
+				n->labels[n->nlabels++].value = NULL;
+			}
+			free(n->labels[k].value);
+			n->labels[k].value = xstrdup(v->value);
+		}
+	}
+	return 0;
 }
 
 static int inventory_nodes(const struct inventory *inv, const char *dir,
@@ -722,6 +763,7 @@ static int inventory_nodes(const struct inventory *inv, const char *dir,
 		         : o->token_file ? xstrdup(o->token_file)
 		                         : NULL,
 		         inv->hosts[h].line);
+		rc = host_labels(inv, h, order, norder, &l->nodes[l->n - 1], e);
 	}
 	if (!rc && !l->n)
 		rc = inv_fail(e, inv->file, 0, "no hosts%s%s", o->group ? " in group " : "",
@@ -1146,6 +1188,11 @@ void nodelist_release(struct nodelist *l)
 		free(l->nodes[i].url);
 		free(l->nodes[i].device);
 		free(l->nodes[i].token_file);
+		for (int k = 0; k < l->nodes[i].nlabels; k++) {
+			free(l->nodes[i].labels[k].key);
+			free(l->nodes[i].labels[k].value);
+		}
+		free(l->nodes[i].labels);
 	}
 	free(l->nodes);
 	l->nodes = NULL;

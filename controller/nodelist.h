@@ -25,6 +25,11 @@ struct nodelist_opts {
 	int port;               /* for hosts given without a port (0: NODELIST_DEFAULT_PORT) */
 };
 
+/* A node's label (Ansible's fleettune_label_KEY variables): what cohort_by may group by. */
+struct nodelist_label {
+	char *key, *value;
+};
+
 /* One node. Strings are owned by the list. */
 struct nodelist_node {
 	char *name;       /* the host's name (Ansible's inventory name, the pod's node) */
@@ -33,6 +38,8 @@ struct nodelist_node {
 	char *token_file; /* NULL: none given; a relative one from the file is resolved
 	                     against its directory */
 	int line;         /* where the file names the node (0: unknown) */
+	struct nodelist_label *labels; /* Ansible only: in the order first set */
+	int nlabels;
 };
 
 struct nodelist {

@@ -1,17 +1,16 @@
 /* plan.c -- parse and validate a sweep plan's structure (errors name the JSON path). */
 #include <errno.h>
 #include <libgen.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
 #include "buf.h"
-#include "nodelist.h"
 #include "plan.h"
+#include "plan_priv.h"
+#include "protocol.h"
 #include "xmalloc.h"
 #include "banned.h"
 
@@ -25,63 +24,6 @@ const char *plan_strategy_name(enum plan_strategy s)
 	static const char *const names[] = { "grid", "sequential", "adaptive" };
 
 	return names[s];
-}
-
-int plan_node_find(const struct plan *p, const char *name)
-{
-	int lo = 0, hi = p->nnodes - 1, mid, c;
-
-	if (!p->node_by_name) { /* a plan built by hand, not parsed */
-		for (mid = 0; mid < p->nnodes; mid++)
-			if (!strcmp(p->nodes[mid].name, name))
-				return mid;
-		return -1;
-	}
-	while (lo <= hi) {
-		mid = lo + (hi - lo) / 2;
-		c = strcmp(p->nodes[p->node_by_name[mid]].name, name);
-		if (!c)
-			return p->node_by_name[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid - 1;
-	}
-	return -1;
-}
-
-char *plan_node_set_to_json(const struct plan *p, const bool *set)
-{
-	json_t *a = json_array();
-	char *s;
-	int i;
-
-	for (i = 0; i < p->nnodes; i++)
-		if (set[i])
-			json_array_append_new(a, json_string(p->nodes[i].name));
-	s = json_dumps(a, JSON_COMPACT);
-	json_decref(a);
-	return s;
-}
-
-int plan_node_set_parse(const struct plan *p, const char *text, bool *set, struct err *e)
-{
-	json_t *a = json_loads(text, 0, NULL), *v;
-	size_t i;
-	int k;
-
-	if (!json_is_array(a)) {
-		json_decref(a);
-		return err_set(e, -EINVAL, "invalid_nodes", "node set: expected a JSON array");
-	}
-	json_array_foreach(a, i, v)
-	{
-		k = json_is_string(v) ? plan_node_find(p, json_string_value(v)) : -1;
-		if (k >= 0)
-			set[k] = true;
-	}
-	json_decref(a);
-	return 0;
 }
 
 const char *plan_metric_unit(const char *metric)
@@ -104,23 +46,6 @@ const char *plan_metric_unit(const char *metric)
 	return "";
 }
 
-/* Type of a parameter as first seen: 1 integer, 2 string. */
-struct ptype {
-	char name[PARAM_NAME_MAX];
-	int type;
-};
-
-struct parser {
-	struct plan *p;
-	struct err *e;
-	const char *nodes_from; /* a node list that replaces the plan's nodes (NULL: none) */
-	struct ptype types[64];
-	int ntypes;
-};
-
-/* Report "PATH: message" as an invalid_plan error. */
-#define fail(ps, path, ...) err_set_at((ps)->e, -EINVAL, "invalid_plan", (path), __VA_ARGS__)
-
 static bool key_allowed(const char *key, const char *const *allowed)
 {
 	for (; *allowed; allowed++)
@@ -130,7 +55,7 @@ static bool key_allowed(const char *key, const char *const *allowed)
 }
 
 /* Refuse keys not in allowed (NULL-terminated). */
-static int check_keys(struct parser *ps, json_t *obj, const char *path, const char *const *allowed)
+int plan_check_keys(struct parser *ps, json_t *obj, const char *path, const char *const *allowed)
 {
 	const char *key;
 	json_t *v;
@@ -146,7 +71,7 @@ static int check_keys(struct parser *ps, json_t *obj, const char *path, const ch
 	return 0;
 }
 
-static bool name_ok(const char *s, const char *extra)
+bool plan_name_ok(const char *s, const char *extra)
 {
 	if (!*s || strlen(s) >= PARAM_NAME_MAX)
 		return false;
@@ -160,9 +85,17 @@ static bool name_ok(const char *s, const char *extra)
 	return true;
 }
 
+bool plan_has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s == 0x7f)
+			return true;
+	return false;
+}
+
 /* Get a string member; required: error when missing. Returns 0/1 found, <0 error. */
-static int get_str(struct parser *ps, json_t *obj, const char *key, const char *path, bool required,
-                   const char **out)
+int plan_get_str(struct parser *ps, json_t *obj, const char *key, const char *path, bool required,
+                 const char **out)
 {
 	json_t *v = json_object_get(obj, key);
 	char p[160];
@@ -223,289 +156,11 @@ static int take_value(struct parser *ps, const char *name, json_t *v, const char
 	return 0;
 }
 
-/* Order node indexes by name, ties by index (qsort_r's comparison). */
-static int node_cmp(const void *a, const void *b, void *arg)
-{
-	const struct plan *p = arg;
-	int ia = *(const int *)a, ib = *(const int *)b;
-	int c = strcmp(p->nodes[ia].name, p->nodes[ib].name);
-
-	return c ? c : (ia > ib) - (ia < ib);
-}
-
-/* Build p->node_by_name and refuse a name given twice (naming its second use): sorting, not
- * comparing every pair, so that a plan of thousands of nodes parses in O(n log n). */
-static int nodes_index(struct parser *ps, struct plan *p)
-{
-	char path[64];
-	int k;
-
-	p->node_by_name = xcalloc((size_t)p->nnodes + 1, sizeof(int));
-	for (k = 0; k < p->nnodes; k++)
-		p->node_by_name[k] = k;
-	qsort_r(p->node_by_name, (size_t)p->nnodes, sizeof(int), node_cmp, p);
-	for (k = 1; k < p->nnodes; k++) {
-		int i = p->node_by_name[k];
-
-		if (strcmp(p->nodes[p->node_by_name[k - 1]].name, p->nodes[i].name))
-			continue;
-		snprintf(path, sizeof(path), "nodes[%d].name", i);
-		return fail(ps, path, "duplicate node name '%s'", p->nodes[i].name);
-	}
-	return 0;
-}
-
-/* What is wrong with tok as a bearer token (NULL: nothing). It goes into an HTTP header, so
- * it is one run of visible ASCII (no space, CR, LF or other control character) of plausible
- * length; the message never quotes it. */
-static const char *token_problem(const char *tok)
-{
-	size_t i, n = strlen(tok);
-
-	if (!n)
-		return "is empty";
-	if (n > PLAN_TOKEN_MAX)
-		return "is longer than " PLAN_TOKEN_MAX_TEXT " characters: not a token";
-	for (i = 0; i < n; i++)
-		if ((unsigned char)tok[i] < 0x21 || (unsigned char)tok[i] > 0x7e)
-			return "has a space, a line break or another character a bearer token "
-			       "cannot have (visible ASCII only)";
-	return NULL;
-}
-
-static int parse_nodes(struct parser *ps, json_t *arr, const char *dir)
-{
-	static const char *const keys[] = { "name", "url", "device", "token_file", "token", NULL };
-	struct plan *p = ps->p;
-	size_t i;
-	char path[64];
-	json_t *n;
-	int r;
-
-	if (!json_is_array(arr))
-		return fail(ps, "nodes", "expected an array");
-	if (json_array_size(arr) == 0)
-		return fail(ps, "nodes", "at least one node is required");
-	p->nodes = xcalloc(json_array_size(arr), sizeof(*p->nodes));
-	json_array_foreach(arr, i, n)
-	{
-		struct plan_node *pn = &p->nodes[i];
-		const char *name = NULL, *url = NULL, *dev = NULL, *tf = NULL, *tok = NULL;
-
-		p->nnodes = (int)i + 1;
-		snprintf(path, sizeof(path), "nodes[%zu]", i);
-		if (!json_is_object(n))
-			return fail(ps, path, "expected an object");
-		if ((r = check_keys(ps, n, path, keys)) < 0)
-			return r;
-		if ((r = get_str(ps, n, "name", path, true, &name)) < 0 ||
-		    (r = get_str(ps, n, "url", path, true, &url)) < 0 ||
-		    (r = get_str(ps, n, "device", path, true, &dev)) < 0 ||
-		    (r = get_str(ps, n, "token_file", path, false, &tf)) < 0 ||
-		    (r = get_str(ps, n, "token", path, false, &tok)) < 0)
-			return r;
-		if (!name_ok(name, ".-")) {
-			snprintf(path, sizeof(path), "nodes[%zu].name", i);
-			return fail(ps, path, "'%s' must be letters, digits, '.', '-' or '_'",
-			            name);
-		}
-		if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) {
-			snprintf(path, sizeof(path), "nodes[%zu].url", i);
-			return fail(ps, path, "'%s' must start with http:// or https://", url);
-		}
-		if (!name_ok(dev, "-")) {
-			snprintf(path, sizeof(path), "nodes[%zu].device", i);
-			return fail(ps, path, "'%s' is not a block device name (e.g. sda, loop0)",
-			            dev);
-		}
-		if (tok && token_problem(tok)) {
-			snprintf(path, sizeof(path), "nodes[%zu].token", i);
-			return fail(ps, path, "%s", token_problem(tok));
-		}
-		pn->name = xstrdup(name);
-		pn->url = xstrdup(url);
-		while (strlen(pn->url) > 8 && pn->url[strlen(pn->url) - 1] == '/')
-			pn->url[strlen(pn->url) - 1] = '\0';
-		pn->device = xstrdup(dev);
-		if (tok)
-			pn->token = xstrdup(tok);
-		if (tf)
-			pn->token_file =
-			        (tf[0] == '/' || !dir) ? xstrdup(tf) : xasprintf("%s/%s", dir, tf);
-	}
-	return 0;
-}
-
-/* "nodes_from": a file name, or {"file", "format", "group", "device", "port", "scheme",
- * "token_file"}; relative paths against the plan's directory. ps->nodes_from (the command
- * line's) replaces the file. The nodes are appended to the plan's. */
-static int parse_nodes_from(struct parser *ps, json_t *v, const char *dir)
-{
-	static const char *const keys[] = { "file", "format", "group",      "device",
-		                            "port", "scheme", "token_file", NULL };
-	struct nodelist_opts o = { 0 };
-	struct nodelist l = { 0 };
-	struct plan *p = ps->p;
-	struct buf text = BUF_INIT;
-	const char *file = NULL, *s;
-	char *path = NULL, *fdir = NULL, *tf = NULL;
-	json_t *port;
-	int r, i;
-
-	if (v && json_is_string(v)) {
-		file = json_string_value(v);
-	} else if (v && json_is_object(v)) {
-		if ((r = check_keys(ps, v, "nodes_from", keys)) < 0 ||
-		    (r = get_str(ps, v, "file", "nodes_from", !ps->nodes_from, &file)) < 0)
-			return r;
-		if ((r = get_str(ps, v, "format", "nodes_from", false, &s)) < 0)
-			return r;
-		if (r == 1 && nodelist_format_parse(s, &o.format))
-			return fail(ps, "nodes_from.format",
-			            "'%s' is not one of auto, hosts, ansible-ini, ansible-yaml, "
-			            "kubectl",
-			            s);
-		if ((r = get_str(ps, v, "group", "nodes_from", false, &o.group)) < 0 ||
-		    (r = get_str(ps, v, "device", "nodes_from", false, &o.device)) < 0)
-			return r;
-		if (o.device && !name_ok(o.device, "-"))
-			return fail(ps, "nodes_from.device",
-			            "'%s' is not a block device name (e.g. sda, loop0)", o.device);
-		if ((r = get_str(ps, v, "scheme", "nodes_from", false, &o.scheme)) < 0)
-			return r;
-		if (o.scheme && strcmp(o.scheme, "http") && strcmp(o.scheme, "https"))
-			return fail(ps, "nodes_from.scheme", "'%s' is not one of http, https",
-			            o.scheme);
-		port = json_object_get(v, "port");
-		if (port && (!json_is_integer(port) || json_integer_value(port) < 1 ||
-		             json_integer_value(port) > 65535))
-			return fail(ps, "nodes_from.port", "expected a port number (1-65535)");
-		o.port = port ? (int)json_integer_value(port) : 0;
-		if ((r = get_str(ps, v, "token_file", "nodes_from", false, &s)) < 0)
-			return r;
-		if (r == 1)
-			o.token_file = tf =
-			        (s[0] == '/' || !dir) ? xstrdup(s) : xasprintf("%s/%s", dir, s);
-	} else if (v) {
-		return fail(ps, "nodes_from", "expected a file name or an object");
-	} else if (!ps->nodes_from) {
-		return 0;
-	}
-	if (file && !*file)
-		return fail(ps, "nodes_from", "must not be empty");
-	path = ps->nodes_from             ? xstrdup(ps->nodes_from)
-	       : (file[0] == '/' || !dir) ? xstrdup(file)
-	                                  : xasprintf("%s/%s", dir, file);
-	r = buf_read_file(&text, path, 16 << 20);
-	if (r < 0) {
-		r = err_set(ps->e, r, "invalid_plan", "nodes_from: cannot read '%s': %s", path,
-		            strerror(-r));
-		goto out;
-	}
-	fdir = xstrdup(path);
-	r = nodelist_parse(text.data, path, dirname(fdir), &o, &l, ps->e);
-	if (r < 0)
-		goto out;
-	for (i = 0; i < l.n; i++) {
-		const struct nodelist_node *n = &l.nodes[i];
-
-		if (!name_ok(n->name, ".-")) {
-			r = err_set(
-			        ps->e, -EINVAL, "invalid_nodes",
-			        "%s:%d: node name '%s' must be letters, digits, '.', '-' or '_'",
-			        path, n->line, n->name);
-			goto out;
-		}
-		if (!name_ok(n->device, "-")) {
-			r = err_set(ps->e, -EINVAL, "invalid_nodes",
-			            "%s:%d: '%s' (node %s) is not a block device name (e.g. sda, "
-			            "loop0)",
-			            path, n->line, n->device, n->name);
-			goto out;
-		}
-		if (strncmp(n->url, "http://", 7) && strncmp(n->url, "https://", 8)) {
-			r = err_set(ps->e, -EINVAL, "invalid_nodes",
-			            "%s:%d: '%s' (node %s) must start with http:// or https://",
-			            path, n->line, n->url, n->name);
-			goto out;
-		}
-	}
-	p->nodes = xrealloc(p->nodes, ((size_t)p->nnodes + (size_t)l.n) * sizeof(*p->nodes));
-	for (i = 0; i < l.n; i++) {
-		struct plan_node *pn = &p->nodes[p->nnodes++];
-		struct nodelist_node *n = &l.nodes[i];
-
-		memset(pn, 0, sizeof(*pn));
-		pn->name = n->name;
-		pn->url = n->url;
-		while (strlen(pn->url) > 8 && pn->url[strlen(pn->url) - 1] == '/')
-			pn->url[strlen(pn->url) - 1] = '\0';
-		pn->device = n->device;
-		pn->token_file = n->token_file;
-		n->name = n->url = n->device = n->token_file = NULL;
-	}
-	r = 0;
-out:
-	nodelist_release(&l);
-	buf_release(&text);
-	free(path);
-	free(fdir);
-	free(tf);
-	return r;
-}
-
-/* A token file's path for the stored plan: absolute and without "..", so that it names the
- * same file from any directory and whatever became of the list's (NULL: leave it as is). */
-static char *token_path_abs(const char *path)
-{
-	char buf[PATH_MAX], *dir, *base, *out = NULL;
-
-	if (realpath(path, buf))
-		return xstrdup(buf);
-	/* Not there (yet): its directory resolved, or the current directory put before it. */
-	dir = xstrdup(path);
-	base = xstrdup(path);
-	if (realpath(dirname(dir), buf))
-		out = xasprintf("%s/%s", buf, basename(base));
-	else if (path[0] != '/' && getcwd(buf, sizeof(buf)))
-		out = xasprintf("%s/%s", buf, path);
-	free(dir);
-	free(base);
-	return out;
-}
-
-/* The plan's "nodes" as read, for the stored plan: a plan whose nodes came from a node list
- * is kept with the list's nodes written out (and without "nodes_from"), so that it reads
- * back without the file. Their token files are written as absolute paths: a list's are
- * relative to the current directory (--nodes-from) or to a plan directory given relative,
- * and a stored plan is read back against the plan's absolute directory (rollout --resume). */
-static void nodes_json_set(json_t *root, const struct plan *p)
-{
-	json_t *arr = json_array();
-	int i;
-
-	for (i = 0; i < p->nnodes; i++) {
-		const struct plan_node *n = &p->nodes[i];
-		json_t *o = json_pack("{s:s, s:s, s:s}", "name", n->name, "url", n->url, "device",
-		                      n->device);
-
-		if (n->token_file) {
-			char *tf = token_path_abs(n->token_file);
-
-			json_object_set_new(o, "token_file", json_string(tf ? tf : n->token_file));
-			free(tf);
-		}
-		json_array_append_new(arr, o);
-	}
-	json_object_set_new(root, "nodes", arr);
-	json_object_del(root, "nodes_from");
-}
-
 static int parse_param_name(struct parser *ps, json_t *v, const char *path, char *out)
 {
 	if (!json_is_string(v))
 		return fail(ps, path, "expected a string");
-	if (!name_ok(json_string_value(v), "."))
+	if (!plan_name_ok(json_string_value(v), "."))
 		return fail(ps, path, "'%s' is not a parameter name", json_string_value(v));
 	snprintf(out, PARAM_NAME_MAX, "%s", json_string_value(v));
 	return 0;
@@ -524,7 +179,7 @@ static int parse_axis(struct parser *ps, json_t *ax, size_t ai)
 	snprintf(path, sizeof(path), "axes[%zu]", ai);
 	if (!json_is_object(ax))
 		return fail(ps, path, "expected an object");
-	if ((r = check_keys(ps, ax, path, keys)) < 0)
+	if ((r = plan_check_keys(ps, ax, path, keys)) < 0)
 		return r;
 	if (!!param == !!params)
 		return fail(ps, path, "exactly one of 'param' or 'params' is required");
@@ -651,13 +306,13 @@ static int parse_filesystem(struct parser *ps, json_t *fs)
 	if (!json_is_object(fs))
 		return fail(ps, "job.filesystem",
 		            "expected an object {\"type\", \"mkfs\", \"mount\"}");
-	if ((r = check_keys(ps, fs, "job.filesystem", keys)) < 0 ||
-	    (r = get_str(ps, fs, "type", "job.filesystem", true, &type)) < 0)
+	if ((r = plan_check_keys(ps, fs, "job.filesystem", keys)) < 0 ||
+	    (r = plan_get_str(ps, fs, "type", "job.filesystem", true, &type)) < 0)
 		return r;
 	if (json_object_get(fs, "mount") && json_is_string(json_object_get(fs, "mount")) &&
 	    !*json_string_value(json_object_get(fs, "mount")))
 		mount = "";
-	else if ((r = get_str(ps, fs, "mount", "job.filesystem", false, &mount)) < 0)
+	else if ((r = plan_get_str(ps, fs, "mount", "job.filesystem", false, &mount)) < 0)
 		return r;
 	if (json_is_string(mkfs)) {
 		buf_puts(&b, json_string_value(mkfs));
@@ -734,9 +389,9 @@ static int parse_job(struct parser *ps, json_t *job)
 		return fail(ps, "job", "required field is missing");
 	if (!json_is_object(job))
 		return fail(ps, "job", "expected an object");
-	if ((r = get_str(ps, job, "engine", "job", false, &engine)) < 0)
+	if ((r = plan_get_str(ps, job, "engine", "job", false, &engine)) < 0)
 		return r;
-	if (!name_ok(engine, "-") || key_allowed(engine, own))
+	if (!plan_name_ok(engine, "-") || key_allowed(engine, own))
 		return fail(ps, "job.engine", "'%s' is not an engine name (e.g. fio, dd)", engine);
 	json_object_foreach(job, key, v)
 	{
@@ -746,7 +401,7 @@ static int parse_job(struct parser *ps, json_t *job)
 		return fail(ps, path, "unknown field (the options of engine '%s' go in job.%s)",
 		            engine, engine);
 	}
-	if ((r = get_str(ps, job, "directory", "job", false, &dirv)) < 0)
+	if ((r = plan_get_str(ps, job, "directory", "job", false, &dirv)) < 0)
 		return r;
 	snprintf(p->engine, sizeof(p->engine), "%s", engine);
 	if (dirv)
@@ -764,7 +419,7 @@ static int parse_job(struct parser *ps, json_t *job)
 		static const char *const lk[] = { "min", "max", NULL };
 		json_t *mn = json_object_get(loops, "min"), *mx = json_object_get(loops, "max");
 
-		if ((r = check_keys(ps, loops, "job.loops", lk)) < 0)
+		if ((r = plan_check_keys(ps, loops, "job.loops", lk)) < 0)
 			return r;
 		if ((r = loops_take(ps, mn, "job.loops.min", 2, &p->loops)) < 0 ||
 		    (r = loops_take(ps, mx, "job.loops.max", 2, &p->loops_max)) < 0)
@@ -845,48 +500,12 @@ static int parse_adaptive(struct parser *ps, json_t *budget)
 	return 0;
 }
 
-/* labels: an object of strings, kept as key/value pairs in order. */
-/* Whether s has a byte below 0x20 or 0x7f. */
-static bool has_control(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || (unsigned char)*s == 0x7f)
-			return true;
-	return false;
-}
-
-static int parse_labels(struct parser *ps, json_t *v)
-{
-	struct plan *p = ps->p;
-	const char *key;
-	json_t *lv;
-	char path[160];
-
-	if (!v)
-		return 0;
-	if (!json_is_object(v))
-		return fail(ps, "labels", "expected an object");
-	p->labels = xcalloc(json_object_size(v) + 1, sizeof(*p->labels));
-	json_object_foreach(v, key, lv)
-	{
-		snprintf(path, sizeof(path), "labels.%s", key);
-		if (!json_is_string(lv))
-			return fail(ps, path, "expected a string");
-		if (has_control(key) || has_control(json_string_value(lv)))
-			return fail(ps, "labels",
-			            "a label key or value has a control character (a line break, a "
-			            "tab, ...)");
-		p->labels[p->nlabels].key = xstrdup(key);
-		p->labels[p->nlabels++].value = xstrdup(json_string_value(lv));
-	}
-	return 0;
-}
-
 static int parse_top(struct parser *ps, json_t *root, const char *dir)
 {
 	static const char *const keys[] = {
-		"name",   "nodes", "nodes_from",     "baseline", "axes",     "strategy",   "job",
-		"metric", "goal",  "min_effect_pct", "labels",   "budget_s", "max_points", NULL
+		"name",     "nodes",    "nodes_from", "baseline",  "axes",
+		"strategy", "job",      "metric",     "goal",      "min_effect_pct",
+		"labels",   "budget_s", "max_points", "cohort_by", NULL
 	};
 	struct plan *p = ps->p;
 	const char *s, *key;
@@ -897,13 +516,13 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 
 	if (!json_is_object(root))
 		return fail(ps, "$", "expected an object");
-	if ((r = check_keys(ps, root, "", keys)) < 0)
+	if ((r = plan_check_keys(ps, root, "", keys)) < 0)
 		return r;
-	if ((r = get_str(ps, root, "name", "", true, &s)) < 0)
+	if ((r = plan_get_str(ps, root, "name", "", true, &s)) < 0)
 		return r;
 	/* The name and labels go into reports and exported rules (a udev comment, a tuned
 	 * profile): a line break there would start a rule of its own. */
-	if (has_control(s))
+	if (plan_has_control(s))
 		return fail(ps, "name", "has a control character (a line break, a tab, ...)");
 	p->name = xstrdup(s);
 	if (!json_object_get(root, "nodes") && !json_object_get(root, "nodes_from") &&
@@ -911,10 +530,10 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 		return fail(ps, "nodes", "required field is missing (or nodes_from)");
 	/* A node list from the command line replaces the plan's nodes. */
 	if (json_object_get(root, "nodes") && !ps->nodes_from &&
-	    (r = parse_nodes(ps, json_object_get(root, "nodes"), dir)) < 0)
+	    (r = plan_parse_nodes(ps, json_object_get(root, "nodes"), dir)) < 0)
 		return r;
-	if ((r = parse_nodes_from(ps, json_object_get(root, "nodes_from"), dir)) < 0 ||
-	    (r = nodes_index(ps, p)) < 0)
+	if ((r = plan_parse_node_list(ps, json_object_get(root, "nodes_from"), dir)) < 0 ||
+	    (r = plan_nodes_index(ps)) < 0)
 		return r;
 	v = json_object_get(root, "baseline");
 	if (v && !json_is_object(v))
@@ -925,7 +544,7 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 		json_object_foreach(v, key, val)
 		{
 			snprintf(path, sizeof(path), "baseline.%s", key);
-			if (!name_ok(key, "."))
+			if (!plan_name_ok(key, "."))
 				return fail(ps, path, "not a parameter name");
 			if ((r = take_value(ps, key, val, path, &p->baseline)) < 0)
 				return r;
@@ -955,7 +574,7 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 		}
 	}
 	p->strategy = PLAN_SEQUENTIAL;
-	if ((r = get_str(ps, root, "strategy", "", false, &s)) < 0)
+	if ((r = plan_get_str(ps, root, "strategy", "", false, &s)) < 0)
 		return r;
 	if (r == 1) {
 		if (!strcmp(s, "grid"))
@@ -974,15 +593,15 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 	if ((r = parse_max_points(ps, json_object_get(root, "max_points"))) < 0)
 		return r;
 	snprintf(p->metric, sizeof(p->metric), "write.bw_mib");
-	if ((r = get_str(ps, root, "metric", "", false, &s)) < 0)
+	if ((r = plan_get_str(ps, root, "metric", "", false, &s)) < 0)
 		return r;
 	if (r == 1) {
-		if (!name_ok(s, "."))
+		if (!plan_name_ok(s, "."))
 			return fail(ps, "metric", "'%s' is not a metric name (e.g. write.bw_mib)",
 			            s);
 		snprintf(p->metric, sizeof(p->metric), "%s", s);
 	}
-	if ((r = get_str(ps, root, "goal", "", false, &s)) < 0)
+	if ((r = plan_get_str(ps, root, "goal", "", false, &s)) < 0)
 		return r;
 	if (r == 1) {
 		if (!strcmp(s, "minimize"))
@@ -999,7 +618,10 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 		if (p->min_effect_pct < 0 || p->min_effect_pct >= 1000)
 			return fail(ps, "min_effect_pct", "must be between 0 and 1000");
 	}
-	return parse_labels(ps, json_object_get(root, "labels"));
+	if ((r = plan_labels_take(ps, json_object_get(root, "labels"), "labels", &p->labels,
+	                          &p->nlabels)) < 0)
+		return r;
+	return plan_parse_cohort_by(ps, json_object_get(root, "cohort_by"));
 }
 
 int plan_parse(const char *text, const char *dir, struct plan *p, struct err *e)
@@ -1025,7 +647,7 @@ int plan_parse_nodes_from(const char *text, const char *dir, const char *nodes_f
 	if (rc < 0)
 		goto out;
 	if (nodes_from || json_object_get(root, "nodes_from"))
-		nodes_json_set(root, p);
+		plan_nodes_json_set(root, p);
 	nodes = json_object_get(root, "nodes");
 	json_array_foreach(nodes, i, n) json_object_del(n, "token");
 	p->json = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -1061,57 +683,6 @@ out:
 	return rc;
 }
 
-int plan_tokens_load(struct plan *p, struct err *e)
-{
-	const char *env = getenv("FLEETTUNE_TOKEN");
-	int i, rc = 0;
-
-	for (i = 0; i < p->nnodes; i++) {
-		struct plan_node *n = &p->nodes[i];
-		struct buf b = BUF_INIT;
-
-		if (n->token)
-			continue;
-		if (n->token_file) {
-			/* At most a little more than a token: a token_file pointing at another
-			 * file (/etc/shadow) is refused, and nothing of it is sent or shown. */
-			rc = buf_read_file(&b, n->token_file, PLAN_TOKEN_FILE_MAX);
-			if (rc < 0) {
-				buf_release(&b);
-				return err_set(e, rc, "token_unreadable",
-				               "%s: cannot read token_file '%s': %s%s", n->name,
-				               n->token_file, strerror(-rc),
-				               rc == -EFBIG ? " (a token file holds one token)"
-				                            : "");
-			}
-			while (b.len && (b.data[b.len - 1] == '\n' || b.data[b.len - 1] == '\r' ||
-			                 b.data[b.len - 1] == ' '))
-				b.data[--b.len] = '\0';
-			if (token_problem(b.data ? b.data : "")) {
-				rc = err_set(e, -EINVAL, "token_invalid",
-				             "%s: token_file '%s' does not hold a token: it %s",
-				             n->name, n->token_file,
-				             token_problem(b.data ? b.data : ""));
-				buf_release(&b);
-				return rc;
-			}
-			n->token = buf_detach(&b, NULL);
-		} else if (env && *env) {
-			if (token_problem(env))
-				return err_set(e, -EINVAL, "token_invalid",
-				               "%s: FLEETTUNE_TOKEN %s", n->name,
-				               token_problem(env));
-			n->token = xstrdup(env);
-		} else {
-			return err_set(e, -ENOENT, "token_missing",
-			               "%s: no token (set nodes[%d].token_file, nodes[%d].token or "
-			               "FLEETTUNE_TOKEN)",
-			               n->name, i, i);
-		}
-	}
-	return rc;
-}
-
 void plan_release(struct plan *p)
 {
 	int i;
@@ -1124,6 +695,7 @@ void plan_release(struct plan *p)
 		free(p->nodes[i].device);
 		free(p->nodes[i].token);
 		free(p->nodes[i].token_file);
+		plan_labels_free(p->nodes[i].labels, p->nodes[i].nlabels);
 	}
 	free(p->nodes);
 	free(p->node_by_name);
@@ -1131,11 +703,7 @@ void plan_release(struct plan *p)
 		free(p->axes[i].values);
 	free(p->axes);
 	free(p->name);
-	for (i = 0; i < p->nlabels; i++) {
-		free(p->labels[i].key);
-		free(p->labels[i].value);
-	}
-	free(p->labels);
+	plan_labels_free(p->labels, p->nlabels);
 	free(p->engine_json);
 	free(p->directory);
 	free(p->json);

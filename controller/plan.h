@@ -23,12 +23,22 @@
  * strings and go into the job's "filesystem" object, not into a PATCH. */
 bool plan_param_is_fs(const char *name);
 
+#define PLAN_COHORT_BY_MAX 8 /* keys of cohort_by */
+
+/* A free label: the plan's, attached to every agent job of the sweep, or a node's. */
+struct plan_label {
+	char *key;
+	char *value;
+};
+
 struct plan_node {
 	char *name;
 	char *url; /* without trailing slash */
 	char *device;
 	char *token;      /* NULL until plan_tokens_load() */
 	char *token_file; /* resolved against the plan's directory; NULL if not given */
+	int nlabels;      /* nodes[].labels: what cohort_by may group by beside the identity */
+	struct plan_label *labels;
 };
 
 /* One axis: nparams parameters set together, nvalues configurations of them. */
@@ -37,12 +47,6 @@ struct plan_axis {
 	char params[AXIS_PARAMS_MAX][PARAM_NAME_MAX];
 	int nvalues;
 	struct config *values;
-};
-
-/* A free label attached to every agent job of the sweep. */
-struct plan_label {
-	char *key;
-	char *value;
 };
 
 enum plan_strategy { PLAN_GRID, PLAN_SEQUENTIAL, PLAN_ADAPTIVE };
@@ -82,6 +86,11 @@ struct plan {
 	double min_effect_pct;
 	int nlabels;
 	struct plan_label *labels;
+	/* cohort_by: what nodes are grouped by (controller/cohort.h): identity fields of
+	 * common/protocol.h, or node labels ("label.KEY", or KEY when it names no identity
+	 * field); ["model", "firmware"] when the plan does not say; [] is one cohort. */
+	int ncohort_by;
+	char cohort_by[PLAN_COHORT_BY_MAX][PARAM_NAME_MAX];
 	char *json; /* the plan as compact JSON with "token" values removed */
 };
 
@@ -120,6 +129,12 @@ bool plan_job_sets_direct(const struct plan *p);
 const char *plan_metric_unit(const char *metric);
 /* "grid", "sequential" or "adaptive", as written in a plan. */
 const char *plan_strategy_name(enum plan_strategy s);
+/* Replace p's cohort_by with the comma-separated names of list ("model,firmware"; "" for
+ * one cohort), checked as the plan's are. -EINVAL "bad_option" naming the name; p is left
+ * as it was then. */
+int plan_cohort_by_set(struct plan *p, const char *list, struct err *e);
+/* The value of node n's label key, or NULL. */
+const char *plan_node_label(const struct plan_node *n, const char *key);
 /* The index of the node called name, or -1 (a binary search: O(log n)). */
 int plan_node_find(const struct plan *p, const char *name);
 /* The names of the nodes with set[i] as a JSON array. Caller has ownership. */

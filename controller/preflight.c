@@ -272,3 +272,12 @@ int preflight_plan(struct fleet *f, const struct plan *p, bool with_params, stru
 	free(cfgs);
 	return rc;
 }
+
+void preflight_identity_copy(const struct preflight *pf, struct sweep *s)
+{
+	int k, f;
+
+	for (k = 0; k < pf->nnodes && k < s->plan.nnodes; k++)
+		for (f = 0; f < IDF_N; f++)
+			sweep_identity_set(s, k, f, pf->info[k].identity[f]);
+}

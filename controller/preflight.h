@@ -7,6 +7,7 @@
 #include "buf.h"
 #include "fleet.h"
 #include "plan.h"
+#include "sweep.h"
 
 /*
  * The agents are the only judges of parameter values and job options:
@@ -48,5 +49,8 @@ int preflight_run(struct fleet *f, const struct config *cfgs, int ncfg, bool wit
  * STRATEGY_CONFIGS_CAP), and the job. */
 int preflight_plan(struct fleet *f, const struct plan *p, bool with_params, struct preflight *out);
 void preflight_release(struct preflight *pf);
+/* What each node is, as the probe read it (info[k].identity), into s->identity: s's plan
+ * has the same nodes as pf's. */
+void preflight_identity_copy(const struct preflight *pf, struct sweep *s);
 
 #endif

@@ -1,5 +1,5 @@
 /* report.c -- a sweep rendered for people: the table (seed 003 style), markdown, CSV,
- * compare, history, and the dry run, pre-flight, nodes and apply text. */
+ * compare, history and the dry run (report_nodes.c: the pre-flight, nodes and apply text). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -63,13 +63,19 @@ static void delta_cell(const struct point *p, struct buf *b)
 		buf_puts(b, "baseline");
 		return;
 	}
+	if (p->between.split) {
+		buf_puts(b, "by cohort");
+		return;
+	}
 	words_delta_ci(b, p->delta_pct, p->ci_low_pct, p->ci_high_pct);
 }
 
-/* The cells of every row, header first: rows[r * ncols + c]. */
+/* The cells of every row, header first: rows[r * ncols + c]; point[r] is row r's point
+ * (a row split by cohort is followed by a row per cohort of the same point). */
 struct grid {
 	int ncols, nrows;
 	char **cells;
+	int *point;
 };
 
 static int double_cmp(const void *a, const void *b)
@@ -95,16 +101,20 @@ static double median_sort(double *v, int n)
  * how many nodes show a significant gain / loss of their own. The verdict cell names the
  * disagreeing nodes as in the wide table.
  */
-static void distribution_cells(const struct sweep *s, const struct point *p, char **cells)
+static void distribution_cells(const struct sweep *s, const struct point *p, const int *members,
+                               int nmembers, const struct effect *cfx, char **cells)
 {
-	int n = s->plan.nnodes, k, nv = 0, nd = 0, failed = 0, dropped = 0, gain = 0, loss = 0;
+	int n = members ? nmembers : s->plan.nnodes, j, nv = 0, nd = 0, failed = 0, dropped = 0;
+	int gain = 0, loss = 0;
 	double *v = xcalloc((size_t)n + 1, sizeof(double));
 	double *d = xcalloc((size_t)n + 1, sizeof(double));
 	struct buf b = BUF_INIT;
 
-	for (k = 0; k < n; k++) {
+	for (j = 0; j < n; j++) {
+		int k = members ? members[j] : j;
 		const struct node_result *r = &p->nodes[k];
-		const struct effect_node *fx = sweep_node_effect(p, k);
+		const struct effect_node *fx = members ? (j < cfx->nnodes ? &cfx->nodes[j] : NULL)
+		                                       : sweep_node_effect(p, k);
 
 		if (r->state == NODE_DROPPED)
 			dropped++;
@@ -148,17 +158,57 @@ static void distribution_cells(const struct sweep *s, const struct point *p, cha
 	free(d);
 }
 
+/* The rows of a row split by cohort (cohort.h): one per cohort under the point's own, with the
+ * cohort's nodes, its Δ and its own decision. */
+static void cohort_row_cells(const struct sweep *s, const struct point *p, int c, bool dist, int nc,
+                             bool spread, bool adaptive, char **cells)
+{
+	const struct sweep_cohort *co = &s->cohorts[c];
+	const struct effect *fx = &p->cohort_fx[c];
+	struct buf b = BUF_INIT;
+	int j, k, i = 0;
+
+	buf_puts(&b, "  \u21b3 ");
+	words_cohort(s, c, &b);
+	cells[i++] = buf_detach(&b, NULL);
+	for (j = 1; j < nc; j++)
+		cells[i++] = xstrdup("");
+	if (dist) {
+		distribution_cells(s, p, co->nodes, co->nnodes, fx, &cells[i]);
+		i += DIST_COLS;
+	}
+	for (k = 0, j = 0; !dist && k < s->plan.nnodes; k++) {
+		if (j < co->nnodes && co->nodes[j] == k) {
+			node_cell(p, &p->nodes[k], &b);
+			j++;
+		}
+		cells[i++] = buf_detach(&b, NULL);
+	}
+	if (spread)
+		cells[i++] = xstrdup("");
+	if (adaptive)
+		cells[i++] = xstrdup("");
+	words_delta_ci(&b, fx->delta_pct, fx->ci95_low_pct, fx->ci95_high_pct);
+	cells[i++] = buf_detach(&b, NULL);
+	words_cohort_decision(s, p, c, false, &b);
+	cells[i] = buf_detach(&b, NULL);
+}
+
 static void grid_build(const struct sweep *s, bool dist, struct grid *g)
 {
 	char cols[PLAN_COLUMNS_MAX][PARAM_NAME_MAX];
-	int nc = plan_columns(&s->plan, cols, PLAN_COLUMNS_MAX), i, j, c;
+	int nc = plan_columns(&s->plan, cols, PLAN_COLUMNS_MAX), i, j, c, row = 1;
 	const char *unit = plan_metric_unit(s->plan.metric);
 	bool spread = s->plan.nnodes > 1, adaptive = s->plan.loops_max > s->plan.loops;
 	int nodecols = dist ? DIST_COLS : s->plan.nnodes;
 
 	g->ncols = nc + nodecols + (spread ? 1 : 0) + (adaptive ? 1 : 0) + 2;
 	g->nrows = s->npoints + 1;
+	for (i = 0; i < s->npoints; i++)
+		g->nrows += s->points[i].between.split ? s->ncohorts : 0;
 	g->cells = xcalloc((size_t)g->ncols * (size_t)g->nrows, sizeof(char *));
+	g->point = xcalloc((size_t)g->nrows, sizeof(int));
+	g->point[0] = -1;
 	c = 0;
 	for (j = 0; j < nc; j++)
 		g->cells[c++] = xstrdup(cols[j]);
@@ -186,7 +236,7 @@ static void grid_build(const struct sweep *s, bool dist, struct grid *g)
 			g->cells[c++] = buf_detach(&b, NULL);
 		}
 		if (dist) {
-			distribution_cells(s, p, &g->cells[c]);
+			distribution_cells(s, p, NULL, 0, NULL, &g->cells[c]);
 			c += DIST_COLS;
 		}
 		for (j = 0; !dist && j < s->plan.nnodes; j++) {
@@ -205,8 +255,14 @@ static void grid_build(const struct sweep *s, bool dist, struct grid *g)
 		}
 		delta_cell(p, &b);
 		g->cells[c++] = buf_detach(&b, NULL);
-		words_verdict(s, p, &b);
+		words_verdict_short(s, p, &b);
 		g->cells[c++] = buf_detach(&b, NULL);
+		g->point[row++] = i;
+		for (j = 0; p->between.split && j < s->ncohorts; j++) {
+			cohort_row_cells(s, p, j, dist, nc, spread, adaptive, &g->cells[c]);
+			c += g->ncols;
+			g->point[row++] = i;
+		}
 	}
 }
 
@@ -217,6 +273,7 @@ static void grid_free(struct grid *g)
 	for (i = 0; i < g->ncols * g->nrows; i++)
 		free(g->cells[i]);
 	free(g->cells);
+	free(g->point);
 }
 
 static void row_print(const struct grid *g, int r, const int *w, struct buf *out)
@@ -383,7 +440,7 @@ static void table_render(const struct sweep *s, bool markdown, bool all_nodes, s
 	if (markdown)
 		buf_puts(out, "\n");
 	for (r = 1; r < g.nrows; r++) {
-		const struct point *p = &s->points[r - 1];
+		const struct point *p = &s->points[g.point[r]];
 		int key = seq ? p->axis : -2;
 
 		if (key != group) {
@@ -459,7 +516,8 @@ static void csv_render(const struct sweep *s, struct buf *out)
 	}
 	buf_puts(out, ",node,state,n,mean,stdev,delta_pct,ci_low_pct,ci_high_pct,node_verdict,"
 	              "row_delta_pct,row_verdict,row_ci_low_pct,row_ci_high_pct,tau_pct,i2_pct,"
-	              "q_p,mde_pct,loops_needed,loops,node_cv_pct,node_disagrees,passes\n");
+	              "q_p,mde_pct,loops_needed,loops,node_cv_pct,node_disagrees,cohort,"
+	              "cohort_verdict,passes\n");
 	for (i = 0; i < s->npoints; i++) {
 		const struct point *p = &s->points[i];
 
@@ -503,6 +561,14 @@ static void csv_render(const struct sweep *s, struct buf *out)
 			buf_printf(out, ",%d", p->loops_run);
 			csv_num(out, nd ? nd->cv_point_pct : NAN);
 			buf_printf(out, ",%s,", nd && nd->disagrees ? "yes" : "");
+			buf_reset(&cell);
+			if (s->cohort_of)
+				sweep_cohort_key(s, s->cohort_of[k], &cell);
+			csv_field(out, cell.data ? cell.data : "");
+			buf_printf(out, ",%s,",
+			           s->cohort_of ? words_decision_code(
+			                                  sweep_cohort_decision(p, s->cohort_of[k]))
+			                        : "");
 			for (j = 0; j < r->npasses; j++)
 				buf_printf(out, "%s%.6g", j ? ";" : "", r->passes[j]);
 			buf_puts(out, "\n");
@@ -552,6 +618,7 @@ void report_compare(const struct sweep *a, const struct sweep *b,
 	g.ncols = nc + a->plan.nnodes + 2;
 	g.nrows = cmp->nrows + 1;
 	g.cells = xcalloc((size_t)g.ncols * (size_t)g.nrows, sizeof(char *));
+	g.point = NULL;
 	c = 0;
 	for (j = 0; j < nc; j++)
 		g.cells[c++] = xstrdup(cols[j]);
@@ -608,6 +675,12 @@ static void summary_best(const struct ctlstore_summary *h, struct buf *out)
 	case OUTCOME_BEST:
 		if (h->best_point >= 0) {
 			words_best_config(&h->best_cfg, h->best_delta_pct, h->best_verdict, out);
+			return;
+		}
+		/* A best of its own per cohort, none for the fleet as a whole. */
+		if (!h->legacy_best_line[0]) {
+			buf_puts(out, "best: per cohort (the cohorts' effects differ; show ID says "
+			              "which)\n");
 			return;
 		}
 		break;
@@ -754,93 +827,4 @@ void report_dry_run(const struct sweep *s, int npoints_est, int nconfigs, bool c
 		           STRATEGY_CONFIGS_CAP);
 	buf_puts(out, ") and the job, before anything changes\n");
 	buf_puts(out, "nothing was changed\n");
-}
-
-void report_preflight_failed(const struct preflight *pf, struct buf *out)
-{
-	buf_printf(out, "pre-flight failed, nothing was changed:\n%s", pf->problems.data);
-}
-
-void report_nodes(const struct plan *p, const struct preflight *pf, struct buf *out)
-{
-	int i, j, k;
-
-	for (i = 0; i < p->nnodes; i++) {
-		const struct node_info *ni = &pf->info[i];
-
-		buf_printf(out, "%s  %s  ", p->nodes[i].name, p->nodes[i].url);
-		if (!ni->ok) {
-			buf_printf(out, "DOWN: %s\n", ni->error);
-			continue;
-		}
-		buf_printf(out, "ok  fleettune-agent %s  node \"%s\"  up %.0f s\n", ni->version,
-		           ni->node, ni->uptime_s);
-		if (!ni->dev_found) {
-			buf_printf(out, "  device %s: not found%s%s\n", p->nodes[i].device,
-			           ni->error[0] ? ": " : "", ni->error);
-			continue;
-		}
-		buf_printf(out, "  device %s: %.1f GiB, %s\n", p->nodes[i].device,
-		           (double)ni->dev_size_bytes / (1 << 30),
-		           ni->dev_writable ? "writable" : "read-only (not in --allow-device)");
-		for (j = 0, k = 0; j < ni->nparams; j++) {
-			const struct param_info *pi = &ni->params[j];
-
-			if (!pi->writable)
-				continue;
-			buf_printf(out, "%s%s=%s", k % 5 ? "  " : "    ", pi->name, pi->value);
-			if (++k % 5 == 0)
-				buf_puts(out, "\n");
-		}
-		if (k % 5)
-			buf_puts(out, "\n");
-		buf_printf(out, "    (%d writable parameters of %d)\n", k, ni->nparams);
-	}
-	if (pf->nproblems)
-		buf_printf(out, "pre-flight for this plan would fail:\n%s", pf->problems.data);
-	else
-		buf_printf(out,
-		           "every agent validated %d configuration%s and the job (dry runs)\n"
-		           "pre-flight for this plan: ok\n",
-		           pf->nconfigs, pf->nconfigs == 1 ? "" : "s");
-}
-
-void report_apply(const struct plan *p, const struct config *cfg, const struct config *applied,
-                  const unsigned *adjusted, const struct fleet_result *res, struct buf *out)
-{
-	int i, j;
-
-	for (i = 0; i < p->nnodes; i++) {
-		buf_printf(out, "%s %s: ", p->nodes[i].name, p->nodes[i].device);
-		if (res[i].failed) {
-			buf_printf(out, "FAILED: %s (nothing changed on this node)\n",
-			           res[i].error);
-			continue;
-		}
-		for (j = 0; j < applied[i].n; j++) {
-			const struct setting *req = config_get(cfg, applied[i].s[j].name);
-
-			buf_printf(out, "%s%s=", j ? " " : "", applied[i].s[j].name);
-			if (adjusted[i] & (1u << j))
-				buf_printf(out, "%s\u2192%s", req ? req->value : "?",
-				           applied[i].s[j].value);
-			else
-				buf_puts(out, applied[i].s[j].value);
-		}
-		buf_puts(out, "\n");
-	}
-	if (fsparam_any(cfg)) {
-		struct config all = p->baseline; /* the values cfg leaves out are the baseline's */
-		struct fsparam_fs fs;
-
-		config_merge(&all, cfg);
-		fsparam_fs_of(p, &all, &fs);
-		buf_printf(
-		        out,
-		        "not applied: the filesystem (fs.type=%s fs.mkfs=%s fs.mount=%s) is made "
-		        "by jobs; run mkfs.%s %s%s/dev/DEVICE and mount -o %s yourself (export "
-		        "prints the lines)\n",
-		        fs.type, fs.mkfs, fs.mount, fs.type, fs.mkfs, fs.mkfs[0] ? " " : "",
-		        fs.mount[0] ? fs.mount : "defaults");
-	}
 }

@@ -53,5 +53,10 @@ void report_nodes(const struct plan *p, const struct preflight *pf, struct buf *
 /* `apply`: each node's read-back, or its error. */
 void report_apply(const struct plan *p, const struct config *cfg, const struct config *applied,
                   const unsigned *adjusted, const struct fleet_result *res, struct buf *out);
+/* The same with a configuration per node (apply --best of a sweep with cohorts): cfgs[i] NULL
+ * is a node not applied, notes[i] (NULL, or NULL entries: none) says why or which cohort. */
+void report_apply_each(const struct plan *p, const struct config *const *cfgs, char *const *notes,
+                       const struct config *applied, const unsigned *adjusted,
+                       const struct fleet_result *res, struct buf *out);
 
 #endif

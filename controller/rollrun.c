@@ -233,17 +233,20 @@ static int revert(struct run *u, const bool *put_back, enum rollout_node_state d
 	 * what the node had, as read before the rollout. */
 	{
 		bool *gone = xcalloc((size_t)n + 1, sizeof(bool));
-		struct config *old = xcalloc((size_t)n + 1, sizeof(*old));
+		const struct config **old = xcalloc((size_t)n + 1, sizeof(*old));
+		struct config *applied = xcalloc((size_t)n + 1, sizeof(*applied));
+		unsigned *adjusted = xcalloc((size_t)n + 1, sizeof(*adjusted));
 		struct fleet_result *res = xcalloc((size_t)n + 1, sizeof(*res));
 		int ngone = 0;
 
 		for (i = 0; i < n; i++) {
 			gone[i] = without[i] && a2[i].status == 404;
-			old[i] = r->nodes[i].old_values;
+			old[i] = gone[i] && r->nodes[i].old_values.n ? &r->nodes[i].old_values
+			                                             : NULL;
 			ngone += gone[i];
 		}
 		if (ngone)
-			fleet_params_write_each(&u->f, gone, old, res);
+			fleet_params_apply_each(&u->f, old, applied, adjusted, res);
 		for (i = 0; i < n; i++)
 			if (gone[i] && res[i].failed) {
 				a2[i].res = res[i];
@@ -253,6 +256,8 @@ static int revert(struct run *u, const bool *put_back, enum rollout_node_state d
 				         res[i].error);
 			}
 		free(res);
+		free(adjusted);
+		free(applied);
 		free(old);
 		free(gone);
 	}
@@ -472,24 +477,28 @@ static int measure_wait(struct run *u, struct measure *m, struct fleet_node_run 
 	return rc;
 }
 
+/* The measurement's jobs are labelled rollout=rID and rollout_wave=W (beside the plan's own
+ * labels and the configuration each ran, sweep_config): p's labels gain them. */
+static void labels_add(struct plan *p, int64_t id, int wave)
+{
+	p->labels = xrealloc(p->labels, ((size_t)p->nlabels + 2) * sizeof(*p->labels));
+	p->labels[p->nlabels].key = xstrdup("rollout");
+	p->labels[p->nlabels++].value = xasprintf("r%lld", (long long)id);
+	p->labels[p->nlabels].key = xstrdup("rollout_wave");
+	p->labels[p->nlabels++].value = xasprintf("%d", wave);
+}
+
 /* One run of side (0 old, 1 new) on every measured node, 1 loop; its pass kept per node. */
-static int measure_run(struct run *u, struct measure *m, int side, int round, double *last_renew)
+static int measure_run(struct run *u, struct measure *m, int side, double *last_renew)
 {
 	int n = m->mp.nnodes, k, rc;
 	struct fleet_node_run *nr = xcalloc((size_t)n + 1, sizeof(*nr));
-	struct plan_label labels[4];
-	char id[32], wave[16], rnd[16];
 
-	snprintf(id, sizeof(id), "r%lld", (long long)u->r->id);
-	snprintf(wave, sizeof(wave), "%d", m->wave);
-	snprintf(rnd, sizeof(rnd), "%d", round);
-	labels[0] = (struct plan_label){ "rollout", id };
-	labels[1] = (struct plan_label){ "rollout_side", side ? "new" : "old" };
-	labels[2] = (struct plan_label){ "rollout_round", rnd };
-	labels[3] = (struct plan_label){ "rollout_wave", wave };
-	for (k = 0; k < n; k++)
+	for (k = 0; k < n; k++) {
 		nr[k].run = m->on[k];
-	fleet_run_start(&m->mf, m->cfgs[side], labels, 4, 1, nr);
+		nr[k].cfg = &m->cfgs[side][k];
+	}
+	fleet_point_start(&m->mf, NULL, -1, 0, 1, nr);
 	for (k = 0; k < n; k++)
 		u->r->nodes[k].job_id = nr[k].job_id;
 	save_nodes(u, m->on);
@@ -609,6 +618,7 @@ static int check_measure(struct run *u, int w, char *detail, size_t len)
 	}
 	plan_job_copy(&m.mp, u->job_plan);
 	m.wave = w;
+	labels_add(&m.mp, r->id, w);
 	fleet_init(&m.mf, &m.mp, 10.0, 2);
 	m.on = xcalloc((size_t)n + 1, sizeof(bool));
 	for (s = 0; s < 2; s++) {
@@ -653,7 +663,7 @@ static int check_measure(struct run *u, int w, char *detail, size_t len)
 		int first = round % 2 ? 0 : 1;
 
 		for (s = 0; s < 2 && rc == 1; s++)
-			if (measure_run(u, &m, s ? 1 - first : first, round, &last_renew) == -EINTR)
+			if (measure_run(u, &m, s ? 1 - first : first, &last_renew) == -EINTR)
 				rc = -EINTR;
 		event(u, ROLLRUN_MEASURE, w, round, rounds);
 	}

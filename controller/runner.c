@@ -304,8 +304,10 @@ static void point_start(struct runner *r, struct run *u)
 {
 	int n = r->s->plan.nnodes, k;
 
-	for (k = 0; k < n; k++)
+	for (k = 0; k < n; k++) {
 		r->nodes[k].run = r->f->active[k] && u->p->nodes[k].state == NODE_PENDING;
+		r->nodes[k].cfg = u->p->nodes[k].cfg; /* a cohort's own, or NULL: the point's */
+	}
 	fleet_point_start(r->f, &u->p->cfg, r->s->id, u->p->index, u->loops, r->nodes);
 	for (k = 0; k < n; k++) {
 		struct node_result *nr = &u->p->nodes[k];

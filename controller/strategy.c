@@ -140,6 +140,105 @@ static void axis_choice(struct sweep *s, int ax, struct config *out)
 		*out = s->points[best].cfg;
 }
 
+/* Strategies per cohort: when an axis' rows are split by cohort (cohort.h), each cohort keeps
+ * its own choice, and the next points run it on that cohort's nodes. */
+
+/* The configuration cohort c's nodes ran at point p. */
+static const struct config *cohort_cfg(const struct sweep *s, const struct point *p, int c)
+{
+	return sweep_node_cfg(p, s->cohorts[c].nodes[0]);
+}
+
+/* Each cohort's choice after axis ax: its candidate with the largest gain as the cohort sees
+ * it (its own decision on a split row, the fleet's on the others), else fallback[c] (NULL:
+ * the axis' baseline). choice[] has s->ncohorts entries. */
+static void axis_cohort_choices(const struct sweep *s, int ax, const struct config *const *fallback,
+                                struct config *choice)
+{
+	int c, i, best;
+
+	for (c = 0; c < s->ncohorts; c++) {
+		best = -1;
+		for (i = 0; i < s->npoints; i++) {
+			const struct point *p = &s->points[i];
+
+			if (p->axis != ax)
+				continue;
+			if (p->role == ROLE_BASELINE && best < 0)
+				choice[c] = *cohort_cfg(s, p, c);
+			if (p->role != ROLE_CANDIDATE || sweep_cohort_decision(p, c) != EFFECT_GAIN)
+				continue;
+			if (best < 0 ||
+			    (s->plan.minimize
+			             ? sweep_cohort_delta_pct(p, c) <
+			                       sweep_cohort_delta_pct(&s->points[best], c)
+			             : sweep_cohort_delta_pct(p, c) >
+			                       sweep_cohort_delta_pct(&s->points[best], c)))
+				best = i;
+		}
+		if (best >= 0)
+			choice[c] = *cohort_cfg(s, &s->points[best], c);
+		else if (fallback && fallback[c])
+			choice[c] = *fallback[c];
+	}
+}
+
+static bool choices_equal(const struct sweep *s, const struct config *choice)
+{
+	int c;
+
+	for (c = 1; c < s->ncohorts; c++)
+		if (!config_equal(&choice[c], &choice[0]))
+			return false;
+	return true;
+}
+
+/* Append a point whose cohort c's nodes run cfg[c] (cohort 0's is the point's own). */
+static int cohort_point_add(struct sweep *s, enum point_role role, int axis, int ref,
+                            const struct config *cfg)
+{
+	int i = sweep_point_add(s, role, axis, ref, &cfg[0]), k;
+
+	for (k = 0; k < s->plan.nnodes; k++)
+		sweep_node_cfg_set(s, i, k, &cfg[s->cohort_of[k]]);
+	return i;
+}
+
+/* Axis ax's batch over each cohort's own configuration cur[c]: a baseline of them, then each
+ * value over them (a value every cohort already has is skipped). */
+static void axis_batch_cohorts(struct sweep *s, int ax, const struct config *cur,
+                               struct strategy_batch *b)
+{
+	const struct plan_axis *a = &s->plan.axes[ax];
+	struct config *c = xcalloc((size_t)s->ncohorts, sizeof(*c));
+	int base, i, k, same;
+
+	base = cohort_point_add(s, ROLE_BASELINE, ax, 0, cur);
+	work_add(b, base, s->plan.loops);
+	for (i = 0; i < a->nvalues; i++) {
+		for (k = 0, same = 0; k < s->ncohorts; k++) {
+			c[k] = cur[k];
+			config_merge(&c[k], &a->values[i]);
+			same += config_equal(&c[k], &cur[k]);
+		}
+		if (same < s->ncohorts)
+			work_add(b, cohort_point_add(s, ROLE_CANDIDATE, ax, base, c),
+			         s->plan.loops);
+	}
+	free(c);
+}
+
+/* Whether every cohort's choice is the original baseline. */
+static bool choices_baseline(const struct sweep *s, const struct config *choice)
+{
+	int c;
+
+	for (c = 0; c < s->ncohorts; c++)
+		if (!config_equal(&choice[c], &s->plan.baseline))
+			return false;
+	return true;
+}
+
 /* Does point p take another look: a compared point with a fleet effect that effect has not
  * stopped (undecided, looks left)? */
 static bool wants_loop(const struct sweep *s, const struct point *p)
@@ -200,6 +299,72 @@ static void race_choice(const struct sweep *s, int ax, struct config *out)
 	*out = s->points[w].cfg;
 }
 
+/* After axis ax (sequential; adaptive with fallback[c] the race's kept value for the cohorts
+ * that did not split from it): each cohort's choice; one configuration for all when the
+ * choices agree, else the next axis over each cohort's, or the final confirmation of each
+ * cohort's against the original baseline with final_loops loops (also before the last axis
+ * when last). Returns the batch size. */
+static int cohorts_next(struct sweep *s, int ax, const struct config *const *fallback,
+                        int final_loops, bool last, struct strategy_batch *b)
+{
+	struct config *choice = xcalloc((size_t)s->ncohorts, sizeof(*choice));
+
+	axis_cohort_choices(s, ax, fallback, choice);
+	if (!last && ax + 1 < s->plan.naxes) {
+		if (choices_equal(s, choice))
+			axis_batch(s, ax + 1, &choice[0], b);
+		else
+			axis_batch_cohorts(s, ax + 1, choice, b);
+	} else if (!choices_baseline(s, choice)) {
+		if (choices_equal(s, choice))
+			work_add(b, sweep_point_add(s, ROLE_FINAL, -1, 0, &choice[0]), final_loops);
+		else
+			work_add(b, cohort_point_add(s, ROLE_FINAL, -1, 0, choice), final_loops);
+	}
+	free(choice);
+	return b->n;
+}
+
+/* Did axis ax's race leave cohorts wanting other values than the race kept (cur): a row of the
+ * axis split by cohort? */
+static bool race_cohorts_differ(const struct sweep *s, int ax, const struct config *cur)
+{
+	int i;
+
+	(void)cur;
+	for (i = 0; i < s->npoints; i++)
+		if (s->points[i].axis == ax && s->points[i].between.split)
+			return true;
+	return false;
+}
+
+/* adaptive, an axis whose rows split by cohort: each cohort's own choice from the race's
+ * points (the race's kept value cur for a cohort that gains nowhere of its own), carried
+ * forward for its nodes: the next axis' race over them while its first round fits the
+ * budget, else the final confirmation with job.loops.max loops. */
+static int race_cohorts_next(struct sweep *s, int ax, const struct config *cur,
+                             struct strategy_batch *b)
+{
+	const struct config **kept = xcalloc((size_t)s->ncohorts, sizeof(*kept));
+	int c, first = s->npoints, i, n, w = race_winner(s, ax);
+	bool room =
+	        ax + 1 < s->plan.naxes &&
+	        race_fits(s, (1 + race_axis_values(&s->plan, ax + 1, cur)) * s->plan.loops, false);
+
+	for (i = 0; i < s->npoints && w < 0; i++)
+		if (s->points[i].axis == ax && s->points[i].role == ROLE_BASELINE)
+			w = i;
+	for (c = 0; c < s->ncohorts; c++)
+		kept[c] = cohort_cfg(s, &s->points[w], c); /* the race's kept value, on c's nodes */
+	/* Without room for the next race, the final confirmation of what the cohorts have. */
+	n = cohorts_next(s, ax, kept, s->plan.loops_max, !room, b);
+	for (i = first; i < s->npoints; i++)
+		if (s->points[i].role != ROLE_FINAL)
+			s->points[i].race.state = RACE_RUNNING;
+	free(kept);
+	return n;
+}
+
 /* adaptive: race each axis in turn (race.h), one loop per survivor a round; the next axis only
  * while its first round fits the budget; then the final confirmation with loops_max. */
 static int adaptive_next(struct sweep *s, struct strategy_batch *b)
@@ -223,6 +388,8 @@ static int adaptive_next(struct sweep *s, struct strategy_batch *b)
 		return b->n;
 	}
 	race_choice(s, ax, &cur);
+	if (s->ncohorts >= 2 && race_cohorts_differ(s, ax, &cur))
+		return race_cohorts_next(s, ax, &cur, b);
 	if (ax + 1 < s->plan.naxes &&
 	    race_fits(s, (1 + race_axis_values(&s->plan, ax + 1, &cur)) * s->plan.loops, false)) {
 		race_start(s, ax + 1, &cur, b);
@@ -255,6 +422,8 @@ int strategy_next(struct sweep *s, struct strategy_batch *b)
 	if (s->points[s->npoints - 1].role == ROLE_FINAL)
 		return 0;
 	last_axis = s->points[s->npoints - 1].axis;
+	if (s->ncohorts >= 2)
+		return cohorts_next(s, last_axis, NULL, s->plan.loops, false, b);
 	axis_choice(s, last_axis, &cur);
 	if (last_axis + 1 < s->plan.naxes)
 		axis_batch(s, last_axis + 1, &cur, b);

@@ -16,6 +16,7 @@ void sweep_init(struct sweep *s, struct plan *plan)
 	memset(plan, 0, sizeof(*plan));
 	snprintf(s->status, sizeof(s->status), "running");
 	s->node_dropped = xcalloc((size_t)s->plan.nnodes + 1, sizeof(bool));
+	s->identity = xcalloc((size_t)s->plan.nnodes + 1, sizeof(*s->identity));
 	s->best = -1;
 	s->created_at = time_now_s();
 }
@@ -26,16 +27,80 @@ void sweep_release(struct sweep *s)
 
 	if (!s)
 		return;
+	sweep_cohorts_clear(s);
 	for (i = 0; i < s->npoints; i++) {
-		for (k = 0; k < s->plan.nnodes; k++)
+		for (k = 0; k < s->plan.nnodes; k++) {
 			free(s->points[i].nodes[k].passes);
+			free(s->points[i].nodes[k].cfg);
+		}
 		free(s->points[i].nodes);
 		effect_release(&s->points[i].fx);
 	}
 	free(s->points);
 	free(s->node_dropped);
+	for (k = 0; s->identity && k < s->plan.nnodes; k++)
+		for (i = 0; i < IDF_N; i++)
+			free(s->identity[k].field[i]);
+	free(s->identity);
 	plan_release(&s->plan);
 	memset(s, 0, sizeof(*s));
+}
+
+void sweep_identity_set(struct sweep *s, int k, enum identity_field f, const char *value)
+{
+	free(s->identity[k].field[f]);
+	s->identity[k].field[f] = value ? xstrdup(value) : NULL;
+}
+
+void sweep_cohorts_clear(struct sweep *s)
+{
+	int i, j;
+
+	for (i = 0; i < s->npoints; i++) {
+		for (j = 0; s->points[i].cohort_fx && j < s->ncohorts; j++)
+			effect_release(&s->points[i].cohort_fx[j]);
+		free(s->points[i].cohort_fx);
+		s->points[i].cohort_fx = NULL;
+		memset(&s->points[i].between, 0, sizeof(s->points[i].between));
+	}
+	for (i = 0; i < s->ncohorts; i++) {
+		for (j = 0; j < s->cohorts[i].nvalues; j++)
+			free(s->cohorts[i].values[j]);
+		free(s->cohorts[i].values);
+		free(s->cohorts[i].nodes);
+	}
+	free(s->cohorts);
+	free(s->cohort_of);
+	s->cohorts = NULL;
+	s->cohort_of = NULL;
+	s->ncohorts = 0;
+}
+
+enum effect_decision sweep_cohort_decision(const struct point *p, int c)
+{
+	return c >= 0 && p->between.split && p->cohort_fx ? p->cohort_fx[c].decision : p->verdict;
+}
+
+double sweep_cohort_delta_pct(const struct point *p, int c)
+{
+	return c >= 0 && p->between.split && p->cohort_fx ? p->cohort_fx[c].delta_pct
+	                                                  : p->delta_pct;
+}
+
+const char *sweep_cohort_value(const struct sweep *s, int c, int j)
+{
+	const struct sweep_cohort *co = &s->cohorts[c];
+
+	return j < co->nvalues && co->values[j] ? co->values[j] : "(none)";
+}
+
+void sweep_cohort_key(const struct sweep *s, int c, struct buf *out)
+{
+	int j;
+
+	for (j = 0; j < s->cohorts[c].nvalues; j++)
+		buf_printf(out, "%s%s=%s", j ? " " : "", s->plan.cohort_by[j],
+		           sweep_cohort_value(s, c, j));
 }
 
 int sweep_point_add(struct sweep *s, enum point_role role, int axis, int ref,
@@ -64,6 +129,40 @@ int sweep_point_add(struct sweep *s, enum point_role role, int axis, int ref,
 	p->race.vs = -1;
 	p->race.delta_pct = p->race.low_pct = p->race.high_pct = NAN;
 	return s->npoints++;
+}
+
+const struct config *sweep_node_cfg(const struct point *p, int k)
+{
+	return p->nodes[k].cfg ? p->nodes[k].cfg : &p->cfg;
+}
+
+void sweep_node_cfg_set(struct sweep *s, int i, int k, const struct config *cfg)
+{
+	struct node_result *r = &s->points[i].nodes[k];
+
+	free(r->cfg);
+	r->cfg = NULL;
+	if (cfg && !config_equal(cfg, &s->points[i].cfg)) {
+		r->cfg = xmalloc(sizeof(*r->cfg));
+		*r->cfg = *cfg;
+	}
+}
+
+const struct config *sweep_cohort_best_cfg(const struct sweep *s, int c)
+{
+	const struct sweep_cohort *co = &s->cohorts[c];
+
+	return co->best >= 0 ? sweep_node_cfg(&s->points[co->best], co->nodes[0]) : NULL;
+}
+
+bool sweep_point_mixed(const struct sweep *s, const struct point *p)
+{
+	int k;
+
+	for (k = 0; k < s->plan.nnodes; k++)
+		if (p->nodes[k].cfg)
+			return true;
+	return false;
 }
 
 void sweep_point_loops_add(struct sweep *s, int i, int loops)

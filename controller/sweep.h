@@ -7,6 +7,7 @@
 
 #include "effect.h"
 #include "plan.h"
+#include "protocol.h"
 #include "stats.h"
 
 /*
@@ -114,12 +115,41 @@ struct race_mark {
 	double low_pct, high_pct; /* the interval the decision used, %; NAN when none */
 };
 
+/* What a node's device and host are, as its agent answered GET /api/v1/devices at pre-flight
+ * (the device's identity and the host's): one text per identity field of common/protocol.h
+ * (IDF_*; a boolean as "true"/"false", a number in decimal), NULL when not reported. */
+struct node_identity {
+	char *field[IDF_N];
+};
+
+/* A cohort: the nodes whose cohort_by values are all the same (controller/cohort.h). */
+struct sweep_cohort {
+	int nvalues;   /* plan.ncohort_by when grouped */
+	char **values; /* [nvalues] the cohort's value of each key; NULL when absent */
+	int nnodes;
+	int *nodes;            /* plan node indexes, increasing */
+	int best;              /* this cohort's best point, -1 when none (its baseline stands) */
+	bool best_own;         /* best was chosen on a row split by cohort (else the fleet's) */
+	double best_delta_pct; /* the cohort's Δ of its best row (the fleet's when not split) */
+};
+
+/* The between-cohort heterogeneity test of one row (cohort.h states the rule). */
+struct cohort_test {
+	int ncohorts; /* cohorts with a fleet effect */
+	double q;     /* Q_between: Σ w_c (θ_c - θ̄)², w_c = 1 / SE_c² */
+	int df;       /* ncohorts - 1 */
+	double p;     /* its chi-square p-value; NAN with fewer than 2 cohorts */
+	bool split;   /* the row is reported and chosen from per cohort */
+};
+
 /* One node's run of one point (across every run of the point). */
 struct node_result {
 	enum node_state state;
 	int npasses;
 	double *passes;         /* the plan's metric, per loop; grown by node_result_pass_add() */
 	int passes_cap;         /* private */
+	struct config *cfg;     /* what this node runs when it is not the point's cfg (a cohort's
+	                           own, strategy per cohort); NULL: the point's. Owned */
 	struct config applied;  /* value read back per parameter of the point */
 	unsigned adjusted_mask; /* bit i: applied.s[i] differs from the request */
 	int64_t job_id;         /* the agent's id of the latest job, 0 when none */
@@ -150,6 +180,12 @@ struct point {
 	double spread_pct;                         /* (max - min) / mean of node means */
 	enum effect_decision verdict;              /* EFFECT_NA for baseline rows */
 	struct race_mark race;                     /* adaptive strategy only; RACE_NONE otherwise */
+	/* Filled by verdict_sweep() when the sweep has 2 cohorts or more (else NULL): the
+	 * comparison within each cohort (cohort_fx[c].nodes[j] is sweep.cohorts[c].nodes[j];
+	 * owned) and the between-cohort test; with between.split the row's verdict is
+	 * EFFECT_COHORTS and each cohort's own decision stands for its nodes. */
+	struct effect *cohort_fx;
+	struct cohort_test between;
 };
 
 struct sweep {
@@ -169,7 +205,26 @@ struct sweep {
 	int nwarnings;
 	struct sweep_warning warnings[SWEEP_WARNINGS_MAX];
 	struct sweep_noise noise;
+	/* What each node is (pre-flight; the store and the sweep document keep it): [nnodes]. */
+	struct node_identity *identity;
+	/* Filled by verdict_sweep() (cohort_assign): the nodes grouped by plan.cohort_by. */
+	int ncohorts;
+	struct sweep_cohort *cohorts;
+	int *cohort_of; /* [nnodes] each node's cohort */
 };
+
+/* Set node k's identity field f to value (copied; NULL clears it). */
+void sweep_identity_set(struct sweep *s, int k, enum identity_field f, const char *value);
+/* Free every cohort of s (ncohorts 0). */
+void sweep_cohorts_clear(struct sweep *s);
+/* Point p's decision and Δ as cohort c sees them: the cohort's own on a row split by cohort
+ * (p->between.split), the row's otherwise (also for c < 0, the fleet). */
+enum effect_decision sweep_cohort_decision(const struct point *p, int c);
+double sweep_cohort_delta_pct(const struct point *p, int c);
+/* Cohort c's value of cohort_by key j ("(none)" when absent), and "model=X firmware=Y" for
+ * the whole cohort appended to out. */
+const char *sweep_cohort_value(const struct sweep *s, int c, int j);
+void sweep_cohort_key(const struct sweep *s, int c, struct buf *out);
 
 /* Take ownership of plan (moved; the caller must not release it). */
 void sweep_init(struct sweep *s, struct plan *plan);
@@ -177,6 +232,15 @@ void sweep_release(struct sweep *s);
 /* Append a point with a node result per plan node; returns its index. */
 int sweep_point_add(struct sweep *s, enum point_role role, int axis, int ref,
                     const struct config *cfg);
+/* The configuration node k runs at point p: its own (node_result.cfg) or the point's. */
+const struct config *sweep_node_cfg(const struct point *p, int k);
+/* Give node k of point i its own configuration (copied; the point's own, or NULL, clears it). */
+void sweep_node_cfg_set(struct sweep *s, int i, int k, const struct config *cfg);
+/* The configuration cohort c keeps: what its (first) node ran at the cohort's best point;
+ * NULL when the cohort has none (its baseline stands). */
+const struct config *sweep_cohort_best_cfg(const struct sweep *s, int c);
+/* Whether point p's nodes run more than one configuration. */
+bool sweep_point_mixed(const struct sweep *s, const struct point *p);
 /* Append one pass to r. */
 void node_result_pass_add(struct node_result *r, double value);
 /* Point i is asked loops more loops on every node: count them in loops_run, and note the

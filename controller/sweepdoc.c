@@ -98,8 +98,9 @@ static json_t *noise_json(const struct effect *fx)
 	return o;
 }
 
-/* The nodes a heterogeneous decision names, with their own figures. */
-static json_t *disagree_json(const struct plan *p, const struct effect *fx)
+/* The nodes a heterogeneous decision names, with their own figures; fx's node j is plan node
+ * map[j] (map NULL: j). */
+static json_t *disagree_json(const struct plan *p, const struct effect *fx, const int *map)
 {
 	json_t *a = json_array();
 	int i;
@@ -107,8 +108,9 @@ static json_t *disagree_json(const struct plan *p, const struct effect *fx)
 	for (i = 0; i < fx->ndisagree; i++) {
 		const struct effect_node *nd = &fx->nodes[fx->disagree[i]];
 		json_t *o = json_object();
+		int k = map ? map[fx->disagree[i]] : fx->disagree[i];
 
-		json_object_set_new(o, "node", json_string(p->nodes[fx->disagree[i]].name));
+		json_object_set_new(o, "node", json_string(p->nodes[k].name));
 		json_object_set_new(o, "delta_pct", num_or_null(nd->delta_pct));
 		json_object_set_new(o, "ci_low_pct", num_or_null(nd->ci_low_pct));
 		json_object_set_new(o, "ci_high_pct", num_or_null(nd->ci_high_pct));
@@ -137,7 +139,7 @@ static json_t *node_json(const struct sweep *s, const struct point *p, int k)
 	json_object_set_new(o, "max", r->sum.n ? json_real(r->sum.max) : json_null());
 	for (j = 0; j < r->applied.n; j++) {
 		json_t *a = json_object();
-		const struct setting *req = config_get(&p->cfg, r->applied.s[j].name);
+		const struct setting *req = config_get(sweep_node_cfg(p, k), r->applied.s[j].name);
 
 		if (req)
 			json_object_set_new(a, "requested", setting_json_new(req));
@@ -146,6 +148,8 @@ static json_t *node_json(const struct sweep *s, const struct point *p, int k)
 		json_object_set_new(applied, r->applied.s[j].name, a);
 	}
 	json_object_set_new(o, "applied", applied);
+	if (r->cfg) /* the node ran its cohort's own configuration */
+		json_object_set_new(o, "params", config_json_new(r->cfg));
 	json_object_set_new(o, "job_id", r->job_id ? json_integer(r->job_id) : json_null());
 	json_object_set_new(o, "job_runtime_s",
 	                    r->job_runtime_s > 0 ? json_real(r->job_runtime_s) : json_null());
@@ -179,6 +183,46 @@ static json_t *race_json(const struct race_mark *m)
 	json_object_set_new(o, "low_pct", num_or_null(m->low_pct));
 	json_object_set_new(o, "high_pct", num_or_null(m->high_pct));
 	return o;
+}
+
+/* A row judged within each cohort: "cohorts" (each cohort's own figures, decision and words)
+ * and "between" (the between-cohort test), [] and null when the sweep has one cohort. */
+static void cohorts_point_json(const struct sweep *s, const struct point *p, json_t *o)
+{
+	json_t *arr = json_array(), *bt;
+	int c;
+
+	for (c = 0; p->cohort_fx && c < s->ncohorts; c++) {
+		const struct effect *fx = &p->cohort_fx[c];
+		json_t *co = json_object();
+		struct buf b = BUF_INIT;
+
+		words_cohort_decision(s, p, c, true, &b);
+		json_object_set_new(co, "cohort", json_integer(c));
+		json_object_set_new(co, "verdict",
+		                    fx->decision == EFFECT_NA
+		                            ? json_null()
+		                            : json_string(words_decision_code(fx->decision)));
+		json_object_set_new(co, "verdict_text", json_string(b.data ? b.data : ""));
+		json_object_set_new(co, "fleet", fleet_json(fx));
+		json_object_set_new(co, "disagree",
+		                    disagree_json(&s->plan, fx, s->cohorts[c].nodes));
+		json_array_append_new(arr, co);
+		buf_release(&b);
+	}
+	json_object_set_new(o, "cohorts", arr);
+	if (!p->cohort_fx) {
+		json_object_set_new(o, "between", json_null());
+		return;
+	}
+	bt = json_object();
+	json_object_set_new(bt, "cohorts", json_integer(p->between.ncohorts));
+	json_object_set_new(bt, "q",
+	                    p->between.ncohorts >= 2 ? num_or_null(p->between.q) : json_null());
+	json_object_set_new(bt, "df", json_integer(p->between.df));
+	json_object_set_new(bt, "p", num_or_null(p->between.p));
+	json_object_set_new(bt, "split", json_boolean(p->between.split));
+	json_object_set_new(o, "between", bt);
 }
 
 static json_t *point_json(const struct sweep *s, const struct point *p)
@@ -225,7 +269,8 @@ static json_t *point_json(const struct sweep *s, const struct point *p)
 	                    p->ref_loops > 0 ? json_integer(p->ref_loops) : json_null());
 	json_object_set_new(o, "fleet", fleet_json(&p->fx));
 	json_object_set_new(o, "noise", noise_json(&p->fx));
-	json_object_set_new(o, "disagree", disagree_json(&s->plan, &p->fx));
+	json_object_set_new(o, "disagree", disagree_json(&s->plan, &p->fx, NULL));
+	cohorts_point_json(s, p, o);
 	if (p->ref >= 0 && p->fx.nused > 0) {
 		json_t *st = json_object();
 
@@ -262,6 +307,82 @@ static json_t *sweep_noise_json(const struct sweep *s)
 	return o;
 }
 
+/* What a node is, the fields its agent reported: rotational as a boolean, sizes as integers,
+ * the rest as strings. */
+static json_t *identity_json(const struct node_identity *id)
+{
+	json_t *o = json_object();
+	long long v;
+	int f;
+
+	for (f = 0; f < IDF_N; f++) {
+		const char *t = id->field[f];
+		char *end;
+
+		if (!t)
+			continue;
+		v = strtoll(t, &end, 10);
+		if (f == IDF_ROTATIONAL && (!strcmp(t, "true") || !strcmp(t, "false")))
+			json_object_set_new(o, identity_field_names[f], json_boolean(*t == 't'));
+		else if ((f == IDF_LOGICAL_BLOCK_BYTES || f == IDF_PHYSICAL_BLOCK_BYTES ||
+		          f == IDF_SIZE_BYTES) &&
+		         *t && !*end)
+			json_object_set_new(o, identity_field_names[f], json_integer(v));
+		else
+			json_object_set_new(o, identity_field_names[f], json_string(t));
+	}
+	return o;
+}
+
+/* The cohorts: what the nodes were grouped by, each cohort's values, nodes and best. */
+static void cohorts_json(const struct sweep *s, json_t *o)
+{
+	json_t *by = json_array(), *arr = json_array();
+	int c, j;
+
+	for (j = 0; j < s->plan.ncohort_by; j++)
+		json_array_append_new(by, json_string(s->plan.cohort_by[j]));
+	json_object_set_new(o, "cohort_by", by);
+	for (c = 0; c < s->ncohorts; c++) {
+		const struct sweep_cohort *co = &s->cohorts[c];
+		json_t *x = json_object(), *vals = json_object(), *nodes = json_array(), *best;
+		struct buf b = BUF_INIT;
+
+		sweep_cohort_key(s, c, &b);
+		json_object_set_new(x, "key", json_string(b.data ? b.data : ""));
+		buf_release(&b);
+		for (j = 0; j < co->nvalues; j++)
+			json_object_set_new(vals, s->plan.cohort_by[j],
+			                    co->values[j] ? json_string(co->values[j])
+			                                  : json_null());
+		json_object_set_new(x, "values", vals);
+		for (j = 0; j < co->nnodes; j++)
+			json_array_append_new(nodes, json_string(s->plan.nodes[co->nodes[j]].name));
+		json_object_set_new(x, "nodes", nodes);
+		if (co->best >= 0 && s->ncohorts >= 2) {
+			best = json_object();
+			json_object_set_new(best, "point", json_integer(co->best));
+			json_object_set_new(best, "params",
+			                    config_json_new(sweep_cohort_best_cfg(s, c)));
+			json_object_set_new(best, "delta_pct", num_or_null(co->best_delta_pct));
+			json_object_set_new(best, "own", json_boolean(co->best_own));
+		} else if (s->ncohorts >= 2 || s->best < 0) {
+			best = json_null();
+		} else { /* one cohort: the sweep's best */
+			best = json_object();
+			json_object_set_new(best, "point", json_integer(s->best));
+			json_object_set_new(best, "params",
+			                    config_json_new(&s->points[s->best].cfg));
+			json_object_set_new(best, "delta_pct",
+			                    num_or_null(s->points[s->best].delta_pct));
+			json_object_set_new(best, "own", json_false());
+		}
+		json_object_set_new(x, "best", best);
+		json_array_append_new(arr, x);
+	}
+	json_object_set_new(o, "cohorts", arr);
+}
+
 char *sweepdoc_write(const struct sweep *s)
 {
 	json_t *o = json_object(), *nodes = json_array(), *points = json_array(),
@@ -296,6 +417,9 @@ char *sweepdoc_write(const struct sweep *s)
 		json_object_set_new(n, "url", json_string(s->plan.nodes[i].url));
 		json_object_set_new(n, "device", json_string(s->plan.nodes[i].device));
 		json_object_set_new(n, "dropped", json_boolean(s->node_dropped[i]));
+		json_object_set_new(n, "identity", identity_json(&s->identity[i]));
+		json_object_set_new(n, "cohort",
+		                    s->cohort_of ? json_integer(s->cohort_of[i]) : json_null());
 		json_array_append_new(nodes, n);
 	}
 	json_object_set_new(o, "nodes", nodes);
@@ -329,6 +453,7 @@ char *sweepdoc_write(const struct sweep *s)
 		best = json_null();
 	}
 	json_object_set_new(o, "best", best);
+	cohorts_json(s, o);
 	json_object_set_new(o, "outcome", json_string(sweep_outcome_code(s->outcome)));
 	words_best_line(s, &b);
 	if (b.len && b.data[b.len - 1] == '\n')
@@ -553,6 +678,15 @@ static int node_parse(const struct sweep *s, json_t *o, const char *path, int k,
 	}
 	r->job_runtime_s = rt && json_is_number(rt) ? json_number_value(rt) : 0;
 	snprintf(r->error, sizeof(r->error), "%s", error ? error : "");
+	if (json_object_get(o, "params")) { /* a configuration of its own (a cohort's) */
+		struct config own;
+
+		snprintf(p, sizeof(p), "%s.params", path);
+		if ((rc = params_parse(json_object_get(o, "params"), p, &own, e)) < 0)
+			return rc;
+		r->cfg = xmalloc(sizeof(*r->cfg));
+		*r->cfg = own;
+	}
 	return 0;
 }
 
@@ -619,7 +753,40 @@ static int point_parse(struct sweep *s, json_t *o, int i, struct err *e)
 	return 0;
 }
 
-/* "nodes": [{name, dropped}], one per plan node. */
+/* A node's "identity" (optional: documents before it have none) into s->identity[k]: the
+ * fields of common/protocol.h as strings, booleans or integers; other keys are ignored. */
+static int identity_take(struct sweep *s, int k, json_t *o, const char *path, struct err *e)
+{
+	char p[PATH_MAX_LEN], num[32];
+	int f;
+
+	if (!o || json_is_null(o))
+		return 0;
+	if (!json_is_object(o))
+		return fail(e, path, "expected an object");
+	for (f = 0; f < IDF_N; f++) {
+		json_t *v = json_object_get(o, identity_field_names[f]);
+		const char *t;
+
+		if (!v)
+			continue;
+		if (json_is_string(v)) {
+			t = json_string_value(v);
+		} else if (json_is_boolean(v)) {
+			t = json_is_true(v) ? "true" : "false";
+		} else if (json_is_integer(v)) {
+			snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(v));
+			t = num;
+		} else {
+			snprintf(p, sizeof(p), "%s.%s", path, identity_field_names[f]);
+			return fail(e, p, "expected a string, a boolean or an integer");
+		}
+		sweep_identity_set(s, k, f, t);
+	}
+	return 0;
+}
+
+/* "nodes": [{name, dropped, identity}], one per plan node. */
 static int dropped_parse(struct sweep *s, json_t *arr, struct err *e)
 {
 	char p[PATH_MAX_LEN];
@@ -650,6 +817,9 @@ static int dropped_parse(struct sweep *s, json_t *arr, struct err *e)
 			return fail(e, p, "expected true or false");
 		}
 		s->node_dropped[k] = json_is_true(d);
+		snprintf(p, sizeof(p), "nodes[%zu].identity", i);
+		if ((rc = identity_take(s, k, json_object_get(n, "identity"), p, e)) < 0)
+			return rc;
 	}
 	return 0;
 }

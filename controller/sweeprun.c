@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "cohort.h"
 #include "ctlstore.h"
 #include "fleet.h"
 #include "log.h"
@@ -156,6 +157,25 @@ static void end_log(const struct sweep *s, const struct runner *r, const struct 
 	          (long long)s->id, r->run_s, r->longest_s, att[0], conn[0], att[1], conn[1]);
 }
 
+/* Pre-flight's cohorts in the log: what the nodes were grouped by, and who is in each. */
+static void cohorts_log(struct sweep *s)
+{
+	struct buf b = BUF_INIT;
+	char *line, *next;
+
+	cohort_assign(s);
+	words_cohorts(s, &b);
+	for (line = b.data; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		log_info("%s", line);
+		if (!next)
+			break;
+	}
+	buf_release(&b);
+}
+
 enum sweeprun_result sweeprun_execute(struct sweep *s, const struct sweeprun_opts *o, struct err *e)
 {
 	struct runner_opts ro = { 0 };
@@ -195,6 +215,8 @@ enum sweeprun_result sweeprun_execute(struct sweep *s, const struct sweeprun_opt
 		preflight_release(&pf);
 		goto out;
 	}
+	preflight_identity_copy(&pf, s);
+	cohorts_log(s);
 	pg.first_point_s =
 	        pf.expected_runtime_s > 0
 	                ? pf.expected_runtime_s + 1

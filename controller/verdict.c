@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cohort.h"
 #include "race.h"
 #include "verdict.h"
 #include "xmalloc.h"
@@ -108,36 +109,89 @@ static double goal_delta(const struct sweep *s, double d)
 	return s->plan.minimize ? -d : d;
 }
 
-static void best_pick(struct sweep *s)
+/* Cohort c's best point (c < 0: the sweep's), or -1: for adaptive, the final confirmation
+ * that holds up on the fleet effect (race_confirmed), a value the races dropped or left open
+ * being none; for sequential, the final confirmation when it ran and held up; otherwise the
+ * candidate row with the largest gain. A cohort sees a row split by cohort through its own
+ * decision and Δ (cohort.h), and the sweep's best is never such a row. */
+static int best_for(const struct sweep *s, int c)
 {
-	int i;
+	int i, best = -1;
 
-	s->best = -1;
 	if (s->plan.strategy == PLAN_ADAPTIVE) {
-		/* The races chose; the final confirmation that holds up on the fleet effect is
-		 * the answer, and a value they dropped or left open is none. */
-		for (i = 0; i < s->npoints; i++)
-			if (s->points[i].role == ROLE_FINAL && race_confirmed(s, i))
-				s->best = i;
-		return;
+		for (i = 0; i < s->npoints; i++) {
+			const struct point *p = &s->points[i];
+
+			if (p->role != ROLE_FINAL)
+				continue;
+			if (p->between.split ? sweep_cohort_decision(p, c) == EFFECT_GAIN
+			                     : race_confirmed(s, i))
+				best = i;
+		}
+		return best;
 	}
 	if (s->plan.strategy == PLAN_SEQUENTIAL) {
-		/* The final confirmation, when it ran and held up, is the answer. */
 		for (i = 0; i < s->npoints; i++)
-			if (s->points[i].role == ROLE_FINAL && s->points[i].verdict == EFFECT_GAIN)
-				s->best = i;
-		if (s->best >= 0)
-			return;
+			if (s->points[i].role == ROLE_FINAL &&
+			    sweep_cohort_decision(&s->points[i], c) == EFFECT_GAIN)
+				best = i;
+		if (best >= 0)
+			return best;
 	}
 	for (i = 0; i < s->npoints; i++) {
 		const struct point *p = &s->points[i];
 
-		if (p->role != ROLE_CANDIDATE || p->verdict != EFFECT_GAIN)
+		if (p->role != ROLE_CANDIDATE || sweep_cohort_decision(p, c) != EFFECT_GAIN)
 			continue;
-		if (s->best < 0 ||
-		    goal_delta(s, p->delta_pct) > goal_delta(s, s->points[s->best].delta_pct))
-			s->best = i;
+		if (best < 0 || goal_delta(s, sweep_cohort_delta_pct(p, c)) >
+		                        goal_delta(s, sweep_cohort_delta_pct(&s->points[best], c)))
+			best = i;
 	}
+	return best;
+}
+
+static void best_pick(struct sweep *s)
+{
+	int c;
+
+	s->best = best_for(s, -1);
+	for (c = 0; c < s->ncohorts && s->ncohorts >= 2; c++) {
+		struct sweep_cohort *co = &s->cohorts[c];
+
+		co->best = best_for(s, c);
+		co->best_own = co->best >= 0 && s->points[co->best].between.split;
+		co->best_delta_pct =
+		        co->best >= 0 ? sweep_cohort_delta_pct(&s->points[co->best], c) : NAN;
+	}
+}
+
+/* Every row judged within each cohort of s (cohort.h), when it has two or more: the same
+ * node samples as the row, at the row's look (an adaptive final confirmation at its one
+ * plain look, as race_confirmed judges it). */
+static void cohorts_analyze(struct sweep *s)
+{
+	int n = s->plan.nnodes, i, k;
+	struct effect_sample *sr, *sp;
+
+	cohort_assign(s);
+	if (s->ncohorts < 2)
+		return;
+	sr = xcalloc((size_t)n + 1, sizeof(*sr));
+	sp = xcalloc((size_t)n + 1, sizeof(*sp));
+	for (i = 0; i < s->npoints; i++) {
+		const struct point *pt = &s->points[i];
+		bool plain = s->plan.strategy == PLAN_ADAPTIVE && pt->role == ROLE_FINAL;
+
+		if (pt->ref < 0)
+			continue;
+		for (k = 0; k < n; k++)
+			sample_pair(&s->points[pt->ref].nodes[k], &pt->nodes[k], pt->ref_loops,
+			            &sr[k], &sp[k]);
+		cohort_point_judge(s, i, sr, sp, plain ? 1 : sweep_point_look(s, i),
+		                   plain ? 1 : sweep_nlooks(&s->plan));
+	}
+	free(sr);
+	free(sp);
 }
 
 /* A figure: some node finished the point with passes. */
@@ -169,7 +223,10 @@ static void outcome_pick(struct sweep *s)
 	int i, tried = 0, measured = 0;
 
 	best_pick(s);
-	if (s->best >= 0) {
+	for (i = 0; i < s->ncohorts && s->ncohorts >= 2 && s->best < 0; i++)
+		if (s->cohorts[i].best >= 0)
+			tried = 1; /* a cohort has a best of its own */
+	if (s->best >= 0 || tried) {
 		s->outcome = OUTCOME_BEST;
 		return;
 	}
@@ -254,7 +311,8 @@ static void noise_summarize(struct sweep *s)
 	for (i = 0; i < s->npoints; i++) {
 		const struct effect *fx = &s->points[i].fx;
 
-		if (s->points[i].role == ROLE_BASELINE || fx->nused == 0)
+		if (s->points[i].role == ROLE_BASELINE || fx->nused == 0 ||
+		    s->points[i].between.split)
 			continue;
 		ns->nrows++;
 		/* A decided row needs no more loops, however wide its interval. */
@@ -292,6 +350,7 @@ void verdict_sweep(struct sweep *s)
 	/* Points only ever refer to earlier points, so one pass in order suffices. */
 	for (i = 0; i < s->npoints; i++)
 		point_analyze(s, i);
+	cohorts_analyze(s);
 	outcome_pick(s);
 	noise_summarize(s);
 	asymmetry_check(s);

@@ -23,7 +23,8 @@ static const char *decision_words(enum effect_decision d)
 		                             "significant loss",
 		                             "no real difference",
 		                             "inconclusive",
-		                             "nodes disagree" };
+		                             "nodes disagree",
+		                             "cohorts differ" };
 
 	return (unsigned)d < sizeof(names) / sizeof(names[0]) ? names[d] : "";
 }
@@ -52,6 +53,32 @@ void words_delta_ci(struct buf *b, double delta_pct, double lo, double hi)
 		buf_puts(b, "]");
 	}
 }
+
+/* A point whose nodes run their cohorts' own configurations: each value asked of its nodes,
+ * in node order, once ("256|64"). */
+static void mixed_param(const struct sweep *s, const struct point *p, const char *name,
+                        struct buf *b)
+{
+	size_t start = b->len;
+	int k, j, n = 0;
+
+	for (k = 0; k < s->plan.nnodes; k++) {
+		const struct setting *v = config_get(sweep_node_cfg(p, k), name);
+		bool seen = false;
+
+		for (j = 0; j < k && !seen; j++) {
+			const struct setting *w = config_get(sweep_node_cfg(p, j), name);
+
+			seen = (!v && !w) || (v && w && !strcmp(v->value, w->value));
+		}
+		if (!seen)
+			buf_printf(b, "%s%s", n++ ? "|" : "", v ? v->value : "-");
+	}
+	if (b->len == start)
+		buf_puts(b, "-");
+}
+
+/* The value shown for one parameter of a point: "975→919" when a node adjusted it. */
 
 /* The distinct fs.mkfs values of s (the baseline's first, then the points' in order) into
  * vals (borrowed strings; caller frees the array); returns how many. */
@@ -95,6 +122,10 @@ void words_param(const struct sweep *s, const struct point *p, const char *name,
 	const struct setting *req = config_get(&p->cfg, name);
 	int i, j;
 
+	if (sweep_point_mixed(s, p)) {
+		mixed_param(s, p, name, b);
+		return;
+	}
 	if (!req) {
 		buf_puts(b, "-");
 		return;
@@ -201,6 +232,45 @@ static const char *no_decision_words(const struct point *p)
 	return "";
 }
 
+void words_cohort_decision(const struct sweep *s, const struct point *p, int c, bool delta,
+                           struct buf *out)
+{
+	const struct sweep_cohort *co = &s->cohorts[c];
+	const struct effect *fx = &p->cohort_fx[c];
+	char **names;
+	int j;
+
+	if (fx->decision == EFFECT_NA) {
+		buf_puts(out, "no figure");
+		return;
+	}
+	names = xcalloc((size_t)co->nnodes + 1, sizeof(char *));
+	for (j = 0; j < co->nnodes; j++)
+		names[j] = s->plan.nodes[co->nodes[j]].name;
+	words_decision(fx, fx->decision, names, words_loops_ceiling(&s->plan), out);
+	free(names);
+	if (fx->decision == EFFECT_HETEROGENEOUS || !delta)
+		return;
+	buf_puts(out, " ");
+	words_delta_ci(out, fx->delta_pct, fx->ci95_low_pct, fx->ci95_high_pct);
+}
+
+/* "cohorts differ: model=A (6 nodes): significant gain +10.0 % [+9.4, +10.6]; model=B
+ * (2 nodes): ...": each cohort's own decision on a row split by cohort. */
+static void cohorts_verdict(const struct sweep *s, const struct point *p, struct buf *b)
+{
+	int c;
+
+	buf_puts(b, decision_words(EFFECT_COHORTS));
+	buf_puts(b, ": ");
+	for (c = 0; c < s->ncohorts; c++) {
+		buf_puts(b, c ? "; " : "");
+		words_cohort(s, c, b);
+		buf_puts(b, ": ");
+		words_cohort_decision(s, p, c, true, b);
+	}
+}
+
 void words_verdict(const struct sweep *s, const struct point *p, struct buf *b)
 {
 	char **names;
@@ -211,9 +281,25 @@ void words_verdict(const struct sweep *s, const struct point *p, struct buf *b)
 		buf_puts(b, no_decision_words(p));
 		return;
 	}
+	if (p->verdict == EFFECT_COHORTS && p->cohort_fx) {
+		cohorts_verdict(s, p, b);
+		return;
+	}
 	names = words_node_names(&s->plan);
 	words_decision(&p->fx, p->verdict, names, words_loops_ceiling(&s->plan), b);
 	free(names);
+}
+
+void words_verdict_short(const struct sweep *s, const struct point *p, struct buf *b)
+{
+	if (!(p->verdict == EFFECT_COHORTS && p->cohort_fx)) {
+		words_verdict(s, p, b);
+		return;
+	}
+	if (p->role == ROLE_FINAL)
+		buf_puts(b, "final vs original baseline: ");
+	buf_printf(b, "%s (between cohorts p %s%.2g)", decision_words(EFFECT_COHORTS),
+	           p->between.p < 1e-4 ? "< " : "", p->between.p < 1e-4 ? 1e-4 : p->between.p);
 }
 
 /* "node1: why; node2: why" for the nodes of point p without a figure. */
@@ -325,11 +411,50 @@ static void best_words(const struct sweep *s, const struct config *cfg, double d
 	buf_release(&names);
 }
 
+/* Some cohort's best is not the sweep's: the rows it was chosen from were split. */
+static bool cohort_bests_differ(const struct sweep *s)
+{
+	int c;
+
+	for (c = 0; s->ncohorts >= 2 && c < s->ncohorts; c++)
+		if (s->cohorts[c].best != s->best)
+			return true;
+	return false;
+}
+
+/* "best per cohort ...": one line per cohort, its best or its baseline. */
+static void cohort_best_lines(const struct sweep *s, struct buf *out)
+{
+	int c;
+
+	buf_puts(out, "best per cohort (the cohorts' effects differ):\n");
+	for (c = 0; c < s->ncohorts; c++) {
+		const struct sweep_cohort *co = &s->cohorts[c];
+
+		buf_puts(out, "  ");
+		words_cohort(s, c, out);
+		buf_puts(out, ": ");
+		if (co->best < 0) {
+			buf_puts(out, "the baseline (no configuration gave a significant gain)\n");
+			continue;
+		}
+		config_format(sweep_cohort_best_cfg(s, c), out);
+		buf_puts(out, "  ");
+		words_signed(out, co->best_delta_pct);
+		buf_printf(out, " %% (%s)\n", decision_words(EFFECT_GAIN));
+	}
+}
+
 /* The best line; details: each node's error where there is no best. */
 static void best_line(const struct sweep *s, bool details, struct buf *out)
 {
 	const struct point *p;
 
+	if ((s->outcome == OUTCOME_BEST || s->outcome == OUTCOME_BASELINE) &&
+	    cohort_bests_differ(s)) {
+		cohort_best_lines(s, out);
+		return;
+	}
 	switch (s->outcome) {
 	case OUTCOME_BEST:
 		p = &s->points[s->best];
@@ -476,4 +601,41 @@ void words_noise(const struct sweep *s, struct buf *out)
 		        ". In %d row%s the nodes' own effects differ (\u03c4 up to %.1f %%): more "
 		        "loops do not resolve that; look at the nodes",
 		        ns->ndiffer, ns->ndiffer == 1 ? "" : "s", ns->tau_pct);
+}
+
+/* At most this many nodes are named per cohort when pre-flight prints the cohorts. */
+#define COHORT_NAMED_MAX 4
+
+void words_cohort(const struct sweep *s, int c, struct buf *out)
+{
+	if (s->plan.ncohort_by)
+		sweep_cohort_key(s, c, out);
+	else
+		buf_puts(out, "every node");
+	buf_printf(out, " (%d node%s)", s->cohorts[c].nnodes, s->cohorts[c].nnodes == 1 ? "" : "s");
+}
+
+void words_cohorts(const struct sweep *s, struct buf *out)
+{
+	int c, j;
+
+	buf_puts(out, "cohorts by ");
+	for (j = 0; j < s->plan.ncohort_by; j++)
+		buf_printf(out, "%s%s", j ? ", " : "", s->plan.cohort_by[j]);
+	if (!s->plan.ncohort_by)
+		buf_puts(out, "nothing (cohort_by [])");
+	buf_printf(out, ": %d\n", s->ncohorts);
+	for (c = 0; c < s->ncohorts; c++) {
+		const struct sweep_cohort *co = &s->cohorts[c];
+		int n = co->nnodes < COHORT_NAMED_MAX ? co->nnodes : COHORT_NAMED_MAX;
+
+		buf_puts(out, "  ");
+		words_cohort(s, c, out);
+		buf_puts(out, ": ");
+		for (j = 0; j < n; j++)
+			buf_printf(out, "%s%s", j ? ", " : "", s->plan.nodes[co->nodes[j]].name);
+		if (co->nnodes > n)
+			buf_printf(out, " and %d more", co->nnodes - n);
+		buf_puts(out, "\n");
+	}
 }

@@ -4,6 +4,8 @@
 #ifndef FT_WORDS_H
 #define FT_WORDS_H
 
+#include <stdbool.h>
+
 #include "buf.h"
 #include "sweep.h"
 
@@ -45,6 +47,9 @@ void words_decision(const struct effect *fx, enum effect_decision d, char *const
 /* Point p's verdict as the table's verdict column and the document's verdict_text say it
  * (s analysed: analysis.h). */
 void words_verdict(const struct sweep *s, const struct point *p, struct buf *b);
+/* The table's verdict cell: words_verdict's, but a row split by cohort only says so
+ * ("cohorts differ (between cohorts p 0.0001)"): its cohorts' rows follow it. */
+void words_verdict_short(const struct sweep *s, const struct point *p, struct buf *b);
 /* The line that says what s found: "best: ... (significant gain on ...)", "best: the
  * baseline (...)", or "no best: why (node: error; ...)"; with its newline. */
 void words_best_line(const struct sweep *s, struct buf *out);
@@ -56,6 +61,17 @@ void words_no_best(const struct sweep *s, struct buf *out);
 /* "best: CFG  +47.7 % (significant gain)" and a newline, from a stored sweep's figures. */
 void words_best_config(const struct config *cfg, double delta_pct, enum effect_decision v,
                        struct buf *out);
+/* The cohorts of s (grouped: cohort.h) as pre-flight prints them: "cohorts by model,
+ * firmware: 2" and one line per cohort with its values, its node count and first nodes; each
+ * line with its newline. */
+void words_cohorts(const struct sweep *s, struct buf *out);
+/* "model=ST300 firmware=2.1 (5 nodes)": cohort c's values and size. */
+void words_cohort(const struct sweep *s, int c, struct buf *out);
+/* Cohort c's own decision on point p (p->cohort_fx set), with delta its Δ: "significant gain
+ * +10.0 % [+9.4, +10.6]"; disagreeing nodes are named ("nodes disagree: n3 differs:
+ * −10.0 %", then without a Δ). */
+void words_cohort_decision(const struct sweep *s, const struct point *p, int c, bool delta,
+                           struct buf *out);
 /* Warning w of s in words (without "warning: " and the newline). */
 void words_warning(const struct sweep *s, const struct sweep_warning *w, struct buf *out);
 /* The noise line (without "noise: " and the newline) when s->noise.nnoisy > 0: how much the

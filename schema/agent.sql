@@ -123,6 +123,11 @@ CREATE INDEX changes_apply ON changes(apply_id) WHERE apply_id IS NOT NULL;
 CREATE INDEX changes_pending ON changes(outcome) WHERE outcome = 'pending';
 
 -- migration 7
+-- Issue 19: what the job's device and host were, read with the parameter snapshot before
+-- loop 1 (JSON: {"device": {vendor, model, firmware, ...}, "host": {kernel, machine, hostname}}).
+ALTER TABLE jobs ADD COLUMN identity TEXT;
+
+-- migration 8
 -- Profiles the agent keeps (agent/keeper.c): a match (device names or patterns, identity
 -- fields), the values to hold, and whether drift is put back. profile_before keeps, per
 -- device, what the profile's parameters were before the profile first changed them, for

@@ -114,6 +114,20 @@ ALTER TABLE sweeps ADD COLUMN owner_host TEXT;
 ALTER TABLE sweeps ADD COLUMN saved_at REAL;       -- epoch seconds of the last saved point
 
 -- migration 6
+-- Issue 19: what each node's device and host were at pre-flight (GET /api/v1/devices on the
+-- agent: the identity fields of common/protocol.h), which cohort_by groups the nodes by.
+CREATE TABLE node_identity (
+  sweep_id INTEGER NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE,
+  node_idx INTEGER NOT NULL,        -- the plan's node index
+  field TEXT NOT NULL,              -- vendor | model | firmware | ... | kernel | machine | hostname
+  value TEXT NOT NULL,              -- as the agent reported it (booleans true/false)
+  PRIMARY KEY (sweep_id, node_idx, field)
+);
+-- The configuration a node ran when it was not its point's (the strategies carry each
+-- cohort's winner forward for that cohort's nodes); NULL: the point's config_json.
+ALTER TABLE point_nodes ADD COLUMN config_json TEXT;
+
+-- migration 7
 -- Staged rollouts (controller/rollrun.c): a profile put on the plan's nodes wave by wave, each
 -- wave checked. Every node's move is saved before the request that makes it, so a rollout whose
 -- controller was killed can be resumed or reverted from here.

@@ -186,10 +186,10 @@
 
   /* ---------------- shared bits ---------------- */
 
-  var devicesCache = null;
+  var devicesCache = null, hostCache = null;
   function getDevices() {
     if (!devicesCache) {
-      devicesCache = request('devices').then(function (j) { return j.devices || []; })
+      devicesCache = request('devices').then(function (j) { hostCache = j.host || null; return j.devices || []; })
         .catch(function (e) { devicesCache = null; throw e; });
     }
     return devicesCache;
@@ -461,7 +461,8 @@
         E('section', { id: 'job-labels' }, E('h2', null, 'Labels'),
           Object.keys(job.labels || {}).length ? FT.table(['label', 'value'], Object.keys(job.labels).sort().map(function (k) {
             return [k, FT.valueText(job.labels[k])];
-          }), 'kv') : E('p', { class: 'muted' }, 'none'))));
+          }), 'kv') : E('p', { class: 'muted' }, 'none')),
+        identitySection('job-identity', 'Device and host', (job.identity || {}).device, (job.identity || {}).host)));
 
       // The filesystem the job made (mkfs and mount options, and what the tools report).
       var fsReq = spec.filesystem, fsMade = job.filesystem;
@@ -841,15 +842,18 @@
       if (!devs.length) { main.appendChild(E('p', { class: 'muted' }, 'The agent sees no block devices.')); return; }
       var pick = devs.filter(function (d) { return d.name === r.arg; })[0] ||
         devs.filter(function (d) { return d.writable; })[0] || devs[0];
-      main.appendChild(FT.table(['device', { v: 'size', cls: 'num' }, 'rotational', 'scheduler', 'writable (--allow-device)', 'profile'],
+      main.appendChild(FT.table(['device', 'model', 'firmware', 'transport', { v: 'size', cls: 'num' }, 'rotational', 'scheduler', 'writable (--allow-device)', 'profile'],
         devs.map(function (d) {
+          var id = d.identity || {};
           var ps = profilesOf(profiles, d.name);
           return { attrs: { class: d === pick ? 'hl' : null }, cells: [E('a', { href: hashFor('devices', d.name), 'data-dev': d.name }, d.name),
+            id.model || '–', id.firmware || '–', id.transport || '–',
             { v: fmtBytes(d.size_bytes), cls: 'num' }, d.rotational ? 'yes' : 'no', FT.valueText(d.scheduler), d.writable ? 'yes' : 'no',
             E('span', { class: 'profiles' }, ps.map(function (x) {
               return E('span', null, [x.profile.name + ' ', stateChip(x.dev)]);
             }))] };
         }), 'grid devices'));
+      if (hostCache) main.appendChild(identitySection('dev-host', 'Host', null, hostCache));
       var sec = E('section', { class: 'device', id: 'dev-' + pick.name }, E('h2', null, pick.name), E('p', { class: 'muted' }, 'Loading…'));
       main.appendChild(sec);
       return request('devices/' + encodeURIComponent(pick.name) + '/params').then(function (j) {
@@ -858,6 +862,7 @@
         var p = j.params || {};
         var keys = Object.keys(p).sort();
         var half = Math.ceil(keys.length / 2) || 1;
+        sec.appendChild(identitySection('dev-identity', 'What ' + pick.name + ' is', pick.identity, null));
         var held = {};
         var mine = profilesOf(profiles, pick.name);
         mine.forEach(function (x) { Object.keys(x.dev.params || {}).forEach(function (k) { held[k] = x; }); });
@@ -879,6 +884,30 @@
       }, function (e) { FT.clear(sec); sec.appendChild(E('h2', null, pick.name)); sec.appendChild(errorBox(e)); });
     });
   };
+
+  /* identitySection(id, title, device, host): a device's and/or a host's identity fields (GET
+   * /devices, a job's identity) as a key/value table; absent fields are left out. */
+  var IDENTITY_FIELDS = [['vendor', 'vendor'], ['model', 'model'], ['firmware', 'firmware'], ['serial', 'serial'],
+    ['wwid', 'WWID'], ['transport', 'transport'], ['rotational', 'rotational'], ['logical_block_bytes', 'logical block'],
+    ['physical_block_bytes', 'physical block'], ['size_bytes', 'size']];
+  var HOST_FIELDS = [['kernel', 'kernel'], ['machine', 'machine'], ['hostname', 'hostname']];
+  function identitySection(id, title, device, host) {
+    var rows = [];
+    function add(obj, fields) {
+      fields.forEach(function (f) {
+        var v = (obj || {})[f[0]];
+        if (v === undefined || v === null) return;
+        if (typeof v === 'boolean') v = v ? 'yes' : 'no';
+        else if (f[0] === 'size_bytes') v = fmtBytes(v);
+        else if (/_bytes$/.test(f[0])) v = v + ' B';
+        rows.push([f[1], FT.valueText(v)]);
+      });
+    }
+    add(device, IDENTITY_FIELDS);
+    add(host, HOST_FIELDS);
+    return E('section', { id: id, class: 'identity' }, E('h2', null, title),
+      rows.length ? FT.table(['', ''], rows, 'kv identity') : E('p', { class: 'muted' }, 'not recorded'));
+  }
 
   function fmtBytes(n) {
     if (!FT.isNum(n)) return '–';

@@ -4,7 +4,8 @@
  * verdicts in fleettune-ctl's groups (axis by axis, the race, the final confirmation; repeated
  * configurations marked), one chart per axis, the best configuration, the noise line, the
  * warnings and the plan.
- * Verdicts are read as codes (gain, loss, equivalent, inconclusive, heterogeneous); the words
+ * Verdicts are read as codes (gain, loss, equivalent, inconclusive, heterogeneous, cohorts: a row
+ * whose cohorts' effects differ, its verdict_text giving each cohort's own); the words
  * shown are fleettune-ctl's (verdict_text). Version-1 documents (English verdicts) still render.
  * Works from file:// with no network; all data goes into the page as text. */
 (function () {
@@ -47,7 +48,7 @@
   }
   var VERDICT_CLASS = {
     gain: 'verdict-gain', loss: 'verdict-loss', equivalent: 'verdict-none',
-    heterogeneous: 'verdict-disagree', inconclusive: 'verdict-unclear'
+    heterogeneous: 'verdict-disagree', cohorts: 'verdict-disagree', inconclusive: 'verdict-unclear'
   };
   function verdictClass(code) {
     return 'verdict ' + (VERDICT_CLASS[code] || 'verdict-unclear');

@@ -126,6 +126,9 @@ async function main() {
   L.check('job chart canvas is drawn', drawn);
   L.check('job view shows the summary table', (await page.locator('#job-summary tbody tr').count()) > 0);
   L.check('job view shows the parameter snapshot', (await page.locator('#job-params tbody tr').count()) > 3);
+  const jid = await page.$$eval('#job-identity td', (tds) => tds.map((t) => t.textContent));
+  L.check('job view shows the device and host identity (transport, kernel)',
+    jid.includes('transport') && jid.includes('loop') && jid.includes('kernel'), jid.join('|'));
   const rawLinks = await page.locator('#job-raw a.raw-link').count();
   L.check('job view links the raw output of every pass', rawLinks === exp.job.loops, 'got ' + rawLinks);
   if (a.token) {
@@ -171,6 +174,10 @@ async function main() {
   L.check('devices view lists ' + exp.device + "'s parameters (" + dp + ')', dp > 5);
   const sched = await page.$$eval('#dev-' + exp.device + ' tbody tr', (trs) => trs.map((t) => t.textContent).filter((t) => /^scheduler/.test(t)));
   L.check('devices view shows the scheduler', sched.length === 1, sched.join('|'));
+  const did = await page.$$eval('#dev-identity td', (tds) => tds.map((t) => t.textContent));
+  L.check('devices view shows what the device is (transport loop)', did.includes('transport') && did.includes('loop'), did.join('|'));
+  const host = await page.$$eval('#dev-host td', (tds) => tds.map((t) => t.textContent));
+  L.check('devices view shows the host (kernel)', host.includes('kernel'), host.join('|'));
   await L.shot(page, shots, prefix + '-devices');
 
   if (!a.token) L.check('no token prompt under --public-read', !(await authVisible(page)));

@@ -17,8 +17,8 @@ wait "$pid"
 it_eq "controller exits 130" 130 $?
 cat "$IT_TMP/err.txt" | tail -3
 ctl_restored "SIGINT"
-it_check "no fio left on node1's device" it_wait_for "fio gone" 10 ctl_no_fio "$A_DEV"
-it_check "no fio left on node2's device" it_wait_for "fio gone" 10 ctl_no_fio "$B_DEV"
+it_check "no fio left on node1's device" it_wait_for "fio gone" 30 ctl_no_fio "$A_DEV"
+it_check "no fio left on node2's device" it_wait_for "fio gone" 30 ctl_no_fio "$B_DEV"
 "$CTL_BIN" show 1 --db "$CTL_DB" --format json >"$IT_TMP/show.json"
 python3 - "$IT_TMP/show.json" <<'PY'
 import json, sys

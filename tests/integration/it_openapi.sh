@@ -69,7 +69,7 @@ N=0
 # oa_call DESC METHOD PATTERN PATH [BODY [valid|invalid]] [--no-token]: one request; records the
 # response (and the request body with whether the spec should accept it) for validate.js.
 oa_call() {
-	local desc=$1 method=$2 pattern=$3 path=$4 body=${5-} expect=${6-} token=$a_TOKEN
+	local desc=$1 method=$2 pattern=$3 path=$4 body=${5-} expect=${6-} token=${OA_TOKEN:-$a_TOKEN}
 	local out req="-" meta args
 	[ "${7-}" = --no-token ] && token=""
 	N=$((N + 1))
@@ -81,7 +81,7 @@ oa_call() {
 		printf '%s' "$body" >"$req"
 		args+=(-H 'Content-Type: application/json' --data-binary "@$req")
 	fi
-	meta=$(curl "${args[@]}" "$a_URL$path")
+	meta=$(curl "${args[@]}" "${OA_URL:-$a_URL}$path")
 	OA_STATUS=${meta%%$'\t'*}
 	OA_BODY=$(cat "$out")
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$desc" "$method" "$pattern" "$OA_STATUS" \
@@ -96,6 +96,24 @@ oa_call "metrics without a token" GET /metrics /metrics "" "" --no-token
 it_eq "metrics without a token is 401" 401 "$OA_STATUS"
 oa_call "devices" GET /api/v1/devices /api/v1/devices
 oa_call "devices without a token" GET /api/v1/devices /api/v1/devices "" "" --no-token
+oa_call "device" GET '/api/v1/devices/{dev}' "/api/v1/devices/$dev"
+it_eq "a loop device's transport is loop" loop "$(echo "$OA_BODY" | jq -r .identity.transport)"
+oa_call "device missing" GET '/api/v1/devices/{dev}' /api/v1/devices/nosuchdev0
+it_eq "a missing device is 404" 404 "$OA_STATUS"
+oa_call "device traversal" GET '/api/v1/devices/{dev}' /api/v1/devices/..%2f..%2fetc
+# A SCSI disk with a model, firmware and serial, on a temp tree, serial hidden.
+it_fake_scsi_device "$IT_TMP/root-b" sdb ST300MM0008 2.1 ATA Z1Z0ABCD
+mkdir -p "$IT_TMP/root-b/proc/sys/kernel"
+echo 6.1.0-18-amd64 >"$IT_TMP/root-b/proc/sys/kernel/osrelease"
+if it_agent_start b --sysfs-root "$IT_TMP/root-b" --allow-device sdb --hide-serial; then
+	OA_URL=$b_URL OA_TOKEN=$b_TOKEN oa_call "devices with identity" GET /api/v1/devices /api/v1/devices
+	OA_URL=$b_URL OA_TOKEN=$b_TOKEN oa_call "device with identity" GET '/api/v1/devices/{dev}' /api/v1/devices/sdb
+	it_eq "identity: model, firmware, transport, kernel" "ST300MM0008 2.1 scsi 6.1.0-18-amd64" \
+		"$(echo "$OA_BODY" | jq -r '[.identity.model, .identity.firmware, .identity.transport, .host.kernel] | join(" ")')"
+	it_eq "--hide-serial: the serial's hash" "sha256:acc459be013e9479" "$(echo "$OA_BODY" | jq -r .identity.serial)"
+else
+	it_fail "agent b starts on a temp tree"
+fi
 oa_call "params" GET "$P" "/api/v1/devices/$dev/params"
 oa_call "params of a missing device" GET "$P" /api/v1/devices/nosuchdev0/params
 oa_call "params traversal" GET "$P" /api/v1/devices/..%2f..%2fetc/params
@@ -180,6 +198,7 @@ job_done() {
 it_check "job $jid finishes" it_wait_for "job $jid" 60 job_done
 oa_call "job" GET '/api/v1/jobs/{id}' "/api/v1/jobs/$jid"
 it_eq "job succeeded" succeeded "$(echo "$OA_BODY" | jq -r .state)"
+it_eq "the job recorded what its device is" loop "$(echo "$OA_BODY" | jq -r .identity.device.transport)"
 jv=$(echo "$OA_BODY" | jq .version)
 oa_call "job long-poll, nothing new" GET '/api/v1/jobs/{id}' \
 	"/api/v1/jobs/$jid?wait_s=1&after=$jv&fields=state,progress,loops_done,passes"
@@ -255,7 +274,7 @@ oa_call "profile drifted" GET "$PR" /api/v1/profiles/oa
 it_eq "the profile reports drift" drifted "$(echo "$OA_BODY" | jq -r '.devices[0].state')"
 oa_call "profile replace" PUT "$PR" /api/v1/profiles/oa \
 	'{"match":{"devices":["'$dev'","nvme*n1"],"model":["x"]},"params":{"read_ahead_kb":512}}' valid
-it_eq "identity fields wait for the agent to read identity" 422 "$OA_STATUS"
+it_eq "a match by devices and model is taken (the agent reads identity)" 200 "$OA_STATUS"
 oa_call "profile replace" PUT "$PR" /api/v1/profiles/oa \
 	'{"match":{"devices":["'$dev'","nvme*n1"]},"params":{"read_ahead_kb":512}}' valid
 it_eq "profile replace is 200" 200 "$OA_STATUS"

@@ -3,8 +3,8 @@
 # restart, to a loop device attached after the profile was set, and after another tool switched
 # the scheduler; drift reported (API and /metrics) with enforce false and put back with enforce
 # true; a job and a session on a profiled device win while they run and their restore puts the
-# profile's values back; --allow-device bounds it; bad input changes nothing; every write is in
-# the audit log.
+# profile's values back; --allow-device bounds it; matches by identity (transport); bad input
+# changes nothing; every write is in the audit log.
 . "$(dirname "$0")/lib.sh"
 
 it_need_root_sysfs
@@ -40,8 +40,8 @@ it_eq "an unknown parameter is refused" unknown_param "$(jqb .error.code)"
 api PUT /profiles/db '{"match":{"devices":["'$other'"]},"params":{"read_ahead_kb":256}}'
 it_eq "a device outside --allow-device is 403" 403 "$HTTP_STATUS"
 it_check "... and the message names it" grep -q "$other" <<<"$(jqb .error.message)"
-api PUT /profiles/db '{"match":{"model":"ST4000"},"params":{"read_ahead_kb":256}}'
-it_eq "identity matches wait for the agent to read identity" unsupported_match "$(jqb .error.code)"
+api PUT /profiles/db '{"match":{"model":"ST4000\\u001b[2J"},"params":{"read_ahead_kb":256}}'
+it_eq "an identity value that could never match (an escape) is 400" 400 "$HTTP_STATUS"
 api PUT /profiles/db '{"match":{"devices":["'$dev'"]},"params":{"iosched.fifo_batch":8}}'
 it_eq "iosched.* without its scheduler is refused" 422 "$HTTP_STATUS"
 api PUT '/profiles/..%2fx' '{"match":{"devices":["'$dev'"]},"params":{"read_ahead_kb":256}}'
@@ -58,6 +58,29 @@ it_eq "no profile was stored" 0 "$(jqb '.profiles | length')"
 it_eq "the refused requests wrote nothing but the kernel's refusal and its rollback" \
 	"$((n_changes + 1))" "$(changes '.changes | length')"
 it_eq "... which is audited as rejected" rejected "$(changes '.changes[0].outcome')"
+
+# 1b. Identity matches, live: the agent reads what the device is (GET /devices/{dev}: a loop
+# device's transport is "loop"); a profile matching transport loop holds it, one matching
+# transport nvme (or a model a loop device does not report) does not apply to it and writes
+# nothing.
+api GET "/devices/$dev"
+it_eq "the agent reports the loop device's transport" loop "$(jqb '.identity.transport')"
+api PUT /profiles/byid '{"match":{"devices":["'$dev'"],"transport":["nvme","loop"]},"params":{"read_ahead_kb":1024},"enforce":false}'
+it_eq "a profile matching transport loop is set (201)" 201 "$HTTP_STATUS"
+it_eq "... and holds the loop device" held "$(jqb '.devices[] | select(.device == "'$dev'") | .state')"
+it_eq "... its value written" 1024 "$(it_sys "$dev" read_ahead_kb)"
+api PUT /profiles/byid '{"match":{"devices":["'$dev'"],"transport":"nvme"},"params":{"read_ahead_kb":512},"enforce":false}'
+it_eq "replaced by one matching transport nvme (200)" 200 "$HTTP_STATUS"
+it_eq "... which does not apply to the loop device" "" \
+	"$(jqb '.devices[] | select(.device == "'$dev'") | .state')"
+it_eq "... and writes nothing" 1024 "$(it_sys "$dev" read_ahead_kb)"
+api PUT /profiles/byid '{"match":{"devices":["'$dev'"],"model":"ST4000NM0035"},"params":{"read_ahead_kb":512},"enforce":false}'
+it_eq "a model the loop device does not report matches nothing" "" \
+	"$(jqb '.devices[] | select(.device == "'$dev'") | .state')"
+it_eq "... nothing written" 1024 "$(it_sys "$dev" read_ahead_kb)"
+api DELETE /profiles/byid
+it_eq "deleted" 200 "$HTTP_STATUS"
+echo 128 >"$q/read_ahead_kb"
 
 # 2. Dry run: what would be done, nothing written.
 api PUT "/profiles/db?dry_run=true" '{"match":{"devices":["'$dev'"]},"params":{"read_ahead_kb":4096}}'

@@ -72,8 +72,17 @@ it_eq() {
 	if [ "$2" = "$3" ]; then it_pass "$1"; else it_fail "$1: expected '$2', got '$3'"; fi
 }
 it_done() {
+	local log
 	echo "$IT_PASSES passed, $IT_FAILS failed"
-	[ "$IT_FAILS" = 0 ] || exit 1
+	if [ "$IT_FAILS" != 0 ]; then
+		# What the agents said last: the one clue a CI log keeps of a failure.
+		for log in "$IT_TMP"/*.log; do
+			[ -f "$log" ] || continue
+			echo "# --- last lines of ${log##*/}"
+			tail -n 15 "$log" | sed 's/^/# /'
+		done
+		exit 1
+	fi
 	exit 0
 }
 
@@ -93,6 +102,10 @@ it_loop_create() {
 	truncate -s "$size" "$img"
 	dev=$(losetup --find --show "$img") || it_skip "losetup --find failed"
 	dev=${dev#/dev/}
+	# A loop device keeps its queue settings across detach and attach: start from what a
+	# fresh one has (no scheduler, 128 requests), not from what an earlier test left.
+	echo none >"/sys/block/$dev/queue/scheduler" 2>/dev/null
+	echo 128 >"/sys/block/$dev/queue/nr_requests" 2>/dev/null
 	# Called as dev=$(it_loop_create): remember it in a file the cleanup reads.
 	echo "$dev" >>"$IT_TMP/loops"
 	echo "$dev"
@@ -200,4 +213,34 @@ it_wait_for() {
 	done
 	echo "# timed out waiting for: $d" >&2
 	return 1
+}
+
+# it_fake_scsi_device ROOT DEV MODEL FIRMWARE [VENDOR [SERIAL]]: a block device under the temp
+# --sysfs-root ROOT whose device/ is a SCSI disk with that model and firmware revision (the
+# files the agent's identity reads: device/{vendor,model,rev}, the subsystem link, the serial
+# page device/vpd_pg80), with the queue files a sweep sets. The agent only reads and writes
+# files there.
+it_fake_scsi_device() {
+	local root=$1 dev=$2 model=$3 fw=$4 vendor=${5:-ATA} serial=${6:-} d q
+	d=$root/sys/block/$dev
+	q=$d/queue
+	mkdir -p "$q/iosched" "$d/device" "$root/sys/bus/scsi"
+	echo 2097152 >"$d/size"
+	echo "none [mq-deadline] kyber" >"$q/scheduler"
+	echo 128 >"$q/nr_requests"
+	echo 128 >"$q/read_ahead_kb"
+	echo 1 >"$q/rq_affinity"
+	echo 0 >"$q/rotational"
+	echo 512 >"$q/logical_block_size"
+	echo 4096 >"$q/physical_block_size"
+	echo 16 >"$q/iosched/fifo_batch"
+	printf '%-8s\n' "$vendor" >"$d/device/vendor"
+	printf '%-16s\n' "$model" >"$d/device/model"
+	printf '%-4s\n' "$fw" >"$d/device/rev"
+	ln -sfn ../../../bus/scsi "$d/device/subsystem"
+	if [ -n "$serial" ]; then
+		# The unit serial number page: 00 80, the length, the serial.
+		{ printf '\000\200\000'; printf "\\$(printf '%03o' "${#serial}")"; printf '%s' "$serial"; } \
+			>"$d/device/vpd_pg80"
+	fi
 }

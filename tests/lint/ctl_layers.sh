@@ -14,23 +14,26 @@ status=0
 # the HTTP edge and needs no controller module; effect (fleet effect statistics) is pure and
 # knows no controller struct, so verdict can build on it; race (the adaptive strategy's
 # racing) judges a sweep's points with effect, and verdict takes an adaptive sweep's best
-# from it; words (the phrases every rendering shares) and export read only the sweep model,
-# and sweepdoc writes the sweep document with words; analysis is the one caller of verdict's
+# from it; cohort judges each row within each cohort with effect, for verdict; words (the
+# phrases every rendering shares) and export read only the sweep model, and sweepdoc writes
+# the sweep document with words; analysis is the one caller of verdict's
 # judges, beside strategy, which reads what it computed; report, report_html and progress
 # render; sweeprun runs a sweep with all of them, site writes the stored sweeps as pages (and
-# the index document, its JSON); main is the command table.
+# the index document, its JSON); cmd is what the commands share (options, helpers),
+# cmd_rollout the rollout and verify commands; main is the command table.
 declare -A rank=(
 	[config]=1 [client]=1 [effect]=1 [nodelist]=1
 	[plan]=2
 	[sweep]=3 [rollout]=3 [fsparam]=3
-	[ctlstore]=4 [race]=4 [words]=4 [export]=4
+	[ctlstore]=4 [race]=4 [cohort]=4 [words]=4 [export]=4
 	[verdict]=5 [sweepdoc]=5
 	[strategy]=6 [analysis]=6
 	[fleet]=7
 	[preflight]=8 [runner]=8 [rollrun]=8 [verify]=8
 	[report]=9 [report_html]=9 [progress]=9 [report_rollout]=9
-	[sweeprun]=10 [site]=10
-	[main]=11
+	[sweeprun]=10 [site]=10 [cmd]=10
+	[cmd_rollout]=11
+	[main]=12
 )
 # Library headers and the only modules that may include them (ctlstore reaches SQLite through
 # common/db.h).
@@ -42,13 +45,12 @@ declare -A only=(
 )
 
 # Files that belong to another file's module (name=module), where a module is a .c/.h pair
-# and its helpers: nodelist_yaml.c and nodelist_priv.h are nodelist's, ctlstore_priv.h and
-# ctlstore_rollout.c ctlstore's, fleet_priv.h and fleet_profile.c fleet's.
-declare -A group=(
-	[nodelist_yaml]=nodelist [nodelist_priv]=nodelist
-	[ctlstore_priv]=ctlstore [ctlstore_rollout]=ctlstore
-	[fleet_priv]=fleet [fleet_profile]=fleet
-)
+# and its helpers: the plan's nodes and its parser's shared header, the report's node text;
+# nodelist_yaml.c and nodelist_priv.h are nodelist's, ctlstore_priv.h and ctlstore_rollout.c
+# ctlstore's, fleet_priv.h and fleet_profile.c fleet's.
+declare -A group=([plan_nodes]=plan [plan_priv]=plan [report_nodes]=report [nodelist_yaml]=nodelist
+	[nodelist_priv]=nodelist [ctlstore_priv]=ctlstore [ctlstore_rollout]=ctlstore
+	[fleet_priv]=fleet [fleet_profile]=fleet)
 
 # check DIR: print every violation; return 1 when there is one.
 check() {
@@ -100,20 +102,20 @@ source "$(dirname "$0")/lint_lib.sh"
 # ---- the agent ----
 
 # Rank of each agent module, bottom to top (README, Layout): the leaves (sysfs is the only
-# code that touches /sys, engine the engine table, httpd the HTTP edge, ptree and cgroup
-# what contain builds on, params_cache, switches); tune on sysfs, the engines (fio, dd,
-# bonnie, iozone) on engine.h, contain on ptree and cgroup, fsopt (the filesystem option
-# tables) on engine.h's argv helpers; jobspec and proc, jobdir (a pass's own directory),
-# fsinfo (the tools' figures) on fsopt, profile (a profile's definition and match); jobrec (a
-# job as recorded), jobfs (a job's filesystem) on proc, contain and fsinfo, keeprec (what a
-# profile is to a device); wire, the JSON codec the store uses for its columns; the store;
-# session, job, pending (a killed run's unfinished writes) and keeper (the profiles kept,
-# keep.c its per-device half) beside each other, on the store; agent, the wiring; the API;
-# main.
+# code that writes /sys, engine the engine table, httpd the HTTP edge, ptree and cgroup what
+# contain builds on, params_cache, switches); tune and identity (what a device is, read only)
+# on sysfs, the engines (fio, dd, bonnie, iozone) on engine.h, contain on ptree and cgroup,
+# fsopt (the filesystem option tables) on engine.h's argv helpers; jobspec and proc, jobdir (a
+# pass's own directory), fsinfo (the tools' figures) on fsopt, profile (a profile's definition
+# and match); jobrec (a job as recorded), jobfs (a job's filesystem) on proc, contain and
+# fsinfo, keeprec (what a profile is to a device); wire, the JSON codec the store uses for its
+# columns; the store; session, job, pending (a killed run's unfinished writes) and keeper (the
+# profiles kept, keep.c its per-device half, keepid its identity look-ups) beside each other,
+# on the store; agent, the wiring; the API; main.
 unset rank group only
 declare -A rank=(
 	[sysfs]=1 [engine]=1 [ptree]=1 [cgroup]=1 [httpd]=1 [params_cache]=1 [switches]=1
-	[tune]=2 [fio]=2 [dd]=2 [bonnie]=2 [iozone]=2 [contain]=2 [fsopt]=2
+	[tune]=2 [identity]=2 [fio]=2 [dd]=2 [bonnie]=2 [iozone]=2 [contain]=2 [fsopt]=2
 	[jobspec]=3 [proc]=3 [jobdir]=3 [fsinfo]=3 [profile]=3
 	[jobrec]=4 [jobfs]=4 [keeprec]=4
 	[wire]=5
@@ -124,7 +126,8 @@ declare -A rank=(
 	[main]=10
 )
 declare -A group=(
-	[http]=httpd [wire_job]=wire [wire_profile]=wire [job_check]=job [keep]=keeper [keepid]=keeper
+	[http]=httpd [wire_job]=wire [wire_identity]=wire [wire_profile]=wire [job_check]=job
+	[keep]=keeper [keepid]=keeper
 	[store_job]=store [store_metrics]=store [store_priv]=store [store_profile]=store
 	[api_jobs]=api [api_metrics]=api [api_priv]=api [api_profiles]=api
 )

@@ -188,6 +188,48 @@ void ctltest_seed003(struct sweep *s)
 	verdict_sweep(s);
 }
 
+/*
+ * A grid sweep over nodes n1..nN, cohorts A (the first na) and B (the rest) by model: point
+ * 0 the baseline, point 1 x=1 and point 2 x=2 with effect_a[i] % on A's nodes and
+ * effect_b[i] % on B's (node odd_node at odd_effect % instead), CV 2 %, 5 passes alternating
+ * around the mean, so every node's Δ is its effect.
+ */
+void ctltest_cohort_sweep(struct sweep *s, int n, int na, const double *effect_a,
+                          const double *effect_b, int odd_node, double odd_effect)
+{
+	char *t = ctltest_plan(n, "{\"x\":0}", "[{\"param\":\"x\",\"values\":[1,2]}]", "grid", "5",
+	                       "");
+	struct config c;
+	int i, k, j;
+
+	ctltest_sweep_text(s, t);
+	free(t);
+	for (k = 0; k < n; k++) {
+		sweep_identity_set(s, k, IDF_MODEL, k < na ? "A" : "B");
+		sweep_identity_set(s, k, IDF_FIRMWARE, "1.0");
+	}
+	memset(&c, 0, sizeof(c));
+	config_set(&c, "x", "0", true);
+	sweep_point_add(s, ROLE_BASELINE, -1, -1, &c);
+	config_set(&c, "x", "1", true);
+	sweep_point_add(s, ROLE_CANDIDATE, -1, 0, &c);
+	config_set(&c, "x", "2", true);
+	sweep_point_add(s, ROLE_CANDIDATE, -1, 0, &c);
+	for (i = 0; i < 3; i++) {
+		for (k = 0; k < n; k++) {
+			double eff = i == 0 ? 0 : k < na ? effect_a[i] : effect_b[i], x[5];
+
+			if (k == odd_node && i > 0)
+				eff = odd_effect;
+			for (j = 0; j < 5; j++)
+				x[j] = 1000 * (1 + eff / 100) *
+				       (1 + 0.02 * ((j + k) % 2 ? 1 : -1)) * (1 + 0.001 * k);
+			ctltest_passes(s, i, k, x, 5);
+		}
+	}
+	analysis_sweep_loaded(s);
+}
+
 void ctltest_fs_sweep(struct sweep *s)
 {
 	static const double x[3][3] = { { 100, 101, 99 }, { 120, 121, 119 }, { 90, 91, 89 } };

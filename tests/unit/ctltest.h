@@ -55,6 +55,15 @@ extern const double ctltest_seed003_passes[4][2][5];
  */
 void ctltest_seed003(struct sweep *s);
 
+/*
+ * A judged grid sweep over nodes n1..nN in two cohorts by model, A (the first na nodes) and
+ * B, firmware 1.0: point 0 the baseline, points 1 (x=1) and 2 (x=2) with effect_a[i] % on A's
+ * nodes and effect_b[i] % on B's (node odd_node at odd_effect % instead; -1 for none), CV
+ * 2 %, 5 passes alternating around each mean, so every node's Δ is its effect.
+ */
+void ctltest_cohort_sweep(struct sweep *s, int n, int na, const double *effect_a,
+                          const double *effect_b, int odd_node, double odd_effect);
+
 /* Seed 001's three mkfs lines as a grid axis on nodes n1, n2 (devices sda, sdb): baseline
  * fs.type xfs, fs.mkfs "-b size=4k -d su=64k,sw=7 -i size=1k -l version=2", fs.mount
  * "noatime,logbufs=8,logbsize=256k", read_ahead_kb 128; the -i size=2k point +20 %, the

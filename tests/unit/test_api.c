@@ -1,6 +1,7 @@
 /* test_api.c -- api.c's handlers through the route table, against a temp sysfs tree, a real
  * database and the fake fio: dry runs refuse exactly as the real request does and change
- * nothing (every file of the tree, the audit log, the jobs), and say what would be done. */
+ * nothing (every file of the tree, the audit log, the jobs), and say what would be done; what
+ * a device and the host are, in the device routes and a job. */
 #include <errno.h>
 #include <ftw.h>
 #include <jansson.h>
@@ -417,6 +418,115 @@ static void test_job_long_poll(void **state)
 	unsetenv("FLEETTUNE_TEST_NO_LONG_POLL");
 }
 
+/* A member of a JSON document by a dotted path ("identity.model"), as text ("" when absent). */
+static const char *json_path_text(const char *body, const char *path, char *out, size_t len)
+{
+	json_t *o = json_loads(body, 0, NULL), *v = o;
+	char key[64];
+	const char *p = path, *dot;
+
+	while (v && *p) {
+		dot = strchr(p, '.');
+		snprintf(key, sizeof(key), "%.*s", (int)(dot ? dot - p : (long)strlen(p)), p);
+		v = json_is_array(v) ? json_array_get(v, (size_t)strtol(key, NULL, 10))
+		                     : json_object_get(v, key);
+		p = dot ? dot + 1 : p + strlen(p);
+	}
+	if (json_is_string(v))
+		snprintf(out, len, "%s", json_string_value(v));
+	else if (json_is_integer(v))
+		snprintf(out, len, "%lld", (long long)json_integer_value(v));
+	else if (json_is_boolean(v))
+		snprintf(out, len, "%s", json_is_true(v) ? "true" : "false");
+	else if (json_is_null(v))
+		snprintf(out, len, "null");
+	else
+		snprintf(out, len, "%s", v ? "?" : "");
+	json_decref(o);
+	return out;
+}
+
+/* GET /devices and /devices/{dev} carry what each device and the host are; a job records it
+ * with its parameter snapshot; --hide-serial shows the serial's hash. */
+static void test_devices_identity(void **state)
+{
+	struct agent_fx *f = *state;
+	struct answer ans;
+	char path[700], t[128], id[16];
+	int i;
+
+	tu_fake_device(f->root, "sdb", 0);
+	tu_write(f->root, "sys/block/sdb/device/model", "ST300MM0008     \n", 0444);
+	tu_write(f->root, "sys/block/sdb/device/rev", "2.1 \n", 0444);
+	tu_write(f->root, "sys/block/sdb/device/vendor", "ATA     \n", 0444);
+	tu_write(f->root, "sys/block/sdb/device/vpd_pg80", "", 0444);
+	snprintf(path, sizeof(path), "%s/sys/block/sdb/device/vpd_pg80", f->root);
+	{
+		FILE *fp = fopen(path, "wb");
+
+		assert_non_null(fp);
+		fwrite("\0\x80\0\x08Z1Z0ABCD", 1, 12, fp);
+		fclose(fp);
+	}
+	snprintf(path, sizeof(path), "%s/sys/block/sdb/device/subsystem", f->root);
+	assert_int_equal(symlink("../../../../bus/scsi", path), 0);
+	tu_write(f->root, "proc/sys/kernel/osrelease", "6.1.0-18-amd64\n", 0444);
+
+	call(f, "GET", "/api/v1/devices", NULL, NULL, NULL, &ans);
+	assert_int_equal(ans.status, 200);
+	assert_string_equal(json_path_text(ans.body, "host.kernel", t, sizeof(t)),
+	                    "6.1.0-18-amd64");
+	assert_string_equal(json_path_text(ans.body, "devices.0.name", t, sizeof(t)), "loop0");
+	assert_string_equal(json_path_text(ans.body, "devices.0.identity.transport", t, sizeof(t)),
+	                    "loop");
+	assert_string_equal(json_path_text(ans.body, "devices.0.identity.model", t, sizeof(t)), "");
+	assert_string_equal(json_path_text(ans.body, "devices.1.identity.model", t, sizeof(t)),
+	                    "ST300MM0008");
+
+	call(f, "GET", "/api/v1/devices/{dev}", "sdb", NULL, NULL, &ans);
+	assert_int_equal(ans.status, 200);
+	assert_string_equal(json_path_text(ans.body, "name", t, sizeof(t)), "sdb");
+	assert_string_equal(json_path_text(ans.body, "identity.firmware", t, sizeof(t)), "2.1");
+	assert_string_equal(json_path_text(ans.body, "identity.transport", t, sizeof(t)), "scsi");
+	assert_string_equal(json_path_text(ans.body, "identity.serial", t, sizeof(t)), "Z1Z0ABCD");
+	assert_string_equal(json_path_text(ans.body, "identity.logical_block_bytes", t, sizeof(t)),
+	                    "512");
+	assert_string_equal(json_path_text(ans.body, "host.kernel", t, sizeof(t)),
+	                    "6.1.0-18-amd64");
+	f->a.cfg.hide_serial = true;
+	call(f, "GET", "/api/v1/devices/{dev}", "sdb", NULL, NULL, &ans);
+	assert_string_equal(json_path_text(ans.body, "identity.serial", t, sizeof(t)),
+	                    "sha256:acc459be013e9479");
+	f->a.cfg.hide_serial = false;
+	call(f, "GET", "/api/v1/devices/{dev}", "sdz", NULL, NULL, &ans);
+	assert_int_equal(ans.status, 404);
+	assert_non_null(strstr(ans.body, "\"not_found\""));
+	call(f, "GET", "/api/v1/devices/{dev}", "..", NULL, NULL, &ans);
+	assert_int_equal(ans.status, 400);
+
+	/* A job records the identity of its device and host beside the parameter snapshot. */
+	call(f, "POST", "/api/v1/jobs", NULL, NULL,
+	     "{\"device\":\"loop0\",\"engine\":\"fio\",\"loops\":1,\"fio\":{\"rw\":\"write\"}}",
+	     &ans);
+	assert_int_equal(ans.status, 202);
+	snprintf(id, sizeof(id), "%lld", (long long)json_int_member(ans.body, "id"));
+	for (i = 0; i < 500; i++) {
+		call(f, "GET", "/api/v1/jobs/{id}", id, "fields=state,identity", NULL, &ans);
+		if (!strcmp(json_path_text(ans.body, "state", t, sizeof(t)), "succeeded"))
+			break;
+		usleep(20 * 1000);
+	}
+	assert_string_equal(t, "succeeded");
+	assert_string_equal(json_path_text(ans.body, "identity.device.transport", t, sizeof(t)),
+	                    "loop");
+	assert_string_equal(json_path_text(ans.body, "identity.host.kernel", t, sizeof(t)),
+	                    "6.1.0-18-amd64");
+	call(f, "GET", "/api/v1/results", NULL, "limit=1", NULL, &ans);
+	assert_string_equal(
+	        json_path_text(ans.body, "results.0.identity.device.transport", t, sizeof(t)),
+	        "loop");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -426,6 +536,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_job_dry_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_health_features, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_job_long_poll, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_devices_identity, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

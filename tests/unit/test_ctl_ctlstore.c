@@ -50,6 +50,11 @@ static void test_store_roundtrip(void **state)
 	s.points[2].race = (struct race_mark){ RACE_WON, RACE_WHY_LAST, 2, 4, 0, 12.5, NAN, NAN };
 	s.points[4].race =
 	        (struct race_mark){ RACE_TENTATIVE, RACE_WHY_NOT_BETTER, 1, 3, 0, 6.1, -1.2, 13.4 };
+	/* What the nodes are (pre-flight) is kept: the cohorts are grouped from it again. */
+	sweep_identity_set(&s, 0, IDF_MODEL, "ST300MM0008");
+	sweep_identity_set(&s, 0, IDF_ROTATIONAL, "true");
+	sweep_identity_set(&s, 1, IDF_MODEL, "ST300MM0009");
+	sweep_identity_set(&s, 1, IDF_KERNEL, "6.1.0-18-amd64");
 	assert_int_equal(ctlstore_sweep_create(st, &s, &e), 0);
 	assert_true(s.id > 0);
 	assert_int_equal(ctlstore_point_save(st, &s, 0, &e), 0);
@@ -80,6 +85,11 @@ static void test_store_roundtrip(void **state)
 	assert_int_equal(l.points[3].race.vs, -1);
 	assert_int_equal(l.points[4].race.state, RACE_TENTATIVE);
 	assert_int_equal(l.points[4].race.why, RACE_WHY_NOT_BETTER);
+	assert_string_equal(l.identity[0].field[IDF_MODEL], "ST300MM0008");
+	assert_string_equal(l.identity[0].field[IDF_ROTATIONAL], "true");
+	assert_null(l.identity[0].field[IDF_FIRMWARE]);
+	assert_string_equal(l.identity[1].field[IDF_KERNEL], "6.1.0-18-amd64");
+	assert_int_equal(l.ncohorts, 2);
 	/* The stored sweep renders exactly like the live one. */
 	report_render(&s, REPORT_JSON, &a);
 	report_render(&l, REPORT_JSON, &b);

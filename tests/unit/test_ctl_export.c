@@ -1,11 +1,13 @@
 /* test_ctl_export.c -- a sweep's best configuration as a udev rule and a tuned profile; a
  * sweep with no best refused unless its baseline is asked for. */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "testutil.h"
+#include "analysis.h"
 #include "ctltest.h"
 #include "export.h"
 #include "sweep.h"
@@ -38,6 +40,283 @@ static void test_export_one_rule_per_device(void **state)
 	assert_int_equal(count_of(b.data, "/sys/block/sda/queue/nr_requests="), 1);
 	assert_int_equal(export_render(&s, "ini", EXPORT_BEST, &b, &e), -EINVAL);
 	buf_release(&b);
+	sweep_release(&s);
+}
+
+/* Two cohorts whose best values differ: one rule each, matching the cohort's model and
+ * firmware with the attributes of its transport, and each its own best. */
+static void test_export_per_cohort(void **state)
+{
+	const double a[] = { 0, 10, 4 }, b[] = { 0, -10, 12 };
+	struct sweep s;
+	struct buf o = BUF_INIT;
+	struct err e;
+	int k;
+
+	(void)state;
+	ctltest_cohort_sweep(&s, 8, 6, a, b, -1, 0);
+	for (k = 0; k < 8; k++)
+		sweep_identity_set(&s, k, IDF_TRANSPORT, k < 6 ? "sata" : "nvme");
+	assert_int_equal(s.cohorts[0].best, 1);
+	assert_int_equal(s.cohorts[1].best, 2);
+	assert_int_equal(export_render(&s, "udev", EXPORT_BEST, &o, &e), 0);
+	assert_int_equal(count_of(o.data, "KERNEL=="), 0); /* never a device name */
+	assert_non_null(strstr(o.data, "# cohort 1 of 2: model=A firmware=1.0 (6 nodes: n1, n2, "
+	                               "n3, n4 and 2 more)\n# its best configuration\n"
+	                               "ACTION==\"add|change\", SUBSYSTEM==\"block\", "
+	                               "ENV{DEVTYPE}==\"disk\", ATTRS{model}==\"A\", "
+	                               "ATTRS{rev}==\"1.0\", ATTR{queue/x}=\"1\"\n"));
+	assert_non_null(strstr(o.data, "# cohort 2 of 2: model=B firmware=1.0 (2 nodes: n7, n8)\n"
+	                               "# its best configuration\nACTION==\"add|change\", "
+	                               "SUBSYSTEM==\"block\", ENV{DEVTYPE}==\"disk\", "
+	                               "ATTRS{model}==\"B\", ATTRS{firmware_rev}==\"1.0\", "
+	                               "ATTR{queue/x}=\"2\"\n"));
+	buf_reset(&o);
+	assert_int_equal(export_render(&s, "tuned", EXPORT_BEST, &o, &e), 0);
+	assert_non_null(strstr(o.data, "# ---- profile fleettune-0-c1: "
+	                               "/etc/tuned/fleettune-0-c1/tuned.conf\n"));
+	assert_non_null(strstr(o.data, "[disk]\ndevices_udev_regex=(?s)\\A(?=.*^ID_MODEL=A$)"
+	                               "(?=.*^ID_REVISION=(.{4})?1[.]0$)\n"));
+	assert_non_null(strstr(o.data, "devices_udev_regex=(?s)\\A(?=.*^ID_MODEL=B$)"
+	                               "(?=.*^ID_REVISION=1[.]0$)\n# tuned sets no other block "
+	                               "parameter per device: use export --format udev for x=2\n"));
+	assert_int_equal(count_of(o.data, "/sys/block/"), 0);
+	buf_release(&o);
+	sweep_release(&s);
+}
+
+/* A cohort with no best gets no rule (a permanent rule is never written for a baseline nobody
+ * chose), unless --baseline asks for the baseline on purpose; a sweep without any best is
+ * refused. */
+static void test_export_cohort_without_best(void **state)
+{
+	const double a[] = { 0, 10, 0 }, b[] = { 0, -10, 0 }, z[] = { 0, 0, 0 };
+	struct sweep s;
+	struct buf o = BUF_INIT;
+	struct err e;
+	int k;
+
+	(void)state;
+	ctltest_cohort_sweep(&s, 8, 6, a, b, -1, 0);
+	for (k = 0; k < 8; k++)
+		sweep_identity_set(&s, k, IDF_TRANSPORT, "sata");
+	assert_int_equal(s.cohorts[1].best, -1);
+	assert_int_equal(export_render(&s, "udev", EXPORT_BEST, &o, &e), 0);
+	assert_int_equal(count_of(o.data, "ACTION=="), 1);
+	assert_non_null(strstr(o.data, "# cohort 2 of 2: model=B firmware=1.0 (2 nodes: n7, n8)\n"
+	                               "# no configuration gave it a significant gain: no rule"));
+	buf_reset(&o);
+	assert_int_equal(export_render(&s, "udev", EXPORT_BASELINE, &o, &e), 0);
+	assert_int_equal(count_of(o.data, "ACTION=="), 2);
+	assert_int_equal(count_of(o.data, "ATTR{queue/x}=\"0\""), 2);
+	sweep_release(&s);
+	buf_reset(&o);
+	ctltest_cohort_sweep(&s, 8, 6, z, z, -1, 0);
+	assert_int_equal(export_render(&s, "udev", EXPORT_BEST, &o, &e), -ENOENT);
+	assert_string_equal(e.code, "no_best");
+	assert_true(o.len == 0);
+	buf_release(&o);
+	sweep_release(&s);
+}
+
+/* What cannot be matched, and what is not a device's: values that cannot reach a rule, host
+ * fields as a comment, a cohort with nothing to match, loop devices by their names. */
+static void test_export_matching(void **state)
+{
+	const double a[] = { 0, 10, 4 }, b[] = { 0, -10, 12 };
+	struct sweep s;
+	struct buf o = BUF_INIT;
+	struct err e;
+	int k;
+
+	(void)state;
+	ctltest_cohort_sweep(&s, 8, 6, a, b, -1, 0);
+	/* A model with glob characters and a backslash: matched exactly (brackets). */
+	for (k = 0; k < 6; k++) {
+		sweep_identity_set(&s, k, IDF_MODEL, "ST300*?[x]\\");
+		sweep_identity_set(&s, k, IDF_TRANSPORT, "sas");
+	}
+	for (k = 6; k < 8; k++)
+		sweep_identity_set(&s, k, IDF_TRANSPORT, "loop");
+	s.plan.ncohort_by = 3;
+	snprintf(s.plan.cohort_by[2], sizeof(s.plan.cohort_by[2]), "kernel");
+	for (k = 0; k < 8; k++)
+		sweep_identity_set(&s, k, IDF_KERNEL, "6.1.0\n#");
+	analysis_sweep_loaded(&s);
+	assert_int_equal(export_render(&s, "udev", EXPORT_BEST, &o, &e), 0);
+	assert_non_null(strstr(o.data, "ATTRS{model}==\"ST300[*][?][[]x][\\\\]\""));
+	assert_non_null(strstr(o.data, "# install only on hosts with kernel=6.1.0?#: these are not "
+	                               "properties of the device\n"));
+	/* Cohort B: loop devices "of model B": a loop device has no such attributes, so its rule
+	 * says so and matches loop devices by name. */
+	assert_non_null(strstr(o.data,
+	                       "# not matched: model (no udev attribute on loop), firmware "
+	                       "(no udev attribute on loop)\n# nothing else to match: every "
+	                       "loop device\n"));
+	buf_reset(&o);
+	/* A cohort that reports nothing a rule can match: refused, nothing written. */
+	for (k = 6; k < 8; k++) {
+		sweep_identity_set(&s, k, IDF_MODEL, NULL);
+		sweep_identity_set(&s, k, IDF_FIRMWARE, NULL);
+		sweep_identity_set(&s, k, IDF_TRANSPORT, NULL);
+	}
+	analysis_sweep_loaded(&s);
+	assert_int_equal(export_render(&s, "udev", EXPORT_BEST, &o, &e), -EINVAL);
+	assert_string_equal(e.code, "no_match");
+	assert_non_null(strstr(e.msg,
+	                       "(model=(none) firmware=(none) kernel=6.1.0\\x0a#, 2 nodes) has "
+	                       "nothing a udev rule can match"));
+	assert_true(o.len == 0);
+	/* Loop devices alone: matched by their names, the rule says so. */
+	for (k = 6; k < 8; k++)
+		sweep_identity_set(&s, k, IDF_TRANSPORT, "loop");
+	analysis_sweep_loaded(&s);
+	assert_int_equal(export_render(&s, "udev", EXPORT_BEST, &o, &e), 0);
+	assert_non_null(strstr(o.data, "# nothing else to match: every loop device\nACTION==\"add|"
+	                               "change\", SUBSYSTEM==\"block\", ENV{DEVTYPE}==\"disk\", "
+	                               "KERNEL==\"loop[0-9]*\", "));
+	buf_reset(&o);
+	assert_int_equal(export_render(&s, "tuned", EXPORT_BEST, &o, &e), 0);
+	assert_non_null(strstr(o.data, "devices_udev_regex=^DEVNAME=/dev/loop[0-9]+$\n"));
+	/* A value no rule may write is refused. */
+	config_set(&s.points[1].cfg, "scheduler", "none\", RUN+=\"/bin/sh", false);
+	buf_reset(&o);
+	assert_int_equal(export_render(&s, "udev", EXPORT_BEST, &o, &e), -EINVAL);
+	assert_string_equal(e.code, "export_refused");
+	assert_true(o.len == 0);
+	buf_release(&o);
+	sweep_release(&s);
+}
+
+/* The value of key in a udev rule line, parsed as udev reads it (KEY OP "VALUE" pairs separated
+ * by ", "; a value ends at the first '"', and none may end in a backslash, which udev 247+
+ * would read as an escaped quote); NULL when the line is not such a rule or has no key. */
+static char *udev_match_of(const char *line, const char *key)
+{
+	const char *p = line, *end;
+	char *found = NULL;
+
+	while (*p && *p != '\n') {
+		const char *k = p, *q;
+
+		while (*p && *p != '=' && *p != '!' && *p != '+' && *p != '\n')
+			p++;
+		q = p;
+		if (!strncmp(p, "==", 2) || !strncmp(p, "!=", 2) || !strncmp(p, "+=", 2))
+			p += 2;
+		else if (*p == '=')
+			p++;
+		else
+			goto bad;
+		if (*p++ != '"')
+			goto bad;
+		end = strchr(p, '"');
+		if (!end || (end > p && end[-1] == '\\') || memchr(p, '\n', (size_t)(end - p)))
+			goto bad;
+		if ((size_t)(q - k) == strlen(key) && !strncmp(k, key, strlen(key)) &&
+		    q[0] == '=' && q[1] == '=') {
+			free(found);
+			found = xstrndup(p, (size_t)(end - p));
+		}
+		p = end + 1;
+		if (*p == '\n' || !*p)
+			break;
+		if (strncmp(p, ", ", 2))
+			goto bad;
+		p += 2;
+	}
+	return found;
+bad:
+	free(found);
+	fail_msg("not a udev rule line: %.200s", line);
+	return NULL;
+}
+
+/* Identity strings come from the agents: whatever a model or firmware holds, the rule that
+ * matches it stays one rule, matches that string exactly (fnmatch(3), as udev does) and
+ * nothing wider; what no rule can hold exactly is refused, nothing written. */
+static void test_export_identity_strings(void **state)
+{
+	static const char *const exact[] = {
+		"A*B", "A?B", "A[B", "A]B", "A\\B", "AB\\", "A$B%C", "A B  C", "A#B", "x\\, RUN+=",
+	};
+	static const char *const refused[] = {
+		"A\"B", "A|B", "A\nB", "A\rB", "A\x01", "A\xc3\xa9", "x\", RUN+=\"/bin/sh",
+	};
+	const double a[] = { 0, 10, 4 }, b[] = { 0, -10, 12 };
+	struct sweep s;
+	struct buf o = BUF_INIT;
+	struct err e;
+	size_t i;
+	int k;
+
+	(void)state;
+	ctltest_cohort_sweep(&s, 8, 6, a, b, -1, 0);
+	for (k = 0; k < 8; k++)
+		sweep_identity_set(&s, k, IDF_TRANSPORT, "sas");
+	for (i = 0; i < sizeof(exact) / sizeof(exact[0]); i++) {
+		char *line, *v, variant[32];
+		size_t at;
+
+		for (k = 0; k < 6; k++)
+			sweep_identity_set(&s, k, IDF_MODEL, exact[i]);
+		analysis_sweep_loaded(&s);
+		buf_reset(&o);
+		assert_int_equal(export_render(&s, "udev", EXPORT_BEST, &o, &e), 0);
+		assert_int_equal(count_of(o.data, "\nACTION=="), 2);
+		line = strstr(o.data, "\nACTION==") + 1;
+		v = udev_match_of(line, "ATTRS{model}");
+		assert_non_null(v);
+		assert_int_equal(fnmatch(v, exact[i], 0), 0);
+		/* The same string with its first character that is not a letter changed does
+		 * not match: the rule is no wider than the model. */
+		snprintf(variant, sizeof(variant), "%s", exact[i]);
+		at = strspn(variant, "AB");
+		variant[at] = variant[at] == 'x' ? 'y' : 'x';
+		assert_int_not_equal(fnmatch(v, variant, 0), 0);
+		free(v);
+		assert_null(udev_match_of(strstr(line, "\nACTION==") + 1, "RUN"));
+		/* tuned: one line of the profile, no quote, comment or expansion in it. */
+		buf_reset(&o);
+		assert_int_equal(export_render(&s, "tuned", EXPORT_BEST, &o, &e), 0);
+		line = strstr(o.data, "devices_udev_regex=");
+		assert_non_null(line);
+		assert_null(memchr(line, '"', (size_t)(strchr(line, '\n') - line)));
+		assert_null(strstr(line, "${"));
+		assert_null(strstr(line, " #"));
+	}
+	buf_reset(&o);
+	for (k = 0; k < 6; k++)
+		sweep_identity_set(&s, k, IDF_MODEL, "A\"B");
+	analysis_sweep_loaded(&s);
+	assert_int_equal(export_render(&s, "tuned", EXPORT_BEST, &o, &e), 0);
+	assert_non_null(strstr(o.data, "(?=.*^ID_MODEL=A(?:\\x22|_)B$)"));
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		for (k = 0; k < 6; k++) {
+			sweep_identity_set(&s, k, IDF_MODEL, "A");
+			sweep_identity_set(&s, k, IDF_FIRMWARE, refused[i]);
+		}
+		analysis_sweep_loaded(&s);
+		buf_reset(&o);
+		err_clear(&e);
+		assert_int_equal(export_render(&s, "udev", EXPORT_BEST, &o, &e), -EINVAL);
+		assert_string_equal(e.code, "export_refused");
+		assert_non_null(strstr(e.msg, "its firmware has a character"));
+		assert_int_equal(o.len, 0);
+		err_clear(&e);
+		k = export_render(&s, "tuned", EXPORT_BEST, &o, &e);
+		/* tuned holds a quote and '|' exactly (\xHH), never a control character or a
+		 * byte above ASCII. */
+		if (strpbrk(refused[i], "\"|") && !strpbrk(refused[i], "\n\r\x01")) {
+			assert_int_equal(k, 0);
+			assert_null(strstr(o.data, "RUN+=\""));
+		} else {
+			assert_int_equal(k, -EINVAL);
+			assert_string_equal(e.code, "export_refused");
+			assert_int_equal(o.len, 0);
+		}
+	}
+	buf_release(&o);
 	sweep_release(&s);
 }
 
@@ -241,6 +520,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_export_injection),
 		cmocka_unit_test(test_export_one_rule_per_device),
+		cmocka_unit_test(test_export_per_cohort),
+		cmocka_unit_test(test_export_cohort_without_best),
+		cmocka_unit_test(test_export_matching),
+		cmocka_unit_test(test_export_identity_strings),
 		cmocka_unit_test(test_export_filesystem),
 		cmocka_unit_test(test_export_filesystem_injection),
 		cmocka_unit_test(test_export_no_best),

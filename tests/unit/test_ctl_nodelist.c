@@ -317,6 +317,61 @@ static const char *pods_json =
         "  \"kind\": \"List\"\n"
         "}\n";
 
+/* The label of node i called key (NULL: none). */
+static const char *label_of(const struct nodelist *l, int i, const char *key)
+{
+	int k;
+
+	for (k = 0; k < l->nodes[i].nlabels; k++)
+		if (!strcmp(l->nodes[i].labels[k].key, key))
+			return l->nodes[i].labels[k].value;
+	return NULL;
+}
+
+/* fleettune_label_KEY variables are the nodes' labels (cohort_by may group by them), with
+ * Ansible's precedence: the host's over its deepest group's over all's. */
+static void test_ansible_labels(void **state)
+{
+	static const char ini[] = "[all:vars]\nfleettune_device=sdb\nfleettune_label_pool=gold\n"
+	                          "[rack1]\nn1\nn2 fleettune_label_rack=r1b\n"
+	                          "[rack1:vars]\nfleettune_label_rack=r1\n"
+	                          "[rack2]\nn3\n[rack2:vars]\nfleettune_label_rack=r2\n"
+	                          "fleettune_label_pool=silver\n";
+	static const char yaml[] = "all:\n  vars:\n    fleettune_device: sdb\n  children:\n"
+	                           "    rack1:\n      vars:\n        fleettune_label_rack: r1\n"
+	                           "      hosts:\n        n1:\n        n2:\n"
+	                           "          fleettune_label_rack: r1b\n"
+	                           "    rack2:\n      vars: {fleettune_label_rack: r2}\n"
+	                           "      hosts:\n        n3:\n";
+	struct nodelist_opts o = { 0 };
+	struct nodelist l;
+	const char *msg;
+
+	(void)state;
+	l = parse_ok(ini, &o);
+	assert_int_equal(l.n, 3);
+	assert_string_equal(label_of(&l, 0, "rack"), "r1");
+	assert_string_equal(label_of(&l, 0, "pool"), "gold");
+	assert_string_equal(label_of(&l, 1, "rack"), "r1b");
+	assert_string_equal(label_of(&l, 2, "rack"), "r2");
+	assert_string_equal(label_of(&l, 2, "pool"), "silver");
+	assert_int_equal(l.nodes[2].nlabels, 2);
+	nodelist_release(&l);
+	l = parse_ok(yaml, &o);
+	assert_int_equal(l.n, 3);
+	assert_string_equal(label_of(&l, 0, "rack"), "r1");
+	assert_string_equal(label_of(&l, 1, "rack"), "r1b");
+	assert_string_equal(label_of(&l, 2, "rack"), "r2");
+	assert_null(label_of(&l, 2, "pool"));
+	nodelist_release(&l);
+	/* A value the reader does not understand is an error naming its line. */
+	msg = parse_err("all:\n  hosts:\n    n1:\n      fleettune_device: sdb\n"
+	                "      fleettune_label_rack: [r1, r2]\n",
+	                &o);
+	assert_non_null(strstr(msg, "list:5: fleettune_label_rack of host 'n1': expected a plain "
+	                            "value"));
+}
+
 static void test_kubectl(void **state)
 {
 	struct nodelist_opts o = { .device = "sdc", .token_file = "/run/secrets/token" };
@@ -404,11 +459,11 @@ static void test_formats(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hosts_file),   cmocka_unit_test(test_hosts_errors),
-		cmocka_unit_test(test_ansible_ini),  cmocka_unit_test(test_ansible_ini_errors),
-		cmocka_unit_test(test_ansible_yaml), cmocka_unit_test(test_ansible_yaml_errors),
-		cmocka_unit_test(test_kubectl),      cmocka_unit_test(test_kubectl_errors),
-		cmocka_unit_test(test_formats),
+		cmocka_unit_test(test_hosts_file),     cmocka_unit_test(test_hosts_errors),
+		cmocka_unit_test(test_ansible_ini),    cmocka_unit_test(test_ansible_ini_errors),
+		cmocka_unit_test(test_ansible_yaml),   cmocka_unit_test(test_ansible_yaml_errors),
+		cmocka_unit_test(test_ansible_labels), cmocka_unit_test(test_kubectl),
+		cmocka_unit_test(test_kubectl_errors), cmocka_unit_test(test_formats),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

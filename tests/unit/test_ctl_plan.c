@@ -233,6 +233,88 @@ static void test_bad_plans(void **state)
 	    "min_effect_pct: expected a number");
 	bad("\"strip_size\":\"256k\"", "\"strip_size\":256",
 	    "labels.strip_size: expected a string");
+	/* cohort_by and node labels. */
+	bad("\"min_effect_pct\":5", "\"min_effect_pct\":5,\"cohort_by\":\"model\"",
+	    "cohort_by: expected an array of identity fields or node labels");
+	bad("\"min_effect_pct\":5", "\"min_effect_pct\":5,\"cohort_by\":[\"modle\"]",
+	    "cohort_by[0]: 'modle' is neither an identity field (vendor, model, firmware, serial, "
+	    "wwid, transport, rotational, logical_block_bytes, physical_block_bytes, size_bytes, "
+	    "kernel, machine, hostname) nor a label of any node (nodes[].labels)");
+	bad("\"min_effect_pct\":5", "\"min_effect_pct\":5,\"cohort_by\":[\"model\",\"model\"]",
+	    "cohort_by[1]: 'model' is given twice");
+	bad("\"min_effect_pct\":5", "\"min_effect_pct\":5,\"cohort_by\":[\"label.rack\"]",
+	    "cohort_by[0]: no node has the label 'rack' (nodes[].labels)");
+	bad("\"min_effect_pct\":5", "\"min_effect_pct\":5,\"cohort_by\":[3]",
+	    "cohort_by[0]: expected an identity field or a node label name");
+	bad("\"device\":\"loop1\"", "\"device\":\"loop1\",\"labels\":[\"rack\"]",
+	    "nodes[1].labels: expected an object");
+	bad("\"device\":\"loop1\"", "\"device\":\"loop1\",\"labels\":{\"rack\":7}",
+	    "nodes[1].labels.rack: expected a string");
+	bad("\"device\":\"loop1\"", "\"device\":\"loop1\",\"labels\":{\"a b\":\"7\"}",
+	    "nodes[1].labels.a b: a label key is letters, digits, '.', '-' or '_'");
+}
+
+/* A two-node plan whose first node has labels, with extra top-level members. */
+#define COHORT_PLAN(extra)                                                                         \
+	"{\"name\":\"x\",\"nodes\":[{\"name\":\"a\",\"url\":\"http://h:1\","                       \
+	"\"device\":\"sda\",\"labels\":{\"rack\":\"r7\",\"model\":\"m\"}},"                        \
+	"{\"name\":\"b\",\"url\":\"http://h:2\",\"device\":\"sda\"}],"                             \
+	"\"baseline\":{\"nr_requests\":64},"                                                       \
+	"\"axes\":[{\"param\":\"nr_requests\",\"values\":[32,64]}],"                               \
+	"\"job\":{\"fio\":{\"rw\":\"read\"}}" extra "}"
+
+/* cohort_by: the default, identity fields, node labels by name and as label.KEY, and []. */
+static void test_cohort_by(void **state)
+{
+	char text[2048];
+	struct plan p;
+	struct err e = { 0 };
+
+	(void)state;
+	snprintf(text, sizeof(text), "%s", COHORT_PLAN(""));
+	assert_int_equal(plan_parse(text, NULL, &p, &e), 0);
+	assert_int_equal(p.ncohort_by, 2); /* the default */
+	assert_string_equal(p.cohort_by[0], "model");
+	assert_string_equal(p.cohort_by[1], "firmware");
+	assert_int_equal(p.nodes[0].nlabels, 2);
+	assert_string_equal(plan_node_label(&p.nodes[0], "rack"), "r7");
+	assert_null(plan_node_label(&p.nodes[1], "rack"));
+	/* The node labels are in the stored plan, for analyze. */
+	assert_non_null(strstr(p.json, "\"labels\":{\"rack\":\"r7\""));
+	plan_release(&p);
+
+	/* An identity field, a label by its name, a label that shadows an identity field. */
+	snprintf(text, sizeof(text), "%s",
+	         COHORT_PLAN(",\"cohort_by\":[\"kernel\",\"rack\",\"label.model\"]"));
+	assert_int_equal(plan_parse(text, NULL, &p, &e), 0);
+	assert_int_equal(p.ncohort_by, 3);
+	assert_string_equal(p.cohort_by[1], "rack");
+	assert_string_equal(p.cohort_by[2], "label.model");
+
+	/* analyze --cohort-by: the same names, comma-separated; a refused list changes nothing. */
+	assert_int_equal(plan_cohort_by_set(&p, " kernel, label.rack ", &e), 0);
+	assert_int_equal(p.ncohort_by, 2);
+	assert_string_equal(p.cohort_by[0], "kernel");
+	assert_string_equal(p.cohort_by[1], "label.rack");
+	assert_int_equal(plan_cohort_by_set(&p, "model,colour", &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "--cohort-by: 'colour' is neither an identity field"));
+	assert_int_equal(plan_cohort_by_set(&p, "model,,firmware", &e), -EINVAL);
+	assert_int_equal(plan_cohort_by_set(&p, "model,model", &e), -EINVAL);
+	assert_string_equal(e.msg, "--cohort-by: 'model' is given twice");
+	assert_int_equal(p.ncohort_by, 2);
+	assert_string_equal(p.cohort_by[1], "label.rack");
+	assert_int_equal(plan_cohort_by_set(&p, "", &e), 0);
+	assert_int_equal(p.ncohort_by, 0);
+	plan_release(&p);
+
+	snprintf(text, sizeof(text), "%s", COHORT_PLAN(",\"cohort_by\":[]"));
+	assert_int_equal(plan_parse(text, NULL, &p, &e), 0);
+	assert_int_equal(p.ncohort_by, 0); /* one cohort */
+	plan_release(&p);
+
+	snprintf(text, sizeof(text), "%s", COHORT_PLAN(",\"cohort_by\":[\"pool\"]"));
+	assert_int_not_equal(plan_parse(text, NULL, &p, &e), 0);
+	assert_non_null(strstr(e.msg, "cohort_by[0]: 'pool' is neither an identity field"));
 }
 
 /* The agent is the only judge of job options: the plan forwards them as they are. */
@@ -572,6 +654,59 @@ static void test_nodes_from(void **state)
 	plan_release(&back);
 	plan_release(&p);
 
+	/* Cohorts with a list's nodes: the plan's nodes keep their labels in the stored plan
+	 * (which reads back with its cohort_by); a label no node has left is refused. */
+	assert_int_equal(plan_at(dir,
+	                         "\"nodes\":[{\"name\":\"local\",\"url\":\"http://127.0.0.1:7070\","
+	                         "\"device\":\"loop0\",\"labels\":{\"rack\":\"r1\"}}],"
+	                         "\"cohort_by\":[\"model\",\"label.rack\"],"
+	                         "\"nodes_from\":{\"file\":\"hosts.txt\",\"device\":\"sdb\"}",
+	                         NULL, &p, &e),
+	                 0);
+	assert_int_equal(p.ncohort_by, 2);
+	assert_non_null(strstr(p.json, "\"device\":\"loop0\",\"labels\":{\"rack\":\"r1\"}}"));
+	assert_int_equal(plan_parse(p.json, NULL, &back, &e), 0);
+	assert_string_equal(plan_node_label(&back.nodes[0], "rack"), "r1");
+	assert_null(plan_node_label(&back.nodes[1], "rack"));
+	assert_string_equal(back.cohort_by[1], "label.rack");
+	plan_release(&back);
+	plan_release(&p);
+	override = xasprintf("%s/hosts.txt", dir);
+	assert_int_equal(
+	        plan_at(dir,
+	                "\"nodes\":[{\"name\":\"local\",\"url\":\"http://127.0.0.1:7070\","
+	                "\"device\":\"loop0\",\"labels\":{\"rack\":\"r1\"}}],"
+	                "\"cohort_by\":[\"label.rack\"],\"nodes_from\":{\"device\":\"sdb\"}",
+	                override, &p, &e),
+	        -EINVAL);
+	assert_non_null(strstr(e.msg, "cohort_by[0]: no node has the label 'rack'"));
+	assert_int_equal(plan_at(dir, "\"nodes_from\":{\"device\":\"sdb\"}", override, &p, &e), 0);
+	assert_int_equal(p.ncohort_by, 2); /* model, firmware: read from each node's agent */
+	plan_release(&p);
+	free(override);
+	/* An inventory's fleettune_label_KEY variables are its nodes' labels. */
+	tu_write(dir, "racks.ini",
+	         "[rack1]\nn1 fleettune_label_rack=r1\n[rack2]\nn2 fleettune_label_rack=r2\n"
+	         "[all:vars]\nfleettune_device=sdb\n",
+	         0644);
+	assert_int_equal(plan_at(dir, "\"cohort_by\":[\"label.rack\"],\"nodes_from\":\"racks.ini\"",
+	                         NULL, &p, &e),
+	                 0);
+	assert_string_equal(plan_node_label(&p.nodes[1], "rack"), "r2");
+	assert_non_null(strstr(p.json, "\"device\":\"sdb\",\"labels\":{\"rack\":\"r2\"}}"));
+	plan_release(&p);
+	tu_write(dir, "racks.ini", "[rack1]\nn1 fleettune_device=sdb fleettune_label_r/k=r1\n",
+	         0644);
+	assert_int_equal(plan_at(dir, "\"nodes_from\":\"racks.ini\"", NULL, &p, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "/racks.ini:2: label 'r/k' of node n1: a label key is"));
+	/* A node label with a control character is refused, as the plan's labels are. */
+	assert_int_equal(plan_at(dir,
+	                         "\"nodes\":[{\"name\":\"local\",\"url\":\"http://127.0.0.1:7070\","
+	                         "\"device\":\"loop0\",\"labels\":{\"rack\":\"r1\\nACTION\"}}]",
+	                         NULL, &p, &e),
+	                 -EINVAL);
+	assert_non_null(strstr(e.msg, "nodes[0].labels: a label key or value has a control"));
+
 	/* An Ansible group, its token file resolved against the inventory's directory. */
 	assert_int_equal(
 	        plan_at(dir,
@@ -767,13 +902,21 @@ static void test_filesystem(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_good_plan),      cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_adaptive_loops), cmocka_unit_test(test_adaptive_plan),
-		cmocka_unit_test(test_bad_plans),      cmocka_unit_test(test_syntax_errors),
-		cmocka_unit_test(test_tokens),         cmocka_unit_test(test_tokens_refused),
-		cmocka_unit_test(test_points_capped),  cmocka_unit_test(test_control_chars_refused),
-		cmocka_unit_test(test_engine_opaque),  cmocka_unit_test(test_config_codec),
-		cmocka_unit_test(test_node_set_codec), cmocka_unit_test(test_nodes_from),
+		cmocka_unit_test(test_good_plan),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_adaptive_loops),
+		cmocka_unit_test(test_adaptive_plan),
+		cmocka_unit_test(test_bad_plans),
+		cmocka_unit_test(test_cohort_by),
+		cmocka_unit_test(test_syntax_errors),
+		cmocka_unit_test(test_tokens),
+		cmocka_unit_test(test_tokens_refused),
+		cmocka_unit_test(test_points_capped),
+		cmocka_unit_test(test_control_chars_refused),
+		cmocka_unit_test(test_engine_opaque),
+		cmocka_unit_test(test_config_codec),
+		cmocka_unit_test(test_node_set_codec),
+		cmocka_unit_test(test_nodes_from),
 		cmocka_unit_test(test_filesystem),
 	};
 

@@ -287,6 +287,9 @@ static void test_nodes_and_apply(void **state)
 	info[0].dev_size_bytes = 1 << 30;
 	info[0].nparams = 3;
 	info[0].params = params;
+	info[0].identity[IDF_MODEL] = "ST300MM0008";
+	info[0].identity[IDF_TRANSPORT] = "sata";
+	info[0].identity[IDF_KERNEL] = "6.1.0-18-amd64";
 	snprintf(info[1].error, sizeof(info[1].error), "Couldn't connect to server");
 	pf.nnodes = 2;
 	pf.info = info;
@@ -294,6 +297,8 @@ static void test_nodes_and_apply(void **state)
 	report_nodes(&s.plan, &pf, &out);
 	assert_non_null(strstr(out.data, "node1  http://127.0.0.1:7071  ok  fleettune-agent 0.2.0  "
 	                                 "node \"n1\"  up 0 s\n  device sda: 1.0 GiB, writable\n"
+	                                 "  is: model=ST300MM0008 transport=sata "
+	                                 "kernel=6.1.0-18-amd64\n"
 	                                 "    scheduler=none  nr_requests=128\n    (2 writable "
 	                                 "parameters of 3)\n"));
 	assert_non_null(strstr(out.data, "node2  http://127.0.0.1:7072  DOWN: Couldn't connect to "

@@ -2,9 +2,11 @@
  * test turns: set all or nothing (rolled back across devices), drift reported or put back, a
  * device that appears, yielding to a session and applying after it, conflicts, delete with
  * restore, the application at start, and the before values; identity read once per device and
- * medium (keepid.c) and a match by model. */
+ * medium (keepid.c), matches by model through a fake source and by model, firmware, transport
+ * and serial through the agent's own (identity.c on a temp tree). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "agent.h"
+#include "identity.h"
 #include "keeper.h"
 #include "keepid.h"
 #include "store.h"
@@ -468,6 +472,22 @@ static void test_not_allowed_is_not_written(void **state)
 	assert_string_equal(q(f, "vdb", "nr_requests"), "64");
 }
 
+/* A symlink root/rel -> target (the parent directory made first). */
+static void tu_link(const char *root, const char *rel, const char *target)
+{
+	char path[PATH_MAX], dir[PATH_MAX], *slash;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	snprintf(dir, sizeof(dir), "%s", rel);
+	slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = '\0';
+		snprintf(slash, sizeof(dir) - (size_t)(slash - dir), "/.keep");
+		tu_write(root, dir, "", 0644);
+	}
+	assert_int_equal(symlink(target, path), 0);
+}
+
 /* A fake identity source: loop0 and vdb are model M1, loop1 M2, nobody reports firmware;
  * it counts what it is asked. */
 static int fake_reads;
@@ -583,6 +603,111 @@ static void test_match_by_identity(void **state)
 	assert_int_equal(state_of(f, "m1", "loop0"), KEEP_HELD);
 }
 
+/* The agent's identity source on a temp tree laid out as the kernel lays out an NVMe disk
+ * (loop1 here) and a loop device (loop0): profiles that match by model and firmware, by
+ * transport, and by serial (hashed with --hide-serial, as GET /devices shows it). */
+static void test_match_by_real_identity(void **state)
+{
+	struct fx *f = *state;
+	struct agent a;
+	struct keeper_env env;
+	struct keeper_view v;
+	struct profile p;
+	bool created, rolled_back;
+	char hashed[64];
+	struct err e;
+	int i;
+
+	keeper_stop(f->k);
+	tu_write(f->root, "sys/devices/pci0000:00/0000:00:04.0/nvme/nvme0/model",
+	         "Samsung SSD 980 PRO 1TB                 \n", 0444);
+	tu_write(f->root, "sys/devices/pci0000:00/0000:00:04.0/nvme/nvme0/firmware_rev",
+	         "5B2QGXA7\n", 0444);
+	tu_write(f->root, "sys/devices/pci0000:00/0000:00:04.0/nvme/nvme0/serial",
+	         "S5GXNF0R123456      \n", 0444);
+	tu_write(f->root, "sys/class/nvme/.keep", "", 0444);
+	tu_link(f->root, "sys/devices/pci0000:00/0000:00:04.0/nvme/nvme0/subsystem",
+	        "../../../../../class/nvme");
+	tu_link(f->root, "sys/block/loop1/device",
+	        "../../devices/pci0000:00/0000:00:04.0/nvme/nvme0");
+	tu_write(f->root, "sys/block/loop0/loop/backing_file", "/tmp/a.img\n", 0444);
+	memset(&a, 0, sizeof(a));
+	a.fs = f->fs;
+	env = agent_keeper_env(&a);
+	assert_ptr_equal(env.ident.read, agent_ident_read);
+	keeper_up_ident(f, &env.ident);
+
+	/* By model and firmware: the NVMe disk only. */
+	profile_init(&p);
+	snprintf(p.name, sizeof(p.name), "pro980");
+	p.enforce = true;
+	p.match.n_values[IDENT_MODEL] = 1;
+	snprintf(p.match.values[IDENT_MODEL][0], PROFILE_VALUE_MAX, "Samsung SSD 980 PRO 1TB");
+	p.match.n_values[IDENT_FIRMWARE] = 2;
+	snprintf(p.match.values[IDENT_FIRMWARE][0], PROFILE_VALUE_MAX, "4B2QGXA7");
+	snprintf(p.match.values[IDENT_FIRMWARE][1], PROFILE_VALUE_MAX, "5B2QGXA7");
+	p.params.items = calloc(TUNE_SET_MAX, sizeof(*p.params.items));
+	p.params.n = 1;
+	snprintf(p.params.items[0].name, sizeof(p.params.items[0].name), "read_ahead_kb");
+	snprintf(p.params.items[0].requested, sizeof(p.params.items[0].requested), "512");
+	err_clear(&e);
+	assert_int_equal(keeper_put(f->k, &p, false, "test", &v, &created, &rolled_back, &e), 0);
+	assert_int_equal(v.n_devices, 1);
+	assert_string_equal(v.devices[0].device, "loop1");
+	assert_int_equal(v.devices[0].state, KEEP_HELD);
+	keeper_view_release(&v);
+	assert_string_equal(q(f, "loop1", "read_ahead_kb"), "512");
+	assert_string_equal(q(f, "loop0", "read_ahead_kb"), "128");
+
+	/* By transport: the loop device (and vdb, whose transport is unknown, is not matched). */
+	profile_init(&p);
+	snprintf(p.name, sizeof(p.name), "loops");
+	p.match.n_values[IDENT_TRANSPORT] = 1;
+	snprintf(p.match.values[IDENT_TRANSPORT][0], PROFILE_VALUE_MAX, "loop");
+	p.params.items = calloc(TUNE_SET_MAX, sizeof(*p.params.items));
+	p.params.n = 1;
+	snprintf(p.params.items[0].name, sizeof(p.params.items[0].name), "nr_requests");
+	snprintf(p.params.items[0].requested, sizeof(p.params.items[0].requested), "32");
+	assert_int_equal(keeper_put(f->k, &p, false, "test", &v, &created, &rolled_back, &e), 0);
+	for (i = 0; i < v.n_devices; i++)
+		assert_string_not_equal(v.devices[i].device, "loop1");
+	assert_int_equal(dev_of(&v, "loop0")->state, KEEP_HELD);
+	keeper_view_release(&v);
+	assert_string_equal(q(f, "loop0", "nr_requests"), "32");
+	assert_string_equal(q(f, "loop1", "nr_requests"), "64");
+
+	/* By serial, with --hide-serial: the hashed form matches, the plain one does not. */
+	keeper_stop(f->k);
+	a.cfg.hide_serial = true;
+	env = agent_keeper_env(&a);
+	keeper_up_ident(f, &env.ident);
+	identity_serial_hash("S5GXNF0R123456", hashed, sizeof(hashed));
+	profile_init(&p);
+	snprintf(p.name, sizeof(p.name), "byserial");
+	p.match.n_values[IDENT_SERIAL] = 1;
+	snprintf(p.match.values[IDENT_SERIAL][0], PROFILE_VALUE_MAX, "S5GXNF0R123456");
+	p.params.items = calloc(TUNE_SET_MAX, sizeof(*p.params.items));
+	p.params.n = 1;
+	snprintf(p.params.items[0].name, sizeof(p.params.items[0].name), "nomerges");
+	snprintf(p.params.items[0].requested, sizeof(p.params.items[0].requested), "2");
+	assert_int_equal(keeper_put(f->k, &p, false, "test", &v, &created, &rolled_back, &e), 0);
+	assert_int_equal(v.n_devices, 0);
+	keeper_view_release(&v);
+	profile_init(&p);
+	snprintf(p.name, sizeof(p.name), "byserial");
+	p.match.n_values[IDENT_SERIAL] = 1;
+	snprintf(p.match.values[IDENT_SERIAL][0], PROFILE_VALUE_MAX, "%s", hashed);
+	p.params.items = calloc(TUNE_SET_MAX, sizeof(*p.params.items));
+	p.params.n = 1;
+	snprintf(p.params.items[0].name, sizeof(p.params.items[0].name), "nomerges");
+	snprintf(p.params.items[0].requested, sizeof(p.params.items[0].requested), "2");
+	assert_int_equal(keeper_put(f->k, &p, false, "test", &v, &created, &rolled_back, &e), 0);
+	assert_int_equal(v.n_devices, 1);
+	assert_string_equal(v.devices[0].device, "loop1");
+	keeper_view_release(&v);
+	assert_string_equal(q(f, "loop1", "nomerges"), "2");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -601,6 +726,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_not_allowed_is_not_written, setup, teardown),
 		cmocka_unit_test(test_identity_read_once),
 		cmocka_unit_test_setup_teardown(test_match_by_identity, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_match_by_real_identity, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL) || tu_leaked();

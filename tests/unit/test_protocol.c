@@ -1,5 +1,6 @@
 /* test_protocol.c -- common/protocol.c: the job states' words are the API's (schema/openapi.yaml's
- * JobState, in the same order), each word parses back to its state, and which are final. */
+ * JobState, in the same order), each word parses back to its state, and which are final; the
+ * identity fields are DeviceIdentity's and HostIdentity's properties, in order. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,55 @@ static void test_words_are_the_apis(void **state)
 	assert_null(job_state_names[JOB_N_STATES]);
 }
 
+/* The property names of one schema of the OpenAPI document, in order, "a, b, c". */
+static void openapi_properties(const char *schema, char *out, size_t len)
+{
+	char *doc = tu_slurp(FT_FIXTURES "/../../schema/openapi.yaml", NULL), *p, *end, *line;
+	char head[64];
+	size_t used = 0;
+
+	assert_non_null(doc);
+	snprintf(head, sizeof(head), "\n    %s:\n", schema);
+	p = strstr(doc, head);
+	assert_non_null(p);
+	p = strstr(p, "\n      properties:\n");
+	assert_non_null(p);
+	out[0] = '\0';
+	/* Each property is a line indented by 8 spaces: "        name: ..." */
+	for (line = strchr(p + 1, '\n') + 1; !strncmp(line, "        ", 8); line = end + 1) {
+		end = strchr(line, '\n');
+		assert_non_null(end);
+		if (line[8] != ' ')
+			used += (size_t)snprintf(out + used, len - used, "%s%.*s", used ? ", " : "",
+			                         (int)strcspn(line + 8, ":"), line + 8);
+	}
+	free(doc);
+}
+
+static void test_identity_fields_are_the_apis(void **state)
+{
+	char api[512], ours[512];
+	size_t used = 0;
+	int i;
+
+	(void)state;
+	openapi_properties("DeviceIdentity", api, sizeof(api));
+	for (i = 0; i < IDF_N_DEVICE; i++)
+		used += (size_t)snprintf(ours + used, sizeof(ours) - used, "%s%s", i ? ", " : "",
+		                         identity_field_names[i]);
+	assert_string_equal(ours, api);
+	openapi_properties("HostIdentity", api, sizeof(api));
+	for (used = 0, i = IDF_N_DEVICE; i < IDF_N; i++)
+		used += (size_t)snprintf(ours + used, sizeof(ours) - used, "%s%s",
+		                         i > IDF_N_DEVICE ? ", " : "", identity_field_names[i]);
+	assert_string_equal(ours, api);
+	assert_null(identity_field_names[IDF_N]);
+	for (i = 0; i < IDF_N; i++)
+		assert_int_equal(identity_field_parse(identity_field_names[i]), i);
+	assert_int_equal(identity_field_parse("Model"), -1);
+	assert_int_equal(identity_field_parse(NULL), -1);
+}
+
 static void test_parse_and_name(void **state)
 {
 	int i;
@@ -75,6 +125,7 @@ int main(void)
 		cmocka_unit_test(test_words_are_the_apis),
 		cmocka_unit_test(test_parse_and_name),
 		cmocka_unit_test(test_final),
+		cmocka_unit_test(test_identity_fields_are_the_apis),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

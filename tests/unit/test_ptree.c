@@ -1,6 +1,9 @@
 /* test_ptree.c -- ptree.c on real processes: stat parsing, trees of setsid() children, orphans
- * of a dead parent, and a reused pid (another start time) that must never be signalled. */
+ * of a dead parent, a reused pid (another start time) that must never be signalled, and a
+ * root killed while it forks. */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,6 +131,70 @@ static void test_orphans_of_a_dead_parent(void **state)
 	free(tree);
 }
 
+/* Processes whose command line holds marker (a /proc scan: orphans included); each gets sig
+ * when sig is not 0. */
+static int marked(const char *marker, int sig)
+{
+	char path[64], line[256];
+	struct dirent *de;
+	int n = 0, fd;
+	ssize_t len, i;
+	DIR *d = opendir("/proc");
+
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/cmdline", de->d_name);
+		if ((fd = open(path, O_RDONLY)) < 0)
+			continue;
+		len = read(fd, line, sizeof(line) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		for (i = 0; i < len; i++)
+			if (!line[i])
+				line[i] = ' ';
+		line[len] = '\0';
+		if (!strstr(line, marker))
+			continue;
+		n++;
+		if (sig)
+			kill((pid_t)strtol(de->d_name, NULL, 10), sig);
+	}
+	closedir(d);
+	return n;
+}
+
+/* A root that forks without pause (fio's main process starting its workers, as in the agent
+ * killed at a job's start): a child forked while the kill is under way is killed too, never
+ * orphaned out of reach. Several tries, since the fork has to race the stop; the root forks
+ * a bounded number of children, and whatever a failing try left is killed before the assert,
+ * so that a failure cannot leave a fork loop behind. */
+static void test_kill_while_forking(void **state)
+{
+	static const char script[] = "echo up; i=0; while [ $i -lt 3000 ]; do setsid sleep 31.4159 "
+	                             "& i=$((i + 1)); done; wait";
+	struct pident id;
+	int try, n, rc, left, status;
+	pid_t pid;
+
+	for (try = 0; try < 10; try++) {
+		pid = spawn_sh(script, &id);
+		rc = ptree_kill(&id, 1, 30.0, &n); /* generous: a loaded machine */
+		left = marked("sleep 31.4159", 0);
+		if (rc || left) {
+			kill(pid, SIGKILL);
+			while (marked("sleep 31.4159", SIGKILL))
+				usleep(10000);
+		}
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_int_equal(rc, 0);
+		assert_true(n >= 1);
+		assert_int_equal(left, 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -135,6 +202,7 @@ int main(void)
 		cmocka_unit_test(test_reused_pid_is_spared),
 		cmocka_unit_test(test_tree_with_setsid_children),
 		cmocka_unit_test(test_orphans_of_a_dead_parent),
+		cmocka_unit_test(test_kill_while_forking),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
