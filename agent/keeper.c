@@ -135,6 +135,14 @@ static bool present(const struct keeper *k, const char *dev)
 	return b && b->size_bytes > 0;
 }
 
+/* Whether p is about dev now: when dev is present, if it matches (names or patterns, and the
+ * identity fields); when it is not, if p names it exactly (it is absent). The rule of scans,
+ * PUTs and conflicts alike. */
+static bool about(const struct keeper *k, const struct profile *p, const char *dev)
+{
+	return present(k, dev) ? profile_matches(p, dev, &k->ident) : profile_names(p, dev);
+}
+
 /* Scan ROOT/sys/block; on failure the last scan stays. */
 static void scan(struct keeper *k)
 {
@@ -160,7 +168,7 @@ static const struct kept *contender(const struct keeper *k, int idx, const char 
 	int j;
 
 	for (j = 0; j < idx; j++)
-		if (profile_matches(&k->kept[j].p, dev, &k->ident) &&
+		if (about(k, &k->kept[j].p, dev) &&
 		    profile_params_overlap(&k->kept[idx].p, &k->kept[j].p, name, sizeof(name)))
 			return &k->kept[j];
 	return NULL;
@@ -176,24 +184,15 @@ static void kept_sync(struct keeper *k, int idx, enum keep_pass mode)
 	bool *keep;
 	int i, j;
 
-	for (i = 0; i < p->match.n_devices; i++) {
-		const char *dev = p->match.devices[i];
-
-		if (!profile_is_pattern(dev) &&
-		    (!present(k, dev) || profile_matches(p, dev, &k->ident)))
-			device_get(kp, dev, t);
-	}
+	for (i = 0; i < p->match.n_devices; i++)
+		if (!profile_is_pattern(p->match.devices[i]) && about(k, p, p->match.devices[i]))
+			device_get(kp, p->match.devices[i], t);
 	for (i = 0; i < k->n_seen; i++)
 		if (k->seen[i].size_bytes && profile_matches(p, k->seen[i].name, &k->ident))
 			device_get(kp, k->seen[i].name, t);
 	keep = xcalloc((size_t)kp->n + 1, sizeof(*keep));
-	for (i = 0; i < kp->n; i++) {
-		const char *dev = kp->dev[i].device;
-
-		keep[i] = profile_names(p, dev)
-		                  ? !present(k, dev) || profile_matches(p, dev, &k->ident)
-		                  : present(k, dev) && profile_matches(p, dev, &k->ident);
-	}
+	for (i = 0; i < kp->n; i++)
+		keep[i] = about(k, p, kp->dev[i].device);
 	for (i = j = 0; i < kp->n; i++) {
 		if (keep[i]) {
 			kp->dev[j++] = kp->dev[i];
@@ -368,35 +367,27 @@ void keeper_stop(struct keeper *k)
 	free(k);
 }
 
-/* A device both p and kept q hold a parameter on: one p names exactly that q matches (present
- * or not), or the other way round, or a present device both match. */
+/* A device both p and kept q are about (one either names exactly, or a present device both
+ * match): into dev. */
 static bool put_contested(const struct keeper *k, const struct profile *p, const struct profile *q,
                           char *dev, size_t len)
 {
-	const struct profile_ident_source *src = &k->ident;
-	int i;
+	const struct profile *both[2] = { p, q };
+	int i, j;
 
-	for (i = 0; i < p->match.n_devices; i++) {
-		const char *d = p->match.devices[i];
+	for (j = 0; j < 2; j++)
+		for (i = 0; i < both[j]->match.n_devices; i++) {
+			const char *d = both[j]->match.devices[i];
 
-		if (!profile_is_pattern(d) && profile_matches(q, d, src)) {
-			snprintf(dev, len, "%s", d);
-			return true;
+			if (!profile_is_pattern(d) && about(k, p, d) && about(k, q, d)) {
+				snprintf(dev, len, "%s", d);
+				return true;
+			}
 		}
-	}
-	for (i = 0; i < q->match.n_devices; i++) {
-		const char *d = q->match.devices[i];
-
-		if (!profile_is_pattern(d) && profile_matches(p, d, src)) {
-			snprintf(dev, len, "%s", d);
-			return true;
-		}
-	}
 	for (i = 0; i < k->n_seen; i++) {
 		const char *d = k->seen[i].name;
 
-		if (k->seen[i].size_bytes && profile_matches(p, d, src) &&
-		    profile_matches(q, d, src)) {
+		if (k->seen[i].size_bytes && about(k, p, d) && about(k, q, d)) {
 			snprintf(dev, len, "%s", d);
 			return true;
 		}
@@ -549,7 +540,8 @@ int keeper_put(struct keeper *k, struct profile *p, bool dry_run, const char *or
 	profile_init(p);
 	/* The devices it is about: the same rule as a scan's. */
 	for (i = 0; i < nk.p.match.n_devices; i++)
-		if (!profile_is_pattern(nk.p.match.devices[i]))
+		if (!profile_is_pattern(nk.p.match.devices[i]) &&
+		    about(k, &nk.p, nk.p.match.devices[i]))
 			device_get(&nk, nk.p.match.devices[i], t);
 	for (i = 0; i < k->n_seen; i++)
 		if (k->seen[i].size_bytes && profile_matches(&nk.p, k->seen[i].name, &k->ident))

@@ -1,7 +1,6 @@
 /* rollrun.c -- a staged rollout run: pre-flight, waves, checks (readback, measure), put-back,
  * resume and revert. Every node's move is saved before the request that makes it. */
 #include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,32 +8,17 @@
 #include <time.h>
 
 #include "ctlstore.h"
-#include "effect.h"
 #include "fleet.h"
 #include "fleet_profile.h"
 #include "log.h"
 #include "rollrun.h"
+#include "rollrun_priv.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 #include "banned.h"
 
 #define WINDOW_DEFAULT 64
-#define WAIT_STEP_S 0.5
 #define READBACK_WAIT_S 30 /* how long a readback waits for a device's owner to let go */
-
-struct run {
-	struct rollout *r;
-	struct plan *p;
-	const struct plan *job_plan;
-	const struct rollrun_opts *o;
-	struct ctlstore *st;
-	struct fleet f;
-	bool *mask;                /* scratch, per node */
-	struct fleet_profile *ans; /* scratch answers, per node */
-	int window;
-	bool db_failed;
-	struct err db_err;
-};
 
 /* Sleep s seconds (a signal ends it early: the caller checks its stop flag). */
 static void sleep_s(double s)
@@ -44,12 +28,12 @@ static void sleep_s(double s)
 	nanosleep(&ts, NULL);
 }
 
-static bool stopped(const struct run *u)
+bool run_stopped(const struct run *u)
 {
 	return u->o->stop && *u->o->stop;
 }
 
-static void event(struct run *u, enum rollrun_event ev, int wave, int round, int rounds)
+void run_event(struct run *u, enum rollrun_event ev, int wave, int round, int rounds)
 {
 	if (u->o->event)
 		u->o->event(u->o->cls, u->r, ev, wave, round, rounds);
@@ -74,7 +58,7 @@ static void node_set(struct run *u, int i, enum rollout_node_state s, const char
 
 /* Save the nodes of mask (NULL: all). A database that fails stops the rollout after the
  * requests under way: nothing more is sent that could not be recorded. */
-static void save_nodes(struct run *u, const bool *mask)
+void run_save_nodes(struct run *u, const bool *mask)
 {
 	struct err e = { 0 };
 
@@ -105,7 +89,7 @@ static void save_status(struct run *u)
 }
 
 /* mask[i] = node i is in wave w (w < 0: any) and in state s. Returns how many. */
-static int mask_of(struct run *u, int w, enum rollout_node_state s)
+int run_mask_of(struct run *u, int w, enum rollout_node_state s)
 {
 	int i, n = 0;
 
@@ -159,7 +143,7 @@ static void sessions_close_stale(struct run *u)
 			r->nodes[i].session_id = u->f.session_id[i];
 	}
 	if (n || nj)
-		save_nodes(u, NULL);
+		run_save_nodes(u, NULL);
 	free(res);
 }
 
@@ -198,7 +182,7 @@ static void resolve_uncertain(struct run *u)
 			         "changed by someone else, left alone",
 			         r->profile);
 	}
-	save_nodes(u, u->mask);
+	run_save_nodes(u, u->mask);
 	fleet_profiles_release(u->ans, r->nnodes);
 }
 
@@ -224,7 +208,7 @@ static int revert(struct run *u, const bool *put_back, enum rollout_node_state d
 		without[i] = !r->nodes[i].had_profile;
 		bodies[i] = r->nodes[i].old_profile;
 	}
-	save_nodes(u, put_back);
+	run_save_nodes(u, put_back);
 	/* A revert is never cut short by a signal: it leaves every node old. */
 	fleet_profile_put(&u->f, with, r->profile, NULL, false, bodies, false, u->window, NULL,
 	                  u->ans);
@@ -288,7 +272,7 @@ static int revert(struct run *u, const bool *put_back, enum rollout_node_state d
 		}
 		node_set(u, i, done, done == RNODE_FAILED ? NULL : "%s", "");
 	}
-	save_nodes(u, put_back);
+	run_save_nodes(u, put_back);
 	fleet_profiles_release(u->ans, n);
 	fleet_profiles_release(a2, n);
 	free(a2);
@@ -365,12 +349,12 @@ static void check_readback(struct run *u, int w)
 	char why[256];
 	int nbad = 0, waited;
 
-	if (!mask_of(u, w, RNODE_NEW))
+	if (!run_mask_of(u, w, RNODE_NEW))
 		goto out;
 	fleet_profile_get(&u->f, u->mask, r->profile, u->ans);
 	/* A device a session or job owns cannot be judged yet (a killed controller's measurement
 	 * may still run there): ask again for a while before calling it a failure. */
-	for (waited = 0; waited < READBACK_WAIT_S && !stopped(u); waited++) {
+	for (waited = 0; waited < READBACK_WAIT_S && !run_stopped(u); waited++) {
 		int busy = 0;
 
 		for (i = 0; i < n; i++) {
@@ -407,284 +391,6 @@ out:
 	free(bad);
 }
 
-/* ---- the measurement: the job old vs new, interleaved, on the wave's nodes ---- */
-
-struct measure {
-	struct plan mp; /* the rollout's nodes with the job plan's job */
-	struct fleet mf;
-	bool *on;      /* nodes measured (sessions open, no job failed) */
-	double **x[2]; /* x[side][node][round]: side 0 old, 1 new */
-	int *nx[2];
-	struct config *cfgs[2];
-	int wave;
-	char why_node[256]; /* the first node that dropped out, for the detail */
-};
-
-static void measure_release(struct measure *m, int n)
-{
-	int s, i;
-
-	for (s = 0; s < 2; s++) {
-		for (i = 0; m->x[s] && i < n; i++)
-			free(m->x[s][i]);
-		free(m->x[s]);
-		free(m->nx[s]);
-		free(m->cfgs[s]);
-	}
-	free(m->on);
-	if (m->mf.plan)
-		fleet_release(&m->mf);
-	plan_release(&m->mp);
-}
-
-/* Wait for the jobs of one run to end (renewing the sessions); -EINTR after cancelling them. */
-static int measure_wait(struct run *u, struct measure *m, struct fleet_node_run *nr,
-                        double *last_renew)
-{
-	int n = m->mp.nnodes, k, left, rc = 0;
-	struct fleet_result *res = xcalloc((size_t)n + 1, sizeof(*res));
-	int64_t *ids = xcalloc((size_t)n + 1, sizeof(*ids));
-
-	for (;;) {
-		left = 0;
-		for (k = 0; k < n; k++)
-			left += nr[k].job_id && !nr[k].job.terminal;
-		if (!left)
-			break;
-		fleet_jobs_wait(&m->mf, nr, u->o->poll_interval_s, WAIT_STEP_S);
-		for (k = 0; k < n; k++)
-			if (nr[k].fresh && nr[k].wait.failed) {
-				nr[k].job.terminal = true;
-				nr[k].job.succeeded = false;
-				snprintf(nr[k].job.error, sizeof(nr[k].job.error), "%s",
-				         nr[k].wait.error);
-			}
-		if (time_mono_s() - *last_renew > u->o->session_ttl_s / 3) {
-			fleet_sessions_renew(&m->mf, res);
-			*last_renew = time_mono_s();
-		}
-		if (stopped(u)) {
-			for (k = 0; k < n; k++)
-				ids[k] = nr[k].job_id;
-			fleet_jobs_cancel(&m->mf, ids, res);
-			rc = -EINTR;
-			break;
-		}
-	}
-	fleet_jobs_wait_end(&m->mf);
-	free(ids);
-	free(res);
-	return rc;
-}
-
-/* The measurement's jobs are labelled rollout=rID and rollout_wave=W (beside the plan's own
- * labels and the configuration each ran, sweep_config): p's labels gain them. */
-static void labels_add(struct plan *p, int64_t id, int wave)
-{
-	p->labels = xrealloc(p->labels, ((size_t)p->nlabels + 2) * sizeof(*p->labels));
-	p->labels[p->nlabels].key = xstrdup("rollout");
-	p->labels[p->nlabels++].value = xasprintf("r%lld", (long long)id);
-	p->labels[p->nlabels].key = xstrdup("rollout_wave");
-	p->labels[p->nlabels++].value = xasprintf("%d", wave);
-}
-
-/* One run of side (0 old, 1 new) on every measured node, 1 loop; its pass kept per node. */
-static int measure_run(struct run *u, struct measure *m, int side, double *last_renew)
-{
-	int n = m->mp.nnodes, k, rc;
-	struct fleet_node_run *nr = xcalloc((size_t)n + 1, sizeof(*nr));
-
-	for (k = 0; k < n; k++) {
-		nr[k].run = m->on[k];
-		nr[k].cfg = &m->cfgs[side][k];
-	}
-	fleet_point_start(&m->mf, NULL, -1, 0, 1, nr);
-	for (k = 0; k < n; k++)
-		u->r->nodes[k].job_id = nr[k].job_id;
-	save_nodes(u, m->on);
-	rc = measure_wait(u, m, nr, last_renew);
-	for (k = 0; k < n; k++)
-		u->r->nodes[k].job_id = 0;
-	save_nodes(u, m->on);
-	for (k = 0; rc == 0 && k < n; k++) {
-		const char *why = NULL;
-
-		if (!m->on[k])
-			continue;
-		if (nr[k].patch.failed)
-			why = nr[k].patch.error;
-		else if (nr[k].post.failed || !nr[k].job_id)
-			why = nr[k].post.error;
-		else if (!nr[k].job.succeeded || nr[k].job.npasses < 1)
-			why = nr[k].job.error[0] ? nr[k].job.error : "the job has no pass";
-		if (why) {
-			m->on[k] = false;
-			if (!m->why_node[0])
-				snprintf(m->why_node, sizeof(m->why_node), "%s left out: %s (%s)",
-				         m->mp.nodes[k].name, why, side ? "new" : "old");
-			continue;
-		}
-		m->x[side][k][m->nx[side][k]++] = nr[k].job.passes[0];
-	}
-	free(nr);
-	return rc;
-}
-
-/* Judge old vs new with effect.h: 1 the wave may go on, 0 it may not (detail says why). */
-static int measure_judge(struct run *u, struct measure *m, char *detail, size_t len)
-{
-	const struct plan *jp = u->job_plan;
-	int n = m->mp.nnodes, k, used = 0, rc = 1, j;
-	struct effect_sample *ref = xcalloc((size_t)n + 1, sizeof(*ref));
-	struct effect_sample *pt = xcalloc((size_t)n + 1, sizeof(*pt));
-	struct effect_input in;
-	struct effect ef;
-	struct err e = { 0 };
-	char line[200];
-
-	memset(&ef, 0, sizeof(ef));
-	for (k = 0; k < n; k++) {
-		if (!m->on[k])
-			continue;
-		ref[k] = (struct effect_sample){ m->x[0][k], m->nx[0][k] };
-		pt[k] = (struct effect_sample){ m->x[1][k], m->nx[1][k] };
-		used++;
-	}
-	in = (struct effect_input){ n, ref, pt, jp->min_effect_pct, jp->minimize, 1, 1 };
-	if (!used || effect_compute(&in, &ef, &e) || ef.nused == 0) {
-		snprintf(detail, len, "measure: no node gave figures of old and new (%s)",
-		         m->why_node[0] ? m->why_node
-		         : e.msg[0]     ? e.msg
-		                        : "no passes");
-		rc = 0;
-		goto out;
-	}
-	snprintf(line, sizeof(line),
-	         "%s new vs old on %d node(s), %d round(s): %+.1f %% [%+.1f, %+.1f]", jp->metric,
-	         ef.nused, jp->loops, ef.delta_pct, ef.ci95_low_pct, ef.ci95_high_pct);
-	if (ef.decision == EFFECT_LOSS) {
-		snprintf(detail, len, "measure: %s: a significant loss", line);
-		rc = 0;
-	} else if (ef.decision == EFFECT_HETEROGENEOUS) {
-		for (j = 0; j < ef.ndisagree && rc; j++)
-			if (ef.nodes[ef.disagree[j]].decision == EFFECT_LOSS) {
-				snprintf(detail, len, "measure: %s; %s: a significant loss", line,
-				         m->mp.nodes[ef.disagree[j]].name);
-				rc = 0;
-			}
-		if (rc)
-			snprintf(detail, len, "measure: %s: nodes disagree, none with a loss",
-			         line);
-	} else if (ef.decision == EFFECT_EQUIVALENT && u->r->promised_gain) {
-		snprintf(detail, len,
-		         "measure: %s: equivalent to no change (within %.3g %%) where sweep %lld "
-		         "promised %+.1f %%",
-		         line, jp->min_effect_pct, (long long)u->r->sweep_id, u->r->promised_pct);
-		rc = 0;
-	} else {
-		snprintf(detail, len, "measure: %s: %s", line, effect_decision_name(ef.decision));
-	}
-	if (m->why_node[0] && strlen(detail) + 4 < len)
-		snprintf(detail + strlen(detail), len - strlen(detail), "; %s", m->why_node);
-out:
-	effect_release(&ef);
-	free(ref);
-	free(pt);
-	return rc;
-}
-
-/* Measure the wave's new nodes (mask): 1 pass, 0 fail (detail), -EINTR on a signal. */
-static int check_measure(struct run *u, int w, char *detail, size_t len)
-{
-	struct rollout *r = u->r;
-	int n = r->nnodes, k, s, round, rounds = u->job_plan->loops > 1 ? u->job_plan->loops : 2;
-	struct fleet_result *res = xcalloc((size_t)n + 1, sizeof(*res));
-	struct node_info *info = xcalloc((size_t)n + 1, sizeof(*info));
-	struct measure m;
-	double last_renew;
-	struct err e = { 0 };
-	int rc = 1;
-
-	memset(&m, 0, sizeof(m));
-	if (!mask_of(u, w, RNODE_NEW)) {
-		snprintf(detail, len, "measure: no node of the wave holds the profile");
-		rc = 0;
-		goto out;
-	}
-	if (plan_parse(r->plan_json, r->plan_dir, &m.mp, &e) || plan_tokens_load(&m.mp, &e)) {
-		snprintf(detail, len, "measure: %s", e.msg);
-		rc = 0;
-		goto out;
-	}
-	plan_job_copy(&m.mp, u->job_plan);
-	m.wave = w;
-	labels_add(&m.mp, r->id, w);
-	fleet_init(&m.mf, &m.mp, 10.0, 2);
-	m.on = xcalloc((size_t)n + 1, sizeof(bool));
-	for (s = 0; s < 2; s++) {
-		m.x[s] = xcalloc((size_t)n + 1, sizeof(double *));
-		m.nx[s] = xcalloc((size_t)n + 1, sizeof(int));
-		m.cfgs[s] = xcalloc((size_t)n + 1, sizeof(struct config));
-	}
-	for (k = 0; k < n; k++) {
-		m.mf.active[k] = u->mask[k];
-		m.on[k] = u->mask[k];
-		m.cfgs[0][k] = r->nodes[k].old_values;
-		m.cfgs[1][k] = r->params;
-		for (s = 0; s < 2; s++)
-			m.x[s][k] = xcalloc((size_t)rounds + 1, sizeof(double));
-		/* A node whose old values were not all read cannot run old. */
-		if (m.on[k] && r->nodes[k].old_values.n < r->params.n) {
-			m.on[k] = false;
-			if (!m.why_node[0])
-				snprintf(m.why_node, sizeof(m.why_node),
-				         "%s left out: its old values were not all read",
-				         r->nodes[k].name);
-		}
-	}
-	fleet_probe(&m.mf, false, info); /* which agents long-poll */
-	/* The sessions own the devices while the job runs (the agents' profiles yield), and
-	 * their restore puts back what the wave applied. */
-	fleet_sessions_open(&m.mf, u->o->session_ttl_s, res);
-	/* Saved: a controller killed now leaves them open; resume and revert close them. */
-	for (k = 0; k < n; k++)
-		r->nodes[k].session_id = m.mf.session_id[k];
-	save_nodes(u, u->mask);
-	for (k = 0; k < n; k++)
-		if (m.on[k] && res[k].failed) {
-			m.on[k] = false;
-			if (!m.why_node[0])
-				snprintf(m.why_node, sizeof(m.why_node), "%s left out: session: %s",
-				         r->nodes[k].name, res[k].error);
-		}
-	last_renew = time_mono_s();
-	for (round = 1; round <= rounds && rc == 1; round++) {
-		/* ABBA: old first in odd rounds, new first in even ones. */
-		int first = round % 2 ? 0 : 1;
-
-		for (s = 0; s < 2 && rc == 1; s++)
-			if (measure_run(u, &m, s ? 1 - first : first, &last_renew) == -EINTR)
-				rc = -EINTR;
-		event(u, ROLLRUN_MEASURE, w, round, rounds);
-	}
-	fleet_sessions_close(&m.mf, true, res);
-	for (k = 0; k < n; k++) {
-		if (m.mf.active[k] && res[k].failed && !m.why_node[0])
-			snprintf(m.why_node, sizeof(m.why_node), "%s: closing its session: %s",
-			         r->nodes[k].name, res[k].error);
-		r->nodes[k].session_id = m.mf.session_id[k];
-	}
-	save_nodes(u, u->mask);
-	if (rc == 1)
-		rc = measure_judge(u, &m, detail, len);
-out:
-	node_info_release(info, n);
-	free(info);
-	free(res);
-	measure_release(&m, n);
-	return rc;
-}
-
 /* ---- waves ---- */
 
 /* What node i's device held before its PUT (the answer's previous values), kept the first
@@ -716,12 +422,12 @@ static void wave_apply(struct run *u, int w)
 	int n = r->nnodes, i, nu = 0;
 	bool *unsure;
 
-	if (!mask_of(u, w, RNODE_OLD))
+	if (!run_mask_of(u, w, RNODE_OLD))
 		return;
 	for (i = 0; i < n; i++)
 		if (u->mask[i])
 			node_set(u, i, RNODE_APPLYING, "%s", "");
-	save_nodes(u, u->mask);
+	run_save_nodes(u, u->mask);
 	if (u->db_failed) {
 		for (i = 0; i < n; i++)
 			if (u->mask[i])
@@ -751,7 +457,7 @@ static void wave_apply(struct run *u, int w)
 			node_set(u, i, RNODE_FAILED, "write: %s", a->res.error);
 	}
 	fleet_profiles_release(u->ans, n);
-	save_nodes(u, u->mask);
+	run_save_nodes(u, u->mask);
 	if (nu) {
 		fleet_profile_get(&u->f, unsure, r->profile, u->ans);
 		for (i = 0; i < n; i++) {
@@ -765,7 +471,7 @@ static void wave_apply(struct run *u, int w)
 				         NULL); /* unchanged: the write's error stays */
 		}
 		fleet_profiles_release(u->ans, n);
-		save_nodes(u, unsure);
+		run_save_nodes(u, unsure);
 	}
 	free(unsure);
 }
@@ -800,7 +506,7 @@ static enum rollrun_result wave_run(struct run *u, int w)
 	double t_start, t_applied, t_read;
 	int failures, rc = 1, i;
 
-	if (stopped(u))
+	if (run_stopped(u))
 		return ROLLRUN_INTERRUPTED;
 	if (!(wv->started_at > 0))
 		wv->started_at = time_now_s();
@@ -810,7 +516,7 @@ static enum rollrun_result wave_run(struct run *u, int w)
 	t_applied = time_now_s();
 	if (u->db_failed)
 		return ROLLRUN_FAILED;
-	if (stopped(u))
+	if (run_stopped(u))
 		return ROLLRUN_INTERRUPTED;
 	detail[0] = '\0';
 	if (r->check != CHECK_NONE)
@@ -818,7 +524,7 @@ static enum rollrun_result wave_run(struct run *u, int w)
 	t_read = time_now_s();
 	failures = rollout_count(r, w, RNODE_FAILED) + rollout_count(r, w, RNODE_APPLYING);
 	if (failures <= r->max_failures && r->check == CHECK_MEASURE) {
-		rc = check_measure(u, w, detail, sizeof(detail));
+		rc = rollmeasure_check(u, w, detail, sizeof(detail));
 		if (rc == -EINTR)
 			return ROLLRUN_INTERRUPTED;
 	}
@@ -843,7 +549,7 @@ static enum rollrun_result wave_run(struct run *u, int w)
 	log_debug("phases wave=%d nodes=%d start=%.3f applied=%.3f read_back=%.3f checked=%.3f "
 	          "saved=%.3f",
 	          w, wv->nodes, t_start, t_applied, t_read, wv->finished_at, time_now_s());
-	event(u, ROLLRUN_WAVE_DONE, w, 0, 0);
+	run_event(u, ROLLRUN_WAVE_DONE, w, 0, 0);
 	if (!strcmp(wv->check, "failed")) {
 		int nbad;
 
@@ -854,7 +560,7 @@ static enum rollrun_result wave_run(struct run *u, int w)
 		snprintf(r->reason, sizeof(r->reason), "wave %d: %s%s", w, wv->detail,
 		         nbad ? "; some nodes could not be put back (rollout --revert retries)"
 		              : "");
-		event(u, ROLLRUN_REVERT_DONE, w, 0, 0);
+		run_event(u, ROLLRUN_REVERT_DONE, w, 0, 0);
 		return ROLLRUN_STOPPED;
 	}
 	return u->db_failed ? ROLLRUN_FAILED : ROLLRUN_COMPLETED;
@@ -1005,7 +711,7 @@ enum rollrun_result rollrun_start(struct rollout *r, struct plan *p, const struc
 		run_release(&u);
 		return ROLLRUN_FAILED;
 	}
-	event(&u, ROLLRUN_BEGIN, 0, 0, 0);
+	run_event(&u, ROLLRUN_BEGIN, 0, 0, 0);
 	res = waves_run(&u, e);
 	run_release(&u);
 	return res;
@@ -1059,7 +765,7 @@ enum rollrun_result rollrun_resume(struct rollout *r, struct plan *p, const stru
 	save_status(&u);
 	sessions_close_stale(&u);
 	resolve_uncertain(&u);
-	event(&u, ROLLRUN_BEGIN, 0, 0, 0);
+	run_event(&u, ROLLRUN_BEGIN, 0, 0, 0);
 	res = waves_run(&u, e);
 	run_release(&u);
 	return res;
@@ -1085,7 +791,7 @@ enum rollrun_result rollrun_revert(struct rollout *r, struct plan *p, const stru
 		u.mask[i] = r->nodes[i].state == RNODE_NEW || r->nodes[i].state == RNODE_APPLYING ||
 		            r->nodes[i].state == RNODE_REVERTING;
 	failed = revert(&u, u.mask, RNODE_REVERTED);
-	event(&u, ROLLRUN_REVERT_DONE, -1, 0, 0);
+	run_event(&u, ROLLRUN_REVERT_DONE, -1, 0, 0);
 	r->status = failed ? ROLLOUT_FAILED : ROLLOUT_REVERTED;
 	r->finished_at = time_now_s();
 	if (failed) {

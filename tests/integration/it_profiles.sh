@@ -40,7 +40,7 @@ it_eq "an unknown parameter is refused" unknown_param "$(jqb .error.code)"
 api PUT /profiles/db '{"match":{"devices":["'$other'"]},"params":{"read_ahead_kb":256}}'
 it_eq "a device outside --allow-device is 403" 403 "$HTTP_STATUS"
 it_check "... and the message names it" grep -q "$other" <<<"$(jqb .error.message)"
-api PUT /profiles/db '{"match":{"model":"ST4000\\u001b[2J"},"params":{"read_ahead_kb":256}}'
+api PUT /profiles/db '{"match":{"model":"ST4000\u001b[2J"},"params":{"read_ahead_kb":256}}'
 it_eq "an identity value that could never match (an escape) is 400" 400 "$HTTP_STATUS"
 api PUT /profiles/db '{"match":{"devices":["'$dev'"]},"params":{"iosched.fifo_batch":8}}'
 it_eq "iosched.* without its scheduler is refused" 422 "$HTTP_STATUS"

@@ -50,7 +50,7 @@ declare -A only=(
 # ctlstore's, fleet_priv.h and fleet_profile.c fleet's.
 declare -A group=([plan_nodes]=plan [plan_priv]=plan [report_nodes]=report [nodelist_yaml]=nodelist
 	[nodelist_priv]=nodelist [ctlstore_priv]=ctlstore [ctlstore_rollout]=ctlstore
-	[fleet_priv]=fleet [fleet_profile]=fleet)
+	[fleet_priv]=fleet [fleet_profile]=fleet [rollrun_priv]=rollrun [rollmeasure]=rollrun)
 
 # check DIR: print every violation; return 1 when there is one.
 check() {
