@@ -1,5 +1,5 @@
-/* httpd.c -- libmicrohttpd glue: routing by table, bearer auth, body limits, static files, held
- * requests (the helpers without libmicrohttpd are http.c's). */
+/* httpd.c -- libmicrohttpd glue: routing by table, bearer auth, body limits, static files (held
+ * requests are httpd_hold.c's, the helpers without libmicrohttpd http.c's). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -7,7 +7,6 @@
 #include <limits.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -22,6 +21,7 @@
 
 #include "buf.h"
 #include "httpd.h"
+#include "httpd_priv.h"
 #include "log.h"
 #include "num.h"
 #include "timeutil.h"
@@ -29,72 +29,7 @@
 #include "xmalloc.h"
 #include "banned.h"
 
-#define COUNTERS_MAX 512
-
-struct httpd {
-	struct MHD_Daemon *daemon;
-	struct httpd_config cfg;
-	atomic_uint_fast64_t next_id;
-	uint16_t port;
-	pthread_mutex_t stats_lock;
-	struct http_counter counters[COUNTERS_MAX];
-	int n_counters;
-	/* libmicrohttpd logs every connection it refuses at a limit: repeats are counted, and
-	 * the same message is printed at most once per MHD_LOG_REPEAT_S. */
-	pthread_mutex_t log_lock;
-	char log_last[256];
-	double log_last_mono_s;
-	unsigned long log_repeats;
-	/* Held requests (long-polls, see http_resp): their connections are suspended, and one
-	 * thread resumes them on a wake, at their deadline, or on shutdown. */
-	pthread_mutex_t hold_lock;
-	pthread_cond_t hold_cond;    /* a wake, a newly held request, or stop (monotonic clock) */
-	pthread_cond_t hold_drained; /* n_holding dropped to 0 */
-	pthread_t hold_thread;
-	bool hold_thread_started;
-	struct conn_state *held; /* suspended now, in no order */
-	int n_held;
-	int n_holding;     /* held, or answering after a hold, until completed */
-	uint64_t wake_seq; /* httpd_wake() calls so far */
-	bool stopping;     /* held requests get 503 */
-	bool hold_exit;    /* the hold thread is gone or going: nothing may be suspended */
-	/* The connection limits in force (after fitting RLIMIT_NOFILE). */
-	unsigned int max_conns, max_conns_per_ip;
-	unsigned max_held, max_held_per_ip; /* see httpd_config */
-};
-
 #define MHD_LOG_REPEAT_S 10.0
-/* How often the hold thread looks for held requests whose client has gone away. */
-#define HOLD_GONE_CHECK_S 0.5
-/* How long httpd_stop waits for the held requests' 503 answers to go out. */
-#define HOLD_DRAIN_S 2.0
-
-/* A client's address, to count its held requests. */
-struct client_addr {
-	int family; /* AF_INET, AF_INET6, 0 unknown */
-	unsigned char addr[16];
-};
-
-/* Per-request state, freed in on_completed. */
-struct conn_state {
-	struct buf body;
-	bool too_large;
-	int n_content_length;    /* more than one: refused, whatever libmicrohttpd made of it */
-	int n_transfer_encoding; /* Transfer-Encoding headers */
-	bool te_chunked_only;    /* ... and each says exactly "chunked" */
-	bool token_ok;           /* the request carries the right bearer token */
-	struct client_addr client;
-	/* A held request: */
-	struct MHD_Connection *conn;
-	struct conn_state *hold_prev, *hold_next; /* in h->held while suspended */
-	uint64_t hold_key;
-	double hold_deadline_mono_s; /* set when first held; 0: never held */
-	bool hold_woken;             /* run the handler again */
-	bool hold_over;              /* the deadline passed: the handler answers now */
-	bool hold_stop;              /* the agent stops: answer 503 */
-	bool hold_gone;              /* its client went away while it was held: close */
-	int fd;                      /* the connection's socket, -1 unknown */
-};
 
 static const char csp_header[] = "default-src 'self'; img-src 'self' data:; "
                                  "frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
@@ -418,253 +353,10 @@ static bool framing_ok(const struct conn_state *cs, struct http_resp *resp)
 	return false;
 }
 
-/* The client address of c, to count its holds. */
-static void client_of(struct MHD_Connection *c, struct client_addr *out)
-{
-	const union MHD_ConnectionInfo *ci =
-	        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
-
-	memset(out, 0, sizeof(*out));
-	if (sa && sa->sa_family == AF_INET) {
-		out->family = AF_INET;
-		memcpy(out->addr, &((const struct sockaddr_in *)sa)->sin_addr, 4);
-	} else if (sa && sa->sa_family == AF_INET6) {
-		out->family = AF_INET6;
-		memcpy(out->addr, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
-	}
-}
-
-static void held_unlink(struct httpd *h, struct conn_state *cs)
-{
-	if (cs->hold_prev)
-		cs->hold_prev->hold_next = cs->hold_next;
-	else
-		h->held = cs->hold_next;
-	if (cs->hold_next)
-		cs->hold_next->hold_prev = cs->hold_prev;
-	cs->hold_prev = cs->hold_next = NULL;
-	h->n_held--;
-}
-
-enum hold_result {
-	HOLD_OK,          /* suspended */
-	HOLD_STOPPING,    /* the server stops: nothing may be held */
-	HOLD_FULL,        /* max_held requests are held */
-	HOLD_CLIENT_FULL, /* max_held_per_ip from this client address are held */
-};
-
-/*
- * Suspend c until httpd_wake(key), the deadline set when it was first held, or shutdown; the
- * hold thread then resumes it and libmicrohttpd calls on_request again. seq is the wake count
- * read before the handler looked, so that a wake in between re-runs it at once. Anything but
- * HOLD_OK: not held, answer instead.
- */
-static enum hold_result hold(struct httpd *h, struct MHD_Connection *c, struct conn_state *cs,
-                             const struct http_resp *resp, uint64_t seq)
-{
-	double wait_s = resp->wait_s < HTTP_WAIT_MAX_S ? resp->wait_s : HTTP_WAIT_MAX_S;
-	const struct conn_state *o;
-	unsigned mine = 0;
-
-	pthread_mutex_lock(&h->hold_lock);
-	if (h->hold_exit) {
-		pthread_mutex_unlock(&h->hold_lock);
-		return HOLD_STOPPING;
-	}
-	if (!cs->hold_deadline_mono_s) {
-		/* A new hold: within the limits, which leave connections for everything else. */
-		if ((unsigned)h->n_holding >= h->max_held) {
-			pthread_mutex_unlock(&h->hold_lock);
-			return HOLD_FULL;
-		}
-		for (o = h->held; o; o = o->hold_next)
-			if (o->client.family == cs->client.family &&
-			    !memcmp(o->client.addr, cs->client.addr, sizeof(o->client.addr)))
-				mine++;
-		if (mine >= h->max_held_per_ip) {
-			pthread_mutex_unlock(&h->hold_lock);
-			return HOLD_CLIENT_FULL;
-		}
-		cs->hold_deadline_mono_s = time_mono_s() + wait_s;
-		h->n_holding++;
-	}
-	cs->conn = c;
-	cs->hold_key = resp->wait_key;
-	if (cs->fd < 0) {
-		const union MHD_ConnectionInfo *ci =
-		        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-
-		cs->fd = ci ? ci->connect_fd : -1;
-	}
-	cs->hold_woken = h->wake_seq != seq;
-	cs->hold_prev = NULL;
-	cs->hold_next = h->held;
-	if (h->held)
-		h->held->hold_prev = cs;
-	h->held = cs;
-	h->n_held++;
-	MHD_suspend_connection(c);
-	pthread_cond_signal(&h->hold_cond);
-	pthread_mutex_unlock(&h->hold_lock);
-	return HOLD_OK;
-}
-
-/* The answer to a request that could not be held (r is not HOLD_OK): 503, and past a hold
- * limit the connection is closed, so that it does not sit idle in a slot either. */
-static void hold_refused(struct httpd *h, enum hold_result r, struct http_resp *resp)
-{
-	bool per_ip = r == HOLD_CLIENT_FULL;
-
-	memset(resp, 0, sizeof(*resp));
-	if (r == HOLD_STOPPING) {
-		http_error(resp, 503, "shutting_down",
-		           "the agent is shutting down; ask again once it is back");
-		return;
-	}
-	http_error(resp, 503, "too_many_waits",
-	           "%s %u waiting requests held (%s): ask again without wait_s, or later",
-	           per_ip ? "this client address already has" : "the agent already has",
-	           per_ip ? h->max_held_per_ip : h->max_held,
-	           per_ip ? "the limit, --max-held-per-ip" : "its limit, --max-held");
-	resp->close = true;
-}
-
-void httpd_wake(struct httpd *h, uint64_t key)
-{
-	struct conn_state *cs;
-	bool any = false;
-
-	pthread_mutex_lock(&h->hold_lock);
-	h->wake_seq++;
-	for (cs = h->held; cs; cs = cs->hold_next) {
-		if (cs->hold_key == key) {
-			cs->hold_woken = true;
-			any = true;
-		}
-	}
-	if (any)
-		pthread_cond_signal(&h->hold_cond);
-	pthread_mutex_unlock(&h->hold_lock);
-}
-
 void httpd_limits(const struct httpd *h, unsigned int *max_conns, unsigned int *per_ip)
 {
 	*max_conns = h->max_conns;
 	*per_ip = h->max_conns_per_ip;
-}
-
-int httpd_held(struct httpd *h)
-{
-	int n;
-
-	pthread_mutex_lock(&h->hold_lock);
-	n = h->n_held;
-	pthread_mutex_unlock(&h->hold_lock);
-	return n;
-}
-
-/* Mark the held requests whose client has gone away (the peer closed or reset the connection):
- * resumed, they are closed without an answer, and stop counting against the hold limits.
- * With hold_lock held; a poll of each held socket, which no one else reads while suspended. */
-static void holds_gone_mark(struct httpd *h)
-{
-	struct conn_state *cs;
-	struct pollfd pfd;
-
-	for (cs = h->held; cs; cs = cs->hold_next) {
-		if (cs->fd < 0 || cs->hold_gone)
-			continue;
-		pfd.fd = cs->fd;
-		pfd.events = POLLRDHUP;
-		pfd.revents = 0;
-		if (poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR)))
-			cs->hold_gone = true;
-	}
-}
-
-/* The hold thread: resumes held connections that were woken, whose deadline passed, whose
- * client went away, or all of them when the server stops; sleeps until the next deadline (and
- * looks for departed clients every HOLD_GONE_CHECK_S) otherwise. */
-static void *hold_main(void *arg)
-{
-	struct httpd *h = arg;
-	struct conn_state *cs, *next, *due;
-	struct timespec ts;
-	double now, soonest, next_gone_check = 0;
-
-	pthread_mutex_lock(&h->hold_lock);
-	for (;;) {
-		now = time_mono_s();
-		soonest = 0;
-		due = NULL;
-		if (now >= next_gone_check) {
-			holds_gone_mark(h);
-			next_gone_check = now + HOLD_GONE_CHECK_S;
-		}
-		for (cs = h->held; cs; cs = next) {
-			next = cs->hold_next;
-			if (!h->stopping && !cs->hold_woken && !cs->hold_gone &&
-			    cs->hold_deadline_mono_s > now) {
-				if (!soonest || cs->hold_deadline_mono_s < soonest)
-					soonest = cs->hold_deadline_mono_s;
-				continue;
-			}
-			cs->hold_stop = h->stopping;
-			cs->hold_over = cs->hold_deadline_mono_s <= now;
-			held_unlink(h, cs);
-			cs->hold_next = due;
-			due = cs;
-		}
-		if (due) {
-			/* Resumed, a request may complete and be freed at once: read next first. */
-			pthread_mutex_unlock(&h->hold_lock);
-			for (cs = due; cs; cs = next) {
-				next = cs->hold_next;
-				cs->hold_next = NULL;
-				MHD_resume_connection(cs->conn);
-			}
-			pthread_mutex_lock(&h->hold_lock);
-			continue;
-		}
-		if (h->hold_exit)
-			break;
-		if (!soonest) {
-			pthread_cond_wait(&h->hold_cond, &h->hold_lock);
-			continue;
-		}
-		if (soonest > next_gone_check)
-			soonest = next_gone_check;
-		ts.tv_sec = (time_t)soonest;
-		ts.tv_nsec = (long)((soonest - (double)ts.tv_sec) * 1e9);
-		pthread_cond_timedwait(&h->hold_cond, &h->hold_lock, &ts);
-	}
-	pthread_mutex_unlock(&h->hold_lock);
-	return NULL;
-}
-
-/* Before the daemon stops: answer every held request 503 and give the answers HOLD_DRAIN_S to
- * go out, then end the hold thread (libmicrohttpd must not stop with a connection
- * suspended). */
-static void holds_end(struct httpd *h)
-{
-	double until = time_mono_s() + HOLD_DRAIN_S;
-	struct timespec ts;
-
-	if (!h->hold_thread_started)
-		return;
-	pthread_mutex_lock(&h->hold_lock);
-	h->stopping = true;
-	pthread_cond_signal(&h->hold_cond);
-	ts.tv_sec = (time_t)until;
-	ts.tv_nsec = (long)((until - (double)ts.tv_sec) * 1e9);
-	while (h->n_holding > 0 && time_mono_s() < until)
-		pthread_cond_timedwait(&h->hold_drained, &h->hold_lock, &ts);
-	h->hold_exit = true;
-	pthread_cond_signal(&h->hold_cond);
-	pthread_mutex_unlock(&h->hold_lock);
-	pthread_join(h->hold_thread, NULL);
-	h->hold_thread_started = false;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
@@ -692,7 +384,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		if (cl && num_parse_size(cl, &n) == 0 && n > HTTP_MAX_BODY)
 			cs->too_large = true;
 		cs->token_ok = token_sent(h, c);
-		client_of(c, &cs->client);
+		httpd_client_of(c, &cs->client);
 		memset(&resp, 0, sizeof(resp));
 		if (framing_ok(cs, &resp))
 			return MHD_YES;
@@ -733,10 +425,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		if (!resp.status && resp.wait_s > 0 && !cs->hold_over) {
 			free(resp.body);
 			free(resp.location);
-			rc_hold = hold(h, c, cs, &resp, seq);
+			rc_hold = httpd_hold(h, c, cs, &resp, seq);
 			if (rc_hold == HOLD_OK)
 				return MHD_YES;
-			hold_refused(h, rc_hold, &resp);
+			httpd_hold_refused(h, rc_hold, &resp);
 		}
 	}
 	if (!resp.status)
@@ -922,31 +614,10 @@ static unsigned int fd_limit_fit(unsigned int max_conns)
 	return max_conns;
 }
 
-/* The hold limits (see httpd_config): below the connection limits, whatever was asked. */
-static void holds_limit(struct httpd *h, unsigned max_conns, unsigned per_ip)
-{
-	unsigned top = max_conns / 4 * 3, top_ip = per_ip > 1 ? per_ip - 1 : 0;
-
-	h->max_held = h->cfg.max_held ? h->cfg.max_held : max_conns / 2;
-	if (h->max_held > top) {
-		log_warn("--max-held %u lowered to %u: held requests must leave a quarter of the "
-		         "%u connections free",
-		         h->max_held, top, max_conns);
-		h->max_held = top;
-	}
-	h->max_held_per_ip = h->cfg.max_held_per_ip ? h->cfg.max_held_per_ip : per_ip / 2;
-	if (h->max_held_per_ip > top_ip) {
-		log_warn("--max-held-per-ip %u lowered to %u: below the %u connections one client "
-		         "address may have",
-		         h->max_held_per_ip, top_ip, per_ip);
-		h->max_held_per_ip = top_ip;
-	}
-}
-
 /* Free what httpd_start made besides the daemon (gone already). */
 static void httpd_free(struct httpd *h)
 {
-	holds_end(h);
+	httpd_holds_end(h);
 	pthread_cond_destroy(&h->hold_cond);
 	pthread_cond_destroy(&h->hold_drained);
 	pthread_mutex_destroy(&h->hold_lock);
@@ -987,7 +658,7 @@ int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *
 	pthread_cond_init(&h->hold_cond, &mono);
 	pthread_cond_init(&h->hold_drained, &mono);
 	pthread_condattr_destroy(&mono);
-	if (pthread_create(&h->hold_thread, NULL, hold_main, h) == 0)
+	if (pthread_create(&h->hold_thread, NULL, httpd_hold_main, h) == 0)
 		h->hold_thread_started = true;
 	else
 		h->hold_exit = true; /* long-polls are then answered 503 at once */
@@ -1017,7 +688,7 @@ int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *
 	if (per_ip > max_conns)
 		per_ip = max_conns;
 	timeout_s = cfg->conn_timeout_s ? cfg->conn_timeout_s : HTTPD_DEFAULT_CONN_TIMEOUT_S;
-	holds_limit(h, max_conns, per_ip);
+	httpd_holds_limit(h, max_conns, per_ip);
 	/* TLS only when asked: an empty option array otherwise. */
 	tls[0] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)cfg->tls_cert_pem };
 	tls[1] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)cfg->tls_key_pem };
@@ -1067,7 +738,7 @@ void httpd_stop(struct httpd *h)
 {
 	if (!h)
 		return;
-	holds_end(h);
+	httpd_holds_end(h);
 	MHD_stop_daemon(h->daemon);
 	httpd_free(h);
 }

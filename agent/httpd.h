@@ -1,6 +1,6 @@
 /* httpd.h -- the HTTP layer: libmicrohttpd glue, route table dispatch, auth,
- * body limits and static files (httpd.c, the only file that includes microhttpd.h), and the
- * request helpers handlers use (http.c). */
+ * body limits and static files (httpd.c), held requests (httpd_hold.c) -- the only files that
+ * include microhttpd.h -- and the request helpers handlers use (http.c). */
 #ifndef FT_HTTPD_H
 #define FT_HTTPD_H
 

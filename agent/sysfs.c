@@ -1,4 +1,5 @@
-/* sysfs.c -- block-device parameters and sysctls: discovery, validation, write and read-back. */
+/* sysfs.c -- block-device parameters and sysctls: discovery, validation, write and read-back
+ * (what is known of each parameter is sysfs_catalogue.c's). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,159 +12,10 @@
 
 #include "num.h"
 #include "sysfs.h"
+#include "sysfs_priv.h"
 #include "utf8.h"
 #include "xmalloc.h"
 #include "banned.h"
-
-/* What we know about a parameter beyond what the kernel file says. */
-struct param_meta {
-	const char *name;
-	enum param_kind kind;
-	const char *unit;
-	bool has_min, has_max;
-	int64_t min, max;
-	const char *choices;  /* '|'-separated, for PARAM_ENUM */
-	const char *max_from; /* queue/ file holding the upper bound */
-};
-
-static const struct param_meta queue_catalogue[] = {
-	{ "scheduler", PARAM_SCHED, NULL, false, false, 0, 0, NULL, NULL },
-	{ "nr_requests", PARAM_INT, "requests", true, false, 4, 0, NULL, NULL },
-	{ "read_ahead_kb", PARAM_INT, "KiB", true, false, 0, 0, NULL, NULL },
-	{ "max_sectors_kb", PARAM_INT, "KiB", true, false, 4, 0, NULL, "max_hw_sectors_kb" },
-	{ "max_hw_sectors_kb", PARAM_INT, "KiB", false, false, 0, 0, NULL, NULL },
-	{ "rq_affinity", PARAM_ENUM, NULL, false, false, 0, 0, "0|1|2", NULL },
-	{ "nomerges", PARAM_ENUM, NULL, false, false, 0, 0, "0|1|2", NULL },
-	{ "rotational", PARAM_ENUM, NULL, false, false, 0, 0, "0|1", NULL },
-	{ "add_random", PARAM_ENUM, NULL, false, false, 0, 0, "0|1", NULL },
-	{ "iostats", PARAM_ENUM, NULL, false, false, 0, 0, "0|1", NULL },
-	{ "iostats_passthrough", PARAM_ENUM, NULL, false, false, 0, 0, "0|1", NULL },
-	{ "stable_writes", PARAM_ENUM, NULL, false, false, 0, 0, "0|1", NULL },
-	{ "io_poll", PARAM_ENUM, NULL, false, false, 0, 0, "0|1", NULL },
-	{ "io_poll_delay", PARAM_INT, "us", true, false, -1, 0, NULL, NULL },
-	{ "io_timeout", PARAM_INT, "ms", true, false, 1, 0, NULL, NULL },
-	{ "wbt_lat_usec", PARAM_INT, "us", true, false, -1, 0, NULL, NULL },
-	{ "write_cache", PARAM_ENUM, NULL, false, false, 0, 0, "write back|write through", NULL },
-	{ "discard_max_bytes", PARAM_INT, "bytes", true, false, 0, 0, NULL,
-	  "discard_max_hw_bytes" },
-	{ "logical_block_size", PARAM_INT, "bytes", false, false, 0, 0, NULL, NULL },
-	{ "physical_block_size", PARAM_INT, "bytes", false, false, 0, 0, NULL, NULL },
-	{ "hw_sector_size", PARAM_INT, "bytes", false, false, 0, 0, NULL, NULL },
-	{ "minimum_io_size", PARAM_INT, "bytes", false, false, 0, 0, NULL, NULL },
-	{ "optimal_io_size", PARAM_INT, "bytes", false, false, 0, 0, NULL, NULL },
-	{ "max_segment_size", PARAM_INT, "bytes", false, false, 0, 0, NULL, NULL },
-	{ "queue_depth", PARAM_INT, "requests", true, false, 1, 0, NULL, NULL },
-	{ "setra", PARAM_INT, "sectors", true, false, 0, 0, NULL, NULL },
-};
-
-#define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
-
-/* The attributes each scheduler has under queue/iosched (Linux 5.15 to 6.18; the union where
- * they differ), so that a PATCH switching schedulers can refuse a name the new one lacks
- * before anything is written. A name the kernel turns out not to have is still caught after
- * the switch (and rolled back). */
-static const struct {
-	const char *sched;
-	const char *attrs; /* '|'-separated */
-} iosched_catalogue[] = {
-	{ "none", "" },
-	{ "mq-deadline", "async_depth|fifo_batch|front_merges|prio_aging_expire|read_expire|"
-	                 "write_expire|writes_starved" },
-	{ "kyber", "read_lat_nsec|write_lat_nsec" },
-	{ "bfq", "back_seek_max|back_seek_penalty|fifo_expire_async|fifo_expire_sync|"
-	         "low_latency|max_budget|slice_idle|slice_idle_us|strict_guarantees|"
-	         "timeout_sync" },
-};
-
-int sysfs_iosched_attr_known(const char *sched, const char *attr, char *list, size_t list_len)
-{
-	size_t i, n = strlen(attr);
-	const char *p, *bar;
-
-	if (list_len)
-		list[0] = '\0';
-	for (i = 0; i < N_ELEM(iosched_catalogue); i++) {
-		if (strcmp(iosched_catalogue[i].sched, sched))
-			continue;
-		for (p = iosched_catalogue[i].attrs; *p; p = *bar ? bar + 1 : bar) {
-			bar = strchr(p, '|');
-			if (!bar)
-				bar = p + strlen(p);
-			if ((size_t)(bar - p) == n && !strncmp(p, attr, n))
-				return 1;
-		}
-		if (list_len) {
-			const char *a = iosched_catalogue[i].attrs;
-			size_t k;
-
-			snprintf(list, list_len, "%s", *a ? a : "none");
-			for (k = 0; list[k]; k++)
-				if (list[k] == '|')
-					list[k] = ' ';
-		}
-		return 0;
-	}
-	return -ENOENT;
-}
-
-/* iosched attributes: all integers; units by name. */
-static const struct {
-	const char *suffix;
-	const char *unit;
-} iosched_units[] = {
-	{ "_expire", "ms" },
-	{ "_usec", "us" },
-	{ "_us", "us" },
-	{ "_nsec", "ns" },
-	{ "slice_idle", "ms" },
-	{ "timeout_sync", "ms" },
-	{ "back_seek_max", "KiB" },
-	{ "fifo_batch", "requests" },
-	{ "async_depth", "requests" },
-	{ "_async", "ms" },
-	{ "_sync", "ms" },
-};
-
-struct sysctl_meta {
-	const char *name;
-	const char *relpath;
-	int64_t min, max; /* max < 0: unbounded */
-	const char *unit;
-};
-
-/* Seed 000's knobs. */
-static const struct sysctl_meta sysctl_catalogue[] = {
-	{ "vm.dirty_ratio", "proc/sys/vm/dirty_ratio", 0, 100, "%" },
-	{ "vm.dirty_background_ratio", "proc/sys/vm/dirty_background_ratio", 0, 100, "%" },
-	{ "vm.dirty_bytes", "proc/sys/vm/dirty_bytes", 0, -1, "bytes" },
-	{ "vm.dirty_background_bytes", "proc/sys/vm/dirty_background_bytes", 0, -1, "bytes" },
-	{ "vm.dirty_expire_centisecs", "proc/sys/vm/dirty_expire_centisecs", 0, -1, "cs" },
-	{ "vm.dirty_writeback_centisecs", "proc/sys/vm/dirty_writeback_centisecs", 0, -1, "cs" },
-	{ "vm.swappiness", "proc/sys/vm/swappiness", 0, 200, NULL },
-	{ "vm.vfs_cache_pressure", "proc/sys/vm/vfs_cache_pressure", 0, -1, NULL },
-	{ "vm.overcommit_ratio", "proc/sys/vm/overcommit_ratio", 0, -1, "%" },
-	{ "fs.file-max", "proc/sys/fs/file-max", 0, -1, "files" },
-};
-
-static const struct param_meta *meta_find(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < N_ELEM(queue_catalogue); i++)
-		if (!strcmp(queue_catalogue[i].name, name))
-			return &queue_catalogue[i];
-	return NULL;
-}
-
-static const struct sysctl_meta *sysctl_find(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < N_ELEM(sysctl_catalogue); i++)
-		if (!strcmp(sysctl_catalogue[i].name, name))
-			return &sysctl_catalogue[i];
-	return NULL;
-}
 
 bool sysfs_device_name_ok(const char *dev)
 {
@@ -492,20 +344,6 @@ static void sched_parse(struct param *p, const char *raw)
 	}
 }
 
-static const char *iosched_unit(const char *attr)
-{
-	size_t i, al = strlen(attr);
-
-	for (i = 0; i < N_ELEM(iosched_units); i++) {
-		const char *suf = iosched_units[i].suffix;
-		size_t sl = strlen(suf);
-
-		if (suf[0] == '_' ? (al >= sl && !strcmp(attr + al - sl, suf)) : !strcmp(attr, suf))
-			return iosched_units[i].unit;
-	}
-	return NULL;
-}
-
 /*
  * Map a parameter name to its file: queue/NAME, queue/iosched/ATTR,
  * device/queue_depth; setra is virtual over queue/read_ahead_kb.
@@ -541,7 +379,7 @@ static void param_set_max(struct param *p, const char *maxval)
 static void param_from_raw(const struct sysfs *fs, const char *dev, const char *name,
                            const char *raw, bool file_writable, struct param *p)
 {
-	const struct param_meta *m = meta_find(name);
+	const struct param_meta *m = sysfs_meta_find(name);
 	int64_t v;
 
 	memset(p, 0, sizeof(*p));
@@ -558,7 +396,7 @@ static void param_from_raw(const struct sysfs *fs, const char *dev, const char *
 			choices_split(p, m->choices, '|');
 	} else if (!strncmp(name, "iosched.", 8)) {
 		p->kind = PARAM_INT;
-		p->unit = iosched_unit(name + 8);
+		p->unit = sysfs_iosched_unit(name + 8);
 	} else {
 		p->kind = num_parse_kernel_i64(raw, &v) == 0 ? PARAM_INT : PARAM_TEXT;
 	}
@@ -576,7 +414,7 @@ static void param_from_raw(const struct sysfs *fs, const char *dev, const char *
 static int param_load(const struct sysfs *fs, const char *dev, const char *name, struct param *p)
 {
 	char path[PATH_MAX], raw[SYSFS_VALUE_MAX], maxval[64];
-	const struct param_meta *m = meta_find(name);
+	const struct param_meta *m = sysfs_meta_find(name);
 	bool writable;
 	int rc;
 
@@ -661,16 +499,16 @@ int sysfs_params_read(const struct sysfs *fs, const char *dev, struct params *ou
 		p.writable = ra->writable;
 		params_push(out, &cap, &p);
 	}
-	for (k = 0; k < N_ELEM(queue_catalogue); k++) {
+	for (k = 0; k < sysfs_queue_catalogue_n; k++) {
 		const struct param *mx;
 		struct param *target = NULL;
 
-		if (!queue_catalogue[k].max_from)
+		if (!sysfs_queue_catalogue[k].max_from)
 			continue;
 		for (i = 0; i < out->n; i++)
-			if (!strcmp(out->p[i].name, queue_catalogue[k].name))
+			if (!strcmp(out->p[i].name, sysfs_queue_catalogue[k].name))
 				target = &out->p[i];
-		mx = sysfs_params_find(out, queue_catalogue[k].max_from);
+		mx = sysfs_params_find(out, sysfs_queue_catalogue[k].max_from);
 		if (target && mx)
 			param_set_max(target, mx->value);
 	}
@@ -890,15 +728,15 @@ int sysfs_sysctls_read(const struct sysfs *fs, struct params *out, struct err *e
 
 	out->n = 0;
 	out->p = NULL;
-	for (i = 0; i < N_ELEM(sysctl_catalogue); i++)
-		if (sysctl_load(fs, &sysctl_catalogue[i], &p) == 0)
+	for (i = 0; i < sysfs_sysctl_catalogue_n; i++)
+		if (sysctl_load(fs, &sysfs_sysctl_catalogue[i], &p) == 0)
 			params_push(out, &cap, &p);
 	return 0;
 }
 
 int sysfs_sysctl_read(const struct sysfs *fs, const char *name, struct param *out, struct err *e)
 {
-	const struct sysctl_meta *m = sysctl_find(name);
+	const struct sysctl_meta *m = sysfs_sysctl_find(name);
 	int rc;
 
 	if (!m)
@@ -915,7 +753,7 @@ int sysfs_sysctl_read(const struct sysfs *fs, const char *name, struct param *ou
 int sysfs_sysctl_write(const struct sysfs *fs, const char *name, const char *canon, char *applied,
                        size_t applied_len, struct err *e)
 {
-	const struct sysctl_meta *m = sysctl_find(name);
+	const struct sysctl_meta *m = sysfs_sysctl_find(name);
 	char path[PATH_MAX];
 	struct param p;
 	int rc;

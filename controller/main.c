@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "apply.h"
 #include "cmd.h"
 #include "cmd_rollout.h"
 #include "cohort.h"
@@ -258,83 +259,13 @@ static int cmd_compare(const struct cmd *c, struct opts *o)
 	return rc;
 }
 
-/* apply --best of a sweep with cohorts: each node of plan p gets the best of the sweep's cohort
- * it falls into (by its identity, read now, and its labels); a node of no cohort, or of one
- * whose baseline stands, is left as it is. Returns the exit status. */
-static int apply_per_cohort(const struct sweep *s, struct plan *p)
-{
-	int n = p->nnodes, k, f, c, rc = 0, napplied = 0;
-	const struct config **cfgs = xcalloc((size_t)n + 1, sizeof(*cfgs));
-	char **notes = xcalloc((size_t)n + 1, sizeof(char *));
-	struct node_info *info = xcalloc((size_t)n + 1, sizeof(*info));
-	struct config *applied = xcalloc((size_t)n + 1, sizeof(*applied));
-	unsigned *adjusted = xcalloc((size_t)n + 1, sizeof(*adjusted));
-	struct fleet_result *res = xcalloc((size_t)n + 1, sizeof(*res));
-	struct buf out = BUF_INIT;
-	struct fleet fl;
-
-	fleet_init(&fl, p, 10.0, 2);
-	fleet_probe(&fl, false, info);
-	for (k = 0; k < n; k++) {
-		struct node_identity id;
-		struct buf key = BUF_INIT;
-
-		for (f = 0; f < IDF_N; f++)
-			id.field[f] = info[k].identity[f];
-		c = cohort_find(s, &p->nodes[k], &id);
-		if (c >= 0)
-			sweep_cohort_key(s, c, &key);
-		if (!info[k].ok)
-			notes[k] = xasprintf("cannot read what it is: %s", info[k].error);
-		else if (c < 0)
-			notes[k] = xstrdup("what it is matches no cohort of the sweep");
-		else if (s->cohorts[c].best < 0)
-			notes[k] =
-			        xasprintf("cohort %s: no configuration gave it a significant gain",
-			                  key.data ? key.data : "");
-		else {
-			cfgs[k] = sweep_cohort_best_cfg(s, c);
-			notes[k] = xasprintf("cohort %s", key.data ? key.data : "");
-			napplied++;
-		}
-		buf_release(&key);
-	}
-	fleet_params_apply_each(&fl, cfgs, applied, adjusted, res);
-	for (k = 0; k < n; k++)
-		if (cfgs[k] && res[k].failed)
-			rc = 1;
-	report_apply_each(p, cfgs, notes, applied, adjusted, res, &out);
-	fputs(out.data, stdout);
-	if (!napplied) {
-		log_error(
-		        "sweep %lld: no node of the plan is in a cohort with a best configuration",
-		        (long long)s->id);
-		rc = 1;
-	}
-	buf_release(&out);
-	for (k = 0; k < n; k++)
-		free(notes[k]);
-	free(notes);
-	free(cfgs);
-	node_info_release(info, n);
-	free(info);
-	free(applied);
-	free(adjusted);
-	free(res);
-	fleet_release(&fl);
-	return rc;
-}
-
 static int cmd_apply(const struct cmd *c, struct opts *o)
 {
 	struct plan p;
-	struct config cfg, *applied;
-	struct fleet f;
-	struct fleet_result *res;
+	struct config cfg;
 	struct buf out = BUF_INIT;
 	struct err e = { 0 };
 	struct sweep s = { 0 };
-	unsigned *adjusted;
 	int i, rc = 0;
 
 	(void)c;
@@ -358,7 +289,9 @@ static int cmd_apply(const struct cmd *c, struct opts *o)
 				sweep_release(&s);
 				return 1;
 			}
-			rc = apply_per_cohort(&s, &p);
+			rc = apply_per_cohort(&s, &p, &out);
+			fputs(out.data ? out.data : "", stdout);
+			buf_release(&out);
 			plan_release(&p);
 			sweep_release(&s);
 			return rc;
@@ -378,21 +311,9 @@ static int cmd_apply(const struct cmd *c, struct opts *o)
 	}
 	if (plan_open(o, o->args[0], &p, true) < 0)
 		return 1;
-	fleet_init(&f, &p, 10.0, 2);
-	applied = xcalloc((size_t)p.nnodes, sizeof(*applied));
-	adjusted = xcalloc((size_t)p.nnodes, sizeof(*adjusted));
-	res = xcalloc((size_t)p.nnodes, sizeof(*res));
-	fleet_params_apply(&f, &cfg, applied, adjusted, res);
-	for (i = 0; i < p.nnodes; i++)
-		if (res[i].failed)
-			rc = 1;
-	report_apply(&p, &cfg, applied, adjusted, res, &out);
-	fputs(out.data, stdout);
+	rc = apply_config(&p, &cfg, &out);
+	fputs(out.data ? out.data : "", stdout);
 	buf_release(&out);
-	free(applied);
-	free(adjusted);
-	free(res);
-	fleet_release(&f);
 	plan_release(&p);
 	return rc;
 }

@@ -1,9 +1,8 @@
-/* nodelist.c -- nodes from hosts files, Ansible inventories (INI here, YAML in nodelist_yaml.c)
- * and kubectl's pod JSON: which format, the inventory model, host variables, node entries. */
+/* nodelist.c -- nodes from hosts files, Ansible inventories (INI here, YAML in nodelist_yaml.c,
+ * the model in nodelist_inv.c) and kubectl's pod JSON (nodelist_kube.c): which format, host
+ * variables, node entries. */
 #include <ctype.h>
 #include <errno.h>
-#include <jansson.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,10 +13,6 @@
 #include "nodelist_priv.h"
 #include "xmalloc.h"
 #include "banned.h"
-
-#define NODELIST_GROUPS_MAX 2000           /* groups in one inventory */
-#define NODELIST_HOSTS_MAX 10000           /* hosts in one list (more is no sweep) */
-#define DEVICE_LABEL "fleettune.io/device" /* a pod's device: a label or an annotation */
 
 static const char *const format_names[] = {
 	[NODELIST_AUTO] = "auto",
@@ -42,283 +37,6 @@ int nodelist_format_parse(const char *s, enum nodelist_format *f)
 			return 0;
 		}
 	return -EINVAL;
-}
-
-int inv_fail(struct err *e, const char *file, int line, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (line > 0)
-		return err_set(e, -EINVAL, "invalid_nodes", "%s:%d: %s", file, line, msg);
-	return err_set(e, -EINVAL, "invalid_nodes", "%s: %s", file, msg);
-}
-
-/* --- the inventory model --- */
-
-int inv_group(struct inventory *inv, const char *name, int line)
-{
-	struct inv_group *g;
-	int i;
-
-	for (i = 0; i < inv->ngroups; i++)
-		if (!strcmp(inv->groups[i].name, name))
-			return i;
-	if (inv->ngroups >= NODELIST_GROUPS_MAX)
-		return -1;
-	inv->groups = xgrow(inv->groups, &inv->gcap, inv->ngroups + 1, sizeof(*inv->groups));
-	g = &inv->groups[inv->ngroups];
-	memset(g, 0, sizeof(*g));
-	g->name = xstrdup(name);
-	g->line = line;
-	return inv->ngroups++;
-}
-
-static unsigned name_hash(const char *s)
-{
-	unsigned h = 2166136261u; /* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
-/* The slot of name in the host hash: where it is, or the empty one where it would go. */
-static int host_slot(const struct inventory *inv, const char *name)
-{
-	int i = (int)(name_hash(name) & (unsigned)(inv->nslots - 1));
-
-	while (inv->hslots[i] && strcmp(inv->hosts[inv->hslots[i] - 1].name, name))
-		i = (i + 1) & (inv->nslots - 1);
-	return i;
-}
-
-/* Keep the hash at most half full (a power of two of slots). */
-static void host_hash_grow(struct inventory *inv)
-{
-	int h;
-
-	if (inv->nslots && (inv->nhosts + 1) * 2 <= inv->nslots)
-		return;
-	free(inv->hslots);
-	inv->nslots = inv->nslots ? inv->nslots * 2 : 64;
-	inv->hslots = xcalloc((size_t)inv->nslots, sizeof(int));
-	for (h = 0; h < inv->nhosts; h++)
-		inv->hslots[host_slot(inv, inv->hosts[h].name)] = h + 1;
-}
-
-int inv_host(struct inventory *inv, const char *name, int line, int g)
-{
-	struct inv_group *gr;
-	int h, i, slot;
-
-	host_hash_grow(inv);
-	slot = host_slot(inv, name);
-	h = inv->hslots[slot] - 1;
-	if (h < 0) {
-		h = inv->nhosts;
-		inv->hosts = xgrow(inv->hosts, &inv->hcap, inv->nhosts + 1, sizeof(*inv->hosts));
-		memset(&inv->hosts[h], 0, sizeof(inv->hosts[h]));
-		inv->hosts[h].name = xstrdup(name);
-		inv->hosts[h].line = line;
-		inv->nhosts++;
-		inv->hslots[slot] = h + 1;
-	}
-	if (g < 0)
-		return h;
-	gr = &inv->groups[g];
-	for (i = 0; i < gr->nhosts; i++)
-		if (gr->hosts[i] == h)
-			return h;
-	gr->hosts = xgrow(gr->hosts, &gr->hcap, gr->nhosts + 1, sizeof(int));
-	gr->hosts[gr->nhosts++] = h;
-	return h;
-}
-
-void inv_child(struct inventory *inv, int parent, int child)
-{
-	struct inv_group *p = &inv->groups[parent];
-	int i;
-
-	for (i = 0; i < p->nchildren; i++)
-		if (p->children[i] == child)
-			return;
-	p->children = xgrow(p->children, &p->ccap, p->nchildren + 1, sizeof(int));
-	p->children[p->nchildren++] = child;
-}
-
-void inv_var_set(struct inv_vars *vars, const char *key, const char *value, int line)
-{
-	int i;
-
-	for (i = 0; i < vars->n; i++)
-		if (!strcmp(vars->v[i].key, key))
-			break;
-	if (i == vars->n) {
-		vars->v = xgrow(vars->v, &vars->cap, vars->n + 1, sizeof(*vars->v));
-		vars->v[i].key = xstrdup(key);
-		vars->n++;
-	} else {
-		free(vars->v[i].value);
-	}
-	vars->v[i].value = value ? xstrdup(value) : NULL;
-	vars->v[i].line = line;
-}
-
-static const struct inv_var *vars_get(const struct inv_vars *vars, const char *key)
-{
-	int i;
-
-	for (i = 0; i < vars->n; i++)
-		if (!strcmp(vars->v[i].key, key))
-			return &vars->v[i];
-	return NULL;
-}
-
-void inv_vars_release(struct inv_vars *vars)
-{
-	int i;
-
-	for (i = 0; i < vars->n; i++) {
-		free(vars->v[i].key);
-		free(vars->v[i].value);
-	}
-	free(vars->v);
-	memset(vars, 0, sizeof(*vars));
-}
-
-void inv_release(struct inventory *inv)
-{
-	int i;
-
-	for (i = 0; i < inv->nhosts; i++) {
-		free(inv->hosts[i].name);
-		inv_vars_release(&inv->hosts[i].vars);
-	}
-	for (i = 0; i < inv->ngroups; i++) {
-		free(inv->groups[i].name);
-		inv_vars_release(&inv->groups[i].vars);
-		free(inv->groups[i].hosts);
-		free(inv->groups[i].children);
-	}
-	free(inv->hosts);
-	free(inv->groups);
-	free(inv->hslots);
-	inv->hslots = NULL;
-	inv->nslots = 0;
-	inv->hosts = NULL;
-	inv->groups = NULL;
-	inv->nhosts = inv->ngroups = 0;
-}
-
-/* One [a:b] or [a:b:stride] range of a host pattern: numbers keep a's width (01..10), or
- * single letters. */
-struct range {
-	bool alpha;
-	long from, to, step;
-	int width;
-};
-
-static int range_parse(const char *s, size_t len, struct range *r)
-{
-	char part[3][24];
-	int n = 0, i;
-	size_t k = 0;
-
-	memset(part, 0, sizeof(part));
-	for (size_t j = 0; j < len; j++) {
-		if (s[j] == ':') {
-			if (++n > 2)
-				return -EINVAL;
-			k = 0;
-			continue;
-		}
-		if (k + 1 >= sizeof(part[0]))
-			return -EINVAL;
-		part[n][k++] = s[j];
-	}
-	if (n < 1 || !part[0][0] || !part[1][0])
-		return -EINVAL;
-	r->step = 1;
-	if (n == 2) {
-		char *end;
-
-		r->step = strtol(part[2], &end, 10);
-		if (*end || r->step < 1)
-			return -EINVAL;
-	}
-	if (isalpha((unsigned char)part[0][0])) {
-		if (part[0][1] || part[1][1] || !isalpha((unsigned char)part[1][0]))
-			return -EINVAL;
-		r->alpha = true;
-		r->from = part[0][0];
-		r->to = part[1][0];
-		r->width = 1;
-	} else {
-		char *end;
-
-		for (i = 0; i < 2; i++)
-			for (k = 0; part[i][k]; k++)
-				if (!isdigit((unsigned char)part[i][k]))
-					return -EINVAL;
-		r->alpha = false;
-		r->from = strtol(part[0], &end, 10);
-		r->to = strtol(part[1], &end, 10);
-		r->width = part[0][0] == '0' && part[0][1] ? (int)strlen(part[0]) : 0;
-	}
-	return r->from <= r->to ? 0 : -EINVAL;
-}
-
-/* Add every host pattern names, expanding the first range and recursing for the rest. */
-static int hosts_expand(struct inventory *inv, const char *pattern, int line, int g,
-                        const struct inv_var *kv, int nkv, int *count, struct err *e)
-{
-	const char *open = strchr(pattern, '['), *close;
-	struct range r;
-	long v;
-	int rc, h, i;
-
-	if (!open) {
-		if (++*count > NODELIST_HOSTS_MAX || inv->nhosts >= NODELIST_HOSTS_MAX)
-			return inv_fail(e, inv->file, line, "more than %d hosts",
-			                NODELIST_HOSTS_MAX);
-		h = inv_host(inv, pattern, line, g);
-		for (i = 0; i < nkv; i++)
-			inv_var_set(&inv->hosts[h].vars, kv[i].key, kv[i].value, kv[i].line);
-		return 0;
-	}
-	close = strchr(open, ']');
-	if (!close || range_parse(open + 1, (size_t)(close - open - 1), &r))
-		return inv_fail(e, inv->file, line,
-		                "'%s': a host range is [FROM:TO] or [FROM:TO:STEP] (web[01:20], "
-		                "db-[a:f])",
-		                pattern);
-	for (v = r.from; v <= r.to; v += r.step) {
-		char *host;
-
-		if (r.alpha)
-			host = xasprintf("%.*s%c%s", (int)(open - pattern), pattern, (char)v,
-			                 close + 1);
-		else
-			host = xasprintf("%.*s%0*ld%s", (int)(open - pattern), pattern, r.width, v,
-			                 close + 1);
-		rc = hosts_expand(inv, host, line, g, kv, nkv, count, e);
-		free(host);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-int inv_hosts_add(struct inventory *inv, const char *pattern, int line, int g,
-                  const struct inv_var *kv, int nkv, struct err *e)
-{
-	int count = 0;
-
-	return hosts_expand(inv, pattern, line, g, kv, nkv, &count, e);
 }
 
 /* --- Ansible INI --- */
@@ -603,18 +321,18 @@ static int group_cmp(const void *a, const void *b, void *arg)
 static const struct inv_var *host_var(const struct inventory *inv, int h, const char *key,
                                       const int *order, int norder)
 {
-	const struct inv_var *v = vars_get(&inv->hosts[h].vars, key);
+	const struct inv_var *v = inv_vars_get(&inv->hosts[h].vars, key);
 	int i;
 
 	if (v)
 		return v;
 	for (i = norder - 1; i >= 0; i--)
-		if ((v = vars_get(&inv->groups[order[i]].vars, key)))
+		if ((v = inv_vars_get(&inv->groups[order[i]].vars, key)))
 			return v;
 	return NULL;
 }
 
-static char *url_make(const char *scheme, const char *host, const char *port)
+char *nodelist_url_make(const char *scheme, const char *host, const char *port)
 {
 	bool v6 = strchr(host, ':') && host[0] != '[';
 
@@ -626,8 +344,8 @@ static char *path_resolve(const char *dir, const char *path)
 	return path[0] == '/' || !dir ? xstrdup(path) : xasprintf("%s/%s", dir, path);
 }
 
-static void node_add(struct nodelist *l, int *cap, char *name, char *url, char *device,
-                     char *token_file, int line)
+void nodelist_node_add(struct nodelist *l, int *cap, char *name, char *url, char *device,
+                       char *token_file, int line)
 {
 	struct nodelist_node *n;
 
@@ -643,7 +361,7 @@ static void node_add(struct nodelist *l, int *cap, char *name, char *url, char *
 }
 
 /* A device as written ("sdb", "/dev/sdb"), without /dev/. */
-static char *device_take(const char *s)
+char *nodelist_device_take(const char *s)
 {
 	return xstrdup(strncmp(s, "/dev/", 5) ? s : s + 5);
 }
@@ -751,18 +469,18 @@ static int inventory_nodes(const struct inventory *inv, const char *dir,
 			        inv->hosts[h].name);
 			goto out;
 		}
-		node_add(l, &cap, xstrdup(inv->hosts[h].name),
-		         url ? xstrdup(url->value)
-		             : url_make(scheme      ? scheme->value
-		                        : o->scheme ? o->scheme
-		                                    : "http",
-		                        addr ? addr->value : inv->hosts[h].name,
-		                        port ? port->value : port_s),
-		         device_take(dev ? dev->value : o->device),
-		         tf              ? path_resolve(dir, tf->value)
-		         : o->token_file ? xstrdup(o->token_file)
-		                         : NULL,
-		         inv->hosts[h].line);
+		nodelist_node_add(l, &cap, xstrdup(inv->hosts[h].name),
+		                  url ? xstrdup(url->value)
+		                      : nodelist_url_make(scheme      ? scheme->value
+		                                          : o->scheme ? o->scheme
+		                                                      : "http",
+		                                          addr ? addr->value : inv->hosts[h].name,
+		                                          port ? port->value : port_s),
+		                  nodelist_device_take(dev ? dev->value : o->device),
+		                  tf              ? path_resolve(dir, tf->value)
+		                  : o->token_file ? xstrdup(o->token_file)
+		                                  : NULL,
+		                  inv->hosts[h].line);
 		rc = host_labels(inv, h, order, norder, &l->nodes[l->n - 1], e);
 	}
 	if (!rc && !l->n)
@@ -873,9 +591,10 @@ static int hosts_read(const char *text, const char *file, const struct nodelist_
 				              "default device",
 				              f[0]);
 			else
-				node_add(l, &cap, xstrdup(f[0]), xstrdup(f[1]),
-				         device_take(nf == 3 ? f[2] : o->device),
-				         o->token_file ? xstrdup(o->token_file) : NULL, line);
+				nodelist_node_add(l, &cap, xstrdup(f[0]), xstrdup(f[1]),
+				                  nodelist_device_take(nf == 3 ? f[2] : o->device),
+				                  o->token_file ? xstrdup(o->token_file) : NULL,
+				                  line);
 		} else if (nf == 3) {
 			rc = inv_fail(e, file, line,
 			              "'%s': the second of three fields must be the agent's URL "
@@ -899,11 +618,12 @@ static int hosts_read(const char *text, const char *file, const struct nodelist_
 				              host);
 			} else {
 				ports[l->n] = xstrdup(port ? port : port_s);
-				node_add(
-				        l, &cap, xstrdup(host),
-				        url_make(o->scheme ? o->scheme : "http", host, ports[l->n]),
-				        device_take(nf == 2 ? f[1] : o->device),
-				        o->token_file ? xstrdup(o->token_file) : NULL, line);
+				nodelist_node_add(l, &cap, xstrdup(host),
+				                  nodelist_url_make(o->scheme ? o->scheme : "http",
+				                                    host, ports[l->n]),
+				                  nodelist_device_take(nf == 2 ? f[1] : o->device),
+				                  o->token_file ? xstrdup(o->token_file) : NULL,
+				                  line);
 			}
 			free(host);
 			free(port);
@@ -943,155 +663,6 @@ static int hosts_read(const char *text, const char *file, const struct nodelist_
 	if (rc)
 		return rc;
 	return l->n ? 0 : inv_fail(e, file, 0, "no hosts in the file");
-}
-
-/* --- kubectl get pods -o json --- */
-
-/* The line of the first "name": "pod" in text (kubectl prints metadata first), or 0. */
-static int pod_line(const char *text, const char *pod)
-{
-	char *needle = xasprintf("\"%s\"", pod);
-	const char *hit = strstr(text, needle), *c;
-	int line = 1;
-
-	free(needle);
-	if (!hit)
-		return 0;
-	for (c = text; c < hit; c++)
-		line += *c == '\n';
-	return line;
-}
-
-static const char *jstr(json_t *obj, const char *path)
-{
-	char key[64];
-	const char *dot;
-
-	while (obj && (dot = strchr(path, '.'))) {
-		snprintf(key, sizeof(key), "%.*s", (int)(dot - path), path);
-		obj = json_object_get(obj, key);
-		path = dot + 1;
-	}
-	obj = obj ? json_object_get(obj, path) : NULL;
-	return json_is_string(obj) ? json_string_value(obj) : NULL;
-}
-
-/* The agent's port from the pod's containers: the port named "api" (deploy/daemonset.yaml),
- * else the first containerPort; 0 for none. */
-static int pod_port(json_t *pod)
-{
-	json_t *cs = json_object_get(json_object_get(pod, "spec"), "containers"), *c, *pt;
-	size_t i, j;
-	int first = 0;
-
-	json_array_foreach(cs, i, c)
-	{
-		json_array_foreach(json_object_get(c, "ports"), j, pt)
-		{
-			json_t *num = json_object_get(pt, "containerPort");
-			const char *name = jstr(pt, "name");
-
-			if (!json_is_integer(num))
-				continue;
-			if (name && !strcmp(name, "api"))
-				return (int)json_integer_value(num);
-			if (!first)
-				first = (int)json_integer_value(num);
-		}
-	}
-	return first;
-}
-
-static bool pod_ready(json_t *pod)
-{
-	json_t *conds = json_object_get(json_object_get(pod, "status"), "conditions"), *c;
-	size_t i;
-
-	json_array_foreach(conds, i, c)
-	{
-		const char *type = jstr(c, "type"), *st = jstr(c, "status");
-
-		if (type && st && !strcmp(type, "Ready"))
-			return !strcmp(st, "True");
-	}
-	return false;
-}
-
-static int kubectl_read(const char *text, const char *file, const struct nodelist_opts *o,
-                        struct nodelist *l, struct err *e)
-{
-	json_error_t je;
-	json_t *root = json_loads(text, 0, &je), *items, *pod;
-	const char *kind;
-	int cap = 0, rc = 0;
-	size_t i;
-
-	if (!root)
-		return inv_fail(e, file, je.line, "not JSON: %s", je.text);
-	kind = jstr(root, "kind");
-	items = json_object_get(root, "items");
-	if (kind && !strcmp(kind, "Pod")) {
-		items = json_array();
-		json_array_append(items, root);
-	} else if (!json_is_array(items)) {
-		rc = inv_fail(e, file, 1,
-		              "JSON, but not the output of kubectl get pods -o json (no \"items\" "
-		              "array, not a Pod)");
-		goto out;
-	} else {
-		json_incref(items);
-	}
-	if (json_array_size(items) > NODELIST_HOSTS_MAX)
-		rc = inv_fail(e, file, 0, "more than %d pods", NODELIST_HOSTS_MAX);
-	json_array_foreach(items, i, pod)
-	{
-		if (rc)
-			break;
-		const char *name = jstr(pod, "metadata.name"), *ip = jstr(pod, "status.podIP");
-		const char *node = jstr(pod, "spec.nodeName"), *podkind = jstr(pod, "kind");
-		const char *dev, *phase = jstr(pod, "status.phase");
-		int line = name ? pod_line(text, name) : 0, port;
-		char port_s[16];
-
-		dev = json_string_value(json_object_get(
-		        json_object_get(json_object_get(pod, "metadata"), "labels"), DEVICE_LABEL));
-		if (!dev)
-			dev = json_string_value(json_object_get(
-			        json_object_get(json_object_get(pod, "metadata"), "annotations"),
-			        DEVICE_LABEL));
-		if (!name || (podkind && strcmp(podkind, "Pod"))) {
-			rc = inv_fail(e, file, line,
-			              "items[%zu]: not a pod (kubectl get pods -o json)", i);
-			break;
-		}
-		if (!ip || !pod_ready(pod)) {
-			rc = inv_fail(e, file, line,
-			              "items[%zu]: pod %s on node %s is not Ready (phase %s): wait "
-			              "for it (kubectl rollout status) or leave it out of the list",
-			              i, name, node ? node : "(none)", phase ? phase : "unknown");
-			break;
-		}
-		if (!dev && !o->device) {
-			rc = inv_fail(
-			        e, file, line,
-			        "items[%zu]: pod %s has no device: label it fleettune.io/device "
-			        "or give a default device",
-			        i, name);
-			break;
-		}
-		port = o->port ? o->port : pod_port(pod);
-		snprintf(port_s, sizeof(port_s), "%d", port ? port : NODELIST_DEFAULT_PORT);
-		node_add(l, &cap, xstrdup(node ? node : name),
-		         url_make(o->scheme ? o->scheme : "http", ip, port_s),
-		         device_take(dev ? dev : o->device),
-		         o->token_file ? xstrdup(o->token_file) : NULL, line);
-	}
-	json_decref(items);
-	if (!rc && !l->n)
-		rc = inv_fail(e, file, 0, "no pods in the list (is the label selector right?)");
-out:
-	json_decref(root);
-	return rc;
 }
 
 /* --- which format --- */
@@ -1160,7 +731,7 @@ int nodelist_parse(const char *text, const char *file, const char *dir,
 		rc = hosts_read(text, file, o, out, e);
 		break;
 	case NODELIST_KUBECTL:
-		rc = kubectl_read(text, file, o, out, e);
+		rc = nodelist_kubectl_read(text, file, o, out, e);
 		break;
 	case NODELIST_ANSIBLE_INI:
 	case NODELIST_ANSIBLE_YAML:

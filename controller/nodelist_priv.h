@@ -1,9 +1,14 @@
-/* nodelist_priv.h -- the Ansible inventory model nodelist.c (INI) and nodelist_yaml.c (YAML)
- * fill: groups with hosts, children and variables, hosts with variables, and line numbers. */
+/* nodelist_priv.h -- what the node-list files share: the Ansible inventory model
+ * (nodelist_inv.c) that nodelist.c (INI) and nodelist_yaml.c (YAML) fill, with groups, hosts,
+ * variables and line numbers, and the node entries every reader adds (nodelist.c). */
 #ifndef FT_NODELIST_PRIV_H
 #define FT_NODELIST_PRIV_H
 
 #include "err.h"
+#include "nodelist.h"
+
+#define NODELIST_GROUPS_MAX 2000 /* groups in one inventory */
+#define NODELIST_HOSTS_MAX 10000 /* hosts in one list (more is no sweep) */
 
 struct inv_var {
 	char *key;
@@ -51,6 +56,8 @@ void inv_child(struct inventory *inv, int parent, int child);
 /* Set key to value (NULL: not understood) in vars, replacing an earlier value. */
 void inv_var_set(struct inv_vars *vars, const char *key, const char *value, int line);
 void inv_vars_release(struct inv_vars *vars);
+/* The variable key in vars, or NULL. */
+const struct inv_var *inv_vars_get(const struct inv_vars *vars, const char *key);
 /* Expand a host pattern's ranges (web[01:03], db-[a:c], [0:10:2]) and add each host to group g
  * (with vars set from kv[0..nkv)). Returns 0 or -EINVAL (e: "FILE:LINE: ..."). */
 int inv_hosts_add(struct inventory *inv, const char *pattern, int line, int g,
@@ -63,5 +70,16 @@ int inv_fail(struct err *e, const char *file, int line, const char *fmt, ...)
 
 /* Read a YAML Ansible inventory (nodelist_yaml.c). */
 int inv_yaml_read(struct inventory *inv, const char *text, struct err *e);
+
+/* "scheme://host:port", with an IPv6 host in brackets. Caller frees. */
+char *nodelist_url_make(const char *scheme, const char *host, const char *port);
+/* Append a node to l (cap: its capacity), taking ownership of the strings. */
+void nodelist_node_add(struct nodelist *l, int *cap, char *name, char *url, char *device,
+                       char *token_file, int line);
+/* A device as written ("sdb", "/dev/sdb"), without /dev/. Caller frees. */
+char *nodelist_device_take(const char *s);
+/* Read kubectl get pods -o json into l (nodelist_kube.c). */
+int nodelist_kubectl_read(const char *text, const char *file, const struct nodelist_opts *o,
+                          struct nodelist *l, struct err *e);
 
 #endif

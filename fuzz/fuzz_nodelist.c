@@ -1,5 +1,6 @@
-/* fuzz_nodelist.c -- libFuzzer harness for the node-list readers (nodelist.c, nodelist_yaml.c):
- * hosts files, Ansible INI and YAML inventories, kubectl's pod JSON. */
+/* fuzz_nodelist.c -- libFuzzer harness for the node-list readers (nodelist.c, nodelist_inv.c,
+ * nodelist_kube.c, nodelist_yaml.c): hosts files, Ansible INI and YAML inventories, kubectl's
+ * pod JSON. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -19,8 +19,9 @@ status=0
 # the sweep document with words; analysis is the one caller of verdict's
 # judges, beside strategy, which reads what it computed; report, report_html and progress
 # render; sweeprun runs a sweep with all of them, site writes the stored sweeps as pages (and
-# the index document, its JSON); cmd is what the commands share (options, helpers),
-# cmd_rollout the rollout and verify commands; main is the command table.
+# the index document, its JSON), apply sets a configuration (or each cohort's best) on a fleet;
+# cmd is what the commands share (options, helpers), cmd_rollout the rollout and verify
+# commands; main is the command table.
 declare -A rank=(
 	[config]=1 [client]=1 [effect]=1 [nodelist]=1
 	[plan]=2
@@ -31,7 +32,7 @@ declare -A rank=(
 	[fleet]=7
 	[preflight]=8 [runner]=8 [rollrun]=8 [verify]=8
 	[report]=9 [report_html]=9 [progress]=9 [report_rollout]=9
-	[sweeprun]=10 [site]=10 [cmd]=10
+	[sweeprun]=10 [site]=10 [apply]=10 [cmd]=10
 	[cmd_rollout]=11
 	[main]=12
 )
@@ -46,11 +47,13 @@ declare -A only=(
 
 # Files that belong to another file's module (name=module), where a module is a .c/.h pair
 # and its helpers: the plan's nodes and its parser's shared header, the report's node text;
-# nodelist_yaml.c and nodelist_priv.h are nodelist's, ctlstore_priv.h and ctlstore_rollout.c
-# ctlstore's, fleet_priv.h and fleet_profile.c fleet's.
+# nodelist_yaml.c, nodelist_inv.c, nodelist_kube.c and nodelist_priv.h are nodelist's,
+# ctlstore_priv.h and ctlstore_rollout.c ctlstore's, fleet_priv.h and fleet_profile.c fleet's,
+# rollrun_priv.h and rollmeasure.c rollrun's.
 declare -A group=([plan_nodes]=plan [plan_priv]=plan [report_nodes]=report [nodelist_yaml]=nodelist
-	[nodelist_priv]=nodelist [ctlstore_priv]=ctlstore [ctlstore_rollout]=ctlstore
-	[fleet_priv]=fleet [fleet_profile]=fleet [rollrun_priv]=rollrun [rollmeasure]=rollrun)
+	[nodelist_inv]=nodelist [nodelist_kube]=nodelist [nodelist_priv]=nodelist
+	[ctlstore_priv]=ctlstore [ctlstore_rollout]=ctlstore [fleet_priv]=fleet
+	[fleet_profile]=fleet [rollrun_priv]=rollrun [rollmeasure]=rollrun)
 
 # check DIR: print every violation; return 1 when there is one.
 check() {
@@ -126,8 +129,9 @@ declare -A rank=(
 	[main]=10
 )
 declare -A group=(
-	[http]=httpd [wire_job]=wire [wire_identity]=wire [wire_profile]=wire [job_check]=job
-	[keep]=keeper [keepid]=keeper
+	[http]=httpd [httpd_hold]=httpd [httpd_priv]=httpd [sysfs_catalogue]=sysfs [sysfs_priv]=sysfs
+	[wire_job]=wire [wire_identity]=wire [wire_profile]=wire [job_check]=job [job_run]=job
+	[job_priv]=job [keep]=keeper [keepid]=keeper
 	[store_job]=store [store_metrics]=store [store_priv]=store [store_profile]=store
 	[api_jobs]=api [api_metrics]=api [api_priv]=api [api_profiles]=api
 )
