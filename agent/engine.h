@@ -49,9 +49,10 @@ struct fio_opts {
 	const char *ioengine; /* NULL: fio's default */
 	uint64_t bs, size;    /* bytes */
 	int64_t iodepth, numjobs, runtime_s, rwmixread;
+	int64_t ramp_time_s; /* fio's ramp_time: run this long before measuring, every pass */
 	bool direct, time_based;
 	bool has_rw, has_ioengine, has_bs, has_size, has_iodepth, has_numjobs, has_runtime_s,
-	        has_rwmixread, has_direct, has_time_based;
+	        has_rwmixread, has_direct, has_time_based, has_ramp_time_s;
 };
 
 /* dd: direction "write" (default) or "read"; bs in bytes (default 1M); count is required. */

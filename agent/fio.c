@@ -29,6 +29,7 @@ static const struct engine_opt fio_opts_table[] = {
 	{ ENGINE_OPT(fio_opts, iodepth, EOPT_INT), .min = 1, .max = 4096, .def = 1 },
 	{ ENGINE_OPT(fio_opts, numjobs, EOPT_INT), .min = 1, .max = 256, .def = 1 },
 	{ ENGINE_OPT(fio_opts, runtime_s, EOPT_INT), .min = 1, .max = 86400 },
+	{ ENGINE_OPT(fio_opts, ramp_time_s, EOPT_INT), .min = 0, .max = 3600 },
 	{ ENGINE_OPT(fio_opts, time_based, EOPT_BOOL) },
 	{ ENGINE_OPT(fio_opts, rwmixread, EOPT_INT), .min = 0, .max = 100, .def = 50 },
 };
@@ -114,6 +115,8 @@ static int fio_argv_build(const struct engine_opts *opts, const struct engine_ta
 		engine_argv_add(&a, "--runtime=%" PRId64, o->runtime_s);
 	if (o->time_based)
 		engine_argv_add(&a, "--time_based");
+	if (o->has_ramp_time_s)
+		engine_argv_add(&a, "--ramp_time=%" PRId64, o->ramp_time_s);
 	if (o->has_rwmixread && fio_rw_mixed(o->rw))
 		engine_argv_add(&a, "--rwmixread=%" PRId64, o->rwmixread);
 	*argv = engine_argv_detach(&a);
@@ -123,9 +126,14 @@ out:
 	return rc;
 }
 
+/* runtime_s, and the ramp before it (fio runs ramp_time, then measures for runtime). */
 static double fio_expected_runtime_s(const struct engine_opts *opts)
 {
-	return opts->fio.has_runtime_s ? (double)opts->fio.runtime_s : 0;
+	const struct fio_opts *o = &opts->fio;
+
+	if (!o->has_runtime_s)
+		return 0;
+	return (double)o->runtime_s + (o->has_ramp_time_s ? (double)o->ramp_time_s : 0);
 }
 
 /* elapsed/runtime_s, capped below 1; fio prints nothing until the end in JSON mode. */

@@ -1,6 +1,7 @@
 /* fakefio.c -- a stand-in for fio (agent --fio) for the benchmarks: answers from a response
- * surface read against the agent's sysfs tree (bench/search.sh), or takes each job's --runtime
- * exactly (FAKEFIO_MODE=fixed, bench/fleet.sh); seeded Gaussian noise, fio-shaped JSON. */
+ * surface read against the agent's sysfs tree (bench/search.sh), takes each job's --runtime
+ * exactly (FAKEFIO_MODE=fixed, bench/fleet.sh), or drifts run by run whatever the settings
+ * (FAKEFIO_MODE=drift, bench/drift.sh); seeded Gaussian noise, fio-shaped JSON. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -16,7 +17,7 @@
 
 /*
  * Environment (set per agent by the bench scripts; the agent passes its environment on).
- * FAKEFIO_MODE selects the mode: "surface" (the default) or "fixed".
+ * FAKEFIO_MODE selects the mode: "surface" (the default), "fixed" or "drift".
  *
  * Surface mode (bench/search.sh):
  *   FAKEFIO_SYSFS  the agent's --sysfs-root (read DIR/sys/block/DEV/queue/PARAM)
@@ -46,7 +47,17 @@
  *   FAKEFIO_BW_MIB     mean bandwidth (default 1000)
  *   FAKEFIO_NOISE_PCT  standard deviation of the bandwidth, in % of the mean (default 2)
  *
- * Both: "--version" prints "fio-3.33"; the JSON has the write side of a 64 KiB job (bw, iops,
+ * Drift mode (bench/drift.sh, tests/integration/it_ctl_drift.sh): no setting matters; run k
+ * of an agent (FAKEFIO_COUNT as above, k from 0; or, when FAKEFIO_CTL is set, its "counter
+ * PATH" as PATH.FAKEFIO_NODE, its "seed N" mixed with the node, and optional "warmup_runs N"
+ * and "warmup_pct P" in place of the environment's) gives
+ *   FAKEFIO_BW_MIB x (1 + FAKEFIO_DRIFT_PCT/100)^k x (1 + FAKEFIO_NOISE_PCT/100 x z)
+ * further lowered by FAKEFIO_WARMUP_PCT % for the first FAKEFIO_WARMUP_RUNS runs (default 0:
+ * a warm-up the device gets over). z ~ N(0, 1) from a hash of (FAKEFIO_SEED, k). Defaults:
+ * 1000 MiB/s, drift 0.5 % per run, noise 1 %; each run sleeps FAKEFIO_SLEEP_MS (default: the
+ * job's --runtime in ms).
+ *
+ * All modes: "--version" prints "fio-3.33"; the JSON has the write side of a 64 KiB job (bw, iops,
  * io_bytes, clat percentiles) with the value as write bandwidth in MiB/s.
  */
 
@@ -186,6 +197,7 @@ struct ctl {
 	char spec[1024], counter[1024];
 	uint64_t seed;
 	long sleep_ms;
+	double warmup_runs, warmup_pct; /* drift mode; -1: not given (the environment's) */
 };
 
 static int ctl_read(const char *path, struct ctl *c)
@@ -197,6 +209,7 @@ static int ctl_read(const char *path, struct ctl *c)
 	if (!f)
 		return -errno;
 	memset(c, 0, sizeof(*c));
+	c->warmup_runs = c->warmup_pct = -1;
 	while (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = '\0';
 		if (!strncmp(line, "spec ", 5))
@@ -205,11 +218,14 @@ static int ctl_read(const char *path, struct ctl *c)
 			snprintf(c->counter, sizeof(c->counter), "%s", line + 8);
 		else if (sscanf(line, "seed %llu", &seed) == 1)
 			c->seed = seed;
+		else if (sscanf(line, "warmup_runs %lf", &c->warmup_runs) == 1 ||
+		         sscanf(line, "warmup_pct %lf", &c->warmup_pct) == 1)
+			continue;
 		else
 			sscanf(line, "sleep_ms %ld", &c->sleep_ms);
 	}
 	fclose(f);
-	return c->spec[0] && c->counter[0] ? 0 : -EINVAL;
+	return c->counter[0] ? 0 : -EINVAL;
 }
 
 /* A number from the environment; dflt when unset or not a number. */
@@ -255,7 +271,8 @@ static int surface_run(const char *dev)
 		        "fio: fakefio needs FAKEFIO_SYSFS, FAKEFIO_CTL and --filename=/dev/X\n");
 		return 1;
 	}
-	if (ctl_read(ctlp, &c) < 0 || surface_eval(c.spec, root, dev, &mean, &cv, &node_sd) < 0) {
+	if (ctl_read(ctlp, &c) < 0 || !c.spec[0] ||
+	    surface_eval(c.spec, root, dev, &mean, &cv, &node_sd) < 0) {
 		fprintf(stderr, "fio: fakefio cannot read %s or its spec\n", ctlp);
 		return 1;
 	}
@@ -304,6 +321,55 @@ static int fixed_run(double runtime_s)
 	return 0;
 }
 
+/* Drift mode: a figure that moves run by run and never depends on a setting. */
+static int drift_run(double runtime_s)
+{
+	const char *count = getenv("FAKEFIO_COUNT"), *ctlp = getenv("FAKEFIO_CTL");
+	uint64_t seed = (uint64_t)env_num("FAKEFIO_SEED", 1);
+	double sleep_ms = env_num("FAKEFIO_SLEEP_MS", runtime_s * 1000), bw_mib;
+	double warm_runs = env_num("FAKEFIO_WARMUP_RUNS", 0),
+	       warm_pct = env_num("FAKEFIO_WARMUP_PCT", 0);
+	char cpath[1100];
+	struct timespec ts;
+	struct ctl c;
+	long run;
+
+	if (ctlp && *ctlp) {
+		if (ctl_read(ctlp, &c) < 0) {
+			fprintf(stderr, "fio: fakefio cannot read %s\n", ctlp);
+			return 1;
+		}
+		snprintf(cpath, sizeof(cpath), "%s.%ld", c.counter,
+		         (long)env_num("FAKEFIO_NODE", 0));
+		count = cpath;
+		seed = mix(c.seed) ^ mix((uint64_t)env_num("FAKEFIO_NODE", 0) + 7777);
+		if (c.warmup_runs >= 0)
+			warm_runs = c.warmup_runs;
+		if (c.warmup_pct >= 0)
+			warm_pct = c.warmup_pct;
+	}
+	run = count && *count ? counter_next(count) : 0;
+
+	if (run < 0) {
+		fprintf(stderr, "fio: fakefio cannot count runs in %s\n", count);
+		return 1;
+	}
+	bw_mib = env_num("FAKEFIO_BW_MIB", 1000) *
+	         pow(1 + env_num("FAKEFIO_DRIFT_PCT", 0.5) / 100, (double)run) *
+	         (1 + env_num("FAKEFIO_NOISE_PCT", 1) / 100 *
+	                      gauss(mix(seed) ^ mix(((uint64_t)1 << 61) + (uint64_t)run)));
+	if (run < (long)warm_runs)
+		bw_mib *= 1 - warm_pct / 100;
+	if (bw_mib < 1)
+		bw_mib = 1;
+	ts.tv_sec = (time_t)(sleep_ms / 1000);
+	ts.tv_nsec = (long)((sleep_ms / 1000 - (double)ts.tv_sec) * 1e9);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	json_print(bw_mib, runtime_s);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = getenv("FAKEFIO_MODE"), *dev = NULL;
@@ -322,8 +388,10 @@ int main(int argc, char **argv)
 	}
 	if (mode && !strcmp(mode, "fixed"))
 		return fixed_run(runtime_s);
+	if (mode && !strcmp(mode, "drift"))
+		return drift_run(runtime_s);
 	if (mode && *mode && strcmp(mode, "surface")) {
-		fprintf(stderr, "fio: FAKEFIO_MODE '%s' is not surface or fixed\n", mode);
+		fprintf(stderr, "fio: FAKEFIO_MODE '%s' is not surface, fixed or drift\n", mode);
 		return 1;
 	}
 	return surface_run(dev);

@@ -10,7 +10,8 @@
 # The overhead, against three measures of "job time" (all from the controller's --verbose
 # "phases" lines; the agents' times are their job records' started_at / finished_at, same clock):
 #   nominal  points x loops x RUNTIME_S: what the fake fio sleeps, nothing else.
-#   span     per point, the first job's start to the last job's end on the agents, summed:
+#   span     per run (a point's loop of a round: one job per agent), the first job's start
+#            to the last job's end on the agents, summed:
 #            what a perfect controller cannot shorten (the agents' own per-pass cost and the
 #            spread of job starts across nodes are in it).
 #   POST     per point, the controller's first PATCH to its seeing the last job end, summed.
@@ -89,7 +90,9 @@ import json, re, sys, urllib.request, datetime
 n, tmp, table_at, urls = int(sys.argv[1]), sys.argv[2], float(sys.argv[3]), sys.argv[4].split()
 pat = re.compile(r'^fleettune_http_requests_total\{method="GET",route="/api/v1/jobs/\{id\}",status="(\d+)"\} (\d+)$', re.M)
 gets, jobs, last_end = [], [], 0.0
-first_start, point_end = {}, {}  # per sweep point, from the agents' job records
+# Per run of a point (a point runs once per round: its k-th job on every agent is one run),
+# from the agents' job records.
+first_start, point_end = {}, {}
 iso = lambda t: datetime.datetime.fromisoformat(t.replace("Z", "+00:00")).timestamp()
 for i, url in enumerate(urls, 1):
     tok = open(f"{tmp}/a{i}-state/token").read().strip()
@@ -98,14 +101,17 @@ for i, url in enumerate(urls, 1):
     gets.append(sum(int(c) for _, c in pat.findall(m)))
     js = json.load(urllib.request.urlopen(urllib.request.Request(url + "/api/v1/jobs?limit=100", headers=h)))["jobs"]
     jobs.append(len(js))
-    for j in js:
+    seen = {}
+    for j in sorted(js, key=lambda j: j["id"]):
+        pt = (j.get("labels") or {}).get("sweep_point", "?")
+        run = (pt, seen.get(pt, 0))
+        seen[pt] = run[1] + 1
         if j["finished_at"]:
             end = iso(j["finished_at"])
             last_end = max(last_end, end)
-            pt = (j.get("labels") or {}).get("sweep_point", "?")
-            point_end[pt] = max(point_end.get(pt, 0), end)
+            point_end[run] = max(point_end.get(run, 0), end)
             if j["started_at"]:
-                first_start[pt] = min(first_start.get(pt, end), iso(j["started_at"]))
+                first_start[run] = min(first_start.get(run, end), iso(j["started_at"]))
 per_job = sorted(g / j for g, j in zip(gets, jobs) if j)
 span = sum(point_end[p] - first_start[p] for p in point_end if p in first_start)
 print(per_job[len(per_job) // 2], per_job[-1], sum(gets), sum(jobs), table_at - last_end, span)

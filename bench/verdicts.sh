@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # verdicts.sh -- Monte Carlo of the verdict statistics (controller/effect.c) on synthetic
-# Gaussian passes: issue 9's benchmark table, each row from TRIALS trials, with its target.
+# Gaussian passes: issue 9's benchmark table, each row from TRIALS trials, with its target;
+# then the same scenarios with every node judged within rounds (paired by round, as sweeps run
+# in interleaved rounds are).
 # Usage: bench/verdicts.sh [TRIALS] [SEED]   (default 5000 trials; seeded and deterministic;
-# no root, no devices; about a minute on 2 cores)
+# no root, no devices; about two minutes on 2 cores)
 set -eu
 cd "$(dirname "$0")/.."
 TRIALS=${1:-5000}
@@ -10,4 +12,6 @@ SEED=${2:-20251130}
 WITH_BROWSER=0 ./scripts/deps.sh
 cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DFT_TESTS=OFF >/dev/null
 cmake --build build-bench -j2 --target verdicts_mc >/dev/null
-exec build-bench/bench/verdicts_mc --trials "$TRIALS" --seed "$SEED"
+build-bench/bench/verdicts_mc --trials "$TRIALS" --seed "$SEED"
+echo
+exec build-bench/bench/verdicts_mc --trials "$TRIALS" --seed "$SEED" --rounds

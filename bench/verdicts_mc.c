@@ -8,78 +8,11 @@
 #include <string.h>
 
 #include "effect.h"
+#include "mcrng.h"
 #include "num.h"
+#include "plan.h"
 #include "xmalloc.h"
 #include "banned.h"
-
-/* xoshiro256** (Blackman and Vigna), seeded through splitmix64. */
-struct rng {
-	uint64_t s[4];
-	double spare;
-	int has_spare;
-};
-
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static void rng_seed(struct rng *r, uint64_t seed)
-{
-	int i;
-
-	for (i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&seed);
-	r->has_spare = 0;
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-static uint64_t rng_next(struct rng *r)
-{
-	uint64_t *s = r->s, out = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return out;
-}
-
-/* Uniform on (-1, 1). */
-static double rng_sym(struct rng *r)
-{
-	return ((rng_next(r) >> 11) + 0.5) * 0x1.0p-52 - 1.0;
-}
-
-/* Standard normal, Marsaglia's polar method. */
-static double rng_normal(struct rng *r)
-{
-	double u, v, s;
-
-	if (r->has_spare) {
-		r->has_spare = 0;
-		return r->spare;
-	}
-	do {
-		u = rng_sym(r);
-		v = rng_sym(r);
-		s = u * u + v * v;
-	} while (s >= 1.0 || s == 0.0);
-	s = sqrt(-2.0 * log(s) / s);
-	r->spare = v * s;
-	r->has_spare = 1;
-	return u * s;
-}
 
 /* One simulated setup; every node runs the same number of loops of the reference and the
  * point. Nodes [0, nminor) have effect minor_pct, the others effect_pct. */
@@ -174,6 +107,10 @@ static double need_median(struct sim *sm)
 	return sm->need[sm->trials / 2] < 0 ? INFINITY : sm->need[sm->trials / 2];
 }
 
+/* --rounds: every pass j of both samples carries round j + 1, so each node is judged within
+ * rounds (paired by round, effect.h) as sweeps run in interleaved rounds are. */
+static int *pass_rounds;
+
 static void sim_run(struct sim *sm, long trials, uint64_t seed)
 {
 	size_t cells = (size_t)sm->nodes * sm->loops_max;
@@ -184,6 +121,8 @@ static void sim_run(struct sim *sm, long trials, uint64_t seed)
 	long t;
 
 	sm->need = xcalloc(trials, sizeof(int));
+	for (t = 0; t < sm->nodes; t++)
+		sr[t].round = sp[t].round = pass_rounds;
 	rng_seed(&r, seed);
 	for (t = 0; t < trials; t++)
 		sim_trial(sm, &r, ref, pt, sr, sp);
@@ -269,7 +208,8 @@ static void info(const char *scenario, const char *what, double v, const char *u
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: verdicts_mc [--trials N (>= 1, default 5000)] [--seed S]\n");
+	fprintf(stderr,
+	        "usage: verdicts_mc [--trials N (>= 1, default 5000)] [--seed S] [--rounds]\n");
 	return 2;
 }
 
@@ -282,6 +222,12 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		int64_t v;
 
+		if (!strcmp(argv[i], "--rounds")) {
+			pass_rounds = xcalloc(PLAN_LOOPS_MAX, sizeof(int));
+			for (v = 0; v < PLAN_LOOPS_MAX; v++)
+				pass_rounds[v] = (int)v + 1;
+			continue;
+		}
 		if (i + 1 >= argc || num_parse_i64(argv[i + 1], &v) < 0 || v < 1)
 			return usage();
 		if (!strcmp(argv[i], "--trials"))
@@ -298,8 +244,11 @@ int main(int argc, char **argv)
 	}
 
 	printf("Verdict Monte Carlo: %ld trials per scenario, seed %llu, min_effect 5 %%, "
-	       "Gaussian passes.\n\n",
-	       trials, seed);
+	       "Gaussian passes%s.\n\n",
+	       trials, seed,
+	       pass_rounds ? ", each node judged within rounds (pass j of the reference and of "
+	                     "the point paired as round j)"
+	                   : ", independent samples (passes without rounds)");
 	printf("| scenario | measured | target | met |\n|---|---|---|---|\n");
 	row(sims[S_NULL_2].name, "\"significant gain/loss\"",
 	    rate(S_NULL_2, EFFECT_GAIN) + rate(S_NULL_2, EFFECT_LOSS), true, 5, " %");
@@ -368,8 +317,9 @@ int main(int argc, char **argv)
 	     pct(sims[S_ADAPT_GAIN].decided, sims[S_ADAPT_GAIN].trials), " %");
 	info(sims[S_ADAPT_NULL].name, "mean loops at the stop",
 	     (double)sims[S_ADAPT_NULL].loops_sum / sims[S_ADAPT_NULL].trials, "");
-	printf("\nRESULT verdicts trials=%ld seed=%llu targets_met=%d/%d\n", trials, seed, rows_met,
-	       rows_run);
+	printf("\nRESULT verdicts trials=%ld seed=%llu rounds=%d targets_met=%d/%d\n", trials, seed,
+	       pass_rounds != NULL, rows_met, rows_run);
+	free(pass_rounds);
 	for (i = 0; i < S_COUNT; i++)
 		free(sims[i].need);
 	return 0;

@@ -1,9 +1,11 @@
 /* stats.c -- sample summaries, Welch's t and the normal, t and chi-square distributions. */
 #include <math.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "stats.h"
+#include "xmalloc.h"
 #include "banned.h"
 
 void stats_summarize(const double *x, int n, struct stats_summary *out)
@@ -296,4 +298,82 @@ void stats_welch(const struct stats_summary *a, const struct stats_summary *b, d
 	t = stats_t_quantile(0.5 + conf / 2.0, out->df);
 	out->ci_low = out->diff - t * out->se;
 	out->ci_high = out->diff + t * out->se;
+}
+
+void stats_within_slope(const double *y, const double *t, const int *group, int n,
+                        struct stats_slope *out)
+{
+	double sxy = 0, sxx = 0, syy = 0, rss;
+	int i = 0, j, m;
+
+	memset(out, 0, sizeof(*out));
+	out->slope = out->se = out->p = NAN;
+	/* Sums of the centred products, group by group. */
+	while (i < n) {
+		double my = 0, mt = 0, gxx = 0;
+
+		for (j = i; j < n && group[j] == group[i]; j++) {
+			my += y[j];
+			mt += t[j];
+		}
+		m = j - i;
+		my /= m;
+		mt /= m;
+		for (j = i; j < i + m; j++)
+			gxx += (t[j] - mt) * (t[j] - mt);
+		if (m >= 2 && gxx > 0) {
+			for (j = i; j < i + m; j++) {
+				sxy += (t[j] - mt) * (y[j] - my);
+				syy += (y[j] - my) * (y[j] - my);
+			}
+			sxx += gxx;
+			out->n += m;
+			out->ngroups++;
+		}
+		i += m;
+	}
+	if (out->ngroups == 0)
+		return;
+	out->slope = sxy / sxx;
+	out->df = out->n - out->ngroups - 1;
+	if (out->df < 1)
+		return;
+	rss = fmax(0.0, syy - out->slope * sxy);
+	out->se = sqrt(rss / out->df / sxx);
+	out->p = out->se > 0 ? fmin(1.0, 2.0 * stats_t_sf(fabs(out->slope / out->se), out->df))
+	                     : (out->slope != 0 ? 0.0 : 1.0);
+}
+
+struct holm_rank {
+	double p;
+	int i;
+};
+
+static int holm_cmp(const void *a, const void *b)
+{
+	const struct holm_rank *x = a, *y = b;
+
+	if (x->p != y->p)
+		return x->p < y->p ? -1 : 1;
+	return x->i - y->i;
+}
+
+void stats_holm(const double *p, int n, double *adjusted)
+{
+	struct holm_rank *r = xcalloc((size_t)n + 1, sizeof(*r));
+	double run = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		r[i].p = p[i];
+		r[i].i = i;
+	}
+	qsort(r, (size_t)n, sizeof(*r), holm_cmp);
+	for (i = 0; i < n; i++) {
+		double a = (n - i) * r[i].p;
+
+		run = fmax(run, a < 1.0 ? a : 1.0);
+		adjusted[r[i].i] = run;
+	}
+	free(r);
 }

@@ -55,4 +55,25 @@ double stats_welch_df(double va, int na, double vb, int nb);
 void stats_welch(const struct stats_summary *a, const struct stats_summary *b, double conf,
                  struct stats_welch *out);
 
+/* Holm's step-down adjustment of n p-values: adjusted[i] for p[i] (0..1), each the running
+ * maximum of min(1, (n - rank) p) over the p-values in increasing order (ties in index order). */
+void stats_holm(const double *p, int n, double *adjusted);
+
+/* The common slope of y on t within groups: a least-squares line with one intercept per
+ * group and one slope (each group's points centred on its own means). Groups with fewer than
+ * 2 points, or with no spread of t, add nothing. */
+struct stats_slope {
+	int n;        /* observations in groups that count */
+	int ngroups;  /* groups that count */
+	double slope; /* dy/dt; NAN when no group counts */
+	double se;    /* its standard error; NAN when df < 1 */
+	double df;    /* n - ngroups - 1 */
+	double p;     /* two-sided p of slope = 0 (t distribution); NAN when se is */
+};
+
+/* y, t over n observations whose group ids run in contiguous stretches (group[i] equal for
+ * one group's observations, which are consecutive). */
+void stats_within_slope(const double *y, const double *t, const int *group, int n,
+                        struct stats_slope *out);
+
 #endif

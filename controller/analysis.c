@@ -5,10 +5,10 @@
 
 void analysis_point_ran(struct sweep *s, int i)
 {
-	/* The whole sweep for now: the points compared with i, the best, the noise summary and
-	 * the warnings all move with it. */
-	(void)i;
-	verdict_sweep(s);
+	/* Point i and the points compared with it, the best and the noise summary: what the
+	 * strategy and the store read between runs. The warnings, drift and warm-up wait for the
+	 * sweep's close (nothing reads them before). */
+	verdict_point_update(s, i);
 }
 
 void analysis_sweep_closed(struct sweep *s)

@@ -11,8 +11,10 @@
  * noise and warnings) are brought up to date here and nowhere else. Every reader (the
  * strategy choosing the next batch, the store saving a point, the report, the progress
  * display) takes a sweep analysed at the last of these moments; each function is told what
- * changed, so it may recompute only what that touches. Today each judges the whole sweep
- * again (idempotent, O(points × nodes²)).
+ * changed, so it may recompute only what that touches: after a run, the point that ran
+ * and the points compared with it, the best and the noise (O(nodes x passes) each, linear in
+ * nodes); at the close and on load, the whole sweep with its warnings, drift and warm-up
+ * (O(points x nodes x passes)).
  */
 
 /* A run of point i landed: its passes, node states or errors changed. The run loop calls it

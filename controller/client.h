@@ -38,9 +38,16 @@ struct client;
  * retries: further attempts after a transport failure (connection refused,
  * reset, timeout) or a 502/503/504, with 100 ms doubling backoff. A POST is
  * retried only when the connection could not be made, so a job is never
- * started twice. Caller has ownership of the result (client_free).
+ * started twice. npeers: the hosts it will talk to; it keeps an idle connection to each
+ * for reuse (at least CLIENT_CONNECTIONS_KEPT). Caller has ownership of the result
+ * (client_free).
  */
-struct client *client_new(double timeout_s, int retries);
+struct client *client_new(double timeout_s, int retries, int npeers);
+/* Idle connections a client keeps for reuse at the least. */
+#define CLIENT_CONNECTIONS_KEPT 1024
+/* Keep up to n idle connections open for reuse (libcurl's connection cache): one per agent of
+ * the fleet, so that no round of requests reconnects because the cache was full. */
+void client_connections_keep(struct client *c, long n);
 void client_free(struct client *c);
 /* Run reqs[0..n) concurrently to completion. Returns 0; per-request outcome in rc/status. */
 int client_run(struct client *c, struct client_req *reqs, int n);

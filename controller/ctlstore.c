@@ -89,15 +89,18 @@ static int identity_write(struct ctlstore *st, const struct sweep *s, struct err
 
 int ctlstore_sweep_create(struct ctlstore *st, struct sweep *s, struct err *e)
 {
+	char seed[24];
 	int rc = db_tx_begin(st->db, e);
 
 	if (rc < 0)
 		return rc;
+	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)s->order_seed);
 	rc = db_run(st->db, e, "insert sweep",
 	            "INSERT INTO sweeps(name, plan_json, strategy, metric, status, created_at, "
-	            "owner_pid, owner_host) VALUES (?,?,?,?,?,?,?,?)",
-	            "tttttdit", s->plan.name, s->plan.json, plan_strategy_name(s->plan.strategy),
-	            s->plan.metric, s->status, s->created_at, s->owner_pid, s->owner_host);
+	            "owner_pid, owner_host, order_seed, rounds) VALUES (?,?,?,?,?,?,?,?,?,?)",
+	            "tttttdittj", s->plan.name, s->plan.json, plan_strategy_name(s->plan.strategy),
+	            s->plan.metric, s->status, s->created_at, s->owner_pid, s->owner_host, seed,
+	            s->nrounds);
 	if (rc >= 0) {
 		s->id = db_last_insert_id(st->db);
 		rc = identity_write(st, s, e);
@@ -117,7 +120,7 @@ static const char *verdict_code(enum effect_decision v)
 /* Point idx's node results and their passes, through two statements prepared once. */
 static int point_nodes_write(struct ctlstore *st, const struct sweep *s, int idx, struct err *e)
 {
-	struct sqlite3_stmt *qn, *qp;
+	struct sqlite3_stmt *qn, *qp, *qw;
 	int rc = 0, k, j;
 
 	qn = db_prepare(st->db,
@@ -126,9 +129,14 @@ static int point_nodes_write(struct ctlstore *st, const struct sweep *s, int idx
 	                "delta_pct, ci_low_pct, ci_high_pct, verdict, config_json) VALUES "
 	                "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	                NULL);
-	qp = db_prepare(st->db,
-	                "INSERT INTO passes(sweep_id, idx, node_idx, loop, value) VALUES "
-	                "(?,?,?,?,?)",
+	qp = db_prepare(
+	        st->db,
+	        "INSERT INTO passes(sweep_id, idx, node_idx, loop, value, round, started_at) "
+	        "VALUES (?,?,?,?,?,?,?)",
+	        NULL);
+	qw = db_prepare(st->db,
+	                "INSERT INTO warmup_passes(sweep_id, idx, node_idx, n, value, round, "
+	                "started_at) VALUES (?,?,?,?,?,?,?)",
 	                NULL);
 	for (k = 0; k < s->plan.nnodes && rc >= 0; k++) {
 		const struct node_result *r = &s->points[idx].nodes[k];
@@ -145,11 +153,18 @@ static int point_nodes_write(struct ctlstore *st, const struct sweep *s, int idx
 		free(applied);
 		free(own);
 		for (j = 0; j < r->npasses && rc >= 0; j++)
-			rc = db_rerun(st->db, qp, e, "insert pass", "Iiiid", s->id, idx, k, j + 1,
-			              r->passes[j]);
+			rc = db_rerun(st->db, qp, e, "insert pass", "Iiiidjf", s->id, idx, k, j + 1,
+			              r->passes[j], r->pass_round[j] > 0 ? r->pass_round[j] : -1,
+			              r->pass_started_at[j] > 0 ? r->pass_started_at[j] : NAN);
+		for (j = 0; j < r->nwarmup && rc >= 0; j++)
+			rc = db_rerun(st->db, qw, e, "insert warm-up pass", "Iiiidjf", s->id, idx,
+			              k, j + 1, r->warmup[j].value,
+			              r->warmup[j].round > 0 ? r->warmup[j].round : -1,
+			              r->warmup[j].started_at > 0 ? r->warmup[j].started_at : NAN);
 	}
 	db_finalize(qn);
 	db_finalize(qp);
+	db_finalize(qw);
 	return rc < 0 ? rc : 0;
 }
 
@@ -158,6 +173,7 @@ static int point_write(struct ctlstore *st, const struct sweep *s, int idx, stru
 {
 	static const char *const deletes[] = {
 		"DELETE FROM passes WHERE sweep_id=? AND idx=?",
+		"DELETE FROM warmup_passes WHERE sweep_id=? AND idx=?",
 		"DELETE FROM point_nodes WHERE sweep_id=? AND idx=?",
 		"DELETE FROM points WHERE sweep_id=? AND idx=?",
 	};
@@ -221,8 +237,9 @@ int ctlstore_point_save(struct ctlstore *st, const struct sweep *s, int idx, str
 		rc = races_write(st, s, e);
 	/* When the sweep last saved a point: what tells an abandoned sweep from a running one. */
 	if (!rc)
-		rc = db_run(st->db, e, "update sweep", "UPDATE sweeps SET saved_at=? WHERE id=?",
-		            "dI", time_now_s(), s->id);
+		rc = db_run(st->db, e, "update sweep",
+		            "UPDATE sweeps SET saved_at=?, rounds=? WHERE id=?", "dII",
+		            time_now_s(), (int64_t)s->nrounds, s->id);
 	return db_tx_end(st->db, rc < 0 ? rc : 0, e);
 }
 
@@ -297,6 +314,8 @@ static int sweep_row(struct sqlite3_stmt *q, void *ctx, struct err *e)
 	s->owner_pid = db_col_int(q, 5);
 	snprintf(s->owner_host, sizeof(s->owner_host), "%s", db_col_str(q, 6));
 	s->saved_at = db_col_double(q, 7);
+	s->order_seed = strtoull(db_col_str(q, 8), NULL, 10);
+	s->nrounds = db_col_int(q, 9);
 	return plan_node_set_parse(&s->plan, db_col_str(q, 4), s->node_dropped, e);
 }
 
@@ -349,16 +368,31 @@ static int node_row(struct sqlite3_stmt *q, void *ctx, struct err *e)
 	return 0;
 }
 
-/* One passes row, appended to its node result in loop order. */
-static int pass_row(struct sqlite3_stmt *q, void *ctx, struct err *e)
+/* One passes row (or warm-up pass: warmup), appended to its node result in loop order; its
+ * round and start time are NULL in rows stored before migration 7. */
+static int pass_take(struct sqlite3_stmt *q, void *ctx, bool warmup)
 {
 	struct sweep *s = ctx;
-	int idx = db_col_int(q, 0), k = db_col_int(q, 1);
+	int idx = db_col_int(q, 0), k = db_col_int(q, 1), round = db_col_int(q, 4);
 
-	(void)e;
 	if (idx >= 0 && idx < s->npoints && k >= 0 && k < s->plan.nnodes)
-		node_result_pass_add(&s->points[idx].nodes[k], db_col_num(q, 3));
+		node_result_pass_add_at(&s->points[idx].nodes[k], db_col_num(q, 3),
+		                        round > 0 ? round : 0, db_col_double(q, 5), warmup);
+	if (round > s->nrounds)
+		s->nrounds = round;
 	return 0;
+}
+
+static int pass_row(struct sqlite3_stmt *q, void *ctx, struct err *e)
+{
+	(void)e;
+	return pass_take(q, ctx, false);
+}
+
+static int warmup_row(struct sqlite3_stmt *q, void *ctx, struct err *e)
+{
+	(void)e;
+	return pass_take(q, ctx, true);
 }
 
 /* One node_identity row into its node (unknown fields and nodes are skipped). */
@@ -381,7 +415,7 @@ static const struct {
 } load_steps[] = {
 	{ "select sweep",
 	  "SELECT plan_json, status, created_at, finished_at, dropped_json, owner_pid, owner_host, "
-	  "saved_at FROM sweeps WHERE id=?",
+	  "saved_at, order_seed, rounds FROM sweeps WHERE id=?",
 	  sweep_row },
 	{ "select points",
 	  "SELECT idx, role, axis, ref, config_json, loops, ref_loops FROM points WHERE sweep_id=? "
@@ -392,9 +426,13 @@ static const struct {
 	  "config_json FROM point_nodes WHERE sweep_id=?",
 	  node_row },
 	{ "select passes",
-	  "SELECT idx, node_idx, loop, value FROM passes WHERE sweep_id=? ORDER BY idx, node_idx, "
-	  "loop",
+	  "SELECT idx, node_idx, loop, value, round, started_at FROM passes WHERE sweep_id=? "
+	  "ORDER BY idx, node_idx, loop",
 	  pass_row },
+	{ "select warm-up passes",
+	  "SELECT idx, node_idx, n, value, round, started_at FROM warmup_passes WHERE sweep_id=? "
+	  "ORDER BY idx, node_idx, n",
+	  warmup_row },
 	{ "select races",
 	  "SELECT idx, state, why, round, loops, vs, delta_pct, low_pct, high_pct FROM point_races "
 	  "WHERE sweep_id=?",
@@ -424,6 +462,7 @@ int ctlstore_sweep_load(struct ctlstore *st, int64_t id, struct sweep *s, struct
 	for (k = 0; k < s->npoints; k++)
 		if (s->points[k].loops_run < 0)
 			s->points[k].loops_run = 0;
+	sweep_blocks_derive(s);
 	return 0;
 }
 

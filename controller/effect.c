@@ -74,44 +74,161 @@ static double log_welch_df(double a, int na, double b, int nb)
 	return (a + b) * (a + b) / den;
 }
 
-/* Summarise one node's two samples and, when it can be used, its θ, v and df. */
-static void node_measure(const struct effect_sample *ref, const struct effect_sample *pt,
-                         struct effect_node *nd)
+/* The state, counts, means and CVs of a node from the passes it is judged on. */
+static void node_describe(const struct stats_summary *r, const struct stats_summary *p,
+                          struct effect_node *nd)
+{
+	nd->n_ref = r->n;
+	nd->n_point = p->n;
+	nd->mean_ref = r->n ? r->mean : NAN;
+	nd->mean_point = p->n ? p->mean : NAN;
+	nd->cv_ref_pct = r->n && r->mean != 0.0 ? 100.0 * r->stdev / fabs(r->mean) : NAN;
+	nd->cv_point_pct = p->n && p->mean != 0.0 ? 100.0 * p->stdev / fabs(p->mean) : NAN;
+	nd->delta_pct = nd->ci_low_pct = nd->ci_high_pct = NAN;
+	nd->log_ratio = nd->se_log = nd->df = nd->sd_pair = NAN;
+	nd->weight_pct = nd->differs_p = NAN;
+	nd->decision = EFFECT_NA;
+	if (r->n == 0 || p->n == 0)
+		nd->state = EFFECT_NODE_MISSING;
+	else if (r->mean <= 0.0 || p->mean <= 0.0)
+		nd->state = EFFECT_NODE_NONPOSITIVE;
+	else
+		nd->state = EFFECT_NODE_USED;
+}
+
+/* Independent samples: the ratio of means, its delta-method variance and Welch df. */
+static void node_independent(const struct effect_sample *ref, const struct effect_sample *pt,
+                             struct effect_node *nd)
 {
 	struct stats_summary r, p;
 	double a, b;
 
 	stats_summarize(ref->x, ref->n, &r);
 	stats_summarize(pt->x, pt->n, &p);
-	nd->n_ref = r.n;
-	nd->n_point = p.n;
-	nd->mean_ref = r.n ? r.mean : NAN;
-	nd->mean_point = p.n ? p.mean : NAN;
-	nd->cv_ref_pct = r.n && r.mean != 0.0 ? 100.0 * r.stdev / fabs(r.mean) : NAN;
-	nd->cv_point_pct = p.n && p.mean != 0.0 ? 100.0 * p.stdev / fabs(p.mean) : NAN;
-	nd->delta_pct = nd->ci_low_pct = nd->ci_high_pct = NAN;
-	nd->log_ratio = nd->se_log = nd->df = NAN;
-	nd->weight_pct = nd->differs_p = NAN;
-	nd->decision = EFFECT_NA;
-	if (r.n == 0 || p.n == 0) {
-		nd->state = EFFECT_NODE_MISSING;
+	node_describe(&r, &p, nd);
+	if (nd->state != EFFECT_NODE_USED)
 		return;
-	}
-	if (r.mean <= 0.0 || p.mean <= 0.0) {
-		nd->state = EFFECT_NODE_NONPOSITIVE;
-		return;
-	}
 	nd->delta_pct = 100.0 * (p.mean / r.mean - 1.0);
 	if (r.n < 2 || p.n < 2) {
 		nd->state = EFFECT_NODE_FEW_PASSES;
 		return;
 	}
-	nd->state = EFFECT_NODE_USED;
 	a = p.stdev * p.stdev / (p.mean * p.mean) / p.n;
 	b = r.stdev * r.stdev / (r.mean * r.mean) / r.n;
 	nd->log_ratio = log(p.mean / r.mean);
 	nd->se_log = sqrt(fmax(a + b, VAR_FLOOR));
 	nd->df = log_welch_df(a, p.n, b, r.n);
+}
+
+/* The mean of the passes of x in round (0 when none), and their count into *n. */
+struct round_mean {
+	int round;
+	double sum;
+	int n;
+};
+
+static int round_mean_cmp(const void *a, const void *b)
+{
+	const struct round_mean *x = a, *y = b;
+
+	return (x->round > y->round) - (x->round < y->round);
+}
+
+/* Sample x's passes grouped by round, in round order; returns the number of rounds. */
+static int rounds_group(const struct effect_sample *x, struct round_mean *out)
+{
+	int i, n = 0;
+
+	for (i = 0; i < x->n; i++) {
+		out[i].round = x->round[i];
+		out[i].sum = x->x[i];
+		out[i].n = 1;
+	}
+	qsort(out, (size_t)x->n, sizeof(*out), round_mean_cmp);
+	for (i = 0; i < x->n; i++) {
+		if (n > 0 && out[n - 1].round == out[i].round) {
+			out[n - 1].sum += out[i].sum;
+			out[n - 1].n++;
+		} else {
+			out[n++] = out[i];
+		}
+	}
+	return n;
+}
+
+/* Within rounds: each round both points ran gives d = ln(point / ref); θ is their mean. */
+static void node_blocked(const struct effect_sample *ref, const struct effect_sample *pt,
+                         struct effect_node *nd)
+{
+	struct round_mean *gr = xcalloc((size_t)ref->n + (size_t)pt->n + 1, sizeof(*gr));
+	struct round_mean *gp = gr + ref->n;
+	double *xr = xcalloc(3 * ((size_t)ref->n + (size_t)pt->n) + 1, sizeof(double));
+	double *xp = xr + ref->n + pt->n, *d = xp + ref->n + pt->n;
+	int nr = rounds_group(ref, gr), np = rounds_group(pt, gp), i = 0, j = 0, n = 0;
+	bool positive = true;
+	struct stats_summary r, p, sd;
+
+	/* The passes of the rounds both points ran, and each round's log ratio. */
+	while (i < nr && j < np) {
+		if (gr[i].round < gp[j].round) {
+			i++;
+		} else if (gr[i].round > gp[j].round) {
+			j++;
+		} else {
+			xr[n] = gr[i].sum / gr[i].n;
+			xp[n] = gp[j].sum / gp[j].n;
+			positive = positive && xr[n] > 0 && xp[n] > 0;
+			d[n] = positive ? log(xp[n] / xr[n]) : 0;
+			n++;
+			i++;
+			j++;
+		}
+	}
+	stats_summarize(xr, n, &r);
+	stats_summarize(xp, n, &p);
+	node_describe(&r, &p, nd);
+	nd->blocked = true;
+	if (nd->state != EFFECT_NODE_USED)
+		goto out;
+	if (!positive) {
+		nd->state = EFFECT_NODE_NONPOSITIVE;
+		goto out;
+	}
+	stats_summarize(d, n, &sd);
+	nd->delta_pct = 100.0 * expm1(sd.mean);
+	if (n < 2) {
+		nd->state = EFFECT_NODE_FEW_PASSES;
+		goto out;
+	}
+	nd->log_ratio = sd.mean;
+	nd->sd_pair = sd.stdev;
+	nd->se_log = sqrt(fmax(sd.stdev * sd.stdev / n, VAR_FLOOR));
+	nd->df = n - 1;
+out:
+	free(gr);
+	free(xr);
+}
+
+static bool has_rounds(const struct effect_sample *x)
+{
+	int i;
+
+	if (!x->round || x->n == 0)
+		return false;
+	for (i = 0; i < x->n; i++)
+		if (x->round[i] <= 0)
+			return false;
+	return true;
+}
+
+void effect_node_estimate(const struct effect_sample *ref, const struct effect_sample *pt,
+                          struct effect_node *nd)
+{
+	memset(nd, 0, sizeof(*nd));
+	if (has_rounds(ref) && has_rounds(pt))
+		node_blocked(ref, pt, nd);
+	else
+		node_independent(ref, pt, nd);
 }
 
 /* The random-effects pool of k effects θ (NULL: only the SE and df) with variances v and
@@ -201,26 +318,12 @@ static bool conflicts(const struct effect *out, enum effect_decision d)
 	return false;
 }
 
-struct ranked {
-	double p;
-	int node;
-};
-
-static int ranked_cmp(const void *a, const void *b)
-{
-	const struct ranked *x = a, *y = b;
-
-	if (x->p != y->p)
-		return x->p < y->p ? -1 : 1;
-	return x->node - y->node;
-}
-
 /* Holm-adjusted p that each used node's θ differs from the u-weighted mean of the others. */
 static void differs_test(struct effect *out, const int *idx, const double *theta, const double *v,
                          const double *w, int k)
 {
-	struct ranked *r = xcalloc(k, sizeof(*r));
-	double s0 = 0, s1 = 0, s2 = 0, run = 0;
+	double *p = xcalloc(2 * (size_t)k, sizeof(double)), *adj = p + k;
+	double s0 = 0, s1 = 0, s2 = 0;
 	int i;
 
 	for (i = 0; i < k; i++) {
@@ -233,51 +336,75 @@ static void differs_test(struct effect *out, const int *idx, const double *theta
 		double var = v[i] + (s2 - w[i] * w[i] * v[i]) / (o0 * o0);
 		double t = (theta[i] - rest) / sqrt(var);
 
-		r[i].p = fmin(1.0, 2.0 * stats_t_sf(fabs(t), out->nodes[idx[i]].df));
-		r[i].node = idx[i];
+		p[i] = fmin(1.0, 2.0 * stats_t_sf(fabs(t), out->nodes[idx[i]].df));
 	}
-	qsort(r, k, sizeof(*r), ranked_cmp);
+	/* idx increases, so ties rank by node as before. */
+	stats_holm(p, k, adj);
 	for (i = 0; i < k; i++) {
-		struct effect_node *nd = &out->nodes[r[i].node];
+		struct effect_node *nd = &out->nodes[idx[i]];
 
-		run = fmax(run, fmin(1.0, (k - i) * r[i].p));
-		nd->differs_p = run;
-		nd->differs = run <= EFFECT_ALPHA;
+		nd->differs_p = adj[i];
+		nd->differs = adj[i] <= EFFECT_ALPHA;
 	}
-	free(r);
+	free(p);
+}
+
+/* The per-loop noise of the used nodes, for projecting their variance to n loops: each
+ * sample's squared CV (a node judged within rounds: half its rounds' variance each, on
+ * n - 1 df), τ², the variation between runs and its df. */
+struct projection {
+	int k;
+	const double *cv2_p, *cv2_r;
+	const bool *paired;
+	double tau2, extra, extra_df;
+};
+
+/* v' = v + x on Satterthwaite's df (x_df 0: x known). */
+static double extra_df(double v, double df, double x, double x_df)
+{
+	double den = v * v / df + (x_df > 0 ? x * x / x_df : 0.0);
+
+	return x > 0 && den > 0 ? (v + x) * (v + x) / den : df;
 }
 
 /* The minimum detectable effect (log units) at n loops per sample on every used node. */
-static double mde_at(int n, int k, const double *cv2_p, const double *cv2_r, double tau2,
-                     double alpha, double *v, double *df, double *w)
+static double mde_at(int n, const struct projection *pr, double alpha, double *v, double *df,
+                     double *w)
 {
 	struct pool p;
+	double var, d;
 	int i;
 
-	for (i = 0; i < k; i++) {
-		double a = cv2_p[i], b = cv2_r[i];
+	for (i = 0; i < pr->k; i++) {
+		double a = pr->cv2_p[i], b = pr->cv2_r[i];
 
 		v[i] = fmax((a + b) / n, VAR_FLOOR);
-		df[i] = a + b > 0 ? (n - 1) * (a + b) * (a + b) / (a * a + b * b) : 2.0 * (n - 1);
+		if (pr->paired[i])
+			df[i] = n - 1;
+		else
+			df[i] = a + b > 0 ? (n - 1) * (a + b) * (a + b) / (a * a + b * b)
+			                  : 2.0 * (n - 1);
 	}
-	pool_compute(k, NULL, v, df, tau2, w, &p);
-	return (stats_t_quantile(1.0 - alpha / 2.0, p.df) + stats_t_quantile(EFFECT_POWER, p.df)) *
-	       p.se;
+	pool_compute(pr->k, NULL, v, df, pr->tau2, w, &p);
+	var = p.se * p.se;
+	d = extra_df(var, p.df, pr->extra, pr->extra_df);
+	return (stats_t_quantile(1.0 - alpha / 2.0, d) + stats_t_quantile(EFFECT_POWER, d)) *
+	       sqrt(var + pr->extra);
 }
 
 /* Loops per point that bring the MDE down to min_effect; -1 when no number of loops does. */
-static int loops_needed(int k, const double *cv2_p, const double *cv2_r, double tau2, double alpha,
-                        double m)
+static int loops_needed(const struct projection *pr, double alpha, double m)
 {
+	int k = pr->k;
 	double margin = log1p(m / 100.0), *v = xcalloc(3 * k, sizeof(double));
 	double *df = v + k, *w = v + 2 * k;
 	int lo = 2, hi = EFFECT_LOOPS_CAP, rc;
 
-	if (!(margin > 0.0) || mde_at(hi, k, cv2_p, cv2_r, tau2, alpha, v, df, w) > margin) {
+	if (!(margin > 0.0) || mde_at(hi, pr, alpha, v, df, w) > margin) {
 		rc = -1;
 		goto out;
 	}
-	if (mde_at(lo, k, cv2_p, cv2_r, tau2, alpha, v, df, w) <= margin) {
+	if (mde_at(lo, pr, alpha, v, df, w) <= margin) {
 		rc = lo;
 		goto out;
 	}
@@ -285,7 +412,7 @@ static int loops_needed(int k, const double *cv2_p, const double *cv2_r, double 
 	while (hi - lo > 1) {
 		int mid = lo + (hi - lo) / 2;
 
-		if (mde_at(mid, k, cv2_p, cv2_r, tau2, alpha, v, df, w) <= margin)
+		if (mde_at(mid, pr, alpha, v, df, w) <= margin)
 			hi = mid;
 		else
 			lo = mid;
@@ -312,6 +439,11 @@ static int input_check(const struct effect_input *in, struct err *e)
 	if (!isfinite(in->min_effect_pct) || in->min_effect_pct < 0)
 		return err_set(e, -EINVAL, "invalid_value",
 		               "min_effect_pct %g is not a finite number >= 0", in->min_effect_pct);
+	if (!isfinite(in->extra_var) || in->extra_var < 0 || !isfinite(in->extra_df) ||
+	    in->extra_df < 0)
+		return err_set(e, -EINVAL, "invalid_value",
+		               "extra_var %g on %g df is not a variance", in->extra_var,
+		               in->extra_df);
 	for (i = 0; i < in->nnodes; i++) {
 		const struct effect_sample *s[2] = { &in->ref[i], &in->point[i] };
 		int h;
@@ -371,8 +503,10 @@ static void heterogeneity(struct effect *out, int k, const double *theta, const 
 int effect_compute(const struct effect_input *in, struct effect *out, struct err *e)
 {
 	double *theta = NULL, *v = NULL, *df = NULL, *w = NULL, *cv2_p = NULL, *cv2_r = NULL;
-	double m = in->min_effect_pct, cv2 = 0, loops = 0;
+	double m = in->min_effect_pct, cv2 = 0, loops = 0, x = in->extra_var, se, fdf;
 	int *idx = NULL, i, k = 0, rc;
+	struct projection pr;
+	bool *paired = NULL;
 	struct pool p;
 
 	memset(out, 0, sizeof(*out));
@@ -384,7 +518,7 @@ int effect_compute(const struct effect_input *in, struct effect *out, struct err
 	out->alpha = effect_alpha(in->nlooks);
 	fleet_na(out);
 	for (i = 0; i < in->nnodes; i++) {
-		node_measure(&in->ref[i], &in->point[i], &out->nodes[i]);
+		effect_node_estimate(&in->ref[i], &in->point[i], &out->nodes[i]);
 		k += out->nodes[i].state == EFFECT_NODE_USED;
 	}
 	out->nused = k;
@@ -399,6 +533,7 @@ int effect_compute(const struct effect_input *in, struct effect *out, struct err
 	cv2_p = theta + 4 * k;
 	cv2_r = theta + 5 * k;
 	idx = xcalloc(k, sizeof(int));
+	paired = xcalloc(k, sizeof(bool));
 	for (i = 0, k = 0; i < in->nnodes; i++) {
 		const struct effect_node *nd = &out->nodes[i];
 
@@ -408,8 +543,14 @@ int effect_compute(const struct effect_input *in, struct effect *out, struct err
 		theta[k] = nd->log_ratio;
 		v[k] = nd->se_log * nd->se_log;
 		df[k] = nd->df;
-		cv2_p[k] = nd->cv_point_pct * nd->cv_point_pct / 1e4;
-		cv2_r[k] = nd->cv_ref_pct * nd->cv_ref_pct / 1e4;
+		paired[k] = nd->blocked;
+		if (nd->blocked) {
+			/* Within rounds the noise that counts is the pairs': var d ≈ 2 CV². */
+			cv2_p[k] = cv2_r[k] = nd->sd_pair * nd->sd_pair / 2.0;
+		} else {
+			cv2_p[k] = nd->cv_point_pct * nd->cv_point_pct / 1e4;
+			cv2_r[k] = nd->cv_ref_pct * nd->cv_ref_pct / 1e4;
+		}
 		cv2 += (cv2_p[k] + cv2_r[k]) / 2.0;
 		loops += (nd->n_point + nd->n_ref) / 2.0;
 		k++;
@@ -418,14 +559,17 @@ int effect_compute(const struct effect_input *in, struct effect *out, struct err
 	/* The fleet effect and its decision. */
 	heterogeneity(out, k, theta, v);
 	pool_compute(k, theta, v, df, out->tau2, w, &p);
+	/* The variation between runs widens the fleet's interval whatever the number of nodes. */
+	se = sqrt(p.se * p.se + x);
+	fdf = extra_df(p.se * p.se, p.df, x, in->extra_df);
 	out->log_ratio = p.theta;
-	out->se_log = p.se;
-	out->df = p.df;
+	out->se_log = se;
+	out->df = fdf;
 	out->delta_pct = 100.0 * expm1(p.theta);
-	interval_pct(p.theta, p.se, p.df, 0.95, &out->ci95_low_pct, &out->ci95_high_pct);
-	interval_pct(p.theta, p.se, p.df, 0.90, &out->ci90_low_pct, &out->ci90_high_pct);
+	interval_pct(p.theta, se, fdf, 0.95, &out->ci95_low_pct, &out->ci95_high_pct);
+	interval_pct(p.theta, se, fdf, 0.90, &out->ci90_low_pct, &out->ci90_high_pct);
 	out->fleet_decision =
-	        decide(p.theta, p.se, p.df, out->alpha, m, in->minimize, &out->sig_low_pct,
+	        decide(p.theta, se, fdf, out->alpha, m, in->minimize, &out->sig_low_pct,
 	               &out->sig_high_pct, &out->eq_low_pct, &out->eq_high_pct);
 	out->decision = out->fleet_decision;
 
@@ -434,6 +578,10 @@ int effect_compute(const struct effect_input *in, struct effect *out, struct err
 		struct effect_node *nd = &out->nodes[idx[i]];
 		double a, b, c, d;
 
+		if (x > 0) {
+			nd->df = extra_df(nd->se_log * nd->se_log, nd->df, x, in->extra_df);
+			nd->se_log = sqrt(nd->se_log * nd->se_log + x);
+		}
 		interval_pct(nd->log_ratio, nd->se_log, nd->df, 0.95, &nd->ci_low_pct,
 		             &nd->ci_high_pct);
 		nd->decision = decide(nd->log_ratio, nd->se_log, nd->df, out->alpha, m,
@@ -460,16 +608,23 @@ int effect_compute(const struct effect_input *in, struct effect *out, struct err
 	/* Noise. */
 	out->cv_pct = 100.0 * sqrt(cv2 / k);
 	out->loops = loops / k;
-	out->mde_pct = 100.0 * expm1((stats_t_quantile(1.0 - out->alpha / 2.0, p.df) +
-	                              stats_t_quantile(EFFECT_POWER, p.df)) *
-	                             p.se);
+	out->mde_pct = 100.0 * expm1((stats_t_quantile(1.0 - out->alpha / 2.0, fdf) +
+	                              stats_t_quantile(EFFECT_POWER, fdf)) *
+	                             se);
 	/* τ² counts only when heterogeneity is shown: a chance τ² from a few passes would
 	 * otherwise turn the advice into thousands of loops. */
-	out->loops_needed = loops_needed(k, cv2_p, cv2_r, out->q_p < EFFECT_ALPHA ? out->tau2 : 0.0,
-	                                 out->alpha, m);
+	pr = (struct projection){ .k = k,
+		                  .cv2_p = cv2_p,
+		                  .cv2_r = cv2_r,
+		                  .paired = paired,
+		                  .tau2 = out->q_p < EFFECT_ALPHA ? out->tau2 : 0.0,
+		                  .extra = x,
+		                  .extra_df = in->extra_df };
+	out->loops_needed = loops_needed(&pr, out->alpha, m);
 	out->noisy = out->mde_pct > m;
 	out->stop = out->stop || is_decision(out->fleet_decision);
 	free(theta);
 	free(idx);
+	free(paired);
 	return 0;
 }

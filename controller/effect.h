@@ -9,11 +9,14 @@
 
 /*
  * Pure: no I/O, no controller struct. One comparison of a point with its reference over the
- * nodes: per node the ratio of means on the log scale (delta method, Welch df), the fleet
- * effect as a DerSimonian–Laird random-effects pool, a decision code from the (1 - α) and
- * (1 - 2α) intervals at the look's α = 5 %/K (K = 1 for a fixed number of loops), the nodes
- * that disagree, the noise, and whether adaptive loops stop. docs/method.md states the
- * method, formula by formula, and why the stopping rule keeps every error rate at 5 %.
+ * nodes: per node the ratio of the two points' geometric means within rounds (their passes
+ * paired by round: whatever moves a whole round cancels) when both samples carry rounds, else
+ * the ratio of means on the log scale (delta method, Welch df); the fleet effect as a
+ * DerSimonian–Laird random-effects pool, with a run-to-run variance added when the caller
+ * gives one (compare); a decision code from the (1 - α) and (1 - 2α) intervals at the look's
+ * α = 5 %/K (K = 1 for a fixed number of loops), the nodes that disagree, the noise, and
+ * whether adaptive loops stop. docs/method.md states the method, formula by formula, and why
+ * the stopping rule keeps every error rate at 5 %.
  */
 
 #define EFFECT_ALPHA 0.05       /* overall two-sided level of every test */
@@ -38,10 +41,13 @@ enum effect_node_state {
 	EFFECT_NODE_NONPOSITIVE, /* "nonpositive": a mean <= 0, no ratio of means */
 };
 
-/* One node's passes of one sample (metric units, e.g. MiB/s). n = 0: the node is missing. */
+/* One node's passes of one sample (metric units, e.g. MiB/s). n = 0: the node is missing.
+ * round (NULL: not recorded) holds each pass's round (> 0); a node whose two samples both carry
+ * rounds is judged within rounds (blocked). */
 struct effect_sample {
 	const double *x;
 	int n;
+	const int *round;
 };
 
 struct effect_input {
@@ -52,19 +58,24 @@ struct effect_input {
 	bool minimize;                     /* lower is better (latency) */
 	int look;                          /* this look, 1..nlooks */
 	int nlooks;                        /* possible looks; 1 for a fixed number of loops */
+	double extra_var; /* variation between runs (log units², >= 0) added to every node's and
+	                     the fleet's variance; 0 for comparisons within one sweep */
+	double extra_df;  /* its df; 0: taken as known */
 };
 
 /* Percentages are of the reference's mean: 100 (ratio - 1). Log values are natural logs of
  * the ratio of means. NAN where a figure does not exist (a node that is not used). */
 struct effect_node {
 	enum effect_node_state state;
-	int n_ref, n_point;              /* passes */
+	bool blocked;                    /* judged within rounds: n_ref = n_point = the rounds */
+	int n_ref, n_point;              /* passes (blocked: of the rounds both points ran) */
 	double mean_ref, mean_point;     /* metric units */
 	double cv_ref_pct, cv_point_pct; /* sample SD / mean of the passes, %; 0 with one pass */
 	double delta_pct;                /* Δ, % */
 	double ci_low_pct, ci_high_pct;  /* 95 % interval of Δ, % */
 	double log_ratio, se_log;        /* θ and √v, log units */
-	double df;                       /* Welch–Satterthwaite df of θ */
+	double df;                       /* Welch–Satterthwaite df of θ (blocked: rounds - 1) */
+	double sd_pair;                  /* blocked: SD of the rounds' d_r, log units; else NAN */
 	enum effect_decision decision;   /* own decision at the look's α; never HETEROGENEOUS */
 	double weight_pct;               /* share of the fleet estimate u / Σu, % */
 	double differs_p; /* Holm-adjusted p (0..1) of "differs from the rest of the fleet" */
@@ -106,6 +117,15 @@ struct effect {
 	bool noisy;       /* mde_pct > min_effect_pct: noise larger than the effect sought */
 	bool stop;        /* adaptive loops: decided (gain, loss, equivalent) or last look */
 };
+
+/*
+ * One node's estimate: its state, counts, means and CVs, and, when it can be used, θ, se_log,
+ * df (within rounds when both samples carry rounds, else as independent samples) and Δ. The
+ * interval, decision and fleet figures are effect_compute's. The clean per-node step the fleet
+ * pool consumes; the samples must be valid (effect_compute checks them).
+ */
+void effect_node_estimate(const struct effect_sample *ref, const struct effect_sample *point,
+                          struct effect_node *nd);
 
 /*
  * Analyse one comparison. Fills *out (release it with effect_release, also after an error).

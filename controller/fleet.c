@@ -161,14 +161,14 @@ void fleet_init(struct fleet *f, const struct plan *plan, double timeout_s, int 
 
 	memset(f, 0, sizeof(*f));
 	f->plan = plan;
-	f->client = client_new(timeout_s, retries);
+	f->client = client_new(timeout_s, retries, plan->nnodes);
 	f->active = xcalloc((size_t)plan->nnodes + 1, sizeof(bool));
 	f->session_id = xcalloc((size_t)plan->nnodes + 1, sizeof(int64_t));
 	for (i = 0; i < plan->nnodes; i++)
 		f->active[i] = true;
 	f->jobs = jobs_build(plan);
 	f->long_poll = xcalloc((size_t)plan->nnodes + 1, sizeof(bool));
-	f->wait_client = client_new(timeout_s, retries);
+	f->wait_client = client_new(timeout_s, retries, plan->nnodes);
 	f->timeout_s = timeout_s;
 	f->waits = xcalloc(1, sizeof(*f->waits));
 	f->waits->w = xcalloc((size_t)plan->nnodes + 1, sizeof(*f->waits->w));
@@ -195,7 +195,7 @@ void fleet_release(struct fleet *f)
 }
 
 /* o[key] when it is a string, else "". */
-static const char *jstr(json_t *o, const char *key)
+const char *jstr(json_t *o, const char *key)
 {
 	const char *s = json_string_value(json_object_get(o, key));
 
@@ -278,145 +278,6 @@ json_t *resp_json(const struct client_req *r)
 	if (r->skip || r->rc < 0 || r->status < 200 || r->status > 299 || !r->resp.data)
 		return NULL;
 	return json_loads(r->resp.data, 0, NULL);
-}
-
-static void params_parse(json_t *params, struct node_info *ni)
-{
-	const char *name;
-	json_t *p;
-	bool is_int;
-	int k = 0;
-
-	ni->params = xcalloc(json_object_size(params) + 1, sizeof(*ni->params));
-	json_object_foreach(params, name, p)
-	{
-		struct param_info *pi = &ni->params[k];
-
-		if (strlen(name) >= PARAM_NAME_MAX)
-			continue;
-		snprintf(pi->name, sizeof(pi->name), "%s", name);
-		if (!config_value_text(json_object_get(p, "value"), pi->value, sizeof(pi->value),
-		                       &is_int))
-			pi->value[0] = '\0';
-		pi->writable = json_is_true(json_object_get(p, "writable"));
-		k++;
-	}
-	ni->nparams = k;
-}
-
-void health_parse(json_t *h, struct node_info *ni)
-{
-	json_t *feat;
-	size_t j;
-
-	snprintf(ni->version, sizeof(ni->version), "%s", jstr(h, "version"));
-	snprintf(ni->node, sizeof(ni->node), "%s", jstr(h, "node"));
-	ni->uptime_s = json_number_value(json_object_get(h, "uptime_s"));
-	json_array_foreach(json_object_get(h, "features"), j, feat)
-	{
-		const char *s = json_is_string(feat) ? json_string_value(feat) : "";
-
-		ni->dry_run |= !strcmp(s, "dry_run");
-		ni->long_poll |= !strcmp(s, "long_poll");
-		ni->profiles |= !strcmp(s, "profiles");
-	}
-}
-
-/* The identity fields first..last of object o (the device's identity or the host's) into
- * ni: strings as they are, booleans and integers as text; other types are not reported. */
-static void identity_parse(json_t *o, int first, int last, struct node_info *ni)
-{
-	char num[32];
-	int f;
-
-	for (f = first; f < last && json_is_object(o); f++) {
-		json_t *v = json_object_get(o, identity_field_names[f]);
-		const char *t = NULL;
-
-		if (json_is_string(v))
-			t = json_string_value(v);
-		else if (json_is_boolean(v))
-			t = json_is_true(v) ? "true" : "false";
-		else if (json_is_integer(v)) {
-			snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(v));
-			t = num;
-		}
-		free(ni->identity[f]);
-		ni->identity[f] = t ? xstrdup(t) : NULL;
-	}
-}
-
-void fleet_probe(struct fleet *f, bool with_params, struct node_info *info)
-{
-	const struct plan *p = f->plan;
-	int n = p->nnodes, i;
-	struct client_req *reqs = xcalloc((size_t)n * 3, sizeof(*reqs));
-
-	for (i = 0; i < n; i++) {
-		char path[160];
-
-		memset(&info[i], 0, sizeof(info[i]));
-		reqs[3 * i].skip = reqs[3 * i + 1].skip = !f->active[i];
-		reqs[3 * i + 2].skip = !f->active[i] || !with_params;
-		req_node(f, &reqs[3 * i], i, "GET", "/api/v1/health", NULL);
-		req_node(f, &reqs[3 * i + 1], i, "GET", "/api/v1/devices", NULL);
-		snprintf(path, sizeof(path), "/api/v1/devices/%s/params", p->nodes[i].device);
-		req_node(f, &reqs[3 * i + 2], i, "GET", path, NULL);
-	}
-	client_run(f->client, reqs, 3 * n);
-	for (i = 0; i < n; i++) {
-		struct node_info *ni = &info[i];
-		json_t *h = resp_json(&reqs[3 * i]), *d = resp_json(&reqs[3 * i + 1]);
-		json_t *pr = resp_json(&reqs[3 * i + 2]), *dev;
-		size_t j;
-
-		if (!f->active[i]) {
-			snprintf(ni->error, sizeof(ni->error), "dropped");
-		} else if (!h) {
-			req_error(&reqs[3 * i], ni->error, sizeof(ni->error));
-		} else {
-			ni->ok = true;
-			if (!d)
-				req_error(&reqs[3 * i + 1], ni->error, sizeof(ni->error));
-		}
-		if (h)
-			health_parse(h, ni);
-		f->long_poll[i] = ni->long_poll;
-		json_array_foreach(json_object_get(d, "devices"), j, dev)
-		{
-			const char *name = json_string_value(json_object_get(dev, "name"));
-
-			if (!name || strcmp(name, p->nodes[i].device))
-				continue;
-			ni->dev_found = true;
-			ni->dev_writable = json_is_true(json_object_get(dev, "writable"));
-			ni->dev_size_bytes = json_integer_value(json_object_get(dev, "size_bytes"));
-			identity_parse(json_object_get(dev, "identity"), 0, IDF_N_DEVICE, ni);
-			identity_parse(json_object_get(d, "host"), IDF_N_DEVICE, IDF_N, ni);
-		}
-		if (pr)
-			params_parse(json_object_get(pr, "params"), ni);
-		json_decref(h);
-		json_decref(d);
-		json_decref(pr);
-	}
-	reqs_release(reqs, 3 * n);
-}
-
-void node_info_release(struct node_info *info, int n)
-{
-	int i;
-
-	int f;
-
-	for (i = 0; info && i < n; i++) {
-		free(info[i].params);
-		info[i].params = NULL;
-		for (f = 0; f < IDF_N; f++) {
-			free(info[i].identity[f]);
-			info[i].identity[f] = NULL;
-		}
-	}
 }
 
 /* Read each answer of a dry run into out[i]; a 2xx answer is a pass. */
@@ -774,6 +635,7 @@ static void job_parse(json_t *r, const char *metric, struct job_status *st)
 	const char *state = json_string_value(json_object_get(r, "state"));
 	json_t *passes = json_object_get(r, "passes"), *ps, *err;
 	int k = job_state_parse(state);
+	char raw[sizeof(st->error)];
 	double t0, t1;
 	size_t i;
 
@@ -796,9 +658,10 @@ static void job_parse(json_t *r, const char *metric, struct job_status *st)
 	st->finished_at = t1;
 	err = json_object_get(r, "error");
 	st->error[0] = '\0';
-	if (json_is_object(err))
-		snprintf(st->error, sizeof(st->error), "%s: %s", jstr(err, "code"),
-		         jstr(err, "message"));
+	if (json_is_object(err)) { /* an agent's words, escaped: they reach the terminal */
+		snprintf(raw, sizeof(raw), "%s: %s", jstr(err, "code"), jstr(err, "message"));
+		utf8_clean(st->error, sizeof(st->error), raw);
+	}
 	if (st->succeeded && st->npasses == 0)
 		snprintf(st->error, sizeof(st->error), "no '%s' in the job's passes", metric);
 	st->version = json_is_integer(json_object_get(r, "version"))

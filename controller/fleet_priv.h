@@ -1,6 +1,6 @@
 /* fleet_priv.h -- the helpers of the controller's wire layer that its files (fleet.c,
- * fleet_profile.c) share: fleet.c's own request helpers, under the names fleet.c has always
- * called them by. Nothing outside the fleet module includes this. */
+ * fleet_profile.c, fleet_probe.c) share: fleet.c's own request helpers, under the names fleet.c has
+ * always called them by. Nothing outside the fleet module includes this. */
 #ifndef FT_FLEET_PRIV_H
 #define FT_FLEET_PRIV_H
 
@@ -11,6 +11,8 @@
 #include "client.h"
 #include "fleet.h"
 
+/* o[key] when it is a string, else "". */
+const char *jstr(json_t *o, const char *key);
 /* Prepare r for node i: METHOD url+path with body (taken over; may be NULL); r->skip is kept. */
 void req_node(struct fleet *f, struct client_req *r, int i, const char *method, const char *path,
               char *body);

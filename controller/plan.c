@@ -378,7 +378,8 @@ static int check_filesystem(struct parser *ps)
 
 static int parse_job(struct parser *ps, json_t *job)
 {
-	static const char *const own[] = { "engine", "loops", "directory", "filesystem", NULL };
+	static const char *const own[] = { "engine",    "loops",      "warmup_loops",
+		                           "directory", "filesystem", NULL };
 	struct plan *p = ps->p;
 	const char *engine = "fio", *dirv = NULL, *key;
 	json_t *loops, *v;
@@ -432,6 +433,12 @@ static int parse_job(struct parser *ps, json_t *job)
 			return r;
 		p->loops_max = p->loops;
 	}
+	v = json_object_get(job, "warmup_loops");
+	if (v && (!json_is_integer(v) || json_integer_value(v) < 0 ||
+	          json_integer_value(v) > PLAN_WARMUP_LOOPS_MAX))
+		return fail(ps, "job.warmup_loops", "expected an integer between 0 and %d",
+		            PLAN_WARMUP_LOOPS_MAX);
+	p->warmup_loops = v ? (int)json_integer_value(v) : 0;
 	return 0;
 }
 

@@ -18,6 +18,7 @@
 #define PLAN_POINTS_MAX 1000000
 #define AXIS_PARAMS_MAX 8
 #define PLAN_LOOPS_MAX 100
+#define PLAN_WARMUP_LOOPS_MAX 10 /* job.warmup_loops */
 
 /* The filesystem layer's parameters: fs.type, fs.mkfs, fs.mount (fsparam.h). Their values are
  * strings and go into the job's "filesystem" object, not into a PATCH. */
@@ -77,6 +78,8 @@ struct plan {
 	char fs_mount[PARAM_VALUE_MAX]; /* job.filesystem.mount */
 	int loops;        /* job.loops, or job.loops.min: the loops every point runs first */
 	int loops_max;    /* job.loops.max (adaptive loops); == loops for a plain number */
+	int warmup_loops; /* job.warmup_loops: warm-up rounds at the start of every block, run on
+	                     every node and stored, shown, never judged; 0 by default */
 	double runtime_s; /* per loop: <engine>.runtime_s when it is a positive number (a display
 	                     and ETA hint; the agent validates it), else 0 */
 	double budget_s;  /* adaptive: benchmark-seconds per node the sweep may spend (loops x

@@ -30,6 +30,12 @@ static void point_count(const struct sweep *s, int point, int npoints_est, struc
 	           npoints_est);
 }
 
+/* The loops point p is asked to reach in the batch under way. */
+static int loops_goal(const struct point *p)
+{
+	return p->loops_target > p->loops_run ? p->loops_target : p->loops_run;
+}
+
 void progress_pass_lines(const struct sweep *s, int point, int npoints_est, const int *reported,
                          struct buf *out)
 {
@@ -42,14 +48,16 @@ void progress_pass_lines(const struct sweep *s, int point, int npoints_est, cons
 		for (j = reported[k]; j < p->nodes[k].npasses; j++) {
 			buf_puts(out, "point ");
 			point_count(s, point, npoints_est, out);
-			buf_printf(out, " %s: %s pass %d/%d %s %.1f\n", cfg.data ? cfg.data : "",
-			           s->plan.nodes[k].name, j + 1, p->loops_run, s->plan.metric,
-			           p->nodes[k].passes[j]);
+			buf_printf(out, " %s: %s pass %d/%d", cfg.data ? cfg.data : "",
+			           s->plan.nodes[k].name, j + 1, loops_goal(p));
+			if (p->nodes[k].pass_round[j] > 0)
+				buf_printf(out, " (round %d)", p->nodes[k].pass_round[j]);
+			buf_printf(out, " %s %.1f\n", s->plan.metric, p->nodes[k].passes[j]);
 		}
 	buf_release(&cfg);
 }
 
-void progress_line(const struct sweep *s, int point, int npoints_est, int loop, int loops,
+void progress_line(const struct sweep *s, int point, int npoints_est, int round, bool warmup,
                    const bool *active, double eta_s, double eta_max_s, struct buf *out)
 {
 	const struct point *p = &s->points[point];
@@ -61,7 +69,13 @@ void progress_line(const struct sweep *s, int point, int npoints_est, int loop, 
 	fmt_duration(eta_s, eta, sizeof(eta));
 	buf_puts(out, "\r\033[Kpoint ");
 	point_count(s, point, npoints_est, out);
-	buf_printf(out, " [%s] loop %d/%d", cfg.data ? cfg.data : "", loop, loops);
+	buf_printf(out, " [%s] ", cfg.data ? cfg.data : "");
+	if (warmup)
+		buf_puts(out, "warm-up loop");
+	else
+		buf_printf(out, "loop %d/%d", p->loops_run, loops_goal(p));
+	if (round > 0)
+		buf_printf(out, ", round %d", round);
 	for (k = 0; k < s->plan.nnodes; k++) {
 		const struct node_result *r = &p->nodes[k];
 
@@ -165,8 +179,8 @@ void progress_event(void *ctx, const struct runner_event *ev)
 	eta_range(pg, ev, &eta, &eta_max);
 	if (p->strategy == PLAN_ADAPTIVE)
 		eta = eta_max = adaptive_eta(pg, ev);
-	progress_line(pg->s, ev->point, pg->npoints_est, ev->loop, ev->loops, pg->r->f->active, eta,
-	              eta_max, &b);
+	progress_line(pg->s, ev->point, pg->npoints_est, pg->round, pg->warmup, pg->r->f->active,
+	              eta, eta_max, &b);
 	fputs(b.data, stderr);
 	fflush(stderr);
 	pg->line = true;

@@ -18,6 +18,8 @@ struct progress {
 	int npoints_est;      /* strategy_estimate(): the most points the sweep can run */
 	double first_point_s; /* per point before one finished: the agents' estimate */
 	int loops_done;       /* loops of the runs that finished */
+	int round;            /* the sweep's round under way */
+	bool warmup;          /* the run under way is a warm-up loop */
 	double last_draw;     /* time_mono_s() of the last live line */
 };
 
@@ -31,12 +33,14 @@ void progress_event(void *ctx, const struct runner_event *ev);
 /* Clear the live line when it is on screen. */
 void progress_clear(struct progress *pg);
 
-/* Off a TTY: one line per pass of point that landed after reported[node] passes. */
+/* Off a TTY: one line per pass of point that landed after reported[node] passes ("pass j/L
+ * (round r)": L the loops of the batch under way). */
 void progress_pass_lines(const struct sweep *s, int point, int npoints_est, const int *reported,
                          struct buf *out);
-/* On a TTY: the live line (it starts by returning to column 0 and clearing the line). The ETA
+/* On a TTY: the live line (it starts by returning to column 0 and clearing the line): the
+ * point, its loop of the batch under way (or "warm-up loop") and the sweep's round. The ETA
  * is eta_s, or the range eta_s..eta_max_s when adaptive loops may run longer. */
-void progress_line(const struct sweep *s, int point, int npoints_est, int loop, int loops,
+void progress_line(const struct sweep *s, int point, int npoints_est, int round, bool warmup,
                    const bool *active, double eta_s, double eta_max_s, struct buf *out);
 
 #endif

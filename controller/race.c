@@ -38,6 +38,24 @@ int race_survivors(const struct sweep *s, int ax, int *out)
 	return n;
 }
 
+int race_round_points(const struct sweep *s, int ax, int *out)
+{
+	int n = race_survivors(s, ax, out), base = -1, i;
+
+	for (i = 0; i < s->npoints && base < 0; i++)
+		if (s->points[i].axis == ax && s->points[i].role == ROLE_BASELINE)
+			base = i;
+	for (i = 0; i < n && base >= 0; i++)
+		if (out[i] == base)
+			base = -1;
+	if (base < 0 || n == 0)
+		return n;
+	/* Index order, the baseline point first of the axis' points. */
+	memmove(out + 1, out, (size_t)n * sizeof(*out));
+	out[0] = base;
+	return n + 1;
+}
+
 bool race_over(const struct sweep *s, int ax)
 {
 	int i, n = 0;
@@ -74,15 +92,17 @@ static int axis_base(const struct sweep *s, int ax)
 	return -1;
 }
 
-/* A node's passes for a comparison: all of them when it finished every run of the point. */
+/* A node's passes for a comparison: all of them when it finished every run of the point, with
+ * their rounds (effect pairs two points' passes of the same rounds). */
 static struct effect_sample node_sample(const struct point *p, int k)
 {
 	const struct node_result *r = &p->nodes[k];
-	struct effect_sample x = { NULL, 0 };
+	struct effect_sample x = { NULL, 0, NULL };
 
 	if (r->state == NODE_OK && r->npasses > 0) {
 		x.x = r->passes;
 		x.n = r->npasses;
+		x.round = r->pass_round;
 	}
 	return x;
 }
@@ -301,7 +321,10 @@ bool race_judge(struct sweep *s, int ax)
 		race_stop(s, sv, n, lead, base, RACE_WHY_NOT_BETTER, look);
 	} else if (s->points[sv[0]].loops_run >= p->loops_max) {
 		race_stop(s, sv, n, lead, base, RACE_WHY_CAP, look);
-	} else if (!race_fits(s, n, false)) {
+	} else if (!race_fits(s, n + (base >= 0 && s->points[base].race.state != RACE_RUNNING),
+	                      false)) {
+		/* The next round: the survivors and the axis' baseline point (race_round_points).
+		 */
 		race_stop(s, sv, n, lead, base, RACE_WHY_BUDGET, look);
 	} else {
 		over = false;
@@ -318,7 +341,8 @@ bool race_confirmed(const struct sweep *s, int point)
 
 	if (ref < 0)
 		return false;
-	compare_at(s, ref, point, 1, 1, &c);
+	/* At the look its loops reached: the final confirmation takes looks too. */
+	compare_at(s, ref, point, sweep_point_look(s, point), sweep_nlooks(&s->plan), &c);
 	return c.ok && c.decision == EFFECT_GAIN;
 }
 
@@ -338,19 +362,21 @@ bool race_fits(const struct sweep *s, int loops, bool final)
 
 	if (p->budget_s <= 0 || p->runtime_s <= 0)
 		return true;
-	need = (race_loops_spent(s) + loops + (final ? 0 : p->loops_max)) * p->runtime_s;
+	/* The final confirmation runs its point and the original baseline again: 2 x loops_max. */
+	need = (race_loops_spent(s) + loops + (final ? 0 : 2 * p->loops_max)) * p->runtime_s;
 	return need <= p->budget_s * (1 + 1e-9);
 }
 
 /* Expected loops of a race of v racers after its round at n loops is judged (the model of
- * race.h: half of the undecided rivals decided per round). */
+ * race.h: half of the undecided rivals decided per round; a round runs them, the leader and
+ * the axis' baseline point, which runs every round). */
 static double halving(const struct plan *p, int v, int n)
 {
 	double loops = 0;
 	int u = (v - 1) / 2;
 
 	for (; u > 0 && n < p->loops_max; n++, u /= 2)
-		loops += u + 1;
+		loops += u + 2 < v ? u + 2 : v;
 	return loops;
 }
 
@@ -392,8 +418,10 @@ void race_remaining(const struct sweep *s, double *expected_loops, double *worst
 		ex += (double)v * p->loops + halving(p, v, p->loops);
 		wo += (double)v * p->loops_max;
 	}
-	ex += p->loops_max;
-	wo += p->loops_max;
+	/* The final confirmation: its point and the original baseline again, loops.min each and
+	 * more rounds while undecided (expected: decided at loops.min; worst: loops.max). */
+	ex += 2.0 * p->loops;
+	wo += 2.0 * p->loops_max;
 	if (p->budget_s > 0 && p->runtime_s > 0) {
 		left = p->budget_s / p->runtime_s - race_loops_spent(s);
 		if (left < 0)
@@ -416,13 +444,13 @@ int race_budget_check(const struct plan *p, struct err *e)
 		return 0;
 	v = 1 + race_axis_values(p, 0, &p->baseline);
 	first = (double)v * p->loops * p->runtime_s;
-	last = p->loops_max * p->runtime_s;
+	last = 2.0 * p->loops_max * p->runtime_s;
 	if (p->budget_s >= (first + last) * (1 - 1e-9))
 		return 0;
 	return err_set(
 	        e, -EINVAL, "invalid_plan",
 	        "budget_s: %g s is less than the least this plan spends: the first round of "
-	        "axis 1 (%d values x %d loops x %g s) and the final confirmation (%d loops x "
-	        "%g s), %g s",
+	        "axis 1 (%d values x %d loops x %g s) and the final confirmation (2 points, the "
+	        "original baseline again beside it, x %d loops x %g s), %g s",
 	        p->budget_s, v, p->loops, p->runtime_s, p->loops_max, p->runtime_s, first + last);
 }

@@ -309,6 +309,8 @@ static void header_line(const struct sweep *s, struct buf *out)
 		buf_puts(out, s->plan.engine);
 	buf_printf(out, "  %d node%s  %s", s->plan.nnodes, s->plan.nnodes == 1 ? "" : "s",
 	           plan_strategy_name(s->plan.strategy));
+	if (s->drift.rounds)
+		buf_puts(out, ", interleaved rounds");
 	if (strcmp(s->status, "completed"))
 		buf_printf(out, "  [%s]", s->status);
 	buf_puts(out, "\n");
@@ -472,6 +474,21 @@ static void table_render(const struct sweep *s, bool markdown, bool all_nodes, s
 		words_noise(s, out);
 		buf_puts(out, "\n");
 	}
+	if (s->drift.nsignificant > 0) {
+		buf_puts(out, "drift: ");
+		words_drift(s, out);
+		buf_puts(out, "\n");
+	}
+	if (words_warmup_due(s)) {
+		buf_puts(out, "warm-up: ");
+		words_warmup(s, out);
+		buf_puts(out, "\n");
+	}
+	if (words_rounds_due(s)) {
+		buf_puts(out, "rounds: ");
+		words_rounds(s, out);
+		buf_puts(out, "\n");
+	}
 	for (i = 0; i < s->nwarnings; i++) {
 		buf_puts(out, "warning: ");
 		words_warning(s, &s->warnings[i], out);
@@ -606,6 +623,51 @@ void report_render_nodes(const struct sweep *s, enum report_format f, bool all_n
 	}
 }
 
+/* The run-to-run line under compare's table: what the variation between the runs is, where it
+ * was measured, and what the comparison can and cannot attribute. */
+static void run_to_run_words(const struct verdict_run_to_run *rr, double min_effect_pct,
+                             struct buf *out)
+{
+	buf_puts(out, "run-to-run: ");
+	if (rr->assumed) {
+		buf_printf(
+		        out,
+		        "nothing was measured in both runs or twice within one, so the variation "
+		        "between runs cannot be estimated; it is taken as %g %% (min_effect): "
+		        "differences under %.1f %% between these runs are within run-to-run "
+		        "variation and are not called significant\n",
+		        min_effect_pct > 0 ? min_effect_pct : 5.0, rr->within_pct);
+		return;
+	}
+	if (rr->nshift > 0) {
+		buf_puts(out, "the nodes' figures moved ");
+		words_signed(out, rr->shift_pct);
+		buf_puts(out, " %");
+		if (rr->nshift > 1) {
+			buf_puts(out, " (");
+			words_signed(out, rr->shift_lo_pct);
+			buf_puts(out, " to ");
+			words_signed(out, rr->shift_hi_pct);
+			buf_printf(out, " %% over %d nodes)", rr->nshift);
+		}
+		buf_puts(out, " between these runs (the median of each node's points)");
+	}
+	if (rr->nwithin > 0)
+		buf_printf(out, "%sby %.1f %% within them (%d repeat%s and drift%s)",
+		           rr->nshift > 0 ? " and " : "moved ", 100.0 * expm1(sqrt(rr->within_var)),
+		           rr->nwithin, rr->nwithin == 1 ? "" : "s", rr->nwithin == 1 ? "" : "s");
+	buf_printf(
+	        out,
+	        "; differences under %.1f %% between these runs are within run-to-run variation, "
+	        "which every row's interval includes",
+	        rr->within_pct);
+	if (rr->from_between)
+		buf_puts(out,
+		         ": a change common to every point cannot be told from it with one pair "
+		         "of runs (repeat both to measure one)");
+	buf_puts(out, "\n");
+}
+
 void report_compare(const struct sweep *a, const struct sweep *b,
                     const struct verdict_comparison *cmp, bool markdown, struct buf *out)
 {
@@ -664,6 +726,7 @@ void report_compare(const struct sweep *a, const struct sweep *b,
 	for (r = 1; r < g.nrows; r++)
 		row_print(&g, r, w, out);
 	buf_printf(out, "%d of %d points matched\n", cmp->nrows, a->npoints);
+	run_to_run_words(&cmp->rr, a->plan.min_effect_pct, out);
 	free(w);
 	grid_free(&g);
 }

@@ -17,7 +17,8 @@ struct measure {
 	struct plan mp; /* the rollout's nodes with the job plan's job */
 	struct fleet mf;
 	bool *on;      /* nodes measured (sessions open, no job failed) */
-	double **x[2]; /* x[side][node][round]: side 0 old, 1 new */
+	double **x[2]; /* x[side][node][i]: side 0 old, 1 new, the i-th pass */
+	int **rd[2];   /* rd[side][node][i]: the round of that pass (1-based), for effect.h */
 	int *nx[2];
 	struct config *cfgs[2];
 	int wave;
@@ -31,7 +32,10 @@ static void measure_release(struct measure *m, int n)
 	for (s = 0; s < 2; s++) {
 		for (i = 0; m->x[s] && i < n; i++)
 			free(m->x[s][i]);
+		for (i = 0; m->rd[s] && i < n; i++)
+			free(m->rd[s][i]);
 		free(m->x[s]);
+		free(m->rd[s]);
 		free(m->nx[s]);
 		free(m->cfgs[s]);
 	}
@@ -93,7 +97,7 @@ static void labels_add(struct plan *p, int64_t id, int wave)
 }
 
 /* One run of side (0 old, 1 new) on every measured node, 1 loop; its pass kept per node. */
-static int measure_run(struct run *u, struct measure *m, int side, double *last_renew)
+static int measure_run(struct run *u, struct measure *m, int side, int round, double *last_renew)
 {
 	int n = m->mp.nnodes, k, rc;
 	struct fleet_node_run *nr = xcalloc((size_t)n + 1, sizeof(*nr));
@@ -128,6 +132,7 @@ static int measure_run(struct run *u, struct measure *m, int side, double *last_
 				         m->mp.nodes[k].name, why, side ? "new" : "old");
 			continue;
 		}
+		m->rd[side][k][m->nx[side][k]] = round;
 		m->x[side][k][m->nx[side][k]++] = nr[k].job.passes[0];
 	}
 	free(nr);
@@ -150,11 +155,18 @@ static int measure_judge(struct run *u, struct measure *m, char *detail, size_t 
 	for (k = 0; k < n; k++) {
 		if (!m->on[k])
 			continue;
-		ref[k] = (struct effect_sample){ m->x[0][k], m->nx[0][k] };
-		pt[k] = (struct effect_sample){ m->x[1][k], m->nx[1][k] };
+		/* Paired by round (ABBA): whatever moves a whole round cancels. */
+		ref[k] = (struct effect_sample){ m->x[0][k], m->nx[0][k], m->rd[0][k] };
+		pt[k] = (struct effect_sample){ m->x[1][k], m->nx[1][k], m->rd[1][k] };
 		used++;
 	}
-	in = (struct effect_input){ n, ref, pt, jp->min_effect_pct, jp->minimize, 1, 1 };
+	in = (struct effect_input){ .nnodes = n,
+		                    .ref = ref,
+		                    .point = pt,
+		                    .min_effect_pct = jp->min_effect_pct,
+		                    .minimize = jp->minimize,
+		                    .look = 1,
+		                    .nlooks = 1 };
 	if (!used || effect_compute(&in, &ef, &e) || ef.nused == 0) {
 		snprintf(detail, len, "measure: no node gave figures of old and new (%s)",
 		         m->why_node[0] ? m->why_node
@@ -227,6 +239,7 @@ int rollmeasure_check(struct run *u, int w, char *detail, size_t len)
 	m.on = xcalloc((size_t)n + 1, sizeof(bool));
 	for (s = 0; s < 2; s++) {
 		m.x[s] = xcalloc((size_t)n + 1, sizeof(double *));
+		m.rd[s] = xcalloc((size_t)n + 1, sizeof(int *));
 		m.nx[s] = xcalloc((size_t)n + 1, sizeof(int));
 		m.cfgs[s] = xcalloc((size_t)n + 1, sizeof(struct config));
 	}
@@ -235,8 +248,10 @@ int rollmeasure_check(struct run *u, int w, char *detail, size_t len)
 		m.on[k] = u->mask[k];
 		m.cfgs[0][k] = r->nodes[k].old_values;
 		m.cfgs[1][k] = r->params;
-		for (s = 0; s < 2; s++)
+		for (s = 0; s < 2; s++) {
 			m.x[s][k] = xcalloc((size_t)rounds + 1, sizeof(double));
+			m.rd[s][k] = xcalloc((size_t)rounds + 1, sizeof(int));
+		}
 		/* A node whose old values were not all read cannot run old. */
 		if (m.on[k] && r->nodes[k].old_values.n < r->params.n) {
 			m.on[k] = false;
@@ -267,7 +282,7 @@ int rollmeasure_check(struct run *u, int w, char *detail, size_t len)
 		int first = round % 2 ? 0 : 1;
 
 		for (s = 0; s < 2 && rc == 1; s++)
-			if (measure_run(u, &m, s ? 1 - first : first, &last_renew) == -EINTR)
+			if (measure_run(u, &m, s ? 1 - first : first, round, &last_renew) == -EINTR)
 				rc = -EINTR;
 		run_event(u, ROLLRUN_MEASURE, w, round, rounds);
 	}

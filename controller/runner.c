@@ -160,6 +160,8 @@ static void sessions_renew_due(struct runner *r, struct point *p)
 struct run {
 	struct point *p;
 	int loops;
+	int round;   /* the sweep's round of this run (1-based); 0: not in rounds */
+	bool warmup; /* a warm-up loop: its pass is kept apart, never judged */
 };
 
 /* Cancel the jobs still running and mark those nodes cancelled. */
@@ -195,8 +197,12 @@ static void job_collect(struct runner *r, struct run *u, int k)
 	const struct job_status *js = &r->nodes[k].job;
 	int j;
 
-	for (j = nr->npasses - r->nodes[k].passes_before; j < js->npasses; j++)
-		node_result_pass_add(nr, js->passes[j]);
+	/* A one-loop job's pass started when the job did (the agent's clock); a warm-up run's
+	 * passes are counted apart (passes_before counts those for it). */
+	for (j = (u->warmup ? nr->nwarmup : nr->npasses) - r->nodes[k].passes_before;
+	     j < js->npasses; j++)
+		node_result_pass_add_at(nr, js->passes[j], u->round,
+		                        u->loops == 1 ? js->started_at : 0, u->warmup);
 	if (!js->terminal)
 		return;
 	nr->job_runtime_s += job_runtime_s(js);
@@ -355,10 +361,14 @@ static void times_jobs(struct runner *r, struct runner_times *t)
 	}
 }
 
-int runner_point_run(struct runner *r, int point, int loops)
+/* Run point for loops loops on every active node, in round (0: none); a warm-up run's passes
+ * are kept apart and not counted in the point's loops. */
+static int point_run(struct runner *r, int point, int loops, int round, bool warmup)
 {
 	int n = r->s->plan.nnodes, k, rc = 0;
-	struct run u = { .p = &r->s->points[point], .loops = loops };
+	struct run u = {
+		.p = &r->s->points[point], .loops = loops, .round = round, .warmup = warmup
+	};
 	struct runner_times *t = &r->last;
 	double t0 = r->o.mono_s();
 
@@ -369,7 +379,8 @@ int runner_point_run(struct runner *r, int point, int loops)
 	memset(t, 0, sizeof(*t));
 	t->point = point;
 	t->start_at = r->o.now_s();
-	sweep_point_loops_add(r->s, point, loops);
+	if (!warmup)
+		sweep_point_loops_add(r->s, point, loops);
 	for (k = 0; k < n; k++) {
 		struct node_result *nr = &u.p->nodes[k];
 
@@ -377,7 +388,8 @@ int runner_point_run(struct runner *r, int point, int loops)
 			nr->state = NODE_DROPPED;
 		else if (nr->state == NODE_OK)
 			nr->state = NODE_PENDING; /* another run of a point that went well */
-		r->nodes[k].passes_before = r->reported[k] = nr->npasses;
+		r->reported[k] = nr->npasses;
+		r->nodes[k].passes_before = warmup ? nr->nwarmup : nr->npasses;
 	}
 	point_start(r, &u);
 	t->started_at = r->o.now_s();
@@ -395,4 +407,14 @@ int runner_point_run(struct runner *r, int point, int loops)
 		r->runs++;
 	}
 	return rc;
+}
+
+int runner_point_run(struct runner *r, int point, int loops)
+{
+	return point_run(r, point, loops, 0, false);
+}
+
+int runner_round_run(struct runner *r, const struct schedule_run *run)
+{
+	return point_run(r, run->point, 1, run->round, run->warmup);
 }

@@ -8,6 +8,7 @@
 
 #include "err.h"
 #include "fleet.h"
+#include "schedule.h"
 #include "sweep.h"
 
 /*
@@ -98,6 +99,10 @@ int runner_sessions_open(struct runner *r, struct err *e);
  * answering and the sweep must stop (jobs cancelled).
  */
 int runner_point_run(struct runner *r, int point, int loops);
+/* One run of a schedule (schedule.h): one loop of its point, as runner_point_run, the passes
+ * stamped with the run's round and their start (the job's, by the agent's clock); a warm-up
+ * run's passes are kept apart (node_result.warmup) and not counted in the point's loops. */
+int runner_round_run(struct runner *r, const struct schedule_run *run);
 /* Close every session with restore; failures are reported as events. */
 void runner_sessions_close(struct runner *r);
 

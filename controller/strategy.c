@@ -299,11 +299,41 @@ static void race_choice(const struct sweep *s, int ax, struct config *out)
 	*out = s->points[w].cfg;
 }
 
+/* The final confirmation's block: the original baseline measured again (a baseline row
+ * compared with point 0) and the chosen configuration against it, loops each, in the same
+ * rounds: point 0's own passes ran minutes earlier, in other rounds. The choice is cur, or
+ * with cur NULL each cohort's own, per_cohort[c] on its nodes. */
+static void final_block(struct sweep *s, const struct config *cur, const struct config *per_cohort,
+                        int loops, struct strategy_batch *b)
+{
+	int base = sweep_point_add(s, ROLE_BASELINE, -1, 0, &s->plan.baseline);
+
+	work_add(b, base, loops);
+	work_add(b,
+	         cur ? sweep_point_add(s, ROLE_FINAL, -1, base, cur)
+	             : cohort_point_add(s, ROLE_FINAL, -1, base, per_cohort),
+	         loops);
+}
+
+/* adaptive: the final confirmation takes looks like any comparison: one more round of it and
+ * of the original baseline measured again while effect has not stopped it (undecided, looks
+ * left). */
+static int final_more(struct sweep *s, struct strategy_batch *b)
+{
+	const struct point *f = &s->points[s->npoints - 1];
+
+	if (!wants_loop(s, f))
+		return 0;
+	work_add(b, f->ref, 1);
+	work_add(b, f->index, 1);
+	return b->n;
+}
+
 /* After axis ax (sequential; adaptive with fallback[c] the race's kept value for the cohorts
  * that did not split from it): each cohort's choice; one configuration for all when the
  * choices agree, else the next axis over each cohort's, or the final confirmation of each
- * cohort's against the original baseline with final_loops loops (also before the last axis
- * when last). Returns the batch size. */
+ * cohort's against the original baseline measured again, with final_loops loops (also before
+ * the last axis when last; one choice for all: job.loops, and looks). Returns the batch size. */
 static int cohorts_next(struct sweep *s, int ax, const struct config *const *fallback,
                         int final_loops, bool last, struct strategy_batch *b)
 {
@@ -316,10 +346,11 @@ static int cohorts_next(struct sweep *s, int ax, const struct config *const *fal
 		else
 			axis_batch_cohorts(s, ax + 1, choice, b);
 	} else if (!choices_baseline(s, choice)) {
+		/* One configuration for all takes looks as any final confirmation does. */
 		if (choices_equal(s, choice))
-			work_add(b, sweep_point_add(s, ROLE_FINAL, -1, 0, &choice[0]), final_loops);
+			final_block(s, &choice[0], NULL, s->plan.loops, b);
 		else
-			work_add(b, cohort_point_add(s, ROLE_FINAL, -1, 0, choice), final_loops);
+			final_block(s, NULL, choice, final_loops, b);
 	}
 	free(choice);
 	return b->n;
@@ -359,7 +390,7 @@ static int race_cohorts_next(struct sweep *s, int ax, const struct config *cur,
 	/* Without room for the next race, the final confirmation of what the cohorts have. */
 	n = cohorts_next(s, ax, kept, s->plan.loops_max, !room, b);
 	for (i = first; i < s->npoints; i++)
-		if (s->points[i].role != ROLE_FINAL)
+		if (s->points[i].axis == ax + 1) /* the next race's, not the final confirmation's */
 			s->points[i].race.state = RACE_RUNNING;
 	free(kept);
 	return n;
@@ -377,11 +408,11 @@ static int adaptive_next(struct sweep *s, struct strategy_batch *b)
 		return b->n;
 	}
 	if (s->points[s->npoints - 1].role == ROLE_FINAL)
-		return 0;
+		return final_more(s, b);
 	ax = s->points[s->npoints - 1].axis;
 	if (!race_over(s, ax) && !race_judge(s, ax)) {
 		sv = xcalloc((size_t)s->npoints + 1, sizeof(int));
-		n = race_survivors(s, ax, sv);
+		n = race_round_points(s, ax, sv);
 		for (i = 0; i < n; i++)
 			work_add(b, sv[i], 1);
 		free(sv);
@@ -396,7 +427,7 @@ static int adaptive_next(struct sweep *s, struct strategy_batch *b)
 		return b->n;
 	}
 	if (!config_equal(&cur, &s->plan.baseline))
-		work_add(b, sweep_point_add(s, ROLE_FINAL, -1, 0, &cur), s->plan.loops_max);
+		final_block(s, &cur, NULL, s->plan.loops, b);
 	return b->n;
 }
 
@@ -428,7 +459,7 @@ int strategy_next(struct sweep *s, struct strategy_batch *b)
 	if (last_axis + 1 < s->plan.naxes)
 		axis_batch(s, last_axis + 1, &cur, b);
 	else if (!config_equal(&cur, &s->plan.baseline))
-		work_add(b, sweep_point_add(s, ROLE_FINAL, -1, 0, &cur), s->plan.loops);
+		final_block(s, &cur, NULL, s->plan.loops, b);
 	return b->n;
 }
 
@@ -447,10 +478,11 @@ int strategy_estimate(const struct plan *p)
 		} while (odometer_next(&o));
 		return n;
 	}
-	/* Per axis a fresh baseline and its values; then the final confirmation. */
+	/* Per axis a fresh baseline and its values; then the final confirmation and the original
+	 * baseline measured again beside it. */
 	for (i = 0; i < p->naxes; i++)
 		n += 1 + p->axes[i].nvalues;
-	return n;
+	return n + 1;
 }
 
 static void config_add(struct config **out, int *n, int *cap, const struct config *c)

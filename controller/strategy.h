@@ -35,8 +35,12 @@ void strategy_batch_release(struct strategy_batch *b);
  * and each value of the axis over it (values equal to that baseline are
  * skipped); the axis' choice is its candidate with the largest significant
  * gain, else its baseline. After the last axis, a final confirmation of the
- * chosen configuration against the original baseline (point 0), unless it is
- * the original baseline.
+ * chosen configuration against the original baseline, unless it is the
+ * original baseline: a batch of the baseline measured again (a baseline point
+ * compared with point 0) and the final point against it, so that both run in
+ * the same rounds.
+ * Every batch is one block of interleaved rounds (schedule.h): its points run
+ * one loop each per round.
  * Adaptive loops (plan loops_max > loops): before moving on, every compared
  * point that effect has not stopped (neither decided nor at loops_max) gets
  * one more loop per batch, each after one more loop of its reference when the
@@ -44,14 +48,18 @@ void strategy_batch_release(struct strategy_batch *b);
  *
  * adaptive: per axis, the same points as sequential, raced (race.h): every one
  * runs job.loops.min loops in the first batch, then each batch is one round,
- * one loop per survivor, until the race ends; the next axis runs over the
+ * one loop per survivor and one of the axis' baseline point (race_round_points),
+ * until the race ends; the next axis runs over the
  * value the race kept (won, or tentative: not shown better, carried forward)
  * while its first round fits the budget; then the final
  * confirmation of the chosen configuration (if not the original baseline)
- * against point 0, with job.loops.max loops.
+ * against the original baseline measured again, as sequential's: job.loops.min
+ * loops each, then one more round at a time while effect has not stopped it,
+ * up to job.loops.max.
  */
 int strategy_next(struct sweep *s, struct strategy_batch *b);
-/* For --dry-run and the ETA: the most points the plan can run (adaptive: as sequential). */
+/* For --dry-run and the ETA: the most points the plan can run (adaptive: as sequential; the
+ * final confirmation counts its two points). */
 int strategy_estimate(const struct plan *p);
 
 /* Above this many, sequential pre-flight checks single-axis configurations only. */

@@ -31,6 +31,9 @@ void sweep_release(struct sweep *s)
 	for (i = 0; i < s->npoints; i++) {
 		for (k = 0; k < s->plan.nnodes; k++) {
 			free(s->points[i].nodes[k].passes);
+			free(s->points[i].nodes[k].pass_round);
+			free(s->points[i].nodes[k].pass_started_at);
+			free(s->points[i].nodes[k].warmup);
 			free(s->points[i].nodes[k].cfg);
 		}
 		free(s->points[i].nodes);
@@ -38,6 +41,7 @@ void sweep_release(struct sweep *s)
 	}
 	free(s->points);
 	free(s->node_dropped);
+	free(s->drift.nodes);
 	for (k = 0; s->identity && k < s->plan.nnodes; k++)
 		for (i = 0; i < IDF_N; i++)
 			free(s->identity[k].field[i]);
@@ -119,6 +123,7 @@ int sweep_point_add(struct sweep *s, enum point_role role, int axis, int ref,
 	p->role = role;
 	p->axis = axis;
 	p->ref = ref;
+	p->block = s->npoints;
 	p->cfg = *cfg;
 	p->nodes = xcalloc((size_t)s->plan.nnodes + 1, sizeof(*p->nodes));
 	for (i = 0; i < s->plan.nnodes; i++) {
@@ -190,13 +195,58 @@ int sweep_point_look(const struct sweep *s, int i)
 	return look < 1 ? 1 : look > n ? n : look;
 }
 
-void node_result_pass_add(struct node_result *r, double value)
+/* Start times are kept to the millisecond, as the sweep document writes them: the live
+ * sweep, the stored one and its document then judge the same figures. */
+static double ms(double t)
 {
+	return t > 0 ? round(t * 1000.0) / 1000.0 : 0;
+}
+
+void node_result_pass_add_at(struct node_result *r, double value, int round_no, double started_at,
+                             bool warmup)
+{
+	if (warmup) {
+		if (r->nwarmup == r->warmup_cap) {
+			r->warmup_cap = r->warmup_cap ? r->warmup_cap * 2 : 4;
+			r->warmup = xrealloc(r->warmup, (size_t)r->warmup_cap * sizeof(*r->warmup));
+		}
+		r->warmup[r->nwarmup].value = value;
+		r->warmup[r->nwarmup].round = round_no;
+		r->warmup[r->nwarmup++].started_at = ms(started_at);
+		return;
+	}
 	if (r->npasses == r->passes_cap) {
 		r->passes_cap = r->passes_cap ? r->passes_cap * 2 : 8;
 		r->passes = xrealloc(r->passes, (size_t)r->passes_cap * sizeof(*r->passes));
+		r->pass_round =
+		        xrealloc(r->pass_round, (size_t)r->passes_cap * sizeof(*r->pass_round));
+		r->pass_started_at = xrealloc(r->pass_started_at,
+		                              (size_t)r->passes_cap * sizeof(*r->pass_started_at));
 	}
-	r->passes[r->npasses++] = value;
+	r->passes[r->npasses] = value;
+	r->pass_round[r->npasses] = round_no;
+	r->pass_started_at[r->npasses++] = ms(started_at);
+}
+
+void node_result_pass_add(struct node_result *r, double value)
+{
+	node_result_pass_add_at(r, value, 0, 0, false);
+}
+
+bool sweep_has_rounds(const struct sweep *s)
+{
+	int i, k, j, n = 0;
+
+	for (i = 0; i < s->npoints; i++) {
+		for (k = 0; k < s->plan.nnodes; k++) {
+			const struct node_result *r = &s->points[i].nodes[k];
+
+			for (j = 0; j < r->npasses; j++, n++)
+				if (r->pass_round[j] <= 0)
+					return false;
+		}
+	}
+	return n > 0;
 }
 
 /* The index of code in names[0..n), or -1. */
@@ -282,4 +332,31 @@ const char *sweep_race_why_code(enum race_why w)
 int sweep_race_why_parse(const char *code)
 {
 	return code_find(race_why_codes, NAMES(race_why_codes), code);
+}
+
+void sweep_blocks_derive(struct sweep *s)
+{
+	int *owner = xcalloc((size_t)s->nrounds + 2, sizeof(int)), i, k, j;
+
+	for (i = 0; i < s->npoints; i++) {
+		struct point *p = &s->points[i];
+
+		p->block = i;
+		for (k = 0; k < s->plan.nnodes; k++) {
+			const struct node_result *r = &p->nodes[k];
+
+			for (j = 0; j < r->npasses + r->nwarmup; j++) {
+				int rd = j < r->npasses ? r->pass_round[j]
+				                        : r->warmup[j - r->npasses].round;
+
+				if (rd <= 0 || rd > s->nrounds)
+					continue;
+				if (owner[rd] && owner[rd] - 1 < p->block)
+					p->block = s->points[owner[rd] - 1].block;
+				else if (!owner[rd])
+					owner[rd] = i + 1;
+			}
+		}
+	}
+	free(owner);
 }

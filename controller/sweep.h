@@ -78,6 +78,35 @@ struct sweep_noise {
 	double tau_pct;   /* the largest τ among those */
 };
 
+/* How one node's figures moved over the sweep, and whether its first passes stand out as
+ * warm-up (drift.c fills it). Percentages are of the node's level at the start. */
+struct sweep_drift_node {
+	int npasses;              /* judged passes of points with 2 or more, in the trend */
+	double change_pct;        /* fitted change from the first pass to the last, %; NAN: none */
+	double low_pct, high_pct; /* its 95 % interval */
+	double change_log;        /* the change in log units, and its standard error */
+	double change_se_log;
+	double p;          /* Holm-adjusted p (over the nodes) of no trend */
+	bool significant;  /* p <= 5 % and |change| >= DRIFT_MIN_PCT */
+	int warm_points;   /* points whose first judged pass stands out below the rest */
+	int warm_of;       /* points with 3 judged passes or more */
+	double warm_pct;   /* median shortfall of those first passes, % */
+	bool warmup;       /* on most points (more than half, and 2 or more) */
+	int nwarmup;       /* warm-up passes run (plan job.warmup_loops) */
+	double warmup_pct; /* their mean shortfall against their point's judged mean, % */
+};
+
+struct sweep_drift {
+	int nnodes;                     /* plan.nnodes once analysed, 0 before */
+	struct sweep_drift_node *nodes; /* [nnodes], owned */
+	bool rounds;                    /* the passes carry rounds: rows are judged within them */
+	bool timed;                     /* the trend is against the passes' start times */
+	double span_s;                  /* timed: the first pass's start to the last's */
+	int nsignificant;               /* nodes with a significant drift */
+	int nwarmup_nodes;              /* nodes whose first passes stand out as warm-up */
+	int nwarmup_passes;             /* warm-up passes run, over every node */
+};
+
 /* A point's place in its axis' race (strategy adaptive; race.c sets it, the store keeps it). */
 enum race_state {
 	RACE_NONE,      /* not raced: other strategies, and the final confirmation */
@@ -115,6 +144,13 @@ struct race_mark {
 	double low_pct, high_pct; /* the interval the decision used, %; NAN when none */
 };
 
+/* A warm-up pass: run and stored, shown, never judged. */
+struct sweep_pass {
+	double value;      /* the plan's metric */
+	int round;         /* the sweep's round it ran in (1-based); 0: not recorded */
+	double started_at; /* epoch seconds by the agent's clock; 0: not recorded */
+};
+
 /* What a node's device and host are, as its agent answered GET /api/v1/devices at pre-flight
  * (the device's identity and the host's): one text per identity field of common/protocol.h
  * (IDF_*; a boolean as "true"/"false", a number in decimal), NULL when not reported. */
@@ -146,8 +182,15 @@ struct cohort_test {
 struct node_result {
 	enum node_state state;
 	int npasses;
-	double *passes;         /* the plan's metric, per loop; grown by node_result_pass_add() */
-	int passes_cap;         /* private */
+	double *passes;          /* the plan's metric, per loop; grown by node_result_pass_add() */
+	int *pass_round;         /* [npasses] the sweep's round of each pass (1-based; passes of
+	                            one round of different points are compared with each other);
+	                            0: not recorded (format 1 and 2 documents, older history) */
+	double *pass_started_at; /* [npasses] epoch seconds the pass started; 0: not recorded */
+	int passes_cap;          /* private */
+	int nwarmup;             /* warm-up passes (plan job.warmup_loops), in run order */
+	struct sweep_pass *warmup;
+	int warmup_cap;         /* private */
 	struct config *cfg;     /* what this node runs when it is not the point's cfg (a cohort's
 	                           own, strategy per cohort); NULL: the point's. Owned */
 	struct config applied;  /* value read back per parameter of the point */
@@ -165,10 +208,14 @@ struct node_result {
 struct point {
 	int index;
 	enum point_role role;
-	int axis; /* axis index for sequential points, -1 otherwise */
-	int ref;  /* index of the point this one is compared with; -1 for the first baseline */
+	int axis;  /* axis index for sequential points, -1 otherwise */
+	int ref;   /* index of the point this one is compared with; -1 for the first baseline */
+	int block; /* the block it runs in: the index of the block's first point (a block is the
+	              set of points compared with one another, run in interleaved rounds) */
 	struct config cfg;
 	int loops_run;             /* loops asked of every node so far, over every run */
+	int loops_target;          /* loops_run once the batch under way has run (schedule.c);
+	                              what the progress display counts towards */
 	int ref_loops;             /* loops_run of the reference when this point last ran: the
 	                              reference passes its comparison counts (the first ref_loops
 	                              of each node); 0: all of them */
@@ -198,13 +245,16 @@ struct sweep {
 	double saved_at;                /* epoch seconds of the last saved point; 0: none */
 	int npoints, cap;
 	struct point *points;
-	bool *node_dropped; /* per plan node */
+	bool *node_dropped;  /* per plan node */
+	uint64_t order_seed; /* the seed of the order of the points inside each round */
+	int nrounds;         /* rounds begun so far (the last pass's round) */
 	/* Filled by verdict_sweep(). */
 	enum sweep_outcome outcome;
 	int best; /* point index of the best configuration, -1 when none */
 	int nwarnings;
 	struct sweep_warning warnings[SWEEP_WARNINGS_MAX];
 	struct sweep_noise noise;
+	struct sweep_drift drift;
 	/* What each node is (pre-flight; the store and the sweep document keep it): [nnodes]. */
 	struct node_identity *identity;
 	/* Filled by verdict_sweep() (cohort_assign): the nodes grouped by plan.cohort_by. */
@@ -241,8 +291,17 @@ void sweep_node_cfg_set(struct sweep *s, int i, int k, const struct config *cfg)
 const struct config *sweep_cohort_best_cfg(const struct sweep *s, int c);
 /* Whether point p's nodes run more than one configuration. */
 bool sweep_point_mixed(const struct sweep *s, const struct point *p);
-/* Append one pass to r. */
+/* Append one pass to r (round and start time not recorded). */
 void node_result_pass_add(struct node_result *r, double value);
+/* Append one pass that ran in round (1-based) from started_at (epoch s; 0: unknown); a
+ * warm-up pass goes to r's warm-up passes instead. */
+void node_result_pass_add_at(struct node_result *r, double value, int round, double started_at,
+                             bool warmup);
+/* Each point's block from the rounds its passes ran in (points that share a round are one
+ * block, named by its first point), for a sweep read back (s->nrounds set). */
+void sweep_blocks_derive(struct sweep *s);
+/* Every pass of every point carries its round: the sweep's rows are judged within rounds. */
+bool sweep_has_rounds(const struct sweep *s);
 /* Point i is asked loops more loops on every node: count them in loops_run, and note the
  * reference's loops so far in ref_loops (the runner calls this as a run starts; the
  * reference of an adaptive round runs first). */

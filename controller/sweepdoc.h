@@ -1,5 +1,5 @@
 /* sweepdoc.h -- the sweep document (schema/sweep.schema.json): written for `show --format
- * json` and the HTML report, read back (format_version 1 or 2) for `analyze`. */
+ * json` and the HTML report, read back (format_version 1, 2 or 3) for `analyze`. */
 #ifndef FT_SWEEPDOC_H
 #define FT_SWEEPDOC_H
 
@@ -7,8 +7,10 @@
 #include "sweep.h"
 
 /* format_version of the document sweepdoc_write writes. 2: verdicts are effect.h's codes,
- * with the fleet effect, noise, named disagreeing nodes and the stopping rule's look. */
-#define SWEEPDOC_FORMAT_VERSION 2
+ * with the fleet effect, noise, named disagreeing nodes and the stopping rule's look. 3: every
+ * pass an object {value, round, started_at}, warm-up passes, the round order's seed, the
+ * drift and warm-up of every node. */
+#define SWEEPDOC_FORMAT_VERSION 3
 
 /* The sweep document of s (analysed: analysis.h): every field of the schema, the
  * table's words in its text fields, numbers at full precision (17 digits) so that analyze
@@ -16,7 +18,8 @@
 char *sweepdoc_write(const struct sweep *s);
 
 /* Versions of the document this reader takes. Version 1 differs from 2 only in the analysis
- * fields, which are never read. */
+ * fields, which are never read; version 3's passes are objects {value, round, started_at}
+ * (the run order: rows are judged within rounds) and a node may carry warm-up passes. */
 #define SWEEPDOC_VERSION_MIN 1
 #define SWEEPDOC_VERSION_MAX SWEEPDOC_FORMAT_VERSION
 /* Most passes one node may hold at one point. */
@@ -27,9 +30,11 @@ char *sweepdoc_write(const struct sweep *s);
 /*
  * Parse the document text into s: the plan (the document's "plan" object, which plan_parse
  * judges), id, status, times, dropped nodes, and every point with its role, axis, reference,
- * parameters, loops and reference loops, and per node its state, passes, read-back values,
- * job and error. Analysis fields (means, deltas, verdicts, best, outcome, noise, warnings)
- * are ignored: analysis_sweep_loaded() judges s. Unknown fields are ignored (the format only
+ * parameters, loops and reference loops, and per node its state, passes (with their rounds
+ * and start times from version 3; without them the rows are judged as independent samples,
+ * as before rounds), warm-up passes, read-back values, job and error; the round order's seed.
+ * Analysis fields (means, deltas, verdicts, best, outcome, noise, warnings, drift) are
+ * ignored: analysis_sweep_loaded() judges s. Unknown fields are ignored (the format only
  * grows). Returns 0, or -EINVAL with e naming the JSON path ("points[3].nodes[1].passes[2]:
  * expected a number"); then s holds nothing to release.
  */

@@ -14,7 +14,9 @@
 #include "progress.h"
 #include "race.h"
 #include "report.h"
+#include "rounds.h"
 #include "runner.h"
+#include "schedule.h"
 #include "strategy.h"
 #include "sweeprun.h"
 #include "timeutil.h"
@@ -145,7 +147,7 @@ static void end_log(const struct sweep *s, const struct runner *r, const struct 
 		         r->runs == 1 ? "" : "s", r->run_s / r->span_s);
 	else
 		log_info("sweep %lld %s: wall %.2f s; job span %.2f s (first job start to last job "
-		         "end on the agents, summed over %d points; nominal fio time %.0f s); "
+		         "end on the agents, summed over %d runs; nominal fio time %.0f s); "
 		         "overhead x%.3f (x%.3f vs nominal)",
 		         (long long)s->id, s->status, wall, r->span_s, r->runs, nominal,
 		         wall / r->span_s, nominal > 0 ? wall / nominal : 0.0);
@@ -181,6 +183,7 @@ enum sweeprun_result sweeprun_execute(struct sweep *s, const struct sweeprun_opt
 	struct runner_opts ro = { 0 };
 	struct progress pg = { .s = s, .tty = o->tty };
 	struct strategy_batch batch = { 0 };
+	struct schedule sch = { 0 };
 	enum sweeprun_result res = SWEEPRUN_FAILED;
 	struct ctlstore *st = NULL;
 	struct preflight pf;
@@ -228,6 +231,9 @@ enum sweeprun_result sweeprun_execute(struct sweep *s, const struct sweeprun_opt
 	}
 	s->owner_pid = o->owner_pid;
 	snprintf(s->owner_host, sizeof(s->owner_host), "%s", o->owner_host ? o->owner_host : "");
+	/* The order of the points inside every round comes from this seed, kept with the sweep. */
+	if (!s->order_seed)
+		s->order_seed = rounds_seed_new();
 	if (ctlstore_sweep_create(st, s, e) < 0)
 		goto out;
 	if (runner_sessions_open(&r, e) < 0) {
@@ -237,16 +243,22 @@ enum sweeprun_result sweeprun_execute(struct sweep *s, const struct sweeprun_opt
 		goto out;
 	}
 	start_log(s, pg.npoints_est);
-	/* A signal stops the sweep between points too: no new point is begun. */
+	/* Each batch is one block of interleaved rounds: a run is one loop of one point on every
+	 * node. A signal stops the sweep between runs too: no new run is begun. */
 	while (rc == 0 && !stopped(o) && strategy_next(s, &batch) > 0) {
-		for (i = 0; i < batch.n && rc == 0 && !stopped(o); i++) {
-			rc = runner_point_run(&r, batch.items[i].point, batch.items[i].loops);
-			if (rc == 0)
-				pg.loops_done += batch.items[i].loops;
-			analysis_point_ran(s, batch.items[i].point);
+		schedule_batch(s, &batch, &sch);
+		for (i = 0; i < sch.n && rc == 0 && !stopped(o); i++) {
+			const struct schedule_run *run = &sch.runs[i];
+
+			pg.round = run->round;
+			pg.warmup = run->warmup;
+			rc = runner_round_run(&r, run);
+			if (rc == 0 && !run->warmup)
+				pg.loops_done++;
+			analysis_point_ran(s, run->point);
 			/* A sweep that cannot save what it measured stops (README: exit 1):
 			 * going on would measure points nobody can read back. */
-			if (ctlstore_point_save(st, s, batch.items[i].point, &se) < 0) {
+			if (ctlstore_point_save(st, s, run->point, &se) < 0) {
 				log_error("%s", se.msg);
 				save_failed = true;
 				snprintf(save_err, sizeof(save_err), "%s", se.msg);
@@ -262,6 +274,7 @@ out:
 	if (res == SWEEPRUN_FAILED && !s->id)
 		snprintf(s->status, sizeof(s->status), "failed");
 	strategy_batch_release(&batch);
+	schedule_release(&sch);
 	runner_release(&r);
 	ctlstore_close(st);
 	fleet_release(&f);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cohort.h"
+#include "drift.h"
 #include "race.h"
 #include "verdict.h"
 #include "xmalloc.h"
@@ -12,8 +13,9 @@
 /* Judge one comparison of n nodes with effect_compute into fx (released first). A malformed
  * input (a pass that is not a finite number: never from an agent) leaves fx without nodes and
  * without a decision. */
-static void judge(int n, const struct effect_sample *sr, const struct effect_sample *sp,
-                  const struct plan *p, int look, int nlooks, struct effect *fx)
+static void judge_rr(int n, const struct effect_sample *sr, const struct effect_sample *sp,
+                     const struct plan *p, int look, int nlooks, double extra_var, double extra_df,
+                     struct effect *fx)
 {
 	struct effect_input in = { .nnodes = n,
 		                   .ref = sr,
@@ -21,7 +23,9 @@ static void judge(int n, const struct effect_sample *sr, const struct effect_sam
 		                   .min_effect_pct = p->min_effect_pct,
 		                   .minimize = p->minimize,
 		                   .look = look,
-		                   .nlooks = nlooks };
+		                   .nlooks = nlooks,
+		                   .extra_var = extra_var,
+		                   .extra_df = extra_df };
 
 	effect_release(fx);
 	if (effect_compute(&in, fx, NULL) == 0)
@@ -30,25 +34,52 @@ static void judge(int n, const struct effect_sample *sr, const struct effect_sam
 	effect_compute(&in, fx, NULL);
 }
 
+static void judge(int n, const struct effect_sample *sr, const struct effect_sample *sp,
+                  const struct plan *p, int look, int nlooks, struct effect *fx)
+{
+	judge_rr(n, sr, sp, p, look, nlooks, 0, 0, fx);
+}
+
 static bool node_has_data(const struct node_result *r)
 {
 	return r->npasses > 0 &&
 	       (r->state == NODE_OK || r->state == NODE_FAILED || r->state == NODE_CANCELLED);
 }
 
-/* Node k's samples of a comparison: counted only where it finished both points; the
- * reference's first ref_loops passes when ref_loops is set. */
+/* Every pass of r carries its round. */
+static bool all_rounds(const struct node_result *r)
+{
+	int j;
+
+	for (j = 0; j < r->npasses; j++)
+		if (r->pass_round[j] <= 0)
+			return false;
+	return r->npasses > 0;
+}
+
+/* Node k's samples of a comparison: counted only where it finished both points. Within a
+ * sweep the passes carry their rounds (effect pairs them when both have them: the rounds the
+ * point ran pick the reference's passes); without rounds, the reference's first ref_loops
+ * passes when ref_loops is set. Across sweeps (blocked false) they are independent samples. */
 static void sample_pair(const struct node_result *ref, const struct node_result *pt, int ref_loops,
-                        struct effect_sample *sr, struct effect_sample *sp)
+                        bool blocked, struct effect_sample *sr, struct effect_sample *sp)
 {
 	sr->x = sp->x = NULL;
+	sr->round = sp->round = NULL;
 	sr->n = sp->n = 0;
 	if (ref->state != NODE_OK || pt->state != NODE_OK)
 		return;
 	sr->x = ref->passes;
-	sr->n = ref_loops > 0 && ref_loops < ref->npasses ? ref_loops : ref->npasses;
+	sr->n = ref->npasses;
 	sp->x = pt->passes;
 	sp->n = pt->npasses;
+	if (blocked) {
+		sr->round = ref->pass_round;
+		sp->round = pt->pass_round;
+	}
+	if (blocked && all_rounds(ref) && all_rounds(pt))
+		return;
+	sr->n = ref_loops > 0 && ref_loops < ref->npasses ? ref_loops : ref->npasses;
 }
 
 /* The summaries and spread of point i, and its comparison with its reference. */
@@ -83,7 +114,7 @@ static void point_analyze(struct sweep *s, int i)
 	sr = xcalloc((size_t)n + 1, sizeof(*sr));
 	sp = xcalloc((size_t)n + 1, sizeof(*sp));
 	for (k = 0; k < n; k++)
-		sample_pair(&ref->nodes[k], &pt->nodes[k], pt->ref_loops, &sr[k], &sp[k]);
+		sample_pair(&ref->nodes[k], &pt->nodes[k], pt->ref_loops, true, &sr[k], &sp[k]);
 	judge(n, sr, sp, &s->plan, sweep_point_look(s, i), sweep_nlooks(&s->plan), &pt->fx);
 	free(sr);
 	free(sp);
@@ -165,33 +196,44 @@ static void best_pick(struct sweep *s)
 	}
 }
 
-/* Every row judged within each cohort of s (cohort.h), when it has two or more: the same
- * node samples as the row, at the row's look (an adaptive final confirmation at its one
- * plain look, as race_confirmed judges it). */
-static void cohorts_analyze(struct sweep *s)
+/* Row i judged within each cohort of s (cohort.h; s has two or more): the same node samples
+ * as the row (within rounds when its passes carry them), at the row's look (an adaptive final
+ * confirmation of each cohort's own configuration at its one plain look: it runs
+ * job.loops.max loops and takes none). Its earlier per-cohort judgement is dropped first. */
+static void cohort_row_analyze(struct sweep *s, int i)
 {
-	int n = s->plan.nnodes, i, k;
+	struct point *pt = &s->points[i];
+	bool plain = s->plan.strategy == PLAN_ADAPTIVE && pt->role == ROLE_FINAL &&
+	             sweep_point_mixed(s, pt);
+	int n = s->plan.nnodes, k;
 	struct effect_sample *sr, *sp;
 
-	cohort_assign(s);
-	if (s->ncohorts < 2)
+	for (k = 0; pt->cohort_fx && k < s->ncohorts; k++)
+		effect_release(&pt->cohort_fx[k]);
+	free(pt->cohort_fx);
+	pt->cohort_fx = NULL;
+	memset(&pt->between, 0, sizeof(pt->between));
+	if (pt->ref < 0)
 		return;
 	sr = xcalloc((size_t)n + 1, sizeof(*sr));
 	sp = xcalloc((size_t)n + 1, sizeof(*sp));
-	for (i = 0; i < s->npoints; i++) {
-		const struct point *pt = &s->points[i];
-		bool plain = s->plan.strategy == PLAN_ADAPTIVE && pt->role == ROLE_FINAL;
-
-		if (pt->ref < 0)
-			continue;
-		for (k = 0; k < n; k++)
-			sample_pair(&s->points[pt->ref].nodes[k], &pt->nodes[k], pt->ref_loops,
-			            &sr[k], &sp[k]);
-		cohort_point_judge(s, i, sr, sp, plain ? 1 : sweep_point_look(s, i),
-		                   plain ? 1 : sweep_nlooks(&s->plan));
-	}
+	for (k = 0; k < n; k++)
+		sample_pair(&s->points[pt->ref].nodes[k], &pt->nodes[k], pt->ref_loops, true,
+		            &sr[k], &sp[k]);
+	cohort_point_judge(s, i, sr, sp, plain ? 1 : sweep_point_look(s, i),
+	                   plain ? 1 : sweep_nlooks(&s->plan));
 	free(sr);
 	free(sp);
+}
+
+/* Every row judged within each cohort of s, when it has two or more. */
+static void cohorts_analyze(struct sweep *s)
+{
+	int i;
+
+	cohort_assign(s);
+	for (i = 0; i < s->npoints && s->ncohorts >= 2; i++)
+		cohort_row_analyze(s, i);
 }
 
 /* A figure: some node finished the point with passes. */
@@ -246,52 +288,64 @@ static void outcome_pick(struct sweep *s)
 }
 
 /* Warn when one node is more than 10 % away from the others' mean at every point. With two
- * nodes the comparison is symmetric, so only the second node is judged (against the first). */
+ * nodes the comparison is symmetric, so only the second node is judged (against the first).
+ * Linear in nodes x points: each point's sum of node means is taken once, and a node's
+ * "others" are that sum without it. */
 static void asymmetry_check(struct sweep *s)
 {
-	int i, j, k, first = s->plan.nnodes == 2 ? 1 : 0;
+	int n = s->plan.nnodes, i, j, first = n == 2 ? 1 : 0;
+	int *above, *below, *seen, *cnt;
+	double *sum_dev, *tot;
 
-	if (s->plan.nnodes < 2)
+	if (n < 2)
 		return;
-	for (i = first; i < s->plan.nnodes; i++) {
-		int above = 0, below = 0, seen = 0;
-		double sum_dev = 0;
+	above = xcalloc(4 * ((size_t)n + 1) + (size_t)s->npoints + 1, sizeof(int));
+	below = above + n + 1;
+	seen = below + n + 1;
+	cnt = seen + n + 1;
+	sum_dev = xcalloc((size_t)n + 1 + (size_t)s->npoints + 1, sizeof(double));
+	tot = sum_dev + n + 1;
+	for (j = 0; j < s->npoints; j++)
+		for (i = 0; i < n; i++)
+			if (s->points[j].nodes[i].sum.n > 0) {
+				tot[j] += s->points[j].nodes[i].sum.mean;
+				cnt[j]++;
+			}
+	for (j = 0; j < s->npoints; j++) {
+		const struct point *p = &s->points[j];
+
+		for (i = first; i < n; i++) {
+			double others, dev;
+
+			if (p->nodes[i].sum.n == 0 || cnt[j] < 2)
+				continue;
+			others = tot[j] - p->nodes[i].sum.mean;
+			if (others == 0.0)
+				continue;
+			others /= cnt[j] - 1;
+			dev = 100.0 * (p->nodes[i].sum.mean / others - 1.0);
+			seen[i]++;
+			sum_dev[i] += dev;
+			if (dev > 10.0)
+				above[i]++;
+			else if (dev < -10.0)
+				below[i]++;
+		}
+	}
+	for (i = first; i < n && s->nwarnings < SWEEP_WARNINGS_MAX; i++) {
 		struct sweep_warning *w;
 
-		for (j = 0; j < s->npoints; j++) {
-			const struct point *p = &s->points[j];
-			double others = 0, dev;
-			int n = 0;
-
-			if (p->nodes[i].sum.n == 0)
-				continue;
-			for (k = 0; k < s->plan.nnodes; k++) {
-				if (k != i && p->nodes[k].sum.n > 0) {
-					others += p->nodes[k].sum.mean;
-					n++;
-				}
-			}
-			if (!n || others == 0.0)
-				continue;
-			others /= n;
-			dev = 100.0 * (p->nodes[i].sum.mean / others - 1.0);
-			seen++;
-			sum_dev += dev;
-			if (dev > 10.0)
-				above++;
-			else if (dev < -10.0)
-				below++;
-		}
-		if (seen == 0 || (above != seen && below != seen) ||
-		    s->nwarnings >= SWEEP_WARNINGS_MAX)
+		if (seen[i] == 0 || (above[i] != seen[i] && below[i] != seen[i]))
 			continue;
 		w = &s->warnings[s->nwarnings++];
 		w->code = WARNING_NODE_OFFSET;
 		w->node = i;
-		w->other = s->plan.nnodes == 2 ? 0 : -1;
-		w->offset_pct = sum_dev / seen;
-		w->npoints = seen;
+		w->other = n == 2 ? 0 : -1;
+		w->offset_pct = sum_dev[i] / seen[i];
+		w->npoints = seen[i];
 	}
+	free(above);
+	free(sum_dev);
 }
 
 static bool decided(enum effect_decision d)
@@ -354,6 +408,24 @@ void verdict_sweep(struct sweep *s)
 	outcome_pick(s);
 	noise_summarize(s);
 	asymmetry_check(s);
+	drift_analyze(s);
+}
+
+void verdict_point_update(struct sweep *s, int i)
+{
+	int j;
+
+	point_analyze(s, i);
+	if (s->ncohorts >= 2)
+		cohort_row_analyze(s, i);
+	for (j = i + 1; j < s->npoints; j++)
+		if (s->points[j].ref == i) {
+			point_analyze(s, j);
+			if (s->ncohorts >= 2)
+				cohort_row_analyze(s, j);
+		}
+	outcome_pick(s);
+	noise_summarize(s);
 }
 
 static int max_int(int a, int b)
@@ -361,25 +433,168 @@ static int max_int(int a, int b)
 	return a > b ? a : b;
 }
 
+/* ln(1 + pct / 100) of min_effect, 5 % when it is 0: the assumed run-to-run SD. */
+static double ln_pct(double pct)
+{
+	return log1p((pct > 0 ? pct : 5.0) / 100.0);
+}
+
+/* The index of the point of s with cfg whose occurrence (0: the first point with it, 1: the
+ * next, ...) is occ, or -1. */
+static int point_occurrence(const struct sweep *s, const struct config *cfg, int occ)
+{
+	int j;
+
+	for (j = 0; j < s->npoints; j++)
+		if (config_equal(cfg, &s->points[j].cfg) && occ-- == 0)
+			return j;
+	return -1;
+}
+
+/* A node's mean of one point and the variance of its log (CV² / n); false when unusable. */
+static bool node_mean(const struct node_result *r, double *mean, double *v)
+{
+	struct stats_summary sm;
+
+	if (r->state != NODE_OK || r->npasses < 2)
+		return false;
+	stats_summarize(r->passes, r->npasses, &sm);
+	if (!(sm.mean > 0))
+		return false;
+	*mean = sm.mean;
+	*v = sm.stdev * sm.stdev / (sm.mean * sm.mean) / sm.n;
+	return true;
+}
+
+/* Within sweep s: d² - v of every configuration measured again (each point against the next
+ * point with the same configuration) and of every node's drift over the sweep, summed into
+ * *sum; returns how many. */
+static int within_repeats(const struct sweep *s, double *sum)
+{
+	int i, j, k, m = 0;
+
+	for (i = 0; i < s->npoints; i++) {
+		for (j = i + 1; j < s->npoints; j++)
+			if (config_equal(&s->points[i].cfg, &s->points[j].cfg))
+				break;
+		if (j == s->npoints)
+			continue;
+		for (k = 0; k < s->plan.nnodes; k++) {
+			double m1, v1, m2, v2, d;
+
+			if (!node_mean(&s->points[i].nodes[k], &m1, &v1) ||
+			    !node_mean(&s->points[j].nodes[k], &m2, &v2))
+				continue;
+			d = log(m2 / m1);
+			*sum += d * d - v1 - v2;
+			m++;
+		}
+	}
+	/* A drift is known only from passes that carry their times or rounds: the order of the
+	 * loops of a format 1 or 2 document tells how a point's own passes moved, not the sweep. */
+	for (k = 0; k < s->drift.nnodes && s->drift.rounds; k++) {
+		const struct sweep_drift_node *dn = &s->drift.nodes[k];
+
+		if (!isfinite(dn->change_log) || !isfinite(dn->change_se_log))
+			continue;
+		*sum += dn->change_log * dn->change_log - dn->change_se_log * dn->change_se_log;
+		m++;
+	}
+	return m;
+}
+
+static int double_cmp(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* The run-to-run variation of verdict.h from the rows' first judgement (without it). */
+static void run_to_run(const struct sweep *a, const struct sweep *b,
+                       const struct verdict_comparison *c, struct verdict_run_to_run *rr)
+{
+	int n = a->plan.nnodes, i, k, m;
+	double *theta = xcalloc((size_t)c->nrows + 1, sizeof(double));
+	double sum_b = 0, sum_w = 0, mean = 0, m_log = ln_pct(a->plan.min_effect_pct);
+
+	memset(rr, 0, sizeof(*rr));
+	rr->shift_lo_pct = INFINITY;
+	rr->shift_hi_pct = -INFINITY;
+	for (k = 0; k < n; k++) {
+		double v = 0, sft;
+
+		for (i = m = 0; i < c->nrows; i++) {
+			const struct effect_node *nd = &c->rows[i].fx.nodes[k];
+
+			if (k >= c->rows[i].fx.nnodes || nd->state != EFFECT_NODE_USED)
+				continue;
+			theta[m++] = nd->log_ratio;
+			v += nd->se_log * nd->se_log;
+		}
+		if (!m)
+			continue;
+		/* The median: a change of a few configurations does not move a node's shift. Its
+		 * variance is about pi/2 that of the mean. */
+		qsort(theta, (size_t)m, sizeof(double), double_cmp);
+		sft = m % 2 ? theta[m / 2] : (theta[m / 2 - 1] + theta[m / 2]) / 2.0;
+		v = (m > 2 ? M_PI / 2.0 : 1.0) * v / m / m;
+		sum_b += sft * sft - v;
+		mean += sft;
+		rr->shift_lo_pct = fmin(rr->shift_lo_pct, 100.0 * expm1(sft));
+		rr->shift_hi_pct = fmax(rr->shift_hi_pct, 100.0 * expm1(sft));
+		rr->nshift++;
+	}
+	rr->shift_pct = rr->nshift ? 100.0 * expm1(mean / rr->nshift) : NAN;
+	if (!rr->nshift)
+		rr->shift_lo_pct = rr->shift_hi_pct = NAN;
+	rr->nwithin = within_repeats(a, &sum_w) + within_repeats(b, &sum_w);
+	rr->between_var = rr->nshift ? fmax(0.0, sum_b / rr->nshift) : 0.0;
+	rr->within_var = rr->nwithin ? fmax(0.0, sum_w / rr->nwithin) : 0.0;
+	if (!rr->nshift && !rr->nwithin) {
+		rr->assumed = true;
+		rr->var = m_log * m_log;
+		rr->df = 0;
+	} else if (rr->nshift && rr->between_var >= rr->within_var) {
+		rr->from_between = true;
+		rr->var = rr->between_var;
+		rr->df = rr->nshift;
+	} else {
+		rr->var = rr->within_var;
+		rr->df = rr->nwithin;
+	}
+	rr->sd_pct = 100.0 * expm1(sqrt(rr->var));
+	rr->within_pct = 100.0 * expm1((rr->df > 0 ? stats_t_quantile(0.975, rr->df)
+	                                           : stats_norm_quantile(0.975)) *
+	                               sqrt(rr->var));
+	free(theta);
+}
+
 void verdict_sweeps_compare(const struct sweep *a, const struct sweep *b,
                             struct verdict_comparison *out)
 {
 	int n = a->plan.nnodes, nlooks = max_int(sweep_nlooks(&a->plan), sweep_nlooks(&b->plan));
-	struct effect_sample *sr = xcalloc((size_t)n + 1, sizeof(*sr));
-	struct effect_sample *sp = xcalloc((size_t)n + 1, sizeof(*sp));
+	struct effect_sample *sr =
+	        xcalloc(2 * ((size_t)n + 1) * (size_t)(a->npoints + 1), sizeof(*sr));
+	struct effect_sample *sp = sr + ((size_t)n + 1) * (size_t)(a->npoints + 1);
 	int i, j, k;
 
 	memset(out, 0, sizeof(*out));
 	out->rows = xcalloc((size_t)a->npoints + 1, sizeof(*out->rows));
 	for (i = 0; i < a->npoints; i++) {
-		const struct point *pa = &a->points[i], *pb = NULL;
+		const struct point *pa = &a->points[i], *pb;
+		struct effect_sample *r = sr + (size_t)out->nrows * (n + 1);
+		struct effect_sample *p = sp + (size_t)out->nrows * (n + 1);
 		struct verdict_compare_row *row;
+		int occ = 0, jb;
 
-		for (j = 0; j < b->npoints && !pb; j++)
-			if (config_equal(&pa->cfg, &b->points[j].cfg))
-				pb = &b->points[j];
-		if (!pb)
+		/* The k-th point of a with a configuration meets the k-th of b with it. */
+		for (j = 0; j < i; j++)
+			occ += config_equal(&pa->cfg, &a->points[j].cfg);
+		jb = point_occurrence(b, &pa->cfg, occ);
+		if (jb < 0)
 			continue;
+		pb = &b->points[jb];
 		row = &out->rows[out->nrows++];
 		row->point_a = i;
 		row->point_b = pb->index;
@@ -388,18 +603,23 @@ void verdict_sweeps_compare(const struct sweep *a, const struct sweep *b,
 			int kb = plan_node_find(&b->plan, a->plan.nodes[k].name);
 			struct verdict_compare_cell *c = &row->cells[k];
 
-			sr[k].n = sp[k].n = 0;
+			r[k].n = p[k].n = 0;
 			if (kb < 0)
 				continue;
-			sample_pair(&pa->nodes[k], &pb->nodes[kb], 0, &sr[k], &sp[k]);
-			c->present = sr[k].n > 0 && sp[k].n > 0;
+			/* Two runs at different times: independent samples, never paired. */
+			sample_pair(&pa->nodes[k], &pb->nodes[kb], 0, false, &r[k], &p[k]);
+			c->present = r[k].n > 0 && p[k].n > 0;
 			c->a = pa->nodes[k].sum;
 			c->b = pb->nodes[kb].sum;
 		}
-		judge(n, sr, sp, &a->plan, nlooks, nlooks, &row->fx);
+		judge(n, r, p, &a->plan, nlooks, nlooks, &row->fx);
 	}
+	/* Then every row again with the variation between the runs in its intervals. */
+	run_to_run(a, b, out, &out->rr);
+	for (i = 0; i < out->nrows; i++)
+		judge_rr(n, sr + (size_t)i * (n + 1), sp + (size_t)i * (n + 1), &a->plan, nlooks,
+		         nlooks, out->rr.var, out->rr.df, &out->rows[i].fx);
 	free(sr);
-	free(sp);
 }
 
 void verdict_comparison_release(struct verdict_comparison *c)

@@ -33,6 +33,12 @@
  * when it runs; nothing else in the controller calls it.
  */
 void verdict_sweep(struct sweep *s);
+/* After point i's passes changed (a run of it ended): re-judge point i and the points compared
+ * with it (and within each cohort, when cohort_assign grouped the nodes into two or more), the
+ * best point (the fleet's and each cohort's) and the noise summary; the warnings, drift and warm-up
+ * are left as they were (verdict_sweep fills them). O(nodes x passes) per point re-judged: a sweep
+ * calls it after every run instead of verdict_sweep. */
+void verdict_point_update(struct sweep *s, int i);
 
 /* One node of a compared point: sweep a's node against the node of b with the same name. Its
  * Δ, interval and own decision are the row's fx.nodes[k]. */
@@ -48,16 +54,41 @@ struct verdict_compare_row {
 	struct verdict_compare_cell *cells; /* one per node of sweep a */
 };
 
+/*
+ * The variation between two runs, which two sweeps run at different times cannot tell from an
+ * effect: the variance of a configuration's log-mean measured again, beyond its passes' noise
+ * (method of moments), the larger of the nodes' shifts between the runs (the median of each
+ * node's log ratios over the points both ran; K df) and the repeats and drifts within them;
+ * min_effect (5 % when 0) assumed, as known, when neither exists. Every compared row is
+ * judged with it added (effect.h). docs/method.md ("Variation between runs") has the rule.
+ */
+struct verdict_run_to_run {
+	int nshift;          /* nodes with a shift between the runs */
+	double shift_pct;    /* the mean of their shifts, % */
+	double shift_lo_pct; /* the smallest and the largest, % */
+	double shift_hi_pct;
+	int nwithin;        /* repeats and drifts within the runs */
+	double within_var;  /* their estimate, log units² (0 when none) */
+	double between_var; /* the shifts' estimate, log units² (0 when none) */
+	bool assumed;       /* nothing to estimate from: var is min_effect's */
+	bool from_between;  /* var is the between-runs estimate (else within, or assumed) */
+	double var, df;     /* the variance used and its df (0: assumed, known) */
+	double sd_pct;      /* 100 (e^sd - 1) */
+	double within_pct;  /* differences under this (95 %) are within run-to-run variation */
+};
+
 struct verdict_comparison {
 	int nrows;
 	struct verdict_compare_row *rows; /* in the order of sweep a's points */
+	struct verdict_run_to_run rr;
 };
 
 /*
- * Compare sweep b against sweep a (both analysed) with a's goal and
- * min_effect: per point that both ran, each node of a against b's node of the
- * same name, and the fleet effect. Either sweep's loops may have stopped
- * adaptively, so the tests use the per-look α of the sweep with more looks.
+ * Compare sweep b against sweep a (both analysed with verdict_sweep) with a's goal and
+ * min_effect: per point that both ran, each node of a against b's node of the same name, and
+ * the fleet effect, with the variation between the runs (above) in every interval. Either
+ * sweep's loops may have stopped adaptively, so the tests use the per-look α of the sweep
+ * with more looks.
  */
 void verdict_sweeps_compare(const struct sweep *a, const struct sweep *b,
                             struct verdict_comparison *out);

@@ -317,22 +317,45 @@ static void point_failures(const struct sweep *s, const struct point *p, struct 
 	}
 }
 
-/* The original baseline has no figure because the controller cancelled it: no node of it
- * failed, and the sweep was stopped (Ctrl-C, or another node's failure). */
-static bool baseline_cancelled(const struct sweep *s)
+/* Why the original baseline has no figure when no node of it failed and the sweep was
+ * stopped (Ctrl-C, or another node's failure): the controller cancelled its run, or (in
+ * rounds, whose order is seeded) the sweep stopped before the baseline's turn came. */
+enum baseline_stop { BASELINE_FAILED, BASELINE_CANCELLED, BASELINE_NOT_RUN };
+
+static enum baseline_stop baseline_stop_of(const struct sweep *s)
 {
 	int k, cancelled = 0;
 
 	if (!s->npoints || !strcmp(s->status, "completed"))
-		return false;
+		return BASELINE_FAILED;
 	for (k = 0; k < s->plan.nnodes; k++) {
-		enum node_state st = s->points[0].nodes[k].state;
+		const struct node_result *r = &s->points[0].nodes[k];
 
-		if (st == NODE_FAILED)
-			return false;
-		cancelled += st == NODE_CANCELLED;
+		if (r->state == NODE_FAILED || r->npasses > 0)
+			return BASELINE_FAILED;
+		cancelled += r->state == NODE_CANCELLED;
 	}
-	return cancelled > 0;
+	return cancelled > 0 ? BASELINE_CANCELLED : BASELINE_NOT_RUN;
+}
+
+/* "the baseline failed on every node" or why it has no figure without failing. */
+static void baseline_words(const struct sweep *s, struct buf *out)
+{
+	switch (baseline_stop_of(s)) {
+	case BASELINE_CANCELLED:
+		buf_printf(out,
+		           "the baseline was cancelled on every node before it finished (the sweep "
+		           "was %s)",
+		           s->status);
+		return;
+	case BASELINE_NOT_RUN:
+		buf_printf(out, "the sweep was %s before the baseline's turn in the first round",
+		           s->status);
+		return;
+	case BASELINE_FAILED:
+		break;
+	}
+	buf_puts(out, "the baseline failed on every node");
 }
 
 /* The first configuration point that ran and has no figure, for "no figures". */
@@ -461,13 +484,8 @@ static void best_line(const struct sweep *s, bool details, struct buf *out)
 		best_words(s, &p->cfg, p->delta_pct, p->verdict, p, out);
 		return;
 	case OUTCOME_BASELINE_FAILED:
-		if (baseline_cancelled(s))
-			buf_printf(out,
-			           "no best: the baseline was cancelled on every node before it "
-			           "finished (the sweep was %s)",
-			           s->status);
-		else
-			buf_puts(out, "no best: the baseline failed on every node");
+		buf_puts(out, "no best: ");
+		baseline_words(s, out);
 		if (details && s->npoints) {
 			buf_puts(out, " (");
 			point_failures(s, &s->points[0], out);
@@ -504,13 +522,7 @@ void words_no_best(const struct sweep *s, struct buf *out)
 {
 	switch (s->outcome) {
 	case OUTCOME_BASELINE_FAILED:
-		if (baseline_cancelled(s))
-			buf_printf(out,
-			           "the baseline was cancelled on every node before it finished "
-			           "(the sweep was %s)",
-			           s->status);
-		else
-			buf_puts(out, "the baseline failed on every node");
+		baseline_words(s, out);
 		return;
 	case OUTCOME_NO_FIGURES:
 		buf_puts(out, "no configuration produced a figure to compare with the baseline");
@@ -601,6 +613,165 @@ void words_noise(const struct sweep *s, struct buf *out)
 		        ". In %d row%s the nodes' own effects differ (\u03c4 up to %.1f %%): more "
 		        "loops do not resolve that; look at the nodes",
 		        ns->ndiffer, ns->ndiffer == 1 ? "" : "s", ns->tau_pct);
+}
+
+/* "42 s", "4.2 min", "3.1 h". */
+static void duration_words(double s, struct buf *out)
+{
+	if (s < 120)
+		buf_printf(out, "%.0f s", s);
+	else if (s < 7200)
+		buf_printf(out, "%.1f min", s / 60);
+	else
+		buf_printf(out, "%.1f h", s / 3600);
+}
+
+/* "node1's figures rose 9.1 % [+8.0, +10.2]" */
+static void node_drift_words(const struct sweep *s, int k, bool first, struct buf *out)
+{
+	const struct sweep_drift_node *dn = &s->drift.nodes[k];
+
+	buf_printf(out, "%s%s's%s %s %.1f %%", first ? "" : ", ", s->plan.nodes[k].name,
+	           first ? " figures" : "", dn->change_pct >= 0 ? "rose" : "fell",
+	           fabs(dn->change_pct));
+	if (!isnan(dn->low_pct) && !isnan(dn->high_pct)) {
+		buf_puts(out, " [");
+		words_signed(out, dn->low_pct);
+		buf_puts(out, ", ");
+		words_signed(out, dn->high_pct);
+		buf_puts(out, "]");
+	}
+}
+
+void words_drift(const struct sweep *s, struct buf *out)
+{
+	const struct sweep_drift *d = &s->drift;
+	int k, n = 0, up = 0, down = 0, top = -1, bottom = -1;
+
+	for (k = 0; k < d->nnodes; k++) {
+		const struct sweep_drift_node *dn = &d->nodes[k];
+
+		if (!dn->significant)
+			continue;
+		if (dn->change_pct >= 0) {
+			up++;
+			if (top < 0 || dn->change_pct > d->nodes[top].change_pct)
+				top = k;
+		} else {
+			down++;
+			if (bottom < 0 || dn->change_pct < d->nodes[bottom].change_pct)
+				bottom = k;
+		}
+	}
+	if (d->nsignificant <= 3) {
+		for (k = 0; k < d->nnodes; k++)
+			if (d->nodes[k].significant)
+				node_drift_words(s, k, n++ == 0, out);
+	} else {
+		buf_printf(out, "%d of %d nodes' figures moved", d->nsignificant, d->nnodes);
+		if (up)
+			buf_printf(out, " (%d rose, by up to %.1f %% on %s", up,
+			           d->nodes[top].change_pct, s->plan.nodes[top].name);
+		if (down)
+			buf_printf(out, "%s%d fell, by up to %.1f %% on %s", up ? "; " : " (", down,
+			           -d->nodes[bottom].change_pct, s->plan.nodes[bottom].name);
+		buf_puts(out, ")");
+	}
+	buf_puts(out, " over the sweep");
+	if (d->timed && d->span_s > 0) {
+		buf_puts(out, " (");
+		duration_words(d->span_s, out);
+		buf_puts(out, ")");
+	}
+	if (d->rounds)
+		buf_puts(out, "; rows are judged within rounds, so it does not bias them");
+	else
+		buf_puts(out,
+		         ", read from each point's own back-to-back loops; this sweep's passes "
+		         "carry no rounds, so its rows are judged as independent samples and the "
+		         "drift may bias them: run it again in rounds");
+}
+
+bool words_warmup_due(const struct sweep *s)
+{
+	return s->drift.nwarmup_nodes > 0 || s->drift.nwarmup_passes > 0;
+}
+
+void words_warmup(const struct sweep *s, struct buf *out)
+{
+	const struct sweep_drift *d = &s->drift;
+	int k, n = 0, w = s->plan.warmup_loops;
+
+	if (d->nwarmup_passes > 0) {
+		buf_printf(out, "%d loop%s per point ran first and %s not judged", w > 0 ? w : 1,
+		           w > 1 ? "s" : "", w > 1 ? "are" : "is");
+		for (k = 0; k < d->nnodes && d->nnodes <= 3; k++) {
+			if (isnan(d->nodes[k].warmup_pct))
+				continue;
+			buf_printf(out, "%s%s's %.1f %% %s", n++ ? ", " : " (",
+			           s->plan.nodes[k].name, fabs(d->nodes[k].warmup_pct),
+			           d->nodes[k].warmup_pct >= 0 ? "below" : "above");
+		}
+		if (n)
+			buf_puts(out, " the judged passes)");
+	}
+	if (!d->nwarmup_nodes)
+		return;
+	buf_puts(out, d->nwarmup_passes > 0 ? "; still, " : "");
+	n = 0;
+	if (d->nwarmup_nodes <= 3) {
+		for (k = 0; k < d->nnodes; k++) {
+			const struct sweep_drift_node *dn = &d->nodes[k];
+
+			if (!dn->warmup)
+				continue;
+			buf_printf(
+			        out,
+			        "%s%s's first pass ran %.1f %% below the rest on %d of %d points",
+			        n++ ? ", " : "", s->plan.nodes[k].name, dn->warm_pct,
+			        dn->warm_points, dn->warm_of);
+		}
+	} else {
+		double most = 0;
+
+		for (k = 0; k < d->nnodes; k++)
+			if (d->nodes[k].warmup && d->nodes[k].warm_pct > most)
+				most = d->nodes[k].warm_pct;
+		buf_printf(
+		        out,
+		        "on %d of %d nodes the first pass ran up to %.1f %% below the rest on most "
+		        "points",
+		        d->nwarmup_nodes, d->nnodes, most);
+	}
+	if (w > 0)
+		buf_printf(out,
+		           ", after %d warm-up loop%s: more \"warmup_loops\", or a ramp_time_s in "
+		           "the job's fio options",
+		           w, w == 1 ? "" : "s");
+	else
+		buf_puts(out,
+		         ": give the job's fio options a ramp_time_s (fio runs the workload that "
+		         "long before it measures), or put \"warmup_loops\": 1 in the plan's job "
+		         "(every point runs a warm-up loop first, stored and shown, never judged)");
+}
+
+bool words_rounds_due(const struct sweep *s)
+{
+	int i;
+
+	if (s->drift.rounds)
+		return false;
+	for (i = 0; i < s->npoints; i++)
+		if (s->points[i].role != ROLE_BASELINE && s->points[i].fx.nused > 0)
+			return true;
+	return false;
+}
+
+void words_rounds(const struct sweep *s, struct buf *out)
+{
+	(void)s;
+	buf_puts(out, "none recorded (a format-1 or -2 document, or a sweep stored before rounds): "
+	              "rows are judged as independent samples, as they were");
 }
 
 /* At most this many nodes are named per cohort when pre-flight prints the cohorts. */

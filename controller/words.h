@@ -80,4 +80,18 @@ void words_warning(const struct sweep *s, const struct sweep_warning *w, struct 
  * decision here" with the remedies; rows whose nodes' effects differ are named apart. */
 void words_noise(const struct sweep *s, struct buf *out);
 
+/* The drift line (without "drift: " and the newline) when s->drift.nsignificant > 0: whose
+ * figures rose or fell, by how much over the sweep, and whether that can bias the rows
+ * (judged within rounds: no; without rounds: it may). */
+void words_drift(const struct sweep *s, struct buf *out);
+/* The warm-up line (without "warm-up: " and the newline) when words_warmup_due(s): the
+ * warm-up loops run and not judged, and the nodes whose first passes still stand out, with
+ * the remedy (fio's ramp_time, the plan's warmup_loops). */
+bool words_warmup_due(const struct sweep *s);
+void words_warmup(const struct sweep *s, struct buf *out);
+/* The rounds line (without "rounds: " and the newline) when words_rounds_due(s): a sweep
+ * whose passes carry no rounds is judged as independent samples, as before rounds. */
+bool words_rounds_due(const struct sweep *s);
+void words_rounds(const struct sweep *s, struct buf *out);
+
 #endif

@@ -128,6 +128,29 @@ CREATE TABLE node_identity (
 ALTER TABLE point_nodes ADD COLUMN config_json TEXT;
 
 -- migration 7
+-- The run order (a sweep runs its points in interleaved rounds): each pass's round (1-based,
+-- counted over the sweep) and when it started (epoch seconds, the agent's clock). NULL for
+-- rows stored before: such sweeps are judged as independent samples, as they were. The seed
+-- of the order inside each round (a decimal 64-bit integer) and the rounds begun.
+ALTER TABLE passes ADD COLUMN round INTEGER;
+ALTER TABLE passes ADD COLUMN started_at REAL;
+ALTER TABLE sweeps ADD COLUMN order_seed TEXT;
+ALTER TABLE sweeps ADD COLUMN rounds INTEGER;
+-- Warm-up passes (plan job.warmup_loops): run and stored, shown, never judged.
+CREATE TABLE warmup_passes (
+  sweep_id INTEGER NOT NULL,
+  idx INTEGER NOT NULL,
+  node_idx INTEGER NOT NULL,
+  n INTEGER NOT NULL,               -- 1-based, in run order
+  value REAL NOT NULL,
+  round INTEGER,
+  started_at REAL,
+  PRIMARY KEY (sweep_id, idx, node_idx, n),
+  FOREIGN KEY (sweep_id, idx, node_idx) REFERENCES point_nodes(sweep_id, idx, node_idx)
+    ON DELETE CASCADE
+);
+
+-- migration 8
 -- Staged rollouts (controller/rollrun.c): a profile put on the plan's nodes wave by wave, each
 -- wave checked. Every node's move is saved before the request that makes it, so a rollout whose
 -- controller was killed can be resumed or reverted from here.

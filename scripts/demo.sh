@@ -133,18 +133,22 @@ rc=0
 "$CTL" sweep "$keep/plan.json" --db "$keep/ctl.db" | tee "$keep/table.txt" || rc=$?
 cat <<'TXT'
 == how to read the table: each node cell is the mean ± stdev of that node's passes (MiB/s);
-   "loops" is how many each point needed: after 3, one more at a time until the verdict was
-   decided or 10 were run. A sequential sweep has one block per axis (its first row is the
-   baseline it is compared with: the original one, then the best configuration so far) and
-   a final confirmation of the chosen configuration against the original baseline.
+   "loops" is how many each point needed: after 3, one more round at a time until the
+   verdict was decided or 10 were run. A sequential sweep has one block per axis (its first
+   row is the baseline it is compared with: the original one, then the best configuration so
+   far) and a final confirmation of the chosen configuration against the original baseline,
+   measured again beside it.
    "Δ vs baseline" is the fleet effect with its 95 % interval; the verdict is decided on it:
    significant gain or loss (the interval excludes 0 and the effect is at least 5 %), no real
    difference (its 90 % interval inside ±5 %), inconclusive, or nodes disagree (named).
    With up to 8 looks per point each look is judged at 5 %/8, a wider interval than the 95 %
    shown: a row whose interval just clears 0 can still be inconclusive.
    A "noise:" line means the passes vary too much to tell 5 % apart, and says what would.
-   The rows are measured one after another: when the machine is busy, a setting that does
-   nothing can show a difference that is only the machine changing between them.
+   The points of a block run in interleaved rounds (one loop of each point a round, both
+   nodes on the same point at once, in a seeded order that changes every round), and each
+   node's rows are judged within rounds: what the machine does to a whole round (a busy
+   neighbour, the disk warming up) cancels. A "drift:" line says how far a node's figures
+   moved over the sweep; a "warm-up:" line names first passes that ran well below the rest.
 TXT
 echo "== after the sweep (the controller restored both nodes):"
 for n in 1 2; do echo "   ${devs[$((n - 1))]}: $(queue "${devs[$((n - 1))]}")"; done

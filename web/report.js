@@ -6,7 +6,8 @@
  * warnings and the plan.
  * Verdicts are read as codes (gain, loss, equivalent, inconclusive, heterogeneous, cohorts: a row
  * whose cohorts' effects differ, its verdict_text giving each cohort's own); the words
- * shown are fleettune-ctl's (verdict_text). Version-1 documents (English verdicts) still render.
+ * shown are fleettune-ctl's (verdict_text). Version-1 documents (English verdicts) still render;
+ * version 3's passes are objects {value, round, started_at} and its drift lines are shown.
  * Works from file:// with no network; all data goes into the page as text. */
 (function () {
   'use strict';
@@ -19,9 +20,15 @@
     2.052, 2.048, 2.045, 2.042];
   function t975(df) { return df >= 1 && df <= 30 ? T975[df] : df > 30 ? 1.96 : NaN; }
 
+  /* A node's figures: version 3 passes are {value, round, started_at}, older ones numbers. */
+  function passValues(n) {
+    return (n.passes || []).map(function (v) { return v !== null && typeof v === 'object' ? v.value : v; })
+      .filter(FT.isNum);
+  }
+
   /* 95 % CI of a node's mean at a point, from its passes. */
   function meanCI(n) {
-    var xs = (n.passes || []).filter(FT.isNum);
+    var xs = passValues(n);
     var k = xs.length;
     if (!k) return null;
     var m = FT.isNum(n.mean) ? n.mean : FT.mean(xs);
@@ -289,9 +296,18 @@
     root.appendChild(E('h2', null, 'Sweep'));
     root.appendChild(sweepTables(doc));
     if (doc.noise && doc.noise.text) root.appendChild(E('p', { class: 'noise', id: 'noise' }, 'noise: ' + doc.noise.text));
+    /* Version 3: the drift and warm-up lines, and how the rows were judged (the words are
+     * fleettune-ctl's). */
+    var d = doc.drift || {};
+    if (d.text) root.appendChild(E('p', { class: 'drift', id: 'drift' }, 'drift: ' + d.text));
+    if (d.warmup_text) root.appendChild(E('p', { class: 'drift', id: 'warmup' }, 'warm-up: ' + d.warmup_text));
+    if (d.rounds_text) root.appendChild(E('p', { class: 'drift', id: 'rounds' }, 'rounds: ' + d.rounds_text));
+    var within = doc.format_version >= 3 && d.rounds;
     root.appendChild(E('p', { class: 'hint' }, 'Each node cell is the mean ± stdev of its passes. ' + (doc.format_version === 1
       ? 'Δ is the fleet mean against the row\'s baseline with its 95 % Welch confidence interval'
-      : 'Δ is the fleet effect against the row\'s baseline: each node\'s ratio of means, pooled across the nodes (random effects), with its 95 % interval') +
+      : within
+        ? 'Δ is the fleet effect against the row\'s baseline: each node\'s passes paired by round (the points of a round ran one after another), pooled across the nodes (random effects), with its 95 % interval'
+        : 'Δ is the fleet effect against the row\'s baseline: each node\'s ratio of means, pooled across the nodes (random effects), with its 95 % interval') +
       '; a → marks a value the kernel adjusted.'));
     if ((doc.axes || []).length) root.appendChild(axisCharts(doc));
     root.appendChild(E('section', { id: 'plan' }, E('h2', null, 'Plan'),

@@ -11,12 +11,13 @@ ctl_two_nodes
 loops='{"min": 2, "max": 4}'
 ctl_plan "$IT_TMP/ad.json" adaptive "$loops" 1
 
-# --dry-run: 2 racers on each axis, worst case 2 x 4 + 2 x 4 + 4 = 20 loops per node.
+# --dry-run: 2 racers on each axis, worst case 2 x 4 + 2 x 4 + 2 x 4 = 24 loops per node (the
+# final confirmation runs beside the original baseline measured again).
 out=$(ctl sweep "$IT_TMP/ad.json" --dry-run)
 echo "$out"
 it_check "dry-run names the strategy" grep -q 'adaptive strategy' <<<"$out"
 it_check "dry-run: worst case and expected duration" \
-	grep -Eq '^loops per node: worst case 20 x 1 s = 20 s, expected about [0-9]+ x 1 s = [0-9]+ s' <<<"$out"
+	grep -Eq '^loops per node: worst case 24 x 1 s = 24 s, expected about [0-9]+ x 1 s = [0-9]+ s' <<<"$out"
 it_check "dry-run: looks and alpha" grep -q 'raced from 2 to 4 loops (3 looks, each at alpha 5 %/3)' <<<"$out"
 it_check "dry-run stored nothing" test ! -e "$CTL_DB"
 
@@ -29,7 +30,7 @@ PY
 ctl sweep "$IT_TMP/tight.json" >"$IT_TMP/tight.out" 2>"$IT_TMP/tight.err"
 it_eq "too small a budget exits 1" 1 $?
 it_check "and says how much the plan needs" \
-	grep -q 'budget_s: 7 s is less than the least this plan spends.*8 s' "$IT_TMP/tight.err"
+	grep -q 'budget_s: 7 s is less than the least this plan spends.*12 s' "$IT_TMP/tight.err"
 it_check "and stored nothing" test ! -e "$CTL_DB"
 ctl_restored "budget refused"
 
@@ -43,7 +44,7 @@ it_check "the table lists the race decisions" grep -q '^race (adaptive):' "$IT_T
 it_check "each axis kept by one value (won, or tentative: not shown better)" \
 	test "$(grep -Ec ': (won|tentative) after [0-9]* loops \(round [0-9]*\)' "$IT_TMP/ad.txt")" = 2
 it_check "start line gives worst case and expected loops" \
-	grep -q 'adaptive, 2 to 4 loops; loops per node: worst case 20, expected about' "$IT_TMP/ad.err"
+	grep -q 'adaptive, 2 to 4 loops; loops per node: worst case 24, expected about' "$IT_TMP/ad.err"
 ctl_restored "adaptive"
 
 ctl show 1 --format json >"$IT_TMP/ad.json.out"
@@ -53,8 +54,9 @@ d = json.load(open(sys.argv[1]))
 assert d["status"] == "completed", d["status"]
 assert d["strategy"] == "adaptive"
 pts = d["points"]
-raced = [p for p in pts if p["role"] != "final"]
+raced = [p for p in pts if p["axis"] is not None]
 finals = [p for p in pts if p["role"] == "final"]
+again = [p for p in pts if p["axis"] is None and p["role"] == "baseline"]
 assert {p["axis"] for p in raced} == {0, 1}, raced
 for ax in (0, 1):
     ps = [p for p in raced if p["axis"] == ax]
@@ -69,7 +71,7 @@ for p in raced:
     for n in p["nodes"]:
         assert n["state"] == "ok", n
         # a dropped value keeps every pass it ran
-        assert len(n["passes"]) == p["loops"] and all(v > 0 for v in n["passes"]), n
+        assert len(n["passes"]) == p["loops"] and all(v["value"] > 0 for v in n["passes"]), n
     if r["state"] == "dropped":
         assert r["why"] in ("worse", "equivalent"), r
         assert r["vs"] is not None and r["low_pct"] <= r["delta_pct"] <= r["high_pct"], r
@@ -81,12 +83,16 @@ for p in raced:
 won1 = [p for p in raced if p["axis"] == 0 and p["race"]["state"] in ("won", "tentative")][0]
 b2 = [p for p in raced if p["axis"] == 1 and p["role"] == "baseline"][0]
 assert b2["params"]["scheduler"] == won1["params"]["scheduler"], (b2, won1)
-# the final confirmation, when the races changed something, runs job.loops.max against point 0
-assert len(finals) <= 1
+# the final confirmation, when the races changed something, runs job.loops.max against the
+# original baseline measured again beside it, in the same rounds
+assert len(finals) <= 1 and len(again) == len(finals), (finals, again)
 if any(p["race"]["state"] == "tentative" for p in raced):
     assert finals, "a tentative value is confirmed against the original baseline"
 for f in finals:
-    assert f["race"] is None and f["loops"] == 4 and f["ref"] == 0, f
+    a = again[0]
+    assert f["race"] is None and f["loops"] == 4 and f["ref"] == a["index"], f
+    assert a["params"] == pts[0]["params"] and a["ref"] == 0 and a["loops"] == 4, a
+    assert [x["round"] for x in f["nodes"][0]["passes"]] == [x["round"] for x in a["nodes"][0]["passes"]]
 if d["best"] is not None:
     assert finals and d["best"]["params"] == finals[0]["params"], d["best"]
 try:

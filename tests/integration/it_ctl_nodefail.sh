@@ -21,10 +21,14 @@ python3 - "$IT_TMP/show.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["status"] == "aborted", d["status"]
-assert all(n["state"] == "ok" and len(n["passes"]) == 2 for n in d["points"][0]["nodes"])
-p2 = {n["node"]: n for n in d["points"][1]["nodes"]}
-assert p2["node2"]["state"] == "failed" and p2["node2"]["error"], p2["node2"]
-assert p2["node1"]["state"] in ("cancelled", "ok"), p2["node1"]
+# The run under way when node2 died failed there (the others of its round were cancelled or
+# had finished); every pass that finished before is kept, point 2's first one among them.
+nodes = [(p, {n["node"]: n for n in p["nodes"]}) for p in d["points"]]
+failed = [p for p, n in nodes if n["node2"]["state"] == "failed"]
+assert len(failed) == 1 and {n["node"]: n for n in failed[0]["nodes"]}["node2"]["error"], failed
+assert all(n["node1"]["state"] in ("ok", "cancelled", "pending") for p, n in nodes), nodes
+assert len(nodes[1][1]["node2"]["passes"]) >= 1, nodes[1][1]["node2"]
+assert all(x["round"] >= 1 for p, n in nodes for x in n["node1"]["passes"])
 PY
 it_eq "partial results saved" 0 $?
 # The killed agent's session is restored when it comes back.

@@ -23,13 +23,13 @@ status=0
 # cmd is what the commands share (options, helpers), cmd_rollout the rollout and verify
 # commands; main is the command table.
 declare -A rank=(
-	[config]=1 [client]=1 [effect]=1 [nodelist]=1
+	[config]=1 [client]=1 [effect]=1 [rounds]=1 [nodelist]=1
 	[plan]=2
 	[sweep]=3 [rollout]=3 [fsparam]=3
-	[ctlstore]=4 [race]=4 [cohort]=4 [words]=4 [export]=4
+	[ctlstore]=4 [race]=4 [cohort]=4 [words]=4 [export]=4 [drift]=4
 	[verdict]=5 [sweepdoc]=5
 	[strategy]=6 [analysis]=6
-	[fleet]=7
+	[fleet]=7 [schedule]=7
 	[preflight]=8 [runner]=8 [rollrun]=8 [verify]=8
 	[report]=9 [report_html]=9 [progress]=9 [report_rollout]=9
 	[sweeprun]=10 [site]=10 [apply]=10 [cmd]=10
@@ -47,13 +47,15 @@ declare -A only=(
 
 # Files that belong to another file's module (name=module), where a module is a .c/.h pair
 # and its helpers: the plan's nodes and its parser's shared header, the report's node text;
-# nodelist_yaml.c, nodelist_inv.c, nodelist_kube.c and nodelist_priv.h are nodelist's,
-# ctlstore_priv.h and ctlstore_rollout.c ctlstore's, fleet_priv.h and fleet_profile.c fleet's,
-# rollrun_priv.h and rollmeasure.c rollrun's.
+# nodelist_yaml.c, nodelist_inv.c, nodelist_kube.c and nodelist_priv.h are nodelist's, the
+# document's reader sweepdoc's, ctlstore_priv.h and ctlstore_rollout.c ctlstore's,
+# fleet_priv.h, fleet_profile.c and fleet_probe.c fleet's, rollrun_priv.h and rollmeasure.c
+# rollrun's.
 declare -A group=([plan_nodes]=plan [plan_priv]=plan [report_nodes]=report [nodelist_yaml]=nodelist
 	[nodelist_inv]=nodelist [nodelist_kube]=nodelist [nodelist_priv]=nodelist
-	[ctlstore_priv]=ctlstore [ctlstore_rollout]=ctlstore [fleet_priv]=fleet
-	[fleet_profile]=fleet [rollrun_priv]=rollrun [rollmeasure]=rollrun)
+	[sweepdoc_read]=sweepdoc [ctlstore_priv]=ctlstore [ctlstore_rollout]=ctlstore
+	[fleet_priv]=fleet [fleet_profile]=fleet [fleet_probe]=fleet [rollrun_priv]=rollrun
+	[rollmeasure]=rollrun)
 
 # check DIR: print every violation; return 1 when there is one.
 check() {

@@ -1,16 +1,16 @@
 #!/bin/bash
 # ctl_owners.sh -- one owner per decision and per format in the controller: verdicts are
-# computed only where analysis.c says, the sweep document is written and read only by
-# sweepdoc.c, and the runner reads no clock it was not given. Usage: ctl_owners.sh
-# [CONTROLLER_DIR]. It first proves it catches a violation.
+# computed only where analysis.c says, the sweep document is written only by sweepdoc.c and
+# read only by sweepdoc_read.c, and the runner reads no clock it was not given. Usage:
+# ctl_owners.sh [CONTROLLER_DIR]. It first proves it catches a violation.
 set -u
 dir=${1:-$(cd "$(dirname "$0")/../../controller" && pwd)}
 
 # PATTERN (an extended regex on a line) @ the only files of the controller that may hold it
 # (the definitions' own files included), or @! the files that may not.
 rules=(
-	'verdict_sweep(s_compare)?\([^)]@analysis.c verdict.c verdict.h'
-	'"fleettune-sweep"@sweepdoc.c'
+	'verdict_(sweep|sweeps_compare|point_update)\([^)]@analysis.c verdict.c verdict.h'
+	'"fleettune-sweep"@sweepdoc.c sweepdoc_read.c'
 	'time_(now|mono)_s\(\)@!runner.c'
 )
 

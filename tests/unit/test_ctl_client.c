@@ -22,6 +22,7 @@ struct server {
 	int delay_ms;
 	int first_status; /* status of the first request, later ones get 200 */
 	int silent;       /* accept and never answer */
+	int keepalive;    /* answer every request of a connection, keeping it open */
 	int requests;
 	pthread_mutex_t lock;
 };
@@ -34,6 +35,19 @@ static void *conn_main(void *arg)
 	char req[4096], resp[256];
 
 	free(a);
+	if (s->keepalive) {
+		/* One GET per read (the client sends one request at a time on a connection). */
+		while ((n = (int)read(c, req, sizeof(req) - 1)) > 0) {
+			usleep((useconds_t)s->delay_ms * 1000);
+			snprintf(resp, sizeof(resp),
+			         "HTTP/1.1 200 X\r\nContent-Type: application/json\r\n"
+			         "Content-Length: 11\r\n\r\n{\"ok\":true}");
+			if (write(c, resp, strlen(resp)) < 0)
+				break;
+		}
+		close(c);
+		return NULL;
+	}
 	n = (int)read(c, req, sizeof(req) - 1);
 	if (n <= 0 || s->silent) {
 		sleep(2);
@@ -99,7 +113,7 @@ static char *url(int port)
 static void test_parallel(void **state)
 {
 	static struct server s = { .delay_ms = 200 };
-	struct client *c = client_new(5, 2);
+	struct client *c = client_new(5, 2, 0);
 	struct client_req r[20];
 	double t0;
 	int i;
@@ -124,7 +138,7 @@ static void test_parallel(void **state)
 static void test_retry_503_get_not_post(void **state)
 {
 	static struct server s = { .first_status = 503 }, p = { .first_status = 503 };
-	struct client *c = client_new(5, 2);
+	struct client *c = client_new(5, 2, 0);
 	struct client_req r;
 
 	(void)state;
@@ -147,7 +161,7 @@ static void test_retry_503_get_not_post(void **state)
 static void test_refused_and_timeout(void **state)
 {
 	static struct server s = { .silent = 1 };
-	struct client *c = client_new(0.3, 2);
+	struct client *c = client_new(0.3, 2, 0);
 	struct client_req r[2];
 	char d[300];
 	int closed;
@@ -189,7 +203,7 @@ static void test_refused_and_timeout(void **state)
 static void test_wait_each(void **state)
 {
 	static struct server fast, silent;
-	struct client *c = client_new(5, 0);
+	struct client *c = client_new(5, 0, 0);
 	struct client_req r[2], *done[2];
 
 	(void)state;
@@ -217,9 +231,49 @@ static void test_wait_each(void **state)
 	client_free(c);
 }
 
+/* n parallel GETs; returns the new connections they opened. */
+static long batch(struct client *c, int port, int n)
+{
+	struct client_req r[64];
+	long att0, conn0, att, conn;
+	int i;
+
+	client_counts(c, &att0, &conn0);
+	for (i = 0; i < n; i++)
+		client_req_init(&r[i], "GET", url(port), NULL, NULL);
+	client_run(c, r, n);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(r[i].status, 200);
+		client_req_release(&r[i]);
+	}
+	client_counts(c, &att, &conn);
+	assert_int_equal(att - att0, n);
+	return conn - conn0;
+}
+
+/* The connection cache: sized for the client's peers, a second round of requests reuses every
+ * connection; kept smaller, it must open again what it could not keep. */
+static void test_connection_cache(void **state)
+{
+	static struct server s = { .delay_ms = 100, .keepalive = 1 };
+	struct client *c = client_new(5, 0, 40);
+
+	(void)state;
+	server_start(&s);
+	assert_int_equal(batch(c, s.port, 40), 40);
+	assert_int_equal(batch(c, s.port, 40), 0);
+	client_free(c);
+	c = client_new(5, 0, 0);
+	client_connections_keep(c, 10);
+	assert_int_equal(batch(c, s.port, 40), 40);
+	assert_true(batch(c, s.port, 40) >= 30);
+	client_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_connection_cache),
 		cmocka_unit_test(test_parallel),
 		cmocka_unit_test(test_retry_503_get_not_post),
 		cmocka_unit_test(test_refused_and_timeout),

@@ -11,6 +11,7 @@
 #include "cohort.h"
 #include "ctltest.h"
 #include "report.h"
+#include "schedule.h"
 #include "strategy.h"
 #include "words.h"
 #include "xmalloc.h"
@@ -281,17 +282,25 @@ static void test_table(void **state)
 	sweep_release(&s);
 }
 
-/* A stand-in for the runner with a per-cohort response: node k's pass at its configuration is
- * 1000 x factor(x on its model) x factor(y) x (1 ± 2 %), the sign alternating. Model A gains
- * 10 % at x=1 and loses 10 % at x=2, model B the other way round; y=1 gains 8 % on both. */
+/* A stand-in for the runner with a per-cohort response, run as the sweep runs a batch: in
+ * interleaved rounds (schedule.h), one pass of a point on every node per run, stamped with its
+ * round. Node k's pass at its configuration is 1000 x factor(x on its model) x factor(y) x a
+ * drift of +0.5 % per run over the sweep x (1 + up to 2 % of fixed noise). Model A gains 10 % at
+ * x=1 and loses 10 % at x=2, model B the other way round; y=1 gains 8 % on both. The drift
+ * would read as an effect were the rows not judged within rounds, per cohort too. */
+static int runs_done; /* over the sweep: the drift's clock */
+
 static void cohort_run(struct sweep *s, const struct strategy_batch *b)
 {
-	int i, k, j;
+	struct schedule sc = { 0 };
+	int i, k;
 
-	for (i = 0; i < b->n; i++) {
-		struct point *p = &s->points[b->items[i].point];
+	schedule_batch(s, b, &sc);
+	for (i = 0; i < sc.n; i++) {
+		struct point *p = &s->points[sc.runs[i].point];
+		int round = sc.runs[i].round;
 
-		sweep_point_loops_add(s, p->index, b->items[i].loops);
+		sweep_point_loops_add(s, p->index, 1);
 		for (k = 0; k < s->plan.nnodes; k++) {
 			const struct config *c = sweep_node_cfg(p, k);
 			bool a = !strcmp(s->identity[k].field[IDF_MODEL], "A");
@@ -302,14 +311,15 @@ static void cohort_run(struct sweep *s, const struct strategy_batch *b)
 			     : !strcmp(x, "2") ? (a ? 0.90 : 1.10)
 			                       : 1;
 			f *= !strcmp(y, "1") ? 1.08 : 1;
-			for (j = 0; j < b->items[i].loops; j++)
-				node_result_pass_add(
-				        &p->nodes[k],
-				        f * (1 + 0.02 * ((p->nodes[k].npasses + k) % 2 ? 1 : -1)));
+			f *= pow(1.005, runs_done);
+			f *= 1 + 0.02 * sin(1.7 * k + 2.3 * p->index + 3.1 * p->nodes[k].npasses);
+			node_result_pass_add_at(&p->nodes[k], f, round, 1e9 + runs_done, false);
 			p->nodes[k].state = NODE_OK;
 		}
+		runs_done++;
 		analysis_point_ran(s, p->index);
 	}
+	schedule_release(&sc);
 }
 
 /* Sequential per cohort: axis x splits (A wants 1, B wants 2), so axis y runs over each
@@ -333,25 +343,31 @@ static void test_sequential_per_cohort(void **state)
 	for (k = 0; k < 8; k++)
 		ident(&s, k, k < 5 ? "A" : "B", "1.0");
 	cohort_assign(&s);
+	runs_done = 0;
 	while (strategy_next(&s, &b) > 0)
 		cohort_run(&s, &b);
 	strategy_batch_release(&b);
 	analysis_sweep_closed(&s);
-	/* Axis x: baseline, x=1, x=2; axis y: its baseline and y=1 over each cohort's x; final. */
-	assert_int_equal(s.npoints, 6);
+	/* Axis x: baseline, x=1, x=2; axis y: its baseline and y=1 over each cohort's x; the
+	 * original baseline measured again and the final confirmation beside it. */
+	assert_int_equal(s.npoints, 7);
+	assert_true(sweep_has_rounds(&s));
+	assert_int_equal(s.points[5].role, ROLE_BASELINE);
+	assert_int_equal(s.points[5].ref, 0);
+	assert_int_equal(s.points[6].ref, 5);
 	assert_true(s.points[1].between.split && s.points[2].between.split);
 	assert_true(sweep_point_mixed(&s, &s.points[3]));
 	assert_string_equal(config_get(sweep_node_cfg(&s.points[4], 0), "x")->value, "1");
 	assert_string_equal(config_get(sweep_node_cfg(&s.points[4], 7), "x")->value, "2");
 	assert_string_equal(config_get(sweep_node_cfg(&s.points[4], 7), "y")->value, "1");
-	fin = &s.points[5];
+	fin = &s.points[6];
 	assert_int_equal(fin->role, ROLE_FINAL);
 	assert_true(sweep_point_mixed(&s, fin));
 	assert_int_equal(fin->verdict, EFFECT_COHORTS); /* one comparison per cohort */
 	assert_int_equal(fin->cohort_fx[0].decision, EFFECT_GAIN);
 	assert_int_equal(fin->cohort_fx[1].decision, EFFECT_GAIN);
-	assert_int_equal(s.cohorts[0].best, 5);
-	assert_int_equal(s.cohorts[1].best, 5);
+	assert_int_equal(s.cohorts[0].best, 6);
+	assert_int_equal(s.cohorts[1].best, 6);
 	assert_string_equal(config_get(sweep_cohort_best_cfg(&s, 0), "x")->value, "1");
 	assert_string_equal(config_get(sweep_cohort_best_cfg(&s, 1), "x")->value, "2");
 	assert_int_equal(s.best, -1);
@@ -360,8 +376,10 @@ static void test_sequential_per_cohort(void **state)
 	assert_string_equal(w.data, "1|2");
 	buf_reset(&w);
 	words_best_line(&s, &w);
-	assert_non_null(strstr(w.data, "model=A firmware=1.0 (5 nodes): x=1 y=1  +18.8 %"));
-	assert_non_null(strstr(w.data, "model=B firmware=1.0 (3 nodes): x=2 y=1  +18.8 %"));
+	/* +18.8 % true; the nodes drifted about as much over the sweep (+0.5 % a run, +19 % over
+	 * its 35 runs), which the rounds cancel: what is left is the 2 % noise's. */
+	assert_non_null(strstr(w.data, "model=A firmware=1.0 (5 nodes): x=1 y=1  +18.7 %"));
+	assert_non_null(strstr(w.data, "model=B firmware=1.0 (3 nodes): x=2 y=1  +18.5 %"));
 	buf_release(&w);
 	sweep_release(&s);
 }
@@ -384,6 +402,7 @@ static void test_adaptive_per_cohort(void **state)
 	for (k = 0; k < 8; k++)
 		ident(&s, k, k < 5 ? "A" : "B", "1.0");
 	cohort_assign(&s);
+	runs_done = 0;
 	while (strategy_next(&s, &b) > 0)
 		cohort_run(&s, &b);
 	strategy_batch_release(&b);
@@ -394,6 +413,9 @@ static void test_adaptive_per_cohort(void **state)
 	assert_true(fin > 0);
 	assert_true(sweep_point_mixed(&s, &s.points[fin]));
 	assert_int_equal(s.points[fin].loops_run, 8);
+	/* beside the original baseline measured again, as many loops, in the same rounds */
+	assert_int_equal(s.points[s.points[fin].ref].role, ROLE_BASELINE);
+	assert_int_equal(s.points[s.points[fin].ref].loops_run, 8);
 	assert_int_equal(s.points[fin].verdict, EFFECT_COHORTS);
 	assert_int_equal(s.cohorts[0].best, fin);
 	assert_int_equal(s.cohorts[1].best, fin);

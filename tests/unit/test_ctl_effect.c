@@ -7,6 +7,7 @@
 
 #include "testutil.h"
 #include "effect.h"
+#include "rounds.h"
 #include "stats.h"
 
 #define NODES_MAX 200
@@ -29,8 +30,8 @@ static void fx_node(int i, const double *ref, int nr, const double *pt, int np)
 {
 	memcpy(fx.ref[i], ref, nr * sizeof(double));
 	memcpy(fx.pt[i], pt, np * sizeof(double));
-	fx.r[i] = (struct effect_sample){ fx.ref[i], nr };
-	fx.p[i] = (struct effect_sample){ fx.pt[i], np };
+	fx.r[i] = (struct effect_sample){ fx.ref[i], nr, NULL };
+	fx.p[i] = (struct effect_sample){ fx.pt[i], np, NULL };
 }
 
 /* n passes with exactly this mean and sample CV: the mean itself when n is odd, the rest
@@ -635,7 +636,7 @@ static void test_more_nodes_narrower(void **state)
 static void test_bad_input(void **state)
 {
 	double x[] = { 1, NAN };
-	struct effect_sample s[1] = { { x, 2 } }, ok[1] = { { x, 1 } };
+	struct effect_sample s[1] = { { x, 2, NULL } }, ok[1] = { { x, 1, NULL } };
 	struct effect_input in = {
 		.nnodes = 1, .ref = ok, .point = s, .min_effect_pct = 5, .look = 1, .nlooks = 1
 	};
@@ -833,10 +834,192 @@ static void test_seed003_deadline_knobs(void **state)
 	}
 }
 
+/* Within rounds, by hand: three rounds, the reference flat, the point 10 %, 5 % and 0 % above
+ * it; a second node whose level moves round by round as much as you like. */
+static void test_blocked_hand(void **state)
+{
+	static const int rounds[] = { 1, 2, 3 };
+	double ref[] = { 100, 100, 100 }, pt[] = { 110, 105, 100 };
+	double ref2[] = { 100, 200, 400 }, pt2[] = { 105, 210, 420 };
+	struct effect_sample r[2] = { { ref, 3, rounds }, { ref2, 3, rounds } };
+	struct effect_sample p[2] = { { pt, 3, rounds }, { pt2, 3, rounds } };
+	struct effect_input in = {
+		.nnodes = 2, .ref = r, .point = p, .min_effect_pct = 5, .look = 1, .nlooks = 1
+	};
+	struct effect o;
+	struct err e;
+	double t = stats_t_quantile(0.975, 2);
+
+	(void)state;
+	assert_int_equal(effect_compute(&in, &o, &e), 0);
+	/*
+	 * Node 0: d = ln 1.1, ln 1.05, 0 = 0.0953102, 0.0487902, 0; θ = 0.0480334 (Δ 4.92057 %),
+	 * s_d = 0.0476596, SE = s_d / √3 = 0.0275163, df 2.
+	 */
+	assert_true(o.nodes[0].blocked);
+	assert_int_equal(o.nodes[0].n_ref, 3);
+	assert_float_equal(o.nodes[0].log_ratio, 0.0480334480, 1e-9);
+	assert_float_equal(o.nodes[0].delta_pct, 4.920574857, 1e-8);
+	assert_float_equal(o.nodes[0].sd_pair, 0.0476595957, 1e-9);
+	assert_float_equal(o.nodes[0].se_log, 0.0275162804, 1e-9);
+	assert_float_equal(o.nodes[0].df, 2, 0);
+	assert_float_equal(o.nodes[0].ci_low_pct, 100 * expm1(0.0480334480 - t * 0.0275162804),
+	                   1e-6);
+	/* Node 1: the level quadruples over the rounds, the point stays 5 % above it in each:
+	 * exactly 5 %, no spread (independent samples would see a CV of 66 %). */
+	assert_float_equal(o.nodes[1].delta_pct, 5.0, 1e-9);
+	assert_true(o.nodes[1].se_log < 1e-5);
+	effect_release(&o);
+	/* The same node 1 without rounds: the ratio of means is 5 % too, but with no certainty. */
+	r[1].round = NULL;
+	assert_int_equal(effect_compute(&in, &o, &e), 0);
+	assert_false(o.nodes[1].blocked);
+	assert_true(o.nodes[1].se_log > 0.3);
+	effect_release(&o);
+}
+
+/* Only the rounds both points ran are paired; one pass in common is too few. */
+static void test_blocked_unmatched(void **state)
+{
+	static const int rr[] = { 1, 2, 3, 4, 7 }, rp[] = { 2, 4, 5, 7 }, one[] = { 9 };
+	double ref[] = { 100, 101, 99, 100, 102 }, pt[] = { 111, 110, 500, 112 };
+	struct effect_sample r[1] = { { ref, 5, rr } }, p[1] = { { pt, 4, rp } };
+	struct effect_input in = {
+		.nnodes = 1, .ref = r, .point = p, .min_effect_pct = 5, .look = 1, .nlooks = 1
+	};
+	struct effect o;
+	struct err e;
+
+	(void)state;
+	assert_int_equal(effect_compute(&in, &o, &e), 0);
+	/* Rounds 2, 4, 7: 111/101, 110/100, 112/102; round 5's 500 has no reference. */
+	assert_int_equal(o.nodes[0].n_ref, 3);
+	assert_int_equal(o.nodes[0].n_point, 3);
+	assert_float_equal(o.nodes[0].log_ratio,
+	                   (log(111.0 / 101) + log(110.0 / 100) + log(112.0 / 102)) / 3, 1e-12);
+	assert_float_equal(o.nodes[0].mean_point, 111, 1e-12);
+	effect_release(&o);
+	p[0] = (struct effect_sample){ pt, 1, one };
+	r[0] = (struct effect_sample){ ref, 1, one };
+	assert_int_equal(effect_compute(&in, &o, &e), 0);
+	assert_int_equal(o.nodes[0].state, EFFECT_NODE_FEW_PASSES);
+	assert_int_equal(o.nused, 0);
+	effect_release(&o);
+}
+
+/* A pure linear drift (on the log scale, 0.5 % per run) through rounds_order's mirrored pairs:
+ * every point's Δ against the baseline is 0 exactly, whatever the order the seed gives. */
+static void test_blocked_linear_drift(void **state)
+{
+	enum { NPT = 4, NR = 6 };
+	static const int pts[NPT] = { 0, 1, 2, 3 };
+	double x[NPT][NR];
+	int rnd[NPT][NR], order[NPT], i, r, run = 0, seed;
+
+	(void)state;
+	for (seed = 1; seed <= 20; seed++) {
+		run = 0;
+		for (r = 1; r <= NR; r++) {
+			rounds_order((uint64_t)seed, 0, r, pts, NPT, order);
+			for (i = 0; i < NPT; i++, run++) {
+				x[order[i]][r - 1] = 1000 * exp(log(1.005) * run);
+				rnd[order[i]][r - 1] = r;
+			}
+		}
+		for (i = 1; i < NPT; i++) {
+			struct effect_sample a[1] = { { x[0], NR, rnd[0] } },
+			                     b[1] = { { x[i], NR, rnd[i] } };
+			struct effect_input in = { .nnodes = 1,
+				                   .ref = a,
+				                   .point = b,
+				                   .min_effect_pct = 5,
+				                   .look = 1,
+				                   .nlooks = 1 };
+			struct effect o;
+			struct err e;
+
+			assert_int_equal(effect_compute(&in, &o, &e), 0);
+			assert_float_equal(o.nodes[0].delta_pct, 0, 1e-9);
+			assert_float_equal(o.delta_pct, 0, 1e-9);
+			effect_release(&o);
+		}
+	}
+	/* Consecutive loops instead (all of point 0, then all of point 1, ...): the drift of
+	 * NR runs reads as an effect. */
+	for (i = 0; i < NPT; i++)
+		for (r = 0; r < NR; r++)
+			x[i][r] = 1000 * exp(log(1.005) * (i * NR + r));
+	{
+		struct effect_sample a[1] = { { x[0], NR, NULL } }, b[1] = { { x[3], NR, NULL } };
+		struct effect_input in = { .nnodes = 1,
+			                   .ref = a,
+			                   .point = b,
+			                   .min_effect_pct = 5,
+			                   .look = 1,
+			                   .nlooks = 1 };
+		struct effect o;
+		struct err e;
+
+		assert_int_equal(effect_compute(&in, &o, &e), 0);
+		assert_float_equal(o.delta_pct, 100 * (pow(1.005, 18) - 1), 1e-6);
+		assert_int_equal(o.decision, EFFECT_GAIN);
+		effect_release(&o);
+	}
+}
+
+/* The run-to-run variance: added to the node's and the fleet's variance on Satterthwaite's df,
+ * undivided by the number of nodes; as an assumption (df 0) it is taken as known. */
+static void test_extra_variance(void **state)
+{
+	struct effect o, w;
+	struct err e;
+	double v, x = 0.03 * 0.03, df;
+	struct effect_input in;
+
+	(void)state;
+	fx_reset(2);
+	fx_pattern(0, 1.0, 1.0, 6.0, 1.0, 5);
+	fx_pattern(1, 1.0, 1.0, 6.0, 1.0, 5);
+	fx_run(5, false, &w);
+	assert_int_equal(w.decision, EFFECT_GAIN);
+	in = (struct effect_input){ .nnodes = 2,
+		                    .ref = fx.r,
+		                    .point = fx.p,
+		                    .min_effect_pct = 5,
+		                    .look = 1,
+		                    .nlooks = 1,
+		                    .extra_var = x,
+		                    .extra_df = 4 };
+	assert_int_equal(effect_compute(&in, &o, &e), 0);
+	v = w.se_log * w.se_log;
+	df = (v + x) * (v + x) / (v * v / w.df + x * x / 4);
+	assert_float_equal(o.se_log, sqrt(v + x), 1e-12);
+	assert_float_equal(o.df, df, 1e-9);
+	assert_float_equal(o.delta_pct, w.delta_pct, 1e-12);
+	assert_float_equal(o.nodes[0].se_log, sqrt(w.nodes[0].se_log * w.nodes[0].se_log + x),
+	                   1e-12);
+	/* 6 % against a run-to-run SD of 3 % on 4 df is no longer shown. */
+	assert_int_equal(o.decision, EFFECT_INCONCLUSIVE);
+	assert_true(o.ci95_low_pct < 0);
+	effect_release(&o);
+	in.extra_df = 0;
+	assert_int_equal(effect_compute(&in, &o, &e), 0);
+	assert_float_equal(o.df, w.df * (v + x) * (v + x) / (v * v), 1e-6);
+	effect_release(&o);
+	in.extra_var = -1;
+	assert_int_equal(effect_compute(&in, &o, &e), -EINVAL);
+	effect_release(&o);
+	effect_release(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_node_hand),
+		cmocka_unit_test(test_blocked_hand),
+		cmocka_unit_test(test_blocked_unmatched),
+		cmocka_unit_test(test_blocked_linear_drift),
+		cmocka_unit_test(test_extra_variance),
 		cmocka_unit_test(test_heterogeneity_hand),
 		cmocka_unit_test(test_equivalence_edges),
 		cmocka_unit_test(test_gain_loss_thresholds),

@@ -24,13 +24,26 @@ static void test_progress(void **state)
 	                              "write.bw_mib 1467.4\n");
 	buf_reset(&out);
 	s.points[3].nodes[1].npasses = 0;
-	progress_line(&s, 3, 4, 2, 5, active, 754, 754, &out);
+	/* The batch under way asks 5 loops of point 4; 2 have run; round 7 is under way. */
+	s.points[3].loops_run = 2;
+	s.points[3].loops_target = 5;
+	progress_line(&s, 3, 4, 7, false, active, 754, 754, &out);
 	assert_string_equal(out.data, "\r\033[Kpoint 4/4 [nr_requests=4000 queue_depth=975] loop "
-	                              "2/5  node1 1902.3  node2 -  ETA 12m34s");
+	                              "2/5, round 7  node1 1902.3  node2 -  ETA 12m34s");
+	buf_reset(&out);
+	progress_line(&s, 3, 4, 1, true, active, 754, 754, &out);
+	assert_non_null(
+	        strstr(out.data, "[nr_requests=4000 queue_depth=975] warm-up loop, round 1 "));
+	/* A pass of a sweep in rounds says its round. */
+	buf_reset(&out);
+	s.points[2].nodes[0].pass_round[3] = 4;
+	progress_pass_lines(&s, 2, 4, reported, &out);
+	assert_non_null(strstr(out.data, "node1 pass 4/5 (round 4) write.bw_mib 1408.2\n"));
+	s.points[2].nodes[0].pass_round[3] = 0;
 	/* adaptive: races end early, so the count is the most points the sweep can run. */
 	s.plan.strategy = PLAN_ADAPTIVE;
 	buf_reset(&out);
-	progress_line(&s, 3, 4, 2, 5, active, 754, 754, &out);
+	progress_line(&s, 3, 4, 7, false, active, 754, 754, &out);
 	assert_non_null(strstr(out.data, "\r\033[Kpoint 4 of at most 4 [nr_requests=4000"));
 	buf_reset(&out);
 	progress_pass_lines(&s, 2, 4, reported, &out);

@@ -202,6 +202,13 @@ static void test_compare(void **state)
 	                       "differ: +10.0 %, +0.0 % |\n"));
 	assert_non_null(strstr(out.data, "| +0.0 % [\u22120.3, +0.3]  | no real difference  "));
 	assert_non_null(strstr(out.data, "4 of 4 points matched\n"));
+	/* The median point of each node did not move between the runs: no run-to-run variation
+	 * to speak of, and the line says how large a difference it would take. */
+	assert_non_null(strstr(out.data,
+	                       "run-to-run: the nodes' figures moved +0.0 % (+0.0 to +0.0 % "
+	                       "over 2 nodes) between these runs"));
+	assert_non_null(strstr(out.data, "differences under 0.0 % between these runs are within "
+	                                 "run-to-run variation"));
 	verdict_comparison_release(&c);
 	buf_release(&out);
 	sweep_release(&a);

@@ -72,7 +72,9 @@ static void test_sequential_winners(void **state)
 
 	(void)state;
 	ctltest_sweep(&s, "sequential", "");
-	assert_int_equal(strategy_estimate(&s.plan), 1 + 4 + 4);
+	/* Two axes of a baseline and 3 values, the final confirmation and the original baseline
+	 * measured again beside it. */
+	assert_int_equal(strategy_estimate(&s.plan), 1 + 4 + 4 + 1);
 	/* Axis 1: baseline, none, bfq (mq-deadline is the baseline itself: skipped). */
 	assert_int_equal(strategy_next(&s, &b), 3);
 	assert_batch(&b, 0, 3, 3);
@@ -102,21 +104,27 @@ static void test_sequential_winners(void **state)
 	assert_string_equal(val(&s.points[5], "nr_requests"), "256");
 	assert_int_equal(s.points[4].ref, 3);
 	assert_int_equal(s.points[5].ref, 3);
-	/* Axis 2: 256 gains over the fresh baseline; it is carried into the final check. */
+	/* Axis 2: 256 gains over the fresh baseline; it is carried into the final check, which
+	 * runs beside the original baseline measured again (one block: the same rounds). */
 	ctltest_fill(&s, 3, 120);
 	ctltest_fill(&s, 4, 119);
 	ctltest_fill(&s, 5, 140);
-	assert_int_equal(strategy_next(&s, &b), 1);
-	assert_batch(&b, 6, 1, 3);
-	assert_int_equal(s.points[6].role, ROLE_FINAL);
+	assert_int_equal(strategy_next(&s, &b), 2);
+	assert_batch(&b, 6, 2, 3);
+	assert_int_equal(s.points[6].role, ROLE_BASELINE);
 	assert_int_equal(s.points[6].ref, 0);
 	assert_int_equal(s.points[6].axis, -1);
-	assert_string_equal(val(&s.points[6], "scheduler"), "none");
-	assert_string_equal(val(&s.points[6], "nr_requests"), "256");
-	ctltest_fill(&s, 6, 139);
+	assert_true(config_equal(&s.points[6].cfg, &s.plan.baseline));
+	assert_int_equal(s.points[7].role, ROLE_FINAL);
+	assert_int_equal(s.points[7].ref, 6);
+	assert_int_equal(s.points[7].axis, -1);
+	assert_string_equal(val(&s.points[7], "scheduler"), "none");
+	assert_string_equal(val(&s.points[7], "nr_requests"), "256");
+	ctltest_fill(&s, 6, 101);
+	ctltest_fill(&s, 7, 139);
 	assert_int_equal(strategy_next(&s, &b), 0);
 	verdict_sweep(&s);
-	assert_int_equal(s.best, 6);
+	assert_int_equal(s.best, 7);
 	strategy_batch_release(&b);
 	sweep_release(&s);
 }
@@ -297,7 +305,7 @@ static void test_adaptive_loops(void **state)
  * looks too, against the original baseline's loops without adding to them while it has more. */
 static void test_adaptive_sequential(void **state)
 {
-	const double eff[8] = { 0, 8, -1, 8, 8, 8, 8, 8 };
+	const double eff[8] = { 0, 8, -1, 8, 8, 0, 8, 8 };
 	struct sweep s;
 	int final = -1, i;
 
@@ -311,7 +319,10 @@ static void test_adaptive_sequential(void **state)
 	assert_true(s.points[1].loops_run > 3 && s.points[1].loops_run < 12);
 	assert_int_equal(s.points[1].ref_loops, s.points[1].loops_run);
 	assert_true(final > 0);
-	assert_int_equal(s.points[final].ref, 0);
+	/* Against the original baseline measured again beside it, in the same rounds. */
+	assert_int_equal(s.points[final].ref, final - 1);
+	assert_int_equal(s.points[final - 1].role, ROLE_BASELINE);
+	assert_int_equal(s.points[final - 1].ref, 0);
 	assert_true(s.points[final].ref_loops >= s.points[final].loops_run);
 	assert_true(s.points[final].fx.stop);
 	assert_true(s.best >= 0);

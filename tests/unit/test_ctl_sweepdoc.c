@@ -19,7 +19,7 @@
 /* A finished sequential sweep with adaptive loops (3 to 12), judged. */
 static void adaptive_sweep(struct sweep *s)
 {
-	const double eff[8] = { 0, 8, -1, 8, 8, 8, 8, 8 };
+	const double eff[8] = { 0, 8, -1, 8, 8, 0, 8, 8 };
 
 	ctltest_sequential_run(s, "{\"min\":3,\"max\":12}", eff, 4);
 	s->id = 12;
@@ -66,10 +66,21 @@ static void test_json(void **state)
 	        json_object_get(json_object_get(n, "applied"), "queue_depth"), "adjusted")));
 	assert_string_equal(json_string_value(json_object_get(n, "verdict")), "gain");
 	assert_int_equal(json_array_size(json_object_get(n, "passes")), 5);
+	/* Format 3: every pass an object; this sweep's passes carry no rounds (seed 003's
+	 * figures, as typed in), so round and started_at are null and the rows are judged as
+	 * independent samples, as the rounds line says. */
+	assert_true(json_is_number(
+	        json_object_get(json_array_get(json_object_get(n, "passes"), 0), "value")));
+	assert_true(json_is_null(
+	        json_object_get(json_array_get(json_object_get(n, "passes"), 0), "round")));
+	assert_int_equal(json_array_size(json_object_get(n, "warmup")), 0);
+	assert_true(json_is_false(json_object_get(json_object_get(doc, "drift"), "rounds")));
+	assert_non_null(
+	        json_string_value(json_object_get(json_object_get(doc, "drift"), "rounds_text")));
 	assert_true(json_number_value(json_object_get(n, "df")) > 4);
 	assert_true(json_number_value(json_object_get(n, "cv_pct")) > 0);
 	assert_true(json_is_false(json_object_get(n, "disagrees")));
-	assert_int_equal(json_integer_value(json_object_get(doc, "format_version")), 2);
+	assert_int_equal(json_integer_value(json_object_get(doc, "format_version")), 3);
 	/* Rows carry codes and the report's words for them, with the fleet figures. */
 	assert_string_equal(json_string_value(json_object_get(pt, "verdict")), "gain");
 	assert_string_equal(json_string_value(json_object_get(pt, "verdict_text")),
@@ -221,12 +232,19 @@ static void test_errors(void **state)
 	refused("", "line 1");
 	refused("[]", "$: expected an object");
 	refused("{\"format\":\"other\"}", "format: not a fleettune sweep document");
-	refused_edit(j, "\"format_version\": 2", "\"format_version\": 3",
-	             "format_version: 3 is newer");
-	refused_edit(j, "\"format_version\": 2", "\"format_version\": \"2\"",
+	refused_edit(j, "\"format_version\": 3", "\"format_version\": 4",
+	             "format_version: 4 is newer");
+	refused_edit(j, "\"format_version\": 3", "\"format_version\": \"2\"",
 	             "format_version: expected an integer");
 	refused_edit(j, "\"passes\": [\n", "\"passes\": [\n\"fast\",\n",
-	             "points[0].nodes[0].passes[0]: expected a number");
+	             "points[0].nodes[0].passes[0]: expected an object {value, round, started_at}");
+	refused_edit(j, "\"value\": ", "\"value\": \"fast\", \"v\": ",
+	             "points[0].nodes[0].passes[0].value: expected a number");
+	refused_edit(j, "\"round\": null", "\"round\": 0",
+	             "points[0].nodes[0].passes[0].round: 0 is not between 1 and");
+	refused_edit(j, "\"started_at\": null", "\"started_at\": \"yesterday\"",
+	             "points[0].nodes[0].passes[0].started_at: 'yesterday' is not an ISO-8601");
+	refused_edit(j, "\"order_seed\": \"", "\"order_seed\": \"x", "order_seed: 'x");
 	refused_edit(j, "\"role\": \"candidate\"", "\"role\": \"winner\"",
 	             "points[1].role: 'winner' is not baseline, candidate or final");
 	refused_edit(j, "\"ref\": 0", "\"ref\": 7", "points[1].ref: 7 is not an earlier point");
@@ -244,16 +262,21 @@ static void test_errors(void **state)
 static void test_numbers_refused(void **state)
 {
 	struct sweep a;
-	char *j;
+	char *j, *v2;
 	const char *top;
 
 	(void)state;
 	adaptive_sweep(&a);
 	j = sweepdoc_write(&a);
-	refused_edit(j, "\"passes\": [\n", "\"passes\": [\n1e308,\n",
+	refused_edit(j, "\"value\": ", "\"value\": 1e308, \"v\": ",
+	             "points[0].nodes[0].passes[0].value: 1e+308 is not a measurement");
+	refused_edit(j, "\"value\": ", "\"value\": -1e300, \"v\": ",
+	             "points[0].nodes[0].passes[0].value: -1e+300 is not a measurement");
+	/* The plain numbers of format 1 and 2 are held to the same bound. */
+	v2 = tu_slurp(FT_FIXTURES "/sweep-v2-drift.json", NULL);
+	refused_edit(v2, "\"passes\": [\n", "\"passes\": [\n1e308,\n",
 	             "points[0].nodes[0].passes[0]: 1e+308 is not a measurement");
-	refused_edit(j, "\"passes\": [\n", "\"passes\": [\n-1e300,\n",
-	             "points[0].nodes[0].passes[0]: -1e+300 is not a measurement");
+	free(v2);
 	/* The summary's min_effect_pct comes before the plan's. */
 	top = strstr(j, "\"min_effect_pct\": ");
 	assert_non_null(top);

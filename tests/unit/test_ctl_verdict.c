@@ -508,30 +508,33 @@ static void test_outcomes(void **state)
 static void test_final_confirmation(void **state)
 {
 	/* Effects per point against point 0 (0: baseline, 1-2: x, 3: y's baseline, 4: y=1, 5:
-	 * the final confirmation), 5 loops at CV 1 %. */
-	const double held[6] = { 0, 8, 12, 12, 12.5, 12 };
-	const double lost[6] = { 0, 8, 12, 12, 12.5, 0.5 };
+	 * the original baseline measured again, 6: the final confirmation against it), 5 loops
+	 * at CV 1 %. */
+	const double held[7] = { 0, 8, 12, 12, 12.5, 0, 12 };
+	const double lost[7] = { 0, 8, 12, 12, 12.5, 0, 0.5 };
 	struct sweep s;
 
 	(void)state;
 	ctltest_sequential_run(&s, "5", held, 1);
-	assert_int_equal(s.npoints, 6);
-	assert_int_equal(s.points[5].role, ROLE_FINAL);
+	assert_int_equal(s.npoints, 7);
+	assert_int_equal(s.points[5].role, ROLE_BASELINE);
 	assert_int_equal(s.points[5].ref, 0);
+	assert_int_equal(s.points[6].role, ROLE_FINAL);
+	assert_int_equal(s.points[6].ref, 5);
 	/* Axis x picked x=2 (+12 %, the larger gain); y=1 (+0.45 % on its baseline) is no real
 	 * difference. */
 	assert_string_equal(config_get(&s.points[3].cfg, "x")->value, "2");
 	assert_int_equal(s.points[4].verdict, EFFECT_EQUIVALENT);
-	assert_string_equal(config_get(&s.points[5].cfg, "y")->value, "0");
-	assert_int_equal(s.points[5].verdict, EFFECT_GAIN);
-	assert_float_equal(s.points[5].delta_pct, 12, 1e-6);
-	assert_int_equal(s.best, 5);
+	assert_string_equal(config_get(&s.points[6].cfg, "y")->value, "0");
+	assert_int_equal(s.points[6].verdict, EFFECT_GAIN);
+	assert_float_equal(s.points[6].delta_pct, 12, 1e-6);
+	assert_int_equal(s.best, 6);
 	assert_int_equal(s.outcome, OUTCOME_BEST);
 	sweep_release(&s);
 	/* The confirmation did not hold up (+0.5 % against the original baseline): the best
 	 * candidate gain (x=2, +12 % on its axis) is the answer. */
 	ctltest_sequential_run(&s, "5", lost, 1);
-	assert_int_equal(s.points[5].verdict, EFFECT_EQUIVALENT);
+	assert_int_equal(s.points[6].verdict, EFFECT_EQUIVALENT);
 	assert_int_equal(s.best, 2);
 	sweep_release(&s);
 }
@@ -575,6 +578,148 @@ static void test_sweeps_compare(void **state)
 	sweep_release(&b);
 }
 
+/* Fill point i of a grid sweep with 5 passes per node at mean x (1 + noise), in rounds 1..5
+ * with start times, or without rounds. */
+static void fill_rounds(struct sweep *s, int i, double mean, bool rounds)
+{
+	int k, j;
+
+	for (k = 0; k < s->plan.nnodes; k++) {
+		struct node_result *r = &s->points[i].nodes[k];
+
+		r->state = NODE_OK;
+		r->npasses = 0;
+		for (j = 0; j < 5; j++) {
+			double v = mean * (1 + 0.01 * ((j * 7 + k * 3 + i) % 5 - 2) / 2.0);
+
+			if (rounds)
+				node_result_pass_add_at(r, v, j + 1, 1e9 + j * 10 + i, false);
+			else
+				node_result_pass_add(r, v);
+		}
+	}
+	s->points[i].loops_run = 5;
+}
+
+/* Two runs of the same plan, every figure of the second 5 % up (a step between them): the
+ * shift is run-to-run variation, nothing is significant, and compare says how large a
+ * difference these runs cannot attribute. A change of one configuration beyond that is still
+ * shown. */
+static void test_compare_run_to_run(void **state)
+{
+	struct verdict_comparison c;
+	struct sweep a, b;
+	int i, sig = 0;
+
+	(void)state;
+	grid_new(&a, "");
+	grid_new(&b, "");
+	for (i = 0; i < a.npoints; i++) {
+		fill_rounds(&a, i, 100, true);
+		fill_rounds(&b, i, i == 4 ? 150 : 105, true);
+	}
+	verdict_sweep(&a);
+	verdict_sweep(&b);
+	verdict_sweeps_compare(&a, &b, &c);
+	assert_int_equal(c.nrows, 9);
+	assert_int_equal(c.rr.nshift, 2);
+	assert_true(c.rr.from_between);
+	assert_false(c.rr.assumed);
+	assert_float_equal(c.rr.shift_pct, 5, 0.3);
+	assert_float_equal(c.rr.sd_pct, 5, 0.5);
+	assert_true(c.rr.within_pct > 10);
+	for (i = 0; i < c.nrows; i++)
+		if (i != 4)
+			sig += c.rows[i].fx.decision == EFFECT_GAIN ||
+			       c.rows[i].fx.decision == EFFECT_LOSS;
+	assert_int_equal(sig, 0);
+	/* The rows' intervals carry it: +5 % is within them. */
+	assert_true(c.rows[1].fx.ci95_low_pct < 0 && c.rows[1].fx.ci95_high_pct > 5);
+	/* Point 4's +50 % is beyond what the runs move. */
+	assert_int_equal(c.rows[4].fx.decision, EFFECT_GAIN);
+	verdict_comparison_release(&c);
+	sweep_release(&b);
+	/* Nothing to estimate it from (no node with 2 passes in both): assumed min_effect. */
+	grid_new(&b, "");
+	verdict_sweep(&b);
+	verdict_sweeps_compare(&a, &b, &c);
+	assert_true(c.rr.assumed || c.rr.nwithin > 0);
+	verdict_comparison_release(&c);
+	sweep_release(&a);
+	grid_new(&a, "");
+	verdict_sweep(&a);
+	verdict_sweeps_compare(&a, &b, &c);
+	assert_true(c.rr.assumed);
+	assert_float_equal(c.rr.sd_pct, 5, 1e-9);
+	assert_float_equal(c.rr.df, 0, 0);
+	assert_float_equal(c.rr.within_pct, 100 * expm1(1.959964 * log(1.05)), 1e-3);
+	verdict_comparison_release(&c);
+	sweep_release(&a);
+	sweep_release(&b);
+}
+
+/* Within one sweep the rows are judged within rounds: a level that moves round by round (the
+ * same in every point of a round) leaves the rows "no real difference"; without rounds the
+ * same passes are judged as independent samples, as before. */
+static void test_rows_within_rounds(void **state)
+{
+	struct sweep s;
+	int i, k, j;
+
+	(void)state;
+	grid_new(&s, "");
+	for (i = 0; i < s.npoints; i++) {
+		fill_rounds(&s, i, 1000, true);
+		for (k = 0; k < 2; k++)
+			for (j = 0; j < 5; j++)
+				s.points[i].nodes[k].passes[j] *= 1 + 0.06 * j;
+	}
+	verdict_sweep(&s);
+	assert_true(s.points[1].fx.nodes[0].blocked);
+	for (i = 1; i < s.npoints; i++)
+		assert_int_equal(s.points[i].verdict, EFFECT_EQUIVALENT);
+	assert_true(s.drift.rounds);
+	for (i = 0; i < s.npoints; i++)
+		for (k = 0; k < 2; k++)
+			for (j = 0; j < 5; j++)
+				s.points[i].nodes[k].pass_round[j] = 0;
+	verdict_sweep(&s);
+	assert_false(s.points[1].fx.nodes[0].blocked);
+	assert_false(s.drift.rounds);
+	assert_int_not_equal(s.points[1].verdict, EFFECT_EQUIVALENT);
+	sweep_release(&s);
+}
+
+/* verdict_point_update after each point gives what verdict_sweep gives. */
+static void test_point_update(void **state)
+{
+	struct sweep s, t;
+	int i;
+
+	(void)state;
+	grid_new(&s, "");
+	grid_new(&t, "");
+	for (i = 0; i < s.npoints; i++) {
+		fill_rounds(&s, i, i == 3 ? 1100 : 1000, true);
+		fill_rounds(&t, i, i == 3 ? 1100 : 1000, true);
+		verdict_point_update(&s, i);
+	}
+	verdict_sweep(&t);
+	for (i = 0; i < s.npoints; i++) {
+		assert_int_equal(s.points[i].verdict, t.points[i].verdict);
+		assert_float_equal(s.points[i].delta_pct, t.points[i].delta_pct, 0);
+	}
+	assert_int_equal(s.best, t.best);
+	assert_int_equal(s.best, 3);
+	/* The reference changing re-judges the points compared with it. */
+	fill_rounds(&s, 0, 1100, true);
+	verdict_point_update(&s, 0);
+	assert_int_equal(s.points[3].verdict, EFFECT_EQUIVALENT);
+	assert_int_equal(s.points[1].verdict, EFFECT_LOSS);
+	sweep_release(&s);
+	sweep_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -595,6 +740,9 @@ int main(void)
 		cmocka_unit_test(test_outcomes),
 		cmocka_unit_test(test_final_confirmation),
 		cmocka_unit_test(test_sweeps_compare),
+		cmocka_unit_test(test_compare_run_to_run),
+		cmocka_unit_test(test_rows_within_rounds),
+		cmocka_unit_test(test_point_update),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

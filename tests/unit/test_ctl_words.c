@@ -62,6 +62,30 @@ static void test_no_best_lines(void **state)
 	                            "node2: PATCH params: HTTP 422: no)\n");
 	buf_reset(&b);
 	sweep_release(&s);
+	/* Stopped by a signal: the baseline's run cancelled, or (in rounds, in a seeded order)
+	 * not begun yet, is not "failed". */
+	for (i = 0; i < 2; i++) {
+		ctltest_seed003(&s);
+		snprintf(s.status, sizeof(s.status), "interrupted");
+		for (k = 0; k < 2; k++) {
+			s.points[0].nodes[k].state = i ? NODE_PENDING : NODE_CANCELLED;
+			s.points[0].nodes[k].npasses = 0;
+		}
+		verdict_sweep(&s);
+		words_best_line(&s, &b);
+		assert_string_equal(
+		        b.data,
+		        i ? "no best: the sweep was interrupted before the baseline's turn "
+		            "in the first round (node1: pending; node2: pending)\n"
+		          : "no best: the baseline was cancelled on every node before it "
+		            "finished (the sweep was interrupted) (node1: cancelled; node2: "
+		            "cancelled)\n");
+		buf_reset(&b);
+		words_no_best(&s, &b);
+		assert_null(strstr(b.data, "failed"));
+		buf_reset(&b);
+		sweep_release(&s);
+	}
 	/* Measured, no gain: the baseline, worded as before. */
 	ctltest_seed003(&s);
 	for (i = 1; i < 4; i++)

@@ -240,6 +240,8 @@ static void test_check(void **state)
 	expect_bad("{\"runtime_s\":0}", "fio.runtime_s: must be 1..86400");
 	expect_bad("{\"runtime_s\":86401}", "fio.runtime_s: must be 1..86400");
 	expect_bad("{\"rwmixread\":101}", "fio.rwmixread: must be 0..100");
+	expect_bad("{\"ramp_time_s\":3601}", "fio.ramp_time_s: must be 0..3600");
+	expect_bad("{\"ramp_time_s\":-1}", "fio.ramp_time_s: must be 0..3600");
 	expect_bad("{\"direct\":1}", "fio.direct: must be true or false");
 	expect_bad("{\"rw\":\"randomwrite\"}", "fio.rw: must be one of read|write|randread|"
 	                                       "randwrite|rw|readwrite|randrw|trim|randtrim|"
@@ -271,11 +273,22 @@ static void assert_argv(char **argv, const char *const *want)
 static void test_argv_device(void **state)
 {
 	static const char *const want[] = {
-		"/usr/bin/fio",      "--name=ft-job12-l1",    "--output-format=json",
-		"--group_reporting", "--filename=/dev/loop0", "--rw=randwrite",
-		"--bs=4M",           "--ioengine=libaio",     "--direct=1",
-		"--iodepth=64",      "--numjobs=4",           "--size=2G",
-		"--runtime=30",      "--time_based",          NULL,
+		"/usr/bin/fio",
+		"--name=ft-job12-l1",
+		"--output-format=json",
+		"--group_reporting",
+		"--filename=/dev/loop0",
+		"--rw=randwrite",
+		"--bs=4M",
+		"--ioengine=libaio",
+		"--direct=1",
+		"--iodepth=64",
+		"--numjobs=4",
+		"--size=2G",
+		"--runtime=30",
+		"--time_based",
+		"--ramp_time=5",
+		NULL,
 	};
 	struct engine_target t = { "/usr/bin/fio", "/dev/loop0", NULL, "ft-job12-l1" };
 	struct engine_opts oo;
@@ -283,7 +296,8 @@ static void test_argv_device(void **state)
 	        opts_load(fio(),
 	                  "{\"rw\":\"randwrite\",\"bs\":\"4M\",\"ioengine\":\"libaio\","
 	                  "\"direct\":true,\"iodepth\":64,\"numjobs\":4,\"size\":\"2g\","
-	                  "\"runtime_s\":30,\"time_based\":true,\"rwmixread\":70}",
+	                  "\"runtime_s\":30,\"time_based\":true,\"rwmixread\":70,"
+	                  "\"ramp_time_s\":5}",
 	                  &oo);
 	char **argv = NULL;
 	struct err e;
@@ -349,6 +363,10 @@ static void test_progress(void **state)
 	const struct engine_opts *dflt = opts_load(fio(), NULL, &od);
 
 	assert_true(fio()->expected_runtime_s(o) == 30);
+	/* fio ramps before it measures: the pass lasts ramp_time_s longer. */
+	assert_true(fio()->expected_runtime_s(
+	                    opts_load(fio(), "{\"runtime_s\":30,\"ramp_time_s\":10}", &on)) == 40);
+	none = opts_load(fio(), "{\"size\":\"1g\"}", &on);
 	assert_true(fio()->expected_runtime_s(none) == 0);
 	assert_true(fio()->progress(o, 0, NULL, 0, NULL, 0) == 0);
 	assert_true(fio()->progress(o, 15, NULL, 0, NULL, 0) == 0.5);

@@ -93,9 +93,60 @@ static void test_t(void **state)
 	assert_float_equal(stats_t_quantile(0.8, 1e7), stats_norm_quantile(0.8), 1e-6);
 }
 
+/* One slope, an intercept per group, by hand; a lone point and a group without spread in t add
+ * nothing. */
+static void test_within_slope(void **state)
+{
+	/* Group 1: t 0 1 2, y 1 2 4 (sxy 3, sxx 2, syy 42/9); group 2: t 0 2, y 10 11 (sxy 1, sxx
+	 * 2, syy 1/2); group 3: one point; group 4: t 5 5. slope = 4/4 = 1, rss = 42/9 + 1/2 - 4,
+	 * df = 5 - 2 - 1 = 2, se = sqrt(rss / 2 / 4). */
+	double y[] = { 1, 2, 4, 10, 11, 7, 3, 9 }, t[] = { 0, 1, 2, 0, 2, 4, 5, 5 };
+	int g[] = { 1, 1, 1, 2, 2, 3, 4, 4 };
+	double rss = 42.0 / 9 + 0.5 - 4, se = sqrt(rss / 2 / 4);
+	struct stats_slope sl;
+
+	(void)state;
+	stats_within_slope(y, t, g, 8, &sl);
+	assert_int_equal(sl.n, 5);
+	assert_int_equal(sl.ngroups, 2);
+	assert_float_equal(sl.slope, 1, 1e-12);
+	assert_float_equal(sl.df, 2, 0);
+	assert_float_equal(sl.se, se, 1e-12);
+	assert_float_equal(sl.p, 2 * stats_t_sf(1 / se, 2), 1e-12);
+	/* Nothing to fit. */
+	stats_within_slope(y + 5, t + 5, g + 5, 1, &sl);
+	assert_int_equal(sl.ngroups, 0);
+	assert_true(isnan(sl.slope) && isnan(sl.p));
+	/* A perfect line: se 0, p 0. */
+	stats_within_slope((double[]){ 1, 2, 3 }, (double[]){ 0, 1, 2 }, (int[]){ 0, 0, 0 }, 3,
+	                   &sl);
+	assert_float_equal(sl.slope, 1, 1e-12);
+	assert_float_equal(sl.p, 0, 0);
+}
+
+/* Holm over 4: sorted 0.01, 0.02, 0.03, 0.6, times 4, 3, 2, 1 = 0.04, 0.06, 0.06, 0.6 (the
+ * running maximum), given back in their own order; capped at 1. */
+static void test_holm(void **state)
+{
+	double p[4] = { 0.03, 0.01, 0.02, 0.6 }, a[4];
+
+	(void)state;
+	stats_holm(p, 4, a);
+	assert_float_equal(a[1], 0.04, 1e-12);
+	assert_float_equal(a[2], 0.06, 1e-12);
+	assert_float_equal(a[0], 0.06, 1e-12);
+	assert_float_equal(a[3], 0.6, 1e-12);
+	p[3] = 0.9;
+	p[0] = 0.9;
+	stats_holm(p, 4, a);
+	assert_float_equal(a[0], 1.0, 0);
+	stats_holm(p, 0, a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_holm),     cmocka_unit_test(test_within_slope),
 		cmocka_unit_test(test_norm_cdf), cmocka_unit_test(test_norm_quantile),
 		cmocka_unit_test(test_gammainc), cmocka_unit_test(test_chi2),
 		cmocka_unit_test(test_t),
