@@ -472,20 +472,36 @@ static void test_not_allowed_is_not_written(void **state)
 	assert_string_equal(q(f, "vdb", "nr_requests"), "64");
 }
 
-/* A symlink root/rel -> target (the parent directory made first). */
-static void tu_link(const char *root, const char *rel, const char *target)
+/* PUT profile name matching by identity only, spec "model=A;firmware=B|C" (a field's values
+ * split by '|'), holding param=value. */
+static int put_by(struct fx *f, const char *name, const char *spec, const char *param,
+                  const char *value, struct keeper_view *v, struct err *e)
 {
-	char path[PATH_MAX], dir[PATH_MAX], *slash;
+	struct profile p;
+	char buf[512], *part, *tok, *save, *save2, *eq;
+	bool created, rolled_back;
+	int k;
 
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	snprintf(dir, sizeof(dir), "%s", rel);
-	slash = strrchr(dir, '/');
-	if (slash) {
-		*slash = '\0';
-		snprintf(slash, sizeof(dir) - (size_t)(slash - dir), "/.keep");
-		tu_write(root, dir, "", 0644);
+	profile_init(&p);
+	snprintf(p.name, sizeof(p.name), "%s", name);
+	p.enforce = true;
+	snprintf(buf, sizeof(buf), "%s", spec);
+	for (part = strtok_r(buf, ";", &save); part; part = strtok_r(NULL, ";", &save)) {
+		eq = strchr(part, '=');
+		*eq = '\0';
+		for (k = 0; k < IDENT_COUNT && strcmp(profile_ident_names[k], part); k++)
+			;
+		assert_true(k < IDENT_COUNT);
+		for (tok = strtok_r(eq + 1, "|", &save2); tok; tok = strtok_r(NULL, "|", &save2))
+			snprintf(p.match.values[k][p.match.n_values[k]++], PROFILE_VALUE_MAX, "%s",
+			         tok);
 	}
-	assert_int_equal(symlink(target, path), 0);
+	p.params.items = calloc(TUNE_SET_MAX, sizeof(*p.params.items));
+	p.params.n = 1;
+	snprintf(p.params.items[0].name, sizeof(p.params.items[0].name), "%s", param);
+	snprintf(p.params.items[0].requested, sizeof(p.params.items[0].requested), "%s", value);
+	err_clear(e);
+	return keeper_put(f->k, &p, false, "test", v, &created, &rolled_back, e);
 }
 
 /* A fake identity source: loop0 and vdb are model M1, loop1 M2, nobody reports firmware;
@@ -560,8 +576,6 @@ static void test_match_by_identity(void **state)
 	struct fx *f = *state;
 	struct profile_ident_source fake = { fake_ident, NULL };
 	struct keeper_view v;
-	struct profile p;
-	bool created, rolled_back;
 	struct err e;
 	int i, after_put;
 
@@ -571,18 +585,7 @@ static void test_match_by_identity(void **state)
 	tu_write(f->root, "sys/block/vdb/diskseq", "13\n", 0444);
 	fake_reads = 0;
 	keeper_up_ident(f, &fake);
-	profile_init(&p);
-	snprintf(p.name, sizeof(p.name), "m1");
-	p.enforce = true;
-	p.match.n_values[IDENT_MODEL] = 1;
-	snprintf(p.match.values[IDENT_MODEL][0], PROFILE_VALUE_MAX, "M1");
-	p.params.items = calloc(TUNE_SET_MAX, sizeof(*p.params.items));
-	p.params.n = 1;
-	snprintf(p.params.items[0].name, sizeof(p.params.items[0].name), "read_ahead_kb");
-	snprintf(p.params.items[0].requested, sizeof(p.params.items[0].requested), "512");
-	err_clear(&e);
-	assert_int_equal(keeper_put(f->k, &p, false, "test", &v, &created, &rolled_back, &e), 0);
-	assert_true(created);
+	assert_int_equal(put_by(f, "m1", "model=M1", "read_ahead_kb", "512", &v, &e), 0);
 	assert_int_equal(dev_of(&v, "loop0")->state, KEEP_HELD);
 	for (i = 0; i < v.n_devices; i++)
 		assert_string_not_equal(v.devices[i].device, "loop1");
@@ -612,9 +615,7 @@ static void test_match_by_real_identity(void **state)
 	struct agent a;
 	struct keeper_env env;
 	struct keeper_view v;
-	struct profile p;
-	bool created, rolled_back;
-	char hashed[64];
+	char hashed[64], spec[128];
 	struct err e;
 	int i;
 
@@ -638,20 +639,10 @@ static void test_match_by_real_identity(void **state)
 	keeper_up_ident(f, &env.ident);
 
 	/* By model and firmware: the NVMe disk only. */
-	profile_init(&p);
-	snprintf(p.name, sizeof(p.name), "pro980");
-	p.enforce = true;
-	p.match.n_values[IDENT_MODEL] = 1;
-	snprintf(p.match.values[IDENT_MODEL][0], PROFILE_VALUE_MAX, "Samsung SSD 980 PRO 1TB");
-	p.match.n_values[IDENT_FIRMWARE] = 2;
-	snprintf(p.match.values[IDENT_FIRMWARE][0], PROFILE_VALUE_MAX, "4B2QGXA7");
-	snprintf(p.match.values[IDENT_FIRMWARE][1], PROFILE_VALUE_MAX, "5B2QGXA7");
-	p.params.items = calloc(TUNE_SET_MAX, sizeof(*p.params.items));
-	p.params.n = 1;
-	snprintf(p.params.items[0].name, sizeof(p.params.items[0].name), "read_ahead_kb");
-	snprintf(p.params.items[0].requested, sizeof(p.params.items[0].requested), "512");
-	err_clear(&e);
-	assert_int_equal(keeper_put(f->k, &p, false, "test", &v, &created, &rolled_back, &e), 0);
+	assert_int_equal(put_by(f, "pro980",
+	                        "model=Samsung SSD 980 PRO 1TB;firmware=4B2QGXA7|5B2QGXA7",
+	                        "read_ahead_kb", "512", &v, &e),
+	                 0);
 	assert_int_equal(v.n_devices, 1);
 	assert_string_equal(v.devices[0].device, "loop1");
 	assert_int_equal(v.devices[0].state, KEEP_HELD);
@@ -660,15 +651,7 @@ static void test_match_by_real_identity(void **state)
 	assert_string_equal(q(f, "loop0", "read_ahead_kb"), "128");
 
 	/* By transport: the loop device (and vdb, whose transport is unknown, is not matched). */
-	profile_init(&p);
-	snprintf(p.name, sizeof(p.name), "loops");
-	p.match.n_values[IDENT_TRANSPORT] = 1;
-	snprintf(p.match.values[IDENT_TRANSPORT][0], PROFILE_VALUE_MAX, "loop");
-	p.params.items = calloc(TUNE_SET_MAX, sizeof(*p.params.items));
-	p.params.n = 1;
-	snprintf(p.params.items[0].name, sizeof(p.params.items[0].name), "nr_requests");
-	snprintf(p.params.items[0].requested, sizeof(p.params.items[0].requested), "32");
-	assert_int_equal(keeper_put(f->k, &p, false, "test", &v, &created, &rolled_back, &e), 0);
+	assert_int_equal(put_by(f, "loops", "transport=loop", "nr_requests", "32", &v, &e), 0);
 	for (i = 0; i < v.n_devices; i++)
 		assert_string_not_equal(v.devices[i].device, "loop1");
 	assert_int_equal(dev_of(&v, "loop0")->state, KEEP_HELD);
@@ -682,26 +665,12 @@ static void test_match_by_real_identity(void **state)
 	env = agent_keeper_env(&a);
 	keeper_up_ident(f, &env.ident);
 	identity_serial_hash("S5GXNF0R123456", hashed, sizeof(hashed));
-	profile_init(&p);
-	snprintf(p.name, sizeof(p.name), "byserial");
-	p.match.n_values[IDENT_SERIAL] = 1;
-	snprintf(p.match.values[IDENT_SERIAL][0], PROFILE_VALUE_MAX, "S5GXNF0R123456");
-	p.params.items = calloc(TUNE_SET_MAX, sizeof(*p.params.items));
-	p.params.n = 1;
-	snprintf(p.params.items[0].name, sizeof(p.params.items[0].name), "nomerges");
-	snprintf(p.params.items[0].requested, sizeof(p.params.items[0].requested), "2");
-	assert_int_equal(keeper_put(f->k, &p, false, "test", &v, &created, &rolled_back, &e), 0);
+	assert_int_equal(put_by(f, "byserial", "serial=S5GXNF0R123456", "nomerges", "2", &v, &e),
+	                 0);
 	assert_int_equal(v.n_devices, 0);
 	keeper_view_release(&v);
-	profile_init(&p);
-	snprintf(p.name, sizeof(p.name), "byserial");
-	p.match.n_values[IDENT_SERIAL] = 1;
-	snprintf(p.match.values[IDENT_SERIAL][0], PROFILE_VALUE_MAX, "%s", hashed);
-	p.params.items = calloc(TUNE_SET_MAX, sizeof(*p.params.items));
-	p.params.n = 1;
-	snprintf(p.params.items[0].name, sizeof(p.params.items[0].name), "nomerges");
-	snprintf(p.params.items[0].requested, sizeof(p.params.items[0].requested), "2");
-	assert_int_equal(keeper_put(f->k, &p, false, "test", &v, &created, &rolled_back, &e), 0);
+	snprintf(spec, sizeof(spec), "serial=%s", hashed);
+	assert_int_equal(put_by(f, "byserial", spec, "nomerges", "2", &v, &e), 0);
 	assert_int_equal(v.n_devices, 1);
 	assert_string_equal(v.devices[0].device, "loop1");
 	keeper_view_release(&v);
