@@ -10,6 +10,7 @@
 
 #include "identity.h"
 #include "num.h"
+#include "protocol.h"
 #include "sha256.h"
 #include "banned.h"
 
@@ -108,24 +109,6 @@ static int link_read(const struct sysfs *fs, const char *rel, bool resolve, char
 	return 0;
 }
 
-/* Trim blanks (and the kernel's newline) at both ends; every other byte outside printable ASCII
- * becomes '?'. */
-static void text_clean(char *s)
-{
-	size_t i, n, start = 0;
-
-	for (i = 0; s[i]; i++)
-		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
-			s[i] = s[i] == '\t' || s[i] == '\n' || s[i] == '\r' ? ' ' : '?';
-	n = i;
-	while (n > 0 && s[n - 1] == ' ')
-		n--;
-	while (start < n && s[start] == ' ')
-		start++;
-	memmove(s, s + start, n - start);
-	s[n - start] = '\0';
-}
-
 /* Read sys/block/DEV/TAIL (any root-relative path with dev "") into out, cleaned; "" when
  * absent or unreadable. */
 static void text_read(const struct sysfs *fs, const char *dev, const char *tail, char *out,
@@ -139,7 +122,7 @@ static void text_read(const struct sysfs *fs, const char *dev, const char *tail,
 		snprintf(rel, sizeof(rel), "%s", tail);
 	if (file_read(fs, rel, out, len) < 0)
 		out[0] = '\0';
-	text_clean(out);
+	identity_text_clean(out);
 }
 
 /* A non-negative integer attribute of dev; false when absent or not a number. */
@@ -169,7 +152,7 @@ static void vpd80_serial(const struct sysfs *fs, const char *dev, char *out, siz
 	for (i = 0; i < n && i + 1 < len && page[4 + i]; i++)
 		out[i] = (char)page[4 + i];
 	out[i] = '\0';
-	text_clean(out);
+	identity_text_clean(out);
 }
 
 /* The transport word and family of dev. */

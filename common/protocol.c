@@ -48,6 +48,23 @@ const char *const identity_field_names[IDF_N + 1] = {
 	[IDF_N] = NULL,
 };
 
+void identity_text_clean(char *s)
+{
+	size_t i, n, start = 0;
+
+	for (i = 0; s[i] && i < IDENTITY_VALUE_MAX - 1; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
+			s[i] = s[i] == '\t' || s[i] == '\n' || s[i] == '\r' ? ' ' : '?';
+	s[i] = '\0';
+	n = i;
+	while (n > 0 && s[n - 1] == ' ')
+		n--;
+	while (start < n && s[start] == ' ')
+		start++;
+	memmove(s, s + start, n - start);
+	s[n - start] = '\0';
+}
+
 int identity_field_parse(const char *name)
 {
 	int i;

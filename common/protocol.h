@@ -58,4 +58,13 @@ extern const char *const identity_field_names[IDF_N + 1];
 /* The field a name names, or -1. */
 int identity_field_parse(const char *name);
 
+/* Identity text on the wire: printable ASCII with no blank at either end, shorter than
+ * IDENTITY_VALUE_MAX bytes. */
+#define IDENTITY_VALUE_MAX 256
+/* Clean s in place to that rule: a tab or line break becomes a blank, every other byte outside
+ * printable ASCII '?', blanks at the ends go, and it is cut at IDENTITY_VALUE_MAX - 1 bytes.
+ * The agent cleans what the kernel gives; the controller cleans what an agent or a document
+ * says, so that no identity can put a terminal escape or a line of its own into its output. */
+void identity_text_clean(char *s);
+
 #endif

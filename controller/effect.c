@@ -184,16 +184,20 @@ static void node_blocked(const struct effect_sample *ref, const struct effect_sa
 			j++;
 		}
 	}
+	if (!positive) {
+		/* A pass of 0 (a device that stalled for a whole pass) has no log ratio: the node
+		 * is judged on the same rounds' passes as independent samples (ratio of means). */
+		struct effect_sample a = { xr, n, NULL }, b = { xp, n, NULL };
+
+		node_independent(&a, &b, nd);
+		goto out;
+	}
 	stats_summarize(xr, n, &r);
 	stats_summarize(xp, n, &p);
 	node_describe(&r, &p, nd);
 	nd->blocked = true;
 	if (nd->state != EFFECT_NODE_USED)
 		goto out;
-	if (!positive) {
-		nd->state = EFFECT_NODE_NONPOSITIVE;
-		goto out;
-	}
 	stats_summarize(d, n, &sd);
 	nd->delta_pct = 100.0 * expm1(sd.mean);
 	if (n < 2) {

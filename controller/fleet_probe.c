@@ -57,7 +57,8 @@ void health_parse(json_t *h, struct node_info *ni)
 }
 
 /* The identity fields first..last of object o (the device's identity or the host's) into
- * ni: strings as they are, booleans and integers as text; other types are not reported. */
+ * ni: strings cleaned as the agent cleans the kernel's (identity_text_clean: an agent is not
+ * trusted to have done it), booleans and integers as text; other types are not reported. */
 static void identity_parse(json_t *o, int first, int last, struct node_info *ni)
 {
 	char num[32];
@@ -77,6 +78,12 @@ static void identity_parse(json_t *o, int first, int last, struct node_info *ni)
 		}
 		free(ni->identity[f]);
 		ni->identity[f] = t ? xstrdup(t) : NULL;
+		if (t)
+			identity_text_clean(ni->identity[f]);
+		if (t && !*ni->identity[f]) { /* nothing left: not reported */
+			free(ni->identity[f]);
+			ni->identity[f] = NULL;
+		}
 	}
 }
 

@@ -344,10 +344,11 @@ static int point_parse(struct sweep *s, json_t *o, int i, int version, struct er
 }
 
 /* A node's "identity" (optional: documents before it have none) into s->identity[k]: the
- * fields of common/protocol.h as strings, booleans or integers; other keys are ignored. */
+ * fields of common/protocol.h as strings (cleaned: identity_text_clean), booleans or
+ * integers; other keys are ignored. */
 static int identity_take(struct sweep *s, int k, json_t *o, const char *path, struct err *e)
 {
-	char p[PATH_MAX_LEN], num[32];
+	char p[PATH_MAX_LEN], num[32], clean[IDENTITY_VALUE_MAX];
 	int f;
 
 	if (!o || json_is_null(o))
@@ -371,7 +372,9 @@ static int identity_take(struct sweep *s, int k, json_t *o, const char *path, st
 			snprintf(p, sizeof(p), "%s.%s", path, identity_field_names[f]);
 			return fail(e, p, "expected a string, a boolean or an integer");
 		}
-		sweep_identity_set(s, k, f, t);
+		snprintf(clean, sizeof(clean), "%s", t);
+		identity_text_clean(clean);
+		sweep_identity_set(s, k, f, *clean ? clean : NULL);
 	}
 	return 0;
 }

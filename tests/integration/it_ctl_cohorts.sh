@@ -5,8 +5,10 @@
 # cohort_by: pre-flight prints the cohorts, the row is split with each cohort's own verdict, the
 # best is chosen per cohort, the JSON carries it (schema-valid), export writes one udev rule and
 # one tuned profile per cohort matching the model, apply --best gives each node its cohort's
-# value, analyze --cohort-by re-judges the document as one fleet; and a sequential sweep carries
-# each cohort's winner forward for its nodes. No root needed.
+# value, analyze --cohort-by re-judges the document as one fleet; a sequential sweep carries
+# each cohort's winner forward for its nodes; nodes from an Ansible inventory are grouped by
+# its labels; identity strings with glob characters or a quote are matched exactly or refused.
+# No root needed.
 . "$(dirname "$0")/lib.sh"
 
 FAKEFIO=$FT_BUILD_DIR/bench/fakefio
@@ -188,4 +190,35 @@ ctl export 2 --format udev >"$IT_TMP/seq.rules"
 it_check "its rules: each cohort's own" grep -q 'ATTRS{model}=="MZ7LH480", ATTRS{rev}=="HXT7", ATTR{queue/nr_requests}="128", ATTR{queue/read_ahead_kb}="256"$' "$IT_TMP/seq.rules"
 ctl show 2 --format json | "$CTL_BIN" analyze - >"$IT_TMP/seq.analyze.txt"
 it_eq "the stored per-node configurations read back as they ran" "$(cat "$IT_TMP/seq.txt")" "$(cat "$IT_TMP/seq.analyze.txt")"
+
+# Identity strings come from the agents: a model with glob characters is matched exactly; one
+# with a quote cannot be held exactly by a udev rule, so that export is refused (nothing
+# written), while tuned's regex holds it as \x22.
+m2=$IT_TMP/root2/sys/block/sdb/device/model
+printf '%-16s\n' 'MZ7LH*480[1]' >"$m2"
+ctl sweep "$IT_TMP/plan.json" >/dev/null 2>"$IT_TMP/glob.err"
+it_eq "a sweep with a glob model exits 0" 0 $?
+ctl export 3 --format udev --baseline >"$IT_TMP/glob.rules"
+it_check "the glob model is matched exactly" grep -qF 'ATTRS{model}=="MZ7LH[*]480[[]1]", ' "$IT_TMP/glob.rules"
+printf '%-16s\n' 'MZ7", RUN+="/x' >"$m2"
+ctl sweep "$IT_TMP/plan.json" >/dev/null 2>"$IT_TMP/quote.err"
+it_eq "a sweep with a quote in a model exits 0" 0 $?
+ctl export 4 --format udev --baseline >"$IT_TMP/quote.rules" 2>"$IT_TMP/quote.export.err"
+it_eq "its udev export is refused" 1 $?
+it_check "naming the cohort and the field" grep -q 'cohort 2 (model=MZ7.* firmware=HXT7): its model has a character (0x22) a udev rule cannot match exactly' "$IT_TMP/quote.export.err"
+it_eq "nothing written" "" "$(cat "$IT_TMP/quote.rules")"
+ctl export 4 --format tuned --baseline >"$IT_TMP/quote.tuned"
+it_eq "its tuned export is written" 0 $?
+it_check "the quote as \\x22 (or udev's _)" grep -qF 'ID_MODEL=MZ7(?:\x22|_)(?:\x2c|_)[ _]+RUN[+]\x3d(?:\x22|_)(?:\x2f|_)x$)' "$IT_TMP/quote.tuned"
+it_check "no quote on a profile line" bash -c "! grep -v '^#' '$IT_TMP/quote.tuned' | grep -q '\"'"
+it_check "tuned's regex selects that model as the kernel or udev writes it, nothing wider" \
+	python3 - "$IT_TMP/quote.tuned" <<'PY'
+import re, sys
+rx = [l.split("=", 1)[1].rstrip("\n") for l in open(sys.argv[1]) if "ID_MODEL=MZ7" in l][0]
+def hit(model):
+    return re.search(rx, "ID_MODEL=%s\nID_REVISION=HXT7\n" % model, re.MULTILINE) is not None
+assert hit('MZ7", RUN+="/x') and hit("MZ7___RUN+=__x"), rx
+assert not hit('MZ7x, RUN+="/x') and not hit('MZ7", RUN+="/xy') and not hit("MZ7"), rx
+PY
+printf '%-16s\n' MZ7LH480 >"$m2"
 it_done

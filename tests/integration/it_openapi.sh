@@ -209,6 +209,12 @@ it_eq "wait_s without after is 400" 400 "$OA_STATUS"
 oa_call "job, unknown field" GET '/api/v1/jobs/{id}' "/api/v1/jobs/$jid?fields=state,colour"
 oa_call "job missing" GET '/api/v1/jobs/{id}' /api/v1/jobs/999999
 oa_call "jobs" GET /api/v1/jobs "/api/v1/jobs?limit=10"
+# The list's summary form leaves the identity out; fields=identity asks for it.
+it_eq "the list's job has no identity member" false \
+	"$(echo "$OA_BODY" | jq --argjson id "$jid" '.jobs[] | select(.id == $id) | has("identity")')"
+oa_call "jobs, fields=identity" GET /api/v1/jobs "/api/v1/jobs?limit=10&fields=state,identity"
+it_eq "fields=identity gives the list its identity" loop \
+	"$(echo "$OA_BODY" | jq -r --argjson id "$jid" '.jobs[] | select(.id == $id) | .identity.device.transport')"
 oa_call "jobs, bad state" GET /api/v1/jobs "/api/v1/jobs?state=sleeping"
 oa_call "job raw" GET '/api/v1/jobs/{id}/raw' "/api/v1/jobs/$jid/raw?loop=1"
 oa_call "job raw, missing loop" GET '/api/v1/jobs/{id}/raw' "/api/v1/jobs/$jid/raw?loop=9"

@@ -905,6 +905,19 @@ static void test_blocked_unmatched(void **state)
 	assert_int_equal(o.nodes[0].state, EFFECT_NODE_FEW_PASSES);
 	assert_int_equal(o.nused, 0);
 	effect_release(&o);
+	/* A pass of 0 (the device stalled: the demo on a busy disk had one) has no log ratio: the
+	 * node is judged on the same rounds as independent samples, not dropped. */
+	ref[1] = 0;
+	r[0] = (struct effect_sample){ ref, 5, rr };
+	p[0] = (struct effect_sample){ pt, 4, rp };
+	assert_int_equal(effect_compute(&in, &o, &e), 0);
+	assert_int_equal(o.nodes[0].state, EFFECT_NODE_USED);
+	assert_false(o.nodes[0].blocked);
+	assert_int_equal(o.nodes[0].n_ref, 3);
+	assert_float_equal(o.nodes[0].mean_ref, (0 + 100 + 102) / 3.0, 1e-12);
+	assert_float_equal(o.nodes[0].delta_pct, 100.0 * (111.0 / (202.0 / 3) - 1), 1e-9);
+	assert_int_equal(o.nused, 1);
+	effect_release(&o);
 }
 
 /* A pure linear drift (on the log scale, 0.5 % per run) through rounds_order's mirrored pairs:

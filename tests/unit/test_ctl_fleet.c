@@ -13,10 +13,24 @@
 #include "fleet.h"
 #include "plan.h"
 
+/* When set, the agents' device lists carry an identity no real agent would send. */
+static bool hostile_identity;
+
 /* Node 1's agent long-polls; node 2's is older (no long_poll feature). */
 static int handle(struct fake_agent *a, const struct fake_req *r, struct buf *out)
 {
 	bool lp = a->ctx != NULL;
+
+	if (hostile_identity && !strcmp(r->method, "GET") && !strcmp(r->path, "/api/v1/devices")) {
+		buf_printf(out,
+		           "{\"devices\":[{\"name\":\"%s\",\"size_bytes\":1073741824,"
+		           "\"rotational\":false,\"scheduler\":\"none\",\"writable\":true,"
+		           "\"identity\":{\"model\":\"\\u001b]0;owned\\u0007X\\nY\","
+		           "\"vendor\":\" \",\"rotational\":false,\"size_bytes\":512}}],"
+		           "\"host\":{\"kernel\":\"6.1\\r\\n[sysfs]\"}}",
+		           a->device);
+		return 200;
+	}
 
 	if (!strcmp(r->method, "GET") && !strcmp(r->path, "/api/v1/health")) {
 		buf_printf(
@@ -219,6 +233,32 @@ static void test_probe(void **state)
 	assert_int_equal(agents[0].nreqs, 2);
 	assert_int_equal(fake_agent_count(&agents[0], "GET", "/api/v1/devices/sda"), 0);
 	assert_int_equal(agents[1].nreqs, 0);
+	node_info_release(info, 2);
+	fleet_release(&f);
+	plan_release(&p);
+}
+
+/* An agent is not trusted to have cleaned its identity: the probe holds every string to the
+ * agent's own rule (no terminal escape, no line break); a field left empty is not reported. */
+static void test_probe_identity_cleaned(void **state)
+{
+	struct node_info info[2];
+	struct plan p;
+	struct fleet f;
+
+	(void)state;
+	agents_reset();
+	plan_make(&p);
+	fleet_init(&f, &p, 5, 0);
+	hostile_identity = true;
+	fleet_probe(&f, false, info);
+	hostile_identity = false;
+	assert_true(info[0].ok);
+	assert_string_equal(info[0].identity[IDF_MODEL], "?]0;owned?X Y");
+	assert_null(info[0].identity[IDF_VENDOR]);
+	assert_string_equal(info[0].identity[IDF_ROTATIONAL], "false");
+	assert_string_equal(info[0].identity[IDF_SIZE_BYTES], "512");
+	assert_string_equal(info[1].identity[IDF_KERNEL], "6.1  [sysfs]");
 	node_info_release(info, 2);
 	fleet_release(&f);
 	plan_release(&p);
@@ -493,11 +533,9 @@ static void test_apply(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_probe),
-		cmocka_unit_test(test_dry_runs),
-		cmocka_unit_test(test_point_start),
-		cmocka_unit_test(test_sessions),
-		cmocka_unit_test(test_waits_and_cancel),
+		cmocka_unit_test(test_probe),    cmocka_unit_test(test_probe_identity_cleaned),
+		cmocka_unit_test(test_dry_runs), cmocka_unit_test(test_point_start),
+		cmocka_unit_test(test_sessions), cmocka_unit_test(test_waits_and_cancel),
 		cmocka_unit_test(test_apply),
 	};
 

@@ -148,6 +148,38 @@ static void test_roundtrip(void **state)
 	sweep_release(&b);
 }
 
+/* A document's identity strings are cleaned as the agent cleans the kernel's: a terminal
+ * escape or a line break in a model cannot reach analyze's output; a field left empty is not
+ * reported. */
+static void test_identity_cleaned(void **state)
+{
+	const double a[] = { 0, 10, 4 }, b[] = { 0, -10, 12 };
+	struct buf t = BUF_INIT;
+	struct sweep s, back;
+	struct err e;
+	char *j, *p, *edited;
+
+	(void)state;
+	ctltest_cohort_sweep(&s, 4, 2, a, b, -1, 0);
+	j = sweepdoc_write(&s);
+	p = strstr(j, "\"model\": \"A\"");
+	assert_non_null(p);
+	edited = xasprintf("%.*s\"model\": \"\\u001b]0;x\\u0007A\\nB \", \"vendor\": \"  \"%s",
+	                   (int)(p - j), j, p + strlen("\"model\": \"A\""));
+	assert_int_equal(sweepdoc_parse(edited, &back, &e), 0);
+	assert_string_equal(back.identity[0].field[IDF_MODEL], "?]0;x?A B");
+	assert_null(back.identity[0].field[IDF_VENDOR]);
+	verdict_sweep(&back);
+	report_render(&back, REPORT_TABLE, &t);
+	assert_null(strchr(t.data, '\x1b'));
+	assert_null(strchr(t.data, '\x07'));
+	free(j);
+	free(edited);
+	buf_release(&t);
+	sweep_release(&s);
+	sweep_release(&back);
+}
+
 /* Analysis fields are ignored: a document whose verdicts and means lie is judged from its
  * passes. */
 static void test_analysis_ignored(void **state)
@@ -293,6 +325,7 @@ int main(void)
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_analysis_ignored),
+		cmocka_unit_test(test_identity_cleaned),
 		cmocka_unit_test(test_version1),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_numbers_refused),

@@ -90,6 +90,27 @@ static void test_identity_fields_are_the_apis(void **state)
 	assert_int_equal(identity_field_parse(NULL), -1);
 }
 
+/* Identity text: what the agent and the controller both hold an identity string to. */
+static void test_identity_text_clean(void **state)
+{
+	char s[600];
+
+	(void)state;
+	snprintf(s, sizeof(s), "  ST300MM0008   \n");
+	identity_text_clean(s);
+	assert_string_equal(s, "ST300MM0008");
+	snprintf(s, sizeof(s), "\x1b[2JA\tB\x7f\xc3\xa9 ");
+	identity_text_clean(s);
+	assert_string_equal(s, "?[2JA B???");
+	memset(s, 'x', sizeof(s) - 1);
+	s[sizeof(s) - 1] = '\0';
+	identity_text_clean(s);
+	assert_int_equal(strlen(s), IDENTITY_VALUE_MAX - 1);
+	snprintf(s, sizeof(s), " \r\n ");
+	identity_text_clean(s);
+	assert_string_equal(s, "");
+}
+
 static void test_parse_and_name(void **state)
 {
 	int i;
@@ -126,6 +147,7 @@ int main(void)
 		cmocka_unit_test(test_parse_and_name),
 		cmocka_unit_test(test_final),
 		cmocka_unit_test(test_identity_fields_are_the_apis),
+		cmocka_unit_test(test_identity_text_clean),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
