@@ -1,10 +1,13 @@
-/* agent.c -- the agent's wiring: database, sysfs, tune with audit, sessions, job queue. */
+/* agent.c -- the agent's wiring: database, sysfs, tune with audit, sessions, job queue, profiles.
+ */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "agent.h"
+#include "identity.h"
 #include "job.h"
 #include "log.h"
 #include "pending.h"
@@ -111,10 +114,66 @@ struct jobq_env agent_jobq_env(struct agent *a)
 	return env;
 }
 
+int agent_ident_read(void *cls, const char *dev, enum profile_ident field, char *out, size_t len)
+{
+	struct agent *a = cls;
+	struct device_identity id;
+	struct err e;
+	const char *v;
+
+	err_clear(&e);
+	if (identity_device_read(&a->fs, dev, a->cfg.hide_serial, &id, &e))
+		return -ENOENT;
+	switch (field) {
+	case IDENT_VENDOR:
+		v = id.vendor;
+		break;
+	case IDENT_MODEL:
+		v = id.model;
+		break;
+	case IDENT_FIRMWARE:
+		v = id.firmware;
+		break;
+	case IDENT_SERIAL:
+		v = id.serial;
+		break;
+	case IDENT_WWID:
+		v = id.wwid;
+		break;
+	case IDENT_TRANSPORT:
+		v = id.transport;
+		break;
+	default:
+		v = NULL;
+	}
+	if (!v || !*v)
+		return -ENOENT;
+	if (strlen(v) >= len)
+		return -ENAMETOOLONG;
+	snprintf(out, len, "%s", v);
+	return 0;
+}
+
+struct keeper_env agent_keeper_env(struct agent *a)
+{
+	struct keeper_env env = {
+		.store = a->store,
+		.tune = &a->tune,
+		.fs = &a->fs,
+		/* Matches by identity (model, firmware, ...): what GET /devices reports. */
+		.ident = { agent_ident_read, a },
+		.check_s = a->cfg.drift_check_s,
+		.now_s = time_now_s,
+	};
+
+	return env;
+}
+
 int agent_init(struct agent *a, const struct agent_config *cfg, struct err *e)
 {
 	char path[PATH_MAX], host[64];
 	struct tune_audit audit;
+	struct keeper_env kenv;
 	struct jobq_env env;
 	int rc;
 
@@ -161,6 +220,11 @@ int agent_init(struct agent *a, const struct agent_config *cfg, struct err *e)
 	rc = jobq_start(&a->jobs, &env, e);
 	if (rc)
 		goto fail;
+	/* After the restores of sessions and jobs: profiles are applied on what they left. */
+	kenv = agent_keeper_env(a);
+	rc = keeper_start(&a->keeper, &kenv, e);
+	if (rc)
+		goto fail;
 	return 0;
 fail:
 	agent_release(a);
@@ -169,6 +233,8 @@ fail:
 
 void agent_release(struct agent *a)
 {
+	keeper_stop(a->keeper);
+	a->keeper = NULL;
 	jobq_stop(a->jobs);
 	a->jobs = NULL;
 	/* Stopping on purpose puts the devices back too, not only the next start. */

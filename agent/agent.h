@@ -9,6 +9,7 @@
 #include "contain.h"
 #include "err.h"
 #include "httpd.h"
+#include "keeper.h"
 #include "params_cache.h"
 #include "session.h"
 #include "store.h"
@@ -48,6 +49,7 @@ struct agent_config {
 	unsigned max_conns;        /* --max-connections (0: default) */
 	unsigned max_conns_per_ip; /* --max-connections-per-ip (0: default) */
 	unsigned conn_timeout_s;   /* --connection-timeout-s (0: default) */
+	unsigned drift_check_s;    /* --drift-check-s: profiles compared this often (0: default) */
 	unsigned max_held;         /* --max-held (0: default) */
 	unsigned max_held_per_ip;  /* --max-held-per-ip (0: default) */
 	unsigned max_queued;       /* --max-queued (0: default) */
@@ -61,7 +63,8 @@ struct agent {
 	struct store *store;
 	struct session_mgr sessions;
 	struct jobq *jobs;
-	struct httpd *httpd; /* started by the caller after agent_init, stopped before release */
+	struct keeper *keeper; /* the profiles it keeps */
+	struct httpd *httpd;   /* started by the caller after agent_init, stopped before release */
 	struct params_cache pcache;
 	double started_mono_s;
 	/* Audit rows that could not be written since the start (a write refused with
@@ -74,9 +77,10 @@ struct agent {
 /*
  * Wire an agent from cfg (copied; its strings must outlive a): node name (cfg's, else the
  * host name), the database STATE_DIR/agent.db (the directory must exist), sysfs and tune with
- * every write audited into the database, the params cache, sessions and the job queue. A
- * previous run's open sessions are restored and its running jobs recovered. On failure
- * everything done so far is undone.
+ * every write audited into the database, the params cache, sessions, the job queue and the
+ * profile keeper. A previous run's open sessions are restored and its running jobs recovered,
+ * then every stored profile is applied to the devices it matches. On failure everything done
+ * so far is undone.
  */
 int agent_init(struct agent *a, const struct agent_config *cfg, struct err *e);
 /* The tune audit hooks that record every write in a's database before it is made (and log
@@ -85,7 +89,16 @@ struct tune_audit agent_tune_audit(struct agent *a);
 /* What a's job queue works with (a's store, tune, sysfs and settings, the wall clock); for
  * agent_init and harnesses that wire an agent by hand. */
 struct jobq_env agent_jobq_env(struct agent *a);
-/* Stop the job queue, restore the open sessions ("agent_shutdown"), close the database.
+/* The profiles' identity source (struct profile_ident_source's read; cls: the agent): field of
+ * dev as GET /devices reports it (identity.c; the serial hashed with --hide-serial); -ENOENT
+ * when dev does not report it. */
+int agent_ident_read(void *cls, const char *dev, enum profile_ident field, char *out, size_t len);
+/* What a's profile keeper works with (a's store, tune and sysfs, --drift-check-s, the wall
+ * clock, agent_ident_read for identity matches); for agent_init and harnesses that wire an
+ * agent by hand. */
+struct keeper_env agent_keeper_env(struct agent *a);
+/* Stop the keeper and the job queue, restore the open sessions ("agent_shutdown"), close the
+ * database.
  * Safe after a failed agent_init. */
 void agent_release(struct agent *a);
 

@@ -20,16 +20,17 @@ static const struct {
 	const char *code;
 	int status;
 } status_table[] = {
-	{ "bad_request", 400 },        { "bad_json", 400 },          { "unknown_query_param", 400 },
-	{ "unauthorized", 401 },       { "forbidden", 403 },         { "read_only", 403 },
-	{ "device_not_allowed", 403 }, { "dir_not_allowed", 403 },   { "not_found", 404 },
-	{ "unknown_param", 404 },      { "unknown_sysctl", 404 },    { "method_not_allowed", 405 },
-	{ "conflict", 409 },           { "device_busy", 409 },       { "device_refused", 409 },
-	{ "cancelled", 409 },          { "interrupted", 409 },       { "too_large", 413 },
-	{ "invalid_value", 422 },      { "kernel_rejected", 422 },   { "engine_unavailable", 422 },
-	{ "store_error", 500 },        { "restore_failed", 500 },    { "engine_failed", 500 },
-	{ "internal", 500 },           { "audit_unavailable", 503 }, { "queue_full", 429 },
-	{ "format_not_allowed", 403 }, { "invalid_fs_option", 422 }, { "fs_failed", 500 },
+	{ "bad_request", 400 },        { "bad_json", 400 },        { "unknown_query_param", 400 },
+	{ "unauthorized", 401 },       { "forbidden", 403 },       { "read_only", 403 },
+	{ "device_not_allowed", 403 }, { "dir_not_allowed", 403 }, { "not_found", 404 },
+	{ "unknown_param", 404 },      { "unknown_sysctl", 404 },  { "method_not_allowed", 405 },
+	{ "conflict", 409 },           { "yielded", 409 },         { "device_busy", 409 },
+	{ "device_refused", 409 },     { "cancelled", 409 },       { "interrupted", 409 },
+	{ "too_large", 413 },          { "invalid_value", 422 },   { "kernel_rejected", 422 },
+	{ "engine_unavailable", 422 }, { "store_error", 500 },     { "restore_failed", 500 },
+	{ "engine_failed", 500 },      { "internal", 500 },        { "audit_unavailable", 503 },
+	{ "format_not_allowed", 403 }, { "queue_full", 429 },      { "invalid_fs_option", 422 },
+	{ "unsupported_match", 422 },  { "fs_failed", 500 },
 };
 
 int api_status_for(const char *code)
@@ -126,7 +127,7 @@ static json_t *param_json(const struct param *p)
 	return o;
 }
 
-const char *const api_features[] = { "dry_run", "strict_query", "long_poll", NULL };
+const char *const api_features[] = { "dry_run", "strict_query", "long_poll", "profiles", NULL };
 
 static void health_get(void *app, const struct http_req *req, struct http_resp *resp)
 {
@@ -679,6 +680,10 @@ static const struct query_param q_session_end[] = {
 	{ .key = "restore", .type = QUERY_BOOL },
 	{ .key = NULL },
 };
+static const struct query_param q_profile_delete[] = {
+	{ .key = "restore", .type = QUERY_BOOL },
+	{ .key = NULL },
+};
 static const struct query_param q_changes[] = {
 	{ .key = "device", .type = QUERY_TEXT },
 	{ .key = "limit", .type = QUERY_INT, .min = 1, .max = 10000 },
@@ -735,6 +740,10 @@ const struct route api_routes[] = {
 	{ "DELETE", "/api/v1/jobs/{id}", api_job_delete, 0, NULL },
 	{ "GET", "/api/v1/jobs/{id}/raw", api_job_raw, ROUTE_PRIVATE, q_job_raw },
 	{ "GET", "/api/v1/results", api_results_list, 0, q_results },
+	{ "GET", "/api/v1/profiles", api_profiles_list, 0, NULL },
+	{ "GET", "/api/v1/profiles/{name}", api_profile_get, 0, NULL },
+	{ "PUT", "/api/v1/profiles/{name}", api_profile_put, 0, q_dry_run },
+	{ "DELETE", "/api/v1/profiles/{name}", api_profile_delete, 0, q_profile_delete },
 	{ "GET", "/metrics", api_metrics, ROUTE_METRICS, NULL },
 };
 

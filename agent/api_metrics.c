@@ -244,6 +244,66 @@ static void queue_put(struct agent *a, struct buf *b)
 	}
 }
 
+/* What the profiles hold: drift per held parameter (1 differs, 0 holds) on every device a profile
+ * applies to, the times drift was put back, and each device's state. */
+static void profiles_put(struct agent *a, struct buf *b)
+{
+	struct keeper_view *list = NULL;
+	struct err e;
+	int n = 0, i, d, k;
+
+	err_clear(&e);
+	if (keeper_list(a->keeper, false, &list, &n, &e))
+		n = 0;
+	family_put(
+	        b, "fleettune_profile_drift", "gauge",
+	        "1 where a parameter a profile holds differs from the profile's value on a device "
+	        "it applies to, else 0 (devices a session or job owns count as 0).");
+	for (i = 0; i < n; i++)
+		for (d = 0; d < list[i].n_devices; d++) {
+			const struct keep_device *dv = &list[i].devices[d];
+			bool owned = dv->state == KEEP_YIELDED;
+
+			if (dv->state != KEEP_HELD && dv->state != KEEP_DRIFTED &&
+			    dv->state != KEEP_REAPPLIED && dv->state != KEEP_FAILED && !owned)
+				continue;
+			for (k = 0; k < dv->n_params; k++) {
+				buf_puts(b, "fleettune_profile_drift{profile=\"");
+				label_escape(b, list[i].profile.name);
+				buf_puts(b, "\",device=\"");
+				label_escape(b, dv->device);
+				buf_puts(b, "\",param=\"");
+				label_escape(b, dv->params[k].name);
+				buf_printf(b, "\"} %d\n", !owned && dv->params[k].drifted);
+			}
+		}
+	family_put(b, "fleettune_profile_reapplied_total", "counter",
+	           "Times the agent put a profile's drifted values back on a device, since it "
+	           "started.");
+	for (i = 0; i < n; i++)
+		for (d = 0; d < list[i].n_devices; d++) {
+			buf_puts(b, "fleettune_profile_reapplied_total{profile=\"");
+			label_escape(b, list[i].profile.name);
+			buf_puts(b, "\",device=\"");
+			label_escape(b, list[i].devices[d].device);
+			buf_printf(b, "\"} %d\n", list[i].devices[d].reapplied_count);
+		}
+	family_put(b, "fleettune_profile_device_state", "gauge",
+	           "What each profile is to each device it matches: 1 for its state "
+	           "(held, drifted, reapplied, pending, yielded, failed, absent, not_allowed, "
+	           "conflict).");
+	for (i = 0; i < n; i++)
+		for (d = 0; d < list[i].n_devices; d++) {
+			buf_puts(b, "fleettune_profile_device_state{profile=\"");
+			label_escape(b, list[i].profile.name);
+			buf_puts(b, "\",device=\"");
+			label_escape(b, list[i].devices[d].device);
+			buf_printf(b, "\",state=\"%s\"} 1\n",
+			           keep_state_names[list[i].devices[d].state]);
+		}
+	keeper_views_free(list, n);
+}
+
 void api_metrics(void *app, const struct http_req *req, struct http_resp *resp)
 {
 	struct agent *a = app;
@@ -254,6 +314,7 @@ void api_metrics(void *app, const struct http_req *req, struct http_resp *resp)
 	jobs_put(a, &b);
 	writes_put(a, &b);
 	queue_put(a, &b);
+	profiles_put(a, &b);
 	resp->status = 200;
 	http_body_take(resp, buf_detach(&b, NULL), METRICS_CONTENT_TYPE);
 }

@@ -1,4 +1,5 @@
-/* api_priv.h -- helpers shared by the API handler files (api.c, api_jobs.c, api_metrics.c). */
+/* api_priv.h -- helpers shared by the API handler files (api.c, api_jobs.c, api_profiles.c,
+ * api_metrics.c). */
 #ifndef FT_API_PRIV_H
 #define FT_API_PRIV_H
 
@@ -31,6 +32,11 @@ void api_job_get(void *app, const struct http_req *req, struct http_resp *resp);
 void api_job_delete(void *app, const struct http_req *req, struct http_resp *resp);
 void api_job_raw(void *app, const struct http_req *req, struct http_resp *resp);
 void api_results_list(void *app, const struct http_req *req, struct http_resp *resp);
+/* Profile routes (api_profiles.c). */
+void api_profiles_list(void *app, const struct http_req *req, struct http_resp *resp);
+void api_profile_get(void *app, const struct http_req *req, struct http_resp *resp);
+void api_profile_put(void *app, const struct http_req *req, struct http_resp *resp);
+void api_profile_delete(void *app, const struct http_req *req, struct http_resp *resp);
 /* GET /metrics (api_metrics.c). */
 void api_metrics(void *app, const struct http_req *req, struct http_resp *resp);
 

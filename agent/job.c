@@ -187,15 +187,8 @@ out:
 static void cond_wait_s(pthread_cond_t *cond, pthread_mutex_t *lock, double wait_s)
 {
 	struct timespec ts;
-	long ns = (long)(wait_s * 1e9);
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += ns / 1000000000L;
-	ts.tv_nsec += ns % 1000000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	time_deadline_after(wait_s, &ts);
 	pthread_cond_timedwait(cond, lock, &ts);
 }
 

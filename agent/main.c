@@ -65,6 +65,9 @@ static const char usage_text[] =
         "                            after a crash: auto (a cgroup v2 per job where one can be\n"
         "                            made, else /proc trees with start times), cgroup, proc\n"
         "                            (default auto)\n"
+        "  --drift-check-s N         compare the devices' live values with the profiles the\n"
+        "                            agent keeps every N s (default 5); devices that appear\n"
+        "                            are looked for every second\n"
         "  --tls-cert FILE           PEM certificate: serve HTTPS (with --tls-key)\n"
         "  --tls-key FILE            PEM private key\n"
         "  --verbose                 debug logging (each pass's engine command line too)\n"
@@ -98,6 +101,7 @@ enum {
 	OPT_MAX_CONNS,
 	OPT_MAX_CONNS_IP,
 	OPT_CONN_TIMEOUT,
+	OPT_DRIFT_CHECK,
 	OPT_CERT,
 	OPT_KEY,
 	OPT_VERBOSE,
@@ -129,6 +133,7 @@ static const struct option long_opts[] = {
 	{ "max-connections", required_argument, NULL, OPT_MAX_CONNS },
 	{ "max-connections-per-ip", required_argument, NULL, OPT_MAX_CONNS_IP },
 	{ "connection-timeout-s", required_argument, NULL, OPT_CONN_TIMEOUT },
+	{ "drift-check-s", required_argument, NULL, OPT_DRIFT_CHECK },
 	{ "tls-cert", required_argument, NULL, OPT_CERT },
 	{ "tls-key", required_argument, NULL, OPT_KEY },
 	{ "verbose", no_argument, NULL, OPT_VERBOSE },
@@ -275,6 +280,10 @@ static int parse_args(int argc, char **argv, struct agent_config *c, bool *verbo
 			break;
 		case OPT_CONN_TIMEOUT:
 			if (opt_uint("connection-timeout-s", optarg, 1, 3600, &c->conn_timeout_s))
+				return -1;
+			break;
+		case OPT_DRIFT_CHECK:
+			if (opt_uint("drift-check-s", optarg, 1, 86400, &c->drift_check_s))
 				return -1;
 			break;
 		case OPT_CERT:

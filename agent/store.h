@@ -12,6 +12,7 @@
 #include "identity.h"
 #include "jobrec.h"
 #include "jobspec.h"
+#include "profile.h"
 #include "protocol.h"
 #include "sysfs.h"
 #include "tune.h"
@@ -181,5 +182,29 @@ void store_job_rec_release(struct job_rec *r);
 void store_jobs_free(struct job_rec *list, int n);
 /* Jobs per state, for /metrics: fills counts[i] for states[i]. */
 int store_job_state_counts(struct store *s, const char *const *states, int n, int64_t *counts);
+
+/* ---- profiles the agent keeps (store_profile.c) ---- */
+
+/* Every stored profile, by name. Caller frees with store_profiles_free. */
+int store_profiles_load(struct store *s, struct profile **out, int *n, struct err *e);
+void store_profiles_free(struct profile *list, int n);
+/* Store p (inserted, or updated by name) and, in the same transaction, befores[0..n): the
+ * values each device had before p first changed them (one row per device, replaced). */
+int store_profile_save(struct store *s, const struct profile *p,
+                       const struct tune_snapshot *befores, int n, struct err *e);
+/* Undo a save, in one transaction: old NULL removes profile name (and its before values);
+ * else profile old and exactly old_befores[0..n) are put back. */
+int store_profile_undo(struct store *s, const char *name, const struct profile *old,
+                       const struct tune_snapshot *old_befores, int n, struct err *e);
+/* Remove a profile and its before values; -ENOENT "not_found" if there is none. */
+int store_profile_delete(struct store *s, const char *name, struct err *e);
+/* The before values of profile name, one snapshot per device (device set). Caller frees with
+ * store_snapshots_free. */
+int store_profile_befores(struct store *s, const char *name, struct tune_snapshot **out, int *n,
+                          struct err *e);
+/* Replace the before values of profile name on before->device. */
+int store_profile_before_put(struct store *s, const char *name, const struct tune_snapshot *before,
+                             struct err *e);
+void store_snapshots_free(struct tune_snapshot *list, int n);
 
 #endif

@@ -776,3 +776,38 @@ int sysfs_sysctl_write(const struct sysfs *fs, const char *name, const char *can
 	snprintf(applied, applied_len, "%s", p.value);
 	return 0;
 }
+
+bool sysfs_param_name_ok(const char *name)
+{
+	return param_name_ok(name);
+}
+
+int sysfs_block_scan(const struct sysfs *fs, struct block_seen **out, int *n, struct err *e)
+{
+	struct device_info *list = NULL;
+	char path[PATH_MAX], val[64];
+	int count = 0, i, rc;
+	int64_t v;
+
+	*out = NULL;
+	*n = 0;
+	rc = sysfs_devices_list(fs, &list, &count, e);
+	if (rc)
+		return rc;
+	*out = xcalloc((size_t)count + 1, sizeof(**out));
+	for (i = 0; i < count; i++) {
+		struct block_seen *b = &(*out)[i];
+
+		snprintf(b->name, sizeof(b->name), "%s", list[i].name);
+		b->size_bytes = list[i].size_bytes;
+		device_path(fs, list[i].name, "diskseq", path, sizeof(path));
+		if (!attr_read(path, val, sizeof(val)) && !num_parse_kernel_i64(val, &v) &&
+		    v >= 0) {
+			b->seq = (uint64_t)v;
+			b->has_seq = true;
+		}
+	}
+	free(list);
+	*n = count;
+	return 0;
+}

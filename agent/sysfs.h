@@ -112,6 +112,21 @@ int sysfs_param_write(const struct sysfs *fs, const char *dev, const char *name,
  * compare for integers, exact otherwise). */
 bool sysfs_value_equal(const char *a, const char *b);
 
+/* True if name could be a parameter ([a-z0-9_.-], at most one '.', only after "iosched"): the
+ * check every name passes before a path is built. */
+bool sysfs_param_name_ok(const char *name);
+
+/* A block device as a scan of ROOT/sys/block sees it, to tell when one appears. */
+struct block_seen {
+	char name[SYSFS_NAME_MAX];
+	uint64_t size_bytes; /* 0: no medium (an unattached loop device) */
+	uint64_t seq;        /* the kernel's diskseq: a new value for every new medium */
+	bool has_seq;        /* kernels before 5.15 have no diskseq */
+};
+
+/* Every entry of ROOT/sys/block with its size and diskseq, sorted by name. Caller frees *out. */
+int sysfs_block_scan(const struct sysfs *fs, struct block_seen **out, int *n, struct err *e);
+
 /* The sysctls fleettune knows (vm.dirty_ratio ...), read below ROOT/proc/sys. */
 int sysfs_sysctls_read(const struct sysfs *fs, struct params *out, struct err *e);
 int sysfs_sysctl_read(const struct sysfs *fs, const char *name, struct param *out, struct err *e);

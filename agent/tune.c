@@ -325,6 +325,13 @@ static int check_locked(struct tune *t, const char *dev, struct tune_item *items
 int tune_apply(struct tune *t, const char *dev, struct tune_item *items, int n, const char *origin,
                bool *rolled_back, struct err *e)
 {
+	return tune_apply_if(t, dev, items, n, origin, NULL, NULL, rolled_back, e);
+}
+
+int tune_apply_if(struct tune *t, const char *dev, struct tune_item *items, int n,
+                  const char *origin, int (*may)(void *cls, const char *dev, struct err *e),
+                  void *cls, bool *rolled_back, struct err *e)
+{
 	struct params cur = { 0, NULL };
 	struct tune_snapshot snap = { { 0 }, 0, NULL };
 	struct tune_change c;
@@ -336,6 +343,9 @@ int tune_apply(struct tune *t, const char *dev, struct tune_item *items, int n, 
 
 	*rolled_back = false;
 	pthread_mutex_lock(&t->lock);
+	rc = may ? may(cls, dev, e) : 0;
+	if (rc)
+		goto out;
 	rc = check_locked(t, dev, items, n, &cur, e);
 	if (rc)
 		goto out;

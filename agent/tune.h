@@ -115,6 +115,13 @@ void tune_release(struct tune *t);
 int tune_apply(struct tune *t, const char *dev, struct tune_item *items, int n, const char *origin,
                bool *rolled_back, struct err *e);
 
+/* tune_apply, but first, with the lock held (so that no other write, snapshot or restore comes
+ * between), may(cls, dev, e) decides: a non-zero return is returned as it is and nothing is
+ * written. may must not call into tune. */
+int tune_apply_if(struct tune *t, const char *dev, struct tune_item *items, int n,
+                  const char *origin, int (*may)(void *cls, const char *dev, struct err *e),
+                  void *cls, bool *rolled_back, struct err *e);
+
 /*
  * Everything tune_apply checks before its first write, with the same errors (device missing
  * or not allowlisted, no items, unknown names, read-only, ranges from the kernel, enums,

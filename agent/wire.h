@@ -1,7 +1,8 @@
 /* wire.h -- the agent's JSON wire format: request bodies decoded into structs once, at the
  * API edge, and structs encoded for answers and for the database's JSON columns (wire.c:
  * requests, parameter values, job specs; wire_job.c: a job's record, passes, summary;
- * wire_identity.c: what a device and its host are). With
+ * wire_profile.c: profiles and what they are to each device; wire_identity.c: what a device
+ * and its host are). With
  * api.h and api_priv.h, the only agent header that speaks jansson. */
 #ifndef FT_WIRE_H
 #define FT_WIRE_H
@@ -15,6 +16,8 @@
 #include "identity.h"
 #include "jobrec.h"
 #include "jobspec.h"
+#include "keeprec.h"
+#include "profile.h"
 #include "sysfs.h"
 #include "tune.h"
 
@@ -149,5 +152,27 @@ json_t *wire_job_to_json(const struct job_rec *j, const struct pass_rec *passes,
  * fs (a job with a filesystem), "filesystem": what mkfs's dry run would make. */
 json_t *wire_job_dry_run_to_json(const struct job_spec *spec, const struct metric_names *names,
                                  double runtime_s, const struct jobfs_made *fs);
+
+/* ---- profiles (wire_profile.c) ---- */
+
+/* The keys of a profile body (NULL-terminated). */
+extern const char *const wire_profile_keys[];
+/*
+ * A PUT body (an object of wire_profile_keys) into out, named name: match (devices: an array
+ * of names or patterns; each identity field: a string or an array of strings), params (as a
+ * PATCH's), enforce (a boolean, default true). -EINVAL "bad_request" naming the field; out is
+ * released on failure. What the values must be is profile_check's and the devices'.
+ */
+int wire_profile_from_json(const json_t *body, const char *name, struct profile *out,
+                           struct err *e);
+/* {name, match, params, enforce, created_at, updated_at} (times null when 0). */
+json_t *wire_profile_to_json(const struct profile *p);
+/* The profile with "devices": what it is to each device it matches. */
+json_t *wire_keeper_view_to_json(const struct keeper_view *v);
+/* The JSON columns: match as the API writes it, params as {name: requested}. */
+char *wire_profile_match_encode(const struct profile_match *m);
+int wire_profile_match_decode(const char *text, struct profile_match *out, struct err *e);
+char *wire_profile_params_encode(const struct tune_set *s);
+int wire_profile_params_decode(const char *text, struct tune_set *out, struct err *e);
 
 #endif

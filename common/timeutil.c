@@ -24,6 +24,19 @@ double time_mono_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+void time_deadline_after(double wait_s, struct timespec *ts)
+{
+	long ns = (long)(wait_s * 1e9);
+
+	clock_gettime(CLOCK_REALTIME, ts);
+	ts->tv_sec += ns / 1000000000L;
+	ts->tv_nsec += ns % 1000000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
 void time_fmt_iso(double epoch_s, char *out, size_t len)
 {
 	time_t t = (time_t)epoch_s;

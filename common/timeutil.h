@@ -9,6 +9,9 @@
 double time_now_s(void);
 /* Monotonic seconds, for measuring durations. */
 double time_mono_s(void);
+/* The CLOCK_REALTIME time wait_s from now into ts: the deadline pthread_cond_timedwait()
+ * takes, whatever clock the caller measures with. */
+void time_deadline_after(double wait_s, struct timespec *ts);
 /* Format epoch seconds as "2026-11-29T23:03:36Z" into out (>= 21 bytes). */
 void time_fmt_iso(double epoch_s, char *out, size_t len);
 /* The same with milliseconds: "2026-11-29T23:03:36.123Z" (out >= 25 bytes). */

@@ -119,9 +119,13 @@ int config_parse_json(const char *text, struct config *cfg, struct err *e)
 	{
 		if (json_is_integer(v))
 			snprintf(val, sizeof(val), "%lld", (long long)json_integer_value(v));
-		else if (json_is_string(v))
+		else if (json_is_string(v) && strlen(json_string_value(v)) < sizeof(val))
 			snprintf(val, sizeof(val), "%s", json_string_value(v));
-		else {
+		else if (json_is_string(v)) {
+			rc = err_set(e, -EINVAL, "invalid_params",
+			             "params.%s: longer than %d bytes", k, PARAM_VALUE_MAX - 1);
+			goto out;
+		} else {
 			rc = err_set(e, -EINVAL, "invalid_params",
 			             "params.%s: expected an integer or a string", k);
 			goto out;
@@ -135,4 +139,56 @@ int config_parse_json(const char *text, struct config *cfg, struct err *e)
 out:
 	json_decref(o);
 	return rc;
+}
+
+/* Whether s has a byte below 0x20 or 0x7f. */
+static bool has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s == 0x7f)
+			return true;
+	return false;
+}
+
+int config_check(const struct config *cfg, struct err *e)
+{
+	const char *name;
+	int i;
+
+	for (i = 0; i < cfg->n; i++) {
+		name = cfg->s[i].name;
+		if (!*name || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		                           "0123456789_.") != strlen(name))
+			return err_set(e, -EINVAL, "invalid_params",
+			               "params: '%s' is not a parameter name (letters, digits, '_' "
+			               "and '.')",
+			               name);
+		if (!cfg->s[i].is_int && (!cfg->s[i].value[0] || has_control(cfg->s[i].value)))
+			return err_set(e, -EINVAL, "invalid_params", "params.%s: %s", name,
+			               cfg->s[i].value[0]
+			                       ? "has a control character (a line break, a "
+			                         "tab, ...)"
+			                       : "empty value");
+	}
+	return 0;
+}
+
+bool config_value_text(json_t *v, char *out, size_t len, bool *is_int)
+{
+	if (json_is_integer(v)) {
+		snprintf(out, len, "%lld", (long long)json_integer_value(v));
+		*is_int = true;
+		return true;
+	}
+	if (json_is_string(v)) {
+		snprintf(out, len, "%s", json_string_value(v));
+		*is_int = false;
+		return true;
+	}
+	if (json_is_real(v)) {
+		snprintf(out, len, "%g", json_real_value(v));
+		*is_int = false;
+		return true;
+	}
+	return false;
 }

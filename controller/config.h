@@ -44,5 +44,12 @@ struct json_t *config_json_new(const struct config *cfg);
 struct json_t *setting_json_new(const struct setting *st);
 /* Parse a JSON object of integer or string values into cfg. Errors name the key. */
 int config_parse_json(const char *text, struct config *cfg, struct err *e);
+/* Refuse what no device takes and no output can show as it is: a name other than letters,
+ * digits, '_' and '.', an empty string value, a control character in a value. For values
+ * given on the command line (--params); what was stored is read back without it. */
+int config_check(const struct config *cfg, struct err *e);
+/* A JSON scalar (an agent's answer) as parameter text into out; false when it is neither a
+ * number nor a string. */
+bool config_value_text(struct json_t *v, char *out, size_t len, bool *is_int);
 
 #endif

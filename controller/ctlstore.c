@@ -1,4 +1,5 @@
-/* ctlstore.c -- the controller's database (through common/db): saving and loading sweeps. */
+/* ctlstore.c -- the controller's database (through common/db): opening it, saving and loading
+ * sweeps (rollouts: ctlstore_rollout.c). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -7,7 +8,7 @@
 #include <sys/stat.h>
 
 #include "ctlstore.h"
-#include "db.h"
+#include "ctlstore_priv.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 #include "banned.h"
@@ -17,11 +18,7 @@ extern const char ctlstore_schema_sql[];
 static const struct db_kind ctlstore_kind = {
 	.schema = ctlstore_schema_sql,
 	.err_code = "db_error",
-	.holds = "the sweeps",
-};
-
-struct ctlstore {
-	struct db *db;
+	.holds = "the sweeps and rollouts",
 };
 
 /* mkdir -p of path's parent directories. */

@@ -1,12 +1,14 @@
-/* ctlstore.h -- the controller's SQLite: sweeps, points, node results and passes. */
+/* ctlstore.h -- the controller's SQLite: sweeps, points, node results and passes; rollouts. */
 #ifndef FT_CTLSTORE_H
 #define FT_CTLSTORE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "buf.h"
 #include "err.h"
 #include "plan.h"
+#include "rollout.h"
 #include "sweep.h"
 
 /* Persistence of the structs it is handed: it includes nothing above the sweep model, so it
@@ -55,5 +57,37 @@ struct ctlstore_summary {
 /* The newest limit sweeps, newest first. *out is heap (caller frees). */
 int ctlstore_history(struct ctlstore *st, int limit, struct ctlstore_summary **out, int *n,
                      struct err *e);
+
+/* ---- rollouts (ctlstore_rollout.c) ---- */
+
+/* Insert r with its nodes and waves (one transaction); sets r->id. */
+int ctlstore_rollout_create(struct ctlstore *st, struct rollout *r, struct err *e);
+/* Save the nodes i of r with which[i] (NULL: all) -- state, what they had, error -- and the
+ * rollout's saved_at, in one transaction. */
+int ctlstore_rollout_nodes_save(struct ctlstore *st, const struct rollout *r, const bool *which,
+                                struct err *e);
+/* Save wave w of r. */
+int ctlstore_rollout_wave_save(struct ctlstore *st, const struct rollout *r, int w, struct err *e);
+/* Save r's status, reason and finished_at. */
+int ctlstore_rollout_status_save(struct ctlstore *st, const struct rollout *r, struct err *e);
+/* Load rollout id into r (rollout_init'ed by the call); -ENOENT "not_found". */
+int ctlstore_rollout_load(struct ctlstore *st, int64_t id, struct rollout *r, struct err *e);
+
+struct ctlstore_rollout_summary {
+	int64_t id;
+	char plan_name[128];
+	char profile[64];
+	char params[256]; /* "name=value ..." */
+	char status[16];
+	char reason[256];
+	char check[16];
+	int nnodes, nnew, nfailed, nwaves;
+	double created_at, finished_at, saved_at;
+	int owner_pid;
+	char owner_host[64];
+};
+/* The newest limit rollouts, newest first. *out is heap (caller frees). */
+int ctlstore_rollouts_list(struct ctlstore *st, int limit, struct ctlstore_rollout_summary **out,
+                           int *n, struct err *e);
 
 #endif

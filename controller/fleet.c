@@ -7,9 +7,11 @@
 #include <jansson.h>
 
 #include "fleet.h"
+#include "fleet_priv.h"
 #include "fsparam.h"
 #include "protocol.h"
 #include "timeutil.h"
+#include "utf8.h"
 #include "xmalloc.h"
 #include "banned.h"
 
@@ -142,10 +144,12 @@ static char *jobs_body(struct fleet_jobs *j, const struct plan *p, int i, int64_
 	else
 		json_object_del(j->body[i], "filesystem");
 
-	snprintf(text, sizeof(text), "%lld", (long long)sweep_id);
-	json_object_set_new(labels, "sweep", json_string(text));
-	snprintf(text, sizeof(text), "%d", point);
-	json_object_set_new(labels, "sweep_point", json_string(text));
+	if (sweep_id >= 0) { /* -1: a run of no sweep (a rollout's measurement) */
+		snprintf(text, sizeof(text), "%lld", (long long)sweep_id);
+		json_object_set_new(labels, "sweep", json_string(text));
+		snprintf(text, sizeof(text), "%d", point);
+		json_object_set_new(labels, "sweep_point", json_string(text));
+	}
 	json_object_set_new(labels, "sweep_config", config_label(c));
 	json_object_set_new(j->body[i], "loops", json_integer(loops));
 	return json_dumps(j->body[i], JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -191,7 +195,7 @@ void fleet_release(struct fleet *f)
 }
 
 /* o[key] when it is a string, else "". */
-static const char *jstr(json_t *o, const char *key)
+const char *jstr(json_t *o, const char *key)
 {
 	const char *s = json_string_value(json_object_get(o, key));
 
@@ -199,8 +203,8 @@ static const char *jstr(json_t *o, const char *key)
 }
 
 /* Prepare reqs for node i: METHOD url+path with body (taken over; may be NULL). */
-static void req_node(struct fleet *f, struct client_req *r, int i, const char *method,
-                     const char *path, char *body)
+void req_node(struct fleet *f, struct client_req *r, int i, const char *method, const char *path,
+              char *body)
 {
 	const struct plan_node *n = &f->plan->nodes[i];
 	bool skip = r->skip;
@@ -210,22 +214,22 @@ static void req_node(struct fleet *f, struct client_req *r, int i, const char *m
 }
 
 /* The agent's {"error":{"code","message"}}; false when the body has none. */
-static bool agent_error(const struct client_req *r, char *code, size_t clen, char *msg, size_t mlen)
+bool agent_error(const struct client_req *r, char *code, size_t clen, char *msg, size_t mlen)
 {
 	json_t *root = r->resp.data ? json_loads(r->resp.data, 0, NULL) : NULL;
 	json_t *err = json_object_get(root, "error");
 	bool ok = json_is_string(json_object_get(err, "message"));
 
 	if (ok) {
-		snprintf(code, clen, "%s", jstr(err, "code"));
-		snprintf(msg, mlen, "%s", jstr(err, "message"));
+		utf8_clean(code, clen, jstr(err, "code")); /* an agent's words reach the terminal */
+		utf8_clean(msg, mlen, jstr(err, "message"));
 	}
 	json_decref(root);
 	return ok;
 }
 
 /* "HTTP 422: the agent's message", else the HTTP status or transport error. */
-static void req_error(const struct client_req *r, char *out, size_t len)
+void req_error(const struct client_req *r, char *out, size_t len)
 {
 	char code[40], msg[256];
 
@@ -236,7 +240,7 @@ static void req_error(const struct client_req *r, char *out, size_t len)
 }
 
 /* The outcome of one ended request into res: failed unless 2xx. */
-static void fanout_result(const struct client_req *r, struct fleet_result *res)
+void fanout_result(const struct client_req *r, struct fleet_result *res)
 {
 	memset(res, 0, sizeof(*res));
 	if (r->rc < 0 || r->status < 200 || r->status > 299) {
@@ -260,7 +264,7 @@ static void fanout_run(struct fleet *f, struct client_req *reqs, int n, struct f
 	}
 }
 
-static void reqs_release(struct client_req *reqs, int n)
+void reqs_release(struct client_req *reqs, int n)
 {
 	int i;
 
@@ -269,170 +273,11 @@ static void reqs_release(struct client_req *reqs, int n)
 	free(reqs);
 }
 
-static json_t *resp_json(const struct client_req *r)
+json_t *resp_json(const struct client_req *r)
 {
 	if (r->skip || r->rc < 0 || r->status < 200 || r->status > 299 || !r->resp.data)
 		return NULL;
 	return json_loads(r->resp.data, 0, NULL);
-}
-
-/* A JSON scalar as parameter text; false when it is neither a number nor a string. */
-static bool scalar_text(json_t *v, char *out, size_t len, bool *is_int)
-{
-	if (json_is_integer(v)) {
-		snprintf(out, len, "%lld", (long long)json_integer_value(v));
-		*is_int = true;
-		return true;
-	}
-	if (json_is_string(v)) {
-		snprintf(out, len, "%s", json_string_value(v));
-		*is_int = false;
-		return true;
-	}
-	if (json_is_real(v)) {
-		snprintf(out, len, "%g", json_real_value(v));
-		*is_int = false;
-		return true;
-	}
-	return false;
-}
-
-static void params_parse(json_t *params, struct node_info *ni)
-{
-	const char *name;
-	json_t *p;
-	bool is_int;
-	int k = 0;
-
-	ni->params = xcalloc(json_object_size(params) + 1, sizeof(*ni->params));
-	json_object_foreach(params, name, p)
-	{
-		struct param_info *pi = &ni->params[k];
-
-		if (strlen(name) >= PARAM_NAME_MAX)
-			continue;
-		snprintf(pi->name, sizeof(pi->name), "%s", name);
-		if (!scalar_text(json_object_get(p, "value"), pi->value, sizeof(pi->value),
-		                 &is_int))
-			pi->value[0] = '\0';
-		pi->writable = json_is_true(json_object_get(p, "writable"));
-		k++;
-	}
-	ni->nparams = k;
-}
-
-static void health_parse(json_t *h, struct node_info *ni)
-{
-	json_t *feat;
-	size_t j;
-
-	snprintf(ni->version, sizeof(ni->version), "%s", jstr(h, "version"));
-	snprintf(ni->node, sizeof(ni->node), "%s", jstr(h, "node"));
-	ni->uptime_s = json_number_value(json_object_get(h, "uptime_s"));
-	json_array_foreach(json_object_get(h, "features"), j, feat)
-	{
-		if (json_is_string(feat) && !strcmp(json_string_value(feat), "dry_run"))
-			ni->dry_run = true;
-		if (json_is_string(feat) && !strcmp(json_string_value(feat), "long_poll"))
-			ni->long_poll = true;
-	}
-}
-
-/* The identity fields first..last of object o (the device's identity or the host's) into
- * ni: strings cleaned (an agent is not trusted to have), booleans and integers as text. */
-static void identity_parse(json_t *o, int first, int last, struct node_info *ni)
-{
-	char num[32];
-	int f;
-
-	for (f = first; f < last && json_is_object(o); f++) {
-		json_t *v = json_object_get(o, identity_field_names[f]);
-		const char *t = NULL;
-
-		if (json_is_string(v))
-			t = json_string_value(v);
-		else if (json_is_boolean(v))
-			t = json_is_true(v) ? "true" : "false";
-		else if (json_is_integer(v)) {
-			snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(v));
-			t = num;
-		}
-		free(ni->identity[f]);
-		ni->identity[f] = t ? identity_text_dup(t) : NULL;
-	}
-}
-
-void fleet_probe(struct fleet *f, bool with_params, struct node_info *info)
-{
-	const struct plan *p = f->plan;
-	int n = p->nnodes, i;
-	struct client_req *reqs = xcalloc((size_t)n * 3, sizeof(*reqs));
-
-	for (i = 0; i < n; i++) {
-		char path[160];
-
-		memset(&info[i], 0, sizeof(info[i]));
-		reqs[3 * i].skip = reqs[3 * i + 1].skip = !f->active[i];
-		reqs[3 * i + 2].skip = !f->active[i] || !with_params;
-		req_node(f, &reqs[3 * i], i, "GET", "/api/v1/health", NULL);
-		req_node(f, &reqs[3 * i + 1], i, "GET", "/api/v1/devices", NULL);
-		snprintf(path, sizeof(path), "/api/v1/devices/%s/params", p->nodes[i].device);
-		req_node(f, &reqs[3 * i + 2], i, "GET", path, NULL);
-	}
-	client_run(f->client, reqs, 3 * n);
-	for (i = 0; i < n; i++) {
-		struct node_info *ni = &info[i];
-		json_t *h = resp_json(&reqs[3 * i]), *d = resp_json(&reqs[3 * i + 1]);
-		json_t *pr = resp_json(&reqs[3 * i + 2]), *dev;
-		size_t j;
-
-		if (!f->active[i]) {
-			snprintf(ni->error, sizeof(ni->error), "dropped");
-		} else if (!h) {
-			req_error(&reqs[3 * i], ni->error, sizeof(ni->error));
-		} else {
-			ni->ok = true;
-			if (!d)
-				req_error(&reqs[3 * i + 1], ni->error, sizeof(ni->error));
-		}
-		if (h)
-			health_parse(h, ni);
-		f->long_poll[i] = ni->long_poll;
-		json_array_foreach(json_object_get(d, "devices"), j, dev)
-		{
-			const char *name = json_string_value(json_object_get(dev, "name"));
-
-			if (!name || strcmp(name, p->nodes[i].device))
-				continue;
-			ni->dev_found = true;
-			ni->dev_writable = json_is_true(json_object_get(dev, "writable"));
-			ni->dev_size_bytes = json_integer_value(json_object_get(dev, "size_bytes"));
-			identity_parse(json_object_get(dev, "identity"), 0, IDF_N_DEVICE, ni);
-			identity_parse(json_object_get(d, "host"), IDF_N_DEVICE, IDF_N, ni);
-		}
-		if (pr)
-			params_parse(json_object_get(pr, "params"), ni);
-		json_decref(h);
-		json_decref(d);
-		json_decref(pr);
-	}
-	reqs_release(reqs, 3 * n);
-}
-
-void node_info_release(struct node_info *info, int n)
-{
-	int i;
-
-	int f;
-
-	for (i = 0; info && i < n; i++) {
-		free(info[i].params);
-		info[i].params = NULL;
-		for (f = 0; f < IDF_N; f++) {
-			free(info[i].identity[f]);
-			info[i].identity[f] = NULL;
-		}
-	}
 }
 
 /* Read each answer of a dry run into out[i]; a 2xx answer is a pass. */
@@ -551,7 +396,8 @@ static void applied_read(const struct client_req *req, const struct config *cfg,
 		char val[PARAM_VALUE_MAX];
 		bool is_int;
 
-		if (!it || !scalar_text(json_object_get(it, "value"), val, sizeof(val), &is_int)) {
+		if (!it ||
+		    !config_value_text(json_object_get(it, "value"), val, sizeof(val), &is_int)) {
 			config_set(applied, cfg->s[k].name, "?", false);
 			continue;
 		}
@@ -789,6 +635,7 @@ static void job_parse(json_t *r, const char *metric, struct job_status *st)
 	const char *state = json_string_value(json_object_get(r, "state"));
 	json_t *passes = json_object_get(r, "passes"), *ps, *err;
 	int k = job_state_parse(state);
+	char raw[sizeof(st->error)];
 	double t0, t1;
 	size_t i;
 
@@ -811,9 +658,10 @@ static void job_parse(json_t *r, const char *metric, struct job_status *st)
 	st->finished_at = t1;
 	err = json_object_get(r, "error");
 	st->error[0] = '\0';
-	if (json_is_object(err))
-		snprintf(st->error, sizeof(st->error), "%s: %s", jstr(err, "code"),
-		         jstr(err, "message"));
+	if (json_is_object(err)) { /* an agent's words, escaped: they reach the terminal */
+		snprintf(raw, sizeof(raw), "%s: %s", jstr(err, "code"), jstr(err, "message"));
+		utf8_clean(st->error, sizeof(st->error), raw);
+	}
 	if (st->succeeded && st->npasses == 0)
 		snprintf(st->error, sizeof(st->error), "no '%s' in the job's passes", metric);
 	st->version = json_is_integer(json_object_get(r, "version"))

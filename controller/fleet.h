@@ -33,6 +33,7 @@ struct node_info {
 	double uptime_s;
 	bool dry_run;   /* "dry_run" is among the health answer's features */
 	bool long_poll; /* so is "long_poll": GET /api/v1/jobs/{id} takes wait_s and after */
+	bool profiles;  /* so is "profiles": the agent keeps profiles (/api/v1/profiles) */
 	bool dev_found;
 	bool dev_writable;
 	int64_t dev_size_bytes;
@@ -165,8 +166,8 @@ struct fleet_node_run {
  * cohort's) and, on each node as soon as its own PATCH answered 2xx (applied and read back; at
  * once when the configuration has only fs.* values), POST the plan's job with its filesystem
  * for loops loops there, labelled with the plan's labels plus sweep=SWEEP_ID and
- * sweep_point=POINT. A node never waits for the others between its PATCH and its POST; no
- * job starts where the PATCH failed.
+ * sweep_point=POINT (SWEEP_ID -1: a run of no sweep, without them) and sweep_config. A node never
+ * waits for the others between its PATCH and its POST; no job starts where the PATCH failed.
  */
 void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_id, int point,
                        int loops, struct fleet_node_run *nodes);

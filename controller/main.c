@@ -12,6 +12,8 @@
 
 #include "analysis.h"
 #include "apply.h"
+#include "cmd.h"
+#include "cmd_rollout.h"
 #include "cohort.h"
 #include "ctlstore.h"
 #include "export.h"
@@ -35,72 +37,6 @@
 #include "xmalloc.h"
 #include "banned.h"
 
-#define EXIT_USAGE 64
-
-/* Options shared by the subcommands; each command accepts the ones its usage lists. */
-struct opts {
-	const char *db;
-	const char *format;
-	const char *out;
-	const char *params;
-	const char *html;
-	const char *web_root;
-	int64_t best_id;
-	int64_t limit;
-	double session_ttl_s;
-	double poll_ms;
-	double min_effect_pct;  /* --min-effect; NAN when not given */
-	const char *cohort_by;  /* --cohort-by; NULL when not given */
-	const char *nodes_from; /* --nodes-from FILE: the nodes of a node list, not the plan's */
-	bool dry_run;
-	bool baseline; /* export --baseline: the sweep's baseline, on purpose */
-	bool continue_on_node_failure;
-	bool all_nodes; /* --nodes all: a column per node at any fleet size */
-	bool help;
-	int nargs;
-	char **args;
-};
-
-struct cmd {
-	const char *name;
-	int (*exec)(const struct cmd *c, struct opts *o);
-	const char *usage;
-	const char *help;
-	int nargs;
-};
-
-static void usage_print(FILE *f, const struct cmd *c)
-{
-	fprintf(f, "usage: fleettune-ctl %s\n\n%s\n", c->usage, c->help);
-}
-
-static char *db_path(const struct opts *o)
-{
-	return o->db ? xstrdup(o->db) : ctlstore_default_path();
-}
-
-/* Write text to --out FILE, or stdout. */
-static int output_write(const struct opts *o, const char *text, size_t len)
-{
-	FILE *f = stdout;
-	int rc = 0;
-
-	if (o->out) {
-		f = fopen(o->out, "w");
-		if (!f) {
-			log_error("cannot write '%s': %s", o->out, strerror(errno));
-			return 1;
-		}
-	}
-	if (fwrite(text, 1, len, f) != len)
-		rc = 1;
-	if (o->out && fclose(f))
-		rc = 1;
-	else if (!o->out)
-		fflush(stdout);
-	return rc;
-}
-
 static int format_get(const struct opts *o, enum report_format *f)
 {
 	*f = REPORT_TABLE;
@@ -115,72 +51,6 @@ static int id_parse(const char *s, int64_t *id)
 {
 	if (num_parse_i64(s, id) < 0 || *id <= 0) {
 		log_error("'%s' is not a sweep id", s);
-		return -1;
-	}
-	return 0;
-}
-
-/* A sweep from another host that saved no point for this long is taken as abandoned. */
-#define CTL_ABANDONED_S 3600.0
-
-/* This host's name, as sweeps record their controller's; "" when it cannot be read. */
-static void host_name(char *out, size_t len)
-{
-	memset(out, 0, len);
-	if (gethostname(out, len - 1) < 0)
-		out[0] = '\0';
-}
-
-/*
- * A `running` sweep whose controller is gone is abandoned: run on this host (me), its pid is
- * no longer alive; run on another host (or by a controller too old to record it), it saved no
- * point for CTL_ABANDONED_S. A pid reused by another process keeps it `running`.
- */
-static bool sweep_abandoned(const char *me, const char *status, int pid, const char *host,
-                            double saved_at, double created_at)
-{
-	double last = saved_at > 0 ? saved_at : created_at;
-
-	if (strcmp(status, "running"))
-		return false;
-	if (pid > 0 && me[0] && !strcmp(host, me))
-		return kill(pid, 0) < 0 && errno == ESRCH;
-	return time_now_s() - last > CTL_ABANDONED_S;
-}
-
-/* Load sweep id from the database and analyse it. */
-static int sweep_load(const struct opts *o, int64_t id, struct sweep *s)
-{
-	struct ctlstore *st = NULL;
-	char *path = db_path(o);
-	struct err e = { 0 };
-	char me[64];
-	int rc;
-
-	rc = ctlstore_open(path, &st, &e);
-	if (rc == 0)
-		rc = ctlstore_sweep_load(st, id, s, &e);
-	host_name(me, sizeof(me));
-	if (rc < 0)
-		log_error("%s", e.msg);
-	else
-		analysis_sweep_loaded(s);
-	if (rc == 0 &&
-	    sweep_abandoned(me, s->status, s->owner_pid, s->owner_host, s->saved_at, s->created_at))
-		snprintf(s->status, sizeof(s->status), "abandoned");
-	ctlstore_close(st);
-	free(path);
-	return rc;
-}
-
-static int plan_open(const struct opts *o, const char *path, struct plan *p, bool tokens)
-{
-	struct err e = { 0 };
-
-	if (plan_load_nodes_from(path, o->nodes_from, p, &e) < 0 || race_budget_check(p, &e) < 0 ||
-	    (tokens && plan_tokens_load(p, &e) < 0)) {
-		log_error("%s: %s", path, e.msg);
-		plan_release(p);
 		return -1;
 	}
 	return 0;
@@ -234,25 +104,6 @@ static void dry_run_print(struct plan *p)
 	strategy_batch_release(&b);
 	free(cfgs);
 	sweep_release(&s);
-}
-
-static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-	stop_signal = sig;
-}
-
-/* SIGINT/SIGTERM make a running sweep cancel its jobs, restore every node and stop. */
-static void signals_install(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 }
 
 /* sweep's exit status: 0 completed, 1 failed (or no best), 2 a node failed, 130 a signal. */
@@ -338,7 +189,9 @@ static int cmd_history(const struct cmd *c, struct opts *o)
 		                    h[i].created_at))
 			snprintf(h[i].status, sizeof(h[i].status), "abandoned");
 	report_history(h, n, &out);
-	fputs(out.data, stdout);
+	rc = cmd_rollouts_history(st, o->limit > 0 ? (int)o->limit : 20, &out);
+	if (rc == 0)
+		fputs(out.data, stdout);
 out:
 	buf_release(&out);
 	free(h);
@@ -356,6 +209,8 @@ static int cmd_show(const struct cmd *c, struct opts *o)
 	int rc;
 
 	(void)c;
+	if (o->args[0][0] == 'r')
+		return cmd_rollout_show(o);
 	if (format_get(o, &f) < 0 || id_parse(o->args[0], &id) < 0)
 		return EXIT_USAGE;
 	if (sweep_load(o, id, &s) < 0)
@@ -418,7 +273,8 @@ static int cmd_apply(const struct cmd *c, struct opts *o)
 		log_error("apply needs exactly one of --params JSON or --best ID");
 		return EXIT_USAGE;
 	}
-	if (o->params && config_parse_json(o->params, &cfg, &e) < 0) {
+	if (o->params &&
+	    (config_parse_json(o->params, &cfg, &e) < 0 || config_check(&cfg, &e) < 0)) {
 		log_error("--params: %s", e.msg);
 		return EXIT_USAGE;
 	}
@@ -631,10 +487,11 @@ static const struct cmd cmds[] = {
 	{ "nodes", cmd_nodes, "nodes PLAN.json [--nodes-from FILE]",
 	  "Show each node's health, version, device and current parameters, and run the\n"
 	  "plan's pre-flight: every agent judges every configuration and the job with dry\n"
-	  "runs; nothing is changed. --nodes-from FILE (here and for sweep and apply) takes\n"
-	  "the nodes from a node list instead of the plan's: a hosts file ('name url device'\n"
-	  "or 'host[:port] [device]' per line), an Ansible inventory (INI or YAML) or the JSON\n"
-	  "of kubectl get pods -o json; the plan's \"nodes_from\" options still apply.",
+	  "runs; nothing is changed. --nodes-from FILE (here and for sweep, apply, rollout\n"
+	  "and verify) takes the nodes from a node list instead of the plan's: a hosts file\n"
+	  "('name url device' or 'host[:port] [device]' per line), an Ansible inventory (INI\n"
+	  "or YAML) or the JSON of kubectl get pods -o json; the plan's \"nodes_from\" options\n"
+	  "still apply.",
 	  1 },
 	{ "sweep", cmd_sweep,
 	  "sweep PLAN.json [--format table|markdown|csv|json] [--out FILE] [--dry-run]\n"
@@ -654,11 +511,12 @@ static const struct cmd cmds[] = {
 	  "per node; --nodes all keeps a column per node (CSV and JSON always have every node).",
 	  1 },
 	{ "history", cmd_history, "history [--limit N] [--db PATH]",
-	  "List stored sweeps, newest first.", 0 },
+	  "List stored sweeps, then stored rollouts (rID), newest first.", 0 },
 	{ "show", cmd_show,
 	  "show ID [--format table|markdown|csv|json] [--out FILE] [--db PATH] [--nodes all|auto]",
 	  "Render a stored sweep (no agent needed). --nodes all: a column per node at any fleet\n"
-	  "size.",
+	  "size. show rID renders a stored rollout: its waves, checks and the nodes that do not\n"
+	  "hold the profile (--nodes all: every node).",
 	  1 },
 	{ "compare", cmd_compare, "compare ID_A ID_B [--format table|markdown] [--db PATH]",
 	  "Sweep B against sweep A, for the points both sweeps ran (e.g. before and after a\n"
@@ -682,6 +540,8 @@ static const struct cmd cmds[] = {
 	  "sweep with cohorts, each node gets its cohort's best (what the node is is read from\n"
 	  "its agent, so the plan may name other nodes than the sweep's).",
 	  1 },
+	{ "rollout", cmd_rollout, cmd_rollout_usage, cmd_rollout_help, -1 },
+	{ "verify", cmd_verify, cmd_verify_usage, cmd_verify_help, 1 },
 	{ "export", cmd_export,
 	  "export ID --format udev|tuned [--baseline] [--out FILE] [--db PATH]",
 	  "Print a udev rule or a tuned profile for the sweep's best configuration. A sweep with "
@@ -742,15 +602,6 @@ enum {
 	OPT_NODES_FROM,
 };
 
-static int num_opt(const char *name, const char *v, int64_t *out)
-{
-	if (num_parse_i64(v, out) < 0 || *out <= 0) {
-		log_error("%s: '%s' is not a positive integer", name, v);
-		return -1;
-	}
-	return 0;
-}
-
 /* A percentage option: a number in [0, 1000), as the plan's min_effect_pct. */
 static int pct_opt(const char *name, const char *v, double *out)
 {
@@ -784,6 +635,7 @@ int main(int argc, char **argv)
 		{ "baseline", no_argument, NULL, OPT_BASELINE },
 		{ "continue-on-node-failure", no_argument, NULL, OPT_CONTINUE },
 		{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
+		CMD_ROLLOUT_OPTIONS,
 		{ "cohort-by", required_argument, NULL, OPT_COHORT_BY },
 		{ "nodes-from", required_argument, NULL, OPT_NODES_FROM },
 		{ "help", no_argument, NULL, 'h' },
@@ -884,6 +736,11 @@ int main(int argc, char **argv)
 			o.help = true;
 			break;
 		default:
+			if (ch >= CMD_ROLLOUT_OPT_FIRST && ch <= CMD_ROLLOUT_OPT_LAST) {
+				if (cmd_rollout_opt(ch, optarg, &o) < 0)
+					return EXIT_USAGE;
+				break;
+			}
 			usage_print(stderr, c);
 			return EXIT_USAGE;
 		}

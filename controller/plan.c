@@ -717,6 +717,21 @@ void plan_release(struct plan *p)
 	memset(p, 0, sizeof(*p));
 }
 
+void plan_job_copy(struct plan *dst, const struct plan *src)
+{
+	snprintf(dst->engine, sizeof(dst->engine), "%s", src->engine);
+	free(dst->engine_json);
+	dst->engine_json = src->engine_json ? xstrdup(src->engine_json) : NULL;
+	free(dst->directory);
+	dst->directory = src->directory ? xstrdup(src->directory) : NULL;
+	dst->loops = src->loops;
+	dst->loops_max = src->loops_max;
+	dst->runtime_s = src->runtime_s;
+	snprintf(dst->metric, sizeof(dst->metric), "%s", src->metric);
+	dst->minimize = src->minimize;
+	dst->min_effect_pct = src->min_effect_pct;
+}
+
 bool plan_job_sets_direct(const struct plan *p)
 {
 	json_t *o = p->engine_json ? json_loads(p->engine_json, 0, NULL) : NULL;

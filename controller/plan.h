@@ -118,6 +118,9 @@ int plan_load_nodes_from(const char *path, const char *nodes_from, struct plan *
 /* Fill every node's token: "token" in the plan, else token_file, else $FLEETTUNE_TOKEN. */
 int plan_tokens_load(struct plan *p, struct err *e);
 void plan_release(struct plan *p);
+/* Give dst src's job and how it is judged: engine, options, directory, loops, runtime_s,
+ * metric, goal, min_effect_pct (a rollout measures a sweep's job on its own plan's nodes). */
+void plan_job_copy(struct plan *dst, const struct plan *src);
 /* The table columns: every parameter of the axes and the baseline, in first-seen order.
  * Returns how many were written to names (at most max). */
 int plan_columns(const struct plan *p, char (*names)[PARAM_NAME_MAX], int max);

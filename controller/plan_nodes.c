@@ -3,9 +3,11 @@
  * name their labels. */
 #include <errno.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -373,9 +375,31 @@ out:
 	return r;
 }
 
+/* A token file's path for the stored plan: absolute and without "..", so that it names the
+ * same file from any directory and whatever became of the list's (NULL: leave it as is). */
+static char *token_path_abs(const char *path)
+{
+	char buf[PATH_MAX], *dir, *base, *out = NULL;
+
+	if (realpath(path, buf))
+		return xstrdup(buf);
+	/* Not there (yet): its directory resolved, or the current directory put before it. */
+	dir = xstrdup(path);
+	base = xstrdup(path);
+	if (realpath(dirname(dir), buf))
+		out = xasprintf("%s/%s", buf, basename(base));
+	else if (path[0] != '/' && getcwd(buf, sizeof(buf)))
+		out = xasprintf("%s/%s", buf, path);
+	free(dir);
+	free(base);
+	return out;
+}
+
 /* The plan's "nodes" as read, for the stored plan: a plan whose nodes came from a node list
  * is kept with the list's nodes written out (and without "nodes_from"), so that it reads
- * back without the file. */
+ * back without the file. Their token files are written as absolute paths: a list's are
+ * relative to the current directory (--nodes-from) or to a plan directory given relative,
+ * and a stored plan is read back against the plan's absolute directory (rollout --resume). */
 void plan_nodes_json_set(json_t *root, const struct plan *p)
 {
 	json_t *arr = json_array();
@@ -387,8 +411,12 @@ void plan_nodes_json_set(json_t *root, const struct plan *p)
 		                      n->device);
 		int k;
 
-		if (n->token_file)
-			json_object_set_new(o, "token_file", json_string(n->token_file));
+		if (n->token_file) {
+			char *tf = token_path_abs(n->token_file);
+
+			json_object_set_new(o, "token_file", json_string(tf ? tf : n->token_file));
+			free(tf);
+		}
 		if (n->nlabels) {
 			json_t *l = json_object();
 

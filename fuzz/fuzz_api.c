@@ -90,6 +90,7 @@ static void agent_setup(void)
 	static char state[512], db[512], fio[512], path_dir[512], allow[1][8] = { "loop0" };
 	const char *tmp = getenv("FT_FUZZ_TMP");
 	struct tune_audit audit;
+	struct keeper_env kenv;
 	struct jobq_env env;
 	char tmpl[512];
 	struct err e;
@@ -135,6 +136,13 @@ static void agent_setup(void)
 	agent.sessions.store = agent.store;
 	env = agent_jobq_env(&agent);
 	if (jobq_start(&agent.jobs, &env, &e)) {
+		fprintf(stderr, "fuzz_api: %s\n", e.msg);
+		abort();
+	}
+	/* The profiles it keeps, without the worker: only the requests write. */
+	kenv = agent_keeper_env(&agent);
+	kenv.manual = true;
+	if (keeper_start(&agent.keeper, &kenv, &e)) {
 		fprintf(stderr, "fuzz_api: %s\n", e.msg);
 		abort();
 	}

@@ -126,3 +126,23 @@ CREATE INDEX changes_pending ON changes(outcome) WHERE outcome = 'pending';
 -- Issue 19: what the job's device and host were, read with the parameter snapshot before
 -- loop 1 (JSON: {"device": {vendor, model, firmware, ...}, "host": {kernel, machine, hostname}}).
 ALTER TABLE jobs ADD COLUMN identity TEXT;
+
+-- migration 8
+-- Profiles the agent keeps (agent/keeper.c): a match (device names or patterns, identity
+-- fields), the values to hold, and whether drift is put back. profile_before keeps, per
+-- device, what the profile's parameters were before the profile first changed them, for
+-- DELETE ?restore=true.
+CREATE TABLE profiles (
+  name TEXT PRIMARY KEY,
+  match TEXT NOT NULL,              -- JSON {"devices":["sda","nvme*n1"], "model":[...], ...}
+  params TEXT NOT NULL,             -- JSON {name: value}, as requested
+  enforce INTEGER NOT NULL,         -- 1: drift is put back; 0: only reported
+  created_at REAL NOT NULL,
+  updated_at REAL NOT NULL
+);
+CREATE TABLE profile_before (
+  profile TEXT NOT NULL REFERENCES profiles(name) ON DELETE CASCADE,
+  device TEXT NOT NULL,
+  snapshot TEXT NOT NULL,           -- JSON {name: "value"}: the values before the profile
+  PRIMARY KEY (profile, device)
+);

@@ -149,3 +149,60 @@ CREATE TABLE warmup_passes (
   FOREIGN KEY (sweep_id, idx, node_idx) REFERENCES point_nodes(sweep_id, idx, node_idx)
     ON DELETE CASCADE
 );
+
+-- migration 8
+-- Staged rollouts (controller/rollrun.c): a profile put on the plan's nodes wave by wave, each
+-- wave checked. Every node's move is saved before the request that makes it, so a rollout whose
+-- controller was killed can be resumed or reverted from here.
+CREATE TABLE rollouts (
+  id INTEGER PRIMARY KEY,
+  created_at REAL NOT NULL,
+  finished_at REAL,
+  plan_name TEXT NOT NULL,
+  plan_json TEXT NOT NULL,          -- the plan, tokens removed
+  plan_dir TEXT NOT NULL,           -- its token_file paths are relative to this
+  profile TEXT NOT NULL,            -- the agents' profile name
+  params_json TEXT NOT NULL,        -- the new values {name: value}
+  enforce INTEGER NOT NULL,
+  sweep_id INTEGER,                 -- --best ID (NULL with --params)
+  promised_gain INTEGER NOT NULL,   -- the sweep's best was a significant gain
+  promised_pct REAL,
+  canary INTEGER NOT NULL,
+  waves TEXT NOT NULL,              -- --waves as given
+  max_failures INTEGER NOT NULL,
+  check_mode TEXT NOT NULL,         -- none | readback | measure
+  status TEXT NOT NULL,             -- running | completed | stopped | interrupted | reverted | failed
+  reason TEXT,
+  owner_pid INTEGER,
+  owner_host TEXT,
+  saved_at REAL                     -- epoch seconds of its last saved move
+);
+CREATE TABLE rollout_nodes (
+  rollout_id INTEGER NOT NULL REFERENCES rollouts(id) ON DELETE CASCADE,
+  idx INTEGER NOT NULL,             -- the plan's node index
+  name TEXT NOT NULL,
+  url TEXT NOT NULL,
+  device TEXT NOT NULL,
+  wave INTEGER NOT NULL,            -- 0: the canary
+  state TEXT NOT NULL,              -- old | applying | new | failed | reverting | reverted
+  old_profile TEXT,                 -- the agent's profile of that name before, NULL: none
+  old_params TEXT,                  -- its values {name: value}
+  old_values TEXT,                  -- {name: value} of the device before
+  error TEXT,
+  session_id INTEGER,               -- a measurement's tuning session open on it, and its job
+  job_id INTEGER,                   -- (a killed controller leaves them: resume and revert
+                                    -- cancel the job and close the session)
+  updated_at REAL,
+  PRIMARY KEY (rollout_id, idx)
+);
+CREATE TABLE rollout_waves (
+  rollout_id INTEGER NOT NULL REFERENCES rollouts(id) ON DELETE CASCADE,
+  wave INTEGER NOT NULL,
+  nodes INTEGER NOT NULL,
+  started_at REAL,
+  finished_at REAL,
+  failures INTEGER NOT NULL DEFAULT 0,
+  check_outcome TEXT,               -- passed | failed | skipped
+  check_detail TEXT,
+  PRIMARY KEY (rollout_id, wave)
+);

@@ -1,5 +1,5 @@
 /* app.js -- the agent's page: API client (token prompt on 401), hash router and the views
- * #/history, #/job/ID, #/compare and #/devices. Data from the API is only ever put in the page
+ * #/history, #/job/ID, #/compare and #/devices (with the profiles the agent keeps). Data from the API is only ever put in the page
  * as text (FT.el / textContent), never as HTML. */
 (function () {
   'use strict';
@@ -779,23 +779,79 @@
 
   /* ---------------- Devices ---------------- */
 
-  /* #/devices[/NAME]: the device list, and the parameters of one device (NAME, else the first
-   * benchmarkable one, else the first). */
+  /* The profiles the agent keeps ([] from an agent without them, or on an error: the device
+   * view then reads as before). */
+  function getProfiles() {
+    return request('profiles').then(function (j) { return j.profiles || []; }, function () { return []; });
+  }
+
+  /* What the profiles are to device name: [{profile, dev}] for each profile that matches it. */
+  function profilesOf(profiles, name) {
+    var out = [];
+    profiles.forEach(function (p) {
+      (p.devices || []).forEach(function (d) { if (d.device === name) out.push({ profile: p, dev: d }); });
+    });
+    return out;
+  }
+
+  var STATE_TEXT = {
+    held: 'held', drifted: 'drifted', reapplied: 'drift put back', pending: 'pending',
+    yielded: 'yielded to', failed: 'failed', absent: 'absent', not_allowed: 'not in --allow-device',
+    conflict: 'held by'
+  };
+
+  function stateChip(d) {
+    var cls = d.state === 'drifted' || d.state === 'failed' || d.state === 'conflict' ? 'bad'
+      : d.state === 'held' || d.state === 'reapplied' ? 'good' : 'muted';
+    return E('span', { class: 'chip state-' + d.state + ' ' + cls, 'data-state': d.state },
+      STATE_TEXT[d.state] + (d.owner ? ' ' + d.owner : ''));
+  }
+
+  /* One profile on one device: its state, when and why, and each held value wanted vs live. */
+  function profileSection(x) {
+    var p = x.profile, d = x.dev;
+    var keys = Object.keys(d.params || {});
+    var rows = keys.map(function (k) {
+      var v = d.params[k];
+      return { attrs: { class: v.drifted ? 'drift' : null, 'data-param': k }, cells: [k,
+        FT.valueText(v.wanted) + (v.adjusted ? ' (kernel-adjusted)' : ''), v.live === null ? '–' : FT.valueText(v.live),
+        v.drifted ? 'drifted' + (v.since ? ' since ' + FT.fmtTime(v.since) : '') : 'held'] };
+    });
+    var facts = [['State', stateChip(d)], ['Since', FT.fmtTime(d.since)],
+      ['Drift', p.enforce ? 'put back (enforce: true)' : 'reported only (enforce: false)']];
+    if (d.applied_at) facts.push(['Applied', FT.fmtTime(d.applied_at) + ' ' + d.applied_by]);
+    if (d.reapplied) facts.push(['Put back', d.reapplied.count + '× , last ' + FT.fmtTime(d.reapplied.at) + ': ' + d.reapplied.what]);
+    if (d.checked_at) facts.push(['Checked', FT.fmtTime(d.checked_at)]);
+    if (d.error) facts.push(['Error', d.error]);
+    return E('section', { class: 'profile', 'data-profile': p.name },
+      E('h3', null, 'Profile ' + p.name),
+      FT.table(['', ''], facts, 'kv'),
+      FT.table(['parameter', 'profile', 'live', ''], rows, 'grid profile-params'));
+  }
+
+  /* #/devices[/NAME]: the device list (with the profile each one is held by), and the parameters
+   * of one device (NAME, else the first benchmarkable one, else the first) with its profiles'
+   * values and drift. */
   views.devices = function (r, my) {
     main.appendChild(E('h1', null, 'Devices'));
-    main.appendChild(E('p', { class: 'muted' }, 'Current parameters as the kernel reports them (read-only).'));
+    main.appendChild(E('p', { class: 'muted' }, 'Current parameters as the kernel reports them (read-only), and the profiles the agent keeps on them.'));
     devicesCache = null;
-    return getDevices().then(function (devs) {
+    return Promise.all([getDevices(), getProfiles()]).then(function (got) {
+      var devs = got[0], profiles = got[1];
       if (my !== gen) return;
       if (!devs.length) { main.appendChild(E('p', { class: 'muted' }, 'The agent sees no block devices.')); return; }
       var pick = devs.filter(function (d) { return d.name === r.arg; })[0] ||
         devs.filter(function (d) { return d.writable; })[0] || devs[0];
-      main.appendChild(FT.table(['device', 'model', 'firmware', 'transport', { v: 'size', cls: 'num' }, 'rotational', 'scheduler', 'writable (--allow-device)'],
+      main.appendChild(FT.table(['device', 'model', 'firmware', 'transport', { v: 'size', cls: 'num' }, 'rotational', 'scheduler', 'writable (--allow-device)', 'profile'],
         devs.map(function (d) {
           var id = d.identity || {};
+          var ps = profilesOf(profiles, d.name);
           return { attrs: { class: d === pick ? 'hl' : null }, cells: [E('a', { href: hashFor('devices', d.name), 'data-dev': d.name }, d.name),
             id.model || '–', id.firmware || '–', id.transport || '–',
-            { v: fmtBytes(d.size_bytes), cls: 'num' }, d.rotational ? 'yes' : 'no', FT.valueText(d.scheduler), d.writable ? 'yes' : 'no'] };
+            { v: fmtBytes(d.size_bytes), cls: 'num' }, d.rotational ? 'yes' : 'no', FT.valueText(d.scheduler), d.writable ? 'yes' : 'no',
+            E('span', { class: 'profiles' }, ps.map(function (x) {
+              return E('span', null, [x.profile.name + ' ', stateChip(x.dev)]);
+            }))] };
         }), 'grid devices'));
       if (hostCache) main.appendChild(identitySection('dev-host', 'Host', null, hostCache));
       var sec = E('section', { class: 'device', id: 'dev-' + pick.name }, E('h2', null, pick.name), E('p', { class: 'muted' }, 'Loading…'));
@@ -807,13 +863,22 @@
         var keys = Object.keys(p).sort();
         var half = Math.ceil(keys.length / 2) || 1;
         sec.appendChild(identitySection('dev-identity', 'What ' + pick.name + ' is', pick.identity, null));
+        var held = {};
+        var mine = profilesOf(profiles, pick.name);
+        mine.forEach(function (x) { Object.keys(x.dev.params || {}).forEach(function (k) { held[k] = x; }); });
+        if (mine.length) {
+          sec.appendChild(E('h2', null, 'Profiles of ' + pick.name));
+          mine.forEach(function (x) { sec.appendChild(profileSection(x)); });
+        }
         sec.appendChild(E('h2', null, 'Parameters of ' + pick.name + (pick.writable ? '' : ' (not in --allow-device: read-only)')));
         sec.appendChild(E('div', { class: 'cols params-cols' }, [keys.slice(0, half), keys.slice(half)].map(function (ks) {
-          return FT.table(['parameter', 'value', 'writable', 'allowed values'], ks.map(function (k) {
+          return FT.table(['parameter', 'value', 'writable', 'allowed values', 'profile'], ks.map(function (k) {
             var x = p[k] || {};
             var allowed = x.choices ? x.choices.map(FT.valueText).join(' | ')
               : (x.min !== undefined || x.max !== undefined) ? (x.min !== undefined ? x.min : '') + ' … ' + (x.max !== undefined ? x.max : '') : '';
-            return [k, FT.valueText(x.value) + (x.unit ? ' ' + x.unit : ''), x.writable ? 'yes' : 'no', allowed];
+            var h = held[k], hv = h && h.dev.params[k];
+            return { attrs: { class: hv && hv.drifted ? 'drift' : null }, cells: [k, FT.valueText(x.value) + (x.unit ? ' ' + x.unit : ''),
+              x.writable ? 'yes' : 'no', allowed, h ? h.profile.name + ': ' + FT.valueText(hv.wanted) + (hv.drifted ? ' (drifted)' : '') : ''] };
           }), 'grid params');
         })));
       }, function (e) { FT.clear(sec); sec.appendChild(E('h2', null, pick.name)); sec.appendChild(errorBox(e)); });

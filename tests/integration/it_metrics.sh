@@ -1,6 +1,7 @@
 #!/bin/bash
 # it_metrics.sh -- GET /metrics: real scrapes parsed and linted by promtool (Debian's prometheus
-# package), values that follow a PUT, a session and a fio job, label escaping, and auth.
+# package), values that follow a PUT, a session, a fio job and a profile's drift (and the
+# drift alerting rule run on it), label escaping, and auth.
 . "$(dirname "$0")/lib.sh"
 
 it_need_root_sysfs
@@ -137,11 +138,74 @@ it_eq "secondary metrics are left out" absent \
 	"$(value s2 "fleettune_last_job_metric{device=\"$dev\",engine=\"fio\",metric=\"cpu.sys_pct\"}")"
 it_check "unmatched requests count as route=other" \
 	grep -q '^fleettune_http_requests_total{route="other",status="404"} 1$' "$IT_TMP/s2.prom"
+# A profile the agent keeps, with a value drifted: drift per held parameter, state per device.
+it_http PUT "$a_URL/api/v1/profiles/m" "$a_TOKEN" \
+	'{"match":{"devices":["'$dev'"]},"params":{"nr_requests":32,"read_ahead_kb":256},"enforce":false}'
+it_eq "profile set" 201 "$HTTP_STATUS"
+echo 64 >"/sys/block/$dev/queue/nr_requests"
+it_http GET "$a_URL/api/v1/profiles/m" "$a_TOKEN"
+scrape s3 "$a_TOKEN"
+promtool_ok s3
+it_eq "profile drift of nr_requests" 1 \
+	"$(value s3 "fleettune_profile_drift{profile=\"m\",device=\"$dev\",param=\"nr_requests\"}")"
+it_eq "profile drift of read_ahead_kb" 0 \
+	"$(value s3 "fleettune_profile_drift{profile=\"m\",device=\"$dev\",param=\"read_ahead_kb\"}")"
+it_eq "profile device state" 1 \
+	"$(value s3 "fleettune_profile_device_state{profile=\"m\",device=\"$dev\",state=\"drifted\"}")"
+# The alerting rule on this scrape's drift series as they are (names, labels, values held for
+# 30 minutes): it fires for nr_requests alone, with the labels its annotations use.
+{
+	echo "rule_files: ['$FT_SOURCE_DIR/deploy/prometheus/fleettune-rules.yaml']"
+	echo "evaluation_interval: 1m"
+	echo "tests:"
+	echo "  - interval: 1m"
+	echo "    input_series:"
+	sed -n 's/^fleettune_profile_drift{\(.*\)} \([01]\)$/      - series: '"'"'fleettune_profile_drift{job="fleettune",instance="a",\1}'"'"'\n        values: '"'"'\2x30'"'"'/p' \
+		"$IT_TMP/s3.prom"
+	echo "    alert_rule_test:"
+	echo "      - eval_time: 20m"
+	echo "        alertname: FleettuneProfileDrift"
+	echo "        exp_alerts:"
+	echo "          - exp_labels: {severity: warning, job: fleettune, instance: a, profile: m, device: $dev, param: nr_requests}"
+	echo "            exp_annotations:"
+	echo "              summary: 'nr_requests on $dev at a drifted from profile m'"
+	echo "              description: \"For 15 minutes nr_requests on a's $dev has not been the value profile m holds. GET /api/v1/profiles/m on the agent shows the live and wanted values and since when; \`fleettune-ctl verify PLAN --profile m\` lists every node's differences.\""
+} >"$IT_TMP/drift.test.yaml"
+it_eq "the scrape has two drift series for the rule" 2 "$(grep -c '^      - series:' "$IT_TMP/drift.test.yaml")"
+if promtool test rules "$IT_TMP/drift.test.yaml" >"$IT_TMP/drift.test.out" 2>&1; then
+	it_pass "FleettuneProfileDrift fires on the live drift series with profile, device and param"
+else
+	it_fail "FleettuneProfileDrift on the live series: $(head -c 900 "$IT_TMP/drift.test.out")"
+fi
+# Profile names are label values and URL path segments: every character a name may have shows
+# as it is; a name with a quote, a backslash, a line break, a blank or an escape is refused
+# and never reaches the labels.
+nm=$(cat "/sys/block/$dev/queue/nomerges")
+it_http PUT "$a_URL/api/v1/profiles/Ab-c.d_9" "$a_TOKEN" \
+	'{"match":{"devices":["'$dev'"]},"params":{"nomerges":'$nm'},"enforce":false}'
+it_eq "profile Ab-c.d_9 set" 201 "$HTTP_STATUS"
+for bad in 'a%22b' 'a%5cb' 'a%0ab' 'a%20b' 'a%1b%5b2J' '%c3%a9'; do
+	it_http PUT "$a_URL/api/v1/profiles/$bad" "$a_TOKEN" \
+		'{"match":{"devices":["'$dev'"]},"params":{"rq_affinity":1},"enforce":false}'
+	it_eq "profile name $bad refused" 400 "$HTTP_STATUS"
+done
+it_http GET "$a_URL/api/v1/profiles" "$a_TOKEN"
+it_eq "two profiles kept, none of the refused" "Ab-c.d_9 m" \
+	"$(jq -r '[.profiles[].name] | sort | join(" ")' <<<"$HTTP_BODY")"
+scrape s4 "$a_TOKEN"
+promtool_ok s4
+it_eq "the name shows as it is in the labels" 1 \
+	"$(value s4 "fleettune_profile_device_state{profile=\"Ab-c.d_9\",device=\"$dev\",state=\"held\"}")"
+it_eq "profile labels: only the two names" "Ab-c.d_9 m" \
+	"$(grep -o '^fleettune_profile_[a-z_]*{profile="[^"]*"' "$IT_TMP/s4.prom" | sed 's/.*profile="//; s/"$//' | sort -u | tr '\n' ' ' | sed 's/ $//')"
+it_http DELETE "$a_URL/api/v1/profiles/Ab-c.d_9" "$a_TOKEN"
+it_eq "profile Ab-c.d_9 deleted" 200 "$HTTP_STATUS"
 for fam in fleettune_build_info fleettune_uptime_seconds fleettune_http_requests_total \
 	fleettune_jobs fleettune_last_job_metric fleettune_param_writes_total fleettune_sessions_open \
 	fleettune_queue_param fleettune_http_held_requests fleettune_http_max_connections \
-	fleettune_http_max_connections_per_ip fleettune_audit_failures_total; do
-	it_check "family $fam has HELP and TYPE" grep -q "^# TYPE $fam " "$IT_TMP/s2.prom"
+	fleettune_http_max_connections_per_ip fleettune_audit_failures_total fleettune_profile_drift \
+	fleettune_profile_reapplied_total fleettune_profile_device_state; do
+	it_check "family $fam has HELP and TYPE" grep -q "^# TYPE $fam " "$IT_TMP/s3.prom"
 done
 
 # --public-metrics opens /metrics only; --public-read opens it too.

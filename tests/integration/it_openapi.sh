@@ -268,6 +268,41 @@ lid=$(echo "$OA_BODY" | jq -r .id)
 sleep 1
 oa_call "job cancel" DELETE '/api/v1/jobs/{id}' "/api/v1/jobs/$lid"
 it_check "cancel answers 200 or 202" [ "$OA_STATUS" = 200 -o "$OA_STATUS" = 202 ]
+PR='/api/v1/profiles/{name}'
+prof='{"match":{"devices":["'$dev'"]},"params":{"read_ahead_kb":512,"nr_requests":32},"enforce":false}'
+oa_call "profiles, none" GET /api/v1/profiles /api/v1/profiles
+oa_call "profile dry run" PUT "$PR" "/api/v1/profiles/oa?dry_run=true" "$prof" valid
+it_eq "profile dry run is 200" 200 "$OA_STATUS"
+oa_call "profile create" PUT "$PR" /api/v1/profiles/oa "$prof" valid
+it_eq "profile create is 201" 201 "$OA_STATUS"
+echo 64 >"/sys/block/$dev/queue/nr_requests"
+oa_call "profile drifted" GET "$PR" /api/v1/profiles/oa
+it_eq "the profile reports drift" drifted "$(echo "$OA_BODY" | jq -r '.devices[0].state')"
+oa_call "profile replace" PUT "$PR" /api/v1/profiles/oa \
+	'{"match":{"devices":["'$dev'","nvme*n1"],"model":["x"]},"params":{"read_ahead_kb":512}}' valid
+it_eq "a match by devices and model is taken (the agent reads identity)" 200 "$OA_STATUS"
+oa_call "profile replace" PUT "$PR" /api/v1/profiles/oa \
+	'{"match":{"devices":["'$dev'","nvme*n1"]},"params":{"read_ahead_kb":512}}' valid
+it_eq "profile replace is 200" 200 "$OA_STATUS"
+oa_call "profile, unknown field" PUT "$PR" /api/v1/profiles/oa \
+	'{"match":{"devices":["'$dev'"]},"params":{"read_ahead_kb":512},"force":true}' invalid
+oa_call "profile, not allowlisted" PUT "$PR" /api/v1/profiles/oa2 \
+	'{"match":{"devices":["vda"]},"params":{"read_ahead_kb":512}}' valid
+it_eq "a device outside --allow-device is 403" 403 "$OA_STATUS"
+oa_call "profile, bad value" PUT "$PR" /api/v1/profiles/oa2 \
+	'{"match":{"devices":["'$dev'"]},"params":{"nr_requests":"010"}}' valid
+oa_call "profile, conflict" PUT "$PR" /api/v1/profiles/oa2 \
+	'{"match":{"devices":["'$dev'"]},"params":{"read_ahead_kb":256}}' valid
+it_eq "a parameter held by another profile is 409" 409 "$OA_STATUS"
+oa_call "profile, bad restore" DELETE "$PR" "/api/v1/profiles/oa?restore=maybe"
+oa_call "profile" GET "$PR" /api/v1/profiles/oa
+oa_call "profile missing" GET "$PR" /api/v1/profiles/nosuch
+oa_call "profiles" GET /api/v1/profiles /api/v1/profiles
+oa_call "metrics with a profile" GET /metrics /metrics
+oa_call "profile delete" DELETE "$PR" "/api/v1/profiles/oa?restore=true"
+it_eq "profile delete is 200" 200 "$OA_STATUS"
+oa_call "profile delete again" DELETE "$PR" /api/v1/profiles/oa
+it_eq "deleting a missing profile is 404" 404 "$OA_STATUS"
 oa_call "metrics after all that" GET /metrics /metrics
 
 oa_node responses "$SPEC" "$CASES"

@@ -29,6 +29,14 @@ it_cleanup() {
 		umount "/dev/$dev" 2>/dev/null
 		losetup -d "/dev/$dev" 2>/dev/null
 	done
+	# Loop devices a test added (it_loop_attach_at) are removed again (LOOP_CTL_REMOVE).
+	if [ -f "$IT_TMP/loops-added" ]; then
+		while read -r dev; do
+			python3 -c 'import fcntl, os, sys
+fd = os.open("/dev/loop-control", os.O_RDWR)
+fcntl.ioctl(fd, 0x4C81, int(sys.argv[1]))' "${dev#loop}" 2>/dev/null
+		done <"$IT_TMP/loops-added"
+	fi
 	if [ "${IT_KEEP:-0}" = 1 ]; then
 		echo "# kept $IT_TMP"
 	else
@@ -101,6 +109,28 @@ it_loop_create() {
 	# Called as dev=$(it_loop_create): remember it in a file the cleanup reads.
 	echo "$dev" >>"$IT_TMP/loops"
 	echo "$dev"
+}
+
+# it_loop_unused: the name of a loop device that does not exist now (loop800..loop999).
+it_loop_unused() {
+	local n
+	for _ in $(seq 100); do
+		n=$((800 + RANDOM % 200))
+		[ -e "/sys/block/loop$n" ] || [ -e "/dev/loop$n" ] || { echo "loop$n"; return 0; }
+	done
+	return 1
+}
+
+# it_loop_attach_at NAME [SIZE]: attach a new sparse file as /dev/NAME, a loop device that did
+# not exist (it_loop_unused): the kernel adds it to /sys/block, as a disk that appears. The
+# cleanup detaches it and removes the device.
+it_loop_attach_at() {
+	local name=$1 size=${2:-256M} img
+	img=$(mktemp "$IT_TMP/loop-XXXXXX.img")
+	truncate -s "$size" "$img"
+	losetup "/dev/$name" "$img" || return 1
+	echo "$name" >>"$IT_TMP/loops"
+	echo "$name" >>"$IT_TMP/loops-added"
 }
 
 # it_agent_start NAME [agent args...]: start an agent on 127.0.0.1 with an ephemeral port

@@ -20,19 +20,21 @@ status=0
 # judges, beside strategy, which reads what it computed; report, report_html and progress
 # render; sweeprun runs a sweep with all of them, site writes the stored sweeps as pages (and
 # the index document, its JSON), apply sets a configuration (or each cohort's best) on a fleet;
-# main is the command table.
+# cmd is what the commands share (options, helpers), cmd_rollout the rollout and verify
+# commands; main is the command table.
 declare -A rank=(
 	[config]=1 [client]=1 [effect]=1 [rounds]=1 [nodelist]=1
 	[plan]=2
-	[sweep]=3 [fsparam]=3
+	[sweep]=3 [rollout]=3 [fsparam]=3
 	[ctlstore]=4 [race]=4 [cohort]=4 [words]=4 [export]=4 [drift]=4
 	[verdict]=5 [sweepdoc]=5
 	[strategy]=6 [analysis]=6
 	[fleet]=7 [schedule]=7
-	[preflight]=8 [runner]=8
-	[report]=9 [report_html]=9 [progress]=9
-	[sweeprun]=10 [site]=10 [apply]=10
-	[main]=11
+	[preflight]=8 [runner]=8 [rollrun]=8 [verify]=8
+	[report]=9 [report_html]=9 [progress]=9 [report_rollout]=9
+	[sweeprun]=10 [site]=10 [apply]=10 [cmd]=10
+	[cmd_rollout]=11
+	[main]=12
 )
 # Library headers and the only modules that may include them (ctlstore reaches SQLite through
 # common/db.h).
@@ -46,10 +48,14 @@ declare -A only=(
 # Files that belong to another file's module (name=module), where a module is a .c/.h pair
 # and its helpers: the plan's nodes and its parser's shared header, the report's node text;
 # nodelist_yaml.c, nodelist_inv.c, nodelist_kube.c and nodelist_priv.h are nodelist's, the
-# document's reader sweepdoc's.
+# document's reader sweepdoc's, ctlstore_priv.h and ctlstore_rollout.c ctlstore's,
+# fleet_priv.h, fleet_profile.c and fleet_probe.c fleet's, rollrun_priv.h and rollmeasure.c
+# rollrun's.
 declare -A group=([plan_nodes]=plan [plan_priv]=plan [report_nodes]=report [nodelist_yaml]=nodelist
 	[nodelist_inv]=nodelist [nodelist_kube]=nodelist [nodelist_priv]=nodelist
-	[sweepdoc_read]=sweepdoc)
+	[sweepdoc_read]=sweepdoc [ctlstore_priv]=ctlstore [ctlstore_rollout]=ctlstore
+	[fleet_priv]=fleet [fleet_profile]=fleet [fleet_probe]=fleet [rollrun_priv]=rollrun
+	[rollmeasure]=rollrun)
 
 # check DIR: print every violation; return 1 when there is one.
 check() {
@@ -105,28 +111,31 @@ source "$(dirname "$0")/lint_lib.sh"
 # contain builds on, params_cache, switches); tune and identity (what a device is, read only)
 # on sysfs, the engines (fio, dd, bonnie, iozone) on engine.h, contain on ptree and cgroup,
 # fsopt (the filesystem option tables) on engine.h's argv helpers; jobspec and proc, jobdir (a
-# pass's own directory), fsinfo (the tools' figures) on fsopt; jobrec (a job as recorded),
-# jobfs (a job's filesystem) on proc, contain and fsinfo; wire, the JSON codec the store uses
-# for its columns; the store; session, job and pending (a killed run's unfinished writes)
-# beside each other, on the store; agent, the wiring; the API; main.
+# pass's own directory), fsinfo (the tools' figures) on fsopt, profile (a profile's definition
+# and match); jobrec (a job as recorded), jobfs (a job's filesystem) on proc, contain and
+# fsinfo, keeprec (what a profile is to a device); wire, the JSON codec the store uses for its
+# columns; the store; session, job, pending (a killed run's unfinished writes) and keeper (the
+# profiles kept, keep.c its per-device half, keepid its identity look-ups) beside each other,
+# on the store; agent, the wiring; the API; main.
 unset rank group only
 declare -A rank=(
 	[sysfs]=1 [engine]=1 [ptree]=1 [cgroup]=1 [httpd]=1 [params_cache]=1 [switches]=1
 	[tune]=2 [identity]=2 [fio]=2 [dd]=2 [bonnie]=2 [iozone]=2 [contain]=2 [fsopt]=2
-	[jobspec]=3 [proc]=3 [jobdir]=3 [fsinfo]=3
-	[jobrec]=4 [jobfs]=4
+	[jobspec]=3 [proc]=3 [jobdir]=3 [fsinfo]=3 [profile]=3
+	[jobrec]=4 [jobfs]=4 [keeprec]=4
 	[wire]=5
 	[store]=6
-	[session]=7 [job]=7 [pending]=7
+	[session]=7 [job]=7 [pending]=7 [keeper]=7
 	[agent]=8
 	[api]=9
 	[main]=10
 )
 declare -A group=(
 	[http]=httpd [httpd_hold]=httpd [httpd_priv]=httpd [sysfs_catalogue]=sysfs [sysfs_priv]=sysfs
-	[wire_job]=wire [wire_identity]=wire [job_check]=job [job_run]=job [job_priv]=job
-	[store_job]=store [store_metrics]=store [store_priv]=store
-	[api_jobs]=api [api_metrics]=api [api_priv]=api
+	[wire_job]=wire [wire_identity]=wire [wire_profile]=wire [job_check]=job [job_run]=job
+	[job_priv]=job [keep]=keeper [keepid]=keeper
+	[store_job]=store [store_metrics]=store [store_priv]=store [store_profile]=store
+	[api_jobs]=api [api_metrics]=api [api_priv]=api [api_profiles]=api
 )
 # The agent's library headers are tests/lint/libs.sh's to keep in their modules.
 declare -A only=()

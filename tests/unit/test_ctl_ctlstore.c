@@ -235,7 +235,8 @@ static const char v1_rows[] =
         "'baseline', '{\"scheduler\":\"mq-deadline\",\"nr_requests\":128}', NULL);"
         "INSERT INTO point_nodes(sweep_id, idx, node_idx, node, state, applied_json) VALUES "
         "(1, 0, 0, 'a', 'ok', '{}'), (1, 0, 1, 'b', 'ok', '{}');"
-        "INSERT INTO passes VALUES (1, 0, 0, 1, 10.5), (1, 0, 1, 1, 11.5);";
+        "INSERT INTO passes(sweep_id, idx, node_idx, loop, value) VALUES (1, 0, 0, 1, 10.5), "
+        "(1, 0, 1, 1, 11.5);";
 
 /* A database written at each earlier schema version (1 to the one before the newest) migrates
  * on open, one block at a time, and its rows load: the worded best line of the first schema is
@@ -347,7 +348,7 @@ static void test_not_a_database(void **state)
 	assert_string_equal(e.code, "db_error");
 	assert_non_null(strstr(e.msg, db));
 	assert_non_null(strstr(e.msg, "move it aside"));
-	assert_non_null(strstr(e.msg, "the sweeps it holds are lost"));
+	assert_non_null(strstr(e.msg, "the sweeps and rollouts it holds are lost"));
 	tu_rmrf(dir);
 	free(dir);
 	free(db);

@@ -1,8 +1,10 @@
 /* test_ctl_plan.c -- plan validation: good plans, bad plans and their JSON-path errors. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "testutil.h"
 #include "buf.h"
@@ -738,6 +740,32 @@ static void test_nodes_from(void **state)
 	assert_int_equal(p.nnodes, 3);
 	plan_release(&p);
 	free(override);
+
+	/* A list named relative to the current directory: the stored plan's token files are
+	 * absolute, so it reads back right against any plan directory (rollout --resume). */
+	{
+		char cwd[PATH_MAX], real[PATH_MAX], *want;
+
+		assert_non_null(getcwd(cwd, sizeof(cwd)));
+		assert_int_equal(chdir(dir), 0);
+		assert_int_equal(
+		        plan_at("/nowhere",
+		                "\"nodes_from\":{\"group\":\"storage\",\"device\":\"sdb\"}",
+		                "inv/fleet.yaml", &p, &e),
+		        0);
+		assert_int_equal(chdir(cwd), 0);
+		assert_string_equal(p.nodes[0].token_file, "inv/tok");
+		assert_non_null(realpath(dir, real));
+		want = xasprintf("\"token_file\":\"%s/inv/tok\"", real);
+		assert_non_null(strstr(p.json, want));
+		assert_int_equal(plan_parse(p.json, "/elsewhere", &back, &e), 0);
+		free(want);
+		want = xasprintf("%s/inv/tok", real);
+		assert_string_equal(back.nodes[0].token_file, want);
+		free(want);
+		plan_release(&back);
+		plan_release(&p);
+	}
 
 	/* Errors. */
 	assert_int_equal(plan_at(dir, "\"nodes_from\":\"nosuch.txt\"", NULL, &p, &e), -ENOENT);

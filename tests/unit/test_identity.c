@@ -17,22 +17,6 @@ struct fx {
 	struct sysfs fs;
 };
 
-/* A symlink root/rel -> target (the parent directory made first). */
-static void tu_link(const char *root, const char *rel, const char *target)
-{
-	char path[PATH_MAX], dir[PATH_MAX], *slash;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	snprintf(dir, sizeof(dir), "%s", rel);
-	slash = strrchr(dir, '/');
-	if (slash) {
-		*slash = '\0';
-		snprintf(slash, sizeof(dir) - (size_t)(slash - dir), "/.keep");
-		tu_write(root, dir, "", 0644);
-	}
-	assert_int_equal(symlink(target, path), 0);
-}
-
 /* Binary content (the VPD pages hold NUL bytes). */
 static void tu_write_bin(const char *root, const char *rel, const void *data, size_t len)
 {

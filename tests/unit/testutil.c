@@ -186,3 +186,19 @@ void tu_fake_device(const char *root, const char *dev, int with_queue_depth)
 		tu_write(root, rel, "256\n", 0644);
 	}
 }
+
+/* A symlink root/rel -> target (the parent directory made first). */
+void tu_link(const char *root, const char *rel, const char *target)
+{
+	char path[PATH_MAX], dir[PATH_MAX], *slash;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	snprintf(dir, sizeof(dir), "%s", rel);
+	slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = '\0';
+		snprintf(slash, sizeof(dir) - (size_t)(slash - dir), "/.keep");
+		tu_write(root, dir, "", 0644);
+	}
+	assert_int_equal(symlink(target, path), 0);
+}

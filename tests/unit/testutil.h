@@ -14,6 +14,8 @@ char *tu_tmpdir(void);
 void tu_rmrf(const char *path);
 /* Write content to root/relpath, creating parent directories, with mode. */
 void tu_write(const char *root, const char *relpath, const char *content, int mode);
+/* A symlink root/rel -> target (its parent directory made first). */
+void tu_link(const char *root, const char *rel, const char *target);
 /* Read root/relpath into a static buffer (trailing newline kept). */
 const char *tu_read(const char *root, const char *relpath);
 /* Read a fixture file (FT_FIXTURES/name or an absolute path); caller frees. */
