@@ -261,9 +261,16 @@ int ptree_kill(const struct pident *ids, int n, double timeout_s, int *n_killed)
 			if (nt <= 0)
 				break;
 		}
-		for (i = 0; i < nt; i++)
-			if (ident_signal(&tree[i], SIGKILL) == 0)
+		/* A member gone by now (-ESRCH) was alive in this round's walk: it ended during
+		 * this kill. Killing a stopped group's leader orphans the group, and the kernel
+		 * then sends the stopped members SIGHUP (POSIX's orphaned process group rule), so
+		 * some die before their SIGKILL: they count as killed too. */
+		for (i = 0; i < nt; i++) {
+			rc = ident_signal(&tree[i], SIGKILL);
+			if (rc == 0 || rc == -ESRCH)
 				ident_merge(&killed, &n_dead, &cap_dead, &tree[i], 1);
+		}
+		rc = 0;
 		free(tree);
 		tree = NULL;
 		sleep_ms(PTREE_STEP_MS);

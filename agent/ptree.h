@@ -37,8 +37,9 @@ int ptree_collect(const struct pident *ids, int n, struct pident **out);
  * under way completes first), walk again until no new child appears (a stopped process cannot
  * fork), SIGKILL them all, and repeat until nothing of the tree is alive or timeout_s has passed.
  * Each signal goes through a pidfd opened before the start time is checked, so it cannot reach a
- * process that reused the pid. *n_killed (may be NULL) counts distinct processes. Returns 0,
- * -ETIMEDOUT if some survived, or -errno.
+ * process that reused the pid. *n_killed (may be NULL) counts the distinct processes that ended
+ * during the kill (a stopped member of a group the kill orphans can die of the kernel's SIGHUP
+ * before its SIGKILL). Returns 0, -ETIMEDOUT if some survived, or -errno.
  */
 int ptree_kill(const struct pident *ids, int n, double timeout_s, int *n_killed);
 
