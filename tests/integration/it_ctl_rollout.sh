@@ -161,7 +161,16 @@ wait "$CTL_PID" 2>/dev/null
 J=$(last_id)
 it_eq "profile j on the canary" "2048" "$(profile_of 1 j | jq -r '.params.read_ahead_kb')"
 ctl rollout --revert "r$J" >"$IT_TMP/revert.out" 2>&1
-it_eq "--revert exits 0" 0 $?
+rc=$?
+# The killed controller's measurement may still own a device when the revert deletes the
+# profile: the agent then leaves its values, and the revert says so and exits 1 ("its values
+# stay; rollout --revert retries"). Doing what it says, once, must finish the job.
+if [ "$rc" = 1 ] && grep -q 'rollout --revert retries' "$IT_TMP/revert.out"; then
+	sed 's/^/# first --revert: /' "$IT_TMP/revert.out"
+	ctl rollout --revert "r$J" >"$IT_TMP/revert.out" 2>&1
+	rc=$?
+fi
+it_eq "--revert exits 0" 0 "$rc"
 it_eq "stored as reverted" reverted "$(rstatus "$J")"
 for i in 1 2 3 4; do
 	it_eq "node$i has no profile j" none "$(profile_of "$i" j)"
