@@ -186,6 +186,8 @@ static void resolve_uncertain(struct run *u)
 	fleet_profiles_release(u->ans, r->nnodes);
 }
 
+static void owners_wait(struct run *u, const bool *mask);
+
 /*
  * Put the nodes of put_back back to what they had: a profile that was there before PUT back as
  * the agent showed it, else DELETE ?restore=true (the agent writes back the values its
@@ -209,6 +211,10 @@ static int revert(struct run *u, const bool *put_back, enum rollout_node_state d
 		bodies[i] = r->nodes[i].old_profile;
 	}
 	run_save_nodes(u, put_back);
+	/* A device a session or job owns keeps its values through a put-back (its owner's
+	 * restore has the last word): a killed controller's measurement may still run there,
+	 * so wait for it to let go first. */
+	owners_wait(u, put_back);
 	/* A revert is never cut short by a signal: it leaves every node old. */
 	fleet_profile_put(&u->f, with, r->profile, NULL, false, bodies, false, u->window, NULL,
 	                  u->ans);
@@ -336,6 +342,32 @@ static bool owned(const struct rollout_node *n, const struct fleet_profile *a)
 		    !strcmp(a->devices[k].state, "yielded"))
 			return true;
 	return false;
+}
+
+/* Wait, up to READBACK_WAIT_S, while a session or a job owns the device of a node of mask (the
+ * agent reports the profile "yielded" there). Never cut short by a signal: a revert calls it. */
+static void owners_wait(struct run *u, const bool *mask)
+{
+	struct rollout *r = u->r;
+	int n = r->nnodes, i, waited, busy;
+	bool *busy_mask = xcalloc((size_t)n + 1, sizeof(bool));
+	struct fleet_profile *a = xcalloc((size_t)n + 1, sizeof(*a));
+
+	for (i = 0; i < n; i++)
+		busy_mask[i] = mask[i];
+	for (waited = 0;; waited++) {
+		fleet_profile_get(&u->f, busy_mask, r->profile, a);
+		for (busy = 0, i = 0; i < n; i++) {
+			busy_mask[i] = busy_mask[i] && owned(&r->nodes[i], &a[i]);
+			busy += busy_mask[i];
+		}
+		fleet_profiles_release(a, n);
+		if (!busy || waited >= READBACK_WAIT_S)
+			break;
+		sleep_s(1.0);
+	}
+	free(a);
+	free(busy_mask);
 }
 
 /* Read back the wave's new nodes; a node that does not hold the values is put back and fails. */
