@@ -186,7 +186,7 @@ static void resolve_uncertain(struct run *u)
 	fleet_profiles_release(u->ans, r->nnodes);
 }
 
-static void owners_wait(struct run *u, const bool *mask);
+static void owners_wait(struct run *u, const bool *mask, struct fleet_profile *ans, bool stoppable);
 
 /*
  * Put the nodes of put_back back to what they had: a profile that was there before PUT back as
@@ -214,7 +214,14 @@ static int revert(struct run *u, const bool *put_back, enum rollout_node_state d
 	/* A device a session or job owns keeps its values through a put-back (its owner's
 	 * restore has the last word): a killed controller's measurement may still run there,
 	 * so wait for it to let go first. */
-	owners_wait(u, put_back);
+	{
+		struct fleet_profile *now = xcalloc((size_t)n + 1, sizeof(*now));
+
+		fleet_profile_get(&u->f, put_back, r->profile, now);
+		owners_wait(u, put_back, now, false);
+		fleet_profiles_release(now, n);
+		free(now);
+	}
 	/* A revert is never cut short by a signal: it leaves every node old. */
 	fleet_profile_put(&u->f, with, r->profile, NULL, false, bodies, false, u->window, NULL,
 	                  u->ans);
@@ -344,29 +351,37 @@ static bool owned(const struct rollout_node *n, const struct fleet_profile *a)
 	return false;
 }
 
-/* Wait, up to READBACK_WAIT_S, while a session or a job owns the device of a node of mask (the
- * agent reports the profile "yielded" there). Never cut short by a signal: a revert calls it. */
-static void owners_wait(struct run *u, const bool *mask)
+/*
+ * ans holds the profile answers of the nodes of mask. While a session or a job owns the device
+ * of one of them (the agent reports the profile "yielded" there: a killed controller's
+ * measurement may still run), ask those nodes again once a second, up to READBACK_WAIT_S, their
+ * newest answers replacing the old in ans. A signal cuts the wait short only when stoppable (a
+ * revert is never cut short).
+ */
+static void owners_wait(struct run *u, const bool *mask, struct fleet_profile *ans, bool stoppable)
 {
 	struct rollout *r = u->r;
 	int n = r->nnodes, i, waited, busy;
 	bool *busy_mask = xcalloc((size_t)n + 1, sizeof(bool));
-	struct fleet_profile *a = xcalloc((size_t)n + 1, sizeof(*a));
+	struct fleet_profile *again = xcalloc((size_t)n + 1, sizeof(*again));
 
-	for (i = 0; i < n; i++)
-		busy_mask[i] = mask[i];
-	for (waited = 0;; waited++) {
-		fleet_profile_get(&u->f, busy_mask, r->profile, a);
+	for (waited = 0; waited < READBACK_WAIT_S && !(stoppable && run_stopped(u)); waited++) {
 		for (busy = 0, i = 0; i < n; i++) {
-			busy_mask[i] = busy_mask[i] && owned(&r->nodes[i], &a[i]);
+			busy_mask[i] = mask[i] && owned(&r->nodes[i], &ans[i]);
 			busy += busy_mask[i];
 		}
-		fleet_profiles_release(a, n);
-		if (!busy || waited >= READBACK_WAIT_S)
+		if (!busy)
 			break;
 		sleep_s(1.0);
+		fleet_profile_get(&u->f, busy_mask, r->profile, again);
+		for (i = 0; i < n; i++)
+			if (busy_mask[i]) {
+				free(ans[i].body);
+				ans[i] = again[i];
+				again[i].body = NULL;
+			}
 	}
-	free(a);
+	free(again);
 	free(busy_mask);
 }
 
@@ -376,34 +391,15 @@ static void check_readback(struct run *u, int w)
 	struct rollout *r = u->r;
 	int n = r->nnodes, i;
 	bool *bad = xcalloc((size_t)n + 1, sizeof(bool));
-	bool *busy_mask = xcalloc((size_t)n + 1, sizeof(bool));
-	struct fleet_profile *again = xcalloc((size_t)n + 1, sizeof(*again));
 	char why[256];
-	int nbad = 0, waited;
+	int nbad = 0;
 
 	if (!run_mask_of(u, w, RNODE_NEW))
 		goto out;
 	fleet_profile_get(&u->f, u->mask, r->profile, u->ans);
-	/* A device a session or job owns cannot be judged yet (a killed controller's measurement
-	 * may still run there): ask again for a while before calling it a failure. */
-	for (waited = 0; waited < READBACK_WAIT_S && !run_stopped(u); waited++) {
-		int busy = 0;
-
-		for (i = 0; i < n; i++) {
-			busy_mask[i] = u->mask[i] && owned(&r->nodes[i], &u->ans[i]);
-			busy += busy_mask[i];
-		}
-		if (!busy)
-			break;
-		sleep_s(1.0);
-		fleet_profile_get(&u->f, busy_mask, r->profile, again);
-		for (i = 0; i < n; i++)
-			if (busy_mask[i]) {
-				free(u->ans[i].body);
-				u->ans[i] = again[i];
-				again[i].body = NULL;
-			}
-	}
+	/* A device a session or job owns cannot be judged yet: ask again for a while before
+	 * calling it a failure. */
+	owners_wait(u, u->mask, u->ans, true);
 	for (i = 0; i < n; i++) {
 		if (!u->mask[i])
 			continue;
@@ -418,8 +414,6 @@ static void check_readback(struct run *u, int w)
 	if (nbad)
 		revert(u, bad, RNODE_FAILED);
 out:
-	free(again);
-	free(busy_mask);
 	free(bad);
 }
 
