@@ -127,7 +127,8 @@ static json_t *param_json(const struct param *p)
 	return o;
 }
 
-const char *const api_features[] = { "dry_run", "strict_query", "long_poll", "profiles", NULL };
+const char *const api_features[] = { "dry_run",  "strict_query", "long_poll",
+	                             "profiles", "job_applied",  NULL };
 
 static void health_get(void *app, const struct http_req *req, struct http_resp *resp)
 {
@@ -280,21 +281,6 @@ static void param_get(void *app, const struct http_req *req, struct http_resp *r
 	api_json(resp, 200, o);
 }
 
-/* The per-item result object of a PUT or PATCH. */
-static json_t *item_json(const struct tune_item *it, const json_t *requested)
-{
-	json_t *o = json_object();
-
-	json_object_set(o, "requested", (json_t *)requested);
-	json_object_set_new(o, "previous", wire_value_to_json(it->kind, it->previous));
-	json_object_set_new(o, "value", wire_value_to_json(it->kind, it->applied));
-	if (it->aliased)
-		json_object_set_new(o, "mapped_to", json_string(it->canon));
-	if (it->adjusted)
-		json_object_set_new(o, "adjusted", json_true());
-	return o;
-}
-
 static void tune_fail(struct http_resp *resp, const struct err *e, bool rolled_back)
 {
 	const char *code = e->code[0] ? e->code : "internal";
@@ -351,7 +337,7 @@ static void param_put(void *app, const struct http_req *req, struct http_resp *r
 		tune_fail(resp, &e, rolled_back);
 	} else {
 		job_params_written(a->jobs, req->args[0], &it, 1, origin);
-		o = item_json(&it, json_object_get(body, "value"));
+		o = wire_tune_item_to_json(&it, json_object_get(body, "value"));
 		json_object_set_new(o, "device", json_string(req->args[0]));
 		json_object_set_new(o, "name", json_string(it.name));
 		api_json(resp, 200, o);
@@ -418,7 +404,7 @@ static void params_patch(void *app, const struct http_req *req, struct http_resp
 
 		json_object_set_new(items, set.items[i].name,
 		                    dry_run ? would_apply_json(&set.items[i], requested)
-		                            : item_json(&set.items[i], requested));
+		                            : wire_tune_item_to_json(&set.items[i], requested));
 	}
 	if (dry_run)
 		api_json(resp, 200,
@@ -619,7 +605,7 @@ static void sysctl_put(void *app, const struct http_req *req, struct http_resp *
 	if (tune_sysctl_set(&a->tune, &it, origin, &e)) {
 		api_fail(resp, &e);
 	} else {
-		o = item_json(&it, json_object_get(body, "value"));
+		o = wire_tune_item_to_json(&it, json_object_get(body, "value"));
 		json_object_set_new(o, "name", json_string(it.name));
 		api_json(resp, 200, o);
 	}

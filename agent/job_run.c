@@ -15,6 +15,7 @@
 #include "log.h"
 #include "proc.h"
 #include "timeutil.h"
+#include "wire.h"
 #include "xmalloc.h"
 #include "banned.h"
 
@@ -284,7 +285,7 @@ void job_run(struct jobq *q, struct job *job)
 	const struct engine *eng = spec->engine;
 	enum job_state state = JOB_SUCCEEDED;
 	struct jobfs_made *made = NULL;
-	char origin[64];
+	char origin[64], *applied_json = NULL;
 	bool rolled_back, applied = false;
 	struct err e, se;
 	int loop = 1;
@@ -328,6 +329,7 @@ void job_run(struct jobq *q, struct job *job)
 			goto out;
 		}
 		applied = true;
+		applied_json = wire_tune_applied_encode(&spec->params);
 	}
 	if (sysfs_params_read(env->fs, spec->device, &ps, &e)) {
 		state = JOB_FAILED;
@@ -336,7 +338,7 @@ void job_run(struct jobq *q, struct job *job)
 	if (made)
 		snapshot_fs(&ps, spec->fs, made);
 	err_clear(&se);
-	if (store_job_set_params(env->store, job->id, &ps, &se) ||
+	if (store_job_set_params(env->store, job->id, &ps, applied_json, &se) ||
 	    job_identity_record(env, job->id, spec->device, &se)) {
 		err_set(&e, -EIO, "store_error", "cannot record the parameter snapshot: %s",
 		        se.msg);
@@ -392,4 +394,5 @@ out:
 	jobq_changed(q, job->id);
 	tune_snapshot_release(&snap);
 	sysfs_params_release(&ps);
+	free(applied_json);
 }

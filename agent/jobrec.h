@@ -40,6 +40,8 @@ struct job_rec {
 	uint64_t version;         /* filled by the job layer: job_version() of this record */
 	char params_changed[256]; /* what changed the device's params under the job mid-run */
 	int has_params_changed;
+	char *applied; /* owned JSON text: what applying the job's params did, per item as a PATCH
+	                  answers it (wire_tune_applied_encode); NULL: no params (or not yet) */
 	char *filesystem; /* owned JSON text: what mkfs and mount made (wire_fs_made_encode);
 	                     NULL: no filesystem (yet) */
 };

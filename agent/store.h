@@ -148,8 +148,10 @@ int store_jobs_mark_changed(struct store *s, const char *device, const char *why
 /* The restore snapshot of a job; *found false (and nothing to release) if it has none. */
 int store_job_restore(struct store *s, int64_t id, struct tune_snapshot *out, bool *found,
                       struct err *e);
-/* Record every parameter of the device, read just before loop 1. */
-int store_job_set_params(struct store *s, int64_t id, const struct params *ps, struct err *e);
+/* Record every parameter of the device, read just before loop 1, and applied (NULL: the job
+ * has no params): what applying the job's params did (wire_tune_applied_encode). */
+int store_job_set_params(struct store *s, int64_t id, const struct params *ps, const char *applied,
+                         struct err *e);
 /* Record what mkfs and mount made for the job (the filesystem column). */
 struct jobfs_made;
 int store_job_set_filesystem(struct store *s, int64_t id, const struct jobfs_made *m,

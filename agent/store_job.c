@@ -13,12 +13,16 @@
 
 #define JOB_COLS                                                                                   \
 	"id, state, device, engine, spec, params, loops, loops_done, pgid, error_code, "           \
-	"error_message, created_at, started_at, finished_at, params_changed, filesystem, identity"
+	"error_message, created_at, started_at, finished_at, params_changed, filesystem, "         \
+	"identity, "                                                                               \
+	"applied"
 /* The same columns with params NULL (not read). The filesystem record and the identity are
  * read: they are small beside the snapshot and ?fields= may ask for them without params. */
 #define JOB_COLS_NO_PARAMS                                                                         \
 	"id, state, device, engine, spec, NULL, loops, loops_done, pgid, error_code, "             \
-	"error_message, created_at, started_at, finished_at, params_changed, filesystem, identity"
+	"error_message, created_at, started_at, finished_at, params_changed, filesystem, "         \
+	"identity, "                                                                               \
+	"applied"
 
 /* The spec column decoded; a row the codec cannot read keeps what its columns say. */
 static void spec_from_row(struct sqlite3_stmt *st, struct job_rec *r)
@@ -60,6 +64,8 @@ static void job_row(struct sqlite3_stmt *st, void *elem)
 		r->filesystem = xstrdup(db_col_str(st, 15));
 	if (!db_col_null(st, 16))
 		r->identity = xstrdup(db_col_str(st, 16));
+	if (!db_col_null(st, 17))
+		r->applied = xstrdup(db_col_str(st, 17));
 	spec_from_row(st, r);
 }
 
@@ -89,6 +95,8 @@ void store_job_rec_release(struct job_rec *r)
 	r->filesystem = NULL;
 	free(r->identity);
 	r->identity = NULL;
+	free(r->applied);
+	r->applied = NULL;
 	r->params = NULL;
 	r->n_params = 0;
 }
@@ -196,15 +204,17 @@ int store_job_restore(struct store *s, int64_t id, struct tune_snapshot *out, bo
 	                          out, found, e);
 }
 
-int store_job_set_params(struct store *s, int64_t id, const struct params *ps, struct err *e)
+int store_job_set_params(struct store *s, int64_t id, const struct params *ps, const char *applied,
+                         struct err *e)
 {
 	char *json = wire_param_values_encode(ps);
 	int i, rc;
 
 	rc = store_tx_begin(s, e);
 	if (rc == 0)
-		rc = db_run(s->db, e, "job params", "UPDATE jobs SET params = ? WHERE id = ?", "tI",
-		            json, id);
+		rc = db_run(s->db, e, "job params",
+		            "UPDATE jobs SET params = ?, applied = ? WHERE id = ?", "ttI", json,
+		            applied, id);
 	for (i = 0; rc >= 0 && i < ps->n; i++)
 		rc = kv_insert(s, "job_params", id, ps->p[i].name, ps->p[i].value, e);
 	rc = store_tx_end(s, rc, e);

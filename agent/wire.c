@@ -133,6 +133,34 @@ json_t *wire_params_to_json(const struct tune_set *s)
 	return o;
 }
 
+json_t *wire_tune_item_to_json(const struct tune_item *it, const json_t *requested)
+{
+	json_t *o = json_object();
+
+	json_object_set(o, "requested", (json_t *)requested);
+	json_object_set_new(o, "previous", wire_value_to_json(it->kind, it->previous));
+	json_object_set_new(o, "value", wire_value_to_json(it->kind, it->applied));
+	if (it->aliased)
+		json_object_set_new(o, "mapped_to", json_string(it->canon));
+	if (it->adjusted)
+		json_object_set_new(o, "adjusted", json_true());
+	return o;
+}
+
+char *wire_tune_applied_encode(const struct tune_set *s)
+{
+	json_t *o = json_object();
+	int i;
+
+	for (i = 0; i < s->n; i++) {
+		json_t *req = wire_int_or_string(s->items[i].requested, false);
+
+		json_object_set_new(o, s->items[i].name, wire_tune_item_to_json(&s->items[i], req));
+		json_decref(req);
+	}
+	return wire_dump(o, JSON_SORT_KEYS);
+}
+
 /* ---- engine options, by walking the engine's table ---- */
 
 /* "a|b|c" */

@@ -54,6 +54,13 @@ int wire_params_from_json(const json_t *v, int min_n, struct tune_set *out, stru
 /* {name: requested} of a set, plain decimal integers written as numbers. */
 json_t *wire_params_to_json(const struct tune_set *s);
 
+/* The per-item result of a write, as a PATCH or PUT answers it and a job with params records
+ * it: {requested, previous, value, mapped_to (a legacy scheduler name), adjusted (the kernel
+ * kept another value)}; requested is the client's JSON value (a new reference is taken). */
+json_t *wire_tune_item_to_json(const struct tune_item *it, const json_t *requested);
+/* {name: item} of an applied set, as database text (the jobs.applied column). Caller frees. */
+char *wire_tune_applied_encode(const struct tune_set *s);
+
 /* ---- engine options and job specs ---- */
 
 /*
@@ -130,9 +137,10 @@ json_t *wire_fs_made_to_json(const struct jobfs_made *m, bool dry_run);
 char *wire_fs_made_encode(const struct jobfs_made *m);
 
 /* Every member of a job object, as a mask of ?fields= (wire_job_fields_parse). */
-#define WIRE_JOB_ALL ((1u << 18) - 1)
+#define WIRE_JOB_ALL ((1u << 19) - 1)
 /* A job in the list (GET /jobs without fields=): its summary form, without what is large or
- * costs a query per job (spec, summary, passes, params, the filesystem record, the identity);
+ * costs a query per job (spec, summary, passes, params, the filesystem record, the identity,
+ * what its params' writes did);
  * fields= asks for any of them. */
 unsigned wire_job_list_fields(void);
 

@@ -172,9 +172,10 @@ enum job_field {
 	JF_PARAMS_CHANGED = 1u << 15,
 	JF_FILESYSTEM = 1u << 16,
 	JF_IDENTITY = 1u << 17,
+	JF_APPLIED = 1u << 18,
 };
 
-_Static_assert(WIRE_JOB_ALL == (JF_IDENTITY << 1) - 1, "WIRE_JOB_ALL: every member");
+_Static_assert(WIRE_JOB_ALL == (JF_APPLIED << 1) - 1, "WIRE_JOB_ALL: every member");
 
 static const struct {
 	const char *name;
@@ -199,6 +200,7 @@ static const struct {
 	{ "params_changed", JF_PARAMS_CHANGED },
 	{ "filesystem", JF_FILESYSTEM },
 	{ "identity", JF_IDENTITY },
+	{ "applied", JF_APPLIED },
 	{ "version", 0 },
 };
 
@@ -223,7 +225,7 @@ int wire_job_fields_parse(const char *list, unsigned *mask, struct err *e)
 			        "fields: '%.*s' is not a member of a job (id, state, device, "
 			        "engine, spec, labels, progress, loops, loops_done, summary, "
 			        "passes, params, created_at, started_at, finished_at, error, "
-			        "params_changed, filesystem, identity, version)",
+			        "params_changed, filesystem, identity, applied, version)",
 			        (int)(len < 40 ? len : 40), p);
 		*mask |= job_fields[i].bit;
 		if (!end)
@@ -235,7 +237,7 @@ int wire_job_fields_parse(const char *list, unsigned *mask, struct err *e)
 unsigned wire_job_list_fields(void)
 {
 	return WIRE_JOB_ALL & ~(unsigned)(JF_SPEC | JF_SUMMARY | JF_PASSES | JF_PARAMS |
-	                                  JF_FILESYSTEM | JF_IDENTITY);
+	                                  JF_FILESYSTEM | JF_IDENTITY | JF_APPLIED);
 }
 
 bool wire_job_fields_need_params(unsigned fields)
@@ -312,6 +314,11 @@ json_t *wire_job_to_json(const struct job_rec *j, const struct pass_rec *passes,
 	}
 	if (fields & JF_IDENTITY)
 		json_object_set_new(o, "identity", wire_identity_decode(j->identity));
+	if (fields & JF_APPLIED) {
+		json_t *ap = j->applied ? json_loads(j->applied, 0, NULL) : NULL;
+
+		json_object_set_new(o, "applied", ap ? ap : json_null());
+	}
 	json_object_set_new(o, "version", json_integer((json_int_t)j->version));
 	return o;
 }

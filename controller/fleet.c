@@ -35,6 +35,7 @@ _Static_assert(offsetof(struct fleet_wait, req) == 0, "req must be a wait's firs
 struct fleet_waits {
 	struct fleet_wait *w;
 	struct client_req **done;
+	bool *want_applied; /* per node: the next wait asks for the job's "applied" too */
 };
 
 /* Build each node's job body once; fleet_jobs_body() fills the per-run fields. */
@@ -132,17 +133,24 @@ static json_t *config_label(const struct config *cfg)
 /* Node i's job body for one run of configuration cfg (its filesystem; NULL: the baseline's),
  * as text. Caller has ownership. */
 static char *jobs_body(struct fleet_jobs *j, const struct plan *p, int i, int64_t sweep_id,
-                       int point, int loops, const struct config *cfg)
+                       int point, int loops, const struct config *cfg, const char *params)
 {
 	json_t *labels = json_object_get(j->body[i], "labels");
 	const struct config *c = cfg ? cfg : &p->baseline;
 	json_t *fs = filesystem_json(p, c);
+	json_t *pj = params ? json_loads(params, 0, NULL) : NULL;
 	char text[32];
 
 	if (fs)
 		json_object_set_new(j->body[i], "filesystem", fs);
 	else
 		json_object_del(j->body[i], "filesystem");
+	/* The device's values in the job itself: the agent applies them before loop 1, records
+	 * what it applied (the job's "applied") and puts them back at the job's end. */
+	if (pj)
+		json_object_set_new(j->body[i], "params", pj);
+	else
+		json_object_del(j->body[i], "params");
 
 	if (sweep_id >= 0) { /* -1: a run of no sweep (a rollout's measurement) */
 		snprintf(text, sizeof(text), "%lld", (long long)sweep_id);
@@ -168,11 +176,13 @@ void fleet_init(struct fleet *f, const struct plan *plan, double timeout_s, int 
 		f->active[i] = true;
 	f->jobs = jobs_build(plan);
 	f->long_poll = xcalloc((size_t)plan->nnodes + 1, sizeof(bool));
+	f->job_applied = xcalloc((size_t)plan->nnodes + 1, sizeof(bool));
 	f->wait_client = client_new(timeout_s, retries, plan->nnodes);
 	f->timeout_s = timeout_s;
 	f->waits = xcalloc(1, sizeof(*f->waits));
 	f->waits->w = xcalloc((size_t)plan->nnodes + 1, sizeof(*f->waits->w));
 	f->waits->done = xcalloc((size_t)plan->nnodes + 1, sizeof(*f->waits->done));
+	f->waits->want_applied = xcalloc((size_t)plan->nnodes + 1, sizeof(bool));
 }
 
 void fleet_release(struct fleet *f)
@@ -183,12 +193,14 @@ void fleet_release(struct fleet *f)
 		fleet_jobs_wait_end(f);
 		free(f->waits->w);
 		free(f->waits->done);
+		free(f->waits->want_applied);
 		free(f->waits);
 	}
 	client_free(f->wait_client);
 	client_free(f->client);
 	jobs_free(f->jobs, f->plan ? f->plan->nnodes : 0);
 	free(f->long_poll);
+	free(f->job_applied);
 	free(f->active);
 	free(f->session_id);
 	memset(f, 0, sizeof(*f));
@@ -361,7 +373,7 @@ void fleet_job_dry_run(struct fleet *f, const bool *ask, const struct config *cf
 	for (i = 0; i < n; i++) {
 		reqs[i].skip = !f->active[i] || !ask[i];
 		req_node(f, &reqs[i], i, "POST", "/api/v1/jobs?dry_run=true",
-		         jobs_body(f->jobs, f->plan, i, 0, 0, f->plan->loops, cfg));
+		         jobs_body(f->jobs, f->plan, i, 0, 0, f->plan->loops, cfg, NULL));
 	}
 	client_run(f->client, reqs, n);
 	dry_run_read(reqs, n, out);
@@ -380,17 +392,15 @@ void fleet_dry_run_release(struct fleet_dry_run *d, int n)
 }
 
 /* The read-back of an answered PATCH of cfg: applied values and the adjusted mask. */
-static void applied_read(const struct client_req *req, const struct config *cfg,
-                         struct config *applied, unsigned *adjusted)
+/* The "applied" object of a PATCH answer or of a job (per item: value, adjusted, mapped_to)
+ * against cfg, the device values asked for. */
+static void applied_parse(json_t *ap, const struct config *cfg, struct config *applied,
+                          unsigned *adjusted)
 {
-	json_t *r = resp_json(req), *ap;
 	int k;
 
 	memset(applied, 0, sizeof(*applied));
 	*adjusted = 0;
-	if (!r)
-		return;
-	ap = json_object_get(r, "applied");
 	for (k = 0; k < cfg->n; k++) {
 		json_t *it = json_object_get(ap, cfg->s[k].name);
 		char val[PARAM_VALUE_MAX];
@@ -407,6 +417,18 @@ static void applied_read(const struct client_req *req, const struct config *cfg,
 		    (strcmp(val, cfg->s[k].value) && !json_object_get(it, "mapped_to")))
 			*adjusted |= 1u << (applied->n - 1);
 	}
+}
+
+static void applied_read(const struct client_req *req, const struct config *cfg,
+                         struct config *applied, unsigned *adjusted)
+{
+	json_t *r = resp_json(req);
+
+	memset(applied, 0, sizeof(*applied));
+	*adjusted = 0;
+	if (!r)
+		return;
+	applied_parse(json_object_get(r, "applied"), cfg, applied, adjusted);
 	json_decref(r);
 }
 
@@ -562,14 +584,17 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
 	struct config dev = { 0 };
 	char *params = NULL;
 
-	/* fs.* values go into the job's filesystem, the rest onto the device; with nothing for
-	 * the device, the job starts at once. A node runs its own configuration where it has one
-	 * (a cohort's, nodes[i].cfg), else cfg. */
+	/* fs.* values go into the job's filesystem, the rest onto the device: in the job's body
+	 * where the caller asks for it and the agent records what its params did (job_applied),
+	 * else by a PATCH first; with nothing for the device, the job starts at once. A node runs
+	 * its own configuration where it has one (a cohort's, nodes[i].cfg), else cfg. */
 	for (i = 0; i < n; i++) {
 		struct fleet_node_run *nr = &nodes[i];
 
 		memset(&nr->applied, 0, sizeof(nr->applied));
 		nr->adjusted = 0;
+		nr->applied_seen = false;
+		nr->in_job = false;
 		memset(&nr->patch, 0, sizeof(nr->patch));
 		nr->job_id = 0;
 		memset(&nr->post, 0, sizeof(nr->post));
@@ -579,18 +604,22 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
 		if (!f->active[i] || !nr->run)
 			continue;
 		c = nr->cfg ? nr->cfg : cfg;
+		nr->run_cfg = c;
 		if (c != last) { /* a configuration's body once, not once per node */
 			fsparam_device_config(c, &dev);
 			free(params);
 			params = config_to_json(&dev);
 			last = c;
 		}
-		if (!dev.n)
+		nr->in_job = dev.n && f->params_in_job && f->job_applied[i];
+		nr->applied_seen = !dev.n;
+		if (!dev.n || nr->in_job)
 			req_node(f, &reqs[n + i], i, "POST", "/api/v1/jobs",
-			         jobs_body(f->jobs, f->plan, i, sweep_id, point, loops, c));
+			         jobs_body(f->jobs, f->plan, i, sweep_id, point, loops, c,
+			                   nr->in_job ? params : NULL));
 		else
 			params_req(f, &reqs[i], i, params);
-		client_start(f->client, dev.n ? &reqs[i] : &reqs[n + i]);
+		client_start(f->client, dev.n && !nr->in_job ? &reqs[i] : &reqs[n + i]);
 		started++;
 	}
 	while (started > 0) {
@@ -603,16 +632,17 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
 				nodes[i - n].job_id = job_id_read(done[k], &nodes[i - n].post);
 				continue;
 			}
-			c = nodes[i].cfg ? nodes[i].cfg : cfg;
-			fsparam_device_config(c, &dev);
+			fsparam_device_config(nodes[i].run_cfg, &dev);
 			fanout_result(done[k], &nodes[i].patch);
 			applied_read(done[k], &dev, &nodes[i].applied, &nodes[i].adjusted);
+			nodes[i].applied_seen = true;
 			if (nodes[i].patch.failed)
 				continue;
 			/* Applied and read back here: this node's job starts now, whatever the
 			 * others' PATCHes are doing. */
 			req_node(f, &reqs[n + i], i, "POST", "/api/v1/jobs",
-			         jobs_body(f->jobs, f->plan, i, sweep_id, point, loops, c));
+			         jobs_body(f->jobs, f->plan, i, sweep_id, point, loops,
+			                   nodes[i].run_cfg, NULL));
 			client_start(f->client, &reqs[n + i]);
 			started++;
 		}
@@ -701,8 +731,9 @@ static void wait_arm(struct fleet *f, int i, int64_t job, double poll_s, double 
 		/* The members job_parse reads; the parameters and the spec stay on the agent. */
 		snprintf(path, sizeof(path),
 		         "/api/v1/jobs/%lld?wait_s=%d&after=%lld&fields=state,progress,loops_done,"
-		         "passes,started_at,finished_at,error",
-		         (long long)job, FLEET_WAIT_S, (long long)w->version);
+		         "passes,started_at,finished_at,error%s",
+		         (long long)job, FLEET_WAIT_S, (long long)w->version,
+		         f->waits->want_applied[i] ? ",applied" : "");
 	} else {
 		if (now < w->next_get_at)
 			return;
@@ -740,6 +771,7 @@ int fleet_jobs_wait(struct fleet *f, struct fleet_node_run *nodes, double poll_s
 
 	for (i = 0; i < n; i++) {
 		nodes[i].fresh = false;
+		ws->want_applied[i] = nodes[i].in_job && !nodes[i].applied_seen;
 		if (!ws->w[i].busy && nodes[i].job_id && !nodes[i].job.terminal && f->active[i])
 			wait_arm(f, i, nodes[i].job_id, poll_s, now);
 	}
@@ -758,6 +790,15 @@ int fleet_jobs_wait(struct fleet *f, struct fleet_node_run *nodes, double poll_s
 		r = resp_json(&w->req);
 		if (r)
 			job_parse(r, f->plan->metric, &nr->job);
+		if (r && nr->in_job && !nr->applied_seen &&
+		    json_is_object(json_object_get(r, "applied"))) {
+			struct config dev;
+
+			fsparam_device_config(nr->run_cfg, &dev);
+			applied_parse(json_object_get(r, "applied"), &dev, &nr->applied,
+			              &nr->adjusted);
+			nr->applied_seen = true;
+		}
 		if (r && nr->job.version)
 			w->version = nr->job.version;
 		json_decref(r);

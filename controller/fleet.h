@@ -31,9 +31,10 @@ struct node_info {
 	char version[32];
 	char node[64]; /* the agent's node name */
 	double uptime_s;
-	bool dry_run;   /* "dry_run" is among the health answer's features */
-	bool long_poll; /* so is "long_poll": GET /api/v1/jobs/{id} takes wait_s and after */
-	bool profiles;  /* so is "profiles": the agent keeps profiles (/api/v1/profiles) */
+	bool dry_run;     /* "dry_run" is among the health answer's features */
+	bool long_poll;   /* so is "long_poll": GET /api/v1/jobs/{id} takes wait_s and after */
+	bool profiles;    /* so is "profiles": the agent keeps profiles (/api/v1/profiles) */
+	bool job_applied; /* so is "job_applied": a job with params records what they did */
 	bool dev_found;
 	bool dev_writable;
 	int64_t dev_size_bytes;
@@ -91,6 +92,9 @@ struct fleet {
 	double session_ttl_s;
 	struct fleet_jobs *jobs;
 	bool *long_poll;            /* per node: its agent long-polls (set by fleet_probe) */
+	bool *job_applied;          /* per node: its jobs record their params' read-back (probe) */
+	bool params_in_job;         /* fleet_point_start puts device values in the job where
+	                               job_applied (the caller's choice; false: PATCH first) */
 	struct client *wait_client; /* fleet_jobs_wait's own multi handle */
 	double timeout_s;           /* of a request; a long-poll gets FLEET_WAIT_S more */
 	struct fleet_waits *waits;
@@ -145,10 +149,13 @@ void fleet_sessions_close(struct fleet *f, bool restore, struct fleet_result *re
  * and fleet_jobs_wait follows the run's job. */
 struct fleet_node_run {
 	/* fleet_point_start: */
-	bool run;                  /* in: start the point on this node (active nodes only) */
-	const struct config *cfg;  /* in: this node's configuration; NULL: the point's */
-	struct config applied;     /* out: the PATCH's read-back */
-	unsigned adjusted;         /* out: bit mask of adjusted entries of applied */
+	bool run;                     /* in: start the point on this node (active nodes only) */
+	const struct config *cfg;     /* in: this node's configuration; NULL: the point's */
+	const struct config *run_cfg; /* out: the configuration it runs (cfg, or the point's) */
+	bool in_job;                  /* out: its device values went in the job's body, no PATCH */
+	struct config applied;        /* out: the read-back (the PATCH's, or the job's "applied") */
+	unsigned adjusted;            /* out: bit mask of adjusted entries of applied */
+	bool applied_seen;         /* out: applied is in (in_job: from a fleet_jobs_wait answer) */
 	struct fleet_result patch; /* out: the PATCH's outcome */
 	int64_t job_id;            /* out: the agent's job id; 0 when no job started */
 	struct fleet_result post;  /* out: the job POST's outcome (cleared when not sent) */
@@ -162,7 +169,11 @@ struct fleet_node_run {
 
 /*
  * Start a run on every node where nodes[i].run: every field fleet fills is cleared first, on
- * every node. PATCH cfg's device parameters (nodes[i].cfg's where a node has its own: a
+ * every node. With f->params_in_job, on a node whose agent has job_applied, one POST: the job
+ * carries cfg's device parameters and its filesystem (the agent applies them before loop 1,
+ * records the read-back, which fleet_jobs_wait reads into applied, and puts them back at the
+ * job's end; a job queued behind another applies them when it starts). Else PATCH cfg's
+ * device parameters (nodes[i].cfg's where a node has its own: a
  * cohort's) and, on each node as soon as its own PATCH answered 2xx (applied and read back; at
  * once when the configuration has only fs.* values), POST the plan's job with its filesystem
  * for loops loops there, labelled with the plan's labels plus sweep=SWEEP_ID and

@@ -22,6 +22,10 @@ void runner_init(struct runner *r, struct sweep *s, struct fleet *f, const struc
 		r->o.mono_s = time_mono_s;
 	r->reported = xcalloc((size_t)s->plan.nnodes + 1, sizeof(int));
 	r->nodes = xcalloc((size_t)s->plan.nnodes + 1, sizeof(*r->nodes));
+	/* A run's device values travel in its job where the agent records their read-back: one
+	 * request per node starts a run, and every node's job starts as soon as the controller
+	 * sends it (fleet_point_start). */
+	f->params_in_job = true;
 }
 
 void runner_release(struct runner *r)
@@ -197,6 +201,10 @@ static void job_collect(struct runner *r, struct run *u, int k)
 	const struct job_status *js = &r->nodes[k].job;
 	int j;
 
+	if (r->nodes[k].in_job && r->nodes[k].applied_seen) { /* the job's own read-back */
+		nr->applied = r->nodes[k].applied;
+		nr->adjusted_mask = r->nodes[k].adjusted;
+	}
 	/* A one-loop job's pass started when the job did (the agent's clock); a warm-up run's
 	 * passes are counted apart (passes_before counts those for it). */
 	for (j = (u->warmup ? nr->nwarmup : nr->npasses) - r->nodes[k].passes_before;
@@ -302,9 +310,10 @@ static int jobs_wait(struct runner *r, struct run *u)
 }
 
 /*
- * Start the point on every active node where it is pending: PATCH its configuration and, node
- * by node as each read-back arrives, the job (fleet_point_start); record the read-back and the
- * job ids. A node whose PATCH failed runs no job.
+ * Start the point on every active node where it is pending: one job POST carrying its
+ * configuration where the agent records the job's read-back, else a PATCH and, node by node
+ * as each read-back arrives, the job (fleet_point_start); record the read-back and the job
+ * ids. A node whose PATCH failed runs no job.
  */
 static void point_start(struct runner *r, struct run *u)
 {
@@ -325,8 +334,10 @@ static void point_start(struct runner *r, struct run *u)
 			request_fail(r, u->p, k, &fn->patch, "PATCH params");
 			continue;
 		}
-		nr->applied = fn->applied;
-		nr->adjusted_mask = fn->adjusted;
+		if (!fn->in_job) { /* a PATCH's read-back; a job's comes with its answers */
+			nr->applied = fn->applied;
+			nr->adjusted_mask = fn->adjusted;
+		}
 		if (fn->post.failed) {
 			request_fail(r, u->p, k, &fn->post, "POST job");
 			fn->job_id = 0;

@@ -57,7 +57,8 @@ struct runner_opts {
  * run on its machine, as in bench/fleet.sh). 0 when unknown. */
 struct runner_times {
 	int point;
-	double start_at;   /* the controller begins the run (first PATCH sent) */
+	double start_at;   /* the controller begins the run (first request sent: a job POST, or a
+	                      PATCH) */
 	double started_at; /* every PATCH and job POST answered */
 	double done_at;    /* the controller saw the last job end */
 	/* From the agents' job records: */
@@ -76,7 +77,7 @@ struct runner {
 	struct fleet_node_run *nodes; /* per node: its part of the run under way (every run) */
 	/* Measured over every run: */
 	int runs;
-	double run_s;     /* the first PATCH to the last job end seen, summed */
+	double run_s;     /* the first request to the last job end seen, summed */
 	double span_s;    /* the first job's start to the last job's end (agents' clocks), summed */
 	double longest_s; /* the longest job of each run (its own started_at to finished_at), summed
 	                   */
@@ -90,9 +91,9 @@ void runner_release(struct runner *r);
  * restore and e names the node. */
 int runner_sessions_open(struct runner *r, struct err *e);
 /*
- * Run point for loops more loops on every active node: PATCH its
- * configuration and start the job on each node as soon as its own PATCH is
- * read back (fleet_point_start), wait for the jobs, and append
+ * Run point for loops more loops on every active node: start the job with its configuration
+ * in it (or, on an agent without job_applied, PATCH the configuration and start the job as
+ * soon as that node's PATCH is read back: fleet_point_start), wait for the jobs, and append
  * the passes to the point's node results (so a point can run again later).
  * A node that answers with an error fails the point there only. Returns 0;
  * -EINTR when *stop was set (jobs cancelled); -EIO when a node stopped

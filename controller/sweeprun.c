@@ -142,7 +142,7 @@ static void end_log(const struct sweep *s, const struct runner *r, const struct 
 		 * their ratio would be no overhead. Each finished run's own time is. */
 		log_info("sweep %lld %s: wall %.2f s; job span %.2f s over the %d run%s that "
 		         "finished (first job start to last job end on the agents); their "
-		         "overhead x%.3f (first PATCH to last end seen, against that span)",
+		         "overhead x%.3f (first request to last end seen, against that span)",
 		         (long long)s->id, s->status, wall, r->span_s, r->runs,
 		         r->runs == 1 ? "" : "s", r->run_s / r->span_s);
 	else
@@ -153,7 +153,7 @@ static void end_log(const struct sweep *s, const struct runner *r, const struct 
 		         wall / r->span_s, nominal > 0 ? wall / nominal : 0.0);
 	client_counts(f->client, &att[0], &conn[0]);
 	client_counts(f->wait_client, &att[1], &conn[1]);
-	log_debug("sweep %lld: first PATCH to last job end seen %.2f s, longest jobs %.2f s "
+	log_debug("sweep %lld: first request to last job end seen %.2f s, longest jobs %.2f s "
 	          "(summed over the points); requests %ld on %ld new connections, job "
 	          "waits %ld on %ld",
 	          (long long)s->id, r->run_s, r->longest_s, att[0], conn[0], att[1], conn[1]);

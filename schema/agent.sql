@@ -146,3 +146,9 @@ CREATE TABLE profile_before (
   snapshot TEXT NOT NULL,           -- JSON {name: "value"}: the values before the profile
   PRIMARY KEY (profile, device)
 );
+
+-- migration 9
+-- A job with params records what applying them did, per item as a PATCH answers it ({name:
+-- {requested, previous, value, mapped_to, adjusted}}, JSON): the controller reads a run's
+-- read-back from its job, so a run costs one request per node, not a PATCH and a POST.
+ALTER TABLE jobs ADD COLUMN applied TEXT;

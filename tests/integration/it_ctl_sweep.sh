@@ -74,6 +74,18 @@ it_check "and names the JSON path" grep -q 'points\[1\].nodes\[0\].passes\[0\]' 
 job=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["points"][1]["nodes"][0]["job_id"])' "$IT_TMP/grid.json.out")
 it_http GET "$node1_URL/api/v1/jobs/$job" "$node1_TOKEN"
 it_check "agent job carries sweep labels" grep -q '"sweep": *"1"' <<<"$(python3 -m json.tool <<<"$HTTP_BODY")"
+# One request per node per run: the point's values travel in the job (its spec's params), the
+# agent records what it applied (the job's "applied", the sweep's read-back), and the sweep sent
+# no PATCH: every write in the device's audit log came from a job or the session's restore.
+want=$(jq -cS '.points[1].params | to_entries | map({(.key): .value}) | add' "$IT_TMP/grid.json.out")
+it_eq "the job carries the point's params" "$want" "$(jq -cS '.spec.params' <<<"$HTTP_BODY")"
+it_eq "the job records what they did" "$want" \
+	"$(jq -cS '.applied | to_entries | map({(.key): .value.value}) | add' <<<"$HTTP_BODY")"
+it_http GET "$node1_URL/api/v1/changes?device=$A_DEV&limit=1000" "$node1_TOKEN"
+it_eq "no PATCH came from the sweep" 0 \
+	"$(jq '[.changes[] | select(.origin | test("PATCH"))] | length' <<<"$HTTP_BODY")"
+it_check "the jobs wrote the points' values" test \
+	"$(jq '[.changes[] | select(.origin | startswith("job "))] | length' <<<"$HTTP_BODY")" -gt 0
 
 # Sequential: per axis a fresh baseline and its values.
 ctl_plan "$IT_TMP/seq.json" sequential 2 1

@@ -16,7 +16,8 @@
 /* When set, the agents' device lists carry an identity no real agent would send. */
 static bool hostile_identity;
 
-/* Node 1's agent long-polls; node 2's is older (no long_poll feature). */
+/* Node 1's agent long-polls and records its jobs' read-back; node 2's is older (no long_poll
+ * or job_applied feature). */
 static int handle(struct fake_agent *a, const struct fake_req *r, struct buf *out)
 {
 	bool lp = a->ctx != NULL;
@@ -37,7 +38,7 @@ static int handle(struct fake_agent *a, const struct fake_req *r, struct buf *ou
 		        out,
 		        "{\"status\":\"ok\",\"version\":\"0.2.0\",\"node\":\"%s\",\"uptime_s\":5,"
 		        "\"features\":[\"dry_run\"%s]}",
-		        a->node, lp ? ",\"long_poll\"" : "");
+		        a->node, lp ? ",\"long_poll\",\"job_applied\"" : "");
 		return 200;
 	}
 	if (!strcmp(r->method, "PATCH") && strstr(r->path, "/params")) {
@@ -225,6 +226,8 @@ static void test_probe(void **state)
 	}
 	assert_true(f.long_poll[0]);
 	assert_false(f.long_poll[1]);
+	assert_true(f.job_applied[0] && info[0].job_applied);
+	assert_false(f.job_applied[1] || info[1].job_applied);
 	node_info_release(info, 2);
 	/* Without params, and never to a dropped node. */
 	agents_reset();

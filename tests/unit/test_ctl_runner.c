@@ -32,6 +32,9 @@ struct behaviour {
 	 * came is recorded. */
 	struct fake_agent *patch_waits_for;
 	bool post_came_first;
+	/* Jobs that carry params: whether each asked for queue_depth 975 (read back as 919). */
+	bool deep[64];
+	bool refuse_job_params; /* a job POST with params answers 422 */
 };
 
 static int loops_of(const char *body)
@@ -39,6 +42,18 @@ static int loops_of(const char *body)
 	const char *p = strstr(body, "\"loops\":");
 
 	return p ? (int)strtol(p + 8, NULL, 10) : 0;
+}
+
+/* The body of agent a's job POST number id (its id-th), or "". */
+static const char *loops_body_of(struct fake_agent *a, int id)
+{
+	int i, n = 0;
+
+	for (i = 0; i < a->nreqs; i++)
+		if (!strcmp(a->reqs[i].method, "POST") &&
+		    !strcmp(a->reqs[i].path, "/api/v1/jobs") && ++n == id)
+			return a->reqs[i].body ? a->reqs[i].body : "";
+	return "";
 }
 
 static int handle(struct fake_agent *a, const struct fake_req *r, struct buf *out)
@@ -87,8 +102,14 @@ static int handle(struct fake_agent *a, const struct fake_req *r, struct buf *ou
 		return 200;
 	}
 	if (!strcmp(r->method, "POST") && !strcmp(r->path, "/api/v1/jobs")) {
+		if (b->refuse_job_params && strstr(r->body, "\"params\":")) {
+			buf_puts(out, "{\"error\":{\"code\":\"out_of_range\",\"message\":"
+			              "\"nr_requests=64 is out of range on 'loop0'\"}}");
+			return 422;
+		}
 		id = ++b->next_job;
 		b->loops[id] = loops_of(r->body);
+		b->deep[id] = strstr(r->body, "\"params\":") && strstr(r->body, "975");
 		buf_printf(out, "{\"id\":%d,\"state\":\"queued\"}", id);
 		return 202;
 	}
@@ -121,6 +142,15 @@ static int handle(struct fake_agent *a, const struct fake_req *r, struct buf *ou
 			buf_puts(out,
 			         "\"error\":{\"code\":\"engine_failed\",\"message\":\"fio exited "
 			         "with status 1\"},");
+		/* A job with params says what applying them did, when asked (fields=...,applied).
+		 */
+		if (strstr(r->path, "applied") && strstr(loops_body_of(a, id), "\"params\":"))
+			buf_printf(out,
+			           "\"applied\":{\"nr_requests\":{\"requested\":64,\"previous\":"
+			           "128,\"value\":64},\"queue_depth\":{\"requested\":%s,"
+			           "\"previous\":256,\"value\":%s%s}},",
+			           b->deep[id] ? "975" : "256", b->deep[id] ? "919" : "256",
+			           b->deep[id] ? ",\"adjusted\":true" : "");
 		buf_puts(out, "\"started_at\":\"2026-11-29T23:03:36.250Z\","
 		              "\"finished_at\":\"2026-11-29T23:03:39.750Z\",\"passes\":[");
 		for (i = 0; i < n; i++)
@@ -420,6 +450,57 @@ static void test_job_follows_own_patch(void **state)
 	rig_release(&g);
 }
 
+/* Agents that record a job's read-back (job_applied) get one request per node per run: the
+ * job carries the point's values, no PATCH is sent, and the read-back (queue_depth 975 kept
+ * as 919: adjusted) comes with the job's answers. A value the agent refuses fails the point
+ * on that node only, with the agent's words. */
+static void test_params_in_job(void **state)
+{
+	struct rig g;
+	struct err e = { 0 };
+	const struct node_result *r;
+	int k, i;
+
+	(void)state;
+	rig_init(&g, false);
+	for (k = 0; k < 2; k++)
+		g.f.job_applied[k] = g.f.long_poll[k] = true;
+	assert_int_equal(runner_sessions_open(&g.r, &e), 0);
+	assert_int_equal(runner_point_run(&g.r, 1, 3), 0);
+	for (k = 0; k < 2; k++) {
+		r = &g.s.points[1].nodes[k];
+		assert_int_equal(r->state, NODE_OK);
+		assert_int_equal(r->npasses, 3);
+		assert_int_equal(
+		        fake_agent_count(&agents[k], "PATCH", "/api/v1/devices/loop0/params"), 0);
+		assert_int_equal(fake_agent_count(&agents[k], "POST", "/api/v1/jobs"), 1);
+		assert_non_null(strstr(loops_body_of(&agents[k], 1),
+		                       "\"params\":{\"nr_requests\":64,\"queue_depth\":975}"));
+		assert_string_equal(config_get(&r->applied, "nr_requests")->value, "64");
+		assert_string_equal(config_get(&r->applied, "queue_depth")->value, "919");
+		assert_true(r->adjusted_mask & 2);
+		assert_false(r->adjusted_mask & 1);
+		/* Only the waits before the read-back arrived asked for it. */
+		for (i = 0; i < agents[k].nreqs; i++)
+			if (strstr(agents[k].reqs[i].path, "wait_s=") &&
+			    strstr(agents[k].reqs[i].path, "applied"))
+				break;
+		assert_true(i < agents[k].nreqs);
+	}
+	assert_int_equal(g.seen.point_failed + g.seen.node_failed, 0);
+	/* Point 0 (the baseline, no PATCH either) on node 2 refused: the point fails there only. */
+	behaviours[1].refuse_job_params = true;
+	assert_int_equal(runner_point_run(&g.r, 0, 3), 0);
+	assert_int_equal(g.s.points[0].nodes[0].state, NODE_OK);
+	assert_int_equal(g.s.points[0].nodes[1].state, NODE_FAILED);
+	assert_string_equal(g.s.points[0].nodes[1].error,
+	                    "POST job: HTTP 422: nr_requests=64 is out of range on 'loop0'");
+	assert_int_equal(g.seen.point_failed, 1);
+	assert_int_equal(g.seen.node_failed, 0);
+	runner_sessions_close(&g.r);
+	rig_release(&g);
+}
+
 static void test_point_fails_on_one_node(void **state)
 {
 	struct rig g;
@@ -566,6 +647,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_long_poll_rearms, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_poll_without_long_poll, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_job_follows_own_patch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_params_in_job, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_point_fails_on_one_node, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_node_stops_answering, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_cancels, setup, teardown),

@@ -124,6 +124,10 @@ static void test_job_succeeds(void **state)
 	assert_true(i < j.n_params);
 	assert_string_equal(j.params[i].value, "128");
 	assert_true(j.params[i].number);
+	/* What applying its params did, as a PATCH answers it: the controller's read-back. */
+	assert_non_null(j.applied);
+	assert_string_equal(j.applied,
+	                    "{\"nr_requests\":{\"previous\":64,\"requested\":128,\"value\":128}}");
 	assert_int_equal(j.spec.n_labels, 1);
 	assert_string_equal(j.spec.labels[0].key, "strip_size");
 	assert_ptr_equal(j.spec.engine, &fio_engine);
@@ -137,6 +141,24 @@ static void test_job_succeeds(void **state)
 	assert_non_null(metrics_get(&passes[0].metrics, "write.bw_mib"));
 	assert_null(metrics_get(&passes[0].metrics, "read.bw_mib"));
 	free(passes);
+
+	/* A legacy scheduler name is mapped (not adjusted); a job without params records none. */
+	id = submit(f,
+	            "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK ",\"loops\":1,"
+	            "\"params\":{\"scheduler\":\"deadline\"}}",
+	            0, &e);
+	assert_true(id > 0);
+	wait_state(f, id, "succeeded", &j);
+	assert_non_null(j.applied);
+	assert_non_null(strstr(j.applied, "\"mapped_to\":\"mq-deadline\""));
+	assert_non_null(strstr(j.applied, "\"value\":\"mq-deadline\""));
+	assert_null(strstr(j.applied, "adjusted"));
+	store_job_rec_release(&j);
+	id = submit(f, "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK ",\"loops\":1}", 0, &e);
+	assert_true(id > 0);
+	wait_state(f, id, "succeeded", &j);
+	assert_null(j.applied);
+	store_job_rec_release(&j);
 }
 
 static void test_job_fails_and_restores(void **state)
