@@ -286,7 +286,7 @@ void job_run(struct jobq *q, struct job *job)
 	enum job_state state = JOB_SUCCEEDED;
 	struct jobfs_made *made = NULL;
 	char origin[64], *applied_json = NULL;
-	bool rolled_back, applied = false;
+	bool rolled_back, restore_at_end = false;
 	struct err e, se;
 	int loop = 1;
 
@@ -307,7 +307,7 @@ void job_run(struct jobq *q, struct job *job)
 			goto out;
 		}
 	}
-	if (spec->params.n) {
+	if (spec->params.n && !spec->params_keep) {
 		/* Save the restore point in the database first: a crash then still restores.
 		 * If it cannot be saved, the device is not touched. */
 		if (tune_snapshot_take(env->tune, spec->device, &snap, &e)) {
@@ -323,12 +323,16 @@ void job_run(struct jobq *q, struct job *job)
 			state = JOB_FAILED;
 			goto out;
 		}
+	}
+	if (spec->params.n) {
+		/* Without a restore point (params_restore false) they stay as a PATCH leaves
+		 * them: the device's session puts them back. */
 		if (tune_apply(env->tune, spec->device, spec->params.items, spec->params.n, origin,
 		               &rolled_back, &e)) {
 			state = JOB_FAILED;
 			goto out;
 		}
-		applied = true;
+		restore_at_end = !spec->params_keep;
 		applied_json = wire_tune_applied_encode(&spec->params);
 	}
 	if (sysfs_params_read(env->fs, spec->device, &ps, &e)) {
@@ -372,7 +376,8 @@ stopped:
 		err_set(&e, -EINTR, "interrupted", "the agent shut down during loop %d of %d", loop,
 		        spec->loops);
 out:
-	if (applied) /* from the database, not snap: a session's restore may have cancelled it */
+	if (restore_at_end) /* from the database, not snap: a session's restore may have cancelled
+	                       it */
 		job_restore_saved(q, job->id, "end");
 	if (made) { /* the device stays as mkfs left it, unmounted */
 		jobfs_unmake(&q->jobfs, made);

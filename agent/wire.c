@@ -15,9 +15,9 @@
 #include "xmalloc.h"
 #include "banned.h"
 
-const char *const wire_job_keys[] = { "device", "directory", "engine",     "fio",
-	                              "dd",     "bonnie",    "iozone",     "loops",
-	                              "params", "labels",    "filesystem", NULL };
+const char *const wire_job_keys[] = { "device", "directory",  "engine", "fio",    "dd",
+	                              "bonnie", "iozone",     "loops",  "params", "params_restore",
+	                              "labels", "filesystem", NULL };
 
 int wire_keys_check(const json_t *obj, const char *const *allowed, const char *path, struct err *e)
 {
@@ -546,6 +546,17 @@ int wire_job_spec_from_json(const json_t *body, struct job_spec *out, struct err
 		rc = labels_from_json(v, out, e);
 	if (!rc && (v = json_object_get(body, "params")))
 		rc = wire_params_from_json(v, 0, &out->params, e);
+	if (!rc && (v = json_object_get(body, "params_restore"))) {
+		if (!json_is_boolean(v))
+			rc = err_set(e, -EINVAL, "bad_request",
+			             "params_restore: expected true or false");
+		else if (json_is_false(v) && !out->params.n)
+			rc = err_set(e, -EINVAL, "bad_request",
+			             "params_restore: false needs params (there is nothing to "
+			             "leave set)");
+		else
+			out->params_keep = json_is_false(v);
+	}
 	if (!rc && (v = json_object_get(body, "filesystem")))
 		rc = filesystem_from_json(v, out, e);
 	if (rc)
@@ -580,6 +591,8 @@ json_t *wire_job_spec_to_json(const struct job_spec *s)
 	json_object_set_new(o, "labels", wire_labels_to_json(s));
 	if (s->params.n)
 		json_object_set_new(o, "params", wire_params_to_json(&s->params));
+	if (s->params_keep)
+		json_object_set_new(o, "params_restore", json_false());
 	if (s->directory)
 		json_object_set_new(o, "directory", json_string(s->directory));
 	if (s->fs)

@@ -145,12 +145,17 @@ static char *jobs_body(struct fleet_jobs *j, const struct plan *p, int i, int64_
 		json_object_set_new(j->body[i], "filesystem", fs);
 	else
 		json_object_del(j->body[i], "filesystem");
-	/* The device's values in the job itself: the agent applies them before loop 1, records
-	 * what it applied (the job's "applied") and puts them back at the job's end. */
-	if (pj)
+	/* The device's values in the job itself: the agent applies them before loop 1 and
+	 * records what it applied (the job's "applied"); they stay set as a PATCH leaves them
+	 * (params_restore false): the node's tuning session, open for the whole sweep, puts the
+	 * device back, so nothing is written twice between two runs. */
+	if (pj) {
 		json_object_set_new(j->body[i], "params", pj);
-	else
+		json_object_set_new(j->body[i], "params_restore", json_false());
+	} else {
 		json_object_del(j->body[i], "params");
+		json_object_del(j->body[i], "params_restore");
+	}
 
 	if (sweep_id >= 0) { /* -1: a run of no sweep (a rollout's measurement) */
 		snprintf(text, sizeof(text), "%lld", (long long)sweep_id);

@@ -170,9 +170,9 @@ struct fleet_node_run {
 /*
  * Start a run on every node where nodes[i].run: every field fleet fills is cleared first, on
  * every node. With f->params_in_job, on a node whose agent has job_applied, one POST: the job
- * carries cfg's device parameters and its filesystem (the agent applies them before loop 1,
- * records the read-back, which fleet_jobs_wait reads into applied, and puts them back at the
- * job's end; a job queued behind another applies them when it starts). Else PATCH cfg's
+ * carries cfg's device parameters and its filesystem (the agent applies them before loop 1
+ * and records the read-back, which fleet_jobs_wait reads into applied; they stay set, as a
+ * PATCH's would, until the node's session restores the device). Else PATCH cfg's
  * device parameters (nodes[i].cfg's where a node has its own: a
  * cohort's) and, on each node as soon as its own PATCH answered 2xx (applied and read back; at
  * once when the configuration has only fs.* values), POST the plan's job with its filesystem

@@ -475,7 +475,8 @@ static void test_params_in_job(void **state)
 		        fake_agent_count(&agents[k], "PATCH", "/api/v1/devices/loop0/params"), 0);
 		assert_int_equal(fake_agent_count(&agents[k], "POST", "/api/v1/jobs"), 1);
 		assert_non_null(strstr(loops_body_of(&agents[k], 1),
-		                       "\"params\":{\"nr_requests\":64,\"queue_depth\":975}"));
+		                       "\"params\":{\"nr_requests\":64,\"queue_depth\":975},"
+		                       "\"params_restore\":false"));
 		assert_string_equal(config_get(&r->applied, "nr_requests")->value, "64");
 		assert_string_equal(config_get(&r->applied, "queue_depth")->value, "919");
 		assert_true(r->adjusted_mask & 2);

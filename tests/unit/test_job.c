@@ -159,6 +159,18 @@ static void test_job_succeeds(void **state)
 	wait_state(f, id, "succeeded", &j);
 	assert_null(j.applied);
 	store_job_rec_release(&j);
+	/* params_restore false: applied and left set, as a PATCH leaves them (no restore point),
+	 * and the spec says so. */
+	id = submit(f,
+	            "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK ",\"loops\":1,"
+	            "\"params\":{\"nr_requests\":32},\"params_restore\":false}",
+	            0, &e);
+	assert_true(id > 0);
+	wait_state(f, id, "succeeded", &j);
+	assert_true(j.spec.params_keep);
+	assert_non_null(strstr(j.applied, "\"value\":32"));
+	store_job_rec_release(&j);
+	assert_string_equal(tu_read(f->root, "sys/block/loop0/queue/nr_requests"), "32");
 }
 
 static void test_job_fails_and_restores(void **state)
@@ -251,6 +263,15 @@ static void test_refused_specs(void **state)
 	       ",\"params\":{\"scheduler\":\"cfq\"}}",
 	       -EINVAL, &e);
 	assert_string_equal(e.code, "invalid_value");
+	submit(f, "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK ",\"params_restore\":false}",
+	       -EINVAL, &e);
+	assert_string_equal(e.msg,
+	                    "params_restore: false needs params (there is nothing to leave set)");
+	submit(f,
+	       "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK
+	       ",\"params\":{\"nr_requests\":32},\"params_restore\":0}",
+	       -EINVAL, &e);
+	assert_string_equal(e.msg, "params_restore: expected true or false");
 	/* a raw-device job on a mounted device */
 	tu_write(f->root, "proc/self/mounts", "/dev/loop0 /mnt ext4 rw 0 0\n", 0444);
 	submit(f, "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK "}", -EBUSY, &e);
