@@ -7,13 +7,16 @@
 # POLL=1 hides the agents' long_poll feature (FLEETTUNE_TEST_NO_LONG_POLL=1), so the controller
 # polls every --poll-ms as before.
 #
-# The overhead, against three measures of "job time" (all from the controller's --verbose
-# "phases" lines; the agents' times are their job records' started_at / finished_at, same clock):
+# The overhead, against four measures of "job time" (from the controller's --verbose "phases"
+# lines and the agents' job records, same clock):
 #   nominal  points x loops x RUNTIME_S: what the fake fio sleeps, nothing else.
 #   span     per run (a point's loop of a round: one job per agent), the first job's start
 #            to the last job's end on the agents, summed:
 #            what a perfect controller cannot shorten (the agents' own per-pass cost and the
-#            spread of job starts across nodes are in it).
+#            spread of job starts across nodes are in it; so is the job's applying its params,
+#            which a job that carries them does before its first pass).
+#   passes   per run, the first pass's start to the last pass's end (the benchmark alone: no
+#            params applied, no job record written), summed.
 #   POST     per run, the controller's first request (job POST, or PATCH for an agent without
 #            job_applied) to its seeing the last job end, summed.
 # wall is the controller's process start to exit (pre-flight, sessions, table and restore in).
@@ -94,14 +97,16 @@ pat = re.compile(r'^fleettune_http_requests_total\{method="GET",route="/api/v1/j
 gets, jobs, last_end = [], [], 0.0
 # Per run of a point (a point runs once per round: its k-th job on every agent is one run),
 # from the agents' job records.
-first_start, point_end = {}, {}
+first_start, point_end, pass_start, pass_end = {}, {}, {}, {}
 iso = lambda t: datetime.datetime.fromisoformat(t.replace("Z", "+00:00")).timestamp()
 for i, url in enumerate(urls, 1):
     tok = open(f"{tmp}/a{i}-state/token").read().strip()
     h = {"Authorization": "Bearer " + tok}
     m = urllib.request.urlopen(urllib.request.Request(url + "/metrics", headers=h)).read().decode()
     gets.append(sum(int(c) for _, c in pat.findall(m)))
-    js = json.load(urllib.request.urlopen(urllib.request.Request(url + "/api/v1/jobs?limit=100", headers=h)))["jobs"]
+    js = json.load(urllib.request.urlopen(urllib.request.Request(
+        url + "/api/v1/jobs?limit=100&fields=state,labels,started_at,finished_at,passes",
+        headers=h)))["jobs"]
     jobs.append(len(js))
     seen = {}
     for j in sorted(js, key=lambda j: j["id"]):
@@ -114,21 +119,29 @@ for i, url in enumerate(urls, 1):
             point_end[run] = max(point_end.get(run, 0), end)
             if j["started_at"]:
                 first_start[run] = min(first_start.get(run, end), iso(j["started_at"]))
+        # The benchmark itself: the passes' own start and end (after the job applied its
+        # params and started the engine).
+        for ps in j.get("passes") or []:
+            if ps.get("started_at") and ps.get("finished_at"):
+                pass_start[run] = min(pass_start.get(run, 1e18), iso(ps["started_at"]))
+                pass_end[run] = max(pass_end.get(run, 0), iso(ps["finished_at"]))
 per_job = sorted(g / j for g, j in zip(gets, jobs) if j)
 span = sum(point_end[p] - first_start[p] for p in point_end if p in first_start)
-print(per_job[len(per_job) // 2], per_job[-1], sum(gets), sum(jobs), table_at - last_end, span)
+pspan = sum(pass_end[p] - pass_start[p] for p in pass_end if p in pass_start)
+print(per_job[len(per_job) // 2], per_job[-1], sum(gets), sum(jobs), table_at - last_end, span,
+      pspan)
 PY
-read -r gets_med gets_max gets_sum jobs_sum tail_s agents_span <"$IT_TMP/agents.txt"
+read -r gets_med gets_max gets_sum jobs_sum tail_s agents_span pass_span <"$IT_TMP/agents.txt"
 points=4
 nominal=$((points * LOOPS * RUNTIME_S))
 grep -o 'sweep [0-9]* [a-z]*: wall.*' "$IT_TMP/sweep.err" | sed 's/^/# controller: /'
 grep -o 'sweep [0-9]*: first request.*' "$IT_TMP/sweep.err" | sed 's/^/# controller: /'
 echo "RESULT fleet $NODES nodes, $points points x $LOOPS loops x $RUNTIME_S s ($([ "$POLL" = 1 ] && echo "polling every $POLL_MS ms" || echo long-poll)):"
 # The phases of each point, and the overhead against each measure of job time.
-python3 - "$IT_TMP/sweep.err" "$t0" "$t1" "$nominal" "$agents_span" <<'PY'
+python3 - "$IT_TMP/sweep.err" "$t0" "$t1" "$nominal" "$agents_span" "$pass_span" <<'PY'
 import re, sys
 err, t0, t1, nominal = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
-agents_span = float(sys.argv[5])
+agents_span, pass_span = float(sys.argv[5]), float(sys.argv[6])
 pts = [dict((k, float(v)) for k, v in re.findall(r"(\w+)=([0-9.]+)", l))
        for l in open(err) if " phases point=" in l]
 if pts:
@@ -145,6 +158,8 @@ print("RESULT   wall %.2f s (process start to exit)" % wall)
 print("RESULT   wall / nominal job time (%.0f s):  x%.4f" % (nominal, wall / nominal))
 print("RESULT   wall / job span (%.2f s, the agents' job records): x%.4f  (target <= 1.03 at 1 024 nodes)" %
       (agents_span, wall / agents_span))
+print("RESULT   wall / pass span (%.2f s, the passes' own start to end per run, summed): x%.4f" %
+      (pass_span, wall / pass_span))
 if pts:
     post = sum(p["seen_done"] - p["start"] for p in pts)
     print("RESULT   before the first point (start, pre-flight, sessions): %.3f s" %
