@@ -376,8 +376,8 @@ stopped:
 		err_set(&e, -EINTR, "interrupted", "the agent shut down during loop %d of %d", loop,
 		        spec->loops);
 out:
-	if (restore_at_end) /* from the database, not snap: a session's restore may have cancelled
-	                       it */
+	/* From the database, not snap: a session's restore may have cancelled it. */
+	if (restore_at_end)
 		job_restore_saved(q, job->id, "end");
 	if (made) { /* the device stays as mkfs left it, unmounted */
 		jobfs_unmake(&q->jobfs, made);

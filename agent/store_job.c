@@ -14,15 +14,13 @@
 #define JOB_COLS                                                                                   \
 	"id, state, device, engine, spec, params, loops, loops_done, pgid, error_code, "           \
 	"error_message, created_at, started_at, finished_at, params_changed, filesystem, "         \
-	"identity, "                                                                               \
-	"applied"
+	"identity, applied"
 /* The same columns with params NULL (not read). The filesystem record and the identity are
  * read: they are small beside the snapshot and ?fields= may ask for them without params. */
 #define JOB_COLS_NO_PARAMS                                                                         \
 	"id, state, device, engine, spec, NULL, loops, loops_done, pgid, error_code, "             \
 	"error_message, created_at, started_at, finished_at, params_changed, filesystem, "         \
-	"identity, "                                                                               \
-	"applied"
+	"identity, applied"
 
 /* The spec column decoded; a row the codec cannot read keeps what its columns say. */
 static void spec_from_row(struct sqlite3_stmt *st, struct job_rec *r)

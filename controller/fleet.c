@@ -35,7 +35,6 @@ _Static_assert(offsetof(struct fleet_wait, req) == 0, "req must be a wait's firs
 struct fleet_waits {
 	struct fleet_wait *w;
 	struct client_req **done;
-	bool *want_applied; /* per node: the next wait asks for the job's "applied" too */
 };
 
 /* Build each node's job body once; fleet_jobs_body() fills the per-run fields. */
@@ -133,12 +132,11 @@ static json_t *config_label(const struct config *cfg)
 /* Node i's job body for one run of configuration cfg (its filesystem; NULL: the baseline's),
  * as text. Caller has ownership. */
 static char *jobs_body(struct fleet_jobs *j, const struct plan *p, int i, int64_t sweep_id,
-                       int point, int loops, const struct config *cfg, const char *params)
+                       int point, int loops, const struct config *cfg, json_t *params)
 {
 	json_t *labels = json_object_get(j->body[i], "labels");
 	const struct config *c = cfg ? cfg : &p->baseline;
 	json_t *fs = filesystem_json(p, c);
-	json_t *pj = params ? json_loads(params, 0, NULL) : NULL;
 	char text[32];
 
 	if (fs)
@@ -149,8 +147,8 @@ static char *jobs_body(struct fleet_jobs *j, const struct plan *p, int i, int64_
 	 * records what it applied (the job's "applied"); they stay set as a PATCH leaves them
 	 * (params_restore false): the node's tuning session, open for the whole sweep, puts the
 	 * device back, so nothing is written twice between two runs. */
-	if (pj) {
-		json_object_set_new(j->body[i], "params", pj);
+	if (params) { /* one object, shared by the bodies of a configuration */
+		json_object_set(j->body[i], "params", params);
 		json_object_set_new(j->body[i], "params_restore", json_false());
 	} else {
 		json_object_del(j->body[i], "params");
@@ -187,7 +185,6 @@ void fleet_init(struct fleet *f, const struct plan *plan, double timeout_s, int 
 	f->waits = xcalloc(1, sizeof(*f->waits));
 	f->waits->w = xcalloc((size_t)plan->nnodes + 1, sizeof(*f->waits->w));
 	f->waits->done = xcalloc((size_t)plan->nnodes + 1, sizeof(*f->waits->done));
-	f->waits->want_applied = xcalloc((size_t)plan->nnodes + 1, sizeof(bool));
 }
 
 void fleet_release(struct fleet *f)
@@ -198,7 +195,6 @@ void fleet_release(struct fleet *f)
 		fleet_jobs_wait_end(f);
 		free(f->waits->w);
 		free(f->waits->done);
-		free(f->waits->want_applied);
 		free(f->waits);
 	}
 	client_free(f->wait_client);
@@ -396,9 +392,8 @@ void fleet_dry_run_release(struct fleet_dry_run *d, int n)
 	}
 }
 
-/* The read-back of an answered PATCH of cfg: applied values and the adjusted mask. */
 /* The "applied" object of a PATCH answer or of a job (per item: value, adjusted, mapped_to)
- * against cfg, the device values asked for. */
+ * against cfg, the device values asked for: applied values and the adjusted mask. */
 static void applied_parse(json_t *ap, const struct config *cfg, struct config *applied,
                           unsigned *adjusted)
 {
@@ -424,6 +419,7 @@ static void applied_parse(json_t *ap, const struct config *cfg, struct config *a
 	}
 }
 
+/* The read-back of an answered PATCH of cfg. */
 static void applied_read(const struct client_req *req, const struct config *cfg,
                          struct config *applied, unsigned *adjusted)
 {
@@ -587,7 +583,8 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
 	struct client_req **done = xcalloc((size_t)n * 2, sizeof(*done));
 	const struct config *last = NULL, *c;
 	struct config dev = { 0 };
-	char *params = NULL;
+	char *params = NULL; /* the device values: a PATCH's text, and as the job's object */
+	json_t *params_json = NULL;
 
 	/* fs.* values go into the job's filesystem, the rest onto the device: in the job's body
 	 * where the caller asks for it and the agent records what its params did (job_applied),
@@ -613,15 +610,17 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
 		if (c != last) { /* a configuration's body once, not once per node */
 			fsparam_device_config(c, &dev);
 			free(params);
+			json_decref(params_json);
 			params = config_to_json(&dev);
+			params_json = json_loads(params, 0, NULL);
 			last = c;
 		}
-		nr->in_job = dev.n && f->params_in_job && f->job_applied[i];
+		nr->in_job = dev.n && params_json && f->params_in_job && f->job_applied[i];
 		nr->applied_seen = !dev.n;
 		if (!dev.n || nr->in_job)
 			req_node(f, &reqs[n + i], i, "POST", "/api/v1/jobs",
 			         jobs_body(f->jobs, f->plan, i, sweep_id, point, loops, c,
-			                   nr->in_job ? params : NULL));
+			                   nr->in_job ? params_json : NULL));
 		else
 			params_req(f, &reqs[i], i, params);
 		client_start(f->client, dev.n && !nr->in_job ? &reqs[i] : &reqs[n + i]);
@@ -653,6 +652,7 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
 		}
 	}
 	free(params);
+	json_decref(params_json);
 	free(done);
 	reqs_release(reqs, 2 * n);
 }
@@ -721,10 +721,13 @@ static struct client_req *job_reqs(struct fleet *f, const char *method, const in
 	return reqs;
 }
 
-/* Start node i's next request for job if one is due: a long-poll, or a plain GET. */
-static void wait_arm(struct fleet *f, int i, int64_t job, double poll_s, double now)
+/* Start node i's next request for its job (nr) if one is due: a long-poll (asking for the
+ * job's "applied" too until its read-back came), or a plain GET. */
+static void wait_arm(struct fleet *f, int i, const struct fleet_node_run *nr, double poll_s,
+                     double now)
 {
 	struct fleet_wait *w = &f->waits->w[i];
+	int64_t job = nr->job_id;
 	char path[200];
 
 	if (w->job != job) {
@@ -738,7 +741,7 @@ static void wait_arm(struct fleet *f, int i, int64_t job, double poll_s, double 
 		         "/api/v1/jobs/%lld?wait_s=%d&after=%lld&fields=state,progress,loops_done,"
 		         "passes,started_at,finished_at,error%s",
 		         (long long)job, FLEET_WAIT_S, (long long)w->version,
-		         f->waits->want_applied[i] ? ",applied" : "");
+		         nr->in_job && !nr->applied_seen ? ",applied" : "");
 	} else {
 		if (now < w->next_get_at)
 			return;
@@ -776,9 +779,8 @@ int fleet_jobs_wait(struct fleet *f, struct fleet_node_run *nodes, double poll_s
 
 	for (i = 0; i < n; i++) {
 		nodes[i].fresh = false;
-		ws->want_applied[i] = nodes[i].in_job && !nodes[i].applied_seen;
 		if (!ws->w[i].busy && nodes[i].job_id && !nodes[i].job.terminal && f->active[i])
-			wait_arm(f, i, nodes[i].job_id, poll_s, now);
+			wait_arm(f, i, &nodes[i], poll_s, now);
 	}
 	got = client_wait(f->wait_client, wait_bound(f, nodes, max_s, now), ws->done, n);
 	for (k = 0; k < got; k++) {
