@@ -106,7 +106,7 @@ source "$(dirname "$0")/lint_lib.sh"
 
 # ---- the agent ----
 
-# Rank of each agent module, bottom to top (README, Layout): the leaves (sysfs is the only
+# Rank of each agent module, bottom to top (docs/internals.md, Source layout): the leaves (sysfs is the only
 # code that writes /sys, engine the engine table, httpd the HTTP edge, ptree and cgroup what
 # contain builds on, params_cache, switches); tune and identity (what a device is, read only)
 # on sysfs, the engines (fio, dd, bonnie, iozone) on engine.h, contain on ptree and cgroup,
