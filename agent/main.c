@@ -12,10 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "api.h"
+#include "state/agent.h"
+#include "api/api.h"
 #include "buf.h"
-#include "job.h"
+#include "queue/job.h"
 #include "log.h"
 #include "num.h"
 #include "timeutil.h"

@@ -10,10 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "api.h"
-#include "httpd.h"
-#include "job.h"
+#include "state/agent.h"
+#include "api/api.h"
+#include "http/httpd.h"
+#include "queue/job.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 #include "testutil.h"

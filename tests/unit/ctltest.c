@@ -5,10 +5,10 @@
 
 #include "testutil.h"
 #include "ctltest.h"
-#include "analysis.h"
+#include "judge/analysis.h"
 #include "buf.h"
-#include "plan.h"
-#include "verdict.h"
+#include "plan/plan.h"
+#include "judge/verdict.h"
 #include "xmalloc.h"
 
 #define PLAN_FMT                                                                                   \

@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "contain.h"
-#include "proc.h"
-#include "ptree.h"
+#include "job/contain.h"
+#include "job/proc.h"
+#include "job/ptree.h"
 #include "timeutil.h"
 #include "testutil.h"
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
-#include "client.h"
+#include "fleet/client.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 

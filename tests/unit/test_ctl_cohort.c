@@ -7,13 +7,13 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "analysis.h"
-#include "cohort.h"
+#include "judge/analysis.h"
+#include "judge/cohort.h"
 #include "ctltest.h"
-#include "report.h"
-#include "schedule.h"
-#include "strategy.h"
-#include "words.h"
+#include "render/report.h"
+#include "run/schedule.h"
+#include "run/strategy.h"
+#include "model/words.h"
 #include "xmalloc.h"
 
 /* Set node k's model and firmware (NULL: not reported). */

@@ -9,13 +9,13 @@
 
 #include "testutil.h"
 #include "ctltest.h"
-#include "ctlstore.h"
+#include "store/ctlstore.h"
 #include "db.h"
-#include "plan.h"
-#include "report.h"
-#include "strategy.h"
-#include "sweep.h"
-#include "verdict.h"
+#include "plan/plan.h"
+#include "render/report.h"
+#include "run/strategy.h"
+#include "model/sweep.h"
+#include "judge/verdict.h"
 #include "xmalloc.h"
 
 static void test_store_roundtrip(void **state)

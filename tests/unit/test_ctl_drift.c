@@ -5,9 +5,9 @@
 
 #include "testutil.h"
 #include "ctltest.h"
-#include "drift.h"
-#include "rounds.h"
-#include "sweep.h"
+#include "judge/drift.h"
+#include "stats/rounds.h"
+#include "model/sweep.h"
 
 /* A deterministic noise in about (-1, 1) x scale, from a counter. */
 static double noise(unsigned *c, double scale)

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "effect.h"
-#include "rounds.h"
+#include "stats/effect.h"
+#include "stats/rounds.h"
 #include "stats.h"
 
 #define NODES_MAX 200

@@ -7,12 +7,12 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "analysis.h"
+#include "judge/analysis.h"
 #include "ctltest.h"
-#include "export.h"
-#include "sweep.h"
+#include "render/export.h"
+#include "model/sweep.h"
 #include "xmalloc.h"
-#include "words.h"
+#include "model/words.h"
 
 /* Occurrences of needle in hay. */
 static int count_of(const char *hay, const char *needle)

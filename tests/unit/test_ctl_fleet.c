@@ -10,8 +10,8 @@
 
 #include "testutil.h"
 #include "fakeagent.h"
-#include "fleet.h"
-#include "plan.h"
+#include "fleet/fleet.h"
+#include "plan/plan.h"
 
 /* When set, the agents' device lists carry an identity no real agent would send. */
 static bool hostile_identity;

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "nodelist.h"
+#include "plan/nodelist.h"
 
 static struct nodelist parse_ok(const char *text, const struct nodelist_opts *o)
 {

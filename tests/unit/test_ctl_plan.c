@@ -8,7 +8,7 @@
 
 #include "testutil.h"
 #include "buf.h"
-#include "plan.h"
+#include "plan/plan.h"
 #include "xmalloc.h"
 
 /* The plan from issue 4, with a multi-parameter axis added. */

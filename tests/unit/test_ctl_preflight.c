@@ -7,10 +7,10 @@
 
 #include "testutil.h"
 #include "fakeagent.h"
-#include "fleet.h"
-#include "plan.h"
-#include "preflight.h"
-#include "strategy.h"
+#include "fleet/fleet.h"
+#include "plan/plan.h"
+#include "run/preflight.h"
+#include "run/strategy.h"
 
 /* What a canned agent refuses. */
 struct refuse {

@@ -5,8 +5,8 @@
 
 #include "testutil.h"
 #include "ctltest.h"
-#include "progress.h"
-#include "sweep.h"
+#include "render/progress.h"
+#include "model/sweep.h"
 
 static void test_progress(void **state)
 {

@@ -10,14 +10,14 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "analysis.h"
-#include "plan.h"
-#include "race.h"
-#include "schedule.h"
-#include "report.h"
-#include "strategy.h"
-#include "sweep.h"
-#include "verdict.h"
+#include "judge/analysis.h"
+#include "plan/plan.h"
+#include "judge/race.h"
+#include "run/schedule.h"
+#include "render/report.h"
+#include "run/strategy.h"
+#include "model/sweep.h"
+#include "judge/verdict.h"
 
 /* Two nodes, nr_requests baseline 128 and six values; fio runs of 2 s, loops 3..12. */
 #define PLAN_FMT                                                                                   \

@@ -9,13 +9,13 @@
 
 #include "testutil.h"
 #include "ctltest.h"
-#include "plan.h"
-#include "report.h"
-#include "strategy.h"
-#include "sweep.h"
-#include "sweepdoc.h"
-#include "verdict.h"
-#include "words.h"
+#include "plan/plan.h"
+#include "render/report.h"
+#include "run/strategy.h"
+#include "model/sweep.h"
+#include "doc/sweepdoc.h"
+#include "judge/verdict.h"
+#include "model/words.h"
 
 static void test_table(void **state)
 {

@@ -5,8 +5,8 @@
 
 #include "testutil.h"
 #include "ctltest.h"
-#include "report_html.h"
-#include "sweep.h"
+#include "render/report_html.h"
+#include "model/sweep.h"
 #include "xmalloc.h"
 
 static void test_html(void **state)

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "rounds.h"
+#include "stats/rounds.h"
 
 #define NPT 5
 

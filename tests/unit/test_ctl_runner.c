@@ -8,11 +8,11 @@
 
 #include "testutil.h"
 #include "fakeagent.h"
-#include "fleet.h"
-#include "plan.h"
-#include "runner.h"
-#include "strategy.h"
-#include "sweep.h"
+#include "fleet/fleet.h"
+#include "plan/plan.h"
+#include "run/runner.h"
+#include "run/strategy.h"
+#include "model/sweep.h"
 
 /* How a canned agent behaves. */
 struct behaviour {

@@ -5,9 +5,9 @@
 
 #include "testutil.h"
 #include "ctltest.h"
-#include "rounds.h"
-#include "schedule.h"
-#include "strategy.h"
+#include "stats/rounds.h"
+#include "run/schedule.h"
+#include "run/strategy.h"
 
 static void grid(struct sweep *s, const char *loops, const char *extra)
 {

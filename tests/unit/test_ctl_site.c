@@ -10,10 +10,10 @@
 
 #include "testutil.h"
 #include "ctltest.h"
-#include "analysis.h"
-#include "ctlstore.h"
-#include "site.h"
-#include "strategy.h"
+#include "judge/analysis.h"
+#include "store/ctlstore.h"
+#include "render/site.h"
+#include "run/strategy.h"
 #include "xmalloc.h"
 
 #define WEB_DIR FT_FIXTURES "/../../web"

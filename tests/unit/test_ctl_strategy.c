@@ -6,10 +6,10 @@
 
 #include "testutil.h"
 #include "ctltest.h"
-#include "plan.h"
-#include "strategy.h"
-#include "sweep.h"
-#include "verdict.h"
+#include "plan/plan.h"
+#include "run/strategy.h"
+#include "model/sweep.h"
+#include "judge/verdict.h"
 
 static const char *val(const struct point *p, const char *name)
 {

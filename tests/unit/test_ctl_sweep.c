@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "plan.h"
-#include "sweep.h"
+#include "plan/plan.h"
+#include "model/sweep.h"
 
 static void sweep_new(struct sweep *s)
 {

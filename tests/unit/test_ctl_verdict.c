@@ -8,10 +8,10 @@
 
 #include "testutil.h"
 #include "ctltest.h"
-#include "plan.h"
+#include "plan/plan.h"
 #include "stats.h"
-#include "strategy.h"
-#include "verdict.h"
+#include "run/strategy.h"
+#include "judge/verdict.h"
 
 static void summ(const double *x, int n, struct stats_summary *s)
 {

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
-#include "httpd.h"
+#include "http/httpd.h"
 #include "num.h"
 #include "timeutil.h"
 

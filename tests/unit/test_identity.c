@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
-#include "identity.h"
+#include "device/identity.h"
 
 struct fx {
 	char *root;

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine.h"
+#include "engines/engine.h"
 #include "enginetest.h"
-#include "proc.h"
+#include "job/proc.h"
 #include "timeutil.h"
 #include "testutil.h"
 

@@ -8,8 +8,8 @@
 
 #include "testutil.h"
 #include "db.h"
-#include "session.h"
-#include "store.h"
+#include "state/session.h"
+#include "store/store.h"
 #include "xmalloc.h"
 
 extern const char agent_schema_sql[];

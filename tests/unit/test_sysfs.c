@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "sysfs.h"
+#include "device/sysfs.h"
 
 struct fx {
 	char *root;

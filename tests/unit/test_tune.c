@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
-#include "tune.h"
+#include "device/tune.h"
 
 #define MAX_LOG 64
 
