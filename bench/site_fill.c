@@ -9,11 +9,12 @@
 #include <string.h>
 
 #include "judge/analysis.h"
-#include "store/ctlstore.h"
+#include "model/sweep.h"
 #include "num.h"
 #include "plan/plan.h"
+#include "plan/plan_parse.h"
 #include "run/strategy.h"
-#include "model/sweep.h"
+#include "store/ctlstore.h"
 #include "banned.h"
 
 static unsigned long long rng_state;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "plan/nodelist.h"
+#include "plan/nodelist_read.h"
 #include "xmalloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render/report.h"
-#include "model/sweep.h"
 #include "doc/sweepdoc.h"
 #include "judge/verdict.h"
+#include "model/sweep.h"
+#include "render/report.h"
 #include "xmalloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

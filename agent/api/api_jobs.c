@@ -8,9 +8,9 @@
 #include <time.h>
 
 #include "api/api_priv.h"
-#include "queue/job.h"
-#include "num.h"
 #include "api/switches.h"
+#include "num.h"
+#include "queue/job.h"
 #include "timeutil.h"
 #include "utf8.h"
 #include "xmalloc.h"

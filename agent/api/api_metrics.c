@@ -6,8 +6,8 @@
 
 #include "api/api_priv.h"
 #include "buf.h"
-#include "queue/job.h"
 #include "num.h"
+#include "queue/job.h"
 #include "store/store_metrics.h"
 #include "timeutil.h"
 #include "version.h"

@@ -5,10 +5,10 @@
 
 #include <jansson.h>
 
-#include "state/agent.h"
 #include "api/api.h"
 #include "err.h"
 #include "http/httpd.h"
+#include "state/agent.h"
 #include "wire/wire.h"
 
 /* Send json (reference stolen) with status. */

@@ -8,8 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "err.h"
 #include "device/sysfs.h"
+#include "err.h"
 
 #define IDENTITY_TEXT_MAX 128
 

@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "num.h"
-#include "device/sysfs.h"
 #include "device/catalogue.h"
+#include "device/sysfs.h"
+#include "num.h"
 #include "utf8.h"
 #include "xmalloc.h"
 #include "banned.h"

@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "err.h"
 #include "device/sysfs.h"
+#include "err.h"
 
 /* One audited write, handed to the audit hooks (strings borrowed). */
 struct tune_change {

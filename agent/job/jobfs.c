@@ -13,12 +13,12 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "job/contain.h"
 #include "engines/engine.h"
+#include "job/contain.h"
 #include "job/jobfs.h"
+#include "job/proc.h"
 #include "log.h"
 #include "num.h"
-#include "job/proc.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 #include "banned.h"

@@ -8,9 +8,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "err.h"
 #include "engines/fsinfo.h"
 #include "engines/fsopt.h"
+#include "err.h"
 
 struct contain;
 

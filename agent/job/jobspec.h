@@ -4,10 +4,10 @@
 #ifndef FT_JOBSPEC_H
 #define FT_JOBSPEC_H
 
-#include "engines/engine.h"
-#include "engines/fsopt.h"
 #include "device/sysfs.h"
 #include "device/tune.h"
+#include "engines/engine.h"
+#include "engines/fsopt.h"
 
 #define JOB_LOOPS_MAX 100
 #define JOB_LABELS_MAX 32

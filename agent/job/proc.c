@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "job/contain.h"
-#include "log.h"
 #include "job/proc.h"
 #include "job/ptree.h"
+#include "log.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 #include "banned.h"

@@ -6,8 +6,8 @@
 
 #include <stdint.h>
 
-#include "profile/profile.h"
 #include "device/sysfs.h"
+#include "profile/profile.h"
 
 /* One device's fields as read for its medium (diskseq); have/absent are bit masks by field. */
 struct keepid_entry {

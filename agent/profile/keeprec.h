@@ -7,8 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "profile/profile.h"
 #include "device/sysfs.h"
+#include "profile/profile.h"
 
 /* What a profile is to one device it matches. */
 enum keep_state {

@@ -7,9 +7,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "err.h"
 #include "device/sysfs.h"
 #include "device/tune.h"
+#include "err.h"
 
 #define PROFILE_NAME_MAX 64
 #define PROFILE_DEVICES_MAX 32 /* names or patterns in match.devices */

@@ -11,11 +11,11 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "queue/job.h"
 #include "job/jobdir.h"
 #include "job/jobfs.h"
-#include "log.h"
 #include "job/proc.h"
+#include "log.h"
+#include "queue/job.h"
 #include "timeutil.h"
 #include "utf8.h"
 #include "xmalloc.h"

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "device/sysfs.h"
+#include "device/tune.h"
 #include "engines/engine.h"
 #include "err.h"
 #include "job/jobspec.h"
@@ -14,8 +16,6 @@
 #include "queue/job_run.h"
 #include "store/store.h"
 #include "store/store_metrics.h"
-#include "device/sysfs.h"
-#include "device/tune.h"
 
 struct jobq;
 

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "queue/job.h"
 #include "job/jobdir.h"
 #include "job/jobfs.h"
+#include "queue/job.h"
 #include "utf8.h"
 #include "xmalloc.h"
 #include "banned.h"

@@ -7,11 +7,11 @@
 #include <string.h>
 
 #include "buf.h"
-#include "queue/job_run.h"
 #include "job/jobdir.h"
 #include "job/jobfs.h"
-#include "log.h"
 #include "job/proc.h"
+#include "log.h"
+#include "queue/job_run.h"
 #include "timeutil.h"
 #include "wire/wire.h"
 #include "xmalloc.h"
@@ -149,7 +149,7 @@ static enum pass_result pass_run(const struct job_runner *r, int64_t id,
 			frac = 0;
 		if (frac > 0.99)
 			frac = 0.99;
-		r->hooks.progress(r->hooks.cls, ((loop - 1) + frac) / spec->loops, false);
+		r->hooks.progress_set(r->hooks.cls, ((loop - 1) + frac) / spec->loops, false);
 	}
 	rc = engine_parse(eng, opts, p.out.data ? p.out.data : "", p.out.len,
 	                  p.err.data ? p.err.data : "", p.err.len, p.exit_code, p.term_signal, &m,
@@ -163,7 +163,7 @@ static enum pass_result pass_run(const struct job_runner *r, int64_t id,
 	                       raw->data ? raw->data : "", raw->len, e))
 		goto out;
 	log_info("job %lld: pass %d/%d done (%d metrics)", (long long)id, loop, spec->loops, m.n);
-	r->hooks.progress(r->hooks.cls, (double)loop / spec->loops, true);
+	r->hooks.progress_set(r->hooks.cls, (double)loop / spec->loops, true);
 	res = PASS_OK;
 out:
 	if (p.pid && store_job_set_pgid(store, id, 0))

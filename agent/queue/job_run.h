@@ -46,7 +46,7 @@ struct job_run_hooks {
 	 * (the agent stops) once it must end. */
 	enum job_state (*stopped)(void *cls);
 	/* The run's progress is p (0..1); pass_landed: a pass was just recorded. */
-	void (*progress)(void *cls, double p, bool pass_landed);
+	void (*progress_set)(void *cls, double p, bool pass_landed);
 	/* The run has its filesystem on device dev ("" once unmounted). */
 	void (*fs_device)(void *cls, const char *dev);
 	void *cls;

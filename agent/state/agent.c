@@ -6,10 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "state/agent.h"
 #include "device/identity.h"
-#include "queue/job.h"
 #include "log.h"
+#include "queue/job.h"
+#include "state/agent.h"
 #include "state/pending.h"
 #include "timeutil.h"
 #include "banned.h"

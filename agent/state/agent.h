@@ -6,15 +6,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "job/contain.h"
-#include "err.h"
-#include "http/httpd.h"
-#include "state/keeper.h"
 #include "device/params_cache.h"
-#include "state/session.h"
-#include "store/store.h"
 #include "device/sysfs.h"
 #include "device/tune.h"
+#include "err.h"
+#include "http/httpd.h"
+#include "job/contain.h"
+#include "state/keeper.h"
+#include "state/session.h"
+#include "store/store.h"
 
 #define AGENT_MAX_ALLOW 64
 

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "state/keep.h"
 #include "log.h"
 #include "num.h"
+#include "state/keep.h"
 #include "xmalloc.h"
 #include "banned.h"
 

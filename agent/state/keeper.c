@@ -7,11 +7,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "state/keep.h"
-#include "state/keeper.h"
-#include "profile/keepid.h"
 #include "log.h"
 #include "num.h"
+#include "profile/keepid.h"
+#include "state/keep.h"
+#include "state/keeper.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 #include "banned.h"

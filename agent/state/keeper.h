@@ -7,12 +7,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "device/sysfs.h"
+#include "device/tune.h"
 #include "err.h"
 #include "profile/keeprec.h"
 #include "profile/profile.h"
 #include "store/store.h"
-#include "device/sysfs.h"
-#include "device/tune.h"
 
 /* Free a view (keeprec.h) and a list of them. */
 void keeper_view_release(struct keeper_view *v);

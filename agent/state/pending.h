@@ -3,9 +3,9 @@
 #ifndef FT_PENDING_H
 #define FT_PENDING_H
 
+#include "device/tune.h"
 #include "err.h"
 #include "store/store.h"
-#include "device/tune.h"
 
 /*
  * For each apply (a PATCH or PUT, recorded with its snapshot before its first write) that a

@@ -6,9 +6,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "device/tune.h"
 #include "err.h"
 #include "store/store.h"
-#include "device/tune.h"
 
 #define SESSION_TTL_DEFAULT_S 600
 #define SESSION_TTL_MAX_S (7 * 24 * 3600)

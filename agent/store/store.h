@@ -7,15 +7,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "device/identity.h"
+#include "device/sysfs.h"
+#include "device/tune.h"
 #include "engines/engine.h"
 #include "err.h"
-#include "device/identity.h"
 #include "job/jobrec.h"
 #include "job/jobspec.h"
 #include "profile/profile.h"
 #include "protocol.h"
-#include "device/sysfs.h"
-#include "device/tune.h"
 
 struct store;
 

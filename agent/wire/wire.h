@@ -10,16 +10,16 @@
 #include <jansson.h>
 #include <stdbool.h>
 
+#include "device/identity.h"
+#include "device/sysfs.h"
+#include "device/tune.h"
 #include "engines/engine.h"
 #include "err.h"
 #include "job/jobfs.h"
-#include "device/identity.h"
 #include "job/jobrec.h"
 #include "job/jobspec.h"
 #include "profile/keeprec.h"
 #include "profile/profile.h"
-#include "device/sysfs.h"
-#include "device/tune.h"
 
 /* The top-level keys a job body may have (NULL-terminated). */
 extern const char *const wire_job_keys[];

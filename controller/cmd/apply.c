@@ -4,8 +4,8 @@
 #include <stdlib.h>
 
 #include "cmd/apply.h"
-#include "judge/cohort.h"
 #include "fleet/fleet.h"
+#include "judge/cohort.h"
 #include "log.h"
 #include "render/report.h"
 #include "xmalloc.h"

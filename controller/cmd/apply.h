@@ -4,9 +4,9 @@
 #define FT_APPLY_H
 
 #include "buf.h"
+#include "model/sweep.h"
 #include "plan/config.h"
 #include "plan/plan.h"
-#include "model/sweep.h"
 
 /* Set cfg on every node of p at once (10 s timeout, 2 tries) and append each node's read-back
  * to out (report_apply). Returns the exit status: 1 when a node failed. */

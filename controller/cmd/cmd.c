@@ -7,12 +7,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "judge/analysis.h"
 #include "cmd/cmd.h"
-#include "store/ctlstore.h"
+#include "judge/analysis.h"
+#include "judge/race.h"
 #include "log.h"
 #include "num.h"
-#include "judge/race.h"
+#include "plan/plan_nodes.h"
+#include "plan/plan_parse.h"
+#include "store/ctlstore.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 #include "banned.h"

@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "plan/plan.h"
 #include "model/sweep.h"
+#include "plan/plan.h"
 
 #define EXIT_USAGE 64
 

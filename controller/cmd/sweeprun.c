@@ -5,22 +5,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/sweeprun.h"
+#include "fleet/fleet.h"
 #include "judge/analysis.h"
 #include "judge/cohort.h"
-#include "store/ctlstore.h"
-#include "fleet/fleet.h"
-#include "log.h"
-#include "run/preflight.h"
-#include "render/progress.h"
 #include "judge/race.h"
+#include "log.h"
+#include "model/words.h"
+#include "render/progress.h"
 #include "render/report.h"
-#include "stats/rounds.h"
+#include "run/preflight.h"
 #include "run/runner.h"
 #include "run/schedule.h"
 #include "run/strategy.h"
-#include "cmd/sweeprun.h"
+#include "stats/rounds.h"
+#include "store/ctlstore.h"
 #include "timeutil.h"
-#include "model/words.h"
 #include "banned.h"
 
 static bool stopped(const struct sweeprun_opts *o)

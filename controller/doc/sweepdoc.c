@@ -10,8 +10,8 @@
 #include <jansson.h>
 
 #include "doc/sweepdoc.h"
-#include "timeutil.h"
 #include "model/words.h"
+#include "timeutil.h"
 #include "xmalloc.h"
 #include "banned.h"
 

@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "doc/sweepdoc.h"
+#include "plan/plan_parse.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 #include "banned.h"

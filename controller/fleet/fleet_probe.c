@@ -7,9 +7,9 @@
 
 #include <jansson.h>
 
-#include "plan/config.h"
 #include "fleet/fleet.h"
 #include "fleet/fleet_priv.h"
+#include "plan/config.h"
 #include "protocol.h"
 #include "xmalloc.h"
 #include "banned.h"

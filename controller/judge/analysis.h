@@ -3,8 +3,8 @@
 #ifndef FT_ANALYSIS_H
 #define FT_ANALYSIS_H
 
-#include "model/sweep.h"
 #include "judge/verdict.h"
+#include "model/sweep.h"
 
 /*
  * A sweep's analysis fields (filled by verdict.c: summaries, comparisons, the best, outcome,

@@ -6,8 +6,8 @@
 
 #include <stdbool.h>
 
-#include "stats/effect.h"
 #include "model/sweep.h"
+#include "stats/effect.h"
 
 /*
  * Nodes with the same cohort_by values (identity fields their agents reported at pre-flight,

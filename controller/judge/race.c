@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats/effect.h"
 #include "judge/race.h"
+#include "stats/effect.h"
 #include "xmalloc.h"
 #include "banned.h"
 

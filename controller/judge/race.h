@@ -6,8 +6,8 @@
 #include <stdbool.h>
 
 #include "err.h"
-#include "plan/plan.h"
 #include "model/sweep.h"
+#include "plan/plan.h"
 
 /*
  * An axis' race: its baseline point and one point per other value, all RACE_RUNNING; round 1

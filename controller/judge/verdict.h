@@ -6,9 +6,9 @@
 
 #include <stdbool.h>
 
-#include "stats/effect.h"
-#include "stats.h"
 #include "model/sweep.h"
+#include "stats.h"
+#include "stats/effect.h"
 
 /*
  * Every statistic of the controller is effect.c's, and produces codes and

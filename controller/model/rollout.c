@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "num.h"
 #include "model/rollout.h"
+#include "num.h"
 #include "xmalloc.h"
 #include "banned.h"
 

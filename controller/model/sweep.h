@@ -5,10 +5,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "stats/effect.h"
 #include "plan/plan.h"
 #include "protocol.h"
 #include "stats.h"
+#include "stats/effect.h"
 
 /*
  * The data model only: no run loop, no I/O, no statistics. The strategy

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan/fsparam.h"
 #include "model/words.h"
+#include "plan/fsparam.h"
 #include "xmalloc.h"
 #include "banned.h"
 

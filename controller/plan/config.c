@@ -6,8 +6,8 @@
 
 #include <jansson.h>
 
-#include "plan/config.h"
 #include "num.h"
+#include "plan/config.h"
 #include "banned.h"
 
 int config_set(struct config *c, const char *name, const char *value, bool is_int)

@@ -13,7 +13,8 @@
 
 bool fsparam_is(const char *name)
 {
-	return plan_param_is_fs(name);
+	return !strcmp(name, FSPARAM_TYPE) || !strcmp(name, FSPARAM_MKFS) ||
+	       !strcmp(name, FSPARAM_MOUNT);
 }
 
 void fsparam_device_config(const struct config *cfg, struct config *out)

@@ -48,15 +48,6 @@ struct nodelist {
 	struct nodelist_node *nodes;
 };
 
-/*
- * Read the nodes of text, the contents of file (named in errors: "hosts.txt:3: ..."; dir,
- * its directory, resolves relative token files, NULL: as given). Errors are -EINVAL
- * "invalid_nodes" and name the line: a line in none of the formats, a host without a device
- * and no default, a group that does not exist, a pod that is not Ready, an empty list.
- * On failure out is empty.
- */
-int nodelist_parse(const char *text, const char *file, const char *dir,
-                   const struct nodelist_opts *o, struct nodelist *out, struct err *e);
 void nodelist_release(struct nodelist *l);
 /* "hosts", "ansible-ini", "ansible-yaml", "kubectl" (and "auto"), as written in a plan. */
 const char *nodelist_format_name(enum nodelist_format f);

@@ -28,7 +28,7 @@ static int pod_line(const char *text, const char *pod)
 	return line;
 }
 
-static const char *jstr(json_t *obj, const char *path)
+static const char *kube_str(json_t *obj, const char *path)
 {
 	char key[64];
 	const char *dot;
@@ -55,7 +55,7 @@ static int pod_port(json_t *pod)
 		json_array_foreach(json_object_get(c, "ports"), j, pt)
 		{
 			json_t *num = json_object_get(pt, "containerPort");
-			const char *name = jstr(pt, "name");
+			const char *name = kube_str(pt, "name");
 
 			if (!json_is_integer(num))
 				continue;
@@ -75,7 +75,7 @@ static bool pod_ready(json_t *pod)
 
 	json_array_foreach(conds, i, c)
 	{
-		const char *type = jstr(c, "type"), *st = jstr(c, "status");
+		const char *type = kube_str(c, "type"), *st = kube_str(c, "status");
 
 		if (type && st && !strcmp(type, "Ready"))
 			return !strcmp(st, "True");
@@ -94,7 +94,7 @@ int nodelist_kubectl_read(const char *text, const char *file, const struct nodel
 
 	if (!root)
 		return inv_fail(e, file, je.line, "not JSON: %s", je.text);
-	kind = jstr(root, "kind");
+	kind = kube_str(root, "kind");
 	items = json_object_get(root, "items");
 	if (kind && !strcmp(kind, "Pod")) {
 		items = json_array();
@@ -113,9 +113,10 @@ int nodelist_kubectl_read(const char *text, const char *file, const struct nodel
 	{
 		if (rc)
 			break;
-		const char *name = jstr(pod, "metadata.name"), *ip = jstr(pod, "status.podIP");
-		const char *node = jstr(pod, "spec.nodeName"), *podkind = jstr(pod, "kind");
-		const char *dev, *phase = jstr(pod, "status.phase");
+		const char *name = kube_str(pod, "metadata.name"),
+		           *ip = kube_str(pod, "status.podIP");
+		const char *node = kube_str(pod, "spec.nodeName"), *podkind = kube_str(pod, "kind");
+		const char *dev, *phase = kube_str(pod, "status.phase");
 		int line = name ? pod_line(text, name) : 0, port;
 		char port_s[16];
 

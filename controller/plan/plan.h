@@ -5,8 +5,8 @@
 #include <stdbool.h>
 
 #include "buf.h"
-#include "plan/config.h"
 #include "err.h"
+#include "plan/config.h"
 
 /* A node's bearer token: at most PLAN_TOKEN_MAX visible ASCII characters; a token_file is read
  * up to PLAN_TOKEN_FILE_MAX bytes (more: refused). */
@@ -97,27 +97,10 @@ struct plan {
 	char *json; /* the plan as compact JSON with "token" values removed */
 };
 
-/*
- * Parse and validate plan text. dir is the directory token_file and nodes_from paths are
- * resolved against (NULL: as given). The nodes are "nodes", then those of "nodes_from". Errors name
- * the JSON path, e.g. "axes[1].values[2]: expected an integer". Tokens are not read here. On
- * failure p is released.
- */
-int plan_parse(const char *text, const char *dir, struct plan *p, struct err *e);
-/* plan_parse, with the nodes of the node list file nodes_from (a hosts file, an Ansible
- * inventory, kubectl's pod JSON: nodelist.h) instead of the plan's "nodes" and "nodes_from"
- * file; the plan's "nodes_from" options (format, group, device, ...) still apply. NULL: the
- * plan's own. Errors in the list name its line ("hosts.txt:3: ..."). A plan whose nodes
- * come from a list keeps them written out in p->json. */
-int plan_parse_nodes_from(const char *text, const char *dir, const char *nodes_from, struct plan *p,
-                          struct err *e);
-/* Read and parse a plan file; token_file is relative to the file's directory. */
-int plan_load(const char *path, struct plan *p, struct err *e);
-/* plan_load with plan_parse_nodes_from's nodes_from (relative to the current directory). */
-int plan_load_nodes_from(const char *path, const char *nodes_from, struct plan *p, struct err *e);
-/* Fill every node's token: "token" in the plan, else token_file, else $FLEETTUNE_TOKEN. */
-int plan_tokens_load(struct plan *p, struct err *e);
+/* Free what p holds (NULL is fine); p is zeroed by no one: parse again to reuse it. */
 void plan_release(struct plan *p);
+/* Free n labels l. */
+void plan_labels_free(struct plan_label *l, int n);
 /* Give dst src's job and how it is judged: engine, options, directory, loops, runtime_s,
  * metric, goal, min_effect_pct (a rollout measures a sweep's job on its own plan's nodes). */
 void plan_job_copy(struct plan *dst, const struct plan *src);
@@ -132,17 +115,9 @@ bool plan_job_sets_direct(const struct plan *p);
 const char *plan_metric_unit(const char *metric);
 /* "grid", "sequential" or "adaptive", as written in a plan. */
 const char *plan_strategy_name(enum plan_strategy s);
-/* Replace p's cohort_by with the comma-separated names of list ("model,firmware"; "" for
- * one cohort), checked as the plan's are. -EINVAL "bad_option" naming the name; p is left
- * as it was then. */
-int plan_cohort_by_set(struct plan *p, const char *list, struct err *e);
 /* The value of node n's label key, or NULL. */
 const char *plan_node_label(const struct plan_node *n, const char *key);
 /* The index of the node called name, or -1 (a binary search: O(log n)). */
 int plan_node_find(const struct plan *p, const char *name);
-/* The names of the nodes with set[i] as a JSON array. Caller has ownership. */
-char *plan_node_set_to_json(const struct plan *p, const bool *set);
-/* Set set[i] for every node named in the JSON array text (unknown names are ignored). */
-int plan_node_set_parse(const struct plan *p, const char *text, bool *set, struct err *e);
 
 #endif

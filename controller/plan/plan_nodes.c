@@ -13,44 +13,13 @@
 
 #include "buf.h"
 #include "plan/nodelist.h"
+#include "plan/nodelist_read.h"
 #include "plan/plan.h"
-#include "plan/plan_priv.h"
+#include "plan/plan_nodes.h"
+#include "plan/planjson.h"
 #include "protocol.h"
 #include "xmalloc.h"
 #include "banned.h"
-
-const char *plan_node_label(const struct plan_node *n, const char *key)
-{
-	int i;
-
-	for (i = 0; i < n->nlabels; i++)
-		if (!strcmp(n->labels[i].key, key))
-			return n->labels[i].value;
-	return NULL;
-}
-
-int plan_node_find(const struct plan *p, const char *name)
-{
-	int lo = 0, hi = p->nnodes - 1, mid, c;
-
-	if (!p->node_by_name) { /* a plan built by hand, not parsed */
-		for (mid = 0; mid < p->nnodes; mid++)
-			if (!strcmp(p->nodes[mid].name, name))
-				return mid;
-		return -1;
-	}
-	while (lo <= hi) {
-		mid = lo + (hi - lo) / 2;
-		c = strcmp(p->nodes[p->node_by_name[mid]].name, name);
-		if (!c)
-			return p->node_by_name[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid - 1;
-	}
-	return -1;
-}
 
 char *plan_node_set_to_json(const struct plan *p, const bool *set)
 {
@@ -137,7 +106,7 @@ int plan_labels_take(struct parser *ps, json_t *v, const char *where, struct pla
 		snprintf(path, sizeof(path), "%s.%s", where, key);
 		if (!json_is_string(lv))
 			return fail(ps, path, "expected a string");
-		if (plan_has_control(key) || plan_has_control(json_string_value(lv)))
+		if (planjson_has_control(key) || planjson_has_control(json_string_value(lv)))
 			return fail(ps, where,
 			            "a label key or value has a control character (a line break, a "
 			            "tab, ...)");
@@ -189,15 +158,15 @@ int plan_parse_nodes(struct parser *ps, json_t *arr, const char *dir)
 		snprintf(path, sizeof(path), "nodes[%zu]", i);
 		if (!json_is_object(n))
 			return fail(ps, path, "expected an object");
-		if ((r = plan_check_keys(ps, n, path, keys)) < 0)
+		if ((r = planjson_check_keys(ps, n, path, keys)) < 0)
 			return r;
-		if ((r = plan_get_str(ps, n, "name", path, true, &name)) < 0 ||
-		    (r = plan_get_str(ps, n, "url", path, true, &url)) < 0 ||
-		    (r = plan_get_str(ps, n, "device", path, true, &dev)) < 0 ||
-		    (r = plan_get_str(ps, n, "token_file", path, false, &tf)) < 0 ||
-		    (r = plan_get_str(ps, n, "token", path, false, &tok)) < 0)
+		if ((r = planjson_get_str(ps, n, "name", path, true, &name)) < 0 ||
+		    (r = planjson_get_str(ps, n, "url", path, true, &url)) < 0 ||
+		    (r = planjson_get_str(ps, n, "device", path, true, &dev)) < 0 ||
+		    (r = planjson_get_str(ps, n, "token_file", path, false, &tf)) < 0 ||
+		    (r = planjson_get_str(ps, n, "token", path, false, &tok)) < 0)
 			return r;
-		if (!plan_name_ok(name, ".-")) {
+		if (!planjson_name_ok(name, ".-")) {
 			snprintf(path, sizeof(path), "nodes[%zu].name", i);
 			return fail(ps, path, "'%s' must be letters, digits, '.', '-' or '_'",
 			            name);
@@ -206,7 +175,7 @@ int plan_parse_nodes(struct parser *ps, json_t *arr, const char *dir)
 			snprintf(path, sizeof(path), "nodes[%zu].url", i);
 			return fail(ps, path, "'%s' must start with http:// or https://", url);
 		}
-		if (!plan_name_ok(dev, "-")) {
+		if (!planjson_name_ok(dev, "-")) {
 			snprintf(path, sizeof(path), "nodes[%zu].device", i);
 			return fail(ps, path, "'%s' is not a block device name (e.g. sda, loop0)",
 			            dev);
@@ -230,7 +199,7 @@ int plan_parse_nodes(struct parser *ps, json_t *arr, const char *dir)
 		                          &pn->nlabels)) < 0)
 			return r;
 		for (r = 0; r < pn->nlabels; r++) {
-			if (plan_name_ok(pn->labels[r].key, ".-"))
+			if (planjson_name_ok(pn->labels[r].key, ".-"))
 				continue;
 			snprintf(path, sizeof(path), "nodes[%zu].labels.%s", i, pn->labels[r].key);
 			return fail(ps, path, "a label key is letters, digits, '.', '-' or '_'");
@@ -258,23 +227,23 @@ int plan_parse_node_list(struct parser *ps, json_t *v, const char *dir)
 	if (v && json_is_string(v)) {
 		file = json_string_value(v);
 	} else if (v && json_is_object(v)) {
-		if ((r = plan_check_keys(ps, v, "nodes_from", keys)) < 0 ||
-		    (r = plan_get_str(ps, v, "file", "nodes_from", !ps->nodes_from, &file)) < 0)
+		if ((r = planjson_check_keys(ps, v, "nodes_from", keys)) < 0 ||
+		    (r = planjson_get_str(ps, v, "file", "nodes_from", !ps->nodes_from, &file)) < 0)
 			return r;
-		if ((r = plan_get_str(ps, v, "format", "nodes_from", false, &s)) < 0)
+		if ((r = planjson_get_str(ps, v, "format", "nodes_from", false, &s)) < 0)
 			return r;
 		if (r == 1 && nodelist_format_parse(s, &o.format))
 			return fail(ps, "nodes_from.format",
 			            "'%s' is not one of auto, hosts, ansible-ini, ansible-yaml, "
 			            "kubectl",
 			            s);
-		if ((r = plan_get_str(ps, v, "group", "nodes_from", false, &o.group)) < 0 ||
-		    (r = plan_get_str(ps, v, "device", "nodes_from", false, &o.device)) < 0)
+		if ((r = planjson_get_str(ps, v, "group", "nodes_from", false, &o.group)) < 0 ||
+		    (r = planjson_get_str(ps, v, "device", "nodes_from", false, &o.device)) < 0)
 			return r;
-		if (o.device && !plan_name_ok(o.device, "-"))
+		if (o.device && !planjson_name_ok(o.device, "-"))
 			return fail(ps, "nodes_from.device",
 			            "'%s' is not a block device name (e.g. sda, loop0)", o.device);
-		if ((r = plan_get_str(ps, v, "scheme", "nodes_from", false, &o.scheme)) < 0)
+		if ((r = planjson_get_str(ps, v, "scheme", "nodes_from", false, &o.scheme)) < 0)
 			return r;
 		if (o.scheme && strcmp(o.scheme, "http") && strcmp(o.scheme, "https"))
 			return fail(ps, "nodes_from.scheme", "'%s' is not one of http, https",
@@ -284,7 +253,7 @@ int plan_parse_node_list(struct parser *ps, json_t *v, const char *dir)
 		             json_integer_value(port) > 65535))
 			return fail(ps, "nodes_from.port", "expected a port number (1-65535)");
 		o.port = port ? (int)json_integer_value(port) : 0;
-		if ((r = plan_get_str(ps, v, "token_file", "nodes_from", false, &s)) < 0)
+		if ((r = planjson_get_str(ps, v, "token_file", "nodes_from", false, &s)) < 0)
 			return r;
 		if (r == 1)
 			o.token_file = tf =
@@ -312,14 +281,14 @@ int plan_parse_node_list(struct parser *ps, json_t *v, const char *dir)
 	for (i = 0; i < l.n; i++) {
 		const struct nodelist_node *n = &l.nodes[i];
 
-		if (!plan_name_ok(n->name, ".-")) {
+		if (!planjson_name_ok(n->name, ".-")) {
 			r = err_set(
 			        ps->e, -EINVAL, "invalid_nodes",
 			        "%s:%d: node name '%s' must be letters, digits, '.', '-' or '_'",
 			        path, n->line, n->name);
 			goto out;
 		}
-		if (!plan_name_ok(n->device, "-")) {
+		if (!planjson_name_ok(n->device, "-")) {
 			r = err_set(ps->e, -EINVAL, "invalid_nodes",
 			            "%s:%d: '%s' (node %s) is not a block device name (e.g. sda, "
 			            "loop0)",
@@ -333,8 +302,8 @@ int plan_parse_node_list(struct parser *ps, json_t *v, const char *dir)
 			goto out;
 		}
 		for (k = 0; k < n->nlabels; k++) {
-			if (plan_name_ok(n->labels[k].key, ".-") &&
-			    !plan_has_control(n->labels[k].value))
+			if (planjson_name_ok(n->labels[k].key, ".-") &&
+			    !planjson_has_control(n->labels[k].value))
 				continue;
 			r = err_set(ps->e, -EINVAL, "invalid_nodes",
 			            "%s:%d: label '%s' of node %s: a label key is letters, digits, "
@@ -449,7 +418,7 @@ static int cohort_key_check(const struct plan *p, const char *s, int n, char *wh
 	const char *label = !strncmp(s, "label.", 6) ? s + 6 : NULL;
 	int j;
 
-	if (!plan_name_ok(s, ".-"))
+	if (!planjson_name_ok(s, ".-"))
 		snprintf(why, len, "expected an identity field or a node label name");
 	else if (!label && identity_field_parse(s) < 0 && !some_node_label(p, s))
 		snprintf(
@@ -579,15 +548,4 @@ int plan_tokens_load(struct plan *p, struct err *e)
 		}
 	}
 	return rc;
-}
-
-void plan_labels_free(struct plan_label *l, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++) {
-		free(l[i].key);
-		free(l[i].value);
-	}
-	free(l);
 }

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render/export.h"
 #include "plan/fsparam.h"
+#include "render/export.h"
 #include "xmalloc.h"
 #include "banned.h"
 

@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "judge/race.h"
 #include "log.h"
 #include "render/progress.h"
-#include "judge/race.h"
 #include "timeutil.h"
 #include "banned.h"
 

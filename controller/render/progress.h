@@ -6,8 +6,8 @@
 #include <stdbool.h>
 
 #include "buf.h"
-#include "run/runner.h"
 #include "model/sweep.h"
+#include "run/runner.h"
 
 /* What the progress display of a running sweep keeps; the run loop fills it in. */
 struct progress {

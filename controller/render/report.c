@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "doc/sweepdoc.h"
 #include "judge/race.h"
+#include "model/words.h"
 #include "plan/fsparam.h"
 #include "render/report.h"
 #include "run/strategy.h"
-#include "doc/sweepdoc.h"
 #include "timeutil.h"
-#include "model/words.h"
 #include "xmalloc.h"
 #include "banned.h"
 

@@ -6,11 +6,11 @@
 #include <stdbool.h>
 
 #include "buf.h"
-#include "store/ctlstore.h"
 #include "err.h"
-#include "run/preflight.h"
-#include "model/sweep.h"
 #include "judge/verdict.h"
+#include "model/sweep.h"
+#include "run/preflight.h"
+#include "store/ctlstore.h"
 
 /*
  * The modules below produce structs, codes and numbers; the sentences a

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render/report_html.h"
 #include "doc/sweepdoc.h"
+#include "render/report_html.h"
 #include "xmalloc.h"
 #include "banned.h"
 

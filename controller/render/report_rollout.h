@@ -6,10 +6,10 @@
 #include <stdbool.h>
 
 #include "buf.h"
-#include "store/ctlstore.h"
 #include "model/rollout.h"
 #include "run/rollrun.h"
 #include "run/verify.h"
+#include "store/ctlstore.h"
 
 /* One line for a rollout's event (rollrun's callback): its start, a wave done, a round of a
  * measurement, a put-back. */

@@ -9,10 +9,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "doc/sweepdoc.h"
 #include "judge/analysis.h"
 #include "render/report_html.h"
 #include "render/site.h"
-#include "doc/sweepdoc.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 #include "banned.h"

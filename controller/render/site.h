@@ -3,9 +3,9 @@
 #ifndef FT_SITE_H
 #define FT_SITE_H
 
-#include "store/ctlstore.h"
 #include "err.h"
 #include "model/sweep.h"
+#include "store/ctlstore.h"
 
 struct site_opts {
 	const char *web_dir;  /* site.html, report.html and the files they use */

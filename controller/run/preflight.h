@@ -6,8 +6,8 @@
 
 #include "buf.h"
 #include "fleet/fleet.h"
-#include "plan/plan.h"
 #include "model/sweep.h"
+#include "plan/plan.h"
 
 /*
  * The agents are the only judges of parameter values and job options:

@@ -6,9 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats/effect.h"
 #include "log.h"
-#include "run/rollrun_priv.h"
+#include "plan/plan_nodes.h"
+#include "plan/plan_parse.h"
+#include "run/rollctx.h"
+#include "run/rollmeasure.h"
+#include "stats/effect.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 #include "banned.h"
@@ -46,7 +49,7 @@ static void measure_release(struct measure *m, int n)
 }
 
 /* Wait for the jobs of one run to end (renewing the sessions); -EINTR after cancelling them. */
-static int measure_wait(struct run *u, struct measure *m, struct fleet_node_run *nr,
+static int measure_wait(struct rollctx *u, struct measure *m, struct fleet_node_run *nr,
                         double *last_renew)
 {
 	int n = m->mp.nnodes, k, left, rc = 0;
@@ -71,7 +74,7 @@ static int measure_wait(struct run *u, struct measure *m, struct fleet_node_run 
 			fleet_sessions_renew(&m->mf, res);
 			*last_renew = time_mono_s();
 		}
-		if (run_stopped(u)) {
+		if (rollctx_stopped(u)) {
 			for (k = 0; k < n; k++)
 				ids[k] = nr[k].job_id;
 			fleet_jobs_cancel(&m->mf, ids, res);
@@ -97,7 +100,8 @@ static void labels_add(struct plan *p, int64_t id, int wave)
 }
 
 /* One run of side (0 old, 1 new) on every measured node, 1 loop; its pass kept per node. */
-static int measure_run(struct run *u, struct measure *m, int side, int round, double *last_renew)
+static int measure_run(struct rollctx *u, struct measure *m, int side, int round,
+                       double *last_renew)
 {
 	int n = m->mp.nnodes, k, rc;
 	struct fleet_node_run *nr = xcalloc((size_t)n + 1, sizeof(*nr));
@@ -109,11 +113,11 @@ static int measure_run(struct run *u, struct measure *m, int side, int round, do
 	fleet_point_start(&m->mf, NULL, -1, 0, 1, nr);
 	for (k = 0; k < n; k++)
 		u->r->nodes[k].job_id = nr[k].job_id;
-	run_save_nodes(u, m->on);
+	rollctx_save_nodes(u, m->on);
 	rc = measure_wait(u, m, nr, last_renew);
 	for (k = 0; k < n; k++)
 		u->r->nodes[k].job_id = 0;
-	run_save_nodes(u, m->on);
+	rollctx_save_nodes(u, m->on);
 	for (k = 0; rc == 0 && k < n; k++) {
 		const char *why = NULL;
 
@@ -140,7 +144,7 @@ static int measure_run(struct run *u, struct measure *m, int side, int round, do
 }
 
 /* Judge old vs new with effect.h: 1 the wave may go on, 0 it may not (detail says why). */
-static int measure_judge(struct run *u, struct measure *m, char *detail, size_t len)
+static int measure_judge(struct rollctx *u, struct measure *m, char *detail, size_t len)
 {
 	const struct plan *jp = u->job_plan;
 	int n = m->mp.nnodes, k, used = 0, rc = 1, j;
@@ -210,7 +214,7 @@ out:
 }
 
 /* Measure the wave's new nodes (mask): 1 pass, 0 fail (detail), -EINTR on a signal. */
-int rollmeasure_check(struct run *u, int w, char *detail, size_t len)
+int rollmeasure_check(struct rollctx *u, int w, char *detail, size_t len)
 {
 	struct rollout *r = u->r;
 	int n = r->nnodes, k, s, round, rounds = u->job_plan->loops > 1 ? u->job_plan->loops : 2;
@@ -222,7 +226,7 @@ int rollmeasure_check(struct run *u, int w, char *detail, size_t len)
 	int rc = 1;
 
 	memset(&m, 0, sizeof(m));
-	if (!run_mask_of(u, w, RNODE_NEW)) {
+	if (!rollctx_mask_of(u, w, RNODE_NEW)) {
 		snprintf(detail, len, "measure: no node of the wave holds the profile");
 		rc = 0;
 		goto out;
@@ -268,7 +272,7 @@ int rollmeasure_check(struct run *u, int w, char *detail, size_t len)
 	/* Saved: a controller killed now leaves them open; resume and revert close them. */
 	for (k = 0; k < n; k++)
 		r->nodes[k].session_id = m.mf.session_id[k];
-	run_save_nodes(u, u->mask);
+	rollctx_save_nodes(u, u->mask);
 	for (k = 0; k < n; k++)
 		if (m.on[k] && res[k].failed) {
 			m.on[k] = false;
@@ -284,7 +288,7 @@ int rollmeasure_check(struct run *u, int w, char *detail, size_t len)
 		for (s = 0; s < 2 && rc == 1; s++)
 			if (measure_run(u, &m, s ? 1 - first : first, round, &last_renew) == -EINTR)
 				rc = -EINTR;
-		run_event(u, ROLLRUN_MEASURE, w, round, rounds);
+		rollctx_event(u, ROLLRUN_MEASURE, w, round, rounds);
 	}
 	fleet_sessions_close(&m.mf, true, res);
 	for (k = 0; k < n; k++) {
@@ -293,7 +297,7 @@ int rollmeasure_check(struct run *u, int w, char *detail, size_t len)
 			         r->nodes[k].name, res[k].error);
 		r->nodes[k].session_id = m.mf.session_id[k];
 	}
-	run_save_nodes(u, u->mask);
+	rollctx_save_nodes(u, u->mask);
 	if (rc == 1)
 		rc = measure_judge(u, &m, detail, len);
 out:

@@ -7,12 +7,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "store/ctlstore.h"
 #include "fleet/fleet.h"
 #include "fleet/fleet_profile.h"
 #include "log.h"
+#include "run/rollctx.h"
+#include "run/rollmeasure.h"
 #include "run/rollrun.h"
-#include "run/rollrun_priv.h"
+#include "store/ctlstore.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 #include "banned.h"
@@ -28,21 +29,10 @@ static void sleep_s(double s)
 	nanosleep(&ts, NULL);
 }
 
-bool run_stopped(const struct run *u)
-{
-	return u->o->stop && *u->o->stop;
-}
-
-void run_event(struct run *u, enum rollrun_event ev, int wave, int round, int rounds)
-{
-	if (u->o->event)
-		u->o->event(u->o->cls, u->r, ev, wave, round, rounds);
-}
-
-static void node_set(struct run *u, int i, enum rollout_node_state s, const char *fmt, ...)
+static void node_set(struct rollctx *u, int i, enum rollout_node_state s, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
 
-static void node_set(struct run *u, int i, enum rollout_node_state s, const char *fmt, ...)
+static void node_set(struct rollctx *u, int i, enum rollout_node_state s, const char *fmt, ...)
 {
 	struct rollout_node *n = &u->r->nodes[i];
 	va_list ap;
@@ -56,19 +46,7 @@ static void node_set(struct run *u, int i, enum rollout_node_state s, const char
 	va_end(ap);
 }
 
-/* Save the nodes of mask (NULL: all). A database that fails stops the rollout after the
- * requests under way: nothing more is sent that could not be recorded. */
-void run_save_nodes(struct run *u, const bool *mask)
-{
-	struct err e = { 0 };
-
-	if (u->db_failed || ctlstore_rollout_nodes_save(u->st, u->r, mask, &e) == 0)
-		return;
-	u->db_failed = true;
-	u->db_err = e;
-}
-
-static void save_wave(struct run *u, int w)
+static void save_wave(struct rollctx *u, int w)
 {
 	struct err e = { 0 };
 
@@ -78,7 +56,7 @@ static void save_wave(struct run *u, int w)
 	}
 }
 
-static void save_status(struct run *u)
+static void save_status(struct rollctx *u)
 {
 	struct err e = { 0 };
 
@@ -86,18 +64,6 @@ static void save_status(struct run *u)
 		u->db_failed = true;
 		u->db_err = e;
 	}
-}
-
-/* mask[i] = node i is in wave w (w < 0: any) and in state s. Returns how many. */
-int run_mask_of(struct run *u, int w, enum rollout_node_state s)
-{
-	int i, n = 0;
-
-	for (i = 0; i < u->r->nnodes; i++) {
-		u->mask[i] = (w < 0 || u->r->nodes[i].wave == w) && u->r->nodes[i].state == s;
-		n += u->mask[i];
-	}
-	return n;
 }
 
 /* The answer holds the rollout's profile. */
@@ -116,7 +82,7 @@ static bool holds_old(const struct rollout_node *n, const struct fleet_profile *
 
 /* Cancel the measurement's jobs and close its sessions that a killed controller left (the
  * sessions' restore puts back what the wave applied), so that the profiles stop yielding. */
-static void sessions_close_stale(struct run *u)
+static void sessions_close_stale(struct rollctx *u)
 {
 	struct rollout *r = u->r;
 	struct fleet_result *res = xcalloc((size_t)r->nnodes + 1, sizeof(*res));
@@ -143,12 +109,12 @@ static void sessions_close_stale(struct run *u)
 			r->nodes[i].session_id = u->f.session_id[i];
 	}
 	if (n || nj)
-		run_save_nodes(u, NULL);
+		rollctx_save_nodes(u, NULL);
 	free(res);
 }
 
 /* Ask the nodes whose move was sent but not confirmed what they hold now. */
-static void resolve_uncertain(struct run *u)
+static void resolve_uncertain(struct rollctx *u)
 {
 	struct rollout *r = u->r;
 	int i, n = 0;
@@ -182,11 +148,12 @@ static void resolve_uncertain(struct run *u)
 			         "changed by someone else, left alone",
 			         r->profile);
 	}
-	run_save_nodes(u, u->mask);
+	rollctx_save_nodes(u, u->mask);
 	fleet_profiles_release(u->ans, r->nnodes);
 }
 
-static void owners_wait(struct run *u, const bool *mask, struct fleet_profile *ans, bool stoppable);
+static void owners_wait(struct rollctx *u, const bool *mask, struct fleet_profile *ans,
+                        bool stoppable);
 
 /*
  * Put the nodes of put_back back to what they had: a profile that was there before PUT back as
@@ -194,7 +161,7 @@ static void owners_wait(struct run *u, const bool *mask, struct fleet_profile *a
  * parameters had before the profile first changed them). Nodes end in state done.
  * Returns how many could not be put back (they stay "reverting", with the reason).
  */
-static int revert(struct run *u, const bool *put_back, enum rollout_node_state done)
+static int revert(struct rollctx *u, const bool *put_back, enum rollout_node_state done)
 {
 	struct rollout *r = u->r;
 	int n = r->nnodes, i, failed = 0;
@@ -210,7 +177,7 @@ static int revert(struct run *u, const bool *put_back, enum rollout_node_state d
 		without[i] = !r->nodes[i].had_profile;
 		bodies[i] = r->nodes[i].old_profile;
 	}
-	run_save_nodes(u, put_back);
+	rollctx_save_nodes(u, put_back);
 	/* A device a session or job owns keeps its values through a put-back (its owner's
 	 * restore has the last word): a killed controller's measurement may still run there,
 	 * so wait for it to let go first. */
@@ -285,7 +252,7 @@ static int revert(struct run *u, const bool *put_back, enum rollout_node_state d
 		}
 		node_set(u, i, done, done == RNODE_FAILED ? NULL : "%s", "");
 	}
-	run_save_nodes(u, put_back);
+	rollctx_save_nodes(u, put_back);
 	fleet_profiles_release(u->ans, n);
 	fleet_profiles_release(a2, n);
 	free(a2);
@@ -358,14 +325,15 @@ static bool owned(const struct rollout_node *n, const struct fleet_profile *a)
  * newest answers replacing the old in ans. A signal cuts the wait short only when stoppable (a
  * revert is never cut short).
  */
-static void owners_wait(struct run *u, const bool *mask, struct fleet_profile *ans, bool stoppable)
+static void owners_wait(struct rollctx *u, const bool *mask, struct fleet_profile *ans,
+                        bool stoppable)
 {
 	struct rollout *r = u->r;
 	int n = r->nnodes, i, waited, busy;
 	bool *busy_mask = xcalloc((size_t)n + 1, sizeof(bool));
 	struct fleet_profile *again = xcalloc((size_t)n + 1, sizeof(*again));
 
-	for (waited = 0; waited < READBACK_WAIT_S && !(stoppable && run_stopped(u)); waited++) {
+	for (waited = 0; waited < READBACK_WAIT_S && !(stoppable && rollctx_stopped(u)); waited++) {
 		for (busy = 0, i = 0; i < n; i++) {
 			busy_mask[i] = mask[i] && owned(&r->nodes[i], &ans[i]);
 			busy += busy_mask[i];
@@ -386,7 +354,7 @@ static void owners_wait(struct run *u, const bool *mask, struct fleet_profile *a
 }
 
 /* Read back the wave's new nodes; a node that does not hold the values is put back and fails. */
-static void check_readback(struct run *u, int w)
+static void check_readback(struct rollctx *u, int w)
 {
 	struct rollout *r = u->r;
 	int n = r->nnodes, i;
@@ -394,7 +362,7 @@ static void check_readback(struct run *u, int w)
 	char why[256];
 	int nbad = 0;
 
-	if (!run_mask_of(u, w, RNODE_NEW))
+	if (!rollctx_mask_of(u, w, RNODE_NEW))
 		goto out;
 	fleet_profile_get(&u->f, u->mask, r->profile, u->ans);
 	/* A device a session or job owns cannot be judged yet: ask again for a while before
@@ -421,7 +389,7 @@ out:
 
 /* What node i's device held before its PUT (the answer's previous values), kept the first
  * time: the measurement's old side, and what a revert writes where the profile is gone. */
-static void old_values_read(struct run *u, int i, const struct fleet_profile *a)
+static void old_values_read(struct rollctx *u, int i, const struct fleet_profile *a)
 {
 	struct rollout_node *nd = &u->r->nodes[i];
 	int k, j;
@@ -442,18 +410,18 @@ static void old_values_read(struct run *u, int i, const struct fleet_profile *a)
 }
 
 /* PUT the profile on the wave's old nodes (window at a time; none once *stop is set). */
-static void wave_apply(struct run *u, int w)
+static void wave_apply(struct rollctx *u, int w)
 {
 	struct rollout *r = u->r;
 	int n = r->nnodes, i, nu = 0;
 	bool *unsure;
 
-	if (!run_mask_of(u, w, RNODE_OLD))
+	if (!rollctx_mask_of(u, w, RNODE_OLD))
 		return;
 	for (i = 0; i < n; i++)
 		if (u->mask[i])
 			node_set(u, i, RNODE_APPLYING, "%s", "");
-	run_save_nodes(u, u->mask);
+	rollctx_save_nodes(u, u->mask);
 	if (u->db_failed) {
 		for (i = 0; i < n; i++)
 			if (u->mask[i])
@@ -483,7 +451,7 @@ static void wave_apply(struct run *u, int w)
 			node_set(u, i, RNODE_FAILED, "write: %s", a->res.error);
 	}
 	fleet_profiles_release(u->ans, n);
-	run_save_nodes(u, u->mask);
+	rollctx_save_nodes(u, u->mask);
 	if (nu) {
 		fleet_profile_get(&u->f, unsure, r->profile, u->ans);
 		for (i = 0; i < n; i++) {
@@ -497,7 +465,7 @@ static void wave_apply(struct run *u, int w)
 				         NULL); /* unchanged: the write's error stays */
 		}
 		fleet_profiles_release(u->ans, n);
-		run_save_nodes(u, unsure);
+		rollctx_save_nodes(u, unsure);
 	}
 	free(unsure);
 }
@@ -524,7 +492,7 @@ static void failures_text(const struct rollout *r, int w, char *out, size_t len)
 }
 
 /* Run wave w: apply, check, and put it back when it fails. */
-static enum rollrun_result wave_run(struct run *u, int w)
+static enum rollrun_result wave_run(struct rollctx *u, int w)
 {
 	struct rollout *r = u->r;
 	struct rollout_wave *wv = &r->waves[w];
@@ -532,7 +500,7 @@ static enum rollrun_result wave_run(struct run *u, int w)
 	double t_start, t_applied, t_read;
 	int failures, rc = 1, i;
 
-	if (run_stopped(u))
+	if (rollctx_stopped(u))
 		return ROLLRUN_INTERRUPTED;
 	if (!(wv->started_at > 0))
 		wv->started_at = time_now_s();
@@ -542,7 +510,7 @@ static enum rollrun_result wave_run(struct run *u, int w)
 	t_applied = time_now_s();
 	if (u->db_failed)
 		return ROLLRUN_FAILED;
-	if (run_stopped(u))
+	if (rollctx_stopped(u))
 		return ROLLRUN_INTERRUPTED;
 	detail[0] = '\0';
 	if (r->check != CHECK_NONE)
@@ -575,7 +543,7 @@ static enum rollrun_result wave_run(struct run *u, int w)
 	log_debug("phases wave=%d nodes=%d start=%.3f applied=%.3f read_back=%.3f checked=%.3f "
 	          "saved=%.3f",
 	          w, wv->nodes, t_start, t_applied, t_read, wv->finished_at, time_now_s());
-	run_event(u, ROLLRUN_WAVE_DONE, w, 0, 0);
+	rollctx_event(u, ROLLRUN_WAVE_DONE, w, 0, 0);
 	if (!strcmp(wv->check, "failed")) {
 		int nbad;
 
@@ -586,14 +554,14 @@ static enum rollrun_result wave_run(struct run *u, int w)
 		snprintf(r->reason, sizeof(r->reason), "wave %d: %s%s", w, wv->detail,
 		         nbad ? "; some nodes could not be put back (rollout --revert retries)"
 		              : "");
-		run_event(u, ROLLRUN_REVERT_DONE, w, 0, 0);
+		rollctx_event(u, ROLLRUN_REVERT_DONE, w, 0, 0);
 		return ROLLRUN_STOPPED;
 	}
 	return u->db_failed ? ROLLRUN_FAILED : ROLLRUN_COMPLETED;
 }
 
 /* Run the waves from the first unfinished one; set the status and save it. */
-static enum rollrun_result waves_run(struct run *u, struct err *e)
+static enum rollrun_result waves_run(struct rollctx *u, struct err *e)
 {
 	struct rollout *r = u->r;
 	enum rollrun_result res = ROLLRUN_COMPLETED;
@@ -643,7 +611,7 @@ static enum rollrun_result waves_run(struct run *u, struct err *e)
 /* Every node's state before anything is written, in one round of requests (health and what
  * it holds): failures are its wave's. The values are judged by the agents at the write
  * itself, all or nothing: the canary is the first to see a value refused. */
-static void preflight(struct run *u)
+static void preflight(struct rollctx *u)
 {
 	struct rollout *r = u->r;
 	int n = r->nnodes, i;
@@ -677,7 +645,7 @@ static void preflight(struct run *u)
 	free(info);
 }
 
-static void run_init(struct run *u, struct rollout *r, struct plan *p, const struct plan *jp,
+static void run_init(struct rollctx *u, struct rollout *r, struct plan *p, const struct plan *jp,
                      const struct rollrun_opts *o)
 {
 	memset(u, 0, sizeof(*u));
@@ -691,7 +659,7 @@ static void run_init(struct run *u, struct rollout *r, struct plan *p, const str
 	u->ans = xcalloc((size_t)p->nnodes + 1, sizeof(*u->ans));
 }
 
-static void run_release(struct run *u)
+static void run_release(struct rollctx *u)
 {
 	fleet_profiles_release(u->ans, u->p->nnodes);
 	free(u->ans);
@@ -705,7 +673,7 @@ enum rollrun_result rollrun_start(struct rollout *r, struct plan *p, const struc
 {
 	int cum[ROLLOUT_WAVES_MAX], nwaves, i;
 	enum rollrun_result res;
-	struct run u;
+	struct rollctx u;
 
 	if (rollout_waves_plan(p->nnodes, r->canary, r->waves_spec, cum, &nwaves, e))
 		return ROLLRUN_FAILED;
@@ -737,7 +705,7 @@ enum rollrun_result rollrun_start(struct rollout *r, struct plan *p, const struc
 		run_release(&u);
 		return ROLLRUN_FAILED;
 	}
-	run_event(&u, ROLLRUN_BEGIN, 0, 0, 0);
+	rollctx_event(&u, ROLLRUN_BEGIN, 0, 0, 0);
 	res = waves_run(&u, e);
 	run_release(&u);
 	return res;
@@ -767,7 +735,7 @@ enum rollrun_result rollrun_resume(struct rollout *r, struct plan *p, const stru
                                    const struct rollrun_opts *o, struct err *e)
 {
 	enum rollrun_result res;
-	struct run u;
+	struct rollctx u;
 
 	if (r->status != ROLLOUT_RUNNING && r->status != ROLLOUT_INTERRUPTED) {
 		err_set(e, -EINVAL, "not_resumable",
@@ -791,7 +759,7 @@ enum rollrun_result rollrun_resume(struct rollout *r, struct plan *p, const stru
 	save_status(&u);
 	sessions_close_stale(&u);
 	resolve_uncertain(&u);
-	run_event(&u, ROLLRUN_BEGIN, 0, 0, 0);
+	rollctx_event(&u, ROLLRUN_BEGIN, 0, 0, 0);
 	res = waves_run(&u, e);
 	run_release(&u);
 	return res;
@@ -801,7 +769,7 @@ enum rollrun_result rollrun_revert(struct rollout *r, struct plan *p, const stru
                                    struct err *e)
 {
 	enum rollrun_result res = ROLLRUN_REVERTED;
-	struct run u;
+	struct rollctx u;
 	int i, failed;
 
 	if (nodes_match(r, p, e))
@@ -817,7 +785,7 @@ enum rollrun_result rollrun_revert(struct rollout *r, struct plan *p, const stru
 		u.mask[i] = r->nodes[i].state == RNODE_NEW || r->nodes[i].state == RNODE_APPLYING ||
 		            r->nodes[i].state == RNODE_REVERTING;
 	failed = revert(&u, u.mask, RNODE_REVERTED);
-	run_event(&u, ROLLRUN_REVERT_DONE, -1, 0, 0);
+	rollctx_event(&u, ROLLRUN_REVERT_DONE, -1, 0, 0);
 	r->status = failed ? ROLLOUT_FAILED : ROLLOUT_REVERTED;
 	r->finished_at = time_now_s();
 	if (failed) {

@@ -3,12 +3,12 @@
 #ifndef FT_ROLLRUN_H
 #define FT_ROLLRUN_H
 
-#include <signal.h>
 #include <stdbool.h>
 
 #include "err.h"
-#include "plan/plan.h"
 #include "model/rollout.h"
+#include "plan/plan.h"
+#include "run/rollctx.h"
 
 /* How a run ended; the CLI turns it into the exit status. */
 enum rollrun_result {
@@ -20,27 +20,6 @@ enum rollrun_result {
 	ROLLRUN_INTERRUPTED, /* *stop was set: no node was left half-changed; resumable */
 	ROLLRUN_REVERTED,    /* rollrun_revert put every node it had changed back */
 	ROLLRUN_FAILED,      /* e says why (nothing changed, or the database failed) */
-};
-
-/* What happened, for the words (report_rollout.c). */
-enum rollrun_event {
-	ROLLRUN_BEGIN,       /* r is stored and its waves planned */
-	ROLLRUN_WAVE_DONE,   /* wave is applied and checked (or stopped) */
-	ROLLRUN_MEASURE,     /* wave's measurement: round (1-based) of rounds done */
-	ROLLRUN_REVERT_DONE, /* the nodes of wave (-1: all) were put back */
-};
-
-struct rollrun_opts {
-	const char *db_path;
-	const volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM: stop between nodes */
-	int window;                        /* requests in flight at once (0: 64) */
-	double session_ttl_s;              /* measure: the agents restore by themselves */
-	double poll_interval_s;            /* measure: job polls on agents without long-poll */
-	int owner_pid;
-	const char *owner_host;
-	void (*event)(void *cls, const struct rollout *r, enum rollrun_event ev, int wave,
-	              int round, int rounds);
-	void *cls;
 };
 
 /*

@@ -8,8 +8,8 @@
 
 #include "err.h"
 #include "fleet/fleet.h"
-#include "run/schedule.h"
 #include "model/sweep.h"
+#include "run/schedule.h"
 
 /*
  * The runner talks to the agents only through fleet, writes results only

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats/rounds.h"
 #include "run/schedule.h"
+#include "stats/rounds.h"
 #include "xmalloc.h"
 #include "banned.h"
 

@@ -5,8 +5,8 @@
 
 #include <stdbool.h>
 
-#include "run/strategy.h"
 #include "model/sweep.h"
+#include "run/strategy.h"
 
 /* One run: one loop of point on every active node, in the sweep's round. */
 struct schedule_run {

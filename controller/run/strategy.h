@@ -4,8 +4,8 @@
 
 #include <stdbool.h>
 
-#include "plan/plan.h"
 #include "model/sweep.h"
+#include "plan/plan.h"
 
 /* One item of work: run point (an index into the sweep) for loops more loops on every
  * active node. A point may come back in a later batch to get more loops. */

@@ -5,8 +5,8 @@
 
 #include "fleet/fleet.h"
 #include "fleet/fleet_profile.h"
-#include "utf8.h"
 #include "run/verify.h"
+#include "utf8.h"
 #include "xmalloc.h"
 #include "banned.h"
 

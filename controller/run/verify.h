@@ -5,8 +5,8 @@
 
 #include <stdbool.h>
 
-#include "plan/plan.h"
 #include "model/rollout.h"
+#include "plan/plan.h"
 
 /* What one node should hold: the profile's values, or (none) no profile of that name. */
 struct verify_expect {

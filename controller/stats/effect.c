@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats/effect.h"
 #include "stats.h"
+#include "stats/effect.h"
 #include "xmalloc.h"
 #include "banned.h"
 

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "plan/plan_nodes.h"
+#include "plan/plan_parse.h"
 #include "store/ctlstore.h"
 #include "store/ctlstore_priv.h"
 #include "timeutil.h"

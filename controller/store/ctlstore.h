@@ -7,9 +7,9 @@
 
 #include "buf.h"
 #include "err.h"
-#include "plan/plan.h"
 #include "model/rollout.h"
 #include "model/sweep.h"
+#include "plan/plan.h"
 
 /* Persistence of the structs it is handed: it includes nothing above the sweep model, so it
  * neither judges nor words anything. */

@@ -3,8 +3,8 @@
 #ifndef FT_CTLSTORE_PRIV_H
 #define FT_CTLSTORE_PRIV_H
 
-#include "store/ctlstore.h"
 #include "db.h"
+#include "store/ctlstore.h"
 
 struct ctlstore {
 	struct db *db;

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "state/agent.h"
 #include "queue/job.h"
+#include "state/agent.h"
 #include "store/store.h"
 #include "testutil.h"
 

@@ -14,8 +14,8 @@
 #include "job/contain.h"
 #include "job/proc.h"
 #include "job/ptree.h"
-#include "timeutil.h"
 #include "testutil.h"
+#include "timeutil.h"
 
 static void test_mode_parse(void **state)
 {

@@ -10,8 +10,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "testutil.h"
 #include "fleet/client.h"
+#include "testutil.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 

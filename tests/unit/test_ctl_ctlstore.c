@@ -7,15 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "testutil.h"
 #include "ctltest.h"
-#include "store/ctlstore.h"
 #include "db.h"
+#include "judge/verdict.h"
+#include "model/sweep.h"
 #include "plan/plan.h"
 #include "render/report.h"
 #include "run/strategy.h"
-#include "model/sweep.h"
-#include "judge/verdict.h"
+#include "store/ctlstore.h"
+#include "testutil.h"
 #include "xmalloc.h"
 
 static void test_store_roundtrip(void **state)

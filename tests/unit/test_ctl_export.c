@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "testutil.h"
-#include "judge/analysis.h"
 #include "ctltest.h"
-#include "render/export.h"
+#include "judge/analysis.h"
 #include "model/sweep.h"
-#include "xmalloc.h"
 #include "model/words.h"
+#include "render/export.h"
+#include "testutil.h"
+#include "xmalloc.h"
 
 /* Occurrences of needle in hay. */
 static int count_of(const char *hay, const char *needle)

@@ -3,10 +3,10 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "testutil.h"
 #include "ctltest.h"
-#include "render/progress.h"
 #include "model/sweep.h"
+#include "render/progress.h"
+#include "testutil.h"
 
 static void test_progress(void **state)
 {

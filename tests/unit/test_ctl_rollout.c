@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/rollout.h"
 #include "plan/config.h"
 #include "store/ctlstore.h"
-#include "model/rollout.h"
 #include "testutil.h"
 #include "xmalloc.h"
 

@@ -8,12 +8,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "testutil.h"
 #include "ctltest.h"
 #include "judge/analysis.h"
-#include "store/ctlstore.h"
+#include "plan/plan_parse.h"
 #include "render/site.h"
 #include "run/strategy.h"
+#include "store/ctlstore.h"
+#include "testutil.h"
 #include "xmalloc.h"
 
 #define WEB_DIR FT_FIXTURES "/../../web"

@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "testutil.h"
 #include "device/identity.h"
+#include "testutil.h"
 
 struct fx {
 	char *root;

@@ -14,10 +14,10 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "state/agent.h"
 #include "device/identity.h"
-#include "state/keeper.h"
 #include "profile/keepid.h"
+#include "state/agent.h"
+#include "state/keeper.h"
 #include "store/store.h"
 #include "testutil.h"
 

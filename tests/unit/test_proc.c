@@ -11,8 +11,8 @@
 #include "engines/engine.h"
 #include "enginetest.h"
 #include "job/proc.h"
-#include "timeutil.h"
 #include "testutil.h"
+#include "timeutil.h"
 
 #define FAKE_FIO FT_FIXTURES "/fake-fio.sh"
 
