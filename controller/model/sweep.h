@@ -158,7 +158,7 @@ struct node_identity {
 	char *field[IDF_N];
 };
 
-/* A cohort: the nodes whose cohort_by values are all the same (controller/cohort.h). */
+/* A cohort: the nodes whose cohort_by values are all the same (controller/judge/cohort.h). */
 struct sweep_cohort {
 	int nvalues;   /* plan.ncohort_by when grouped */
 	char **values; /* [nvalues] the cohort's value of each key; NULL when absent */

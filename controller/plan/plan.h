@@ -89,7 +89,7 @@ struct plan {
 	double min_effect_pct;
 	int nlabels;
 	struct plan_label *labels;
-	/* cohort_by: what nodes are grouped by (controller/cohort.h): identity fields of
+	/* cohort_by: what nodes are grouped by (controller/judge/cohort.h): identity fields of
 	 * common/protocol.h, or node labels ("label.KEY", or KEY when it names no identity
 	 * field); ["model", "firmware"] when the plan does not say; [] is one cohort. */
 	int ncohort_by;

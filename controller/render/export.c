@@ -299,7 +299,7 @@ static int legacy_render(const struct sweep *s, bool udev, bool best, struct buf
 
 /* ---- per cohort: rules that match what the devices are ---- */
 
-/* Transports whose identity files are laid out alike (agent/identity.c). */
+/* Transports whose identity files are laid out alike (agent/device/identity.c). */
 static const char *family_of(const char *transport)
 {
 	static const char *const scsi[] = { "scsi", "sata", "sas", "usb" };

@@ -1,4 +1,4 @@
-/* test_ctl_site.c -- controller/site.c: the site of a store (index document, a page per sweep,
+/* test_ctl_site.c -- controller/render/site.c: the site of a store (index document, a page per sweep,
  * the shared files), runs of one plan told apart from other plans whatever their nodes and
  * labels, an empty store, and a web directory that lacks a file. */
 #include <errno.h>
