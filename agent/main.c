@@ -12,12 +12,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "api.h"
+#include "api/api.h"
 #include "buf.h"
-#include "job.h"
 #include "log.h"
 #include "num.h"
+#include "queue/job.h"
+#include "state/agent.h"
 #include "timeutil.h"
 #include "version.h"
 #include "xmalloc.h"

@@ -8,16 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
 #include "buf.h"
-#include "effect.h"
+#include "judge/analysis.h"
+#include "judge/verdict.h"
 #include "mcrng.h"
+#include "model/sweep.h"
 #include "num.h"
-#include "plan.h"
-#include "schedule.h"
-#include "strategy.h"
-#include "sweep.h"
-#include "verdict.h"
+#include "plan/plan.h"
+#include "plan/plan_parse.h"
+#include "run/schedule.h"
+#include "run/strategy.h"
+#include "stats/effect.h"
 #include "xmalloc.h"
 #include "banned.h"
 

@@ -8,12 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "ctlstore.h"
+#include "judge/analysis.h"
+#include "model/sweep.h"
 #include "num.h"
-#include "plan.h"
-#include "strategy.h"
-#include "sweep.h"
+#include "plan/plan.h"
+#include "plan/plan_parse.h"
+#include "run/strategy.h"
+#include "store/ctlstore.h"
 #include "banned.h"
 
 static unsigned long long rng_state;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# verdicts.sh -- Monte Carlo of the verdict statistics (controller/effect.c) on synthetic
+# verdicts.sh -- Monte Carlo of the verdict statistics (controller/stats/effect.c) on synthetic
 # Gaussian passes: issue 9's benchmark table, each row from TRIALS trials, with its target;
 # then the same scenarios with every node judged within rounds (paired by round, as sweeps run
 # in interleaved rounds are).

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "effect.h"
 #include "mcrng.h"
 #include "num.h"
-#include "plan.h"
+#include "plan/plan.h"
+#include "stats/effect.h"
 #include "xmalloc.h"
 #include "banned.h"
 

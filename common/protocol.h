@@ -3,7 +3,7 @@
  * writes them (job.c, its store and /metrics) and the controller reads them (fleet.c);
  * schema/openapi.yaml lists the same words (tests/unit/test_protocol.c holds the two together). The
  * controller's decision codes (gain, loss, ...) do not cross the agent's wire: they belong to its
- * sweep document (controller/effect.h). */
+ * sweep document (controller/stats/effect.h). */
 #ifndef FT_PROTOCOL_H
 #define FT_PROTOCOL_H
 
@@ -32,7 +32,7 @@ bool job_state_final(enum job_state s);
 
 /* The fields of a device's identity (GET /devices' "identity", a job's "identity.device") and
  * of its host's ("host", "identity.host"): the agent writes exactly these names
- * (agent/wire_identity.c) and a plan's cohort_by may name any of them (controller/cohort.c).
+ * (agent/wire/wire_identity.c) and a plan's cohort_by may name any of them (controller/judge/cohort.c).
  * schema/openapi.yaml's DeviceIdentity and HostIdentity list the same names. */
 enum identity_field {
 	IDF_VENDOR,

@@ -10,13 +10,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "api.h"
-#include "httpd.h"
-#include "job.h"
+#include "api/api.h"
+#include "http/httpd.h"
+#include "queue/job.h"
+#include "state/agent.h"
+#include "testutil.h"
 #include "timeutil.h"
 #include "xmalloc.h"
-#include "testutil.h"
 
 /* One agent for the whole run: an allowlisted fake device, sysctl writes allowed, every
  * engine unavailable (empty PATH, missing fio), so a job body is validated to the end and

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "engines/engine.h"
 #include "xmalloc.h"
 
 #ifndef FUZZ_ENGINE

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api.h"
-#include "httpd.h"
+#include "api/api.h"
+#include "http/httpd.h"
 #include "xmalloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

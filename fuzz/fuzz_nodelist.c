@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nodelist.h"
+#include "plan/nodelist.h"
+#include "plan/nodelist_read.h"
 #include "xmalloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "plan/plan.h"
+#include "plan/plan_parse.h"
 #include "xmalloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

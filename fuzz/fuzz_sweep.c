@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
-#include "sweep.h"
-#include "sweepdoc.h"
-#include "verdict.h"
+#include "doc/sweepdoc.h"
+#include "judge/verdict.h"
+#include "model/sweep.h"
+#include "render/report.h"
 #include "xmalloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

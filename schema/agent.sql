@@ -128,7 +128,7 @@ CREATE INDEX changes_pending ON changes(outcome) WHERE outcome = 'pending';
 ALTER TABLE jobs ADD COLUMN identity TEXT;
 
 -- migration 8
--- Profiles the agent keeps (agent/keeper.c): a match (device names or patterns, identity
+-- Profiles the agent keeps (agent/state/keeper.c): a match (device names or patterns, identity
 -- fields), the values to hold, and whether drift is put back. profile_before keeps, per
 -- device, what the profile's parameters were before the profile first changed them, for
 -- DELETE ?restore=true.

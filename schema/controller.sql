@@ -79,7 +79,7 @@ ALTER TABLE points ADD COLUMN loops INTEGER;
 -- inconclusive | disagree (older rows hold the worded verdict; loading recomputes them).
 
 -- migration 3
--- Fleet-effect verdicts (controller/effect.c). points.verdict holds gain | loss | equivalent |
+-- Fleet-effect verdicts (controller/stats/effect.c). points.verdict holds gain | loss | equivalent |
 -- inconclusive | heterogeneous and point_nodes.verdict gain | loss | equivalent | inconclusive
 -- from now on; points.delta_pct and its interval are the random-effects fleet effect and
 -- point_nodes' the node's ratio of means (95 %). Older rows keep the older codes; loading
@@ -151,7 +151,7 @@ CREATE TABLE warmup_passes (
 );
 
 -- migration 8
--- Staged rollouts (controller/rollrun.c): a profile put on the plan's nodes wave by wave, each
+-- Staged rollouts (controller/run/rollrun.c): a profile put on the plan's nodes wave by wave, each
 -- wave checked. Every node's move is saved before the request that makes it, so a rollout whose
 -- controller was killed can be resumed or reverted from here.
 CREATE TABLE rollouts (

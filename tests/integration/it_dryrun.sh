@@ -100,7 +100,7 @@ it_eq "device unchanged after the job dry runs" "$before" "$(device_state)"
 
 # 4. Strict queries on every route of the table: an unknown key is 400 before any handler runs.
 ids='1'
-routes=$(grep -oE '\{ "(GET|PUT|POST|PATCH|DELETE)", "[^"]+"' "$FT_SOURCE_DIR/agent/api.c" | sed 's/{ "\([A-Z]*\)", "\(.*\)"/\1 \2/')
+routes=$(grep -oE '\{ "(GET|PUT|POST|PATCH|DELETE)", "[^"]+"' "$FT_SOURCE_DIR/agent/api/api.c" | sed 's/{ "\([A-Z]*\)", "\(.*\)"/\1 \2/')
 [ "$(echo "$routes" | wc -l)" -ge 20 ] || it_fail "route table parsed: $(echo "$routes" | wc -l) routes"
 while read -r method pattern; do
 	path=$(echo "$pattern" | sed "s/{dev}/$dev/; s/{name}/nr_requests/; s/{id}/$ids/")

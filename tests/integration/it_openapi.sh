@@ -1,6 +1,6 @@
 #!/bin/bash
 # it_openapi.sh -- schema/openapi.yaml stays true: it is a valid OpenAPI 3.0 document, it has
-# exactly the routes and query parameters of agent/api.c's table and the engine option limits of
+# exactly the routes and query parameters of agent/api/api.c's table and the engine option limits of
 # agent/{fio,dd,bonnie,iozone}.c, and real responses of a running agent (every GET route,
 # representative PUT/PATCH/POST/DELETE, dry runs and error answers) match its schemas (ajv).
 . "$(dirname "$0")/lib.sh"
@@ -48,7 +48,7 @@ oa_npm_ci
 
 # 1. The document itself, and the route table against it (no agent needed).
 oa_node spec "$SPEC"
-oa_node routes "$SPEC" "$FT_SOURCE_DIR/agent/api.c"
+oa_node routes "$SPEC" "$FT_SOURCE_DIR/agent/api/api.c"
 oa_node engines "$SPEC" "$FT_SOURCE_DIR/agent"
 if [ "$(id -u)" != 0 ] || ! grep -q ' /sys sysfs rw' /proc/mounts || [ ! -x "$AGENT_BIN" ]; then
 	[ "$IT_FAILS" = 0 ] || it_done

@@ -27,7 +27,7 @@ done
 
 # The metric names the rules use, and those the agent's /metrics code writes.
 used=$(grep -o 'fleettune_[a-z_]*' <(grep -v '^ *#' "$RULES") | sort -u)
-exported=$(grep -ho '"fleettune_[a-z_]*' "$FT_SOURCE_DIR"/agent/*.c | tr -d '"' | sort -u)
+exported=$(grep -ho '"fleettune_[a-z_]*' "$FT_SOURCE_DIR"/agent/*/*.c | tr -d '"' | sort -u)
 for m in $used; do
 	it_check "metric $m is exported by the agent" grep -qx "$m" <<<"$exported"
 done

@@ -9,9 +9,9 @@ dir=${1:-$(cd "$(dirname "$0")/../../controller" && pwd)}
 # PATTERN (an extended regex on a line) @ the only files of the controller that may hold it
 # (the definitions' own files included), or @! the files that may not.
 rules=(
-	'verdict_(sweep|sweeps_compare|point_update)\([^)]@analysis.c verdict.c verdict.h'
-	'"fleettune-sweep"@sweepdoc.c sweepdoc_read.c'
-	'time_(now|mono)_s\(\)@!runner.c'
+	'verdict_(sweep|sweeps_compare|point_update)\([^)]@judge/analysis.c judge/verdict.c judge/verdict.h'
+	'"fleettune-sweep"@doc/sweepdoc.c doc/sweepdoc_read.c'
+	'time_(now|mono)_s\(\)@!run/runner.c'
 )
 
 # check DIR: print every violation; return 1 when there is one.
@@ -32,7 +32,7 @@ check() {
 				*) echo "$rel: matches '$pat', which only $allowed may"; bad=1 ;;
 				esac ;;
 			esac
-		done < <(grep -lE "$pat" "$d"/*.[ch] 2>/dev/null)
+		done < <(grep -rlE "$pat" --include='*.[ch]' "$d" 2>/dev/null)
 	done
 	return $bad
 }
@@ -40,15 +40,15 @@ check() {
 # The check must catch the strategy judging for itself, the report writing the document, and
 # the runner reading the wall clock.
 plant() {
-	cp "$dir"/*.c "$dir"/*.h "$1"/
-	echo 'static void judge(struct sweep *s) { verdict_sweep(s); }' >>"$1/strategy.c"
-	echo 'static const char *doc = "fleettune-sweep";' >>"$1/report.c"
-	echo 'static double now(void) { return time_now_s(); }' >>"$1/runner.c"
+	cp -r "$dir"/. "$1"/
+	echo 'static void judge(struct sweep *s) { verdict_sweep(s); }' >>"$1/run/strategy.c"
+	echo 'static const char *doc = "fleettune-sweep";' >>"$1/render/report.c"
+	echo 'static double now(void) { return time_now_s(); }' >>"$1/run/runner.c"
 }
 caught() {
-	echo '^strategy.c: matches'
-	echo '^report.c: matches'
-	echo '^runner.c: matches'
+	echo '^run/strategy.c: matches'
+	echo '^render/report.c: matches'
+	echo '^run/runner.c: matches'
 }
 
 source "$(dirname "$0")/lint_lib.sh"

@@ -49,7 +49,7 @@ function errText(validate) {
       ` '${e.params.additionalProperty}'` : ''}`).join('; ');
 }
 
-// Routes of agent/api.c: the entries of `const struct route api_routes[] = { ... };`.
+// Routes of agent/api/api.c: the entries of `const struct route api_routes[] = { ... };`.
 function routesFromSource(path) {
   const src = fs.readFileSync(path, 'utf8');
   const m = src.match(/api_routes\[\]\s*=\s*\{([\s\S]*?)\n\};/);
@@ -61,7 +61,7 @@ function routesFromSource(path) {
   return routes;
 }
 
-// Each route's query parameters from agent/api.c: route -> [{key, type}] (type: QUERY_INT, ...),
+// Each route's query parameters from agent/api/api.c: route -> [{key, type}] (type: QUERY_INT, ...),
 // from the route table's last field and the `static const struct query_param NAME[]` tables.
 function routeQueriesFromSource(path) {
   const src = fs.readFileSync(path, 'utf8');
@@ -123,7 +123,7 @@ function checkQueries(spec, apiC) {
   if (!bad) ok('every operation declares exactly the query parameters the agent takes');
 }
 
-// Engine option tables of agent/{fio,dd,bonnie,iozone}.c: { ENGINE_OPT(S, key, EOPT_T), ... }.
+// Engine option tables of agent/engines/{fio,dd,bonnie,iozone}.c: { ENGINE_OPT(S, key, EOPT_T), ... }.
 function engineOptsFromSource(path) {
   const src = fs.readFileSync(path, 'utf8');
   const arrays = {};
@@ -147,7 +147,7 @@ function checkEngines(specPath, agentDir) {
   const spec = loadSpec(specPath);
   const engines = { fio: 'FioOptions', dd: 'DdOptions', bonnie: 'BonnieOptions', iozone: 'IozoneOptions' };
   for (const [eng, schemaName] of Object.entries(engines)) {
-    const opts = engineOptsFromSource(`${agentDir}/${eng}.c`);
+    const opts = engineOptsFromSource(`${agentDir}/engines/${eng}.c`);
     const schema = spec.components.schemas[schemaName];
     const problems = [];
     if (opts.length < 3) problems.push(`only ${opts.length} options parsed from ${eng}.c`);
@@ -174,8 +174,8 @@ function checkEngines(specPath, agentDir) {
         problems.push(`${o.key}: not a Size in the spec`);
       }
     }
-    if (problems.length) notOk(`${schemaName} says what agent/${eng}.c enforces`, problems.join('; '));
-    else ok(`${schemaName} says what agent/${eng}.c enforces`);
+    if (problems.length) notOk(`${schemaName} says what agent/engines/${eng}.c enforces`, problems.join('; '));
+    else ok(`${schemaName} says what agent/engines/${eng}.c enforces`);
   }
 }
 

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "agent.h"
-#include "job.h"
-#include "store.h"
+#include "queue/job.h"
+#include "state/agent.h"
+#include "store/store.h"
 #include "testutil.h"
 
 struct agent_fx {

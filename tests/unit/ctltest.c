@@ -3,12 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "testutil.h"
-#include "ctltest.h"
-#include "analysis.h"
 #include "buf.h"
-#include "plan.h"
-#include "verdict.h"
+#include "ctltest.h"
+#include "judge/analysis.h"
+#include "judge/verdict.h"
+#include "plan/plan.h"
+#include "plan/plan_parse.h"
+#include "testutil.h"
 #include "xmalloc.h"
 
 #define PLAN_FMT                                                                                   \

@@ -3,8 +3,8 @@
 #ifndef FT_CTLTEST_H
 #define FT_CTLTEST_H
 
-#include "strategy.h"
-#include "sweep.h"
+#include "model/sweep.h"
+#include "run/strategy.h"
 
 /*
  * Init s from a plan with nodes a and b (devices sda, sdb), baseline

@@ -4,9 +4,9 @@
 
 #include <jansson.h>
 
-#include "engine.h"
+#include "engines/engine.h"
 #include "testutil.h"
-#include "wire.h"
+#include "wire/wire.h"
 
 /* Parse test JSON or fail the test. Caller decrefs. */
 static inline json_t *load(const char *text)

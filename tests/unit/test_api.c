@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "agenttest.h"
-#include "api.h"
+#include "api/api.h"
 #include "buf.h"
 
 static int setup(void **state)

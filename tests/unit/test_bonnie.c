@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine.h"
+#include "engines/engine.h"
 #include "enginetest.h"
 
 static void assert_metric(const struct metrics *m, const char *name, double want)

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "cgroup.h"
+#include "job/cgroup.h"
 #include "testutil.h"
 
 /* /proc/self/mountinfo of a hybrid host (Debian 12 VM, Linux 6.18): v1 controllers, and

@@ -11,11 +11,11 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "contain.h"
-#include "proc.h"
-#include "ptree.h"
-#include "timeutil.h"
+#include "job/contain.h"
+#include "job/proc.h"
+#include "job/ptree.h"
 #include "testutil.h"
+#include "timeutil.h"
 
 static void test_mode_parse(void **state)
 {

@@ -10,8 +10,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "fleet/client.h"
 #include "testutil.h"
-#include "client.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 

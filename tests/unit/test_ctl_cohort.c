@@ -6,14 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "testutil.h"
-#include "analysis.h"
-#include "cohort.h"
 #include "ctltest.h"
-#include "report.h"
-#include "schedule.h"
-#include "strategy.h"
-#include "words.h"
+#include "judge/analysis.h"
+#include "judge/cohort.h"
+#include "model/words.h"
+#include "render/report.h"
+#include "run/schedule.h"
+#include "run/strategy.h"
+#include "testutil.h"
 #include "xmalloc.h"
 
 /* Set node k's model and firmware (NULL: not reported). */

@@ -7,15 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "testutil.h"
 #include "ctltest.h"
-#include "ctlstore.h"
 #include "db.h"
-#include "plan.h"
-#include "report.h"
-#include "strategy.h"
-#include "sweep.h"
-#include "verdict.h"
+#include "judge/verdict.h"
+#include "model/sweep.h"
+#include "plan/plan.h"
+#include "render/report.h"
+#include "run/strategy.h"
+#include "store/ctlstore.h"
+#include "testutil.h"
 #include "xmalloc.h"
 
 static void test_store_roundtrip(void **state)

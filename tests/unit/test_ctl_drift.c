@@ -3,11 +3,11 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "testutil.h"
 #include "ctltest.h"
-#include "drift.h"
-#include "rounds.h"
-#include "sweep.h"
+#include "judge/drift.h"
+#include "model/sweep.h"
+#include "stats/rounds.h"
+#include "testutil.h"
 
 /* A deterministic noise in about (-1, 1) x scale, from a counter. */
 static double noise(unsigned *c, double scale)

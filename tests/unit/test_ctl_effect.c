@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "testutil.h"
-#include "effect.h"
-#include "rounds.h"
 #include "stats.h"
+#include "stats/effect.h"
+#include "stats/rounds.h"
+#include "testutil.h"
 
 #define NODES_MAX 200
 #define PASSES_MAX 512

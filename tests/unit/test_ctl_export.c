@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "testutil.h"
-#include "analysis.h"
 #include "ctltest.h"
-#include "export.h"
-#include "sweep.h"
+#include "judge/analysis.h"
+#include "model/sweep.h"
+#include "model/words.h"
+#include "render/export.h"
+#include "testutil.h"
 #include "xmalloc.h"
-#include "words.h"
 
 /* Occurrences of needle in hay. */
 static int count_of(const char *hay, const char *needle)

@@ -8,10 +8,11 @@
 
 #include <jansson.h>
 
-#include "testutil.h"
 #include "fakeagent.h"
-#include "fleet.h"
-#include "plan.h"
+#include "fleet/fleet.h"
+#include "plan/plan.h"
+#include "plan/plan_parse.h"
+#include "testutil.h"
 
 /* When set, the agents' device lists carry an identity no real agent would send. */
 static bool hostile_identity;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fsparam.h"
+#include "plan/fsparam.h"
 #include "testutil.h"
 
 /* Seed 001's tests 2.1, 2.2 and 2.4: the inode size and the strip changed. */

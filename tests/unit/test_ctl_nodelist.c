@@ -6,8 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/nodelist.h"
+#include "plan/nodelist_read.h"
 #include "testutil.h"
-#include "nodelist.h"
 
 static struct nodelist parse_ok(const char *text, const struct nodelist_opts *o)
 {

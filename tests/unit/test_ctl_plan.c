@@ -6,9 +6,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "testutil.h"
 #include "buf.h"
-#include "plan.h"
+#include "plan/plan.h"
+#include "plan/plan_nodes.h"
+#include "plan/plan_parse.h"
+#include "testutil.h"
 #include "xmalloc.h"
 
 /* The plan from issue 4, with a multi-parameter axis added. */
@@ -853,9 +855,7 @@ static void test_filesystem(void **state)
 	                    "-b size=4k -d su=64k,sw=7 -i size=1k -l version=2");
 	assert_false(config_get(&p.axes[1].values[0], "fs.mount")->is_int);
 	plan_release(&p);
-	assert_true(plan_param_is_fs("fs.mount"));
-	assert_false(plan_param_is_fs("fs.file-max"));
-	/* mkfs as one string; type from the baseline instead of job.filesystem. */
+		/* mkfs as one string; type from the baseline instead of job.filesystem. */
 	{
 		char *t = xstrreplace(fs_plan, "[\"-K\"]", "\"-K -m crc=1\"");
 

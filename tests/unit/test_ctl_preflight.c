@@ -5,12 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "testutil.h"
 #include "fakeagent.h"
-#include "fleet.h"
-#include "plan.h"
-#include "preflight.h"
-#include "strategy.h"
+#include "fleet/fleet.h"
+#include "plan/plan.h"
+#include "plan/plan_parse.h"
+#include "run/preflight.h"
+#include "run/strategy.h"
+#include "testutil.h"
 
 /* What a canned agent refuses. */
 struct refuse {

@@ -3,10 +3,10 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "testutil.h"
 #include "ctltest.h"
-#include "progress.h"
-#include "sweep.h"
+#include "model/sweep.h"
+#include "render/progress.h"
+#include "testutil.h"
 
 static void test_progress(void **state)
 {

@@ -9,15 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "judge/analysis.h"
+#include "judge/race.h"
+#include "judge/verdict.h"
+#include "model/sweep.h"
+#include "plan/plan.h"
+#include "plan/plan_parse.h"
+#include "render/report.h"
+#include "run/schedule.h"
+#include "run/strategy.h"
 #include "testutil.h"
-#include "analysis.h"
-#include "plan.h"
-#include "race.h"
-#include "schedule.h"
-#include "report.h"
-#include "strategy.h"
-#include "sweep.h"
-#include "verdict.h"
 
 /* Two nodes, nr_requests baseline 128 and six values; fio runs of 2 s, loops 3..12. */
 #define PLAN_FMT                                                                                   \

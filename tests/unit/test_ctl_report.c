@@ -7,15 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "testutil.h"
 #include "ctltest.h"
-#include "plan.h"
-#include "report.h"
-#include "strategy.h"
-#include "sweep.h"
-#include "sweepdoc.h"
-#include "verdict.h"
-#include "words.h"
+#include "doc/sweepdoc.h"
+#include "judge/verdict.h"
+#include "model/sweep.h"
+#include "model/words.h"
+#include "plan/plan.h"
+#include "plan/plan_parse.h"
+#include "render/report.h"
+#include "run/strategy.h"
+#include "testutil.h"
 
 static void test_table(void **state)
 {

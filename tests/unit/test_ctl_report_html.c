@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "testutil.h"
 #include "ctltest.h"
-#include "report_html.h"
-#include "sweep.h"
+#include "model/sweep.h"
+#include "render/report_html.h"
+#include "testutil.h"
 #include "xmalloc.h"
 
 static void test_html(void **state)

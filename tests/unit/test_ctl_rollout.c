@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "ctlstore.h"
-#include "rollout.h"
+#include "model/rollout.h"
+#include "plan/config.h"
+#include "store/ctlstore.h"
 #include "testutil.h"
 #include "xmalloc.h"
 

@@ -2,8 +2,8 @@
  * from pair to pair and block to block, the seed reproducing it, batches expanded to rounds. */
 #include <string.h>
 
+#include "stats/rounds.h"
 #include "testutil.h"
-#include "rounds.h"
 
 #define NPT 5
 

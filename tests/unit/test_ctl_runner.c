@@ -6,13 +6,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "testutil.h"
 #include "fakeagent.h"
-#include "fleet.h"
-#include "plan.h"
-#include "runner.h"
-#include "strategy.h"
-#include "sweep.h"
+#include "fleet/fleet.h"
+#include "model/sweep.h"
+#include "plan/plan.h"
+#include "plan/plan_parse.h"
+#include "run/runner.h"
+#include "run/strategy.h"
+#include "testutil.h"
 
 /* How a canned agent behaves. */
 struct behaviour {

@@ -3,11 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "testutil.h"
 #include "ctltest.h"
-#include "rounds.h"
-#include "schedule.h"
-#include "strategy.h"
+#include "run/schedule.h"
+#include "run/strategy.h"
+#include "stats/rounds.h"
+#include "testutil.h"
 
 static void grid(struct sweep *s, const char *loops, const char *extra)
 {

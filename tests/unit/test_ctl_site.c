@@ -1,4 +1,4 @@
-/* test_ctl_site.c -- controller/site.c: the site of a store (index document, a page per sweep,
+/* test_ctl_site.c -- controller/render/site.c: the site of a store (index document, a page per sweep,
  * the shared files), runs of one plan told apart from other plans whatever their nodes and
  * labels, an empty store, and a web directory that lacks a file. */
 #include <errno.h>
@@ -8,12 +8,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "testutil.h"
 #include "ctltest.h"
-#include "analysis.h"
-#include "ctlstore.h"
-#include "site.h"
-#include "strategy.h"
+#include "judge/analysis.h"
+#include "plan/plan_parse.h"
+#include "render/site.h"
+#include "run/strategy.h"
+#include "store/ctlstore.h"
+#include "testutil.h"
 #include "xmalloc.h"
 
 #define WEB_DIR FT_FIXTURES "/../../web"

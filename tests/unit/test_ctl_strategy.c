@@ -4,12 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "testutil.h"
 #include "ctltest.h"
-#include "plan.h"
-#include "strategy.h"
-#include "sweep.h"
-#include "verdict.h"
+#include "judge/verdict.h"
+#include "model/sweep.h"
+#include "plan/plan.h"
+#include "plan/plan_parse.h"
+#include "run/strategy.h"
+#include "testutil.h"
 
 static const char *val(const struct point *p, const char *name)
 {

@@ -3,9 +3,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model/sweep.h"
+#include "plan/plan.h"
+#include "plan/plan_parse.h"
 #include "testutil.h"
-#include "plan.h"
-#include "sweep.h"
 
 static void sweep_new(struct sweep *s)
 {

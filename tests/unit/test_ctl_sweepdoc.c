@@ -7,13 +7,13 @@
 
 #include <jansson.h>
 
-#include "testutil.h"
 #include "ctltest.h"
-#include "report.h"
-#include "strategy.h"
-#include "sweep.h"
-#include "sweepdoc.h"
-#include "verdict.h"
+#include "doc/sweepdoc.h"
+#include "judge/verdict.h"
+#include "model/sweep.h"
+#include "render/report.h"
+#include "run/strategy.h"
+#include "testutil.h"
 #include "xmalloc.h"
 
 /* A finished sequential sweep with adaptive loops (3 to 12), judged. */

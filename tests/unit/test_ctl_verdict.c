@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "testutil.h"
 #include "ctltest.h"
-#include "plan.h"
+#include "judge/verdict.h"
+#include "plan/plan.h"
+#include "run/strategy.h"
 #include "stats.h"
-#include "strategy.h"
-#include "verdict.h"
+#include "testutil.h"
 
 static void summ(const double *x, int n, struct stats_summary *s)
 {

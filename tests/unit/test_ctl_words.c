@@ -5,13 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "testutil.h"
 #include "ctltest.h"
-#include "report.h"
-#include "sweep.h"
-#include "sweepdoc.h"
-#include "verdict.h"
-#include "words.h"
+#include "doc/sweepdoc.h"
+#include "judge/verdict.h"
+#include "model/sweep.h"
+#include "model/words.h"
+#include "render/report.h"
+#include "testutil.h"
 
 /* Why there is no best, with each node's error, and nothing that reads like a success. */
 static void test_no_best_lines(void **state)

@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "testutil.h"
 #include "db.h"
+#include "testutil.h"
 
 static const struct db_kind kind = {
 	.schema = "-- migration 1\nCREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT);\n"

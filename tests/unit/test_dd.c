@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "engines/engine.h"
 #include "enginetest.h"
 
 static void assert_metric(const struct metrics *m, const char *name, double want)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "engines/engine.h"
 #include "testutil.h"
 
 /* Every engine is found by its name, by its id, and stands in engine_names in id order. */

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine.h"
+#include "engines/engine.h"
 #include "enginetest.h"
 
 static const struct engine *fio(void)

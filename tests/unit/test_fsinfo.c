@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fsinfo.h"
+#include "engines/fsinfo.h"
 #include "testutil.h"
 
 static void assert_figure(const struct fs_figures *fg, const char *name, const char *want)

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "engine.h"
-#include "fsopt.h"
+#include "engines/engine.h"
+#include "engines/fsopt.h"
 #include "testutil.h"
 
 /* A spec from tokens (NULL-terminated) and a mount string. */

@@ -14,9 +14,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "testutil.h"
-#include "httpd.h"
+#include "http/httpd.h"
 #include "num.h"
+#include "testutil.h"
 #include "timeutil.h"
 
 static void test_decode(void **state)

@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "device/identity.h"
 #include "testutil.h"
-#include "identity.h"
 
 struct fx {
 	char *root;

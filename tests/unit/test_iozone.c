@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "engines/engine.h"
 #include "enginetest.h"
 
 #define SEED_000 "iozone/seed-000.txt"

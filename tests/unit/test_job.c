@@ -16,7 +16,7 @@
 #include "agenttest.h"
 #include "db.h"
 #include "timeutil.h"
-#include "wire.h"
+#include "wire/wire.h"
 
 static int setup(void **state)
 {

@@ -10,7 +10,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "jobfs.h"
+#include "job/jobfs.h"
 #include "testutil.h"
 
 static bool exists(const char *root, const char *rel)

@@ -14,11 +14,11 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "identity.h"
-#include "keeper.h"
-#include "keepid.h"
-#include "store.h"
+#include "device/identity.h"
+#include "profile/keepid.h"
+#include "state/agent.h"
+#include "state/keeper.h"
+#include "store/store.h"
 #include "testutil.h"
 
 struct fx {

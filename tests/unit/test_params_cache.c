@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "params_cache.h"
+#include "device/params_cache.h"
 #include "testutil.h"
 
 static void test_hit_and_miss(void **state)

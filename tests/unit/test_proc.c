@@ -8,11 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine.h"
+#include "engines/engine.h"
 #include "enginetest.h"
-#include "proc.h"
-#include "timeutil.h"
+#include "job/proc.h"
 #include "testutil.h"
+#include "timeutil.h"
 
 #define FAKE_FIO FT_FIXTURES "/fake-fio.sh"
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
+#include "profile/profile.h"
 #include "testutil.h"
 
 static void item(struct profile *p, const char *name, const char *value)

@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ptree.h"
+#include "job/ptree.h"
 #include "testutil.h"
 
 static void test_stat_parse(void **state)

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "testutil.h"
 #include "db.h"
-#include "session.h"
-#include "store.h"
+#include "state/session.h"
+#include "store/store.h"
+#include "testutil.h"
 #include "xmalloc.h"
 
 extern const char agent_schema_sql[];

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "testutil.h"
 #include "sha256.h"
+#include "testutil.h"
 
 static void check(const char *msg, size_t len, const char *want)
 {

@@ -1,8 +1,8 @@
 /* test_stats.c -- the normal, t and chi-square distributions of stats.c against table values. */
 #include <math.h>
 
-#include "testutil.h"
 #include "stats.h"
+#include "testutil.h"
 
 /* Relative closeness, for values spanning many orders of magnitude. */
 static void assert_rel(double got, double want, double rel)

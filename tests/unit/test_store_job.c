@@ -10,7 +10,7 @@
 
 #include "db.h"
 #include "storetest.h"
-#include "wire.h"
+#include "wire/wire.h"
 
 /* Insert a queued job decoded from body at created_at; returns its id. */
 static int64_t insert(struct store_fx *f, const char *body, double created_at)

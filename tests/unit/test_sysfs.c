@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/sysfs.h"
 #include "testutil.h"
-#include "sysfs.h"
 
 struct fx {
 	char *root;

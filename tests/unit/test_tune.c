@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "device/tune.h"
 #include "testutil.h"
-#include "tune.h"
 
 #define MAX_LOG 64
 

@@ -4,8 +4,8 @@
 #include <jansson.h>
 #include <string.h>
 
-#include "testutil.h"
 #include "err.h"
+#include "testutil.h"
 #include "utf8.h"
 
 /* jansson is the judge: a string it refuses would make an empty JSON body. */

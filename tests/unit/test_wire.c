@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "buf.h"
-#include "store.h"
+#include "store/store.h"
 #include "testutil.h"
-#include "wire.h"
+#include "wire/wire.h"
 
 static json_t *load(const char *text)
 {

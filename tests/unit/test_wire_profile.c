@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "wire.h"
+#include "wire/wire.h"
 
 static int decode(const char *text, struct profile *p, struct err *e)
 {

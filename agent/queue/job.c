@@ -1,0 +1,707 @@
+/* job.c -- benchmark jobs: the FIFO queue and its worker, progress, cancel, recovery (a job's
+ * run and its loops are job_run.c's).
+ * Specs arrive decoded (struct job_spec), checked by job_check.c, and are run as they are. */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "job/jobdir.h"
+#include "job/jobfs.h"
+#include "job/proc.h"
+#include "log.h"
+#include "queue/job.h"
+#include "timeutil.h"
+#include "utf8.h"
+#include "xmalloc.h"
+#include "banned.h"
+
+/* A job the queue holds: its id and its checked spec, decoded once. */
+struct job {
+	int64_t id;
+	struct job_spec spec;
+	struct job *next;
+};
+
+#define JOBQ_UNRECORDED_MAX 16
+
+struct jobq {
+	struct jobq_env env; /* now_s never NULL */
+	pthread_t thread;
+	bool thread_started;
+	pthread_mutex_t lock;
+	pthread_cond_t wake; /* new job, cancel, or stop */
+	pthread_cond_t done; /* the running job finished */
+	bool stop;
+	struct job *head, *tail;        /* queued jobs, oldest first */
+	int64_t running_id;             /* 0 when idle */
+	bool cancel;                    /* cancel the running job */
+	double progress;                /* of the running job, 0..1, never lower than before */
+	struct contain contain;         /* where every pass's processes are kept */
+	struct jobfs jobfs;             /* where job filesystems are mounted (STATE_DIR/fs) */
+	char fs_device[SYSFS_NAME_MAX]; /* the device the running job has its filesystem on */
+	/* Jobs that ended but whose end the database did not take (the state directory is full):
+	 * shown ended all the same, written as soon as the database takes it (issue 23 item 6). */
+	struct job_end {
+		int64_t id;
+		enum job_state state;
+		double finished_at;
+		char code[40], message[256];
+	} unrecorded[JOBQ_UNRECORDED_MAX];
+	int n_unrecorded;
+	void (*watch_fn)(void *cls, int64_t id); /* a job's version changed (jobq_watch) */
+	void *watch_cls;
+};
+
+/* The progress step of a running job: 0..JOB_PROGRESS_STEPS. */
+static uint64_t progress_step(double progress)
+{
+	if (!(progress > 0))
+		return 0;
+	if (progress >= 1)
+		return JOB_PROGRESS_STEPS;
+	return (uint64_t)(progress * JOB_PROGRESS_STEPS);
+}
+
+/* Phase in the top bits (queued 1, running 2, ended 3: never 0, so after=0 always answers at
+ * once), then loops_done, then the progress step of a running job. */
+uint64_t job_version(enum job_state state, int loops_done, double progress)
+{
+	uint64_t phase = state == JOB_QUEUED ? 1 : state == JOB_RUNNING ? 2 : 3;
+
+	if (loops_done < 0)
+		loops_done = 0;
+	return phase << 24 | (uint64_t)loops_done << 8 | (phase == 2 ? progress_step(progress) : 0);
+}
+
+bool job_changed_since(uint64_t version, uint64_t after)
+{
+	return version != after;
+}
+
+void jobq_watch(struct jobq *q, void (*fn)(void *cls, int64_t id), void *cls)
+{
+	pthread_mutex_lock(&q->lock);
+	q->watch_fn = fn;
+	q->watch_cls = cls;
+	pthread_mutex_unlock(&q->lock);
+}
+
+/* Job id's version changed: tell the watcher. The caller holds q->lock. */
+static void changed_locked(struct jobq *q, int64_t id)
+{
+	if (q->watch_fn)
+		q->watch_fn(q->watch_cls, id);
+}
+
+static void jobq_changed(struct jobq *q, int64_t id)
+{
+	pthread_mutex_lock(&q->lock);
+	changed_locked(q, id);
+	pthread_mutex_unlock(&q->lock);
+}
+
+static void job_free(struct job *j)
+{
+	if (!j)
+		return;
+	job_spec_release(&j->spec);
+	free(j);
+}
+
+/* Append a job to the queue; the caller holds q->lock. Takes spec over. */
+static void queue_push(struct jobq *q, int64_t id, struct job_spec *spec)
+{
+	struct job *j = xcalloc(1, sizeof(*j));
+
+	j->id = id;
+	j->spec = *spec;
+	job_spec_init(spec);
+	if (q->tail)
+		q->tail->next = j;
+	else
+		q->head = j;
+	q->tail = j;
+}
+
+/* Take job id out of the queue (NULL if it is not queued); the caller holds q->lock. */
+static struct job *queue_remove(struct jobq *q, int64_t id)
+{
+	struct job **pp, *prev = NULL;
+
+	for (pp = &q->head; *pp; prev = *pp, pp = &(*pp)->next) {
+		struct job *j = *pp;
+
+		if (j->id != id)
+			continue;
+		*pp = j->next;
+		if (q->tail == j)
+			q->tail = prev;
+		j->next = NULL;
+		return j;
+	}
+	return NULL;
+}
+
+/* Whether the running job has its filesystem on dev: the device checks of a job for dev then
+ * wait for its start (mkfs cannot dry-run on the mounted device). */
+static bool fs_held(struct jobq *q, const char *dev)
+{
+	bool held;
+
+	pthread_mutex_lock(&q->lock);
+	held = q->running_id && !strcmp(q->fs_device, dev);
+	pthread_mutex_unlock(&q->lock);
+	return held;
+}
+
+int job_check(struct jobq *q, struct job_spec *spec, struct err *e)
+{
+	struct jobfs_made would;
+
+	return job_spec_dry_run(&q->env, spec, fs_held(q, spec->device), &would, e);
+}
+
+int job_dry_run(struct jobq *q, struct job_spec *spec, struct jobfs_made *would, struct err *e)
+{
+	return job_spec_dry_run(&q->env, spec, fs_held(q, spec->device), would, e);
+}
+
+int job_submit(struct jobq *q, struct job_spec *spec, int64_t *id, struct err *e)
+{
+	int max_queued = q->env.max_queued > 0 ? q->env.max_queued : JOBQ_DEFAULT_MAX_QUEUED;
+	char dev[SYSFS_NAME_MAX];
+	const struct job *j;
+	const char *engine;
+	int rc, loops, n_queued = 0;
+
+	rc = job_check(q, spec, e);
+	if (rc)
+		return rc;
+	snprintf(dev, sizeof(dev), "%s", spec->device);
+	engine = spec->engine->name;
+	loops = spec->loops;
+	pthread_mutex_lock(&q->lock);
+	for (j = q->head; j; j = j->next)
+		n_queued++;
+	if (n_queued >= max_queued) {
+		rc = err_set(e, -EAGAIN, "queue_full",
+		             "the agent's queue holds %d jobs already (its limit, --max-queued): "
+		             "submit again once some have run, or cancel some",
+		             n_queued);
+		goto out;
+	}
+	rc = store_job_insert(q->env.store, spec, q->env.now_s(), id, e);
+	if (rc == 0) {
+		queue_push(q, *id, spec);
+		pthread_cond_signal(&q->wake);
+	} else if (spec->params.n) {
+		/* The job's params are writes: a job that cannot be recorded cannot have them
+		 * audited either (503, as a PATCH on a full disk). */
+		struct err se = *e;
+
+		rc = err_set(e, rc, "audit_unavailable",
+		             "cannot record the job and the writes of its params in the database, "
+		             "so it was not queued: %s",
+		             se.msg);
+	}
+out:
+	pthread_mutex_unlock(&q->lock);
+	if (rc == 0)
+		log_info("job %lld queued: %s on %s, %d loop(s)", (long long)*id, engine, dev,
+		         loops);
+	return rc;
+}
+
+/* Wait on cond (the caller holds lock) for at most wait_s: the condition variable's deadline
+ * is on CLOCK_REALTIME, whatever clock the queue records times with. */
+static void cond_wait_s(pthread_cond_t *cond, pthread_mutex_t *lock, double wait_s)
+{
+	struct timespec ts;
+
+	time_deadline_after(wait_s, &ts);
+	pthread_cond_timedwait(cond, lock, &ts);
+}
+
+int job_cancel(struct jobq *q, int64_t id, struct err *e)
+{
+	struct job_rec rec;
+	struct job *j;
+	double deadline;
+	int rc;
+
+	pthread_mutex_lock(&q->lock);
+	j = queue_remove(q, id);
+	if (j) {
+		rc = store_job_cancel_queued(q->env.store, id, q->env.now_s(), e);
+		if (rc == 0)
+			changed_locked(q, id);
+		pthread_mutex_unlock(&q->lock);
+		job_free(j);
+		if (rc == 0)
+			log_info("job %lld cancelled while queued", (long long)id);
+		else if (rc == -EBUSY)
+			rc = err_set(e, -EBUSY, "conflict", "job %lld is no longer queued",
+			             (long long)id);
+		return rc;
+	}
+	if (q->running_id != id) {
+		pthread_mutex_unlock(&q->lock);
+		rc = store_job_get(q->env.store, id, &rec, e);
+		if (rc)
+			return rc;
+		rc = err_set(e, -EBUSY, "conflict", "job %lld already %s", (long long)id,
+		             rec.state);
+		store_job_rec_release(&rec);
+		return rc;
+	}
+	q->cancel = true;
+	pthread_cond_broadcast(&q->wake);
+	/* Wait for the worker: SIGTERM, up to 5 s of grace, SIGKILL, restore. */
+	deadline = time_mono_s() + CANCEL_GRACE_S + 10;
+	while (q->running_id == id && time_mono_s() < deadline)
+		cond_wait_s(&q->done, &q->lock, 0.2);
+	rc = q->running_id == id ? -EINPROGRESS : 0;
+	pthread_mutex_unlock(&q->lock);
+	return rc;
+}
+
+/* Whether restore item name is one a write of written[0..n) replaced. */
+static bool restore_superseded(const char *name, const struct tune_item *written, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		const char *w = written[i].name;
+
+		if (!strcmp(written[i].previous, written[i].applied))
+			continue;
+		if (!strcmp(w, "scheduler") || !strcmp(w, name) ||
+		    (!strcmp(w, "setra") && !strcmp(name, "read_ahead_kb")))
+			return true;
+	}
+	return false;
+}
+
+void job_params_written(struct jobq *q, const char *device, const struct tune_item *items, int n,
+                        const char *origin)
+{
+	struct store *store = q->env.store;
+	struct tune_snapshot snap = { { 0 }, 0, NULL };
+	char why[512], at[40];
+	bool found = false;
+	int64_t id;
+	int i, kept = 0, changed = 0;
+	struct err e;
+
+	for (i = 0; i < n; i++)
+		changed += strcmp(items[i].previous, items[i].applied) != 0;
+	pthread_mutex_lock(&q->lock);
+	id = q->running_id;
+	pthread_mutex_unlock(&q->lock);
+	if (!id || !changed)
+		return;
+	err_clear(&e);
+	if (store_job_restore(store, id, &snap, &found, &e))
+		goto fail;
+	if (found && strcmp(snap.device, device))
+		goto out;
+	time_fmt_iso(q->env.now_s(), at, sizeof(at));
+	snprintf(why, sizeof(why), "%s wrote %d value(s) at %s", origin, changed, at);
+	if (store_jobs_mark_changed(store, device, why, &e))
+		goto fail;
+	if (!found)
+		goto out;
+	for (i = 0; i < snap.n; i++)
+		if (!restore_superseded(snap.items[i].name, items, n))
+			snap.items[kept++] = snap.items[i];
+	if (kept == snap.n)
+		goto out;
+	snap.n = kept;
+	if (store_job_set_restore(store, id, &snap, &e))
+		goto fail;
+	log_info("job %lld on %s: %s; its end will not put back what that wrote", (long long)id,
+	         device, why);
+	goto out;
+fail:
+	log_error("job %lld on %s: cannot record that %s wrote its params: %s", (long long)id,
+	          device, origin, e.msg);
+out:
+	tune_snapshot_release(&snap);
+}
+
+/* Fill rec->progress (live for the running job, else from its state and loops) and
+ * rec->version. */
+static void progress_fill(struct jobq *q, struct job_rec *rec)
+{
+	int state = job_state_parse(rec->state), k;
+	bool running;
+
+	pthread_mutex_lock(&q->lock);
+	running = q->running_id == rec->id;
+	if (running)
+		rec->progress = q->progress;
+	for (k = 0; k < q->n_unrecorded; k++) {
+		const struct job_end *je = &q->unrecorded[k];
+
+		if (je->id != rec->id)
+			continue;
+		snprintf(rec->state, sizeof(rec->state), "%s", job_state_name(je->state));
+		rec->finished_at = je->finished_at;
+		rec->has_error = je->code[0] != '\0';
+		snprintf(rec->error_code, sizeof(rec->error_code), "%s", je->code);
+		snprintf(rec->error_message, sizeof(rec->error_message), "%s", je->message);
+		state = (int)je->state;
+	}
+	pthread_mutex_unlock(&q->lock);
+	if (!running)
+		rec->progress = state == JOB_SUCCEEDED ? 1.0
+		                : rec->loops > 0       ? (double)rec->loops_done / rec->loops
+		                                       : 0;
+	/* A word no state has (a damaged row) counts as ended, as any final state does. */
+	rec->version = job_version(state < 0 ? JOB_N_STATES : (enum job_state)state,
+	                           rec->loops_done, rec->progress);
+}
+
+int job_get(struct jobq *q, int64_t id, struct job_rec *out, struct err *e)
+{
+	int rc = store_job_get(q->env.store, id, out, e);
+
+	if (rc == 0)
+		progress_fill(q, out);
+	return rc;
+}
+
+int job_list(struct jobq *q, const char *state, int limit, bool with_params, struct job_rec **out,
+             int *n, struct err *e)
+{
+	int rc = store_jobs_list(q->env.store, state, limit, with_params, out, n, e), i;
+
+	for (i = 0; rc == 0 && i < *n; i++)
+		progress_fill(q, &(*out)[i]);
+	return rc;
+}
+
+int job_results(struct jobq *q, const struct result_filter *f, struct job_rec **out, int *n,
+                struct err *e)
+{
+	int rc = store_results(q->env.store, f, out, n, e), i;
+
+	for (i = 0; rc == 0 && i < *n; i++)
+		progress_fill(q, &(*out)[i]);
+	return rc;
+}
+
+int job_passes(struct jobq *q, int64_t id, struct pass_rec **out, int *n, struct err *e)
+{
+	return store_job_passes(q->env.store, id, out, n, e);
+}
+
+int job_raw(struct jobq *q, int64_t id, int loop, char **raw, size_t *len, struct err *e)
+{
+	return store_job_raw(q->env.store, id, loop, raw, len, e);
+}
+
+int job_state_counts(struct jobq *q, int64_t *counts)
+{
+	return store_job_state_counts(q->env.store, job_state_names, JOB_N_STATES, counts);
+}
+
+int job_last_metrics(struct jobq *q, struct store_job_metric **out, int *n, struct err *e)
+{
+	return store_last_job_metrics(q->env.store, out, n, e);
+}
+
+/* Move job id's progress to p (it never goes back: an engine's estimate may wobble) and tell
+ * the watcher when its version changed: a new progress step, or a pass that just landed. */
+static void jobq_progress_set(struct jobq *q, int64_t id, double p, bool pass_landed)
+{
+	uint64_t before;
+
+	pthread_mutex_lock(&q->lock);
+	before = progress_step(q->progress);
+	p = p < 0 ? 0 : p > 1 ? 1 : p;
+	if (p > q->progress)
+		q->progress = p;
+	if (pass_landed || progress_step(q->progress) != before)
+		changed_locked(q, id);
+	pthread_mutex_unlock(&q->lock);
+}
+
+/* Keep a job's end the database did not take (it is shown ended, and written later). */
+static void jobq_end_unrecorded(struct jobq *q, int64_t id, enum job_state state, double at,
+                                const struct err *why, const char *store_msg)
+{
+	struct job_end *je;
+
+	pthread_mutex_lock(&q->lock);
+	if (q->n_unrecorded < JOBQ_UNRECORDED_MAX) {
+		je = &q->unrecorded[q->n_unrecorded++];
+		memset(je, 0, sizeof(*je));
+		je->id = id;
+		je->state = state;
+		je->finished_at = at;
+		if (why) {
+			snprintf(je->code, sizeof(je->code), "%s", why->code);
+			snprintf(je->message, sizeof(je->message), "%s", why->msg);
+		}
+	}
+	pthread_mutex_unlock(&q->lock);
+	log_error("job %lld ended (%s) but the database cannot record it now (%s): it is shown "
+	          "ended, and its end is written once the database takes it",
+	          (long long)id, job_state_name(state), store_msg);
+}
+
+/* Write the ends kept by end_unrecorded that the database takes now (q->lock held). */
+static void ends_flush_locked(struct jobq *q)
+{
+	struct job_end *je;
+	struct err e;
+	int i;
+
+	for (i = 0; i < q->n_unrecorded;) {
+		je = &q->unrecorded[i];
+		err_clear(&e);
+		if (store_job_finish(q->env.store, je->id, je->state, je->finished_at,
+		                     je->code[0] ? je->code : NULL,
+		                     je->code[0] ? je->message : NULL, &e)) {
+			i++;
+			continue;
+		}
+		log_info("job %lld: its end (%s) is recorded now", (long long)je->id,
+		         job_state_name(je->state));
+		q->unrecorded[i] = q->unrecorded[--q->n_unrecorded];
+	}
+}
+
+/* Wait for a queued job or stop; returns the next job (q->running_id set) or NULL to stop.
+ * While an end waits to be recorded, it is tried again every second. */
+static struct job *next_job(struct jobq *q)
+{
+	struct job *j = NULL;
+
+	pthread_mutex_lock(&q->lock);
+	for (;;) {
+		if (q->n_unrecorded)
+			ends_flush_locked(q);
+		if (q->stop || q->head)
+			break;
+		if (q->n_unrecorded)
+			cond_wait_s(&q->wake, &q->lock, 1.0);
+		else
+			pthread_cond_wait(&q->wake, &q->lock);
+	}
+	if (!q->stop) {
+		j = q->head;
+		q->head = j->next;
+		if (!q->head)
+			q->tail = NULL;
+		j->next = NULL;
+		q->running_id = j->id;
+		q->cancel = false;
+		q->progress = 0;
+	}
+	pthread_mutex_unlock(&q->lock);
+	return j;
+}
+
+/* The run's hooks (job_run.h) on the queue. */
+static enum job_state run_stopped(void *cls)
+{
+	struct jobq *q = cls;
+	enum job_state s = JOB_RUNNING;
+
+	pthread_mutex_lock(&q->lock);
+	if (q->stop)
+		s = JOB_INTERRUPTED;
+	else if (q->cancel)
+		s = JOB_CANCELLED;
+	pthread_mutex_unlock(&q->lock);
+	return s;
+}
+
+static void run_progress(void *cls, double p, bool pass_landed)
+{
+	struct jobq *q = cls;
+
+	jobq_progress_set(q, q->running_id, p, pass_landed);
+}
+
+static void run_fs_device(void *cls, const char *dev)
+{
+	struct jobq *q = cls;
+
+	pthread_mutex_lock(&q->lock);
+	snprintf(q->fs_device, sizeof(q->fs_device), "%s", dev);
+	pthread_mutex_unlock(&q->lock);
+}
+
+/* Record job id's end, state (e says why when it did not succeed); an end the database does
+ * not take is kept and shown all the same. */
+static void job_end(struct jobq *q, int64_t id, enum job_state state, const struct err *e)
+{
+	bool ok = state == JOB_SUCCEEDED;
+	struct err se;
+
+	err_clear(&se);
+	if (store_job_finish(q->env.store, id, state, q->env.now_s(), ok ? NULL : e->code,
+	                     ok ? NULL : e->msg, &se))
+		jobq_end_unrecorded(q, id, state, q->env.now_s(), ok ? NULL : e, se.msg);
+	jobq_changed(q, id);
+}
+
+static void *worker_main(void *arg)
+{
+	struct jobq *q = arg;
+	struct job_runner runner = {
+		&q->env, &q->contain, &q->jobfs, { run_stopped, run_progress, run_fs_device, q }
+	};
+	struct job *job;
+	struct err e;
+
+	while ((job = next_job(q))) {
+		err_clear(&e);
+		if (store_job_start(q->env.store, job->id, q->env.now_s(), &e) == 0) {
+			jobq_changed(q, job->id);
+			job_end(q, job->id, job_run(&runner, job->id, &job->spec, &e), &e);
+		} else
+			log_error("job %lld not started: %s", (long long)job->id, e.msg);
+		pthread_mutex_lock(&q->lock);
+		q->running_id = 0;
+		q->cancel = false;
+		pthread_cond_broadcast(&q->done);
+		pthread_mutex_unlock(&q->lock);
+		job_free(job);
+	}
+	return NULL;
+}
+
+/* Jobs left "running" by a crashed agent: kill their engine, restore, mark interrupted.
+ * -errno with err filled if they cannot be read (the agent must not start then). */
+static int recover(struct jobq *q, struct err *err)
+{
+	struct job_rec *list = NULL;
+	int n = 0, i, rc;
+	struct err e;
+
+	rc = store_jobs_list(q->env.store, job_state_name(JOB_RUNNING), 1000, false, &list, &n,
+	                     err);
+	if (rc) {
+		log_error("cannot list the jobs a previous run left running: %s", err->msg);
+		return rc;
+	}
+	for (i = 0; i < n; i++) {
+		struct job_rec *j = &list[i];
+		const struct engine *eng = engine_find(j->engine);
+
+		if (j->pgid > 0 && eng) {
+			const char *exe = engine_exe(eng, q->env.fio_path),
+			           *base = strrchr(exe, '/');
+
+			if (proc_kill_stale_group((pid_t)j->pgid, base ? base + 1 : exe) > 0)
+				log_info("job %lld: killed leftover %s process group %lld",
+				         (long long)j->id, j->engine, (long long)j->pgid);
+		}
+		job_restore_saved(&q->env, j->id, "interrupted");
+		err_clear(&e);
+		if (store_job_finish(q->env.store, j->id, JOB_INTERRUPTED, q->env.now_s(),
+		                     "interrupted", "the agent stopped while the job was running",
+		                     &e))
+			log_error("job %lld: %s", (long long)j->id, e.msg);
+		log_info("job %lld marked interrupted (agent restarted mid-job)", (long long)j->id);
+	}
+	store_jobs_free(list, n);
+	return 0;
+}
+
+/* Take up the jobs a previous run left queued, oldest first: their specs are decoded once
+ * here, by the same codec the API uses. A spec that cannot be read fails its job. */
+static int queue_load(struct jobq *q, struct err *e)
+{
+	struct job_rec *list = NULL;
+	int n = 0, i, rc;
+
+	rc = store_jobs_queued(q->env.store, &list, &n, e);
+	if (rc)
+		return rc;
+	for (i = 0; i < n; i++) {
+		struct err fe;
+
+		if (list[i].spec_ok) {
+			queue_push(q, list[i].id, &list[i].spec);
+			continue;
+		}
+		err_clear(&fe);
+		if (store_job_finish(q->env.store, list[i].id, JOB_FAILED, q->env.now_s(),
+		                     "internal", "the stored job spec is unreadable", &fe))
+			log_error("job %lld: %s", (long long)list[i].id, fe.msg);
+	}
+	if (n)
+		log_info("%d queued job(s) taken up from the database", n);
+	store_jobs_free(list, n);
+	return 0;
+}
+
+int jobq_start(struct jobq **out, const struct jobq_env *env, struct err *e)
+{
+	struct jobq *q = xcalloc(1, sizeof(*q));
+	int rc;
+
+	q->env = *env;
+	if (!q->env.now_s)
+		q->env.now_s = time_now_s;
+	pthread_mutex_init(&q->lock, NULL);
+	pthread_cond_init(&q->wake, NULL);
+	pthread_cond_init(&q->done, NULL);
+	rc = contain_init(&q->contain, env->state_dir, env->contain, e);
+	if (rc) {
+		free(q);
+		return rc;
+	}
+	rc = jobfs_init(&q->jobfs, env->state_dir, NULL, e);
+	if (rc) {
+		free(q);
+		return rc;
+	}
+	contain_recover(&q->contain); /* the processes of jobs a crashed agent left running */
+	jobfs_recover(&q->jobfs);     /* then the filesystems they had mounted */
+	if (recover(q, e) || queue_load(q, e)) {
+		jobq_stop(q);
+		return -EIO;
+	}
+	if (pthread_create(&q->thread, NULL, worker_main, q)) {
+		jobq_stop(q);
+		return err_set(e, -EAGAIN, "internal", "cannot start the job worker thread");
+	}
+	q->thread_started = true;
+	*out = q;
+	return 0;
+}
+
+void jobq_stop(struct jobq *q)
+{
+	if (!q)
+		return;
+	pthread_mutex_lock(&q->lock);
+	q->stop = true;
+	pthread_cond_broadcast(&q->wake);
+	pthread_mutex_unlock(&q->lock);
+	if (q->thread_started)
+		pthread_join(q->thread, NULL);
+	while (q->head) {
+		struct job *j = q->head;
+
+		q->head = j->next;
+		job_free(j);
+	}
+	jobfs_release(&q->jobfs);
+	pthread_cond_destroy(&q->wake);
+	pthread_cond_destroy(&q->done);
+	pthread_mutex_destroy(&q->lock);
+	free(q);
+}

@@ -1,0 +1,213 @@
+/* job_check.c -- everything a job's spec must pass before it is queued: the device, every
+ * engine object, the allowlist, the directory or the filesystem (--allow-format, the device
+ * free, the option tables, mkfs's dry run), the raw-device safety check, the params, the
+ * engine's binary and its argv; and what a checked spec will report and take. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "job/jobdir.h"
+#include "job/jobfs.h"
+#include "queue/job.h"
+#include "utf8.h"
+#include "xmalloc.h"
+#include "banned.h"
+
+static bool path_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (n == 1 && dir[0] == '/')
+		return true;
+	return !strncmp(path, dir, n) && (path[n] == '/' || path[n] == '\0');
+}
+
+/* Resolve and check a job directory: it must exist and lie under an --allow-dir. */
+static int directory_check(const struct jobq_env *env, const char *dir, char *real, size_t len,
+                           struct err *e)
+{
+	char buf[PATH_MAX];
+	struct stat st;
+	int i;
+
+	if (dir[0] != '/')
+		return err_set(e, -EINVAL, "bad_request",
+		               "directory: '%.*s' is not an absolute path", utf8_cut(dir, 200),
+		               dir);
+	/* An engine's argv and output cannot carry a line break or another control character
+	 * (fio's JSON would not parse): refused here, by the dry run too (issue 23 item 13). */
+	if (jobdir_path_has_control(dir))
+		return err_set(e, -EINVAL, "bad_request",
+		               "directory: has a control character (a line break, a tab, ...); "
+		               "such paths are refused");
+	if (!realpath(dir, buf) || stat(buf, &st) < 0 || !S_ISDIR(st.st_mode))
+		return err_set(e, -EINVAL, "bad_request", "directory: '%.*s' is not a directory",
+		               utf8_cut(dir, 200), dir);
+	if (jobdir_path_has_control(buf))
+		return err_set(e, -EINVAL, "bad_request",
+		               "directory: resolves to a path with a control character; such paths "
+		               "are refused");
+	for (i = 0; i < env->n_allow_dirs; i++) {
+		if (path_under(buf, env->allow_dirs[i])) {
+			snprintf(real, len, "%s", buf);
+			return 0;
+		}
+	}
+	return err_set(e, -EPERM, "dir_not_allowed",
+	               "directory: '%.*s' is not under an --allow-dir of this agent",
+	               utf8_cut(buf, 200), buf);
+}
+
+/* Whether --allow-format lets jobs make a filesystem on dev (an allowlisted device). */
+static bool format_allowed(const struct jobq_env *env, const char *dev)
+{
+	int i;
+
+	if (env->allow_format_all)
+		return true;
+	for (i = 0; i < env->n_allow_format; i++)
+		if (!strcmp(env->allow_format[i], dev))
+			return true;
+	return false;
+}
+
+/* A job with a filesystem: allowed on the device, the device free, the options in their
+ * tables and accepted by the kernel's parser, the tools there, and mkfs's dry run. With held
+ * (the running job's filesystem is on the device) the device is checked when the job starts,
+ * and mkfs's dry run, which cannot run on a mounted device, gives the command only. */
+static int fs_check(const struct jobq_env *env, struct job_spec *spec, bool held,
+                    struct jobfs_made *would, struct err *e)
+{
+	char why[300], **argv = NULL, dev[80];
+	int rc, i;
+
+	if (spec->directory)
+		return err_set(e, -EINVAL, "bad_request",
+		               "directory: a job with a filesystem runs in the filesystem (mounted "
+		               "by the agent): give directory or filesystem, not both");
+	if (!format_allowed(env, spec->device))
+		return err_set(
+		        e, -EPERM, "format_not_allowed",
+		        "filesystem: this agent may not make a filesystem on '%s': start it "
+		        "with --allow-format=%s (or --allow-format for every --allow-device)",
+		        spec->device, spec->device);
+	if (!held && sysfs_device_in_use(env->fs, spec->device, why, sizeof(why)))
+		return err_set(e, -EBUSY, "device_refused",
+		               "refusing to make a filesystem on '%s': %s (mkfs would destroy its "
+		               "data)",
+		               spec->device, why);
+	rc = fsopt_mkfs_check(spec->fs, e);
+	if (rc == 0)
+		rc = jobfs_mount_check(spec->fs->type, spec->fs->mount, e);
+	if (rc == 0)
+		rc = jobfs_tools_available(spec->fs->type, e);
+	if (rc)
+		return rc;
+	if (!held)
+		return jobfs_dry_run(spec->device, spec->fs, would, e);
+	memset(would, 0, sizeof(*would));
+	snprintf(dev, sizeof(dev), "/dev/%s", spec->device);
+	rc = fsopt_mkfs_argv(spec->fs, dev, true, &argv, e);
+	for (i = 0; rc == 0 && argv[i]; i++)
+		snprintf(would->mkfs_argv + strlen(would->mkfs_argv),
+		         sizeof(would->mkfs_argv) - strlen(would->mkfs_argv), "%s%s", i ? " " : "",
+		         argv[i]);
+	engine_argv_free(argv);
+	return rc;
+}
+
+int job_spec_check(const struct jobq_env *env, struct job_spec *spec, struct err *e)
+{
+	struct jobfs_made *would = xcalloc(1, sizeof(*would));
+	int rc = job_spec_dry_run(env, spec, false, would, e);
+
+	free(would);
+	return rc;
+}
+
+int job_spec_dry_run(const struct jobq_env *env, struct job_spec *spec, bool held,
+                     struct jobfs_made *would, struct err *e)
+{
+	const struct engine *eng = spec->engine;
+	struct engine_target t;
+	char real[PATH_MAX], why[300], work[32];
+	char **argv = NULL;
+	int rc, id;
+
+	if (!sysfs_device_name_ok(spec->device) || sysfs_device_check(env->fs, spec->device, NULL))
+		return err_set(e, -EINVAL, "bad_request", "device: no block device '%.*s'",
+		               utf8_cut(spec->device, 64), spec->device);
+	if (!eng)
+		return err_set(e, -EINVAL, "bad_request",
+		               "engine: expected one of fio, dd, bonnie, iozone");
+	/* Every engine object given must be valid, even those not selected. */
+	for (id = 0; id < ENGINE_COUNT; id++) {
+		const struct engine *other = engine_by_id(id);
+
+		if (!spec->opts.given[id] && other != eng)
+			continue;
+		rc = other->check(&spec->opts, e);
+		if (rc)
+			return rc;
+	}
+	if (!sysfs_device_allowed(env->fs, spec->device))
+		return err_set(e, -EBUSY, "device_refused",
+		               "device '%s' is not in the agent's --allow-device list: it may not "
+		               "be benchmarked",
+		               spec->device);
+	memset(would, 0, sizeof(*would));
+	if (spec->fs) {
+		rc = fs_check(env, spec, held, would, e);
+		if (rc)
+			return rc;
+	} else if (spec->directory) {
+		rc = directory_check(env, spec->directory, real, sizeof(real), e);
+		if (rc)
+			return rc;
+		free(spec->directory);
+		spec->directory = xstrdup(real);
+	} else if (eng->needs_directory) {
+		return err_set(e, -EINVAL, "bad_request", "directory: required by engine %s",
+		               eng->name);
+	} else if (sysfs_device_in_use(env->fs, spec->device, why, sizeof(why))) {
+		return err_set(e, -EBUSY, "device_refused",
+		               "refusing a raw-device job on '%s': %s (writing to it would destroy "
+		               "data); give a directory instead",
+		               spec->device, why);
+	}
+	if (spec->params.n) {
+		rc = tune_validate(env->tune, spec->device, spec->params.items, spec->params.n, e);
+		if (rc)
+			return rc;
+	}
+	rc = engine_available(eng, env->fio_path, e);
+	if (rc)
+		return rc;
+	/* Build the argv once now, so a bad combination is a 400, not a failed pass. */
+	snprintf(real, sizeof(real), "/dev/%s", spec->device);
+	snprintf(work, sizeof(work), "ft-check");
+	t.exe = engine_exe(eng, env->fio_path);
+	t.device_path = real;
+	t.directory = spec->fs ? "/fs/job-0" : spec->directory; /* the mount point's shape */
+	t.work_name = work;
+	rc = eng->argv_build(&spec->opts, &t, &argv, e);
+	engine_argv_free(argv);
+	return rc;
+}
+
+void job_metrics(const struct job_spec *spec, struct metric_names *out)
+{
+	out->n = 0;
+	if (spec->engine)
+		spec->engine->metrics_list(&spec->opts, out);
+}
+
+double job_expected_runtime_s(const struct job_spec *spec)
+{
+	if (!spec->engine)
+		return 0;
+	return spec->loops * spec->engine->expected_runtime_s(&spec->opts);
+}

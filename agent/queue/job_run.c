@@ -1,0 +1,404 @@
+/* job_run.c -- one started job run to its end: its filesystem made and recorded, the
+ * parameter snapshot and identity, each pass (spawn, poll, cancel, parse, record), the
+ * restore. The queue, its worker and recovery are job.c's. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "job/jobdir.h"
+#include "job/jobfs.h"
+#include "job/proc.h"
+#include "log.h"
+#include "queue/job_run.h"
+#include "timeutil.h"
+#include "wire/wire.h"
+#include "xmalloc.h"
+#include "banned.h"
+
+#define POLL_MS 200
+
+enum pass_result { PASS_OK, PASS_FAILED, PASS_CANCELLED };
+
+/* A pass measured under params the job did not set is not kept: -ESTALE "params_changed" if
+ * something (a session's restore) changed the device's parameters under job id. */
+static int params_changed(const struct jobq_env *env, int64_t id, int loop, struct err *e)
+{
+	struct job_rec r;
+	int rc = 0;
+
+	if (store_job_get(env->store, id, &r, e))
+		return -EIO;
+	if (r.has_params_changed)
+		rc = err_set(e, -ESTALE, "params_changed",
+		             "the device's parameters were changed under the job (%s): pass %d is "
+		             "not kept and no further pass runs",
+		             r.params_changed, loop);
+	store_job_rec_release(&r);
+	return rc;
+}
+
+/* With --verbose: the engine's command line of a pass, shell-quoted (bench/fidelity.sh runs
+ * exactly this command bare). */
+static void argv_log(int64_t id, int loop, char **argv)
+{
+	struct buf b = BUF_INIT;
+	const char *c;
+	int i;
+
+	if (!log_enabled(LOG_DEBUG))
+		return;
+	for (i = 0; argv[i]; i++) {
+		buf_puts(&b, i ? " '" : "'");
+		for (c = argv[i]; *c; c++)
+			if (*c == '\'')
+				buf_puts(&b, "'\\''");
+			else
+				buf_append(&b, c, 1);
+		buf_puts(&b, "'");
+	}
+	log_debug("job %lld pass %d: argv %s", (long long)id, loop, b.data ? b.data : "");
+	buf_release(&b);
+}
+
+/* Run one loop of a job: spawn, poll with progress, cancel, parse, record. The pass's files go
+ * in the job's directory dir, or in the job's own filesystem made (dir NULL then). */
+static enum pass_result pass_run(const struct job_runner *r, int64_t id,
+                                 const struct job_spec *spec, const struct jobfs_made *made,
+                                 int loop, struct err *e)
+{
+	const struct jobq_env *env = r->env;
+	const struct engine *eng = spec->engine;
+	const struct engine_opts *opts = &spec->opts;
+	const char *dir = spec->directory;
+	struct store *store = env->store;
+	struct engine_target t;
+	struct jobdir jd = JOBDIR_INIT;
+	struct contain_pass cp;
+	struct metrics m;
+	struct proc p;
+	char devpath[96], work[48];
+	char **argv = NULL;
+	double started, start_mono, expected_s, frac;
+	enum pass_result res = PASS_FAILED;
+	const struct buf *raw;
+	int rc;
+
+	memset(&p, 0, sizeof(p));
+	memset(&cp, 0, sizeof(cp));
+	snprintf(devpath, sizeof(devpath), "/dev/%s", spec->device);
+	snprintf(work, sizeof(work), "ft-job%lld-l%d", (long long)id, loop);
+	t.exe = engine_exe(eng, env->fio_path);
+	t.device_path = devpath;
+	t.directory = NULL;
+	t.work_name = work;
+	/* The job directory is checked now, at use, and the engine gets a directory of the
+	 * pass's own that nothing can be swapped under (jobdir.h). A job's own filesystem is
+	 * entered the same way: its root is opened through the agent's descriptor of its private
+	 * area STATE_DIR/fs (0700, never a link) and checked to be that filesystem still, and
+	 * the pass gets its own directory in it by descriptor, as in any job directory. */
+	if (made) {
+		rc = jobfs_root_open(r->jobfs, made, e);
+		if (rc < 0 || jobdir_open_in(&jd, rc, made->mount_point, work, e))
+			goto out;
+	} else if (dir && jobdir_open(&jd, env->allow_dirs, env->n_allow_dirs, dir, work, e)) {
+		goto out;
+	}
+	if (jd.fd >= 0)
+		t.directory = jd.path;
+	if (eng->argv_build(opts, &t, &argv, e))
+		goto out;
+	argv_log(id, loop, argv);
+	started = env->now_s();
+	start_mono = time_mono_s();
+	if (contain_pass_begin(r->contain, id, &cp, e) ||
+	    proc_spawn_in(&p, argv, jd.fd >= 0 ? jd.path : "/", &cp, e))
+		goto out;
+	if (store_job_set_pgid(store, id, p.pid)) {
+		/* A crash now would leave the engine running unseen: do not go on. */
+		err_set(e, -EIO, "store_error",
+		        "cannot record %s's process group in the database; pass stopped",
+		        eng->name);
+		proc_terminate(&p, CANCEL_GRACE_S);
+		goto out;
+	}
+	expected_s = eng->expected_runtime_s(opts);
+	for (;;) {
+		rc = proc_poll(&p, POLL_MS);
+		if (rc == 1)
+			break;
+		if (rc < 0) {
+			err_set(e, rc, "engine_failed", "lost track of %s: %s", eng->name,
+			        strerror(-rc));
+			proc_terminate(&p, CANCEL_GRACE_S);
+			goto out;
+		}
+		if (r->hooks.stopped(r->hooks.cls) != JOB_RUNNING) {
+			log_info("job %lld: stopping %s (process group %d)", (long long)id,
+			         eng->name, (int)p.pid);
+			proc_terminate(&p, CANCEL_GRACE_S);
+			res = PASS_CANCELLED;
+			goto out;
+		}
+		frac = eng->progress(opts, time_mono_s() - start_mono, p.out.data, p.out.len,
+		                     p.err.data, p.err.len);
+		if (frac < 0 && expected_s > 0)
+			frac = (time_mono_s() - start_mono) / expected_s;
+		if (frac < 0)
+			frac = 0;
+		if (frac > 0.99)
+			frac = 0.99;
+		r->hooks.progress_set(r->hooks.cls, ((loop - 1) + frac) / spec->loops, false);
+	}
+	rc = engine_parse(eng, opts, p.out.data ? p.out.data : "", p.out.len,
+	                  p.err.data ? p.err.data : "", p.err.len, p.exit_code, p.term_signal, &m,
+	                  e);
+	if (rc)
+		goto out;
+	if (params_changed(env, id, loop, e))
+		goto out;
+	raw = !strcmp(eng->raw_stream, "stderr") ? &p.err : &p.out;
+	if (store_job_pass_add(store, id, loop, started, env->now_s(), &m,
+	                       raw->data ? raw->data : "", raw->len, e))
+		goto out;
+	log_info("job %lld: pass %d/%d done (%d metrics)", (long long)id, loop, spec->loops, m.n);
+	r->hooks.progress_set(r->hooks.cls, (double)loop / spec->loops, true);
+	res = PASS_OK;
+out:
+	if (p.pid && store_job_set_pgid(store, id, 0))
+		log_error("job %lld: cannot clear the process group in the database",
+		          (long long)id);
+	proc_release(&p);
+	contain_pass_end(&cp); /* nothing of the pass may outlive it */
+	jobdir_close(&jd);
+	engine_argv_free(argv);
+	return res;
+}
+
+/* Put back the restore snapshot a job recorded, if it has one (origin "job N WHY"). */
+void job_restore_saved(const struct jobq_env *env, int64_t id, const char *why)
+{
+	struct tune_snapshot snap;
+	char origin[64];
+	bool found = false;
+	struct err e;
+
+	snprintf(origin, sizeof(origin), "job %lld %s", (long long)id, why);
+	err_clear(&e);
+	if (store_job_restore(env->store, id, &snap, &found, &e) ||
+	    (found && tune_restore(env->tune, &snap, origin, NULL, &e)))
+		log_error("job %lld: restore failed: %s", (long long)id, e.msg);
+	tune_snapshot_release(&snap);
+}
+
+/* How a run told to stop ends: cancelled by request, or interrupted as the agent stops. */
+static enum job_state stop_state(const struct job_runner *r)
+{
+	enum job_state s = r->hooks.stopped(r->hooks.cls);
+
+	return s == JOB_RUNNING ? JOB_CANCELLED : s;
+}
+
+static bool stop_cb(void *cls)
+{
+	const struct job_runner *r = cls;
+
+	return r->hooks.stopped(r->hooks.cls) != JOB_RUNNING;
+}
+
+/* Append one value to a parameter snapshot. */
+static void snapshot_add(struct params *ps, const char *name, const char *value, bool number)
+{
+	struct param *p;
+
+	ps->p = xrealloc(ps->p, (size_t)(ps->n + 1) * sizeof(*ps->p));
+	p = &ps->p[ps->n++];
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	snprintf(p->value, sizeof(p->value), "%s", value);
+	p->kind = number ? PARAM_INT : PARAM_TEXT;
+}
+
+/* The job's filesystem in its parameter snapshot, so that results filter and compare by it
+ * (param.fs.mount=noatime): fs.type, fs.mkfs (the options as given), fs.mount (as given),
+ * fs.mount_options (what the kernel shows), and every figure as fs.NAME. */
+static void snapshot_fs(struct params *ps, const struct fs_spec *fs, const struct jobfs_made *m)
+{
+	char mkfs[FS_MKFS_TOKENS_MAX * FS_TOKEN_MAX], name[SYSFS_NAME_MAX];
+	int i;
+
+	mkfs[0] = '\0';
+	for (i = 0; i < fs->n_mkfs; i++)
+		snprintf(mkfs + strlen(mkfs), sizeof(mkfs) - strlen(mkfs), "%s%s", i ? " " : "",
+		         fs->mkfs[i]);
+	snapshot_add(ps, "fs.type", fs_type_name(fs->type), false);
+	snapshot_add(ps, "fs.mkfs", mkfs, false);
+	snapshot_add(ps, "fs.mount", fs->mount, false);
+	snprintf(mkfs, sizeof(mkfs), "%s %s", m->mount_opts, m->super_opts);
+	snapshot_add(ps, "fs.mount_options", mkfs, false);
+	for (i = 0; i < m->figures.n; i++) {
+		snprintf(name, sizeof(name), "fs.%s", m->figures.f[i].name);
+		snapshot_add(ps, name, m->figures.f[i].value, m->figures.f[i].number);
+	}
+}
+
+/* Make the job's filesystem (device free again, mkfs, mount) and record what was made. */
+static int fs_make(const struct job_runner *r, int64_t id, const struct job_spec *spec,
+                   struct jobfs_made *made, struct err *e)
+{
+	const struct jobq_env *env = r->env;
+	char why[300];
+	struct err se;
+	int rc;
+
+	/* The device was free when the job was queued; it must still be. */
+	if (sysfs_device_in_use(env->fs, spec->device, why, sizeof(why)))
+		return err_set(e, -EBUSY, "device_refused",
+		               "refusing to make a filesystem on '%s': %s (mkfs would destroy its "
+		               "data)",
+		               spec->device, why);
+	r->hooks.fs_device(r->hooks.cls, spec->device);
+	rc = jobfs_make(r->jobfs, id, spec->device, spec->fs, r->contain, stop_cb, (void *)r, made,
+	                e);
+	if (rc)
+		return rc;
+	err_clear(&se);
+	if (store_job_set_filesystem(env->store, id, made, &se))
+		return err_set(e, -EIO, "store_error", "cannot record the job's filesystem: %s",
+		               se.msg);
+	return 0;
+}
+
+/* Record what the device and the host are beside the parameter snapshot. A device that has
+ * vanished since the snapshot was read is recorded with no device fields. */
+static int job_identity_record(const struct jobq_env *env, int64_t id, const char *dev,
+                               struct err *e)
+{
+	struct device_identity d;
+	struct host_identity h;
+	struct err ie;
+
+	err_clear(&ie);
+	identity_device_read(env->fs, dev, env->hide_serial, &d, &ie);
+	identity_host_read(env->fs, &h);
+	return store_job_set_identity(env->store, id, &d, &h, e);
+}
+
+/* Run a started job to its end state. Nothing here re-reads or re-checks the spec. */
+enum job_state job_run(const struct job_runner *r, int64_t id, const struct job_spec *spec,
+                       struct err *e)
+{
+	const struct jobq_env *env = r->env;
+	struct tune_snapshot snap = { { 0 }, 0, NULL };
+	struct params ps = { 0, NULL };
+	const struct engine *eng = spec->engine;
+	enum job_state state = JOB_SUCCEEDED;
+	struct jobfs_made *made = NULL;
+	char origin[64], *applied_json = NULL;
+	bool rolled_back, restore_at_end = false;
+	struct err se;
+	int loop = 1;
+
+	err_clear(e);
+	snprintf(origin, sizeof(origin), "job %lld", (long long)id);
+	if (r->hooks.stopped(r->hooks.cls) != JOB_RUNNING) {
+		state = stop_state(r);
+		goto stopped;
+	}
+	if (spec->fs) {
+		made = xcalloc(1, sizeof(*made));
+		if (fs_make(r, id, spec, made, e)) {
+			if (strcmp(e->code, "cancelled")) {
+				state = JOB_FAILED;
+				goto out;
+			}
+			state = stop_state(r);
+			goto stopped;
+		}
+	}
+	if (spec->params.n && !spec->params_keep) {
+		/* Save the restore point in the database first: a crash then still restores.
+		 * If it cannot be saved, the device is not touched. */
+		if (tune_snapshot_take(env->tune, spec->device, &snap, e)) {
+			state = JOB_FAILED;
+			goto out;
+		}
+		err_clear(&se);
+		if (store_job_set_restore(env->store, id, &snap, &se)) {
+			err_set(e, -EIO, "store_error",
+			        "cannot record the restore point, so the job's params were not "
+			        "applied: %s",
+			        se.msg);
+			state = JOB_FAILED;
+			goto out;
+		}
+	}
+	if (spec->params.n) {
+		/* Without a restore point (params_restore false) they stay as a PATCH leaves
+		 * them: the device's session puts them back. */
+		if (tune_apply(env->tune, spec->device, spec->params.items, spec->params.n, origin,
+		               &rolled_back, e)) {
+			state = JOB_FAILED;
+			goto out;
+		}
+		restore_at_end = !spec->params_keep;
+		applied_json = wire_tune_applied_encode(&spec->params);
+	}
+	if (sysfs_params_read(env->fs, spec->device, &ps, e)) {
+		state = JOB_FAILED;
+		goto out;
+	}
+	if (made)
+		snapshot_fs(&ps, spec->fs, made);
+	err_clear(&se);
+	if (store_job_set_params(env->store, id, &ps, applied_json, &se) ||
+	    job_identity_record(env, id, spec->device, &se)) {
+		err_set(e, -EIO, "store_error", "cannot record the parameter snapshot: %s", se.msg);
+		state = JOB_FAILED;
+		goto out;
+	}
+	log_info("job %lld running: %s on %s, %d loop(s)", (long long)id, eng->name, spec->device,
+	         spec->loops);
+	for (loop = 1; loop <= spec->loops; loop++) {
+		enum pass_result pr;
+
+		if (r->hooks.stopped(r->hooks.cls) != JOB_RUNNING) {
+			state = stop_state(r);
+			break;
+		}
+		pr = pass_run(r, id, spec, made, loop, e);
+		if (pr == PASS_CANCELLED) {
+			state = stop_state(r);
+			break;
+		}
+		if (pr == PASS_FAILED) {
+			state = JOB_FAILED;
+			break;
+		}
+	}
+stopped:
+	if (state == JOB_CANCELLED)
+		err_set(e, -ECANCELED, "cancelled", "cancelled by request during loop %d of %d",
+		        loop, spec->loops);
+	else if (state == JOB_INTERRUPTED)
+		err_set(e, -EINTR, "interrupted", "the agent shut down during loop %d of %d", loop,
+		        spec->loops);
+out:
+	/* From the database, not snap: a session's restore may have cancelled it. */
+	if (restore_at_end)
+		job_restore_saved(env, id, "end");
+	if (made) { /* the device stays as mkfs left it, unmounted */
+		jobfs_unmake(r->jobfs, made);
+		free(made);
+		r->hooks.fs_device(r->hooks.cls, "");
+	}
+	if (state != JOB_SUCCEEDED)
+		log_info("job %lld %s: %s", (long long)id, job_state_name(state), e->msg);
+	else
+		log_info("job %lld succeeded", (long long)id);
+	tune_snapshot_release(&snap);
+	sysfs_params_release(&ps);
+	free(applied_json);
+	return state;
+}

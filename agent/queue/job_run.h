@@ -1,0 +1,71 @@
+/* job_run.h -- one started job run to its end (job_run.c), and what a run needs of whoever
+ * starts it: the environment, where passes are contained and filesystems mounted, and a way to
+ * tell that it should stop and how far it is. It knows no queue. */
+#ifndef FT_JOB_RUN_H
+#define FT_JOB_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "device/sysfs.h"
+#include "device/tune.h"
+#include "err.h"
+#include "job/contain.h"
+#include "job/jobfs.h"
+#include "job/jobspec.h"
+#include "protocol.h"
+#include "store/store.h"
+
+/* How long a stopped engine's process group has between SIGTERM and SIGKILL. */
+#define CANCEL_GRACE_S 5.0
+
+/* What the job queue and its runs work with, given by whoever starts it (agent_init, a test): the
+ * pointers and strings are borrowed and must outlive the queue. */
+struct jobq_env {
+	struct store *store;           /* jobs, passes, restore points */
+	struct tune *tune;             /* params: validated, snapshotted, applied, restored */
+	const struct sysfs *fs;        /* devices: exist, allowlisted, in use; params read */
+	const char *fio_path;          /* --fio (NULL: fio on PATH) */
+	const char *const *allow_dirs; /* --allow-dir: where jobs may create files */
+	int n_allow_dirs;
+	bool allow_format_all;           /* --allow-format: jobs may mkfs any allowlisted device */
+	const char *const *allow_format; /* --allow-format=NAME: these devices */
+	int n_allow_format;
+	const char *state_dir;     /* containment records live in STATE_DIR/contain, job
+	                              filesystems are mounted under STATE_DIR/fs */
+	enum contain_mode contain; /* --contain */
+	bool hide_serial;          /* --hide-serial: a job's identity has the serial's hash */
+	/* The wall clock every recorded time is read from, epoch seconds (NULL: time_now_s). */
+	double (*now_s)(void);
+	int max_queued; /* --max-queued: jobs waiting at most (0: JOBQ_DEFAULT_MAX_QUEUED) */
+};
+
+/* What a run tells, and asks, whoever started it (the queue); cls is theirs. */
+struct job_run_hooks {
+	/* JOB_RUNNING while the run may go on; JOB_CANCELLED (by request) or JOB_INTERRUPTED
+	 * (the agent stops) once it must end. */
+	enum job_state (*stopped)(void *cls);
+	/* The run's progress is p (0..1); pass_landed: a pass was just recorded. */
+	void (*progress_set)(void *cls, double p, bool pass_landed);
+	/* The run has its filesystem on device dev ("" once unmounted). */
+	void (*fs_device)(void *cls, const char *dev);
+	void *cls;
+};
+
+/* A run's world: all borrowed, outliving the run. */
+struct job_runner {
+	const struct jobq_env *env;
+	struct contain *contain; /* where every pass's processes are kept */
+	struct jobfs *jobfs;     /* where job filesystems are mounted (STATE_DIR/fs) */
+	struct job_run_hooks hooks;
+};
+
+/* Run started job id (its spec checked at submit; nothing here re-reads or re-checks it) to
+ * its end state, which is returned; e says why when that is not JOB_SUCCEEDED. The caller
+ * records the end. */
+enum job_state job_run(const struct job_runner *r, int64_t id, const struct job_spec *spec,
+                       struct err *e);
+/* Put back the restore snapshot job id recorded, if it has one (origin "job N WHY"). */
+void job_restore_saved(const struct jobq_env *env, int64_t id, const char *why);
+
+#endif

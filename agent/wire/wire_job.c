@@ -1,0 +1,370 @@
+/* wire_job.c -- a job's JSON, for answers and the database alike: the job object (the members
+ * ?fields= picks), its passes' metrics and their summary, the parameter values read before
+ * loop 1, a dry run's answer; and the database's metrics and parameter-value columns. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+#include "timeutil.h"
+#include "wire/wire.h"
+#include "xmalloc.h"
+#include "banned.h"
+
+json_t *wire_time_to_json(double epoch_s)
+{
+	char ts[32];
+
+	if (epoch_s <= 0)
+		return json_null();
+	time_fmt_iso_ms(epoch_s, ts, sizeof(ts));
+	return json_string(ts);
+}
+
+/* ---- metrics ---- */
+
+json_t *wire_metrics_to_json(const struct metrics *m)
+{
+	json_t *o = json_object();
+	int i;
+
+	for (i = 0; i < m->n; i++)
+		json_object_set_new(o, m->m[i].name, json_real(m->m[i].value));
+	return o;
+}
+
+char *wire_metrics_encode(const struct metrics *m)
+{
+	return wire_dump(wire_metrics_to_json(m), JSON_REAL_PRECISION(10));
+}
+
+int wire_metrics_decode(const char *text, struct metrics *out)
+{
+	const char *key;
+	json_t *o, *v;
+
+	out->n = 0;
+	o = json_loads(text ? text : "", 0, NULL);
+	if (!json_is_object(o)) {
+		json_decref(o);
+		return -EINVAL;
+	}
+	json_object_foreach(o, key, v)
+	{
+		if (json_is_number(v))
+			metrics_set(out, key, json_number_value(v));
+	}
+	json_decref(o);
+	return 0;
+}
+
+json_t *wire_summary_to_json(const struct pass_rec *passes, int n)
+{
+	struct metric_names names = { 0 };
+	json_t *summary = json_object();
+	double *vals = xcalloc((size_t)n + 1, sizeof(double));
+	int i, k, p;
+
+	for (p = 0; p < n; p++)
+		for (i = 0; i < passes[p].metrics.n; i++)
+			metric_names_add(&names, passes[p].metrics.m[i].name);
+	for (i = 0; i < names.n; i++) {
+		struct stats_summary st;
+
+		k = 0;
+		for (p = 0; p < n; p++) {
+			const struct metric *m = metrics_get(&passes[p].metrics, names.name[i]);
+
+			if (m)
+				vals[k++] = m->value;
+		}
+		stats_summarize(vals, k, &st);
+		json_object_set_new(summary, names.name[i],
+		                    json_pack("{s:f,s:f,s:f,s:f,s:i}", "mean", st.mean, "stdev",
+		                              st.stdev, "min", st.min, "max", st.max, "n", st.n));
+	}
+	free(vals);
+	return summary;
+}
+
+/* ---- the parameter values read before loop 1 ---- */
+
+char *wire_param_values_encode(const struct params *ps)
+{
+	json_t *o = json_object();
+	int i;
+
+	for (i = 0; i < ps->n; i++) {
+		const struct param *p = &ps->p[i];
+
+		json_object_set_new(o, p->name,
+		                    p->kind == PARAM_INT ? wire_int_or_string(p->value, true)
+		                                         : json_string(p->value));
+	}
+	return wire_dump(o, JSON_SORT_KEYS);
+}
+
+int wire_param_values_decode(const char *text, struct store_value **out, int *n)
+{
+	const char *key;
+	json_t *o, *v;
+	int k = 0;
+
+	*out = NULL;
+	*n = 0;
+	o = json_loads(text ? text : "", 0, NULL);
+	if (!json_is_object(o)) {
+		json_decref(o);
+		return -EINVAL;
+	}
+	*out = xcalloc(json_object_size(o) + 1, sizeof(**out));
+	json_object_foreach(o, key, v)
+	{
+		if (json_is_integer(v)) {
+			(*out)[k].value = xasprintf("%lld", (long long)json_integer_value(v));
+			(*out)[k].number = true;
+		} else if (json_is_string(v)) {
+			(*out)[k].value = xstrdup(json_string_value(v));
+		} else {
+			continue;
+		}
+		(*out)[k].name = xstrdup(key);
+		k++;
+	}
+	*n = k;
+	json_decref(o);
+	return 0;
+}
+
+json_t *wire_param_values_to_json(const struct store_value *v, int n)
+{
+	json_t *o = json_object();
+	int i;
+
+	for (i = 0; i < n; i++)
+		json_object_set_new(o, v[i].name,
+		                    v[i].number ? wire_int_or_string(v[i].value, false)
+		                                : json_string(v[i].value));
+	return o;
+}
+
+/* ---- the job object ---- */
+
+/* The members of a job object that ?fields= may pick; "id" and "version" are always there. */
+enum job_field {
+	JF_STATE = 1u << 0,
+	JF_DEVICE = 1u << 1,
+	JF_ENGINE = 1u << 2,
+	JF_SPEC = 1u << 3,
+	JF_LABELS = 1u << 4,
+	JF_PROGRESS = 1u << 5,
+	JF_LOOPS = 1u << 6,
+	JF_LOOPS_DONE = 1u << 7,
+	JF_SUMMARY = 1u << 8,
+	JF_PASSES = 1u << 9,
+	JF_PARAMS = 1u << 10,
+	JF_CREATED_AT = 1u << 11,
+	JF_STARTED_AT = 1u << 12,
+	JF_FINISHED_AT = 1u << 13,
+	JF_ERROR = 1u << 14,
+	JF_PARAMS_CHANGED = 1u << 15,
+	JF_FILESYSTEM = 1u << 16,
+	JF_IDENTITY = 1u << 17,
+	JF_APPLIED = 1u << 18,
+};
+
+_Static_assert(WIRE_JOB_ALL == (JF_APPLIED << 1) - 1, "WIRE_JOB_ALL: every member");
+
+static const struct {
+	const char *name;
+	unsigned bit;
+} job_fields[] = {
+	{ "id", 0 },
+	{ "state", JF_STATE },
+	{ "device", JF_DEVICE },
+	{ "engine", JF_ENGINE },
+	{ "spec", JF_SPEC },
+	{ "labels", JF_LABELS },
+	{ "progress", JF_PROGRESS },
+	{ "loops", JF_LOOPS },
+	{ "loops_done", JF_LOOPS_DONE },
+	{ "summary", JF_SUMMARY },
+	{ "passes", JF_PASSES },
+	{ "params", JF_PARAMS },
+	{ "created_at", JF_CREATED_AT },
+	{ "started_at", JF_STARTED_AT },
+	{ "finished_at", JF_FINISHED_AT },
+	{ "error", JF_ERROR },
+	{ "params_changed", JF_PARAMS_CHANGED },
+	{ "filesystem", JF_FILESYSTEM },
+	{ "identity", JF_IDENTITY },
+	{ "applied", JF_APPLIED },
+	{ "version", 0 },
+};
+
+#define N_JOB_FIELDS (sizeof(job_fields) / sizeof(job_fields[0]))
+
+int wire_job_fields_parse(const char *list, unsigned *mask, struct err *e)
+{
+	const char *p = list, *end;
+	size_t len, i;
+
+	*mask = 0;
+	for (;;) {
+		end = strchr(p, ',');
+		len = end ? (size_t)(end - p) : strlen(p);
+		for (i = 0; i < N_JOB_FIELDS; i++)
+			if (strlen(job_fields[i].name) == len &&
+			    !strncmp(job_fields[i].name, p, len))
+				break;
+		if (i == N_JOB_FIELDS)
+			return err_set(
+			        e, -EINVAL, "bad_request",
+			        "fields: '%.*s' is not a member of a job (id, state, device, "
+			        "engine, spec, labels, progress, loops, loops_done, summary, "
+			        "passes, params, created_at, started_at, finished_at, error, "
+			        "params_changed, filesystem, identity, applied, version)",
+			        (int)(len < 40 ? len : 40), p);
+		*mask |= job_fields[i].bit;
+		if (!end)
+			return 0;
+		p = end + 1;
+	}
+}
+
+unsigned wire_job_list_fields(void)
+{
+	return WIRE_JOB_ALL & ~(unsigned)(JF_SPEC | JF_SUMMARY | JF_PASSES | JF_PARAMS |
+	                                  JF_FILESYSTEM | JF_IDENTITY | JF_APPLIED);
+}
+
+bool wire_job_fields_need_params(unsigned fields)
+{
+	return (fields & JF_PARAMS) != 0;
+}
+
+bool wire_job_fields_need_passes(unsigned fields)
+{
+	return (fields & (JF_SUMMARY | JF_PASSES)) != 0;
+}
+
+json_t *wire_job_to_json(const struct job_rec *j, const struct pass_rec *passes, int n,
+                         unsigned fields)
+{
+	json_t *o = json_object();
+	int i;
+
+	json_object_set_new(o, "id", json_integer((json_int_t)j->id));
+	if (fields & JF_STATE)
+		json_object_set_new(o, "state", json_string(j->state));
+	if (fields & JF_DEVICE)
+		json_object_set_new(o, "device", json_string(j->device));
+	if (fields & JF_ENGINE)
+		json_object_set_new(o, "engine", json_string(j->engine));
+	if (fields & JF_SPEC)
+		json_object_set_new(o, "spec", wire_job_spec_to_json(&j->spec));
+	if (fields & JF_LABELS)
+		json_object_set_new(o, "labels", wire_labels_to_json(&j->spec));
+	if (fields & JF_PROGRESS)
+		json_object_set_new(o, "progress", json_real(j->progress));
+	if (fields & JF_LOOPS)
+		json_object_set_new(o, "loops", json_integer(j->loops));
+	if (fields & JF_LOOPS_DONE)
+		json_object_set_new(o, "loops_done", json_integer(j->loops_done));
+	if (fields & JF_SUMMARY)
+		json_object_set_new(o, "summary", wire_summary_to_json(passes, n));
+	if (fields & JF_PASSES) {
+		json_t *arr = json_array();
+
+		for (i = 0; i < n; i++)
+			json_array_append_new(
+			        arr,
+			        json_pack("{s:i,s:o,s:o,s:o}", "loop", passes[i].loop, "started_at",
+			                  wire_time_to_json(passes[i].started_at), "finished_at",
+			                  wire_time_to_json(passes[i].finished_at), "metrics",
+			                  wire_metrics_to_json(&passes[i].metrics)));
+		json_object_set_new(o, "passes", arr);
+	}
+	if (fields & JF_PARAMS)
+		json_object_set_new(o, "params",
+		                    j->has_params
+		                            ? wire_param_values_to_json(j->params, j->n_params)
+		                            : json_null());
+	if (fields & JF_CREATED_AT)
+		json_object_set_new(o, "created_at", wire_time_to_json(j->created_at));
+	if (fields & JF_STARTED_AT)
+		json_object_set_new(o, "started_at", wire_time_to_json(j->started_at));
+	if (fields & JF_FINISHED_AT)
+		json_object_set_new(o, "finished_at", wire_time_to_json(j->finished_at));
+	if (fields & JF_ERROR)
+		json_object_set_new(o, "error",
+		                    j->has_error ? json_pack("{s:s,s:s}", "code", j->error_code,
+		                                             "message", j->error_message)
+		                                 : json_null());
+	if (fields & JF_PARAMS_CHANGED)
+		json_object_set_new(o, "params_changed",
+		                    j->has_params_changed ? json_string(j->params_changed)
+		                                          : json_null());
+	if (fields & JF_FILESYSTEM) {
+		json_t *fs = j->filesystem ? json_loads(j->filesystem, 0, NULL) : NULL;
+
+		json_object_set_new(o, "filesystem", fs ? fs : json_null());
+	}
+	if (fields & JF_IDENTITY)
+		json_object_set_new(o, "identity", wire_identity_decode(j->identity));
+	if (fields & JF_APPLIED) {
+		json_t *ap = j->applied ? json_loads(j->applied, 0, NULL) : NULL;
+
+		json_object_set_new(o, "applied", ap ? ap : json_null());
+	}
+	json_object_set_new(o, "version", json_integer((json_int_t)j->version));
+	return o;
+}
+
+/* A figure as the tools printed it: integers as numbers. */
+static json_t *figures_to_json(const struct fs_figures *fg)
+{
+	json_t *o = json_object();
+	int i;
+
+	for (i = 0; i < fg->n; i++)
+		json_object_set_new(o, fg->f[i].name,
+		                    fg->f[i].number ? wire_int_or_string(fg->f[i].value, false)
+		                                    : json_string(fg->f[i].value));
+	return o;
+}
+
+json_t *wire_fs_made_to_json(const struct jobfs_made *m, bool dry_run)
+{
+	if (dry_run)
+		return json_pack("{s:s,s:o}", "mkfs", m->mkfs_argv, "figures",
+		                 figures_to_json(&m->figures));
+	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:f,s:o}", "type", fs_type_name(m->type),
+	                 "device", m->device, "mount_point", m->mount_point, "mkfs", m->mkfs_argv,
+	                 "mount_options", m->mount_opts, "super_options", m->super_opts, "mkfs_s",
+	                 m->mkfs_s, "figures", figures_to_json(&m->figures));
+}
+
+char *wire_fs_made_encode(const struct jobfs_made *m)
+{
+	return wire_dump(wire_fs_made_to_json(m, false), JSON_PRESERVE_ORDER);
+}
+
+json_t *wire_job_dry_run_to_json(const struct job_spec *spec, const struct metric_names *names,
+                                 double runtime_s, const struct jobfs_made *fs)
+{
+	json_t *metrics = json_array(), *o;
+	int i;
+
+	for (i = 0; i < names->n; i++)
+		json_array_append_new(metrics, json_string(names->name[i]));
+	o = json_pack("{s:b,s:o,s:o,s:o}", "dry_run", 1, "job", wire_job_spec_to_json(spec),
+	              "metrics", metrics, "expected_runtime_s",
+	              runtime_s == floor(runtime_s) ? json_integer((json_int_t)runtime_s)
+	                                            : json_real(runtime_s));
+	if (fs)
+		json_object_set_new(o, "filesystem", wire_fs_made_to_json(fs, true));
+	return o;
+}

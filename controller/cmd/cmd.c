@@ -1,0 +1,145 @@
+/* cmd.c -- the helpers fleettune-ctl's commands share: the database path, --out, the plan,
+ * a stored sweep, the signals. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "judge/analysis.h"
+#include "judge/race.h"
+#include "log.h"
+#include "num.h"
+#include "plan/plan_nodes.h"
+#include "plan/plan_parse.h"
+#include "store/ctlstore.h"
+#include "timeutil.h"
+#include "xmalloc.h"
+#include "banned.h"
+
+void usage_print(FILE *f, const struct cmd *c)
+{
+	fprintf(f, "usage: fleettune-ctl %s\n\n%s\n", c->usage, c->help);
+}
+
+char *db_path(const struct opts *o)
+{
+	return o->db ? xstrdup(o->db) : ctlstore_default_path();
+}
+
+/* Write text to --out FILE, or stdout. */
+int output_write(const struct opts *o, const char *text, size_t len)
+{
+	FILE *f = stdout;
+	int rc = 0;
+
+	if (o->out) {
+		f = fopen(o->out, "w");
+		if (!f) {
+			log_error("cannot write '%s': %s", o->out, strerror(errno));
+			return 1;
+		}
+	}
+	if (fwrite(text, 1, len, f) != len)
+		rc = 1;
+	if (o->out && fclose(f))
+		rc = 1;
+	else if (!o->out)
+		fflush(stdout);
+	return rc;
+}
+
+/* A sweep from another host that saved no point for this long is taken as abandoned. */
+#define CTL_ABANDONED_S 3600.0
+
+/* This host's name, as sweeps record their controller's; "" when it cannot be read. */
+void host_name(char *out, size_t len)
+{
+	memset(out, 0, len);
+	if (gethostname(out, len - 1) < 0)
+		out[0] = '\0';
+}
+
+/*
+ * A `running` sweep whose controller is gone is abandoned: run on this host (me), its pid is
+ * no longer alive; run on another host (or by a controller too old to record it), it saved no
+ * point for CTL_ABANDONED_S. A pid reused by another process keeps it `running`.
+ */
+bool sweep_abandoned(const char *me, const char *status, int pid, const char *host, double saved_at,
+                     double created_at)
+{
+	double last = saved_at > 0 ? saved_at : created_at;
+
+	if (strcmp(status, "running"))
+		return false;
+	if (pid > 0 && me[0] && !strcmp(host, me))
+		return kill(pid, 0) < 0 && errno == ESRCH;
+	return time_now_s() - last > CTL_ABANDONED_S;
+}
+
+/* Load sweep id from the database and analyse it. */
+int sweep_load(const struct opts *o, int64_t id, struct sweep *s)
+{
+	struct ctlstore *st = NULL;
+	char *path = db_path(o);
+	struct err e = { 0 };
+	char me[64];
+	int rc;
+
+	rc = ctlstore_open(path, &st, &e);
+	if (rc == 0)
+		rc = ctlstore_sweep_load(st, id, s, &e);
+	host_name(me, sizeof(me));
+	if (rc < 0)
+		log_error("%s", e.msg);
+	else
+		analysis_sweep_loaded(s);
+	if (rc == 0 &&
+	    sweep_abandoned(me, s->status, s->owner_pid, s->owner_host, s->saved_at, s->created_at))
+		snprintf(s->status, sizeof(s->status), "abandoned");
+	ctlstore_close(st);
+	free(path);
+	return rc;
+}
+
+int plan_open(const struct opts *o, const char *path, struct plan *p, bool tokens)
+{
+	struct err e = { 0 };
+
+	if (plan_load_nodes_from(path, o->nodes_from, p, &e) < 0 || race_budget_check(p, &e) < 0 ||
+	    (tokens && plan_tokens_load(p, &e) < 0)) {
+		log_error("%s: %s", path, e.msg);
+		plan_release(p);
+		return -1;
+	}
+	return 0;
+}
+
+volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+void signals_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+int num_opt(const char *name, const char *v, int64_t *out)
+{
+	if (num_parse_i64(v, out) < 0 || *out <= 0) {
+		log_error("%s: '%s' is not a positive integer", name, v);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,282 @@
+/* sweeprun.c -- the run of a sweep: pre-flight, sessions, the strategy's batches on the
+ * runner, each point analysed and saved, every node restored, the sweep closed. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/sweeprun.h"
+#include "fleet/fleet.h"
+#include "judge/analysis.h"
+#include "judge/cohort.h"
+#include "judge/race.h"
+#include "log.h"
+#include "model/words.h"
+#include "render/progress.h"
+#include "render/report.h"
+#include "run/preflight.h"
+#include "run/runner.h"
+#include "run/schedule.h"
+#include "run/strategy.h"
+#include "stats/rounds.h"
+#include "store/ctlstore.h"
+#include "timeutil.h"
+#include "banned.h"
+
+static bool stopped(const struct sweeprun_opts *o)
+{
+	return o->stop && *o->stop;
+}
+
+/* With --verbose: one run's phases, epoch seconds, for bench/fleet.sh. */
+static void phases_log(const struct runner_times *t, int nnodes)
+{
+	log_debug("phases point=%d nodes=%d start=%.3f posted=%.3f first_start=%.3f "
+	          "last_start=%.3f first_end=%.3f last_end=%.3f seen_done=%.3f saved=%.3f "
+	          "longest=%.3f",
+	          t->point, nnodes, t->start_at, t->started_at, t->first_start_at, t->last_start_at,
+	          t->first_end_at, t->last_end_at, t->done_at, time_now_s(), t->longest_job_s);
+}
+
+/* Close the sweep: restore every node, set the status and the result, analyse, save. */
+static enum sweeprun_result sweep_close(struct sweep *s, struct runner *r, struct ctlstore *st,
+                                        int run_rc, bool stop, const char *save_err, struct err *e)
+{
+	enum sweeprun_result res;
+	char saved[256];
+	struct err se;
+	int k;
+
+	runner_sessions_close(r);
+	if (run_rc == -EINTR || stop) {
+		snprintf(s->status, sizeof(s->status), "interrupted");
+		res = SWEEPRUN_INTERRUPTED;
+	} else if (run_rc < 0) {
+		snprintf(s->status, sizeof(s->status), "aborted");
+		res = SWEEPRUN_NODE_FAILED;
+	} else {
+		snprintf(s->status, sizeof(s->status), "completed");
+		res = SWEEPRUN_COMPLETED;
+		for (k = 0; k < s->plan.nnodes; k++)
+			if (s->node_dropped[k])
+				res = SWEEPRUN_NODE_FAILED;
+	}
+	if (save_err) {
+		snprintf(s->status, sizeof(s->status), "aborted");
+		res = SWEEPRUN_FAILED;
+	}
+	s->finished_at = time_now_s();
+	analysis_sweep_closed(s);
+	if (ctlstore_sweep_finish(st, s, &se) < 0) {
+		log_error("%s", se.msg);
+		if (!save_err) {
+			snprintf(saved, sizeof(saved), "%s", se.msg);
+			save_err = saved;
+		}
+		res = SWEEPRUN_FAILED;
+	}
+	if (save_err)
+		err_set(e, -EIO, "store_error",
+		        "sweep %lld stopped: what it measured cannot be saved in --db (%s); every "
+		        "node was restored",
+		        (long long)s->id, save_err);
+	else if (res == SWEEPRUN_NODE_FAILED)
+		err_set(e, -EIO, "node_failed",
+		        "a node failed; partial results saved as sweep %lld", (long long)s->id);
+	else if (res == SWEEPRUN_INTERRUPTED)
+		err_set(e, -EINTR, "interrupted", "interrupted; nodes restored, sweep %lld saved",
+		        (long long)s->id);
+	else if (s->outcome == OUTCOME_BASELINE_FAILED || s->outcome == OUTCOME_NO_FIGURES) {
+		struct buf why = BUF_INIT;
+
+		/* Nothing to compare: not a success (the table says why, node by node). */
+		words_best_summary(s, &why);
+		err_set(e, -EIO, "no_best", "sweep %lld: %s", (long long)s->id, why.data);
+		buf_release(&why);
+		res = SWEEPRUN_FAILED;
+	}
+	return res;
+}
+
+/* The sweep's first line in the log: its nodes, and the points and loops it may run. */
+static void start_log(const struct sweep *s, int npoints_est)
+{
+	char loops[32];
+
+	if (s->plan.strategy == PLAN_ADAPTIVE) {
+		double ex, wo;
+
+		race_remaining(s, &ex, &wo);
+		log_info("sweep %lld \"%s\": %d node%s, adaptive, %d to %d loops; loops per node: "
+		         "worst case %.0f, expected about %.0f",
+		         (long long)s->id, s->plan.name, s->plan.nnodes,
+		         s->plan.nnodes == 1 ? "" : "s", s->plan.loops, s->plan.loops_max, wo, ex);
+		return;
+	}
+	if (s->plan.loops_max > s->plan.loops)
+		snprintf(loops, sizeof(loops), "%d to %d", s->plan.loops, s->plan.loops_max);
+	else
+		snprintf(loops, sizeof(loops), "%d", s->plan.loops);
+	log_info("sweep %lld \"%s\": %d node%s, up to %d points of %s loops", (long long)s->id,
+	         s->plan.name, s->plan.nnodes, s->plan.nnodes == 1 ? "" : "s", npoints_est, loops);
+}
+
+/* The sweep's last lines in the log: wall time against the agents' job span, and (debug) the
+ * requests and connections it took. */
+static void end_log(const struct sweep *s, const struct runner *r, const struct fleet *f,
+                    double wall)
+{
+	double nominal = 0;
+	long att[2], conn[2];
+	int i;
+
+	for (i = 0; i < s->npoints; i++)
+		nominal += s->points[i].loops_run * s->plan.runtime_s;
+	if (r->runs == 0 || !(r->span_s > 0))
+		/* Stopped before any run finished: nothing to measure the overhead against. */
+		log_info("sweep %lld %s: wall %.2f s; no run finished, so there is no job span "
+		         "to measure the controller's overhead against",
+		         (long long)s->id, s->status, wall);
+	else if (strcmp(s->status, "completed"))
+		/* The wall time holds the run that was stopped, the span only the finished ones:
+		 * their ratio would be no overhead. Each finished run's own time is. */
+		log_info("sweep %lld %s: wall %.2f s; job span %.2f s over the %d run%s that "
+		         "finished (first job start to last job end on the agents); their "
+		         "overhead x%.3f (first request to last end seen, against that span)",
+		         (long long)s->id, s->status, wall, r->span_s, r->runs,
+		         r->runs == 1 ? "" : "s", r->run_s / r->span_s);
+	else
+		log_info("sweep %lld %s: wall %.2f s; job span %.2f s (first job start to last job "
+		         "end on the agents, summed over %d runs; nominal fio time %.0f s); "
+		         "overhead x%.3f (x%.3f vs nominal)",
+		         (long long)s->id, s->status, wall, r->span_s, r->runs, nominal,
+		         wall / r->span_s, nominal > 0 ? wall / nominal : 0.0);
+	client_counts(f->client, &att[0], &conn[0]);
+	client_counts(f->wait_client, &att[1], &conn[1]);
+	log_debug("sweep %lld: first request to last job end seen %.2f s, longest jobs %.2f s "
+	          "(summed over the points); requests %ld on %ld new connections, job "
+	          "waits %ld on %ld",
+	          (long long)s->id, r->run_s, r->longest_s, att[0], conn[0], att[1], conn[1]);
+}
+
+/* Pre-flight's cohorts in the log: what the nodes were grouped by, and who is in each. */
+static void cohorts_log(struct sweep *s)
+{
+	struct buf b = BUF_INIT;
+	char *line, *next;
+
+	cohort_assign(s);
+	words_cohorts(s, &b);
+	for (line = b.data; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		log_info("%s", line);
+		if (!next)
+			break;
+	}
+	buf_release(&b);
+}
+
+enum sweeprun_result sweeprun_execute(struct sweep *s, const struct sweeprun_opts *o, struct err *e)
+{
+	struct runner_opts ro = { 0 };
+	struct progress pg = { .s = s, .tty = o->tty };
+	struct strategy_batch batch = { 0 };
+	struct schedule sch = { 0 };
+	enum sweeprun_result res = SWEEPRUN_FAILED;
+	struct ctlstore *st = NULL;
+	struct preflight pf;
+	struct runner r;
+	struct fleet f;
+	struct err se;
+	double t_start = time_mono_s();
+	char save_err[256] = "";
+	bool save_failed = false;
+	int rc = 0, i;
+
+	fleet_init(&f, &s->plan, 5.0, 2);
+	ro.continue_on_node_failure = o->continue_on_node_failure;
+	ro.session_ttl_s = o->session_ttl_s;
+	ro.poll_interval_s = o->poll_interval_s;
+	ro.stop = o->stop;
+	ro.event = progress_event;
+	ro.ctx = &pg;
+	runner_init(&r, s, &f, &ro);
+	pg.r = &r;
+	pg.npoints_est = strategy_estimate(&s->plan);
+	if (ctlstore_open(o->db_path, &st, e) < 0)
+		goto out;
+	if (preflight_plan(&f, &s->plan, false, &pf) < 0) {
+		struct buf b = BUF_INIT;
+
+		report_preflight_failed(&pf, &b);
+		fputs(b.data, stderr);
+		buf_release(&b);
+		err_set(e, -EINVAL, "preflight_failed", "pre-flight failed (%d problem%s)",
+		        pf.nproblems, pf.nproblems == 1 ? "" : "s");
+		preflight_release(&pf);
+		goto out;
+	}
+	preflight_identity_copy(&pf, s);
+	cohorts_log(s);
+	pg.first_point_s =
+	        pf.expected_runtime_s > 0
+	                ? pf.expected_runtime_s + 1
+	                : s->plan.loops * (s->plan.runtime_s > 0 ? s->plan.runtime_s : 10) + 1;
+	preflight_release(&pf);
+	if (stopped(o)) {
+		res = SWEEPRUN_INTERRUPTED;
+		goto out;
+	}
+	s->owner_pid = o->owner_pid;
+	snprintf(s->owner_host, sizeof(s->owner_host), "%s", o->owner_host ? o->owner_host : "");
+	/* The order of the points inside every round comes from this seed, kept with the sweep. */
+	if (!s->order_seed)
+		s->order_seed = rounds_seed_new();
+	if (ctlstore_sweep_create(st, s, e) < 0)
+		goto out;
+	if (runner_sessions_open(&r, e) < 0) {
+		snprintf(s->status, sizeof(s->status), "failed");
+		s->finished_at = time_now_s();
+		ctlstore_sweep_finish(st, s, NULL);
+		goto out;
+	}
+	start_log(s, pg.npoints_est);
+	/* Each batch is one block of interleaved rounds: a run is one loop of one point on every
+	 * node. A signal stops the sweep between runs too: no new run is begun. */
+	while (rc == 0 && !stopped(o) && strategy_next(s, &batch) > 0) {
+		schedule_batch(s, &batch, &sch);
+		for (i = 0; i < sch.n && rc == 0 && !stopped(o); i++) {
+			const struct schedule_run *run = &sch.runs[i];
+
+			pg.round = run->round;
+			pg.warmup = run->warmup;
+			rc = runner_round_run(&r, run);
+			if (rc == 0 && !run->warmup)
+				pg.loops_done++;
+			analysis_point_ran(s, run->point);
+			/* A sweep that cannot save a point stops (docs/controller.md: exit 1):
+			 * going on would measure points nobody can read back. */
+			if (ctlstore_point_save(st, s, run->point, &se) < 0) {
+				log_error("%s", se.msg);
+				save_failed = true;
+				snprintf(save_err, sizeof(save_err), "%s", se.msg);
+				rc = -EIO;
+			}
+			phases_log(&r.last, s->plan.nnodes);
+		}
+	}
+	progress_clear(&pg);
+	res = sweep_close(s, &r, st, rc, stopped(o), save_failed ? save_err : NULL, e);
+	end_log(s, &r, &f, time_mono_s() - t_start);
+out:
+	if (res == SWEEPRUN_FAILED && !s->id)
+		snprintf(s->status, sizeof(s->status), "failed");
+	strategy_batch_release(&batch);
+	schedule_release(&sch);
+	runner_release(&r);
+	ctlstore_close(st);
+	fleet_release(&f);
+	return res;
+}

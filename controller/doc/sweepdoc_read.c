@@ -1,0 +1,553 @@
+/* sweepdoc_read.c -- the sweep document (schema/sweep.schema.json, versions 1 to 3) read back
+ * into the sweep model: the data only, for analyze, every error naming its JSON path. */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "doc/sweepdoc.h"
+#include "plan/plan_parse.h"
+#include "timeutil.h"
+#include "xmalloc.h"
+#include "banned.h"
+
+#define PATH_MAX_LEN 200
+
+/* Report "PATH: message" as an invalid_sweep error. */
+#define fail(e, path, ...) err_set_at((e), -EINVAL, "invalid_sweep", (path), __VA_ARGS__)
+
+/* An integer member in [lo, hi]; null or missing gives dflt when allow_null. */
+static int int_get(json_t *obj, const char *key, const char *path, long long lo, long long hi,
+                   bool allow_null, long long dflt, long long *out, struct err *e)
+{
+	json_t *v = json_object_get(obj, key);
+	char p[PATH_MAX_LEN];
+
+	snprintf(p, sizeof(p), "%s%s%s", path, *path ? "." : "", key);
+	if (!v || json_is_null(v)) {
+		if (!allow_null)
+			return fail(e, p, v ? "expected an integer" : "required field is missing");
+		*out = dflt;
+		return 0;
+	}
+	if (!json_is_integer(v))
+		return fail(e, p, "expected an integer%s", allow_null ? " or null" : "");
+	if (json_integer_value(v) < lo || json_integer_value(v) > hi)
+		return fail(e, p, "%lld is not between %lld and %lld",
+		            (long long)json_integer_value(v), lo, hi);
+	*out = json_integer_value(v);
+	return 0;
+}
+
+/* A string member; NULL when null or missing and allowed. */
+static int str_get(json_t *obj, const char *key, const char *path, bool required, const char **out,
+                   struct err *e)
+{
+	json_t *v = json_object_get(obj, key);
+	char p[PATH_MAX_LEN];
+
+	snprintf(p, sizeof(p), "%s%s%s", path, *path ? "." : "", key);
+	*out = NULL;
+	if (!v || json_is_null(v)) {
+		if (required)
+			return fail(e, p, v ? "expected a string" : "required field is missing");
+		return 0;
+	}
+	if (!json_is_string(v))
+		return fail(e, p, "expected a string%s", required ? "" : " or null");
+	*out = json_string_value(v);
+	return 0;
+}
+
+/* An epoch time from an ISO-8601 string member; 0 when null or missing. */
+static int time_get(json_t *obj, const char *key, double *out, struct err *e)
+{
+	const char *t;
+	int rc = str_get(obj, key, "", false, &t, e);
+
+	*out = 0;
+	if (rc < 0 || !t)
+		return rc;
+	if (time_parse_iso(t, out) < 0)
+		return fail(e, key, "'%.40s' is not an ISO-8601 UTC time", t);
+	return 0;
+}
+
+/* One parameter value (an integer or a string) of name into c. */
+static int value_take(json_t *v, const char *name, const char *path, struct config *c,
+                      struct err *e)
+{
+	char text[PARAM_VALUE_MAX];
+
+	if (json_is_integer(v))
+		snprintf(text, sizeof(text), "%lld", (long long)json_integer_value(v));
+	else if (json_is_string(v) && strlen(json_string_value(v)) < sizeof(text))
+		snprintf(text, sizeof(text), "%s", json_string_value(v));
+	else
+		return fail(e, path, "expected an integer or a string shorter than %d bytes",
+		            PARAM_VALUE_MAX);
+	if (config_set(c, name, text, json_is_integer(v)) < 0)
+		return fail(e, path, "too long a name, or more than %d parameters", CONFIG_MAX);
+	return 0;
+}
+
+/* "params": {name: value}. */
+static int params_parse(json_t *obj, const char *path, struct config *c, struct err *e)
+{
+	char p[PATH_MAX_LEN];
+	const char *k;
+	json_t *v;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	if (!json_is_object(obj))
+		return fail(e, path, obj ? "expected an object" : "required field is missing");
+	json_object_foreach(obj, k, v)
+	{
+		snprintf(p, sizeof(p), "%s.%s", path, k);
+		if ((rc = value_take(v, k, p, c, e)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* "applied": {name: {"value": v, "adjusted": bool, "requested": v}}: the read-back. */
+static int applied_parse(json_t *obj, const char *path, struct node_result *r, struct err *e)
+{
+	char p[PATH_MAX_LEN];
+	const char *k;
+	json_t *v, *adj;
+	int rc;
+
+	if (!obj || json_is_null(obj))
+		return 0;
+	if (!json_is_object(obj))
+		return fail(e, path, "expected an object");
+	json_object_foreach(obj, k, v)
+	{
+		snprintf(p, sizeof(p), "%s.%s", path, k);
+		if (!json_is_object(v))
+			return fail(e, p, "expected an object");
+		adj = json_object_get(v, "adjusted");
+		if (adj && !json_is_boolean(adj)) {
+			snprintf(p, sizeof(p), "%s.%s.adjusted", path, k);
+			return fail(e, p, "expected true or false");
+		}
+		snprintf(p, sizeof(p), "%s.%s.value", path, k);
+		if ((rc = value_take(json_object_get(v, "value"), k, p, &r->applied, e)) < 0)
+			return rc;
+		if (json_is_true(adj))
+			r->adjusted_mask |= 1u << (r->applied.n - 1);
+	}
+	return 0;
+}
+
+/* A mean and spread of values beyond SWEEPDOC_PASS_ABS_MAX overflow to inf: no engine
+ * measures them. */
+static int pass_value_check(double v, const char *path, struct err *e)
+{
+	if (!isfinite(v) || fabs(v) > SWEEPDOC_PASS_ABS_MAX)
+		return fail(e, path, "%g is not a measurement (at most %g in magnitude)", v,
+		            SWEEPDOC_PASS_ABS_MAX);
+	return 0;
+}
+
+/* A pass of format 3: {"value": number, "round": integer >= 1, "started_at": ISO time}; round
+ * and started_at null when not recorded (a sweep from before rounds, written again). */
+static int pass_parse(json_t *o, const char *path, struct node_result *r, bool warmup,
+                      struct err *e)
+{
+	char p[PATH_MAX_LEN];
+	long long round;
+	const char *t;
+	double at = 0;
+	json_t *v;
+	int rc;
+
+	if (!json_is_object(o))
+		return fail(e, path, "expected an object {value, round, started_at}");
+	v = json_object_get(o, "value");
+	if (!json_is_number(v)) {
+		snprintf(p, sizeof(p), "%s.value", path);
+		return fail(e, p, v ? "expected a number" : "required field is missing");
+	}
+	snprintf(p, sizeof(p), "%s.value", path);
+	if ((rc = pass_value_check(json_number_value(v), p, e)) < 0)
+		return rc;
+	if ((rc = int_get(o, "round", path, 1, INT32_MAX, true, 0, &round, e)) < 0 ||
+	    (rc = str_get(o, "started_at", path, false, &t, e)) < 0)
+		return rc;
+	if (t && time_parse_iso(t, &at) < 0) {
+		snprintf(p, sizeof(p), "%s.started_at", path);
+		return fail(e, p, "'%.40s' is not an ISO-8601 UTC time", t);
+	}
+	node_result_pass_add_at(r, json_number_value(v), (int)round, at, warmup);
+	return 0;
+}
+
+/* "passes": the metric per loop (format 1 and 2: numbers; 3: pass objects); "warmup" (format
+ * 3, optional): the warm-up passes. */
+static int passes_parse(json_t *arr, const char *path, int version, bool warmup,
+                        struct node_result *r, struct err *e)
+{
+	char p[PATH_MAX_LEN];
+	size_t i;
+	json_t *v;
+	int rc;
+
+	if (warmup && !arr)
+		return 0;
+	if (!json_is_array(arr))
+		return fail(e, path, arr ? "expected an array" : "required field is missing");
+	if (json_array_size(arr) > SWEEPDOC_PASSES_MAX)
+		return fail(e, path, "more than %d passes", SWEEPDOC_PASSES_MAX);
+	json_array_foreach(arr, i, v)
+	{
+		snprintf(p, sizeof(p), "%s[%zu]", path, i);
+		if (version >= 3) {
+			if ((rc = pass_parse(v, p, r, warmup, e)) < 0)
+				return rc;
+			continue;
+		}
+		if (!json_is_number(v))
+			return fail(e, p, "expected a number");
+		if ((rc = pass_value_check(json_number_value(v), p, e)) < 0)
+			return rc;
+		node_result_pass_add(r, json_number_value(v));
+	}
+	return 0;
+}
+
+/* points[i].nodes[k]: plan node k's result. */
+static int node_parse(const struct sweep *s, json_t *o, const char *path, int k, int version,
+                      struct node_result *r, struct err *e)
+{
+	const char *name, *state, *error;
+	char p[PATH_MAX_LEN];
+	long long job;
+	json_t *rt;
+	int rc, st;
+
+	if (!json_is_object(o))
+		return fail(e, path, "expected an object");
+	if ((rc = str_get(o, "node", path, true, &name, e)) < 0 ||
+	    (rc = str_get(o, "state", path, true, &state, e)) < 0 ||
+	    (rc = str_get(o, "error", path, false, &error, e)) < 0)
+		return rc;
+	if (strcmp(name, s->plan.nodes[k].name)) {
+		snprintf(p, sizeof(p), "%s.node", path);
+		return fail(e, p, "'%.60s', expected '%s' (nodes in plan order)", name,
+		            s->plan.nodes[k].name);
+	}
+	if ((st = sweep_node_state_parse(state)) < 0) {
+		snprintf(p, sizeof(p), "%s.state", path);
+		return fail(e, p, "'%.40s' is not pending, ok, failed, cancelled or dropped",
+		            state);
+	}
+	r->state = (enum node_state)st;
+	snprintf(p, sizeof(p), "%s.passes", path);
+	if ((rc = passes_parse(json_object_get(o, "passes"), p, version, false, r, e)) < 0)
+		return rc;
+	snprintf(p, sizeof(p), "%s.warmup", path);
+	if (version >= 3 &&
+	    (rc = passes_parse(json_object_get(o, "warmup"), p, version, true, r, e)) < 0)
+		return rc;
+	snprintf(p, sizeof(p), "%s.applied", path);
+	if ((rc = applied_parse(json_object_get(o, "applied"), p, r, e)) < 0)
+		return rc;
+	if ((rc = int_get(o, "job_id", path, 0, INT64_MAX, true, 0, &job, e)) < 0)
+		return rc;
+	r->job_id = job;
+	rt = json_object_get(o, "job_runtime_s");
+	if (rt && !json_is_null(rt) && !json_is_number(rt)) {
+		snprintf(p, sizeof(p), "%s.job_runtime_s", path);
+		return fail(e, p, "expected a number or null");
+	}
+	r->job_runtime_s = rt && json_is_number(rt) ? json_number_value(rt) : 0;
+	snprintf(r->error, sizeof(r->error), "%s", error ? error : "");
+	if (json_object_get(o, "params")) { /* a configuration of its own (a cohort's) */
+		struct config own;
+
+		snprintf(p, sizeof(p), "%s.params", path);
+		if ((rc = params_parse(json_object_get(o, "params"), p, &own, e)) < 0)
+			return rc;
+		r->cfg = xmalloc(sizeof(*r->cfg));
+		*r->cfg = own;
+	}
+	return 0;
+}
+
+/* points[i]: appended to s as point i. */
+static int point_parse(struct sweep *s, json_t *o, int i, int version, struct err *e)
+{
+	char path[PATH_MAX_LEN], p[PATH_MAX_LEN];
+	const char *role;
+	long long index, axis, ref, loops, ref_loops;
+	struct config cfg;
+	struct point *pt;
+	json_t *nodes, *n;
+	size_t k;
+	int rc, r;
+
+	snprintf(path, sizeof(path), "points[%d]", i);
+	if (!json_is_object(o))
+		return fail(e, path, "expected an object");
+	if ((rc = int_get(o, "index", path, 0, INT32_MAX, true, i, &index, e)) < 0 ||
+	    (rc = str_get(o, "role", path, true, &role, e)) < 0 ||
+	    (rc = int_get(o, "axis", path, 0, s->plan.naxes - 1, true, -1, &axis, e)) < 0 ||
+	    (rc = int_get(o, "ref", path, 0, INT32_MAX, true, -1, &ref, e)) < 0 ||
+	    (rc = int_get(o, "loops", path, 0, INT32_MAX, true, -1, &loops, e)) < 0 ||
+	    (rc = int_get(o, "ref_loops", path, 0, INT32_MAX, true, 0, &ref_loops, e)) < 0)
+		return rc;
+	if (index != i) {
+		snprintf(p, sizeof(p), "%s.index", path);
+		return fail(e, p, "%lld, expected %d (points are in run order)", index, i);
+	}
+	if (ref >= i) {
+		snprintf(p, sizeof(p), "%s.ref", path);
+		return fail(e, p, "%lld is not an earlier point", ref);
+	}
+	if ((r = sweep_role_parse(role)) < 0) {
+		snprintf(p, sizeof(p), "%s.role", path);
+		return fail(e, p, "'%.40s' is not baseline, candidate or final", role);
+	}
+	snprintf(p, sizeof(p), "%s.params", path);
+	if ((rc = params_parse(json_object_get(o, "params"), p, &cfg, e)) < 0)
+		return rc;
+	nodes = json_object_get(o, "nodes");
+	snprintf(p, sizeof(p), "%s.nodes", path);
+	if (!json_is_array(nodes))
+		return fail(e, p, nodes ? "expected an array" : "required field is missing");
+	if ((int)json_array_size(nodes) != s->plan.nnodes)
+		return fail(e, p, "%zu results, expected one per plan node (%d)",
+		            json_array_size(nodes), s->plan.nnodes);
+	sweep_point_add(s, (enum point_role)r, (int)axis, (int)ref, &cfg);
+	pt = &s->points[i];
+	pt->ref_loops = (int)ref_loops;
+	json_array_foreach(nodes, k, n)
+	{
+		snprintf(p, sizeof(p), "%s.nodes[%zu]", path, k);
+		if ((rc = node_parse(s, n, p, (int)k, version, &pt->nodes[k], e)) < 0)
+			return rc;
+	}
+	/* Documents without "loops": the plan's, once the point ran. */
+	pt->loops_run = (int)loops;
+	for (k = 0; loops < 0 && k < (size_t)s->plan.nnodes; k++)
+		if (pt->nodes[k].state != NODE_PENDING && pt->nodes[k].state != NODE_DROPPED)
+			pt->loops_run = s->plan.loops;
+	if (pt->loops_run < 0)
+		pt->loops_run = 0;
+	return 0;
+}
+
+/* A node's "identity" (optional: documents before it have none) into s->identity[k]: the
+ * fields of common/protocol.h as strings (cleaned: identity_text_clean), booleans or
+ * integers; other keys are ignored. */
+static int identity_take(struct sweep *s, int k, json_t *o, const char *path, struct err *e)
+{
+	char p[PATH_MAX_LEN], num[32], clean[IDENTITY_VALUE_MAX];
+	int f;
+
+	if (!o || json_is_null(o))
+		return 0;
+	if (!json_is_object(o))
+		return fail(e, path, "expected an object");
+	for (f = 0; f < IDF_N; f++) {
+		json_t *v = json_object_get(o, identity_field_names[f]);
+		const char *t;
+
+		if (!v)
+			continue;
+		if (json_is_string(v)) {
+			t = json_string_value(v);
+		} else if (json_is_boolean(v)) {
+			t = json_is_true(v) ? "true" : "false";
+		} else if (json_is_integer(v)) {
+			snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(v));
+			t = num;
+		} else {
+			snprintf(p, sizeof(p), "%s.%s", path, identity_field_names[f]);
+			return fail(e, p, "expected a string, a boolean or an integer");
+		}
+		snprintf(clean, sizeof(clean), "%s", t);
+		identity_text_clean(clean);
+		sweep_identity_set(s, k, f, *clean ? clean : NULL);
+	}
+	return 0;
+}
+
+/* "nodes": [{name, dropped, identity}], one per plan node. */
+static int dropped_parse(struct sweep *s, json_t *arr, struct err *e)
+{
+	char p[PATH_MAX_LEN];
+	const char *name;
+	json_t *n, *d;
+	size_t i;
+	int k, rc;
+
+	if (!json_is_array(arr))
+		return fail(e, "nodes", arr ? "expected an array" : "required field is missing");
+	if ((int)json_array_size(arr) != s->plan.nnodes)
+		return fail(e, "nodes", "%zu nodes, but the plan has %d", json_array_size(arr),
+		            s->plan.nnodes);
+	json_array_foreach(arr, i, n)
+	{
+		snprintf(p, sizeof(p), "nodes[%zu]", i);
+		if (!json_is_object(n))
+			return fail(e, p, "expected an object");
+		if ((rc = str_get(n, "name", p, true, &name, e)) < 0)
+			return rc;
+		if ((k = plan_node_find(&s->plan, name)) < 0) {
+			snprintf(p, sizeof(p), "nodes[%zu].name", i);
+			return fail(e, p, "'%.60s' is not a node of the plan", name);
+		}
+		d = json_object_get(n, "dropped");
+		if (d && !json_is_boolean(d)) {
+			snprintf(p, sizeof(p), "nodes[%zu].dropped", i);
+			return fail(e, p, "expected true or false");
+		}
+		s->node_dropped[k] = json_is_true(d);
+		snprintf(p, sizeof(p), "nodes[%zu].identity", i);
+		if ((rc = identity_take(s, k, json_object_get(n, "identity"), p, e)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Format 3: "order_seed" (a decimal string: 64 bits do not fit a JSON number) and "rounds",
+ * both optional; rounds defaults to the passes' highest. */
+static int rounds_parse(struct sweep *s, json_t *root, struct err *e)
+{
+	const char *seed;
+	unsigned long long v;
+	char *end;
+	long long n;
+	int rc, i, k, j;
+
+	if ((rc = str_get(root, "order_seed", "", false, &seed, e)) < 0)
+		return rc;
+	if (seed) {
+		errno = 0;
+		v = strtoull(seed, &end, 10);
+		if (!*seed || *end || errno || *seed == '-')
+			return fail(e, "order_seed", "'%.40s' is not a decimal 64-bit seed", seed);
+		s->order_seed = v;
+	}
+	for (i = 0; i < s->npoints; i++)
+		for (k = 0; k < s->plan.nnodes; k++)
+			for (j = 0; j < s->points[i].nodes[k].npasses; j++)
+				if (s->points[i].nodes[k].pass_round[j] > s->nrounds)
+					s->nrounds = s->points[i].nodes[k].pass_round[j];
+	if ((rc = int_get(root, "rounds", "", 0, INT32_MAX, true, s->nrounds, &n, e)) < 0)
+		return rc;
+	if (n > s->nrounds)
+		s->nrounds = (int)n;
+	sweep_blocks_derive(s);
+	return 0;
+}
+
+/* Everything after the plan: the sweep's own fields and its points. */
+static int body_parse(struct sweep *s, json_t *root, int version, struct err *e)
+{
+	const char *status;
+	long long id = 0;
+	json_t *points, *o;
+	size_t i;
+	int rc;
+
+	if ((rc = int_get(root, "id", "", 0, INT64_MAX, false, 0, &id, e)) < 0 ||
+	    (rc = str_get(root, "status", "", true, &status, e)) < 0 ||
+	    (rc = time_get(root, "created_at", &s->created_at, e)) < 0 ||
+	    (rc = time_get(root, "finished_at", &s->finished_at, e)) < 0)
+		return rc;
+	if (!*status || strlen(status) >= sizeof(s->status))
+		return fail(e, "status", "expected a status such as completed");
+	/* The summary's copy of the threshold, where given, is the plan's (which plan_parse
+	 * judged): a document that says otherwise is refused, not half believed. */
+	o = json_object_get(root, "min_effect_pct");
+	if (o && (!json_is_number(o) || json_number_value(o) < 0 || json_number_value(o) >= 1000))
+		return fail(e, "min_effect_pct",
+		            "must be a number between 0 and 1000, as in plans");
+	if (o && fabs(json_number_value(o) - s->plan.min_effect_pct) > 1e-9)
+		return fail(e, "min_effect_pct", "%g disagrees with plan.min_effect_pct %g",
+		            json_number_value(o), s->plan.min_effect_pct);
+	s->id = id;
+	snprintf(s->status, sizeof(s->status), "%s", status);
+	if ((rc = dropped_parse(s, json_object_get(root, "nodes"), e)) < 0)
+		return rc;
+	points = json_object_get(root, "points");
+	if (!json_is_array(points))
+		return fail(e, "points",
+		            points ? "expected an array" : "required field is missing");
+	json_array_foreach(points, i, o)
+	{
+		if ((rc = point_parse(s, o, (int)i, version, e)) < 0)
+			return rc;
+	}
+	return rounds_parse(s, root, e);
+}
+
+/* The document's "plan", judged by plan_parse; its errors get the "plan." prefix. */
+static int plan_take(json_t *root, struct plan *p, struct err *e)
+{
+	json_t *v = json_object_get(root, "plan");
+	struct err pe = { 0 };
+	char *text;
+	int rc;
+
+	if (!json_is_object(v))
+		return fail(e, "plan",
+		            v ? "expected an object (the plan the sweep ran)"
+		              : "required field is missing");
+	text = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	rc = plan_parse(text, NULL, p, &pe);
+	free(text);
+	if (rc < 0)
+		return err_set(e, rc, "invalid_sweep", "plan.%s", pe.msg);
+	return 0;
+}
+
+int sweepdoc_parse(const char *text, struct sweep *s, struct err *e)
+{
+	json_error_t je;
+	json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je), *v;
+	struct plan plan;
+	long long version;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	if (!root)
+		return err_set(e, -EINVAL, "invalid_sweep", "line %d, column %d: %s", je.line,
+		               je.column, je.text);
+	if (!json_is_object(root)) {
+		rc = fail(e, "$", "expected an object (a sweep document)");
+		goto out;
+	}
+	v = json_object_get(root, "format");
+	if (!json_is_string(v) || strcmp(json_string_value(v), "fleettune-sweep")) {
+		rc = fail(e, "format", "%s (show --format json writes \"fleettune-sweep\")",
+		          v ? "not a fleettune sweep document" : "required field is missing");
+		goto out;
+	}
+	if ((rc = int_get(root, "format_version", "", 1, INT32_MAX, false, 0, &version, e)) < 0)
+		goto out;
+	if (version < SWEEPDOC_VERSION_MIN || version > SWEEPDOC_VERSION_MAX) {
+		rc = fail(e, "format_version",
+		          "%lld is newer than this fleettune-ctl reads (%d to %d)", version,
+		          SWEEPDOC_VERSION_MIN, SWEEPDOC_VERSION_MAX);
+		goto out;
+	}
+	if ((rc = plan_take(root, &plan, e)) < 0)
+		goto out;
+	sweep_init(s, &plan);
+	rc = body_parse(s, root, (int)version, e);
+	if (rc < 0)
+		sweep_release(s);
+out:
+	json_decref(root);
+	return rc;
+}

@@ -1,0 +1,199 @@
+/* fleet.h -- the agent API on every node at once: the controller's wire layer. */
+#ifndef FT_FLEET_H
+#define FT_FLEET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fleet/client.h"
+#include "plan/plan.h"
+#include "protocol.h"
+
+/*
+ * Every request body and every response of the agent API is built and read
+ * here, and nowhere else in the controller. Each call fans one request out
+ * to every active node through the client's multi handle and returns one
+ * result per node (arrays indexed like plan->nodes). Nothing here decides:
+ * callers judge the parsed answers.
+ */
+
+/* One parameter as a node's agent describes it (GET .../params). */
+struct param_info {
+	char name[PARAM_NAME_MAX];
+	char value[PARAM_VALUE_MAX];
+	bool writable;
+};
+
+/* What a probe learnt about one node. */
+struct node_info {
+	bool ok;         /* health answered */
+	char error[256]; /* why not ok, or why the device list could not be read */
+	char version[32];
+	char node[64]; /* the agent's node name */
+	double uptime_s;
+	bool dry_run;     /* "dry_run" is among the health answer's features */
+	bool long_poll;   /* so is "long_poll": GET /api/v1/jobs/{id} takes wait_s and after */
+	bool profiles;    /* so is "profiles": the agent keeps profiles (/api/v1/profiles) */
+	bool job_applied; /* so is "job_applied": a job with params records what they did */
+	bool dev_found;
+	bool dev_writable;
+	int64_t dev_size_bytes;
+	int nparams; /* with_params only */
+	struct param_info *params;
+	/* What the device and its host are (GET /api/v1/devices: the device's "identity" and
+	 * the answer's "host"), one text per identity field (IDF_*: a boolean "true"/"false", a
+	 * number in decimal), NULL when not reported (an older agent reports none). Owned. */
+	char *identity[IDF_N];
+};
+
+/* The state of one agent job (GET /api/v1/jobs/{id}). */
+struct job_status {
+	bool terminal; /* succeeded, failed, cancelled, interrupted */
+	bool succeeded;
+	char state[16];
+	double progress; /* 0..1 */
+	int loops_done;
+	int npasses;
+	double passes[PLAN_LOOPS_MAX];  /* the plan metric per finished pass of this job */
+	double started_at, finished_at; /* the agent's clock, epoch s; 0 when unknown */
+	char error[256];
+	int64_t version; /* the agent's version of the job (long-poll agents), 0 when none */
+};
+
+/* Outcome of a fan-out, per node. */
+struct fleet_result {
+	bool failed;      /* transport failure or error status */
+	bool unreachable; /* no HTTP answer at all */
+	char error[256];  /* "HTTP 422: the agent's message", or the transport error */
+};
+
+/* An agent's answer to a dry run (validation with nothing changed). */
+struct fleet_dry_run {
+	bool failed;      /* refused, or no answer */
+	bool unreachable; /* no HTTP answer at all */
+	long status;      /* HTTP status, 0 without an answer */
+	char code[40];    /* the agent's error.code */
+	char error[256];  /* the agent's error.message, else the transport error */
+	bool confirmed;   /* a 2xx answer carried "dry_run":true */
+	/* The job dry run only: every metric a pass of the job reports, and its duration. */
+	int nmetrics;
+	char (*metrics)[PARAM_NAME_MAX]; /* heap; fleet_dry_run_release() */
+	double expected_runtime_s;       /* 0 when not given */
+};
+
+struct fleet_jobs;  /* the job request bodies, built once (fleet.c) */
+struct fleet_waits; /* the job waits in flight (fleet.c) */
+
+struct fleet {
+	const struct plan *plan;
+	struct client *client;
+	bool *active;        /* per node: still part of the sweep */
+	int64_t *session_id; /* per node: open tuning session, 0 when none */
+	double session_ttl_s;
+	struct fleet_jobs *jobs;
+	bool *long_poll;            /* per node: its agent long-polls (set by fleet_probe) */
+	bool *job_applied;          /* per node: its jobs record their params' read-back (probe) */
+	bool params_in_job;         /* fleet_point_start puts device values in the job where
+	                               job_applied (the caller's choice; false: PATCH first) */
+	struct client *wait_client; /* fleet_jobs_wait's own multi handle */
+	double timeout_s;           /* of a request; a long-poll gets FLEET_WAIT_S more */
+	struct fleet_waits *waits;
+};
+
+/* How long one long-poll asks the agent to hold it (the agent's limit is 60 s). */
+#define FLEET_WAIT_S 30
+
+/* Borrow plan (tokens loaded). timeout_s per request; retries after transport errors.
+ * Builds the job request bodies once. */
+void fleet_init(struct fleet *f, const struct plan *plan, double timeout_s, int retries);
+void fleet_release(struct fleet *f);
+
+/* GET health and devices (and with_params, the device's params) on every active node. */
+void fleet_probe(struct fleet *f, bool with_params, struct node_info *info);
+void node_info_release(struct node_info *info, int n);
+
+/* PATCH .../params?dry_run=true with cfg (less its fs.* values; with only those, nothing is
+ * sent and every answer is a confirmed dry run) on every node where ask[i]: the agent validates
+ * cfg as one real PATCH (against the scheduler cfg switches to) and writes nothing. Never
+ * call it for a node whose health lacks the dry_run feature: an older agent ignores the
+ * query and writes. */
+void fleet_params_dry_run(struct fleet *f, const bool *ask, const struct config *cfg,
+                          struct fleet_dry_run *out);
+/* POST /jobs?dry_run=true with the exact body the sweep posts for configuration cfg (its
+ * filesystem: the agent dry-runs mkfs and judges the mount options; NULL: the baseline's),
+ * sweep and point labels "0", the plan's loops, on every node where ask[i]; the same rule as
+ * above. */
+void fleet_job_dry_run(struct fleet *f, const bool *ask, const struct config *cfg,
+                       struct fleet_dry_run *out);
+void fleet_dry_run_release(struct fleet_dry_run *d, int n);
+
+/*
+ * PATCH cfg (less its fs.* values: a filesystem is made by jobs) onto every active node.
+ * applied[i] receives the read-back
+ * values and adjusted[i] the bit mask of adjusted entries (index into
+ * applied[i]). A rejected PATCH is rolled back by the agent.
+ */
+void fleet_params_apply(struct fleet *f, const struct config *cfg, struct config *applied,
+                        unsigned *adjusted, struct fleet_result *res);
+/* The same with a configuration per node: cfgs[i] onto node i, nothing where it is NULL
+ * (that node's res[i] is cleared and its applied[i] empty). */
+void fleet_params_apply_each(struct fleet *f, const struct config *const *cfgs,
+                             struct config *applied, unsigned *adjusted, struct fleet_result *res);
+/* Open a tuning session per active node (ttl_s). */
+void fleet_sessions_open(struct fleet *f, double ttl_s, struct fleet_result *res);
+void fleet_sessions_renew(struct fleet *f, struct fleet_result *res);
+/* Close every open session (active or not), restoring the snapshot when restore. */
+void fleet_sessions_close(struct fleet *f, bool restore, struct fleet_result *res);
+/* One node's part in a run of a point, in and out: a sweep keeps one per node for all its runs
+ * (an array indexed like plan->nodes, allocated once); fleet_point_start starts a run on it
+ * and fleet_jobs_wait follows the run's job. */
+struct fleet_node_run {
+	/* fleet_point_start: */
+	bool run;                     /* in: start the point on this node (active nodes only) */
+	const struct config *cfg;     /* in: this node's configuration; NULL: the point's */
+	const struct config *run_cfg; /* out: the configuration it runs (cfg, or the point's) */
+	bool in_job;                  /* out: its device values went in the job's body, no PATCH */
+	struct config applied;        /* out: the read-back (the PATCH's, or the job's "applied") */
+	unsigned adjusted;            /* out: bit mask of adjusted entries of applied */
+	bool applied_seen;         /* out: applied is in (in_job: from a fleet_jobs_wait answer) */
+	struct fleet_result patch; /* out: the PATCH's outcome */
+	int64_t job_id;            /* out: the agent's job id; 0 when no job started */
+	struct fleet_result post;  /* out: the job POST's outcome (cleared when not sent) */
+	/* fleet_jobs_wait: */
+	struct job_status job;    /* in/out: the job's state at its last answer (terminal: done) */
+	struct fleet_result wait; /* out: the last answer's outcome */
+	bool fresh;               /* out: this node answered in the last fleet_jobs_wait */
+	/* The caller's own, never touched here: */
+	int passes_before; /* the node's passes of the point before this run */
+};
+
+/*
+ * Start a run on every node where nodes[i].run: every field fleet fills is cleared first, on
+ * every node. With f->params_in_job, on a node whose agent has job_applied, one POST: the job
+ * carries cfg's device parameters and its filesystem (the agent applies them before loop 1
+ * and records the read-back, which fleet_jobs_wait reads into applied; they stay set, as a
+ * PATCH's would, until the node's session restores the device). Else PATCH cfg's
+ * device parameters (nodes[i].cfg's where a node has its own: a
+ * cohort's) and, on each node as soon as its own PATCH answered 2xx (applied and read back; at
+ * once when the configuration has only fs.* values), POST the plan's job with its filesystem
+ * for loops loops there, labelled with the plan's labels plus sweep=SWEEP_ID and
+ * sweep_point=POINT (SWEEP_ID -1: a run of no sweep, without them) and sweep_config. A node never
+ * waits for the others between its PATCH and its POST; no job starts where the PATCH failed.
+ */
+void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_id, int point,
+                       int loops, struct fleet_node_run *nodes);
+/*
+ * Wait for news of the jobs: keep one request in flight per active node whose job (job_id
+ * != 0) has not ended (job.terminal false): a long-poll of FLEET_WAIT_S (after the version
+ * last seen, with only the members the runner reads) where f->long_poll[i], else a plain GET
+ * every poll_s. Returns once some answered, their job and wait updated and fresh set (others
+ * cleared), or after max_s; returns how many answered. A request is re-armed on the next
+ * call, at once (long-poll) or poll_s after the last (plain GET).
+ */
+int fleet_jobs_wait(struct fleet *f, struct fleet_node_run *nodes, double poll_s, double max_s);
+/* Drop the requests fleet_jobs_wait has in flight. */
+void fleet_jobs_wait_end(struct fleet *f);
+/* Cancel every job_id[i] != 0 (dropping the waits in flight first). */
+void fleet_jobs_cancel(struct fleet *f, const int64_t *job_id, struct fleet_result *res);
+
+#endif

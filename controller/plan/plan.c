@@ -1,0 +1,160 @@
+/* plan.c -- a sweep plan as the controller holds it: names, units, columns, nodes by name, and
+ * its release (reading one is plan_parse.c's). */
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "buf.h"
+#include "plan/plan.h"
+#include "protocol.h"
+#include "xmalloc.h"
+#include "banned.h"
+
+const char *plan_strategy_name(enum plan_strategy s)
+{
+	static const char *const names[] = { "grid", "sequential", "adaptive" };
+
+	return names[s];
+}
+
+const char *plan_metric_unit(const char *metric)
+{
+	size_t n = strlen(metric);
+	static const struct {
+		const char *suffix, *unit;
+	} units[] = {
+		{ "_mib", "MiB/s" }, { "iops", "IOPS" }, { "_us", "µs" },
+		{ "_pct", "%" },     { "_per_s", "/s" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		size_t k = strlen(units[i].suffix);
+
+		if (n >= k && !strcmp(metric + n - k, units[i].suffix))
+			return units[i].unit;
+	}
+	return "";
+}
+
+void plan_release(struct plan *p)
+{
+	int i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nnodes; i++) {
+		free(p->nodes[i].name);
+		free(p->nodes[i].url);
+		free(p->nodes[i].device);
+		free(p->nodes[i].token);
+		free(p->nodes[i].token_file);
+		plan_labels_free(p->nodes[i].labels, p->nodes[i].nlabels);
+	}
+	free(p->nodes);
+	free(p->node_by_name);
+	for (i = 0; i < p->naxes; i++)
+		free(p->axes[i].values);
+	free(p->axes);
+	free(p->name);
+	plan_labels_free(p->labels, p->nlabels);
+	free(p->engine_json);
+	free(p->directory);
+	free(p->json);
+	memset(p, 0, sizeof(*p));
+}
+
+void plan_job_copy(struct plan *dst, const struct plan *src)
+{
+	snprintf(dst->engine, sizeof(dst->engine), "%s", src->engine);
+	free(dst->engine_json);
+	dst->engine_json = src->engine_json ? xstrdup(src->engine_json) : NULL;
+	free(dst->directory);
+	dst->directory = src->directory ? xstrdup(src->directory) : NULL;
+	dst->loops = src->loops;
+	dst->loops_max = src->loops_max;
+	dst->runtime_s = src->runtime_s;
+	snprintf(dst->metric, sizeof(dst->metric), "%s", src->metric);
+	dst->minimize = src->minimize;
+	dst->min_effect_pct = src->min_effect_pct;
+}
+
+bool plan_job_sets_direct(const struct plan *p)
+{
+	json_t *o = p->engine_json ? json_loads(p->engine_json, 0, NULL) : NULL;
+	bool set = json_object_get(o, "direct") != NULL;
+
+	json_decref(o);
+	return set;
+}
+
+int plan_columns(const struct plan *p, char (*names)[PARAM_NAME_MAX], int max)
+{
+	int n = 0, i, j, k;
+
+	for (i = 0; i < p->naxes; i++) {
+		for (j = 0; j < p->axes[i].nparams; j++) {
+			for (k = 0; k < n; k++)
+				if (!strcmp(names[k], p->axes[i].params[j]))
+					break;
+			if (k == n && n < max)
+				snprintf(names[n++], PARAM_NAME_MAX, "%s", p->axes[i].params[j]);
+		}
+	}
+	for (i = 0; i < p->baseline.n; i++) {
+		for (k = 0; k < n; k++)
+			if (!strcmp(names[k], p->baseline.s[i].name))
+				break;
+		if (k == n && n < max)
+			snprintf(names[n++], PARAM_NAME_MAX, "%s", p->baseline.s[i].name);
+	}
+	return n;
+}
+
+const char *plan_node_label(const struct plan_node *n, const char *key)
+{
+	int i;
+
+	for (i = 0; i < n->nlabels; i++)
+		if (!strcmp(n->labels[i].key, key))
+			return n->labels[i].value;
+	return NULL;
+}
+
+int plan_node_find(const struct plan *p, const char *name)
+{
+	int lo = 0, hi = p->nnodes - 1, mid, c;
+
+	if (!p->node_by_name) { /* a plan built by hand, not parsed */
+		for (mid = 0; mid < p->nnodes; mid++)
+			if (!strcmp(p->nodes[mid].name, name))
+				return mid;
+		return -1;
+	}
+	while (lo <= hi) {
+		mid = lo + (hi - lo) / 2;
+		c = strcmp(p->nodes[p->node_by_name[mid]].name, name);
+		if (!c)
+			return p->node_by_name[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+void plan_labels_free(struct plan_label *l, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		free(l[i].key);
+		free(l[i].value);
+	}
+	free(l);
+}

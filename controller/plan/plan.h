@@ -1,0 +1,123 @@
+/* plan.h -- a sweep plan parsed strictly into structs. */
+#ifndef FT_PLAN_H
+#define FT_PLAN_H
+
+#include <stdbool.h>
+
+#include "buf.h"
+#include "err.h"
+#include "plan/config.h"
+
+/* A node's bearer token: at most PLAN_TOKEN_MAX visible ASCII characters; a token_file is read
+ * up to PLAN_TOKEN_FILE_MAX bytes (more: refused). */
+#define PLAN_TOKEN_MAX 512
+#define PLAN_TOKEN_MAX_TEXT "512"
+#define PLAN_TOKEN_FILE_MAX 1024
+/* Configurations a plan may run (its "max_points"; the default, and the most it may say). */
+#define PLAN_POINTS_DEFAULT 10000
+#define PLAN_POINTS_MAX 1000000
+#define AXIS_PARAMS_MAX 8
+#define PLAN_LOOPS_MAX 100
+#define PLAN_WARMUP_LOOPS_MAX 10 /* job.warmup_loops */
+
+/* The filesystem layer's parameters: fs.type, fs.mkfs, fs.mount (fsparam.h). Their values are
+ * strings and go into the job's "filesystem" object, not into a PATCH. */
+bool plan_param_is_fs(const char *name);
+
+#define PLAN_COHORT_BY_MAX 8 /* keys of cohort_by */
+
+/* A free label: the plan's, attached to every agent job of the sweep, or a node's. */
+struct plan_label {
+	char *key;
+	char *value;
+};
+
+struct plan_node {
+	char *name;
+	char *url; /* without trailing slash */
+	char *device;
+	char *token;      /* NULL until plan_tokens_load() */
+	char *token_file; /* resolved against the plan's directory; NULL if not given */
+	int nlabels;      /* nodes[].labels: what cohort_by may group by beside the identity */
+	struct plan_label *labels;
+};
+
+/* One axis: nparams parameters set together, nvalues configurations of them. */
+struct plan_axis {
+	int nparams;
+	char params[AXIS_PARAMS_MAX][PARAM_NAME_MAX];
+	int nvalues;
+	struct config *values;
+};
+
+enum plan_strategy { PLAN_GRID, PLAN_SEQUENTIAL, PLAN_ADAPTIVE };
+
+/*
+ * The plan. The parser checks the plan's own structure (names, types, axes
+ * against the baseline, loops within the controller's pass storage). It does
+ * not judge parameter values or the engine's options: the agent is their
+ * only judge, and pre-flight asks every agent with dry runs before anything
+ * is changed. That is why the engine's option object stays opaque JSON text,
+ * forwarded verbatim to the agent.
+ */
+struct plan {
+	char *name;
+	int nnodes;
+	struct plan_node *nodes;
+	int *node_by_name;      /* node indexes in name order, for plan_node_find (plan_parse) */
+	struct config baseline; /* holds a value for every axis parameter */
+	int naxes;
+	struct plan_axis *axes;
+	enum plan_strategy strategy;
+	char engine[PARAM_NAME_MAX];    /* job.engine, "fio" by default; any name */
+	char *engine_json;              /* job.<engine> as compact JSON, NULL when absent */
+	char *directory;                /* job.directory, NULL for a raw-device job */
+	bool has_fs;                    /* job.filesystem given: every job makes its filesystem */
+	char fs_type[16];               /* job.filesystem.type ("" when not given) */
+	char fs_mkfs[PARAM_VALUE_MAX];  /* job.filesystem.mkfs, tokens joined by blanks */
+	char fs_mount[PARAM_VALUE_MAX]; /* job.filesystem.mount */
+	int loops;        /* job.loops, or job.loops.min: the loops every point runs first */
+	int loops_max;    /* job.loops.max (adaptive loops); == loops for a plain number */
+	int warmup_loops; /* job.warmup_loops: warm-up rounds at the start of every block, run on
+	                     every node and stored, shown, never judged; 0 by default */
+	double runtime_s; /* per loop: <engine>.runtime_s when it is a positive number (a display
+	                     and ETA hint; the agent validates it), else 0 */
+	double budget_s;  /* adaptive: benchmark-seconds per node the sweep may spend (loops x
+	                     runtime_s summed over its points); 0: no budget */
+	char metric[PARAM_NAME_MAX];
+	bool minimize;
+	double min_effect_pct;
+	int nlabels;
+	struct plan_label *labels;
+	/* cohort_by: what nodes are grouped by (controller/judge/cohort.h): identity fields of
+	 * common/protocol.h, or node labels ("label.KEY", or KEY when it names no identity
+	 * field); ["model", "firmware"] when the plan does not say; [] is one cohort. */
+	int ncohort_by;
+	char cohort_by[PLAN_COHORT_BY_MAX][PARAM_NAME_MAX];
+	char *json; /* the plan as compact JSON with "token" values removed */
+};
+
+/* Free what p holds (NULL is fine); p is zeroed by no one: parse again to reuse it. */
+void plan_release(struct plan *p);
+/* Free n labels l. */
+void plan_labels_free(struct plan_label *l, int n);
+/* Give dst src's job and how it is judged: engine, options, directory, loops, runtime_s,
+ * metric, goal, min_effect_pct (a rollout measures a sweep's job on its own plan's nodes). */
+void plan_job_copy(struct plan *dst, const struct plan *src);
+/* The table columns: every parameter of the axes and the baseline, in first-seen order.
+ * Returns how many were written to names (at most max). */
+int plan_columns(const struct plan *p, char (*names)[PARAM_NAME_MAX], int max);
+/* The most columns a rendering of a sweep shows. */
+#define PLAN_COLUMNS_MAX 32
+/* The job's engine options set "direct", to either value: the job chose its I/O path. */
+bool plan_job_sets_direct(const struct plan *p);
+/* Human name of the metric's unit, from its suffix ("MiB/s" for *_bw_mib). */
+const char *plan_metric_unit(const char *metric);
+/* "grid", "sequential" or "adaptive", as written in a plan. */
+const char *plan_strategy_name(enum plan_strategy s);
+/* The value of node n's label key, or NULL. */
+const char *plan_node_label(const struct plan_node *n, const char *key);
+/* The index of the node called name, or -1 (a binary search: O(log n)). */
+int plan_node_find(const struct plan *p, const char *name);
+
+#endif
