@@ -18,7 +18,8 @@
 #   --device /dev/sdb (one per --allow-device, for benchmarks on the raw device)
 #   plus --security-opt systempaths=unconfined if the agent runs with --allow-sysctl.
 # The token is created in the state directory (mode 0600) on first start, or pass
-# --token-file /run/secrets/fleettune-token. README.md ("Running in production") has the details.
+# --token-file /run/secrets/fleettune-token. docs/operations.md ("The container image") has
+# the details.
 #
 # fio comes from Debian's own source package (the same fio 3.33 with Debian's patches), built
 # with the engines the agent offers (libaio, io_uring, the sync family, posixaio, mmap) and

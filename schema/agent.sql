@@ -108,8 +108,9 @@ ALTER TABLE jobs ADD COLUMN filesystem TEXT;
 -- write with the device's writable values as they were, and its audit rows name it; the row
 -- goes once the apply has ended (done, or rolled back). A start after kill -9 finds the
 -- applies still there: one whose writes were all made is recorded as done, any other is
--- rolled back to its snapshot (README "Safety rules"). Rows closed that way at start have
--- outcome 'ok' (the write had been made) or 'interrupted' (its apply was rolled back).
+-- rolled back to its snapshot (docs/api.md, "What the agent guarantees"). Rows closed that
+-- way at start have outcome 'ok' (the write had been made) or 'interrupted' (its apply was
+-- rolled back).
 CREATE TABLE applies (
   id INTEGER PRIMARY KEY AUTOINCREMENT, -- never reused: audit rows keep naming their apply
   at REAL NOT NULL,

@@ -138,7 +138,7 @@ int store_job_start(struct store *s, int64_t id, double now, struct err *e);
 /* Record the restore snapshot (before the job's params are applied). */
 int store_job_set_restore(struct store *s, int64_t id, const struct tune_snapshot *snap,
                           struct err *e);
-/* Restore precedence (README "Safety rules"): before a session on device restores it, the
+/* Restore precedence (docs/api.md, "Tuning sessions"): before a session on device restores it, the
  * running jobs there that started inside the session (started_at >= since) lose their restore
  * point, so that their end cannot put back what they saw inside the session. */
 int store_jobs_rebase(struct store *s, const char *device, double since, struct err *e);

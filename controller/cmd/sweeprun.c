@@ -256,7 +256,7 @@ enum sweeprun_result sweeprun_execute(struct sweep *s, const struct sweeprun_opt
 			if (rc == 0 && !run->warmup)
 				pg.loops_done++;
 			analysis_point_ran(s, run->point);
-			/* A sweep that cannot save what it measured stops (README: exit 1):
+			/* A sweep that cannot save a point stops (docs/controller.md: exit 1):
 			 * going on would measure points nobody can read back. */
 			if (ctlstore_point_save(st, s, run->point, &se) < 0) {
 				log_error("%s", se.msg);

@@ -137,7 +137,7 @@ async function main() {
     const raw = await page.textContent('#raw-out');
     L.check('raw output of pass 1 is shown', raw && raw.length > 20 && !/^error/.test(raw), (raw || '').slice(0, 80));
   } else {
-    // --public-read keeps raw output behind the token (README "What --public-read shows").
+    // --public-read keeps raw output behind the token (docs/api.md, "What --public-read shows").
     const st = await page.evaluate((id) => fetch('/api/v1/jobs/' + id + '/raw?loop=1').then((r) => r.status), exp.job.id);
     L.check('raw output stays behind the token under --public-read (401)', st === 401, 'got ' + st);
   }

@@ -1,8 +1,8 @@
 #!/bin/bash
 # it_prometheus.sh -- deploy/prometheus/fleettune-rules.yaml: promtool check rules, its unit
-# tests (promtool test rules fleettune-rules.test.yaml), an alert for every condition the
-# README names, and every fleettune metric a rule uses is one the agent exports (it_metrics.sh
-# runs the drift rule on a live agent's scrape).
+# tests (promtool test rules fleettune-rules.test.yaml), an alert for every condition
+# docs/operations.md ("Metrics and alerts") names, and every fleettune metric a rule uses is
+# one the agent exports (it_metrics.sh runs the drift rule on a live agent's scrape).
 . "$(dirname "$0")/lib.sh"
 
 command -v promtool >/dev/null || it_skip "promtool not installed (Debian package prometheus)"
