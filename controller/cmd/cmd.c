@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "model/words.h"
 #include "judge/analysis.h"
 #include "judge/race.h"
 #include "log.h"
@@ -102,6 +103,32 @@ int sweep_load(const struct opts *o, int64_t id, struct sweep *s)
 	ctlstore_close(st);
 	free(path);
 	return rc;
+}
+
+const struct config *decision_action_cfg(const struct opts *o, const struct sweep *s,
+                                         const struct decision *d, const char *verb)
+{
+	struct buf why = BUF_INIT;
+	const struct config *cfg = NULL;
+
+	if (d->state == DECISION_CONFIRMED)
+		return &d->cfg;
+	words_decision_refusal(s, d, &why);
+	if (d->state == DECISION_UNCONFIRMED && o->unconfirmed) {
+		log_warn("sweep %lld: taking its UNCONFIRMED configuration on purpose "
+		         "(--unconfirmed): %s",
+		         (long long)s->id, why.data ? why.data : "");
+		cfg = &d->cfg;
+	} else if (d->state == DECISION_UNCONFIRMED) {
+		log_error("sweep %lld has no confirmed best to %s: %s. Nothing was changed; "
+		          "--unconfirmed takes the suggested configuration on purpose",
+		          (long long)s->id, verb, why.data ? why.data : "");
+	} else {
+		log_error("sweep %lld has no best configuration to %s: %s. Nothing was changed",
+		          (long long)s->id, verb, why.data ? why.data : "");
+	}
+	buf_release(&why);
+	return cfg;
 }
 
 int plan_open(const struct opts *o, const char *path, struct plan *p, bool tokens)

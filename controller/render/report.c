@@ -731,19 +731,20 @@ void report_compare(const struct sweep *a, const struct sweep *b,
 	grid_free(&g);
 }
 
-/* The best line of a stored sweep's summary. */
+/* The best line of a stored sweep's summary: its stored decision (words_decision_summary,
+ * as show and the site say it), or what a sweep stored before decisions has. */
 static void summary_best(const struct ctlstore_summary *h, struct buf *out)
 {
+	if (h->has_decision) {
+		words_decision_summary(&h->decision, h->status, out);
+		buf_puts(out, "\n");
+		return;
+	}
 	switch (h->outcome) {
 	case OUTCOME_BEST:
-		if (h->best_point >= 0) {
-			words_best_config(&h->best_cfg, h->best_delta_pct, h->best_verdict, out);
-			return;
-		}
-		/* A best of its own per cohort, none for the fleet as a whole. */
 		if (!h->legacy_best_line[0]) {
-			buf_puts(out, "best: per cohort (the cohorts' effects differ; show ID says "
-			              "which)\n");
+			buf_puts(out, "best: stored before decisions were kept (show ID judges it "
+			              "again)\n");
 			return;
 		}
 		break;

@@ -43,7 +43,7 @@ static void test_table(void **state)
 	                               "(significant gain on node1 and node2)\n"));
 	/* Quiet passes (CV under 2 %): no noise line. */
 	assert_null(strstr(b.data, "noise:"));
-	assert_int_equal(s.best, 3);
+	assert_int_equal(ctltest_best(&s, -1), 3);
 	/* Node means differ by < 10 %: no asymmetry warning. */
 	assert_int_equal(s.nwarnings, 0);
 	buf_release(&b);
@@ -228,17 +228,24 @@ static void test_history(void **state)
 	snprintf(h[0].status, sizeof(h[0].status), "completed");
 	snprintf(h[0].strategy, sizeof(h[0].strategy), "grid");
 	h[0].outcome = OUTCOME_BEST;
-	h[0].best_point = 2;
-	config_set(&h[0].best_cfg, "nr_requests", "4000", true);
-	h[0].best_delta_pct = 47.61;
-	h[0].best_verdict = EFFECT_GAIN;
+	h[0].has_decision = true;
+	decision_init(&h[0].decision);
+	h[0].decision.state = DECISION_CONFIRMED;
+	h[0].decision.why = DECISION_WHY_GAIN;
+	h[0].decision.basis = DECISION_BASIS_GRID_ROW;
+	h[0].decision.point = 2;
+	config_set(&h[0].decision.cfg, "nr_requests", "4000", true);
+	h[0].decision.delta_pct = 47.61;
+	h[0].decision.verdict = EFFECT_GAIN;
 	h[1] = h[0];
 	h[1].id = 2;
 	h[1].outcome = OUTCOME_NO_FIGURES;
-	h[1].best_point = -1;
+	decision_init(&h[1].decision);
+	h[1].decision.why = DECISION_WHY_NO_FIGURES;
 	h[2] = h[1];
 	h[2].id = 1;
 	h[2].outcome = OUTCOME_PENDING;
+	h[2].has_decision = false;
 	snprintf(h[2].legacy_best_line, sizeof(h[2].legacy_best_line), "best: the baseline (old)");
 	report_history(h, 3, &out);
 	assert_non_null(strstr(out.data, "id    started "));
