@@ -61,10 +61,12 @@ static void effect_node_json(const struct effect_node *nd, json_t *o)
 /* The fleet figures of a comparison, or null when it has no used node. */
 static json_t *fleet_json(const struct effect *fx)
 {
+	double lo, hi, level;
 	json_t *o;
 
 	if (fx->nused == 0)
 		return json_null();
+	effect_deciding_interval(fx, fx->decision, &lo, &hi, &level);
 	o = json_object();
 	json_object_set_new(o, "decision", json_string(effect_decision_name(fx->fleet_decision)));
 	json_object_set_new(o, "nodes_used", json_integer(fx->nused));
@@ -78,6 +80,8 @@ static json_t *fleet_json(const struct effect *fx)
 	json_object_set_new(o, "q_df", json_integer(fx->q_df));
 	json_object_set_new(o, "q_p", num_or_null(fx->q_p));
 	json_object_set_new(o, "alpha", num_or_null(fx->alpha));
+	json_object_set_new(o, "decided_pct", pair_json(lo, hi));
+	json_object_set_new(o, "decided_level_pct", num_or_null(level));
 	return o;
 }
 

@@ -183,11 +183,25 @@ static void comparison_fill(const struct sweep *s, int i, int c, struct decision
 	d->low_pct = st.low_pct;
 	d->high_pct = st.high_pct;
 	d->level_pct = st.level_pct;
-	d->nused = fx->nused;
-	d->ngain = 0;
-	for (k = 0; k < fx->nnodes; k++)
-		d->ngain += fx->nodes[k].state == EFFECT_NODE_USED &&
-		            fx->nodes[k].decision == EFFECT_GAIN;
+	d->nused = d->ngain = 0;
+	if (c >= 0 && s->ncohorts >= 2 && fx == &p->fx) {
+		/* A row not split by cohort, as cohort c sees it: its nodes' part of the fleet's.
+		 */
+		const struct sweep_cohort *co = &s->cohorts[c];
+
+		for (k = 0; k < co->nnodes && co->nodes[k] < fx->nnodes; k++) {
+			const struct effect_node *nd = &fx->nodes[co->nodes[k]];
+
+			d->nused += nd->state == EFFECT_NODE_USED;
+			d->ngain += nd->state == EFFECT_NODE_USED && nd->decision == EFFECT_GAIN;
+		}
+	} else {
+		for (k = 0; k < fx->nnodes; k++) {
+			d->nused += fx->nodes[k].state == EFFECT_NODE_USED;
+			d->ngain += fx->nodes[k].state == EFFECT_NODE_USED &&
+			            fx->nodes[k].decision == EFFECT_GAIN;
+		}
+	}
 	d->cfg = *cohort_cfg(s, p, c);
 }
 

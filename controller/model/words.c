@@ -472,33 +472,33 @@ static const char *basis_words(const struct decision *d)
 	return "no comparison";
 }
 
-/* " on node1 and node2", " on the fleet of 3 nodes; of them alone: n1", ... for the nodes of
- * fx whose own decision is a gain. */
-static void gain_nodes(const struct sweep *s, const struct effect *fx, struct buf *out)
+/* " on both nodes", " on all 8 nodes", " on the fleet of 2 nodes; neither node alone has enough
+ * loops to show it", ...: who shows a gain, from the counts of decision d alone (so every
+ * rendering of a stored decision words it the same). */
+static void gain_nodes(const struct decision *d, struct buf *out)
 {
-	struct buf names = BUF_INIT;
-	int n = nodes_with(s, fx, EFFECT_GAIN, &names);
+	int n = d->ngain, k = d->nused;
 
-	if (n == fx->nused && names.len)
-		buf_printf(out, " on %s", names.data);
-	else if (n == fx->nused)
-		buf_printf(out, " on all %d nodes", n);
-	else if (names.len)
+	if (k <= 0)
+		return;
+	if (n == k)
 		buf_printf(out,
-		           " on the fleet of %d nodes; alone, only %s %s enough loops to show it",
-		           fx->nused, names.data, n == 1 ? "has" : "have");
-	else if (fx->nused == 2)
+		           k == 1   ? " on its one node"
+		           : k == 2 ? " on both nodes"
+		                    : " on all %d nodes",
+		           k);
+	else if (k == 2)
 		buf_puts(
 		        out,
 		        " on the fleet of 2 nodes; neither node alone has enough loops to show it");
 	else if (n == 0)
 		buf_printf(out,
 		           " on the fleet of %d nodes; no node alone has enough loops to show it",
-		           fx->nused);
+		           k);
 	else
-		buf_printf(out, " on the fleet of %d nodes; %d of them alone show it", fx->nused,
-		           n);
-	buf_release(&names);
+		buf_printf(out,
+		           " on the fleet of %d nodes; %d of them alone %s enough loops to show it",
+		           k, n, n == 1 ? "has" : "have");
 }
 
 /* The comparison d's point made, as cohort c sees it. */
@@ -542,7 +542,9 @@ void words_decision_summary(const struct decision *d, const char *status, struct
 		config_format(&d->cfg, out);
 		buf_puts(out, "  ");
 		words_signed(out, d->delta_pct);
-		buf_printf(out, " %% (%s)", decision_words(EFFECT_GAIN));
+		buf_printf(out, " %% (%s", decision_words(EFFECT_GAIN));
+		gain_nodes(d, out);
+		buf_puts(out, ")");
 		return;
 	case DECISION_UNCONFIRMED:
 		buf_puts(out, "best: the baseline (");
@@ -585,8 +587,15 @@ static void decision_details(const struct sweep *s, const struct decision *d, st
 	int i;
 
 	if (d->state == DECISION_CONFIRMED) {
+		struct buf names = BUF_INIT;
+
 		buf_printf(out, "  decided by %s: ", basis_words(d));
 		words_delta_level(out, d->delta_pct, d->low_pct, d->high_pct, d->level_pct);
+		if (d->point >= 0 && d->ngain > 0 &&
+		    nodes_with(s, decision_fx(s, d, -1), EFFECT_GAIN, &names) <= BEST_NAMED_MAX &&
+		    names.len)
+			buf_printf(out, "; a gain on its own on %s", names.data);
+		buf_release(&names);
 		buf_puts(out, "\n");
 		return;
 	}
@@ -683,12 +692,6 @@ static void best_line(const struct sweep *s, bool details, struct buf *out)
 		break;
 	}
 	words_decision_summary(d, s->status, out);
-	if (d->state == DECISION_CONFIRMED && d->point >= 0) {
-		out->len -= 1; /* the closing parenthesis: the nodes go inside it */
-		out->data[out->len] = '\0';
-		gain_nodes(s, decision_fx(s, d, -1), out);
-		buf_puts(out, ")");
-	}
 	buf_puts(out, "\n");
 	if (details)
 		decision_details(s, d, out);

@@ -266,12 +266,19 @@ static const char *what_words(enum export_what what)
 static void unconfirmed_comment(const struct sweep *s, const struct decision *d, struct buf *out)
 {
 	struct buf why = BUF_INIT;
+	char *t, *m;
 
 	if (d->state != DECISION_UNCONFIRMED)
 		return;
 	words_decision_refusal(s, d, &why);
 	buf_puts(out, "# UNCONFIRMED: ");
-	comment_text(out, why.data ? why.data : "");
+	/* The words' real minus sign as ASCII (a comment holds ASCII only). */
+	for (t = why.data; t && (m = strstr(t, "\u2212")); t = m + strlen("\u2212")) {
+		*m = '\0';
+		comment_text(out, t);
+		buf_puts(out, "-");
+	}
+	comment_text(out, t ? t : "");
 	buf_puts(out,
 	         "\n# exported on purpose with --unconfirmed: measure it before relying on it\n");
 	buf_release(&why);

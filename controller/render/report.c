@@ -51,10 +51,14 @@ static void node_cell(const struct point *p, const struct node_result *r, struct
 		buf_puts(b, r->state == NODE_PENDING ? "-" : sweep_node_state_code(r->state));
 		return;
 	}
-	buf_printf(b, "%.1f \u00b1 %.1f", r->sum.mean, r->sum.stdev);
+	/* One pass has no spread: its figure alone, never "± 0". */
+	if (r->sum.n == 1)
+		buf_printf(b, "%.1f (1 pass)", r->sum.mean);
+	else
+		buf_printf(b, "%.1f \u00b1 %.1f", r->sum.mean, r->sum.stdev);
 	if (r->state != NODE_OK)
-		buf_printf(b, " (%s %d/%d)", sweep_node_state_code(r->state), r->npasses,
-		           p->loops_run);
+		buf_printf(b, " (%s after %d of %d loops)", sweep_node_state_code(r->state),
+		           r->npasses, p->loops_run);
 }
 
 static void delta_cell(const struct point *p, struct buf *b)

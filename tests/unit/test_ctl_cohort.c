@@ -184,9 +184,9 @@ static void test_split(void **state)
 	words_best_line(&s, &w);
 	assert_string_equal(w.data, "best per cohort (the cohorts' effects differ):\n"
 	                            "  model=A firmware=1.0 (6 nodes): x=1  +10.0 % (significant "
-	                            "gain)\n"
+	                            "gain on all 6 nodes)\n"
 	                            "  model=B firmware=1.0 (2 nodes): x=2  +12.0 % (significant "
-	                            "gain)\n");
+	                            "gain on both nodes)\n");
 	buf_release(&w);
 	sweep_release(&s);
 }
@@ -207,7 +207,9 @@ static void test_no_split(void **state)
 	assert_int_equal(ctltest_best(&s, 1), 1);
 	assert_false(s.cohorts[0].own);
 	words_best_line(&s, &w);
-	assert_non_null(strstr(w.data, "best: x=1  +10.0 % (significant gain on all 8 nodes)"));
+	assert_non_null(strstr(
+	        w.data,
+	        "best: x=1  +10.0 % (significant gain on all 8 nodes)\n  decided by its row"));
 	buf_release(&w);
 	sweep_release(&s);
 
@@ -262,7 +264,7 @@ static void test_table(void **state)
 	/* x=2 is +6 % on both: one row, as without cohorts. */
 	assert_non_null(strstr(w.data, "| +6.0 % [+5.0, +7.0]   | significant gain "));
 	assert_non_null(strstr(w.data, "  model=B firmware=1.0 (2 nodes): x=2  +6.0 % "
-	                               "(significant gain)\n"));
+	                               "(significant gain on both nodes)\n"));
 	buf_reset(&w);
 	report_render(&s, REPORT_CSV, &w);
 	assert_non_null(strstr(w.data, ",node_disagrees,cohort,cohort_verdict,passes\n"));

@@ -170,7 +170,7 @@ static void test_history_outcomes(void **state)
 	assert_int_equal(h.decision.verdict, EFFECT_GAIN);
 	report_history(&h, 1, &out);
 	assert_non_null(strstr(out.data, "best: scheduler=none nr_requests=64  +20.0 % "
-	                                 "(significant gain)\n"));
+	                                 "(significant gain on both nodes)\n"));
 	buf_reset(&out);
 	sweep_release(&s);
 	/* The baseline failed everywhere: no best, and the history says why. */

@@ -39,8 +39,12 @@ static void test_table(void **state)
 	 * Welch interval of the per-loop fleet means said +47.6 %. */
 	assert_non_null(strstr(b.data, "| +47.7 % [+44.9, +50.6] | significant gain   |\n"));
 	assert_non_null(strstr(b.data, "| +0.2 % [\u22120.6, +0.9]    | no real difference |\n"));
-	assert_non_null(strstr(b.data, "best: nr_requests=4000 queue_depth=975  +47.7 % "
-	                               "(significant gain on node1 and node2)\n"));
+	assert_non_null(strstr(b.data,
+	                       "best: nr_requests=4000 queue_depth=975  +47.7 % "
+	                       "(significant gain on both nodes)\n"
+	                       "  decided by its row beside the baseline, measured in the same "
+	                       "rounds: +47.7 % [+44.9, +50.6] (95 % interval); a gain on its "
+	                       "own on node1 and node2\n"));
 	/* Quiet passes (CV under 2 %): no noise line. */
 	assert_null(strstr(b.data, "noise:"));
 	assert_int_equal(ctltest_best(&s, -1), 3);
