@@ -31,6 +31,7 @@
 #include "render/report_html.h"
 #include "render/site.h"
 #include "run/preflight.h"
+#include "run/twins.h"
 #include "run/strategy.h"
 #include "store/ctlstore.h"
 #include "timeutil.h"
@@ -64,7 +65,7 @@ static int cmd_nodes(const struct cmd *c, struct opts *o)
 	struct fleet f;
 	struct preflight pf;
 	struct buf out = BUF_INIT;
-	int rc;
+	int rc, n;
 
 	(void)c;
 	if (plan_open(o, o->args[0], &p, true) < 0)
@@ -72,12 +73,16 @@ static int cmd_nodes(const struct cmd *c, struct opts *o)
 	fleet_init(&f, &p, 10.0, 2);
 	/* A node that is down or lacks its device is a pre-flight problem too. */
 	rc = preflight_plan(&f, &p, true, &pf) < 0 ? 1 : 0;
-	report_nodes(&p, &pf, &out);
 	fleet_release(&f);
-	/* The cohorts the nodes fall into, as a sweep of this plan groups them. */
+	/* The cohorts the nodes fall into, as a sweep of this plan groups them; the nodes of each
+	 * must be twins in what the plan does not set, a pre-flight problem otherwise. */
 	sweep_init(&s, &p);
 	preflight_identity_copy(&pf, &s);
 	cohort_assign(&s);
+	n = twins_check(&s.plan, pf.info, s.cohort_of, &pf.problems);
+	pf.nproblems += n;
+	rc = rc || n > 0;
+	report_nodes(&s.plan, &pf, &out);
 	words_cohorts(&s, &out);
 	fputs(out.data, stdout);
 	buf_release(&out);
@@ -497,10 +502,13 @@ static int cmd_analyze(const struct cmd *c, struct opts *o)
 static int cmd_help(const struct cmd *c, struct opts *o);
 
 static const struct cmd cmds[] = {
-	{ "nodes", cmd_nodes, "nodes PLAN.json [--nodes-from FILE]",
+	{ "nodes", cmd_nodes, "nodes PLAN.json [--nodes-from FILE] [--allow-differences P,P...]",
 	  "Show each node's health, version, device and current parameters, and run the\n"
 	  "plan's pre-flight: every agent judges every configuration and the job with dry\n"
-	  "runs; nothing is changed. --nodes-from FILE (here and for sweep, apply, rollout\n"
+	  "runs, and the nodes of each cohort must be twins in every writable parameter the\n"
+	  "plan does not set (a difference is named with its fix; the plan's\n"
+	  "\"allow_differences\" or --allow-differences lets it be); nothing is changed. "
+	  "--nodes-from FILE (here and for sweep, apply, rollout\n"
 	  "and verify) takes the nodes from a node list instead of the plan's: a hosts file\n"
 	  "('name url device' or 'host[:port] [device]' per line), an Ansible inventory (INI\n"
 	  "or YAML) or the JSON of kubectl get pods -o json; the plan's \"nodes_from\" options\n"
@@ -510,9 +518,12 @@ static const struct cmd cmds[] = {
 	  "sweep PLAN.json [--format table|markdown|csv|json] [--out FILE] [--dry-run]\n"
 	  "                     [--continue-on-node-failure] [--db PATH] [--session-ttl S] "
 	  "[--poll-ms MS]\n"
-	  "                     [--nodes all|auto] [--nodes-from FILE] [--verbose]",
+	  "                     [--nodes all|auto] [--nodes-from FILE] [--allow-differences "
+	  "P,P...]\n"
+	  "                     [--verbose]",
 	  "Run the plan on every node at once: pre-flight (every agent judges every\n"
-	  "configuration and the job with dry runs before anything changes), a tuning session\n"
+	  "configuration and the job with dry runs before anything changes; the nodes must be\n"
+	  "twins in what the plan does not set, as for nodes), a tuning session\n"
 	  "per node, each point applied with PATCH and benchmarked in parallel, then every\n"
 	  "node restored. Exit 0 when complete, 2 when a node failed (partial results kept),\n"
 	  "130 on SIGINT/SIGTERM (jobs cancelled, nodes restored), 1 on other errors: a failed\n"
@@ -618,6 +629,7 @@ enum {
 	OPT_COHORT_BY,
 	OPT_NODES_FROM,
 	OPT_UNCONFIRMED,
+	OPT_ALLOW_DIFFERENCES,
 };
 
 /* A percentage option: a number in [0, 1000), as the plan's min_effect_pct. */
@@ -652,6 +664,7 @@ int main(int argc, char **argv)
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "baseline", no_argument, NULL, OPT_BASELINE },
 		{ "unconfirmed", no_argument, NULL, OPT_UNCONFIRMED },
+		{ "allow-differences", required_argument, NULL, OPT_ALLOW_DIFFERENCES },
 		{ "continue-on-node-failure", no_argument, NULL, OPT_CONTINUE },
 		{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
 		CMD_ROLLOUT_OPTIONS,
@@ -740,6 +753,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_UNCONFIRMED:
 			o.unconfirmed = true;
+			break;
+		case OPT_ALLOW_DIFFERENCES:
+			o.allow_differences = optarg;
 			break;
 		case OPT_CONTINUE:
 			o.continue_on_node_failure = true;

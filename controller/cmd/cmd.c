@@ -136,6 +136,7 @@ int plan_open(const struct opts *o, const char *path, struct plan *p, bool token
 	struct err e = { 0 };
 
 	if (plan_load_nodes_from(path, o->nodes_from, p, &e) < 0 || race_budget_check(p, &e) < 0 ||
+	    (o->allow_differences && plan_allow_differences_add(p, o->allow_differences, &e) < 0) ||
 	    (tokens && plan_tokens_load(p, &e) < 0)) {
 		log_error("%s: %s", path, e.msg);
 		plan_release(p);

@@ -30,6 +30,7 @@ struct opts {
 	double min_effect_pct;  /* --min-effect; NAN when not given */
 	const char *cohort_by;  /* --cohort-by; NULL when not given */
 	const char *nodes_from; /* --nodes-from FILE: the nodes of a node list, not the plan's */
+	const char *allow_differences; /* --allow-differences a,b: added to the plan's */
 	bool dry_run;
 	bool baseline;    /* export --baseline: the sweep's baseline, on purpose */
 	bool unconfirmed; /* export, apply, rollout, verify --best: an unconfirmed decision's

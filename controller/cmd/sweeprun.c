@@ -15,6 +15,7 @@
 #include "render/progress.h"
 #include "render/report.h"
 #include "run/preflight.h"
+#include "run/twins.h"
 #include "run/runner.h"
 #include "run/schedule.h"
 #include "run/strategy.h"
@@ -160,6 +161,24 @@ static void end_log(const struct sweep *s, const struct runner *r, const struct 
 }
 
 /* Pre-flight's cohorts in the log: what the nodes were grouped by, and who is in each. */
+/* The nodes of each cohort are twins in what the plan does not set (run/twins.h), else the
+ * sweep is refused before anything changes, with each difference and its fix on stderr. */
+static bool twins_refused(const struct sweep *s, const struct preflight *pf, struct err *e)
+{
+	struct buf b = BUF_INIT;
+	int n = twins_check(&s->plan, pf->info, s->cohort_of, &b);
+
+	if (n > 0) {
+		fprintf(stderr, "pre-flight failed, nothing was changed:\n%s", b.data);
+		err_set(e, -EINVAL, "preflight_failed",
+		        "pre-flight failed: %d node%s differ%s from the others in parameters the "
+		        "plan does not set",
+		        n, n == 1 ? "" : "s", n == 1 ? "s" : "");
+	}
+	buf_release(&b);
+	return n > 0;
+}
+
 static void cohorts_log(struct sweep *s)
 {
 	struct buf b = BUF_INIT;
@@ -207,7 +226,8 @@ enum sweeprun_result sweeprun_execute(struct sweep *s, const struct sweeprun_opt
 	pg.npoints_est = strategy_estimate(&s->plan);
 	if (ctlstore_open(o->db_path, &st, e) < 0)
 		goto out;
-	if (preflight_plan(&f, &s->plan, false, &pf) < 0) {
+	/* With each device's parameters: the twins check compares them. */
+	if (preflight_plan(&f, &s->plan, true, &pf) < 0) {
 		struct buf b = BUF_INIT;
 
 		report_preflight_failed(&pf, &b);
@@ -220,6 +240,10 @@ enum sweeprun_result sweeprun_execute(struct sweep *s, const struct sweeprun_opt
 	}
 	preflight_identity_copy(&pf, s);
 	cohorts_log(s);
+	if (twins_refused(s, &pf, e)) {
+		preflight_release(&pf);
+		goto out;
+	}
 	pg.first_point_s =
 	        pf.expected_runtime_s > 0
 	                ? pf.expected_runtime_s + 1

@@ -158,3 +158,60 @@ void plan_labels_free(struct plan_label *l, int n)
 	}
 	free(l);
 }
+
+/* An allow_differences entry: a parameter name (letters, digits, '_', '.'), optionally ending
+ * ".*" for every parameter under that prefix. */
+static bool allow_name_ok(const char *n, size_t len)
+{
+	size_t i;
+
+	if (len == 0 || len >= PARAM_NAME_MAX)
+		return false;
+	if (len >= 2 && n[len - 1] == '*' && n[len - 2] == '.')
+		len -= 1;
+	for (i = 0; i < len; i++)
+		if (!((n[i] >= 'a' && n[i] <= 'z') || (n[i] >= 'A' && n[i] <= 'Z') ||
+		      (n[i] >= '0' && n[i] <= '9') || n[i] == '_' || n[i] == '.'))
+			return false;
+	return true;
+}
+
+int plan_allow_differences_add(struct plan *p, const char *list, struct err *e)
+{
+	const char *at = list, *end;
+	size_t n;
+
+	while (at && *at) {
+		end = strchr(at, ',');
+		n = end ? (size_t)(end - at) : strlen(at);
+		while (n && *at == ' ')
+			at++, n--;
+		while (n && at[n - 1] == ' ')
+			n--;
+		if (!allow_name_ok(at, n))
+			return err_set(e, -EINVAL, "bad_allow_differences",
+			               "'%.*s' is not a parameter name (letters, digits, '_', '.'; "
+			               "\"prefix.*\" for every parameter under a prefix)",
+			               (int)(n < 80 ? n : 80), at);
+		if (p->nallow >= PLAN_ALLOW_MAX)
+			return err_set(e, -EINVAL, "bad_allow_differences",
+			               "at most %d parameters may differ", PLAN_ALLOW_MAX);
+		snprintf(p->allow[p->nallow++], PARAM_NAME_MAX, "%.*s", (int)n, at);
+		at = end ? end + 1 : NULL;
+	}
+	return 0;
+}
+
+bool plan_difference_allowed(const struct plan *p, const char *name)
+{
+	int i;
+	size_t n;
+
+	for (i = 0; i < p->nallow; i++) {
+		n = strlen(p->allow[i]);
+		if (!strcmp(p->allow[i], name) ||
+		    (n >= 2 && p->allow[i][n - 1] == '*' && !strncmp(p->allow[i], name, n - 1)))
+			return true;
+	}
+	return false;
+}
