@@ -352,9 +352,12 @@ static int cmd_export(const struct cmd *c, struct opts *o)
 
 		words_decision_refusal(&s, &s.decision, &why);
 		config_format(&s.plan.baseline, &cfg);
-		log_error("sweep %lld has no confirmed best to export: %s. Nothing was written; %s"
+		log_error("sweep %lld has no %s to export: %s. Nothing was written; %s"
 		          "--baseline exports its baseline (%s) on purpose",
-		          (long long)id, why.data ? why.data : "",
+		          (long long)id,
+		          s.decision.state == DECISION_UNCONFIRMED ? "confirmed best"
+		                                                   : "best configuration",
+		          why.data ? why.data : "",
 		          s.decision.state == DECISION_UNCONFIRMED
 		                  ? "--unconfirmed exports the suggested configuration on purpose, "
 		                  : "",

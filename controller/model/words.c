@@ -778,8 +778,15 @@ void words_noise(const struct sweep *s, struct buf *out)
 	double m = s->plan.min_effect_pct;
 	int ceiling = words_loops_ceiling(&s->plan);
 	/* A job that set direct either way chose its I/O path: a buffered job is buffered on
-	 * purpose. */
-	const char *direct = plan_job_sets_direct(&s->plan) ? "" : ", direct I/O";
+	 * purpose; only fio's jobs have the option. What makes a pass longer, per engine. */
+	bool fio = !strcmp(s->plan.engine, "fio");
+	const char *direct = !fio || plan_job_sets_direct(&s->plan) ? "" : ", direct I/O";
+	const char *longer = fio ? "longer runtime_s"
+	                     : !strcmp(s->plan.engine, "dd")
+	                             ? "a larger dd count (more data per pass)"
+	                     : !strcmp(s->plan.engine, "bonnie") ? "a larger bonnie size_mb"
+	                     : !strcmp(s->plan.engine, "iozone") ? "a larger iozone file_size"
+	                                                         : "longer passes";
 
 	buf_printf(out,
 	           "passes vary by up to %.1f %%; %d of %d row%s cannot tell a %g %% difference "
@@ -797,14 +804,14 @@ void words_noise(const struct sweep *s, struct buf *out)
 			                                             : "job.loops");
 		buf_printf(out,
 		           "a quiet machine while it runs (nothing else on the nodes' disks and "
-		           "CPUs), longer runtime_s%s, or a min_effect_pct these rows can tell "
+		           "CPUs), %s%s, or a min_effect_pct these rows can tell "
 		           "(%.0f %%)",
-		           direct, ceil(ns->mde_pct));
+		           longer, direct, ceil(ns->mde_pct));
 	} else if (ns->loops_needed > 0) {
 		buf_printf(out,
 		           ". Deciding %g %% needs about %d loops per point, or a quieter job: "
-		           "longer runtime_s%s",
-		           m, ns->loops_needed, direct);
+		           "%s%s",
+		           m, ns->loops_needed, longer, direct);
 	}
 	if (ns->ndiffer > 0)
 		buf_printf(

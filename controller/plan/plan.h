@@ -3,6 +3,8 @@
 #define FT_PLAN_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "buf.h"
 #include "err.h"
@@ -113,6 +115,11 @@ void plan_job_copy(struct plan *dst, const struct plan *src);
 /* Add the comma-separated parameter names of list (--allow-differences) to p's
  * allow_differences. Errors name the entry. */
 int plan_allow_differences_add(struct plan *p, const char *list, struct err *e);
+/* How much data the plan's job writes or reads on a node, from its engine's options: fio's
+ * size (times numjobs for a job writing files), bonnie++'s size_mb, dd's count x bs, iozone's
+ * file_size; what names them ("bonnie++ size_mb 20480"). Returns 1 when known, 0 when the
+ * options do not say (a time-based fio job without size, a percentage). */
+int plan_job_bytes(const struct plan *p, uint64_t *bytes, char *what, size_t len);
 /* Whether name is among p's allow_differences (exactly, or under a "prefix.*" entry). */
 bool plan_difference_allowed(const struct plan *p, const char *name);
 /* The table columns: every parameter of the axes and the baseline, in first-seen order.

@@ -41,6 +41,30 @@ static int text_width(const char *s)
 	return w;
 }
 
+/* ": No space left on device": a failed node's reason as its table cell shows it, the agent's
+ * message less the "job N failed: code: " it starts with (and an engine's exit status before
+ * what the engine said), at most 60 characters. */
+static void failure_reason(const char *error, struct buf *b)
+{
+	const char *t = error, *c;
+	size_t n;
+
+	if (!strncmp(t, "job ", 4) && (c = strstr(t, " failed: ")))
+		t = c + strlen(" failed: ");
+	c = strstr(t, ": ");
+	if (c && c - t < 32 && strspn(t, "abcdefghijklmnopqrstuvwxyz_") == (size_t)(c - t))
+		t = c + 2; /* the error code */
+	/* "fio exited with status 1 (job error 22): fio: ...": what the engine said. */
+	c = strstr(t, "): ");
+	if (c && strlen(c + 3) >= 8)
+		t = c + 3;
+	n = strlen(t);
+	if (n > 60)
+		buf_printf(b, ": %.59s\u2026", t);
+	else
+		buf_printf(b, ": %s", t);
+}
+
 static void node_cell(const struct point *p, const struct node_result *r, struct buf *b)
 {
 	if (r->state == NODE_DROPPED) {
@@ -49,6 +73,8 @@ static void node_cell(const struct point *p, const struct node_result *r, struct
 	}
 	if (r->sum.n == 0) {
 		buf_puts(b, r->state == NODE_PENDING ? "-" : sweep_node_state_code(r->state));
+		if (r->state == NODE_FAILED && r->error[0])
+			failure_reason(r->error, b);
 		return;
 	}
 	/* One pass has no spread: its figure alone, never "± 0". */
@@ -739,6 +765,11 @@ void report_compare(const struct sweep *a, const struct sweep *b,
  * as show and the site say it), or what a sweep stored before decisions has. */
 static void summary_best(const struct ctlstore_summary *h, struct buf *out)
 {
+	if (h->has_decision && h->cohorts_differ) {
+		buf_puts(out,
+		         "best: per cohort (the cohorts' effects differ; show ID says which)\n");
+		return;
+	}
 	if (h->has_decision) {
 		words_decision_summary(&h->decision, h->status, out);
 		buf_puts(out, "\n");

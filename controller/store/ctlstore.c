@@ -621,6 +621,30 @@ static void summary_row(struct sqlite3_stmt *q, void *elem)
 	h->saved_at = db_col_double(q, 16);
 }
 
+/* One count row. */
+static void count_row(struct sqlite3_stmt *q, void *elem)
+{
+	*(int *)elem = db_col_int(q, 0);
+}
+
+/* Whether some cohort's stored decision is not the fleet's (state or configuration). */
+static int cohorts_differ(struct ctlstore *st, struct ctlstore_summary *h, struct err *e)
+{
+	char *cfg = h->decision.state != DECISION_NONE ? config_to_json(&h->decision.cfg) : NULL;
+	int n = 0, rc;
+
+	rc = db_fetch_one(st->db,
+	                  db_prepare(st->db,
+	                             "SELECT count(*) FROM sweep_decisions WHERE sweep_id=? AND "
+	                             "cohort >= 0 AND (state != ? OR IFNULL(config_json, '') != "
+	                             "IFNULL(?, ''))",
+	                             "Itt", h->id, decision_state_code(h->decision.state), cfg),
+	                  count_row, &n, e, "load decisions");
+	free(cfg);
+	h->cohorts_differ = rc > 0 && n > 0;
+	return rc < 0 ? rc : 0;
+}
+
 int ctlstore_history(struct ctlstore *st, int limit, struct ctlstore_summary **out, int *n,
                      struct err *e)
 {
@@ -643,6 +667,10 @@ int ctlstore_history(struct ctlstore *st, int limit, struct ctlstore_summary **o
 		int r = ctlstore_decision_load(st, h->id, -1, &h->decision, e);
 
 		h->has_decision = r == 0;
+		if (r < 0 && r != -ENOENT)
+			rc = r;
+		if (r == 0)
+			r = cohorts_differ(st, h, e);
 		if (r < 0 && r != -ENOENT)
 			rc = r;
 	}

@@ -52,6 +52,7 @@ struct ctlstore_summary {
 	 * none: legacy_best_line, or their outcome, is all they say). */
 	bool has_decision;
 	struct decision decision;
+	bool cohorts_differ; /* some cohort's stored decision is not the fleet's */
 	char legacy_best_line[256];
 };
 

@@ -59,9 +59,9 @@ ctl_no_fio() {
 }
 
 # ctl_sweep_bg PLAN: run a sweep in the background (stdout in $IT_TMP/out.txt, the progress
-# lines in $IT_TMP/err.txt); sets CTL_PID.
+# lines in $IT_TMP/err.txt: --verbose, one per pass); sets CTL_PID.
 ctl_sweep_bg() {
-	"$CTL_BIN" sweep "$1" --db "$CTL_DB" >"$IT_TMP/out.txt" 2>"$IT_TMP/err.txt" &
+	"$CTL_BIN" sweep "$1" --db "$CTL_DB" --verbose >"$IT_TMP/out.txt" 2>"$IT_TMP/err.txt" &
 	CTL_PID=$!
 }
 # ctl_both_passed POINT LOOPS: pass 1 of POINT is in on both nodes.

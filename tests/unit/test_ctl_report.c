@@ -507,6 +507,17 @@ static void test_advice(void **state)
 	                               "tell ("));
 	assert_null(strstr(b.data, "Deciding 5 %"));
 	assert_null(strstr(b.data, "look at the nodes"));
+	/* Worded for the engine in use: bonnie++ has no runtime_s and no direct option. */
+	snprintf(s.plan.engine, sizeof(s.plan.engine), "bonnie");
+	buf_reset(&b);
+	report_render(&s, REPORT_TABLE, &b);
+	assert_non_null(strstr(b.data, "CPUs), a larger bonnie size_mb, or a min_effect_pct"));
+	assert_null(strstr(b.data, "runtime_s"));
+	assert_null(strstr(b.data, "direct I/O"));
+	snprintf(s.plan.engine, sizeof(s.plan.engine), "dd");
+	buf_reset(&b);
+	report_render(&s, REPORT_TABLE, &b);
+	assert_non_null(strstr(b.data, "a larger dd count (more data per pass)"));
 	buf_release(&b);
 	sweep_release(&s);
 	/* CV 20 %: hundreds of loops. No figure is quoted, and direct: false is kept. */
