@@ -25,8 +25,9 @@
 #include "banned.h"
 
 const char cmd_rollout_usage[] =
-        "rollout PLAN.json (--best ID | --params JSON) [--canary N] [--waves 10%,50%,100%]\n"
-        "                     [--max-failures K] [--check none|readback|measure] [--profile "
+        "rollout PLAN.json (--best ID [--unconfirmed] | --params JSON) [--canary N]\n"
+        "                     [--waves 10%,50%,100%]"
+        " [--max-failures K] [--check none|readback|measure] [--profile "
         "NAME]\n"
         "                     [--no-enforce] [--parallel N] [--nodes-from FILE] [--db PATH]\n"
         "       fleettune-ctl rollout --resume ID | --revert ID [--db PATH]";
@@ -49,8 +50,8 @@ const char cmd_rollout_help[] =
         "completed with up to K failures a wave left as they were, 1 on errors.";
 
 const char cmd_verify_usage[] =
-        "verify PLAN.json [--profile NAME] [--rollout ID | --params JSON | --best ID]\n"
-        "                     [--nodes-from FILE] [--db PATH]";
+        "verify PLAN.json [--profile NAME] [--rollout ID | --params JSON | --best ID\n"
+        "                     [--unconfirmed]] [--nodes-from FILE] [--db PATH]";
 
 const char cmd_verify_help[] =
         "Ask every node of the plan for its profile (default: the newest rollout's name) and\n"
