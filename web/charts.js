@@ -214,49 +214,6 @@
     });
   };
 
-  /* ciBars(canvas, metric, xTitle, xLabels, nodes[{name, points:[{mean, lo, hi}|null]}], baseline)
-   * one bar per node per x value with its 95 % CI as a thin floating bar over it (same stack,
-   * so Chart.js draws them in the same slot), and the baseline as a dashed line per node. */
-  FT.ciBars = function (canvas, metric, xTitle, xLabels, nodes, baselines) {
-    var datasets = [];
-    nodes.forEach(function (n, i) {
-      var c = FT.palette[i % FT.palette.length];
-      datasets.push({
-        type: 'bar', label: n.name, stack: 'n' + i, order: 3,
-        data: n.points.map(function (p) { return p && FT.isNum(p.mean) ? p.mean : null; }),
-        backgroundColor: alpha(c, 0.6), borderColor: c, borderWidth: 1
-      });
-      datasets.push({
-        type: 'bar', label: n.name + ' 95 % CI', stack: 'n' + i, order: 2,
-        data: n.points.map(function (p) {
-          /* metrics are never negative: a wide CI (2 passes: t = 12.7) is cut at 0 */
-          return p && FT.isNum(p.lo) && FT.isNum(p.hi) ? [Math.max(0, p.lo), p.hi] : null;
-        }),
-        backgroundColor: '#222222', borderColor: '#222222', barPercentage: 0.05, maxBarThickness: 3,
-        grouped: true
-      });
-    });
-    (baselines || []).forEach(function (b, i) {
-      if (!FT.isNum(b.value)) return;
-      var c = FT.palette[(b.index !== undefined ? b.index : i) % FT.palette.length];
-      /* Drawn by fullWidthLines across the whole plot; the dataset gives the legend entry and
-       * keeps the value inside the y scale. */
-      datasets.push({
-        type: 'line', label: b.label, order: 1, ftFullWidth: true, showLine: false,
-        data: xLabels.map(function () { return b.value; }),
-        borderColor: c, borderDash: [6, 4], borderWidth: 2, pointRadius: 0, pointHitRadius: 0, fill: false
-      });
-    });
-    var opts = baseOptions(yTitle(metric));
-    opts.scales.x.title = { display: !!xTitle, text: xTitle || '' };
-    opts.scales.y.stacked = false; /* the bar and its CI share a stack slot but never add up */
-    opts.plugins.legend.labels = {
-      filter: function (item) { return !/95 % CI$/.test(item.text); },
-      sort: function (x, y) { return x.datasetIndex - y.datasetIndex; }
-    };
-    return FT.chart(canvas, { type: 'bar', data: { labels: xLabels, datasets: datasets }, options: opts, plugins: [fullWidthLines] });
-  };
-
   var VERDICT_COLOURS = { gain: '#3a9b5c', loss: '#b8443e', equivalent: '#8a8f98', inconclusive: '#d9a22b',
     heterogeneous: '#7d5ba6', cohorts: '#7d5ba6', baseline: '#c8ccd2', none: '#c8ccd2' };
 
@@ -378,36 +335,5 @@
       },
       options: opts
     });
-  };
-
-  /* A horizontal line per visible dataset marked ftFullWidth, at its value, from the left edge
-   * of the plot to the right one (a line dataset on a category axis would run only between
-   * the first and the last category's centre). The spans drawn are kept on the chart as
-   * chart.ftLines [{label, y, x0, x1}] for the tests. */
-  var fullWidthLines = {
-    id: 'ftFullWidthLines',
-    afterDatasetsDraw: function (chart) {
-      var area = chart.chartArea, y = chart.scales.y, ctx = chart.ctx;
-      chart.ftLines = [];
-      chart.data.datasets.forEach(function (d, i) {
-        if (!d.ftFullWidth || !chart.isDatasetVisible(i)) return;
-        var v = d.data.filter(FT.isNum)[0];
-        if (!FT.isNum(v)) return;
-        var py = y.getPixelForValue(v);
-        ctx.save();
-        ctx.beginPath();
-        ctx.rect(area.left, area.top, area.right - area.left, area.bottom - area.top);
-        ctx.clip();
-        ctx.strokeStyle = d.borderColor;
-        ctx.lineWidth = d.borderWidth || 2;
-        ctx.setLineDash(d.borderDash || []);
-        ctx.beginPath();
-        ctx.moveTo(area.left, py);
-        ctx.lineTo(area.right, py);
-        ctx.stroke();
-        ctx.restore();
-        chart.ftLines.push({ label: d.label, y: v, x0: area.left, x1: area.right });
-      });
-    }
   };
 })(typeof window !== 'undefined' ? window : this);

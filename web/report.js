@@ -2,8 +2,9 @@
  * `fleettune-ctl report ID --html FILE` puts in <script id="sweep-data"> (the JSON of
  * `fleettune-ctl show ID --format json`, schema/sweep.schema.json): the sweep table with
  * verdicts in fleettune-ctl's groups (axis by axis, the race, the final confirmation; repeated
- * configurations marked), one chart per axis, the best configuration, the noise line, the
- * warnings and the plan.
+ * configurations marked), one chart per axis of what was judged (each row's paired fleet Δ with
+ * the interval its verdict was taken on, each node's own Δ as thin marks), the banner of the
+ * sweep's decision, the noise line, the warnings and the plan.
  * Verdicts are read as codes (gain, loss, equivalent, inconclusive, heterogeneous, cohorts: a row
  * whose cohorts' effects differ, its verdict_text giving each cohort's own); the words
  * shown are fleettune-ctl's (verdict_text). Version-1 documents (English verdicts) still render;
@@ -14,27 +15,10 @@
 
   var E = FT.el;
 
-  /* Two-sided 95 % Student-t quantiles t(0.975, df) for df 1..30; 1.96 beyond. */
-  var T975 = [NaN, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
-    2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-    2.052, 2.048, 2.045, 2.042];
-  function t975(df) { return df >= 1 && df <= 30 ? T975[df] : df > 30 ? 1.96 : NaN; }
-
   /* A node's figures: version 3 passes are {value, round, started_at}, older ones numbers. */
   function passValues(n) {
     return (n.passes || []).map(function (v) { return v !== null && typeof v === 'object' ? v.value : v; })
       .filter(FT.isNum);
-  }
-
-  /* 95 % CI of a node's mean at a point, from its passes. */
-  function meanCI(n) {
-    var xs = passValues(n);
-    var k = xs.length;
-    if (!k) return null;
-    var m = FT.isNum(n.mean) ? n.mean : FT.mean(xs);
-    var sd = FT.isNum(n.stdev) ? n.stdev : FT.stdev(xs);
-    var h = k >= 2 ? t975(k - 1) * sd / Math.sqrt(k) : NaN;
-    return { mean: m, lo: FT.isNum(h) ? m - h : null, hi: FT.isNum(h) ? m + h : null, n: k };
   }
 
   /* A row's decision code: version 2 documents carry it; a version-1 document carried words,
