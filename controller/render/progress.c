@@ -174,14 +174,13 @@ void progress_event(void *ctx, const struct runner_event *ev)
 		if (pg->s->points[ev->point].nodes[k].npasses != ev->reported[k])
 			break;
 	/* On a TTY: redraw on a new pass, else at most four times a second. Off one (a pipe, a
-	 * log file): a plain line every PROGRESS_PLAIN_S seconds, and when a new point starts. */
+	 * log file): a plain line at the first news, then one every PROGRESS_PLAIN_S seconds
+	 * (the points of a round alternate run by run: a line per point would be one per run). */
 	if (pg->tty && k == p->nnodes && time_mono_s() - pg->last_draw < 0.25)
 		return;
-	if (!pg->tty && pg->last_draw > 0 && ev->point == pg->last_point &&
-	    time_mono_s() - pg->last_draw < PROGRESS_PLAIN_S)
+	if (!pg->tty && pg->last_draw > 0 && time_mono_s() - pg->last_draw < PROGRESS_PLAIN_S)
 		return;
 	pg->last_draw = time_mono_s();
-	pg->last_point = ev->point;
 	eta_range(pg, ev, &eta, &eta_max);
 	if (p->strategy == PLAN_ADAPTIVE)
 		eta = eta_max = adaptive_eta(pg, ev);

@@ -22,19 +22,18 @@ struct progress {
 	int round;            /* the sweep's round under way */
 	bool warmup;          /* the run under way is a warm-up loop */
 	double last_draw;     /* time_mono_s() of the last live line */
-	int last_point;       /* the point that line was of */
 };
 
 /* Off a TTY, the seconds between two plain progress lines. */
-#define PROGRESS_PLAIN_S 5.0
+#define PROGRESS_PLAIN_S 10.0
 
 /*
  * The runner's event callback (runner_opts.event, ctx a struct progress): failures go to the
  * log (the live line cleared first); news of a point redraws the live line on a TTY on a new
  * pass, else at most four times a second, with the ETA from the seconds per loop so far
  * (adaptive: the loops race_remaining expects still); off a TTY it prints that line plainly
- * when a point starts and every PROGRESS_PLAIN_S seconds, or, with debug logging (--verbose),
- * every new pass instead.
+ * at the first news and then every PROGRESS_PLAIN_S seconds, or, with debug logging
+ * (--verbose), every new pass instead.
  */
 void progress_event(void *ctx, const struct runner_event *ev);
 /* Clear the live line when it is on screen. */
