@@ -32,6 +32,10 @@
  *   cv FRACTION                 per-pass noise: SD / mean
  *   node_sd FRACTION            each node's fixed offset: SD of a seeded Gaussian factor
  *   param NAME VALUE FACTOR     the metric times FACTOR when NAME reads VALUE
+ *   param NAME VALUE FACTOR until N
+ *                               the same, only for this node's passes 0..N-1 (pass counter):
+ *                               an effect that is gone later in the sweep (a final
+ *                               confirmation that does not confirm an axis row)
  *   inter N1 V1 N2 V2 FACTOR    times FACTOR when both hold (an interaction)
  *   if FILE VALUE param NAME V FACTOR
  *                               the param line only for a device whose DIR/sys/block/DEV/FILE
@@ -134,11 +138,12 @@ static int attr_is(const char *root, const char *dev, const char *rel, const cha
 }
 
 /* The surface's mean for dev, and its cv and node_sd. */
-static int surface_eval(const char *spec, const char *root, const char *dev, double *mean,
-                        double *cv, double *node_sd)
+static int surface_eval(const char *spec, const char *root, const char *dev, long pass,
+                        double *mean, double *cv, double *node_sd)
 {
 	char line[LINE_MAX_LEN], n1[128], v1[128], n2[128], v2[128], af[128], av[128];
 	double x;
+	long until;
 	FILE *f = fopen(spec, "r");
 
 	if (!f)
@@ -153,8 +158,11 @@ static int surface_eval(const char *spec, const char *root, const char *dev, dou
 			*cv = x;
 		else if (sscanf(line, "node_sd %lf", &x) == 1)
 			*node_sd = x;
-		else if (sscanf(line, "param %127s %127s %lf", n1, v1, &x) == 3 &&
-		         param_is(root, dev, n1, v1))
+		else if (sscanf(line, "param %127s %127s %lf until %ld", n1, v1, &x, &until) == 4) {
+			if (pass < until && param_is(root, dev, n1, v1))
+				*mean *= x;
+		} else if (sscanf(line, "param %127s %127s %lf", n1, v1, &x) == 3 &&
+		           param_is(root, dev, n1, v1))
 			*mean *= x;
 		else if (sscanf(line, "if %127s %127s param %127s %127s %lf", af, av, n1, v1, &x) ==
 		                 5 &&
@@ -271,15 +279,18 @@ static int surface_run(const char *dev)
 		        "fio: fakefio needs FAKEFIO_SYSFS, FAKEFIO_CTL and --filename=/dev/X\n");
 		return 1;
 	}
-	if (ctl_read(ctlp, &c) < 0 || !c.spec[0] ||
-	    surface_eval(c.spec, root, dev, &mean, &cv, &node_sd) < 0) {
-		fprintf(stderr, "fio: fakefio cannot read %s or its spec\n", ctlp);
+	if (ctl_read(ctlp, &c) < 0 || !c.spec[0]) {
+		fprintf(stderr, "fio: fakefio cannot read %s\n", ctlp);
 		return 1;
 	}
 	snprintf(cpath, sizeof(cpath), "%s.%ld", c.counter, node);
 	pass = counter_next(cpath);
 	if (pass < 0) {
 		fprintf(stderr, "fio: fakefio cannot count passes in %s\n", cpath);
+		return 1;
+	}
+	if (surface_eval(c.spec, root, dev, pass, &mean, &cv, &node_sd) < 0) {
+		fprintf(stderr, "fio: fakefio cannot read its spec %s\n", c.spec);
 		return 1;
 	}
 	if (c.sleep_ms > 0) {

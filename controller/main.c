@@ -31,6 +31,7 @@
 #include "render/report_html.h"
 #include "render/site.h"
 #include "run/preflight.h"
+#include "run/twins.h"
 #include "run/strategy.h"
 #include "store/ctlstore.h"
 #include "timeutil.h"
@@ -64,7 +65,7 @@ static int cmd_nodes(const struct cmd *c, struct opts *o)
 	struct fleet f;
 	struct preflight pf;
 	struct buf out = BUF_INIT;
-	int rc;
+	int rc, n;
 
 	(void)c;
 	if (plan_open(o, o->args[0], &p, true) < 0)
@@ -72,12 +73,16 @@ static int cmd_nodes(const struct cmd *c, struct opts *o)
 	fleet_init(&f, &p, 10.0, 2);
 	/* A node that is down or lacks its device is a pre-flight problem too. */
 	rc = preflight_plan(&f, &p, true, &pf) < 0 ? 1 : 0;
-	report_nodes(&p, &pf, &out);
 	fleet_release(&f);
-	/* The cohorts the nodes fall into, as a sweep of this plan groups them. */
+	/* The cohorts the nodes fall into, as a sweep of this plan groups them; the nodes of each
+	 * must be twins in what the plan does not set, a pre-flight problem otherwise. */
 	sweep_init(&s, &p);
 	preflight_identity_copy(&pf, &s);
 	cohort_assign(&s);
+	n = twins_check(&s.plan, pf.info, s.cohort_of, &pf.problems);
+	pf.nproblems += n;
+	rc = rc || n > 0;
+	report_nodes(&s.plan, &pf, &out);
 	words_cohorts(&s, &out);
 	fputs(out.data, stdout);
 	buf_release(&out);
@@ -267,7 +272,7 @@ static int cmd_apply(const struct cmd *c, struct opts *o)
 	struct buf out = BUF_INIT;
 	struct err e = { 0 };
 	struct sweep s = { 0 };
-	int i, rc = 0;
+	int rc = 0;
 
 	(void)c;
 	if (!!o->params == !!o->best_id) {
@@ -280,30 +285,29 @@ static int cmd_apply(const struct cmd *c, struct opts *o)
 		return EXIT_USAGE;
 	}
 	if (o->best_id) {
+		const struct config *best;
+
 		if (sweep_load(o, o->best_id, &s) < 0)
 			return 1;
-		for (i = 0; i < s.ncohorts && s.ncohorts >= 2 && !rc; i++)
-			rc = s.cohorts[i].best != s.best; /* the cohorts' bests differ */
-		if (rc) {
-			/* Each node its cohort's best. */
+		if (sweep_cohort_decisions_differ(&s)) {
+			/* Each node its cohort's decision. */
 			if (plan_open(o, o->args[0], &p, true) < 0) {
 				sweep_release(&s);
 				return 1;
 			}
-			rc = apply_per_cohort(&s, &p, &out);
+			rc = apply_per_cohort(&s, &p, o->unconfirmed, &out);
 			fputs(out.data ? out.data : "", stdout);
 			buf_release(&out);
 			plan_release(&p);
 			sweep_release(&s);
 			return rc;
 		}
-		if (s.best < 0) {
-			log_error("sweep %lld has no best configuration; nothing to apply",
-			          (long long)o->best_id);
+		best = decision_action_cfg(o, &s, &s.decision, "apply");
+		if (!best) {
 			sweep_release(&s);
 			return 1;
 		}
-		cfg = s.points[s.best].cfg;
+		cfg = *best;
 		sweep_release(&s);
 	}
 	if (cfg.n == 0) {
@@ -336,22 +340,38 @@ static int cmd_export(const struct cmd *c, struct opts *o)
 		return EXIT_USAGE;
 	if (sweep_load(o, id, &s) < 0)
 		return 1;
-	if (s.outcome != OUTCOME_BEST && !o->baseline) { /* no best of the fleet or any cohort */
+	if (o->baseline && o->unconfirmed) {
+		log_error("export takes one of --baseline and --unconfirmed");
+		sweep_release(&s);
+		return EXIT_USAGE;
+	}
+	if (s.outcome != OUTCOME_BEST && !o->baseline &&
+	    !(o->unconfirmed && s.decision.state == DECISION_UNCONFIRMED)) {
+		/* no confirmed decision of the fleet or any cohort */
 		struct buf why = BUF_INIT, cfg = BUF_INIT;
 
-		words_no_best(&s, &why);
+		words_decision_refusal(&s, &s.decision, &why);
 		config_format(&s.plan.baseline, &cfg);
-		log_error(
-		        "sweep %lld has no best configuration to export: %s. Nothing was written; "
-		        "--baseline exports its baseline (%s) on purpose",
-		        (long long)id, why.data, cfg.data ? cfg.data : "");
+		log_error("sweep %lld has no %s to export: %s. Nothing was written; %s"
+		          "--baseline exports its baseline (%s) on purpose",
+		          (long long)id,
+		          s.decision.state == DECISION_UNCONFIRMED ? "confirmed best"
+		                                                   : "best configuration",
+		          why.data ? why.data : "",
+		          s.decision.state == DECISION_UNCONFIRMED
+		                  ? "--unconfirmed exports the suggested configuration on purpose, "
+		                  : "",
+		          cfg.data ? cfg.data : "");
 		buf_release(&why);
 		buf_release(&cfg);
 		sweep_release(&s);
 		return 1;
 	}
-	if (export_render(&s, o->format, o->baseline ? EXPORT_BASELINE : EXPORT_BEST, &out, &e) <
-	    0) {
+	if (export_render(&s, o->format,
+	                  o->baseline      ? EXPORT_BASELINE
+	                  : o->unconfirmed ? EXPORT_UNCONFIRMED
+	                                   : EXPORT_BEST,
+	                  &out, &e) < 0) {
 		log_error("%s", e.msg);
 		rc = 1;
 	} else {
@@ -485,10 +505,13 @@ static int cmd_analyze(const struct cmd *c, struct opts *o)
 static int cmd_help(const struct cmd *c, struct opts *o);
 
 static const struct cmd cmds[] = {
-	{ "nodes", cmd_nodes, "nodes PLAN.json [--nodes-from FILE]",
+	{ "nodes", cmd_nodes, "nodes PLAN.json [--nodes-from FILE] [--allow-differences P,P...]",
 	  "Show each node's health, version, device and current parameters, and run the\n"
 	  "plan's pre-flight: every agent judges every configuration and the job with dry\n"
-	  "runs; nothing is changed. --nodes-from FILE (here and for sweep, apply, rollout\n"
+	  "runs, and the nodes of each cohort must be twins in every writable parameter the\n"
+	  "plan does not set (a difference is named with its fix; the plan's\n"
+	  "\"allow_differences\" or --allow-differences lets it be); nothing is changed. "
+	  "--nodes-from FILE (here and for sweep, apply, rollout\n"
 	  "and verify) takes the nodes from a node list instead of the plan's: a hosts file\n"
 	  "('name url device' or 'host[:port] [device]' per line), an Ansible inventory (INI\n"
 	  "or YAML) or the JSON of kubectl get pods -o json; the plan's \"nodes_from\" options\n"
@@ -498,9 +521,12 @@ static const struct cmd cmds[] = {
 	  "sweep PLAN.json [--format table|markdown|csv|json] [--out FILE] [--dry-run]\n"
 	  "                     [--continue-on-node-failure] [--db PATH] [--session-ttl S] "
 	  "[--poll-ms MS]\n"
-	  "                     [--nodes all|auto] [--nodes-from FILE] [--verbose]",
+	  "                     [--nodes all|auto] [--nodes-from FILE] [--allow-differences "
+	  "P,P...]\n"
+	  "                     [--verbose]",
 	  "Run the plan on every node at once: pre-flight (every agent judges every\n"
-	  "configuration and the job with dry runs before anything changes), a tuning session\n"
+	  "configuration and the job with dry runs before anything changes; the nodes must be\n"
+	  "twins in what the plan does not set, as for nodes), a tuning session\n"
 	  "per node, each point applied with PATCH and benchmarked in parallel, then every\n"
 	  "node restored. Exit 0 when complete, 2 when a node failed (partial results kept),\n"
 	  "130 on SIGINT/SIGTERM (jobs cancelled, nodes restored), 1 on other errors: a failed\n"
@@ -535,19 +561,23 @@ static const struct cmd cmds[] = {
 	  "no database are needed.",
 	  1 },
 	{ "apply", cmd_apply,
-	  "apply PLAN.json (--params JSON | --best ID) [--nodes-from FILE] [--db PATH]",
+	  "apply PLAN.json (--params JSON | --best ID [--unconfirmed]) [--nodes-from FILE] "
+	  "[--db PATH]",
 	  "Set parameters permanently on every node of the plan, in parallel, and print the\n"
-	  "values read back. --best ID applies the best configuration of a stored sweep; of a\n"
-	  "sweep with cohorts, each node gets its cohort's best (what the node is is read from\n"
-	  "its agent, so the plan may name other nodes than the sweep's).",
+	  "values read back. --best ID applies the confirmed best configuration of a stored\n"
+	  "sweep; of a sweep with cohorts, each node gets its cohort's (what the node is is read\n"
+	  "from its agent, so the plan may name other nodes than the sweep's). A best the final\n"
+	  "confirmation did not confirm is refused (exit 1, saying what it showed) unless\n"
+	  "--unconfirmed asks for the suggested configuration on purpose.",
 	  1 },
 	{ "rollout", cmd_rollout, cmd_rollout_usage, cmd_rollout_help, -1 },
 	{ "verify", cmd_verify, cmd_verify_usage, cmd_verify_help, 1 },
 	{ "export", cmd_export,
-	  "export ID --format udev|tuned [--baseline] [--out FILE] [--db PATH]",
-	  "Print a udev rule or a tuned profile for the sweep's best configuration. A sweep with "
-	  "no best\nis refused (exit 1, saying why); --baseline exports its baseline instead, on "
-	  "purpose.",
+	  "export ID --format udev|tuned [--baseline | --unconfirmed] [--out FILE] [--db PATH]",
+	  "Print a udev rule or a tuned profile for the sweep's confirmed best configuration. A\n"
+	  "sweep with no confirmed best is refused (exit 1, saying what its final confirmation\n"
+	  "showed); --baseline exports its baseline instead, on purpose; --unconfirmed exports\n"
+	  "the configuration its axis rows suggested, on purpose, with a comment saying so.",
 	  1 },
 	{ "report", cmd_report, "report ID --html FILE [--web-root DIR] [--db PATH]",
 	  "Write a self-contained HTML report (data, JS and CSS inline) of a stored sweep.", 1 },
@@ -601,6 +631,8 @@ enum {
 	OPT_MIN_EFFECT,
 	OPT_COHORT_BY,
 	OPT_NODES_FROM,
+	OPT_UNCONFIRMED,
+	OPT_ALLOW_DIFFERENCES,
 };
 
 /* A percentage option: a number in [0, 1000), as the plan's min_effect_pct. */
@@ -634,6 +666,8 @@ int main(int argc, char **argv)
 		{ "nodes", required_argument, NULL, OPT_NODES },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "baseline", no_argument, NULL, OPT_BASELINE },
+		{ "unconfirmed", no_argument, NULL, OPT_UNCONFIRMED },
+		{ "allow-differences", required_argument, NULL, OPT_ALLOW_DIFFERENCES },
 		{ "continue-on-node-failure", no_argument, NULL, OPT_CONTINUE },
 		{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
 		CMD_ROLLOUT_OPTIONS,
@@ -719,6 +753,12 @@ int main(int argc, char **argv)
 			break;
 		case OPT_BASELINE:
 			o.baseline = true;
+			break;
+		case OPT_UNCONFIRMED:
+			o.unconfirmed = true;
+			break;
+		case OPT_ALLOW_DIFFERENCES:
+			o.allow_differences = optarg;
 			break;
 		case OPT_CONTINUE:
 			o.continue_on_node_failure = true;

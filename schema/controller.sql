@@ -206,3 +206,43 @@ CREATE TABLE rollout_waves (
   check_detail TEXT,
   PRIMARY KEY (rollout_id, wave)
 );
+
+-- migration 9
+-- Issue 28: what each sweep decided (controller/model/decision.h), computed once by the
+-- analysis and shown by every rendering: one row for the fleet (cohort -1) and one per cohort
+-- when the sweep has two or more. The best_* columns of sweeps hold, from now on, the
+-- confirmed decision only (NULL otherwise).
+CREATE TABLE sweep_decisions (
+  sweep_id INTEGER NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE,
+  cohort INTEGER NOT NULL,          -- -1: the fleet; else the cohort's index
+  state TEXT NOT NULL,              -- confirmed | unconfirmed | none
+  basis TEXT NOT NULL,              -- final | grid_row | rows | none: which comparison decided
+  why TEXT NOT NULL,                -- gain | not_confirmed | no_final | no_gain | baseline_failed
+                                    -- | no_figures | not_judged
+  config_json TEXT,                 -- confirmed: what to apply; unconfirmed: the suggestion
+  point INTEGER,                    -- the deciding comparison's point and its reference
+  ref INTEGER,
+  verdict TEXT,                     -- its decision code
+  delta_pct REAL,                   -- its Δ and the interval its decision used, with the
+  low_pct REAL,                     -- interval's level (95, or 100 (1 - 5 %/K) at a look)
+  high_pct REAL,
+  level_pct REAL,
+  nodes_used INTEGER NOT NULL DEFAULT 0,
+  nodes_gain INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (sweep_id, cohort)
+);
+-- The rows that suggested a decision's configuration (each axis' kept row), in axis order.
+CREATE TABLE decision_steps (
+  sweep_id INTEGER NOT NULL,
+  cohort INTEGER NOT NULL,
+  n INTEGER NOT NULL,               -- 0-based, in axis order
+  point INTEGER NOT NULL,
+  axis INTEGER,
+  verdict TEXT,
+  delta_pct REAL,
+  low_pct REAL,
+  high_pct REAL,
+  level_pct REAL,
+  PRIMARY KEY (sweep_id, cohort, n),
+  FOREIGN KEY (sweep_id, cohort) REFERENCES sweep_decisions(sweep_id, cohort) ON DELETE CASCADE
+);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # demo.sh -- the README's main command: install, build, then a real two-node sweep that decides.
-# Two loop devices backed by files of real data on this machine's disk (direct I/O), a node1
+# Two loop devices backed by files of seeded pseudo-random data on this machine's disk (direct
+# I/O), made twins in every queue setting the plan does not set, a node1
 # and a node2 agent on 127.0.0.1, and a sequential sweep with fleettune-ctl of buffered
 # sequential 4 KiB reads: read_ahead_kb first (the knob the seeds' authors turned with setra:
 # it matters here), then nr_requests (which one sequential reader never fills: it does not).
@@ -24,10 +25,12 @@ CTL=$build/controller/fleettune-ctl
 keep=${FLEETTUNE_DEMO_DIR:-/var/tmp/fleettune-demo-$(date +%Y%m%d-%H%M%S)}
 mkdir -p -m 700 "$keep"
 keep=$(cd "$keep" && pwd)
-# The backing files hold real data on this machine's disk, read with direct I/O: every
-# request the loop device gets is a real read from the disk, with its latency, which is what
-# read-ahead is for (holes or RAM answer at once, and read-ahead would not matter). They are
-# removed at the end.
+# The backing files are written in full on this machine's disk, with bytes from a seeded
+# generator (AES-128 in counter mode over zeros, keyed by the node's name: the same bytes every
+# run, never zeros, no two blocks alike), and read with direct I/O: every request the loop
+# device gets is a real read from the disk, with its latency, which is what read-ahead is for
+# (holes, or zero-filled blocks a virtual disk's host may answer from memory, would not need
+# it). They are removed at the end.
 img_dir=$(mktemp -d "$keep/img-XXXXXX")
 devs=()
 pids=()
@@ -44,19 +47,32 @@ trap cleanup EXIT
 # data it has read already (which the page cache would serve).
 dio=on
 for n in 1 2; do
-	dd if=/dev/zero of="$img_dir/node$n.img" bs=4M count=768 oflag=direct status=none
+	key=$(printf 'fleettune-demo-node%s' "$n" | sha256sum | cut -c1-32)
+	# (openssl is stopped by the pipe once dd has its 3 GiB: not a failure.)
+	{ openssl enc -aes-128-ctr -nosalt -K "$key" -iv 00000000000000000000000000000000 </dev/zero 2>/dev/null || true; } |
+		dd of="$img_dir/node$n.img" bs=4M count=768 iflag=fullblock oflag=direct status=none
 	dev=$(losetup --direct-io=on --find --show "$img_dir/node$n.img" 2>/dev/null) || dev=""
 	[ -n "$dev" ] || dev=$(losetup --find --show "$img_dir/node$n.img")
 	devs+=("${dev#/dev/}")
 	# losetup may fall back to buffered I/O silently: the kernel says what it does.
 	[ "$(cat "/sys/block/${dev#/dev/}/loop/dio" 2>/dev/null)" = 1 ] || dio=off
 done
+# Twins: a loop device keeps its queue settings across detach, so one an earlier user tuned
+# (rq_affinity, wbt_lat_usec, ...) would differ from the other in what the plan does not set,
+# which the sweep's pre-flight refuses. node2's device gets node1's settings.
+for f in /sys/block/"${devs[0]}"/queue/*; do
+	name=${f##*/}
+	[ -f "$f" ] || continue
+	case $name in scheduler | nr_requests | read_ahead_kb) continue ;; esac
+	v=$(cat "$f" 2>/dev/null) || continue
+	[ "$(cat "/sys/block/${devs[1]}/queue/$name" 2>/dev/null)" = "$v" ] || echo "$v" >"/sys/block/${devs[1]}/queue/$name" 2>/dev/null || true
+done
 disk=$(df --output=source "$img_dir" | tail -n 1)
 queue() { # DEV: the settings the sweep changes, as the kernel reports them
 	local q=/sys/block/$1/queue
 	echo "scheduler=$(sed 's/.*\[\(.*\)\].*/\1/' $q/scheduler) read_ahead_kb=$(cat $q/read_ahead_kb) nr_requests=$(cat $q/nr_requests)"
 }
-echo "== loop devices: node1=${devs[0]} node2=${devs[1]}, 3 GiB each, backed by files in $img_dir ($disk), direct I/O to them $dio"
+echo "== loop devices: node1=${devs[0]} node2=${devs[1]}, 3 GiB each, backed by files in $img_dir ($disk) filled with seeded pseudo-random bytes, direct I/O to them $dio"
 if [ "$dio" = off ]; then
 	echo "   note: the filesystem of $img_dir refuses direct I/O to the backing files, so the loop" \
 		"devices go through its page cache: read-ahead matters less and the figures are noisier"
@@ -142,7 +158,12 @@ cat <<'TXT'
    significant gain or loss (the interval excludes 0 and the effect is at least 5 %), no real
    difference (its 90 % interval inside ±5 %), inconclusive, or nodes disagree (named).
    With up to 8 looks per point each look is judged at 5 %/8, a wider interval than the 95 %
-   shown: a row whose interval just clears 0 can still be inconclusive.
+   shown: where that makes a row whose 95 % interval clears 0 inconclusive, its verdict says
+   which interval decided it.
+   The best line is the final confirmation's: a configuration is the best only when it is a
+   gain beside the original baseline measured again in the same rounds; rows that looked
+   better earlier but did not hold up are named there as "not confirmed", and export, apply
+   --best and rollout --best refuse them.
    A "noise:" line means the passes vary too much to tell 5 % apart, and says what would.
    The points of a block run in interleaved rounds (one loop of each point a round, both
    nodes on the same point at once, in a seeded order that changes every round), and each
@@ -161,7 +182,7 @@ cat <<TXT
    explore it:
      $CTL show $id --db $keep/ctl.db
      $CTL report $id --html $keep/report.html --db $keep/ctl.db
-     $AGENT --listen 127.0.0.1:7070 --state-dir $keep/state1 --web-root $top/web
+     $AGENT --listen 127.0.0.1:7070 --node-name node1 --state-dir $keep/state1 --web-root $top/web
        then open http://127.0.0.1:7070/#/compare (node1's results, read-only: no device is
        allowlisted); the token it asks for is in $keep/state1/token
 TXT

@@ -691,15 +691,25 @@
         });
         changedNames(j).forEach(function (k) { set[k] = true; });
       });
-      var pnames = Object.keys(distinct).filter(function (k) {
+      var varying = Object.keys(distinct).filter(function (k) {
         return Object.keys(distinct[k]).length > 1 &&
           (!writable || writable[k] || set[k] || /^iosched\./.test(k));
-      }).sort(function (a, b) {
+      });
+      // Parameters that move with another that varies are not parameters of their own: setra
+      // is 2 x read_ahead_kb, iosched.* are reset by a scheduler switch, async_depth follows
+      // nr_requests. They are named, never offered or grouped by.
+      var moves = {};
+      varying.forEach(function (k) {
+        var w = movesWith(k, varying);
+        if (w) moves[k] = w;
+      });
+      var pnames = varying.filter(function (k) { return !moves[k]; }).sort(function (a, b) {
         if (!!set[a] !== !!set[b]) return set[a] ? -1 : 1;
         return a < b ? -1 : a > b ? 1 : 0;
       });
+      var first = sweepFirstAxis(jobs, pnames);
       var newestSet = changedNames(work.newest).filter(function (k) { return pnames.indexOf(k) >= 0; });
-      var by = q.by && pnames.indexOf(q.by) >= 0 ? q.by : newestSet[0] || pnames[0];
+      var by = q.by && pnames.indexOf(q.by) >= 0 ? q.by : first || newestSet[0] || pnames[0];
       var metrics = metricsOf(jobs);
       var metric = q.metric && metrics.indexOf(q.metric) >= 0 ? q.metric : metrics[0];
 
@@ -708,7 +718,7 @@
       }), work.id);
       var psel = select('c-param', pnames.map(function (p) {
         var n = Object.keys(distinct[p]).length;
-        return [p, p + ' (' + n + ' values)'];
+        return [p, p + ' (' + n + ' values)' + (p === first ? ', the sweep\'s first axis' : '')];
       }), by);
       var msel = select('c-metric', metrics, metric);
       function change(ev) {
@@ -724,6 +734,11 @@
       body.appendChild(E('p', { class: 'hint', id: 'compare-workload' },
         'One workload at a time: ' + work.text + '. ' + (wl.length > 1 ? (wl.length - 1) + ' other workload' +
           (wl.length === 2 ? '' : 's') + ' in these results (pick one above); their jobs are never pooled with these.' : '')));
+      var mk = Object.keys(moves);
+      if (mk.length) {
+        body.appendChild(E('p', { class: 'hint', id: 'compare-moves' }, 'Not parameters of their own here: ' +
+          mk.sort().map(function (k) { return k + ' moves with ' + moves[k]; }).join('; ') + '.'));
+      }
       if (!pnames.length || !metric) {
         body.appendChild(E('p', { class: 'muted', id: 'compare-count' }, !metric ? 'These jobs have no metrics.'
           : 'No settable parameter varies among the ' + jobs.length + ' job' + (jobs.length === 1 ? '' : 's') + ' of this workload.'));
@@ -733,49 +748,112 @@
         body.appendChild(E('p', { class: 'hint' }, work.device + ' is not allowlisted on this agent (or gone), so its ' +
           'read-only attributes cannot be told apart: every parameter that varies is offered.'));
       }
-      // Group this workload's passes by the parameter's value.
-      var groups = {};
-      var used = 0;
+      // Jobs grouped by their full configuration (every parameter that varies); by's effect is
+      // shown only between configurations that differ in by alone: one block per setting of
+      // the other parameters. Nothing is pooled across another varying parameter.
+      var others = pnames.filter(function (k) { return k !== by; });
+      var blocks = {}, blockList = [], used = 0;
       jobs.forEach(function (j) {
         var v = paramValue((j.params || {})[by]);
         if (v === undefined) return;
         var pts = (j.passes || []).map(function (p) { return (p.metrics || {})[metric]; }).filter(FT.isNum);
         if (!pts.length) return;
         used++;
-        var g = groups[v] || (groups[v] = { label: v, points: [], jobs: 0 });
+        var ctx = others.map(function (k) { var x = paramValue((j.params || {})[k]); return k + '=' + (x === undefined ? '?' : x); }).join(' ');
+        var bl = blocks[ctx];
+        if (!bl) {
+          bl = blocks[ctx] = { ctx: ctx, groups: {}, jobs: 0 };
+          blockList.push(bl);
+        }
+        bl.jobs++;
+        var g = bl.groups[v] || (bl.groups[v] = { label: v, points: [], jobs: 0 });
         g.jobs++;
         g.points = g.points.concat(pts);
       });
-      var list = Object.keys(groups).sort(FT.cmpValues).map(function (k) {
-        var g = groups[k];
-        g.mean = FT.mean(g.points);
-        g.stdev = FT.stdev(g.points);
-        return g;
+      blockList.forEach(function (bl) {
+        bl.list = Object.keys(bl.groups).sort(FT.cmpValues).map(function (k) {
+          var g = bl.groups[k];
+          g.mean = FT.mean(g.points);
+          g.stdev = FT.stdev(g.points);
+          return g;
+        });
       });
-      var others = pnames.filter(function (k) {
-        return k !== by && !((k === 'setra' && by === 'read_ahead_kb') || (k === 'read_ahead_kb' && by === 'setra'));
-      });
+      var comparable = blockList.filter(function (bl) { return bl.list.length >= 2; });
+      var alone = blockList.filter(function (bl) { return bl.list.length < 2; });
       body.appendChild(E('p', { class: 'muted', id: 'compare-count' },
-        used + ' of ' + jobs.length + ' jobs of this workload have ' + metric + ' and ' + by + '; ' + list.length + ' value' + (list.length === 1 ? '' : 's') + '.' +
+        used + ' of ' + jobs.length + ' jobs of this workload have ' + metric + ' and ' + by + '; ' +
+        comparable.length + ' setting' + (comparable.length === 1 ? '' : 's') + ' of the other parameters ' +
+        (others.length ? '(' + others.join(', ') + ') ' : '') + 'where ' + by + ' alone differs.' +
         (work.partial ? ' ' + work.partial + ' cancelled or failed job' + (work.partial === 1 ? '' : 's') + ' of it left out (partial loops).' : '') +
         (all.length >= COMPARE_MAX_JOBS ? ' Only the newest ' + COMPARE_MAX_JOBS + ' jobs are read: narrow them with the filters.' : '')));
-      if (others.length) {
-        body.appendChild(E('p', { class: 'warning', id: 'compare-others' }, 'These jobs also differ in ' + others.join(', ') +
-          ': each group mixes their values. Narrow the jobs with the parameter filter (name=value) to hold them fixed.'));
+      if (alone.length) {
+        body.appendChild(E('p', { class: 'hint', id: 'compare-alone' }, alone.length + ' configuration' + (alone.length === 1 ? '' : 's') +
+          ' with a single ' + by + ' value (nothing differing in ' + by + ' alone to compare with), not compared: ' +
+          alone.map(function (bl) { return by + '=' + bl.list[0].label + (bl.ctx ? ' with ' + bl.ctx : ''); }).join('; ') + '.'));
       }
+      if (!comparable.length) {
+        body.appendChild(E('p', { class: 'muted', id: 'compare-none' }, 'No two configurations of these jobs differ in ' + by +
+          ' alone, so its effect cannot be shown without mixing another parameter\'s.'));
+        return;
+      }
+      var dots = [];
+      comparable.forEach(function (bl) {
+        bl.list.forEach(function (g) {
+          dots.push({ label: others.length ? bl.ctx + ' · ' + by + '=' + g.label : g.label, points: g.points, mean: g.mean });
+        });
+      });
       var canvas = E('canvas', { id: 'compare-chart', 'aria-label': metric + ' by ' + by });
       body.appendChild(E('div', { class: 'chart-box tall' }, canvas));
-      FT.groupDots(canvas, metric, list, by);
-      var ref = list.length ? list[0].mean : NaN;
-      body.appendChild(FT.table([by, { v: 'jobs', cls: 'num' }, { v: 'passes', cls: 'num' }, { v: 'mean', cls: 'num' },
-        { v: 'stdev', cls: 'num' }, { v: 'vs ' + (list[0] ? list[0].label : ''), cls: 'num' }],
-      list.map(function (g) {
-        return { attrs: { 'data-group': g.label }, cells: [g.label, { v: g.jobs, cls: 'num' }, { v: g.points.length, cls: 'num' },
-          { v: FT.fmt(g.mean) + ' ' + FT.unit(metric), cls: 'num' }, { v: g.points.length > 1 ? FT.fmt(g.stdev) : '–', cls: 'num' },
-          { v: g === list[0] ? '' : FT.fmtPct(g.mean / ref - 1), cls: 'num' }] };
-      }), 'grid compare'));
+      FT.groupDots(canvas, metric, dots, by + (others.length ? ' (within each setting of ' + others.join(', ') + ')' : ''));
+      comparable.forEach(function (bl, i) {
+        var ref = bl.list[0].mean;
+        if (others.length) body.appendChild(E('h3', { class: 'compare-block-title' }, 'with ' + bl.ctx));
+        body.appendChild(FT.table([by, { v: 'jobs', cls: 'num' }, { v: 'passes', cls: 'num' }, { v: 'mean', cls: 'num' },
+          { v: 'stdev', cls: 'num' }, { v: 'vs ' + bl.list[0].label, cls: 'num' }],
+        bl.list.map(function (g) {
+          return { attrs: { 'data-group': g.label, 'data-block': bl.ctx }, cells: [g.label, { v: g.jobs, cls: 'num' }, { v: g.points.length, cls: 'num' },
+            { v: FT.fmt(g.mean) + ' ' + FT.unit(metric), cls: 'num' }, { v: g.points.length > 1 ? FT.fmt(g.stdev) : '–', cls: 'num' },
+            { v: g === bl.list[0] ? '' : FT.fmtPct(g.mean / ref - 1), cls: 'num' }] };
+        }), 'grid compare' + (i ? '' : ' compare-first')));
+      });
     });
   };
+
+  /* The parameter k moves with, among the varying ones: setra with read_ahead_kb (setra is
+   * 512-byte sectors of it), iosched.async_depth with nr_requests, any other iosched.* with the
+   * scheduler (a switch resets them); undefined when it is a parameter of its own. */
+  function movesWith(k, varying) {
+    if (k === 'setra' && varying.indexOf('read_ahead_kb') >= 0) return 'read_ahead_kb';
+    if (k === 'iosched.async_depth' && varying.indexOf('nr_requests') >= 0) return 'nr_requests';
+    if (/^iosched\./.test(k) && varying.indexOf('scheduler') >= 0) return 'scheduler';
+    return undefined;
+  }
+
+  /* The newest sweep's first axis among these jobs: the parameter its first point after the
+   * baseline changed (labels sweep, sweep_point, sweep_config); undefined for jobs of no sweep. */
+  function sweepFirstAxis(jobs, names) {
+    var newest = null;
+    jobs.forEach(function (j) {
+      var l = j.labels || {};
+      if (l.sweep !== undefined && l[SWEEP_CONFIG] !== undefined && (!newest || j.id > newest.id)) newest = j;
+    });
+    if (!newest) return undefined;
+    var sw = String(newest.labels.sweep);
+    var pts = {};
+    jobs.forEach(function (j) {
+      var l = j.labels || {};
+      if (String(l.sweep) === sw && l[SWEEP_CONFIG] !== undefined) pts[Number(l.sweep_point)] = changedSettings(j);
+    });
+    var idx = Object.keys(pts).map(Number).sort(function (a, b) { return a - b; });
+    if (!idx.length) return undefined;
+    var base = pts[idx[0]];
+    for (var i = 1; i < idx.length; i++) {
+      var cfg = pts[idx[i]];
+      var d = names.filter(function (k) { return cfg[k] !== undefined && String(cfg[k]) !== String(base[k]); });
+      if (d.length) return d[0];
+    }
+    return undefined;
+  }
 
   /* ---------------- Devices ---------------- */
 

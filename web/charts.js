@@ -214,56 +214,110 @@
     });
   };
 
-  /* ciBars(canvas, metric, xTitle, xLabels, nodes[{name, points:[{mean, lo, hi}|null]}], baseline)
-   * one bar per node per x value with its 95 % CI as a thin floating bar over it (same stack,
-   * so Chart.js draws them in the same slot), and the baseline as a dashed line per node. */
-  FT.ciBars = function (canvas, metric, xTitle, xLabels, nodes, baselines) {
-    var datasets = [];
-    nodes.forEach(function (n, i) {
-      var c = FT.palette[i % FT.palette.length];
-      datasets.push({
-        type: 'bar', label: n.name, stack: 'n' + i, order: 3,
-        data: n.points.map(function (p) { return p && FT.isNum(p.mean) ? p.mean : null; }),
-        backgroundColor: alpha(c, 0.6), borderColor: c, borderWidth: 1
-      });
-      datasets.push({
-        type: 'bar', label: n.name + ' 95 % CI', stack: 'n' + i, order: 2,
-        data: n.points.map(function (p) {
-          /* metrics are never negative: a wide CI (2 passes: t = 12.7) is cut at 0 */
-          return p && FT.isNum(p.lo) && FT.isNum(p.hi) ? [Math.max(0, p.lo), p.hi] : null;
-        }),
-        backgroundColor: '#222222', borderColor: '#222222', barPercentage: 0.05, maxBarThickness: 3,
-        grouped: true
-      });
+  var VERDICT_COLOURS = { gain: '#3a9b5c', loss: '#b8443e', equivalent: '#8a8f98', inconclusive: '#d9a22b',
+    heterogeneous: '#7d5ba6', cohorts: '#7d5ba6', baseline: '#c8ccd2', none: '#c8ccd2' };
+
+  /* deltaRows(canvas, xTitle, rows[{label, delta, lo, hi, level, verdict, text, nodes:[{delta,
+   * lo, hi}|null]}], nodeNames): what a sweep judged: per row its fleet Δ % as a bar from 0
+   * (coloured by verdict), the interval its verdict was taken on as a black whisker (labelled
+   * with its level in the legend and the tooltip), and each node's own Δ as a thin mark with its
+   * 95 % interval. The y axis is Δ %, 0 drawn. chart.ftRows keeps the rows for the tests. */
+  FT.deltaRows = function (canvas, xTitle, rows, nodeNames) {
+    var labels = rows.map(function (r) { return r.label; });
+    var levels = {};
+    rows.forEach(function (r) { if (FT.isNum(r.level)) levels[FT.fmt(r.level, r.level % 1 ? 2 : 0)] = 1; });
+    var levelText = Object.keys(levels).join(' / ') || '95';
+    var datasets = [{
+      type: 'bar', label: 'fleet Δ (bar, coloured by its verdict)', stack: 'fleet', order: 3,
+      data: rows.map(function (r) { return FT.isNum(r.delta) ? r.delta : null; }),
+      backgroundColor: rows.map(function (r) { return alpha(VERDICT_COLOURS[r.verdict] || '#c8ccd2', 0.75); }),
+      borderColor: rows.map(function (r) { return VERDICT_COLOURS[r.verdict] || '#c8ccd2'; }), borderWidth: 1
+    }, {
+      type: 'bar', label: 'deciding interval of the fleet Δ (' + levelText + ' %)', stack: 'fleet', order: 2,
+      data: rows.map(function (r) { return FT.isNum(r.lo) && FT.isNum(r.hi) ? [r.lo, r.hi] : null; }),
+      backgroundColor: '#222222', borderColor: '#222222', barPercentage: 0.06, maxBarThickness: 3
+    }];
+    /* The nodes' marks are drawn by nodeMarks beside the fleet bar; these datasets (no data)
+     * give each node its legend entry. */
+    (nodeNames || []).forEach(function (name, k) {
+      var c = FT.palette[k % FT.palette.length];
+      datasets.push({ type: 'scatter', label: name + ' own Δ (tick) and 95 % interval', order: 0, data: [],
+        ftNode: k, pointStyle: 'line', borderColor: c, backgroundColor: c, borderWidth: 2 });
     });
-    (baselines || []).forEach(function (b, i) {
-      if (!FT.isNum(b.value)) return;
-      var c = FT.palette[(b.index !== undefined ? b.index : i) % FT.palette.length];
-      /* Drawn by fullWidthLines across the whole plot; the dataset gives the legend entry and
-       * keeps the value inside the y scale. */
-      datasets.push({
-        type: 'line', label: b.label, order: 1, ftFullWidth: true, showLine: false,
-        data: xLabels.map(function () { return b.value; }),
-        borderColor: c, borderDash: [6, 4], borderWidth: 2, pointRadius: 0, pointHitRadius: 0, fill: false
-      });
-    });
-    var opts = baseOptions(yTitle(metric));
+    var opts = baseOptions('Δ against the baseline (%)');
     opts.scales.x.title = { display: !!xTitle, text: xTitle || '' };
-    opts.scales.y.stacked = false; /* the bar and its CI share a stack slot but never add up */
-    opts.plugins.legend.labels = {
-      filter: function (item) { return !/95 % CI$/.test(item.text); },
-      sort: function (x, y) { return x.datasetIndex - y.datasetIndex; }
-    };
-    return FT.chart(canvas, { type: 'bar', data: { labels: xLabels, datasets: datasets }, options: opts, plugins: [fullWidthLines] });
+    opts.scales.y.stacked = false;
+    /* The nodes' intervals are drawn by a plugin: keep them inside the scale. */
+    var ext = [0];
+    rows.forEach(function (r) {
+      (r.nodes || []).forEach(function (n) { if (n) [n.lo, n.hi, n.delta].forEach(function (v) { if (FT.isNum(v)) ext.push(v); }); });
+    });
+    opts.scales.y.suggestedMin = Math.min.apply(null, ext);
+    opts.scales.y.suggestedMax = Math.max.apply(null, ext);
+    opts.scales.y.grid = { color: function (ctx) { return ctx.tick && ctx.tick.value === 0 ? '#222222' : 'rgba(0,0,0,0.08)'; } };
+    opts.plugins.tooltip = { callbacks: { afterBody: function (items) {
+      var r = rows[items[0].dataIndex];
+      return r ? [r.text || '', FT.isNum(r.lo) ? 'decided on the ' + FT.fmt(r.level) + ' % interval [' + FT.fmt(r.lo) + ', ' + FT.fmt(r.hi) + ']' : ''] : [];
+    } } };
+    var chart = FT.chart(canvas, { type: 'bar', data: { labels: labels, datasets: datasets }, options: opts,
+      plugins: [nodeMarks] });
+    if (chart) chart.ftRows = rows;
+    return chart;
+  };
+
+  /* Each node's own Δ of a row as a short tick with its 95 % interval as a thin line, side by
+   * side to the right of the row's fleet bar, in the node's colour (deltaRows). The marks drawn
+   * are kept on the chart as chart.ftMarks [{row, node, x, y}] for the tests. */
+  var nodeMarks = {
+    id: 'ftNodeMarks',
+    afterDatasetsDraw: function (chart) {
+      var rows = chart.ftRows || [], y = chart.scales.y, ctx = chart.ctx, area = chart.chartArea;
+      var bars = chart.getDatasetMeta(0).data || [];
+      chart.ftMarks = [];
+      rows.forEach(function (r, j) {
+        var bar = bars[j];
+        if (!bar || !r.nodes) return;
+        var half = (bar.width || 20) / 2;
+        r.nodes.forEach(function (n, k) {
+          if (!n || !FT.isNum(n.delta)) return;
+          var ds = chart.data.datasets.filter(function (d) { return d.ftNode === k; })[0];
+          var i = chart.data.datasets.indexOf(ds);
+          if (i >= 0 && !chart.isDatasetVisible(i)) return;
+          var x = bar.x + half + 8 + k * 7;
+          ctx.save();
+          ctx.beginPath();
+          ctx.rect(area.left, area.top, area.right - area.left, area.bottom - area.top);
+          ctx.clip();
+          ctx.strokeStyle = ds ? ds.borderColor : '#555555';
+          if (FT.isNum(n.lo) && FT.isNum(n.hi)) {
+            ctx.globalAlpha = 0.55;
+            ctx.lineWidth = 1.5;
+            ctx.beginPath();
+            ctx.moveTo(x, y.getPixelForValue(n.lo));
+            ctx.lineTo(x, y.getPixelForValue(n.hi));
+            ctx.stroke();
+          }
+          ctx.globalAlpha = 1;
+          ctx.lineWidth = 2.5;
+          ctx.beginPath();
+          ctx.moveTo(x - 4, y.getPixelForValue(n.delta));
+          ctx.lineTo(x + 4, y.getPixelForValue(n.delta));
+          ctx.stroke();
+          ctx.restore();
+          chart.ftMarks.push({ row: j, node: k, x: x, y: n.delta });
+        });
+      });
+    }
   };
 
   /* runsChart(canvas, labels, effects[%|null], baselines[value|null], bestTexts, metric, unit):
-   * a plan's runs in time order: the best configuration's effect (left axis, %) and the
-   * original baseline's figure (right axis), one point per run. */
+   * a plan's completed runs in time order: the confirmed configuration's effect (left axis, %,
+   * 0 drawn) and the original baseline's figure (right axis, from 0), one point per run. */
   FT.runsChart = function (canvas, labels, effects, baselines, bestTexts, metric, unit) {
-    var opts = baseOptions('best configuration\'s effect (%)');
-    opts.scales.y.beginAtZero = false;
-    opts.scales.y2 = { position: 'right', beginAtZero: false, grid: { drawOnChartArea: false },
+    var opts = baseOptions('confirmed configuration\'s effect (%)');
+    /* Both axes from 0: a 0.1 % wobble of the baseline must not fill the chart. */
+    opts.scales.y.beginAtZero = true;
+    opts.scales.y2 = { position: 'right', beginAtZero: true, grid: { drawOnChartArea: false },
       title: { display: true, text: 'baseline ' + metric + (unit ? ' (' + unit + ')' : '') } };
     opts.plugins.tooltip = { callbacks: { afterLabel: function (item) {
       return item.datasetIndex === 0 ? 'best: ' + bestTexts[item.dataIndex] : '';
@@ -273,7 +327,7 @@
       data: {
         labels: labels,
         datasets: [
-          { label: 'best configuration\'s effect (%)', yAxisID: 'y', data: effects, spanGaps: false,
+          { label: 'confirmed configuration\'s effect (%)', yAxisID: 'y', data: effects, spanGaps: false,
             borderColor: FT.palette[2], backgroundColor: alpha(FT.palette[2], 0.8), pointRadius: 4, borderWidth: 2 },
           { label: 'baseline ' + metric, yAxisID: 'y2', data: baselines, spanGaps: false,
             borderColor: FT.palette[0], backgroundColor: alpha(FT.palette[0], 0.8), borderDash: [6, 4], pointRadius: 3, borderWidth: 2 }
@@ -281,36 +335,5 @@
       },
       options: opts
     });
-  };
-
-  /* A horizontal line per visible dataset marked ftFullWidth, at its value, from the left edge
-   * of the plot to the right one (a line dataset on a category axis would run only between
-   * the first and the last category's centre). The spans drawn are kept on the chart as
-   * chart.ftLines [{label, y, x0, x1}] for the tests. */
-  var fullWidthLines = {
-    id: 'ftFullWidthLines',
-    afterDatasetsDraw: function (chart) {
-      var area = chart.chartArea, y = chart.scales.y, ctx = chart.ctx;
-      chart.ftLines = [];
-      chart.data.datasets.forEach(function (d, i) {
-        if (!d.ftFullWidth || !chart.isDatasetVisible(i)) return;
-        var v = d.data.filter(FT.isNum)[0];
-        if (!FT.isNum(v)) return;
-        var py = y.getPixelForValue(v);
-        ctx.save();
-        ctx.beginPath();
-        ctx.rect(area.left, area.top, area.right - area.left, area.bottom - area.top);
-        ctx.clip();
-        ctx.strokeStyle = d.borderColor;
-        ctx.lineWidth = d.borderWidth || 2;
-        ctx.setLineDash(d.borderDash || []);
-        ctx.beginPath();
-        ctx.moveTo(area.left, py);
-        ctx.lineTo(area.right, py);
-        ctx.stroke();
-        ctx.restore();
-        chart.ftLines.push({ label: d.label, y: v, x0: area.left, x1: area.right });
-      });
-    }
   };
 })(typeof window !== 'undefined' ? window : this);

@@ -2,8 +2,9 @@
  * `fleettune-ctl report ID --html FILE` puts in <script id="sweep-data"> (the JSON of
  * `fleettune-ctl show ID --format json`, schema/sweep.schema.json): the sweep table with
  * verdicts in fleettune-ctl's groups (axis by axis, the race, the final confirmation; repeated
- * configurations marked), one chart per axis, the best configuration, the noise line, the
- * warnings and the plan.
+ * configurations marked), one chart per axis of what was judged (each row's paired fleet Δ with
+ * the interval its verdict was taken on, each node's own Δ as thin marks), the banner of the
+ * sweep's decision, the noise line, the warnings and the plan.
  * Verdicts are read as codes (gain, loss, equivalent, inconclusive, heterogeneous, cohorts: a row
  * whose cohorts' effects differ, its verdict_text giving each cohort's own); the words
  * shown are fleettune-ctl's (verdict_text). Version-1 documents (English verdicts) still render;
@@ -14,27 +15,10 @@
 
   var E = FT.el;
 
-  /* Two-sided 95 % Student-t quantiles t(0.975, df) for df 1..30; 1.96 beyond. */
-  var T975 = [NaN, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
-    2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-    2.052, 2.048, 2.045, 2.042];
-  function t975(df) { return df >= 1 && df <= 30 ? T975[df] : df > 30 ? 1.96 : NaN; }
-
   /* A node's figures: version 3 passes are {value, round, started_at}, older ones numbers. */
   function passValues(n) {
     return (n.passes || []).map(function (v) { return v !== null && typeof v === 'object' ? v.value : v; })
       .filter(FT.isNum);
-  }
-
-  /* 95 % CI of a node's mean at a point, from its passes. */
-  function meanCI(n) {
-    var xs = passValues(n);
-    var k = xs.length;
-    if (!k) return null;
-    var m = FT.isNum(n.mean) ? n.mean : FT.mean(xs);
-    var sd = FT.isNum(n.stdev) ? n.stdev : FT.stdev(xs);
-    var h = k >= 2 ? t975(k - 1) * sd / Math.sqrt(k) : NaN;
-    return { mean: m, lo: FT.isNum(h) ? m - h : null, hi: FT.isNum(h) ? m + h : null, n: k };
   }
 
   /* A row's decision code: version 2 documents carry it; a version-1 document carried words,
@@ -184,8 +168,13 @@
         return { v: t, cls: /→/.test(t) ? 'adjusted' : null };
       }));
       (p.nodes || []).forEach(function (n) {
-        var t = FT.isNum(n.mean) ? FT.fmt(n.mean) + ' ± ' + FT.fmt(n.stdev) : n.state && n.state !== 'ok' ? n.state : '–';
-        cells.push({ v: t, cls: 'num' });
+        /* One pass has no spread (never "± 0"); a node that did not finish says after how many
+         * of the point's loops. */
+        var np = passValues(n).length;
+        var t = FT.isNum(n.mean) ? (np === 1 ? FT.fmt(n.mean) + ' (1 pass)' : FT.fmt(n.mean) + ' ± ' + FT.fmt(n.stdev)) : n.state && n.state !== 'ok' ? n.state : '–';
+        if (FT.isNum(n.mean) && n.state && n.state !== 'ok') t += ' (' + n.state + ' after ' + np + ' of ' + (p.loops || '?') + ' loops)';
+        if (!FT.isNum(n.mean) && n.error) t += ': ' + n.error;
+        cells.push({ v: t, cls: 'num', title: n.error || null });
       });
       for (var k = (p.nodes || []).length; k < nodes.length; k++) cells.push({ v: '–', cls: 'num' });
       if (adaptive(doc)) cells.push({ v: String(p.loops || ''), cls: 'num' });
@@ -253,43 +242,87 @@
     return { labels: labels, points: chosen, base: base, title: names.join(' + ') };
   }
 
+  /* A row's deciding interval: the one its verdict was taken on (version 4: fleet.decided_pct
+   * with its level); older documents: the 95 % one. */
+  function decidedInterval(p) {
+    var f = p.fleet || {};
+    if (f.decided_pct && FT.isNum(f.decided_pct[0]) && FT.isNum(f.decided_pct[1]))
+      return { lo: f.decided_pct[0], hi: f.decided_pct[1], level: f.decided_level_pct };
+    if (FT.isNum(p.ci_low_pct) && FT.isNum(p.ci_high_pct)) return { lo: p.ci_low_pct, hi: p.ci_high_pct, level: 95 };
+    return null;
+  }
+
+  /* One chart per axis of what was judged: each value's row, its fleet Δ against the row's
+   * baseline (the bar, from 0) with the interval its verdict was taken on (the whisker), and
+   * each node's own Δ with its 95 % interval as thin marks. The value that is the axis'
+   * baseline is the 0 line. */
   function axisCharts(doc) {
-    var wrap = E('section', { id: 'axis-charts' }, E('h2', null, 'Per axis'));
+    var wrap = E('section', { id: 'axis-charts' }, E('h2', null, 'Per axis: what was judged'));
     var nodes = doc.nodes || [];
+    wrap.appendChild(E('p', { class: 'hint' }, 'Each bar is a row\'s fleet Δ against its baseline (0); ' +
+      'its black whisker is the interval its verdict was taken on (95 %, or the wider one of a look of the ' +
+      'stopping rule, or the 90 % one for "no real difference"); each node\'s own Δ is a thin mark with its ' +
+      '95 % interval. Bars are coloured by verdict.'));
     (doc.axes || []).forEach(function (axis, i) {
       var s = axisSeries(doc, i);
-      var series = nodes.map(function (n, k) {
+      var rows = s.points.map(function (p, j) {
+        if (!p) return null;
+        var isBase = s.base && p.index === s.base.index;
+        var iv = isBase ? null : decidedInterval(p);
         return {
-          name: n.name,
-          points: s.points.map(function (p) { return p && p.nodes && p.nodes[k] ? meanCI(p.nodes[k]) : null; })
+          label: s.labels[j] + (isBase ? ' (baseline)' : ''),
+          base: isBase,
+          delta: isBase ? 0 : FT.isNum(p.delta_pct) ? p.delta_pct : null,
+          lo: iv ? iv.lo : null, hi: iv ? iv.hi : null, level: iv ? iv.level : null,
+          verdict: isBase ? 'baseline' : verdictCode(doc, p) || 'none',
+          text: isBase ? 'baseline' : verdictText(doc, p),
+          nodes: nodes.map(function (n, k) {
+            var pn = p.nodes && p.nodes[k];
+            if (isBase || !pn || !FT.isNum(pn.delta_pct)) return null;
+            return { delta: pn.delta_pct, lo: pn.ci_low_pct, hi: pn.ci_high_pct };
+          })
         };
       });
-      var baselines = [];
-      if (s.base) {
-        nodes.forEach(function (n, k) {
-          var bn = s.base.nodes && s.base.nodes[k];
-          if (bn && FT.isNum(bn.mean)) baselines.push({ label: n.name + ' baseline (' + cfgText(s.base.params) + ')', value: bn.mean, index: k });
-        });
-      }
-      var canvas = E('canvas', { class: 'axis-chart', id: 'axis-chart-' + i, 'data-axis': s.title, 'aria-label': doc.metric + ' by ' + s.title });
+      var canvas = E('canvas', { class: 'axis-chart', id: 'axis-chart-' + i, 'data-axis': s.title,
+        'aria-label': 'Δ ' + doc.metric + ' by ' + s.title });
       wrap.appendChild(E('div', { class: 'axis' },
-        E('h3', null, s.title + ' (' + s.labels.length + ' values)'),
+        E('h3', null, s.title + ' (' + s.labels.length + ' values): Δ ' + doc.metric + ' against the baseline'),
         E('div', { class: 'chart-box' }, canvas)));
-      FT.ciBars(canvas, doc.metric, s.title, s.labels, series, baselines);
+      FT.deltaRows(canvas, s.title, rows.map(function (r, j) { return r || { label: s.labels[j] + ' (not run)', delta: null, nodes: [] }; }),
+        nodes.map(function (n) { return n.name; }));
     });
     return wrap;
+  }
+
+  /* The banner: what the sweep decided (its decision, version 4; older documents: best_line),
+   * green only for a confirmed decision of a completed sweep; a sweep that did not complete
+   * says so and what was measured. */
+  function banner(doc) {
+    var d = doc.decision || null;
+    var state = d ? d.state : doc.best ? 'confirmed' : 'none';
+    var done = !doc.status || doc.status === 'completed';
+    var cls = 'best best-' + (done ? state : 'stopped');
+    var box = E('div', { class: cls, id: 'best', 'data-decision': state, 'data-status': doc.status || '' });
+    if (!done) {
+      var ran = (doc.points || []).filter(function (p) {
+        return (p.nodes || []).some(function (n) { return n.state === 'ok'; });
+      }).length;
+      box.appendChild(E('p', { class: 'stopped-note', id: 'stopped' }, 'This sweep was ' + doc.status +
+        ': ' + ran + ' of ' + (doc.points || []).length + ' points finished on some node; ' +
+        'what follows is only what was measured before it stopped.'));
+    }
+    var text = doc.best_line || (d && d.summary) ||
+      (doc.best ? 'best: ' + cfgText(doc.best.params) + ' ' + pct(doc.best.delta_pct) + ' %'
+        : 'best: the baseline (' + cfgText(doc.baseline) + '); nothing beat it.');
+    box.appendChild(E('p', { class: 'best-line' }, text));
+    return box;
   }
 
   function render(doc) {
     var root = FT.clear(document.getElementById('report'));
     document.title = 'fleettune sweep ' + (doc.id !== undefined ? doc.id : '') + ' · ' + (doc.name || '');
     root.appendChild(header(doc));
-    if (doc.best_line || doc.best) {
-      root.appendChild(E('p', { class: 'best', id: 'best' }, doc.best_line ? doc.best_line
-        : 'best: ' + cfgText(doc.best.params) + ' ' + pct(doc.best.delta_pct) + ' %'));
-    } else {
-      root.appendChild(E('p', { class: 'best', id: 'best' }, 'best: the baseline (' + cfgText(doc.baseline) + '); nothing beat it.'));
-    }
+    root.appendChild(banner(doc));
     (doc.warnings || []).forEach(function (w) {
       root.appendChild(E('p', { class: 'warning' }, '⚠ ' + w));
     });

@@ -3,14 +3,17 @@
  *   {"format": "fleettune-site", "format_version": 1, "generated_at": ISO, "db": PATH,
  *    "sweeps": [{"id", "name", "created_at", "finished_at", "status", "strategy", "metric",
  *                "unit", "goal", "nodes": [names], "points", "outcome" (sweep.h's code),
- *                "best": {"params": {..}, "delta_pct", "verdict"} | null, "best_line",
+ *                "decision": the sweep document's (version 4: state, params, delta_pct, summary…),
+ *                "best": {"params": {..}, "delta_pct", "verdict"} | null (confirmed only), "best_line",
  *                "baseline_mean" (the original baseline's mean over its nodes, or null),
  *                "href" (its report, beside index.html), "plan" (key into plans)}],  newest first
  *    "plans": [{"key", "name", "metric", "unit", "runs": [sweep ids, oldest first]}]}
  *                only the plans run more than once
- * Each plan run more than once gets a chart of its runs first (the best configuration's effect,
- * %, 0 when the baseline was kept, and the baseline's figure; the first few drawn at once, the
- * others as they scroll into view), then the index table lists every sweep.
+ * Each plan that completed more than once gets a chart of its completed runs first (the
+ * confirmed configuration's effect, %, 0 when the baseline was kept, and the baseline's figure,
+ * both axes from 0; the first few drawn at once, the others as they scroll into view); runs that
+ * did not complete (interrupted, aborted, failed, abandoned, running) are named beside it and
+ * never plotted. Then the index table lists every sweep, those that did not complete marked.
  * Works from file:// with no network; all data goes into the page as text. */
 (function () {
   'use strict';
@@ -26,10 +29,24 @@
     return Object.keys(cfg || {}).map(function (k) { return k + '=' + FT.valueText(cfg[k]); }).join(' ');
   }
 
-  /* The best cell: the configuration and its effect, or what was kept and why. */
+  function finished(s) { return s.status === 'completed'; }
+
+  /* The best cell: the sweep's decision (version 4) — a confirmed configuration and its
+   * effect, a suggestion that was not confirmed, or what was kept and why. */
   function bestText(s) {
-    if (s.best) return cfgText(s.best.params) + ' ' + pct(s.best.delta_pct);
+    var d = s.decision;
+    if (d && d.state === 'confirmed') return cfgText(d.params) + ' ' + pct(d.delta_pct);
+    if (d && d.state === 'unconfirmed') return 'baseline kept (' + cfgText(d.params) + ' not confirmed)';
+    if (!d && s.best) return cfgText(s.best.params) + ' ' + pct(s.best.delta_pct);
+    if (!finished(s) && s.status) return 'none (' + s.status + ')';
     return s.outcome === 'baseline' ? 'baseline kept' : s.outcome === 'pending' ? '–' : 'none';
+  }
+  /* A completed run's effect for the runs chart: the confirmed effect, else 0 (the baseline
+   * was kept); null for no figure. */
+  function runEffect(s) {
+    var d = s.decision;
+    if (d) return d.state === 'confirmed' ? d.delta_pct : s.outcome === 'baseline' ? 0 : null;
+    return s.best ? s.best.delta_pct : s.outcome === 'baseline' ? 0 : null;
   }
 
   var OUTCOME_WORDS = {
@@ -42,7 +59,8 @@
     var sweeps = doc.sweeps || [];
     var rows = sweeps.map(function (s) {
       return {
-        attrs: { 'data-id': s.id, class: 'status-' + String(s.status).replace(/[^a-z]/g, '') },
+        attrs: { 'data-id': s.id, 'data-decision': s.decision ? s.decision.state : '',
+          class: 'status-' + String(s.status).replace(/[^a-z]/g, '') + (finished(s) ? '' : ' unfinished') },
         cells: [
           E('a', { href: s.href, class: 'sweep-link' }, '#' + s.id),
           E('a', { href: s.href }, s.name || ''),
@@ -51,10 +69,12 @@
             (s.nodes.length > 4 ? ', …' : '') : ''), cls: 'nodes' },
           s.strategy || '',
           { v: s.metric || '', cls: 'opt' },
-          { v: bestText(s), cls: 'best-cell', title: s.best_line || '' },
+          { v: bestText(s), cls: 'best-cell' },
           E('span', { class: 'state state-' + (s.status === 'completed' ? 'succeeded' : s.status === 'running' ? 'running' : 'failed') },
             s.status || ''),
-          { v: OUTCOME_WORDS[s.outcome] || s.outcome || '', cls: 'outcome outcome-' + s.outcome }
+          !finished(s) ? { v: 'did not finish: only what was measured; not in the run charts', cls: 'outcome outcome-unfinished' }
+            : s.decision && s.decision.state === 'unconfirmed' ? { v: 'a suggestion the final confirmation did not confirm', cls: 'outcome outcome-unconfirmed' }
+            : { v: OUTCOME_WORDS[s.outcome] || s.outcome || '', cls: 'outcome outcome-' + s.outcome }
         ]
       };
     });
@@ -76,29 +96,40 @@
     (doc.sweeps || []).forEach(function (s) { byId[s.id] = s; });
     var grid = E('div', { class: 'plan-grid' });
     var wrap = E('section', { id: 'plan-charts' }, E('h2', null, 'Plans run more than once'),
-      E('p', { class: 'hint' }, 'Per run: the best configuration\'s effect against the baseline (0 when the baseline was kept) ' +
-        'and the original baseline\'s figure (its mean over the nodes). A baseline that moves between runs is the machine, ' +
-        'not a setting.'), grid);
-    var draws = plans.map(function (p, i) {
-      var runs = (p.runs || []).map(function (id) { return byId[id]; }).filter(Boolean);
-      var canvas = E('canvas', { class: 'plan-chart', id: 'plan-chart-' + i, 'data-plan': p.key, 'aria-label': p.name + ' over time' });
+      E('p', { class: 'hint' }, 'Per completed run: the confirmed configuration\'s effect against the baseline (0 when the ' +
+        'baseline was kept: nothing confirmed) and the original baseline\'s figure (its mean over the nodes). Both axes ' +
+        'start at 0. A baseline that moves between runs is the machine, not a setting. Only completed runs are ' +
+        'plotted: an interrupted or abandoned run measured only part of its plan.'), grid);
+    var left = [];
+    var draws = [];
+    plans.forEach(function (p, i) {
+      var all = (p.runs || []).map(function (id) { return byId[id]; }).filter(Boolean);
+      var runs = all.filter(finished);
+      var out = all.filter(function (s) { return !finished(s); });
+      out.forEach(function (s) { left.push('#' + s.id + ' (' + s.status + ')'); });
+      if (runs.length < 2) return; /* not run to the end more than once */
+      var canvas = E('canvas', { class: 'plan-chart', id: 'plan-chart-' + i, 'data-plan': p.key,
+        'data-runs': runs.map(function (s) { return s.id; }).join(','), 'aria-label': p.name + ' over time' });
       var card = E('div', { class: 'plan-run' },
-        E('h3', null, '“' + (p.name || '') + '”, ' + runs.length + ' runs (' + (p.metric || '') + ')'),
-        E('div', { class: 'chart-box' }, canvas));
+        E('h3', null, '“' + (p.name || '') + '”, ' + runs.length + ' completed runs (' + (p.metric || '') + ')'),
+        E('div', { class: 'chart-box' }, canvas),
+        out.length ? E('p', { class: 'hint left-out' }, 'Not plotted (did not finish): ' +
+          out.map(function (s) { return '#' + s.id + ' ' + s.status; }).join(', ')) : null);
       grid.appendChild(card);
       var drawn = false;
-      return {
+      draws.push({
         card: card,
         draw: function () {
           if (drawn) return;
           drawn = true;
           FT.runsChart(canvas, runs.map(function (s) { return '#' + s.id + ' ' + FT.fmtTime(s.created_at).slice(0, 16); }),
-            runs.map(function (s) { return s.best ? s.best.delta_pct : s.outcome === 'baseline' ? 0 : null; }),
+            runs.map(runEffect),
             runs.map(function (s) { return FT.isNum(s.baseline_mean) ? s.baseline_mean : null; }),
             runs.map(bestText), p.metric, p.unit || FT.unit(p.metric));
         }
-      };
+      });
     });
+    if (!draws.length) return null;
     return { el: wrap, draws: draws };
   }
 

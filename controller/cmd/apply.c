@@ -32,7 +32,7 @@ int apply_config(struct plan *p, const struct config *cfg, struct buf *out)
 	return rc;
 }
 
-int apply_per_cohort(const struct sweep *s, struct plan *p, struct buf *out)
+int apply_per_cohort(const struct sweep *s, struct plan *p, bool unconfirmed, struct buf *out)
 {
 	int n = p->nnodes, k, f, c, rc = 0, napplied = 0;
 	const struct config **cfgs = xcalloc((size_t)n + 1, sizeof(*cfgs));
@@ -58,13 +58,21 @@ int apply_per_cohort(const struct sweep *s, struct plan *p, struct buf *out)
 			notes[k] = xasprintf("cannot read what it is: %s", info[k].error);
 		else if (c < 0)
 			notes[k] = xstrdup("what it is matches no cohort of the sweep");
-		else if (s->cohorts[c].best < 0)
+		else if (s->cohorts[c].decision.state == DECISION_NONE)
 			notes[k] =
 			        xasprintf("cohort %s: no configuration gave it a significant gain",
 			                  key.data ? key.data : "");
+		else if (s->cohorts[c].decision.state == DECISION_UNCONFIRMED && !unconfirmed)
+			notes[k] = xasprintf(
+			        "cohort %s: its configuration is not confirmed by the "
+			        "final confirmation (--unconfirmed applies it on purpose)",
+			        key.data ? key.data : "");
 		else {
-			cfgs[k] = sweep_cohort_best_cfg(s, c);
-			notes[k] = xasprintf("cohort %s", key.data ? key.data : "");
+			cfgs[k] = &s->cohorts[c].decision.cfg;
+			notes[k] = xasprintf("cohort %s%s", key.data ? key.data : "",
+			                     s->cohorts[c].decision.state == DECISION_UNCONFIRMED
+			                             ? " (UNCONFIRMED, on purpose)"
+			                             : "");
 			napplied++;
 		}
 		buf_release(&key);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "model/words.h"
 #include "judge/analysis.h"
 #include "judge/race.h"
 #include "log.h"
@@ -104,11 +105,38 @@ int sweep_load(const struct opts *o, int64_t id, struct sweep *s)
 	return rc;
 }
 
+const struct config *decision_action_cfg(const struct opts *o, const struct sweep *s,
+                                         const struct decision *d, const char *verb)
+{
+	struct buf why = BUF_INIT;
+	const struct config *cfg = NULL;
+
+	if (d->state == DECISION_CONFIRMED)
+		return &d->cfg;
+	words_decision_refusal(s, d, &why);
+	if (d->state == DECISION_UNCONFIRMED && o->unconfirmed) {
+		log_warn("sweep %lld: taking its UNCONFIRMED configuration on purpose "
+		         "(--unconfirmed): %s",
+		         (long long)s->id, why.data ? why.data : "");
+		cfg = &d->cfg;
+	} else if (d->state == DECISION_UNCONFIRMED) {
+		log_error("sweep %lld has no confirmed best to %s: %s. Nothing was changed; "
+		          "--unconfirmed takes the suggested configuration on purpose",
+		          (long long)s->id, verb, why.data ? why.data : "");
+	} else {
+		log_error("sweep %lld has no best configuration to %s: %s. Nothing was changed",
+		          (long long)s->id, verb, why.data ? why.data : "");
+	}
+	buf_release(&why);
+	return cfg;
+}
+
 int plan_open(const struct opts *o, const char *path, struct plan *p, bool tokens)
 {
 	struct err e = { 0 };
 
 	if (plan_load_nodes_from(path, o->nodes_from, p, &e) < 0 || race_budget_check(p, &e) < 0 ||
+	    (o->allow_differences && plan_allow_differences_add(p, o->allow_differences, &e) < 0) ||
 	    (tokens && plan_tokens_load(p, &e) < 0)) {
 		log_error("%s: %s", path, e.msg);
 		plan_release(p);

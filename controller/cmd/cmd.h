@@ -30,8 +30,11 @@ struct opts {
 	double min_effect_pct;  /* --min-effect; NAN when not given */
 	const char *cohort_by;  /* --cohort-by; NULL when not given */
 	const char *nodes_from; /* --nodes-from FILE: the nodes of a node list, not the plan's */
+	const char *allow_differences; /* --allow-differences a,b: added to the plan's */
 	bool dry_run;
-	bool baseline; /* export --baseline: the sweep's baseline, on purpose */
+	bool baseline;    /* export --baseline: the sweep's baseline, on purpose */
+	bool unconfirmed; /* export, apply, rollout, verify --best: an unconfirmed decision's
+	                     suggested configuration, on purpose */
 	bool continue_on_node_failure;
 	bool all_nodes; /* --nodes all: a column per node at any fleet size */
 	/* rollout and verify */
@@ -70,6 +73,12 @@ bool sweep_abandoned(const char *me, const char *status, int pid, const char *ho
                      double created_at);
 /* Load sweep id from the database and analyse it (logs what failed). */
 int sweep_load(const struct opts *o, int64_t id, struct sweep *s);
+/* The configuration an action (verb: "export", "apply", "roll out", "verify") takes from
+ * decision d of sweep s (analysed): d's when it is confirmed, or unconfirmed and
+ * o->unconfirmed asks for it (a warning says so); otherwise NULL, after logging why: what the
+ * final confirmation showed, and that --unconfirmed takes the suggestion on purpose. */
+const struct config *decision_action_cfg(const struct opts *o, const struct sweep *s,
+                                         const struct decision *d, const char *verb);
 /* Load the plan at path (--nodes-from's nodes instead of its own), its budget checked, its
  * tokens loaded when tokens (logs what failed; p released then). */
 int plan_open(const struct opts *o, const char *path, struct plan *p, bool tokens);

@@ -25,8 +25,9 @@
 #include "banned.h"
 
 const char cmd_rollout_usage[] =
-        "rollout PLAN.json (--best ID | --params JSON) [--canary N] [--waves 10%,50%,100%]\n"
-        "                     [--max-failures K] [--check none|readback|measure] [--profile "
+        "rollout PLAN.json (--best ID [--unconfirmed] | --params JSON) [--canary N]\n"
+        "                     [--waves 10%,50%,100%]"
+        " [--max-failures K] [--check none|readback|measure] [--profile "
         "NAME]\n"
         "                     [--no-enforce] [--parallel N] [--nodes-from FILE] [--db PATH]\n"
         "       fleettune-ctl rollout --resume ID | --revert ID [--db PATH]";
@@ -49,8 +50,8 @@ const char cmd_rollout_help[] =
         "completed with up to K failures a wave left as they were, 1 on errors.";
 
 const char cmd_verify_usage[] =
-        "verify PLAN.json [--profile NAME] [--rollout ID | --params JSON | --best ID]\n"
-        "                     [--nodes-from FILE] [--db PATH]";
+        "verify PLAN.json [--profile NAME] [--rollout ID | --params JSON | --best ID\n"
+        "                     [--unconfirmed]] [--nodes-from FILE] [--db PATH]";
 
 const char cmd_verify_help[] =
         "Ask every node of the plan for its profile (default: the newest rollout's name) and\n"
@@ -80,7 +81,8 @@ static bool profile_name_ok(const char *s)
 }
 
 /* The configuration of --params or --best (with its sweep, for the promise and the job). */
-static int rollout_config(const struct opts *o, struct config *cfg, struct sweep *s, bool *have_s)
+static int rollout_config(const struct opts *o, struct config *cfg, struct sweep *s, bool *have_s,
+                          const char *verb)
 {
 	struct err e = { 0 };
 
@@ -96,13 +98,13 @@ static int rollout_config(const struct opts *o, struct config *cfg, struct sweep
 	if (o->best_id) {
 		if (sweep_load(o, o->best_id, s) < 0)
 			return 1;
+		const struct config *best;
+
 		*have_s = true;
-		if (s->best < 0) {
-			log_error("sweep %lld has no best configuration; nothing to roll out",
-			          (long long)o->best_id);
+		best = decision_action_cfg(o, s, &s->decision, verb);
+		if (!best)
 			return 1;
-		}
-		*cfg = s->points[s->best].cfg;
+		*cfg = *best;
 	}
 	if (cfg->n == 0) {
 		log_error("no parameters to roll out");
@@ -199,7 +201,7 @@ int cmd_rollout(const struct cmd *c, struct opts *o)
 			job = &s.plan;
 		}
 	} else {
-		rc = rollout_config(o, &cfg, &s, &have_s);
+		rc = rollout_config(o, &cfg, &s, &have_s, "roll out");
 		if (rc)
 			goto usage_out;
 		check = o->check ? rollout_check_parse(o->check) : CHECK_READBACK;
@@ -231,8 +233,8 @@ int cmd_rollout(const struct cmd *c, struct opts *o)
 		free(copy);
 		if (have_s) {
 			r.sweep_id = o->best_id;
-			r.promised_gain = s.outcome == OUTCOME_BEST;
-			r.promised_pct = s.points[s.best].delta_pct;
+			r.promised_gain = s.decision.state == DECISION_CONFIRMED;
+			r.promised_pct = s.decision.delta_pct;
 			job = &s.plan;
 		}
 	}
@@ -296,7 +298,7 @@ int cmd_verify(const struct cmd *c, struct opts *o)
 		return EXIT_USAGE;
 	}
 	if (o->params || o->best_id) {
-		rc = rollout_config(o, &cfg, &s, &have_s);
+		rc = rollout_config(o, &cfg, &s, &have_s, "verify");
 		if (rc)
 			goto out;
 		snprintf(source, sizeof(source), "%s",

@@ -15,6 +15,7 @@
 #include "render/progress.h"
 #include "render/report.h"
 #include "run/preflight.h"
+#include "run/twins.h"
 #include "run/runner.h"
 #include "run/schedule.h"
 #include "run/strategy.h"
@@ -39,6 +40,24 @@ static void phases_log(const struct runner_times *t, int nnodes)
 }
 
 /* Close the sweep: restore every node, set the status and the result, analyse, save. */
+/* The original baseline (point 0) failed on every node that ran it: nothing can ever be
+ * compared with it, so the sweep stops at once rather than run its other points. */
+static bool baseline_dead(const struct sweep *s)
+{
+	int k, failed = 0;
+
+	if (s->npoints == 0)
+		return false;
+	for (k = 0; k < s->plan.nnodes; k++) {
+		enum node_state st = s->points[0].nodes[k].state;
+
+		if (st == NODE_OK || st == NODE_PENDING || st == NODE_CANCELLED)
+			return false;
+		failed += st == NODE_FAILED;
+	}
+	return failed > 0;
+}
+
 static enum sweeprun_result sweep_close(struct sweep *s, struct runner *r, struct ctlstore *st,
                                         int run_rc, bool stop, const char *save_err, struct err *e)
 {
@@ -51,9 +70,13 @@ static enum sweeprun_result sweep_close(struct sweep *s, struct runner *r, struc
 	if (run_rc == -EINTR || stop) {
 		snprintf(s->status, sizeof(s->status), "interrupted");
 		res = SWEEPRUN_INTERRUPTED;
-	} else if (run_rc < 0) {
+	} else if (run_rc < 0 && run_rc != -ECANCELED) {
 		snprintf(s->status, sizeof(s->status), "aborted");
 		res = SWEEPRUN_NODE_FAILED;
+	} else if (run_rc == -ECANCELED) {
+		/* Stopped at once: the baseline failed on every node. */
+		snprintf(s->status, sizeof(s->status), "failed");
+		res = SWEEPRUN_FAILED;
 	} else {
 		snprintf(s->status, sizeof(s->status), "completed");
 		res = SWEEPRUN_COMPLETED;
@@ -86,7 +109,20 @@ static enum sweeprun_result sweep_close(struct sweep *s, struct runner *r, struc
 	else if (res == SWEEPRUN_INTERRUPTED)
 		err_set(e, -EINTR, "interrupted", "interrupted; nodes restored, sweep %lld saved",
 		        (long long)s->id);
-	else if (s->outcome == OUTCOME_BASELINE_FAILED || s->outcome == OUTCOME_NO_FIGURES) {
+	else if (run_rc == -ECANCELED) {
+		struct buf why = BUF_INIT;
+
+		words_best_line(s, &why);
+		if (why.len && why.data[why.len - 1] == '\n')
+			why.data[--why.len] = '\0';
+		err_set(e, -EIO, "baseline_failed",
+		        "sweep %lld stopped at once: %s; no configuration can be compared with it, "
+		        "so "
+		        "none was run",
+		        (long long)s->id,
+		        why.data && !strncmp(why.data, "no best: ", 9) ? why.data + 9 : why.data);
+		buf_release(&why);
+	} else if (s->outcome == OUTCOME_BASELINE_FAILED || s->outcome == OUTCOME_NO_FIGURES) {
 		struct buf why = BUF_INIT;
 
 		/* Nothing to compare: not a success (the table says why, node by node). */
@@ -145,12 +181,21 @@ static void end_log(const struct sweep *s, const struct runner *r, const struct 
 		         "overhead x%.3f (first request to last end seen, against that span)",
 		         (long long)s->id, s->status, wall, r->span_s, r->runs,
 		         r->runs == 1 ? "" : "s", r->run_s / r->span_s);
-	else
+	else if (nominal > 0)
+		/* A job of a fixed runtime (fio's runtime_s): the time it should take. */
 		log_info("sweep %lld %s: wall %.2f s; job span %.2f s (first job start to last job "
-		         "end on the agents, summed over %d runs; nominal fio time %.0f s); "
+		         "end on the agents, summed over %d runs; nominal %s time %.0f s); "
 		         "overhead x%.3f (x%.3f vs nominal)",
-		         (long long)s->id, s->status, wall, r->span_s, r->runs, nominal,
-		         wall / r->span_s, nominal > 0 ? wall / nominal : 0.0);
+		         (long long)s->id, s->status, wall, r->span_s, r->runs, s->plan.engine,
+		         nominal, wall / r->span_s, wall / nominal);
+	else
+		/* An engine that runs as long as its data takes (dd, bonnie++, iozone): no nominal
+		 * time to hold the wall time against. */
+		log_info("sweep %lld %s: wall %.2f s; job span %.2f s (first job start to last job "
+		         "end on the agents, summed over %d runs; %s runs as long as its data "
+		         "takes); overhead x%.3f",
+		         (long long)s->id, s->status, wall, r->span_s, r->runs, s->plan.engine,
+		         wall / r->span_s);
 	client_counts(f->client, &att[0], &conn[0]);
 	client_counts(f->wait_client, &att[1], &conn[1]);
 	log_debug("sweep %lld: first request to last job end seen %.2f s, longest jobs %.2f s "
@@ -160,6 +205,24 @@ static void end_log(const struct sweep *s, const struct runner *r, const struct 
 }
 
 /* Pre-flight's cohorts in the log: what the nodes were grouped by, and who is in each. */
+/* The nodes of each cohort are twins in what the plan does not set (run/twins.h), else the
+ * sweep is refused before anything changes, with each difference and its fix on stderr. */
+static bool twins_refused(const struct sweep *s, const struct preflight *pf, struct err *e)
+{
+	struct buf b = BUF_INIT;
+	int n = twins_check(&s->plan, pf->info, s->cohort_of, &b);
+
+	if (n > 0) {
+		fprintf(stderr, "pre-flight failed, nothing was changed:\n%s", b.data);
+		err_set(e, -EINVAL, "preflight_failed",
+		        "pre-flight failed: %d node%s differ%s from the others in parameters the "
+		        "plan does not set",
+		        n, n == 1 ? "" : "s", n == 1 ? "s" : "");
+	}
+	buf_release(&b);
+	return n > 0;
+}
+
 static void cohorts_log(struct sweep *s)
 {
 	struct buf b = BUF_INIT;
@@ -207,7 +270,8 @@ enum sweeprun_result sweeprun_execute(struct sweep *s, const struct sweeprun_opt
 	pg.npoints_est = strategy_estimate(&s->plan);
 	if (ctlstore_open(o->db_path, &st, e) < 0)
 		goto out;
-	if (preflight_plan(&f, &s->plan, false, &pf) < 0) {
+	/* With each device's parameters: the twins check compares them. */
+	if (preflight_plan(&f, &s->plan, true, &pf) < 0) {
 		struct buf b = BUF_INIT;
 
 		report_preflight_failed(&pf, &b);
@@ -220,6 +284,10 @@ enum sweeprun_result sweeprun_execute(struct sweep *s, const struct sweeprun_opt
 	}
 	preflight_identity_copy(&pf, s);
 	cohorts_log(s);
+	if (twins_refused(s, &pf, e)) {
+		preflight_release(&pf);
+		goto out;
+	}
 	pg.first_point_s =
 	        pf.expected_runtime_s > 0
 	                ? pf.expected_runtime_s + 1
@@ -265,6 +333,8 @@ enum sweeprun_result sweeprun_execute(struct sweep *s, const struct sweeprun_opt
 				rc = -EIO;
 			}
 			phases_log(&r.last, s->plan.nnodes);
+			if (rc == 0 && run->point == 0 && baseline_dead(s))
+				rc = -ECANCELED;
 		}
 	}
 	progress_clear(&pg);

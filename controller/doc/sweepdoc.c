@@ -61,10 +61,12 @@ static void effect_node_json(const struct effect_node *nd, json_t *o)
 /* The fleet figures of a comparison, or null when it has no used node. */
 static json_t *fleet_json(const struct effect *fx)
 {
+	double lo, hi, level;
 	json_t *o;
 
 	if (fx->nused == 0)
 		return json_null();
+	effect_deciding_interval(fx, fx->decision, &lo, &hi, &level);
 	o = json_object();
 	json_object_set_new(o, "decision", json_string(effect_decision_name(fx->fleet_decision)));
 	json_object_set_new(o, "nodes_used", json_integer(fx->nused));
@@ -78,6 +80,8 @@ static json_t *fleet_json(const struct effect *fx)
 	json_object_set_new(o, "q_df", json_integer(fx->q_df));
 	json_object_set_new(o, "q_p", num_or_null(fx->q_p));
 	json_object_set_new(o, "alpha", num_or_null(fx->alpha));
+	json_object_set_new(o, "decided_pct", pair_json(lo, hi));
+	json_object_set_new(o, "decided_level_pct", num_or_null(level));
 	return o;
 }
 
@@ -410,7 +414,58 @@ static json_t *identity_json(const struct node_identity *id)
 	return o;
 }
 
-/* The cohorts: what the nodes were grouped by, each cohort's values, nodes and best. */
+/* One step of a decision: a row behind its suggestion. */
+static json_t *step_json(const struct sweep *s, const struct decision_step *st)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "point", json_integer(st->point));
+	json_object_set_new(o, "axis", st->axis >= 0 ? json_integer(st->axis) : json_null());
+	json_object_set_new(o, "params", config_json_new(&s->points[st->point].cfg));
+	json_object_set_new(o, "verdict",
+	                    st->verdict == EFFECT_NA
+	                            ? json_null()
+	                            : json_string(words_decision_code(st->verdict)));
+	json_object_set_new(o, "delta_pct", num_or_null(st->delta_pct));
+	json_object_set_new(o, "low_pct", num_or_null(st->low_pct));
+	json_object_set_new(o, "high_pct", num_or_null(st->high_pct));
+	json_object_set_new(o, "level_pct", num_or_null(st->level_pct));
+	return o;
+}
+
+/* A decision (model/decision.h) as the document carries it, with its summary line. */
+static json_t *decision_json(const struct sweep *s, const struct decision *d)
+{
+	json_t *o = json_object(), *steps = json_array();
+	struct buf b = BUF_INIT;
+	int i;
+
+	json_object_set_new(o, "state", json_string(decision_state_code(d->state)));
+	json_object_set_new(o, "basis", json_string(decision_basis_code(d->basis)));
+	json_object_set_new(o, "why", json_string(decision_why_code(d->why)));
+	json_object_set_new(o, "params",
+	                    d->state == DECISION_NONE ? json_null() : config_json_new(&d->cfg));
+	json_object_set_new(o, "point", d->point >= 0 ? json_integer(d->point) : json_null());
+	json_object_set_new(o, "ref", d->ref >= 0 ? json_integer(d->ref) : json_null());
+	json_object_set_new(o, "verdict",
+	                    d->verdict == EFFECT_NA ? json_null()
+	                                            : json_string(words_decision_code(d->verdict)));
+	json_object_set_new(o, "delta_pct", num_or_null(d->delta_pct));
+	json_object_set_new(o, "low_pct", num_or_null(d->low_pct));
+	json_object_set_new(o, "high_pct", num_or_null(d->high_pct));
+	json_object_set_new(o, "level_pct", num_or_null(d->level_pct));
+	json_object_set_new(o, "nodes_used", json_integer(d->nused));
+	json_object_set_new(o, "nodes_gain", json_integer(d->ngain));
+	for (i = 0; i < d->nsteps; i++)
+		json_array_append_new(steps, step_json(s, &d->steps[i]));
+	json_object_set_new(o, "steps", steps);
+	words_decision_summary(d, s->status, &b);
+	json_object_set_new(o, "summary", json_string(b.data ? b.data : ""));
+	buf_release(&b);
+	return o;
+}
+
+/* The cohorts: what the nodes were grouped by, each cohort's values, nodes and decision. */
 static void cohorts_json(const struct sweep *s, json_t *o)
 {
 	json_t *by = json_array(), *arr = json_array();
@@ -422,6 +477,7 @@ static void cohorts_json(const struct sweep *s, json_t *o)
 	for (c = 0; c < s->ncohorts; c++) {
 		const struct sweep_cohort *co = &s->cohorts[c];
 		json_t *x = json_object(), *vals = json_object(), *nodes = json_array(), *best;
+		const struct decision *d;
 		struct buf b = BUF_INIT;
 
 		sweep_cohort_key(s, c, &b);
@@ -435,24 +491,17 @@ static void cohorts_json(const struct sweep *s, json_t *o)
 		for (j = 0; j < co->nnodes; j++)
 			json_array_append_new(nodes, json_string(s->plan.nodes[co->nodes[j]].name));
 		json_object_set_new(x, "nodes", nodes);
-		if (co->best >= 0 && s->ncohorts >= 2) {
+		d = sweep_decision(s, c);
+		if (d->state == DECISION_CONFIRMED) {
 			best = json_object();
-			json_object_set_new(best, "point", json_integer(co->best));
-			json_object_set_new(best, "params",
-			                    config_json_new(sweep_cohort_best_cfg(s, c)));
-			json_object_set_new(best, "delta_pct", num_or_null(co->best_delta_pct));
-			json_object_set_new(best, "own", json_boolean(co->best_own));
-		} else if (s->ncohorts >= 2 || s->best < 0) {
+			json_object_set_new(best, "point", json_integer(d->point));
+			json_object_set_new(best, "params", config_json_new(&d->cfg));
+			json_object_set_new(best, "delta_pct", num_or_null(d->delta_pct));
+			json_object_set_new(best, "own", json_boolean(s->ncohorts >= 2 && co->own));
+		} else {
 			best = json_null();
-		} else { /* one cohort: the sweep's best */
-			best = json_object();
-			json_object_set_new(best, "point", json_integer(s->best));
-			json_object_set_new(best, "params",
-			                    config_json_new(&s->points[s->best].cfg));
-			json_object_set_new(best, "delta_pct",
-			                    num_or_null(s->points[s->best].delta_pct));
-			json_object_set_new(best, "own", json_false());
 		}
+		json_object_set_new(x, "decision", decision_json(s, d));
 		json_object_set_new(x, "best", best);
 		json_array_append_new(arr, x);
 	}
@@ -522,16 +571,17 @@ char *sweepdoc_write(const struct sweep *s)
 	for (i = 0; i < s->npoints; i++)
 		json_array_append_new(points, point_json(s, &s->points[i]));
 	json_object_set_new(o, "points", points);
-	if (s->best >= 0) {
+	if (s->decision.state == DECISION_CONFIRMED) {
 		best = json_object();
-		json_object_set_new(best, "point", json_integer(s->best));
-		json_object_set_new(best, "params", config_json_new(&s->points[s->best].cfg));
-		json_object_set_new(best, "delta_pct", num_or_null(s->points[s->best].delta_pct));
+		json_object_set_new(best, "point", json_integer(s->decision.point));
+		json_object_set_new(best, "params", config_json_new(&s->decision.cfg));
+		json_object_set_new(best, "delta_pct", num_or_null(s->decision.delta_pct));
 		json_object_set_new(best, "verdict",
-		                    json_string(words_decision_code(s->points[s->best].verdict)));
+		                    json_string(words_decision_code(s->decision.verdict)));
 	} else {
 		best = json_null();
 	}
+	json_object_set_new(o, "decision", decision_json(s, &s->decision));
 	json_object_set_new(o, "best", best);
 	cohorts_json(s, o);
 	json_object_set_new(o, "outcome", json_string(sweep_outcome_code(s->outcome)));

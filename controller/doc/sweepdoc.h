@@ -1,5 +1,5 @@
 /* sweepdoc.h -- the sweep document (schema/sweep.schema.json): written for `show --format
- * json` and the HTML report, read back (format_version 1, 2 or 3) for `analyze`. */
+ * json` and the HTML report, read back (format_version 1 to 4) for `analyze`. */
 #ifndef FT_SWEEPDOC_H
 #define FT_SWEEPDOC_H
 
@@ -9,17 +9,19 @@
 /* format_version of the document sweepdoc_write writes. 2: verdicts are effect.h's codes,
  * with the fleet effect, noise, named disagreeing nodes and the stopping rule's look. 3: every
  * pass an object {value, round, started_at}, warm-up passes, the round order's seed, the
- * drift and warm-up of every node. */
-#define SWEEPDOC_FORMAT_VERSION 3
+ * drift and warm-up of every node. 4: the decision (model/decision.h) of the sweep and of each
+ * cohort, which every rendering shows; "best" is the confirmed decision's only. */
+#define SWEEPDOC_FORMAT_VERSION 4
 
 /* The sweep document of s (analysed: analysis.h): every field of the schema, the
  * table's words in its text fields, numbers at full precision (17 digits) so that analyze
  * re-judges the passes exactly as show judged them. Caller has ownership. */
 char *sweepdoc_write(const struct sweep *s);
 
-/* Versions of the document this reader takes. Version 1 differs from 2 only in the analysis
- * fields, which are never read; version 3's passes are objects {value, round, started_at}
- * (the run order: rows are judged within rounds) and a node may carry warm-up passes. */
+/* Versions of the document this reader takes. Version 1 differs from 2, and 3 from 4, only in
+ * the analysis fields, which are never read; version 3's passes are objects {value, round,
+ * started_at} (the run order: rows are judged within rounds) and a node may carry warm-up passes.
+ */
 #define SWEEPDOC_VERSION_MIN 1
 #define SWEEPDOC_VERSION_MAX SWEEPDOC_FORMAT_VERSION
 /* Most passes one node may hold at one point. */

@@ -89,8 +89,7 @@ void cohort_assign(struct sweep *s)
 		co->nnodes = j - i;
 		co->nodes = xcalloc((size_t)co->nnodes, sizeof(int));
 		memcpy(co->nodes, &idx[i], (size_t)co->nnodes * sizeof(int));
-		co->best = -1;
-		co->best_delta_pct = NAN;
+		decision_init(&co->decision);
 		co->nvalues = s->plan.ncohort_by;
 		co->values = xcalloc((size_t)co->nvalues + 1, sizeof(char *));
 		for (c = 0; c < co->nvalues; c++) {

@@ -140,39 +140,81 @@ static double goal_delta(const struct sweep *s, double d)
 	return s->plan.minimize ? -d : d;
 }
 
-/* Cohort c's best point (c < 0: the sweep's), or -1: for adaptive, the final confirmation
- * that holds up on the fleet effect (race_confirmed), a value the races dropped or left open
- * being none; for sequential, the final confirmation when it ran and held up; otherwise the
- * candidate row with the largest gain. A cohort sees a row split by cohort through its own
- * decision and Δ (cohort.h), and the sweep's best is never such a row. */
-static int best_for(const struct sweep *s, int c)
+/* The comparison of point p as cohort c sees it: its own on a row split by cohort, the
+ * row's otherwise (also for c < 0, the fleet). */
+static const struct effect *cohort_effect(const struct point *p, int c)
+{
+	return c >= 0 && p->between.split && p->cohort_fx ? &p->cohort_fx[c] : &p->fx;
+}
+
+/* Row i's figures as cohort c sees them: its decision, Δ and the interval the decision used
+ * (effect_deciding_interval: at its look), with that interval's level. */
+static void step_fill(const struct sweep *s, int i, int c, struct decision_step *st)
+{
+	const struct point *p = &s->points[i];
+	const struct effect *fx = cohort_effect(p, c);
+
+	st->point = i;
+	st->axis = p->axis;
+	st->verdict = sweep_cohort_decision(p, c);
+	st->delta_pct = sweep_cohort_delta_pct(p, c);
+	effect_deciding_interval(fx, st->verdict, &st->low_pct, &st->high_pct, &st->level_pct);
+}
+
+/* The configuration cohort c's nodes ran at point p (c < 0: the point's). */
+static const struct config *cohort_cfg(const struct sweep *s, const struct point *p, int c)
+{
+	return c >= 0 && s->ncohorts >= 2 ? sweep_node_cfg(p, s->cohorts[c].nodes[0]) : &p->cfg;
+}
+
+/* The deciding comparison of d is point i (against its reference), as cohort c sees it. */
+static void comparison_fill(const struct sweep *s, int i, int c, struct decision *d)
+{
+	const struct point *p = &s->points[i];
+	const struct effect *fx = cohort_effect(p, c);
+	struct decision_step st;
+	int k;
+
+	step_fill(s, i, c, &st);
+	d->point = i;
+	d->ref = p->ref;
+	d->verdict = st.verdict;
+	d->delta_pct = st.delta_pct;
+	d->low_pct = st.low_pct;
+	d->high_pct = st.high_pct;
+	d->level_pct = st.level_pct;
+	d->nused = d->ngain = 0;
+	if (c >= 0 && s->ncohorts >= 2 && fx == &p->fx) {
+		/* A row not split by cohort, as cohort c sees it: its nodes' part of the fleet's.
+		 */
+		const struct sweep_cohort *co = &s->cohorts[c];
+
+		for (k = 0; k < co->nnodes && co->nodes[k] < fx->nnodes; k++) {
+			const struct effect_node *nd = &fx->nodes[co->nodes[k]];
+
+			d->nused += nd->state == EFFECT_NODE_USED;
+			d->ngain += nd->state == EFFECT_NODE_USED && nd->decision == EFFECT_GAIN;
+		}
+	} else {
+		for (k = 0; k < fx->nnodes; k++) {
+			d->nused += fx->nodes[k].state == EFFECT_NODE_USED;
+			d->ngain += fx->nodes[k].state == EFFECT_NODE_USED &&
+			            fx->nodes[k].decision == EFFECT_GAIN;
+		}
+	}
+	d->cfg = *cohort_cfg(s, p, c);
+}
+
+/* The candidate of axis ax (-1: any, grid) with the largest gain as cohort c sees it, or -1. */
+static int best_gain_row(const struct sweep *s, int ax, int c)
 {
 	int i, best = -1;
 
-	if (s->plan.strategy == PLAN_ADAPTIVE) {
-		for (i = 0; i < s->npoints; i++) {
-			const struct point *p = &s->points[i];
-
-			if (p->role != ROLE_FINAL)
-				continue;
-			if (p->between.split ? sweep_cohort_decision(p, c) == EFFECT_GAIN
-			                     : race_confirmed(s, i))
-				best = i;
-		}
-		return best;
-	}
-	if (s->plan.strategy == PLAN_SEQUENTIAL) {
-		for (i = 0; i < s->npoints; i++)
-			if (s->points[i].role == ROLE_FINAL &&
-			    sweep_cohort_decision(&s->points[i], c) == EFFECT_GAIN)
-				best = i;
-		if (best >= 0)
-			return best;
-	}
 	for (i = 0; i < s->npoints; i++) {
 		const struct point *p = &s->points[i];
 
-		if (p->role != ROLE_CANDIDATE || sweep_cohort_decision(p, c) != EFFECT_GAIN)
+		if (p->role != ROLE_CANDIDATE || (ax >= 0 && p->axis != ax) ||
+		    sweep_cohort_decision(p, c) != EFFECT_GAIN)
 			continue;
 		if (best < 0 || goal_delta(s, sweep_cohort_delta_pct(p, c)) >
 		                        goal_delta(s, sweep_cohort_delta_pct(&s->points[best], c)))
@@ -181,18 +223,127 @@ static int best_for(const struct sweep *s, int c)
 	return best;
 }
 
-static void best_pick(struct sweep *s)
+/* The row axis ax kept for cohort c: adaptive, its won or tentative candidate; sequential,
+ * its candidate with the largest gain; -1 when it kept its baseline's value. */
+static int axis_kept_row(const struct sweep *s, int ax, int c)
+{
+	int i, kept = -1;
+
+	if (s->plan.strategy != PLAN_ADAPTIVE)
+		return best_gain_row(s, ax, c);
+	for (i = 0; i < s->npoints; i++) {
+		const struct point *p = &s->points[i];
+
+		if (p->axis == ax && p->role == ROLE_CANDIDATE &&
+		    (p->race.state == RACE_WON || p->race.state == RACE_TENTATIVE))
+			kept = i;
+	}
+	return kept;
+}
+
+/* The rows behind the suggestion (each axis' kept row) into d->steps, and the configuration
+ * they chose (the last axis' kept row, else that axis' baseline point) into cfg; false when
+ * no axis ran. */
+static bool rows_choice(const struct sweep *s, int c, struct decision *d, struct config *cfg)
+{
+	int i, ax, last = -1, row;
+
+	for (i = 0; i < s->npoints; i++)
+		if (s->points[i].axis > last)
+			last = s->points[i].axis;
+	d->nsteps = 0;
+	for (ax = 0; ax <= last; ax++) {
+		row = axis_kept_row(s, ax, c);
+		if (row >= 0 && d->nsteps < DECISION_STEPS_MAX)
+			step_fill(s, row, c, &d->steps[d->nsteps++]);
+	}
+	if (last < 0)
+		return false;
+	row = axis_kept_row(s, last, c);
+	if (row >= 0) {
+		*cfg = *cohort_cfg(s, &s->points[row], c);
+		return true;
+	}
+	for (i = 0; i < s->npoints; i++) {
+		if (s->points[i].axis == last && s->points[i].role == ROLE_BASELINE) {
+			*cfg = *cohort_cfg(s, &s->points[i], c);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The point was run on some node (whatever came of it). */
+static bool point_ran(const struct sweep *s, const struct point *p)
+{
+	int k;
+
+	for (k = 0; k < s->plan.nnodes; k++)
+		if (p->nodes[k].state != NODE_PENDING && p->nodes[k].state != NODE_DROPPED)
+			return true;
+	return false;
+}
+
+/* Cohort c's decision (c < 0: the fleet's) into d (decision.h states the rule). Grid: its
+ * best row, measured beside the baseline in the same rounds, confirmed when it is a gain.
+ * Sequential and adaptive: the final confirmation decides (adaptive without a split: the
+ * race's own test, race_confirmed); the axis rows only suggest. */
+static void decide(const struct sweep *s, int c, struct decision *d)
+{
+	struct config cfg = { 0 };
+	int i, final = -1, row;
+	bool confirmed;
+
+	decision_init(d);
+	if (s->plan.strategy == PLAN_GRID) {
+		d->basis = DECISION_BASIS_GRID_ROW;
+		row = best_gain_row(s, -1, c);
+		d->why = DECISION_WHY_NO_GAIN;
+		if (row >= 0) {
+			comparison_fill(s, row, c, d);
+			d->state = DECISION_CONFIRMED;
+			d->why = DECISION_WHY_GAIN;
+		}
+		return;
+	}
+	for (i = 0; i < s->npoints; i++)
+		if (s->points[i].role == ROLE_FINAL && point_ran(s, &s->points[i]))
+			final = i;
+	rows_choice(s, c, d, &cfg);
+	if (final >= 0) {
+		const struct point *p = &s->points[final];
+
+		d->basis = DECISION_BASIS_FINAL;
+		comparison_fill(s, final, c, d);
+		confirmed = s->plan.strategy == PLAN_ADAPTIVE && !p->between.split
+		                    ? race_confirmed(s, final)
+		                    : sweep_cohort_decision(p, c) == EFFECT_GAIN;
+		d->state = confirmed ? DECISION_CONFIRMED : DECISION_UNCONFIRMED;
+		d->why = confirmed ? DECISION_WHY_GAIN : DECISION_WHY_NOT_CONFIRMED;
+		return;
+	}
+	d->basis = DECISION_BASIS_ROWS;
+	d->why = DECISION_WHY_NO_GAIN;
+	if (cfg.n > 0 && !config_equal(&cfg, &s->plan.baseline)) {
+		d->state = DECISION_UNCONFIRMED;
+		d->why = DECISION_WHY_NO_FINAL;
+		d->cfg = cfg;
+	} else {
+		d->nsteps = 0;
+	}
+}
+
+/* The fleet's decision and each cohort's (when there are two or more). */
+static void decisions_pick(struct sweep *s)
 {
 	int c;
 
-	s->best = best_for(s, -1);
+	decide(s, -1, &s->decision);
 	for (c = 0; c < s->ncohorts && s->ncohorts >= 2; c++) {
 		struct sweep_cohort *co = &s->cohorts[c];
 
-		co->best = best_for(s, c);
-		co->best_own = co->best >= 0 && s->points[co->best].between.split;
-		co->best_delta_pct =
-		        co->best >= 0 ? sweep_cohort_delta_pct(&s->points[co->best], c) : NAN;
+		decide(s, c, &co->decision);
+		co->own = co->decision.point >= 0 && s->points[co->decision.point].between.split;
 	}
 }
 
@@ -247,44 +398,43 @@ static bool point_has_figure(const struct sweep *s, const struct point *p)
 	return false;
 }
 
-/* The point was run on some node (whatever came of it). */
-static bool point_ran(const struct sweep *s, const struct point *p)
-{
-	int k;
-
-	for (k = 0; k < s->plan.nnodes; k++)
-		if (p->nodes[k].state != NODE_PENDING && p->nodes[k].state != NODE_DROPPED)
-			return true;
-	return false;
-}
-
-/* Best, or why there is none: the original baseline (point 0) has no figure on any node, or
- * configurations ran and none has a figure to compare. */
+/* The decisions, and the outcome: a confirmed decision of the fleet or of some cohort, or
+ * why there is none: the original baseline (point 0) has no figure on any node, or
+ * configurations ran and none has a figure to compare. A decision of none says the same. */
 static void outcome_pick(struct sweep *s)
 {
-	int i, tried = 0, measured = 0;
+	int i, tried = 0, measured = 0, c;
+	enum decision_why why;
 
-	best_pick(s);
-	for (i = 0; i < s->ncohorts && s->ncohorts >= 2 && s->best < 0; i++)
-		if (s->cohorts[i].best >= 0)
-			tried = 1; /* a cohort has a best of its own */
-	if (s->best >= 0 || tried) {
+	decisions_pick(s);
+	for (c = 0; c < s->ncohorts && s->ncohorts >= 2; c++)
+		if (s->cohorts[c].decision.state == DECISION_CONFIRMED)
+			tried = 1; /* a cohort has a confirmed decision of its own */
+	if (s->decision.state == DECISION_CONFIRMED || tried) {
 		s->outcome = OUTCOME_BEST;
 		return;
 	}
 	if (s->npoints == 0 || !point_has_figure(s, &s->points[0])) {
 		s->outcome = OUTCOME_BASELINE_FAILED;
-		return;
-	}
-	for (i = 1; i < s->npoints; i++) {
-		const struct point *p = &s->points[i];
+	} else {
+		for (i = 1; i < s->npoints; i++) {
+			const struct point *p = &s->points[i];
 
-		if (p->role == ROLE_BASELINE || !point_ran(s, p))
-			continue;
-		tried++;
-		measured += point_has_figure(s, p);
+			if (p->role == ROLE_BASELINE || !point_ran(s, p))
+				continue;
+			tried++;
+			measured += point_has_figure(s, p);
+		}
+		s->outcome = tried > 0 && measured == 0 ? OUTCOME_NO_FIGURES : OUTCOME_BASELINE;
 	}
-	s->outcome = tried > 0 && measured == 0 ? OUTCOME_NO_FIGURES : OUTCOME_BASELINE;
+	why = s->outcome == OUTCOME_BASELINE_FAILED ? DECISION_WHY_BASELINE_FAILED
+	      : s->outcome == OUTCOME_NO_FIGURES    ? DECISION_WHY_NO_FIGURES
+	                                            : DECISION_WHY_NO_GAIN;
+	if (s->decision.state == DECISION_NONE)
+		s->decision.why = why;
+	for (c = 0; c < s->ncohorts && s->ncohorts >= 2; c++)
+		if (s->cohorts[c].decision.state == DECISION_NONE)
+			s->cohorts[c].decision.why = why;
 }
 
 /* Warn when one node is more than 10 % away from the others' mean at every point. With two

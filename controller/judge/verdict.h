@@ -23,14 +23,12 @@
 /*
  * Fill every analysis field of s: per point the summaries, the comparison
  * with its reference (point.fx and the row and node figures copied from it,
- * at the point's look of the stopping rule), the spread; the outcome and
- * best point, the noise summary and the warnings. The best point is, for
- * sequential, a final confirmation whose row is a gain; for adaptive, the
- * final point when its fleet effect against the original baseline is a gain
- * (race_confirmed), else none (the baseline); otherwise the
- * candidate row with the largest gain (a row is a gain only when the fleet
- * effect is one and no node disagrees). Idempotent. analysis.c decides
- * when it runs; nothing else in the controller calls it.
+ * at the point's look of the stopping rule), the spread; the decisions (the
+ * fleet's and each cohort's: model/decision.h states the rule: grid's best
+ * row, else the final confirmation against the original baseline measured
+ * again decides, the axis rows only suggest), the outcome, the noise summary
+ * and the warnings. Idempotent. analysis.c decides when it runs; nothing else
+ * in the controller calls it.
  */
 void verdict_sweep(struct sweep *s);
 /* After point i's passes changed (a run of it ended): re-judge point i and the points compared

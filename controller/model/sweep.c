@@ -17,7 +17,7 @@ void sweep_init(struct sweep *s, struct plan *plan)
 	snprintf(s->status, sizeof(s->status), "running");
 	s->node_dropped = xcalloc((size_t)s->plan.nnodes + 1, sizeof(bool));
 	s->identity = xcalloc((size_t)s->plan.nnodes + 1, sizeof(*s->identity));
-	s->best = -1;
+	decision_init(&s->decision);
 	s->created_at = time_now_s();
 }
 
@@ -153,11 +153,24 @@ void sweep_node_cfg_set(struct sweep *s, int i, int k, const struct config *cfg)
 	}
 }
 
-const struct config *sweep_cohort_best_cfg(const struct sweep *s, int c)
+const struct decision *sweep_decision(const struct sweep *s, int c)
 {
-	const struct sweep_cohort *co = &s->cohorts[c];
+	return c >= 0 && s->ncohorts >= 2 && c < s->ncohorts ? &s->cohorts[c].decision
+	                                                     : &s->decision;
+}
 
-	return co->best >= 0 ? sweep_node_cfg(&s->points[co->best], co->nodes[0]) : NULL;
+bool sweep_cohort_decisions_differ(const struct sweep *s)
+{
+	int c;
+
+	for (c = 0; s->ncohorts >= 2 && c < s->ncohorts; c++) {
+		const struct decision *d = &s->cohorts[c].decision;
+
+		if (d->state != s->decision.state || d->point != s->decision.point ||
+		    !config_equal(&d->cfg, &s->decision.cfg))
+			return true;
+	}
+	return false;
 }
 
 bool sweep_point_mixed(const struct sweep *s, const struct point *p)

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "model/decision.h"
 #include "plan/plan.h"
 #include "protocol.h"
 #include "stats.h"
@@ -36,11 +37,12 @@ enum node_state {
  * baseline rows and points without data.
  */
 
-/* What a sweep found, for the best line and the exit status. */
+/* What a sweep found, for the exit status (the decision says what to do: decision.h). */
 enum sweep_outcome {
-	OUTCOME_PENDING,         /* not analysed yet */
-	OUTCOME_BEST,            /* best is a point that gave a significant gain */
-	OUTCOME_BASELINE,        /* configurations were measured; none beat the baseline */
+	OUTCOME_PENDING,  /* not analysed yet */
+	OUTCOME_BEST,     /* the fleet's decision, or some cohort's, is confirmed */
+	OUTCOME_BASELINE, /* configurations were measured; nothing confirmed beats the baseline
+	                     (the decision may be unconfirmed: a suggestion, never acted on) */
 	OUTCOME_BASELINE_FAILED, /* the original baseline has no figure on any node */
 	OUTCOME_NO_FIGURES,      /* the baseline has figures but no configuration has one */
 };
@@ -163,10 +165,11 @@ struct sweep_cohort {
 	int nvalues;   /* plan.ncohort_by when grouped */
 	char **values; /* [nvalues] the cohort's value of each key; NULL when absent */
 	int nnodes;
-	int *nodes;            /* plan node indexes, increasing */
-	int best;              /* this cohort's best point, -1 when none (its baseline stands) */
-	bool best_own;         /* best was chosen on a row split by cohort (else the fleet's) */
-	double best_delta_pct; /* the cohort's Δ of its best row (the fleet's when not split) */
+	int *nodes; /* plan node indexes, increasing */
+	/* What this cohort decided (decision.h), judged through its own decision on rows split
+	 * by cohort and the fleet's on the others; cfg is what its (first) node ran. */
+	struct decision decision;
+	bool own; /* the decision's comparison row is split by cohort: the cohort's own figures */
 };
 
 /* The between-cohort heterogeneity test of one row (cohort.h states the rule). */
@@ -250,7 +253,7 @@ struct sweep {
 	int nrounds;         /* rounds begun so far (the last pass's round) */
 	/* Filled by verdict_sweep(). */
 	enum sweep_outcome outcome;
-	int best; /* point index of the best configuration, -1 when none */
+	struct decision decision; /* the fleet's decision (decision.h): what every surface shows */
 	int nwarnings;
 	struct sweep_warning warnings[SWEEP_WARNINGS_MAX];
 	struct sweep_noise noise;
@@ -286,9 +289,11 @@ int sweep_point_add(struct sweep *s, enum point_role role, int axis, int ref,
 const struct config *sweep_node_cfg(const struct point *p, int k);
 /* Give node k of point i its own configuration (copied; the point's own, or NULL, clears it). */
 void sweep_node_cfg_set(struct sweep *s, int i, int k, const struct config *cfg);
-/* The configuration cohort c keeps: what its (first) node ran at the cohort's best point;
- * NULL when the cohort has none (its baseline stands). */
-const struct config *sweep_cohort_best_cfg(const struct sweep *s, int c);
+/* Cohort c's decision (c < 0, or a sweep with fewer than two cohorts: the fleet's). */
+const struct decision *sweep_decision(const struct sweep *s, int c);
+/* Whether some cohort's decision differs from the fleet's (state or configuration): the
+ * cohorts are then shown and acted on one by one. */
+bool sweep_cohort_decisions_differ(const struct sweep *s);
 /* Whether point p's nodes run more than one configuration. */
 bool sweep_point_mixed(const struct sweep *s, const struct point *p);
 /* Append one pass to r (round and start time not recorded). */

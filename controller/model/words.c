@@ -38,6 +38,16 @@ void words_signed(struct buf *b, double v)
 		buf_printf(b, "+%.1f", fabs(v));
 }
 
+/* "95 %", "99.5 %", "99.74 %": an interval's level. */
+static void level_words(struct buf *out, double level_pct)
+{
+	buf_printf(out, "%.*f %%",
+	           fabs(level_pct - round(level_pct)) < 0.05 ? 0
+	           : level_pct > 99.5                        ? 2
+	                                                     : 1,
+	           level_pct);
+}
+
 /* "+1.5 % [−0.2, +3.1]": a Δ with its CI, when known. */
 void words_delta_ci(struct buf *b, double delta_pct, double lo, double hi)
 {
@@ -271,6 +281,39 @@ static void cohorts_verdict(const struct sweep *s, const struct point *p, struct
 	}
 }
 
+/* A row's 95 % interval that excludes 0 beside a decision that is neither a gain nor a loss
+ * would read as a contradiction: then say which interval decided (at a look of the stopping
+ * rule it is wider; equivalence is two one-sided tests on the 90 % one) or that the effect is
+ * below min_effect. */
+static void deciding_interval_words(const struct sweep *s, const struct point *p,
+                                    const struct effect *fx, enum effect_decision d, struct buf *b)
+{
+	int nlooks = fx->alpha > 0 ? (int)lround(EFFECT_ALPHA / fx->alpha) : 1;
+	double lo, hi, level, m = s->plan.min_effect_pct;
+
+	if (d == EFFECT_GAIN || d == EFFECT_LOSS || d == EFFECT_NA || d == EFFECT_COHORTS ||
+	    d == EFFECT_HETEROGENEOUS || !(fx->ci95_low_pct > 0 || fx->ci95_high_pct < 0) ||
+	    !effect_deciding_interval(fx, d, &lo, &hi, &level))
+		return;
+	buf_puts(b, " (");
+	if (fabs(level - 95.0) > 1e-9) {
+		buf_puts(b, "decided on the ");
+		level_words(b, level);
+		buf_puts(b, " interval [");
+		words_signed(b, lo);
+		buf_puts(b, ", ");
+		words_signed(b, hi);
+		buf_puts(b, "]");
+		if (d == EFFECT_EQUIVALENT)
+			buf_printf(b, ", inside \u00b1%g %%", m);
+		else if (nlooks > 1)
+			buf_printf(b, " at look %d of %d", sweep_point_look(s, p->index), nlooks);
+	} else {
+		buf_printf(b, "below min_effect %g %%", m);
+	}
+	buf_puts(b, ")");
+}
+
 void words_verdict(const struct sweep *s, const struct point *p, struct buf *b)
 {
 	char **names;
@@ -288,6 +331,7 @@ void words_verdict(const struct sweep *s, const struct point *p, struct buf *b)
 	names = words_node_names(&s->plan);
 	words_decision(&p->fx, p->verdict, names, words_loops_ceiling(&s->plan), b);
 	free(names);
+	deciding_interval_words(s, p, &p->fx, p->verdict, b);
 }
 
 void words_verdict_short(const struct sweep *s, const struct point *p, struct buf *b)
@@ -402,87 +446,225 @@ static int nodes_with(const struct sweep *s, const struct effect *fx, enum effec
 	return n;
 }
 
-/* "best: CONFIG  +47.7 % (significant gain on node1 and node2)" from the parts: the nodes
- * when every node shows the gain on its own, else the fleet and those that do. */
-static void best_words(const struct sweep *s, const struct config *cfg, double delta_pct,
-                       enum effect_decision v, const struct point *p, struct buf *out)
+void words_delta_level(struct buf *b, double delta_pct, double lo, double hi, double level_pct)
 {
-	struct buf names = BUF_INIT;
-	int n;
+	words_delta_ci(b, delta_pct, lo, hi);
+	if (!isnan(delta_pct) && !isnan(lo) && !isnan(hi) && !isnan(level_pct)) {
+		buf_puts(b, " (");
+		level_words(b, level_pct);
+		buf_puts(b, " interval)");
+	}
+}
 
-	buf_puts(out, "best: ");
-	config_format(cfg, out);
-	buf_puts(out, "  ");
-	words_signed(out, delta_pct);
-	buf_printf(out, " %% (%s", decision_words(v));
-	if (!p || !s) {
-		buf_puts(out, ")\n");
+/* Which comparison decided d, as a noun phrase. */
+static const char *basis_words(const struct decision *d)
+{
+	switch (d->basis) {
+	case DECISION_BASIS_FINAL:
+		return "the final confirmation beside the original baseline measured again";
+	case DECISION_BASIS_GRID_ROW:
+		return "its row beside the baseline, measured in the same rounds";
+	case DECISION_BASIS_ROWS:
+		return "the axis rows alone (no final confirmation ran)";
+	case DECISION_BASIS_NONE:
+		break;
+	}
+	return "no comparison";
+}
+
+/* " on both nodes", " on all 8 nodes", " on the fleet of 2 nodes; neither node alone has enough
+ * loops to show it", ...: who shows a gain, from the counts of decision d alone (so every
+ * rendering of a stored decision words it the same). */
+static void gain_nodes(const struct decision *d, struct buf *out)
+{
+	int n = d->ngain, k = d->nused;
+
+	if (k <= 0)
+		return;
+	if (n == k)
+		buf_printf(out,
+		           k == 1   ? " on its one node"
+		           : k == 2 ? " on both nodes"
+		                    : " on all %d nodes",
+		           k);
+	else if (k == 2)
+		buf_puts(
+		        out,
+		        " on the fleet of 2 nodes; neither node alone has enough loops to show it");
+	else if (n == 0)
+		buf_printf(out,
+		           " on the fleet of %d nodes; no node alone has enough loops to show it",
+		           k);
+	else
+		buf_printf(out,
+		           " on the fleet of %d nodes; %d of them alone %s enough loops to show it",
+		           k, n, n == 1 ? "has" : "have");
+}
+
+/* The comparison d's point made, as cohort c sees it. */
+static const struct effect *decision_fx(const struct sweep *s, const struct decision *d, int c)
+{
+	const struct point *p = &s->points[d->point];
+
+	return c >= 0 && p->between.split && p->cohort_fx ? &p->cohort_fx[c] : &p->fx;
+}
+
+/* "is not confirmed: the final confirmation showed +1.0 %, no real difference" and its like,
+ * for an unconfirmed decision. */
+static void unconfirmed_clause(const struct decision *d, const char *status, struct buf *out)
+{
+	if (d->why == DECISION_WHY_NO_FINAL) {
+		if (status && (!strcmp(status, "interrupted") || !strcmp(status, "aborted") ||
+		               !strcmp(status, "failed") || !strcmp(status, "running")))
+			buf_printf(out,
+			           " is not confirmed: the sweep was %s before its final "
+			           "confirmation",
+			           !strcmp(status, "running") ? "stopped" : status);
+		else
+			buf_puts(out, " is not confirmed: no final confirmation ran");
 		return;
 	}
-	n = nodes_with(s, &p->fx, EFFECT_GAIN, &names);
-	if (n == p->fx.nused && names.len)
-		buf_printf(out, " on %s", names.data);
-	else if (n == p->fx.nused)
-		buf_printf(out, " on all %d nodes", n);
-	else if (names.len)
-		buf_printf(out, " on the fleet of %d nodes; on %s own: %s", p->fx.nused,
-		           n == 1 ? "its" : "their", names.data);
-	else
-		buf_printf(out, " on the fleet of %d nodes; %d of them show it on their own",
-		           p->fx.nused, n);
-	buf_puts(out, ")\n");
-	buf_release(&names);
+	buf_puts(out, " is not confirmed: the final confirmation showed ");
+	if (isnan(d->delta_pct)) {
+		buf_puts(out, "no figure");
+		return;
+	}
+	words_signed(out, d->delta_pct);
+	buf_printf(out, " %%, %s",
+	           d->verdict == EFFECT_NA ? "no decision" : decision_words(d->verdict));
 }
 
-/* Some cohort's best is not the sweep's: the rows it was chosen from were split. */
-static bool cohort_bests_differ(const struct sweep *s)
+void words_decision_summary(const struct decision *d, const char *status, struct buf *out)
 {
-	int c;
-
-	for (c = 0; s->ncohorts >= 2 && c < s->ncohorts; c++)
-		if (s->cohorts[c].best != s->best)
-			return true;
-	return false;
+	switch (d->state) {
+	case DECISION_CONFIRMED:
+		buf_puts(out, "best: ");
+		config_format(&d->cfg, out);
+		buf_puts(out, "  ");
+		words_signed(out, d->delta_pct);
+		buf_printf(out, " %% (%s", decision_words(EFFECT_GAIN));
+		gain_nodes(d, out);
+		buf_puts(out, ")");
+		return;
+	case DECISION_UNCONFIRMED:
+		buf_puts(out, "best: the baseline (");
+		config_format(&d->cfg, out);
+		unconfirmed_clause(d, status, out);
+		buf_puts(out, ")");
+		return;
+	case DECISION_NONE:
+		break;
+	}
+	switch (d->why) {
+	case DECISION_WHY_BASELINE_FAILED:
+		buf_puts(out, "no best: the baseline failed on every node");
+		return;
+	case DECISION_WHY_NO_FIGURES:
+		buf_puts(out, "no best: no configuration produced a figure to compare with the "
+		              "baseline");
+		return;
+	case DECISION_WHY_NOT_JUDGED:
+		buf_puts(out, "no best: not judged");
+		return;
+	default:
+		break;
+	}
+	if (status && (!strcmp(status, "interrupted") || !strcmp(status, "aborted")))
+		buf_printf(
+		        out,
+		        "best: the baseline (no configuration gave a significant gain before the "
+		        "sweep was %s)",
+		        status);
+	else
+		buf_puts(out, "best: the baseline (no configuration gave a significant gain)");
 }
 
-/* "best per cohort ...": one line per cohort, its best or its baseline. */
+/* The lines under an unconfirmed or confirmed decision: which comparison decided, with the
+ * interval it used; for an unconfirmed one also the rows that suggested it and what the
+ * actions do with it. Each line indented by two blanks, with its newline. */
+static void decision_details(const struct sweep *s, const struct decision *d, struct buf *out)
+{
+	int i;
+
+	if (d->state == DECISION_CONFIRMED) {
+		struct buf names = BUF_INIT;
+
+		buf_printf(out, "  decided by %s: ", basis_words(d));
+		words_delta_level(out, d->delta_pct, d->low_pct, d->high_pct, d->level_pct);
+		if (d->point >= 0 && d->ngain > 0 &&
+		    nodes_with(s, decision_fx(s, d, -1), EFFECT_GAIN, &names) <= BEST_NAMED_MAX &&
+		    names.len)
+			buf_printf(out, "; a gain on its own on %s", names.data);
+		buf_release(&names);
+		buf_puts(out, "\n");
+		return;
+	}
+	if (d->state != DECISION_UNCONFIRMED)
+		return;
+	for (i = 0; i < d->nsteps; i++) {
+		const struct decision_step *st = &d->steps[i];
+		const struct point *p = &s->points[st->point];
+
+		buf_puts(out, "  suggested by ");
+		if (st->axis >= 0 && st->axis < s->plan.naxes)
+			buf_printf(out, "axis %d's row ", st->axis + 1);
+		config_format(&p->cfg, out);
+		buf_puts(out, ": ");
+		words_delta_level(out, st->delta_pct, st->low_pct, st->high_pct, st->level_pct);
+		buf_printf(out, ", %s", decision_words(st->verdict));
+		if (p->race.state == RACE_TENTATIVE)
+			buf_puts(out, " (kept tentatively by its race)");
+		buf_puts(out, "\n");
+	}
+	if (d->basis == DECISION_BASIS_FINAL) {
+		buf_printf(out, "  %s: ", basis_words(d));
+		if (isnan(d->delta_pct))
+			buf_puts(out, "no figure");
+		else
+			words_delta_level(out, d->delta_pct, d->low_pct, d->high_pct, d->level_pct);
+		buf_printf(out, ", %s\n",
+		           d->verdict == EFFECT_NA ? "no decision" : decision_words(d->verdict));
+	}
+	buf_puts(out, "  export, apply --best and rollout --best refuse it; --unconfirmed takes it "
+	              "on purpose\n");
+}
+
+/* "best per cohort ...": one line per cohort, its decision. */
 static void cohort_best_lines(const struct sweep *s, struct buf *out)
 {
 	int c;
 
 	buf_puts(out, "best per cohort (the cohorts' effects differ):\n");
 	for (c = 0; c < s->ncohorts; c++) {
-		const struct sweep_cohort *co = &s->cohorts[c];
+		const struct decision *d = &s->cohorts[c].decision;
+		struct buf sum = BUF_INIT;
 
 		buf_puts(out, "  ");
 		words_cohort(s, c, out);
 		buf_puts(out, ": ");
-		if (co->best < 0) {
-			buf_puts(out, "the baseline (no configuration gave a significant gain)\n");
-			continue;
-		}
-		config_format(sweep_cohort_best_cfg(s, c), out);
-		buf_puts(out, "  ");
-		words_signed(out, co->best_delta_pct);
-		buf_printf(out, " %% (%s)\n", decision_words(EFFECT_GAIN));
+		words_decision_summary(d, s->status, &sum);
+		/* "best: " is the line's, not the cohort's. */
+		buf_puts(out, sum.data && !strncmp(sum.data, "best: ", 6) ? sum.data + 6
+		              : sum.data                                  ? sum.data
+		                                                          : "");
+		buf_release(&sum);
+		buf_puts(out, "\n");
 	}
 }
 
-/* The best line; details: each node's error where there is no best. */
+/* The best line; details: each node's error where there is no best, and the decision's
+ * comparison under it. */
 static void best_line(const struct sweep *s, bool details, struct buf *out)
 {
+	const struct decision *d = &s->decision;
 	const struct point *p;
 
 	if ((s->outcome == OUTCOME_BEST || s->outcome == OUTCOME_BASELINE) &&
-	    cohort_bests_differ(s)) {
+	    sweep_cohort_decisions_differ(s)) {
 		cohort_best_lines(s, out);
 		return;
 	}
 	switch (s->outcome) {
-	case OUTCOME_BEST:
-		p = &s->points[s->best];
-		best_words(s, &p->cfg, p->delta_pct, p->verdict, p, out);
-		return;
 	case OUTCOME_BASELINE_FAILED:
 		buf_puts(out, "no best: ");
 		baseline_words(s, out);
@@ -505,17 +687,14 @@ static void best_line(const struct sweep *s, bool details, struct buf *out)
 		buf_puts(out, "\n");
 		return;
 	case OUTCOME_PENDING:
+	case OUTCOME_BEST:
 	case OUTCOME_BASELINE:
 		break;
 	}
-	if (!strcmp(s->status, "interrupted") || !strcmp(s->status, "aborted"))
-		buf_printf(
-		        out,
-		        "best: the baseline (no configuration gave a significant gain before the "
-		        "sweep was %s)\n",
-		        s->status);
-	else
-		buf_puts(out, "best: the baseline (no configuration gave a significant gain)\n");
+	words_decision_summary(d, s->status, out);
+	buf_puts(out, "\n");
+	if (details)
+		decision_details(s, d, out);
 }
 
 void words_no_best(const struct sweep *s, struct buf *out)
@@ -537,10 +716,30 @@ void words_no_best(const struct sweep *s, struct buf *out)
 	buf_puts(out, "no configuration gave a significant gain over the baseline");
 }
 
-void words_best_config(const struct config *cfg, double delta_pct, enum effect_decision v,
-                       struct buf *out)
+void words_decision_refusal(const struct sweep *s, const struct decision *d, struct buf *out)
 {
-	best_words(NULL, cfg, delta_pct, v, NULL, out);
+	int i;
+
+	if (d->state == DECISION_NONE) {
+		words_no_best(s, out);
+		return;
+	}
+	config_format(&d->cfg, out);
+	unconfirmed_clause(d, s->status, out);
+	if (d->basis == DECISION_BASIS_FINAL && !isnan(d->delta_pct)) {
+		buf_puts(out, " (");
+		words_delta_level(out, d->delta_pct, d->low_pct, d->high_pct, d->level_pct);
+		buf_puts(out, ")");
+	}
+	for (i = 0; i < d->nsteps; i++) {
+		const struct decision_step *st = &d->steps[i];
+
+		buf_puts(out, i ? "; " : "; the axis rows suggested it: ");
+		config_format(&s->points[st->point].cfg, out);
+		buf_puts(out, " ");
+		words_delta_level(out, st->delta_pct, st->low_pct, st->high_pct, st->level_pct);
+		buf_printf(out, ", %s", decision_words(st->verdict));
+	}
 }
 
 void words_best_line(const struct sweep *s, struct buf *out)
@@ -579,8 +778,15 @@ void words_noise(const struct sweep *s, struct buf *out)
 	double m = s->plan.min_effect_pct;
 	int ceiling = words_loops_ceiling(&s->plan);
 	/* A job that set direct either way chose its I/O path: a buffered job is buffered on
-	 * purpose. */
-	const char *direct = plan_job_sets_direct(&s->plan) ? "" : ", direct I/O";
+	 * purpose; only fio's jobs have the option. What makes a pass longer, per engine. */
+	bool fio = !strcmp(s->plan.engine, "fio");
+	const char *direct = !fio || plan_job_sets_direct(&s->plan) ? "" : ", direct I/O";
+	const char *longer = fio ? "longer runtime_s"
+	                     : !strcmp(s->plan.engine, "dd")
+	                             ? "a larger dd count (more data per pass)"
+	                     : !strcmp(s->plan.engine, "bonnie") ? "a larger bonnie size_mb"
+	                     : !strcmp(s->plan.engine, "iozone") ? "a larger iozone file_size"
+	                                                         : "longer passes";
 
 	buf_printf(out,
 	           "passes vary by up to %.1f %%; %d of %d row%s cannot tell a %g %% difference "
@@ -598,14 +804,14 @@ void words_noise(const struct sweep *s, struct buf *out)
 			                                             : "job.loops");
 		buf_printf(out,
 		           "a quiet machine while it runs (nothing else on the nodes' disks and "
-		           "CPUs), longer runtime_s%s, or a min_effect_pct these rows can tell "
+		           "CPUs), %s%s, or a min_effect_pct these rows can tell "
 		           "(%.0f %%)",
-		           direct, ceil(ns->mde_pct));
+		           longer, direct, ceil(ns->mde_pct));
 	} else if (ns->loops_needed > 0) {
 		buf_printf(out,
 		           ". Deciding %g %% needs about %d loops per point, or a quieter job: "
-		           "longer runtime_s%s",
-		           m, ns->loops_needed, direct);
+		           "%s%s",
+		           m, ns->loops_needed, longer, direct);
 	}
 	if (ns->ndiffer > 0)
 		buf_printf(

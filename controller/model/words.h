@@ -50,17 +50,29 @@ void words_verdict(const struct sweep *s, const struct point *p, struct buf *b);
 /* The table's verdict cell: words_verdict's, but a row split by cohort only says so
  * ("cohorts differ (between cohorts p 0.0001)"): its cohorts' rows follow it. */
 void words_verdict_short(const struct sweep *s, const struct point *p, struct buf *b);
-/* The line that says what s found: "best: ... (significant gain on ...)", "best: the
- * baseline (...)", or "no best: why (node: error; ...)"; with its newline. */
+/* The lines that say what s found (its decision: decision.h): "best: CFG  +15.2 % (significant
+ * gain on n1 and n2)" and under it which comparison decided with the interval it used; an
+ * unconfirmed decision as "best: the baseline (CFG is not confirmed: the final confirmation
+ * showed +1.0 %, no real difference)" with the rows that suggested it, each with its interval,
+ * and what the actions do; "best: the baseline (...)", or "no best: why (node: error; ...)".
+ * Cohorts whose decisions differ: one line per cohort. Each line with its newline. */
 void words_best_line(const struct sweep *s, struct buf *out);
-/* The same in one short line without the node details and without a newline. */
+/* The first of those lines, without the node details and without a newline. */
 void words_best_summary(const struct sweep *s, struct buf *out);
+/* A decision's one-line summary from the decision alone (the history's, the site's, the
+ * report's banner), status the sweep's (an unconfirmed decision says the sweep stopped
+ * before its final confirmation). No newline. */
+void words_decision_summary(const struct decision *d, const char *status, struct buf *out);
 /* Why s (analysed) has no best, as a clause: "no configuration gave a significant gain over
  * the baseline", "the baseline failed on every node", ... No newline. */
 void words_no_best(const struct sweep *s, struct buf *out);
-/* "best: CFG  +47.7 % (significant gain)" and a newline, from a stored sweep's figures. */
-void words_best_config(const struct config *cfg, double delta_pct, enum effect_decision v,
-                       struct buf *out);
+/* Why an action refuses decision d of s (not confirmed): "nr_requests=32 is not confirmed:
+ * the final confirmation showed +1.0 %, no real difference (+1.0 % [−0.9, +2.9] (95 %
+ * interval)); the axis rows suggested it: ...", or words_no_best's clause for none. */
+void words_decision_refusal(const struct sweep *s, const struct decision *d, struct buf *out);
+/* "+1.5 % [−0.2, +3.1] (99.5 % interval)": a Δ with the interval a decision used and its
+ * level; without the level when the interval is unknown. */
+void words_delta_level(struct buf *b, double delta_pct, double lo, double hi, double level_pct);
 /* The cohorts of s (grouped: cohort.h) as pre-flight prints them: "cohorts by model,
  * firmware: 2" and one line per cohort with its values, its node count and first nodes; each
  * line with its newline. */

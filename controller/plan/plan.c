@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "buf.h"
+#include "num.h"
 #include "plan/plan.h"
 #include "protocol.h"
 #include "xmalloc.h"
@@ -157,4 +158,129 @@ void plan_labels_free(struct plan_label *l, int n)
 		free(l[i].value);
 	}
 	free(l);
+}
+
+/* An allow_differences entry: a parameter name (letters, digits, '_', '.'), optionally ending
+ * ".*" for every parameter under that prefix. */
+static bool allow_name_ok(const char *n, size_t len)
+{
+	size_t i;
+
+	if (len == 0 || len >= PARAM_NAME_MAX)
+		return false;
+	if (len >= 2 && n[len - 1] == '*' && n[len - 2] == '.')
+		len -= 1;
+	for (i = 0; i < len; i++)
+		if (!((n[i] >= 'a' && n[i] <= 'z') || (n[i] >= 'A' && n[i] <= 'Z') ||
+		      (n[i] >= '0' && n[i] <= '9') || n[i] == '_' || n[i] == '.'))
+			return false;
+	return true;
+}
+
+int plan_allow_differences_add(struct plan *p, const char *list, struct err *e)
+{
+	const char *at = list, *end;
+	size_t n;
+
+	while (at && *at) {
+		end = strchr(at, ',');
+		n = end ? (size_t)(end - at) : strlen(at);
+		while (n && *at == ' ')
+			at++, n--;
+		while (n && at[n - 1] == ' ')
+			n--;
+		if (!allow_name_ok(at, n))
+			return err_set(e, -EINVAL, "bad_allow_differences",
+			               "'%.*s' is not a parameter name (letters, digits, '_', '.'; "
+			               "\"prefix.*\" for every parameter under a prefix)",
+			               (int)(n < 80 ? n : 80), at);
+		if (p->nallow >= PLAN_ALLOW_MAX)
+			return err_set(e, -EINVAL, "bad_allow_differences",
+			               "at most %d parameters may differ", PLAN_ALLOW_MAX);
+		snprintf(p->allow[p->nallow++], PARAM_NAME_MAX, "%.*s", (int)n, at);
+		at = end ? end + 1 : NULL;
+	}
+	return 0;
+}
+
+bool plan_difference_allowed(const struct plan *p, const char *name)
+{
+	int i;
+	size_t n;
+
+	for (i = 0; i < p->nallow; i++) {
+		n = strlen(p->allow[i]);
+		if (!strcmp(p->allow[i], name) ||
+		    (n >= 2 && p->allow[i][n - 1] == '*' && !strncmp(p->allow[i], name, n - 1)))
+			return true;
+	}
+	return false;
+}
+
+/* A size option of the job's engine object o: a number of bytes, or fio-style text ("2g"). */
+static bool opt_bytes(json_t *o, const char *key, uint64_t *out)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (json_is_integer(v) && json_integer_value(v) >= 0) {
+		*out = (uint64_t)json_integer_value(v);
+		return true;
+	}
+	return json_is_string(v) && num_parse_size(json_string_value(v), out) == 0;
+}
+
+int plan_job_bytes(const struct plan *p, uint64_t *bytes, char *what, size_t len)
+{
+	json_t *o = p->engine_json ? json_loads(p->engine_json, 0, NULL) : NULL;
+	uint64_t a = 0, b = 0;
+	json_int_t n;
+	int rc = 0;
+
+	*bytes = 0;
+	what[0] = '\0';
+	if (!json_is_object(o))
+		goto out;
+	if (!strcmp(p->engine, "fio") && opt_bytes(o, "size", &a) && a > 0) {
+		/* A job that writes files (a directory, a filesystem) writes one per fio job. */
+		n = json_integer_value(json_object_get(o, "numjobs"));
+		if ((p->directory || p->has_fs) && n > 1) {
+			*bytes = a * (uint64_t)n;
+			snprintf(what, len, "fio size %s \u00d7 numjobs %lld",
+			         json_is_string(json_object_get(o, "size"))
+			                 ? json_string_value(json_object_get(o, "size"))
+			                 : "",
+			         (long long)n);
+		} else {
+			*bytes = a;
+			snprintf(what, len, "fio size %s",
+			         json_is_string(json_object_get(o, "size"))
+			                 ? json_string_value(json_object_get(o, "size"))
+			                 : "(bytes)");
+		}
+		rc = 1;
+	} else if (!strcmp(p->engine, "bonnie") && json_is_integer(json_object_get(o, "size_mb")) &&
+	           json_integer_value(json_object_get(o, "size_mb")) > 0) {
+		n = json_integer_value(json_object_get(o, "size_mb"));
+		*bytes = (uint64_t)n << 20;
+		snprintf(what, len, "bonnie++ size_mb %lld", (long long)n);
+		rc = 1;
+	} else if (!strcmp(p->engine, "dd") && json_is_integer(json_object_get(o, "count"))) {
+		n = json_integer_value(json_object_get(o, "count"));
+		if (!opt_bytes(o, "bs", &b))
+			b = 1 << 20; /* dd.bs's default */
+		*bytes = (uint64_t)n * b;
+		snprintf(what, len, "dd count %lld \u00d7 bs %llu", (long long)n,
+		         (unsigned long long)b);
+		rc = 1;
+	} else if (!strcmp(p->engine, "iozone") && opt_bytes(o, "file_size", &a) && a > 0) {
+		*bytes = a;
+		snprintf(what, len, "iozone file_size %s",
+		         json_is_string(json_object_get(o, "file_size"))
+		                 ? json_string_value(json_object_get(o, "file_size"))
+		                 : "(bytes)");
+		rc = 1;
+	}
+out:
+	json_decref(o);
+	return rc;
 }

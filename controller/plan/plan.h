@@ -3,6 +3,8 @@
 #define FT_PLAN_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "buf.h"
 #include "err.h"
@@ -25,6 +27,7 @@
 bool plan_param_is_fs(const char *name);
 
 #define PLAN_COHORT_BY_MAX 8 /* keys of cohort_by */
+#define PLAN_ALLOW_MAX 32    /* names of allow_differences */
 
 /* A free label: the plan's, attached to every agent job of the sweep, or a node's. */
 struct plan_label {
@@ -94,6 +97,11 @@ struct plan {
 	 * field); ["model", "firmware"] when the plan does not say; [] is one cohort. */
 	int ncohort_by;
 	char cohort_by[PLAN_COHORT_BY_MAX][PARAM_NAME_MAX];
+	/* allow_differences (and --allow-differences): parameters the nodes may hold different
+	 * values of although the plan does not set them (run/twins.h); a name ending ".*" is a
+	 * prefix ("iosched.*"). */
+	int nallow;
+	char allow[PLAN_ALLOW_MAX][PARAM_NAME_MAX];
 	char *json; /* the plan as compact JSON with "token" values removed */
 };
 
@@ -104,6 +112,16 @@ void plan_labels_free(struct plan_label *l, int n);
 /* Give dst src's job and how it is judged: engine, options, directory, loops, runtime_s,
  * metric, goal, min_effect_pct (a rollout measures a sweep's job on its own plan's nodes). */
 void plan_job_copy(struct plan *dst, const struct plan *src);
+/* Add the comma-separated parameter names of list (--allow-differences) to p's
+ * allow_differences. Errors name the entry. */
+int plan_allow_differences_add(struct plan *p, const char *list, struct err *e);
+/* How much data the plan's job writes or reads on a node, from its engine's options: fio's
+ * size (times numjobs for a job writing files), bonnie++'s size_mb, dd's count x bs, iozone's
+ * file_size; what names them ("bonnie++ size_mb 20480"). Returns 1 when known, 0 when the
+ * options do not say (a time-based fio job without size, a percentage). */
+int plan_job_bytes(const struct plan *p, uint64_t *bytes, char *what, size_t len);
+/* Whether name is among p's allow_differences (exactly, or under a "prefix.*" entry). */
+bool plan_difference_allowed(const struct plan *p, const char *name);
 /* The table columns: every parameter of the axes and the baseline, in first-seen order.
  * Returns how many were written to names (at most max). */
 int plan_columns(const struct plan *p, char (*names)[PARAM_NAME_MAX], int max);

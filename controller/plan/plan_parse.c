@@ -411,12 +411,36 @@ static int parse_adaptive(struct parser *ps, json_t *budget)
 	return 0;
 }
 
+/* allow_differences: the parameters the nodes may hold different values of (run/twins.h). */
+static int allow_parse(struct parser *ps, json_t *v)
+{
+	struct err e = { 0 };
+	char path[48];
+	json_t *k;
+	size_t i;
+
+	if (!v)
+		return 0;
+	if (!json_is_array(v))
+		return fail(ps, "allow_differences", "expected an array of parameter names");
+	json_array_foreach(v, i, k)
+	{
+		snprintf(path, sizeof(path), "allow_differences[%zu]", i);
+		if (!json_is_string(k) || strchr(json_string_value(k), ','))
+			return fail(ps, path, "expected a parameter name");
+		if (plan_allow_differences_add(ps->p, json_string_value(k), &e) < 0)
+			return fail(ps, path, "%s", e.msg);
+	}
+	return 0;
+}
+
 static int parse_top(struct parser *ps, json_t *root, const char *dir)
 {
 	static const char *const keys[] = {
 		"name",     "nodes",    "nodes_from", "baseline",  "axes",
 		"strategy", "job",      "metric",     "goal",      "min_effect_pct",
-		"labels",   "budget_s", "max_points", "cohort_by", NULL
+		"labels",   "budget_s", "max_points", "cohort_by", "allow_differences",
+		NULL
 	};
 	struct plan *p = ps->p;
 	const char *s, *key;
@@ -531,6 +555,8 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 	}
 	if ((r = plan_labels_take(ps, json_object_get(root, "labels"), "labels", &p->labels,
 	                          &p->nlabels)) < 0)
+		return r;
+	if ((r = allow_parse(ps, json_object_get(root, "allow_differences"))) < 0)
 		return r;
 	return plan_parse_cohort_by(ps, json_object_get(root, "cohort_by"));
 }

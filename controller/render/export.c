@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/words.h"
 #include "plan/fsparam.h"
 #include "render/export.h"
 #include "xmalloc.h"
@@ -247,10 +248,47 @@ static void sysctl_lines(const struct config *c, bool udev, struct buf *out)
 			buf_printf(out, "%s%s=%s\n", udev ? "# " : "", c->s[i].name, c->s[i].value);
 }
 
-static int legacy_render(const struct sweep *s, bool udev, bool best, struct buf *out,
+/* What the header comment says of the configuration exported. */
+static const char *what_words(enum export_what what)
+{
+	switch (what) {
+	case EXPORT_BEST:
+		return "best configuration (confirmed)";
+	case EXPORT_UNCONFIRMED:
+		return "UNCONFIRMED configuration, exported on purpose (--unconfirmed)";
+	case EXPORT_BASELINE:
+		break;
+	}
+	return "its baseline, exported on purpose";
+}
+
+/* "# UNCONFIRMED: nr_requests=32 is not confirmed: ..." for an unconfirmed decision. */
+static void unconfirmed_comment(const struct sweep *s, const struct decision *d, struct buf *out)
+{
+	struct buf why = BUF_INIT;
+	char *t, *m;
+
+	if (d->state != DECISION_UNCONFIRMED)
+		return;
+	words_decision_refusal(s, d, &why);
+	buf_puts(out, "# UNCONFIRMED: ");
+	/* The words' real minus sign as ASCII (a comment holds ASCII only). */
+	for (t = why.data; t && (m = strstr(t, "\u2212")); t = m + strlen("\u2212")) {
+		*m = '\0';
+		comment_text(out, t);
+		buf_puts(out, "-");
+	}
+	comment_text(out, t ? t : "");
+	buf_puts(out,
+	         "\n# exported on purpose with --unconfirmed: measure it before relying on it\n");
+	buf_release(&why);
+}
+
+static int legacy_render(const struct sweep *s, bool udev, enum export_what what, struct buf *out,
                          struct err *e)
 {
-	const struct config *c = best ? &s->points[s->best].cfg : &s->plan.baseline;
+	bool best = what != EXPORT_BASELINE;
+	const struct config *c = best ? &s->decision.cfg : &s->plan.baseline;
 	const char *format = udev ? "udev" : "tuned";
 	bool *repeat, sysctls = false;
 	struct fsparam_fs fs;
@@ -266,14 +304,21 @@ static int legacy_render(const struct sweep *s, bool udev, bool best, struct buf
 	if (udev) {
 		buf_printf(out, "# fleettune sweep %lld \"", (long long)s->id);
 		comment_text(out, s->plan.name);
-		buf_printf(out, "\": %s\n",
-		           best ? "best configuration" : "its baseline, exported on purpose");
+		buf_printf(out, "\": %s\n", what_words(what));
+		if (best)
+			unconfirmed_comment(s, &s->decision, out);
 		buf_puts(out, "# install as /etc/udev/rules.d/60-fleettune.rules\n");
 	} else {
 		buf_printf(out, "# fleettune sweep %lld \"", (long long)s->id);
 		comment_text(out, s->plan.name);
-		buf_printf(out, "\"\n[main]\nsummary=fleettune sweep %lld: %s\n\n[sysfs]\n",
-		           (long long)s->id, best ? "best configuration" : "baseline");
+		buf_puts(out, "\"\n");
+		if (best)
+			unconfirmed_comment(s, &s->decision, out);
+		buf_printf(out, "[main]\nsummary=fleettune sweep %lld: %s\n\n[sysfs]\n",
+		           (long long)s->id,
+		           what == EXPORT_BEST          ? "best configuration"
+		           : what == EXPORT_UNCONFIRMED ? "unconfirmed configuration"
+		                                        : "baseline");
 	}
 	if (s->plan.nnodes > 1)
 		buf_puts(out, "# no node reported what its device is (agents before identity, or a "
@@ -548,17 +593,22 @@ static void cohort_comment(const struct sweep *s, int c, struct buf *out)
 	buf_release(&key);
 }
 
-/* The configuration cohort c keeps: its best, or the sweep's with one cohort; else the
- * baseline. */
-static const struct config *cohort_config(const struct sweep *s, int c, bool baseline, bool *best)
+/* Whether decision d gives what to export: confirmed; or, asked for on purpose, unconfirmed. */
+static bool decision_exports(const struct decision *d, enum export_what what)
 {
-	const struct config *cfg = baseline           ? NULL
-	                           : s->ncohorts >= 2 ? sweep_cohort_best_cfg(s, c)
-	                           : s->best >= 0     ? &s->points[s->best].cfg
-	                                              : NULL;
+	return d->state == DECISION_CONFIRMED ||
+	       (what == EXPORT_UNCONFIRMED && d->state == DECISION_UNCONFIRMED);
+}
 
-	*best = cfg != NULL;
-	return cfg ? cfg : &s->plan.baseline;
+/* The configuration cohort c keeps: its decision's (the sweep's with one cohort) when what
+ * takes it; else the baseline (*best false). */
+static const struct config *cohort_config(const struct sweep *s, int c, enum export_what what,
+                                          bool *best)
+{
+	const struct decision *d = sweep_decision(s, c);
+
+	*best = what != EXPORT_BASELINE && decision_exports(d, what);
+	return *best ? &d->cfg : &s->plan.baseline;
 }
 
 /* tuned's disk plugin sets the scheduler (elevator) and read-ahead (readahead, KiB) of the
@@ -597,7 +647,7 @@ static bool tuned_disk(const struct config *c, struct buf *out)
 
 /* One rule or profile of cohort c for its nodes of one transport. */
 static int cohort_render(const struct sweep *s, int c, const char *transport, bool udev,
-                         bool baseline, struct buf *out, struct err *e)
+                         enum export_what what, struct buf *out, struct err *e)
 {
 	struct buf m = BUF_INIT, host = BUF_INIT, skipped = BUF_INIT, key = BUF_INIT;
 	const struct config *cfg;
@@ -607,12 +657,15 @@ static int cohort_render(const struct sweep *s, int c, const char *transport, bo
 	bool best, sysctls;
 	int n, rc = 0;
 
-	cfg = cohort_config(s, c, baseline, &best);
-	if (!best && !baseline) {
+	cfg = cohort_config(s, c, what, &best);
+	if (!best && what != EXPORT_BASELINE) {
 		/* A permanent rule is never written for a baseline nobody chose. */
 		cohort_comment(s, c, out);
-		buf_puts(out, "# no configuration gave it a significant gain: no rule (export "
-		              "--baseline writes the baseline on purpose)\n\n");
+		buf_puts(out, sweep_decision(s, c)->state == DECISION_UNCONFIRMED
+		                      ? "# its configuration is not confirmed: no rule (export "
+		                        "--unconfirmed writes it on purpose)\n\n"
+		                      : "# no configuration gave it a significant gain: no rule "
+		                        "(export --baseline writes the baseline on purpose)\n\n");
 		goto out;
 	}
 	rc = export_check(s, cfg, false, format, e);
@@ -641,7 +694,13 @@ static int cohort_render(const struct sweep *s, int c, const char *transport, bo
 		           "/etc/tuned/fleettune-%lld-c%d/tuned.conf\n",
 		           (long long)s->id, c + 1, (long long)s->id, c + 1);
 	cohort_comment(s, c, out);
-	buf_printf(out, "# %s\n", best ? "its best configuration" : "its baseline, on purpose");
+	buf_printf(out, "# %s\n",
+	           !best ? "its baseline, on purpose"
+	           : sweep_decision(s, c)->state == DECISION_CONFIRMED
+	                   ? "its best configuration"
+	                   : "its unconfirmed configuration");
+	if (best)
+		unconfirmed_comment(s, sweep_decision(s, c), out);
 	if (host.len) {
 		buf_puts(out, "# install only on hosts with ");
 		comment_text(out, host.data);
@@ -698,27 +757,29 @@ static bool identity_known(const struct sweep *s)
 int export_render(const struct sweep *s, const char *format, enum export_what what, struct buf *out,
                   struct err *e)
 {
-	bool udev = !strcmp(format, "udev"), baseline = what == EXPORT_BASELINE;
+	bool udev = !strcmp(format, "udev"), baseline = what == EXPORT_BASELINE, any = false;
 	struct buf body = BUF_INIT;
 	int c, i, j, rc = 0;
 
 	if (!udev && strcmp(format, "tuned"))
 		return err_set(e, -EINVAL, "bad_format", "--format: '%s' is not udev or tuned",
 		               format);
-	/* A best of the fleet, or of some cohort (outcome best). */
-	if (!baseline && s->outcome != OUTCOME_BEST)
-		return err_set(e, -ENOENT, "no_best", "sweep %lld has no best configuration",
-		               (long long)s->id);
+	/* A decision of the fleet, or of some cohort, that what takes. */
+	any = decision_exports(&s->decision, what);
+	for (c = 0; c < s->ncohorts && s->ncohorts >= 2; c++)
+		any = any || decision_exports(&s->cohorts[c].decision, what);
+	if (!baseline && !any)
+		return err_set(e, -ENOENT, "no_best", "sweep %lld has no %s configuration",
+		               (long long)s->id, what == EXPORT_BEST ? "confirmed" : "suggested");
 	if (!identity_known(s) || s->ncohorts == 0) {
-		if (!baseline && s->best < 0)
+		if (!baseline && !decision_exports(&s->decision, what))
 			return err_set(e, -ENOENT, "no_best",
 			               "sweep %lld has no best configuration", (long long)s->id);
-		return legacy_render(s, udev, !baseline, out, e);
+		return legacy_render(s, udev, what, out, e);
 	}
 	buf_printf(&body, "# fleettune sweep %lld \"", (long long)s->id);
 	comment_text(&body, s->plan.name);
-	buf_printf(&body, "\": %s\n# one %s per cohort (by ",
-	           baseline ? "its baseline, exported on purpose" : "best configuration",
+	buf_printf(&body, "\": %s\n# one %s per cohort (by ", what_words(what),
 	           udev ? "rule" : "profile");
 	for (j = 0; j < s->plan.ncohort_by; j++) {
 		buf_puts(&body, j ? ", " : "");
@@ -743,7 +804,7 @@ int export_render(const struct sweep *s, const char *format, enum export_what wh
 				seen = (!t && !u) || (t && u && !strcmp(t, u));
 			}
 			if (!seen)
-				rc = cohort_render(s, c, t, udev, baseline, &body, e);
+				rc = cohort_render(s, c, t, udev, what, &body, e);
 		}
 	}
 	if (rc == 0)

@@ -163,7 +163,8 @@ void progress_event(void *ctx, const struct runner_event *ev)
 	case RUNNER_PROGRESS:
 		break;
 	}
-	if (!pg->tty) {
+	if (!pg->tty && log_enabled(LOG_DEBUG)) {
+		/* --verbose off a TTY: every pass as it lands. */
 		progress_pass_lines(pg->s, ev->point, pg->npoints_est, ev->reported, &b);
 		fputs(b.data ? b.data : "", stderr);
 		buf_release(&b);
@@ -172,8 +173,12 @@ void progress_event(void *ctx, const struct runner_event *ev)
 	for (k = 0; k < p->nnodes; k++)
 		if (pg->s->points[ev->point].nodes[k].npasses != ev->reported[k])
 			break;
-	/* Redraw on a new pass, else at most four times a second. */
-	if (k == p->nnodes && time_mono_s() - pg->last_draw < 0.25)
+	/* On a TTY: redraw on a new pass, else at most four times a second. Off one (a pipe, a
+	 * log file): a plain line at the first news, then one every PROGRESS_PLAIN_S seconds
+	 * (the points of a round alternate run by run: a line per point would be one per run). */
+	if (pg->tty && k == p->nnodes && time_mono_s() - pg->last_draw < 0.25)
+		return;
+	if (!pg->tty && pg->last_draw > 0 && time_mono_s() - pg->last_draw < PROGRESS_PLAIN_S)
 		return;
 	pg->last_draw = time_mono_s();
 	eta_range(pg, ev, &eta, &eta_max);
@@ -181,8 +186,13 @@ void progress_event(void *ctx, const struct runner_event *ev)
 		eta = eta_max = adaptive_eta(pg, ev);
 	progress_line(pg->s, ev->point, pg->npoints_est, pg->round, pg->warmup, pg->r->f->active,
 	              eta, eta_max, &b);
-	fputs(b.data, stderr);
+	if (pg->tty) {
+		fputs(b.data, stderr);
+		pg->line = true;
+	} else {
+		/* The live line without its return to column 0. */
+		fprintf(stderr, "%s\n", b.data + strlen("\r\033[K"));
+	}
 	fflush(stderr);
-	pg->line = true;
 	buf_release(&b);
 }

@@ -1,5 +1,6 @@
-/* progress.h -- what a running sweep shows on stderr as it goes: a line per pass off a TTY,
- * the live line with its ETA on one, and the runner's failures as they happen. */
+/* progress.h -- what a running sweep shows on stderr as it goes: the live line with its ETA on
+ * a TTY, the same as a plain line every few seconds off one (a line per pass with --verbose),
+ * and the runner's failures as they happen. */
 #ifndef FT_PROGRESS_H
 #define FT_PROGRESS_H
 
@@ -23,11 +24,16 @@ struct progress {
 	double last_draw;     /* time_mono_s() of the last live line */
 };
 
+/* Off a TTY, the seconds between two plain progress lines. */
+#define PROGRESS_PLAIN_S 10.0
+
 /*
  * The runner's event callback (runner_opts.event, ctx a struct progress): failures go to the
- * log (the live line cleared first); news of a point prints its new passes off a TTY, and on
- * one redraws the live line on a new pass, else at most four times a second, with the ETA
- * from the seconds per loop so far (adaptive: the loops race_remaining expects still).
+ * log (the live line cleared first); news of a point redraws the live line on a TTY on a new
+ * pass, else at most four times a second, with the ETA from the seconds per loop so far
+ * (adaptive: the loops race_remaining expects still); off a TTY it prints that line plainly
+ * at the first news and then every PROGRESS_PLAIN_S seconds, or, with debug logging
+ * (--verbose), every new pass instead.
  */
 void progress_event(void *ctx, const struct runner_event *ev);
 /* Clear the live line when it is on screen. */

@@ -41,6 +41,30 @@ static int text_width(const char *s)
 	return w;
 }
 
+/* ": No space left on device": a failed node's reason as its table cell shows it, the agent's
+ * message less the "job N failed: code: " it starts with (and an engine's exit status before
+ * what the engine said), at most 60 characters. */
+static void failure_reason(const char *error, struct buf *b)
+{
+	const char *t = error, *c;
+	size_t n;
+
+	if (!strncmp(t, "job ", 4) && (c = strstr(t, " failed: ")))
+		t = c + strlen(" failed: ");
+	c = strstr(t, ": ");
+	if (c && c - t < 32 && strspn(t, "abcdefghijklmnopqrstuvwxyz_") == (size_t)(c - t))
+		t = c + 2; /* the error code */
+	/* "fio exited with status 1 (job error 22): fio: ...": what the engine said. */
+	c = strstr(t, "): ");
+	if (c && strlen(c + 3) >= 8)
+		t = c + 3;
+	n = strlen(t);
+	if (n > 60)
+		buf_printf(b, ": %.59s\u2026", t);
+	else
+		buf_printf(b, ": %s", t);
+}
+
 static void node_cell(const struct point *p, const struct node_result *r, struct buf *b)
 {
 	if (r->state == NODE_DROPPED) {
@@ -49,12 +73,18 @@ static void node_cell(const struct point *p, const struct node_result *r, struct
 	}
 	if (r->sum.n == 0) {
 		buf_puts(b, r->state == NODE_PENDING ? "-" : sweep_node_state_code(r->state));
+		if (r->state == NODE_FAILED && r->error[0])
+			failure_reason(r->error, b);
 		return;
 	}
-	buf_printf(b, "%.1f \u00b1 %.1f", r->sum.mean, r->sum.stdev);
+	/* One pass has no spread: its figure alone, never "± 0". */
+	if (r->sum.n == 1)
+		buf_printf(b, "%.1f (1 pass)", r->sum.mean);
+	else
+		buf_printf(b, "%.1f \u00b1 %.1f", r->sum.mean, r->sum.stdev);
 	if (r->state != NODE_OK)
-		buf_printf(b, " (%s %d/%d)", sweep_node_state_code(r->state), r->npasses,
-		           p->loops_run);
+		buf_printf(b, " (%s after %d of %d loops)", sweep_node_state_code(r->state),
+		           r->npasses, p->loops_run);
 }
 
 static void delta_cell(const struct point *p, struct buf *b)
@@ -731,19 +761,25 @@ void report_compare(const struct sweep *a, const struct sweep *b,
 	grid_free(&g);
 }
 
-/* The best line of a stored sweep's summary. */
+/* The best line of a stored sweep's summary: its stored decision (words_decision_summary,
+ * as show and the site say it), or what a sweep stored before decisions has. */
 static void summary_best(const struct ctlstore_summary *h, struct buf *out)
 {
+	if (h->has_decision && h->cohorts_differ) {
+		buf_puts(out,
+		         "best: per cohort (the cohorts' effects differ; show ID says which)\n");
+		return;
+	}
+	if (h->has_decision) {
+		words_decision_summary(&h->decision, h->status, out);
+		buf_puts(out, "\n");
+		return;
+	}
 	switch (h->outcome) {
 	case OUTCOME_BEST:
-		if (h->best_point >= 0) {
-			words_best_config(&h->best_cfg, h->best_delta_pct, h->best_verdict, out);
-			return;
-		}
-		/* A best of its own per cohort, none for the fleet as a whole. */
 		if (!h->legacy_best_line[0]) {
-			buf_puts(out, "best: per cohort (the cohorts' effects differ; show ID says "
-			              "which)\n");
+			buf_puts(out, "best: stored before decisions were kept (show ID judges it "
+			              "again)\n");
 			return;
 		}
 		break;

@@ -116,13 +116,13 @@ static json_t *baseline_mean(json_t *doc)
 
 /* One row of the index, taken from the sweep's own document (so the index and the page never
  * word a sweep differently): its id, name, times, status, strategy, metric, unit, goal, node
- * names, point count, outcome, best and best line; then the baseline's figure, the page and
- * the plan's key. */
+ * names, point count, outcome, decision, best and best line; then the baseline's figure, the page
+ * and the plan's key. */
 static json_t *sweep_entry(json_t *doc, const char *href, const char *plan)
 {
 	static const char *const copied[] = { "id",     "name",     "created_at", "finished_at",
 		                              "status", "strategy", "metric",     "unit",
-		                              "goal",   "outcome",  "best_line" };
+		                              "goal",   "outcome",  "best_line",  "decision" };
 	json_t *o = json_object(), *names = json_array(), *best, *n;
 	size_t i;
 

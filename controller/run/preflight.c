@@ -159,6 +159,36 @@ static void fs_label(const struct plan *p, const struct config *cfg, char *out, 
 		         fs.mount);
 }
 
+/* "1.0 GiB", "20.0 GiB", "512 MiB". */
+static void bytes_text(uint64_t b, char *out, size_t len)
+{
+	if (b >= (1ull << 30))
+		snprintf(out, len, "%.1f GiB", (double)b / (double)(1ull << 30));
+	else
+		snprintf(out, len, "%.0f MiB", (double)b / (double)(1ull << 20));
+}
+
+/* The job's data (plan_job_bytes) does not fit on the node's device: it cannot succeed, and
+ * would fail on every node after every point ran. Why into why. */
+static bool job_too_big(const struct plan *p, int i, const struct node_info *ni, char *why,
+                        size_t len)
+{
+	char what[160], need[32], have[32];
+	uint64_t bytes;
+
+	if (ni->dev_size_bytes <= 0 || plan_job_bytes(p, &bytes, what, sizeof(what)) != 1 ||
+	    bytes <= (uint64_t)ni->dev_size_bytes)
+		return false;
+	bytes_text(bytes, need, sizeof(need));
+	bytes_text((uint64_t)ni->dev_size_bytes, have, sizeof(have));
+	snprintf(why, len,
+	         "the job needs %s (%s) but device '%s' holds %s%s: it cannot succeed; make the "
+	         "job smaller or use a larger device",
+	         need, what, p->nodes[i].device, have,
+	         p->has_fs ? " (less once its filesystem is made)" : "");
+	return true;
+}
+
 int preflight_run(struct fleet *f, const struct config *cfgs, int ncfg, bool with_params,
                   struct preflight *out)
 {
@@ -199,6 +229,8 @@ int preflight_run(struct fleet *f, const struct config *cfgs, int ncfg, bool wit
 	/* Every problem of a node together, nodes in plan order. */
 	for (i = 0; i < n; i++) {
 		if (node_unfit(p, i, &out->info[i], why, sizeof(why)))
+			problem(out, p->nodes[i].name, "%s", why);
+		else if (job_too_big(p, i, &out->info[i], why, sizeof(why)))
 			problem(out, p->nodes[i].name, "%s", why);
 		for (k = 0; k < refused[i].n; k++) {
 			const struct refusal *r = &refused[i].r[k];

@@ -25,6 +25,20 @@ static const char *const decision_names[] = { "na",         "gain",         "los
 	                                      "equivalent", "inconclusive", "heterogeneous",
 	                                      "cohorts" };
 
+bool effect_deciding_interval(const struct effect *fx, enum effect_decision d, double *lo_pct,
+                              double *hi_pct, double *level_pct)
+{
+	bool eq = d == EFFECT_EQUIVALENT;
+
+	*lo_pct = *hi_pct = *level_pct = NAN;
+	if (fx->nused <= 0 || isnan(fx->delta_pct) || !(fx->alpha > 0))
+		return false;
+	*lo_pct = eq ? fx->eq_low_pct : fx->sig_low_pct;
+	*hi_pct = eq ? fx->eq_high_pct : fx->sig_high_pct;
+	*level_pct = 100.0 * (1.0 - (eq ? 2.0 : 1.0) * fx->alpha);
+	return true;
+}
+
 const char *effect_decision_name(enum effect_decision d)
 {
 	return (unsigned)d < sizeof(decision_names) / sizeof(decision_names[0]) ? decision_names[d]

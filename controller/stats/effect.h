@@ -137,6 +137,12 @@ int effect_compute(const struct effect_input *in, struct effect *out, struct err
 /* Free what effect_compute allocated; accepts a zeroed or released struct. */
 void effect_release(struct effect *out);
 
+/* The interval decision d (fx's, or a cohort's) was taken on and its level, %: the (1 - 2α)
+ * one for equivalent (the two one-sided tests), the (1 - α) one for every other decision
+ * (95 % with one look, 100 (1 - 5 %/K) at a look of K). Returns false, with NAN figures,
+ * when fx has no fleet effect. What a rendering shows beside the decision's words. */
+bool effect_deciding_interval(const struct effect *fx, enum effect_decision d, double *lo_pct,
+                              double *hi_pct, double *level_pct);
 /* The per-look two-sided α of the stopping rule: EFFECT_ALPHA / nlooks. */
 double effect_alpha(int nlooks);
 /* The nodes' own effects differ in fx: Cochran's Q significant at EFFECT_ALPHA and τ above

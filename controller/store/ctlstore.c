@@ -228,6 +228,55 @@ static int races_write(struct ctlstore *st, const struct sweep *s, struct err *e
 	return rc;
 }
 
+/* Decision d (cohort c, -1: the fleet) of s in place of the one stored. */
+static int decision_write(struct ctlstore *st, const struct sweep *s, int c,
+                          const struct decision *d, struct err *e)
+{
+	char *cfg = d->state != DECISION_NONE ? config_to_json(&d->cfg) : NULL;
+	int rc, i;
+
+	rc = db_run(st->db, e, "save decision",
+	            "INSERT OR REPLACE INTO sweep_decisions (sweep_id, cohort, state, basis, why, "
+	            "config_json, point, ref, verdict, delta_pct, low_pct, high_pct, level_pct, "
+	            "nodes_used, nodes_gain) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	            "Iittttjjtffffii", s->id, c, decision_state_code(d->state),
+	            decision_basis_code(d->basis), decision_why_code(d->why), cfg, d->point, d->ref,
+	            sweep_verdict_code(d->verdict), d->delta_pct, d->low_pct, d->high_pct,
+	            d->level_pct, d->nused, d->ngain);
+	if (rc >= 0)
+		rc = db_run(st->db, e, "save decision",
+		            "DELETE FROM decision_steps WHERE sweep_id=? AND cohort=?", "Ii", s->id,
+		            c);
+	for (i = 0; rc >= 0 && i < d->nsteps; i++) {
+		const struct decision_step *x = &d->steps[i];
+
+		rc = db_run(
+		        st->db, e, "save decision",
+		        "INSERT INTO decision_steps (sweep_id, cohort, n, point, axis, verdict, "
+		        "delta_pct, low_pct, high_pct, level_pct) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
+		        "?, ?)",
+		        "Iiiijtffff", s->id, c, i, x->point, x->axis,
+		        sweep_verdict_code(x->verdict), x->delta_pct, x->low_pct, x->high_pct,
+		        x->level_pct);
+	}
+	free(cfg);
+	return rc < 0 ? rc : 0;
+}
+
+/* The fleet's decision and each cohort's, in place of the stored ones. */
+static int decisions_write(struct ctlstore *st, const struct sweep *s, struct err *e)
+{
+	int c, rc;
+
+	rc = db_run(st->db, e, "save decision", "DELETE FROM sweep_decisions WHERE sweep_id=?", "I",
+	            s->id);
+	if (rc >= 0)
+		rc = decision_write(st, s, -1, &s->decision, e);
+	for (c = 0; rc >= 0 && s->ncohorts >= 2 && c < s->ncohorts; c++)
+		rc = decision_write(st, s, c, &s->cohorts[c].decision, e);
+	return rc < 0 ? rc : 0;
+}
+
 int ctlstore_point_save(struct ctlstore *st, const struct sweep *s, int idx, struct err *e)
 {
 	int rc = db_tx_begin(st->db, e);
@@ -237,6 +286,9 @@ int ctlstore_point_save(struct ctlstore *st, const struct sweep *s, int idx, str
 	rc = point_write(st, s, idx, e);
 	if (!rc)
 		rc = races_write(st, s, e);
+	/* The decision so far: a sweep stopped without its close keeps what it had decided. */
+	if (!rc && s->outcome != OUTCOME_PENDING)
+		rc = decisions_write(st, s, e);
 	/* When the sweep last saved a point: what tells an abandoned sweep from a running one. */
 	if (!rc)
 		rc = db_run(st->db, e, "update sweep",
@@ -247,9 +299,10 @@ int ctlstore_point_save(struct ctlstore *st, const struct sweep *s, int idx, str
 
 int ctlstore_sweep_finish(struct ctlstore *st, const struct sweep *s, struct err *e)
 {
-	const struct point *best = s->best >= 0 ? &s->points[s->best] : NULL;
+	const struct decision *d = &s->decision;
+	bool best = d->state == DECISION_CONFIRMED;
 	char *dropped = plan_node_set_to_json(&s->plan, s->node_dropped);
-	char *best_cfg = best ? config_to_json(&best->cfg) : NULL;
+	char *best_cfg = best ? config_to_json(&d->cfg) : NULL;
 	int rc, i;
 
 	rc = db_tx_begin(st->db, e);
@@ -259,6 +312,8 @@ int ctlstore_sweep_finish(struct ctlstore *st, const struct sweep *s, struct err
 		rc = point_write(st, s, i, e);
 	if (!rc)
 		rc = races_write(st, s, e);
+	if (!rc && s->outcome != OUTCOME_PENDING)
+		rc = decisions_write(st, s, e);
 	if (!rc)
 		rc = db_run(st->db, e, "update sweep",
 		            "UPDATE sweeps SET status=?, finished_at=?, dropped_json=?, outcome=?, "
@@ -267,13 +322,88 @@ int ctlstore_sweep_finish(struct ctlstore *st, const struct sweep *s, struct err
 		            "tfttjtftI", s->status, s->finished_at > 0 ? s->finished_at : NAN,
 		            dropped,
 		            s->outcome != OUTCOME_PENDING ? sweep_outcome_code(s->outcome) : NULL,
-		            best ? s->best : -1, best_cfg, best ? best->delta_pct : NAN,
-		            best ? sweep_verdict_code(best->verdict) : NULL, s->id);
+		            best ? d->point : -1, best_cfg, best ? d->delta_pct : NAN,
+		            best ? sweep_verdict_code(d->verdict) : NULL, s->id);
 	rc = db_tx_end(st->db, rc < 0 ? rc : 0, e);
 out:
 	free(dropped);
 	free(best_cfg);
 	return rc;
+}
+
+/* A sweep_decisions row into a decision (unknown codes: none, not judged). */
+static void decision_row(struct sqlite3_stmt *q, void *elem)
+{
+	struct decision *d = elem;
+	int v;
+
+	decision_init(d);
+	v = decision_state_parse(db_col_str(q, 0));
+	d->state = v < 0 ? DECISION_NONE : (enum decision_state)v;
+	v = decision_basis_parse(db_col_str(q, 1));
+	d->basis = v < 0 ? DECISION_BASIS_NONE : (enum decision_basis)v;
+	v = decision_why_parse(db_col_str(q, 2));
+	d->why = v < 0 ? DECISION_WHY_NOT_JUDGED : (enum decision_why)v;
+	if (!db_col_null(q, 3) && config_parse_json(db_col_str(q, 3), &d->cfg, NULL) < 0)
+		d->state = DECISION_NONE;
+	d->point = db_col_null(q, 4) ? -1 : db_col_int(q, 4);
+	d->ref = db_col_null(q, 5) ? -1 : db_col_int(q, 5);
+	v = sweep_verdict_parse(db_col_str(q, 6));
+	d->verdict = v < 0 ? EFFECT_NA : (enum effect_decision)v;
+	d->delta_pct = db_col_num(q, 7);
+	d->low_pct = db_col_num(q, 8);
+	d->high_pct = db_col_num(q, 9);
+	d->level_pct = db_col_num(q, 10);
+	d->nused = db_col_int(q, 11);
+	d->ngain = db_col_int(q, 12);
+}
+
+/* A decision_steps row appended to the decision. */
+static int step_row(struct sqlite3_stmt *q, void *ctx, struct err *e)
+{
+	struct decision *d = ctx;
+	struct decision_step *x;
+	int v;
+
+	(void)e;
+	if (d->nsteps >= DECISION_STEPS_MAX)
+		return 0;
+	x = &d->steps[d->nsteps++];
+	x->point = db_col_int(q, 0);
+	x->axis = db_col_null(q, 1) ? -1 : db_col_int(q, 1);
+	v = sweep_verdict_parse(db_col_str(q, 2));
+	x->verdict = v < 0 ? EFFECT_NA : (enum effect_decision)v;
+	x->delta_pct = db_col_num(q, 3);
+	x->low_pct = db_col_num(q, 4);
+	x->high_pct = db_col_num(q, 5);
+	x->level_pct = db_col_num(q, 6);
+	return 0;
+}
+
+int ctlstore_decision_load(struct ctlstore *st, int64_t id, int cohort, struct decision *d,
+                           struct err *e)
+{
+	int rc;
+
+	decision_init(d);
+	rc = db_fetch_one(st->db,
+	                  db_prepare(st->db,
+	                             "SELECT state, basis, why, config_json, point, ref, verdict, "
+	                             "delta_pct, low_pct, high_pct, level_pct, nodes_used, "
+	                             "nodes_gain FROM sweep_decisions WHERE sweep_id=? AND "
+	                             "cohort=?",
+	                             "Ii", id, cohort),
+	                  decision_row, d, e, "load decision");
+	if (rc <= 0)
+		return rc < 0 ? rc : -ENOENT;
+	rc = db_each(st->db,
+	             db_prepare(st->db,
+	                        "SELECT point, axis, verdict, delta_pct, low_pct, high_pct, "
+	                        "level_pct FROM decision_steps WHERE sweep_id=? AND cohort=? "
+	                        "ORDER BY n",
+	                        "Ii", id, cohort),
+	             step_row, d, e, "load decision steps");
+	return rc < 0 ? rc : 0;
 }
 
 /* One point_races row into its point (rows with unknown codes or points are skipped). */
@@ -473,7 +603,7 @@ int ctlstore_sweep_load(struct ctlstore *st, int64_t id, struct sweep *s, struct
 static void summary_row(struct sqlite3_stmt *q, void *elem)
 {
 	struct ctlstore_summary *h = elem;
-	int outcome, verdict;
+	int outcome;
 
 	h->id = db_col_int64(q, 0);
 	snprintf(h->name, sizeof(h->name), "%s", db_col_str(q, 1));
@@ -486,22 +616,40 @@ static void summary_row(struct sqlite3_stmt *q, void *elem)
 	snprintf(h->legacy_best_line, sizeof(h->legacy_best_line), "%s", db_col_str(q, 8));
 	outcome = sweep_outcome_parse(db_col_str(q, 9));
 	h->outcome = outcome < 0 ? OUTCOME_PENDING : (enum sweep_outcome)outcome;
-	h->best_point = db_col_null(q, 10) ? -1 : db_col_int(q, 10);
-	if (h->best_point >= 0 && config_parse_json(db_col_str(q, 11), &h->best_cfg, NULL) < 0)
-		h->best_point = -1;
-	h->best_delta_pct = db_col_num(q, 12);
-	verdict = sweep_verdict_parse(db_col_str(q, 13));
-	h->best_verdict = verdict < 0 ? EFFECT_NA : (enum effect_decision)verdict;
 	h->owner_pid = db_col_int(q, 14);
 	snprintf(h->owner_host, sizeof(h->owner_host), "%s", db_col_str(q, 15));
 	h->saved_at = db_col_double(q, 16);
+}
+
+/* One count row. */
+static void count_row(struct sqlite3_stmt *q, void *elem)
+{
+	*(int *)elem = db_col_int(q, 0);
+}
+
+/* Whether some cohort's stored decision is not the fleet's (state or configuration). */
+static int cohorts_differ(struct ctlstore *st, struct ctlstore_summary *h, struct err *e)
+{
+	char *cfg = h->decision.state != DECISION_NONE ? config_to_json(&h->decision.cfg) : NULL;
+	int n = 0, rc;
+
+	rc = db_fetch_one(st->db,
+	                  db_prepare(st->db,
+	                             "SELECT count(*) FROM sweep_decisions WHERE sweep_id=? AND "
+	                             "cohort >= 0 AND (state != ? OR IFNULL(config_json, '') != "
+	                             "IFNULL(?, ''))",
+	                             "Itt", h->id, decision_state_code(h->decision.state), cfg),
+	                  count_row, &n, e, "load decisions");
+	free(cfg);
+	h->cohorts_differ = rc > 0 && n > 0;
+	return rc < 0 ? rc : 0;
 }
 
 int ctlstore_history(struct ctlstore *st, int limit, struct ctlstore_summary **out, int *n,
                      struct err *e)
 {
 	void *list;
-	int rc;
+	int rc, i;
 
 	rc = db_collect(st->db,
 	                db_prepare(st->db,
@@ -514,5 +662,17 @@ int ctlstore_history(struct ctlstore *st, int limit, struct ctlstore_summary **o
 	                           "i", limit),
 	                sizeof(**out), summary_row, NULL, &list, n, e, "select history");
 	*out = list;
+	for (i = 0; rc >= 0 && i < *n; i++) {
+		struct ctlstore_summary *h = &(*out)[i];
+		int r = ctlstore_decision_load(st, h->id, -1, &h->decision, e);
+
+		h->has_decision = r == 0;
+		if (r < 0 && r != -ENOENT)
+			rc = r;
+		if (r == 0)
+			r = cohorts_differ(st, h, e);
+		if (r < 0 && r != -ENOENT)
+			rc = r;
+	}
 	return rc;
 }

@@ -27,8 +27,9 @@ char *ctlstore_default_path(void);
 int ctlstore_sweep_create(struct ctlstore *st, struct sweep *s, struct err *e);
 /* Replace point idx with its node results and passes (one BEGIN IMMEDIATE transaction). */
 int ctlstore_point_save(struct ctlstore *st, const struct sweep *s, int idx, struct err *e);
-/* Save every point, then status, finished_at, dropped nodes, the outcome and the best point
- * as the sweep holds them (analysed by the caller). */
+/* Save every point, then status, finished_at, dropped nodes, the outcome and the decisions
+ * (the fleet's and each cohort's; best_* columns: the confirmed decision's) as the sweep holds
+ * them (analysed by the caller). ctlstore_point_save saves the decisions so far too. */
 int ctlstore_sweep_finish(struct ctlstore *st, const struct sweep *s, struct err *e);
 /* Load sweep id into s; the analysis fields are not loaded (the caller recomputes them). */
 int ctlstore_sweep_load(struct ctlstore *st, int64_t id, struct sweep *s, struct err *e);
@@ -47,13 +48,17 @@ struct ctlstore_summary {
 	/* What it found (sweep.h); OUTCOME_PENDING while running, or for a sweep stored by an
 	 * older fleettune-ctl, whose worded line is legacy_best_line. */
 	enum sweep_outcome outcome;
-	int best_point; /* -1 when none */
-	struct config best_cfg;
-	double best_delta_pct;
-	enum effect_decision best_verdict;
+	/* The fleet's decision as stored (has_decision; sweeps stored before migration 9 have
+	 * none: legacy_best_line, or their outcome, is all they say). */
+	bool has_decision;
+	struct decision decision;
+	bool cohorts_differ; /* some cohort's stored decision is not the fleet's */
 	char legacy_best_line[256];
 };
 
+/* The decision of sweep id as stored (cohort -1: the fleet's); -ENOENT when none was stored. */
+int ctlstore_decision_load(struct ctlstore *st, int64_t id, int cohort, struct decision *d,
+                           struct err *e);
 /* The newest limit sweeps, newest first. *out is heap (caller frees). */
 int ctlstore_history(struct ctlstore *st, int limit, struct ctlstore_summary **out, int *n,
                      struct err *e);

@@ -91,13 +91,16 @@ async function main() {
     const ch = window.Chart.getChart(c);
     if (!ch) return null;
     const ds = ch.data.datasets;
+    const legend = (ch.legend && ch.legend.legendItems || []).map((x) => x.text);
     return {
       labels: ch.data.labels,
-      bars: ds.filter((d) => d.type === 'bar' && !/95 % CI$/.test(d.label)).map((d) => d.data.filter((v) => typeof v === 'number').length),
-      whiskers: ds.filter((d) => /95 % CI$/.test(d.label)).map((d) => d.data.filter((v) => Array.isArray(v)).length),
-      lines: ds.filter((d) => d.type === 'line').length,
-      spans: (ch.ftLines || []).map((l) => [l.x0, l.x1]),
-      area: [ch.chartArea.left, ch.chartArea.right],
+      rows: ch.ftRows || [],
+      fleet: ds.filter((d) => /^fleet Δ \(bar/.test(d.label)).map((d) => d.data),
+      marks: (ch.ftMarks || []).length,
+      whiskers: ds.filter((d) => /^deciding interval/.test(d.label)).map((d) => d.data),
+      nodeMarks: ds.filter((d) => / own Δ /.test(d.label)).length,
+      legend: legend,
+      y: [ch.scales.y.min, ch.scales.y.max],
       drawn: c.width > 0 && c.height > 0
     };
   }));
@@ -105,15 +108,29 @@ async function main() {
   charts.forEach((c, i) => {
     const ax = doc.axes[i];
     L.check('axis ' + i + ' (' + ax.params.join('+') + '): x = its ' + ax.values.length + ' values', c && c.labels.length === ax.values.length, JSON.stringify(c));
-    L.check('axis ' + i + ': one bar series per node', c && c.bars.length === doc.nodes.length && c.bars.every((n) => n > 0), JSON.stringify(c));
-    L.check('axis ' + i + ': 95 % CI whiskers', c && c.whiskers.length === doc.nodes.length && c.whiskers.every((n) => n > 0), JSON.stringify(c));
-    L.check('axis ' + i + ': baseline line(s)', c && c.lines >= 1, JSON.stringify(c));
-    L.check('axis ' + i + ': each baseline line runs across the whole plot', c && c.spans.length === c.lines &&
-      c.spans.every((sp) => sp[0] === c.area[0] && sp[1] === c.area[1]), JSON.stringify(c));
+    L.check('axis ' + i + ': one fleet Δ bar series (what was judged), a figure per row that ran', c && c.fleet.length === 1 &&
+      c.rows.every((r, j) => (r.delta === null) === (c.fleet[0][j] === null)), JSON.stringify(c && c.fleet));
+    L.check('axis ' + i + ': the axis\' baseline is the 0 of the chart', c && c.rows.filter((r) => r.base).every((r) => r.delta === 0), JSON.stringify(c && c.rows));
+    L.check('axis ' + i + ': a whisker (the deciding interval) per judged row', c && c.whiskers.length === 1 &&
+      c.rows.every((r, j) => r.base || r.delta === null || r.lo === null || (Array.isArray(c.whiskers[0][j]) && c.whiskers[0][j][0] === r.lo && c.whiskers[0][j][1] === r.hi)), JSON.stringify(c && c.whiskers));
+    L.check('axis ' + i + ': whiskers agree with the verdicts (gain above 0, loss below 0)', c && c.rows.every((r) =>
+      (r.verdict !== 'gain' || r.lo > 0) && (r.verdict !== 'loss' || r.hi < 0)), JSON.stringify(c && c.rows));
+    L.check('axis ' + i + ': each node as thin marks, labelled in the legend', c && c.nodeMarks === doc.nodes.length &&
+      c.marks === c.rows.reduce((t, r) => t + (r.nodes || []).filter((n) => n && typeof n.delta === 'number').length, 0), JSON.stringify(c));
+    L.check('axis ' + i + ': the legend names the whiskers', c && c.legend.some((t) => /^deciding interval of the fleet Δ \(/.test(t)), JSON.stringify(c && c.legend));
+    L.check('axis ' + i + ': the Δ axis shows 0', c && c.y[0] <= 0 && c.y[1] >= 0, JSON.stringify(c && c.y));
     L.check('axis ' + i + ': canvas drawn', c && c.drawn);
   });
   const best = await page.textContent('#best');
-  L.check('best configuration shown', /best/.test(best) && (!doc.best_line || best.includes(doc.best_line)), best);
+  L.check('best configuration shown', /best/.test(best) && (!doc.best_line || best.includes(doc.best_line.split('\n')[0])), best);
+  if (doc.decision) {
+    const attr = await page.getAttribute('#best', 'data-decision');
+    const cls = await page.getAttribute('#best', 'class');
+    L.check('the banner renders the document\'s decision (' + doc.decision.state + ')', attr === doc.decision.state, attr);
+    L.check('green only for a confirmed decision of a completed sweep', /best-confirmed/.test(cls) === (doc.decision.state === 'confirmed' && doc.status === 'completed'), cls);
+    L.check('the banner carries the decision\'s summary', best.includes(doc.decision.summary), best);
+    if (doc.status !== 'completed') L.check('a sweep that did not complete says so', /This sweep was /.test(best), best);
+  }
   const warns = await page.$$eval('#report .warning', (w) => w.map((x) => x.textContent));
   L.check('node-spread warnings shown (' + warns.length + ')', warns.length === (doc.warnings || []).length &&
     (doc.warnings || []).every((t) => warns.some((x) => x.includes(t))), warns.join('|'));

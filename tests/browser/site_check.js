@@ -2,8 +2,9 @@
  * in headless Chromium with the network off and checks them against the stored sweeps.
  * usage: node site_check.js --dir DIR --expect FILE.json [--shots DIR] [--prefix NAME]
  * FILE.json: {"sweeps": [{"id", "name", "status", "strategy", "outcome", "nodes": [..],
- *             "best": "k=v ..." | null}], "plans": [{"name", "runs": [ids]}]} (the plans run
- *             more than once) */
+ *             "best": "k=v ..." | null, "decision": {"state", "summary"} (optional)}],
+ *             "plans": [{"name", "runs": [ids]}]} (the plans completed more than once, with
+ *             their completed runs only) */
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -26,6 +27,7 @@ async function main() {
   // A row per stored sweep, newest first, as the store has them.
   const rows = await page.$$eval('#site-index tbody tr', (trs) => trs.map((tr) => ({
     id: Number(tr.dataset.id), cells: Array.from(tr.children).map((td) => td.textContent),
+    decision: tr.dataset.decision, unfinished: tr.classList.contains('unfinished'),
     href: tr.querySelector('a.sweep-link').getAttribute('href') })));
   const want = exp.sweeps.slice().sort((x, y) => y.id - x.id);
   L.check('a row per stored sweep, newest first (' + rows.map((r) => r.id).join(',') + ')',
@@ -39,6 +41,10 @@ async function main() {
     L.check('sweep ' + s.id + ': best (' + (s.best || 'none') + ') and status ' + s.status,
       (s.best ? (c[6] || '').startsWith(s.best + ' ') : /baseline kept|none/.test(c[6] || '')) && c[7] === s.status, JSON.stringify(c));
     L.check('sweep ' + s.id + ': its outcome in words', (c[8] || '').length > 0, JSON.stringify(c));
+    if (s.decision) L.check('sweep ' + s.id + ': the row carries its stored decision (' + s.decision.state + ')',
+      r && r.decision === s.decision.state, JSON.stringify(r));
+    L.check('sweep ' + s.id + ': ' + (s.status === 'completed' ? 'a completed sweep is not marked' : 'a sweep that did not finish is marked'),
+      r && r.unfinished === (s.status !== 'completed') && (s.status === 'completed' || /did not finish/.test(c[8] || '')), JSON.stringify(r));
   });
   L.check('markup in a name is text', (await page.$$eval('#site-index i', (x) => x.length)) === 0);
 
@@ -50,6 +56,7 @@ async function main() {
   const charts = await page.evaluate(() => Array.from(document.querySelectorAll('canvas.plan-chart')).map((c) => {
     const ch = window.Chart.getChart(c);
     return ch ? { labels: ch.data.labels, sets: ch.data.datasets.map((d) => ({ label: d.label, data: d.data })),
+      zero: ['y', 'y2'].every((k) => ch.scales[k] && ch.scales[k].min <= 0),
       title: c.closest('.plan-run').querySelector('h3').textContent, drawn: c.width > 0 && c.height > 0 } : null;
   }));
   L.log('charts: ' + JSON.stringify(charts));
@@ -60,7 +67,11 @@ async function main() {
       JSON.stringify(c.labels.map((l) => Number(l.replace(/^#(\d+).*/, '$1')))) === JSON.stringify(p.runs), c && JSON.stringify(c.labels));
     L.check('plan "' + p.name + '": the best configuration\'s effect and the baseline\'s figure per run', c && c.sets.length === 2 &&
       c.sets.every((d) => d.data.length === p.runs.length && d.data.every((v) => typeof v === 'number')) && c.drawn, c && JSON.stringify(c.sets));
+    L.check('plan "' + p.name + '": both axes start at 0', c && c.zero, c && JSON.stringify(c));
   });
+  const unfinished = exp.sweeps.filter((s) => s.status !== 'completed').map((s) => s.id);
+  L.check('no chart plots a run that did not finish (' + unfinished.join(',') + ')', charts.every((c) => c &&
+    c.labels.every((l) => unfinished.indexOf(Number(l.replace(/^#(\d+).*/, '$1'))) < 0)), JSON.stringify(charts.map((c) => c && c.labels)));
   if (a.shots) await L.shot(page, a.shots, (a.prefix || 'site') + '-index');
 
   // One sweep's page, through its link.
@@ -74,6 +85,18 @@ async function main() {
   L.check('the report draws its chart', (await page.evaluate(() => Array.from(document.querySelectorAll('canvas.axis-chart'))
     .every((c) => window.Chart.getChart(c) && c.width > 0))));
   if (a.shots) await L.shot(page, a.shots, (a.prefix || 'site') + '-sweep');
+  for (const s of want.filter((x) => x.decision)) {
+    await page.goto('file://' + dir + '/sweep-' + s.id + '.html', { waitUntil: 'load' });
+    await page.waitForFunction(() => { const r = document.getElementById('report'); return r && r.dataset.state; }, null, { timeout: 15000 }).catch(() => {});
+    const b = await page.evaluate(() => { const e = document.getElementById('best'); return e ? { d: e.dataset.decision, cls: e.className, text: e.textContent } : null; });
+    L.check('sweep ' + s.id + '\'s page: the banner renders the stored decision (' + s.decision.state + ')',
+      b && b.d === s.decision.state && b.text.includes(s.decision.summary), JSON.stringify(b));
+    L.check('sweep ' + s.id + '\'s page: green only for a confirmed decision of a completed sweep',
+      b && /best-confirmed/.test(b.cls) === (s.decision.state === 'confirmed' && s.status === 'completed'), b && b.cls);
+    if (s.status !== 'completed')
+      L.check('sweep ' + s.id + '\'s page says it did not finish', b && /This sweep was /.test(b.text), b && b.text);
+    if (a.shots) await L.shot(page, a.shots, (a.prefix || 'site') + '-sweep-' + s.id);
+  }
 
   L.check('no request left the site (network off)', outside.length === 0, outside.join(' '));
   L.check('no script errors', w.errors.length === 0, w.errors.join('; '));

@@ -59,10 +59,48 @@ ctl_no_fio() {
 }
 
 # ctl_sweep_bg PLAN: run a sweep in the background (stdout in $IT_TMP/out.txt, the progress
-# lines in $IT_TMP/err.txt); sets CTL_PID.
+# lines in $IT_TMP/err.txt: --verbose, one per pass); sets CTL_PID.
 ctl_sweep_bg() {
-	"$CTL_BIN" sweep "$1" --db "$CTL_DB" >"$IT_TMP/out.txt" 2>"$IT_TMP/err.txt" &
+	"$CTL_BIN" sweep "$1" --db "$CTL_DB" --verbose >"$IT_TMP/out.txt" 2>"$IT_TMP/err.txt" &
 	CTL_PID=$!
 }
 # ctl_both_passed POINT LOOPS: pass 1 of POINT is in on both nodes.
 ctl_both_passed() { [ "$(grep -c "^point $1/.*pass 1/$2" "$IT_TMP/err.txt")" = 2 ]; }
+
+# ctl_fake_nodes SPEC_TEXT [SEED]: agents n1 and n2 on temp --sysfs-root trees (a fake disk sdb
+# each: it_fake_scsi_device), bench/fakefio answering from the response surface SPEC_TEXT
+# (bench/fakefio.c: base, cv, param NAME VALUE FACTOR [until N], ...); no root needed. Sets
+# FAKE_ROOT1/FAKE_ROOT2 and CTL_DB.
+ctl_fake_nodes() {
+	local i
+	FAKEFIO=$FT_BUILD_DIR/bench/fakefio
+	[ -x "$CTL_BIN" ] || it_skip "controller not built at $CTL_BIN"
+	[ -x "$FAKEFIO" ] || it_skip "bench/fakefio not built at $FAKEFIO"
+	[ -x "$AGENT_BIN" ] || it_skip "agent not built at $AGENT_BIN"
+	printf '%s\n' "$1" >"$IT_TMP/surface.spec"
+	export FAKEFIO_CTL=$IT_TMP/fakefio.ctl
+	printf 'spec %s\nseed %s\ncounter %s\nsleep_ms 1\n' "$IT_TMP/surface.spec" "${2:-5}" "$IT_TMP/cnt" >"$FAKEFIO_CTL"
+	for i in 1 2; do
+		it_fake_scsi_device "$IT_TMP/root$i" sdb ST300MM0008 2.1 ATA "Z1Z0AAA$i"
+		FAKEFIO_SYSFS=$IT_TMP/root$i FAKEFIO_NODE=$i \
+			it_agent_start "n$i" --sysfs-root "$IT_TMP/root$i" --allow-device sdb --fio "$FAKEFIO" ||
+			exit 1
+	done
+	FAKE_ROOT1=$IT_TMP/root1
+	FAKE_ROOT2=$IT_TMP/root2
+	CTL_DB="$IT_TMP/ctl.db"
+}
+
+# ctl_fake_plan FILE STRATEGY AXES_JSON [EXTRA_JSON_MEMBERS]: a plan for ctl_fake_nodes' agents,
+# baseline nr_requests 128, a 1 s fio write job of 5 loops.
+ctl_fake_plan() {
+	cat >"$1" <<PLAN
+{"name": "it $2", "nodes": [{"name": "n1", "url": "$n1_URL", "device": "sdb", "token_file": "n1-state/token"},
+  {"name": "n2", "url": "$n2_URL", "device": "sdb", "token_file": "n2-state/token"}],
+ "baseline": {"nr_requests": 128},
+ "axes": $3,
+ "strategy": "$2",
+ "job": {"fio": {"rw": "write", "runtime_s": 1}, "loops": 5},
+ "metric": "write.bw_mib", "min_effect_pct": 5${4:+, $4}}
+PLAN
+}

@@ -91,7 +91,7 @@ it_check "the second cohort's row: a significant loss" grep -q "↳ model=MZ7LH4
 it_check "best per cohort" grep -q "^best per cohort (the cohorts' effects differ):$" "$IT_TMP/sweep.txt"
 # (+10 % true, CV 2 % on one node: the figure is whatever the seeded noise of the rounds' order
 # gave, within its interval.)
-it_check "the first cohort keeps nr_requests=256" grep -Eq "^  model=ST300MM0008 firmware=2.1 \(1 node\): nr_requests=256  \+[0-9]+\.[0-9] % \(significant gain\)$" "$IT_TMP/sweep.txt"
+it_check "the first cohort keeps nr_requests=256" grep -Eq "^  model=ST300MM0008 firmware=2.1 \(1 node\): nr_requests=256  \+[0-9]+\.[0-9] % \(significant gain on its one node\)$" "$IT_TMP/sweep.txt"
 it_check "the second keeps its baseline" grep -q "^  model=MZ7LH480 firmware=HXT7 (1 node): the baseline" "$IT_TMP/sweep.txt"
 
 ctl show 1 --format json >"$IT_TMP/sweep.json"

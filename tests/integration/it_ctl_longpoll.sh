@@ -26,7 +26,7 @@ it_eq "node2 refuses wait_s as an older agent would" 400 "$HTTP_STATUS"
 
 # Baseline + 1 point, 2 loops of 2 s each, in 2 interleaved rounds: 4 one-loop jobs per node.
 ctl_plan "$IT_TMP/lp.json" grid 2 2 '[{"param":"nr_requests","values":[64]}]'
-ctl sweep "$IT_TMP/lp.json" --poll-ms 100 >"$IT_TMP/lp.txt" 2>"$IT_TMP/lp.err"
+ctl sweep "$IT_TMP/lp.json" --poll-ms 100 --verbose >"$IT_TMP/lp.txt" 2>"$IT_TMP/lp.err"
 it_eq "the sweep over a long-poll and a polled agent exits 0" 0 $?
 cat "$IT_TMP/lp.txt"
 it_check "the progress lines name every pass" grep -q 'node2 pass 2/2 (round 2) write.bw_mib' "$IT_TMP/lp.err"

@@ -18,7 +18,7 @@ it_check "dry-run gives min and max loops" grep -q "2–5 loops per point (adapt
 it_check "dry-run gives min and max durations" grep -Eq "= about [0-9]+–[0-9]+ s of benchmarking" <<<"$out"
 ctl_restored "dry-run"
 
-ctl sweep "$IT_TMP/adaptive.json" --out "$IT_TMP/adaptive.txt" 2>"$IT_TMP/adaptive.err"
+ctl sweep "$IT_TMP/adaptive.json" --verbose --out "$IT_TMP/adaptive.txt" 2>"$IT_TMP/adaptive.err"
 it_eq "adaptive sweep exits 0" 0 $?
 cat "$IT_TMP/adaptive.txt"
 it_check "header gives min-max loops" grep -q '2–5 loops × 1 s' "$IT_TMP/adaptive.txt"
@@ -29,7 +29,7 @@ ctl show 1 --format json >"$IT_TMP/adaptive.json.out"
 python3 - "$IT_TMP/adaptive.json.out" "$FT_SOURCE_DIR/schema/sweep.schema.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["format_version"] == 3 and d["loops"] == 2 and d["loops_max"] == 5, d["loops_max"]
+assert d["format_version"] == 4 and d["loops"] == 2 and d["loops_max"] == 5, d["loops_max"]
 pts = d["points"]
 base = pts[0]
 assert base["role"] == "baseline" and 2 <= base["loops"] <= 5, base["loops"]

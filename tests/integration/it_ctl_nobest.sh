@@ -1,27 +1,28 @@
 #!/bin/bash
 # it_ctl_nobest.sh -- a sweep with nothing to compare is not a success. Fio fails (as on a bad
-# option) while a device runs the scheduler "none": 1. a baseline with it fails on every node,
-# and so does every point; 2. the baseline runs but the one other configuration fails
-# everywhere. Each time the table says why there is no best, the controller exits 1, the
-# outcome is stored and the devices are restored; `export` refuses both (exit 1, saying why)
-# unless --baseline asks for the baseline on purpose.
+# option) while a device runs the scheduler "none": 1. a baseline with it fails on every node:
+# the sweep stops at once (issue 28: no other point can be compared with it), with the agents'
+# reasons; 2. the baseline runs but the one other configuration fails everywhere. Each time
+# the table says why there is no best, a failed cell says why it failed, the controller exits
+# 1, the outcome is stored and the devices are restored; `export` refuses both (exit 1, saying
+# why) unless --baseline asks for the baseline on purpose.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ctl_lib.sh"
 
 export FAKE_FIO_FAIL_SCHEDULER=none FAKE_FIO_SLEEP_S=0
 ctl_two_nodes --fio "$FT_SOURCE_DIR/tests/fixtures/fake-fio.sh"
 
-# no_best ID DESC WHY OUTCOME: sweep ID (its output in $IT_TMP/out.txt and err.txt) has no
-# best, says WHY (plain text) with each node's error, and stored OUTCOME.
+# no_best ID DESC WHY OUTCOME ERR: sweep ID (its output in $IT_TMP/out.txt and err.txt) has no
+# best, says WHY (plain text) with each node's error, the error line ERR, and stored OUTCOME.
 no_best() {
-	local id=$1 desc=$2 why=$3 outcome=$4
+	local id=$1 desc=$2 why=$3 outcome=$4 errline=$5
 	cat "$IT_TMP/out.txt"
 	tail -3 "$IT_TMP/err.txt"
 	it_check "$desc: the table is printed" grep -q "^sweep $id \"it grid\"" "$IT_TMP/out.txt"
 	it_check "$desc: no best, and why, with each node's error" \
 		grep -Eq "^no best: $why \(.*node1: job [0-9]+ failed: engine_failed: .+; node2: job [0-9]+ failed: engine_failed: .+\)$" "$IT_TMP/out.txt"
 	it_check "$desc: never 'best: '" bash -c "! grep -q '^best: ' '$IT_TMP/out.txt'"
-	it_check "$desc: the error says so too" grep -qF "sweep $id: no best: $why" "$IT_TMP/err.txt"
+	it_check "$desc: the error says so too" grep -qF "$errline" "$IT_TMP/err.txt"
 	ctl_restored "$desc"
 	ctl show "$id" --format json >"$IT_TMP/show.json"
 	it_eq "$desc: stored outcome" "$outcome" \
@@ -33,17 +34,20 @@ ctl_plan "$IT_TMP/plan1.json" grid 1 1 '[{"param":"nr_requests","values":[32,64]
 sed -i 's/"baseline": {"scheduler": "mq-deadline"/"baseline": {"scheduler": "none"/' "$IT_TMP/plan1.json"
 ctl sweep "$IT_TMP/plan1.json" >"$IT_TMP/out.txt" 2>"$IT_TMP/err.txt"
 it_eq "baseline failed: sweep exits 1" 1 $?
-it_check "baseline failed: every point failed" test "$(grep -c '| failed *| failed *|' "$IT_TMP/out.txt")" = 3
-no_best 1 "baseline failed" "the baseline failed on every node" baseline_failed
+it_check "baseline failed: a failed cell says why" grep -Eq '^\| 128 +\| none +\| failed: [^|]+\| failed: [^|]+\|' "$IT_TMP/out.txt"
+it_check "baseline failed: the status is failed" bash -c "'$CTL_BIN' show 1 --db '$CTL_DB' --format json | grep -q '\"status\": \"failed\"'"
+no_best 1 "baseline failed" "the baseline failed on every node" baseline_failed \
+	"sweep 1 stopped at once: the baseline failed on every node (node1: job"
 
 # 2. The baseline (mq-deadline) runs; "none", the only other configuration, fails everywhere.
 ctl_plan "$IT_TMP/plan2.json" grid 1 1 '[{"param":"scheduler","values":["none"]}]'
 ctl sweep "$IT_TMP/plan2.json" >"$IT_TMP/out.txt" 2>"$IT_TMP/err.txt"
 it_eq "no figures: sweep exits 1" 1 $?
 it_check "no figures: the baseline ran on both nodes" \
-	grep -Eq '^\| mq-deadline +\| 128 +\| [0-9.]+ ± [0-9.]+ +\| [0-9.]+ ± [0-9.]+ +\|.*\| baseline' "$IT_TMP/out.txt"
-it_check "no figures: the other configuration failed on both" grep -Eq '^\| none +\| 128 +\| failed +\| failed ' "$IT_TMP/out.txt"
-no_best 2 "no figures" "no configuration produced a figure to compare with the baseline" no_figures
+	grep -Eq '^\| mq-deadline +\| 128 +\| [0-9.]+ (± [0-9.]+|\(1 pass\)) +\| [0-9.]+ (± [0-9.]+|\(1 pass\)) +\|.*\| baseline' "$IT_TMP/out.txt"
+it_check "no figures: the other configuration failed on both, saying why" grep -Eq '^\| none +\| 128 +\| failed: [^|]+\| failed: [^|]+\|' "$IT_TMP/out.txt"
+no_best 2 "no figures" "no configuration produced a figure to compare with the baseline" no_figures \
+	"sweep 2: no best: no configuration produced a figure to compare with the baseline"
 
 # export refuses a sweep with no best (a permanent rule of a baseline nobody chose), unless
 # --baseline asks for the baseline on purpose.

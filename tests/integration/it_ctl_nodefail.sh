@@ -6,7 +6,7 @@ source "$(dirname "$0")/ctl_lib.sh"
 
 ctl_two_nodes
 ctl_plan "$IT_TMP/plan.json" grid 2 1
-"$CTL_BIN" sweep "$IT_TMP/plan.json" --db "$CTL_DB" >"$IT_TMP/out.txt" 2>"$IT_TMP/err.txt" &
+"$CTL_BIN" sweep "$IT_TMP/plan.json" --db "$CTL_DB" --verbose >"$IT_TMP/out.txt" 2>"$IT_TMP/err.txt" &
 pid=$!
 it_wait_for "point 2 under way" 60 grep -q "^point 2/.*node2 pass 1/2" "$IT_TMP/err.txt"
 kill -KILL "$node2_PID"
@@ -40,7 +40,7 @@ it_eq "node2 restored by its agent at restart" "$B_ORIG" "$(it_sys "$B_DEV" sche
 # --continue-on-node-failure: node2 dies again, node1 finishes the sweep alone.
 it_agent_start node3 --allow-device "$B_DEV" || exit 1
 sed -i "s#$node2_URL#$node3_URL#; s#node2-state/token#node3-state/token#" "$IT_TMP/plan.json"
-"$CTL_BIN" sweep "$IT_TMP/plan.json" --db "$CTL_DB" --continue-on-node-failure >"$IT_TMP/out2.txt" 2>"$IT_TMP/err2.txt" &
+"$CTL_BIN" sweep "$IT_TMP/plan.json" --db "$CTL_DB" --verbose --continue-on-node-failure >"$IT_TMP/out2.txt" 2>"$IT_TMP/err2.txt" &
 pid=$!
 it_wait_for "point 2 under way" 60 grep -q "^point 2/.*node2 pass 1/2" "$IT_TMP/err2.txt"
 kill -KILL "$node3_PID"
@@ -63,7 +63,7 @@ it_eq "continue: node1 restored" "$A_ORIG" "$(it_sys "$A_DEV" scheduler) $(it_sy
 # A node that hangs (SIGSTOP) instead of dying: the request timeouts catch it.
 it_agent_start node4 --allow-device "$B_DEV" || exit 1
 sed -i "s#$node3_URL#$node4_URL#; s#node3-state/token#node4-state/token#" "$IT_TMP/plan.json"
-"$CTL_BIN" sweep "$IT_TMP/plan.json" --db "$CTL_DB" >"$IT_TMP/out3.txt" 2>"$IT_TMP/err3.txt" &
+"$CTL_BIN" sweep "$IT_TMP/plan.json" --db "$CTL_DB" --verbose >"$IT_TMP/out3.txt" 2>"$IT_TMP/err3.txt" &
 pid=$!
 it_wait_for "point 2 under way" 60 grep -q "^point 2/.*node2 pass 1/2" "$IT_TMP/err3.txt"
 t0=$(date +%s)

@@ -106,9 +106,29 @@ it_loop_create() {
 	# fresh one has (no scheduler, 128 requests), not from what an earlier test left.
 	echo none >"/sys/block/$dev/queue/scheduler" 2>/dev/null
 	echo 128 >"/sys/block/$dev/queue/nr_requests" 2>/dev/null
+	# Every other queue setting as this test's first loop device has it: two nodes of a sweep
+	# are twins (the controller's pre-flight refuses nodes that differ in what a plan does not
+	# set, and an earlier test may have left rq_affinity or wbt_lat_usec changed).
+	if [ -s "$IT_TMP/loops" ]; then
+		it_loop_twin "$(head -n 1 "$IT_TMP/loops")" "$dev"
+	fi
 	# Called as dev=$(it_loop_create): remember it in a file the cleanup reads.
 	echo "$dev" >>"$IT_TMP/loops"
 	echo "$dev"
+}
+
+# it_loop_twin REF DEV: every writable queue setting of /dev/DEV as /dev/REF has it.
+it_loop_twin() {
+	local f name v
+	for f in /sys/block/"$1"/queue/*; do
+		name=${f##*/}
+		[ -f "$f" ] || continue
+		case $name in scheduler | nr_requests) continue ;; esac
+		v=$(cat "$f" 2>/dev/null) || continue
+		[ "$(cat "/sys/block/$2/queue/$name" 2>/dev/null)" = "$v" ] && continue
+		echo "$v" >"/sys/block/$2/queue/$name" 2>/dev/null
+	done
+	return 0
 }
 
 # it_loop_unused: the name of a loop device that does not exist now (loop800..loop999).

@@ -254,3 +254,10 @@ void ctltest_fs_sweep(struct sweep *s)
 			ctltest_passes(s, i, k, x[i], 3);
 	verdict_sweep(s);
 }
+
+int ctltest_best(const struct sweep *s, int c)
+{
+	const struct decision *d = sweep_decision(s, c);
+
+	return d->state == DECISION_CONFIRMED ? d->point : -1;
+}

@@ -17,6 +17,9 @@ void ctltest_sweep(struct sweep *s, const char *strategy, const char *extra);
 /* Every node of point i finished 3 passes around mean (earlier passes dropped); the sweep is
  * analysed then, as the run loop does after a run (analysis_point_ran). */
 void ctltest_fill(struct sweep *s, int i, double mean);
+/* The point of cohort c's confirmed decision (c < 0: the fleet's), -1 when it is not
+ * confirmed: what the tests call the best. */
+int ctltest_best(const struct sweep *s, int c);
 /* Init s from the plan text (the test fails when it does not parse). No points yet. */
 void ctltest_sweep_text(struct sweep *s, const char *plan_json);
 /*

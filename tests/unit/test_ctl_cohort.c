@@ -169,11 +169,11 @@ static void test_split(void **state)
 	assert_true(s.points[2].between.split);
 	assert_int_equal(s.points[2].cohort_fx[1].decision, EFFECT_GAIN);
 	/* The best per cohort: A's is x=1, B's x=2; the fleet has none (every row split). */
-	assert_int_equal(s.cohorts[0].best, 1);
-	assert_int_equal(s.cohorts[1].best, 2);
-	assert_true(s.cohorts[0].best_own);
-	assert_float_equal(s.cohorts[1].best_delta_pct, 12, 0.5);
-	assert_int_equal(s.best, -1);
+	assert_int_equal(ctltest_best(&s, 0), 1);
+	assert_int_equal(ctltest_best(&s, 1), 2);
+	assert_true(s.cohorts[0].own);
+	assert_float_equal(s.cohorts[1].decision.delta_pct, 12, 0.5);
+	assert_int_equal(ctltest_best(&s, -1), -1);
 	assert_int_equal(s.outcome, OUTCOME_BEST);
 	/* The verdict says so by cohort; the best line names each cohort's best. */
 	words_verdict(&s, &s.points[1], &w);
@@ -184,9 +184,9 @@ static void test_split(void **state)
 	words_best_line(&s, &w);
 	assert_string_equal(w.data, "best per cohort (the cohorts' effects differ):\n"
 	                            "  model=A firmware=1.0 (6 nodes): x=1  +10.0 % (significant "
-	                            "gain)\n"
+	                            "gain on all 6 nodes)\n"
 	                            "  model=B firmware=1.0 (2 nodes): x=2  +12.0 % (significant "
-	                            "gain)\n");
+	                            "gain on both nodes)\n");
 	buf_release(&w);
 	sweep_release(&s);
 }
@@ -202,12 +202,14 @@ static void test_no_split(void **state)
 	ctltest_cohort_sweep(&s, 8, 6, a, b, -1, 0);
 	assert_false(s.points[1].between.split);
 	assert_int_equal(s.points[1].verdict, EFFECT_GAIN);
-	assert_int_equal(s.best, 1);
-	assert_int_equal(s.cohorts[0].best, 1);
-	assert_int_equal(s.cohorts[1].best, 1);
-	assert_false(s.cohorts[0].best_own);
+	assert_int_equal(ctltest_best(&s, -1), 1);
+	assert_int_equal(ctltest_best(&s, 0), 1);
+	assert_int_equal(ctltest_best(&s, 1), 1);
+	assert_false(s.cohorts[0].own);
 	words_best_line(&s, &w);
-	assert_non_null(strstr(w.data, "best: x=1  +10.0 % (significant gain on all 8 nodes)"));
+	assert_non_null(strstr(
+	        w.data,
+	        "best: x=1  +10.0 % (significant gain on all 8 nodes)\n  decided by its row"));
 	buf_release(&w);
 	sweep_release(&s);
 
@@ -262,7 +264,7 @@ static void test_table(void **state)
 	/* x=2 is +6 % on both: one row, as without cohorts. */
 	assert_non_null(strstr(w.data, "| +6.0 % [+5.0, +7.0]   | significant gain "));
 	assert_non_null(strstr(w.data, "  model=B firmware=1.0 (2 nodes): x=2  +6.0 % "
-	                               "(significant gain)\n"));
+	                               "(significant gain on both nodes)\n"));
 	buf_reset(&w);
 	report_render(&s, REPORT_CSV, &w);
 	assert_non_null(strstr(w.data, ",node_disagrees,cohort,cohort_verdict,passes\n"));
@@ -366,11 +368,11 @@ static void test_sequential_per_cohort(void **state)
 	assert_int_equal(fin->verdict, EFFECT_COHORTS); /* one comparison per cohort */
 	assert_int_equal(fin->cohort_fx[0].decision, EFFECT_GAIN);
 	assert_int_equal(fin->cohort_fx[1].decision, EFFECT_GAIN);
-	assert_int_equal(s.cohorts[0].best, 6);
-	assert_int_equal(s.cohorts[1].best, 6);
-	assert_string_equal(config_get(sweep_cohort_best_cfg(&s, 0), "x")->value, "1");
-	assert_string_equal(config_get(sweep_cohort_best_cfg(&s, 1), "x")->value, "2");
-	assert_int_equal(s.best, -1);
+	assert_int_equal(ctltest_best(&s, 0), 6);
+	assert_int_equal(ctltest_best(&s, 1), 6);
+	assert_string_equal(config_get((&s.cohorts[0].decision.cfg), "x")->value, "1");
+	assert_string_equal(config_get((&s.cohorts[1].decision.cfg), "x")->value, "2");
+	assert_int_equal(ctltest_best(&s, -1), -1);
 	/* The table shows each cohort's value where they differ. */
 	words_param(&s, fin, "x", &w);
 	assert_string_equal(w.data, "1|2");
@@ -417,11 +419,11 @@ static void test_adaptive_per_cohort(void **state)
 	assert_int_equal(s.points[s.points[fin].ref].role, ROLE_BASELINE);
 	assert_int_equal(s.points[s.points[fin].ref].loops_run, 8);
 	assert_int_equal(s.points[fin].verdict, EFFECT_COHORTS);
-	assert_int_equal(s.cohorts[0].best, fin);
-	assert_int_equal(s.cohorts[1].best, fin);
-	assert_string_equal(config_get(sweep_cohort_best_cfg(&s, 0), "x")->value, "1");
-	assert_string_equal(config_get(sweep_cohort_best_cfg(&s, 1), "x")->value, "2");
-	assert_string_equal(config_get(sweep_cohort_best_cfg(&s, 1), "y")->value, "1");
+	assert_int_equal(ctltest_best(&s, 0), fin);
+	assert_int_equal(ctltest_best(&s, 1), fin);
+	assert_string_equal(config_get((&s.cohorts[0].decision.cfg), "x")->value, "1");
+	assert_string_equal(config_get((&s.cohorts[1].decision.cfg), "x")->value, "2");
+	assert_string_equal(config_get((&s.cohorts[1].decision.cfg), "y")->value, "1");
 	sweep_release(&s);
 }
 

@@ -159,13 +159,18 @@ static void test_history_outcomes(void **state)
 		ctltest_fill(&s, i, i == 3 ? 120 : 100);
 	finish_and_summarise(st, &s, &h);
 	assert_int_equal(h.outcome, OUTCOME_BEST);
-	assert_int_equal(h.best_point, 3);
-	assert_true(config_equal(&h.best_cfg, &s.points[3].cfg));
-	assert_float_equal(h.best_delta_pct, s.points[3].delta_pct, 1e-9);
-	assert_int_equal(h.best_verdict, EFFECT_GAIN);
+	/* The decision as stored is the decision as computed, field by field. */
+	assert_true(h.has_decision);
+	assert_true(decision_equal(&h.decision, &s.decision));
+	assert_int_equal(h.decision.state, DECISION_CONFIRMED);
+	assert_int_equal(h.decision.basis, DECISION_BASIS_GRID_ROW);
+	assert_int_equal(h.decision.point, 3);
+	assert_true(config_equal(&h.decision.cfg, &s.points[3].cfg));
+	assert_float_equal(h.decision.delta_pct, s.points[3].delta_pct, 1e-9);
+	assert_int_equal(h.decision.verdict, EFFECT_GAIN);
 	report_history(&h, 1, &out);
 	assert_non_null(strstr(out.data, "best: scheduler=none nr_requests=64  +20.0 % "
-	                                 "(significant gain)\n"));
+	                                 "(significant gain on both nodes)\n"));
 	buf_reset(&out);
 	sweep_release(&s);
 	/* The baseline failed everywhere: no best, and the history says why. */
@@ -177,7 +182,8 @@ static void test_history_outcomes(void **state)
 		s.points[0].nodes[i].state = NODE_FAILED;
 	finish_and_summarise(st, &s, &h);
 	assert_int_equal(h.outcome, OUTCOME_BASELINE_FAILED);
-	assert_int_equal(h.best_point, -1);
+	assert_int_equal(h.decision.state, DECISION_NONE);
+	assert_int_equal(h.decision.why, DECISION_WHY_BASELINE_FAILED);
 	report_history(&h, 1, &out);
 	assert_non_null(strstr(out.data, "no best: the baseline failed on every node\n"));
 	buf_release(&out);

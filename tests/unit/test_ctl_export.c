@@ -57,8 +57,8 @@ static void test_export_per_cohort(void **state)
 	ctltest_cohort_sweep(&s, 8, 6, a, b, -1, 0);
 	for (k = 0; k < 8; k++)
 		sweep_identity_set(&s, k, IDF_TRANSPORT, k < 6 ? "sata" : "nvme");
-	assert_int_equal(s.cohorts[0].best, 1);
-	assert_int_equal(s.cohorts[1].best, 2);
+	assert_int_equal(ctltest_best(&s, 0), 1);
+	assert_int_equal(ctltest_best(&s, 1), 2);
 	assert_int_equal(export_render(&s, "udev", EXPORT_BEST, &o, &e), 0);
 	assert_int_equal(count_of(o.data, "KERNEL=="), 0); /* never a device name */
 	assert_non_null(strstr(o.data, "# cohort 1 of 2: model=A firmware=1.0 (6 nodes: n1, n2, "
@@ -100,7 +100,7 @@ static void test_export_cohort_without_best(void **state)
 	ctltest_cohort_sweep(&s, 8, 6, a, b, -1, 0);
 	for (k = 0; k < 8; k++)
 		sweep_identity_set(&s, k, IDF_TRANSPORT, "sata");
-	assert_int_equal(s.cohorts[1].best, -1);
+	assert_int_equal(ctltest_best(&s, 1), -1);
 	assert_int_equal(export_render(&s, "udev", EXPORT_BEST, &o, &e), 0);
 	assert_int_equal(count_of(o.data, "ACTION=="), 1);
 	assert_non_null(strstr(o.data, "# cohort 2 of 2: model=B firmware=1.0 (2 nodes: n7, n8)\n"
@@ -180,6 +180,7 @@ static void test_export_matching(void **state)
 	assert_non_null(strstr(o.data, "devices_udev_regex=^DEVNAME=/dev/loop[0-9]+$\n"));
 	/* A value no rule may write is refused. */
 	config_set(&s.points[1].cfg, "scheduler", "none\", RUN+=\"/bin/sh", false);
+	analysis_sweep_loaded(&s);
 	buf_reset(&o);
 	assert_int_equal(export_render(&s, "udev", EXPORT_BEST, &o, &e), -EINVAL);
 	assert_string_equal(e.code, "export_refused");
@@ -353,7 +354,7 @@ static void test_export_injection(void **state)
 	for (i = 0; i < s.plan.baseline.n; i++)
 		snprintf(s.plan.baseline.s[i].value, sizeof(s.plan.baseline.s[i].value),
 		         "none\", RUN+=\"/bin/sh");
-	s.best = -1;
+	s.decision.state = DECISION_NONE;
 	assert_int_equal(export_render(&s, "udev", EXPORT_BASELINE, &b, &e), -EINVAL);
 	assert_string_equal(e.code, "export_refused");
 	assert_int_equal(export_render(&s, "tuned", EXPORT_BASELINE, &b, &e), -EINVAL);
@@ -446,9 +447,9 @@ static void test_export_filesystem_injection(void **state)
 
 	(void)state;
 	ctltest_fs_sweep(&s);
-	assert_true(s.best >= 0);
+	assert_true(ctltest_best(&s, -1) >= 0);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		v = value_of(&s.points[s.best].cfg, bad[i].name);
+		v = value_of(&s.decision.cfg, bad[i].name);
 		snprintf(keep, sizeof(keep), "%s", v);
 		snprintf(v, PARAM_VALUE_MAX, "%s", bad[i].value);
 		for (f = 0; f < 2; f++) {
@@ -462,9 +463,9 @@ static void test_export_filesystem_injection(void **state)
 		snprintf(v, PARAM_VALUE_MAX, "%s", keep);
 	}
 	/* job.filesystem's own values too (a point that does not set fs.mount: the plan's). */
-	v = value_of(&s.points[s.best].cfg, "fs.mount");
+	v = value_of(&s.decision.cfg, "fs.mount");
 	v[0] = '\0';
-	drop_empty(&s.points[s.best].cfg);
+	drop_empty(&s.decision.cfg);
 	s.plan.has_fs = true;
 	snprintf(s.plan.fs_type, sizeof(s.plan.fs_type), "xfs");
 	snprintf(s.plan.fs_mount, sizeof(s.plan.fs_mount), "noatime\nRUN+=\"/bin/sh\"");
@@ -476,7 +477,7 @@ static void test_export_filesystem_injection(void **state)
 	assert_non_null(strstr(out.data, "#   mount -t xfs -o noatime /dev/DEVICE /MOUNTPOINT\n"));
 	buf_reset(&out);
 	/* Blanks other than one space (a tab, two spaces) are only separators. */
-	v = value_of(&s.points[s.best].cfg, "fs.mkfs");
+	v = value_of(&s.decision.cfg, "fs.mkfs");
 	snprintf(v, PARAM_VALUE_MAX, "-b\tsize=4k  -O ^has_journal -i size=2k");
 	assert_int_equal(export_render(&s, "tuned", EXPORT_BEST, &out, &e), 0);
 	assert_non_null(strstr(out.data, "#   mkfs.xfs -b size=4k -O ^has_journal -i size=2k "
@@ -497,11 +498,11 @@ static void test_export_no_best(void **state)
 
 	(void)state;
 	ctltest_sequential_run(&s, "3", flat, 1);
-	assert_int_equal(s.best, -1);
+	assert_int_equal(ctltest_best(&s, -1), -1);
 	assert_int_equal(s.outcome, OUTCOME_BASELINE);
 	assert_int_equal(export_render(&s, "udev", EXPORT_BEST, &b, &e), -ENOENT);
 	assert_int_equal(b.len, 0);
-	assert_string_equal(e.msg, "sweep 0 has no best configuration");
+	assert_string_equal(e.msg, "sweep 0 has no confirmed configuration");
 	words_no_best(&s, &why);
 	assert_string_equal(why.data, "no configuration gave a significant gain over the baseline");
 	assert_int_equal(export_render(&s, "udev", EXPORT_BASELINE, &b, &e), 0);

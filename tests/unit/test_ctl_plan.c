@@ -855,7 +855,7 @@ static void test_filesystem(void **state)
 	                    "-b size=4k -d su=64k,sw=7 -i size=1k -l version=2");
 	assert_false(config_get(&p.axes[1].values[0], "fs.mount")->is_int);
 	plan_release(&p);
-		/* mkfs as one string; type from the baseline instead of job.filesystem. */
+	/* mkfs as one string; type from the baseline instead of job.filesystem. */
 	{
 		char *t = xstrreplace(fs_plan, "[\"-K\"]", "\"-K -m crc=1\"");
 
@@ -899,6 +899,64 @@ static void test_filesystem(void **state)
 	       "job.directory or job.filesystem, not both");
 }
 
+/* A plan of one node with job JOB_JSON (the "job" object's text). */
+static void job_plan(const char *job, struct plan *p)
+{
+	char text[1024];
+	struct err e = { 0 };
+
+	snprintf(text, sizeof(text),
+	         "{\"name\":\"j\",\"nodes\":[{\"name\":\"a\",\"url\":\"http://h:1\","
+	         "\"device\":\"sda\"}],\"baseline\":{\"nr_requests\":128},\"axes\":[{"
+	         "\"param\":\"nr_requests\",\"values\":[64]}],\"job\":%s}",
+	         job);
+	assert_int_equal(plan_parse(text, NULL, p, &e), 0);
+}
+
+/* How much data a job moves, per engine, for the size pre-flight; and allow_differences. */
+static void test_job_bytes(void **state)
+{
+	struct plan p;
+	uint64_t b;
+	char what[160];
+
+	(void)state;
+	job_plan("{\"fio\":{\"rw\":\"write\",\"size\":\"2g\"},\"loops\":3}", &p);
+	assert_int_equal(plan_job_bytes(&p, &b, what, sizeof(what)), 1);
+	assert_true(b == 2ull << 30);
+	assert_string_equal(what, "fio size 2g");
+	plan_release(&p);
+	job_plan("{\"engine\":\"bonnie\",\"directory\":\"/mnt/x\",\"bonnie\":{\"size_mb\":20480},"
+	         "\"loops\":3}",
+	         &p);
+	assert_int_equal(plan_job_bytes(&p, &b, what, sizeof(what)), 1);
+	assert_true(b == 20480ull << 20);
+	assert_string_equal(what, "bonnie++ size_mb 20480");
+	plan_release(&p);
+	job_plan("{\"engine\":\"dd\",\"dd\":{\"count\":2048,\"bs\":\"1m\"},\"loops\":3}", &p);
+	assert_int_equal(plan_job_bytes(&p, &b, what, sizeof(what)), 1);
+	assert_true(b == 2048ull << 20);
+	plan_release(&p);
+	job_plan(
+	        "{\"engine\":\"iozone\",\"directory\":\"/mnt/x\",\"iozone\":{\"file_size\":\"8g\"},"
+	        "\"loops\":3}",
+	        &p);
+	assert_int_equal(plan_job_bytes(&p, &b, what, sizeof(what)), 1);
+	assert_true(b == 8ull << 30);
+	plan_release(&p);
+	/* A time-based job that names no size: unknown. */
+	job_plan("{\"fio\":{\"rw\":\"write\",\"runtime_s\":5,\"time_based\":true},\"loops\":3}",
+	         &p);
+	assert_int_equal(plan_job_bytes(&p, &b, what, sizeof(what)), 0);
+	assert_false(plan_difference_allowed(&p, "rq_affinity"));
+	assert_int_equal(plan_allow_differences_add(&p, "rq_affinity, iosched.*", NULL), 0);
+	assert_true(plan_difference_allowed(&p, "rq_affinity"));
+	assert_true(plan_difference_allowed(&p, "iosched.fifo_batch"));
+	assert_false(plan_difference_allowed(&p, "iosched"));
+	assert_false(plan_difference_allowed(&p, "nr_requests"));
+	plan_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -918,6 +976,7 @@ int main(void)
 		cmocka_unit_test(test_node_set_codec),
 		cmocka_unit_test(test_nodes_from),
 		cmocka_unit_test(test_filesystem),
+		cmocka_unit_test(test_job_bytes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

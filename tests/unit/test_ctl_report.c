@@ -39,11 +39,15 @@ static void test_table(void **state)
 	 * Welch interval of the per-loop fleet means said +47.6 %. */
 	assert_non_null(strstr(b.data, "| +47.7 % [+44.9, +50.6] | significant gain   |\n"));
 	assert_non_null(strstr(b.data, "| +0.2 % [\u22120.6, +0.9]    | no real difference |\n"));
-	assert_non_null(strstr(b.data, "best: nr_requests=4000 queue_depth=975  +47.7 % "
-	                               "(significant gain on node1 and node2)\n"));
+	assert_non_null(strstr(b.data,
+	                       "best: nr_requests=4000 queue_depth=975  +47.7 % "
+	                       "(significant gain on both nodes)\n"
+	                       "  decided by its row beside the baseline, measured in the same "
+	                       "rounds: +47.7 % [+44.9, +50.6] (95 % interval); a gain on its "
+	                       "own on node1 and node2\n"));
 	/* Quiet passes (CV under 2 %): no noise line. */
 	assert_null(strstr(b.data, "noise:"));
-	assert_int_equal(s.best, 3);
+	assert_int_equal(ctltest_best(&s, -1), 3);
 	/* Node means differ by < 10 %: no asymmetry warning. */
 	assert_int_equal(s.nwarnings, 0);
 	buf_release(&b);
@@ -228,17 +232,24 @@ static void test_history(void **state)
 	snprintf(h[0].status, sizeof(h[0].status), "completed");
 	snprintf(h[0].strategy, sizeof(h[0].strategy), "grid");
 	h[0].outcome = OUTCOME_BEST;
-	h[0].best_point = 2;
-	config_set(&h[0].best_cfg, "nr_requests", "4000", true);
-	h[0].best_delta_pct = 47.61;
-	h[0].best_verdict = EFFECT_GAIN;
+	h[0].has_decision = true;
+	decision_init(&h[0].decision);
+	h[0].decision.state = DECISION_CONFIRMED;
+	h[0].decision.why = DECISION_WHY_GAIN;
+	h[0].decision.basis = DECISION_BASIS_GRID_ROW;
+	h[0].decision.point = 2;
+	config_set(&h[0].decision.cfg, "nr_requests", "4000", true);
+	h[0].decision.delta_pct = 47.61;
+	h[0].decision.verdict = EFFECT_GAIN;
 	h[1] = h[0];
 	h[1].id = 2;
 	h[1].outcome = OUTCOME_NO_FIGURES;
-	h[1].best_point = -1;
+	decision_init(&h[1].decision);
+	h[1].decision.why = DECISION_WHY_NO_FIGURES;
 	h[2] = h[1];
 	h[2].id = 1;
 	h[2].outcome = OUTCOME_PENDING;
+	h[2].has_decision = false;
 	snprintf(h[2].legacy_best_line, sizeof(h[2].legacy_best_line), "best: the baseline (old)");
 	report_history(h, 3, &out);
 	assert_non_null(strstr(out.data, "id    started "));
@@ -496,6 +507,17 @@ static void test_advice(void **state)
 	                               "tell ("));
 	assert_null(strstr(b.data, "Deciding 5 %"));
 	assert_null(strstr(b.data, "look at the nodes"));
+	/* Worded for the engine in use: bonnie++ has no runtime_s and no direct option. */
+	snprintf(s.plan.engine, sizeof(s.plan.engine), "bonnie");
+	buf_reset(&b);
+	report_render(&s, REPORT_TABLE, &b);
+	assert_non_null(strstr(b.data, "CPUs), a larger bonnie size_mb, or a min_effect_pct"));
+	assert_null(strstr(b.data, "runtime_s"));
+	assert_null(strstr(b.data, "direct I/O"));
+	snprintf(s.plan.engine, sizeof(s.plan.engine), "dd");
+	buf_reset(&b);
+	report_render(&s, REPORT_TABLE, &b);
+	assert_non_null(strstr(b.data, "a larger dd count (more data per pass)"));
 	buf_release(&b);
 	sweep_release(&s);
 	/* CV 20 %: hundreds of loops. No figure is quoted, and direct: false is kept. */

@@ -1,5 +1,5 @@
-/* test_ctl_site.c -- controller/render/site.c: the site of a store (index document, a page per sweep,
- * the shared files), runs of one plan told apart from other plans whatever their nodes and
+/* test_ctl_site.c -- controller/render/site.c: the site of a store (index document, a page per
+ * sweep, the shared files), runs of one plan told apart from other plans whatever their nodes and
  * labels, an empty store, and a web directory that lacks a file. */
 #include <errno.h>
 #include <jansson.h>
@@ -80,7 +80,7 @@ static json_t *page_data(const char *dir, const char *file, const char *id)
 
 static void test_site_of_a_store(void **state)
 {
-	static const double gain[8] = { 0, 12, 20, 0, 0, 20 };
+	static const double gain[8] = { 0, 12, 20, 0, 20 };
 	static const double flat[8] = { 0 };
 	char *dir = tu_tmpdir(), db[600], out[600], path[700];
 	struct site_opts o = { .web_dir = WEB_DIR, .db_label = "test.db", .now_s = 1767225600 };

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ctltest.h"
 #include "model/sweep.h"
 #include "plan/plan.h"
 #include "plan/plan_parse.h"
@@ -30,7 +31,7 @@ static void test_points(void **state)
 
 	(void)state;
 	sweep_new(&s);
-	assert_int_equal(s.best, -1);
+	assert_int_equal(ctltest_best(&s, -1), -1);
 	assert_int_equal(s.outcome, OUTCOME_PENDING);
 	assert_string_equal(s.status, "running");
 	assert_string_equal(s.plan.name, "t");

@@ -133,9 +133,51 @@ static void test_words(void **state)
 	sweep_release(&s);
 }
 
+/* Issue 28: a row decided at a look of adaptive loops is judged on a wider interval than the
+ * 95 % one the table shows; when that 95 % interval excludes 0 beside a verdict that is no gain,
+ * the verdict names the interval that decided it and its level. */
+static void test_interval_at_a_look(void **state)
+{
+	char *t = ctltest_plan(2, "{\"x\":0}", "[{\"param\":\"x\",\"values\":[1]}]", "grid",
+	                       "{\"min\":3,\"max\":10}", "");
+	double ref[10], pt[10];
+	struct strategy_batch b = { 0 };
+	struct buf w = BUF_INIT;
+	struct sweep s;
+	int j, k;
+
+	(void)state;
+	ctltest_sweep_text(&s, t);
+	free(t);
+	strategy_next(&s, &b);
+	for (k = 0; k < 2; k++) {
+		for (j = 0; j < 10; j++) {
+			double z = (j + k) % 2 ? 1 : -1, u = (j / 2 + k) % 2 ? 1 : -1;
+
+			ref[j] = 1000 * (1 + 0.08 * z);
+			pt[j] = 1060 * (1 + 0.08 * u);
+		}
+		ctltest_passes(&s, 0, k, ref, 10);
+		ctltest_passes(&s, 1, k, pt, 10);
+	}
+	verdict_sweep(&s);
+	assert_int_equal(sweep_point_look(&s, 1), 8);
+	/* The 95 % interval excludes 0; the 1 - 5 %/8 one the look decides on does not. */
+	assert_true(s.points[1].ci_low_pct > 0);
+	assert_true(s.points[1].fx.sig_low_pct < 0);
+	assert_int_equal(s.points[1].verdict, EFFECT_INCONCLUSIVE);
+	words_verdict(&s, &s.points[1], &w);
+	assert_non_null(strstr(w.data, "(decided on the 99.4 % interval ["));
+	assert_non_null(strstr(w.data, "] at look 8 of 8)"));
+	buf_release(&w);
+	strategy_batch_release(&b);
+	sweep_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_interval_at_a_look),
 		cmocka_unit_test(test_no_best_lines),
 		cmocka_unit_test(test_words),
 	};
