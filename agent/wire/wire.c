@@ -607,8 +607,12 @@ json_t *wire_job_spec_to_json(const struct job_spec *s)
 		json_object_set_new(o, "directory", json_string(s->directory));
 	if (s->fs)
 		json_object_set_new(o, "filesystem", wire_fs_spec_to_json(s->fs));
-	if (s->start_at > 0)
-		json_object_set_new(o, "start_at", wire_time_to_json(s->start_at));
+	if (s->start_at > 0) {
+		char at[40];
+
+		time_fmt_iso_ms(s->start_at, at, sizeof(at));
+		json_object_set_new(o, "start_at", json_string(at));
+	}
 	return o;
 }
 
