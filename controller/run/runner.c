@@ -438,7 +438,9 @@ static void ahead_post(struct runner *r, const struct schedule_run *next, double
 {
 	struct point *p = &r->s->points[next->point];
 	int n = r->s->plan.nnodes, k;
-	double pass = r->pass_s > 0 ? r->pass_s : r->o.pass_expected_s;
+	/* Before a run has ended, the agents' estimate and a little for the engine's start and
+	 * the job's end: a first run posted ahead that starts late is worse than one that waits. */
+	double pass = r->pass_s > 0 ? r->pass_s : r->o.pass_expected_s * 1.05 + 0.1;
 	double at = moment + pass + r->gap_s, t0 = r->o.mono_s();
 	double floor_at =
 	        r->o.now_s() + fmax(r->fanout_s, 2 * r->sessions_fanout_s) + RUNNER_START_MARGIN_S;
