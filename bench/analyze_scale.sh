@@ -18,6 +18,7 @@ CTL=${CTL:-$BUILD/controller/fleettune-ctl}
 FORMAT=${FORMAT:-3}
 REPS=${REPS:-3}
 [ -x "$CTL" ] || { echo "build first: $CTL" >&2; exit 1; }
+source "$(dirname "$0")/bench_lib.sh"
 command -v /usr/bin/time >/dev/null || { echo "needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
 TMP=$(mktemp -d /tmp/ft-analyze-scale-XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
@@ -64,7 +65,7 @@ out.write('], "plan": %s}\n' % json.dumps(plan))
 PY
 }
 
-echo "# $CTL, format $FORMAT, sizes: $SIZES; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# $CTL, format $FORMAT, sizes: $SIZES; $(bench_load)"
 prev_t=""
 prev_c=""
 prev_n=""
@@ -89,6 +90,12 @@ for n in $SIZES; do
 		-v x="$n" -v y="$prev_n" 'BEGIN { printf " (x%.0f nodes: wall x%.2f, cpu x%.2f)", x / y,
 		(b > 0 ? a / b : 0), (d > 0 ? c / d : 0) }')
 	echo "RESULT analyze nodes=$n points=8 passes=10 format=$FORMAT wall_s=$med cpu_s=$cpu (runs: ${ts[*]} s wall; ${cs[*]} s cpu) peak_rss_mib=$((rss / 1024)) doc_mib=$(( $(stat -c %s "$TMP/doc-$n.json") / 1048576 ))$ratio"
+	if [ -n "$prev_t" ]; then
+		bench_target "analyze wall x per x$((n / prev_n)) nodes ($prev_n -> $n)" \
+			"$(awk -v a="$med" -v b="$prev_t" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')" "<=" \
+			"$(awk -v x="$n" -v y="$prev_n" 'BEGIN { print 1.25 * x / y }')"
+	fi
+	[ "$n" -ge 16384 ] && bench_target "analyze peak RSS at $n nodes, MiB" "$((rss / 1024))" "<=" 300
 	prev_t=$med
 	prev_c=$cpu
 	prev_n=$n

@@ -28,6 +28,8 @@ BUILD=$(cd "$BUILD" && pwd)
 export FT_BUILD_DIR=$BUILD
 source "$(dirname "$0")/../tests/integration/lib.sh"
 source "$(dirname "$0")/fleet_lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
+bench_ports 23000 # agents listen on named ports: FT_BENCH_PORT_BASE + N
 NODES=${NODES:-40}
 BIG_NODES=${BIG_NODES:-1024}
 BIG_LOOPS=${BIG_LOOPS:-3}

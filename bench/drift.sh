@@ -13,9 +13,12 @@ cd "$(dirname "$0")/.."
 SWEEPS=${1:-2000}
 AGENT_SWEEPS=${2:-50}
 SEED=${3:-20261201}
-BUILD=${BUILD:-build-bench}
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DFT_TESTS=OFF >/dev/null
-cmake --build "$BUILD" -j2 --target drift_mc fakefio fleettune-agent fleettune-ctl >/dev/null
+# FT_BUILD_DIR=DIR: that build's binaries, nothing configured or built (the suite's run).
+BUILD=${FT_BUILD_DIR:-${BUILD:-build-bench}}
+if [ -z "${FT_BUILD_DIR:-}" ]; then
+	cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DFT_TESTS=OFF >/dev/null
+	cmake --build "$BUILD" -j2 --target drift_mc fakefio fleettune-agent fleettune-ctl >/dev/null
+fi
 "$BUILD/bench/drift_mc" --sweeps "$SWEEPS" --seed "$SEED"
 [ "$AGENT_SWEEPS" -gt 0 ] || exit 0
 echo

@@ -17,6 +17,8 @@ BUILD=${2:-${FT_BUILD_DIR:-$(cd "$(dirname "$0")/.." && pwd)/build}}
 export FT_BUILD_DIR=$BUILD
 source "$(dirname "$0")/../tests/integration/lib.sh"
 source "$(dirname "$0")/fleet_lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
+bench_ports 30000 # agents listen on named ports: FT_BENCH_PORT_BASE + N
 DRIFT_PCT=${DRIFT_PCT:-0.5}
 NOISE_PCT=${NOISE_PCT:-1}
 SLEEP_MS=${SLEEP_MS:-20}

@@ -24,17 +24,28 @@
 # over every run in time order (its 95 % t-interval); and the agent's CPU during each sweep,
 # from /proc/PID/stat read before and after it (nothing is spawned per poll; the controller
 # holds one long-poll).
-# Usage: bench/fidelity.sh [PAIRS] [RUNTIME_S]   (env: MODES="cpu dio"; root: creates and
-# removes loop devices). Targets: the CI includes 1.0 and its lower end is >= 0.98. Run it on a
-# quiet machine: the "cpu" mode is CPU-bound, so any other load moves it.
+# Usage: bench/fidelity.sh [PAIRS] [RUNTIME_S]   (default 20 pairs of 5 s; env: MODES="cpu dio";
+# FT_BUILD_DIR=DIR uses that build instead of configuring build-bench; FT_BENCH_PORT_BASE=
+# 24000: the agent of the first mode listens on BASE + 1, the second's on BASE + 2; root: creates and removes loop devices). Targets: the
+# CI includes 1.0 and its lower end is >= 0.98. Run it on a quiet machine: the "cpu" mode is
+# CPU-bound, so any other load moves it. The sweep document is read as it is today (format 3:
+# each pass {value, round, started_at}) or as older ones were (a number).
 set -eu
 cd "$(dirname "$0")/.."
-PAIRS=${1:-12}
+PAIRS=${1:-20}
 RT=${2:-5}
 MODES=${MODES:-cpu dio}
-./scripts/deps.sh >/dev/null
-cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DFT_TESTS=OFF >/dev/null
-cmake --build build-bench -j2 --target fleettune-agent fleettune-ctl >/dev/null
+source bench/bench_lib.sh
+bench_ports 24000
+if [ -n "${FT_BUILD_DIR:-}" ]; then
+	B=$FT_BUILD_DIR
+else
+	./scripts/deps.sh >/dev/null
+	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DFT_TESTS=OFF >/dev/null
+	cmake --build build-bench -j2 --target fleettune-agent fleettune-ctl >/dev/null
+	B=build-bench
+fi
+echo "# fidelity.sh: $PAIRS pairs of $RT s, modes $MODES, build $B; $(bench_load)"
 tmp=$(mktemp -d "${FT_BENCH_TMP:-/tmp}/ft-bench-fid-XXXXXX")
 pid=""
 dev=""
@@ -90,11 +101,12 @@ via_sweep() {
 	local st
 	st=$(dev_state)
 	t0=$(date +%s.%N); c0=$(awk '{print $14 + $15}' "/proc/$pid/stat")
-	build-bench/controller/fleettune-ctl sweep "$tmp/plan.json" --db "$tmp/ctl.db" >/dev/null 2>"$tmp/sweep.err" ||
+	"$B"/controller/fleettune-ctl sweep "$tmp/plan.json" --db "$tmp/ctl.db" >/dev/null 2>"$tmp/sweep.err" ||
 		{ cat "$tmp/sweep.err" >&2; exit 1; }
 	c1=$(awk '{print $14 + $15}' "/proc/$pid/stat"); t1=$(date +%s.%N)
-	g=$(build-bench/controller/fleettune-ctl show "$([ "$n" = 0 ] && echo "$sweeps" || echo "$n")" --db "$tmp/ctl.db" --format json |
-		jq '.points[0].nodes[0].passes[0]')
+	g=$("$B"/controller/fleettune-ctl show "$([ "$n" = 0 ] && echo "$sweeps" || echo "$n")" --db "$tmp/ctl.db" --format json |
+		jq '.points[0].nodes[0].passes[0] | if type == "object" then .value else . end')
+	[ -n "$g" ] && [ "$g" != null ] || { echo "no pass in sweep $n's document" >&2; exit 1; }
 	[ "$n" = 0 ] || run_note sweep "$g" "$st"
 	echo "$g $(echo "($c1 - $c0) / $ticks / ($t1 - $t0) * 100" | bc -l)"
 }
@@ -110,7 +122,8 @@ for mode in $MODES; do
 		dev=$(losetup --find --show --direct-io=on "$img")
 	fi
 	dev=${dev#/dev/}
-	build-bench/agent/fleettune-agent --listen 127.0.0.1:0 --state-dir "$tmp/state-$mode" \
+	nmode=$((${nmode:-0} + 1)) # an agent per mode, each on a port of its own
+	"$B"/agent/fleettune-agent --listen "127.0.0.1:$(bench_port "$nmode")" --state-dir "$tmp/state-$mode" \
 		--allow-device "$dev" --verbose 2>"$tmp/agent-$mode.log" &
 	pid=$!
 	for _ in $(seq 100); do grep -qs listening "$tmp/agent-$mode.log" && break; sleep 0.1; done

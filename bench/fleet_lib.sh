@@ -14,15 +14,21 @@ fleet_fake_device() {
 	echo 1 >"$q/rq_affinity"
 	echo 0 >"$q/rotational"
 	echo 16 >"$q/iosched/fifo_batch"
+	echo 512 >"$q/hw_sector_size"
+	# A medium's sequence number, as kernels since 5.15 give: the agent keeps what does not
+	# change per medium.
+	echo 1 >"$1/sys/block/sdb/diskseq"
 }
 
-# fleet_start N [agent args...]: agents a1..aN on 127.0.0.1 ephemeral ports, state in
+# fleet_start N [agent args...]: agents a1..aN on 127.0.0.1 ports FT_BENCH_PORT_BASE + I
+# (bench_lib.sh's bench_ports sets the base; 20000 when the script did not), state in
 # $IT_TMP/aI-state (token file aI-state/token, relative to $IT_TMP), logs $IT_TMP/aI.log.
 # FLEET_ENV_FN, if set, names a function called with I that prints VAR=VALUE words for agent
 # I's environment. Sets FLEET_URL[1..N]; returns 1 if an agent did not come up in 120 s.
 fleet_start() {
 	local n=$1 i t ready port f env
 	shift
+	FT_BENCH_PORT_BASE=${FT_BENCH_PORT_BASE:-20000}
 	# One descriptor per agent connection in the controller, plus the agents' own.
 	ulimit -n 65536 2>/dev/null || ulimit -n 8192 2>/dev/null
 	FLEET_URL=()
@@ -31,7 +37,7 @@ fleet_start() {
 		mkdir -p "$IT_TMP/a$i-state"
 		env=()
 		[ -n "${FLEET_ENV_FN:-}" ] && read -r -a env < <("$FLEET_ENV_FN" "$i")
-		env "${env[@]}" "$AGENT_BIN" --listen 127.0.0.1:0 --node-name "a$i" \
+		env "${env[@]}" "$AGENT_BIN" --listen "127.0.0.1:$((FT_BENCH_PORT_BASE + i))" --node-name "a$i" \
 			--state-dir "$IT_TMP/a$i-state" --sysfs-root "$IT_TMP/root$i" --allow-device sdb \
 			"$@" 2>"$IT_TMP/a$i.log" &
 		IT_PIDS+=("$!")

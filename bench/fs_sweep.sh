@@ -21,6 +21,8 @@ if [ "$BUILD" = build-bench ]; then
 	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DFT_TESTS=OFF >/dev/null
 	cmake --build build-bench -j2 --target fleettune-agent fleettune-ctl >/dev/null
 fi
+source bench/bench_lib.sh
+bench_ports 32000 # the agents listen on FT_BENCH_PORT_BASE + 501, + 502
 AGENT=$BUILD/agent/fleettune-agent
 CTL=$BUILD/controller/fleettune-ctl
 tmp=$(mktemp -d "${FT_BENCH_TMP:-/tmp}/ft-bench-fs-XXXXXX")
@@ -37,7 +39,8 @@ trap cleanup EXIT
 start() { # NAME DEV: sets URL
 	local name=$1 dev=$2 log="$tmp/$1.log" port="" i
 	mkdir -p "$tmp/$name-state"
-	"$AGENT" --listen 127.0.0.1:0 --node-name "$name" --state-dir "$tmp/$name-state" \
+	nstarted=$((${nstarted:-0} + 1))
+	"$AGENT" --listen "127.0.0.1:$(bench_port $((500 + nstarted)))" --node-name "$name" --state-dir "$tmp/$name-state" \
 		--allow-device "$dev" --allow-format 2>"$log" &
 	pids+=($!)
 	for i in $(seq 100); do
@@ -81,7 +84,9 @@ echo "# uptime: $(uptime)"
 echo "# $CTL sweep plan.json  (plan: $tmp/plan.json)"
 start_s=$(date +%s)
 "$CTL" sweep "$tmp/plan.json" --db "$tmp/ctl.db" 2>"$tmp/sweep.err" | tee "$tmp/table.txt"
+rc=${PIPESTATUS[0]}
 echo "# wall $(($(date +%s) - start_s)) s; uptime: $(uptime)"
+[ "$rc" = 0 ] || { sed 's/^/# /' "$tmp/sweep.err"; echo "the sweep exited $rc" >&2; exit 1; }
 echo "# each job's filesystem, as its agent recorded it (node1):"
 for id in $(curl -s -H "Authorization: Bearer $(cat "$tmp/node1-state/token")" "$U1/api/v1/jobs?limit=100" | jq -r '.jobs[].id' | sort -n); do
 	curl -s -H "Authorization: Bearer $(cat "$tmp/node1-state/token")" "$U1/api/v1/jobs/$id" |

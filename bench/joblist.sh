@@ -3,12 +3,18 @@
 # GET /api/v1/jobs?limit=50 and on /metrics with 200 and 5 000 jobs in the history, and the
 # owner's health latency while the jobs list is flooded. The history is one real job (fake fio,
 # 3 loops, params) copied in SQL, so both sizes hold the same rows.
+# The two sizes are measured interleaved (200, 5 000, 200, ... ROUNDS times each, the agent
+# restarted on that history every time), with min/median/max and the ratio 5 000 / 200.
 # Usage: bench/joblist.sh [AGENT_BINARY] [SECONDS]   (root: makes and removes a loop device)
-#        default: a RelWithDebInfo build in build-bench, 10 s per wrk run
+#        default: a RelWithDebInfo build in build-bench, 10 s per wrk run; env ROUNDS=3,
+#        FT_BENCH_PORT_BASE=27000 (the agent listens on BASE + 501, + 502, ... one per start)
 set -eu
 cd "$(dirname "$0")/.."
 AGENT=${1:-}
 DUR=${2:-10}
+ROUNDS=${ROUNDS:-3}
+source bench/bench_lib.sh
+bench_ports 27000
 WITH_BENCH=1 ./scripts/deps.sh >/dev/null
 if [ -z "$AGENT" ]; then
 	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFT_TESTS=OFF >/dev/null
@@ -27,8 +33,11 @@ cleanup() {
 }
 trap cleanup EXIT
 ulimit -n 8192
+starts=0
 start() {
-	"$AGENT" --listen 127.0.0.1:0 --state-dir "$tmp/state" --allow-device "$dev" \
+	# A port of its own each start: the last one may be held by connections closing.
+	starts=$((starts + 1))
+	"$AGENT" --listen "127.0.0.1:$(bench_port $((500 + starts)))" --state-dir "$tmp/state" --allow-device "$dev" \
 		--fio "$PWD/tests/fixtures/fake-fio.sh" 2>"$tmp/agent.log" &
 	pid=$!
 	for _ in $(seq 100); do grep -q listening "$tmp/agent.log" && break; sleep 0.1; done
@@ -67,32 +76,51 @@ wrk_line() { # PATH: req/s and p99
 	awk '/Requests\/sec/ { rps = $2 } /^ +99%/ { p99 = $2 } /Non-2xx/ { err = $NF }
 	     END { printf "%10s %10s %6s\n", rps, p99, err + 0 }' "$tmp/wrk.txt"
 }
-echo "# agent: $AGENT ($(git log --oneline -1 2>/dev/null | cut -c1-60)); load: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-7s %-26s %10s %10s %6s %s\n' jobs route req/s p99 errors "bytes/answer"
+echo "# agent: $AGENT ($(git log --oneline -1 2>/dev/null | cut -c1-60)); $ROUNDS rounds; $(bench_load)"
+# Both histories first: a copy of the state directory per size.
 for size in 200 5000; do
 	grow "$size"
-	start
-	for path in "/api/v1/jobs?limit=50" "/metrics"; do
-		bytes=$(curl -s -H "$auth" "$base$path" | wc -c)
-		printf '%-7s %-26s %s %s\n' "$size" "$path" "$(wrk_line "$path")" "$bytes"
-	done
-	if [ "$size" = 5000 ]; then
-		# health from the owner while 64 connections flood the jobs list
-		wrk -t2 -c64 -d"${DUR}s" -H "$auth" "$base/api/v1/jobs?limit=50" >"$tmp/flood.txt" &
-		flood=$!
-		sleep 1
-		: >"$tmp/health.txt"
-		end=$((SECONDS + DUR - 2))
-		while [ "$SECONDS" -lt "$end" ]; do
-			curl -s -o /dev/null -w '%{time_total} %{http_code}\n' -m 10 "$base/api/v1/health" >>"$tmp/health.txt" || echo "10 000" >>"$tmp/health.txt"
-			sleep 0.2
+	rm -rf "$tmp/state-$size"
+	cp -a "$tmp/state" "$tmp/state-$size"
+done
+: >"$tmp/res"
+for r in $(seq "$ROUNDS"); do
+	for size in 200 5000; do
+		rm -rf "$tmp/state"
+		cp -a "$tmp/state-$size" "$tmp/state"
+		start
+		for path in "/api/v1/jobs?limit=50" "/metrics"; do
+			bytes=$(curl -s -H "$auth" "$base$path" | wc -c)
+			set -- $(wrk_line "$path")
+			echo "$size $path $1 $2 $3 $bytes" >>"$tmp/res"
+			printf '# round %d: %-5s %-24s %10s req/s  p99 %-8s errors %s  %s bytes\n' "$r" "$size" "$path" "$1" "$2" "$3" "$bytes"
 		done
-		wait "$flood"
-		sort -n "$tmp/health.txt" | awk '{ t[NR] = $1; if ($2 != 200) bad++ }
-			END { k = int(NR * 0.99) + 1; if (k > NR) k = NR
-			      printf "health during a jobs-list flood (64 conns): %d probes, p50 %.3f s, p99 %.3f s, max %.3f s, %d not 200\n",
-			      NR, t[int(NR * 0.5) + 1], t[k], t[NR], bad + 0 }'
-		awk '/Requests\/sec/ { print "  (the flood itself: " $2 " req/s)" }' "$tmp/flood.txt"
-	fi
-	stop
+		if [ "$size" = 5000 ] && [ "$r" = "$ROUNDS" ]; then
+			# health from the owner while 64 connections flood the jobs list
+			wrk -t2 -c64 -d"${DUR}s" -H "$auth" "$base/api/v1/jobs?limit=50" >"$tmp/flood.txt" &
+			flood=$!
+			sleep 1
+			: >"$tmp/health.txt"
+			end=$((SECONDS + DUR - 2))
+			while [ "$SECONDS" -lt "$end" ]; do
+				curl -s -o /dev/null -w '%{time_total} %{http_code}\n' -m 10 "$base/api/v1/health" >>"$tmp/health.txt" || echo "10 000" >>"$tmp/health.txt"
+				sleep 0.2
+			done
+			wait "$flood"
+			sort -n "$tmp/health.txt" | awk '{ t[NR] = $1; if ($2 != 200) bad++ }
+				END { k = int(NR * 0.99) + 1; if (k > NR) k = NR
+				      printf "RESULT health during a jobs-list flood (64 conns): %d probes, p50 %.3f s, p99 %.3f s, max %.3f s, %d not 200\n",
+				      NR, t[int(NR * 0.5) + 1], t[k], t[NR], bad + 0 }'
+			awk '/Requests\/sec/ { print "# (the flood itself: " $2 " req/s)" }' "$tmp/flood.txt"
+		fi
+		stop
+	done
+done
+for path in "/api/v1/jobs?limit=50" "/metrics"; do
+	for size in 200 5000; do
+		echo "RESULT $size jobs, $path: $(awk -v s="$size" -v p="$path" '$1 == s && $2 == p { print $3 }' "$tmp/res" | bench_mmm) req/s"
+	done
+	a=$(awk -v p="$path" '$1 == 200 && $2 == p { print $3 }' "$tmp/res" | bench_median)
+	b=$(awk -v p="$path" '$1 == 5000 && $2 == p { print $3 }' "$tmp/res" | bench_median)
+	echo "RESULT $path: 5 000 jobs / 200 jobs (median req/s) $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", b / a }')"
 done

@@ -13,6 +13,8 @@ BUILD=${1:-${FT_BUILD_DIR:-$(cd "$(dirname "$0")/.." && pwd)/build}}
 export FT_BUILD_DIR=$BUILD
 source "$(dirname "$0")/../tests/integration/lib.sh"
 source "$(dirname "$0")/fleet_lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
+bench_ports 22000 # agents listen on named ports: FT_BENCH_PORT_BASE + N
 AGENTS=${AGENTS:-256}
 ROUNDS=${ROUNDS:-3}
 K=${K:-3}

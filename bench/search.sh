@@ -26,6 +26,8 @@ SEEDS=${1:-20}
 BUILD=${2:-${FT_BUILD_DIR:-$(cd "$(dirname "$0")/.." && pwd)/build}}
 export FT_BUILD_DIR=$BUILD
 source "$(dirname "$0")/../tests/integration/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
+bench_ports 29000 # agents listen on named ports: FT_BENCH_PORT_BASE + N
 GRID_SEEDS=${GRID_SEEDS:-1}
 SLEEP_MS=${SLEEP_MS:-2}
 LOOPS_MIN=${LOOPS_MIN:-3}

@@ -11,9 +11,17 @@ cd "$(dirname "$0")/.."
 DUR=${1:-60}
 ROUNDS=${2:-2}
 IDLE_S=${3:-20}
-WITH_BENCH=1 ./scripts/deps.sh
-cmake -S . -B build-soak -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFT_SANITIZE=ON -DFT_TESTS=OFF >/dev/null
-cmake --build build-soak -j"$(nproc)" --target fleettune-agent >/dev/null
+source bench/bench_lib.sh
+bench_ports 28000
+# FT_BUILD_DIR=DIR: that (sanitizer) build's agent, nothing configured or built.
+if [ -n "${FT_BUILD_DIR:-}" ]; then
+	SOAK_AGENT=$FT_BUILD_DIR/agent/fleettune-agent
+else
+	WITH_BENCH=1 ./scripts/deps.sh
+	cmake -S . -B build-soak -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFT_SANITIZE=ON -DFT_TESTS=OFF >/dev/null
+	cmake --build build-soak -j"$(nproc)" --target fleettune-agent >/dev/null
+	SOAK_AGENT=build-soak/agent/fleettune-agent
+fi
 ulimit -n 8192
 tmp=$(mktemp -d /tmp/ft-bench-soak-XXXXXX)
 truncate -s 128M "$tmp/disk.img"
@@ -31,7 +39,7 @@ trap cleanup EXIT
 
 export ASAN_OPTIONS="detect_leaks=1:log_path=$tmp/asan"
 export UBSAN_OPTIONS="print_stacktrace=1:log_path=$tmp/ubsan"
-build-soak/agent/fleettune-agent --listen 127.0.0.1:0 --state-dir "$tmp/state" \
+"$SOAK_AGENT" --listen "127.0.0.1:$(bench_port 1)" --state-dir "$tmp/state" \
 	--allow-device "$dev" 2>"$tmp/agent.log" &
 pid=$!
 for _ in $(seq 100); do grep -q listening "$tmp/agent.log" && break; sleep 0.1; done

@@ -9,9 +9,15 @@ set -eu
 cd "$(dirname "$0")/.."
 TRIALS=${1:-5000}
 SEED=${2:-20251130}
-WITH_BROWSER=0 ./scripts/deps.sh
-cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DFT_TESTS=OFF >/dev/null
-cmake --build build-bench -j2 --target verdicts_mc >/dev/null
-build-bench/bench/verdicts_mc --trials "$TRIALS" --seed "$SEED"
+# FT_BUILD_DIR=DIR: that build's verdicts_mc, nothing configured or built (the suite's run).
+if [ -n "${FT_BUILD_DIR:-}" ]; then
+	B=$FT_BUILD_DIR
+else
+	WITH_BROWSER=0 ./scripts/deps.sh
+	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DFT_TESTS=OFF >/dev/null
+	cmake --build build-bench -j2 --target verdicts_mc >/dev/null
+	B=build-bench
+fi
+"$B"/bench/verdicts_mc --trials "$TRIALS" --seed "$SEED"
 echo
-exec build-bench/bench/verdicts_mc --trials "$TRIALS" --seed "$SEED" --rounds
+exec "$B"/bench/verdicts_mc --trials "$TRIALS" --seed "$SEED" --rounds

@@ -12,6 +12,8 @@ export FT_SOURCE_DIR=${FT_SOURCE_DIR:-$(dirname "$here")}
 export FT_BUILD_DIR=${FT_BUILD_DIR:-$FT_SOURCE_DIR/build}
 . "$FT_SOURCE_DIR/tests/integration/lib.sh"
 . "$FT_SOURCE_DIR/tests/browser/browser_lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
+bench_ports 31000 # agents listen on named ports: FT_BENCH_PORT_BASE + N
 N=${1:-5000}
 RUNS=${2:-7}
 

@@ -49,7 +49,9 @@ void time_fmt_iso(double epoch_s, char *out, size_t len)
 void time_fmt_iso_ms(double epoch_s, char *out, size_t len)
 {
 	time_t t = (time_t)epoch_s;
-	long ms = (long)((epoch_s - (double)t) * 1000.0);
+	/* A microsecond up before truncating: a time parsed from "...36.218Z" is a double a hair
+	 * below .218 and must print as it was written. */
+	long ms = (long)((epoch_s - (double)t) * 1000.0 + 1e-3);
 	char base[32];
 	struct tm tm;
 

@@ -153,3 +153,10 @@ CREATE TABLE profile_before (
 -- {requested, previous, value, mapped_to, adjusted}}, JSON): the controller reads a run's
 -- read-back from its job, so a run costs one request per node, not a PATCH and a POST.
 ALTER TABLE jobs ADD COLUMN applied TEXT;
+
+-- migration 10
+-- Jobs that start by the clock (a job's "start_at"): when its first pass began (after the job
+-- held until its moment, or at once when the moment had passed), and how long it held, so an
+-- answer says how late it started and how long it waited; NULL: not begun (yet).
+ALTER TABLE jobs ADD COLUMN begun_at REAL;
+ALTER TABLE jobs ADD COLUMN held_s REAL;

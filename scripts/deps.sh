@@ -3,7 +3,8 @@
 set -eu
 PKGS="build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev libcurl4-openssl-dev
  libsqlite3-dev libcmocka-dev fio sqlite3 curl jq util-linux e2fsprogs xfsprogs bonnie++ coreutils
- openssl procps prometheus python3-yaml"
+ openssl procps prometheus python3-yaml strace"
+# strace: tests/integration/it_idle.sh watches what an idle agent opens.
 # tests/integration/it_image.sh: podman builds the Dockerfile on a base debootstrap makes;
 # it_systemd.sh: systemd-analyze (verify, security) and systemd-run.
 PKGS="$PKGS podman debootstrap systemd"
@@ -11,7 +12,7 @@ PKGS="$PKGS podman debootstrap systemd"
 PKGS="$PKGS clang libclang-rt-dev"
 [ "${WITH_BROWSER:-1}" = 1 ] && PKGS="$PKGS chromium"
 # bench/ only (bench/api.sh, bench/soak.sh run WITH_BENCH=1 scripts/deps.sh): the load generator.
-[ "${WITH_BENCH:-0}" = 1 ] && PKGS="$PKGS wrk"
+[ "${WITH_BENCH:-0}" = 1 ] && PKGS="$PKGS wrk prometheus-node-exporter" # bench/idle.sh: node_exporter, the anchor
 # The browser tests drive Chromium with playwright-core from npm: they need Node.js and npm.
 # Machines that ship Node.js keep theirs; others get Debian's.
 if [ "${WITH_BROWSER:-1}" = 1 ] && ! command -v npm >/dev/null 2>&1; then

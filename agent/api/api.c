@@ -1,6 +1,7 @@
 /* api.c -- the agent's JSON API: route table, health, devices, params, sessions, sysctls, audit. */
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,8 +128,8 @@ static json_t *param_json(const struct param *p)
 	return o;
 }
 
-const char *const api_features[] = { "dry_run",  "strict_query", "long_poll",
-	                             "profiles", "job_applied",  NULL };
+const char *const api_features[] = { "dry_run",     "strict_query", "long_poll", "profiles",
+	                             "job_applied", "start_at",     "until_end", NULL };
 
 static void health_get(void *app, const struct http_req *req, struct http_resp *resp)
 {
@@ -137,12 +138,17 @@ static void health_get(void *app, const struct http_req *req, struct http_resp *
 	int i;
 
 	for (i = 0; api_features[i]; i++)
-		if (!switches_no_long_poll() || strcmp(api_features[i], "long_poll"))
+		if (!switches_no_long_poll() ||
+		    (strcmp(api_features[i], "long_poll") && strcmp(api_features[i], "until_end")))
 			json_array_append_new(features, json_string(api_features[i]));
+	/* time_s: the agent's clock, to the microsecond: a controller bounds the offset of this
+	 * clock from its own with the request's round trip (jobs start by it: "start_at"). */
 	api_json(resp, 200,
-	         json_pack("{s:s,s:s,s:s,s:I,s:o}", "status", "ok", "version", FLEETTUNE_VERSION,
-	                   "node", a->node, "uptime_s",
-	                   (json_int_t)(time_mono_s() - a->started_mono_s), "features", features));
+	         json_pack("{s:s,s:s,s:s,s:I,s:f,s:o}", "status", "ok", "version",
+	                   FLEETTUNE_VERSION, "node", a->node, "uptime_s",
+	                   (json_int_t)(time_mono_s() - a->started_mono_s), "time_s",
+	                   round((time_now_s() + switches_clock_offset_s()) * 1e6) / 1e6,
+	                   "features", features));
 }
 
 /* One device of GET /devices: what sysfs_devices_list says and its identity. */
@@ -681,9 +687,11 @@ static const struct query_param q_jobs[] = {
 	{ .key = "fields", .type = QUERY_TEXT },
 	{ .key = NULL },
 };
+static const char *const job_waits[] = { "change", "end", NULL };
 static const struct query_param q_job[] = {
 	{ .key = "wait_s", .type = QUERY_INT, .min = 0, .max = HTTP_WAIT_MAX_S },
 	{ .key = "after", .type = QUERY_INT, .min = 0, .max = INT64_MAX },
+	{ .key = "until", .type = QUERY_ENUM, .choices = job_waits },
 	{ .key = "fields", .type = QUERY_TEXT },
 	{ .key = NULL },
 };

@@ -131,34 +131,47 @@ void api_jobs_list(void *app, const struct http_req *req, struct http_resp *resp
 	api_json(resp, 200, json_pack("{s:o}", "jobs", arr));
 }
 
+/* Whether a job record is in a final state (a word no state has counts as final). */
+static bool rec_final(const struct job_rec *rec)
+{
+	int k = job_state_parse(rec->state);
+
+	return k < 0 || job_state_final((enum job_state)k);
+}
+
 /*
- * GET /jobs/{id}[?wait_s=N&after=VERSION][&fields=a,b]: the job, or with wait_s a long-poll:
- * answered at once when the job's version differs from after, else held until it changes or
- * N seconds pass (then answered with the same version). A job the agent has never had, or no
- * longer has, is 404 at once.
+ * GET /jobs/{id}[?wait_s=N&after=VERSION][&until=end][&fields=a,b]: the job, or with wait_s a
+ * long-poll: answered at once when the job's version differs from after, else held until it
+ * changes or N seconds pass (then answered with the same version). With until=end it is held
+ * until the job has ended instead (after is not needed): one answer for a job however often
+ * its progress moves. A job the agent has never had, or no longer has, is 404 at once.
  */
 void api_job_get(void *app, const struct http_req *req, struct http_resp *resp)
 {
 	struct agent *a = app;
 	long long wait_s = http_query_int(req, "wait_s", 0);
-	const char *fields = http_query(req, "fields");
+	const char *fields = http_query(req, "fields"), *until = http_query(req, "until");
+	bool until_end = until && !strcmp(until, "end");
 	unsigned mask = WIRE_JOB_ALL;
 	struct job_rec rec;
 	struct err e;
 	int64_t id;
 
 	err_clear(&e);
-	if (switches_no_long_poll() && (http_query(req, "wait_s") || http_query(req, "after"))) {
+	if (switches_no_long_poll() &&
+	    (http_query(req, "wait_s") || http_query(req, "after") || until)) {
 		/* As an agent before long-polls answered: the key is unknown. */
 		http_error(resp, 400, "unknown_query_param",
 		           "unknown query parameter '%s': GET /api/v1/jobs/{id} takes fields",
-		           http_query(req, "wait_s") ? "wait_s" : "after");
+		           http_query(req, "wait_s") ? "wait_s"
+		           : until                   ? "until"
+		                                     : "after");
 		return;
 	}
-	if (wait_s > 0 && !http_query(req, "after")) {
+	if (wait_s > 0 && !http_query(req, "after") && !until_end) {
 		http_error(resp, 400, "bad_request",
 		           "wait_s: needs after=VERSION, the version of the job you have (the "
-		           "\"version\" of the last answer)");
+		           "\"version\" of the last answer), or until=end");
 		return;
 	}
 	if ((fields && wire_job_fields_parse(fields, &mask, &e)) || job_id_arg(req, &id, &e) ||
@@ -167,7 +180,9 @@ void api_job_get(void *app, const struct http_req *req, struct http_resp *resp)
 		return;
 	}
 	if (wait_s > 0 && !req->wait_over &&
-	    !job_changed_since(rec.version, (uint64_t)http_query_int(req, "after", 0))) {
+	    (until_end ? !rec_final(&rec)
+	               : !job_changed_since(rec.version,
+	                                    (uint64_t)http_query_int(req, "after", 0)))) {
 		resp->wait_s = (double)wait_s;
 		resp->wait_key = (uint64_t)id;
 	} else {

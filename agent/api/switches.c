@@ -17,3 +17,15 @@ bool switches_no_long_poll(void)
 {
 	return switch_on("FLEETTUNE_TEST_NO_LONG_POLL");
 }
+
+double switches_clock_offset_s(void)
+{
+	const char *v = getenv("FLEETTUNE_TEST_CLOCK_OFFSET_S");
+	char *end;
+	double d;
+
+	if (!v || !*v)
+		return 0;
+	d = strtod(v, &end);
+	return *end || d != d ? 0 : d;
+}

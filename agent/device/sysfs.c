@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -476,11 +477,146 @@ static void params_scan_dir(const struct sysfs *fs, const char *dev, const char 
 	closedir(d);
 }
 
+/* ---- the cache of what does not change ---- */
+
+#define CACHE_SLOTS 64
+
+/* One device's parameters as last read in full, for its medium and scheduler. */
+struct cache_slot {
+	char dev[SYSFS_NAME_MAX];
+	uint64_t seq;                /* its diskseq */
+	char sched[SYSFS_VALUE_MAX]; /* its scheduler file, as read */
+	struct params ps; /* queue/, iosched.* and queue_depth, before setra and bounds */
+};
+
+struct sysfs_cache {
+	pthread_mutex_t lock;
+	struct cache_slot slot[CACHE_SLOTS];
+	int next; /* the slot a new device takes when all are used (round-robin) */
+};
+
+struct sysfs_cache *sysfs_cache_new(void)
+{
+	struct sysfs_cache *c = xcalloc(1, sizeof(*c));
+
+	pthread_mutex_init(&c->lock, NULL);
+	return c;
+}
+
+void sysfs_cache_free(struct sysfs_cache *c)
+{
+	int i;
+
+	if (!c)
+		return;
+	for (i = 0; i < CACHE_SLOTS; i++)
+		free(c->slot[i].ps.p);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}
+
+/* What a cached list is kept for: dev's diskseq and scheduler file; false when dev has no
+ * diskseq (its medium cannot be told apart: no caching) or is not allowlisted. */
+static bool cache_key(const struct sysfs *fs, const char *dev, uint64_t *seq, char *sched,
+                      size_t len)
+{
+	char path[PATH_MAX], val[64];
+	int64_t v;
+
+	if (!fs->cache || !sysfs_device_allowed(fs, dev))
+		return false;
+	device_path(fs, dev, "diskseq", path, sizeof(path));
+	if (attr_read(path, val, sizeof(val)) || num_parse_kernel_i64(val, &v) || v < 0)
+		return false;
+	*seq = (uint64_t)v;
+	device_path(fs, dev, "queue/scheduler", path, sizeof(path));
+	if (attr_read(path, sched, len))
+		sched[0] = '\0';
+	return true;
+}
+
+static void params_copy(struct params *to, const struct params *from)
+{
+	to->n = from->n;
+	to->p = xcalloc((size_t)from->n + 1, sizeof(*to->p));
+	if (from->n)
+		memcpy(to->p, from->p, (size_t)from->n * sizeof(*to->p));
+}
+
+/* dev's list from the cache for (seq, sched), its writable files read again (the scheduler's
+ * from sched); false on a miss. */
+static bool cache_get(const struct sysfs *fs, const char *dev, uint64_t seq, const char *sched,
+                      struct params *out)
+{
+	struct sysfs_cache *c = fs->cache;
+	char path[PATH_MAX], raw[SYSFS_VALUE_MAX];
+	bool hit = false, writable;
+	int i;
+
+	pthread_mutex_lock(&c->lock);
+	for (i = 0; i < CACHE_SLOTS && !hit; i++) {
+		const struct cache_slot *sl = &c->slot[i];
+
+		if (sl->ps.p && sl->seq == seq && !strcmp(sl->dev, dev) &&
+		    !strcmp(sl->sched, sched)) {
+			params_copy(out, &sl->ps);
+			hit = true;
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+	for (i = 0; hit && i < out->n; i++) {
+		struct param *p = &out->p[i];
+		char name[SYSFS_NAME_MAX];
+
+		if (!p->writable)
+			continue;
+		snprintf(name, sizeof(name), "%s", p->name); /* param_from_raw clears p first */
+		if (!strcmp(name, "scheduler")) {
+			param_from_raw(fs, dev, name, sched, true, p);
+			continue;
+		}
+		param_path(fs, dev, name, path, sizeof(path));
+		if (attr_read_at(AT_FDCWD, path, raw, sizeof(raw), &writable) == 0)
+			param_from_raw(fs, dev, name, raw, writable, p);
+	}
+	return hit;
+}
+
+/* Keep a copy of dev's list read in full, for (seq, sched). */
+static void cache_put(const struct sysfs *fs, const char *dev, uint64_t seq, const char *sched,
+                      const struct params *ps)
+{
+	struct sysfs_cache *c = fs->cache;
+	struct cache_slot *sl = NULL;
+	int i;
+
+	pthread_mutex_lock(&c->lock);
+	for (i = 0; i < CACHE_SLOTS && !sl; i++)
+		if (c->slot[i].ps.p && !strcmp(c->slot[i].dev, dev))
+			sl = &c->slot[i];
+	for (i = 0; i < CACHE_SLOTS && !sl; i++)
+		if (!c->slot[i].ps.p)
+			sl = &c->slot[i];
+	if (!sl) {
+		sl = &c->slot[c->next];
+		c->next = (c->next + 1) % CACHE_SLOTS;
+	}
+	free(sl->ps.p);
+	snprintf(sl->dev, sizeof(sl->dev), "%s", dev);
+	sl->seq = seq;
+	snprintf(sl->sched, sizeof(sl->sched), "%s", sched);
+	params_copy(&sl->ps, ps);
+	pthread_mutex_unlock(&c->lock);
+}
+
 int sysfs_params_read(const struct sysfs *fs, const char *dev, struct params *out, struct err *e)
 {
+	char sched[SYSFS_VALUE_MAX];
 	const struct param *ra;
 	struct param p;
 	int cap = 0, rc, i;
+	uint64_t seq = 0;
+	bool keyed;
 	size_t k;
 
 	out->n = 0;
@@ -488,10 +624,15 @@ int sysfs_params_read(const struct sysfs *fs, const char *dev, struct params *ou
 	rc = sysfs_device_check(fs, dev, e);
 	if (rc)
 		return rc;
-	params_scan_dir(fs, dev, "queue", "", out, &cap);
-	params_scan_dir(fs, dev, "queue/iosched", "iosched.", out, &cap);
-	if (param_load(fs, dev, "queue_depth", &p) == 0)
-		params_push(out, &cap, &p);
+	keyed = cache_key(fs, dev, &seq, sched, sizeof(sched));
+	if (!keyed || !cache_get(fs, dev, seq, sched, out)) {
+		params_scan_dir(fs, dev, "queue", "", out, &cap);
+		params_scan_dir(fs, dev, "queue/iosched", "iosched.", out, &cap);
+		if (param_load(fs, dev, "queue_depth", &p) == 0)
+			params_push(out, &cap, &p);
+		if (keyed)
+			cache_put(fs, dev, seq, sched, out);
+	}
 	/* setra mirrors read_ahead_kb, and bounds come from siblings: no extra reads. */
 	ra = sysfs_params_find(out, "read_ahead_kb");
 	if (ra) {
@@ -780,6 +921,62 @@ int sysfs_sysctl_write(const struct sysfs *fs, const char *name, const char *can
 bool sysfs_param_name_ok(const char *name)
 {
 	return param_name_ok(name);
+}
+
+static int seen_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct block_seen *)a)->name, ((const struct block_seen *)b)->name);
+}
+
+int sysfs_block_scan_allowed(const struct sysfs *fs, const struct block_seen *prev, int nprev,
+                             struct block_seen **out, int *n, struct err *e)
+{
+	struct block_seen *list = NULL;
+	char path[PATH_MAX], val[64];
+	struct dirent *de;
+	int count = 0, cap = 0, i;
+	int64_t v;
+	DIR *d;
+
+	*out = NULL;
+	*n = 0;
+	path_join(path, sizeof(path), fs->root, "sys/block");
+	d = opendir(path);
+	if (!d)
+		return err_set(e, -errno, "internal", "cannot list '%s': %s", path,
+		               strerror(errno));
+	while ((de = readdir(d))) {
+		struct block_seen *b;
+
+		if (de->d_name[0] == '.' || !sysfs_device_name_ok(de->d_name))
+			continue;
+		list = xgrow(list, &cap, count + 1, sizeof(*list));
+		b = &list[count++];
+		memset(b, 0, sizeof(*b));
+		snprintf(b->name, sizeof(b->name), "%s", de->d_name);
+		if (!sysfs_device_allowed(fs, de->d_name)) {
+			/* Not ours to look at now: as the last full scan saw it, if it did. */
+			for (i = 0; i < nprev; i++)
+				if (!strcmp(prev[i].name, b->name))
+					*b = prev[i];
+			continue;
+		}
+		device_path(fs, de->d_name, "size", path, sizeof(path));
+		if (!attr_read(path, val, sizeof(val)) && !num_parse_kernel_i64(val, &v) && v >= 0)
+			b->size_bytes = (uint64_t)v * 512;
+		device_path(fs, de->d_name, "diskseq", path, sizeof(path));
+		if (!attr_read(path, val, sizeof(val)) && !num_parse_kernel_i64(val, &v) &&
+		    v >= 0) {
+			b->seq = (uint64_t)v;
+			b->has_seq = true;
+		}
+	}
+	closedir(d);
+	if (count)
+		qsort(list, (size_t)count, sizeof(*list), seen_cmp);
+	*out = list;
+	*n = count;
+	return 0;
 }
 
 int sysfs_block_scan(const struct sysfs *fs, struct block_seen **out, int *n, struct err *e)

@@ -17,12 +17,25 @@
 /* Where the outside world is: everything is read below `root` ("/" in
  * production, a temp tree in tests), and only allowlisted devices are
  * writable. The strings are borrowed, not owned. */
+struct sysfs_cache;
 struct sysfs {
 	const char *root;
 	const char *const *allow_devices;
 	int n_allow_devices;
 	bool allow_sysctl;
+	struct sysfs_cache *cache; /* NULL: a parameter read opens every file every time */
 };
+
+/*
+ * What does not change, kept: the parameter list of each --allow-device device, per medium
+ * (its diskseq) and active scheduler, with the values of its read-only files (hw_sector_size,
+ * max_hw_sectors_kb, ...). A read then opens diskseq, the scheduler and the writable files
+ * only (17 of 48 queue files on a loop device, the iosched files, queue_depth). A device
+ * without diskseq (kernels before 5.15, test trees) is read whole every time. Thread-safe;
+ * free with sysfs_cache_free (NULL is fine).
+ */
+struct sysfs_cache *sysfs_cache_new(void);
+void sysfs_cache_free(struct sysfs_cache *c);
 
 struct param {
 	char name[SYSFS_NAME_MAX]; /* "nr_requests", "iosched.fifo_batch", "queue_depth", "setra" */
@@ -115,6 +128,11 @@ struct block_seen {
 
 /* Every entry of ROOT/sys/block with its size and diskseq, sorted by name. Caller frees *out. */
 int sysfs_block_scan(const struct sysfs *fs, struct block_seen **out, int *n, struct err *e);
+/* The same, reading the size and diskseq of the --allow-device devices only (two files each):
+ * every other entry is as prev[0..nprev) had it (a name prev lacks: size 0, no diskseq). What
+ * a periodic scan may read. Caller frees *out. */
+int sysfs_block_scan_allowed(const struct sysfs *fs, const struct block_seen *prev, int nprev,
+                             struct block_seen **out, int *n, struct err *e);
 
 /* The sysctls fleettune knows (vm.dirty_ratio ...), read below ROOT/proc/sys. */
 int sysfs_sysctls_read(const struct sysfs *fs, struct params *out, struct err *e);

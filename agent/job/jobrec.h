@@ -44,6 +44,9 @@ struct job_rec {
 	                  answers it (wire_tune_applied_encode); NULL: no params (or not yet) */
 	char *filesystem; /* owned JSON text: what mkfs and mount made (wire_fs_made_encode);
 	                     NULL: no filesystem (yet) */
+	double begun_at;  /* when its first pass began (after a hold for spec.start_at); 0: not yet
+	                   */
+	double held_s;    /* how long it held for spec.start_at before that (0: it did not) */
 };
 
 struct pass_rec {

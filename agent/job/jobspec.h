@@ -10,6 +10,7 @@
 #include "engines/fsopt.h"
 
 #define JOB_LOOPS_MAX 100
+#define JOB_START_AHEAD_MAX_S 3600 /* how far ahead of the agent's clock start_at may be */
 #define JOB_LABELS_MAX 32
 #define JOB_LABEL_KEY_MAX 64    /* bytes of [A-Za-z0-9_.:-] */
 #define JOB_LABEL_VALUE_MAX 256 /* bytes */
@@ -36,6 +37,9 @@ struct job_spec {
 	char *directory;    /* owned; NULL: the raw device. After job_check: the resolved path */
 	struct fs_spec *fs; /* owned; NULL: none. Else mkfs makes it on the device and the job
 	                       runs in its mount directory (directory stays NULL) */
+	double start_at;    /* "start_at", epoch s (the agent's clock): the job makes ready (its
+	                       filesystem, params, snapshot) and holds its first pass until then;
+	                       at once when the moment has passed. 0: at once */
 };
 
 /* An empty spec: no device, no engine, one loop, every engine's defaults. */

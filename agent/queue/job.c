@@ -532,6 +532,28 @@ static void run_progress(void *cls, double p, bool pass_landed)
 	jobq_progress_set(q, q->running_id, p, pass_landed);
 }
 
+static enum job_state run_hold_until(void *cls, double at_s)
+{
+	struct jobq *q = cls;
+	enum job_state s = JOB_RUNNING;
+	double left;
+
+	pthread_mutex_lock(&q->lock);
+	for (;;) {
+		if (q->stop || q->cancel) {
+			s = q->stop ? JOB_INTERRUPTED : JOB_CANCELLED;
+			break;
+		}
+		left = at_s - q->env.now_s();
+		if (left <= 0)
+			break;
+		/* Woken early by a submit, a cancel or the stop: look again. */
+		cond_wait_s(&q->wake, &q->lock, left);
+	}
+	pthread_mutex_unlock(&q->lock);
+	return s;
+}
+
 static void run_fs_device(void *cls, const char *dev)
 {
 	struct jobq *q = cls;
@@ -558,9 +580,11 @@ static void job_end(struct jobq *q, int64_t id, enum job_state state, const stru
 static void *worker_main(void *arg)
 {
 	struct jobq *q = arg;
-	struct job_runner runner = {
-		&q->env, &q->contain, &q->jobfs, { run_stopped, run_progress, run_fs_device, q }
-	};
+	struct job_runner runner = { &q->env,
+		                     &q->contain,
+		                     &q->jobfs,
+		                     { run_stopped, run_progress, run_fs_device, run_hold_until,
+		                       q } };
 	struct job *job;
 	struct err e;
 

@@ -12,6 +12,7 @@
 #include "job/jobdir.h"
 #include "job/jobfs.h"
 #include "queue/job.h"
+#include "timeutil.h"
 #include "utf8.h"
 #include "xmalloc.h"
 #include "banned.h"
@@ -152,6 +153,16 @@ int job_spec_dry_run(const struct jobq_env *env, struct job_spec *spec, bool hel
 		rc = other->check(&spec->opts, e);
 		if (rc)
 			return rc;
+	}
+	if (spec->start_at > 0) {
+		double now = env->now_s ? env->now_s() : time_now_s();
+
+		if (spec->start_at - now > JOB_START_AHEAD_MAX_S)
+			return err_set(
+			        e, -EINVAL, "bad_request",
+			        "start_at: %.0f s ahead of the agent's clock; a job holds for "
+			        "its moment %d s at most",
+			        spec->start_at - now, JOB_START_AHEAD_MAX_S);
 	}
 	if (!sysfs_device_allowed(env->fs, spec->device))
 		return err_set(e, -EBUSY, "device_refused",

@@ -62,6 +62,27 @@ static void argv_log(int64_t id, int loop, char **argv)
 	buf_release(&b);
 }
 
+/* The first pass of job id began at started: recorded, with how long the job held for its
+ * start_at (from ready, when it held) and, in the log, how late it began. */
+static void begun_record(const struct jobq_env *env, int64_t id, const struct job_spec *spec,
+                         double ready, bool held, double started)
+{
+	char at[40];
+
+	if (store_job_set_begun(env->store, id, started, held ? started - ready : 0))
+		log_error("job %lld: cannot record when its first pass began", (long long)id);
+	if (!(spec->start_at > 0))
+		return;
+	time_fmt_iso_ms(spec->start_at, at, sizeof(at));
+	if (held)
+		log_info("job %lld: held %.3f s for its start_at %s; began %.6f s after it",
+		         (long long)id, started - ready, at, started - spec->start_at);
+	else
+		log_info("job %lld: its start_at %s had passed when it was ready: began at once, "
+		         "%.3f s late",
+		         (long long)id, at, started - spec->start_at);
+}
+
 /* Run one loop of a job: spawn, poll with progress, cancel, parse, record. The pass's files go
  * in the job's directory dir, or in the job's own filesystem made (dir NULL then). */
 static enum pass_result pass_run(const struct job_runner *r, int64_t id,
@@ -80,8 +101,9 @@ static enum pass_result pass_run(const struct job_runner *r, int64_t id,
 	struct proc p;
 	char devpath[96], work[48];
 	char **argv = NULL;
-	double started, start_mono, expected_s, frac;
+	double started, start_mono, expected_s, frac, ready = 0;
 	enum pass_result res = PASS_FAILED;
+	bool held = false;
 	const struct buf *raw;
 	int rc;
 
@@ -110,6 +132,16 @@ static enum pass_result pass_run(const struct job_runner *r, int64_t id,
 	if (eng->argv_build(opts, &t, &argv, e))
 		goto out;
 	argv_log(id, loop, argv);
+	if (loop == 1 && spec->start_at > 0) {
+		ready = env->now_s();
+		if (ready < spec->start_at) {
+			if (r->hooks.hold_until(r->hooks.cls, spec->start_at) != JOB_RUNNING) {
+				res = PASS_CANCELLED;
+				goto out;
+			}
+			held = true;
+		}
+	}
 	started = env->now_s();
 	start_mono = time_mono_s();
 	if (contain_pass_begin(r->contain, id, &cp, e) ||
@@ -123,6 +155,8 @@ static enum pass_result pass_run(const struct job_runner *r, int64_t id,
 		proc_terminate(&p, CANCEL_GRACE_S);
 		goto out;
 	}
+	if (loop == 1)
+		begun_record(env, id, spec, ready, held, started);
 	expected_s = eng->expected_runtime_s(opts);
 	for (;;) {
 		rc = proc_poll(&p, POLL_MS);

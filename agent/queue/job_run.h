@@ -49,6 +49,9 @@ struct job_run_hooks {
 	void (*progress_set)(void *cls, double p, bool pass_landed);
 	/* The run has its filesystem on device dev ("" once unmounted). */
 	void (*fs_device)(void *cls, const char *dev);
+	/* Hold until the run's clock (jobq_env.now_s) reads at_s, without spinning: JOB_RUNNING
+	 * then, or what stopped() would say as soon as the run must end instead. */
+	enum job_state (*hold_until)(void *cls, double at_s);
 	void *cls;
 };
 
@@ -62,7 +65,9 @@ struct job_runner {
 
 /* Run started job id (its spec checked at submit; nothing here re-reads or re-checks it) to
  * its end state, which is returned; e says why when that is not JOB_SUCCEEDED. The caller
- * records the end. */
+ * records the end. A job with a start_at makes ready first (its filesystem, its params and
+ * their snapshot, its identity), then holds its first pass until then (at once when the moment
+ * has passed), and records when that pass began and how long it held. */
 enum job_state job_run(const struct job_runner *r, int64_t id, const struct job_spec *spec,
                        struct err *e);
 /* Put back the restore snapshot job id recorded, if it has one (origin "job N WHY"). */

@@ -192,6 +192,7 @@ int agent_init(struct agent *a, const struct agent_config *cfg, struct err *e)
 	a->fs.allow_devices = a->cfg.allow_devices;
 	a->fs.n_allow_devices = a->cfg.n_allow_devices;
 	a->fs.allow_sysctl = a->cfg.allow_sysctl;
+	a->fs.cache = sysfs_cache_new(); /* what does not change is read once per medium */
 	audit = agent_tune_audit(a);
 	tune_init(&a->tune, &a->fs, &audit);
 	params_cache_init(&a->pcache, a->cfg.params_cache_ms);
@@ -247,4 +248,6 @@ void agent_release(struct agent *a)
 		params_cache_release(&a->pcache);
 		a->tune.fs = NULL;
 	}
+	sysfs_cache_free(a->fs.cache);
+	a->fs.cache = NULL;
 }

@@ -431,7 +431,8 @@ void keep_process(const struct keeper_env *env, const struct profile *p, struct 
 	}
 	if (!sysfs_device_allowed(env->fs, d->device)) {
 		keep_state_set(d, KEEP_NOT_ALLOWED, t);
-		if (mode != KEEP_PASS_SCAN)
+		/* Its values are read when a request asks, never by the worker's passes. */
+		if (mode == KEEP_PASS_READ)
 			keep_live_read(env, d, false, NULL, 0);
 		return;
 	}

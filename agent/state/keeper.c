@@ -143,15 +143,19 @@ static bool about(const struct keeper *k, const struct profile *p, const char *d
 	return present(k, dev) ? profile_matches(p, dev, &k->ident) : profile_names(p, dev);
 }
 
-/* Scan ROOT/sys/block; on failure the last scan stays. */
-static void scan(struct keeper *k)
+/* Scan ROOT/sys/block (allowed_only: the worker's periodic scan, which reads the
+ * --allow-device devices and leaves the others as the last full scan saw them; a request's
+ * look reads them all); on failure the last scan stays. */
+static void scan_some(struct keeper *k, bool allowed_only)
 {
 	struct block_seen *list = NULL;
 	struct err e;
-	int n = 0;
+	int n = 0, rc;
 
 	err_clear(&e);
-	if (sysfs_block_scan(k->env.fs, &list, &n, &e)) {
+	rc = allowed_only ? sysfs_block_scan_allowed(k->env.fs, k->seen, k->n_seen, &list, &n, &e)
+	                  : sysfs_block_scan(k->env.fs, &list, &n, &e);
+	if (rc) {
 		log_error("profiles: cannot scan for block devices: %s", e.msg);
 		return;
 	}
@@ -159,6 +163,11 @@ static void scan(struct keeper *k)
 	k->seen = list;
 	k->n_seen = n;
 	keepid_rescan(&k->ids, list, n);
+}
+
+static void scan(struct keeper *k)
+{
+	scan_some(k, false);
 }
 
 /* The older profile that holds one of k->kept[idx]'s parameters on dev, or NULL. */
@@ -210,11 +219,15 @@ static void kept_sync(struct keeper *k, int idx, enum keep_pass mode)
 	}
 }
 
+/* The worker's pass: nothing at all without a profile (an idle agent reads nothing), else a
+ * scan of the allowed devices and each profile's devices processed. */
 static void pass_locked(struct keeper *k, enum keep_pass mode)
 {
 	int i;
 
-	scan(k);
+	if (!k->n)
+		return;
+	scan_some(k, true);
 	for (i = 0; i < k->n; i++)
 		kept_sync(k, i, mode);
 }

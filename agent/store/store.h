@@ -161,6 +161,9 @@ int store_job_set_filesystem(struct store *s, int64_t id, const struct jobfs_mad
 int store_job_set_identity(struct store *s, int64_t id, const struct device_identity *d,
                            const struct host_identity *h, struct err *e);
 int store_job_set_pgid(struct store *s, int64_t id, int64_t pgid);
+/* When the job's first pass began (begun_at, epoch s) and how long the job held before it for
+ * its start_at (held_s, 0 when it did not). */
+int store_job_set_begun(struct store *s, int64_t id, double begun_at, double held_s);
 /* Add a finished pass and bump loops_done. */
 int store_job_pass_add(struct store *s, int64_t id, int loop, double started_at, double finished_at,
                        const struct metrics *m, const char *raw, size_t raw_len, struct err *e);

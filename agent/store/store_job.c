@@ -14,13 +14,13 @@
 #define JOB_COLS                                                                                   \
 	"id, state, device, engine, spec, params, loops, loops_done, pgid, error_code, "           \
 	"error_message, created_at, started_at, finished_at, params_changed, filesystem, "         \
-	"identity, applied"
+	"identity, applied, begun_at, held_s"
 /* The same columns with params NULL (not read). The filesystem record and the identity are
  * read: they are small beside the snapshot and ?fields= may ask for them without params. */
 #define JOB_COLS_NO_PARAMS                                                                         \
 	"id, state, device, engine, spec, NULL, loops, loops_done, pgid, error_code, "             \
 	"error_message, created_at, started_at, finished_at, params_changed, filesystem, "         \
-	"identity, applied"
+	"identity, applied, begun_at, held_s"
 
 /* The spec column decoded; a row the codec cannot read keeps what its columns say. */
 static void spec_from_row(struct sqlite3_stmt *st, struct job_rec *r)
@@ -64,6 +64,8 @@ static void job_row(struct sqlite3_stmt *st, void *elem)
 		r->identity = xstrdup(db_col_str(st, 16));
 	if (!db_col_null(st, 17))
 		r->applied = xstrdup(db_col_str(st, 17));
+	r->begun_at = db_col_double(st, 18);
+	r->held_s = db_col_double(st, 19);
 	spec_from_row(st, r);
 }
 
@@ -247,6 +249,16 @@ int store_job_set_pgid(struct store *s, int64_t id, int64_t pgid)
 
 	rc = store_write(s, NULL, "job pgid", "UPDATE jobs SET pgid = ? WHERE id = ?", "nI", pgid,
 	                 id);
+	return rc < 0 ? rc : 0;
+}
+
+int store_job_set_begun(struct store *s, int64_t id, double begun_at, double held_s)
+{
+	int rc;
+
+	rc = store_write(s, NULL, "job begun",
+	                 "UPDATE jobs SET begun_at = ?, held_s = ? WHERE id = ?", "ddI", begun_at,
+	                 held_s, id);
 	return rc < 0 ? rc : 0;
 }
 

@@ -10,14 +10,16 @@
 #include <string.h>
 
 #include "num.h"
+#include "timeutil.h"
 #include "utf8.h"
 #include "wire/wire.h"
 #include "xmalloc.h"
 #include "banned.h"
 
-const char *const wire_job_keys[] = { "device", "directory",  "engine", "fio",    "dd",
-	                              "bonnie", "iozone",     "loops",  "params", "params_restore",
-	                              "labels", "filesystem", NULL };
+const char *const wire_job_keys[] = {
+	"device", "directory", "engine",         "fio",    "dd",         "bonnie",   "iozone",
+	"loops",  "params",    "params_restore", "labels", "filesystem", "start_at", NULL
+};
 
 int wire_keys_check(const json_t *obj, const char *const *allowed, const char *path, struct err *e)
 {
@@ -559,6 +561,14 @@ int wire_job_spec_from_json(const json_t *body, struct job_spec *out, struct err
 	}
 	if (!rc && (v = json_object_get(body, "filesystem")))
 		rc = filesystem_from_json(v, out, e);
+	if (!rc && (v = json_object_get(body, "start_at"))) {
+		/* How far ahead it may be is the job layer's check (it has the clock). */
+		if (!json_is_string(v) || time_parse_iso(json_string_value(v), &out->start_at) ||
+		    !(out->start_at > 0))
+			rc = err_set(e, -EINVAL, "bad_request",
+			             "start_at: expected an ISO-8601 UTC time "
+			             "\"2026-12-01T09:06:40.250Z\" (the agent's clock)");
+	}
 	if (rc)
 		job_spec_release(out);
 	return rc;
@@ -597,6 +607,12 @@ json_t *wire_job_spec_to_json(const struct job_spec *s)
 		json_object_set_new(o, "directory", json_string(s->directory));
 	if (s->fs)
 		json_object_set_new(o, "filesystem", wire_fs_spec_to_json(s->fs));
+	if (s->start_at > 0) {
+		char at[40];
+
+		time_fmt_iso_ms(s->start_at, at, sizeof(at));
+		json_object_set_new(o, "start_at", json_string(at));
+	}
 	return o;
 }
 

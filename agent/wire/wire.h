@@ -137,7 +137,7 @@ json_t *wire_fs_made_to_json(const struct jobfs_made *m, bool dry_run);
 char *wire_fs_made_encode(const struct jobfs_made *m);
 
 /* Every member of a job object, as a mask of ?fields= (wire_job_fields_parse). */
-#define WIRE_JOB_ALL ((1u << 19) - 1)
+#define WIRE_JOB_ALL ((1u << 23) - 1)
 /* A job in the list (GET /jobs without fields=): its summary form, without what is large or
  * costs a query per job (spec, summary, passes, params, the filesystem record, the identity,
  * what its params' writes did);

@@ -173,9 +173,13 @@ enum job_field {
 	JF_FILESYSTEM = 1u << 16,
 	JF_IDENTITY = 1u << 17,
 	JF_APPLIED = 1u << 18,
+	JF_START_AT = 1u << 19,
+	JF_BEGUN_AT = 1u << 20,
+	JF_START_LATE = 1u << 21,
+	JF_HELD = 1u << 22,
 };
 
-_Static_assert(WIRE_JOB_ALL == (JF_APPLIED << 1) - 1, "WIRE_JOB_ALL: every member");
+_Static_assert(WIRE_JOB_ALL == (JF_HELD << 1) - 1, "WIRE_JOB_ALL: every member");
 
 static const struct {
 	const char *name;
@@ -201,6 +205,10 @@ static const struct {
 	{ "filesystem", JF_FILESYSTEM },
 	{ "identity", JF_IDENTITY },
 	{ "applied", JF_APPLIED },
+	{ "start_at", JF_START_AT },
+	{ "begun_at", JF_BEGUN_AT },
+	{ "start_late_s", JF_START_LATE },
+	{ "held_s", JF_HELD },
 	{ "version", 0 },
 };
 
@@ -225,7 +233,9 @@ int wire_job_fields_parse(const char *list, unsigned *mask, struct err *e)
 			        "fields: '%.*s' is not a member of a job (id, state, device, "
 			        "engine, spec, labels, progress, loops, loops_done, summary, "
 			        "passes, params, created_at, started_at, finished_at, error, "
-			        "params_changed, filesystem, identity, applied, version)",
+			        "params_changed, filesystem, identity, applied, start_at, "
+			        "begun_at, "
+			        "start_late_s, held_s, version)",
 			        (int)(len < 40 ? len : 40), p);
 		*mask |= job_fields[i].bit;
 		if (!end)
@@ -319,6 +329,21 @@ json_t *wire_job_to_json(const struct job_rec *j, const struct pass_rec *passes,
 
 		json_object_set_new(o, "applied", ap ? ap : json_null());
 	}
+	if (fields & JF_START_AT)
+		json_object_set_new(o, "start_at", wire_time_to_json(j->spec.start_at));
+	if (fields & JF_BEGUN_AT)
+		json_object_set_new(o, "begun_at", wire_time_to_json(j->begun_at));
+	/* To the microsecond: the spread of a fleet's starts is a matter of milliseconds. */
+	if (fields & JF_START_LATE)
+		json_object_set_new(
+		        o, "start_late_s",
+		        j->spec.start_at > 0 && j->begun_at > 0
+		                ? json_real(round((j->begun_at - j->spec.start_at) * 1e6) / 1e6)
+		                : json_null());
+	if (fields & JF_HELD)
+		json_object_set_new(o, "held_s",
+		                    j->begun_at > 0 ? json_real(round(j->held_s * 1e6) / 1e6)
+		                                    : json_null());
 	json_object_set_new(o, "version", json_integer((json_int_t)j->version));
 	return o;
 }

@@ -34,9 +34,12 @@ static void phases_log(const struct runner_times *t, int nnodes)
 {
 	log_debug("phases point=%d nodes=%d start=%.3f posted=%.3f first_start=%.3f "
 	          "last_start=%.3f first_end=%.3f last_end=%.3f seen_done=%.3f saved=%.3f "
-	          "longest=%.3f",
+	          "longest=%.3f moment=%.3f ahead=%d first_begun=%.6f last_begun=%.6f "
+	          "late_max=%.6f held_min=%.6f",
 	          t->point, nnodes, t->start_at, t->started_at, t->first_start_at, t->last_start_at,
-	          t->first_end_at, t->last_end_at, t->done_at, time_now_s(), t->longest_job_s);
+	          t->first_end_at, t->last_end_at, t->done_at, time_now_s(), t->longest_job_s,
+	          t->moment, t->ahead, t->first_begun_at, t->last_begun_at, t->late_max_s,
+	          t->held_min_s);
 }
 
 /* Close the sweep: restore every node, set the status and the result, analyse, save. */
@@ -162,7 +165,7 @@ static void start_log(const struct sweep *s, int npoints_est)
 static void end_log(const struct sweep *s, const struct runner *r, const struct fleet *f,
                     double wall)
 {
-	double nominal = 0;
+	double nominal = 0, spread_med, spread_max;
 	long att[2], conn[2];
 	int i;
 
@@ -196,6 +199,13 @@ static void end_log(const struct sweep *s, const struct runner *r, const struct 
 		         "takes); overhead x%.3f",
 		         (long long)s->id, s->status, wall, r->span_s, r->runs, s->plan.engine,
 		         wall / r->span_s);
+	if (runner_spread(r, &spread_med, &spread_max))
+		log_info("sweep %lld: %d run%s started by the clock: pass starts within %.1f ms of "
+		         "each other (median over the runs; at most %.1f ms); %d run%s had a node "
+		         "begin more than %.0f ms late; wall / longest job of each run x%.3f",
+		         (long long)s->id, r->nspreads, r->nspreads == 1 ? "" : "s",
+		         spread_med * 1e3, spread_max * 1e3, r->nlate, r->nlate == 1 ? "" : "s",
+		         RUNNER_LATE_S * 1e3, r->longest_s > 0 ? wall / r->longest_s : 0.0);
 	client_counts(f->client, &att[0], &conn[0]);
 	client_counts(f->wait_client, &att[1], &conn[1]);
 	log_debug("sweep %lld: first request to last job end seen %.2f s, longest jobs %.2f s "
@@ -262,6 +272,7 @@ enum sweeprun_result sweeprun_execute(struct sweep *s, const struct sweeprun_opt
 	ro.continue_on_node_failure = o->continue_on_node_failure;
 	ro.session_ttl_s = o->session_ttl_s;
 	ro.poll_interval_s = o->poll_interval_s;
+	ro.progress_s = o->tty ? 1 : 0; /* a person watching the live line: once a second */
 	ro.stop = o->stop;
 	ro.event = progress_event;
 	ro.ctx = &pg;
@@ -283,6 +294,18 @@ enum sweeprun_result sweeprun_execute(struct sweep *s, const struct sweeprun_opt
 		goto out;
 	}
 	preflight_identity_copy(&pf, s);
+	if (pf.nclocks)
+		log_info(
+		        "pre-flight: the clocks of %d node%s agree with the controller's within "
+		        "%.1f ms "
+		        "(largest offset %.1f ms, measured to +- %.1f ms): their jobs start by the "
+		        "clock",
+		        pf.nclocks, pf.nclocks == 1 ? "" : "s",
+		        (pf.clock_offset_max_s + pf.clock_uncertain_max_s) * 1e3,
+		        pf.clock_offset_max_s * 1e3, pf.clock_uncertain_max_s * 1e3);
+	r.o.pass_expected_s = pf.expected_runtime_s > 0 && s->plan.loops > 0
+	                              ? pf.expected_runtime_s / s->plan.loops
+	                              : 0;
 	cohorts_log(s);
 	if (twins_refused(s, &pf, e)) {
 		preflight_release(&pf);
@@ -320,7 +343,7 @@ enum sweeprun_result sweeprun_execute(struct sweep *s, const struct sweeprun_opt
 
 			pg.round = run->round;
 			pg.warmup = run->warmup;
-			rc = runner_round_run(&r, run);
+			rc = runner_round_run(&r, run, i + 1 < sch.n ? &sch.runs[i + 1] : NULL);
 			if (rc == 0 && !run->warmup)
 				pg.loops_done++;
 			analysis_point_ran(s, run->point);

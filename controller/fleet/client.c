@@ -162,6 +162,7 @@ static void attempt_start(struct client *c, struct client_req *r)
 	curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
 	r->attempts++;
+	r->started_wall = time_now_s();
 	r->started_at = time_mono_s();
 	curl_multi_add_handle(c->multi, h);
 	c->running++;
@@ -202,6 +203,33 @@ static void easy_free(struct client_req *r)
 	r->headers = NULL;
 }
 
+/*
+ * When the peer answered, as two readings of the wall clock around it. libcurl times a
+ * transfer from its own start (not before the handle was added: started_wall), sending once
+ * "pre-transfer" has passed and the first byte of the answer at "start-transfer"; the transfer
+ * ended no later than now, "total" after its start. So the answer was made after
+ * started_wall + pretransfer and before now - (total - starttransfer): a window no wider than
+ * the round trip, however long the request queued before it was sent or its end waited to be
+ * read.
+ */
+static void answer_window(struct client_req *r, CURLcode res)
+{
+	curl_off_t pre = 0, first = 0, total = 0;
+	double now = time_now_s();
+
+	r->answered_after = r->answered_before = 0;
+	if (res != CURLE_OK ||
+	    curl_easy_getinfo(r->easy, CURLINFO_PRETRANSFER_TIME_T, &pre) != CURLE_OK ||
+	    curl_easy_getinfo(r->easy, CURLINFO_STARTTRANSFER_TIME_T, &first) != CURLE_OK ||
+	    curl_easy_getinfo(r->easy, CURLINFO_TOTAL_TIME_T, &total) != CURLE_OK || first < pre ||
+	    total < first)
+		return;
+	r->answered_after = r->started_wall + (double)pre / 1e6;
+	r->answered_before = now - (double)(total - first) / 1e6;
+	if (r->answered_before < r->answered_after) /* clocks read apart by a step: no bound */
+		r->answered_after = r->answered_before = 0;
+}
+
 /* An attempt of r ended with res: true when r ended too, false when a retry is due. */
 static bool attempt_end(struct client *c, struct client_req *r, CURLcode res)
 {
@@ -212,6 +240,7 @@ static bool attempt_end(struct client *c, struct client_req *r, CURLcode res)
 	c->attempts++;
 	c->connects += connects;
 	r->elapsed_s = time_mono_s() - r->started_at;
+	answer_window(r, res);
 	curl_multi_remove_handle(c->multi, r->easy);
 	c->running--;
 	if (res != CURLE_OK)

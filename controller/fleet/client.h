@@ -21,12 +21,18 @@ struct client_req {
 	struct buf resp;  /* response body */
 	char error[256];  /* transport error text when rc < 0 */
 	double elapsed_s; /* wall time of the last attempt */
+	/* The last attempt's answer was made between these two readings of the wall clock (epoch
+	 * s): not before the request had been sent, not after its first byte came back (from
+	 * libcurl's own timings). 0 when no answer came. A bound on the clock offset of the peer
+	 * that stamps its answer with its time. */
+	double answered_after, answered_before;
 	/* private */
 	void *easy;
 	void *headers;
 	int attempts;
 	bool pending_retry;
 	double started_at;             /* monotonic, of the current attempt */
+	double started_wall;           /* the same, on the wall clock */
 	double retry_at;               /* monotonic, when pending_retry */
 	struct client_req *retry_next; /* in the client's list of retries, when pending_retry */
 };

@@ -132,7 +132,8 @@ static json_t *config_label(const struct config *cfg)
 /* Node i's job body for one run of configuration cfg (its filesystem; NULL: the baseline's),
  * as text. Caller has ownership. */
 static char *jobs_body(struct fleet_jobs *j, const struct plan *p, int i, int64_t sweep_id,
-                       int point, int loops, const struct config *cfg, json_t *params)
+                       int point, int loops, const struct config *cfg, json_t *params,
+                       double start_at)
 {
 	json_t *labels = json_object_get(j->body[i], "labels");
 	const struct config *c = cfg ? cfg : &p->baseline;
@@ -163,6 +164,14 @@ static char *jobs_body(struct fleet_jobs *j, const struct plan *p, int i, int64_
 	}
 	json_object_set_new(labels, "sweep_config", config_label(c));
 	json_object_set_new(j->body[i], "loops", json_integer(loops));
+	if (start_at > 0) {
+		char at[40];
+
+		time_fmt_iso_ms(start_at, at, sizeof(at));
+		json_object_set_new(j->body[i], "start_at", json_string(at));
+	} else {
+		json_object_del(j->body[i], "start_at");
+	}
 	return json_dumps(j->body[i], JSON_COMPACT | JSON_PRESERVE_ORDER);
 }
 
@@ -180,6 +189,8 @@ void fleet_init(struct fleet *f, const struct plan *plan, double timeout_s, int 
 	f->jobs = jobs_build(plan);
 	f->long_poll = xcalloc((size_t)plan->nnodes + 1, sizeof(bool));
 	f->job_applied = xcalloc((size_t)plan->nnodes + 1, sizeof(bool));
+	f->start_at = xcalloc((size_t)plan->nnodes + 1, sizeof(bool));
+	f->until_end = xcalloc((size_t)plan->nnodes + 1, sizeof(bool));
 	f->wait_client = client_new(timeout_s, retries, plan->nnodes);
 	f->timeout_s = timeout_s;
 	f->waits = xcalloc(1, sizeof(*f->waits));
@@ -202,6 +213,8 @@ void fleet_release(struct fleet *f)
 	jobs_free(f->jobs, f->plan ? f->plan->nnodes : 0);
 	free(f->long_poll);
 	free(f->job_applied);
+	free(f->start_at);
+	free(f->until_end);
 	free(f->active);
 	free(f->session_id);
 	memset(f, 0, sizeof(*f));
@@ -374,7 +387,7 @@ void fleet_job_dry_run(struct fleet *f, const bool *ask, const struct config *cf
 	for (i = 0; i < n; i++) {
 		reqs[i].skip = !f->active[i] || !ask[i];
 		req_node(f, &reqs[i], i, "POST", "/api/v1/jobs?dry_run=true",
-		         jobs_body(f->jobs, f->plan, i, 0, 0, f->plan->loops, cfg, NULL));
+		         jobs_body(f->jobs, f->plan, i, 0, 0, f->plan->loops, cfg, NULL, 0));
 	}
 	client_run(f->client, reqs, n);
 	dry_run_read(reqs, n, out);
@@ -620,7 +633,8 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
 		if (!dev.n || nr->in_job)
 			req_node(f, &reqs[n + i], i, "POST", "/api/v1/jobs",
 			         jobs_body(f->jobs, f->plan, i, sweep_id, point, loops, c,
-			                   nr->in_job ? params_json : NULL));
+			                   nr->in_job ? params_json : NULL,
+			                   f->start_at[i] ? nr->start_at : 0));
 		else
 			params_req(f, &reqs[i], i, params);
 		client_start(f->client, dev.n && !nr->in_job ? &reqs[i] : &reqs[n + i]);
@@ -646,7 +660,8 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
 			 * others' PATCHes are doing. */
 			req_node(f, &reqs[n + i], i, "POST", "/api/v1/jobs",
 			         jobs_body(f->jobs, f->plan, i, sweep_id, point, loops,
-			                   nodes[i].run_cfg, NULL));
+			                   nodes[i].run_cfg, NULL,
+			                   f->start_at[i] ? nodes[i].start_at : 0));
 			client_start(f->client, &reqs[n + i]);
 			started++;
 		}
@@ -699,6 +714,9 @@ static void job_parse(json_t *r, const char *metric, struct job_status *st)
 	}
 	if (st->succeeded && st->npasses == 0)
 		snprintf(st->error, sizeof(st->error), "no '%s' in the job's passes", metric);
+	st->begun_at = iso_parse(json_object_get(r, "begun_at"));
+	st->held_s = json_number_value(json_object_get(r, "held_s"));
+	st->start_late_s = json_number_value(json_object_get(r, "start_late_s"));
 	st->version = json_is_integer(json_object_get(r, "version"))
 	                      ? (int64_t)json_integer_value(json_object_get(r, "version"))
 	                      : 0;
@@ -728,14 +746,22 @@ static void wait_arm(struct fleet *f, int i, const struct fleet_node_run *nr, do
 {
 	struct fleet_wait *w = &f->waits->w[i];
 	int64_t job = nr->job_id;
-	char path[200];
+	char path[256];
 
 	if (w->job != job) {
 		w->job = job;
 		w->version = 0;
 		w->next_get_at = 0;
 	}
-	if (f->long_poll[i]) {
+	if (f->long_poll[i] && f->until_end[i]) {
+		/* The job's end, read-back and start in one answer; a person watching gets its
+		 * progress every progress_s too. */
+		snprintf(path, sizeof(path),
+		         "/api/v1/jobs/%lld?wait_s=%d&until=end&fields=state,progress,loops_done,"
+		         "passes,started_at,finished_at,error,begun_at,held_s,start_late_s%s",
+		         (long long)job, f->progress_s > 0 ? f->progress_s : FLEET_WAIT_S,
+		         nr->in_job && !nr->applied_seen ? ",applied" : "");
+	} else if (f->long_poll[i]) {
 		/* The members job_parse reads; the parameters and the spec stay on the agent. */
 		snprintf(path, sizeof(path),
 		         "/api/v1/jobs/%lld?wait_s=%d&after=%lld&fields=state,progress,loops_done,"
@@ -750,7 +776,9 @@ static void wait_arm(struct fleet *f, int i, const struct fleet_node_run *nr, do
 	}
 	req_node(f, &w->req, i, "GET", path, NULL);
 	if (f->long_poll[i])
-		w->req.timeout_s = FLEET_WAIT_S + f->timeout_s;
+		w->req.timeout_s =
+		        (f->until_end[i] && f->progress_s > 0 ? f->progress_s : FLEET_WAIT_S) +
+		        f->timeout_s;
 	client_start(f->wait_client, &w->req);
 	w->busy = true;
 }

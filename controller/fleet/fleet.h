@@ -35,6 +35,14 @@ struct node_info {
 	bool long_poll;   /* so is "long_poll": GET /api/v1/jobs/{id} takes wait_s and after */
 	bool profiles;    /* so is "profiles": the agent keeps profiles (/api/v1/profiles) */
 	bool job_applied; /* so is "job_applied": a job with params records what they did */
+	bool start_at;    /* so is "start_at": a job may carry the moment its first pass starts */
+	bool until_end;   /* so is "until_end": GET /api/v1/jobs/{id} takes until=end */
+	/* The agent's clock against the controller's, from health's time_s and the request's
+	 * round trip (client_req.answered_after/_before): clock_offset_s is the agent's clock
+	 * less the controller's at the window's middle, within +- clock_uncertain_s.
+	 * clock_known false: health had no time_s, or the answer no timing. */
+	bool clock_known;
+	double clock_offset_s, clock_uncertain_s;
 	bool dev_found;
 	bool dev_writable;
 	int64_t dev_size_bytes;
@@ -56,6 +64,9 @@ struct job_status {
 	int npasses;
 	double passes[PLAN_LOOPS_MAX];  /* the plan metric per finished pass of this job */
 	double started_at, finished_at; /* the agent's clock, epoch s; 0 when unknown */
+	double begun_at;     /* when its first pass began (the agent's clock); 0 when unknown */
+	double held_s;       /* how long it held for its start_at before that (0: it did not) */
+	double start_late_s; /* begun_at less its start_at; 0 without one */
 	char error[256];
 	int64_t version; /* the agent's version of the job (long-poll agents), 0 when none */
 };
@@ -95,6 +106,11 @@ struct fleet {
 	bool *job_applied;          /* per node: its jobs record their params' read-back (probe) */
 	bool params_in_job;         /* fleet_point_start puts device values in the job where
 	                               job_applied (the caller's choice; false: PATCH first) */
+	bool *start_at;             /* per node: its jobs take start_at (set by fleet_probe) */
+	bool *until_end;            /* per node: its long-polls take until=end (fleet_probe) */
+	int progress_s;             /* fleet_jobs_wait: a long-poll answers at least this often
+	                               with the job's progress, for a person watching (0: it
+	                               answers at the job's end only, where the agent can) */
 	struct client *wait_client; /* fleet_jobs_wait's own multi handle */
 	double timeout_s;           /* of a request; a long-poll gets FLEET_WAIT_S more */
 	struct fleet_waits *waits;
@@ -110,6 +126,10 @@ void fleet_release(struct fleet *f);
 
 /* GET health and devices (and with_params, the device's params) on every active node. */
 void fleet_probe(struct fleet *f, bool with_params, struct node_info *info);
+/* GET health again on every active node where ask[i], alone (no other request of the fleet
+ * in flight), and keep in info[i] the clock offset of the narrower round trip: how a
+ * pre-flight bounds a clock the fan-out's load left uncertain. */
+void fleet_clock_probe(struct fleet *f, const bool *ask, struct node_info *info);
 void node_info_release(struct node_info *info, int n);
 
 /* PATCH .../params?dry_run=true with cfg (less its fs.* values; with only those, nothing is
@@ -150,6 +170,8 @@ void fleet_sessions_close(struct fleet *f, bool restore, struct fleet_result *re
 struct fleet_node_run {
 	/* fleet_point_start: */
 	bool run;                     /* in: start the point on this node (active nodes only) */
+	double start_at;              /* in: the moment its job's first pass starts, epoch s by its
+	                                 agent's clock (f->start_at[i] nodes only); 0: at once */
 	const struct config *cfg;     /* in: this node's configuration; NULL: the point's */
 	const struct config *run_cfg; /* out: the configuration it runs (cfg, or the point's) */
 	bool in_job;                  /* out: its device values went in the job's body, no PATCH */
@@ -184,11 +206,12 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
                        int loops, struct fleet_node_run *nodes);
 /*
  * Wait for news of the jobs: keep one request in flight per active node whose job (job_id
- * != 0) has not ended (job.terminal false): a long-poll of FLEET_WAIT_S (after the version
- * last seen, with only the members the runner reads) where f->long_poll[i], else a plain GET
- * every poll_s. Returns once some answered, their job and wait updated and fresh set (others
- * cleared), or after max_s; returns how many answered. A request is re-armed on the next
- * call, at once (long-poll) or poll_s after the last (plain GET).
+ * != 0) has not ended (job.terminal false): a long-poll of FLEET_WAIT_S with only the members
+ * the runner reads where f->long_poll[i] (until the job's end where f->until_end[i]: one answer
+ * per job, or every f->progress_s seconds for a progress display; else after the version last
+ * seen), else a plain GET every poll_s. Returns once some answered, their job and wait updated and
+ * fresh set (others cleared), or after max_s; returns how many answered. A request is re-armed on
+ * the next call, at once (long-poll) or poll_s after the last (plain GET).
  */
 int fleet_jobs_wait(struct fleet *f, struct fleet_node_run *nodes, double poll_s, double max_s);
 /* Drop the requests fleet_jobs_wait has in flight. */

@@ -54,7 +54,27 @@ void health_parse(json_t *h, struct node_info *ni)
 		ni->long_poll |= !strcmp(s, "long_poll");
 		ni->profiles |= !strcmp(s, "profiles");
 		ni->job_applied |= !strcmp(s, "job_applied");
+		ni->start_at |= !strcmp(s, "start_at");
+		ni->until_end |= !strcmp(s, "until_end");
 	}
+}
+
+/* The clock offset health's answer r (parsed: h) says into ni, if it has time_s and r was
+ * timed; a narrower window than the one ni has replaces it. */
+static void clock_read(const struct client_req *r, json_t *h, struct node_info *ni)
+{
+	json_t *t = json_object_get(h, "time_s");
+	double mid, half;
+
+	if (!json_is_number(t) || !(r->answered_before > 0))
+		return;
+	mid = (r->answered_after + r->answered_before) / 2;
+	half = (r->answered_before - r->answered_after) / 2;
+	if (ni->clock_known && ni->clock_uncertain_s <= half)
+		return;
+	ni->clock_known = true;
+	ni->clock_offset_s = json_number_value(t) - mid;
+	ni->clock_uncertain_s = half;
 }
 
 /* The identity fields first..last of object o (the device's identity or the host's) into
@@ -114,10 +134,14 @@ void fleet_probe(struct fleet *f, bool with_params, struct node_info *info)
 			if (!d)
 				req_error(&reqs[3 * i + 1], ni->error, sizeof(ni->error));
 		}
-		if (h)
+		if (h) {
 			health_parse(h, ni);
+			clock_read(&reqs[3 * i], h, ni);
+		}
 		f->long_poll[i] = ni->long_poll;
 		f->job_applied[i] = ni->job_applied;
+		f->start_at[i] = ni->start_at;
+		f->until_end[i] = ni->until_end && ni->long_poll;
 		json_array_foreach(json_object_get(d, "devices"), j, dev)
 		{
 			const char *name = json_string_value(json_object_get(dev, "name"));
@@ -137,6 +161,26 @@ void fleet_probe(struct fleet *f, bool with_params, struct node_info *info)
 		json_decref(pr);
 	}
 	reqs_release(reqs, 3 * n);
+}
+
+void fleet_clock_probe(struct fleet *f, const bool *ask, struct node_info *info)
+{
+	int n = f->plan->nnodes, i;
+	struct client_req *reqs = xcalloc((size_t)n + 1, sizeof(*reqs));
+
+	for (i = 0; i < n; i++) {
+		reqs[i].skip = !f->active[i] || !ask[i];
+		req_node(f, &reqs[i], i, "GET", "/api/v1/health", NULL);
+	}
+	client_run(f->client, reqs, n);
+	for (i = 0; i < n; i++) {
+		json_t *h = resp_json(&reqs[i]);
+
+		if (h)
+			clock_read(&reqs[i], h, &info[i]);
+		json_decref(h);
+	}
+	reqs_release(reqs, n);
 }
 
 void node_info_release(struct node_info *info, int n)

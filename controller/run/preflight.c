@@ -1,6 +1,7 @@
 /* preflight.c -- health, device, dry-run PATCH of every configuration and dry-run job POST on
  * every node; every problem one line. */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,6 +190,74 @@ static bool job_too_big(const struct plan *p, int i, const struct node_info *ni,
 	return true;
 }
 
+/* The most node i's clock may be off the controller's: its offset plus the uncertainty. */
+static double clock_bound(const struct node_info *ni)
+{
+	return fabs(ni->clock_offset_s) + ni->clock_uncertain_s;
+}
+
+/* Whether node i's clock is to be checked: its jobs start by the clock. */
+static bool clock_checked(const struct node_info *ni)
+{
+	return ni->ok && ni->start_at;
+}
+
+/* Bound the clock of every node whose jobs start by the clock; the ones the fan-out left
+ * uncertain are asked again, alone. The largest offset and uncertainty into out. */
+static void clocks_check(struct fleet *f, struct preflight *out)
+{
+	int n = out->nnodes, i, t, again;
+	bool *ask = xcalloc((size_t)n + 1, sizeof(bool));
+
+	for (t = 0; t < PREFLIGHT_CLOCK_TRIES; t++) {
+		for (i = again = 0; i < n; i++) {
+			const struct node_info *ni = &out->info[i];
+
+			ask[i] = clock_checked(ni) &&
+			         (!ni->clock_known || clock_bound(ni) > PREFLIGHT_CLOCK_MAX_S);
+			again += ask[i];
+		}
+		if (!again)
+			break;
+		fleet_clock_probe(f, ask, out->info);
+	}
+	for (i = 0; i < n; i++) {
+		const struct node_info *ni = &out->info[i];
+
+		if (!clock_checked(ni) || !ni->clock_known)
+			continue;
+		out->nclocks++;
+		out->clock_offset_max_s = fmax(out->clock_offset_max_s, fabs(ni->clock_offset_s));
+		out->clock_uncertain_max_s =
+		        fmax(out->clock_uncertain_max_s, ni->clock_uncertain_s);
+	}
+	free(ask);
+}
+
+/* What is wrong with node i's clock for jobs that start by it, into why; false when nothing. */
+static bool clock_problem(const struct node_info *ni, char *why, size_t len)
+{
+	if (!clock_checked(ni))
+		return false;
+	if (!ni->clock_known)
+		snprintf(why, len,
+		         "clock: health gave no time_s (or no timed answer) in %d tries, so the "
+		         "offset of the agent's clock cannot be bounded; its jobs start by the "
+		         "clock",
+		         PREFLIGHT_CLOCK_TRIES);
+	else if (clock_bound(ni) > PREFLIGHT_CLOCK_MAX_S)
+		snprintf(why, len,
+		         "clock: the agent's clock is %.3f s %s the controller's (+- %.3f s, from "
+		         "health's time_s and the round trip); jobs start by the clock, so an "
+		         "offset "
+		         "beyond %.0f ms is refused: synchronise the node's clock (NTP)",
+		         fabs(ni->clock_offset_s), ni->clock_offset_s > 0 ? "ahead of" : "behind",
+		         ni->clock_uncertain_s, PREFLIGHT_CLOCK_MAX_S * 1000);
+	else
+		return false;
+	return true;
+}
+
 int preflight_run(struct fleet *f, const struct config *cfgs, int ncfg, bool with_params,
                   struct preflight *out)
 {
@@ -206,6 +275,7 @@ int preflight_run(struct fleet *f, const struct config *cfgs, int ncfg, bool wit
 	out->nconfigs = ncfg;
 	out->info = xcalloc((size_t)n + 1, sizeof(*out->info));
 	fleet_probe(f, with_params, out->info);
+	clocks_check(f, out);
 	for (i = 0; i < n; i++)
 		asked += ask[i] = !node_unfit(p, i, &out->info[i], why, sizeof(why));
 	/* One configuration per round on every node at once: no agent gets a burst. */
@@ -231,6 +301,8 @@ int preflight_run(struct fleet *f, const struct config *cfgs, int ncfg, bool wit
 		if (node_unfit(p, i, &out->info[i], why, sizeof(why)))
 			problem(out, p->nodes[i].name, "%s", why);
 		else if (job_too_big(p, i, &out->info[i], why, sizeof(why)))
+			problem(out, p->nodes[i].name, "%s", why);
+		else if (clock_problem(&out->info[i], why, sizeof(why)))
 			problem(out, p->nodes[i].name, "%s", why);
 		for (k = 0; k < refused[i].n; k++) {
 			const struct refusal *r = &refused[i].r[k];

@@ -23,7 +23,13 @@
  *   4. POST /jobs?dry_run=true of the exact job body the sweep posts, once per
  *      distinct filesystem among the configurations (fs.type, fs.mkfs, fs.mount:
  *      the agent dry-runs mkfs and judges the mount options), and the plan's
- *      metric must be among the metrics the job reports.
+ *      metric must be among the metrics the job reports;
+ *   5. the clock of an agent whose jobs start by the clock ("start_at" feature):
+ *      its offset from the controller's, from health's time_s and the request's
+ *      round trip (asked again, alone, up to PREFLIGHT_CLOCK_TRIES times while the
+ *      fan-out's load leaves it uncertain), must be bounded within
+ *      PREFLIGHT_CLOCK_MAX_S: a node whose start cannot be placed that close to the
+ *      others' is refused.
  * Every problem becomes one line naming the node, the configuration when
  * there is one, and the agent's own message; identical messages for
  * several configurations of a node are one line with a count.
@@ -35,7 +41,17 @@ struct preflight {
 	int nproblems;
 	int nconfigs;              /* configurations judged */
 	double expected_runtime_s; /* the job's duration as the agents estimate it (largest) */
+	/* The clocks of the nodes whose jobs start by the clock: how many, the largest offset
+	 * from the controller's and the largest uncertainty of one (s). */
+	int nclocks;
+	double clock_offset_max_s, clock_uncertain_max_s;
 };
+
+/* The most an agent's clock may be off the controller's (offset plus its uncertainty) for its
+ * jobs to start by the clock: the margin a run's start leaves beyond its fan-out. */
+#define PREFLIGHT_CLOCK_MAX_S 0.2
+/* How often a clock left uncertain by the fan-out is asked again. */
+#define PREFLIGHT_CLOCK_TRIES 3
 
 /*
  * Run the pre-flight through f for cfgs[0..ncfg). with_params also reads

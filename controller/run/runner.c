@@ -1,5 +1,6 @@
 /* runner.c -- a point on every node at once: PATCH, start the jobs, wait, collect, cancel. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,9 @@ void runner_init(struct runner *r, struct sweep *s, struct fleet *f, const struc
 		r->o.mono_s = time_mono_s;
 	r->reported = xcalloc((size_t)s->plan.nnodes + 1, sizeof(int));
 	r->nodes = xcalloc((size_t)s->plan.nnodes + 1, sizeof(*r->nodes));
+	r->ahead = xcalloc((size_t)s->plan.nnodes + 1, sizeof(*r->ahead));
+	r->gap_s = RUNNER_GAP_START_S;
+	f->progress_s = r->o.progress_s;
 	/* A run's device values travel in its job where the agent records their read-back: one
 	 * request per node starts a run, and every node's job starts as soon as the controller
 	 * sends it (fleet_point_start). */
@@ -34,8 +38,12 @@ void runner_release(struct runner *r)
 		return;
 	free(r->reported);
 	free(r->nodes);
+	free(r->ahead);
+	free(r->spreads_s);
 	r->reported = NULL;
 	r->nodes = NULL;
+	r->ahead = NULL;
+	r->spreads_s = NULL;
 }
 
 static bool stopped(const struct runner *r)
@@ -105,9 +113,11 @@ int runner_sessions_open(struct runner *r, struct err *e)
 {
 	int n = r->s->plan.nnodes, k, rc = 0;
 	struct fleet_result *res = xcalloc((size_t)n + 1, sizeof(*res));
+	double t0 = r->o.mono_s();
 
 	fleet_sessions_open(r->f, r->o.session_ttl_s, res);
 	r->last_renew = r->o.mono_s();
+	r->sessions_fanout_s = r->last_renew - t0;
 	for (k = 0; k < n && !rc; k++)
 		if (res[k].failed)
 			rc = err_set(e, -EIO, "session_failed",
@@ -124,6 +134,7 @@ void runner_sessions_close(struct runner *r)
 	int n = r->s->plan.nnodes, k;
 	struct fleet_result *res = xcalloc((size_t)n + 1, sizeof(*res));
 
+	runner_ahead_cancel(r);
 	fleet_sessions_close(r->f, true, res);
 	for (k = 0; k < n; k++) {
 		struct runner_event ev = {
@@ -168,7 +179,39 @@ struct run {
 	bool warmup; /* a warm-up loop: its pass is kept apart, never judged */
 };
 
-/* Cancel the jobs still running and mark those nodes cancelled. */
+/* Cancel the jobs of the run posted ahead on the nodes where want is NULL or want[k] false;
+ * their part is cleared. */
+static void ahead_drop(struct runner *r, const bool *want)
+{
+	int n = r->s->plan.nnodes, k, any = 0;
+	int64_t *ids = xcalloc((size_t)n + 1, sizeof(*ids));
+
+	for (k = 0; k < n; k++) {
+		struct fleet_node_run *fn = &r->ahead[k];
+
+		if (want && want[k])
+			continue;
+		if (fn->job_id && !fn->post.failed) {
+			ids[k] = fn->job_id;
+			any++;
+		}
+		fn->job_id = 0;
+		fn->run = false;
+	}
+	if (any)
+		fleet_jobs_cancel(r->f, ids, NULL);
+	free(ids);
+}
+
+void runner_ahead_cancel(struct runner *r)
+{
+	if (!r->next.posted)
+		return;
+	ahead_drop(r, NULL);
+	r->next.posted = false;
+}
+
+/* Cancel the jobs still running (and a run posted ahead) and mark those nodes cancelled. */
 static void jobs_cancel(struct runner *r, struct run *u)
 {
 	int n = r->s->plan.nnodes, k;
@@ -184,13 +227,15 @@ static void jobs_cancel(struct runner *r, struct run *u)
 	}
 	fleet_jobs_cancel(r->f, live, NULL);
 	free(live);
+	runner_ahead_cancel(r);
 }
 
-/* A finished job's runtime by the agent's clock (finished_at - started_at); 0 when unknown. */
+/* A finished job's runtime by the agent's clock (finished_at - started_at, less what it held
+ * for its start_at: waiting is not the job's time); 0 when unknown. */
 static double job_runtime_s(const struct job_status *js)
 {
 	return js->started_at > 0 && js->finished_at >= js->started_at
-	               ? js->finished_at - js->started_at
+	               ? fmax(js->finished_at - js->started_at - js->held_s, 0)
 	               : 0;
 }
 
@@ -209,8 +254,10 @@ static void job_collect(struct runner *r, struct run *u, int k)
 	 * passes are counted apart (passes_before counts those for it). */
 	for (j = (u->warmup ? nr->nwarmup : nr->npasses) - r->nodes[k].passes_before;
 	     j < js->npasses; j++)
-		node_result_pass_add_at(nr, js->passes[j], u->round,
-		                        u->loops == 1 ? js->started_at : 0, u->warmup);
+		node_result_pass_add_at(
+		        nr, js->passes[j], u->round,
+		        u->loops == 1 ? (js->begun_at > 0 ? js->begun_at : js->started_at) : 0,
+		        u->warmup);
 	if (!js->terminal)
 		return;
 	nr->job_runtime_s += job_runtime_s(js);
@@ -309,21 +356,28 @@ static int jobs_wait(struct runner *r, struct run *u)
 	return rc;
 }
 
-/*
- * Start the point on every active node where it is pending: one job POST carrying its
- * configuration where the agent records the job's read-back, else a PATCH and, node by node
- * as each read-back arrives, the job (fleet_point_start); record the read-back and the job
- * ids. A node whose PATCH failed runs no job.
- */
-static void point_start(struct runner *r, struct run *u)
+/* Post point p's run of loops loops into nodes, on every node where nodes[k].run, its jobs
+ * starting at moment (the controller's clock; 0: at once) where the agent takes start_at:
+ * one job POST carrying the configuration where the agent records the job's read-back, else
+ * a PATCH and, node by node as each read-back arrives, the job (fleet_point_start). */
+static void run_post(struct runner *r, struct point *p, int loops, struct fleet_node_run *nodes,
+                     double moment)
 {
 	int n = r->s->plan.nnodes, k;
 
 	for (k = 0; k < n; k++) {
-		r->nodes[k].run = r->f->active[k] && u->p->nodes[k].state == NODE_PENDING;
-		r->nodes[k].cfg = u->p->nodes[k].cfg; /* a cohort's own, or NULL: the point's */
+		nodes[k].cfg = p->nodes[k].cfg; /* a cohort's own, or NULL: the point's */
+		nodes[k].start_at = moment;
 	}
-	fleet_point_start(r->f, &u->p->cfg, r->s->id, u->p->index, u->loops, r->nodes);
+	fleet_point_start(r->f, &p->cfg, r->s->id, p->index, loops, nodes);
+}
+
+/* The run's posted jobs into the point: the read-back of a PATCH, the job ids, the requests
+ * that failed (a node whose PATCH failed runs no job). */
+static void run_adopt(struct runner *r, struct run *u)
+{
+	int n = r->s->plan.nnodes, k;
+
 	for (k = 0; k < n; k++) {
 		struct node_result *nr = &u->p->nodes[k];
 		struct fleet_node_run *fn = &r->nodes[k];
@@ -332,6 +386,7 @@ static void point_start(struct runner *r, struct run *u)
 			continue;
 		if (fn->patch.failed) {
 			request_fail(r, u->p, k, &fn->patch, "PATCH params");
+			fn->job_id = 0;
 			continue;
 		}
 		if (!fn->in_job) { /* a PATCH's read-back; a job's comes with its answers */
@@ -349,6 +404,119 @@ static void point_start(struct runner *r, struct run *u)
 		r->nodes[k].job.terminal = !r->nodes[k].job_id;
 }
 
+/* The moment a run posted now starts at: past the fan-out of its POSTs (the last run's, or
+ * before any, twice the sessions' open) and the margin; 0 when no node takes start_at. */
+static double moment_new(struct runner *r)
+{
+	double fanout = r->fanout_s > 0 ? r->fanout_s : 2 * r->sessions_fanout_s;
+	int k;
+
+	for (k = 0; k < r->s->plan.nnodes; k++)
+		if (r->f->active[k] && r->f->start_at[k])
+			return r->o.now_s() + fanout + r->margin_extra_s + RUNNER_START_MARGIN_S;
+	return 0;
+}
+
+/* Whether the run after this one (moment: its start_at) may be posted ahead: a batch's next
+ * run is known, every active node takes start_at and carries the params in its job (no PATCH
+ * may touch a device while its run goes on), and a pass's length is known. */
+static bool ahead_ok(const struct runner *r, const struct schedule_run *next, double moment)
+{
+	int k;
+
+	if (!next || !(moment > 0) || !(r->pass_s > 0 || r->o.pass_expected_s > 0))
+		return false;
+	for (k = 0; k < r->s->plan.nnodes; k++)
+		if (r->f->active[k] && (!r->f->start_at[k] || !r->f->job_applied[k]))
+			return false;
+	return true;
+}
+
+/* Post the batch's next run now, to start at this run's moment plus a pass and the gap (and
+ * no sooner than its own fan-out allows). */
+static void ahead_post(struct runner *r, const struct schedule_run *next, double moment)
+{
+	struct point *p = &r->s->points[next->point];
+	int n = r->s->plan.nnodes, k;
+	/* Before a run has ended, the agents' estimate and a little for the engine's start and
+	 * the job's end: a first run posted ahead that starts late is worse than one that waits. */
+	double pass = r->pass_s > 0 ? r->pass_s : r->o.pass_expected_s * 1.05 + 0.1;
+	double at = moment + pass + r->gap_s, t0 = r->o.mono_s();
+	double floor_at =
+	        r->o.now_s() + fmax(r->fanout_s, 2 * r->sessions_fanout_s) + RUNNER_START_MARGIN_S;
+
+	if (at < floor_at)
+		at = floor_at;
+	for (k = 0; k < n; k++)
+		r->ahead[k].run = r->f->active[k] && (p->nodes[k].state == NODE_PENDING ||
+		                                      p->nodes[k].state == NODE_OK);
+	run_post(r, p, 1, r->ahead, at);
+	r->fanout_s = r->o.mono_s() - t0;
+	r->next = (struct runner_ahead){ .posted = true,
+		                         .point = next->point,
+		                         .round = next->round,
+		                         .warmup = next->warmup,
+		                         .moment = at };
+}
+
+/* Whether the run posted ahead is this one; one that is not is cancelled (another run came
+ * first: its jobs will not run). */
+static bool ahead_is(struct runner *r, int point, int round, bool warmup)
+{
+	if (!r->next.posted)
+		return false;
+	if (r->next.point == point && r->next.round == round && r->next.warmup == warmup)
+		return true;
+	runner_ahead_cancel(r);
+	return false;
+}
+
+/* What the run's start by the clock tells the next: the gap after a run posted ahead (grown by
+ * the lateness of its latest node, shrunk towards leaving its slowest node
+ * RUNNER_GAP_SLACK_S), the margin after one posted at once, the pass length, the spread. */
+static void start_learn(struct runner *r, const struct runner_times *t)
+{
+	if (t->pass_max_s > 0)
+		r->pass_s = t->pass_max_s;
+	if (!(t->moment > 0) || !(t->first_begun_at > 0))
+		return;
+	r->spreads_s = xrealloc(r->spreads_s, (size_t)(r->nspreads + 1) * sizeof(double));
+	r->spreads_s[r->nspreads++] = t->last_begun_at - t->first_begun_at;
+	r->nlate += t->late_max_s > RUNNER_LATE_S;
+	if (t->ahead) {
+		if (t->late_max_s > RUNNER_LATE_S)
+			r->gap_s += t->late_max_s + RUNNER_GAP_SLACK_S;
+		else if (t->held_min_s > RUNNER_GAP_SLACK_S)
+			r->gap_s -= (t->held_min_s - RUNNER_GAP_SLACK_S) / 2;
+		r->gap_s = fmin(fmax(r->gap_s, RUNNER_GAP_MIN_S), RUNNER_GAP_MAX_S);
+	} else if (t->late_max_s > RUNNER_LATE_S) {
+		r->margin_extra_s += t->late_max_s;
+	}
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+bool runner_spread(const struct runner *r, double *median_s, double *max_s)
+{
+	double *v;
+	int n = r->nspreads;
+
+	if (!n)
+		return false;
+	v = xcalloc((size_t)n, sizeof(double));
+	memcpy(v, r->spreads_s, (size_t)n * sizeof(double));
+	qsort(v, (size_t)n, sizeof(double), dbl_cmp);
+	*median_s = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	*max_s = v[n - 1];
+	free(v);
+	return true;
+}
+
 /* What the agents' job records say of the run: first and last start and end, longest job. */
 static void times_jobs(struct runner *r, struct runner_times *t)
 {
@@ -359,6 +527,25 @@ static void times_jobs(struct runner *r, struct runner_times *t)
 
 		if (!r->nodes[k].job_id || js->started_at <= 0 || js->finished_at < js->started_at)
 			continue;
+		if (js->begun_at > 0) {
+			/* To the microsecond where the job started by the clock (the moment plus
+			 * its lateness by the node's own clock); begun_at is to the millisecond. */
+			double b = t->moment > 0 && r->f->start_at[k] ? t->moment + js->start_late_s
+			                                              : js->begun_at;
+
+			if (t->first_begun_at == 0 || b < t->first_begun_at)
+				t->first_begun_at = b;
+			if (b > t->last_begun_at)
+				t->last_begun_at = b;
+			if (js->finished_at - js->begun_at > t->pass_max_s)
+				t->pass_max_s = js->finished_at - js->begun_at;
+		}
+		if (t->moment > 0 && r->f->start_at[k]) {
+			if (js->start_late_s > t->late_max_s)
+				t->late_max_s = js->start_late_s;
+			if (t->held_min_s < 0 || js->held_s < t->held_min_s)
+				t->held_min_s = js->held_s;
+		}
 		if (t->first_start_at == 0 || js->started_at < t->first_start_at)
 			t->first_start_at = js->started_at;
 		if (js->started_at > t->last_start_at)
@@ -373,15 +560,18 @@ static void times_jobs(struct runner *r, struct runner_times *t)
 }
 
 /* Run point for loops loops on every active node, in round (0: none); a warm-up run's passes
- * are kept apart and not counted in the point's loops. */
-static int point_run(struct runner *r, int point, int loops, int round, bool warmup)
+ * are kept apart and not counted in the point's loops. next: the batch's run after it, posted
+ * ahead where it may be. */
+static int point_run(struct runner *r, int point, int loops, int round, bool warmup,
+                     const struct schedule_run *next)
 {
 	int n = r->s->plan.nnodes, k, rc = 0;
 	struct run u = {
 		.p = &r->s->points[point], .loops = loops, .round = round, .warmup = warmup
 	};
 	struct runner_times *t = &r->last;
-	double t0 = r->o.mono_s();
+	double t0 = r->o.mono_s(), moment = r->next.moment;
+	bool ahead, *want;
 
 	if (stopped(r))
 		return -EINTR;
@@ -390,8 +580,11 @@ static int point_run(struct runner *r, int point, int loops, int round, bool war
 	memset(t, 0, sizeof(*t));
 	t->point = point;
 	t->start_at = r->o.now_s();
+	t->held_min_s = -1;
+	ahead = loops == 1 ? ahead_is(r, point, round, warmup) : (runner_ahead_cancel(r), false);
 	if (!warmup)
 		sweep_point_loops_add(r->s, point, loops);
+	want = xcalloc((size_t)n + 1, sizeof(bool));
 	for (k = 0; k < n; k++) {
 		struct node_result *nr = &u.p->nodes[k];
 
@@ -400,32 +593,60 @@ static int point_run(struct runner *r, int point, int loops, int round, bool war
 		else if (nr->state == NODE_OK)
 			nr->state = NODE_PENDING; /* another run of a point that went well */
 		r->reported[k] = nr->npasses;
-		r->nodes[k].passes_before = warmup ? nr->nwarmup : nr->npasses;
+		want[k] = r->f->active[k] && nr->state == NODE_PENDING;
 	}
-	point_start(r, &u);
-	t->started_at = r->o.now_s();
+	if (ahead) {
+		/* Posted during the run before: the nodes that no longer run it let it go, and
+		 * its part becomes the run's. */
+		struct fleet_node_run *cur = r->nodes;
+
+		ahead_drop(r, want);
+		r->nodes = r->ahead;
+		r->ahead = cur;
+		r->next.posted = false;
+		t->ahead = true;
+		t->moment = moment;
+	} else {
+		for (k = 0; k < n; k++)
+			r->nodes[k].run = want[k];
+		t->moment = moment_new(r);
+		run_post(r, u.p, loops, r->nodes, t->moment);
+		r->fanout_s = r->o.mono_s() - t0;
+	}
+	free(want);
+	for (k = 0; k < n; k++)
+		r->nodes[k].passes_before = warmup ? u.p->nodes[k].nwarmup : u.p->nodes[k].npasses;
+	run_adopt(r, &u);
+	t->started_at = ahead ? t->start_at : r->o.now_s();
 	if (r->abort || stopped(r)) {
 		jobs_cancel(r, &u);
 		return stopped(r) ? -EINTR : -EIO;
 	}
+	if (loops == 1 && ahead_ok(r, next, t->moment))
+		ahead_post(r, next, t->moment);
 	rc = jobs_wait(r, &u);
 	t->done_at = r->o.now_s();
 	times_jobs(r, t);
+	if (t->held_min_s < 0)
+		t->held_min_s = 0;
 	if (rc == 0) {
 		r->run_s += r->o.mono_s() - t0;
-		r->span_s += t->last_end_at - t->first_start_at;
+		r->span_s += t->last_end_at -
+		             (t->first_begun_at > 0 ? t->first_begun_at : t->first_start_at);
 		r->longest_s += t->longest_job_s;
 		r->runs++;
+		start_learn(r, t);
 	}
 	return rc;
 }
 
 int runner_point_run(struct runner *r, int point, int loops)
 {
-	return point_run(r, point, loops, 0, false);
+	return point_run(r, point, loops, 0, false, NULL);
 }
 
-int runner_round_run(struct runner *r, const struct schedule_run *run)
+int runner_round_run(struct runner *r, const struct schedule_run *run,
+                     const struct schedule_run *next)
 {
-	return point_run(r, run->point, 1, run->round, run->warmup);
+	return point_run(r, run->point, 1, run->round, run->warmup, next);
 }

@@ -47,11 +47,33 @@ struct runner_opts {
 	const volatile sig_atomic_t *stop; /* non-zero: cancel the jobs and return -EINTR */
 	void (*event)(void *ctx, const struct runner_event *ev);
 	void *ctx;
-	/* The clocks, seconds (NULL: time_now_s, time_mono_s): now_s stamps runner_times, mono_s
-	 * measures the runs and paces the session renewals. */
+	/* The clocks, seconds (NULL: time_now_s, time_mono_s): now_s stamps runner_times and
+	 * sets the moments runs start at, mono_s measures the runs and paces the session
+	 * renewals. */
 	double (*now_s)(void);
 	double (*mono_s)(void);
+	int progress_s;         /* a person watches: the agents answer with the jobs' progress at
+	                           most this often (0: each job answers once, at its end) */
+	double pass_expected_s; /* one loop of the job as the agents estimate it (0: unknown):
+	                           the length of the first run posted ahead */
 };
+
+/* How runs start by the clock. A run's jobs carry the moment their first pass starts
+ * (start_at, on agents with the feature): the controller's clock plus the last run's job POST
+ * fan-out plus RUNNER_START_MARGIN_S, so every node has its job and has made it ready (params
+ * applied) before it, whatever the fan-out takes. Within a batch of rounds the next run's jobs
+ * are posted while the run before them goes on ("ahead", where every node takes start_at and
+ * the job's params), for the moment that run ends plus a gap in which each node's next job
+ * makes ready; the gap follows what the nodes report (held_s left over, start_late_s when it
+ * was too short), between RUNNER_GAP_MIN_S and RUNNER_GAP_MAX_S. */
+#define RUNNER_START_MARGIN_S 0.2
+#define RUNNER_GAP_START_S 0.2
+#define RUNNER_GAP_MIN_S 0.03
+#define RUNNER_GAP_MAX_S 10.0
+/* The slack a run posted ahead aims to leave its slowest node (held_s), and the lateness below
+ * which a start counts as on time (a thread's wake-up). */
+#define RUNNER_GAP_SLACK_S 0.03
+#define RUNNER_LATE_S 0.005
 
 /* One run of a point, timed (epoch seconds; the agents share the controller's clock when they
  * run on its machine, as in bench/fleet.sh). 0 when unknown. */
@@ -59,12 +81,27 @@ struct runner_times {
 	int point;
 	double start_at;   /* the controller begins the run (first request sent: a job POST, or a
 	                      PATCH) */
-	double started_at; /* every PATCH and job POST answered */
+	double started_at; /* every PATCH and job POST answered (a run posted ahead: both are the
+	                      moment it became the run under way) */
+	double moment;     /* the start_at its jobs carry (the controller's clock); 0: none */
+	bool ahead;        /* its jobs were posted during the run before */
 	double done_at;    /* the controller saw the last job end */
 	/* From the agents' job records: */
 	double first_start_at, last_start_at; /* jobs' started_at */
 	double first_end_at, last_end_at;     /* jobs' finished_at */
-	double longest_job_s;                 /* the longest finished_at - started_at */
+	double longest_job_s; /* the longest job, finished_at - started_at less what it held */
+	double first_begun_at, last_begun_at; /* jobs' first passes: begun_at */
+	double late_max_s;                    /* the latest start_late_s; 0: none late */
+	double held_min_s;                    /* the shortest held_s of a job with start_at */
+	double pass_max_s;                    /* the longest begun_at to finished_at */
+};
+
+/* The next run of a batch, posted ahead while the one before it goes on. */
+struct runner_ahead {
+	bool posted;
+	int point, round;
+	bool warmup;
+	double moment; /* its start_at, the controller's clock */
 };
 
 struct runner {
@@ -82,6 +119,17 @@ struct runner {
 	double longest_s; /* the longest job of each run (its own started_at to finished_at), summed
 	                   */
 	struct runner_times last; /* the last run */
+	/* Starting by the clock: */
+	struct fleet_node_run *ahead; /* per node: the next run's part, posted ahead */
+	struct runner_ahead next;
+	double sessions_fanout_s; /* the sessions' open: first request to last answer */
+	double fanout_s;          /* the last job POSTs: first sent to last answered */
+	double margin_extra_s;    /* added to the margin after a run whose start was late */
+	double gap_s;             /* between two runs, the later posted ahead */
+	double pass_s;            /* the longest pass of the last run (begun to finished) */
+	int nspreads;             /* runs started by the clock, with their pass-start spreads */
+	double *spreads_s;
+	int nlate; /* of those, runs where a node began more than RUNNER_LATE_S late */
 };
 
 /* Borrow s and f (f built on s->plan, tokens loaded). */
@@ -101,10 +149,19 @@ int runner_sessions_open(struct runner *r, struct err *e);
  */
 int runner_point_run(struct runner *r, int point, int loops);
 /* One run of a schedule (schedule.h): one loop of its point, as runner_point_run, the passes
- * stamped with the run's round and their start (the job's, by the agent's clock); a warm-up
- * run's passes are kept apart (node_result.warmup) and not counted in the point's loops. */
-int runner_round_run(struct runner *r, const struct schedule_run *run);
-/* Close every session with restore; failures are reported as events. */
+ * stamped with the run's round and their start (the first pass's begun_at, else the job's
+ * start, by the agent's clock); a warm-up run's passes are kept apart (node_result.warmup) and
+ * not counted in the point's loops. next (NULL: none, or not known yet) is the run after it in
+ * the same batch: its jobs are posted ahead, to start by the clock when this one has ended. */
+int runner_round_run(struct runner *r, const struct schedule_run *run,
+                     const struct schedule_run *next);
+/* Cancel the jobs of a run posted ahead that will not run (the sweep stops). */
+void runner_ahead_cancel(struct runner *r);
+/* The pass-start spreads of the runs started by the clock so far: their median and largest
+ * (s); false when there was none. */
+bool runner_spread(const struct runner *r, double *median_s, double *max_s);
+/* Close every session with restore (cancelling a run posted ahead first); failures are
+ * reported as events. */
 void runner_sessions_close(struct runner *r);
 
 #endif

@@ -163,7 +163,14 @@ it_agent_start() {
 	mkdir -p -m 700 "$state"
 	# A restarted agent gets a fresh log; the previous run's is kept beside it.
 	[ -f "$log" ] && mv "$log" "$log.$(date +%s%N)"
-	"$AGENT_BIN" --listen 127.0.0.1:0 --node-name "$name" --state-dir "$state" "$@" 2>"$log" &
+	# Port 0 (the kernel's choice), or the next of IT_PORT_BASE's range (a benchmark names its
+	# ports: bench/bench_lib.sh).
+	local listen=0
+	if [ -n "${IT_PORT_BASE:-}" ]; then
+		IT_PORT_NEXT=$((${IT_PORT_NEXT:-0} + 1))
+		listen=$((IT_PORT_BASE + 900 + IT_PORT_NEXT))
+	fi
+	"$AGENT_BIN" --listen "127.0.0.1:$listen" --node-name "$name" --state-dir "$state" "$@" 2>"$log" &
 	pid=$!
 	IT_PIDS+=("$pid")
 	port=""

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "agenttest.h"
 #include "api/api.h"
 #include "buf.h"
+#include "timeutil.h"
 
 static int setup(void **state)
 {
@@ -312,7 +314,8 @@ static void test_health_features(void **state)
 	call(f, "GET", "/api/v1/health", NULL, NULL, NULL, &ans);
 	assert_int_equal(ans.status, 200);
 	assert_non_null(strstr(ans.body, "\"features\":[\"dry_run\",\"strict_query\","
-	                                 "\"long_poll\",\"profiles\",\"job_applied\"]"));
+	                                 "\"long_poll\",\"profiles\",\"job_applied\","
+	                                 "\"start_at\",\"until_end\"]"));
 }
 
 static int64_t json_int_member(const char *body, const char *key)
@@ -527,6 +530,198 @@ static void test_devices_identity(void **state)
 	        "loop");
 }
 
+/* A number member of a JSON document (NAN when absent or not a number). */
+static double json_num_member(const char *body, const char *key)
+{
+	json_t *o = json_loads(body, 0, NULL);
+	double v = json_is_number(json_object_get(o, key))
+	                   ? json_number_value(json_object_get(o, key))
+	                   : NAN;
+
+	json_decref(o);
+	return v;
+}
+
+/* Health says the agent's clock to the microsecond (a controller bounds its offset with the
+ * round trip), and the test switch moves that reading only. */
+static void test_health_time(void **state)
+{
+	struct agent_fx *f = *state;
+	struct answer ans;
+	double t0, t1, t;
+
+	t0 = time_now_s();
+	call(f, "GET", "/api/v1/health", NULL, NULL, NULL, &ans);
+	t1 = time_now_s();
+	t = json_num_member(ans.body, "time_s");
+	assert_true(t >= t0 - 1e-6 && t <= t1 + 1e-6);
+	setenv("FLEETTUNE_TEST_CLOCK_OFFSET_S", "-2.5", 1);
+	call(f, "GET", "/api/v1/health", NULL, NULL, NULL, &ans);
+	unsetenv("FLEETTUNE_TEST_CLOCK_OFFSET_S");
+	t = json_num_member(ans.body, "time_s");
+	assert_true(t < t0 - 2 && t > t0 - 3.5);
+}
+
+/* POST a job body; its id as text into id. */
+static void post_job(struct agent_fx *f, const char *body, char *id, size_t len)
+{
+	struct answer ans;
+
+	call(f, "POST", "/api/v1/jobs", NULL, NULL, body, &ans);
+	if (ans.status != 202)
+		fail_msg("POST %s: %d %s", body, ans.status, ans.body);
+	snprintf(id, len, "%lld", (long long)json_int_member(ans.body, "id"));
+}
+
+/* GET the job until it is in state (10 s at most); its answer into ans. */
+static void job_wait_state(struct agent_fx *f, const char *id, const char *state,
+                           struct answer *ans)
+{
+	char got[32];
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		call(f, "GET", "/api/v1/jobs/{id}", id, NULL, NULL, ans);
+		if (!strcmp(json_path_text(ans->body, "state", got, sizeof(got)), state))
+			return;
+		usleep(20 * 1000);
+	}
+	fail_msg("job %s never %s: %s", id, state, ans->body);
+}
+
+/* A job that starts by the clock holds its first pass until its moment and says how long it
+ * held and how late it began; one whose moment has passed begins at once and says how late;
+ * start_at must be a time and not more than an hour ahead. */
+static void test_job_start_at(void **state)
+{
+	struct agent_fx *f = *state;
+	struct answer ans;
+	char body[512], at[40], id[16], got[64];
+	double t_post, start_at, begun, late, held;
+
+	/* 0.6 s ahead: the job is running (its params applied) and holds; no pass yet. */
+	t_post = time_now_s();
+	start_at = t_post + 0.6;
+	time_fmt_iso_ms(start_at, at, sizeof(at));
+	start_at = floor(start_at * 1000) / 1000; /* as the text says it */
+	snprintf(body, sizeof(body),
+	         "{\"device\":\"loop0\",\"engine\":\"fio\",\"fio\":{\"rw\":\"randwrite\"},"
+	         "\"params\":{\"nr_requests\":32},\"start_at\":\"%s\"}",
+	         at);
+	post_job(f, body, id, sizeof(id));
+	job_wait_state(f, id, "running", &ans);
+	assert_string_equal(json_path_text(ans.body, "start_at", got, sizeof(got)), at);
+	assert_non_null(strstr(ans.body, "\"begun_at\":null"));
+	assert_null(strstr(ans.body, "\"loop\":1"));
+	job_wait_state(f, id, "succeeded", &ans);
+	late = json_num_member(ans.body, "start_late_s");
+	held = json_num_member(ans.body, "held_s");
+	assert_true(late >= 0 && late < 0.25);
+	assert_true(held > 0.2 && held < 0.7);
+	call(f, "GET", "/api/v1/jobs/{id}", id, "fields=passes", NULL, &ans);
+	assert_true(
+	        time_parse_iso(json_path_text(ans.body, "passes.0.started_at", got, sizeof(got)),
+	                       &begun) == 0);
+	assert_true(begun >= start_at - 0.001);
+
+	/* A moment 3 s ago: no hold, begun at once, 3 s late. */
+	time_fmt_iso_ms(time_now_s() - 3, at, sizeof(at));
+	snprintf(body, sizeof(body),
+	         "{\"device\":\"loop0\",\"engine\":\"fio\",\"fio\":{\"rw\":\"randwrite\"},"
+	         "\"start_at\":\"%s\"}",
+	         at);
+	post_job(f, body, id, sizeof(id));
+	job_wait_state(f, id, "succeeded", &ans);
+	late = json_num_member(ans.body, "start_late_s");
+	assert_true(late >= 3 && late < 4);
+	assert_true(json_num_member(ans.body, "held_s") == 0);
+
+	/* Without start_at: begun_at is the first pass's start, nothing held, no lateness. */
+	post_job(f, "{\"device\":\"loop0\",\"engine\":\"fio\",\"fio\":{\"rw\":\"randwrite\"}}", id,
+	         sizeof(id));
+	job_wait_state(f, id, "succeeded", &ans);
+	assert_true(strstr(ans.body, "\"start_at\":null") &&
+	            strstr(ans.body, "\"start_late_s\":null"));
+	assert_true(json_num_member(ans.body, "held_s") == 0);
+	assert_string_not_equal(json_path_text(ans.body, "begun_at", got, sizeof(got)), "");
+
+	/* Refused, nothing queued. */
+	time_fmt_iso_ms(time_now_s() + 3700, at, sizeof(at));
+	snprintf(body, sizeof(body),
+	         "{\"device\":\"loop0\",\"engine\":\"fio\",\"fio\":{\"rw\":\"randwrite\"},"
+	         "\"start_at\":\"%s\"}",
+	         at);
+	call(f, "POST", "/api/v1/jobs", NULL, NULL, body, &ans);
+	assert_int_equal(ans.status, 400);
+	assert_non_null(strstr(ans.body, "start_at: 3700 s ahead of the agent's clock"));
+	call(f, "POST", "/api/v1/jobs", NULL, NULL,
+	     "{\"device\":\"loop0\",\"engine\":\"fio\",\"fio\":{\"rw\":\"randwrite\"},"
+	     "\"start_at\":1764580000}",
+	     &ans);
+	assert_int_equal(ans.status, 400);
+	assert_non_null(strstr(ans.body, "start_at: expected an ISO-8601 UTC time"));
+	assert_int_equal(agent_fx_jobs(f), 3);
+}
+
+/* A job held for its moment is cancelled at once, not at the moment. */
+static void test_job_start_at_cancel(void **state)
+{
+	struct agent_fx *f = *state;
+	struct answer ans;
+	char body[512], at[40], id[16], got[64];
+	double t0;
+
+	time_fmt_iso_ms(time_now_s() + 60, at, sizeof(at));
+	snprintf(body, sizeof(body),
+	         "{\"device\":\"loop0\",\"engine\":\"fio\",\"fio\":{\"rw\":\"randwrite\"},"
+	         "\"start_at\":\"%s\"}",
+	         at);
+	post_job(f, body, id, sizeof(id));
+	job_wait_state(f, id, "running", &ans);
+	t0 = time_mono_s();
+	call(f, "DELETE", "/api/v1/jobs/{id}", id, NULL, NULL, &ans);
+	assert_int_equal(ans.status, 200);
+	assert_true(time_mono_s() - t0 < 2);
+	assert_string_equal(json_path_text(ans.body, "state", got, sizeof(got)), "cancelled");
+	assert_non_null(strstr(ans.body, "\"begun_at\":null"));
+}
+
+/* until=end: held while the job runs, however its progress moves, and answered once it has
+ * ended; no after needed. */
+static void test_job_until_end(void **state)
+{
+	struct agent_fx *f = *state;
+	struct answer ans;
+	char id[16], got[32];
+	int i;
+
+	setenv("FAKE_FIO_SLEEP_S", "0.3", 1);
+	post_job(f,
+	         "{\"device\":\"loop0\",\"engine\":\"fio\",\"loops\":3,\"fio\":{\"rw\":"
+	         "\"randwrite\"}}",
+	         id, sizeof(id));
+	for (i = 0; i < 3; i++) {
+		call(f, "GET", "/api/v1/jobs/{id}", id, "wait_s=30&until=end", NULL, &ans);
+		if (ans.status == 200)
+			break;
+		assert_int_equal(ans.status, 0); /* held */
+		assert_float_equal(ans.wait_s, 30, 0);
+		usleep(250 * 1000); /* a pass lands: the version moves, the hold stays */
+	}
+	assert_int_equal(i, 3);
+	/* The wait is over before the end: answered with what there is. */
+	call_ex(f, "GET", "/api/v1/jobs/{id}", id, "wait_s=30&until=end&fields=state", NULL, true,
+	        &ans);
+	assert_int_equal(ans.status, 200);
+	job_wait_state(f, id, "succeeded", &ans);
+	call(f, "GET", "/api/v1/jobs/{id}", id, "wait_s=30&until=end&fields=state,passes", NULL,
+	     &ans);
+	assert_int_equal(ans.status, 200);
+	assert_string_equal(json_path_text(ans.body, "state", got, sizeof(got)), "succeeded");
+	assert_non_null(strstr(ans.body, "\"loop\":3"));
+	setenv("FAKE_FIO_SLEEP_S", "0.1", 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -537,6 +732,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_health_features, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_job_long_poll, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_devices_identity, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_health_time, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_start_at, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_start_at_cancel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_until_end, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

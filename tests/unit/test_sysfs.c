@@ -1,6 +1,7 @@
 /* test_sysfs.c -- the parameter catalogue, validation, aliases and setra against a temp sysfs tree.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -345,9 +346,99 @@ static void test_sysctls(void **state)
 	f->fs.allow_sysctl = false;
 }
 
+/* The value of name in dev's parameters, as a read gives it now ("" when absent). */
+static const char *value_now(struct fx *f, const char *dev, const char *name, char *out, size_t len)
+{
+	struct params ps;
+	const struct param *p;
+	struct err e;
+
+	assert_int_equal(sysfs_params_read(&f->fs, dev, &ps, &e), 0);
+	p = sysfs_params_find(&ps, name);
+	snprintf(out, len, "%s", p ? p->value : "");
+	sysfs_params_release(&ps);
+	return out;
+}
+
+/* With a cache, what does not change is read once per medium and scheduler: a read-only file
+ * keeps the value first read until the diskseq changes; writable files are read every time;
+ * a new scheduler lists its own iosched files; a device without diskseq, and one outside
+ * --allow-device, are read whole every time. */
+static void test_cache(void **state)
+{
+	struct fx *f = *state;
+	char v[64];
+
+	f->fs.cache = sysfs_cache_new();
+	tu_write(f->root, "sys/block/loop0/diskseq", "7\n", 0444);
+	tu_write(f->root, "sys/block/vda/diskseq", "8\n", 0444);
+	assert_string_equal(value_now(f, "loop0", "hw_sector_size", v, sizeof(v)), "512");
+	tu_write(f->root, "sys/block/loop0/queue/hw_sector_size", "4096\n", 0444);
+	tu_write(f->root, "sys/block/loop0/queue/nr_requests", "32\n", 0644);
+	assert_string_equal(value_now(f, "loop0", "hw_sector_size", v, sizeof(v)), "512");
+	assert_string_equal(value_now(f, "loop0", "nr_requests", v, sizeof(v)), "32");
+	assert_string_equal(value_now(f, "loop0", "setra", v, sizeof(v)), "256");
+	tu_write(f->root, "sys/block/loop0/queue/read_ahead_kb", "512\n", 0644);
+	assert_string_equal(value_now(f, "loop0", "setra", v, sizeof(v)), "1024");
+	/* A new medium: everything read again. */
+	tu_write(f->root, "sys/block/loop0/diskseq", "9\n", 0444);
+	assert_string_equal(value_now(f, "loop0", "hw_sector_size", v, sizeof(v)), "4096");
+	/* Another scheduler: its own attributes. */
+	tu_write(f->root, "sys/block/loop0/queue/iosched/slice_idle", "8\n", 0644);
+	assert_string_equal(value_now(f, "loop0", "iosched.slice_idle", v, sizeof(v)), "");
+	tu_write(f->root, "sys/block/loop0/queue/scheduler", "none mq-deadline kyber [bfq]\n",
+	         0644);
+	assert_string_equal(value_now(f, "loop0", "iosched.slice_idle", v, sizeof(v)), "8");
+	assert_string_equal(value_now(f, "loop0", "scheduler", v, sizeof(v)), "bfq");
+	/* sdb has no diskseq, vda is not allowlisted: read whole. */
+	tu_write(f->root, "sys/block/sdb/queue/hw_sector_size", "4096\n", 0444);
+	assert_string_equal(value_now(f, "sdb", "hw_sector_size", v, sizeof(v)), "4096");
+	tu_write(f->root, "sys/block/sdb/queue/hw_sector_size", "512\n", 0444);
+	assert_string_equal(value_now(f, "sdb", "hw_sector_size", v, sizeof(v)), "512");
+	assert_string_equal(value_now(f, "vda", "hw_sector_size", v, sizeof(v)), "512");
+	tu_write(f->root, "sys/block/vda/queue/hw_sector_size", "4096\n", 0444);
+	assert_string_equal(value_now(f, "vda", "hw_sector_size", v, sizeof(v)), "4096");
+	sysfs_cache_free(f->fs.cache);
+	f->fs.cache = NULL;
+}
+
+/* The periodic scan reads the allowlisted devices only: the others are as the last full scan
+ * saw them, or absent (size 0) when it never did. */
+static void test_block_scan_allowed(void **state)
+{
+	struct fx *f = *state;
+	struct block_seen *full, *part;
+	int nf, np, i;
+	struct err e;
+
+	tu_write(f->root, "sys/block/loop0/diskseq", "7\n", 0444);
+	assert_int_equal(sysfs_block_scan(&f->fs, &full, &nf, &e), 0);
+	assert_int_equal(nf, 3);
+	tu_write(f->root, "sys/block/vda/size", "0\n", 0444);
+	tu_write(f->root, "sys/block/loop0/size", "0\n", 0444);
+	assert_int_equal(sysfs_block_scan_allowed(&f->fs, full, nf, &part, &np, &e), 0);
+	assert_int_equal(np, 3);
+	for (i = 0; i < np; i++) {
+		assert_string_equal(part[i].name, full[i].name);
+		if (!strcmp(part[i].name, "vda")) /* not read: as before */
+			assert_true(part[i].size_bytes == 2097152ull * 512);
+		if (!strcmp(part[i].name, "loop0")) /* read: its medium is gone */
+			assert_true(part[i].size_bytes == 0 && part[i].has_seq && part[i].seq == 7);
+	}
+	free(part);
+	assert_int_equal(sysfs_block_scan_allowed(&f->fs, NULL, 0, &part, &np, &e), 0);
+	for (i = 0; i < np; i++)
+		if (!strcmp(part[i].name, "vda"))
+			assert_true(part[i].size_bytes == 0 && !part[i].has_seq);
+	free(part);
+	free(full);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_cache, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_block_scan_allowed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_device_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_devices_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_catalogue, setup, teardown),
