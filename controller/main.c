@@ -26,6 +26,7 @@
 #include "num.h"
 #include "plan/plan.h"
 #include "plan/plan_nodes.h"
+#include "render/text.h"
 #include "render/export.h"
 #include "render/report.h"
 #include "render/report_html.h"
@@ -79,7 +80,7 @@ static int cmd_nodes(const struct cmd *c, struct opts *o)
 	preflight_identity_copy(&pf, &s);
 	cohort_assign(&s);
 	words_cohorts(&s, &out);
-	fputs(out.data, stdout);
+	text_fputs(out.data, stdout);
 	buf_release(&out);
 	preflight_release(&pf);
 	sweep_release(&s);
@@ -100,7 +101,7 @@ static void dry_run_print(struct plan *p)
 	sweep_init(&s, p);
 	strategy_next(&s, &b);
 	report_dry_run(&s, n, ncfg, complete, &out);
-	fputs(out.data, stdout);
+	text_fputs(out.data, stdout);
 	buf_release(&out);
 	strategy_batch_release(&b);
 	free(cfgs);
@@ -192,7 +193,7 @@ static int cmd_history(const struct cmd *c, struct opts *o)
 	report_history(h, n, &out);
 	rc = cmd_rollouts_history(st, o->limit > 0 ? (int)o->limit : 20, &out);
 	if (rc == 0)
-		fputs(out.data, stdout);
+		text_fputs(out.data, stdout);
 out:
 	buf_release(&out);
 	free(h);
@@ -291,7 +292,7 @@ static int cmd_apply(const struct cmd *c, struct opts *o)
 				return 1;
 			}
 			rc = apply_per_cohort(&s, &p, &out);
-			fputs(out.data ? out.data : "", stdout);
+			text_fputs(out.data, stdout);
 			buf_release(&out);
 			plan_release(&p);
 			sweep_release(&s);
@@ -313,7 +314,7 @@ static int cmd_apply(const struct cmd *c, struct opts *o)
 	if (plan_open(o, o->args[0], &p, true) < 0)
 		return 1;
 	rc = apply_config(&p, &cfg, &out);
-	fputs(out.data ? out.data : "", stdout);
+	text_fputs(out.data, stdout);
 	buf_release(&out);
 	plan_release(&p);
 	return rc;

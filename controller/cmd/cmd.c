@@ -16,6 +16,7 @@
 #include "plan/plan_parse.h"
 #include "store/ctlstore.h"
 #include "timeutil.h"
+#include "utf8.h"
 #include "xmalloc.h"
 #include "banned.h"
 
@@ -29,16 +30,25 @@ char *db_path(const struct opts *o)
 	return o->db ? xstrdup(o->db) : ctlstore_default_path();
 }
 
-/* Write text to --out FILE, or stdout. */
+/* Write text to --out FILE, or stdout: by the terminal's rule (render/text.h), whatever
+ * the format, so no agent's escape sequence or bidi override is printed as it was sent. */
 int output_write(const struct opts *o, const char *text, size_t len)
 {
 	FILE *f = stdout;
+	char *clean = NULL;
 	int rc = 0;
+
+	if (text && len == strlen(text) && !utf8_text_is_clean(text)) {
+		clean = utf8_clean_text_dup(text);
+		text = clean;
+		len = strlen(clean);
+	}
 
 	if (o->out) {
 		f = fopen(o->out, "w");
 		if (!f) {
 			log_error("cannot write '%s': %s", o->out, strerror(errno));
+			free(clean);
 			return 1;
 		}
 	}
@@ -48,6 +58,7 @@ int output_write(const struct opts *o, const char *text, size_t len)
 		rc = 1;
 	else if (!o->out)
 		fflush(stdout);
+	free(clean);
 	return rc;
 }
 

@@ -17,6 +17,7 @@
 #include "plan/config.h"
 #include "plan/plan_nodes.h"
 #include "plan/plan_parse.h"
+#include "render/text.h"
 #include "render/report_rollout.h"
 #include "run/rollrun.h"
 #include "run/verify.h"
@@ -118,7 +119,7 @@ static void rollout_event(void *cls, const struct rollout *r, enum rollrun_event
 
 	(void)cls;
 	report_rollout_event(r, ev, wave, round, rounds, &b);
-	fputs(b.data ? b.data : "", stderr);
+	text_fputs(b.data, stderr);
 	buf_release(&b);
 }
 

@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 
+#include "fleet/answer.h"
 #include "fleet/fleet.h"
 #include "fleet/fleet_priv.h"
 #include "plan/fsparam.h"
@@ -215,52 +216,108 @@ const char *jstr(json_t *o, const char *key)
 	return s ? s : "";
 }
 
-/* Prepare reqs for node i: METHOD url+path with body (taken over; may be NULL). */
+/* Prepare reqs for node i: METHOD url+path with body (taken over; may be NULL), the answer
+ * bounded by its route. */
 void req_node(struct fleet *f, struct client_req *r, int i, const char *method, const char *path,
               char *body)
 {
 	const struct plan_node *n = &f->plan->nodes[i];
+	struct answer_bounds b;
 	bool skip = r->skip;
 
 	client_req_init(r, method, xasprintf("%s%s", n->url, path), body, n->token);
 	r->skip = skip;
+	answer_bounds_of(method, r->url, &b);
+	r->max_bytes = b.max_bytes;
+	r->peer = n->name;
 }
 
-/* The agent's {"error":{"code","message"}}; false when the body has none. */
+/* The answer of r decoded under its route's bounds (answer.h: its text cleaned), or NULL with
+ * why in e. */
+static json_t *answer_json(const struct client_req *r, struct err *e)
+{
+	struct answer_bounds b;
+
+	answer_bounds_of(r->method, r->url, &b);
+	return answer_decode(r->resp.data, r->resp.len, &b, e);
+}
+
+/* The agent's {"error":{"code","message"}} (cleaned by answer_decode); false when the body
+ * has none. */
 bool agent_error(const struct client_req *r, char *code, size_t clen, char *msg, size_t mlen)
 {
-	json_t *root = r->resp.data ? json_loads(r->resp.data, 0, NULL) : NULL;
+	struct err e = { 0 };
+	json_t *root = r->resp.data ? answer_json(r, &e) : NULL;
 	json_t *err = json_object_get(root, "error");
 	bool ok = json_is_string(json_object_get(err, "message"));
 
 	if (ok) {
-		utf8_clean(code, clen, jstr(err, "code")); /* an agent's words reach the terminal */
-		utf8_clean(msg, mlen, jstr(err, "message"));
+		snprintf(code, clen, "%s", jstr(err, "code"));
+		snprintf(msg, mlen, "%s", jstr(err, "message"));
 	}
 	json_decref(root);
 	return ok;
 }
 
-/* "HTTP 422: the agent's message", else the HTTP status or transport error. */
+/* Whether r got an answer that says the agent did not take its token (401, 403). */
+static bool auth_refused(const struct client_req *r)
+{
+	return r->rc == 0 && (r->status == 401 || r->status == 403);
+}
+
+/* "HTTP 422: the agent's message", else the HTTP status or transport error; a 2xx answer
+ * that was refused says why ("HTTP 200: the answer has more than 4000 elements"); a 401 or
+ * 403 is an authentication failure naming the node. */
 void req_error(const struct client_req *r, char *out, size_t len)
 {
 	char code[40], msg[256];
+	struct err e = { 0 };
+	json_t *o;
 
-	if (r->rc == 0 && agent_error(r, code, sizeof(code), msg, sizeof(msg)))
+	if (auth_refused(r)) {
+		snprintf(out, len,
+		         "authentication failed: %s%s%sanswered HTTP %ld (%s): the agent does not "
+		         "take "
+		         "this token; check the node's token_file or token",
+		         r->peer ? "node '" : "", r->peer ? r->peer : "", r->peer ? "' " : "",
+		         r->status, r->status == 401 ? "unauthorized" : "forbidden");
+	} else if (r->rc == 0 && r->status >= 200 && r->status <= 299) {
+		o = answer_json(r, &e);
+		if (o)
+			snprintf(out, len, "HTTP %ld", r->status);
+		else
+			snprintf(out, len, "HTTP %ld: %s", r->status, e.msg);
+		json_decref(o);
+	} else if (r->rc == 0 && agent_error(r, code, sizeof(code), msg, sizeof(msg))) {
 		snprintf(out, len, "HTTP %ld: %s", r->status, msg);
-	else
+	} else {
 		client_req_describe(r, out, len);
+	}
 }
 
-/* The outcome of one ended request into res: failed unless 2xx. */
+/* The outcome of one ended request into res: failed unless 2xx with an answer taken (none, or
+ * one within its route's bounds). */
 void fanout_result(const struct client_req *r, struct fleet_result *res)
 {
+	struct err e = { 0 };
+	json_t *o;
+
 	memset(res, 0, sizeof(*res));
 	if (r->rc < 0 || r->status < 200 || r->status > 299) {
 		res->failed = true;
 		res->unreachable = r->rc < 0;
+		res->auth = auth_refused(r);
 		req_error(r, res->error, sizeof(res->error));
+		return;
 	}
+	if (!r->resp.len)
+		return;
+	o = answer_json(r, &e);
+	if (!o) {
+		res->failed = true;
+		snprintf(res->error, sizeof(res->error), "HTTP %ld: %s", r->status, e.msg);
+	}
+	json_decref(o);
 }
 
 /* Run reqs and fill res for every non-skipped request. */
@@ -288,9 +345,11 @@ void reqs_release(struct client_req *reqs, int n)
 
 json_t *resp_json(const struct client_req *r)
 {
+	struct err e = { 0 };
+
 	if (r->skip || r->rc < 0 || r->status < 200 || r->status > 299 || !r->resp.data)
 		return NULL;
-	return json_loads(r->resp.data, 0, NULL);
+	return answer_json(r, &e);
 }
 
 /* Read each answer of a dry run into out[i]; a 2xx answer is a pass. */

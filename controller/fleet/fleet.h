@@ -31,10 +31,12 @@ struct node_info {
 	char version[32];
 	char node[64]; /* the agent's node name */
 	double uptime_s;
-	bool dry_run;     /* "dry_run" is among the health answer's features */
-	bool long_poll;   /* so is "long_poll": GET /api/v1/jobs/{id} takes wait_s and after */
-	bool profiles;    /* so is "profiles": the agent keeps profiles (/api/v1/profiles) */
-	bool job_applied; /* so is "job_applied": a job with params records what they did */
+	bool dry_run;      /* "dry_run" is among the health answer's features */
+	bool long_poll;    /* so is "long_poll": GET /api/v1/jobs/{id} takes wait_s and after */
+	bool profiles;     /* so is "profiles": the agent keeps profiles (/api/v1/profiles) */
+	bool job_applied;  /* so is "job_applied": a job with params records what they did */
+	bool devices_read; /* the device list answered; else error says why (and dev_found is
+	                      not known: "cannot read the device list", never "not found") */
 	bool dev_found;
 	bool dev_writable;
 	int64_t dev_size_bytes;
@@ -64,6 +66,7 @@ struct job_status {
 struct fleet_result {
 	bool failed;      /* transport failure or error status */
 	bool unreachable; /* no HTTP answer at all */
+	bool auth;        /* the agent refused the token (401, 403) */
 	char error[256];  /* "HTTP 422: the agent's message", or the transport error */
 };
 

@@ -111,6 +111,7 @@ void fleet_probe(struct fleet *f, bool with_params, struct node_info *info)
 			req_error(&reqs[3 * i], ni->error, sizeof(ni->error));
 		} else {
 			ni->ok = true;
+			ni->devices_read = d != NULL;
 			if (!d)
 				req_error(&reqs[3 * i + 1], ni->error, sizeof(ni->error));
 		}

@@ -75,9 +75,13 @@ static void test_clean(void **state)
 	 * themselves. What is near them (U+00A0, U+2010, U+2070) stays. */
 	utf8_clean(out, sizeof(out), "a\x1b[2Jb");
 	assert_string_equal(out, "a\\x1b[2Jb");
-	utf8_clean(out, sizeof(out), "\xc2\x9b" "31m");
+	utf8_clean(out, sizeof(out),
+	           "\xc2\x9b"
+	           "31m");
 	assert_string_equal(out, "\\u009b31m");
-	utf8_clean(out, sizeof(out), "x\xe2\x80\xae" "evil");
+	utf8_clean(out, sizeof(out),
+	           "x\xe2\x80\xae"
+	           "evil");
 	assert_string_equal(out, "x\\u202eevil");
 	utf8_clean(out, sizeof(out), "\xc2\x80\xc2\x9f\xd8\x9c\xe2\x80\x8e\xe2\x80\x8f");
 	assert_string_equal(out, "\\u0080\\u009f\\u061c\\u200e\\u200f");
