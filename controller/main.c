@@ -187,8 +187,8 @@ static int cmd_history(const struct cmd *c, struct opts *o)
 	}
 	host_name(me, sizeof(me));
 	for (i = 0; i < n; i++)
-		if (sweep_abandoned(me, h[i].status, h[i].owner_pid, h[i].owner_host, h[i].saved_at,
-		                    h[i].created_at))
+		if (sweep_abandoned(me, h[i].status, h[i].owner_pid, 0, h[i].owner_host,
+		                    h[i].saved_at, h[i].created_at))
 			snprintf(h[i].status, sizeof(h[i].status), "abandoned");
 	report_history(h, n, &out);
 	rc = cmd_rollouts_history(st, o->limit > 0 ? (int)o->limit : 20, &out);
@@ -406,7 +406,8 @@ static void site_status(struct sweep *s, void *ctx)
 {
 	const char *me = ctx;
 
-	if (sweep_abandoned(me, s->status, s->owner_pid, s->owner_host, s->saved_at, s->created_at))
+	if (sweep_abandoned(me, s->status, s->owner_pid, 0, s->owner_host, s->saved_at,
+	                    s->created_at))
 		snprintf(s->status, sizeof(s->status), "abandoned");
 }
 

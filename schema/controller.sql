@@ -206,3 +206,8 @@ CREATE TABLE rollout_waves (
   check_detail TEXT,
   PRIMARY KEY (rollout_id, wave)
 );
+
+-- migration 9
+-- The start time of the controller that runs a rollout (/proc/PID/stat field 22, clock ticks
+-- after boot), beside its pid: a pid reused by another process is not the rollout's controller.
+ALTER TABLE rollouts ADD COLUMN owner_start INTEGER;

@@ -88,6 +88,8 @@ struct rollout {
 	char reason[512];
 	double created_at, finished_at;
 	int owner_pid;
+	int64_t owner_start; /* its start time (/proc/PID/stat field 22, ticks after boot); 0:
+	                        not recorded: a pid alone may be another process's now */
 	char owner_host[64];
 	int nnodes;
 	struct rollout_node *nodes; /* owned; plan order */

@@ -697,6 +697,7 @@ enum rollrun_result rollrun_start(struct rollout *r, struct plan *p, const struc
 	r->status = ROLLOUT_RUNNING;
 	r->created_at = time_now_s();
 	r->owner_pid = o->owner_pid;
+	r->owner_start = o->owner_start;
 	snprintf(r->owner_host, sizeof(r->owner_host), "%s", o->owner_host ? o->owner_host : "");
 	log_debug("phases begin=%.3f", time_now_s());
 	preflight(&u);
@@ -754,6 +755,7 @@ enum rollrun_result rollrun_resume(struct rollout *r, struct plan *p, const stru
 	}
 	r->status = ROLLOUT_RUNNING;
 	r->owner_pid = o->owner_pid;
+	r->owner_start = o->owner_start;
 	snprintf(r->owner_host, sizeof(r->owner_host), "%s", o->owner_host ? o->owner_host : "");
 	r->reason[0] = '\0';
 	save_status(&u);
