@@ -146,13 +146,13 @@ static int applied_parse(json_t *obj, const char *path, struct node_result *r, s
 	return 0;
 }
 
-/* A mean and spread of values beyond SWEEPDOC_PASS_ABS_MAX overflow to inf: no engine
- * measures them. */
+/* What a measurement is: sweep.h's rule, the live path's too. */
 static int pass_value_check(double v, const char *path, struct err *e)
 {
-	if (!isfinite(v) || fabs(v) > SWEEPDOC_PASS_ABS_MAX)
-		return fail(e, path, "%g is not a measurement (at most %g in magnitude)", v,
-		            SWEEPDOC_PASS_ABS_MAX);
+	char why[128];
+
+	if (sweep_pass_problem(v, why, sizeof(why)))
+		return fail(e, path, "%s", why);
 	return 0;
 }
 

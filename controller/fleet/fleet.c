@@ -181,6 +181,7 @@ void fleet_init(struct fleet *f, const struct plan *plan, double timeout_s, int 
 	f->jobs = jobs_build(plan);
 	f->long_poll = xcalloc((size_t)plan->nnodes + 1, sizeof(bool));
 	f->job_applied = xcalloc((size_t)plan->nnodes + 1, sizeof(bool));
+	f->pass_deadline = xcalloc((size_t)plan->nnodes + 1, sizeof(bool));
 	f->wait_client = client_new(timeout_s, retries, plan->nnodes);
 	f->timeout_s = timeout_s;
 	f->waits = xcalloc(1, sizeof(*f->waits));
@@ -203,6 +204,7 @@ void fleet_release(struct fleet *f)
 	jobs_free(f->jobs, f->plan ? f->plan->nnodes : 0);
 	free(f->long_poll);
 	free(f->job_applied);
+	free(f->pass_deadline);
 	free(f->active);
 	free(f->session_id);
 	memset(f, 0, sizeof(*f));
@@ -758,6 +760,9 @@ static void job_parse(json_t *r, const char *metric, struct job_status *st)
 	}
 	if (st->succeeded && st->npasses == 0)
 		snprintf(st->error, sizeof(st->error), "no '%s' in the job's passes", metric);
+	st->run_deadline_s = json_is_number(json_object_get(r, "run_deadline_s"))
+	                             ? json_number_value(json_object_get(r, "run_deadline_s"))
+	                             : 0;
 	st->version = json_is_integer(json_object_get(r, "version"))
 	                      ? (int64_t)json_integer_value(json_object_get(r, "version"))
 	                      : 0;
@@ -798,9 +803,10 @@ static void wait_arm(struct fleet *f, int i, const struct fleet_node_run *nr, do
 		/* The members job_parse reads; the parameters and the spec stay on the agent. */
 		snprintf(path, sizeof(path),
 		         "/api/v1/jobs/%lld?wait_s=%d&after=%lld&fields=state,progress,loops_done,"
-		         "passes,started_at,finished_at,error%s",
+		         "passes,started_at,finished_at,error%s%s",
 		         (long long)job, FLEET_WAIT_S, (long long)w->version,
-		         nr->in_job && !nr->applied_seen ? ",applied" : "");
+		         nr->in_job && !nr->applied_seen ? ",applied" : "",
+		         f->pass_deadline[i] ? ",run_deadline_s" : "");
 	} else {
 		if (now < w->next_get_at)
 			return;

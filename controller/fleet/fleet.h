@@ -31,12 +31,14 @@ struct node_info {
 	char version[32];
 	char node[64]; /* the agent's node name */
 	double uptime_s;
-	bool dry_run;      /* "dry_run" is among the health answer's features */
-	bool long_poll;    /* so is "long_poll": GET /api/v1/jobs/{id} takes wait_s and after */
-	bool profiles;     /* so is "profiles": the agent keeps profiles (/api/v1/profiles) */
-	bool job_applied;  /* so is "job_applied": a job with params records what they did */
-	bool devices_read; /* the device list answered; else error says why (and dev_found is
-	                      not known: "cannot read the device list", never "not found") */
+	bool dry_run;       /* "dry_run" is among the health answer's features */
+	bool long_poll;     /* so is "long_poll": GET /api/v1/jobs/{id} takes wait_s and after */
+	bool profiles;      /* so is "profiles": the agent keeps profiles (/api/v1/profiles) */
+	bool job_applied;   /* so is "job_applied": a job with params records what they did */
+	bool pass_deadline; /* so is "pass_deadline": the agent ends a pass past its deadline and
+	                       its jobs say how long a run may take (run_deadline_s) */
+	bool devices_read;  /* the device list answered; else error says why (and dev_found is
+	                       not known: "cannot read the device list", never "not found") */
 	bool dev_found;
 	bool dev_writable;
 	int64_t dev_size_bytes;
@@ -59,7 +61,9 @@ struct job_status {
 	double passes[PLAN_LOOPS_MAX];  /* the plan metric per finished pass of this job */
 	double started_at, finished_at; /* the agent's clock, epoch s; 0 when unknown */
 	char error[256];
-	int64_t version; /* the agent's version of the job (long-poll agents), 0 when none */
+	int64_t version;       /* the agent's version of the job (long-poll agents), 0 when none */
+	double run_deadline_s; /* the most the run may take once running (pass_deadline agents);
+	                          0 when not given */
 };
 
 /* Outcome of a fan-out, per node. */
@@ -96,6 +100,7 @@ struct fleet {
 	struct fleet_jobs *jobs;
 	bool *long_poll;            /* per node: its agent long-polls (set by fleet_probe) */
 	bool *job_applied;          /* per node: its jobs record their params' read-back (probe) */
+	bool *pass_deadline;        /* per node: its jobs carry run_deadline_s (probe) */
 	bool params_in_job;         /* fleet_point_start puts device values in the job where
 	                               job_applied (the caller's choice; false: PATCH first) */
 	struct client *wait_client; /* fleet_jobs_wait's own multi handle */
@@ -167,7 +172,8 @@ struct fleet_node_run {
 	struct fleet_result wait; /* out: the last answer's outcome */
 	bool fresh;               /* out: this node answered in the last fleet_jobs_wait */
 	/* The caller's own, never touched here: */
-	int passes_before; /* the node's passes of the point before this run */
+	int passes_before;         /* the node's passes of the point before this run */
+	double running_since_mono; /* when its job was first seen running (0: not yet) */
 };
 
 /*

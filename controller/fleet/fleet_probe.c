@@ -54,6 +54,7 @@ void health_parse(json_t *h, struct node_info *ni)
 		ni->long_poll |= !strcmp(s, "long_poll");
 		ni->profiles |= !strcmp(s, "profiles");
 		ni->job_applied |= !strcmp(s, "job_applied");
+		ni->pass_deadline |= !strcmp(s, "pass_deadline");
 	}
 }
 
@@ -119,6 +120,7 @@ void fleet_probe(struct fleet *f, bool with_params, struct node_info *info)
 			health_parse(h, ni);
 		f->long_poll[i] = ni->long_poll;
 		f->job_applied[i] = ni->job_applied;
+		f->pass_deadline[i] = ni->pass_deadline;
 		json_array_foreach(json_object_get(d, "devices"), j, dev)
 		{
 			const char *name = json_string_value(json_object_get(dev, "name"));

@@ -291,6 +291,14 @@ void sweep_node_cfg_set(struct sweep *s, int i, int k, const struct config *cfg)
 const struct config *sweep_cohort_best_cfg(const struct sweep *s, int c);
 /* Whether point p's nodes run more than one configuration. */
 bool sweep_point_mixed(const struct sweep *s, const struct point *p);
+/* The most a pass's figure may be in magnitude (1e15 MiB/s, IOPS or us): beyond it a mean and
+ * a spread overflow to inf. */
+#define SWEEP_PASS_ABS_MAX 1e15
+/* What a measurement is, the one rule of the live path (the runner) and the reader of saved
+ * sweeps: NULL when v is one, else why not in why ("1e+308 is not a measurement (at most 1e+15
+ * in magnitude)"): not finite, beyond SWEEP_PASS_ABS_MAX, or negative (no engine measures a
+ * negative throughput, latency or count). */
+const char *sweep_pass_problem(double v, char *why, size_t len);
 /* Append one pass to r (round and start time not recorded). */
 void node_result_pass_add(struct node_result *r, double value);
 /* Append one pass that ran in round (1-based) from started_at (epoch s; 0: unknown); a

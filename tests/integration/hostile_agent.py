@@ -11,7 +11,8 @@ every request on to the real agent at UPSTREAM_URL and turns its answers hostile
   huge      /health and /devices answer a ~60 MB [{},{},...] (under the old 64 MiB cap)
   bomb      /health answers ~2 MB of {} elements, /devices 30 000 nested arrays
   hang      a job never ends: GET /jobs/{id} says running at progress 0.99 (long-polls
-            held up to their wait_s, at most 5 s); DELETE is passed on
+            held up to their wait_s, at most 5 s); DELETE is passed on; health lists the
+            pass_deadline feature and jobs a run_deadline_s of 3
   figures   every pass's metrics are non-physical: 1e308, -1e308, -5 by turns
   unauth    every request answered 401 (forbidden: 403)
 
@@ -129,6 +130,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         except ValueError:
             o = None
         if o is not None and isinstance(o, dict):
+            if "hang" in MODES and path == "/api/v1/health":
+                o["features"] = (o.get("features") or []) + ["pass_deadline"]
+            if "hang" in MODES and path.startswith("/api/v1/jobs") and "id" in o:
+                o["run_deadline_s"] = 3  # what an agent that ends hung passes says
             if "hang" in MODES and method == "GET" and re.match(r"^/api/v1/jobs/\d+$", path):
                 o["state"] = "running"
                 o["progress"] = 0.99

@@ -133,4 +133,57 @@ for m in huge bomb; do
 	it_check "$m: the honest node is read" grep -q '^n2 .* ok ' "$IT_TMP/nodes.$m"
 done
 
+# 3. A job that never ends: the wait is bounded by the run's deadline (the agent's
+# run_deadline_s, 3 s here, and the controller's margin), the job cancelled, the node's run
+# failed with the reason, and the sweep goes on and puts every device back.
+hostile hang
+plan "$IT_TMP/plan.json" 1 2
+t0=$(date +%s)
+ctl sweep "$IT_TMP/plan.json" >"$IT_TMP/hang.out" 2>"$IT_TMP/hang.err"
+rc=$?
+secs=$(($(date +%s) - t0))
+it_log "hang: sweep exit $rc in $secs s"
+it_check "hang: the sweep ends within 90 s (${secs} s)" test "$secs" -lt 90
+it_check "hang: it says the job ran past its deadline" grep -q "n1: point 1 failed: job [0-9]* ran past its deadline: running for [0-9]* s, more than the [0-9]* s its 2 loops may take" "$IT_TMP/hang.err"
+it_check "hang: the hung job was cancelled" grep -q "^DELETE /api/v1/jobs/[0-9]" "$IT_TMP/h.port.log"
+it_check "hang: the honest node measured both points" grep -q "n2" "$IT_TMP/hang.out"
+it_eq "hang: n2's device is put back" 128 "$(sys 2 nr_requests)"
+it_eq "hang: n1's device is put back" 128 "$(sys 1 nr_requests)"
+it_check "hang: nothing printed a control byte" clean hang "$IT_TMP/hang.out" "$IT_TMP/hang.err"
+
+# 4. Non-physical figures: refused on the live path, as analyze refuses them, with the node's
+# reason; the saved sweep reads back.
+hostile figures
+plan "$IT_TMP/plan.json" 1 3
+ctl sweep "$IT_TMP/plan.json" >"$IT_TMP/fig.out" 2>"$IT_TMP/fig.err"
+it_log "figures: sweep exit $?"
+it_check "figures: the pass is refused with the reason" grep -q "n1: point 1 failed: job [0-9]* pass 1: 1e+308 is not a measurement" "$IT_TMP/fig.err"
+it_check "figures: no inf in the table" bash -c "! grep -q 'inf' '$IT_TMP/fig.out'"
+fid=$(ctl history 2>/dev/null | sed -n 's/^ *#\{0,1\}\([0-9][0-9]*\) .*/\1/p' | head -n 1)
+ctl show "$fid" --format json >"$IT_TMP/fig.json" 2>&1
+"$CTL_BIN" analyze "$IT_TMP/fig.json" >"$IT_TMP/fig.analyze" 2>&1
+it_eq "figures: analyze reads the saved sweep" 0 $?
+
+# 5. 401 and 403: an authentication failure naming the node, never "not found".
+for m in unauth forbidden; do
+	hostile $m
+	plan "$IT_TMP/plan.json"
+	ctl nodes "$IT_TMP/plan.json" >"$IT_TMP/$m.out" 2>&1
+	it_check "$m: nodes exits non-zero" test $? != 0
+	it_check "$m: an authentication failure naming n1" grep -q "authentication failed: node 'n1' answered HTTP 40[13]" "$IT_TMP/$m.out"
+	it_check "$m: never 'not found'" bash -c "! grep -q 'not found' '$IT_TMP/$m.out'"
+done
+
+# A hosts file gives each node its own token file (#20); a wrong one is an authentication
+# failure naming that node.
+echo "wrong-token-0123456789" >"$IT_TMP/wrong.token"
+printf 'n1 %s sdb n1-state/token\nn2 %s sdb n2-state/token\n' "$n1_URL" "$n2_URL" >"$IT_TMP/hosts.list"
+ctl nodes "$IT_TMP/plan.json" --nodes-from "$IT_TMP/hosts.list" >"$IT_TMP/hosts.out" 2>&1
+it_eq "hosts file with a token file a line: nodes exits 0" 0 $?
+printf 'n1 %s sdb n1-state/token\nn2 %s sdb wrong.token\n' "$n1_URL" "$n2_URL" >"$IT_TMP/hosts.list"
+ctl nodes "$IT_TMP/plan.json" --nodes-from "$IT_TMP/hosts.list" >"$IT_TMP/hosts.out" 2>&1
+it_check "a wrong token file a line: nodes exits non-zero" test $? != 0
+it_check "it is an authentication failure of n2" grep -q "authentication failed: node 'n2' answered HTTP 401" "$IT_TMP/hosts.out"
+it_check "n1's own token was taken" grep -q "^n1 .* ok " "$IT_TMP/hosts.out"
+
 it_done
