@@ -211,3 +211,6 @@ CREATE TABLE rollout_waves (
 -- The start time of the controller that runs a rollout (/proc/PID/stat field 22, clock ticks
 -- after boot), beside its pid: a pid reused by another process is not the rollout's controller.
 ALTER TABLE rollouts ADD COLUMN owner_start INTEGER;
+-- A rollout that switches the scheduler: what the switch resets (nr_requests, iosched.*) as
+-- the node's device had it before, JSON {name: value}; its revert writes it back.
+ALTER TABLE rollout_nodes ADD COLUMN reset_values TEXT;

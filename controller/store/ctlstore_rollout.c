@@ -22,20 +22,23 @@ static int node_write(struct ctlstore *st, const struct rollout *r, int i, struc
 	const struct rollout_node *n = &r->nodes[i];
 	char *values = config_to_json(&n->old_values);
 	char *params = n->had_profile ? config_to_json(&n->old_params) : NULL;
+	char *reset = n->reset_values.n ? config_to_json(&n->reset_values) : NULL;
 	int rc;
 
 	rc = db_run(
 	        st->db, e, "rollout node",
 	        "INSERT INTO rollout_nodes(rollout_id, idx, name, url, device, wave, state, "
-	        "old_profile, old_params, old_values, error, session_id, job_id, updated_at) "
-	        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(rollout_id, idx) DO UPDATE SET "
+	        "old_profile, old_params, old_values, error, session_id, job_id, updated_at, "
+	        "reset_values) "
+	        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(rollout_id, idx) DO UPDATE SET "
 	        "state = excluded.state, old_profile = excluded.old_profile, old_params = "
 	        "excluded.old_params, old_values = excluded.old_values, error = excluded.error, "
 	        "session_id = excluded.session_id, job_id = excluded.job_id, updated_at = "
-	        "excluded.updated_at",
-	        "Iitttitttttnnd", r->id, n->idx, n->name, n->url, n->device, n->wave,
+	        "excluded.updated_at, reset_values = excluded.reset_values",
+	        "Iitttitttttnndt", r->id, n->idx, n->name, n->url, n->device, n->wave,
 	        rollout_node_state_name(n->state), n->had_profile ? n->old_profile : NULL, params,
-	        values, opt(n->error), n->session_id, n->job_id, n->updated_at);
+	        values, opt(n->error), n->session_id, n->job_id, n->updated_at, reset);
+	free(reset);
 	free(values);
 	free(params);
 	return rc;
@@ -180,6 +183,8 @@ static int node_row(struct sqlite3_stmt *q, void *ctx, struct err *e)
 	n->session_id = db_col_int64(q, 10);
 	n->job_id = db_col_int64(q, 11);
 	n->updated_at = db_col_double(q, 12);
+	if (!db_col_null(q, 13) && config_parse_json(db_col_str(q, 13), &n->reset_values, e) < 0)
+		return -EINVAL;
 	return 0;
 }
 
@@ -224,8 +229,8 @@ int ctlstore_rollout_load(struct ctlstore *st, int64_t id, struct rollout *r, st
 		        st->db,
 		        db_prepare(st->db,
 		                   "SELECT idx, name, url, device, wave, state, old_profile, "
-		                   "old_params, old_values, error, session_id, job_id, updated_at "
-		                   "FROM "
+		                   "old_params, old_values, error, session_id, job_id, updated_at, "
+		                   "reset_values FROM "
 		                   "rollout_nodes "
 		                   "WHERE "
 		                   "rollout_id = ? ORDER BY idx",
