@@ -214,3 +214,6 @@ ALTER TABLE rollouts ADD COLUMN owner_start INTEGER;
 -- A rollout that switches the scheduler: what the switch resets (nr_requests, iosched.*) as
 -- the node's device had it before, JSON {name: value}; its revert writes it back.
 ALTER TABLE rollout_nodes ADD COLUMN reset_values TEXT;
+-- The mkfs command a node's agent ran for the point's job (the job's filesystem.mkfs): what
+-- export writes, since the agent turns the plan's options into what mkfs takes.
+ALTER TABLE point_nodes ADD COLUMN mkfs TEXT;

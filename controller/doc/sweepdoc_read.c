@@ -226,7 +226,7 @@ static int passes_parse(json_t *arr, const char *path, int version, bool warmup,
 static int node_parse(const struct sweep *s, json_t *o, const char *path, int k, int version,
                       struct node_result *r, struct err *e)
 {
-	const char *name, *state, *error;
+	const char *name, *state, *error, *mkfs;
 	char p[PATH_MAX_LEN];
 	long long job;
 	json_t *rt;
@@ -236,7 +236,8 @@ static int node_parse(const struct sweep *s, json_t *o, const char *path, int k,
 		return fail(e, path, "expected an object");
 	if ((rc = str_get(o, "node", path, true, &name, e)) < 0 ||
 	    (rc = str_get(o, "state", path, true, &state, e)) < 0 ||
-	    (rc = str_get(o, "error", path, false, &error, e)) < 0)
+	    (rc = str_get(o, "error", path, false, &error, e)) < 0 ||
+	    (rc = str_get(o, "mkfs", path, false, &mkfs, e)) < 0)
 		return rc;
 	if (strcmp(name, s->plan.nodes[k].name)) {
 		snprintf(p, sizeof(p), "%s.node", path);
@@ -269,6 +270,7 @@ static int node_parse(const struct sweep *s, json_t *o, const char *path, int k,
 	}
 	r->job_runtime_s = rt && json_is_number(rt) ? json_number_value(rt) : 0;
 	snprintf(r->error, sizeof(r->error), "%s", error ? error : "");
+	snprintf(r->mkfs, sizeof(r->mkfs), "%s", mkfs ? mkfs : "");
 	if (json_object_get(o, "params")) { /* a configuration of its own (a cohort's) */
 		struct config own;
 

@@ -760,6 +760,9 @@ static void job_parse(json_t *r, const char *metric, struct job_status *st)
 	}
 	if (st->succeeded && st->npasses == 0)
 		snprintf(st->error, sizeof(st->error), "no '%s' in the job's passes", metric);
+	if (json_is_string(json_object_get(json_object_get(r, "filesystem"), "mkfs")))
+		snprintf(st->mkfs, sizeof(st->mkfs), "%s",
+		         jstr(json_object_get(r, "filesystem"), "mkfs"));
 	st->run_deadline_s = json_is_number(json_object_get(r, "run_deadline_s"))
 	                             ? json_number_value(json_object_get(r, "run_deadline_s"))
 	                             : 0;
@@ -785,6 +788,15 @@ static struct client_req *job_reqs(struct fleet *f, const char *method, const in
 	return reqs;
 }
 
+/* Whether nr's job makes a filesystem (its answers carry the mkfs command the agent ran). */
+static bool job_makes_fs(const struct fleet *f, const struct fleet_node_run *nr)
+{
+	struct fsparam_fs fs;
+
+	fsparam_fs_of(f->plan, nr->run_cfg ? nr->run_cfg : &f->plan->baseline, &fs);
+	return fs.present;
+}
+
 /* Start node i's next request for its job (nr) if one is due: a long-poll (asking for the
  * job's "applied" too until its read-back came), or a plain GET. */
 static void wait_arm(struct fleet *f, int i, const struct fleet_node_run *nr, double poll_s,
@@ -803,8 +815,9 @@ static void wait_arm(struct fleet *f, int i, const struct fleet_node_run *nr, do
 		/* The members job_parse reads; the parameters and the spec stay on the agent. */
 		snprintf(path, sizeof(path),
 		         "/api/v1/jobs/%lld?wait_s=%d&after=%lld&fields=state,progress,loops_done,"
-		         "passes,started_at,finished_at,error%s%s",
+		         "passes,started_at,finished_at,error%s%s%s",
 		         (long long)job, FLEET_WAIT_S, (long long)w->version,
+		         job_makes_fs(f, nr) ? ",filesystem" : "",
 		         nr->in_job && !nr->applied_seen ? ",applied" : "",
 		         f->pass_deadline[i] ? ",run_deadline_s" : "");
 	} else {

@@ -64,6 +64,7 @@ struct job_status {
 	int64_t version;       /* the agent's version of the job (long-poll agents), 0 when none */
 	double run_deadline_s; /* the most the run may take once running (pass_deadline agents);
 	                          0 when not given */
+	char mkfs[512];        /* the job's filesystem.mkfs: the command its agent ran, "" none */
 };
 
 /* Outcome of a fan-out, per node. */

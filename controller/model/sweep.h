@@ -198,6 +198,8 @@ struct node_result {
 	int64_t job_id;         /* the agent's id of the latest job, 0 when none */
 	double job_runtime_s;   /* agent's started_at..finished_at, summed over runs */
 	char error[256];
+	char mkfs[512]; /* the mkfs command its agent ran for the job ("mkfs.xfs -f -i size=1024
+	                   /dev/sdb", the job's filesystem.mkfs), "" when none or not known */
 	/* Filled by verdict_sweep(): the summary of the passes, and the node's own figures of
 	 * the point's comparison (its node in point.fx), copied for the store and the table. */
 	struct stats_summary sum;

@@ -285,6 +285,8 @@ static void job_collect(struct runner *r, struct run *u, int k)
 		node_result_pass_add_at(nr, js->passes[j], u->round,
 		                        u->loops == 1 ? js->started_at : 0, u->warmup);
 	}
+	if (js->mkfs[0]) /* the command the agent ran: what export writes */
+		snprintf(nr->mkfs, sizeof(nr->mkfs), "%s", js->mkfs);
 	if (!js->terminal)
 		return;
 	nr->job_runtime_s += job_runtime_s(js);
