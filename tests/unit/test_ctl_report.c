@@ -291,7 +291,8 @@ static void test_nodes_and_apply(void **state)
 	ctltest_seed003(&s);
 	memset(&pf, 0, sizeof(pf));
 	memset(info, 0, sizeof(info));
-	info[0].ok = info[0].devices_read = info[0].dev_found = info[0].dev_writable = info[0].dry_run = true;
+	info[0].ok = info[0].devices_read = info[0].dev_found = info[0].dev_writable =
+	        info[0].dry_run = true;
 	snprintf(info[0].version, sizeof(info[0].version), "0.2.0");
 	snprintf(info[0].node, sizeof(info[0].node), "n1");
 	info[0].dev_size_bytes = 1 << 30;
