@@ -26,6 +26,7 @@
 #include "num.h"
 #include "plan/plan.h"
 #include "plan/plan_nodes.h"
+#include "render/text.h"
 #include "render/export.h"
 #include "render/report.h"
 #include "render/report_html.h"
@@ -84,7 +85,7 @@ static int cmd_nodes(const struct cmd *c, struct opts *o)
 	rc = rc || n > 0;
 	report_nodes(&s.plan, &pf, &out);
 	words_cohorts(&s, &out);
-	fputs(out.data, stdout);
+	text_fputs(out.data, stdout);
 	buf_release(&out);
 	preflight_release(&pf);
 	sweep_release(&s);
@@ -105,7 +106,7 @@ static void dry_run_print(struct plan *p)
 	sweep_init(&s, p);
 	strategy_next(&s, &b);
 	report_dry_run(&s, n, ncfg, complete, &out);
-	fputs(out.data, stdout);
+	text_fputs(out.data, stdout);
 	buf_release(&out);
 	strategy_batch_release(&b);
 	free(cfgs);
@@ -191,13 +192,13 @@ static int cmd_history(const struct cmd *c, struct opts *o)
 	}
 	host_name(me, sizeof(me));
 	for (i = 0; i < n; i++)
-		if (sweep_abandoned(me, h[i].status, h[i].owner_pid, h[i].owner_host, h[i].saved_at,
-		                    h[i].created_at))
+		if (sweep_abandoned(me, h[i].status, h[i].owner_pid, 0, h[i].owner_host,
+		                    h[i].saved_at, h[i].created_at))
 			snprintf(h[i].status, sizeof(h[i].status), "abandoned");
 	report_history(h, n, &out);
 	rc = cmd_rollouts_history(st, o->limit > 0 ? (int)o->limit : 20, &out);
 	if (rc == 0)
-		fputs(out.data, stdout);
+		text_fputs(out.data, stdout);
 out:
 	buf_release(&out);
 	free(h);
@@ -296,7 +297,7 @@ static int cmd_apply(const struct cmd *c, struct opts *o)
 				return 1;
 			}
 			rc = apply_per_cohort(&s, &p, o->unconfirmed, &out);
-			fputs(out.data ? out.data : "", stdout);
+			text_fputs(out.data, stdout);
 			buf_release(&out);
 			plan_release(&p);
 			sweep_release(&s);
@@ -317,7 +318,7 @@ static int cmd_apply(const struct cmd *c, struct opts *o)
 	if (plan_open(o, o->args[0], &p, true) < 0)
 		return 1;
 	rc = apply_config(&p, &cfg, &out);
-	fputs(out.data ? out.data : "", stdout);
+	text_fputs(out.data, stdout);
 	buf_release(&out);
 	plan_release(&p);
 	return rc;
@@ -425,7 +426,8 @@ static void site_status(struct sweep *s, void *ctx)
 {
 	const char *me = ctx;
 
-	if (sweep_abandoned(me, s->status, s->owner_pid, s->owner_host, s->saved_at, s->created_at))
+	if (sweep_abandoned(me, s->status, s->owner_pid, 0, s->owner_host, s->saved_at,
+	                    s->created_at))
 		snprintf(s->status, sizeof(s->status), "abandoned");
 }
 

@@ -208,7 +208,7 @@ CREATE TABLE rollout_waves (
 );
 
 -- migration 9
--- Issue 28: what each sweep decided (controller/model/decision.h), computed once by the
+-- What each sweep decided (controller/model/decision.h), computed once by the
 -- analysis and shown by every rendering: one row for the fleet (cohort -1) and one per cohort
 -- when the sweep has two or more. The best_* columns of sweeps hold, from now on, the
 -- confirmed decision only (NULL otherwise).
@@ -246,3 +246,14 @@ CREATE TABLE decision_steps (
   PRIMARY KEY (sweep_id, cohort, n),
   FOREIGN KEY (sweep_id, cohort) REFERENCES sweep_decisions(sweep_id, cohort) ON DELETE CASCADE
 );
+
+-- migration 10
+-- The start time of the controller that runs a rollout (/proc/PID/stat field 22, clock ticks
+-- after boot), beside its pid: a pid reused by another process is not the rollout's controller.
+ALTER TABLE rollouts ADD COLUMN owner_start INTEGER;
+-- A rollout that switches the scheduler: what the switch resets (nr_requests, iosched.*) as
+-- the node's device had it before, JSON {name: value}; its revert writes it back.
+ALTER TABLE rollout_nodes ADD COLUMN reset_values TEXT;
+-- The mkfs command a node's agent ran for the point's job (the job's filesystem.mkfs): what
+-- export writes, since the agent turns the plan's options into what mkfs takes.
+ALTER TABLE point_nodes ADD COLUMN mkfs TEXT;

@@ -17,6 +17,7 @@
 #include "plan/plan_parse.h"
 #include "store/ctlstore.h"
 #include "timeutil.h"
+#include "utf8.h"
 #include "xmalloc.h"
 #include "banned.h"
 
@@ -30,16 +31,25 @@ char *db_path(const struct opts *o)
 	return o->db ? xstrdup(o->db) : ctlstore_default_path();
 }
 
-/* Write text to --out FILE, or stdout. */
+/* Write text to --out FILE, or stdout: by the terminal's rule (render/text.h), whatever
+ * the format, so no agent's escape sequence or bidi override is printed as it was sent. */
 int output_write(const struct opts *o, const char *text, size_t len)
 {
 	FILE *f = stdout;
+	char *clean = NULL;
 	int rc = 0;
+
+	if (text && len == strlen(text) && !utf8_text_is_clean(text)) {
+		clean = utf8_clean_text_dup(text);
+		text = clean;
+		len = strlen(clean);
+	}
 
 	if (o->out) {
 		f = fopen(o->out, "w");
 		if (!f) {
 			log_error("cannot write '%s': %s", o->out, strerror(errno));
+			free(clean);
 			return 1;
 		}
 	}
@@ -49,6 +59,7 @@ int output_write(const struct opts *o, const char *text, size_t len)
 		rc = 1;
 	else if (!o->out)
 		fflush(stdout);
+	free(clean);
 	return rc;
 }
 
@@ -63,20 +74,52 @@ void host_name(char *out, size_t len)
 		out[0] = '\0';
 }
 
+int64_t pid_start_ticks(int pid)
+{
+	char path[64], line[1024], *p;
+	long long ticks = 0;
+	int field;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	buf_read_line(path, line, sizeof(line));
+	/* "PID (COMM) STATE ...": COMM may hold blanks and ')', so count after the last ')'. */
+	p = strrchr(line, ')');
+	if (!p)
+		return 0;
+	for (field = 2; field < 22 && p; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%lld", &ticks) != 1)
+		return 0;
+	return ticks;
+}
+
+bool owner_alive(int pid, int64_t start)
+{
+	int64_t now;
+
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return false;
+	if (start <= 0)
+		return true; /* not recorded (an older row): the pid is all there is */
+	now = pid_start_ticks(pid);
+	return now == 0 || now == start;
+}
+
 /*
  * A `running` sweep whose controller is gone is abandoned: run on this host (me), its pid is
- * no longer alive; run on another host (or by a controller too old to record it), it saved no
- * point for CTL_ABANDONED_S. A pid reused by another process keeps it `running`.
+ * no longer alive, or is another process's (start: the owner's start time, 0 when not
+ * recorded); run on another host (or by a controller too old to record it), it saved no
+ * point for CTL_ABANDONED_S.
  */
-bool sweep_abandoned(const char *me, const char *status, int pid, const char *host, double saved_at,
-                     double created_at)
+bool sweep_abandoned(const char *me, const char *status, int pid, int64_t start, const char *host,
+                     double saved_at, double created_at)
 {
 	double last = saved_at > 0 ? saved_at : created_at;
 
 	if (strcmp(status, "running"))
 		return false;
 	if (pid > 0 && me[0] && !strcmp(host, me))
-		return kill(pid, 0) < 0 && errno == ESRCH;
+		return !owner_alive(pid, start);
 	return time_now_s() - last > CTL_ABANDONED_S;
 }
 
@@ -97,8 +140,8 @@ int sweep_load(const struct opts *o, int64_t id, struct sweep *s)
 		log_error("%s", e.msg);
 	else
 		analysis_sweep_loaded(s);
-	if (rc == 0 &&
-	    sweep_abandoned(me, s->status, s->owner_pid, s->owner_host, s->saved_at, s->created_at))
+	if (rc == 0 && sweep_abandoned(me, s->status, s->owner_pid, 0, s->owner_host, s->saved_at,
+	                               s->created_at))
 		snprintf(s->status, sizeof(s->status), "abandoned");
 	ctlstore_close(st);
 	free(path);

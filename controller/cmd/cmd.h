@@ -68,9 +68,16 @@ char *db_path(const struct opts *o);
 int output_write(const struct opts *o, const char *text, size_t len);
 /* This host's name, as sweeps record their controller's; "" when it cannot be read. */
 void host_name(char *out, size_t len);
-/* Whether a stored sweep or rollout still `running` is abandoned (its controller is gone). */
-bool sweep_abandoned(const char *me, const char *status, int pid, const char *host, double saved_at,
-                     double created_at);
+/* Whether a stored sweep or rollout still `running` is abandoned (its controller is gone:
+ * start is its recorded start time, 0 when none was). */
+bool sweep_abandoned(const char *me, const char *status, int pid, int64_t start, const char *host,
+                     double saved_at, double created_at);
+/* Process pid's start time: field 22 of /proc/PID/stat (clock ticks after boot); 0 when it
+ * cannot be read (no such process). */
+int64_t pid_start_ticks(int pid);
+/* Whether process pid, started at start (0: not recorded), still runs: a pid reused by a
+ * process that started at another time is not it. */
+bool owner_alive(int pid, int64_t start);
 /* Load sweep id from the database and analyse it (logs what failed). */
 int sweep_load(const struct opts *o, int64_t id, struct sweep *s);
 /* The configuration an action (verb: "export", "apply", "roll out", "verify") takes from

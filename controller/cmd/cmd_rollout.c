@@ -17,6 +17,7 @@
 #include "plan/config.h"
 #include "plan/plan_nodes.h"
 #include "plan/plan_parse.h"
+#include "render/text.h"
 #include "render/report_rollout.h"
 #include "run/rollrun.h"
 #include "run/verify.h"
@@ -120,7 +121,7 @@ static void rollout_event(void *cls, const struct rollout *r, enum rollrun_event
 
 	(void)cls;
 	report_rollout_event(r, ev, wave, round, rounds, &b);
-	fputs(b.data ? b.data : "", stderr);
+	text_fputs(b.data, stderr);
 	buf_release(&b);
 }
 
@@ -155,15 +156,39 @@ static int rollout_stored(const struct opts *o, int64_t id, struct rollout *r, s
 	}
 	host_name(me, sizeof(me));
 	if (r->status == ROLLOUT_RUNNING && r->owner_pid > 0 && !strcmp(r->owner_host, me) &&
-	    (kill(r->owner_pid, 0) == 0 || errno != ESRCH) && r->owner_pid != (int)getpid()) {
+	    owner_alive(r->owner_pid, r->owner_start) && r->owner_pid != (int)getpid()) {
 		log_error("rollout r%lld is running (pid %d on this host); stop it first",
 		          (long long)id, r->owner_pid);
 		rollout_release(r);
 		return -1;
 	}
-	if (plan_parse(r->plan_json, r->plan_dir, p, &e) < 0 || plan_tokens_load(p, &e) < 0) {
+	if (plan_parse(r->plan_json, r->plan_dir, p, &e) < 0) {
 		log_error("rollout r%lld's plan: %s", (long long)id, e.msg);
 		rollout_release(r);
+		return -1;
+	}
+	if (plan_tokens_load(p, &e) < 0) {
+		log_error("rollout r%lld's plan: %s", (long long)id, e.msg);
+		plan_release(p); /* parsed: its nodes were leaked here (issue 31 #17) */
+		rollout_release(r);
+		return -1;
+	}
+	return 0;
+}
+
+/* A rollout is stored to be resumed or reverted later, without its plan's tokens: refuse a
+ * plan whose node has an inline "token" (tokens loaded: none yet), saying what to use. */
+static int tokens_storable(const struct plan *p)
+{
+	int i;
+
+	for (i = 0; i < p->nnodes; i++) {
+		if (!p->nodes[i].token)
+			continue;
+		log_error("node '%s' has an inline \"token\": a rollout is stored so that "
+		          "--resume and --revert can go on with it later, and tokens are never "
+		          "stored; give the node a \"token_file\" (or set FLEETTUNE_TOKEN) instead",
+		          p->nodes[i].name);
 		return -1;
 	}
 	return 0;
@@ -213,7 +238,14 @@ int cmd_rollout(const struct cmd *c, struct opts *o)
 			rc = EXIT_USAGE;
 			goto usage_out;
 		}
-		if (plan_open(o, o->args[0], &p, true) < 0) {
+		if (plan_open(o, o->args[0], &p, false) < 0) {
+			rc = 1;
+			goto usage_out;
+		}
+		if (tokens_storable(&p) < 0 || plan_tokens_load(&p, &e) < 0) {
+			if (e.msg[0])
+				log_error("%s: %s", o->args[0], e.msg);
+			plan_release(&p);
 			rc = 1;
 			goto usage_out;
 		}
@@ -247,6 +279,7 @@ int cmd_rollout(const struct cmd *c, struct opts *o)
 	ro.session_ttl_s = o->session_ttl_s > 0 ? o->session_ttl_s : 60;
 	ro.poll_interval_s = (o->poll_ms > 0 ? o->poll_ms : 50) / 1000.0;
 	ro.owner_pid = (int)getpid();
+	ro.owner_start = pid_start_ticks(ro.owner_pid);
 	ro.owner_host = me;
 	ro.event = rollout_event;
 	if (o->revert_id)
@@ -414,8 +447,8 @@ int cmd_rollouts_history(struct ctlstore *st, int limit, struct buf *out)
 	}
 	host_name(me, sizeof(me));
 	for (i = 0; i < n; i++)
-		if (sweep_abandoned(me, rh[i].status, rh[i].owner_pid, rh[i].owner_host,
-		                    rh[i].saved_at, rh[i].created_at))
+		if (sweep_abandoned(me, rh[i].status, rh[i].owner_pid, rh[i].owner_start,
+		                    rh[i].owner_host, rh[i].saved_at, rh[i].created_at))
 			snprintf(rh[i].status, sizeof(rh[i].status), "abandoned");
 	report_rollouts_history(rh, n, out);
 	free(rh);

@@ -12,6 +12,7 @@
 #include "judge/race.h"
 #include "log.h"
 #include "model/words.h"
+#include "render/text.h"
 #include "render/progress.h"
 #include "render/report.h"
 #include "run/preflight.h"
@@ -286,7 +287,7 @@ enum sweeprun_result sweeprun_execute(struct sweep *s, const struct sweeprun_opt
 		struct buf b = BUF_INIT;
 
 		report_preflight_failed(&pf, &b);
-		fputs(b.data, stderr);
+		text_fputs(b.data, stderr);
 		buf_release(&b);
 		err_set(e, -EINVAL, "preflight_failed", "pre-flight failed (%d problem%s)",
 		        pf.nproblems, pf.nproblems == 1 ? "" : "s");

@@ -26,8 +26,8 @@ char *sweepdoc_write(const struct sweep *s);
 #define SWEEPDOC_VERSION_MAX SWEEPDOC_FORMAT_VERSION
 /* Most passes one node may hold at one point. */
 #define SWEEPDOC_PASSES_MAX 10000
-/* A pass's metric larger than this in magnitude is refused (1e15 MiB/s, IOPS or us). */
-#define SWEEPDOC_PASS_ABS_MAX 1e15
+/* A pass's metric larger than this in magnitude is refused (sweep.h's rule). */
+#define SWEEPDOC_PASS_ABS_MAX SWEEP_PASS_ABS_MAX
 
 /*
  * Parse the document text into s: the plan (the document's "plan" object, which plan_parse

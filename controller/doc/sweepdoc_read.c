@@ -146,13 +146,13 @@ static int applied_parse(json_t *obj, const char *path, struct node_result *r, s
 	return 0;
 }
 
-/* A mean and spread of values beyond SWEEPDOC_PASS_ABS_MAX overflow to inf: no engine
- * measures them. */
+/* What a measurement is: sweep.h's rule, the live path's too. */
 static int pass_value_check(double v, const char *path, struct err *e)
 {
-	if (!isfinite(v) || fabs(v) > SWEEPDOC_PASS_ABS_MAX)
-		return fail(e, path, "%g is not a measurement (at most %g in magnitude)", v,
-		            SWEEPDOC_PASS_ABS_MAX);
+	char why[128];
+
+	if (sweep_pass_problem(v, why, sizeof(why)))
+		return fail(e, path, "%s", why);
 	return 0;
 }
 
@@ -226,7 +226,7 @@ static int passes_parse(json_t *arr, const char *path, int version, bool warmup,
 static int node_parse(const struct sweep *s, json_t *o, const char *path, int k, int version,
                       struct node_result *r, struct err *e)
 {
-	const char *name, *state, *error;
+	const char *name, *state, *error, *mkfs;
 	char p[PATH_MAX_LEN];
 	long long job;
 	json_t *rt;
@@ -236,7 +236,8 @@ static int node_parse(const struct sweep *s, json_t *o, const char *path, int k,
 		return fail(e, path, "expected an object");
 	if ((rc = str_get(o, "node", path, true, &name, e)) < 0 ||
 	    (rc = str_get(o, "state", path, true, &state, e)) < 0 ||
-	    (rc = str_get(o, "error", path, false, &error, e)) < 0)
+	    (rc = str_get(o, "error", path, false, &error, e)) < 0 ||
+	    (rc = str_get(o, "mkfs", path, false, &mkfs, e)) < 0)
 		return rc;
 	if (strcmp(name, s->plan.nodes[k].name)) {
 		snprintf(p, sizeof(p), "%s.node", path);
@@ -269,6 +270,7 @@ static int node_parse(const struct sweep *s, json_t *o, const char *path, int k,
 	}
 	r->job_runtime_s = rt && json_is_number(rt) ? json_number_value(rt) : 0;
 	snprintf(r->error, sizeof(r->error), "%s", error ? error : "");
+	snprintf(r->mkfs, sizeof(r->mkfs), "%s", mkfs ? mkfs : "");
 	if (json_object_get(o, "params")) { /* a configuration of its own (a cohort's) */
 		struct config own;
 

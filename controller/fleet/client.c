@@ -92,9 +92,12 @@ void client_req_describe(const struct client_req *r, char *out, size_t len)
 static size_t on_data(char *p, size_t size, size_t nmemb, void *ud)
 {
 	struct client_req *r = ud;
+	size_t max = r->max_bytes ? r->max_bytes : CLIENT_ANSWER_MAX;
 
-	if (r->resp.len + size * nmemb > (64u << 20))
+	if (r->resp.len + size * nmemb > max) {
+		r->too_large = true; /* libcurl ends the transfer: nothing more is read */
 		return 0;
+	}
 	buf_append(&r->resp, p, size * nmemb);
 	return size * nmemb;
 }
@@ -144,6 +147,7 @@ static void attempt_start(struct client *c, struct client_req *r)
 	hdrs = curl_slist_append(hdrs, "Expect:");
 	r->headers = hdrs;
 	buf_reset(&r->resp);
+	r->too_large = false;
 	curl_easy_setopt(h, CURLOPT_URL, r->url);
 	curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, r->method);
 	if (r->body) {
@@ -253,7 +257,14 @@ static bool attempt_end(struct client *c, struct client_req *r, CURLcode res)
 		c->waiting++;
 		return false;
 	}
-	if (res != CURLE_OK) {
+	if (res != CURLE_OK && r->too_large) {
+		r->rc = -E2BIG;
+		buf_reset(&r->resp);
+		snprintf(r->error, sizeof(r->error),
+		         "the answer is larger than %zu bytes (the bound of %s %s); refused",
+		         r->max_bytes ? r->max_bytes : (size_t)CLIENT_ANSWER_MAX, r->method,
+		         strstr(r->url, "/api/") ? strstr(r->url, "/api/") : r->url);
+	} else if (res != CURLE_OK) {
 		r->rc = -EIO;
 		snprintf(r->error, sizeof(r->error), "%s (after %d attempt%s)",
 		         curl_easy_strerror(res), r->attempts, r->attempts == 1 ? "" : "s");

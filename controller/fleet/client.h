@@ -15,6 +15,9 @@ struct client_req {
 	const char *token;  /* bearer token, borrowed; NULL for none */
 	bool skip;          /* leave this slot alone (e.g. a dropped node) */
 	double timeout_s;   /* bound of each attempt; 0: the client's (a long-poll sets more) */
+	size_t max_bytes;   /* the longest answer taken; a longer one ends the request as a
+	                       failure (no retry) while it arrives; 0: CLIENT_ANSWER_MAX */
+	const char *peer;   /* who answers, for messages ("node 'n1'"), borrowed; may be NULL */
 	/* out */
 	int rc;           /* 0, or -errno style transport failure (status 0) */
 	long status;      /* HTTP status, 0 when no response arrived */
@@ -26,6 +29,7 @@ struct client_req {
 	 * libcurl's own timings). 0 when no answer came. A bound on the clock offset of the peer
 	 * that stamps its answer with its time. */
 	double answered_after, answered_before;
+	bool too_large; /* the answer passed max_bytes: rc < 0, error says so */
 	/* private */
 	void *easy;
 	void *headers;
@@ -38,6 +42,9 @@ struct client_req {
 };
 
 struct client;
+
+/* The longest answer a request takes when it sets no max_bytes. */
+#define CLIENT_ANSWER_MAX (64u << 20)
 
 /*
  * timeout_s bounds each attempt (connect timeout is min(timeout_s, 3 s)).

@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 
+#include "fleet/answer.h"
 #include "fleet/fleet.h"
 #include "fleet/fleet_priv.h"
 #include "plan/fsparam.h"
@@ -191,6 +192,7 @@ void fleet_init(struct fleet *f, const struct plan *plan, double timeout_s, int 
 	f->job_applied = xcalloc((size_t)plan->nnodes + 1, sizeof(bool));
 	f->start_at = xcalloc((size_t)plan->nnodes + 1, sizeof(bool));
 	f->until_end = xcalloc((size_t)plan->nnodes + 1, sizeof(bool));
+	f->pass_deadline = xcalloc((size_t)plan->nnodes + 1, sizeof(bool));
 	f->wait_client = client_new(timeout_s, retries, plan->nnodes);
 	f->timeout_s = timeout_s;
 	f->waits = xcalloc(1, sizeof(*f->waits));
@@ -215,6 +217,7 @@ void fleet_release(struct fleet *f)
 	free(f->job_applied);
 	free(f->start_at);
 	free(f->until_end);
+	free(f->pass_deadline);
 	free(f->active);
 	free(f->session_id);
 	memset(f, 0, sizeof(*f));
@@ -228,52 +231,108 @@ const char *jstr(json_t *o, const char *key)
 	return s ? s : "";
 }
 
-/* Prepare reqs for node i: METHOD url+path with body (taken over; may be NULL). */
+/* Prepare reqs for node i: METHOD url+path with body (taken over; may be NULL), the answer
+ * bounded by its route. */
 void req_node(struct fleet *f, struct client_req *r, int i, const char *method, const char *path,
               char *body)
 {
 	const struct plan_node *n = &f->plan->nodes[i];
+	struct answer_bounds b;
 	bool skip = r->skip;
 
 	client_req_init(r, method, xasprintf("%s%s", n->url, path), body, n->token);
 	r->skip = skip;
+	answer_bounds_of(method, r->url, &b);
+	r->max_bytes = b.max_bytes;
+	r->peer = n->name;
 }
 
-/* The agent's {"error":{"code","message"}}; false when the body has none. */
+/* The answer of r decoded under its route's bounds (answer.h: its text cleaned), or NULL with
+ * why in e. */
+static json_t *answer_json(const struct client_req *r, struct err *e)
+{
+	struct answer_bounds b;
+
+	answer_bounds_of(r->method, r->url, &b);
+	return answer_decode(r->resp.data, r->resp.len, &b, e);
+}
+
+/* The agent's {"error":{"code","message"}} (cleaned by answer_decode); false when the body
+ * has none. */
 bool agent_error(const struct client_req *r, char *code, size_t clen, char *msg, size_t mlen)
 {
-	json_t *root = r->resp.data ? json_loads(r->resp.data, 0, NULL) : NULL;
+	struct err e = { 0 };
+	json_t *root = r->resp.data ? answer_json(r, &e) : NULL;
 	json_t *err = json_object_get(root, "error");
 	bool ok = json_is_string(json_object_get(err, "message"));
 
 	if (ok) {
-		utf8_clean(code, clen, jstr(err, "code")); /* an agent's words reach the terminal */
-		utf8_clean(msg, mlen, jstr(err, "message"));
+		snprintf(code, clen, "%s", jstr(err, "code"));
+		snprintf(msg, mlen, "%s", jstr(err, "message"));
 	}
 	json_decref(root);
 	return ok;
 }
 
-/* "HTTP 422: the agent's message", else the HTTP status or transport error. */
+/* Whether r got an answer that says the agent did not take its token (401, 403). */
+static bool auth_refused(const struct client_req *r)
+{
+	return r->rc == 0 && (r->status == 401 || r->status == 403);
+}
+
+/* "HTTP 422: the agent's message", else the HTTP status or transport error; a 2xx answer
+ * that was refused says why ("HTTP 200: the answer has more than 4000 elements"); a 401 or
+ * 403 is an authentication failure naming the node. */
 void req_error(const struct client_req *r, char *out, size_t len)
 {
 	char code[40], msg[256];
+	struct err e = { 0 };
+	json_t *o;
 
-	if (r->rc == 0 && agent_error(r, code, sizeof(code), msg, sizeof(msg)))
+	if (auth_refused(r)) {
+		snprintf(out, len,
+		         "authentication failed: %s%s%sanswered HTTP %ld (%s): the agent does not "
+		         "take "
+		         "this token; check the node's token_file or token",
+		         r->peer ? "node '" : "", r->peer ? r->peer : "", r->peer ? "' " : "",
+		         r->status, r->status == 401 ? "unauthorized" : "forbidden");
+	} else if (r->rc == 0 && r->status >= 200 && r->status <= 299) {
+		o = answer_json(r, &e);
+		if (o)
+			snprintf(out, len, "HTTP %ld", r->status);
+		else
+			snprintf(out, len, "HTTP %ld: %s", r->status, e.msg);
+		json_decref(o);
+	} else if (r->rc == 0 && agent_error(r, code, sizeof(code), msg, sizeof(msg))) {
 		snprintf(out, len, "HTTP %ld: %s", r->status, msg);
-	else
+	} else {
 		client_req_describe(r, out, len);
+	}
 }
 
-/* The outcome of one ended request into res: failed unless 2xx. */
+/* The outcome of one ended request into res: failed unless 2xx with an answer taken (none, or
+ * one within its route's bounds). */
 void fanout_result(const struct client_req *r, struct fleet_result *res)
 {
+	struct err e = { 0 };
+	json_t *o;
+
 	memset(res, 0, sizeof(*res));
 	if (r->rc < 0 || r->status < 200 || r->status > 299) {
 		res->failed = true;
 		res->unreachable = r->rc < 0;
+		res->auth = auth_refused(r);
 		req_error(r, res->error, sizeof(res->error));
+		return;
 	}
+	if (!r->resp.len)
+		return;
+	o = answer_json(r, &e);
+	if (!o) {
+		res->failed = true;
+		snprintf(res->error, sizeof(res->error), "HTTP %ld: %s", r->status, e.msg);
+	}
+	json_decref(o);
 }
 
 /* Run reqs and fill res for every non-skipped request. */
@@ -301,9 +360,11 @@ void reqs_release(struct client_req *reqs, int n)
 
 json_t *resp_json(const struct client_req *r)
 {
+	struct err e = { 0 };
+
 	if (r->skip || r->rc < 0 || r->status < 200 || r->status > 299 || !r->resp.data)
 		return NULL;
-	return json_loads(r->resp.data, 0, NULL);
+	return answer_json(r, &e);
 }
 
 /* Read each answer of a dry run into out[i]; a 2xx answer is a pass. */
@@ -717,6 +778,12 @@ static void job_parse(json_t *r, const char *metric, struct job_status *st)
 	st->begun_at = iso_parse(json_object_get(r, "begun_at"));
 	st->held_s = json_number_value(json_object_get(r, "held_s"));
 	st->start_late_s = json_number_value(json_object_get(r, "start_late_s"));
+	if (json_is_string(json_object_get(json_object_get(r, "filesystem"), "mkfs")))
+		snprintf(st->mkfs, sizeof(st->mkfs), "%s",
+		         jstr(json_object_get(r, "filesystem"), "mkfs"));
+	st->run_deadline_s = json_is_number(json_object_get(r, "run_deadline_s"))
+	                             ? json_number_value(json_object_get(r, "run_deadline_s"))
+	                             : 0;
 	st->version = json_is_integer(json_object_get(r, "version"))
 	                      ? (int64_t)json_integer_value(json_object_get(r, "version"))
 	                      : 0;
@@ -739,6 +806,15 @@ static struct client_req *job_reqs(struct fleet *f, const char *method, const in
 	return reqs;
 }
 
+/* Whether nr's job makes a filesystem (its answers carry the mkfs command the agent ran). */
+static bool job_makes_fs(const struct fleet *f, const struct fleet_node_run *nr)
+{
+	struct fsparam_fs fs;
+
+	fsparam_fs_of(f->plan, nr->run_cfg ? nr->run_cfg : &f->plan->baseline, &fs);
+	return fs.present;
+}
+
 /* Start node i's next request for its job (nr) if one is due: a long-poll (asking for the
  * job's "applied" too until its read-back came), or a plain GET. */
 static void wait_arm(struct fleet *f, int i, const struct fleet_node_run *nr, double poll_s,
@@ -758,16 +834,20 @@ static void wait_arm(struct fleet *f, int i, const struct fleet_node_run *nr, do
 		 * progress every progress_s too. */
 		snprintf(path, sizeof(path),
 		         "/api/v1/jobs/%lld?wait_s=%d&until=end&fields=state,progress,loops_done,"
-		         "passes,started_at,finished_at,error,begun_at,held_s,start_late_s%s",
+		         "passes,started_at,finished_at,error,begun_at,held_s,start_late_s%s%s%s",
 		         (long long)job, f->progress_s > 0 ? f->progress_s : FLEET_WAIT_S,
-		         nr->in_job && !nr->applied_seen ? ",applied" : "");
+		         job_makes_fs(f, nr) ? ",filesystem" : "",
+		         nr->in_job && !nr->applied_seen ? ",applied" : "",
+		         f->pass_deadline[i] ? ",run_deadline_s" : "");
 	} else if (f->long_poll[i]) {
 		/* The members job_parse reads; the parameters and the spec stay on the agent. */
 		snprintf(path, sizeof(path),
 		         "/api/v1/jobs/%lld?wait_s=%d&after=%lld&fields=state,progress,loops_done,"
-		         "passes,started_at,finished_at,error%s",
+		         "passes,started_at,finished_at,error%s%s%s",
 		         (long long)job, FLEET_WAIT_S, (long long)w->version,
-		         nr->in_job && !nr->applied_seen ? ",applied" : "");
+		         job_makes_fs(f, nr) ? ",filesystem" : "",
+		         nr->in_job && !nr->applied_seen ? ",applied" : "",
+		         f->pass_deadline[i] ? ",run_deadline_s" : "");
 	} else {
 		if (now < w->next_get_at)
 			return;

@@ -43,6 +43,10 @@ struct node_info {
 	 * clock_known false: health had no time_s, or the answer no timing. */
 	bool clock_known;
 	double clock_offset_s, clock_uncertain_s;
+	bool pass_deadline; /* so is "pass_deadline": the agent ends a pass past its deadline and
+	                       its jobs say how long a run may take (run_deadline_s) */
+	bool devices_read;  /* the device list answered; else error says why (and dev_found is
+	                       not known: "cannot read the device list", never "not found") */
 	bool dev_found;
 	bool dev_writable;
 	int64_t dev_size_bytes;
@@ -68,13 +72,17 @@ struct job_status {
 	double held_s;       /* how long it held for its start_at before that (0: it did not) */
 	double start_late_s; /* begun_at less its start_at; 0 without one */
 	char error[256];
-	int64_t version; /* the agent's version of the job (long-poll agents), 0 when none */
+	int64_t version;       /* the agent's version of the job (long-poll agents), 0 when none */
+	double run_deadline_s; /* the most the run may take once running (pass_deadline agents);
+	                          0 when not given */
+	char mkfs[512];        /* the job's filesystem.mkfs: the command its agent ran, "" none */
 };
 
 /* Outcome of a fan-out, per node. */
 struct fleet_result {
 	bool failed;      /* transport failure or error status */
 	bool unreachable; /* no HTTP answer at all */
+	bool auth;        /* the agent refused the token (401, 403) */
 	char error[256];  /* "HTTP 422: the agent's message", or the transport error */
 };
 
@@ -104,6 +112,7 @@ struct fleet {
 	struct fleet_jobs *jobs;
 	bool *long_poll;            /* per node: its agent long-polls (set by fleet_probe) */
 	bool *job_applied;          /* per node: its jobs record their params' read-back (probe) */
+	bool *pass_deadline;        /* per node: its jobs carry run_deadline_s (probe) */
 	bool params_in_job;         /* fleet_point_start puts device values in the job where
 	                               job_applied (the caller's choice; false: PATCH first) */
 	bool *start_at;             /* per node: its jobs take start_at (set by fleet_probe) */
@@ -186,7 +195,8 @@ struct fleet_node_run {
 	struct fleet_result wait; /* out: the last answer's outcome */
 	bool fresh;               /* out: this node answered in the last fleet_jobs_wait */
 	/* The caller's own, never touched here: */
-	int passes_before; /* the node's passes of the point before this run */
+	int passes_before;         /* the node's passes of the point before this run */
+	double running_since_mono; /* when its job was first seen running (0: not yet) */
 };
 
 /*

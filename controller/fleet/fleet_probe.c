@@ -56,6 +56,7 @@ void health_parse(json_t *h, struct node_info *ni)
 		ni->job_applied |= !strcmp(s, "job_applied");
 		ni->start_at |= !strcmp(s, "start_at");
 		ni->until_end |= !strcmp(s, "until_end");
+		ni->pass_deadline |= !strcmp(s, "pass_deadline");
 	}
 }
 
@@ -131,6 +132,7 @@ void fleet_probe(struct fleet *f, bool with_params, struct node_info *info)
 			req_error(&reqs[3 * i], ni->error, sizeof(ni->error));
 		} else {
 			ni->ok = true;
+			ni->devices_read = d != NULL;
 			if (!d)
 				req_error(&reqs[3 * i + 1], ni->error, sizeof(ni->error));
 		}
@@ -142,6 +144,7 @@ void fleet_probe(struct fleet *f, bool with_params, struct node_info *info)
 		f->job_applied[i] = ni->job_applied;
 		f->start_at[i] = ni->start_at;
 		f->until_end[i] = ni->until_end && ni->long_poll;
+		f->pass_deadline[i] = ni->pass_deadline;
 		json_array_foreach(json_object_get(d, "devices"), j, dev)
 		{
 			const char *name = json_string_value(json_object_get(dev, "name"));

@@ -49,14 +49,17 @@ struct rollout_node {
 	char device[64];
 	int wave; /* 0: the canary */
 	enum rollout_node_state state;
-	bool had_profile;         /* a profile of the rollout's name was there before */
-	char *old_profile;        /* its PUT body as the agent showed it (match, params, enforce);
-	                             owned, NULL when none */
-	struct config old_params; /* that profile's values */
-	struct config old_values; /* the device's values of the rollout's parameters before */
-	char error[256];          /* why it failed, or what its revert said */
-	int64_t session_id;       /* the measurement's session open on it; 0 when none */
-	int64_t job_id;           /* ... and its job under way; 0 when none */
+	bool had_profile;           /* a profile of the rollout's name was there before */
+	char *old_profile;          /* its PUT body as the agent showed it (match, params, enforce);
+	                               owned, NULL when none */
+	struct config old_params;   /* that profile's values */
+	struct config old_values;   /* the device's values of the rollout's parameters before */
+	struct config reset_values; /* a rollout that switches the scheduler: what the switch
+	                               resets (nr_requests, iosched.*) as the device had it
+	                               before; a revert writes it back, verify checks it */
+	char error[256];            /* why it failed, or what its revert said */
+	int64_t session_id;         /* the measurement's session open on it; 0 when none */
+	int64_t job_id;             /* ... and its job under way; 0 when none */
 	double updated_at;
 };
 
@@ -88,6 +91,8 @@ struct rollout {
 	char reason[512];
 	double created_at, finished_at;
 	int owner_pid;
+	int64_t owner_start; /* its start time (/proc/PID/stat field 22, ticks after boot); 0:
+	                        not recorded: a pid alone may be another process's now */
 	char owner_host[64];
 	int nnodes;
 	struct rollout_node *nodes; /* owned; plan order */

@@ -215,6 +215,16 @@ static double ms(double t)
 	return t > 0 ? round(t * 1000.0) / 1000.0 : 0;
 }
 
+const char *sweep_pass_problem(double v, char *why, size_t len)
+{
+	if (isfinite(v) && fabs(v) <= SWEEP_PASS_ABS_MAX && v >= 0)
+		return NULL;
+	snprintf(why, len, "%g is not a measurement (%s)", v,
+	         !isfinite(v) || fabs(v) > SWEEP_PASS_ABS_MAX ? "at most 1e+15 in magnitude"
+	                                                      : "a figure is never negative");
+	return why;
+}
+
 void node_result_pass_add_at(struct node_result *r, double value, int round_no, double started_at,
                              bool warmup)
 {

@@ -201,6 +201,8 @@ struct node_result {
 	int64_t job_id;         /* the agent's id of the latest job, 0 when none */
 	double job_runtime_s;   /* agent's started_at..finished_at, summed over runs */
 	char error[256];
+	char mkfs[512]; /* the mkfs command its agent ran for the job ("mkfs.xfs -f -i size=1024
+	                   /dev/sdb", the job's filesystem.mkfs), "" when none or not known */
 	/* Filled by verdict_sweep(): the summary of the passes, and the node's own figures of
 	 * the point's comparison (its node in point.fx), copied for the store and the table. */
 	struct stats_summary sum;
@@ -296,6 +298,14 @@ const struct decision *sweep_decision(const struct sweep *s, int c);
 bool sweep_cohort_decisions_differ(const struct sweep *s);
 /* Whether point p's nodes run more than one configuration. */
 bool sweep_point_mixed(const struct sweep *s, const struct point *p);
+/* The most a pass's figure may be in magnitude (1e15 MiB/s, IOPS or us): beyond it a mean and
+ * a spread overflow to inf. */
+#define SWEEP_PASS_ABS_MAX 1e15
+/* What a measurement is, the one rule of the live path (the runner) and the reader of saved
+ * sweeps: NULL when v is one, else why not in why ("1e+308 is not a measurement (at most 1e+15
+ * in magnitude)"): not finite, beyond SWEEP_PASS_ABS_MAX, or negative (no engine measures a
+ * negative throughput, latency or count). */
+const char *sweep_pass_problem(double v, char *why, size_t len);
 /* Append one pass to r (round and start time not recorded). */
 void node_result_pass_add(struct node_result *r, double value);
 /* Append one pass that ran in round (1-based) from started_at (epoch s; 0: unknown); a

@@ -440,7 +440,8 @@ out:
 	return rc;
 }
 
-/* --- hosts files: "name url device", "host[:port] [device]", "name url" --- */
+/* --- hosts files: "name url device [token_file]", "host[:port] [device [token_file]]",
+ * "name url" --- */
 
 /* Split "host", "host:port", "[v6]:port" or fio's "host,port" into host and port. */
 static int hostport_split(const char *s, char **host, char **port)
@@ -480,8 +481,16 @@ static int hostport_split(const char *s, char **host, char **port)
 	return 0;
 }
 
-static int hosts_read(const char *text, const char *file, const struct nodelist_opts *o,
-                      struct nodelist *l, struct err *e)
+/* Line's own token file (the list's directory resolves a relative one), else the default. */
+static char *hosts_token_file(const char *dir, const char *own, const struct nodelist_opts *o)
+{
+	if (own)
+		return path_resolve(dir, own);
+	return o->token_file ? xstrdup(o->token_file) : NULL;
+}
+
+static int hosts_read(const char *text, const char *file, const char *dir,
+                      const struct nodelist_opts *o, struct nodelist *l, struct err *e)
 {
 	const char *p = text;
 	int line = 0, cap = 0, rc = 0, i, j, pcap = 0;
@@ -491,14 +500,15 @@ static int hosts_read(const char *text, const char *file, const struct nodelist_
 	while (*p && !rc) {
 		const char *nl = strchr(p, '\n'), *q;
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-		char *s = xstrndup(p, len), *f[4] = { NULL, NULL, NULL, NULL }, *tok;
+		char *s = xstrndup(p, len), *f[5] = { NULL, NULL, NULL, NULL, NULL }, *tok;
 		int nf = 0;
+		bool url;
 
 		line++;
 		p = nl ? nl + 1 : p + len;
 		q = s;
 		while ((tok = ini_token(&q))) {
-			if (nf < 4)
+			if (nf < 5)
 				f[nf] = tok;
 			else
 				free(tok);
@@ -510,19 +520,26 @@ static int hosts_read(const char *text, const char *file, const struct nodelist_
 		}
 		if (l->n >= NODELIST_HOSTS_MAX) {
 			rc = inv_fail(e, file, line, "more than %d hosts", NODELIST_HOSTS_MAX);
-			for (i = 0; i < 4; i++)
+			for (i = 0; i < 5; i++)
 				free(f[i]);
 			free(s);
 			break;
 		}
 		ports = xgrow(ports, &pcap, l->n + 1, sizeof(*ports));
 		ports[l->n] = NULL;
-		if (nf > 3) {
+		url = nf > 1 && (!strncmp(f[1], "http://", 7) || !strncmp(f[1], "https://", 8));
+		if (nf > 4 || (nf == 4 && !url)) {
 			rc = inv_fail(
 			        e, file, line,
-			        "%d fields: a host list line is 'name url device', 'host[:port] "
-			        "[device]' or 'name url'",
+			        "%d fields: a host list line is 'name url device [token_file]', "
+			        "'host[:port] [device [token_file]]' or 'name url'",
 			        nf);
+		} else if (nf == 3 && !url && strchr(f[1], ':')) {
+			/* a device name has no ':': this is "name host:port device" */
+			rc = inv_fail(e, file, line,
+			              "'%s': the second of three fields must be the agent's URL "
+			              "(http:// or https://): 'name url device'",
+			              f[1]);
 		} else if (!strncmp(f[nf > 1 ? 1 : 0], "http://", 7) ||
 		           !strncmp(f[nf > 1 ? 1 : 0], "https://", 8)) {
 			/* name url [device] */
@@ -539,14 +556,9 @@ static int hosts_read(const char *text, const char *file, const struct nodelist_
 				              f[0]);
 			else
 				nodelist_node_add(l, &cap, xstrdup(f[0]), xstrdup(f[1]),
-				                  nodelist_device_take(nf == 3 ? f[2] : o->device),
-				                  o->token_file ? xstrdup(o->token_file) : NULL,
+				                  nodelist_device_take(nf >= 3 ? f[2] : o->device),
+				                  hosts_token_file(dir, nf == 4 ? f[3] : NULL, o),
 				                  line);
-		} else if (nf == 3) {
-			rc = inv_fail(e, file, line,
-			              "'%s': the second of three fields must be the agent's URL "
-			              "(http:// or https://): 'name url device'",
-			              f[1]);
 		} else {
 			char *host = NULL, *port = NULL;
 
@@ -568,14 +580,14 @@ static int hosts_read(const char *text, const char *file, const struct nodelist_
 				nodelist_node_add(l, &cap, xstrdup(host),
 				                  nodelist_url_make(o->scheme ? o->scheme : "http",
 				                                    host, ports[l->n]),
-				                  nodelist_device_take(nf == 2 ? f[1] : o->device),
-				                  o->token_file ? xstrdup(o->token_file) : NULL,
+				                  nodelist_device_take(nf >= 2 ? f[1] : o->device),
+				                  hosts_token_file(dir, nf == 3 ? f[2] : NULL, o),
 				                  line);
 			}
 			free(host);
 			free(port);
 		}
-		for (i = 0; i < 4; i++)
+		for (i = 0; i < 5; i++)
 			free(f[i]);
 		free(s);
 	}
@@ -675,7 +687,7 @@ int nodelist_parse(const char *text, const char *file, const char *dir,
 		                o->group, nodelist_format_name(out->format));
 	switch (out->format) {
 	case NODELIST_HOSTS:
-		rc = hosts_read(text, file, o, out, e);
+		rc = hosts_read(text, file, dir, o, out, e);
 		break;
 	case NODELIST_KUBECTL:
 		rc = nodelist_kubectl_read(text, file, o, out, e);

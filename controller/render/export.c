@@ -43,21 +43,62 @@ static bool export_fs_word_ok(const char *s)
 	return true;
 }
 
+/* The mkfs command an agent ran for configuration c (a node result of a point of c, its job's
+ * filesystem.mkfs), its device written /dev/DEVICE, into ran (len bytes); "" when no node
+ * recorded one or a word of it could not stand in a shell line (an agent's text). */
+static void export_mkfs_ran(const struct sweep *s, const struct config *c, char *ran, size_t len)
+{
+	int i, k;
+
+	ran[0] = '\0';
+	for (i = 0; i < s->npoints && !ran[0]; i++) {
+		const struct point *p = &s->points[i];
+
+		if (&p->cfg != c && !config_equal(&p->cfg, c))
+			continue;
+		for (k = 0; k < s->plan.nnodes && !ran[0]; k++) {
+			const struct node_result *r = &p->nodes[k];
+			char dev[80], *copy, *tok, *save = NULL;
+			size_t used = 0;
+			bool ok = true;
+
+			if (!r->mkfs[0] || r->state != NODE_OK)
+				continue;
+			snprintf(dev, sizeof(dev), "/dev/%s", s->plan.nodes[k].device);
+			copy = xstrdup(r->mkfs);
+			for (tok = strtok_r(copy, " ", &save); tok && ok;
+			     tok = strtok_r(NULL, " ", &save)) {
+				const char *w = strcmp(tok, dev) ? tok : "/dev/DEVICE";
+
+				ok = export_fs_word_ok(w) && used + strlen(w) + 2 < len;
+				if (ok)
+					used += (size_t)snprintf(ran + used, len - used, "%s%s",
+					                         used ? " " : "", w);
+			}
+			free(copy);
+			if (!ok || !strstr(ran, "/dev/DEVICE"))
+				ran[0] = '\0';
+		}
+	}
+}
+
 /* The filesystem configuration c asks for (job.filesystem with the fs.* values on top), as the
  * export writes it: mkfs's options are the argv tokens the agents get (fsparam_mkfs_tokens),
  * joined by one space. 0 with fs->present false when there is none; -EINVAL
  * "export_refused" naming the parameter when a value cannot stand in those lines. */
 static int export_fs(const struct sweep *s, const struct config *c, const char *format,
-                     struct fsparam_fs *fs, struct err *e)
+                     struct fsparam_fs *fs, char *ran, size_t ranlen, struct err *e)
 {
 	char tok[32][96];
 	const char *bad = NULL;
 	size_t len = 0;
 	int n, i;
 
+	ran[0] = '\0';
 	fsparam_fs_of(&s->plan, c, fs);
 	if (!fs->present)
 		return 0;
+	export_mkfs_ran(s, c, ran, ranlen);
 	n = fsparam_mkfs_tokens(fs->mkfs, tok, 32);
 	if (!*fs->type || !export_fs_word_ok(fs->type))
 		bad = FSPARAM_TYPE;
@@ -82,9 +123,11 @@ static int export_fs(const struct sweep *s, const struct config *c, const char *
 }
 
 /* The filesystem fs (export_fs: checked) as comment lines: neither a udev rule nor tuned can
- * make or mount one, so the user is told what to run (the mkfs options as the plan gives
- * them). */
-static void filesystem_note(const struct fsparam_fs *fs, bool udev, struct buf *out)
+ * make or mount one, so the user is told what to run: the mkfs command the agents ran (ran:
+ * the agent writes the plan's options as mkfs takes them, "-i size=1k" as "-i size=1024",
+ * which mkfs.xfs 6.1 requires), else the plan's options. */
+static void filesystem_note(const struct fsparam_fs *fs, const char *ran, bool udev,
+                            struct buf *out)
 {
 	if (!fs->present)
 		return;
@@ -93,14 +136,19 @@ static void filesystem_note(const struct fsparam_fs *fs, bool udev, struct buf *
 	           "fs.mkfs=%s fs.mount=%s:\n",
 	           udev ? "a udev rule" : "tuned", fs->type, fs->mkfs[0] ? fs->mkfs : "(defaults)",
 	           fs->mount[0] ? fs->mount : "(defaults)");
-	buf_printf(out, "#   mkfs.%s %s%s/dev/DEVICE\n", fs->type, fs->mkfs,
-	           fs->mkfs[0] ? " " : "");
+	if (ran[0])
+		buf_printf(out, "#   %s\n", ran);
+	else
+		buf_printf(out, "#   mkfs.%s %s%s/dev/DEVICE\n", fs->type, fs->mkfs,
+		           fs->mkfs[0] ? " " : "");
 	buf_printf(out, "#   mount -t %s -o %s /dev/DEVICE /MOUNTPOINT\n", fs->type,
 	           fs->mount[0] ? fs->mount : "defaults");
 	buf_printf(out, "#   fstab: /dev/DEVICE /MOUNTPOINT %s %s 0 0\n", fs->type,
 	           fs->mount[0] ? fs->mount : "defaults");
-	buf_puts(out, "# (each job's own mkfs command, as its agent ran it, is in the job: GET "
-	              "/api/v1/jobs/ID, filesystem.mkfs)\n");
+	buf_puts(out, ran[0] ? "# (the mkfs command as the sweep's agents ran it: each job's "
+	                       "filesystem.mkfs, GET /api/v1/jobs/ID)\n"
+	                     : "# (each job's own mkfs command, as its agent ran it, is in the "
+	                       "job: GET /api/v1/jobs/ID, filesystem.mkfs)\n");
 }
 
 /* The value to write: setra (512-byte sectors) becomes read_ahead_kb. */
@@ -292,12 +340,12 @@ static int legacy_render(const struct sweep *s, bool udev, enum export_what what
 	const char *format = udev ? "udev" : "tuned";
 	bool *repeat, sysctls = false;
 	struct fsparam_fs fs;
-	char prefix[200];
+	char prefix[200], ran[512];
 	int k, rc;
 
 	rc = export_check(s, c, true, format, e);
 	if (rc == 0)
-		rc = export_fs(s, c, format, &fs, e);
+		rc = export_fs(s, c, format, &fs, ran, sizeof(ran), e);
 	if (rc)
 		return rc;
 	repeat = device_repeats(&s->plan);
@@ -338,7 +386,7 @@ static int legacy_render(const struct sweep *s, bool udev, enum export_what what
 	free(repeat);
 	if (sysctls)
 		sysctl_lines(c, udev, out);
-	filesystem_note(&fs, udev, out);
+	filesystem_note(&fs, ran, udev, out);
 	return 0;
 }
 
@@ -654,6 +702,7 @@ static int cohort_render(const struct sweep *s, int c, const char *transport, bo
 	const char *pattern = transport_pattern(transport, udev);
 	const char *format = udev ? "udev" : "tuned";
 	struct fsparam_fs fs;
+	char ran[512] = "";
 	bool best, sysctls;
 	int n, rc = 0;
 
@@ -670,7 +719,7 @@ static int cohort_render(const struct sweep *s, int c, const char *transport, bo
 	}
 	rc = export_check(s, cfg, false, format, e);
 	if (rc == 0)
-		rc = export_fs(s, cfg, format, &fs, e);
+		rc = export_fs(s, cfg, format, &fs, ran, sizeof(ran), e);
 	if (rc)
 		goto out;
 	n = cohort_matches(s, c, transport, udev, &m, &host, &skipped, e);
@@ -732,7 +781,7 @@ static int cohort_render(const struct sweep *s, int c, const char *transport, bo
 	}
 	if (sysctls)
 		sysctl_lines(cfg, udev, out);
-	filesystem_note(&fs, udev, out);
+	filesystem_note(&fs, ran, udev, out);
 	buf_puts(out, "\n");
 out:
 	buf_release(&m);

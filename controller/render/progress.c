@@ -7,6 +7,7 @@
 #include "judge/race.h"
 #include "log.h"
 #include "render/progress.h"
+#include "render/text.h"
 #include "timeutil.h"
 #include "banned.h"
 
@@ -65,9 +66,13 @@ void progress_line(const struct sweep *s, int point, int npoints_est, int round,
 	char eta[32];
 	int k;
 
+	size_t from;
+
 	config_format(&p->cfg, &cfg);
 	fmt_duration(eta_s, eta, sizeof(eta));
-	buf_puts(out, "\r\033[Kpoint ");
+	buf_puts(out, "\r\033[K");
+	from = out->len; /* what follows is cleaned: only our own escape is sent */
+	buf_puts(out, "point ");
 	point_count(s, point, npoints_est, out);
 	buf_printf(out, " [%s] ", cfg.data ? cfg.data : "");
 	if (warmup)
@@ -90,6 +95,7 @@ void progress_line(const struct sweep *s, int point, int npoints_est, int round,
 		fmt_duration(eta_max_s, eta, sizeof(eta));
 		buf_printf(out, "\u2013%s", eta);
 	}
+	text_terminal(out, from);
 	buf_release(&cfg);
 }
 
@@ -166,7 +172,7 @@ void progress_event(void *ctx, const struct runner_event *ev)
 	if (!pg->tty && log_enabled(LOG_DEBUG)) {
 		/* --verbose off a TTY: every pass as it lands. */
 		progress_pass_lines(pg->s, ev->point, pg->npoints_est, ev->reported, &b);
-		fputs(b.data ? b.data : "", stderr);
+		text_fputs(b.data, stderr);
 		buf_release(&b);
 		return;
 	}

@@ -11,6 +11,7 @@
 #include "model/words.h"
 #include "plan/fsparam.h"
 #include "render/report.h"
+#include "render/text.h"
 #include "run/strategy.h"
 #include "timeutil.h"
 #include "xmalloc.h"
@@ -467,6 +468,8 @@ static void table_render(const struct sweep *s, bool markdown, bool all_nodes, s
 	int *w, r, i, j, group = -3;
 
 	grid_build(s, dist, &g);
+	for (i = 0; markdown && i < g.ncols * g.nrows; i++)
+		text_markdown_cell(&g.cells[i]);
 	w = widths(&g);
 	header_line(s, out);
 	if (markdown)
@@ -528,21 +531,6 @@ static void table_render(const struct sweep *s, bool markdown, bool all_nodes, s
 	grid_free(&g);
 }
 
-static void csv_field(struct buf *out, const char *t)
-{
-	if (!strpbrk(t, ",\"\n")) {
-		buf_puts(out, t);
-		return;
-	}
-	buf_puts(out, "\"");
-	for (; *t; t++) {
-		if (*t == '"')
-			buf_puts(out, "\"");
-		buf_append(out, t, 1);
-	}
-	buf_puts(out, "\"");
-}
-
 static void csv_num(struct buf *out, double v)
 {
 	buf_puts(out, ",");
@@ -559,7 +547,7 @@ static void csv_render(const struct sweep *s, struct buf *out)
 	buf_puts(out, "sweep,point,role,axis");
 	for (j = 0; j < nc; j++) {
 		buf_puts(out, ",");
-		csv_field(out, cols[j]);
+		text_csv_field(out, cols[j]);
 	}
 	buf_puts(out, ",node,state,n,mean,stdev,delta_pct,ci_low_pct,ci_high_pct,node_verdict,"
 	              "row_delta_pct,row_verdict,row_ci_low_pct,row_ci_high_pct,tau_pct,i2_pct,"
@@ -583,10 +571,10 @@ static void csv_render(const struct sweep *s, struct buf *out)
 					         config_get(&p->cfg, cols[j])->value); /* whole */
 				else
 					words_param(s, p, cols[j], &cell);
-				csv_field(out, cell.data ? cell.data : "");
+				text_csv_field(out, cell.data ? cell.data : "");
 			}
 			buf_puts(out, ",");
-			csv_field(out, s->plan.nodes[k].name);
+			text_csv_field(out, s->plan.nodes[k].name);
 			buf_printf(out, ",%s,%d", sweep_node_state_code(r->state), r->sum.n);
 			csv_num(out, r->sum.n ? r->sum.mean : NAN);
 			csv_num(out, r->sum.n ? r->sum.stdev : NAN);
@@ -611,7 +599,7 @@ static void csv_render(const struct sweep *s, struct buf *out)
 			buf_reset(&cell);
 			if (s->cohort_of)
 				sweep_cohort_key(s, s->cohort_of[k], &cell);
-			csv_field(out, cell.data ? cell.data : "");
+			text_csv_field(out, cell.data ? cell.data : "");
 			buf_printf(out, ",%s,",
 			           s->cohort_of ? words_decision_code(
 			                                  sweep_cohort_decision(p, s->cohort_of[k]))
@@ -632,14 +620,17 @@ void report_render(const struct sweep *s, enum report_format f, struct buf *out)
 void report_render_nodes(const struct sweep *s, enum report_format f, bool all_nodes,
                          struct buf *out)
 {
+	size_t from = out->len;
 	char *j;
 
 	switch (f) {
 	case REPORT_TABLE:
 		table_render(s, false, all_nodes, out);
+		text_terminal(out, from); /* the text of a sweep stored before it was cleaned */
 		break;
 	case REPORT_MARKDOWN:
 		table_render(s, true, all_nodes, out);
+		text_markdown(out, from);
 		break;
 	case REPORT_CSV:
 		csv_render(s, out);
@@ -703,6 +694,7 @@ void report_compare(const struct sweep *a, const struct sweep *b,
 {
 	char cols[PLAN_COLUMNS_MAX][PARAM_NAME_MAX], **names = words_node_names(&a->plan);
 	int nc = plan_columns(&a->plan, cols, PLAN_COLUMNS_MAX), i, j, k, r, c;
+	size_t from = out->len;
 	struct buf t = BUF_INIT;
 	struct grid g;
 	int *w;
@@ -748,6 +740,8 @@ void report_compare(const struct sweep *a, const struct sweep *b,
 		g.cells[c++] = buf_detach(&t, NULL);
 	}
 	free(names);
+	for (i = 0; markdown && i < g.ncols * g.nrows; i++)
+		text_markdown_cell(&g.cells[i]);
 	w = widths(&g);
 	buf_printf(out, "compare sweep %lld \"%s\" \u2192 sweep %lld \"%s\"  metric %s (%s)\n",
 	           (long long)a->id, a->plan.name, (long long)b->id, b->plan.name, a->plan.metric,
@@ -757,6 +751,10 @@ void report_compare(const struct sweep *a, const struct sweep *b,
 		row_print(&g, r, w, out);
 	buf_printf(out, "%d of %d points matched\n", cmp->nrows, a->npoints);
 	run_to_run_words(&cmp->rr, a->plan.min_effect_pct, out);
+	if (markdown)
+		text_markdown(out, from);
+	else
+		text_terminal(out, from);
 	free(w);
 	grid_free(&g);
 }

@@ -42,13 +42,9 @@ static void script_safe_append(struct buf *out, const char *t, size_t n)
 	buf_append(out, t + start, n - start);
 }
 
-/* Append JSON for a <script type="application/json"> element: every '<', '>' and '&' (they
- * occur only inside strings) written as \u003c, \u003e, \u0026, so that no "</script>",
- * "<!--" or "<script" can end the element or switch the parser's state; JSON.parse gives
- * the same text back. */
-static void json_script_append(struct buf *out, const char *t, size_t n)
+void report_html_json_append(struct buf *out, const char *t, size_t n)
 {
-	size_t i, start = 0;
+	size_t i, start = 0, skip;
 
 	for (i = 0; i < n; i++) {
 		const char *esc = t[i] == '<'   ? "\\u003c"
@@ -56,11 +52,20 @@ static void json_script_append(struct buf *out, const char *t, size_t n)
 		                  : t[i] == '&' ? "\\u0026"
 		                                : NULL;
 
+		skip = 1;
+		/* U+2028 and U+2029 (E2 80 A8/A9): line ends to a script, not to JSON */
+		if (!esc && i + 2 < n && (unsigned char)t[i] == 0xe2 &&
+		    (unsigned char)t[i + 1] == 0x80 &&
+		    ((unsigned char)t[i + 2] == 0xa8 || (unsigned char)t[i + 2] == 0xa9)) {
+			esc = (unsigned char)t[i + 2] == 0xa8 ? "\\u2028" : "\\u2029";
+			skip = 3;
+		}
 		if (!esc)
 			continue;
 		buf_append(out, t + start, i - start);
 		buf_puts(out, esc);
-		start = i + 1;
+		start = i + skip;
+		i += skip - 1;
 	}
 	buf_append(out, t + start, n - start);
 }
@@ -114,7 +119,7 @@ int report_html_build(const struct sweep *s, const char *tmpl, const char *web_d
 				goto out;
 			}
 			buf_puts(out, data_tag);
-			json_script_append(out, json, strlen(json));
+			report_html_json_append(out, json, strlen(json));
 			buf_puts(out, "</script>");
 			p = close + strlen("</script>");
 			data_done = true;
@@ -194,7 +199,7 @@ int report_html_page(const char *tmpl, const char *data_id, const char *json, st
 		goto out;
 	}
 	buf_append(out, tmpl, (size_t)(at - tmpl) + tag.len);
-	script_safe_append(out, json, strlen(json));
+	report_html_json_append(out, json, strlen(json));
 	buf_puts(out, close);
 out:
 	buf_release(&tag);

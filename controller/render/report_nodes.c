@@ -41,6 +41,11 @@ void report_nodes(const struct plan *p, const struct preflight *pf, struct buf *
 		}
 		buf_printf(out, "ok  fleettune-agent %s  node \"%s\"  up %.0f s\n", ni->version,
 		           ni->node, ni->uptime_s);
+		if (!ni->devices_read) {
+			buf_printf(out, "  device %s: cannot read the device list: %s\n",
+			           p->nodes[i].device, ni->error);
+			continue;
+		}
 		if (!ni->dev_found) {
 			buf_printf(out, "  device %s: not found%s%s\n", p->nodes[i].device,
 			           ni->error[0] ? ": " : "", ni->error);

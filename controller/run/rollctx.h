@@ -27,6 +27,7 @@ struct rollrun_opts {
 	double session_ttl_s;              /* measure: the agents restore by themselves */
 	double poll_interval_s;            /* measure: job polls on agents without long-poll */
 	int owner_pid;
+	int64_t owner_start; /* its start time (cmd.h's pid_start_ticks); 0: unknown */
 	const char *owner_host;
 	void (*event)(void *cls, const struct rollout *r, enum rollrun_event ev, int wave,
 	              int round, int rounds);

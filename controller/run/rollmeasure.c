@@ -120,6 +120,7 @@ static int measure_run(struct rollctx *u, struct measure *m, int side, int round
 	rollctx_save_nodes(u, m->on);
 	for (k = 0; rc == 0 && k < n; k++) {
 		const char *why = NULL;
+		char bad[128];
 
 		if (!m->on[k])
 			continue;
@@ -129,6 +130,8 @@ static int measure_run(struct rollctx *u, struct measure *m, int side, int round
 			why = nr[k].post.error;
 		else if (!nr[k].job.succeeded || nr[k].job.npasses < 1)
 			why = nr[k].job.error[0] ? nr[k].job.error : "the job has no pass";
+		else /* the sweep's rule of a measurement (sweep.h) */
+			why = sweep_pass_problem(nr[k].job.passes[0], bad, sizeof(bad));
 		if (why) {
 			m->on[k] = false;
 			if (!m->why_node[0])

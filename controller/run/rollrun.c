@@ -154,6 +154,7 @@ static void resolve_uncertain(struct rollctx *u)
 
 static void owners_wait(struct rollctx *u, const bool *mask, struct fleet_profile *ans,
                         bool stoppable);
+static void reset_values_write(struct rollctx *u, const bool *put_back, struct fleet_profile *ans);
 
 /*
  * Put the nodes of put_back back to what they had: a profile that was there before PUT back as
@@ -224,6 +225,19 @@ static int revert(struct rollctx *u, const bool *put_back, enum rollout_node_sta
 		free(applied);
 		free(old);
 		free(gone);
+	}
+	/* What the scheduler switch reset is no profile's value: written back here. */
+	{
+		bool *wm = xcalloc((size_t)n + 1, sizeof(bool)), *om = xcalloc((size_t)n + 1, 1);
+
+		for (i = 0; i < n; i++) {
+			wm[i] = put_back[i] && with[i];
+			om[i] = put_back[i] && without[i];
+		}
+		reset_values_write(u, wm, u->ans);
+		reset_values_write(u, om, a2);
+		free(wm);
+		free(om);
 	}
 	for (i = 0; i < n; i++) {
 		const struct fleet_profile *a = with[i] ? &u->ans[i] : &a2[i];
@@ -409,6 +423,111 @@ static void old_values_read(struct rollctx *u, int i, const struct fleet_profile
 	}
 }
 
+/* Whether a scheduler switch resets the parameter: nr_requests and the scheduler's own. */
+static bool switch_resets(const char *name)
+{
+	return !strcmp(name, "nr_requests") || !strncmp(name, "iosched.", 8);
+}
+
+/* Before a rollout that sets the scheduler changes the nodes of mask: what the switch will
+ * reset and the profile does not set, as each device has it now (kept the first time, as
+ * old_values): the agent's restore puts back only the profile's own values. */
+static void reset_values_read(struct rollctx *u, const bool *mask)
+{
+	struct rollout *r = u->r;
+	int n = r->nnodes, i, j, any = 0;
+	bool *ask, *was;
+	struct node_info *info;
+
+	if (!config_get(&r->params, "scheduler"))
+		return;
+	ask = xcalloc((size_t)n + 1, sizeof(bool));
+	for (i = 0; i < n; i++)
+		any += ask[i] = mask[i] && !r->nodes[i].reset_values.n;
+	if (!any) {
+		free(ask);
+		return;
+	}
+	was = xcalloc((size_t)n * 4 + 1, sizeof(bool));
+	info = xcalloc((size_t)n + 1, sizeof(*info));
+	/* A probe of these nodes only; what it learns of the others' features is kept. */
+	memcpy(was, u->f.active, (size_t)n * sizeof(bool));
+	memcpy(was + n, u->f.long_poll, (size_t)n * sizeof(bool));
+	memcpy(was + 2 * n, u->f.job_applied, (size_t)n * sizeof(bool));
+	memcpy(was + 3 * n, u->f.pass_deadline, (size_t)n * sizeof(bool));
+	for (i = 0; i < n; i++)
+		u->f.active[i] = ask[i];
+	fleet_probe(&u->f, true, info);
+	memcpy(u->f.active, was, (size_t)n * sizeof(bool));
+	for (i = 0; i < n; i++)
+		if (!ask[i]) {
+			u->f.long_poll[i] = was[n + i];
+			u->f.job_applied[i] = was[2 * n + i];
+			u->f.pass_deadline[i] = was[3 * n + i];
+		}
+	for (i = 0; i < n; i++)
+		for (j = 0; ask[i] && j < info[i].nparams; j++) {
+			const struct param_info *pi = &info[i].params[j];
+
+			if (pi->writable && pi->value[0] && switch_resets(pi->name) &&
+			    !config_get(&r->params, pi->name))
+				config_set(&r->nodes[i].reset_values, pi->name, pi->value,
+				           strspn(pi->value, "0123456789") == strlen(pi->value));
+		}
+	node_info_release(info, n);
+	free(info);
+	free(was);
+	free(ask);
+}
+
+/* After a revert: write back on every node put back what the scheduler switch reset (its
+ * reset_values, less what its old profile holds: the agent put that back), scheduler
+ * first being the agent's. A node whose write fails gets the reason in ans[i]. */
+static void reset_values_write(struct rollctx *u, const bool *put_back, struct fleet_profile *ans)
+{
+	struct rollout *r = u->r;
+	int n = r->nnodes, i, k, any = 0;
+	struct config *cfg = xcalloc((size_t)n + 1, sizeof(*cfg));
+	const struct config **cfgs = xcalloc((size_t)n + 1, sizeof(*cfgs));
+	struct config *applied = xcalloc((size_t)n + 1, sizeof(*applied));
+	unsigned *adjusted = xcalloc((size_t)n + 1, sizeof(*adjusted));
+	struct fleet_result *res = xcalloc((size_t)n + 1, sizeof(*res));
+
+	for (i = 0; i < n; i++) {
+		const struct rollout_node *nd = &r->nodes[i];
+
+		if (!put_back[i] || ans[i].res.failed || !nd->reset_values.n)
+			continue;
+		if (ans[i].restored[0] && strncmp(ans[i].restored, "ok", 2) &&
+		    strncmp(ans[i].restored, "nothing to restore", 18))
+			continue; /* an owner keeps the device: not put back yet */
+		for (k = 0; k < nd->reset_values.n; k++)
+			if (!nd->had_profile ||
+			    !config_get(&nd->old_params, nd->reset_values.s[k].name))
+				config_set(&cfg[i], nd->reset_values.s[k].name,
+				           nd->reset_values.s[k].value,
+				           nd->reset_values.s[k].is_int);
+		if (cfg[i].n) {
+			cfgs[i] = &cfg[i];
+			any++;
+		}
+	}
+	if (any)
+		fleet_params_apply_each(&u->f, cfgs, applied, adjusted, res);
+	for (i = 0; any && i < n; i++)
+		if (cfgs[i] && res[i].failed) {
+			ans[i].res = res[i];
+			snprintf(ans[i].res.error, sizeof(ans[i].res.error),
+			         "writing back what the scheduler switch reset failed: %s",
+			         res[i].error);
+		}
+	free(res);
+	free(adjusted);
+	free(applied);
+	free(cfgs);
+	free(cfg);
+}
+
 /* PUT the profile on the wave's old nodes (window at a time; none once *stop is set). */
 static void wave_apply(struct rollctx *u, int w)
 {
@@ -418,6 +537,7 @@ static void wave_apply(struct rollctx *u, int w)
 
 	if (!rollctx_mask_of(u, w, RNODE_OLD))
 		return;
+	reset_values_read(u, u->mask);
 	for (i = 0; i < n; i++)
 		if (u->mask[i])
 			node_set(u, i, RNODE_APPLYING, "%s", "");
@@ -697,6 +817,7 @@ enum rollrun_result rollrun_start(struct rollout *r, struct plan *p, const struc
 	r->status = ROLLOUT_RUNNING;
 	r->created_at = time_now_s();
 	r->owner_pid = o->owner_pid;
+	r->owner_start = o->owner_start;
 	snprintf(r->owner_host, sizeof(r->owner_host), "%s", o->owner_host ? o->owner_host : "");
 	log_debug("phases begin=%.3f", time_now_s());
 	preflight(&u);
@@ -754,6 +875,7 @@ enum rollrun_result rollrun_resume(struct rollout *r, struct plan *p, const stru
 	}
 	r->status = ROLLOUT_RUNNING;
 	r->owner_pid = o->owner_pid;
+	r->owner_start = o->owner_start;
 	snprintf(r->owner_host, sizeof(r->owner_host), "%s", o->owner_host ? o->owner_host : "");
 	r->reason[0] = '\0';
 	save_status(&u);

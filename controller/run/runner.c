@@ -239,6 +239,66 @@ static double job_runtime_s(const struct job_status *js)
 	               : 0;
 }
 
+/* Cancel node k's job alone (its run failed; the others go on) and take it as ended. */
+static void node_job_cancel(struct runner *r, int k)
+{
+	int64_t *ids = xcalloc((size_t)r->s->plan.nnodes + 1, sizeof(*ids));
+
+	ids[k] = r->nodes[k].job_id;
+	if (ids[k] && !r->nodes[k].job.terminal)
+		fleet_jobs_cancel(r->f, ids, NULL);
+	r->nodes[k].job.terminal = true;
+	free(ids);
+}
+
+/* The margin the controller adds to a run's deadline: the answers' transit, a loaded node. */
+#define RUN_DEADLINE_MARGIN_S 15.0
+
+/* How long node k's run of loops may stay running: the agent's run_deadline_s where it gives
+ * one (contract: loops x (pass deadline + 5 s), + the filesystem's steps), else the agent's
+ * rule from the plan (2 x runtime_s + 30 s a pass, + 5 s, a filesystem's 3620 s) where the
+ * plan has a runtime; + RUN_DEADLINE_MARGIN_S and a tenth. 0: no bound known (an engine with
+ * no runtime on an agent that gives none). */
+static double run_deadline_s(const struct runner *r, int k, int loops)
+{
+	const struct plan *p = &r->s->plan;
+	double d = r->nodes[k].job.run_deadline_s;
+
+	if (d <= 0 && p->runtime_s > 0)
+		d = loops * (ceil(2 * p->runtime_s + 30) + 5) + (p->has_fs ? 3620 : 0);
+	return d > 0 ? d * 1.1 + RUN_DEADLINE_MARGIN_S : 0;
+}
+
+/* Fail and cancel the runs that stay running past their deadline: a hung engine on an agent
+ * that never ends it (the other nodes would stay tuned at this point meanwhile). */
+static void deadlines_check(struct runner *r, struct run *u)
+{
+	double now = r->o.mono_s(), bound;
+	int k;
+
+	for (k = 0; k < r->s->plan.nnodes; k++) {
+		struct fleet_node_run *fn = &r->nodes[k];
+		char why[300];
+
+		if (!fn->job_id || fn->job.terminal || u->p->nodes[k].state != NODE_PENDING)
+			continue;
+		if (!fn->running_since_mono && !strcmp(fn->job.state, "running"))
+			fn->running_since_mono = now;
+		bound = run_deadline_s(r, k, u->loops);
+		if (!fn->running_since_mono || bound <= 0 || now - fn->running_since_mono <= bound)
+			continue;
+		snprintf(why, sizeof(why),
+		         "job %lld ran past its deadline: running for %.0f s, more than the %.0f s "
+		         "its %d loop%s may take (%s); cancelled",
+		         (long long)fn->job_id, now - fn->running_since_mono, bound, u->loops,
+		         u->loops == 1 ? "" : "s",
+		         fn->job.run_deadline_s > 0 ? "the agent's run_deadline_s and a margin"
+		                                    : "2 x runtime_s + 30 s a pass and a margin");
+		node_job_cancel(r, k);
+		point_fail(r, u->p, k, why);
+	}
+}
+
 /* Copy node k's new passes and, once its job ended, its outcome into the point. */
 static void job_collect(struct runner *r, struct run *u, int k)
 {
@@ -253,11 +313,26 @@ static void job_collect(struct runner *r, struct run *u, int k)
 	/* A one-loop job's pass started when the job did (the agent's clock); a warm-up run's
 	 * passes are counted apart (passes_before counts those for it). */
 	for (j = (u->warmup ? nr->nwarmup : nr->npasses) - r->nodes[k].passes_before;
-	     j < js->npasses; j++)
+	     j < js->npasses; j++) {
+		char bad[128], why[300];
+
+		/* The rule the reader of a saved sweep applies (sweep.h): a figure it would
+		 * refuse fails the node's run here, not the document later. */
+		if (sweep_pass_problem(js->passes[j], bad, sizeof(bad))) {
+			snprintf(why, sizeof(why), "job %lld pass %d: %s; the run is refused",
+			         (long long)r->nodes[k].job_id, r->nodes[k].passes_before + j + 1,
+			         bad);
+			node_job_cancel(r, k);
+			point_fail(r, u->p, k, why);
+			return;
+		}
 		node_result_pass_add_at(
 		        nr, js->passes[j], u->round,
 		        u->loops == 1 ? (js->begun_at > 0 ? js->begun_at : js->started_at) : 0,
 		        u->warmup);
+	}
+	if (js->mkfs[0]) /* the command the agent ran: what export writes */
+		snprintf(nr->mkfs, sizeof(nr->mkfs), "%s", js->mkfs);
 	if (!js->terminal)
 		return;
 	nr->job_runtime_s += job_runtime_s(js);
@@ -343,6 +418,7 @@ static int jobs_wait(struct runner *r, struct run *u)
 			}
 			progress_report(r, u);
 		}
+		deadlines_check(r, u);
 		/* Passes that landed before a signal were collected above. */
 		if (!r->abort && !stopped(r))
 			sessions_renew_due(r, u->p);
@@ -614,8 +690,10 @@ static int point_run(struct runner *r, int point, int loops, int round, bool war
 		r->fanout_s = r->o.mono_s() - t0;
 	}
 	free(want);
-	for (k = 0; k < n; k++)
+	for (k = 0; k < n; k++) {
 		r->nodes[k].passes_before = warmup ? u.p->nodes[k].nwarmup : u.p->nodes[k].npasses;
+		r->nodes[k].running_since_mono = 0;
+	}
 	run_adopt(r, &u);
 	t->started_at = ahead ? t->start_at : r->o.now_s();
 	if (r->abort || stopped(r)) {

@@ -32,6 +32,8 @@ void verify_expect_from(const struct plan *p, const struct rollout *r, const str
 		}
 		x->none = !n->had_profile;
 		x->params = n->old_params;
+		if (n->state == RNODE_REVERTED)
+			x->device = n->reset_values;
 		snprintf(x->source, sizeof(x->source), "%s (left as it was)", source);
 	}
 }
@@ -131,6 +133,45 @@ static void node_judge(const struct plan *p, int i, const struct verify_expect *
 		         out->held);
 }
 
+/* Node i's device values against what it should have (x->device): a difference appended to
+ * out's detail. */
+static void device_values_judge(const struct plan *p, int i, const struct verify_expect *x,
+                                const struct node_info *ni, struct verify_node *out)
+{
+	size_t len = strlen(out->detail);
+	int k, j;
+
+	if (!x->device.n || out->state == VERIFY_UNREACHABLE)
+		return;
+	if (!ni->ok || !ni->nparams) {
+		out->state = VERIFY_UNREACHABLE;
+		snprintf(out->detail, sizeof(out->detail), "cannot read %s's parameters: %s",
+		         p->nodes[i].device, ni->error[0] ? ni->error : "no answer");
+		return;
+	}
+	for (k = 0; k < x->device.n; k++) {
+		const struct setting *want = &x->device.s[k];
+		const char *live = NULL;
+
+		for (j = 0; j < ni->nparams && !live; j++)
+			if (!strcmp(ni->params[j].name, want->name))
+				live = ni->params[j].value;
+		if (live && !strcmp(live, want->value))
+			continue;
+		if (out->state == VERIFY_OK)
+			len = 0; /* "holds ..." gives way to what differs */
+		out->state = VERIFY_DIFFERS;
+		len += (size_t)snprintf(
+		        out->detail + len,
+		        len < sizeof(out->detail) ? sizeof(out->detail) - len : 0,
+		        "%s%s: live %s, %s before the rollout (the scheduler switch "
+		        "reset it; the revert writes it back)",
+		        len ? "; " : "", want->name, live ? live : "(none)", want->value);
+		if (len >= sizeof(out->detail))
+			break;
+	}
+}
+
 /* s (len bytes) with control characters and bytes that are not UTF-8 escaped: what an agent
  * answered (states, owners, errors, values) is shown on the operator's terminal. */
 static void text_clean(char *s, size_t len)
@@ -150,17 +191,28 @@ int verify_run(const struct plan *p, const char *name, const struct verify_expec
 	struct fleet_profile *a = xcalloc((size_t)n + 1, sizeof(*a));
 	struct fleet f;
 
+	struct node_info *info = xcalloc((size_t)n + 1, sizeof(*info));
+	bool probe = false;
+
 	fleet_init(&f, p, 10.0, 2);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		ask[i] = true;
+		f.active[i] = ex[i].device.n > 0;
+		probe |= f.active[i];
+	}
+	if (probe)
+		fleet_probe(&f, true, info);
 	fleet_profile_get(&f, ask, name, a);
 	for (i = 0; i < n; i++) {
 		node_judge(p, i, &ex[i], &a[i], name, &out[i]);
+		device_values_judge(p, i, &ex[i], &info[i], &out[i]);
 		text_clean(out[i].detail, sizeof(out[i].detail));
 		text_clean(out[i].held, sizeof(out[i].held));
 		bad += out[i].state != VERIFY_OK;
 	}
 	fleet_profiles_release(a, n);
+	node_info_release(info, n);
+	free(info);
 	fleet_release(&f);
 	free(a);
 	free(ask);

@@ -12,7 +12,10 @@
 struct verify_expect {
 	bool none;
 	struct config params;
-	char source[64]; /* "--params", "sweep 12's best", "rollout r3" */
+	struct config device; /* besides the profile, the device's own values it should have:
+	                         what a rollout's revert put back that a scheduler switch had
+	                         reset (rollout_node.reset_values); n 0: none */
+	char source[64];      /* "--params", "sweep 12's best", "rollout r3" */
 };
 
 enum verify_state {

@@ -128,8 +128,8 @@ static int point_nodes_write(struct ctlstore *st, const struct sweep *s, int idx
 	qn = db_prepare(st->db,
 	                "INSERT INTO point_nodes(sweep_id, idx, node_idx, node, state, "
 	                "applied_json, adjusted_mask, job_id, job_runtime_s, error, mean, stdev, "
-	                "delta_pct, ci_low_pct, ci_high_pct, verdict, config_json) VALUES "
-	                "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	                "delta_pct, ci_low_pct, ci_high_pct, verdict, config_json, mkfs) VALUES "
+	                "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	                NULL);
 	qp = db_prepare(
 	        st->db,
@@ -145,13 +145,16 @@ static int point_nodes_write(struct ctlstore *st, const struct sweep *s, int idx
 		char *applied = config_to_json(&r->applied);
 		char *own = r->cfg ? config_to_json(r->cfg) : NULL;
 
-		rc = db_rerun(st->db, qn, e, "insert node result", "IiitttInftffffftt", s->id, idx,
-		              k, s->plan.nodes[k].name, sweep_node_state_code(r->state), applied,
-		              (int64_t)r->adjusted_mask, r->job_id,
+		rc = db_rerun(st->db, qn, e, "insert node result",
+		              "IiitttInftffffftt"
+		              "t",
+		              s->id, idx, k, s->plan.nodes[k].name, sweep_node_state_code(r->state),
+		              applied, (int64_t)r->adjusted_mask, r->job_id,
 		              r->job_runtime_s > 0 ? r->job_runtime_s : NAN,
 		              r->error[0] ? r->error : NULL, r->sum.n > 0 ? r->sum.mean : NAN,
 		              r->sum.n > 0 ? r->sum.stdev : NAN, r->delta_pct, r->ci_low_pct,
-		              r->ci_high_pct, verdict_code(r->verdict), own);
+		              r->ci_high_pct, verdict_code(r->verdict), own,
+		              r->mkfs[0] ? r->mkfs : NULL);
 		free(applied);
 		free(own);
 		for (j = 0; j < r->npasses && rc >= 0; j++)
@@ -497,6 +500,7 @@ static int node_row(struct sqlite3_stmt *q, void *ctx, struct err *e)
 		if (config_parse_json(db_col_str(q, 8), &own, NULL) == 0)
 			sweep_node_cfg_set(s, idx, k, &own);
 	}
+	snprintf(r->mkfs, sizeof(r->mkfs), "%s", db_col_str(q, 9));
 	return 0;
 }
 
@@ -555,7 +559,7 @@ static const struct {
 	  point_row },
 	{ "select node results",
 	  "SELECT idx, node_idx, state, applied_json, adjusted_mask, job_id, job_runtime_s, error, "
-	  "config_json FROM point_nodes WHERE sweep_id=?",
+	  "config_json, mkfs FROM point_nodes WHERE sweep_id=?",
 	  node_row },
 	{ "select passes",
 	  "SELECT idx, node_idx, loop, value, round, started_at FROM passes WHERE sweep_id=? "

@@ -89,6 +89,7 @@ struct ctlstore_rollout_summary {
 	int nnodes, nnew, nfailed, nwaves;
 	double created_at, finished_at, saved_at;
 	int owner_pid;
+	int64_t owner_start; /* its start time (ticks after boot); 0: not recorded */
 	char owner_host[64];
 };
 /* The newest limit rollouts, newest first. *out is heap (caller frees). */

@@ -22,20 +22,23 @@ static int node_write(struct ctlstore *st, const struct rollout *r, int i, struc
 	const struct rollout_node *n = &r->nodes[i];
 	char *values = config_to_json(&n->old_values);
 	char *params = n->had_profile ? config_to_json(&n->old_params) : NULL;
+	char *reset = n->reset_values.n ? config_to_json(&n->reset_values) : NULL;
 	int rc;
 
 	rc = db_run(
 	        st->db, e, "rollout node",
 	        "INSERT INTO rollout_nodes(rollout_id, idx, name, url, device, wave, state, "
-	        "old_profile, old_params, old_values, error, session_id, job_id, updated_at) "
-	        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(rollout_id, idx) DO UPDATE SET "
+	        "old_profile, old_params, old_values, error, session_id, job_id, updated_at, "
+	        "reset_values) "
+	        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(rollout_id, idx) DO UPDATE SET "
 	        "state = excluded.state, old_profile = excluded.old_profile, old_params = "
 	        "excluded.old_params, old_values = excluded.old_values, error = excluded.error, "
 	        "session_id = excluded.session_id, job_id = excluded.job_id, updated_at = "
-	        "excluded.updated_at",
-	        "Iitttitttttnnd", r->id, n->idx, n->name, n->url, n->device, n->wave,
+	        "excluded.updated_at, reset_values = excluded.reset_values",
+	        "Iitttitttttnndt", r->id, n->idx, n->name, n->url, n->device, n->wave,
 	        rollout_node_state_name(n->state), n->had_profile ? n->old_profile : NULL, params,
-	        values, opt(n->error), n->session_id, n->job_id, n->updated_at);
+	        values, opt(n->error), n->session_id, n->job_id, n->updated_at, reset);
+	free(reset);
 	free(values);
 	free(params);
 	return rc;
@@ -69,13 +72,13 @@ int ctlstore_rollout_create(struct ctlstore *st, struct rollout *r, struct err *
 		        "INSERT INTO rollouts(created_at, plan_name, plan_json, plan_dir, profile, "
 		        "params_json, enforce, sweep_id, promised_gain, promised_pct, canary, "
 		        "waves, max_failures, check_mode, status, reason, owner_pid, owner_host, "
-		        "saved_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-		        "dtttttinifititttitd", r->created_at, r->plan_name, r->plan_json,
+		        "saved_at, owner_start) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		        "dtttttinifititttitdI", r->created_at, r->plan_name, r->plan_json,
 		        r->plan_dir ? r->plan_dir : ".", r->profile, params, r->enforce ? 1 : 0,
 		        r->sweep_id, r->promised_gain ? 1 : 0, r->promised_pct, r->canary,
 		        r->waves_spec, r->max_failures, rollout_check_name(r->check),
 		        rollout_status_name(r->status), opt(r->reason), r->owner_pid,
-		        opt(r->owner_host), r->created_at);
+		        opt(r->owner_host), r->created_at, r->owner_start);
 	if (rc >= 0)
 		r->id = db_last_insert_id(st->db);
 	for (i = 0; rc >= 0 && i < r->nnodes; i++)
@@ -114,10 +117,10 @@ int ctlstore_rollout_status_save(struct ctlstore *st, const struct rollout *r, s
 {
 	int rc = db_run(st->db, e, "rollout status",
 	                "UPDATE rollouts SET status = ?, reason = ?, finished_at = ?, owner_pid = "
-	                "?, owner_host = ?, saved_at = ? WHERE id = ?",
-	                "ttfitdI", rollout_status_name(r->status), opt(r->reason),
+	                "?, owner_host = ?, saved_at = ?, owner_start = ? WHERE id = ?",
+	                "ttfitdII", rollout_status_name(r->status), opt(r->reason),
 	                r->finished_at > 0 ? r->finished_at : NAN, r->owner_pid, opt(r->owner_host),
-	                time_now_s(), r->id);
+	                time_now_s(), r->owner_start, r->id);
 
 	return rc < 0 ? rc : 0;
 }
@@ -150,6 +153,7 @@ static int rollout_row(struct sqlite3_stmt *q, void *ctx, struct err *e)
 	snprintf(r->reason, sizeof(r->reason), "%s", db_col_str(q, 17));
 	r->owner_pid = db_col_int(q, 18);
 	snprintf(r->owner_host, sizeof(r->owner_host), "%s", db_col_str(q, 19));
+	r->owner_start = db_col_int64(q, 20);
 	return 0;
 }
 
@@ -179,6 +183,8 @@ static int node_row(struct sqlite3_stmt *q, void *ctx, struct err *e)
 	n->session_id = db_col_int64(q, 10);
 	n->job_id = db_col_int64(q, 11);
 	n->updated_at = db_col_double(q, 12);
+	if (!db_col_null(q, 13) && config_parse_json(db_col_str(q, 13), &n->reset_values, e) < 0)
+		return -EINVAL;
 	return 0;
 }
 
@@ -213,7 +219,7 @@ int ctlstore_rollout_load(struct ctlstore *st, int64_t id, struct rollout *r, st
 	                   "SELECT id, created_at, finished_at, plan_name, plan_json, plan_dir, "
 	                   "profile, params_json, enforce, sweep_id, promised_gain, "
 	                   "promised_pct, canary, waves, max_failures, check_mode, status, "
-	                   "reason, owner_pid, owner_host FROM rollouts WHERE id = ?",
+	                   "reason, owner_pid, owner_host, owner_start FROM rollouts WHERE id = ?",
 	                   "I", id),
 	        rollout_row, r, e, "select rollout");
 	if (rc == 0)
@@ -223,8 +229,8 @@ int ctlstore_rollout_load(struct ctlstore *st, int64_t id, struct rollout *r, st
 		        st->db,
 		        db_prepare(st->db,
 		                   "SELECT idx, name, url, device, wave, state, old_profile, "
-		                   "old_params, old_values, error, session_id, job_id, updated_at "
-		                   "FROM "
+		                   "old_params, old_values, error, session_id, job_id, updated_at, "
+		                   "reset_values FROM "
 		                   "rollout_nodes "
 		                   "WHERE "
 		                   "rollout_id = ? ORDER BY idx",
@@ -271,6 +277,7 @@ static void summary_row(struct sqlite3_stmt *q, void *elem)
 	h->nnew = db_col_int(q, 13);
 	h->nfailed = db_col_int(q, 14);
 	h->nwaves = db_col_int(q, 15);
+	h->owner_start = db_col_int64(q, 16);
 }
 
 int ctlstore_rollouts_list(struct ctlstore *st, int limit, struct ctlstore_rollout_summary **out,
@@ -290,8 +297,8 @@ int ctlstore_rollouts_list(struct ctlstore *st, int limit, struct ctlstore_rollo
 	                   "AND n.state = 'new'), "
 	                   "(SELECT count(*) FROM rollout_nodes n WHERE n.rollout_id = r.id "
 	                   "AND n.state = 'failed'), "
-	                   "(SELECT count(*) FROM rollout_waves w WHERE w.rollout_id = r.id) "
-	                   "FROM rollouts r ORDER BY r.id DESC LIMIT ?",
+	                   "(SELECT count(*) FROM rollout_waves w WHERE w.rollout_id = r.id), "
+	                   "r.owner_start FROM rollouts r ORDER BY r.id DESC LIMIT ?",
 	                   "i", limit),
 	        sizeof(**out), summary_row, NULL, &list, n, e, "select rollouts");
 	*out = list;

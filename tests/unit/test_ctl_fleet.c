@@ -258,11 +258,12 @@ static void test_probe_identity_cleaned(void **state)
 	fleet_probe(&f, false, info);
 	hostile_identity = false;
 	assert_true(info[0].ok);
-	assert_string_equal(info[0].identity[IDF_MODEL], "?]0;owned?X Y");
+	/* Cleaned where the answer came in (answer.h): the escapes written out, one line. */
+	assert_string_equal(info[0].identity[IDF_MODEL], "\\x1b]0;owned\\x07X\\x0aY");
 	assert_null(info[0].identity[IDF_VENDOR]);
 	assert_string_equal(info[0].identity[IDF_ROTATIONAL], "false");
 	assert_string_equal(info[0].identity[IDF_SIZE_BYTES], "512");
-	assert_string_equal(info[1].identity[IDF_KERNEL], "6.1  [sysfs]");
+	assert_string_equal(info[1].identity[IDF_KERNEL], "6.1\\x0d\\x0a[sysfs]");
 	node_info_release(info, 2);
 	fleet_release(&f);
 	plan_release(&p);

@@ -81,6 +81,31 @@ static void test_hosts_file(void **state)
 	nodelist_release(&l);
 }
 
+/* A line may name its node's own token file (issue 31 #20): the last column, relative to the
+ * list's directory; lines without one get the default. */
+static void test_hosts_token_files(void **state)
+{
+	struct nodelist_opts o = { .device = "sdb", .token_file = "/etc/ft/token" };
+	struct nodelist l;
+	struct err e = { 0 };
+
+	(void)state;
+	assert_int_equal(nodelist_parse("n1 http://10.0.0.1:7070 sda n1.token\n"
+	                                "10.0.0.2:7070 sdc /etc/ft/n2.token\n"
+	                                "n3 http://10.0.0.3:7070 sdd\n"
+	                                "10.0.0.4\n",
+	                                "list", "/srv/lists", &o, &l, &e),
+	                 0);
+	assert_int_equal(l.n, 4);
+	node_is(&l, 0, "n1", "http://10.0.0.1:7070", "sda");
+	assert_string_equal(l.nodes[0].token_file, "/srv/lists/n1.token");
+	node_is(&l, 1, "10.0.0.2", "http://10.0.0.2:7070", "sdc");
+	assert_string_equal(l.nodes[1].token_file, "/etc/ft/n2.token");
+	assert_string_equal(l.nodes[2].token_file, "/etc/ft/token");
+	assert_string_equal(l.nodes[3].token_file, "/etc/ft/token");
+	nodelist_release(&l);
+}
+
 static void test_hosts_errors(void **state)
 {
 	struct nodelist_opts o = { 0 };
@@ -96,8 +121,9 @@ static void test_hosts_errors(void **state)
 	                    "list:1: 'h:1': the second of three fields must be the agent's URL "
 	                    "(http:// or https://): 'name url device'");
 	assert_string_equal(parse_err("a b c d\n", &o),
-	                    "list:1: 4 fields: a host list line is 'name url device', "
-	                    "'host[:port] [device]' or 'name url'");
+	                    "list:1: 4 fields: a host list line is 'name url device [token_file]', "
+	                    "'host[:port] [device [token_file]]' or 'name url'");
+	assert_non_null(strstr(parse_err("n1 http://h:1 sda t x\n", &o), "list:1: 5 fields"));
 	/* Not a format at all: a CSV line. */
 	assert_non_null(strstr(parse_err("\n\nhost;port;device\n", &o),
 	                       "list:3: 'host;port;device' is not a host list line"));
@@ -460,11 +486,17 @@ static void test_formats(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hosts_file),     cmocka_unit_test(test_hosts_errors),
-		cmocka_unit_test(test_ansible_ini),    cmocka_unit_test(test_ansible_ini_errors),
-		cmocka_unit_test(test_ansible_yaml),   cmocka_unit_test(test_ansible_yaml_errors),
-		cmocka_unit_test(test_ansible_labels), cmocka_unit_test(test_kubectl),
-		cmocka_unit_test(test_kubectl_errors), cmocka_unit_test(test_formats),
+		cmocka_unit_test(test_hosts_file),
+		cmocka_unit_test(test_hosts_token_files),
+		cmocka_unit_test(test_hosts_errors),
+		cmocka_unit_test(test_ansible_ini),
+		cmocka_unit_test(test_ansible_ini_errors),
+		cmocka_unit_test(test_ansible_yaml),
+		cmocka_unit_test(test_ansible_yaml_errors),
+		cmocka_unit_test(test_ansible_labels),
+		cmocka_unit_test(test_kubectl),
+		cmocka_unit_test(test_kubectl_errors),
+		cmocka_unit_test(test_formats),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
 /* test_ctl_report_html.c -- the self-contained HTML report: scripts and styles inlined, the
  * sweep document embedded with "</" escaped, templates and paths refused. */
 #include <stdlib.h>
+#include <jansson.h>
 #include <string.h>
 
 #include "ctltest.h"
@@ -83,11 +84,44 @@ static void test_html_comment_opener(void **state)
 	free(dir);
 }
 
+/* A page and the site's index (report_html_page) embed JSON the same way: "<!--<script>" in
+ * a name or an agent's value blanked every table (issue 31 #7); U+2028/9 too. */
+static void test_page_comment_opener(void **state)
+{
+	struct buf b = BUF_INIT;
+	struct err e = { 0 };
+	const char *tmpl = "<html><script id=\"site-data\" type=\"application/json\"></script>"
+	                   "<p>after</p></html>";
+	const char *json = "{\"name\":\"x <!--<script> y & </script>\",\"v\":\"a\xe2\x80\xa8"
+	                   "b\xe2\x80\xa9"
+	                   "c\"}";
+	const char *data, *end;
+	json_t *j;
+
+	(void)state;
+	assert_int_equal(report_html_page(tmpl, "site-data", json, &b, &e), 0);
+	data = strstr(b.data, "type=\"application/json\">") + strlen("type=\"application/json\">");
+	end = strstr(data, "</script>");
+	assert_non_null(end);
+	if (memchr(data, '<', (size_t)(end - data)) || memchr(data, '>', (size_t)(end - data)))
+		fail_msg("markup inside the data block: %.*s", (int)(end - data), data);
+	assert_null(strstr(b.data, "\xe2\x80\xa8"));
+	assert_non_null(strstr(data, "\\u2028b\\u2029c"));
+	assert_non_null(strstr(end, "<p>after</p>"));
+	j = json_loadb(data, (size_t)(end - data), 0, NULL);
+	assert_non_null(j);
+	assert_string_equal(json_string_value(json_object_get(j, "name")),
+	                    "x <!--<script> y & </script>");
+	json_decref(j);
+	buf_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_html_comment_opener),
 		cmocka_unit_test(test_html),
+		cmocka_unit_test(test_page_comment_opener),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

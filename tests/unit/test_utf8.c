@@ -2,6 +2,7 @@
  * always valid UTF-8 (what jansson accepts) however the input was cut. */
 #include <errno.h>
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "err.h"
@@ -69,6 +70,37 @@ static void test_clean(void **state)
 	assert_int_equal(utf8_clean(out, 1, "abc"), 0);
 	assert_string_equal(out, "");
 	assert_int_equal(utf8_clean(out, 0, "abc"), 0);
+	/* ESC, the C1 CSI (U+009B) and the bidi override U+202E that a hostile agent sends
+	 * (issue 31 #5), the other overrides, isolates and marks, and the line separators: never
+	 * themselves. What is near them (U+00A0, U+2010, U+2070) stays. */
+	utf8_clean(out, sizeof(out), "a\x1b[2Jb");
+	assert_string_equal(out, "a\\x1b[2Jb");
+	utf8_clean(out, sizeof(out),
+	           "\xc2\x9b"
+	           "31m");
+	assert_string_equal(out, "\\u009b31m");
+	utf8_clean(out, sizeof(out),
+	           "x\xe2\x80\xae"
+	           "evil");
+	assert_string_equal(out, "x\\u202eevil");
+	utf8_clean(out, sizeof(out), "\xc2\x80\xc2\x9f\xd8\x9c\xe2\x80\x8e\xe2\x80\x8f");
+	assert_string_equal(out, "\\u0080\\u009f\\u061c\\u200e\\u200f");
+	utf8_clean(out, sizeof(out), "\xe2\x80\xa8\xe2\x80\xaa\xe2\x81\xa6\xe2\x81\xa9");
+	assert_string_equal(out, "\\u2028\\u202a\\u2066\\u2069");
+	utf8_clean(out, sizeof(out), "\xc2\xa0\xe2\x80\x90\xe2\x81\xb0");
+	assert_string_equal(out, "\xc2\xa0\xe2\x80\x90\xe2\x81\xb0");
+	assert_int_equal(utf8_clean(out, 7, "a\xe2\x80\xae"), 1); /* the escape is 6 bytes */
+	assert_true(utf8_is_clean("plain caf\xc3\xa9 \xe2\x86\x92"));
+	assert_false(utf8_is_clean("a\x1b"));
+	assert_false(utf8_is_clean("\xc2\x9b"));
+	assert_false(utf8_is_clean("\xe2\x81\xa7"));
+	assert_false(utf8_is_clean("\xff"));
+	{
+		char *d = utf8_clean_dup("\x1b\x1b\xe2\x80\xae");
+
+		assert_string_equal(d, "\\x1b\\x1b\\u202e");
+		free(d);
+	}
 }
 
 static void test_err_set(void **state)
