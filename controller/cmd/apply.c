@@ -1,9 +1,11 @@
-/* apply.c -- `fleettune-ctl apply`: a configuration, or each node its cohort's best, set
- * permanently on every node of a plan in parallel, and what each node read back. */
+/* apply.c -- `fleettune-ctl apply` (its entry and options): a configuration, or each node its
+ * cohort's best, set permanently on every node of a plan in parallel, and what each node
+ * read back. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "cmd/apply.h"
+#include "cmd/cmd.h"
 #include "fleet/fleet.h"
 #include "judge/cohort.h"
 #include "log.h"
@@ -92,3 +94,85 @@ int apply_per_cohort(const struct sweep *s, struct plan *p, struct buf *out)
 	fleet_release(&fl);
 	return rc;
 }
+
+/* The configuration apply sets: --params, or --best's (exactly one: *have_s when s holds its
+ * sweep); *per_cohort when the sweep's cohorts have different bests. EXIT_USAGE or 1, logged. */
+static int apply_what(struct opts *o, struct config *cfg, struct sweep *s, bool *have_s,
+                      bool *per_cohort)
+{
+	struct err e = { 0 };
+	int i;
+
+	*per_cohort = false;
+	if (!!o->params == !!o->best_id) {
+		log_error("apply needs exactly one of --params JSON or --best ID");
+		return EXIT_USAGE;
+	}
+	if (o->params && (config_parse_json(o->params, cfg, &e) < 0 || config_check(cfg, &e) < 0)) {
+		log_error("--params: %s", e.msg);
+		return EXIT_USAGE;
+	}
+	if (o->params)
+		return 0;
+	if (sweep_load(o, o->best_id, s) < 0)
+		return 1;
+	*have_s = true;
+	for (i = 0; i < s->ncohorts && s->ncohorts >= 2 && !*per_cohort; i++)
+		*per_cohort = s->cohorts[i].best != s->best; /* the cohorts' bests differ */
+	if (*per_cohort)
+		return 0;
+	if (s->best < 0) {
+		log_error("sweep %lld has no best configuration; nothing to apply",
+		          (long long)o->best_id);
+		return 1;
+	}
+	*cfg = s->points[s->best].cfg;
+	return 0;
+}
+
+static int cmd_apply(const struct cmd *c, struct opts *o)
+{
+	struct plan p;
+	struct config cfg = { 0 };
+	struct buf out = BUF_INIT;
+	struct sweep s;
+	bool have_s = false, per_cohort = false;
+	int rc;
+
+	(void)c;
+	rc = apply_what(o, &cfg, &s, &have_s, &per_cohort);
+	if (rc)
+		goto out;
+	if (!per_cohort && cfg.n == 0) {
+		log_error("no parameters to apply");
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (plan_open(o, o->args[0], &p, true) < 0) {
+		rc = 1;
+		goto out;
+	}
+	/* Of a sweep whose cohorts' bests differ, each node its cohort's best. */
+	rc = per_cohort ? apply_per_cohort(&s, &p, &out) : apply_config(&p, &cfg, &out);
+	fputs(out.data ? out.data : "", stdout);
+	plan_release(&p);
+out:
+	buf_release(&out);
+	if (have_s)
+		sweep_release(&s);
+	return rc;
+}
+
+const struct cmd cmd_apply_entry = {
+	.name = "apply",
+	.args = "PLAN.json (--params JSON | --best ID)",
+	.opts = CMD_OPTS(PARAMS) | CMD_OPTS(BEST) | CMD_OPTS(NODES_FROM) | CMD_OPTS(DB),
+	.help = "Set parameters permanently on every node of the plan, in parallel, and print the\n"
+	        "values read back. --best ID applies the best configuration of a stored sweep; of "
+	        "a\n"
+	        "sweep with cohorts, each node gets its cohort's best (what the node is is read "
+	        "from\n"
+	        "its agent, so the plan may name other nodes than the sweep's).",
+	.nargs = 1,
+	.exec = cmd_apply,
+};

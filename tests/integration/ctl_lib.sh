@@ -47,7 +47,13 @@ ctl_restored() {
 	it_eq "$1: node2 restored" "$B_ORIG" "$(it_sys "$B_DEV" scheduler) $(it_sys "$B_DEV" nr_requests)"
 }
 
-ctl() { "$CTL_BIN" "$@" --db "$CTL_DB"; }
+# ctl COMMAND ARGS...: fleettune-ctl with the test's database, for the commands that take one.
+ctl() {
+	case $1 in
+	nodes | analyze | help) "$CTL_BIN" "$@" ;;
+	*) "$CTL_BIN" "$@" --db "$CTL_DB" ;;
+	esac
+}
 
 # ctl_no_fio DEV: true when no fio process targets /dev/DEV.
 ctl_no_fio() {

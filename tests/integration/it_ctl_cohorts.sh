@@ -50,7 +50,13 @@ PLAN
 }
 plan "$IT_TMP/plan.json" "[{\"name\": \"n1\", \"url\": \"$n1_URL\", \"device\": \"sdb\", \"token_file\": \"n1-state/token\"},
   {\"name\": \"n2\", \"url\": \"$n2_URL\", \"device\": \"sdb\", \"token_file\": \"n2-state/token\"}]"
-ctl() { "$CTL_BIN" "$@" --db "$IT_TMP/ctl.db"; }
+# ctl COMMAND ARGS...: fleettune-ctl with the test's database, for the commands that take one.
+ctl() {
+	case $1 in
+	nodes | analyze | help) "$CTL_BIN" "$@" ;;
+	*) "$CTL_BIN" "$@" --db "$IT_TMP/ctl.db" ;;
+	esac
+}
 
 # nodes: what each node is and the cohorts, before anything runs.
 ctl nodes "$IT_TMP/plan.json" >"$IT_TMP/nodes.txt" 2>&1
