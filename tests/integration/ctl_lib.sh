@@ -4,7 +4,7 @@
 # ctl_two_nodes [agent args...]: loop devices A_DEV/B_DEV, agents node1/node2 on them.
 ctl_two_nodes() {
 	it_need_root_sysfs
-	[ -x "$CTL_BIN" ] || it_skip "controller not built at $CTL_BIN"
+	it_need_built "$CTL_BIN"
 	command -v fio >/dev/null || it_skip "fio not installed"
 	A_DEV=$(it_loop_create 96M) || it_skip "cannot create loop device"
 	B_DEV=$(it_loop_create 96M) || it_skip "cannot create loop device"

@@ -12,9 +12,9 @@
 . "$(dirname "$0")/lib.sh"
 
 FAKEFIO=$FT_BUILD_DIR/bench/fakefio
-[ -x "$CTL_BIN" ] || it_skip "controller not built at $CTL_BIN"
-[ -x "$FAKEFIO" ] || it_skip "bench/fakefio not built at $FAKEFIO"
-[ -x "$AGENT_BIN" ] || it_skip "agent not built at $AGENT_BIN"
+it_need_built "$CTL_BIN"
+it_need_built "$FAKEFIO"
+it_need_built "$AGENT_BIN"
 
 # The surface: 1000 MiB/s, CV 2 %, nr_requests 256 helps one model and hurts the other.
 cat >"$IT_TMP/surface.spec" <<'SPEC'

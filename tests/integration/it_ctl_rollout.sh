@@ -9,9 +9,9 @@
 . "$(dirname "$0")/lib.sh"
 
 it_need_root_sysfs
-[ -x "$CTL_BIN" ] || it_skip "controller not built at $CTL_BIN"
+it_need_built "$CTL_BIN"
 FAKEFIO=$FT_BUILD_DIR/bench/fakefio
-[ -x "$FAKEFIO" ] || it_skip "bench/fakefio not built at $FAKEFIO"
+it_need_built "$FAKEFIO"
 CTL_DB=$IT_TMP/ctl.db
 # ctl COMMAND ARGS...: fleettune-ctl with the test's database, for the commands that take one.
 ctl() {
