@@ -333,7 +333,7 @@ static int cmd_verify(const struct cmd *c, struct opts *o)
 	ex = xcalloc((size_t)p.nnodes + 1, sizeof(*ex));
 	res = xcalloc((size_t)p.nnodes + 1, sizeof(*res));
 	verify_expect_from(&p, have_r ? &r : NULL, &cfg, source, ex);
-	bad = verify_run(&p, name, ex, res);
+	bad = verify_run(&p, name, ex, NULL, res);
 	report_verify(&p, name, res, bad, &out);
 	rc = output_write(o, out.data, out.len) || bad ? 1 : 0;
 	buf_release(&out);

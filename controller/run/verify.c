@@ -143,7 +143,7 @@ static void text_clean(char *s, size_t len)
 }
 
 int verify_run(const struct plan *p, const char *name, const struct verify_expect *ex,
-               struct verify_node *out)
+               const struct client_transport *t, struct verify_node *out)
 {
 	int n = p->nnodes, i, bad = 0;
 	bool *ask = xcalloc((size_t)n + 1, sizeof(bool));
@@ -151,6 +151,7 @@ int verify_run(const struct plan *p, const char *name, const struct verify_expec
 	struct fleet f;
 
 	fleet_init(&f, p, 10.0, 2);
+	fleet_transport_set(&f, t);
 	for (i = 0; i < n; i++)
 		ask[i] = true;
 	fleet_profile_get(&f, ask, name, a);
