@@ -3,7 +3,8 @@
  * waves in order, the readback check, a wave put back when its check fails or it has too many
  * failures, failures within --max-failures left old, pre-flight of an agent without profiles,
  * an interrupted rollout resumed from the database, a revert putting back every node (an old
- * profile of the same name too), and verify finding a node that differs or cannot be asked. */
+ * profile of the same name too), the measure check (old vs new in sessions: a gain passes, a
+ * loss puts the wave back), and verify finding a node that differs or cannot be asked. */
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
@@ -40,7 +41,20 @@ struct pnode {
 	bool enforce;
 	long long prev[VALS]; /* each value before the profile's application */
 	int puts, deletes;
+	/* The measure check's session and jobs: the nr_requests each job ran with. */
+	bool in_session;
+	long long session_saved[VALS];
+	int sessions, next_job, job_nr[64], job_polls[64];
 };
+
+/* A job's figure on node k at nr_requests nr: the rollout's 256 gives new_factor, with ±0.5 %
+ * alternating noise. */
+static double new_factor = 1.2;
+
+static double job_figure(int k, long long nr, int id)
+{
+	return 100.0 * (k + 1) * (nr == 256 ? new_factor : 1.0) * (id % 2 ? 1.005 : 0.995);
+}
 
 static struct pnode nodes[NODES];
 static struct fake_agent agents[NODES];
@@ -188,11 +202,80 @@ static int profile_delete(struct pnode *n, bool restore, struct buf *out)
 	return 200;
 }
 
+/* The measure check's routes: a session per node (its restore puts back what it had at the
+ * start), PATCH of the old or new values, a job of one pass at a time. -1: not one of them. */
+static int measure_routes(struct pnode *n, const struct fake_req *r, struct buf *out)
+{
+	const char *p = r->path, *v;
+	int id, i;
+
+	if (!strcmp(r->method, "POST") && strstr(p, "/sessions") &&
+	    !strncmp(p, "/api/v1/devices/", 16)) {
+		n->sessions++;
+		n->in_session = true;
+		memcpy(n->session_saved, n->live, sizeof(n->live));
+		buf_printf(out, "{\"id\":%d,\"state\":\"open\"}", 7);
+		return 201;
+	}
+	if (!strncmp(p, "/api/v1/sessions/7", 18)) {
+		if (!strcmp(r->method, "DELETE")) {
+			n->in_session = false;
+			memcpy(n->live, n->session_saved, sizeof(n->live));
+		}
+		buf_puts(out, "{\"id\":7}");
+		return 200;
+	}
+	if (!strcmp(r->method, "PATCH") && strstr(p, "/params") && !strstr(p, "dry_run")) {
+		for (i = 0; i < n->nvals; i++) {
+			char key[48];
+
+			snprintf(key, sizeof(key), "\"%s\":", n->names[i]);
+			if ((v = strstr(r->body, key)))
+				n->live[i] = strtoll(v + strlen(key), NULL, 10);
+		}
+		buf_printf(out,
+		           "{\"device\":\"%s\",\"applied\":{\"nr_requests\":{\"value\":%lld}}}",
+		           n->dev, n->live[0]);
+		return 200;
+	}
+	if (!strcmp(r->method, "POST") && !strcmp(p, "/api/v1/jobs")) {
+		id = ++n->next_job;
+		assert_true(id < 64);
+		n->job_nr[id] = n->live[0];
+		buf_printf(out, "{\"id\":%d,\"state\":\"queued\"}", id);
+		return 202;
+	}
+	if (!strncmp(p, "/api/v1/jobs/", 13)) {
+		id = (int)strtol(p + 13, NULL, 10);
+		if (!strcmp(r->method, "DELETE")) {
+			buf_printf(out, "{\"id\":%d,\"state\":\"cancelled\"}", id);
+			return 200;
+		}
+		/* Running at the first poll, done (one pass) at the next. */
+		if (++n->job_polls[id] < 2) {
+			buf_printf(
+			        out,
+			        "{\"id\":%d,\"state\":\"running\",\"loops_done\":0,\"passes\":[]}",
+			        id);
+			return 200;
+		}
+		buf_printf(out,
+		           "{\"id\":%d,\"state\":\"succeeded\",\"progress\":1,\"loops_done\":1,"
+		           "\"started_at\":\"2026-11-29T23:03:36.250Z\",\"finished_at\":"
+		           "\"2026-11-29T23:03:38.250Z\",\"passes\":[{\"loop\":1,\"metrics\":"
+		           "{\"write.bw_mib\":%.3f}}]}",
+		           id, job_figure((int)(n - nodes), n->job_nr[id], id));
+		return 200;
+	}
+	return -1;
+}
+
 static int handle(struct fake_agent *a, const struct fake_req *r, struct buf *out)
 {
 	struct pnode *n = a->ctx;
 	const char *p = r->path, *q;
 	char name[64];
+	int rc;
 
 	if (!strcmp(r->method, "GET") && !strcmp(p, "/api/v1/health")) {
 		buf_printf(out,
@@ -201,6 +284,8 @@ static int handle(struct fake_agent *a, const struct fake_req *r, struct buf *ou
 		           a->node, n->no_profiles ? "" : ",\"profiles\"");
 		return 200;
 	}
+	if ((rc = measure_routes(n, r, out)) >= 0)
+		return rc;
 	if (strncmp(p, "/api/v1/profiles/", 17) || n->no_profiles)
 		return fake_agent_default(a, r, out);
 	q = strchr(p + 17, '?');
@@ -261,6 +346,9 @@ static int setup(void **state)
 	snprintf(dbpath, sizeof(dbpath), "%s/ctl.db", dbdir);
 	stop_flag = 0;
 	stop_after_wave = -1;
+	new_factor = 1.2;
+	/* The measure check loads the stored plan's tokens (stored without them). */
+	setenv("FLEETTUNE_TOKEN", "fake-fleet-token", 1);
 	return 0;
 }
 
@@ -589,6 +677,58 @@ static void test_verify(void **state)
 	plan_release(&p);
 }
 
+/* The measure check: each wave's new nodes run the job old and new in ABBA rounds inside a
+ * session; +20 % passes every wave (sessions closed, the profile's value live again); -20 %
+ * is a significant loss: the canary's wave fails and is put back. */
+static void test_measure_check(void **state)
+{
+	struct rollout r;
+	struct plan p;
+	struct err e = { 0 };
+	int k, j;
+
+	(void)state;
+	rollout_new(&r, &p, 0);
+	r.check = CHECK_MEASURE;
+	if (start(&r, &p, &e) != ROLLRUN_COMPLETED)
+		fail_msg("'%s' / %s: %s / %s: %s", e.msg, r.waves[0].check, r.waves[0].detail,
+		         r.waves[1].check, r.waves[1].detail);
+	for (k = 0; k < 3; k++) {
+		assert_string_equal(r.waves[k].check, "passed");
+		/* "write.bw_mib new vs old on N node(s), 3 round(s): +19.6 % [...]: gain" */
+		if (!strstr(r.waves[k].detail, "3 round(s): +19.") &&
+		    !strstr(r.waves[k].detail, "3 round(s): +20."))
+			fail_msg("wave %d: %s", k, r.waves[k].detail);
+		assert_non_null(strstr(r.waves[k].detail, ": gain"));
+	}
+	for (k = 0; k < NODES; k++) {
+		assert_int_equal(nodes[k].sessions, 1);
+		assert_false(nodes[k].in_session);
+		assert_int_equal(live_of(k, "nr_requests"), 256);
+		/* 3 rounds of old and new: 6 jobs, three at each value. */
+		assert_int_equal(nodes[k].next_job, 6);
+		for (j = 1; j <= 6; j++)
+			assert_true(nodes[k].job_nr[j] == 128 || nodes[k].job_nr[j] == 256);
+	}
+	rollout_release(&r);
+	plan_release(&p);
+	teardown(state);
+	setup(state);
+
+	new_factor = 0.8;
+	rollout_new(&r, &p, 0);
+	r.check = CHECK_MEASURE;
+	assert_int_equal(start(&r, &p, &e), ROLLRUN_STOPPED);
+	assert_string_equal(r.waves[0].check, "failed");
+	assert_non_null(strstr(r.waves[0].detail, "significant loss"));
+	assert_false(nodes[0].has);
+	assert_int_equal(live_of(0, "nr_requests"), 128);
+	for (k = 1; k < NODES; k++)
+		assert_int_equal(nodes[k].puts, 0);
+	rollout_release(&r);
+	plan_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -599,6 +739,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_interrupted_then_resumed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_revert, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verify, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_measure_check, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
