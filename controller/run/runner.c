@@ -420,11 +420,6 @@ static int point_run(struct runner *r, int point, int loops, int round, bool war
 	return rc;
 }
 
-int runner_point_run(struct runner *r, int point, int loops)
-{
-	return point_run(r, point, loops, 0, false);
-}
-
 int runner_round_run(struct runner *r, const struct schedule_run *run)
 {
 	return point_run(r, run->point, 1, run->round, run->warmup);
