@@ -12,6 +12,5 @@ cmake -S . -B "$BUILD" -DFT_WERROR=ON -DFT_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug 
 cmake --build "$BUILD" -j"$(nproc)"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-# -j2: the tests still run one at a time (each takes the lock ft_suite), but it_image's podman
-# build overlaps them (tests/CMakeLists.txt).
+# -j2: two tests at a time; none takes a lock, none shares a resource (tests/CMakeLists.txt).
 ctest --test-dir "$BUILD" --output-on-failure -j2 "$@"

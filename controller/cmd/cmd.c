@@ -1,6 +1,7 @@
-/* cmd.c -- the helpers fleettune-ctl's commands share: the database path, --out, the plan,
- * a stored sweep, the signals. */
+/* cmd.c -- what fleettune-ctl's commands share: every option (how each is taken and said in
+ * --help), usage, the database path, --out, the plan, a stored sweep, the signals. */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,9 +22,150 @@
 #include "xmalloc.h"
 #include "banned.h"
 
+/* --nodes all|auto. */
+static int take_nodes(const struct opt *op, const char *arg, void *ctx, struct err *e)
+{
+	struct opts *o = ctx;
+
+	(void)op;
+	if (strcmp(arg, "all") && strcmp(arg, "auto"))
+		return err_set(e, -1, "usage", "--nodes: '%s' is not all or auto", arg);
+	o->all_nodes = !strcmp(arg, "all");
+	return 0;
+}
+
+/* A percentage: a number in [0, 1000), as the plan's min_effect_pct. */
+static int take_pct(const struct opt *op, const char *arg, void *ctx, struct err *e)
+{
+	double *out = (double *)((char *)ctx + op->off);
+	char *end;
+
+	errno = 0;
+	*out = strtod(arg, &end);
+	if (!*arg || *end || errno || !(*out >= 0 && *out < 1000))
+		return err_set(e, -1, "usage", "--%s: '%s' is not a percentage between 0 and 1000",
+		               op->name, arg);
+	return 0;
+}
+
+/* A rollout id, "r3" or "3". */
+static int take_rollout_id(const struct opt *op, const char *arg, void *ctx, struct err *e)
+{
+	int64_t *out = (int64_t *)((char *)ctx + op->off);
+
+	if (num_parse_i64(arg[0] == 'r' ? arg + 1 : arg, out) < 0 || *out <= 0)
+		return err_set(e, -1, "usage", "--%s: '%s' is not a rollout id (r3, or 3)",
+		               op->name, arg);
+	return 0;
+}
+
+#define AT(f) offsetof(struct opts, f)
+#define STR(f, n, a, h)                                                                            \
+	{                                                                                          \
+		.name = n, .has_arg = OPT_REQUIRED, .arg = a, .help = h, .take = opt_take_str,     \
+		.off = AT(f)                                                                       \
+	}
+#define FLAG(f, n, h)                                                                              \
+	{                                                                                          \
+		.name = n, .has_arg = OPT_FLAG, .help = h, .take = opt_take_flag, .off = AT(f)     \
+	}
+#define COUNT(f, n, a, lo, h)                                                                      \
+	{                                                                                          \
+		.name = n, .has_arg = OPT_REQUIRED, .arg = a, .help = h, .take = opt_take_i64,     \
+		.off = AT(f), .min = lo, .max = INT64_MAX                                          \
+	}
+#define TAKE(f, n, a, fn, h)                                                                       \
+	{                                                                                          \
+		.name = n, .has_arg = OPT_REQUIRED, .arg = a, .help = h, .take = fn, .off = AT(f)  \
+	}
+
+/* Every option of every command; docs/fleettune-ctl.1's OPTIONS says each at length. */
+const struct opt cmd_options[CO_N] = {
+	[CO_DB] = STR(db, "db", "PATH",
+	              "the controller database (default\n"
+	              "$XDG_DATA_HOME/fleettune/ctl.db)"),
+	[CO_FORMAT] = { .name = "format",
+	                .letter = 'f',
+	                .has_arg = OPT_REQUIRED,
+	                .arg = "FORMAT",
+	                .help = "the output's format",
+	                .take = opt_take_str,
+	                .off = AT(format) },
+	[CO_OUT] = STR(out, "out", "FILE", "write the output to FILE, not standard output"),
+	[CO_PARAMS] = STR(params, "params", "JSON", "the parameters, e.g. '{\"nr_requests\":256}'"),
+	[CO_BEST] = COUNT(best_id, "best", "ID", 1, "the best configuration of stored sweep ID"),
+	[CO_HTML] = STR(html, "html", "FILE", "the report's file"),
+	[CO_WEB_ROOT] = STR(web_root, "web-root", "DIR",
+	                    "where the report's JavaScript and CSS are read from"),
+	[CO_LIMIT] = COUNT(limit, "limit", "N", 1, "how many sweeps and rollouts to list (20)"),
+	[CO_SESSION_TTL] = COUNT(session_ttl_s, "session-ttl", "S", 1,
+	                         "TTL of the agents' tuning sessions in seconds (60)"),
+	[CO_POLL_MS] = COUNT(poll_ms, "poll-ms", "MS", 1,
+	                     "how often jobs are polled where they cannot be long-polled (50)"),
+	[CO_NODES] = TAKE(all_nodes, "nodes", "all|auto", take_nodes,
+	                  "all: a column per node at any fleet size (auto: up to 8)"),
+	[CO_NODES_FROM] =
+	        STR(nodes_from, "nodes-from", "FILE", "the nodes of a node list, not the plan's"),
+	[CO_DRY_RUN] = FLAG(dry_run, "dry-run", "print the points and jobs; contact no agent"),
+	[CO_BASELINE] = FLAG(baseline, "baseline", "export the sweep's baseline, on purpose"),
+	[CO_UNCONFIRMED] = FLAG(unconfirmed, "unconfirmed",
+	                        "take a best the final confirmation did not confirm, on purpose"),
+	[CO_ALLOW_DIFFERENCES] = STR(allow_differences, "allow-differences", "P,P...",
+	                             "let the nodes differ in these parameters (prefix.* too)"),
+	[CO_CONTINUE] = FLAG(continue_on_node_failure, "continue-on-node-failure",
+	                     "drop a node that fails and go on with the others"),
+	[CO_MIN_EFFECT] = TAKE(min_effect_pct, "min-effect", "P", take_pct,
+	                       "judge with another threshold, in %"),
+	[CO_COHORT_BY] = STR(cohort_by, "cohort-by", "KEY,KEY...",
+	                     "group the nodes by these identity fields or labels"),
+	[CO_PROFILE] = STR(profile, "profile", "NAME", "the agents' profile (default fleettune)"),
+	[CO_WAVES] = STR(waves, "waves", "SPEC", "the waves after the canary (10%,50%,100%)"),
+	[CO_CHECK] = STR(check, "check", "none|readback|measure",
+	                 "the check after each wave (readback)"),
+	[CO_CANARY] = COUNT(canary, "canary", "N", 1, "nodes of the first wave (1)"),
+	[CO_MAX_FAILURES] = COUNT(max_failures, "max-failures", "K", 0,
+	                          "failed nodes a wave may have and go on (0)"),
+	[CO_PARALLEL] = COUNT(parallel, "parallel", "N", 1, "requests in flight at once (64)"),
+	[CO_RESUME] =
+	        TAKE(resume_id, "resume", "ID", take_rollout_id, "go on with stored rollout ID"),
+	[CO_REVERT] = TAKE(revert_id, "revert", "ID", take_rollout_id,
+	                   "put back every node stored rollout ID changed"),
+	[CO_ROLLOUT] = TAKE(rollout_id, "rollout", "ID", take_rollout_id,
+	                    "compare each node with stored rollout ID"),
+	[CO_NO_ENFORCE] = FLAG(no_enforce, "no-enforce", "drift is only reported, not put back"),
+	[CO_VERBOSE] = FLAG(verbose, "verbose", "debug logging (each point's phases)"),
+	[CO_HELP] = { .name = "help",
+	              .letter = 'h',
+	              .has_arg = OPT_FLAG,
+	              .help = "this text",
+	              .take = opt_take_flag,
+	              .off = AT(help) },
+};
+
+void usage_synopsis(const struct cmd *c, struct buf *out)
+{
+	uint64_t mask = c->opts;
+	int i;
+
+	/* What its other form names is said there. */
+	for (i = 0; i < CO_N && c->usage_more; i++)
+		if (opt_named(c->usage_more, cmd_options[i].name))
+			mask &= ~OPT_BIT(i);
+	buf_printf(out, "fleettune-ctl %s%s%s", c->name, c->args ? " " : "",
+	           c->args ? c->args : "");
+	opt_synopsis(out, cmd_options, CO_N, mask, 92, 21);
+	if (c->usage_more)
+		buf_printf(out, "\n       fleettune-ctl %s", c->usage_more);
+}
+
 void usage_print(FILE *f, const struct cmd *c)
 {
-	fprintf(f, "usage: fleettune-ctl %s\n\n%s\n", c->usage, c->help);
+	struct buf b = BUF_INIT;
+
+	usage_synopsis(c, &b);
+	fprintf(f, "usage: %s\n\n%s\n\noptions:\n", b.data, c->help);
+	opt_help_print(f, cmd_options, CO_N, c->opts | CMD_OPTS(HELP), 32);
+	buf_release(&b);
 }
 
 char *db_path(const struct opts *o)
@@ -206,11 +348,30 @@ void signals_install(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-int num_opt(const char *name, const char *v, int64_t *out)
+int rollout_id_parse(const char *s, int64_t *id)
 {
-	if (num_parse_i64(v, out) < 0 || *out <= 0) {
-		log_error("%s: '%s' is not a positive integer", name, v);
+	if (num_parse_i64(s[0] == 'r' ? s + 1 : s, id) < 0 || *id <= 0) {
+		log_error("'%s' is not a rollout id (r3, or 3)", s);
 		return -1;
+	}
+	return 0;
+}
+
+int cmd_format_get(const struct opts *o, enum report_format *f)
+{
+	*f = REPORT_TABLE;
+	if (o->format && report_format_parse(o->format, f) < 0) {
+		log_error("--format: '%s' is not table, markdown, csv or json", o->format);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+int sweep_id_parse(const char *s, int64_t *id)
+{
+	if (num_parse_i64(s, id) < 0 || *id <= 0) {
+		log_error("'%s' is not a sweep id", s);
+		return EXIT_USAGE;
 	}
 	return 0;
 }

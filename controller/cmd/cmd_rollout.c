@@ -1,5 +1,5 @@
-/* cmd_rollout.c -- fleettune-ctl's rollout and verify commands (their options, usage and
- * help, and what history and show say of rollouts); main.c's table points here. */
+/* cmd_rollout.c -- fleettune-ctl's rollout and verify commands (their entries: options, usage
+ * and help), and what history and show say of rollouts. */
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -24,52 +24,6 @@
 #include "store/ctlstore.h"
 #include "xmalloc.h"
 #include "banned.h"
-
-const char cmd_rollout_usage[] =
-        "rollout PLAN.json (--best ID [--unconfirmed] | --params JSON) [--canary N]\n"
-        "                     [--waves 10%,50%,100%]"
-        " [--max-failures K] [--check none|readback|measure] [--profile "
-        "NAME]\n"
-        "                     [--no-enforce] [--parallel N] [--nodes-from FILE] [--db PATH]\n"
-        "       fleettune-ctl rollout --resume ID | --revert ID [--db PATH]";
-
-const char cmd_rollout_help[] =
-        "Put the values on the plan's nodes as a profile their agents keep (profile NAME,\n"
-        "default fleettune: applied at every start, when the device appears, and put back when\n"
-        "it drifts), wave by wave: --canary N nodes first (1), then --waves, each the share of\n"
-        "all nodes (or a count) that holds it afterwards. Pre-flight asks every node (its\n"
-        "agent keeps profiles, what it holds now); each agent judges the values at the write,\n"
-        "all or nothing, the canary first. After each wave the\n"
-        "check: readback (every node of the wave holds the values, live), measure (readback,\n"
-        "then the sweep's job run old vs new on the wave's nodes, interleaved, judged by the\n"
-        "sweep's verdict rules: no significant loss, and for a sweep that found a gain, not\n"
-        "equivalent to nothing), or none. More than --max-failures K failing nodes in a wave\n"
-        "(0), or a failed check, stops: that wave is put back and the exit status is 2. A\n"
-        "signal stops between nodes (130): every node holds the new profile or what it had.\n"
-        "Every rollout is stored (history, show rID); --resume ID goes on with one whose\n"
-        "controller died, --revert ID puts every node it changed back. Exit 0 completed, 3\n"
-        "completed with up to K failures a wave left as they were, 1 on errors.";
-
-const char cmd_verify_usage[] =
-        "verify PLAN.json [--profile NAME] [--rollout ID | --params JSON | --best ID\n"
-        "                     [--unconfirmed]] [--nodes-from FILE] [--db PATH]";
-
-const char cmd_verify_help[] =
-        "Ask every node of the plan for its profile (default: the newest rollout's name) and\n"
-        "say per node what differs from what it should hold: the newest rollout of that\n"
-        "profile (the values on the nodes it left new, what the others had), or --params /\n"
-        "--best on every node; values drifted, devices not held. Exit 1 when any node\n"
-        "differs or cannot be asked.";
-
-/* "r3" or "3" as a rollout id. */
-int rollout_id_parse(const char *s, int64_t *id)
-{
-	if (num_parse_i64(s[0] == 'r' ? s + 1 : s, id) < 0 || *id <= 0) {
-		log_error("'%s' is not a rollout id (r3, or 3)", s);
-		return -1;
-	}
-	return 0;
-}
 
 /* Profile names as the agent takes them: 1..63 of A-Z a-z 0-9 _ . -, not starting with '.'. */
 static bool profile_name_ok(const char *s)
@@ -194,7 +148,7 @@ static int tokens_storable(const struct plan *p)
 	return 0;
 }
 
-int cmd_rollout(const struct cmd *c, struct opts *o)
+static int cmd_rollout(const struct cmd *c, struct opts *o)
 {
 	struct rollrun_opts ro = { 0 };
 	struct rollout r;
@@ -276,8 +230,8 @@ int cmd_rollout(const struct cmd *c, struct opts *o)
 	ro.db_path = path;
 	ro.stop = &stop_signal;
 	ro.window = o->parallel > 0 ? (int)o->parallel : 0;
-	ro.session_ttl_s = o->session_ttl_s > 0 ? o->session_ttl_s : 60;
-	ro.poll_interval_s = (o->poll_ms > 0 ? o->poll_ms : 50) / 1000.0;
+	ro.session_ttl_s = o->session_ttl_s > 0 ? (double)o->session_ttl_s : 60;
+	ro.poll_interval_s = (double)(o->poll_ms > 0 ? o->poll_ms : 50) / 1000.0;
 	ro.owner_pid = (int)getpid();
 	ro.owner_start = pid_start_ticks(ro.owner_pid);
 	ro.owner_host = me;
@@ -306,7 +260,45 @@ usage_out:
 	return rc;
 }
 
-int cmd_verify(const struct cmd *c, struct opts *o)
+const struct cmd cmd_rollout_entry = {
+	.name = "rollout",
+	.args = "PLAN.json (--best ID [--unconfirmed] | --params JSON) [--waves 10%,50%,100%]\n"
+	        "                     [--check none|readback|measure]",
+	.opts = CMD_OPTS(BEST) | CMD_OPTS(UNCONFIRMED) | CMD_OPTS(PARAMS) | CMD_OPTS(CANARY) |
+	        CMD_OPTS(WAVES) | CMD_OPTS(MAX_FAILURES) | CMD_OPTS(CHECK) | CMD_OPTS(PROFILE) |
+	        CMD_OPTS(NO_ENFORCE) | CMD_OPTS(PARALLEL) | CMD_OPTS(SESSION_TTL) |
+	        CMD_OPTS(POLL_MS) | CMD_OPTS(NODES) | CMD_OPTS(OUT) | CMD_OPTS(NODES_FROM) |
+	        CMD_OPTS(DB) | CMD_OPTS(RESUME) | CMD_OPTS(REVERT),
+	.usage_more = "rollout (--resume ID | --revert ID) [--db PATH]",
+	.help = "Put the values on the plan's nodes as a profile their agents keep (profile NAME,\n"
+	        "default fleettune: applied at every start, when the device appears, and put back "
+	        "when\n"
+	        "it drifts), wave by wave: --canary N nodes first (1), then --waves, each the "
+	        "share of\n"
+	        "all nodes (or a count) that holds it afterwards. Pre-flight asks every node (its\n"
+	        "agent keeps profiles, what it holds now); each agent judges the values at the "
+	        "write,\n"
+	        "all or nothing, the canary first. After each wave the\n"
+	        "check: readback (every node of the wave holds the values, live), measure "
+	        "(readback,\n"
+	        "then the sweep's job run old vs new on the wave's nodes, interleaved, judged by "
+	        "the\n"
+	        "sweep's verdict rules: no significant loss, and for a sweep that found a gain, "
+	        "not\n"
+	        "equivalent to nothing), or none. More than --max-failures K failing nodes in a "
+	        "wave\n"
+	        "(0), or a failed check, stops: that wave is put back and the exit status is 2. A\n"
+	        "signal stops between nodes (130): every node holds the new profile or what it "
+	        "had.\n"
+	        "Every rollout is stored (history, show rID); --resume ID goes on with one whose\n"
+	        "controller died, --revert ID puts every node it changed back. Exit 0 completed, "
+	        "3\n"
+	        "completed with up to K failures a wave left as they were, 1 on errors.",
+	.nargs = -1,
+	.exec = cmd_rollout,
+};
+
+static int cmd_verify(const struct cmd *c, struct opts *o)
 {
 	const char *name = o->profile ? o->profile : ROLLOUT_PROFILE_DEFAULT;
 	struct verify_expect *ex = NULL;
@@ -375,7 +367,7 @@ int cmd_verify(const struct cmd *c, struct opts *o)
 	ex = xcalloc((size_t)p.nnodes + 1, sizeof(*ex));
 	res = xcalloc((size_t)p.nnodes + 1, sizeof(*res));
 	verify_expect_from(&p, have_r ? &r : NULL, &cfg, source, ex);
-	bad = verify_run(&p, name, ex, res);
+	bad = verify_run(&p, name, ex, NULL, res);
 	report_verify(&p, name, res, bad, &out);
 	rc = output_write(o, out.data, out.len) || bad ? 1 : 0;
 	buf_release(&out);
@@ -389,50 +381,21 @@ out:
 	return rc;
 }
 
-int cmd_rollout_opt(int opt, const char *arg, struct opts *o)
-{
-	switch (opt) {
-	case CMD_OPT_PROFILE:
-		o->profile = optarg;
-		break;
-	case CMD_OPT_WAVES:
-		o->waves = optarg;
-		break;
-	case CMD_OPT_CHECK:
-		o->check = optarg;
-		break;
-	case CMD_OPT_CANARY:
-		if (num_opt("--canary", optarg, &o->canary) < 0)
-			return -1;
-		break;
-	case CMD_OPT_MAX_FAILURES:
-		if (num_parse_i64(optarg, &o->max_failures) < 0 || o->max_failures < 0) {
-			log_error("--max-failures: '%s' is not a count (0 or more)", optarg);
-			return -1;
-		}
-		break;
-	case CMD_OPT_PARALLEL:
-		if (num_opt("--parallel", optarg, &o->parallel) < 0)
-			return -1;
-		break;
-	case CMD_OPT_RESUME:
-		if (rollout_id_parse(optarg, &o->resume_id) < 0)
-			return -1;
-		break;
-	case CMD_OPT_REVERT:
-		if (rollout_id_parse(optarg, &o->revert_id) < 0)
-			return -1;
-		break;
-	case CMD_OPT_ROLLOUT:
-		if (rollout_id_parse(optarg, &o->rollout_id) < 0)
-			return -1;
-		break;
-	case CMD_OPT_NO_ENFORCE:
-		o->no_enforce = true;
-		break;
-	}
-	return 0;
-}
+const struct cmd cmd_verify_entry = {
+	.name = "verify",
+	.args = "PLAN.json [--rollout ID | --params JSON | --best ID [--unconfirmed]]",
+	.opts = CMD_OPTS(PROFILE) | CMD_OPTS(ROLLOUT) | CMD_OPTS(PARAMS) | CMD_OPTS(BEST) |
+	        CMD_OPTS(UNCONFIRMED) | CMD_OPTS(OUT) | CMD_OPTS(NODES_FROM) | CMD_OPTS(DB),
+	.help = "Ask every node of the plan for its profile (default: the newest rollout's name) "
+	        "and\n"
+	        "say per node what differs from what it should hold: the newest rollout of that\n"
+	        "profile (the values on the nodes it left new, what the others had), or --params "
+	        "/\n"
+	        "--best on every node; values drifted, devices not held. Exit 1 when any node\n"
+	        "differs or cannot be asked.",
+	.nargs = 1,
+	.exec = cmd_verify,
+};
 
 int cmd_rollouts_history(struct ctlstore *st, int limit, struct buf *out)
 {

@@ -270,6 +270,7 @@ enum sweeprun_result sweeprun_execute(struct sweep *s, const struct sweeprun_opt
 	int rc = 0, i;
 
 	fleet_init(&f, &s->plan, 5.0, 2);
+	fleet_transport_set(&f, o->transport);
 	ro.continue_on_node_failure = o->continue_on_node_failure;
 	ro.session_ttl_s = o->session_ttl_s;
 	ro.poll_interval_s = o->poll_interval_s;

@@ -19,6 +19,8 @@ enum sweeprun_result {
 	SWEEPRUN_INTERRUPTED, /* *stop was set: jobs cancelled, every node restored */
 };
 
+struct client_transport;
+
 struct sweeprun_opts {
 	const char *db_path;               /* the controller's database (ctlstore) */
 	bool continue_on_node_failure;     /* drop a node that stops answering and go on */
@@ -28,6 +30,7 @@ struct sweeprun_opts {
 	bool tty;                          /* stderr is a terminal: the live progress line */
 	int owner_pid;                     /* recorded with the sweep: who runs it */
 	const char *owner_host;
+	const struct client_transport *transport; /* NULL: HTTP; a test's fleet in-process */
 };
 
 /*

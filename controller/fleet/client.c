@@ -16,10 +16,13 @@ struct client {
 	CURLM *multi;
 	double timeout_s;
 	int retries;
-	int running;                     /* started requests with a transfer under way */
-	int waiting;                     /* started requests waiting to be retried */
-	struct client_req *retries_head; /* those, in no order */
-	long attempts, connects;         /* attempts ended, new connections they opened */
+	int running;                      /* started requests with a transfer under way */
+	int waiting;                      /* started requests waiting to be retried */
+	struct client_req *retries_head;  /* those, in no order */
+	long attempts, connects;          /* attempts ended, new connections they opened */
+	const struct client_transport *t; /* NULL: HTTP */
+	struct client_req **started;      /* with t: started, not yet answered, in order */
+	int nstarted, cap;
 };
 
 static bool client_global_done;
@@ -57,6 +60,7 @@ void client_free(struct client *c)
 	if (!c)
 		return;
 	curl_multi_cleanup(c->multi);
+	free(c->started);
 	free(c);
 }
 
@@ -189,6 +193,11 @@ static bool attempt_retry(struct client *c, struct client_req *r, CURLcode res)
 	return r->status == 502 || r->status == 503 || r->status == 504;
 }
 
+void client_transport_set(struct client *c, const struct client_transport *t)
+{
+	c->t = t;
+}
+
 void client_start(struct client *c, struct client_req *r)
 {
 	r->attempts = 0;
@@ -196,7 +205,36 @@ void client_start(struct client *c, struct client_req *r)
 	r->status = 0;
 	r->error[0] = '\0';
 	r->pending_retry = false;
+	if (c->t) {
+		c->started = xgrow(c->started, &c->cap, c->nstarted + 1, sizeof(*c->started));
+		c->started[c->nstarted++] = r;
+		return;
+	}
 	attempt_start(c, r);
+}
+
+/* client_wait through a transport: answer the first ndone started requests. */
+static int transport_wait(struct client *c, struct client_req **done, int ndone)
+{
+	int got = 0, i;
+
+	while (got < ndone && c->nstarted > 0) {
+		struct client_req *r = c->started[0];
+
+		c->nstarted--;
+		memmove(c->started, c->started + 1, (size_t)c->nstarted * sizeof(*c->started));
+		buf_reset(&r->resp);
+		r->attempts = 1;
+		r->started_at = time_mono_s();
+		c->t->answer(c->t->ctx, r);
+		r->elapsed_s = time_mono_s() - r->started_at;
+		c->attempts++;
+		done[got++] = r;
+	}
+	for (i = 0; i < got; i++)
+		if (done[i]->rc < 0)
+			done[i]->status = 0;
+	return got;
 }
 
 static void easy_free(struct client_req *r)
@@ -298,6 +336,8 @@ int client_wait(struct client *c, double max_s, struct client_req **done, int nd
 	int got = 0, left, still;
 	CURLMsg *m;
 
+	if (c->t)
+		return transport_wait(c, done, ndone);
 	for (;;) {
 		curl_multi_perform(c->multi, &still);
 		while (got < ndone && (m = curl_multi_info_read(c->multi, &left))) {
@@ -329,7 +369,16 @@ void client_counts(const struct client *c, long *attempts, long *connects)
 void client_abort(struct client *c, struct client_req *r)
 {
 	struct client_req **pp;
+	int i;
 
+	for (i = 0; c->t && i < c->nstarted; i++) {
+		if (c->started[i] != r)
+			continue;
+		c->nstarted--;
+		memmove(c->started + i, c->started + i + 1,
+		        (size_t)(c->nstarted - i) * sizeof(*c->started));
+		return;
+	}
 	if (r->pending_retry) {
 		for (pp = &c->retries_head; *pp && *pp != r; pp = &(*pp)->retry_next)
 			;

@@ -75,6 +75,19 @@ int client_run(struct client *c, struct client_req *reqs, int n);
 void client_start(struct client *c, struct client_req *r);
 int client_wait(struct client *c, double max_s, struct client_req **done, int ndone);
 void client_abort(struct client *c, struct client_req *r);
+/*
+ * Another transport than HTTP, the seam by which unit tests put a fleet in-process (as the
+ * agent takes --sysfs-root and --fio): answer(ctx, r) fills r's "out" fields (status and resp,
+ * or rc < 0 and error) for r's method, url, body and token, on the caller's thread. A client
+ * given one answers every request it starts through it, in the order started, when
+ * client_wait (or client_run) drives them; no retries, no connections. NULL: HTTP (libcurl).
+ * t must outlive c.
+ */
+struct client_transport {
+	void (*answer)(void *ctx, struct client_req *r);
+	void *ctx;
+};
+void client_transport_set(struct client *c, const struct client_transport *t);
 /* Attempts ended so far and the new connections they opened (the rest reused one). */
 void client_counts(const struct client *c, long *attempts, long *connects);
 /* Prepare r (zeroed) for method and a heap url (taken over); body may be NULL (taken over). */

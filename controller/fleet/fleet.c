@@ -200,6 +200,12 @@ void fleet_init(struct fleet *f, const struct plan *plan, double timeout_s, int 
 	f->waits->done = xcalloc((size_t)plan->nnodes + 1, sizeof(*f->waits->done));
 }
 
+void fleet_transport_set(struct fleet *f, const struct client_transport *t)
+{
+	client_transport_set(f->client, t);
+	client_transport_set(f->wait_client, t);
+}
+
 void fleet_release(struct fleet *f)
 {
 	if (!f)

@@ -132,6 +132,8 @@ struct fleet {
  * Builds the job request bodies once. */
 void fleet_init(struct fleet *f, const struct plan *plan, double timeout_s, int retries);
 void fleet_release(struct fleet *f);
+/* Send f's requests through t instead of HTTP (client_transport_set; NULL: HTTP). */
+void fleet_transport_set(struct fleet *f, const struct client_transport *t);
 
 /* GET health and devices (and with_params, the device's params) on every active node. */
 void fleet_probe(struct fleet *f, bool with_params, struct node_info *info);

@@ -32,6 +32,7 @@ struct rollrun_opts {
 	void (*event)(void *cls, const struct rollout *r, enum rollrun_event ev, int wave,
 	              int round, int rounds);
 	void *cls;
+	const struct client_transport *transport; /* NULL: HTTP; a test's fleet in-process */
 };
 
 #define WAIT_STEP_S 0.5 /* the longest a wait for jobs sleeps before looking at its stop flag */

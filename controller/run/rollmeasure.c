@@ -243,6 +243,7 @@ int rollmeasure_check(struct rollctx *u, int w, char *detail, size_t len)
 	m.wave = w;
 	labels_add(&m.mp, r->id, w);
 	fleet_init(&m.mf, &m.mp, 10.0, 2);
+	fleet_transport_set(&m.mf, u->o->transport);
 	m.on = xcalloc((size_t)n + 1, sizeof(bool));
 	for (s = 0; s < 2; s++) {
 		m.x[s] = xcalloc((size_t)n + 1, sizeof(double *));

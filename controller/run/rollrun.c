@@ -775,6 +775,7 @@ static void run_init(struct rollctx *u, struct rollout *r, struct plan *p, const
 	u->o = o;
 	u->window = o->window > 0 ? o->window : WINDOW_DEFAULT;
 	fleet_init(&u->f, p, 10.0, 2);
+	fleet_transport_set(&u->f, o->transport);
 	u->mask = xcalloc((size_t)p->nnodes + 1, sizeof(bool));
 	u->ans = xcalloc((size_t)p->nnodes + 1, sizeof(*u->ans));
 }

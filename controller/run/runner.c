@@ -718,11 +718,6 @@ static int point_run(struct runner *r, int point, int loops, int round, bool war
 	return rc;
 }
 
-int runner_point_run(struct runner *r, int point, int loops)
-{
-	return point_run(r, point, loops, 0, false, NULL);
-}
-
 int runner_round_run(struct runner *r, const struct schedule_run *run,
                      const struct schedule_run *next)
 {

@@ -139,20 +139,18 @@ void runner_release(struct runner *r);
  * restore and e names the node. */
 int runner_sessions_open(struct runner *r, struct err *e);
 /*
- * Run point for loops more loops on every active node: start the job with its configuration
- * in it (or, on an agent without job_applied, PATCH the configuration and start the job as
- * soon as that node's PATCH is read back: fleet_point_start), wait for the jobs, and append
- * the passes to the point's node results (so a point can run again later).
- * A node that answers with an error fails the point there only. Returns 0;
- * -EINTR when *stop was set (jobs cancelled); -EIO when a node stopped
- * answering and the sweep must stop (jobs cancelled).
+ * One run of a schedule (schedule.h): one loop of its point on every active node: start the
+ * job with its configuration in it (or, on an agent without job_applied, PATCH the
+ * configuration and start the job as soon as that node's PATCH is read back:
+ * fleet_point_start), wait for the jobs, and append the passes to the point's node results
+ * (so a point runs again in later rounds), stamped with the run's round and their start (the
+ * first pass's begun_at, else the job's start, by the agent's clock); a warm-up run's passes
+ * are kept apart (node_result.warmup) and not counted in the point's loops. A node that
+ * answers with an error fails the point there only. next (NULL: none, or not known yet) is the
+ * run after it in the same batch: its jobs are posted ahead, to start by the clock when this
+ * one has ended. Returns 0; -EINTR when *stop was set (jobs cancelled); -EIO when a node
+ * stopped answering and the sweep must stop (jobs cancelled).
  */
-int runner_point_run(struct runner *r, int point, int loops);
-/* One run of a schedule (schedule.h): one loop of its point, as runner_point_run, the passes
- * stamped with the run's round and their start (the first pass's begun_at, else the job's
- * start, by the agent's clock); a warm-up run's passes are kept apart (node_result.warmup) and
- * not counted in the point's loops. next (NULL: none, or not known yet) is the run after it in
- * the same batch: its jobs are posted ahead, to start by the clock when this one has ended. */
 int runner_round_run(struct runner *r, const struct schedule_run *run,
                      const struct schedule_run *next);
 /* Cancel the jobs of a run posted ahead that will not run (the sweep stops). */

@@ -184,17 +184,17 @@ static void text_clean(char *s, size_t len)
 }
 
 int verify_run(const struct plan *p, const char *name, const struct verify_expect *ex,
-               struct verify_node *out)
+               const struct client_transport *t, struct verify_node *out)
 {
 	int n = p->nnodes, i, bad = 0;
 	bool *ask = xcalloc((size_t)n + 1, sizeof(bool));
 	struct fleet_profile *a = xcalloc((size_t)n + 1, sizeof(*a));
 	struct fleet f;
-
 	struct node_info *info = xcalloc((size_t)n + 1, sizeof(*info));
 	bool probe = false;
 
 	fleet_init(&f, p, 10.0, 2);
+	fleet_transport_set(&f, t);
 	for (i = 0; i < n; i++) {
 		ask[i] = true;
 		f.active[i] = ex[i].device.n > 0;

@@ -35,9 +35,11 @@ struct verify_node {
  * a node r left new should hold r's params, the others what they had before it. */
 void verify_expect_from(const struct plan *p, const struct rollout *r, const struct config *cfg,
                         const char *source, struct verify_expect *out);
-/* Ask every node of p for its profile name and judge it against ex[i]. Returns how many do
- * not verify (differ or could not be asked): the exit status is 1 when that is not 0. */
+struct client_transport;
+/* Ask every node of p for its profile name (through t; NULL: HTTP) and judge it against ex[i].
+ * Returns how many do not verify (differ or could not be asked): the exit status is 1 when
+ * that is not 0. */
 int verify_run(const struct plan *p, const char *name, const struct verify_expect *ex,
-               struct verify_node *out);
+               const struct client_transport *t, struct verify_node *out);
 
 #endif

@@ -17,14 +17,11 @@ it_pass "report.html inlines into one file"
 bt_node report_check.js --html "$IT_TMP/report.html" --json "$fx" --shots "$BT_SHOTS" --prefix report-fixture
 
 # The same sweep judged again by `fleettune-ctl analyze`: a version-2 document (codes, noise).
-if [ -x "$CTL_BIN" ]; then
-	"$CTL_BIN" analyze "$fx" --format json >"$IT_TMP/sweep-v2.json" ||
-		{ it_fail "analyze $fx --format json"; it_done; }
-	node "$BT_DIR/inline_report.js" "$FT_SOURCE_DIR/web" "$IT_TMP/sweep-v2.json" "$IT_TMP/report-v2.html" ||
-		{ it_fail "inline report-v2.html"; it_done; }
-	bt_node report_check.js --html "$IT_TMP/report-v2.html" --json "$IT_TMP/sweep-v2.json" --shots "$BT_SHOTS" --prefix report-fixture-v2
-else
-	it_log "controller not built at $CTL_BIN: the version-2 document is checked by bt_sweep_report.sh"
-fi
+it_need_built "$CTL_BIN"
+"$CTL_BIN" analyze "$fx" --format json >"$IT_TMP/sweep-v2.json" ||
+	{ it_fail "analyze $fx --format json"; it_done; }
+node "$BT_DIR/inline_report.js" "$FT_SOURCE_DIR/web" "$IT_TMP/sweep-v2.json" "$IT_TMP/report-v2.html" ||
+	{ it_fail "inline report-v2.html"; it_done; }
+bt_node report_check.js --html "$IT_TMP/report-v2.html" --json "$IT_TMP/sweep-v2.json" --shots "$BT_SHOTS" --prefix report-fixture-v2
 
 it_done

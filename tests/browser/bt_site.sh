@@ -11,7 +11,7 @@
 it_need_root_sysfs
 bt_need_browser
 command -v fio >/dev/null || it_skip "fio not installed"
-[ -x "$CTL_BIN" ] || it_skip "controller not built at $CTL_BIN"
+it_need_built "$CTL_BIN"
 
 d1=$(it_loop_create 256M)
 d2=$(it_loop_create 256M)

@@ -11,7 +11,7 @@
 it_need_root_sysfs
 bt_need_browser
 command -v fio >/dev/null || it_skip "fio not installed"
-[ -x "$CTL_BIN" ] || it_skip "controller not built at $CTL_BIN"
+it_need_built "$CTL_BIN"
 "$CTL_BIN" report --help >"$IT_TMP/help" 2>&1 || "$CTL_BIN" --help >"$IT_TMP/help" 2>&1
 grep -q -- '--html' "$IT_TMP/help" || it_skip "fleettune-ctl has no 'report --html' yet"
 webopt=$(grep -o -- '--web[a-z-]*' "$IT_TMP/help" | head -n 1)

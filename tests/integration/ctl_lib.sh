@@ -4,7 +4,7 @@
 # ctl_two_nodes [agent args...]: loop devices A_DEV/B_DEV, agents node1/node2 on them.
 ctl_two_nodes() {
 	it_need_root_sysfs
-	[ -x "$CTL_BIN" ] || it_skip "controller not built at $CTL_BIN"
+	it_need_built "$CTL_BIN"
 	command -v fio >/dev/null || it_skip "fio not installed"
 	A_DEV=$(it_loop_create 96M) || it_skip "cannot create loop device"
 	B_DEV=$(it_loop_create 96M) || it_skip "cannot create loop device"
@@ -47,7 +47,13 @@ ctl_restored() {
 	it_eq "$1: node2 restored" "$B_ORIG" "$(it_sys "$B_DEV" scheduler) $(it_sys "$B_DEV" nr_requests)"
 }
 
-ctl() { "$CTL_BIN" "$@" --db "$CTL_DB"; }
+# ctl COMMAND ARGS...: fleettune-ctl with the test's database, for the commands that take one.
+ctl() {
+	case $1 in
+	nodes | analyze | help) "$CTL_BIN" "$@" ;;
+	*) "$CTL_BIN" "$@" --db "$CTL_DB" ;;
+	esac
+}
 
 # ctl_no_fio DEV: true when no fio process targets /dev/DEV.
 ctl_no_fio() {

@@ -2,7 +2,7 @@
 # it_agent_basics.sh -- the agent against a temp --sysfs-root tree (no root needed): token file
 # (a file group or others may read or write is refused), --public-read, sysctl writes under --allow-sysctl, HTTPS, static files, clean SIGTERM exit.
 . "$(dirname "$0")/lib.sh"
-[ -x "$AGENT_BIN" ] || it_skip "agent not built at $AGENT_BIN"
+it_need_built "$AGENT_BIN"
 command -v jq >/dev/null || it_skip "jq not installed"
 
 root="$IT_TMP/root"

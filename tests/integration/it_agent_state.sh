@@ -4,7 +4,7 @@
 # agent.db (with its -wal) 0600; an existing wider directory or database is left as it is,
 # with a warning naming it and the chmod that fixes it.
 . "$(dirname "$0")/lib.sh"
-[ -x "$AGENT_BIN" ] || it_skip "agent not built at $AGENT_BIN"
+it_need_built "$AGENT_BIN"
 command -v python3 >/dev/null || it_skip "python3 not installed"
 
 mode() { stat -c %a "$1"; }

@@ -12,9 +12,9 @@
 . "$(dirname "$0")/lib.sh"
 
 FAKEFIO=$FT_BUILD_DIR/bench/fakefio
-[ -x "$CTL_BIN" ] || it_skip "controller not built at $CTL_BIN"
-[ -x "$FAKEFIO" ] || it_skip "bench/fakefio not built at $FAKEFIO"
-[ -x "$AGENT_BIN" ] || it_skip "agent not built at $AGENT_BIN"
+it_need_built "$CTL_BIN"
+it_need_built "$FAKEFIO"
+it_need_built "$AGENT_BIN"
 
 # The surface: 1000 MiB/s, CV 2 %, nr_requests 256 helps one model and hurts the other.
 cat >"$IT_TMP/surface.spec" <<'SPEC'
@@ -50,7 +50,13 @@ PLAN
 }
 plan "$IT_TMP/plan.json" "[{\"name\": \"n1\", \"url\": \"$n1_URL\", \"device\": \"sdb\", \"token_file\": \"n1-state/token\"},
   {\"name\": \"n2\", \"url\": \"$n2_URL\", \"device\": \"sdb\", \"token_file\": \"n2-state/token\"}]"
-ctl() { "$CTL_BIN" "$@" --db "$IT_TMP/ctl.db"; }
+# ctl COMMAND ARGS...: fleettune-ctl with the test's database, for the commands that take one.
+ctl() {
+	case $1 in
+	nodes | analyze | help) "$CTL_BIN" "$@" ;;
+	*) "$CTL_BIN" "$@" --db "$IT_TMP/ctl.db" ;;
+	esac
+}
 
 # nodes: what each node is and the cohorts, before anything runs.
 ctl nodes "$IT_TMP/plan.json" >"$IT_TMP/nodes.txt" 2>&1

@@ -10,9 +10,9 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ctl_lib.sh"
 
 it_need_root_sysfs
-[ -x "$CTL_BIN" ] || it_skip "controller not built at $CTL_BIN"
+it_need_built "$CTL_BIN"
 FAKEFIO=$FT_BUILD_DIR/bench/fakefio
-[ -x "$FAKEFIO" ] || it_skip "bench/fakefio not built at $FAKEFIO"
+it_need_built "$FAKEFIO"
 A_DEV=$(it_loop_create 64M) || it_skip "cannot create loop device"
 B_DEV=$(it_loop_create 64M) || it_skip "cannot create loop device"
 CTL_DB="$IT_TMP/ctl.db"

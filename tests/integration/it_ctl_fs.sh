@@ -9,7 +9,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ctl_lib.sh"
 
 it_need_root_sysfs
-[ -x "$CTL_BIN" ] || it_skip "controller not built at $CTL_BIN"
+it_need_built "$CTL_BIN"
 command -v fio >/dev/null || it_skip "fio not installed"
 command -v mkfs.xfs >/dev/null || it_skip "xfsprogs not installed"
 grep -qw xfs /proc/filesystems || modprobe -q xfs 2>/dev/null || true
@@ -47,7 +47,13 @@ fs_plan() {
 }
 PLAN
 }
-ctl() { "$CTL_BIN" "$@" --db "$CTL_DB"; }
+# ctl COMMAND ARGS...: fleettune-ctl with the test's database, for the commands that take one.
+ctl() {
+	case $1 in
+	nodes | analyze | help) "$CTL_BIN" "$@" ;;
+	*) "$CTL_BIN" "$@" --db "$CTL_DB" ;;
+	esac
+}
 fs_left() { ls -A "$FS1" "$FS2" 2>/dev/null | grep -c 'job-'; }
 jobs_on() { # URL TOKEN
 	curl -s -H "Authorization: Bearer $2" "$1/api/v1/jobs?limit=100" | jq '.jobs | length'

@@ -9,7 +9,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ctl_lib.sh"
 
 it_need_root_sysfs
-[ -x "$CTL_BIN" ] || it_skip "controller not built at $CTL_BIN"
+it_need_built "$CTL_BIN"
 command -v fio >/dev/null || it_skip "fio not installed"
 # One token for the fleet, as a DaemonSet's Secret gives every pod.
 mkdir -p "$IT_TMP/lists"

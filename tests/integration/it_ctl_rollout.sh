@@ -9,11 +9,17 @@
 . "$(dirname "$0")/lib.sh"
 
 it_need_root_sysfs
-[ -x "$CTL_BIN" ] || it_skip "controller not built at $CTL_BIN"
+it_need_built "$CTL_BIN"
 FAKEFIO=$FT_BUILD_DIR/bench/fakefio
-[ -x "$FAKEFIO" ] || it_skip "bench/fakefio not built at $FAKEFIO"
+it_need_built "$FAKEFIO"
 CTL_DB=$IT_TMP/ctl.db
-ctl() { "$CTL_BIN" "$@" --db "$CTL_DB"; }
+# ctl COMMAND ARGS...: fleettune-ctl with the test's database, for the commands that take one.
+ctl() {
+	case $1 in
+	nodes | analyze | help) "$CTL_BIN" "$@" ;;
+	*) "$CTL_BIN" "$@" --db "$CTL_DB" ;;
+	esac
+}
 
 export FAKEFIO_SYSFS=/ FAKEFIO_CTL=$IT_TMP/fakefio.ctl
 # fakefio ctl SPEC_LINES: the surface the fake fio answers from (4 % noise-free base 1000).

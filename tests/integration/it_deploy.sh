@@ -4,6 +4,8 @@
 # DaemonSet parses as YAML (Debian's python3-yaml) with the structure the agent needs;
 # kubeconform too if it is installed.
 . "$(dirname "$0")/lib.sh"
+# The checks of the built binaries are part of it: a missing build fails.
+it_need_built "$AGENT_BIN" "$CTL_BIN"
 
 UNIT=$FT_SOURCE_DIR/deploy/fleettune-agent.service
 ENVF=$FT_SOURCE_DIR/deploy/fleettune-agent.env

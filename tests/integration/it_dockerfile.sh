@@ -4,6 +4,8 @@
 # (apt-cache show), the COPY --from=build paths are what cmake --install produces, and the
 # runtime packages provide every library the binaries link against directly.
 . "$(dirname "$0")/lib.sh"
+# The checks of the built binaries are part of it: a missing build fails.
+it_need_built "$AGENT_BIN" "$CTL_BIN"
 
 DF=$FT_SOURCE_DIR/Dockerfile
 [ -f "$DF" ] || { it_fail "Dockerfile exists"; it_done; }

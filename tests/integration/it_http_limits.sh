@@ -4,7 +4,7 @@
 # whose body never comes loses its slot after --connection-timeout-s, and the log is not
 # flooded with one line per refused connection. Loopback only: 127.0.0.1 and 127.0.0.2.
 . "$(dirname "$0")/lib.sh"
-[ -x "$AGENT_BIN" ] || it_skip "agent not built at $AGENT_BIN"
+it_need_built "$AGENT_BIN"
 command -v python3 >/dev/null || it_skip "python3 not installed"
 ulimit -n 8192 2>/dev/null || true
 

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/image_lib.sh"
 
 it_need_root_sysfs
-[ -x "$CTL_BIN" ] || it_skip "controller not built at $CTL_BIN"
+it_need_built "$CTL_BIN"
 for tool in podman debootstrap unshare chroot; do
 	command -v "$tool" >/dev/null || it_skip "$tool not installed (scripts/deps.sh installs it)"
 done

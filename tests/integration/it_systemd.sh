@@ -12,6 +12,8 @@ if [ -z "${FT_IT_SYSTEMD_NS:-}" ] && [ "$(id -u)" = 0 ] && command -v unshare >/
 	FT_IT_SYSTEMD_NS=1 exec unshare --mount --propagation private bash "$0" "$@"
 fi
 . "$(dirname "$0")/lib.sh"
+# The checks of the built binaries are part of it: a missing build fails.
+it_need_built "$AGENT_BIN" "$CTL_BIN"
 
 UNIT=$FT_SOURCE_DIR/deploy/fleettune-agent.service
 MAX_EXPOSURE=4.5

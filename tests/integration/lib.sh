@@ -62,6 +62,17 @@ it_cgroups_clean() {
 }
 
 it_skip() { echo "SKIP: $IT_NAME: $*"; exit 77; }
+# it_need_built BIN...: fail (never skip) unless each BIN is built: a wrong build directory
+# must not turn the suite green.
+it_need_built() {
+	local b
+	for b in "$@"; do
+		[ -x "$b" ] && continue
+		echo "not ok - $b is not built (FT_BUILD_DIR=$FT_BUILD_DIR: a wrong build directory?)"
+		echo "0 passed, 1 failed"
+		exit 1
+	done
+}
 it_log() { echo "# $*"; }
 it_pass() { IT_PASSES=$((IT_PASSES + 1)); echo "ok - $*"; }
 it_fail() { IT_FAILS=$((IT_FAILS + 1)); echo "not ok - $*"; }
@@ -73,6 +84,8 @@ it_eq() {
 }
 it_done() {
 	local log
+	# A script that made no check proves nothing: it fails.
+	[ $((IT_PASSES + IT_FAILS)) = 0 ] && it_fail "$IT_NAME made no check"
 	echo "$IT_PASSES passed, $IT_FAILS failed"
 	if [ "$IT_FAILS" != 0 ]; then
 		# What the agents said last: the one clue a CI log keeps of a failure.
@@ -88,11 +101,11 @@ it_done() {
 
 # it_need_root_sysfs: skip unless root with writable /sys and working losetup.
 it_need_root_sysfs() {
+	it_need_built "$AGENT_BIN"
 	[ "$(id -u)" = 0 ] || it_skip "needs root to create loop devices"
 	[ -w /sys/block ] || touch /sys/block 2>/dev/null || true
 	grep -q ' /sys sysfs rw' /proc/mounts || it_skip "/sys is mounted read-only"
 	command -v losetup >/dev/null || it_skip "losetup not installed"
-	[ -x "$AGENT_BIN" ] || it_skip "agent not built at $AGENT_BIN"
 }
 
 # it_loop_create SIZE: create a loop device backed by a sparse file; prints its name (loopN).

@@ -1,5 +1,7 @@
-/* fakeagent.c -- a minimal HTTP/1.1 server answering like a fleettune agent, for tests. */
+/* fakeagent.c -- a minimal HTTP/1.1 server answering like a fleettune agent, for tests, and
+ * the same agents as a fleet in-process (the controller's transport seam). */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +46,22 @@ out:
 	return ok;
 }
 
+int fake_agent_answer(struct fake_agent *a, struct fake_req *r, struct buf *out)
+{
+	int status = (a->handle ? a->handle : fake_agent_default)(a, r, out);
+
+	/* Recorded before the answer leaves, so a test that got it sees it. */
+	pthread_mutex_lock(&a->lock);
+	if (a->nreqs < FAKE_REQS_MAX) {
+		a->reqs[a->nreqs++] = *r;
+	} else {
+		free(r->body);
+		free(r->head);
+	}
+	pthread_mutex_unlock(&a->lock);
+	return status;
+}
+
 static void *serve(void *arg)
 {
 	struct fake_agent *a = arg;
@@ -56,20 +74,11 @@ static void *serve(void *arg)
 		if (c < 0)
 			return NULL;
 		if (request_read(c, &r)) {
-			status = (a->handle ? a->handle : fake_agent_default)(a, &r, &out);
+			status = fake_agent_answer(a, &r, &out);
 			buf_printf(&resp,
 			           "HTTP/1.1 %d X\r\nContent-Type: application/json\r\n"
 			           "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
 			           status, out.len, out.data ? out.data : "");
-			/* Recorded before the answer leaves, so a test that got it sees it. */
-			pthread_mutex_lock(&a->lock);
-			if (a->nreqs < FAKE_REQS_MAX) {
-				a->reqs[a->nreqs++] = r;
-			} else {
-				free(r.body);
-				free(r.head);
-			}
-			pthread_mutex_unlock(&a->lock);
 			if (write(c, resp.data, resp.len) < 0)
 				perror("fakeagent write");
 		}
@@ -98,13 +107,22 @@ void fake_agent_start(struct fake_agent *a)
 	pthread_create(&a->thread, NULL, serve, a);
 }
 
+void fake_agent_inproc(struct fake_agent *a, const char *url)
+{
+	pthread_mutex_init(&a->lock, NULL);
+	a->fd = -1;
+	snprintf(a->url, sizeof(a->url), "%s", url);
+}
+
 void fake_agent_stop(struct fake_agent *a)
 {
 	int i;
 
-	shutdown(a->fd, SHUT_RDWR);
-	pthread_join(a->thread, NULL);
-	close(a->fd);
+	if (a->fd >= 0) {
+		shutdown(a->fd, SHUT_RDWR);
+		pthread_join(a->thread, NULL);
+		close(a->fd);
+	}
 	for (i = 0; i < a->nreqs; i++) {
 		free(a->reqs[i].body);
 		free(a->reqs[i].head);
@@ -145,4 +163,49 @@ int fake_agent_count(struct fake_agent *a, const char *method, const char *prefi
 			n++;
 	pthread_mutex_unlock(&a->lock);
 	return n;
+}
+
+/* The transport's answer: the agent whose url begins r's URL, its handler. */
+static void fleet_answer(void *ctx, struct client_req *r)
+{
+	struct fake_fleet *ff = ctx;
+	struct fake_req q = { 0 };
+	struct buf head = BUF_INIT;
+	size_t len;
+	int i;
+
+	for (i = 0; i < ff->n; i++) {
+		len = strlen(ff->agents[i]->url);
+		if (!strncmp(r->url, ff->agents[i]->url, len) && r->url[len] == '/')
+			break;
+	}
+	if (i == ff->n || ff->down[i]) {
+		r->rc = -ECONNREFUSED;
+		r->status = 0;
+		snprintf(r->error, sizeof(r->error), "Could not connect to server (fake fleet)");
+		return;
+	}
+	snprintf(q.method, sizeof(q.method), "%s", r->method);
+	snprintf(q.path, sizeof(q.path), "%s", r->url + len);
+	q.body = xstrdup(r->body ? r->body : "");
+	buf_printf(&head, "%s %s HTTP/1.1\r\nHost: fake\r\n", r->method, q.path);
+	if (r->token)
+		buf_printf(&head, "Authorization: Bearer %s\r\n", r->token);
+	q.head = buf_detach(&head, NULL);
+	r->status = fake_agent_answer(ff->agents[i], &q, &r->resp);
+}
+
+void fake_fleet_init(struct fake_fleet *ff, struct fake_agent **agents, int n)
+{
+	ff->t.answer = fleet_answer;
+	ff->t.ctx = ff;
+	ff->agents = agents;
+	ff->n = n;
+	ff->down = xcalloc((size_t)n + 1, sizeof(bool));
+}
+
+void fake_fleet_release(struct fake_fleet *ff)
+{
+	free(ff->down);
+	ff->down = NULL;
 }

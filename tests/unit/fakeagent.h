@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "buf.h"
+#include "fleet/client.h"
 
 #define FAKE_REQS_MAX 1024
 
@@ -42,10 +43,33 @@ struct fake_agent {
 	pthread_t thread;
 };
 
+/* Answer r as the agent's handler does (out: the body; returns the status) and record it (r's
+ * body and head are taken over). What the socket and the in-process fleet both do. */
+int fake_agent_answer(struct fake_agent *a, struct fake_req *r, struct buf *out);
+
 /* Listen on an ephemeral port and serve one connection at a time in a thread. */
 void fake_agent_start(struct fake_agent *a);
 /* Stop serving (the port refuses connections afterwards) and free the records. */
 void fake_agent_stop(struct fake_agent *a);
+/* Serve in-process, with no socket, at url (the plan's node URL, e.g. "http://h:1"), for a
+ * fake_fleet to answer. fake_agent_stop frees the records. */
+void fake_agent_inproc(struct fake_agent *a, const char *url);
+
+/*
+ * A fleet of canned agents in-process, through the controller's transport seam
+ * (fleet/client.h): each request is answered by the handler of the agent whose url begins its
+ * URL, on the caller's thread, and recorded as over HTTP; one no agent's url begins is a
+ * transport failure ("connection refused"), as are the requests to an agent while down.
+ */
+struct fake_fleet {
+	struct client_transport t; /* fleet_transport_set(&f, &ff.t) */
+	struct fake_agent **agents;
+	bool *down; /* per agent: its requests fail at the transport */
+	int n;
+};
+void fake_fleet_init(struct fake_fleet *ff, struct fake_agent **agents, int n);
+void fake_fleet_release(struct fake_fleet *ff);
+
 /* Health and devices as the fields say; 404 for anything else. */
 int fake_agent_default(struct fake_agent *a, const struct fake_req *r, struct buf *out);
 /* How many requests had this method and a path starting with prefix. */

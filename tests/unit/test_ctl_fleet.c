@@ -468,7 +468,7 @@ static void test_waits_and_cancel(void **state)
 	struct fleet_result res[2];
 	struct plan p;
 	struct fleet f;
-	int got = 0, tries;
+	int got = 0, tries, k, n, deletes;
 
 	(void)state;
 	plan_make(&p);
@@ -498,11 +498,23 @@ static void test_waits_and_cancel(void **state)
 	fleet_jobs_wait_end(&f);
 	agents_reset();
 	fleet_jobs_cancel(&f, ids, res);
-	assert_int_equal(agents[0].nreqs, 0);
-	assert_int_equal(agents[1].nreqs, 1);
-	assert_string_equal(req(1, 0)->method, "DELETE");
-	assert_string_equal(req(1, 0)->path, "/api/v1/jobs/9");
-	assert_string_equal(req(1, 0)->body, "");
+	/* Only node 2's job is cancelled: one DELETE, none to node 1. A poll that wait_end
+	 * aborted after it was sent may still reach its agent now (under load it does): that is
+	 * a GET of the node's own job, nothing else. The DELETE was answered, so recorded. */
+	for (k = 0, n = agents[0].nreqs; k < n; k++) {
+		assert_string_equal(req(0, k)->method, "GET");
+		assert_string_equal(req(0, k)->path, "/api/v1/jobs/5");
+	}
+	for (k = 0, n = agents[1].nreqs, deletes = 0; k < n; k++) {
+		assert_string_equal(req(1, k)->path, "/api/v1/jobs/9");
+		if (strcmp(req(1, k)->method, "DELETE")) {
+			assert_string_equal(req(1, k)->method, "GET");
+			continue;
+		}
+		assert_string_equal(req(1, k)->body, "");
+		deletes++;
+	}
+	assert_int_equal(deletes, 1);
 	fleet_release(&f);
 	plan_release(&p);
 }

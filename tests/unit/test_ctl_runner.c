@@ -1,5 +1,7 @@
-/* test_ctl_runner.c -- the runner against canned agents: a point applied and run on every
- * node at once, passes appended run after run, failures of a point and of a node, stop. */
+/* test_ctl_runner.c -- the runner against canned agents, run as a sweep runs it (one loop of a
+ * point a run, runner_round_run): a point applied and run on every node at once, passes
+ * appended run after run with their rounds, long-polls, failures of a point and of a node,
+ * stop. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 #include "plan/plan.h"
 #include "plan/plan_parse.h"
 #include "run/runner.h"
+#include "run/schedule.h"
 #include "run/strategy.h"
 #include "testutil.h"
 
@@ -22,6 +25,7 @@ struct behaviour {
 	bool refuse_session;
 	bool fail_job; /* the job fails after its first pass */
 	int hold_at;   /* > 0: a job's passes stop at this many, running, until cancelled */
+	int lag;       /* polls a job answers before its first pass (running, none yet) */
 	int loops[64]; /* per job id: loops asked */
 	int polls[64]; /* per job id: GETs so far */
 	int next_job;
@@ -120,8 +124,9 @@ static int handle(struct fake_agent *a, const struct fake_req *r, struct buf *ou
 			buf_printf(out, "{\"id\":%d,\"state\":\"cancelled\"}", id);
 			return 200;
 		}
-		/* One more pass per poll. */
-		n = ++b->polls[id] < b->loops[id] ? b->polls[id] : b->loops[id];
+		/* One more pass per poll (after lag polls with none). */
+		n = ++b->polls[id] - b->lag;
+		n = n < 0 ? 0 : n < b->loops[id] ? n : b->loops[id];
 		if (b->hold_at > 0 && n > b->hold_at)
 			n = b->hold_at;
 		if (strstr(r->path, "wait_s=30&after=") && b->nwaits < 64) {
@@ -135,9 +140,9 @@ static int handle(struct fake_agent *a, const struct fake_req *r, struct buf *ou
 		if (b->fail_job && n > 1)
 			n = 1;
 		buf_printf(out, "\"id\":%d,\"state\":\"%s\",\"progress\":%g,\"loops_done\":%d,", id,
-		           b->fail_job && b->polls[id] > 1 ? "failed"
-		           : n == b->loops[id]             ? "succeeded"
-		                                           : "running",
+		           b->fail_job && b->polls[id] > 1        ? "failed"
+		           : n == b->loops[id] && b->hold_at <= 0 ? "succeeded"
+		                                                  : "running",
 		           (double)n / b->loops[id], n);
 		if (b->fail_job && b->polls[id] > 1)
 			buf_puts(out,
@@ -247,7 +252,22 @@ struct rig {
 	struct seen seen;
 	struct strategy_batch batch;
 	volatile sig_atomic_t stop;
+	int round; /* the last run's round */
 };
+
+/* Run point as a sweep does: loops runs of one loop each (runner_round_run), in the rounds
+ * after g's last; the first result other than 0 ends it. */
+static int rounds_run(struct rig *g, int point, int loops)
+{
+	int i, rc = 0;
+
+	for (i = 0; i < loops && rc == 0; i++) {
+		struct schedule_run run = { .point = point, .round = ++g->round };
+
+		rc = runner_round_run(&g->r, &run, NULL);
+	}
+	return rc;
+}
 
 static void rig_init(struct rig *g, bool continue_on_failure)
 {
@@ -294,21 +314,24 @@ static void test_point_run_appends(void **state)
 	struct rig g;
 	struct err e = { 0 };
 	const struct node_result *r;
-	int i;
+	int i, j;
 
 	(void)state;
 	rig_init(&g, false);
 	assert_int_equal(runner_sessions_open(&g.r, &e), 0);
-	assert_int_equal(runner_point_run(&g.r, 1, 3), 0);
+	assert_int_equal(rounds_run(&g, 1, 3), 0);
 	assert_int_equal(g.s.points[1].loops_run, 3);
 	for (i = 0; i < 2; i++) {
 		r = &g.s.points[1].nodes[i];
 		assert_int_equal(r->state, NODE_OK);
 		assert_int_equal(r->npasses, 3);
-		assert_int_equal(r->job_id, 1);
+		/* One job a run (jobs 1..3), each its one pass, stamped with its round. */
+		assert_int_equal(r->job_id, 3);
 		assert_float_equal(r->passes[0], 100 * (i + 1) + 10 + 0.5, 0);
-		assert_float_equal(r->passes[2], 100 * (i + 1) + 12 + 0.5, 0);
-		assert_float_equal(r->job_runtime_s, 3.5, 1e-9);
+		assert_float_equal(r->passes[2], 100 * (i + 1) + 30 + 0.5, 0);
+		for (j = 0; j < 3; j++)
+			assert_int_equal(r->pass_round[j], j + 1);
+		assert_float_equal(r->job_runtime_s, 3 * 3.5, 1e-9);
 		/* The read-back: queue_depth 975 became 919, flagged as adjusted. */
 		assert_string_equal(config_get(&r->applied, "queue_depth")->value, "919");
 		assert_true(r->adjusted_mask & 2);
@@ -316,17 +339,18 @@ static void test_point_run_appends(void **state)
 	}
 	assert_true(g.seen.progress >= 3);
 	assert_int_equal(g.seen.point_failed + g.seen.node_failed, 0);
-	/* Another run of the same point appends its passes: a point can be decided later. */
-	assert_int_equal(runner_point_run(&g.r, 1, 2), 0);
+	/* More runs of the same point append their passes: a point can be decided later. */
+	assert_int_equal(rounds_run(&g, 1, 2), 0);
 	r = &g.s.points[1].nodes[1];
 	assert_int_equal(g.s.points[1].loops_run, 5);
 	assert_int_equal(r->npasses, 5);
 	assert_int_equal(r->state, NODE_OK);
-	assert_int_equal(r->job_id, 2);
-	assert_float_equal(r->passes[2], 212.5, 0);
-	assert_float_equal(r->passes[3], 220.5, 0);
-	assert_float_equal(r->passes[4], 221.5, 0);
-	assert_float_equal(r->job_runtime_s, 7.0, 1e-9);
+	assert_int_equal(r->job_id, 5);
+	assert_float_equal(r->passes[2], 230.5, 0);
+	assert_float_equal(r->passes[3], 240.5, 0);
+	assert_float_equal(r->passes[4], 250.5, 0);
+	assert_int_equal(r->pass_round[4], 5);
+	assert_float_equal(r->job_runtime_s, 5 * 3.5, 1e-9);
 	/* The job bodies: the loops of each run, the plan's labels, the sweep, the point and its
 	 * configuration. */
 	for (i = 0; i < agents[1].nreqs; i++) {
@@ -337,8 +361,9 @@ static void test_point_run_appends(void **state)
 			                                "\"sweep_point\":\"1\",\"sweep_config\":"
 			                                "\"nr_requests=64 queue_depth=975\"}"));
 	}
-	assert_int_equal(behaviours[0].loops[1], 3);
-	assert_int_equal(behaviours[0].loops[2], 2);
+	/* Each run's job asks one loop. */
+	for (j = 1; j <= 5; j++)
+		assert_int_equal(behaviours[0].loops[j], 1);
 	runner_sessions_close(&g.r);
 	assert_int_equal(fake_agent_count(&agents[0], "DELETE", "/api/v1/sessions/7?restore=true"),
 	                 1);
@@ -355,24 +380,26 @@ static void test_long_poll_rearms(void **state)
 	int i, k;
 
 	(void)state;
+	/* Each job is running without a pass at its first answer, done at its second. */
+	behaviours[0].lag = behaviours[1].lag = 1;
 	rig_init(&g, false);
 	g.f.long_poll[0] = g.f.long_poll[1] = true;
 	assert_int_equal(runner_sessions_open(&g.r, &e), 0);
-	assert_int_equal(runner_point_run(&g.r, 1, 3), 0);
-	assert_int_equal(runner_point_run(&g.r, 1, 2), 0);
+	assert_int_equal(rounds_run(&g, 1, 3), 0);
+	assert_int_equal(rounds_run(&g, 1, 2), 0);
 	for (i = 0; i < 2; i++) {
 		const struct behaviour *b = &behaviours[i];
 
 		assert_int_equal(g.s.points[1].nodes[i].state, NODE_OK);
 		assert_int_equal(g.s.points[1].nodes[i].npasses, 5);
 		assert_int_equal(b->plain_gets, 0);
-		/* Job 1 (3 loops): one answer per pass; job 2 (2 loops) likewise. */
-		assert_int_equal(b->nwaits, 5);
-		assert_int_equal(b->after[0], 0);
-		for (k = 1; k < 3; k++)
-			assert_int_equal(b->after[k], b->answered[k - 1]);
-		assert_int_equal(b->after[3], 0); /* a new job: answered at once */
-		assert_int_equal(b->after[4], b->answered[3]);
+		/* Five jobs, two answers each: a new job is asked after 0 (answered at once), then
+		 * re-armed after the version of that answer. */
+		assert_int_equal(b->nwaits, 10);
+		for (k = 0; k < 10; k += 2) {
+			assert_int_equal(b->after[k], 0);
+			assert_int_equal(b->after[k + 1], b->answered[k]);
+		}
 		assert_int_equal(fake_agent_count(&agents[i], "GET",
 		                                  "/api/v1/jobs/1?wait_s=30&after=0&fields=state,"
 		                                  "progress,loops_done,passes,started_at,finished_"
@@ -395,7 +422,7 @@ static void test_poll_without_long_poll(void **state)
 	rig_init(&g, false);
 	g.f.long_poll[1] = true;
 	assert_int_equal(runner_sessions_open(&g.r, &e), 0);
-	assert_int_equal(runner_point_run(&g.r, 1, 3), 0);
+	assert_int_equal(rounds_run(&g, 1, 3), 0);
 	for (i = 0; i < 2; i++)
 		assert_int_equal(g.s.points[1].nodes[i].npasses, 3);
 	assert_int_equal(behaviours[0].nwaits, 0);
@@ -420,7 +447,7 @@ static void test_job_follows_own_patch(void **state)
 	behaviours[1].patch_waits_for = &agents[0];
 	rig_init(&g, false);
 	assert_int_equal(runner_sessions_open(&g.r, &e), 0);
-	assert_int_equal(runner_point_run(&g.r, 1, 3), 0);
+	assert_int_equal(rounds_run(&g, 1, 1), 0);
 	assert_true(behaviours[1].post_came_first);
 	for (k = 0; k < 2; k++) {
 		const struct fake_agent *a = &agents[k];
@@ -467,14 +494,14 @@ static void test_params_in_job(void **state)
 	for (k = 0; k < 2; k++)
 		g.f.job_applied[k] = g.f.long_poll[k] = true;
 	assert_int_equal(runner_sessions_open(&g.r, &e), 0);
-	assert_int_equal(runner_point_run(&g.r, 1, 3), 0);
+	assert_int_equal(rounds_run(&g, 1, 3), 0);
 	for (k = 0; k < 2; k++) {
 		r = &g.s.points[1].nodes[k];
 		assert_int_equal(r->state, NODE_OK);
 		assert_int_equal(r->npasses, 3);
 		assert_int_equal(
 		        fake_agent_count(&agents[k], "PATCH", "/api/v1/devices/loop0/params"), 0);
-		assert_int_equal(fake_agent_count(&agents[k], "POST", "/api/v1/jobs"), 1);
+		assert_int_equal(fake_agent_count(&agents[k], "POST", "/api/v1/jobs"), 3);
 		assert_non_null(strstr(loops_body_of(&agents[k], 1),
 		                       "\"params\":{\"nr_requests\":64,\"queue_depth\":975},"
 		                       "\"params_restore\":false"));
@@ -492,7 +519,7 @@ static void test_params_in_job(void **state)
 	assert_int_equal(g.seen.point_failed + g.seen.node_failed, 0);
 	/* Point 0 (the baseline, no PATCH either) on node 2 refused: the point fails there only. */
 	behaviours[1].refuse_job_params = true;
-	assert_int_equal(runner_point_run(&g.r, 0, 3), 0);
+	assert_int_equal(rounds_run(&g, 0, 1), 0);
 	assert_int_equal(g.s.points[0].nodes[0].state, NODE_OK);
 	assert_int_equal(g.s.points[0].nodes[1].state, NODE_FAILED);
 	assert_string_equal(g.s.points[0].nodes[1].error,
@@ -510,7 +537,7 @@ static void test_point_fails_on_one_node(void **state)
 	(void)state;
 	behaviours[1].refuse_patch = true;
 	rig_init(&g, false);
-	assert_int_equal(runner_point_run(&g.r, 1, 3), 0);
+	assert_int_equal(rounds_run(&g, 1, 1), 0);
 	assert_int_equal(g.s.points[1].nodes[0].state, NODE_OK);
 	assert_int_equal(g.s.points[1].nodes[1].state, NODE_FAILED);
 	assert_string_equal(g.s.points[1].nodes[1].error,
@@ -523,8 +550,9 @@ static void test_point_fails_on_one_node(void **state)
 	/* A job that fails keeps its passes and names the agent's error. */
 	behaviours[1].refuse_patch = false;
 	behaviours[1].fail_job = true;
+	behaviours[1].lag = 1; /* running at its first answer, failed at the next */
 	rig_init(&g, false);
-	assert_int_equal(runner_point_run(&g.r, 0, 3), 0);
+	assert_int_equal(rounds_run(&g, 0, 1), 0);
 	assert_int_equal(g.s.points[0].nodes[1].state, NODE_FAILED);
 	assert_int_equal(g.s.points[0].nodes[1].npasses, 1);
 	assert_non_null(strstr(g.s.points[0].nodes[1].error,
@@ -540,19 +568,21 @@ static void test_node_stops_answering(void **state)
 	fake_agent_stop(&agents[1]);
 	agents[1].port = 0;
 	rig_init(&g, false);
-	assert_int_equal(runner_point_run(&g.r, 0, 3), -EIO);
+	assert_int_equal(rounds_run(&g, 0, 3), -EIO);
+	assert_int_equal(g.round, 1); /* the first run ended it */
 	assert_int_equal(g.seen.node_failed, 1);
 	assert_false(g.seen.dropped);
 	assert_non_null(strstr(g.s.points[0].nodes[1].error, "PATCH params: "));
-	assert_int_equal(runner_point_run(&g.r, 1, 3), -EIO);
+	assert_int_equal(rounds_run(&g, 1, 3), -EIO);
 	rig_release(&g);
 	/* --continue-on-node-failure: dropped, the others go on. */
 	rig_init(&g, true);
-	assert_int_equal(runner_point_run(&g.r, 0, 3), 0);
+	assert_int_equal(rounds_run(&g, 0, 3), 0);
 	assert_true(g.seen.dropped);
 	assert_true(g.s.node_dropped[1]);
 	assert_int_equal(g.s.points[0].nodes[0].state, NODE_OK);
-	assert_int_equal(runner_point_run(&g.r, 1, 3), 0);
+	assert_int_equal(g.s.points[0].nodes[0].npasses, 3);
+	assert_int_equal(rounds_run(&g, 1, 3), 0);
 	assert_int_equal(g.s.points[1].nodes[0].state, NODE_OK);
 	assert_int_equal(g.s.points[1].nodes[1].state, NODE_DROPPED);
 	rig_release(&g);
@@ -564,21 +594,24 @@ static void test_stop_cancels(void **state)
 	int k;
 
 	(void)state;
-	/* Each job holds at its first pass: the stop always finds both running (under load one
-	 * node could otherwise finish all 3 before the other's first pass arrived). */
+	/* Each job stays running after its pass: the stop always finds both running (under load
+	 * one node could otherwise finish before the other's pass arrived). */
 	behaviours[0].hold_at = behaviours[1].hold_at = 1;
 	rig_init(&g, false);
 	g.seen.stop_after_progress = &g.stop;
 	g.seen.stop_point = &g.s.points[0];
-	assert_int_equal(runner_point_run(&g.r, 0, 3), -EINTR);
+	assert_int_equal(rounds_run(&g, 0, 3), -EINTR);
+	assert_int_equal(g.round, 1); /* no run after the stop */
 	for (k = 0; k < 2; k++) {
 		assert_int_equal(g.s.points[0].nodes[k].state, NODE_CANCELLED);
-		/* The passes that landed before the stop are kept (the job had 3 to go). */
-		assert_in_range(g.s.points[0].nodes[k].npasses, 1, 2);
+		/* The pass that landed before the stop is kept. */
+		assert_int_equal(g.s.points[0].nodes[k].npasses, 1);
 		assert_int_equal(fake_agent_count(&agents[k], "DELETE", "/api/v1/jobs/1"), 1);
 	}
 	g.seen.stop_point = &g.s.points[1];
-	assert_int_equal(runner_point_run(&g.r, 1, 3), -EINTR);
+	assert_int_equal(rounds_run(&g, 1, 3), -EINTR);
+	for (k = 0; k < 2; k++)
+		assert_int_equal(fake_agent_count(&agents[k], "POST", "/api/v1/jobs"), 1);
 	rig_release(&g);
 }
 
@@ -630,7 +663,7 @@ static void test_clocks_given(void **state)
 	mono_reads = 0;
 	rig_init(&g, false);
 	assert_int_equal(runner_sessions_open(&g.r, &e), 0);
-	assert_int_equal(runner_point_run(&g.r, 1, 3), 0);
+	assert_int_equal(rounds_run(&g, 1, 1), 0);
 	assert_float_equal(g.r.last.start_at, 1764457200.0, 0);
 	assert_float_equal(g.r.last.started_at, 1764457200.0, 0);
 	assert_float_equal(g.r.last.done_at, 1764457200.0, 0);

@@ -431,13 +431,23 @@ static void held_wait(struct httpd *h, int n)
 	assert_int_equal(httpd_held(h), n);
 }
 
+/* Wait (up to 10 s) until the holding route's handler has run n times. */
+static void runs_wait(int n)
+{
+	int i;
+
+	for (i = 0; i < 1000 && atomic_load(&hold_runs) < n; i++)
+		usleep(10 * 1000);
+	assert_true(atomic_load(&hold_runs) >= n);
+}
+
 static void test_hold_wake_and_timeout(void **state)
 {
 	struct httpd *h = hold_server(0);
 	uint16_t port = httpd_port(h);
 	struct answer a;
 	double t0;
-	int fd;
+	int fd, runs;
 
 	/* Held until a wake on its key; a wake on another key leaves it held. */
 	fd = send_get(port, "/hold?wait_s=30");
@@ -445,8 +455,12 @@ static void test_hold_wake_and_timeout(void **state)
 	httpd_wake(h, HOLD_KEY + 1);
 	assert_false(answer_ready(fd, 200));
 	assert_int_equal(httpd_held(h), 1);
-	/* A wake with nothing new runs the handler again, which holds it again. */
+	/* A wake with nothing new runs the handler again, which holds it again. The request is
+	 * counted held until the hold thread resumes it: wait for the run, then for it to be
+	 * held again (held_wait alone could see it before the wake is processed). */
+	runs = atomic_load(&hold_runs);
 	httpd_wake(h, HOLD_KEY);
+	runs_wait(runs + 1);
 	held_wait(h, 1);
 	assert_false(answer_ready(fd, 100));
 	assert_true(atomic_load(&hold_runs) >= 2);
