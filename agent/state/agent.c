@@ -11,6 +11,7 @@
 #include "queue/job.h"
 #include "state/agent.h"
 #include "state/pending.h"
+#include "state/token.h"
 #include "timeutil.h"
 #include "banned.h"
 
@@ -175,10 +176,23 @@ int agent_init(struct agent *a, const struct agent_config *cfg, struct err *e)
 	struct tune_audit audit;
 	struct keeper_env kenv;
 	struct jobq_env env;
-	int rc;
+	int rc, made;
 
 	memset(a, 0, sizeof(*a));
 	a->cfg = *cfg;
+	/* Before anything in the state directory is read or written: a second agent started on
+	 * a live directory would otherwise run crash recovery under the live one. */
+	rc = statelock_take(&a->lock, a->cfg.state_dir, e);
+	if (rc)
+		goto fail;
+	snprintf(path, sizeof(path), "%s/token", a->cfg.state_dir);
+	rc = token_load(a->cfg.token_file ? a->cfg.token_file : path, a->token, sizeof(a->token),
+	                &made, e);
+	if (rc)
+		goto fail;
+	if (made)
+		log_info("created a new API token in %s (mode 0600)",
+		         a->cfg.token_file ? a->cfg.token_file : path);
 	a->started_mono_s = time_mono_s();
 	if (a->cfg.node_name) {
 		snprintf(a->node, sizeof(a->node), "%s", a->cfg.node_name);
@@ -247,4 +261,5 @@ void agent_release(struct agent *a)
 		params_cache_release(&a->pcache);
 		a->tune.fs = NULL;
 	}
+	statelock_release(&a->lock); /* last: nothing of this agent touches the directory now */
 }
