@@ -12,6 +12,7 @@
 #include "job/jobdir.h"
 #include "job/jobfs.h"
 #include "queue/job.h"
+#include "timeutil.h"
 #include "utf8.h"
 #include "xmalloc.h"
 #include "banned.h"
@@ -119,6 +120,24 @@ static int fs_check(const struct jobq_env *env, struct job_spec *spec, bool held
 	return rc;
 }
 
+/* params_restore false leaves the params for the device's session to put back: one must be
+ * open (409 session_required otherwise; the job's start checks again). */
+static int owner_check(const struct jobq_env *env, const char *dev, struct err *e)
+{
+	int rc = env->owner.hold
+	                 ? env->owner.hold(env->owner.cls, dev,
+	                                   env->now_s ? env->now_s() : time_now_s(), NULL, NULL, e)
+	                 : -ESRCH;
+
+	if (rc == -ESRCH)
+		rc = err_set(e, -ESRCH, "session_required",
+		             "params_restore: false leaves the params for the device's session to "
+		             "put back, and no session is open on '%s': open one first (POST "
+		             "/api/v1/devices/%s/sessions), or leave params_restore out",
+		             dev, dev);
+	return rc;
+}
+
 int job_spec_check(const struct jobq_env *env, struct job_spec *spec, struct err *e)
 {
 	struct jobfs_made *would = xcalloc(1, sizeof(*would));
@@ -180,6 +199,11 @@ int job_spec_dry_run(const struct jobq_env *env, struct job_spec *spec, bool hel
 	}
 	if (spec->params.n) {
 		rc = tune_validate(env->tune, spec->device, spec->params.items, spec->params.n, e);
+		if (rc)
+			return rc;
+	}
+	if (spec->params_keep) {
+		rc = owner_check(env, spec->device, e);
 		if (rc)
 			return rc;
 	}

@@ -285,6 +285,66 @@ static int job_identity_record(const struct jobq_env *env, int64_t id, const cha
 	return store_job_set_identity(env->store, id, &d, &h, e);
 }
 
+/* What params_apply hands the owner hook: the apply of a job's params. */
+struct apply_ctx {
+	const struct jobq_env *env;
+	const struct job_spec *spec;
+	const char *origin;
+};
+
+static int apply_owned(void *cls, struct err *e)
+{
+	struct apply_ctx *c = cls;
+	bool rolled_back;
+
+	return tune_apply(c->env->tune, c->spec->device, c->spec->params.items, c->spec->params.n,
+	                  c->origin, &rolled_back, e);
+}
+
+/* With params_restore false: run fn(cls, e) while the session that puts job id's device back
+ * (one open since before the job started) cannot end, and return its result; -ESRCH when
+ * there is none (or the job's start cannot be read). e may be NULL. */
+static int owner_hold(const struct job_runner *r, int64_t id, const struct job_spec *spec,
+                      int (*fn)(void *cls, struct err *e), void *cls, struct err *e)
+{
+	const struct jobq_env *env = r->env;
+	struct job_rec rec;
+	struct err le;
+	double since;
+
+	if (!e)
+		e = &le;
+	err_clear(e);
+	if (!env->owner.hold || store_job_get(env->store, id, &rec, e))
+		return -ESRCH;
+	since = rec.started_at;
+	store_job_rec_release(&rec);
+	return env->owner.hold(env->owner.cls, spec->device, since, fn, cls, e);
+}
+
+/* Apply the job's params, as a PATCH would; with params_restore false only while the device's
+ * session owns it (its restore then covers them): -ESRCH "session_required" when it has
+ * ended, and nothing is written. */
+static int params_apply(const struct job_runner *r, int64_t id, const struct job_spec *spec,
+                        const char *origin, struct err *e)
+{
+	struct apply_ctx c = { r->env, spec, origin };
+	bool rolled_back;
+	int rc;
+
+	if (!spec->params_keep)
+		return tune_apply(r->env->tune, spec->device, spec->params.items, spec->params.n,
+		                  origin, &rolled_back, e);
+	rc = owner_hold(r, id, spec, apply_owned, &c, e);
+	if (rc == -ESRCH)
+		return err_set(e, -ESRCH, "session_required",
+		               "params_restore: false leaves the params for the session on '%s' to "
+		               "put back, and that session ended before the job started: nothing "
+		               "was written",
+		               spec->device);
+	return rc;
+}
+
 /* Run a started job to its end state. Nothing here re-reads or re-checks the spec. */
 enum job_state job_run(const struct job_runner *r, int64_t id, const struct job_spec *spec,
                        struct err *e)
@@ -296,7 +356,7 @@ enum job_state job_run(const struct job_runner *r, int64_t id, const struct job_
 	enum job_state state = JOB_SUCCEEDED;
 	struct jobfs_made *made = NULL;
 	char origin[64], *applied_json = NULL;
-	bool rolled_back, restore_at_end = false;
+	bool restore_at_end = false;
 	struct err se;
 	int loop = 1;
 
@@ -317,9 +377,11 @@ enum job_state job_run(const struct job_runner *r, int64_t id, const struct job_
 			goto stopped;
 		}
 	}
-	if (spec->params.n && !spec->params_keep) {
+	if (spec->params.n) {
 		/* Save the restore point in the database first: a crash then still restores.
-		 * If it cannot be saved, the device is not touched. */
+		 * If it cannot be saved, the device is not touched. A job with params_restore
+		 * false takes one too: its session puts the device back, but should the session
+		 * end while the job runs, the job's own end does. */
 		if (tune_snapshot_take(env->tune, spec->device, &snap, e)) {
 			state = JOB_FAILED;
 			goto out;
@@ -333,16 +395,11 @@ enum job_state job_run(const struct job_runner *r, int64_t id, const struct job_
 			state = JOB_FAILED;
 			goto out;
 		}
-	}
-	if (spec->params.n) {
-		/* Without a restore point (params_restore false) they stay as a PATCH leaves
-		 * them: the device's session puts them back. */
-		if (tune_apply(env->tune, spec->device, spec->params.items, spec->params.n, origin,
-		               &rolled_back, e)) {
+		if (params_apply(r, id, spec, origin, e)) {
 			state = JOB_FAILED;
 			goto out;
 		}
-		restore_at_end = !spec->params_keep;
+		restore_at_end = true;
 		applied_json = wire_tune_applied_encode(&spec->params);
 	}
 	if (sysfs_params_read(env->fs, spec->device, &ps, e)) {
@@ -386,7 +443,8 @@ stopped:
 		        spec->loops);
 out:
 	/* From the database, not snap: a session's restore may have cancelled it. */
-	if (restore_at_end)
+	if (restore_at_end &&
+	    !(spec->params_keep && owner_hold(r, id, spec, NULL, NULL, NULL) == 0))
 		job_restore_saved(env, id, "end");
 	if (made) { /* the device stays as mkfs left it, unmounted */
 		jobfs_unmake(r->jobfs, made);

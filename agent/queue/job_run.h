@@ -19,6 +19,19 @@
 /* How long a stopped engine's process group has between SIGTERM and SIGKILL. */
 #define CANCEL_GRACE_S 5.0
 
+/*
+ * Who puts back the params of a job with params_restore false: the device's tuning session.
+ * hold(cls, dev, since, fn, fcls, e) runs fn(fcls, e) (fn NULL: nothing) while an open session
+ * on dev opened at or before since cannot end, and returns fn's result; -ESRCH
+ * "session_required" when dev has no such session (session_owner_run). hold NULL: there are
+ * no sessions, and such jobs are refused.
+ */
+struct job_owner {
+	int (*hold)(void *cls, const char *dev, double since, int (*fn)(void *fcls, struct err *e),
+	            void *fcls, struct err *e);
+	void *cls;
+};
+
 /* What the job queue and its runs work with, given by whoever starts it (agent_init, a test): the
  * pointers and strings are borrowed and must outlive the queue. */
 struct jobq_env {
@@ -38,6 +51,7 @@ struct jobq_env {
 	/* The wall clock every recorded time is read from, epoch seconds (NULL: time_now_s). */
 	double (*now_s)(void);
 	int max_queued; /* --max-queued: jobs waiting at most (0: JOBQ_DEFAULT_MAX_QUEUED) */
+	struct job_owner owner; /* the sessions, for params_restore false */
 };
 
 /* What a run tells, and asks, whoever started it (the queue); cls is theirs. */

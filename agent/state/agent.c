@@ -93,6 +93,15 @@ struct tune_audit agent_tune_audit(struct agent *a)
 	return audit;
 }
 
+/* The job queue's owner hook (job_run.h): a's sessions. */
+static int owner_hold(void *cls, const char *dev, double since,
+                      int (*fn)(void *fcls, struct err *e), void *fcls, struct err *e)
+{
+	struct agent *a = cls;
+
+	return session_owner_run(&a->sessions, dev, since, fn, fcls, e);
+}
+
 struct jobq_env agent_jobq_env(struct agent *a)
 {
 	struct jobq_env env = {
@@ -110,6 +119,7 @@ struct jobq_env agent_jobq_env(struct agent *a)
 		.hide_serial = a->cfg.hide_serial,
 		.now_s = time_now_s,
 		.max_queued = (int)a->cfg.max_queued,
+		.owner = { owner_hold, a },
 	};
 
 	return env;
