@@ -65,10 +65,15 @@ bool sysfs_device_allowed(const struct sysfs *fs, const char *dev);
 int sysfs_devices_list(const struct sysfs *fs, struct device_info **out, int *n, struct err *e);
 
 /* True (with why filled) if dev or one of its partitions is mounted, used
- * as swap, or held by another device (LVM, dm, md): raw I/O would destroy
- * data. Reads ROOT/proc/self/mounts, ROOT/proc/swaps and holders/, and
- * tries an exclusive open of ROOT/dev/DEV (EBUSY while mounted, even in a
- * mount namespace that does not show the mount). */
+ * as swap, held by another device (LVM, dm, md), or the backing file of a
+ * loop device (losetup /dev/DEV: the loop device may be mounted, and shows
+ * neither as a holder nor in an exclusive open): raw I/O would destroy
+ * data. Reads ROOT/proc/self/mounts, ROOT/proc/swaps and holders/, tries an
+ * exclusive open of ROOT/dev/DEV (EBUSY while mounted, even in a mount
+ * namespace that does not show the mount), and reads every
+ * ROOT/sys/block/X/loop/backing_file (by name, or a device node whose
+ * number is dev's or a partition's); why then says what uses the loop
+ * device in turn, followed up to 8 loop devices deep. */
 bool sysfs_device_in_use(const struct sysfs *fs, const char *dev, char *why, size_t why_len);
 
 /* Every parameter of dev: queue/ files, iosched.* of the active scheduler,
