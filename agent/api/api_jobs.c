@@ -70,12 +70,15 @@ void api_jobs_post(void *app, const struct http_req *req, struct http_resp *resp
 			api_fail(resp, &e);
 		} else {
 			struct metric_names names;
+			struct jobq_env env = agent_jobq_env(a);
+			double pass_s, run_s;
 
 			job_metrics(&spec, &names);
+			job_deadlines(&env, &spec, &pass_s, &run_s);
 			api_json(resp, 200,
 			         wire_job_dry_run_to_json(&spec, &names,
-			                                  job_expected_runtime_s(&spec),
-			                                  spec.fs ? would : NULL));
+			                                  job_expected_runtime_s(&spec), pass_s,
+			                                  run_s, spec.fs ? would : NULL));
 		}
 		free(would);
 		goto out;

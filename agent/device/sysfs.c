@@ -158,6 +158,25 @@ static void device_path(const struct sysfs *fs, const char *dev, const char *tai
 	path_join(out, len, fs->root, rel);
 }
 
+int sysfs_device_size(const struct sysfs *fs, const char *dev, uint64_t *bytes)
+{
+	char path[PATH_MAX], val[32];
+	int64_t v;
+	int rc;
+
+	*bytes = 0;
+	if (!sysfs_device_name_ok(dev))
+		return -EINVAL;
+	device_path(fs, dev, "size", path, sizeof(path));
+	rc = attr_read(path, val, sizeof(val));
+	if (rc)
+		return rc;
+	if (num_parse_kernel_i64(val, &v) || v < 0)
+		return -EINVAL;
+	*bytes = (uint64_t)v * 512;
+	return 0;
+}
+
 static int name_cmp(const void *a, const void *b)
 {
 	return strcmp(((const struct device_info *)a)->name, ((const struct device_info *)b)->name);

@@ -60,6 +60,8 @@ bool sysfs_device_name_ok(const char *dev);
  * -EINVAL ("bad_request") with err filled. */
 int sysfs_device_check(const struct sysfs *fs, const char *dev, struct err *e);
 bool sysfs_device_allowed(const struct sysfs *fs, const char *dev);
+/* The size of dev in bytes (ROOT/sys/block/DEV/size x 512); -errno if it cannot be read. */
+int sysfs_device_size(const struct sysfs *fs, const char *dev, uint64_t *bytes);
 /* All block devices under ROOT/sys/block, sorted by name. Caller frees
  * *out. */
 int sysfs_devices_list(const struct sysfs *fs, struct device_info **out, int *n, struct err *e);

@@ -62,12 +62,14 @@ static void argv_log(int64_t id, int loop, char **argv)
 	buf_release(&b);
 }
 
-/* Run one loop of a job: spawn, poll with progress, cancel, parse, record. The pass's files go
- * in the job's directory dir, or in the job's own filesystem made (dir NULL then). */
+/* Run one loop of a job: spawn, poll with progress, cancel, stop past deadline_s, parse,
+ * record. The pass's files go in the job's directory dir, or in the job's own filesystem made
+ * (dir NULL then). */
 static enum pass_result pass_run(const struct job_runner *r, int64_t id,
                                  const struct job_spec *spec, const struct jobfs_made *made,
-                                 int loop, struct err *e)
+                                 int loop, double deadline_s, struct err *e)
 {
+	double (*mono_s)(void) = r->env->mono_s ? r->env->mono_s : time_mono_s;
 	const struct jobq_env *env = r->env;
 	const struct engine *eng = spec->engine;
 	const struct engine_opts *opts = &spec->opts;
@@ -80,7 +82,7 @@ static enum pass_result pass_run(const struct job_runner *r, int64_t id,
 	struct proc p;
 	char devpath[96], work[48];
 	char **argv = NULL;
-	double started, start_mono, expected_s, frac;
+	double started, start_mono, expected_s, frac, elapsed;
 	enum pass_result res = PASS_FAILED;
 	const struct buf *raw;
 	int rc;
@@ -111,7 +113,7 @@ static enum pass_result pass_run(const struct job_runner *r, int64_t id,
 		goto out;
 	argv_log(id, loop, argv);
 	started = env->now_s();
-	start_mono = time_mono_s();
+	start_mono = mono_s();
 	if (contain_pass_begin(r->contain, id, &cp, e) ||
 	    proc_spawn_in(&p, argv, jd.fd >= 0 ? jd.path : "/", &cp, e))
 		goto out;
@@ -141,10 +143,27 @@ static enum pass_result pass_run(const struct job_runner *r, int64_t id,
 			res = PASS_CANCELLED;
 			goto out;
 		}
-		frac = eng->progress(opts, time_mono_s() - start_mono, p.out.data, p.out.len,
-		                     p.err.data, p.err.len);
+		elapsed = mono_s() - start_mono;
+		if (elapsed > deadline_s) {
+			/* A hung engine (a stopped fio, a dead disk) ends here, not never. */
+			log_error("job %lld: %s ran past its deadline of %.0f s in pass %d of %d: "
+			          "stopping it (process group %d)",
+			          (long long)id, eng->name, deadline_s, loop, spec->loops,
+			          (int)p.pid);
+			proc_terminate(&p, CANCEL_GRACE_S);
+			err_set(e, -ETIMEDOUT, "engine_timeout",
+			        "%s ran past its deadline of %.0f s in pass %d of %d and was "
+			        "stopped "
+			        "(the deadline is %.0f x what the pass should take, %.0f s, + %.0f "
+			        "s)",
+			        eng->name, deadline_s, loop, spec->loops, ENGINE_DEADLINE_FACTOR,
+			        (deadline_s - ENGINE_DEADLINE_MARGIN_S) / ENGINE_DEADLINE_FACTOR,
+			        ENGINE_DEADLINE_MARGIN_S);
+			goto out;
+		}
+		frac = eng->progress(opts, elapsed, p.out.data, p.out.len, p.err.data, p.err.len);
 		if (frac < 0 && expected_s > 0)
-			frac = (time_mono_s() - start_mono) / expected_s;
+			frac = elapsed / expected_s;
 		if (frac < 0)
 			frac = 0;
 		if (frac > 0.99)
@@ -345,6 +364,20 @@ static int params_apply(const struct job_runner *r, int64_t id, const struct job
 	return rc;
 }
 
+void job_deadlines(const struct jobq_env *env, const struct job_spec *spec, double *pass_s,
+                   double *run_s)
+{
+	uint64_t bytes;
+
+	*pass_s = *run_s = 0;
+	if (!spec->engine)
+		return;
+	sysfs_device_size(env->fs, spec->device, &bytes); /* 0 if it cannot be read */
+	*pass_s = engine_pass_deadline_s(spec->engine, &spec->opts,
+	                                 spec->directory != NULL || spec->fs != NULL, bytes);
+	*run_s = spec->loops * (*pass_s + CANCEL_GRACE_S) + (spec->fs ? JOBFS_DEADLINE_S : 0);
+}
+
 /* Run a started job to its end state. Nothing here re-reads or re-checks the spec. */
 enum job_state job_run(const struct job_runner *r, int64_t id, const struct job_spec *spec,
                        struct err *e)
@@ -357,11 +390,13 @@ enum job_state job_run(const struct job_runner *r, int64_t id, const struct job_
 	struct jobfs_made *made = NULL;
 	char origin[64], *applied_json = NULL;
 	bool restore_at_end = false;
+	double pass_deadline_s, run_deadline_s;
 	struct err se;
 	int loop = 1;
 
 	err_clear(e);
 	snprintf(origin, sizeof(origin), "job %lld", (long long)id);
+	job_deadlines(env, spec, &pass_deadline_s, &run_deadline_s);
 	if (r->hooks.stopped(r->hooks.cls) != JOB_RUNNING) {
 		state = stop_state(r);
 		goto stopped;
@@ -424,7 +459,7 @@ enum job_state job_run(const struct job_runner *r, int64_t id, const struct job_
 			state = stop_state(r);
 			break;
 		}
-		pr = pass_run(r, id, spec, made, loop, e);
+		pr = pass_run(r, id, spec, made, loop, pass_deadline_s, e);
 		if (pr == PASS_CANCELLED) {
 			state = stop_state(r);
 			break;

@@ -137,7 +137,7 @@ json_t *wire_fs_made_to_json(const struct jobfs_made *m, bool dry_run);
 char *wire_fs_made_encode(const struct jobfs_made *m);
 
 /* Every member of a job object, as a mask of ?fields= (wire_job_fields_parse). */
-#define WIRE_JOB_ALL ((1u << 19) - 1)
+#define WIRE_JOB_ALL ((1u << 21) - 1)
 /* A job in the list (GET /jobs without fields=): its summary form, without what is large or
  * costs a query per job (spec, summary, passes, params, the filesystem record, the identity,
  * what its params' writes did);
@@ -156,10 +156,12 @@ bool wire_job_fields_need_params(unsigned fields);
  * the caller when wire_job_fields_need_passes(fields) (else NULL, 0). */
 json_t *wire_job_to_json(const struct job_rec *j, const struct pass_rec *passes, int n,
                          unsigned fields);
-/* {"dry_run":true,"job":SPEC,"metrics":[...],"expected_runtime_s":N} for a checked spec; with
- * fs (a job with a filesystem), "filesystem": what mkfs's dry run would make. */
+/* {"dry_run":true,"job":SPEC,"metrics":[...],"expected_runtime_s":N,"pass_deadline_s":N,
+ * "run_deadline_s":N} for a checked spec; with fs (a job with a filesystem), "filesystem":
+ * what mkfs's dry run would make. */
 json_t *wire_job_dry_run_to_json(const struct job_spec *spec, const struct metric_names *names,
-                                 double runtime_s, const struct jobfs_made *fs);
+                                 double runtime_s, double pass_deadline_s, double run_deadline_s,
+                                 const struct jobfs_made *fs);
 
 /* ---- profiles (wire_profile.c) ---- */
 

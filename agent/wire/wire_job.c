@@ -173,9 +173,11 @@ enum job_field {
 	JF_FILESYSTEM = 1u << 16,
 	JF_IDENTITY = 1u << 17,
 	JF_APPLIED = 1u << 18,
+	JF_PASS_DEADLINE = 1u << 19,
+	JF_RUN_DEADLINE = 1u << 20,
 };
 
-_Static_assert(WIRE_JOB_ALL == (JF_APPLIED << 1) - 1, "WIRE_JOB_ALL: every member");
+_Static_assert(WIRE_JOB_ALL == (JF_RUN_DEADLINE << 1) - 1, "WIRE_JOB_ALL: every member");
 
 static const struct {
 	const char *name;
@@ -201,6 +203,8 @@ static const struct {
 	{ "filesystem", JF_FILESYSTEM },
 	{ "identity", JF_IDENTITY },
 	{ "applied", JF_APPLIED },
+	{ "pass_deadline_s", JF_PASS_DEADLINE },
+	{ "run_deadline_s", JF_RUN_DEADLINE },
 	{ "version", 0 },
 };
 
@@ -225,7 +229,8 @@ int wire_job_fields_parse(const char *list, unsigned *mask, struct err *e)
 			        "fields: '%.*s' is not a member of a job (id, state, device, "
 			        "engine, spec, labels, progress, loops, loops_done, summary, "
 			        "passes, params, created_at, started_at, finished_at, error, "
-			        "params_changed, filesystem, identity, applied, version)",
+			        "params_changed, filesystem, identity, applied, pass_deadline_s, "
+			        "run_deadline_s, version)",
 			        (int)(len < 40 ? len : 40), p);
 		*mask |= job_fields[i].bit;
 		if (!end)
@@ -248,6 +253,12 @@ bool wire_job_fields_need_params(unsigned fields)
 bool wire_job_fields_need_passes(unsigned fields)
 {
 	return (fields & (JF_SUMMARY | JF_PASSES)) != 0;
+}
+
+/* Whole seconds as an integer (0: unknown, null). */
+static json_t *wire_seconds_to_json(double s)
+{
+	return s > 0 ? json_integer((json_int_t)ceil(s)) : json_null();
 }
 
 json_t *wire_job_to_json(const struct job_rec *j, const struct pass_rec *passes, int n,
@@ -319,6 +330,10 @@ json_t *wire_job_to_json(const struct job_rec *j, const struct pass_rec *passes,
 
 		json_object_set_new(o, "applied", ap ? ap : json_null());
 	}
+	if (fields & JF_PASS_DEADLINE)
+		json_object_set_new(o, "pass_deadline_s", wire_seconds_to_json(j->pass_deadline_s));
+	if (fields & JF_RUN_DEADLINE)
+		json_object_set_new(o, "run_deadline_s", wire_seconds_to_json(j->run_deadline_s));
 	json_object_set_new(o, "version", json_integer((json_int_t)j->version));
 	return o;
 }
@@ -353,7 +368,8 @@ char *wire_fs_made_encode(const struct jobfs_made *m)
 }
 
 json_t *wire_job_dry_run_to_json(const struct job_spec *spec, const struct metric_names *names,
-                                 double runtime_s, const struct jobfs_made *fs)
+                                 double runtime_s, double pass_deadline_s, double run_deadline_s,
+                                 const struct jobfs_made *fs)
 {
 	json_t *metrics = json_array(), *o;
 	int i;
@@ -364,6 +380,8 @@ json_t *wire_job_dry_run_to_json(const struct job_spec *spec, const struct metri
 	              "metrics", metrics, "expected_runtime_s",
 	              runtime_s == floor(runtime_s) ? json_integer((json_int_t)runtime_s)
 	                                            : json_real(runtime_s));
+	json_object_set_new(o, "pass_deadline_s", wire_seconds_to_json(pass_deadline_s));
+	json_object_set_new(o, "run_deadline_s", wire_seconds_to_json(run_deadline_s));
 	if (fs)
 		json_object_set_new(o, "filesystem", wire_fs_made_to_json(fs, true));
 	return o;

@@ -312,7 +312,7 @@ static void test_health_features(void **state)
 	call(f, "GET", "/api/v1/health", NULL, NULL, NULL, &ans);
 	assert_int_equal(ans.status, 200);
 	assert_non_null(strstr(ans.body, "\"features\":[\"dry_run\",\"strict_query\","
-	                                 "\"long_poll\",\"profiles\",\"job_applied\"]"));
+	                                 "\"long_poll\",\"profiles\",\"job_applied\",\"pass_deadline\"]"));
 }
 
 static int64_t json_int_member(const char *body, const char *key)

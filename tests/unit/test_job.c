@@ -746,6 +746,81 @@ static void test_queue_clock(void **state)
 	free(root);
 }
 
+/* A monotonic clock 100 times as fast as the real one: a 32 s deadline passes in 0.32 s. */
+static double fast_mono_s(void)
+{
+	return time_mono_s() * 100;
+}
+
+/* A pass that runs past its deadline (an engine that hangs: fake fio sleeping 600 s where it
+ * should take 1 s) is stopped, the job fails "engine_timeout" naming the deadline, its params
+ * are put back, and the next job runs (issue 31 item 9). */
+static void test_pass_deadline(void **state)
+{
+	char *root = tu_tmpdir(), db[600], fio[512];
+	const char *allow[1] = { "loop0" };
+	struct sysfs fs = { .root = root, .allow_devices = allow, .n_allow_devices = 1 };
+	struct job_spec spec;
+	struct store *store;
+	struct tune tune;
+	struct jobq *q;
+	struct job_rec j;
+	struct err e;
+	int64_t id, next;
+	double t0;
+
+	(void)state;
+	tu_fake_device(root, "loop0", 0);
+	snprintf(db, sizeof(db), "%s/agent.db", root);
+	snprintf(fio, sizeof(fio), "%s/fake-fio.sh", FT_FIXTURES);
+	err_clear(&e);
+	assert_int_equal(store_open(&store, db, &e), 0);
+	tune_init(&tune, &fs, NULL);
+	{
+		struct jobq_env env = { .store = store,
+			                .tune = &tune,
+			                .fs = &fs,
+			                .fio_path = fio,
+			                .state_dir = root,
+			                .contain = CONTAIN_PROC,
+			                .mono_s = fast_mono_s };
+
+		assert_int_equal(jobq_start(&q, &env, &e), 0);
+	}
+	setenv("FAKE_FIO_SLEEP_S", "600", 1);
+	assert_int_equal(decode("{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK
+	                        ",\"loops\":2,\"params\":{\"nr_requests\":32}}",
+	                        &spec, &e),
+	                 0);
+	assert_int_equal(job_submit(q, &spec, &id, &e), 0);
+	job_spec_release(&spec);
+	assert_int_equal(job_get(q, id, &j, &e), 0);
+	assert_true(j.pass_deadline_s == 32); /* 2 x runtime_s 1 + 30 */
+	assert_true(j.run_deadline_s == 2 * (32 + CANCEL_GRACE_S));
+	store_job_rec_release(&j);
+	t0 = time_mono_s();
+	queue_wait(q, id, "failed", &j);
+	assert_true(time_mono_s() - t0 < 8); /* 0.32 s, the fake's SIGTERM, the poll */
+	assert_string_equal(j.error_code, "engine_timeout");
+	assert_string_equal(j.error_message,
+	                    "fio ran past its deadline of 32 s in pass 1 of 2 and was stopped (the "
+	                    "deadline is 2 x what the pass should take, 1 s, + 30 s)");
+	assert_int_equal(j.loops_done, 0);
+	store_job_rec_release(&j);
+	assert_string_equal(tu_read(root, "sys/block/loop0/queue/nr_requests"), "64");
+	/* The queue goes on. */
+	setenv("FAKE_FIO_SLEEP_S", "0.1", 1);
+	next = queue_submit(q, "0.1");
+	queue_wait(q, next, "succeeded", &j);
+	store_job_rec_release(&j);
+	setenv("FAKE_FIO_SLEEP_S", "0.2", 1);
+	jobq_stop(q);
+	tune_release(&tune);
+	store_close(store);
+	tu_rmrf(root);
+	free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -761,6 +836,7 @@ int main(void)
 		cmocka_unit_test(test_version_rules),
 		cmocka_unit_test_setup_teardown(test_version_watch, setup, teardown),
 		cmocka_unit_test(test_queue_clock),
+		cmocka_unit_test(test_pass_deadline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
