@@ -31,7 +31,7 @@ static const struct {
 	{ "engine_failed", 500 },      { "internal", 500 },        { "audit_unavailable", 503 },
 	{ "format_not_allowed", 403 }, { "queue_full", 429 },      { "invalid_fs_option", 422 },
 	{ "unsupported_match", 422 },  { "fs_failed", 500 },       { "state_dir_in_use", 409 },
-	{ "session_required", 409 },   { "engine_timeout", 500 },
+	{ "session_required", 409 },   { "engine_timeout", 500 },  { "busy", 503 },
 };
 
 int api_status_for(const char *code)

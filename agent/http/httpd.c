@@ -1,5 +1,6 @@
 /* httpd.c -- libmicrohttpd glue: routing by table, bearer auth, body limits, static files (held
- * requests are httpd_hold.c's, the helpers without libmicrohttpd http.c's). */
+ * requests are httpd_hold.c's, slow work httpd_slow.c's, the helpers without libmicrohttpd
+ * http.c's). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -41,7 +42,7 @@ static size_t unescape_none(void *cls, struct MHD_Connection *c, char *s)
 	return strlen(s);
 }
 
-static void req_release(struct http_req *r)
+void httpd_req_release(struct http_req *r)
 {
 	int i;
 
@@ -253,12 +254,12 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 	for (i = 0; i < h->cfg.n_routes; i++) {
 		const struct route *rt = &h->cfg.routes[i];
 
-		req_release(&req);
+		httpd_req_release(&req);
 		req.n_args = 0;
 		req.n_query = 0;
 		m = http_route_match(rt->pattern, url, &req);
 		if (m < 0) {
-			req_release(&req);
+			httpd_req_release(&req);
 			http_error(resp, 400, "bad_request",
 			           "invalid path segment (contains '/', '..', or NUL)");
 			return;
@@ -270,7 +271,7 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 			continue;
 		*route_idx = i;
 		if (!authorized(h, cs->token_ok, method, rt)) {
-			req_release(&req);
+			httpd_req_release(&req);
 			http_error(resp, 401, "unauthorized",
 			           "missing or wrong bearer token (Authorization: Bearer TOKEN)");
 			return;
@@ -285,10 +286,17 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 			http_error(resp, 400, qe.code, "%s", qe.msg);
 		else
 			rt->fn(h->cfg.app, &req, resp);
-		req_release(&req);
+		if (!resp->status && resp->slow) {
+			/* Slow work: the request goes to the slow-work thread (httpd_slow.c). */
+			cs->slow_fn = rt->fn;
+			cs->slow_req = req;
+			cs->slow_route = i;
+			return;
+		}
+		httpd_req_release(&req);
 		return;
 	}
-	req_release(&req);
+	httpd_req_release(&req);
 	if (path_known) {
 		http_error(resp, 405, "method_not_allowed", "%s is not allowed on %.*s", method,
 		           utf8_cut(url, 200), url);
@@ -404,6 +412,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
+	if (cs->slow_done) {
+		/* The slow-work thread's answer. */
+		resp = cs->slow_resp;
+		memset(&cs->slow_resp, 0, sizeof(cs->slow_resp));
+		cs->slow_done = false;
+		count_request(h, cs->slow_route, resp.status);
+		ret = send_resp(c, &resp, !strncmp(url, "/api/", 5));
+		free(resp.body);
+		return ret;
+	}
 	memset(&resp, 0, sizeof(resp));
 	route_idx = -1;
 	if (cs->hold_stop) {
@@ -414,6 +432,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		seq = h->wake_seq;
 		pthread_mutex_unlock(&h->hold_lock);
 		dispatch(h, c, url, method, cs, &resp, &route_idx);
+		if (cs->slow_fn) {
+			free(resp.body);
+			free(resp.location);
+			memset(&resp, 0, sizeof(resp));
+			if (httpd_slow_queue(h, c, cs))
+				return MHD_YES;
+			httpd_slow_release(cs);
+			http_error(&resp, 503, "busy",
+			           "the agent already has %d slow requests (mkfs dry runs) "
+			           "waiting: ask "
+			           "again later",
+			           HTTPD_SLOW_QUEUE_MAX);
+		}
 		if (!resp.status && resp.wait_s > 0 && !cs->hold_over && !cs->token_ok) {
 			/* Anonymous clients (--public-read) hold nothing: answered at once. */
 			free(resp.body);
@@ -453,6 +484,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 			pthread_cond_broadcast(&h->hold_drained);
 		pthread_mutex_unlock(&h->hold_lock);
 	}
+	httpd_slow_release(cs);
 	buf_release(&cs->body);
 	free(cs);
 	*con_cls = NULL;
@@ -618,6 +650,9 @@ static unsigned int fd_limit_fit(unsigned int max_conns)
 static void httpd_free(struct httpd *h)
 {
 	httpd_holds_end(h);
+	httpd_slow_end(h);
+	pthread_cond_destroy(&h->slow_cond);
+	pthread_mutex_destroy(&h->slow_lock);
 	pthread_cond_destroy(&h->hold_cond);
 	pthread_cond_destroy(&h->hold_drained);
 	pthread_mutex_destroy(&h->hold_lock);
@@ -662,6 +697,10 @@ int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *
 		h->hold_thread_started = true;
 	else
 		h->hold_exit = true; /* long-polls are then answered 503 at once */
+	pthread_mutex_init(&h->slow_lock, NULL);
+	pthread_cond_init(&h->slow_cond, NULL);
+	if (!httpd_slow_start(h))
+		log_warn("http: no slow-work thread: mkfs dry runs are answered 503 busy");
 	if (v6)
 		flags |= MHD_USE_IPv6;
 	if (cfg->tls_cert_pem)
@@ -739,6 +778,7 @@ void httpd_stop(struct httpd *h)
 	if (!h)
 		return;
 	httpd_holds_end(h);
+	httpd_slow_end(h);
 	MHD_stop_daemon(h->daemon);
 	httpd_free(h);
 }

@@ -1,6 +1,7 @@
 /* httpd.h -- the HTTP layer: libmicrohttpd glue, route table dispatch, auth,
- * body limits and static files (httpd.c), held requests (httpd_hold.c) -- the only files that
- * include microhttpd.h -- and the request helpers handlers use (http.c). */
+ * body limits and static files (httpd.c), held requests (httpd_hold.c), slow work on a thread of
+ * its own (httpd_slow.c) -- the only files that include microhttpd.h -- and the request helpers
+ * handlers use (http.c). */
 #ifndef FT_HTTPD_H
 #define FT_HTTPD_H
 
@@ -31,6 +32,8 @@ struct http_req {
 	size_t body_len;
 	uint64_t id;    /* per-process request sequence number */
 	bool wait_over; /* a held request (see http_resp.wait_s) whose wait has ended: answer now */
+	bool on_worker; /* run again on the slow-work thread (see http_resp.slow): do the work now
+	                 */
 };
 
 /*
@@ -53,7 +56,18 @@ struct http_resp {
 	bool close; /* close the connection after this answer */
 	double wait_s;
 	uint64_t wait_key;
+	/* Slow work (a handler that would run a tool, such as mkfs's dry run): a handler that
+	 * has not answered yet (status 0) sets slow, and the HTTP layer runs it again with
+	 * req->on_worker set on its one slow-work thread, the connection suspended meanwhile, so
+	 * that no HTTP thread waits on the tool and health and every other request stay quick.
+	 * Slow requests wait their turn (HTTPD_SLOW_QUEUE_MAX at most; past it, or after
+	 * HTTPD_SLOW_WAIT_MAX_S in the queue, they are answered 503 "busy"; when the agent stops,
+	 * 503 "shutting_down"). The handler must answer on the worker. */
+	bool slow;
 };
+
+#define HTTPD_SLOW_QUEUE_MAX 16
+#define HTTPD_SLOW_WAIT_MAX_S 30.0
 
 #define HTTP_WAIT_MAX_S 60
 
