@@ -392,6 +392,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		if (cl && num_parse_size(cl, &n) == 0 && n > HTTP_MAX_BODY)
 			cs->too_large = true;
 		cs->token_ok = token_sent(h, c);
+		httpd_slot_request(h, c, cs->token_ok);
 		httpd_client_of(c, &cs->client);
 		memset(&resp, 0, sizeof(resp));
 		if (framing_ok(cs, &resp))
@@ -476,6 +477,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	struct httpd *h = cls;
 	struct conn_state *cs = *con_cls;
 
+	httpd_slot_request_end(h, c);
 	if (!cs)
 		return;
 	if (cs->hold_deadline_mono_s) {
@@ -488,6 +490,13 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	buf_release(&cs->body);
 	free(cs);
 	*con_cls = NULL;
+}
+
+/* libmicrohttpd's connection notifications go to the slots (httpd_slots.c). */
+static void notify_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                              enum MHD_ConnectionNotificationCode toe)
+{
+	httpd_slots_notify(cls, c, socket_context, (int)toe);
 }
 
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
@@ -658,6 +667,7 @@ static void httpd_free(struct httpd *h)
 	pthread_mutex_destroy(&h->hold_lock);
 	pthread_mutex_destroy(&h->stats_lock);
 	pthread_mutex_destroy(&h->log_lock);
+	pthread_mutex_destroy(&h->slots_lock);
 	free(h);
 }
 
@@ -688,6 +698,7 @@ int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *
 	pthread_mutex_init(&h->stats_lock, NULL);
 	pthread_mutex_init(&h->log_lock, NULL);
 	pthread_mutex_init(&h->hold_lock, NULL);
+	pthread_mutex_init(&h->slots_lock, NULL);
 	pthread_condattr_init(&mono);
 	pthread_condattr_setclock(&mono, CLOCK_MONOTONIC);
 	pthread_cond_init(&h->hold_cond, &mono);
@@ -728,6 +739,7 @@ int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *
 		per_ip = max_conns;
 	timeout_s = cfg->conn_timeout_s ? cfg->conn_timeout_s : HTTPD_DEFAULT_CONN_TIMEOUT_S;
 	httpd_holds_limit(h, max_conns, per_ip);
+	httpd_slots_limit(h, max_conns, (unsigned)ncpu);
 	/* TLS only when asked: an empty option array otherwise. */
 	tls[0] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)cfg->tls_cert_pem };
 	tls[1] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)cfg->tls_key_pem };
@@ -742,10 +754,10 @@ int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *
 	        flags, 0, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,
 	        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)lfd, MHD_OPTION_THREAD_POOL_SIZE,
 	        (unsigned int)ncpu, MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-	        MHD_OPTION_UNESCAPE_CALLBACK, unescape_none, h, MHD_OPTION_CONNECTION_TIMEOUT,
-	        timeout_s, MHD_OPTION_CONNECTION_LIMIT, max_conns,
-	        MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip, MHD_OPTION_ARRAY,
-	        cfg->tls_cert_pem ? tls : tls + 2, MHD_OPTION_END);
+	        MHD_OPTION_NOTIFY_CONNECTION, notify_connection, h, MHD_OPTION_UNESCAPE_CALLBACK,
+	        unescape_none, h, MHD_OPTION_CONNECTION_TIMEOUT, timeout_s,
+	        MHD_OPTION_CONNECTION_LIMIT, max_conns, MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip,
+	        MHD_OPTION_ARRAY, cfg->tls_cert_pem ? tls : tls + 2, MHD_OPTION_END);
 	if (!h->daemon) {
 		/* The address is bound: what is left to fail is TLS or resources. */
 		rc = err_set(e, -EINVAL, "internal",

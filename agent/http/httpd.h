@@ -136,7 +136,9 @@ struct httpd_config {
 	/* Connection limits (0: the HTTPD_DEFAULT_* value). A client (one IP address) holds at most
 	 * max_conns_per_ip of the max_conns slots, so idle or slow connections from one host
 	 * cannot lock others out; a connection idle for conn_timeout_s (no byte of a request
-	 * header or body arrives, or a keep-alive connection waits) is closed. */
+	 * header or body arrives, or a keep-alive connection waits) is closed; and near
+	 * max_conns, idle and unauthenticated connections make room for new ones
+	 * (httpd_slots_evicted), so that many hosts together cannot lock the owner out. */
 	unsigned max_conns;
 	unsigned max_conns_per_ip;
 	unsigned conn_timeout_s;
@@ -170,6 +172,11 @@ int httpd_counters(struct httpd *h, struct http_counter **out);
 void httpd_wake(struct httpd *h, uint64_t key);
 /* Requests held now (suspended, waiting for a wake or their deadline). */
 int httpd_held(struct httpd *h);
+/* Connections closed to make room at the connection limit since the start (httpd_slots.c):
+ * when more than max_conns minus a reserve are open (the reserve keeps a slot free in every
+ * HTTP thread), each new connection closes one that is idle or has not carried the token,
+ * the longest idle first; one serving an authenticated request is never closed. */
+unsigned long httpd_slots_evicted(struct httpd *h);
 /* The connection limits in force: max_conns after fitting RLIMIT_NOFILE, and the share one
  * client address may hold. A held request keeps its connection's slot. */
 void httpd_limits(const struct httpd *h, unsigned int *max_conns, unsigned int *per_ip);

@@ -52,9 +52,31 @@ struct httpd {
 	bool slow_stop;
 	struct conn_state *slow_head, *slow_tail;
 	int n_slow;
+	/* Every open connection's slot (httpd_slots.c), and what making room at the limit did. */
+	pthread_mutex_t slots_lock;
+	struct conn_slot *slots; /* in no order */
+	unsigned n_slots;
+	unsigned slots_room_at; /* past this many open connections, one is closed per new one */
+	unsigned long slots_evicted, slots_evicted_logged;
+	double slots_log_mono_s;
 	/* The connection limits in force (after fitting RLIMIT_NOFILE). */
 	unsigned int max_conns, max_conns_per_ip;
 	unsigned max_held, max_held_per_ip; /* see httpd_config */
+};
+
+/*
+ * A connection's slot (one per TCP connection, from libmicrohttpd's connection notifications,
+ * not per request): whether a request is being served on it and whether it carried the
+ * token, so that at the limit the connections that make room are the idle and the
+ * unauthenticated ones, never one serving an authenticated request.
+ */
+struct conn_slot {
+	int fd;
+	bool busy;           /* a request is being served (held and slow ones too) */
+	bool authed;         /* a request on it carried the right token */
+	bool evicting;       /* shut down to make room: closing */
+	double since_mono_s; /* opened, or its last request ended */
+	struct conn_slot *prev, *next;
 };
 
 /* A client's address, to count its held requests. */
@@ -119,6 +141,18 @@ void *httpd_hold_main(void *arg);
 void httpd_holds_end(struct httpd *h);
 /* The hold limits (see httpd_config): below the connection limits, whatever was asked. */
 void httpd_holds_limit(struct httpd *h, unsigned max_conns, unsigned per_ip);
+
+/* ---- connection slots (httpd_slots.c) ---- */
+
+/* libmicrohttpd's connection notification (MHD_OPTION_NOTIFY_CONNECTION; cls: the httpd):
+ * a slot per connection, and at the limit room made for the new one. */
+void httpd_slots_notify(void *cls, struct MHD_Connection *c, void **socket_context, int toe);
+/* How many connections may be open before each new one makes room (max_conns minus a reserve
+ * that keeps a slot free in every HTTP thread). */
+void httpd_slots_limit(struct httpd *h, unsigned max_conns, unsigned threads);
+/* A request begins on c (authed: it carries the token) or ends. */
+void httpd_slot_request(struct httpd *h, struct MHD_Connection *c, bool authed);
+void httpd_slot_request_end(struct httpd *h, struct MHD_Connection *c);
 
 /* ---- slow work (httpd_slow.c) ---- */
 

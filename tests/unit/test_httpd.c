@@ -610,6 +610,57 @@ static void test_hold_answered_on_stop(void **state)
 	assert_non_null(strstr(a.body, "\"code\":\"shutting_down\""));
 }
 
+/* At the connection limit (issue 31 item 12): idle connections that never sent a byte make
+ * room, the oldest first, for new ones, so that requests with the token get through; a
+ * connection serving an authenticated request (a held long-poll) is never the one closed. */
+static void test_slots_make_room(void **state)
+{
+	struct httpd_config cfg;
+	struct httpd *h;
+	struct answer a;
+	struct err e;
+	int idle[40], held, i, closed = 0;
+	char c;
+	uint16_t port;
+
+	(void)state;
+	cfg_init(&cfg, hold_routes, (int)(sizeof(hold_routes) / sizeof(hold_routes[0])));
+	cfg.max_conns = 16;
+	cfg.max_conns_per_ip = 256;
+	cfg.conn_timeout_s = 600; /* nothing here is closed for being idle */
+	atomic_store(&hold_ready, 0);
+	assert_int_equal(httpd_start(&h, &cfg, &e), 0);
+	port = httpd_port(h);
+	held = send_get(port, "/hold?wait_s=60");
+	held_wait(h, 1);
+	for (i = 0; i < 40; i++) {
+		idle[i] = conn_open(port);
+		usleep(5 * 1000);
+	}
+	usleep(300 * 1000);
+	/* The owner's request, on a new connection, is answered. */
+	for (i = 0; i < 5; i++) {
+		req(port, "GET", "/now", TOKEN, &a);
+		assert_int_equal(a.status, 200);
+	}
+	/* The oldest idle connections were closed to make room, not the held request. */
+	for (i = 0; i < 40; i++)
+		if (answer_ready(idle[i], 0) && read(idle[i], &c, 1) == 0)
+			closed++;
+	assert_true(closed >= 40 + 1 - 16);
+	assert_true(httpd_slots_evicted(h) >= (unsigned long)closed);
+	assert_false(answer_ready(held, 0));
+	atomic_store(&hold_ready, 1);
+	httpd_wake(h, HOLD_KEY);
+	assert_true(answer_ready(held, 10000));
+	recv_answer(held, &a);
+	assert_int_equal(a.status, 200);
+	assert_string_equal(a.body, "{\"r\":\"ready\"}");
+	for (i = 0; i < 40; i++)
+		close(idle[i]);
+	httpd_stop(h);
+}
+
 static atomic_int slow_release;   /* the slow route's work may finish */
 static atomic_int slow_on_worker; /* handler runs on the slow-work thread */
 
@@ -714,6 +765,7 @@ int main(void)
 		cmocka_unit_test(test_hold_departed_and_anonymous),
 		cmocka_unit_test(test_framing_refused),
 		cmocka_unit_test(test_slow_work),
+		cmocka_unit_test(test_slots_make_room),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
