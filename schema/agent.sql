@@ -152,3 +152,16 @@ CREATE TABLE profile_before (
 -- {requested, previous, value, mapped_to, adjusted}}, JSON): the controller reads a run's
 -- read-back from its job, so a run costs one request per node, not a PATCH and a POST.
 ALTER TABLE jobs ADD COLUMN applied TEXT;
+
+-- migration 10
+-- Issue 31 item 19: what a DELETE /profiles/X?restore=true could not put back at once because a
+-- session or job owned the device: put back by the profile keeper once the owner lets go
+-- (only the parameters no other kept profile holds there by then), then removed.
+CREATE TABLE profile_restores_owed (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  device TEXT NOT NULL,
+  profile TEXT NOT NULL,            -- the deleted profile's name
+  origin TEXT NOT NULL,             -- who deleted it ("request 12 DELETE /api/v1/profiles/db")
+  snapshot TEXT NOT NULL,           -- JSON {name: "value"}: the values to put back
+  at REAL NOT NULL
+);

@@ -536,6 +536,51 @@ static void param_from_raw(const struct sysfs *fs, const char *dev, const char *
 }
 
 /* Read one parameter by name from its file; returns -errno if it can't be read. */
+int sysfs_nr_requests_max(const struct sysfs *fs, const char *dev, const char *scheduler,
+                          int64_t *max)
+{
+	char path[PATH_MAX], val[32], tail[SYSFS_NAME_MAX + 32];
+	struct dirent *de;
+	int64_t v, lowest = -1;
+	DIR *d;
+
+	device_path(fs, dev, "mq", path, sizeof(path));
+	d = opendir(path);
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.' || !sysfs_device_name_ok(de->d_name))
+			continue;
+		snprintf(tail, sizeof(tail), "mq/%s/nr_tags", de->d_name);
+		device_path(fs, dev, tail, path, sizeof(path));
+		if (!attr_read(path, val, sizeof(val)) && !num_parse_kernel_i64(val, &v) && v > 0 &&
+		    (lowest < 0 || v < lowest))
+			lowest = v;
+	}
+	if (d)
+		closedir(d);
+	if (lowest < 0)
+		return -ENOENT; /* not a blk-mq device, or its tags are not shown */
+	*max = !strcmp(scheduler, "none") ? lowest : SYSFS_SCHED_RQ_MAX;
+	return 0;
+}
+
+/* nr_requests' bound under the active scheduler (sysfs_nr_requests_max), into p. */
+static void nr_requests_bound(const struct sysfs *fs, const char *dev, struct param *p)
+{
+	char path[PATH_MAX], raw[SYSFS_VALUE_MAX];
+	struct param sched;
+	int64_t max;
+
+	device_path(fs, dev, "queue/scheduler", path, sizeof(path));
+	if (attr_read(path, raw, sizeof(raw)))
+		return;
+	memset(&sched, 0, sizeof(sched));
+	sched_parse(&sched, raw);
+	if (sysfs_nr_requests_max(fs, dev, sched.value, &max) == 0) {
+		p->has_max = true;
+		p->max = max;
+	}
+}
+
 static int param_load(const struct sysfs *fs, const char *dev, const char *name, struct param *p)
 {
 	char path[PATH_MAX], raw[SYSFS_VALUE_MAX], maxval[64];
@@ -556,6 +601,8 @@ static int param_load(const struct sysfs *fs, const char *dev, const char *name,
 		if (!attr_read(path, maxval, sizeof(maxval)))
 			param_set_max(p, maxval);
 	}
+	if (!strcmp(name, "nr_requests"))
+		nr_requests_bound(fs, dev, p);
 	return 0;
 }
 
@@ -637,6 +684,9 @@ int sysfs_params_read(const struct sysfs *fs, const char *dev, struct params *ou
 		if (target && mx)
 			param_set_max(target, mx->value);
 	}
+	for (i = 0; i < out->n; i++)
+		if (!strcmp(out->p[i].name, "nr_requests"))
+			nr_requests_bound(fs, dev, &out->p[i]);
 	if (out->n)
 		qsort(out->p, (size_t)out->n, sizeof(*out->p), param_cmp);
 	return 0;

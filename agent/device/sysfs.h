@@ -84,6 +84,15 @@ int sysfs_params_read(const struct sysfs *fs, const char *dev, struct params *ou
 void sysfs_params_release(struct params *ps);
 /* Find a parameter by name in a list, or NULL. */
 const struct param *sysfs_params_find(const struct params *ps, const char *name);
+/* The most requests the kernel takes in nr_requests under scheduler (the active one, or one a
+ * request switches to): without an I/O scheduler ("none") the device's tag depth (the
+ * smallest ROOT/sys/block/DEV/mq/N/nr_tags), with one SYSFS_SCHED_RQ_MAX (the kernel's
+ * MAX_SCHED_RQ, 16 x 128). -ENOENT when dev shows no tags (not blk-mq): no bound known. The
+ * bound is nr_requests' max in every read (so a PATCH, a job's params and a profile are all
+ * refused alike, owned device or not), and a scheduler switch's in validation. */
+#define SYSFS_SCHED_RQ_MAX 2048
+int sysfs_nr_requests_max(const struct sysfs *fs, const char *dev, const char *scheduler,
+                          int64_t *max);
 /* One parameter; -ENOENT with code "unknown_param" if dev has no such name. */
 int sysfs_param_read(const struct sysfs *fs, const char *dev, const char *name, struct param *out,
                      struct err *e);

@@ -307,6 +307,24 @@ static int validate_all(struct tune *t, const char *dev, const struct params *cu
 		if (!p)
 			return err_set(e, -ENOENT, "unknown_param", "no parameter '%.*s' on '%s'",
 			               utf8_cut(items[i].name, 64), items[i].name, dev);
+		if (sched_change && !strcmp(items[i].name, "nr_requests")) {
+			/* Written after the switch: judged by the bound of the scheduler to come.
+			 */
+			struct param np = *p;
+			int64_t max;
+
+			if (sysfs_nr_requests_max(t->fs, dev, sched_to, &max) == 0) {
+				np.has_max = true;
+				np.max = max;
+			}
+			rc = sysfs_param_check(&np, items[i].requested, items[i].canon,
+			                       sizeof(items[i].canon), &items[i].aliased, e);
+			if (rc)
+				return rc;
+			snprintf(items[i].previous, sizeof(items[i].previous), "%s", p->value);
+			items[i].kind = p->kind;
+			continue;
+		}
 		rc = sysfs_param_check(p, items[i].requested, items[i].canon,
 		                       sizeof(items[i].canon), &items[i].aliased, e);
 		if (rc)

@@ -511,6 +511,75 @@ static void test_delete_restores(void **state)
 	assert_int_equal(keeper_delete(f->k, "db", false, "test", &v, &r, &n, &e), -ENOENT);
 }
 
+/* Open a session on dev straight in the database (its owner as the keeper sees it). */
+static int64_t session_in(struct fx *f, const char *dev)
+{
+	struct tune_snapshot snap = { "", 0, NULL };
+	struct session_rec s;
+	struct err e;
+
+	memset(&s, 0, sizeof(s));
+	snprintf(s.device, sizeof(s.device), "%s", dev);
+	snprintf(snap.device, sizeof(snap.device), "%s", dev);
+	s.created_at = clock_s;
+	s.ttl_s = 60;
+	s.expires_at = clock_s + 60;
+	assert_int_equal(store_session_insert(f->store, &s, &snap, &e), 0);
+	return s.id;
+}
+
+/* DELETE ?restore=true while a session owns the device: the restore is owed, not dropped, and
+ * made once the owner lets go, also across a restart; not for a parameter another kept profile
+ * holds there by then (issue 31 item 19). */
+static void test_delete_restore_owed(void **state)
+{
+	struct fx *f = *state;
+	struct keeper_restore *r;
+	struct keeper_view v;
+	struct err e;
+	int64_t sid;
+	int n;
+
+	assert_int_equal(
+	        put(f, "db", "loop0", "nr_requests=32,read_ahead_kb=4096", true, false, &v, &e), 0);
+	keeper_view_release(&v);
+	sid = session_in(f, "loop0");
+	assert_int_equal(keeper_delete(f->k, "db", true, "test", &v, &r, &n, &e), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(r[0].outcome, "owed: session 1 owns it; put back when it lets go");
+	free(r);
+	keeper_view_release(&v);
+	keeper_tick(f->k, true);
+	assert_string_equal(q(f, "loop0", "nr_requests"), "32"); /* owned still */
+	assert_int_equal(store_session_end(f->store, sid, "closed", clock_s, "closed", "n/a", &e),
+	                 0);
+	keeper_tick(f->k, false);
+	assert_string_equal(q(f, "loop0", "nr_requests"), "64");
+	assert_string_equal(q(f, "loop0", "read_ahead_kb"), "128");
+
+	/* Across a restart, and a profile set meanwhile keeps what it holds. */
+	assert_int_equal(
+	        put(f, "db", "loop1", "nr_requests=32,read_ahead_kb=4096", true, false, &v, &e), 0);
+	keeper_view_release(&v);
+	sid = session_in(f, "loop1");
+	assert_int_equal(keeper_delete(f->k, "db", true, "test", &v, &r, &n, &e), 0);
+	assert_non_null(strstr(r[0].outcome, "owed"));
+	free(r);
+	keeper_view_release(&v);
+	keeper_stop(f->k);
+	keeper_up(f);
+	assert_string_equal(q(f, "loop1", "nr_requests"), "32");
+	assert_int_equal(store_session_end(f->store, sid, "closed", clock_s, "closed", "n/a", &e),
+	                 0);
+	assert_int_equal(put(f, "ra", "loop1", "read_ahead_kb=2048", true, false, &v, &e), 0);
+	keeper_view_release(&v);
+	keeper_tick(f->k, false);
+	assert_string_equal(q(f, "loop1", "nr_requests"), "64");
+	assert_string_equal(q(f, "loop1", "read_ahead_kb"), "2048");
+	keeper_tick(f->k, false); /* paid once */
+	assert_string_equal(q(f, "loop1", "read_ahead_kb"), "2048");
+}
+
 static void test_applied_at_start(void **state)
 {
 	struct fx *f = *state;
@@ -757,6 +826,7 @@ int main(void)
 		                                teardown),
 		cmocka_unit_test_setup_teardown(test_drift_reported_then_put_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_put_back_retried, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_delete_restore_owed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_device_appears, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_yields_to_a_session, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_conflicts, setup, teardown),
