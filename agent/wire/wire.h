@@ -101,8 +101,9 @@ int wire_snapshot_decode(const char *dev, const char *text, struct tune_snapshot
 /* {name: number} of a pass (wire_metrics_to_json, 10 significant digits). */
 char *wire_metrics_encode(const struct metrics *m);
 int wire_metrics_decode(const char *text, struct metrics *out);
-/* {name: integer or "text"} of every parameter of a device, as the kernel printed them: a
- * PARAM_INT as a number (wire_int_or_string, kernel form), every other kind as its text. */
+/* {name: integer or "text"} of every parameter of a device, as the kernel printed them, by the
+ * rule of GET params (wire_value_to_json): a PARAM_INT, and a PARAM_ENUM choice in plain
+ * decimal (rq_affinity 1), as a number, every other kind as its text. */
 char *wire_param_values_encode(const struct params *ps);
 /* Back into a list; number is set for the integers (caller frees with store_values_free). */
 int wire_param_values_decode(const char *text, struct store_value **out, int *n);

@@ -99,9 +99,9 @@ char *wire_param_values_encode(const struct params *ps)
 	for (i = 0; i < ps->n; i++) {
 		const struct param *p = &ps->p[i];
 
-		json_object_set_new(o, p->name,
-		                    p->kind == PARAM_INT ? wire_int_or_string(p->value, true)
-		                                         : json_string(p->value));
+		/* The one rule of GET params: integer kinds (an enumeration's decimal choices
+		 * too: rq_affinity, nomerges) as numbers. */
+		json_object_set_new(o, p->name, wire_value_to_json(p->kind, p->value));
 	}
 	return wire_dump(o, JSON_SORT_KEYS);
 }

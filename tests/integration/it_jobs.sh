@@ -56,6 +56,13 @@ it_check "write.clat_p99_us is positive" test "$(echo "$HTTP_BODY" | jq '.summar
 it_eq "no read metrics for randwrite" 0 "$(echo "$HTTP_BODY" | jq '[.passes[].metrics|keys[]|select(startswith("read."))]|length')"
 it_eq "summary n = 3" 3 "$(echo "$HTTP_BODY" | jq '.summary["write.bw_mib"].n')"
 it_eq "params snapshot taken with the job's values" "$nr_job" "$(echo "$HTTP_BODY" | jq .params.nr_requests)"
+# Enumerated integers are numbers in the snapshot, as GET params sends them (issue 31 item 22).
+snap_types=$(echo "$HTTP_BODY" | jq -c '[.params.rq_affinity, .params.nomerges] | map(type)')
+it_http GET "$U/devices/$dev/params" "$T"
+it_eq "the snapshot's rq_affinity and nomerges are numbers, as in GET params" \
+	"$(echo "$HTTP_BODY" | jq -c '[.params.rq_affinity.value, .params.nomerges.value] | map(type)') [\"number\",\"number\"]" \
+	"$snap_types [\"number\",\"number\"]"
+it_http GET "$U/jobs/$j1" "$T"
 it_http GET "$U/jobs/$j1/raw?loop=2" "$T"
 it_eq "raw output of pass 2 is fio's JSON" fio-3.33 "$(echo "$HTTP_BODY" | jq -r '."fio version"')"
 
