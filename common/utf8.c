@@ -73,3 +73,41 @@ size_t utf8_clean(char *dst, size_t dstlen, const char *src)
 	dst[o] = '\0';
 	return o;
 }
+
+/* The code point of the valid character of len bytes at s. */
+static unsigned long char_code(const unsigned char *s, size_t len)
+{
+	switch (len) {
+	case 1:
+		return s[0];
+	case 2:
+		return (unsigned long)(s[0] & 0x1f) << 6 | (s[1] & 0x3f);
+	case 3:
+		return (unsigned long)(s[0] & 0x0f) << 12 | (unsigned long)(s[1] & 0x3f) << 6 |
+		       (s[2] & 0x3f);
+	default:
+		return (unsigned long)(s[0] & 0x07) << 18 | (unsigned long)(s[1] & 0x3f) << 12 |
+		       (unsigned long)(s[2] & 0x3f) << 6 | (s[3] & 0x3f);
+	}
+}
+
+/* Whether code point c controls a terminal or the direction of text. */
+static int code_is_control(unsigned long c)
+{
+	return c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f) || c == 0x200e || c == 0x200f ||
+	       (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+}
+
+long utf8_control_at(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = 0, len;
+
+	while (u[n]) {
+		len = char_len(u + n);
+		if (!len || code_is_control(char_code(u + n, len)))
+			return (long)n;
+		n += len;
+	}
+	return -1;
+}

@@ -21,4 +21,13 @@ int utf8_cut(const char *s, size_t max);
  */
 size_t utf8_clean(char *dst, size_t dstlen, const char *src);
 
+/*
+ * The byte offset of the first character in s that is not plain text, or -1 when there is
+ * none: an ASCII control character (a line break, a tab, ESC, DEL), a C1 control (U+0080 to
+ * U+009F, CSI among them), a bidirectional mark, embedding, override or isolate (U+200E,
+ * U+200F, U+202A to U+202E, U+2066 to U+2069), or a byte that is not UTF-8. For free text a
+ * client gives and others display (a job's labels).
+ */
+long utf8_control_at(const char *s);
+
 #endif

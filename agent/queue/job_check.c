@@ -173,7 +173,7 @@ int job_spec_dry_run(const struct jobq_env *env, struct job_spec *spec, bool hel
 			return rc;
 	}
 	if (!sysfs_device_allowed(env->fs, spec->device))
-		return err_set(e, -EBUSY, "device_refused",
+		return err_set(e, -EPERM, "device_not_allowed",
 		               "device '%s' is not in the agent's --allow-device list: it may not "
 		               "be benchmarked",
 		               spec->device);

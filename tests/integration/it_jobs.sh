@@ -108,14 +108,16 @@ it_eq "interrupted after restart" interrupted "$(job_state "$j5")"
 it_eq "params restored at startup" "$nr0" "$(cat /sys/block/$dev/queue/nr_requests)"
 it_check "the orphaned fio was killed" it_wait_for "fio gone" 5 bash -c "! pgrep -f 'ft-jo[b]$j5-.*/dev/$dev( |\$)' >/dev/null"
 
-# 4. raw-device safety: mounted or not allowlisted gets 409; directories need --allow-dir
+# 4. raw-device safety: mounted gets 409, not allowlisted 403 device_not_allowed (as every other
+# route); directories need --allow-dir
 n0=$(count_jobs)
 it_http POST "$U/jobs" "$T" "{\"device\":\"$mdev\",\"engine\":\"fio\",\"fio\":$(fio_opts 1)}"
 it_eq "raw job on a mounted device: 409" 409 "$HTTP_STATUS"
 it_eq "message says why" true "$(echo "$HTTP_BODY" | jq '.error.message|test("mounted")')"
 other=$(ls /sys/block | grep '^loop' | grep -v -e "^$dev\$" -e "^$mdev\$" | head -n 1)
 it_http POST "$U/jobs" "$T" "{\"device\":\"$other\",\"engine\":\"fio\",\"fio\":$(fio_opts 1)}"
-it_eq "raw job on a non-allowlisted device: 409" 409 "$HTTP_STATUS"
+it_eq "raw job on a non-allowlisted device: 403 device_not_allowed" "403 device_not_allowed" \
+	"$HTTP_STATUS $(echo "$HTTP_BODY" | jq -r .error.code)"
 it_http POST "$U/jobs" "$T" "{\"device\":\"$mdev\",\"directory\":\"$IT_TMP/outside\",\"engine\":\"fio\",\"fio\":$(fio_opts 1)}"
 it_eq "directory outside --allow-dir: 403" 403 "$HTTP_STATUS"
 

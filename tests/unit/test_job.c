@@ -252,6 +252,25 @@ static void test_refused_specs(void **state)
 	       -EINVAL, &e);
 	submit(f, "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK ",\"labels\":{\"k\":7}}",
 	       -EINVAL, &e);
+	/* Label values are plain text: no control character, no bidi override (issue 31 24). */
+	submit(f,
+	       "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK
+	       ",\"labels\":{\"k\":\"a\\u001b[2Jb\"}}",
+	       -EINVAL, &e);
+	assert_string_equal(e.msg, "labels.k: has a control character at byte 2 (a line break, a "
+	                           "tab, an escape, a C1 control or a bidirectional override); "
+	                           "label values are plain text");
+	submit(f,
+	       "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK ",\"labels\":{\"k\":\"a\\nb\"}}",
+	       -EINVAL, &e);
+	submit(f,
+	       "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK
+	       ",\"labels\":{\"k\":\"\\u009b31m\"}}",
+	       -EINVAL, &e);
+	submit(f,
+	       "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK
+	       ",\"labels\":{\"k\":\"\\u202eevil\"}}",
+	       -EINVAL, &e);
 	submit(f, "{\"device\":\"loop0\",\"engine\":\"bonnie\",\"bonnie\":{\"size_mb\":64}}",
 	       -EINVAL, &e);
 	assert_non_null(strstr(e.msg, "directory"));
@@ -261,8 +280,9 @@ static void test_refused_specs(void **state)
 	submit(f, "{\"device\":\"loop0\",\"directory\":\"/tmp\",\"engine\":\"fio\"," FIO_OK "}",
 	       -EPERM, &e);
 	assert_string_equal(e.code, "dir_not_allowed");
-	submit(f, "{\"device\":\"vda\",\"engine\":\"fio\"," FIO_OK "}", -EBUSY, &e);
-	assert_string_equal(e.code, "device_refused");
+	/* Not in --allow-device: 403 device_not_allowed, as on every route (issue 31 item 23). */
+	submit(f, "{\"device\":\"vda\",\"engine\":\"fio\"," FIO_OK "}", -EPERM, &e);
+	assert_string_equal(e.code, "device_not_allowed");
 	submit(f,
 	       "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK
 	       ",\"params\":{\"scheduler\":\"cfq\"}}",
