@@ -42,18 +42,6 @@ static size_t unescape_none(void *cls, struct MHD_Connection *c, char *s)
 	return strlen(s);
 }
 
-void httpd_req_release(struct http_req *r)
-{
-	int i;
-
-	for (i = 0; i < r->n_args; i++)
-		free(r->args[i]);
-	for (i = 0; i < r->n_query; i++) {
-		free(r->query[i].key);
-		free(r->query[i].value);
-	}
-}
-
 /* The query of one request as it is collected, and the first problem with it. */
 struct query_ctx {
 	struct http_req *r;
@@ -254,12 +242,12 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 	for (i = 0; i < h->cfg.n_routes; i++) {
 		const struct route *rt = &h->cfg.routes[i];
 
-		httpd_req_release(&req);
+		http_req_release(&req);
 		req.n_args = 0;
 		req.n_query = 0;
 		m = http_route_match(rt->pattern, url, &req);
 		if (m < 0) {
-			httpd_req_release(&req);
+			http_req_release(&req);
 			http_error(resp, 400, "bad_request",
 			           "invalid path segment (contains '/', '..', or NUL)");
 			return;
@@ -271,7 +259,7 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 			continue;
 		*route_idx = i;
 		if (!authorized(h, cs->token_ok, method, rt)) {
-			httpd_req_release(&req);
+			http_req_release(&req);
 			http_error(resp, 401, "unauthorized",
 			           "missing or wrong bearer token (Authorization: Bearer TOKEN)");
 			return;
@@ -293,10 +281,10 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 			cs->slow_route = i;
 			return;
 		}
-		httpd_req_release(&req);
+		http_req_release(&req);
 		return;
 	}
-	httpd_req_release(&req);
+	http_req_release(&req);
 	if (path_known) {
 		http_error(resp, 405, "method_not_allowed", "%s is not allowed on %.*s", method,
 		           utf8_cut(url, 200), url);

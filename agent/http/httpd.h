@@ -192,6 +192,8 @@ bool http_query_bool(const struct http_req *r, const char *key, bool def);
 /* Check a request's query against rt->query as the dispatcher does; fills e ("bad_request" or
  * "unknown_query_param") and returns -EINVAL on the first problem. */
 int http_query_check(const struct route *rt, const struct http_req *r, struct err *e);
+/* Free r's decoded captures and query (the HTTP layer's, once a request is answered). */
+void http_req_release(struct http_req *r);
 /* Set resp to a JSON error {"error":{"code","message"}}. */
 void http_error(struct http_resp *resp, int status, const char *code, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));

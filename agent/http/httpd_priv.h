@@ -121,8 +121,6 @@ enum hold_result {
 	HOLD_CLIENT_FULL, /* max_held_per_ip from this client address are held */
 };
 
-/* Free a request's decoded captures and query. */
-void httpd_req_release(struct http_req *r);
 /* The client address of c, to count its holds. */
 void httpd_client_of(struct MHD_Connection *c, struct client_addr *out);
 /*

@@ -15,7 +15,7 @@
 
 void httpd_slow_release(struct conn_state *cs)
 {
-	httpd_req_release(&cs->slow_req);
+	http_req_release(&cs->slow_req);
 	memset(&cs->slow_req, 0, sizeof(cs->slow_req));
 	cs->slow_fn = NULL;
 	free(cs->slow_resp.body);
@@ -28,7 +28,7 @@ void httpd_slow_release(struct conn_state *cs)
  * on_request sends it. */
 static void slow_finish(struct conn_state *cs)
 {
-	httpd_req_release(&cs->slow_req);
+	http_req_release(&cs->slow_req);
 	memset(&cs->slow_req, 0, sizeof(cs->slow_req));
 	cs->slow_fn = NULL;
 	cs->slow_done = true;
