@@ -276,59 +276,6 @@ static void state_dir_check(const char *dir)
 		        dir, (unsigned int)(st.st_mode & 0777), dir);
 }
 
-/* Read the token, or create it (0600, 32 random bytes in hex) if absent. A token file that
- * group or others may read or write is refused: anyone who can read it can write /sys. */
-static int token_load(const char *path, char *out, size_t len, struct err *e)
-{
-	const mode_t open_to_others = S_IRGRP | S_IWGRP | S_IROTH | S_IWOTH;
-	unsigned char raw[32];
-	char hex[65];
-	struct buf b = BUF_INIT;
-	struct stat st;
-	size_t i, n;
-	int fd, rc;
-
-	if (stat(path, &st) == 0 && (st.st_mode & open_to_others))
-		return err_set(e, -EPERM, "internal",
-		               "token file '%s' has mode %04o: group or others may read or write "
-		               "it; run 'chmod 600' on it (or remove it to get a new token)",
-		               path, (unsigned)(st.st_mode & 07777));
-	rc = buf_read_file(&b, path, 4096);
-	if (rc == 0) {
-		n = b.len;
-		while (n &&
-		       (b.data[n - 1] == '\n' || b.data[n - 1] == '\r' || b.data[n - 1] == ' '))
-			n--;
-		if (n < 16 || n >= len) {
-			buf_release(&b);
-			return err_set(e, -EINVAL, "internal",
-			               "token file '%s' must hold 16..%zu characters", path,
-			               len - 1);
-		}
-		memcpy(out, b.data, n);
-		out[n] = '\0';
-		buf_release(&b);
-		return 0;
-	}
-	buf_release(&b);
-	if (rc != -ENOENT)
-		return err_set(e, rc, "internal", "cannot read token file '%s': %s", path,
-		               strerror(-rc));
-	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
-		return err_set(e, -EIO, "internal", "getrandom failed: %s", strerror(errno));
-	for (i = 0; i < sizeof(raw); i++)
-		snprintf(hex + 2 * i, 3, "%02x", raw[i]);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return err_set(e, -errno, "internal", "cannot create token file '%s': %s", path,
-		               strerror(errno));
-	if (write(fd, hex, 64) != 64 || write(fd, "\n", 1) != 1 || close(fd) < 0)
-		return err_set(e, -EIO, "internal", "cannot write token file '%s'", path);
-	snprintf(out, len, "%s", hex);
-	log_info("created a new API token in %s (mode 0600)", path);
-	return 0;
-}
-
 static char *read_pem(const char *path, struct err *e)
 {
 	struct buf b = BUF_INIT;
@@ -393,7 +340,6 @@ int main(int argc, char **argv)
 	struct agent_args args;
 	struct agent_config cfg;
 	struct httpd_config hc;
-	char token_path[PATH_MAX], token[128];
 	char *cert = NULL, *key = NULL;
 	struct timespec tick = { 1, 0 };
 	sigset_t sigs;
@@ -423,11 +369,6 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	state_dir_check(cfg.state_dir);
-	snprintf(token_path, sizeof(token_path), "%s/token", cfg.state_dir);
-	if (token_load(cfg.token_file ? cfg.token_file : token_path, token, sizeof(token), &e)) {
-		log_error("%s", e.msg);
-		goto out;
-	}
 	if (cfg.tls_cert || cfg.tls_key) {
 		if (!cfg.tls_cert || !cfg.tls_key) {
 			log_error("--tls-cert and --tls-key go together");
@@ -440,11 +381,11 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* The state directory's lock, then the token, then recovery (agent.h). */
 	if (agent_init(&a, &cfg, &e)) {
 		log_error("%s", e.msg);
 		goto out;
 	}
-	snprintf(a.token, sizeof(a.token), "%s", token);
 
 	httpd_config_fill(&hc, &a, cert, key);
 	if (httpd_start(&a.httpd, &hc, &e)) {

@@ -165,3 +165,17 @@ char *utf8_clean_text_dup(const char *s)
 {
 	return clean_dup(s, true);
 }
+
+long utf8_control_at(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = 0, len;
+
+	while (u[n]) {
+		len = char_len(u + n);
+		if (!len || utf8_code_hidden(char_code(u + n, len)))
+			return (long)n;
+		n += len;
+	}
+	return -1;
+}

@@ -37,4 +37,12 @@ bool utf8_text_is_clean(const char *s);
  * paragraph separators, bidi embeddings and overrides), U+2066..U+2069 (bidi isolates). */
 bool utf8_code_hidden(unsigned long c);
 
+/*
+ * The byte offset of the first character in s that is not plain text, or -1 when there is
+ * none: a character utf8_code_hidden() names (a line break, a tab, ESC, DEL, a C1 control,
+ * a bidirectional mark, embedding, override or isolate, a line separator), or a byte that is
+ * not UTF-8. For free text a client gives and others display (a job's labels).
+ */
+long utf8_control_at(const char *s);
+
 #endif

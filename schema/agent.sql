@@ -160,3 +160,16 @@ ALTER TABLE jobs ADD COLUMN applied TEXT;
 -- answer says how late it started and how long it waited; NULL: not begun (yet).
 ALTER TABLE jobs ADD COLUMN begun_at REAL;
 ALTER TABLE jobs ADD COLUMN held_s REAL;
+
+-- migration 11
+-- What a DELETE /profiles/X?restore=true could not put back at once because a
+-- session or job owned the device: put back by the profile keeper once the owner lets go
+-- (only the parameters no other kept profile holds there by then), then removed.
+CREATE TABLE profile_restores_owed (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  device TEXT NOT NULL,
+  profile TEXT NOT NULL,            -- the deleted profile's name
+  origin TEXT NOT NULL,             -- who deleted it ("request 12 DELETE /api/v1/profiles/db")
+  snapshot TEXT NOT NULL,           -- JSON {name: "value"}: the values to put back
+  at REAL NOT NULL
+);

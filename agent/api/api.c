@@ -31,7 +31,8 @@ static const struct {
 	{ "engine_unavailable", 422 }, { "store_error", 500 },     { "restore_failed", 500 },
 	{ "engine_failed", 500 },      { "internal", 500 },        { "audit_unavailable", 503 },
 	{ "format_not_allowed", 403 }, { "queue_full", 429 },      { "invalid_fs_option", 422 },
-	{ "unsupported_match", 422 },  { "fs_failed", 500 },
+	{ "unsupported_match", 422 },  { "fs_failed", 500 },       { "state_dir_in_use", 409 },
+	{ "session_required", 409 },   { "engine_timeout", 500 },  { "busy", 503 },
 };
 
 int api_status_for(const char *code)
@@ -128,8 +129,9 @@ static json_t *param_json(const struct param *p)
 	return o;
 }
 
-const char *const api_features[] = { "dry_run",     "strict_query", "long_poll", "profiles",
-	                             "job_applied", "start_at",     "until_end", NULL };
+const char *const api_features[] = { "dry_run",   "strict_query",  "long_poll",
+	                             "profiles",  "job_applied",   "start_at",
+	                             "until_end", "pass_deadline", NULL };
 
 static void health_get(void *app, const struct http_req *req, struct http_resp *resp)
 {

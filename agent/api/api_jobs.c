@@ -40,7 +40,8 @@ static int job_id_arg(const struct http_req *req, int64_t *id, struct err *e)
 	return 0;
 }
 
-/* POST /jobs: decode the body once, then check it (?dry_run=true: and stop there) or queue it. */
+/* POST /jobs: decode the body once, then check it (?dry_run=true: and stop there) or queue it.
+ * A job with a filesystem is checked on the slow-work thread (its checks run mkfs's dry run). */
 void api_jobs_post(void *app, const struct http_req *req, struct http_resp *resp)
 {
 	struct agent *a = app;
@@ -63,6 +64,12 @@ void api_jobs_post(void *app, const struct http_req *req, struct http_resp *resp
 		api_fail(resp, &e);
 		return;
 	}
+	if (spec.fs && !req->on_worker) {
+		/* Its checks run mkfs's dry run, which may take as long as the disk makes it: not
+		 * on an HTTP thread (issue 31 item 8). */
+		resp->slow = true;
+		goto out;
+	}
 	if (dry_run) {
 		struct jobfs_made *would = xcalloc(1, sizeof(*would));
 
@@ -70,12 +77,15 @@ void api_jobs_post(void *app, const struct http_req *req, struct http_resp *resp
 			api_fail(resp, &e);
 		} else {
 			struct metric_names names;
+			struct jobq_env env = agent_jobq_env(a);
+			double pass_s, run_s;
 
 			job_metrics(&spec, &names);
+			job_deadlines(&env, &spec, &pass_s, &run_s);
 			api_json(resp, 200,
 			         wire_job_dry_run_to_json(&spec, &names,
-			                                  job_expected_runtime_s(&spec),
-			                                  spec.fs ? would : NULL));
+			                                  job_expected_runtime_s(&spec), pass_s,
+			                                  run_s, spec.fs ? would : NULL));
 		}
 		free(would);
 		goto out;

@@ -73,15 +73,22 @@ bool sysfs_device_name_ok(const char *dev);
  * -EINVAL ("bad_request") with err filled. */
 int sysfs_device_check(const struct sysfs *fs, const char *dev, struct err *e);
 bool sysfs_device_allowed(const struct sysfs *fs, const char *dev);
+/* The size of dev in bytes (ROOT/sys/block/DEV/size x 512); -errno if it cannot be read. */
+int sysfs_device_size(const struct sysfs *fs, const char *dev, uint64_t *bytes);
 /* All block devices under ROOT/sys/block, sorted by name. Caller frees
  * *out. */
 int sysfs_devices_list(const struct sysfs *fs, struct device_info **out, int *n, struct err *e);
 
 /* True (with why filled) if dev or one of its partitions is mounted, used
- * as swap, or held by another device (LVM, dm, md): raw I/O would destroy
- * data. Reads ROOT/proc/self/mounts, ROOT/proc/swaps and holders/, and
- * tries an exclusive open of ROOT/dev/DEV (EBUSY while mounted, even in a
- * mount namespace that does not show the mount). */
+ * as swap, held by another device (LVM, dm, md), or the backing file of a
+ * loop device (losetup /dev/DEV: the loop device may be mounted, and shows
+ * neither as a holder nor in an exclusive open): raw I/O would destroy
+ * data. Reads ROOT/proc/self/mounts, ROOT/proc/swaps and holders/, tries an
+ * exclusive open of ROOT/dev/DEV (EBUSY while mounted, even in a mount
+ * namespace that does not show the mount), and reads every
+ * ROOT/sys/block/X/loop/backing_file (by name, or a device node whose
+ * number is dev's or a partition's); why then says what uses the loop
+ * device in turn, followed up to 8 loop devices deep. */
 bool sysfs_device_in_use(const struct sysfs *fs, const char *dev, char *why, size_t why_len);
 
 /* Every parameter of dev: queue/ files, iosched.* of the active scheduler,
@@ -90,6 +97,15 @@ int sysfs_params_read(const struct sysfs *fs, const char *dev, struct params *ou
 void sysfs_params_release(struct params *ps);
 /* Find a parameter by name in a list, or NULL. */
 const struct param *sysfs_params_find(const struct params *ps, const char *name);
+/* The most requests the kernel takes in nr_requests under scheduler (the active one, or one a
+ * request switches to): without an I/O scheduler ("none") the device's tag depth (the
+ * smallest ROOT/sys/block/DEV/mq/N/nr_tags), with one SYSFS_SCHED_RQ_MAX (the kernel's
+ * MAX_SCHED_RQ, 16 x 128). -ENOENT when dev shows no tags (not blk-mq): no bound known. The
+ * bound is nr_requests' max in every read (so a PATCH, a job's params and a profile are all
+ * refused alike, owned device or not), and a scheduler switch's in validation. */
+#define SYSFS_SCHED_RQ_MAX 2048
+int sysfs_nr_requests_max(const struct sysfs *fs, const char *dev, const char *scheduler,
+                          int64_t *max);
 /* One parameter; -ENOENT with code "unknown_param" if dev has no such name. */
 int sysfs_param_read(const struct sysfs *fs, const char *dev, const char *name, struct param *out,
                      struct err *e);

@@ -122,66 +122,78 @@ static int *write_order(const struct tune_item *items, int n)
 	return idx;
 }
 
-/* Restore with the lock held. A write whose intent cannot be recorded is made all the same: a
- * restore or rollback refused would leave the device tuned (the hooks log it loudly). */
+/* How many times a restore goes over its snapshot: a write may change values written or
+ * compared before it (a scheduler switch resets nr_requests and the iosched attributes, an
+ * nr_requests write resets iosched.async_depth), so a pass that wrote is followed by another that
+ * reads every value afresh, until one finds nothing to write. */
+#define RESTORE_PASSES_MAX 3
+
+/* Restore with the lock held. Every value is read just before it is compared (never from a
+ * read made before an earlier write), and the passes go on until the device reads as the
+ * snapshot. A write whose intent cannot be recorded is made all the same: a restore or
+ * rollback refused would leave the device tuned (the hooks log it loudly). */
 static int restore_locked(struct tune *t, const struct tune_snapshot *snap, const char *origin,
                           const char *outcome, int64_t apply_id, struct tune_restore_count *count,
                           struct err *e)
 {
 	const char *dev = snap->device;
 	char applied[SYSFS_VALUE_MAX];
-	struct params cur = { 0, NULL };
 	struct tune_change c;
+	struct param p;
 	struct err first, we;
-	int k, rc, first_rc = 0, written = 0, unaudited = 0;
+	bool *done = NULL;
+	int k, pass, rc, first_rc = 0, written = 0, unaudited = 0, wrote;
 	int *order = NULL;
 
 	err_clear(&first);
-	rc = sysfs_params_read(t->fs, dev, &cur, e);
+	rc = sysfs_device_check(t->fs, dev, e);
 	if (rc)
 		goto out;
 	order = write_order(snap->items, snap->n);
-	for (k = 0; k < snap->n; k++) {
-		const struct tune_item *it = &snap->items[order[k]];
-		const struct param *p;
+	done = xcalloc((size_t)snap->n + 1, sizeof(*done)); /* gone or refused: not tried again */
+	for (pass = 0; pass < RESTORE_PASSES_MAX; pass++) {
+		wrote = 0;
+		for (k = 0; k < snap->n; k++) {
+			const struct tune_item *it = &snap->items[order[k]];
 
-		if (k > 0 && !strcmp(snap->items[order[k - 1]].name, "scheduler") && written) {
-			/* The switch reset things: compare against what is there now. */
-			sysfs_params_release(&cur);
-			rc = sysfs_params_read(t->fs, dev, &cur, e);
-			if (rc)
-				goto out;
-		}
-		p = sysfs_params_find(&cur, it->name);
-		if (!p) {
-			if (!first_rc) {
-				first_rc = err_set(&first, -ENOENT, "restore_failed",
-				                   "cannot restore %s on '%s': parameter is gone",
-				                   it->name, dev);
+			if (done[order[k]])
+				continue;
+			err_clear(&we);
+			if (sysfs_param_read(t->fs, dev, it->name, &p, &we)) {
+				done[order[k]] = true;
+				if (!first_rc)
+					first_rc = err_set(
+					        &first, -ENOENT, "restore_failed",
+					        "cannot restore %s on '%s': parameter is gone",
+					        it->name, dev);
+				c = change_make(dev, it->name, NULL, it->previous, origin);
+				audit_outcome(t, &c, NULL, "error", "parameter is gone");
+				continue;
 			}
-			c = change_make(dev, it->name, NULL, it->previous, origin);
-			audit_outcome(t, &c, NULL, "error", "parameter is gone");
-			continue;
-		}
-		if (!p->writable || sysfs_value_equal(p->value, it->previous))
-			continue;
-		c = change_make(dev, it->name, p->value, it->previous, origin);
-		c.apply_id = apply_id; /* a rollback's rows belong to the apply they undo */
-		if (audit_intent(t, &c, NULL))
-			unaudited++;
-		err_clear(&we);
-		rc = sysfs_param_write(t->fs, dev, it->name, it->previous, applied, sizeof(applied),
-		                       &we);
-		written++;
-		if (rc) {
-			audit_outcome(t, &c, NULL, "error", we.msg);
-			if (!first_rc) {
-				first_rc = rc;
-				first = we;
+			if (!p.writable || sysfs_value_equal(p.value, it->previous))
+				continue;
+			c = change_make(dev, it->name, p.value, it->previous, origin);
+			c.apply_id = apply_id; /* a rollback's rows belong to the apply they undo */
+			if (audit_intent(t, &c, NULL))
+				unaudited++;
+			err_clear(&we);
+			rc = sysfs_param_write(t->fs, dev, it->name, it->previous, applied,
+			                       sizeof(applied), &we);
+			written++;
+			wrote++;
+			if (rc) {
+				done[order[k]] = true;
+				audit_outcome(t, &c, NULL, "error", we.msg);
+				if (!first_rc) {
+					first_rc = rc;
+					first = we;
+				}
+				continue;
 			}
-			continue;
+			audit_outcome(t, &c, applied, outcome, NULL);
 		}
-		audit_outcome(t, &c, applied, outcome, NULL);
+		if (!wrote)
+			break;
 	}
 	rc = first_rc;
 	if (rc && e)
@@ -192,7 +204,7 @@ out:
 		count->unaudited = unaudited;
 	}
 	free(order);
-	sysfs_params_release(&cur);
+	free(done);
 	return rc;
 }
 
@@ -295,6 +307,24 @@ static int validate_all(struct tune *t, const char *dev, const struct params *cu
 		if (!p)
 			return err_set(e, -ENOENT, "unknown_param", "no parameter '%.*s' on '%s'",
 			               utf8_cut(items[i].name, 64), items[i].name, dev);
+		if (sched_change && !strcmp(items[i].name, "nr_requests")) {
+			/* Written after the switch: judged by the bound of the scheduler to come.
+			 */
+			struct param np = *p;
+			int64_t max;
+
+			if (sysfs_nr_requests_max(t->fs, dev, sched_to, &max) == 0) {
+				np.has_max = true;
+				np.max = max;
+			}
+			rc = sysfs_param_check(&np, items[i].requested, items[i].canon,
+			                       sizeof(items[i].canon), &items[i].aliased, e);
+			if (rc)
+				return rc;
+			snprintf(items[i].previous, sizeof(items[i].previous), "%s", p->value);
+			items[i].kind = p->kind;
+			continue;
+		}
 		rc = sysfs_param_check(p, items[i].requested, items[i].canon,
 		                       sizeof(items[i].canon), &items[i].aliased, e);
 		if (rc)

@@ -180,6 +180,20 @@ static double bonnie_expected_runtime_s(const struct engine_opts *opts)
 	return 0;
 }
 
+/* The I/O tests move size_mb about five times (written by character and by block, rewritten,
+ * read by character and by block); the file tests make, stat and delete N x 1024 files,
+ * counted as 6 operations each at 1000 operations/s. */
+static double bonnie_pass_bound_s(const struct engine_opts *opts, bool in_directory,
+                                  uint64_t device_bytes)
+{
+	const struct bonnie_opts *o = &opts->bonnie;
+
+	(void)in_directory;
+	(void)device_bytes;
+	return engine_volume_s(5.0 * (double)o->size_mb * 1024.0 * 1024.0) +
+	       (double)bonnie_files_n(o) * 1024.0 * 6.0 / 1000.0;
+}
+
 /* With -q bonnie++ prints nothing until it is done. */
 static double bonnie_progress(const struct engine_opts *opts, double elapsed_s, const char *out,
                               size_t out_len, const char *errout, size_t errout_len)
@@ -309,6 +323,7 @@ const struct engine bonnie_engine = {
 	.check = bonnie_check,
 	.argv_build = bonnie_argv_build,
 	.expected_runtime_s = bonnie_expected_runtime_s,
+	.pass_bound_s = bonnie_pass_bound_s,
 	.progress = bonnie_progress,
 	.parse = bonnie_parse,
 	.raw_stream = "stdout",

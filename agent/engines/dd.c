@@ -94,6 +94,18 @@ static double dd_expected_runtime_s(const struct engine_opts *opts)
 	return 0;
 }
 
+/* count blocks of bs, read or written. */
+static double dd_pass_bound_s(const struct engine_opts *opts, bool in_directory,
+                              uint64_t device_bytes)
+{
+	const struct dd_opts *o = &opts->dd;
+	double bs = o->has_bs ? (double)o->bs : 1024.0 * 1024.0;
+
+	(void)in_directory;
+	(void)device_bytes;
+	return engine_volume_s(bs * (double)o->count);
+}
+
 /* What one "<bytes> bytes ... copied, <secs> s" line of dd's stderr says. */
 struct dd_copied {
 	uint64_t bytes;
@@ -223,6 +235,7 @@ const struct engine dd_engine = {
 	.check = dd_check,
 	.argv_build = dd_argv_build,
 	.expected_runtime_s = dd_expected_runtime_s,
+	.pass_bound_s = dd_pass_bound_s,
 	.progress = dd_progress,
 	.parse = dd_parse,
 	.raw_stream = "stderr",

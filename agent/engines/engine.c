@@ -1,5 +1,6 @@
 /* engine.c -- the engine table, metrics, option defaults, and argv helpers the engines share. */
 #include <errno.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -124,6 +125,19 @@ const struct engine *engine_by_id(enum engine_id id)
 		if (engine_table[i]->id == id)
 			return engine_table[i];
 	return NULL;
+}
+
+double engine_volume_s(double bytes)
+{
+	return bytes / (ENGINE_FLOOR_MIB_S * 1024.0 * 1024.0);
+}
+
+double engine_pass_deadline_s(const struct engine *eng, const struct engine_opts *o,
+                              bool in_directory, uint64_t device_bytes)
+{
+	double bound = eng->pass_bound_s(o, in_directory, device_bytes);
+
+	return ceil(ENGINE_DEADLINE_FACTOR * (bound > 0 ? bound : 0) + ENGINE_DEADLINE_MARGIN_S);
 }
 
 const struct engine *engine_find(const char *name)

@@ -190,6 +190,13 @@ struct engine {
 	                  struct err *e);
 	/* Expected wall time of one pass in seconds, 0 if unknown. */
 	double (*expected_runtime_s)(const struct engine_opts *o);
+	/* The most one pass should take, in seconds, for its deadline (engine_pass_deadline_s):
+	 * its expected time plus the I/O it does where that time does not bound it, at
+	 * ENGINE_FLOOR_MIB_S (engine_volume_s). in_directory: its files are in a directory (fio
+	 * lays them out first); device_bytes: the raw device's size (what fio without size
+	 * covers). */
+	double (*pass_bound_s)(const struct engine_opts *o, bool in_directory,
+	                       uint64_t device_bytes);
 	/* Progress of the running pass in 0..1 from elapsed time and the output so far, -1 if
 	 * unknown. Never returns 1: a pass is done when its process is. */
 	double (*progress)(const struct engine_opts *o, double elapsed_s, const char *out,
@@ -225,6 +232,20 @@ extern const struct engine fio_engine;
 extern const struct engine dd_engine;
 extern const struct engine bonnie_engine;
 extern const struct engine iozone_engine;
+
+/*
+ * A pass's deadline: ENGINE_DEADLINE_FACTOR x its bound (pass_bound_s) + ENGINE_DEADLINE_MARGIN_S,
+ * rounded up to whole seconds. A pass still running then is stopped and its job fails
+ * "engine_timeout" (job_run.c). The controller reads the result from the job's
+ * pass_deadline_s; the rule is written out in docs/api.md.
+ */
+#define ENGINE_FLOOR_MIB_S 1.0
+#define ENGINE_DEADLINE_FACTOR 2.0
+#define ENGINE_DEADLINE_MARGIN_S 30.0
+double engine_pass_deadline_s(const struct engine *eng, const struct engine_opts *o,
+                              bool in_directory, uint64_t device_bytes);
+/* Seconds to move bytes at ENGINE_FLOOR_MIB_S. */
+double engine_volume_s(double bytes);
 
 /* NULL if unknown. */
 const struct engine *engine_find(const char *name);

@@ -136,6 +136,21 @@ static double fio_expected_runtime_s(const struct engine_opts *opts)
 	return (double)o->runtime_s + (o->has_ramp_time_s ? (double)o->ramp_time_s : 0);
 }
 
+/* runtime_s and its ramp where given, and the I/O fio does where they do not bound it:
+ * without runtime_s size x numjobs (the device's size without size), and in a directory the
+ * files it lays out before the timed part. */
+static double fio_pass_bound_s(const struct engine_opts *opts, bool in_directory,
+                               uint64_t device_bytes)
+{
+	const struct fio_opts *o = &opts->fio;
+	double per_job = o->has_size ? (double)o->size : (double)device_bytes;
+	double jobs = o->has_numjobs ? (double)o->numjobs : 1;
+
+	if (o->has_runtime_s && !in_directory)
+		return fio_expected_runtime_s(opts);
+	return fio_expected_runtime_s(opts) + engine_volume_s(per_job * jobs);
+}
+
 /* elapsed/runtime_s, capped below 1; fio prints nothing until the end in JSON mode. */
 static double fio_progress(const struct engine_opts *opts, double elapsed_s, const char *out,
                            size_t out_len, const char *errout, size_t errout_len)
@@ -345,6 +360,7 @@ const struct engine fio_engine = {
 	.check = fio_check,
 	.argv_build = fio_argv_build,
 	.expected_runtime_s = fio_expected_runtime_s,
+	.pass_bound_s = fio_pass_bound_s,
 	.progress = fio_progress,
 	.parse = fio_parse,
 	.raw_stream = "stdout",

@@ -233,17 +233,18 @@ static const struct fsopt_flag ext4_mkfs[] = {
 /* ---- mount options ---- */
 
 enum mnt_kind {
-	MK_NOOP,  /* the default already: accepted, nothing to do */
-	MK_ATIME, /* the mount's atime mode */
-	MK_ATTR,  /* a mount attribute bit */
-	MK_SB,    /* handed to the filesystem (fsconfig), VFS superblock flags included */
+	MK_NOOP,   /* the default already: accepted, nothing to do */
+	MK_ATIME,  /* the mount's atime mode */
+	MK_ATTR,   /* a mount attribute bit */
+	MK_UNATTR, /* asks for what a default attribute bit takes away: clears it */
+	MK_SB,     /* handed to the filesystem (fsconfig), VFS superblock flags included */
 };
 
 struct fsopt_mnt {
 	const char *key;
 	struct fsv_form v; /* the value's form; FSV_NONE: no value */
 	enum mnt_kind kind;
-	int arg; /* MK_ATIME: enum fs_atime; MK_ATTR: FS_ATTR_* */
+	int arg; /* MK_ATIME: enum fs_atime; MK_ATTR, MK_UNATTR: FS_ATTR_* */
 };
 
 #define MNT_WORD "a mount(8)/fstab word, not a kernel option"
@@ -253,9 +254,9 @@ static const struct fsopt_mnt vfs_mount[] = {
 	{ "async", NONE, MK_NOOP, 0 },
 	{ "atime", NONE, MK_NOOP, 0 },
 	{ "diratime", NONE, MK_NOOP, 0 },
-	{ "suid", NONE, MK_NOOP, 0 },
-	{ "dev", NONE, MK_NOOP, 0 },
-	{ "exec", NONE, MK_NOOP, 0 },
+	{ "suid", NONE, MK_UNATTR, FS_ATTR_NOSUID },
+	{ "dev", NONE, MK_UNATTR, FS_ATTR_NODEV },
+	{ "exec", NONE, MK_UNATTR, FS_ATTR_NOEXEC },
 	{ "relatime", NONE, MK_ATIME, FS_ATIME_RELATIME },
 	{ "noatime", NONE, MK_ATIME, FS_ATIME_NOATIME },
 	{ "strictatime", NONE, MK_ATIME, FS_ATIME_STRICT },
@@ -769,6 +770,9 @@ int fsopt_mount_parse(enum fs_type t, const char *opts, struct fs_mount *out, st
 	int rc, count = 0;
 
 	memset(out, 0, sizeof(*out));
+	/* A job's filesystem is for I/O: no set-uid programs, device nodes or executables run
+	 * from it unless the options ask for them (suid, dev, exec). */
+	out->attrs = FS_ATTR_DEFAULT;
 	if (t < 0 || t >= FS_TYPE_COUNT)
 		return err_set(e, -EINVAL, CODE, "filesystem.type: unknown");
 	d = &fs_types[t];
@@ -818,6 +822,9 @@ int fsopt_mount_parse(enum fs_type t, const char *opts, struct fs_mount *out, st
 			break;
 		case MK_ATTR:
 			out->attrs |= (unsigned)m->arg;
+			break;
+		case MK_UNATTR:
+			out->attrs &= ~(unsigned)m->arg;
 			break;
 		case MK_SB:
 			snprintf(out->o[out->n].key, sizeof(out->o[0].key), "%s", m->key);

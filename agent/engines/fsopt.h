@@ -67,6 +67,8 @@ enum {
 	FS_ATTR_NODIRATIME = 1 << 3,
 	FS_ATTR_NOSYMFOLLOW = 1 << 4,
 };
+/* What a job's mount has unless filesystem.mount asks otherwise ("suid", "dev", "exec"). */
+#define FS_ATTR_DEFAULT (FS_ATTR_NOSUID | FS_ATTR_NODEV | FS_ATTR_NOEXEC)
 
 /* One option handed to the filesystem (fsconfig): "logbsize" "256k", or a flag "largeio". */
 struct fs_sbopt {
@@ -84,7 +86,8 @@ struct fs_mount {
 
 /*
  * Check filesystem.mount against the VFS table and the type's, and split it: atime and
- * nosuid/nodev/noexec/nodiratime/nosymfollow go on the mount, everything else (lazytime, sync,
+ * nosuid/nodev/noexec/nodiratime/nosymfollow go on the mount (nosuid, nodev and noexec by
+ * default, FS_ATTR_DEFAULT: "suid", "dev", "exec" take them off), everything else (lazytime, sync,
  * logbufs=8, data=writeback, ...) to the filesystem. Refused with -EINVAL "invalid_fs_option"
  * naming the option: unknown ones (with the known list), "ro" (the job writes), options that
  * name another path or device (logdev=, rtdev=, journal_path=, journal_dev=, usrjquota=),

@@ -122,6 +122,19 @@ static double iozone_expected_runtime_s(const struct engine_opts *opts)
 	return 0;
 }
 
+/* Each test moves every thread's file twice (write and rewrite, read and reread, random read
+ * and random write). */
+static double iozone_pass_bound_s(const struct engine_opts *opts, bool in_directory,
+                                  uint64_t device_bytes)
+{
+	const struct iozone_opts *o = &opts->iozone;
+	double threads = o->has_threads ? (double)o->threads : 1;
+
+	(void)in_directory;
+	(void)device_bytes;
+	return engine_volume_s((double)o->file_size * threads * 2.0 * iozone_n_tests(o));
+}
+
 /* One "Children see throughput for  6 initial writers  =  127186.71 KB/sec" line: the metric
  * name and MiB/s (iozone's KB is KiB). Returns 0 for other lines. */
 static int iozone_line_parse(const char *line, const char **metric, double *bw_mib)
@@ -272,6 +285,7 @@ const struct engine iozone_engine = {
 	.check = iozone_check,
 	.argv_build = iozone_argv_build,
 	.expected_runtime_s = iozone_expected_runtime_s,
+	.pass_bound_s = iozone_pass_bound_s,
 	.progress = iozone_progress,
 	.parse = iozone_parse,
 	.raw_stream = "stdout",

@@ -290,3 +290,15 @@ int http_route_match(const char *pattern, const char *path, struct http_req *r)
 	}
 	return m;
 }
+
+void http_req_release(struct http_req *r)
+{
+	int i;
+
+	for (i = 0; i < r->n_args; i++)
+		free(r->args[i]);
+	for (i = 0; i < r->n_query; i++) {
+		free(r->query[i].key);
+		free(r->query[i].value);
+	}
+}

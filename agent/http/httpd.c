@@ -1,5 +1,6 @@
 /* httpd.c -- libmicrohttpd glue: routing by table, bearer auth, body limits, static files (held
- * requests are httpd_hold.c's, the helpers without libmicrohttpd http.c's). */
+ * requests are httpd_hold.c's, slow work httpd_slow.c's, the helpers without libmicrohttpd
+ * http.c's). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -39,18 +40,6 @@ static const char csp_header[] = "default-src 'self'; img-src 'self' data:; "
 static size_t unescape_none(void *cls, struct MHD_Connection *c, char *s)
 {
 	return strlen(s);
-}
-
-static void req_release(struct http_req *r)
-{
-	int i;
-
-	for (i = 0; i < r->n_args; i++)
-		free(r->args[i]);
-	for (i = 0; i < r->n_query; i++) {
-		free(r->query[i].key);
-		free(r->query[i].value);
-	}
 }
 
 /* The query of one request as it is collected, and the first problem with it. */
@@ -253,12 +242,12 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 	for (i = 0; i < h->cfg.n_routes; i++) {
 		const struct route *rt = &h->cfg.routes[i];
 
-		req_release(&req);
+		http_req_release(&req);
 		req.n_args = 0;
 		req.n_query = 0;
 		m = http_route_match(rt->pattern, url, &req);
 		if (m < 0) {
-			req_release(&req);
+			http_req_release(&req);
 			http_error(resp, 400, "bad_request",
 			           "invalid path segment (contains '/', '..', or NUL)");
 			return;
@@ -270,7 +259,7 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 			continue;
 		*route_idx = i;
 		if (!authorized(h, cs->token_ok, method, rt)) {
-			req_release(&req);
+			http_req_release(&req);
 			http_error(resp, 401, "unauthorized",
 			           "missing or wrong bearer token (Authorization: Bearer TOKEN)");
 			return;
@@ -285,10 +274,17 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 			http_error(resp, 400, qe.code, "%s", qe.msg);
 		else
 			rt->fn(h->cfg.app, &req, resp);
-		req_release(&req);
+		if (!resp->status && resp->slow) {
+			/* Slow work: the request goes to the slow-work thread (httpd_slow.c). */
+			cs->slow_fn = rt->fn;
+			cs->slow_req = req;
+			cs->slow_route = i;
+			return;
+		}
+		http_req_release(&req);
 		return;
 	}
-	req_release(&req);
+	http_req_release(&req);
 	if (path_known) {
 		http_error(resp, 405, "method_not_allowed", "%s is not allowed on %.*s", method,
 		           utf8_cut(url, 200), url);
@@ -384,6 +380,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		if (cl && num_parse_size(cl, &n) == 0 && n > HTTP_MAX_BODY)
 			cs->too_large = true;
 		cs->token_ok = token_sent(h, c);
+		httpd_slot_request(h, c, cs->token_ok);
 		httpd_client_of(c, &cs->client);
 		memset(&resp, 0, sizeof(resp));
 		if (framing_ok(cs, &resp))
@@ -404,6 +401,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
+	if (cs->slow_done) {
+		/* The slow-work thread's answer. */
+		resp = cs->slow_resp;
+		memset(&cs->slow_resp, 0, sizeof(cs->slow_resp));
+		cs->slow_done = false;
+		count_request(h, cs->slow_route, resp.status);
+		ret = send_resp(c, &resp, !strncmp(url, "/api/", 5));
+		free(resp.body);
+		return ret;
+	}
 	memset(&resp, 0, sizeof(resp));
 	route_idx = -1;
 	if (cs->hold_stop) {
@@ -414,6 +421,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		seq = h->wake_seq;
 		pthread_mutex_unlock(&h->hold_lock);
 		dispatch(h, c, url, method, cs, &resp, &route_idx);
+		if (cs->slow_fn) {
+			free(resp.body);
+			free(resp.location);
+			memset(&resp, 0, sizeof(resp));
+			if (httpd_slow_queue(h, c, cs))
+				return MHD_YES;
+			httpd_slow_release(cs);
+			http_error(&resp, 503, "busy",
+			           "the agent already has %d slow requests (mkfs dry runs) "
+			           "waiting: ask "
+			           "again later",
+			           HTTPD_SLOW_QUEUE_MAX);
+		}
 		if (!resp.status && resp.wait_s > 0 && !cs->hold_over && !cs->token_ok) {
 			/* Anonymous clients (--public-read) hold nothing: answered at once. */
 			free(resp.body);
@@ -445,6 +465,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	struct httpd *h = cls;
 	struct conn_state *cs = *con_cls;
 
+	httpd_slot_request_end(h, c);
 	if (!cs)
 		return;
 	if (cs->hold_deadline_mono_s) {
@@ -453,9 +474,17 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 			pthread_cond_broadcast(&h->hold_drained);
 		pthread_mutex_unlock(&h->hold_lock);
 	}
+	httpd_slow_release(cs);
 	buf_release(&cs->body);
 	free(cs);
 	*con_cls = NULL;
+}
+
+/* libmicrohttpd's connection notifications go to the slots (httpd_slots.c). */
+static void notify_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                              enum MHD_ConnectionNotificationCode toe)
+{
+	httpd_slots_notify(cls, c, socket_context, (int)toe);
 }
 
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
@@ -618,11 +647,15 @@ static unsigned int fd_limit_fit(unsigned int max_conns)
 static void httpd_free(struct httpd *h)
 {
 	httpd_holds_end(h);
+	httpd_slow_end(h);
+	pthread_cond_destroy(&h->slow_cond);
+	pthread_mutex_destroy(&h->slow_lock);
 	pthread_cond_destroy(&h->hold_cond);
 	pthread_cond_destroy(&h->hold_drained);
 	pthread_mutex_destroy(&h->hold_lock);
 	pthread_mutex_destroy(&h->stats_lock);
 	pthread_mutex_destroy(&h->log_lock);
+	pthread_mutex_destroy(&h->slots_lock);
 	free(h);
 }
 
@@ -653,6 +686,7 @@ int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *
 	pthread_mutex_init(&h->stats_lock, NULL);
 	pthread_mutex_init(&h->log_lock, NULL);
 	pthread_mutex_init(&h->hold_lock, NULL);
+	pthread_mutex_init(&h->slots_lock, NULL);
 	pthread_condattr_init(&mono);
 	pthread_condattr_setclock(&mono, CLOCK_MONOTONIC);
 	pthread_cond_init(&h->hold_cond, &mono);
@@ -662,6 +696,10 @@ int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *
 		h->hold_thread_started = true;
 	else
 		h->hold_exit = true; /* long-polls are then answered 503 at once */
+	pthread_mutex_init(&h->slow_lock, NULL);
+	pthread_cond_init(&h->slow_cond, NULL);
+	if (!httpd_slow_start(h))
+		log_warn("http: no slow-work thread: mkfs dry runs are answered 503 busy");
 	if (v6)
 		flags |= MHD_USE_IPv6;
 	if (cfg->tls_cert_pem)
@@ -689,6 +727,7 @@ int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *
 		per_ip = max_conns;
 	timeout_s = cfg->conn_timeout_s ? cfg->conn_timeout_s : HTTPD_DEFAULT_CONN_TIMEOUT_S;
 	httpd_holds_limit(h, max_conns, per_ip);
+	httpd_slots_limit(h, max_conns, (unsigned)ncpu);
 	/* TLS only when asked: an empty option array otherwise. */
 	tls[0] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)cfg->tls_cert_pem };
 	tls[1] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)cfg->tls_key_pem };
@@ -703,10 +742,10 @@ int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *
 	        flags, 0, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,
 	        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)lfd, MHD_OPTION_THREAD_POOL_SIZE,
 	        (unsigned int)ncpu, MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-	        MHD_OPTION_UNESCAPE_CALLBACK, unescape_none, h, MHD_OPTION_CONNECTION_TIMEOUT,
-	        timeout_s, MHD_OPTION_CONNECTION_LIMIT, max_conns,
-	        MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip, MHD_OPTION_ARRAY,
-	        cfg->tls_cert_pem ? tls : tls + 2, MHD_OPTION_END);
+	        MHD_OPTION_NOTIFY_CONNECTION, notify_connection, h, MHD_OPTION_UNESCAPE_CALLBACK,
+	        unescape_none, h, MHD_OPTION_CONNECTION_TIMEOUT, timeout_s,
+	        MHD_OPTION_CONNECTION_LIMIT, max_conns, MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip,
+	        MHD_OPTION_ARRAY, cfg->tls_cert_pem ? tls : tls + 2, MHD_OPTION_END);
 	if (!h->daemon) {
 		/* The address is bound: what is left to fail is TLS or resources. */
 		rc = err_set(e, -EINVAL, "internal",
@@ -739,6 +778,7 @@ void httpd_stop(struct httpd *h)
 	if (!h)
 		return;
 	httpd_holds_end(h);
+	httpd_slow_end(h);
 	MHD_stop_daemon(h->daemon);
 	httpd_free(h);
 }

@@ -1,6 +1,7 @@
 /* httpd.h -- the HTTP layer: libmicrohttpd glue, route table dispatch, auth,
- * body limits and static files (httpd.c), held requests (httpd_hold.c) -- the only files that
- * include microhttpd.h -- and the request helpers handlers use (http.c). */
+ * body limits and static files (httpd.c), held requests (httpd_hold.c), slow work on a thread of
+ * its own (httpd_slow.c) -- the only files that include microhttpd.h -- and the request helpers
+ * handlers use (http.c). */
 #ifndef FT_HTTPD_H
 #define FT_HTTPD_H
 
@@ -31,6 +32,8 @@ struct http_req {
 	size_t body_len;
 	uint64_t id;    /* per-process request sequence number */
 	bool wait_over; /* a held request (see http_resp.wait_s) whose wait has ended: answer now */
+	bool on_worker; /* run again on the slow-work thread (see http_resp.slow): do the work now
+	                 */
 };
 
 /*
@@ -53,7 +56,18 @@ struct http_resp {
 	bool close; /* close the connection after this answer */
 	double wait_s;
 	uint64_t wait_key;
+	/* Slow work (a handler that would run a tool, such as mkfs's dry run): a handler that
+	 * has not answered yet (status 0) sets slow, and the HTTP layer runs it again with
+	 * req->on_worker set on its one slow-work thread, the connection suspended meanwhile, so
+	 * that no HTTP thread waits on the tool and health and every other request stay quick.
+	 * Slow requests wait their turn (HTTPD_SLOW_QUEUE_MAX at most; past it, or after
+	 * HTTPD_SLOW_WAIT_MAX_S in the queue, they are answered 503 "busy"; when the agent stops,
+	 * 503 "shutting_down"). The handler must answer on the worker. */
+	bool slow;
 };
+
+#define HTTPD_SLOW_QUEUE_MAX 16
+#define HTTPD_SLOW_WAIT_MAX_S 30.0
 
 #define HTTP_WAIT_MAX_S 60
 
@@ -122,7 +136,9 @@ struct httpd_config {
 	/* Connection limits (0: the HTTPD_DEFAULT_* value). A client (one IP address) holds at most
 	 * max_conns_per_ip of the max_conns slots, so idle or slow connections from one host
 	 * cannot lock others out; a connection idle for conn_timeout_s (no byte of a request
-	 * header or body arrives, or a keep-alive connection waits) is closed. */
+	 * header or body arrives, or a keep-alive connection waits) is closed; and near
+	 * max_conns, idle and unauthenticated connections make room for new ones
+	 * (httpd_slots_evicted), so that many hosts together cannot lock the owner out. */
 	unsigned max_conns;
 	unsigned max_conns_per_ip;
 	unsigned conn_timeout_s;
@@ -156,6 +172,11 @@ int httpd_counters(struct httpd *h, struct http_counter **out);
 void httpd_wake(struct httpd *h, uint64_t key);
 /* Requests held now (suspended, waiting for a wake or their deadline). */
 int httpd_held(struct httpd *h);
+/* Connections closed to make room at the connection limit since the start (httpd_slots.c):
+ * when more than max_conns minus a reserve are open (the reserve keeps a slot free in every
+ * HTTP thread), each new connection closes one that is idle or has not carried the token,
+ * the longest idle first; one serving an authenticated request is never closed. */
+unsigned long httpd_slots_evicted(struct httpd *h);
 /* The connection limits in force: max_conns after fitting RLIMIT_NOFILE, and the share one
  * client address may hold. A held request keeps its connection's slot. */
 void httpd_limits(const struct httpd *h, unsigned int *max_conns, unsigned int *per_ip);
@@ -171,6 +192,8 @@ bool http_query_bool(const struct http_req *r, const char *key, bool def);
 /* Check a request's query against rt->query as the dispatcher does; fills e ("bad_request" or
  * "unknown_query_param") and returns -EINVAL on the first problem. */
 int http_query_check(const struct route *rt, const struct http_req *r, struct err *e);
+/* Free r's decoded captures and query (the HTTP layer's, once a request is answered). */
+void http_req_release(struct http_req *r);
 /* Set resp to a JSON error {"error":{"code","message"}}. */
 void http_error(struct http_resp *resp, int status, const char *code, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));

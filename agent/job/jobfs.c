@@ -23,9 +23,6 @@
 #include "xmalloc.h"
 #include "banned.h"
 
-#define JOBFS_TOOL_TIMEOUT_S 1800.0 /* mkfs of a large device with discard takes minutes */
-#define JOBFS_DRY_TIMEOUT_S 60.0
-#define JOBFS_UMOUNT_WAIT_S 10.0
 #define RECORD_MAX_BYTES 8192
 
 int jobfs_init(struct jobfs *j, const char *state_dir, const char *mountinfo, struct err *e)
@@ -139,17 +136,17 @@ static int tool_run(char **argv, struct contain *c, int64_t job_id, jobfs_stop_f
 			break;
 		if (rc < 0) {
 			err_set(e, rc, "fs_failed", "lost track of %s: %s", argv[0], strerror(-rc));
-			proc_terminate(&p, 5);
+			proc_terminate(&p, JOBFS_STOP_GRACE_S);
 			goto out;
 		}
 		if (stop && stop(stop_cls)) {
-			proc_terminate(&p, 5);
+			proc_terminate(&p, JOBFS_STOP_GRACE_S);
 			rc = err_set(e, -ECANCELED, "cancelled",
 			             "%s stopped: the job was cancelled", argv[0]);
 			goto out;
 		}
 		if (time_mono_s() > deadline) {
-			proc_terminate(&p, 5);
+			proc_terminate(&p, JOBFS_STOP_GRACE_S);
 			rc = err_set(e, -ETIMEDOUT, "fs_failed", "%s did not finish within %.0f s",
 			             argv[0], timeout_s);
 			goto out;

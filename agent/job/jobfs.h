@@ -14,6 +14,14 @@
 
 struct contain;
 
+#define JOBFS_TOOL_TIMEOUT_S 1800.0 /* mkfs of a large device with discard takes minutes */
+#define JOBFS_DRY_TIMEOUT_S 60.0
+#define JOBFS_UMOUNT_WAIT_S 10.0
+#define JOBFS_STOP_GRACE_S 5.0 /* a tool stopped: SIGTERM, then SIGKILL after this */
+/* The most making a job's filesystem and undoing it may take: mkfs and the info tool each to
+ * their timeout and grace, and the unmount's wait. */
+#define JOBFS_DEADLINE_S (2 * (JOBFS_TOOL_TIMEOUT_S + JOBFS_STOP_GRACE_S) + JOBFS_UMOUNT_WAIT_S)
+
 /*
  * The agent's filesystem area: STATE_DIR/fs (0700, made by the agent, never followed through
  * a link), held open as a directory descriptor. Each job with a filesystem has in it a record

@@ -36,8 +36,11 @@ struct job_rec {
 	char error_message[256];
 	int has_error;
 	double created_at, started_at, finished_at; /* 0 = not yet */
-	double progress;          /* 0..1, filled by the job layer (job_get, job_list) */
-	uint64_t version;         /* filled by the job layer: job_version() of this record */
+	double progress;  /* 0..1, filled by the job layer (job_get, job_list) */
+	uint64_t version; /* filled by the job layer: job_version() of this record */
+	/* Filled by the job layer from the spec (job_deadlines; 0: the spec is unreadable): the
+	 * most one pass may run before it is stopped, and the whole run once started. */
+	double pass_deadline_s, run_deadline_s;
 	char params_changed[256]; /* what changed the device's params under the job mid-run */
 	int has_params_changed;
 	char *applied; /* owned JSON text: what applying the job's params did, per item as a PATCH

@@ -30,8 +30,11 @@ struct job_spec {
 	struct engine_opts opts; /* every engine object given; engine's own is used */
 	int loops;               /* 1..JOB_LOOPS_MAX */
 	struct tune_set params;  /* applied with PATCH semantics before loop 1; n 0: none */
-	bool params_keep;        /* "params_restore": false: params stay as set at the job's end (no
-	                            restore point: the device's session, if any, restores them) */
+	bool params_keep;        /* "params_restore": false: params stay as set at the job's end for
+	                            the device's session to put back; refused unless a session is
+	                            open on the device at submit and at start (session_required),
+	                            and put back by the job itself if the session has ended by its
+	                            end */
 	int n_labels;
 	struct job_label labels[JOB_LABELS_MAX];
 	char *directory;    /* owned; NULL: the raw device. After job_check: the resolved path */

@@ -64,8 +64,10 @@ struct keep_device {
 	bool owed;    /* an application is due (set, start, appeared, owner let go) */
 	char owed_why[96];
 	bool recheck;          /* compare at the next scan (an owner let go) */
-	char failed_live[512]; /* live values when putting drift back failed: no retry until they
-	                          change */
+	char failed_live[512]; /* live values when putting drift back failed: tried again when
+	                          they change, or at retry_at */
+	double retry_at;       /* the next try of a put-back that failed (epoch s) */
+	int failures;          /* put-backs of this drift that failed in a row */
 };
 
 /* A profile and what it is to each device it matches, as the API shows it. */

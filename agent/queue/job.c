@@ -363,6 +363,8 @@ static void progress_fill(struct jobq *q, struct job_rec *rec)
 		rec->progress = state == JOB_SUCCEEDED ? 1.0
 		                : rec->loops > 0       ? (double)rec->loops_done / rec->loops
 		                                       : 0;
+	if (rec->spec_ok)
+		job_deadlines(&q->env, &rec->spec, &rec->pass_deadline_s, &rec->run_deadline_s);
 	/* A word no state has (a damaged row) counts as ended, as any final state does. */
 	rec->version = job_version(state < 0 ? JOB_N_STATES : (enum job_state)state,
 	                           rec->loops_done, rec->progress);

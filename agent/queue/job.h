@@ -34,9 +34,10 @@ void jobq_stop(struct jobq *q);
  * an --allow-dir; spec->directory becomes its resolved path), the raw-device
  * safety check, the params as a PATCH would validate them, the engine's
  * binary, and the argv. Errors: 400 bad_request for bad fields, 403
- * dir_not_allowed, 409 device_refused for a raw-device job on a mounted,
- * held or non-allowlisted device, 422 for bad params or an engine whose
- * binary is missing (the code says which).
+ * device_not_allowed for a device not in --allow-device (as every route), 403
+ * dir_not_allowed, 409 device_refused for a raw-device job on a mounted or
+ * held device, 409 session_required for params_restore false without a session,
+ * 422 for bad params or an engine whose binary is missing (the code says which).
  */
 int job_check(struct jobq *q, struct job_spec *spec, struct err *e);
 /*

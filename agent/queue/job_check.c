@@ -120,6 +120,24 @@ static int fs_check(const struct jobq_env *env, struct job_spec *spec, bool held
 	return rc;
 }
 
+/* params_restore false leaves the params for the device's session to put back: one must be
+ * open (409 session_required otherwise; the job's start checks again). */
+static int owner_check(const struct jobq_env *env, const char *dev, struct err *e)
+{
+	int rc = env->owner.hold
+	                 ? env->owner.hold(env->owner.cls, dev,
+	                                   env->now_s ? env->now_s() : time_now_s(), NULL, NULL, e)
+	                 : -ESRCH;
+
+	if (rc == -ESRCH)
+		rc = err_set(e, -ESRCH, "session_required",
+		             "params_restore: false leaves the params for the device's session to "
+		             "put back, and no session is open on '%s': open one first (POST "
+		             "/api/v1/devices/%s/sessions), or leave params_restore out",
+		             dev, dev);
+	return rc;
+}
+
 int job_spec_check(const struct jobq_env *env, struct job_spec *spec, struct err *e)
 {
 	struct jobfs_made *would = xcalloc(1, sizeof(*would));
@@ -165,7 +183,7 @@ int job_spec_dry_run(const struct jobq_env *env, struct job_spec *spec, bool hel
 			        spec->start_at - now, JOB_START_AHEAD_MAX_S);
 	}
 	if (!sysfs_device_allowed(env->fs, spec->device))
-		return err_set(e, -EBUSY, "device_refused",
+		return err_set(e, -EPERM, "device_not_allowed",
 		               "device '%s' is not in the agent's --allow-device list: it may not "
 		               "be benchmarked",
 		               spec->device);
@@ -191,6 +209,11 @@ int job_spec_dry_run(const struct jobq_env *env, struct job_spec *spec, bool hel
 	}
 	if (spec->params.n) {
 		rc = tune_validate(env->tune, spec->device, spec->params.items, spec->params.n, e);
+		if (rc)
+			return rc;
+	}
+	if (spec->params_keep) {
+		rc = owner_check(env, spec->device, e);
 		if (rc)
 			return rc;
 	}

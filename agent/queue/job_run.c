@@ -83,12 +83,14 @@ static void begun_record(const struct jobq_env *env, int64_t id, const struct jo
 		         (long long)id, at, started - spec->start_at);
 }
 
-/* Run one loop of a job: spawn, poll with progress, cancel, parse, record. The pass's files go
- * in the job's directory dir, or in the job's own filesystem made (dir NULL then). */
+/* Run one loop of a job: spawn, poll with progress, cancel, stop past deadline_s, parse,
+ * record. The pass's files go in the job's directory dir, or in the job's own filesystem made
+ * (dir NULL then). */
 static enum pass_result pass_run(const struct job_runner *r, int64_t id,
                                  const struct job_spec *spec, const struct jobfs_made *made,
-                                 int loop, struct err *e)
+                                 int loop, double deadline_s, struct err *e)
 {
+	double (*mono_s)(void) = r->env->mono_s ? r->env->mono_s : time_mono_s;
 	const struct jobq_env *env = r->env;
 	const struct engine *eng = spec->engine;
 	const struct engine_opts *opts = &spec->opts;
@@ -101,7 +103,7 @@ static enum pass_result pass_run(const struct job_runner *r, int64_t id,
 	struct proc p;
 	char devpath[96], work[48];
 	char **argv = NULL;
-	double started, start_mono, expected_s, frac, ready = 0;
+	double started, start_mono, expected_s, frac, elapsed, ready = 0;
 	enum pass_result res = PASS_FAILED;
 	bool held = false;
 	const struct buf *raw;
@@ -143,7 +145,7 @@ static enum pass_result pass_run(const struct job_runner *r, int64_t id,
 		}
 	}
 	started = env->now_s();
-	start_mono = time_mono_s();
+	start_mono = mono_s();
 	if (contain_pass_begin(r->contain, id, &cp, e) ||
 	    proc_spawn_in(&p, argv, jd.fd >= 0 ? jd.path : "/", &cp, e))
 		goto out;
@@ -175,10 +177,27 @@ static enum pass_result pass_run(const struct job_runner *r, int64_t id,
 			res = PASS_CANCELLED;
 			goto out;
 		}
-		frac = eng->progress(opts, time_mono_s() - start_mono, p.out.data, p.out.len,
-		                     p.err.data, p.err.len);
+		elapsed = mono_s() - start_mono;
+		if (elapsed > deadline_s) {
+			/* A hung engine (a stopped fio, a dead disk) ends here, not never. */
+			log_error("job %lld: %s ran past its deadline of %.0f s in pass %d of %d: "
+			          "stopping it (process group %d)",
+			          (long long)id, eng->name, deadline_s, loop, spec->loops,
+			          (int)p.pid);
+			proc_terminate(&p, CANCEL_GRACE_S);
+			err_set(e, -ETIMEDOUT, "engine_timeout",
+			        "%s ran past its deadline of %.0f s in pass %d of %d and was "
+			        "stopped "
+			        "(the deadline is %.0f x what the pass should take, %.0f s, + %.0f "
+			        "s)",
+			        eng->name, deadline_s, loop, spec->loops, ENGINE_DEADLINE_FACTOR,
+			        (deadline_s - ENGINE_DEADLINE_MARGIN_S) / ENGINE_DEADLINE_FACTOR,
+			        ENGINE_DEADLINE_MARGIN_S);
+			goto out;
+		}
+		frac = eng->progress(opts, elapsed, p.out.data, p.out.len, p.err.data, p.err.len);
 		if (frac < 0 && expected_s > 0)
-			frac = (time_mono_s() - start_mono) / expected_s;
+			frac = elapsed / expected_s;
 		if (frac < 0)
 			frac = 0;
 		if (frac > 0.99)
@@ -319,6 +338,80 @@ static int job_identity_record(const struct jobq_env *env, int64_t id, const cha
 	return store_job_set_identity(env->store, id, &d, &h, e);
 }
 
+/* What params_apply hands the owner hook: the apply of a job's params. */
+struct apply_ctx {
+	const struct jobq_env *env;
+	const struct job_spec *spec;
+	const char *origin;
+};
+
+static int apply_owned(void *cls, struct err *e)
+{
+	struct apply_ctx *c = cls;
+	bool rolled_back;
+
+	return tune_apply(c->env->tune, c->spec->device, c->spec->params.items, c->spec->params.n,
+	                  c->origin, &rolled_back, e);
+}
+
+/* With params_restore false: run fn(cls, e) while the session that puts job id's device back
+ * (one open since before the job started) cannot end, and return its result; -ESRCH when
+ * there is none (or the job's start cannot be read). e may be NULL. */
+static int owner_hold(const struct job_runner *r, int64_t id, const struct job_spec *spec,
+                      int (*fn)(void *cls, struct err *e), void *cls, struct err *e)
+{
+	const struct jobq_env *env = r->env;
+	struct job_rec rec;
+	struct err le;
+	double since;
+
+	if (!e)
+		e = &le;
+	err_clear(e);
+	if (!env->owner.hold || store_job_get(env->store, id, &rec, e))
+		return -ESRCH;
+	since = rec.started_at;
+	store_job_rec_release(&rec);
+	return env->owner.hold(env->owner.cls, spec->device, since, fn, cls, e);
+}
+
+/* Apply the job's params, as a PATCH would; with params_restore false only while the device's
+ * session owns it (its restore then covers them): -ESRCH "session_required" when it has
+ * ended, and nothing is written. */
+static int params_apply(const struct job_runner *r, int64_t id, const struct job_spec *spec,
+                        const char *origin, struct err *e)
+{
+	struct apply_ctx c = { r->env, spec, origin };
+	bool rolled_back;
+	int rc;
+
+	if (!spec->params_keep)
+		return tune_apply(r->env->tune, spec->device, spec->params.items, spec->params.n,
+		                  origin, &rolled_back, e);
+	rc = owner_hold(r, id, spec, apply_owned, &c, e);
+	if (rc == -ESRCH)
+		return err_set(e, -ESRCH, "session_required",
+		               "params_restore: false leaves the params for the session on '%s' to "
+		               "put back, and that session ended before the job started: nothing "
+		               "was written",
+		               spec->device);
+	return rc;
+}
+
+void job_deadlines(const struct jobq_env *env, const struct job_spec *spec, double *pass_s,
+                   double *run_s)
+{
+	uint64_t bytes;
+
+	*pass_s = *run_s = 0;
+	if (!spec->engine)
+		return;
+	sysfs_device_size(env->fs, spec->device, &bytes); /* 0 if it cannot be read */
+	*pass_s = engine_pass_deadline_s(spec->engine, &spec->opts,
+	                                 spec->directory != NULL || spec->fs != NULL, bytes);
+	*run_s = spec->loops * (*pass_s + CANCEL_GRACE_S) + (spec->fs ? JOBFS_DEADLINE_S : 0);
+}
+
 /* Run a started job to its end state. Nothing here re-reads or re-checks the spec. */
 enum job_state job_run(const struct job_runner *r, int64_t id, const struct job_spec *spec,
                        struct err *e)
@@ -330,12 +423,14 @@ enum job_state job_run(const struct job_runner *r, int64_t id, const struct job_
 	enum job_state state = JOB_SUCCEEDED;
 	struct jobfs_made *made = NULL;
 	char origin[64], *applied_json = NULL;
-	bool rolled_back, restore_at_end = false;
+	bool restore_at_end = false;
+	double pass_deadline_s, run_deadline_s;
 	struct err se;
 	int loop = 1;
 
 	err_clear(e);
 	snprintf(origin, sizeof(origin), "job %lld", (long long)id);
+	job_deadlines(env, spec, &pass_deadline_s, &run_deadline_s);
 	if (r->hooks.stopped(r->hooks.cls) != JOB_RUNNING) {
 		state = stop_state(r);
 		goto stopped;
@@ -351,9 +446,11 @@ enum job_state job_run(const struct job_runner *r, int64_t id, const struct job_
 			goto stopped;
 		}
 	}
-	if (spec->params.n && !spec->params_keep) {
+	if (spec->params.n) {
 		/* Save the restore point in the database first: a crash then still restores.
-		 * If it cannot be saved, the device is not touched. */
+		 * If it cannot be saved, the device is not touched. A job with params_restore
+		 * false takes one too: its session puts the device back, but should the session
+		 * end while the job runs, the job's own end does. */
 		if (tune_snapshot_take(env->tune, spec->device, &snap, e)) {
 			state = JOB_FAILED;
 			goto out;
@@ -367,16 +464,11 @@ enum job_state job_run(const struct job_runner *r, int64_t id, const struct job_
 			state = JOB_FAILED;
 			goto out;
 		}
-	}
-	if (spec->params.n) {
-		/* Without a restore point (params_restore false) they stay as a PATCH leaves
-		 * them: the device's session puts them back. */
-		if (tune_apply(env->tune, spec->device, spec->params.items, spec->params.n, origin,
-		               &rolled_back, e)) {
+		if (params_apply(r, id, spec, origin, e)) {
 			state = JOB_FAILED;
 			goto out;
 		}
-		restore_at_end = !spec->params_keep;
+		restore_at_end = true;
 		applied_json = wire_tune_applied_encode(&spec->params);
 	}
 	if (sysfs_params_read(env->fs, spec->device, &ps, e)) {
@@ -401,7 +493,7 @@ enum job_state job_run(const struct job_runner *r, int64_t id, const struct job_
 			state = stop_state(r);
 			break;
 		}
-		pr = pass_run(r, id, spec, made, loop, e);
+		pr = pass_run(r, id, spec, made, loop, pass_deadline_s, e);
 		if (pr == PASS_CANCELLED) {
 			state = stop_state(r);
 			break;
@@ -420,7 +512,8 @@ stopped:
 		        spec->loops);
 out:
 	/* From the database, not snap: a session's restore may have cancelled it. */
-	if (restore_at_end)
+	if (restore_at_end &&
+	    !(spec->params_keep && owner_hold(r, id, spec, NULL, NULL, NULL) == 0))
 		job_restore_saved(env, id, "end");
 	if (made) { /* the device stays as mkfs left it, unmounted */
 		jobfs_unmake(r->jobfs, made);

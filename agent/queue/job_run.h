@@ -19,6 +19,19 @@
 /* How long a stopped engine's process group has between SIGTERM and SIGKILL. */
 #define CANCEL_GRACE_S 5.0
 
+/*
+ * Who puts back the params of a job with params_restore false: the device's tuning session.
+ * hold(cls, dev, since, fn, fcls, e) runs fn(fcls, e) (fn NULL: nothing) while an open session
+ * on dev opened at or before since cannot end, and returns fn's result; -ESRCH
+ * "session_required" when dev has no such session (session_owner_run). hold NULL: there are
+ * no sessions, and such jobs are refused.
+ */
+struct job_owner {
+	int (*hold)(void *cls, const char *dev, double since, int (*fn)(void *fcls, struct err *e),
+	            void *fcls, struct err *e);
+	void *cls;
+};
+
 /* What the job queue and its runs work with, given by whoever starts it (agent_init, a test): the
  * pointers and strings are borrowed and must outlive the queue. */
 struct jobq_env {
@@ -37,7 +50,11 @@ struct jobq_env {
 	bool hide_serial;          /* --hide-serial: a job's identity has the serial's hash */
 	/* The wall clock every recorded time is read from, epoch seconds (NULL: time_now_s). */
 	double (*now_s)(void);
+	/* The monotonic clock a pass's progress and deadline are measured on, seconds (NULL:
+	 * time_mono_s). */
+	double (*mono_s)(void);
 	int max_queued; /* --max-queued: jobs waiting at most (0: JOBQ_DEFAULT_MAX_QUEUED) */
+	struct job_owner owner; /* the sessions, for params_restore false */
 };
 
 /* What a run tells, and asks, whoever started it (the queue); cls is theirs. */
@@ -70,6 +87,12 @@ struct job_runner {
  * has passed), and records when that pass began and how long it held. */
 enum job_state job_run(const struct job_runner *r, int64_t id, const struct job_spec *spec,
                        struct err *e);
+/* The deadlines of a checked spec: *pass_s, the most one pass may run before it is stopped
+ * and the job fails "engine_timeout" (engine_pass_deadline_s, with the raw device's size read
+ * from env's sysfs for fio without size); *run_s, the most the whole run may take once the job
+ * has started: loops x (pass_s + CANCEL_GRACE_S), plus JOBFS_DEADLINE_S with a filesystem. */
+void job_deadlines(const struct jobq_env *env, const struct job_spec *spec, double *pass_s,
+                   double *run_s);
 /* Put back the restore snapshot job id recorded, if it has one (origin "job N WHY"). */
 void job_restore_saved(const struct jobq_env *env, int64_t id, const char *why);
 

@@ -11,6 +11,7 @@
 #include "queue/job.h"
 #include "state/agent.h"
 #include "state/pending.h"
+#include "state/token.h"
 #include "timeutil.h"
 #include "banned.h"
 
@@ -92,6 +93,15 @@ struct tune_audit agent_tune_audit(struct agent *a)
 	return audit;
 }
 
+/* The job queue's owner hook (job_run.h): a's sessions. */
+static int owner_hold(void *cls, const char *dev, double since,
+                      int (*fn)(void *fcls, struct err *e), void *fcls, struct err *e)
+{
+	struct agent *a = cls;
+
+	return session_owner_run(&a->sessions, dev, since, fn, fcls, e);
+}
+
 struct jobq_env agent_jobq_env(struct agent *a)
 {
 	struct jobq_env env = {
@@ -109,6 +119,7 @@ struct jobq_env agent_jobq_env(struct agent *a)
 		.hide_serial = a->cfg.hide_serial,
 		.now_s = time_now_s,
 		.max_queued = (int)a->cfg.max_queued,
+		.owner = { owner_hold, a },
 	};
 
 	return env;
@@ -175,10 +186,23 @@ int agent_init(struct agent *a, const struct agent_config *cfg, struct err *e)
 	struct tune_audit audit;
 	struct keeper_env kenv;
 	struct jobq_env env;
-	int rc;
+	int rc, made;
 
 	memset(a, 0, sizeof(*a));
 	a->cfg = *cfg;
+	/* Before anything in the state directory is read or written: a second agent started on
+	 * a live directory would otherwise run crash recovery under the live one. */
+	rc = statelock_take(&a->lock, a->cfg.state_dir, e);
+	if (rc)
+		goto fail;
+	snprintf(path, sizeof(path), "%s/token", a->cfg.state_dir);
+	rc = token_load(a->cfg.token_file ? a->cfg.token_file : path, a->token, sizeof(a->token),
+	                &made, e);
+	if (rc)
+		goto fail;
+	if (made)
+		log_info("created a new API token in %s (mode 0600)",
+		         a->cfg.token_file ? a->cfg.token_file : path);
 	a->started_mono_s = time_mono_s();
 	if (a->cfg.node_name) {
 		snprintf(a->node, sizeof(a->node), "%s", a->cfg.node_name);
@@ -250,4 +274,5 @@ void agent_release(struct agent *a)
 	}
 	sysfs_cache_free(a->fs.cache);
 	a->fs.cache = NULL;
+	statelock_release(&a->lock); /* last: nothing of this agent touches the directory now */
 }

@@ -14,6 +14,7 @@
 #include "job/contain.h"
 #include "state/keeper.h"
 #include "state/session.h"
+#include "state/statelock.h"
 #include "store/store.h"
 
 #define AGENT_MAX_ALLOW 64
@@ -58,6 +59,8 @@ struct agent_config {
 
 struct agent {
 	struct agent_config cfg;
+	struct statelock lock; /* STATE_DIR/lock: held from the start of agent_init to the end of
+	                          agent_release */
 	struct sysfs fs;
 	struct tune tune;
 	struct store *store;
@@ -75,8 +78,11 @@ struct agent {
 };
 
 /*
- * Wire an agent from cfg (copied; its strings must outlive a): node name (cfg's, else the
- * host name), the database STATE_DIR/agent.db (the directory must exist), sysfs and tune with
+ * Wire an agent from cfg (copied; its strings must outlive a): first the state directory's lock
+ * (statelock.h: -EBUSY "state_dir_in_use" when another agent has the directory, and then
+ * nothing in it is touched), then the token (token.h: cfg's token_file, else STATE_DIR/token,
+ * made if absent) into a->token, node name (cfg's, else the host name), the database
+ * STATE_DIR/agent.db (the directory must exist), sysfs and tune with
  * every write audited into the database, the params cache, sessions, the job queue and the
  * profile keeper. A previous run's open sessions are restored and its running jobs recovered,
  * then every stored profile is applied to the devices it matches. On failure everything done
@@ -98,7 +104,7 @@ int agent_ident_read(void *cls, const char *dev, enum profile_ident field, char 
  * agent by hand. */
 struct keeper_env agent_keeper_env(struct agent *a);
 /* Stop the keeper and the job queue, restore the open sessions ("agent_shutdown"), close the
- * database.
+ * database, drop the state directory's lock.
  * Safe after a failed agent_init. */
 void agent_release(struct agent *a);
 

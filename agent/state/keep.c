@@ -253,6 +253,7 @@ int keep_plan_write(const struct keeper_env *env, const struct profile *p, struc
 		snprintf(d->applied_by, sizeof(d->applied_by), "%s", why);
 		d->error[0] = '\0';
 		d->failed_live[0] = '\0';
+		d->failures = 0;
 		if (m)
 			log_info("profile %s on %s: applied %s (%d value(s) written)", p->name,
 			         d->device, why, m);
@@ -388,7 +389,21 @@ static void reapply(const struct keeper_env *env, const struct profile *p, struc
 		return;
 	}
 	if (rc) {
-		snprintf(d->error, sizeof(d->error), "cannot put back %s: %s", what, e.msg);
+		double wait_s = env->check_s;
+		int k;
+
+		/* Tried again when the live values change, or after a wait that doubles from
+		 * check_s up to KEEP_RETRY_MAX_S: a full or read-only state directory (the audit
+		 * row cannot be written) gets room again, a kernel that refused may take it. */
+		d->failures++;
+		for (k = 1; k < d->failures && wait_s < KEEP_RETRY_MAX_S; k++)
+			wait_s *= 2;
+		if (wait_s > KEEP_RETRY_MAX_S)
+			wait_s = KEEP_RETRY_MAX_S;
+		d->retry_at = t + wait_s;
+		snprintf(d->error, sizeof(d->error),
+		         "cannot put back %s (try %d; again in %.0f s): %s", what, d->failures,
+		         wait_s, e.msg);
 		snprintf(d->failed_live, sizeof(d->failed_live), "%s", live_sig);
 		keep_state_set(d, KEEP_DRIFTED, t);
 		log_error("profile %s on %s: %s", p->name, d->device, d->error);
@@ -504,6 +519,7 @@ void keep_process(const struct keeper_env *env, const struct profile *p, struct 
 			keep_state_set(d, KEEP_HELD, t);
 		d->error[0] = '\0';
 		d->failed_live[0] = '\0';
+		d->failures = 0;
 		return;
 	}
 	if (!p->enforce) {
@@ -512,8 +528,9 @@ void keep_process(const struct keeper_env *env, const struct profile *p, struct 
 		keep_state_set(d, KEEP_DRIFTED, t);
 		return;
 	}
-	if (d->failed_live[0] && !strcmp(sig, d->failed_live)) {
-		keep_state_set(d, KEEP_DRIFTED, t); /* the same drift that could not be put back */
+	if (d->failed_live[0] && !strcmp(sig, d->failed_live) && t < d->retry_at) {
+		/* The same drift that could not be put back, before its next try. */
+		keep_state_set(d, KEEP_DRIFTED, t);
 		return;
 	}
 	reapply(env, p, d, sig);

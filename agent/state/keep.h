@@ -54,6 +54,10 @@ int keep_live_read(const struct keeper_env *env, struct keep_device *d, bool jud
 void keep_apply(const struct keeper_env *env, const struct profile *p, struct keep_device *d,
                 const char *why);
 
+/* A put-back of drift that failed is tried again when the live values change, or after
+ * check_s, then twice as long each time, at most this long. */
+#define KEEP_RETRY_MAX_S 60.0
+
 enum keep_pass {
 	KEEP_PASS_READ,  /* a request's look: live values read, nothing written */
 	KEEP_PASS_SCAN,  /* the worker's scan: applications owed are made */

@@ -38,6 +38,7 @@ struct keeper {
 	struct kept *kept;       /* oldest first: on a device two profiles hold, the older wins */
 	struct block_seen *seen; /* the last scan of ROOT/sys/block */
 	int n_seen;
+	int n_owed;                        /* restores owed (profile_restores_owed) */
 	struct keepid ids;                 /* identity read once per device and medium */
 	struct profile_ident_source ident; /* env.ident through ids */
 };
@@ -219,15 +220,76 @@ static void kept_sync(struct keeper *k, int idx, enum keep_pass mode)
 	}
 }
 
+/* Whether a kept profile holds parameter name on dev now. */
+static bool held_by_kept(const struct keeper *k, const char *dev, const char *name)
+{
+	int i;
+
+	for (i = 0; i < k->n; i++)
+		if (about(k, &k->kept[i].p, dev) && profile_param(&k->kept[i].p, name))
+			return true;
+	return false;
+}
+
+/* Pay the restores a DELETE ?restore=true owes devices whose owner has let go: the values the
+ * deleted profile found, but none a kept profile holds there now (issue 31 item 19). */
+static void owed_pay(struct keeper *k)
+{
+	struct restore_owed *list = NULL;
+	struct tune_restore_count count = { 0, 0 };
+	char who[64], origin[512];
+	struct err e;
+	int n = 0, i, j, m;
+
+	if (!k->n_owed)
+		return;
+	err_clear(&e);
+	if (store_restores_owed(k->env.store, &list, &n, &e)) {
+		log_error("profiles: cannot read the restores owed: %s", e.msg);
+		return;
+	}
+	k->n_owed = n;
+	for (i = 0; i < n; i++) {
+		struct restore_owed *o = &list[i];
+		const char *dev = o->snap.device;
+
+		if (!present(k, dev) || keep_owner(&k->env, dev, who, sizeof(who), &e) != 0)
+			continue; /* absent, owned still, or the database cannot say: later */
+		for (j = m = 0; j < o->snap.n; j++)
+			if (!held_by_kept(k, dev, o->snap.items[j].name))
+				o->snap.items[m++] = o->snap.items[j];
+		o->snap.n = m;
+		snprintf(origin, sizeof(origin), "profile %s deleted by %s, once its owner let go",
+		         o->profile, o->origin);
+		err_clear(&e);
+		if (m && sysfs_device_allowed(k->env.fs, dev) &&
+		    tune_restore(k->env.tune, &o->snap, origin, &count, &e))
+			log_error("profile %s: the restore owed on %s failed: %s", o->profile, dev,
+			          e.msg);
+		else
+			log_info("profile %s (deleted): %s put back now that its owner let go (%d "
+			         "value(s) written)",
+			         o->profile, dev, count.written);
+		err_clear(&e);
+		if (store_restore_owed_done(k->env.store, o->id, &e) == 0)
+			k->n_owed--;
+		else
+			log_error("profile %s: cannot record the restore owed on %s as paid: %s",
+			          o->profile, dev, e.msg);
+	}
+	store_restores_owed_free(list, n);
+}
+
 /* The worker's pass: nothing at all without a profile (an idle agent reads nothing), else a
  * scan of the allowed devices and each profile's devices processed. */
 static void pass_locked(struct keeper *k, enum keep_pass mode)
 {
 	int i;
 
-	if (!k->n)
+	if (!k->n && !k->n_owed)
 		return;
 	scan_some(k, true);
+	owed_pay(k);
 	for (i = 0; i < k->n; i++)
 		kept_sync(k, i, mode);
 }
@@ -345,6 +407,21 @@ int keeper_start(struct keeper **out, const struct keeper_env *env, struct err *
 	store_profiles_free(list, n);
 	if (k->n)
 		log_info("profiles: keeping %d profile(s)", k->n);
+	{
+		struct restore_owed *owed = NULL;
+
+		rc = store_restores_owed(k->env.store, &owed, &k->n_owed, e);
+		store_restores_owed_free(owed, k->n_owed);
+		if (rc) {
+			keeper_stop(k);
+			return rc;
+		}
+		if (k->n_owed)
+			log_info(
+			        "profiles: %d restore(s) owed by deleted profiles, made once their "
+			        "devices' owners let go",
+			        k->n_owed);
+	}
 	keeper_tick(k, true); /* at agent start: every matching device gets its profile */
 	k->started = true;
 	if (!k->env.manual) {
@@ -728,6 +805,29 @@ int keeper_list(struct keeper *k, bool live, struct keeper_view **out, int *n, s
 	return 0;
 }
 
+/* The values profile p found on dev for its parameters (from befores), into snap; false when
+ * it changed nothing there. */
+static bool owed_snapshot(const struct profile *p, const struct tune_snapshot *befores, int nb,
+                          const char *dev, struct tune_snapshot *snap)
+{
+	int i, j;
+
+	memset(snap, 0, sizeof(*snap));
+	for (i = 0; i < nb; i++) {
+		if (strcmp(befores[i].device, dev))
+			continue;
+		snprintf(snap->device, sizeof(snap->device), "%s", dev);
+		snap->items = xcalloc((size_t)befores[i].n + 1, sizeof(*snap->items));
+		for (j = 0; j < befores[i].n; j++)
+			if (profile_param(p, befores[i].items[j].name))
+				snap->items[snap->n++] = befores[i].items[j];
+		if (!snap->n)
+			tune_snapshot_release(snap);
+		return snap->n > 0;
+	}
+	return false;
+}
+
 /* Put d's before values of the parameters p holds back (restore of a DELETE). */
 static void delete_restore(struct keeper *k, const struct profile *p, const struct keep_device *d,
                            const struct tune_snapshot *befores, int nb, const char *origin,
@@ -780,7 +880,9 @@ int keeper_delete(struct keeper *k, const char *name, bool restore, const char *
                   struct err *e)
 {
 	struct tune_snapshot *befores = NULL;
-	int idx, i, nb = 0, rc = 0;
+	struct restore_owed *owed = NULL;
+	char **owner = NULL;
+	int idx, i, nb = 0, n_owed = 0, rc = 0;
 
 	memset(out, 0, sizeof(*out));
 	*restored = NULL;
@@ -791,26 +893,60 @@ int keeper_delete(struct keeper *k, const char *name, bool restore, const char *
 		rc = idx;
 		goto out;
 	}
+	view_make(&k->kept[idx], out);
 	if (restore) {
 		rc = store_profile_befores(k->env.store, name, &befores, &nb, e);
 		if (rc)
 			goto out;
+		/* A device a session or job owns now is put back when it lets go: the debt is
+		 * stored with the delete, so a restart pays it too. */
+		owed = xcalloc((size_t)out->n_devices + 1, sizeof(*owed));
+		owner = xcalloc((size_t)out->n_devices + 1, sizeof(*owner));
+		for (i = 0; i < out->n_devices; i++) {
+			const char *dev = out->devices[i].device;
+			char who[64];
+
+			if (!present(k, dev) || !sysfs_device_allowed(k->env.fs, dev) ||
+			    keep_owner(&k->env, dev, who, sizeof(who), e) <= 0 ||
+			    !owed_snapshot(&out->profile, befores, nb, dev, &owed[n_owed].snap))
+				continue;
+			snprintf(owed[n_owed].origin, sizeof(owed[n_owed].origin), "%s", origin);
+			owner[i] = xstrdup(who);
+			n_owed++;
+		}
 	}
-	rc = store_profile_delete(k->env.store, name, e);
+	rc = store_profile_delete_owing(k->env.store, name, owed, n_owed, now_s(k), e);
 	if (rc)
 		goto out;
-	view_make(&k->kept[idx], out);
+	k->n_owed += n_owed;
 	if (restore) {
 		*restored = xcalloc((size_t)out->n_devices + 1, sizeof(**restored));
-		for (i = 0; i < out->n_devices; i++)
-			delete_restore(k, &out->profile, &out->devices[i], befores, nb, origin,
-			               &(*restored)[(*n_restored)++]);
+		for (i = 0; i < out->n_devices; i++) {
+			struct keeper_restore *r = &(*restored)[(*n_restored)++];
+
+			if (!owner[i]) {
+				delete_restore(k, &out->profile, &out->devices[i], befores, nb,
+				               origin, r);
+				continue;
+			}
+			snprintf(r->device, sizeof(r->device), "%s", out->devices[i].device);
+			snprintf(r->outcome, sizeof(r->outcome),
+			         "owed: %s owns it; put back when it lets go", owner[i]);
+		}
 	}
 	kept_release(&k->kept[idx]);
 	memmove(&k->kept[idx], &k->kept[idx + 1], (size_t)(k->n - idx - 1) * sizeof(*k->kept));
 	k->n--;
 	log_info("profile %s deleted by %s%s", name, origin, restore ? " (values restored)" : "");
 out:
+	for (i = 0; owner && i < out->n_devices; i++)
+		free(owner[i]);
+	free(owner);
+	if (rc)
+		keeper_view_release(out);
+	for (i = 0; i < n_owed; i++)
+		tune_snapshot_release(&owed[i].snap);
+	free(owed);
 	store_snapshots_free(befores, nb);
 	pthread_mutex_unlock(&k->lock);
 	return rc;

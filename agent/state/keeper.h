@@ -70,8 +70,10 @@ struct keeper_restore {
 /*
  * Stop keeping profile name (-ENOENT "not_found"); out receives it as it was. With restore,
  * every present device it held gets back the values its parameters had before the profile
- * first changed them (a device a session or job owns is left alone and says so); *restored
- * (caller frees) has one entry per device.
+ * first changed them; on a device a session or job owns the restore is owed instead (stored
+ * with the delete, outcome "owed: job 7 owns it; put back when it lets go") and made by the
+ * keeper's passes once the owner has let go, also after a restart, for the parameters no kept
+ * profile holds there by then. *restored (caller frees) has one entry per device.
  */
 int keeper_delete(struct keeper *k, const char *name, bool restore, const char *origin,
                   struct keeper_view *out, struct keeper_restore **restored, int *n_restored,

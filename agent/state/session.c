@@ -142,9 +142,12 @@ int session_end(struct session_mgr *m, int64_t id, bool restore, const char *rea
 	struct tune_restore_count count = { 0, 0 };
 	int rc;
 
+	/* No owner check (session_owner_run) may fall between this session's restore and its
+	 * record: a job that finds the session open must be able to rely on its restore. */
+	pthread_mutex_lock(&m->end_lock);
 	rc = store_session_get(m->store, id, out, e);
 	if (rc)
-		return rc;
+		goto out;
 	unrecorded_apply(m, out);
 	if (strcmp(out->state, "open")) {
 		rc = err_set(e, -EBUSY, "conflict", "session %lld already ended (%s)",
@@ -197,7 +200,32 @@ int session_end(struct session_mgr *m, int64_t id, bool restore, const char *rea
 			        (long long)id, out->state, e ? e->msg : "database error");
 	}
 out:
+	pthread_mutex_unlock(&m->end_lock);
 	tune_snapshot_release(&snap);
+	return rc;
+}
+
+int session_owner_run(struct session_mgr *m, const char *dev, double since,
+                      int (*fn)(void *cls, struct err *e), void *cls, struct err *e)
+{
+	struct session_rec *open = NULL;
+	int n = 0, i, rc;
+
+	pthread_mutex_lock(&m->end_lock);
+	rc = session_list(m, "open", dev, &open, &n, e);
+	if (rc)
+		goto out;
+	for (i = 0; i < n && open[i].created_at > since; i++)
+		;
+	if (i == n) {
+		rc = err_set(e, -ESRCH, "session_required",
+		             "no session is open on '%s' to put its params back", dev);
+		goto out;
+	}
+	rc = fn ? fn(cls, e) : 0;
+out:
+	pthread_mutex_unlock(&m->end_lock);
+	free(open);
 	return rc;
 }
 

@@ -26,6 +26,10 @@ struct session_mgr {
 	pthread_mutex_t lock;
 	struct session_rec unrecorded[SESSION_UNRECORDED_MAX];
 	int n_unrecorded;
+	/* Held for the whole of a session's end (its jobs rebased, its restore, its record) and
+	 * by session_owner_run: while it is held no session ends. Taken before the tune lock and
+	 * the database's, never after. Zeroed is valid, as lock. */
+	pthread_mutex_t end_lock;
 };
 
 /* Snapshot every writable parameter of dev and open a session. Only one
@@ -45,6 +49,17 @@ int session_get(struct session_mgr *m, int64_t id, struct session_rec *out, stru
  * *out. */
 int session_list(struct session_mgr *m, const char *state, const char *device,
                  struct session_rec **out, int *n, struct err *e);
+/*
+ * The owner of a write nobody else puts back (a job's params with params_restore false): with
+ * no session able to end meanwhile, find the open session on dev that was opened at or before
+ * since (its snapshot predates since, so its restore covers whatever is written after) and run
+ * fn(cls, e) (fn NULL: only look). Returns fn's result (0 for NULL), or -ESRCH
+ * "session_required" naming dev when there is no such session (fn not run), or -errno when
+ * the sessions cannot be read. A session that ends after this returns restores after all that
+ * fn wrote. fn must not call into the session manager.
+ */
+int session_owner_run(struct session_mgr *m, const char *dev, double since,
+                      int (*fn)(void *cls, struct err *e), void *cls, struct err *e);
 /* Restore and close every open session whose expiry is <= now. Returns how many. */
 int session_expire_due(struct session_mgr *m, double now);
 /* Restore and close every open session: at startup those a previous run

@@ -203,6 +203,24 @@ int store_profile_undo(struct store *s, const char *name, const struct profile *
                        const struct tune_snapshot *old_befores, int n, struct err *e);
 /* Remove a profile and its before values; -ENOENT "not_found" if there is none. */
 int store_profile_delete(struct store *s, const char *name, struct err *e);
+
+/* A restore a DELETE ?restore=true owes a device a session or job owned (table
+ * profile_restores_owed). */
+struct restore_owed {
+	int64_t id;
+	char profile[PROFILE_NAME_MAX];
+	char origin[320];
+	struct tune_snapshot snap; /* device and the values to put back */
+};
+/* store_profile_delete, and in the same transaction the restores owed[0..n) (at: now): a crash
+ * leaves the profile and no debt, or neither. */
+int store_profile_delete_owing(struct store *s, const char *name, const struct restore_owed *owed,
+                               int n, double at, struct err *e);
+/* Every restore owed, oldest first. Caller frees with store_restores_owed_free. */
+int store_restores_owed(struct store *s, struct restore_owed **out, int *n, struct err *e);
+void store_restores_owed_free(struct restore_owed *list, int n);
+/* Restore owed id is paid (or void): remove it. */
+int store_restore_owed_done(struct store *s, int64_t id, struct err *e);
 /* The before values of profile name, one snapshot per device (device set). Caller frees with
  * store_snapshots_free. */
 int store_profile_befores(struct store *s, const char *name, struct tune_snapshot **out, int *n,

@@ -243,3 +243,110 @@ int store_profile_before_put(struct store *s, const char *name, const struct tun
 	db_unlock(s->db);
 	return rc < 0 ? rc : 0;
 }
+
+int store_profile_delete_owing(struct store *s, const char *name, const struct restore_owed *owed,
+                               int n, double at, struct err *e)
+{
+	int rc, i;
+
+	rc = store_tx_begin(s, e);
+	if (rc == 0) {
+		rc = db_run(s->db, e, "profile delete", "DELETE FROM profiles WHERE name = ?", "t",
+		            name);
+		if (rc == 0)
+			rc = err_set(e, -ENOENT, "not_found", "no profile '%s'", name);
+	}
+	for (i = 0; rc >= 0 && i < n; i++) {
+		char *json = wire_snapshot_encode(&owed[i].snap);
+
+		rc = db_run(
+		        s->db, e, "restore owed",
+		        "INSERT INTO profile_restores_owed(device, profile, origin, snapshot, at) "
+		        "VALUES(?,?,?,?,?)",
+		        "ttttd", owed[i].snap.device, name, owed[i].origin, json, at);
+		free(json);
+	}
+	rc = store_tx_end(s, rc, e);
+	return rc < 0 ? rc : 0;
+}
+
+/* An owed row, its snapshot decoded after the statement. */
+struct owed_row {
+	int64_t id;
+	char device[SYSFS_NAME_MAX];
+	char profile[PROFILE_NAME_MAX];
+	char origin[320];
+	char *text;
+};
+
+static void owed_from_row(struct sqlite3_stmt *st, void *elem)
+{
+	struct owed_row *r = elem;
+
+	r->id = db_col_int64(st, 0);
+	db_col_text(st, 1, r->device, sizeof(r->device), NULL);
+	db_col_text(st, 2, r->profile, sizeof(r->profile), NULL);
+	db_col_text(st, 3, r->origin, sizeof(r->origin), NULL);
+	r->text = db_col_dup(st, 4);
+}
+
+static void owed_row_release(void *elem)
+{
+	free(((struct owed_row *)elem)->text);
+}
+
+int store_restores_owed(struct store *s, struct restore_owed **out, int *n, struct err *e)
+{
+	struct owed_row *rows = NULL;
+	struct restore_owed *list;
+	int nrows = 0, i, k = 0, rc;
+
+	*out = NULL;
+	*n = 0;
+	rc = store_rows(s, (void **)&rows, &nrows, sizeof(*rows), owed_from_row, owed_row_release,
+	                e, "restores owed",
+	                "SELECT id, device, profile, origin, snapshot FROM profile_restores_owed "
+	                "ORDER BY id",
+	                "");
+	if (rc < 0)
+		return rc;
+	list = xcalloc((size_t)nrows + 1, sizeof(*list));
+	for (i = 0; i < nrows; i++) {
+		struct err de;
+
+		err_clear(&de);
+		if (wire_snapshot_decode(rows[i].device, rows[i].text, &list[k].snap, &de)) {
+			log_error("restore owed %lld on %s is unreadable and is dropped: %s",
+			          (long long)rows[i].id, rows[i].device, de.msg);
+			store_restore_owed_done(s, rows[i].id, &de);
+			continue;
+		}
+		list[k].id = rows[i].id;
+		snprintf(list[k].profile, sizeof(list[k].profile), "%s", rows[i].profile);
+		snprintf(list[k].origin, sizeof(list[k].origin), "%s", rows[i].origin);
+		k++;
+	}
+	for (i = 0; i < nrows; i++)
+		free(rows[i].text);
+	free(rows);
+	*out = list;
+	*n = k;
+	return 0;
+}
+
+void store_restores_owed_free(struct restore_owed *list, int n)
+{
+	int i;
+
+	for (i = 0; list && i < n; i++)
+		tune_snapshot_release(&list[i].snap);
+	free(list);
+}
+
+int store_restore_owed_done(struct store *s, int64_t id, struct err *e)
+{
+	int rc = store_write(s, e, "restore owed done",
+	                     "DELETE FROM profile_restores_owed WHERE id = ?", "I", id);
+
+	return rc < 0 ? rc : 0;
+}

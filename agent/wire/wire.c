@@ -417,6 +417,15 @@ static int labels_from_json(const json_t *labels, struct job_spec *out, struct e
 			return err_set(e, -EINVAL, "bad_request",
 			               "labels.%s: expected a string of at most %d bytes", key,
 			               JOB_LABEL_VALUE_MAX);
+		/* Labels are shown on terminals and pages (the controller's tables, the web
+		 * page): no control character reaches them from here (issue 31 item 24). */
+		if (utf8_control_at(json_string_value(v)) >= 0)
+			return err_set(
+			        e, -EINVAL, "bad_request",
+			        "labels.%s: has a control character at byte %ld (a line break, "
+			        "a tab, an escape, a C1 control or a bidirectional override); "
+			        "label values are plain text",
+			        key, utf8_control_at(json_string_value(v)) + 1);
 		job_spec_label_add(out, key, json_string_value(v));
 	}
 	return 0;

@@ -101,8 +101,9 @@ int wire_snapshot_decode(const char *dev, const char *text, struct tune_snapshot
 /* {name: number} of a pass (wire_metrics_to_json, 10 significant digits). */
 char *wire_metrics_encode(const struct metrics *m);
 int wire_metrics_decode(const char *text, struct metrics *out);
-/* {name: integer or "text"} of every parameter of a device, as the kernel printed them: a
- * PARAM_INT as a number (wire_int_or_string, kernel form), every other kind as its text. */
+/* {name: integer or "text"} of every parameter of a device, as the kernel printed them, by the
+ * rule of GET params (wire_value_to_json): a PARAM_INT, and a PARAM_ENUM choice in plain
+ * decimal (rq_affinity 1), as a number, every other kind as its text. */
 char *wire_param_values_encode(const struct params *ps);
 /* Back into a list; number is set for the integers (caller frees with store_values_free). */
 int wire_param_values_decode(const char *text, struct store_value **out, int *n);
@@ -137,7 +138,7 @@ json_t *wire_fs_made_to_json(const struct jobfs_made *m, bool dry_run);
 char *wire_fs_made_encode(const struct jobfs_made *m);
 
 /* Every member of a job object, as a mask of ?fields= (wire_job_fields_parse). */
-#define WIRE_JOB_ALL ((1u << 23) - 1)
+#define WIRE_JOB_ALL ((1u << 25) - 1)
 /* A job in the list (GET /jobs without fields=): its summary form, without what is large or
  * costs a query per job (spec, summary, passes, params, the filesystem record, the identity,
  * what its params' writes did);
@@ -156,10 +157,12 @@ bool wire_job_fields_need_params(unsigned fields);
  * the caller when wire_job_fields_need_passes(fields) (else NULL, 0). */
 json_t *wire_job_to_json(const struct job_rec *j, const struct pass_rec *passes, int n,
                          unsigned fields);
-/* {"dry_run":true,"job":SPEC,"metrics":[...],"expected_runtime_s":N} for a checked spec; with
- * fs (a job with a filesystem), "filesystem": what mkfs's dry run would make. */
+/* {"dry_run":true,"job":SPEC,"metrics":[...],"expected_runtime_s":N,"pass_deadline_s":N,
+ * "run_deadline_s":N} for a checked spec; with fs (a job with a filesystem), "filesystem":
+ * what mkfs's dry run would make. */
 json_t *wire_job_dry_run_to_json(const struct job_spec *spec, const struct metric_names *names,
-                                 double runtime_s, const struct jobfs_made *fs);
+                                 double runtime_s, double pass_deadline_s, double run_deadline_s,
+                                 const struct jobfs_made *fs);
 
 /* ---- profiles (wire_profile.c) ---- */
 

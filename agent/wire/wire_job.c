@@ -99,9 +99,9 @@ char *wire_param_values_encode(const struct params *ps)
 	for (i = 0; i < ps->n; i++) {
 		const struct param *p = &ps->p[i];
 
-		json_object_set_new(o, p->name,
-		                    p->kind == PARAM_INT ? wire_int_or_string(p->value, true)
-		                                         : json_string(p->value));
+		/* The one rule of GET params: integer kinds (an enumeration's decimal choices
+		 * too: rq_affinity, nomerges) as numbers. */
+		json_object_set_new(o, p->name, wire_value_to_json(p->kind, p->value));
 	}
 	return wire_dump(o, JSON_SORT_KEYS);
 }
@@ -177,9 +177,11 @@ enum job_field {
 	JF_BEGUN_AT = 1u << 20,
 	JF_START_LATE = 1u << 21,
 	JF_HELD = 1u << 22,
+	JF_PASS_DEADLINE = 1u << 23,
+	JF_RUN_DEADLINE = 1u << 24,
 };
 
-_Static_assert(WIRE_JOB_ALL == (JF_HELD << 1) - 1, "WIRE_JOB_ALL: every member");
+_Static_assert(WIRE_JOB_ALL == (JF_RUN_DEADLINE << 1) - 1, "WIRE_JOB_ALL: every member");
 
 static const struct {
 	const char *name;
@@ -209,6 +211,8 @@ static const struct {
 	{ "begun_at", JF_BEGUN_AT },
 	{ "start_late_s", JF_START_LATE },
 	{ "held_s", JF_HELD },
+	{ "pass_deadline_s", JF_PASS_DEADLINE },
+	{ "run_deadline_s", JF_RUN_DEADLINE },
 	{ "version", 0 },
 };
 
@@ -234,8 +238,8 @@ int wire_job_fields_parse(const char *list, unsigned *mask, struct err *e)
 			        "engine, spec, labels, progress, loops, loops_done, summary, "
 			        "passes, params, created_at, started_at, finished_at, error, "
 			        "params_changed, filesystem, identity, applied, start_at, "
-			        "begun_at, "
-			        "start_late_s, held_s, version)",
+			        "begun_at, start_late_s, held_s, pass_deadline_s, run_deadline_s, "
+			        "version)",
 			        (int)(len < 40 ? len : 40), p);
 		*mask |= job_fields[i].bit;
 		if (!end)
@@ -258,6 +262,12 @@ bool wire_job_fields_need_params(unsigned fields)
 bool wire_job_fields_need_passes(unsigned fields)
 {
 	return (fields & (JF_SUMMARY | JF_PASSES)) != 0;
+}
+
+/* Whole seconds as an integer (0: unknown, null). */
+static json_t *wire_seconds_to_json(double s)
+{
+	return s > 0 ? json_integer((json_int_t)ceil(s)) : json_null();
 }
 
 json_t *wire_job_to_json(const struct job_rec *j, const struct pass_rec *passes, int n,
@@ -344,6 +354,10 @@ json_t *wire_job_to_json(const struct job_rec *j, const struct pass_rec *passes,
 		json_object_set_new(o, "held_s",
 		                    j->begun_at > 0 ? json_real(round(j->held_s * 1e6) / 1e6)
 		                                    : json_null());
+	if (fields & JF_PASS_DEADLINE)
+		json_object_set_new(o, "pass_deadline_s", wire_seconds_to_json(j->pass_deadline_s));
+	if (fields & JF_RUN_DEADLINE)
+		json_object_set_new(o, "run_deadline_s", wire_seconds_to_json(j->run_deadline_s));
 	json_object_set_new(o, "version", json_integer((json_int_t)j->version));
 	return o;
 }
@@ -378,7 +392,8 @@ char *wire_fs_made_encode(const struct jobfs_made *m)
 }
 
 json_t *wire_job_dry_run_to_json(const struct job_spec *spec, const struct metric_names *names,
-                                 double runtime_s, const struct jobfs_made *fs)
+                                 double runtime_s, double pass_deadline_s, double run_deadline_s,
+                                 const struct jobfs_made *fs)
 {
 	json_t *metrics = json_array(), *o;
 	int i;
@@ -389,6 +404,8 @@ json_t *wire_job_dry_run_to_json(const struct job_spec *spec, const struct metri
 	              "metrics", metrics, "expected_runtime_s",
 	              runtime_s == floor(runtime_s) ? json_integer((json_int_t)runtime_s)
 	                                            : json_real(runtime_s));
+	json_object_set_new(o, "pass_deadline_s", wire_seconds_to_json(pass_deadline_s));
+	json_object_set_new(o, "run_deadline_s", wire_seconds_to_json(run_deadline_s));
 	if (fs)
 		json_object_set_new(o, "filesystem", wire_fs_made_to_json(fs, true));
 	return o;

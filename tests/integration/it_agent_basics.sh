@@ -150,5 +150,28 @@ it_agent_start d --sysfs-root "$root" || exit 1
 it_eq "STATE_DIR/token at mode 600 is used" default-token-0123456789abcdef "$d_TOKEN"
 it_http GET "$d_URL/api/v1/devices" "$d_TOKEN"
 it_eq "and accepted" 200 "$HTTP_STATUS"
+kill -TERM "$d_PID"
+wait "$d_PID"
+
+# 7. a 0-byte token (what a crash right after the first start left when the file was written
+# without fsync, issue 31 item 16) or a damaged one stops the start with what to do, and is left
+# as it was; a new token is written whole (no temporary file beside it).
+mkdir -p -m 700 "$IT_TMP/z-state"
+for content in "" "garbage-token-with-a-NUL-0123456789"; do
+	if [ -n "$content" ]; then printf '%s\0\n' "$content" >"$IT_TMP/z-state/token"; else : >"$IT_TMP/z-state/token"; fi
+	chmod 600 "$IT_TMP/z-state/token"
+	size=$(stat -c %s "$IT_TMP/z-state/token")
+	timeout 10 "$AGENT_BIN" --listen 127.0.0.1:0 --state-dir "$IT_TMP/z-state" --sysfs-root "$root" \
+		2>"$IT_TMP/z.err" >/dev/null
+	it_eq "token file of $size bytes: the agent does not start" 1 "$?"
+	it_check "... the message names the file and what to do" grep -Eq \
+		"token file '$IT_TMP/z-state/token' is (empty \(cut short by a crash\?\): remove it|damaged: byte [0-9]+ is not printable ASCII)" \
+		"$IT_TMP/z.err"
+	it_eq "... the file is left as it was" "$size" "$(stat -c %s "$IT_TMP/z-state/token")"
+done
+rm "$IT_TMP/z-state/token"
+it_agent_start z --sysfs-root "$root" || exit 1
+it_check "a new token is made whole" grep -Eq '^[0-9a-f]{64}$' "$z_STATE/token"
+it_eq "... and no temporary file is left beside it" "" "$(ls "$z_STATE" | grep '^token.')"
 
 it_done

@@ -105,7 +105,7 @@ for p in d["points"]:
         fs = j["filesystem"]
         assert j["state"] == "succeeded", j["state"]
         assert fs["figures"]["inode_size_bytes"] == want_isize, (p["params"], fs["figures"])
-        assert fs["mount_options"].split(",")[1] == want_atime, (want_atime, fs["mount_options"])
+        assert want_atime in fs["mount_options"].split(","), (want_atime, fs["mount_options"])
         assert j["spec"]["filesystem"]["mkfs"] == p["params"]["fs.mkfs"].split(), j["spec"]
         assert j["params"]["fs.mount"] == want_atime
         ok += 1

@@ -97,7 +97,9 @@ mount_line() { grep " $FSDIR/job-$J " /proc/self/mountinfo; }
 if it_wait_for "job $J mounted" 30 mount_line; then
 	line=$(mount_line)
 	it_log "mountinfo: $line"
-	case $line in *" rw,noatime - xfs /dev/$A "*logbufs=8,logbsize=256k*) it_pass "the mount table shows noatime, logbufs=8, logbsize=256k" ;;
+	# nosuid,nodev,noexec: a job's filesystem has them unless its options ask otherwise
+	# (issue 31 item 24).
+	case $line in *" rw,nosuid,nodev,noexec,noatime - xfs /dev/$A "*logbufs=8,logbsize=256k*) it_pass "the mount table shows nosuid, nodev, noexec, noatime, logbufs=8, logbsize=256k" ;;
 	*) it_fail "mount line: $line" ;; esac
 	it_eq "the mount directory is the agent's, 0700 above it" 700 "$(stat -c %a "$FSDIR")"
 	it_eq "the record is written" 1 "$(ls "$FSDIR" | grep -c "^job-$J.rec$")"

@@ -2,7 +2,10 @@
 # it_http_limits.sh -- a starved listener (issue 11 item 5): idle connections from one address
 # must not lock out another address, the descriptors the agent holds stay bounded, a request
 # whose body never comes loses its slot after --connection-timeout-s, and the log is not
-# flooded with one line per refused connection. Loopback only: 127.0.0.1 and 127.0.0.2.
+# flooded with one line per refused connection. A fleet of addresses (issue 31 item 12): 130
+# idle connections from each of 127.0.0.2-9, reopened as soon as they are closed, take every
+# slot the per-address cap allows, and the owner's authenticated requests still get through
+# (idle and unauthenticated connections make room). Loopback only.
 . "$(dirname "$0")/lib.sh"
 it_need_built "$AGENT_BIN"
 command -v python3 >/dev/null || it_skip "python3 not installed"
@@ -76,5 +79,30 @@ n=$(fds "$b_PID")
 it_check "the agent holds at most 128 of them ($n descriptors)" test "$n" -le 180
 kill "$IDLE_PID"
 wait "$IDLE_PID" 2>/dev/null
+
+# 4. 8 addresses x 130 idle connections (each address at its 128), reopened when closed: all
+# 1 024 slots wanted. The owner's requests (token) from 127.0.0.1 get through, every time.
+python3 "$FT_SOURCE_DIR/tests/integration/flood_conns.py" "$(port_of "$b_URL")" 2 8 130 25 \
+	>"$IT_TMP/flood.out" &
+flood=$!
+IT_PIDS+=("$flood")
+it_wait_for "flood open" 30 grep -q opened "$IT_TMP/flood.out"
+sleep 2
+ok=0 slowest=0
+for i in $(seq 8); do
+	r=$(curl -s -o /dev/null -w '%{http_code} %{time_total}' -m 5 -H "Authorization: Bearer $b_TOKEN" "$U/health")
+	it_log "owner's GET /health during the flood: $r"
+	[ "${r% *}" = 200 ] && ok=$((ok + 1))
+	r=$(curl -s -o /dev/null -w '%{http_code}' -m 5 -H "Authorization: Bearer $b_TOKEN" "$U/devices")
+	[ "$r" = 200 ] && ok=$((ok + 1))
+	sleep 0.5
+done
+it_eq "8 addresses x 130 connections: the owner's 16 authenticated requests all answered" 16 "$ok"
+n=$(fds "$b_PID")
+it_check "the agent's descriptors stay bounded ($n)" test "$n" -le 1100
+wait "$flood"
+it_log "flood: $(tail -n 1 "$IT_TMP/flood.out")"
+it_check "the agent closed idle connections to make room, and says so" \
+	grep -q "at the connection limit .*closed [0-9]* idle or unauthenticated connection(s) to make room" "$b_LOG"
 
 it_done

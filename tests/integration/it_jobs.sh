@@ -56,6 +56,13 @@ it_check "write.clat_p99_us is positive" test "$(echo "$HTTP_BODY" | jq '.summar
 it_eq "no read metrics for randwrite" 0 "$(echo "$HTTP_BODY" | jq '[.passes[].metrics|keys[]|select(startswith("read."))]|length')"
 it_eq "summary n = 3" 3 "$(echo "$HTTP_BODY" | jq '.summary["write.bw_mib"].n')"
 it_eq "params snapshot taken with the job's values" "$nr_job" "$(echo "$HTTP_BODY" | jq .params.nr_requests)"
+# Enumerated integers are numbers in the snapshot, as GET params sends them (issue 31 item 22).
+snap_types=$(echo "$HTTP_BODY" | jq -c '[.params.rq_affinity, .params.nomerges] | map(type)')
+it_http GET "$U/devices/$dev/params" "$T"
+it_eq "the snapshot's rq_affinity and nomerges are numbers, as in GET params" \
+	"$(echo "$HTTP_BODY" | jq -c '[.params.rq_affinity.value, .params.nomerges.value] | map(type)') [\"number\",\"number\"]" \
+	"$snap_types [\"number\",\"number\"]"
+it_http GET "$U/jobs/$j1" "$T"
 it_http GET "$U/jobs/$j1/raw?loop=2" "$T"
 it_eq "raw output of pass 2 is fio's JSON" fio-3.33 "$(echo "$HTTP_BODY" | jq -r '."fio version"')"
 
@@ -101,14 +108,16 @@ it_eq "interrupted after restart" interrupted "$(job_state "$j5")"
 it_eq "params restored at startup" "$nr0" "$(cat /sys/block/$dev/queue/nr_requests)"
 it_check "the orphaned fio was killed" it_wait_for "fio gone" 5 bash -c "! pgrep -f 'ft-jo[b]$j5-.*/dev/$dev( |\$)' >/dev/null"
 
-# 4. raw-device safety: mounted or not allowlisted gets 409; directories need --allow-dir
+# 4. raw-device safety: mounted gets 409, not allowlisted 403 device_not_allowed (as every other
+# route); directories need --allow-dir
 n0=$(count_jobs)
 it_http POST "$U/jobs" "$T" "{\"device\":\"$mdev\",\"engine\":\"fio\",\"fio\":$(fio_opts 1)}"
 it_eq "raw job on a mounted device: 409" 409 "$HTTP_STATUS"
 it_eq "message says why" true "$(echo "$HTTP_BODY" | jq '.error.message|test("mounted")')"
 other=$(ls /sys/block | grep '^loop' | grep -v -e "^$dev\$" -e "^$mdev\$" | head -n 1)
 it_http POST "$U/jobs" "$T" "{\"device\":\"$other\",\"engine\":\"fio\",\"fio\":$(fio_opts 1)}"
-it_eq "raw job on a non-allowlisted device: 409" 409 "$HTTP_STATUS"
+it_eq "raw job on a non-allowlisted device: 403 device_not_allowed" "403 device_not_allowed" \
+	"$HTTP_STATUS $(echo "$HTTP_BODY" | jq -r .error.code)"
 it_http POST "$U/jobs" "$T" "{\"device\":\"$mdev\",\"directory\":\"$IT_TMP/outside\",\"engine\":\"fio\",\"fio\":$(fio_opts 1)}"
 it_eq "directory outside --allow-dir: 403" 403 "$HTTP_STATUS"
 

@@ -2,8 +2,12 @@
 # it_patch_crash.sh -- a PATCH cut short by kill -9 is rolled back at the next start, and one
 # that had made every write is recorded as done; no audit row stays 'pending' (issue 23 item
 # 8). 1: the state a kill leaves, made by hand (the device half-written, the rows as the agent
-# writes them); 2: real kill -9s during a burst of PATCHes, each start leaving the device all
-# old or all new.
+# writes them), also where a write resets a value compared before it (an nr_requests write
+# resets iosched.async_depth: the rollback read every value once, before writing, and left
+# async_depth as the write made it; issue 31 item 3); 2: real kill -9s during a burst of
+# PATCHes, 20 rounds each after a cancelled fio job on the device and each restarted at once
+# (the start waits for the killed agent's lock, so its last write has landed before recovery
+# looks), every start leaving the device all old or all new.
 source "$(dirname "$0")/lib.sh"
 
 it_need_root_sysfs
@@ -82,14 +86,42 @@ it_eq "a PATCH whose writes were all made stays" "$alt 256 1024" "$(state)"
 it_eq "... its last row is closed as ok, with the value" "ok 1024" \
 	"$(q "SELECT outcome, applied FROM changes WHERE origin LIKE 'request 9 %' AND name = 'read_ahead_kb'" | tr '|' ' ')"
 it_eq "no audit row stays pending" 0 "$(q "SELECT COUNT(*) FROM changes WHERE outcome = 'pending'")"
+kill -TERM "$a_PID"; wait "$a_PID" 2>/dev/null
+
+# 1c. A write that resets a value the rollback compares later: from mq-deadline, nr_requests
+# 128, async_depth 64, a PATCH of nr_requests 64 (the kernel sets async_depth to 64 with it)
+# and read_ahead_kb 4096, killed after the first write. Rolling back nr_requests to 128 resets
+# async_depth to 128: the rollback must see that and write 64 again.
+aq=/sys/block/$dev/queue
+echo mq-deadline >"$aq/scheduler"
+echo 128 >"$aq/nr_requests"
+echo 64 >"$aq/iosched/async_depth"
+pre="$(cat "$aq/nr_requests") $(cat "$aq/iosched/async_depth") $(cat "$aq/read_ahead_kb")"
+read -r pre_nr pre_async pre_ra <<<"$pre"
+echo 64 >"$aq/nr_requests"
+crashed "request 11 PATCH /api/v1/devices/$dev/params" 2 \
+	"nr_requests|$pre_nr|64|64|ok" "read_ahead_kb|$pre_ra|4096||pending"
+q "UPDATE applies SET snapshot = '{\"scheduler\":\"mq-deadline\",\"nr_requests\":\"$pre_nr\",\"iosched.async_depth\":\"$pre_async\",\"read_ahead_kb\":\"$pre_ra\"}' WHERE origin LIKE 'request 11 %'"
+it_agent_start a --allow-device "$dev" || exit 1
+it_eq "a rollback whose write resets another value puts both back" "$pre" \
+	"$(cat "$aq/nr_requests") $(cat "$aq/iosched/async_depth") $(cat "$aq/read_ahead_kb")"
 U=$a_URL/api/v1
 it_http PATCH "$U/devices/$dev/params" "$a_TOKEN" '{"params":{"scheduler":"mq-deadline","nr_requests":64,"read_ahead_kb":128}}'
 
-# 2. Real kills: a burst of PATCHes between two states, kill -9 at a random moment, restart.
+# 2. Real kills: a fio job on the device submitted and cancelled, a burst of PATCHes between
+# two states, kill -9 at a random moment and a restart at once, 20 rounds.
 A="$alt 256 1024"
 B="mq-deadline 64 128"
+ROUNDS=${IT_PATCH_CRASH_ROUNDS:-20}
 mixed=0 pend=0
-for k in 1 2 3 4 5 6; do
+job_running() { it_http GET "$U/jobs/$1" "$a_TOKEN"; [ "$(jq -r .state <<<"$HTTP_BODY")" = running ]; }
+for k in $(seq "$ROUNDS"); do
+	it_http POST "$U/jobs" "$a_TOKEN" "{\"device\":\"$dev\",\"engine\":\"fio\",\"fio\":{\"rw\":\"randwrite\",\"bs\":\"4k\",\"runtime_s\":30,\"time_based\":true,\"ioengine\":\"psync\",\"direct\":false}}"
+	jid=$(jq .id <<<"$HTTP_BODY")
+	it_wait_for "job $jid running" 20 job_running "$jid" || it_fail "round $k: the prior job did not run"
+	sleep 0.3
+	it_http DELETE "$U/jobs/$jid" "$a_TOKEN"
+	[ "$HTTP_STATUS" = 200 ] || it_fail "round $k: the prior job was not cancelled: $HTTP_STATUS"
 	(
 		while :; do
 			curl -s -o /dev/null -m 5 -X PATCH -H "Authorization: Bearer $a_TOKEN" \
@@ -99,19 +131,27 @@ for k in 1 2 3 4 5 6; do
 		done
 	) &
 	burst=$!
-	sleep "0.$((RANDOM % 5 + 2))"
+	sleep "0.$((RANDOM % 5 + 3))"
 	kill -KILL "$a_PID"
-	wait "$a_PID" 2>/dev/null
+	# At once, as a supervisor would: a start refused while the killed agent still holds the
+	# state directory (a thread still in a kernel write) is tried again.
+	starts=0
+	until it_agent_start a --allow-device "$dev" 2>/dev/null; do
+		starts=$((starts + 1))
+		[ "$starts" -lt 100 ] || { it_fail "round $k: no start in 100 tries"; break; }
+		sleep 0.05
+	done
 	kill "$burst"; wait "$burst" 2>/dev/null
-	it_agent_start a --allow-device "$dev" || exit 1
 	U=$a_URL/api/v1
 	s=$(state)
 	p=$(q "SELECT COUNT(*) FROM changes WHERE outcome = 'pending'")
-	it_log "kill $k: $s, $p pending"
+	it_log "kill $k: $s, $p pending, $starts start(s) refused while the killed agent held the lock"
 	[ "$s" = "$A" ] || [ "$s" = "$B" ] || mixed=$((mixed + 1))
 	[ "$p" = 0 ] || pend=$((pend + 1))
+	# What the burst's in-flight request did to the new agent is over before the next round.
+	it_http PATCH "$U/devices/$dev/params" "$a_TOKEN" '{"params":{"scheduler":"mq-deadline","nr_requests":64,"read_ahead_kb":128}}'
 done
-it_eq "6 kill -9s during PATCHes: none leaves a mix of old and new values" 0 "$mixed"
+it_eq "$ROUNDS kill -9s during PATCHes after a cancelled job: none leaves a mix of old and new values" 0 "$mixed"
 it_eq "... and none leaves a pending audit row" 0 "$pend"
 read -r o_sched o_nr o_ra <<<"$orig_state"
 it_http PATCH "$U/devices/$dev/params" "$a_TOKEN" "{\"params\":{\"scheduler\":\"$o_sched\",\"nr_requests\":$o_nr,\"read_ahead_kb\":$o_ra}}"

@@ -49,15 +49,13 @@ it_check "a traversal in the name never reaches a handler that writes" [ "$HTTP_
 api PUT /profiles/db '{"match":{"devices":["'$dev'"]},"params":{"read_ahead_kb":256},"force":1}'
 it_eq "an unknown field is 400" 400 "$HTTP_STATUS"
 api PUT /profiles/db '{"match":{"devices":["'$dev'"]},"params":{"nr_requests":100000}}'
-it_eq "a value the kernel refuses is 422" 422 "$HTTP_STATUS"
-it_eq "... and rolled back" true "$(jqb .rolled_back)"
+it_eq "a value the kernel refuses is 422 before any write (its limit is known)" \
+	"422 invalid_value null" "$HTTP_STATUS $(jqb .error.code) $(jqb .rolled_back)"
 it_eq "nothing changed in sysfs" "$before_sys" \
 	"$(it_sys "$dev" read_ahead_kb) $(it_sys "$dev" nr_requests) $(it_sys "$dev" scheduler)"
 api GET /profiles
 it_eq "no profile was stored" 0 "$(jqb '.profiles | length')"
-it_eq "the refused requests wrote nothing but the kernel's refusal and its rollback" \
-	"$((n_changes + 1))" "$(changes '.changes | length')"
-it_eq "... which is audited as rejected" rejected "$(changes '.changes[0].outcome')"
+it_eq "the refused requests wrote nothing" "$n_changes" "$(changes '.changes | length')"
 
 # 1b. Identity matches, live: the agent reads what the device is (GET /devices/{dev}: a loop
 # device's transport is "loop"); a profile matching transport loop holds it, one matching
@@ -211,5 +209,48 @@ api GET /profiles/late
 it_eq "gone" 404 "$HTTP_STATUS"
 api DELETE /profiles/late
 it_eq "deleting it again is 404" 404 "$HTTP_STATUS"
+
+# 13. One validation rule (issue 31 item 18): an nr_requests the kernel would refuse is 422
+# naming the limit whether or not a session owns the device (before: 201 while a session owned
+# it, failing later), and the same for a PATCH; nothing stored, nothing written.
+nr0=$(it_sys "$dev" nr_requests)
+api POST "/devices/$dev/sessions" '{"ttl_s":60}'
+sid=$(jqb .id)
+api PUT /profiles/huge '{"match":{"devices":["'$dev'"]},"params":{"nr_requests":100000}}'
+owned="$HTTP_STATUS $(jqb .error.code)"
+msg_owned=$(jqb .error.message)
+api DELETE "/sessions/$sid"
+api PUT /profiles/huge '{"match":{"devices":["'$dev'"]},"params":{"nr_requests":100000}}'
+it_eq "nr_requests 100000, a session owning the device: 422 invalid_value" "422 invalid_value" "$owned"
+it_eq "... and unowned: the same" "422 invalid_value" "$HTTP_STATUS $(jqb .error.code)"
+it_eq "... with the same message" "$msg_owned" "$(jqb .error.message)"
+it_check "... naming the kernel's limit" grep -q "100000" <<<"$msg_owned"
+api PATCH "/devices/$dev/params" '{"params":{"nr_requests":100000}}'
+it_eq "a PATCH of it: 422 invalid_value, no rollback needed" "422 invalid_value null" \
+	"$HTTP_STATUS $(jqb .error.code) $(jqb .rolled_back)"
+api GET /profiles/huge
+it_eq "nothing stored" 404 "$HTTP_STATUS"
+it_eq "nothing written" "$nr0" "$(it_sys "$dev" nr_requests)"
+
+# 14. DELETE ?restore=true while a job owns the device (issue 31 item 19): the restore is owed
+# and made when the job ends (before: the values stayed for good).
+api GET /profiles
+for name in $(jqb '.profiles[].name'); do api DELETE "/profiles/$name"; done
+ra0=$(it_sys "$dev" read_ahead_kb)
+api PUT /profiles/owed '{"match":{"devices":["'$dev'"]},"params":{"read_ahead_kb":3584}}'
+it_eq "profile owed set" "201 3584" "$HTTP_STATUS $(it_sys "$dev" read_ahead_kb)"
+api POST /jobs '{"device":"'$dev'","engine":"fio","fio":{"rw":"randread","bs":"4k","runtime_s":30,"time_based":true,"ioengine":"psync"}}'
+jid=$(jqb .id)
+job_running() { api GET "/jobs/$jid"; [ "$(jqb .state)" = running ]; }
+it_check "a job runs on $dev" it_wait_for "job running" 20 job_running
+api DELETE "/profiles/owed?restore=true"
+it_eq "deleted while the job owns the device: the restore is owed" \
+	"200 owed: job $jid owns it; put back when it lets go" "$HTTP_STATUS $(jqb '.restored[0].outcome')"
+sleep 2
+it_eq "... the value stays while the job runs" 3584 "$(it_sys "$dev" read_ahead_kb)"
+api DELETE "/jobs/$jid"
+it_check "the job ends: the device is put back" it_wait_for "owed restore" 15 sys_is "$dev" read_ahead_kb "$ra0"
+it_check "... audited as the deleted profile's" \
+	bash -c "curl -s -H 'Authorization: Bearer $a_TOKEN' '$a_URL/api/v1/changes?limit=20' | grep -q 'profile owed deleted by .*once its owner let go'"
 
 it_done

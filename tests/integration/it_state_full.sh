@@ -3,7 +3,8 @@
 # 23 item 6): a session that expires has its restore made, GET shows it restored, a PATCH made
 # once there is room again is not undone by a second restore, and its end is written as soon
 # as the database takes it; a job that ends meanwhile is shown ended (not running) and its end
-# written later too.
+# written later too. An enforced profile's put-back of drift that failed while the directory
+# was full is tried again once there is room, the live value unchanged (issue 31 item 11).
 source "$(dirname "$0")/lib.sh"
 
 it_need_root_sysfs
@@ -65,4 +66,23 @@ it_log "the database has job $jid as $(db_state) meanwhile; the agent shows $(jo
 rm -f "$state/filler"
 db_final() { [ "$(db_state)" = "$(job_state)" ]; }
 it_check "room again: its end is written ($(job_state))" it_wait_for "job end recorded" 10 db_final
+
+# An enforced profile: drift while the directory is full cannot be put back (its audit row
+# cannot be written); once there is room it is, without the value changing again.
+it_http PUT "$U/profiles/keep" "$T" "{\"match\":{\"devices\":[\"$dev\"]},\"params\":{\"nr_requests\":40},\"enforce\":true}"
+it_eq "profile keep: nr_requests 40" "201 40" "$HTTP_STATUS $(nr)"
+dd if=/dev/zero of="$state/filler" bs=4k 2>/dev/null
+sync
+echo 99 >"/sys/block/$dev/queue/nr_requests"
+failed() { grep -q "profile keep on $dev: cannot put back nr_requests 99 -> 40" "$a_LOG"; }
+it_check "full: the put-back of the drift fails (logged)" it_wait_for "put-back failed" 20 failed
+it_eq "... the drift stays meanwhile" 99 "$(nr)"
+rm -f "$state/filler"
+t0=$(date +%s)
+back() { [ "$(nr)" = 40 ]; }
+it_check "room again: the drift is put back, the live value unchanged (before: never)" \
+	it_wait_for "put back" 40 back
+it_log "put back $(($(date +%s) - t0)) s after room came back"
+it_http DELETE "$U/profiles/keep?restore=true" "$T"
+it_eq "the profile's delete puts the device back" "200 $orig" "$HTTP_STATUS $(nr)"
 it_done

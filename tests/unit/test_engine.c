@@ -3,6 +3,7 @@
  * engine runs and whether it is there, and the helpers every engine shares (argv, metrics,
  * sizes, lines). */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@ static void test_table(void **state)
 		assert_non_null(eng->argv_build);
 		assert_non_null(eng->parse);
 		assert_non_null(eng->metrics_list);
+		assert_non_null(eng->pass_bound_s);
 		assert_true(!strcmp(eng->raw_stream, "stdout") ||
 		            !strcmp(eng->raw_stream, "stderr"));
 	}
@@ -300,6 +302,62 @@ static void test_lines(void **state)
 	assert_string_equal(out, "abcd");
 }
 
+/* The deadline of a pass (issue 31 item 9): 2 x (expected time + I/O at 1 MiB/s) + 30 s, for
+ * every engine, as docs/api.md writes the rule out for the controller. */
+static void test_pass_deadline(void **state)
+{
+	const uint64_t MiB = 1024 * 1024;
+	struct engine_opts o;
+
+	(void)state;
+	/* fio with runtime_s on a raw device: its runtime and ramp bound it. */
+	engine_opts_init(&o);
+	o.fio.has_runtime_s = true;
+	o.fio.runtime_s = 3;
+	assert_true(engine_pass_deadline_s(&fio_engine, &o, false, 1024 * MiB) == 36);
+	o.fio.has_ramp_time_s = true;
+	o.fio.ramp_time_s = 2;
+	assert_true(engine_pass_deadline_s(&fio_engine, &o, false, 1024 * MiB) == 40);
+	/* ... in a directory it lays out size x numjobs first. */
+	o.fio.has_size = true;
+	o.fio.size = 64 * MiB;
+	o.fio.has_numjobs = true;
+	o.fio.numjobs = 2;
+	assert_true(engine_pass_deadline_s(&fio_engine, &o, true, 0) == 2 * (5 + 128) + 30);
+	/* Without runtime_s, the I/O: size x numjobs, or the device's size without size. */
+	engine_opts_init(&o);
+	o.fio.has_size = true;
+	o.fio.size = 10 * MiB;
+	assert_true(engine_pass_deadline_s(&fio_engine, &o, false, 1024 * MiB) == 2 * 10 + 30);
+	engine_opts_init(&o);
+	assert_true(engine_pass_deadline_s(&fio_engine, &o, false, 100 * MiB) == 2 * 100 + 30);
+	assert_true(engine_pass_deadline_s(&fio_engine, &o, false, 0) == 30);
+	/* dd: bs x count; a fraction of a second rounds up. */
+	engine_opts_init(&o);
+	o.dd.count = 5;
+	assert_true(engine_pass_deadline_s(&dd_engine, &o, false, 0) == 2 * 5 + 30);
+	o.dd.has_bs = true;
+	o.dd.bs = 4096;
+	o.dd.count = 1;
+	assert_true(engine_pass_deadline_s(&dd_engine, &o, false, 0) == 31);
+	/* bonnie: size_mb x 5, and 6 operations per file at 1000/s. */
+	engine_opts_init(&o);
+	o.bonnie.size_mb = 100;
+	snprintf(o.bonnie.files, sizeof(o.bonnie.files), "0");
+	assert_true(engine_pass_deadline_s(&bonnie_engine, &o, true, 0) == 2 * 500 + 30);
+	snprintf(o.bonnie.files, sizeof(o.bonnie.files), "16:1000:10:4");
+	assert_true(engine_pass_deadline_s(&bonnie_engine, &o, true, 0) ==
+	            ceil(2 * (500 + 16 * 1024 * 6 / 1000.0) + 30));
+	/* iozone: file_size x threads x 2 per test. */
+	engine_opts_init(&o);
+	o.iozone.file_size = 8 * MiB;
+	o.iozone.has_threads = true;
+	o.iozone.threads = 2;
+	o.iozone.tests = 1 | 2;
+	assert_true(engine_pass_deadline_s(&iozone_engine, &o, true, 0) ==
+	            2 * (8 * 2 * 2 * 2) + 30);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -307,6 +365,7 @@ int main(void)
 		cmocka_unit_test(test_parse_dispatch), cmocka_unit_test(test_exe_and_available),
 		cmocka_unit_test(test_argv),           cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_size_str),       cmocka_unit_test(test_lines),
+		cmocka_unit_test(test_pass_deadline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

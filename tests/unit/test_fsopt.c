@@ -219,7 +219,7 @@ static void test_xfs_mount(void **state)
 	(void)state;
 	assert_int_equal(fsopt_mount_parse(FS_XFS, "noatime,logbufs=8,logbsize=256k", &m, &e), 0);
 	assert_int_equal(m.atime, FS_ATIME_NOATIME);
-	assert_int_equal(m.attrs, 0);
+	assert_int_equal(m.attrs, FS_ATTR_DEFAULT); /* nosuid,nodev,noexec unless asked */
 	assert_int_equal(m.n, 2);
 	assert_string_equal(m.o[0].key, "logbufs");
 	assert_string_equal(m.o[0].value, "8");
@@ -234,13 +234,19 @@ static void test_xfs_mount(void **state)
 	                                   &m, &e),
 	                 0);
 	assert_int_equal(m.atime, FS_ATIME_RELATIME);
-	assert_int_equal(m.attrs, FS_ATTR_NODIRATIME | FS_ATTR_NOSUID | FS_ATTR_NODEV);
+	assert_int_equal(m.attrs, FS_ATTR_NODIRATIME | FS_ATTR_DEFAULT);
 	assert_int_equal(m.n, 7);
 	assert_string_equal(m.o[0].key, "lazytime");
 	assert_false(m.o[0].has_value);
+	/* Asked for: suid, dev and exec take the default bits off, in the order given. */
+	assert_int_equal(fsopt_mount_parse(FS_XFS, "exec,dev", &m, &e), 0);
+	assert_int_equal(m.attrs, FS_ATTR_NOSUID);
+	assert_int_equal(fsopt_mount_parse(FS_XFS, "suid,nosuid,exec", &m, &e), 0);
+	assert_int_equal(m.attrs, FS_ATTR_NOSUID | FS_ATTR_NODEV);
 	assert_int_equal(fsopt_mount_parse(FS_XFS, "", &m, &e), 0);
 	assert_int_equal(m.n, 0);
 	assert_int_equal(m.atime, FS_ATIME_DEFAULT);
+	assert_int_equal(m.attrs, FS_ATTR_DEFAULT);
 	assert_mount_refused(FS_XFS, "logdev=/dev/sdb", "logdev: names another path or device");
 	assert_mount_refused(FS_XFS, "rtdev=/dev/sdb", "rtdev: names another path");
 	assert_mount_refused(FS_XFS, "ro", "ro: the job writes to the filesystem");

@@ -624,6 +624,146 @@ static void test_hold_answered_on_stop(void **state)
 	assert_non_null(strstr(a.body, "\"code\":\"shutting_down\""));
 }
 
+/* At the connection limit (issue 31 item 12): idle connections that never sent a byte make
+ * room, the oldest first, for new ones, so that requests with the token get through; a
+ * connection serving an authenticated request (a held long-poll) is never the one closed. */
+static void test_slots_make_room(void **state)
+{
+	struct httpd_config cfg;
+	struct httpd *h;
+	struct answer a;
+	struct err e;
+	int idle[40], held, i, closed = 0;
+	char c;
+	uint16_t port;
+
+	(void)state;
+	cfg_init(&cfg, hold_routes, (int)(sizeof(hold_routes) / sizeof(hold_routes[0])));
+	cfg.max_conns = 16;
+	cfg.max_conns_per_ip = 256;
+	cfg.conn_timeout_s = 600; /* nothing here is closed for being idle */
+	atomic_store(&hold_ready, 0);
+	assert_int_equal(httpd_start(&h, &cfg, &e), 0);
+	port = httpd_port(h);
+	held = send_get(port, "/hold?wait_s=60");
+	held_wait(h, 1);
+	for (i = 0; i < 40; i++) {
+		idle[i] = conn_open(port);
+		usleep(5 * 1000);
+	}
+	usleep(300 * 1000);
+	/* The owner's request, on a new connection, is answered. */
+	for (i = 0; i < 5; i++) {
+		req(port, "GET", "/now", TOKEN, &a);
+		assert_int_equal(a.status, 200);
+	}
+	/* The oldest idle connections were closed to make room, not the held request. */
+	for (i = 0; i < 40; i++)
+		if (answer_ready(idle[i], 0) && read(idle[i], &c, 1) == 0)
+			closed++;
+	assert_true(closed >= 40 + 1 - 16);
+	assert_true(httpd_slots_evicted(h) >= (unsigned long)closed);
+	assert_false(answer_ready(held, 0));
+	atomic_store(&hold_ready, 1);
+	httpd_wake(h, HOLD_KEY);
+	assert_true(answer_ready(held, 10000));
+	recv_answer(held, &a);
+	assert_int_equal(a.status, 200);
+	assert_string_equal(a.body, "{\"r\":\"ready\"}");
+	for (i = 0; i < 40; i++)
+		close(idle[i]);
+	httpd_stop(h);
+}
+
+static atomic_int slow_release;   /* the slow route's work may finish */
+static atomic_int slow_on_worker; /* handler runs on the slow-work thread */
+
+/* GET /slow: slow work; on the worker it waits until slow_release is set (a stalled mkfs). */
+static void slowly(void *app, const struct http_req *req, struct http_resp *resp)
+{
+	if (!req->on_worker) {
+		resp->slow = true;
+		return;
+	}
+	atomic_fetch_add(&slow_on_worker, 1);
+	while (!atomic_load(&slow_release))
+		usleep(10 * 1000);
+	resp->status = 200;
+	http_body_take(resp, strdup("{\"r\":\"slow\"}"), "application/json");
+}
+
+static const struct route slow_routes[] = {
+	{ "GET", "/slow", slowly, ROUTE_PUBLIC, NULL },
+	{ "GET", "/now", echo, ROUTE_PUBLIC, NULL },
+};
+
+/* Slow work runs on its own thread (issue 31 item 8): with more stalled slow requests than the
+ * HTTP threads, other requests are answered at once; past the queue, 503 busy at once; the
+ * stalled ones are answered once their work ends; a stop does not wait on the queued ones. */
+static void test_slow_work(void **state)
+{
+	struct httpd_config cfg;
+	struct httpd *h;
+	struct answer a;
+	struct err e;
+	int fds[HTTPD_SLOW_QUEUE_MAX + 2], i, n200 = 0;
+	double t0;
+	uint16_t port;
+
+	(void)state;
+	cfg_init(&cfg, slow_routes, 2);
+	cfg.max_conns_per_ip = 256;
+	atomic_store(&slow_release, 0);
+	atomic_store(&slow_on_worker, 0);
+	assert_int_equal(httpd_start(&h, &cfg, &e), 0);
+	port = httpd_port(h);
+	/* One running, HTTPD_SLOW_QUEUE_MAX waiting: before, each would hold an HTTP thread. */
+	for (i = 0; i < HTTPD_SLOW_QUEUE_MAX + 1; i++) {
+		fds[i] = send_get(port, "/slow");
+		if (i == 0)
+			for (int k = 0; k < 500 && !atomic_load(&slow_on_worker); k++)
+				usleep(10 * 1000);
+	}
+	assert_int_equal(atomic_load(&slow_on_worker), 1);
+	usleep(200 * 1000);
+	t0 = time_mono_s();
+	req(port, "GET", "/now", NULL, &a);
+	assert_int_equal(a.status, 200);
+	assert_true(time_mono_s() - t0 < 1.0);
+	/* The queue is full: the next slow one is refused at once. */
+	fds[HTTPD_SLOW_QUEUE_MAX + 1] = send_get(port, "/slow");
+	assert_true(answer_ready(fds[HTTPD_SLOW_QUEUE_MAX + 1], 2000));
+	recv_answer(fds[HTTPD_SLOW_QUEUE_MAX + 1], &a);
+	assert_int_equal(a.status, 503);
+	assert_non_null(strstr(a.body, "\"busy\""));
+	for (i = 0; i < HTTPD_SLOW_QUEUE_MAX + 1; i++)
+		assert_false(answer_ready(fds[i], 0));
+	/* The work comes back: every one is answered, one after another. */
+	atomic_store(&slow_release, 1);
+	for (i = 0; i < HTTPD_SLOW_QUEUE_MAX + 1; i++) {
+		assert_true(answer_ready(fds[i], 5000));
+		recv_answer(fds[i], &a);
+		n200 += a.status == 200 && strstr(a.body, "slow") != NULL;
+	}
+	assert_int_equal(n200, HTTPD_SLOW_QUEUE_MAX + 1);
+	assert_int_equal(atomic_load(&slow_on_worker), HTTPD_SLOW_QUEUE_MAX + 1);
+	/* A stop with one running and one queued: the running one finishes, the queued one is
+	 * not run, and the stop returns. */
+	atomic_store(&slow_release, 0);
+	fds[0] = send_get(port, "/slow");
+	for (i = 0; i < 500 && atomic_load(&slow_on_worker) < HTTPD_SLOW_QUEUE_MAX + 2; i++)
+		usleep(10 * 1000);
+	fds[1] = send_get(port, "/slow");
+	usleep(200 * 1000);
+	atomic_store(&slow_release, 1);
+	t0 = time_mono_s();
+	httpd_stop(h);
+	assert_true(time_mono_s() - t0 < 5.0);
+	assert_int_equal(atomic_load(&slow_on_worker), HTTPD_SLOW_QUEUE_MAX + 2);
+	close(fds[0]);
+	close(fds[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -638,6 +778,8 @@ int main(void)
 		cmocka_unit_test(test_hold_limits),
 		cmocka_unit_test(test_hold_departed_and_anonymous),
 		cmocka_unit_test(test_framing_refused),
+		cmocka_unit_test(test_slow_work),
+		cmocka_unit_test(test_slots_make_room),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

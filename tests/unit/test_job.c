@@ -102,6 +102,7 @@ static void wait_record(struct agent_fx *f, int64_t id, bool present)
 static void test_job_succeeds(void **state)
 {
 	struct agent_fx *f = *state;
+	struct session_rec srec;
 	struct pass_rec *passes;
 	struct job_rec j;
 	struct err e;
@@ -159,8 +160,9 @@ static void test_job_succeeds(void **state)
 	wait_state(f, id, "succeeded", &j);
 	assert_null(j.applied);
 	store_job_rec_release(&j);
-	/* params_restore false: applied and left set, as a PATCH leaves them (no restore point),
-	 * and the spec says so. */
+	/* params_restore false inside a session: applied and left set, as a PATCH leaves them,
+	 * and the spec says so; the session puts them back. */
+	assert_int_equal(session_open(&f->a.sessions, "loop0", 60, time_now_s(), &srec, &e), 0);
 	id = submit(f,
 	            "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK ",\"loops\":1,"
 	            "\"params\":{\"nr_requests\":32},\"params_restore\":false}",
@@ -171,6 +173,9 @@ static void test_job_succeeds(void **state)
 	assert_non_null(strstr(j.applied, "\"value\":32"));
 	store_job_rec_release(&j);
 	assert_string_equal(tu_read(f->root, "sys/block/loop0/queue/nr_requests"), "32");
+	assert_int_equal(
+	        session_end(&f->a.sessions, srec.id, true, "closed", time_now_s(), &srec, &e), 0);
+	assert_string_equal(tu_read(f->root, "sys/block/loop0/queue/nr_requests"), "64");
 }
 
 static void test_job_fails_and_restores(void **state)
@@ -247,6 +252,25 @@ static void test_refused_specs(void **state)
 	       -EINVAL, &e);
 	submit(f, "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK ",\"labels\":{\"k\":7}}",
 	       -EINVAL, &e);
+	/* Label values are plain text: no control character, no bidi override (issue 31 24). */
+	submit(f,
+	       "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK
+	       ",\"labels\":{\"k\":\"a\\u001b[2Jb\"}}",
+	       -EINVAL, &e);
+	assert_string_equal(e.msg, "labels.k: has a control character at byte 2 (a line break, a "
+	                           "tab, an escape, a C1 control or a bidirectional override); "
+	                           "label values are plain text");
+	submit(f,
+	       "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK ",\"labels\":{\"k\":\"a\\nb\"}}",
+	       -EINVAL, &e);
+	submit(f,
+	       "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK
+	       ",\"labels\":{\"k\":\"\\u009b31m\"}}",
+	       -EINVAL, &e);
+	submit(f,
+	       "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK
+	       ",\"labels\":{\"k\":\"\\u202eevil\"}}",
+	       -EINVAL, &e);
 	submit(f, "{\"device\":\"loop0\",\"engine\":\"bonnie\",\"bonnie\":{\"size_mb\":64}}",
 	       -EINVAL, &e);
 	assert_non_null(strstr(e.msg, "directory"));
@@ -256,8 +280,9 @@ static void test_refused_specs(void **state)
 	submit(f, "{\"device\":\"loop0\",\"directory\":\"/tmp\",\"engine\":\"fio\"," FIO_OK "}",
 	       -EPERM, &e);
 	assert_string_equal(e.code, "dir_not_allowed");
-	submit(f, "{\"device\":\"vda\",\"engine\":\"fio\"," FIO_OK "}", -EBUSY, &e);
-	assert_string_equal(e.code, "device_refused");
+	/* Not in --allow-device: 403 device_not_allowed, as on every route (issue 31 item 23). */
+	submit(f, "{\"device\":\"vda\",\"engine\":\"fio\"," FIO_OK "}", -EPERM, &e);
+	assert_string_equal(e.code, "device_not_allowed");
 	submit(f,
 	       "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK
 	       ",\"params\":{\"scheduler\":\"cfq\"}}",
@@ -388,6 +413,107 @@ static void test_restore_point_unrecorded(void **state)
 	assert_int_equal(store_changes_list(f->a.store, NULL, 100, &changes, &n, &e), 0);
 	assert_int_equal(n, 0);
 	free(changes);
+}
+
+#define KEEP_JOB                                                                                   \
+	"{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK                                         \
+	",\"params\":{\"nr_requests\":32},\"params_restore\":false}"
+
+/* The device's nr_requests as the fake tree holds it (the writes leave no newline). */
+static int nr_requests(struct agent_fx *f)
+{
+	return atoi(tu_read(f->root, "sys/block/loop0/queue/nr_requests"));
+}
+
+/* params_restore false: a write nobody would put back is refused or owned (issue 31 item 1).
+ * Refused without a session at submit, and at the start when the session ended while the job
+ * waited (nothing written); owned by the session while it is open, and put back by the job
+ * itself when the session ended while it ran without restoring. */
+static void test_params_keep_owner(void **state)
+{
+	struct agent_fx *f = *state;
+	struct session_rec srec;
+	struct change_rec *changes;
+	struct job_rec j;
+	struct err e;
+	int64_t id, slow;
+	int n, before;
+
+	/* 1. No session: 409 session_required, nothing queued (and the dry run says the same). */
+	submit(f, KEEP_JOB, -ESRCH, &e);
+	assert_string_equal(e.code, "session_required");
+	assert_non_null(strstr(e.msg, "no session is open on 'loop0'"));
+	assert_int_equal(agent_fx_jobs(f), 0);
+
+	/* 2. The session expires while the job waits behind another: it fails at its start
+	 * with nothing written (before: it ran and left 32 for good). */
+	setenv("FAKE_FIO_SLEEP_S", "1.5", 1);
+	assert_int_equal(session_open(&f->a.sessions, "loop0", 1, time_now_s(), &srec, &e), 0);
+	slow = submit(f, "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK "}", 0, &e);
+	id = submit(f, KEEP_JOB, 0, &e);
+	wait_state(f, slow, "running", &j);
+	store_job_rec_release(&j);
+	assert_int_equal(store_changes_list(f->a.store, NULL, 100, &changes, &n, &e), 0);
+	free(changes);
+	before = n;
+	assert_int_equal(session_expire_due(&f->a.sessions, time_now_s() + 2), 1);
+	wait_state(f, id, "failed", &j);
+	assert_string_equal(j.error_code, "session_required");
+	assert_non_null(strstr(j.error_message, "that session ended before the job started"));
+	assert_int_equal(j.loops_done, 0);
+	store_job_rec_release(&j);
+	assert_int_equal(nr_requests(f), 64);
+	assert_int_equal(store_changes_list(f->a.store, NULL, 100, &changes, &n, &e), 0);
+	free(changes);
+	assert_int_equal(n, before); /* not one write, not even one put back */
+
+	/* 3. The session ends (with its restore) while the job runs: the session puts the
+	 * device back, and the job's end writes nothing over it. */
+	setenv("FAKE_FIO_SLEEP_S", "1", 1);
+	assert_int_equal(session_open(&f->a.sessions, "loop0", 60, time_now_s(), &srec, &e), 0);
+	id = submit(f, KEEP_JOB, 0, &e);
+	wait_state(f, id, "running", &j);
+	store_job_rec_release(&j);
+	while (nr_requests(f) != 32)
+		usleep(20 * 1000);
+	assert_int_equal(
+	        session_end(&f->a.sessions, srec.id, true, "closed", time_now_s(), &srec, &e), 0);
+	assert_int_equal(nr_requests(f), 64);
+	wait_state(f, id, "failed", &j); /* its pass ran under values it did not set */
+	assert_string_equal(j.error_code, "params_changed");
+	store_job_rec_release(&j);
+	assert_int_equal(nr_requests(f), 64);
+
+	/* 4. The session is closed without its restore while the job runs: nobody else will
+	 * put the job's write back, so its own end does. */
+	assert_int_equal(session_open(&f->a.sessions, "loop0", 60, time_now_s(), &srec, &e), 0);
+	id = submit(f, KEEP_JOB, 0, &e);
+	wait_state(f, id, "running", &j);
+	store_job_rec_release(&j);
+	while (nr_requests(f) != 32)
+		usleep(20 * 1000);
+	assert_int_equal(
+	        session_end(&f->a.sessions, srec.id, false, "closed", time_now_s(), &srec, &e), 0);
+	assert_int_equal(nr_requests(f), 32);
+	wait_state(f, id, "succeeded", &j);
+	store_job_rec_release(&j);
+	assert_int_equal(nr_requests(f), 64);
+
+	/* 5. Queued inside a session, the agent restarts (the restart ends the session): the job
+	 * fails at its start, nothing written. */
+	setenv("FAKE_FIO_SLEEP_S", "30", 1);
+	assert_int_equal(session_open(&f->a.sessions, "loop0", 60, time_now_s(), &srec, &e), 0);
+	slow = submit(f, "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK "}", 0, &e);
+	id = submit(f, KEEP_JOB, 0, &e);
+	wait_state(f, slow, "running", &j);
+	store_job_rec_release(&j);
+	agent_fx_down(f);
+	setenv("FAKE_FIO_SLEEP_S", "0.2", 1);
+	agent_fx_up(f);
+	wait_state(f, id, "failed", &j);
+	assert_string_equal(j.error_code, "session_required");
+	store_job_rec_release(&j);
+	assert_int_equal(nr_requests(f), 64);
 }
 
 /* Jobs still queued when the agent stops are taken up by the next start and run. */
@@ -640,6 +766,81 @@ static void test_queue_clock(void **state)
 	free(root);
 }
 
+/* A monotonic clock 100 times as fast as the real one: a 32 s deadline passes in 0.32 s. */
+static double fast_mono_s(void)
+{
+	return time_mono_s() * 100;
+}
+
+/* A pass that runs past its deadline (an engine that hangs: fake fio sleeping 600 s where it
+ * should take 1 s) is stopped, the job fails "engine_timeout" naming the deadline, its params
+ * are put back, and the next job runs (issue 31 item 9). */
+static void test_pass_deadline(void **state)
+{
+	char *root = tu_tmpdir(), db[600], fio[512];
+	const char *allow[1] = { "loop0" };
+	struct sysfs fs = { .root = root, .allow_devices = allow, .n_allow_devices = 1 };
+	struct job_spec spec;
+	struct store *store;
+	struct tune tune;
+	struct jobq *q;
+	struct job_rec j;
+	struct err e;
+	int64_t id, next;
+	double t0;
+
+	(void)state;
+	tu_fake_device(root, "loop0", 0);
+	snprintf(db, sizeof(db), "%s/agent.db", root);
+	snprintf(fio, sizeof(fio), "%s/fake-fio.sh", FT_FIXTURES);
+	err_clear(&e);
+	assert_int_equal(store_open(&store, db, &e), 0);
+	tune_init(&tune, &fs, NULL);
+	{
+		struct jobq_env env = { .store = store,
+			                .tune = &tune,
+			                .fs = &fs,
+			                .fio_path = fio,
+			                .state_dir = root,
+			                .contain = CONTAIN_PROC,
+			                .mono_s = fast_mono_s };
+
+		assert_int_equal(jobq_start(&q, &env, &e), 0);
+	}
+	setenv("FAKE_FIO_SLEEP_S", "600", 1);
+	assert_int_equal(decode("{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK
+	                        ",\"loops\":2,\"params\":{\"nr_requests\":32}}",
+	                        &spec, &e),
+	                 0);
+	assert_int_equal(job_submit(q, &spec, &id, &e), 0);
+	job_spec_release(&spec);
+	assert_int_equal(job_get(q, id, &j, &e), 0);
+	assert_true(j.pass_deadline_s == 32); /* 2 x runtime_s 1 + 30 */
+	assert_true(j.run_deadline_s == 2 * (32 + CANCEL_GRACE_S));
+	store_job_rec_release(&j);
+	t0 = time_mono_s();
+	queue_wait(q, id, "failed", &j);
+	assert_true(time_mono_s() - t0 < 8); /* 0.32 s, the fake's SIGTERM, the poll */
+	assert_string_equal(j.error_code, "engine_timeout");
+	assert_string_equal(j.error_message,
+	                    "fio ran past its deadline of 32 s in pass 1 of 2 and was stopped (the "
+	                    "deadline is 2 x what the pass should take, 1 s, + 30 s)");
+	assert_int_equal(j.loops_done, 0);
+	store_job_rec_release(&j);
+	assert_string_equal(tu_read(root, "sys/block/loop0/queue/nr_requests"), "64");
+	/* The queue goes on. */
+	setenv("FAKE_FIO_SLEEP_S", "0.1", 1);
+	next = queue_submit(q, "0.1");
+	queue_wait(q, next, "succeeded", &j);
+	store_job_rec_release(&j);
+	setenv("FAKE_FIO_SLEEP_S", "0.2", 1);
+	jobq_stop(q);
+	tune_release(&tune);
+	store_close(store);
+	tu_rmrf(root);
+	free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -649,11 +850,13 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_refused_specs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_check_without_queueing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restore_point_unrecorded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_params_keep_owner, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_queue_survives_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recovery_after_crash, setup, teardown),
 		cmocka_unit_test(test_version_rules),
 		cmocka_unit_test_setup_teardown(test_version_watch, setup, teardown),
 		cmocka_unit_test(test_queue_clock),
+		cmocka_unit_test(test_pass_deadline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,6 +14,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "db.h"
 #include "device/identity.h"
 #include "profile/keepid.h"
 #include "state/agent.h"
@@ -334,6 +335,74 @@ static void test_drift_reported_then_put_back(void **state)
 	keeper_view_release(&v);
 }
 
+/* Run sql on the fixture's database (a trigger that makes the state directory look full). */
+static void db_sql(struct fx *f, const char *sql)
+{
+	struct db *d;
+	struct err e;
+
+	err_clear(&e);
+	assert_int_equal(db_open(&d, f->db, &(struct db_kind){ "", "store_error", "", 0 }, &e), 0);
+	assert_int_equal(db_exec(d, sql, &e), 0);
+	db_close(d);
+}
+
+/* A put-back of enforced drift that failed because the state directory was full (its audit row
+ * could not be written) is tried again once there is room, without the live values changing
+ * (issue 31 item 11): after check_s, then twice as long each time up to KEEP_RETRY_MAX_S. */
+static void test_put_back_retried(void **state)
+{
+	struct fx *f = *state;
+	struct keeper_view v;
+	struct err e;
+	int i;
+
+	assert_int_equal(put(f, "db", "loop0", "nr_requests=32", true, false, &v, &e), 0);
+	keeper_view_release(&v);
+	db_sql(f, "CREATE TRIGGER full BEFORE INSERT ON changes "
+	          "BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;");
+	q_set(f, "loop0", "nr_requests", "77\n");
+	clock_s += 5;
+	keeper_tick(f->k, true);
+	assert_string_equal(q(f, "loop0", "nr_requests"), "77");
+	assert_int_equal(keeper_get(f->k, "db", &v, &e), 0);
+	assert_int_equal(dev_of(&v, "loop0")->state, KEEP_DRIFTED);
+	assert_non_null(strstr(dev_of(&v, "loop0")->error,
+	                       "cannot put back nr_requests 77 -> 32 (try 1; again in 5 s): "));
+	assert_non_null(strstr(dev_of(&v, "loop0")->error, "disk is full"));
+	keeper_view_release(&v);
+	/* Still full: tried at each due time, the wait doubling (5, 10, 20, 40, then 60 s). */
+	for (i = 2; i <= 6; i++) {
+		clock_s += 1; /* before the retry is due: not tried */
+		keeper_tick(f->k, true);
+		assert_int_equal(keeper_get(f->k, "db", &v, &e), 0);
+		assert_non_null(strstr(dev_of(&v, "loop0")->error, i == 2 ? "(try 1;" : "again"));
+		keeper_view_release(&v);
+		clock_s += 60;
+		keeper_tick(f->k, true);
+		assert_int_equal(keeper_get(f->k, "db", &v, &e), 0);
+		{
+			char want[64];
+
+			snprintf(want, sizeof(want), "(try %d; again in %d s)", i,
+			         (5 << (i - 1)) > 60 ? 60 : 5 << (i - 1));
+			if (!strstr(dev_of(&v, "loop0")->error, want))
+				fail_msg("try %d: '%s' lacks '%s'", i, dev_of(&v, "loop0")->error,
+				         want);
+		}
+		keeper_view_release(&v);
+	}
+	/* Room comes back: put back at the next due try, the live value never having changed. */
+	db_sql(f, "DROP TRIGGER full;");
+	clock_s += 60;
+	keeper_tick(f->k, true);
+	assert_string_equal(q(f, "loop0", "nr_requests"), "32");
+	assert_int_equal(keeper_get(f->k, "db", &v, &e), 0);
+	assert_int_equal(dev_of(&v, "loop0")->state, KEEP_REAPPLIED);
+	assert_string_equal(dev_of(&v, "loop0")->error, "");
+	keeper_view_release(&v);
+}
+
 static void test_device_appears(void **state)
 {
 	struct fx *f = *state;
@@ -440,6 +509,75 @@ static void test_delete_restores(void **state)
 	assert_string_equal(q(f, "loop0", "nr_requests"), "64");
 	assert_string_equal(q(f, "loop0", "read_ahead_kb"), "128");
 	assert_int_equal(keeper_delete(f->k, "db", false, "test", &v, &r, &n, &e), -ENOENT);
+}
+
+/* Open a session on dev straight in the database (its owner as the keeper sees it). */
+static int64_t session_in(struct fx *f, const char *dev)
+{
+	struct tune_snapshot snap = { "", 0, NULL };
+	struct session_rec s;
+	struct err e;
+
+	memset(&s, 0, sizeof(s));
+	snprintf(s.device, sizeof(s.device), "%s", dev);
+	snprintf(snap.device, sizeof(snap.device), "%s", dev);
+	s.created_at = clock_s;
+	s.ttl_s = 60;
+	s.expires_at = clock_s + 60;
+	assert_int_equal(store_session_insert(f->store, &s, &snap, &e), 0);
+	return s.id;
+}
+
+/* DELETE ?restore=true while a session owns the device: the restore is owed, not dropped, and
+ * made once the owner lets go, also across a restart; not for a parameter another kept profile
+ * holds there by then (issue 31 item 19). */
+static void test_delete_restore_owed(void **state)
+{
+	struct fx *f = *state;
+	struct keeper_restore *r;
+	struct keeper_view v;
+	struct err e;
+	int64_t sid;
+	int n;
+
+	assert_int_equal(
+	        put(f, "db", "loop0", "nr_requests=32,read_ahead_kb=4096", true, false, &v, &e), 0);
+	keeper_view_release(&v);
+	sid = session_in(f, "loop0");
+	assert_int_equal(keeper_delete(f->k, "db", true, "test", &v, &r, &n, &e), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(r[0].outcome, "owed: session 1 owns it; put back when it lets go");
+	free(r);
+	keeper_view_release(&v);
+	keeper_tick(f->k, true);
+	assert_string_equal(q(f, "loop0", "nr_requests"), "32"); /* owned still */
+	assert_int_equal(store_session_end(f->store, sid, "closed", clock_s, "closed", "n/a", &e),
+	                 0);
+	keeper_tick(f->k, false);
+	assert_string_equal(q(f, "loop0", "nr_requests"), "64");
+	assert_string_equal(q(f, "loop0", "read_ahead_kb"), "128");
+
+	/* Across a restart, and a profile set meanwhile keeps what it holds. */
+	assert_int_equal(
+	        put(f, "db", "loop1", "nr_requests=32,read_ahead_kb=4096", true, false, &v, &e), 0);
+	keeper_view_release(&v);
+	sid = session_in(f, "loop1");
+	assert_int_equal(keeper_delete(f->k, "db", true, "test", &v, &r, &n, &e), 0);
+	assert_non_null(strstr(r[0].outcome, "owed"));
+	free(r);
+	keeper_view_release(&v);
+	keeper_stop(f->k);
+	keeper_up(f);
+	assert_string_equal(q(f, "loop1", "nr_requests"), "32");
+	assert_int_equal(store_session_end(f->store, sid, "closed", clock_s, "closed", "n/a", &e),
+	                 0);
+	assert_int_equal(put(f, "ra", "loop1", "read_ahead_kb=2048", true, false, &v, &e), 0);
+	keeper_view_release(&v);
+	keeper_tick(f->k, false);
+	assert_string_equal(q(f, "loop1", "nr_requests"), "64");
+	assert_string_equal(q(f, "loop1", "read_ahead_kb"), "2048");
+	keeper_tick(f->k, false); /* paid once */
+	assert_string_equal(q(f, "loop1", "read_ahead_kb"), "2048");
 }
 
 static void test_applied_at_start(void **state)
@@ -687,6 +825,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_put_rolls_back_across_devices, setup,
 		                                teardown),
 		cmocka_unit_test_setup_teardown(test_drift_reported_then_put_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_put_back_retried, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_delete_restore_owed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_device_appears, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_yields_to_a_session, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_conflicts, setup, teardown),

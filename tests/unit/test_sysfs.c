@@ -3,7 +3,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "device/sysfs.h"
 #include "testutil.h"
@@ -312,6 +316,62 @@ static void test_in_use(void **state)
 	assert_true(sysfs_device_in_use(&f->fs, "sdb", why, sizeof(why)));
 }
 
+/* A loop device over a device (losetup /dev/loop0) uses its data whether mounted or not, and
+ * shows neither as a holder nor in an exclusive open: found by its backing file, by name or
+ * by device number, with what uses the loop device in turn, stacks followed (issue 31 item 4). */
+static void test_in_use_stacked_loop(void **state)
+{
+	struct fx *f = *state;
+	char why[256], node[600];
+
+	tu_write(f->root, "sys/block/loop0/dev", "7:0\n", 0444);
+	tu_write(f->root, "sys/block/loop0/loop0p1/partition", "1\n", 0444);
+	tu_write(f->root, "sys/block/loop0/loop0p1/dev", "259:3\n", 0444);
+	tu_write(f->root, "sys/block/loop1/dev", "7:1\n", 0444);
+	/* An unattached loop device has no loop/ directory; another one's file: free. */
+	tu_write(f->root, "sys/block/loop7/loop/backing_file", "/srv/images/a.img\n", 0444);
+	assert_false(sysfs_device_in_use(&f->fs, "loop0", why, sizeof(why)));
+	/* loop8 over loop0, not mounted: in use all the same. */
+	tu_write(f->root, "sys/block/loop8/loop/backing_file", "/dev/loop0\n", 0444);
+	assert_true(sysfs_device_in_use(&f->fs, "loop0", why, sizeof(why)));
+	assert_string_equal(why, "/dev/loop0 is the backing file of loop device loop8 ('losetup -d "
+	                         "/dev/loop8' frees it)");
+	assert_false(sysfs_device_in_use(&f->fs, "loop1", why, sizeof(why)));
+	/* ... and mounted: why says so. */
+	tu_write(f->root, "proc/self/mounts", "/dev/loop8 /mnt ext4 rw 0 0\n", 0444);
+	assert_true(sysfs_device_in_use(&f->fs, "loop0", why, sizeof(why)));
+	assert_string_equal(why,
+	                    "/dev/loop0 is the backing file of loop device loop8, and /dev/loop8 "
+	                    "is mounted");
+	/* Stacked: loop9 over loop8 over a partition of loop0, loop9 mounted. */
+	tu_write(f->root, "proc/self/mounts", "/dev/loop9 /mnt ext4 rw 0 0\n", 0444);
+	tu_write(f->root, "sys/block/loop8/loop/backing_file", "/dev/loop0p1\n", 0444);
+	tu_write(f->root, "sys/block/loop9/loop/backing_file", "/dev/loop8\n", 0444);
+	assert_true(sysfs_device_in_use(&f->fs, "loop0", why, sizeof(why)));
+	assert_string_equal(why, "/dev/loop0p1 is the backing file of loop device loop8, and "
+	                         "/dev/loop8 is the backing file of loop device loop9, and "
+	                         "/dev/loop9 is mounted");
+	/* A cycle (the kernel refuses one, a tree can hold one): the search ends. */
+	tu_write(f->root, "proc/self/mounts", "", 0444);
+	tu_write(f->root, "sys/block/loop8/loop/backing_file", "/dev/loop9\n", 0444);
+	assert_true(sysfs_device_in_use(&f->fs, "loop9", why, sizeof(why)));
+	assert_non_null(strstr(why, "/dev/loop9 is the backing file of loop device loop8, and "));
+	/* By device number: a node of another name (made by hand, /dev/disk/by-id/...). */
+	tu_write(f->root, "sys/block/loop8/loop/backing_file", "/srv/images/b.img\n", 0444);
+	tu_write(f->root, "sys/block/loop9/loop/backing_file", "/srv/images/c.img\n", 0444);
+	tu_write(f->root, "proc/self/mounts", "", 0444);
+	assert_false(sysfs_device_in_use(&f->fs, "loop0", why, sizeof(why)));
+	snprintf(node, sizeof(node), "%s/nodes/disk0", f->root);
+	tu_write(f->root, "nodes/.keep", "", 0644);
+	if (getuid() == 0 && mknod(node, S_IFBLK | 0600, makedev(7, 0)) == 0) {
+		tu_write(f->root, "sys/block/loop8/loop/backing_file", "/nodes/disk0\n", 0444);
+		assert_true(sysfs_device_in_use(&f->fs, "loop0", why, sizeof(why)));
+		assert_non_null(
+		        strstr(why, "/nodes/disk0 is the backing file of loop device loop8"));
+		assert_false(sysfs_device_in_use(&f->fs, "loop1", why, sizeof(why)));
+	}
+}
+
 static void test_sysctls(void **state)
 {
 	struct fx *f = *state;
@@ -447,6 +507,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_scheduler_aliases, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_readback_and_setra, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_in_use, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_in_use_stacked_loop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sysctls, setup, teardown),
 	};
 

@@ -115,6 +115,52 @@ static void test_order_scheduler_first(void **state)
 	assert_false(items[1].adjusted);
 }
 
+/* nr_requests' bound is the kernel's (issue 31 item 18): with a scheduler 2048, without one the
+ * device's tag depth (mq/N/nr_tags), judged for the scheduler a request switches to; refused
+ * before any write, so an owned device (a profile) and a free one answer alike. */
+static void test_nr_requests_bound(void **state)
+{
+	struct fx *f = *state;
+	struct tune_item items[2];
+	struct param p;
+	bool rb;
+	struct err e;
+
+	/* A device that shows no tags: no bound known (as before). */
+	item(&items[0], "nr_requests", "100000");
+	assert_int_equal(tune_validate(&f->t, "loop0", items, 1, &e), 0);
+	tu_write(f->root, "sys/block/loop0/mq/0/nr_tags", "128\n", 0444);
+	tu_write(f->root, "sys/block/loop0/mq/1/nr_tags", "96\n", 0444);
+	assert_int_equal(sysfs_param_read(&f->fs, "loop0", "nr_requests", &p, &e), 0);
+	assert_true(p.has_max);
+	assert_int_equal(p.max, 2048); /* mq-deadline is active */
+	item(&items[0], "nr_requests", "100000");
+	assert_int_equal(tune_apply(&f->t, "loop0", items, 1, "test", &rb, &e), -EINVAL);
+	assert_string_equal(e.code, "invalid_value");
+	assert_non_null(strstr(e.msg, "2048"));
+	assert_int_equal(f->n_log, 0);
+	item(&items[0], "nr_requests", "2048");
+	assert_int_equal(tune_validate(&f->t, "loop0", items, 1, &e), 0);
+	/* Switching to none: the tag depth (the smallest queue's) bounds it. */
+	item(&items[0], "scheduler", "none");
+	item(&items[1], "nr_requests", "128");
+	assert_int_equal(tune_apply(&f->t, "loop0", items, 2, "test", &rb, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "96"));
+	assert_int_equal(f->n_log, 0);
+	assert_string_equal(q(f, "scheduler"), "none [mq-deadline] kyber bfq\n");
+	item(&items[0], "scheduler", "none");
+	item(&items[1], "nr_requests", "96");
+	assert_int_equal(tune_apply(&f->t, "loop0", items, 2, "test", &rb, &e), 0);
+	/* ... and back to a scheduler: 2048 may come with the switch. */
+	tu_write(f->root, "sys/block/loop0/queue/scheduler", "[none] mq-deadline kyber bfq\n",
+	         0644);
+	item(&items[0], "scheduler", "mq-deadline");
+	item(&items[1], "nr_requests", "1024");
+	assert_int_equal(tune_validate(&f->t, "loop0", items, 2, &e), 0);
+	item(&items[0], "nr_requests", "1024");
+	assert_int_equal(tune_validate(&f->t, "loop0", items, 1, &e), -EINVAL);
+}
+
 static void test_alias_reported(void **state)
 {
 	struct fx *f = *state;
@@ -406,6 +452,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_order_scheduler_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_alias_reported, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nr_requests_bound, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_validation_writes_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rollback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_allowlisted, setup, teardown),

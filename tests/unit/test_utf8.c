@@ -145,9 +145,35 @@ static void test_err_set(void **state)
 	assert_string_equal(e.msg, "first; rollback failed: second");
 }
 
+/* Free text that is plain: no control character of any kind, no bidirectional override. */
+static void test_control_at(void **state)
+{
+	(void)state;
+	assert_int_equal(utf8_control_at(""), -1);
+	assert_int_equal(utf8_control_at("strip 256k, caf\xc3\xa9 \xe2\x82\xac"), -1);
+	assert_int_equal(utf8_control_at("a\nb"), 1);
+	assert_int_equal(utf8_control_at("tab\there"), 3);
+	assert_int_equal(utf8_control_at("x\x1b[2J"), 1);
+	assert_int_equal(utf8_control_at("del\x7f"), 3);
+	assert_int_equal(utf8_control_at("c1 \xc2\x9b"
+	                                 "31m"),
+	                 3); /* U+009B CSI */
+	assert_int_equal(utf8_control_at("\xc2\xa0"
+	                                 "nbsp"),
+	                 -1);                                     /* U+00A0 is text */
+	assert_int_equal(utf8_control_at("rtl \xe2\x80\xae"), 4); /* U+202E */
+	assert_int_equal(utf8_control_at("iso \xe2\x81\xa6"
+	                                 "x"),
+	                 4);                                      /* U+2066 */
+	assert_int_equal(utf8_control_at("lrm \xe2\x80\x8e"), 4); /* U+200E */
+	assert_int_equal(utf8_control_at("bad \xff"), 4);         /* not UTF-8 */
+	assert_int_equal(utf8_control_at("cut \xe2\x82"), 4);     /* a cut character */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_control_at),
 		cmocka_unit_test(test_cut),
 		cmocka_unit_test(test_clean),
 		cmocka_unit_test(test_err_set),

@@ -261,7 +261,7 @@ static void test_columns(void **state)
 	struct tune_snapshot snap = { "loop0", 0, NULL }, back;
 	struct store_value *vals;
 	struct params ps;
-	struct param p[2];
+	struct param p[4];
 	struct metrics m = { 0 }, mback;
 	struct err e;
 	char *text;
@@ -304,15 +304,28 @@ static void test_columns(void **state)
 	snprintf(p[1].name, sizeof(p[1].name), "write_cache");
 	snprintf(p[1].value, sizeof(p[1].value), "write back");
 	p[1].kind = PARAM_TEXT;
-	ps.n = 2;
+	/* An enumeration of integers is a number, as GET params sends it (issue 31 item 22);
+	 * one of words stays a string. */
+	snprintf(p[2].name, sizeof(p[2].name), "rq_affinity");
+	snprintf(p[2].value, sizeof(p[2].value), "1");
+	p[2].kind = PARAM_ENUM;
+	snprintf(p[3].name, sizeof(p[3].name), "zoned");
+	snprintf(p[3].value, sizeof(p[3].value), "none");
+	p[3].kind = PARAM_ENUM;
+	ps.n = 4;
 	ps.p = p;
 	text = wire_param_values_encode(&ps);
-	assert_string_equal(text, "{\"nr_requests\":256,\"write_cache\":\"write back\"}");
+	assert_string_equal(text, "{\"nr_requests\":256,\"rq_affinity\":1,\"write_cache\":"
+	                          "\"write back\",\"zoned\":\"none\"}");
 	assert_int_equal(wire_param_values_decode(text, &vals, &n), 0);
-	assert_int_equal(n, 2);
+	assert_int_equal(n, 4);
 	assert_string_equal(vals[0].value, "256");
 	assert_true(vals[0].number);
-	assert_false(vals[1].number);
+	assert_string_equal(vals[1].name, "rq_affinity");
+	assert_string_equal(vals[1].value, "1");
+	assert_true(vals[1].number);
+	assert_false(vals[2].number);
+	assert_false(vals[3].number);
 	store_values_free(vals, n);
 	free(text);
 }
