@@ -626,7 +626,7 @@ static void params_scan_dir(const struct sysfs *fs, const char *dev, const char 
 	char path[PATH_MAX], name[SYSFS_NAME_MAX + 16], raw[SYSFS_VALUE_MAX];
 	struct dirent *de;
 	struct param p;
-	bool writable;
+	bool writable = false;
 	DIR *d;
 
 	device_path(fs, dev, dir, path, sizeof(path));

@@ -45,8 +45,9 @@ int statelock_take(struct statelock *l, const char *dir, struct err *e)
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
 	if (fd < 0)
 		return err_set(e, -errno, "internal",
-		               "cannot open the state directory's lock '%s': %s", path,
-		               strerror(errno));
+		               "cannot open the state directory's lock '%s': %s: can this user "
+		               "write the file and its directory?",
+		               path, strerror(errno));
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
 		rc = err_set(e, -EPERM, "internal",
 		             "the state directory's lock '%s' must be a plain file of the agent's "

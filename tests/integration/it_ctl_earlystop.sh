@@ -43,7 +43,9 @@ cat "$IT_TMP/fail.txt"
 tail -3 "$IT_TMP/fail.err"
 it_check "it stopped at once, with the agents' reasons" grep -q "sweep 1 stopped at once: the baseline failed on every node (n1: job [0-9]* failed: engine_failed: .*; n2: job" "$IT_TMP/fail.err"
 jobs=$(grep -c "queued" "$n1_LOG")
-it_check "n1 ran at most one round of the block, not 4 points x 5 loops ($jobs jobs)" test "$jobs" -le 4
+# One round is 4 jobs; the next run's job is queued while the current one runs (start_at),
+# so a baseline that comes last in its round leaves one more job behind it.
+it_check "n1 ran at most one round of the block and the next run's job, not 4 points x 5 loops ($jobs jobs)" test "$jobs" -le 5
 it_check "the baseline's failed cells say why" grep -Eq '^\| 128 +\| failed: [^|]+\| failed: [^|]+\|' "$IT_TMP/fail.txt"
 it_eq "its status is failed" failed "$(ctl show 1 --format json | jq -r .status)"
 it_check "the end line quotes no nominal time for a job without runtime_s" bash -c "! grep -q 'nominal fio time 0 s' '$IT_TMP/fail.err'"

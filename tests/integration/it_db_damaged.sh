@@ -87,7 +87,7 @@ mount --bind "$state" "$state" && ro_mounted=$state &&
 	mount -o remount,ro,bind "$state" || it_skip "cannot bind-mount read-only here"
 start_refused "read-only state directory"
 it_check "the message names the file and the cause" \
-	grep -q "cannot open database '$state/agent.db': .*can this user write the file and its directory" \
+	grep -q "cannot open the state directory's lock '$state/lock': .*can this user write the file and its directory" \
 	"$IT_TMP/refused.log"
 umount "$state" && ro_mounted=""
 it_agent_start a --allow-device "$dev" || exit 1
