@@ -64,9 +64,9 @@ void api_jobs_post(void *app, const struct http_req *req, struct http_resp *resp
 		api_fail(resp, &e);
 		return;
 	}
-	if (spec.fs && !req->on_worker) {
-		/* Its checks run mkfs's dry run, which may take as long as the disk makes it: not
-		 * on an HTTP thread (issue 31 item 8). */
+	if ((spec.fs || spec.fio_file) && !req->on_worker) {
+		/* Its checks run mkfs's dry run, which may take as long as the disk makes it, or
+		 * fio --parse-only on a job file: not on an HTTP thread (issue 31 item 8). */
 		resp->slow = true;
 		goto out;
 	}

@@ -43,16 +43,34 @@ bool metric_names_has(const struct metric_names *l, const char *name);
 
 /* ---- typed options: what the API layer decodes an engine's object into ---- */
 
-/* fio: a has_* flag says the key was given; only given keys reach fio's argv. */
+/* fio: a has_* flag says the key was given; only given keys reach fio's argv. Keys and fields
+ * differ where the field carries its unit: "rate" is rate_bytes_s, "thinktime" thinktime_us. */
+#define FIO_TEXT_MAX 255 /* bssplit, random_distribution */
+struct fiofile;
 struct fio_opts {
 	const char *rw;       /* one of fio_engine's rw choices; NULL: fio's default, read */
 	const char *ioengine; /* NULL: fio's default */
 	uint64_t bs, size;    /* bytes */
-	int64_t iodepth, numjobs, runtime_s, rwmixread;
+	uint64_t rate_bytes_s;            /* fio's rate, per job and direction */
+	uint64_t offset, offset_increment; /* bytes */
+	int64_t iodepth, numjobs, runtime_s, rwmixread, rwmixwrite;
 	int64_t ramp_time_s; /* fio's ramp_time: run this long before measuring, every pass */
-	bool direct, time_based;
+	int64_t percentage_random, rate_iops, iodepth_batch, fsync, fdatasync;
+	int64_t thinktime_us; /* fio's thinktime: idle this long after each I/O */
+	int64_t loops;        /* fio's loops: the workload this many times within one pass */
+	char bssplit[FIO_TEXT_MAX + 1];             /* "4k/10:64k/50:32k/40", checked */
+	char random_distribution[FIO_TEXT_MAX + 1]; /* "zipf:1.2", "zoned:60/10:40/90", checked */
+	bool direct, time_based, norandommap, randrepeat, end_fsync, invalidate;
 	bool has_rw, has_ioengine, has_bs, has_size, has_iodepth, has_numjobs, has_runtime_s,
 	        has_rwmixread, has_direct, has_time_based, has_ramp_time_s;
+	bool has_rwmixwrite, has_bssplit, has_random_distribution, has_percentage_random,
+	        has_norandommap, has_randrepeat, has_rate_bytes_s, has_rate_iops,
+	        has_iodepth_batch, has_fsync, has_fdatasync, has_end_fsync, has_invalidate,
+	        has_offset, has_offset_increment, has_thinktime_us, has_loops;
+	/* A job given as an fio job file ("fio_file"): the parsed file, owned by the job spec;
+	 * NULL for a job given as options. With it the options above are unused and the engine
+	 * asks the file (fiofile.h) for its argv, deadline and metrics. */
+	const struct fiofile *file;
 };
 
 /* dd: direction "write" (default) or "read"; bs in bytes (default 1M); count is required. */
@@ -112,11 +130,16 @@ enum engine_opt_type {
 	EOPT_ENUM, /* const char * pointing into choices */
 	EOPT_TEXT, /* char[max + 1]; hint says what a valid value looks like */
 	EOPT_SET,  /* unsigned: bit i for choices[i], from an array of distinct strings */
+	EOPT_DURATION, /* int64_t in units of unit_us, min..max: an integer (in that unit) or fio's
+	                  "30s", "2m", "500ms", "100us", "1h", "1d"; a whole number of the unit */
 };
 
 /* The start of a table entry for key K of struct S (with its has_K flag), of type T. */
 #define ENGINE_OPT(S, K, T)                                                                        \
 	.key = #K, .type = T, .off = offsetof(struct S, K), .has_off = offsetof(struct S, has_##K)
+/* The same for key K kept in field F (with its has_F flag): the field names its unit. */
+#define ENGINE_OPT_AS(S, K, F, T)                                                                  \
+	.key = #K, .type = T, .off = offsetof(struct S, F), .has_off = offsetof(struct S, has_##F)
 
 struct engine_opt {
 	const char *key;
@@ -127,6 +150,10 @@ struct engine_opt {
 	int64_t def;                /* EOPT_INT, EOPT_BOOL, EOPT_SIZE, EOPT_SET: when absent */
 	const char *def_str;        /* EOPT_ENUM, EOPT_TEXT: when absent (NULL: none) */
 	const char *hint;           /* EOPT_TEXT */
+	int64_t unit_us;            /* EOPT_DURATION: the field's unit (1000000: seconds) */
+	/* EOPT_TEXT: the value's own syntax, when it has one: 0, or -EINVAL "bad_request" naming
+	 * "ENG.KEY" (given as path) and what is wrong. */
+	int (*text_check)(const char *path, const char *v, struct err *e);
 	size_t off, has_off;        /* of the value and of its has_ flag in the option struct */
 };
 
@@ -137,6 +164,8 @@ struct engine_target {
 	const char *device_path; /* "/dev/loop0": target when directory is NULL (raw device) */
 	const char *directory;   /* files go here when non-NULL (already validated by the caller) */
 	const char *work_name;   /* unique per job+loop, e.g. "ft-job12-l1", use for file names */
+	const char *job_file;    /* fio with a job file: the path of its rewritten text
+	                            (fiofile_render) that fio reads; NULL otherwise */
 };
 
 /*
@@ -282,6 +311,11 @@ char **engine_argv_detach(struct engine_argv *a);
 /* Format bytes in the largest binary unit that divides it exactly: 4194304 -> "4M"
  * ("4m" with lower), 4097 -> "4097". fio, dd and iozone all read "K/M/G/T" as binary. */
 void engine_size_str(uint64_t bytes, int lower, char *out, size_t len);
+/* fio's time values: digits, then nothing (default_unit_us) or one of us/usec, ms/msec, s/sec,
+ * m/min, h/hour, d/day (any case); into microseconds. -EINVAL for anything else, -ERANGE past
+ * INT64_MAX. */
+int engine_duration_parse(const char *s, int64_t default_unit_us, int64_t *us);
+
 /* Copy the first non-blank line of s[0..len) that starts with `prefix` (or any line when
  * prefix is NULL) into out, trimmed. Returns 1 if found. */
 int engine_line_find(const char *s, size_t len, const char *prefix, char *out, size_t outlen);

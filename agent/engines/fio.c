@@ -1,12 +1,18 @@
 /* fio.c -- the fio engine: option table and checks, argv, progress, metrics, fio's JSON parser. */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engines/engine.h"
+#include "engines/fiofile.h"
+#include "num.h"
+#include "utf8.h"
 #include "banned.h"
 
 static const char *const fio_rw[] = {
@@ -19,7 +25,10 @@ static const char *const fio_ioengines[] = {
 	"pvsync2", "vsync",    "posixaio", "mmap", NULL,
 };
 
-/* The "fio" object of a job. Absent keys are left to fio. */
+static int fio_bssplit_check(const char *path, const char *v, struct err *e);
+static int fio_distribution_check(const char *path, const char *v, struct err *e);
+
+/* The "fio" object of a job. Absent keys are left to fio. Times take fio's units ("30s"). */
 static const struct engine_opt fio_opts_table[] = {
 	{ ENGINE_OPT(fio_opts, rw, EOPT_ENUM), .choices = fio_rw },
 	{ ENGINE_OPT(fio_opts, ioengine, EOPT_ENUM), .choices = fio_ioengines },
@@ -28,26 +37,307 @@ static const struct engine_opt fio_opts_table[] = {
 	{ ENGINE_OPT(fio_opts, direct, EOPT_BOOL) },
 	{ ENGINE_OPT(fio_opts, iodepth, EOPT_INT), .min = 1, .max = 4096, .def = 1 },
 	{ ENGINE_OPT(fio_opts, numjobs, EOPT_INT), .min = 1, .max = 256, .def = 1 },
-	{ ENGINE_OPT(fio_opts, runtime_s, EOPT_INT), .min = 1, .max = 86400 },
-	{ ENGINE_OPT(fio_opts, ramp_time_s, EOPT_INT), .min = 0, .max = 3600 },
+	{ ENGINE_OPT(fio_opts, runtime_s, EOPT_DURATION), .min = 1, .max = 86400,
+	  .unit_us = 1000000 },
+	{ ENGINE_OPT(fio_opts, ramp_time_s, EOPT_DURATION), .min = 0, .max = 3600,
+	  .unit_us = 1000000 },
 	{ ENGINE_OPT(fio_opts, time_based, EOPT_BOOL) },
 	{ ENGINE_OPT(fio_opts, rwmixread, EOPT_INT), .min = 0, .max = 100, .def = 50 },
+	{ ENGINE_OPT(fio_opts, rwmixwrite, EOPT_INT), .min = 0, .max = 100, .def = 50 },
+	{ ENGINE_OPT(fio_opts, bssplit, EOPT_TEXT), .max = FIO_TEXT_MAX,
+	  .hint = "fio's bssplit, \"4k/10:64k/50:32k/40\"", .text_check = fio_bssplit_check },
+	{ ENGINE_OPT(fio_opts, random_distribution, EOPT_TEXT), .max = FIO_TEXT_MAX,
+	  .hint = "fio's random_distribution, \"zipf:1.2\"", .text_check = fio_distribution_check },
+	{ ENGINE_OPT(fio_opts, percentage_random, EOPT_INT), .min = 0, .max = 100 },
+	{ ENGINE_OPT(fio_opts, norandommap, EOPT_BOOL) },
+	{ ENGINE_OPT(fio_opts, randrepeat, EOPT_BOOL) },
+	{ ENGINE_OPT_AS(fio_opts, rate, rate_bytes_s, EOPT_SIZE), .min = 1, .max = 1LL << 40 },
+	{ ENGINE_OPT(fio_opts, rate_iops, EOPT_INT), .min = 1, .max = 100000000 },
+	{ ENGINE_OPT(fio_opts, iodepth_batch, EOPT_INT), .min = 0, .max = 4096 },
+	{ ENGINE_OPT(fio_opts, fsync, EOPT_INT), .min = 0, .max = 1000000000 },
+	{ ENGINE_OPT(fio_opts, fdatasync, EOPT_INT), .min = 0, .max = 1000000000 },
+	{ ENGINE_OPT(fio_opts, end_fsync, EOPT_BOOL) },
+	{ ENGINE_OPT(fio_opts, invalidate, EOPT_BOOL) },
+	{ ENGINE_OPT(fio_opts, offset, EOPT_SIZE), .min = 0, .max = 1LL << 50 },
+	{ ENGINE_OPT(fio_opts, offset_increment, EOPT_SIZE), .min = 0, .max = 1LL << 50 },
+	{ ENGINE_OPT_AS(fio_opts, thinktime, thinktime_us, EOPT_DURATION), .min = 0,
+	  .max = 60000000, .unit_us = 1 },
+	{ ENGINE_OPT(fio_opts, loops, EOPT_INT), .min = 1, .max = 1000000 },
 };
+
+/* A finite number that is all of s. */
+static int fio_number(const char *s, size_t n, double *out)
+{
+	char buf[64], *end;
+
+	if (n == 0 || n >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	if (!isdigit((unsigned char)buf[0]) && buf[0] != '.')
+		return -EINVAL;
+	*out = strtod(buf, &end);
+	return *end || !isfinite(*out) ? -EINVAL : 0;
+}
+
+/* A size that is all of s[0..n): 1..1G. */
+static int fio_size_n(const char *s, size_t n, uint64_t *out)
+{
+	char buf[32];
+
+	if (n == 0 || n >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return num_parse_size(buf, out) == 0 && *out >= 1 && *out <= (1ULL << 30) ? 0 : -EINVAL;
+}
+
+int fio_bssplit_parse(const char *v, uint64_t *min_bs, uint64_t *max_bs, char *why, size_t len)
+{
+	const char *dir = v, *p, *end, *slash, *colon, *comma;
+	uint64_t bs, lo = UINT64_MAX, hi = 0;
+	int dirs = 0, entries, missing;
+	double pct, sum;
+
+	for (;;) {
+		comma = strchr(dir, ',');
+		end = comma ? comma : dir + strlen(dir);
+		if (++dirs > 3) {
+			snprintf(why, len, "at most 3 lists (read,write,trim)");
+			return -EINVAL;
+		}
+		entries = missing = 0;
+		sum = 0;
+		for (p = dir; p < end; p = colon + 1) {
+			colon = memchr(p, ':', (size_t)(end - p));
+			if (!colon)
+				colon = end;
+			slash = memchr(p, '/', (size_t)(colon - p));
+			if (fio_size_n(p, (size_t)((slash ? slash : colon) - p), &bs)) {
+				snprintf(why, len, "'%.*s' is not a block size 1..1G like 4k",
+				         (int)((slash ? slash : colon) - p) > 32
+				                 ? 32
+				                 : (int)((slash ? slash : colon) - p),
+				         p);
+				return -EINVAL;
+			}
+			if (!slash || slash + 1 == colon) {
+				missing++;
+			} else if (fio_number(slash + 1, (size_t)(colon - slash - 1), &pct) ||
+			           pct < 0 || pct > 100) {
+				snprintf(why, len, "'%.*s' is not a percentage 0..100",
+				         (int)(colon - slash - 1) > 32 ? 32 : (int)(colon - slash - 1),
+				         slash + 1);
+				return -EINVAL;
+			} else {
+				sum += pct;
+			}
+			if (++entries > 64) {
+				snprintf(why, len, "at most 64 block sizes in a list");
+				return -EINVAL;
+			}
+			lo = bs < lo ? bs : lo;
+			hi = bs > hi ? bs : hi;
+			if (colon == end)
+				break;
+		}
+		if (!entries) {
+			snprintf(why, len, "an empty list");
+			return -EINVAL;
+		}
+		if (sum > 100 + 1e-9 || (!missing && (sum < 100 - 1e-9))) {
+			snprintf(why, len,
+			         "the percentages of a list add up to %g; they must make 100 (or "
+			         "less, with some left out)",
+			         sum);
+			return -EINVAL;
+		}
+		if (!comma)
+			break;
+		dir = comma + 1;
+	}
+	if (min_bs)
+		*min_bs = lo;
+	if (max_bs)
+		*max_bs = hi;
+	return 0;
+}
+
+static int fio_bssplit_check(const char *path, const char *v, struct err *e)
+{
+	char why[160];
+
+	if (fio_bssplit_parse(v, NULL, NULL, why, sizeof(why)))
+		return err_set(e, -EINVAL, "bad_request",
+		               "%s: %s (fio's bssplit: \"4k/10:64k/50:32k/40\", per direction "
+		               "\"R,W\")",
+		               path, why);
+	return 0;
+}
+
+/* "zoned:60/10:30/20:10/70" (access%/range%), "zoned_abs:60/20g:40/100g" (access%/size): the
+ * accesses of a list make 100, the ranges at most 100. */
+static int fio_zones_check(const char *z, bool abs, char *why, size_t len)
+{
+	const char *dir = z, *p, *end, *slash, *colon, *comma;
+	double acc, sum_acc, range, sum_range;
+	uint64_t bytes;
+	int n;
+
+	for (n = 0;; n++) {
+		comma = strchr(dir, ',');
+		end = comma ? comma : dir + strlen(dir);
+		if (n >= 3) {
+			snprintf(why, len, "at most 3 lists (read,write,trim)");
+			return -EINVAL;
+		}
+		sum_acc = sum_range = 0;
+		for (p = dir; p < end; p = colon + 1) {
+			colon = memchr(p, ':', (size_t)(end - p));
+			if (!colon)
+				colon = end;
+			slash = memchr(p, '/', (size_t)(colon - p));
+			if (!slash || fio_number(p, (size_t)(slash - p), &acc) || acc < 0 ||
+			    acc > 100) {
+				snprintf(why, len, "zone '%.*s' is not ACCESS%%/%s",
+				         (int)(colon - p) > 32 ? 32 : (int)(colon - p), p,
+				         abs ? "SIZE" : "RANGE%");
+				return -EINVAL;
+			}
+			if (abs) {
+				char buf[32];
+				size_t k = (size_t)(colon - slash - 1);
+
+				if (k == 0 || k >= sizeof(buf)) {
+					snprintf(why, len, "a zone without a size");
+					return -EINVAL;
+				}
+				memcpy(buf, slash + 1, k);
+				buf[k] = '\0';
+				if (num_parse_size(buf, &bytes) || !bytes) {
+					snprintf(why, len, "'%s' is not a size like 20g", buf);
+					return -EINVAL;
+				}
+			} else if (fio_number(slash + 1, (size_t)(colon - slash - 1), &range) ||
+			           range < 0 || range > 100) {
+				snprintf(why, len, "zone '%.*s': the range is not a percentage",
+				         (int)(colon - p) > 32 ? 32 : (int)(colon - p), p);
+				return -EINVAL;
+			} else {
+				sum_range += range;
+			}
+			sum_acc += acc;
+			if (colon == end)
+				break;
+		}
+		if (sum_acc < 100 - 1e-9 || sum_acc > 100 + 1e-9 || sum_range > 100 + 1e-9) {
+			snprintf(why, len,
+			         "the accesses of a list add up to %g%s; they must make 100%s", sum_acc,
+			         abs ? "" : " and the ranges to", abs ? "" : " and at most 100");
+			if (!abs)
+				snprintf(why, len,
+				         "the accesses add up to %g and the ranges to %g; the accesses "
+				         "must make 100, the ranges at most 100",
+				         sum_acc, sum_range);
+			return -EINVAL;
+		}
+		if (!comma)
+			return 0;
+		dir = comma + 1;
+	}
+}
+
+static int fio_distribution_check(const char *path, const char *v, struct err *e)
+{
+	static const char *const simple[] = { "zipf", "pareto", "normal", "gauss", NULL };
+	const char *colon = strchr(v, ':'), *arg2;
+	char why[200];
+	double x, c;
+	size_t n = colon ? (size_t)(colon - v) : strlen(v);
+	int i;
+
+	why[0] = '\0';
+	if (!strcmp(v, "random"))
+		return 0;
+	if (colon && n == 5 && !strncmp(v, "zoned", 5)) {
+		if (!fio_zones_check(colon + 1, false, why, sizeof(why)))
+			return 0;
+		goto bad;
+	}
+	if (colon && n == 9 && !strncmp(v, "zoned_abs", 9)) {
+		if (!fio_zones_check(colon + 1, true, why, sizeof(why)))
+			return 0;
+		goto bad;
+	}
+	for (i = 0; simple[i]; i++)
+		if (strlen(simple[i]) == n && !strncmp(v, simple[i], n))
+			break;
+	if (!simple[i] || !colon) {
+		snprintf(why, sizeof(why),
+		         "expected random, zipf:THETA, pareto:H, normal:DEV (or gauss), "
+		         "zoned:ACCESS%%/RANGE%%:..., zoned_abs:ACCESS%%/SIZE:...");
+		goto bad;
+	}
+	arg2 = strchr(colon + 1, ':');
+	if (fio_number(colon + 1, arg2 ? (size_t)(arg2 - colon - 1) : strlen(colon + 1), &x)) {
+		snprintf(why, sizeof(why), "%s needs a number after ':'", simple[i]);
+		goto bad;
+	}
+	if (arg2 && (fio_number(arg2 + 1, strlen(arg2 + 1), &c) || c < 0 || c > 1)) {
+		snprintf(why, sizeof(why), "the centre after the second ':' must be 0..1");
+		goto bad;
+	}
+	if (i == 0 && (x <= 0 || fabs(x - 1.0) < 1e-12))
+		snprintf(why, sizeof(why), "zipf's theta must be above 0 and not 1");
+	else if (i == 1 && (x <= 0 || x >= 1))
+		snprintf(why, sizeof(why), "pareto's h must be between 0 and 1");
+	else if (i >= 2 && (x < 0 || x > 100))
+		snprintf(why, sizeof(why), "%s's deviation must be a percentage 0..100", simple[i]);
+	if (!why[0])
+		return 0;
+bad:
+	return err_set(e, -EINVAL, "bad_request", "%s: '%.*s': %s", path, utf8_cut(v, 64), v, why);
+}
 
 static int fio_rw_mixed(const char *rw)
 {
 	return rw && (!strcmp(rw, "rw") || !strcmp(rw, "readwrite") || !strcmp(rw, "randrw"));
 }
 
+/* The read share of a mixed workload: rwmixread, else 100 - rwmixwrite, else fio's 50. */
+static int64_t fio_read_pct(const struct fio_opts *o)
+{
+	if (!o->has_rwmixread && o->has_rwmixwrite)
+		return 100 - o->rwmixwrite;
+	return o->rwmixread;
+}
+
 static int fio_check(const struct engine_opts *opts, struct err *e)
 {
 	const struct fio_opts *o = &opts->fio;
 
+	if (o->file)
+		return 0; /* fiofile_parse and fiofile_target_check have judged it */
 	if (o->time_based && !o->has_runtime_s)
 		return err_set(e, -EINVAL, "bad_request",
 		               "fio.time_based: needs runtime_s (fio would run forever)");
 	if (o->has_bs && o->has_size && o->size < o->bs)
 		return err_set(e, -EINVAL, "bad_request", "fio.size: must be at least bs");
+	if (o->has_bs && o->has_bssplit)
+		return err_set(e, -EINVAL, "bad_request",
+		               "fio.bssplit: give bs or bssplit, not both (fio would ignore bs)");
+	if (o->has_rwmixread && o->has_rwmixwrite && o->rwmixread + o->rwmixwrite != 100)
+		return err_set(e, -EINVAL, "bad_request",
+		               "fio.rwmixwrite: rwmixread %" PRId64 " and rwmixwrite %" PRId64
+		               " must add up to 100 (give one of them)",
+		               o->rwmixread, o->rwmixwrite);
+	if (o->has_rate_bytes_s && o->has_rate_iops)
+		return err_set(e, -EINVAL, "bad_request",
+		               "fio.rate_iops: give rate or rate_iops, not both");
+	if (o->has_iodepth_batch && o->iodepth_batch > o->iodepth)
+		return err_set(e, -EINVAL, "bad_request",
+		               "fio.iodepth_batch: %" PRId64 " is more than iodepth (%" PRId64 "%s)",
+		               o->iodepth_batch, o->iodepth, o->has_iodepth ? "" : ", fio's default");
 	return 0;
 }
 
@@ -75,6 +365,19 @@ static int fio_argv_build(const struct engine_opts *opts, const struct engine_ta
 	int rc;
 
 	*argv = NULL;
+	if (o->file) {
+		/* The job file names its target itself (fiofile_render): fio reads only it. */
+		if (!t->job_file) {
+			rc = err_set(e, -EINVAL, "internal", "fio: a job file job without its file");
+			goto out;
+		}
+		engine_argv_add(&a, "%s", t->exe ? t->exe : "fio");
+		engine_argv_add(&a, "--output-format=json");
+		engine_argv_add(&a, "%s", t->job_file);
+		*argv = engine_argv_detach(&a);
+		rc = 0;
+		goto out;
+	}
 	if (!t->directory && !t->device_path) {
 		rc = err_set(e, -EINVAL, "bad_request", "fio: no device or directory to run on");
 		goto out;
@@ -119,6 +422,46 @@ static int fio_argv_build(const struct engine_opts *opts, const struct engine_ta
 		engine_argv_add(&a, "--ramp_time=%" PRId64, o->ramp_time_s);
 	if (o->has_rwmixread && fio_rw_mixed(o->rw))
 		engine_argv_add(&a, "--rwmixread=%" PRId64, o->rwmixread);
+	if (o->has_rwmixwrite && !o->has_rwmixread && fio_rw_mixed(o->rw))
+		engine_argv_add(&a, "--rwmixwrite=%" PRId64, o->rwmixwrite);
+	if (o->has_bssplit)
+		engine_argv_add(&a, "--bssplit=%s", o->bssplit);
+	if (o->has_random_distribution)
+		engine_argv_add(&a, "--random_distribution=%s", o->random_distribution);
+	if (o->has_percentage_random)
+		engine_argv_add(&a, "--percentage_random=%" PRId64, o->percentage_random);
+	if (o->has_norandommap)
+		engine_argv_add(&a, "--norandommap=%d", o->norandommap);
+	if (o->has_randrepeat)
+		engine_argv_add(&a, "--randrepeat=%d", o->randrepeat);
+	if (o->has_rate_bytes_s) {
+		engine_size_str(o->rate_bytes_s, 0, sz, sizeof(sz));
+		engine_argv_add(&a, "--rate=%s", sz);
+	}
+	if (o->has_rate_iops)
+		engine_argv_add(&a, "--rate_iops=%" PRId64, o->rate_iops);
+	if (o->has_iodepth_batch)
+		engine_argv_add(&a, "--iodepth_batch=%" PRId64, o->iodepth_batch);
+	if (o->has_fsync)
+		engine_argv_add(&a, "--fsync=%" PRId64, o->fsync);
+	if (o->has_fdatasync)
+		engine_argv_add(&a, "--fdatasync=%" PRId64, o->fdatasync);
+	if (o->has_end_fsync)
+		engine_argv_add(&a, "--end_fsync=%d", o->end_fsync);
+	if (o->has_invalidate)
+		engine_argv_add(&a, "--invalidate=%d", o->invalidate);
+	if (o->has_offset) {
+		engine_size_str(o->offset, 0, sz, sizeof(sz));
+		engine_argv_add(&a, "--offset=%s", sz);
+	}
+	if (o->has_offset_increment) {
+		engine_size_str(o->offset_increment, 0, sz, sizeof(sz));
+		engine_argv_add(&a, "--offset_increment=%s", sz);
+	}
+	if (o->has_thinktime_us)
+		engine_argv_add(&a, "--thinktime=%" PRId64 "us", o->thinktime_us);
+	if (o->has_loops)
+		engine_argv_add(&a, "--loops=%" PRId64, o->loops);
 	*argv = engine_argv_detach(&a);
 	rc = 0;
 out:
@@ -126,29 +469,74 @@ out:
 	return rc;
 }
 
-/* runtime_s, and the ramp before it (fio runs ramp_time, then measures for runtime). */
+/* The smallest block a job moves: bssplit's smallest, bs, or fio's 4k. */
+static double fio_min_bs(const struct fio_opts *o)
+{
+	uint64_t lo;
+	char why[160];
+
+	if (o->has_bssplit && !fio_bssplit_parse(o->bssplit, &lo, NULL, why, sizeof(why)))
+		return (double)lo;
+	return o->has_bs && o->bs ? (double)o->bs : 4096.0;
+}
+
+/* How long rate, rate_iops and thinktime make one job move bytes, at most: at its rate (bytes
+ * or IOs of the smallest block) and idling thinktime after every I/O of the smallest block. */
+static double fio_throttled_s(const struct fio_opts *o, double bytes)
+{
+	double ios = bytes / fio_min_bs(o), t = 0;
+
+	if (o->has_rate_bytes_s && o->rate_bytes_s)
+		t = bytes / (double)o->rate_bytes_s;
+	if (o->has_rate_iops && o->rate_iops)
+		t = fmax(t, ios / (double)o->rate_iops);
+	if (o->has_thinktime_us)
+		t += ios * (double)o->thinktime_us / 1e6;
+	return t;
+}
+
+/* runtime_s and the ramp before it (fio runs ramp_time, then measures for runtime), with one
+ * thinktime past the end; without runtime_s, what a rate limit or thinktime makes size x loops
+ * take; else unknown (0). */
 static double fio_expected_runtime_s(const struct engine_opts *opts)
 {
 	const struct fio_opts *o = &opts->fio;
+	double ramp = o->has_ramp_time_s ? (double)o->ramp_time_s : 0;
+	double loops = o->has_loops ? (double)o->loops : 1;
 
-	if (!o->has_runtime_s)
-		return 0;
-	return (double)o->runtime_s + (o->has_ramp_time_s ? (double)o->ramp_time_s : 0);
+	if (o->file)
+		return fiofile_expected_runtime_s(o->file);
+	if (o->has_runtime_s)
+		return (double)o->runtime_s + ramp +
+		       (o->has_thinktime_us ? (double)o->thinktime_us / 1e6 : 0);
+	if (o->has_size && (o->has_rate_bytes_s || o->has_rate_iops || o->has_thinktime_us))
+		return ramp + fio_throttled_s(o, (double)o->size * loops);
+	return 0;
 }
 
 /* runtime_s and its ramp where given, and the I/O fio does where they do not bound it:
- * without runtime_s size x numjobs (the device's size without size), and in a directory the
+ * without runtime_s size x numjobs x loops (the device's size past offset without size) at the
+ * floor rate, plus what rate limits and thinktime add to each job's share; in a directory the
  * files it lays out before the timed part. */
 static double fio_pass_bound_s(const struct engine_opts *opts, bool in_directory,
                                uint64_t device_bytes)
 {
 	const struct fio_opts *o = &opts->fio;
-	double per_job = o->has_size ? (double)o->size : (double)device_bytes;
+	double dev = o->has_offset && o->offset < device_bytes ? (double)(device_bytes - o->offset)
+	                                                       : (double)device_bytes;
+	double per_job = o->has_size ? (double)o->size : dev;
 	double jobs = o->has_numjobs ? (double)o->numjobs : 1;
+	double loops = o->has_loops ? (double)o->loops : 1;
+	double ramp = o->has_ramp_time_s ? (double)o->ramp_time_s : 0;
 
+	if (o->file)
+		return fiofile_pass_bound_s(o->file, in_directory, device_bytes);
 	if (o->has_runtime_s && !in_directory)
 		return fio_expected_runtime_s(opts);
-	return fio_expected_runtime_s(opts) + engine_volume_s(per_job * jobs);
+	if (o->has_runtime_s)
+		return fio_expected_runtime_s(opts) + engine_volume_s(per_job * jobs);
+	return ramp + engine_volume_s(per_job * jobs * loops) +
+	       fio_throttled_s(o, per_job * loops);
 }
 
 /* elapsed/runtime_s, capped below 1; fio prints nothing until the end in JSON mode. */
@@ -324,9 +712,13 @@ static void fio_metrics_list(const struct engine_opts *opts, struct metric_names
 	char name[48];
 	size_t i;
 
+	if (o->file) {
+		fiofile_metrics_list(o->file, out);
+		return;
+	}
 	if (fio_rw_mixed(rw)) {
-		rd = o->rwmixread > 0;
-		wr = o->rwmixread < 100;
+		rd = fio_read_pct(o) > 0;
+		wr = fio_read_pct(o) < 100;
 	} else if (!strcmp(rw, "trimwrite")) {
 		trim = wr = true;
 	} else {

@@ -7,6 +7,7 @@
 #include "device/sysfs.h"
 #include "device/tune.h"
 #include "engines/engine.h"
+#include "engines/fiofile.h"
 #include "engines/fsopt.h"
 
 #define JOB_LOOPS_MAX 100
@@ -28,6 +29,8 @@ struct job_spec {
 	char device[SYSFS_NAME_MAX];
 	const struct engine *engine;
 	struct engine_opts opts; /* every engine object given; engine's own is used */
+	struct fiofile *fio_file; /* owned; "fio_file": the job as an fio job file (engine fio,
+	                             no "fio" object); opts.fio.file points here. NULL: none */
 	int loops;               /* 1..JOB_LOOPS_MAX */
 	struct tune_set params;  /* applied with PATCH semantics before loop 1; n 0: none */
 	bool params_keep;        /* "params_restore": false: params stay as set at the job's end for

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "job/jobdir.h"
+#include "job/jobfile.h"
 #include "job/jobfs.h"
 #include "queue/job.h"
 #include "timeutil.h"
@@ -138,6 +139,27 @@ static int owner_check(const struct jobq_env *env, const char *dev, struct err *
 	return rc;
 }
 
+/* A job file as its passes will give it to fio (pointed at the job's device or directory),
+ * judged by fio itself: fio --parse-only, and its words when it refuses (422 fio_rejected). */
+static int fio_file_check(const struct jobq_env *env, const struct job_spec *spec,
+                          struct engine_target *t, struct err *e)
+{
+	struct jobfile jf = JOBFILE_INIT;
+	char *text = fiofile_render(spec->fio_file, t), **argv = NULL;
+	int rc = jobfile_open(&jf, text, e);
+
+	free(text);
+	if (rc)
+		return rc;
+	t->job_file = jf.path;
+	rc = spec->engine->argv_build(&spec->opts, t, &argv, e);
+	engine_argv_free(argv);
+	if (rc == 0)
+		rc = jobfile_fio_check(t->exe, &jf, e);
+	jobfile_close(&jf);
+	return rc;
+}
+
 int job_spec_check(const struct jobq_env *env, struct job_spec *spec, struct err *e)
 {
 	struct jobfs_made *would = xcalloc(1, sizeof(*would));
@@ -169,6 +191,14 @@ int job_spec_dry_run(const struct jobq_env *env, struct job_spec *spec, bool hel
 		if (!spec->opts.given[id] && other != eng)
 			continue;
 		rc = other->check(&spec->opts, e);
+		if (rc)
+			return rc;
+	}
+	if (spec->fio_file) {
+		/* where it runs, before the directory is resolved: as the job gives it */
+		snprintf(real, sizeof(real), "/dev/%s", spec->device);
+		rc = fiofile_target_check(spec->fio_file, real, spec->fs || spec->directory,
+		                          spec->directory, e);
 		if (rc)
 			return rc;
 	}
@@ -227,6 +257,9 @@ int job_spec_dry_run(const struct jobq_env *env, struct job_spec *spec, bool hel
 	t.device_path = real;
 	t.directory = spec->fs ? "/fs/job-0" : spec->directory; /* the mount point's shape */
 	t.work_name = work;
+	t.job_file = NULL;
+	if (spec->fio_file)
+		return fio_file_check(env, spec, &t, e);
 	rc = eng->argv_build(&spec->opts, &t, &argv, e);
 	engine_argv_free(argv);
 	return rc;

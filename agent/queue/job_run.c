@@ -8,6 +8,7 @@
 
 #include "buf.h"
 #include "job/jobdir.h"
+#include "job/jobfile.h"
 #include "job/jobfs.h"
 #include "job/proc.h"
 #include "log.h"
@@ -98,6 +99,7 @@ static enum pass_result pass_run(const struct job_runner *r, int64_t id,
 	struct store *store = env->store;
 	struct engine_target t;
 	struct jobdir jd = JOBDIR_INIT;
+	struct jobfile jf = JOBFILE_INIT;
 	struct contain_pass cp;
 	struct metrics m;
 	struct proc p;
@@ -117,6 +119,7 @@ static enum pass_result pass_run(const struct job_runner *r, int64_t id,
 	t.device_path = devpath;
 	t.directory = NULL;
 	t.work_name = work;
+	t.job_file = NULL;
 	/* The job directory is checked now, at use, and the engine gets a directory of the
 	 * pass's own that nothing can be swapped under (jobdir.h). A job's own filesystem is
 	 * entered the same way: its root is opened through the agent's descriptor of its private
@@ -131,6 +134,17 @@ static enum pass_result pass_run(const struct job_runner *r, int64_t id,
 	}
 	if (jd.fd >= 0)
 		t.directory = jd.path;
+	if (spec->fio_file) {
+		/* The job file, pointed at this pass's device or directory, in a sealed memory
+		 * file fio reads through the agent's descriptor (jobfile.h). */
+		char *text = fiofile_render(spec->fio_file, &t);
+
+		rc = jobfile_open(&jf, text, e);
+		free(text);
+		if (rc)
+			goto out;
+		t.job_file = jf.path;
+	}
 	if (eng->argv_build(opts, &t, &argv, e))
 		goto out;
 	argv_log(id, loop, argv);
@@ -225,6 +239,7 @@ out:
 	proc_release(&p);
 	contain_pass_end(&cp); /* nothing of the pass may outlive it */
 	jobdir_close(&jd);
+	jobfile_close(&jf);
 	engine_argv_free(argv);
 	return res;
 }

@@ -18,7 +18,8 @@
 
 const char *const wire_job_keys[] = {
 	"device", "directory", "engine",         "fio",    "dd",         "bonnie",   "iozone",
-	"loops",  "params",    "params_restore", "labels", "filesystem", "start_at", NULL
+	"loops",  "params",    "params_restore", "labels", "filesystem", "start_at", "fio_file",
+	NULL
 };
 
 int wire_keys_check(const json_t *obj, const char *const *allowed, const char *path, struct err *e)
@@ -210,6 +211,38 @@ static int opt_int(const char *eng, const struct engine_opt *d, const json_t *v,
 	return 0;
 }
 
+/* An integer in the option's unit, or a string with fio's time units, to a whole number of the
+ * unit in min..max. */
+static int opt_duration(const char *eng, const struct engine_opt *d, const json_t *v, char *field,
+                        struct err *e)
+{
+	const char *unit = d->unit_us == 1000000 ? "s" : d->unit_us == 1000 ? "ms" : "us";
+	int64_t us, x;
+
+	if (json_is_integer(v)) {
+		x = (int64_t)json_integer_value(v);
+	} else if (json_is_string(v) &&
+	           engine_duration_parse(json_string_value(v), d->unit_us, &us) == 0) {
+		if (us % d->unit_us)
+			return err_set(e, -EINVAL, "bad_request",
+			               "%s.%s: must be a whole number of %s (\"%.*s\" is not)", eng,
+			               d->key, unit, utf8_cut(json_string_value(v), 32),
+			               json_string_value(v));
+		x = us / d->unit_us;
+	} else {
+		return err_set(e, -EINVAL, "bad_request",
+		               "%s.%s: must be an integer (%s) or a time like \"30s\", \"2m\", "
+		               "\"500ms\"",
+		               eng, d->key, unit);
+	}
+	if (x < d->min || x > d->max)
+		return err_set(e, -EINVAL, "bad_request",
+		               "%s.%s: must be %" PRId64 "..%" PRId64 " %s", eng, d->key, d->min,
+		               d->max, unit);
+	*(int64_t *)field = x;
+	return 0;
+}
+
 static int opt_size(const char *eng, const struct engine_opt *d, const json_t *v, char *field,
                     struct err *e)
 {
@@ -293,11 +326,20 @@ static int opt_decode(const char *eng, const struct engine_opt *d, const json_t 
 		break;
 	case EOPT_TEXT:
 		if (!json_is_string(v) || json_string_length(v) > (size_t)d->max ||
-		    strlen(json_string_value(v)) != json_string_length(v))
+		    strlen(json_string_value(v)) != json_string_length(v)) {
 			rc = err_set(e, -EINVAL, "bad_request", "%s.%s: must be %s", eng, d->key,
 			             d->hint);
-		else
+		} else if (d->text_check) {
+			char path[96];
+
+			snprintf(path, sizeof(path), "%s.%s", eng, d->key);
+			rc = d->text_check(path, json_string_value(v), e);
+		}
+		if (rc == 0)
 			snprintf(field, (size_t)d->max + 1, "%s", json_string_value(v));
+		break;
+	case EOPT_DURATION:
+		rc = opt_duration(eng, d, v, field, e);
 		break;
 	case EOPT_SET:
 		rc = opt_set(eng, d, v, field, e);
@@ -351,6 +393,7 @@ static json_t *opt_encode(const struct engine_opt *d, const char *base)
 
 	switch (d->type) {
 	case EOPT_INT:
+	case EOPT_DURATION:
 		return json_integer((json_int_t) * (const int64_t *)field);
 	case EOPT_BOOL:
 		return json_boolean(*(const bool *)field);
@@ -535,6 +578,30 @@ json_t *wire_fs_spec_to_json(const struct fs_spec *fs)
 	                 fs->mount);
 }
 
+/* "fio_file": the text of an fio job file, for engine fio instead of a "fio" object. Parsed
+ * and checked here (fiofile_parse, 400); where it runs, and fio's own parse, by job_check. */
+static int fio_file_from_json(const json_t *v, const json_t *body, struct job_spec *out,
+                              struct err *e)
+{
+	int rc;
+
+	if (!json_is_string(v))
+		return err_set(e, -EINVAL, "bad_request",
+		               "fio_file: expected the text of an fio job file (a string)");
+	if (out->engine != &fio_engine)
+		return err_set(e, -EINVAL, "bad_request", "fio_file: only with engine fio");
+	if (json_object_get(body, "fio"))
+		return err_set(e, -EINVAL, "bad_request",
+		               "fio_file: give fio options (\"fio\") or a job file (\"fio_file\"), "
+		               "not both");
+	rc = fiofile_parse(json_string_value(v), json_string_length(v), &out->fio_file, e);
+	if (rc)
+		return rc;
+	out->opts.fio.file = out->fio_file;
+	out->opts.given[ENGINE_FIO] = true;
+	return 0;
+}
+
 int wire_job_spec_from_json(const json_t *body, struct job_spec *out, struct err *e)
 {
 	json_t *v;
@@ -570,6 +637,8 @@ int wire_job_spec_from_json(const json_t *body, struct job_spec *out, struct err
 	}
 	if (!rc && (v = json_object_get(body, "filesystem")))
 		rc = filesystem_from_json(v, out, e);
+	if (!rc && (v = json_object_get(body, "fio_file")))
+		rc = fio_file_from_json(v, body, out, e);
 	if (!rc && (v = json_object_get(body, "start_at"))) {
 		/* How far ahead it may be is the job layer's check (it has the clock). */
 		if (!json_is_string(v) || time_parse_iso(json_string_value(v), &out->start_at) ||
@@ -604,7 +673,9 @@ json_t *wire_job_spec_to_json(const struct job_spec *s)
 	for (id = 0; id < ENGINE_COUNT; id++) {
 		const struct engine *eng = engine_by_id(id);
 
-		if (s->opts.given[id] || eng == s->engine)
+		if (eng == &fio_engine && s->fio_file)
+			json_object_set_new(o, "fio_file", json_string(s->fio_file->text));
+		else if (s->opts.given[id] || eng == s->engine)
 			json_object_set_new(o, eng->name, wire_engine_opts_to_json(eng, &s->opts));
 	}
 	json_object_set_new(o, "labels", wire_labels_to_json(s));
