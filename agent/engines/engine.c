@@ -136,10 +136,18 @@ int engine_duration_parse(const char *s, int64_t default_unit_us, int64_t *us)
 		const char *name;
 		int64_t us;
 	} units[] = {
-		{ "us", 1 },           { "usec", 1 },          { "ms", 1000 },
-		{ "msec", 1000 },      { "s", 1000000 },       { "sec", 1000000 },
-		{ "m", 60000000 },     { "min", 60000000 },    { "h", 3600000000LL },
-		{ "hour", 3600000000LL }, { "d", 86400000000LL }, { "day", 86400000000LL },
+		{ "us", 1 },
+		{ "usec", 1 },
+		{ "ms", 1000 },
+		{ "msec", 1000 },
+		{ "s", 1000000 },
+		{ "sec", 1000000 },
+		{ "m", 60000000 },
+		{ "min", 60000000 },
+		{ "h", 3600000000LL },
+		{ "hour", 3600000000LL },
+		{ "d", 86400000000LL },
+		{ "day", 86400000000LL },
 	};
 	unsigned long long v;
 	int64_t mult = default_unit_us;

@@ -48,10 +48,10 @@ bool metric_names_has(const struct metric_names *l, const char *name);
 #define FIO_TEXT_MAX 255 /* bssplit, random_distribution */
 struct fiofile;
 struct fio_opts {
-	const char *rw;       /* one of fio_engine's rw choices; NULL: fio's default, read */
-	const char *ioengine; /* NULL: fio's default */
-	uint64_t bs, size;    /* bytes */
-	uint64_t rate_bytes_s;            /* fio's rate, per job and direction */
+	const char *rw;        /* one of fio_engine's rw choices; NULL: fio's default, read */
+	const char *ioengine;  /* NULL: fio's default */
+	uint64_t bs, size;     /* bytes */
+	uint64_t rate_bytes_s; /* fio's rate, per job and direction */
 	uint64_t offset, offset_increment; /* bytes */
 	int64_t iodepth, numjobs, runtime_s, rwmixread, rwmixwrite;
 	int64_t ramp_time_s; /* fio's ramp_time: run this long before measuring, every pass */
@@ -64,9 +64,9 @@ struct fio_opts {
 	bool has_rw, has_ioengine, has_bs, has_size, has_iodepth, has_numjobs, has_runtime_s,
 	        has_rwmixread, has_direct, has_time_based, has_ramp_time_s;
 	bool has_rwmixwrite, has_bssplit, has_random_distribution, has_percentage_random,
-	        has_norandommap, has_randrepeat, has_rate_bytes_s, has_rate_iops,
-	        has_iodepth_batch, has_fsync, has_fdatasync, has_end_fsync, has_invalidate,
-	        has_offset, has_offset_increment, has_thinktime_us, has_loops;
+	        has_norandommap, has_randrepeat, has_rate_bytes_s, has_rate_iops, has_iodepth_batch,
+	        has_fsync, has_fdatasync, has_end_fsync, has_invalidate, has_offset,
+	        has_offset_increment, has_thinktime_us, has_loops;
 	/* A job given as an fio job file ("fio_file"): the parsed file, owned by the job spec;
 	 * NULL for a job given as options. With it the options above are unused and the engine
 	 * asks the file (fiofile.h) for its argv, deadline and metrics. */
@@ -154,7 +154,7 @@ struct engine_opt {
 	/* EOPT_TEXT: the value's own syntax, when it has one: 0, or -EINVAL "bad_request" naming
 	 * "ENG.KEY" (given as path) and what is wrong. */
 	int (*text_check)(const char *path, const char *v, struct err *e);
-	size_t off, has_off;        /* of the value and of its has_ flag in the option struct */
+	size_t off, has_off; /* of the value and of its has_ flag in the option struct */
 };
 
 /* Where a pass runs. All strings are borrowed. */

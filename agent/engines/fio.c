@@ -126,7 +126,8 @@ int fio_bssplit_parse(const char *v, uint64_t *min_bs, uint64_t *max_bs, char *w
 			} else if (fio_number(slash + 1, (size_t)(colon - slash - 1), &pct) ||
 			           pct < 0 || pct > 100) {
 				snprintf(why, len, "'%.*s' is not a percentage 0..100",
-				         (int)(colon - slash - 1) > 32 ? 32 : (int)(colon - slash - 1),
+				         (int)(colon - slash - 1) > 32 ? 32
+				                                       : (int)(colon - slash - 1),
 				         slash + 1);
 				return -EINVAL;
 			} else {
@@ -232,11 +233,13 @@ static int fio_zones_check(const char *z, bool abs, char *why, size_t len)
 		}
 		if (sum_acc < 100 - 1e-9 || sum_acc > 100 + 1e-9 || sum_range > 100 + 1e-9) {
 			snprintf(why, len,
-			         "the accesses of a list add up to %g%s; they must make 100%s", sum_acc,
-			         abs ? "" : " and the ranges to", abs ? "" : " and at most 100");
+			         "the accesses of a list add up to %g%s; they must make 100%s",
+			         sum_acc, abs ? "" : " and the ranges to",
+			         abs ? "" : " and at most 100");
 			if (!abs)
 				snprintf(why, len,
-				         "the accesses add up to %g and the ranges to %g; the accesses "
+				         "the accesses add up to %g and the ranges to %g; the "
+				         "accesses "
 				         "must make 100, the ranges at most 100",
 				         sum_acc, sum_range);
 			return -EINVAL;
@@ -335,9 +338,10 @@ static int fio_check(const struct engine_opts *opts, struct err *e)
 		return err_set(e, -EINVAL, "bad_request",
 		               "fio.rate_iops: give rate or rate_iops, not both");
 	if (o->has_iodepth_batch && o->iodepth_batch > o->iodepth)
-		return err_set(e, -EINVAL, "bad_request",
-		               "fio.iodepth_batch: %" PRId64 " is more than iodepth (%" PRId64 "%s)",
-		               o->iodepth_batch, o->iodepth, o->has_iodepth ? "" : ", fio's default");
+		return err_set(
+		        e, -EINVAL, "bad_request",
+		        "fio.iodepth_batch: %" PRId64 " is more than iodepth (%" PRId64 "%s)",
+		        o->iodepth_batch, o->iodepth, o->has_iodepth ? "" : ", fio's default");
 	return 0;
 }
 
@@ -368,7 +372,8 @@ static int fio_argv_build(const struct engine_opts *opts, const struct engine_ta
 	if (o->file) {
 		/* The job file names its target itself (fiofile_render): fio reads only it. */
 		if (!t->job_file) {
-			rc = err_set(e, -EINVAL, "internal", "fio: a job file job without its file");
+			rc = err_set(e, -EINVAL, "internal",
+			             "fio: a job file job without its file");
 			goto out;
 		}
 		engine_argv_add(&a, "%s", t->exe ? t->exe : "fio");
@@ -535,8 +540,7 @@ static double fio_pass_bound_s(const struct engine_opts *opts, bool in_directory
 		return fio_expected_runtime_s(opts);
 	if (o->has_runtime_s)
 		return fio_expected_runtime_s(opts) + engine_volume_s(per_job * jobs);
-	return ramp + engine_volume_s(per_job * jobs * loops) +
-	       fio_throttled_s(o, per_job * loops);
+	return ramp + engine_volume_s(per_job * jobs * loops) + fio_throttled_s(o, per_job * loops);
 }
 
 /* elapsed/runtime_s, capped below 1; fio prints nothing until the end in JSON mode. */

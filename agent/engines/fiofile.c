@@ -62,17 +62,29 @@ static const struct {
 /* Options whose value names a file fio writes or reads (a log prefix, an iolog, a verify
  * state): plain names in the pass's own directory only. */
 static const char *const ff_file_opts[] = {
-	"write_iolog",    "read_iolog",     "merge_blktrace_file", "write_bw_log",
-	"write_lat_log",  "write_iops_log", "write_hist_log",      "verify_state_load",
-	"verify_state_save", "verify_dump",  NULL,
+	"write_iolog",
+	"read_iolog",
+	"merge_blktrace_file",
+	"write_bw_log",
+	"write_lat_log",
+	"write_iops_log",
+	"write_hist_log",
+	"verify_state_load",
+	"verify_state_save",
+	"verify_dump",
+	NULL,
 };
 
 /* fio's aliases of the options read here (fio --cmdhelp=NAME). */
 static const struct {
 	const char *alias, *key;
 } ff_aliases[] = {
-	{ "readwrite", "rw" },      { "blocksize", "bs" },         { "timeout", "runtime" },
-	{ "fileoffset", "offset" }, { "io_limit", "io_size" },     { "iomem", "mem" },
+	{ "readwrite", "rw" },
+	{ "blocksize", "bs" },
+	{ "timeout", "runtime" },
+	{ "fileoffset", "offset" },
+	{ "io_limit", "io_size" },
+	{ "iomem", "mem" },
 	{ "wait_for_previous", "stonewall" },
 };
 
@@ -434,7 +446,8 @@ static int ff_section(struct fiofile *f, char *p, int lineno, const struct fio_o
 
 	if (!close || *ff_trim(close + 1))
 		return err_set(e, -EINVAL, "bad_request",
-		               "fio_file line %d: a section header is [name] and nothing after", lineno);
+		               "fio_file line %d: a section header is [name] and nothing after",
+		               lineno);
 	*close = '\0';
 	name = ff_trim(p + 1);
 	if (!*name || strlen(name) > FIOFILE_NAME_MAX)
@@ -448,9 +461,8 @@ static int ff_section(struct fiofile *f, char *p, int lineno, const struct fio_o
 			               "[A-Za-z0-9_.+- ] (fio names its files after it)",
 			               lineno, utf8_cut(name, 64), name);
 	if (f->n_sections >= FIOFILE_MAX_SECTIONS)
-		return err_set(e, -EINVAL, "bad_request",
-		               "fio_file line %d: more than %d sections", lineno,
-		               FIOFILE_MAX_SECTIONS);
+		return err_set(e, -EINVAL, "bad_request", "fio_file line %d: more than %d sections",
+		               lineno, FIOFILE_MAX_SECTIONS);
 	s = &f->sections[f->n_sections++];
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	s->global = !strcmp(name, "global");
@@ -478,9 +490,10 @@ int fiofile_parse(const char *text, size_t len, struct fiofile **out, struct err
 		return err_set(e, -EINVAL, "bad_request", "fio_file: contains a NUL byte");
 	at = ff_control_at(text, len);
 	if (at >= 0)
-		return err_set(e, -EINVAL, "bad_request",
-		               "fio_file: a control character at byte %ld (only tabs and line ends)",
-		               at + 1);
+		return err_set(
+		        e, -EINVAL, "bad_request",
+		        "fio_file: a control character at byte %ld (only tabs and line ends)",
+		        at + 1);
 	f = xcalloc(1, sizeof(*f));
 	f->text = xmalloc(len + 1);
 	memcpy(f->text, text, len);
@@ -542,7 +555,8 @@ int fiofile_parse(const char *text, size_t len, struct fiofile **out, struct err
 		}
 		l->key = xstrdup(ff_trim(p));
 		for (i = 0; l->key[i]; i++)
-			if (!isalnum((unsigned char)l->key[i]) && l->key[i] != '_' && l->key[i] != '-')
+			if (!isalnum((unsigned char)l->key[i]) && l->key[i] != '_' &&
+			    l->key[i] != '-')
 				break;
 		if (!l->key[0] || l->key[i]) {
 			rc = err_set(e, -EINVAL, "bad_request",
@@ -560,9 +574,10 @@ int fiofile_parse(const char *text, size_t len, struct fiofile **out, struct err
 		const struct fio_opts *o = &f->sections[i].opts.fio;
 
 		if (!f->sections[i].global && o->time_based && !o->has_runtime_s)
-			rc = err_set(e, -EINVAL, "bad_request",
-			             "fio_file [%s]: time_based needs runtime (fio would run forever)",
-			             f->sections[i].name);
+			rc = err_set(
+			        e, -EINVAL, "bad_request",
+			        "fio_file [%s]: time_based needs runtime (fio would run forever)",
+			        f->sections[i].name);
 	}
 	if (rc) {
 		fiofile_free(f);
@@ -614,7 +629,8 @@ int fiofile_target_check(const struct fiofile *f, const char *device_path, bool 
 		if (!strcmp(key, "filename")) {
 			if (!in_directory && (!l->value || strcmp(l->value, device_path))) {
 				snprintf(why, sizeof(why),
-				         "refused: the job runs on its device %s; leave filename out "
+				         "refused: the job runs on its device %s; leave filename "
+				         "out "
 				         "(the agent sets it) or give exactly that",
 				         device_path);
 				return ff_refuse(f, l, why, e);
@@ -627,13 +643,15 @@ int fiofile_target_check(const struct fiofile *f, const char *device_path, bool 
 				                 e);
 		} else if (!strcmp(key, "directory")) {
 			if (!in_directory)
-				return ff_refuse(f, l,
-				                 "refused: a raw-device job has no directory (give the "
-				                 "job a \"directory\" instead)",
-				                 e);
+				return ff_refuse(
+				        f, l,
+				        "refused: a raw-device job has no directory (give the "
+				        "job a \"directory\" instead)",
+				        e);
 			if (!l->value || !job_dir || !ff_same_dir(l->value, job_dir)) {
 				snprintf(why, sizeof(why),
-				         "refused: the job runs in %s%s; leave directory out (the agent "
+				         "refused: the job runs in %s%s; leave directory out (the "
+				         "agent "
 				         "sets it) or give exactly that",
 				         job_dir ? job_dir : "its own filesystem",
 				         job_dir ? "" : " (no directory may be named)");
@@ -643,11 +661,12 @@ int fiofile_target_check(const struct fiofile *f, const char *device_path, bool 
 			bool is_flag = !strncmp(key, "verify_", 7);
 
 			if (!in_directory)
-				return ff_refuse(f, l,
-				                 "refused: it writes or reads files beside fio, and a "
-				                 "raw-device job has no directory of its own (give the "
-				                 "job a \"directory\")",
-				                 e);
+				return ff_refuse(
+				        f, l,
+				        "refused: it writes or reads files beside fio, and a "
+				        "raw-device job has no directory of its own (give the "
+				        "job a \"directory\")",
+				        e);
 			if (!is_flag && l->value && !ff_plain_name(l->value))
 				return ff_refuse(f, l,
 				                 "refused: a log or iolog is a plain name "
@@ -657,10 +676,11 @@ int fiofile_target_check(const struct fiofile *f, const char *device_path, bool 
 	}
 	for (i = 0; in_directory && i < f->n_sections; i++)
 		if (!f->sections[i].global && !f->sections[i].opts.fio.has_size)
-			return err_set(e, -EINVAL, "bad_request",
-			               "fio_file [%s]: size: required when the job writes files in a "
-			               "directory",
-			               f->sections[i].name);
+			return err_set(
+			        e, -EINVAL, "bad_request",
+			        "fio_file [%s]: size: required when the job writes files in a "
+			        "directory",
+			        f->sections[i].name);
 	return 0;
 }
 

@@ -111,7 +111,8 @@ int jobfile_fio_check(const char *fio_exe, const struct jobfile *jf, struct err 
 			proc_terminate(&p, 1.0);
 			proc_release(&p);
 			if (rc < 0)
-				return err_set(e, rc, "engine_failed", "lost track of fio --parse-only");
+				return err_set(e, rc, "engine_failed",
+				               "lost track of fio --parse-only");
 			return err_set(e, -ETIMEDOUT, "engine_failed",
 			               "fio --parse-only took more than %.0f s on the job file",
 			               JOBFILE_PARSE_TIMEOUT_S);
@@ -123,7 +124,10 @@ int jobfile_fio_check(const char *fio_exe, const struct jobfile *jf, struct err 
 		fio_words(&p.out, jf->path, more, sizeof(more));
 		rc = err_set(e, -EINVAL, "fio_rejected",
 		             "fio_file: fio rejects it (fio --parse-only, exit status %d): %s%s%s",
-		             p.exit_code, words[0] ? words : more[0] ? more : "no error text",
+		             p.exit_code,
+		             words[0]  ? words
+		             : more[0] ? more
+		                       : "no error text",
 		             words[0] && more[0] ? "; " : "", words[0] ? more : "");
 	}
 	proc_release(&p);

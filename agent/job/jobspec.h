@@ -28,16 +28,16 @@ struct job_label {
 struct job_spec {
 	char device[SYSFS_NAME_MAX];
 	const struct engine *engine;
-	struct engine_opts opts; /* every engine object given; engine's own is used */
+	struct engine_opts opts;  /* every engine object given; engine's own is used */
 	struct fiofile *fio_file; /* owned; "fio_file": the job as an fio job file (engine fio,
 	                             no "fio" object); opts.fio.file points here. NULL: none */
-	int loops;               /* 1..JOB_LOOPS_MAX */
-	struct tune_set params;  /* applied with PATCH semantics before loop 1; n 0: none */
-	bool params_keep;        /* "params_restore": false: params stay as set at the job's end for
-	                            the device's session to put back; refused unless a session is
-	                            open on the device at submit and at start (session_required),
-	                            and put back by the job itself if the session has ended by its
-	                            end */
+	int loops;                /* 1..JOB_LOOPS_MAX */
+	struct tune_set params;   /* applied with PATCH semantics before loop 1; n 0: none */
+	bool params_keep; /* "params_restore": false: params stay as set at the job's end for
+	                     the device's session to put back; refused unless a session is
+	                     open on the device at submit and at start (session_required),
+	                     and put back by the job itself if the session has ended by its
+	                     end */
 	int n_labels;
 	struct job_label labels[JOB_LABELS_MAX];
 	char *directory;    /* owned; NULL: the raw device. After job_check: the resolved path */

@@ -16,11 +16,10 @@
 #include "xmalloc.h"
 #include "banned.h"
 
-const char *const wire_job_keys[] = {
-	"device", "directory", "engine",         "fio",    "dd",         "bonnie",   "iozone",
-	"loops",  "params",    "params_restore", "labels", "filesystem", "start_at", "fio_file",
-	NULL
-};
+const char *const wire_job_keys[] = { "device",   "directory",      "engine", "fio",
+	                              "dd",       "bonnie",         "iozone", "loops",
+	                              "params",   "params_restore", "labels", "filesystem",
+	                              "start_at", "fio_file",       NULL };
 
 int wire_keys_check(const json_t *obj, const char *const *allowed, const char *path, struct err *e)
 {

@@ -59,6 +59,8 @@ static void call_ex(struct agent_fx *f, const char *method, const char *pattern,
 	req.body_len = strlen(req.body);
 	req.id = 1;
 	req.wait_over = wait_over;
+	/* a job file's checks run fio --parse-only: on the slow-work thread in the agent */
+	req.on_worker = body && strstr(body, "\"fio_file\"") != NULL;
 	if (arg0) {
 		req.args[0] = strdup(arg0);
 		req.n_args = 1;
@@ -663,6 +665,100 @@ static void test_job_start_at(void **state)
 	assert_int_equal(agent_fx_jobs(f), 3);
 }
 
+/* A job given as an fio job file: refused naming what a root daemon must not run, refused with
+ * fio's own words when fio's parser rejects it, and run when valid: pointed at the job's
+ * device, each loop a pass, stored like any job's. */
+static void test_job_fio_file(void **state)
+{
+	struct agent_fx *f = *state;
+	struct answer ans, real;
+	char copy[256], id[16], *text;
+	size_t len;
+	json_t *o;
+
+	call(f, "POST", "/api/v1/jobs", NULL, "dry_run=true",
+	     "{\"device\":\"loop0\",\"engine\":\"fio\",\"loops\":2,\"fio_file\":"
+	     "\"[global]\\nruntime=2s\\ntime_based\\n[rd]\\nrw=randread\\n[wr]\\nrw=write\\n"
+	     "rate=1m\\n\"}",
+	     &ans);
+	if (ans.status != 200)
+		fail_msg("dry run: %d %s", ans.status, ans.body);
+	o = json_loads(ans.body, 0, NULL);
+	assert_int_equal(json_integer_value(json_object_get(o, "expected_runtime_s")), 4);
+	assert_int_equal(json_integer_value(json_object_get(o, "pass_deadline_s")), 2 * 2 + 30);
+	assert_non_null(strstr(ans.body, "\"read.iops\""));
+	assert_non_null(strstr(ans.body, "\"write.bw_mib\""));
+	assert_non_null(json_object_get(json_object_get(o, "job"), "fio_file"));
+	assert_null(json_object_get(json_object_get(o, "job"), "fio"));
+	json_decref(o);
+	/* refused as the real request is, nothing queued */
+	{
+		static const struct {
+			const char *body;
+			int status;
+			const char *msg;
+		} refused[] = {
+			{ "{\"device\":\"loop0\",\"engine\":\"fio\",\"fio_file\":\"[j]\\n"
+			  "exec_prerun=touch /tmp/pwned\\n\"}",
+			  400,
+			  "fio_file line 2 [j] exec_prerun: refused: it runs a command as root" },
+			{ "{\"device\":\"loop0\",\"engine\":\"fio\",\"fio_file\":\"[j]\\n"
+			  "filename=/dev/vda\\n\"}",
+			  400,
+			  "fio_file line 2 [j] filename: refused: the job runs on its device "
+			  "/dev/loop0" },
+			{ "{\"device\":\"loop0\",\"engine\":\"fio\",\"fio\":{},\"fio_file\":\"[j]"
+			  "\\n\"}",
+			  400, "fio_file: give fio options (\\\"fio\\\") or a job file" },
+			{ "{\"device\":\"loop0\",\"engine\":\"dd\",\"dd\":{\"count\":1},"
+			  "\"fio_file\":\"[j]\\n\"}",
+			  400, "fio_file: only with engine fio" },
+			{ "{\"device\":\"loop0\",\"engine\":\"fio\",\"fio_file\":7}", 400,
+			  "fio_file: expected the text of an fio job file (a string)" },
+		};
+		size_t i;
+
+		for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+			call(f, "POST", "/api/v1/jobs", NULL, "dry_run=true", refused[i].body,
+			     &ans);
+			call(f, "POST", "/api/v1/jobs", NULL, NULL, refused[i].body, &real);
+			if (ans.status != refused[i].status || real.status != refused[i].status ||
+			    !strstr(real.body, refused[i].msg) || strcmp(ans.body, real.body))
+				fail_msg("%s: dry run %d %s, POST %d %s", refused[i].body,
+				         ans.status, ans.body, real.status, real.body);
+		}
+	}
+	/* fio's own parser has the last word, in its words */
+	setenv("FAKE_FIO_PARSE_FAIL", "bogus=1", 1);
+	call(f, "POST", "/api/v1/jobs", NULL, NULL,
+	     "{\"device\":\"loop0\",\"engine\":\"fio\",\"fio_file\":\"[x]\\nbogus=1\\n\"}", &ans);
+	unsetenv("FAKE_FIO_PARSE_FAIL");
+	assert_int_equal(ans.status, 422);
+	assert_non_null(strstr(ans.body, "\"code\":\"fio_rejected\""));
+	assert_non_null(strstr(ans.body, "fio_file: fio rejects it (fio --parse-only, exit status "
+	                                 "1): Bad option <bogus=1>; fio: job x dropped"));
+	assert_int_equal(agent_fx_jobs(f), 0);
+	/* a valid one runs: two loops, two passes, the file pointed at the device */
+	snprintf(copy, sizeof(copy), "%s/jobfile.fio", f->root);
+	setenv("FAKE_FIO_JOBFILE_COPY", copy, 1);
+	post_job(f,
+	         "{\"device\":\"loop0\",\"engine\":\"fio\",\"loops\":2,\"fio_file\":"
+	         "\"[rw]\\nrw=randwrite\\nbs=4k\\nsize=1m\\n\"}",
+	         id, sizeof(id));
+	job_wait_state(f, id, "succeeded", &ans);
+	unsetenv("FAKE_FIO_JOBFILE_COPY");
+	call(f, "GET", "/api/v1/jobs/{id}", id, "fields=passes,spec", NULL, &ans);
+	assert_non_null(strstr(ans.body, "\"loop\":1"));
+	assert_non_null(strstr(ans.body, "\"loop\":2"));
+	assert_non_null(strstr(ans.body, "\"write.iops\""));
+	assert_non_null(
+	        strstr(ans.body, "\"fio_file\":\"[rw]\\nrw=randwrite\\nbs=4k\\nsize=1m\\n\""));
+	text = tu_slurp(copy, &len);
+	assert_non_null(strstr(text, "[rw]\nrw=randwrite\nbs=4k\nsize=1m\nfilename=/dev/loop0\n"
+	                             "verify_state_save=0\ngroup_reporting\n"));
+	free(text);
+}
+
 /* A job held for its moment is cancelled at once, not at the moment. */
 static void test_job_start_at_cancel(void **state)
 {
@@ -729,6 +825,7 @@ int main(void)
 		                                teardown),
 		cmocka_unit_test_setup_teardown(test_patch_dry_run_would_apply, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_job_dry_run, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_fio_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_health_features, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_job_long_poll, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_devices_identity, setup, teardown),

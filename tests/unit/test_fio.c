@@ -237,11 +237,11 @@ static void test_check(void **state)
 	expect_bad("{\"iodepth\":\"64\"}", "fio.iodepth: must be an integer 1..4096");
 	expect_bad("{\"iodepth\":6.5}", "fio.iodepth: must be an integer 1..4096");
 	expect_bad("{\"numjobs\":257}", "fio.numjobs: must be 1..256");
-	expect_bad("{\"runtime_s\":0}", "fio.runtime_s: must be 1..86400");
-	expect_bad("{\"runtime_s\":86401}", "fio.runtime_s: must be 1..86400");
+	expect_bad("{\"runtime_s\":0}", "fio.runtime_s: must be 1..86400 s");
+	expect_bad("{\"runtime_s\":86401}", "fio.runtime_s: must be 1..86400 s");
 	expect_bad("{\"rwmixread\":101}", "fio.rwmixread: must be 0..100");
-	expect_bad("{\"ramp_time_s\":3601}", "fio.ramp_time_s: must be 0..3600");
-	expect_bad("{\"ramp_time_s\":-1}", "fio.ramp_time_s: must be 0..3600");
+	expect_bad("{\"ramp_time_s\":3601}", "fio.ramp_time_s: must be 0..3600 s");
+	expect_bad("{\"ramp_time_s\":-1}", "fio.ramp_time_s: must be 0..3600 s");
 	expect_bad("{\"direct\":1}", "fio.direct: must be true or false");
 	expect_bad("{\"rw\":\"randomwrite\"}", "fio.rw: must be one of read|write|randread|"
 	                                       "randwrite|rw|readwrite|randrw|trim|randtrim|"
@@ -253,6 +253,249 @@ static void test_check(void **state)
 	                                    "forever)");
 	expect_bad("{\"bs\":\"1M\",\"size\":\"4k\"}", "fio.size: must be at least bs");
 	expect_bad("[1,2]", "fio: must be an object");
+}
+
+static void assert_argv(char **argv, const char *const *want);
+
+/* Times in fio's units: runtime_s and ramp_time_s take integers (seconds) and "30s", "2m";
+ * thinktime integers (microseconds, fio's unit) and "10ms". */
+static void test_units(void **state)
+{
+	struct engine_opts o;
+	struct err e;
+
+	(void)state;
+	opts_load(fio(), "{\"runtime_s\":\"2m\",\"ramp_time_s\":\"30s\",\"thinktime\":\"10ms\"}",
+	          &o);
+	assert_int_equal(o.fio.runtime_s, 120);
+	assert_int_equal(o.fio.ramp_time_s, 30);
+	assert_int_equal(o.fio.thinktime_us, 10000);
+	opts_load(fio(), "{\"runtime_s\":\"1h\",\"ramp_time_s\":0,\"thinktime\":250}", &o);
+	assert_int_equal(o.fio.runtime_s, 3600);
+	assert_int_equal(o.fio.thinktime_us, 250);
+	opts_load(fio(), "{\"runtime_s\":\"3000ms\",\"thinktime\":\"1s\"}", &o);
+	assert_int_equal(o.fio.runtime_s, 3);
+	assert_int_equal(o.fio.thinktime_us, 1000000);
+	opts_load(fio(), "{\"runtime_s\":\"1d\"}", &o);
+	assert_int_equal(o.fio.runtime_s, 86400);
+	expect_bad("{\"runtime_s\":\"30x\"}",
+	           "fio.runtime_s: must be an integer (s) or a time like "
+	           "\"30s\", \"2m\", \"500ms\"");
+	expect_bad("{\"runtime_s\":\"1500ms\"}",
+	           "fio.runtime_s: must be a whole number of s (\"1500ms\" is not)");
+	expect_bad("{\"runtime_s\":\"2d\"}", "fio.runtime_s: must be 1..86400 s");
+	expect_bad("{\"runtime_s\":\" 30s\"}", "fio.runtime_s: must be an integer (s) or a time "
+	                                       "like \"30s\", \"2m\", \"500ms\"");
+	expect_bad("{\"runtime_s\":\"-30s\"}", "fio.runtime_s: must be an integer (s) or a time "
+	                                       "like \"30s\", \"2m\", \"500ms\"");
+	expect_bad("{\"runtime_s\":30.5}", "fio.runtime_s: must be an integer (s) or a time like "
+	                                   "\"30s\", \"2m\", \"500ms\"");
+	expect_bad("{\"ramp_time_s\":\"2h\"}", "fio.ramp_time_s: must be 0..3600 s");
+	expect_bad("{\"thinktime\":\"61s\"}", "fio.thinktime: must be 0..60000000 us");
+	expect_bad("{\"thinktime\":true}", "fio.thinktime: must be an integer (us) or a time like "
+	                                   "\"30s\", \"2m\", \"500ms\"");
+	expect_bad("{\"thinktime\":\"99999999999999999999s\"}",
+	           "fio.thinktime: must be an integer (us) or a time like \"30s\", \"2m\", "
+	           "\"500ms\"");
+	/* The duration parser itself */
+	{
+		int64_t us;
+
+		assert_int_equal(engine_duration_parse("30", 1000000, &us), 0);
+		assert_true(us == 30000000);
+		assert_int_equal(engine_duration_parse("5MIN", 1, &us), 0);
+		assert_true(us == 300000000);
+		assert_int_equal(engine_duration_parse("7usec", 1000000, &us), 0);
+		assert_true(us == 7);
+		assert_int_equal(engine_duration_parse("1m30s", 1, &us), -EINVAL);
+		assert_int_equal(engine_duration_parse("", 1, &us), -EINVAL);
+		assert_int_equal(engine_duration_parse("9223372036854775807d", 1, &us), -ERANGE);
+	}
+	(void)e;
+}
+
+/* The options fio users use daily, each checked strictly and named when wrong. */
+static void test_new_options(void **state)
+{
+	struct engine_opts o;
+
+	(void)state;
+	opts_load(fio(),
+	          "{\"rw\":\"randrw\",\"rwmixwrite\":30,\"bssplit\":\"4k/10:64k/50:32k/40\","
+	          "\"random_distribution\":\"zipf:1.2\",\"percentage_random\":80,"
+	          "\"norandommap\":true,\"randrepeat\":false,\"rate\":\"10m\","
+	          "\"iodepth\":16,\"iodepth_batch\":8,\"fsync\":32,\"fdatasync\":0,"
+	          "\"end_fsync\":true,\"invalidate\":true,\"offset\":\"1g\","
+	          "\"offset_increment\":\"256m\",\"thinktime\":\"100us\",\"loops\":3}",
+	          &o);
+	assert_true(o.fio.rate_bytes_s == 10 << 20);
+	assert_true(o.fio.offset == 1ULL << 30);
+	assert_string_equal(o.fio.bssplit, "4k/10:64k/50:32k/40");
+	opts_load(fio(), "{\"bssplit\":\"4k/:8k/:1m/20,4k\"}", &o);
+	opts_load(fio(), "{\"random_distribution\":\"zoned:60/10:30/20:10/70\"}", &o);
+	opts_load(fio(), "{\"random_distribution\":\"zoned_abs:60/20g:40/100g\"}", &o);
+	opts_load(fio(), "{\"random_distribution\":\"pareto:0.9\"}", &o);
+	opts_load(fio(), "{\"random_distribution\":\"normal:25:0.5\"}", &o);
+	opts_load(fio(), "{\"random_distribution\":\"random\"}", &o);
+	opts_load(fio(), "{\"rate_iops\":500,\"offset\":\"0\"}", &o);
+	opts_load(fio(), "{\"rwmixread\":70,\"rwmixwrite\":30}", &o);
+	expect_bad("{\"bssplit\":\"4k/50:64k/40\"}",
+	           "fio.bssplit: the percentages of a list add up to 90; they must make 100 (or "
+	           "less, with some left out) (fio's bssplit: \"4k/10:64k/50:32k/40\", per "
+	           "direction \"R,W\")");
+	expect_bad("{\"bssplit\":\"4q/100\"}",
+	           "fio.bssplit: '4q' is not a block size 1..1G like 4k (fio's bssplit: "
+	           "\"4k/10:64k/50:32k/40\", per direction \"R,W\")");
+	expect_bad("{\"bssplit\":\"4k/101\"}",
+	           "fio.bssplit: '101' is not a percentage 0..100 (fio's bssplit: "
+	           "\"4k/10:64k/50:32k/40\", per direction \"R,W\")");
+	expect_bad("{\"bssplit\":\"4k,4k,4k,4k\"}",
+	           "fio.bssplit: at most 3 lists (read,write,trim) (fio's bssplit: "
+	           "\"4k/10:64k/50:32k/40\", per direction \"R,W\")");
+	expect_bad("{\"bssplit\":\"4k/100\",\"bs\":\"4k\"}",
+	           "fio.bssplit: give bs or bssplit, not both (fio would ignore bs)");
+	expect_bad("{\"random_distribution\":\"zipf:1\"}",
+	           "fio.random_distribution: 'zipf:1': zipf's theta must be above 0 and not 1");
+	expect_bad("{\"random_distribution\":\"pareto:1.5\"}",
+	           "fio.random_distribution: 'pareto:1.5': pareto's h must be between 0 and 1");
+	expect_bad(
+	        "{\"random_distribution\":\"zoned:60/10:30/20\"}",
+	        "fio.random_distribution: 'zoned:60/10:30/20': the accesses add up to 90 and the "
+	        "ranges to 30; the accesses must make 100, the ranges at most 100");
+	expect_bad("{\"random_distribution\":\"uniform\"}",
+	           "fio.random_distribution: 'uniform': expected random, zipf:THETA, pareto:H, "
+	           "normal:DEV (or gauss), zoned:ACCESS%/RANGE%:..., zoned_abs:ACCESS%/SIZE:...");
+	expect_bad("{\"random_distribution\":\"zipf:x\"}",
+	           "fio.random_distribution: 'zipf:x': zipf needs a number after ':'");
+	expect_bad("{\"random_distribution\":12}",
+	           "fio.random_distribution: must be fio's random_distribution, \"zipf:1.2\"");
+	expect_bad("{\"rwmixwrite\":101}", "fio.rwmixwrite: must be 0..100");
+	expect_bad("{\"rwmixread\":70,\"rwmixwrite\":40}",
+	           "fio.rwmixwrite: rwmixread 70 and rwmixwrite 40 must add up to 100 (give one of "
+	           "them)");
+	expect_bad("{\"percentage_random\":101}", "fio.percentage_random: must be 0..100");
+	expect_bad("{\"norandommap\":1}", "fio.norandommap: must be true or false");
+	expect_bad("{\"randrepeat\":\"yes\"}", "fio.randrepeat: must be true or false");
+	expect_bad("{\"rate\":\"0\"}", "fio.rate: must be 1..1T");
+	expect_bad("{\"rate\":1048576}", "fio.rate: must be a size like \"4k\", \"1M\" or \"2g\"");
+	expect_bad("{\"rate\":\"1m\",\"rate_iops\":100}",
+	           "fio.rate_iops: give rate or rate_iops, not both");
+	expect_bad("{\"rate_iops\":0}", "fio.rate_iops: must be 1..100000000");
+	expect_bad("{\"iodepth_batch\":4}", "fio.iodepth_batch: 4 is more than iodepth (1, fio's "
+	                                    "default)");
+	expect_bad("{\"iodepth\":8,\"iodepth_batch\":16}",
+	           "fio.iodepth_batch: 16 is more than iodepth (8)");
+	expect_bad("{\"fsync\":-1}", "fio.fsync: must be 0..1000000000");
+	expect_bad("{\"fdatasync\":\"4\"}", "fio.fdatasync: must be an integer 0..1000000000");
+	expect_bad("{\"end_fsync\":\"true\"}", "fio.end_fsync: must be true or false");
+	expect_bad("{\"invalidate\":0}", "fio.invalidate: must be true or false");
+	expect_bad("{\"offset\":\"10%\"}", "fio.offset: must be a size like \"4k\", \"1M\" or "
+	                                   "\"2g\"");
+	expect_bad("{\"offset_increment\":4096}", "fio.offset_increment: must be a size like "
+	                                          "\"4k\", \"1M\" or \"2g\"");
+	expect_bad("{\"loops\":0}", "fio.loops: must be 1..1000000");
+	expect_bad("{\"random_distribution\":\"zipf:1.2\",\"exec_prerun\":\"x\"}",
+	           "fio.exec_prerun: unknown option");
+}
+
+static void test_argv_new_options(void **state)
+{
+	static const char *const want[] = {
+		"fio",
+		"--name=w",
+		"--output-format=json",
+		"--group_reporting",
+		"--filename=/dev/loop0",
+		"--rw=randrw",
+		"--iodepth=16",
+		"--runtime=120",
+		"--rwmixwrite=30",
+		"--bssplit=4k/10:64k/90",
+		"--random_distribution=zipf:1.2",
+		"--percentage_random=80",
+		"--norandommap=1",
+		"--randrepeat=0",
+		"--rate=10M",
+		"--iodepth_batch=8",
+		"--fsync=32",
+		"--fdatasync=1",
+		"--end_fsync=1",
+		"--invalidate=0",
+		"--offset=1G",
+		"--offset_increment=256M",
+		"--thinktime=100us",
+		"--loops=3",
+		NULL,
+	};
+	struct engine_target t = { "fio", "/dev/loop0", NULL, "w", NULL };
+	struct engine_opts oo;
+	const struct engine_opts *o =
+	        opts_load(fio(),
+	                  "{\"rw\":\"randrw\",\"rwmixwrite\":30,\"bssplit\":\"4k/10:64k/90\","
+	                  "\"random_distribution\":\"zipf:1.2\",\"percentage_random\":80,"
+	                  "\"norandommap\":true,\"randrepeat\":false,\"rate\":\"10m\","
+	                  "\"iodepth\":16,\"iodepth_batch\":8,\"fsync\":32,\"fdatasync\":1,"
+	                  "\"end_fsync\":true,\"invalidate\":false,\"offset\":\"1g\","
+	                  "\"offset_increment\":\"256m\",\"thinktime\":\"100us\",\"loops\":3,"
+	                  "\"runtime_s\":\"2m\"}",
+	                  &oo);
+	struct metric_names names = { 0 };
+	char **argv = NULL;
+	struct err e;
+
+	(void)state;
+	assert_int_equal(fio()->argv_build(o, &t, &argv, &e), 0);
+	assert_argv(argv, want);
+	engine_argv_free(argv);
+	/* rwmixwrite 100: a mixed workload that only writes reports no read figures */
+	o = opts_load(fio(), "{\"rw\":\"randrw\",\"rwmixwrite\":100}", &oo);
+	fio()->metrics_list(o, &names);
+	assert_false(metric_names_has(&names, "read.iops"));
+	assert_true(metric_names_has(&names, "write.iops"));
+}
+
+/* The pass deadline (docs/api.md "pass deadline") from rate limits, thinktime and loops: a
+ * pass bounded by its I/O takes size/rate per job, an idle thinktime after every I/O of its
+ * smallest block, and loops times that; runtime_s bounds it whatever they say (plus one
+ * thinktime). */
+static void test_deadline_throttled(void **state)
+{
+	const uint64_t MiB = 1024 * 1024;
+	struct engine_opts oo;
+	const struct engine_opts *o;
+
+	(void)state;
+	/* 64 MiB at 1 MiB/s: 64 s, besides 64 s at the floor rate */
+	o = opts_load(fio(), "{\"size\":\"64m\",\"rate\":\"1m\"}", &oo);
+	assert_true(engine_pass_deadline_s(fio(), o, false, 1024 * MiB) == 2 * (64 + 64) + 30);
+	assert_true(fio()->expected_runtime_s(o) == 64);
+	/* ... 3 loops, 2 jobs each with its own rate: 3 x 64 s of rate, 3 x 128 s at the floor */
+	o = opts_load(fio(), "{\"size\":\"64m\",\"rate\":\"1m\",\"loops\":3,\"numjobs\":2}", &oo);
+	assert_true(engine_pass_deadline_s(fio(), o, false, 1024 * MiB) ==
+	            2 * (3 * 64 + 3 * 128) + 30);
+	assert_true(fio()->expected_runtime_s(o) == 3 * 64);
+	/* rate_iops of the smallest block: 16 MiB of 4k blocks = 4096 IOs at 256/s = 16 s */
+	o = opts_load(fio(), "{\"size\":\"16m\",\"bs\":\"4k\",\"rate_iops\":256}", &oo);
+	assert_true(engine_pass_deadline_s(fio(), o, false, 1024 * MiB) == 2 * (16 + 16) + 30);
+	o = opts_load(fio(), "{\"size\":\"16m\",\"bssplit\":\"4k/50:1m/50\",\"rate_iops\":256}",
+	              &oo);
+	assert_true(engine_pass_deadline_s(fio(), o, false, 1024 * MiB) == 2 * (16 + 16) + 30);
+	/* thinktime 10 ms after each of 1024 16k blocks: 10.24 s */
+	o = opts_load(fio(), "{\"size\":\"16m\",\"bs\":\"16k\",\"thinktime\":\"10ms\"}", &oo);
+	assert_true(engine_pass_deadline_s(fio(), o, false, 1024 * MiB) ==
+	            ceil(2 * (16 + 10.24) + 30));
+	assert_true(fabs(fio()->expected_runtime_s(o) - 10.24) < 1e-9);
+	/* without size: the device from offset on */
+	o = opts_load(fio(), "{\"offset\":\"64m\",\"rate\":\"1m\"}", &oo);
+	assert_true(engine_pass_deadline_s(fio(), o, false, 128 * MiB) == 2 * (64 + 64) + 30);
+	assert_true(fio()->expected_runtime_s(o) == 0);
+	/* runtime_s bounds it, whatever the rate: 60 s, ramp 10 s, one thinktime of 2 s */
+	o = opts_load(fio(),
+	              "{\"size\":\"64g\",\"rate\":\"1k\",\"runtime_s\":\"1m\",\"ramp_time_s\":10,"
+	              "\"thinktime\":\"2s\",\"loops\":100}",
+	              &oo);
+	assert_true(engine_pass_deadline_s(fio(), o, false, 1024 * MiB) == 2 * 72 + 30);
+	assert_true(fio()->expected_runtime_s(o) == 72);
 }
 
 static void assert_argv(char **argv, const char *const *want)
@@ -290,7 +533,7 @@ static void test_argv_device(void **state)
 		"--ramp_time=5",
 		NULL,
 	};
-	struct engine_target t = { "/usr/bin/fio", "/dev/loop0", NULL, "ft-job12-l1" };
+	struct engine_target t = { "/usr/bin/fio", "/dev/loop0", NULL, "ft-job12-l1", NULL };
 	struct engine_opts oo;
 	const struct engine_opts *o =
 	        opts_load(fio(),
@@ -322,7 +565,7 @@ static void test_argv_directory_mixed(void **state)
 		"--rwmixread=70",
 		NULL,
 	};
-	struct engine_target t = { "fio", "/dev/loop0", "/mnt/test dir:1", "ft-job3-l2" };
+	struct engine_target t = { "fio", "/dev/loop0", "/mnt/test dir:1", "ft-job3-l2", NULL };
 	struct engine_opts oo;
 	const struct engine_opts *o =
 	        opts_load(fio(),
@@ -339,7 +582,7 @@ static void test_argv_directory_mixed(void **state)
 
 static void test_argv_refused(void **state)
 {
-	struct engine_target t = { "fio", "/dev/loop0", "/mnt/test", "ft-job3-l2" };
+	struct engine_target t = { "fio", "/dev/loop0", "/mnt/test", "ft-job3-l2", NULL };
 	struct engine_opts oo;
 	const struct engine_opts *o = opts_load(fio(), "{\"rw\":\"write\"}", &oo);
 	char **argv = (char **)1;
@@ -496,6 +739,10 @@ int main(void)
 		cmocka_unit_test(test_parse_killed),
 		cmocka_unit_test(test_parse_truncated),
 		cmocka_unit_test(test_check),
+		cmocka_unit_test(test_units),
+		cmocka_unit_test(test_new_options),
+		cmocka_unit_test(test_argv_new_options),
+		cmocka_unit_test(test_deadline_throttled),
 		cmocka_unit_test(test_argv_device),
 		cmocka_unit_test(test_argv_directory_mixed),
 		cmocka_unit_test(test_argv_refused),
