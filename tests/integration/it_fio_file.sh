@@ -11,7 +11,8 @@ it_need_root_sysfs
 command -v jq >/dev/null || it_skip "jq not installed"
 command -v fio >/dev/null || it_skip "fio not installed"
 dev=$(it_loop_create 64M)
-it_agent_start a --allow-device "$dev" || exit 1
+mkdir -p "$IT_TMP/jobs"
+it_agent_start a --allow-device "$dev" --allow-dir "$IT_TMP/jobs" || exit 1
 U=$a_URL/api/v1
 T=$a_TOKEN
 marker="$IT_TMP/pwned"
@@ -58,6 +59,18 @@ it_check "... the write section held to its rate (8 MiB/s)" jq -e '[.passes[].me
 it_check "... the spec keeps the file as given" jq -e --arg f "$file" '.spec.fio_file == $f' <<<"$HTTP_BODY"
 it_http GET "$U/jobs/$JOB_ID/raw?loop=1" "$T"
 it_check "... fio ran the rewritten file on /dev/$dev" grep -q "\"filename\" : \"/dev/$dev\"" <<<"$HTTP_BODY"
+
+# In a directory: fio writes its files (and a log, a plain name) in the pass's own directory.
+it_http POST "$U/jobs" "$T" "$(job ",directory:\"$IT_TMP/jobs\"" $'[w]\nrw=write\nbs=64k\nwrite_bw_log=/tmp/bw\n')"
+it_eq "a directory job: a log path is refused" "400" "$HTTP_STATUS"
+it_http POST "$U/jobs" "$T" "$(job ",directory:\"$IT_TMP/jobs\"" $'[w]\nrw=write\nbs=64k\n')"
+it_eq "... and a section without size" \
+	"400 fio_file [w]: size: required when the job writes files in a directory" \
+	"$HTTP_STATUS $(jq -r .error.message <<<"$HTTP_BODY")"
+it_job_run "a job file in a directory" "$U" "$T" \
+	"$(job ",directory:\"$IT_TMP/jobs\"" $'[w]\nrw=write\nbs=64k\nsize=4m\nwrite_bw_log=bw\nfilename=data\n')" 60
+it_eq "... succeeds" "succeeded" "$(jq -r .state <<<"$HTTP_BODY")"
+it_eq "... and leaves nothing behind" "" "$(ls -A "$IT_TMP/jobs")"
 
 # The fio object's options in fio's units, on real fio.
 body=$(jq -nc --arg dev "$dev" '{device:$dev,engine:"fio",fio:{rw:"randrw",rwmixwrite:30,
