@@ -112,3 +112,47 @@ int num_parse_size(const char *s, uint64_t *bytes)
 	*bytes = (uint64_t)v * mult;
 	return 0;
 }
+
+int num_parse_duration(const char *s, int64_t default_unit_us, int64_t *us)
+{
+	static const struct {
+		const char *name;
+		int64_t us;
+	} units[] = {
+		{ "us", 1 },
+		{ "usec", 1 },
+		{ "ms", 1000 },
+		{ "msec", 1000 },
+		{ "s", 1000000 },
+		{ "sec", 1000000 },
+		{ "m", 60000000 },
+		{ "min", 60000000 },
+		{ "h", 3600000000LL },
+		{ "hour", 3600000000LL },
+		{ "d", 86400000000LL },
+		{ "day", 86400000000LL },
+	};
+	unsigned long long v;
+	int64_t mult = default_unit_us;
+	char *end;
+	size_t i;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (*end) {
+		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (!strcasecmp(end, units[i].name))
+				break;
+		if (i == sizeof(units) / sizeof(units[0]))
+			return -EINVAL;
+		mult = units[i].us;
+	}
+	if (v > (unsigned long long)(INT64_MAX / mult))
+		return -ERANGE;
+	*us = (int64_t)v * mult;
+	return 0;
+}

@@ -17,4 +17,9 @@ bool num_is_plain_int(const char *s);
  * multiples, case-insensitive, optional trailing 'b' or 'ib'). */
 int num_parse_size(const char *s, uint64_t *bytes);
 
+/* A time as fio writes it: digits, then nothing (default_unit_us) or one of us/usec, ms/msec,
+ * s/sec, m/min, h/hour, d/day (any case), into microseconds. -EINVAL for anything else, -ERANGE
+ * past INT64_MAX. */
+int num_parse_duration(const char *s, int64_t default_unit_us, int64_t *us);
+
 #endif

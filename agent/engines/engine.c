@@ -1,5 +1,4 @@
 /* engine.c -- the engine table, metrics, option defaults, and argv helpers the engines share. */
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <inttypes.h>
@@ -7,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "engines/engine.h"
@@ -132,46 +130,7 @@ const struct engine *engine_by_id(enum engine_id id)
 
 int engine_duration_parse(const char *s, int64_t default_unit_us, int64_t *us)
 {
-	static const struct {
-		const char *name;
-		int64_t us;
-	} units[] = {
-		{ "us", 1 },
-		{ "usec", 1 },
-		{ "ms", 1000 },
-		{ "msec", 1000 },
-		{ "s", 1000000 },
-		{ "sec", 1000000 },
-		{ "m", 60000000 },
-		{ "min", 60000000 },
-		{ "h", 3600000000LL },
-		{ "hour", 3600000000LL },
-		{ "d", 86400000000LL },
-		{ "day", 86400000000LL },
-	};
-	unsigned long long v;
-	int64_t mult = default_unit_us;
-	char *end;
-	size_t i;
-
-	if (!s || !isdigit((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno == ERANGE)
-		return -ERANGE;
-	if (*end) {
-		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-			if (!strcasecmp(end, units[i].name))
-				break;
-		if (i == sizeof(units) / sizeof(units[0]))
-			return -EINVAL;
-		mult = units[i].us;
-	}
-	if (v > (unsigned long long)(INT64_MAX / mult))
-		return -ERANGE;
-	*us = (int64_t)v * mult;
-	return 0;
+	return num_parse_duration(s, default_unit_us, us);
 }
 
 double engine_volume_s(double bytes)

@@ -56,6 +56,8 @@ static struct fleet_jobs *jobs_build(const struct plan *p)
 		json_object_set_new(body, "engine", json_string(p->engine));
 		if (opts)
 			json_object_set(body, p->engine, opts);
+		if (p->fio_file)
+			json_object_set_new(body, "fio_file", json_string(p->fio_file));
 		json_object_set_new(body, "loops", json_integer(p->loops));
 		json_object_set_new(body, "labels", json_deep_copy(labels));
 		if (p->directory)

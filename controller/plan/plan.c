@@ -64,6 +64,8 @@ void plan_release(struct plan *p)
 	free(p->name);
 	plan_labels_free(p->labels, p->nlabels);
 	free(p->engine_json);
+	free(p->fio_file);
+	free(p->fio_file_path);
 	free(p->directory);
 	free(p->json);
 	memset(p, 0, sizeof(*p));
@@ -74,6 +76,10 @@ void plan_job_copy(struct plan *dst, const struct plan *src)
 	snprintf(dst->engine, sizeof(dst->engine), "%s", src->engine);
 	free(dst->engine_json);
 	dst->engine_json = src->engine_json ? xstrdup(src->engine_json) : NULL;
+	free(dst->fio_file);
+	dst->fio_file = src->fio_file ? xstrdup(src->fio_file) : NULL;
+	free(dst->fio_file_path);
+	dst->fio_file_path = src->fio_file_path ? xstrdup(src->fio_file_path) : NULL;
 	free(dst->directory);
 	dst->directory = src->directory ? xstrdup(src->directory) : NULL;
 	dst->loops = src->loops;

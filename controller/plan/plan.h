@@ -20,6 +20,7 @@
 #define PLAN_POINTS_MAX 1000000
 #define AXIS_PARAMS_MAX 8
 #define PLAN_LOOPS_MAX 100
+#define PLAN_FIO_FILE_MAX (32 * 1024) /* job.fio_file's bytes: what an agent takes */
 #define PLAN_WARMUP_LOOPS_MAX 10 /* job.warmup_loops */
 
 /* The filesystem layer's parameters: fs.type, fs.mkfs, fs.mount (fsparam.h). Their values are
@@ -74,6 +75,9 @@ struct plan {
 	enum plan_strategy strategy;
 	char engine[PARAM_NAME_MAX];    /* job.engine, "fio" by default; any name */
 	char *engine_json;              /* job.<engine> as compact JSON, NULL when absent */
+	char *fio_file;                 /* job.fio_file: the job file's text (engine fio, no
+	                                   job.fio), sent to the agents as "fio_file"; NULL: none */
+	char *fio_file_path;            /* ... the path it was read from, as the plan gives it */
 	char *directory;                /* job.directory, NULL for a raw-device job */
 	bool has_fs;                    /* job.filesystem given: every job makes its filesystem */
 	char fs_type[16];               /* job.filesystem.type ("" when not given) */

@@ -2,6 +2,7 @@
  * job, filesystem, budget and the top level; the nodes are plan_nodes.c's. */
 #include <errno.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <jansson.h>
 
 #include "buf.h"
+#include "num.h"
 #include "plan/config.h"
 #include "plan/fsparam.h"
 #include "plan/plan_nodes.h"
@@ -167,10 +169,12 @@ static int parse_axis(struct parser *ps, json_t *ax, size_t ai)
 	return 0;
 }
 
-/* The engine's option object: any object, forwarded verbatim; runtime_s is read as a hint. */
+/* The engine's option object: any object, forwarded verbatim; runtime_s is read as a hint
+ * (seconds, or a time in fio's units: "30s", "2m"). */
 static int parse_engine_opts(struct parser *ps, json_t *opts, const char *path)
 {
 	json_t *rt;
+	int64_t us;
 
 	if (!json_is_object(opts))
 		return fail(ps, path, "expected an object (the engine's options)");
@@ -178,6 +182,9 @@ static int parse_engine_opts(struct parser *ps, json_t *opts, const char *path)
 	rt = json_object_get(opts, "runtime_s");
 	if (json_is_number(rt) && json_number_value(rt) > 0)
 		ps->p->runtime_s = json_number_value(rt);
+	else if (json_is_string(rt) && num_parse_duration(json_string_value(rt), 1000000, &us) == 0 &&
+	         us > 0)
+		ps->p->runtime_s = (double)us / 1e6;
 	return 0;
 }
 
@@ -280,10 +287,71 @@ static int check_filesystem(struct parser *ps)
 	return 0;
 }
 
+/* job.fio_file: the path of an fio job file (relative to the plan file's directory), read
+ * here and sent as text; or {"path", "text"}, the form a stored plan keeps (it reads back
+ * without the file). The agents judge the file. */
+static int parse_fio_file(struct parser *ps, json_t *v, json_t *job)
+{
+	struct plan *p = ps->p;
+	const char *rel = NULL, *text = NULL;
+	struct buf b = BUF_INIT;
+	char full[PATH_MAX];
+	int rc;
+
+	if (strcmp(p->engine, "fio"))
+		return fail(ps, "job.fio_file", "only with engine fio");
+	if (json_object_get(job, "fio"))
+		return fail(ps, "job.fio_file",
+		            "give job.fio (options) or job.fio_file (a job file), not both");
+	if (json_is_object(v)) {
+		static const char *const keys[] = { "path", "text", NULL };
+
+		if ((rc = planjson_check_keys(ps, v, "job.fio_file", keys)) < 0 ||
+		    (rc = planjson_get_str(ps, v, "path", "job.fio_file", true, &rel)) < 0 ||
+		    (rc = planjson_get_str(ps, v, "text", "job.fio_file", true, &text)) < 0)
+			return rc;
+	} else if (json_is_string(v) && *json_string_value(v)) {
+		rel = json_string_value(v);
+	} else {
+		return fail(ps, "job.fio_file",
+		            "expected the path of an fio job file (relative to the plan file)");
+	}
+	if (!text) {
+		if (rel[0] != '/' && !ps->dir)
+			return fail(ps, "job.fio_file",
+			            "'%s' is relative to the plan file, and this plan is not read "
+			            "from a file",
+			            rel);
+		snprintf(full, sizeof(full), "%s%s%s", rel[0] == '/' ? "" : ps->dir,
+		         rel[0] == '/' ? "" : "/", rel);
+		rc = buf_read_file(&b, full, PLAN_FIO_FILE_MAX + 1);
+		if (rc < 0 && rc != -EFBIG) {
+			buf_release(&b);
+			return fail(ps, "job.fio_file", "cannot read '%s': %s", full, strerror(-rc));
+		}
+		if (rc == -EFBIG || b.len > PLAN_FIO_FILE_MAX || memchr(b.data, '\0', b.len)) {
+			buf_release(&b);
+			return fail(ps, "job.fio_file",
+			            "'%s' is over %d bytes or not text (an agent takes at most that)",
+			            full, PLAN_FIO_FILE_MAX);
+		}
+		text = b.data ? b.data : "";
+	}
+	if (strlen(text) > PLAN_FIO_FILE_MAX) {
+		buf_release(&b);
+		return fail(ps, "job.fio_file", "over %d bytes (an agent takes at most that)",
+		            PLAN_FIO_FILE_MAX);
+	}
+	p->fio_file = xstrdup(text);
+	p->fio_file_path = xstrdup(rel);
+	buf_release(&b);
+	return 0;
+}
+
 static int parse_job(struct parser *ps, json_t *job)
 {
-	static const char *const own[] = { "engine",    "loops",      "warmup_loops",
-		                           "directory", "filesystem", NULL };
+	static const char *const own[] = { "engine",     "loops",    "warmup_loops", "directory",
+		                           "filesystem", "fio_file", NULL };
 	struct plan *p = ps->p;
 	const char *engine = "fio", *dirv = NULL, *key;
 	json_t *loops, *v;
@@ -317,6 +385,9 @@ static int parse_job(struct parser *ps, json_t *job)
 	snprintf(path, sizeof(path), "job.%s", engine);
 	v = json_object_get(job, engine);
 	if (v && (r = parse_engine_opts(ps, v, path)) < 0)
+		return r;
+	v = json_object_get(job, "fio_file");
+	if (v && (r = parse_fio_file(ps, v, job)) < 0)
 		return r;
 	loops = json_object_get(job, "loops");
 	p->loops = p->loops_max = 5;
@@ -569,7 +640,7 @@ int plan_parse(const char *text, const char *dir, struct plan *p, struct err *e)
 int plan_parse_nodes_from(const char *text, const char *dir, const char *nodes_from, struct plan *p,
                           struct err *e)
 {
-	struct parser ps = { .p = p, .e = e, .nodes_from = nodes_from };
+	struct parser ps = { .p = p, .e = e, .nodes_from = nodes_from, .dir = dir };
 	json_error_t je;
 	json_t *root, *nodes, *n;
 	size_t i;
@@ -585,6 +656,10 @@ int plan_parse_nodes_from(const char *text, const char *dir, const char *nodes_f
 		goto out;
 	if (nodes_from || json_object_get(root, "nodes_from"))
 		plan_nodes_json_set(root, p);
+	if (p->fio_file) /* the stored plan keeps the file's text: it reads back without it */
+		json_object_set_new(json_object_get(root, "job"), "fio_file",
+		                    json_pack("{s:s,s:s}", "path", p->fio_file_path, "text",
+		                              p->fio_file));
 	nodes = json_object_get(root, "nodes");
 	json_array_foreach(nodes, i, n) json_object_del(n, "token");
 	p->json = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);

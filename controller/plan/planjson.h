@@ -18,6 +18,7 @@ struct parser {
 	struct plan *p;
 	struct err *e;
 	const char *nodes_from; /* a node list that replaces the plan's nodes (NULL: none) */
+	const char *dir;        /* the plan file's directory (NULL: a plan given as text) */
 	struct ptype types[64];
 	int ntypes;
 };

@@ -369,6 +369,84 @@ static void test_engine_opaque(void **state)
 	plan_release(&p);
 }
 
+/* A plan with job (the text inside "job":{...}), parsed with dir as the plan file's. */
+static int fio_job_plan(const char *job, const char *dir, struct plan *p, struct err *e)
+{
+	char text[4096];
+
+	snprintf(text, sizeof(text),
+	         "{\"name\":\"x\",\"nodes\":[{\"name\":\"a\",\"url\":\"http://h:1\","
+	         "\"device\":\"sda\",\"token\":\"t\"}],\"baseline\":{\"x\":1},\"axes\":[{\"param\":"
+	         "\"x\",\"values\":[2]}],\"job\":{%s}}",
+	         job);
+	memset(e, 0, sizeof(*e));
+	return plan_parse(text, dir, p, e);
+}
+
+/* job.fio_file: read relative to the plan file, sent as text, kept in the stored plan (which
+ * reads back without the file); refused with another engine, beside job.fio, unreadable, too
+ * big. */
+static void test_fio_file(void **state)
+{
+	const char *text = "[global]\nruntime=2s\n[rr]\nrw=randread\n";
+	char *dir = tu_tmpdir(), path[600], *big;
+	struct plan p, q;
+	struct err e;
+
+	(void)state;
+	tu_write(dir, "jobs/randrw.fio", text, 0644);
+	assert_int_equal(fio_job_plan("\"fio_file\":\"jobs/randrw.fio\",\"loops\":3", dir, &p, &e), 0);
+	assert_string_equal(p.fio_file, text);
+	assert_string_equal(p.fio_file_path, "jobs/randrw.fio");
+	assert_null(p.engine_json);
+	/* the stored plan carries the text: parsed again with no directory, the same job */
+	assert_non_null(strstr(p.json, "\"fio_file\":{\"path\":\"jobs/randrw.fio\",\"text\":"));
+	assert_int_equal(plan_parse(p.json, NULL, &q, &e), 0);
+	assert_string_equal(q.fio_file, text);
+	plan_release(&q);
+	plan_job_copy(&q, &p);
+	assert_string_equal(q.fio_file, text);
+	free(q.fio_file);
+	free(q.fio_file_path);
+	free(q.engine_json);
+	free(q.directory);
+	plan_release(&p);
+	/* an absolute path needs no plan directory */
+	snprintf(path, sizeof(path), "\"fio_file\":\"%s/jobs/randrw.fio\"", dir);
+	assert_int_equal(fio_job_plan(path, NULL, &p, &e), 0);
+	assert_string_equal(p.fio_file, text);
+	plan_release(&p);
+	assert_int_not_equal(fio_job_plan("\"fio_file\":\"jobs/randrw.fio\"", NULL, &p, &e), 0);
+	assert_string_equal(e.msg, "job.fio_file: 'jobs/randrw.fio' is relative to the plan file, "
+	                           "and this plan is not read from a file");
+	assert_int_not_equal(fio_job_plan("\"fio_file\":\"nope.fio\"", dir, &p, &e), 0);
+	assert_non_null(strstr(e.msg, "job.fio_file: cannot read '"));
+	assert_non_null(strstr(e.msg, "/nope.fio': No such file or directory"));
+	assert_int_not_equal(fio_job_plan("\"fio_file\":\"jobs/randrw.fio\",\"fio\":{}", dir, &p, &e),
+	                     0);
+	assert_string_equal(e.msg, "job.fio_file: give job.fio (options) or job.fio_file (a job "
+	                           "file), not both");
+	assert_int_not_equal(fio_job_plan("\"engine\":\"dd\",\"fio_file\":\"jobs/randrw.fio\"", dir,
+	                              &p, &e),
+	                     0);
+	assert_string_equal(e.msg, "job.fio_file: only with engine fio");
+	assert_int_not_equal(fio_job_plan("\"fio_file\":7", dir, &p, &e), 0);
+	assert_string_equal(e.msg, "job.fio_file: expected the path of an fio job file (relative "
+	                           "to the plan file)");
+	big = xcalloc(1, PLAN_FIO_FILE_MAX + 2);
+	memset(big, ';', PLAN_FIO_FILE_MAX + 1);
+	tu_write(dir, "big.fio", big, 0644);
+	free(big);
+	assert_int_not_equal(fio_job_plan("\"fio_file\":\"big.fio\"", dir, &p, &e), 0);
+	assert_non_null(strstr(e.msg, "/big.fio' is over 32768 bytes or not text"));
+	tu_rmrf(dir);
+	free(dir);
+	/* a time in fio's units is a runtime hint too */
+	assert_int_equal(fio_job_plan("\"fio\":{\"runtime_s\":\"2m\"}", NULL, &p, &e), 0);
+	assert_float_equal(p.runtime_s, 120, 0);
+	plan_release(&p);
+}
+
 static void test_config_codec(void **state)
 {
 	struct config c = { 0 }, back;
@@ -972,6 +1050,7 @@ int main(void)
 		cmocka_unit_test(test_points_capped),
 		cmocka_unit_test(test_control_chars_refused),
 		cmocka_unit_test(test_engine_opaque),
+		cmocka_unit_test(test_fio_file),
 		cmocka_unit_test(test_config_codec),
 		cmocka_unit_test(test_node_set_codec),
 		cmocka_unit_test(test_nodes_from),
