@@ -130,7 +130,8 @@ function engineOptsFromSource(path) {
   for (const a of src.matchAll(/static const char \*const (\w+)\[\] = \{([\s\S]*?)\};/g))
     arrays[a[1]] = [...a[2].matchAll(/"([^"]*)"/g)].map((x) => x[1]);
   const opts = [];
-  for (const o of src.matchAll(/\{ ENGINE_OPT\(\w+, (\w+), (EOPT_\w+)\)([^}]*)\}/g)) {
+  // ENGINE_OPT(S, key, T) and ENGINE_OPT_AS(S, key, field, T): the key is the JSON's.
+  for (const o of src.matchAll(/\{ ENGINE_OPT(?:_AS)?\(\w+, (\w+),(?: \w+,)? (EOPT_\w+)\)([^}]*)\}/g)) {
     const field = (name) => {
       const f = o[3].match(new RegExp(`\\.${name} = ([^,]+?)\\s*(,|$)`));
       return f ? f[1].trim() : undefined;
@@ -172,6 +173,15 @@ function checkEngines(specPath, agentDir) {
         problems.push(`${o.key}: agent [${o.choices}], spec [${sch.items && sch.items.enum}]`);
       } else if (o.type === 'EOPT_SIZE' && !(p.$ref || p.allOf)) {
         problems.push(`${o.key}: not a Size in the spec`);
+      } else if (o.type === 'EOPT_DURATION') {
+        // an integer in the option's unit, or a time in fio's units
+        const int = (p.oneOf || []).map((x) => deref(spec, x)).find((x) => x.type === 'integer');
+        const str = (p.oneOf || []).map((x) => deref(spec, x)).find((x) => x.type === 'string');
+        if (!int || !str) problems.push(`${o.key}: not oneOf an integer and a time in the spec`);
+        else if (String(int.minimum) !== o.min || String(int.maximum) !== evalInt(o.max))
+          problems.push(`${o.key}: agent ${o.min}..${evalInt(o.max)}, spec ${int.minimum}..${int.maximum}`);
+      } else if (o.type === 'EOPT_TEXT' && sch.type !== 'string') {
+        problems.push(`${o.key}: spec type ${sch.type}`);
       }
     }
     if (problems.length) notOk(`${schemaName} says what agent/engines/${eng}.c enforces`, problems.join('; '));
