@@ -188,6 +188,15 @@ oa_call "changes, bad limit" GET /api/v1/changes "/api/v1/changes?limit=0"
 job='{"device":"'$dev'","directory":"'$IT_TMP/jobs'","engine":"fio","loops":1,
  "fio":{"rw":"randrw","bs":"4k","size":"8M","ioengine":"psync","runtime_s":1,"time_based":true},
  "params":{"nr_requests":16},"labels":{"suite":"openapi","quote":"a\"b"}}'
+oa_call "job dry run, fio options in fio's units" POST /api/v1/jobs "/api/v1/jobs?dry_run=true" \
+	'{"device":"'$dev'","engine":"fio","fio":{"rw":"randrw","rwmixwrite":30,"bssplit":"4k/50:64k/50","rate":"8m","thinktime":"10ms","runtime_s":"2s","ramp_time_s":"1s","time_based":true,"random_distribution":"zipf:1.2","loops":2}}' valid
+it_eq "... is 200" 200 "$OA_STATUS"
+oa_call "job dry run, a job file" POST /api/v1/jobs "/api/v1/jobs?dry_run=true" \
+	'{"device":"'$dev'","engine":"fio","fio_file":"[global]\nruntime=1s\ntime_based\n[r]\nrw=randread\n"}' valid
+it_eq "... is 200" 200 "$OA_STATUS"
+oa_call "job dry run, a job file fio rejects" POST /api/v1/jobs "/api/v1/jobs?dry_run=true" \
+	'{"device":"'$dev'","engine":"fio","fio_file":"[r]\nrw=randread\nbogus_option=1\n"}' valid
+it_eq "... is 422 fio_rejected" "422 fio_rejected" "$OA_STATUS $(jq -r .error.code <<<"$OA_BODY")"
 oa_call "job submit" POST /api/v1/jobs /api/v1/jobs "$job" valid
 it_eq "job submit is 202" 202 "$OA_STATUS"
 jid=$(echo "$OA_BODY" | jq -r .id)
