@@ -79,6 +79,7 @@ static const char *const ff_file_opts[] = {
 static const struct {
 	const char *alias, *key;
 } ff_aliases[] = {
+	{ "fill_fs", "fill_device" },
 	{ "readwrite", "rw" },
 	{ "blocksize", "bs" },
 	{ "timeout", "runtime" },
@@ -139,6 +140,20 @@ static bool ff_plain_name(const char *v)
 		return false;
 	for (p = v; *p; p++)
 		if (!isalnum((unsigned char)*p) && !strchr("_.+-", *p))
+			return false;
+	return true;
+}
+
+/* A section's or job's name: 1..FIOFILE_NAME_MAX of [A-Za-z0-9_.+- ] (fio names files after
+ * it, so no '/'). */
+static bool ff_section_name_ok(const char *v)
+{
+	const char *p;
+
+	if (!v || !*v || strlen(v) > FIOFILE_NAME_MAX)
+		return false;
+	for (p = v; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("_.+- ", *p))
 			return false;
 	return true;
 }
@@ -317,8 +332,10 @@ static int ff_read(struct fio_opts *o, const char *key, const struct fiofile_lin
 		return 0;
 	}
 	if (!strcmp(key, "numjobs") || !strcmp(key, "loops")) {
-		*what = "a whole number";
-		if (!v || num_parse_i64(v, &t) || t < 1 || t > 100000000)
+		*what = key[0] == 'n' ? "a whole number 1..256 (the agent's limit, as for the fio "
+		                        "object)"
+		                      : "a whole number 1..1000000";
+		if (!v || num_parse_i64(v, &t) || t < 1 || t > (key[0] == 'n' ? 256 : 1000000))
 			return -EINVAL;
 		if (key[0] == 'n') {
 			o->numjobs = t;
@@ -410,8 +427,15 @@ static int ff_option(struct fiofile *f, const struct fiofile_line *l, struct fio
 		                 e);
 	if (!strcmp(key, "mem") && l->value && strchr(l->value, ':'))
 		return ff_refuse(f, l, "refused: a memory file is a path outside the job", e);
-	if (!strcmp(key, "filename_format") && l->value && strchr(l->value, '/'))
+	if (!strcmp(key, "filename_format") && l->value &&
+	    (strchr(l->value, '/') || !strcmp(l->value, ".") || !strcmp(l->value, "..")))
 		return ff_refuse(f, l, "refused: names files outside the job's directory", e);
+	if (!strcmp(key, "name") && !ff_section_name_ok(l->value))
+		return ff_refuse(
+		        f, l,
+		        "refused: a job's name is 1..64 of [A-Za-z0-9_.+- ] (fio names its "
+		        "files after it)",
+		        e);
 	if (ff_read(o, key, l, &what)) {
 		snprintf(why, sizeof(why),
 		         "the agent reads it for the pass deadline and '%.*s' is not %s",
@@ -442,7 +466,6 @@ static int ff_section(struct fiofile *f, char *p, int lineno, const struct fio_o
 {
 	char *close = strchr(p, ']'), *name;
 	struct fiofile_section *s;
-	const char *c;
 
 	if (!close || *ff_trim(close + 1))
 		return err_set(e, -EINVAL, "bad_request",
@@ -454,12 +477,11 @@ static int ff_section(struct fiofile *f, char *p, int lineno, const struct fio_o
 		return err_set(e, -EINVAL, "bad_request",
 		               "fio_file line %d: a section's name is 1..%d bytes", lineno,
 		               FIOFILE_NAME_MAX);
-	for (c = name; *c; c++)
-		if (!isalnum((unsigned char)*c) && !strchr("_.+- ", *c))
-			return err_set(e, -EINVAL, "bad_request",
-			               "fio_file line %d: section [%.*s]: a name is of "
-			               "[A-Za-z0-9_.+- ] (fio names its files after it)",
-			               lineno, utf8_cut(name, 64), name);
+	if (!ff_section_name_ok(name))
+		return err_set(e, -EINVAL, "bad_request",
+		               "fio_file line %d: section [%.*s]: a name is of "
+		               "[A-Za-z0-9_.+- ] (fio names its files after it)",
+		               lineno, utf8_cut(name, 64), name);
 	if (f->n_sections >= FIOFILE_MAX_SECTIONS)
 		return err_set(e, -EINVAL, "bad_request", "fio_file line %d: more than %d sections",
 		               lineno, FIOFILE_MAX_SECTIONS);
@@ -657,6 +679,19 @@ int fiofile_target_check(const struct fiofile *f, const char *device_path, bool 
 				         job_dir ? "" : " (no directory may be named)");
 				return ff_refuse(f, l, why, e);
 			}
+		} else if (!strcmp(key, "fill_device") && in_directory) {
+			return ff_refuse(
+			        f, l,
+			        "refused: in a directory job it would fill the directory's "
+			        "whole filesystem (give size)",
+			        e);
+		} else if ((!strcmp(key, "unlink") || !strcmp(key, "unlink_each_loop")) &&
+		           !in_directory) {
+			return ff_refuse(
+			        f, l,
+			        "refused: a raw-device job's file is the device node, which "
+			        "fio may not unlink",
+			        e);
 		} else if (ff_in(ff_file_opts, key)) {
 			bool is_flag = !strncmp(key, "verify_", 7);
 

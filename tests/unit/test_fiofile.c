@@ -156,7 +156,16 @@ static void test_refused_options(void **state)
 	expect_option_refused("thinktime=1m30s", "the agent reads it for the pass deadline and "
 	                                         "'1m30s' is not a time like 100 (us) or 10ms");
 	expect_option_refused("numjobs=0", "the agent reads it for the pass deadline and '0' is "
-	                                   "not a whole number");
+	                                   "not a whole number 1..256 (the agent's limit, as for "
+	                                   "the fio object)");
+	expect_option_refused("numjobs=10000", "the agent reads it for the pass deadline and "
+	                                       "'10000' is not a whole number 1..256 (the agent's "
+	                                       "limit, as for the fio object)");
+	expect_option_refused("name=../../etc/cron.d/x",
+	                      "refused: a job's name is 1..64 of [A-Za-z0-9_.+- ] (fio names its "
+	                      "files after it)");
+	expect_option_refused("filename_format=..", "refused: names files outside the job's "
+	                                            "directory");
 	/* fine: options that only shape the I/O */
 	fiofile_free(parse_ok("[j]\nioengine=io_uring\nmem=mmap\nrate=1m,500k\nrate_iops=,50\n"
 	                      "bssplit=4k/50:64k/50\nfilename_format=$jobname.$jobnum\n"
@@ -225,9 +234,8 @@ static void expect_target(const char *text, const char *dev, bool in_dir, const 
 			fail_msg("refused: %s\n%s", e.msg, text);
 		return;
 	}
-	assert_int_equal(rc, -EINVAL);
-	if (strcmp(e.msg, msg))
-		fail_msg("for\n%s\ngot  \"%s\"\nwant \"%s\"", text, e.msg, msg);
+	if (rc != -EINVAL || strcmp(e.msg, msg))
+		fail_msg("for\n%s\ngot %d \"%s\"\nwant \"%s\"", text, rc, e.msg, msg);
 }
 
 /* filename, directory and files beside fio: only the job's own. */
@@ -252,6 +260,13 @@ static void test_target_check(void **state)
 	              "fio_file line 2 [j] write_bw_log: refused: it writes or reads files beside "
 	              "fio, and a raw-device job has no directory of its own (give the job a "
 	              "\"directory\")");
+	expect_target("[j]\nunlink=1\n", "/dev/loop3", false, NULL,
+	              "fio_file line 2 [j] unlink: refused: a raw-device job's file is the device "
+	              "node, which fio may not unlink");
+	expect_target("[j]\nsize=1m\nfill_fs=1\n", "/dev/loop3", true, "/srv/b",
+	              "fio_file line 3 [j] fill_fs: refused: in a directory job it would fill the "
+	              "directory's whole filesystem (give size)");
+	expect_target("[j]\nfill_device=1\n", "/dev/loop3", false, NULL, NULL);
 	expect_target("[j]\nverify_dump=1\n", "/dev/loop3", false, NULL,
 	              "fio_file line 2 [j] verify_dump: refused: it writes or reads files beside "
 	              "fio, and a raw-device job has no directory of its own (give the job a "
