@@ -203,6 +203,40 @@ static void test_job_spec_filesystem(void **state)
 	job_spec_release(&s);
 }
 
+/* A job file and fio options in fio's units survive the database: the file as given (parsed
+ * again on the way back), the units normalised. */
+static void test_job_spec_fio_file(void **state)
+{
+	struct job_spec s;
+	struct err e;
+	char *text;
+
+	(void)state;
+	assert_int_equal(spec("{\"device\":\"loop0\",\"engine\":\"fio\",\"loops\":2,\"fio_file\":"
+	                      "\"[global]\\nruntime=2s\\n[r]\\nrw=randread\\n\"}",
+	                      &s, &e),
+	                 0);
+	assert_non_null(s.fio_file);
+	assert_ptr_equal(s.opts.fio.file, s.fio_file);
+	assert_int_equal(s.fio_file->n_jobs, 1);
+	text = encoded_round_trip(&s);
+	assert_string_equal(text, "{\"device\":\"loop0\",\"engine\":\"fio\",\"fio_file\":"
+	                          "\"[global]\\nruntime=2s\\n[r]\\nrw=randread\\n\",\"labels\":{},"
+	                          "\"loops\":2}");
+	free(text);
+	job_spec_release(&s);
+	assert_int_equal(spec("{\"device\":\"loop0\",\"engine\":\"fio\",\"fio\":{\"runtime_s\":"
+	                      "\"2m\",\"thinktime\":\"1ms\",\"rate\":\"10m\",\"bssplit\":"
+	                      "\"4k/50:8k/50\"}}",
+	                      &s, &e),
+	                 0);
+	text = encoded_round_trip(&s);
+	assert_non_null(strstr(text, "\"fio\":{\"bssplit\":\"4k/50:8k/50\",\"rate\":\"10M\","
+	                             "\"runtime_s\":120,\"thinktime\":1000}"));
+	free(text);
+	job_spec_release(&s);
+}
+
 /* Decoded once, encoded normalised; the encoding decodes to the same thing. */
 static void test_job_spec_round_trip(void **state)
 {
@@ -336,6 +370,7 @@ int main(void)
 		cmocka_unit_test(test_params),
 		cmocka_unit_test(test_job_spec_refused),
 		cmocka_unit_test(test_job_spec_round_trip),
+		cmocka_unit_test(test_job_spec_fio_file),
 		cmocka_unit_test(test_job_spec_filesystem),
 		cmocka_unit_test(test_columns),
 	};
