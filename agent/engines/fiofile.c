@@ -56,6 +56,17 @@ static const struct {
 	{ "bandwidth_log", "is a command-line option of fio's (it would write elsewhere)" },
 	{ "status_interval", "is a command-line option of fio's" },
 	{ "parse_only", "is a command-line option of fio's" },
+	/* what fio reports, which the agent reads: read., write., trim. with clat percentiles
+	 * 50, 99 and 99.9, and CPU */
+	{ "unified_rw_reporting", "changes the figures fio reports, which the agent reads" },
+	{ "stats", "changes the figures fio reports, which the agent reads" },
+	{ "percentile_list", "changes the figures fio reports, which the agent reads" },
+	{ "clat_percentiles", "changes the figures fio reports, which the agent reads" },
+	{ "disable_clat", "changes the figures fio reports, which the agent reads" },
+	{ "disable_lat", "changes the figures fio reports, which the agent reads" },
+	{ "disable_bw_measurement", "changes the figures fio reports, which the agent reads" },
+	{ "disable_bw", "changes the figures fio reports, which the agent reads" },
+	{ "gtod_reduce", "changes the figures fio reports, which the agent reads" },
 	{ "exec", "is not an fio option (and would run a command)" },
 };
 
@@ -79,14 +90,10 @@ static const char *const ff_file_opts[] = {
 static const struct {
 	const char *alias, *key;
 } ff_aliases[] = {
-	{ "fill_fs", "fill_device" },
-	{ "readwrite", "rw" },
-	{ "blocksize", "bs" },
-	{ "timeout", "runtime" },
-	{ "fileoffset", "offset" },
-	{ "io_limit", "io_size" },
-	{ "iomem", "mem" },
-	{ "wait_for_previous", "stonewall" },
+	{ "fill_fs", "fill_device" }, { "readwrite", "rw" },
+	{ "blocksize", "bs" },        { "timeout", "runtime" },
+	{ "fileoffset", "offset" },   { "io_limit", "io_size" },
+	{ "iomem", "mem" },           { "wait_for_previous", "stonewall" },
 };
 
 /* key lower-cased, '-' as '_', and fio's alias resolved. */

@@ -148,6 +148,12 @@ static void test_refused_options(void **state)
 	                                           "job");
 	expect_option_refused("filename_format=../../etc/$jobname",
 	                      "refused: names files outside the job's directory");
+	expect_option_refused("unified_rw_reporting=both",
+	                      "refused: it changes the figures fio reports, which the agent reads");
+	expect_option_refused("percentile_list=50:90",
+	                      "refused: it changes the figures fio reports, which the agent reads");
+	expect_option_refused("gtod_reduce=1",
+	                      "refused: it changes the figures fio reports, which the agent reads");
 	/* what the agent reads for the deadline, it must understand */
 	expect_option_refused("runtime=$mb_memory", "the agent reads it for the pass deadline and "
 	                                            "'$mb_memory' is not a time like 30 or 30s");
