@@ -21,7 +21,7 @@
 #define AXIS_PARAMS_MAX 8
 #define PLAN_LOOPS_MAX 100
 #define PLAN_FIO_FILE_MAX (32 * 1024) /* job.fio_file's bytes: what an agent takes */
-#define PLAN_WARMUP_LOOPS_MAX 10 /* job.warmup_loops */
+#define PLAN_WARMUP_LOOPS_MAX 10      /* job.warmup_loops */
 
 /* The filesystem layer's parameters: fs.type, fs.mkfs, fs.mount (fsparam.h). Their values are
  * strings and go into the job's "filesystem" object, not into a PATCH. */

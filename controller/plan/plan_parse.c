@@ -182,8 +182,8 @@ static int parse_engine_opts(struct parser *ps, json_t *opts, const char *path)
 	rt = json_object_get(opts, "runtime_s");
 	if (json_is_number(rt) && json_number_value(rt) > 0)
 		ps->p->runtime_s = json_number_value(rt);
-	else if (json_is_string(rt) && num_parse_duration(json_string_value(rt), 1000000, &us) == 0 &&
-	         us > 0)
+	else if (json_is_string(rt) &&
+	         num_parse_duration(json_string_value(rt), 1000000, &us) == 0 && us > 0)
 		ps->p->runtime_s = (double)us / 1e6;
 	return 0;
 }
@@ -327,13 +327,15 @@ static int parse_fio_file(struct parser *ps, json_t *v, json_t *job)
 		rc = buf_read_file(&b, full, PLAN_FIO_FILE_MAX + 1);
 		if (rc < 0 && rc != -EFBIG) {
 			buf_release(&b);
-			return fail(ps, "job.fio_file", "cannot read '%s': %s", full, strerror(-rc));
+			return fail(ps, "job.fio_file", "cannot read '%s': %s", full,
+			            strerror(-rc));
 		}
 		if (rc == -EFBIG || b.len > PLAN_FIO_FILE_MAX || memchr(b.data, '\0', b.len)) {
 			buf_release(&b);
-			return fail(ps, "job.fio_file",
-			            "'%s' is over %d bytes or not text (an agent takes at most that)",
-			            full, PLAN_FIO_FILE_MAX);
+			return fail(
+			        ps, "job.fio_file",
+			        "'%s' is over %d bytes or not text (an agent takes at most that)",
+			        full, PLAN_FIO_FILE_MAX);
 		}
 		text = b.data ? b.data : "";
 	}
@@ -350,8 +352,9 @@ static int parse_fio_file(struct parser *ps, json_t *v, json_t *job)
 
 static int parse_job(struct parser *ps, json_t *job)
 {
-	static const char *const own[] = { "engine",     "loops",    "warmup_loops", "directory",
-		                           "filesystem", "fio_file", NULL };
+	static const char *const own[] = { "engine",    "loops",      "warmup_loops",
+		                           "directory", "filesystem", "fio_file",
+		                           NULL };
 	struct plan *p = ps->p;
 	const char *engine = "fio", *dirv = NULL, *key;
 	json_t *loops, *v;
@@ -657,9 +660,9 @@ int plan_parse_nodes_from(const char *text, const char *dir, const char *nodes_f
 	if (nodes_from || json_object_get(root, "nodes_from"))
 		plan_nodes_json_set(root, p);
 	if (p->fio_file) /* the stored plan keeps the file's text: it reads back without it */
-		json_object_set_new(json_object_get(root, "job"), "fio_file",
-		                    json_pack("{s:s,s:s}", "path", p->fio_file_path, "text",
-		                              p->fio_file));
+		json_object_set_new(
+		        json_object_get(root, "job"), "fio_file",
+		        json_pack("{s:s,s:s}", "path", p->fio_file_path, "text", p->fio_file));
 	nodes = json_object_get(root, "nodes");
 	json_array_foreach(nodes, i, n) json_object_del(n, "token");
 	p->json = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);

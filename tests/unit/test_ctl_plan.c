@@ -395,7 +395,8 @@ static void test_fio_file(void **state)
 
 	(void)state;
 	tu_write(dir, "jobs/randrw.fio", text, 0644);
-	assert_int_equal(fio_job_plan("\"fio_file\":\"jobs/randrw.fio\",\"loops\":3", dir, &p, &e), 0);
+	assert_int_equal(fio_job_plan("\"fio_file\":\"jobs/randrw.fio\",\"loops\":3", dir, &p, &e),
+	                 0);
 	assert_string_equal(p.fio_file, text);
 	assert_string_equal(p.fio_file_path, "jobs/randrw.fio");
 	assert_null(p.engine_json);
@@ -422,13 +423,12 @@ static void test_fio_file(void **state)
 	assert_int_not_equal(fio_job_plan("\"fio_file\":\"nope.fio\"", dir, &p, &e), 0);
 	assert_non_null(strstr(e.msg, "job.fio_file: cannot read '"));
 	assert_non_null(strstr(e.msg, "/nope.fio': No such file or directory"));
-	assert_int_not_equal(fio_job_plan("\"fio_file\":\"jobs/randrw.fio\",\"fio\":{}", dir, &p, &e),
-	                     0);
+	assert_int_not_equal(
+	        fio_job_plan("\"fio_file\":\"jobs/randrw.fio\",\"fio\":{}", dir, &p, &e), 0);
 	assert_string_equal(e.msg, "job.fio_file: give job.fio (options) or job.fio_file (a job "
 	                           "file), not both");
-	assert_int_not_equal(fio_job_plan("\"engine\":\"dd\",\"fio_file\":\"jobs/randrw.fio\"", dir,
-	                              &p, &e),
-	                     0);
+	assert_int_not_equal(
+	        fio_job_plan("\"engine\":\"dd\",\"fio_file\":\"jobs/randrw.fio\"", dir, &p, &e), 0);
 	assert_string_equal(e.msg, "job.fio_file: only with engine fio");
 	assert_int_not_equal(fio_job_plan("\"fio_file\":7", dir, &p, &e), 0);
 	assert_string_equal(e.msg, "job.fio_file: expected the path of an fio job file (relative "
