@@ -14,7 +14,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/.." && pwd)
-all="fuzz_fio fuzz_dd fuzz_bonnie fuzz_iozone fuzz_http fuzz_api fuzz_plan fuzz_sweep fuzz_nodelist"
+all="fuzz_fio fuzz_dd fuzz_bonnie fuzz_iozone fuzz_fiofile fuzz_http fuzz_api fuzz_plan fuzz_sweep fuzz_nodelist"
 common_args=(-timeout=10 -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1)
 # fuzz_api keeps a sysfs tree and a database in $FT_FUZZ_TMP: memory, where there is some.
 shm=/dev/shm
