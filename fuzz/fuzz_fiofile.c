@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "engines/fiofile.h"
 
@@ -21,6 +22,20 @@ static int has_other(const char *text, const char *key, const char *want)
 			continue;
 		if (!want || p[n] != '=' || strncmp(p + n + 1, want, strlen(want)) ||
 		    (p[n + 1 + strlen(want)] != '\n' && p[n + 1 + strlen(want)] != '\0'))
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether a line of text starts "include" in any case: fio includes what follows. */
+static int has_include(const char *text)
+{
+	const char *p;
+
+	for (p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!strncasecmp(p, "include", 7))
 			return 1;
 	}
 	return 0;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "engines/fiofile.h"
 #include "num.h"
@@ -562,7 +563,9 @@ int fiofile_parse(const char *text, size_t len, struct fiofile **out, struct err
 			rc = ff_section(f, p, lineno, &global, e);
 			continue;
 		}
-		if (!strncmp(p, "include", 7) && (p[7] == ' ' || p[7] == '\t' || !p[7])) {
+		/* fio takes any line that starts "include" as an include of what follows its
+		 * eighth byte ("includeXfile" too): all refused */
+		if (!strncasecmp(p, "include", 7)) {
 			rc = err_set(e, -EINVAL, "bad_request",
 			             "fio_file line %d: include: refused: the agent runs only the "
 			             "text it was given",

@@ -186,6 +186,13 @@ static void test_refused_structure(void **state)
 	expect_refused(
 	        "[j]\nsize=1m\ninclude /etc/fio/other.fio\n",
 	        "fio_file line 3: include: refused: the agent runs only the text it was given");
+	/* fio includes what follows any line's "include" and one more byte */
+	expect_refused("[j]\nincludeXxfio\n", "fio_file line 2: include: refused: the agent runs "
+	                                      "only the text it was given");
+	expect_refused("[j]\nincludes=1\n", "fio_file line 2: include: refused: the agent runs "
+	                                    "only the text it was given");
+	expect_refused("[j]\n  Include x\n", "fio_file line 2: include: refused: the agent runs "
+	                                     "only the text it was given");
 	expect_refused("size=1m\n[j]\n", "fio_file line 1: an option outside a [section]");
 	expect_refused("[global]\nsize=1m\n", "fio_file: no job section (a [name] other than "
 	                                      "[global])");
