@@ -67,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		text = fiofile_render(f, &t);
 		if (has_other(text, "filename", "/dev/loop7") ||
 		    has_other(text, "exec_prerun", NULL) || has_other(text, "exec_postrun", NULL) ||
-		    has_other(text, "directory", NULL) || has_other(text, "include", NULL))
+		    has_other(text, "directory", NULL) || has_include(text))
 			abort();
 		free(text);
 	} else if (!e.msg[0]) {
