@@ -306,7 +306,12 @@ static int ff_read(struct fio_opts *o, const char *key, const struct fiofile_lin
 		*what = "a size like 1g (or a percentage)";
 		if (ff_sizes(v, true, &x, &pct))
 			return -EINVAL;
-		if (!pct && (!o->has_size || x > o->size)) {
+		/* the largest given bounds the I/O (io_size may exceed size); a share of the
+		 * device is bounded by the device */
+		if (pct) {
+			o->size = 0;
+			o->has_size = false;
+		} else if (!o->has_size || x > o->size) {
 			o->size = x;
 			o->has_size = true;
 		}

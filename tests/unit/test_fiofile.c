@@ -379,6 +379,13 @@ static void test_deadline_metrics(void **state)
 	f = parse_ok("[a]\nsize=50%\n");
 	assert_true(fiofile_pass_bound_s(f, false, 100 * MiB) == 100);
 	fiofile_free(f);
+	f = parse_ok("[global]\nsize=4m\n[a]\nsize=50%\n");
+	assert_true(fiofile_pass_bound_s(f, false, 100 * MiB) == 100);
+	fiofile_free(f);
+	/* io_size past size: the I/O it asks for */
+	f = parse_ok("[a]\nsize=4m\nio_size=16m\n");
+	assert_true(fiofile_pass_bound_s(f, false, 100 * MiB) == 16);
+	fiofile_free(f);
 }
 
 int main(void)
