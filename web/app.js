@@ -464,6 +464,12 @@
           }), 'kv') : E('p', { class: 'muted' }, 'none')),
         identitySection('job-identity', 'Device and host', (job.identity || {}).device, (job.identity || {}).host)));
 
+      // A job given as an fio job file: the file as it was given (the agent points it at the
+      // device or directory of each pass).
+      if (typeof spec.fio_file === 'string')
+        box.appendChild(E('section', { id: 'job-fio-file' }, E('h2', null, 'fio job file'),
+          E('pre', { class: 'fio-file' }, spec.fio_file)));
+
       // The filesystem the job made (mkfs and mount options, and what the tools report).
       var fsReq = spec.filesystem, fsMade = job.filesystem;
       if (fsReq || fsMade) box.appendChild(filesystemSection(fsReq || {}, fsMade, job));
