@@ -457,7 +457,8 @@
       box.appendChild(E('div', { class: 'cols' },
         E('section', null, E('h2', null, 'Job'), FT.table(['', ''], info, 'kv')),
         E('section', null, E('h2', null, 'Options (' + job.engine + ')'),
-          optRows.length ? FT.table(['option', 'value'], optRows, 'kv') : E('p', { class: 'muted' }, 'none')),
+          optRows.length ? FT.table(['option', 'value'], optRows, 'kv')
+            : E('p', { class: 'muted' }, typeof spec.fio_file === 'string' ? 'its fio job file, below' : 'none')),
         E('section', { id: 'job-labels' }, E('h2', null, 'Labels'),
           Object.keys(job.labels || {}).length ? FT.table(['label', 'value'], Object.keys(job.labels).sort().map(function (k) {
             return [k, FT.valueText(job.labels[k])];
