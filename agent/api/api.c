@@ -131,7 +131,8 @@ static json_t *param_json(const struct param *p)
 
 const char *const api_features[] = { "dry_run",   "strict_query",  "long_poll",
 	                             "profiles",  "job_applied",   "start_at",
-	                             "until_end", "pass_deadline", NULL };
+	                             "until_end", "pass_deadline", "device_lanes",
+	                             NULL };
 
 static void health_get(void *app, const struct http_req *req, struct http_resp *resp)
 {
