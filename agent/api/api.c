@@ -33,6 +33,7 @@ static const struct {
 	{ "format_not_allowed", 403 }, { "queue_full", 429 },      { "invalid_fs_option", 422 },
 	{ "unsupported_match", 422 },  { "fs_failed", 500 },       { "state_dir_in_use", 409 },
 	{ "session_required", 409 },   { "engine_timeout", 500 },  { "busy", 503 },
+	{ "shutting_down", 503 },
 };
 
 int api_status_for(const char *code)
