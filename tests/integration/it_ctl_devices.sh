@@ -85,6 +85,7 @@ PLAN
 ctl sweep "$IT_TMP/plan.json" --out "$IT_TMP/out.txt" 2>"$IT_TMP/err.txt"
 it_eq "the sweep exits 0" 0 $?
 cat "$IT_TMP/out.txt"
+it_log "$(grep 'started by the clock' "$IT_TMP/err.txt")"
 it_check "the table has a column per device: n1/$A_DEV and n1/$B_DEV" \
 	grep -Eq "\| n1/$A_DEV \(MiB/s\) *\| n1/$B_DEV \(MiB/s\) *\|" "$IT_TMP/out.txt"
 it_check "the header counts two nodes" grep -q ' 2 nodes ' "$IT_TMP/out.txt"
