@@ -933,6 +933,15 @@ static void test_devices(void **state)
 	}
 	plan_release(&back);
 	plan_release(&p);
+	/* An Ansible inventory's fleettune_device=sdb,sdc, likewise. */
+	tu_write(dir, "inv.ini", "[storage]\ns1 ansible_host=10.1.0.1 fleettune_device=sdb,sdc\n",
+	         0644);
+	assert_int_equal(plan_at(dir, "\"nodes_from\":\"inv.ini\"", NULL, &p, &e), 0);
+	assert_int_equal(p.nnodes, 2);
+	assert_string_equal(p.nodes[0].name, "s1/sdb");
+	assert_string_equal(p.nodes[1].name, "s1/sdc");
+	assert_string_equal(p.nodes[1].url, "http://10.1.0.1:7070");
+	plan_release(&p);
 	tu_write(dir, "hosts.txt", "n1 http://10.0.0.1:7070 sdb,sdb\n", 0644);
 	assert_int_equal(plan_at(dir, "\"nodes_from\":\"hosts.txt\"", NULL, &p, &e), -EINVAL);
 	assert_non_null(strstr(e.msg, "/hosts.txt:1: device 'sdb' (node n1) is given twice"));
