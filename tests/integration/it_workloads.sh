@@ -136,4 +136,20 @@ it_eq "plain job: no workload members" 'false false' \
 it_http GET "$U/results?workload=seq%20read%201M" "$T"
 it_eq "results: the plain job is not a workload's" "$id" "$(jq -c '[.results[].id]|join(",")' -r <<<"$HTTP_BODY")"
 
+# 7. The fake fio (tests/fixtures/fake-fio.sh) answers a section per workload, with the figures
+# it is given per workload name (what the controller's suite tests drive agents with).
+echo 'seq read 1M=512.5,rand read 4k=30' >"$IT_TMP/bw"
+FAKE_FIO_WORKLOAD_BW_FILE=$IT_TMP/bw FAKE_FIO_WORKLOAD_P99_US='rand write 4k=2500' \
+	it_agent_start f --allow-device "$dev" --fio "$FT_SOURCE_DIR/tests/fixtures/fake-fio.sh" || exit 1
+it_http POST "$f_URL/api/v1/jobs" "$f_TOKEN" "$BODY"
+it_eq "fake fio: POST job: 202" 202 "$HTTP_STATUS"
+fid=$(jq .id <<<"$HTTP_BODY")
+it_http GET "$f_URL/api/v1/jobs/$fid?wait_s=60&until=end" "$f_TOKEN"
+it_eq "fake fio: the job succeeded ($(jq -c .error <<<"$HTTP_BODY"))" succeeded "$(jq -r .state <<<"$HTTP_BODY")"
+it_eq "fake fio: each workload's bandwidth as given (the third by its index)" '[512.5,30,120]' \
+	"$(jq -c '[.passes[1].workloads[] | (.metrics["read.bw_mib"] // .metrics["write.bw_mib"])]' <<<"$HTTP_BODY")"
+it_eq "fake fio: iops from bs (30 MiB/s of 4k)" 7680 "$(jq '.passes[0].workloads[1].metrics["read.iops"]' <<<"$HTTP_BODY")"
+it_eq "fake fio: the p99 as given" 2500 "$(jq '.passes[0].workloads[2].metrics["write.clat_p99_us"]' <<<"$HTTP_BODY")"
+it_eq "fake fio: the summary per workload" 512.5 "$(jq '.summary_workloads[0].summary["read.bw_mib"].mean' <<<"$HTTP_BODY")"
+
 it_done
