@@ -370,7 +370,8 @@
             E('a', { href: hashFor('job', j.id) }, '#' + j.id),
             { v: FT.fmtTime(j.finished_at || j.started_at || j.created_at), cls: 'time' },
             j.device,
-            j.engine,
+            // A suite job: its metric below is its first workload's (the job view has them all).
+            j.engine + (((j.spec || {}).workloads || []).length ? ' · ' + j.spec.workloads.length + ' workloads' : ''),
           ].concat(opts.map(function (o) { return { v: o[1] === undefined ? '–' : FT.valueText(o[1]), cls: 'opt' }; }))
             .concat([{ v: changedText(j), cls: 'changed' }, labelChips(j.labels), metricCell(j, q.metric), stateBadge(j.state)])
         };

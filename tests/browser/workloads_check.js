@@ -42,6 +42,15 @@ async function main() {
     .map((c) => c.getAttribute('aria-label')));
   L.check('a chart per workload with read.iops', charts.length === 2 && charts[0] === 'seq read 1M: per-pass read.iops', JSON.stringify(charts));
   await L.shot(page, a.shots, 'workloads-job');
+  // The history names a suite job's workloads beside its engine.
+  await page.goto(base + '#/history', { waitUntil: 'load' });
+  await L.ready(page);
+  await page.waitForSelector('#history-table tbody tr', { timeout: 10000 }).catch(() => {});
+  const engineCell = await page.evaluate((id) => {
+    const tr = document.querySelector('#history-table tr[data-id="' + id + '"]');
+    return tr ? tr.cells[3].textContent : null;
+  }, a.job);
+  L.check('the history says the job has 3 workloads', engineCell === 'fio · 3 workloads', engineCell);
   L.check('no script errors', w.errors.length === 0, w.errors.join('; '));
   await browser.close();
 }
