@@ -65,42 +65,6 @@ static void fio_escape_colons(const char *in, char *out, size_t len)
 	out[k] = '\0';
 }
 
-/* The options of one section (a plain job's only one): every given key. rwmixread is only
- * passed for mixed workloads (rw, readwrite, randrw); elsewhere fio ignores it anyway. Takes
- * the vector and gives it back grown. */
-static struct engine_argv fio_section_args(struct engine_argv a, const struct fio_opts *o)
-{
-	char sz[32];
-
-	if (o->rw)
-		engine_argv_add(&a, "--rw=%s", o->rw);
-	if (o->has_bs) {
-		engine_size_str(o->bs, 0, sz, sizeof(sz));
-		engine_argv_add(&a, "--bs=%s", sz);
-	}
-	if (o->ioengine)
-		engine_argv_add(&a, "--ioengine=%s", o->ioengine);
-	if (o->has_direct)
-		engine_argv_add(&a, "--direct=%d", o->direct);
-	if (o->has_iodepth)
-		engine_argv_add(&a, "--iodepth=%" PRId64, o->iodepth);
-	if (o->has_numjobs)
-		engine_argv_add(&a, "--numjobs=%" PRId64, o->numjobs);
-	if (o->has_size) {
-		engine_size_str(o->size, 0, sz, sizeof(sz));
-		engine_argv_add(&a, "--size=%s", sz);
-	}
-	if (o->has_runtime_s)
-		engine_argv_add(&a, "--runtime=%" PRId64, o->runtime_s);
-	if (o->time_based)
-		engine_argv_add(&a, "--time_based");
-	if (o->has_ramp_time_s)
-		engine_argv_add(&a, "--ramp_time=%" PRId64, o->ramp_time_s);
-	if (o->has_rwmixread && fio_rw_mixed(o->rw))
-		engine_argv_add(&a, "--rwmixread=%" PRId64, o->rwmixread);
-	return a;
-}
-
 /* Name a workload in front of a per-section rule's message: "workloads[1] \"rand read 4k\":
  * fio.size: required ...". Returns rc. */
 static int fio_section_err(const struct engine_opts *opts, int i, int rc, struct err *e)
@@ -111,6 +75,11 @@ static int fio_section_err(const struct engine_opts *opts, int i, int rc, struct
 	snprintf(msg, sizeof(msg), "%s", e->msg);
 	return err_set(e, rc, code, "workloads[%d] \"%s\": %s", i, opts->workloads[i].name, msg);
 }
+
+/* The options of one section (a plain job's only one): every given key. rwmixread is only
+ * passed for mixed workloads (rw, readwrite, randrw); elsewhere fio ignores it anyway. Takes
+ * the vector and gives it back grown. */
+static struct engine_argv fio_section_args(struct engine_argv a, const struct fio_opts *o);
 
 /*
  * A plain job: fio --name=W --output-format=json --group_reporting <target> [options].
@@ -169,6 +138,40 @@ static int fio_argv_build(const struct engine_opts *opts, const struct engine_ta
 out:
 	engine_argv_free(engine_argv_detach(&a));
 	return rc;
+}
+
+/* (Declared above fio_argv_build.) */
+static struct engine_argv fio_section_args(struct engine_argv a, const struct fio_opts *o)
+{
+	char sz[32];
+
+	if (o->rw)
+		engine_argv_add(&a, "--rw=%s", o->rw);
+	if (o->has_bs) {
+		engine_size_str(o->bs, 0, sz, sizeof(sz));
+		engine_argv_add(&a, "--bs=%s", sz);
+	}
+	if (o->ioengine)
+		engine_argv_add(&a, "--ioengine=%s", o->ioengine);
+	if (o->has_direct)
+		engine_argv_add(&a, "--direct=%d", o->direct);
+	if (o->has_iodepth)
+		engine_argv_add(&a, "--iodepth=%" PRId64, o->iodepth);
+	if (o->has_numjobs)
+		engine_argv_add(&a, "--numjobs=%" PRId64, o->numjobs);
+	if (o->has_size) {
+		engine_size_str(o->size, 0, sz, sizeof(sz));
+		engine_argv_add(&a, "--size=%s", sz);
+	}
+	if (o->has_runtime_s)
+		engine_argv_add(&a, "--runtime=%" PRId64, o->runtime_s);
+	if (o->time_based)
+		engine_argv_add(&a, "--time_based");
+	if (o->has_ramp_time_s)
+		engine_argv_add(&a, "--ramp_time=%" PRId64, o->ramp_time_s);
+	if (o->has_rwmixread && fio_rw_mixed(o->rw))
+		engine_argv_add(&a, "--rwmixread=%" PRId64, o->rwmixread);
+	return a;
 }
 
 /* runtime_s, and the ramp before it (fio runs ramp_time, then measures for runtime). */
