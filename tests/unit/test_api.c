@@ -313,10 +313,10 @@ static void test_health_features(void **state)
 
 	call(f, "GET", "/api/v1/health", NULL, NULL, NULL, &ans);
 	assert_int_equal(ans.status, 200);
-	assert_non_null(strstr(ans.body,
-	                       "\"features\":[\"dry_run\",\"strict_query\","
-	                       "\"long_poll\",\"profiles\",\"job_applied\","
-	                       "\"start_at\",\"until_end\",\"pass_deadline\",\"device_lanes\"]"));
+	assert_non_null(strstr(ans.body, "\"features\":[\"dry_run\",\"strict_query\","
+	                                 "\"long_poll\",\"profiles\",\"job_applied\","
+	                                 "\"start_at\",\"until_end\",\"pass_deadline\","
+	                                 "\"workloads\",\"device_lanes\"]"));
 }
 
 static int64_t json_int_member(const char *body, const char *key)
