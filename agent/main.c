@@ -15,7 +15,7 @@
 #include "buf.h"
 #include "log.h"
 #include "num.h"
-#include "opt.h"
+#include "options.h"
 #include "queue/job.h"
 #include "state/agent.h"
 #include "timeutil.h"

@@ -56,6 +56,7 @@ for n in 1 2; do
 	d=$(losetup --find --show "$tmp/node$n.img")
 	devs+=("${d#/dev/}")
 done
+./scripts/loop-twin "${devs[0]}" "${devs[1]}"
 start node1 "${devs[0]}"
 U1=$URL
 start node2 "${devs[1]}"

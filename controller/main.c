@@ -7,7 +7,7 @@
 
 #include "cmd/cmd.h"
 #include "log.h"
-#include "opt.h"
+#include "options.h"
 #include "version.h"
 #include "banned.h"
 

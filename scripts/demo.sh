@@ -57,16 +57,8 @@ for n in 1 2; do
 	# losetup may fall back to buffered I/O silently: the kernel says what it does.
 	[ "$(cat "/sys/block/${dev#/dev/}/loop/dio" 2>/dev/null)" = 1 ] || dio=off
 done
-# Twins: a loop device keeps its queue settings across detach, so one an earlier user tuned
-# (rq_affinity, wbt_lat_usec, ...) would differ from the other in what the plan does not set,
-# which the sweep's pre-flight refuses. node2's device gets node1's settings.
-for f in /sys/block/"${devs[0]}"/queue/*; do
-	name=${f##*/}
-	[ -f "$f" ] || continue
-	case $name in scheduler | nr_requests | read_ahead_kb) continue ;; esac
-	v=$(cat "$f" 2>/dev/null) || continue
-	[ "$(cat "/sys/block/${devs[1]}/queue/$name" 2>/dev/null)" = "$v" ] || echo "$v" >"/sys/block/${devs[1]}/queue/$name" 2>/dev/null || true
-done
+# Twins: node2's device gets node1's queue settings (scripts/loop-twin says why).
+./scripts/loop-twin "${devs[0]}" "${devs[1]}" read_ahead_kb
 disk=$(df --output=source "$img_dir" | tail -n 1)
 queue() { # DEV: the settings the sweep changes, as the kernel reports them
 	local q=/sys/block/$1/queue

@@ -33,7 +33,7 @@ static const struct {
 	{ "format_not_allowed", 403 }, { "queue_full", 429 },      { "invalid_fs_option", 422 },
 	{ "unsupported_match", 422 },  { "fs_failed", 500 },       { "state_dir_in_use", 409 },
 	{ "session_required", 409 },   { "engine_timeout", 500 },  { "busy", 503 },
-	{ "fio_rejected", 422 },
+	{ "fio_rejected", 422 },       { "shutting_down", 503 },
 };
 
 int api_status_for(const char *code)
@@ -130,9 +130,9 @@ static json_t *param_json(const struct param *p)
 	return o;
 }
 
-const char *const api_features[] = { "dry_run",   "strict_query",  "long_poll",
-	                             "profiles",  "job_applied",   "start_at",
-	                             "until_end", "pass_deadline", NULL };
+const char *const api_features[] = { "dry_run",     "strict_query", "long_poll", "profiles",
+	                             "job_applied", "start_at",     "until_end", "pass_deadline",
+	                             "workloads",   "device_lanes", NULL };
 
 static void health_get(void *app, const struct http_req *req, struct http_resp *resp)
 {
@@ -709,6 +709,7 @@ static const struct query_param q_results[] = {
 	{ .key = "since", .type = QUERY_TEXT },
 	{ .key = "limit", .type = QUERY_INT, .min = 1, .max = API_LIST_LIMIT_MAX },
 	{ .key = "before_id", .type = QUERY_INT, .min = 1, .max = INT64_MAX },
+	{ .key = "workload", .type = QUERY_TEXT },
 	{ .key = "label.", .type = QUERY_PREFIX },
 	{ .key = "param.", .type = QUERY_PREFIX },
 	{ .key = NULL },

@@ -116,7 +116,9 @@ static void http_put(struct agent *a, struct buf *b)
 static void jobs_put(struct agent *a, struct buf *b)
 {
 	struct store_job_metric *ms = NULL;
+	struct jobq_lane_info *lanes = NULL;
 	int64_t counts[JOB_N_STATES];
+	int nl = 0;
 	const char *prev = "";
 	struct err e;
 	int n = 0, i;
@@ -126,6 +128,23 @@ static void jobs_put(struct agent *a, struct buf *b)
 		for (i = 0; i < JOB_N_STATES; i++)
 			buf_printf(b, "fleettune_jobs{state=\"%s\"} %lld\n", job_state_names[i],
 			           (long long)counts[i]);
+
+	jobq_lanes(a->jobs, &lanes, &nl);
+	family_put(b, "fleettune_device_job_running", "gauge",
+	           "Per device: 1 while a job runs on it (jobs on different devices run at once).");
+	for (i = 0; i < nl; i++) {
+		buf_puts(b, "fleettune_device_job_running{device=\"");
+		label_escape(b, lanes[i].device);
+		buf_printf(b, "\"} %d\n", lanes[i].running_id ? 1 : 0);
+	}
+	family_put(b, "fleettune_device_jobs_queued", "gauge",
+	           "Per device: jobs waiting for the device's running job to end.");
+	for (i = 0; i < nl; i++) {
+		buf_puts(b, "fleettune_device_jobs_queued{device=\"");
+		label_escape(b, lanes[i].device);
+		buf_printf(b, "\"} %d\n", lanes[i].queued);
+	}
+	free(lanes);
 
 	err_clear(&e);
 	if (job_last_metrics(a->jobs, &ms, &n, &e))

@@ -27,6 +27,7 @@ void job_spec_release(struct job_spec *s)
 	free(s->directory);
 	free(s->fs);
 	fiofile_free(s->fio_file);
+	free(s->opts.workloads);
 	job_spec_init(s);
 }
 

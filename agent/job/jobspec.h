@@ -28,7 +28,8 @@ struct job_label {
 struct job_spec {
 	char device[SYSFS_NAME_MAX];
 	const struct engine *engine;
-	struct engine_opts opts;  /* every engine object given; engine's own is used */
+	struct engine_opts opts;  /* every engine object given; engine's own is used; fio's
+	                             workloads (opts.workloads) are owned here */
 	struct fiofile *fio_file; /* owned; "fio_file": the job as an fio job file (engine fio,
 	                             no "fio" object); opts.fio.file points here. NULL: none */
 	int loops;                /* 1..JOB_LOOPS_MAX */

@@ -1,5 +1,6 @@
-/* job.c -- benchmark jobs: the FIFO queue and its worker, progress, cancel, recovery (a job's
- * run and its loops are job_run.c's).
+/* job.c -- benchmark jobs: the FIFO queue and its workers (a lane per device: jobs on different
+ * devices run at once, jobs on one device one after another in FIFO order), progress, cancel,
+ * recovery (a job's run and its loops are job_run.c's).
  * Specs arrive decoded (struct job_spec), checked by job_check.c, and are run as they are. */
 #include <errno.h>
 #include <limits.h>
@@ -30,21 +31,30 @@ struct job {
 
 #define JOBQ_UNRECORDED_MAX 16
 
-struct jobq {
-	struct jobq_env env; /* now_s never NULL */
+/* One device's worker: it runs the device's queued jobs one at a time, oldest first. Made by
+ * the first job for the device, it lives until the queue stops. Every field but the thread is
+ * under the queue's lock. */
+struct lane {
+	struct jobq *q;
+	char device[SYSFS_NAME_MAX];
 	pthread_t thread;
-	bool thread_started;
-	pthread_mutex_t lock;
-	pthread_cond_t wake; /* new job, cancel, or stop */
-	pthread_cond_t done; /* the running job finished */
-	bool stop;
-	struct job *head, *tail;        /* queued jobs, oldest first */
 	int64_t running_id;             /* 0 when idle */
 	bool cancel;                    /* cancel the running job */
 	double progress;                /* of the running job, 0..1, never lower than before */
-	struct contain contain;         /* where every pass's processes are kept */
-	struct jobfs jobfs;             /* where job filesystems are mounted (STATE_DIR/fs) */
 	char fs_device[SYSFS_NAME_MAX]; /* the device the running job has its filesystem on */
+	struct lane *next;
+};
+
+struct jobq {
+	struct jobq_env env; /* now_s never NULL */
+	pthread_mutex_t lock;
+	pthread_cond_t wake; /* new job, cancel, or stop */
+	pthread_cond_t done; /* a running job finished */
+	bool stop;
+	struct job *head, *tail; /* queued jobs, oldest first, every device's */
+	struct lane *lanes;      /* a worker per device that has had a job */
+	struct contain contain;  /* where every pass's processes are kept */
+	struct jobfs jobfs;      /* where job filesystems are mounted (STATE_DIR/fs) */
 	/* Jobs that ended but whose end the database did not take (the state directory is full):
 	 * shown ended all the same, written as soon as the database takes it (issue 23 item 6). */
 	struct job_end {
@@ -152,12 +162,48 @@ static struct job *queue_remove(struct jobq *q, int64_t id)
  * wait for its start (mkfs cannot dry-run on the mounted device). */
 static bool fs_held(struct jobq *q, const char *dev)
 {
-	bool held;
+	const struct lane *l;
+	bool held = false;
 
 	pthread_mutex_lock(&q->lock);
-	held = q->running_id && !strcmp(q->fs_device, dev);
+	for (l = q->lanes; l && !held; l = l->next)
+		held = l->running_id && !strcmp(l->fs_device, dev);
 	pthread_mutex_unlock(&q->lock);
 	return held;
+}
+
+/* The lane running job id (NULL: none runs it); the caller holds q->lock. */
+static struct lane *lane_running(struct jobq *q, int64_t id)
+{
+	struct lane *l;
+
+	for (l = q->lanes; l; l = l->next)
+		if (l->running_id == id)
+			return l;
+	return NULL;
+}
+
+static void *lane_main(void *arg);
+
+/* Device dev's lane, made with its worker when dev has none yet; the caller holds q->lock.
+ * -EAGAIN "internal" when the thread cannot be started. */
+static int lane_get(struct jobq *q, const char *dev, struct err *e)
+{
+	struct lane *l;
+
+	for (l = q->lanes; l; l = l->next)
+		if (!strcmp(l->device, dev))
+			return 0;
+	l = xcalloc(1, sizeof(*l));
+	l->q = q;
+	snprintf(l->device, sizeof(l->device), "%s", dev);
+	if (pthread_create(&l->thread, NULL, lane_main, l)) {
+		free(l);
+		return err_set(e, -EAGAIN, "internal", "cannot start the job worker of '%s'", dev);
+	}
+	l->next = q->lanes;
+	q->lanes = l;
+	return 0;
 }
 
 int job_check(struct jobq *q, struct job_spec *spec, struct err *e)
@@ -189,6 +235,11 @@ int job_submit(struct jobq *q, struct job_spec *spec, int64_t *id, struct err *e
 	pthread_mutex_lock(&q->lock);
 	for (j = q->head; j; j = j->next)
 		n_queued++;
+	if (q->stop) {
+		rc = err_set(e, -EAGAIN, "shutting_down",
+		             "the agent is stopping: nothing is queued");
+		goto out;
+	}
 	if (n_queued >= max_queued) {
 		rc = err_set(e, -EAGAIN, "queue_full",
 		             "the agent's queue holds %d jobs already (its limit, --max-queued): "
@@ -196,10 +247,13 @@ int job_submit(struct jobq *q, struct job_spec *spec, int64_t *id, struct err *e
 		             n_queued);
 		goto out;
 	}
+	rc = lane_get(q, dev, e);
+	if (rc)
+		goto out;
 	rc = store_job_insert(q->env.store, spec, q->env.now_s(), id, e);
 	if (rc == 0) {
 		queue_push(q, *id, spec);
-		pthread_cond_signal(&q->wake);
+		pthread_cond_broadcast(&q->wake);
 	} else if (spec->params.n) {
 		/* The job's params are writes: a job that cannot be recorded cannot have them
 		 * audited either (503, as a PATCH on a full disk). */
@@ -231,6 +285,7 @@ static void cond_wait_s(pthread_cond_t *cond, pthread_mutex_t *lock, double wait
 int job_cancel(struct jobq *q, int64_t id, struct err *e)
 {
 	struct job_rec rec;
+	struct lane *l;
 	struct job *j;
 	double deadline;
 	int rc;
@@ -250,7 +305,8 @@ int job_cancel(struct jobq *q, int64_t id, struct err *e)
 			             (long long)id);
 		return rc;
 	}
-	if (q->running_id != id) {
+	l = lane_running(q, id);
+	if (!l) {
 		pthread_mutex_unlock(&q->lock);
 		rc = store_job_get(q->env.store, id, &rec, e);
 		if (rc)
@@ -260,13 +316,14 @@ int job_cancel(struct jobq *q, int64_t id, struct err *e)
 		store_job_rec_release(&rec);
 		return rc;
 	}
-	q->cancel = true;
+	l->cancel = true;
 	pthread_cond_broadcast(&q->wake);
-	/* Wait for the worker: SIGTERM, up to 5 s of grace, SIGKILL, restore. */
+	/* Wait for the device's worker: SIGTERM, up to 5 s of grace, SIGKILL, restore. A lane
+	 * lives until the queue stops, so l stays valid while we wait. */
 	deadline = time_mono_s() + CANCEL_GRACE_S + 10;
-	while (q->running_id == id && time_mono_s() < deadline)
+	while (l->running_id == id && time_mono_s() < deadline)
 		cond_wait_s(&q->done, &q->lock, 0.2);
-	rc = q->running_id == id ? -EINPROGRESS : 0;
+	rc = l->running_id == id ? -EINPROGRESS : 0;
 	pthread_mutex_unlock(&q->lock);
 	return rc;
 }
@@ -297,12 +354,16 @@ void job_params_written(struct jobq *q, const char *device, const struct tune_it
 	bool found = false;
 	int64_t id;
 	int i, kept = 0, changed = 0;
+	const struct lane *l;
 	struct err e;
 
 	for (i = 0; i < n; i++)
 		changed += strcmp(items[i].previous, items[i].applied) != 0;
+	id = 0;
 	pthread_mutex_lock(&q->lock);
-	id = q->running_id;
+	for (l = q->lanes; l && !id; l = l->next)
+		if (!strcmp(l->device, device))
+			id = l->running_id;
 	pthread_mutex_unlock(&q->lock);
 	if (!id || !changed)
 		return;
@@ -340,12 +401,14 @@ out:
 static void progress_fill(struct jobq *q, struct job_rec *rec)
 {
 	int state = job_state_parse(rec->state), k;
+	const struct lane *l;
 	bool running;
 
 	pthread_mutex_lock(&q->lock);
-	running = q->running_id == rec->id;
+	l = lane_running(q, rec->id);
+	running = l != NULL;
 	if (running)
-		rec->progress = q->progress;
+		rec->progress = l->progress;
 	for (k = 0; k < q->n_unrecorded; k++) {
 		const struct job_end *je = &q->unrecorded[k];
 
@@ -409,6 +472,33 @@ int job_raw(struct jobq *q, int64_t id, int loop, char **raw, size_t *len, struc
 	return store_job_raw(q->env.store, id, loop, raw, len, e);
 }
 
+static int lane_info_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct jobq_lane_info *)a)->device,
+	              ((const struct jobq_lane_info *)b)->device);
+}
+
+void jobq_lanes(struct jobq *q, struct jobq_lane_info **out, int *n)
+{
+	const struct lane *l;
+	const struct job *j;
+	int k = 0, i;
+
+	pthread_mutex_lock(&q->lock);
+	for (l = q->lanes; l; l = l->next)
+		k++;
+	*out = xcalloc((size_t)k + 1, sizeof(**out));
+	for (l = q->lanes, i = 0; l; l = l->next, i++) {
+		snprintf((*out)[i].device, sizeof((*out)[i].device), "%s", l->device);
+		(*out)[i].running_id = l->running_id;
+		for (j = q->head; j; j = j->next)
+			(*out)[i].queued += !strcmp(j->spec.device, l->device);
+	}
+	pthread_mutex_unlock(&q->lock);
+	qsort(*out, (size_t)k, sizeof(**out), lane_info_cmp);
+	*n = k;
+}
+
 int job_state_counts(struct jobq *q, int64_t *counts)
 {
 	return store_job_state_counts(q->env.store, job_state_names, JOB_N_STATES, counts);
@@ -421,17 +511,18 @@ int job_last_metrics(struct jobq *q, struct store_job_metric **out, int *n, stru
 
 /* Move job id's progress to p (it never goes back: an engine's estimate may wobble) and tell
  * the watcher when its version changed: a new progress step, or a pass that just landed. */
-static void jobq_progress_set(struct jobq *q, int64_t id, double p, bool pass_landed)
+static void lane_progress_set(struct lane *l, double p, bool pass_landed)
 {
+	struct jobq *q = l->q;
 	uint64_t before;
 
 	pthread_mutex_lock(&q->lock);
-	before = progress_step(q->progress);
+	before = progress_step(l->progress);
 	p = p < 0 ? 0 : p > 1 ? 1 : p;
-	if (p > q->progress)
-		q->progress = p;
-	if (pass_landed || progress_step(q->progress) != before)
-		changed_locked(q, id);
+	if (p > l->progress)
+		l->progress = p;
+	if (pass_landed || progress_step(l->progress) != before)
+		changed_locked(q, l->running_id);
 	pthread_mutex_unlock(&q->lock);
 }
 
@@ -481,17 +572,29 @@ static void ends_flush_locked(struct jobq *q)
 	}
 }
 
-/* Wait for a queued job or stop; returns the next job (q->running_id set) or NULL to stop.
- * While an end waits to be recorded, it is tried again every second. */
-static struct job *next_job(struct jobq *q)
+/* The oldest queued job for dev (NULL: none); the caller holds q->lock. */
+static struct job *queue_first_for(struct jobq *q, const char *dev)
 {
+	struct job *j;
+
+	for (j = q->head; j; j = j->next)
+		if (!strcmp(j->spec.device, dev))
+			return j;
+	return NULL;
+}
+
+/* Wait for a queued job of l's device or stop; returns the next job (l->running_id set) or
+ * NULL to stop. While an end waits to be recorded, it is tried again every second. */
+static struct job *next_job(struct lane *l)
+{
+	struct jobq *q = l->q;
 	struct job *j = NULL;
 
 	pthread_mutex_lock(&q->lock);
 	for (;;) {
 		if (q->n_unrecorded)
 			ends_flush_locked(q);
-		if (q->stop || q->head)
+		if (q->stop || (j = queue_first_for(q, l->device)))
 			break;
 		if (q->n_unrecorded)
 			cond_wait_s(&q->wake, &q->lock, 1.0);
@@ -499,14 +602,12 @@ static struct job *next_job(struct jobq *q)
 			pthread_cond_wait(&q->wake, &q->lock);
 	}
 	if (!q->stop) {
-		j = q->head;
-		q->head = j->next;
-		if (!q->head)
-			q->tail = NULL;
-		j->next = NULL;
-		q->running_id = j->id;
-		q->cancel = false;
-		q->progress = 0;
+		queue_remove(q, j->id);
+		l->running_id = j->id;
+		l->cancel = false;
+		l->progress = 0;
+	} else {
+		j = NULL;
 	}
 	pthread_mutex_unlock(&q->lock);
 	return j;
@@ -515,13 +616,14 @@ static struct job *next_job(struct jobq *q)
 /* The run's hooks (job_run.h) on the queue. */
 static enum job_state run_stopped(void *cls)
 {
-	struct jobq *q = cls;
+	struct lane *l = cls;
+	struct jobq *q = l->q;
 	enum job_state s = JOB_RUNNING;
 
 	pthread_mutex_lock(&q->lock);
 	if (q->stop)
 		s = JOB_INTERRUPTED;
-	else if (q->cancel)
+	else if (l->cancel)
 		s = JOB_CANCELLED;
 	pthread_mutex_unlock(&q->lock);
 	return s;
@@ -529,20 +631,19 @@ static enum job_state run_stopped(void *cls)
 
 static void run_progress(void *cls, double p, bool pass_landed)
 {
-	struct jobq *q = cls;
-
-	jobq_progress_set(q, q->running_id, p, pass_landed);
+	lane_progress_set(cls, p, pass_landed);
 }
 
 static enum job_state run_hold_until(void *cls, double at_s)
 {
-	struct jobq *q = cls;
+	struct lane *l = cls;
+	struct jobq *q = l->q;
 	enum job_state s = JOB_RUNNING;
 	double left;
 
 	pthread_mutex_lock(&q->lock);
 	for (;;) {
-		if (q->stop || q->cancel) {
+		if (q->stop || l->cancel) {
 			s = q->stop ? JOB_INTERRUPTED : JOB_CANCELLED;
 			break;
 		}
@@ -558,10 +659,11 @@ static enum job_state run_hold_until(void *cls, double at_s)
 
 static void run_fs_device(void *cls, const char *dev)
 {
-	struct jobq *q = cls;
+	struct lane *l = cls;
+	struct jobq *q = l->q;
 
 	pthread_mutex_lock(&q->lock);
-	snprintf(q->fs_device, sizeof(q->fs_device), "%s", dev);
+	snprintf(l->fs_device, sizeof(l->fs_device), "%s", dev);
 	pthread_mutex_unlock(&q->lock);
 }
 
@@ -579,18 +681,19 @@ static void job_end(struct jobq *q, int64_t id, enum job_state state, const stru
 	jobq_changed(q, id);
 }
 
-static void *worker_main(void *arg)
+static void *lane_main(void *arg)
 {
-	struct jobq *q = arg;
+	struct lane *l = arg;
+	struct jobq *q = l->q;
 	struct job_runner runner = { &q->env,
 		                     &q->contain,
 		                     &q->jobfs,
 		                     { run_stopped, run_progress, run_fs_device, run_hold_until,
-		                       q } };
+		                       l } };
 	struct job *job;
 	struct err e;
 
-	while ((job = next_job(q))) {
+	while ((job = next_job(l))) {
 		err_clear(&e);
 		if (store_job_start(q->env.store, job->id, q->env.now_s(), &e) == 0) {
 			jobq_changed(q, job->id);
@@ -598,8 +701,8 @@ static void *worker_main(void *arg)
 		} else
 			log_error("job %lld not started: %s", (long long)job->id, e.msg);
 		pthread_mutex_lock(&q->lock);
-		q->running_id = 0;
-		q->cancel = false;
+		l->running_id = 0;
+		l->cancel = false;
 		pthread_cond_broadcast(&q->done);
 		pthread_mutex_unlock(&q->lock);
 		job_free(job);
@@ -659,7 +762,17 @@ static int queue_load(struct jobq *q, struct err *e)
 		struct err fe;
 
 		if (list[i].spec_ok) {
+			char dev[SYSFS_NAME_MAX];
+
+			snprintf(dev, sizeof(dev), "%s", list[i].spec.device);
+			pthread_mutex_lock(&q->lock);
 			queue_push(q, list[i].id, &list[i].spec);
+			rc = lane_get(q, dev, e);
+			pthread_mutex_unlock(&q->lock);
+			if (rc) {
+				store_jobs_free(list, n);
+				return rc;
+			}
 			continue;
 		}
 		err_clear(&fe);
@@ -700,25 +813,29 @@ int jobq_start(struct jobq **out, const struct jobq_env *env, struct err *e)
 		jobq_stop(q);
 		return -EIO;
 	}
-	if (pthread_create(&q->thread, NULL, worker_main, q)) {
-		jobq_stop(q);
-		return err_set(e, -EAGAIN, "internal", "cannot start the job worker thread");
-	}
-	q->thread_started = true;
 	*out = q;
 	return 0;
 }
 
 void jobq_stop(struct jobq *q)
 {
+	struct lane *l;
+
 	if (!q)
 		return;
 	pthread_mutex_lock(&q->lock);
 	q->stop = true;
 	pthread_cond_broadcast(&q->wake);
 	pthread_mutex_unlock(&q->lock);
-	if (q->thread_started)
-		pthread_join(q->thread, NULL);
+	/* Every device's worker stops its job (interrupted, params restored), at once. No lane
+	 * is made once stop is set. */
+	for (l = q->lanes; l; l = l->next)
+		pthread_join(l->thread, NULL);
+	while (q->lanes) {
+		l = q->lanes;
+		q->lanes = l->next;
+		free(l);
+	}
 	while (q->head) {
 		struct job *j = q->head;
 

@@ -1,5 +1,6 @@
-/* job.h -- the benchmark job queue: one job at a time per agent, FIFO, with
- * loops, progress, cancel, params applied and restored, and crash recovery. */
+/* job.h -- the benchmark job queue: a worker per device (jobs on different devices run at
+ * the same moment, jobs on one device one at a time, FIFO), with loops, progress, cancel,
+ * params applied and restored, and crash recovery. */
 #ifndef FT_JOB_H
 #define FT_JOB_H
 
@@ -23,9 +24,11 @@ struct jobq;
 
 /* Recover jobs left running by a previous run (they become "interrupted",
  * their engine process group is killed and their params restored), take up
- * the queued ones, then start the worker thread. env is copied. */
+ * the queued ones, then start a worker per device that has jobs queued (a device's worker is
+ * started by its first job). env is copied. */
 int jobq_start(struct jobq **out, const struct jobq_env *env, struct err *e);
-/* Cancel the running job (it ends "interrupted"), stop the worker, free. NULL is fine. */
+/* Stop every device's running job (each ends "interrupted", its params restored) and the
+ * workers, free. NULL is fine. */
 void jobq_stop(struct jobq *q);
 
 /*
@@ -113,6 +116,15 @@ int job_results(struct jobq *q, const struct result_filter *f, struct job_rec **
 int job_passes(struct jobq *q, int64_t id, struct pass_rec **out, int *n, struct err *e);
 /* The raw output of one pass. Caller frees *raw. */
 int job_raw(struct jobq *q, int64_t id, int loop, char **raw, size_t *len, struct err *e);
+/* What one device's worker is doing, for /metrics: the job it runs (0: none) and how many of
+ * the device's jobs wait. */
+struct jobq_lane_info {
+	char device[SYSFS_NAME_MAX];
+	int64_t running_id;
+	int queued;
+};
+/* Every device that has had a job since the agent started, by name. Caller frees *out. */
+void jobq_lanes(struct jobq *q, struct jobq_lane_info **out, int *n);
 /* Jobs per state (counts[i] for job_state_names[i], JOB_N_STATES of them), for /metrics. */
 int job_state_counts(struct jobq *q, int64_t *counts);
 /* Per device, the mean of every metric of its newest finished job, for /metrics. Caller frees

@@ -12,7 +12,7 @@
 
 #include "buf.h"
 #include "model/sweep.h"
-#include "opt.h"
+#include "options.h"
 #include "plan/plan.h"
 #include "render/report.h"
 

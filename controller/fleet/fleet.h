@@ -45,6 +45,8 @@ struct node_info {
 	double clock_offset_s, clock_uncertain_s;
 	bool pass_deadline; /* so is "pass_deadline": the agent ends a pass past its deadline and
 	                       its jobs say how long a run may take (run_deadline_s) */
+	bool device_lanes;  /* so is "device_lanes": jobs on different devices run at the same
+	                       moment (a node of several devices needs it) */
 	bool devices_read;  /* the device list answered; else error says why (and dev_found is
 	                       not known: "cannot read the device list", never "not found") */
 	bool dev_found;

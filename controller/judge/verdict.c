@@ -427,7 +427,7 @@ static void outcome_pick(struct sweep *s)
 		}
 		s->outcome = tried > 0 && measured == 0 ? OUTCOME_NO_FIGURES : OUTCOME_BASELINE;
 	}
-	why = s->outcome == OUTCOME_BASELINE_FAILED ? DECISION_WHY_BASELINE_FAILED
+	why = s->outcome == OUTCOME_BASELINE_FAILED ? sweep_baseline_why(s)
 	      : s->outcome == OUTCOME_NO_FIGURES    ? DECISION_WHY_NO_FIGURES
 	                                            : DECISION_WHY_NO_GAIN;
 	if (s->decision.state == DECISION_NONE)

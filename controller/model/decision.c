@@ -7,9 +7,10 @@
 
 static const char *const state_codes[] = { "none", "unconfirmed", "confirmed" };
 static const char *const basis_codes[] = { "none", "final", "grid_row", "rows" };
-static const char *const why_codes[] = { "gain",       "not_judged", "baseline_failed",
-	                                 "no_figures", "no_gain",    "not_confirmed",
-	                                 "no_final" };
+static const char *const why_codes[] = {
+	"gain",          "not_judged", "baseline_failed",    "no_figures",      "no_gain",
+	"not_confirmed", "no_final",   "baseline_cancelled", "baseline_not_run"
+};
 
 #define NAMES(a) ((int)(sizeof(a) / sizeof((a)[0])))
 

@@ -56,6 +56,11 @@ enum decision_why {
 	DECISION_WHY_NOT_CONFIRMED,   /* "not_confirmed": the final confirmation is not a gain */
 	DECISION_WHY_NO_FINAL,        /* "no_final": rows suggested cfg, the final confirmation
 	                                 did not run (the sweep stopped before it) */
+	DECISION_WHY_BASELINE_CANCELLED, /* "baseline_cancelled": the sweep stopped and cancelled
+	                                    the original baseline on every node before it finished
+	                                  */
+	DECISION_WHY_BASELINE_NOT_RUN,   /* "baseline_not_run": the sweep stopped before the
+	                                    original baseline's turn came (rounds are seeded) */
 };
 
 /* One row behind the suggestion: its figures as the decision's cohort sees them. */

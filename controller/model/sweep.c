@@ -153,6 +153,22 @@ void sweep_node_cfg_set(struct sweep *s, int i, int k, const struct config *cfg)
 	}
 }
 
+enum decision_why sweep_baseline_why(const struct sweep *s)
+{
+	int k, cancelled = 0;
+
+	if (!s->npoints || !strcmp(s->status, "completed"))
+		return DECISION_WHY_BASELINE_FAILED;
+	for (k = 0; k < s->plan.nnodes; k++) {
+		const struct node_result *r = &s->points[0].nodes[k];
+
+		if (r->state == NODE_FAILED || r->npasses > 0)
+			return DECISION_WHY_BASELINE_FAILED;
+		cancelled += r->state == NODE_CANCELLED;
+	}
+	return cancelled > 0 ? DECISION_WHY_BASELINE_CANCELLED : DECISION_WHY_BASELINE_NOT_RUN;
+}
+
 const struct decision *sweep_decision(const struct sweep *s, int c)
 {
 	return c >= 0 && s->ncohorts >= 2 && c < s->ncohorts ? &s->cohorts[c].decision

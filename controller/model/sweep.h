@@ -293,6 +293,11 @@ const struct config *sweep_node_cfg(const struct point *p, int k);
 void sweep_node_cfg_set(struct sweep *s, int i, int k, const struct config *cfg);
 /* Cohort c's decision (c < 0, or a sweep with fewer than two cohorts: the fleet's). */
 const struct decision *sweep_decision(const struct sweep *s, int c);
+/* Why the original baseline has no figure, for a sweep whose outcome is baseline_failed:
+ * DECISION_WHY_BASELINE_FAILED when a node of it failed (or the sweep completed), else, the
+ * sweep having stopped (Ctrl-C, another node's failure), _CANCELLED when the controller
+ * cancelled its run, _NOT_RUN when the sweep stopped before its turn in the seeded rounds. */
+enum decision_why sweep_baseline_why(const struct sweep *s);
 /* Whether some cohort's decision differs from the fleet's (state or configuration): the
  * cohorts are then shown and acted on one by one. */
 bool sweep_cohort_decisions_differ(const struct sweep *s);

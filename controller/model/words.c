@@ -361,45 +361,29 @@ static void point_failures(const struct sweep *s, const struct point *p, struct 
 	}
 }
 
-/* Why the original baseline has no figure when no node of it failed and the sweep was
- * stopped (Ctrl-C, or another node's failure): the controller cancelled its run, or (in
- * rounds, whose order is seeded) the sweep stopped before the baseline's turn came. */
-enum baseline_stop { BASELINE_FAILED, BASELINE_CANCELLED, BASELINE_NOT_RUN };
-
-static enum baseline_stop baseline_stop_of(const struct sweep *s)
+/* "the baseline failed on every node" or why it has no figure without failing: the words of
+ * why (one of the baseline whys), as every surface says them. */
+static void baseline_why_words(enum decision_why why, const char *status, struct buf *out)
 {
-	int k, cancelled = 0;
-
-	if (!s->npoints || !strcmp(s->status, "completed"))
-		return BASELINE_FAILED;
-	for (k = 0; k < s->plan.nnodes; k++) {
-		const struct node_result *r = &s->points[0].nodes[k];
-
-		if (r->state == NODE_FAILED || r->npasses > 0)
-			return BASELINE_FAILED;
-		cancelled += r->state == NODE_CANCELLED;
-	}
-	return cancelled > 0 ? BASELINE_CANCELLED : BASELINE_NOT_RUN;
-}
-
-/* "the baseline failed on every node" or why it has no figure without failing. */
-static void baseline_words(const struct sweep *s, struct buf *out)
-{
-	switch (baseline_stop_of(s)) {
-	case BASELINE_CANCELLED:
+	switch (why) {
+	case DECISION_WHY_BASELINE_CANCELLED:
 		buf_printf(out,
 		           "the baseline was cancelled on every node before it finished (the sweep "
 		           "was %s)",
-		           s->status);
+		           status ? status : "stopped");
 		return;
-	case BASELINE_NOT_RUN:
+	case DECISION_WHY_BASELINE_NOT_RUN:
 		buf_printf(out, "the sweep was %s before the baseline's turn in the first round",
-		           s->status);
+		           status ? status : "stopped");
 		return;
-	case BASELINE_FAILED:
-		break;
+	default:
+		buf_puts(out, "the baseline failed on every node");
 	}
-	buf_puts(out, "the baseline failed on every node");
+}
+
+static void baseline_words(const struct sweep *s, struct buf *out)
+{
+	baseline_why_words(sweep_baseline_why(s), s->status, out);
 }
 
 /* The first configuration point that ran and has no figure, for "no figures". */
@@ -557,7 +541,10 @@ void words_decision_summary(const struct decision *d, const char *status, struct
 	}
 	switch (d->why) {
 	case DECISION_WHY_BASELINE_FAILED:
-		buf_puts(out, "no best: the baseline failed on every node");
+	case DECISION_WHY_BASELINE_CANCELLED:
+	case DECISION_WHY_BASELINE_NOT_RUN:
+		buf_puts(out, "no best: ");
+		baseline_why_words(d->why, status, out);
 		return;
 	case DECISION_WHY_NO_FIGURES:
 		buf_puts(out, "no best: no configuration produced a figure to compare with the "

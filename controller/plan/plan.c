@@ -52,6 +52,7 @@ void plan_release(struct plan *p)
 		free(p->nodes[i].name);
 		free(p->nodes[i].url);
 		free(p->nodes[i].device);
+		free(p->nodes[i].host);
 		free(p->nodes[i].token);
 		free(p->nodes[i].token_file);
 		plan_labels_free(p->nodes[i].labels, p->nodes[i].nlabels);

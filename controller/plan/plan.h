@@ -28,6 +28,7 @@
 bool plan_param_is_fs(const char *name);
 
 #define PLAN_COHORT_BY_MAX 8 /* keys of cohort_by */
+#define PLAN_DEVICES_MAX 16  /* nodes[].devices: a node's devices */
 #define PLAN_ALLOW_MAX 32    /* names of allow_differences */
 
 /* A free label: the plan's, attached to every agent job of the sweep, or a node's. */
@@ -37,10 +38,11 @@ struct plan_label {
 };
 
 struct plan_node {
-	char *name;
-	char *url; /* without trailing slash */
+	char *name; /* a node of several devices: one member per device, called "host/device" */
+	char *url;  /* without trailing slash */
 	char *device;
-	char *token;      /* NULL until plan_tokens_load() */
+	char *host;  /* a member of a node that gave "devices": the node's own name (NULL: none) */
+	char *token; /* NULL until plan_tokens_load() */
 	char *token_file; /* resolved against the plan's directory; NULL if not given */
 	int nlabels;      /* nodes[].labels: what cohort_by may group by beside the identity */
 	struct plan_label *labels;

@@ -134,37 +134,126 @@ static const char *token_problem(const char *tok)
 	return NULL;
 }
 
+/* A copy of n labels. */
+static struct plan_label *labels_dup(const struct plan_label *l, int n)
+{
+	struct plan_label *out = n ? xcalloc((size_t)n, sizeof(*out)) : NULL;
+	int k;
+
+	for (k = 0; k < n; k++) {
+		out[k].key = xstrdup(l[k].key);
+		out[k].value = xstrdup(l[k].value);
+	}
+	return out;
+}
+
+/* Append an empty node to p (its array grown by doubling). */
+static struct plan_node *node_add(struct plan *p, int *cap)
+{
+	if (p->nnodes >= *cap) {
+		*cap = *cap ? *cap * 2 : 8;
+		p->nodes = xrealloc(p->nodes, (size_t)*cap * sizeof(*p->nodes));
+	}
+	memset(&p->nodes[p->nnodes], 0, sizeof(*p->nodes));
+	return &p->nodes[p->nnodes++];
+}
+
+/*
+ * Node pn (its device set) becomes one member per device of devs[0..ndev) when host is given
+ * (a node's "devices"): pn itself is the first, called "host/dev", and copies of it follow with
+ * the same URL, token and labels. Everything but the name and the device is pn's.
+ */
+static void node_members(struct plan *p, int *cap, int first, const char *host,
+                         const char *const *devs, int ndev)
+{
+	int d;
+
+	for (d = 0; d < ndev; d++) {
+		struct plan_node *pn = d ? node_add(p, cap) : &p->nodes[first], *src;
+
+		src = &p->nodes[first]; /* node_add may have moved the array */
+		if (d) {
+			pn->url = xstrdup(src->url);
+			pn->token = src->token ? xstrdup(src->token) : NULL;
+			pn->token_file = src->token_file ? xstrdup(src->token_file) : NULL;
+			pn->labels = labels_dup(src->labels, src->nlabels);
+			pn->nlabels = src->nlabels;
+		} else {
+			free(pn->name);
+			free(pn->device);
+		}
+		pn->host = xstrdup(host);
+		pn->name = xasprintf("%s/%s", host, devs[d]);
+		pn->device = xstrdup(devs[d]);
+	}
+}
+
+/* nodes[i].devices: 1..PLAN_DEVICES_MAX block device names, each once, into devs. */
+static int devices_take(struct parser *ps, json_t *v, size_t i, const char **devs, int *ndev)
+{
+	char path[64];
+	size_t k;
+	json_t *d;
+	int j;
+
+	snprintf(path, sizeof(path), "nodes[%zu].devices", i);
+	if (!json_is_array(v) || json_array_size(v) == 0 || json_array_size(v) > PLAN_DEVICES_MAX)
+		return fail(ps, path, "expected an array of 1 to %d block device names",
+		            PLAN_DEVICES_MAX);
+	json_array_foreach(v, k, d)
+	{
+		snprintf(path, sizeof(path), "nodes[%zu].devices[%zu]", i, k);
+		if (!json_is_string(d) || !planjson_name_ok(json_string_value(d), "-"))
+			return fail(ps, path, "'%s' is not a block device name (e.g. sda, loop0)",
+			            json_is_string(d) ? json_string_value(d) : "(not a string)");
+		devs[k] = json_string_value(d);
+		for (j = 0; j < (int)k; j++)
+			if (!strcmp(devs[j], devs[k]))
+				return fail(ps, path, "'%s' is given twice", devs[k]);
+	}
+	*ndev = (int)json_array_size(v);
+	return 0;
+}
+
 int plan_parse_nodes(struct parser *ps, json_t *arr, const char *dir)
 {
-	static const char *const keys[] = { "name",  "url",    "device", "token_file",
-		                            "token", "labels", NULL };
+	static const char *const keys[] = { "name",       "url",   "device", "devices",
+		                            "token_file", "token", "labels", NULL };
 	struct plan *p = ps->p;
 	size_t i;
 	char path[64];
 	json_t *n;
-	int r;
+	int r, cap = 0;
 
 	if (!json_is_array(arr))
 		return fail(ps, "nodes", "expected an array");
 	if (json_array_size(arr) == 0)
 		return fail(ps, "nodes", "at least one node is required");
-	p->nodes = xcalloc(json_array_size(arr), sizeof(*p->nodes));
 	json_array_foreach(arr, i, n)
 	{
-		struct plan_node *pn = &p->nodes[i];
+		struct plan_node *pn;
 		const char *name = NULL, *url = NULL, *dev = NULL, *tf = NULL, *tok = NULL;
+		const char *devs[PLAN_DEVICES_MAX];
+		json_t *devices;
+		int ndev = 0, first;
 
-		p->nnodes = (int)i + 1;
 		snprintf(path, sizeof(path), "nodes[%zu]", i);
 		if (!json_is_object(n))
 			return fail(ps, path, "expected an object");
 		if ((r = planjson_check_keys(ps, n, path, keys)) < 0)
 			return r;
+		devices = json_object_get(n, "devices");
 		if ((r = planjson_get_str(ps, n, "name", path, true, &name)) < 0 ||
 		    (r = planjson_get_str(ps, n, "url", path, true, &url)) < 0 ||
-		    (r = planjson_get_str(ps, n, "device", path, true, &dev)) < 0 ||
+		    (r = planjson_get_str(ps, n, "device", path, !devices, &dev)) < 0 ||
 		    (r = planjson_get_str(ps, n, "token_file", path, false, &tf)) < 0 ||
 		    (r = planjson_get_str(ps, n, "token", path, false, &tok)) < 0)
+			return r;
+		if (devices && dev)
+			return fail(
+			        ps, path,
+			        "give \"device\" (one device) or \"devices\" (several), not both");
+		if (devices && (r = devices_take(ps, devices, i, devs, &ndev)) < 0)
 			return r;
 		if (!planjson_name_ok(name, ".-")) {
 			snprintf(path, sizeof(path), "nodes[%zu].name", i);
@@ -175,7 +264,7 @@ int plan_parse_nodes(struct parser *ps, json_t *arr, const char *dir)
 			snprintf(path, sizeof(path), "nodes[%zu].url", i);
 			return fail(ps, path, "'%s' must start with http:// or https://", url);
 		}
-		if (!planjson_name_ok(dev, "-")) {
+		if (dev && !planjson_name_ok(dev, "-")) {
 			snprintf(path, sizeof(path), "nodes[%zu].device", i);
 			return fail(ps, path, "'%s' is not a block device name (e.g. sda, loop0)",
 			            dev);
@@ -184,11 +273,13 @@ int plan_parse_nodes(struct parser *ps, json_t *arr, const char *dir)
 			snprintf(path, sizeof(path), "nodes[%zu].token", i);
 			return fail(ps, path, "%s", token_problem(tok));
 		}
+		first = p->nnodes;
+		pn = node_add(p, &cap);
 		pn->name = xstrdup(name);
 		pn->url = xstrdup(url);
 		while (strlen(pn->url) > 8 && pn->url[strlen(pn->url) - 1] == '/')
 			pn->url[strlen(pn->url) - 1] = '\0';
-		pn->device = xstrdup(dev);
+		pn->device = xstrdup(dev ? dev : devs[0]);
 		if (tok)
 			pn->token = xstrdup(tok);
 		if (tf)
@@ -204,8 +295,47 @@ int plan_parse_nodes(struct parser *ps, json_t *arr, const char *dir)
 			snprintf(path, sizeof(path), "nodes[%zu].labels.%s", i, pn->labels[r].key);
 			return fail(ps, path, "a label key is letters, digits, '.', '-' or '_'");
 		}
+		if (devices)
+			node_members(p, &cap, first, name, devs, ndev);
 	}
 	return 0;
+}
+
+/* A node list's device: one name, or several separated by commas ("sdb,sdc", "/dev/" before
+ * each is dropped), each a block device name given once, at most PLAN_DEVICES_MAX. list is cut
+ * in place and devs point into it. -EINVAL with why saying what is wrong. */
+static int device_list_split(char *list, const char *node, const char **devs, int *ndev, char *why,
+                             size_t len)
+{
+	char *at = list, *end, of[120] = "";
+	int j;
+
+	if (node)
+		snprintf(of, sizeof(of), " (node %.100s)", node);
+	for (*ndev = 0;; at = end + 1) {
+		end = strchr(at, ',');
+		if (end)
+			*end = '\0';
+		if (!strncmp(at, "/dev/", 5))
+			at += 5;
+		if (*ndev >= PLAN_DEVICES_MAX) {
+			snprintf(why, len, "more than %d devices%s", PLAN_DEVICES_MAX, of);
+			return -EINVAL;
+		}
+		if (!planjson_name_ok(at, "-")) {
+			snprintf(why, len, "'%.60s'%s is not a block device name (e.g. sda, loop0)",
+			         at, of);
+			return -EINVAL;
+		}
+		for (j = 0; j < *ndev; j++)
+			if (!strcmp(devs[j], at)) {
+				snprintf(why, len, "device '%.60s'%s is given twice", at, of);
+				return -EINVAL;
+			}
+		devs[(*ndev)++] = at;
+		if (!end)
+			return 0;
+	}
 }
 
 /* "nodes_from": a file name, or {"file", "format", "group", "device", "port", "scheme",
@@ -220,9 +350,11 @@ int plan_parse_node_list(struct parser *ps, json_t *v, const char *dir)
 	struct plan *p = ps->p;
 	struct buf text = BUF_INIT;
 	const char *file = NULL, *s;
-	char *path = NULL, *fdir = NULL, *tf = NULL;
+	char *path = NULL, *fdir = NULL, *tf = NULL, *dev_list;
 	json_t *port;
-	int r, i, k;
+	const char *devs[PLAN_DEVICES_MAX];
+	char why[200];
+	int r, i, k, cap, ndev;
 
 	if (v && json_is_string(v)) {
 		file = json_string_value(v);
@@ -240,9 +372,13 @@ int plan_parse_node_list(struct parser *ps, json_t *v, const char *dir)
 		if ((r = planjson_get_str(ps, v, "group", "nodes_from", false, &o.group)) < 0 ||
 		    (r = planjson_get_str(ps, v, "device", "nodes_from", false, &o.device)) < 0)
 			return r;
-		if (o.device && !planjson_name_ok(o.device, "-"))
-			return fail(ps, "nodes_from.device",
-			            "'%s' is not a block device name (e.g. sda, loop0)", o.device);
+		if (o.device) {
+			dev_list = xstrdup(o.device);
+			r = device_list_split(dev_list, NULL, devs, &ndev, why, sizeof(why));
+			free(dev_list);
+			if (r)
+				return fail(ps, "nodes_from.device", "%s", why);
+		}
 		if ((r = planjson_get_str(ps, v, "scheme", "nodes_from", false, &o.scheme)) < 0)
 			return r;
 		if (o.scheme && strcmp(o.scheme, "http") && strcmp(o.scheme, "https"))
@@ -288,11 +424,12 @@ int plan_parse_node_list(struct parser *ps, json_t *v, const char *dir)
 			        path, n->line, n->name);
 			goto out;
 		}
-		if (!planjson_name_ok(n->device, "-")) {
-			r = err_set(ps->e, -EINVAL, "invalid_nodes",
-			            "%s:%d: '%s' (node %s) is not a block device name (e.g. sda, "
-			            "loop0)",
-			            path, n->line, n->device, n->name);
+		dev_list = xstrdup(n->device);
+		r = device_list_split(dev_list, n->name, devs, &ndev, why, sizeof(why));
+		free(dev_list);
+		if (r) {
+			r = err_set(ps->e, -EINVAL, "invalid_nodes", "%s:%d: %s", path, n->line,
+			            why);
 			goto out;
 		}
 		if (strncmp(n->url, "http://", 7) && strncmp(n->url, "https://", 8)) {
@@ -312,12 +449,13 @@ int plan_parse_node_list(struct parser *ps, json_t *v, const char *dir)
 			goto out;
 		}
 	}
-	p->nodes = xrealloc(p->nodes, ((size_t)p->nnodes + (size_t)l.n) * sizeof(*p->nodes));
+	cap = p->nnodes + l.n;
+	p->nodes = xrealloc(p->nodes, (size_t)cap * sizeof(*p->nodes));
 	for (i = 0; i < l.n; i++) {
-		struct plan_node *pn = &p->nodes[p->nnodes++];
+		int first = p->nnodes;
+		struct plan_node *pn = node_add(p, &cap);
 		struct nodelist_node *n = &l.nodes[i];
 
-		memset(pn, 0, sizeof(*pn));
 		pn->name = n->name;
 		pn->url = n->url;
 		while (strlen(pn->url) > 8 && pn->url[strlen(pn->url) - 1] == '/')
@@ -333,6 +471,14 @@ int plan_parse_node_list(struct parser *ps, json_t *v, const char *dir)
 			n->labels[k].key = n->labels[k].value = NULL;
 		}
 		pn->nlabels = n->nlabels;
+		if (strchr(pn->device, ',')) { /* "sdb,sdc": a member per device */
+			char *list = xstrdup(pn->device), *host = xstrdup(pn->name);
+
+			device_list_split(list, NULL, devs, &ndev, why, sizeof(why));
+			node_members(p, &cap, first, host, devs, ndev);
+			free(host);
+			free(list);
+		}
 	}
 	r = 0;
 out:
@@ -376,9 +522,21 @@ void plan_nodes_json_set(json_t *root, const struct plan *p)
 
 	for (i = 0; i < p->nnodes; i++) {
 		const struct plan_node *n = &p->nodes[i];
-		json_t *o = json_pack("{s:s, s:s, s:s}", "name", n->name, "url", n->url, "device",
-		                      n->device);
+		json_t *o =
+		        json_pack("{s:s, s:s}", "name", n->host ? n->host : n->name, "url", n->url);
 		int k;
+
+		if (n->host) { /* the members of one node of several devices, as it was given */
+			json_t *devs = json_array();
+
+			json_array_append_new(devs, json_string(n->device));
+			while (i + 1 < p->nnodes && p->nodes[i + 1].host &&
+			       !strcmp(p->nodes[i + 1].host, n->host))
+				json_array_append_new(devs, json_string(p->nodes[++i].device));
+			json_object_set_new(o, "devices", devs);
+		} else {
+			json_object_set_new(o, "device", json_string(n->device));
+		}
 
 		if (n->token_file) {
 			char *tf = token_path_abs(n->token_file);

@@ -60,6 +60,17 @@ static void problem(struct preflight *pf, const char *node, const char *fmt, ...
 	pf->nproblems++;
 }
 
+/* Whether node i is one of several devices of one node ("devices"): its agent runs the others'
+ * jobs at the same moment. */
+static bool node_shares_agent(const struct plan *p, int i)
+{
+	const char *h = p->nodes[i].host;
+
+	return h &&
+	       ((i > 0 && p->nodes[i - 1].host && !strcmp(p->nodes[i - 1].host, h)) ||
+	        (i + 1 < p->nnodes && p->nodes[i + 1].host && !strcmp(p->nodes[i + 1].host, h)));
+}
+
 /* Why node i may not be asked dry runs (health, features, device) into why; false when it
  * may. */
 static bool node_unfit(const struct plan *p, int i, const struct node_info *ni, char *why,
@@ -74,6 +85,12 @@ static bool node_unfit(const struct plan *p, int i, const struct node_info *ni, 
 		        why, len,
 		        "agent %s cannot validate without writing (no dry_run feature); upgrade it",
 		        ni->version[0] ? ni->version : "(unknown version)");
+	else if (!ni->device_lanes && node_shares_agent(p, i))
+		snprintf(
+		        why, len,
+		        "agent %s runs one job at a time (no device_lanes feature), so the devices "
+		        "of node %s cannot run at the same moment; upgrade it",
+		        ni->version[0] ? ni->version : "(unknown version)", p->nodes[i].host);
 	else if (!ni->devices_read)
 		snprintf(why, len, "cannot read the device list to find '%s': %s", dev, ni->error);
 	else if (!ni->dev_found)

@@ -132,16 +132,7 @@ it_loop_create() {
 
 # it_loop_twin REF DEV: every writable queue setting of /dev/DEV as /dev/REF has it.
 it_loop_twin() {
-	local f name v
-	for f in /sys/block/"$1"/queue/*; do
-		name=${f##*/}
-		[ -f "$f" ] || continue
-		case $name in scheduler | nr_requests) continue ;; esac
-		v=$(cat "$f" 2>/dev/null) || continue
-		[ "$(cat "/sys/block/$2/queue/$name" 2>/dev/null)" = "$v" ] && continue
-		echo "$v" >"/sys/block/$2/queue/$name" 2>/dev/null
-	done
-	return 0
+	"$FT_SOURCE_DIR/scripts/loop-twin" "$1" "$2"
 }
 
 # it_loop_unused: the name of a loop device that does not exist now (loop800..loop999).

@@ -137,14 +137,24 @@ int fake_agent_default(struct fake_agent *a, const struct fake_req *r, struct bu
 		buf_printf(out,
 		           "{\"status\":\"ok\",\"version\":\"%s\",\"node\":\"%s\",\"uptime_s\":5",
 		           a->version ? a->version : "0.2.0", a->node ? a->node : "fake");
-		buf_puts(out, a->old ? "}" : ",\"features\":[\"dry_run\",\"strict_query\"]}");
+		buf_puts(out,
+		         a->old ? "}"
+		         : a->lanes
+		                 ? ",\"features\":[\"dry_run\",\"strict_query\",\"device_lanes\"]}"
+		                 : ",\"features\":[\"dry_run\",\"strict_query\"]}");
 		return 200;
 	}
 	if (!strcmp(r->method, "GET") && !strcmp(r->path, "/api/v1/devices")) {
 		buf_printf(out,
 		           "{\"devices\":[{\"name\":\"%s\",\"size_bytes\":1073741824,"
-		           "\"rotational\":false,\"scheduler\":\"none\",\"writable\":true}]}",
+		           "\"rotational\":false,\"scheduler\":\"none\",\"writable\":true}",
 		           a->device ? a->device : "loop0");
+		if (a->device2)
+			buf_printf(out,
+			           ",{\"name\":\"%s\",\"size_bytes\":1073741824,"
+			           "\"rotational\":false,\"scheduler\":\"none\",\"writable\":true}",
+			           a->device2);
+		buf_puts(out, "]}");
 		return 200;
 	}
 	buf_printf(out, "{\"error\":{\"code\":\"not_found\",\"message\":\"no route %s %s\"}}",

@@ -30,6 +30,8 @@ struct fake_agent {
 	const char *version; /* health's version */
 	bool old;            /* health without "features" (an agent before dry runs) */
 	const char *device;  /* the one device listed, writable */
+	const char *device2; /* a second one (NULL: none) */
+	bool lanes;          /* health lists "device_lanes" (jobs on two devices run at once) */
 	void *ctx;           /* for the handler */
 	/* set by fake_agent_start */
 	int port;

@@ -421,6 +421,67 @@ static void test_point_start(void **state)
 	plan_release(&p);
 }
 
+/* A node of two devices on one agent: a session on each device, and a run posts one job per
+ * device, each with its own device and the point's values, both with the run's one start_at. */
+static void test_two_devices_one_agent(void **state)
+{
+	struct fleet_node_run nodes[2] = { { .run = true, .start_at = 1795993416.25 },
+		                           { .run = true, .start_at = 1795993416.25 } };
+	struct fleet_result res[2];
+	struct config c = { 0 };
+	const char *devs[2];
+	char text[1024];
+	struct plan p;
+	struct fleet f;
+	struct err e;
+	int i, k;
+
+	(void)state;
+	agents_reset();
+	snprintf(text, sizeof(text),
+	         "{\"name\":\"two\",\"nodes\":[{\"name\":\"node1\",\"url\":\"%s\",\"devices\":"
+	         "[\"sda\",\"sdb\"],\"token\":\"tok-one\"}],\"baseline\":{\"nr_requests\":128},"
+	         "\"axes\":[{\"param\":\"nr_requests\",\"values\":[64]}],"
+	         "\"job\":{\"fio\":{\"rw\":\"randwrite\"},\"loops\":1}}",
+	         agents[0].url);
+	assert_int_equal(plan_parse(text, NULL, &p, &e), 0);
+	assert_int_equal(p.nnodes, 2);
+	fleet_init(&f, &p, 5, 0);
+	fleet_sessions_open(&f, 60, res);
+	assert_int_equal(agents[0].nreqs, 2);
+	devs[0] = req(0, 0)->path;
+	devs[1] = req(0, 1)->path;
+	assert_true((!strcmp(devs[0], "/api/v1/devices/sda/sessions") &&
+	             !strcmp(devs[1], "/api/v1/devices/sdb/sessions")) ||
+	            (!strcmp(devs[0], "/api/v1/devices/sdb/sessions") &&
+	             !strcmp(devs[1], "/api/v1/devices/sda/sessions")));
+	agents_reset();
+	for (i = 0; i < 2; i++)
+		f.start_at[i] = f.job_applied[i] = true;
+	f.params_in_job = true;
+	config_set(&c, "nr_requests", "64", true);
+	fleet_point_start(&f, &c, 7, 1, 1, nodes);
+	assert_int_equal(agents[0].nreqs, 2); /* two job POSTs, no PATCH */
+	for (k = 0; k < 2; k++) {
+		json_t *b;
+
+		assert_string_equal(req(0, k)->method, "POST");
+		assert_string_equal(req(0, k)->path, "/api/v1/jobs");
+		b = body_json(req(0, k));
+		devs[k] = str_at(b, "device")[2] == 'a' ? "sda" : "sdb";
+		assert_string_equal(str_at(b, "start_at"), "2026-11-29T23:03:36.250Z");
+		assert_int_equal(json_integer_value(json_object_get(json_object_get(b, "params"),
+		                                                    "nr_requests")),
+		                 64);
+		json_decref(b);
+	}
+	assert_string_not_equal(devs[0], devs[1]);
+	assert_false(nodes[0].post.failed);
+	assert_false(nodes[1].post.failed);
+	fleet_release(&f);
+	plan_release(&p);
+}
+
 /* Sessions: open with the lease, renew, close with restore; only where a session is open. */
 static void test_sessions(void **state)
 {
@@ -550,9 +611,13 @@ static void test_apply(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_probe),    cmocka_unit_test(test_probe_identity_cleaned),
-		cmocka_unit_test(test_dry_runs), cmocka_unit_test(test_point_start),
-		cmocka_unit_test(test_sessions), cmocka_unit_test(test_waits_and_cancel),
+		cmocka_unit_test(test_probe),
+		cmocka_unit_test(test_probe_identity_cleaned),
+		cmocka_unit_test(test_dry_runs),
+		cmocka_unit_test(test_point_start),
+		cmocka_unit_test(test_two_devices_one_agent),
+		cmocka_unit_test(test_sessions),
+		cmocka_unit_test(test_waits_and_cancel),
 		cmocka_unit_test(test_apply),
 	};
 

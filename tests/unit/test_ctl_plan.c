@@ -918,6 +918,115 @@ static void fs_bad(const char *from, const char *to, const char *msg)
 	free(text);
 }
 
+/* A node of several devices ("devices", or "sdb,sdc" in a node list): a member per device,
+ * called NODE/DEV, with the node's URL, token and labels; the stored plan reads back to the
+ * same members; bad device lists are refused naming the path. */
+static void test_devices(void **state)
+{
+	char *dir = tu_tmpdir();
+	struct plan p, back;
+	struct err e = { 0 };
+	int k;
+
+	(void)state;
+	assert_int_equal(
+	        plan_at(dir,
+	                "\"nodes\":[{\"name\":\"a\",\"url\":\"http://10.0.0.1:7070/\","
+	                "\"devices\":[\"sdb\",\"sdc\"],\"token\":\"t1\",\"labels\":{\"rack\":"
+	                "\"r1\"}},"
+	                "{\"name\":\"b\",\"url\":\"http://10.0.0.2:7070\",\"device\":\"sdb\"}]",
+	                NULL, &p, &e),
+	        0);
+	assert_int_equal(p.nnodes, 3);
+	assert_string_equal(p.nodes[0].name, "a/sdb");
+	assert_string_equal(p.nodes[1].name, "a/sdc");
+	assert_string_equal(p.nodes[2].name, "b");
+	for (k = 0; k < 2; k++) {
+		assert_string_equal(p.nodes[k].url, "http://10.0.0.1:7070");
+		assert_string_equal(p.nodes[k].host, "a");
+		assert_string_equal(p.nodes[k].token, "t1");
+		assert_string_equal(plan_node_label(&p.nodes[k], "rack"), "r1");
+	}
+	assert_string_equal(p.nodes[0].device, "sdb");
+	assert_string_equal(p.nodes[1].device, "sdc");
+	assert_null(p.nodes[2].host);
+	assert_int_equal(plan_node_find(&p, "a/sdc"), 1);
+	assert_int_equal(plan_node_find(&p, "a"), -1);
+	plan_release(&p);
+
+	/* Refused: both device and devices, none, an empty list, a bad name, one given twice. */
+	assert_int_equal(plan_at(dir,
+	                         "\"nodes\":[{\"name\":\"a\",\"url\":\"http://h:1\",\"device\":"
+	                         "\"sdb\",\"devices\":[\"sdc\"]}]",
+	                         NULL, &p, &e),
+	                 -EINVAL);
+	assert_string_equal(e.msg, "nodes[0]: give \"device\" (one device) or \"devices\" "
+	                           "(several), not both");
+	assert_int_equal(
+	        plan_at(dir, "\"nodes\":[{\"name\":\"a\",\"url\":\"http://h:1\"}]", NULL, &p, &e),
+	        -EINVAL);
+	assert_non_null(strstr(e.msg, "device"));
+	assert_int_equal(
+	        plan_at(dir, "\"nodes\":[{\"name\":\"a\",\"url\":\"http://h:1\",\"devices\":[]}]",
+	                NULL, &p, &e),
+	        -EINVAL);
+	assert_string_equal(e.msg,
+	                    "nodes[0].devices: expected an array of 1 to 16 block device names");
+	assert_int_equal(plan_at(dir,
+	                         "\"nodes\":[{\"name\":\"a\",\"url\":\"http://h:1\",\"devices\":["
+	                         "\"sdb\",\"../sda\"]}]",
+	                         NULL, &p, &e),
+	                 -EINVAL);
+	assert_string_equal(e.msg, "nodes[0].devices[1]: '../sda' is not a block device name (e.g. "
+	                           "sda, loop0)");
+	assert_int_equal(plan_at(dir,
+	                         "\"nodes\":[{\"name\":\"a\",\"url\":\"http://h:1\",\"devices\":["
+	                         "\"sdb\",\"sdb\"]}]",
+	                         NULL, &p, &e),
+	                 -EINVAL);
+	assert_string_equal(e.msg, "nodes[0].devices[1]: 'sdb' is given twice");
+
+	/* A hosts file's "sdb,sdc" (and a default device list): members too, written out in the
+	 * stored plan as one node with "devices", which reads back the same. */
+	tu_write(dir, "hosts.txt", "n1 http://10.0.0.1:7070 sdb,/dev/sdc\n10.0.0.2\n", 0644);
+	assert_int_equal(plan_at(dir,
+	                         "\"nodes_from\":{\"file\":\"hosts.txt\",\"device\":\"sdd,sde\"}",
+	                         NULL, &p, &e),
+	                 0);
+	assert_int_equal(p.nnodes, 4);
+	assert_string_equal(p.nodes[0].name, "n1/sdb");
+	assert_string_equal(p.nodes[1].name, "n1/sdc");
+	assert_string_equal(p.nodes[1].device, "sdc");
+	assert_string_equal(p.nodes[2].name, "10.0.0.2/sdd");
+	assert_string_equal(p.nodes[3].name, "10.0.0.2/sde");
+	assert_string_equal(p.nodes[3].url, "http://10.0.0.2:7070");
+	assert_non_null(strstr(p.json, "{\"name\":\"n1\",\"url\":\"http://10.0.0.1:7070\","
+	                               "\"devices\":[\"sdb\",\"sdc\"]}"));
+	assert_int_equal(plan_parse(p.json, NULL, &back, &e), 0);
+	assert_int_equal(back.nnodes, 4);
+	for (k = 0; k < 4; k++) {
+		assert_string_equal(back.nodes[k].name, p.nodes[k].name);
+		assert_string_equal(back.nodes[k].device, p.nodes[k].device);
+		assert_string_equal(back.nodes[k].url, p.nodes[k].url);
+	}
+	plan_release(&back);
+	plan_release(&p);
+	/* An Ansible inventory's fleettune_device=sdb,sdc, likewise. */
+	tu_write(dir, "inv.ini", "[storage]\ns1 ansible_host=10.1.0.1 fleettune_device=sdb,sdc\n",
+	         0644);
+	assert_int_equal(plan_at(dir, "\"nodes_from\":\"inv.ini\"", NULL, &p, &e), 0);
+	assert_int_equal(p.nnodes, 2);
+	assert_string_equal(p.nodes[0].name, "s1/sdb");
+	assert_string_equal(p.nodes[1].name, "s1/sdc");
+	assert_string_equal(p.nodes[1].url, "http://10.1.0.1:7070");
+	plan_release(&p);
+	tu_write(dir, "hosts.txt", "n1 http://10.0.0.1:7070 sdb,sdb\n", 0644);
+	assert_int_equal(plan_at(dir, "\"nodes_from\":\"hosts.txt\"", NULL, &p, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "/hosts.txt:1: device 'sdb' (node n1) is given twice"));
+	tu_rmrf(dir);
+	free(dir);
+}
+
 static void test_filesystem(void **state)
 {
 	struct plan p;
@@ -1054,6 +1163,7 @@ int main(void)
 		cmocka_unit_test(test_config_codec),
 		cmocka_unit_test(test_node_set_codec),
 		cmocka_unit_test(test_nodes_from),
+		cmocka_unit_test(test_devices),
 		cmocka_unit_test(test_filesystem),
 		cmocka_unit_test(test_job_bytes),
 	};

@@ -228,6 +228,48 @@ static void test_old_agent_refused(void **state)
 	plan_release(&p);
 }
 
+/* A node of two devices: refused on an agent that runs one job at a time (both members say
+ * why, and get no dry run), judged like any node on one with device_lanes. */
+static void test_devices_need_lanes(void **state)
+{
+	struct preflight pf;
+	struct plan p;
+	struct err e = { 0 };
+	char text[1024];
+
+	(void)state;
+	agents[0].device2 = "loop1";
+	snprintf(text, sizeof(text),
+	         "{\"name\":\"pf\",\"nodes\":[{\"name\":\"node1\",\"url\":\"%s\",\"devices\":"
+	         "[\"loop0\",\"loop1\"],\"token\":\"t1\"}],\"baseline\":{\"nr_requests\":128},"
+	         "\"axes\":[{\"param\":\"nr_requests\",\"values\":[64]}],"
+	         "\"job\":{\"fio\":{\"rw\":\"randwrite\"},\"loops\":3}}",
+	         agents[0].url);
+	if (plan_parse(text, NULL, &p, &e))
+		fail_msg("%s", e.msg);
+	assert_int_equal(run(&p, &pf), -EINVAL);
+	assert_string_equal(pf.problems.data,
+	                    "node1/loop0: agent 0.2.0 runs one job at a time (no device_lanes "
+	                    "feature), so the devices of node node1 cannot run at the same moment; "
+	                    "upgrade it\n"
+	                    "node1/loop1: agent 0.2.0 runs one job at a time (no device_lanes "
+	                    "feature), so the devices of node node1 cannot run at the same moment; "
+	                    "upgrade it\n");
+	assert_int_equal(fake_agent_count(&agents[0], "PATCH", "/"), 0);
+	assert_int_equal(fake_agent_count(&agents[0], "POST", "/"), 0);
+	preflight_release(&pf);
+
+	agents[0].lanes = true;
+	assert_int_equal(run(&p, &pf), 0);
+	assert_int_equal(pf.nproblems, 0);
+	/* Each member's device judged on its own. */
+	assert_true(fake_agent_count(&agents[0], "PATCH", "/api/v1/devices/loop0/params") > 0);
+	assert_true(fake_agent_count(&agents[0], "PATCH", "/api/v1/devices/loop1/params") > 0);
+	assert_nothing_written(&agents[0]);
+	preflight_release(&pf);
+	plan_release(&p);
+}
+
 static void test_metric_not_reported(void **state)
 {
 	struct refuse r = { .metrics = "[\"read.bw_mib\",\"read.iops\"]" };
@@ -341,6 +383,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_all_pass, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals_listed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_old_agent_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_devices_need_lanes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_metric_not_reported, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_node_problems, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filesystem, setup, teardown),

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "opt.h"
+#include "options.h"
 #include "testutil.h"
 
 struct args {

@@ -1,8 +1,8 @@
-/* opt.h -- command-line options as a table: each entry names its option, its argument, its
+/* options.h -- command-line options as a table: each entry names its option, its argument, its
  * one-line help and how its value is taken, and that one table parses (getopt_long), prints
  * --help and is what tests/lint/options.sh checks the man pages against. */
-#ifndef FT_OPT_H
-#define FT_OPT_H
+#ifndef FT_OPTIONS_H
+#define FT_OPTIONS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* opt.c -- command-line options from one table: parsing with getopt_long, --help and the
+/* options.c -- command-line options from one table: parsing with getopt_long, --help and the
  * usage synopsis. */
 #include <assert.h>
 #include <getopt.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "num.h"
-#include "opt.h"
+#include "options.h"
 #include "xmalloc.h"
 #include "banned.h"
 
