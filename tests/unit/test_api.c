@@ -714,6 +714,9 @@ static void test_job_fio_file(void **state)
 			{ "{\"device\":\"loop0\",\"engine\":\"dd\",\"dd\":{\"count\":1},"
 			  "\"fio_file\":\"[j]\\n\"}",
 			  400, "fio_file: only with engine fio" },
+			{ "{\"device\":\"loop0\",\"engine\":\"fio\",\"workloads\":[{\"name\":"
+			  "\"a\",\"fio\":{}}],\"fio_file\":\"[j]\\n\"}",
+			  400, "fio_file: give workloads or a job file (its sections), not both" },
 			{ "{\"device\":\"loop0\",\"engine\":\"fio\",\"fio_file\":7}", 400,
 			  "fio_file: expected the text of an fio job file (a string)" },
 		};
