@@ -26,7 +26,7 @@ enum measure { M_BEST, M_VETOED, M_KEPT };
 struct scenario {
 	const char *what;
 	int nworkloads;
-	const char *decide;     /* JSON members after the workloads, "" for none */
+	const char *decide;          /* JSON members after the workloads, "" for none */
 	double eff[PLAN_SERIES_MAX]; /* true effect per series, % */
 	enum measure measure;
 	const char *target;
@@ -47,12 +47,14 @@ static char *plan_text(const struct scenario *sc)
 	for (k = 0; k < NODES; k++)
 		buf_printf(&b, "%s{\"name\":\"n%d\",\"url\":\"http://h:%d\",\"device\":\"sda\"}",
 		           k ? "," : "", k + 1, k + 1);
-	buf_printf(&b, "],\"baseline\":{\"x\":0},\"axes\":[{\"param\":\"x\",\"values\":[1]}],"
-	               "\"strategy\":\"grid\",\"min_effect_pct\":%g,\"job\":{\"fio\":"
-	               "{\"runtime_s\":1},\"loops\":%d},\"workloads\":[",
+	buf_printf(&b,
+	           "],\"baseline\":{\"x\":0},\"axes\":[{\"param\":\"x\",\"values\":[1]}],"
+	           "\"strategy\":\"grid\",\"min_effect_pct\":%g,\"job\":{\"fio\":"
+	           "{\"runtime_s\":1},\"loops\":%d},\"workloads\":[",
 	           sc->min_effect_pct, LOOPS);
 	for (w = 0; w < sc->nworkloads; w++)
-		buf_printf(&b, "%s{\"name\":\"%c\",\"fio\":{\"rw\":\"read\"}}", w ? "," : "", 'A' + w);
+		buf_printf(&b, "%s{\"name\":\"%c\",\"fio\":{\"rw\":\"read\"}}", w ? "," : "",
+		           'A' + w);
 	buf_printf(&b, "]%s}", sc->decide);
 	return buf_detach(&b, NULL);
 }
@@ -129,36 +131,131 @@ static void trial(struct scenario *sc, const struct plan *proto, struct rng *r)
 	sweep_release(&s);
 }
 
-#define GUARD_B ",\"guardrails\":[{\"metric\":\"read.bw_mib\",\"workload\":\"B\",\"max_loss_pct\":5}]"
-#define P99                                                                                      \
-	",\"guardrails\":[{\"metric\":\"read.clat_p99_us\",\"workload\":\"*\",\"max_loss_pct\":10}]"
+#define GUARD_B                                                                                    \
+	",\"guardrails\":[{\"metric\":\"read.bw_mib\",\"workload\":\"B\",\"max_loss_pct\":5}]"
+#define P99                                                                                        \
+	",\"guardrails\":[{\"metric\":\"read.clat_p99_us\",\"workload\":\"*\",\"max_loss_pct\":"   \
+	"10}]"
 
 int main(int argc, char **argv)
 {
 	/* Series: the workloads A.. in order; with the p99 guardrail, then each workload's p99. */
 	struct scenario sc[] = {
-		{ "7 workloads, no true effect anywhere: a configuration called best (no_loss)", 7,
-		  "", { 0 }, M_BEST, "<= 5 %", 5, true, 0, 0, 0, 5, 0, 0 },
-		{ "7 workloads, no true effect anywhere: vetoed (a loss claimed, no_loss)", 7, "",
-		  { 0 }, M_VETOED, "<= 5 %", 5, true, 0, 0, 0, 5, 0, 0 },
-		{ "+10 % on A, -10 % on B, 0 on 5 more: no_loss keeps the baseline", 7, "",
-		  { 10, -10 }, M_KEPT, ">= 95 %", 95, false, 0, 0, 0, 5, 0, 0 },
-		{ "same, primary A with B as a guardrail (max_loss 5 %): baseline kept", 7,
-		  ",\"decide\":{\"rule\":\"primary\",\"primary\":\"A\"}" GUARD_B, { 10, -10 }, M_KEPT,
-		  ">= 95 %", 95, false, 0, 0, 0, 5, 0, 0 },
-		{ "same, primary A and no guardrail: the configuration is best", 7,
-		  ",\"decide\":{\"rule\":\"primary\",\"primary\":\"A\"}", { 10, -10 }, M_BEST,
-		  ">= 95 %", 95, false, 0, 0, 0, 5, 0, 0 },
-		{ "+10 % on 4 of 7 workloads, 0 on the rest: mean calls a gain", 7,
-		  ",\"decide\":{\"rule\":\"mean\"}", { 10, 10, 10, 10 }, M_BEST, ">= 90 %", 90, false,
-		  0, 0, 0, 5, 0, 0 },
+		{ "7 workloads, no true effect anywhere: a configuration called best (no_loss)",
+		  7,
+		  "",
+		  { 0 },
+		  M_BEST,
+		  "<= 5 %",
+		  5,
+		  true,
+		  0,
+		  0,
+		  0,
+		  5,
+		  0,
+		  0 },
+		{ "7 workloads, no true effect anywhere: vetoed (a loss claimed, no_loss)",
+		  7,
+		  "",
+		  { 0 },
+		  M_VETOED,
+		  "<= 5 %",
+		  5,
+		  true,
+		  0,
+		  0,
+		  0,
+		  5,
+		  0,
+		  0 },
+		{ "+10 % on A, -10 % on B, 0 on 5 more: no_loss keeps the baseline",
+		  7,
+		  "",
+		  { 10, -10 },
+		  M_KEPT,
+		  ">= 95 %",
+		  95,
+		  false,
+		  0,
+		  0,
+		  0,
+		  5,
+		  0,
+		  0 },
+		{ "same, primary A with B as a guardrail (max_loss 5 %): baseline kept",
+		  7,
+		  ",\"decide\":{\"rule\":\"primary\",\"primary\":\"A\"}" GUARD_B,
+		  { 10, -10 },
+		  M_KEPT,
+		  ">= 95 %",
+		  95,
+		  false,
+		  0,
+		  0,
+		  0,
+		  5,
+		  0,
+		  0 },
+		{ "same, primary A and no guardrail: the configuration is best",
+		  7,
+		  ",\"decide\":{\"rule\":\"primary\",\"primary\":\"A\"}",
+		  { 10, -10 },
+		  M_BEST,
+		  ">= 95 %",
+		  95,
+		  false,
+		  0,
+		  0,
+		  0,
+		  5,
+		  0,
+		  0 },
+		{ "+10 % on 4 of 7 workloads, 0 on the rest: mean calls a gain",
+		  7,
+		  ",\"decide\":{\"rule\":\"mean\"}",
+		  { 10, 10, 10, 10 },
+		  M_BEST,
+		  ">= 90 %",
+		  90,
+		  false,
+		  0,
+		  0,
+		  0,
+		  5,
+		  0,
+		  0 },
 		{ "p99 +30 % on A with its throughput +10 % (3 workloads): the latency guardrail "
 		  "vetoes",
-		  3, P99, { 10, 0, 0, 30, 0, 0 }, M_VETOED, ">= 95 %", 95, false, 0, 0, 0, 5, 0, 0 },
+		  3,
+		  P99,
+		  { 10, 0, 0, 30, 0, 0 },
+		  M_VETOED,
+		  ">= 95 %",
+		  95,
+		  false,
+		  0,
+		  0,
+		  0,
+		  5,
+		  0,
+		  0 },
 	};
 	/* The correction shown on its own: min_effect 0, so that significance alone claims. */
-	struct scenario null0 = { "7 workloads, no effect, min_effect 0", 7, "", { 0 }, M_BEST,
-		                  "", 0, true, 0, 0, 0, 0, 0, 0 };
+	struct scenario null0 = { "7 workloads, no effect, min_effect 0",
+		                  7,
+		                  "",
+		                  { 0 },
+		                  M_BEST,
+		                  "",
+		                  0,
+		                  true,
+		                  0,
+		                  0,
+		                  0,
+		                  0,
+		                  0,
+		                  0 };
 	int64_t v;
 	long trials = 1000;
 	uint64_t seed = 20261202;
@@ -210,7 +307,8 @@ int main(int argc, char **argv)
 			trial(&null0, NULL, &r);
 		printf("\nThe multiplicity correction alone (7 workloads, no effect, min_effect 0, "
 		       "so that significance alone claims): a gain or loss claimed on some "
-		       "workload in %.1f %% of trials uncorrected, %.1f %% with Holm (target 5 %%)\n",
+		       "workload in %.1f %% of trials uncorrected, %.1f %% with Holm (target 5 "
+		       "%%)\n",
 		       100.0 * (double)null0.raw_claims / (double)trials,
 		       100.0 * (double)null0.holm_claims / (double)trials);
 	}

@@ -1016,3 +1016,16 @@ void words_cohorts(const struct sweep *s, struct buf *out)
 		buf_puts(out, "\n");
 	}
 }
+
+const char *words_rule(enum plan_rule r)
+{
+	switch (r) {
+	case PLAN_RULE_PRIMARY:
+		return "one workload decides, the others are shown and guarded";
+	case PLAN_RULE_MEAN:
+		return "the weighted geometric mean of the workloads' ratios";
+	default:
+		return "a gain on some workload and a loss on none, Holm-corrected within each "
+		       "configuration";
+	}
+}

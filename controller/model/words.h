@@ -15,6 +15,8 @@
  * text fields cannot drift apart. Every function appends to out and does no other I/O.
  */
 
+/* What a suite's rule means, in words (the best line, the document's rule_words). */
+const char *words_rule(enum plan_rule r);
 /* A decision's code as CSV and JSON carry it ("" for EFFECT_NA). */
 const char *words_decision_code(enum effect_decision d);
 /* A signed figure with one decimal and a real minus sign: "+1.5", "−2.0". */

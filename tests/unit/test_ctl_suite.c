@@ -7,11 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
+#include "doc/sweepdoc.h"
 #include "judge/analysis.h"
 #include "judge/suite.h"
 #include "model/sweep.h"
 #include "plan/plan.h"
 #include "plan/plan_parse.h"
+#include "render/report.h"
 #include "ctltest.h"
 #include "testutil.h"
 #include "xmalloc.h"
@@ -415,13 +418,72 @@ static void test_judged(void **state)
 	sweep_release(&s);
 }
 
+/* The table, the matrix and CSV; the document's round trip gives the same decision. */
+static void test_render_doc(void **state)
+{
+	const double lat[4] = { 10, 0, 30, 0 };
+	struct buf out = BUF_INIT;
+	struct sweep s, back;
+	struct err e = { 0 };
+	char *doc;
+
+	(void)state;
+	suite_sweep(&s,
+	            WL2 ",\"guardrails\":[{\"metric\":\"read.clat_p99_us\",\"max_loss_pct\":10}]",
+	            lat, 4);
+	report_render(&s, REPORT_TABLE, &out);
+	assert_non_null(strstr(out.data, "workload 1 of 2: 'A' (read.bw_mib, higher is better)"));
+	assert_non_null(strstr(out.data, "workload 2 of 2: 'B'"));
+	assert_non_null(
+	        strstr(out.data, "matrix (2 workloads against the baseline; rule no_loss)"));
+	assert_non_null(strstr(out.data, "vetoed (guardrail)"));
+	assert_non_null(strstr(out.data, "guardrail 1 (read.clat_p99_us may lose at most 10 %) "
+	                                 "breached by x=1 on 'A': loss +"));
+	assert_non_null(strstr(out.data, "best (rule no_loss: a gain on some workload and a loss "
+	                                 "on none, Holm-corrected within each configuration): "
+	                                 "none"));
+	buf_reset(&out);
+	report_render(&s, REPORT_CSV, &out);
+	assert_non_null(strstr(out.data, "point,configuration,workload,metric,delta_pct"));
+	assert_non_null(strstr(out.data, ",A,read.bw_mib,"));
+	assert_non_null(strstr(out.data, ",gain,gain,true,vetoed,no_loss\n"));
+	assert_non_null(strstr(out.data, "1,1,read.clat_p99_us,A,10,"));
+	buf_release(&out);
+	doc = sweepdoc_write(&s);
+	assert_non_null(
+	        strstr(doc, "\"workloads\": [{\"name\": \"A\", \"metrics\": {\"read.bw_mib\":") ||
+	        strstr(doc, "\"metrics\""));
+	assert_int_equal(sweepdoc_parse(doc, &back, &e), 0);
+	analysis_sweep_loaded(&back);
+	assert_non_null(back.suite);
+	assert_int_equal(back.suite->nseries, 4);
+	assert_true(decision_equal(&back.decision, &s.decision));
+	assert_int_equal(back.suite->rows[1].verdict, SUITE_VETOED);
+	assert_float_equal(back.suite->rows[1].checks[0].loss_pct,
+	                   s.suite->rows[1].checks[0].loss_pct, 1e-9);
+	sweep_release(&back);
+	/* A pass without its workloads is refused, naming it. */
+	{
+		char *bad = xstrdup(doc), *at = strstr(bad, "\"read.clat_p99_us\"");
+
+		assert_non_null(at);
+		memcpy(at + 1, "read.clat_p42_us", 16);
+		assert_int_equal(sweepdoc_parse(bad, &back, &e), -EINVAL);
+		assert_non_null(strstr(e.msg, "workloads: no 'read.clat_p99_us' for workload 'A'"));
+		free(bad);
+	}
+	free(doc);
+	sweep_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_workloads), cmocka_unit_test(test_matrix),
-		cmocka_unit_test(test_iozone),    cmocka_unit_test(test_plan_errors),
-		cmocka_unit_test(test_holm),      cmocka_unit_test(test_guardrail_check),
-		cmocka_unit_test(test_rules),     cmocka_unit_test(test_judged),
+		cmocka_unit_test(test_workloads),  cmocka_unit_test(test_matrix),
+		cmocka_unit_test(test_iozone),     cmocka_unit_test(test_plan_errors),
+		cmocka_unit_test(test_holm),       cmocka_unit_test(test_guardrail_check),
+		cmocka_unit_test(test_rules),      cmocka_unit_test(test_judged),
+		cmocka_unit_test(test_render_doc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
