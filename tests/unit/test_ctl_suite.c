@@ -15,6 +15,7 @@
 #include "plan/plan.h"
 #include "plan/plan_parse.h"
 #include "render/report.h"
+#include "store/ctlstore.h"
 #include "ctltest.h"
 #include "testutil.h"
 #include "xmalloc.h"
@@ -476,6 +477,41 @@ static void test_render_doc(void **state)
 	sweep_release(&s);
 }
 
+/* The controller's database keeps every series of a suite's passes (migration 11). */
+static void test_store(void **state)
+{
+	const double lat[4] = { 10, 0, 30, 0 };
+	char *dir = tu_tmpdir(), db[512];
+	struct ctlstore *st;
+	struct sweep s, l;
+	struct err e = { 0 };
+	int i;
+
+	(void)state;
+	snprintf(db, sizeof(db), "%s/ctl.db", dir);
+	assert_int_equal(ctlstore_open(db, &st, &e), 0);
+	suite_sweep(&s,
+	            WL2 ",\"guardrails\":[{\"metric\":\"read.clat_p99_us\",\"max_loss_pct\":10}]",
+	            lat, 4);
+	assert_int_equal(ctlstore_sweep_create(st, &s, &e), 0);
+	for (i = 0; i < s.npoints; i++)
+		assert_int_equal(ctlstore_point_save(st, &s, i, &e), 0);
+	assert_int_equal(ctlstore_sweep_finish(st, &s, &e), 0);
+	assert_int_equal(ctlstore_sweep_load(st, s.id, &l, &e), 0);
+	analysis_sweep_loaded(&l);
+	assert_non_null(l.suite);
+	assert_int_equal(l.points[1].nodes[1].nseries, 4);
+	assert_float_equal(l.points[1].nodes[1].series[4 * 3 + 2],
+	                   s.points[1].nodes[1].series[4 * 3 + 2], 0);
+	assert_int_equal(l.suite->rows[1].verdict, SUITE_VETOED);
+	assert_true(decision_equal(&l.decision, &s.decision));
+	sweep_release(&l);
+	sweep_release(&s);
+	ctlstore_close(st);
+	tu_rmrf(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -483,7 +519,7 @@ int main(void)
 		cmocka_unit_test(test_iozone),     cmocka_unit_test(test_plan_errors),
 		cmocka_unit_test(test_holm),       cmocka_unit_test(test_guardrail_check),
 		cmocka_unit_test(test_rules),      cmocka_unit_test(test_judged),
-		cmocka_unit_test(test_render_doc),
+		cmocka_unit_test(test_render_doc), cmocka_unit_test(test_store),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
