@@ -42,6 +42,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (k = 0; k < m.n; k++)
 		if (!memchr(m.m[k].name, '\0', sizeof(m.m[k].name)) || !m.m[k].name[0])
 			abort();
+	if (FUZZ_ENGINE.id == ENGINE_FIO) {
+		/* A job with workloads: the same output read as 1..4 sections. */
+		struct metrics per[4];
+		int n = 1 + (int)(size % 4), s;
+
+		err_clear(&e);
+		rc = fio_parse_sections(text, size, text, size, endings[i].exit_code,
+		                        endings[i].term_signal, n, per, &e);
+		if (rc > 0 || (rc < 0 && (!e.code[0] || !e.msg[0])))
+			abort();
+		for (s = 0; s < n; s++)
+			if (per[s].n < 0 || per[s].n > METRICS_MAX)
+				abort();
+	}
 	free(text);
 	return 0;
 }

@@ -173,3 +173,18 @@ CREATE TABLE profile_restores_owed (
   snapshot TEXT NOT NULL,           -- JSON {name: "value"}: the values to put back
   at REAL NOT NULL
 );
+
+-- migration 12
+-- Issue 29: a job with workloads (fio's "workloads", the stonewalled sections of each pass)
+-- records each workload's metrics of every pass under its name, in the job's order (idx); the
+-- pass's own metrics (passes.metrics) are its first workload's. GET /results?workload=NAME
+-- reads the name.
+CREATE TABLE pass_workloads (
+  job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+  loop INTEGER NOT NULL,
+  idx INTEGER NOT NULL,             -- 0-based, the job's workload order
+  name TEXT NOT NULL,
+  metrics TEXT NOT NULL,            -- JSON object {"read.bw_mib": 512.3, ...}
+  PRIMARY KEY (job_id, loop, idx)
+);
+CREATE INDEX pass_workloads_name ON pass_workloads(name, job_id);

@@ -370,7 +370,8 @@
             E('a', { href: hashFor('job', j.id) }, '#' + j.id),
             { v: FT.fmtTime(j.finished_at || j.started_at || j.created_at), cls: 'time' },
             j.device,
-            j.engine,
+            // A suite job: its metric below is its first workload's (the job view has them all).
+            j.engine + (((j.spec || {}).workloads || []).length ? ' · ' + j.spec.workloads.length + ' workloads' : ''),
           ].concat(opts.map(function (o) { return { v: o[1] === undefined ? '–' : FT.valueText(o[1]), cls: 'opt' }; }))
             .concat([{ v: changedText(j), cls: 'changed' }, labelChips(j.labels), metricCell(j, q.metric), stateBadge(j.state)])
         };
@@ -408,6 +409,74 @@
   };
 
   /* ---------------- Job ---------------- */
+
+  /* A suite job's workload names, in the job's order (its spec, else its first pass). */
+  function workloadNames(job) {
+    var ws = (job.spec || {}).workloads;
+    if (ws && ws.length) return ws.map(function (w) { return w.name; });
+    var p = (job.passes || [])[0];
+    return p && p.workloads ? p.workloads.map(function (w) { return w.name; }) : [];
+  }
+
+  /* Workload name's metrics in pass p, or {}. */
+  function workloadMetrics(p, name) {
+    var w = (p.workloads || []).filter(function (x) { return x.name === name; })[0];
+    return (w && w.metrics) || {};
+  }
+
+  /* The "Passes by workload" section: a table (a row per workload, a column per pass, then the
+   * summary) and a chart per workload for one metric, and each workload's own options. */
+  function workloadsSection(job) {
+    var names = workloadNames(job), passes = job.passes || [];
+    var specs = {};
+    ((job.spec || {}).workloads || []).forEach(function (w) { specs[w.name] = w.fio || {}; });
+    var sums = {};
+    (job.summary_workloads || []).forEach(function (w) { sums[w.name] = w.summary || {}; });
+    var all = [];
+    names.forEach(function (n) {
+      all.push({ summary: sums[n] || {}, passes: passes.map(function (p) { return { metrics: workloadMetrics(p, n) }; }) });
+    });
+    var metrics = metricsOf(all);
+    var sec = E('section', { id: 'job-workloads' }, E('h2', null, 'Passes by workload (' + names.length + ')'));
+    var body = E('div');
+    var wsel = select('job-wl-metric', metrics.length ? metrics : [''], metrics.indexOf(wlMetric) >= 0 ? wlMetric : '');
+    function draw() {
+      var m = wsel.value || metrics[0];
+      wlMetric = m;
+      FT.clear(body);
+      if (!m) { body.appendChild(E('p', { class: 'muted' }, 'No pass has finished yet.')); return; }
+      var head = ['workload'].concat(passes.map(function (p) { return { v: 'pass ' + p.loop, cls: 'num' }; }),
+        [{ v: 'mean', cls: 'num' }, { v: 'stdev', cls: 'num' }, { v: 'n', cls: 'num' }, 'unit', 'options']);
+      var rows = names.map(function (n) {
+        var sm = (sums[n] || {})[m] || {};
+        var opts = specs[n] || {};
+        return { attrs: { 'data-workload': n }, cells: [n].concat(passes.map(function (p) {
+          var v = workloadMetrics(p, n)[m];
+          return { v: FT.isNum(v) ? FT.fmt(v) : '–', cls: 'num' };
+        }), [{ v: FT.fmt(sm.mean), cls: 'num' }, { v: FT.fmt(sm.stdev), cls: 'num' }, { v: FT.fmt(sm.n), cls: 'num' }, FT.unit(m),
+          { v: Object.keys(opts).map(function (k) { return k + '=' + FT.valueText(opts[k]); }).join(' '), cls: 'opt' }]) };
+      });
+      body.appendChild(FT.table(head, rows, 'grid workloads'));
+      var charts = E('div', { class: 'cols' });
+      body.appendChild(charts);
+      names.forEach(function (n, i) {
+        var pts = passes.map(function (p) { return { loop: p.loop, value: workloadMetrics(p, n)[m] }; });
+        if (!pts.some(function (x) { return FT.isNum(x.value); })) return;
+        var canvas = E('canvas', { id: 'wl-chart-' + i, class: 'wl-chart', 'aria-label': n + ': per-pass ' + m });
+        charts.appendChild(E('section', null, E('h3', null, n), E('div', { class: 'chart-box' }, canvas)));
+        var sm = (sums[n] || {})[m];
+        FT.passBars(canvas, m, pts, sm ? sm.mean : FT.mean(pts.map(function (x) { return x.value; }).filter(FT.isNum)));
+      });
+    }
+    wsel.addEventListener('change', draw);
+    if (metrics.length) sec.appendChild(field('Metric', wsel));
+    sec.appendChild(E('p', { class: 'hint' }, 'One fio run per pass, the workloads as stonewalled sections in this order; ' +
+      'the Passes chart above and the Summary below are the first workload\'s.'));
+    sec.appendChild(body);
+    setTimeout(draw, 0);
+    return sec;
+  }
+  var wlMetric = null;
 
   views.job = function (r, my) {
     var id = parseInt(r.arg, 10);
@@ -489,6 +558,9 @@
         sec.appendChild(E('p', { class: 'muted' }, live ? 'No pass has finished yet.' : 'No passes recorded.'));
         box.appendChild(sec);
       }
+
+      // A suite job (issue 29): every workload's passes, side by side, on a metric of its own.
+      if (workloadNames(job).length) box.appendChild(workloadsSection(job));
 
       // Summary.
       var summary = job.summary || {};

@@ -131,7 +131,8 @@ static json_t *param_json(const struct param *p)
 
 const char *const api_features[] = { "dry_run",   "strict_query",  "long_poll",
 	                             "profiles",  "job_applied",   "start_at",
-	                             "until_end", "pass_deadline", NULL };
+	                             "until_end", "pass_deadline", "workloads",
+	                             NULL };
 
 static void health_get(void *app, const struct http_req *req, struct http_resp *resp)
 {
@@ -708,6 +709,7 @@ static const struct query_param q_results[] = {
 	{ .key = "since", .type = QUERY_TEXT },
 	{ .key = "limit", .type = QUERY_INT, .min = 1, .max = API_LIST_LIMIT_MAX },
 	{ .key = "before_id", .type = QUERY_INT, .min = 1, .max = INT64_MAX },
+	{ .key = "workload", .type = QUERY_TEXT },
 	{ .key = "label.", .type = QUERY_PREFIX },
 	{ .key = "param.", .type = QUERY_PREFIX },
 	{ .key = NULL },

@@ -28,7 +28,7 @@ static json_t *job_json(struct agent *a, const struct job_rec *j, unsigned field
 	if (wire_job_fields_need_passes(fields) && job_passes(a->jobs, j->id, &passes, &n, &e))
 		n = 0;
 	o = wire_job_to_json(j, passes, n, fields);
-	free(passes);
+	store_passes_free(passes, n);
 	return o;
 }
 
@@ -278,6 +278,7 @@ void api_results_list(void *app, const struct http_req *req, struct http_resp *r
 	f.device = http_query(req, "device");
 	f.engine = http_query(req, "engine");
 	f.state = http_query(req, "state");
+	f.workload = http_query(req, "workload");
 	for (i = 0; i < req->n_query; i++) {
 		const struct http_kv *kv = &req->query[i];
 		bool label = !strncmp(kv->key, "label.", 6), param = !strncmp(kv->key, "param.", 6);

@@ -164,6 +164,29 @@ int engine_parse(const struct engine *eng, const struct engine_opts *o, const ch
 	return rc;
 }
 
+void engine_section_opts(const struct engine_opts *o, int i, struct engine_opts *out)
+{
+	*out = *o;
+	out->fio = o->workloads[i].fio;
+	out->workloads = NULL;
+	out->n_workloads = 0;
+}
+
+int engine_parse_pass(const struct engine *eng, const struct engine_opts *o, const char *out,
+                      size_t out_len, const char *errout, size_t errout_len, int exit_code,
+                      int term_signal, struct metrics *m, struct metrics *per, struct err *e)
+{
+	int rc;
+
+	if (eng->id != ENGINE_FIO || o->n_workloads == 0 || !per)
+		return engine_parse(eng, o, out, out_len, errout, errout_len, exit_code,
+		                    term_signal, m, e);
+	rc = fio_parse_sections(out, out_len, errout, errout_len, exit_code, term_signal,
+	                        o->n_workloads, per, e);
+	*m = per[0];
+	return rc;
+}
+
 void engine_argv_free(char **argv)
 {
 	char **p;

@@ -94,7 +94,27 @@ struct engine_opts {
 	struct bonnie_opts bonnie;
 	struct iozone_opts iozone;
 	bool given[ENGINE_COUNT];
+	/* fio only: the job's workloads, run as stonewalled sections of each pass in this order
+	 * (NULL, 0: a plain job). Owned by the job spec whose options these are
+	 * (job_spec_release frees them). */
+	struct fio_workload *workloads;
+	int n_workloads;
 };
+
+/* ---- fio workloads: the sections of one fio invocation, each reported on its own ---- */
+
+#define FIO_WORKLOADS_MAX 16
+#define FIO_WORKLOAD_NAME_MAX 64 /* bytes of [A-Za-z0-9 _.,:+-], not starting with a space */
+
+struct fio_workload {
+	char name[FIO_WORKLOAD_NAME_MAX + 1];
+	struct fio_opts own; /* the workload's own "fio" object as given (its has_ flags) */
+	struct fio_opts fio; /* what its section runs: the job's "fio" object, own's keys over it */
+};
+
+/* o with workload i's options as its fio options and no workloads: what every per-section rule
+ * (check, runtime, bound, metrics list) reads. */
+void engine_section_opts(const struct engine_opts *o, int i, struct engine_opts *out);
 
 /* Every engine's defaults, nothing given. */
 void engine_opts_init(struct engine_opts *o);
@@ -258,6 +278,19 @@ const struct engine *engine_by_id(enum engine_id id);
 int engine_parse(const struct engine *eng, const struct engine_opts *o, const char *out,
                  size_t out_len, const char *errout, size_t errout_len, int exit_code,
                  int term_signal, struct metrics *m, struct err *e);
+/* engine_parse() of a pass of any job: with workloads (fio), each section's metrics into
+ * per[0..o->n_workloads) in the job's order (fio_parse_sections) and m a copy of per[0], so a
+ * pass's own metrics are its first workload's. per may be NULL for a job without workloads.
+ * Same return values as parse(). */
+int engine_parse_pass(const struct engine *eng, const struct engine_opts *o, const char *out,
+                      size_t out_len, const char *errout, size_t errout_len, int exit_code,
+                      int term_signal, struct metrics *m, struct metrics *per, struct err *e);
+/* fio's JSON of a pass with n sections (fio_engine's argv for a job with workloads names
+ * section i "<work_name>-w<i>"): "jobs" must hold n group_reporting entries, entry i being
+ * section i's, each parsed as a plain pass's one entry into per[i]. Return values as parse();
+ * -EPROTO when the entries are not the n sections. */
+int fio_parse_sections(const char *out, size_t out_len, const char *errout, size_t errout_len,
+                       int exit_code, int term_signal, int n, struct metrics *per, struct err *e);
 /* The binary eng runs: fio_path for fio when given, else fio, dd, bonnie++ or iozone. */
 const char *engine_exe(const struct engine *eng, const char *fio_path);
 /* Frees an argv from argv_build; NULL is fine. */

@@ -1,4 +1,5 @@
-/* fio.c -- the fio engine: option table and checks, argv, progress, metrics, fio's JSON parser. */
+/* fio.c -- the fio engine: option table and checks, argv (a job's workloads as stonewalled
+ * sections), progress, metrics, fio's JSON parser (per section). */
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -64,35 +65,13 @@ static void fio_escape_colons(const char *in, char *out, size_t len)
 	out[k] = '\0';
 }
 
-/* fio --name=W --output-format=json --group_reporting <target> [options]. rwmixread is only
- * passed for mixed workloads (rw, readwrite, randrw); elsewhere fio ignores it anyway. */
-static int fio_argv_build(const struct engine_opts *opts, const struct engine_target *t,
-                          char ***argv, struct err *e)
+/* The options of one section (a plain job's only one): every given key. rwmixread is only
+ * passed for mixed workloads (rw, readwrite, randrw); elsewhere fio ignores it anyway. Takes
+ * the vector and gives it back grown. */
+static struct engine_argv fio_section_args(struct engine_argv a, const struct fio_opts *o)
 {
-	const struct fio_opts *o = &opts->fio;
-	struct engine_argv a = { 0 };
-	char sz[32], path[8192];
-	int rc;
+	char sz[32];
 
-	*argv = NULL;
-	if (!t->directory && !t->device_path) {
-		rc = err_set(e, -EINVAL, "bad_request", "fio: no device or directory to run on");
-		goto out;
-	}
-	if (t->directory && !o->has_size) {
-		rc = err_set(e, -EINVAL, "bad_request",
-		             "fio.size: required when the job writes files in a directory");
-		goto out;
-	}
-	engine_argv_add(&a, "%s", t->exe ? t->exe : "fio");
-	engine_argv_add(&a, "--name=%s", t->work_name);
-	engine_argv_add(&a, "--output-format=json");
-	engine_argv_add(&a, "--group_reporting");
-	fio_escape_colons(t->directory ? t->directory : t->device_path, path, sizeof(path));
-	if (t->directory)
-		engine_argv_add(&a, "--directory=%s", path);
-	else
-		engine_argv_add(&a, "--filename=%s", path);
 	if (o->rw)
 		engine_argv_add(&a, "--rw=%s", o->rw);
 	if (o->has_bs) {
@@ -119,6 +98,72 @@ static int fio_argv_build(const struct engine_opts *opts, const struct engine_ta
 		engine_argv_add(&a, "--ramp_time=%" PRId64, o->ramp_time_s);
 	if (o->has_rwmixread && fio_rw_mixed(o->rw))
 		engine_argv_add(&a, "--rwmixread=%" PRId64, o->rwmixread);
+	return a;
+}
+
+/* Name a workload in front of a per-section rule's message: "workloads[1] \"rand read 4k\":
+ * fio.size: required ...". Returns rc. */
+static int fio_section_err(const struct engine_opts *opts, int i, int rc, struct err *e)
+{
+	char code[sizeof(e->code)], msg[sizeof(e->msg)];
+
+	snprintf(code, sizeof(code), "%s", e->code);
+	snprintf(msg, sizeof(msg), "%s", e->msg);
+	return err_set(e, rc, code, "workloads[%d] \"%s\": %s", i, opts->workloads[i].name, msg);
+}
+
+/*
+ * A plain job: fio --name=W --output-format=json --group_reporting <target> [options].
+ * A job with workloads: one invocation, the target and group_reporting global, then per
+ * workload i a section --name=W-wI --description=NAME [--stonewall] --new_group [its options]:
+ * the sections run one after another, each its own reporting group (its numjobs summed within
+ * it); fio's JSON names each entry's workload in its "desc".
+ */
+static int fio_argv_build(const struct engine_opts *opts, const struct engine_target *t,
+                          char ***argv, struct err *e)
+{
+	const struct fio_opts *o = &opts->fio;
+	struct engine_argv a = { 0 };
+	char path[8192];
+	int rc, i;
+
+	*argv = NULL;
+	if (!t->directory && !t->device_path) {
+		rc = err_set(e, -EINVAL, "bad_request", "fio: no device or directory to run on");
+		goto out;
+	}
+	for (i = 0; t->directory && i < opts->n_workloads; i++)
+		if (!opts->workloads[i].fio.has_size) {
+			err_set(e, -EINVAL, "bad_request",
+			        "fio.size: required when the job writes files in a directory");
+			rc = fio_section_err(opts, i, -EINVAL, e);
+			goto out;
+		}
+	if (t->directory && !opts->n_workloads && !o->has_size) {
+		rc = err_set(e, -EINVAL, "bad_request",
+		             "fio.size: required when the job writes files in a directory");
+		goto out;
+	}
+	engine_argv_add(&a, "%s", t->exe ? t->exe : "fio");
+	if (!opts->n_workloads)
+		engine_argv_add(&a, "--name=%s", t->work_name);
+	engine_argv_add(&a, "--output-format=json");
+	engine_argv_add(&a, "--group_reporting");
+	fio_escape_colons(t->directory ? t->directory : t->device_path, path, sizeof(path));
+	if (t->directory)
+		engine_argv_add(&a, "--directory=%s", path);
+	else
+		engine_argv_add(&a, "--filename=%s", path);
+	if (!opts->n_workloads)
+		a = fio_section_args(a, o);
+	for (i = 0; i < opts->n_workloads; i++) {
+		engine_argv_add(&a, "--name=%s-w%d", t->work_name, i);
+		engine_argv_add(&a, "--description=%s", opts->workloads[i].name);
+		if (i)
+			engine_argv_add(&a, "--stonewall");
+		engine_argv_add(&a, "--new_group");
+		a = fio_section_args(a, &opts->workloads[i].fio);
+	}
 	*argv = engine_argv_detach(&a);
 	rc = 0;
 out:
@@ -249,36 +294,68 @@ static void fio_error_text(const char *out, size_t out_len, const char *errout, 
 	snprintf(txt, len, "no error text");
 }
 
-static int fio_parse(const char *out, size_t out_len, const char *errout, size_t errout_len,
-                     int exit_code, int term_signal, struct metrics *m, struct err *e)
+/* One group_reporting entry of "jobs" into m. */
+static void fio_job_parse(const json_t *job, struct metrics *m, json_int_t *job_error)
+{
+	double v;
+
+	fio_dir_parse(job, "read", m);
+	fio_dir_parse(job, "write", m);
+	fio_dir_parse(job, "trim", m);
+	if (json_num(job, "usr_cpu", &v))
+		metrics_set(m, "cpu.usr_pct", v);
+	if (json_num(job, "sys_cpu", &v))
+		metrics_set(m, "cpu.sys_pct", v);
+	if (json_is_integer(json_object_get(job, "error")) && !*job_error)
+		*job_error = json_integer_value(json_object_get(job, "error"));
+}
+
+/* Whether entry i of "jobs" is section i: its jobname ends in "-w<i>" (the argv's names). */
+static bool fio_section_is(const json_t *job, int i)
+{
+	const char *name = json_string_value(json_object_get(job, "jobname"));
+	char suffix[16];
+	size_t len, slen;
+
+	if (!name)
+		return false;
+	snprintf(suffix, sizeof(suffix), "-w%d", i);
+	len = strlen(name);
+	slen = strlen(suffix);
+	return len > slen && !strcmp(name + len - slen, suffix);
+}
+
+/* A plain pass (sections 0: one group_reporting entry into per[0]) or one of n sections
+ * (per[0..n)). */
+static int fio_parse_jobs(const char *out, size_t out_len, const char *errout, size_t errout_len,
+                          int exit_code, int term_signal, int sections, struct metrics *per,
+                          struct err *e)
 {
 	const char *json = out ? fio_json_start(out, out_len) : NULL;
-	json_t *root = NULL, *jobs, *job;
+	int n = sections ? sections : 1, i, found = 0;
+	json_t *root = NULL, *jobs;
 	json_error_t jerr;
 	json_int_t job_error = 0;
-	double v;
 	char txt[200];
 	int rc;
 
-	m->n = 0;
+	for (i = 0; i < n; i++)
+		per[i].n = 0;
 	fio_error_text(out, out_len, errout, errout_len, txt, sizeof(txt));
 	if (json) {
 		root = json_loadb(json, out_len - (size_t)(json - out), JSON_DISABLE_EOF_CHECK,
 		                  &jerr);
 	}
 	jobs = root ? json_object_get(root, "jobs") : NULL;
-	job = jobs && json_is_array(jobs) && json_array_size(jobs) == 1 ? json_array_get(jobs, 0)
-	                                                                : NULL;
-	if (job) {
-		fio_dir_parse(job, "read", m);
-		fio_dir_parse(job, "write", m);
-		fio_dir_parse(job, "trim", m);
-		if (json_num(job, "usr_cpu", &v))
-			metrics_set(m, "cpu.usr_pct", v);
-		if (json_num(job, "sys_cpu", &v))
-			metrics_set(m, "cpu.sys_pct", v);
-		if (json_is_integer(json_object_get(job, "error")))
-			job_error = json_integer_value(json_object_get(job, "error"));
+	if (jobs && json_is_array(jobs) && json_array_size(jobs) == (size_t)n) {
+		for (i = 0; i < n; i++) {
+			const json_t *job = json_array_get(jobs, (size_t)i);
+
+			if (sections && !fio_section_is(job, i))
+				break;
+			fio_job_parse(job, &per[i], &job_error);
+		}
+		found = i == n;
 	}
 	if (term_signal || exit_code == 128) {
 		rc = err_set(e, -EINTR, "engine_failed", "fio interrupted (%s %d): %s",
@@ -301,15 +378,37 @@ static int fio_parse(const char *out, size_t out_len, const char *errout, size_t
 		             jerr.line, jerr.text);
 		goto out;
 	}
-	if (!job) {
+	if (!found && !sections) {
 		rc = err_set(e, -EPROTO, "engine_failed",
 		             "fio's JSON has no single group_reporting entry in \"jobs\"");
+		goto out;
+	}
+	if (!found) {
+		rc = err_set(
+		        e, -EPROTO, "engine_failed",
+		        "fio's JSON does not hold the job's %d workloads in \"jobs\" (one "
+		        "group_reporting entry per section, in order, named ...-w0 to ...-w%d)",
+		        n, n - 1);
 		goto out;
 	}
 	rc = 0;
 out:
 	json_decref(root);
 	return rc;
+}
+
+static int fio_parse(const char *out, size_t out_len, const char *errout, size_t errout_len,
+                     int exit_code, int term_signal, struct metrics *m, struct err *e)
+{
+	return fio_parse_jobs(out, out_len, errout, errout_len, exit_code, term_signal, 0, m, e);
+}
+
+int fio_parse_sections(const char *out, size_t out_len, const char *errout, size_t errout_len,
+                       int exit_code, int term_signal, int n, struct metrics *per, struct err *e)
+{
+	if (n < 1)
+		return err_set(e, -EINVAL, "internal", "fio: a pass of %d sections", n);
+	return fio_parse_jobs(out, out_len, errout, errout_len, exit_code, term_signal, n, per, e);
 }
 
 /* Per direction with I/O (fio_dir_parse), then fio's CPU figures. rw defaults to read; a mixed
@@ -352,17 +451,96 @@ static void fio_metrics_list(const struct engine_opts *opts, struct metric_names
 	metric_names_add(out, "cpu.sys_pct");
 }
 
+/* ---- a job with workloads: each rule per section, the times summed over them ---- */
+
+static int fio_job_check(const struct engine_opts *opts, struct err *e)
+{
+	struct engine_opts sec;
+	int i, rc;
+
+	if (!opts->n_workloads)
+		return fio_check(opts, e);
+	for (i = 0; i < opts->n_workloads; i++) {
+		engine_section_opts(opts, i, &sec);
+		rc = fio_check(&sec, e);
+		if (rc)
+			return fio_section_err(opts, i, rc, e);
+	}
+	return 0;
+}
+
+/* The sections run one after another: the sum, 0 (unknown) when one section's is. */
+static double fio_job_expected_runtime_s(const struct engine_opts *opts)
+{
+	struct engine_opts sec;
+	double sum = 0, s;
+	int i;
+
+	if (!opts->n_workloads)
+		return fio_expected_runtime_s(opts);
+	for (i = 0; i < opts->n_workloads; i++) {
+		engine_section_opts(opts, i, &sec);
+		s = fio_expected_runtime_s(&sec);
+		if (s <= 0)
+			return 0;
+		sum += s;
+	}
+	return sum;
+}
+
+static double fio_job_pass_bound_s(const struct engine_opts *opts, bool in_directory,
+                                   uint64_t device_bytes)
+{
+	struct engine_opts sec;
+	double sum = 0;
+	int i;
+
+	if (!opts->n_workloads)
+		return fio_pass_bound_s(opts, in_directory, device_bytes);
+	for (i = 0; i < opts->n_workloads; i++) {
+		engine_section_opts(opts, i, &sec);
+		sum += fio_pass_bound_s(&sec, in_directory, device_bytes);
+	}
+	return sum;
+}
+
+static double fio_job_progress(const struct engine_opts *opts, double elapsed_s, const char *out,
+                               size_t out_len, const char *errout, size_t errout_len)
+{
+	double runtime_s = fio_job_expected_runtime_s(opts), p;
+
+	if (!opts->n_workloads)
+		return fio_progress(opts, elapsed_s, out, out_len, errout, errout_len);
+	if (runtime_s <= 0)
+		return -1;
+	p = elapsed_s / runtime_s;
+	return p < 0 ? 0 : p > 0.99 ? 0.99 : p;
+}
+
+/* A pass's own metrics are its first workload's (engine_parse_pass). */
+static void fio_job_metrics_list(const struct engine_opts *opts, struct metric_names *out)
+{
+	struct engine_opts sec;
+
+	if (!opts->n_workloads) {
+		fio_metrics_list(opts, out);
+		return;
+	}
+	engine_section_opts(opts, 0, &sec);
+	fio_metrics_list(&sec, out);
+}
+
 const struct engine fio_engine = {
 	.name = "fio",
 	.id = ENGINE_FIO,
 	.needs_directory = 0,
 	ENGINE_OPTS(fio_opts_table, fio),
-	.check = fio_check,
+	.check = fio_job_check,
 	.argv_build = fio_argv_build,
-	.expected_runtime_s = fio_expected_runtime_s,
-	.pass_bound_s = fio_pass_bound_s,
-	.progress = fio_progress,
+	.expected_runtime_s = fio_job_expected_runtime_s,
+	.pass_bound_s = fio_job_pass_bound_s,
+	.progress = fio_job_progress,
 	.parse = fio_parse,
 	.raw_stream = "stdout",
-	.metrics_list = fio_metrics_list,
+	.metrics_list = fio_job_metrics_list,
 };

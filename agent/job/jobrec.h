@@ -52,10 +52,19 @@ struct job_rec {
 	double held_s;    /* how long it held for spec.start_at before that (0: it did not) */
 };
 
+/* One workload's metrics in a pass of a job with workloads. */
+struct pass_workload {
+	char name[FIO_WORKLOAD_NAME_MAX + 1];
+	struct metrics metrics;
+};
+
 struct pass_rec {
 	int loop;
 	double started_at, finished_at;
-	struct metrics metrics;
+	struct metrics metrics; /* with workloads: the first workload's */
+	struct pass_workload
+	        *workloads; /* owned: the job's workloads in its order; NULL, 0: none */
+	int n_workloads;
 };
 
 #endif

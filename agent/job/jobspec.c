@@ -26,6 +26,7 @@ void job_spec_release(struct job_spec *s)
 	}
 	free(s->directory);
 	free(s->fs);
+	free(s->opts.workloads);
 	job_spec_init(s);
 }
 

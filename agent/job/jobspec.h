@@ -27,7 +27,8 @@ struct job_label {
 struct job_spec {
 	char device[SYSFS_NAME_MAX];
 	const struct engine *engine;
-	struct engine_opts opts; /* every engine object given; engine's own is used */
+	struct engine_opts opts; /* every engine object given; engine's own is used; fio's
+	                            workloads (opts.workloads) are owned here */
 	int loops;               /* 1..JOB_LOOPS_MAX */
 	struct tune_set params;  /* applied with PATCH semantics before loop 1; n 0: none */
 	bool params_keep;        /* "params_restore": false: params stay as set at the job's end for

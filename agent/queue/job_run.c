@@ -83,6 +83,18 @@ static void begun_record(const struct jobq_env *env, int64_t id, const struct jo
 		         (long long)id, at, started - spec->start_at);
 }
 
+/* A pass's workloads, named in the job's order, and the metrics its sections parse into. */
+static struct pass_workload *workloads_new(const struct engine_opts *opts, struct metrics **per)
+{
+	struct pass_workload *wl = xcalloc((size_t)opts->n_workloads, sizeof(*wl));
+	int i;
+
+	for (i = 0; i < opts->n_workloads; i++)
+		snprintf(wl[i].name, sizeof(wl[i].name), "%s", opts->workloads[i].name);
+	*per = xcalloc((size_t)opts->n_workloads, sizeof(**per));
+	return wl;
+}
+
 /* Run one loop of a job: spawn, poll with progress, cancel, stop past deadline_s, parse,
  * record. The pass's files go in the job's directory dir, or in the job's own filesystem made
  * (dir NULL then). */
@@ -107,7 +119,9 @@ static enum pass_result pass_run(const struct job_runner *r, int64_t id,
 	enum pass_result res = PASS_FAILED;
 	bool held = false;
 	const struct buf *raw;
-	int rc;
+	struct pass_workload *wl = NULL;
+	struct metrics *per = NULL;
+	int rc, i;
 
 	memset(&p, 0, sizeof(p));
 	memset(&cp, 0, sizeof(cp));
@@ -204,18 +218,27 @@ static enum pass_result pass_run(const struct job_runner *r, int64_t id,
 			frac = 0.99;
 		r->hooks.progress_set(r->hooks.cls, ((loop - 1) + frac) / spec->loops, false);
 	}
-	rc = engine_parse(eng, opts, p.out.data ? p.out.data : "", p.out.len,
-	                  p.err.data ? p.err.data : "", p.err.len, p.exit_code, p.term_signal, &m,
-	                  e);
+	if (opts->n_workloads)
+		wl = workloads_new(opts, &per);
+	rc = engine_parse_pass(eng, opts, p.out.data ? p.out.data : "", p.out.len,
+	                       p.err.data ? p.err.data : "", p.err.len, p.exit_code, p.term_signal,
+	                       &m, per, e);
 	if (rc)
 		goto out;
+	for (i = 0; i < opts->n_workloads; i++)
+		wl[i].metrics = per[i];
 	if (params_changed(env, id, loop, e))
 		goto out;
 	raw = !strcmp(eng->raw_stream, "stderr") ? &p.err : &p.out;
-	if (store_job_pass_add(store, id, loop, started, env->now_s(), &m,
+	if (store_job_pass_add(store, id, loop, started, env->now_s(), &m, wl, opts->n_workloads,
 	                       raw->data ? raw->data : "", raw->len, e))
 		goto out;
-	log_info("job %lld: pass %d/%d done (%d metrics)", (long long)id, loop, spec->loops, m.n);
+	if (opts->n_workloads)
+		log_info("job %lld: pass %d/%d done (%d workloads, the first with %d metrics)",
+		         (long long)id, loop, spec->loops, opts->n_workloads, m.n);
+	else
+		log_info("job %lld: pass %d/%d done (%d metrics)", (long long)id, loop, spec->loops,
+		         m.n);
 	r->hooks.progress_set(r->hooks.cls, (double)loop / spec->loops, true);
 	res = PASS_OK;
 out:
@@ -226,6 +249,8 @@ out:
 	contain_pass_end(&cp); /* nothing of the pass may outlive it */
 	jobdir_close(&jd);
 	engine_argv_free(argv);
+	free(wl);
+	free(per);
 	return res;
 }
 

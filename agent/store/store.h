@@ -122,8 +122,9 @@ struct result_filter {
 	int n_labels;
 	struct store_kv params[STORE_FILTER_MAX];
 	int n_params;
-	double since;      /* finished_at >= since; 0 = no bound */
-	int64_t before_id; /* id < before_id; 0 = no bound */
+	const char *workload; /* jobs with passes of the workload of that name; NULL = any */
+	double since;         /* finished_at >= since; 0 = no bound */
+	int64_t before_id;    /* id < before_id; 0 = no bound */
 	int limit;
 };
 
@@ -164,17 +165,21 @@ int store_job_set_pgid(struct store *s, int64_t id, int64_t pgid);
 /* When the job's first pass began (begun_at, epoch s) and how long the job held before it for
  * its start_at (held_s, 0 when it did not). */
 int store_job_set_begun(struct store *s, int64_t id, double begun_at, double held_s);
-/* Add a finished pass and bump loops_done. */
+/* Add a finished pass and bump loops_done; with workloads (n_wl > 0) each one's metrics under
+ * its name (wl[0..n_wl), the job's order), in the same transaction. */
 int store_job_pass_add(struct store *s, int64_t id, int loop, double started_at, double finished_at,
-                       const struct metrics *m, const char *raw, size_t raw_len, struct err *e);
+                       const struct metrics *m, const struct pass_workload *wl, int n_wl,
+                       const char *raw, size_t raw_len, struct err *e);
 /* Move a job to a final state. code/message may be NULL. */
 int store_job_finish(struct store *s, int64_t id, enum job_state state, double finished_at,
                      const char *code, const char *message, struct err *e);
 /* queued -> cancelled; -EBUSY if the job is not queued. */
 int store_job_cancel_queued(struct store *s, int64_t id, double now, struct err *e);
 int store_job_get(struct store *s, int64_t id, struct job_rec *out, struct err *e);
-/* Passes in loop order. Caller frees *out. */
+/* Passes in loop order, each with its workloads' metrics. Caller frees with store_passes_free. */
 int store_job_passes(struct store *s, int64_t id, struct pass_rec **out, int *n, struct err *e);
+/* Free a list of passes and their workloads; NULL is fine. */
+void store_passes_free(struct pass_rec *p, int n);
 /* Raw output of one pass. Caller frees *raw. */
 int store_job_raw(struct store *s, int64_t id, int loop, char **raw, size_t *len, struct err *e);
 /* Jobs newest first; state may be NULL. */

@@ -263,10 +263,11 @@ int store_job_set_begun(struct store *s, int64_t id, double begun_at, double hel
 }
 
 int store_job_pass_add(struct store *s, int64_t id, int loop, double started_at, double finished_at,
-                       const struct metrics *m, const char *raw, size_t raw_len, struct err *e)
+                       const struct metrics *m, const struct pass_workload *wl, int n_wl,
+                       const char *raw, size_t raw_len, struct err *e)
 {
-	char *json = wire_metrics_encode(m);
-	int rc;
+	char *json = wire_metrics_encode(m), *wj;
+	int rc, i;
 
 	rc = store_tx_begin(s, e);
 	if (rc == 0)
@@ -274,6 +275,15 @@ int store_job_pass_add(struct store *s, int64_t id, int loop, double started_at,
 		            "INSERT OR REPLACE INTO passes(job_id, loop, started_at, finished_at, "
 		            "metrics, raw) VALUES(?,?,?,?,?,?)",
 		            "Iiddtb", id, loop, started_at, finished_at, json, raw, raw_len);
+	for (i = 0; rc >= 0 && i < n_wl; i++) {
+		wj = wire_metrics_encode(&wl[i].metrics);
+		rc = db_run(
+		        s->db, e, "pass workload insert",
+		        "INSERT OR REPLACE INTO pass_workloads(job_id, loop, idx, name, metrics) "
+		        "VALUES(?,?,?,?,?)",
+		        "Iiitt", id, loop, i, wl[i].name, wj);
+		free(wj);
+	}
 	if (rc >= 0)
 		rc = db_run(s->db, e, "pass insert", "UPDATE jobs SET loops_done = ? WHERE id = ?",
 		            "iI", loop, id);
@@ -330,12 +340,69 @@ static void pass_from_row(struct sqlite3_stmt *st, void *elem)
 	wire_metrics_decode(db_col_str(st, 3), &p->metrics);
 }
 
+/* A row of pass_workloads: (loop, idx, name, metrics). */
+struct wl_row {
+	int loop, idx;
+	struct pass_workload w;
+};
+
+static void wl_from_row(struct sqlite3_stmt *st, void *elem)
+{
+	struct wl_row *r = elem;
+
+	r->loop = db_col_int(st, 0);
+	r->idx = db_col_int(st, 1);
+	db_col_text(st, 2, r->w.name, sizeof(r->w.name), NULL);
+	wire_metrics_decode(db_col_str(st, 3), &r->w.metrics);
+}
+
 int store_job_passes(struct store *s, int64_t id, struct pass_rec **out, int *n, struct err *e)
 {
-	return store_rows(s, (void **)out, n, sizeof(**out), pass_from_row, NULL, e, "passes",
-	                  "SELECT loop, started_at, finished_at, metrics FROM passes WHERE "
-	                  "job_id = ? ORDER BY loop",
-	                  "I", id);
+	struct wl_row *wl = NULL;
+	int rc, nwl = 0, i, p;
+
+	rc = store_rows(s, (void **)out, n, sizeof(**out), pass_from_row, NULL, e, "passes",
+	                "SELECT loop, started_at, finished_at, metrics FROM passes WHERE "
+	                "job_id = ? ORDER BY loop",
+	                "I", id);
+	if (rc || *n == 0)
+		return rc;
+	rc = store_rows(s, (void **)&wl, &nwl, sizeof(*wl), wl_from_row, NULL, e, "pass workloads",
+	                "SELECT loop, idx, name, metrics FROM pass_workloads WHERE job_id = ? "
+	                "ORDER BY loop, idx",
+	                "I", id);
+	if (rc) {
+		store_passes_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return rc;
+	}
+	/* Both lists are in loop order: each pass takes its run of rows. */
+	for (p = 0, i = 0; p < *n && i < nwl; p++) {
+		struct pass_rec *pr = &(*out)[p];
+		int k;
+
+		while (i < nwl && wl[i].loop < pr->loop)
+			i++;
+		for (k = i; k < nwl && wl[k].loop == pr->loop; k++)
+			;
+		if (k == i)
+			continue;
+		pr->workloads = xcalloc((size_t)(k - i), sizeof(*pr->workloads));
+		for (; i < k; i++)
+			pr->workloads[pr->n_workloads++] = wl[i].w;
+	}
+	free(wl);
+	return 0;
+}
+
+void store_passes_free(struct pass_rec *p, int n)
+{
+	int i;
+
+	for (i = 0; p && i < n; i++)
+		free(p[i].workloads);
+	free(p);
 }
 
 /* The pass's raw output as a heap string (NUL-terminated; it may hold other NULs). */
@@ -416,6 +483,9 @@ int store_results(struct store *s, const struct result_filter *f, struct job_rec
 		buf_puts(&sql, " AND finished_at >= ?");
 	if (f->before_id > 0)
 		buf_puts(&sql, " AND id < ?");
+	if (f->workload)
+		buf_puts(&sql, " AND EXISTS (SELECT 1 FROM pass_workloads w WHERE w.name = ? AND "
+		               "w.job_id = jobs.id)");
 	for (i = 0; i < f->n_labels; i++)
 		buf_puts(&sql, " AND EXISTS (SELECT 1 FROM job_labels l WHERE l.job_id = jobs.id "
 		               "AND l.key = ? AND l.value = ?)");
@@ -440,6 +510,8 @@ int store_results(struct store *s, const struct result_filter *f, struct job_rec
 		k = db_bind(st, k, "d", f->since);
 	if (f->before_id > 0)
 		k = db_bind(st, k, "I", f->before_id);
+	if (f->workload)
+		k = db_bind(st, k, "t", f->workload);
 	for (i = 0; i < f->n_labels; i++)
 		k = db_bind(st, k, "tt", f->labels[i].key, f->labels[i].value);
 	for (i = 0; i < f->n_params; i++)

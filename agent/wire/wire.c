@@ -16,10 +16,10 @@
 #include "xmalloc.h"
 #include "banned.h"
 
-const char *const wire_job_keys[] = {
-	"device", "directory", "engine",         "fio",    "dd",         "bonnie",   "iozone",
-	"loops",  "params",    "params_restore", "labels", "filesystem", "start_at", NULL
-};
+const char *const wire_job_keys[] = { "device",   "directory",      "engine", "fio",
+	                              "dd",       "bonnie",         "iozone", "loops",
+	                              "params",   "params_restore", "labels", "filesystem",
+	                              "start_at", "workloads",      NULL };
 
 int wire_keys_check(const json_t *obj, const char *const *allowed, const char *path, struct err *e)
 {
@@ -535,6 +535,118 @@ json_t *wire_fs_spec_to_json(const struct fs_spec *fs)
 	                 fs->mount);
 }
 
+/* ---- a job's workloads (fio sections) ---- */
+
+/* 1..FIO_WORKLOAD_NAME_MAX bytes of [A-Za-z0-9 _.,:+-], not starting with a space. */
+static bool workload_name_ok(const json_t *v)
+{
+	const char *s = json_string_value(v), *p;
+	size_t len = json_string_length(v);
+
+	if (!s || len < 1 || len > FIO_WORKLOAD_NAME_MAX || strlen(s) != len || s[0] == ' ')
+		return false;
+	for (p = s; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || strchr(" _.,:+-", *p)))
+			return false;
+	return true;
+}
+
+/* "workloads[i] \"NAME\": " before e's message (a decoder's "fio.iodepth: ..."). */
+static int workload_err(struct err *e, int rc, size_t i, const char *name)
+{
+	char code[sizeof(e->code)], msg[sizeof(e->msg)];
+
+	snprintf(code, sizeof(code), "%s", e->code);
+	snprintf(msg, sizeof(msg), "%s", e->msg);
+	return err_set(e, rc, code, "workloads[%zu] \"%s\": %s", i, name, msg);
+}
+
+/*
+ * "workloads": 1..FIO_WORKLOADS_MAX objects {"name", "fio"}, engine fio only. Each "fio" object
+ * is decoded by the job's "fio" rules on its own (own) and over the job's "fio" object, its
+ * keys winning (fio, what the section runs). The per-section rules (fio.check) are the job
+ * layer's, as for a plain job.
+ */
+static int workloads_from_json(const json_t *body, const json_t *v, struct job_spec *out,
+                               struct err *e)
+{
+	static const char *const keys[] = { "name", "fio", NULL };
+	const json_t *base = json_object_get(body, "fio"), *w, *name, *fio;
+	struct engine_opts tmp;
+	char path[32];
+	json_t *merged;
+	size_t i, k;
+	int rc;
+
+	if (out->engine != &fio_engine)
+		return err_set(e, -EINVAL, "bad_request",
+		               "workloads: only with engine fio (the sections of one fio run)");
+	if (!json_is_array(v) || json_array_size(v) < 1 || json_array_size(v) > FIO_WORKLOADS_MAX)
+		return err_set(e, -EINVAL, "bad_request",
+		               "workloads: expected an array of 1..%d objects {\"name\", \"fio\"}",
+		               FIO_WORKLOADS_MAX);
+	out->opts.workloads = xcalloc(json_array_size(v), sizeof(*out->opts.workloads));
+	json_array_foreach(v, i, w)
+	{
+		struct fio_workload *wl = &out->opts.workloads[i];
+
+		snprintf(path, sizeof(path), "workloads[%zu]", i);
+		if (!json_is_object(w))
+			return err_set(e, -EINVAL, "bad_request",
+			               "%s: expected an object {\"name\", \"fio\"}", path);
+		rc = wire_keys_check(w, keys, path, e);
+		if (rc)
+			return rc;
+		name = json_object_get(w, "name");
+		if (!workload_name_ok(name))
+			return err_set(e, -EINVAL, "bad_request",
+			               "%s.name: required, 1..%d characters of A-Za-z0-9 and "
+			               "\" _.,:+-\", not starting with a space",
+			               path, FIO_WORKLOAD_NAME_MAX);
+		snprintf(wl->name, sizeof(wl->name), "%s", json_string_value(name));
+		for (k = 0; k < i; k++)
+			if (!strcmp(out->opts.workloads[k].name, wl->name))
+				return err_set(e, -EINVAL, "bad_request",
+				               "%s.name: \"%s\" is workloads[%zu]'s name too; a "
+				               "job's workload names are unique",
+				               path, wl->name, k);
+		fio = json_object_get(w, "fio");
+		engine_opts_init(&tmp);
+		rc = wire_engine_opts_from_json(&fio_engine, fio, &tmp, e);
+		if (rc)
+			return workload_err(e, rc, i, wl->name);
+		wl->own = tmp.fio;
+		merged = json_is_object(base) ? json_deep_copy(base) : json_object();
+		if (fio)
+			json_object_update(merged, (json_t *)fio);
+		rc = wire_engine_opts_from_json(&fio_engine, merged, &tmp, e);
+		json_decref(merged);
+		if (rc)
+			return workload_err(e, rc, i, wl->name);
+		wl->fio = tmp.fio;
+		out->opts.n_workloads++;
+	}
+	return 0;
+}
+
+/* [{"name", "fio": its own keys}] in the job's order. */
+static json_t *workloads_to_json(const struct engine_opts *o)
+{
+	json_t *arr = json_array();
+	struct engine_opts tmp;
+	int i;
+
+	for (i = 0; i < o->n_workloads; i++) {
+		engine_opts_init(&tmp);
+		tmp.fio = o->workloads[i].own;
+		json_array_append_new(arr,
+		                      json_pack("{s:s,s:o}", "name", o->workloads[i].name, "fio",
+		                                wire_engine_opts_to_json(&fio_engine, &tmp)));
+	}
+	return arr;
+}
+
 int wire_job_spec_from_json(const json_t *body, struct job_spec *out, struct err *e)
 {
 	json_t *v;
@@ -553,6 +665,8 @@ int wire_job_spec_from_json(const json_t *body, struct job_spec *out, struct err
 		rc = wire_engine_opts_from_json(eng, json_object_get(body, eng->name), &out->opts,
 		                                e);
 	}
+	if (!rc && (v = json_object_get(body, "workloads")))
+		rc = workloads_from_json(body, v, out, e);
 	if (!rc && (v = json_object_get(body, "labels")))
 		rc = labels_from_json(v, out, e);
 	if (!rc && (v = json_object_get(body, "params")))
@@ -607,6 +721,8 @@ json_t *wire_job_spec_to_json(const struct job_spec *s)
 		if (s->opts.given[id] || eng == s->engine)
 			json_object_set_new(o, eng->name, wire_engine_opts_to_json(eng, &s->opts));
 	}
+	if (s->opts.n_workloads)
+		json_object_set_new(o, "workloads", workloads_to_json(&s->opts));
 	json_object_set_new(o, "labels", wire_labels_to_json(s));
 	if (s->params.n)
 		json_object_set_new(o, "params", wire_params_to_json(&s->params));

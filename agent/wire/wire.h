@@ -125,8 +125,13 @@ json_t *wire_identity_decode(const char *text);
 json_t *wire_time_to_json(double epoch_s);
 /* {name: number} of a pass's metrics. */
 json_t *wire_metrics_to_json(const struct metrics *m);
-/* {METRIC: {mean, stdev, min, max, n}} over the passes' metrics, metrics in first-seen order. */
+/* {METRIC: {mean, stdev, min, max, n}} over the passes' metrics (a job with workloads: its first
+ * workload's), metrics in first-seen order. */
 json_t *wire_summary_to_json(const struct pass_rec *passes, int n);
+/* [{"name", "summary": {METRIC: {mean, stdev, min, max, n}}}] of a job with workloads, in
+ * spec's order, each over the passes that have that workload's metrics. */
+json_t *wire_summary_workloads_to_json(const struct job_spec *spec, const struct pass_rec *passes,
+                                       int n);
 /* {name: value} of recorded parameter values: the integers (number) as numbers. */
 json_t *wire_param_values_to_json(const struct store_value *v, int n);
 
@@ -159,7 +164,7 @@ json_t *wire_job_to_json(const struct job_rec *j, const struct pass_rec *passes,
                          unsigned fields);
 /* {"dry_run":true,"job":SPEC,"metrics":[...],"expected_runtime_s":N,"pass_deadline_s":N,
  * "run_deadline_s":N} for a checked spec; with fs (a job with a filesystem), "filesystem":
- * what mkfs's dry run would make. */
+ * what mkfs's dry run would make; with workloads, "workloads": [{"name", "metrics": [...]}]. */
 json_t *wire_job_dry_run_to_json(const struct job_spec *spec, const struct metric_names *names,
                                  double runtime_s, double pass_deadline_s, double run_deadline_s,
                                  const struct jobfs_made *fs);

@@ -60,7 +60,8 @@ int wire_metrics_decode(const char *text, struct metrics *out)
 	return 0;
 }
 
-json_t *wire_summary_to_json(const struct pass_rec *passes, int n)
+/* {METRIC: {mean, stdev, min, max, n}} over ms[0..n), metrics in first-seen order. */
+static json_t *summary_of(const struct metrics *const *ms, int n)
 {
 	struct metric_names names = { 0 };
 	json_t *summary = json_object();
@@ -68,14 +69,14 @@ json_t *wire_summary_to_json(const struct pass_rec *passes, int n)
 	int i, k, p;
 
 	for (p = 0; p < n; p++)
-		for (i = 0; i < passes[p].metrics.n; i++)
-			metric_names_add(&names, passes[p].metrics.m[i].name);
+		for (i = 0; i < ms[p]->n; i++)
+			metric_names_add(&names, ms[p]->m[i].name);
 	for (i = 0; i < names.n; i++) {
 		struct stats_summary st;
 
 		k = 0;
 		for (p = 0; p < n; p++) {
-			const struct metric *m = metrics_get(&passes[p].metrics, names.name[i]);
+			const struct metric *m = metrics_get(ms[p], names.name[i]);
 
 			if (m)
 				vals[k++] = m->value;
@@ -87,6 +88,63 @@ json_t *wire_summary_to_json(const struct pass_rec *passes, int n)
 	}
 	free(vals);
 	return summary;
+}
+
+json_t *wire_summary_to_json(const struct pass_rec *passes, int n)
+{
+	const struct metrics **ms = xcalloc((size_t)n + 1, sizeof(*ms));
+	json_t *o;
+	int p;
+
+	for (p = 0; p < n; p++)
+		ms[p] = &passes[p].metrics;
+	o = summary_of(ms, n);
+	free(ms);
+	return o;
+}
+
+/* Workload name's metrics in pass p, NULL if the pass has none under that name. */
+static const struct metrics *pass_workload_metrics(const struct pass_rec *p, const char *name)
+{
+	int i;
+
+	for (i = 0; i < p->n_workloads; i++)
+		if (!strcmp(p->workloads[i].name, name))
+			return &p->workloads[i].metrics;
+	return NULL;
+}
+
+json_t *wire_summary_workloads_to_json(const struct job_spec *spec, const struct pass_rec *passes,
+                                       int n)
+{
+	const struct metrics **ms = xcalloc((size_t)n + 1, sizeof(*ms));
+	json_t *arr = json_array();
+	int i, p, k;
+
+	for (i = 0; i < spec->opts.n_workloads; i++) {
+		const char *name = spec->opts.workloads[i].name;
+
+		for (p = 0, k = 0; p < n; p++)
+			if ((ms[k] = pass_workload_metrics(&passes[p], name)))
+				k++;
+		json_array_append_new(
+		        arr, json_pack("{s:s,s:o}", "name", name, "summary", summary_of(ms, k)));
+	}
+	free(ms);
+	return arr;
+}
+
+/* [{name, metrics}] of a pass, in the job's order. */
+static json_t *pass_workloads_to_json(const struct pass_rec *p)
+{
+	json_t *arr = json_array();
+	int i;
+
+	for (i = 0; i < p->n_workloads; i++)
+		json_array_append_new(
+		        arr, json_pack("{s:s,s:o}", "name", p->workloads[i].name, "metrics",
+		                       wire_metrics_to_json(&p->workloads[i].metrics)));
+	return arr;
 }
 
 /* ---- the parameter values read before loop 1 ---- */
@@ -197,6 +255,7 @@ static const struct {
 	{ "loops", JF_LOOPS },
 	{ "loops_done", JF_LOOPS_DONE },
 	{ "summary", JF_SUMMARY },
+	{ "summary_workloads", JF_SUMMARY }, /* with summary, for a job with workloads */
 	{ "passes", JF_PASSES },
 	{ "params", JF_PARAMS },
 	{ "created_at", JF_CREATED_AT },
@@ -236,7 +295,8 @@ int wire_job_fields_parse(const char *list, unsigned *mask, struct err *e)
 			        e, -EINVAL, "bad_request",
 			        "fields: '%.*s' is not a member of a job (id, state, device, "
 			        "engine, spec, labels, progress, loops, loops_done, summary, "
-			        "passes, params, created_at, started_at, finished_at, error, "
+			        "summary_workloads, passes, params, created_at, started_at, "
+			        "finished_at, error, "
 			        "params_changed, filesystem, identity, applied, start_at, "
 			        "begun_at, start_late_s, held_s, pass_deadline_s, run_deadline_s, "
 			        "version)",
@@ -295,16 +355,22 @@ json_t *wire_job_to_json(const struct job_rec *j, const struct pass_rec *passes,
 		json_object_set_new(o, "loops_done", json_integer(j->loops_done));
 	if (fields & JF_SUMMARY)
 		json_object_set_new(o, "summary", wire_summary_to_json(passes, n));
+	if ((fields & JF_SUMMARY) && j->spec.opts.n_workloads)
+		json_object_set_new(o, "summary_workloads",
+		                    wire_summary_workloads_to_json(&j->spec, passes, n));
 	if (fields & JF_PASSES) {
-		json_t *arr = json_array();
+		json_t *arr = json_array(), *po;
 
-		for (i = 0; i < n; i++)
-			json_array_append_new(
-			        arr,
-			        json_pack("{s:i,s:o,s:o,s:o}", "loop", passes[i].loop, "started_at",
-			                  wire_time_to_json(passes[i].started_at), "finished_at",
-			                  wire_time_to_json(passes[i].finished_at), "metrics",
-			                  wire_metrics_to_json(&passes[i].metrics)));
+		for (i = 0; i < n; i++) {
+			po = json_pack("{s:i,s:o,s:o,s:o}", "loop", passes[i].loop, "started_at",
+			               wire_time_to_json(passes[i].started_at), "finished_at",
+			               wire_time_to_json(passes[i].finished_at), "metrics",
+			               wire_metrics_to_json(&passes[i].metrics));
+			if (passes[i].n_workloads)
+				json_object_set_new(po, "workloads",
+				                    pass_workloads_to_json(&passes[i]));
+			json_array_append_new(arr, po);
+		}
 		json_object_set_new(o, "passes", arr);
 	}
 	if (fields & JF_PARAMS)
@@ -396,7 +462,7 @@ json_t *wire_job_dry_run_to_json(const struct job_spec *spec, const struct metri
                                  const struct jobfs_made *fs)
 {
 	json_t *metrics = json_array(), *o;
-	int i;
+	int i, k;
 
 	for (i = 0; i < names->n; i++)
 		json_array_append_new(metrics, json_string(names->name[i]));
@@ -408,5 +474,23 @@ json_t *wire_job_dry_run_to_json(const struct job_spec *spec, const struct metri
 	json_object_set_new(o, "run_deadline_s", wire_seconds_to_json(run_deadline_s));
 	if (fs)
 		json_object_set_new(o, "filesystem", wire_fs_made_to_json(fs, true));
+	if (spec->engine && spec->opts.n_workloads) {
+		json_t *wls = json_array(), *list;
+		struct engine_opts sec;
+		struct metric_names wn;
+
+		for (i = 0; i < spec->opts.n_workloads; i++) {
+			engine_section_opts(&spec->opts, i, &sec);
+			wn.n = 0;
+			spec->engine->metrics_list(&sec, &wn);
+			list = json_array();
+			for (k = 0; k < wn.n; k++)
+				json_array_append_new(list, json_string(wn.name[k]));
+			json_array_append_new(wls, json_pack("{s:s,s:o}", "name",
+			                                     spec->opts.workloads[i].name,
+			                                     "metrics", list));
+		}
+		json_object_set_new(o, "workloads", wls);
+	}
 	return o;
 }

@@ -222,6 +222,21 @@ oa_call "job raw, missing loop" GET '/api/v1/jobs/{id}/raw' "/api/v1/jobs/$jid/r
 oa_call "results" GET /api/v1/results "/api/v1/results?device=$dev&label.suite=openapi&limit=5"
 oa_call "results by param" GET /api/v1/results "/api/v1/results?param.nr_requests=16"
 oa_call "results, unknown filter" GET /api/v1/results "/api/v1/results?colour=blue"
+# A job with workloads (issue 29): its spec, passes' workloads and summary_workloads.
+wjob='{"device":"'$dev'","directory":"'$IT_TMP/jobs'","engine":"fio","loops":1,
+ "fio":{"size":"8M","ioengine":"psync","runtime_s":1,"time_based":true},
+ "workloads":[{"name":"seq read 1M","fio":{"rw":"read","bs":"1m"}},{"name":"rand write 4k","fio":{"rw":"randwrite","bs":"4k"}}]}'
+oa_call "workloads job dry run" POST /api/v1/jobs "/api/v1/jobs?dry_run=true" "$wjob" valid
+oa_call "workloads job submit" POST /api/v1/jobs /api/v1/jobs "$wjob" valid
+wid=$(echo "$OA_BODY" | jq -r .id)
+oa_call "workloads job, until=end" GET '/api/v1/jobs/{id}' "/api/v1/jobs/$wid?wait_s=60&until=end"
+it_eq "workloads job succeeded" succeeded "$(echo "$OA_BODY" | jq -r .state)"
+it_eq "its pass has both workloads" 2 "$(echo "$OA_BODY" | jq '.passes[0].workloads|length')"
+oa_call "workloads job, fields" GET '/api/v1/jobs/{id}' "/api/v1/jobs/$wid?fields=passes,summary_workloads"
+oa_call "results by workload" GET /api/v1/results "/api/v1/results?workload=rand%20write%204k"
+it_eq "results by workload: the job" "$wid" "$(echo "$OA_BODY" | jq '.results[0].id')"
+oa_call "workloads job refused" POST /api/v1/jobs /api/v1/jobs \
+	'{"device":"'$dev'","engine":"fio","workloads":[{"name":"a","fio":{"iodepth":0}}]}' invalid
 oa_call "job cancel, finished" DELETE '/api/v1/jobs/{id}' "/api/v1/jobs/$jid"
 it_eq "cancelling a finished job is 409" 409 "$OA_STATUS"
 oa_call "job dry run" POST /api/v1/jobs "/api/v1/jobs?dry_run=true" "$job" valid

@@ -315,7 +315,8 @@ static void test_health_features(void **state)
 	assert_int_equal(ans.status, 200);
 	assert_non_null(strstr(ans.body, "\"features\":[\"dry_run\",\"strict_query\","
 	                                 "\"long_poll\",\"profiles\",\"job_applied\","
-	                                 "\"start_at\",\"until_end\",\"pass_deadline\"]"));
+	                                 "\"start_at\",\"until_end\",\"pass_deadline\","
+	                                 "\"workloads\"]"));
 }
 
 static int64_t json_int_member(const char *body, const char *key)

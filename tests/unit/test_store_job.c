@@ -144,10 +144,11 @@ static void test_life(void **state)
 	/* Passes: metrics, times and the raw output byte for byte (NULs too). */
 	metrics_set(&m, "read.bw_mib", 512.25);
 	metrics_set(&m, "read.iops", 131136);
-	assert_int_equal(
-	        store_job_pass_add(f->s, id, 1, 111, 112.5, &m, raw1, sizeof(raw1) - 1, &e), 0);
+	assert_int_equal(store_job_pass_add(f->s, id, 1, 111, 112.5, &m, NULL, 0, raw1,
+	                                    sizeof(raw1) - 1, &e),
+	                 0);
 	metrics_set(&m, "read.bw_mib", 498.5);
-	assert_int_equal(store_job_pass_add(f->s, id, 2, 113, 114, &m, "", 0, &e), 0);
+	assert_int_equal(store_job_pass_add(f->s, id, 2, 113, 114, &m, NULL, 0, "", 0, &e), 0);
 	get(f, id, &r);
 	assert_int_equal(r.loops_done, 2);
 	store_job_rec_release(&r);
