@@ -44,7 +44,12 @@ for w in "workload 1 of 3: 'seq read' (read.bw_mib, higher is better)" \
 	"best (rule no_loss: a gain on some workload and a loss on none"; do
 	it_check "the table says: $w" grep -qF "$w" "$IT_TMP/suite.txt"
 done
-it_check "the matrix has a row for nr_requests=64" grep -q "^nr_requests=64 *[^ ]" "$IT_TMP/suite.txt"
+it_check "the matrix has a row for nr_requests=64" grep -A1 "^configuration  *seq read  *rand read 4k  *seq write  *mean  *decision$" "$IT_TMP/suite.txt" | grep -q "nr_requests=64"
+# One job per node per point per round (2 points x 2 rounds: jobs 1 to 4 on each agent), each
+# job running the 3 workloads in one pass.
+for n in node1 node2; do
+	it_eq "$n ran 4 jobs, one per point per round" 4 "$(grep -c 'pass 1/1 done (3 workloads' "$IT_TMP/$n.log")"
+done
 ctl_restored "suite"
 
 ctl show 1 --format json >"$IT_TMP/suite.doc.json"
