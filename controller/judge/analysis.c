@@ -4,6 +4,20 @@
 #include "judge/suite.h"
 #include "banned.h"
 
+/* A suite: each series judged as a sweep of its own, then the rule across them (suite.h). */
+static void suite_judge(struct sweep *s)
+{
+	struct suite *su = suite_build(s);
+	int j;
+
+	if (!su)
+		return;
+	for (j = 0; j < su->nseries; j++)
+		verdict_sweep(&su->wl[j]);
+	verdict_sweep(su->mean);
+	suite_finish(s);
+}
+
 void analysis_point_ran(struct sweep *s, int i)
 {
 	/* Point i and the points compared with it, the best and the noise summary: what the

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "judge/suite.h"
-#include "judge/verdict.h"
 #include "stats.h"
 #include "xmalloc.h"
 #include "banned.h"
@@ -279,29 +278,37 @@ static void suite_decide(struct sweep *s, struct suite *su)
 		s->outcome = OUTCOME_BASELINE;
 }
 
-void suite_judge(struct sweep *s)
+struct suite *suite_build(struct sweep *s)
 {
 	const struct plan *p = &s->plan;
 	struct suite *su;
-	bool minimize[PLAN_WORKLOADS_MAX];
-	int i, j, w, g;
+	int j;
 
 	sweep_suite_clear(s);
 	if (p->nworkloads <= 0)
-		return;
+		return NULL;
 	su = xcalloc(1, sizeof(*su));
 	s->suite = su;
 	su->rule = p->rule;
 	su->nworkloads = p->nworkloads;
 	su->nseries = plan_series_build(p, su->series);
 	su->wl = xcalloc((size_t)su->nseries + 1, sizeof(*su->wl));
-	for (j = 0; j < su->nseries; j++) {
+	for (j = 0; j < su->nseries; j++)
 		series_sweep(s, su->series, su->nseries, j, &su->wl[j]);
-		verdict_sweep(&su->wl[j]);
-	}
 	su->mean = xcalloc(1, sizeof(*su->mean));
 	series_sweep(s, su->series, su->nseries, -1, su->mean);
-	verdict_sweep(su->mean);
+	return su;
+}
+
+void suite_finish(struct sweep *s)
+{
+	const struct plan *p = &s->plan;
+	struct suite *su = s->suite;
+	bool minimize[PLAN_WORKLOADS_MAX];
+	int i, j, w, g;
+
+	if (!su)
+		return;
 	for (w = 0; w < p->nworkloads; w++)
 		minimize[w] = p->workloads[w].minimize;
 	su->npoints = s->npoints;

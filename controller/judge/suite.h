@@ -10,10 +10,13 @@
 #include "model/suite.h"
 #include "model/sweep.h"
 
-/* After verdict_sweep or verdict_point_update of s (analysis.c): (re)build s->suite when the
- * plan has workloads (else clear it), and make the suite's decision the sweep's (s->decision,
+/* After verdict_sweep or verdict_point_update of s, analysis.c (the one caller of the judges)
+ * builds s->suite (NULL and cleared when the plan has no workloads): a sweep per series, not
+ * yet judged; it judges each (suite.wl[], suite.mean) with verdict_sweep, then suite_finish
+ * fills the cells, checks and rows and makes the suite's decision the sweep's (s->decision,
  * each cohort's, the outcome). Idempotent. */
-void suite_judge(struct sweep *s);
+struct suite *suite_build(struct sweep *s);
+void suite_finish(struct sweep *s);
 
 /* The pure rules, exposed for tests (hand-computed examples) and the benchmark. */
 
