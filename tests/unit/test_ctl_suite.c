@@ -419,6 +419,70 @@ static void test_judged(void **state)
 	sweep_release(&s);
 }
 
+/* Sequential: the strategy races on the lead workload and the final confirmation's row is
+ * confirmed only when the rule crowns it. Points: 0 the baseline and 1 the axis' candidate
+ * (rounds 1-5), 2 the original baseline again and 3 the final confirmation (rounds 6-10). */
+static void sequential_sweep(struct sweep *s, const char *extra, const double *eff, int nser)
+{
+	char *plan = ctltest_plan(2, "{\"x\":0}", "[{\"param\":\"x\",\"values\":[1]}]",
+	                          "sequential", "5", extra);
+	unsigned seed = 9;
+	int i, k, j, q;
+
+	ctltest_sweep_text(s, plan);
+	free(plan);
+	sweep_point_add(s, ROLE_BASELINE, 0, -1, &s->plan.baseline);
+	sweep_point_add(s, ROLE_CANDIDATE, 0, 0, &s->plan.axes[0].values[0]);
+	sweep_point_add(s, ROLE_BASELINE, -1, -1, &s->plan.baseline);
+	sweep_point_add(s, ROLE_FINAL, -1, 2, &s->plan.axes[0].values[0]);
+	for (i = 0; i < 4; i++) {
+		s->points[i].block = i < 2 ? 0 : 2;
+		s->points[i].loops_run = 5;
+		for (k = 0; k < 2; k++) {
+			struct node_result *r = &s->points[i].nodes[k];
+
+			r->state = NODE_OK;
+			for (q = 0; q < 5; q++) {
+				double v[PLAN_SERIES_MAX];
+
+				for (j = 0; j < nser; j++)
+					v[j] = 1000.0 * (1 + (i % 2 ? eff[j] : 0) / 100) *
+					       (1 + 0.02 * noise(&seed));
+				node_result_pass_add_at(r, v[s->plan.lead], q + 1 + (i < 2 ? 0 : 5),
+				                        0, false);
+				node_result_series_add(r, v, nser);
+			}
+		}
+	}
+	s->nrounds = 10;
+	snprintf(s->status, sizeof(s->status), "completed");
+	analysis_sweep_loaded(s);
+}
+
+static void test_sequential(void **state)
+{
+	const double eff[2] = { 10, -10 };
+	struct sweep s;
+
+	(void)state;
+	/* The lead workload A gains, B loses: no_loss does not confirm the final row. */
+	sequential_sweep(&s, WL2, eff, 2);
+	assert_int_equal(s.suite->wl[0].decision.state, DECISION_CONFIRMED); /* A alone would */
+	assert_int_equal(s.suite->rows[3].verdict, SUITE_LOSS);
+	assert_int_equal(s.decision.state, DECISION_UNCONFIRMED);
+	assert_int_equal(s.decision.basis, DECISION_BASIS_FINAL);
+	assert_int_equal(s.decision.why, DECISION_WHY_NOT_CONFIRMED);
+	assert_int_equal(s.decision.verdict, EFFECT_LOSS);
+	assert_int_not_equal(s.outcome, OUTCOME_BEST);
+	sweep_release(&s);
+	/* primary A: the final row is confirmed. */
+	sequential_sweep(&s, WL2 ",\"decide\":{\"rule\":\"primary\",\"primary\":\"A\"}", eff, 2);
+	assert_int_equal(s.decision.state, DECISION_CONFIRMED);
+	assert_int_equal(s.decision.point, 3);
+	assert_int_equal(s.outcome, OUTCOME_BEST);
+	sweep_release(&s);
+}
+
 /* The table, the matrix and CSV; the document's round trip gives the same decision. */
 static void test_render_doc(void **state)
 {
@@ -520,6 +584,7 @@ int main(void)
 		cmocka_unit_test(test_holm),       cmocka_unit_test(test_guardrail_check),
 		cmocka_unit_test(test_rules),      cmocka_unit_test(test_judged),
 		cmocka_unit_test(test_render_doc), cmocka_unit_test(test_store),
+		cmocka_unit_test(test_sequential),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
