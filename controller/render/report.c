@@ -628,7 +628,25 @@ static void suite_tables(const struct sweep *s, bool markdown, bool all_nodes, s
 		           w + 1, p->nworkloads, p->workloads[w].name, p->workloads[w].metric,
 		           p->workloads[w].minimize ? "lower is better" : "higher is better",
 		           markdown ? "\n\n" : "\n");
-		table_render(&s->suite->wl[w], markdown, all_nodes, out);
+		{
+			size_t from = out->len;
+			char *at;
+
+			table_render(&s->suite->wl[w], markdown, all_nodes, out);
+			/* Its own best line is that workload's alone, not the suite's. */
+			if ((at = strstr(out->data + from, "\nbest: ")) ||
+			    (at = strstr(out->data + from, "\nno best: "))) {
+				size_t off = (size_t)(at - out->data) + 1;
+				struct buf rest = BUF_INIT;
+
+				buf_puts(&rest, out->data + off);
+				out->len = off;
+				out->data[off] = '\0';
+				buf_puts(out, "on its own, ");
+				buf_puts(out, rest.data);
+				buf_release(&rest);
+			}
+		}
 		buf_puts(out, "\n");
 	}
 	if (markdown)

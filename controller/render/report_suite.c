@@ -183,40 +183,11 @@ void report_suite_matrix(const struct sweep *s, bool markdown, struct buf *out)
 			free(cfg);
 		}
 	}
-	report_suite_best_line(s, out);
+	words_suite_best_line(s, out);
 	for (i = 0; i < ncols * nrows; i++)
 		free(cell[i]);
 	free(cell);
 	free(wd);
-}
-
-void report_suite_best_line(const struct sweep *s, struct buf *out)
-{
-	const struct suite *su = s->suite;
-	const struct decision *d;
-
-	if (!su)
-		return;
-	d = &su->decision;
-	buf_printf(out, "best (rule %s: %s", plan_rule_name(su->rule), words_rule(su->rule));
-	if (su->rule == PLAN_RULE_PRIMARY)
-		buf_printf(out, ", '%s'", s->plan.workloads[s->plan.primary].name);
-	buf_puts(out, "): ");
-	if (d->state == DECISION_CONFIRMED && d->point >= 0) {
-		char *cfg = config_text(&s->points[d->point]);
-
-		buf_printf(out, "%s, %s ", cfg, su->rule == PLAN_RULE_PRIMARY ? "Δ" : "mean Δ");
-		words_delta_ci(out, d->delta_pct, d->low_pct, d->high_pct);
-		buf_puts(out, "\n");
-		free(cfg);
-		return;
-	}
-	if (d->state == DECISION_UNCONFIRMED)
-		buf_puts(out,
-		         "none confirmed: the final confirmation is not a gain under the rule; "
-		         "the baseline stands\n");
-	else
-		buf_puts(out, "none: no configuration passes the rule; the baseline stands\n");
 }
 
 static void csv_num(struct buf *out, double v)

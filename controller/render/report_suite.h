@@ -11,8 +11,6 @@
 
 /* The matrix of s (s->suite set), its breaches and its best line naming the rule. */
 void report_suite_matrix(const struct sweep *s, bool markdown, struct buf *out);
-/* The best line alone: "best (rule no_loss: ...): ..." */
-void report_suite_best_line(const struct sweep *s, struct buf *out);
 /* Every cell of the matrix as CSV (one line per configuration and workload, then one per
  * guardrail check), with its header. */
 void report_suite_csv(const struct sweep *s, struct buf *out);
