@@ -113,8 +113,9 @@ for i in "${!names[@]}"; do
 done
 oj=$(($(jobs_of node1 "$U1") - j0))
 echo "# uptime: $(uptime)"
-rb=$(echo "scale=3; $sb / $tb" | bc)
-rw=$(echo "scale=3; $sw / $tw" | bc)
+rb=$(printf '%.2f' "$(echo "scale=4; $sb / $tb" | bc)")
+rw=$(printf '%.2f' "$(echo "scale=4; $sw / $tw" | bc)")
+sb=$(printf '%.1f' "$sb") tb=$(printf '%.1f' "$tb") sw=$(printf '%.1f' "$sw") tw=$(printf '%.1f' "$tw")
 points=2
 echo "| 2 nodes, 2 points, $LOOPS loops, $RUNTIME_S s passes, real fio on loop devices | suite (7 workloads) | 7 sweeps | ratio | target | |"
 echo "|---|---|---|---|---|---|"
