@@ -32,6 +32,7 @@ struct node_info {
 	char node[64]; /* the agent's node name */
 	double uptime_s;
 	bool dry_run;     /* "dry_run" is among the health answer's features */
+	bool workloads;   /* "workloads": a fio job may carry workloads (a suite) */
 	bool long_poll;   /* so is "long_poll": GET /api/v1/jobs/{id} takes wait_s and after */
 	bool profiles;    /* so is "profiles": the agent keeps profiles (/api/v1/profiles) */
 	bool job_applied; /* so is "job_applied": a job with params records what they did */

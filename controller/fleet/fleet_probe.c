@@ -57,6 +57,7 @@ void health_parse(json_t *h, struct node_info *ni)
 		ni->start_at |= !strcmp(s, "start_at");
 		ni->until_end |= !strcmp(s, "until_end");
 		ni->pass_deadline |= !strcmp(s, "pass_deadline");
+		ni->workloads |= !strcmp(s, "workloads");
 	}
 }
 

@@ -74,6 +74,12 @@ static bool node_unfit(const struct plan *p, int i, const struct node_info *ni, 
 		        why, len,
 		        "agent %s cannot validate without writing (no dry_run feature); upgrade it",
 		        ni->version[0] ? ni->version : "(unknown version)");
+	else if (p->nworkloads && !ni->workloads)
+		snprintf(why, len,
+		         "agent %s cannot run a suite's workloads in one job (no workloads "
+		         "feature); "
+		         "upgrade it",
+		         ni->version[0] ? ni->version : "(unknown version)");
 	else if (!ni->devices_read)
 		snprintf(why, len, "cannot read the device list to find '%s': %s", dev, ni->error);
 	else if (!ni->dev_found)
