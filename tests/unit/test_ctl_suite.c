@@ -15,6 +15,7 @@
 #include "plan/plan.h"
 #include "plan/plan_parse.h"
 #include "render/report.h"
+#include "run/strategy.h"
 #include "store/ctlstore.h"
 #include "ctltest.h"
 #include "testutil.h"
@@ -483,6 +484,62 @@ static void test_sequential(void **state)
 	sweep_release(&s);
 }
 
+/* Sequential on a suite: the axis' choice is the row the rule crowns, not the lead workload's
+ * gain. Axis x's candidate gains 10 % on A (the lead) and loses 10 % on B: under no_loss axis
+ * y runs over x's baseline value; under primary A over x=1. */
+static int strategy_x_after_axis(const char *extra)
+{
+	const double eff[2] = { 10, -10 };
+	char *plan = ctltest_plan(2, "{\"x\":0,\"y\":0}",
+	                          "[{\"param\":\"x\",\"values\":[1]},{\"param\":\"y\","
+	                          "\"values\":[1]}]",
+	                          "sequential", "5", extra);
+	struct strategy_batch b = { 0 };
+	unsigned seed = 5;
+	struct sweep s;
+	int i, k, q, j, x = -1;
+
+	ctltest_sweep_text(&s, plan);
+	free(plan);
+	assert_true(strategy_next(&s, &b) > 0);
+	for (i = 0; i < b.n; i++) {
+		struct point *p = &s.points[b.items[i].point];
+		bool cand = p->role == ROLE_CANDIDATE;
+
+		sweep_point_loops_add(&s, p->index, b.items[i].loops);
+		for (k = 0; k < 2; k++) {
+			for (q = 0; q < b.items[i].loops; q++) {
+				double v[2];
+
+				for (j = 0; j < 2; j++)
+					v[j] = 1000 * (1 + (cand ? eff[j] : 0) / 100) *
+					       (1 + 0.02 * noise(&seed));
+				node_result_pass_add(&p->nodes[k], v[s.plan.lead]);
+				node_result_series_add(&p->nodes[k], v, 2);
+			}
+			p->nodes[k].state = NODE_OK;
+		}
+		analysis_point_ran(&s, p->index);
+	}
+	assert_int_equal(s.points[1].verdict, EFFECT_GAIN); /* A, the lead, gains alone */
+	assert_true(strategy_next(&s, &b) > 0);
+	for (i = 0; i < s.npoints; i++)
+		if (s.points[i].axis == 1)
+			x = !strcmp(config_get(&s.points[i].cfg, "x")->value, "1");
+	strategy_batch_release(&b);
+	sweep_release(&s);
+	return x;
+}
+
+static void test_sequential_strategy(void **state)
+{
+	(void)state;
+	assert_int_equal(strategy_x_after_axis(WL2), 0);
+	assert_int_equal(strategy_x_after_axis(WL2 ",\"decide\":{\"rule\":\"primary\","
+	                                           "\"primary\":\"A\"}"),
+	                 1);
+}
+
 /* The table, the matrix and CSV; the document's round trip gives the same decision. */
 static void test_render_doc(void **state)
 {
@@ -584,7 +641,7 @@ int main(void)
 		cmocka_unit_test(test_holm),       cmocka_unit_test(test_guardrail_check),
 		cmocka_unit_test(test_rules),      cmocka_unit_test(test_judged),
 		cmocka_unit_test(test_render_doc), cmocka_unit_test(test_store),
-		cmocka_unit_test(test_sequential),
+		cmocka_unit_test(test_sequential), cmocka_unit_test(test_sequential_strategy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
