@@ -185,8 +185,8 @@ static int surface_eval(const char *spec, const char *root, const char *dev, lon
 }
 
 /* Section sec's bandwidth and latency factors from the spec's wparam and wlat lines. */
-static void section_eval(const char *spec, const char *root, const char *dev, int sec,
-                         double *bw, double *lat)
+static void section_eval(const char *spec, const char *root, const char *dev, int sec, double *bw,
+                         double *lat)
 {
 	char line[LINE_MAX_LEN], n1[128], v1[128];
 	double x;
@@ -370,18 +370,19 @@ static int surface_run(const char *dev, const struct section *secs, int nsec)
 
 			section_eval(c.spec, root, dev, i, &bw, &lat);
 			nf = 1 + node_sd * gauss(mix(c.seed) ^ mix((uint64_t)node + 1000003 +
-			                                            7919 * (uint64_t)i));
+			                                           7919 * (uint64_t)i));
 			z = gauss(mix(c.seed) ^ mix(((uint64_t)node << 32) + (uint64_t)pass) ^
 			          mix(0xA5A5u + (uint64_t)i));
 			v = mean * bw * nf * (1 + cv * z);
 			if (v < mean * 0.01)
 				v = mean * 0.01;
 			/* the latency moves with its own noise, opposite to the bandwidth's */
-			section_json(&secs[i], v, lat * (1 + cv * gauss(mix(c.seed + 17) ^
-			                                                 mix(((uint64_t)node << 32) +
-			                                                     (uint64_t)pass) ^
-			                                                 mix(0x5A5Au + (uint64_t)i))),
-			             i == nsec - 1);
+			section_json(
+			        &secs[i], v,
+			        lat * (1 + cv * gauss(mix(c.seed + 17) ^
+			                              mix(((uint64_t)node << 32) + (uint64_t)pass) ^
+			                              mix(0x5A5Au + (uint64_t)i))),
+			        i == nsec - 1);
 		}
 		printf("]}\n");
 		return 0;

@@ -1066,4 +1066,3 @@ void words_suite_best_line(const struct sweep *s, struct buf *out)
 	else
 		buf_puts(out, "none: no configuration passes the rule; the baseline stands\n");
 }
-
