@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,8 +42,14 @@
  *                               the param line only for a device whose DIR/sys/block/DEV/FILE
  *                               reads VALUE (trailing blanks trimmed: device/model,
  *                               device/rev): a per-cohort effect (bench/cohorts.sh)
+ *   wparam I NAME VALUE FACTOR  a suite job's section I (0-based: the agent's --name=W-wI
+ *                               sections, one per workload) only: its bandwidth times FACTOR
+ *   wlat I NAME VALUE FACTOR    section I's latencies (clat mean, p50, p99, p99.9) times
+ *                               FACTOR (its bandwidth unchanged)
  * The pass value is base x factors x node factor x (1 + cv x z), z ~ N(0, 1) from a hash
- * of (seed, node, pass counter): deterministic for a scenario, seed and node.
+ * of (seed, node, pass counter): deterministic for a scenario, seed and node. A job with
+ * sections (workloads) is answered with one "jobs" entry per section, named as the agent named
+ * it, each its own draw, reading or writing as its --rw says (a mixed one both, half each).
  *
  * Fixed mode (bench/fleet.sh): each run sleeps the job's --runtime=N (seconds; default 1).
  *   FAKEFIO_SEED       seed of the noise (default 1); give each agent its own
@@ -177,6 +184,29 @@ static int surface_eval(const char *spec, const char *root, const char *dev, lon
 	return 0;
 }
 
+/* Section sec's bandwidth and latency factors from the spec's wparam and wlat lines. */
+static void section_eval(const char *spec, const char *root, const char *dev, int sec, double *bw,
+                         double *lat)
+{
+	char line[LINE_MAX_LEN], n1[128], v1[128];
+	double x;
+	int i;
+	FILE *f = fopen(spec, "r");
+
+	*bw = *lat = 1;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "wparam %d %127s %127s %lf", &i, n1, v1, &x) == 4 && i == sec &&
+		    param_is(root, dev, n1, v1))
+			*bw *= x;
+		else if (sscanf(line, "wlat %d %127s %127s %lf", &i, n1, v1, &x) == 4 && i == sec &&
+		         param_is(root, dev, n1, v1))
+			*lat *= x;
+	}
+	fclose(f);
+}
+
 /* The next pass number of this node (a counter file, locked). */
 static long counter_next(const char *path)
 {
@@ -264,8 +294,41 @@ static void json_print(double bw_mib, double runtime_s)
 	       1e9 / iops, 3e9 / iops, 5e9 / iops);
 }
 
+/* A suite job's sections (the agent's argv: --name=W-wI, then its options): name and rw. */
+#define SECTIONS_MAX 16
+struct section {
+	char name[256];
+	char rw[32];
+};
+
+/* One section's "jobs" entry: bw_mib MiB/s, its latencies times lat, its direction(s). */
+static void section_json(const struct section *sc, double bw_mib, double lat, bool last)
+{
+	bool mixed = strstr(sc->rw, "rw") || !strcmp(sc->rw, "readwrite");
+	bool wr = mixed || strstr(sc->rw, "write"), rd = mixed || !wr;
+	double share = mixed ? 0.5 : 1, bw = bw_mib * 1048576 * share, iops = bw / 65536;
+	int d;
+
+	printf("{\"jobname\":\"%s\",\"error\":0", sc->name);
+	for (d = 0; d < 2; d++) {
+		bool on = d ? wr : rd;
+
+		printf(",\"%s\":", d ? "write" : "read");
+		if (!on) {
+			printf("{\"io_bytes\":0,\"total_ios\":0}");
+			continue;
+		}
+		printf("{\"io_bytes\":%.0f,\"bw_bytes\":%.0f,\"bw\":%.0f,\"iops\":%.3f,"
+		       "\"total_ios\":%.0f,\"clat_ns\":{\"mean\":%.1f,\"percentile\":{"
+		       "\"50.000000\":%.0f,\"99.000000\":%.0f,\"99.900000\":%.0f}}}",
+		       bw, bw, bw / 1024, iops, iops, lat * 1e9 / iops, lat * 1e9 / iops,
+		       lat * 3e9 / iops, lat * 5e9 / iops);
+	}
+	printf(",\"usr_cpu\":1.0,\"sys_cpu\":2.0}%s", last ? "" : ",");
+}
+
 /* Surface mode: the surface's value for the device at its current parameters. */
-static int surface_run(const char *dev)
+static int surface_run(const char *dev, const struct section *secs, int nsec)
 {
 	const char *root = getenv("FAKEFIO_SYSFS"), *ctlp = getenv("FAKEFIO_CTL");
 	const char *nodes = getenv("FAKEFIO_NODE");
@@ -297,6 +360,32 @@ static int surface_run(const char *dev)
 		struct timespec ts = { c.sleep_ms / 1000, (c.sleep_ms % 1000) * 1000000L };
 
 		nanosleep(&ts, NULL);
+	}
+	if (nsec > 0) { /* a suite job: each section its own figures and its own draw */
+		int i;
+
+		printf("{\"fio version\":\"fio-3.33\",\"jobs\":[");
+		for (i = 0; i < nsec; i++) {
+			double bw, lat, nf, z;
+
+			section_eval(c.spec, root, dev, i, &bw, &lat);
+			nf = 1 + node_sd * gauss(mix(c.seed) ^ mix((uint64_t)node + 1000003 +
+			                                           7919 * (uint64_t)i));
+			z = gauss(mix(c.seed) ^ mix(((uint64_t)node << 32) + (uint64_t)pass) ^
+			          mix(0xA5A5u + (uint64_t)i));
+			v = mean * bw * nf * (1 + cv * z);
+			if (v < mean * 0.01)
+				v = mean * 0.01;
+			/* the latency moves with its own noise, opposite to the bandwidth's */
+			section_json(
+			        &secs[i], v,
+			        lat * (1 + cv * gauss(mix(c.seed + 17) ^
+			                              mix(((uint64_t)node << 32) + (uint64_t)pass) ^
+			                              mix(0x5A5Au + (uint64_t)i))),
+			        i == nsec - 1);
+		}
+		printf("]}\n");
+		return 0;
 	}
 	v = mean * (1 + node_sd * gauss(mix(c.seed) ^ mix((uint64_t)node + 1000003)));
 	v *= 1 + cv * gauss(mix(c.seed) ^ mix(((uint64_t)node << 32) + (uint64_t)pass));
@@ -384,10 +473,21 @@ static int drift_run(double runtime_s)
 int main(int argc, char **argv)
 {
 	const char *mode = getenv("FAKEFIO_MODE"), *dev = NULL;
+	struct section secs[SECTIONS_MAX];
 	double runtime_s = 1;
-	int i;
+	int i, nsec = 0;
 
 	for (i = 1; i < argc; i++) {
+		const char *w = strncmp(argv[i], "--name=", 7) ? NULL : strrchr(argv[i], '-');
+
+		/* A section of a suite job: --name=W-wI */
+		if (w && w[1] == 'w' && w[2] >= '0' && w[2] <= '9' && nsec < SECTIONS_MAX) {
+			snprintf(secs[nsec].name, sizeof(secs[nsec].name), "%s", argv[i] + 7);
+			snprintf(secs[nsec].rw, sizeof(secs[nsec].rw), "read");
+			nsec++;
+		}
+		if (nsec && !strncmp(argv[i], "--rw=", 5))
+			snprintf(secs[nsec - 1].rw, sizeof(secs[nsec - 1].rw), "%s", argv[i] + 5);
 		if (!strcmp(argv[i], "--version")) {
 			puts("fio-3.33");
 			return 0;
@@ -405,5 +505,5 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fio: FAKEFIO_MODE '%s' is not surface, fixed or drift\n", mode);
 		return 1;
 	}
-	return surface_run(dev);
+	return surface_run(dev, secs, nsec);
 }

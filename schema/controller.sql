@@ -257,3 +257,10 @@ ALTER TABLE rollout_nodes ADD COLUMN reset_values TEXT;
 -- The mkfs command a node's agent ran for the point's job (the job's filesystem.mkfs): what
 -- export writes, since the agent turns the plan's options into what mkfs takes.
 ALTER TABLE point_nodes ADD COLUMN mkfs TEXT;
+
+-- migration 11
+-- A suite's pass (plan workloads, matrix or suite): every series of the pass (each workload's
+-- own metric, then each guardrail's metric on each workload it names, in the plan's order:
+-- plan_series_build), as doubles in the host's byte order; NULL for a plain sweep's pass.
+-- value stays the lead workload's figure.
+ALTER TABLE passes ADD COLUMN series BLOB;

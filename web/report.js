@@ -294,6 +294,66 @@
     return wrap;
   }
 
+  /* A suite (version 5): one chart per workload (each configuration's Δ of the workload's
+   * metric against the baseline, the 0 line, coloured by the workload's verdict, with its 95 %
+   * interval) and the matrix as a coloured grid (a row per configuration, a column per
+   * workload, the mean and the rule's decision; a breached guardrail marked). */
+  var SUITE_CLASS = { gain: 'verdict-gain', vetoed: 'verdict-loss', loss: 'verdict-loss', no_gain: 'verdict-unclear' };
+  function suiteSection(doc) {
+    var su = doc.suite, rows = su.matrix || [];
+    var wrap = E('section', { id: 'suite' }, E('h2', null, 'Suite: ' + su.workloads.length + ' workloads, rule ' + su.rule),
+      E('p', { class: 'hint' }, 'Rule ' + su.rule + ': ' + su.rule_words + (su.primary ? ' (' + su.primary + ')' : '') +
+        '. Each cell is the configuration\'s Δ on that workload against the baseline with its 95 % interval and verdict' +
+        (su.correction === 'holm' ? ' (Holm-corrected within the configuration; * a claim the correction withdrew)' : '') +
+        '; ! a guardrail is breached.'));
+    var head = E('tr', null, [E('th', null, 'configuration')].concat(su.workloads.map(function (w) {
+      return E('th', { title: w.metric + ', ' + w.goal }, w.name);
+    })).concat([E('th', null, 'mean'), E('th', null, 'decision')]));
+    var body = rows.map(function (r) {
+      var breached = {};
+      (r.guardrails || []).forEach(function (g) { if (g.breached) breached[g.workload] = g; });
+      function cell(c, name) {
+        var g = name ? breached[name] : null;
+        var star = c.verdict !== c.verdict_raw ? '*' : '';
+        var cls = 'suite-cell ' + verdictClass(c.verdict) + (g ? ' suite-breach' : '');
+        return E('td', { class: cls, 'data-verdict': c.verdict, title: g ? 'guardrail ' + (g.guardrail + 1) +
+          ' breached: loss ' + pct(g.loss_pct) + ' %, up to ' + pct(g.bound_pct) + ' %' : '' },
+          (deltaText(c) || '–') + ' ' + (c.verdict || '') + star + (g ? ' !' : ''));
+      }
+      return E('tr', { 'data-point': r.point }, [E('td', null, r.configuration)].concat(r.cells.map(function (c) {
+        return cell(c, c.workload);
+      })).concat([cell(r.mean, null), E('td', { class: 'suite-row verdict ' + (SUITE_CLASS[r.verdict] || 'verdict-unclear'),
+        'data-verdict': r.verdict }, r.verdict.replace('_', ' '))]));
+    });
+    wrap.appendChild(E('table', { class: 'suite-matrix', id: 'suite-matrix' }, [E('thead', null, head), E('tbody', null, body)]));
+    rows.forEach(function (r) {
+      (r.guardrails || []).forEach(function (g) {
+        if (!g.breached) return;
+        var gr = su.guardrails[g.guardrail] || {};
+        wrap.appendChild(E('p', { class: 'warning suite-breach-line' }, 'guardrail ' + (g.guardrail + 1) + ' (' + gr.metric +
+          ' may lose at most ' + gr.max_loss_pct + ' %) breached by ' + r.configuration + ' on \'' + g.workload + '\': ' +
+          (FT.isNum(g.loss_pct) ? 'loss ' + pct(g.loss_pct) + ' %, up to ' + pct(g.bound_pct) + ' %, ' +
+            FT.fmt(g.over_pct, 1) + ' points over' : 'no figure')));
+      });
+    });
+    su.workloads.forEach(function (w, i) {
+      var chartRows = [{ label: 'baseline', base: true, delta: 0, verdict: 'baseline', text: 'baseline', nodes: [] }]
+        .concat(rows.map(function (r) {
+          var c = r.cells[i];
+          return { label: r.configuration, delta: FT.isNum(c.delta_pct) ? c.delta_pct : null, lo: c.ci_low_pct,
+            hi: c.ci_high_pct, level: 95, verdict: c.verdict || 'none', text: c.verdict, nodes: [] };
+        }));
+      var canvas = E('canvas', { class: 'suite-chart', id: 'suite-chart-' + i, 'data-workload': w.name,
+        'aria-label': 'Δ ' + w.metric + ' of ' + w.name });
+      wrap.appendChild(E('div', { class: 'axis suite-workload' },
+        E('h3', null, 'workload ' + (i + 1) + ': ' + w.name + ' (Δ ' + w.metric + ', ' +
+          (w.goal === 'minimize' ? 'lower' : 'higher') + ' is better)'),
+        E('div', { class: 'chart-box' }, canvas)));
+      FT.deltaRows(canvas, 'configuration', chartRows, []);
+    });
+    return wrap;
+  }
+
   /* The banner: what the sweep decided (its decision, version 4; older documents: best_line),
    * green only for a confirmed decision of a completed sweep; a sweep that did not complete
    * says so and what was measured. */
@@ -342,6 +402,7 @@
         ? 'Δ is the fleet effect against the row\'s baseline: each node\'s passes paired by round (the points of a round ran one after another), pooled across the nodes (random effects), with its 95 % interval'
         : 'Δ is the fleet effect against the row\'s baseline: each node\'s ratio of means, pooled across the nodes (random effects), with its 95 % interval') +
       '; a → marks a value the kernel adjusted.'));
+    if (doc.suite) root.appendChild(suiteSection(doc));
     if ((doc.axes || []).length) root.appendChild(axisCharts(doc));
     root.appendChild(E('section', { id: 'plan' }, E('h2', null, 'Plan'),
       E('pre', { class: 'plan' }, JSON.stringify(doc.plan !== undefined && doc.plan !== null ? doc.plan : {

@@ -118,6 +118,8 @@ const struct opt cmd_options[CO_N] = {
 	                       "judge with another threshold, in %"),
 	[CO_COHORT_BY] = STR(cohort_by, "cohort-by", "KEY,KEY...",
 	                     "group the nodes by these identity fields or labels"),
+	[CO_DECIDE] = STR(decide, "decide", "RULE",
+	                  "re-judge a suite under no_loss, mean or primary:WORKLOAD"),
 	[CO_PROFILE] = STR(profile, "profile", "NAME", "the agents' profile (default fleettune)"),
 	[CO_WAVES] = STR(waves, "waves", "SPEC", "the waves after the canary (10%,50%,100%)"),
 	[CO_CHECK] = STR(check, "check", "none|readback|measure",

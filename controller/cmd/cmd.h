@@ -35,6 +35,7 @@ struct opts {
 	int64_t poll_ms;
 	double min_effect_pct;  /* --min-effect; NAN when not given */
 	const char *cohort_by;  /* --cohort-by; NULL when not given */
+	const char *decide;     /* analyze --decide RULE: a suite re-judged under another rule */
 	const char *nodes_from; /* --nodes-from FILE: the nodes of a node list, not the plan's */
 	const char *allow_differences; /* --allow-differences a,b: added to the plan's */
 	bool dry_run;
@@ -83,6 +84,7 @@ enum cmd_opt {
 	CO_CONTINUE,
 	CO_MIN_EFFECT,
 	CO_COHORT_BY,
+	CO_DECIDE,
 	CO_PROFILE,
 	CO_WAVES,
 	CO_CHECK,

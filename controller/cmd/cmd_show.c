@@ -1,5 +1,6 @@
 /* cmd_show.c -- the commands that read what is stored or written, with no agent: history,
  * show, compare and analyze. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,6 +146,35 @@ const struct cmd cmd_compare_entry = {
 	.exec = cmd_compare,
 };
 
+/* --decide RULE: the suite's rule (no_loss, mean, primary:WORKLOAD) instead of its plan's. */
+static int decide_set(struct plan *p, const char *spec, struct err *e)
+{
+	char rule[16];
+	const char *colon = strchr(spec, ':');
+	size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
+	int r, w = -1;
+
+	if (!p->nworkloads)
+		return err_set(e, -EINVAL, "usage",
+		               "--decide: the sweep is not a suite (its plan has no workloads)");
+	snprintf(rule, sizeof(rule), "%.*s", (int)(n < sizeof(rule) ? n : sizeof(rule) - 1), spec);
+	if (n >= sizeof(rule) || (r = plan_rule_parse(rule)) < 0)
+		return err_set(e, -EINVAL, "usage",
+		               "--decide: '%s' is not no_loss, mean or primary:WORKLOAD", spec);
+	if (r == PLAN_RULE_PRIMARY) {
+		if (!colon || (w = plan_workload_find(p, colon + 1)) < 0)
+			return err_set(e, -EINVAL, "usage",
+			               "--decide: primary needs one of the suite's workloads "
+			               "(primary:NAME), not '%s'",
+			               colon ? colon + 1 : "");
+	} else if (colon) {
+		return err_set(e, -EINVAL, "usage", "--decide: only primary names a workload");
+	}
+	p->rule = (enum plan_rule)r;
+	p->primary = w >= 0 ? w : 0;
+	return 0;
+}
+
 /* analyze: a sweep document (FILE, or - for stdin) judged again from its passes. */
 static int cmd_analyze(const struct cmd *c, struct opts *o)
 {
@@ -177,6 +207,11 @@ static int cmd_analyze(const struct cmd *c, struct opts *o)
 		sweep_release(&s);
 		return EXIT_USAGE;
 	}
+	if (o->decide && decide_set(&s.plan, o->decide, &e) < 0) {
+		log_error("%s", e.msg);
+		sweep_release(&s);
+		return EXIT_USAGE;
+	}
 	analysis_sweep_loaded(&s);
 	report_render_nodes(&s, f, o->all_nodes, &out);
 	rc = output_write(o, out.data, out.len);
@@ -189,15 +224,15 @@ const struct cmd cmd_analyze_entry = {
 	.name = "analyze",
 	.args = "FILE|- [--format table|markdown|csv|json]",
 	.opts = CMD_OPTS(FORMAT) | CMD_OPTS(MIN_EFFECT) | CMD_OPTS(OUT) | CMD_OPTS(NODES) |
-	        CMD_OPTS(COHORT_BY),
+	        CMD_OPTS(COHORT_BY) | CMD_OPTS(DECIDE),
 	.help = "Judge a sweep document again from its passes: FILE (or - for stdin) as\n"
 	        "show --format json writes it. Every figure and verdict in it is recomputed, so\n"
 	        "--min-effect P re-judges an old sweep with another threshold (in %), and\n"
 	        "--cohort-by groups its nodes into cohorts by other identity fields or node "
 	        "labels\n"
-	        "(\"model,firmware\", \"kernel\", \"label.rack\"; \"\" for one cohort). No agent "
-	        "and\n"
-	        "no database are needed.",
+	        "(\"model,firmware\", \"kernel\", \"label.rack\"; \"\" for one cohort), and\n"
+	        "--decide RULE re-judges a suite under another rule (no_loss, mean,\n"
+	        "primary:WORKLOAD). No agent and no database are needed.",
 	.nargs = 1,
 	.exec = cmd_analyze,
 };

@@ -149,6 +149,28 @@ static json_t *pass_json(double value, int round, double started_at)
 	return o;
 }
 
+/* A suite pass's "workloads": [{"name", "metrics": {metric: value}}] of its series. */
+static json_t *pass_workloads_json(const struct sweep *s, const struct node_result *r, int j)
+{
+	struct plan_series ser[PLAN_SERIES_MAX];
+	int n = plan_series_build(&s->plan, ser), w, k;
+	json_t *a = json_array();
+
+	for (w = 0; w < s->plan.nworkloads; w++) {
+		json_t *o = json_object(), *m = json_object();
+
+		for (k = 0; k < n; k++)
+			if (ser[k].workload == w)
+				json_object_set_new(
+				        m, ser[k].metric,
+				        json_real(r->series[(size_t)j * (size_t)n + k]));
+		json_object_set_new(o, "name", json_string(s->plan.workloads[w].name));
+		json_object_set_new(o, "metrics", m);
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 static json_t *node_json(const struct sweep *s, const struct point *p, int k)
 {
 	const struct node_result *r = &p->nodes[k];
@@ -158,9 +180,13 @@ static json_t *node_json(const struct sweep *s, const struct point *p, int k)
 
 	json_object_set_new(o, "node", json_string(s->plan.nodes[k].name));
 	json_object_set_new(o, "state", json_string(sweep_node_state_code(r->state)));
-	for (j = 0; j < r->npasses; j++)
-		json_array_append_new(
-		        passes, pass_json(r->passes[j], r->pass_round[j], r->pass_started_at[j]));
+	for (j = 0; j < r->npasses; j++) {
+		json_t *ps = pass_json(r->passes[j], r->pass_round[j], r->pass_started_at[j]);
+
+		if (s->plan.nworkloads && r->series && r->nseries > 0)
+			json_object_set_new(ps, "workloads", pass_workloads_json(s, r, j));
+		json_array_append_new(passes, ps);
+	}
 	json_object_set_new(o, "passes", passes);
 	for (j = 0; j < r->nwarmup; j++)
 		json_array_append_new(warm, pass_json(r->warmup[j].value, r->warmup[j].round,
@@ -510,6 +536,111 @@ static void cohorts_json(const struct sweep *s, json_t *o)
 	json_object_set_new(o, "cohorts", arr);
 }
 
+static json_t *cell_json(const struct suite_cell *c)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "delta_pct", num_or_null(c->present ? c->delta_pct : NAN));
+	json_object_set_new(o, "ci_low_pct", num_or_null(c->present ? c->low_pct : NAN));
+	json_object_set_new(o, "ci_high_pct", num_or_null(c->present ? c->high_pct : NAN));
+	json_object_set_new(o, "p", num_or_null(c->present ? c->p : NAN));
+	json_object_set_new(o, "p_holm", num_or_null(c->present ? c->p_holm : NAN));
+	json_object_set_new(o, "verdict_raw", json_string(effect_decision_name(c->raw)));
+	json_object_set_new(o, "verdict", json_string(effect_decision_name(c->verdict)));
+	return o;
+}
+
+/* "suite": the workloads, the rule, each workload's own decision, the matrix (every cell and
+ * guardrail check) and the rule's decision (the document's "decision" too). */
+static json_t *suite_json(const struct sweep *s)
+{
+	const struct suite *su = s->suite;
+	const struct plan *p = &s->plan;
+	json_t *o = json_object(), *wl = json_array(), *rows = json_array(), *gr = json_array();
+	struct buf b = BUF_INIT;
+	int i, w, c;
+
+	json_object_set_new(o, "preset", p->suite[0] ? json_string(p->suite) : json_null());
+	json_object_set_new(o, "rule", json_string(plan_rule_name(su->rule)));
+	json_object_set_new(o, "rule_words", json_string(words_rule(su->rule)));
+	json_object_set_new(o, "primary",
+	                    su->rule == PLAN_RULE_PRIMARY
+	                            ? json_string(p->workloads[p->primary].name)
+	                            : json_null());
+	json_object_set_new(o, "correction",
+	                    json_string(su->rule == PLAN_RULE_NO_LOSS ? "holm" : "none"));
+	for (w = 0; w < p->nworkloads; w++) {
+		json_t *x = json_object();
+
+		json_object_set_new(x, "name", json_string(p->workloads[w].name));
+		json_object_set_new(x, "metric", json_string(p->workloads[w].metric));
+		json_object_set_new(
+		        x, "goal", json_string(p->workloads[w].minimize ? "minimize" : "maximize"));
+		json_object_set_new(x, "weight", json_real(p->workloads[w].weight));
+		json_object_set_new(x, "fio", json_loads(p->workloads[w].fio_json, 0, NULL));
+		json_object_set_new(x, "decision", decision_json(&su->wl[w], &su->wl[w].decision));
+		json_array_append_new(wl, x);
+	}
+	json_object_set_new(o, "workloads", wl);
+	for (c = 0; c < p->nguardrails; c++) {
+		json_t *x = json_object();
+
+		json_object_set_new(x, "metric", json_string(p->guardrails[c].metric));
+		json_object_set_new(x, "workload", json_string(p->guardrails[c].workload));
+		json_object_set_new(x, "max_loss_pct", json_real(p->guardrails[c].max_loss_pct));
+		json_array_append_new(gr, x);
+	}
+	json_object_set_new(o, "guardrails", gr);
+	for (i = 0; i < s->npoints; i++) {
+		const struct suite_row *r = &su->rows[i];
+		json_t *x, *cells, *checks;
+
+		if (s->points[i].ref < 0)
+			continue;
+		x = json_object();
+		cells = json_array();
+		checks = json_array();
+		buf_reset(&b);
+		config_format(&s->points[i].cfg, &b);
+		json_object_set_new(x, "point", json_integer(i));
+		json_object_set_new(x, "configuration", json_string(b.data ? b.data : ""));
+		json_object_set_new(x, "params", config_json_new(&s->points[i].cfg));
+		for (w = 0; w < p->nworkloads; w++) {
+			json_t *cj = cell_json(&r->cells[w]);
+
+			json_object_set_new(cj, "workload", json_string(p->workloads[w].name));
+			json_array_append_new(cells, cj);
+		}
+		json_object_set_new(x, "cells", cells);
+		json_object_set_new(x, "mean", cell_json(&r->mean));
+		for (c = 0; c < r->nchecks; c++) {
+			const struct suite_check *k = &r->checks[c];
+			json_t *cj = json_object();
+
+			json_object_set_new(cj, "guardrail", json_integer(k->guardrail));
+			json_object_set_new(cj, "workload",
+			                    json_string(p->workloads[k->workload].name));
+			json_object_set_new(cj, "loss_pct", num_or_null(k->loss_pct));
+			json_object_set_new(cj, "bound_pct", num_or_null(k->bound_pct));
+			json_object_set_new(cj, "breached", json_boolean(k->breached));
+			json_object_set_new(cj, "over_pct",
+			                    num_or_null(k->breached ? k->over_pct : NAN));
+			json_array_append_new(checks, cj);
+		}
+		json_object_set_new(x, "guardrails", checks);
+		json_object_set_new(x, "breaches", json_integer(r->nbreaches));
+		json_object_set_new(x, "verdict", json_string(suite_verdict_code(r->verdict)));
+		json_object_set_new(x, "score_pct", num_or_null(r->score_pct));
+		json_object_set_new(x, "score_low_pct", num_or_null(r->score_low_pct));
+		json_object_set_new(x, "score_high_pct", num_or_null(r->score_high_pct));
+		json_array_append_new(rows, x);
+	}
+	buf_release(&b);
+	json_object_set_new(o, "matrix", rows);
+	json_object_set_new(o, "decision", decision_json(s, &su->decision));
+	return o;
+}
+
 char *sweepdoc_write(const struct sweep *s)
 {
 	json_t *o = json_object(), *nodes = json_array(), *points = json_array(),
@@ -584,6 +715,7 @@ char *sweepdoc_write(const struct sweep *s)
 		best = json_null();
 	}
 	json_object_set_new(o, "decision", decision_json(s, &s->decision));
+	json_object_set_new(o, "suite", s->suite ? suite_json(s) : json_null());
 	json_object_set_new(o, "best", best);
 	cohorts_json(s, o);
 	json_object_set_new(o, "outcome", json_string(sweep_outcome_code(s->outcome)));

@@ -10,8 +10,10 @@
  * with the fleet effect, noise, named disagreeing nodes and the stopping rule's look. 3: every
  * pass an object {value, round, started_at}, warm-up passes, the round order's seed, the
  * drift and warm-up of every node. 4: the decision (model/decision.h) of the sweep and of each
- * cohort, which every rendering shows; "best" is the confirmed decision's only. */
-#define SWEEPDOC_FORMAT_VERSION 4
+ * cohort, which every rendering shows; "best" is the confirmed decision's only. 5: a suite's
+ * passes carry "workloads" (each workload's figures of the pass, as the agent reports them)
+ * and the document a "suite" object (the matrix, guardrails and the rule's decision). */
+#define SWEEPDOC_FORMAT_VERSION 5
 
 /* The sweep document of s (analysed: analysis.h): every field of the schema, the
  * table's words in its text fields, numbers at full precision (17 digits) so that analyze

@@ -158,9 +158,46 @@ static int pass_value_check(double v, const char *path, struct err *e)
 
 /* A pass of format 3: {"value": number, "round": integer >= 1, "started_at": ISO time}; round
  * and started_at null when not recorded (a sweep from before rounds, written again). */
-static int pass_parse(json_t *o, const char *path, struct node_result *r, bool warmup,
-                      struct err *e)
+/* A suite pass's "workloads" (format 5): every series of the plan, named by workload and
+ * metric, into v. */
+static int pass_series_parse(json_t *wl, const char *path, const struct plan *plan, double *v,
+                             int *n, struct err *e)
 {
+	struct plan_series ser[PLAN_SERIES_MAX];
+	char p[PATH_MAX_LEN];
+	int k, rc;
+
+	*n = plan_series_build(plan, ser);
+	snprintf(p, sizeof(p), "%s.workloads", path);
+	if (!json_is_array(wl))
+		return fail(e, p, wl ? "expected an array" : "required field is missing (a suite)");
+	for (k = 0; k < *n; k++) {
+		const char *name = plan->workloads[ser[k].workload].name;
+		json_t *x, *m = NULL;
+		size_t i;
+
+		json_array_foreach(wl, i, x)
+		{
+			if (json_is_string(json_object_get(x, "name")) &&
+			    !strcmp(json_string_value(json_object_get(x, "name")), name)) {
+				m = json_object_get(json_object_get(x, "metrics"), ser[k].metric);
+				break;
+			}
+		}
+		if (!json_is_number(m))
+			return fail(e, p, "no '%s' for workload '%s'", ser[k].metric, name);
+		if ((rc = pass_value_check(json_number_value(m), p, e)) < 0)
+			return rc;
+		v[k] = json_number_value(m);
+	}
+	return 0;
+}
+
+static int pass_parse(json_t *o, const char *path, struct node_result *r, bool warmup,
+                      const struct plan *plan, int version, struct err *e)
+{
+	double sv[PLAN_SERIES_MAX];
+	int nsv = 0;
 	char p[PATH_MAX_LEN];
 	long long round;
 	const char *t;
@@ -185,14 +222,19 @@ static int pass_parse(json_t *o, const char *path, struct node_result *r, bool w
 		snprintf(p, sizeof(p), "%s.started_at", path);
 		return fail(e, p, "'%.40s' is not an ISO-8601 UTC time", t);
 	}
+	if (!warmup && version >= 5 && plan->nworkloads &&
+	    (rc = pass_series_parse(json_object_get(o, "workloads"), path, plan, sv, &nsv, e)) < 0)
+		return rc;
 	node_result_pass_add_at(r, json_number_value(v), (int)round, at, warmup);
+	if (nsv)
+		node_result_series_add(r, sv, nsv);
 	return 0;
 }
 
 /* "passes": the metric per loop (format 1 and 2: numbers; 3: pass objects); "warmup" (format
  * 3, optional): the warm-up passes. */
 static int passes_parse(json_t *arr, const char *path, int version, bool warmup,
-                        struct node_result *r, struct err *e)
+                        const struct plan *plan, struct node_result *r, struct err *e)
 {
 	char p[PATH_MAX_LEN];
 	size_t i;
@@ -209,7 +251,7 @@ static int passes_parse(json_t *arr, const char *path, int version, bool warmup,
 	{
 		snprintf(p, sizeof(p), "%s[%zu]", path, i);
 		if (version >= 3) {
-			if ((rc = pass_parse(v, p, r, warmup, e)) < 0)
+			if ((rc = pass_parse(v, p, r, warmup, plan, version, e)) < 0)
 				return rc;
 			continue;
 		}
@@ -251,11 +293,12 @@ static int node_parse(const struct sweep *s, json_t *o, const char *path, int k,
 	}
 	r->state = (enum node_state)st;
 	snprintf(p, sizeof(p), "%s.passes", path);
-	if ((rc = passes_parse(json_object_get(o, "passes"), p, version, false, r, e)) < 0)
+	if ((rc = passes_parse(json_object_get(o, "passes"), p, version, false, &s->plan, r, e)) <
+	    0)
 		return rc;
 	snprintf(p, sizeof(p), "%s.warmup", path);
 	if (version >= 3 &&
-	    (rc = passes_parse(json_object_get(o, "warmup"), p, version, true, r, e)) < 0)
+	    (rc = passes_parse(json_object_get(o, "warmup"), p, version, true, &s->plan, r, e)) < 0)
 		return rc;
 	snprintf(p, sizeof(p), "%s.applied", path);
 	if ((rc = applied_parse(json_object_get(o, "applied"), p, r, e)) < 0)

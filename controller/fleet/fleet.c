@@ -38,6 +38,23 @@ struct fleet_waits {
 	struct client_req **done;
 };
 
+/* A suite's "workloads": [{"name", "fio"}] in the plan's order (the agent contract). */
+static json_t *workloads_json(const struct plan *p)
+{
+	json_t *a = json_array();
+	int w;
+
+	for (w = 0; w < p->nworkloads; w++) {
+		json_t *o = json_object();
+		json_t *fio = json_loads(p->workloads[w].fio_json, 0, NULL);
+
+		json_object_set_new(o, "name", json_string(p->workloads[w].name));
+		json_object_set_new(o, "fio", fio ? fio : json_object());
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 /* Build each node's job body once; fleet_jobs_body() fills the per-run fields. */
 static struct fleet_jobs *jobs_build(const struct plan *p)
 {
@@ -62,6 +79,8 @@ static struct fleet_jobs *jobs_build(const struct plan *p)
 		json_object_set_new(body, "labels", json_deep_copy(labels));
 		if (p->directory)
 			json_object_set_new(body, "directory", json_string(p->directory));
+		if (p->nworkloads) /* a suite: one job, its workloads as fio sections */
+			json_object_set_new(body, "workloads", workloads_json(p));
 		j->body[i] = body;
 	}
 	json_decref(opts);
@@ -749,8 +768,39 @@ static double iso_parse(json_t *v)
 	return time_parse_iso(json_string_value(v), &t) == 0 ? t : 0;
 }
 
-static void job_parse(json_t *r, const char *metric, struct job_status *st)
+/* A suite pass's figures: each series from the pass's "workloads" entry of its workload's name.
+ * Returns the first series it lacks, or -1 when all are there. */
+static int pass_series(json_t *ps, const struct plan *p, const struct plan_series *ser, int n,
+                       double *out)
 {
+	json_t *wl = json_object_get(ps, "workloads"), *e;
+	int k;
+
+	for (k = 0; k < n; k++) {
+		const char *name = p->workloads[ser[k].workload].name;
+		json_t *m = NULL;
+		size_t i;
+
+		json_array_foreach(wl, i, e)
+		{
+			if (json_is_string(json_object_get(e, "name")) &&
+			    !strcmp(json_string_value(json_object_get(e, "name")), name)) {
+				m = json_object_get(json_object_get(e, "metrics"), ser[k].metric);
+				break;
+			}
+		}
+		if (!json_is_number(m))
+			return k;
+		out[k] = json_number_value(m);
+	}
+	return -1;
+}
+
+static void job_parse(json_t *r, const struct plan *plan, struct job_status *st)
+{
+	const char *metric = plan->metric;
+	struct plan_series ser[PLAN_SERIES_MAX];
+	int nser = plan_series_build(plan, ser), lack = -1;
 	const char *state = json_string_value(json_object_get(r, "state"));
 	json_t *passes = json_object_get(r, "passes"), *ps, *err;
 	int k = job_state_parse(state);
@@ -764,11 +814,21 @@ static void job_parse(json_t *r, const char *metric, struct job_status *st)
 	st->progress = json_number_value(json_object_get(r, "progress"));
 	st->loops_done = (int)json_integer_value(json_object_get(r, "loops_done"));
 	st->npasses = 0;
+	st->nseries = nser;
 	json_array_foreach(passes, i, ps)
 	{
 		json_t *m = json_object_get(json_object_get(ps, "metrics"), metric);
 
-		if (st->npasses < PLAN_LOOPS_MAX && json_is_number(m))
+		if (nser && lack < 0 && st->npasses < PLAN_LOOPS_MAX) {
+			/* A suite: every series of the pass, the lead workload's the plain one. */
+			lack = pass_series(ps, plan, ser, nser, st->series[st->npasses]);
+			if (lack < 0) {
+				st->passes[st->npasses] = st->series[st->npasses][plan->lead];
+				st->npasses++;
+			}
+			continue;
+		}
+		if (!nser && st->npasses < PLAN_LOOPS_MAX && json_is_number(m))
 			st->passes[st->npasses++] = json_number_value(m);
 	}
 	t0 = iso_parse(json_object_get(r, "started_at"));
@@ -781,8 +841,15 @@ static void job_parse(json_t *r, const char *metric, struct job_status *st)
 		snprintf(raw, sizeof(raw), "%s: %s", jstr(err, "code"), jstr(err, "message"));
 		utf8_clean(st->error, sizeof(st->error), raw);
 	}
-	if (st->succeeded && st->npasses == 0)
+	if (st->succeeded && lack >= 0) { /* the suite cannot be judged without it */
+		snprintf(st->error, sizeof(st->error),
+		         "pass %d has no '%s' for workload '%s' (an agent without workloads?)",
+		         st->npasses + 1, ser[lack].metric,
+		         plan->workloads[ser[lack].workload].name);
+		st->succeeded = false;
+	} else if (st->succeeded && st->npasses == 0) {
 		snprintf(st->error, sizeof(st->error), "no '%s' in the job's passes", metric);
+	}
 	st->begun_at = iso_parse(json_object_get(r, "begun_at"));
 	st->held_s = json_number_value(json_object_get(r, "held_s"));
 	st->start_late_s = json_number_value(json_object_get(r, "start_late_s"));
@@ -912,7 +979,7 @@ int fleet_jobs_wait(struct fleet *f, struct fleet_node_run *nodes, double poll_s
 		fanout_result(&w->req, &nr->wait);
 		r = resp_json(&w->req);
 		if (r)
-			job_parse(r, f->plan->metric, &nr->job);
+			job_parse(r, f->plan, &nr->job);
 		if (r && nr->in_job && !nr->applied_seen &&
 		    json_is_object(json_object_get(r, "applied"))) {
 			struct config dev;

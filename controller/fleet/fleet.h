@@ -32,6 +32,7 @@ struct node_info {
 	char node[64]; /* the agent's node name */
 	double uptime_s;
 	bool dry_run;     /* "dry_run" is among the health answer's features */
+	bool workloads;   /* "workloads": a fio job may carry workloads (a suite) */
 	bool long_poll;   /* so is "long_poll": GET /api/v1/jobs/{id} takes wait_s and after */
 	bool profiles;    /* so is "profiles": the agent keeps profiles (/api/v1/profiles) */
 	bool job_applied; /* so is "job_applied": a job with params records what they did */
@@ -68,7 +69,9 @@ struct job_status {
 	double progress; /* 0..1 */
 	int loops_done;
 	int npasses;
-	double passes[PLAN_LOOPS_MAX];  /* the plan metric per finished pass of this job */
+	double passes[PLAN_LOOPS_MAX]; /* the plan metric per finished pass of this job */
+	int nseries;                   /* a suite's job: plan_series_build's series, else 0 */
+	double series[PLAN_LOOPS_MAX][PLAN_SERIES_MAX]; /* [pass][series] of each pass */
 	double started_at, finished_at; /* the agent's clock, epoch s; 0 when unknown */
 	double begun_at;     /* when its first pass began (the agent's clock); 0 when unknown */
 	double held_s;       /* how long it held for its start_at before that (0: it did not) */

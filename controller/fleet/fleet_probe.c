@@ -58,6 +58,7 @@ void health_parse(json_t *h, struct node_info *ni)
 		ni->until_end |= !strcmp(s, "until_end");
 		ni->pass_deadline |= !strcmp(s, "pass_deadline");
 		ni->device_lanes |= !strcmp(s, "device_lanes");
+		ni->workloads |= !strcmp(s, "workloads");
 	}
 }
 

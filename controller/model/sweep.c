@@ -28,9 +28,11 @@ void sweep_release(struct sweep *s)
 	if (!s)
 		return;
 	sweep_cohorts_clear(s);
+	sweep_suite_clear(s);
 	for (i = 0; i < s->npoints; i++) {
 		for (k = 0; k < s->plan.nnodes; k++) {
 			free(s->points[i].nodes[k].passes);
+			free(s->points[i].nodes[k].series);
 			free(s->points[i].nodes[k].pass_round);
 			free(s->points[i].nodes[k].pass_started_at);
 			free(s->points[i].nodes[k].warmup);
@@ -265,6 +267,27 @@ void node_result_pass_add_at(struct node_result *r, double value, int round_no, 
 	r->passes[r->npasses] = value;
 	r->pass_round[r->npasses] = round_no;
 	r->pass_started_at[r->npasses++] = ms(started_at);
+}
+
+void node_result_series_add(struct node_result *r, const double *v, int n)
+{
+	if (n <= 0 || r->npasses <= 0)
+		return;
+	if (r->nseries != n) { /* the first suite pass (a node's series never change) */
+		free(r->series);
+		r->series = xcalloc((size_t)r->npasses * (size_t)n, sizeof(*r->series));
+		r->nseries = n;
+	} else {
+		r->series =
+		        xrealloc(r->series, (size_t)r->npasses * (size_t)n * sizeof(*r->series));
+	}
+	memcpy(&r->series[(size_t)(r->npasses - 1) * (size_t)n], v, (size_t)n * sizeof(*v));
+}
+
+void sweep_suite_clear(struct sweep *s)
+{
+	suite_free(s->suite);
+	s->suite = NULL;
 }
 
 void node_result_pass_add(struct node_result *r, double value)

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "model/decision.h"
+#include "model/suite.h"
 #include "plan/plan.h"
 #include "protocol.h"
 #include "stats.h"
@@ -191,6 +192,9 @@ struct node_result {
 	                            0: not recorded (format 1 and 2 documents, older history) */
 	double *pass_started_at; /* [npasses] epoch seconds the pass started; 0: not recorded */
 	int passes_cap;          /* private */
+	int nseries;             /* a suite's: the plan's series per pass (plan_series_build) */
+	double *series;          /* [npasses][nseries] every series of each pass (the lead
+	                            workload's is passes[]); NULL for a plain sweep */
 	int nwarmup;             /* warm-up passes (plan job.warmup_loops), in run order */
 	struct sweep_pass *warmup;
 	int warmup_cap;         /* private */
@@ -266,6 +270,9 @@ struct sweep {
 	int ncohorts;
 	struct sweep_cohort *cohorts;
 	int *cohort_of; /* [nnodes] each node's cohort */
+	/* Filled by the suite's analysis (judge/suite.c) when the plan has workloads, else NULL:
+	 * each workload judged on its own and the rule across them (model/suite.h). Owned. */
+	struct suite *suite;
 };
 
 /* Set node k's identity field f to value (copied; NULL clears it). */
@@ -311,6 +318,10 @@ bool sweep_point_mixed(const struct sweep *s, const struct point *p);
  * in magnitude)"): not finite, beyond SWEEP_PASS_ABS_MAX, or negative (no engine measures a
  * negative throughput, latency or count). */
 const char *sweep_pass_problem(double v, char *why, size_t len);
+/* Give r's last pass its n series values (a suite's pass; after node_result_pass_add_at). */
+void node_result_series_add(struct node_result *r, const double *v, int n);
+/* Free a suite's analysis (model/suite.h's suite_free), set by judge/suite.c. */
+void sweep_suite_clear(struct sweep *s);
 /* Append one pass to r (round and start time not recorded). */
 void node_result_pass_add(struct node_result *r, double value);
 /* Append one pass that ran in round (1-based) from started_at (epoch s; 0: unknown); a

@@ -731,11 +731,21 @@ void words_decision_refusal(const struct sweep *s, const struct decision *d, str
 
 void words_best_line(const struct sweep *s, struct buf *out)
 {
+	if (s->suite) { /* the rule's decision, in its words */
+		words_suite_best_line(s, out);
+		return;
+	}
 	best_line(s, true, out);
 }
 
 void words_best_summary(const struct sweep *s, struct buf *out)
 {
+	if (s->suite) {
+		words_suite_best_line(s, out);
+		if (out->len && out->data[out->len - 1] == '\n')
+			out->data[--out->len] = '\0';
+		return;
+	}
 	best_line(s, false, out);
 	if (out->len && out->data[out->len - 1] == '\n')
 		out->data[--out->len] = '\0';
@@ -1002,4 +1012,44 @@ void words_cohorts(const struct sweep *s, struct buf *out)
 			buf_printf(out, " and %d more", co->nnodes - n);
 		buf_puts(out, "\n");
 	}
+}
+
+const char *words_rule(enum plan_rule r)
+{
+	switch (r) {
+	case PLAN_RULE_PRIMARY:
+		return "one workload decides, the others are shown and guarded";
+	case PLAN_RULE_MEAN:
+		return "the weighted geometric mean of the workloads' ratios";
+	default:
+		return "a gain on some workload and a loss on none, Holm-corrected within each "
+		       "configuration";
+	}
+}
+
+void words_suite_best_line(const struct sweep *s, struct buf *out)
+{
+	const struct suite *su = s->suite;
+	const struct decision *d;
+
+	if (!su)
+		return;
+	d = &su->decision;
+	buf_printf(out, "best (rule %s: %s", plan_rule_name(su->rule), words_rule(su->rule));
+	if (su->rule == PLAN_RULE_PRIMARY)
+		buf_printf(out, ", '%s'", s->plan.workloads[s->plan.primary].name);
+	buf_puts(out, "): ");
+	if (d->state == DECISION_CONFIRMED && d->point >= 0) {
+		config_format(&s->points[d->point].cfg, out);
+		buf_printf(out, ", %s ", su->rule == PLAN_RULE_PRIMARY ? "Δ" : "mean Δ");
+		words_delta_ci(out, d->delta_pct, d->low_pct, d->high_pct);
+		buf_puts(out, "\n");
+		return;
+	}
+	if (d->state == DECISION_UNCONFIRMED)
+		buf_puts(out,
+		         "none confirmed: the final confirmation is not a gain under the rule; "
+		         "the baseline stands\n");
+	else
+		buf_puts(out, "none: no configuration passes the rule; the baseline stands\n");
 }

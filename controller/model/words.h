@@ -15,6 +15,11 @@
  * text fields cannot drift apart. Every function appends to out and does no other I/O.
  */
 
+/* A suite's best line (words_best_line's for a sweep with s->suite): "best (rule no_loss: ...):
+ * read_ahead_kb=1024, mean Δ +4.0 % [+3.4, +4.7]", or why none. */
+void words_suite_best_line(const struct sweep *s, struct buf *out);
+/* What a suite's rule means, in words (the best line, the document's rule_words). */
+const char *words_rule(enum plan_rule r);
 /* A decision's code as CSV and JSON carry it ("" for EFFECT_NA). */
 const char *words_decision_code(enum effect_decision d);
 /* A signed figure with one decimal and a real minus sign: "+1.5", "−2.0". */

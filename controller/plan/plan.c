@@ -68,8 +68,83 @@ void plan_release(struct plan *p)
 	free(p->fio_file);
 	free(p->fio_file_path);
 	free(p->directory);
+	for (i = 0; i < p->nworkloads; i++)
+		free(p->workloads[i].fio_json);
+	free(p->workloads);
+	free(p->guardrails);
 	free(p->json);
 	memset(p, 0, sizeof(*p));
+}
+
+bool plan_metric_minimize(const char *metric)
+{
+	size_t n = strlen(metric);
+
+	if (strstr(metric, "lat"))
+		return true;
+	return n > 3 && (!strcmp(metric + n - 3, "_us") || !strcmp(metric + n - 3, "_ms") ||
+	                 !strcmp(metric + n - 3, "_ns"));
+}
+
+int plan_series_find(const struct plan_series *s, int n, int w, const char *metric)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (s[i].workload == w && !strcmp(s[i].metric, metric))
+			return i;
+	return -1;
+}
+
+int plan_series_build(const struct plan *p, struct plan_series *out)
+{
+	int n = 0, g, w;
+
+	for (w = 0; w < p->nworkloads && n < PLAN_SERIES_MAX; w++, n++) {
+		out[n].workload = w;
+		snprintf(out[n].metric, sizeof(out[n].metric), "%s", p->workloads[w].metric);
+		out[n].minimize = p->workloads[w].minimize;
+	}
+	for (g = 0; g < p->nguardrails; g++)
+		for (w = 0; w < p->nworkloads && n < PLAN_SERIES_MAX; w++) {
+			const struct plan_guardrail *gr = &p->guardrails[g];
+
+			if ((strcmp(gr->workload, "*") &&
+			     strcmp(gr->workload, p->workloads[w].name)) ||
+			    plan_series_find(out, n, w, gr->metric) >= 0)
+				continue;
+			out[n].workload = w;
+			snprintf(out[n].metric, sizeof(out[n].metric), "%s", gr->metric);
+			out[n].minimize = gr->minimize;
+			n++;
+		}
+	return n;
+}
+
+const char *plan_rule_name(enum plan_rule r)
+{
+	return r == PLAN_RULE_PRIMARY ? "primary" : r == PLAN_RULE_MEAN ? "mean" : "no_loss";
+}
+
+int plan_rule_parse(const char *s)
+{
+	if (!strcmp(s, "no_loss"))
+		return PLAN_RULE_NO_LOSS;
+	if (!strcmp(s, "primary"))
+		return PLAN_RULE_PRIMARY;
+	if (!strcmp(s, "mean"))
+		return PLAN_RULE_MEAN;
+	return -1;
+}
+
+int plan_workload_find(const struct plan *p, const char *name)
+{
+	int i;
+
+	for (i = 0; i < p->nworkloads; i++)
+		if (!strcmp(p->workloads[i].name, name))
+			return i;
+	return -1;
 }
 
 void plan_job_copy(struct plan *dst, const struct plan *src)

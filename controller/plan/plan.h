@@ -58,6 +58,35 @@ struct plan_axis {
 
 enum plan_strategy { PLAN_GRID, PLAN_SEQUENTIAL, PLAN_ADAPTIVE };
 
+/* A suite (plan_suite.c): workloads every configuration runs, the rule that decides across
+ * them and the guardrails. docs/plan.md ("Suites") and docs/method.md ("Suites") say more. */
+#define PLAN_WORKLOADS_MAX 16
+#define PLAN_WORKLOAD_NAME_MAX 65 /* 1..64 characters of A-Za-z0-9 _.,:+- */
+#define PLAN_GUARDRAILS_MAX 16
+
+struct plan_workload {
+	char name[PLAN_WORKLOAD_NAME_MAX];
+	char *fio_json;              /* its own fio keys (over the job's), compact JSON; owned */
+	char metric[PARAM_NAME_MAX]; /* what it is judged on */
+	bool minimize;               /* its goal: lower is better (latencies) */
+	double weight;               /* decide.weights (rule mean); 1 by default */
+};
+
+enum plan_rule {
+	PLAN_RULE_NO_LOSS = 0, /* "no_loss": a gain on one workload, a loss on none (Holm) */
+	PLAN_RULE_PRIMARY,     /* "primary": one workload decides, the others are shown */
+	PLAN_RULE_MEAN,        /* "mean": the weighted geometric mean of the workloads' ratios */
+};
+
+/* A guardrail: metric of the workloads it names ("*": every one) may lose at most
+ * max_loss_pct (its own direction: a latency loses by going up). */
+struct plan_guardrail {
+	char metric[PARAM_NAME_MAX];
+	char workload[PLAN_WORKLOAD_NAME_MAX]; /* a workload's name or "*" */
+	double max_loss_pct;
+	bool minimize; /* the metric's direction, from its name (plan_metric_minimize) */
+};
+
 /*
  * The plan. The parser checks the plan's own structure (names, types, axes
  * against the baseline, loops within the controller's pass storage). It does
@@ -108,6 +137,17 @@ struct plan {
 	 * prefix ("iosched.*"). */
 	int nallow;
 	char allow[PLAN_ALLOW_MAX][PARAM_NAME_MAX];
+	/* A suite: nworkloads 0 for a plain plan (one job, judged on metric). With a suite,
+	 * metric and minimize are the lead workload's (the primary's, else the first's): what
+	 * the strategy races on and what a plain reader sees. */
+	int nworkloads;
+	struct plan_workload *workloads;
+	char suite[16];      /* "iozone" for the preset, "matrix" for a matrix, "" given */
+	enum plan_rule rule; /* decide.rule; no_loss by default */
+	int primary;         /* decide.primary's workload index (rule primary), else 0 */
+	int lead;            /* the workload the agent's plain metrics and the strategy follow */
+	int nguardrails;
+	struct plan_guardrail *guardrails;
 	char *json; /* the plan as compact JSON with "token" values removed */
 };
 
@@ -137,6 +177,26 @@ int plan_columns(const struct plan *p, char (*names)[PARAM_NAME_MAX], int max);
 bool plan_job_sets_direct(const struct plan *p);
 /* Human name of the metric's unit, from its suffix ("MiB/s" for *_bw_mib). */
 const char *plan_metric_unit(const char *metric);
+/* A suite's series: what each pass of a suite job is read for. Series w < nworkloads is
+ * workload w's own metric; then each guardrail's metric on each workload it names, where that
+ * is not the workload's own metric already (plan_series_build). */
+#define PLAN_SERIES_MAX 40
+struct plan_series {
+	int workload;                /* index into plan.workloads */
+	char metric[PARAM_NAME_MAX]; /* the metric in that workload's pass figures */
+	bool minimize;
+};
+/* Fill out (at most PLAN_SERIES_MAX) with p's series; returns how many (0: no suite). */
+int plan_series_build(const struct plan *p, struct plan_series *out);
+/* The series of workload w's metric among n, or -1. */
+int plan_series_find(const struct plan_series *s, int n, int w, const char *metric);
+/* Whether a metric is a latency (lower is better) by its name: *lat*, *_us, *_ms, *_ns. */
+bool plan_metric_minimize(const char *metric);
+/* "no_loss", "primary", "mean"; plan_rule_parse gives -1 for any other text. */
+const char *plan_rule_name(enum plan_rule r);
+int plan_rule_parse(const char *s);
+/* The index of p's workload called name, or -1. */
+int plan_workload_find(const struct plan *p, const char *name);
 /* "grid", "sequential" or "adaptive", as written in a plan. */
 const char *plan_strategy_name(enum plan_strategy s);
 /* The value of node n's label key, or NULL. */

@@ -15,6 +15,7 @@
 #include "plan/fsparam.h"
 #include "plan/plan_nodes.h"
 #include "plan/plan_parse.h"
+#include "plan/plan_suite.h"
 #include "plan/planjson.h"
 #include "protocol.h"
 #include "xmalloc.h"
@@ -511,10 +512,11 @@ static int allow_parse(struct parser *ps, json_t *v)
 static int parse_top(struct parser *ps, json_t *root, const char *dir)
 {
 	static const char *const keys[] = {
-		"name",     "nodes",    "nodes_from", "baseline",  "axes",
-		"strategy", "job",      "metric",     "goal",      "min_effect_pct",
-		"labels",   "budget_s", "max_points", "cohort_by", "allow_differences",
-		NULL
+		"name",       "nodes",    "nodes_from", "baseline",  "axes",
+		"strategy",   "job",      "metric",     "goal",      "min_effect_pct",
+		"labels",     "budget_s", "max_points", "cohort_by", "allow_differences",
+		"workloads",  "matrix",   "suite",      "threads",   "decide",
+		"guardrails", NULL
 	};
 	struct plan *p = ps->p;
 	const char *s, *key;
@@ -631,6 +633,8 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 	                          &p->nlabels)) < 0)
 		return r;
 	if ((r = allow_parse(ps, json_object_get(root, "allow_differences"))) < 0)
+		return r;
+	if ((r = plan_suite_parse(ps, root)) < 0)
 		return r;
 	return plan_parse_cohort_by(ps, json_object_get(root, "cohort_by"));
 }

@@ -11,6 +11,7 @@
 #include "model/words.h"
 #include "plan/fsparam.h"
 #include "render/report.h"
+#include "render/report_suite.h"
 #include "render/text.h"
 #include "run/strategy.h"
 #include "timeutil.h"
@@ -612,6 +613,47 @@ static void csv_render(const struct sweep *s, struct buf *out)
 	}
 }
 
+/* A suite: each workload's own table (its analysis as a sweep of its own, its own best line),
+ * then the matrix and the rule's best line. */
+static void suite_tables(const struct sweep *s, bool markdown, bool all_nodes, struct buf *out)
+{
+	const struct plan *p = &s->plan;
+	int w;
+
+	buf_printf(out, "suite of %d workloads%s%s%s, rule %s\n\n", p->nworkloads,
+	           p->suite[0] ? " (" : "", p->suite, p->suite[0] ? ")" : "",
+	           plan_rule_name(s->suite->rule));
+	for (w = 0; w < p->nworkloads; w++) {
+		buf_printf(out, "%sworkload %d of %d: '%s' (%s, %s)%s", markdown ? "### " : "",
+		           w + 1, p->nworkloads, p->workloads[w].name, p->workloads[w].metric,
+		           p->workloads[w].minimize ? "lower is better" : "higher is better",
+		           markdown ? "\n\n" : "\n");
+		{
+			size_t from = out->len;
+			char *at;
+
+			table_render(&s->suite->wl[w], markdown, all_nodes, out);
+			/* Its own best line is that workload's alone, not the suite's. */
+			if ((at = strstr(out->data + from, "\nbest: ")) ||
+			    (at = strstr(out->data + from, "\nno best: "))) {
+				size_t off = (size_t)(at - out->data) + 1;
+				struct buf rest = BUF_INIT;
+
+				buf_puts(&rest, out->data + off);
+				out->len = off;
+				out->data[off] = '\0';
+				buf_puts(out, "on its own, ");
+				buf_puts(out, rest.data);
+				buf_release(&rest);
+			}
+		}
+		buf_puts(out, "\n");
+	}
+	if (markdown)
+		buf_puts(out, "### ");
+	report_suite_matrix(s, markdown, out);
+}
+
 void report_render(const struct sweep *s, enum report_format f, struct buf *out)
 {
 	report_render_nodes(s, f, false, out);
@@ -625,15 +667,25 @@ void report_render_nodes(const struct sweep *s, enum report_format f, bool all_n
 
 	switch (f) {
 	case REPORT_TABLE:
-		table_render(s, false, all_nodes, out);
+		if (s->suite)
+			suite_tables(s, false, all_nodes, out);
+		else
+			table_render(s, false, all_nodes, out);
 		text_terminal(out, from); /* the text of a sweep stored before it was cleaned */
 		break;
 	case REPORT_MARKDOWN:
-		table_render(s, true, all_nodes, out);
+		if (s->suite)
+			suite_tables(s, true, all_nodes, out);
+		else
+			table_render(s, true, all_nodes, out);
 		text_markdown(out, from);
 		break;
 	case REPORT_CSV:
 		csv_render(s, out);
+		if (s->suite) { /* the matrix's cells, a block of their own */
+			buf_puts(out, "\n");
+			report_suite_csv(s, out);
+		}
 		break;
 	case REPORT_JSON:
 		j = sweepdoc_write(s);

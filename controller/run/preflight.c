@@ -91,6 +91,12 @@ static bool node_unfit(const struct plan *p, int i, const struct node_info *ni, 
 		        "agent %s runs one job at a time (no device_lanes feature), so the devices "
 		        "of node %s cannot run at the same moment; upgrade it",
 		        ni->version[0] ? ni->version : "(unknown version)", p->nodes[i].host);
+	else if (p->nworkloads && !ni->workloads)
+		snprintf(why, len,
+		         "agent %s cannot run a suite's workloads in one job (no workloads "
+		         "feature); "
+		         "upgrade it",
+		         ni->version[0] ? ni->version : "(unknown version)");
 	else if (!ni->devices_read)
 		snprintf(why, len, "cannot read the device list to find '%s': %s", dev, ni->error);
 	else if (!ni->dev_found)

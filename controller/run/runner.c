@@ -330,6 +330,8 @@ static void job_collect(struct runner *r, struct run *u, int k)
 		        nr, js->passes[j], u->round,
 		        u->loops == 1 ? (js->begun_at > 0 ? js->begun_at : js->started_at) : 0,
 		        u->warmup);
+		if (!u->warmup && js->nseries) /* a suite's pass: every workload's figures */
+			node_result_series_add(nr, js->series[j], js->nseries);
 	}
 	if (js->mkfs[0]) /* the command the agent ran: what export writes */
 		snprintf(nr->mkfs, sizeof(nr->mkfs), "%s", js->mkfs);

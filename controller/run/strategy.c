@@ -118,10 +118,26 @@ static void axis_batch(struct sweep *s, int ax, const struct config *cur, struct
 	}
 }
 
-/* The chosen configuration after axis ax: the best significant gain, or its baseline. */
+/* Whether point i is a gain, and how large (higher is better): a suite's row under its rule
+ * (judge/suite.c: a gain the rule crowns, its score), else the row's own verdict and Δ. */
+static bool row_gain(const struct sweep *s, int i, double *score)
+{
+	const struct point *p = &s->points[i];
+
+	if (s->suite && i < s->suite->npoints) {
+		*score = s->suite->rows[i].score_pct;
+		return s->suite->rows[i].verdict == SUITE_GAIN;
+	}
+	*score = s->plan.minimize ? -p->delta_pct : p->delta_pct;
+	return p->verdict == EFFECT_GAIN;
+}
+
+/* The chosen configuration after axis ax: the best significant gain (a suite's: the best row
+ * its rule crowns), or its baseline. */
 static void axis_choice(struct sweep *s, int ax, struct config *out)
 {
 	int i, best = -1;
+	double score, best_score = 0;
 
 	for (i = 0; i < s->npoints; i++) {
 		const struct point *p = &s->points[i];
@@ -130,11 +146,12 @@ static void axis_choice(struct sweep *s, int ax, struct config *out)
 			continue;
 		if (p->role == ROLE_BASELINE && best < 0)
 			*out = p->cfg;
-		if (p->role != ROLE_CANDIDATE || p->verdict != EFFECT_GAIN)
+		if (p->role != ROLE_CANDIDATE || !row_gain(s, i, &score))
 			continue;
-		if (best < 0 || (s->plan.minimize ? p->delta_pct < s->points[best].delta_pct
-		                                  : p->delta_pct > s->points[best].delta_pct))
+		if (best < 0 || score > best_score) {
 			best = i;
+			best_score = score;
+		}
 	}
 	if (best >= 0)
 		*out = s->points[best].cfg;

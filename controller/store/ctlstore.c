@@ -133,8 +133,8 @@ static int point_nodes_write(struct ctlstore *st, const struct sweep *s, int idx
 	                NULL);
 	qp = db_prepare(
 	        st->db,
-	        "INSERT INTO passes(sweep_id, idx, node_idx, loop, value, round, started_at) "
-	        "VALUES (?,?,?,?,?,?,?)",
+	        "INSERT INTO passes(sweep_id, idx, node_idx, loop, value, round, started_at, "
+	        "series) VALUES (?,?,?,?,?,?,?,?)",
 	        NULL);
 	qw = db_prepare(st->db,
 	                "INSERT INTO warmup_passes(sweep_id, idx, node_idx, n, value, round, "
@@ -158,9 +158,16 @@ static int point_nodes_write(struct ctlstore *st, const struct sweep *s, int idx
 		free(applied);
 		free(own);
 		for (j = 0; j < r->npasses && rc >= 0; j++)
-			rc = db_rerun(st->db, qp, e, "insert pass", "Iiiidjf", s->id, idx, k, j + 1,
-			              r->passes[j], r->pass_round[j] > 0 ? r->pass_round[j] : -1,
-			              r->pass_started_at[j] > 0 ? r->pass_started_at[j] : NAN);
+			rc = db_rerun(
+			        st->db, qp, e, "insert pass", "Iiiidjfb", s->id, idx, k, j + 1,
+			        r->passes[j], r->pass_round[j] > 0 ? r->pass_round[j] : -1,
+			        r->pass_started_at[j] > 0 ? r->pass_started_at[j] : NAN,
+			        r->series && r->nseries > 0
+			                ? (const void *)&r->series[(size_t)j * (size_t)r->nseries]
+			                : NULL,
+			        r->series && r->nseries > 0
+			                ? (size_t)r->nseries * sizeof(*r->series)
+			                : (size_t)0);
 		for (j = 0; j < r->nwarmup && rc >= 0; j++)
 			rc = db_rerun(st->db, qw, e, "insert warm-up pass", "Iiiidjf", s->id, idx,
 			              k, j + 1, r->warmup[j].value,
@@ -511,9 +518,21 @@ static int pass_take(struct sqlite3_stmt *q, void *ctx, bool warmup)
 	struct sweep *s = ctx;
 	int idx = db_col_int(q, 0), k = db_col_int(q, 1), round = db_col_int(q, 4);
 
-	if (idx >= 0 && idx < s->npoints && k >= 0 && k < s->plan.nnodes)
-		node_result_pass_add_at(&s->points[idx].nodes[k], db_col_num(q, 3),
-		                        round > 0 ? round : 0, db_col_double(q, 5), warmup);
+	if (idx >= 0 && idx < s->npoints && k >= 0 && k < s->plan.nnodes) {
+		struct node_result *r = &s->points[idx].nodes[k];
+		size_t len = 0;
+		const void *blob = warmup ? NULL : db_col_blob(q, 6, &len);
+
+		node_result_pass_add_at(r, db_col_num(q, 3), round > 0 ? round : 0,
+		                        db_col_double(q, 5), warmup);
+		if (blob && len > 0 && len % sizeof(double) == 0 &&
+		    len <= PLAN_SERIES_MAX * sizeof(double)) { /* a suite's pass (migration 11) */
+			double v[PLAN_SERIES_MAX];
+
+			memcpy(v, blob, len);
+			node_result_series_add(r, v, (int)(len / sizeof(double)));
+		}
+	}
 	if (round > s->nrounds)
 		s->nrounds = round;
 	return 0;
@@ -562,7 +581,8 @@ static const struct {
 	  "config_json, mkfs FROM point_nodes WHERE sweep_id=?",
 	  node_row },
 	{ "select passes",
-	  "SELECT idx, node_idx, loop, value, round, started_at FROM passes WHERE sweep_id=? "
+	  "SELECT idx, node_idx, loop, value, round, started_at, series FROM passes WHERE "
+	  "sweep_id=? "
 	  "ORDER BY idx, node_idx, loop",
 	  pass_row },
 	{ "select warm-up passes",

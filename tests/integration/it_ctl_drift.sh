@@ -51,7 +51,7 @@ ctl show 1 --format json >"$IT_TMP/grid.doc.json"
 python3 - "$IT_TMP/grid.doc.json" "$FT_SOURCE_DIR/schema/sweep.schema.json" <<'PY'
 import json, sys, datetime
 d = json.load(open(sys.argv[1]))
-assert d["format_version"] == 4, d["format_version"]
+assert d["format_version"] == 5, d["format_version"]
 assert d["rounds"] == 5, d["rounds"]
 seen = set()
 for p in d["points"]:

@@ -29,7 +29,7 @@ ctl show 1 --format json >"$IT_TMP/adaptive.json.out"
 python3 - "$IT_TMP/adaptive.json.out" "$FT_SOURCE_DIR/schema/sweep.schema.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["format_version"] == 4 and d["loops"] == 2 and d["loops_max"] == 5, d["loops_max"]
+assert d["format_version"] == 5 and d["loops"] == 2 and d["loops_max"] == 5, d["loops_max"]
 pts = d["points"]
 base = pts[0]
 assert base["role"] == "baseline" and 2 <= base["loops"] <= 5, base["loops"]

@@ -228,6 +228,35 @@ static void test_old_agent_refused(void **state)
 	plan_release(&p);
 }
 
+/* A suite needs agents that run a job's workloads (health feature "workloads"): one without is
+ * refused before any dry run, naming the feature. */
+static void test_suite_needs_workloads(void **state)
+{
+	struct preflight pf;
+	struct plan p;
+	struct err e = { 0 };
+	char text[2048];
+
+	(void)state;
+	snprintf(text, sizeof(text),
+	         "{\"name\":\"pf\",\"nodes\":[{\"name\":\"node1\",\"url\":\"%s\",\"device\":"
+	         "\"loop0\",\"token\":\"t1\"}],\"baseline\":{\"nr_requests\":128},"
+	         "\"axes\":[{\"param\":\"nr_requests\",\"values\":[64]}],\"strategy\":\"grid\","
+	         "\"job\":{\"fio\":{\"runtime_s\":1},\"loops\":3},\"workloads\":[{\"name\":\"A\","
+	         "\"fio\":{\"rw\":\"read\"}}]}",
+	         agents[0].url);
+	if (plan_parse(text, NULL, &p, &e))
+		fail_msg("%s", e.msg);
+	assert_int_equal(run(&p, &pf), -EINVAL);
+	assert_non_null(strstr(pf.problems.data, "node1: agent "));
+	assert_non_null(strstr(pf.problems.data, " cannot run a suite's workloads in one job (no "
+	                                         "workloads feature); upgrade it\n"));
+	assert_int_equal(fake_agent_count(&agents[0], "PATCH", "/"), 0);
+	assert_int_equal(fake_agent_count(&agents[0], "POST", "/"), 0);
+	preflight_release(&pf);
+	plan_release(&p);
+}
+
 /* A node of two devices: refused on an agent that runs one job at a time (both members say
  * why, and get no dry run), judged like any node on one with device_lanes. */
 static void test_devices_need_lanes(void **state)
@@ -382,6 +411,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_all_pass, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals_listed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_suite_needs_workloads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_old_agent_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_devices_need_lanes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_metric_not_reported, setup, teardown),

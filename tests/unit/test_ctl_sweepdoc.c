@@ -80,7 +80,7 @@ static void test_json(void **state)
 	assert_true(json_number_value(json_object_get(n, "df")) > 4);
 	assert_true(json_number_value(json_object_get(n, "cv_pct")) > 0);
 	assert_true(json_is_false(json_object_get(n, "disagrees")));
-	assert_int_equal(json_integer_value(json_object_get(doc, "format_version")), 4);
+	assert_int_equal(json_integer_value(json_object_get(doc, "format_version")), 5);
 	/* Rows carry codes and the report's words for them, with the fleet figures. */
 	assert_string_equal(json_string_value(json_object_get(pt, "verdict")), "gain");
 	assert_string_equal(json_string_value(json_object_get(pt, "verdict_text")),
@@ -264,9 +264,9 @@ static void test_errors(void **state)
 	refused("", "line 1");
 	refused("[]", "$: expected an object");
 	refused("{\"format\":\"other\"}", "format: not a fleettune sweep document");
-	refused_edit(j, "\"format_version\": 4", "\"format_version\": 5",
-	             "format_version: 5 is newer");
-	refused_edit(j, "\"format_version\": 4", "\"format_version\": \"2\"",
+	refused_edit(j, "\"format_version\": 5", "\"format_version\": 6",
+	             "format_version: 6 is newer");
+	refused_edit(j, "\"format_version\": 5", "\"format_version\": \"2\"",
 	             "format_version: expected an integer");
 	refused_edit(j, "\"passes\": [\n", "\"passes\": [\n\"fast\",\n",
 	             "points[0].nodes[0].passes[0]: expected an object {value, round, started_at}");
