@@ -60,7 +60,7 @@ static void held_unlink(struct httpd *h, struct conn_state *cs)
 enum hold_result httpd_hold(struct httpd *h, struct MHD_Connection *c, struct conn_state *cs,
                             const struct http_resp *resp, uint64_t seq)
 {
-	double wait_s = resp->wait_s < HTTP_WAIT_MAX_S ? resp->wait_s : HTTP_WAIT_MAX_S;
+	double wait_s = resp->wait_s < JOB_WAIT_MAX_S ? resp->wait_s : JOB_WAIT_MAX_S;
 	const struct conn_state *o;
 	unsigned mine = 0;
 

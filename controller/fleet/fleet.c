@@ -910,7 +910,7 @@ static void wait_arm(struct fleet *f, int i, const struct fleet_node_run *nr, do
 		snprintf(path, sizeof(path),
 		         "/api/v1/jobs/%lld?wait_s=%d&until=end&fields=state,progress,loops_done,"
 		         "passes,started_at,finished_at,error,begun_at,held_s,start_late_s%s%s%s",
-		         (long long)job, f->progress_s > 0 ? f->progress_s : FLEET_WAIT_S,
+		         (long long)job, f->progress_s > 0 ? f->progress_s : JOB_WAIT_ASK_S,
 		         job_makes_fs(f, nr) ? ",filesystem" : "",
 		         nr->in_job && !nr->applied_seen ? ",applied" : "",
 		         f->pass_deadline[i] ? ",run_deadline_s" : "");
@@ -919,7 +919,7 @@ static void wait_arm(struct fleet *f, int i, const struct fleet_node_run *nr, do
 		snprintf(path, sizeof(path),
 		         "/api/v1/jobs/%lld?wait_s=%d&after=%lld&fields=state,progress,loops_done,"
 		         "passes,started_at,finished_at,error%s%s%s",
-		         (long long)job, FLEET_WAIT_S, (long long)w->version,
+		         (long long)job, JOB_WAIT_ASK_S, (long long)w->version,
 		         job_makes_fs(f, nr) ? ",filesystem" : "",
 		         nr->in_job && !nr->applied_seen ? ",applied" : "",
 		         f->pass_deadline[i] ? ",run_deadline_s" : "");
@@ -932,7 +932,7 @@ static void wait_arm(struct fleet *f, int i, const struct fleet_node_run *nr, do
 	req_node(f, &w->req, i, "GET", path, NULL);
 	if (f->long_poll[i])
 		w->req.timeout_s =
-		        (f->until_end[i] && f->progress_s > 0 ? f->progress_s : FLEET_WAIT_S) +
+		        (f->until_end[i] && f->progress_s > 0 ? f->progress_s : JOB_WAIT_ASK_S) +
 		        f->timeout_s;
 	client_start(f->wait_client, &w->req);
 	w->busy = true;

@@ -54,6 +54,7 @@ static void device_read(json_t *d, struct fleet_profile_device *out)
 	memset(out, 0, sizeof(*out));
 	snprintf(out->device, sizeof(out->device), "%s", str(d, "device"));
 	snprintf(out->state, sizeof(out->state), "%s", str(d, "state"));
+	out->kstate = keep_state_parse(str(d, "state"));
 	snprintf(out->owner, sizeof(out->owner), "%s", str(d, "owner"));
 	snprintf(out->error, sizeof(out->error), "%s", str(d, "error"));
 	json_object_foreach(json_object_get(d, "params"), name, v)
