@@ -230,16 +230,6 @@ bool engine_tool_found(const char *exe)
 	return false;
 }
 
-void engine_words_join(const char *const *words, int n, const char *sep, char *out, size_t len)
-{
-	size_t used = 0;
-	int i;
-
-	out[0] = '\0';
-	for (i = 0; (n < 0 ? words[i] != NULL : i < n) && used < len; i++)
-		used += (size_t)snprintf(out + used, len - used, "%s%s", i ? sep : "", words[i]);
-}
-
 const char *engine_exe(const struct engine *eng, const char *fio_path)
 {
 	if (eng->id == ENGINE_FIO && fio_path && *fio_path)

@@ -341,9 +341,6 @@ const char *engine_exe(const struct engine *eng, const char *fio_path);
  * (ENGINE_DEFAULT_PATH without one; an empty entry is the working directory). The one PATH
  * search of the agent: engines' binaries and a job filesystem's tools. */
 bool engine_tool_found(const char *exe);
-/* words[0..n) (n < 0: up to a NULL) as one line in out[len], sep between them, cut at len
- * (argv for records and answers, choices for messages). */
-void engine_words_join(const char *const *words, int n, const char *sep, char *out, size_t len);
 /* Frees an argv from argv_build; NULL is fine. */
 void engine_argv_free(char **argv);
 /* Engines whose binary is unavailable (iozone not on PATH) are still found; the job layer

@@ -467,6 +467,16 @@ static bool choice_has(const char *const *choices, const char *s, size_t len)
 	return false;
 }
 
+void fsopt_words_join(const char *const *words, int n, const char *sep, char *out, size_t len)
+{
+	size_t used = 0;
+	int i;
+
+	out[0] = '\0';
+	for (i = 0; (n < 0 ? words[i] != NULL : i < n) && used < len; i++)
+		used += (size_t)snprintf(out + used, len - used, "%s%s", i ? sep : "", words[i]);
+}
+
 /* Check value v (NULL: none given) against form f; what names the option in messages. On
  * success with FSV_BYTES, canon gets plain bytes; otherwise canon is v. */
 static int value_check(const struct fsv_form *f, const char *what, const char *v, char *canon,
@@ -519,7 +529,7 @@ static int value_check(const struct fsv_form *f, const char *what, const char *v
 	case FSV_ENUM:
 		if (choice_has(f->choices, v, strlen(v)))
 			return 0;
-		engine_words_join(f->choices, -1, ", ", list, sizeof(list));
+		fsopt_words_join(f->choices, -1, ", ", list, sizeof(list));
 		return err_set(e, -EINVAL, CODE, "%s: '%s' is not one of %s", what, v, list);
 	case FSV_LABEL:
 		if ((int64_t)strlen(v) > f->max ||
@@ -536,7 +546,7 @@ static int value_check(const struct fsv_form *f, const char *what, const char *v
 			size_t nlen = *p == '^' ? len - 1 : len;
 
 			if (!nlen || !choice_has(f->choices, name, nlen)) {
-				engine_words_join(f->choices, -1, ", ", list, sizeof(list));
+				fsopt_words_join(f->choices, -1, ", ", list, sizeof(list));
 				return err_set(e, -EINVAL, CODE,
 				               "%s: '%.*s' is not a feature (%s; ^ turns one off)",
 				               what, (int)len, p, list);

@@ -494,7 +494,7 @@ int jobfs_make(struct jobfs *j, int64_t job_id, const char *device, const struct
 		rc = fsopt_mkfs_argv(spec, devpath, false, &argv, e);
 	if (rc)
 		goto out;
-	engine_words_join((const char *const *)argv, -1, " ", m->mkfs_argv, sizeof(m->mkfs_argv));
+	fsopt_words_join((const char *const *)argv, -1, " ", m->mkfs_argv, sizeof(m->mkfs_argv));
 	if (stat(devpath, &st) < 0 || !S_ISBLK(st.st_mode)) {
 		rc = err_set(e, -ENODEV, "fs_failed", "'%s' is not a block device", devpath);
 		goto out;
@@ -599,7 +599,7 @@ int jobfs_dry_run(const char *device, const struct fs_spec *spec, struct jobfs_m
 		rc = kernel_options_check(spec->type, &mnt, e);
 	if (rc)
 		goto out;
-	engine_words_join((const char *const *)argv, -1, " ", m->mkfs_argv, sizeof(m->mkfs_argv));
+	fsopt_words_join((const char *const *)argv, -1, " ", m->mkfs_argv, sizeof(m->mkfs_argv));
 	rc = tool_run(argv, NULL, 0, NULL, NULL, JOBFS_DRY_TIMEOUT_S, &out, &errout, &status, e);
 	if (rc)
 		goto out;

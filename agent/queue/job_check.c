@@ -114,8 +114,8 @@ static int fs_check(const struct jobq_env *env, struct job_spec *spec, bool held
 	snprintf(dev, sizeof(dev), "/dev/%s", spec->device);
 	rc = fsopt_mkfs_argv(spec->fs, dev, true, &argv, e);
 	if (rc == 0)
-		engine_words_join((const char *const *)argv, -1, " ", would->mkfs_argv,
-		                  sizeof(would->mkfs_argv));
+		fsopt_words_join((const char *const *)argv, -1, " ", would->mkfs_argv,
+		                 sizeof(would->mkfs_argv));
 	engine_argv_free(argv);
 	return rc;
 }

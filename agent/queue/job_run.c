@@ -324,7 +324,7 @@ static void snapshot_fs(struct params *ps, const struct fs_spec *fs, const struc
 
 	for (i = 0; i < fs->n_mkfs; i++)
 		tokens[i] = fs->mkfs[i];
-	engine_words_join(tokens, fs->n_mkfs, " ", mkfs, sizeof(mkfs));
+	fsopt_words_join(tokens, fs->n_mkfs, " ", mkfs, sizeof(mkfs));
 	snapshot_add(ps, "fs.type", fs_type_name(fs->type), false);
 	snapshot_add(ps, "fs.mkfs", mkfs, false);
 	snapshot_add(ps, "fs.mount", fs->mount, false);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "engines/engine.h"
+#include "engines/fsopt.h"
 #include "job/bootid.h"
 #include "job/jobfs.h"
 #include "testutil.h"
@@ -259,11 +260,11 @@ static void test_tool_found_and_join(void **state)
 		setenv("PATH", path, 1);
 	else
 		unsetenv("PATH");
-	engine_words_join(words, -1, " ", out, sizeof(out));
+	fsopt_words_join(words, -1, " ", out, sizeof(out));
 	assert_string_equal(out, "mkfs.xfs -f /de"); /* cut at 15 bytes */
-	engine_words_join(words, 2, ", ", out, sizeof(out));
+	fsopt_words_join(words, 2, ", ", out, sizeof(out));
 	assert_string_equal(out, "mkfs.xfs, -f");
-	engine_words_join(words, 0, " ", out, sizeof(out));
+	fsopt_words_join(words, 0, " ", out, sizeof(out));
 	assert_string_equal(out, "");
 	free(path);
 	tu_rmrf(dir);
