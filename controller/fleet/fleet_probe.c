@@ -9,6 +9,7 @@
 
 #include "fleet/fleet.h"
 #include "fleet/fleet_priv.h"
+#include "jread.h"
 #include "plan/config.h"
 #include "protocol.h"
 #include "xmalloc.h"
@@ -43,8 +44,8 @@ void health_parse(json_t *h, struct node_info *ni)
 	json_t *feat;
 	size_t j;
 
-	snprintf(ni->version, sizeof(ni->version), "%s", jstr(h, "version"));
-	snprintf(ni->node, sizeof(ni->node), "%s", jstr(h, "node"));
+	snprintf(ni->version, sizeof(ni->version), "%s", jread_text(h, "version"));
+	snprintf(ni->node, sizeof(ni->node), "%s", jread_text(h, "node"));
 	ni->uptime_s = json_number_value(json_object_get(h, "uptime_s"));
 	json_array_foreach(json_object_get(h, "features"), j, feat)
 	{

@@ -219,12 +219,14 @@ static int parse_filesystem(struct parser *ps, json_t *fs)
 		return fail(ps, "job.filesystem",
 		            "expected an object {\"type\", \"mkfs\", \"mount\"}");
 	if ((r = planjson_check_keys(ps, fs, "job.filesystem", keys)) < 0 ||
-	    (r = planjson_get_str(ps, fs, "type", "job.filesystem", true, &type)) < 0)
+	    (r = jread_str(&ps->jr, fs, "job.filesystem", "type", JREAD_REQUIRED | JREAD_NONEMPTY,
+	                   &type)) < 0)
 		return r;
 	if (json_object_get(fs, "mount") && json_is_string(json_object_get(fs, "mount")) &&
 	    !*json_string_value(json_object_get(fs, "mount")))
 		mount = "";
-	else if ((r = planjson_get_str(ps, fs, "mount", "job.filesystem", false, &mount)) < 0)
+	else if ((r = jread_str(&ps->jr, fs, "job.filesystem", "mount", JREAD_NONEMPTY, &mount)) <
+	         0)
 		return r;
 	if (json_is_string(mkfs)) {
 		buf_puts(&b, json_string_value(mkfs));
@@ -308,8 +310,10 @@ static int parse_fio_file(struct parser *ps, json_t *v, json_t *job)
 		static const char *const keys[] = { "path", "text", NULL };
 
 		if ((rc = planjson_check_keys(ps, v, "job.fio_file", keys)) < 0 ||
-		    (rc = planjson_get_str(ps, v, "path", "job.fio_file", true, &rel)) < 0 ||
-		    (rc = planjson_get_str(ps, v, "text", "job.fio_file", true, &text)) < 0)
+		    (rc = jread_str(&ps->jr, v, "job.fio_file", "path",
+		                    JREAD_REQUIRED | JREAD_NONEMPTY, &rel)) < 0 ||
+		    (rc = jread_str(&ps->jr, v, "job.fio_file", "text",
+		                    JREAD_REQUIRED | JREAD_NONEMPTY, &text)) < 0)
 			return rc;
 	} else if (json_is_string(v) && *json_string_value(v)) {
 		rel = json_string_value(v);
@@ -366,7 +370,7 @@ static int parse_job(struct parser *ps, json_t *job)
 		return fail(ps, "job", "required field is missing");
 	if (!json_is_object(job))
 		return fail(ps, "job", "expected an object");
-	if ((r = planjson_get_str(ps, job, "engine", "job", false, &engine)) < 0)
+	if ((r = jread_str(&ps->jr, job, "job", "engine", JREAD_NONEMPTY, &engine)) < 0)
 		return r;
 	if (!planjson_name_ok(engine, "-") || planjson_key_allowed(engine, own))
 		return fail(ps, "job.engine", "'%s' is not an engine name (e.g. fio, dd)", engine);
@@ -378,7 +382,7 @@ static int parse_job(struct parser *ps, json_t *job)
 		return fail(ps, path, "unknown field (the options of engine '%s' go in job.%s)",
 		            engine, engine);
 	}
-	if ((r = planjson_get_str(ps, job, "directory", "job", false, &dirv)) < 0)
+	if ((r = jread_str(&ps->jr, job, "job", "directory", JREAD_NONEMPTY, &dirv)) < 0)
 		return r;
 	snprintf(p->engine, sizeof(p->engine), "%s", engine);
 	if (dirv)
@@ -529,7 +533,7 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 		return fail(ps, "$", "expected an object");
 	if ((r = planjson_check_keys(ps, root, "", keys)) < 0)
 		return r;
-	if ((r = planjson_get_str(ps, root, "name", "", true, &s)) < 0)
+	if ((r = jread_str(&ps->jr, root, "", "name", JREAD_REQUIRED | JREAD_NONEMPTY, &s)) < 0)
 		return r;
 	/* The name and labels go into reports and exported rules (a udev comment, a tuned
 	 * profile): a line break there would start a rule of its own. */
@@ -585,7 +589,7 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 		}
 	}
 	p->strategy = PLAN_SEQUENTIAL;
-	if ((r = planjson_get_str(ps, root, "strategy", "", false, &s)) < 0)
+	if ((r = jread_str(&ps->jr, root, "", "strategy", JREAD_NONEMPTY, &s)) < 0)
 		return r;
 	if (r == 1) {
 		if (!strcmp(s, "grid"))
@@ -604,7 +608,7 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 	if ((r = parse_max_points(ps, json_object_get(root, "max_points"))) < 0)
 		return r;
 	snprintf(p->metric, sizeof(p->metric), "write.bw_mib");
-	if ((r = planjson_get_str(ps, root, "metric", "", false, &s)) < 0)
+	if ((r = jread_str(&ps->jr, root, "", "metric", JREAD_NONEMPTY, &s)) < 0)
 		return r;
 	if (r == 1) {
 		if (!planjson_name_ok(s, "."))
@@ -612,7 +616,7 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 			            s);
 		snprintf(p->metric, sizeof(p->metric), "%s", s);
 	}
-	if ((r = planjson_get_str(ps, root, "goal", "", false, &s)) < 0)
+	if ((r = jread_str(&ps->jr, root, "", "goal", JREAD_NONEMPTY, &s)) < 0)
 		return r;
 	if (r == 1) {
 		if (!strcmp(s, "minimize"))
@@ -647,7 +651,9 @@ int plan_parse(const char *text, const char *dir, struct plan *p, struct err *e)
 int plan_parse_nodes_from(const char *text, const char *dir, const char *nodes_from, struct plan *p,
                           struct err *e)
 {
-	struct parser ps = { .p = p, .e = e, .nodes_from = nodes_from, .dir = dir };
+	struct parser ps = {
+		.p = p, .e = e, .jr = { e, "invalid_plan" }, .nodes_from = nodes_from, .dir = dir
+	};
 	json_error_t je;
 	json_t *root, *nodes, *n;
 	size_t i;
