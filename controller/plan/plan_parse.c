@@ -550,9 +550,9 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 	if ((r = plan_parse_node_list(ps, json_object_get(root, "nodes_from"), dir)) < 0 ||
 	    (r = plan_nodes_index(ps)) < 0)
 		return r;
-	v = json_object_get(root, "baseline");
-	if (v && !json_is_object(v))
-		return fail(ps, "baseline", "expected an object");
+	v = NULL;
+	if ((r = jread_obj(&ps->jr, root, "", "baseline", 0, &v)) < 0)
+		return r;
 	if (v) {
 		json_t *val;
 
@@ -625,14 +625,10 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 			return fail(ps, "goal", "'%s' is not one of maximize, minimize", s);
 	}
 	p->min_effect_pct = 5.0;
-	v = json_object_get(root, "min_effect_pct");
-	if (v) {
-		if (!json_is_number(v))
-			return fail(ps, "min_effect_pct", "expected a number");
-		p->min_effect_pct = json_number_value(v);
-		if (p->min_effect_pct < 0 || p->min_effect_pct >= 1000)
-			return fail(ps, "min_effect_pct", "must be between 0 and 1000");
-	}
+	if ((r = jread_num(&ps->jr, root, "", "min_effect_pct", 0, &p->min_effect_pct)) < 0)
+		return r;
+	if (p->min_effect_pct < 0 || p->min_effect_pct >= 1000)
+		return fail(ps, "min_effect_pct", "must be between 0 and 1000");
 	if ((r = plan_labels_take(ps, json_object_get(root, "labels"), "labels", &p->labels,
 	                          &p->nlabels)) < 0)
 		return r;
