@@ -13,8 +13,10 @@
 /* After verdict_sweep or verdict_point_update of s, analysis.c (the one caller of the judges)
  * builds s->suite (NULL and cleared when the plan has no workloads): a sweep per series, not
  * yet judged; it judges each (suite.wl[], suite.mean) with verdict_sweep, then suite_finish
- * fills the cells, checks and rows and makes the suite's decision the sweep's (s->decision,
- * each cohort's, the outcome). Idempotent. */
+ * fills the cells, checks and rows and makes the suite's decision the sweep's (s->decision
+ * and the outcome); with two cohorts or more each cohort's rows are judged again as the
+ * cohort sees each workload (suite.cohort_rows) and its suite decision is s->cohorts[c]'s.
+ * Idempotent. */
 struct suite *suite_build(struct sweep *s);
 void suite_finish(struct sweep *s);
 

@@ -70,6 +70,11 @@ struct suite {
 	int npoints;
 	struct suite_row *rows;   /* [npoints] */
 	struct decision decision; /* the suite's, through the confirmed-decision rule */
+	/* With two cohorts or more (sweep.ncohorts), each cohort's rows: the rule judged on every
+	 * workload as the cohort sees it (its own figures on a workload's row split by cohort,
+	 * the fleet's otherwise), [ncohorts][npoints]; its decision is sweep.cohorts[c]'s. */
+	int ncohorts;
+	struct suite_row **cohort_rows;
 };
 
 void suite_free(struct suite *s);

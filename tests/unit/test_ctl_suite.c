@@ -1,11 +1,13 @@
 /* test_ctl_suite.c -- suites: the plan's workloads, matrix and iozone expansions, decide and
  * guardrails; Holm, the guardrail check and the rules on hand-computed examples; a judged
- * suite sweep under each rule. */
+ * suite sweep under each rule; a two-cohort suite judged per cohort. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "buf.h"
 #include "doc/sweepdoc.h"
@@ -420,6 +422,120 @@ static void test_judged(void **state)
 	sweep_release(&s);
 }
 
+/* A judged 4-node grid suite sweep in two cohorts by model (n1, n2 "X"; n3, n4 "Y"): the
+ * candidate's series w is eff[cohort][w] % away from the baseline's, noise ±2 %. */
+static void cohort_suite_sweep(struct sweep *s, const char *extra, const double eff[2][2])
+{
+	char *plan = ctltest_plan(4, "{\"x\":0}", "[{\"param\":\"x\",\"values\":[1]}]", "grid", "5",
+	                          extra);
+	unsigned seed = 11;
+	int i, k, j, q;
+
+	ctltest_sweep_text(s, plan);
+	free(plan);
+	for (k = 0; k < 4; k++)
+		sweep_identity_set(s, k, IDF_MODEL, k < 2 ? "X" : "Y");
+	sweep_point_add(s, ROLE_BASELINE, -1, -1, &s->plan.baseline);
+	sweep_point_add(s, ROLE_CANDIDATE, 0, 0, &s->plan.axes[0].values[0]);
+	for (i = 0; i < 2; i++) {
+		s->points[i].block = 0;
+		s->points[i].loops_run = 5;
+		for (k = 0; k < 4; k++) {
+			struct node_result *r = &s->points[i].nodes[k];
+
+			r->state = NODE_OK;
+			for (q = 0; q < 5; q++) {
+				double v[2];
+
+				for (j = 0; j < 2; j++)
+					v[j] = 1000.0 * (1 + (i ? eff[k / 2][j] : 0) / 100) *
+					       (1 + 0.02 * noise(&seed));
+				node_result_pass_add_at(r, v[s->plan.lead], q + 1, 0, false);
+				node_result_series_add(r, v, 2);
+			}
+		}
+	}
+	s->nrounds = 5;
+	snprintf(s->status, sizeof(s->status), "completed");
+	analysis_sweep_loaded(s);
+}
+
+/* Cohorts per suite: both cohorts gain 10 % on A; on B cohort X gains 10 % and cohort Y
+ * loses 10 %. B's row splits by cohort, so the fleet's no_loss sees no loss and crowns x=1;
+ * cohort Y's own suite row loses on B and keeps its baseline; the table and the document
+ * say so. */
+static void test_cohorts(void **state)
+{
+	const double eff[2][2] = { { 10, 10 }, { 10, -10 } };
+	struct buf out = BUF_INIT;
+	struct sweep s, back;
+	struct err e = { 0 };
+	json_t *doc, *co;
+	char *text;
+
+	(void)state;
+	cohort_suite_sweep(&s, WL2 ",\"cohort_by\":[\"model\"]", eff);
+	assert_int_equal(s.ncohorts, 2);
+	assert_int_equal(s.suite->ncohorts, 2);
+	assert_true(s.suite->wl[1].points[1].between.split);
+	assert_false(s.suite->wl[0].points[1].between.split);
+	/* The fleet: A gains, B is split (neither gain nor loss for the fleet). */
+	assert_int_equal(s.suite->rows[1].cells[1].verdict, EFFECT_COHORTS);
+	assert_int_equal(s.suite->rows[1].verdict, SUITE_GAIN);
+	assert_int_equal(s.decision.state, DECISION_CONFIRMED);
+	/* Cohort X: A (the fleet's figure, not split) and B (its own) gain. */
+	assert_int_equal(s.suite->cohort_rows[0][1].cells[0].verdict, EFFECT_GAIN);
+	assert_int_equal(s.suite->cohort_rows[0][1].cells[1].verdict, EFFECT_GAIN);
+	assert_int_equal(s.suite->cohort_rows[0][1].verdict, SUITE_GAIN);
+	assert_int_equal(s.cohorts[0].decision.state, DECISION_CONFIRMED);
+	assert_int_equal(s.cohorts[0].decision.point, 1);
+	assert_true(s.cohorts[0].own);
+	assert_int_equal(s.cohorts[0].decision.nused, 2);
+	/* Cohort Y: its own B loses, so under no_loss its suite decision is the baseline. */
+	assert_int_equal(s.suite->cohort_rows[1][1].cells[1].verdict, EFFECT_LOSS);
+	assert_float_equal(s.suite->cohort_rows[1][1].cells[1].delta_pct, -10, 1.5);
+	assert_int_equal(s.suite->cohort_rows[1][1].verdict, SUITE_LOSS);
+	assert_int_equal(s.cohorts[1].decision.state, DECISION_NONE);
+	assert_true(sweep_cohort_decisions_differ(&s));
+	assert_int_equal(s.outcome, OUTCOME_BEST);
+	report_render(&s, REPORT_TABLE, &out);
+	assert_non_null(strstr(out.data, "best per cohort under the rule (the cohorts' effects "
+	                                 "differ):\n"));
+	assert_non_null(strstr(out.data, "  model=X (2 nodes): x=1, mean Δ +"));
+	assert_non_null(strstr(out.data,
+	                       "  model=Y (2 nodes): none: no configuration passes the rule; the "
+	                       "baseline stands\n"));
+	buf_release(&out);
+	/* The document: each cohort's decision is its suite decision, and reading it back
+	 * judges the same. */
+	text = sweepdoc_write(&s);
+	doc = json_loads(text, 0, NULL);
+	assert_non_null(doc);
+	co = json_object_get(doc, "cohorts");
+	assert_int_equal(json_array_size(co), 2);
+	assert_true(json_is_object(json_object_get(json_array_get(co, 0), "best")));
+	assert_true(json_is_null(json_object_get(json_array_get(co, 1), "best")));
+	json_decref(doc);
+	assert_int_equal(sweepdoc_parse(text, &back, &e), 0);
+	analysis_sweep_loaded(&back);
+	assert_int_equal(back.cohorts[1].decision.state, DECISION_NONE);
+	assert_true(decision_equal(&back.cohorts[0].decision, &s.cohorts[0].decision));
+	free(text);
+	sweep_release(&back);
+	sweep_release(&s);
+
+	/* The same suite under primary A: every cohort gains on A, and they agree. */
+	cohort_suite_sweep(&s,
+	                   WL2 ",\"cohort_by\":[\"model\"],\"decide\":{\"rule\":\"primary\","
+	                       "\"primary\":\"A\"}",
+	                   eff);
+	assert_int_equal(s.cohorts[0].decision.state, DECISION_CONFIRMED);
+	assert_int_equal(s.cohorts[1].decision.state, DECISION_CONFIRMED);
+	assert_float_equal(s.cohorts[1].decision.delta_pct, 10, 1.5);
+	assert_false(sweep_cohort_decisions_differ(&s));
+	sweep_release(&s);
+}
+
 /* Sequential: the strategy races on the lead workload and the final confirmation's row is
  * confirmed only when the rule crowns it. Points: 0 the baseline and 1 the axis' candidate
  * (rounds 1-5), 2 the original baseline again and 3 the final confirmation (rounds 6-10). */
@@ -642,6 +758,7 @@ int main(void)
 		cmocka_unit_test(test_rules),      cmocka_unit_test(test_judged),
 		cmocka_unit_test(test_render_doc), cmocka_unit_test(test_store),
 		cmocka_unit_test(test_sequential), cmocka_unit_test(test_sequential_strategy),
+		cmocka_unit_test(test_cohorts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
