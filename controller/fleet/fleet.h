@@ -48,6 +48,7 @@ struct node_info {
 	                       its jobs say how long a run may take (run_deadline_s) */
 	bool device_lanes;  /* so is "device_lanes": jobs on different devices run at the same
 	                       moment (a node of several devices needs it) */
+	bool fio_file;      /* so is "fio_file": a fio job may be given as a job file's text */
 	bool devices_read;  /* the device list answered; else error says why (and dev_found is
 	                       not known: "cannot read the device list", never "not found") */
 	bool dev_found;
