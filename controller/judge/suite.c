@@ -116,6 +116,30 @@ void suite_row_decide(struct suite_row *r, int nworkloads, const bool *minimize,
 	                                : SUITE_NO_GAIN;
 }
 
+bool suite_row_settled(const struct suite_row *r, int nworkloads, const bool *stopped,
+                       bool mean_stopped, bool shown_breach, bool checks_settled,
+                       enum plan_rule rule, int primary)
+{
+	bool all = true;
+	int w;
+
+	if (shown_breach)
+		return true; /* vetoed whatever the workloads do */
+	if (rule == PLAN_RULE_PRIMARY || rule == PLAN_RULE_MEAN) {
+		const struct suite_cell *c =
+		        rule == PLAN_RULE_PRIMARY ? &r->cells[primary] : &r->mean;
+		bool st = rule == PLAN_RULE_PRIMARY ? stopped[primary] : mean_stopped;
+
+		return st && (!c->present || c->verdict != EFFECT_GAIN || checks_settled);
+	}
+	for (w = 0; w < nworkloads; w++) {
+		if (r->cells[w].present && r->cells[w].verdict == EFFECT_LOSS && stopped[w])
+			return true; /* a decided loss: no_loss never crowns it */
+		all &= stopped[w] || !r->cells[w].present;
+	}
+	return all && (r->ngain == 0 || checks_settled);
+}
+
 /* Series j's sweep: s's points, configurations and rounds with each node's passes the
  * series' values (from node_result.series; a node without them has none). j < 0: the
  * weighted geometric mean of the workloads' own metrics, each oriented so that higher is
@@ -235,11 +259,15 @@ static void row_fill(const struct sweep *s, const struct suite *su, int i, int c
 	double alpha = EFFECT_ALPHA;
 	int j, w, g;
 
+	const struct effect *fx;
+	bool shown_breach = false, checks_settled = true, *stopped;
+
 	r->cells = xcalloc((size_t)p->nworkloads, sizeof(*r->cells));
 	r->checks = xcalloc((size_t)PLAN_SERIES_MAX, sizeof(*r->checks));
 	if (s->points[i].ref < 0) {
 		r->verdict = SUITE_NA;
 		r->score_pct = r->score_low_pct = r->score_high_pct = NAN;
+		r->settled = true;
 		return;
 	}
 	for (w = 0; w < p->nworkloads; w++) {
@@ -260,11 +288,26 @@ static void row_fill(const struct sweep *s, const struct suite *su, int i, int c
 			j = plan_series_find(su->series, su->nseries, w, gr->metric);
 			c->guardrail = g;
 			c->workload = w;
-			suite_check_fill(c, j >= 0 ? series_fx(&su->wl[j], i, co, own) : NULL,
-			                 gr->minimize, gr->max_loss_pct);
+			fx = j >= 0 ? series_fx(&su->wl[j], i, co, own) : NULL;
+			suite_check_fill(c, fx, gr->minimize, gr->max_loss_pct);
 			r->nchecks++;
+			if (c->present) {
+				/* The near end of the loss' 90 % interval: beyond the limit, the
+				 * breach is shown and no loop takes it back. */
+				double floor_pct = gr->minimize ? fx->eq_low_pct : -fx->eq_high_pct;
+
+				shown_breach |= floor_pct > gr->max_loss_pct;
+			}
+			checks_settled &= (fx && fx->stop) || shown_breach;
 		}
 	suite_row_decide(r, p->nworkloads, minimize, su->rule, p->primary);
+	stopped = xcalloc((size_t)p->nworkloads + 1, sizeof(*stopped));
+	for (w = 0; w < p->nworkloads; w++)
+		stopped[w] = series_fx(&su->wl[w], i, co, NULL)->stop;
+	r->settled =
+	        suite_row_settled(r, p->nworkloads, stopped, series_fx(su->mean, i, co, NULL)->stop,
+	                          shown_breach, checks_settled, su->rule, p->primary);
+	free(stopped);
 }
 
 /* The decision of cohort c (c < 0: the fleet) under the suite's rule from its rows

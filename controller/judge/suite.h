@@ -35,5 +35,12 @@ void suite_check_fill(struct suite_check *c, const struct effect *fx, bool minim
  * its mean cell and its number of breaches; fills score and counts. */
 void suite_row_decide(struct suite_row *r, int nworkloads, const bool *minimize,
                       enum plan_rule rule, int primary);
+/* Whether decided row r's outcome under rule is settled (suite_row.settled): stopped[w] says
+ * workload w's effect stopped (decided or its last look), mean_stopped the mean's;
+ * shown_breach, a guardrail's loss shown beyond its limit; checks_settled, every guardrail's
+ * series stopped or a breach shown. */
+bool suite_row_settled(const struct suite_row *r, int nworkloads, const bool *stopped,
+                       bool mean_stopped, bool shown_breach, bool checks_settled,
+                       enum plan_rule rule, int primary);
 
 #endif

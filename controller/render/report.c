@@ -390,6 +390,7 @@ static void race_words(const struct race_mark *m, struct buf *out)
 		[RACE_WHY_CAP] = "undecided at job.loops.max",
 		[RACE_WHY_BUDGET] = "undecided: the next round would exceed budget_s",
 		[RACE_WHY_NOT_BETTER] = "undecided: no better than the leader by min_effect",
+		[RACE_WHY_RULE] = "settled against it by the suite's rule",
 	};
 	/* How a race ended that kept its leader. */
 	static const char *const ended[] = {

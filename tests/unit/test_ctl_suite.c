@@ -1,6 +1,7 @@
 /* test_ctl_suite.c -- suites: the plan's workloads, matrix and iozone expansions, decide and
  * guardrails; Holm, the guardrail check and the rules on hand-computed examples; a judged
- * suite sweep under each rule; a two-cohort suite judged per cohort. */
+ * suite sweep under each rule; a two-cohort suite judged per cohort; adaptive loops and the
+ * adaptive race under the rule. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include "buf.h"
 #include "doc/sweepdoc.h"
 #include "judge/analysis.h"
+#include "judge/race.h"
 #include "judge/suite.h"
 #include "model/sweep.h"
 #include "plan/plan.h"
@@ -656,6 +658,122 @@ static void test_sequential_strategy(void **state)
 	                 1);
 }
 
+/* Run s's strategy to its end: a pass of a node whose x is v gives workload j
+ * 1000 x (1 + eff[v][j] / 100), noise ±2 %; every point analysed as it runs. */
+static void suite_strategy_run(struct sweep *s, const double eff[][2])
+{
+	struct strategy_batch b = { 0 };
+	unsigned seed = 13;
+	int i, k, q, j, guard = 0;
+
+	while (strategy_next(s, &b) > 0) {
+		assert_true(++guard < 100);
+		for (i = 0; i < b.n; i++) {
+			struct point *p = &s->points[b.items[i].point];
+
+			sweep_point_loops_add(s, p->index, b.items[i].loops);
+			for (k = 0; k < s->plan.nnodes; k++) {
+				long x = strtol(config_get(sweep_node_cfg(p, k), "x")->value, NULL,
+				                10);
+
+				for (q = 0; q < b.items[i].loops; q++) {
+					double v[2];
+
+					for (j = 0; j < 2; j++)
+						v[j] = 1000 * (1 + eff[x][j] / 100) *
+						       (1 + 0.02 * noise(&seed));
+					node_result_pass_add(&p->nodes[k], v[s->plan.lead]);
+					node_result_series_add(&p->nodes[k], v, 2);
+				}
+				p->nodes[k].state = NODE_OK;
+			}
+			analysis_point_ran(s, p->index);
+		}
+	}
+	strategy_batch_release(&b);
+	snprintf(s->status, sizeof(s->status), "completed");
+	analysis_sweep_closed(s);
+}
+
+/* Adaptive loops judge under the rule: x=1 gains 10 % on A, the lead (decided at the first
+ * look), and +4 % on B (undecided at the first look at CV 2 %: inside min_effect, too close to
+ * it for the equivalence test). Under primary A the row is settled at once (3 loops, as the
+ * lead alone would be); under no_loss B's verdict is needed, so the row takes more looks,
+ * until B is decided or job.loops.max. */
+static void test_adaptive_loops_rule(void **state)
+{
+	const double eff[2][2] = { { 0, 0 }, { 10, 4 } };
+	struct sweep s;
+	char *plan;
+
+	(void)state;
+	plan = ctltest_plan(2, "{\"x\":0}", "[{\"param\":\"x\",\"values\":[1]}]", "grid",
+	                    "{\"min\":3,\"max\":8}",
+	                    WL2 ",\"decide\":{\"rule\":\"primary\",\"primary\":\"A\"}");
+	ctltest_sweep_text(&s, plan);
+	free(plan);
+	suite_strategy_run(&s, eff);
+	assert_true(s.suite->rows[1].settled);
+	assert_int_equal(s.points[1].loops_run, 3);
+	assert_int_equal(s.decision.state, DECISION_CONFIRMED);
+	sweep_release(&s);
+
+	plan = ctltest_plan(2, "{\"x\":0}", "[{\"param\":\"x\",\"values\":[1]}]", "grid",
+	                    "{\"min\":3,\"max\":8}", WL2);
+	ctltest_sweep_text(&s, plan);
+	free(plan);
+	suite_strategy_run(&s, eff);
+	assert_int_equal(s.suite->wl[0].points[1].verdict, EFFECT_GAIN);
+	/* More looks than the lead needed, until B's verdict is decided (here equivalent, at
+	 * the third look) or the last look. */
+	assert_true(s.points[1].loops_run > 3);
+	assert_true(s.points[0].loops_run >= s.points[1].loops_run);
+	assert_true(s.suite->wl[1].points[1].fx.stop);
+	assert_true(s.suite->wl[1].points[1].verdict == EFFECT_EQUIVALENT ||
+	            s.points[1].loops_run == 8);
+	assert_true(s.suite->rows[1].settled);
+	sweep_release(&s);
+}
+
+/* The adaptive race judges under the rule: x=1 gains 10 % on A (the lead) and loses 10 % on
+ * B; x=2 gains 6 % on both. On the lead alone x=1 leads the race; under no_loss its row is a
+ * settled loss and it leaves the race ("rule"), x=2 winning and confirmed; under primary A
+ * x=1 wins. */
+static void test_adaptive_race_rule(void **state)
+{
+	const double eff[3][2] = { { 0, 0 }, { 10, -10 }, { 6, 6 } };
+	struct sweep s;
+	char *plan;
+	int w;
+
+	(void)state;
+	plan = ctltest_plan(2, "{\"x\":0}", "[{\"param\":\"x\",\"values\":[1,2]}]", "adaptive",
+	                    "{\"min\":3,\"max\":6}", WL2);
+	ctltest_sweep_text(&s, plan);
+	free(plan);
+	suite_strategy_run(&s, eff);
+	assert_int_equal(s.points[1].race.state, RACE_DROPPED);
+	assert_int_equal(s.points[1].race.why, RACE_WHY_RULE);
+	assert_string_equal(sweep_race_why_code(s.points[1].race.why), "rule");
+	w = race_winner(&s, 0);
+	assert_int_equal(w, 2);
+	assert_int_equal(s.decision.state, DECISION_CONFIRMED);
+	assert_string_equal(config_get(&s.decision.cfg, "x")->value, "2");
+	sweep_release(&s);
+
+	plan = ctltest_plan(2, "{\"x\":0}", "[{\"param\":\"x\",\"values\":[1,2]}]", "adaptive",
+	                    "{\"min\":3,\"max\":6}",
+	                    WL2 ",\"decide\":{\"rule\":\"primary\",\"primary\":\"A\"}");
+	ctltest_sweep_text(&s, plan);
+	free(plan);
+	suite_strategy_run(&s, eff);
+	w = race_winner(&s, 0);
+	assert_int_equal(w, 1);
+	assert_int_equal(s.decision.state, DECISION_CONFIRMED);
+	assert_string_equal(config_get(&s.decision.cfg, "x")->value, "1");
+	sweep_release(&s);
+}
+
 /* The table, the matrix and CSV; the document's round trip gives the same decision. */
 static void test_render_doc(void **state)
 {
@@ -752,13 +870,21 @@ static void test_store(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_workloads),  cmocka_unit_test(test_matrix),
-		cmocka_unit_test(test_iozone),     cmocka_unit_test(test_plan_errors),
-		cmocka_unit_test(test_holm),       cmocka_unit_test(test_guardrail_check),
-		cmocka_unit_test(test_rules),      cmocka_unit_test(test_judged),
-		cmocka_unit_test(test_render_doc), cmocka_unit_test(test_store),
-		cmocka_unit_test(test_sequential), cmocka_unit_test(test_sequential_strategy),
+		cmocka_unit_test(test_workloads),
+		cmocka_unit_test(test_matrix),
+		cmocka_unit_test(test_iozone),
+		cmocka_unit_test(test_plan_errors),
+		cmocka_unit_test(test_holm),
+		cmocka_unit_test(test_guardrail_check),
+		cmocka_unit_test(test_rules),
+		cmocka_unit_test(test_judged),
+		cmocka_unit_test(test_render_doc),
+		cmocka_unit_test(test_store),
+		cmocka_unit_test(test_sequential),
+		cmocka_unit_test(test_sequential_strategy),
 		cmocka_unit_test(test_cohorts),
+		cmocka_unit_test(test_adaptive_loops_rule),
+		cmocka_unit_test(test_adaptive_race_rule),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
