@@ -19,6 +19,7 @@
 #include "plan/plan.h"
 #include "plan/plan_parse.h"
 #include "render/report.h"
+#include "render/report_suite.h"
 #include "run/strategy.h"
 #include "store/ctlstore.h"
 #include "ctltest.h"
@@ -832,6 +833,43 @@ static void test_render_doc(void **state)
 	sweep_release(&s);
 }
 
+/* compare on two suites: a section per workload, each workload compared on its own; a
+ * workload the second sweep does not have is named. */
+static void test_compare(void **state)
+{
+	const double ea[2] = { 10, -10 }, eb[2] = { 10, 0 };
+	struct buf out = BUF_INIT;
+	struct sweep a, b;
+
+	(void)state;
+	suite_sweep(&a, WL2, ea, 2);
+	suite_sweep(&b, WL2, eb, 2);
+	a.id = 3;
+	b.id = 4;
+	analysis_sweep_loaded(&a); /* each workload's sweep takes its suite's id */
+	analysis_sweep_loaded(&b);
+	assert_int_equal(report_suite_compare(&a, &b, false, &out), 4);
+	assert_non_null(strstr(out.data, "compare suite sweep 3 \"t\" \u2192 sweep 4 \"t\": 2 "
+	                                 "workloads, each compared on its own\n"));
+	assert_non_null(strstr(out.data, "workload 1 of 2: 'A' (read.bw_mib)\ncompare sweep 3"));
+	assert_non_null(strstr(out.data, "workload 2 of 2: 'B' (read.bw_mib)\ncompare sweep 3"));
+	/* B: -10 % in sweep 3, 0 in sweep 4: the second section's candidate row gains. */
+	assert_non_null(strstr(strstr(out.data, "workload 2 of 2"), "+1"));
+	buf_release(&out);
+	sweep_release(&b);
+	suite_sweep(&b,
+	            ",\"workloads\":[{\"name\":\"A\",\"fio\":{\"rw\":\"read\"}},{\"name\":\"C\","
+	            "\"fio\":{\"rw\":\"write\"}}]",
+	            eb, 2);
+	b.id = 5;
+	analysis_sweep_loaded(&b);
+	assert_int_equal(report_suite_compare(&a, &b, true, &out), 2);
+	assert_non_null(strstr(out.data, "sweep 5 has no workload 'B'\n"));
+	buf_release(&out);
+	sweep_release(&a);
+	sweep_release(&b);
+}
+
 /* The controller's database keeps every series of a suite's passes (migration 11). */
 static void test_store(void **state)
 {
@@ -885,6 +923,7 @@ int main(void)
 		cmocka_unit_test(test_cohorts),
 		cmocka_unit_test(test_adaptive_loops_rule),
 		cmocka_unit_test(test_adaptive_race_rule),
+		cmocka_unit_test(test_compare),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
