@@ -16,7 +16,6 @@
 #include "plan/plan.h"
 #include "plan/plan_nodes.h"
 #include "render/report.h"
-#include "render/report_suite.h"
 #include "store/ctlstore.h"
 #include "render/text.h"
 #include "banned.h"
@@ -123,8 +122,8 @@ static int cmd_compare(const struct cmd *c, struct opts *o)
 	memset(&cmp, 0, sizeof(cmp));
 	if (a.suite && b.suite) {
 		/* Two suites: a section per workload. */
-		matched = report_suite_compare(&a, &b, o->format && !strcmp(o->format, "markdown"),
-		                               &out);
+		matched = report_compare_suites(&a, &b, o->format && !strcmp(o->format, "markdown"),
+		                                &out);
 	} else {
 		analysis_sweeps_compared(&a, &b, &cmp);
 		report_compare(&a, &b, &cmp, o->format && !strcmp(o->format, "markdown"), &out);

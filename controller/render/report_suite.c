@@ -5,9 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "judge/analysis.h"
 #include "model/words.h"
-#include "render/report.h"
 #include "render/report_suite.h"
 #include "render/text.h"
 #include "xmalloc.h"
@@ -255,37 +253,4 @@ void report_suite_csv(const struct sweep *s, struct buf *out)
 			csv_num(out, k->bound_pct);
 			buf_printf(out, ",%s\n", k->breached ? "true" : "false");
 		}
-}
-
-int report_suite_compare(const struct sweep *a, const struct sweep *b, bool markdown,
-                         struct buf *out)
-{
-	const struct plan *pa = &a->plan, *pb = &b->plan;
-	int w, wb, matched = 0;
-
-	buf_printf(out,
-	           "compare suite sweep %lld \"%s\" \u2192 sweep %lld \"%s\": %d workload%s, "
-	           "each compared on its own\n\n",
-	           (long long)a->id, pa->name, (long long)b->id, pb->name, pa->nworkloads,
-	           pa->nworkloads == 1 ? "" : "s");
-	for (w = 0; w < pa->nworkloads; w++) {
-		struct verdict_comparison cmp;
-
-		for (wb = 0; wb < pb->nworkloads; wb++)
-			if (!strcmp(pa->workloads[w].name, pb->workloads[wb].name))
-				break;
-		buf_printf(out, "workload %d of %d: '%s' (%s)\n", w + 1, pa->nworkloads,
-		           pa->workloads[w].name, pa->workloads[w].metric);
-		if (wb == pb->nworkloads) {
-			buf_printf(out, "sweep %lld has no workload '%s'\n\n", (long long)b->id,
-			           pa->workloads[w].name);
-			continue;
-		}
-		analysis_sweeps_compared(&a->suite->wl[w], &b->suite->wl[wb], &cmp);
-		report_compare(&a->suite->wl[w], &b->suite->wl[wb], &cmp, markdown, out);
-		buf_puts(out, "\n");
-		matched += cmp.nrows;
-		verdict_comparison_release(&cmp);
-	}
-	return matched;
 }

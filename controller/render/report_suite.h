@@ -14,11 +14,5 @@ void report_suite_matrix(const struct sweep *s, bool markdown, struct buf *out);
 /* Every cell of the matrix as CSV (one line per configuration and workload, then one per
  * guardrail check), with its header. */
 void report_suite_csv(const struct sweep *s, struct buf *out);
-/* compare for two suite sweeps (a->suite and b->suite set): a section per workload of a, each
- * workload's series of b (the workload of the same name) compared with a's as report_compare
- * does, and a line for a workload b does not have. Returns the points matched, over every
- * workload. */
-int report_suite_compare(const struct sweep *a, const struct sweep *b, bool markdown,
-                         struct buf *out);
 
 #endif

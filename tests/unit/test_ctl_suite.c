@@ -19,7 +19,6 @@
 #include "plan/plan.h"
 #include "plan/plan_parse.h"
 #include "render/report.h"
-#include "render/report_suite.h"
 #include "run/strategy.h"
 #include "store/ctlstore.h"
 #include "ctltest.h"
@@ -848,7 +847,7 @@ static void test_compare(void **state)
 	b.id = 4;
 	analysis_sweep_loaded(&a); /* each workload's sweep takes its suite's id */
 	analysis_sweep_loaded(&b);
-	assert_int_equal(report_suite_compare(&a, &b, false, &out), 4);
+	assert_int_equal(report_compare_suites(&a, &b, false, &out), 4);
 	assert_non_null(strstr(out.data, "compare suite sweep 3 \"t\" \u2192 sweep 4 \"t\": 2 "
 	                                 "workloads, each compared on its own\n"));
 	assert_non_null(strstr(out.data, "workload 1 of 2: 'A' (read.bw_mib)\ncompare sweep 3"));
@@ -863,7 +862,7 @@ static void test_compare(void **state)
 	            eb, 2);
 	b.id = 5;
 	analysis_sweep_loaded(&b);
-	assert_int_equal(report_suite_compare(&a, &b, true, &out), 2);
+	assert_int_equal(report_compare_suites(&a, &b, true, &out), 2);
 	assert_non_null(strstr(out.data, "sweep 5 has no workload 'B'\n"));
 	buf_release(&out);
 	sweep_release(&a);
