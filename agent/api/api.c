@@ -132,7 +132,7 @@ static json_t *param_json(const struct param *p)
 
 const char *const api_features[] = { "dry_run",     "strict_query", "long_poll", "profiles",
 	                             "job_applied", "start_at",     "until_end", "pass_deadline",
-	                             "workloads",   "device_lanes", NULL };
+	                             "workloads",   "device_lanes", "fio_file",  NULL };
 
 static void health_get(void *app, const struct http_req *req, struct http_resp *resp)
 {

@@ -59,6 +59,7 @@ void health_parse(json_t *h, struct node_info *ni)
 		ni->pass_deadline |= !strcmp(s, "pass_deadline");
 		ni->device_lanes |= !strcmp(s, "device_lanes");
 		ni->workloads |= !strcmp(s, "workloads");
+		ni->fio_file |= !strcmp(s, "fio_file");
 	}
 }
 

@@ -29,6 +29,17 @@ static void series_sweep_release(struct sweep *w)
 	sweep_release(w);
 }
 
+static void rows_free(struct suite_row *rows, int n)
+{
+	int j;
+
+	for (j = 0; rows && j < n; j++) {
+		free(rows[j].cells);
+		free(rows[j].checks);
+	}
+	free(rows);
+}
+
 void suite_free(struct suite *s)
 {
 	int j;
@@ -41,11 +52,10 @@ void suite_free(struct suite *s)
 	if (s->mean)
 		series_sweep_release(s->mean);
 	free(s->mean);
-	for (j = 0; s->rows && j < s->npoints; j++) {
-		free(s->rows[j].cells);
-		free(s->rows[j].checks);
-	}
-	free(s->rows);
+	rows_free(s->rows, s->npoints);
+	for (j = 0; s->cohort_rows && j < s->ncohorts; j++)
+		rows_free(s->cohort_rows[j], s->npoints);
+	free(s->cohort_rows);
 	free(s);
 }
 

@@ -330,7 +330,8 @@ static const char *const race_state_codes[] = { "",     "running", "dropped",  "
 	                                        "tied", "open",    "tentative" };
 static const char *const race_why_codes[] = { "",       "worse",  "equivalent",
 	                                      "failed", "last",   "all_equivalent",
-	                                      "cap",    "budget", "not_better" };
+	                                      "cap",    "budget", "not_better",
+	                                      "rule" };
 static const char *const outcome_codes[] = { "pending", "best", "baseline", "baseline_failed",
 	                                     "no_figures" };
 
