@@ -45,3 +45,37 @@ bench_target() {
 bench_load() {
 	echo "load $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 }
+
+# bench_agent_start NAME DEV PORT_N [AGENT_OPTION...]: starts $AGENT for node NAME on loop device
+# DEV, listening on bench_port PORT_N, its state in $tmp/NAME-state and its log in $tmp/NAME.log;
+# appends its pid to the caller's pids array and sets URL once it listens (exits 1 with its log
+# if it does not within 5 s).
+bench_agent_start() {
+	local name=$1 dev=$2 port_n=$3 log="$tmp/$1.log" port="" i
+	shift 3
+	mkdir -p "$tmp/$name-state"
+	"$AGENT" --listen "127.0.0.1:$(bench_port "$port_n")" --node-name "$name" \
+		--state-dir "$tmp/$name-state" --allow-device "$dev" "$@" 2>"$log" &
+	pids+=($!)
+	for i in $(seq 100); do
+		port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+		[ -n "$port" ] && break
+		sleep 0.05
+	done
+	[ -n "$port" ] || { cat "$log" >&2; exit 1; }
+	URL=http://127.0.0.1:$port
+}
+
+# bench_mc_build TARGET: sets B to the build directory holding bench/TARGET (a Monte Carlo
+# program): FT_BUILD_DIR when set (the suite's run: nothing configured or built), else a Release
+# build-bench of the tree (run from the tree's top), configured and built for TARGET alone.
+bench_mc_build() {
+	if [ -n "${FT_BUILD_DIR:-}" ]; then
+		B=$FT_BUILD_DIR
+		return
+	fi
+	WITH_BROWSER=0 ./scripts/deps.sh
+	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DFT_TESTS=OFF >/dev/null
+	cmake --build build-bench -j2 --target "$1" >/dev/null
+	B=build-bench
+}

@@ -36,30 +36,15 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-start() { # NAME DEV: sets URL
-	local name=$1 dev=$2 log="$tmp/$1.log" port="" i
-	mkdir -p "$tmp/$name-state"
-	nstarted=$((${nstarted:-0} + 1))
-	"$AGENT" --listen "127.0.0.1:$(bench_port $((500 + nstarted)))" --node-name "$name" --state-dir "$tmp/$name-state" \
-		--allow-device "$dev" --allow-format 2>"$log" &
-	pids+=($!)
-	for i in $(seq 100); do
-		port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$log" | tail -n 1)
-		[ -n "$port" ] && break
-		sleep 0.05
-	done
-	[ -n "$port" ] || { cat "$log" >&2; exit 1; }
-	URL=http://127.0.0.1:$port
-}
 for n in 1 2; do
 	truncate -s "$SIZE" "$tmp/node$n.img"
 	d=$(losetup --find --show "$tmp/node$n.img")
 	devs+=("${d#/dev/}")
 done
 ./scripts/loop-twin "${devs[0]}" "${devs[1]}"
-start node1 "${devs[0]}"
+bench_agent_start node1 "${devs[0]}" 501 --allow-format
 U1=$URL
-start node2 "${devs[1]}"
+bench_agent_start node2 "${devs[1]}" 502 --allow-format
 U2=$URL
 cat >"$tmp/plan.json" <<PLAN
 {

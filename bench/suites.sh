@@ -10,13 +10,6 @@ set -eu
 cd "$(dirname "$0")/.."
 TRIALS=${1:-1000}
 SEED=${2:-20261202}
-# FT_BUILD_DIR=DIR: that build's suites_mc, nothing configured or built (the suite's run).
-if [ -n "${FT_BUILD_DIR:-}" ]; then
-	B=$FT_BUILD_DIR
-else
-	WITH_BROWSER=0 ./scripts/deps.sh
-	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DFT_TESTS=OFF >/dev/null
-	cmake --build build-bench -j2 --target suites_mc >/dev/null
-	B=build-bench
-fi
+source bench/bench_lib.sh
+bench_mc_build suites_mc
 exec "$B"/bench/suites_mc "$TRIALS" "$SEED"

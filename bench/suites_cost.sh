@@ -33,29 +33,14 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-start() { # NAME DEV: sets URL
-	local name=$1 dev=$2 log="$tmp/$1.log" port="" i
-	mkdir -p "$tmp/$name-state"
-	nstarted=$((${nstarted:-0} + 1))
-	"$AGENT" --listen "127.0.0.1:$(bench_port $((600 + nstarted)))" --node-name "$name" \
-		--state-dir "$tmp/$name-state" --allow-device "$dev" 2>"$log" &
-	pids+=($!)
-	for i in $(seq 100); do
-		port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$log" | tail -n 1)
-		[ -n "$port" ] && break
-		sleep 0.05
-	done
-	[ -n "$port" ] || { cat "$log" >&2; exit 1; }
-	URL=http://127.0.0.1:$port
-}
 for n in 1 2; do
 	truncate -s 96M "$tmp/node$n.img"
 	d=$(losetup --find --show "$tmp/node$n.img")
 	devs+=("${d#/dev/}")
 done
-start node1 "${devs[0]}"
+bench_agent_start node1 "${devs[0]}" 601
 U1=$URL
-start node2 "${devs[1]}"
+bench_agent_start node2 "${devs[1]}" 602
 U2=$URL
 # The iozone suite's tests, as the plan's "suite": "iozone" gives them (plan_suite.c).
 names=("write" "rewrite" "read" "reread" "random read" "random write" "mixed")

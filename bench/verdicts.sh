@@ -9,15 +9,8 @@ set -eu
 cd "$(dirname "$0")/.."
 TRIALS=${1:-5000}
 SEED=${2:-20251130}
-# FT_BUILD_DIR=DIR: that build's verdicts_mc, nothing configured or built (the suite's run).
-if [ -n "${FT_BUILD_DIR:-}" ]; then
-	B=$FT_BUILD_DIR
-else
-	WITH_BROWSER=0 ./scripts/deps.sh
-	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DFT_TESTS=OFF >/dev/null
-	cmake --build build-bench -j2 --target verdicts_mc >/dev/null
-	B=build-bench
-fi
+source bench/bench_lib.sh
+bench_mc_build verdicts_mc
 "$B"/bench/verdicts_mc --trials "$TRIALS" --seed "$SEED"
 echo
 exec "$B"/bench/verdicts_mc --trials "$TRIALS" --seed "$SEED" --rounds

@@ -122,17 +122,12 @@ bool keep_state_holds(int s)
 }
 
 const char *const feature_names[FEATURE_N + 1] = {
-	[FEATURE_DRY_RUN] = "dry_run",
-	[FEATURE_STRICT_QUERY] = "strict_query",
-	[FEATURE_LONG_POLL] = "long_poll",
-	[FEATURE_PROFILES] = "profiles",
-	[FEATURE_JOB_APPLIED] = "job_applied",
-	[FEATURE_START_AT] = "start_at",
-	[FEATURE_UNTIL_END] = "until_end",
-	[FEATURE_PASS_DEADLINE] = "pass_deadline",
-	[FEATURE_WORKLOADS] = "workloads",
-	[FEATURE_DEVICE_LANES] = "device_lanes",
-	[FEATURE_N] = NULL,
+	[FEATURE_DRY_RUN] = "dry_run",         [FEATURE_STRICT_QUERY] = "strict_query",
+	[FEATURE_LONG_POLL] = "long_poll",     [FEATURE_PROFILES] = "profiles",
+	[FEATURE_JOB_APPLIED] = "job_applied", [FEATURE_START_AT] = "start_at",
+	[FEATURE_UNTIL_END] = "until_end",     [FEATURE_PASS_DEADLINE] = "pass_deadline",
+	[FEATURE_WORKLOADS] = "workloads",     [FEATURE_DEVICE_LANES] = "device_lanes",
+	[FEATURE_FIO_FILE] = "fio_file",       [FEATURE_N] = NULL,
 };
 
 int feature_parse(const char *name)

@@ -123,6 +123,7 @@ enum feature {
 	FEATURE_PASS_DEADLINE,
 	FEATURE_WORKLOADS,
 	FEATURE_DEVICE_LANES,
+	FEATURE_FIO_FILE,
 	FEATURE_N
 };
 /* Every feature's word in enum order, NULL-terminated. */

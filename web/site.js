@@ -5,6 +5,7 @@
  *                "unit", "goal", "nodes": [names], "points", "outcome" (sweep.h's code),
  *                "decision": the sweep document's (version 4: state, params, delta_pct, summary…),
  *                "best": {"params": {..}, "delta_pct", "verdict"} | null (confirmed only), "best_line",
+ *                "suite": {"workloads" (count), "rule", "primary" (or null)} | null (a plain sweep),
  *                "baseline_mean" (the original baseline's mean over its nodes, or null),
  *                "href" (its report, beside index.html), "plan" (key into plans)}],  newest first
  *    "plans": [{"key", "name", "metric", "unit", "runs": [sweep ids, oldest first]}]}
@@ -13,7 +14,8 @@
  * confirmed configuration's effect, %, 0 when the baseline was kept, and the baseline's figure,
  * both axes from 0; the first few drawn at once, the others as they scroll into view); runs that
  * did not complete (interrupted, aborted, failed, abandoned, running) are named beside it and
- * never plotted. Then the index table lists every sweep, those that did not complete marked.
+ * never plotted. Then the index table lists every sweep, those that did not complete marked,
+ * a suite's metric cell saying so (its workload count and rule).
  * Works from file:// with no network; all data goes into the page as text. */
 (function () {
   'use strict';
@@ -49,6 +51,15 @@
     return s.best ? s.best.delta_pct : s.outcome === 'baseline' ? 0 : null;
   }
 
+  /* The metric cell: a suite's workload count and rule (its decision is the rule's), else the
+   * sweep's metric. */
+  function metricText(s) {
+    var su = s.suite;
+    if (!su) return s.metric || '';
+    return 'suite: ' + su.workloads + ' workload' + (su.workloads === 1 ? '' : 's') + ', rule ' +
+      (su.rule || '') + (su.primary ? ' (' + su.primary + ')' : '');
+  }
+
   var OUTCOME_WORDS = {
     best: 'a configuration gained', baseline: 'nothing beat the baseline',
     baseline_failed: 'no best: the baseline failed', no_figures: 'no best: no configuration has a figure',
@@ -60,6 +71,7 @@
     var rows = sweeps.map(function (s) {
       return {
         attrs: { 'data-id': s.id, 'data-decision': s.decision ? s.decision.state : '',
+          'data-suite': s.suite ? s.suite.workloads : null,
           class: 'status-' + String(s.status).replace(/[^a-z]/g, '') + (finished(s) ? '' : ' unfinished') },
         cells: [
           E('a', { href: s.href, class: 'sweep-link' }, '#' + s.id),
@@ -68,7 +80,7 @@
           { v: (s.nodes || []).length + (s.nodes && s.nodes.length ? ': ' + s.nodes.slice(0, 4).join(', ') +
             (s.nodes.length > 4 ? ', …' : '') : ''), cls: 'nodes' },
           s.strategy || '',
-          { v: s.metric || '', cls: 'opt' },
+          { v: metricText(s), cls: s.suite ? 'opt suite-mark' : 'opt' },
           { v: bestText(s), cls: 'best-cell' },
           E('span', { class: 'state state-' + (s.status === 'completed' ? 'succeeded' : s.status === 'running' ? 'running' : 'failed') },
             s.status || ''),

@@ -104,7 +104,7 @@ static int cmd_compare(const struct cmd *c, struct opts *o)
 	struct verdict_comparison cmp;
 	struct buf out = BUF_INIT;
 	int64_t ia, ib;
-	int rc = 1;
+	int rc = 1, matched;
 
 	(void)c;
 	if (sweep_id_parse(o->args[0], &ia) || sweep_id_parse(o->args[1], &ib))
@@ -119,9 +119,17 @@ static int cmd_compare(const struct cmd *c, struct opts *o)
 		sweep_release(&a);
 		return 1;
 	}
-	analysis_sweeps_compared(&a, &b, &cmp);
-	report_compare(&a, &b, &cmp, o->format && !strcmp(o->format, "markdown"), &out);
-	if (cmp.nrows > 0)
+	memset(&cmp, 0, sizeof(cmp));
+	if (a.suite && b.suite) {
+		/* Two suites: a section per workload. */
+		matched = report_compare_suites(&a, &b, o->format && !strcmp(o->format, "markdown"),
+		                                &out);
+	} else {
+		analysis_sweeps_compared(&a, &b, &cmp);
+		report_compare(&a, &b, &cmp, o->format && !strcmp(o->format, "markdown"), &out);
+		matched = cmp.nrows;
+	}
+	if (matched > 0)
 		rc = 0;
 	else
 		log_error("sweeps %lld and %lld have no point in common", (long long)ia,

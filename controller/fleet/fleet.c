@@ -694,6 +694,7 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
 		memset(&nr->patch, 0, sizeof(nr->patch));
 		nr->job_id = 0;
 		memset(&nr->post, 0, sizeof(nr->post));
+		free(nr->job.series);
 		memset(&nr->job, 0, sizeof(nr->job));
 		memset(&nr->wait, 0, sizeof(nr->wait));
 		nr->fresh = false;
@@ -789,6 +790,31 @@ static int pass_series(json_t *ps, const struct plan *p, const struct plan_serie
 	return -1;
 }
 
+/* The row of st's pass st->npasses in its series, grown to hold it (nser doubles a pass): a
+ * job's status holds what its passes are, not a fixed block for the most a plan may give. */
+static double *series_row(struct job_status *st, int nser)
+{
+	size_t need = ((size_t)st->npasses + 1) * (size_t)nser;
+
+	if (need > st->series_n) {
+		st->series_n = need * 2;
+		st->series = xrealloc(st->series, st->series_n * sizeof(*st->series));
+	}
+	return &st->series[(size_t)st->npasses * (size_t)nser];
+}
+
+void fleet_node_runs_release(struct fleet_node_run *nodes, int n)
+{
+	int i;
+
+	for (i = 0; nodes && i < n; i++) {
+		free(nodes[i].job.series);
+		nodes[i].job.series = NULL;
+		nodes[i].job.series_n = 0;
+		nodes[i].job.nseries = 0;
+	}
+}
+
 static void job_parse(json_t *r, const struct plan *plan, struct job_status *st)
 {
 	const char *metric = plan->metric;
@@ -814,9 +840,11 @@ static void job_parse(json_t *r, const struct plan *plan, struct job_status *st)
 
 		if (nser && lack < 0 && st->npasses < PLAN_LOOPS_MAX) {
 			/* A suite: every series of the pass, the lead workload's the plain one. */
-			lack = pass_series(ps, plan, ser, nser, st->series[st->npasses]);
+			double *row = series_row(st, nser);
+
+			lack = pass_series(ps, plan, ser, nser, row);
 			if (lack < 0) {
-				st->passes[st->npasses] = st->series[st->npasses][plan->lead];
+				st->passes[st->npasses] = row[plan->lead];
 				st->npasses++;
 			}
 			continue;

@@ -48,6 +48,7 @@ struct node_info {
 	                       its jobs say how long a run may take (run_deadline_s) */
 	bool device_lanes;  /* so is "device_lanes": jobs on different devices run at the same
 	                       moment (a node of several devices needs it) */
+	bool fio_file;      /* so is "fio_file": a fio job may be given as a job file's text */
 	bool devices_read;  /* the device list answered; else error says why (and dev_found is
 	                       not known: "cannot read the device list", never "not found") */
 	bool dev_found;
@@ -71,7 +72,9 @@ struct job_status {
 	int npasses;
 	double passes[PLAN_LOOPS_MAX]; /* the plan metric per finished pass of this job */
 	int nseries;                   /* a suite's job: plan_series_build's series, else 0 */
-	double series[PLAN_LOOPS_MAX][PLAN_SERIES_MAX]; /* [pass][series] of each pass */
+	double *series;  /* [npasses][nseries] every series of each pass (a suite's; NULL else),
+	                    grown with the passes the job has: owned, fleet_node_runs_release */
+	size_t series_n; /* private: doubles allocated in series */
 	double started_at, finished_at; /* the agent's clock, epoch s; 0 when unknown */
 	double begun_at;     /* when its first pass began (the agent's clock); 0 when unknown */
 	double held_s;       /* how long it held for its start_at before that (0: it did not) */
@@ -228,6 +231,9 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
  * the next call, at once (long-poll) or poll_s after the last (plain GET).
  */
 int fleet_jobs_wait(struct fleet *f, struct fleet_node_run *nodes, double poll_s, double max_s);
+/* Free what fleet keeps in nodes[0..n) (each job's series) and clear it (the array itself is
+ * the caller's); fleet_point_start reuses it. */
+void fleet_node_runs_release(struct fleet_node_run *nodes, int n);
 /* Drop the requests fleet_jobs_wait has in flight. */
 void fleet_jobs_wait_end(struct fleet *f);
 /* Cancel every job_id[i] != 0 (dropping the waits in flight first). */

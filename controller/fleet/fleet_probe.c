@@ -60,6 +60,7 @@ void health_parse(json_t *h, struct node_info *ni)
 		ni->pass_deadline |= f == FEATURE_PASS_DEADLINE;
 		ni->device_lanes |= f == FEATURE_DEVICE_LANES;
 		ni->workloads |= f == FEATURE_WORKLOADS;
+		ni->fio_file |= f == FEATURE_FIO_FILE;
 	}
 }
 

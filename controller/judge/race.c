@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "judge/race.h"
+#include "model/suite.h"
 #include "stats/effect.h"
 #include "xmalloc.h"
 #include "banned.h"
@@ -128,29 +129,42 @@ struct cmp {
 	enum effect_decision decision;
 };
 
+/* The passes a race compares: a suite's rule's series (the primary workload's, else the
+ * mean's, the rule's score: judge/suite.c), its points s's index for index; s's own (the
+ * plan's metric) for a plain sweep or a suite not judged up to its last point. */
+static const struct sweep *race_series(const struct sweep *s)
+{
+	const struct suite *su = s->suite;
+
+	if (!su || !su->wl || !su->mean || su->npoints != s->npoints)
+		return s;
+	return su->rule == PLAN_RULE_PRIMARY ? &su->wl[s->plan.primary] : su->mean;
+}
+
 /* Compare pt against ref at look of K. */
 static void compare_at(const struct sweep *s, int ref, int pt, int look, int K, struct cmp *c)
 {
+	const struct sweep *src = race_series(s);
 	int n = s->plan.nnodes, k;
 	struct effect_sample *a = xcalloc(2 * (size_t)n + 2, sizeof(*a)), *b = a + n + 1;
 	struct effect_input in = { .nnodes = n,
 		                   .ref = a,
 		                   .point = b,
 		                   .min_effect_pct = s->plan.min_effect_pct,
-		                   .minimize = s->plan.minimize,
+		                   .minimize = src->plan.minimize,
 		                   .look = look < 1   ? 1
 		                           : look > K ? K
 		                                      : look,
 		                   .nlooks = K };
 	struct effect e;
 	struct err er;
-	bool flip = s->plan.minimize;
+	bool flip = src->plan.minimize;
 
 	memset(c, 0, sizeof(*c));
 	c->delta = c->lo = c->hi = NAN;
 	for (k = 0; k < n; k++) {
-		a[k] = node_sample(&s->points[ref], k);
-		b[k] = node_sample(&s->points[pt], k);
+		a[k] = node_sample(&src->points[ref], k);
+		b[k] = node_sample(&src->points[pt], k);
 	}
 	if (effect_compute(&in, &e, &er) == 0 && e.nused > 0) {
 		c->ok = true;
@@ -203,6 +217,19 @@ static void mark_kept(struct sweep *s, int w, int base, enum race_state st, enum
 static void mark_won(struct sweep *s, int w, int base, enum race_why why, int look)
 {
 	mark_kept(s, w, base, RACE_WON, why, look);
+}
+
+/* A suite's racer i that its rule has settled against (suite.h: its row against the axis'
+ * baseline point base settled, and not a gain). */
+static bool ruled_out(const struct sweep *s, int i, int base)
+{
+	const struct suite *su = s->suite;
+	const struct suite_row *r;
+
+	if (!su || su->npoints != s->npoints || i == base || base < 0 || s->points[i].ref != base)
+		return false;
+	r = &su->rows[i];
+	return r->settled && r->verdict != SUITE_GAIN && r->verdict != SUITE_NA;
 }
 
 /* The survivors' best by fleet Δ against ref (ties: the earlier point, so the baseline). */
@@ -281,6 +308,16 @@ bool race_judge(struct sweep *s, int ax)
 			sv[k++] = sv[i];
 		else
 			mark(s, sv[i], RACE_DROPPED, RACE_WHY_FAILED, look, -1, NULL);
+	}
+	n = k;
+	/* Then a suite's racers its rule has settled against. */
+	for (i = k = 0; i < n; i++) {
+		if (!ruled_out(s, sv[i], base)) {
+			sv[k++] = sv[i];
+			continue;
+		}
+		compare(s, base, sv[i], look, &c);
+		mark(s, sv[i], RACE_DROPPED, RACE_WHY_RULE, look, base, &c);
 	}
 	n = k;
 	if (n == 0)

@@ -116,6 +116,30 @@ void suite_row_decide(struct suite_row *r, int nworkloads, const bool *minimize,
 	                                : SUITE_NO_GAIN;
 }
 
+bool suite_row_settled(const struct suite_row *r, int nworkloads, const bool *stopped,
+                       bool mean_stopped, bool shown_breach, bool checks_settled,
+                       enum plan_rule rule, int primary)
+{
+	bool all = true;
+	int w;
+
+	if (shown_breach)
+		return true; /* vetoed whatever the workloads do */
+	if (rule == PLAN_RULE_PRIMARY || rule == PLAN_RULE_MEAN) {
+		const struct suite_cell *c =
+		        rule == PLAN_RULE_PRIMARY ? &r->cells[primary] : &r->mean;
+		bool st = rule == PLAN_RULE_PRIMARY ? stopped[primary] : mean_stopped;
+
+		return st && (!c->present || c->verdict != EFFECT_GAIN || checks_settled);
+	}
+	for (w = 0; w < nworkloads; w++) {
+		if (r->cells[w].present && r->cells[w].verdict == EFFECT_LOSS && stopped[w])
+			return true; /* a decided loss: no_loss never crowns it */
+		all &= stopped[w] || !r->cells[w].present;
+	}
+	return all && (r->ngain == 0 || checks_settled);
+}
+
 /* Series j's sweep: s's points, configurations and rounds with each node's passes the
  * series' values (from node_result.series; a node without them has none). j < 0: the
  * weighted geometric mean of the workloads' own metrics, each oriented so that higher is
@@ -194,13 +218,29 @@ static void series_sweep(const struct sweep *s, const struct plan_series *ser, i
 	}
 }
 
-static void cell_fill(struct suite_cell *c, const struct point *p)
+/* Point i's comparison in series sweep w as cohort c sees it (c < 0: the fleet): the
+ * cohort's own on a row split by cohort (*own is then set), the row's otherwise. */
+static const struct effect *series_fx(const struct sweep *w, int i, int c, bool *own)
 {
-	const struct effect *fx = &p->fx;
+	const struct point *p = &w->points[i];
+	bool o = c >= 0 && c < w->ncohorts && p->between.split && p->cohort_fx;
+
+	if (own)
+		*own |= o;
+	return o ? &p->cohort_fx[c] : &p->fx;
+}
+
+static void cell_fill(struct suite_cell *c, const struct sweep *w, int i, int co, bool *own)
+{
+	const struct point *p = &w->points[i];
+	bool split = false;
+	const struct effect *fx = series_fx(w, i, co, &split);
 
 	memset(c, 0, sizeof(*c));
 	c->present = p->ref >= 0 && fx->nused > 0 && isfinite(fx->delta_pct);
-	c->raw = c->present ? p->verdict : EFFECT_NA;
+	if (c->present && own)
+		*own |= split;
+	c->raw = !c->present ? EFFECT_NA : split ? fx->decision : p->verdict;
 	c->delta_pct = c->present ? fx->delta_pct : NAN;
 	c->low_pct = c->present ? fx->ci95_low_pct : NAN;
 	c->high_pct = c->present ? fx->ci95_high_pct : NAN;
@@ -209,45 +249,110 @@ static void cell_fill(struct suite_cell *c, const struct point *p)
 	c->verdict = c->raw;
 }
 
-/* The suite's decision (decision.h's rule with the suite's row verdicts): grid, its best row
- * the rule crowns; sequential and adaptive, the final confirmation's row (the lead workload's
- * strategy chose what it runs) confirmed only when the rule crowns it. */
-static void suite_decide(struct sweep *s, struct suite *su)
+/* Row i of s as cohort co sees it (co < 0: the fleet): its cells Holm-corrected, its
+ * guardrails' checks and its verdict under the rule; *own: some figure is the cohort's own. */
+static void row_fill(const struct sweep *s, const struct suite *su, int i, int co,
+                     struct suite_row *r, bool *own)
 {
-	struct decision d = s->decision;
+	const struct plan *p = &s->plan;
+	bool minimize[PLAN_WORKLOADS_MAX];
+	double alpha = EFFECT_ALPHA;
+	int j, w, g;
+
+	const struct effect *fx;
+	bool shown_breach = false, checks_settled = true, *stopped;
+
+	r->cells = xcalloc((size_t)p->nworkloads, sizeof(*r->cells));
+	r->checks = xcalloc((size_t)PLAN_SERIES_MAX, sizeof(*r->checks));
+	if (s->points[i].ref < 0) {
+		r->verdict = SUITE_NA;
+		r->score_pct = r->score_low_pct = r->score_high_pct = NAN;
+		r->settled = true;
+		return;
+	}
+	for (w = 0; w < p->nworkloads; w++) {
+		minimize[w] = p->workloads[w].minimize;
+		cell_fill(&r->cells[w], &su->wl[w], i, co, own);
+		if (su->wl[w].points[i].fx.alpha > 0)
+			alpha = su->wl[w].points[i].fx.alpha;
+	}
+	suite_cells_holm(r->cells, p->nworkloads, alpha, su->rule == PLAN_RULE_NO_LOSS);
+	cell_fill(&r->mean, su->mean, i, co, own);
+	for (g = 0; g < p->nguardrails; g++)
+		for (w = 0; w < p->nworkloads && r->nchecks < PLAN_SERIES_MAX; w++) {
+			const struct plan_guardrail *gr = &p->guardrails[g];
+			struct suite_check *c = &r->checks[r->nchecks];
+
+			if (strcmp(gr->workload, "*") && strcmp(gr->workload, p->workloads[w].name))
+				continue;
+			j = plan_series_find(su->series, su->nseries, w, gr->metric);
+			c->guardrail = g;
+			c->workload = w;
+			fx = j >= 0 ? series_fx(&su->wl[j], i, co, own) : NULL;
+			suite_check_fill(c, fx, gr->minimize, gr->max_loss_pct);
+			r->nchecks++;
+			if (c->present) {
+				/* The near end of the loss' 90 % interval: beyond the limit, the
+				 * breach is shown and no loop takes it back. */
+				double floor_pct = gr->minimize ? fx->eq_low_pct : -fx->eq_high_pct;
+
+				shown_breach |= floor_pct > gr->max_loss_pct;
+			}
+			checks_settled &= (fx && fx->stop) || shown_breach;
+		}
+	suite_row_decide(r, p->nworkloads, minimize, su->rule, p->primary);
+	stopped = xcalloc((size_t)p->nworkloads + 1, sizeof(*stopped));
+	for (w = 0; w < p->nworkloads; w++)
+		stopped[w] = series_fx(&su->wl[w], i, co, NULL)->stop;
+	r->settled =
+	        suite_row_settled(r, p->nworkloads, stopped, series_fx(su->mean, i, co, NULL)->stop,
+	                          shown_breach, checks_settled, su->rule, p->primary);
+	free(stopped);
+}
+
+/* The decision of cohort c (c < 0: the fleet) under the suite's rule from its rows
+ * (decision.h's rule with the suite's row verdicts), given base, verdict.c's decision of the
+ * lead workload for the same nodes: grid, its best row the rule crowns; sequential and
+ * adaptive, the final confirmation's row (the strategy chose what it runs) confirmed only
+ * when the rule crowns it. */
+static void suite_decide(const struct sweep *s, const struct suite *su, int c,
+                         const struct suite_row *rows, const struct decision *base,
+                         struct decision *out)
+{
+	struct decision d = *base;
 	int i, best = -1;
 
 	if (s->plan.strategy == PLAN_GRID) {
 		for (i = 0; i < s->npoints; i++) {
-			const struct suite_row *r = &su->rows[i];
+			const struct suite_row *r = &rows[i];
 
 			if (s->points[i].role != ROLE_CANDIDATE || r->verdict != SUITE_GAIN)
 				continue;
-			if (best < 0 || r->score_pct > su->rows[best].score_pct)
+			if (best < 0 || r->score_pct > rows[best].score_pct)
 				best = i;
 		}
 		decision_init(&d);
 		d.basis = DECISION_BASIS_GRID_ROW;
-		d.why = s->decision.why == DECISION_WHY_GAIN ? DECISION_WHY_NO_GAIN
-		                                             : s->decision.why;
+		d.why = base->why == DECISION_WHY_GAIN ? DECISION_WHY_NO_GAIN : base->why;
 	} else if (d.basis == DECISION_BASIS_FINAL && d.point >= 0) {
 		best = d.point;
-		if (su->rows[best].verdict != SUITE_GAIN) {
+		if (rows[best].verdict != SUITE_GAIN) {
 			d.state = DECISION_UNCONFIRMED;
 			d.why = DECISION_WHY_NOT_CONFIRMED;
-			d.verdict = su->rows[best].verdict == SUITE_LOSS ? EFFECT_LOSS
-			                                                 : EFFECT_INCONCLUSIVE;
-			d.delta_pct = su->rows[best].score_pct;
-			d.low_pct = su->rows[best].score_low_pct;
-			d.high_pct = su->rows[best].score_high_pct;
+			d.verdict = rows[best].verdict == SUITE_LOSS ? EFFECT_LOSS
+			                                             : EFFECT_INCONCLUSIVE;
+			d.delta_pct = rows[best].score_pct;
+			d.low_pct = rows[best].score_low_pct;
+			d.high_pct = rows[best].score_high_pct;
 			best = -1;
 		}
 	}
 	if (best >= 0) {
 		const struct point *p = &s->points[best];
-		const struct effect *fx = su->rule == PLAN_RULE_PRIMARY
-		                                  ? &su->wl[s->plan.primary].points[best].fx
-		                                  : &su->mean->points[best].fx;
+		bool own = false;
+		const struct effect *fx = series_fx(
+		        su->rule == PLAN_RULE_PRIMARY ? &su->wl[s->plan.primary] : su->mean, best,
+		        c, &own);
 		int k;
 
 		d.state = DECISION_CONFIRMED;
@@ -255,27 +360,22 @@ static void suite_decide(struct sweep *s, struct suite *su)
 		d.point = best;
 		d.ref = p->ref;
 		d.verdict = EFFECT_GAIN;
-		d.delta_pct = su->rows[best].score_pct;
-		d.low_pct = su->rows[best].score_low_pct;
-		d.high_pct = su->rows[best].score_high_pct;
+		d.delta_pct = rows[best].score_pct;
+		d.low_pct = rows[best].score_low_pct;
+		d.high_pct = rows[best].score_high_pct;
 		d.level_pct = 95;
-		d.cfg = p->cfg;
-		d.nused = fx->nused;
-		d.ngain = 0;
-		for (k = 0; k < fx->nnodes; k++)
+		d.cfg = c >= 0 ? *sweep_node_cfg(p, s->cohorts[c].nodes[0]) : p->cfg;
+		d.nused = d.ngain = 0;
+		for (k = 0; k < fx->nnodes; k++) {
+			/* The fleet's comparison as cohort c sees it: its nodes' part. */
+			if (c >= 0 && !own && s->cohort_of && s->cohort_of[k] != c)
+				continue;
+			d.nused += fx->nodes[k].state == EFFECT_NODE_USED;
 			d.ngain += fx->nodes[k].state == EFFECT_NODE_USED &&
 			           fx->nodes[k].decision == EFFECT_GAIN;
+		}
 	}
-	su->decision = d;
-	s->decision = d;
-	for (i = 0; i < s->ncohorts && s->ncohorts >= 2; i++) {
-		s->cohorts[i].decision = d; /* a suite decides for the fleet */
-		s->cohorts[i].own = false;
-	}
-	if (d.state == DECISION_CONFIRMED)
-		s->outcome = OUTCOME_BEST;
-	else if (s->outcome == OUTCOME_BEST)
-		s->outcome = OUTCOME_BASELINE;
+	*out = d;
 }
 
 struct suite *suite_build(struct sweep *s)
@@ -302,51 +402,46 @@ struct suite *suite_build(struct sweep *s)
 
 void suite_finish(struct sweep *s)
 {
-	const struct plan *p = &s->plan;
 	struct suite *su = s->suite;
-	bool minimize[PLAN_WORKLOADS_MAX];
-	int i, j, w, g;
+	struct decision *base;
+	bool *confirmed;
+	int i, c, n;
 
 	if (!su)
 		return;
-	for (w = 0; w < p->nworkloads; w++)
-		minimize[w] = p->workloads[w].minimize;
 	su->npoints = s->npoints;
 	su->rows = xcalloc((size_t)s->npoints + 1, sizeof(*su->rows));
-	for (i = 0; i < s->npoints; i++) {
-		struct suite_row *r = &su->rows[i];
-		double alpha = EFFECT_ALPHA;
-
-		r->cells = xcalloc((size_t)p->nworkloads, sizeof(*r->cells));
-		r->checks = xcalloc((size_t)PLAN_SERIES_MAX, sizeof(*r->checks));
-		if (s->points[i].ref < 0) {
-			r->verdict = SUITE_NA;
-			r->score_pct = r->score_low_pct = r->score_high_pct = NAN;
-			continue;
-		}
-		for (w = 0; w < p->nworkloads; w++) {
-			cell_fill(&r->cells[w], &su->wl[w].points[i]);
-			if (su->wl[w].points[i].fx.alpha > 0)
-				alpha = su->wl[w].points[i].fx.alpha;
-		}
-		suite_cells_holm(r->cells, p->nworkloads, alpha, su->rule == PLAN_RULE_NO_LOSS);
-		cell_fill(&r->mean, &su->mean->points[i]);
-		for (g = 0; g < p->nguardrails; g++)
-			for (w = 0; w < p->nworkloads && r->nchecks < PLAN_SERIES_MAX; w++) {
-				const struct plan_guardrail *gr = &p->guardrails[g];
-				struct suite_check *c = &r->checks[r->nchecks];
-
-				if (strcmp(gr->workload, "*") &&
-				    strcmp(gr->workload, p->workloads[w].name))
-					continue;
-				j = plan_series_find(su->series, su->nseries, w, gr->metric);
-				c->guardrail = g;
-				c->workload = w;
-				suite_check_fill(c, j >= 0 ? &su->wl[j].points[i].fx : NULL,
-				                 gr->minimize, gr->max_loss_pct);
-				r->nchecks++;
-			}
-		suite_row_decide(r, p->nworkloads, minimize, su->rule, p->primary);
+	for (i = 0; i < s->npoints; i++)
+		row_fill(s, su, i, -1, &su->rows[i], NULL);
+	n = s->ncohorts >= 2 ? s->ncohorts : 0;
+	su->ncohorts = n;
+	su->cohort_rows = xcalloc((size_t)n + 1, sizeof(*su->cohort_rows));
+	base = xcalloc((size_t)n + 1, sizeof(*base));
+	confirmed = xcalloc((size_t)n + 1, sizeof(*confirmed));
+	for (c = 0; c < n; c++) {
+		su->cohort_rows[c] = xcalloc((size_t)s->npoints + 1, sizeof(**su->cohort_rows));
+		base[c] = s->cohorts[c].decision;
 	}
-	suite_decide(s, su);
+	suite_decide(s, su, -1, su->rows, &s->decision, &su->decision);
+	s->decision = su->decision;
+	for (c = 0; c < n; c++) {
+		struct decision *d = &s->cohorts[c].decision;
+		bool *rown = xcalloc((size_t)s->npoints + 1, sizeof(*rown));
+
+		for (i = 0; i < s->npoints; i++)
+			row_fill(s, su, i, c, &su->cohort_rows[c][i], &rown[i]);
+		suite_decide(s, su, c, su->cohort_rows[c], &base[c], d);
+		s->cohorts[c].own = d->point >= 0 && rown[d->point];
+		confirmed[c] = d->state == DECISION_CONFIRMED;
+		free(rown);
+	}
+	if (s->decision.state == DECISION_CONFIRMED)
+		s->outcome = OUTCOME_BEST;
+	else if (s->outcome == OUTCOME_BEST)
+		s->outcome = OUTCOME_BASELINE;
+	for (c = 0; c < n; c++)
+		if (confirmed[c]) /* a cohort has a confirmed decision of its own */
+			s->outcome = OUTCOME_BEST;
+	free(base);
+	free(confirmed);
 }

@@ -13,8 +13,10 @@
 /* After verdict_sweep or verdict_point_update of s, analysis.c (the one caller of the judges)
  * builds s->suite (NULL and cleared when the plan has no workloads): a sweep per series, not
  * yet judged; it judges each (suite.wl[], suite.mean) with verdict_sweep, then suite_finish
- * fills the cells, checks and rows and makes the suite's decision the sweep's (s->decision,
- * each cohort's, the outcome). Idempotent. */
+ * fills the cells, checks and rows and makes the suite's decision the sweep's (s->decision
+ * and the outcome); with two cohorts or more each cohort's rows are judged again as the
+ * cohort sees each workload (suite.cohort_rows) and its suite decision is s->cohorts[c]'s.
+ * Idempotent. */
 struct suite *suite_build(struct sweep *s);
 void suite_finish(struct sweep *s);
 
@@ -33,5 +35,12 @@ void suite_check_fill(struct suite_check *c, const struct effect *fx, bool minim
  * its mean cell and its number of breaches; fills score and counts. */
 void suite_row_decide(struct suite_row *r, int nworkloads, const bool *minimize,
                       enum plan_rule rule, int primary);
+/* Whether decided row r's outcome under rule is settled (suite_row.settled): stopped[w] says
+ * workload w's effect stopped (decided or its last look), mean_stopped the mean's;
+ * shown_breach, a guardrail's loss shown beyond its limit; checks_settled, every guardrail's
+ * series stopped or a breach shown. */
+bool suite_row_settled(const struct suite_row *r, int nworkloads, const bool *stopped,
+                       bool mean_stopped, bool shown_breach, bool checks_settled,
+                       enum plan_rule rule, int primary);
 
 #endif

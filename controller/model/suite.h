@@ -55,6 +55,12 @@ struct suite_row {
 	double score_pct; /* the rule's Δ: primary's, else the mean's (best = highest) */
 	double score_low_pct, score_high_pct;
 	int ngain, nloss; /* cells (after correction) that gain, that lose */
+	/* The rule's outcome cannot change with more loops (judge/suite.c): a guardrail shown
+	 * breached (its loss' whole 90 % interval beyond the limit), or every verdict the rule
+	 * needs decided (its series' effect stopped: no_loss, a decided loss or every workload;
+	 * primary and mean, their cell, and for a gain every guardrail's series). What adaptive
+	 * loops and the adaptive race stop on. Baseline rows: true. */
+	bool settled;
 };
 
 struct suite {
@@ -71,6 +77,11 @@ struct suite {
 	int npoints;
 	struct suite_row *rows;   /* [npoints] */
 	struct decision decision; /* the suite's, through the confirmed-decision rule */
+	/* With two cohorts or more (sweep.ncohorts), each cohort's rows: the rule judged on every
+	 * workload as the cohort sees it (its own figures on a workload's row split by cohort,
+	 * the fleet's otherwise), [ncohorts][npoints]; its decision is sweep.cohorts[c]'s. */
+	int ncohorts;
+	struct suite_row **cohort_rows;
 };
 
 /* Stable codes: "na", "gain", "vetoed", "loss", "no_gain" (-1 for other text). */

@@ -306,7 +306,18 @@ static void series_sweep_release(struct sweep *w)
 	sweep_release(w);
 }
 
-/* Free suite s: each series' sweep, its rows. NULL is fine. */
+static void suite_rows_free(struct suite_row *rows, int n)
+{
+	int j;
+
+	for (j = 0; rows && j < n; j++) {
+		free(rows[j].cells);
+		free(rows[j].checks);
+	}
+	free(rows);
+}
+
+/* Free suite s: each series' sweep, its rows and each cohort's. NULL is fine. */
 static void sweep_suite_free(struct suite *s)
 {
 	int j;
@@ -319,11 +330,10 @@ static void sweep_suite_free(struct suite *s)
 	if (s->mean)
 		series_sweep_release(s->mean);
 	free(s->mean);
-	for (j = 0; s->rows && j < s->npoints; j++) {
-		free(s->rows[j].cells);
-		free(s->rows[j].checks);
-	}
-	free(s->rows);
+	suite_rows_free(s->rows, s->npoints);
+	for (j = 0; s->cohort_rows && j < s->ncohorts; j++)
+		suite_rows_free(s->cohort_rows[j], s->npoints);
+	free(s->cohort_rows);
 	free(s);
 }
 
@@ -373,7 +383,8 @@ static const char *const race_state_codes[] = { "",     "running", "dropped",  "
 	                                        "tied", "open",    "tentative" };
 static const char *const race_why_codes[] = { "",       "worse",  "equivalent",
 	                                      "failed", "last",   "all_equivalent",
-	                                      "cap",    "budget", "not_better" };
+	                                      "cap",    "budget", "not_better",
+	                                      "rule" };
 static const char *const outcome_codes[] = { "pending", "best", "baseline", "baseline_failed",
 	                                     "no_figures" };
 

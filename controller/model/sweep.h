@@ -134,6 +134,9 @@ enum race_why {
 	RACE_WHY_BUDGET,         /* the next round would have gone over budget_s */
 	RACE_WHY_NOT_BETTER,     /* only the baseline's value left beside the leader, shown no
 	                            better than it by min_effect */
+	RACE_WHY_RULE,           /* a suite's: its row against the axis' baseline point is
+	                            settled and the rule does not crown it (a decided loss on a
+	                            workload, a guardrail shown breached, no gain anywhere) */
 };
 
 /* The decision that settled a point's race (or its latest comparison while it runs). */

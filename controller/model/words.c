@@ -1027,21 +1027,13 @@ const char *words_rule(enum plan_rule r)
 	}
 }
 
-void words_suite_best_line(const struct sweep *s, struct buf *out)
+/* A suite's decision d in words after the best line's head: the configuration and its Δ,
+ * or why the baseline stands. */
+static void suite_decision_words(const struct sweep *s, const struct decision *d, struct buf *out)
 {
-	const struct suite *su = s->suite;
-	const struct decision *d;
-
-	if (!su)
-		return;
-	d = &su->decision;
-	buf_printf(out, "best (rule %s: %s", plan_rule_name(su->rule), words_rule(su->rule));
-	if (su->rule == PLAN_RULE_PRIMARY)
-		buf_printf(out, ", '%s'", s->plan.workloads[s->plan.primary].name);
-	buf_puts(out, "): ");
 	if (d->state == DECISION_CONFIRMED && d->point >= 0) {
-		config_format(&s->points[d->point].cfg, out);
-		buf_printf(out, ", %s ", su->rule == PLAN_RULE_PRIMARY ? "Δ" : "mean Δ");
+		config_format(&d->cfg, out);
+		buf_printf(out, ", %s ", s->suite->rule == PLAN_RULE_PRIMARY ? "Δ" : "mean Δ");
 		words_delta_ci(out, d->delta_pct, d->low_pct, d->high_pct);
 		buf_puts(out, "\n");
 		return;
@@ -1052,4 +1044,27 @@ void words_suite_best_line(const struct sweep *s, struct buf *out)
 		         "the baseline stands\n");
 	else
 		buf_puts(out, "none: no configuration passes the rule; the baseline stands\n");
+}
+
+void words_suite_best_line(const struct sweep *s, struct buf *out)
+{
+	const struct suite *su = s->suite;
+	int c;
+
+	if (!su)
+		return;
+	buf_printf(out, "best (rule %s: %s", plan_rule_name(su->rule), words_rule(su->rule));
+	if (su->rule == PLAN_RULE_PRIMARY)
+		buf_printf(out, ", '%s'", s->plan.workloads[s->plan.primary].name);
+	buf_puts(out, "): ");
+	suite_decision_words(s, &su->decision, out);
+	if (!sweep_cohort_decisions_differ(s))
+		return;
+	buf_puts(out, "best per cohort under the rule (the cohorts' effects differ):\n");
+	for (c = 0; c < s->ncohorts; c++) {
+		buf_puts(out, "  ");
+		words_cohort(s, c, out);
+		buf_puts(out, ": ");
+		suite_decision_words(s, &s->cohorts[c].decision, out);
+	}
 }

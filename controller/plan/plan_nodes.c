@@ -88,6 +88,47 @@ int plan_nodes_index(struct parser *ps)
 	return 0;
 }
 
+/* The name a node was given in the plan: a member of a node of several devices, its host's. */
+static const char *node_given_name(const struct plan_node *n)
+{
+	return n->host ? n->host : n->name;
+}
+
+/* Order node indexes by the name they were given, ties by index (qsort_r's comparison). */
+static int given_cmp(const void *a, const void *b, void *arg)
+{
+	const struct plan *p = arg;
+	int ia = *(const int *)a, ib = *(const int *)b;
+	int c = strcmp(node_given_name(&p->nodes[ia]), node_given_name(&p->nodes[ib]));
+
+	return c ? c : (ia > ib) - (ia < ib);
+}
+
+int plan_nodes_hosts_check(struct parser *ps)
+{
+	struct plan *p = ps->p;
+	int *by = xcalloc((size_t)p->nnodes + 1, sizeof(int)), k, rc = 0;
+
+	for (k = 0; k < p->nnodes; k++)
+		by[k] = k;
+	qsort_r(by, (size_t)p->nnodes, sizeof(int), given_cmp, p);
+	for (k = 1; k < p->nnodes && !rc; k++) {
+		const struct plan_node *a = &p->nodes[by[k - 1]], *b = &p->nodes[by[k]];
+
+		if (strcmp(node_given_name(a), node_given_name(b)))
+			continue;
+		/* The members of one node's "devices" follow one another, at one URL. */
+		if (a->host && b->host && by[k] == by[k - 1] + 1 && !strcmp(a->url, b->url))
+			continue;
+		rc = fail(ps, "nodes",
+		          "'%s' names two nodes, '%s' (device %s) and '%s' (device %s): give the "
+		          "host once, with every device of it in its \"devices\"",
+		          node_given_name(a), a->name, a->device, b->name, b->device);
+	}
+	free(by);
+	return rc;
+}
+
 /* An object of strings (labels, nodes[i].labels) into *out, keys as parameter names. */
 int plan_labels_take(struct parser *ps, json_t *v, const char *where, struct plan_label **out,
                      int *n)

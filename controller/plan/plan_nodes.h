@@ -17,6 +17,9 @@ struct parser; /* planjson.h */
 int plan_parse_nodes(struct parser *ps, struct json_t *arr, const char *dir);
 int plan_parse_node_list(struct parser *ps, struct json_t *v, const char *dir);
 int plan_nodes_index(struct parser *ps);
+/* Refuse a name given to two nodes of which one gives "devices" (its members are "name/dev"),
+ * naming both: a host is one node, its devices listed once. */
+int plan_nodes_hosts_check(struct parser *ps);
 void plan_nodes_json_set(struct json_t *root, const struct plan *p);
 int plan_labels_take(struct parser *ps, struct json_t *v, const char *where,
                      struct plan_label **out, int *n);

@@ -548,7 +548,7 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 	    (r = plan_parse_nodes(ps, json_object_get(root, "nodes"), dir)) < 0)
 		return r;
 	if ((r = plan_parse_node_list(ps, json_object_get(root, "nodes_from"), dir)) < 0 ||
-	    (r = plan_nodes_index(ps)) < 0)
+	    (r = plan_nodes_index(ps)) < 0 || (r = plan_nodes_hosts_check(ps)) < 0)
 		return r;
 	v = NULL;
 	if ((r = jread_obj(&ps->jr, root, "", "baseline", 0, &v)) < 0)

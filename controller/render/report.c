@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "doc/sweepdoc.h"
+#include "judge/analysis.h"
 #include "judge/race.h"
 #include "model/words.h"
 #include "plan/fsparam.h"
@@ -390,6 +391,7 @@ static void race_words(const struct race_mark *m, struct buf *out)
 		[RACE_WHY_CAP] = "undecided at job.loops.max",
 		[RACE_WHY_BUDGET] = "undecided: the next round would exceed budget_s",
 		[RACE_WHY_NOT_BETTER] = "undecided: no better than the leader by min_effect",
+		[RACE_WHY_RULE] = "settled against it by the suite's rule",
 	};
 	/* How a race ended that kept its leader. */
 	static const char *const ended[] = {
@@ -809,6 +811,39 @@ void report_compare(const struct sweep *a, const struct sweep *b,
 		text_terminal(out, from);
 	free(w);
 	grid_free(&g);
+}
+
+int report_compare_suites(const struct sweep *a, const struct sweep *b, bool markdown,
+                          struct buf *out)
+{
+	const struct plan *pa = &a->plan, *pb = &b->plan;
+	int w, wb, matched = 0;
+
+	buf_printf(out,
+	           "compare suite sweep %lld \"%s\" \u2192 sweep %lld \"%s\": %d workload%s, "
+	           "each compared on its own\n\n",
+	           (long long)a->id, pa->name, (long long)b->id, pb->name, pa->nworkloads,
+	           pa->nworkloads == 1 ? "" : "s");
+	for (w = 0; w < pa->nworkloads; w++) {
+		struct verdict_comparison cmp;
+
+		for (wb = 0; wb < pb->nworkloads; wb++)
+			if (!strcmp(pa->workloads[w].name, pb->workloads[wb].name))
+				break;
+		buf_printf(out, "workload %d of %d: '%s' (%s)\n", w + 1, pa->nworkloads,
+		           pa->workloads[w].name, pa->workloads[w].metric);
+		if (wb == pb->nworkloads) {
+			buf_printf(out, "sweep %lld has no workload '%s'\n\n", (long long)b->id,
+			           pa->workloads[w].name);
+			continue;
+		}
+		analysis_sweeps_compared(&a->suite->wl[w], &b->suite->wl[wb], &cmp);
+		report_compare(&a->suite->wl[w], &b->suite->wl[wb], &cmp, markdown, out);
+		buf_puts(out, "\n");
+		matched += cmp.nrows;
+		verdict_comparison_release(&cmp);
+	}
+	return matched;
 }
 
 /* The best line of a stored sweep's summary: its stored decision (words_decision_summary,

@@ -37,6 +37,12 @@ void report_render_nodes(const struct sweep *s, enum report_format f, bool all_n
 /* The per-point, per-node comparison cmp of sweep b against sweep a (analysis_sweeps_compared). */
 void report_compare(const struct sweep *a, const struct sweep *b,
                     const struct verdict_comparison *cmp, bool markdown, struct buf *out);
+/* compare for two suite sweeps (a->suite and b->suite set): a section per workload of a, each
+ * workload's series of b (the workload of the same name) compared with a's as report_compare
+ * does, and a line for a workload b does not have. Returns the points matched, over every
+ * workload. */
+int report_compare_suites(const struct sweep *a, const struct sweep *b, bool markdown,
+                          struct buf *out);
 /* The `history` listing: one line per sweep and its best line. */
 void report_history(const struct ctlstore_summary *h, int n, struct buf *out);
 /* An adaptive sweep's looks and what it still costs: worst case and expected loops per node

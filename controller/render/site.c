@@ -114,10 +114,27 @@ static json_t *baseline_mean(json_t *doc)
 	return used ? json_real(sum / used) : json_null();
 }
 
+/* A suite sweep's mark in the index, from its document's "suite": {"workloads" (how many),
+ * "rule", "primary" (null unless the rule is primary)}; null for a plain sweep. */
+static json_t *suite_mark(json_t *doc)
+{
+	json_t *su = json_object_get(doc, "suite"), *o;
+
+	if (!json_is_object(su))
+		return json_null();
+	o = json_object();
+	json_object_set_new(
+	        o, "workloads",
+	        json_integer((json_int_t)json_array_size(json_object_get(su, "workloads"))));
+	json_object_set(o, "rule", json_object_get(su, "rule"));
+	json_object_set(o, "primary", json_object_get(su, "primary"));
+	return o;
+}
+
 /* One row of the index, taken from the sweep's own document (so the index and the page never
  * word a sweep differently): its id, name, times, status, strategy, metric, unit, goal, node
- * names, point count, outcome, decision, best and best line; then the baseline's figure, the page
- * and the plan's key. */
+ * names, point count, outcome, decision, best and best line; a suite's mark; then the
+ * baseline's figure, the page and the plan's key. */
 static json_t *sweep_entry(json_t *doc, const char *href, const char *plan)
 {
 	static const char *const copied[] = { "id",     "name",     "created_at", "finished_at",
@@ -142,6 +159,7 @@ static json_t *sweep_entry(json_t *doc, const char *href, const char *plan)
 	} else {
 		json_object_set_new(o, "best", json_null());
 	}
+	json_object_set_new(o, "suite", suite_mark(doc));
 	json_object_set_new(o, "baseline_mean", baseline_mean(doc));
 	json_object_set_new(o, "href", json_string(href));
 	json_object_set_new(o, "plan", json_string(plan));

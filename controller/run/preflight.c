@@ -97,6 +97,12 @@ static bool node_unfit(const struct plan *p, int i, const struct node_info *ni, 
 		         "feature); "
 		         "upgrade it",
 		         ni->version[0] ? ni->version : "(unknown version)");
+	else if (p->fio_file && !ni->fio_file)
+		snprintf(why, len,
+		         "agent %s cannot run an fio job file (no fio_file feature; job.fio_file "
+		         "'%s'); upgrade it",
+		         ni->version[0] ? ni->version : "(unknown version)",
+		         p->fio_file_path ? p->fio_file_path : "(text)");
 	else if (!ni->devices_read)
 		snprintf(why, len, "cannot read the device list to find '%s': %s", dev, ni->error);
 	else if (!ni->dev_found)

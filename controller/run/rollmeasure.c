@@ -142,6 +142,7 @@ static int measure_run(struct rollctx *u, struct measure *m, int side, int round
 		m->rd[side][k][m->nx[side][k]] = round;
 		m->x[side][k][m->nx[side][k]++] = nr[k].job.passes[0];
 	}
+	fleet_node_runs_release(nr, n);
 	free(nr);
 	return rc;
 }

@@ -37,6 +37,8 @@ void runner_release(struct runner *r)
 	if (!r)
 		return;
 	free(r->reported);
+	fleet_node_runs_release(r->nodes, r->s ? r->s->plan.nnodes : 0);
+	fleet_node_runs_release(r->ahead, r->s ? r->s->plan.nnodes : 0);
 	free(r->nodes);
 	free(r->ahead);
 	free(r->spreads_s);
@@ -331,7 +333,8 @@ static void job_collect(struct runner *r, struct run *u, int k)
 		        u->loops == 1 ? (js->begun_at > 0 ? js->begun_at : js->started_at) : 0,
 		        u->warmup);
 		if (!u->warmup && js->nseries) /* a suite's pass: every workload's figures */
-			node_result_series_add(nr, js->series[j], js->nseries);
+			node_result_series_add(nr, &js->series[(size_t)j * (size_t)js->nseries],
+			                       js->nseries);
 	}
 	if (js->mkfs[0]) /* the command the agent ran: what export writes */
 		snprintf(nr->mkfs, sizeof(nr->mkfs), "%s", js->mkfs);

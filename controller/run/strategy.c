@@ -257,10 +257,14 @@ static bool choices_baseline(const struct sweep *s, const struct config *choice)
 }
 
 /* Does point p take another look: a compared point with a fleet effect that effect has not
- * stopped (undecided, looks left)? */
+ * stopped (undecided, looks left)? A suite's: whose row the rule has not settled (suite.h:
+ * every verdict the rule needs decided, or a guardrail shown breached). */
 static bool wants_loop(const struct sweep *s, const struct point *p)
 {
-	return p->role != ROLE_BASELINE && p->ref >= 0 && p->fx.nused > 0 && !p->fx.stop &&
+	bool open = s->suite && p->index < s->suite->npoints ? !s->suite->rows[p->index].settled
+	                                                     : !p->fx.stop;
+
+	return p->role != ROLE_BASELINE && p->ref >= 0 && p->fx.nused > 0 && open &&
 	       p->loops_run < s->plan.loops_max;
 }
 

@@ -2,7 +2,8 @@
  * in headless Chromium with the network off and checks them against the stored sweeps.
  * usage: node site_check.js --dir DIR --expect FILE.json [--shots DIR] [--prefix NAME]
  * FILE.json: {"sweeps": [{"id", "name", "status", "strategy", "outcome", "nodes": [..],
- *             "best": "k=v ..." | null, "decision": {"state", "summary"} (optional)}],
+ *             "best": "k=v ..." | null, "decision": {"state", "summary"} (optional),
+ *             "metric": the metric cell's text (optional: a suite's "suite: N workloads, rule R")}],
  *             "plans": [{"name", "runs": [ids]}]} (the plans completed more than once, with
  *             their completed runs only) */
 'use strict';
@@ -27,7 +28,7 @@ async function main() {
   // A row per stored sweep, newest first, as the store has them.
   const rows = await page.$$eval('#site-index tbody tr', (trs) => trs.map((tr) => ({
     id: Number(tr.dataset.id), cells: Array.from(tr.children).map((td) => td.textContent),
-    decision: tr.dataset.decision, unfinished: tr.classList.contains('unfinished'),
+    decision: tr.dataset.decision, unfinished: tr.classList.contains('unfinished'), suite: tr.dataset.suite || '',
     href: tr.querySelector('a.sweep-link').getAttribute('href') })));
   const want = exp.sweeps.slice().sort((x, y) => y.id - x.id);
   L.check('a row per stored sweep, newest first (' + rows.map((r) => r.id).join(',') + ')',
@@ -37,6 +38,8 @@ async function main() {
     const c = r ? r.cells : [];
     L.check('sweep ' + s.id + ': link, name, nodes, strategy as stored', r && r.href === 'sweep-' + s.id + '.html' &&
       c[1] === s.name && c[3] === s.nodes.length + ': ' + s.nodes.join(', ') && c[4] === s.strategy, JSON.stringify(c));
+    if (s.metric) L.check('sweep ' + s.id + ': its metric cell says ' + s.metric, c[5] === s.metric &&
+      (r.suite === '') === !/^suite: /.test(s.metric), JSON.stringify(c));
     L.check('sweep ' + s.id + ': a start date', /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ$/.test(c[2] || ''), c[2]);
     L.check('sweep ' + s.id + ': best (' + (s.best || 'none') + ') and status ' + s.status,
       (s.best ? (c[6] || '').startsWith(s.best + ' ') : /baseline kept|none/.test(c[6] || '')) && c[7] === s.status, JSON.stringify(c));

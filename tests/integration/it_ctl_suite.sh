@@ -3,7 +3,8 @@
 # passes): one job per node per point per round carries every workload (the agent's stonewalled
 # sections), the table gives a table per workload, the matrix and the rule's best line; the
 # document (format 5) carries each pass's workloads and the suite; `show --format json |
-# analyze -` decides the same, and analyze --decide re-judges it under another rule.
+# analyze -` decides the same, and analyze --decide re-judges it under another rule; compare
+# gives a section per workload and the site's index marks the suite.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ctl_lib.sh"
 
@@ -44,7 +45,7 @@ for w in "workload 1 of 3: 'seq read' (read.bw_mib, higher is better)" \
 	"best (rule no_loss: a gain on some workload and a loss on none"; do
 	it_check "the table says: $w" grep -qF "$w" "$IT_TMP/suite.txt"
 done
-it_check "the matrix has a row for nr_requests=64" grep -A1 "^configuration  *seq read  *rand read 4k  *seq write  *mean  *decision$" "$IT_TMP/suite.txt" | grep -q "nr_requests=64"
+it_check "the matrix has a row for nr_requests=64" bash -c "grep -A1 '^configuration  *seq read  *rand read 4k  *seq write  *mean  *decision\$' '$IT_TMP/suite.txt' | grep -q 'nr_requests=64'"
 # One job per node per point per round (2 points x 2 rounds: jobs 1 to 4 on each agent), each
 # job running the 3 workloads in one pass.
 for n in node1 node2; do
@@ -104,4 +105,24 @@ it_check "the best line names the primary rule" grep -q "^best (rule primary: on
 "$CTL_BIN" analyze - --decide primary:nope <"$IT_TMP/suite.doc.json" 2>"$IT_TMP/bad.err" >/dev/null
 it_eq "an unknown primary is a usage error" 64 $?
 it_check "naming it" grep -q "primary needs one of the suite's workloads (primary:NAME), not 'nope'" "$IT_TMP/bad.err"
+
+# compare on a suite: a section per workload (the sweep against itself: every row matches).
+ctl compare 1 1 >"$IT_TMP/compare.txt"
+it_eq "compare of a suite exits 0" 0 $?
+it_check "compare says it compares each workload on its own" grep -qF 'compare suite sweep 1 "it suite" → sweep 1 "it suite": 3 workloads, each compared on its own' "$IT_TMP/compare.txt"
+it_eq "a section per workload" 3 "$(grep -c '^workload [123] of 3: ' "$IT_TMP/compare.txt")"
+it_check "the second is rand read 4k's, on its metric" bash -c "grep -A1 \"^workload 2 of 3: 'rand read 4k' (read.iops)\\\$\" '$IT_TMP/compare.txt' | grep -q 'metric read.iops'"
+
+# The site's index marks the suite: its workload count and rule.
+ctl site "$IT_TMP/site" --web-root "$FT_SOURCE_DIR/web" 2>"$IT_TMP/site.err"
+it_eq "site exits 0" 0 $?
+python3 - "$IT_TMP/site/index.html" <<'PY'
+import json, re, sys
+html = open(sys.argv[1]).read()
+m = re.search(r'<script id="site-data" type="application/json">(.*?)</script>', html, re.S)
+doc = json.loads(m.group(1))
+mark = doc["sweeps"][0]["suite"]
+assert mark == {"workloads": 3, "rule": "no_loss", "primary": None}, mark
+PY
+it_eq "the site's index marks the suite sweep (3 workloads, no_loss)" 0 $?
 it_done

@@ -26,7 +26,7 @@ changes_count() { it_http GET "$U/changes?device=$dev&limit=10000" "$T"; echo "$
 jobs_count() { it_http GET "$U/jobs?limit=500" "$T"; echo "$HTTP_BODY" | jq '.jobs|length'; }
 
 it_http GET "$U/health" ""
-it_eq "health lists the features" '["dry_run","strict_query","long_poll","profiles","job_applied","start_at","until_end","pass_deadline","workloads","device_lanes"]' "$(echo "$HTTP_BODY" | jq -c .features)"
+it_eq "health lists the features" '["dry_run","strict_query","long_poll","profiles","job_applied","start_at","until_end","pass_deadline","workloads","device_lanes","fio_file"]' "$(echo "$HTTP_BODY" | jq -c .features)"
 
 # A session puts the device back at the end (loop devices keep their queue settings after
 # losetup -d, and the next test may get the same one).

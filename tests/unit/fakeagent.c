@@ -137,11 +137,11 @@ int fake_agent_default(struct fake_agent *a, const struct fake_req *r, struct bu
 		buf_printf(out,
 		           "{\"status\":\"ok\",\"version\":\"%s\",\"node\":\"%s\",\"uptime_s\":5",
 		           a->version ? a->version : "0.2.0", a->node ? a->node : "fake");
-		buf_puts(out,
-		         a->old ? "}"
-		         : a->lanes
-		                 ? ",\"features\":[\"dry_run\",\"strict_query\",\"device_lanes\"]}"
-		                 : ",\"features\":[\"dry_run\",\"strict_query\"]}");
+		if (!a->old)
+			buf_printf(out, ",\"features\":[\"dry_run\",\"strict_query\"%s%s]",
+			           a->lanes ? ",\"device_lanes\"" : "",
+			           a->fio_file ? ",\"fio_file\"" : "");
+		buf_puts(out, "}");
 		return 200;
 	}
 	if (!strcmp(r->method, "GET") && !strcmp(r->path, "/api/v1/devices")) {

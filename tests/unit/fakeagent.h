@@ -32,6 +32,7 @@ struct fake_agent {
 	const char *device;  /* the one device listed, writable */
 	const char *device2; /* a second one (NULL: none) */
 	bool lanes;          /* health lists "device_lanes" (jobs on two devices run at once) */
+	bool fio_file;       /* health lists "fio_file" (a job may be an fio job file's text) */
 	void *ctx;           /* for the handler */
 	/* set by fake_agent_start */
 	int port;

@@ -318,7 +318,7 @@ static void test_health_features(void **state)
 	assert_non_null(strstr(ans.body, "\"features\":[\"dry_run\",\"strict_query\","
 	                                 "\"long_poll\",\"profiles\",\"job_applied\","
 	                                 "\"start_at\",\"until_end\",\"pass_deadline\","
-	                                 "\"workloads\",\"device_lanes\"]"));
+	                                 "\"workloads\",\"device_lanes\",\"fio_file\"]"));
 }
 
 static int64_t json_int_member(const char *body, const char *key)

@@ -985,6 +985,34 @@ static void test_devices(void **state)
 	                         NULL, &p, &e),
 	                 -EINVAL);
 	assert_string_equal(e.msg, "nodes[0].devices[1]: 'sdb' is given twice");
+	/* A name given to a node and to a node of several devices, in either order, or to two
+	 * nodes of devices at different URLs: refused naming both. */
+	assert_int_equal(plan_at(dir,
+	                         "\"nodes\":[{\"name\":\"a\",\"url\":\"http://h:1\",\"device\":"
+	                         "\"sdb\"},{\"name\":\"a\",\"url\":\"http://h:1\",\"devices\":["
+	                         "\"sdc\"]}]",
+	                         NULL, &p, &e),
+	                 -EINVAL);
+	assert_string_equal(e.msg, "nodes: 'a' names two nodes, 'a' (device sdb) and 'a/sdc' "
+	                           "(device sdc): give the host once, with every device of it in "
+	                           "its \"devices\"");
+	assert_int_equal(plan_at(dir,
+	                         "\"nodes\":[{\"name\":\"a\",\"url\":\"http://h:1\",\"devices\":["
+	                         "\"sdc\",\"sdd\"]},{\"name\":\"b\",\"url\":\"http://h:2\","
+	                         "\"device\":\"sdb\"},{\"name\":\"a\",\"url\":\"http://h:1\","
+	                         "\"device\":\"sdb\"}]",
+	                         NULL, &p, &e),
+	                 -EINVAL);
+	assert_string_equal(e.msg, "nodes: 'a' names two nodes, 'a/sdd' (device sdd) and 'a' "
+	                           "(device sdb): give the host once, with every device of it in "
+	                           "its \"devices\"");
+	assert_int_equal(plan_at(dir,
+	                         "\"nodes\":[{\"name\":\"a\",\"url\":\"http://h:1\",\"devices\":["
+	                         "\"sdb\"]},{\"name\":\"a\",\"url\":\"http://h:9\",\"devices\":["
+	                         "\"sdc\"]}]",
+	                         NULL, &p, &e),
+	                 -EINVAL);
+	assert_non_null(strstr(e.msg, "'a/sdb' (device sdb) and 'a/sdc' (device sdc)"));
 
 	/* A hosts file's "sdb,sdc" (and a default device list): members too, written out in the
 	 * stored plan as one node with "devices", which reads back the same. */

@@ -257,6 +257,42 @@ static void test_suite_needs_workloads(void **state)
 	plan_release(&p);
 }
 
+/* A plan whose job is an fio job file needs agents with the fio_file feature: one without is
+ * refused before any dry run, naming the node, the feature and the file; one with it is
+ * judged as any node. */
+static void test_fio_file_needs_feature(void **state)
+{
+	struct preflight pf;
+	struct plan p;
+	struct err e = { 0 };
+	char text[2048];
+
+	(void)state;
+	snprintf(text, sizeof(text),
+	         "{\"name\":\"pf\",\"nodes\":[{\"name\":\"node1\",\"url\":\"%s\",\"device\":"
+	         "\"loop0\",\"token\":\"t1\"}],\"baseline\":{\"nr_requests\":128},"
+	         "\"axes\":[{\"param\":\"nr_requests\",\"values\":[64]}],\"strategy\":\"grid\","
+	         "\"job\":{\"fio_file\":{\"path\":\"randrw.fio\",\"text\":\"[randrw]\\nrw=randrw\\n"
+	         "runtime=1\\n\"},\"loops\":3}}",
+	         agents[0].url);
+	if (plan_parse(text, NULL, &p, &e))
+		fail_msg("%s", e.msg);
+	assert_int_equal(run(&p, &pf), -EINVAL);
+	assert_string_equal(pf.problems.data,
+	                    "node1: agent 0.2.0 cannot run an fio job file (no fio_file feature; "
+	                    "job.fio_file 'randrw.fio'); upgrade it\n");
+	assert_int_equal(fake_agent_count(&agents[0], "PATCH", "/"), 0);
+	assert_int_equal(fake_agent_count(&agents[0], "POST", "/"), 0);
+	preflight_release(&pf);
+
+	agents[0].fio_file = true;
+	assert_int_equal(run(&p, &pf), 0);
+	assert_int_equal(pf.nproblems, 0);
+	assert_nothing_written(&agents[0]);
+	preflight_release(&pf);
+	plan_release(&p);
+}
+
 /* A node of two devices: refused on an agent that runs one job at a time (both members say
  * why, and get no dry run), judged like any node on one with device_lanes. */
 static void test_devices_need_lanes(void **state)
@@ -412,6 +448,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_all_pass, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals_listed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_suite_needs_workloads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fio_file_needs_feature, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_old_agent_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_devices_need_lanes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_metric_not_reported, setup, teardown),

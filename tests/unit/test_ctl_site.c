@@ -1,6 +1,6 @@
 /* test_ctl_site.c -- controller/render/site.c: the site of a store (index document, a page per
  * sweep, the shared files), runs of one plan told apart from other plans whatever their nodes and
- * labels, an empty store, and a web directory that lacks a file. */
+ * labels, an empty store, a web directory that lacks a file, and a suite sweep's mark. */
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -154,6 +154,70 @@ static void test_site_of_a_store(void **state)
 	free(dir);
 }
 
+/* A suite sweep in the index: its mark (workload count, rule, primary); a plain sweep's is
+ * null. */
+static void test_site_suite_mark(void **state)
+{
+	char *dir = tu_tmpdir(), db[600], out[600];
+	struct site_opts o = { .web_dir = WEB_DIR, .db_label = "x", .now_s = 1 };
+	static const double flat[8] = { 0 };
+	struct ctlstore *st = NULL;
+	struct site_stats stats;
+	struct err e = { 0 };
+	json_t *idx, *sw, *mark;
+	struct sweep s;
+	char *plan;
+	int i, k, q;
+
+	(void)state;
+	snprintf(db, sizeof(db), "%s/ctl.db", dir);
+	snprintf(out, sizeof(out), "%s/site", dir);
+	assert_int_equal(ctlstore_open(db, &st, &e), 0);
+	assert_int_equal(store_sweep(st, "plain", 7000, "1.0", flat), 1);
+	plan = ctltest_plan(2, "{\"x\":0}", "[{\"param\":\"x\",\"values\":[1]}]", "grid", "3",
+	                    ",\"workloads\":[{\"name\":\"A\",\"fio\":{\"rw\":\"read\"}},{\"name\":"
+	                    "\"B\",\"fio\":{\"rw\":\"randread\"}}],\"decide\":{\"rule\":"
+	                    "\"primary\",\"primary\":\"B\"}");
+	ctltest_sweep_text(&s, plan);
+	free(plan);
+	assert_int_equal(ctlstore_sweep_create(st, &s, &e), 0);
+	sweep_point_add(&s, ROLE_BASELINE, -1, -1, &s.plan.baseline);
+	sweep_point_add(&s, ROLE_CANDIDATE, 0, 0, &s.plan.axes[0].values[0]);
+	for (i = 0; i < 2; i++) {
+		s.points[i].loops_run = 3;
+		for (k = 0; k < 2; k++) {
+			s.points[i].nodes[k].state = NODE_OK;
+			for (q = 0; q < 3; q++) {
+				double v[2] = { 1000 + 10 * q + k, 500 + 5 * q + i };
+
+				node_result_pass_add_at(&s.points[i].nodes[k], v[s.plan.lead],
+				                        q + 1, 0, false);
+				node_result_series_add(&s.points[i].nodes[k], v, 2);
+			}
+		}
+		assert_int_equal(ctlstore_point_save(st, &s, i, &e), 0);
+	}
+	s.nrounds = 3;
+	snprintf(s.status, sizeof(s.status), "completed");
+	analysis_sweep_closed(&s);
+	assert_int_equal(ctlstore_sweep_finish(st, &s, &e), 0);
+	sweep_release(&s);
+	assert_int_equal(site_write(st, out, &o, &stats, &e), 0);
+	idx = page_data(out, "index.html", "site-data");
+	sw = json_object_get(idx, "sweeps");
+	assert_int_equal(json_array_size(sw), 2);
+	mark = json_object_get(json_array_get(sw, 0), "suite");
+	assert_true(json_is_object(mark));
+	assert_int_equal(json_integer_value(json_object_get(mark, "workloads")), 2);
+	assert_string_equal(json_string_value(json_object_get(mark, "rule")), "primary");
+	assert_string_equal(json_string_value(json_object_get(mark, "primary")), "B");
+	assert_true(json_is_null(json_object_get(json_array_get(sw, 1), "suite")));
+	json_decref(idx);
+	ctlstore_close(st);
+	tu_rmrf(dir);
+	free(dir);
+}
+
 /* An empty store makes an index with no sweeps; a web directory without the templates is
  * named in the error. */
 static void test_site_empty_and_missing_web(void **state)
@@ -190,6 +254,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_site_of_a_store),
 		cmocka_unit_test(test_site_empty_and_missing_web),
+		cmocka_unit_test(test_site_suite_mark),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,15 +1,19 @@
 /* test_ctl_suite.c -- suites: the plan's workloads, matrix and iozone expansions, decide and
  * guardrails; Holm, the guardrail check and the rules on hand-computed examples; a judged
- * suite sweep under each rule. */
+ * suite sweep under each rule; a two-cohort suite judged per cohort; adaptive loops and the
+ * adaptive race under the rule. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "buf.h"
 #include "doc/sweepdoc.h"
 #include "judge/analysis.h"
+#include "judge/race.h"
 #include "judge/suite.h"
 #include "model/sweep.h"
 #include "plan/plan.h"
@@ -420,6 +424,120 @@ static void test_judged(void **state)
 	sweep_release(&s);
 }
 
+/* A judged 4-node grid suite sweep in two cohorts by model (n1, n2 "X"; n3, n4 "Y"): the
+ * candidate's series w is eff[cohort][w] % away from the baseline's, noise ±2 %. */
+static void cohort_suite_sweep(struct sweep *s, const char *extra, const double eff[2][2])
+{
+	char *plan = ctltest_plan(4, "{\"x\":0}", "[{\"param\":\"x\",\"values\":[1]}]", "grid", "5",
+	                          extra);
+	unsigned seed = 11;
+	int i, k, j, q;
+
+	ctltest_sweep_text(s, plan);
+	free(plan);
+	for (k = 0; k < 4; k++)
+		sweep_identity_set(s, k, IDF_MODEL, k < 2 ? "X" : "Y");
+	sweep_point_add(s, ROLE_BASELINE, -1, -1, &s->plan.baseline);
+	sweep_point_add(s, ROLE_CANDIDATE, 0, 0, &s->plan.axes[0].values[0]);
+	for (i = 0; i < 2; i++) {
+		s->points[i].block = 0;
+		s->points[i].loops_run = 5;
+		for (k = 0; k < 4; k++) {
+			struct node_result *r = &s->points[i].nodes[k];
+
+			r->state = NODE_OK;
+			for (q = 0; q < 5; q++) {
+				double v[2];
+
+				for (j = 0; j < 2; j++)
+					v[j] = 1000.0 * (1 + (i ? eff[k / 2][j] : 0) / 100) *
+					       (1 + 0.02 * noise(&seed));
+				node_result_pass_add_at(r, v[s->plan.lead], q + 1, 0, false);
+				node_result_series_add(r, v, 2);
+			}
+		}
+	}
+	s->nrounds = 5;
+	snprintf(s->status, sizeof(s->status), "completed");
+	analysis_sweep_loaded(s);
+}
+
+/* Cohorts per suite: both cohorts gain 10 % on A; on B cohort X gains 10 % and cohort Y
+ * loses 10 %. B's row splits by cohort, so the fleet's no_loss sees no loss and crowns x=1;
+ * cohort Y's own suite row loses on B and keeps its baseline; the table and the document
+ * say so. */
+static void test_cohorts(void **state)
+{
+	const double eff[2][2] = { { 10, 10 }, { 10, -10 } };
+	struct buf out = BUF_INIT;
+	struct sweep s, back;
+	struct err e = { 0 };
+	json_t *doc, *co;
+	char *text;
+
+	(void)state;
+	cohort_suite_sweep(&s, WL2 ",\"cohort_by\":[\"model\"]", eff);
+	assert_int_equal(s.ncohorts, 2);
+	assert_int_equal(s.suite->ncohorts, 2);
+	assert_true(s.suite->wl[1].points[1].between.split);
+	assert_false(s.suite->wl[0].points[1].between.split);
+	/* The fleet: A gains, B is split (neither gain nor loss for the fleet). */
+	assert_int_equal(s.suite->rows[1].cells[1].verdict, EFFECT_COHORTS);
+	assert_int_equal(s.suite->rows[1].verdict, SUITE_GAIN);
+	assert_int_equal(s.decision.state, DECISION_CONFIRMED);
+	/* Cohort X: A (the fleet's figure, not split) and B (its own) gain. */
+	assert_int_equal(s.suite->cohort_rows[0][1].cells[0].verdict, EFFECT_GAIN);
+	assert_int_equal(s.suite->cohort_rows[0][1].cells[1].verdict, EFFECT_GAIN);
+	assert_int_equal(s.suite->cohort_rows[0][1].verdict, SUITE_GAIN);
+	assert_int_equal(s.cohorts[0].decision.state, DECISION_CONFIRMED);
+	assert_int_equal(s.cohorts[0].decision.point, 1);
+	assert_true(s.cohorts[0].own);
+	assert_int_equal(s.cohorts[0].decision.nused, 2);
+	/* Cohort Y: its own B loses, so under no_loss its suite decision is the baseline. */
+	assert_int_equal(s.suite->cohort_rows[1][1].cells[1].verdict, EFFECT_LOSS);
+	assert_float_equal(s.suite->cohort_rows[1][1].cells[1].delta_pct, -10, 1.5);
+	assert_int_equal(s.suite->cohort_rows[1][1].verdict, SUITE_LOSS);
+	assert_int_equal(s.cohorts[1].decision.state, DECISION_NONE);
+	assert_true(sweep_cohort_decisions_differ(&s));
+	assert_int_equal(s.outcome, OUTCOME_BEST);
+	report_render(&s, REPORT_TABLE, &out);
+	assert_non_null(strstr(out.data, "best per cohort under the rule (the cohorts' effects "
+	                                 "differ):\n"));
+	assert_non_null(strstr(out.data, "  model=X (2 nodes): x=1, mean Δ +"));
+	assert_non_null(strstr(out.data,
+	                       "  model=Y (2 nodes): none: no configuration passes the rule; the "
+	                       "baseline stands\n"));
+	buf_release(&out);
+	/* The document: each cohort's decision is its suite decision, and reading it back
+	 * judges the same. */
+	text = sweepdoc_write(&s);
+	doc = json_loads(text, 0, NULL);
+	assert_non_null(doc);
+	co = json_object_get(doc, "cohorts");
+	assert_int_equal(json_array_size(co), 2);
+	assert_true(json_is_object(json_object_get(json_array_get(co, 0), "best")));
+	assert_true(json_is_null(json_object_get(json_array_get(co, 1), "best")));
+	json_decref(doc);
+	assert_int_equal(sweepdoc_parse(text, &back, &e), 0);
+	analysis_sweep_loaded(&back);
+	assert_int_equal(back.cohorts[1].decision.state, DECISION_NONE);
+	assert_true(decision_equal(&back.cohorts[0].decision, &s.cohorts[0].decision));
+	free(text);
+	sweep_release(&back);
+	sweep_release(&s);
+
+	/* The same suite under primary A: every cohort gains on A, and they agree. */
+	cohort_suite_sweep(&s,
+	                   WL2 ",\"cohort_by\":[\"model\"],\"decide\":{\"rule\":\"primary\","
+	                       "\"primary\":\"A\"}",
+	                   eff);
+	assert_int_equal(s.cohorts[0].decision.state, DECISION_CONFIRMED);
+	assert_int_equal(s.cohorts[1].decision.state, DECISION_CONFIRMED);
+	assert_float_equal(s.cohorts[1].decision.delta_pct, 10, 1.5);
+	assert_false(sweep_cohort_decisions_differ(&s));
+	sweep_release(&s);
+}
+
 /* Sequential: the strategy races on the lead workload and the final confirmation's row is
  * confirmed only when the rule crowns it. Points: 0 the baseline and 1 the axis' candidate
  * (rounds 1-5), 2 the original baseline again and 3 the final confirmation (rounds 6-10). */
@@ -540,6 +658,122 @@ static void test_sequential_strategy(void **state)
 	                 1);
 }
 
+/* Run s's strategy to its end: a pass of a node whose x is v gives workload j
+ * 1000 x (1 + eff[v][j] / 100), noise ±2 %; every point analysed as it runs. */
+static void suite_strategy_run(struct sweep *s, const double eff[][2])
+{
+	struct strategy_batch b = { 0 };
+	unsigned seed = 13;
+	int i, k, q, j, guard = 0;
+
+	while (strategy_next(s, &b) > 0) {
+		assert_true(++guard < 100);
+		for (i = 0; i < b.n; i++) {
+			struct point *p = &s->points[b.items[i].point];
+
+			sweep_point_loops_add(s, p->index, b.items[i].loops);
+			for (k = 0; k < s->plan.nnodes; k++) {
+				long x = strtol(config_get(sweep_node_cfg(p, k), "x")->value, NULL,
+				                10);
+
+				for (q = 0; q < b.items[i].loops; q++) {
+					double v[2];
+
+					for (j = 0; j < 2; j++)
+						v[j] = 1000 * (1 + eff[x][j] / 100) *
+						       (1 + 0.02 * noise(&seed));
+					node_result_pass_add(&p->nodes[k], v[s->plan.lead]);
+					node_result_series_add(&p->nodes[k], v, 2);
+				}
+				p->nodes[k].state = NODE_OK;
+			}
+			analysis_point_ran(s, p->index);
+		}
+	}
+	strategy_batch_release(&b);
+	snprintf(s->status, sizeof(s->status), "completed");
+	analysis_sweep_closed(s);
+}
+
+/* Adaptive loops judge under the rule: x=1 gains 10 % on A, the lead (decided at the first
+ * look), and +4 % on B (undecided at the first look at CV 2 %: inside min_effect, too close to
+ * it for the equivalence test). Under primary A the row is settled at once (3 loops, as the
+ * lead alone would be); under no_loss B's verdict is needed, so the row takes more looks,
+ * until B is decided or job.loops.max. */
+static void test_adaptive_loops_rule(void **state)
+{
+	const double eff[2][2] = { { 0, 0 }, { 10, 4 } };
+	struct sweep s;
+	char *plan;
+
+	(void)state;
+	plan = ctltest_plan(2, "{\"x\":0}", "[{\"param\":\"x\",\"values\":[1]}]", "grid",
+	                    "{\"min\":3,\"max\":8}",
+	                    WL2 ",\"decide\":{\"rule\":\"primary\",\"primary\":\"A\"}");
+	ctltest_sweep_text(&s, plan);
+	free(plan);
+	suite_strategy_run(&s, eff);
+	assert_true(s.suite->rows[1].settled);
+	assert_int_equal(s.points[1].loops_run, 3);
+	assert_int_equal(s.decision.state, DECISION_CONFIRMED);
+	sweep_release(&s);
+
+	plan = ctltest_plan(2, "{\"x\":0}", "[{\"param\":\"x\",\"values\":[1]}]", "grid",
+	                    "{\"min\":3,\"max\":8}", WL2);
+	ctltest_sweep_text(&s, plan);
+	free(plan);
+	suite_strategy_run(&s, eff);
+	assert_int_equal(s.suite->wl[0].points[1].verdict, EFFECT_GAIN);
+	/* More looks than the lead needed, until B's verdict is decided (here equivalent, at
+	 * the third look) or the last look. */
+	assert_true(s.points[1].loops_run > 3);
+	assert_true(s.points[0].loops_run >= s.points[1].loops_run);
+	assert_true(s.suite->wl[1].points[1].fx.stop);
+	assert_true(s.suite->wl[1].points[1].verdict == EFFECT_EQUIVALENT ||
+	            s.points[1].loops_run == 8);
+	assert_true(s.suite->rows[1].settled);
+	sweep_release(&s);
+}
+
+/* The adaptive race judges under the rule: x=1 gains 10 % on A (the lead) and loses 10 % on
+ * B; x=2 gains 6 % on both. On the lead alone x=1 leads the race; under no_loss its row is a
+ * settled loss and it leaves the race ("rule"), x=2 winning and confirmed; under primary A
+ * x=1 wins. */
+static void test_adaptive_race_rule(void **state)
+{
+	const double eff[3][2] = { { 0, 0 }, { 10, -10 }, { 6, 6 } };
+	struct sweep s;
+	char *plan;
+	int w;
+
+	(void)state;
+	plan = ctltest_plan(2, "{\"x\":0}", "[{\"param\":\"x\",\"values\":[1,2]}]", "adaptive",
+	                    "{\"min\":3,\"max\":6}", WL2);
+	ctltest_sweep_text(&s, plan);
+	free(plan);
+	suite_strategy_run(&s, eff);
+	assert_int_equal(s.points[1].race.state, RACE_DROPPED);
+	assert_int_equal(s.points[1].race.why, RACE_WHY_RULE);
+	assert_string_equal(sweep_race_why_code(s.points[1].race.why), "rule");
+	w = race_winner(&s, 0);
+	assert_int_equal(w, 2);
+	assert_int_equal(s.decision.state, DECISION_CONFIRMED);
+	assert_string_equal(config_get(&s.decision.cfg, "x")->value, "2");
+	sweep_release(&s);
+
+	plan = ctltest_plan(2, "{\"x\":0}", "[{\"param\":\"x\",\"values\":[1,2]}]", "adaptive",
+	                    "{\"min\":3,\"max\":6}",
+	                    WL2 ",\"decide\":{\"rule\":\"primary\",\"primary\":\"A\"}");
+	ctltest_sweep_text(&s, plan);
+	free(plan);
+	suite_strategy_run(&s, eff);
+	w = race_winner(&s, 0);
+	assert_int_equal(w, 1);
+	assert_int_equal(s.decision.state, DECISION_CONFIRMED);
+	assert_string_equal(config_get(&s.decision.cfg, "x")->value, "1");
+	sweep_release(&s);
+}
+
 /* The table, the matrix and CSV; the document's round trip gives the same decision. */
 static void test_render_doc(void **state)
 {
@@ -598,6 +832,43 @@ static void test_render_doc(void **state)
 	sweep_release(&s);
 }
 
+/* compare on two suites: a section per workload, each workload compared on its own; a
+ * workload the second sweep does not have is named. */
+static void test_compare(void **state)
+{
+	const double ea[2] = { 10, -10 }, eb[2] = { 10, 0 };
+	struct buf out = BUF_INIT;
+	struct sweep a, b;
+
+	(void)state;
+	suite_sweep(&a, WL2, ea, 2);
+	suite_sweep(&b, WL2, eb, 2);
+	a.id = 3;
+	b.id = 4;
+	analysis_sweep_loaded(&a); /* each workload's sweep takes its suite's id */
+	analysis_sweep_loaded(&b);
+	assert_int_equal(report_compare_suites(&a, &b, false, &out), 4);
+	assert_non_null(strstr(out.data, "compare suite sweep 3 \"t\" \u2192 sweep 4 \"t\": 2 "
+	                                 "workloads, each compared on its own\n"));
+	assert_non_null(strstr(out.data, "workload 1 of 2: 'A' (read.bw_mib)\ncompare sweep 3"));
+	assert_non_null(strstr(out.data, "workload 2 of 2: 'B' (read.bw_mib)\ncompare sweep 3"));
+	/* B: -10 % in sweep 3, 0 in sweep 4: the second section's candidate row gains. */
+	assert_non_null(strstr(strstr(out.data, "workload 2 of 2"), "+1"));
+	buf_release(&out);
+	sweep_release(&b);
+	suite_sweep(&b,
+	            ",\"workloads\":[{\"name\":\"A\",\"fio\":{\"rw\":\"read\"}},{\"name\":\"C\","
+	            "\"fio\":{\"rw\":\"write\"}}]",
+	            eb, 2);
+	b.id = 5;
+	analysis_sweep_loaded(&b);
+	assert_int_equal(report_compare_suites(&a, &b, true, &out), 2);
+	assert_non_null(strstr(out.data, "sweep 5 has no workload 'B'\n"));
+	buf_release(&out);
+	sweep_release(&a);
+	sweep_release(&b);
+}
+
 /* The controller's database keeps every series of a suite's passes (migration 11). */
 static void test_store(void **state)
 {
@@ -636,12 +907,22 @@ static void test_store(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_workloads),  cmocka_unit_test(test_matrix),
-		cmocka_unit_test(test_iozone),     cmocka_unit_test(test_plan_errors),
-		cmocka_unit_test(test_holm),       cmocka_unit_test(test_guardrail_check),
-		cmocka_unit_test(test_rules),      cmocka_unit_test(test_judged),
-		cmocka_unit_test(test_render_doc), cmocka_unit_test(test_store),
-		cmocka_unit_test(test_sequential), cmocka_unit_test(test_sequential_strategy),
+		cmocka_unit_test(test_workloads),
+		cmocka_unit_test(test_matrix),
+		cmocka_unit_test(test_iozone),
+		cmocka_unit_test(test_plan_errors),
+		cmocka_unit_test(test_holm),
+		cmocka_unit_test(test_guardrail_check),
+		cmocka_unit_test(test_rules),
+		cmocka_unit_test(test_judged),
+		cmocka_unit_test(test_render_doc),
+		cmocka_unit_test(test_store),
+		cmocka_unit_test(test_sequential),
+		cmocka_unit_test(test_sequential_strategy),
+		cmocka_unit_test(test_cohorts),
+		cmocka_unit_test(test_adaptive_loops_rule),
+		cmocka_unit_test(test_adaptive_race_rule),
+		cmocka_unit_test(test_compare),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
