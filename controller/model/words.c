@@ -154,10 +154,10 @@ void words_param(const struct sweep *s, const struct point *p, const char *name,
 	for (i = 0; i < s->plan.nnodes; i++) {
 		const struct node_result *r = &p->nodes[i];
 
-		for (j = 0; j < r->applied.n; j++) {
-			if (strcmp(r->applied.s[j].name, name) || !(r->adjusted_mask & (1u << j)))
+		for (j = 0; r->applied && j < r->applied->n; j++) {
+			if (strcmp(r->applied->s[j].name, name) || !(r->adjusted_mask & (1u << j)))
 				continue;
-			buf_printf(b, "\u2192%s", r->applied.s[j].value);
+			buf_printf(b, "\u2192%s", r->applied->s[j].value);
 			return;
 		}
 	}

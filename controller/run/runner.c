@@ -307,7 +307,7 @@ static void job_collect(struct runner *r, struct run *u, int k)
 	int j;
 
 	if (r->nodes[k].in_job && r->nodes[k].applied_seen) { /* the job's own read-back */
-		nr->applied = r->nodes[k].applied;
+		node_result_applied_set(nr, &r->nodes[k].applied);
 		nr->adjusted_mask = r->nodes[k].adjusted;
 	}
 	/* A one-loop job's pass started when the job did (the agent's clock); a warm-up run's
@@ -334,7 +334,7 @@ static void job_collect(struct runner *r, struct run *u, int k)
 			node_result_series_add(nr, js->series[j], js->nseries);
 	}
 	if (js->mkfs[0]) /* the command the agent ran: what export writes */
-		snprintf(nr->mkfs, sizeof(nr->mkfs), "%s", js->mkfs);
+		node_result_mkfs_set(nr, js->mkfs);
 	if (!js->terminal)
 		return;
 	nr->job_runtime_s += job_runtime_s(js);
@@ -468,7 +468,7 @@ static void run_adopt(struct runner *r, struct run *u)
 			continue;
 		}
 		if (!fn->in_job) { /* a PATCH's read-back; a job's comes with its answers */
-			nr->applied = fn->applied;
+			node_result_applied_set(nr, &fn->applied);
 			nr->adjusted_mask = fn->adjusted;
 		}
 		if (fn->post.failed) {
