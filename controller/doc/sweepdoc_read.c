@@ -379,8 +379,9 @@ struct streamed {
 	int (*take)(struct jsonstream *js, struct streamed *m, struct err *e);
 	bool seen;
 	size_t start, end; /* the value's span (points) */
-	size_t n, cap;     /* the array's elements' spans (nodes), when array */
-	size_t *spans;     /* [2 * n]: start, end of each */
+	size_t n, cap;     /* the array's elements (nodes), when array; spans of the first max */
+	size_t max;        /* elements whose spans are kept (the plan's nodes: more is refused) */
+	size_t *spans;     /* [2 * min(n, max)]: start, end of each */
 	bool array;
 	json_t *other; /* a value that is not an array (nodes), for its error */
 };
@@ -449,13 +450,18 @@ static int nodes_take(struct jsonstream *js, struct streamed *m, struct err *e)
 	m->array = true;
 	jsonstream_enter(js, '[', &se);
 	while ((rc = jsonstream_element(js, &count, &se)) > 0) {
-		if (m->n == m->cap) {
-			m->cap = m->cap ? 2 * m->cap : 64;
-			m->spans = xrealloc(m->spans, m->cap * 2 * sizeof(*m->spans));
-		}
-		if ((rc = jsonstream_skip(js, &m->spans[2 * m->n], &m->spans[2 * m->n + 1], &se)) <
-		    0)
+		size_t start, end;
+
+		if ((rc = jsonstream_skip(js, &start, &end, &se)) < 0)
 			break;
+		if (m->n < m->max) {
+			if (m->n == m->cap) {
+				m->cap = m->cap ? 2 * m->cap : 64;
+				m->spans = xrealloc(m->spans, m->cap * 2 * sizeof(*m->spans));
+			}
+			m->spans[2 * m->n] = start;
+			m->spans[2 * m->n + 1] = end;
+		}
 		m->n++;
 	}
 	return rc < 0 ? stream_fail(rc, &se, e) : 0;
@@ -637,7 +643,7 @@ static int rounds_parse(struct sweep *s, json_t *root, struct err *e)
  * which point_parse reads one at a time. */
 static int point_stream(struct sweep *s, struct jsonstream *js, int i, int version, struct err *e)
 {
-	struct streamed ns = { .key = "nodes", .take = nodes_take };
+	struct streamed ns = { .key = "nodes", .take = nodes_take, .max = (size_t)s->plan.nnodes };
 	char path[PATH_MAX_LEN];
 	json_t *o, *v;
 	int rc;

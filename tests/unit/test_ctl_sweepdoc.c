@@ -421,6 +421,8 @@ static void test_stream_errors(void **state)
 	                "points[0].nodes: required field is missing");
 	refused_edit_in(j, points, "\"nodes\": [", "\"nodes\": [], \"nodez\": [",
 	                "points[0].nodes: 0 results, expected one per plan node");
+	refused_edit_in(j, points, "\"nodes\": [", "\"nodes\": [{}, [], 7, ",
+	                "points[0].nodes: 5 results, expected one per plan node (2)");
 	tail = xasprintf("%s x", j);
 	refused(tail, "line ");
 	free(tail);
