@@ -474,7 +474,7 @@ static int point_parse(struct sweep *s, const struct jsonstream *js, json_t *o,
 {
 	char path[PATH_MAX_LEN], p[PATH_MAX_LEN];
 	const char *role;
-	long long index, axis, ref, loops, ref_loops;
+	long long index = 0, axis = -1, ref = -1, loops = -1, ref_loops = 0;
 	struct config cfg;
 	struct point *pt;
 	size_t k;
