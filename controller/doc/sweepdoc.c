@@ -221,7 +221,7 @@ static json_t *node_json(const struct sweep *s, const struct point *p, int k)
 	                    r->verdict == EFFECT_NA ? json_null()
 	                                            : json_string(words_decision_code(r->verdict)));
 	effect_node_json(sweep_node_effect(p, k), o);
-	json_object_set_new(o, "error", r->error[0] ? json_string(r->error) : json_null());
+	json_object_set_new(o, "error", r->error ? json_string(r->error) : json_null());
 	if (r->mkfs)
 		json_object_set_new(o, "mkfs", json_string(r->mkfs));
 	return o;

@@ -316,7 +316,7 @@ static int node_parse(const struct sweep *s, json_t *o, const char *path, int k,
 		return fail(e, p, "expected a number or null");
 	}
 	r->job_runtime_s = rt && json_is_number(rt) ? json_number_value(rt) : 0;
-	snprintf(r->error, sizeof(r->error), "%s", error ? error : "");
+	node_result_error_set(r, error);
 	node_result_mkfs_set(r, mkfs);
 	if (json_object_get(o, "params")) { /* a configuration of its own (a cohort's) */
 		struct config own;

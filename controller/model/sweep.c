@@ -40,6 +40,7 @@ void sweep_release(struct sweep *s)
 			free(s->points[i].nodes[k].cfg);
 			free((void *)s->points[i].nodes[k].applied);
 			free(s->points[i].nodes[k].mkfs);
+			free(s->points[i].nodes[k].error);
 		}
 		free(s->points[i].nodes);
 		effect_release(&s->points[i].fx);
@@ -304,6 +305,14 @@ void node_result_applied_set(struct node_result *r, const struct config *c)
 	}
 	free((void *)r->applied);
 	r->applied = a;
+}
+
+void node_result_error_set(struct node_result *r, const char *why)
+{
+	char *m = why && *why ? xstrndup(why, SWEEP_ERROR_MAX - 1) : NULL;
+
+	free(r->error);
+	r->error = m;
 }
 
 void node_result_mkfs_set(struct node_result *r, const char *mkfs)

@@ -357,7 +357,7 @@ static void point_failures(const struct sweep *s, const struct point *p, struct 
 		if (r->state == NODE_OK && r->npasses > 0)
 			continue;
 		buf_printf(out, "%s%s: %s", n++ ? "; " : "", s->plan.nodes[k].name,
-		           r->error[0] ? r->error : sweep_node_state_code(r->state));
+		           r->error ? r->error : sweep_node_state_code(r->state));
 	}
 }
 

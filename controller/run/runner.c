@@ -67,7 +67,7 @@ static void node_fail(struct runner *r, struct point *p, int k, const char *why)
 
 	if (p) {
 		p->nodes[k].state = NODE_FAILED;
-		snprintf(p->nodes[k].error, sizeof(p->nodes[k].error), "%s", why);
+		node_result_error_set(&p->nodes[k], why);
 	}
 	if (r->o.continue_on_node_failure) {
 		r->f->active[k] = false;
@@ -92,7 +92,7 @@ static void point_fail(struct runner *r, struct point *p, int k, const char *why
 	};
 
 	p->nodes[k].state = NODE_FAILED;
-	snprintf(p->nodes[k].error, sizeof(p->nodes[k].error), "%s", why);
+	node_result_error_set(&p->nodes[k], why);
 	event(r, &ev);
 }
 

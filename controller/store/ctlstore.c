@@ -151,10 +151,10 @@ static int point_nodes_write(struct ctlstore *st, const struct sweep *s, int idx
 		              "t",
 		              s->id, idx, k, s->plan.nodes[k].name, sweep_node_state_code(r->state),
 		              applied, (int64_t)r->adjusted_mask, r->job_id,
-		              r->job_runtime_s > 0 ? r->job_runtime_s : NAN,
-		              r->error[0] ? r->error : NULL, r->sum.n > 0 ? r->sum.mean : NAN,
-		              r->sum.n > 0 ? r->sum.stdev : NAN, r->delta_pct, r->ci_low_pct,
-		              r->ci_high_pct, verdict_code(r->verdict), own, r->mkfs);
+		              r->job_runtime_s > 0 ? r->job_runtime_s : NAN, r->error,
+		              r->sum.n > 0 ? r->sum.mean : NAN, r->sum.n > 0 ? r->sum.stdev : NAN,
+		              r->delta_pct, r->ci_low_pct, r->ci_high_pct, verdict_code(r->verdict),
+		              own, r->mkfs);
 		free(applied);
 		free(own);
 		for (j = 0; j < r->npasses && rc >= 0; j++)
@@ -502,7 +502,7 @@ static int node_row(struct sqlite3_stmt *q, void *ctx, struct err *e)
 	r->adjusted_mask = (unsigned)db_col_int64(q, 4);
 	r->job_id = db_col_int64(q, 5);
 	r->job_runtime_s = db_col_double(q, 6);
-	snprintf(r->error, sizeof(r->error), "%s", db_col_str(q, 7));
+	node_result_error_set(r, db_col_str(q, 7));
 	if (!db_col_null(q, 8)) {
 		struct config own;
 

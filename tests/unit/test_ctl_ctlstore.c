@@ -40,7 +40,7 @@ static void test_store_roundtrip(void **state)
 		ctltest_fill(&s, i, 100 + i);
 	s.points[2].nodes[1].state = NODE_FAILED;
 	s.points[2].nodes[1].npasses = 1;
-	snprintf(s.points[2].nodes[1].error, sizeof(s.points[2].nodes[1].error), "job 3 failed");
+	node_result_error_set(&s.points[2].nodes[1], "job 3 failed");
 	config_set(&applied, "nr_requests", "60", true);
 	node_result_applied_set(&s.points[1].nodes[0], &applied);
 	s.points[1].nodes[0].adjusted_mask = 1;
