@@ -9,6 +9,9 @@
 #   env FORMAT=3 (passes {value, round, started_at}, judged within rounds) or 2 (plain
 #       numbers, for an older fleettune-ctl: CTL=.../fleettune-ctl FORMAT=2)
 #   env REPS=3   runs per size (the median is reported)
+#   env CTL_REF=.../fleettune-ctl   another build (main's) run once per size on the same
+#       document: its output must be byte-identical (analyze --format table and json), else
+#       the script fails
 # The documents are seeded (the same bytes every time); generating them takes a while at
 # 16 384 nodes (about 130 MB) and is not timed.
 set -u
@@ -17,7 +20,9 @@ SIZES=${2:-1024 4096 16384}
 CTL=${CTL:-$BUILD/controller/fleettune-ctl}
 FORMAT=${FORMAT:-3}
 REPS=${REPS:-3}
+CTL_REF=${CTL_REF:-}
 [ -x "$CTL" ] || { echo "build first: $CTL" >&2; exit 1; }
+[ -z "$CTL_REF" ] || [ -x "$CTL_REF" ] || { echo "CTL_REF is not executable: $CTL_REF" >&2; exit 1; }
 source "$(dirname "$0")/bench_lib.sh"
 command -v /usr/bin/time >/dev/null || { echo "needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
 TMP=$(mktemp -d /tmp/ft-analyze-scale-XXXXXX)
@@ -65,7 +70,7 @@ out.write('], "plan": %s}\n' % json.dumps(plan))
 PY
 }
 
-echo "# $CTL, format $FORMAT, sizes: $SIZES; $(bench_load)"
+echo "# $CTL, format $FORMAT, sizes: $SIZES${CTL_REF:+, compared with $CTL_REF}; $(bench_load)"
 prev_t=""
 prev_c=""
 prev_n=""
@@ -94,6 +99,17 @@ for n in $SIZES; do
 		bench_target "analyze wall x per x$((n / prev_n)) nodes ($prev_n -> $n)" \
 			"$(awk -v a="$med" -v b="$prev_t" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')" "<=" \
 			"$(awk -v x="$n" -v y="$prev_n" 'BEGIN { print 1.25 * x / y }')"
+	fi
+	if [ -n "$CTL_REF" ]; then
+		same=yes
+		for f in table json; do
+			"$CTL" analyze "$TMP/doc-$n.json" --format "$f" >"$TMP/new-$n.$f" 2>&1
+			"$CTL_REF" analyze "$TMP/doc-$n.json" --format "$f" >"$TMP/ref-$n.$f" 2>&1
+			cmp -s "$TMP/new-$n.$f" "$TMP/ref-$n.$f" || same="no ($f differs)"
+			rm -f "$TMP/new-$n.$f" "$TMP/ref-$n.$f"
+		done
+		echo "RESULT analyze nodes=$n output identical to CTL_REF (table, json): $same"
+		[ "$same" = yes ] || { echo "analyze output differs from $CTL_REF at $n nodes" >&2; exit 1; }
 	fi
 	[ "$n" -ge 16384 ] && bench_target "analyze peak RSS at $n nodes, MiB" "$((rss / 1024))" "<=" 300
 	prev_t=$med

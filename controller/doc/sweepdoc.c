@@ -197,15 +197,16 @@ static json_t *node_json(const struct sweep *s, const struct point *p, int k)
 	json_object_set_new(o, "stdev", r->sum.n ? json_real(r->sum.stdev) : json_null());
 	json_object_set_new(o, "min", r->sum.n ? json_real(r->sum.min) : json_null());
 	json_object_set_new(o, "max", r->sum.n ? json_real(r->sum.max) : json_null());
-	for (j = 0; j < r->applied.n; j++) {
+	for (j = 0; r->applied && j < r->applied->n; j++) {
 		json_t *a = json_object();
-		const struct setting *req = config_get(sweep_node_cfg(p, k), r->applied.s[j].name);
+		const struct setting *got = &r->applied->s[j];
+		const struct setting *req = config_get(sweep_node_cfg(p, k), got->name);
 
 		if (req)
 			json_object_set_new(a, "requested", setting_json_new(req));
-		json_object_set_new(a, "value", setting_json_new(&r->applied.s[j]));
+		json_object_set_new(a, "value", setting_json_new(got));
 		json_object_set_new(a, "adjusted", json_boolean(r->adjusted_mask & (1u << j)));
-		json_object_set_new(applied, r->applied.s[j].name, a);
+		json_object_set_new(applied, got->name, a);
 	}
 	json_object_set_new(o, "applied", applied);
 	if (r->cfg) /* the node ran its cohort's own configuration */
@@ -220,8 +221,8 @@ static json_t *node_json(const struct sweep *s, const struct point *p, int k)
 	                    r->verdict == EFFECT_NA ? json_null()
 	                                            : json_string(words_decision_code(r->verdict)));
 	effect_node_json(sweep_node_effect(p, k), o);
-	json_object_set_new(o, "error", r->error[0] ? json_string(r->error) : json_null());
-	if (r->mkfs[0])
+	json_object_set_new(o, "error", r->error ? json_string(r->error) : json_null());
+	if (r->mkfs)
 		json_object_set_new(o, "mkfs", json_string(r->mkfs));
 	return o;
 }

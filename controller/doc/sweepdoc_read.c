@@ -1,5 +1,6 @@
-/* sweepdoc_read.c -- the sweep document (schema/sweep.schema.json, versions 1 to 3) read back
- * into the sweep model: the data only, for analyze, every error naming its JSON path. */
+/* sweepdoc_read.c -- the sweep document (schema/sweep.schema.json, versions 1 to 5) read back
+ * into the sweep model, streamed (one node result at a time), for analyze, every error naming
+ * its JSON path. */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -10,6 +11,7 @@
 #include <jansson.h>
 
 #include "doc/sweepdoc.h"
+#include "jsonstream.h"
 #include "plan/plan_parse.h"
 #include "timeutil.h"
 #include "xmalloc.h"
@@ -118,6 +120,7 @@ static int params_parse(json_t *obj, const char *path, struct config *c, struct 
 /* "applied": {name: {"value": v, "adjusted": bool, "requested": v}}: the read-back. */
 static int applied_parse(json_t *obj, const char *path, struct node_result *r, struct err *e)
 {
+	struct config applied = { 0 };
 	char p[PATH_MAX_LEN];
 	const char *k;
 	json_t *v, *adj;
@@ -138,11 +141,12 @@ static int applied_parse(json_t *obj, const char *path, struct node_result *r, s
 			return fail(e, p, "expected true or false");
 		}
 		snprintf(p, sizeof(p), "%s.%s.value", path, k);
-		if ((rc = value_take(json_object_get(v, "value"), k, p, &r->applied, e)) < 0)
+		if ((rc = value_take(json_object_get(v, "value"), k, p, &applied, e)) < 0)
 			return rc;
 		if (json_is_true(adj))
-			r->adjusted_mask |= 1u << (r->applied.n - 1);
+			r->adjusted_mask |= 1u << (applied.n - 1);
 	}
+	node_result_applied_set(r, &applied);
 	return 0;
 }
 
@@ -312,8 +316,8 @@ static int node_parse(const struct sweep *s, json_t *o, const char *path, int k,
 		return fail(e, p, "expected a number or null");
 	}
 	r->job_runtime_s = rt && json_is_number(rt) ? json_number_value(rt) : 0;
-	snprintf(r->error, sizeof(r->error), "%s", error ? error : "");
-	snprintf(r->mkfs, sizeof(r->mkfs), "%s", mkfs ? mkfs : "");
+	node_result_error_set(r, error);
+	node_result_mkfs_set(r, mkfs);
 	if (json_object_get(o, "params")) { /* a configuration of its own (a cohort's) */
 		struct config own;
 
@@ -326,21 +330,157 @@ static int node_parse(const struct sweep *s, json_t *o, const char *path, int k,
 	return 0;
 }
 
-/* points[i]: appended to s as point i. */
-static int point_parse(struct sweep *s, json_t *o, int i, int version, struct err *e)
+/* A jsonstream error as the reader's. */
+static int stream_fail(int rc, const struct err *se, struct err *e)
+{
+	return err_set(e, rc, "invalid_sweep", "%s", se->msg);
+}
+
+/* The value text[start, end) parsed alone (any JSON value); a syntax error is placed in the
+ * whole document ("line L, column C: ..."). NULL on error. */
+static json_t *span_load(const struct jsonstream *js, size_t start, size_t end, struct err *e)
+{
+	json_error_t je;
+	json_t *v = json_loadb(js->text + start, end - start,
+	                       JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &je);
+	int line, column;
+
+	if (v)
+		return v;
+	jsonstream_where(js, start, &line, &column);
+	if (je.line > 1) {
+		line += je.line - 1;
+		column = je.column;
+	} else if (je.column > 0) {
+		column += je.column - 1;
+	}
+	err_set(e, -EINVAL, "invalid_sweep", "line %d, column %d: %s", line, column, je.text);
+	return NULL;
+}
+
+/* The value at the stream's position, skipped and parsed alone. NULL on error. */
+static json_t *value_load(struct jsonstream *js, struct err *e)
+{
+	struct err se = { 0 };
+	size_t start, end;
+	int rc;
+
+	if ((rc = jsonstream_skip(js, &start, &end, &se)) < 0) {
+		stream_fail(rc, &se, e);
+		return NULL;
+	}
+	return span_load(js, start, end, e);
+}
+
+/* Where one member of an object walked by object_gather goes instead of the object: its
+ * value at the stream's position, which take consumes. */
+struct streamed {
+	const char *key;
+	int (*take)(struct jsonstream *js, struct streamed *m, struct err *e);
+	bool seen;
+	size_t start, end; /* the value's span (points) */
+	size_t n, cap;     /* the array's elements (nodes), when array; spans of the first max */
+	size_t max;        /* elements whose spans are kept (the plan's nodes: more is refused) */
+	size_t *spans;     /* [2 * min(n, max)]: start, end of each */
+	bool array;
+	json_t *other; /* a value that is not an array (nodes), for its error */
+};
+
+/* The object at the stream's position into o, member by member, each value parsed alone,
+ * except m's, which m->take consumes; a duplicate key is refused as jansson refuses one. */
+static int object_gather(struct jsonstream *js, json_t *o, struct streamed *m, struct err *e)
+{
+	struct err se = { 0 };
+	size_t n = 0, ks, ke;
+	int rc, line, column;
+	json_t *key, *v;
+
+	if ((rc = jsonstream_enter(js, '{', &se)) < 0)
+		return stream_fail(rc, &se, e);
+	while ((rc = jsonstream_member(js, &n, &ks, &ke, &se)) > 0) {
+		const char *k;
+
+		if (!(key = span_load(js, ks, ke, e)))
+			return -EINVAL;
+		k = json_string_value(key);
+		if (json_object_get(o, k) || (!strcmp(k, m->key) && m->seen)) {
+			json_decref(key);
+			jsonstream_where(js, ks, &line, &column);
+			return err_set(e, -EINVAL, "invalid_sweep",
+			               "line %d, column %d: duplicate object key", line, column);
+		}
+		if (!strcmp(k, m->key)) {
+			json_decref(key);
+			m->seen = true;
+			if ((rc = m->take(js, m, e)) < 0)
+				return rc;
+			continue;
+		}
+		if (!(v = value_load(js, e))) {
+			json_decref(key);
+			return -EINVAL;
+		}
+		json_object_set_new(o, k, v);
+		json_decref(key);
+	}
+	return rc < 0 ? stream_fail(rc, &se, e) : 0;
+}
+
+/* The document's "points": its span, walked once the rest of the document is read (the plan,
+ * which the writer puts last, says how to read a suite's passes). */
+static int points_take(struct jsonstream *js, struct streamed *m, struct err *e)
+{
+	struct err se = { 0 };
+	int rc = jsonstream_skip(js, &m->start, &m->end, &se);
+
+	return rc < 0 ? stream_fail(rc, &se, e) : 0;
+}
+
+/* A point's "nodes": the span of each element (a node result, parsed alone later). */
+static int nodes_take(struct jsonstream *js, struct streamed *m, struct err *e)
+{
+	struct err se = { 0 };
+	size_t count = 0;
+	int rc;
+
+	if (jsonstream_peek(js) != '[') {
+		m->other = value_load(js, e);
+		return m->other ? 0 : -EINVAL;
+	}
+	m->array = true;
+	jsonstream_enter(js, '[', &se);
+	while ((rc = jsonstream_element(js, &count, &se)) > 0) {
+		size_t start, end;
+
+		if ((rc = jsonstream_skip(js, &start, &end, &se)) < 0)
+			break;
+		if (m->n < m->max) {
+			if (m->n == m->cap) {
+				m->cap = m->cap ? 2 * m->cap : 64;
+				m->spans = xrealloc(m->spans, m->cap * 2 * sizeof(*m->spans));
+			}
+			m->spans[2 * m->n] = start;
+			m->spans[2 * m->n + 1] = end;
+		}
+		m->n++;
+	}
+	return rc < 0 ? stream_fail(rc, &se, e) : 0;
+}
+
+/* points[i] (o: its members but "nodes", whose elements' spans are in ns): appended to s as
+ * point i, its node results parsed one at a time. */
+static int point_parse(struct sweep *s, const struct jsonstream *js, json_t *o,
+                       const struct streamed *ns, int i, int version, struct err *e)
 {
 	char path[PATH_MAX_LEN], p[PATH_MAX_LEN];
 	const char *role;
-	long long index, axis, ref, loops, ref_loops;
+	long long index = 0, axis = -1, ref = -1, loops = -1, ref_loops = 0;
 	struct config cfg;
 	struct point *pt;
-	json_t *nodes, *n;
 	size_t k;
 	int rc, r;
 
 	snprintf(path, sizeof(path), "points[%d]", i);
-	if (!json_is_object(o))
-		return fail(e, path, "expected an object");
 	if ((rc = int_get(o, "index", path, 0, INT32_MAX, true, i, &index, e)) < 0 ||
 	    (rc = str_get(o, "role", path, true, &role, e)) < 0 ||
 	    (rc = int_get(o, "axis", path, 0, s->plan.naxes - 1, true, -1, &axis, e)) < 0 ||
@@ -363,20 +503,24 @@ static int point_parse(struct sweep *s, json_t *o, int i, int version, struct er
 	snprintf(p, sizeof(p), "%s.params", path);
 	if ((rc = params_parse(json_object_get(o, "params"), p, &cfg, e)) < 0)
 		return rc;
-	nodes = json_object_get(o, "nodes");
 	snprintf(p, sizeof(p), "%s.nodes", path);
-	if (!json_is_array(nodes))
-		return fail(e, p, nodes ? "expected an array" : "required field is missing");
-	if ((int)json_array_size(nodes) != s->plan.nnodes)
-		return fail(e, p, "%zu results, expected one per plan node (%d)",
-		            json_array_size(nodes), s->plan.nnodes);
+	if (!ns->array)
+		return fail(e, p, ns->seen ? "expected an array" : "required field is missing");
+	if (ns->n != (size_t)s->plan.nnodes)
+		return fail(e, p, "%zu results, expected one per plan node (%d)", ns->n,
+		            s->plan.nnodes);
 	sweep_point_add(s, (enum point_role)r, (int)axis, (int)ref, &cfg);
 	pt = &s->points[i];
 	pt->ref_loops = (int)ref_loops;
-	json_array_foreach(nodes, k, n)
-	{
+	for (k = 0; k < ns->n; k++) {
+		json_t *n = span_load(js, ns->spans[2 * k], ns->spans[2 * k + 1], e);
+
+		if (!n)
+			return -EINVAL;
 		snprintf(p, sizeof(p), "%s.nodes[%zu]", path, k);
-		if ((rc = node_parse(s, n, p, (int)k, version, &pt->nodes[k], e)) < 0)
+		rc = node_parse(s, n, p, (int)k, version, &pt->nodes[k], e);
+		json_decref(n);
+		if (rc < 0)
 			return rc;
 	}
 	/* Documents without "loops": the plan's, once the point ran. */
@@ -495,13 +639,65 @@ static int rounds_parse(struct sweep *s, json_t *root, struct err *e)
 	return 0;
 }
 
-/* Everything after the plan: the sweep's own fields and its points. */
-static int body_parse(struct sweep *s, json_t *root, int version, struct err *e)
+/* points[i], the object at the stream's position: gathered without its node results,
+ * which point_parse reads one at a time. */
+static int point_stream(struct sweep *s, struct jsonstream *js, int i, int version, struct err *e)
+{
+	struct streamed ns = { .key = "nodes", .take = nodes_take, .max = (size_t)s->plan.nnodes };
+	char path[PATH_MAX_LEN];
+	json_t *o, *v;
+	int rc;
+
+	if (jsonstream_peek(js) != '{') {
+		if (!(v = value_load(js, e)))
+			return -EINVAL;
+		json_decref(v);
+		snprintf(path, sizeof(path), "points[%d]", i);
+		return fail(e, path, "expected an object");
+	}
+	o = json_object();
+	rc = object_gather(js, o, &ns, e);
+	if (rc == 0)
+		rc = point_parse(s, js, o, &ns, i, version, e);
+	json_decref(o);
+	json_decref(ns.other);
+	free(ns.spans);
+	return rc;
+}
+
+/* "points", the span [start, end) of the text: each point in turn. */
+static int points_parse(struct sweep *s, const struct jsonstream *doc, size_t start, size_t end,
+                        int version, struct err *e)
+{
+	struct jsonstream js;
+	struct err se = { 0 };
+	size_t count = 0;
+	json_t *v;
+	int rc;
+
+	jsonstream_init(&js, doc->text, end);
+	js.pos = start;
+	if (jsonstream_peek(&js) != '[') {
+		if (!(v = value_load(&js, e)))
+			return -EINVAL;
+		json_decref(v);
+		return fail(e, "points", "expected an array");
+	}
+	jsonstream_enter(&js, '[', &se);
+	while ((rc = jsonstream_element(&js, &count, &se)) > 0)
+		if ((rc = point_stream(s, &js, (int)count - 1, version, e)) < 0)
+			return rc;
+	return rc < 0 ? stream_fail(rc, &se, e) : 0;
+}
+
+/* Everything after the plan: the sweep's own fields (root: the document's members but
+ * "points") and its points (pts: their span). */
+static int body_parse(struct sweep *s, json_t *root, const struct jsonstream *js,
+                      const struct streamed *pts, int version, struct err *e)
 {
 	const char *status;
 	long long id = 0;
-	json_t *points, *o;
-	size_t i;
+	json_t *o;
 	int rc;
 
 	if ((rc = int_get(root, "id", "", 0, INT64_MAX, false, 0, &id, e)) < 0 ||
@@ -524,15 +720,10 @@ static int body_parse(struct sweep *s, json_t *root, int version, struct err *e)
 	snprintf(s->status, sizeof(s->status), "%s", status);
 	if ((rc = dropped_parse(s, json_object_get(root, "nodes"), e)) < 0)
 		return rc;
-	points = json_object_get(root, "points");
-	if (!json_is_array(points))
-		return fail(e, "points",
-		            points ? "expected an array" : "required field is missing");
-	json_array_foreach(points, i, o)
-	{
-		if ((rc = point_parse(s, o, (int)i, version, e)) < 0)
-			return rc;
-	}
+	if (!pts->seen)
+		return fail(e, "points", "required field is missing");
+	if ((rc = points_parse(s, js, pts->start, pts->end, version, e)) < 0)
+		return rc;
 	return rounds_parse(s, root, e);
 }
 
@@ -556,20 +747,37 @@ static int plan_take(json_t *root, struct plan *p, struct err *e)
 	return 0;
 }
 
+/*
+ * The document is read once by a pull tokenizer: every member but "points" parsed alone into
+ * root (small: the plan, the nodes, the summary), the points walked after them, each node
+ * result parsed alone, read into s and freed, so that what is held is the model, not the
+ * document's tree.
+ */
 int sweepdoc_parse(const char *text, struct sweep *s, struct err *e)
 {
-	json_error_t je;
-	json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je), *v;
+	struct streamed pts = { .key = "points", .take = points_take };
+	struct jsonstream js;
+	struct err se = { 0 };
+	json_t *root = NULL, *v;
 	struct plan plan;
 	long long version;
 	int rc;
 
 	memset(s, 0, sizeof(*s));
-	if (!root)
-		return err_set(e, -EINVAL, "invalid_sweep", "line %d, column %d: %s", je.line,
-		               je.column, je.text);
-	if (!json_is_object(root)) {
-		rc = fail(e, "$", "expected an object (a sweep document)");
+	jsonstream_init(&js, text, strlen(text));
+	if (jsonstream_peek(&js) != '{') {
+		if (!(v = value_load(&js, e)))
+			return -EINVAL;
+		json_decref(v);
+		if ((rc = jsonstream_end(&js, &se)) < 0)
+			return stream_fail(rc, &se, e);
+		return fail(e, "$", "expected an object (a sweep document)");
+	}
+	root = json_object();
+	if ((rc = object_gather(&js, root, &pts, e)) < 0)
+		goto out;
+	if ((rc = jsonstream_end(&js, &se)) < 0) {
+		rc = stream_fail(rc, &se, e);
 		goto out;
 	}
 	v = json_object_get(root, "format");
@@ -589,7 +797,7 @@ int sweepdoc_parse(const char *text, struct sweep *s, struct err *e)
 	if ((rc = plan_take(root, &plan, e)) < 0)
 		goto out;
 	sweep_init(s, &plan);
-	rc = body_parse(s, root, (int)version, e);
+	rc = body_parse(s, root, &js, &pts, (int)version, e);
 	if (rc < 0)
 		sweep_release(s);
 out:

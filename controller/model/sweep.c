@@ -1,5 +1,6 @@
 /* sweep.c -- a sweep's points and node results: creation, pass storage, stable codes. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,9 @@ void sweep_release(struct sweep *s)
 			free(s->points[i].nodes[k].pass_started_at);
 			free(s->points[i].nodes[k].warmup);
 			free(s->points[i].nodes[k].cfg);
+			free((void *)s->points[i].nodes[k].applied);
+			free(s->points[i].nodes[k].mkfs);
+			free(s->points[i].nodes[k].error);
 		}
 		free(s->points[i].nodes);
 		effect_release(&s->points[i].fx);
@@ -341,6 +345,35 @@ void sweep_suite_clear(struct sweep *s)
 {
 	sweep_suite_free(s->suite);
 	s->suite = NULL;
+}
+
+void node_result_applied_set(struct node_result *r, const struct config *c)
+{
+	struct config *a = NULL;
+
+	if (c && c->n > 0) {
+		a = xmalloc(offsetof(struct config, s) + (size_t)c->n * sizeof(c->s[0]));
+		a->n = c->n;
+		memcpy(a->s, c->s, (size_t)c->n * sizeof(c->s[0]));
+	}
+	free((void *)r->applied);
+	r->applied = a;
+}
+
+void node_result_error_set(struct node_result *r, const char *why)
+{
+	char *m = why && *why ? xstrndup(why, SWEEP_ERROR_MAX - 1) : NULL;
+
+	free(r->error);
+	r->error = m;
+}
+
+void node_result_mkfs_set(struct node_result *r, const char *mkfs)
+{
+	char *m = mkfs && *mkfs ? xstrndup(mkfs, SWEEP_MKFS_MAX - 1) : NULL;
+
+	free(r->mkfs);
+	r->mkfs = m;
 }
 
 void node_result_pass_add(struct node_result *r, double value)

@@ -200,16 +200,20 @@ struct node_result {
 	                            workload's is passes[]); NULL for a plain sweep */
 	int nwarmup;             /* warm-up passes (plan job.warmup_loops), in run order */
 	struct sweep_pass *warmup;
-	int warmup_cap;         /* private */
-	struct config *cfg;     /* what this node runs when it is not the point's cfg (a cohort's
-	                           own, strategy per cohort); NULL: the point's. Owned */
-	struct config applied;  /* value read back per parameter of the point */
-	unsigned adjusted_mask; /* bit i: applied.s[i] differs from the request */
+	int warmup_cap;     /* private */
+	struct config *cfg; /* what this node runs when it is not the point's cfg (a cohort's
+	                       own, strategy per cohort); NULL: the point's. Owned */
+	/* The value read back per parameter of the point, exactly sized: only applied->s[0..n)
+	 * exist (node_result_applied_set); NULL when nothing was read back. Owned */
+	const struct config *applied;
+	unsigned adjusted_mask; /* bit i: applied->s[i] differs from the request */
 	int64_t job_id;         /* the agent's id of the latest job, 0 when none */
 	double job_runtime_s;   /* agent's started_at..finished_at, summed over runs */
-	char error[256];
-	char mkfs[512]; /* the mkfs command its agent ran for the job ("mkfs.xfs -f -i size=1024
-	                   /dev/sdb", the job's filesystem.mkfs), "" when none or not known */
+	char *error; /* why the node failed at the point ("job 12 failed: ..."), NULL when it did
+	                not. Owned: node_result_error_set */
+	char *mkfs;  /* the mkfs command its agent ran for the job ("mkfs.xfs -f -i size=1024
+	                /dev/sdb", the job's filesystem.mkfs), NULL when none or not known.
+	                Owned: node_result_mkfs_set */
 	/* Filled by verdict_sweep(): the summary of the passes, and the node's own figures of
 	 * the point's comparison (its node in point.fx), copied for the store and the table. */
 	struct stats_summary sum;
@@ -316,6 +320,10 @@ bool sweep_point_mixed(const struct sweep *s, const struct point *p);
 /* The most a pass's figure may be in magnitude (1e15 MiB/s, IOPS or us): beyond it a mean and
  * a spread overflow to inf. */
 #define SWEEP_PASS_ABS_MAX 1e15
+/* Bytes of a node's mkfs command kept, including NUL. */
+#define SWEEP_MKFS_MAX 512
+/* Bytes of a node's error kept, including NUL. */
+#define SWEEP_ERROR_MAX 256
 /* What a measurement is, the one rule of the live path (the runner) and the reader of saved
  * sweeps: NULL when v is one, else why not in why ("1e+308 is not a measurement (at most 1e+15
  * in magnitude)"): not finite, beyond SWEEP_PASS_ABS_MAX, or negative (no engine measures a
@@ -326,6 +334,14 @@ void node_result_series_add(struct node_result *r, const double *v, int n);
 /* Free s's suite analysis (set by judge/suite.c) and its series' sweeps, which borrow s's plan,
  * node_dropped and identity. */
 void sweep_suite_clear(struct sweep *s);
+/* Replace r's read-back by a copy of c's n settings (NULL or none: nothing read back). */
+void node_result_applied_set(struct node_result *r, const struct config *c);
+/* Replace r's error by a copy of the first SWEEP_ERROR_MAX - 1 bytes of why (NULL or "":
+ * none). */
+void node_result_error_set(struct node_result *r, const char *why);
+/* Replace r's mkfs command by a copy of the first SWEEP_MKFS_MAX - 1 bytes of mkfs (NULL or
+ * "": none). */
+void node_result_mkfs_set(struct node_result *r, const char *mkfs);
 /* Append one pass to r (round and start time not recorded). */
 void node_result_pass_add(struct node_result *r, double value);
 /* Append one pass that ran in round (1-based) from started_at (epoch s; 0: unknown); a

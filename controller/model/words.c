@@ -154,10 +154,10 @@ void words_param(const struct sweep *s, const struct point *p, const char *name,
 	for (i = 0; i < s->plan.nnodes; i++) {
 		const struct node_result *r = &p->nodes[i];
 
-		for (j = 0; j < r->applied.n; j++) {
-			if (strcmp(r->applied.s[j].name, name) || !(r->adjusted_mask & (1u << j)))
+		for (j = 0; r->applied && j < r->applied->n; j++) {
+			if (strcmp(r->applied->s[j].name, name) || !(r->adjusted_mask & (1u << j)))
 				continue;
-			buf_printf(b, "\u2192%s", r->applied.s[j].value);
+			buf_printf(b, "\u2192%s", r->applied->s[j].value);
 			return;
 		}
 	}
@@ -357,7 +357,7 @@ static void point_failures(const struct sweep *s, const struct point *p, struct 
 		if (r->state == NODE_OK && r->npasses > 0)
 			continue;
 		buf_printf(out, "%s%s: %s", n++ ? "; " : "", s->plan.nodes[k].name,
-		           r->error[0] ? r->error : sweep_node_state_code(r->state));
+		           r->error ? r->error : sweep_node_state_code(r->state));
 	}
 }
 

@@ -62,7 +62,7 @@ static void export_mkfs_ran(const struct sweep *s, const struct config *c, char 
 			size_t used = 0;
 			bool ok = true;
 
-			if (!r->mkfs[0] || r->state != NODE_OK)
+			if (!r->mkfs || r->state != NODE_OK)
 				continue;
 			snprintf(dev, sizeof(dev), "/dev/%s", s->plan.nodes[k].device);
 			copy = xstrdup(r->mkfs);

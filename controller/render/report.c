@@ -76,7 +76,7 @@ static void node_cell(const struct point *p, const struct node_result *r, struct
 	}
 	if (r->sum.n == 0) {
 		buf_puts(b, r->state == NODE_PENDING ? "-" : sweep_node_state_code(r->state));
-		if (r->state == NODE_FAILED && r->error[0])
+		if (r->state == NODE_FAILED && r->error)
 			failure_reason(r->error, b);
 		return;
 	}

@@ -69,7 +69,7 @@ static void node_fail(struct runner *r, struct point *p, int k, const char *why)
 
 	if (p) {
 		p->nodes[k].state = NODE_FAILED;
-		snprintf(p->nodes[k].error, sizeof(p->nodes[k].error), "%s", why);
+		node_result_error_set(&p->nodes[k], why);
 	}
 	if (r->o.continue_on_node_failure) {
 		r->f->active[k] = false;
@@ -94,7 +94,7 @@ static void point_fail(struct runner *r, struct point *p, int k, const char *why
 	};
 
 	p->nodes[k].state = NODE_FAILED;
-	snprintf(p->nodes[k].error, sizeof(p->nodes[k].error), "%s", why);
+	node_result_error_set(&p->nodes[k], why);
 	event(r, &ev);
 }
 
@@ -309,7 +309,7 @@ static void job_collect(struct runner *r, struct run *u, int k)
 	int j;
 
 	if (r->nodes[k].in_job && r->nodes[k].applied_seen) { /* the job's own read-back */
-		nr->applied = r->nodes[k].applied;
+		node_result_applied_set(nr, &r->nodes[k].applied);
 		nr->adjusted_mask = r->nodes[k].adjusted;
 	}
 	/* A one-loop job's pass started when the job did (the agent's clock); a warm-up run's
@@ -337,7 +337,7 @@ static void job_collect(struct runner *r, struct run *u, int k)
 			                       js->nseries);
 	}
 	if (js->mkfs[0]) /* the command the agent ran: what export writes */
-		snprintf(nr->mkfs, sizeof(nr->mkfs), "%s", js->mkfs);
+		node_result_mkfs_set(nr, js->mkfs);
 	if (!js->terminal)
 		return;
 	nr->job_runtime_s += job_runtime_s(js);
@@ -471,7 +471,7 @@ static void run_adopt(struct runner *r, struct run *u)
 			continue;
 		}
 		if (!fn->in_job) { /* a PATCH's read-back; a job's comes with its answers */
-			nr->applied = fn->applied;
+			node_result_applied_set(nr, &fn->applied);
 			nr->adjusted_mask = fn->adjusted;
 		}
 		if (fn->post.failed) {

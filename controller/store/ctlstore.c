@@ -142,7 +142,8 @@ static int point_nodes_write(struct ctlstore *st, const struct sweep *s, int idx
 	                NULL);
 	for (k = 0; k < s->plan.nnodes && rc >= 0; k++) {
 		const struct node_result *r = &s->points[idx].nodes[k];
-		char *applied = config_to_json(&r->applied);
+		struct config none = { 0 };
+		char *applied = config_to_json(r->applied ? r->applied : &none);
 		char *own = r->cfg ? config_to_json(r->cfg) : NULL;
 
 		rc = db_rerun(st->db, qn, e, "insert node result",
@@ -150,11 +151,10 @@ static int point_nodes_write(struct ctlstore *st, const struct sweep *s, int idx
 		              "t",
 		              s->id, idx, k, s->plan.nodes[k].name, sweep_node_state_code(r->state),
 		              applied, (int64_t)r->adjusted_mask, r->job_id,
-		              r->job_runtime_s > 0 ? r->job_runtime_s : NAN,
-		              r->error[0] ? r->error : NULL, r->sum.n > 0 ? r->sum.mean : NAN,
-		              r->sum.n > 0 ? r->sum.stdev : NAN, r->delta_pct, r->ci_low_pct,
-		              r->ci_high_pct, verdict_code(r->verdict), own,
-		              r->mkfs[0] ? r->mkfs : NULL);
+		              r->job_runtime_s > 0 ? r->job_runtime_s : NAN, r->error,
+		              r->sum.n > 0 ? r->sum.mean : NAN, r->sum.n > 0 ? r->sum.stdev : NAN,
+		              r->delta_pct, r->ci_low_pct, r->ci_high_pct, verdict_code(r->verdict),
+		              own, r->mkfs);
 		free(applied);
 		free(own);
 		for (j = 0; j < r->npasses && rc >= 0; j++)
@@ -486,6 +486,7 @@ static int node_row(struct sqlite3_stmt *q, void *ctx, struct err *e)
 	struct sweep *s = ctx;
 	int idx = db_col_int(q, 0), k = db_col_int(q, 1);
 	int state = sweep_node_state_parse(db_col_str(q, 2));
+	struct config applied;
 	struct node_result *r;
 
 	(void)e;
@@ -496,18 +497,19 @@ static int node_row(struct sqlite3_stmt *q, void *ctx, struct err *e)
 		r->state = (enum node_state)state;
 	if (s->points[idx].loops_run < 0 && r->state != NODE_PENDING && r->state != NODE_DROPPED)
 		s->points[idx].loops_run = s->plan.loops;
-	config_parse_json(db_col_str(q, 3), &r->applied, NULL);
+	if (config_parse_json(db_col_str(q, 3), &applied, NULL) == 0)
+		node_result_applied_set(r, &applied);
 	r->adjusted_mask = (unsigned)db_col_int64(q, 4);
 	r->job_id = db_col_int64(q, 5);
 	r->job_runtime_s = db_col_double(q, 6);
-	snprintf(r->error, sizeof(r->error), "%s", db_col_str(q, 7));
+	node_result_error_set(r, db_col_str(q, 7));
 	if (!db_col_null(q, 8)) {
 		struct config own;
 
 		if (config_parse_json(db_col_str(q, 8), &own, NULL) == 0)
 			sweep_node_cfg_set(s, idx, k, &own);
 	}
-	snprintf(r->mkfs, sizeof(r->mkfs), "%s", db_col_str(q, 9));
+	node_result_mkfs_set(r, db_col_str(q, 9));
 	return 0;
 }
 

@@ -168,6 +168,7 @@ void ctltest_seed003(struct sweep *s)
 		pt->loops_run = 5;
 		for (k = 0; k < 2; k++) {
 			struct node_result *r = &pt->nodes[k];
+			struct config applied = { 0 };
 
 			r->state = NODE_OK;
 			r->job_id = 10 * i + k + 1;
@@ -179,10 +180,11 @@ void ctltest_seed003(struct sweep *s)
 				bool adj = !strcmp(st->name, "queue_depth") &&
 				           !strcmp(st->value, "975");
 
-				config_set(&r->applied, st->name, adj ? "919" : st->value, true);
+				config_set(&applied, st->name, adj ? "919" : st->value, true);
 				if (adj)
 					r->adjusted_mask |= 1u << j;
 			}
+			node_result_applied_set(r, &applied);
 		}
 	}
 	snprintf(s->status, sizeof(s->status), "completed");

@@ -27,6 +27,7 @@ static void test_store_roundtrip(void **state)
 	struct err e = { 0 };
 	struct buf a = BUF_INIT, b = BUF_INIT;
 	struct strategy_batch batch = { 0 };
+	struct config applied = { 0 };
 	int n;
 
 	(void)state;
@@ -39,8 +40,9 @@ static void test_store_roundtrip(void **state)
 		ctltest_fill(&s, i, 100 + i);
 	s.points[2].nodes[1].state = NODE_FAILED;
 	s.points[2].nodes[1].npasses = 1;
-	snprintf(s.points[2].nodes[1].error, sizeof(s.points[2].nodes[1].error), "job 3 failed");
-	config_set(&s.points[1].nodes[0].applied, "nr_requests", "60", true);
+	node_result_error_set(&s.points[2].nodes[1], "job 3 failed");
+	config_set(&applied, "nr_requests", "60", true);
+	node_result_applied_set(&s.points[1].nodes[0], &applied);
 	s.points[1].nodes[0].adjusted_mask = 1;
 	s.points[1].nodes[0].job_id = 42;
 	s.node_dropped[1] = true;
@@ -70,7 +72,7 @@ static void test_store_roundtrip(void **state)
 	assert_int_equal(l.points[2].nodes[1].state, NODE_FAILED);
 	assert_string_equal(l.points[2].nodes[1].error, "job 3 failed");
 	assert_int_equal(l.points[1].nodes[0].job_id, 42);
-	assert_string_equal(config_get(&l.points[1].nodes[0].applied, "nr_requests")->value, "60");
+	assert_string_equal(config_get(l.points[1].nodes[0].applied, "nr_requests")->value, "60");
 	assert_int_equal(l.points[1].loops_run, 3);
 	assert_int_equal(l.points[2].nodes[1].npasses, 1);
 	assert_int_equal(l.points[1].race.state, RACE_DROPPED);

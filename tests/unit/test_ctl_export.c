@@ -368,6 +368,7 @@ static void test_export_injection(void **state)
 static void test_export_filesystem(void **state)
 {
 	struct buf out = BUF_INIT;
+	char ran[SWEEP_MKFS_MAX];
 	struct sweep s;
 	struct err e;
 
@@ -394,9 +395,10 @@ static void test_export_filesystem(void **state)
 	/* The command the agents ran, where the sweep recorded it (issue 31 #21: mkfs.xfs 6.1
 	 * refuses "-i size=2k"; the agent writes it in bytes): that command, its device
 	 * /dev/DEVICE. An agent's command with a word a shell line cannot hold is not used. */
-	snprintf(s.points[ctltest_best(&s, -1)].nodes[0].mkfs, sizeof(s.points[ctltest_best(&s, -1)].nodes[0].mkfs),
+	snprintf(ran, sizeof(ran),
 	         "mkfs.xfs -f -b size=4096 -d su=65536,sw=7 -i size=2048 -l version=2 /dev/%s",
 	         s.plan.nodes[0].device);
+	node_result_mkfs_set(&s.points[ctltest_best(&s, -1)].nodes[0], ran);
 	s.points[ctltest_best(&s, -1)].nodes[0].state = NODE_OK;
 	buf_reset(&out);
 	assert_int_equal(export_render(&s, "tuned", EXPORT_BEST, &out, &e), 0);
@@ -404,8 +406,8 @@ static void test_export_filesystem(void **state)
 	                                 "size=2048 -l version=2 /dev/DEVICE\n"));
 	assert_null(strstr(out.data, "size=2k -l version=2 /dev/DEVICE"));
 	assert_non_null(strstr(out.data, "as the sweep's agents ran it"));
-	snprintf(s.points[ctltest_best(&s, -1)].nodes[0].mkfs, sizeof(s.points[ctltest_best(&s, -1)].nodes[0].mkfs),
-	         "mkfs.xfs -f $(reboot) /dev/%s", s.plan.nodes[0].device);
+	snprintf(ran, sizeof(ran), "mkfs.xfs -f $(reboot) /dev/%s", s.plan.nodes[0].device);
+	node_result_mkfs_set(&s.points[ctltest_best(&s, -1)].nodes[0], ran);
 	buf_reset(&out);
 	assert_int_equal(export_render(&s, "tuned", EXPORT_BEST, &out, &e), 0);
 	assert_null(strstr(out.data, "reboot"));

@@ -333,7 +333,7 @@ static void test_point_run_appends(void **state)
 			assert_int_equal(r->pass_round[j], j + 1);
 		assert_float_equal(r->job_runtime_s, 3 * 3.5, 1e-9);
 		/* The read-back: queue_depth 975 became 919, flagged as adjusted. */
-		assert_string_equal(config_get(&r->applied, "queue_depth")->value, "919");
+		assert_string_equal(config_get(r->applied, "queue_depth")->value, "919");
 		assert_true(r->adjusted_mask & 2);
 		assert_false(r->adjusted_mask & 1);
 	}
@@ -505,8 +505,8 @@ static void test_params_in_job(void **state)
 		assert_non_null(strstr(loops_body_of(&agents[k], 1),
 		                       "\"params\":{\"nr_requests\":64,\"queue_depth\":975},"
 		                       "\"params_restore\":false"));
-		assert_string_equal(config_get(&r->applied, "nr_requests")->value, "64");
-		assert_string_equal(config_get(&r->applied, "queue_depth")->value, "919");
+		assert_string_equal(config_get(r->applied, "nr_requests")->value, "64");
+		assert_string_equal(config_get(r->applied, "queue_depth")->value, "919");
 		assert_true(r->adjusted_mask & 2);
 		assert_false(r->adjusted_mask & 1);
 		/* Only the waits before the read-back arrived asked for it. */

@@ -290,6 +290,149 @@ static void test_errors(void **state)
 	sweep_release(&a);
 }
 
+/* The document's text with its "plan" moved first (the reader takes either order). */
+static char *plan_first(const char *doc)
+{
+	json_t *d = json_loads(doc, 0, NULL), *o = json_object(), *v;
+	const char *k;
+	char *text;
+
+	assert_non_null(d);
+	json_object_set(o, "plan", json_object_get(d, "plan"));
+	json_object_foreach(d, k, v)
+	{
+		if (strcmp(k, "plan"))
+			json_object_set(o, k, v);
+	}
+	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+	json_decref(o);
+	json_decref(d);
+	return text;
+}
+
+/* Read text, judge it, write it again. */
+static char *rejudged(const char *text)
+{
+	struct sweep s;
+	struct err e;
+	char *j;
+
+	if (sweepdoc_parse(text, &s, &e) < 0)
+		fail_msg("%s", e.msg);
+	verdict_sweep(&s);
+	j = sweepdoc_write(&s);
+	sweep_release(&s);
+	return j;
+}
+
+/* The reader streams: the plan, which the writer puts last, may also come first, and a suite's
+ * passes (format 5: each workload's series, named by the plan) read the same either way. */
+static void test_plan_order(void **state)
+{
+	char *suite = tu_slurp(FT_FIXTURES "/sweep-suite.json", NULL), *first, *a, *b, *j;
+	struct sweep s;
+	struct err e;
+
+	(void)state;
+	first = plan_first(suite);
+	assert_true(strstr(first, "\"plan\"") < strstr(first, "\"points\""));
+	assert_int_equal(sweepdoc_parse(first, &s, &e), 0);
+	assert_true(s.plan.nworkloads > 1);
+	assert_true(s.points[1].nodes[0].nseries > 1);
+	sweep_release(&s);
+	a = rejudged(suite);
+	b = rejudged(first);
+	assert_string_equal(a, b);
+	free(first);
+	free(a);
+	free(b);
+	adaptive_sweep(&s);
+	j = sweepdoc_write(&s);
+	first = plan_first(j);
+	a = rejudged(j);
+	b = rejudged(first);
+	assert_string_equal(a, b);
+	assert_string_equal(a, j);
+	free(first);
+	free(a);
+	free(b);
+	free(j);
+	sweep_release(&s);
+	free(suite);
+}
+
+/* refused_edit of the first occurrence of from at or after from_at (a place in doc). */
+static void refused_edit_in(const char *doc, const char *from_at, const char *from, const char *to,
+                            const char *msg_start)
+{
+	const char *at = strstr(from_at, from);
+	struct buf b = BUF_INIT;
+
+	assert_non_null(at);
+	buf_append(&b, doc, (size_t)(at - doc));
+	buf_puts(&b, to);
+	buf_puts(&b, at + strlen(from));
+	refused(b.data, msg_start);
+	buf_release(&b);
+}
+
+/* The line of the first occurrence of what in doc (1-based). */
+static int line_of(const char *doc, const char *what)
+{
+	const char *at = strstr(doc, what), *c;
+	int line = 1;
+
+	assert_non_null(at);
+	for (c = doc; c < at; c++)
+		line += *c == '\n';
+	return line;
+}
+
+/* What the streamed reader refuses as the whole document's parse did: syntax errors placed in
+ * the document (not in the node result they stand in), duplicate keys at every level, the
+ * document's shape. */
+static void test_stream_errors(void **state)
+{
+	struct sweep a;
+	char *j, *tail, *points, want[64];
+
+	(void)state;
+	adaptive_sweep(&a);
+	j = sweepdoc_write(&a);
+	snprintf(want, sizeof(want), "line %d, column ", line_of(j, "\"state\": \"ok\""));
+	refused_edit(j, "\"state\": \"ok\"", "\"state\": ok", want);
+	snprintf(want, sizeof(want), "line %d, column ", line_of(j, "\"index\": 1,"));
+	refused_edit(j, "\"index\": 1,", "\"index\": 1 \"role\": 2,", want);
+	snprintf(want, sizeof(want), "line %d, column ", line_of(j, "\"id\": 12,"));
+	refused_edit(j, "\"id\": 12,", "\"id\": 12, \"id\": 12,", want);
+	refused_edit(j, "\"id\": 12,", "\"points\": [], \"id\": 12,", "line ");
+	refused_edit(j, "\"index\": 1,", "\"index\": 1, \"nodes\": [],", "line ");
+	refused_edit(j, "\"state\": \"ok\"", "\"state\": \"ok\", \"state\": \"ok\"", "line ");
+	refused_edit(j, "\"points\": [", "\"pointz\": [", "points: required field is missing");
+	refused_edit(j, "\"points\": [", "\"points\": 7, \"pointz\": [",
+	             "points: expected an array");
+	refused_edit(j, "\"points\": [", "\"points\": [7, ", "points[0]: expected an object");
+	/* points[0]'s "nodes" (the document's own "nodes" comes before the points). */
+	points = strstr(j, "\"points\": [");
+	assert_non_null(points);
+	refused_edit_in(j, points, "\"nodes\": [", "\"nodes\": 3, \"nodez\": [",
+	                "points[0].nodes: expected an array");
+	refused_edit_in(j, points, "\"nodes\": [", "\"nodez\": [",
+	                "points[0].nodes: required field is missing");
+	refused_edit_in(j, points, "\"nodes\": [", "\"nodes\": [], \"nodez\": [",
+	                "points[0].nodes: 0 results, expected one per plan node");
+	refused_edit_in(j, points, "\"nodes\": [", "\"nodes\": [{}, [], 7, ",
+	                "points[0].nodes: 5 results, expected one per plan node (2)");
+	tail = xasprintf("%s x", j);
+	refused(tail, "line ");
+	free(tail);
+	tail = xasprintf("%.*s", (int)strlen(j) - 1, j);
+	refused(tail, "line ");
+	free(tail);
+	free(j);
+	sweep_release(&a);
+}
+
 /* Numbers a plan would refuse, or no engine measures (issue 23 item 15). */
 static void test_numbers_refused(void **state)
 {
@@ -328,6 +471,8 @@ int main(void)
 		cmocka_unit_test(test_identity_cleaned),
 		cmocka_unit_test(test_version1),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_plan_order),
+		cmocka_unit_test(test_stream_errors),
 		cmocka_unit_test(test_numbers_refused),
 	};
 

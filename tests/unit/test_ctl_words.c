@@ -18,6 +18,7 @@ static void test_no_best_lines(void **state)
 {
 	struct sweep s;
 	struct buf b = BUF_INIT;
+	char why[SWEEP_ERROR_MAX];
 	char *json;
 	int i, k;
 
@@ -28,10 +29,9 @@ static void test_no_best_lines(void **state)
 
 		r->state = NODE_FAILED;
 		r->npasses = 0;
-		snprintf(r->error, sizeof(r->error),
-		         "job %d failed: bad_request: fio.iodepth: must "
-		         "be 1..4096",
-		         3 + k);
+		snprintf(why, sizeof(why),
+		         "job %d failed: bad_request: fio.iodepth: must be 1..4096", 3 + k);
+		node_result_error_set(r, why);
 	}
 	verdict_sweep(&s);
 	words_best_line(&s, &b);
@@ -53,7 +53,7 @@ static void test_no_best_lines(void **state)
 		for (k = 0; k < 2; k++) {
 			s.points[i].nodes[k].state = NODE_FAILED;
 			s.points[i].nodes[k].npasses = 0;
-			snprintf(s.points[i].nodes[k].error, 64, "PATCH params: HTTP 422: no");
+			node_result_error_set(&s.points[i].nodes[k], "PATCH params: HTTP 422: no");
 		}
 	verdict_sweep(&s);
 	words_best_line(&s, &b);
