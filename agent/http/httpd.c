@@ -659,29 +659,12 @@ static void httpd_free(struct httpd *h)
 	free(h);
 }
 
-int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *e)
+/* A new server's state for cfg: its locks, the hold thread and the slow-work thread. */
+static struct httpd *httpd_new(const struct httpd_config *cfg)
 {
-	struct sockaddr_storage ss;
-	const union MHD_DaemonInfo *info;
-	struct MHD_OptionItem tls[3];
-	unsigned int flags =
-	        MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME;
 	pthread_condattr_t mono;
-	struct httpd *h;
-	socklen_t sl = 0;
-	bool v6 = false;
-	unsigned int max_conns, per_ip, timeout_s;
-	struct stat lst;
-	ino_t lino;
-	long ncpu;
-	int rc, lfd;
+	struct httpd *h = xcalloc(1, sizeof(*h));
 
-	rc = listen_parse(cfg->listen, &ss, &sl, &v6, e);
-	if (rc)
-		return rc;
-	if (!!cfg->tls_cert_pem != !!cfg->tls_key_pem)
-		return err_set(e, -EINVAL, "bad_request", "--tls-cert and --tls-key go together");
-	h = xcalloc(1, sizeof(*h));
 	h->cfg = *cfg;
 	pthread_mutex_init(&h->stats_lock, NULL);
 	pthread_mutex_init(&h->log_lock, NULL);
@@ -700,72 +683,120 @@ int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *
 	pthread_cond_init(&h->slow_cond, NULL);
 	if (!httpd_slow_start(h))
 		log_warn("http: no slow-work thread: mkfs dry runs are answered 503 busy");
+	return h;
+}
+
+/* The server's threads and connection limits. */
+struct httpd_limits {
+	long ncpu;
+	unsigned int max_conns, per_ip, timeout_s;
+};
+
+/*
+ * A pool of ncpu threads, each with its own epoll set and its share (max_conns / ncpu) of
+ * the slots. A thread whose share is taken stops accepting; when all are full, new
+ * connections wait in the kernel's backlog until a slot frees. So slots must not be
+ * hoarded: one address gets at most per_ip of them (the rest are accepted and closed at
+ * once), and a connection that sends nothing for timeout_s loses its slot. Idle
+ * connections cost no thread, only a descriptor and a little memory; so do held
+ * requests (long-polls): their connections are suspended, out of the timeout's reach,
+ * and resumed by the one hold thread.
+ */
+static void httpd_limits_set(struct httpd *h, const struct httpd_config *cfg,
+                             struct httpd_limits *l)
+{
+	l->ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	if (l->ncpu < 1)
+		l->ncpu = 1;
+	if (l->ncpu > 8)
+		l->ncpu = 8;
+	l->max_conns = fd_limit_fit(cfg->max_conns ? cfg->max_conns : HTTPD_DEFAULT_MAX_CONNS);
+	if (l->max_conns < (unsigned int)l->ncpu)
+		l->max_conns = (unsigned int)l->ncpu;
+	l->per_ip = cfg->max_conns_per_ip ? cfg->max_conns_per_ip : HTTPD_DEFAULT_MAX_CONNS_PER_IP;
+	if (l->per_ip > l->max_conns)
+		l->per_ip = l->max_conns;
+	l->timeout_s = cfg->conn_timeout_s ? cfg->conn_timeout_s : HTTPD_DEFAULT_CONN_TIMEOUT_S;
+	httpd_holds_limit(h, l->max_conns, l->per_ip);
+	httpd_slots_limit(h, l->max_conns, (unsigned)l->ncpu);
+}
+
+/* The daemon on the bound socket lfd (closed on a failure if it is still lfd's inode). */
+static int httpd_daemon_start(struct httpd *h, int lfd, bool v6, const struct httpd_limits *l,
+                              struct err *e)
+{
+	const struct httpd_config *cfg = &h->cfg;
+	unsigned int flags =
+	        MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME;
+	struct MHD_OptionItem tls[3];
+	struct stat lst;
+	ino_t lino;
+
 	if (v6)
 		flags |= MHD_USE_IPv6;
 	if (cfg->tls_cert_pem)
 		flags |= MHD_USE_TLS;
-	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	if (ncpu < 1)
-		ncpu = 1;
-	if (ncpu > 8)
-		ncpu = 8;
-	/*
-	 * A pool of ncpu threads, each with its own epoll set and its share (max_conns / ncpu) of
-	 * the slots. A thread whose share is taken stops accepting; when all are full, new
-	 * connections wait in the kernel's backlog until a slot frees. So slots must not be
-	 * hoarded: one address gets at most per_ip of them (the rest are accepted and closed at
-	 * once), and a connection that sends nothing for timeout_s loses its slot. Idle
-	 * connections cost no thread, only a descriptor and a little memory; so do held
-	 * requests (long-polls): their connections are suspended, out of the timeout's reach,
-	 * and resumed by the one hold thread.
-	 */
-	max_conns = fd_limit_fit(cfg->max_conns ? cfg->max_conns : HTTPD_DEFAULT_MAX_CONNS);
-	if (max_conns < (unsigned int)ncpu)
-		max_conns = (unsigned int)ncpu;
-	per_ip = cfg->max_conns_per_ip ? cfg->max_conns_per_ip : HTTPD_DEFAULT_MAX_CONNS_PER_IP;
-	if (per_ip > max_conns)
-		per_ip = max_conns;
-	timeout_s = cfg->conn_timeout_s ? cfg->conn_timeout_s : HTTPD_DEFAULT_CONN_TIMEOUT_S;
-	httpd_holds_limit(h, max_conns, per_ip);
-	httpd_slots_limit(h, max_conns, (unsigned)ncpu);
 	/* TLS only when asked: an empty option array otherwise. */
 	tls[0] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)cfg->tls_cert_pem };
 	tls[1] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)cfg->tls_key_pem };
 	tls[2] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
-	lfd = listen_open(&ss, sl, v6, cfg->listen, e);
-	if (lfd < 0) {
-		httpd_free(h);
-		return lfd;
-	}
 	lino = fstat(lfd, &lst) == 0 ? lst.st_ino : 0;
 	h->daemon = MHD_start_daemon(
 	        flags, 0, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,
 	        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)lfd, MHD_OPTION_THREAD_POOL_SIZE,
-	        (unsigned int)ncpu, MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+	        (unsigned int)l->ncpu, MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
 	        MHD_OPTION_NOTIFY_CONNECTION, notify_connection, h, MHD_OPTION_UNESCAPE_CALLBACK,
-	        unescape_none, h, MHD_OPTION_CONNECTION_TIMEOUT, timeout_s,
-	        MHD_OPTION_CONNECTION_LIMIT, max_conns, MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip,
-	        MHD_OPTION_ARRAY, cfg->tls_cert_pem ? tls : tls + 2, MHD_OPTION_END);
-	if (!h->daemon) {
-		/* The address is bound: what is left to fail is TLS or resources. */
-		rc = err_set(e, -EINVAL, "internal",
-		             "cannot serve on %s: the HTTP server did not start%s (see the http: "
-		             "lines above)",
-		             cfg->listen,
-		             cfg->tls_cert_pem ? " (bad TLS key or certificate?)" : "");
-		listen_close_if_ours(lfd, lino);
-		httpd_free(h);
-		return rc;
+	        unescape_none, h, MHD_OPTION_CONNECTION_TIMEOUT, l->timeout_s,
+	        MHD_OPTION_CONNECTION_LIMIT, l->max_conns, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+	        l->per_ip, MHD_OPTION_ARRAY, cfg->tls_cert_pem ? tls : tls + 2, MHD_OPTION_END);
+	if (h->daemon)
+		return 0;
+	listen_close_if_ours(lfd, lino);
+	/* The address is bound: what is left to fail is TLS or resources. */
+	return err_set(e, -EINVAL, "internal",
+	               "cannot serve on %s: the HTTP server did not start%s (see the http: "
+	               "lines above)",
+	               cfg->listen, cfg->tls_cert_pem ? " (bad TLS key or certificate?)" : "");
+}
+
+int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *e)
+{
+	const union MHD_DaemonInfo *info;
+	struct sockaddr_storage ss;
+	struct httpd_limits l;
+	struct httpd *h = NULL;
+	socklen_t sl = 0;
+	bool v6 = false;
+	int rc;
+
+	rc = listen_parse(cfg->listen, &ss, &sl, &v6, e);
+	if (rc)
+		goto out;
+	if (!!cfg->tls_cert_pem != !!cfg->tls_key_pem) {
+		rc = err_set(e, -EINVAL, "bad_request", "--tls-cert and --tls-key go together");
+		goto out;
 	}
+	h = httpd_new(cfg);
+	httpd_limits_set(h, cfg, &l);
+	rc = listen_open(&ss, sl, v6, cfg->listen, e);
+	if (rc < 0)
+		goto out;
+	rc = httpd_daemon_start(h, rc, v6, &l, e);
+	if (rc)
+		goto out;
 	info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
 	h->port = info ? info->port : 0;
-	h->max_conns = max_conns;
-	h->max_conns_per_ip = per_ip;
+	h->max_conns = l.max_conns;
+	h->max_conns_per_ip = l.per_ip;
 	log_info("http: %ld threads, at most %u connections, %u per client address, %u s idle "
 	         "timeout; at most %u held requests, %u per client address",
-	         ncpu, max_conns, per_ip, timeout_s, h->max_held, h->max_held_per_ip);
+	         l.ncpu, l.max_conns, l.per_ip, l.timeout_s, h->max_held, h->max_held_per_ip);
 	*out = h;
-	return 0;
+	h = NULL;
+out:
+	if (h)
+		httpd_free(h);
+	return rc;
 }
 
 uint16_t httpd_port(const struct httpd *h)
