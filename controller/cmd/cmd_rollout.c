@@ -108,26 +108,28 @@ static int rollout_stored(const struct opts *o, int64_t id, struct rollout *r, s
 		log_error("%s", e.msg);
 		return -1;
 	}
+	rc = -1;
 	host_name(me, sizeof(me));
 	if (r->status == ROLLOUT_RUNNING && r->owner_pid > 0 && !strcmp(r->owner_host, me) &&
 	    owner_alive(r->owner_pid, r->owner_start) && r->owner_pid != (int)getpid()) {
 		log_error("rollout r%lld is running (pid %d on this host); stop it first",
 		          (long long)id, r->owner_pid);
-		rollout_release(r);
-		return -1;
+		goto out;
 	}
 	if (plan_parse(r->plan_json, r->plan_dir, p, &e) < 0) {
 		log_error("rollout r%lld's plan: %s", (long long)id, e.msg);
-		rollout_release(r);
-		return -1;
+		goto out;
 	}
 	if (plan_tokens_load(p, &e) < 0) {
 		log_error("rollout r%lld's plan: %s", (long long)id, e.msg);
 		plan_release(p); /* parsed: its nodes were leaked here (issue 31 #17) */
-		rollout_release(r);
-		return -1;
+		goto out;
 	}
-	return 0;
+	rc = 0;
+out:
+	if (rc < 0)
+		rollout_release(r);
+	return rc;
 }
 
 /* A rollout is stored to be resumed or reverted later, without its plan's tokens: refuse a
