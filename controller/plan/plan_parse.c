@@ -327,28 +327,28 @@ static int parse_fio_file(struct parser *ps, json_t *v, json_t *job)
 		         rel[0] == '/' ? "" : "/", rel);
 		rc = buf_read_file(&b, full, PLAN_FIO_FILE_MAX + 1);
 		if (rc < 0 && rc != -EFBIG) {
-			buf_release(&b);
-			return fail(ps, "job.fio_file", "cannot read '%s': %s", full,
-			            strerror(-rc));
+			rc = fail(ps, "job.fio_file", "cannot read '%s': %s", full, strerror(-rc));
+			goto out;
 		}
 		if (rc == -EFBIG || b.len > PLAN_FIO_FILE_MAX || memchr(b.data, '\0', b.len)) {
-			buf_release(&b);
-			return fail(
-			        ps, "job.fio_file",
-			        "'%s' is over %d bytes or not text (an agent takes at most that)",
-			        full, PLAN_FIO_FILE_MAX);
+			rc = fail(ps, "job.fio_file",
+			          "'%s' is over %d bytes or not text (an agent takes at most that)",
+			          full, PLAN_FIO_FILE_MAX);
+			goto out;
 		}
 		text = b.data ? b.data : "";
 	}
 	if (strlen(text) > PLAN_FIO_FILE_MAX) {
-		buf_release(&b);
-		return fail(ps, "job.fio_file", "over %d bytes (an agent takes at most that)",
-		            PLAN_FIO_FILE_MAX);
+		rc = fail(ps, "job.fio_file", "over %d bytes (an agent takes at most that)",
+		          PLAN_FIO_FILE_MAX);
+		goto out;
 	}
 	p->fio_file = xstrdup(text);
 	p->fio_file_path = xstrdup(rel);
+	rc = 0;
+out:
 	buf_release(&b);
-	return 0;
+	return rc;
 }
 
 static int parse_job(struct parser *ps, json_t *job)
