@@ -811,16 +811,14 @@ enum rollrun_result rollrun_start(struct rollout *r, struct plan *p, const struc
                                   const struct rollrun_opts *o, struct err *e)
 {
 	int cum[ROLLOUT_WAVES_MAX], nwaves, i;
-	enum rollrun_result res;
+	enum rollrun_result res = ROLLRUN_FAILED;
 	struct rollctx u;
 
 	if (rollout_waves_plan(p->nnodes, r->canary, r->waves_spec, cum, &nwaves, e))
 		return ROLLRUN_FAILED;
 	run_init(&u, r, p, job_plan, o);
-	if (ctlstore_open(o->db_path, &u.st, e)) {
-		run_release(&u);
-		return ROLLRUN_FAILED;
-	}
+	if (ctlstore_open(o->db_path, &u.st, e))
+		goto out;
 	r->nnodes = p->nnodes;
 	r->nodes = xcalloc((size_t)p->nnodes + 1, sizeof(*r->nodes));
 	for (i = 0; i < p->nnodes; i++) {
@@ -841,12 +839,11 @@ enum rollrun_result rollrun_start(struct rollout *r, struct plan *p, const struc
 	log_debug("phases begin=%.3f", time_now_s());
 	preflight(&u);
 	log_debug("phases preflight=%.3f", time_now_s());
-	if (ctlstore_rollout_create(u.st, r, e)) {
-		run_release(&u);
-		return ROLLRUN_FAILED;
-	}
+	if (ctlstore_rollout_create(u.st, r, e))
+		goto out;
 	rollctx_event(&u, ROLLRUN_BEGIN, 0, 0, 0);
 	res = waves_run(&u, e);
+out:
 	run_release(&u);
 	return res;
 }
@@ -874,7 +871,7 @@ static int nodes_match(const struct rollout *r, const struct plan *p, struct err
 enum rollrun_result rollrun_resume(struct rollout *r, struct plan *p, const struct plan *job_plan,
                                    const struct rollrun_opts *o, struct err *e)
 {
-	enum rollrun_result res;
+	enum rollrun_result res = ROLLRUN_FAILED;
 	struct rollctx u;
 
 	if (r->status != ROLLOUT_RUNNING && r->status != ROLLOUT_INTERRUPTED) {
@@ -888,10 +885,8 @@ enum rollrun_result rollrun_resume(struct rollout *r, struct plan *p, const stru
 	if (nodes_match(r, p, e))
 		return ROLLRUN_FAILED;
 	run_init(&u, r, p, job_plan, o);
-	if (ctlstore_open(o->db_path, &u.st, e)) {
-		run_release(&u);
-		return ROLLRUN_FAILED;
-	}
+	if (ctlstore_open(o->db_path, &u.st, e))
+		goto out;
 	r->status = ROLLOUT_RUNNING;
 	r->owner_pid = o->owner_pid;
 	r->owner_start = o->owner_start;
@@ -902,6 +897,7 @@ enum rollrun_result rollrun_resume(struct rollout *r, struct plan *p, const stru
 	resolve_uncertain(&u);
 	rollctx_event(&u, ROLLRUN_BEGIN, 0, 0, 0);
 	res = waves_run(&u, e);
+out:
 	run_release(&u);
 	return res;
 }
@@ -917,8 +913,8 @@ enum rollrun_result rollrun_revert(struct rollout *r, struct plan *p, const stru
 		return ROLLRUN_FAILED;
 	run_init(&u, r, p, NULL, o);
 	if (ctlstore_open(o->db_path, &u.st, e)) {
-		run_release(&u);
-		return ROLLRUN_FAILED;
+		res = ROLLRUN_FAILED;
+		goto out;
 	}
 	sessions_close_stale(&u);
 	resolve_uncertain(&u);
@@ -938,6 +934,7 @@ enum rollrun_result rollrun_revert(struct rollout *r, struct plan *p, const stru
 		snprintf(r->reason, sizeof(r->reason), "reverted by rollout --revert");
 	}
 	save_status(&u);
+out:
 	run_release(&u);
 	return res;
 }
