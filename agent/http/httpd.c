@@ -355,6 +355,92 @@ void httpd_limits(const struct httpd *h, unsigned int *max_conns, unsigned int *
 	*per_ip = h->max_conns_per_ip;
 }
 
+/* Count and send resp, the answer of route route_idx (-1: none) to url. */
+static enum MHD_Result respond(struct httpd *h, struct MHD_Connection *c, const char *url,
+                               int route_idx, struct http_resp *resp)
+{
+	enum MHD_Result ret;
+
+	count_request(h, route_idx, resp->status);
+	ret = send_resp(c, resp, !strncmp(url, "/api/", 5));
+	free(resp->body);
+	return ret;
+}
+
+/* Drop what a handler answered, to answer again. */
+static void resp_clear(struct http_resp *resp)
+{
+	free(resp->body);
+	free(resp->location);
+	memset(resp, 0, sizeof(*resp));
+}
+
+/* A request's first call: its state (*con_cls), from its headers. A request whose body cannot
+ * be delimited is answered now, before its body: the connection closes. */
+static enum MHD_Result conn_start(struct httpd *h, struct MHD_Connection *c, const char *url,
+                                  void **con_cls)
+{
+	struct conn_state *cs = xcalloc(1, sizeof(*cs));
+	struct http_resp resp;
+	const char *cl;
+	uint64_t n;
+
+	cs->fd = -1;
+	*con_cls = cs;
+	MHD_get_connection_values(c, MHD_HEADER_KIND, count_framing, cs);
+	cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	if (cl && num_parse_size(cl, &n) == 0 && n > HTTP_MAX_BODY)
+		cs->too_large = true;
+	cs->token_ok = token_sent(h, c);
+	httpd_slot_request(h, c, cs->token_ok);
+	httpd_client_of(c, &cs->client);
+	memset(&resp, 0, sizeof(resp));
+	if (framing_ok(cs, &resp))
+		return MHD_YES;
+	return respond(h, c, url, -1, &resp);
+}
+
+/* The request's answer from its route into resp; true when it went to the slow-work thread
+ * or is held (answered later). */
+static bool request_route(struct httpd *h, struct MHD_Connection *c, const char *url,
+                          const char *method, struct conn_state *cs, struct http_resp *resp,
+                          int *route_idx)
+{
+	enum hold_result rc_hold;
+	uint64_t seq;
+
+	pthread_mutex_lock(&h->hold_lock);
+	seq = h->wake_seq;
+	pthread_mutex_unlock(&h->hold_lock);
+	dispatch(h, c, url, method, cs, resp, route_idx);
+	if (cs->slow_fn) {
+		resp_clear(resp);
+		if (httpd_slow_queue(h, c, cs))
+			return true;
+		httpd_slow_release(cs);
+		http_error(resp, 503, "busy",
+		           "the agent already has %d slow requests (mkfs dry runs) "
+		           "waiting: ask "
+		           "again later",
+		           HTTPD_SLOW_QUEUE_MAX);
+	}
+	if (!resp->status && resp->wait_s > 0 && !cs->hold_over && !cs->token_ok) {
+		/* Anonymous clients (--public-read) hold nothing: answered at once. */
+		resp_clear(resp);
+		cs->hold_over = true;
+		dispatch(h, c, url, method, cs, resp, route_idx);
+	}
+	if (!resp->status && resp->wait_s > 0 && !cs->hold_over) {
+		free(resp->body);
+		free(resp->location);
+		rc_hold = httpd_hold(h, c, cs, resp, seq);
+		if (rc_hold == HOLD_OK)
+			return true;
+		httpd_hold_refused(h, rc_hold, resp);
+	}
+	return false;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **con_cls)
@@ -362,35 +448,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	struct httpd *h = cls;
 	struct conn_state *cs = *con_cls;
 	struct http_resp resp;
-	int route_idx;
-	enum hold_result rc_hold;
-	enum MHD_Result ret;
-	uint64_t seq;
+	int route_idx = -1;
 
-	if (!cs) {
-		const char *cl;
-		uint64_t n;
-
-		cs = xcalloc(1, sizeof(*cs));
-		cs->fd = -1;
-		*con_cls = cs;
-		MHD_get_connection_values(c, MHD_HEADER_KIND, count_framing, cs);
-		cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-		                                 MHD_HTTP_HEADER_CONTENT_LENGTH);
-		if (cl && num_parse_size(cl, &n) == 0 && n > HTTP_MAX_BODY)
-			cs->too_large = true;
-		cs->token_ok = token_sent(h, c);
-		httpd_slot_request(h, c, cs->token_ok);
-		httpd_client_of(c, &cs->client);
-		memset(&resp, 0, sizeof(resp));
-		if (framing_ok(cs, &resp))
-			return MHD_YES;
-		/* Answered before the body, which cannot be delimited: the connection closes. */
-		count_request(h, -1, resp.status);
-		ret = send_resp(c, &resp, !strncmp(url, "/api/", 5));
-		free(resp.body);
-		return ret;
-	}
+	if (!cs)
+		return conn_start(h, c, url, con_cls);
 	if (cs->hold_gone)
 		return MHD_NO; /* the client went away while held: close, nothing to answer */
 	if (*upload_data_size) {
@@ -406,57 +467,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		resp = cs->slow_resp;
 		memset(&cs->slow_resp, 0, sizeof(cs->slow_resp));
 		cs->slow_done = false;
-		count_request(h, cs->slow_route, resp.status);
-		ret = send_resp(c, &resp, !strncmp(url, "/api/", 5));
-		free(resp.body);
-		return ret;
+		return respond(h, c, url, cs->slow_route, &resp);
 	}
 	memset(&resp, 0, sizeof(resp));
-	route_idx = -1;
-	if (cs->hold_stop) {
+	if (cs->hold_stop)
 		http_error(&resp, 503, "shutting_down",
 		           "the agent is shutting down; ask again once it is back");
-	} else {
-		pthread_mutex_lock(&h->hold_lock);
-		seq = h->wake_seq;
-		pthread_mutex_unlock(&h->hold_lock);
-		dispatch(h, c, url, method, cs, &resp, &route_idx);
-		if (cs->slow_fn) {
-			free(resp.body);
-			free(resp.location);
-			memset(&resp, 0, sizeof(resp));
-			if (httpd_slow_queue(h, c, cs))
-				return MHD_YES;
-			httpd_slow_release(cs);
-			http_error(&resp, 503, "busy",
-			           "the agent already has %d slow requests (mkfs dry runs) "
-			           "waiting: ask "
-			           "again later",
-			           HTTPD_SLOW_QUEUE_MAX);
-		}
-		if (!resp.status && resp.wait_s > 0 && !cs->hold_over && !cs->token_ok) {
-			/* Anonymous clients (--public-read) hold nothing: answered at once. */
-			free(resp.body);
-			free(resp.location);
-			memset(&resp, 0, sizeof(resp));
-			cs->hold_over = true;
-			dispatch(h, c, url, method, cs, &resp, &route_idx);
-		}
-		if (!resp.status && resp.wait_s > 0 && !cs->hold_over) {
-			free(resp.body);
-			free(resp.location);
-			rc_hold = httpd_hold(h, c, cs, &resp, seq);
-			if (rc_hold == HOLD_OK)
-				return MHD_YES;
-			httpd_hold_refused(h, rc_hold, &resp);
-		}
-	}
+	else if (request_route(h, c, url, method, cs, &resp, &route_idx))
+		return MHD_YES;
 	if (!resp.status)
 		http_error(&resp, 500, "internal", "handler produced no response");
-	count_request(h, route_idx, resp.status);
-	ret = send_resp(c, &resp, !strncmp(url, "/api/", 5));
-	free(resp.body);
-	return ret;
+	return respond(h, c, url, route_idx, &resp);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
