@@ -235,9 +235,9 @@ static int parse_filesystem(struct parser *ps, json_t *fs)
 
 			snprintf(path, sizeof(path), "job.filesystem.mkfs[%zu]", i);
 			if (!tok || !*tok || strpbrk(tok, " \t")) {
-				buf_release(&b);
-				return fail(ps, path,
-				            "expected one argv token (a string without blanks)");
+				r = fail(ps, path,
+				         "expected one argv token (a string without blanks)");
+				goto out;
 			}
 			buf_printf(&b, "%s%s", i ? " " : "", tok);
 		}
@@ -246,17 +246,18 @@ static int parse_filesystem(struct parser *ps, json_t *fs)
 	}
 	if (strlen(type) >= sizeof(p->fs_type) || b.len >= sizeof(p->fs_mkfs) ||
 	    (mount && strlen(mount) >= sizeof(p->fs_mount))) {
-		buf_release(&b);
-		return fail(ps, "job.filesystem",
-		            "too long (mkfs and mount: at most %d bytes each)",
-		            PARAM_VALUE_MAX - 1);
+		r = fail(ps, "job.filesystem", "too long (mkfs and mount: at most %d bytes each)",
+		         PARAM_VALUE_MAX - 1);
+		goto out;
 	}
 	p->has_fs = true;
 	snprintf(p->fs_type, sizeof(p->fs_type), "%s", type);
 	snprintf(p->fs_mkfs, sizeof(p->fs_mkfs), "%s", b.data ? b.data : "");
 	snprintf(p->fs_mount, sizeof(p->fs_mount), "%s", mount ? mount : "");
+	r = 0;
+out:
 	buf_release(&b);
-	return 0;
+	return r;
 }
 
 /* The filesystem layer's rules: every fs.* value needs a type to go with it, and a job with a
