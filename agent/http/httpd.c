@@ -247,10 +247,9 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 		req.n_query = 0;
 		m = http_route_match(rt->pattern, url, &req);
 		if (m < 0) {
-			http_req_release(&req);
 			http_error(resp, 400, "bad_request",
 			           "invalid path segment (contains '/', '..', or NUL)");
-			return;
+			goto out;
 		}
 		if (!m)
 			continue;
@@ -259,10 +258,9 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 			continue;
 		*route_idx = i;
 		if (!authorized(h, cs->token_ok, method, rt)) {
-			http_req_release(&req);
 			http_error(resp, 401, "unauthorized",
 			           "missing or wrong bearer token (Authorization: Bearer TOKEN)");
-			return;
+			goto out;
 		}
 		qc.r = &req;
 		qc.problem[0] = '\0';
@@ -281,20 +279,18 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 			cs->slow_route = i;
 			return;
 		}
-		http_req_release(&req);
-		return;
+		goto out;
 	}
-	http_req_release(&req);
-	if (path_known) {
+	if (path_known)
 		http_error(resp, 405, "method_not_allowed", "%s is not allowed on %.*s", method,
 		           utf8_cut(url, 200), url);
-		return;
-	}
-	if (strncmp(url, "/api/", 5) && h->cfg.web_root && !strcmp(method, "GET")) {
+	else if (strncmp(url, "/api/", 5) && h->cfg.web_root && !strcmp(method, "GET"))
 		serve_static(h, url, resp);
-		return;
-	}
-	http_error(resp, 404, "not_found", "no route for %s %.*s", method, utf8_cut(url, 200), url);
+	else
+		http_error(resp, 404, "not_found", "no route for %s %.*s", method,
+		           utf8_cut(url, 200), url);
+out:
+	http_req_release(&req);
 }
 
 /* Counts the framing headers of a request (Content-Length, Transfer-Encoding). */
