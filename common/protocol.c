@@ -1,4 +1,5 @@
-/* protocol.c -- the agent API's job states (their words, which are final) and identity fields. */
+/* protocol.c -- the agent API's words: job states (which are final), identity fields, the
+ * profile-name rule, profile device states and features. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +7,17 @@
 #include "protocol.h"
 #include "xmalloc.h"
 #include "banned.h"
+
+/* The index of name in a table of n words, or -1. */
+static int word_find(const char *const *words, int n, const char *name)
+{
+	int i;
+
+	for (i = 0; name && i < n; i++)
+		if (!strcmp(words[i], name))
+			return i;
+	return -1;
+}
 
 const char *const job_state_names[JOB_N_STATES + 1] = {
 	[JOB_QUEUED] = "queued", [JOB_RUNNING] = "running",     [JOB_SUCCEEDED] = "succeeded",
@@ -20,12 +32,7 @@ const char *job_state_name(enum job_state s)
 
 int job_state_parse(const char *name)
 {
-	int i;
-
-	for (i = 0; name && i < JOB_N_STATES; i++)
-		if (!strcmp(job_state_names[i], name))
-			return i;
-	return -1;
+	return word_find(job_state_names, JOB_N_STATES, name);
 }
 
 bool job_state_final(enum job_state s)
@@ -80,10 +87,50 @@ char *identity_text_dup(const char *s)
 
 int identity_field_parse(const char *name)
 {
-	int i;
+	return word_find(identity_field_names, IDF_N, name);
+}
 
-	for (i = 0; name && i < IDF_N; i++)
-		if (!strcmp(identity_field_names[i], name))
-			return i;
-	return -1;
+bool profile_name_ok(const char *name)
+{
+	size_t n;
+
+	if (!name)
+		return false;
+	n = strlen(name);
+	if (!n || n >= PROFILE_NAME_MAX || name[0] == '.')
+		return false;
+	return strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") ==
+	       n;
+}
+
+const char *const keep_state_names[KEEP_N_STATES + 1] = {
+	[KEEP_HELD] = "held",           [KEEP_DRIFTED] = "drifted",
+	[KEEP_REAPPLIED] = "reapplied", [KEEP_PENDING] = "pending",
+	[KEEP_YIELDED] = "yielded",     [KEEP_FAILED] = "failed",
+	[KEEP_ABSENT] = "absent",       [KEEP_NOT_ALLOWED] = "not_allowed",
+	[KEEP_CONFLICT] = "conflict",   [KEEP_N_STATES] = NULL,
+};
+
+int keep_state_parse(const char *name)
+{
+	return word_find(keep_state_names, KEEP_N_STATES, name);
+}
+
+bool keep_state_holds(int s)
+{
+	return s == KEEP_HELD || s == KEEP_REAPPLIED;
+}
+
+const char *const feature_names[FEATURE_N + 1] = {
+	[FEATURE_DRY_RUN] = "dry_run",         [FEATURE_STRICT_QUERY] = "strict_query",
+	[FEATURE_LONG_POLL] = "long_poll",     [FEATURE_PROFILES] = "profiles",
+	[FEATURE_JOB_APPLIED] = "job_applied", [FEATURE_START_AT] = "start_at",
+	[FEATURE_UNTIL_END] = "until_end",     [FEATURE_PASS_DEADLINE] = "pass_deadline",
+	[FEATURE_WORKLOADS] = "workloads",     [FEATURE_DEVICE_LANES] = "device_lanes",
+	[FEATURE_FIO_FILE] = "fio_file",       [FEATURE_N] = NULL,
+};
+
+int feature_parse(const char *name)
+{
+	return word_find(feature_names, FEATURE_N, name);
 }

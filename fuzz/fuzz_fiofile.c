@@ -58,10 +58,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		return 0;
 	}
-	b = fiofile_pass_bound_s(f, false, 1ULL << 30);
+	b = fio_file_pass_bound_s(f, false, 1ULL << 30);
 	if (!(b >= 0) || b != b)
 		abort();
-	fiofile_metrics_list(f, &names);
+	fio_file_metrics_list(f, &names);
 	err_clear(&e);
 	if (fiofile_target_check(f, "/dev/loop7", false, NULL, &e) == 0) {
 		text = fiofile_render(f, &t);

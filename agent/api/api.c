@@ -10,6 +10,7 @@
 #include "api/api_priv.h"
 #include "api/switches.h"
 #include "num.h"
+#include "protocol.h"
 #include "queue/job.h"
 #include "timeutil.h"
 #include "utf8.h"
@@ -130,20 +131,17 @@ static json_t *param_json(const struct param *p)
 	return o;
 }
 
-const char *const api_features[] = { "dry_run",     "strict_query", "long_poll", "profiles",
-	                             "job_applied", "start_at",     "until_end", "pass_deadline",
-	                             "workloads",   "device_lanes", "fio_file",  NULL };
-
 static void health_get(void *app, const struct http_req *req, struct http_resp *resp)
 {
 	struct agent *a = app;
 	json_t *features = json_array();
 	int i;
 
-	for (i = 0; api_features[i]; i++)
-		if (!switches_no_long_poll() ||
-		    (strcmp(api_features[i], "long_poll") && strcmp(api_features[i], "until_end")))
-			json_array_append_new(features, json_string(api_features[i]));
+	/* GET /health lists every feature of protocol.h; switches_no_long_poll() hides the two
+	 * that hold requests. */
+	for (i = 0; i < FEATURE_N; i++)
+		if (!switches_no_long_poll() || (i != FEATURE_LONG_POLL && i != FEATURE_UNTIL_END))
+			json_array_append_new(features, json_string(feature_names[i]));
 	/* time_s: the agent's clock, to the microsecond: a controller bounds the offset of this
 	 * clock from its own with the request's round trip (jobs start by it: "start_at"). */
 	api_json(resp, 200,
@@ -692,7 +690,7 @@ static const struct query_param q_jobs[] = {
 };
 static const char *const job_waits[] = { "change", "end", NULL };
 static const struct query_param q_job[] = {
-	{ .key = "wait_s", .type = QUERY_INT, .min = 0, .max = HTTP_WAIT_MAX_S },
+	{ .key = "wait_s", .type = QUERY_INT, .min = 0, .max = JOB_WAIT_MAX_S },
 	{ .key = "after", .type = QUERY_INT, .min = 0, .max = INT64_MAX },
 	{ .key = "until", .type = QUERY_ENUM, .choices = job_waits },
 	{ .key = "fields", .type = QUERY_TEXT },

@@ -73,7 +73,7 @@ void api_jobs_post(void *app, const struct http_req *req, struct http_resp *resp
 	if (dry_run) {
 		struct jobfs_made *would = xcalloc(1, sizeof(*would));
 
-		if (job_dry_run(a->jobs, &spec, would, &e)) {
+		if (job_check(a->jobs, &spec, would, &e)) {
 			api_fail(resp, &e);
 		} else {
 			struct metric_names names;

@@ -317,6 +317,7 @@ static void bonnie_metrics_list(const struct engine_opts *opts, struct metric_na
 
 const struct engine bonnie_engine = {
 	.name = "bonnie",
+	.exe = "bonnie++",
 	.id = ENGINE_BONNIE,
 	.needs_directory = 1,
 	ENGINE_OPTS(bonnie_opts_table, bonnie),

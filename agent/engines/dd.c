@@ -229,6 +229,7 @@ static void dd_metrics_list(const struct engine_opts *opts, struct metric_names 
 
 const struct engine dd_engine = {
 	.name = "dd",
+	.exe = "dd",
 	.id = ENGINE_DD,
 	.needs_directory = 0,
 	ENGINE_OPTS(dd_opts_table, dd),

@@ -184,11 +184,11 @@ int engine_parse_pass(const struct engine *eng, const struct engine_opts *o, con
 {
 	int rc;
 
-	if (eng->id != ENGINE_FIO || o->n_workloads == 0 || !per)
+	if (!eng->parse_sections || o->n_workloads == 0 || !per)
 		return engine_parse(eng, o, out, out_len, errout, errout_len, exit_code,
 		                    term_signal, m, e);
-	rc = fio_parse_sections(out, out_len, errout, errout_len, exit_code, term_signal,
-	                        o->n_workloads, per, e);
+	rc = eng->parse_sections(out, out_len, errout, errout_len, exit_code, term_signal,
+	                         o->n_workloads, per, e);
 	*m = per[0];
 	return rc;
 }
@@ -204,20 +204,7 @@ void engine_argv_free(char **argv)
 	free(argv);
 }
 
-/* The binary each engine runs when no explicit path is given. */
-static const char *engine_default_exe(const struct engine *eng)
-{
-	if (eng == &fio_engine)
-		return "fio";
-	if (eng == &dd_engine)
-		return "dd";
-	if (eng == &bonnie_engine)
-		return "bonnie++";
-	return "iozone";
-}
-
-/* Is `exe` runnable: a path with a '/' is checked directly, a bare name on $PATH. */
-static int exe_runnable(const char *exe)
+bool engine_tool_found(const char *exe)
 {
 	const char *path, *p, *colon;
 	char full[4096];
@@ -227,7 +214,7 @@ static int exe_runnable(const char *exe)
 		return access(exe, X_OK) == 0;
 	path = getenv("PATH");
 	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin";
+		path = ENGINE_DEFAULT_PATH;
 	for (p = path;; p = colon + 1) {
 		colon = strchr(p, ':');
 		dirlen = colon ? (size_t)(colon - p) : strlen(p);
@@ -236,18 +223,18 @@ static int exe_runnable(const char *exe)
 		else
 			snprintf(full, sizeof(full), "%.*s/%s", (int)dirlen, p, exe);
 		if (access(full, X_OK) == 0)
-			return 1;
+			return true;
 		if (!colon)
 			break;
 	}
-	return 0;
+	return false;
 }
 
 const char *engine_exe(const struct engine *eng, const char *fio_path)
 {
-	if (eng == &fio_engine && fio_path && *fio_path)
+	if (eng->id == ENGINE_FIO && fio_path && *fio_path)
 		return fio_path;
-	return engine_default_exe(eng);
+	return eng->exe;
 }
 
 int engine_available(const struct engine *eng, const char *fio_path, struct err *e)
@@ -257,7 +244,7 @@ int engine_available(const struct engine *eng, const char *fio_path, struct err 
 	if (!eng)
 		return err_set(e, -EINVAL, "bad_request", "unknown engine");
 	exe = engine_exe(eng, fio_path);
-	if (!exe_runnable(exe))
+	if (!engine_tool_found(exe))
 		return err_set(e, -ENOENT, "engine_unavailable",
 		               "engine '%s' is not available: '%s' not found%s", eng->name, exe,
 		               strchr(exe, '/') ? " or not executable" : " on PATH");

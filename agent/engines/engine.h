@@ -224,6 +224,7 @@ struct engine {
 	const char *name; /* "fio", "dd", "bonnie", "iozone" — the job's "engine" field and the key
 	                     of its option object */
 	enum engine_id id;
+	const char *exe;     /* the binary it runs when no path is given, found on PATH */
 	int needs_directory; /* bonnie, iozone: 1 */
 	/* The option object's keys, in the order they are checked. */
 	const struct engine_opt *opts;
@@ -254,6 +255,11 @@ struct engine {
 	 * Fills metrics (m is reset first); returns 0 or a negative errno as described above. */
 	int (*parse)(const char *out, size_t out_len, const char *errout, size_t errout_len,
 	             int exit_code, int term_signal, struct metrics *m, struct err *e);
+	/* Optional (fio): parse a pass of n sections, a job's workloads, each into per[i]
+	 * (fio_parse_sections). NULL: the engine runs no workloads. */
+	int (*parse_sections)(const char *out, size_t out_len, const char *errout,
+	                      size_t errout_len, int exit_code, int term_signal, int n,
+	                      struct metrics *per, struct err *e);
 	/* Which stream is the pass's raw output kept in the database: "stdout" or "stderr". */
 	const char *raw_stream;
 	/* Optional: name metrics that depend on the options (dd's output does not say whether
@@ -320,8 +326,21 @@ int engine_parse_pass(const struct engine *eng, const struct engine_opts *o, con
  * -EPROTO when the entries are not the n sections. */
 int fio_parse_sections(const char *out, size_t out_len, const char *errout, size_t errout_len,
                        int exit_code, int term_signal, int n, struct metrics *per, struct err *e);
-/* The binary eng runs: fio_path for fio when given, else fio, dd, bonnie++ or iozone. */
+/* A fio job file's passes (fio.c), each job section a fio job of its own: the most a pass
+ * takes (the longest section bounded by its runtime, plus every section bounded by its I/O),
+ * the expected time (the longest section's), and the union of the job sections' metrics. */
+struct fiofile;
+double fio_file_pass_bound_s(const struct fiofile *f, bool in_directory, uint64_t device_bytes);
+double fio_file_expected_runtime_s(const struct fiofile *f);
+void fio_file_metrics_list(const struct fiofile *f, struct metric_names *out);
+/* The binary eng runs: fio_path for fio when given, else its exe (dd, bonnie++, iozone). */
 const char *engine_exe(const struct engine *eng, const char *fio_path);
+/* The PATH a tool is looked for on when the agent's environment has none (or an empty one). */
+#define ENGINE_DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+/* Is tool exe runnable: a path with a '/' is checked directly, a bare name on $PATH
+ * (ENGINE_DEFAULT_PATH without one; an empty entry is the working directory). The one PATH
+ * search of the agent: engines' binaries and a job filesystem's tools. */
+bool engine_tool_found(const char *exe);
 /* Frees an argv from argv_build; NULL is fine. */
 void engine_argv_free(char **argv);
 /* Engines whose binary is unavailable (iozone not on PATH) are still found; the job layer

@@ -12,6 +12,7 @@
 
 #include "engines/engine.h"
 #include "engines/fiofile.h"
+#include "engines/fiosyntax.h"
 #include "num.h"
 #include "utf8.h"
 #include "banned.h"
@@ -66,110 +67,11 @@ static const struct engine_opt fio_opts_table[] = {
 	{ ENGINE_OPT(fio_opts, loops, EOPT_INT), .min = 1, .max = 1000000 },
 };
 
-/* A finite number that is all of s. */
-static int fio_number(const char *s, size_t n, double *out)
-{
-	char buf[64], *end;
-
-	if (n == 0 || n >= sizeof(buf))
-		return -EINVAL;
-	memcpy(buf, s, n);
-	buf[n] = '\0';
-	if (!isdigit((unsigned char)buf[0]) && buf[0] != '.')
-		return -EINVAL;
-	*out = strtod(buf, &end);
-	return *end || !isfinite(*out) ? -EINVAL : 0;
-}
-
-/* A size that is all of s[0..n): 1..1G. */
-static int fio_size_n(const char *s, size_t n, uint64_t *out)
-{
-	char buf[32];
-
-	if (n == 0 || n >= sizeof(buf))
-		return -EINVAL;
-	memcpy(buf, s, n);
-	buf[n] = '\0';
-	return num_parse_size(buf, out) == 0 && *out >= 1 && *out <= (1ULL << 30) ? 0 : -EINVAL;
-}
-
-int fio_bssplit_parse(const char *v, uint64_t *min_bs, uint64_t *max_bs, char *why, size_t len)
-{
-	const char *dir = v, *p, *end, *slash, *colon, *comma;
-	uint64_t bs, lo = UINT64_MAX, hi = 0;
-	int dirs = 0, entries, missing;
-	double pct, sum;
-
-	for (;;) {
-		comma = strchr(dir, ',');
-		end = comma ? comma : dir + strlen(dir);
-		if (++dirs > 3) {
-			snprintf(why, len, "at most 3 lists (read,write,trim)");
-			return -EINVAL;
-		}
-		entries = missing = 0;
-		sum = 0;
-		for (p = dir; p < end; p = colon + 1) {
-			colon = memchr(p, ':', (size_t)(end - p));
-			if (!colon)
-				colon = end;
-			slash = memchr(p, '/', (size_t)(colon - p));
-			if (fio_size_n(p, (size_t)((slash ? slash : colon) - p), &bs)) {
-				snprintf(why, len, "'%.*s' is not a block size 1..1G like 4k",
-				         (int)((slash ? slash : colon) - p) > 32
-				                 ? 32
-				                 : (int)((slash ? slash : colon) - p),
-				         p);
-				return -EINVAL;
-			}
-			if (!slash || slash + 1 == colon) {
-				missing++;
-			} else if (fio_number(slash + 1, (size_t)(colon - slash - 1), &pct) ||
-			           pct < 0 || pct > 100) {
-				snprintf(why, len, "'%.*s' is not a percentage 0..100",
-				         (int)(colon - slash - 1) > 32 ? 32
-				                                       : (int)(colon - slash - 1),
-				         slash + 1);
-				return -EINVAL;
-			} else {
-				sum += pct;
-			}
-			if (++entries > 64) {
-				snprintf(why, len, "at most 64 block sizes in a list");
-				return -EINVAL;
-			}
-			lo = bs < lo ? bs : lo;
-			hi = bs > hi ? bs : hi;
-			if (colon == end)
-				break;
-		}
-		if (!entries) {
-			snprintf(why, len, "an empty list");
-			return -EINVAL;
-		}
-		if (sum > 100 + 1e-9 || (!missing && (sum < 100 - 1e-9))) {
-			snprintf(why, len,
-			         "the percentages of a list add up to %g; they must make 100 (or "
-			         "less, with some left out)",
-			         sum);
-			return -EINVAL;
-		}
-		if (!comma)
-			break;
-		dir = comma + 1;
-	}
-	if (min_bs)
-		*min_bs = lo;
-	if (max_bs)
-		*max_bs = hi;
-	return 0;
-}
-
 static int fio_bssplit_check(const char *path, const char *v, struct err *e)
 {
 	char why[160];
 
-	if (fio_bssplit_parse(v, NULL, NULL, why, sizeof(why)))
+	if (fiosyntax_bssplit_parse(v, NULL, NULL, why, sizeof(why)))
 		return err_set(e, -EINVAL, "bad_request",
 		               "%s: %s (fio's bssplit: \"4k/10:64k/50:32k/40\", per direction "
 		               "\"R,W\")",
@@ -199,7 +101,7 @@ static int fio_zones_check(const char *z, bool abs, char *why, size_t len)
 			if (!colon)
 				colon = end;
 			slash = memchr(p, '/', (size_t)(colon - p));
-			if (!slash || fio_number(p, (size_t)(slash - p), &acc) || acc < 0 ||
+			if (!slash || fiosyntax_number(p, (size_t)(slash - p), &acc) || acc < 0 ||
 			    acc > 100) {
 				snprintf(why, len, "zone '%.*s' is not ACCESS%%/%s",
 				         (int)(colon - p) > 32 ? 32 : (int)(colon - p), p,
@@ -220,7 +122,8 @@ static int fio_zones_check(const char *z, bool abs, char *why, size_t len)
 					snprintf(why, len, "'%s' is not a size like 20g", buf);
 					return -EINVAL;
 				}
-			} else if (fio_number(slash + 1, (size_t)(colon - slash - 1), &range) ||
+			} else if (fiosyntax_number(slash + 1, (size_t)(colon - slash - 1),
+			                            &range) ||
 			           range < 0 || range > 100) {
 				snprintf(why, len, "zone '%.*s': the range is not a percentage",
 				         (int)(colon - p) > 32 ? 32 : (int)(colon - p), p);
@@ -283,11 +186,12 @@ static int fio_distribution_check(const char *path, const char *v, struct err *e
 		goto bad;
 	}
 	arg2 = strchr(colon + 1, ':');
-	if (fio_number(colon + 1, arg2 ? (size_t)(arg2 - colon - 1) : strlen(colon + 1), &x)) {
+	if (fiosyntax_number(colon + 1, arg2 ? (size_t)(arg2 - colon - 1) : strlen(colon + 1),
+	                     &x)) {
 		snprintf(why, sizeof(why), "%s needs a number after ':'", simple[i]);
 		goto bad;
 	}
-	if (arg2 && (fio_number(arg2 + 1, strlen(arg2 + 1), &c) || c < 0 || c > 1)) {
+	if (arg2 && (fiosyntax_number(arg2 + 1, strlen(arg2 + 1), &c) || c < 0 || c > 1)) {
 		snprintf(why, sizeof(why), "the centre after the second ':' must be 0..1");
 		goto bad;
 	}
@@ -528,7 +432,7 @@ static double fio_min_bs(const struct fio_opts *o)
 	uint64_t lo;
 	char why[160];
 
-	if (o->has_bssplit && !fio_bssplit_parse(o->bssplit, &lo, NULL, why, sizeof(why)))
+	if (o->has_bssplit && !fiosyntax_bssplit_parse(o->bssplit, &lo, NULL, why, sizeof(why)))
 		return (double)lo;
 	return o->has_bs && o->bs ? (double)o->bs : 4096.0;
 }
@@ -558,7 +462,7 @@ static double fio_expected_runtime_s(const struct engine_opts *opts)
 	double loops = o->has_loops ? (double)o->loops : 1;
 
 	if (o->file)
-		return fiofile_expected_runtime_s(o->file);
+		return fio_file_expected_runtime_s(o->file);
 	if (o->has_runtime_s)
 		return (double)o->runtime_s + ramp +
 		       (o->has_thinktime_us ? (double)o->thinktime_us / 1e6 : 0);
@@ -583,7 +487,7 @@ static double fio_pass_bound_s(const struct engine_opts *opts, bool in_directory
 	double ramp = o->has_ramp_time_s ? (double)o->ramp_time_s : 0;
 
 	if (o->file)
-		return fiofile_pass_bound_s(o->file, in_directory, device_bytes);
+		return fio_file_pass_bound_s(o->file, in_directory, device_bytes);
 	if (o->has_runtime_s && !in_directory)
 		return fio_expected_runtime_s(opts);
 	if (o->has_runtime_s)
@@ -819,7 +723,7 @@ static void fio_metrics_list(const struct engine_opts *opts, struct metric_names
 	size_t i;
 
 	if (o->file) {
-		fiofile_metrics_list(o->file, out);
+		fio_file_metrics_list(o->file, out);
 		return;
 	}
 	if (fio_rw_mixed(rw)) {
@@ -848,6 +752,49 @@ static void fio_metrics_list(const struct engine_opts *opts, struct metric_names
 	}
 	metric_names_add(out, "cpu.usr_pct");
 	metric_names_add(out, "cpu.sys_pct");
+}
+
+/* ---- a job file's passes: each job section as a fio job of its own ---- */
+
+double fio_file_pass_bound_s(const struct fiofile *f, bool in_directory, uint64_t device_bytes)
+{
+	double timed = 0, by_io = 0, b;
+	int i;
+
+	for (i = 0; i < f->n_sections; i++) {
+		const struct fiofile_section *s = &f->sections[i];
+
+		if (s->global)
+			continue;
+		b = fio_pass_bound_s(&s->opts, in_directory, device_bytes);
+		/* Sections run side by side: those that end at their runtime take the longest
+		 * one's time; those bounded by their I/O share the device, so each adds its own. */
+		if (s->opts.fio.has_runtime_s && !in_directory)
+			timed = fmax(timed, b);
+		else
+			by_io += b;
+	}
+	return timed + by_io;
+}
+
+double fio_file_expected_runtime_s(const struct fiofile *f)
+{
+	double t = 0;
+	int i;
+
+	for (i = 0; i < f->n_sections; i++)
+		if (!f->sections[i].global)
+			t = fmax(t, fio_expected_runtime_s(&f->sections[i].opts));
+	return t;
+}
+
+void fio_file_metrics_list(const struct fiofile *f, struct metric_names *out)
+{
+	int i;
+
+	for (i = 0; i < f->n_sections; i++)
+		if (!f->sections[i].global)
+			fio_metrics_list(&f->sections[i].opts, out);
 }
 
 /* ---- a job with workloads: each rule per section, the times summed over them ---- */
@@ -931,6 +878,7 @@ static void fio_job_metrics_list(const struct engine_opts *opts, struct metric_n
 
 const struct engine fio_engine = {
 	.name = "fio",
+	.exe = "fio",
 	.id = ENGINE_FIO,
 	.needs_directory = 0,
 	ENGINE_OPTS(fio_opts_table, fio),
@@ -939,6 +887,7 @@ const struct engine fio_engine = {
 	.expected_runtime_s = fio_job_expected_runtime_s,
 	.pass_bound_s = fio_job_pass_bound_s,
 	.progress = fio_job_progress,
+	.parse_sections = fio_parse_sections,
 	.parse = fio_parse,
 	.raw_stream = "stdout",
 	.metrics_list = fio_job_metrics_list,

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "engines/fiofile.h"
+#include "engines/fiosyntax.h"
 #include "num.h"
 #include "utf8.h"
 #include "xmalloc.h"
@@ -343,7 +344,8 @@ static int ff_read_bssplit(struct fio_opts *o, const char *key, const char *v, c
 
 	(void)key;
 	*what = "fio's bssplit (4k/10:64k/90)";
-	if (!v || strlen(v) > FIO_TEXT_MAX || fio_bssplit_parse(v, NULL, NULL, why, sizeof(why)))
+	if (!v || strlen(v) > FIO_TEXT_MAX ||
+	    fiosyntax_bssplit_parse(v, NULL, NULL, why, sizeof(why)))
 		return -EINVAL;
 	snprintf(o->bssplit, sizeof(o->bssplit), "%s", v);
 	o->has_bssplit = true;
@@ -925,47 +927,4 @@ char *fiofile_render(const struct fiofile *f, const struct engine_target *t)
 		bl_puts(&b, "\n");
 	}
 	return b.p ? b.p : xstrdup("");
-}
-
-/* ---- deadline and metrics ---- */
-
-double fiofile_pass_bound_s(const struct fiofile *f, bool in_directory, uint64_t device_bytes)
-{
-	double timed = 0, by_io = 0, b;
-	int i;
-
-	for (i = 0; i < f->n_sections; i++) {
-		const struct fiofile_section *s = &f->sections[i];
-
-		if (s->global)
-			continue;
-		b = fio_engine.pass_bound_s(&s->opts, in_directory, device_bytes);
-		/* Sections run side by side: those that end at their runtime take the longest
-		 * one's time; those bounded by their I/O share the device, so each adds its own. */
-		if (s->opts.fio.has_runtime_s && !in_directory)
-			timed = fmax(timed, b);
-		else
-			by_io += b;
-	}
-	return timed + by_io;
-}
-
-double fiofile_expected_runtime_s(const struct fiofile *f)
-{
-	double t = 0;
-	int i;
-
-	for (i = 0; i < f->n_sections; i++)
-		if (!f->sections[i].global)
-			t = fmax(t, fio_engine.expected_runtime_s(&f->sections[i].opts));
-	return t;
-}
-
-void fiofile_metrics_list(const struct fiofile *f, struct metric_names *out)
-{
-	int i;
-
-	for (i = 0; i < f->n_sections; i++)
-		if (!f->sections[i].global)
-			fio_engine.metrics_list(&f->sections[i].opts, out);
 }

@@ -73,14 +73,4 @@ int fiofile_target_check(const struct fiofile *f, const char *device_path, bool 
  */
 char *fiofile_render(const struct fiofile *f, const struct engine_target *t);
 
-/* For the fio engine: the most a pass takes (the longest section bounded by its runtime,
- * plus every section bounded by its I/O), the expected time (the longest section's), and the
- * union of the job sections' metrics. */
-double fiofile_pass_bound_s(const struct fiofile *f, bool in_directory, uint64_t device_bytes);
-double fiofile_expected_runtime_s(const struct fiofile *f);
-void fiofile_metrics_list(const struct fiofile *f, struct metric_names *out);
-
-/* fio.c's bssplit syntax, shared: 0 and its smallest and largest block, or -EINVAL with why. */
-int fio_bssplit_parse(const char *v, uint64_t *min_bs, uint64_t *max_bs, char *why, size_t len);
-
 #endif

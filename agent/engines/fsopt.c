@@ -467,14 +467,14 @@ static bool choice_has(const char *const *choices, const char *s, size_t len)
 	return false;
 }
 
-static void choices_join(const char *const *choices, char *out, size_t len)
+void fsopt_words_join(const char *const *words, int n, const char *sep, char *out, size_t len)
 {
 	size_t used = 0;
+	int i;
 
 	out[0] = '\0';
-	for (; *choices && used < len; choices++)
-		used += (size_t)snprintf(out + used, len - used, "%s%s", used ? ", " : "",
-		                         *choices);
+	for (i = 0; (n < 0 ? words[i] != NULL : i < n) && used < len; i++)
+		used += (size_t)snprintf(out + used, len - used, "%s%s", i ? sep : "", words[i]);
 }
 
 /* Check value v (NULL: none given) against form f; what names the option in messages. On
@@ -529,7 +529,7 @@ static int value_check(const struct fsv_form *f, const char *what, const char *v
 	case FSV_ENUM:
 		if (choice_has(f->choices, v, strlen(v)))
 			return 0;
-		choices_join(f->choices, list, sizeof(list));
+		fsopt_words_join(f->choices, -1, ", ", list, sizeof(list));
 		return err_set(e, -EINVAL, CODE, "%s: '%s' is not one of %s", what, v, list);
 	case FSV_LABEL:
 		if ((int64_t)strlen(v) > f->max ||
@@ -546,7 +546,7 @@ static int value_check(const struct fsv_form *f, const char *what, const char *v
 			size_t nlen = *p == '^' ? len - 1 : len;
 
 			if (!nlen || !choice_has(f->choices, name, nlen)) {
-				choices_join(f->choices, list, sizeof(list));
+				fsopt_words_join(f->choices, -1, ", ", list, sizeof(list));
 				return err_set(e, -EINVAL, CODE,
 				               "%s: '%.*s' is not a feature (%s; ^ turns one off)",
 				               what, (int)len, p, list);

@@ -57,6 +57,10 @@ int fsopt_mkfs_check(const struct fs_spec *s, struct err *e);
  */
 int fsopt_mkfs_argv(const struct fs_spec *s, const char *device_path, bool dry_run, char ***argv,
                     struct err *e);
+/* words[0..n) (n < 0: up to a NULL) as one line in out[len], sep between them, cut at len:
+ * the agent's one join of words, for an mkfs argv or a filesystem's mkfs tokens (records,
+ * answers, snapshots) and a form's choices (messages). */
+void fsopt_words_join(const char *const *words, int n, const char *sep, char *out, size_t len);
 
 /* What the kernel is asked for by filesystem.mount, split the way the mount API takes it. */
 enum fs_atime { FS_ATIME_DEFAULT, FS_ATIME_RELATIME, FS_ATIME_NOATIME, FS_ATIME_STRICT };

@@ -279,6 +279,7 @@ static void iozone_metrics_list(const struct engine_opts *opts, struct metric_na
 
 const struct engine iozone_engine = {
 	.name = "iozone",
+	.exe = "iozone",
 	.id = ENGINE_IOZONE,
 	.needs_directory = 1,
 	ENGINE_OPTS(iozone_opts_table, iozone),

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "protocol.h" /* JOB_WAIT_MAX_S */
 
 #define HTTP_MAX_BODY (64 * 1024)
 #define HTTP_MAX_ARGS 4
@@ -40,7 +41,7 @@ struct http_req {
  * A response; body and location are heap strings owned by the response.
  *
  * Long-poll: a handler with nothing new to say yet leaves status 0 and sets wait_s (> 0; at
- * most HTTP_WAIT_MAX_S) and wait_key. The HTTP layer then holds the request without holding a
+ * most JOB_WAIT_MAX_S) and wait_key. The HTTP layer then holds the request without holding a
  * thread (libmicrohttpd suspends the connection) and runs the handler again after
  * httpd_wake(wait_key), or with req->wait_over set once wait_s have passed since the request
  * was first held; then the handler must answer. A held request is exempt from the idle
@@ -68,8 +69,6 @@ struct http_resp {
 
 #define HTTPD_SLOW_QUEUE_MAX 16
 #define HTTPD_SLOW_WAIT_MAX_S 30.0
-
-#define HTTP_WAIT_MAX_S 60
 
 typedef void (*http_handler_fn)(void *app, const struct http_req *req, struct http_resp *resp);
 

@@ -85,7 +85,7 @@ static enum hold_result hold_admit(struct httpd *h, struct conn_state *cs, doubl
 enum hold_result httpd_hold(struct httpd *h, struct MHD_Connection *c, struct conn_state *cs,
                             const struct http_resp *resp, uint64_t seq)
 {
-	double wait_s = resp->wait_s < HTTP_WAIT_MAX_S ? resp->wait_s : HTTP_WAIT_MAX_S;
+	double wait_s = resp->wait_s < JOB_WAIT_MAX_S ? resp->wait_s : JOB_WAIT_MAX_S;
 	enum hold_result r;
 
 	pthread_mutex_lock(&h->hold_lock);

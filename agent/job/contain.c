@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "job/bootid.h"
 #include "job/cgroup.h"
 #include "job/contain.h"
 #include "log.h"
@@ -197,12 +198,13 @@ out:
 	return rc;
 }
 
-int contain_init(struct contain *c, const char *state_dir, enum contain_mode want, struct err *e)
+int contain_init(struct contain *c, const char *sysfs_root, const char *state_dir,
+                 enum contain_mode want, struct err *e)
 {
 	char real[PATH_MAX], root[PATH_MAX], why[sizeof(c->why_proc)];
 
 	memset(c, 0, sizeof(*c));
-	buf_read_line("/proc/sys/kernel/random/boot_id", c->boot_id, sizeof(c->boot_id));
+	bootid_read(sysfs_root, c->boot_id, sizeof(c->boot_id));
 	if (state_dir) {
 		if (!realpath(state_dir, real))
 			snprintf(real, sizeof(real), "%s", state_dir);

@@ -47,8 +47,10 @@ struct contain {
  * child process; else the /proc tree) and say which, once, in the log. state_dir NULL keeps
  * no records (a restarted agent then finds nothing). -EPERM "internal" when want is
  * CONTAIN_CGROUP and cgroups are not usable; -errno if the records directory cannot be made.
+ * sysfs_root (--sysfs-root; NULL: "/") is where the boot id is read (bootid_read).
  */
-int contain_init(struct contain *c, const char *state_dir, enum contain_mode want, struct err *e);
+int contain_init(struct contain *c, const char *sysfs_root, const char *state_dir,
+                 enum contain_mode want, struct err *e);
 /* Kill everything the records of a previous run name, log it per job ("killed 5 leftover
  * processes of job 12 (cgroup ...)"), and remove the records and cgroups. Returns the number
  * of processes killed. */

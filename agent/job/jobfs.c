@@ -14,6 +14,7 @@
 
 #include "buf.h"
 #include "engines/engine.h"
+#include "job/bootid.h"
 #include "job/contain.h"
 #include "job/jobfs.h"
 #include "job/proc.h"
@@ -25,7 +26,8 @@
 
 #define RECORD_MAX_BYTES 8192
 
-int jobfs_init(struct jobfs *j, const char *state_dir, const char *mountinfo, struct err *e)
+int jobfs_init(struct jobfs *j, const char *root, const char *state_dir, const char *mountinfo,
+               struct err *e)
 {
 	char real[PATH_MAX];
 	struct stat st;
@@ -35,7 +37,7 @@ int jobfs_init(struct jobfs *j, const char *state_dir, const char *mountinfo, st
 	j->dir_fd = -1;
 	j->mountinfo = mountinfo ? mountinfo : "/proc/self/mountinfo";
 	j->tool_timeout_s = JOBFS_TOOL_TIMEOUT_S;
-	buf_read_line("/proc/sys/kernel/random/boot_id", j->boot_id, sizeof(j->boot_id));
+	bootid_read(root, j->boot_id, sizeof(j->boot_id));
 	if (!state_dir)
 		return 0;
 	if (!realpath(state_dir, real))
@@ -82,17 +84,6 @@ void jobfs_release(struct jobfs *j)
 		close(j->dir_fd);
 	if (j)
 		j->dir_fd = -1;
-}
-
-/* argv as one line, words separated by spaces (for records and answers). */
-static void argv_join(char **argv, char *out, size_t len)
-{
-	size_t used = 0;
-	int i;
-
-	out[0] = '\0';
-	for (i = 0; argv[i] && used < len; i++)
-		used += (size_t)snprintf(out + used, len - used, "%s%s", i ? " " : "", argv[i]);
 }
 
 /* The first non-blank line of what a tool printed on stderr, else on stdout. */
@@ -165,28 +156,14 @@ out:
 int jobfs_tools_available(enum fs_type t, struct err *e)
 {
 	const char *const *tool = fsopt_tools(t);
-	const char *path = getenv("PATH");
-	char dir[PATH_MAX], full[PATH_MAX];
-	const char *p;
 
-	for (; *tool; tool++) {
-		bool found = false;
-
-		for (p = path ? path : "/usr/sbin:/usr/bin:/sbin:/bin"; *p && !found;) {
-			size_t n = strcspn(p, ":");
-
-			snprintf(dir, sizeof(dir), "%.*s", (int)n, p);
-			snprintf(full, sizeof(full), "%s/%s", dir[0] ? dir : ".", *tool);
-			found = access(full, X_OK) == 0;
-			p += n + (p[n] == ':');
-		}
-		if (!found)
+	for (; *tool; tool++)
+		if (!engine_tool_found(*tool))
 			return err_set(e, -ENOENT, "engine_unavailable",
 			               "filesystem %s: '%s' is not installed on this node (Debian "
 			               "package %s)",
 			               fs_type_name(t), *tool,
 			               t == FS_XFS ? "xfsprogs" : "e2fsprogs");
-	}
 	return 0;
 }
 
@@ -517,7 +494,7 @@ int jobfs_make(struct jobfs *j, int64_t job_id, const char *device, const struct
 		rc = fsopt_mkfs_argv(spec, devpath, false, &argv, e);
 	if (rc)
 		goto out;
-	argv_join(argv, m->mkfs_argv, sizeof(m->mkfs_argv));
+	fsopt_words_join((const char *const *)argv, -1, " ", m->mkfs_argv, sizeof(m->mkfs_argv));
 	if (stat(devpath, &st) < 0 || !S_ISBLK(st.st_mode)) {
 		rc = err_set(e, -ENODEV, "fs_failed", "'%s' is not a block device", devpath);
 		goto out;
@@ -622,7 +599,7 @@ int jobfs_dry_run(const char *device, const struct fs_spec *spec, struct jobfs_m
 		rc = kernel_options_check(spec->type, &mnt, e);
 	if (rc)
 		goto out;
-	argv_join(argv, m->mkfs_argv, sizeof(m->mkfs_argv));
+	fsopt_words_join((const char *const *)argv, -1, " ", m->mkfs_argv, sizeof(m->mkfs_argv));
 	rc = tool_run(argv, NULL, 0, NULL, NULL, JOBFS_DRY_TIMEOUT_S, &out, &errout, &status, e);
 	if (rc)
 		goto out;

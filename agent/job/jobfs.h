@@ -39,9 +39,11 @@ struct jobfs {
 /*
  * Open (making it) STATE_DIR/fs. state_dir NULL: no filesystem jobs (jobfs_make refuses).
  * Refuses a "fs" that is a link, not a directory, or not the agent's own with mode 0700.
- * mountinfo NULL: /proc/self/mountinfo.
+ * mountinfo NULL: /proc/self/mountinfo. root (--sysfs-root; NULL: "/") is where the boot id
+ * is read (bootid_read).
  */
-int jobfs_init(struct jobfs *j, const char *state_dir, const char *mountinfo, struct err *e);
+int jobfs_init(struct jobfs *j, const char *root, const char *state_dir, const char *mountinfo,
+               struct err *e);
 void jobfs_release(struct jobfs *j);
 
 /*

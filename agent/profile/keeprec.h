@@ -9,24 +9,7 @@
 
 #include "device/sysfs.h"
 #include "profile/profile.h"
-
-/* What a profile is to one device it matches. */
-enum keep_state {
-	KEEP_HELD,        /* every value is the profile's */
-	KEEP_DRIFTED,     /* a value differs: enforce is false, or putting it back failed (error) */
-	KEEP_REAPPLIED,   /* a value had drifted and the agent put it back; held since */
-	KEEP_PENDING,     /* not applied yet (a dry run's answer, or before the first scan) */
-	KEEP_YIELDED,     /* a tuning session or a running job owns the device (owner): the
-	                     agent writes nothing there until it lets go, then applies */
-	KEEP_FAILED,      /* applying failed (error); tried again when the device reappears,
-	                     the profile is set again or the agent restarts */
-	KEEP_ABSENT,      /* named by the match, but not present (or without a medium) */
-	KEEP_NOT_ALLOWED, /* matches, but is not an --allow-device: never written */
-	KEEP_CONFLICT,    /* an older profile (owner) holds one of these parameters on it */
-	KEEP_N_STATES,
-};
-/* The states' words, as the API and /metrics show them (keeprec.c). */
-extern const char *const keep_state_names[KEEP_N_STATES];
+#include "protocol.h" /* enum keep_state, keep_state_names */
 
 /* One held parameter on one device. */
 struct keep_param {

@@ -39,19 +39,6 @@ void profile_copy(struct profile *dst, const struct profile *src)
 	}
 }
 
-bool profile_name_ok(const char *name)
-{
-	const char *c;
-
-	if (!name || !*name || *name == '.' || strlen(name) >= PROFILE_NAME_MAX)
-		return false;
-	for (c = name; *c; c++)
-		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-		      (*c >= '0' && *c <= '9') || *c == '_' || *c == '-' || *c == '.'))
-			return false;
-	return true;
-}
-
 bool profile_is_pattern(const char *s)
 {
 	return strpbrk(s, "*?[") != NULL;
@@ -129,7 +116,7 @@ int profile_check(const struct profile *p, const struct profile_ident_source *sr
 
 	if (!profile_name_ok(p->name))
 		return err_set(e, -EINVAL, "bad_request",
-		               "name: '%.*s' is not a profile name (1..63 of A-Z a-z 0-9 _ . -)",
+		               "name: '%.*s' is not a profile name (" PROFILE_NAME_RULE ")",
 		               utf8_cut(p->name, 64), p->name);
 	rc = match_check(&p->match, src, e);
 	if (rc)

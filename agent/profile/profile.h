@@ -10,8 +10,8 @@
 #include "device/sysfs.h"
 #include "device/tune.h"
 #include "err.h"
+#include "protocol.h" /* PROFILE_NAME_MAX, profile_name_ok */
 
-#define PROFILE_NAME_MAX 64
 #define PROFILE_DEVICES_MAX 32 /* names or patterns in match.devices */
 #define PROFILE_VALUES_MAX 16  /* accepted values of one identity field */
 #define PROFILE_VALUE_MAX 128  /* bytes of one identity value */
@@ -61,8 +61,6 @@ void profile_release(struct profile *p);
 /* dst (released first) becomes a deep copy of src. */
 void profile_copy(struct profile *dst, const struct profile *src);
 
-/* Profile names: 1..63 bytes of [A-Za-z0-9_.-], not starting with '.'. */
-bool profile_name_ok(const char *name);
 /* A match.devices entry with a glob character (* ? [) is a pattern. */
 bool profile_is_pattern(const char *s);
 

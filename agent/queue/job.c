@@ -206,16 +206,11 @@ static int lane_get(struct jobq *q, const char *dev, struct err *e)
 	return 0;
 }
 
-int job_check(struct jobq *q, struct job_spec *spec, struct err *e)
+int job_check(struct jobq *q, struct job_spec *spec, struct jobfs_made *would, struct err *e)
 {
-	struct jobfs_made would;
+	struct jobfs_made own;
 
-	return job_spec_dry_run(&q->env, spec, fs_held(q, spec->device), &would, e);
-}
-
-int job_dry_run(struct jobq *q, struct job_spec *spec, struct jobfs_made *would, struct err *e)
-{
-	return job_spec_dry_run(&q->env, spec, fs_held(q, spec->device), would, e);
+	return job_spec_dry_run(&q->env, spec, fs_held(q, spec->device), would ? would : &own, e);
 }
 
 int job_submit(struct jobq *q, struct job_spec *spec, int64_t *id, struct err *e)
@@ -226,7 +221,7 @@ int job_submit(struct jobq *q, struct job_spec *spec, int64_t *id, struct err *e
 	const char *engine;
 	int rc, loops, n_queued = 0;
 
-	rc = job_check(q, spec, e);
+	rc = job_check(q, spec, NULL, e);
 	if (rc)
 		return rc;
 	snprintf(dev, sizeof(dev), "%s", spec->device);
@@ -797,12 +792,13 @@ int jobq_start(struct jobq **out, const struct jobq_env *env, struct err *e)
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_cond_init(&q->wake, NULL);
 	pthread_cond_init(&q->done, NULL);
-	rc = contain_init(&q->contain, env->state_dir, env->contain, e);
+	rc = contain_init(&q->contain, env->fs ? env->fs->root : NULL, env->state_dir, env->contain,
+	                  e);
 	if (rc) {
 		free(q);
 		return rc;
 	}
-	rc = jobfs_init(&q->jobfs, env->state_dir, NULL, e);
+	rc = jobfs_init(&q->jobfs, env->fs ? env->fs->root : NULL, env->state_dir, NULL, e);
 	if (rc) {
 		free(q);
 		return rc;

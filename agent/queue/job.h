@@ -41,24 +41,20 @@ void jobq_stop(struct jobq *q);
  * dir_not_allowed, 409 device_refused for a raw-device job on a mounted or
  * held device, 409 session_required for params_restore false without a session,
  * 422 for bad params or an engine whose binary is missing (the code says which).
- */
-int job_check(struct jobq *q, struct job_spec *spec, struct err *e);
-/*
+ *
  * A job with a filesystem is also checked for: no directory with it (400), the device allowed
  * by --allow-format (403 format_not_allowed), not in use (409 device_refused), the mkfs and
  * mount options in their tables and the mount options accepted by the kernel's parser (422
  * invalid_fs_option), mkfs and the info tool installed (422 engine_unavailable), and mkfs's
  * dry run (mkfs.xfs -N, mkfs.ext4 -n; 422 invalid_fs_option when it refuses). Nothing is
- * made or written.
+ * made or written. would (NULL: not wanted) gets what mkfs's dry run says it would make (for
+ * ?dry_run=true).
  */
 struct jobfs_made;
-/* job_check(), also giving what mkfs's dry run says it would make (for ?dry_run=true). */
-int job_dry_run(struct jobq *q, struct job_spec *spec, struct jobfs_made *would, struct err *e);
-/* job_check() with what a queue would be given, without a queue (job_check.c). */
-int job_spec_check(const struct jobq_env *env, struct job_spec *spec, struct err *e);
-/* job_spec_check(), and with held (the running job has its filesystem on the device) the
- * device checks of a filesystem left to the job's start; would (not NULL) gets what mkfs's
- * dry run says it would make. */
+int job_check(struct jobq *q, struct job_spec *spec, struct jobfs_made *would, struct err *e);
+/* job_check() with what a queue would be given, without a queue (job_check.c): with held (the
+ * running job has its filesystem on the device) the device checks of a filesystem are left to
+ * the job's start; would (not NULL) gets what mkfs's dry run says it would make. */
 int job_spec_dry_run(const struct jobq_env *env, struct job_spec *spec, bool held,
                      struct jobfs_made *would, struct err *e);
 /* The metrics every pass of spec reports (the engine's list for its options). */

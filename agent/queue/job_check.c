@@ -84,7 +84,7 @@ static int fs_check(const struct jobq_env *env, struct job_spec *spec, bool held
                     struct jobfs_made *would, struct err *e)
 {
 	char why[300], **argv = NULL, dev[80];
-	int rc, i;
+	int rc;
 
 	if (spec->directory)
 		return err_set(e, -EINVAL, "bad_request",
@@ -113,10 +113,9 @@ static int fs_check(const struct jobq_env *env, struct job_spec *spec, bool held
 	memset(would, 0, sizeof(*would));
 	snprintf(dev, sizeof(dev), "/dev/%s", spec->device);
 	rc = fsopt_mkfs_argv(spec->fs, dev, true, &argv, e);
-	for (i = 0; rc == 0 && argv[i]; i++)
-		snprintf(would->mkfs_argv + strlen(would->mkfs_argv),
-		         sizeof(would->mkfs_argv) - strlen(would->mkfs_argv), "%s%s", i ? " " : "",
-		         argv[i]);
+	if (rc == 0)
+		fsopt_words_join((const char *const *)argv, -1, " ", would->mkfs_argv,
+		                 sizeof(would->mkfs_argv));
 	engine_argv_free(argv);
 	return rc;
 }
@@ -157,15 +156,6 @@ static int fio_file_check(const struct jobq_env *env, const struct job_spec *spe
 	if (rc == 0)
 		rc = jobfile_fio_check(t->exe, &jf, e);
 	jobfile_close(&jf);
-	return rc;
-}
-
-int job_spec_check(const struct jobq_env *env, struct job_spec *spec, struct err *e)
-{
-	struct jobfs_made *would = xcalloc(1, sizeof(*would));
-	int rc = job_spec_dry_run(env, spec, false, would, e);
-
-	free(would);
 	return rc;
 }
 

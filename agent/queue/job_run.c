@@ -407,12 +407,12 @@ static void snapshot_add(struct params *ps, const char *name, const char *value,
 static void snapshot_fs(struct params *ps, const struct fs_spec *fs, const struct jobfs_made *m)
 {
 	char mkfs[FS_MKFS_TOKENS_MAX * FS_TOKEN_MAX], name[SYSFS_NAME_MAX];
+	const char *tokens[FS_MKFS_TOKENS_MAX];
 	int i;
 
-	mkfs[0] = '\0';
 	for (i = 0; i < fs->n_mkfs; i++)
-		snprintf(mkfs + strlen(mkfs), sizeof(mkfs) - strlen(mkfs), "%s%s", i ? " " : "",
-		         fs->mkfs[i]);
+		tokens[i] = fs->mkfs[i];
+	fsopt_words_join(tokens, fs->n_mkfs, " ", mkfs, sizeof(mkfs));
 	snapshot_add(ps, "fs.type", fs_type_name(fs->type), false);
 	snapshot_add(ps, "fs.mkfs", mkfs, false);
 	snapshot_add(ps, "fs.mount", fs->mount, false);

@@ -301,14 +301,6 @@ void keeper_tick(struct keeper *k, bool check)
 	pthread_mutex_unlock(&k->lock);
 }
 
-void keeper_kick(struct keeper *k)
-{
-	pthread_mutex_lock(&k->lock);
-	k->kick = true;
-	pthread_cond_signal(&k->wake);
-	pthread_mutex_unlock(&k->lock);
-}
-
 /* Wait on cond (lock held) for at most wait_s. */
 static void cond_wait_s(pthread_cond_t *cond, pthread_mutex_t *lock, double wait_s)
 {

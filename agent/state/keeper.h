@@ -41,8 +41,6 @@ void keeper_stop(struct keeper *k);
 /* One pass of the worker: scan for devices, apply what is owed, and when check, compare every
  * device's live values and put drift back where the profile enforces. */
 void keeper_tick(struct keeper *k, bool check);
-/* Wake the worker for a pass with a comparison now. */
-void keeper_kick(struct keeper *k);
 
 /*
  * Set profile p (taken over: p is left empty on success and on failure): checked

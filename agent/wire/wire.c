@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jread.h"
 #include "num.h"
 #include "timeutil.h"
 #include "utf8.h"
@@ -476,16 +477,20 @@ static int labels_from_json(const json_t *labels, struct job_spec *out, struct e
 /* The job body's top-level fields other than the engine objects. */
 static int spec_fields(const json_t *body, struct job_spec *out, struct err *e)
 {
+	const struct jread jr = { e, "bad_request" };
+	const char *s;
+	json_int_t loops = 1;
 	json_t *v;
+	int rc;
 
+	rc = jread_str(&jr, body, "", "device", JREAD_REQUIRED, &s);
+	if (rc < 0)
+		return rc;
 	v = json_object_get(body, "device");
-	if (!json_is_string(v))
-		return err_set(e, -EINVAL, "bad_request", "device: required string");
-	if (json_string_length(v) >= sizeof(out->device) ||
-	    strlen(json_string_value(v)) != json_string_length(v))
+	if (json_string_length(v) >= sizeof(out->device) || strlen(s) != json_string_length(v))
 		return err_set(e, -EINVAL, "bad_request", "device: no block device '%.*s'",
-		               utf8_cut(json_string_value(v), 64), json_string_value(v));
-	snprintf(out->device, sizeof(out->device), "%s", json_string_value(v));
+		               utf8_cut(s, 64), s);
+	snprintf(out->device, sizeof(out->device), "%s", s);
 	v = json_object_get(body, "engine");
 	if (!v)
 		return err_set(e, -EINVAL, "bad_request",
@@ -493,18 +498,18 @@ static int spec_fields(const json_t *body, struct job_spec *out, struct err *e)
 	if (!json_is_string(v) || !(out->engine = engine_find(json_string_value(v))))
 		return err_set(e, -EINVAL, "bad_request",
 		               "engine: expected one of fio, dd, bonnie, iozone");
-	v = json_object_get(body, "loops");
-	if (v && (!json_is_integer(v) || json_integer_value(v) < 1 ||
-	          json_integer_value(v) > JOB_LOOPS_MAX))
-		return err_set(e, -EINVAL, "bad_request", "loops: expected an integer 1..%d",
-		               JOB_LOOPS_MAX);
-	out->loops = v ? (int)json_integer_value(v) : 1;
-	v = json_object_get(body, "directory");
-	if (v) {
-		if (!json_is_string(v) || json_string_length(v) >= PATH_MAX ||
-		    strlen(json_string_value(v)) != json_string_length(v))
+	rc = jread_int(&jr, body, "", "loops", 0, 1, JOB_LOOPS_MAX, &loops);
+	if (rc < 0)
+		return rc;
+	out->loops = (int)loops;
+	rc = jread_str(&jr, body, "", "directory", 0, &s);
+	if (rc < 0)
+		return rc;
+	if (rc) {
+		v = json_object_get(body, "directory");
+		if (json_string_length(v) >= PATH_MAX || strlen(s) != json_string_length(v))
 			return err_set(e, -EINVAL, "bad_request", "directory: expected a string");
-		out->directory = xstrdup(json_string_value(v));
+		out->directory = xstrdup(s);
 	}
 	return 0;
 }
@@ -718,6 +723,8 @@ static json_t *workloads_to_json(const struct engine_opts *o)
 
 int wire_job_spec_from_json(const json_t *body, struct job_spec *out, struct err *e)
 {
+	const struct jread jr = { e, "bad_request" };
+	bool restore = true;
 	json_t *v;
 	int rc, id;
 
@@ -740,16 +747,14 @@ int wire_job_spec_from_json(const json_t *body, struct job_spec *out, struct err
 		rc = labels_from_json(v, out, e);
 	if (!rc && (v = json_object_get(body, "params")))
 		rc = wire_params_from_json(v, 0, &out->params, e);
-	if (!rc && (v = json_object_get(body, "params_restore"))) {
-		if (!json_is_boolean(v))
-			rc = err_set(e, -EINVAL, "bad_request",
-			             "params_restore: expected true or false");
-		else if (json_is_false(v) && !out->params.n)
+	if (!rc && (rc = jread_bool(&jr, body, "", "params_restore", 0, &restore)) == 1) {
+		if (!restore && !out->params.n)
 			rc = err_set(e, -EINVAL, "bad_request",
 			             "params_restore: false needs params (there is nothing to "
 			             "leave set)");
 		else
-			out->params_keep = json_is_false(v);
+			rc = 0;
+		out->params_keep = !rc && !restore;
 	}
 	if (!rc && (v = json_object_get(body, "filesystem")))
 		rc = filesystem_from_json(v, out, e);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jread.h"
 #include "utf8.h"
 #include "wire/wire.h"
 #include "xmalloc.h"
@@ -162,13 +163,11 @@ int wire_profile_from_json(const json_t *body, const char *name, struct profile 
 	rc = wire_params_from_json(v, 1, &out->params, e);
 	if (rc)
 		goto out;
-	v = json_object_get(body, "enforce");
-	if (v && !json_is_boolean(v)) {
-		rc = err_set(e, -EINVAL, "bad_request", "enforce: expected true or false");
+	rc = jread_bool(&(const struct jread){ e, "bad_request" }, body, "", "enforce", 0,
+	                &out->enforce);
+	if (rc < 0)
 		goto out;
-	}
-	if (v)
-		out->enforce = json_is_true(v);
+	rc = 0;
 out:
 	if (rc)
 		profile_release(out);

@@ -17,6 +17,7 @@
 #include "plan/config.h"
 #include "plan/plan_nodes.h"
 #include "plan/plan_parse.h"
+#include "protocol.h"
 #include "render/text.h"
 #include "render/report_rollout.h"
 #include "run/rollrun.h"
@@ -24,16 +25,6 @@
 #include "store/ctlstore.h"
 #include "xmalloc.h"
 #include "banned.h"
-
-/* Profile names as the agent takes them: 1..63 of A-Z a-z 0-9 _ . -, not starting with '.'. */
-static bool profile_name_ok(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (!n || n > 63 || s[0] == '.')
-		return false;
-	return strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") == n;
-}
 
 /* The configuration of --params or --best (with its sweep, for the promise and the job). */
 static int rollout_config(const struct opts *o, struct config *cfg, struct sweep *s, bool *have_s,
@@ -179,8 +170,8 @@ static int rollout_new(const struct opts *o, struct rollout *r, struct plan *p, 
 	check = o->check ? rollout_check_parse(o->check) : CHECK_READBACK;
 	if (check < 0 || (o->profile && !profile_name_ok(o->profile))) {
 		log_error(check < 0 ? "--check: '%s' is not none, readback or measure"
-		                    : "--profile: '%s' is not a profile name (1..63 of A-Z "
-		                      "a-z 0-9 _ . -)",
+		                    : "--profile: '%s' is not a profile name "
+		                      "(" PROFILE_NAME_RULE ")",
 		          check < 0 ? o->check : o->profile);
 		return EXIT_USAGE;
 	}

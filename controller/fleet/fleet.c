@@ -9,6 +9,7 @@
 #include "fleet/answer.h"
 #include "fleet/fleet.h"
 #include "fleet/fleet_priv.h"
+#include "jread.h"
 #include "plan/fsparam.h"
 #include "protocol.h"
 #include "timeutil.h"
@@ -250,14 +251,6 @@ void fleet_release(struct fleet *f)
 	memset(f, 0, sizeof(*f));
 }
 
-/* o[key] when it is a string, else "". */
-const char *jstr(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : "";
-}
-
 /* Prepare reqs for node i: METHOD url+path with body (taken over; may be NULL), the answer
  * bounded by its route. */
 void req_node(struct fleet *f, struct client_req *r, int i, const char *method, const char *path,
@@ -294,8 +287,8 @@ bool agent_error(const struct client_req *r, char *code, size_t clen, char *msg,
 	bool ok = json_is_string(json_object_get(err, "message"));
 
 	if (ok) {
-		snprintf(code, clen, "%s", jstr(err, "code"));
-		snprintf(msg, mlen, "%s", jstr(err, "message"));
+		snprintf(code, clen, "%s", jread_text(err, "code"));
+		snprintf(msg, mlen, "%s", jread_text(err, "message"));
 	}
 	json_decref(root);
 	return ok;
@@ -866,7 +859,8 @@ static void job_parse(json_t *r, const struct plan *plan, struct job_status *st)
 	err = json_object_get(r, "error");
 	st->error[0] = '\0';
 	if (json_is_object(err)) { /* an agent's words, escaped: they reach the terminal */
-		snprintf(raw, sizeof(raw), "%s: %s", jstr(err, "code"), jstr(err, "message"));
+		snprintf(raw, sizeof(raw), "%s: %s", jread_text(err, "code"),
+		         jread_text(err, "message"));
 		utf8_clean(st->error, sizeof(st->error), raw);
 	}
 	if (st->succeeded && lack >= 0) { /* the suite cannot be judged without it */
@@ -883,7 +877,7 @@ static void job_parse(json_t *r, const struct plan *plan, struct job_status *st)
 	st->start_late_s = json_number_value(json_object_get(r, "start_late_s"));
 	if (json_is_string(json_object_get(json_object_get(r, "filesystem"), "mkfs")))
 		snprintf(st->mkfs, sizeof(st->mkfs), "%s",
-		         jstr(json_object_get(r, "filesystem"), "mkfs"));
+		         jread_text(json_object_get(r, "filesystem"), "mkfs"));
 	st->run_deadline_s = json_is_number(json_object_get(r, "run_deadline_s"))
 	                             ? json_number_value(json_object_get(r, "run_deadline_s"))
 	                             : 0;
@@ -938,7 +932,7 @@ static void wait_arm(struct fleet *f, int i, const struct fleet_node_run *nr, do
 		snprintf(path, sizeof(path),
 		         "/api/v1/jobs/%lld?wait_s=%d&until=end&fields=state,progress,loops_done,"
 		         "passes,started_at,finished_at,error,begun_at,held_s,start_late_s%s%s%s",
-		         (long long)job, f->progress_s > 0 ? f->progress_s : FLEET_WAIT_S,
+		         (long long)job, f->progress_s > 0 ? f->progress_s : JOB_WAIT_ASK_S,
 		         job_makes_fs(f, nr) ? ",filesystem" : "",
 		         nr->in_job && !nr->applied_seen ? ",applied" : "",
 		         f->pass_deadline[i] ? ",run_deadline_s" : "");
@@ -947,7 +941,7 @@ static void wait_arm(struct fleet *f, int i, const struct fleet_node_run *nr, do
 		snprintf(path, sizeof(path),
 		         "/api/v1/jobs/%lld?wait_s=%d&after=%lld&fields=state,progress,loops_done,"
 		         "passes,started_at,finished_at,error%s%s%s",
-		         (long long)job, FLEET_WAIT_S, (long long)w->version,
+		         (long long)job, JOB_WAIT_ASK_S, (long long)w->version,
 		         job_makes_fs(f, nr) ? ",filesystem" : "",
 		         nr->in_job && !nr->applied_seen ? ",applied" : "",
 		         f->pass_deadline[i] ? ",run_deadline_s" : "");
@@ -960,7 +954,7 @@ static void wait_arm(struct fleet *f, int i, const struct fleet_node_run *nr, do
 	req_node(f, &w->req, i, "GET", path, NULL);
 	if (f->long_poll[i])
 		w->req.timeout_s =
-		        (f->until_end[i] && f->progress_s > 0 ? f->progress_s : FLEET_WAIT_S) +
+		        (f->until_end[i] && f->progress_s > 0 ? f->progress_s : JOB_WAIT_ASK_S) +
 		        f->timeout_s;
 	client_start(f->wait_client, &w->req);
 	w->busy = true;

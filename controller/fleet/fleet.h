@@ -129,12 +129,9 @@ struct fleet {
 	                               with the job's progress, for a person watching (0: it
 	                               answers at the job's end only, where the agent can) */
 	struct client *wait_client; /* fleet_jobs_wait's own multi handle */
-	double timeout_s;           /* of a request; a long-poll gets FLEET_WAIT_S more */
+	double timeout_s;           /* of a request; a long-poll gets JOB_WAIT_ASK_S more */
 	struct fleet_waits *waits;
 };
-
-/* How long one long-poll asks the agent to hold it (the agent's limit is 60 s). */
-#define FLEET_WAIT_S 30
 
 /* Borrow plan (tokens loaded). timeout_s per request; retries after transport errors.
  * Builds the job request bodies once. */
@@ -226,7 +223,7 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
                        int loops, struct fleet_node_run *nodes);
 /*
  * Wait for news of the jobs: keep one request in flight per active node whose job (job_id
- * != 0) has not ended (job.terminal false): a long-poll of FLEET_WAIT_S with only the members
+ * != 0) has not ended (job.terminal false): a long-poll of JOB_WAIT_ASK_S with only the members
  * the runner reads where f->long_poll[i] (until the job's end where f->until_end[i]: one answer
  * per job, or every f->progress_s seconds for a progress display; else after the version last
  * seen), else a plain GET every poll_s. Returns once some answered, their job and wait updated and

@@ -11,8 +11,6 @@
 #include "fleet/client.h"
 #include "fleet/fleet.h"
 
-/* o[key] when it is a string, else "". */
-const char *jstr(json_t *o, const char *key);
 /* Prepare r for node i: METHOD url+path with body (taken over; may be NULL); r->skip is kept. */
 void req_node(struct fleet *f, struct client_req *r, int i, const char *method, const char *path,
               char *body);

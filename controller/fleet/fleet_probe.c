@@ -9,6 +9,7 @@
 
 #include "fleet/fleet.h"
 #include "fleet/fleet_priv.h"
+#include "jread.h"
 #include "plan/config.h"
 #include "protocol.h"
 #include "xmalloc.h"
@@ -43,23 +44,23 @@ void health_parse(json_t *h, struct node_info *ni)
 	json_t *feat;
 	size_t j;
 
-	snprintf(ni->version, sizeof(ni->version), "%s", jstr(h, "version"));
-	snprintf(ni->node, sizeof(ni->node), "%s", jstr(h, "node"));
+	snprintf(ni->version, sizeof(ni->version), "%s", jread_text(h, "version"));
+	snprintf(ni->node, sizeof(ni->node), "%s", jread_text(h, "node"));
 	ni->uptime_s = json_number_value(json_object_get(h, "uptime_s"));
 	json_array_foreach(json_object_get(h, "features"), j, feat)
 	{
-		const char *s = json_is_string(feat) ? json_string_value(feat) : "";
+		int f = feature_parse(json_string_value(feat)); /* -1: a newer agent's word */
 
-		ni->dry_run |= !strcmp(s, "dry_run");
-		ni->long_poll |= !strcmp(s, "long_poll");
-		ni->profiles |= !strcmp(s, "profiles");
-		ni->job_applied |= !strcmp(s, "job_applied");
-		ni->start_at |= !strcmp(s, "start_at");
-		ni->until_end |= !strcmp(s, "until_end");
-		ni->pass_deadline |= !strcmp(s, "pass_deadline");
-		ni->device_lanes |= !strcmp(s, "device_lanes");
-		ni->workloads |= !strcmp(s, "workloads");
-		ni->fio_file |= !strcmp(s, "fio_file");
+		ni->dry_run |= f == FEATURE_DRY_RUN;
+		ni->long_poll |= f == FEATURE_LONG_POLL;
+		ni->profiles |= f == FEATURE_PROFILES;
+		ni->job_applied |= f == FEATURE_JOB_APPLIED;
+		ni->start_at |= f == FEATURE_START_AT;
+		ni->until_end |= f == FEATURE_UNTIL_END;
+		ni->pass_deadline |= f == FEATURE_PASS_DEADLINE;
+		ni->device_lanes |= f == FEATURE_DEVICE_LANES;
+		ni->workloads |= f == FEATURE_WORKLOADS;
+		ni->fio_file |= f == FEATURE_FIO_FILE;
 	}
 }
 

@@ -8,6 +8,7 @@
 
 #include "fleet/fleet_priv.h"
 #include "fleet/fleet_profile.h"
+#include "jread.h"
 #include "xmalloc.h"
 #include "banned.h"
 
@@ -19,14 +20,6 @@ void fleet_profiles_release(struct fleet_profile *p, int n)
 		free(p[i].body);
 		p[i].body = NULL;
 	}
-}
-
-/* o[key] when it is a string, else "". */
-static const char *str(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : "";
 }
 
 static void value_read(json_t *v, struct fleet_profile_value *out)
@@ -43,7 +36,7 @@ static void value_read(json_t *v, struct fleet_profile_value *out)
 		out->previous[0] = '\0';
 	out->drifted = json_is_true(json_object_get(v, "drifted"));
 	out->adjusted = json_is_true(json_object_get(v, "adjusted"));
-	snprintf(out->since, sizeof(out->since), "%s", str(v, "since"));
+	snprintf(out->since, sizeof(out->since), "%s", jread_text(v, "since"));
 }
 
 static void device_read(json_t *d, struct fleet_profile_device *out)
@@ -52,10 +45,11 @@ static void device_read(json_t *d, struct fleet_profile_device *out)
 	json_t *v;
 
 	memset(out, 0, sizeof(*out));
-	snprintf(out->device, sizeof(out->device), "%s", str(d, "device"));
-	snprintf(out->state, sizeof(out->state), "%s", str(d, "state"));
-	snprintf(out->owner, sizeof(out->owner), "%s", str(d, "owner"));
-	snprintf(out->error, sizeof(out->error), "%s", str(d, "error"));
+	snprintf(out->device, sizeof(out->device), "%s", jread_text(d, "device"));
+	snprintf(out->state, sizeof(out->state), "%s", jread_text(d, "state"));
+	out->kstate = keep_state_parse(jread_text(d, "state"));
+	snprintf(out->owner, sizeof(out->owner), "%s", jread_text(d, "owner"));
+	snprintf(out->error, sizeof(out->error), "%s", jread_text(d, "error"));
 	json_object_foreach(json_object_get(d, "params"), name, v)
 	{
 		struct fleet_profile_value *pv;
@@ -126,8 +120,9 @@ static void answer_read(const struct client_req *r, bool found_404, const char *
 		profile_read(inner ? inner : o, out);
 	json_array_foreach(json_object_get(o, "restored"), i, x)
 	{
-		if (!strcmp(str(x, "device"), dev))
-			snprintf(out->restored, sizeof(out->restored), "%s", str(x, "outcome"));
+		if (!strcmp(jread_text(x, "device"), dev))
+			snprintf(out->restored, sizeof(out->restored), "%s",
+			         jread_text(x, "outcome"));
 	}
 	json_decref(o);
 }

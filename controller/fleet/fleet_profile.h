@@ -9,6 +9,7 @@
 
 #include "fleet/fleet.h"
 #include "plan/plan.h"
+#include "protocol.h"
 
 #define FLEET_PROFILE_DEVICES_MAX 8
 
@@ -26,7 +27,9 @@ struct fleet_profile_value {
 /* What a profile is to one device of a node. */
 struct fleet_profile_device {
 	char device[64];
-	char state[16]; /* held, drifted, reapplied, pending, yielded, failed, absent, ... */
+	char state[16]; /* the agent's word: held, drifted, reapplied, pending, yielded, ... */
+	int kstate;     /* enum keep_state (protocol.h) of that word; -1 for one this controller
+	                   does not know */
 	char owner[64];
 	char error[256];
 	int nvalues;

@@ -70,7 +70,8 @@ struct suite {
 	struct plan_series series[PLAN_SERIES_MAX];
 	/* Each series analysed as a sweep of its own (its passes that series' values; the plan
 	 * shared with the suite's sweep, its metric and goal the series'): [nseries], and the
-	 * mean's series. Owned, released by suite_free. */
+	 * mean's series. Owned, released with the sweep that holds the suite (sweep_suite_clear).
+	 */
 	struct sweep *wl;
 	struct sweep *mean;
 	int npoints;
@@ -83,7 +84,6 @@ struct suite {
 	struct suite_row **cohort_rows;
 };
 
-void suite_free(struct suite *s);
 /* Stable codes: "na", "gain", "vetoed", "loss", "no_gain" (-1 for other text). */
 const char *suite_verdict_code(enum suite_verdict v);
 int suite_verdict_parse(const char *code);

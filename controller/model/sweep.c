@@ -284,9 +284,62 @@ void node_result_series_add(struct node_result *r, const double *v, int n)
 	memcpy(&r->series[(size_t)(r->npasses - 1) * (size_t)n], v, (size_t)n * sizeof(*v));
 }
 
+/* A series' sweep (judge/suite.c builds it): its passes and node configurations are its own,
+ * its plan, node_dropped and identity are borrowed from the suite's sweep. */
+static void series_sweep_release(struct sweep *w)
+{
+	int i, k;
+
+	for (i = 0; i < w->npoints; i++)
+		for (k = 0; k < w->plan.nnodes; k++) {
+			free(w->points[i].nodes[k].passes);
+			free(w->points[i].nodes[k].pass_round);
+			free(w->points[i].nodes[k].pass_started_at);
+			free(w->points[i].nodes[k].cfg);
+			memset(&w->points[i].nodes[k], 0, sizeof(w->points[i].nodes[k]));
+		}
+	/* Borrowed: the plan (a copy of the struct), node_dropped and identity. */
+	sweep_cohorts_clear(w);
+	w->node_dropped = NULL;
+	w->identity = NULL;
+	memset(&w->plan, 0, sizeof(w->plan));
+	sweep_release(w);
+}
+
+static void suite_rows_free(struct suite_row *rows, int n)
+{
+	int j;
+
+	for (j = 0; rows && j < n; j++) {
+		free(rows[j].cells);
+		free(rows[j].checks);
+	}
+	free(rows);
+}
+
+/* Free suite s: each series' sweep, its rows and each cohort's. NULL is fine. */
+static void sweep_suite_free(struct suite *s)
+{
+	int j;
+
+	if (!s)
+		return;
+	for (j = 0; s->wl && j < s->nseries; j++)
+		series_sweep_release(&s->wl[j]);
+	free(s->wl);
+	if (s->mean)
+		series_sweep_release(s->mean);
+	free(s->mean);
+	suite_rows_free(s->rows, s->npoints);
+	for (j = 0; s->cohort_rows && j < s->ncohorts; j++)
+		suite_rows_free(s->cohort_rows[j], s->npoints);
+	free(s->cohort_rows);
+	free(s);
+}
+
 void sweep_suite_clear(struct sweep *s)
 {
-	suite_free(s->suite);
+	sweep_suite_free(s->suite);
 	s->suite = NULL;
 }
 

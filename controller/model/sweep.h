@@ -323,7 +323,8 @@ bool sweep_point_mixed(const struct sweep *s, const struct point *p);
 const char *sweep_pass_problem(double v, char *why, size_t len);
 /* Give r's last pass its n series values (a suite's pass; after node_result_pass_add_at). */
 void node_result_series_add(struct node_result *r, const double *v, int n);
-/* Free a suite's analysis (model/suite.h's suite_free), set by judge/suite.c. */
+/* Free s's suite analysis (set by judge/suite.c) and its series' sweeps, which borrow s's plan,
+ * node_dropped and identity. */
 void sweep_suite_clear(struct sweep *s);
 /* Append one pass to r (round and start time not recorded). */
 void node_result_pass_add(struct node_result *r, double value);

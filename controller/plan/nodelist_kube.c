@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "plan/nodelist.h"
+#include "jread.h"
 #include "plan/nodelist_priv.h"
 #include "xmalloc.h"
 #include "banned.h"
@@ -28,18 +29,12 @@ static int pod_line(const char *text, const char *pod)
 	return line;
 }
 
+/* The string a dotted path names in obj ("metadata.name"), or NULL. */
 static const char *kube_str(json_t *obj, const char *path)
 {
-	char key[64];
-	const char *dot;
+	json_t *v = jread_at(obj, path);
 
-	while (obj && (dot = strchr(path, '.'))) {
-		snprintf(key, sizeof(key), "%.*s", (int)(dot - path), path);
-		obj = json_object_get(obj, key);
-		path = dot + 1;
-	}
-	obj = obj ? json_object_get(obj, path) : NULL;
-	return json_is_string(obj) ? json_string_value(obj) : NULL;
+	return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
 /* The agent's port from the pod's containers: the port named "api" (deploy/daemonset.yaml),

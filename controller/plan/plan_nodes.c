@@ -284,11 +284,14 @@ int plan_parse_nodes(struct parser *ps, json_t *arr, const char *dir)
 		if ((r = planjson_check_keys(ps, n, path, keys)) < 0)
 			return r;
 		devices = json_object_get(n, "devices");
-		if ((r = planjson_get_str(ps, n, "name", path, true, &name)) < 0 ||
-		    (r = planjson_get_str(ps, n, "url", path, true, &url)) < 0 ||
-		    (r = planjson_get_str(ps, n, "device", path, !devices, &dev)) < 0 ||
-		    (r = planjson_get_str(ps, n, "token_file", path, false, &tf)) < 0 ||
-		    (r = planjson_get_str(ps, n, "token", path, false, &tok)) < 0)
+		if ((r = jread_str(&ps->jr, n, path, "name", JREAD_REQUIRED | JREAD_NONEMPTY,
+		                   &name)) < 0 ||
+		    (r = jread_str(&ps->jr, n, path, "url", JREAD_REQUIRED | JREAD_NONEMPTY,
+		                   &url)) < 0 ||
+		    (r = jread_str(&ps->jr, n, path, "device",
+		                   JREAD_NONEMPTY | (!devices ? JREAD_REQUIRED : 0), &dev)) < 0 ||
+		    (r = jread_str(&ps->jr, n, path, "token_file", JREAD_NONEMPTY, &tf)) < 0 ||
+		    (r = jread_str(&ps->jr, n, path, "token", JREAD_NONEMPTY, &tok)) < 0)
 			return r;
 		if (devices && dev)
 			return fail(
@@ -401,17 +404,18 @@ static int list_opts_take(struct parser *ps, json_t *v, const char *dir, struct 
 	if (!v)
 		return ps->nodes_from ? 1 : 0;
 	if ((r = planjson_check_keys(ps, v, "nodes_from", keys)) < 0 ||
-	    (r = planjson_get_str(ps, v, "file", "nodes_from", !ps->nodes_from, file)) < 0)
+	    (r = jread_str(&ps->jr, v, "nodes_from", "file",
+	                   JREAD_NONEMPTY | (!ps->nodes_from ? JREAD_REQUIRED : 0), file)) < 0)
 		return r;
-	if ((r = planjson_get_str(ps, v, "format", "nodes_from", false, &s)) < 0)
+	if ((r = jread_str(&ps->jr, v, "nodes_from", "format", JREAD_NONEMPTY, &s)) < 0)
 		return r;
 	if (r == 1 && nodelist_format_parse(s, &o->format))
 		return fail(ps, "nodes_from.format",
 		            "'%s' is not one of auto, hosts, ansible-ini, ansible-yaml, "
 		            "kubectl",
 		            s);
-	if ((r = planjson_get_str(ps, v, "group", "nodes_from", false, &o->group)) < 0 ||
-	    (r = planjson_get_str(ps, v, "device", "nodes_from", false, &o->device)) < 0)
+	if ((r = jread_str(&ps->jr, v, "nodes_from", "group", JREAD_NONEMPTY, &o->group)) < 0 ||
+	    (r = jread_str(&ps->jr, v, "nodes_from", "device", JREAD_NONEMPTY, &o->device)) < 0)
 		return r;
 	if (o->device) {
 		dev_list = xstrdup(o->device);
@@ -420,7 +424,7 @@ static int list_opts_take(struct parser *ps, json_t *v, const char *dir, struct 
 		if (r)
 			return fail(ps, "nodes_from.device", "%s", why);
 	}
-	if ((r = planjson_get_str(ps, v, "scheme", "nodes_from", false, &o->scheme)) < 0)
+	if ((r = jread_str(&ps->jr, v, "nodes_from", "scheme", JREAD_NONEMPTY, &o->scheme)) < 0)
 		return r;
 	if (o->scheme && strcmp(o->scheme, "http") && strcmp(o->scheme, "https"))
 		return fail(ps, "nodes_from.scheme", "'%s' is not one of http, https", o->scheme);
@@ -429,7 +433,7 @@ static int list_opts_take(struct parser *ps, json_t *v, const char *dir, struct 
 	             json_integer_value(port) > 65535))
 		return fail(ps, "nodes_from.port", "expected a port number (1-65535)");
 	o->port = port ? (int)json_integer_value(port) : 0;
-	if ((r = planjson_get_str(ps, v, "token_file", "nodes_from", false, &s)) < 0)
+	if ((r = jread_str(&ps->jr, v, "nodes_from", "token_file", JREAD_NONEMPTY, &s)) < 0)
 		return r;
 	if (r == 1)
 		o->token_file = *tf =

@@ -219,12 +219,14 @@ static int parse_filesystem(struct parser *ps, json_t *fs)
 		return fail(ps, "job.filesystem",
 		            "expected an object {\"type\", \"mkfs\", \"mount\"}");
 	if ((r = planjson_check_keys(ps, fs, "job.filesystem", keys)) < 0 ||
-	    (r = planjson_get_str(ps, fs, "type", "job.filesystem", true, &type)) < 0)
+	    (r = jread_str(&ps->jr, fs, "job.filesystem", "type", JREAD_REQUIRED | JREAD_NONEMPTY,
+	                   &type)) < 0)
 		return r;
 	if (json_object_get(fs, "mount") && json_is_string(json_object_get(fs, "mount")) &&
 	    !*json_string_value(json_object_get(fs, "mount")))
 		mount = "";
-	else if ((r = planjson_get_str(ps, fs, "mount", "job.filesystem", false, &mount)) < 0)
+	else if ((r = jread_str(&ps->jr, fs, "job.filesystem", "mount", JREAD_NONEMPTY, &mount)) <
+	         0)
 		return r;
 	if (json_is_string(mkfs)) {
 		buf_puts(&b, json_string_value(mkfs));
@@ -309,8 +311,10 @@ static int parse_fio_file(struct parser *ps, json_t *v, json_t *job)
 		static const char *const keys[] = { "path", "text", NULL };
 
 		if ((rc = planjson_check_keys(ps, v, "job.fio_file", keys)) < 0 ||
-		    (rc = planjson_get_str(ps, v, "path", "job.fio_file", true, &rel)) < 0 ||
-		    (rc = planjson_get_str(ps, v, "text", "job.fio_file", true, &text)) < 0)
+		    (rc = jread_str(&ps->jr, v, "job.fio_file", "path",
+		                    JREAD_REQUIRED | JREAD_NONEMPTY, &rel)) < 0 ||
+		    (rc = jread_str(&ps->jr, v, "job.fio_file", "text",
+		                    JREAD_REQUIRED | JREAD_NONEMPTY, &text)) < 0)
 			return rc;
 	} else if (json_is_string(v) && *json_string_value(v)) {
 		rel = json_string_value(v);
@@ -367,7 +371,7 @@ static int parse_job(struct parser *ps, json_t *job)
 		return fail(ps, "job", "required field is missing");
 	if (!json_is_object(job))
 		return fail(ps, "job", "expected an object");
-	if ((r = planjson_get_str(ps, job, "engine", "job", false, &engine)) < 0)
+	if ((r = jread_str(&ps->jr, job, "job", "engine", JREAD_NONEMPTY, &engine)) < 0)
 		return r;
 	if (!planjson_name_ok(engine, "-") || planjson_key_allowed(engine, own))
 		return fail(ps, "job.engine", "'%s' is not an engine name (e.g. fio, dd)", engine);
@@ -379,7 +383,7 @@ static int parse_job(struct parser *ps, json_t *job)
 		return fail(ps, path, "unknown field (the options of engine '%s' go in job.%s)",
 		            engine, engine);
 	}
-	if ((r = planjson_get_str(ps, job, "directory", "job", false, &dirv)) < 0)
+	if ((r = jread_str(&ps->jr, job, "job", "directory", JREAD_NONEMPTY, &dirv)) < 0)
 		return r;
 	snprintf(p->engine, sizeof(p->engine), "%s", engine);
 	if (dirv)
@@ -517,7 +521,7 @@ static int parse_name(struct parser *ps, json_t *root)
 	const char *s;
 	int r;
 
-	if ((r = planjson_get_str(ps, root, "name", "", true, &s)) < 0)
+	if ((r = jread_str(&ps->jr, root, "", "name", JREAD_REQUIRED | JREAD_NONEMPTY, &s)) < 0)
 		return r;
 	if (planjson_has_control(s))
 		return fail(ps, "name", "has a control character (a line break, a tab, ...)");
@@ -543,18 +547,18 @@ static int parse_node_lists(struct parser *ps, json_t *root, const char *dir)
 	return 0;
 }
 
-/* "baseline" v: an object of parameter values. */
-static int parse_baseline(struct parser *ps, json_t *v)
+/* "baseline": an object of parameter values. */
+static int parse_baseline(struct parser *ps, json_t *root)
 {
+	json_t *v = NULL, *val;
 	const char *key;
 	char path[160];
-	json_t *val;
 	int r;
 
+	if ((r = jread_obj(&ps->jr, root, "", "baseline", 0, &v)) < 0)
+		return r;
 	if (!v)
 		return 0;
-	if (!json_is_object(v))
-		return fail(ps, "baseline", "expected an object");
 	json_object_foreach(v, key, val)
 	{
 		snprintf(path, sizeof(path), "baseline.%s", key);
@@ -607,7 +611,7 @@ static int parse_strategy(struct parser *ps, json_t *root)
 	int r;
 
 	ps->p->strategy = PLAN_SEQUENTIAL;
-	if ((r = planjson_get_str(ps, root, "strategy", "", false, &s)) < 0)
+	if ((r = jread_str(&ps->jr, root, "", "strategy", JREAD_NONEMPTY, &s)) < 0)
 		return r;
 	if (r == 1) {
 		if (!strcmp(s, "grid"))
@@ -626,11 +630,10 @@ static int parse_metric(struct parser *ps, json_t *root)
 {
 	struct plan *p = ps->p;
 	const char *s;
-	json_t *v;
 	int r;
 
 	snprintf(p->metric, sizeof(p->metric), "write.bw_mib");
-	if ((r = planjson_get_str(ps, root, "metric", "", false, &s)) < 0)
+	if ((r = jread_str(&ps->jr, root, "", "metric", JREAD_NONEMPTY, &s)) < 0)
 		return r;
 	if (r == 1) {
 		if (!planjson_name_ok(s, "."))
@@ -638,7 +641,7 @@ static int parse_metric(struct parser *ps, json_t *root)
 			            s);
 		snprintf(p->metric, sizeof(p->metric), "%s", s);
 	}
-	if ((r = planjson_get_str(ps, root, "goal", "", false, &s)) < 0)
+	if ((r = jread_str(&ps->jr, root, "", "goal", JREAD_NONEMPTY, &s)) < 0)
 		return r;
 	if (r == 1) {
 		if (!strcmp(s, "minimize"))
@@ -647,14 +650,10 @@ static int parse_metric(struct parser *ps, json_t *root)
 			return fail(ps, "goal", "'%s' is not one of maximize, minimize", s);
 	}
 	p->min_effect_pct = 5.0;
-	v = json_object_get(root, "min_effect_pct");
-	if (v) {
-		if (!json_is_number(v))
-			return fail(ps, "min_effect_pct", "expected a number");
-		p->min_effect_pct = json_number_value(v);
-		if (p->min_effect_pct < 0 || p->min_effect_pct >= 1000)
-			return fail(ps, "min_effect_pct", "must be between 0 and 1000");
-	}
+	if ((r = jread_num(&ps->jr, root, "", "min_effect_pct", 0, &p->min_effect_pct)) < 0)
+		return r;
+	if (p->min_effect_pct < 0 || p->min_effect_pct >= 1000)
+		return fail(ps, "min_effect_pct", "must be between 0 and 1000");
 	return 0;
 }
 
@@ -673,8 +672,7 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 	if (!json_is_object(root))
 		return fail(ps, "$", "expected an object");
 	if ((r = planjson_check_keys(ps, root, "", keys)) < 0 || (r = parse_name(ps, root)) < 0 ||
-	    (r = parse_node_lists(ps, root, dir)) < 0 ||
-	    (r = parse_baseline(ps, json_object_get(root, "baseline"))) < 0 ||
+	    (r = parse_node_lists(ps, root, dir)) < 0 || (r = parse_baseline(ps, root)) < 0 ||
 	    (r = parse_axes(ps, json_object_get(root, "axes"))) < 0 ||
 	    (r = parse_strategy(ps, root)) < 0)
 		return r;
@@ -700,7 +698,9 @@ int plan_parse(const char *text, const char *dir, struct plan *p, struct err *e)
 int plan_parse_nodes_from(const char *text, const char *dir, const char *nodes_from, struct plan *p,
                           struct err *e)
 {
-	struct parser ps = { .p = p, .e = e, .nodes_from = nodes_from, .dir = dir };
+	struct parser ps = {
+		.p = p, .e = e, .jr = { e, "invalid_plan" }, .nodes_from = nodes_from, .dir = dir
+	};
 	json_error_t je;
 	json_t *root, *nodes, *n;
 	size_t i;

@@ -59,7 +59,7 @@ static int metric_take(struct parser *ps, json_t *o, const char *path, char *out
 	const char *s;
 	int r;
 
-	if ((r = planjson_get_str(ps, o, "metric", path, false, &s)) < 0)
+	if ((r = jread_str(&ps->jr, o, path, "metric", JREAD_NONEMPTY, &s)) < 0)
 		return r;
 	if (r == 1) {
 		if (!planjson_name_ok(s, "."))
@@ -68,7 +68,7 @@ static int metric_take(struct parser *ps, json_t *o, const char *path, char *out
 		snprintf(out, PARAM_NAME_MAX, "%s", s);
 	}
 	*min = plan_metric_minimize(out);
-	if ((r = planjson_get_str(ps, o, "goal", path, false, &s)) < 0)
+	if ((r = jread_str(&ps->jr, o, path, "goal", JREAD_NONEMPTY, &s)) < 0)
 		return r;
 	if (r == 1) {
 		if (!strcmp(s, "minimize"))
@@ -103,7 +103,8 @@ static int parse_workloads(struct parser *ps, json_t *arr)
 			return fail(ps, path, "expected an object");
 		if ((r = planjson_check_keys(ps, w, path, keys)) < 0)
 			return r;
-		if ((r = planjson_get_str(ps, w, "name", path, true, &name)) < 0)
+		if ((r = jread_str(&ps->jr, w, path, "name", JREAD_REQUIRED | JREAD_NONEMPTY,
+		                   &name)) < 0)
 			return r;
 		if (!workload_name_ok(name))
 			return fail(ps, path,
@@ -304,13 +305,14 @@ static int parse_decide(struct parser *ps, json_t *d)
 	if (!json_is_object(d))
 		return fail(ps, "decide", "expected an object with a rule");
 	if ((r = planjson_check_keys(ps, d, "decide", keys)) < 0 ||
-	    (r = planjson_get_str(ps, d, "rule", "decide", true, &s)) < 0)
+	    (r = jread_str(&ps->jr, d, "decide", "rule", JREAD_REQUIRED | JREAD_NONEMPTY, &s)) < 0)
 		return r;
 	if ((k = plan_rule_parse(s)) < 0)
 		return fail(ps, "decide.rule", "'%s' is not one of no_loss, primary, mean", s);
 	p->rule = (enum plan_rule)k;
-	if ((r = planjson_get_str(ps, d, "primary", "decide", p->rule == PLAN_RULE_PRIMARY, &s)) <
-	    0)
+	if ((r = jread_str(&ps->jr, d, "decide", "primary",
+	                   JREAD_NONEMPTY | (p->rule == PLAN_RULE_PRIMARY ? JREAD_REQUIRED : 0),
+	                   &s)) < 0)
 		return r;
 	if (r == 1) {
 		if (p->rule != PLAN_RULE_PRIMARY)
@@ -365,14 +367,15 @@ static int parse_guardrails(struct parser *ps, json_t *arr)
 		if (!json_is_object(g))
 			return fail(ps, path, "expected an object");
 		if ((r = planjson_check_keys(ps, g, path, keys)) < 0 ||
-		    (r = planjson_get_str(ps, g, "metric", path, true, &s)) < 0)
+		    (r = jread_str(&ps->jr, g, path, "metric", JREAD_REQUIRED | JREAD_NONEMPTY,
+		                   &s)) < 0)
 			return r;
 		if (!planjson_name_ok(s, "."))
 			return fail(ps, path,
 			            "metric '%s' is not a metric name (e.g. read.clat_p99_us)", s);
 		snprintf(gr->metric, sizeof(gr->metric), "%s", s);
 		gr->minimize = plan_metric_minimize(s);
-		if ((r = planjson_get_str(ps, g, "workload", path, false, &s)) < 0)
+		if ((r = jread_str(&ps->jr, g, path, "workload", JREAD_NONEMPTY, &s)) < 0)
 			return r;
 		if (r == 0)
 			s = "*";

@@ -1,4 +1,4 @@
-/* planjson.c -- the plan parser's strict JSON getters: known keys only, names, strings. */
+/* planjson.c -- the plan parser's own checks: known keys only, names, control characters. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -57,22 +57,3 @@ bool planjson_has_control(const char *s)
 }
 
 /* Get a string member; required: error when missing. Returns 0/1 found, <0 error. */
-int planjson_get_str(struct parser *ps, json_t *obj, const char *key, const char *path,
-                     bool required, const char **out)
-{
-	json_t *v = json_object_get(obj, key);
-	char p[160];
-
-	snprintf(p, sizeof(p), "%s%s%s", path, *path ? "." : "", key);
-	if (!v) {
-		if (required)
-			return fail(ps, p, "required field is missing");
-		return 0;
-	}
-	if (!json_is_string(v))
-		return fail(ps, p, "expected a string");
-	if (!*json_string_value(v))
-		return fail(ps, p, "must not be empty");
-	*out = json_string_value(v);
-	return 1;
-}

@@ -1,11 +1,13 @@
 /* planjson.h -- the plan parser's state (which plan_parse.c and plan_nodes.c share), its error
- * macro, and the strict JSON getters whose errors name the path. Not for other modules. */
+ * macro, and the plan's own checks of keys and names; members are read with common/jread
+ * (ps->jr), whose errors name the path. Not for other modules. */
 #ifndef FT_PLANJSON_H
 #define FT_PLANJSON_H
 
 #include <jansson.h>
 #include <stdbool.h>
 
+#include "jread.h"
 #include "plan/plan.h"
 
 /* Type of a parameter as first seen: 1 integer, 2 string. */
@@ -17,6 +19,7 @@ struct ptype {
 struct parser {
 	struct plan *p;
 	struct err *e;
+	struct jread jr;        /* e with "invalid_plan": the JSON reader's errors (common/jread) */
 	const char *nodes_from; /* a node list that replaces the plan's nodes (NULL: none) */
 	const char *dir;        /* the plan file's directory (NULL: a plan given as text) */
 	struct ptype types[64];
@@ -33,9 +36,6 @@ int planjson_check_keys(struct parser *ps, json_t *obj, const char *path,
                         const char *const *allowed);
 /* Letters, digits, '_' and the characters of extra, 1..PARAM_NAME_MAX - 1 bytes. */
 bool planjson_name_ok(const char *s, const char *extra);
-/* A string member; required: error when missing. Returns 0/1 found, <0 error. */
-int planjson_get_str(struct parser *ps, json_t *obj, const char *key, const char *path,
-                     bool required, const char **out);
 /* Whether s has a byte below 0x20 or 0x7f (names and labels go into reports and exported
  * rules, where a line break would start a rule of its own). */
 bool planjson_has_control(const char *s);

@@ -320,7 +320,7 @@ static void readback_judge(const struct rollout *r, const struct rollout_node *n
 		         nd->device);
 		return;
 	}
-	if (strcmp(d->state, "held") && strcmp(d->state, "reapplied")) {
+	if (!keep_state_holds(d->kstate)) {
 		snprintf(why, len, "readback: %s is %s%s%s%s%s", nd->device, d->state,
 		         d->owner[0] ? " " : "", d->owner, d->error[0] ? ": " : "", d->error);
 		return;
@@ -345,7 +345,7 @@ static bool owned(const struct rollout_node *n, const struct fleet_profile *a)
 
 	for (k = 0; !a->res.failed && k < a->ndevices; k++)
 		if (!strcmp(a->devices[k].device, n->device) &&
-		    !strcmp(a->devices[k].state, "yielded"))
+		    a->devices[k].kstate == KEEP_YIELDED)
 			return true;
 	return false;
 }

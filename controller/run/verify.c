@@ -54,7 +54,7 @@ static void device_judge(const struct fleet_profile_device *d, char *out, size_t
 	size_t off = strlen(out);
 	int j;
 
-	if (strcmp(d->state, "held") && strcmp(d->state, "reapplied")) {
+	if (!keep_state_holds(d->kstate)) {
 		*differs = true;
 		off += (size_t)snprintf(out + off, len - off, "%s%s is %s%s%s%s%s", off ? "; " : "",
 		                        d->device, d->state, d->owner[0] ? " " : "", d->owner,

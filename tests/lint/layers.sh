@@ -39,7 +39,7 @@ libs=(
 	'sqlite3.h|common/db.c'
 	'microhttpd.h|agent/http/'
 	'curl/curl.h|controller/fleet/client.c'
-	'jansson.h|agent/wire/ agent/api/ agent/http/http.c agent/http/httpd.c agent/store/store.c agent/store/store_job.c agent/store/store_profile.c agent/engines/fio.c agent/queue/job_run.c controller/plan/ controller/fleet/ controller/doc/ controller/render/site.c'
+	'jansson.h|common/jread.h common/jread.c agent/wire/ agent/api/ agent/http/http.c agent/http/httpd.c agent/store/store.c agent/store/store_job.c agent/store/store_profile.c agent/engines/fio.c agent/queue/job_run.c controller/plan/ controller/fleet/ controller/doc/ controller/render/site.c'
 )
 
 # deps FILE INCLUDE_DIR: every file the compiler reads for FILE (system headers with -M), one

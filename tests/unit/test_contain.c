@@ -154,7 +154,7 @@ static void crash_and_recover(struct fx *f, enum contain_mode mode)
 		assert_int_equal(lines, 3);
 	}
 	free(rec);
-	assert_int_equal(contain_init(&again, f->dir, mode, &e), 0);
+	assert_int_equal(contain_init(&again, NULL, f->dir, mode, &e), 0);
 	assert_int_equal(contain_recover(&again), 3);
 	assert_null(record_text(f, 7));
 	assert_int_equal(contain_pass_alive(&cp), 0);
@@ -185,7 +185,7 @@ static void test_proc_mode(void **state)
 	struct fx *f = *state;
 	struct err e;
 
-	assert_int_equal(contain_init(&f->c, f->dir, CONTAIN_PROC, &e), 0);
+	assert_int_equal(contain_init(&f->c, NULL, f->dir, CONTAIN_PROC, &e), 0);
 	assert_int_equal(f->c.mode, CONTAIN_PROC);
 	crash_and_recover(f, CONTAIN_PROC);
 	terminate_and_end(f);
@@ -197,7 +197,7 @@ static void test_cgroup_mode(void **state)
 	char path[1200];
 	struct err e;
 
-	if (contain_init(&f->c, f->dir, CONTAIN_CGROUP, &e))
+	if (contain_init(&f->c, NULL, f->dir, CONTAIN_CGROUP, &e))
 		skip(); /* not root, no cgroup2, or a read-only cgroupfs */
 	assert_int_equal(f->c.mode, CONTAIN_CGROUP);
 	crash_and_recover(f, CONTAIN_CGROUP);
@@ -217,7 +217,7 @@ static void test_recover_spares_reused_pids(void **state)
 	struct err e;
 	pid_t pid;
 
-	assert_int_equal(contain_init(&f->c, f->dir, CONTAIN_PROC, &e), 0);
+	assert_int_equal(contain_init(&f->c, NULL, f->dir, CONTAIN_PROC, &e), 0);
 	pid = fork();
 	if (pid == 0) {
 		execlp("sleep", "sleep", "60", (char *)NULL);

@@ -350,9 +350,9 @@ static void test_deadline_metrics(void **state)
 	(void)state;
 	f = parse_ok("[global]\nruntime=1m\n[a]\nramp_time=5s\nrw=read\n[b]\nruntime=10\n"
 	             "rw=randwrite\n");
-	assert_true(fiofile_pass_bound_s(f, false, 1024 * MiB) == 65);
-	assert_true(fiofile_expected_runtime_s(f) == 65);
-	fiofile_metrics_list(f, &names);
+	assert_true(fio_file_pass_bound_s(f, false, 1024 * MiB) == 65);
+	assert_true(fio_file_expected_runtime_s(f) == 65);
+	fio_file_metrics_list(f, &names);
 	assert_true(metric_names_has(&names, "read.bw_mib"));
 	assert_true(metric_names_has(&names, "write.iops"));
 	assert_false(metric_names_has(&names, "trim.iops"));
@@ -360,31 +360,31 @@ static void test_deadline_metrics(void **state)
 	/* 64 MiB at 1 MiB/s, twice (loops): 128 s of rate and 128 s at the floor; beside it a
 	 * 30 s timed section */
 	f = parse_ok("[a]\nsize=64m\nrate=1m,2m\nloops=2\n[b]\nruntime=30\n");
-	assert_true(fiofile_pass_bound_s(f, false, 1024 * MiB) == 30 + 128 + 128);
-	assert_true(fiofile_expected_runtime_s(f) == 128);
+	assert_true(fio_file_pass_bound_s(f, false, 1024 * MiB) == 30 + 128 + 128);
+	assert_true(fio_file_expected_runtime_s(f) == 128);
 	fiofile_free(f);
 	/* thinktime 1 ms after each of 4096 4k blocks, and a startdelay of up to 3 s */
 	f = parse_ok("[a]\nsize=16m\nbs=4k\nthinktime=1ms\nstartdelay=1-3\n");
-	assert_true(fabs(fiofile_pass_bound_s(f, false, 1024 * MiB) - (3 + 16 + 4.096)) < 1e-9);
+	assert_true(fabs(fio_file_pass_bound_s(f, false, 1024 * MiB) - (3 + 16 + 4.096)) < 1e-9);
 	fiofile_free(f);
 	/* rate_iops with a bssplit: its smallest block */
 	f = parse_ok("[a]\nsize=8m\nbssplit=4k/50:1m/50\nrate_iops=128\nrw=randrw\nrwmixread=0\n");
-	assert_true(fiofile_pass_bound_s(f, false, 1024 * MiB) == 8 + 16);
+	assert_true(fio_file_pass_bound_s(f, false, 1024 * MiB) == 8 + 16);
 	names.n = 0;
-	fiofile_metrics_list(f, &names);
+	fio_file_metrics_list(f, &names);
 	assert_false(metric_names_has(&names, "read.iops"));
 	assert_true(metric_names_has(&names, "write.iops"));
 	fiofile_free(f);
 	/* size as a share of the device: the device bounds it */
 	f = parse_ok("[a]\nsize=50%\n");
-	assert_true(fiofile_pass_bound_s(f, false, 100 * MiB) == 100);
+	assert_true(fio_file_pass_bound_s(f, false, 100 * MiB) == 100);
 	fiofile_free(f);
 	f = parse_ok("[global]\nsize=4m\n[a]\nsize=50%\n");
-	assert_true(fiofile_pass_bound_s(f, false, 100 * MiB) == 100);
+	assert_true(fio_file_pass_bound_s(f, false, 100 * MiB) == 100);
 	fiofile_free(f);
 	/* io_size past size: the I/O it asks for */
 	f = parse_ok("[a]\nsize=4m\nio_size=16m\n");
-	assert_true(fiofile_pass_bound_s(f, false, 100 * MiB) == 16);
+	assert_true(fio_file_pass_bound_s(f, false, 100 * MiB) == 16);
 	fiofile_free(f);
 }
 

@@ -325,7 +325,7 @@ static void test_check_without_queueing(void **state)
 	tu_fake_device(f->root, "vda", 0);
 	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
 		assert_int_equal(decode(refused[i], &spec, &e), 0);
-		assert_true(job_check(f->a.jobs, &spec, &e) < 0);
+		assert_true(job_check(f->a.jobs, &spec, NULL, &e) < 0);
 		job_spec_release(&spec);
 		assert_int_equal(decode(refused[i], &spec, &es), 0);
 		assert_true(job_submit(f->a.jobs, &spec, &id, &es) < 0);
@@ -360,7 +360,7 @@ static void test_check_without_queueing(void **state)
 		         "\"params\":{\"nr_requests\":\"32\"}}",
 		         dir);
 		assert_int_equal(decode(body, &spec, &e), 0);
-		assert_int_equal(job_check(f->a.jobs, &spec, &e), 0);
+		assert_int_equal(job_check(f->a.jobs, &spec, NULL, &e), 0);
 		assert_string_equal(spec.directory, dir);
 		j = wire_job_spec_to_json(&spec);
 		text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);

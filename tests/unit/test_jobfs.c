@@ -10,6 +10,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "engines/engine.h"
+#include "engines/fsopt.h"
+#include "job/bootid.h"
 #include "job/jobfs.h"
 #include "testutil.h"
 
@@ -30,7 +33,7 @@ static void test_init_area(void **state)
 	struct err e;
 
 	(void)state;
-	assert_int_equal(jobfs_init(&j, dir, NULL, &e), 0);
+	assert_int_equal(jobfs_init(&j, NULL, dir, NULL, &e), 0);
 	snprintf(path, sizeof(path), "%s/fs", dir);
 	assert_int_equal(lstat(path, &st), 0);
 	assert_true(S_ISDIR(st.st_mode));
@@ -38,22 +41,22 @@ static void test_init_area(void **state)
 	assert_int_equal(jobfs_recover(&j), 0);
 	jobfs_release(&j);
 	/* Opened again as it is. */
-	assert_int_equal(jobfs_init(&j, dir, NULL, &e), 0);
+	assert_int_equal(jobfs_init(&j, NULL, dir, NULL, &e), 0);
 	jobfs_release(&j);
 	/* Group or others may enter: refused, with the fix. */
 	chmod(path, 0755);
-	assert_int_equal(jobfs_init(&j, dir, NULL, &e), -EPERM);
+	assert_int_equal(jobfs_init(&j, NULL, dir, NULL, &e), -EPERM);
 	assert_non_null(strstr(e.msg, "mode 0700"));
 	assert_non_null(strstr(e.msg, "chmod 700"));
 	assert_int_equal(j.dir_fd, -1);
 	/* A link in its place is never followed. */
 	rmdir(path);
 	assert_int_equal(symlink("/tmp", path), 0);
-	assert_true(jobfs_init(&j, dir, NULL, &e) < 0);
+	assert_true(jobfs_init(&j, NULL, dir, NULL, &e) < 0);
 	assert_non_null(strstr(e.msg, "is not a plain directory"));
 	unlink(path);
 	/* No state directory: no filesystem jobs. */
-	assert_int_equal(jobfs_init(&j, NULL, NULL, &e), 0);
+	assert_int_equal(jobfs_init(&j, NULL, NULL, NULL, &e), 0);
 	assert_int_equal(j.dir_fd, -1);
 	assert_int_equal(jobfs_recover(&j), 0);
 	jobfs_release(&j);
@@ -74,7 +77,7 @@ static void test_root_open(void **state)
 	int fd;
 
 	(void)state;
-	assert_int_equal(jobfs_init(&j, dir, NULL, &e), 0);
+	assert_int_equal(jobfs_init(&j, NULL, dir, NULL, &e), 0);
 	memset(&m, 0, sizeof(m));
 	m.job_id = 3;
 	snprintf(m.device, sizeof(m.device), "loop7");
@@ -123,7 +126,7 @@ static void test_recover(void **state)
 	assert_non_null(realpath(dir, real));
 	tu_write(dir, "mountinfo", "22 27 0:21 / /proc rw,relatime - proc proc rw\n", 0600);
 	snprintf(mi, sizeof(mi), "%s/mountinfo", dir);
-	assert_int_equal(jobfs_init(&j, dir, mi, &e), 0);
+	assert_int_equal(jobfs_init(&j, NULL, dir, mi, &e), 0);
 	/* 1: a plain leftover. */
 	snprintf(rec, sizeof(rec), "job 1\nboot x\ndevice loop7\ndevnum 7:7\ndir %s/fs/job-1\n",
 	         real);
@@ -158,7 +161,7 @@ static void test_recover(void **state)
 	         real);
 	tu_write(dir, "mountinfo", mi, 0600);
 	snprintf(mi, sizeof(mi), "%s/mountinfo", dir);
-	assert_int_equal(jobfs_init(&j, dir, mi, &e), 0);
+	assert_int_equal(jobfs_init(&j, NULL, dir, mi, &e), 0);
 	snprintf(rec, sizeof(rec), "job 5\nboot x\ndevice loop7\ndevnum 7:7\ndir %s/fs/job-5\n",
 	         real);
 	tu_write(dir, "fs/job-5.rec", rec, 0600);
@@ -186,11 +189,11 @@ static void test_make_refused(void **state)
 	(void)state;
 	memset(&s, 0, sizeof(s));
 	s.type = FS_XFS;
-	assert_int_equal(jobfs_init(&j, NULL, NULL, &e), 0);
+	assert_int_equal(jobfs_init(&j, NULL, NULL, NULL, &e), 0);
 	assert_int_equal(jobfs_make(&j, 7, "loop0", &s, NULL, NULL, NULL, &m, &e), -EPERM);
 	assert_string_equal(e.code, "fs_failed");
 	jobfs_release(&j);
-	assert_int_equal(jobfs_init(&j, dir, NULL, &e), 0);
+	assert_int_equal(jobfs_init(&j, NULL, dir, NULL, &e), 0);
 	/* No such block device. */
 	assert_int_equal(jobfs_make(&j, 7, "ft-no-such-dev", &s, NULL, NULL, NULL, &m, &e),
 	                 -ENODEV);
@@ -205,6 +208,65 @@ static void test_make_refused(void **state)
 	assert_false(exists(dir, "fs/job-7.rec"));
 	assert_int_equal(jobfs_unmake(&j, &m), 0);
 	jobfs_release(&j);
+	tu_rmrf(dir);
+	free(dir);
+}
+
+/* The boot id is read under the root it is given; absent there, it is empty. */
+static void test_boot_id_under_root(void **state)
+{
+	char *dir = tu_tmpdir(), id[40], real[40];
+	struct jobfs j;
+	struct err e;
+
+	(void)state;
+	bootid_read(dir, id, sizeof(id));
+	assert_string_equal(id, "");
+	tu_write(dir, "proc/sys/kernel/random/boot_id", "0b7e1d2c-test-boot\n", 0644);
+	bootid_read(dir, id, sizeof(id));
+	assert_string_equal(id, "0b7e1d2c-test-boot");
+	assert_int_equal(jobfs_init(&j, dir, NULL, NULL, &e), 0);
+	assert_string_equal(j.boot_id, "0b7e1d2c-test-boot");
+	jobfs_release(&j);
+	bootid_read(NULL, real, sizeof(real));
+	bootid_read("/", id, sizeof(id));
+	assert_string_equal(id, real);
+	tu_rmrf(dir);
+	free(dir);
+}
+
+/* One PATH search: a bare name on $PATH (an empty entry the working directory), a path as
+ * given; the words of a line joined with a separator, cut at the buffer's end. */
+static void test_tool_found_and_join(void **state)
+{
+	char *dir = tu_tmpdir(), *path = getenv("PATH") ? strdup(getenv("PATH")) : NULL, full[4096];
+	const char *words[] = { "mkfs.xfs", "-f", "/dev/loop0", NULL };
+	char out[16];
+
+	(void)state;
+	tu_write(dir, "ft-tool", "#!/bin/sh\n", 0755);
+	tu_write(dir, "ft-plain", "", 0644);
+	setenv("PATH", dir, 1);
+	assert_true(engine_tool_found("ft-tool"));
+	assert_false(engine_tool_found("ft-plain")); /* not executable */
+	assert_false(engine_tool_found("ft-none"));
+	snprintf(full, sizeof(full), "%s/ft-tool", dir);
+	assert_true(engine_tool_found(full));
+	snprintf(full, sizeof(full), "%s/ft-plain", dir);
+	assert_false(engine_tool_found(full));
+	setenv("PATH", "", 1); /* empty: ENGINE_DEFAULT_PATH, where sh is */
+	assert_true(engine_tool_found("sh"));
+	if (path)
+		setenv("PATH", path, 1);
+	else
+		unsetenv("PATH");
+	fsopt_words_join(words, -1, " ", out, sizeof(out));
+	assert_string_equal(out, "mkfs.xfs -f /de"); /* cut at 15 bytes */
+	fsopt_words_join(words, 2, ", ", out, sizeof(out));
+	assert_string_equal(out, "mkfs.xfs, -f");
+	fsopt_words_join(words, 0, " ", out, sizeof(out));
+	assert_string_equal(out, "");
+	free(path);
 	tu_rmrf(dir);
 	free(dir);
 }
@@ -258,9 +320,14 @@ static void test_mount_check(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_init_area),    cmocka_unit_test(test_recover),
-		cmocka_unit_test(test_make_refused), cmocka_unit_test(test_tools),
-		cmocka_unit_test(test_mount_check),  cmocka_unit_test(test_root_open),
+		cmocka_unit_test(test_boot_id_under_root),
+		cmocka_unit_test(test_tool_found_and_join),
+		cmocka_unit_test(test_init_area),
+		cmocka_unit_test(test_recover),
+		cmocka_unit_test(test_make_refused),
+		cmocka_unit_test(test_tools),
+		cmocka_unit_test(test_mount_check),
+		cmocka_unit_test(test_root_open),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

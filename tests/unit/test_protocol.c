@@ -1,6 +1,8 @@
 /* test_protocol.c -- common/protocol.c: the job states' words are the API's (schema/openapi.yaml's
  * JobState, in the same order), each word parses back to its state, and which are final; the
- * identity fields are DeviceIdentity's and HostIdentity's properties, in order. */
+ * identity fields are DeviceIdentity's and HostIdentity's properties, in order; the profile
+ * device states are ProfileDeviceState's, the profile-name rule is ProfileName's, the wait limit
+ * is wait_s's maximum and every feature is described under Health's features. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,13 +10,15 @@
 #include "protocol.h"
 #include "testutil.h"
 
-/* The JobState enumeration of the OpenAPI document, as written there ("a, b, c"). */
-static void openapi_job_states(char *out, size_t len)
+/* The enumeration of one schema of the OpenAPI document, as written there ("a, b, c"). */
+static void openapi_enum(const char *schema, char *out, size_t len)
 {
 	char *doc = tu_slurp(FT_FIXTURES "/../../schema/openapi.yaml", NULL), *p, *end;
+	char head[64];
 
 	assert_non_null(doc);
-	p = strstr(doc, "\n    JobState:\n");
+	snprintf(head, sizeof(head), "\n    %s:\n", schema);
+	p = strstr(doc, head);
 	assert_non_null(p);
 	p = strstr(p, "enum: [");
 	assert_non_null(p);
@@ -32,7 +36,7 @@ static void test_words_are_the_apis(void **state)
 	int i;
 
 	(void)state;
-	openapi_job_states(api, sizeof(api));
+	openapi_enum("JobState", api, sizeof(api));
 	ours[0] = '\0';
 	for (i = 0; i < JOB_N_STATES; i++)
 		used += (size_t)snprintf(ours + used, sizeof(ours) - used, "%s%s", i ? ", " : "",
@@ -144,6 +148,113 @@ static void test_final(void **state)
 	assert_false(job_state_final(JOB_N_STATES));
 }
 
+static void test_keep_states_are_the_apis(void **state)
+{
+	char api[512], ours[512];
+	size_t used = 0;
+	int i;
+
+	(void)state;
+	openapi_enum("ProfileDeviceState", api, sizeof(api));
+	ours[0] = '\0';
+	for (i = 0; i < KEEP_N_STATES; i++)
+		used += (size_t)snprintf(ours + used, sizeof(ours) - used, "%s%s", i ? ", " : "",
+		                         keep_state_names[i]);
+	assert_string_equal(ours, api);
+	assert_null(keep_state_names[KEEP_N_STATES]);
+	for (i = 0; i < KEEP_N_STATES; i++)
+		assert_int_equal(keep_state_parse(keep_state_names[i]), i);
+	assert_int_equal(keep_state_parse("Held"), -1);
+	assert_int_equal(keep_state_parse(""), -1);
+	assert_int_equal(keep_state_parse(NULL), -1);
+	assert_true(keep_state_holds(KEEP_HELD));
+	assert_true(keep_state_holds(KEEP_REAPPLIED));
+	assert_false(keep_state_holds(KEEP_DRIFTED));
+	assert_false(keep_state_holds(KEEP_YIELDED));
+	assert_false(keep_state_holds(-1));
+}
+
+/* The text of the OpenAPI document from the first after at or past from, to its line's end. */
+static void openapi_line(const char *from, const char *after, char *out, size_t len)
+{
+	char *doc = tu_slurp(FT_FIXTURES "/../../schema/openapi.yaml", NULL), *p;
+
+	assert_non_null(doc);
+	p = strstr(doc, from);
+	assert_non_null(p);
+	p = strstr(p, after);
+	assert_non_null(p);
+	p += strlen(after);
+	snprintf(out, len, "%.*s", (int)strcspn(p, "\n"), p);
+	free(doc);
+}
+
+static void test_profile_name_rule(void **state)
+{
+	char api[128], want[128], name[PROFILE_NAME_MAX + 1];
+
+	(void)state;
+	/* ProfileName's pattern: a first character that is not '.', then up to MAX - 2 more. */
+	openapi_line("\n    ProfileName:\n", "pattern: '", api, sizeof(api));
+	snprintf(want, sizeof(want), "^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,%d}$'}", PROFILE_NAME_MAX - 2);
+	assert_string_equal(api, want);
+	openapi_line("\n    ProfileName:\n", "description: ", api, sizeof(api));
+	assert_non_null(strstr(api, PROFILE_NAME_RULE));
+	assert_true(profile_name_ok("db-nvme"));
+	assert_true(profile_name_ok("a.b_C-9"));
+	assert_true(profile_name_ok("x."));
+	assert_false(profile_name_ok(""));
+	assert_false(profile_name_ok(NULL));
+	assert_false(profile_name_ok(".hidden"));
+	assert_false(profile_name_ok("a/b"));
+	assert_false(profile_name_ok("a b"));
+	assert_false(profile_name_ok("caf\xc3\xa9"));
+	memset(name, 'n', PROFILE_NAME_MAX - 1);
+	name[PROFILE_NAME_MAX - 1] = '\0';
+	assert_true(profile_name_ok(name));
+	name[PROFILE_NAME_MAX - 1] = 'n';
+	name[PROFILE_NAME_MAX] = '\0';
+	assert_false(profile_name_ok(name));
+}
+
+static void test_wait_limit_is_the_apis(void **state)
+{
+	char api[128], want[128];
+
+	(void)state;
+	openapi_line("\n        - name: wait_s\n", "schema: ", api, sizeof(api));
+	snprintf(want, sizeof(want), "{type: integer, minimum: 0, maximum: %d}", JOB_WAIT_MAX_S);
+	assert_string_equal(api, want);
+	assert_true(JOB_WAIT_ASK_S > 0 && JOB_WAIT_ASK_S <= JOB_WAIT_MAX_S);
+}
+
+/* Every feature is described, quoted, under Health's features, and parses back. */
+static void test_features_are_the_apis(void **state)
+{
+	char *doc = tu_slurp(FT_FIXTURES "/../../schema/openapi.yaml", NULL), *p, *end, quoted[64];
+	int i;
+
+	(void)state;
+	assert_non_null(doc);
+	p = strstr(doc, "\n    Health:\n");
+	assert_non_null(p);
+	p = strstr(p, "\n        features:\n");
+	assert_non_null(p);
+	end = strstr(p, "items: {type: string}");
+	assert_non_null(end);
+	*end = '\0';
+	for (i = 0; i < FEATURE_N; i++) {
+		snprintf(quoted, sizeof(quoted), "\"%s\"", feature_names[i]);
+		if (!strstr(p, quoted))
+			fail_msg("feature %s is not in openapi.yaml's Health.features", quoted);
+		assert_int_equal(feature_parse(feature_names[i]), i);
+	}
+	assert_null(feature_names[FEATURE_N]);
+	assert_int_equal(feature_parse("telepathy"), -1);
+	assert_int_equal(feature_parse(NULL), -1);
+	free(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -152,6 +263,10 @@ int main(void)
 		cmocka_unit_test(test_final),
 		cmocka_unit_test(test_identity_fields_are_the_apis),
 		cmocka_unit_test(test_identity_text_clean),
+		cmocka_unit_test(test_keep_states_are_the_apis),
+		cmocka_unit_test(test_profile_name_rule),
+		cmocka_unit_test(test_wait_limit_is_the_apis),
+		cmocka_unit_test(test_features_are_the_apis),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -113,7 +113,7 @@ static void expect_bad(const char *text, const char *msg)
 static void test_job_spec_refused(void **state)
 {
 	expect_bad("{\"device\":\"loop0\",\"engine\":\"fio\",\"extra\":1}", "extra: unknown field");
-	expect_bad("{\"engine\":\"fio\"}", "device: required string");
+	expect_bad("{\"engine\":\"fio\"}", "device: required field is missing");
 	expect_bad("{\"device\":\"loop0\"}", "engine: required (fio, dd, bonnie or iozone)");
 	expect_bad("{\"device\":\"loop0\",\"engine\":\"bonnie++\"}",
 	           "engine: expected one of fio, dd, bonnie, iozone");
