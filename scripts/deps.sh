@@ -3,7 +3,8 @@
 set -eu
 PKGS="build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev libcurl4-openssl-dev
  libsqlite3-dev libcmocka-dev fio sqlite3 curl jq util-linux e2fsprogs xfsprogs bonnie++ coreutils
- openssl procps prometheus python3-yaml strace"
+ openssl procps prometheus python3-yaml strace universal-ctags"
+# universal-ctags: scripts/fn-lengths.sh lists the functions over ~100 lines.
 # strace: tests/integration/it_idle.sh watches what an idle agent opens.
 # tests/integration/it_image.sh: podman builds the Dockerfile on a base debootstrap makes;
 # it_systemd.sh: systemd-analyze (verify, security) and systemd-run.

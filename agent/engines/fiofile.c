@@ -265,141 +265,222 @@ static bool ff_bool(const char *v)
 	return !v || strcmp(v, "0");
 }
 
+/* The readers of the options the agent reads: each takes key's value v (NULL when the line
+ * has no '=') into o, or returns -EINVAL with *what naming what v should be. */
+static int ff_read_rw(struct fio_opts *o, const char *key, const char *v, const char **what)
+{
+	char rw[32];
+	size_t n = v ? strcspn(v, ":") : 0;
+	int k;
+
+	(void)key;
+	(void)what;
+	if (!v || n >= sizeof(rw))
+		return 0; /* fio says what is wrong */
+	memcpy(rw, v, n);
+	rw[n] = '\0';
+	for (k = 0; ff_rw[k]; k++)
+		if (!strcmp(ff_rw[k], rw))
+			o->rw = ff_rw[k];
+	o->has_rw = true;
+	return 0;
+}
+
+static int ff_read_rwmix(struct fio_opts *o, const char *key, const char *v, const char **what)
+{
+	int64_t t;
+
+	*what = "a percentage";
+	if (!v || num_parse_i64(v, &t) || t < 0 || t > 100)
+		return -EINVAL;
+	if (key[5] == 'r') {
+		o->rwmixread = t;
+		o->has_rwmixread = true;
+	} else {
+		o->rwmixwrite = t;
+		o->has_rwmixwrite = true;
+	}
+	return 0;
+}
+
+static int ff_read_size(struct fio_opts *o, const char *key, const char *v, const char **what)
+{
+	uint64_t x;
+	bool pct;
+
+	(void)key;
+	*what = "a size like 1g (or a percentage)";
+	if (ff_sizes(v, true, &x, &pct))
+		return -EINVAL;
+	/* the largest given bounds the I/O (io_size may exceed size); a share of the device is
+	 * bounded by the device */
+	if (pct) {
+		o->size = 0;
+		o->has_size = false;
+	} else if (!o->has_size || x > o->size) {
+		o->size = x;
+		o->has_size = true;
+	}
+	return 0;
+}
+
+static int ff_read_bs(struct fio_opts *o, const char *key, const char *v, const char **what)
+{
+	uint64_t x;
+	bool pct;
+
+	(void)key;
+	*what = "a block size like 4k";
+	if (ff_sizes(v, false, &x, &pct) || pct || !x)
+		return -EINVAL;
+	o->bs = x;
+	o->has_bs = true;
+	return 0;
+}
+
+static int ff_read_bssplit(struct fio_opts *o, const char *key, const char *v, const char **what)
+{
+	char why[160];
+
+	(void)key;
+	*what = "fio's bssplit (4k/10:64k/90)";
+	if (!v || strlen(v) > FIO_TEXT_MAX ||
+	    fiosyntax_bssplit_parse(v, NULL, NULL, why, sizeof(why)))
+		return -EINVAL;
+	snprintf(o->bssplit, sizeof(o->bssplit), "%s", v);
+	o->has_bssplit = true;
+	return 0;
+}
+
+static int ff_read_offset(struct fio_opts *o, const char *key, const char *v, const char **what)
+{
+	uint64_t x;
+	bool pct;
+
+	(void)key;
+	*what = "a size like 1g (or a percentage)";
+	if (ff_sizes(v, false, &x, &pct))
+		return -EINVAL;
+	o->offset = pct ? 0 : x;
+	o->has_offset = !pct;
+	return 0;
+}
+
+/* numjobs or loops */
+static int ff_read_count(struct fio_opts *o, const char *key, const char *v, const char **what)
+{
+	int64_t t;
+
+	*what = key[0] == 'n' ? "a whole number 1..256 (the agent's limit, as for the fio "
+	                        "object)"
+	                      : "a whole number 1..1000000";
+	if (!v || num_parse_i64(v, &t) || t < 1 || t > (key[0] == 'n' ? 256 : 1000000))
+		return -EINVAL;
+	if (key[0] == 'n') {
+		o->numjobs = t;
+		o->has_numjobs = true;
+	} else {
+		o->loops = t;
+		o->has_loops = true;
+	}
+	return 0;
+}
+
+/* runtime, ramp_time or startdelay */
+static int ff_read_time(struct fio_opts *o, const char *key, const char *v, const char **what)
+{
+	int64_t t;
+
+	*what = "a time like 30 or 30s";
+	if (ff_time(v, 1000000, &t) || t / 1000000 > 100000000)
+		return -EINVAL;
+	t = (t + 999999) / 1000000;
+	if (key[1] == 'u') {
+		o->runtime_s = t;
+		o->has_runtime_s = t > 0; /* fio: runtime=0 is no limit */
+	} else {
+		/* startdelay too: time before the measured part, every pass */
+		o->ramp_time_s = key[1] == 'a' ? t : o->ramp_time_s + t;
+		o->has_ramp_time_s = true;
+	}
+	return 0;
+}
+
+static int ff_read_time_based(struct fio_opts *o, const char *key, const char *v, const char **what)
+{
+	(void)key;
+	(void)what;
+	o->time_based = ff_bool(v);
+	o->has_time_based = true;
+	return 0;
+}
+
+static int ff_read_thinktime(struct fio_opts *o, const char *key, const char *v, const char **what)
+{
+	int64_t t;
+
+	(void)key;
+	*what = "a time like 100 (us) or 10ms";
+	if (ff_time(v, 1, &t))
+		return -EINVAL;
+	o->thinktime_us = t;
+	o->has_thinktime_us = t > 0;
+	return 0;
+}
+
+static int ff_read_rate(struct fio_opts *o, const char *key, const char *v, const char **what)
+{
+	(void)key;
+	*what = "a rate like 10m or 10m,5m";
+	return ff_rate(v, &o->rate_bytes_s, &o->has_rate_bytes_s) ? -EINVAL : 0;
+}
+
+static int ff_read_rate_iops(struct fio_opts *o, const char *key, const char *v, const char **what)
+{
+	(void)key;
+	*what = "a rate like 500 or 500,200";
+	o->rate_iops = 0;
+	if (ff_ints_min(v, &o->rate_iops))
+		return -EINVAL;
+	o->has_rate_iops = o->rate_iops > 0;
+	return 0;
+}
+
+static const struct ff_reader {
+	const char *key;
+	int (*read)(struct fio_opts *o, const char *key, const char *v, const char **what);
+} ff_readers[] = {
+	{ "rw", ff_read_rw },
+	{ "rwmixread", ff_read_rwmix },
+	{ "rwmixwrite", ff_read_rwmix },
+	{ "size", ff_read_size },
+	{ "io_size", ff_read_size },
+	{ "filesize", ff_read_size },
+	{ "bs", ff_read_bs },
+	{ "bsrange", ff_read_bs },
+	{ "bssplit", ff_read_bssplit },
+	{ "offset", ff_read_offset },
+	{ "numjobs", ff_read_count },
+	{ "loops", ff_read_count },
+	{ "runtime", ff_read_time },
+	{ "ramp_time", ff_read_time },
+	{ "startdelay", ff_read_time },
+	{ "time_based", ff_read_time_based },
+	{ "thinktime", ff_read_thinktime },
+	{ "rate", ff_read_rate },
+	{ "rate_iops", ff_read_rate_iops },
+};
+
 /* Read l's value into the section's options when it is one the agent reads. */
 static int ff_read(struct fio_opts *o, const char *key, const struct fiofile_line *l,
                    const char **what)
 {
-	const char *v = l->value;
-	uint64_t x;
-	int64_t t;
-	bool pct;
-	int k;
+	size_t i;
 
 	*what = NULL;
-	if (!strcmp(key, "rw")) {
-		char rw[32];
-		size_t n = v ? strcspn(v, ":") : 0;
-
-		if (!v || n >= sizeof(rw))
-			return 0; /* fio says what is wrong */
-		memcpy(rw, v, n);
-		rw[n] = '\0';
-		for (k = 0; ff_rw[k]; k++)
-			if (!strcmp(ff_rw[k], rw))
-				o->rw = ff_rw[k];
-		o->has_rw = true;
-		return 0;
-	}
-	if (!strcmp(key, "rwmixread") || !strcmp(key, "rwmixwrite")) {
-		*what = "a percentage";
-		if (!v || num_parse_i64(v, &t) || t < 0 || t > 100)
-			return -EINVAL;
-		if (key[5] == 'r') {
-			o->rwmixread = t;
-			o->has_rwmixread = true;
-		} else {
-			o->rwmixwrite = t;
-			o->has_rwmixwrite = true;
-		}
-		return 0;
-	}
-	if (!strcmp(key, "size") || !strcmp(key, "io_size") || !strcmp(key, "filesize")) {
-		*what = "a size like 1g (or a percentage)";
-		if (ff_sizes(v, true, &x, &pct))
-			return -EINVAL;
-		/* the largest given bounds the I/O (io_size may exceed size); a share of the
-		 * device is bounded by the device */
-		if (pct) {
-			o->size = 0;
-			o->has_size = false;
-		} else if (!o->has_size || x > o->size) {
-			o->size = x;
-			o->has_size = true;
-		}
-		return 0;
-	}
-	if (!strcmp(key, "bs") || !strcmp(key, "bsrange")) {
-		*what = "a block size like 4k";
-		if (ff_sizes(v, false, &x, &pct) || pct || !x)
-			return -EINVAL;
-		o->bs = x;
-		o->has_bs = true;
-		return 0;
-	}
-	if (!strcmp(key, "bssplit")) {
-		char why[160];
-
-		*what = "fio's bssplit (4k/10:64k/90)";
-		if (!v || strlen(v) > FIO_TEXT_MAX ||
-		    fiosyntax_bssplit_parse(v, NULL, NULL, why, sizeof(why)))
-			return -EINVAL;
-		snprintf(o->bssplit, sizeof(o->bssplit), "%s", v);
-		o->has_bssplit = true;
-		return 0;
-	}
-	if (!strcmp(key, "offset")) {
-		*what = "a size like 1g (or a percentage)";
-		if (ff_sizes(v, false, &x, &pct))
-			return -EINVAL;
-		o->offset = pct ? 0 : x;
-		o->has_offset = !pct;
-		return 0;
-	}
-	if (!strcmp(key, "numjobs") || !strcmp(key, "loops")) {
-		*what = key[0] == 'n' ? "a whole number 1..256 (the agent's limit, as for the fio "
-		                        "object)"
-		                      : "a whole number 1..1000000";
-		if (!v || num_parse_i64(v, &t) || t < 1 || t > (key[0] == 'n' ? 256 : 1000000))
-			return -EINVAL;
-		if (key[0] == 'n') {
-			o->numjobs = t;
-			o->has_numjobs = true;
-		} else {
-			o->loops = t;
-			o->has_loops = true;
-		}
-		return 0;
-	}
-	if (!strcmp(key, "runtime") || !strcmp(key, "ramp_time") || !strcmp(key, "startdelay")) {
-		*what = "a time like 30 or 30s";
-		if (ff_time(v, 1000000, &t) || t / 1000000 > 100000000)
-			return -EINVAL;
-		t = (t + 999999) / 1000000;
-		if (key[1] == 'u') {
-			o->runtime_s = t;
-			o->has_runtime_s = t > 0; /* fio: runtime=0 is no limit */
-		} else {
-			/* startdelay too: time before the measured part, every pass */
-			o->ramp_time_s = key[1] == 'a' ? t : o->ramp_time_s + t;
-			o->has_ramp_time_s = true;
-		}
-		return 0;
-	}
-	if (!strcmp(key, "time_based")) {
-		o->time_based = ff_bool(v);
-		o->has_time_based = true;
-		return 0;
-	}
-	if (!strcmp(key, "thinktime")) {
-		*what = "a time like 100 (us) or 10ms";
-		if (ff_time(v, 1, &t))
-			return -EINVAL;
-		o->thinktime_us = t;
-		o->has_thinktime_us = t > 0;
-		return 0;
-	}
-	if (!strcmp(key, "rate")) {
-		*what = "a rate like 10m or 10m,5m";
-		return ff_rate(v, &o->rate_bytes_s, &o->has_rate_bytes_s) ? -EINVAL : 0;
-	}
-	if (!strcmp(key, "rate_iops")) {
-		*what = "a rate like 500 or 500,200";
-		o->rate_iops = 0;
-		if (ff_ints_min(v, &o->rate_iops))
-			return -EINVAL;
-		o->has_rate_iops = o->rate_iops > 0;
-		return 0;
-	}
+	for (i = 0; i < sizeof(ff_readers) / sizeof(ff_readers[0]); i++)
+		if (!strcmp(key, ff_readers[i].key))
+			return ff_readers[i].read(o, key, l->value, what);
 	return 0;
 }
 
@@ -509,16 +590,11 @@ static int ff_section(struct fiofile *f, char *p, int lineno, const struct fio_o
 	return 0;
 }
 
-int fiofile_parse(const char *text, size_t len, struct fiofile **out, struct err *e)
+/* The whole text's limits: its size, no NUL, no control character but tabs and line ends. */
+static int ff_text_check(const char *text, size_t len, struct err *e)
 {
-	struct fiofile *f;
-	struct fio_opts global;
-	struct engine_opts init;
-	char *copy = NULL, *line, *next, *p, *eq;
-	int lineno = 0, rc = 0, i;
 	long at;
 
-	*out = NULL;
 	if (len > FIOFILE_MAX_BYTES)
 		return err_set(e, -EINVAL, "bad_request", "fio_file: %zu bytes; at most %d", len,
 		               FIOFILE_MAX_BYTES);
@@ -530,6 +606,104 @@ int fiofile_parse(const char *text, size_t len, struct fiofile **out, struct err
 		        e, -EINVAL, "bad_request",
 		        "fio_file: a control character at byte %ld (only tabs and line ends)",
 		        at + 1);
+	return 0;
+}
+
+/* An option line p (trimmed, not blank, not a comment, not a section) of f's last section. */
+static int ff_option_line(struct fiofile *f, char *p, int lineno, struct err *e)
+{
+	struct fiofile_line *l;
+	char *eq;
+	int i;
+
+	/* fio takes any line that starts "include" as an include of what follows its eighth
+	 * byte ("includeXfile" too): all refused */
+	if (!strncasecmp(p, "include", 7))
+		return err_set(e, -EINVAL, "bad_request",
+		               "fio_file line %d: include: refused: the agent runs only the "
+		               "text it was given",
+		               lineno);
+	if (!f->n_sections)
+		return err_set(e, -EINVAL, "bad_request",
+		               "fio_file line %d: an option outside a [section]", lineno);
+	l = &f->lines[f->n_lines++];
+	l->lineno = lineno;
+	l->section = f->n_sections - 1;
+	eq = strchr(p, '=');
+	if (eq) {
+		*eq = '\0';
+		l->value = xstrdup(ff_trim(eq + 1));
+	}
+	l->key = xstrdup(ff_trim(p));
+	for (i = 0; l->key[i]; i++)
+		if (!isalnum((unsigned char)l->key[i]) && l->key[i] != '_' && l->key[i] != '-')
+			break;
+	if (!l->key[0] || l->key[i])
+		return err_set(e, -EINVAL, "bad_request",
+		               "fio_file line %d [%s]: '%.*s' is not an option name", lineno,
+		               f->sections[l->section].name, utf8_cut(l->key, 64), l->key);
+	return ff_option(f, l, &f->sections[l->section].opts.fio, e);
+}
+
+/* One line (cut at its '\n'): blank, a comment, a [section] (global: the options of every
+ * [global] before it) or an option. */
+static int ff_line(struct fiofile *f, char *line, int lineno, struct fio_opts *global,
+                   struct err *e)
+{
+	char *p;
+
+	if (strlen(line) > FIOFILE_LINE_MAX)
+		return err_set(e, -EINVAL, "bad_request", "fio_file line %d: longer than %d bytes",
+		               lineno, FIOFILE_LINE_MAX);
+	p = ff_trim(line);
+	if (!*p || *p == '#' || *p == ';')
+		return 0;
+	if (strstr(p, "${"))
+		return err_set(e, -EINVAL, "bad_request",
+		               "fio_file line %d: refused: an environment reference (${...}) "
+		               "would read the agent's environment",
+		               lineno);
+	if (*p == '[') {
+		/* a section's own options start from every [global] before it */
+		if (f->n_sections && f->sections[f->n_sections - 1].global)
+			*global = f->sections[f->n_sections - 1].opts.fio;
+		return ff_section(f, p, lineno, global, e);
+	}
+	return ff_option_line(f, p, lineno, e);
+}
+
+/* A job section at least, and none time_based without a runtime. */
+static int ff_jobs_check(const struct fiofile *f, struct err *e)
+{
+	int i;
+
+	if (!f->n_jobs)
+		return err_set(e, -EINVAL, "bad_request",
+		               "fio_file: no job section (a [name] other than [global])");
+	for (i = 0; i < f->n_sections; i++) {
+		const struct fio_opts *o = &f->sections[i].opts.fio;
+
+		if (!f->sections[i].global && o->time_based && !o->has_runtime_s)
+			return err_set(
+			        e, -EINVAL, "bad_request",
+			        "fio_file [%s]: time_based needs runtime (fio would run forever)",
+			        f->sections[i].name);
+	}
+	return 0;
+}
+
+int fiofile_parse(const char *text, size_t len, struct fiofile **out, struct err *e)
+{
+	struct fiofile *f = NULL;
+	struct fio_opts global;
+	struct engine_opts init;
+	char *copy = NULL, *line, *next;
+	int lineno = 0, rc;
+
+	*out = NULL;
+	rc = ff_text_check(text, len, e);
+	if (rc)
+		goto out;
 	f = xcalloc(1, sizeof(*f));
 	f->text = xmalloc(len + 1);
 	memcpy(f->text, text, len);
@@ -540,89 +714,22 @@ int fiofile_parse(const char *text, size_t len, struct fiofile **out, struct err
 	global = init.fio;
 	copy = xstrdup(f->text);
 	for (line = copy; line && rc == 0; line = next) {
-		struct fiofile_line *l;
-
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
-		lineno++;
-		if (strlen(line) > FIOFILE_LINE_MAX) {
-			rc = err_set(e, -EINVAL, "bad_request",
-			             "fio_file line %d: longer than %d bytes", lineno,
-			             FIOFILE_LINE_MAX);
-			break;
-		}
-		p = ff_trim(line);
-		if (!*p || *p == '#' || *p == ';')
-			continue;
-		if (strstr(p, "${")) {
-			rc = err_set(e, -EINVAL, "bad_request",
-			             "fio_file line %d: refused: an environment reference (${...}) "
-			             "would read the agent's environment",
-			             lineno);
-			break;
-		}
-		if (*p == '[') {
-			/* a section's own options start from every [global] before it */
-			if (f->n_sections && f->sections[f->n_sections - 1].global)
-				global = f->sections[f->n_sections - 1].opts.fio;
-			rc = ff_section(f, p, lineno, &global, e);
-			continue;
-		}
-		/* fio takes any line that starts "include" as an include of what follows its
-		 * eighth byte ("includeXfile" too): all refused */
-		if (!strncasecmp(p, "include", 7)) {
-			rc = err_set(e, -EINVAL, "bad_request",
-			             "fio_file line %d: include: refused: the agent runs only the "
-			             "text it was given",
-			             lineno);
-			break;
-		}
-		if (!f->n_sections) {
-			rc = err_set(e, -EINVAL, "bad_request",
-			             "fio_file line %d: an option outside a [section]", lineno);
-			break;
-		}
-		l = &f->lines[f->n_lines++];
-		l->lineno = lineno;
-		l->section = f->n_sections - 1;
-		eq = strchr(p, '=');
-		if (eq) {
-			*eq = '\0';
-			l->value = xstrdup(ff_trim(eq + 1));
-		}
-		l->key = xstrdup(ff_trim(p));
-		for (i = 0; l->key[i]; i++)
-			if (!isalnum((unsigned char)l->key[i]) && l->key[i] != '_' &&
-			    l->key[i] != '-')
-				break;
-		if (!l->key[0] || l->key[i]) {
-			rc = err_set(e, -EINVAL, "bad_request",
-			             "fio_file line %d [%s]: '%.*s' is not an option name", lineno,
-			             f->sections[l->section].name, utf8_cut(l->key, 64), l->key);
-			break;
-		}
-		rc = ff_option(f, l, &f->sections[l->section].opts.fio, e);
+		rc = ff_line(f, line, ++lineno, &global, e);
 	}
+	if (rc == 0)
+		rc = ff_jobs_check(f, e);
+	if (rc == 0) {
+		*out = f;
+		f = NULL;
+	}
+out:
 	free(copy);
-	if (rc == 0 && !f->n_jobs)
-		rc = err_set(e, -EINVAL, "bad_request",
-		             "fio_file: no job section (a [name] other than [global])");
-	for (i = 0; rc == 0 && i < f->n_sections; i++) {
-		const struct fio_opts *o = &f->sections[i].opts.fio;
-
-		if (!f->sections[i].global && o->time_based && !o->has_runtime_s)
-			rc = err_set(
-			        e, -EINVAL, "bad_request",
-			        "fio_file [%s]: time_based needs runtime (fio would run forever)",
-			        f->sections[i].name);
-	}
-	if (rc) {
+	if (f)
 		fiofile_free(f);
-		return rc;
-	}
-	*out = f;
-	return 0;
+	return rc;
 }
 
 void fiofile_free(struct fiofile *f)

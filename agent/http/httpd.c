@@ -247,10 +247,9 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 		req.n_query = 0;
 		m = http_route_match(rt->pattern, url, &req);
 		if (m < 0) {
-			http_req_release(&req);
 			http_error(resp, 400, "bad_request",
 			           "invalid path segment (contains '/', '..', or NUL)");
-			return;
+			goto out;
 		}
 		if (!m)
 			continue;
@@ -259,10 +258,9 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 			continue;
 		*route_idx = i;
 		if (!authorized(h, cs->token_ok, method, rt)) {
-			http_req_release(&req);
 			http_error(resp, 401, "unauthorized",
 			           "missing or wrong bearer token (Authorization: Bearer TOKEN)");
-			return;
+			goto out;
 		}
 		qc.r = &req;
 		qc.problem[0] = '\0';
@@ -281,20 +279,18 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 			cs->slow_route = i;
 			return;
 		}
-		http_req_release(&req);
-		return;
+		goto out;
 	}
-	http_req_release(&req);
-	if (path_known) {
+	if (path_known)
 		http_error(resp, 405, "method_not_allowed", "%s is not allowed on %.*s", method,
 		           utf8_cut(url, 200), url);
-		return;
-	}
-	if (strncmp(url, "/api/", 5) && h->cfg.web_root && !strcmp(method, "GET")) {
+	else if (strncmp(url, "/api/", 5) && h->cfg.web_root && !strcmp(method, "GET"))
 		serve_static(h, url, resp);
-		return;
-	}
-	http_error(resp, 404, "not_found", "no route for %s %.*s", method, utf8_cut(url, 200), url);
+	else
+		http_error(resp, 404, "not_found", "no route for %s %.*s", method,
+		           utf8_cut(url, 200), url);
+out:
+	http_req_release(&req);
 }
 
 /* Counts the framing headers of a request (Content-Length, Transfer-Encoding). */
@@ -355,6 +351,92 @@ void httpd_limits(const struct httpd *h, unsigned int *max_conns, unsigned int *
 	*per_ip = h->max_conns_per_ip;
 }
 
+/* Count and send resp, the answer of route route_idx (-1: none) to url. */
+static enum MHD_Result respond(struct httpd *h, struct MHD_Connection *c, const char *url,
+                               int route_idx, struct http_resp *resp)
+{
+	enum MHD_Result ret;
+
+	count_request(h, route_idx, resp->status);
+	ret = send_resp(c, resp, !strncmp(url, "/api/", 5));
+	free(resp->body);
+	return ret;
+}
+
+/* Drop what a handler answered, to answer again. */
+static void resp_clear(struct http_resp *resp)
+{
+	free(resp->body);
+	free(resp->location);
+	memset(resp, 0, sizeof(*resp));
+}
+
+/* A request's first call: its state (*con_cls), from its headers. A request whose body cannot
+ * be delimited is answered now, before its body: the connection closes. */
+static enum MHD_Result conn_start(struct httpd *h, struct MHD_Connection *c, const char *url,
+                                  void **con_cls)
+{
+	struct conn_state *cs = xcalloc(1, sizeof(*cs));
+	struct http_resp resp;
+	const char *cl;
+	uint64_t n;
+
+	cs->fd = -1;
+	*con_cls = cs;
+	MHD_get_connection_values(c, MHD_HEADER_KIND, count_framing, cs);
+	cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	if (cl && num_parse_size(cl, &n) == 0 && n > HTTP_MAX_BODY)
+		cs->too_large = true;
+	cs->token_ok = token_sent(h, c);
+	httpd_slot_request(h, c, cs->token_ok);
+	httpd_client_of(c, &cs->client);
+	memset(&resp, 0, sizeof(resp));
+	if (framing_ok(cs, &resp))
+		return MHD_YES;
+	return respond(h, c, url, -1, &resp);
+}
+
+/* The request's answer from its route into resp; true when it went to the slow-work thread
+ * or is held (answered later). */
+static bool request_route(struct httpd *h, struct MHD_Connection *c, const char *url,
+                          const char *method, struct conn_state *cs, struct http_resp *resp,
+                          int *route_idx)
+{
+	enum hold_result rc_hold;
+	uint64_t seq;
+
+	pthread_mutex_lock(&h->hold_lock);
+	seq = h->wake_seq;
+	pthread_mutex_unlock(&h->hold_lock);
+	dispatch(h, c, url, method, cs, resp, route_idx);
+	if (cs->slow_fn) {
+		resp_clear(resp);
+		if (httpd_slow_queue(h, c, cs))
+			return true;
+		httpd_slow_release(cs);
+		http_error(resp, 503, "busy",
+		           "the agent already has %d slow requests (mkfs dry runs) "
+		           "waiting: ask "
+		           "again later",
+		           HTTPD_SLOW_QUEUE_MAX);
+	}
+	if (!resp->status && resp->wait_s > 0 && !cs->hold_over && !cs->token_ok) {
+		/* Anonymous clients (--public-read) hold nothing: answered at once. */
+		resp_clear(resp);
+		cs->hold_over = true;
+		dispatch(h, c, url, method, cs, resp, route_idx);
+	}
+	if (!resp->status && resp->wait_s > 0 && !cs->hold_over) {
+		free(resp->body);
+		free(resp->location);
+		rc_hold = httpd_hold(h, c, cs, resp, seq);
+		if (rc_hold == HOLD_OK)
+			return true;
+		httpd_hold_refused(h, rc_hold, resp);
+	}
+	return false;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **con_cls)
@@ -362,35 +444,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	struct httpd *h = cls;
 	struct conn_state *cs = *con_cls;
 	struct http_resp resp;
-	int route_idx;
-	enum hold_result rc_hold;
-	enum MHD_Result ret;
-	uint64_t seq;
+	int route_idx = -1;
 
-	if (!cs) {
-		const char *cl;
-		uint64_t n;
-
-		cs = xcalloc(1, sizeof(*cs));
-		cs->fd = -1;
-		*con_cls = cs;
-		MHD_get_connection_values(c, MHD_HEADER_KIND, count_framing, cs);
-		cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-		                                 MHD_HTTP_HEADER_CONTENT_LENGTH);
-		if (cl && num_parse_size(cl, &n) == 0 && n > HTTP_MAX_BODY)
-			cs->too_large = true;
-		cs->token_ok = token_sent(h, c);
-		httpd_slot_request(h, c, cs->token_ok);
-		httpd_client_of(c, &cs->client);
-		memset(&resp, 0, sizeof(resp));
-		if (framing_ok(cs, &resp))
-			return MHD_YES;
-		/* Answered before the body, which cannot be delimited: the connection closes. */
-		count_request(h, -1, resp.status);
-		ret = send_resp(c, &resp, !strncmp(url, "/api/", 5));
-		free(resp.body);
-		return ret;
-	}
+	if (!cs)
+		return conn_start(h, c, url, con_cls);
 	if (cs->hold_gone)
 		return MHD_NO; /* the client went away while held: close, nothing to answer */
 	if (*upload_data_size) {
@@ -406,57 +463,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		resp = cs->slow_resp;
 		memset(&cs->slow_resp, 0, sizeof(cs->slow_resp));
 		cs->slow_done = false;
-		count_request(h, cs->slow_route, resp.status);
-		ret = send_resp(c, &resp, !strncmp(url, "/api/", 5));
-		free(resp.body);
-		return ret;
+		return respond(h, c, url, cs->slow_route, &resp);
 	}
 	memset(&resp, 0, sizeof(resp));
-	route_idx = -1;
-	if (cs->hold_stop) {
+	if (cs->hold_stop)
 		http_error(&resp, 503, "shutting_down",
 		           "the agent is shutting down; ask again once it is back");
-	} else {
-		pthread_mutex_lock(&h->hold_lock);
-		seq = h->wake_seq;
-		pthread_mutex_unlock(&h->hold_lock);
-		dispatch(h, c, url, method, cs, &resp, &route_idx);
-		if (cs->slow_fn) {
-			free(resp.body);
-			free(resp.location);
-			memset(&resp, 0, sizeof(resp));
-			if (httpd_slow_queue(h, c, cs))
-				return MHD_YES;
-			httpd_slow_release(cs);
-			http_error(&resp, 503, "busy",
-			           "the agent already has %d slow requests (mkfs dry runs) "
-			           "waiting: ask "
-			           "again later",
-			           HTTPD_SLOW_QUEUE_MAX);
-		}
-		if (!resp.status && resp.wait_s > 0 && !cs->hold_over && !cs->token_ok) {
-			/* Anonymous clients (--public-read) hold nothing: answered at once. */
-			free(resp.body);
-			free(resp.location);
-			memset(&resp, 0, sizeof(resp));
-			cs->hold_over = true;
-			dispatch(h, c, url, method, cs, &resp, &route_idx);
-		}
-		if (!resp.status && resp.wait_s > 0 && !cs->hold_over) {
-			free(resp.body);
-			free(resp.location);
-			rc_hold = httpd_hold(h, c, cs, &resp, seq);
-			if (rc_hold == HOLD_OK)
-				return MHD_YES;
-			httpd_hold_refused(h, rc_hold, &resp);
-		}
-	}
+	else if (request_route(h, c, url, method, cs, &resp, &route_idx))
+		return MHD_YES;
 	if (!resp.status)
 		http_error(&resp, 500, "internal", "handler produced no response");
-	count_request(h, route_idx, resp.status);
-	ret = send_resp(c, &resp, !strncmp(url, "/api/", 5));
-	free(resp.body);
-	return ret;
+	return respond(h, c, url, route_idx, &resp);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
@@ -659,29 +676,12 @@ static void httpd_free(struct httpd *h)
 	free(h);
 }
 
-int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *e)
+/* A new server's state for cfg: its locks, the hold thread and the slow-work thread. */
+static struct httpd *httpd_new(const struct httpd_config *cfg)
 {
-	struct sockaddr_storage ss;
-	const union MHD_DaemonInfo *info;
-	struct MHD_OptionItem tls[3];
-	unsigned int flags =
-	        MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME;
 	pthread_condattr_t mono;
-	struct httpd *h;
-	socklen_t sl = 0;
-	bool v6 = false;
-	unsigned int max_conns, per_ip, timeout_s;
-	struct stat lst;
-	ino_t lino;
-	long ncpu;
-	int rc, lfd;
+	struct httpd *h = xcalloc(1, sizeof(*h));
 
-	rc = listen_parse(cfg->listen, &ss, &sl, &v6, e);
-	if (rc)
-		return rc;
-	if (!!cfg->tls_cert_pem != !!cfg->tls_key_pem)
-		return err_set(e, -EINVAL, "bad_request", "--tls-cert and --tls-key go together");
-	h = xcalloc(1, sizeof(*h));
 	h->cfg = *cfg;
 	pthread_mutex_init(&h->stats_lock, NULL);
 	pthread_mutex_init(&h->log_lock, NULL);
@@ -700,72 +700,120 @@ int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *
 	pthread_cond_init(&h->slow_cond, NULL);
 	if (!httpd_slow_start(h))
 		log_warn("http: no slow-work thread: mkfs dry runs are answered 503 busy");
+	return h;
+}
+
+/* The server's threads and connection limits. */
+struct httpd_limits {
+	long ncpu;
+	unsigned int max_conns, per_ip, timeout_s;
+};
+
+/*
+ * A pool of ncpu threads, each with its own epoll set and its share (max_conns / ncpu) of
+ * the slots. A thread whose share is taken stops accepting; when all are full, new
+ * connections wait in the kernel's backlog until a slot frees. So slots must not be
+ * hoarded: one address gets at most per_ip of them (the rest are accepted and closed at
+ * once), and a connection that sends nothing for timeout_s loses its slot. Idle
+ * connections cost no thread, only a descriptor and a little memory; so do held
+ * requests (long-polls): their connections are suspended, out of the timeout's reach,
+ * and resumed by the one hold thread.
+ */
+static void httpd_limits_set(struct httpd *h, const struct httpd_config *cfg,
+                             struct httpd_limits *l)
+{
+	l->ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	if (l->ncpu < 1)
+		l->ncpu = 1;
+	if (l->ncpu > 8)
+		l->ncpu = 8;
+	l->max_conns = fd_limit_fit(cfg->max_conns ? cfg->max_conns : HTTPD_DEFAULT_MAX_CONNS);
+	if (l->max_conns < (unsigned int)l->ncpu)
+		l->max_conns = (unsigned int)l->ncpu;
+	l->per_ip = cfg->max_conns_per_ip ? cfg->max_conns_per_ip : HTTPD_DEFAULT_MAX_CONNS_PER_IP;
+	if (l->per_ip > l->max_conns)
+		l->per_ip = l->max_conns;
+	l->timeout_s = cfg->conn_timeout_s ? cfg->conn_timeout_s : HTTPD_DEFAULT_CONN_TIMEOUT_S;
+	httpd_holds_limit(h, l->max_conns, l->per_ip);
+	httpd_slots_limit(h, l->max_conns, (unsigned)l->ncpu);
+}
+
+/* The daemon on the bound socket lfd (closed on a failure if it is still lfd's inode). */
+static int httpd_daemon_start(struct httpd *h, int lfd, bool v6, const struct httpd_limits *l,
+                              struct err *e)
+{
+	const struct httpd_config *cfg = &h->cfg;
+	unsigned int flags =
+	        MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME;
+	struct MHD_OptionItem tls[3];
+	struct stat lst;
+	ino_t lino;
+
 	if (v6)
 		flags |= MHD_USE_IPv6;
 	if (cfg->tls_cert_pem)
 		flags |= MHD_USE_TLS;
-	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	if (ncpu < 1)
-		ncpu = 1;
-	if (ncpu > 8)
-		ncpu = 8;
-	/*
-	 * A pool of ncpu threads, each with its own epoll set and its share (max_conns / ncpu) of
-	 * the slots. A thread whose share is taken stops accepting; when all are full, new
-	 * connections wait in the kernel's backlog until a slot frees. So slots must not be
-	 * hoarded: one address gets at most per_ip of them (the rest are accepted and closed at
-	 * once), and a connection that sends nothing for timeout_s loses its slot. Idle
-	 * connections cost no thread, only a descriptor and a little memory; so do held
-	 * requests (long-polls): their connections are suspended, out of the timeout's reach,
-	 * and resumed by the one hold thread.
-	 */
-	max_conns = fd_limit_fit(cfg->max_conns ? cfg->max_conns : HTTPD_DEFAULT_MAX_CONNS);
-	if (max_conns < (unsigned int)ncpu)
-		max_conns = (unsigned int)ncpu;
-	per_ip = cfg->max_conns_per_ip ? cfg->max_conns_per_ip : HTTPD_DEFAULT_MAX_CONNS_PER_IP;
-	if (per_ip > max_conns)
-		per_ip = max_conns;
-	timeout_s = cfg->conn_timeout_s ? cfg->conn_timeout_s : HTTPD_DEFAULT_CONN_TIMEOUT_S;
-	httpd_holds_limit(h, max_conns, per_ip);
-	httpd_slots_limit(h, max_conns, (unsigned)ncpu);
 	/* TLS only when asked: an empty option array otherwise. */
 	tls[0] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)cfg->tls_cert_pem };
 	tls[1] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)cfg->tls_key_pem };
 	tls[2] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
-	lfd = listen_open(&ss, sl, v6, cfg->listen, e);
-	if (lfd < 0) {
-		httpd_free(h);
-		return lfd;
-	}
 	lino = fstat(lfd, &lst) == 0 ? lst.st_ino : 0;
 	h->daemon = MHD_start_daemon(
 	        flags, 0, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,
 	        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)lfd, MHD_OPTION_THREAD_POOL_SIZE,
-	        (unsigned int)ncpu, MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+	        (unsigned int)l->ncpu, MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
 	        MHD_OPTION_NOTIFY_CONNECTION, notify_connection, h, MHD_OPTION_UNESCAPE_CALLBACK,
-	        unescape_none, h, MHD_OPTION_CONNECTION_TIMEOUT, timeout_s,
-	        MHD_OPTION_CONNECTION_LIMIT, max_conns, MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip,
-	        MHD_OPTION_ARRAY, cfg->tls_cert_pem ? tls : tls + 2, MHD_OPTION_END);
-	if (!h->daemon) {
-		/* The address is bound: what is left to fail is TLS or resources. */
-		rc = err_set(e, -EINVAL, "internal",
-		             "cannot serve on %s: the HTTP server did not start%s (see the http: "
-		             "lines above)",
-		             cfg->listen,
-		             cfg->tls_cert_pem ? " (bad TLS key or certificate?)" : "");
-		listen_close_if_ours(lfd, lino);
-		httpd_free(h);
-		return rc;
+	        unescape_none, h, MHD_OPTION_CONNECTION_TIMEOUT, l->timeout_s,
+	        MHD_OPTION_CONNECTION_LIMIT, l->max_conns, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+	        l->per_ip, MHD_OPTION_ARRAY, cfg->tls_cert_pem ? tls : tls + 2, MHD_OPTION_END);
+	if (h->daemon)
+		return 0;
+	listen_close_if_ours(lfd, lino);
+	/* The address is bound: what is left to fail is TLS or resources. */
+	return err_set(e, -EINVAL, "internal",
+	               "cannot serve on %s: the HTTP server did not start%s (see the http: "
+	               "lines above)",
+	               cfg->listen, cfg->tls_cert_pem ? " (bad TLS key or certificate?)" : "");
+}
+
+int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *e)
+{
+	const union MHD_DaemonInfo *info;
+	struct sockaddr_storage ss;
+	struct httpd_limits l;
+	struct httpd *h = NULL;
+	socklen_t sl = 0;
+	bool v6 = false;
+	int rc;
+
+	rc = listen_parse(cfg->listen, &ss, &sl, &v6, e);
+	if (rc)
+		goto out;
+	if (!!cfg->tls_cert_pem != !!cfg->tls_key_pem) {
+		rc = err_set(e, -EINVAL, "bad_request", "--tls-cert and --tls-key go together");
+		goto out;
 	}
+	h = httpd_new(cfg);
+	httpd_limits_set(h, cfg, &l);
+	rc = listen_open(&ss, sl, v6, cfg->listen, e);
+	if (rc < 0)
+		goto out;
+	rc = httpd_daemon_start(h, rc, v6, &l, e);
+	if (rc)
+		goto out;
 	info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
 	h->port = info ? info->port : 0;
-	h->max_conns = max_conns;
-	h->max_conns_per_ip = per_ip;
+	h->max_conns = l.max_conns;
+	h->max_conns_per_ip = l.per_ip;
 	log_info("http: %ld threads, at most %u connections, %u per client address, %u s idle "
 	         "timeout; at most %u held requests, %u per client address",
-	         ncpu, max_conns, per_ip, timeout_s, h->max_held, h->max_held_per_ip);
+	         l.ncpu, l.max_conns, l.per_ip, l.timeout_s, h->max_held, h->max_held_per_ip);
 	*out = h;
-	return 0;
+	h = NULL;
+out:
+	if (h)
+		httpd_free(h);
+	return rc;
 }
 
 uint16_t httpd_port(const struct httpd *h)

@@ -51,6 +51,31 @@ static void held_unlink(struct httpd *h, struct conn_state *cs)
 	h->n_held--;
 }
 
+/* Whether cs may be held (h->hold_lock held): not while the agent stops, and a new hold only
+ * within the limits, which leave connections for everything else; a new one gets its
+ * deadline, wait_s from now. */
+static enum hold_result hold_admit(struct httpd *h, struct conn_state *cs, double wait_s)
+{
+	const struct conn_state *o;
+	unsigned mine = 0;
+
+	if (h->hold_exit)
+		return HOLD_STOPPING;
+	if (cs->hold_deadline_mono_s)
+		return HOLD_OK;
+	if ((unsigned)h->n_holding >= h->max_held)
+		return HOLD_FULL;
+	for (o = h->held; o; o = o->hold_next)
+		if (o->client.family == cs->client.family &&
+		    !memcmp(o->client.addr, cs->client.addr, sizeof(o->client.addr)))
+			mine++;
+	if (mine >= h->max_held_per_ip)
+		return HOLD_CLIENT_FULL;
+	cs->hold_deadline_mono_s = time_mono_s() + wait_s;
+	h->n_holding++;
+	return HOLD_OK;
+}
+
 /*
  * Suspend c until httpd_wake(key), the deadline set when it was first held, or shutdown; the
  * hold thread then resumes it and libmicrohttpd calls on_request again. seq is the wake count
@@ -61,31 +86,12 @@ enum hold_result httpd_hold(struct httpd *h, struct MHD_Connection *c, struct co
                             const struct http_resp *resp, uint64_t seq)
 {
 	double wait_s = resp->wait_s < JOB_WAIT_MAX_S ? resp->wait_s : JOB_WAIT_MAX_S;
-	const struct conn_state *o;
-	unsigned mine = 0;
+	enum hold_result r;
 
 	pthread_mutex_lock(&h->hold_lock);
-	if (h->hold_exit) {
-		pthread_mutex_unlock(&h->hold_lock);
-		return HOLD_STOPPING;
-	}
-	if (!cs->hold_deadline_mono_s) {
-		/* A new hold: within the limits, which leave connections for everything else. */
-		if ((unsigned)h->n_holding >= h->max_held) {
-			pthread_mutex_unlock(&h->hold_lock);
-			return HOLD_FULL;
-		}
-		for (o = h->held; o; o = o->hold_next)
-			if (o->client.family == cs->client.family &&
-			    !memcmp(o->client.addr, cs->client.addr, sizeof(o->client.addr)))
-				mine++;
-		if (mine >= h->max_held_per_ip) {
-			pthread_mutex_unlock(&h->hold_lock);
-			return HOLD_CLIENT_FULL;
-		}
-		cs->hold_deadline_mono_s = time_mono_s() + wait_s;
-		h->n_holding++;
-	}
+	r = hold_admit(h, cs, wait_s);
+	if (r != HOLD_OK)
+		goto out;
 	cs->conn = c;
 	cs->hold_key = resp->wait_key;
 	if (cs->fd < 0) {
@@ -103,8 +109,9 @@ enum hold_result httpd_hold(struct httpd *h, struct MHD_Connection *c, struct co
 	h->n_held++;
 	MHD_suspend_connection(c);
 	pthread_cond_signal(&h->hold_cond);
+out:
 	pthread_mutex_unlock(&h->hold_lock);
-	return HOLD_OK;
+	return r;
 }
 
 /* The answer to a request that could not be held (r is not HOLD_OK): 503, and past a hold

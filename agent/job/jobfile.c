@@ -15,6 +15,7 @@ int jobfile_open(struct jobfile *jf, const char *text, struct err *e)
 {
 	size_t len = strlen(text), done = 0;
 	ssize_t n;
+	int rc = 0;
 
 	jf->fd = memfd_create("fio_file", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (jf->fd < 0)
@@ -25,24 +26,23 @@ int jobfile_open(struct jobfile *jf, const char *text, struct err *e)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			int rc = err_set(e, n < 0 ? -errno : -EIO, "internal",
-			                 "cannot write the job file: %s",
-			                 n < 0 ? strerror(errno) : "short write");
-
-			jobfile_close(jf);
-			return rc;
+			rc = err_set(e, n < 0 ? -errno : -EIO, "internal",
+			             "cannot write the job file: %s",
+			             n < 0 ? strerror(errno) : "short write");
+			goto out;
 		}
 		done += (size_t)n;
 	}
 	if (fcntl(jf->fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL)) {
-		int rc = err_set(e, -errno, "internal", "cannot seal the job file: %s",
-		                 strerror(errno));
-
-		jobfile_close(jf);
-		return rc;
+		rc = err_set(e, -errno, "internal", "cannot seal the job file: %s",
+		             strerror(errno));
+		goto out;
 	}
 	snprintf(jf->path, sizeof(jf->path), "/proc/%d/fd/%d", (int)getpid(), jf->fd);
-	return 0;
+out:
+	if (rc)
+		jobfile_close(jf);
+	return rc;
 }
 
 void jobfile_close(struct jobfile *jf)

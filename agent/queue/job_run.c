@@ -96,6 +96,239 @@ static struct pass_workload *workloads_new(const struct engine_opts *opts, struc
 	return wl;
 }
 
+/* One pass under way: what its engine runs in and on, and what it ran. */
+struct pass {
+	const struct job_runner *r;
+	int64_t id;
+	const struct job_spec *spec;
+	int loop;
+	struct engine_target t;
+	struct jobdir jd;
+	struct jobfile jf;
+	struct contain_pass cp;
+	struct proc p;
+	char devpath[96], work[48];
+	char **argv;
+	double started, start_mono; /* env->now_s() and the monotonic clock at the spawn */
+};
+
+static void pass_init(struct pass *ps, const struct job_runner *r, int64_t id,
+                      const struct job_spec *spec, int loop)
+{
+	memset(ps, 0, sizeof(*ps));
+	ps->r = r;
+	ps->id = id;
+	ps->spec = spec;
+	ps->loop = loop;
+	ps->jd = (struct jobdir)JOBDIR_INIT;
+	ps->jf = (struct jobfile)JOBFILE_INIT;
+	snprintf(ps->devpath, sizeof(ps->devpath), "/dev/%s", spec->device);
+	snprintf(ps->work, sizeof(ps->work), "ft-job%lld-l%d", (long long)id, loop);
+	ps->t.exe = engine_exe(spec->engine, r->env->fio_path);
+	ps->t.device_path = ps->devpath;
+	ps->t.directory = NULL;
+	ps->t.work_name = ps->work;
+	ps->t.job_file = NULL;
+}
+
+static void pass_release(struct pass *ps)
+{
+	if (ps->p.pid && store_job_set_pgid(ps->r->env->store, ps->id, 0))
+		log_error("job %lld: cannot clear the process group in the database",
+		          (long long)ps->id);
+	proc_release(&ps->p);
+	contain_pass_end(&ps->cp); /* nothing of the pass may outlive it */
+	jobdir_close(&ps->jd);
+	jobfile_close(&ps->jf);
+	engine_argv_free(ps->argv);
+}
+
+/* The pass's directory, its job file and the engine's argv. The pass's files go in the job's
+ * directory, or in the job's own filesystem made (NULL when there is none). */
+static int pass_prepare(struct pass *ps, const struct jobfs_made *made, struct err *e)
+{
+	const struct jobq_env *env = ps->r->env;
+	const struct job_spec *spec = ps->spec;
+	int rc;
+
+	/* The job directory is checked now, at use, and the engine gets a directory of the
+	 * pass's own that nothing can be swapped under (jobdir.h). A job's own filesystem is
+	 * entered the same way: its root is opened through the agent's descriptor of its private
+	 * area STATE_DIR/fs (0700, never a link) and checked to be that filesystem still, and
+	 * the pass gets its own directory in it by descriptor, as in any job directory. */
+	if (made) {
+		rc = jobfs_root_open(ps->r->jobfs, made, e);
+		if (rc < 0 || jobdir_open_in(&ps->jd, rc, made->mount_point, ps->work, e))
+			return -1;
+	} else if (spec->directory && jobdir_open(&ps->jd, env->allow_dirs, env->n_allow_dirs,
+	                                          spec->directory, ps->work, e)) {
+		return -1;
+	}
+	if (ps->jd.fd >= 0)
+		ps->t.directory = ps->jd.path;
+	if (spec->fio_file) {
+		/* The job file, pointed at this pass's device or directory, in a sealed memory
+		 * file fio reads through the agent's descriptor (jobfile.h). */
+		char *text = fiofile_render(spec->fio_file, &ps->t);
+
+		rc = jobfile_open(&ps->jf, text, e);
+		free(text);
+		if (rc)
+			return -1;
+		ps->t.job_file = ps->jf.path;
+	}
+	if (spec->engine->argv_build(&spec->opts, &ps->t, &ps->argv, e))
+		return -1;
+	argv_log(ps->id, ps->loop, ps->argv);
+	return 0;
+}
+
+/* The first pass holds for the job's start_at; then the engine is spawned and its process
+ * group recorded. */
+static enum pass_result pass_start(struct pass *ps, struct err *e)
+{
+	const struct jobq_env *env = ps->r->env;
+	const struct job_spec *spec = ps->spec;
+	const struct job_runner *r = ps->r;
+	double ready = 0;
+	bool held = false;
+
+	if (ps->loop == 1 && spec->start_at > 0) {
+		ready = env->now_s();
+		if (ready < spec->start_at) {
+			if (r->hooks.hold_until(r->hooks.cls, spec->start_at) != JOB_RUNNING)
+				return PASS_CANCELLED;
+			held = true;
+		}
+	}
+	ps->started = env->now_s();
+	ps->start_mono = (env->mono_s ? env->mono_s : time_mono_s)();
+	if (contain_pass_begin(r->contain, ps->id, &ps->cp, e) ||
+	    proc_spawn_in(&ps->p, ps->argv, ps->jd.fd >= 0 ? ps->jd.path : "/", &ps->cp, e))
+		return PASS_FAILED;
+	if (store_job_set_pgid(env->store, ps->id, ps->p.pid)) {
+		/* A crash now would leave the engine running unseen: do not go on. */
+		err_set(e, -EIO, "store_error",
+		        "cannot record %s's process group in the database; pass stopped",
+		        spec->engine->name);
+		proc_terminate(&ps->p, CANCEL_GRACE_S);
+		return PASS_FAILED;
+	}
+	if (ps->loop == 1)
+		begun_record(env, ps->id, spec, ready, held, ps->started);
+	return PASS_OK;
+}
+
+/* The engine past deadline_s: stopped, and e says so. */
+static void pass_timeout(struct pass *ps, double deadline_s, struct err *e)
+{
+	const struct engine *eng = ps->spec->engine;
+
+	/* A hung engine (a stopped fio, a dead disk) ends here, not never. */
+	log_error("job %lld: %s ran past its deadline of %.0f s in pass %d of %d: "
+	          "stopping it (process group %d)",
+	          (long long)ps->id, eng->name, deadline_s, ps->loop, ps->spec->loops,
+	          (int)ps->p.pid);
+	proc_terminate(&ps->p, CANCEL_GRACE_S);
+	err_set(e, -ETIMEDOUT, "engine_timeout",
+	        "%s ran past its deadline of %.0f s in pass %d of %d and was "
+	        "stopped "
+	        "(the deadline is %.0f x what the pass should take, %.0f s, + %.0f "
+	        "s)",
+	        eng->name, deadline_s, ps->loop, ps->spec->loops, ENGINE_DEADLINE_FACTOR,
+	        (deadline_s - ENGINE_DEADLINE_MARGIN_S) / ENGINE_DEADLINE_FACTOR,
+	        ENGINE_DEADLINE_MARGIN_S);
+}
+
+/* Poll the engine to its exit with progress; stop it when the job is told to stop or past
+ * deadline_s. */
+static enum pass_result pass_wait(struct pass *ps, double deadline_s, struct err *e)
+{
+	const struct job_runner *r = ps->r;
+	double (*mono_s)(void) = r->env->mono_s ? r->env->mono_s : time_mono_s;
+	const struct engine *eng = ps->spec->engine;
+	const struct engine_opts *opts = &ps->spec->opts;
+	double expected_s = eng->expected_runtime_s(opts), elapsed, frac;
+	struct proc *p = &ps->p;
+	int rc;
+
+	for (;;) {
+		rc = proc_poll(p, POLL_MS);
+		if (rc == 1)
+			return PASS_OK;
+		if (rc < 0) {
+			err_set(e, rc, "engine_failed", "lost track of %s: %s", eng->name,
+			        strerror(-rc));
+			proc_terminate(p, CANCEL_GRACE_S);
+			return PASS_FAILED;
+		}
+		if (r->hooks.stopped(r->hooks.cls) != JOB_RUNNING) {
+			log_info("job %lld: stopping %s (process group %d)", (long long)ps->id,
+			         eng->name, (int)p->pid);
+			proc_terminate(p, CANCEL_GRACE_S);
+			return PASS_CANCELLED;
+		}
+		elapsed = mono_s() - ps->start_mono;
+		if (elapsed > deadline_s) {
+			pass_timeout(ps, deadline_s, e);
+			return PASS_FAILED;
+		}
+		frac = eng->progress(opts, elapsed, p->out.data, p->out.len, p->err.data,
+		                     p->err.len);
+		if (frac < 0 && expected_s > 0)
+			frac = elapsed / expected_s;
+		if (frac < 0)
+			frac = 0;
+		if (frac > 0.99)
+			frac = 0.99;
+		r->hooks.progress_set(r->hooks.cls, ((ps->loop - 1) + frac) / ps->spec->loops,
+		                      false);
+	}
+}
+
+/* Parse what the engine wrote and record the pass, unless the device's params changed. */
+static int pass_record(struct pass *ps, struct err *e)
+{
+	const struct jobq_env *env = ps->r->env;
+	const struct job_spec *spec = ps->spec;
+	const struct engine *eng = spec->engine;
+	const struct engine_opts *opts = &spec->opts;
+	const struct proc *p = &ps->p;
+	struct pass_workload *wl = NULL;
+	struct metrics *per = NULL;
+	const struct buf *raw;
+	struct metrics m;
+	int rc, i;
+
+	if (opts->n_workloads)
+		wl = workloads_new(opts, &per);
+	rc = engine_parse_pass(eng, opts, p->out.data ? p->out.data : "", p->out.len,
+	                       p->err.data ? p->err.data : "", p->err.len, p->exit_code,
+	                       p->term_signal, &m, per, e);
+	if (rc)
+		goto out;
+	for (i = 0; i < opts->n_workloads; i++)
+		wl[i].metrics = per[i];
+	rc = params_changed(env, ps->id, ps->loop, e);
+	if (rc)
+		goto out;
+	raw = !strcmp(eng->raw_stream, "stderr") ? &p->err : &p->out;
+	rc = store_job_pass_add(env->store, ps->id, ps->loop, ps->started, env->now_s(), &m, wl,
+	                        opts->n_workloads, raw->data ? raw->data : "", raw->len, e);
+	if (rc)
+		goto out;
+	if (opts->n_workloads)
+		log_info("job %lld: pass %d/%d done (%d workloads, the first with %d metrics)",
+		         (long long)ps->id, ps->loop, spec->loops, opts->n_workloads, m.n);
+	else
+		log_info("job %lld: pass %d/%d done (%d metrics)", (long long)ps->id, ps->loop,
+		         spec->loops, m.n);
+out:
+	free(wl);
+	free(per);
+	return rc;
+}
+
 /* Run one loop of a job: spawn, poll with progress, cancel, stop past deadline_s, parse,
  * record. The pass's files go in the job's directory dir, or in the job's own filesystem made
  * (dir NULL then). */
@@ -103,169 +336,24 @@ static enum pass_result pass_run(const struct job_runner *r, int64_t id,
                                  const struct job_spec *spec, const struct jobfs_made *made,
                                  int loop, double deadline_s, struct err *e)
 {
-	double (*mono_s)(void) = r->env->mono_s ? r->env->mono_s : time_mono_s;
-	const struct jobq_env *env = r->env;
-	const struct engine *eng = spec->engine;
-	const struct engine_opts *opts = &spec->opts;
-	const char *dir = spec->directory;
-	struct store *store = env->store;
-	struct engine_target t;
-	struct jobdir jd = JOBDIR_INIT;
-	struct jobfile jf = JOBFILE_INIT;
-	struct contain_pass cp;
-	struct metrics m;
-	struct proc p;
-	char devpath[96], work[48];
-	char **argv = NULL;
-	double started, start_mono, expected_s, frac, elapsed, ready = 0;
 	enum pass_result res = PASS_FAILED;
-	bool held = false;
-	const struct buf *raw;
-	struct pass_workload *wl = NULL;
-	struct metrics *per = NULL;
-	int rc, i;
+	struct pass ps;
 
-	memset(&p, 0, sizeof(p));
-	memset(&cp, 0, sizeof(cp));
-	snprintf(devpath, sizeof(devpath), "/dev/%s", spec->device);
-	snprintf(work, sizeof(work), "ft-job%lld-l%d", (long long)id, loop);
-	t.exe = engine_exe(eng, env->fio_path);
-	t.device_path = devpath;
-	t.directory = NULL;
-	t.work_name = work;
-	t.job_file = NULL;
-	/* The job directory is checked now, at use, and the engine gets a directory of the
-	 * pass's own that nothing can be swapped under (jobdir.h). A job's own filesystem is
-	 * entered the same way: its root is opened through the agent's descriptor of its private
-	 * area STATE_DIR/fs (0700, never a link) and checked to be that filesystem still, and
-	 * the pass gets its own directory in it by descriptor, as in any job directory. */
-	if (made) {
-		rc = jobfs_root_open(r->jobfs, made, e);
-		if (rc < 0 || jobdir_open_in(&jd, rc, made->mount_point, work, e))
-			goto out;
-	} else if (dir && jobdir_open(&jd, env->allow_dirs, env->n_allow_dirs, dir, work, e)) {
+	pass_init(&ps, r, id, spec, loop);
+	if (pass_prepare(&ps, made, e))
+		goto out;
+	res = pass_start(&ps, e);
+	if (res == PASS_OK)
+		res = pass_wait(&ps, deadline_s, e);
+	if (res != PASS_OK)
+		goto out;
+	if (pass_record(&ps, e)) {
+		res = PASS_FAILED;
 		goto out;
 	}
-	if (jd.fd >= 0)
-		t.directory = jd.path;
-	if (spec->fio_file) {
-		/* The job file, pointed at this pass's device or directory, in a sealed memory
-		 * file fio reads through the agent's descriptor (jobfile.h). */
-		char *text = fiofile_render(spec->fio_file, &t);
-
-		rc = jobfile_open(&jf, text, e);
-		free(text);
-		if (rc)
-			goto out;
-		t.job_file = jf.path;
-	}
-	if (eng->argv_build(opts, &t, &argv, e))
-		goto out;
-	argv_log(id, loop, argv);
-	if (loop == 1 && spec->start_at > 0) {
-		ready = env->now_s();
-		if (ready < spec->start_at) {
-			if (r->hooks.hold_until(r->hooks.cls, spec->start_at) != JOB_RUNNING) {
-				res = PASS_CANCELLED;
-				goto out;
-			}
-			held = true;
-		}
-	}
-	started = env->now_s();
-	start_mono = mono_s();
-	if (contain_pass_begin(r->contain, id, &cp, e) ||
-	    proc_spawn_in(&p, argv, jd.fd >= 0 ? jd.path : "/", &cp, e))
-		goto out;
-	if (store_job_set_pgid(store, id, p.pid)) {
-		/* A crash now would leave the engine running unseen: do not go on. */
-		err_set(e, -EIO, "store_error",
-		        "cannot record %s's process group in the database; pass stopped",
-		        eng->name);
-		proc_terminate(&p, CANCEL_GRACE_S);
-		goto out;
-	}
-	if (loop == 1)
-		begun_record(env, id, spec, ready, held, started);
-	expected_s = eng->expected_runtime_s(opts);
-	for (;;) {
-		rc = proc_poll(&p, POLL_MS);
-		if (rc == 1)
-			break;
-		if (rc < 0) {
-			err_set(e, rc, "engine_failed", "lost track of %s: %s", eng->name,
-			        strerror(-rc));
-			proc_terminate(&p, CANCEL_GRACE_S);
-			goto out;
-		}
-		if (r->hooks.stopped(r->hooks.cls) != JOB_RUNNING) {
-			log_info("job %lld: stopping %s (process group %d)", (long long)id,
-			         eng->name, (int)p.pid);
-			proc_terminate(&p, CANCEL_GRACE_S);
-			res = PASS_CANCELLED;
-			goto out;
-		}
-		elapsed = mono_s() - start_mono;
-		if (elapsed > deadline_s) {
-			/* A hung engine (a stopped fio, a dead disk) ends here, not never. */
-			log_error("job %lld: %s ran past its deadline of %.0f s in pass %d of %d: "
-			          "stopping it (process group %d)",
-			          (long long)id, eng->name, deadline_s, loop, spec->loops,
-			          (int)p.pid);
-			proc_terminate(&p, CANCEL_GRACE_S);
-			err_set(e, -ETIMEDOUT, "engine_timeout",
-			        "%s ran past its deadline of %.0f s in pass %d of %d and was "
-			        "stopped "
-			        "(the deadline is %.0f x what the pass should take, %.0f s, + %.0f "
-			        "s)",
-			        eng->name, deadline_s, loop, spec->loops, ENGINE_DEADLINE_FACTOR,
-			        (deadline_s - ENGINE_DEADLINE_MARGIN_S) / ENGINE_DEADLINE_FACTOR,
-			        ENGINE_DEADLINE_MARGIN_S);
-			goto out;
-		}
-		frac = eng->progress(opts, elapsed, p.out.data, p.out.len, p.err.data, p.err.len);
-		if (frac < 0 && expected_s > 0)
-			frac = elapsed / expected_s;
-		if (frac < 0)
-			frac = 0;
-		if (frac > 0.99)
-			frac = 0.99;
-		r->hooks.progress_set(r->hooks.cls, ((loop - 1) + frac) / spec->loops, false);
-	}
-	if (opts->n_workloads)
-		wl = workloads_new(opts, &per);
-	rc = engine_parse_pass(eng, opts, p.out.data ? p.out.data : "", p.out.len,
-	                       p.err.data ? p.err.data : "", p.err.len, p.exit_code, p.term_signal,
-	                       &m, per, e);
-	if (rc)
-		goto out;
-	for (i = 0; i < opts->n_workloads; i++)
-		wl[i].metrics = per[i];
-	if (params_changed(env, id, loop, e))
-		goto out;
-	raw = !strcmp(eng->raw_stream, "stderr") ? &p.err : &p.out;
-	if (store_job_pass_add(store, id, loop, started, env->now_s(), &m, wl, opts->n_workloads,
-	                       raw->data ? raw->data : "", raw->len, e))
-		goto out;
-	if (opts->n_workloads)
-		log_info("job %lld: pass %d/%d done (%d workloads, the first with %d metrics)",
-		         (long long)id, loop, spec->loops, opts->n_workloads, m.n);
-	else
-		log_info("job %lld: pass %d/%d done (%d metrics)", (long long)id, loop, spec->loops,
-		         m.n);
 	r->hooks.progress_set(r->hooks.cls, (double)loop / spec->loops, true);
-	res = PASS_OK;
 out:
-	if (p.pid && store_job_set_pgid(store, id, 0))
-		log_error("job %lld: cannot clear the process group in the database",
-		          (long long)id);
-	proc_release(&p);
-	contain_pass_end(&cp); /* nothing of the pass may outlive it */
-	jobdir_close(&jd);
-	jobfile_close(&jf);
-	engine_argv_free(argv);
-	free(wl);
-	free(per);
+	pass_release(&ps);
 	return res;
 }
 
@@ -452,20 +540,86 @@ void job_deadlines(const struct jobq_env *env, const struct job_spec *spec, doub
 	*run_s = spec->loops * (*pass_s + CANCEL_GRACE_S) + (spec->fs ? JOBFS_DEADLINE_S : 0);
 }
 
+/* The job's params applied: the restore point saved in the database first (a crash then still
+ * restores; if it cannot be saved, the device is not touched). A job with params_restore
+ * false takes one too: its session puts the device back, but should the session end while
+ * the job runs, the job's own end does. *applied_json gets what was applied. */
+static int params_take(const struct job_runner *r, int64_t id, const struct job_spec *spec,
+                       const char *origin, struct tune_snapshot *snap, char **applied_json,
+                       struct err *e)
+{
+	struct err se;
+
+	if (tune_snapshot_take(r->env->tune, spec->device, snap, e))
+		return -1;
+	err_clear(&se);
+	if (store_job_set_restore(r->env->store, id, snap, &se))
+		return err_set(e, -EIO, "store_error",
+		               "cannot record the restore point, so the job's params were not "
+		               "applied: %s",
+		               se.msg);
+	if (params_apply(r, id, spec, origin, e))
+		return -1;
+	*applied_json = wire_tune_applied_encode(&spec->params);
+	return 0;
+}
+
+/* The parameter snapshot (with the job's filesystem, made or NULL) and the identity of the
+ * device and the host, recorded. */
+static int snapshot_record(const struct jobq_env *env, int64_t id, const struct job_spec *spec,
+                           const struct jobfs_made *made, const char *applied_json, struct err *e)
+{
+	struct params ps = { 0, NULL };
+	struct err se;
+	int rc = -1;
+
+	if (sysfs_params_read(env->fs, spec->device, &ps, e))
+		goto out;
+	if (made)
+		snapshot_fs(&ps, spec->fs, made);
+	err_clear(&se);
+	if (store_job_set_params(env->store, id, &ps, applied_json, &se) ||
+	    job_identity_record(env, id, spec->device, &se)) {
+		err_set(e, -EIO, "store_error", "cannot record the parameter snapshot: %s", se.msg);
+		goto out;
+	}
+	rc = 0;
+out:
+	sysfs_params_release(&ps);
+	return rc;
+}
+
+/* Every pass of the job, until one fails or the job is told to stop; *loop is the last one
+ * begun. Returns the job's state. */
+static enum job_state loops_run(const struct job_runner *r, int64_t id, const struct job_spec *spec,
+                                const struct jobfs_made *made, double pass_deadline_s, int *loop,
+                                struct err *e)
+{
+	enum pass_result pr;
+
+	for (*loop = 1; *loop <= spec->loops; (*loop)++) {
+		if (r->hooks.stopped(r->hooks.cls) != JOB_RUNNING)
+			return stop_state(r);
+		pr = pass_run(r, id, spec, made, *loop, pass_deadline_s, e);
+		if (pr == PASS_CANCELLED)
+			return stop_state(r);
+		if (pr == PASS_FAILED)
+			return JOB_FAILED;
+	}
+	return JOB_SUCCEEDED;
+}
+
 /* Run a started job to its end state. Nothing here re-reads or re-checks the spec. */
 enum job_state job_run(const struct job_runner *r, int64_t id, const struct job_spec *spec,
                        struct err *e)
 {
 	const struct jobq_env *env = r->env;
 	struct tune_snapshot snap = { { 0 }, 0, NULL };
-	struct params ps = { 0, NULL };
-	const struct engine *eng = spec->engine;
-	enum job_state state = JOB_SUCCEEDED;
+	enum job_state state = JOB_FAILED;
 	struct jobfs_made *made = NULL;
 	char origin[64], *applied_json = NULL;
 	bool restore_at_end = false;
 	double pass_deadline_s, run_deadline_s;
-	struct err se;
 	int loop = 1;
 
 	err_clear(e);
@@ -478,71 +632,22 @@ enum job_state job_run(const struct job_runner *r, int64_t id, const struct job_
 	if (spec->fs) {
 		made = xcalloc(1, sizeof(*made));
 		if (fs_make(r, id, spec, made, e)) {
-			if (strcmp(e->code, "cancelled")) {
-				state = JOB_FAILED;
+			if (strcmp(e->code, "cancelled"))
 				goto out;
-			}
 			state = stop_state(r);
 			goto stopped;
 		}
 	}
 	if (spec->params.n) {
-		/* Save the restore point in the database first: a crash then still restores.
-		 * If it cannot be saved, the device is not touched. A job with params_restore
-		 * false takes one too: its session puts the device back, but should the session
-		 * end while the job runs, the job's own end does. */
-		if (tune_snapshot_take(env->tune, spec->device, &snap, e)) {
-			state = JOB_FAILED;
+		if (params_take(r, id, spec, origin, &snap, &applied_json, e))
 			goto out;
-		}
-		err_clear(&se);
-		if (store_job_set_restore(env->store, id, &snap, &se)) {
-			err_set(e, -EIO, "store_error",
-			        "cannot record the restore point, so the job's params were not "
-			        "applied: %s",
-			        se.msg);
-			state = JOB_FAILED;
-			goto out;
-		}
-		if (params_apply(r, id, spec, origin, e)) {
-			state = JOB_FAILED;
-			goto out;
-		}
 		restore_at_end = true;
-		applied_json = wire_tune_applied_encode(&spec->params);
 	}
-	if (sysfs_params_read(env->fs, spec->device, &ps, e)) {
-		state = JOB_FAILED;
+	if (snapshot_record(env, id, spec, made, applied_json, e))
 		goto out;
-	}
-	if (made)
-		snapshot_fs(&ps, spec->fs, made);
-	err_clear(&se);
-	if (store_job_set_params(env->store, id, &ps, applied_json, &se) ||
-	    job_identity_record(env, id, spec->device, &se)) {
-		err_set(e, -EIO, "store_error", "cannot record the parameter snapshot: %s", se.msg);
-		state = JOB_FAILED;
-		goto out;
-	}
-	log_info("job %lld running: %s on %s, %d loop(s)", (long long)id, eng->name, spec->device,
-	         spec->loops);
-	for (loop = 1; loop <= spec->loops; loop++) {
-		enum pass_result pr;
-
-		if (r->hooks.stopped(r->hooks.cls) != JOB_RUNNING) {
-			state = stop_state(r);
-			break;
-		}
-		pr = pass_run(r, id, spec, made, loop, pass_deadline_s, e);
-		if (pr == PASS_CANCELLED) {
-			state = stop_state(r);
-			break;
-		}
-		if (pr == PASS_FAILED) {
-			state = JOB_FAILED;
-			break;
-		}
-	}
+	log_info("job %lld running: %s on %s, %d loop(s)", (long long)id, spec->engine->name,
+	         spec->device, spec->loops);
+	state = loops_run(r, id, spec, made, pass_deadline_s, &loop, e);
 stopped:
 	if (state == JOB_CANCELLED)
 		err_set(e, -ECANCELED, "cancelled", "cancelled by request during loop %d of %d",
@@ -565,7 +670,6 @@ out:
 	else
 		log_info("job %lld succeeded", (long long)id);
 	tune_snapshot_release(&snap);
-	sysfs_params_release(&ps);
 	free(applied_json);
 	return state;
 }

@@ -416,22 +416,18 @@ static void reapply(const struct keeper_env *env, const struct profile *p, struc
 	log_info("profile %s on %s: drift put back (%s)", p->name, d->device, what);
 }
 
-void keep_process(const struct keeper_env *env, const struct profile *p, struct keep_device *d,
-                  const struct block_seen *b, bool started, const char *rival, enum keep_pass mode,
-                  bool *kick)
+/* Record whether d is there (b, NULL when it is not) and whether it appeared anew, which owes
+ * it the profile. Returns false when d is absent. */
+static bool seen_update(struct keep_device *d, const struct block_seen *b, bool started, double t)
 {
-	char who[64], sig[512], why[96];
-	double t = env->now_s();
 	bool appeared;
-	struct err e;
-	int rc, n;
 
 	if (!b || !b->size_bytes) {
 		keep_state_set(d, KEEP_ABSENT, t);
 		d->seen = false;
 		d->owed = false;
 		d->error[0] = '\0';
-		return;
+		return false;
 	}
 	appeared = !d->seen || (b->has_seq && d->has_seq && b->seq != d->seq);
 	d->seen = true;
@@ -444,22 +440,17 @@ void keep_process(const struct keeper_env *env, const struct profile *p, struct 
 		else
 			snprintf(d->owed_why, sizeof(d->owed_why), "at agent start");
 	}
-	if (!sysfs_device_allowed(env->fs, d->device)) {
-		keep_state_set(d, KEEP_NOT_ALLOWED, t);
-		/* Its values are read when a request asks, never by the worker's passes. */
-		if (mode == KEEP_PASS_READ)
-			keep_live_read(env, d, false, NULL, 0);
-		return;
-	}
-	if (rival) {
-		keep_state_set(d, KEEP_CONFLICT, t);
-		snprintf(d->owner, sizeof(d->owner), "profile %s", rival);
-		return;
-	}
-	/* A scan with nothing owed, nothing to look at again and no owner to watch is done: the
-	 * worker's every-second pass costs a directory read, not the database. */
-	if (mode == KEEP_PASS_SCAN && !d->owed && !d->recheck && d->state != KEEP_YIELDED)
-		return;
+	return true;
+}
+
+/* Whether a session or a job owns d (or that cannot be told): then the profile yields and
+ * nothing is written. Returns true when it yields. */
+static bool owner_yields(const struct keeper_env *env, struct keep_device *d, double t)
+{
+	char who[64];
+	struct err e;
+	int rc;
+
 	err_clear(&e);
 	rc = keep_owner(env, d->device, who, sizeof(who), &e);
 	if (rc < 0) {
@@ -467,48 +458,51 @@ void keep_process(const struct keeper_env *env, const struct profile *p, struct 
 		        d->error, sizeof(d->error),
 		        "cannot tell whether a session or a job owns it, so nothing is written: %s",
 		        e.msg);
-		return;
+		return true;
 	}
-	if (rc > 0) {
-		keep_state_set(d, KEEP_YIELDED, t);
-		snprintf(d->owner, sizeof(d->owner), "%s", who);
-		if (d->owed)
-			snprintf(d->owed_why, sizeof(d->owed_why), "after %s let go", who);
-		d->recheck = true;
-		keep_live_read(env, d, false, NULL, 0);
-		return;
-	}
-	if (mode == KEEP_PASS_READ) {
-		/* Nothing is written on a request's look; what it finds is for the worker. A device
-		 * still marked yielded has lost its owner since the last scan. */
-		bool judge;
+	if (rc == 0)
+		return false;
+	keep_state_set(d, KEEP_YIELDED, t);
+	snprintf(d->owner, sizeof(d->owner), "%s", who);
+	if (d->owed)
+		snprintf(d->owed_why, sizeof(d->owed_why), "after %s let go", who);
+	d->recheck = true;
+	keep_live_read(env, d, false, NULL, 0);
+	return true;
+}
 
-		if (d->state == KEEP_YIELDED && d->owed) {
-			keep_state_set(d, KEEP_PENDING, t);
+/* A request's look: nothing is written; what it finds is for the worker (*kick). A device
+ * still marked yielded has lost its owner since the last scan. */
+static void read_look(const struct keeper_env *env, const struct profile *p, struct keep_device *d,
+                      double t, bool *kick)
+{
+	bool judge;
+	int n;
+
+	if (d->state == KEEP_YIELDED && d->owed) {
+		keep_state_set(d, KEEP_PENDING, t);
+		*kick = true;
+	}
+	judge = !d->owed && d->applied_at > 0 && d->state != KEEP_FAILED;
+	n = keep_live_read(env, d, judge, NULL, 0);
+	if (judge && n && d->state != KEEP_DRIFTED) {
+		keep_state_set(d, KEEP_DRIFTED, t);
+		if (p->enforce)
 			*kick = true;
-		}
-		judge = !d->owed && d->applied_at > 0 && d->state != KEEP_FAILED;
-		n = keep_live_read(env, d, judge, NULL, 0);
-		if (judge && n && d->state != KEEP_DRIFTED) {
-			keep_state_set(d, KEEP_DRIFTED, t);
-			if (p->enforce)
-				*kick = true;
-		} else if (judge && !n && (d->state == KEEP_DRIFTED || d->state == KEEP_YIELDED)) {
-			keep_state_set(d, KEEP_HELD, t);
-			d->error[0] = '\0';
-			d->failed_live[0] = '\0';
-		}
-		return;
+	} else if (judge && !n && (d->state == KEEP_DRIFTED || d->state == KEEP_YIELDED)) {
+		keep_state_set(d, KEEP_HELD, t);
+		d->error[0] = '\0';
+		d->failed_live[0] = '\0';
 	}
-	if (d->owed) {
-		snprintf(why, sizeof(why), "%s", d->owed_why);
-		keep_apply(env, p, d, why);
-		d->recheck = false;
-		return;
-	}
-	if (mode != KEEP_PASS_CHECK && !d->recheck)
-		return;
-	d->recheck = false;
+}
+
+/* The worker's check of an applied profile: held, drifted, or drift put back. */
+static void drift_check(const struct keeper_env *env, const struct profile *p,
+                        struct keep_device *d, double t)
+{
+	char sig[512];
+	int n;
+
 	if (d->state == KEEP_FAILED || !d->applied_at) {
 		keep_live_read(env, d, false, NULL, 0);
 		return;
@@ -534,6 +528,49 @@ void keep_process(const struct keeper_env *env, const struct profile *p, struct 
 		return;
 	}
 	reapply(env, p, d, sig);
+}
+
+void keep_process(const struct keeper_env *env, const struct profile *p, struct keep_device *d,
+                  const struct block_seen *b, bool started, const char *rival, enum keep_pass mode,
+                  bool *kick)
+{
+	double t = env->now_s();
+	char why[96];
+
+	if (!seen_update(d, b, started, t))
+		return;
+	if (!sysfs_device_allowed(env->fs, d->device)) {
+		keep_state_set(d, KEEP_NOT_ALLOWED, t);
+		/* Its values are read when a request asks, never by the worker's passes. */
+		if (mode == KEEP_PASS_READ)
+			keep_live_read(env, d, false, NULL, 0);
+		return;
+	}
+	if (rival) {
+		keep_state_set(d, KEEP_CONFLICT, t);
+		snprintf(d->owner, sizeof(d->owner), "profile %s", rival);
+		return;
+	}
+	/* A scan with nothing owed, nothing to look at again and no owner to watch is done: the
+	 * worker's every-second pass costs a directory read, not the database. */
+	if (mode == KEEP_PASS_SCAN && !d->owed && !d->recheck && d->state != KEEP_YIELDED)
+		return;
+	if (owner_yields(env, d, t))
+		return;
+	if (mode == KEEP_PASS_READ) {
+		read_look(env, p, d, t, kick);
+		return;
+	}
+	if (d->owed) {
+		snprintf(why, sizeof(why), "%s", d->owed_why);
+		keep_apply(env, p, d, why);
+		d->recheck = false;
+		return;
+	}
+	if (mode != KEEP_PASS_CHECK && !d->recheck)
+		return;
+	d->recheck = false;
+	drift_check(env, p, d, t);
 }
 
 void keep_preview(struct keep_device *d, const struct keep_plan *pl)

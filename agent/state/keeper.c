@@ -582,107 +582,129 @@ static void put_rollback(struct keeper *k, const char *name, const char *origin,
 	}
 }
 
-int keeper_put(struct keeper *k, struct profile *p, bool dry_run, const char *origin,
-               struct keeper_view *out, bool *created, bool *rolled_back, struct err *e)
-{
-	struct kept nk = { 0 };
-	struct put_target *tg = NULL;
-	int n_tg = 0, last;
-	struct tune_snapshot *old_b = NULL, *new_b = NULL;
+/* A PUT under way: the new kept, its devices, and the stored befores of the old and new. */
+struct put {
+	struct kept nk;
+	struct put_target *tg;
+	int n_tg;
+	int idx; /* the profile replaced in k->kept, or -1 */
 	struct profile old;
-	char why[320];
-	bool changed;
-	int idx, i, n_old_b = 0, n_new_b = 0, rc;
+	struct tune_snapshot *old_b, *new_b;
+	int n_old_b, n_new_b;
 	double t;
+};
 
-	*rolled_back = false;
-	*created = false;
-	memset(out, 0, sizeof(*out));
-	profile_init(&old);
-	rc = profile_check(p, &k->ident, e);
-	if (rc) {
-		profile_release(p);
-		return rc;
+static void put_release(struct put *pu)
+{
+	int i;
+
+	for (i = 0; i < pu->n_tg; i++) {
+		keep_plan_release(&pu->tg[i].pl);
+		tune_snapshot_release(&pu->tg[i].undo);
 	}
-	pthread_mutex_lock(&k->lock);
-	t = now_s(k);
-	scan(k);
-	idx = kept_index(k, p->name);
-	*created = idx < 0;
-	rc = idx < 0 && k->n >= KEEPER_PROFILES_MAX
-	             ? err_set(e, -EBUSY, "conflict",
-	                       "the agent keeps at most %d profiles; delete one first",
-	                       KEEPER_PROFILES_MAX)
-	             : put_check(k, p, e);
-	if (rc)
-		goto out;
-	p->created_at = idx < 0 ? t : k->kept[idx].p.created_at;
-	p->updated_at = t;
-	nk.p = *p;
-	profile_init(p);
-	/* The devices it is about: the same rule as a scan's. */
-	for (i = 0; i < nk.p.match.n_devices; i++)
-		if (!profile_is_pattern(nk.p.match.devices[i]) &&
-		    about(k, &nk.p, nk.p.match.devices[i]))
-			device_get(&nk, nk.p.match.devices[i], t);
+	free(pu->tg);
+	kept_release(&pu->nk);
+	profile_release(&pu->old);
+	store_snapshots_free(pu->old_b, pu->n_old_b);
+	store_snapshots_free(pu->new_b, pu->n_new_b);
+}
+
+/* The new profile's device records, by the same rule as a scan's, and their targets. */
+static int put_devices(struct keeper *k, struct put *pu, struct err *e)
+{
+	struct kept *nk = &pu->nk;
+	int i;
+
+	for (i = 0; i < nk->p.match.n_devices; i++)
+		if (!profile_is_pattern(nk->p.match.devices[i]) &&
+		    about(k, &nk->p, nk->p.match.devices[i]))
+			device_get(nk, nk->p.match.devices[i], pu->t);
 	for (i = 0; i < k->n_seen; i++)
-		if (k->seen[i].size_bytes && profile_matches(&nk.p, k->seen[i].name, &k->ident))
-			device_get(&nk, k->seen[i].name, t);
-	tg = xcalloc((size_t)nk.n + 1, sizeof(*tg));
-	n_tg = nk.n;
-	rc = put_prepare(k, &nk, tg, e);
-	if (rc)
-		goto out;
-	if (dry_run) {
-		for (i = 0; i < nk.n; i++)
-			if (tg[i].write)
-				keep_preview(tg[i].d, &tg[i].pl);
-		view_make(&nk, out);
-		goto out;
-	}
-	/* Stored first, with the before values, then written: a crash in between leaves a
-	 * stored profile, which the next start applies. */
-	if (idx >= 0) {
-		profile_copy(&old, &k->kept[idx].p);
-		rc = store_profile_befores(k->env.store, nk.p.name, &old_b, &n_old_b, e);
-		if (rc)
-			goto out;
-	}
-	for (i = 0; i < n_old_b; i++) {
-		struct tune_snapshot *b = keep_before_for(&new_b, &n_new_b, old_b[i].device);
+		if (k->seen[i].size_bytes && profile_matches(&nk->p, k->seen[i].name, &k->ident))
+			device_get(nk, k->seen[i].name, pu->t);
+	pu->tg = xcalloc((size_t)nk->n + 1, sizeof(*pu->tg));
+	pu->n_tg = nk->n;
+	return put_prepare(k, nk, pu->tg, e);
+}
 
-		b->items = xcalloc((size_t)old_b[i].n + 1, sizeof(*b->items));
-		memcpy(b->items, old_b[i].items, (size_t)old_b[i].n * sizeof(*b->items));
-		b->n = old_b[i].n;
+/* Store the profile with its before values (the old profile's, and each target's) first: a
+ * crash before the writes leaves a stored profile, which the next start applies. */
+static int put_store(struct keeper *k, struct put *pu, struct err *e)
+{
+	bool changed;
+	int i, rc;
+
+	if (pu->idx >= 0) {
+		profile_copy(&pu->old, &k->kept[pu->idx].p);
+		rc = store_profile_befores(k->env.store, pu->nk.p.name, &pu->old_b, &pu->n_old_b,
+		                           e);
+		if (rc)
+			return rc;
 	}
-	for (i = 0; i < nk.n; i++)
-		if (tg[i].write)
-			keep_before_merge(&tg[i].pl,
-			                  keep_before_for(&new_b, &n_new_b, tg[i].d->device),
-			                  &changed);
-	rc = store_profile_save(k->env.store, &nk.p, new_b, n_new_b, e);
-	if (rc)
-		goto out;
+	for (i = 0; i < pu->n_old_b; i++) {
+		const struct tune_snapshot *ob = &pu->old_b[i];
+		struct tune_snapshot *b = keep_before_for(&pu->new_b, &pu->n_new_b, ob->device);
+
+		b->items = xcalloc((size_t)ob->n + 1, sizeof(*b->items));
+		memcpy(b->items, ob->items, (size_t)ob->n * sizeof(*b->items));
+		b->n = ob->n;
+	}
+	for (i = 0; i < pu->nk.n; i++)
+		if (pu->tg[i].write)
+			keep_before_merge(
+			        &pu->tg[i].pl,
+			        keep_before_for(&pu->new_b, &pu->n_new_b, pu->tg[i].d->device),
+			        &changed);
+	return store_profile_save(k->env.store, &pu->nk.p, pu->new_b, pu->n_new_b, e);
+}
+
+/* Target i failed with we: put the ones before it back (tune_apply put this one back itself)
+ * and undo the saving. */
+static int put_fail(struct keeper *k, struct put *pu, const char *origin, int i, int rc,
+                    struct err *we, struct err *e)
+{
+	char msg[sizeof(we->msg)];
+
+	snprintf(msg, sizeof(msg), "%s", we->msg);
+	err_set(e, rc, we->code, "%s: %s", pu->tg[i].d->device, msg);
+	put_rollback(k, pu->nk.p.name, origin, pu->tg, i);
+	err_clear(we);
+	if (store_profile_undo(k->env.store, pu->nk.p.name, pu->idx >= 0 ? &pu->old : NULL,
+	                       pu->old_b, pu->n_old_b, we))
+		log_error("profile %s: cannot undo its saving after a failed PUT: %s",
+		          pu->nk.p.name, we->msg);
+	return rc;
+}
+
+/* Write every target; a device an owner took meanwhile yields. On a failure every device is
+ * put back and *rolled_back set. */
+static int put_write(struct keeper *k, struct put *pu, const char *origin, bool *rolled_back,
+                     struct err *e)
+{
+	char why[320];
+	int i, last, rc = 0;
+
 	snprintf(why, sizeof(why), "set by %s", origin);
-	for (i = last = 0; i < nk.n; i++)
-		if (tg[i].write)
+	for (i = last = 0; i < pu->nk.n; i++)
+		if (pu->tg[i].write)
 			last = i;
-	for (i = 0; i < nk.n; i++) {
-		struct keep_device *d = tg[i].d;
+	for (i = 0; i < pu->nk.n; i++) {
+		struct keep_device *d = pu->tg[i].d;
 		char who[64];
 		struct err we;
 
-		if (!tg[i].write)
+		if (!pu->tg[i].write)
 			continue;
 		err_clear(&we);
 		/* A device is put back by hand only when a later one fails; the last one is put
 		 * back by tune_apply itself. */
-		rc = i < last ? tune_snapshot_take(k->env.tune, d->device, &tg[i].undo, &we) : 0;
+		rc = i < last ? tune_snapshot_take(k->env.tune, d->device, &pu->tg[i].undo, &we)
+		              : 0;
 		if (rc == 0)
-			rc = keep_plan_write(&k->env, &nk.p, d, &tg[i].pl, why, &we);
+			rc = keep_plan_write(&k->env, &pu->nk.p, d, &pu->tg[i].pl, why, &we);
 		if (rc == -EBUSY && !strcmp(we.code, "yielded") &&
 		    keep_owner(&k->env, d->device, who, sizeof(who), &we) > 0) {
-			keep_state_set(d, KEEP_YIELDED, t);
+			keep_state_set(d, KEEP_YIELDED, pu->t);
 			snprintf(d->owner, sizeof(d->owner), "%s", who);
 			d->owed = true;
 			snprintf(d->owed_why, sizeof(d->owed_why), "after %s let go", who);
@@ -690,47 +712,82 @@ int keeper_put(struct keeper *k, struct profile *p, bool dry_run, const char *or
 			continue;
 		}
 		if (rc) {
-			char msg[sizeof(we.msg)];
-
-			snprintf(msg, sizeof(msg), "%s", we.msg);
-			err_set(e, rc, we.code, "%s: %s", d->device, msg);
-			/* tune_apply put this device back itself; the ones before it: */
-			put_rollback(k, nk.p.name, origin, tg, i);
-			err_clear(&we);
-			if (store_profile_undo(k->env.store, nk.p.name, idx >= 0 ? &old : NULL,
-			                       old_b, n_old_b, &we))
-				log_error(
-				        "profile %s: cannot undo its saving after a failed PUT: %s",
-				        nk.p.name, we.msg);
 			*rolled_back = true;
-			goto out;
+			return put_fail(k, pu, origin, i, rc, &we, e);
 		}
-		tg[i].written = true;
-		keep_state_set(d, KEEP_HELD, t);
+		pu->tg[i].written = true;
+		keep_state_set(d, KEEP_HELD, pu->t);
 	}
-	/* Kept from now on, with the new records. */
-	if (idx >= 0) {
-		kept_release(&k->kept[idx]);
-		k->kept[idx] = nk;
+	return 0;
+}
+
+/* Kept from now on, with the new records; out gets its view. */
+static void put_keep(struct keeper *k, struct put *pu, struct keeper_view *out)
+{
+	if (pu->idx >= 0) {
+		kept_release(&k->kept[pu->idx]);
+		k->kept[pu->idx] = pu->nk;
 	} else {
 		k->kept = xgrow(k->kept, &k->cap, k->n + 1, sizeof(*k->kept));
-		k->kept[k->n++] = nk;
+		k->kept[k->n++] = pu->nk;
 	}
-	memset(&nk, 0, sizeof(nk));
-	profile_init(&nk.p);
-	view_make(&k->kept[idx >= 0 ? idx : k->n - 1], out);
+	memset(&pu->nk, 0, sizeof(pu->nk));
+	profile_init(&pu->nk.p);
+	view_make(&k->kept[pu->idx >= 0 ? pu->idx : k->n - 1], out);
+}
+
+int keeper_put(struct keeper *k, struct profile *p, bool dry_run, const char *origin,
+               struct keeper_view *out, bool *created, bool *rolled_back, struct err *e)
+{
+	struct put pu;
+	int i, rc;
+
+	*rolled_back = false;
+	*created = false;
+	memset(out, 0, sizeof(*out));
+	memset(&pu, 0, sizeof(pu));
+	profile_init(&pu.old);
+	rc = profile_check(p, &k->ident, e);
+	if (rc) {
+		profile_release(p);
+		return rc;
+	}
+	pthread_mutex_lock(&k->lock);
+	pu.t = now_s(k);
+	scan(k);
+	pu.idx = kept_index(k, p->name);
+	*created = pu.idx < 0;
+	rc = pu.idx < 0 && k->n >= KEEPER_PROFILES_MAX
+	             ? err_set(e, -EBUSY, "conflict",
+	                       "the agent keeps at most %d profiles; delete one first",
+	                       KEEPER_PROFILES_MAX)
+	             : put_check(k, p, e);
+	if (rc)
+		goto out;
+	p->created_at = pu.idx < 0 ? pu.t : k->kept[pu.idx].p.created_at;
+	p->updated_at = pu.t;
+	pu.nk.p = *p;
+	profile_init(p);
+	rc = put_devices(k, &pu, e);
+	if (rc)
+		goto out;
+	if (dry_run) {
+		for (i = 0; i < pu.nk.n; i++)
+			if (pu.tg[i].write)
+				keep_preview(pu.tg[i].d, &pu.tg[i].pl);
+		view_make(&pu.nk, out);
+		goto out;
+	}
+	rc = put_store(k, &pu, e);
+	if (rc == 0)
+		rc = put_write(k, &pu, origin, rolled_back, e);
+	if (rc)
+		goto out;
+	put_keep(k, &pu, out);
 	log_info("profile %s %s by %s", out->profile.name, *created ? "created" : "replaced",
 	         origin);
 out:
-	for (i = 0; i < n_tg; i++) {
-		keep_plan_release(&tg[i].pl);
-		tune_snapshot_release(&tg[i].undo);
-	}
-	free(tg);
-	kept_release(&nk);
-	profile_release(&old);
-	store_snapshots_free(old_b, n_old_b);
-	store_snapshots_free(new_b, n_new_b);
+	put_release(&pu);
 	profile_release(p);
 	pthread_mutex_unlock(&k->lock);
 	return rc;

@@ -18,62 +18,72 @@
 #include "version.h"
 #include "banned.h"
 
+/* Sweep id (s) has nothing export may write: no confirmed decision of the fleet or any cohort, and
+ * neither --baseline nor --unconfirmed (for an unconfirmed one) asks for it; logged. */
+static bool export_refused(const struct opts *o, const struct sweep *s, int64_t id)
+{
+	struct buf why = BUF_INIT, cfg = BUF_INIT;
+
+	if (s->outcome == OUTCOME_BEST || o->baseline ||
+	    (o->unconfirmed && s->decision.state == DECISION_UNCONFIRMED))
+		return false;
+	words_decision_refusal(s, &s->decision, &why);
+	config_format(&s->plan.baseline, &cfg);
+	log_error("sweep %lld has no %s to export: %s. Nothing was written; %s"
+	          "--baseline exports its baseline (%s) on purpose",
+	          (long long)id,
+	          s->decision.state == DECISION_UNCONFIRMED ? "confirmed best"
+	                                                    : "best configuration",
+	          why.data ? why.data : "",
+	          s->decision.state == DECISION_UNCONFIRMED
+	                  ? "--unconfirmed exports the suggested configuration on purpose, "
+	                  : "",
+	          cfg.data ? cfg.data : "");
+	buf_release(&why);
+	buf_release(&cfg);
+	return true;
+}
+
 static int cmd_export(const struct cmd *c, struct opts *o)
 {
 	struct sweep s;
 	struct buf out = BUF_INIT;
 	struct err e = { 0 };
+	bool have_s = false;
 	int64_t id;
-	int rc = 0;
+	int rc = EXIT_USAGE;
 
 	(void)c;
 	if (!o->format || (strcmp(o->format, "udev") && strcmp(o->format, "tuned"))) {
 		log_error("export needs --format udev or --format tuned");
-		return EXIT_USAGE;
+		goto out;
 	}
 	if (sweep_id_parse(o->args[0], &id))
-		return EXIT_USAGE;
+		goto out;
+	rc = 1;
 	if (sweep_load(o, id, &s) < 0)
-		return 1;
+		goto out;
+	have_s = true;
 	if (o->baseline && o->unconfirmed) {
 		log_error("export takes one of --baseline and --unconfirmed");
-		sweep_release(&s);
-		return EXIT_USAGE;
+		rc = EXIT_USAGE;
+		goto out;
 	}
-	if (s.outcome != OUTCOME_BEST && !o->baseline &&
-	    !(o->unconfirmed && s.decision.state == DECISION_UNCONFIRMED)) {
-		/* no confirmed decision of the fleet or any cohort */
-		struct buf why = BUF_INIT, cfg = BUF_INIT;
-
-		words_decision_refusal(&s, &s.decision, &why);
-		config_format(&s.plan.baseline, &cfg);
-		log_error("sweep %lld has no %s to export: %s. Nothing was written; %s"
-		          "--baseline exports its baseline (%s) on purpose",
-		          (long long)id,
-		          s.decision.state == DECISION_UNCONFIRMED ? "confirmed best"
-		                                                   : "best configuration",
-		          why.data ? why.data : "",
-		          s.decision.state == DECISION_UNCONFIRMED
-		                  ? "--unconfirmed exports the suggested configuration on purpose, "
-		                  : "",
-		          cfg.data ? cfg.data : "");
-		buf_release(&why);
-		buf_release(&cfg);
-		sweep_release(&s);
-		return 1;
-	}
+	if (export_refused(o, &s, id))
+		goto out;
 	if (export_render(&s, o->format,
 	                  o->baseline      ? EXPORT_BASELINE
 	                  : o->unconfirmed ? EXPORT_UNCONFIRMED
 	                                   : EXPORT_BEST,
 	                  &out, &e) < 0) {
 		log_error("%s", e.msg);
-		rc = 1;
-	} else {
-		rc = output_write(o, out.data, out.len);
+		goto out;
 	}
+	rc = output_write(o, out.data, out.len);
+out:
 	buf_release(&out);
-	sweep_release(&s);
+	if (have_s)
+		sweep_release(&s);
 	return rc;
 }
 

@@ -99,26 +99,28 @@ static int rollout_stored(const struct opts *o, int64_t id, struct rollout *r, s
 		log_error("%s", e.msg);
 		return -1;
 	}
+	rc = -1;
 	host_name(me, sizeof(me));
 	if (r->status == ROLLOUT_RUNNING && r->owner_pid > 0 && !strcmp(r->owner_host, me) &&
 	    owner_alive(r->owner_pid, r->owner_start) && r->owner_pid != (int)getpid()) {
 		log_error("rollout r%lld is running (pid %d on this host); stop it first",
 		          (long long)id, r->owner_pid);
-		rollout_release(r);
-		return -1;
+		goto out;
 	}
 	if (plan_parse(r->plan_json, r->plan_dir, p, &e) < 0) {
 		log_error("rollout r%lld's plan: %s", (long long)id, e.msg);
-		rollout_release(r);
-		return -1;
+		goto out;
 	}
 	if (plan_tokens_load(p, &e) < 0) {
 		log_error("rollout r%lld's plan: %s", (long long)id, e.msg);
 		plan_release(p); /* parsed: its nodes were leaked here (issue 31 #17) */
-		rollout_release(r);
-		return -1;
+		goto out;
 	}
-	return 0;
+	rc = 0;
+out:
+	if (rc < 0)
+		rollout_release(r);
+	return rc;
 }
 
 /* A rollout is stored to be resumed or reverted later, without its plan's tokens: refuse a
@@ -139,83 +141,81 @@ static int tokens_storable(const struct plan *p)
 	return 0;
 }
 
-static int cmd_rollout(const struct cmd *c, struct opts *o)
+/* --resume ID or --revert ID: the stored rollout r and its plan p, with its sweep s when it
+ * came from one (*have_s). Returns 0 or the exit status. */
+static int rollout_load(const struct opts *o, struct rollout *r, struct plan *p, struct sweep *s,
+                        bool *have_s)
 {
-	struct rollrun_opts ro = { 0 };
-	struct rollout r;
-	struct plan p, *job = NULL;
-	struct sweep s;
+	if (rollout_stored(o, o->resume_id ? o->resume_id : o->revert_id, r, p) < 0)
+		return 1;
+	if (r->sweep_id && sweep_load(&(struct opts){ .db = o->db }, r->sweep_id, s) == 0)
+		*have_s = true;
+	return 0;
+}
+
+/* A new rollout r of the configuration of --params or --best (with its sweep s, *have_s) on
+ * the nodes of plan PLAN.json p (its tokens loaded). Returns 0 or the exit status; p is
+ * parsed only on 0. */
+static int rollout_new(const struct opts *o, struct rollout *r, struct plan *p, struct sweep *s,
+                       bool *have_s)
+{
 	struct config cfg = { 0 };
-	struct buf out = BUF_INIT;
+	char dir[PATH_MAX], *copy;
 	struct err e = { 0 };
-	bool have_s = false, stored = o->resume_id || o->revert_id;
-	char *path, me[64], dir[PATH_MAX], *copy;
-	enum rollrun_result res;
 	int rc, check;
 
-	rollout_init(&r);
-	if (stored ? o->nargs != 0 || (o->resume_id && o->revert_id) : o->nargs != 1) {
-		usage_print(stderr, c);
+	rc = rollout_config(o, &cfg, s, have_s, "roll out");
+	if (rc)
+		return rc;
+	check = o->check ? rollout_check_parse(o->check) : CHECK_READBACK;
+	if (check < 0 || (o->profile && !profile_name_ok(o->profile))) {
+		log_error(check < 0 ? "--check: '%s' is not none, readback or measure"
+		                    : "--profile: '%s' is not a profile name "
+		                      "(" PROFILE_NAME_RULE ")",
+		          check < 0 ? o->check : o->profile);
 		return EXIT_USAGE;
 	}
-	if (stored && o->nodes_from) {
-		log_error("--nodes-from: a stored rollout goes on with (or puts back) the nodes it "
-		          "was started with");
-		return EXIT_USAGE;
+	if (plan_open(o, o->args[0], p, false) < 0)
+		return 1;
+	if (tokens_storable(p) < 0 || plan_tokens_load(p, &e) < 0) {
+		if (e.msg[0])
+			log_error("%s: %s", o->args[0], e.msg);
+		plan_release(p);
+		return 1;
 	}
-	if (stored) {
-		if (rollout_stored(o, o->resume_id ? o->resume_id : o->revert_id, &r, &p) < 0)
-			return 1;
-		if (r.sweep_id && sweep_load(&(struct opts){ .db = o->db }, r.sweep_id, &s) == 0) {
-			have_s = true;
-			job = &s.plan;
-		}
-	} else {
-		rc = rollout_config(o, &cfg, &s, &have_s, "roll out");
-		if (rc)
-			goto usage_out;
-		check = o->check ? rollout_check_parse(o->check) : CHECK_READBACK;
-		if (check < 0 || (o->profile && !profile_name_ok(o->profile))) {
-			log_error(check < 0 ? "--check: '%s' is not none, readback or measure"
-			                    : "--profile: '%s' is not a profile name "
-			                      "(" PROFILE_NAME_RULE ")",
-			          check < 0 ? o->check : o->profile);
-			rc = EXIT_USAGE;
-			goto usage_out;
-		}
-		if (plan_open(o, o->args[0], &p, false) < 0) {
-			rc = 1;
-			goto usage_out;
-		}
-		if (tokens_storable(&p) < 0 || plan_tokens_load(&p, &e) < 0) {
-			if (e.msg[0])
-				log_error("%s: %s", o->args[0], e.msg);
-			plan_release(&p);
-			rc = 1;
-			goto usage_out;
-		}
-		r.params = cfg;
-		r.check = (enum rollout_check)check;
-		r.enforce = !o->no_enforce;
-		r.canary = o->canary > 0 ? (int)o->canary : 1;
-		r.max_failures = o->max_failures > 0 ? (int)o->max_failures : 0;
-		if (o->profile)
-			snprintf(r.profile, sizeof(r.profile), "%s", o->profile);
-		if (o->waves)
-			snprintf(r.waves_spec, sizeof(r.waves_spec), "%s", o->waves);
-		snprintf(r.plan_name, sizeof(r.plan_name), "%s", p.name ? p.name : "");
-		r.plan_json = xstrdup(p.json);
-		copy = xstrdup(o->args[0]);
-		r.plan_dir = xstrdup(realpath(dirname(copy), dir) ? dir : ".");
-		free(copy);
-		if (have_s) {
-			r.sweep_id = o->best_id;
-			r.promised_gain = s.decision.state == DECISION_CONFIRMED;
-			r.promised_pct = s.decision.delta_pct;
-			job = &s.plan;
-		}
+	r->params = cfg;
+	r->check = (enum rollout_check)check;
+	r->enforce = !o->no_enforce;
+	r->canary = o->canary > 0 ? (int)o->canary : 1;
+	r->max_failures = o->max_failures > 0 ? (int)o->max_failures : 0;
+	if (o->profile)
+		snprintf(r->profile, sizeof(r->profile), "%s", o->profile);
+	if (o->waves)
+		snprintf(r->waves_spec, sizeof(r->waves_spec), "%s", o->waves);
+	snprintf(r->plan_name, sizeof(r->plan_name), "%s", p->name ? p->name : "");
+	r->plan_json = xstrdup(p->json);
+	copy = xstrdup(o->args[0]);
+	r->plan_dir = xstrdup(realpath(dirname(copy), dir) ? dir : ".");
+	free(copy);
+	if (*have_s) {
+		r->sweep_id = o->best_id;
+		r->promised_gain = s->decision.state == DECISION_CONFIRMED;
+		r->promised_pct = s->decision.delta_pct;
 	}
-	path = db_path(o);
+	return 0;
+}
+
+/* Run rollout r (started, resumed or reverted as o says) on plan p, with the sweep's plan job
+ * (or NULL) for a measure check, and show it. Returns the exit status. */
+static int rollout_run(struct opts *o, struct rollout *r, struct plan *p, struct plan *job)
+{
+	struct rollrun_opts ro = { 0 };
+	struct buf out = BUF_INIT;
+	struct err e = { 0 };
+	char *path = db_path(o), me[64];
+	enum rollrun_result res;
+	int rc;
+
 	signals_install();
 	host_name(me, sizeof(me));
 	ro.db_path = path;
@@ -228,14 +228,14 @@ static int cmd_rollout(const struct cmd *c, struct opts *o)
 	ro.owner_host = me;
 	ro.event = rollout_event;
 	if (o->revert_id)
-		res = rollrun_revert(&r, &p, &ro, &e);
+		res = rollrun_revert(r, p, &ro, &e);
 	else if (o->resume_id)
-		res = rollrun_resume(&r, &p, job, &ro, &e);
+		res = rollrun_resume(r, p, job, &ro, &e);
 	else
-		res = rollrun_start(&r, &p, job, &ro, &e);
+		res = rollrun_start(r, p, job, &ro, &e);
 	rc = rollout_exit_code(res);
-	if (r.id > 0) {
-		report_rollout_show(&r, o->all_nodes, &out);
+	if (r->id > 0) {
+		report_rollout_show(r, o->all_nodes, &out);
 		if (output_write(o, out.data, out.len) && rc == 0)
 			rc = 1;
 	}
@@ -243,8 +243,37 @@ static int cmd_rollout(const struct cmd *c, struct opts *o)
 		log_error("%s", e.msg);
 	buf_release(&out);
 	free(path);
-	plan_release(&p);
-usage_out:
+	return rc;
+}
+
+static int cmd_rollout(const struct cmd *c, struct opts *o)
+{
+	bool have_s = false, have_p = false, stored = o->resume_id || o->revert_id;
+	struct rollout r;
+	struct plan p;
+	struct sweep s;
+	int rc;
+
+	rollout_init(&r);
+	if (stored ? o->nargs != 0 || (o->resume_id && o->revert_id) : o->nargs != 1) {
+		usage_print(stderr, c);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (stored && o->nodes_from) {
+		log_error("--nodes-from: a stored rollout goes on with (or puts back) the nodes it "
+		          "was started with");
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	rc = stored ? rollout_load(o, &r, &p, &s, &have_s) : rollout_new(o, &r, &p, &s, &have_s);
+	if (rc)
+		goto out;
+	have_p = true;
+	rc = rollout_run(o, &r, &p, have_s ? &s.plan : NULL);
+out:
+	if (have_p)
+		plan_release(&p);
 	if (have_s)
 		sweep_release(&s);
 	rollout_release(&r);

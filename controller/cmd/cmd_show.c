@@ -103,22 +103,24 @@ static int cmd_compare(const struct cmd *c, struct opts *o)
 	struct sweep a, b;
 	struct verdict_comparison cmp;
 	struct buf out = BUF_INIT;
+	bool have_a = false, have_b = false;
 	int64_t ia, ib;
-	int rc = 1, matched;
+	int rc = EXIT_USAGE, matched;
 
 	(void)c;
 	if (sweep_id_parse(o->args[0], &ia) || sweep_id_parse(o->args[1], &ib))
-		return EXIT_USAGE;
+		goto out;
 	if (o->format && strcmp(o->format, "table") && strcmp(o->format, "markdown")) {
 		log_error("compare --format: table or markdown");
-		return EXIT_USAGE;
+		goto out;
 	}
+	rc = 1;
 	if (sweep_load(o, ia, &a) < 0)
-		return 1;
-	if (sweep_load(o, ib, &b) < 0) {
-		sweep_release(&a);
-		return 1;
-	}
+		goto out;
+	have_a = true;
+	if (sweep_load(o, ib, &b) < 0)
+		goto out;
+	have_b = true;
 	memset(&cmp, 0, sizeof(cmp));
 	if (a.suite && b.suite) {
 		/* Two suites: a section per workload. */
@@ -137,9 +139,12 @@ static int cmd_compare(const struct cmd *c, struct opts *o)
 	if (output_write(o, out.data, out.len))
 		rc = 1;
 	verdict_comparison_release(&cmp);
+out:
 	buf_release(&out);
-	sweep_release(&a);
-	sweep_release(&b);
+	if (have_a)
+		sweep_release(&a);
+	if (have_b)
+		sweep_release(&b);
 	return rc;
 }
 
@@ -190,41 +195,43 @@ static int cmd_analyze(const struct cmd *c, struct opts *o)
 	struct buf in = BUF_INIT, out = BUF_INIT;
 	struct err e = { 0 };
 	enum report_format f;
+	bool have_s = false;
 	struct sweep s;
-	int rc;
+	int rc = EXIT_USAGE;
 
 	(void)c;
 	if (cmd_format_get(o, &f))
-		return EXIT_USAGE;
+		goto out;
 	rc = buf_read_file(&in, strcmp(path, "-") ? path : "/dev/stdin", 256u << 20);
 	if (rc < 0) {
 		log_error("cannot read %s: %s", name, strerror(-rc));
-		buf_release(&in);
-		return 1;
+		rc = 1;
+		goto out;
 	}
 	rc = sweepdoc_parse(in.data, &s, &e);
 	buf_release(&in);
 	if (rc < 0) {
 		log_error("%s: %s", name, e.msg);
-		return 1;
+		rc = 1;
+		goto out;
 	}
+	have_s = true;
 	if (!isnan(o->min_effect_pct))
 		s.plan.min_effect_pct = o->min_effect_pct;
-	if (o->cohort_by && plan_cohort_by_set(&s.plan, o->cohort_by, &e) < 0) {
+	if ((o->cohort_by && plan_cohort_by_set(&s.plan, o->cohort_by, &e) < 0) ||
+	    (o->decide && decide_set(&s.plan, o->decide, &e) < 0)) {
 		log_error("%s", e.msg);
-		sweep_release(&s);
-		return EXIT_USAGE;
-	}
-	if (o->decide && decide_set(&s.plan, o->decide, &e) < 0) {
-		log_error("%s", e.msg);
-		sweep_release(&s);
-		return EXIT_USAGE;
+		rc = EXIT_USAGE;
+		goto out;
 	}
 	analysis_sweep_loaded(&s);
 	report_render_nodes(&s, f, o->all_nodes, &out);
 	rc = output_write(o, out.data, out.len);
+out:
+	buf_release(&in);
 	buf_release(&out);
-	sweep_release(&s);
+	if (have_s)
+		sweep_release(&s);
 	return rc;
 }
 

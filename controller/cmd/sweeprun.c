@@ -252,39 +252,62 @@ static void cohorts_log(struct sweep *s)
 	buf_release(&b);
 }
 
-enum sweeprun_result sweeprun_execute(struct sweep *s, const struct sweeprun_opts *o, struct err *e)
+/* What a sweep's run holds between its steps. */
+struct sweeprun {
+	struct sweep *s;
+	const struct sweeprun_opts *o;
+	struct fleet f;
+	struct runner r;
+	struct progress pg;
+	struct ctlstore *st;
+	struct strategy_batch batch;
+	struct schedule sch;
+	char save_err[256]; /* the first point that could not be saved, when save_failed */
+	bool save_failed;
+};
+
+static void sweeprun_init(struct sweeprun *sr, struct sweep *s, const struct sweeprun_opts *o)
 {
 	struct runner_opts ro = { 0 };
-	struct progress pg = { .s = s, .tty = o->tty };
-	struct strategy_batch batch = { 0 };
-	struct schedule sch = { 0 };
-	enum sweeprun_result res = SWEEPRUN_FAILED;
-	struct ctlstore *st = NULL;
-	struct preflight pf;
-	struct runner r;
-	struct fleet f;
-	struct err se;
-	double t_start = time_mono_s();
-	char save_err[256] = "";
-	bool save_failed = false;
-	int rc = 0, i;
 
-	fleet_init(&f, &s->plan, 5.0, 2);
-	fleet_transport_set(&f, o->transport);
+	memset(sr, 0, sizeof(*sr));
+	sr->s = s;
+	sr->o = o;
+	sr->pg.s = s;
+	sr->pg.tty = o->tty;
+	fleet_init(&sr->f, &s->plan, 5.0, 2);
+	fleet_transport_set(&sr->f, o->transport);
 	ro.continue_on_node_failure = o->continue_on_node_failure;
 	ro.session_ttl_s = o->session_ttl_s;
 	ro.poll_interval_s = o->poll_interval_s;
 	ro.progress_s = o->tty ? 1 : 0; /* a person watching the live line: once a second */
 	ro.stop = o->stop;
 	ro.event = progress_event;
-	ro.ctx = &pg;
-	runner_init(&r, s, &f, &ro);
-	pg.r = &r;
-	pg.npoints_est = strategy_estimate(&s->plan);
-	if (ctlstore_open(o->db_path, &st, e) < 0)
-		goto out;
-	/* With each device's parameters: the twins check compares them. */
-	if (preflight_plan(&f, &s->plan, true, &pf) < 0) {
+	ro.ctx = &sr->pg;
+	runner_init(&sr->r, s, &sr->f, &ro);
+	sr->pg.r = &sr->r;
+	sr->pg.npoints_est = strategy_estimate(&s->plan);
+}
+
+static void sweeprun_release(struct sweeprun *sr)
+{
+	strategy_batch_release(&sr->batch);
+	schedule_release(&sr->sch);
+	runner_release(&sr->r);
+	ctlstore_close(sr->st);
+	fleet_release(&sr->f);
+}
+
+/* Pre-flight: every node answers and can run the plan (with each device's parameters: the
+ * twins check compares them), the clocks are logged, the cohorts are twins; it sets the
+ * runner's and the progress line's expectations. */
+static int sweeprun_preflight(struct sweeprun *sr, struct err *e)
+{
+	struct sweep *s = sr->s;
+	struct preflight pf;
+	int rc = -EINVAL;
+
+	if (preflight_plan(&sr->f, &s->plan, true, &pf) < 0) {
 		struct buf b = BUF_INIT;
 
 		report_preflight_failed(&pf, &b);
@@ -292,7 +315,6 @@ enum sweeprun_result sweeprun_execute(struct sweep *s, const struct sweeprun_opt
 		buf_release(&b);
 		err_set(e, -EINVAL, "preflight_failed", "pre-flight failed (%d problem%s)",
 		        pf.nproblems, pf.nproblems == 1 ? "" : "s");
-		preflight_release(&pf);
 		goto out;
 	}
 	preflight_identity_copy(&pf, s);
@@ -305,73 +327,111 @@ enum sweeprun_result sweeprun_execute(struct sweep *s, const struct sweeprun_opt
 		        pf.nclocks, pf.nclocks == 1 ? "" : "s",
 		        (pf.clock_offset_max_s + pf.clock_uncertain_max_s) * 1e3,
 		        pf.clock_offset_max_s * 1e3, pf.clock_uncertain_max_s * 1e3);
-	r.o.pass_expected_s = pf.expected_runtime_s > 0 && s->plan.loops > 0
-	                              ? pf.expected_runtime_s / s->plan.loops
-	                              : 0;
+	sr->r.o.pass_expected_s = pf.expected_runtime_s > 0 && s->plan.loops > 0
+	                                  ? pf.expected_runtime_s / s->plan.loops
+	                                  : 0;
 	cohorts_log(s);
-	if (twins_refused(s, &pf, e)) {
-		preflight_release(&pf);
+	if (twins_refused(s, &pf, e))
 		goto out;
-	}
-	pg.first_point_s =
+	sr->pg.first_point_s =
 	        pf.expected_runtime_s > 0
 	                ? pf.expected_runtime_s + 1
 	                : s->plan.loops * (s->plan.runtime_s > 0 ? s->plan.runtime_s : 10) + 1;
+	rc = 0;
+out:
 	preflight_release(&pf);
+	return rc;
+}
+
+/* The sweep in the database with its owner and its order seed, and a session on each node. */
+static int sweeprun_begin(struct sweeprun *sr, struct err *e)
+{
+	struct sweep *s = sr->s;
+
+	s->owner_pid = sr->o->owner_pid;
+	snprintf(s->owner_host, sizeof(s->owner_host), "%s",
+	         sr->o->owner_host ? sr->o->owner_host : "");
+	/* The order of the points inside every round comes from this seed, kept with the sweep. */
+	if (!s->order_seed)
+		s->order_seed = rounds_seed_new();
+	if (ctlstore_sweep_create(sr->st, s, e) < 0)
+		return -EIO;
+	if (runner_sessions_open(&sr->r, e) < 0) {
+		snprintf(s->status, sizeof(s->status), "failed");
+		s->finished_at = time_now_s();
+		ctlstore_sweep_finish(sr->st, s, NULL);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* One run of the schedule on the runner, its point analysed and saved; 0, or why the sweep
+ * stops. */
+static int sweeprun_run(struct sweeprun *sr, int i)
+{
+	const struct schedule_run *run = &sr->sch.runs[i];
+	struct sweep *s = sr->s;
+	struct err se;
+	int rc;
+
+	sr->pg.round = run->round;
+	sr->pg.warmup = run->warmup;
+	rc = runner_round_run(&sr->r, run, i + 1 < sr->sch.n ? &sr->sch.runs[i + 1] : NULL);
+	if (rc == 0 && !run->warmup)
+		sr->pg.loops_done++;
+	analysis_point_ran(s, run->point);
+	/* A sweep that cannot save a point stops (docs/controller.md: exit 1): going on would
+	 * measure points nobody can read back. */
+	if (ctlstore_point_save(sr->st, s, run->point, &se) < 0) {
+		log_error("%s", se.msg);
+		sr->save_failed = true;
+		snprintf(sr->save_err, sizeof(sr->save_err), "%s", se.msg);
+		rc = -EIO;
+	}
+	phases_log(&sr->r.last, s->plan.nnodes);
+	if (rc == 0 && run->point == 0 && baseline_dead(s))
+		rc = -ECANCELED;
+	return rc;
+}
+
+/* Each batch is one block of interleaved rounds: a run is one loop of one point on every
+ * node. A signal stops the sweep between runs too: no new run is begun. */
+static int sweeprun_batches(struct sweeprun *sr)
+{
+	int rc = 0, i;
+
+	while (rc == 0 && !stopped(sr->o) && strategy_next(sr->s, &sr->batch) > 0) {
+		schedule_batch(sr->s, &sr->batch, &sr->sch);
+		for (i = 0; i < sr->sch.n && rc == 0 && !stopped(sr->o); i++)
+			rc = sweeprun_run(sr, i);
+	}
+	return rc;
+}
+
+enum sweeprun_result sweeprun_execute(struct sweep *s, const struct sweeprun_opts *o, struct err *e)
+{
+	enum sweeprun_result res = SWEEPRUN_FAILED;
+	double t_start = time_mono_s();
+	struct sweeprun sr;
+	int rc;
+
+	sweeprun_init(&sr, s, o);
+	if (ctlstore_open(o->db_path, &sr.st, e) < 0 || sweeprun_preflight(&sr, e) < 0)
+		goto out;
 	if (stopped(o)) {
 		res = SWEEPRUN_INTERRUPTED;
 		goto out;
 	}
-	s->owner_pid = o->owner_pid;
-	snprintf(s->owner_host, sizeof(s->owner_host), "%s", o->owner_host ? o->owner_host : "");
-	/* The order of the points inside every round comes from this seed, kept with the sweep. */
-	if (!s->order_seed)
-		s->order_seed = rounds_seed_new();
-	if (ctlstore_sweep_create(st, s, e) < 0)
+	if (sweeprun_begin(&sr, e) < 0)
 		goto out;
-	if (runner_sessions_open(&r, e) < 0) {
-		snprintf(s->status, sizeof(s->status), "failed");
-		s->finished_at = time_now_s();
-		ctlstore_sweep_finish(st, s, NULL);
-		goto out;
-	}
-	start_log(s, pg.npoints_est);
-	/* Each batch is one block of interleaved rounds: a run is one loop of one point on every
-	 * node. A signal stops the sweep between runs too: no new run is begun. */
-	while (rc == 0 && !stopped(o) && strategy_next(s, &batch) > 0) {
-		schedule_batch(s, &batch, &sch);
-		for (i = 0; i < sch.n && rc == 0 && !stopped(o); i++) {
-			const struct schedule_run *run = &sch.runs[i];
-
-			pg.round = run->round;
-			pg.warmup = run->warmup;
-			rc = runner_round_run(&r, run, i + 1 < sch.n ? &sch.runs[i + 1] : NULL);
-			if (rc == 0 && !run->warmup)
-				pg.loops_done++;
-			analysis_point_ran(s, run->point);
-			/* A sweep that cannot save a point stops (docs/controller.md: exit 1):
-			 * going on would measure points nobody can read back. */
-			if (ctlstore_point_save(st, s, run->point, &se) < 0) {
-				log_error("%s", se.msg);
-				save_failed = true;
-				snprintf(save_err, sizeof(save_err), "%s", se.msg);
-				rc = -EIO;
-			}
-			phases_log(&r.last, s->plan.nnodes);
-			if (rc == 0 && run->point == 0 && baseline_dead(s))
-				rc = -ECANCELED;
-		}
-	}
-	progress_clear(&pg);
-	res = sweep_close(s, &r, st, rc, stopped(o), save_failed ? save_err : NULL, e);
-	end_log(s, &r, &f, time_mono_s() - t_start);
+	start_log(s, sr.pg.npoints_est);
+	rc = sweeprun_batches(&sr);
+	progress_clear(&sr.pg);
+	res = sweep_close(s, &sr.r, sr.st, rc, stopped(o), sr.save_failed ? sr.save_err : NULL, e);
+	end_log(s, &sr.r, &sr.f, time_mono_s() - t_start);
 out:
 	if (res == SWEEPRUN_FAILED && !s->id)
 		snprintf(s->status, sizeof(s->status), "failed");
-	strategy_batch_release(&batch);
-	schedule_release(&sch);
-	runner_release(&r);
-	ctlstore_close(st);
-	fleet_release(&f);
+	sweeprun_release(&sr);
 	return res;
 }

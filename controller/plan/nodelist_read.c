@@ -489,110 +489,99 @@ static char *hosts_token_file(const char *dir, const char *own, const struct nod
 	return o->token_file ? xstrdup(o->token_file) : NULL;
 }
 
-static int hosts_read(const char *text, const char *file, const char *dir,
-                      const struct nodelist_opts *o, struct nodelist *l, struct err *e)
+/* A hosts file being read: where, with what defaults, into which list. */
+struct hosts {
+	const char *file, *dir;
+	const struct nodelist_opts *o;
+	struct nodelist *l;
+	int cap, pcap;
+	char **ports;    /* per node: the port of a host[:port] line, else NULL */
+	char port_s[16]; /* the default port */
+};
+
+/* A "name url [device [token_file]]" line of nf fields f. */
+static int hosts_url_line(struct hosts *h, char **f, int nf, int line, struct err *e)
 {
-	const char *p = text;
-	int line = 0, cap = 0, rc = 0, i, j, pcap = 0;
-	char port_s[16], **ports = NULL; /* per node: the port of a host[:port] line, else NULL */
+	if (nf == 1)
+		return inv_fail(e, h->file, line,
+		                "'%s': a URL needs a name before it ('name url device')", f[0]);
+	if (nf == 2 && !h->o->device)
+		return inv_fail(e, h->file, line,
+		                "host '%s' has no device: write 'name url device' or "
+		                "give a "
+		                "default device",
+		                f[0]);
+	nodelist_node_add(h->l, &h->cap, xstrdup(f[0]), xstrdup(f[1]),
+	                  nodelist_device_take(nf >= 3 ? f[2] : h->o->device),
+	                  hosts_token_file(h->dir, nf == 4 ? f[3] : NULL, h->o), line);
+	return 0;
+}
 
-	snprintf(port_s, sizeof(port_s), "%d", o->port ? o->port : NODELIST_DEFAULT_PORT);
-	while (*p && !rc) {
-		const char *nl = strchr(p, '\n'), *q;
-		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-		char *s = xstrndup(p, len), *f[5] = { NULL, NULL, NULL, NULL, NULL }, *tok;
-		int nf = 0;
-		bool url;
+/* A "host[:port] [device [token_file]]" line of nf fields f. */
+static int hosts_host_line(struct hosts *h, char **f, int nf, int line, struct err *e)
+{
+	struct nodelist *l = h->l;
+	char *host = NULL, *port = NULL;
+	int rc = 0;
 
-		line++;
-		p = nl ? nl + 1 : p + len;
-		q = s;
-		while ((tok = ini_token(&q))) {
-			if (nf < 5)
-				f[nf] = tok;
-			else
-				free(tok);
-			nf++;
-		}
-		if (nf == 0) {
-			free(s);
-			continue;
-		}
-		if (l->n >= NODELIST_HOSTS_MAX) {
-			rc = inv_fail(e, file, line, "more than %d hosts", NODELIST_HOSTS_MAX);
-			for (i = 0; i < 5; i++)
-				free(f[i]);
-			free(s);
-			break;
-		}
-		ports = xgrow(ports, &pcap, l->n + 1, sizeof(*ports));
-		ports[l->n] = NULL;
-		url = nf > 1 && (!strncmp(f[1], "http://", 7) || !strncmp(f[1], "https://", 8));
-		if (nf > 4 || (nf == 4 && !url)) {
-			rc = inv_fail(
-			        e, file, line,
-			        "%d fields: a host list line is 'name url device [token_file]', "
-			        "'host[:port] [device [token_file]]' or 'name url'",
-			        nf);
-		} else if (nf == 3 && !url && strchr(f[1], ':')) {
-			/* a device name has no ':': this is "name host:port device" */
-			rc = inv_fail(e, file, line,
-			              "'%s': the second of three fields must be the agent's URL "
-			              "(http:// or https://): 'name url device'",
-			              f[1]);
-		} else if (!strncmp(f[nf > 1 ? 1 : 0], "http://", 7) ||
-		           !strncmp(f[nf > 1 ? 1 : 0], "https://", 8)) {
-			/* name url [device] */
-			if (nf == 1)
-				rc = inv_fail(
-				        e, file, line,
-				        "'%s': a URL needs a name before it ('name url device')",
-				        f[0]);
-			else if (nf == 2 && !o->device)
-				rc = inv_fail(e, file, line,
-				              "host '%s' has no device: write 'name url device' or "
-				              "give a "
-				              "default device",
-				              f[0]);
-			else
-				nodelist_node_add(l, &cap, xstrdup(f[0]), xstrdup(f[1]),
-				                  nodelist_device_take(nf >= 3 ? f[2] : o->device),
-				                  hosts_token_file(dir, nf == 4 ? f[3] : NULL, o),
-				                  line);
-		} else {
-			char *host = NULL, *port = NULL;
-
-			if (hostport_split(f[0], &host, &port)) {
-				rc = inv_fail(
-				        e, file, line,
-				        "'%s' is not a host list line ('name url device' or "
-				        "'host[:port] [device]'), an Ansible inventory (INI or "
-				        "YAML) or kubectl get pods -o json",
-				        f[0]);
-			} else if (nf == 1 && !o->device) {
-				rc = inv_fail(e, file, line,
-				              "host '%s' has no device: write 'host[:port] device' "
-				              "or give "
-				              "a default device",
-				              host);
-			} else {
-				ports[l->n] = xstrdup(port ? port : port_s);
-				nodelist_node_add(l, &cap, xstrdup(host),
-				                  nodelist_url_make(o->scheme ? o->scheme : "http",
-				                                    host, ports[l->n]),
-				                  nodelist_device_take(nf >= 2 ? f[1] : o->device),
-				                  hosts_token_file(dir, nf == 3 ? f[2] : NULL, o),
-				                  line);
-			}
-			free(host);
-			free(port);
-		}
-		for (i = 0; i < 5; i++)
-			free(f[i]);
-		free(s);
+	if (hostport_split(f[0], &host, &port)) {
+		rc = inv_fail(e, h->file, line,
+		              "'%s' is not a host list line ('name url device' or "
+		              "'host[:port] [device]'), an Ansible inventory (INI or "
+		              "YAML) or kubectl get pods -o json",
+		              f[0]);
+	} else if (nf == 1 && !h->o->device) {
+		rc = inv_fail(e, h->file, line,
+		              "host '%s' has no device: write 'host[:port] device' "
+		              "or give "
+		              "a default device",
+		              host);
+	} else {
+		h->ports[l->n] = xstrdup(port ? port : h->port_s);
+		nodelist_node_add(l, &h->cap, xstrdup(host),
+		                  nodelist_url_make(h->o->scheme ? h->o->scheme : "http", host,
+		                                    h->ports[l->n]),
+		                  nodelist_device_take(nf >= 2 ? f[1] : h->o->device),
+		                  hosts_token_file(h->dir, nf == 3 ? f[2] : NULL, h->o), line);
 	}
-	/* A name is unique: where two host[:port] lines share a host, both are "host-PORT". */
-	for (i = 0; !rc && i < l->n; i++) {
+	free(host);
+	free(port);
+	return rc;
+}
+
+/* One line's nf fields f (nf may be more than the 5 kept). */
+static int hosts_line(struct hosts *h, char **f, int nf, int line, struct err *e)
+{
+	struct nodelist *l = h->l;
+	bool url;
+
+	if (l->n >= NODELIST_HOSTS_MAX)
+		return inv_fail(e, h->file, line, "more than %d hosts", NODELIST_HOSTS_MAX);
+	h->ports = xgrow(h->ports, &h->pcap, l->n + 1, sizeof(*h->ports));
+	h->ports[l->n] = NULL;
+	url = nf > 1 && (!strncmp(f[1], "http://", 7) || !strncmp(f[1], "https://", 8));
+	if (nf > 4 || (nf == 4 && !url))
+		return inv_fail(e, h->file, line,
+		                "%d fields: a host list line is 'name url device [token_file]', "
+		                "'host[:port] [device [token_file]]' or 'name url'",
+		                nf);
+	if (nf == 3 && !url && strchr(f[1], ':'))
+		/* a device name has no ':': this is "name host:port device" */
+		return inv_fail(e, h->file, line,
+		                "'%s': the second of three fields must be the agent's URL "
+		                "(http:// or https://): 'name url device'",
+		                f[1]);
+	if (!strncmp(f[nf > 1 ? 1 : 0], "http://", 7) || !strncmp(f[nf > 1 ? 1 : 0], "https://", 8))
+		return hosts_url_line(h, f, nf, line, e);
+	return hosts_host_line(h, f, nf, line, e);
+}
+
+/* A name is unique: where two host[:port] lines share a host, both are "host-PORT". */
+static void hosts_names_unique(struct nodelist *l, char **ports)
+{
+	int i, j;
+
+	for (i = 0; i < l->n; i++) {
 		bool shared = false;
 
 		if (!ports[i])
@@ -616,9 +605,43 @@ static int hosts_read(const char *text, const char *file, const char *dir,
 			l->nodes[i].name = renamed;
 		}
 	}
+}
+
+static int hosts_read(const char *text, const char *file, const char *dir,
+                      const struct nodelist_opts *o, struct nodelist *l, struct err *e)
+{
+	struct hosts h = { .file = file, .dir = dir, .o = o, .l = l };
+	const char *p = text;
+	int line = 0, rc = 0, i;
+
+	snprintf(h.port_s, sizeof(h.port_s), "%d", o->port ? o->port : NODELIST_DEFAULT_PORT);
+	while (*p && !rc) {
+		const char *nl = strchr(p, '\n'), *q;
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		char *s = xstrndup(p, len), *f[5] = { NULL, NULL, NULL, NULL, NULL }, *tok;
+		int nf = 0;
+
+		line++;
+		p = nl ? nl + 1 : p + len;
+		q = s;
+		while ((tok = ini_token(&q))) {
+			if (nf < 5)
+				f[nf] = tok;
+			else
+				free(tok);
+			nf++;
+		}
+		if (nf)
+			rc = hosts_line(&h, f, nf, line, e);
+		for (i = 0; i < 5; i++)
+			free(f[i]);
+		free(s);
+	}
+	if (!rc)
+		hosts_names_unique(l, h.ports);
 	for (i = 0; i < l->n; i++)
-		free(ports[i]);
-	free(ports);
+		free(h.ports[i]);
+	free(h.ports);
 	if (rc)
 		return rc;
 	return l->n ? 0 : inv_fail(e, file, 0, "no hosts in the file");

@@ -382,128 +382,119 @@ static int device_list_split(char *list, const char *node, const char **devs, in
 	}
 }
 
-/* "nodes_from": a file name, or {"file", "format", "group", "device", "port", "scheme",
- * "token_file"}; relative paths against the plan's directory. ps->nodes_from (the command
- * line's) replaces the file. The nodes are appended to the plan's. */
-int plan_parse_node_list(struct parser *ps, json_t *v, const char *dir)
+/* "nodes_from" v's file (NULL: the command line's) and the options o of its object form;
+ * *tf gets the token file's path (the caller frees it). Returns 1 when there is a list to
+ * read, 0 when there is none, or the error. */
+static int list_opts_take(struct parser *ps, json_t *v, const char *dir, struct nodelist_opts *o,
+                          const char **file, char **tf)
 {
 	static const char *const keys[] = { "file", "format", "group",      "device",
 		                            "port", "scheme", "token_file", NULL };
-	struct nodelist_opts o = { 0 };
-	struct nodelist l = { 0 };
-	struct plan *p = ps->p;
-	struct buf text = BUF_INIT;
-	const char *file = NULL, *s;
-	char *path = NULL, *fdir = NULL, *tf = NULL, *dev_list;
+	const char *devs[PLAN_DEVICES_MAX], *s;
+	char why[200], *dev_list;
 	json_t *port;
-	const char *devs[PLAN_DEVICES_MAX];
-	char why[200];
-	int r, i, k, cap, ndev;
+	int r, ndev;
 
 	if (v && json_is_string(v)) {
-		file = json_string_value(v);
-	} else if (v && json_is_object(v)) {
-		if ((r = planjson_check_keys(ps, v, "nodes_from", keys)) < 0 ||
-		    (r = jread_str(&ps->jr, v, "nodes_from", "file",
-		                   JREAD_NONEMPTY | (!ps->nodes_from ? JREAD_REQUIRED : 0),
-		                   &file)) < 0)
-			return r;
-		if ((r = jread_str(&ps->jr, v, "nodes_from", "format", JREAD_NONEMPTY, &s)) < 0)
-			return r;
-		if (r == 1 && nodelist_format_parse(s, &o.format))
-			return fail(ps, "nodes_from.format",
-			            "'%s' is not one of auto, hosts, ansible-ini, ansible-yaml, "
-			            "kubectl",
-			            s);
-		if ((r = jread_str(&ps->jr, v, "nodes_from", "group", JREAD_NONEMPTY, &o.group)) <
-		            0 ||
-		    (r = jread_str(&ps->jr, v, "nodes_from", "device", JREAD_NONEMPTY, &o.device)) <
-		            0)
-			return r;
-		if (o.device) {
-			dev_list = xstrdup(o.device);
-			r = device_list_split(dev_list, NULL, devs, &ndev, why, sizeof(why));
-			free(dev_list);
-			if (r)
-				return fail(ps, "nodes_from.device", "%s", why);
-		}
-		if ((r = jread_str(&ps->jr, v, "nodes_from", "scheme", JREAD_NONEMPTY, &o.scheme)) <
-		    0)
-			return r;
-		if (o.scheme && strcmp(o.scheme, "http") && strcmp(o.scheme, "https"))
-			return fail(ps, "nodes_from.scheme", "'%s' is not one of http, https",
-			            o.scheme);
-		port = json_object_get(v, "port");
-		if (port && (!json_is_integer(port) || json_integer_value(port) < 1 ||
-		             json_integer_value(port) > 65535))
-			return fail(ps, "nodes_from.port", "expected a port number (1-65535)");
-		o.port = port ? (int)json_integer_value(port) : 0;
-		if ((r = jread_str(&ps->jr, v, "nodes_from", "token_file", JREAD_NONEMPTY, &s)) < 0)
-			return r;
-		if (r == 1)
-			o.token_file = tf =
-			        (s[0] == '/' || !dir) ? xstrdup(s) : xasprintf("%s/%s", dir, s);
-	} else if (v) {
+		*file = json_string_value(v);
+		return 1;
+	}
+	if (v && !json_is_object(v))
 		return fail(ps, "nodes_from", "expected a file name or an object");
-	} else if (!ps->nodes_from) {
-		return 0;
+	if (!v)
+		return ps->nodes_from ? 1 : 0;
+	if ((r = planjson_check_keys(ps, v, "nodes_from", keys)) < 0 ||
+	    (r = jread_str(&ps->jr, v, "nodes_from", "file",
+	                   JREAD_NONEMPTY | (!ps->nodes_from ? JREAD_REQUIRED : 0), file)) < 0)
+		return r;
+	if ((r = jread_str(&ps->jr, v, "nodes_from", "format", JREAD_NONEMPTY, &s)) < 0)
+		return r;
+	if (r == 1 && nodelist_format_parse(s, &o->format))
+		return fail(ps, "nodes_from.format",
+		            "'%s' is not one of auto, hosts, ansible-ini, ansible-yaml, "
+		            "kubectl",
+		            s);
+	if ((r = jread_str(&ps->jr, v, "nodes_from", "group", JREAD_NONEMPTY, &o->group)) < 0 ||
+	    (r = jread_str(&ps->jr, v, "nodes_from", "device", JREAD_NONEMPTY, &o->device)) < 0)
+		return r;
+	if (o->device) {
+		dev_list = xstrdup(o->device);
+		r = device_list_split(dev_list, NULL, devs, &ndev, why, sizeof(why));
+		free(dev_list);
+		if (r)
+			return fail(ps, "nodes_from.device", "%s", why);
 	}
-	if (file && !*file)
-		return fail(ps, "nodes_from", "must not be empty");
-	path = ps->nodes_from             ? xstrdup(ps->nodes_from)
-	       : (file[0] == '/' || !dir) ? xstrdup(file)
-	                                  : xasprintf("%s/%s", dir, file);
-	r = buf_read_file(&text, path, 16 << 20);
-	if (r < 0) {
-		r = err_set(ps->e, r, "invalid_plan", "nodes_from: cannot read '%s': %s", path,
-		            strerror(-r));
-		goto out;
-	}
-	fdir = xstrdup(path);
-	r = nodelist_parse(text.data, path, dirname(fdir), &o, &l, ps->e);
-	if (r < 0)
-		goto out;
-	for (i = 0; i < l.n; i++) {
-		const struct nodelist_node *n = &l.nodes[i];
+	if ((r = jread_str(&ps->jr, v, "nodes_from", "scheme", JREAD_NONEMPTY, &o->scheme)) < 0)
+		return r;
+	if (o->scheme && strcmp(o->scheme, "http") && strcmp(o->scheme, "https"))
+		return fail(ps, "nodes_from.scheme", "'%s' is not one of http, https", o->scheme);
+	port = json_object_get(v, "port");
+	if (port && (!json_is_integer(port) || json_integer_value(port) < 1 ||
+	             json_integer_value(port) > 65535))
+		return fail(ps, "nodes_from.port", "expected a port number (1-65535)");
+	o->port = port ? (int)json_integer_value(port) : 0;
+	if ((r = jread_str(&ps->jr, v, "nodes_from", "token_file", JREAD_NONEMPTY, &s)) < 0)
+		return r;
+	if (r == 1)
+		o->token_file = *tf =
+		        (s[0] == '/' || !dir) ? xstrdup(s) : xasprintf("%s/%s", dir, s);
+	return 1;
+}
 
-		if (!planjson_name_ok(n->name, ".-")) {
-			r = err_set(
+/* Every node of list l (read from path) has a node name, devices, a URL and labels a plan
+ * takes; else the error, naming the line. */
+static int list_check(struct parser *ps, const struct nodelist *l, const char *path)
+{
+	const char *devs[PLAN_DEVICES_MAX];
+	char why[200], *dev_list;
+	int i, k, r, ndev;
+
+	for (i = 0; i < l->n; i++) {
+		const struct nodelist_node *n = &l->nodes[i];
+
+		if (!planjson_name_ok(n->name, ".-"))
+			return err_set(
 			        ps->e, -EINVAL, "invalid_nodes",
 			        "%s:%d: node name '%s' must be letters, digits, '.', '-' or '_'",
 			        path, n->line, n->name);
-			goto out;
-		}
 		dev_list = xstrdup(n->device);
 		r = device_list_split(dev_list, n->name, devs, &ndev, why, sizeof(why));
 		free(dev_list);
-		if (r) {
-			r = err_set(ps->e, -EINVAL, "invalid_nodes", "%s:%d: %s", path, n->line,
-			            why);
-			goto out;
-		}
-		if (strncmp(n->url, "http://", 7) && strncmp(n->url, "https://", 8)) {
-			r = err_set(ps->e, -EINVAL, "invalid_nodes",
-			            "%s:%d: '%s' (node %s) must start with http:// or https://",
-			            path, n->line, n->url, n->name);
-			goto out;
-		}
+		if (r)
+			return err_set(ps->e, -EINVAL, "invalid_nodes", "%s:%d: %s", path, n->line,
+			               why);
+		if (strncmp(n->url, "http://", 7) && strncmp(n->url, "https://", 8))
+			return err_set(ps->e, -EINVAL, "invalid_nodes",
+			               "%s:%d: '%s' (node %s) must start with http:// or https://",
+			               path, n->line, n->url, n->name);
 		for (k = 0; k < n->nlabels; k++) {
 			if (planjson_name_ok(n->labels[k].key, ".-") &&
 			    !planjson_has_control(n->labels[k].value))
 				continue;
-			r = err_set(ps->e, -EINVAL, "invalid_nodes",
-			            "%s:%d: label '%s' of node %s: a label key is letters, digits, "
-			            "'.', '-' or '_', and its value has no control character",
-			            path, n->line, n->labels[k].key, n->name);
-			goto out;
+			return err_set(ps->e, -EINVAL, "invalid_nodes",
+			               "%s:%d: label '%s' of node %s: a label key is letters, "
+			               "digits, '.', '-' or '_', and its value has no control "
+			               "character",
+			               path, n->line, n->labels[k].key, n->name);
 		}
 	}
-	cap = p->nnodes + l.n;
+	return 0;
+}
+
+/* The checked nodes of l appended to the plan's (their strings moved, not copied); a node of
+ * several devices ("sdb,sdc") becomes a member per device. */
+static void list_append(struct plan *p, struct nodelist *l)
+{
+	const char *devs[PLAN_DEVICES_MAX];
+	char why[200];
+	int i, k, cap, ndev;
+
+	cap = p->nnodes + l->n;
 	p->nodes = xrealloc(p->nodes, (size_t)cap * sizeof(*p->nodes));
-	for (i = 0; i < l.n; i++) {
+	for (i = 0; i < l->n; i++) {
 		int first = p->nnodes;
 		struct plan_node *pn = node_add(p, &cap);
-		struct nodelist_node *n = &l.nodes[i];
+		struct nodelist_node *n = &l->nodes[i];
 
 		pn->name = n->name;
 		pn->url = n->url;
@@ -529,6 +520,41 @@ int plan_parse_node_list(struct parser *ps, json_t *v, const char *dir)
 			free(list);
 		}
 	}
+}
+
+/* "nodes_from": a file name, or {"file", "format", "group", "device", "port", "scheme",
+ * "token_file"}; relative paths against the plan's directory. ps->nodes_from (the command
+ * line's) replaces the file. The nodes are appended to the plan's. */
+int plan_parse_node_list(struct parser *ps, json_t *v, const char *dir)
+{
+	struct nodelist_opts o = { 0 };
+	struct nodelist l = { 0 };
+	struct buf text = BUF_INIT;
+	const char *file = NULL;
+	char *path = NULL, *fdir = NULL, *tf = NULL;
+	int r;
+
+	r = list_opts_take(ps, v, dir, &o, &file, &tf);
+	if (r <= 0)
+		goto out;
+	if (file && !*file) {
+		r = fail(ps, "nodes_from", "must not be empty");
+		goto out;
+	}
+	path = ps->nodes_from             ? xstrdup(ps->nodes_from)
+	       : (file[0] == '/' || !dir) ? xstrdup(file)
+	                                  : xasprintf("%s/%s", dir, file);
+	r = buf_read_file(&text, path, 16 << 20);
+	if (r < 0) {
+		r = err_set(ps->e, r, "invalid_plan", "nodes_from: cannot read '%s': %s", path,
+		            strerror(-r));
+		goto out;
+	}
+	fdir = xstrdup(path);
+	r = nodelist_parse(text.data, path, dirname(fdir), &o, &l, ps->e);
+	if (r < 0 || (r = list_check(ps, &l, path)) < 0)
+		goto out;
+	list_append(ps->p, &l);
 	r = 0;
 out:
 	nodelist_release(&l);

@@ -237,9 +237,9 @@ static int parse_filesystem(struct parser *ps, json_t *fs)
 
 			snprintf(path, sizeof(path), "job.filesystem.mkfs[%zu]", i);
 			if (!tok || !*tok || strpbrk(tok, " \t")) {
-				buf_release(&b);
-				return fail(ps, path,
-				            "expected one argv token (a string without blanks)");
+				r = fail(ps, path,
+				         "expected one argv token (a string without blanks)");
+				goto out;
 			}
 			buf_printf(&b, "%s%s", i ? " " : "", tok);
 		}
@@ -248,17 +248,18 @@ static int parse_filesystem(struct parser *ps, json_t *fs)
 	}
 	if (strlen(type) >= sizeof(p->fs_type) || b.len >= sizeof(p->fs_mkfs) ||
 	    (mount && strlen(mount) >= sizeof(p->fs_mount))) {
-		buf_release(&b);
-		return fail(ps, "job.filesystem",
-		            "too long (mkfs and mount: at most %d bytes each)",
-		            PARAM_VALUE_MAX - 1);
+		r = fail(ps, "job.filesystem", "too long (mkfs and mount: at most %d bytes each)",
+		         PARAM_VALUE_MAX - 1);
+		goto out;
 	}
 	p->has_fs = true;
 	snprintf(p->fs_type, sizeof(p->fs_type), "%s", type);
 	snprintf(p->fs_mkfs, sizeof(p->fs_mkfs), "%s", b.data ? b.data : "");
 	snprintf(p->fs_mount, sizeof(p->fs_mount), "%s", mount ? mount : "");
+	r = 0;
+out:
 	buf_release(&b);
-	return 0;
+	return r;
 }
 
 /* The filesystem layer's rules: every fs.* value needs a type to go with it, and a job with a
@@ -331,28 +332,28 @@ static int parse_fio_file(struct parser *ps, json_t *v, json_t *job)
 		         rel[0] == '/' ? "" : "/", rel);
 		rc = buf_read_file(&b, full, PLAN_FIO_FILE_MAX + 1);
 		if (rc < 0 && rc != -EFBIG) {
-			buf_release(&b);
-			return fail(ps, "job.fio_file", "cannot read '%s': %s", full,
-			            strerror(-rc));
+			rc = fail(ps, "job.fio_file", "cannot read '%s': %s", full, strerror(-rc));
+			goto out;
 		}
 		if (rc == -EFBIG || b.len > PLAN_FIO_FILE_MAX || memchr(b.data, '\0', b.len)) {
-			buf_release(&b);
-			return fail(
-			        ps, "job.fio_file",
-			        "'%s' is over %d bytes or not text (an agent takes at most that)",
-			        full, PLAN_FIO_FILE_MAX);
+			rc = fail(ps, "job.fio_file",
+			          "'%s' is over %d bytes or not text (an agent takes at most that)",
+			          full, PLAN_FIO_FILE_MAX);
+			goto out;
 		}
 		text = b.data ? b.data : "";
 	}
 	if (strlen(text) > PLAN_FIO_FILE_MAX) {
-		buf_release(&b);
-		return fail(ps, "job.fio_file", "over %d bytes (an agent takes at most that)",
-		            PLAN_FIO_FILE_MAX);
+		rc = fail(ps, "job.fio_file", "over %d bytes (an agent takes at most that)",
+		          PLAN_FIO_FILE_MAX);
+		goto out;
 	}
 	p->fio_file = xstrdup(text);
 	p->fio_file_path = xstrdup(rel);
+	rc = 0;
+out:
 	buf_release(&b);
-	return 0;
+	return rc;
 }
 
 static int parse_job(struct parser *ps, json_t *job)
@@ -513,59 +514,71 @@ static int allow_parse(struct parser *ps, json_t *v)
 	return 0;
 }
 
-static int parse_top(struct parser *ps, json_t *root, const char *dir)
+/* "name": the name and labels go into reports and exported rules (a udev comment, a tuned
+ * profile): a line break there would start a rule of its own. */
+static int parse_name(struct parser *ps, json_t *root)
 {
-	static const char *const keys[] = {
-		"name",       "nodes",    "nodes_from", "baseline",  "axes",
-		"strategy",   "job",      "metric",     "goal",      "min_effect_pct",
-		"labels",     "budget_s", "max_points", "cohort_by", "allow_differences",
-		"workloads",  "matrix",   "suite",      "threads",   "decide",
-		"guardrails", NULL
-	};
-	struct plan *p = ps->p;
-	const char *s, *key;
-	json_t *v, *axes;
-	char path[160];
-	size_t i;
-	int r, j;
+	const char *s;
+	int r;
 
-	if (!json_is_object(root))
-		return fail(ps, "$", "expected an object");
-	if ((r = planjson_check_keys(ps, root, "", keys)) < 0)
-		return r;
 	if ((r = jread_str(&ps->jr, root, "", "name", JREAD_REQUIRED | JREAD_NONEMPTY, &s)) < 0)
 		return r;
-	/* The name and labels go into reports and exported rules (a udev comment, a tuned
-	 * profile): a line break there would start a rule of its own. */
 	if (planjson_has_control(s))
 		return fail(ps, "name", "has a control character (a line break, a tab, ...)");
-	p->name = xstrdup(s);
+	ps->p->name = xstrdup(s);
+	return 0;
+}
+
+/* "nodes" and "nodes_from" (one at least, or the command line's node list, which replaces
+ * the plan's nodes), then their index. */
+static int parse_node_lists(struct parser *ps, json_t *root, const char *dir)
+{
+	int r;
+
 	if (!json_object_get(root, "nodes") && !json_object_get(root, "nodes_from") &&
 	    !ps->nodes_from)
 		return fail(ps, "nodes", "required field is missing (or nodes_from)");
-	/* A node list from the command line replaces the plan's nodes. */
 	if (json_object_get(root, "nodes") && !ps->nodes_from &&
 	    (r = plan_parse_nodes(ps, json_object_get(root, "nodes"), dir)) < 0)
 		return r;
 	if ((r = plan_parse_node_list(ps, json_object_get(root, "nodes_from"), dir)) < 0 ||
 	    (r = plan_nodes_index(ps)) < 0 || (r = plan_nodes_hosts_check(ps)) < 0)
 		return r;
-	v = NULL;
+	return 0;
+}
+
+/* "baseline": an object of parameter values. */
+static int parse_baseline(struct parser *ps, json_t *root)
+{
+	json_t *v = NULL, *val;
+	const char *key;
+	char path[160];
+	int r;
+
 	if ((r = jread_obj(&ps->jr, root, "", "baseline", 0, &v)) < 0)
 		return r;
-	if (v) {
-		json_t *val;
-
-		json_object_foreach(v, key, val)
-		{
-			snprintf(path, sizeof(path), "baseline.%s", key);
-			if (!planjson_name_ok(key, "."))
-				return fail(ps, path, "not a parameter name");
-			if ((r = take_value(ps, key, val, path, &p->baseline)) < 0)
-				return r;
-		}
+	if (!v)
+		return 0;
+	json_object_foreach(v, key, val)
+	{
+		snprintf(path, sizeof(path), "baseline.%s", key);
+		if (!planjson_name_ok(key, "."))
+			return fail(ps, path, "not a parameter name");
+		if ((r = take_value(ps, key, val, path, &ps->p->baseline)) < 0)
+			return r;
 	}
-	axes = json_object_get(root, "axes");
+	return 0;
+}
+
+/* "axes": a non-empty array of axes, every parameter of which has a baseline value. */
+static int parse_axes(struct parser *ps, json_t *axes)
+{
+	struct plan *p = ps->p;
+	char path[160];
+	json_t *v;
+	size_t i;
+	int r, j;
+
 	if (!axes)
 		return fail(ps, "axes", "required field is missing");
 	if (!json_is_array(axes) || json_array_size(axes) == 0)
@@ -588,25 +601,37 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 			}
 		}
 	}
-	p->strategy = PLAN_SEQUENTIAL;
+	return 0;
+}
+
+/* "strategy": grid, sequential (the default) or adaptive. */
+static int parse_strategy(struct parser *ps, json_t *root)
+{
+	const char *s;
+	int r;
+
+	ps->p->strategy = PLAN_SEQUENTIAL;
 	if ((r = jread_str(&ps->jr, root, "", "strategy", JREAD_NONEMPTY, &s)) < 0)
 		return r;
 	if (r == 1) {
 		if (!strcmp(s, "grid"))
-			p->strategy = PLAN_GRID;
+			ps->p->strategy = PLAN_GRID;
 		else if (!strcmp(s, "adaptive"))
-			p->strategy = PLAN_ADAPTIVE;
+			ps->p->strategy = PLAN_ADAPTIVE;
 		else if (strcmp(s, "sequential"))
 			return fail(ps, "strategy", "'%s' is not one of grid, sequential, adaptive",
 			            s);
 	}
-	if ((r = parse_job(ps, json_object_get(root, "job"))) < 0)
-		return r;
-	if ((r = parse_adaptive(ps, json_object_get(root, "budget_s"))) < 0 ||
-	    (r = check_filesystem(ps)) < 0)
-		return r;
-	if ((r = parse_max_points(ps, json_object_get(root, "max_points"))) < 0)
-		return r;
+	return 0;
+}
+
+/* "metric" (write.bw_mib), "goal" (maximize) and "min_effect_pct" (5). */
+static int parse_metric(struct parser *ps, json_t *root)
+{
+	struct plan *p = ps->p;
+	const char *s;
+	int r;
+
 	snprintf(p->metric, sizeof(p->metric), "write.bw_mib");
 	if ((r = jread_str(&ps->jr, root, "", "metric", JREAD_NONEMPTY, &s)) < 0)
 		return r;
@@ -629,12 +654,38 @@ static int parse_top(struct parser *ps, json_t *root, const char *dir)
 		return r;
 	if (p->min_effect_pct < 0 || p->min_effect_pct >= 1000)
 		return fail(ps, "min_effect_pct", "must be between 0 and 1000");
+	return 0;
+}
+
+static int parse_top(struct parser *ps, json_t *root, const char *dir)
+{
+	static const char *const keys[] = {
+		"name",       "nodes",    "nodes_from", "baseline",  "axes",
+		"strategy",   "job",      "metric",     "goal",      "min_effect_pct",
+		"labels",     "budget_s", "max_points", "cohort_by", "allow_differences",
+		"workloads",  "matrix",   "suite",      "threads",   "decide",
+		"guardrails", NULL
+	};
+	struct plan *p = ps->p;
+	int r;
+
+	if (!json_is_object(root))
+		return fail(ps, "$", "expected an object");
+	if ((r = planjson_check_keys(ps, root, "", keys)) < 0 || (r = parse_name(ps, root)) < 0 ||
+	    (r = parse_node_lists(ps, root, dir)) < 0 || (r = parse_baseline(ps, root)) < 0 ||
+	    (r = parse_axes(ps, json_object_get(root, "axes"))) < 0 ||
+	    (r = parse_strategy(ps, root)) < 0)
+		return r;
+	if ((r = parse_job(ps, json_object_get(root, "job"))) < 0 ||
+	    (r = parse_adaptive(ps, json_object_get(root, "budget_s"))) < 0 ||
+	    (r = check_filesystem(ps)) < 0 ||
+	    (r = parse_max_points(ps, json_object_get(root, "max_points"))) < 0 ||
+	    (r = parse_metric(ps, root)) < 0)
+		return r;
 	if ((r = plan_labels_take(ps, json_object_get(root, "labels"), "labels", &p->labels,
-	                          &p->nlabels)) < 0)
-		return r;
-	if ((r = allow_parse(ps, json_object_get(root, "allow_differences"))) < 0)
-		return r;
-	if ((r = plan_suite_parse(ps, root)) < 0)
+	                          &p->nlabels)) < 0 ||
+	    (r = allow_parse(ps, json_object_get(root, "allow_differences"))) < 0 ||
+	    (r = plan_suite_parse(ps, root)) < 0)
 		return r;
 	return plan_parse_cohort_by(ps, json_object_get(root, "cohort_by"));
 }

@@ -156,6 +156,100 @@ static void owners_wait(struct rollctx *u, const bool *mask, struct fleet_profil
                         bool stoppable);
 static void reset_values_write(struct rollctx *u, const bool *put_back, struct fleet_profile *ans);
 
+/* A device a session or job owns keeps its values through a put-back (its owner's restore has
+ * the last word): a killed controller's measurement may still run there, so wait for it to
+ * let go first. */
+static void revert_owners_wait(struct rollctx *u, const bool *put_back)
+{
+	int n = u->r->nnodes;
+	struct fleet_profile *now = xcalloc((size_t)n + 1, sizeof(*now));
+
+	fleet_profile_get(&u->f, put_back, u->r->profile, now);
+	owners_wait(u, put_back, now, false);
+	fleet_profiles_release(now, n);
+	free(now);
+}
+
+/* A profile already gone (deleted by hand without its restore) left the values: write back
+ * what the node had, as read before the rollout. a2 holds the DELETEs' answers of without. */
+static void revert_gone_write(struct rollctx *u, const bool *without, struct fleet_profile *a2)
+{
+	struct rollout *r = u->r;
+	int n = r->nnodes, i, ngone = 0;
+	bool *gone = xcalloc((size_t)n + 1, sizeof(bool));
+	const struct config **old = xcalloc((size_t)n + 1, sizeof(*old));
+	struct config *applied = xcalloc((size_t)n + 1, sizeof(*applied));
+	unsigned *adjusted = xcalloc((size_t)n + 1, sizeof(*adjusted));
+	struct fleet_result *res = xcalloc((size_t)n + 1, sizeof(*res));
+
+	for (i = 0; i < n; i++) {
+		gone[i] = without[i] && a2[i].status == 404;
+		old[i] = gone[i] && r->nodes[i].old_values.n ? &r->nodes[i].old_values : NULL;
+		ngone += gone[i];
+	}
+	if (ngone)
+		fleet_params_apply_each(&u->f, old, applied, adjusted, res);
+	for (i = 0; i < n; i++)
+		if (gone[i] && res[i].failed) {
+			a2[i].res = res[i];
+			snprintf(a2[i].res.error, sizeof(a2[i].res.error),
+			         "its profile was gone and writing the old values failed: "
+			         "%s",
+			         res[i].error);
+		}
+	free(res);
+	free(adjusted);
+	free(applied);
+	free(old);
+	free(gone);
+}
+
+/* What the scheduler switch reset is no profile's value: written back here, on the nodes put
+ * back with their old profile (answers in u->ans) and without one (answers in a2). */
+static void revert_resets_write(struct rollctx *u, const bool *put_back, const bool *with,
+                                const bool *without, struct fleet_profile *a2)
+{
+	int n = u->r->nnodes, i;
+	bool *wm = xcalloc((size_t)n + 1, sizeof(bool)), *om = xcalloc((size_t)n + 1, 1);
+
+	for (i = 0; i < n; i++) {
+		wm[i] = put_back[i] && with[i];
+		om[i] = put_back[i] && without[i];
+	}
+	reset_values_write(u, wm, u->ans);
+	reset_values_write(u, om, a2);
+	free(wm);
+	free(om);
+}
+
+/* Node i's state after its put-back, answered in a (without: a DELETE's); returns 1 when it
+ * could not be put back. */
+static int revert_judge(struct rollctx *u, int i, const struct fleet_profile *a, bool without,
+                        enum rollout_node_state done)
+{
+	struct rollout *r = u->r;
+	char why[256];
+
+	/* The agent deleted the profile but left a device as it was (a session or job owns it):
+	 * not put back yet. */
+	if (!a->res.failed && without && a->restored[0] && strncmp(a->restored, "ok", 2) &&
+	    strncmp(a->restored, "nothing to restore", 18)) {
+		node_set(u, i, RNODE_REVERTING,
+		         "cannot put it back: %s (its values stay; "
+		         "rollout --revert retries)",
+		         a->restored);
+		return 1;
+	}
+	if (a->res.failed) {
+		snprintf(why, sizeof(why), "%s", r->nodes[i].error);
+		node_set(u, i, RNODE_REVERTING, "cannot put it back: %s%s%s", a->res.error,
+		         why[0] ? "; before: " : "", why);
+		return 1;
+	}
+	node_set(u, i, done, done == RNODE_FAILED ? NULL : "%s", "");
+	return 0;
+}
+
 /*
  * Put the nodes of put_back back to what they had: a profile that was there before PUT back as
  * the agent showed it, else DELETE ?restore=true (the agent writes back the values its
@@ -179,93 +273,17 @@ static int revert(struct rollctx *u, const bool *put_back, enum rollout_node_sta
 		bodies[i] = r->nodes[i].old_profile;
 	}
 	rollctx_save_nodes(u, put_back);
-	/* A device a session or job owns keeps its values through a put-back (its owner's
-	 * restore has the last word): a killed controller's measurement may still run there,
-	 * so wait for it to let go first. */
-	{
-		struct fleet_profile *now = xcalloc((size_t)n + 1, sizeof(*now));
-
-		fleet_profile_get(&u->f, put_back, r->profile, now);
-		owners_wait(u, put_back, now, false);
-		fleet_profiles_release(now, n);
-		free(now);
-	}
+	revert_owners_wait(u, put_back);
 	/* A revert is never cut short by a signal: it leaves every node old. */
 	fleet_profile_put(&u->f, with, r->profile, NULL, false, bodies, false, u->window, NULL,
 	                  u->ans);
 	fleet_profile_delete(&u->f, without, r->profile, true, u->window, NULL, a2);
-	/* A profile already gone (deleted by hand without its restore) left the values: write back
-	 * what the node had, as read before the rollout. */
-	{
-		bool *gone = xcalloc((size_t)n + 1, sizeof(bool));
-		const struct config **old = xcalloc((size_t)n + 1, sizeof(*old));
-		struct config *applied = xcalloc((size_t)n + 1, sizeof(*applied));
-		unsigned *adjusted = xcalloc((size_t)n + 1, sizeof(*adjusted));
-		struct fleet_result *res = xcalloc((size_t)n + 1, sizeof(*res));
-		int ngone = 0;
-
-		for (i = 0; i < n; i++) {
-			gone[i] = without[i] && a2[i].status == 404;
-			old[i] = gone[i] && r->nodes[i].old_values.n ? &r->nodes[i].old_values
-			                                             : NULL;
-			ngone += gone[i];
-		}
-		if (ngone)
-			fleet_params_apply_each(&u->f, old, applied, adjusted, res);
-		for (i = 0; i < n; i++)
-			if (gone[i] && res[i].failed) {
-				a2[i].res = res[i];
-				snprintf(a2[i].res.error, sizeof(a2[i].res.error),
-				         "its profile was gone and writing the old values failed: "
-				         "%s",
-				         res[i].error);
-			}
-		free(res);
-		free(adjusted);
-		free(applied);
-		free(old);
-		free(gone);
-	}
-	/* What the scheduler switch reset is no profile's value: written back here. */
-	{
-		bool *wm = xcalloc((size_t)n + 1, sizeof(bool)), *om = xcalloc((size_t)n + 1, 1);
-
-		for (i = 0; i < n; i++) {
-			wm[i] = put_back[i] && with[i];
-			om[i] = put_back[i] && without[i];
-		}
-		reset_values_write(u, wm, u->ans);
-		reset_values_write(u, om, a2);
-		free(wm);
-		free(om);
-	}
-	for (i = 0; i < n; i++) {
-		const struct fleet_profile *a = with[i] ? &u->ans[i] : &a2[i];
-		char why[256];
-
-		if (!put_back[i])
-			continue;
-		/* The agent deleted the profile but left a device as it was (a session or job owns
-		 * it): not put back yet. */
-		if (!a->res.failed && without[i] && a->restored[0] &&
-		    strncmp(a->restored, "ok", 2) &&
-		    strncmp(a->restored, "nothing to restore", 18)) {
-			node_set(u, i, RNODE_REVERTING,
-			         "cannot put it back: %s (its values stay; "
-			         "rollout --revert retries)",
-			         a->restored);
-			failed++;
-			continue;
-		}
-		if (a->res.failed) {
-			snprintf(why, sizeof(why), "%s", r->nodes[i].error);
-			node_set(u, i, RNODE_REVERTING, "cannot put it back: %s%s%s", a->res.error,
-			         why[0] ? "; before: " : "", why);
-			failed++;
-			continue;
-		}
-		node_set(u, i, done, done == RNODE_FAILED ? NULL : "%s", "");
-	}
+	revert_gone_write(u, without, a2);
+	revert_resets_write(u, put_back, with, without, a2);
+	for (i = 0; i < n; i++)
+		if (put_back[i])
+			failed +=
+			        revert_judge(u, i, with[i] ? &u->ans[i] : &a2[i], without[i], done);
 	rollctx_save_nodes(u, put_back);
 	fleet_profiles_release(u->ans, n);
 	fleet_profiles_release(a2, n);
@@ -793,16 +811,14 @@ enum rollrun_result rollrun_start(struct rollout *r, struct plan *p, const struc
                                   const struct rollrun_opts *o, struct err *e)
 {
 	int cum[ROLLOUT_WAVES_MAX], nwaves, i;
-	enum rollrun_result res;
+	enum rollrun_result res = ROLLRUN_FAILED;
 	struct rollctx u;
 
 	if (rollout_waves_plan(p->nnodes, r->canary, r->waves_spec, cum, &nwaves, e))
 		return ROLLRUN_FAILED;
 	run_init(&u, r, p, job_plan, o);
-	if (ctlstore_open(o->db_path, &u.st, e)) {
-		run_release(&u);
-		return ROLLRUN_FAILED;
-	}
+	if (ctlstore_open(o->db_path, &u.st, e))
+		goto out;
 	r->nnodes = p->nnodes;
 	r->nodes = xcalloc((size_t)p->nnodes + 1, sizeof(*r->nodes));
 	for (i = 0; i < p->nnodes; i++) {
@@ -823,12 +839,11 @@ enum rollrun_result rollrun_start(struct rollout *r, struct plan *p, const struc
 	log_debug("phases begin=%.3f", time_now_s());
 	preflight(&u);
 	log_debug("phases preflight=%.3f", time_now_s());
-	if (ctlstore_rollout_create(u.st, r, e)) {
-		run_release(&u);
-		return ROLLRUN_FAILED;
-	}
+	if (ctlstore_rollout_create(u.st, r, e))
+		goto out;
 	rollctx_event(&u, ROLLRUN_BEGIN, 0, 0, 0);
 	res = waves_run(&u, e);
+out:
 	run_release(&u);
 	return res;
 }
@@ -856,7 +871,7 @@ static int nodes_match(const struct rollout *r, const struct plan *p, struct err
 enum rollrun_result rollrun_resume(struct rollout *r, struct plan *p, const struct plan *job_plan,
                                    const struct rollrun_opts *o, struct err *e)
 {
-	enum rollrun_result res;
+	enum rollrun_result res = ROLLRUN_FAILED;
 	struct rollctx u;
 
 	if (r->status != ROLLOUT_RUNNING && r->status != ROLLOUT_INTERRUPTED) {
@@ -870,10 +885,8 @@ enum rollrun_result rollrun_resume(struct rollout *r, struct plan *p, const stru
 	if (nodes_match(r, p, e))
 		return ROLLRUN_FAILED;
 	run_init(&u, r, p, job_plan, o);
-	if (ctlstore_open(o->db_path, &u.st, e)) {
-		run_release(&u);
-		return ROLLRUN_FAILED;
-	}
+	if (ctlstore_open(o->db_path, &u.st, e))
+		goto out;
 	r->status = ROLLOUT_RUNNING;
 	r->owner_pid = o->owner_pid;
 	r->owner_start = o->owner_start;
@@ -884,6 +897,7 @@ enum rollrun_result rollrun_resume(struct rollout *r, struct plan *p, const stru
 	resolve_uncertain(&u);
 	rollctx_event(&u, ROLLRUN_BEGIN, 0, 0, 0);
 	res = waves_run(&u, e);
+out:
 	run_release(&u);
 	return res;
 }
@@ -899,8 +913,8 @@ enum rollrun_result rollrun_revert(struct rollout *r, struct plan *p, const stru
 		return ROLLRUN_FAILED;
 	run_init(&u, r, p, NULL, o);
 	if (ctlstore_open(o->db_path, &u.st, e)) {
-		run_release(&u);
-		return ROLLRUN_FAILED;
+		res = ROLLRUN_FAILED;
+		goto out;
 	}
 	sessions_close_stale(&u);
 	resolve_uncertain(&u);
@@ -920,6 +934,7 @@ enum rollrun_result rollrun_revert(struct rollout *r, struct plan *p, const stru
 		snprintf(r->reason, sizeof(r->reason), "reverted by rollout --revert");
 	}
 	save_status(&u);
+out:
 	run_release(&u);
 	return res;
 }

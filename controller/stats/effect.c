@@ -518,14 +518,155 @@ static void heterogeneity(struct effect *out, int k, const double *theta, const 
 	out->i2_pct = q > 0 && k > 1 ? 100.0 * fmax(0.0, (q - (k - 1)) / q) : 0.0;
 }
 
+/* The nodes an effect pools (state EFFECT_NODE_USED), as arrays of k; one allocation. */
+struct used {
+	int k;
+	double *theta, *v, *df, *w, *cv2_p, *cv2_r; /* log ratio, its variance and df, weight */
+	int *idx;                                   /* index in out->nodes */
+	bool *paired;
+	double cv2, loops; /* sums over the k nodes */
+};
+
+static void used_collect(const struct effect *out, int k, struct used *u)
+{
+	int i;
+
+	memset(u, 0, sizeof(*u));
+	u->theta = xcalloc(6 * k, sizeof(double));
+	u->v = u->theta + k;
+	u->df = u->theta + 2 * k;
+	u->w = u->theta + 3 * k;
+	u->cv2_p = u->theta + 4 * k;
+	u->cv2_r = u->theta + 5 * k;
+	u->idx = xcalloc(k, sizeof(int));
+	u->paired = xcalloc(k, sizeof(bool));
+	for (i = 0, k = 0; i < out->nnodes; i++) {
+		const struct effect_node *nd = &out->nodes[i];
+
+		if (nd->state != EFFECT_NODE_USED)
+			continue;
+		u->idx[k] = i;
+		u->theta[k] = nd->log_ratio;
+		u->v[k] = nd->se_log * nd->se_log;
+		u->df[k] = nd->df;
+		u->paired[k] = nd->blocked;
+		if (nd->blocked) {
+			/* Within rounds the noise that counts is the pairs': var d ≈ 2 CV². */
+			u->cv2_p[k] = u->cv2_r[k] = nd->sd_pair * nd->sd_pair / 2.0;
+		} else {
+			u->cv2_p[k] = nd->cv_point_pct * nd->cv_point_pct / 1e4;
+			u->cv2_r[k] = nd->cv_ref_pct * nd->cv_ref_pct / 1e4;
+		}
+		u->cv2 += (u->cv2_p[k] + u->cv2_r[k]) / 2.0;
+		u->loops += (nd->n_point + nd->n_ref) / 2.0;
+		k++;
+	}
+	u->k = k;
+}
+
+static void used_release(struct used *u)
+{
+	free(u->theta);
+	free(u->idx);
+	free(u->paired);
+}
+
+/* The fleet effect and its decision: the pool p of the used nodes, widened by the variation
+ * between runs whatever the number of nodes. */
+static void fleet_decide(const struct effect_input *in, struct effect *out, struct used *u,
+                         struct pool *p)
+{
+	double se, fdf, x = in->extra_var;
+
+	heterogeneity(out, u->k, u->theta, u->v);
+	pool_compute(u->k, u->theta, u->v, u->df, out->tau2, u->w, p);
+	se = sqrt(p->se * p->se + x);
+	fdf = extra_df(p->se * p->se, p->df, x, in->extra_df);
+	out->log_ratio = p->theta;
+	out->se_log = se;
+	out->df = fdf;
+	out->delta_pct = 100.0 * expm1(p->theta);
+	interval_pct(p->theta, se, fdf, 0.95, &out->ci95_low_pct, &out->ci95_high_pct);
+	interval_pct(p->theta, se, fdf, 0.90, &out->ci90_low_pct, &out->ci90_high_pct);
+	out->fleet_decision =
+	        decide(p->theta, se, fdf, out->alpha, in->min_effect_pct, in->minimize,
+	               &out->sig_low_pct, &out->sig_high_pct, &out->eq_low_pct, &out->eq_high_pct);
+	out->decision = out->fleet_decision;
+}
+
+/* Each used node's own interval, decision and weight in the pool p. */
+static void nodes_decide(const struct effect_input *in, struct effect *out, const struct used *u,
+                         const struct pool *p)
+{
+	double x = in->extra_var;
+	int i;
+
+	for (i = 0; i < u->k; i++) {
+		struct effect_node *nd = &out->nodes[u->idx[i]];
+		double a, b, c, d;
+
+		if (x > 0) {
+			nd->df = extra_df(nd->se_log * nd->se_log, nd->df, x, in->extra_df);
+			nd->se_log = sqrt(nd->se_log * nd->se_log + x);
+		}
+		interval_pct(nd->log_ratio, nd->se_log, nd->df, 0.95, &nd->ci_low_pct,
+		             &nd->ci_high_pct);
+		nd->decision = decide(nd->log_ratio, nd->se_log, nd->df, out->alpha,
+		                      in->min_effect_pct, in->minimize, &a, &b, &c, &d);
+		nd->weight_pct = 100.0 * u->w[i] / (1.0 / (p->se * p->se));
+	}
+}
+
+/* Disagreement: significant Q, and a node that differs with another decision. */
+static void disagreement_mark(struct effect *out, const struct used *u)
+{
+	int i;
+
+	if (u->k < 2)
+		return;
+	differs_test(out, u->idx, u->theta, u->v, u->w, u->k);
+	out->disagree = xcalloc(u->k, sizeof(int));
+	for (i = 0; i < out->nnodes && out->q_p < EFFECT_ALPHA; i++) {
+		struct effect_node *nd = &out->nodes[i];
+
+		nd->disagrees = nd->state == EFFECT_NODE_USED && nd->differs &&
+		                conflicts(out, nd->decision);
+		if (nd->disagrees)
+			out->disagree[out->ndisagree++] = i;
+	}
+	if (out->ndisagree > 0)
+		out->decision = EFFECT_HETEROGENEOUS;
+}
+
+/* Noise: the fleet's CV, loops, smallest detectable effect and the loops a decision needs. */
+static void noise_project(const struct effect_input *in, struct effect *out, const struct used *u)
+{
+	double m = in->min_effect_pct, se = out->se_log, fdf = out->df;
+	struct projection pr;
+
+	out->cv_pct = 100.0 * sqrt(u->cv2 / u->k);
+	out->loops = u->loops / u->k;
+	out->mde_pct = 100.0 * expm1((stats_t_quantile(1.0 - out->alpha / 2.0, fdf) +
+	                              stats_t_quantile(EFFECT_POWER, fdf)) *
+	                             se);
+	/* τ² counts only when heterogeneity is shown: a chance τ² from a few passes would
+	 * otherwise turn the advice into thousands of loops. */
+	pr = (struct projection){ .k = u->k,
+		                  .cv2_p = u->cv2_p,
+		                  .cv2_r = u->cv2_r,
+		                  .paired = u->paired,
+		                  .tau2 = out->q_p < EFFECT_ALPHA ? out->tau2 : 0.0,
+		                  .extra = in->extra_var,
+		                  .extra_df = in->extra_df };
+	out->loops_needed = loops_needed(&pr, out->alpha, m);
+	out->noisy = out->mde_pct > m;
+}
+
 int effect_compute(const struct effect_input *in, struct effect *out, struct err *e)
 {
-	double *theta = NULL, *v = NULL, *df = NULL, *w = NULL, *cv2_p = NULL, *cv2_r = NULL;
-	double m = in->min_effect_pct, cv2 = 0, loops = 0, x = in->extra_var, se, fdf;
-	int *idx = NULL, i, k = 0, rc;
-	struct projection pr;
-	bool *paired = NULL;
+	struct used u;
 	struct pool p;
+	int i, k = 0, rc;
 
 	memset(out, 0, sizeof(*out));
 	rc = input_check(in, e);
@@ -543,106 +684,12 @@ int effect_compute(const struct effect_input *in, struct effect *out, struct err
 	out->stop = in->look >= in->nlooks;
 	if (k == 0)
 		return 0;
-
-	theta = xcalloc(6 * k, sizeof(double));
-	v = theta + k;
-	df = theta + 2 * k;
-	w = theta + 3 * k;
-	cv2_p = theta + 4 * k;
-	cv2_r = theta + 5 * k;
-	idx = xcalloc(k, sizeof(int));
-	paired = xcalloc(k, sizeof(bool));
-	for (i = 0, k = 0; i < in->nnodes; i++) {
-		const struct effect_node *nd = &out->nodes[i];
-
-		if (nd->state != EFFECT_NODE_USED)
-			continue;
-		idx[k] = i;
-		theta[k] = nd->log_ratio;
-		v[k] = nd->se_log * nd->se_log;
-		df[k] = nd->df;
-		paired[k] = nd->blocked;
-		if (nd->blocked) {
-			/* Within rounds the noise that counts is the pairs': var d ≈ 2 CV². */
-			cv2_p[k] = cv2_r[k] = nd->sd_pair * nd->sd_pair / 2.0;
-		} else {
-			cv2_p[k] = nd->cv_point_pct * nd->cv_point_pct / 1e4;
-			cv2_r[k] = nd->cv_ref_pct * nd->cv_ref_pct / 1e4;
-		}
-		cv2 += (cv2_p[k] + cv2_r[k]) / 2.0;
-		loops += (nd->n_point + nd->n_ref) / 2.0;
-		k++;
-	}
-
-	/* The fleet effect and its decision. */
-	heterogeneity(out, k, theta, v);
-	pool_compute(k, theta, v, df, out->tau2, w, &p);
-	/* The variation between runs widens the fleet's interval whatever the number of nodes. */
-	se = sqrt(p.se * p.se + x);
-	fdf = extra_df(p.se * p.se, p.df, x, in->extra_df);
-	out->log_ratio = p.theta;
-	out->se_log = se;
-	out->df = fdf;
-	out->delta_pct = 100.0 * expm1(p.theta);
-	interval_pct(p.theta, se, fdf, 0.95, &out->ci95_low_pct, &out->ci95_high_pct);
-	interval_pct(p.theta, se, fdf, 0.90, &out->ci90_low_pct, &out->ci90_high_pct);
-	out->fleet_decision =
-	        decide(p.theta, se, fdf, out->alpha, m, in->minimize, &out->sig_low_pct,
-	               &out->sig_high_pct, &out->eq_low_pct, &out->eq_high_pct);
-	out->decision = out->fleet_decision;
-
-	/* Each node's own interval and decision. */
-	for (i = 0; i < k; i++) {
-		struct effect_node *nd = &out->nodes[idx[i]];
-		double a, b, c, d;
-
-		if (x > 0) {
-			nd->df = extra_df(nd->se_log * nd->se_log, nd->df, x, in->extra_df);
-			nd->se_log = sqrt(nd->se_log * nd->se_log + x);
-		}
-		interval_pct(nd->log_ratio, nd->se_log, nd->df, 0.95, &nd->ci_low_pct,
-		             &nd->ci_high_pct);
-		nd->decision = decide(nd->log_ratio, nd->se_log, nd->df, out->alpha, m,
-		                      in->minimize, &a, &b, &c, &d);
-		nd->weight_pct = 100.0 * w[i] / (1.0 / (p.se * p.se));
-	}
-
-	/* Disagreement: significant Q, and a node that differs with another decision. */
-	if (k >= 2) {
-		differs_test(out, idx, theta, v, w, k);
-		out->disagree = xcalloc(k, sizeof(int));
-		for (i = 0; i < in->nnodes && out->q_p < EFFECT_ALPHA; i++) {
-			struct effect_node *nd = &out->nodes[i];
-
-			nd->disagrees = nd->state == EFFECT_NODE_USED && nd->differs &&
-			                conflicts(out, nd->decision);
-			if (nd->disagrees)
-				out->disagree[out->ndisagree++] = i;
-		}
-		if (out->ndisagree > 0)
-			out->decision = EFFECT_HETEROGENEOUS;
-	}
-
-	/* Noise. */
-	out->cv_pct = 100.0 * sqrt(cv2 / k);
-	out->loops = loops / k;
-	out->mde_pct = 100.0 * expm1((stats_t_quantile(1.0 - out->alpha / 2.0, fdf) +
-	                              stats_t_quantile(EFFECT_POWER, fdf)) *
-	                             se);
-	/* τ² counts only when heterogeneity is shown: a chance τ² from a few passes would
-	 * otherwise turn the advice into thousands of loops. */
-	pr = (struct projection){ .k = k,
-		                  .cv2_p = cv2_p,
-		                  .cv2_r = cv2_r,
-		                  .paired = paired,
-		                  .tau2 = out->q_p < EFFECT_ALPHA ? out->tau2 : 0.0,
-		                  .extra = x,
-		                  .extra_df = in->extra_df };
-	out->loops_needed = loops_needed(&pr, out->alpha, m);
-	out->noisy = out->mde_pct > m;
+	used_collect(out, k, &u);
+	fleet_decide(in, out, &u, &p);
+	nodes_decide(in, out, &u, &p);
+	disagreement_mark(out, &u);
+	noise_project(in, out, &u);
 	out->stop = out->stop || is_decision(out->fleet_decision);
-	free(theta);
-	free(idx);
-	free(paired);
+	used_release(&u);
 	return 0;
 }

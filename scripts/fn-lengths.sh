@@ -1,0 +1,40 @@
+#!/bin/sh
+# fn-lengths.sh -- list the C functions of agent/, controller/ and common/ longer than N lines.
+# Usage: scripts/fn-lengths.sh [N] [DIR...]   (N defaults to 100; DIRs to the three above)
+# A function's length counts its body, from the line of its opening brace to the line of its
+# closing brace, both included. Start and end lines come from universal-ctags (scripts/deps.sh
+# installs it); the opening brace is the first line at or after the name's line that starts
+# with "{". Output, longest first: LINES FUNCTION FILE:LINE RETURNS, where RETURNS counts the
+# `return` statements in the body (a function with cleanup on one path has one or two).
+set -eu
+cd "$(dirname "$0")/.."
+min=${1:-100}
+[ $# -gt 0 ] && shift
+[ $# -eq 0 ] && set -- agent controller common
+if ! ctags --version 2>/dev/null | grep -q 'Universal Ctags'; then
+	echo "fn-lengths.sh: needs universal-ctags (scripts/deps.sh)" >&2
+	exit 1
+fi
+find "$@" -name '*.c' | sort | while read -r f; do
+	ctags --c-kinds=f --fields=+ne --sort=no -f - "$f" |
+		awk -F'\t' -v file="$f" '
+		{
+			start = ""; end = ""
+			for (i = 4; i <= NF; i++) {
+				if ($i ~ /^line:/) start = substr($i, 6)
+				if ($i ~ /^end:/) end = substr($i, 5)
+			}
+			if (start != "" && end != "") print $1, start, end
+		}' |
+		while read -r name start end; do
+			awk -v name="$name" -v start="$start" -v end="$end" -v file="$f" '
+			NR >= start && NR <= end {
+				if (open == 0 && $0 ~ /^\{/) open = NR
+				if (open > 0 && $0 ~ /(^|[^A-Za-z0-9_])return([^A-Za-z0-9_]|$)/) rets++
+			}
+			NR > end { exit }
+			END {
+				if (open > 0) printf "%d %s %s:%d %d\n", end - open + 1, name, file, start, rets + 0
+			}' "$f"
+		done
+done | awk -v min="$min" '$1 > min' | sort -k1,1nr -k2,2
