@@ -297,15 +297,12 @@
   /* A suite (version 5): one chart per workload (each configuration's Δ of the workload's
    * metric against the baseline, the 0 line, coloured by the workload's verdict, with its 95 %
    * interval) and the matrix as a coloured grid (a row per configuration, a column per
-   * workload, the mean and the rule's decision; a breached guardrail marked). */
+   * workload, the mean and the rule's decision; a breached guardrail marked), and each
+   * cohort's matrix when the cohorts' suite decisions differ. */
   var SUITE_CLASS = { gain: 'verdict-gain', vetoed: 'verdict-loss', loss: 'verdict-loss', no_gain: 'verdict-unclear' };
-  function suiteSection(doc) {
-    var su = doc.suite, rows = su.matrix || [];
-    var wrap = E('section', { id: 'suite' }, E('h2', null, 'Suite: ' + su.workloads.length + ' workloads, rule ' + su.rule),
-      E('p', { class: 'hint' }, 'Rule ' + su.rule + ': ' + su.rule_words + (su.primary ? ' (' + su.primary + ')' : '') +
-        '. Each cell is the configuration\'s Δ on that workload against the baseline with its 95 % interval and verdict' +
-        (su.correction === 'holm' ? ' (Holm-corrected within the configuration; * a claim the correction withdrew)' : '') +
-        '; ! a guardrail is breached.'));
+  /* A matrix (the fleet's or a cohort's rows) as a coloured grid, then a line per breached
+   * guardrail: the nodes to append. */
+  function matrixGrid(su, rows, id) {
     var head = E('tr', null, [E('th', null, 'configuration')].concat(su.workloads.map(function (w) {
       return E('th', { title: w.metric + ', ' + w.goal }, w.name);
     })).concat([E('th', null, 'mean'), E('th', null, 'decision')]));
@@ -325,16 +322,38 @@
       })).concat([cell(r.mean, null), E('td', { class: 'suite-row verdict ' + (SUITE_CLASS[r.verdict] || 'verdict-unclear'),
         'data-verdict': r.verdict }, r.verdict.replace('_', ' '))]));
     });
-    wrap.appendChild(E('table', { class: 'suite-matrix', id: 'suite-matrix' }, [E('thead', null, head), E('tbody', null, body)]));
+    var out = [E('table', { class: 'suite-matrix', id: id }, [E('thead', null, head), E('tbody', null, body)])];
     rows.forEach(function (r) {
       (r.guardrails || []).forEach(function (g) {
         if (!g.breached) return;
         var gr = su.guardrails[g.guardrail] || {};
-        wrap.appendChild(E('p', { class: 'warning suite-breach-line' }, 'guardrail ' + (g.guardrail + 1) + ' (' + gr.metric +
+        out.push(E('p', { class: 'warning suite-breach-line' }, 'guardrail ' + (g.guardrail + 1) + ' (' + gr.metric +
           ' may lose at most ' + gr.max_loss_pct + ' %) breached by ' + r.configuration + ' on \'' + g.workload + '\': ' +
           (FT.isNum(g.loss_pct) ? 'loss ' + pct(g.loss_pct) + ' %, up to ' + pct(g.bound_pct) + ' %, ' +
             FT.fmt(g.over_pct, 1) + ' points over' : 'no figure')));
       });
+    });
+    return out;
+  }
+  function suiteSection(doc) {
+    var su = doc.suite, rows = su.matrix || [];
+    var wrap = E('section', { id: 'suite' }, E('h2', null, 'Suite: ' + su.workloads.length + ' workloads, rule ' + su.rule),
+      E('p', { class: 'hint' }, 'Rule ' + su.rule + ': ' + su.rule_words + (su.primary ? ' (' + su.primary + ')' : '') +
+        '. Each cell is the configuration\'s Δ on that workload against the baseline with its 95 % interval and verdict' +
+        (su.correction === 'holm' ? ' (Holm-corrected within the configuration; * a claim the correction withdrew)' : '') +
+        '; ! a guardrail is breached.'));
+    matrixGrid(su, rows, 'suite-matrix').forEach(function (n) { wrap.appendChild(n); });
+    /* The suite's decision splits by cohort: each cohort's own matrix (its rule judged on its
+     * own figures where a workload's row splits by cohort) and its decision last. */
+    if (su.cohorts_differ) (su.cohorts || []).forEach(function (co) {
+      var c = (doc.cohorts || [])[co.cohort] || {}, name = (c.key || 'cohort ' + (co.cohort + 1)) +
+        ' (' + (c.nodes || []).length + ' node' + ((c.nodes || []).length === 1 ? '' : 's') + ')';
+      var box = E('div', { class: 'suite-cohort', id: 'suite-cohort-' + co.cohort, 'data-cohort': co.cohort },
+        E('h3', null, 'matrix of cohort ' + name));
+      matrixGrid(su, co.matrix || [], 'suite-matrix-cohort-' + co.cohort).forEach(function (n) { box.appendChild(n); });
+      box.appendChild(E('p', { class: 'suite-cohort-decision ' + (co.decision && co.decision.state === 'confirmed' ?
+        'verdict-gain' : 'verdict-unclear') }, 'decision of ' + name + ': ' + co.words));
+      wrap.appendChild(box);
     });
     su.workloads.forEach(function (w, i) {
       var chartRows = [{ label: 'baseline', base: true, delta: 0, verdict: 'baseline', text: 'baseline', nodes: [] }]

@@ -551,49 +551,17 @@ static json_t *cell_json(const struct suite_cell *c)
 	return o;
 }
 
-/* "suite": the workloads, the rule, each workload's own decision, the matrix (every cell and
- * guardrail check) and the rule's decision (the document's "decision" too). */
-static json_t *suite_json(const struct sweep *s)
+/* The matrix of rows ([s->npoints], the fleet's or a cohort's): a row per compared
+ * configuration, its cells, mean, guardrails' checks and verdict under the rule. */
+static json_t *matrix_json(const struct sweep *s, const struct suite_row *rows)
 {
-	const struct suite *su = s->suite;
 	const struct plan *p = &s->plan;
-	json_t *o = json_object(), *wl = json_array(), *rows = json_array(), *gr = json_array();
+	json_t *arr = json_array();
 	struct buf b = BUF_INIT;
 	int i, w, c;
 
-	json_object_set_new(o, "preset", p->suite[0] ? json_string(p->suite) : json_null());
-	json_object_set_new(o, "rule", json_string(plan_rule_name(su->rule)));
-	json_object_set_new(o, "rule_words", json_string(words_rule(su->rule)));
-	json_object_set_new(o, "primary",
-	                    su->rule == PLAN_RULE_PRIMARY
-	                            ? json_string(p->workloads[p->primary].name)
-	                            : json_null());
-	json_object_set_new(o, "correction",
-	                    json_string(su->rule == PLAN_RULE_NO_LOSS ? "holm" : "none"));
-	for (w = 0; w < p->nworkloads; w++) {
-		json_t *x = json_object();
-
-		json_object_set_new(x, "name", json_string(p->workloads[w].name));
-		json_object_set_new(x, "metric", json_string(p->workloads[w].metric));
-		json_object_set_new(
-		        x, "goal", json_string(p->workloads[w].minimize ? "minimize" : "maximize"));
-		json_object_set_new(x, "weight", json_real(p->workloads[w].weight));
-		json_object_set_new(x, "fio", json_loads(p->workloads[w].fio_json, 0, NULL));
-		json_object_set_new(x, "decision", decision_json(&su->wl[w], &su->wl[w].decision));
-		json_array_append_new(wl, x);
-	}
-	json_object_set_new(o, "workloads", wl);
-	for (c = 0; c < p->nguardrails; c++) {
-		json_t *x = json_object();
-
-		json_object_set_new(x, "metric", json_string(p->guardrails[c].metric));
-		json_object_set_new(x, "workload", json_string(p->guardrails[c].workload));
-		json_object_set_new(x, "max_loss_pct", json_real(p->guardrails[c].max_loss_pct));
-		json_array_append_new(gr, x);
-	}
-	json_object_set_new(o, "guardrails", gr);
 	for (i = 0; i < s->npoints; i++) {
-		const struct suite_row *r = &su->rows[i];
+		const struct suite_row *r = &rows[i];
 		json_t *x, *cells, *checks;
 
 		if (s->points[i].ref < 0)
@@ -634,10 +602,72 @@ static json_t *suite_json(const struct sweep *s)
 		json_object_set_new(x, "score_pct", num_or_null(r->score_pct));
 		json_object_set_new(x, "score_low_pct", num_or_null(r->score_low_pct));
 		json_object_set_new(x, "score_high_pct", num_or_null(r->score_high_pct));
-		json_array_append_new(rows, x);
+		json_array_append_new(arr, x);
 	}
 	buf_release(&b);
-	json_object_set_new(o, "matrix", rows);
+	return arr;
+}
+
+/* "suite": the workloads, the rule, each workload's own decision, the matrix (every cell and
+ * guardrail check), each cohort's matrix and decision (two cohorts or more) and the rule's
+ * decision (the document's "decision" too). */
+static json_t *suite_json(const struct sweep *s)
+{
+	const struct suite *su = s->suite;
+	const struct plan *p = &s->plan;
+	json_t *o = json_object(), *wl = json_array(), *gr = json_array(), *co = json_array();
+	struct buf b = BUF_INIT;
+	int w, c;
+
+	json_object_set_new(o, "preset", p->suite[0] ? json_string(p->suite) : json_null());
+	json_object_set_new(o, "rule", json_string(plan_rule_name(su->rule)));
+	json_object_set_new(o, "rule_words", json_string(words_rule(su->rule)));
+	json_object_set_new(o, "primary",
+	                    su->rule == PLAN_RULE_PRIMARY
+	                            ? json_string(p->workloads[p->primary].name)
+	                            : json_null());
+	json_object_set_new(o, "correction",
+	                    json_string(su->rule == PLAN_RULE_NO_LOSS ? "holm" : "none"));
+	for (w = 0; w < p->nworkloads; w++) {
+		json_t *x = json_object();
+
+		json_object_set_new(x, "name", json_string(p->workloads[w].name));
+		json_object_set_new(x, "metric", json_string(p->workloads[w].metric));
+		json_object_set_new(
+		        x, "goal", json_string(p->workloads[w].minimize ? "minimize" : "maximize"));
+		json_object_set_new(x, "weight", json_real(p->workloads[w].weight));
+		json_object_set_new(x, "fio", json_loads(p->workloads[w].fio_json, 0, NULL));
+		json_object_set_new(x, "decision", decision_json(&su->wl[w], &su->wl[w].decision));
+		json_array_append_new(wl, x);
+	}
+	json_object_set_new(o, "workloads", wl);
+	for (c = 0; c < p->nguardrails; c++) {
+		json_t *x = json_object();
+
+		json_object_set_new(x, "metric", json_string(p->guardrails[c].metric));
+		json_object_set_new(x, "workload", json_string(p->guardrails[c].workload));
+		json_object_set_new(x, "max_loss_pct", json_real(p->guardrails[c].max_loss_pct));
+		json_array_append_new(gr, x);
+	}
+	json_object_set_new(o, "guardrails", gr);
+	json_object_set_new(o, "matrix", matrix_json(s, su->rows));
+	for (c = 0; su->cohort_rows && c < su->ncohorts; c++) {
+		json_t *x = json_object();
+
+		json_object_set_new(x, "cohort", json_integer(c));
+		json_object_set_new(x, "matrix", matrix_json(s, su->cohort_rows[c]));
+		json_object_set_new(x, "decision", decision_json(s, &s->cohorts[c].decision));
+		buf_reset(&b);
+		words_suite_decision(s, &s->cohorts[c].decision, &b);
+		if (b.len && b.data[b.len - 1] == '\n')
+			b.data[--b.len] = '\0';
+		json_object_set_new(x, "words", json_string(b.data ? b.data : ""));
+		json_array_append_new(co, x);
+	}
+	buf_release(&b);
+	json_object_set_new(o, "cohorts", co);
+	json_object_set_new(o, "cohorts_differ",
+	                    json_boolean(su->ncohorts >= 2 && sweep_cohort_decisions_differ(s)));
 	json_object_set_new(o, "decision", decision_json(s, &su->decision));
 	return o;
 }

@@ -116,9 +116,34 @@ void suite_row_decide(struct suite_row *r, int nworkloads, const bool *minimize,
 	                                : SUITE_NO_GAIN;
 }
 
+double suite_cell_holm_worst(const struct suite_cell *cells, int n, const bool *stopped, int k)
+{
+	double *p = xcalloc((size_t)n + 1, sizeof(*p)), *adj = xcalloc((size_t)n + 1, sizeof(*adj));
+	double worst = NAN;
+	int j, m = 0, at = -1;
+
+	for (j = 0; j < n; j++) {
+		if (!cells[j].present || !isfinite(cells[j].p))
+			continue;
+		if (j == k)
+			at = m;
+		/* A series still looking may end anywhere: at p = 1 it ranks after cell k, where
+		 * it raises k's adjusted p the most (Holm's adjusted p only grows as another p
+		 * moves from below k's to above it). */
+		p[m++] = stopped[j] || j == k ? cells[j].p : 1.0;
+	}
+	if (at >= 0) {
+		stats_holm(p, m, adj);
+		worst = adj[at];
+	}
+	free(p);
+	free(adj);
+	return worst;
+}
+
 bool suite_row_settled(const struct suite_row *r, int nworkloads, const bool *stopped,
                        bool mean_stopped, bool shown_breach, bool checks_settled,
-                       enum plan_rule rule, int primary)
+                       enum plan_rule rule, int primary, double alpha)
 {
 	bool all = true;
 	int w;
@@ -133,8 +158,11 @@ bool suite_row_settled(const struct suite_row *r, int nworkloads, const bool *st
 		return st && (!c->present || c->verdict != EFFECT_GAIN || checks_settled);
 	}
 	for (w = 0; w < nworkloads; w++) {
-		if (r->cells[w].present && r->cells[w].verdict == EFFECT_LOSS && stopped[w])
-			return true; /* a decided loss: no_loss never crowns it */
+		/* A decided loss: no_loss never crowns it, provided Holm keeps it whatever the
+		 * workloads still looking do (their p-values move the correction). */
+		if (r->cells[w].present && r->cells[w].raw == EFFECT_LOSS && stopped[w] &&
+		    suite_cell_holm_worst(r->cells, nworkloads, stopped, w) <= alpha)
+			return true;
 		all &= stopped[w] || !r->cells[w].present;
 	}
 	return all && (r->ngain == 0 || checks_settled);
@@ -306,7 +334,7 @@ static void row_fill(const struct sweep *s, const struct suite *su, int i, int c
 		stopped[w] = series_fx(&su->wl[w], i, co, NULL)->stop;
 	r->settled =
 	        suite_row_settled(r, p->nworkloads, stopped, series_fx(su->mean, i, co, NULL)->stop,
-	                          shown_breach, checks_settled, su->rule, p->primary);
+	                          shown_breach, checks_settled, su->rule, p->primary, alpha);
 	free(stopped);
 }
 

@@ -35,12 +35,19 @@ void suite_check_fill(struct suite_check *c, const struct effect *fx, bool minim
  * its mean cell and its number of breaches; fills score and counts. */
 void suite_row_decide(struct suite_row *r, int nworkloads, const bool *minimize,
                       enum plan_rule rule, int primary);
+/* Cell k's Holm-adjusted p at its worst over what the series still looking may do: cells [n]
+ * (present ones with a finite p count), stopped[j] whether series j's effect stopped (its p
+ * taken as it is); every other series at p = 1. NAN when cell k does not count. An upper
+ * bound that is reached: Holm's adjusted p of k never exceeds it, whatever those p become. */
+double suite_cell_holm_worst(const struct suite_cell *cells, int n, const bool *stopped, int k);
 /* Whether decided row r's outcome under rule is settled (suite_row.settled): stopped[w] says
  * workload w's effect stopped (decided or its last look), mean_stopped the mean's;
  * shown_breach, a guardrail's loss shown beyond its limit; checks_settled, every guardrail's
- * series stopped or a breach shown. */
+ * series stopped or a breach shown. Under no_loss a decided loss settles the row only when
+ * its worst Holm-adjusted p (suite_cell_holm_worst) is within alpha, so that no move of the
+ * other workloads' p-values can take the corrected loss back. */
 bool suite_row_settled(const struct suite_row *r, int nworkloads, const bool *stopped,
                        bool mean_stopped, bool shown_breach, bool checks_settled,
-                       enum plan_rule rule, int primary);
+                       enum plan_rule rule, int primary, double alpha);
 
 #endif

@@ -57,9 +57,10 @@ struct suite_row {
 	int ngain, nloss; /* cells (after correction) that gain, that lose */
 	/* The rule's outcome cannot change with more loops (judge/suite.c): a guardrail shown
 	 * breached (its loss' whole 90 % interval beyond the limit), or every verdict the rule
-	 * needs decided (its series' effect stopped: no_loss, a decided loss or every workload;
-	 * primary and mean, their cell, and for a gain every guardrail's series). What adaptive
-	 * loops and the adaptive race stop on. Baseline rows: true. */
+	 * needs decided (its series' effect stopped: no_loss, a decided loss Holm keeps whatever
+	 * the workloads still looking do, or every workload; primary and mean, their cell, and for
+	 * a gain every guardrail's series). What adaptive loops and the adaptive race stop on.
+	 * Baseline rows: true. */
 	bool settled;
 };
 

@@ -1027,9 +1027,7 @@ const char *words_rule(enum plan_rule r)
 	}
 }
 
-/* A suite's decision d in words after the best line's head: the configuration and its Δ,
- * or why the baseline stands. */
-static void suite_decision_words(const struct sweep *s, const struct decision *d, struct buf *out)
+void words_suite_decision(const struct sweep *s, const struct decision *d, struct buf *out)
 {
 	if (d->state == DECISION_CONFIRMED && d->point >= 0) {
 		config_format(&d->cfg, out);
@@ -1057,7 +1055,7 @@ void words_suite_best_line(const struct sweep *s, struct buf *out)
 	if (su->rule == PLAN_RULE_PRIMARY)
 		buf_printf(out, ", '%s'", s->plan.workloads[s->plan.primary].name);
 	buf_puts(out, "): ");
-	suite_decision_words(s, &su->decision, out);
+	words_suite_decision(s, &su->decision, out);
 	if (!sweep_cohort_decisions_differ(s))
 		return;
 	buf_puts(out, "best per cohort under the rule (the cohorts' effects differ):\n");
@@ -1065,6 +1063,6 @@ void words_suite_best_line(const struct sweep *s, struct buf *out)
 		buf_puts(out, "  ");
 		words_cohort(s, c, out);
 		buf_puts(out, ": ");
-		suite_decision_words(s, &s->cohorts[c].decision, out);
+		words_suite_decision(s, &s->cohorts[c].decision, out);
 	}
 }

@@ -18,6 +18,9 @@
 /* A suite's best line (words_best_line's for a sweep with s->suite): "best (rule no_loss: ...):
  * read_ahead_kb=1024, mean Δ +4.0 % [+3.4, +4.7]", or why none. */
 void words_suite_best_line(const struct sweep *s, struct buf *out);
+/* A suite's decision d (the fleet's or a cohort's) after the best line's head, with its
+ * newline: the configuration and its Δ, or why the baseline stands. */
+void words_suite_decision(const struct sweep *s, const struct decision *d, struct buf *out);
 /* What a suite's rule means, in words (the best line, the document's rule_words). */
 const char *words_rule(enum plan_rule r);
 /* A decision's code as CSV and JSON carry it ("" for EFFECT_NA). */

@@ -1,5 +1,5 @@
-/* report_suite.c -- a suite sweep in words: the matrix, the breaches, the rule's best line and
- * the cells as CSV. */
+/* report_suite.c -- a suite sweep in words: the matrix (and each cohort's when the suite's
+ * decision splits by cohort), the breaches, the rule's best line and the cells as CSV. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,16 +93,16 @@ static char *config_text(const struct point *p)
 	return buf_detach(&b, NULL);
 }
 
-void report_suite_matrix(const struct sweep *s, bool markdown, struct buf *out)
+/* The grid of rows (the fleet's or a cohort's, [s->npoints]): a line per compared
+ * configuration, its cells, the mean and the row's verdict under the rule last. */
+static void matrix_grid(const struct sweep *s, const struct suite_row *rows, bool markdown,
+                        struct buf *out)
 {
-	const struct suite *su = s->suite;
 	const struct plan *p = &s->plan;
 	int ncols = p->nworkloads + 3, nrows = 1, i, w, c, r;
 	char **cell;
 	int *wd;
 
-	if (!su)
-		return;
 	for (i = 0; i < s->npoints; i++)
 		nrows += s->points[i].ref >= 0;
 	cell = xcalloc((size_t)(ncols * nrows), sizeof(*cell));
@@ -113,7 +113,7 @@ void report_suite_matrix(const struct sweep *s, bool markdown, struct buf *out)
 	cell[1 + p->nworkloads] = xstrdup(p->rule == PLAN_RULE_MEAN ? "mean (rule)" : "mean");
 	cell[2 + p->nworkloads] = xstrdup("decision");
 	for (i = 0, r = 1; i < s->npoints; i++) {
-		const struct suite_row *row = &su->rows[i];
+		const struct suite_row *row = &rows[i];
 
 		if (s->points[i].ref < 0)
 			continue;
@@ -130,9 +130,6 @@ void report_suite_matrix(const struct sweep *s, bool markdown, struct buf *out)
 	for (i = 0; i < ncols * nrows; i++)
 		if (width(cell[i]) > wd[i % ncols])
 			wd[i % ncols] = width(cell[i]);
-	buf_printf(out, "%smatrix (%d workloads against the baseline; rule %s):%s",
-	           markdown ? "" : "", p->nworkloads, plan_rule_name(su->rule),
-	           markdown ? "\n\n" : "\n");
 	for (r = 0; r < nrows; r++) {
 		for (c = 0; c < ncols; c++) {
 			const char *t = cell[r * ncols + c];
@@ -151,11 +148,20 @@ void report_suite_matrix(const struct sweep *s, bool markdown, struct buf *out)
 		}
 	}
 	buf_puts(out, "\n");
-	buf_puts(out,
-	         "cells: Δ against the baseline [95 % interval] and the workload's verdict "
-	         "(* the claim did not survive Holm's correction; ! a guardrail is breached)\n");
+	for (i = 0; i < ncols * nrows; i++)
+		free(cell[i]);
+	free(cell);
+	free(wd);
+}
+
+/* A line per breached guardrail check of rows ([s->npoints]). */
+static void matrix_breaches(const struct sweep *s, const struct suite_row *rows, struct buf *out)
+{
+	const struct plan *p = &s->plan;
+	int i, c;
+
 	for (i = 0; i < s->npoints; i++) {
-		const struct suite_row *row = &su->rows[i];
+		const struct suite_row *row = &rows[i];
 
 		for (c = 0; c < row->nchecks; c++) {
 			const struct suite_check *k = &row->checks[c];
@@ -183,11 +189,46 @@ void report_suite_matrix(const struct sweep *s, bool markdown, struct buf *out)
 			free(cfg);
 		}
 	}
+}
+
+bool report_suite_cohorts_shown(const struct sweep *s)
+{
+	return s->suite && s->suite->ncohorts >= 2 && s->suite->cohort_rows &&
+	       sweep_cohort_decisions_differ(s);
+}
+
+void report_suite_matrix(const struct sweep *s, bool markdown, struct buf *out)
+{
+	const struct suite *su = s->suite;
+	const struct plan *p = &s->plan;
+	int c;
+
+	if (!su)
+		return;
+	buf_printf(out, "matrix (%d workloads against the baseline; rule %s):%s", p->nworkloads,
+	           plan_rule_name(su->rule), markdown ? "\n\n" : "\n");
+	matrix_grid(s, su->rows, markdown, out);
+	buf_puts(out,
+	         "cells: Δ against the baseline [95 % interval] and the workload's verdict "
+	         "(* the claim did not survive Holm's correction; ! a guardrail is breached)\n");
+	matrix_breaches(s, su->rows, out);
 	words_suite_best_line(s, out);
-	for (i = 0; i < ncols * nrows; i++)
-		free(cell[i]);
-	free(cell);
-	free(wd);
+	if (!report_suite_cohorts_shown(s))
+		return;
+	/* The suite's decision splits by cohort: each cohort's own matrix, as its rule saw it
+	 * (its own figures on a workload whose row splits by cohort, the fleet's elsewhere). */
+	for (c = 0; c < su->ncohorts; c++) {
+		buf_puts(out, markdown ? "\n### matrix of cohort " : "\nmatrix of cohort ");
+		words_cohort(s, c, out);
+		buf_printf(out, " (rule %s):%s", plan_rule_name(su->rule),
+		           markdown ? "\n\n" : "\n");
+		matrix_grid(s, su->cohort_rows[c], markdown, out);
+		matrix_breaches(s, su->cohort_rows[c], out);
+		buf_puts(out, "decision of ");
+		words_cohort(s, c, out);
+		buf_puts(out, ": ");
+		words_suite_decision(s, &s->cohorts[c].decision, out);
+	}
 }
 
 static void csv_num(struct buf *out, double v)
@@ -197,18 +238,16 @@ static void csv_num(struct buf *out, double v)
 		buf_printf(out, "%.6g", v);
 }
 
-void report_suite_csv(const struct sweep *s, struct buf *out)
+/* The cells of rows ([s->npoints]) as CSV lines; cohort >= 0 opens each line with it. */
+static void csv_cells(const struct sweep *s, const struct suite_row *rows, int cohort,
+                      struct buf *out)
 {
 	const struct suite *su = s->suite;
 	const struct plan *p = &s->plan;
-	int i, w, c;
+	int i, w;
 
-	if (!su)
-		return;
-	buf_puts(out, "point,configuration,workload,metric,delta_pct,ci_low_pct,ci_high_pct,p,"
-	              "p_holm,verdict_raw,verdict,breached,row_verdict,rule\n");
 	for (i = 0; i < s->npoints; i++) {
-		const struct suite_row *row = &su->rows[i];
+		const struct suite_row *row = &rows[i];
 		char *cfg;
 
 		if (s->points[i].ref < 0)
@@ -218,6 +257,14 @@ void report_suite_csv(const struct sweep *s, struct buf *out)
 			const struct suite_cell *cl =
 			        w < p->nworkloads ? &row->cells[w] : &row->mean;
 
+			if (cohort >= 0) {
+				struct buf key = BUF_INIT;
+
+				sweep_cohort_key(s, cohort, &key);
+				text_csv_field(out, key.data ? key.data : "");
+				buf_puts(out, ",");
+				buf_release(&key);
+			}
 			buf_printf(out, "%d,", i);
 			text_csv_field(out, cfg);
 			buf_puts(out, ",");
@@ -238,6 +285,19 @@ void report_suite_csv(const struct sweep *s, struct buf *out)
 		}
 		free(cfg);
 	}
+}
+
+void report_suite_csv(const struct sweep *s, struct buf *out)
+{
+	const struct suite *su = s->suite;
+	const struct plan *p = &s->plan;
+	int i, c;
+
+	if (!su)
+		return;
+	buf_puts(out, "point,configuration,workload,metric,delta_pct,ci_low_pct,ci_high_pct,p,"
+	              "p_holm,verdict_raw,verdict,breached,row_verdict,rule\n");
+	csv_cells(s, su->rows, -1, out);
 	buf_puts(out,
 	         "\npoint,guardrail,metric,workload,max_loss_pct,loss_pct,bound_pct,breached\n");
 	for (i = 0; i < s->npoints; i++)
@@ -253,4 +313,11 @@ void report_suite_csv(const struct sweep *s, struct buf *out)
 			csv_num(out, k->bound_pct);
 			buf_printf(out, ",%s\n", k->breached ? "true" : "false");
 		}
+	if (su->ncohorts < 2 || !su->cohort_rows)
+		return;
+	/* Each cohort's cells (its rule judged on its own figures where a row splits). */
+	buf_puts(out, "\ncohort,point,configuration,workload,metric,delta_pct,ci_low_pct,"
+	              "ci_high_pct,p,p_holm,verdict_raw,verdict,breached,row_verdict,rule\n");
+	for (c = 0; c < su->ncohorts; c++)
+		csv_cells(s, su->cohort_rows[c], c, out);
 }

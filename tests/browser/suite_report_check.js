@@ -1,7 +1,8 @@
 /* suite_report_check.js -- a suite's sweep report (version 5 document) in headless Chromium
  * from a file:// URL with the network off: the matrix as a coloured grid (a row per
  * configuration, a column per workload, the mean and the decision; breaches outlined) and one
- * chart per workload, checked against the document.
+ * chart per workload, checked against the document; when the cohorts' suite decisions differ,
+ * each cohort's matrix as a grid of its own with its decision last.
  * usage: node suite_report_check.js --html FILE --json SWEEP.json [--shots DIR] [--prefix NAME] */
 'use strict';
 const fs = require('fs');
@@ -45,8 +46,34 @@ async function main() {
   const breached = su.matrix.reduce((n, m) => n + m.guardrails.filter((g) => g.breached).length, 0);
   const outlined = await page.locator('#suite-matrix td.suite-breach').count();
   L.check('every breached guardrail is outlined in its cell (' + breached + ')', outlined === breached, outlined + '');
-  const lines = await page.locator('#suite .suite-breach-line').allTextContents();
+  const lines = await page.locator('#suite > .suite-breach-line').allTextContents();
   L.check('and named under the grid, with by how much', lines.length === breached && lines.every((t) => /points over|no figure/.test(t)), lines.join(' | '));
+  const blocks = await page.locator('#suite .suite-cohort').count();
+  if (!su.cohorts_differ) {
+    L.check('no cohort matrix when the cohorts agree', blocks === 0, blocks + '');
+  } else {
+    L.check('a matrix per cohort (' + su.cohorts.length + ')', blocks === su.cohorts.length, blocks + '');
+    for (const co of su.cohorts) {
+      const id = '#suite-matrix-cohort-' + co.cohort;
+      const crow = await page.$$eval(id + ' tbody tr', (rs) => rs.map((r) => [...r.cells].map((c) => c.dataset.verdict || '')));
+      let cok = crow.length === co.matrix.length, cwhy = crow.length + ' vs ' + co.matrix.length;
+      co.matrix.forEach((m, i) => {
+        const r = crow[i] || [];
+        m.cells.forEach((c, j) => { if (r[1 + j] !== c.verdict) { cok = false; cwhy += ' cell ' + i + '/' + j; } });
+        if (r[r.length - 1] !== m.verdict) { cok = false; cwhy += ' decision ' + i; }
+      });
+      const key = doc.cohorts[co.cohort].key;
+      L.check('cohort ' + key + ': its cells and rows\' verdicts are its own', cok, cwhy);
+      const cb = co.matrix.reduce((n, m) => n + m.guardrails.filter((g) => g.breached).length, 0);
+      const cout = await page.locator('#suite-cohort-' + co.cohort + ' td.suite-breach').count();
+      L.check('cohort ' + key + ': its breaches outlined (' + cb + ')', cout === cb, cout + '');
+      const last = await page.$eval('#suite-cohort-' + co.cohort, (b) => b.lastElementChild.className + '|' + b.lastElementChild.textContent);
+      L.check('cohort ' + key + ': its decision last (' + co.decision.state + ')',
+        last.indexOf('suite-cohort-decision') === 0 && last.endsWith(': ' + co.words) && last.indexOf(key) > 0, last);
+    }
+    const cells = await page.$$eval('#suite-matrix-cohort-1 tbody tr:first-child td', (t) => t.map((x) => x.dataset.verdict || ''));
+    L.check('the cohorts differ on the grid (Y\'s first row ' + cells.join(',') + ')', su.cohorts[1].matrix[0].verdict !== su.cohorts[0].matrix[0].verdict, cells.join(','));
+  }
   const charts = await page.$$eval('#suite canvas.suite-chart', (cs) => cs.map((c) => c.dataset.workload));
   L.check('one chart per workload', JSON.stringify(charts) === JSON.stringify(su.workloads.map((x) => x.name)), charts.join('|'));
   const drawn = await page.$$eval('#suite canvas.suite-chart', (cs) => cs.map((c) => c.width > 0 && c.height > 0));

@@ -220,6 +220,60 @@ static void test_holm(void **state)
 	assert_true(isnan(suite_p_value(0.1, 0, 4)));
 }
 
+/* A decided loss under no_loss settles its row only when Holm keeps it whatever the open
+ * workloads do. p: A 0.02 (raw loss, stopped), B 0.001 (open), C 0.5 (open). Now: 0.001 x 3 =
+ * 0.003, 0.02 x 2 = 0.04, so A's corrected loss stands; but B may still end at p = 1: then
+ * 0.02 x 3 = 0.06 > 0.05 and the loss is withdrawn, so the row is not settled. With B stopped
+ * (its 0.001 kept) A's worst is 0.04: settled. With A at 0.015: 0.015 x 3 = 0.045: settled. */
+static void test_settled_holm(void **state)
+{
+	struct suite_row r = { 0 };
+	struct suite_cell c[3] = { 0 };
+	bool stopped[3] = { true, false, false };
+	int k;
+
+	(void)state;
+	for (k = 0; k < 3; k++) {
+		c[k].present = true;
+		c[k].raw = EFFECT_INCONCLUSIVE;
+	}
+	c[0].raw = EFFECT_LOSS;
+	c[0].p = 0.02;
+	c[1].raw = EFFECT_GAIN;
+	c[1].p = 0.001;
+	c[2].p = 0.5;
+	suite_cells_holm(c, 3, 0.05, true);
+	assert_float_equal(c[0].p_holm, 0.04, 1e-12);
+	assert_int_equal(c[0].verdict, EFFECT_LOSS);
+	r.cells = c;
+	suite_row_decide(&r, 3, (const bool[]){ false, false, false }, PLAN_RULE_NO_LOSS, 0);
+	assert_int_equal(r.verdict, SUITE_LOSS);
+	assert_float_equal(suite_cell_holm_worst(c, 3, stopped, 0), 0.06, 1e-12);
+	assert_false(
+	        suite_row_settled(&r, 3, stopped, false, false, true, PLAN_RULE_NO_LOSS, 0, 0.05));
+	stopped[1] = true;
+	assert_float_equal(suite_cell_holm_worst(c, 3, stopped, 0), 0.04, 1e-12);
+	assert_true(
+	        suite_row_settled(&r, 3, stopped, false, false, true, PLAN_RULE_NO_LOSS, 0, 0.05));
+	stopped[1] = false;
+	c[0].p = 0.015;
+	suite_cells_holm(c, 3, 0.05, true);
+	assert_float_equal(suite_cell_holm_worst(c, 3, stopped, 0), 0.045, 1e-12);
+	assert_true(
+	        suite_row_settled(&r, 3, stopped, false, false, true, PLAN_RULE_NO_LOSS, 0, 0.05));
+	/* A cell that does not count has no worst. */
+	c[2].present = false;
+	assert_true(isnan(suite_cell_holm_worst(c, 3, stopped, 2)));
+	/* Every workload stopped: settled (no loop moves any p). */
+	c[0].p = 0.02;
+	c[2].present = true;
+	suite_cells_holm(c, 3, 0.05, true);
+	suite_row_decide(&r, 3, (const bool[]){ false, false, false }, PLAN_RULE_NO_LOSS, 0);
+	stopped[1] = stopped[2] = true;
+	assert_true(
+	        suite_row_settled(&r, 3, stopped, false, false, true, PLAN_RULE_NO_LOSS, 0, 0.05));
+}
+
 static void test_guardrail_check(void **state)
 {
 	struct effect fx = { 0 };
@@ -507,6 +561,41 @@ static void test_cohorts(void **state)
 	assert_non_null(strstr(out.data,
 	                       "  model=Y (2 nodes): none: no configuration passes the rule; the "
 	                       "baseline stands\n"));
+	/* Then each cohort's matrix: X's B is its own gain, Y's its own loss, each block ending
+	 * with the cohort's decision. */
+	{
+		const char *x =
+		        strstr(out.data, "\nmatrix of cohort model=X (2 nodes) (rule no_loss):\n");
+		const char *y =
+		        strstr(out.data, "\nmatrix of cohort model=Y (2 nodes) (rule no_loss):\n");
+		const char *xd = strstr(out.data, "decision of model=X (2 nodes): x=1, mean Δ +");
+		const char *yd = strstr(out.data, "decision of model=Y (2 nodes): none: no "
+		                                  "configuration passes the rule; the baseline "
+		                                  "stands\n");
+		const char *row;
+
+		assert_non_null(x);
+		assert_non_null(y);
+		assert_non_null(xd);
+		assert_non_null(yd);
+		assert_true(x < xd && xd < y && y < yd);
+		row = strstr(x, "\nx=1  ");
+		assert_non_null(row);
+		assert_true(row < xd);
+		assert_non_null(strstr(row, " gain  "));
+		assert_true(strstr(row, " gain  ") < xd);
+		row = strstr(y, "\nx=1  ");
+		assert_non_null(row);
+		assert_true(row < yd);
+		assert_non_null(strstr(row, "] loss "));
+		assert_true(strstr(row, "] loss ") < yd);
+		assert_true(strstr(row, "  loss\n") < yd);
+	}
+	buf_release(&out);
+	report_render(&s, REPORT_CSV, &out);
+	assert_non_null(strstr(out.data, "\ncohort,point,configuration,workload,metric,"));
+	assert_non_null(strstr(out.data, "\nmodel=Y,1,x=1,B,"));
+	assert_non_null(strstr(out.data, ",loss,loss,false,loss,no_loss\n"));
 	buf_release(&out);
 	/* The document: each cohort's decision is its suite decision, and reading it back
 	 * judges the same. */
@@ -517,6 +606,29 @@ static void test_cohorts(void **state)
 	assert_int_equal(json_array_size(co), 2);
 	assert_true(json_is_object(json_object_get(json_array_get(co, 0), "best")));
 	assert_true(json_is_null(json_object_get(json_array_get(co, 1), "best")));
+	/* The suite's cohorts: each one's matrix and its decision in words. */
+	{
+		json_t *su = json_object_get(doc, "suite");
+		json_t *sc = json_object_get(su, "cohorts"), *row, *cell;
+
+		assert_true(json_is_true(json_object_get(su, "cohorts_differ")));
+		assert_int_equal(json_array_size(sc), 2);
+		row = json_array_get(json_object_get(json_array_get(sc, 1), "matrix"), 0);
+		assert_int_equal(json_integer_value(json_object_get(row, "point")), 1);
+		assert_string_equal(json_string_value(json_object_get(row, "verdict")), "loss");
+		cell = json_array_get(json_object_get(row, "cells"), 1);
+		assert_string_equal(json_string_value(json_object_get(cell, "verdict")), "loss");
+		assert_float_equal(json_real_value(json_object_get(cell, "delta_pct")), -10, 1.5);
+		row = json_array_get(json_object_get(json_array_get(sc, 0), "matrix"), 0);
+		assert_string_equal(json_string_value(json_object_get(row, "verdict")), "gain");
+		assert_string_equal(
+		        json_string_value(json_object_get(json_array_get(sc, 1), "words")),
+		        "none: no configuration passes the rule; the baseline stands");
+		assert_string_equal(
+		        json_string_value(json_object_get(
+		                json_object_get(json_array_get(sc, 0), "decision"), "state")),
+		        "confirmed");
+	}
 	json_decref(doc);
 	assert_int_equal(sweepdoc_parse(text, &back, &e), 0);
 	analysis_sweep_loaded(&back);
@@ -912,6 +1024,7 @@ int main(void)
 		cmocka_unit_test(test_iozone),
 		cmocka_unit_test(test_plan_errors),
 		cmocka_unit_test(test_holm),
+		cmocka_unit_test(test_settled_holm),
 		cmocka_unit_test(test_guardrail_check),
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_judged),
