@@ -22,7 +22,7 @@ struct db {
 	sqlite3 *conn;
 	pthread_mutex_t lock;
 	char path[512];
-	char err_code[40];
+	enum err_code err_code;
 };
 
 int db_fail(struct db *d, struct err *e, const char *what)
@@ -448,7 +448,7 @@ int db_open(struct db **out, const char *path, const struct db_kind *kind, struc
 	*out = NULL;
 	pthread_mutex_init(&d->lock, NULL);
 	snprintf(d->path, sizeof(d->path), "%s", path);
-	snprintf(d->err_code, sizeof(d->err_code), "%s", kind->err_code);
+	d->err_code = kind->err_code;
 	if (kind->create_mode)
 		file_mode_prepare(path, (mode_t)kind->create_mode);
 	if (sqlite3_open_v2(path, &d->conn,

@@ -19,7 +19,7 @@ struct sqlite3_stmt;
 /* What one program's database is, for db_open and its messages. */
 struct db_kind {
 	const char *schema;       /* "-- migration N" blocks (schema/NAME.sql) */
-	const char *err_code;     /* "store_error" (agent), "db_error" (controller) */
+	enum err_code err_code;   /* ERR_STORE_ERROR (agent), ERR_DB_ERROR (controller) */
 	const char *holds;        /* what is lost when the file is moved aside, for the message
 	                             ("the restore snapshots of open sessions and running jobs") */
 	unsigned int create_mode; /* 0: SQLite's default. Else a new file is created with this

@@ -18,35 +18,6 @@
 #include "xmalloc.h"
 #include "banned.h"
 
-static const struct {
-	const char *code;
-	int status;
-} status_table[] = {
-	{ "bad_request", 400 },        { "bad_json", 400 },        { "unknown_query_param", 400 },
-	{ "unauthorized", 401 },       { "forbidden", 403 },       { "read_only", 403 },
-	{ "device_not_allowed", 403 }, { "dir_not_allowed", 403 }, { "not_found", 404 },
-	{ "unknown_param", 404 },      { "unknown_sysctl", 404 },  { "method_not_allowed", 405 },
-	{ "conflict", 409 },           { "yielded", 409 },         { "device_busy", 409 },
-	{ "device_refused", 409 },     { "cancelled", 409 },       { "interrupted", 409 },
-	{ "too_large", 413 },          { "invalid_value", 422 },   { "kernel_rejected", 422 },
-	{ "engine_unavailable", 422 }, { "store_error", 500 },     { "restore_failed", 500 },
-	{ "engine_failed", 500 },      { "internal", 500 },        { "audit_unavailable", 503 },
-	{ "format_not_allowed", 403 }, { "queue_full", 429 },      { "invalid_fs_option", 422 },
-	{ "unsupported_match", 422 },  { "fs_failed", 500 },       { "state_dir_in_use", 409 },
-	{ "session_required", 409 },   { "engine_timeout", 500 },  { "busy", 503 },
-	{ "fio_rejected", 422 },       { "shutting_down", 503 },
-};
-
-int api_status_for(const char *code)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(status_table) / sizeof(status_table[0]); i++)
-		if (!strcmp(status_table[i].code, code))
-			return status_table[i].status;
-	return 500;
-}
-
 void api_json(struct http_resp *resp, int status, json_t *json)
 {
 	char *body = json ? json_dumps(json, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
@@ -63,9 +34,9 @@ void api_json(struct http_resp *resp, int status, json_t *json)
 
 void api_fail(struct http_resp *resp, const struct err *e)
 {
-	const char *code = e->code[0] ? e->code : "internal";
+	enum err_code code = e->code != ERR_NONE ? e->code : ERR_INTERNAL;
 
-	http_error(resp, api_status_for(code), code, "%s", e->msg[0] ? e->msg : "failed");
+	http_error(resp, err_code_status(code), code, "%s", e->msg[0] ? e->msg : "failed");
 }
 
 json_t *api_body_object(const struct http_req *req, struct http_resp *resp,
@@ -290,12 +261,13 @@ static void param_get(void *app, const struct http_req *req, struct http_resp *r
 
 static void tune_fail(struct http_resp *resp, const struct err *e, bool rolled_back)
 {
-	const char *code = e->code[0] ? e->code : "internal";
-	json_t *o = json_pack("{s:{s:s,s:s}}", "error", "code", code, "message", e->msg);
+	enum err_code code = e->code != ERR_NONE ? e->code : ERR_INTERNAL;
+	json_t *o =
+	        json_pack("{s:{s:s,s:s}}", "error", "code", err_code_name(code), "message", e->msg);
 
 	if (rolled_back)
 		json_object_set_new(o, "rolled_back", json_true());
-	api_json(resp, api_status_for(code), o);
+	api_json(resp, err_code_status(code), o);
 }
 
 static const char *const value_keys[] = { "value", NULL };

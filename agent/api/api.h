@@ -7,7 +7,4 @@
 extern const struct route api_routes[];
 extern const int api_n_routes;
 
-/* HTTP status for an err code ("invalid_value" -> 422, ...). */
-int api_status_for(const char *code);
-
 #endif

@@ -89,11 +89,13 @@ void api_profile_put(void *app, const struct http_req *req, struct http_resp *re
 	json_decref(body);
 	api_origin(req, origin, sizeof(origin));
 	if (keeper_put(a->keeper, &p, dry_run, origin, &v, &created, &rolled_back, &e)) {
-		o = json_pack("{s:{s:s,s:s}}", "error", "code", e.code[0] ? e.code : "internal",
-		              "message", e.msg);
+		enum err_code code = e.code != ERR_NONE ? e.code : ERR_INTERNAL;
+
+		o = json_pack("{s:{s:s,s:s}}", "error", "code", err_code_name(code), "message",
+		              e.msg);
 		if (rolled_back)
 			json_object_set_new(o, "rolled_back", json_true());
-		api_json(resp, api_status_for(e.code[0] ? e.code : "internal"), o);
+		api_json(resp, err_code_status(code), o);
 		return;
 	}
 	o = wire_keeper_view_to_json(&v);

@@ -422,8 +422,8 @@ fail:
 	if (restore_locked(t, &snap, rb_origin, "rolled_back", apply_id, NULL, &rb_err) == 0) {
 		*rolled_back = true;
 	} else {
-		err_set(e, rc, e ? e->code : NULL, "%s; rollback failed: %s", e ? e->msg : "",
-		        rb_err.msg);
+		err_set(e, rc, e ? e->code : ERR_INTERNAL, "%s; rollback failed: %s",
+		        e ? e->msg : "", rb_err.msg);
 	}
 out:
 	if (apply_id && t->audit.end)

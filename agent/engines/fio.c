@@ -267,9 +267,9 @@ static void fio_escape_colons(const char *in, char *out, size_t len)
  * fio.size: required ...". Returns rc. */
 static int fio_section_err(const struct engine_opts *opts, int i, int rc, struct err *e)
 {
-	char code[sizeof(e->code)], msg[sizeof(e->msg)];
+	enum err_code code = e->code;
+	char msg[sizeof(e->msg)];
 
-	snprintf(code, sizeof(code), "%s", e->code);
 	snprintf(msg, sizeof(msg), "%s", e->msg);
 	return err_set(e, rc, code, "workloads[%d] \"%s\": %s", i, opts->workloads[i].name, msg);
 }

@@ -32,7 +32,7 @@ void http_body_take(struct http_resp *resp, char *body, const char *content_type
 	resp->content_type = content_type;
 }
 
-void http_error(struct http_resp *resp, int status, const char *code, const char *fmt, ...)
+void http_error(struct http_resp *resp, int status, enum err_code code, const char *fmt, ...)
 {
 	char raw[1024], msg[512];
 	json_t *o;
@@ -43,7 +43,7 @@ void http_error(struct http_resp *resp, int status, const char *code, const char
 	va_end(ap);
 	/* The message may quote the request (a path, a key): valid UTF-8, or JSON has no body. */
 	utf8_clean(msg, sizeof(msg), raw);
-	o = json_pack("{s:{s:s,s:s}}", "error", "code", code, "message", msg);
+	o = json_pack("{s:{s:s,s:s}}", "error", "code", err_code_name(code), "message", msg);
 	resp->status = status;
 	http_body_take(resp, json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII), "application/json");
 	json_decref(o);

@@ -194,7 +194,7 @@ int http_query_check(const struct route *rt, const struct http_req *r, struct er
 /* Free r's decoded captures and query (the HTTP layer's, once a request is answered). */
 void http_req_release(struct http_req *r);
 /* Set resp to a JSON error {"error":{"code","message"}}. */
-void http_error(struct http_resp *resp, int status, const char *code, const char *fmt, ...)
+void http_error(struct http_resp *resp, int status, enum err_code code, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
 /* Take ownership of a heap string as the body. */
 void http_body_take(struct http_resp *resp, char *body, const char *content_type);

@@ -185,7 +185,7 @@ static void fsctx_log(int fd, char *out, size_t len)
 }
 
 /* Hand the superblock options to a filesystem context: the kernel's parser judges each. */
-static int fsctx_options(int fd, const struct fs_mount *m, const char *code, struct err *e)
+static int fsctx_options(int fd, const struct fs_mount *m, enum err_code code, struct err *e)
 {
 	char why[300];
 	int i, r;
@@ -252,7 +252,7 @@ static int kernel_options_check(enum fs_type t, const struct fs_mount *m, struct
 		          fs_type_name(t), strerror(errno));
 		return 0;
 	}
-	rc = fsctx_options(fd, m, "invalid_fs_option", e);
+	rc = fsctx_options(fd, m, ERR_INVALID_FS_OPTION, e);
 	close(fd);
 	return rc;
 }
@@ -285,7 +285,7 @@ static int mount_onto(struct jobfs *j, const char *name, const char *devpath, en
 		             fs_type_name(t), why[0] ? why : strerror(errno));
 		goto out;
 	}
-	rc = fsctx_options(fsfd, m, "fs_failed", e);
+	rc = fsctx_options(fsfd, m, ERR_FS_FAILED, e);
 	if (rc)
 		goto out;
 	if (fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0) {

@@ -535,7 +535,7 @@ static void jobq_end_unrecorded(struct jobq *q, int64_t id, enum job_state state
 		je->state = state;
 		je->finished_at = at;
 		if (why) {
-			snprintf(je->code, sizeof(je->code), "%s", why->code);
+			snprintf(je->code, sizeof(je->code), "%s", err_word(why));
 			snprintf(je->message, sizeof(je->message), "%s", why->msg);
 		}
 	}
@@ -670,7 +670,7 @@ static void job_end(struct jobq *q, int64_t id, enum job_state state, const stru
 	struct err se;
 
 	err_clear(&se);
-	if (store_job_finish(q->env.store, id, state, q->env.now_s(), ok ? NULL : e->code,
+	if (store_job_finish(q->env.store, id, state, q->env.now_s(), ok ? NULL : err_word(e),
 	                     ok ? NULL : e->msg, &se))
 		jobq_end_unrecorded(q, id, state, q->env.now_s(), ok ? NULL : e, se.msg);
 	jobq_changed(q, id);

@@ -15,7 +15,7 @@ extern const char agent_schema_sql[];
 
 static const struct db_kind agent_db = {
 	.schema = agent_schema_sql,
-	.err_code = "store_error",
+	.err_code = ERR_STORE_ERROR,
 	.holds = "the restore snapshots of open sessions and running jobs",
 	/* Its audit log names every write and request; the token is next to it. */
 	.create_mode = 0600,

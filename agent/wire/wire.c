@@ -629,9 +629,9 @@ static bool workload_name_ok(const json_t *v)
 /* "workloads[i] \"NAME\": " before e's message (a decoder's "fio.iodepth: ..."). */
 static int workload_err(struct err *e, int rc, size_t i, const char *name)
 {
-	char code[sizeof(e->code)], msg[sizeof(e->msg)];
+	enum err_code code = e->code;
+	char msg[sizeof(e->msg)];
 
-	snprintf(code, sizeof(code), "%s", e->code);
 	snprintf(msg, sizeof(msg), "%s", e->msg);
 	return err_set(e, rc, code, "workloads[%zu] \"%s\": %s", i, name, msg);
 }

@@ -19,7 +19,7 @@ extern const char ctlstore_schema_sql[];
 
 static const struct db_kind ctlstore_kind = {
 	.schema = ctlstore_schema_sql,
-	.err_code = "db_error",
+	.err_code = ERR_DB_ERROR,
 	.holds = "the sweeps and rollouts",
 };
 
