@@ -17,6 +17,7 @@
 	/* The request: what a client sent. */ \
 	X(ERR_BAD_REQUEST,           "bad_request",           400) /* malformed or missing field */ \
 	X(ERR_BAD_JSON,              "bad_json",              400) /* body is not a JSON object */ \
+	X(ERR_INVALID_JSON,          "invalid_json",          400) /* JSON text that does not parse (a sweep document) */ \
 	X(ERR_UNKNOWN_QUERY_PARAM,   "unknown_query_param",   400) /* a query key the route does not take */ \
 	X(ERR_UNAUTHORIZED,          "unauthorized",          401) /* no or wrong bearer token */ \
 	X(ERR_FORBIDDEN,             "forbidden",             403) /* the agent's policy refuses it */ \

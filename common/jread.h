@@ -9,10 +9,10 @@
 
 #include "err.h"
 
-/* Where errors go: e (may be NULL) with code ("invalid_plan", "bad_request", ...). */
+/* Where errors go: e (may be NULL) with code (ERR_INVALID_PLAN, ERR_BAD_REQUEST, ...). */
 struct jread {
 	struct err *e;
-	const char *code;
+	enum err_code code;
 };
 
 enum {

@@ -167,6 +167,11 @@ for my $f (@ARGV) {
 	$s =~ s{(\(\s*struct\s+db_kind\s*\)\s*\{\s*[^,{}]+,\s*)"(\w*)"}
 	       {my $n = word_of($2, $f, $-[0], $s); defined $n ? "$1$n" : $&}ge;
 
+	# 6. The code of a JSON reader (common/jread.h): the second member of a struct jread
+	#    initialiser, { e, "word" }, also as a designated member .jr = { e, "word" }.
+	$s =~ s#(\bstruct\s+jread\b[^;\x7b]*\x7b\s*[^,\x7b\x7d]+,\s*)"(\w*)"#my $n = word_of($2, $f, $-[0], $s); defined $n ? "$1$n" : $&#ge;
+	$s =~ s#(\.jr\s*=\s*\x7b\s*[^,\x7b\x7d]+,\s*)"(\w*)"#my $n = word_of($2, $f, $-[0], $s); defined $n ? "$1$n" : $&#ge;
+
 	if ($s ne $orig) {
 		push @changed, $f;
 		$text{$f} = $s;
