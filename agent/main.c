@@ -37,7 +37,7 @@ static int take_allow_device(const struct opt *o, const char *arg, void *ctx, st
 	struct agent_config *c = &((struct agent_args *)ctx)->cfg;
 
 	if (c->n_allow_devices >= AGENT_MAX_ALLOW || !sysfs_device_name_ok(arg))
-		return err_set(e, -1, "usage", "bad or too many --%s '%s'", o->name, arg);
+		return err_set(e, -1, ERR_USAGE, "bad or too many --%s '%s'", o->name, arg);
 	c->allow_devices[c->n_allow_devices++] = arg;
 	return 0;
 }
@@ -50,7 +50,7 @@ static int take_allow_dir(const struct opt *o, const char *arg, void *ctx, struc
 
 	errno = 0;
 	if (c->n_allow_dirs >= AGENT_MAX_ALLOW || !realpath(arg, dir))
-		return err_set(e, -1, "usage", "--%s '%s': %s", o->name, arg,
+		return err_set(e, -1, ERR_USAGE, "--%s '%s': %s", o->name, arg,
 		               strerror(errno ? errno : E2BIG));
 	c->allow_dirs[c->n_allow_dirs++] = dir;
 	return 0;
@@ -66,7 +66,7 @@ static int take_allow_format(const struct opt *o, const char *arg, void *ctx, st
 		return 0;
 	}
 	if (c->n_allow_format >= AGENT_MAX_ALLOW || !sysfs_device_name_ok(arg))
-		return err_set(e, -1, "usage", "bad or too many --%s '%s'", o->name, arg);
+		return err_set(e, -1, ERR_USAGE, "bad or too many --%s '%s'", o->name, arg);
 	c->allow_format[c->n_allow_format++] = arg;
 	return 0;
 }
@@ -76,7 +76,7 @@ static int take_contain(const struct opt *o, const char *arg, void *ctx, struct 
 	struct agent_config *c = &((struct agent_args *)ctx)->cfg;
 
 	if (contain_mode_parse(arg, &c->contain))
-		return err_set(e, -1, "usage", "--%s: expected auto, cgroup or proc", o->name);
+		return err_set(e, -1, ERR_USAGE, "--%s: expected auto, cgroup or proc", o->name);
 	return 0;
 }
 
@@ -196,7 +196,7 @@ static int args_check(int argc, char **argv, int first, const struct agent_confi
 	int i, k;
 
 	if (first < argc)
-		return err_set(e, -1, "usage", "unexpected argument '%s'%s", argv[first],
+		return err_set(e, -1, ERR_USAGE, "unexpected argument '%s'%s", argv[first],
 		               first > 0 && !strcmp(argv[first - 1], "--allow-format")
 		                       ? " (a device for --allow-format goes after '=': "
 		                         "--allow-format=NAME)"
@@ -206,7 +206,7 @@ static int args_check(int argc, char **argv, int first, const struct agent_confi
 			if (!strcmp(c->allow_devices[k], c->allow_format[i]))
 				break;
 		if (k == c->n_allow_devices)
-			return err_set(e, -1, "usage",
+			return err_set(e, -1, ERR_USAGE,
 			               "--allow-format=%s: the device must also be given with "
 			               "--allow-device %s",
 			               c->allow_format[i], c->allow_format[i]);
@@ -283,7 +283,7 @@ static char *read_pem(const char *path, struct err *e)
 
 	if (rc) {
 		buf_release(&b);
-		err_set(e, rc, "internal", "cannot read '%s': %s", path, strerror(-rc));
+		err_set(e, rc, ERR_INTERNAL, "cannot read '%s': %s", path, strerror(-rc));
 		return NULL;
 	}
 	return buf_detach(&b, NULL);

@@ -13,7 +13,7 @@ static int fail_at(const struct jsonstream *js, size_t off, const char *what, st
 	int line, column;
 
 	jsonstream_where(js, off, &line, &column);
-	return err_set(e, -EINVAL, "invalid_json", "line %d, column %d: %s", line, column, what);
+	return err_set(e, -EINVAL, ERR_INVALID_JSON, "line %d, column %d: %s", line, column, what);
 }
 
 static bool blank(char c)

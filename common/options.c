@@ -40,12 +40,12 @@ static int opt_range(const struct opt *o, const char *arg, int64_t *v, struct er
 	if (num_parse_i64(arg, v) == 0 && *v >= o->min && *v <= o->max)
 		return 0;
 	if (o->max == INT64_MAX && o->min == 1)
-		return err_set(e, -1, "usage", "--%s: '%s' is not a positive integer", o->name,
+		return err_set(e, -1, ERR_USAGE, "--%s: '%s' is not a positive integer", o->name,
 		               arg);
 	if (o->max == INT64_MAX && o->min == 0)
-		return err_set(e, -1, "usage", "--%s: '%s' is not a count (0 or more)", o->name,
+		return err_set(e, -1, ERR_USAGE, "--%s: '%s' is not a count (0 or more)", o->name,
 		               arg);
-	return err_set(e, -1, "usage", "--%s: '%s' is not an integer in %lld..%lld", o->name, arg,
+	return err_set(e, -1, ERR_USAGE, "--%s: '%s' is not an integer in %lld..%lld", o->name, arg,
 	               (long long)o->min, (long long)o->max);
 }
 
@@ -124,11 +124,11 @@ static int opt_refused(const struct opt *t, size_t n, int ch, const char *arg, s
 	int i = opt_index(t, n, optopt);
 
 	if (ch == ':' && i >= 0)
-		return err_set(e, -1, "usage", "--%s needs a value (--%s %s)", t[i].name, t[i].name,
-		               t[i].arg ? t[i].arg : "VALUE");
+		return err_set(e, -1, ERR_USAGE, "--%s needs a value (--%s %s)", t[i].name,
+		               t[i].name, t[i].arg ? t[i].arg : "VALUE");
 	if (i >= 0)
-		return err_set(e, -1, "usage", "--%s takes no value ('%s')", t[i].name, arg);
-	return err_set(e, -1, "usage", "unknown option '%s'", arg);
+		return err_set(e, -1, ERR_USAGE, "--%s takes no value ('%s')", t[i].name, arg);
+	return err_set(e, -1, ERR_USAGE, "unknown option '%s'", arg);
 }
 
 int opt_parse(const struct opt *t, size_t n, uint64_t mask, const char *who, int argc, char **argv,
@@ -149,7 +149,7 @@ int opt_parse(const struct opt *t, size_t n, uint64_t mask, const char *who, int
 			goto out;
 		}
 		if (!(mask & OPT_BIT(i))) {
-			err_set(e, -1, "usage", "%s does not take --%s", who, t[i].name);
+			err_set(e, -1, ERR_USAGE, "%s does not take --%s", who, t[i].name);
 			goto out;
 		}
 		if (t[i].take(&t[i], optarg, ctx, e) < 0)

@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	                       &m, &e);
 	if (rc > 0 || m.n < 0 || m.n > METRICS_MAX)
 		abort();
-	if (rc < 0 && (!e.code[0] || !e.msg[0]))
+	if (rc < 0 && (e.code == ERR_NONE || !e.msg[0]))
 		abort(); /* every failure names its reason */
 	for (k = 0; k < m.n; k++)
 		if (!memchr(m.m[k].name, '\0', sizeof(m.m[k].name)) || !m.m[k].name[0])
@@ -50,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		err_clear(&e);
 		rc = fio_parse_sections(text, size, text, size, endings[i].exit_code,
 		                        endings[i].term_signal, n, per, &e);
-		if (rc > 0 || (rc < 0 && (!e.code[0] || !e.msg[0])))
+		if (rc > 0 || (rc < 0 && (e.code == ERR_NONE || !e.msg[0])))
 			abort();
 		for (s = 0; s < n; s++)
 			if (per[s].n < 0 || per[s].n > METRICS_MAX)

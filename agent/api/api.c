@@ -25,7 +25,7 @@ void api_json(struct http_resp *resp, int status, json_t *json)
 	json_decref(json);
 	/* json_pack() gives NULL for a string that is not UTF-8: never an empty body. */
 	if (!body) {
-		http_error(resp, 500, "internal", "the answer could not be encoded as JSON");
+		http_error(resp, 500, ERR_INTERNAL, "the answer could not be encoded as JSON");
 		return;
 	}
 	resp->status = status;
@@ -50,14 +50,14 @@ json_t *api_body_object(const struct http_req *req, struct http_resp *resp,
 		return json_object();
 	o = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!o) {
-		http_error(resp, 400, "bad_json",
+		http_error(resp, 400, ERR_BAD_JSON,
 		           "request body is not valid JSON: %s (line %d, column %d)", jerr.text,
 		           jerr.line, jerr.column);
 		return NULL;
 	}
 	if (!json_is_object(o)) {
 		json_decref(o);
-		http_error(resp, 400, "bad_json", "request body must be a JSON object");
+		http_error(resp, 400, ERR_BAD_JSON, "request body must be a JSON object");
 		return NULL;
 	}
 	err_clear(&e);
@@ -186,7 +186,7 @@ static void device_get(void *app, const struct http_req *req, struct http_resp *
 			o = device_json(a, &list[i]);
 	free(list);
 	if (!o) { /* listed by name check, gone by the time of the list */
-		http_error(resp, 404, "not_found", "no block device '%s'", req->args[0]);
+		http_error(resp, 404, ERR_NOT_FOUND, "no block device '%s'", req->args[0]);
 		return;
 	}
 	json_object_set_new(o, "host", host_json(a));
@@ -287,10 +287,10 @@ static json_t *value_body(const struct http_req *req, struct http_resp *resp, in
 	memset(it, 0, sizeof(*it));
 	v = json_object_get(body, "value");
 	if (!v)
-		err_set(&e, -EINVAL, "bad_request", "value: required");
+		err_set(&e, -EINVAL, ERR_BAD_REQUEST, "value: required");
 	else if (!wire_value_from_json(v, "value", it->requested, sizeof(it->requested), &e))
 		snprintf(it->name, sizeof(it->name), "%s", req->args[name_arg]);
-	if (e.code[0]) {
+	if (e.code != ERR_NONE) {
 		json_decref(body);
 		api_fail(resp, &e);
 		return NULL;
@@ -415,7 +415,7 @@ static json_t *session_json(const struct session_rec *s)
 static int id_arg(const struct http_req *req, int idx, int64_t *id, struct err *e)
 {
 	if (num_parse_i64(req->args[idx], id) || *id <= 0)
-		return err_set(e, -ENOENT, "not_found", "no such id '%.*s'",
+		return err_set(e, -ENOENT, ERR_NOT_FOUND, "no such id '%.*s'",
 		               utf8_cut(req->args[idx], 32), req->args[idx]);
 	return 0;
 }
@@ -438,7 +438,8 @@ static void session_post(void *app, const struct http_req *req, struct http_resp
 	v = json_object_get(body, "ttl_s");
 	if (v && !json_is_integer(v)) {
 		json_decref(body);
-		err_set(&e, -EINVAL, "bad_request", "ttl_s: expected an integer number of seconds");
+		err_set(&e, -EINVAL, ERR_BAD_REQUEST,
+		        "ttl_s: expected an integer number of seconds");
 		api_fail(resp, &e);
 		return;
 	}

@@ -35,8 +35,8 @@ static json_t *job_json(struct agent *a, const struct job_rec *j, unsigned field
 static int job_id_arg(const struct http_req *req, int64_t *id, struct err *e)
 {
 	if (num_parse_i64(req->args[0], id) || *id <= 0)
-		return err_set(e, -ENOENT, "not_found", "no job '%.*s'", utf8_cut(req->args[0], 32),
-		               req->args[0]);
+		return err_set(e, -ENOENT, ERR_NOT_FOUND, "no job '%.*s'",
+		               utf8_cut(req->args[0], 32), req->args[0]);
 	return 0;
 }
 
@@ -171,7 +171,7 @@ void api_job_get(void *app, const struct http_req *req, struct http_resp *resp)
 	if (switches_no_long_poll() &&
 	    (http_query(req, "wait_s") || http_query(req, "after") || until)) {
 		/* As an agent before long-polls answered: the key is unknown. */
-		http_error(resp, 400, "unknown_query_param",
+		http_error(resp, 400, ERR_UNKNOWN_QUERY_PARAM,
 		           "unknown query parameter '%s': GET /api/v1/jobs/{id} takes fields",
 		           http_query(req, "wait_s") ? "wait_s"
 		           : until                   ? "until"
@@ -179,7 +179,7 @@ void api_job_get(void *app, const struct http_req *req, struct http_resp *resp)
 		return;
 	}
 	if (wait_s > 0 && !http_query(req, "after") && !until_end) {
-		http_error(resp, 400, "bad_request",
+		http_error(resp, 400, ERR_BAD_REQUEST,
 		           "wait_s: needs after=VERSION, the version of the job you have (the "
 		           "\"version\" of the last answer), or until=end");
 		return;
@@ -287,7 +287,7 @@ void api_results_list(void *app, const struct http_req *req, struct http_resp *r
 		if (!label && !param)
 			continue;
 		if ((label ? f.n_labels : f.n_params) == STORE_FILTER_MAX) {
-			err_set(&e, -EINVAL, "bad_request", "at most %d %s filters",
+			err_set(&e, -EINVAL, ERR_BAD_REQUEST, "at most %d %s filters",
 			        STORE_FILTER_MAX, label ? "label" : "param");
 			goto fail;
 		}
@@ -297,7 +297,7 @@ void api_results_list(void *app, const struct http_req *req, struct http_resp *r
 	}
 	since = http_query(req, "since");
 	if (since && since_parse(since, &f.since)) {
-		err_set(&e, -EINVAL, "bad_request",
+		err_set(&e, -EINVAL, ERR_BAD_REQUEST,
 		        "since: expected epoch seconds, a date 2026-11-29 or 2026-11-29T23:00:00Z "
 		        "that "
 		        "exists, got '%.*s'",

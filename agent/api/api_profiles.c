@@ -17,7 +17,7 @@ static int name_arg(const struct http_req *req, struct err *e)
 {
 	if (profile_name_ok(req->args[0]))
 		return 0;
-	return err_set(e, -ENOENT, "not_found",
+	return err_set(e, -ENOENT, ERR_NOT_FOUND,
 	               "no profile '%.*s' (names are 1..63 of A-Z a-z 0-9 _ . -)",
 	               utf8_cut(req->args[0], 64), req->args[0]);
 }
@@ -70,7 +70,7 @@ void api_profile_put(void *app, const struct http_req *req, struct http_resp *re
 
 	err_clear(&e);
 	if (!profile_name_ok(req->args[0])) {
-		err_set(&e, -EINVAL, "bad_request",
+		err_set(&e, -EINVAL, ERR_BAD_REQUEST,
 		        "name: '%.*s' is not a profile name (1..63 of A-Z a-z 0-9 _ . -, not "
 		        "starting "
 		        "with '.')",

@@ -141,12 +141,12 @@ int sysfs_device_check(const struct sysfs *fs, const char *dev, struct err *e)
 	struct stat st;
 
 	if (!sysfs_device_name_ok(dev))
-		return err_set(e, -EINVAL, "bad_request", "invalid device name '%.*s'",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST, "invalid device name '%.*s'",
 		               utf8_cut(dev ? dev : "", 64), dev ? dev : "");
 	snprintf(rel, sizeof(rel), "sys/block/%s", dev);
 	path_join(path, sizeof(path), fs->root, rel);
 	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
-		return err_set(e, -ENOENT, "not_found", "no block device '%s'", dev);
+		return err_set(e, -ENOENT, ERR_NOT_FOUND, "no block device '%s'", dev);
 	return 0;
 }
 
@@ -194,7 +194,7 @@ int sysfs_devices_list(const struct sysfs *fs, struct device_info **out, int *n,
 	path_join(path, sizeof(path), fs->root, "sys/block");
 	d = opendir(path);
 	if (!d)
-		return err_set(e, -errno, "internal", "cannot list '%s': %s", path,
+		return err_set(e, -errno, ERR_INTERNAL, "cannot list '%s': %s", path,
 		               strerror(errno));
 	while ((de = readdir(d))) {
 		struct device_info *di;
@@ -861,13 +861,14 @@ int sysfs_param_read(const struct sysfs *fs, const char *dev, const char *name, 
 	if (rc)
 		return rc;
 	if (!param_name_ok(name))
-		return err_set(e, -ENOENT, "unknown_param", "no parameter '%.*s' on '%s'",
+		return err_set(e, -ENOENT, ERR_UNKNOWN_PARAM, "no parameter '%.*s' on '%s'",
 		               utf8_cut(name, 64), name, dev);
 	rc = param_load(fs, dev, name, out);
 	if (rc == -ENOENT)
-		return err_set(e, -ENOENT, "unknown_param", "no parameter '%s' on '%s'", name, dev);
+		return err_set(e, -ENOENT, ERR_UNKNOWN_PARAM, "no parameter '%s' on '%s'", name,
+		               dev);
 	if (rc)
-		return err_set(e, rc, "internal", "cannot read '%s' on '%s': %s", name, dev,
+		return err_set(e, rc, ERR_INTERNAL, "cannot read '%s' on '%s': %s", name, dev,
 		               strerror(-rc));
 	return 0;
 }
@@ -902,18 +903,18 @@ static int check_int(const char *name, const char *requested, bool has_min, int6
 	if (!rc && requested[0] == '-' && !(has_min && min < 0))
 		rc = -EINVAL;
 	if (rc == -ERANGE)
-		return err_set(e, -EINVAL, "invalid_value", "%s: '%.*s' is out of range", name,
+		return err_set(e, -EINVAL, ERR_INVALID_VALUE, "%s: '%.*s' is out of range", name,
 		               utf8_cut(requested, 64), requested);
 	if (rc)
-		return err_set(e, -EINVAL, "invalid_value",
+		return err_set(e, -EINVAL, ERR_INVALID_VALUE,
 		               "%s: '%.*s' is not a plain decimal integer (no sign, spaces or "
 		               "leading zeros)",
 		               name, utf8_cut(requested, 64), requested);
 	if (has_min && v < min)
-		return err_set(e, -EINVAL, "invalid_value", "%s: %lld is below the minimum %lld",
+		return err_set(e, -EINVAL, ERR_INVALID_VALUE, "%s: %lld is below the minimum %lld",
 		               name, (long long)v, (long long)min);
 	if (has_max && v > max)
-		return err_set(e, -EINVAL, "invalid_value", "%s: %lld is above the maximum %lld",
+		return err_set(e, -EINVAL, ERR_INVALID_VALUE, "%s: %lld is above the maximum %lld",
 		               name, (long long)v, (long long)max);
 	snprintf(canon, canon_len, "%lld", (long long)v);
 	return 0;
@@ -930,7 +931,7 @@ int sysfs_param_check(const struct param *p, const char *requested, char *canon,
 	if (aliased)
 		*aliased = false;
 	if (!p->writable)
-		return err_set(e, -EPERM, "read_only", "%s is read-only", p->name);
+		return err_set(e, -EPERM, ERR_READ_ONLY, "%s is read-only", p->name);
 	switch (p->kind) {
 	case PARAM_INT:
 		return check_int(p->name, requested, p->has_min, p->min, p->has_max, p->max, canon,
@@ -952,16 +953,16 @@ int sysfs_param_check(const struct param *p, const char *requested, char *canon,
 			}
 		}
 		choices_join(p, list, sizeof(list));
-		return err_set(e, -EINVAL, "invalid_value", "%s: '%.*s' is not available (%s)",
+		return err_set(e, -EINVAL, ERR_INVALID_VALUE, "%s: '%.*s' is not available (%s)",
 		               p->name, utf8_cut(requested, 64), requested, list);
 	case PARAM_TEXT:
 		if (!*requested || strchr(requested, '\n') || strlen(requested) >= canon_len)
-			return err_set(e, -EINVAL, "invalid_value", "%s: invalid value '%.*s'",
+			return err_set(e, -EINVAL, ERR_INVALID_VALUE, "%s: invalid value '%.*s'",
 			               p->name, utf8_cut(requested, 64), requested);
 		snprintf(canon, canon_len, "%s", requested);
 		return 0;
 	}
-	return err_set(e, -EINVAL, "invalid_value", "%s: cannot be set", p->name);
+	return err_set(e, -EINVAL, ERR_INVALID_VALUE, "%s: cannot be set", p->name);
 }
 
 int sysfs_param_write(const struct sysfs *fs, const char *dev, const char *name, const char *canon,
@@ -976,30 +977,30 @@ int sysfs_param_write(const struct sysfs *fs, const char *dev, const char *name,
 	if (rc)
 		return rc;
 	if (!param_name_ok(name))
-		return err_set(e, -ENOENT, "unknown_param", "no parameter '%.*s'",
+		return err_set(e, -ENOENT, ERR_UNKNOWN_PARAM, "no parameter '%.*s'",
 		               utf8_cut(name, 64), name);
 	if (!sysfs_device_allowed(fs, dev))
-		return err_set(e, -EPERM, "device_not_allowed",
+		return err_set(e, -EPERM, ERR_DEVICE_NOT_ALLOWED,
 		               "device '%s' is not in the agent's --allow-device list", dev);
 	snprintf(value, sizeof(value), "%s", canon);
 	if (!strcmp(name, "setra")) {
 		/* blockdev --setra semantics: 512-byte sectors, read_ahead_kb = sectors / 2. */
 		if (num_parse_i64(canon, &v) || v < 0)
-			return err_set(e, -EINVAL, "invalid_value", "setra: '%s' is not valid",
+			return err_set(e, -EINVAL, ERR_INVALID_VALUE, "setra: '%s' is not valid",
 			               canon);
 		snprintf(value, sizeof(value), "%lld", (long long)(v / 2));
 	}
 	param_path(fs, dev, name, path, sizeof(path));
 	rc = attr_write(path, value);
 	if (rc == -ENOENT)
-		return err_set(e, rc, "unknown_param", "no parameter '%s' on '%s'", name, dev);
+		return err_set(e, rc, ERR_UNKNOWN_PARAM, "no parameter '%s' on '%s'", name, dev);
 	if (rc)
-		return err_set(e, rc, "kernel_rejected",
+		return err_set(e, rc, ERR_KERNEL_REJECTED,
 		               "kernel rejected %s=%s on '%s': %s (errno %d)", name, canon, dev,
 		               strerror(-rc), -rc);
 	rc = param_load(fs, dev, name, &p);
 	if (rc)
-		return err_set(e, rc, "internal", "cannot read back '%s' on '%s': %s", name, dev,
+		return err_set(e, rc, ERR_INTERNAL, "cannot read back '%s' on '%s': %s", name, dev,
 		               strerror(-rc));
 	snprintf(applied, applied_len, "%s", p.value);
 	return 0;
@@ -1056,12 +1057,12 @@ int sysfs_sysctl_read(const struct sysfs *fs, const char *name, struct param *ou
 	int rc;
 
 	if (!m)
-		return err_set(e, -ENOENT, "unknown_sysctl",
+		return err_set(e, -ENOENT, ERR_UNKNOWN_SYSCTL,
 		               "'%.*s' is not a sysctl fleettune manages", utf8_cut(name, 64),
 		               name);
 	rc = sysctl_load(fs, m, out);
 	if (rc)
-		return err_set(e, rc, rc == -ENOENT ? "not_found" : "internal",
+		return err_set(e, rc, rc == -ENOENT ? ERR_NOT_FOUND : ERR_INTERNAL,
 		               "cannot read %s: %s", name, strerror(-rc));
 	return 0;
 }
@@ -1075,20 +1076,20 @@ int sysfs_sysctl_write(const struct sysfs *fs, const char *name, const char *can
 	int rc;
 
 	if (!m)
-		return err_set(e, -ENOENT, "unknown_sysctl",
+		return err_set(e, -ENOENT, ERR_UNKNOWN_SYSCTL,
 		               "'%.*s' is not a sysctl fleettune manages", utf8_cut(name, 64),
 		               name);
 	if (!fs->allow_sysctl)
-		return err_set(e, -EPERM, "forbidden",
+		return err_set(e, -EPERM, ERR_FORBIDDEN,
 		               "sysctl writes are disabled; start the agent with --allow-sysctl");
 	path_join(path, sizeof(path), fs->root, m->relpath);
 	rc = attr_write(path, canon);
 	if (rc)
-		return err_set(e, rc, "kernel_rejected", "kernel rejected %s=%s: %s (errno %d)",
+		return err_set(e, rc, ERR_KERNEL_REJECTED, "kernel rejected %s=%s: %s (errno %d)",
 		               name, canon, strerror(-rc), -rc);
 	rc = sysctl_load(fs, m, &p);
 	if (rc)
-		return err_set(e, rc, "internal", "cannot read back %s: %s", name, strerror(-rc));
+		return err_set(e, rc, ERR_INTERNAL, "cannot read back %s: %s", name, strerror(-rc));
 	snprintf(applied, applied_len, "%s", p.value);
 	return 0;
 }
@@ -1118,7 +1119,7 @@ int sysfs_block_scan_allowed(const struct sysfs *fs, const struct block_seen *pr
 	path_join(path, sizeof(path), fs->root, "sys/block");
 	d = opendir(path);
 	if (!d)
-		return err_set(e, -errno, "internal", "cannot list '%s': %s", path,
+		return err_set(e, -errno, ERR_INTERNAL, "cannot list '%s': %s", path,
 		               strerror(errno));
 	while ((de = readdir(d))) {
 		struct block_seen *b;

@@ -53,7 +53,7 @@ static int audit_intent(struct tune *t, struct tune_change *c, struct err *e)
 	if (t->audit.intent(t->audit.cls, c, &ae) == 0)
 		return 0;
 	c->id = 0;
-	return err_set(e, -EAGAIN, "audit_unavailable",
+	return err_set(e, -EAGAIN, ERR_AUDIT_UNAVAILABLE,
 	               "cannot record the change of %s%s%s in the audit log, so it was not made: "
 	               "%s",
 	               c->device[0] ? c->device : "", c->device[0] ? " " : "", c->name, ae.msg);
@@ -72,7 +72,7 @@ static int apply_begin(struct tune *t, const struct tune_snapshot *snap, const c
 	if (t->audit.begin(t->audit.cls, snap, origin, n, id, &ae) == 0)
 		return 0;
 	*id = 0;
-	return err_set(e, -EAGAIN, "audit_unavailable",
+	return err_set(e, -EAGAIN, ERR_AUDIT_UNAVAILABLE,
 	               "cannot record the change of %s %s%s in the audit log, so nothing was "
 	               "written: %s",
 	               snap->device, items[0].name, n > 1 ? " (and the rest of the request)" : "",
@@ -163,7 +163,7 @@ static int restore_locked(struct tune *t, const struct tune_snapshot *snap, cons
 				done[order[k]] = true;
 				if (!first_rc)
 					first_rc = err_set(
-					        &first, -ENOENT, "restore_failed",
+					        &first, -ENOENT, ERR_RESTORE_FAILED,
 					        "cannot restore %s on '%s': parameter is gone",
 					        it->name, dev);
 				c = change_make(dev, it->name, NULL, it->previous, origin);
@@ -250,14 +250,14 @@ static int validate_all(struct tune *t, const char *dev, const struct params *cu
 	int i, rc;
 
 	if (item_present(items, n, "setra") && item_present(items, n, "read_ahead_kb"))
-		return err_set(e, -EINVAL, "invalid_value",
+		return err_set(e, -EINVAL, ERR_INVALID_VALUE,
 		               "setra and read_ahead_kb set the same thing; send only one");
 	for (i = 0; i < n; i++) {
 		if (strcmp(items[i].name, "scheduler"))
 			continue;
 		sp = sysfs_params_find(cur, "scheduler");
 		if (!sp)
-			return err_set(e, -ENOENT, "unknown_param", "'%s' has no scheduler", dev);
+			return err_set(e, -ENOENT, ERR_UNKNOWN_PARAM, "'%s' has no scheduler", dev);
 		rc = sysfs_param_check(sp, items[i].requested, items[i].canon,
 		                       sizeof(items[i].canon), &items[i].aliased, e);
 		if (rc)
@@ -284,7 +284,7 @@ static int validate_all(struct tune *t, const char *dev, const struct params *cu
 			if (catalogue_iosched_attr_known(sched_to, items[i].name + 8, attrs,
 			                                 sizeof(attrs)) == 0)
 				return err_set(
-				        e, -ENOENT, "unknown_param",
+				        e, -ENOENT, ERR_UNKNOWN_PARAM,
 				        "no parameter '%.*s' under the scheduler %s that '%s' "
 				        "would switch to (its attributes: %s)",
 				        utf8_cut(items[i].name, 64), items[i].name, sched_to, dev,
@@ -305,7 +305,7 @@ static int validate_all(struct tune *t, const char *dev, const struct params *cu
 			continue;
 		}
 		if (!p)
-			return err_set(e, -ENOENT, "unknown_param", "no parameter '%.*s' on '%s'",
+			return err_set(e, -ENOENT, ERR_UNKNOWN_PARAM, "no parameter '%.*s' on '%s'",
 			               utf8_cut(items[i].name, 64), items[i].name, dev);
 		if (sched_change && !strcmp(items[i].name, "nr_requests")) {
 			/* Written after the switch: judged by the bound of the scheduler to come.
@@ -345,10 +345,10 @@ static int check_locked(struct tune *t, const char *dev, struct tune_item *items
 	if (rc)
 		return rc;
 	if (!sysfs_device_allowed(t->fs, dev))
-		return err_set(e, -EPERM, "device_not_allowed",
+		return err_set(e, -EPERM, ERR_DEVICE_NOT_ALLOWED,
 		               "device '%s' is not in the agent's --allow-device list", dev);
 	if (n <= 0)
-		return err_set(e, -EINVAL, "bad_request", "no parameters given");
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST, "no parameters given");
 	return validate_all(t, dev, cur, items, n, e);
 }
 
@@ -513,7 +513,7 @@ int tune_sysctl_set(struct tune *t, struct tune_item *item, const char *origin, 
 	if (rc)
 		goto out;
 	if (!t->fs->allow_sysctl) {
-		rc = err_set(e, -EPERM, "forbidden",
+		rc = err_set(e, -EPERM, ERR_FORBIDDEN,
 		             "sysctl writes are disabled; start the agent with --allow-sysctl");
 		goto out;
 	}

@@ -85,7 +85,7 @@ static int bonnie_files_check(const char *files, struct err *e)
 		snprintf(part, sizeof(part), "%.*s", colon ? (int)(colon - p) : (int)strlen(p), p);
 		if (i >= 5 || num_parse_i64(part, &v) < 0 || v < 0 || (i == 0 && v > 1024) ||
 		    (i == 3 && v < 1))
-			return err_set(e, -EINVAL, "bad_request",
+			return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 			               "bonnie.files: must look like \"16\" or "
 			               "\"16:100000:16:64\" (N in 0..1024 thousands of files, "
 			               "then max size, min size, directories)");
@@ -107,15 +107,15 @@ static int bonnie_check(const struct engine_opts *opts, struct err *e)
 	int rc;
 
 	if (!o->has_size_mb)
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "bonnie.size_mb: required (0..16777216; 0 skips the I/O tests)");
 	if (o->size_mb && o->size_mb < 2 * bonnie_ram_mb(o))
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "bonnie.size_mb: must be at least twice ram_mb (bonnie++ refuses "
 		               "smaller files)");
 	rc = bonnie_files_check(o->files, e);
 	if (rc == 0 && !o->size_mb && !bonnie_files_n(o))
-		rc = err_set(e, -EINVAL, "bad_request",
+		rc = err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		             "bonnie.size_mb: 0 skips the I/O tests and bonnie.files 0 the file "
 		             "tests: nothing would run");
 	return rc;
@@ -145,7 +145,7 @@ static int bonnie_argv_build(const struct engine_opts *opts, const struct engine
 
 	*argv = NULL;
 	if (!t->directory) {
-		rc = err_set(e, -EINVAL, "bad_request", "bonnie: needs a directory");
+		rc = err_set(e, -EINVAL, ERR_BAD_REQUEST, "bonnie: needs a directory");
 		goto out;
 	}
 	engine_argv_add(&a, "%s", t->exe ? t->exe : "bonnie++");
@@ -280,18 +280,18 @@ static int bonnie_parse(const char *out, size_t out_len, const char *errout, siz
 	    !engine_line_last(out, out_len, txt, sizeof(txt)))
 		snprintf(txt, sizeof(txt), "no error text");
 	if (term_signal) {
-		rc = err_set(e, -EINTR, "engine_failed", "bonnie++ interrupted (signal %d): %s",
+		rc = err_set(e, -EINTR, ERR_ENGINE_FAILED, "bonnie++ interrupted (signal %d): %s",
 		             term_signal, txt);
 		goto out;
 	}
 	if (exit_code != 0) {
-		rc = err_set(e, -EIO, "engine_failed", "bonnie++ exited with status %d: %s",
+		rc = err_set(e, -EIO, ERR_ENGINE_FAILED, "bonnie++ exited with status %d: %s",
 		             exit_code, txt);
 		goto out;
 	}
 	if (nf < BON_MIN_FIELDS) {
-		rc = err_set(e, -EPROTO, "engine_failed", "bonnie++ printed no CSV result line: %s",
-		             txt);
+		rc = err_set(e, -EPROTO, ERR_ENGINE_FAILED,
+		             "bonnie++ printed no CSV result line: %s", txt);
 		goto out;
 	}
 	rc = 0;

@@ -26,13 +26,13 @@ static int dd_check(const struct engine_opts *opts, struct err *e)
 	const struct dd_opts *o = &opts->dd;
 
 	if (!o->has_count)
-		return err_set(e, -EINVAL, "bad_request", "dd.count: required (1..1000000000)");
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST, "dd.count: required (1..1000000000)");
 	/* /dev/zero and /dev/null refuse O_DIRECT, so each flag belongs to one direction. */
 	if (o->oflag_direct && strcmp(o->direction, "write"))
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "dd.oflag_direct: only valid with direction \"write\"");
 	if (o->iflag_direct && strcmp(o->direction, "read"))
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "dd.iflag_direct: only valid with direction \"read\"");
 	return 0;
 }
@@ -51,7 +51,7 @@ static int dd_argv_build(const struct engine_opts *opts, const struct engine_tar
 
 	*argv = NULL;
 	if (!t->directory && !t->device_path) {
-		rc = err_set(e, -EINVAL, "bad_request", "dd: no device or directory to run on");
+		rc = err_set(e, -EINVAL, ERR_BAD_REQUEST, "dd: no device or directory to run on");
 		goto out;
 	}
 	engine_size_str(o->bs, 0, bs, sizeof(bs));
@@ -69,7 +69,7 @@ static int dd_argv_build(const struct engine_opts *opts, const struct engine_tar
 		engine_argv_add(&a, "conv=fdatasync");
 	} else {
 		if (t->directory) {
-			rc = err_set(e, -EINVAL, "bad_request",
+			rc = err_set(e, -EINVAL, ERR_BAD_REQUEST,
 			             "dd.direction: \"read\" needs a raw device; a job with a "
 			             "directory has no file to read");
 			goto out;
@@ -181,22 +181,22 @@ static int dd_parse(const char *out, size_t out_len, const char *errout, size_t 
 	    !engine_line_last(errout, errout_len, txt, sizeof(txt)))
 		snprintf(txt, sizeof(txt), "no error text");
 	if (term_signal) {
-		rc = err_set(e, -EINTR, "engine_failed", "dd interrupted (signal %d): %s",
+		rc = err_set(e, -EINTR, ERR_ENGINE_FAILED, "dd interrupted (signal %d): %s",
 		             term_signal, txt);
 		goto out;
 	}
 	if (exit_code != 0) {
-		rc = err_set(e, -EIO, "engine_failed", "dd exited with status %d: %s", exit_code,
+		rc = err_set(e, -EIO, ERR_ENGINE_FAILED, "dd exited with status %d: %s", exit_code,
 		             txt);
 		goto out;
 	}
 	if (!found) {
-		rc = err_set(e, -EPROTO, "engine_failed", "dd printed no \"bytes copied\" line: %s",
-		             txt);
+		rc = err_set(e, -EPROTO, ERR_ENGINE_FAILED,
+		             "dd printed no \"bytes copied\" line: %s", txt);
 		goto out;
 	}
 	if (bytes == 0 || secs <= 0) {
-		rc = err_set(e, -EPROTO, "engine_failed", "dd copied nothing: %s", txt);
+		rc = err_set(e, -EPROTO, ERR_ENGINE_FAILED, "dd copied nothing: %s", txt);
 		goto out;
 	}
 	rc = 0;

@@ -242,10 +242,10 @@ int engine_available(const struct engine *eng, const char *fio_path, struct err 
 	const char *exe;
 
 	if (!eng)
-		return err_set(e, -EINVAL, "bad_request", "unknown engine");
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST, "unknown engine");
 	exe = engine_exe(eng, fio_path);
 	if (!engine_tool_found(exe))
-		return err_set(e, -ENOENT, "engine_unavailable",
+		return err_set(e, -ENOENT, ERR_ENGINE_UNAVAILABLE,
 		               "engine '%s' is not available: '%s' not found%s", eng->name, exe,
 		               strchr(exe, '/') ? " or not executable" : " on PATH");
 	return 0;

@@ -72,7 +72,7 @@ static int fio_bssplit_check(const char *path, const char *v, struct err *e)
 	char why[160];
 
 	if (fiosyntax_bssplit_parse(v, NULL, NULL, why, sizeof(why)))
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "%s: %s (fio's bssplit: \"4k/10:64k/50:32k/40\", per direction "
 		               "\"R,W\")",
 		               path, why);
@@ -204,7 +204,8 @@ static int fio_distribution_check(const char *path, const char *v, struct err *e
 	if (!why[0])
 		return 0;
 bad:
-	return err_set(e, -EINVAL, "bad_request", "%s: '%.*s': %s", path, utf8_cut(v, 64), v, why);
+	return err_set(e, -EINVAL, ERR_BAD_REQUEST, "%s: '%.*s': %s", path, utf8_cut(v, 64), v,
+	               why);
 }
 
 static int fio_rw_mixed(const char *rw)
@@ -227,24 +228,24 @@ static int fio_check(const struct engine_opts *opts, struct err *e)
 	if (o->file)
 		return 0; /* fiofile_parse and fiofile_target_check have judged it */
 	if (o->time_based && !o->has_runtime_s)
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "fio.time_based: needs runtime_s (fio would run forever)");
 	if (o->has_bs && o->has_size && o->size < o->bs)
-		return err_set(e, -EINVAL, "bad_request", "fio.size: must be at least bs");
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST, "fio.size: must be at least bs");
 	if (o->has_bs && o->has_bssplit)
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "fio.bssplit: give bs or bssplit, not both (fio would ignore bs)");
 	if (o->has_rwmixread && o->has_rwmixwrite && o->rwmixread + o->rwmixwrite != 100)
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "fio.rwmixwrite: rwmixread %" PRId64 " and rwmixwrite %" PRId64
 		               " must add up to 100 (give one of them)",
 		               o->rwmixread, o->rwmixwrite);
 	if (o->has_rate_bytes_s && o->has_rate_iops)
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "fio.rate_iops: give rate or rate_iops, not both");
 	if (o->has_iodepth_batch && o->iodepth_batch > o->iodepth)
 		return err_set(
-		        e, -EINVAL, "bad_request",
+		        e, -EINVAL, ERR_BAD_REQUEST,
 		        "fio.iodepth_batch: %" PRId64 " is more than iodepth (%" PRId64 "%s)",
 		        o->iodepth_batch, o->iodepth, o->has_iodepth ? "" : ", fio's default");
 	return 0;
@@ -298,7 +299,7 @@ static int fio_argv_build(const struct engine_opts *opts, const struct engine_ta
 	if (o->file) {
 		/* The job file names its target itself (fiofile_render): fio reads only it. */
 		if (!t->job_file) {
-			rc = err_set(e, -EINVAL, "internal",
+			rc = err_set(e, -EINVAL, ERR_INTERNAL,
 			             "fio: a job file job without its file");
 			goto out;
 		}
@@ -310,18 +311,18 @@ static int fio_argv_build(const struct engine_opts *opts, const struct engine_ta
 		goto out;
 	}
 	if (!t->directory && !t->device_path) {
-		rc = err_set(e, -EINVAL, "bad_request", "fio: no device or directory to run on");
+		rc = err_set(e, -EINVAL, ERR_BAD_REQUEST, "fio: no device or directory to run on");
 		goto out;
 	}
 	for (i = 0; t->directory && i < opts->n_workloads; i++)
 		if (!opts->workloads[i].fio.has_size) {
-			err_set(e, -EINVAL, "bad_request",
+			err_set(e, -EINVAL, ERR_BAD_REQUEST,
 			        "fio.size: required when the job writes files in a directory");
 			rc = fio_section_err(opts, i, -EINVAL, e);
 			goto out;
 		}
 	if (t->directory && !opts->n_workloads && !o->has_size) {
-		rc = err_set(e, -EINVAL, "bad_request",
+		rc = err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		             "fio.size: required when the job writes files in a directory");
 		goto out;
 	}
@@ -657,34 +658,34 @@ static int fio_parse_jobs(const char *out, size_t out_len, const char *errout, s
 		found = i == n;
 	}
 	if (term_signal || exit_code == 128) {
-		rc = err_set(e, -EINTR, "engine_failed", "fio interrupted (%s %d): %s",
+		rc = err_set(e, -EINTR, ERR_ENGINE_FAILED, "fio interrupted (%s %d): %s",
 		             term_signal ? "signal" : "exit status",
 		             term_signal ? term_signal : exit_code, txt);
 		goto out;
 	}
 	if (exit_code != 0 || job_error) {
-		rc = err_set(e, -EIO, "engine_failed",
+		rc = err_set(e, -EIO, ERR_ENGINE_FAILED,
 		             "fio exited with status %d (job error %" JSON_INTEGER_FORMAT "): %s",
 		             exit_code, job_error, txt);
 		goto out;
 	}
 	if (!json) {
-		rc = err_set(e, -EPROTO, "engine_failed", "fio printed no JSON: %s", txt);
+		rc = err_set(e, -EPROTO, ERR_ENGINE_FAILED, "fio printed no JSON: %s", txt);
 		goto out;
 	}
 	if (!root) {
-		rc = err_set(e, -EPROTO, "engine_failed", "cannot parse fio's JSON at line %d: %s",
-		             jerr.line, jerr.text);
+		rc = err_set(e, -EPROTO, ERR_ENGINE_FAILED,
+		             "cannot parse fio's JSON at line %d: %s", jerr.line, jerr.text);
 		goto out;
 	}
 	if (!found && !sections) {
-		rc = err_set(e, -EPROTO, "engine_failed",
+		rc = err_set(e, -EPROTO, ERR_ENGINE_FAILED,
 		             "fio's JSON has no single group_reporting entry in \"jobs\"");
 		goto out;
 	}
 	if (!found) {
 		rc = err_set(
-		        e, -EPROTO, "engine_failed",
+		        e, -EPROTO, ERR_ENGINE_FAILED,
 		        "fio's JSON does not hold the job's %d workloads in \"jobs\" (one "
 		        "group_reporting entry per section, in order, named ...-w0 to ...-w%d)",
 		        n, n - 1);
@@ -706,7 +707,7 @@ int fio_parse_sections(const char *out, size_t out_len, const char *errout, size
                        int exit_code, int term_signal, int n, struct metrics *per, struct err *e)
 {
 	if (n < 1)
-		return err_set(e, -EINVAL, "internal", "fio: a pass of %d sections", n);
+		return err_set(e, -EINVAL, ERR_INTERNAL, "fio: a pass of %d sections", n);
 	return fio_parse_jobs(out, out_len, errout, errout_len, exit_code, term_signal, n, per, e);
 }
 

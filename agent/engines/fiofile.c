@@ -492,7 +492,7 @@ static int ff_refuse(const struct fiofile *f, const struct fiofile_line *l, cons
 	char where[160];
 
 	ff_where(f, l, where, sizeof(where));
-	return err_set(e, -EINVAL, "bad_request", "%s: %s", where, why);
+	return err_set(e, -EINVAL, ERR_BAD_REQUEST, "%s: %s", where, why);
 }
 
 /* The checks of one option that hold wherever the job runs; then read it. */
@@ -563,23 +563,24 @@ static int ff_section(struct fiofile *f, char *p, int lineno, const struct fio_o
 	struct fiofile_section *s;
 
 	if (!close || *ff_trim(close + 1))
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "fio_file line %d: a section header is [name] and nothing after",
 		               lineno);
 	*close = '\0';
 	name = ff_trim(p + 1);
 	if (!*name || strlen(name) > FIOFILE_NAME_MAX)
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "fio_file line %d: a section's name is 1..%d bytes", lineno,
 		               FIOFILE_NAME_MAX);
 	if (!ff_section_name_ok(name))
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "fio_file line %d: section [%.*s]: a name is of "
 		               "[A-Za-z0-9_.+- ] (fio names its files after it)",
 		               lineno, utf8_cut(name, 64), name);
 	if (f->n_sections >= FIOFILE_MAX_SECTIONS)
-		return err_set(e, -EINVAL, "bad_request", "fio_file line %d: more than %d sections",
-		               lineno, FIOFILE_MAX_SECTIONS);
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
+		               "fio_file line %d: more than %d sections", lineno,
+		               FIOFILE_MAX_SECTIONS);
 	s = &f->sections[f->n_sections++];
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	s->global = !strcmp(name, "global");
@@ -596,14 +597,14 @@ static int ff_text_check(const char *text, size_t len, struct err *e)
 	long at;
 
 	if (len > FIOFILE_MAX_BYTES)
-		return err_set(e, -EINVAL, "bad_request", "fio_file: %zu bytes; at most %d", len,
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST, "fio_file: %zu bytes; at most %d", len,
 		               FIOFILE_MAX_BYTES);
 	if (memchr(text, '\0', len))
-		return err_set(e, -EINVAL, "bad_request", "fio_file: contains a NUL byte");
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST, "fio_file: contains a NUL byte");
 	at = ff_control_at(text, len);
 	if (at >= 0)
 		return err_set(
-		        e, -EINVAL, "bad_request",
+		        e, -EINVAL, ERR_BAD_REQUEST,
 		        "fio_file: a control character at byte %ld (only tabs and line ends)",
 		        at + 1);
 	return 0;
@@ -619,12 +620,12 @@ static int ff_option_line(struct fiofile *f, char *p, int lineno, struct err *e)
 	/* fio takes any line that starts "include" as an include of what follows its eighth
 	 * byte ("includeXfile" too): all refused */
 	if (!strncasecmp(p, "include", 7))
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "fio_file line %d: include: refused: the agent runs only the "
 		               "text it was given",
 		               lineno);
 	if (!f->n_sections)
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "fio_file line %d: an option outside a [section]", lineno);
 	l = &f->lines[f->n_lines++];
 	l->lineno = lineno;
@@ -639,7 +640,7 @@ static int ff_option_line(struct fiofile *f, char *p, int lineno, struct err *e)
 		if (!isalnum((unsigned char)l->key[i]) && l->key[i] != '_' && l->key[i] != '-')
 			break;
 	if (!l->key[0] || l->key[i])
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "fio_file line %d [%s]: '%.*s' is not an option name", lineno,
 		               f->sections[l->section].name, utf8_cut(l->key, 64), l->key);
 	return ff_option(f, l, &f->sections[l->section].opts.fio, e);
@@ -653,13 +654,13 @@ static int ff_line(struct fiofile *f, char *line, int lineno, struct fio_opts *g
 	char *p;
 
 	if (strlen(line) > FIOFILE_LINE_MAX)
-		return err_set(e, -EINVAL, "bad_request", "fio_file line %d: longer than %d bytes",
-		               lineno, FIOFILE_LINE_MAX);
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
+		               "fio_file line %d: longer than %d bytes", lineno, FIOFILE_LINE_MAX);
 	p = ff_trim(line);
 	if (!*p || *p == '#' || *p == ';')
 		return 0;
 	if (strstr(p, "${"))
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "fio_file line %d: refused: an environment reference (${...}) "
 		               "would read the agent's environment",
 		               lineno);
@@ -678,14 +679,14 @@ static int ff_jobs_check(const struct fiofile *f, struct err *e)
 	int i;
 
 	if (!f->n_jobs)
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "fio_file: no job section (a [name] other than [global])");
 	for (i = 0; i < f->n_sections; i++) {
 		const struct fio_opts *o = &f->sections[i].opts.fio;
 
 		if (!f->sections[i].global && o->time_based && !o->has_runtime_s)
 			return err_set(
-			        e, -EINVAL, "bad_request",
+			        e, -EINVAL, ERR_BAD_REQUEST,
 			        "fio_file [%s]: time_based needs runtime (fio would run forever)",
 			        f->sections[i].name);
 	}
@@ -835,7 +836,7 @@ int fiofile_target_check(const struct fiofile *f, const char *device_path, bool 
 	for (i = 0; in_directory && i < f->n_sections; i++)
 		if (!f->sections[i].global && !f->sections[i].opts.fio.has_size)
 			return err_set(
-			        e, -EINVAL, "bad_request",
+			        e, -EINVAL, ERR_BAD_REQUEST,
 			        "fio_file [%s]: size: required when the job writes files in a "
 			        "directory",
 			        f->sections[i].name);

@@ -14,7 +14,7 @@
 
 const char *const fs_type_names[] = { "xfs", "ext4", NULL };
 
-#define CODE "invalid_fs_option"
+#define CODE ERR_INVALID_FS_OPTION
 #define NAMES_PATH                                                                                 \
 	"names another path or device (the agent makes the filesystem on the job's device only)"
 #define ARRAY_N(a) ((int)(sizeof(a) / sizeof((a)[0])))

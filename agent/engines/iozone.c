@@ -53,13 +53,13 @@ static int iozone_check(const struct engine_opts *opts, struct err *e)
 	const struct iozone_opts *o = &opts->iozone;
 
 	if (!o->has_file_size)
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "iozone.file_size: required (e.g. \"8g\")");
 	if (o->file_size < o->record_size)
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "iozone.file_size: must be at least record_size");
 	if (!(o->tests & 1))
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "iozone.tests: must include \"write\" (it creates the files the "
 		               "other tests use)");
 	return 0;
@@ -89,7 +89,7 @@ static int iozone_argv_build(const struct engine_opts *opts, const struct engine
 
 	*argv = NULL;
 	if (!t->directory) {
-		rc = err_set(e, -EINVAL, "bad_request", "iozone: needs a directory");
+		rc = err_set(e, -EINVAL, ERR_BAD_REQUEST, "iozone: needs a directory");
 		goto out;
 	}
 	engine_argv_add(&a, "%s", t->exe ? t->exe : "iozone");
@@ -245,17 +245,17 @@ static int iozone_parse(const char *out, size_t out_len, const char *errout, siz
 	    !engine_line_last(out, out_len, txt, sizeof(txt)))
 		snprintf(txt, sizeof(txt), "no error text");
 	if (term_signal) {
-		rc = err_set(e, -EINTR, "engine_failed", "iozone interrupted (signal %d): %s",
+		rc = err_set(e, -EINTR, ERR_ENGINE_FAILED, "iozone interrupted (signal %d): %s",
 		             term_signal, txt);
 		goto out;
 	}
 	if (exit_code != 0) {
-		rc = err_set(e, -EIO, "engine_failed", "iozone exited with status %d: %s",
+		rc = err_set(e, -EIO, ERR_ENGINE_FAILED, "iozone exited with status %d: %s",
 		             exit_code, txt);
 		goto out;
 	}
 	if (n == 0) {
-		rc = err_set(e, -EPROTO, "engine_failed",
+		rc = err_set(e, -EPROTO, ERR_ENGINE_FAILED,
 		             "iozone printed no \"Children see throughput\" lines: %s", txt);
 		goto out;
 	}

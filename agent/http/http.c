@@ -182,13 +182,13 @@ static int query_value_check(const struct query_param *p, const char *key, const
 	switch (p->type) {
 	case QUERY_INT:
 		if (num_parse_i64(v, &n) || n < p->min || n > p->max)
-			return err_set(e, -EINVAL, "bad_request",
+			return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 			               "%s: expected an integer in %lld..%lld, got '%s'", key,
 			               p->min, p->max, shown);
 		return 0;
 	case QUERY_BOOL:
 		if (strcmp(v, "true") && strcmp(v, "false"))
-			return err_set(e, -EINVAL, "bad_request",
+			return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 			               "%s: expected true or false, got '%s'", key, shown);
 		return 0;
 	case QUERY_ENUM:
@@ -196,7 +196,7 @@ static int query_value_check(const struct query_param *p, const char *key, const
 			if (!strcmp(p->choices[i], v))
 				return 0;
 		names_list(NULL, p->choices, list, sizeof(list));
-		return err_set(e, -EINVAL, "bad_request", "%s: '%s' is not one of %s", key, shown,
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST, "%s: '%s' is not one of %s", key, shown,
 		               list);
 	default:
 		return 0;
@@ -216,17 +216,17 @@ int http_query_check(const struct route *rt, const struct http_req *r, struct er
 		p = query_param_find(rt, key);
 		if (!p) {
 			if (!rt->query || !rt->query[0].key)
-				return err_set(e, -EINVAL, "unknown_query_param",
+				return err_set(e, -EINVAL, ERR_UNKNOWN_QUERY_PARAM,
 				               "unknown query parameter '%s': %s %s takes none",
 				               shown, rt->method, rt->pattern);
 			names_list(rt->query, NULL, list, sizeof(list));
-			return err_set(e, -EINVAL, "unknown_query_param",
+			return err_set(e, -EINVAL, ERR_UNKNOWN_QUERY_PARAM,
 			               "unknown query parameter '%s': %s %s takes %s", shown,
 			               rt->method, rt->pattern, list);
 		}
 		for (j = 0; j < i; j++)
 			if (!strcmp(r->query[j].key, key))
-				return err_set(e, -EINVAL, "bad_request",
+				return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 				               "query parameter '%s' given more than once", shown);
 		rc = query_value_check(p, shown, r->query[i].value, e);
 		if (rc)

@@ -193,19 +193,20 @@ static void serve_static(struct httpd *h, const char *url, struct http_resp *res
 	dec = http_decode(url, strlen(url), false);
 	if (!dec || strstr(dec, "..") || strstr(dec, "//") || dec[0] != '/') {
 		free(dec);
-		http_error(resp, 400, "bad_request", "invalid path");
+		http_error(resp, 400, ERR_BAD_REQUEST, "invalid path");
 		return;
 	}
 	snprintf(rel, sizeof(rel), "%s", strcmp(dec, "/") ? dec + 1 : "index.html");
 	free(dec);
 	if ((size_t)snprintf(full, sizeof(full), "%s/%s", h->cfg.web_root, rel) >= sizeof(full)) {
-		http_error(resp, 404, "not_found", "path too long");
+		http_error(resp, 404, ERR_NOT_FOUND, "path too long");
 		return;
 	}
 	if (stat(full, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    buf_read_file(&b, full, 16 * 1024 * 1024) < 0) {
 		buf_release(&b);
-		http_error(resp, 404, "not_found", "no such page '/%.*s'", utf8_cut(rel, 128), rel);
+		http_error(resp, 404, ERR_NOT_FOUND, "no such page '/%.*s'", utf8_cut(rel, 128),
+		           rel);
 		return;
 	}
 	dot = strrchr(rel, '.');
@@ -236,7 +237,8 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 	req.body_len = cs->body.len;
 	*route_idx = -1;
 	if (cs->too_large) {
-		http_error(resp, 413, "too_large", "request body is over %d bytes", HTTP_MAX_BODY);
+		http_error(resp, 413, ERR_TOO_LARGE, "request body is over %d bytes",
+		           HTTP_MAX_BODY);
 		return;
 	}
 	for (i = 0; i < h->cfg.n_routes; i++) {
@@ -247,7 +249,7 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 		req.n_query = 0;
 		m = http_route_match(rt->pattern, url, &req);
 		if (m < 0) {
-			http_error(resp, 400, "bad_request",
+			http_error(resp, 400, ERR_BAD_REQUEST,
 			           "invalid path segment (contains '/', '..', or NUL)");
 			goto out;
 		}
@@ -258,7 +260,7 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 			continue;
 		*route_idx = i;
 		if (!authorized(h, cs->token_ok, method, rt)) {
-			http_error(resp, 401, "unauthorized",
+			http_error(resp, 401, ERR_UNAUTHORIZED,
 			           "missing or wrong bearer token (Authorization: Bearer TOKEN)");
 			goto out;
 		}
@@ -267,7 +269,7 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 		MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, query_collect, &qc);
 		err_clear(&qe);
 		if (qc.problem[0])
-			http_error(resp, 400, "bad_request", "%s", qc.problem);
+			http_error(resp, 400, ERR_BAD_REQUEST, "%s", qc.problem);
 		else if (http_query_check(rt, &req, &qe))
 			http_error(resp, 400, qe.code, "%s", qe.msg);
 		else
@@ -282,12 +284,12 @@ static void dispatch(struct httpd *h, struct MHD_Connection *c, const char *url,
 		goto out;
 	}
 	if (path_known)
-		http_error(resp, 405, "method_not_allowed", "%s is not allowed on %.*s", method,
+		http_error(resp, 405, ERR_METHOD_NOT_ALLOWED, "%s is not allowed on %.*s", method,
 		           utf8_cut(url, 200), url);
 	else if (strncmp(url, "/api/", 5) && h->cfg.web_root && !strcmp(method, "GET"))
 		serve_static(h, url, resp);
 	else
-		http_error(resp, 404, "not_found", "no route for %s %.*s", method,
+		http_error(resp, 404, ERR_NOT_FOUND, "no route for %s %.*s", method,
 		           utf8_cut(url, 200), url);
 out:
 	http_req_release(&req);
@@ -322,21 +324,21 @@ static bool framing_ok(const struct conn_state *cs, struct http_resp *resp)
 {
 	if (cs->n_content_length > 1)
 		http_error(
-		        resp, 400, "bad_request",
+		        resp, 400, ERR_BAD_REQUEST,
 		        "the request has %d Content-Length headers: its body cannot be told apart "
 		        "from the next request",
 		        cs->n_content_length);
 	else if (cs->n_transfer_encoding && cs->n_content_length)
-		http_error(resp, 400, "bad_request",
+		http_error(resp, 400, ERR_BAD_REQUEST,
 		           "the request has both Transfer-Encoding and Content-Length: its body "
 		           "cannot be told apart from the next request; send one of them");
 	else if (cs->n_transfer_encoding > 1)
-		http_error(resp, 400, "bad_request",
+		http_error(resp, 400, ERR_BAD_REQUEST,
 		           "the request has %d Transfer-Encoding headers; send at most one "
 		           "(chunked)",
 		           cs->n_transfer_encoding);
 	else if (cs->n_transfer_encoding && !cs->te_chunked_only)
-		http_error(resp, 501, "bad_request",
+		http_error(resp, 501, ERR_BAD_REQUEST,
 		           "Transfer-Encoding: only 'chunked' is understood; send the body with "
 		           "Content-Length or chunked");
 	else
@@ -414,7 +416,7 @@ static bool request_route(struct httpd *h, struct MHD_Connection *c, const char 
 		if (httpd_slow_queue(h, c, cs))
 			return true;
 		httpd_slow_release(cs);
-		http_error(resp, 503, "busy",
+		http_error(resp, 503, ERR_BUSY,
 		           "the agent already has %d slow requests (mkfs dry runs) "
 		           "waiting: ask "
 		           "again later",
@@ -467,12 +469,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	}
 	memset(&resp, 0, sizeof(resp));
 	if (cs->hold_stop)
-		http_error(&resp, 503, "shutting_down",
+		http_error(&resp, 503, ERR_SHUTTING_DOWN,
 		           "the agent is shutting down; ask again once it is back");
 	else if (request_route(h, c, url, method, cs, &resp, &route_idx))
 		return MHD_YES;
 	if (!resp.status)
-		http_error(&resp, 500, "internal", "handler produced no response");
+		http_error(&resp, 500, ERR_INTERNAL, "handler produced no response");
 	return respond(h, c, url, route_idx, &resp);
 }
 
@@ -576,7 +578,7 @@ static int listen_parse(const char *s, struct sockaddr_storage *ss, socklen_t *l
 		return 0;
 	}
 bad:
-	return err_set(e, -EINVAL, "bad_request",
+	return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 	               "--listen '%s': expected ADDR:PORT (e.g. 127.0.0.1:7070 or [::1]:7070)", s);
 }
 
@@ -591,19 +593,19 @@ static int listen_open(const struct sockaddr_storage *ss, socklen_t sl, bool v6,
 
 	fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
-		return err_set(e, -errno, "internal", "cannot listen on %s: socket: %s",
+		return err_set(e, -errno, ERR_INTERNAL, "cannot listen on %s: socket: %s",
 		               listen_text, strerror(errno));
 	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (v6)
 		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
 	if (bind(fd, (const struct sockaddr *)ss, sl) < 0) {
-		rc = err_set(e, -errno, "internal", "cannot listen on %s: %s", listen_text,
+		rc = err_set(e, -errno, ERR_INTERNAL, "cannot listen on %s: %s", listen_text,
 		             strerror(errno));
 		goto fail;
 	}
 	if (listen(fd, 1024) < 0) {
-		rc = err_set(e, -errno, "internal", "cannot listen on %s: listen: %s", listen_text,
-		             strerror(errno));
+		rc = err_set(e, -errno, ERR_INTERNAL, "cannot listen on %s: listen: %s",
+		             listen_text, strerror(errno));
 		goto fail;
 	}
 	return fd;
@@ -770,7 +772,7 @@ static int httpd_daemon_start(struct httpd *h, int lfd, bool v6, const struct ht
 		return 0;
 	listen_close_if_ours(lfd, lino);
 	/* The address is bound: what is left to fail is TLS or resources. */
-	return err_set(e, -EINVAL, "internal",
+	return err_set(e, -EINVAL, ERR_INTERNAL,
 	               "cannot serve on %s: the HTTP server did not start%s (see the http: "
 	               "lines above)",
 	               cfg->listen, cfg->tls_cert_pem ? " (bad TLS key or certificate?)" : "");
@@ -790,7 +792,7 @@ int httpd_start(struct httpd **out, const struct httpd_config *cfg, struct err *
 	if (rc)
 		goto out;
 	if (!!cfg->tls_cert_pem != !!cfg->tls_key_pem) {
-		rc = err_set(e, -EINVAL, "bad_request", "--tls-cert and --tls-key go together");
+		rc = err_set(e, -EINVAL, ERR_BAD_REQUEST, "--tls-cert and --tls-key go together");
 		goto out;
 	}
 	h = httpd_new(cfg);

@@ -122,11 +122,11 @@ void httpd_hold_refused(struct httpd *h, enum hold_result r, struct http_resp *r
 
 	memset(resp, 0, sizeof(*resp));
 	if (r == HOLD_STOPPING) {
-		http_error(resp, 503, "shutting_down",
+		http_error(resp, 503, ERR_SHUTTING_DOWN,
 		           "the agent is shutting down; ask again once it is back");
 		return;
 	}
-	http_error(resp, 503, "too_many_waits",
+	http_error(resp, 503, ERR_TOO_MANY_WAITS,
 	           "%s %u waiting requests held (%s): ask again without wait_s, or later",
 	           per_ip ? "this client address already has" : "the agent already has",
 	           per_ip ? h->max_held_per_ip : h->max_held,

@@ -59,10 +59,10 @@ static void *slow_main(void *arg)
 		memset(&cs->slow_resp, 0, sizeof(cs->slow_resp));
 		waited = time_mono_s() - cs->slow_queued_mono_s;
 		if (h->slow_stop) {
-			http_error(&cs->slow_resp, 503, "shutting_down",
+			http_error(&cs->slow_resp, 503, ERR_SHUTTING_DOWN,
 			           "the agent is shutting down; ask again once it is back");
 		} else if (waited > HTTPD_SLOW_WAIT_MAX_S) {
-			http_error(&cs->slow_resp, 503, "busy",
+			http_error(&cs->slow_resp, 503, ERR_BUSY,
 			           "this request waited %.0f s behind others for the agent's "
 			           "slow-work "
 			           "thread (mkfs dry runs): ask again later",
@@ -71,7 +71,7 @@ static void *slow_main(void *arg)
 			cs->slow_req.on_worker = true;
 			cs->slow_fn(h->cfg.app, &cs->slow_req, &cs->slow_resp);
 			if (!cs->slow_resp.status)
-				http_error(&cs->slow_resp, 500, "internal",
+				http_error(&cs->slow_resp, 500, ERR_INTERNAL,
 				           "handler produced no response on the slow-work thread");
 		}
 		slow_finish(cs);

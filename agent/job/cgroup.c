@@ -127,7 +127,7 @@ int cgroup_create(const char *dir, struct err *e)
 	char *p;
 
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s", dir) >= sizeof(tmp))
-		return err_set(e, -ENAMETOOLONG, "internal", "cgroup path too long");
+		return err_set(e, -ENAMETOOLONG, ERR_INTERNAL, "cgroup path too long");
 	for (p = tmp + 1;; p++) {
 		if (*p != '/' && *p != '\0')
 			continue;
@@ -136,7 +136,7 @@ int cgroup_create(const char *dir, struct err *e)
 
 			*p = '\0';
 			if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-				return err_set(e, -errno, "internal",
+				return err_set(e, -errno, ERR_INTERNAL,
 				               "cannot create cgroup '%s': %s", tmp,
 				               strerror(errno));
 			*p = c;

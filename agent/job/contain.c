@@ -211,8 +211,8 @@ int contain_init(struct contain *c, const char *sysfs_root, const char *state_di
 		hash_hex(real, c->agent_id);
 		snprintf(c->records, sizeof(c->records), "%s/contain", real);
 		if (mkdir(c->records, 0700) < 0 && errno != EEXIST)
-			return err_set(e, -errno, "internal", "cannot create '%s': %s", c->records,
-			               strerror(errno));
+			return err_set(e, -errno, ERR_INTERNAL, "cannot create '%s': %s",
+			               c->records, strerror(errno));
 	} else {
 		snprintf(real, sizeof(real), "pid %d", (int)getpid());
 		hash_hex(real, c->agent_id);
@@ -228,7 +228,7 @@ int contain_init(struct contain *c, const char *sysfs_root, const char *state_di
 		         c->kill_file ? "cgroup.kill" : "no cgroup.kill: SIGKILL to every member");
 		return 0;
 	} else if (want == CONTAIN_CGROUP) {
-		return err_set(e, -EPERM, "internal", "--contain cgroup: %s", why);
+		return err_set(e, -EPERM, ERR_INTERNAL, "--contain cgroup: %s", why);
 	} else {
 		snprintf(c->why_proc, sizeof(c->why_proc), "%s", why);
 	}
@@ -284,7 +284,7 @@ int contain_pass_begin(struct contain *c, int64_t job_id, struct contain_pass *c
 	cp->job_id = job_id;
 	if (c->mode == CONTAIN_CGROUP &&
 	    contain_cgroup_path(c->base, job_id, cp->cgroup, sizeof(cp->cgroup))) {
-		rc = err_set(e, -ENAMETOOLONG, "engine_failed", "job %lld: cgroup path too long",
+		rc = err_set(e, -ENAMETOOLONG, ERR_ENGINE_FAILED, "job %lld: cgroup path too long",
 		             (long long)job_id);
 		goto fail;
 	}
@@ -298,7 +298,7 @@ int contain_pass_begin(struct contain *c, int64_t job_id, struct contain_pass *c
 		         c->boot_id, cp->cgroup[0] ? "cgroup " : "", cp->cgroup,
 		         cp->cgroup[0] ? "\n" : "");
 		if (cp->record_fd < 0 || (rc = record_put(cp, line))) {
-			rc = err_set(e, -errno, "engine_failed", "cannot write '%s': %s",
+			rc = err_set(e, -errno, ERR_ENGINE_FAILED, "cannot write '%s': %s",
 			             cp->record, strerror(errno));
 			goto fail;
 		}
@@ -307,13 +307,14 @@ int contain_pass_begin(struct contain *c, int64_t job_id, struct contain_pass *c
 	if (c->mode == CONTAIN_CGROUP) {
 		rc = cgroup_make(cp->cgroup, e);
 		if (rc) {
-			err_set(e, rc, "engine_failed", "job %lld: %s", (long long)job_id, e->msg);
+			err_set(e, rc, ERR_ENGINE_FAILED, "job %lld: %s", (long long)job_id,
+			        e->msg);
 			goto fail;
 		}
 		snprintf(path, sizeof(path), "%s/cgroup.procs", cp->cgroup);
 		cp->procs_fd = open(path, O_WRONLY | O_CLOEXEC);
 		if (cp->procs_fd < 0) {
-			rc = err_set(e, -errno, "engine_failed", "cannot open '%s': %s", path,
+			rc = err_set(e, -errno, ERR_ENGINE_FAILED, "cannot open '%s': %s", path,
 			             strerror(errno));
 			goto fail;
 		}
@@ -369,7 +370,7 @@ int contain_pass_admit(struct contain_pass *cp, pid_t pid, struct err *e)
 		return 0;
 	rc = ptree_stat_read(pid, &st);
 	if (rc)
-		return err_set(e, rc, "engine_failed", "cannot read the start time of process %d",
+		return err_set(e, rc, ERR_ENGINE_FAILED, "cannot read the start time of process %d",
 		               (int)pid);
 	id = (struct pident){ pid, st.start };
 	ids_add(cp, &id, 1);

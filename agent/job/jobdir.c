@@ -73,12 +73,12 @@ static int open_nofollow(const char *const *allow_dirs, int n, const char *dir, 
 	size_t len;
 
 	if (!root)
-		return err_set(e, -EPERM, "dir_not_allowed",
+		return err_set(e, -EPERM, ERR_DIR_NOT_ALLOWED,
 		               "directory: '%.*s' is not under an --allow-dir of this agent",
 		               utf8_cut(dir, 200), dir);
 	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return err_set(e, -errno, "dir_changed",
+		return err_set(e, -errno, ERR_DIR_CHANGED,
 		               "directory: cannot open --allow-dir '%s': %s", root,
 		               strerror(errno));
 	len = strlen(root) == 1 ? 0 : strlen(root);
@@ -93,7 +93,7 @@ static int open_nofollow(const char *const *allow_dirs, int n, const char *dir, 
 		if ((size_t)(end - p) > NAME_MAX || (end - p == 2 && !strncmp(p, "..", 2)) ||
 		    (end - p == 1 && *p == '.')) {
 			close(fd);
-			return err_set(e, -EINVAL, "dir_changed",
+			return err_set(e, -EINVAL, ERR_DIR_CHANGED,
 			               "directory: '%.*s' is not a plain path", utf8_cut(dir, 200),
 			               dir);
 		}
@@ -104,7 +104,7 @@ static int open_nofollow(const char *const *allow_dirs, int n, const char *dir, 
 			rc = -errno;
 			close(fd);
 			return err_set(
-			        e, rc, "dir_changed",
+			        e, rc, ERR_DIR_CHANGED,
 			        "directory: '%.*s' changed since the job was submitted: '%s' is "
 			        "%s; nothing was written",
 			        utf8_cut(dir, 200), dir, comp,
@@ -125,7 +125,7 @@ int jobdir_open(struct jobdir *jd, const char *const *allow_dirs, int n_allow_di
 
 	*jd = (struct jobdir)JOBDIR_INIT;
 	if (jobdir_path_has_control(dir))
-		return err_set(e, -EINVAL, "bad_request", "directory: has a control character");
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST, "directory: has a control character");
 	rc = open_nofollow(allow_dirs, n_allow_dirs, dir, e);
 	if (rc < 0)
 		return rc;
@@ -153,7 +153,7 @@ int jobdir_open_in(struct jobdir *jd, int parent_fd, const char *dir, const char
 			         (unsigned long)random_u32());
 			continue;
 		}
-		err_set(e, rc, rc == -EEXIST ? "dir_conflict" : "dir_changed",
+		err_set(e, rc, rc == -EEXIST ? ERR_DIR_CONFLICT : ERR_DIR_CHANGED,
 		        "cannot make the pass's directory '%s' in '%.*s': %s%s", jd->name,
 		        utf8_cut(dir, 200), dir, strerror(-rc),
 		        rc == -EEXIST ? " (something of that name is there already: nothing was "
@@ -165,7 +165,7 @@ int jobdir_open_in(struct jobdir *jd, int parent_fd, const char *dir, const char
 	jd->fd = openat(jd->parent_fd, jd->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (jd->fd < 0 || fstat(jd->fd, &st) < 0 || (st.st_mode & 0777) != 0700 ||
 	    st.st_uid != geteuid()) {
-		rc = err_set(e, -EPERM, "dir_changed",
+		rc = err_set(e, -EPERM, ERR_DIR_CHANGED,
 		             "the pass's directory '%s' in '%.*s' was replaced as it was made",
 		             jd->name, utf8_cut(dir, 200), dir);
 		goto fail;

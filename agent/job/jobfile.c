@@ -19,14 +19,14 @@ int jobfile_open(struct jobfile *jf, const char *text, struct err *e)
 
 	jf->fd = memfd_create("fio_file", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (jf->fd < 0)
-		return err_set(e, -errno, "internal", "cannot make the job file: %s",
+		return err_set(e, -errno, ERR_INTERNAL, "cannot make the job file: %s",
 		               strerror(errno));
 	while (done < len) {
 		n = write(jf->fd, text + done, len - done);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			rc = err_set(e, n < 0 ? -errno : -EIO, "internal",
+			rc = err_set(e, n < 0 ? -errno : -EIO, ERR_INTERNAL,
 			             "cannot write the job file: %s",
 			             n < 0 ? strerror(errno) : "short write");
 			goto out;
@@ -34,7 +34,7 @@ int jobfile_open(struct jobfile *jf, const char *text, struct err *e)
 		done += (size_t)n;
 	}
 	if (fcntl(jf->fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL)) {
-		rc = err_set(e, -errno, "internal", "cannot seal the job file: %s",
+		rc = err_set(e, -errno, ERR_INTERNAL, "cannot seal the job file: %s",
 		             strerror(errno));
 		goto out;
 	}
@@ -111,9 +111,9 @@ int jobfile_fio_check(const char *fio_exe, const struct jobfile *jf, struct err 
 			proc_terminate(&p, 1.0);
 			proc_release(&p);
 			if (rc < 0)
-				return err_set(e, rc, "engine_failed",
+				return err_set(e, rc, ERR_ENGINE_FAILED,
 				               "lost track of fio --parse-only");
-			return err_set(e, -ETIMEDOUT, "engine_failed",
+			return err_set(e, -ETIMEDOUT, ERR_ENGINE_FAILED,
 			               "fio --parse-only took more than %.0f s on the job file",
 			               JOBFILE_PARSE_TIMEOUT_S);
 		}
@@ -122,7 +122,7 @@ int jobfile_fio_check(const char *fio_exe, const struct jobfile *jf, struct err 
 	if (p.exit_code != 0 || p.term_signal) {
 		fio_words(&p.err, jf->path, words, sizeof(words));
 		fio_words(&p.out, jf->path, more, sizeof(more));
-		rc = err_set(e, -EINVAL, "fio_rejected",
+		rc = err_set(e, -EINVAL, ERR_FIO_REJECTED,
 		             "fio_file: fio rejects it (fio --parse-only, exit status %d): %s%s%s",
 		             p.exit_code,
 		             words[0]  ? words

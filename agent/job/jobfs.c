@@ -41,21 +41,21 @@ int jobfs_init(struct jobfs *j, const char *root, const char *state_dir, const c
 	if (!state_dir)
 		return 0;
 	if (!realpath(state_dir, real))
-		return err_set(e, -errno, "internal", "cannot resolve '%s': %s", state_dir,
+		return err_set(e, -errno, ERR_INTERNAL, "cannot resolve '%s': %s", state_dir,
 		               strerror(errno));
 	snprintf(j->dir, sizeof(j->dir), "%s/fs", real);
 	sfd = open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (sfd < 0)
-		return err_set(e, -errno, "internal", "cannot open '%s': %s", real,
+		return err_set(e, -errno, ERR_INTERNAL, "cannot open '%s': %s", real,
 		               strerror(errno));
 	if (mkdirat(sfd, "fs", 0700) < 0 && errno != EEXIST) {
-		rc = err_set(e, -errno, "internal", "cannot create '%s': %s", j->dir,
+		rc = err_set(e, -errno, ERR_INTERNAL, "cannot create '%s': %s", j->dir,
 		             strerror(errno));
 		goto out;
 	}
 	j->dir_fd = openat(sfd, "fs", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (j->dir_fd < 0) {
-		rc = err_set(e, -errno, "internal", "'%s' %s: %s", j->dir,
+		rc = err_set(e, -errno, ERR_INTERNAL, "'%s' %s: %s", j->dir,
 		             errno == ELOOP || errno == ENOTDIR ? "is not a plain directory"
 		                                                : "cannot be opened",
 		             strerror(errno));
@@ -63,7 +63,7 @@ int jobfs_init(struct jobfs *j, const char *root, const char *state_dir, const c
 	}
 	if (fstat(j->dir_fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 077)) {
 		rc = err_set(
-		        e, -EPERM, "internal",
+		        e, -EPERM, ERR_INTERNAL,
 		        "'%s' must be a directory of the agent's user with mode 0700 (it holds "
 		        "the mount points of job filesystems): chmod 700 %s",
 		        j->dir, j->dir);
@@ -118,7 +118,7 @@ static int tool_run(char **argv, struct contain *c, int64_t job_id, jobfs_stop_f
 		rc = proc_spawn(&p, argv, "/", e);
 	}
 	if (rc) {
-		err_set(e, rc, "fs_failed", "%s", e->msg);
+		err_set(e, rc, ERR_FS_FAILED, "%s", e->msg);
 		goto out;
 	}
 	for (;;) {
@@ -126,20 +126,21 @@ static int tool_run(char **argv, struct contain *c, int64_t job_id, jobfs_stop_f
 		if (rc == 1)
 			break;
 		if (rc < 0) {
-			err_set(e, rc, "fs_failed", "lost track of %s: %s", argv[0], strerror(-rc));
+			err_set(e, rc, ERR_FS_FAILED, "lost track of %s: %s", argv[0],
+			        strerror(-rc));
 			proc_terminate(&p, JOBFS_STOP_GRACE_S);
 			goto out;
 		}
 		if (stop && stop(stop_cls)) {
 			proc_terminate(&p, JOBFS_STOP_GRACE_S);
-			rc = err_set(e, -ECANCELED, "cancelled",
+			rc = err_set(e, -ECANCELED, ERR_CANCELLED,
 			             "%s stopped: the job was cancelled", argv[0]);
 			goto out;
 		}
 		if (time_mono_s() > deadline) {
 			proc_terminate(&p, JOBFS_STOP_GRACE_S);
-			rc = err_set(e, -ETIMEDOUT, "fs_failed", "%s did not finish within %.0f s",
-			             argv[0], timeout_s);
+			rc = err_set(e, -ETIMEDOUT, ERR_FS_FAILED,
+			             "%s did not finish within %.0f s", argv[0], timeout_s);
 			goto out;
 		}
 	}
@@ -159,7 +160,7 @@ int jobfs_tools_available(enum fs_type t, struct err *e)
 
 	for (; *tool; tool++)
 		if (!engine_tool_found(*tool))
-			return err_set(e, -ENOENT, "engine_unavailable",
+			return err_set(e, -ENOENT, ERR_ENGINE_UNAVAILABLE,
 			               "filesystem %s: '%s' is not installed on this node (Debian "
 			               "package %s)",
 			               fs_type_name(t), *tool,
@@ -245,7 +246,7 @@ static int kernel_options_check(enum fs_type t, const struct fs_mount *m, struct
 
 	if (fd < 0) {
 		if (errno == ENODEV)
-			return err_set(e, -ENODEV, "engine_unavailable",
+			return err_set(e, -ENODEV, ERR_ENGINE_UNAVAILABLE,
 			               "filesystem %s: this node's kernel does not have it",
 			               fs_type_name(t));
 		log_debug("fsopen(%s): %s: mount options judged by the tables only",
@@ -275,13 +276,13 @@ static int mount_onto(struct jobfs *j, const char *name, const char *devpath, en
 
 	fsfd = fsopen(fs_type_name(t), FSOPEN_CLOEXEC);
 	if (fsfd < 0) {
-		rc = err_set(e, -errno, "fs_failed", "cannot mount %s (%s): fsopen: %s", devpath,
+		rc = err_set(e, -errno, ERR_FS_FAILED, "cannot mount %s (%s): fsopen: %s", devpath,
 		             fs_type_name(t), strerror(errno));
 		goto out;
 	}
 	if (fsconfig(fsfd, FSCONFIG_SET_STRING, "source", devpath, 0) < 0) {
 		fsctx_log(fsfd, why, sizeof(why));
-		rc = err_set(e, -errno, "fs_failed", "cannot mount %s (%s): %s", devpath,
+		rc = err_set(e, -errno, ERR_FS_FAILED, "cannot mount %s (%s): %s", devpath,
 		             fs_type_name(t), why[0] ? why : strerror(errno));
 		goto out;
 	}
@@ -292,25 +293,27 @@ static int mount_onto(struct jobfs *j, const char *name, const char *devpath, en
 		int saved = errno;
 
 		fsctx_log(fsfd, why, sizeof(why));
-		rc = err_set(e, -saved, "fs_failed", "mount of %s (%s) refused: %s", devpath,
+		rc = err_set(e, -saved, ERR_FS_FAILED, "mount of %s (%s) refused: %s", devpath,
 		             fs_type_name(t), why[0] ? why : strerror(saved));
 		goto out;
 	}
 	mfd = fsmount(fsfd, FSMOUNT_CLOEXEC, mount_attrs(m));
 	if (mfd < 0) {
-		rc = err_set(e, -errno, "fs_failed", "mount of %s (%s) refused: fsmount: %s",
+		rc = err_set(e, -errno, ERR_FS_FAILED, "mount of %s (%s) refused: fsmount: %s",
 		             devpath, fs_type_name(t), strerror(errno));
 		goto out;
 	}
 	tfd = openat(j->dir_fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (tfd < 0) {
-		rc = err_set(e, -errno, "fs_failed", "cannot open the mount directory '%s/%s': %s",
-		             j->dir, name, strerror(errno));
+		rc = err_set(e, -errno, ERR_FS_FAILED,
+		             "cannot open the mount directory '%s/%s': %s", j->dir, name,
+		             strerror(errno));
 		goto out;
 	}
 	if (move_mount(mfd, "", tfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0) {
-		rc = err_set(e, -errno, "fs_failed", "cannot attach the mount of %s at '%s/%s': %s",
-		             devpath, j->dir, name, strerror(errno));
+		rc = err_set(e, -errno, ERR_FS_FAILED,
+		             "cannot attach the mount of %s at '%s/%s': %s", devpath, j->dir, name,
+		             strerror(errno));
 		goto out;
 	}
 	rc = 0;
@@ -342,13 +345,13 @@ static int record_write(struct jobfs *j, const struct jobfs_made *m, unsigned ma
 	             (long long)m->job_id, j->boot_id, m->device, major, minor, m->mount_point);
 	fd = openat(j->dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return err_set(e, -errno, "fs_failed",
+		return err_set(e, -errno, ERR_FS_FAILED,
 		               errno == EEXIST ? "'%s/%s' is left from an earlier run that could "
 		                                 "not unmount it; see the start-up log"
 		                               : "cannot create '%s/%s': %s",
 		               j->dir, name, strerror(errno));
 	if (write(fd, text, (size_t)n) != n || fdatasync(fd) < 0)
-		rc = err_set(e, errno ? -errno : -EIO, "fs_failed", "cannot write '%s/%s': %s",
+		rc = err_set(e, errno ? -errno : -EIO, ERR_FS_FAILED, "cannot write '%s/%s': %s",
 		             j->dir, name, strerror(errno ? errno : EIO));
 	close(fd);
 	if (rc)
@@ -460,8 +463,9 @@ static int mount_read_back(struct jobfs *j, struct jobfs_made *m, unsigned major
 		snprintf(m->super_opts, sizeof(m->super_opts), "%s", mi->super_opts);
 		rc = 0;
 	} else {
-		err_set(e, -ENOENT, "fs_failed", "the mount of /dev/%s does not show in %s at '%s'",
-		        m->device, j->mountinfo, m->mount_point);
+		err_set(e, -ENOENT, ERR_FS_FAILED,
+		        "the mount of /dev/%s does not show in %s at '%s'", m->device, j->mountinfo,
+		        m->mount_point);
 	}
 	buf_release(&b);
 	free(mi);
@@ -484,7 +488,7 @@ int jobfs_make(struct jobfs *j, int64_t job_id, const char *device, const struct
 	m->type = spec->type;
 	snprintf(m->device, sizeof(m->device), "%s", device);
 	if (j->dir_fd < 0)
-		return err_set(e, -EPERM, "fs_failed",
+		return err_set(e, -EPERM, ERR_FS_FAILED,
 		               "this agent has no state directory to mount filesystems under");
 	snprintf(devpath, sizeof(devpath), "/dev/%s", device);
 	snprintf(name, sizeof(name), "job-%lld", (long long)job_id);
@@ -496,7 +500,7 @@ int jobfs_make(struct jobfs *j, int64_t job_id, const char *device, const struct
 		goto out;
 	fsopt_words_join((const char *const *)argv, -1, " ", m->mkfs_argv, sizeof(m->mkfs_argv));
 	if (stat(devpath, &st) < 0 || !S_ISBLK(st.st_mode)) {
-		rc = err_set(e, -ENODEV, "fs_failed", "'%s' is not a block device", devpath);
+		rc = err_set(e, -ENODEV, ERR_FS_FAILED, "'%s' is not a block device", devpath);
 		goto out;
 	}
 	m->dev_major = major(st.st_rdev);
@@ -507,7 +511,7 @@ int jobfs_make(struct jobfs *j, int64_t job_id, const char *device, const struct
 		goto out;
 	m->record_made = true;
 	if (mkdirat(j->dir_fd, name, 0700) < 0) {
-		rc = err_set(e, -errno, "fs_failed", "cannot create the mount directory '%s': %s",
+		rc = err_set(e, -errno, ERR_FS_FAILED, "cannot create the mount directory '%s': %s",
 		             m->mount_point, strerror(errno));
 		goto out;
 	}
@@ -521,12 +525,12 @@ int jobfs_make(struct jobfs *j, int64_t job_id, const char *device, const struct
 	m->mkfs_s = time_mono_s() - t0;
 	if (status != 0) {
 		tool_why(&out, &errout, why, sizeof(why));
-		rc = err_set(e, -EIO, "fs_failed", "%s exited with status %d: %s", argv[0], status,
-		             why);
+		rc = err_set(e, -EIO, ERR_FS_FAILED, "%s exited with status %d: %s", argv[0],
+		             status, why);
 		goto out;
 	}
 	if (stop && stop(stop_cls)) {
-		rc = err_set(e, -ECANCELED, "cancelled", "cancelled after mkfs");
+		rc = err_set(e, -ECANCELED, ERR_CANCELLED, "cancelled after mkfs");
 		goto out;
 	}
 	/* tune2fs -l reads the device before it is mounted (no needs_recovery then); xfs_info
@@ -560,17 +564,17 @@ int jobfs_root_open(struct jobfs *j, const struct jobfs_made *m, struct err *e)
 	int fd;
 
 	if (j->dir_fd < 0 || !m->mounted)
-		return err_set(e, -ENOENT, "fs_failed", "job %lld has no filesystem mounted",
+		return err_set(e, -ENOENT, ERR_FS_FAILED, "job %lld has no filesystem mounted",
 		               (long long)m->job_id);
 	snprintf(name, sizeof(name), "job-%lld", (long long)m->job_id);
 	fd = openat(j->dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return err_set(e, -errno, "fs_failed", "cannot open the mount directory '%s': %s",
+		return err_set(e, -errno, ERR_FS_FAILED, "cannot open the mount directory '%s': %s",
 		               m->mount_point, strerror(errno));
 	if (fstat(fd, &st) < 0 || major(st.st_dev) != m->dev_major ||
 	    minor(st.st_dev) != m->dev_minor) {
 		close(fd);
-		return err_set(e, -ESTALE, "fs_failed",
+		return err_set(e, -ESTALE, ERR_FS_FAILED,
 		               "'%s' is no longer the filesystem made on /dev/%s (unmounted under "
 		               "the job?); nothing was written",
 		               m->mount_point, m->device);
@@ -605,7 +609,7 @@ int jobfs_dry_run(const char *device, const struct fs_spec *spec, struct jobfs_m
 		goto out;
 	if (status != 0) {
 		tool_why(&out, &errout, why, sizeof(why));
-		rc = err_set(e, -EINVAL, "invalid_fs_option", "%s's dry run (%s) refuses: %s",
+		rc = err_set(e, -EINVAL, ERR_INVALID_FS_OPTION, "%s's dry run (%s) refuses: %s",
 		             argv[0], spec->type == FS_XFS ? "-N" : "-n", why);
 		goto out;
 	}

@@ -140,13 +140,13 @@ int proc_spawn_in(struct proc *p, char *const argv[], const char *cwd, struct co
 	buf_append(&p->out, "", 0);
 	buf_append(&p->err, "", 0);
 	if (!argv || !argv[0]) {
-		rc = err_set(e, -EINVAL, "engine_failed", "nothing to run");
+		rc = err_set(e, -EINVAL, ERR_ENGINE_FAILED, "nothing to run");
 		goto out;
 	}
 	if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 || pipe2(st, O_CLOEXEC) < 0 ||
 	    (cp && pipe2(gate, O_CLOEXEC) < 0) ||
 	    (in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
-		rc = err_set(e, -errno, "engine_failed", "cannot run '%s': %s", argv[0],
+		rc = err_set(e, -errno, ERR_ENGINE_FAILED, "cannot run '%s': %s", argv[0],
 		             strerror(errno));
 		goto out;
 	}
@@ -161,7 +161,7 @@ int proc_spawn_in(struct proc *p, char *const argv[], const char *cwd, struct co
 	rc = pid < 0 ? -errno : 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc < 0) {
-		err_set(e, rc, "engine_failed", "cannot run '%s': fork: %s", argv[0],
+		err_set(e, rc, ERR_ENGINE_FAILED, "cannot run '%s': fork: %s", argv[0],
 		        strerror(-rc));
 		goto out;
 	}
@@ -175,7 +175,7 @@ int proc_spawn_in(struct proc *p, char *const argv[], const char *cwd, struct co
 	if (cp) {
 		rc = contain_pass_admit(cp, pid, e);
 		if (rc == 0 && write(gate[1], "1", 1) != 1)
-			rc = err_set(e, -errno, "engine_failed", "cannot run '%s': %s", argv[0],
+			rc = err_set(e, -errno, ERR_ENGINE_FAILED, "cannot run '%s': %s", argv[0],
 			             strerror(errno));
 		close_fd(&gate[1]);
 		if (rc) {
@@ -190,7 +190,7 @@ int proc_spawn_in(struct proc *p, char *const argv[], const char *cwd, struct co
 	if (n > 0) {
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
-		rc = err_set(e, -rep.err, "engine_failed", "cannot run '%s': %s%s", argv[0],
+		rc = err_set(e, -rep.err, ERR_ENGINE_FAILED, "cannot run '%s': %s%s", argv[0],
 		             rep.stage == STAGE_JOIN ? "cannot join its cgroup: " : "",
 		             strerror(rep.err));
 		goto out;

@@ -87,7 +87,7 @@ static int match_check(const struct profile_match *m, const struct profile_ident
 		const char *d = m->devices[i];
 
 		if (profile_is_pattern(d) ? !pattern_ok(d) : !sysfs_device_name_ok(d))
-			return err_set(e, -EINVAL, "bad_request",
+			return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 			               "match.devices[%d]: '%.*s' is not a device name or pattern",
 			               i, utf8_cut(d, 64), d);
 	}
@@ -96,7 +96,7 @@ static int match_check(const struct profile_match *m, const struct profile_ident
 			continue;
 		if (!src || !src->read)
 			return err_set(
-			        e, -EINVAL, "unsupported_match",
+			        e, -EINVAL, ERR_UNSUPPORTED_MATCH,
 			        "match.%s: this agent does not read device identity (vendor, "
 			        "model, firmware, serial, wwid, transport) yet; match by "
 			        "devices",
@@ -104,7 +104,7 @@ static int match_check(const struct profile_match *m, const struct profile_ident
 		parts++;
 	}
 	if (!parts)
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "match: give devices (names or patterns) or an identity field");
 	return 0;
 }
@@ -115,24 +115,24 @@ int profile_check(const struct profile *p, const struct profile_ident_source *sr
 	int i, j, rc;
 
 	if (!profile_name_ok(p->name))
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "name: '%.*s' is not a profile name (" PROFILE_NAME_RULE ")",
 		               utf8_cut(p->name, 64), p->name);
 	rc = match_check(&p->match, src, e);
 	if (rc)
 		return rc;
 	if (p->params.n < 1)
-		return err_set(e, -EINVAL, "bad_request", "params: give at least one parameter");
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST, "params: give at least one parameter");
 	for (i = 0; i < p->params.n; i++) {
 		const char *n = p->params.items[i].name;
 
 		if (!sysfs_param_name_ok(n))
-			return err_set(e, -ENOENT, "unknown_param",
+			return err_set(e, -ENOENT, ERR_UNKNOWN_PARAM,
 			               "params.%.*s: not a parameter name", utf8_cut(n, 64), n);
 		for (j = 0; j < i; j++)
 			if (same_param(p->params.items[j].name, n))
 				return err_set(
-				        e, -EINVAL, "invalid_value",
+				        e, -EINVAL, ERR_INVALID_VALUE,
 				        "params: %s and %s set the same thing; give only one",
 				        p->params.items[j].name, n);
 		sched |= !strcmp(n, "scheduler");
@@ -141,7 +141,7 @@ int profile_check(const struct profile *p, const struct profile_ident_source *sr
 	/* A scheduler switch by anyone removes the iosched attributes of the old one: a profile
 	 * can only hold them together with the scheduler they belong to. */
 	if (iosched && !sched)
-		return err_set(e, -EINVAL, "invalid_value",
+		return err_set(e, -EINVAL, ERR_INVALID_VALUE,
 		               "params: iosched.* attributes belong to one scheduler; hold the "
 		               "scheduler too");
 	return 0;

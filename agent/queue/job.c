@@ -199,7 +199,8 @@ static int lane_get(struct jobq *q, const char *dev, struct err *e)
 	snprintf(l->device, sizeof(l->device), "%s", dev);
 	if (pthread_create(&l->thread, NULL, lane_main, l)) {
 		free(l);
-		return err_set(e, -EAGAIN, "internal", "cannot start the job worker of '%s'", dev);
+		return err_set(e, -EAGAIN, ERR_INTERNAL, "cannot start the job worker of '%s'",
+		               dev);
 	}
 	l->next = q->lanes;
 	q->lanes = l;
@@ -231,12 +232,12 @@ int job_submit(struct jobq *q, struct job_spec *spec, int64_t *id, struct err *e
 	for (j = q->head; j; j = j->next)
 		n_queued++;
 	if (q->stop) {
-		rc = err_set(e, -EAGAIN, "shutting_down",
+		rc = err_set(e, -EAGAIN, ERR_SHUTTING_DOWN,
 		             "the agent is stopping: nothing is queued");
 		goto out;
 	}
 	if (n_queued >= max_queued) {
-		rc = err_set(e, -EAGAIN, "queue_full",
+		rc = err_set(e, -EAGAIN, ERR_QUEUE_FULL,
 		             "the agent's queue holds %d jobs already (its limit, --max-queued): "
 		             "submit again once some have run, or cancel some",
 		             n_queued);
@@ -254,7 +255,7 @@ int job_submit(struct jobq *q, struct job_spec *spec, int64_t *id, struct err *e
 		 * audited either (503, as a PATCH on a full disk). */
 		struct err se = *e;
 
-		rc = err_set(e, rc, "audit_unavailable",
+		rc = err_set(e, rc, ERR_AUDIT_UNAVAILABLE,
 		             "cannot record the job and the writes of its params in the database, "
 		             "so it was not queued: %s",
 		             se.msg);
@@ -296,7 +297,7 @@ int job_cancel(struct jobq *q, int64_t id, struct err *e)
 		if (rc == 0)
 			log_info("job %lld cancelled while queued", (long long)id);
 		else if (rc == -EBUSY)
-			rc = err_set(e, -EBUSY, "conflict", "job %lld is no longer queued",
+			rc = err_set(e, -EBUSY, ERR_CONFLICT, "job %lld is no longer queued",
 			             (long long)id);
 		return rc;
 	}
@@ -306,7 +307,7 @@ int job_cancel(struct jobq *q, int64_t id, struct err *e)
 		rc = store_job_get(q->env.store, id, &rec, e);
 		if (rc)
 			return rc;
-		rc = err_set(e, -EBUSY, "conflict", "job %lld already %s", (long long)id,
+		rc = err_set(e, -EBUSY, ERR_CONFLICT, "job %lld already %s", (long long)id,
 		             rec.state);
 		store_job_rec_release(&rec);
 		return rc;

@@ -36,20 +36,20 @@ static int directory_check(const struct jobq_env *env, const char *dir, char *re
 	int i;
 
 	if (dir[0] != '/')
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "directory: '%.*s' is not an absolute path", utf8_cut(dir, 200),
 		               dir);
 	/* An engine's argv and output cannot carry a line break or another control character
 	 * (fio's JSON would not parse): refused here, by the dry run too (issue 23 item 13). */
 	if (jobdir_path_has_control(dir))
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "directory: has a control character (a line break, a tab, ...); "
 		               "such paths are refused");
 	if (!realpath(dir, buf) || stat(buf, &st) < 0 || !S_ISDIR(st.st_mode))
-		return err_set(e, -EINVAL, "bad_request", "directory: '%.*s' is not a directory",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST, "directory: '%.*s' is not a directory",
 		               utf8_cut(dir, 200), dir);
 	if (jobdir_path_has_control(buf))
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "directory: resolves to a path with a control character; such paths "
 		               "are refused");
 	for (i = 0; i < env->n_allow_dirs; i++) {
@@ -58,7 +58,7 @@ static int directory_check(const struct jobq_env *env, const char *dir, char *re
 			return 0;
 		}
 	}
-	return err_set(e, -EPERM, "dir_not_allowed",
+	return err_set(e, -EPERM, ERR_DIR_NOT_ALLOWED,
 	               "directory: '%.*s' is not under an --allow-dir of this agent",
 	               utf8_cut(buf, 200), buf);
 }
@@ -87,17 +87,17 @@ static int fs_check(const struct jobq_env *env, struct job_spec *spec, bool held
 	int rc;
 
 	if (spec->directory)
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "directory: a job with a filesystem runs in the filesystem (mounted "
 		               "by the agent): give directory or filesystem, not both");
 	if (!format_allowed(env, spec->device))
 		return err_set(
-		        e, -EPERM, "format_not_allowed",
+		        e, -EPERM, ERR_FORMAT_NOT_ALLOWED,
 		        "filesystem: this agent may not make a filesystem on '%s': start it "
 		        "with --allow-format=%s (or --allow-format for every --allow-device)",
 		        spec->device, spec->device);
 	if (!held && sysfs_device_in_use(env->fs, spec->device, why, sizeof(why)))
-		return err_set(e, -EBUSY, "device_refused",
+		return err_set(e, -EBUSY, ERR_DEVICE_REFUSED,
 		               "refusing to make a filesystem on '%s': %s (mkfs would destroy its "
 		               "data)",
 		               spec->device, why);
@@ -130,7 +130,7 @@ static int owner_check(const struct jobq_env *env, const char *dev, struct err *
 	                 : -ESRCH;
 
 	if (rc == -ESRCH)
-		rc = err_set(e, -ESRCH, "session_required",
+		rc = err_set(e, -ESRCH, ERR_SESSION_REQUIRED,
 		             "params_restore: false leaves the params for the device's session to "
 		             "put back, and no session is open on '%s': open one first (POST "
 		             "/api/v1/devices/%s/sessions), or leave params_restore out",
@@ -169,10 +169,10 @@ int job_spec_dry_run(const struct jobq_env *env, struct job_spec *spec, bool hel
 	int rc, id;
 
 	if (!sysfs_device_name_ok(spec->device) || sysfs_device_check(env->fs, spec->device, NULL))
-		return err_set(e, -EINVAL, "bad_request", "device: no block device '%.*s'",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST, "device: no block device '%.*s'",
 		               utf8_cut(spec->device, 64), spec->device);
 	if (!eng)
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "engine: expected one of fio, dd, bonnie, iozone");
 	/* Every engine object given must be valid, even those not selected. */
 	for (id = 0; id < ENGINE_COUNT; id++) {
@@ -197,13 +197,13 @@ int job_spec_dry_run(const struct jobq_env *env, struct job_spec *spec, bool hel
 
 		if (spec->start_at - now > JOB_START_AHEAD_MAX_S)
 			return err_set(
-			        e, -EINVAL, "bad_request",
+			        e, -EINVAL, ERR_BAD_REQUEST,
 			        "start_at: %.0f s ahead of the agent's clock; a job holds for "
 			        "its moment %d s at most",
 			        spec->start_at - now, JOB_START_AHEAD_MAX_S);
 	}
 	if (!sysfs_device_allowed(env->fs, spec->device))
-		return err_set(e, -EPERM, "device_not_allowed",
+		return err_set(e, -EPERM, ERR_DEVICE_NOT_ALLOWED,
 		               "device '%s' is not in the agent's --allow-device list: it may not "
 		               "be benchmarked",
 		               spec->device);
@@ -219,10 +219,10 @@ int job_spec_dry_run(const struct jobq_env *env, struct job_spec *spec, bool hel
 		free(spec->directory);
 		spec->directory = xstrdup(real);
 	} else if (eng->needs_directory) {
-		return err_set(e, -EINVAL, "bad_request", "directory: required by engine %s",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST, "directory: required by engine %s",
 		               eng->name);
 	} else if (sysfs_device_in_use(env->fs, spec->device, why, sizeof(why))) {
-		return err_set(e, -EBUSY, "device_refused",
+		return err_set(e, -EBUSY, ERR_DEVICE_REFUSED,
 		               "refusing a raw-device job on '%s': %s (writing to it would destroy "
 		               "data); give a directory instead",
 		               spec->device, why);

@@ -32,7 +32,7 @@ static int params_changed(const struct jobq_env *env, int64_t id, int loop, stru
 	if (store_job_get(env->store, id, &r, e))
 		return -EIO;
 	if (r.has_params_changed)
-		rc = err_set(e, -ESTALE, "params_changed",
+		rc = err_set(e, -ESTALE, ERR_PARAMS_CHANGED,
 		             "the device's parameters were changed under the job (%s): pass %d is "
 		             "not kept and no further pass runs",
 		             r.params_changed, loop);
@@ -208,7 +208,7 @@ static enum pass_result pass_start(struct pass *ps, struct err *e)
 		return PASS_FAILED;
 	if (store_job_set_pgid(env->store, ps->id, ps->p.pid)) {
 		/* A crash now would leave the engine running unseen: do not go on. */
-		err_set(e, -EIO, "store_error",
+		err_set(e, -EIO, ERR_STORE_ERROR,
 		        "cannot record %s's process group in the database; pass stopped",
 		        spec->engine->name);
 		proc_terminate(&ps->p, CANCEL_GRACE_S);
@@ -230,7 +230,7 @@ static void pass_timeout(struct pass *ps, double deadline_s, struct err *e)
 	          (long long)ps->id, eng->name, deadline_s, ps->loop, ps->spec->loops,
 	          (int)ps->p.pid);
 	proc_terminate(&ps->p, CANCEL_GRACE_S);
-	err_set(e, -ETIMEDOUT, "engine_timeout",
+	err_set(e, -ETIMEDOUT, ERR_ENGINE_TIMEOUT,
 	        "%s ran past its deadline of %.0f s in pass %d of %d and was "
 	        "stopped "
 	        "(the deadline is %.0f x what the pass should take, %.0f s, + %.0f "
@@ -257,7 +257,7 @@ static enum pass_result pass_wait(struct pass *ps, double deadline_s, struct err
 		if (rc == 1)
 			return PASS_OK;
 		if (rc < 0) {
-			err_set(e, rc, "engine_failed", "lost track of %s: %s", eng->name,
+			err_set(e, rc, ERR_ENGINE_FAILED, "lost track of %s: %s", eng->name,
 			        strerror(-rc));
 			proc_terminate(p, CANCEL_GRACE_S);
 			return PASS_FAILED;
@@ -435,7 +435,7 @@ static int fs_make(const struct job_runner *r, int64_t id, const struct job_spec
 
 	/* The device was free when the job was queued; it must still be. */
 	if (sysfs_device_in_use(env->fs, spec->device, why, sizeof(why)))
-		return err_set(e, -EBUSY, "device_refused",
+		return err_set(e, -EBUSY, ERR_DEVICE_REFUSED,
 		               "refusing to make a filesystem on '%s': %s (mkfs would destroy its "
 		               "data)",
 		               spec->device, why);
@@ -446,7 +446,7 @@ static int fs_make(const struct job_runner *r, int64_t id, const struct job_spec
 		return rc;
 	err_clear(&se);
 	if (store_job_set_filesystem(env->store, id, made, &se))
-		return err_set(e, -EIO, "store_error", "cannot record the job's filesystem: %s",
+		return err_set(e, -EIO, ERR_STORE_ERROR, "cannot record the job's filesystem: %s",
 		               se.msg);
 	return 0;
 }
@@ -518,7 +518,7 @@ static int params_apply(const struct job_runner *r, int64_t id, const struct job
 		                  origin, &rolled_back, e);
 	rc = owner_hold(r, id, spec, apply_owned, &c, e);
 	if (rc == -ESRCH)
-		return err_set(e, -ESRCH, "session_required",
+		return err_set(e, -ESRCH, ERR_SESSION_REQUIRED,
 		               "params_restore: false leaves the params for the session on '%s' to "
 		               "put back, and that session ended before the job started: nothing "
 		               "was written",
@@ -554,7 +554,7 @@ static int params_take(const struct job_runner *r, int64_t id, const struct job_
 		return -1;
 	err_clear(&se);
 	if (store_job_set_restore(r->env->store, id, snap, &se))
-		return err_set(e, -EIO, "store_error",
+		return err_set(e, -EIO, ERR_STORE_ERROR,
 		               "cannot record the restore point, so the job's params were not "
 		               "applied: %s",
 		               se.msg);
@@ -580,7 +580,8 @@ static int snapshot_record(const struct jobq_env *env, int64_t id, const struct 
 	err_clear(&se);
 	if (store_job_set_params(env->store, id, &ps, applied_json, &se) ||
 	    job_identity_record(env, id, spec->device, &se)) {
-		err_set(e, -EIO, "store_error", "cannot record the parameter snapshot: %s", se.msg);
+		err_set(e, -EIO, ERR_STORE_ERROR, "cannot record the parameter snapshot: %s",
+		        se.msg);
 		goto out;
 	}
 	rc = 0;
@@ -632,7 +633,7 @@ enum job_state job_run(const struct job_runner *r, int64_t id, const struct job_
 	if (spec->fs) {
 		made = xcalloc(1, sizeof(*made));
 		if (fs_make(r, id, spec, made, e)) {
-			if (strcmp(e->code, "cancelled"))
+			if (e->code != ERR_CANCELLED)
 				goto out;
 			state = stop_state(r);
 			goto stopped;
@@ -650,11 +651,11 @@ enum job_state job_run(const struct job_runner *r, int64_t id, const struct job_
 	state = loops_run(r, id, spec, made, pass_deadline_s, &loop, e);
 stopped:
 	if (state == JOB_CANCELLED)
-		err_set(e, -ECANCELED, "cancelled", "cancelled by request during loop %d of %d",
+		err_set(e, -ECANCELED, ERR_CANCELLED, "cancelled by request during loop %d of %d",
 		        loop, spec->loops);
 	else if (state == JOB_INTERRUPTED)
-		err_set(e, -EINTR, "interrupted", "the agent shut down during loop %d of %d", loop,
-		        spec->loops);
+		err_set(e, -EINTR, ERR_INTERRUPTED, "the agent shut down during loop %d of %d",
+		        loop, spec->loops);
 out:
 	/* From the database, not snap: a session's restore may have cancelled it. */
 	if (restore_at_end &&

@@ -112,7 +112,7 @@ static int may_write(void *cls, const char *dev, struct err *e)
 	int rc = keep_owner(env, dev, who, sizeof(who), e);
 
 	if (rc > 0)
-		return err_set(e, -EBUSY, "yielded", "%s owns '%s'", who, dev);
+		return err_set(e, -EBUSY, ERR_YIELDED, "%s owns '%s'", who, dev);
 	return rc;
 }
 
@@ -280,7 +280,7 @@ void keep_apply(const struct keeper_env *env, const struct profile *p, struct ke
 	if (rc == 0)
 		rc = keep_plan_write(env, p, d, &pl, why, &e);
 	keep_plan_release(&pl);
-	if (rc == -EBUSY && !strcmp(e.code, "yielded") &&
+	if (rc == -EBUSY && e.code == ERR_YIELDED &&
 	    keep_owner(env, d->device, who, sizeof(who), &e) > 0) {
 		d->owed = true;
 		snprintf(d->owed_why, sizeof(d->owed_why), "after %s let go", who);
@@ -384,7 +384,7 @@ static void reapply(const struct keeper_env *env, const struct profile *p, struc
 	}
 	keep_plan_release(&pl);
 	keep_plan_release(&all);
-	if (rc == -EBUSY && !strcmp(e.code, "yielded")) {
+	if (rc == -EBUSY && e.code == ERR_YIELDED) {
 		d->recheck = true;
 		return;
 	}

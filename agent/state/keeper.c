@@ -419,7 +419,7 @@ int keeper_start(struct keeper **out, const struct keeper_env *env, struct err *
 	if (!k->env.manual) {
 		if (pthread_create(&k->thread, NULL, worker_main, k)) {
 			keeper_stop(k);
-			return err_set(e, -EAGAIN, "internal", "cannot start the profile thread");
+			return err_set(e, -EAGAIN, ERR_INTERNAL, "cannot start the profile thread");
 		}
 		k->thread_started = true;
 	}
@@ -490,7 +490,7 @@ static int put_check(struct keeper *k, const struct profile *p, struct err *e)
 		    !profile_params_overlap(p, q, name, sizeof(name)) ||
 		    !put_contested(k, p, q, dev, sizeof(dev)))
 			continue;
-		return err_set(e, -EBUSY, "conflict",
+		return err_set(e, -EBUSY, ERR_CONFLICT,
 		               "profile '%s' already holds %s on '%s'; a parameter of a device is "
 		               "held by one profile",
 		               q->name, name, dev);
@@ -499,7 +499,7 @@ static int put_check(struct keeper *k, const struct profile *p, struct err *e)
 		const char *d = p->match.devices[i];
 
 		if (!profile_is_pattern(d) && !sysfs_device_allowed(k->env.fs, d))
-			return err_set(e, -EPERM, "device_not_allowed",
+			return err_set(e, -EPERM, ERR_DEVICE_NOT_ALLOWED,
 			               "match.devices[%d]: device '%s' is not in the agent's "
 			               "--allow-device list",
 			               i, d);
@@ -702,7 +702,7 @@ static int put_write(struct keeper *k, struct put *pu, const char *origin, bool 
 		              : 0;
 		if (rc == 0)
 			rc = keep_plan_write(&k->env, &pu->nk.p, d, &pu->tg[i].pl, why, &we);
-		if (rc == -EBUSY && !strcmp(we.code, "yielded") &&
+		if (rc == -EBUSY && we.code == ERR_YIELDED &&
 		    keep_owner(&k->env, d->device, who, sizeof(who), &we) > 0) {
 			keep_state_set(d, KEEP_YIELDED, pu->t);
 			snprintf(d->owner, sizeof(d->owner), "%s", who);
@@ -758,7 +758,7 @@ int keeper_put(struct keeper *k, struct profile *p, bool dry_run, const char *or
 	pu.idx = kept_index(k, p->name);
 	*created = pu.idx < 0;
 	rc = pu.idx < 0 && k->n >= KEEPER_PROFILES_MAX
-	             ? err_set(e, -EBUSY, "conflict",
+	             ? err_set(e, -EBUSY, ERR_CONFLICT,
 	                       "the agent keeps at most %d profiles; delete one first",
 	                       KEEPER_PROFILES_MAX)
 	             : put_check(k, p, e);
@@ -800,7 +800,7 @@ static int look_locked(struct keeper *k, const char *name, struct err *e)
 	int idx = kept_index(k, name);
 
 	if (idx < 0)
-		return err_set(e, -ENOENT, "not_found", "no profile '%s'", name);
+		return err_set(e, -ENOENT, ERR_NOT_FOUND, "no profile '%s'", name);
 	scan(k);
 	kept_sync(k, idx, KEEP_PASS_READ);
 	return idx;

@@ -17,10 +17,10 @@ int session_open(struct session_mgr *m, const char *dev, int64_t ttl_s, double n
 
 	memset(out, 0, sizeof(*out));
 	if (ttl_s < 1 || ttl_s > SESSION_TTL_MAX_S)
-		return err_set(e, -EINVAL, "bad_request", "ttl_s: must be 1..%d seconds",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST, "ttl_s: must be 1..%d seconds",
 		               SESSION_TTL_MAX_S);
 	if (!sysfs_device_allowed(m->tune->fs, dev))
-		return err_set(e, -EPERM, "device_not_allowed",
+		return err_set(e, -EPERM, ERR_DEVICE_NOT_ALLOWED,
 		               "device '%s' is not in the agent's --allow-device list", dev);
 	rc = tune_snapshot_take(m->tune, dev, &snap, e);
 	if (rc)
@@ -51,8 +51,8 @@ int session_renew(struct session_mgr *m, int64_t id, double now, struct session_
 		return rc;
 	unrecorded_apply(m, out);
 	if (strcmp(out->state, "open"))
-		return err_set(e, -EBUSY, "conflict", "session %lld is %s, not open", (long long)id,
-		               out->state);
+		return err_set(e, -EBUSY, ERR_CONFLICT, "session %lld is %s, not open",
+		               (long long)id, out->state);
 	out->expires_at = now + (double)out->ttl_s;
 	return store_session_renew(m->store, id, out->expires_at, e);
 }
@@ -150,7 +150,7 @@ int session_end(struct session_mgr *m, int64_t id, bool restore, const char *rea
 		goto out;
 	unrecorded_apply(m, out);
 	if (strcmp(out->state, "open")) {
-		rc = err_set(e, -EBUSY, "conflict", "session %lld already ended (%s)",
+		rc = err_set(e, -EBUSY, ERR_CONFLICT, "session %lld already ended (%s)",
 		             (long long)id, out->end_reason);
 		goto out;
 	}
@@ -218,7 +218,7 @@ int session_owner_run(struct session_mgr *m, const char *dev, double since,
 	for (i = 0; i < n && open[i].created_at > since; i++)
 		;
 	if (i == n) {
-		rc = err_set(e, -ESRCH, "session_required",
+		rc = err_set(e, -ESRCH, ERR_SESSION_REQUIRED,
 		             "no session is open on '%s' to put its params back", dev);
 		goto out;
 	}

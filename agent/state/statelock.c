@@ -44,12 +44,12 @@ int statelock_take(struct statelock *l, const char *dir, struct err *e)
 	lock_path(dir, path, sizeof(path));
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
 	if (fd < 0)
-		return err_set(e, -errno, "internal",
+		return err_set(e, -errno, ERR_INTERNAL,
 		               "cannot open the state directory's lock '%s': %s: can this user "
 		               "write the file and its directory?",
 		               path, strerror(errno));
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
-		rc = err_set(e, -EPERM, "internal",
+		rc = err_set(e, -EPERM, ERR_INTERNAL,
 		             "the state directory's lock '%s' must be a plain file of the agent's "
 		             "user",
 		             path);
@@ -57,7 +57,7 @@ int statelock_take(struct statelock *l, const char *dir, struct err *e)
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		if (errno != EWOULDBLOCK) {
-			rc = err_set(e, -errno, "internal", "cannot lock '%s': %s", path,
+			rc = err_set(e, -errno, ERR_INTERNAL, "cannot lock '%s': %s", path,
 			             strerror(errno));
 			goto fail;
 		}
@@ -66,7 +66,7 @@ int statelock_take(struct statelock *l, const char *dir, struct err *e)
 			snprintf(pid, sizeof(pid), "pid %d", (int)holder);
 		else
 			snprintf(pid, sizeof(pid), "pid unknown");
-		rc = err_set(e, -EBUSY, "state_dir_in_use",
+		rc = err_set(e, -EBUSY, ERR_STATE_DIR_IN_USE,
 		             "state directory '%s' is in use by another agent (%s holds %s): one "
 		             "agent per state directory; stop that one first, or give this one its "
 		             "own --state-dir",
@@ -76,7 +76,7 @@ int statelock_take(struct statelock *l, const char *dir, struct err *e)
 	n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
 	/* The pid is for the message above only: the lock itself is the flock. */
 	if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
-		rc = err_set(e, -errno ? -errno : -EIO, "internal", "cannot write '%s': %s", path,
+		rc = err_set(e, -errno ? -errno : -EIO, ERR_INTERNAL, "cannot write '%s': %s", path,
 		             strerror(errno ? errno : EIO));
 		goto fail;
 	}

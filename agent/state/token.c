@@ -55,7 +55,7 @@ static int durable_create(const char *path, const char *data, size_t len, struct
 	unlink(tmp); /* a previous crash's, of a pid that is ours again */
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
-		return err_set(e, -errno, "internal", "cannot create token file '%s': %s", tmp,
+		return err_set(e, -errno, ERR_INTERNAL, "cannot create token file '%s': %s", tmp,
 		               strerror(errno));
 	while (len > 0 && rc == 0) {
 		n = write(fd, p, len);
@@ -73,20 +73,21 @@ static int durable_create(const char *path, const char *data, size_t len, struct
 	if (close(fd) < 0 && rc == 0)
 		rc = -errno;
 	if (rc) {
-		err_set(e, rc, "internal", "cannot write token file '%s': %s", tmp, strerror(-rc));
+		err_set(e, rc, ERR_INTERNAL, "cannot write token file '%s': %s", tmp,
+		        strerror(-rc));
 		goto out;
 	}
 	if (link(tmp, path) < 0) {
 		rc = -errno;
 		if (rc != -EEXIST)
-			err_set(e, rc, "internal", "cannot create token file '%s': %s", path,
+			err_set(e, rc, ERR_INTERNAL, "cannot create token file '%s': %s", path,
 			        strerror(-rc));
 		goto out;
 	}
 	rc = dir_sync(dir);
 	if (rc)
-		err_set(e, rc, "internal", "cannot sync the directory of token file '%s': %s", path,
-		        strerror(-rc));
+		err_set(e, rc, ERR_INTERNAL, "cannot sync the directory of token file '%s': %s",
+		        path, strerror(-rc));
 out:
 	unlink(tmp);
 	return rc;
@@ -101,19 +102,19 @@ static int token_parse(const char *path, const struct buf *b, char *out, size_t 
 		n--;
 	if (n == 0)
 		return err_set(
-		        e, -EINVAL, "internal",
+		        e, -EINVAL, ERR_INTERNAL,
 		        "token file '%s' is empty (cut short by a crash?): remove it and the "
 		        "agent makes a new token at its next start, or write the fleet's "
 		        "token into it",
 		        path);
 	if (n < TOKEN_MIN_CHARS || n >= len)
-		return err_set(e, -EINVAL, "internal",
+		return err_set(e, -EINVAL, ERR_INTERNAL,
 		               "token file '%s' must hold %d..%zu characters (it has %zu)", path,
 		               TOKEN_MIN_CHARS, len - 1, n);
 	for (i = 0; i < n; i++)
 		if ((unsigned char)b->data[i] <= ' ' || (unsigned char)b->data[i] >= 0x7f)
 			return err_set(
-			        e, -EINVAL, "internal",
+			        e, -EINVAL, ERR_INTERNAL,
 			        "token file '%s' is damaged: byte %zu is not printable ASCII "
 			        "(a token is one word of printable ASCII): remove it for a new "
 			        "token, or write the fleet's token into it",
@@ -137,7 +138,7 @@ int token_load(const char *path, char *out, size_t len, int *made, struct err *e
 		*made = 0;
 	for (tries = 0; tries < 2; tries++) {
 		if (stat(path, &st) == 0 && (st.st_mode & open_to_others)) {
-			rc = err_set(e, -EPERM, "internal",
+			rc = err_set(e, -EPERM, ERR_INTERNAL,
 			             "token file '%s' has mode %04o: group or others may read or "
 			             "write it; run 'chmod 600' on it (or remove it to get a new "
 			             "token)",
@@ -151,12 +152,13 @@ int token_load(const char *path, char *out, size_t len, int *made, struct err *e
 			goto out;
 		}
 		if (rc != -ENOENT) {
-			rc = err_set(e, rc, "internal", "cannot read token file '%s': %s", path,
+			rc = err_set(e, rc, ERR_INTERNAL, "cannot read token file '%s': %s", path,
 			             strerror(-rc));
 			goto out;
 		}
 		if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw)) {
-			rc = err_set(e, -EIO, "internal", "getrandom failed: %s", strerror(errno));
+			rc = err_set(e, -EIO, ERR_INTERNAL, "getrandom failed: %s",
+			             strerror(errno));
 			goto out;
 		}
 		for (i = 0; i < sizeof(raw); i++)
@@ -174,7 +176,7 @@ int token_load(const char *path, char *out, size_t len, int *made, struct err *e
 			*made = 1;
 		goto out;
 	}
-	rc = err_set(e, -EEXIST, "internal", "token file '%s' keeps changing", path);
+	rc = err_set(e, -EEXIST, ERR_INTERNAL, "token file '%s' keeps changing", path);
 out:
 	buf_release(&b);
 	return rc;

@@ -340,7 +340,7 @@ int store_session_insert(struct store *s, struct session_rec *rec, const struct 
 		                             "t", rec->device),
 		                  id_from_row, &open_id, e, "session check");
 	if (rc > 0)
-		rc = err_set(e, -EBUSY, "conflict", "device '%s' already has open session %lld",
+		rc = err_set(e, -EBUSY, ERR_CONFLICT, "device '%s' already has open session %lld",
 		             rec->device, (long long)open_id);
 	if (rc == 0)
 		rc = db_run(s->db, e, "session insert",
@@ -365,7 +365,7 @@ int store_session_get(struct store *s, int64_t id, struct session_rec *rec, stru
 	rc = store_row(s, rec, session_from_row, e, "session get",
 	               "SELECT " SESSION_COLS " FROM sessions WHERE id = ?", "I", id);
 	if (rc == 0)
-		return err_set(e, -ENOENT, "not_found", "no session %lld", (long long)id);
+		return err_set(e, -ENOENT, ERR_NOT_FOUND, "no session %lld", (long long)id);
 	return rc < 0 ? rc : 0;
 }
 
@@ -393,7 +393,7 @@ int store_snapshot_get(struct store *s, const char *sql, int64_t id, const char 
 	*found = false;
 	rc = store_row(s, &r, snapshot_row, e, noun, sql, "I", id);
 	if (rc == 0)
-		rc = err_set(e, -ENOENT, "not_found", "no %s %lld", noun, (long long)id);
+		rc = err_set(e, -ENOENT, ERR_NOT_FOUND, "no %s %lld", noun, (long long)id);
 	else if (rc > 0 && r.text)
 		rc = wire_snapshot_decode(r.device, r.text, out, e);
 	else if (rc > 0)
@@ -424,7 +424,7 @@ int store_sessions_list(struct store *s, const char *state, const char *device,
 static int open_session_updated(int rc, int64_t id, struct err *e)
 {
 	if (rc == 0)
-		return err_set(e, -ENOENT, "not_found", "no open session %lld", (long long)id);
+		return err_set(e, -ENOENT, ERR_NOT_FOUND, "no open session %lld", (long long)id);
 	return rc < 0 ? rc : 0;
 }
 

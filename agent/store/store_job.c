@@ -158,7 +158,7 @@ int store_job_start(struct store *s, int64_t id, double now, struct err *e)
 	                 "state = 'queued'",
 	                 "dI", now, id);
 	if (rc == 0)
-		return err_set(e, -ENOENT, "not_found", "job %lld is not queued", (long long)id);
+		return err_set(e, -ENOENT, ERR_NOT_FOUND, "job %lld is not queued", (long long)id);
 	return rc < 0 ? rc : 0;
 }
 
@@ -172,7 +172,7 @@ int store_job_set_restore(struct store *s, int64_t id, const struct tune_snapsho
 	                 "tI", json, id);
 	free(json);
 	if (rc == 0)
-		return err_set(e, -ENOENT, "not_found", "no job %lld", (long long)id);
+		return err_set(e, -ENOENT, ERR_NOT_FOUND, "no job %lld", (long long)id);
 	return rc < 0 ? rc : 0;
 }
 
@@ -326,7 +326,7 @@ int store_job_get(struct store *s, int64_t id, struct job_rec *out, struct err *
 	rc = store_row(s, out, job_row, e, "job get", "SELECT " JOB_COLS " FROM jobs WHERE id = ?",
 	               "I", id);
 	if (rc == 0)
-		return err_set(e, -ENOENT, "not_found", "no job %lld", (long long)id);
+		return err_set(e, -ENOENT, ERR_NOT_FOUND, "no job %lld", (long long)id);
 	return rc < 0 ? rc : 0;
 }
 
@@ -432,7 +432,7 @@ int store_job_raw(struct store *s, int64_t id, int loop, char **raw, size_t *len
 	rc = store_row(s, &r, raw_from_row, e, "raw",
 	               "SELECT raw FROM passes WHERE job_id = ? AND loop = ?", "Ii", id, loop);
 	if (rc == 0)
-		rc = err_set(e, -ENOENT, "not_found", "job %lld has no pass %d", (long long)id,
+		rc = err_set(e, -ENOENT, ERR_NOT_FOUND, "job %lld has no pass %d", (long long)id,
 		             loop);
 	*raw = r.data;
 	*len = r.len;

@@ -167,7 +167,7 @@ int store_profile_delete(struct store *s, const char *name, struct err *e)
 	                     name);
 
 	if (rc == 0)
-		return err_set(e, -ENOENT, "not_found", "no profile '%s'", name);
+		return err_set(e, -ENOENT, ERR_NOT_FOUND, "no profile '%s'", name);
 	return rc < 0 ? rc : 0;
 }
 
@@ -254,7 +254,7 @@ int store_profile_delete_owing(struct store *s, const char *name, const struct r
 		rc = db_run(s->db, e, "profile delete", "DELETE FROM profiles WHERE name = ?", "t",
 		            name);
 		if (rc == 0)
-			rc = err_set(e, -ENOENT, "not_found", "no profile '%s'", name);
+			rc = err_set(e, -ENOENT, ERR_NOT_FOUND, "no profile '%s'", name);
 	}
 	for (i = 0; rc >= 0 && i < n; i++) {
 		char *json = wire_snapshot_encode(&owed[i].snap);

@@ -36,7 +36,7 @@ int wire_keys_check(const json_t *obj, const char *const *allowed, const char *p
 			if (!strcmp(allowed[i], key))
 				ok = true;
 		if (!ok)
-			return err_set(e, -EINVAL, "bad_request", "%s%s%.*s: unknown field",
+			return err_set(e, -EINVAL, ERR_BAD_REQUEST, "%s%s%.*s: unknown field",
 			               path ? path : "", path ? "." : "", utf8_cut(key, 64), key);
 	}
 	return 0;
@@ -61,12 +61,12 @@ int wire_value_from_json(const json_t *v, const char *field, char *out, size_t l
 	if (json_is_string(v)) {
 		if (json_string_length(v) >= len ||
 		    strlen(json_string_value(v)) != json_string_length(v))
-			return err_set(e, -EINVAL, "bad_request",
+			return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 			               "%s: string too long or contains NUL", field);
 		snprintf(out, len, "%s", json_string_value(v));
 		return 0;
 	}
-	return err_set(e, -EINVAL, "bad_request", "%s: expected an integer or a string", field);
+	return err_set(e, -EINVAL, ERR_BAD_REQUEST, "%s: expected an integer or a string", field);
 }
 
 json_t *wire_int_or_string(const char *v, bool kernel)
@@ -97,10 +97,10 @@ int wire_params_from_json(const json_t *v, int min_n, struct tune_set *out, stru
 	if (!json_is_object(v) || (int)json_object_size(v) < min_n ||
 	    json_object_size(v) > TUNE_SET_MAX) {
 		if (min_n > 0)
-			return err_set(e, -EINVAL, "bad_request",
+			return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 			               "params: expected an object of %d..%d parameters", min_n,
 			               TUNE_SET_MAX);
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "params: expected an object of at most %d parameters", TUNE_SET_MAX);
 	}
 	out->items = xcalloc(json_object_size(v) + 1, sizeof(*out->items));
@@ -110,7 +110,7 @@ int wire_params_from_json(const json_t *v, int min_n, struct tune_set *out, stru
 
 		snprintf(field, sizeof(field), "params.%.*s", utf8_cut(key, 64), key);
 		if (strlen(key) >= sizeof(it->name)) {
-			rc = err_set(e, -ENOENT, "unknown_param", "no parameter '%.*s'",
+			rc = err_set(e, -ENOENT, ERR_UNKNOWN_PARAM, "no parameter '%.*s'",
 			             utf8_cut(key, 64), key);
 			break;
 		}
@@ -200,12 +200,12 @@ static int opt_int(const char *eng, const struct engine_opt *d, const json_t *v,
 	int64_t x;
 
 	if (!json_is_integer(v))
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "%s.%s: must be an integer %" PRId64 "..%" PRId64, eng, d->key,
 		               d->min, d->max);
 	x = (int64_t)json_integer_value(v);
 	if (x < d->min || x > d->max)
-		return err_set(e, -EINVAL, "bad_request", "%s.%s: must be %" PRId64 "..%" PRId64,
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST, "%s.%s: must be %" PRId64 "..%" PRId64,
 		               eng, d->key, d->min, d->max);
 	*(int64_t *)field = x;
 	return 0;
@@ -224,19 +224,19 @@ static int opt_duration(const char *eng, const struct engine_opt *d, const json_
 	} else if (json_is_string(v) &&
 	           engine_duration_parse(json_string_value(v), d->unit_us, &us) == 0) {
 		if (us % d->unit_us)
-			return err_set(e, -EINVAL, "bad_request",
+			return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 			               "%s.%s: must be a whole number of %s (\"%.*s\" is not)", eng,
 			               d->key, unit, utf8_cut(json_string_value(v), 32),
 			               json_string_value(v));
 		x = us / d->unit_us;
 	} else {
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "%s.%s: must be an integer (%s) or a time like \"30s\", \"2m\", "
 		               "\"500ms\"",
 		               eng, d->key, unit);
 	}
 	if (x < d->min || x > d->max)
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "%s.%s: must be %" PRId64 "..%" PRId64 " %s", eng, d->key, d->min,
 		               d->max, unit);
 	*(int64_t *)field = x;
@@ -250,17 +250,17 @@ static int opt_size(const char *eng, const struct engine_opt *d, const json_t *v
 	uint64_t x;
 
 	if (!json_is_string(v) || num_parse_size(json_string_value(v), &x) < 0)
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "%s.%s: must be a size like \"4k\", \"1M\" or \"2g\"", eng, d->key);
 	if (x < (uint64_t)d->min || x > (uint64_t)d->max) {
 		engine_size_str((uint64_t)d->min, 0, lo, sizeof(lo));
 		engine_size_str((uint64_t)d->max, 0, hi, sizeof(hi));
-		return err_set(e, -EINVAL, "bad_request", "%s.%s: must be %s..%s", eng, d->key, lo,
-		               hi);
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST, "%s.%s: must be %s..%s", eng, d->key,
+		               lo, hi);
 	}
 	if (d->align > 1 && x % d->align) {
 		engine_size_str(d->align, 0, al, sizeof(al));
-		return err_set(e, -EINVAL, "bad_request", "%s.%s: must be a multiple of %s", eng,
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST, "%s.%s: must be a multiple of %s", eng,
 		               d->key, al);
 	}
 	*(uint64_t *)field = x;
@@ -289,7 +289,7 @@ static int opt_set(const char *eng, const struct engine_opt *d, const json_t *v,
 	return 0;
 bad:
 	choices_list(d->choices, ", ", "\"", list, sizeof(list));
-	return err_set(e, -EINVAL, "bad_request", "%s.%s: must be an array of distinct %s", eng,
+	return err_set(e, -EINVAL, ERR_BAD_REQUEST, "%s.%s: must be an array of distinct %s", eng,
 	               d->key, list);
 }
 
@@ -306,8 +306,8 @@ static int opt_decode(const char *eng, const struct engine_opt *d, const json_t 
 		break;
 	case EOPT_BOOL:
 		if (!json_is_boolean(v))
-			rc = err_set(e, -EINVAL, "bad_request", "%s.%s: must be true or false", eng,
-			             d->key);
+			rc = err_set(e, -EINVAL, ERR_BAD_REQUEST, "%s.%s: must be true or false",
+			             eng, d->key);
 		else
 			*(bool *)field = json_is_true(v);
 		break;
@@ -318,7 +318,7 @@ static int opt_decode(const char *eng, const struct engine_opt *d, const json_t 
 		k = json_is_string(v) ? choice_index(d->choices, json_string_value(v)) : -1;
 		if (k < 0) {
 			choices_list(d->choices, "|", "", list, sizeof(list));
-			rc = err_set(e, -EINVAL, "bad_request", "%s.%s: must be one of %s", eng,
+			rc = err_set(e, -EINVAL, ERR_BAD_REQUEST, "%s.%s: must be one of %s", eng,
 			             d->key, list);
 		} else {
 			*(const char **)field = d->choices[k];
@@ -327,7 +327,7 @@ static int opt_decode(const char *eng, const struct engine_opt *d, const json_t 
 	case EOPT_TEXT:
 		if (!json_is_string(v) || json_string_length(v) > (size_t)d->max ||
 		    strlen(json_string_value(v)) != json_string_length(v)) {
-			rc = err_set(e, -EINVAL, "bad_request", "%s.%s: must be %s", eng, d->key,
+			rc = err_set(e, -EINVAL, ERR_BAD_REQUEST, "%s.%s: must be %s", eng, d->key,
 			             d->hint);
 		} else if (d->text_check) {
 			char path[96];
@@ -362,13 +362,13 @@ int wire_engine_opts_from_json(const struct engine *eng, const json_t *v, struct
 	if (!v)
 		return 0;
 	if (!json_is_object(v))
-		return err_set(e, -EINVAL, "bad_request", "%s: must be an object", eng->name);
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST, "%s: must be an object", eng->name);
 	json_object_foreach((json_t *)v, key, val)
 	{
 		for (k = 0; k < eng->n_opts && strcmp(eng->opts[k].key, key); k++)
 			;
 		if (k == eng->n_opts)
-			return err_set(e, -EINVAL, "bad_request", "%s.%.*s: unknown option",
+			return err_set(e, -EINVAL, ERR_BAD_REQUEST, "%s.%.*s: unknown option",
 			               eng->name, utf8_cut(key, 64), key);
 	}
 	for (i = 0; i < eng->n_opts; i++) {
@@ -447,24 +447,24 @@ static int labels_from_json(const json_t *labels, struct job_spec *out, struct e
 	json_t *v;
 
 	if (!json_is_object(labels) || json_object_size(labels) > JOB_LABELS_MAX)
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "labels: expected an object of at most %d strings", JOB_LABELS_MAX);
 	json_object_foreach((json_t *)labels, key, v)
 	{
 		if (!label_key_ok(key))
-			return err_set(e, -EINVAL, "bad_request",
+			return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 			               "labels: key '%.*s' must be 1..%d of [A-Za-z0-9_.:-]",
 			               utf8_cut(key, 64), key, JOB_LABEL_KEY_MAX);
 		if (!json_is_string(v) || json_string_length(v) > JOB_LABEL_VALUE_MAX ||
 		    strlen(json_string_value(v)) != json_string_length(v))
-			return err_set(e, -EINVAL, "bad_request",
+			return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 			               "labels.%s: expected a string of at most %d bytes", key,
 			               JOB_LABEL_VALUE_MAX);
 		/* Labels are shown on terminals and pages (the controller's tables, the web
 		 * page): no control character reaches them from here (issue 31 item 24). */
 		if (utf8_control_at(json_string_value(v)) >= 0)
 			return err_set(
-			        e, -EINVAL, "bad_request",
+			        e, -EINVAL, ERR_BAD_REQUEST,
 			        "labels.%s: has a control character at byte %ld (a line break, "
 			        "a tab, an escape, a C1 control or a bidirectional override); "
 			        "label values are plain text",
@@ -477,7 +477,7 @@ static int labels_from_json(const json_t *labels, struct job_spec *out, struct e
 /* The job body's top-level fields other than the engine objects. */
 static int spec_fields(const json_t *body, struct job_spec *out, struct err *e)
 {
-	const struct jread jr = { e, "bad_request" };
+	const struct jread jr = { e, ERR_BAD_REQUEST };
 	const char *s;
 	json_int_t loops = 1;
 	json_t *v;
@@ -488,15 +488,15 @@ static int spec_fields(const json_t *body, struct job_spec *out, struct err *e)
 		return rc;
 	v = json_object_get(body, "device");
 	if (json_string_length(v) >= sizeof(out->device) || strlen(s) != json_string_length(v))
-		return err_set(e, -EINVAL, "bad_request", "device: no block device '%.*s'",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST, "device: no block device '%.*s'",
 		               utf8_cut(s, 64), s);
 	snprintf(out->device, sizeof(out->device), "%s", s);
 	v = json_object_get(body, "engine");
 	if (!v)
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "engine: required (fio, dd, bonnie or iozone)");
 	if (!json_is_string(v) || !(out->engine = engine_find(json_string_value(v))))
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "engine: expected one of fio, dd, bonnie, iozone");
 	rc = jread_int(&jr, body, "", "loops", 0, 1, JOB_LOOPS_MAX, &loops);
 	if (rc < 0)
@@ -508,7 +508,7 @@ static int spec_fields(const json_t *body, struct job_spec *out, struct err *e)
 	if (rc) {
 		v = json_object_get(body, "directory");
 		if (json_string_length(v) >= PATH_MAX || strlen(s) != json_string_length(v))
-			return err_set(e, -EINVAL, "bad_request", "directory: expected a string");
+			return err_set(e, -EINVAL, ERR_BAD_REQUEST, "directory: expected a string");
 		out->directory = xstrdup(s);
 	}
 	return 0;
@@ -526,7 +526,7 @@ static int filesystem_from_json(const json_t *v, struct job_spec *out, struct er
 	int rc;
 
 	if (!json_is_object(v))
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "filesystem: expected an object {\"type\", \"mkfs\", \"mount\"}");
 	rc = wire_keys_check(v, keys, "filesystem", e);
 	if (rc)
@@ -535,15 +535,15 @@ static int filesystem_from_json(const json_t *v, struct job_spec *out, struct er
 	mkfs = json_object_get(v, "mkfs");
 	mount = json_object_get(v, "mount");
 	if (!json_is_string(type))
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "filesystem.type: required string (xfs or ext4)");
 	if (mkfs && (!json_is_array(mkfs) || json_array_size(mkfs) > FS_MKFS_TOKENS_MAX))
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "filesystem.mkfs: expected an array of at most %d argv tokens",
 		               FS_MKFS_TOKENS_MAX);
 	if (mount && (!json_is_string(mount) || json_string_length(mount) >= FS_MOUNT_MAX ||
 	              strlen(json_string_value(mount)) != json_string_length(mount)))
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "filesystem.mount: expected a string of at most %d bytes "
 		               "(\"noatime,logbufs=8\")",
 		               FS_MOUNT_MAX - 1);
@@ -555,7 +555,7 @@ static int filesystem_from_json(const json_t *v, struct job_spec *out, struct er
 			break;
 		if (!json_is_string(t) || json_string_length(t) >= FS_TOKEN_MAX ||
 		    strlen(json_string_value(t)) != json_string_length(t))
-			rc = err_set(e, -EINVAL, "bad_request",
+			rc = err_set(e, -EINVAL, ERR_BAD_REQUEST,
 			             "filesystem.mkfs[%zu]: expected a string of at most %d bytes",
 			             i, FS_TOKEN_MAX - 1);
 		else
@@ -590,16 +590,16 @@ static int fio_file_from_json(const json_t *v, const json_t *body, struct job_sp
 	int rc;
 
 	if (!json_is_string(v))
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "fio_file: expected the text of an fio job file (a string)");
 	if (out->engine != &fio_engine)
-		return err_set(e, -EINVAL, "bad_request", "fio_file: only with engine fio");
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST, "fio_file: only with engine fio");
 	if (json_object_get(body, "fio"))
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "fio_file: give fio options (\"fio\") or a job file (\"fio_file\"), "
 		               "not both");
 	if (json_object_get(body, "workloads"))
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "fio_file: give workloads or a job file (its sections), not both");
 	rc = fiofile_parse(json_string_value(v), json_string_length(v), &out->fio_file, e);
 	if (rc)
@@ -654,10 +654,10 @@ static int workloads_from_json(const json_t *body, const json_t *v, struct job_s
 	int rc;
 
 	if (out->engine != &fio_engine)
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "workloads: only with engine fio (the sections of one fio run)");
 	if (!json_is_array(v) || json_array_size(v) < 1 || json_array_size(v) > FIO_WORKLOADS_MAX)
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "workloads: expected an array of 1..%d objects {\"name\", \"fio\"}",
 		               FIO_WORKLOADS_MAX);
 	out->opts.workloads = xcalloc(json_array_size(v), sizeof(*out->opts.workloads));
@@ -667,21 +667,21 @@ static int workloads_from_json(const json_t *body, const json_t *v, struct job_s
 
 		snprintf(path, sizeof(path), "workloads[%zu]", i);
 		if (!json_is_object(w))
-			return err_set(e, -EINVAL, "bad_request",
+			return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 			               "%s: expected an object {\"name\", \"fio\"}", path);
 		rc = wire_keys_check(w, keys, path, e);
 		if (rc)
 			return rc;
 		name = json_object_get(w, "name");
 		if (!workload_name_ok(name))
-			return err_set(e, -EINVAL, "bad_request",
+			return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 			               "%s.name: required, 1..%d characters of A-Za-z0-9 and "
 			               "\" _.,:+-\", not starting with a space",
 			               path, FIO_WORKLOAD_NAME_MAX);
 		snprintf(wl->name, sizeof(wl->name), "%s", json_string_value(name));
 		for (k = 0; k < i; k++)
 			if (!strcmp(out->opts.workloads[k].name, wl->name))
-				return err_set(e, -EINVAL, "bad_request",
+				return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 				               "%s.name: \"%s\" is workloads[%zu]'s name too; a "
 				               "job's workload names are unique",
 				               path, wl->name, k);
@@ -723,14 +723,14 @@ static json_t *workloads_to_json(const struct engine_opts *o)
 
 int wire_job_spec_from_json(const json_t *body, struct job_spec *out, struct err *e)
 {
-	const struct jread jr = { e, "bad_request" };
+	const struct jread jr = { e, ERR_BAD_REQUEST };
 	bool restore = true;
 	json_t *v;
 	int rc, id;
 
 	job_spec_init(out);
 	if (!json_is_object(body))
-		return err_set(e, -EINVAL, "bad_json", "request body must be a JSON object");
+		return err_set(e, -EINVAL, ERR_BAD_JSON, "request body must be a JSON object");
 	rc = wire_keys_check(body, wire_job_keys, NULL, e);
 	if (!rc)
 		rc = spec_fields(body, out, e);
@@ -749,7 +749,7 @@ int wire_job_spec_from_json(const json_t *body, struct job_spec *out, struct err
 		rc = wire_params_from_json(v, 0, &out->params, e);
 	if (!rc && (rc = jread_bool(&jr, body, "", "params_restore", 0, &restore)) == 1) {
 		if (!restore && !out->params.n)
-			rc = err_set(e, -EINVAL, "bad_request",
+			rc = err_set(e, -EINVAL, ERR_BAD_REQUEST,
 			             "params_restore: false needs params (there is nothing to "
 			             "leave set)");
 		else
@@ -764,7 +764,7 @@ int wire_job_spec_from_json(const json_t *body, struct job_spec *out, struct err
 		/* How far ahead it may be is the job layer's check (it has the clock). */
 		if (!json_is_string(v) || time_parse_iso(json_string_value(v), &out->start_at) ||
 		    !(out->start_at > 0))
-			rc = err_set(e, -EINVAL, "bad_request",
+			rc = err_set(e, -EINVAL, ERR_BAD_REQUEST,
 			             "start_at: expected an ISO-8601 UTC time "
 			             "\"2026-12-01T09:06:40.250Z\" (the agent's clock)");
 	}
@@ -834,7 +834,7 @@ int wire_job_spec_decode(const char *text, struct job_spec *out, struct err *e)
 
 	if (!o) {
 		job_spec_init(out);
-		return err_set(e, -EINVAL, "internal", "unreadable job spec: %s", jerr.text);
+		return err_set(e, -EINVAL, ERR_INTERNAL, "unreadable job spec: %s", jerr.text);
 	}
 	rc = wire_job_spec_from_json(o, out, e);
 	json_decref(o);
@@ -868,7 +868,7 @@ int wire_snapshot_decode(const char *dev, const char *text, struct tune_snapshot
 	snprintf(out->device, sizeof(out->device), "%s", dev);
 	o = json_loads(text ? text : "", 0, &jerr);
 	if (!json_is_object(o)) {
-		rc = err_set(e, -EINVAL, "internal", "corrupt snapshot for '%s': %s", dev,
+		rc = err_set(e, -EINVAL, ERR_INTERNAL, "corrupt snapshot for '%s': %s", dev,
 		             o ? "not an object" : jerr.text);
 		goto out;
 	}

@@ -292,7 +292,7 @@ int wire_job_fields_parse(const char *list, unsigned *mask, struct err *e)
 				break;
 		if (i == N_JOB_FIELDS)
 			return err_set(
-			        e, -EINVAL, "bad_request",
+			        e, -EINVAL, ERR_BAD_REQUEST,
 			        "fields: '%.*s' is not a member of a job (id, state, device, "
 			        "engine, spec, labels, progress, loops, loops_done, summary, "
 			        "summary_workloads, passes, params, created_at, started_at, "

@@ -19,10 +19,10 @@ static int string_get(const json_t *v, const char *field, char *out, size_t len,
 	const char *s;
 
 	if (!json_is_string(v))
-		return err_set(e, -EINVAL, "bad_request", "%s: expected a string", field);
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST, "%s: expected a string", field);
 	s = json_string_value(v);
 	if (!*s || strlen(s) >= len)
-		return err_set(e, -EINVAL, "bad_request", "%s: expected 1..%zu bytes", field,
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST, "%s: expected 1..%zu bytes", field,
 		               len - 1);
 	snprintf(out, len, "%s", s);
 	return 0;
@@ -35,7 +35,7 @@ static int devices_get(const json_t *v, struct profile_match *m, struct err *e)
 	int rc;
 
 	if (!json_is_array(v) || json_array_size(v) < 1 || json_array_size(v) > PROFILE_DEVICES_MAX)
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "match.devices: expected an array of 1..%d device names or patterns",
 		               PROFILE_DEVICES_MAX);
 	for (i = 0; i < json_array_size(v); i++) {
@@ -58,12 +58,12 @@ static int ident_value_check(const char *s, const char *field, struct err *e)
 	for (i = 0; i < n; i++)
 		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
 			return err_set(
-			        e, -EINVAL, "bad_request",
+			        e, -EINVAL, ERR_BAD_REQUEST,
 			        "%s: printable ASCII only (the agent reports identity so: any "
 			        "other byte reads as '?')",
 			        field);
 	if (s[0] == ' ' || s[n - 1] == ' ')
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "%s: no blank at either end (identity is reported trimmed)", field);
 	return 0;
 }
@@ -86,7 +86,7 @@ static int ident_get(const json_t *v, int f, struct profile_match *m, struct err
 		return rc;
 	}
 	if (!json_is_array(v) || json_array_size(v) < 1 || json_array_size(v) > PROFILE_VALUES_MAX)
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "match.%s: expected a string or an array of 1..%d strings", name,
 		               PROFILE_VALUES_MAX);
 	for (i = 0; i < json_array_size(v); i++) {
@@ -110,7 +110,7 @@ static int match_from_json(const json_t *v, struct profile_match *m, struct err 
 
 	memset(m, 0, sizeof(*m));
 	if (!json_is_object(v))
-		return err_set(e, -EINVAL, "bad_request",
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "match: expected an object (devices, or identity fields such as "
 		               "model)");
 	json_object_foreach((json_t *)v, key, val)
@@ -126,7 +126,7 @@ static int match_from_json(const json_t *v, struct profile_match *m, struct err 
 				break;
 		if (f == IDENT_COUNT)
 			return err_set(
-			        e, -EINVAL, "bad_request",
+			        e, -EINVAL, ERR_BAD_REQUEST,
 			        "match.%.*s: unknown field (devices, vendor, model, firmware, "
 			        "serial, wwid, transport)",
 			        utf8_cut(key, 64), key);
@@ -149,7 +149,7 @@ int wire_profile_from_json(const json_t *body, const char *name, struct profile 
 		goto out;
 	v = json_object_get(body, "match");
 	if (!v) {
-		rc = err_set(e, -EINVAL, "bad_request", "match: required");
+		rc = err_set(e, -EINVAL, ERR_BAD_REQUEST, "match: required");
 		goto out;
 	}
 	rc = match_from_json(v, &out->match, e);
@@ -157,13 +157,13 @@ int wire_profile_from_json(const json_t *body, const char *name, struct profile 
 		goto out;
 	v = json_object_get(body, "params");
 	if (!v) {
-		rc = err_set(e, -EINVAL, "bad_request", "params: required");
+		rc = err_set(e, -EINVAL, ERR_BAD_REQUEST, "params: required");
 		goto out;
 	}
 	rc = wire_params_from_json(v, 1, &out->params, e);
 	if (rc)
 		goto out;
-	rc = jread_bool(&(const struct jread){ e, "bad_request" }, body, "", "enforce", 0,
+	rc = jread_bool(&(const struct jread){ e, ERR_BAD_REQUEST }, body, "", "enforce", 0,
 	                &out->enforce);
 	if (rc < 0)
 		goto out;
@@ -271,7 +271,7 @@ int wire_profile_match_decode(const char *text, struct profile_match *out, struc
 	int rc;
 
 	if (!o)
-		return err_set(e, -EINVAL, "internal", "match: %s", jerr.text);
+		return err_set(e, -EINVAL, ERR_INTERNAL, "match: %s", jerr.text);
 	rc = match_from_json(o, out, e);
 	json_decref(o);
 	return rc;
@@ -291,7 +291,7 @@ int wire_profile_params_decode(const char *text, struct tune_set *out, struct er
 	out->n = 0;
 	out->items = NULL;
 	if (!o)
-		return err_set(e, -EINVAL, "internal", "params: %s", jerr.text);
+		return err_set(e, -EINVAL, ERR_INTERNAL, "params: %s", jerr.text);
 	rc = wire_params_from_json(o, 1, out, e);
 	json_decref(o);
 	return rc;

@@ -29,7 +29,7 @@ static int take_nodes(const struct opt *op, const char *arg, void *ctx, struct e
 
 	(void)op;
 	if (strcmp(arg, "all") && strcmp(arg, "auto"))
-		return err_set(e, -1, "usage", "--nodes: '%s' is not all or auto", arg);
+		return err_set(e, -1, ERR_USAGE, "--nodes: '%s' is not all or auto", arg);
 	o->all_nodes = !strcmp(arg, "all");
 	return 0;
 }
@@ -43,8 +43,8 @@ static int take_pct(const struct opt *op, const char *arg, void *ctx, struct err
 	errno = 0;
 	*out = strtod(arg, &end);
 	if (!*arg || *end || errno || !(*out >= 0 && *out < 1000))
-		return err_set(e, -1, "usage", "--%s: '%s' is not a percentage between 0 and 1000",
-		               op->name, arg);
+		return err_set(e, -1, ERR_USAGE,
+		               "--%s: '%s' is not a percentage between 0 and 1000", op->name, arg);
 	return 0;
 }
 
@@ -54,7 +54,7 @@ static int take_rollout_id(const struct opt *op, const char *arg, void *ctx, str
 	int64_t *out = (int64_t *)((char *)ctx + op->off);
 
 	if (num_parse_i64(arg[0] == 'r' ? arg + 1 : arg, out) < 0 || *out <= 0)
-		return err_set(e, -1, "usage", "--%s: '%s' is not a rollout id (r3, or 3)",
+		return err_set(e, -1, ERR_USAGE, "--%s: '%s' is not a rollout id (r3, or 3)",
 		               op->name, arg);
 	return 0;
 }

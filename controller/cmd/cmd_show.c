@@ -168,20 +168,20 @@ static int decide_set(struct plan *p, const char *spec, struct err *e)
 	int r, w = -1;
 
 	if (!p->nworkloads)
-		return err_set(e, -EINVAL, "usage",
+		return err_set(e, -EINVAL, ERR_USAGE,
 		               "--decide: the sweep is not a suite (its plan has no workloads)");
 	snprintf(rule, sizeof(rule), "%.*s", (int)(n < sizeof(rule) ? n : sizeof(rule) - 1), spec);
 	if (n >= sizeof(rule) || (r = plan_rule_parse(rule)) < 0)
-		return err_set(e, -EINVAL, "usage",
+		return err_set(e, -EINVAL, ERR_USAGE,
 		               "--decide: '%s' is not no_loss, mean or primary:WORKLOAD", spec);
 	if (r == PLAN_RULE_PRIMARY) {
 		if (!colon || (w = plan_workload_find(p, colon + 1)) < 0)
-			return err_set(e, -EINVAL, "usage",
+			return err_set(e, -EINVAL, ERR_USAGE,
 			               "--decide: primary needs one of the suite's workloads "
 			               "(primary:NAME), not '%s'",
 			               colon ? colon + 1 : "");
 	} else if (colon) {
-		return err_set(e, -EINVAL, "usage", "--decide: only primary names a workload");
+		return err_set(e, -EINVAL, ERR_USAGE, "--decide: only primary names a workload");
 	}
 	p->rule = (enum plan_rule)r;
 	p->primary = w >= 0 ? w : 0;

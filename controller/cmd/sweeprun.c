@@ -103,15 +103,15 @@ static enum sweeprun_result sweep_close(struct sweep *s, struct runner *r, struc
 		res = SWEEPRUN_FAILED;
 	}
 	if (save_err)
-		err_set(e, -EIO, "store_error",
+		err_set(e, -EIO, ERR_STORE_ERROR,
 		        "sweep %lld stopped: what it measured cannot be saved in --db (%s); every "
 		        "node was restored",
 		        (long long)s->id, save_err);
 	else if (res == SWEEPRUN_NODE_FAILED)
-		err_set(e, -EIO, "node_failed",
+		err_set(e, -EIO, ERR_NODE_FAILED,
 		        "a node failed; partial results saved as sweep %lld", (long long)s->id);
 	else if (res == SWEEPRUN_INTERRUPTED)
-		err_set(e, -EINTR, "interrupted", "interrupted; nodes restored, sweep %lld saved",
+		err_set(e, -EINTR, ERR_INTERRUPTED, "interrupted; nodes restored, sweep %lld saved",
 		        (long long)s->id);
 	else if (run_rc == -ECANCELED) {
 		struct buf why = BUF_INIT;
@@ -119,7 +119,7 @@ static enum sweeprun_result sweep_close(struct sweep *s, struct runner *r, struc
 		words_best_line(s, &why);
 		if (why.len && why.data[why.len - 1] == '\n')
 			why.data[--why.len] = '\0';
-		err_set(e, -EIO, "baseline_failed",
+		err_set(e, -EIO, ERR_BASELINE_FAILED,
 		        "sweep %lld stopped at once: %s; no configuration can be compared with it, "
 		        "so "
 		        "none was run",
@@ -131,7 +131,7 @@ static enum sweeprun_result sweep_close(struct sweep *s, struct runner *r, struc
 
 		/* Nothing to compare: not a success (the table says why, node by node). */
 		words_best_summary(s, &why);
-		err_set(e, -EIO, "no_best", "sweep %lld: %s", (long long)s->id, why.data);
+		err_set(e, -EIO, ERR_NO_BEST, "sweep %lld: %s", (long long)s->id, why.data);
 		buf_release(&why);
 		res = SWEEPRUN_FAILED;
 	}
@@ -225,7 +225,7 @@ static bool twins_refused(const struct sweep *s, const struct preflight *pf, str
 
 	if (n > 0) {
 		fprintf(stderr, "pre-flight failed, nothing was changed:\n%s", b.data);
-		err_set(e, -EINVAL, "preflight_failed",
+		err_set(e, -EINVAL, ERR_PREFLIGHT_FAILED,
 		        "pre-flight failed: %d node%s differ%s from the others in parameters the "
 		        "plan does not set",
 		        n, n == 1 ? "" : "s", n == 1 ? "s" : "");
@@ -313,7 +313,7 @@ static int sweeprun_preflight(struct sweeprun *sr, struct err *e)
 		report_preflight_failed(&pf, &b);
 		text_fputs(b.data, stderr);
 		buf_release(&b);
-		err_set(e, -EINVAL, "preflight_failed", "pre-flight failed (%d problem%s)",
+		err_set(e, -EINVAL, ERR_PREFLIGHT_FAILED, "pre-flight failed (%d problem%s)",
 		        pf.nproblems, pf.nproblems == 1 ? "" : "s");
 		goto out;
 	}

@@ -20,7 +20,7 @@
 #define PATH_MAX_LEN 200
 
 /* Report "PATH: message" as an invalid_sweep error. */
-#define fail(e, path, ...) err_set_at((e), -EINVAL, "invalid_sweep", (path), __VA_ARGS__)
+#define fail(e, path, ...) err_set_at((e), -EINVAL, ERR_INVALID_SWEEP, (path), __VA_ARGS__)
 
 /* An integer member in [lo, hi]; null or missing gives dflt when allow_null. */
 static int int_get(json_t *obj, const char *key, const char *path, long long lo, long long hi,
@@ -333,7 +333,7 @@ static int node_parse(const struct sweep *s, json_t *o, const char *path, int k,
 /* A jsonstream error as the reader's. */
 static int stream_fail(int rc, const struct err *se, struct err *e)
 {
-	return err_set(e, rc, "invalid_sweep", "%s", se->msg);
+	return err_set(e, rc, ERR_INVALID_SWEEP, "%s", se->msg);
 }
 
 /* The value text[start, end) parsed alone (any JSON value); a syntax error is placed in the
@@ -354,7 +354,7 @@ static json_t *span_load(const struct jsonstream *js, size_t start, size_t end, 
 	} else if (je.column > 0) {
 		column += je.column - 1;
 	}
-	err_set(e, -EINVAL, "invalid_sweep", "line %d, column %d: %s", line, column, je.text);
+	err_set(e, -EINVAL, ERR_INVALID_SWEEP, "line %d, column %d: %s", line, column, je.text);
 	return NULL;
 }
 
@@ -406,7 +406,7 @@ static int object_gather(struct jsonstream *js, json_t *o, struct streamed *m, s
 		if (json_object_get(o, k) || (!strcmp(k, m->key) && m->seen)) {
 			json_decref(key);
 			jsonstream_where(js, ks, &line, &column);
-			return err_set(e, -EINVAL, "invalid_sweep",
+			return err_set(e, -EINVAL, ERR_INVALID_SWEEP,
 			               "line %d, column %d: duplicate object key", line, column);
 		}
 		if (!strcmp(k, m->key)) {
@@ -743,7 +743,7 @@ static int plan_take(json_t *root, struct plan *p, struct err *e)
 	rc = plan_parse(text, NULL, p, &pe);
 	free(text);
 	if (rc < 0)
-		return err_set(e, rc, "invalid_sweep", "plan.%s", pe.msg);
+		return err_set(e, rc, ERR_INVALID_SWEEP, "plan.%s", pe.msg);
 	return 0;
 }
 

@@ -78,13 +78,13 @@ static int prescan(const char *body, size_t len, const struct answer_bounds *b, 
 		case '{':
 		case '[':
 			if (++depth > max_depth)
-				return err_set(e, -E2BIG, "answer_too_deep",
+				return err_set(e, -E2BIG, ERR_ANSWER_TOO_DEEP,
 				               "the answer is nested deeper than %d levels",
 				               max_depth);
 			/* fall through */
 		case ',':
 			if (++elems > b->max_elems)
-				return err_set(e, -E2BIG, "answer_too_many",
+				return err_set(e, -E2BIG, ERR_ANSWER_TOO_MANY,
 				               "the answer has more than %ld elements",
 				               b->max_elems);
 			break;
@@ -150,11 +150,11 @@ json_t *answer_decode(const char *body, size_t len, const struct answer_bounds *
 	json_t *o;
 
 	if (!body || !len) {
-		err_set(e, -EINVAL, "answer_empty", "the answer is empty");
+		err_set(e, -EINVAL, ERR_ANSWER_EMPTY, "the answer is empty");
 		return NULL;
 	}
 	if (len > b->max_bytes) {
-		err_set(e, -E2BIG, "answer_too_large", "the answer is larger than %zu bytes",
+		err_set(e, -E2BIG, ERR_ANSWER_TOO_LARGE, "the answer is larger than %zu bytes",
 		        b->max_bytes);
 		return NULL;
 	}
@@ -162,7 +162,7 @@ json_t *answer_decode(const char *body, size_t len, const struct answer_bounds *
 		return NULL;
 	o = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
 	if (!o) {
-		err_set(e, -EINVAL, "answer_not_json", "the answer is not JSON: %s", je.text);
+		err_set(e, -EINVAL, ERR_ANSWER_NOT_JSON, "the answer is not JSON: %s", je.text);
 		return NULL;
 	}
 	clean_tree(o);

@@ -485,7 +485,7 @@ int race_budget_check(const struct plan *p, struct err *e)
 	if (p->budget_s >= (first + last) * (1 - 1e-9))
 		return 0;
 	return err_set(
-	        e, -EINVAL, "invalid_plan",
+	        e, -EINVAL, ERR_INVALID_PLAN,
 	        "budget_s: %g s is less than the least this plan spends: the first round of "
 	        "axis 1 (%d values x %d loops x %g s) and the final confirmation (2 points, the "
 	        "original baseline again beside it, x %d loops x %g s), %g s",

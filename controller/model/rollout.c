@@ -118,35 +118,35 @@ int rollout_waves_plan(int nnodes, int canary, const char *spec, int *cum, int *
 
 	*nwaves = 0;
 	if (nnodes < 1)
-		return err_set(e, -EINVAL, "bad_waves", "the plan has no nodes");
+		return err_set(e, -EINVAL, ERR_BAD_WAVES, "the plan has no nodes");
 	if (canary < 1 || canary > nnodes)
-		return err_set(e, -EINVAL, "bad_waves",
+		return err_set(e, -EINVAL, ERR_BAD_WAVES,
 		               "--canary: %d is not 1..%d (the plan's nodes)", canary, nnodes);
 	if (strlen(spec) >= sizeof(buf))
-		return err_set(e, -EINVAL, "bad_waves", "--waves: too long");
+		return err_set(e, -EINVAL, ERR_BAD_WAVES, "--waves: too long");
 	snprintf(buf, sizeof(buf), "%s", spec);
 	cum[n++] = canary;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (wave_entry(tok, nnodes, &at))
 			return err_set(
-			        e, -EINVAL, "bad_waves",
+			        e, -EINVAL, ERR_BAD_WAVES,
 			        "--waves: '%s' is not a percentage (1%%..100%%) or a node count",
 			        tok);
 		if (at > nnodes)
-			return err_set(e, -EINVAL, "bad_waves",
+			return err_set(e, -EINVAL, ERR_BAD_WAVES,
 			               "--waves: '%s' is more than the plan's %d nodes", tok,
 			               nnodes);
 		if (at <= cum[n - 1])
 			continue; /* already reached (by the canary or a wave before): no empty wave
 			           */
 		if (n == ROLLOUT_WAVES_MAX)
-			return err_set(e, -EINVAL, "bad_waves", "--waves: at most %d waves",
+			return err_set(e, -EINVAL, ERR_BAD_WAVES, "--waves: at most %d waves",
 			               ROLLOUT_WAVES_MAX - 1);
 		cum[n++] = at;
 	}
 	if (cum[n - 1] != nnodes)
 		return err_set(
-		        e, -EINVAL, "bad_waves",
+		        e, -EINVAL, ERR_BAD_WAVES,
 		        "--waves: the last wave must reach every node (100%%); '%s' stops at "
 		        "%d of %d",
 		        spec, cum[n - 1], nnodes);

@@ -110,9 +110,9 @@ int config_parse_json(const char *text, struct config *cfg, struct err *e)
 
 	memset(cfg, 0, sizeof(*cfg));
 	if (!o)
-		return err_set(e, -EINVAL, "invalid_params", "params: %s", je.text);
+		return err_set(e, -EINVAL, ERR_INVALID_PARAMS, "params: %s", je.text);
 	if (!json_is_object(o)) {
-		rc = err_set(e, -EINVAL, "invalid_params", "params: expected a JSON object");
+		rc = err_set(e, -EINVAL, ERR_INVALID_PARAMS, "params: expected a JSON object");
 		goto out;
 	}
 	json_object_foreach(o, k, v)
@@ -122,16 +122,16 @@ int config_parse_json(const char *text, struct config *cfg, struct err *e)
 		else if (json_is_string(v) && strlen(json_string_value(v)) < sizeof(val))
 			snprintf(val, sizeof(val), "%s", json_string_value(v));
 		else if (json_is_string(v)) {
-			rc = err_set(e, -EINVAL, "invalid_params",
+			rc = err_set(e, -EINVAL, ERR_INVALID_PARAMS,
 			             "params.%s: longer than %d bytes", k, PARAM_VALUE_MAX - 1);
 			goto out;
 		} else {
-			rc = err_set(e, -EINVAL, "invalid_params",
+			rc = err_set(e, -EINVAL, ERR_INVALID_PARAMS,
 			             "params.%s: expected an integer or a string", k);
 			goto out;
 		}
 		if (config_set(cfg, k, val, json_is_integer(v)) < 0) {
-			rc = err_set(e, -EINVAL, "invalid_params",
+			rc = err_set(e, -EINVAL, ERR_INVALID_PARAMS,
 			             "params.%s: too long or too many", k);
 			goto out;
 		}
@@ -159,12 +159,12 @@ int config_check(const struct config *cfg, struct err *e)
 		name = cfg->s[i].name;
 		if (!*name || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 		                           "0123456789_.") != strlen(name))
-			return err_set(e, -EINVAL, "invalid_params",
+			return err_set(e, -EINVAL, ERR_INVALID_PARAMS,
 			               "params: '%s' is not a parameter name (letters, digits, '_' "
 			               "and '.')",
 			               name);
 		if (!cfg->s[i].is_int && (!cfg->s[i].value[0] || has_control(cfg->s[i].value)))
-			return err_set(e, -EINVAL, "invalid_params", "params.%s: %s", name,
+			return err_set(e, -EINVAL, ERR_INVALID_PARAMS, "params.%s: %s", name,
 			               cfg->s[i].value[0]
 			                       ? "has a control character (a line break, a "
 			                         "tab, ...)"

@@ -21,8 +21,8 @@ int inv_fail(struct err *e, const char *file, int line, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (line > 0)
-		return err_set(e, -EINVAL, "invalid_nodes", "%s:%d: %s", file, line, msg);
-	return err_set(e, -EINVAL, "invalid_nodes", "%s: %s", file, msg);
+		return err_set(e, -EINVAL, ERR_INVALID_NODES, "%s:%d: %s", file, line, msg);
+	return err_set(e, -EINVAL, ERR_INVALID_NODES, "%s: %s", file, msg);
 }
 
 int inv_group(struct inventory *inv, const char *name, int line)

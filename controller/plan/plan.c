@@ -272,12 +272,12 @@ int plan_allow_differences_add(struct plan *p, const char *list, struct err *e)
 		while (n && at[n - 1] == ' ')
 			n--;
 		if (!allow_name_ok(at, n))
-			return err_set(e, -EINVAL, "bad_allow_differences",
+			return err_set(e, -EINVAL, ERR_BAD_ALLOW_DIFFERENCES,
 			               "'%.*s' is not a parameter name (letters, digits, '_', '.'; "
 			               "\"prefix.*\" for every parameter under a prefix)",
 			               (int)(n < 80 ? n : 80), at);
 		if (p->nallow >= PLAN_ALLOW_MAX)
-			return err_set(e, -EINVAL, "bad_allow_differences",
+			return err_set(e, -EINVAL, ERR_BAD_ALLOW_DIFFERENCES,
 			               "at most %d parameters may differ", PLAN_ALLOW_MAX);
 		snprintf(p->allow[p->nallow++], PARAM_NAME_MAX, "%.*s", (int)n, at);
 		at = end ? end + 1 : NULL;

@@ -43,7 +43,7 @@ int plan_node_set_parse(const struct plan *p, const char *text, bool *set, struc
 
 	if (!json_is_array(a)) {
 		json_decref(a);
-		return err_set(e, -EINVAL, "invalid_nodes", "node set: expected a JSON array");
+		return err_set(e, -EINVAL, ERR_INVALID_NODES, "node set: expected a JSON array");
 	}
 	json_array_foreach(a, i, v)
 	{
@@ -454,24 +454,24 @@ static int list_check(struct parser *ps, const struct nodelist *l, const char *p
 
 		if (!planjson_name_ok(n->name, ".-"))
 			return err_set(
-			        ps->e, -EINVAL, "invalid_nodes",
+			        ps->e, -EINVAL, ERR_INVALID_NODES,
 			        "%s:%d: node name '%s' must be letters, digits, '.', '-' or '_'",
 			        path, n->line, n->name);
 		dev_list = xstrdup(n->device);
 		r = device_list_split(dev_list, n->name, devs, &ndev, why, sizeof(why));
 		free(dev_list);
 		if (r)
-			return err_set(ps->e, -EINVAL, "invalid_nodes", "%s:%d: %s", path, n->line,
-			               why);
+			return err_set(ps->e, -EINVAL, ERR_INVALID_NODES, "%s:%d: %s", path,
+			               n->line, why);
 		if (strncmp(n->url, "http://", 7) && strncmp(n->url, "https://", 8))
-			return err_set(ps->e, -EINVAL, "invalid_nodes",
+			return err_set(ps->e, -EINVAL, ERR_INVALID_NODES,
 			               "%s:%d: '%s' (node %s) must start with http:// or https://",
 			               path, n->line, n->url, n->name);
 		for (k = 0; k < n->nlabels; k++) {
 			if (planjson_name_ok(n->labels[k].key, ".-") &&
 			    !planjson_has_control(n->labels[k].value))
 				continue;
-			return err_set(ps->e, -EINVAL, "invalid_nodes",
+			return err_set(ps->e, -EINVAL, ERR_INVALID_NODES,
 			               "%s:%d: label '%s' of node %s: a label key is letters, "
 			               "digits, '.', '-' or '_', and its value has no control "
 			               "character",
@@ -546,7 +546,7 @@ int plan_parse_node_list(struct parser *ps, json_t *v, const char *dir)
 	                                  : xasprintf("%s/%s", dir, file);
 	r = buf_read_file(&text, path, 16 << 20);
 	if (r < 0) {
-		r = err_set(ps->e, r, "invalid_plan", "nodes_from: cannot read '%s': %s", path,
+		r = err_set(ps->e, r, ERR_INVALID_PLAN, "nodes_from: cannot read '%s': %s", path,
 		            strerror(-r));
 		goto out;
 	}
@@ -717,11 +717,11 @@ int plan_cohort_by_set(struct plan *p, const char *list, struct err *e)
 		while (n && at[n - 1] == ' ')
 			n--;
 		if (n == 0 || n > PARAM_NAME_MAX - 1)
-			return err_set(e, -EINVAL, "bad_option",
+			return err_set(e, -EINVAL, ERR_BAD_OPTION,
 			               "--cohort-by: expected names separated by commas");
 		snprintf(key, sizeof(key), "%.*s", (int)n, at);
 		if (cohort_key_check(&t, key, t.ncohort_by, why, sizeof(why)))
-			return err_set(e, -EINVAL, "bad_option", "--cohort-by: %s", why);
+			return err_set(e, -EINVAL, ERR_BAD_OPTION, "--cohort-by: %s", why);
 		snprintf(t.cohort_by[t.ncohort_by++], PARAM_NAME_MAX, "%s", key);
 		if (!end)
 			break;
@@ -749,7 +749,7 @@ int plan_tokens_load(struct plan *p, struct err *e)
 			rc = buf_read_file(&b, n->token_file, PLAN_TOKEN_FILE_MAX);
 			if (rc < 0) {
 				buf_release(&b);
-				return err_set(e, rc, "token_unreadable",
+				return err_set(e, rc, ERR_TOKEN_UNREADABLE,
 				               "%s: cannot read token_file '%s': %s%s", n->name,
 				               n->token_file, strerror(-rc),
 				               rc == -EFBIG ? " (a token file holds one token)"
@@ -759,7 +759,7 @@ int plan_tokens_load(struct plan *p, struct err *e)
 			                 b.data[b.len - 1] == ' '))
 				b.data[--b.len] = '\0';
 			if (token_problem(b.data ? b.data : "")) {
-				rc = err_set(e, -EINVAL, "token_invalid",
+				rc = err_set(e, -EINVAL, ERR_TOKEN_INVALID,
 				             "%s: token_file '%s' does not hold a token: it %s",
 				             n->name, n->token_file,
 				             token_problem(b.data ? b.data : ""));
@@ -769,12 +769,12 @@ int plan_tokens_load(struct plan *p, struct err *e)
 			n->token = buf_detach(&b, NULL);
 		} else if (env && *env) {
 			if (token_problem(env))
-				return err_set(e, -EINVAL, "token_invalid",
+				return err_set(e, -EINVAL, ERR_TOKEN_INVALID,
 				               "%s: FLEETTUNE_TOKEN %s", n->name,
 				               token_problem(env));
 			n->token = xstrdup(env);
 		} else {
-			return err_set(e, -ENOENT, "token_missing",
+			return err_set(e, -ENOENT, ERR_TOKEN_MISSING,
 			               "%s: no token (set nodes[%d].token_file, nodes[%d].token or "
 			               "FLEETTUNE_TOKEN)",
 			               n->name, i, i);

@@ -699,7 +699,7 @@ int plan_parse_nodes_from(const char *text, const char *dir, const char *nodes_f
                           struct err *e)
 {
 	struct parser ps = {
-		.p = p, .e = e, .jr = { e, "invalid_plan" }, .nodes_from = nodes_from, .dir = dir
+		.p = p, .e = e, .jr = { e, ERR_INVALID_PLAN }, .nodes_from = nodes_from, .dir = dir
 	};
 	json_error_t je;
 	json_t *root, *nodes, *n;
@@ -709,7 +709,7 @@ int plan_parse_nodes_from(const char *text, const char *dir, const char *nodes_f
 	memset(p, 0, sizeof(*p));
 	root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
 	if (!root)
-		return err_set(e, -EINVAL, "invalid_plan", "line %d, column %d: %s", je.line,
+		return err_set(e, -EINVAL, ERR_INVALID_PLAN, "line %d, column %d: %s", je.line,
 		               je.column, je.text);
 	rc = parse_top(&ps, root, dir);
 	if (rc < 0)
@@ -743,7 +743,8 @@ int plan_load_nodes_from(const char *path, const char *nodes_from, struct plan *
 
 	rc = buf_read_file(&b, path, 1 << 20);
 	if (rc < 0) {
-		err_set(e, rc, "plan_unreadable", "cannot read plan '%s': %s", path, strerror(-rc));
+		err_set(e, rc, ERR_PLAN_UNREADABLE, "cannot read plan '%s': %s", path,
+		        strerror(-rc));
 		memset(p, 0, sizeof(*p));
 		goto out;
 	}

@@ -27,7 +27,7 @@ struct parser {
 };
 
 /* Report "PATH: message" as an invalid_plan error. */
-#define fail(ps, path, ...) err_set_at((ps)->e, -EINVAL, "invalid_plan", (path), __VA_ARGS__)
+#define fail(ps, path, ...) err_set_at((ps)->e, -EINVAL, ERR_INVALID_PLAN, (path), __VA_ARGS__)
 
 /* Whether key is one of allowed (NULL-terminated). */
 bool planjson_key_allowed(const char *key, const char *const *allowed);

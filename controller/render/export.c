@@ -110,7 +110,7 @@ static int export_fs(const struct sweep *s, const struct config *c, const char *
 		if (!export_fs_word_ok(tok[i]))
 			bad = FSPARAM_MKFS;
 	if (bad)
-		return err_set(e, -EINVAL, "export_refused",
+		return err_set(e, -EINVAL, ERR_EXPORT_REFUSED,
 		               "%s: the filesystem's value has a character the mkfs, mount and "
 		               "fstab lines of a %s file cannot hold safely (quotes, line breaks, "
 		               "'#', '$', ';', ...)",
@@ -211,14 +211,14 @@ static int export_check(const struct sweep *s, const struct config *c, bool name
 
 	for (k = 0; names && k < s->plan.nnodes; k++)
 		if (!export_word_ok(s->plan.nodes[k].device))
-			return err_set(e, -EINVAL, "export_refused",
+			return err_set(e, -EINVAL, ERR_EXPORT_REFUSED,
 			               "node %s: device '%s' cannot be written into a %s file",
 			               s->plan.nodes[k].name, s->plan.nodes[k].device, format);
 	for (i = 0; i < c->n; i++)
 		if (!fsparam_is(c->s[i].name) &&
 		    (!export_word_ok(c->s[i].name) || !export_word_ok(c->s[i].value)))
 			return err_set(
-			        e, -EINVAL, "export_refused",
+			        e, -EINVAL, ERR_EXPORT_REFUSED,
 			        "parameter %.*s: the name or its value has a character a %s file "
 			        "cannot hold safely (quotes, spaces, line breaks, '#', '$', ...)",
 			        80, c->s[i].name, format);
@@ -520,7 +520,7 @@ static int value_refused(const struct sweep *s, int c, const char *key, int ch, 
 	int rc;
 
 	sweep_cohort_key(s, c, &k);
-	rc = err_set(e, -EINVAL, "export_refused",
+	rc = err_set(e, -EINVAL, ERR_EXPORT_REFUSED,
 	             "export: cohort %d (%s): its %s has a character (0x%02x) a %s cannot match "
 	             "exactly; export the other format, or sweep with a cohort_by without %s",
 	             c + 1, k.data ? k.data : "every node", key, (unsigned)ch,
@@ -729,7 +729,7 @@ static int cohort_render(const struct sweep *s, int c, const char *transport, bo
 	}
 	if (n == 0 && !pattern) {
 		sweep_cohort_key(s, c, &key);
-		rc = err_set(e, -EINVAL, "no_match",
+		rc = err_set(e, -EINVAL, ERR_NO_MATCH,
 		             "export: cohort %d (%s, %d node%s) has nothing a %s can match: its "
 		             "devices report no model, firmware or transport",
 		             c + 1, key.data ? key.data : "every node", s->cohorts[c].nnodes,
@@ -811,18 +811,18 @@ int export_render(const struct sweep *s, const char *format, enum export_what wh
 	int c, i, j, rc = 0;
 
 	if (!udev && strcmp(format, "tuned"))
-		return err_set(e, -EINVAL, "bad_format", "--format: '%s' is not udev or tuned",
+		return err_set(e, -EINVAL, ERR_BAD_FORMAT, "--format: '%s' is not udev or tuned",
 		               format);
 	/* A decision of the fleet, or of some cohort, that what takes. */
 	any = decision_exports(&s->decision, what);
 	for (c = 0; c < s->ncohorts && s->ncohorts >= 2; c++)
 		any = any || decision_exports(&s->cohorts[c].decision, what);
 	if (!baseline && !any)
-		return err_set(e, -ENOENT, "no_best", "sweep %lld has no %s configuration",
+		return err_set(e, -ENOENT, ERR_NO_BEST, "sweep %lld has no %s configuration",
 		               (long long)s->id, what == EXPORT_BEST ? "confirmed" : "suggested");
 	if (!identity_known(s) || s->ncohorts == 0) {
 		if (!baseline && !decision_exports(&s->decision, what))
-			return err_set(e, -ENOENT, "no_best",
+			return err_set(e, -ENOENT, ERR_NO_BEST,
 			               "sweep %lld has no best configuration", (long long)s->id);
 		return legacy_render(s, udev, what, out, e);
 	}

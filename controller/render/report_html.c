@@ -17,12 +17,12 @@ static int web_file_read(const char *web_dir, const char *rel, struct buf *out, 
 	int rc;
 
 	if (strstr(rel, "..") || rel[0] == '/' || strstr(rel, "://"))
-		return err_set(e, -EINVAL, "bad_template", "report.html: refusing to inline '%s'",
+		return err_set(e, -EINVAL, ERR_BAD_TEMPLATE, "report.html: refusing to inline '%s'",
 		               rel);
 	path = xasprintf("%s/%s", web_dir, rel);
 	rc = buf_read_file(out, path, 64u << 20);
 	if (rc < 0)
-		err_set(e, rc, "web_unreadable", "cannot read '%s': %s", path, strerror(-rc));
+		err_set(e, rc, ERR_WEB_UNREADABLE, "cannot read '%s': %s", path, strerror(-rc));
 	free(path);
 	return rc;
 }
@@ -114,7 +114,7 @@ int report_html_build(const struct sweep *s, const char *tmpl, const char *web_d
 			const char *close = strstr(gt, "</script>");
 
 			if (!close) {
-				rc = err_set(e, -EINVAL, "bad_template",
+				rc = err_set(e, -EINVAL, ERR_BAD_TEMPLATE,
 				             "report.html: sweep-data script is not closed");
 				goto out;
 			}
@@ -152,7 +152,7 @@ int report_html_build(const struct sweep *s, const char *tmpl, const char *web_d
 		src = NULL;
 	}
 	if (!data_done)
-		rc = err_set(e, -EINVAL, "bad_template",
+		rc = err_set(e, -EINVAL, ERR_BAD_TEMPLATE,
 		             "report.html has no <script id=\"sweep-data\" "
 		             "type=\"application/json\"></script>");
 out:
@@ -174,7 +174,7 @@ int report_html_write(const struct sweep *s, const char *web_dir, const char *pa
 		goto out;
 	rc = buf_write_file(path, out.data, out.len);
 	if (rc < 0)
-		err_set(e, rc, "write_failed", "cannot write '%s': %s", path, strerror(-rc));
+		err_set(e, rc, ERR_WRITE_FAILED, "cannot write '%s': %s", path, strerror(-rc));
 out:
 	buf_release(&tmpl);
 	buf_release(&out);
@@ -192,7 +192,7 @@ int report_html_page(const char *tmpl, const char *data_id, const char *json, st
 	at = strstr(tmpl, tag.data);
 	close = at ? strstr(at + tag.len, "</script>") : NULL;
 	if (!close) {
-		rc = err_set(e, -EINVAL, "bad_template",
+		rc = err_set(e, -EINVAL, ERR_BAD_TEMPLATE,
 		             "the page template has no <script id=\"%s\" type=\"application/json\">"
 		             "</script>",
 		             data_id);

@@ -32,7 +32,7 @@ static const char *const site_assets[] = {
 static int dir_make(const char *path, struct err *e)
 {
 	if (mkdir(path, 0755) < 0 && errno != EEXIST)
-		return err_set(e, -errno, "write_failed", "cannot create '%s': %s", path,
+		return err_set(e, -errno, ERR_WRITE_FAILED, "cannot create '%s': %s", path,
 		               strerror(errno));
 	return 0;
 }
@@ -43,7 +43,7 @@ static int web_read(const char *web_dir, const char *rel, struct buf *out, struc
 	int rc = buf_read_file(out, path, WEB_FILE_MAX);
 
 	if (rc < 0)
-		err_set(e, rc, "web_unreadable", "cannot read '%s': %s", path, strerror(-rc));
+		err_set(e, rc, ERR_WEB_UNREADABLE, "cannot read '%s': %s", path, strerror(-rc));
 	free(path);
 	return rc;
 }
@@ -54,7 +54,7 @@ static int file_put(const char *dir, const char *rel, const char *data, size_t l
 	int rc = buf_write_file(path, data, len);
 
 	if (rc < 0)
-		err_set(e, rc, "write_failed", "cannot write '%s': %s", path, strerror(-rc));
+		err_set(e, rc, ERR_WRITE_FAILED, "cannot write '%s': %s", path, strerror(-rc));
 	free(path);
 	return rc;
 }

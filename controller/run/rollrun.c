@@ -737,7 +737,7 @@ static enum rollrun_result waves_run(struct rollctx *u, struct err *e)
 		r->finished_at = time_now_s();
 		snprintf(r->reason, sizeof(r->reason),
 		         "the database failed, so the rollout stopped: %s", u->db_err.msg);
-		err_set(e, -EIO, "db_error", "%s", r->reason);
+		err_set(e, -EIO, ERR_DB_ERROR, "%s", r->reason);
 		break;
 	}
 	save_status(u);
@@ -854,14 +854,14 @@ static int nodes_match(const struct rollout *r, const struct plan *p, struct err
 	int i;
 
 	if (r->nnodes != p->nnodes)
-		return err_set(e, -EINVAL, "plan_changed",
+		return err_set(e, -EINVAL, ERR_PLAN_CHANGED,
 		               "rollout r%lld has %d nodes, its plan now %d", (long long)r->id,
 		               r->nnodes, p->nnodes);
 	for (i = 0; i < r->nnodes; i++)
 		if (strcmp(r->nodes[i].name, p->nodes[i].name) ||
 		    strcmp(r->nodes[i].url, p->nodes[i].url))
 			return err_set(
-			        e, -EINVAL, "plan_changed",
+			        e, -EINVAL, ERR_PLAN_CHANGED,
 			        "rollout r%lld: node %d was %s at %s, the plan says %s at %s",
 			        (long long)r->id, i, r->nodes[i].name, r->nodes[i].url,
 			        p->nodes[i].name, p->nodes[i].url);
@@ -875,7 +875,7 @@ enum rollrun_result rollrun_resume(struct rollout *r, struct plan *p, const stru
 	struct rollctx u;
 
 	if (r->status != ROLLOUT_RUNNING && r->status != ROLLOUT_INTERRUPTED) {
-		err_set(e, -EINVAL, "not_resumable",
+		err_set(e, -EINVAL, ERR_NOT_RESUMABLE,
 		        "rollout r%lld is %s: only a running (its controller gone) or interrupted "
 		        "rollout can be resumed%s",
 		        (long long)r->id, rollout_status_name(r->status),
@@ -928,7 +928,7 @@ enum rollrun_result rollrun_revert(struct rollout *r, struct plan *p, const stru
 	if (failed) {
 		snprintf(r->reason, sizeof(r->reason),
 		         "%d node(s) could not be put back (rollout --revert retries)", failed);
-		err_set(e, -EIO, "revert_failed", "%s", r->reason);
+		err_set(e, -EIO, ERR_REVERT_FAILED, "%s", r->reason);
 		res = ROLLRUN_FAILED;
 	} else {
 		snprintf(r->reason, sizeof(r->reason), "reverted by rollout --revert");

@@ -122,7 +122,7 @@ int runner_sessions_open(struct runner *r, struct err *e)
 	r->sessions_fanout_s = r->last_renew - t0;
 	for (k = 0; k < n && !rc; k++)
 		if (res[k].failed)
-			rc = err_set(e, -EIO, "session_failed",
+			rc = err_set(e, -EIO, ERR_SESSION_FAILED,
 			             "%s: cannot open a tuning session: %s",
 			             r->s->plan.nodes[k].name, res[k].error);
 	if (rc)

@@ -446,20 +446,20 @@ static int input_check(const struct effect_input *in, struct err *e)
 	int i, j;
 
 	if (in->nnodes < 0)
-		return err_set(e, -EINVAL, "invalid_value", "nnodes is %d; expected 0 or more",
+		return err_set(e, -EINVAL, ERR_INVALID_VALUE, "nnodes is %d; expected 0 or more",
 		               in->nnodes);
 	if (in->nnodes > 0 && (!in->ref || !in->point))
-		return err_set(e, -EINVAL, "invalid_value", "%s passes are missing",
+		return err_set(e, -EINVAL, ERR_INVALID_VALUE, "%s passes are missing",
 		               in->ref ? "point" : "reference");
 	if (in->nlooks < 1 || in->look < 1 || in->look > in->nlooks)
-		return err_set(e, -EINVAL, "invalid_value", "look %d of %d is not a look", in->look,
-		               in->nlooks);
+		return err_set(e, -EINVAL, ERR_INVALID_VALUE, "look %d of %d is not a look",
+		               in->look, in->nlooks);
 	if (!isfinite(in->min_effect_pct) || in->min_effect_pct < 0)
-		return err_set(e, -EINVAL, "invalid_value",
+		return err_set(e, -EINVAL, ERR_INVALID_VALUE,
 		               "min_effect_pct %g is not a finite number >= 0", in->min_effect_pct);
 	if (!isfinite(in->extra_var) || in->extra_var < 0 || !isfinite(in->extra_df) ||
 	    in->extra_df < 0)
-		return err_set(e, -EINVAL, "invalid_value",
+		return err_set(e, -EINVAL, ERR_INVALID_VALUE,
 		               "extra_var %g on %g df is not a variance", in->extra_var,
 		               in->extra_df);
 	for (i = 0; i < in->nnodes; i++) {
@@ -470,12 +470,12 @@ static int input_check(const struct effect_input *in, struct err *e)
 			const char *what = h ? "point" : "reference";
 
 			if (s[h]->n < 0 || (s[h]->n > 0 && !s[h]->x))
-				return err_set(e, -EINVAL, "invalid_value",
+				return err_set(e, -EINVAL, ERR_INVALID_VALUE,
 				               "node %d: %s has %d passes and %s", i, what, s[h]->n,
 				               s[h]->x ? "a negative count" : "no values");
 			for (j = 0; j < s[h]->n; j++)
 				if (!isfinite(s[h]->x[j]))
-					return err_set(e, -EINVAL, "invalid_value",
+					return err_set(e, -EINVAL, ERR_INVALID_VALUE,
 					               "node %d: %s pass %d is not a finite number",
 					               i, what, j + 1);
 		}

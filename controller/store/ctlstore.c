@@ -609,7 +609,7 @@ int ctlstore_sweep_load(struct ctlstore *st, int64_t id, struct sweep *s, struct
 		rc = db_each(st->db, db_prepare(st->db, load_steps[i].sql, "I", id),
 		             load_steps[i].row, s, e, load_steps[i].what);
 		if (rc == 0 && i == 0)
-			rc = err_set(e, -ENOENT, "not_found", "no sweep %lld", (long long)id);
+			rc = err_set(e, -ENOENT, ERR_NOT_FOUND, "no sweep %lld", (long long)id);
 	}
 	if (rc < 0) {
 		if (s->plan.nnodes)

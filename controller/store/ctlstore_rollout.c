@@ -223,7 +223,7 @@ int ctlstore_rollout_load(struct ctlstore *st, int64_t id, struct rollout *r, st
 	                   "I", id),
 	        rollout_row, r, e, "select rollout");
 	if (rc == 0)
-		rc = err_set(e, -ENOENT, "not_found", "no rollout r%lld", (long long)id);
+		rc = err_set(e, -ENOENT, ERR_NOT_FOUND, "no rollout r%lld", (long long)id);
 	if (rc > 0)
 		rc = db_each(
 		        st->db,

@@ -90,7 +90,7 @@ static void test_parse_failed(void **state)
 	struct err e;
 
 	assert_int_equal(parse_fixture("nodir", 1, &m, &e), -EIO);
-	assert_string_equal(e.code, "engine_failed");
+	assert_int_equal(e.code, ERR_ENGINE_FAILED);
 	assert_string_equal(e.msg, "bonnie++ exited with status 1: Can't change to directory "
 	                           "\"/tmp/ft-eng-nonexistent\".");
 	assert_int_equal(m.n, 0);
@@ -105,7 +105,7 @@ static void expect_bad(const char *text, const char *msg)
 	struct err e;
 
 	assert_int_equal(opts_check(&bonnie_engine, text, &o, &e), -EINVAL);
-	assert_string_equal(e.code, "bad_request");
+	assert_int_equal(e.code, ERR_BAD_REQUEST);
 	if (strcmp(e.msg, msg))
 		fail_msg("for %s: got \"%s\", want \"%s\"", text, e.msg, msg);
 }

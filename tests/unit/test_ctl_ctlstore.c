@@ -215,7 +215,7 @@ static char *schema_at(int v)
  * file as it is) and return its user_version after sql (NULL: none) has run. */
 static int at_version(const char *path, int v, const char *sql)
 {
-	struct db_kind kind = { .err_code = "db_error", .holds = "the test sweeps" };
+	struct db_kind kind = { .err_code = ERR_DB_ERROR, .holds = "the test sweeps" };
 	struct err e = { 0 };
 	struct db *d;
 	int have;
@@ -317,7 +317,7 @@ static void test_migration_fails_whole(void **state)
 	assert_int_equal(at_version(db, 4, "ALTER TABLE sweeps ADD COLUMN saved_at REAL;"), 4);
 	assert_int_equal(ctlstore_open(db, &st, &e), -EIO);
 	assert_null(st);
-	assert_string_equal(e.code, "db_error");
+	assert_int_equal(e.code, ERR_DB_ERROR);
 	assert_non_null(strstr(e.msg, "cannot migrate database"));
 	assert_non_null(strstr(e.msg, "to version 5"));
 	assert_non_null(strstr(e.msg, "duplicate column name: saved_at"));
@@ -325,7 +325,7 @@ static void test_migration_fails_whole(void **state)
 	assert_int_equal(at_version(db, 4, NULL), 4);
 	err_clear(&e);
 	{
-		struct db_kind k = { .schema = "", .err_code = "db_error", .holds = "x" };
+		struct db_kind k = { .schema = "", .err_code = ERR_DB_ERROR, .holds = "x" };
 		struct db *d;
 
 		assert_int_equal(db_open(&d, db, &k, &e), 0);
@@ -353,7 +353,7 @@ static void test_not_a_database(void **state)
 	         0600);
 	assert_int_equal(ctlstore_open(db, &st, &e), -EUCLEAN);
 	assert_null(st);
-	assert_string_equal(e.code, "db_error");
+	assert_int_equal(e.code, ERR_DB_ERROR);
 	assert_non_null(strstr(e.msg, db));
 	assert_non_null(strstr(e.msg, "move it aside"));
 	assert_non_null(strstr(e.msg, "the sweeps and rollouts it holds are lost"));

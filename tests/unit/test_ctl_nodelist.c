@@ -29,7 +29,7 @@ static const char *parse_err(const char *text, const struct nodelist_opts *o)
 
 	memset(&e, 0, sizeof(e));
 	assert_int_equal(nodelist_parse(text, "list", NULL, o, &l, &e), -EINVAL);
-	assert_string_equal(e.code, "invalid_nodes");
+	assert_int_equal(e.code, ERR_INVALID_NODES);
 	assert_int_equal(l.n, 0);
 	return e.msg;
 }

@@ -107,7 +107,7 @@ static void bad(const char *from, const char *to, const char *msg)
 	assert_int_not_equal(plan_parse(text, NULL, &p, &e), 0);
 	if (strcmp(e.msg, msg))
 		fail_msg("for %s -> %s\nexpected: %s\n     got: %s", from, to, msg, e.msg);
-	assert_string_equal(e.code, "invalid_plan");
+	assert_int_equal(e.code, ERR_INVALID_PLAN);
 }
 
 /* "loops": {"min","max"} asks for adaptive loops; a plain number means min == max. */
@@ -173,7 +173,7 @@ static void test_adaptive_plan(void **state)
 	assert_int_not_equal(
 	        adaptive_parse("{\"min\":3,\"max\":9}", ",\"budget_s\":\"1h\"", &p, &e), 0);
 	assert_string_equal(e.msg, "budget_s: expected a number");
-	assert_string_equal(e.code, "invalid_plan");
+	assert_int_equal(e.code, ERR_INVALID_PLAN);
 }
 
 static void test_bad_plans(void **state)
@@ -585,7 +585,7 @@ static void test_tokens_refused(void **state)
 	         0600);
 	assert_int_equal(one_node_plan(",\"token_file\":\"shadow\"", dir, &p, &e), 0);
 	assert_int_not_equal(plan_tokens_load(&p, &e), 0);
-	assert_string_equal(e.code, "token_invalid");
+	assert_int_equal(e.code, ERR_TOKEN_INVALID);
 	assert_null(strstr(e.msg, "root"));
 	assert_null(p.nodes[0].token);
 	plan_release(&p);
@@ -607,7 +607,7 @@ static void test_tokens_refused(void **state)
 	assert_int_equal(one_node_plan("", NULL, &p, &e), 0);
 	setenv("FLEETTUNE_TOKEN", "abc\r\nX-Injected: 1", 1);
 	assert_int_not_equal(plan_tokens_load(&p, &e), 0);
-	assert_string_equal(e.code, "token_invalid");
+	assert_int_equal(e.code, ERR_TOKEN_INVALID);
 	unsetenv("FLEETTUNE_TOKEN");
 	plan_release(&p);
 	tu_rmrf(dir);

@@ -386,7 +386,7 @@ static void test_budget_check(void **state)
 	snprintf(text, sizeof(text), PLAN_FMT, "", ",\"budget_s\":83");
 	assert_int_equal(plan_parse(text, NULL, &p, &e), 0);
 	assert_int_equal(race_budget_check(&p, &e), -EINVAL);
-	assert_string_equal(e.code, "invalid_plan");
+	assert_int_equal(e.code, ERR_INVALID_PLAN);
 	assert_non_null(strstr(e.msg, "budget_s: 83 s is less than"));
 	assert_non_null(strstr(e.msg, "84 s"));
 	plan_release(&p);

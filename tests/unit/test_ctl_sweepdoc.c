@@ -234,7 +234,7 @@ static void refused(const char *text, const char *msg_start)
 
 	err_clear(&e);
 	assert_int_equal(sweepdoc_parse(text, &s, &e), -EINVAL);
-	assert_string_equal(e.code, "invalid_sweep");
+	assert_int_equal(e.code, ERR_INVALID_SWEEP);
 	if (strncmp(e.msg, msg_start, strlen(msg_start)))
 		fail_msg("message '%s' does not start with '%s'", e.msg, msg_start);
 }

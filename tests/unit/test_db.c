@@ -16,7 +16,7 @@
 static const struct db_kind kind = {
 	.schema = "-- migration 1\nCREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT);\n"
 	          "CREATE INDEX t_v ON t(v);\n",
-	.err_code = "store_error",
+	.err_code = ERR_STORE_ERROR,
 	.holds = "the test rows",
 };
 
@@ -81,7 +81,7 @@ static void test_damaged_refused(void **state)
 	err_clear(&e);
 	assert_int_equal(db_open(&d, path, &kind, &e), -EUCLEAN);
 	assert_null(d);
-	assert_string_equal(e.code, "store_error");
+	assert_int_equal(e.code, ERR_STORE_ERROR);
 	assert_non_null(strstr(e.msg, path));
 	assert_non_null(strstr(e.msg, "is damaged: move it aside"));
 	assert_non_null(strstr(e.msg, "the test rows it holds are lost"));
@@ -183,7 +183,7 @@ static void test_rerun_each_columns(void **state)
 	static const struct db_kind k = {
 		.schema = "-- migration 1\nCREATE TABLE r (id INTEGER PRIMARY KEY, v TEXT, x REAL, "
 		          "k INTEGER);\n",
-		.err_code = "db_error",
+		.err_code = ERR_DB_ERROR,
 		.holds = "the rows",
 	};
 	static const double xs[] = { 1.5, NAN, INFINITY, -2.25 };
@@ -205,7 +205,7 @@ static void test_rerun_each_columns(void **state)
 		                 1);
 	/* A second row 0: the constraint fails, named. */
 	assert_int_equal(db_rerun(d, q, &e, "insert r", "Itfj", (int64_t)0, "x", 0.0, 0), -EIO);
-	assert_string_equal(e.code, "db_error");
+	assert_int_equal(e.code, ERR_DB_ERROR);
 	assert_non_null(strstr(e.msg, "database error in insert r: UNIQUE constraint failed"));
 	db_finalize(q);
 	assert_int_equal(db_tx_end(d, 0, &e), 0);
@@ -256,7 +256,7 @@ static void test_bind_chain_blob(void **state)
 {
 	static const struct db_kind k = {
 		.schema = "-- migration 1\nCREATE TABLE b (a TEXT, x REAL, c BLOB);\n",
-		.err_code = "db_error",
+		.err_code = ERR_DB_ERROR,
 		.holds = "the rows",
 	};
 	struct sqlite3_stmt *q;

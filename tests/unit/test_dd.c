@@ -97,7 +97,7 @@ static void test_parse_failed(void **state)
 	assert_int_equal(parse_fixture("write-enospc.txt", "{\"count\":600,\"oflag_direct\":true}",
 	                               1, &m, &e),
 	                 -EIO);
-	assert_string_equal(e.code, "engine_failed");
+	assert_int_equal(e.code, ERR_ENGINE_FAILED);
 	assert_string_equal(e.msg, "dd exited with status 1: dd: error writing '/dev/loop0': No "
 	                           "space left on device");
 	assert_metric(&m, "write.bw_mib", 536870912 / 1.57528 / 1048576); /* partial, kept */
@@ -131,7 +131,7 @@ static void expect_bad(const char *text, const char *msg)
 	struct err e;
 
 	assert_int_equal(opts_check(&dd_engine, text, &o, &e), -EINVAL);
-	assert_string_equal(e.code, "bad_request");
+	assert_int_equal(e.code, ERR_BAD_REQUEST);
 	if (strcmp(e.msg, msg))
 		fail_msg("for %s: got \"%s\", want \"%s\"", text, e.msg, msg);
 }
@@ -217,7 +217,7 @@ static void test_argv(void **state)
 	engine_argv_free(argv);
 	assert_int_equal(dd_engine.argv_build(r, &t, &argv, &e), -EINVAL);
 	assert_null(argv);
-	assert_string_equal(e.code, "bad_request");
+	assert_int_equal(e.code, ERR_BAD_REQUEST);
 	assert_non_null(strstr(e.msg, "dd.direction: \"read\" needs a raw device"));
 }
 

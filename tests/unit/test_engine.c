@@ -86,7 +86,7 @@ static int stub_parse(const char *out, size_t out_len, const char *errout, size_
 	m->n = 0;
 	metrics_set(m, "bw_mib", 100);
 	if (exit_code)
-		return err_set(e, -EIO, "engine_failed", "exit %d signal %d", exit_code,
+		return err_set(e, -EIO, ERR_ENGINE_FAILED, "exit %d signal %d", exit_code,
 		               term_signal);
 	return 0;
 }
@@ -143,12 +143,12 @@ static void test_exe_and_available(void **state)
 
 	err_clear(&e);
 	assert_int_equal(engine_available(NULL, NULL, &e), -EINVAL);
-	assert_string_equal(e.code, "bad_request");
+	assert_int_equal(e.code, ERR_BAD_REQUEST);
 	/* A path: it must be executable. */
 	tu_write(dir, "fio-not-x", "#!/bin/sh\n", 0644);
 	snprintf(path, sizeof(path), "%s/fio-not-x", dir);
 	assert_int_equal(engine_available(&fio_engine, path, &e), -ENOENT);
-	assert_string_equal(e.code, "engine_unavailable");
+	assert_int_equal(e.code, ERR_ENGINE_UNAVAILABLE);
 	assert_non_null(strstr(e.msg, "not found or not executable"));
 	tu_write(dir, "fio-x", "#!/bin/sh\n", 0755);
 	snprintf(path, sizeof(path), "%s/fio-x", dir);

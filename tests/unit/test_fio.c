@@ -136,7 +136,7 @@ static void test_parse_error_before_json(void **state)
 	assert_int_equal(
 	        parse_fixture("error-before-json.json", "error-before-json.stderr", 1, 0, &m, &e),
 	        -EIO);
-	assert_string_equal(e.code, "engine_failed");
+	assert_int_equal(e.code, ERR_ENGINE_FAILED);
 	assert_non_null(strstr(e.msg, "status 1"));
 	assert_non_null(strstr(e.msg, "job error 22"));
 	assert_non_null(strstr(e.msg, "fio: io_u error on file /dev/loop0: Invalid argument"));
@@ -173,7 +173,7 @@ static void test_parse_killed(void **state)
 	struct err e;
 
 	assert_int_equal(parse_fixture("killed.json", NULL, 128, 0, &m, &e), -EINTR);
-	assert_string_equal(e.code, "engine_failed");
+	assert_int_equal(e.code, ERR_ENGINE_FAILED);
 	assert_non_null(strstr(e.msg, "fio: terminating on signal 15"));
 	assert_metric(&m, "write.bw_mib", 1073.762175);
 	assert_metric(&m, "write.iops", 17180.194805);
@@ -210,7 +210,7 @@ static void expect_bad(const char *text, const char *msg)
 	struct err e;
 
 	assert_int_equal(check_json(text, &e), -EINVAL);
-	assert_string_equal(e.code, "bad_request");
+	assert_int_equal(e.code, ERR_BAD_REQUEST);
 	if (strcmp(e.msg, msg))
 		fail_msg("for %s: got \"%s\", want \"%s\"", text, e.msg, msg);
 }
@@ -690,7 +690,7 @@ static void test_registry(void **state)
 	snprintf(path, sizeof(path), "%s/fake-fio.sh", FT_FIXTURES);
 	assert_int_equal(engine_available(&fio_engine, path, &e), 0);
 	assert_int_equal(engine_available(&fio_engine, "/nonexistent/fio", &e), -ENOENT);
-	assert_string_equal(e.code, "engine_unavailable");
+	assert_int_equal(e.code, ERR_ENGINE_UNAVAILABLE);
 	assert_non_null(strstr(e.msg, "/nonexistent/fio"));
 
 	/* iozone is looked up on PATH. */

@@ -82,7 +82,7 @@ static void assert_refused(const char *body, const char *want)
 	}
 	if (rc != -EINVAL)
 		fail_msg("%s: expected -EINVAL, got %d (%s)", body, rc, e.msg);
-	assert_string_equal(e.code, "bad_request");
+	assert_int_equal(e.code, ERR_BAD_REQUEST);
 	if (strcmp(e.msg, want))
 		fail_msg("%s:\n  message '%s'\n  wanted  '%s'", body, e.msg, want);
 }
@@ -365,7 +365,7 @@ static void test_parse_sections_mismatch(void **state)
 	(void)state;
 	/* The wrong count of entries. */
 	assert_int_equal(fio_parse_sections(out, len, "", 0, 0, 0, 2, per, &e), -EPROTO);
-	assert_string_equal(e.code, "engine_failed");
+	assert_int_equal(e.code, ERR_ENGINE_FAILED);
 	assert_non_null(strstr(e.msg, "does not hold the job's 2 workloads"));
 	assert_int_equal(fio_parse_sections(out, len, "", 0, 0, 0, 4, per, &e), -EPROTO);
 	assert_int_equal(fio_parse_sections(read, rlen, "", 0, 0, 0, 3, per, &e), -EPROTO);

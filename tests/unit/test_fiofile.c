@@ -28,7 +28,7 @@ static void expect_refused(const char *text, const char *msg)
 	err_clear(&e);
 	assert_int_equal(fiofile_parse(text, strlen(text), &f, &e), -EINVAL);
 	assert_null(f);
-	assert_string_equal(e.code, "bad_request");
+	assert_int_equal(e.code, ERR_BAD_REQUEST);
 	if (strcmp(e.msg, msg))
 		fail_msg("for\n%s\ngot  \"%s\"\nwant \"%s\"", text, e.msg, msg);
 }

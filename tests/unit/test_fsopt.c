@@ -43,7 +43,7 @@ static void assert_mkfs_refused(const struct fs_spec *s, const char *want)
 
 	err_clear(&e);
 	assert_int_equal(fsopt_mkfs_check(s, &e), -EINVAL);
-	assert_string_equal(e.code, "invalid_fs_option");
+	assert_int_equal(e.code, ERR_INVALID_FS_OPTION);
 	if (!strstr(e.msg, want))
 		fail_msg("message '%s' lacks '%s'", e.msg, want);
 }
@@ -55,7 +55,7 @@ static void assert_mount_refused(enum fs_type t, const char *opts, const char *w
 
 	err_clear(&e);
 	assert_int_equal(fsopt_mount_parse(t, opts, &m, &e), -EINVAL);
-	assert_string_equal(e.code, "invalid_fs_option");
+	assert_int_equal(e.code, ERR_INVALID_FS_OPTION);
 	if (!strstr(e.msg, want))
 		fail_msg("'%s': message '%s' lacks '%s'", opts, e.msg, want);
 }
@@ -304,7 +304,7 @@ static void test_types(void **state)
 	assert_int_equal(fs_type_parse("ext4", &t, &e), 0);
 	assert_int_equal(t, FS_EXT4);
 	assert_int_equal(fs_type_parse("btrfs", &t, &e), -EINVAL);
-	assert_string_equal(e.code, "invalid_fs_option");
+	assert_int_equal(e.code, ERR_INVALID_FS_OPTION);
 	assert_string_equal(e.msg, "filesystem.type: 'btrfs' is not one of xfs, ext4");
 	assert_string_equal(fs_type_name(FS_EXT4), "ext4");
 	assert_string_equal(fsopt_tools(FS_XFS)[0], "mkfs.xfs");

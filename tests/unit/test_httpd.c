@@ -300,7 +300,7 @@ static void test_error_utf8(void **state)
 	json_t *o;
 
 	(void)state;
-	http_error(&resp, 404, "not_found", "no such page '%s' (%.3s)", "\xff\xfe",
+	http_error(&resp, 404, ERR_NOT_FOUND, "no such page '%s' (%.3s)", "\xff\xfe",
 	           "\xc3\xa9\xc3\xa9");
 	assert_int_equal(resp.status, 404);
 	assert_non_null(resp.body);

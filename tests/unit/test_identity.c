@@ -221,9 +221,9 @@ static void test_virtual(void **state)
 
 	/* The name is checked before any path is built; an unknown device is not_found. */
 	assert_int_equal(identity_device_read(&f->fs, "../etc", false, &id, &e), -EINVAL);
-	assert_string_equal(e.code, "bad_request");
+	assert_int_equal(e.code, ERR_BAD_REQUEST);
 	assert_int_equal(identity_device_read(&f->fs, "sdz", false, &id, &e), -ENOENT);
-	assert_string_equal(e.code, "not_found");
+	assert_int_equal(e.code, ERR_NOT_FOUND);
 }
 
 static void test_hide_serial(void **state)

@@ -102,7 +102,7 @@ static void test_parse_failed(void **state)
 
 	head = (size_t)(strstr(run, "Children see") - run);
 	assert_int_equal(iozone_engine.parse(run, head, "", 0, 0, 0, &m, &e), -EPROTO);
-	assert_string_equal(e.code, "engine_failed");
+	assert_int_equal(e.code, ERR_ENGINE_FAILED);
 	assert_int_equal(m.n, 0);
 	assert_int_equal(iozone_engine.parse(run, head, "", 0, 1, 0, &m, &e), -EIO);
 	assert_string_equal(e.msg, "iozone exited with status 1: Each process writes a 8388608 "
@@ -118,7 +118,7 @@ static void expect_bad(const char *text, const char *msg)
 	struct err e;
 
 	assert_int_equal(opts_check(&iozone_engine, text, &o, &e), -EINVAL);
-	assert_string_equal(e.code, "bad_request");
+	assert_int_equal(e.code, ERR_BAD_REQUEST);
 	if (strcmp(e.msg, msg))
 		fail_msg("for %s: got \"%s\", want \"%s\"", text, e.msg, msg);
 }

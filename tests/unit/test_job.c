@@ -230,7 +230,7 @@ static void test_cancel(void **state)
 	assert_string_equal(tu_read(f->root, "sys/block/loop0/queue/nr_requests"), "64");
 	wait_record(f, id, false);
 	assert_int_equal(job_cancel(f->a.jobs, id, &e), -EBUSY);
-	assert_string_equal(e.code, "conflict");
+	assert_int_equal(e.code, ERR_CONFLICT);
 	assert_int_equal(job_cancel(f->a.jobs, queued, &e), -EBUSY);
 	setenv("FAKE_FIO_SLEEP_S", "0.2", 1);
 }
@@ -279,15 +279,15 @@ static void test_refused_specs(void **state)
 	assert_string_equal(e.msg, "dd.count: required (1..1000000000)");
 	submit(f, "{\"device\":\"loop0\",\"directory\":\"/tmp\",\"engine\":\"fio\"," FIO_OK "}",
 	       -EPERM, &e);
-	assert_string_equal(e.code, "dir_not_allowed");
+	assert_int_equal(e.code, ERR_DIR_NOT_ALLOWED);
 	/* Not in --allow-device: 403 device_not_allowed, as on every route (issue 31 item 23). */
 	submit(f, "{\"device\":\"vda\",\"engine\":\"fio\"," FIO_OK "}", -EPERM, &e);
-	assert_string_equal(e.code, "device_not_allowed");
+	assert_int_equal(e.code, ERR_DEVICE_NOT_ALLOWED);
 	submit(f,
 	       "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK
 	       ",\"params\":{\"scheduler\":\"cfq\"}}",
 	       -EINVAL, &e);
-	assert_string_equal(e.code, "invalid_value");
+	assert_int_equal(e.code, ERR_INVALID_VALUE);
 	submit(f, "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK ",\"params_restore\":false}",
 	       -EINVAL, &e);
 	assert_string_equal(e.msg,
@@ -330,7 +330,7 @@ static void test_check_without_queueing(void **state)
 		assert_int_equal(decode(refused[i], &spec, &es), 0);
 		assert_true(job_submit(f->a.jobs, &spec, &id, &es) < 0);
 		job_spec_release(&spec);
-		assert_string_equal(e.code, es.code);
+		assert_int_equal(e.code, es.code);
 		assert_string_equal(e.msg, es.msg);
 	}
 	/* iodepth 5000 is refused by the decoder, before either. */
@@ -392,7 +392,7 @@ static void test_restore_point_unrecorded(void **state)
 	int n;
 
 	snprintf(path, sizeof(path), "%s/agent.db", f->root);
-	assert_int_equal(db_open(&d, path, &(struct db_kind){ "", "store_error", "", 0 }, &e), 0);
+	assert_int_equal(db_open(&d, path, &(struct db_kind){ "", ERR_STORE_ERROR, "", 0 }, &e), 0);
 	assert_int_equal(db_exec(d,
 	                         "CREATE TRIGGER no_restore BEFORE UPDATE OF restore ON jobs "
 	                         "BEGIN SELECT RAISE(ABORT, 'disk full'); END;",
@@ -441,7 +441,7 @@ static void test_params_keep_owner(void **state)
 
 	/* 1. No session: 409 session_required, nothing queued (and the dry run says the same). */
 	submit(f, KEEP_JOB, -ESRCH, &e);
-	assert_string_equal(e.code, "session_required");
+	assert_int_equal(e.code, ERR_SESSION_REQUIRED);
 	assert_non_null(strstr(e.msg, "no session is open on 'loop0'"));
 	assert_int_equal(agent_fx_jobs(f), 0);
 

@@ -93,7 +93,7 @@ static void test_root_open(void **state)
 	m.dev_major = major(st.st_dev) + 1;
 	m.dev_minor = minor(st.st_dev);
 	assert_int_equal(jobfs_root_open(&j, &m, &e), -ESTALE);
-	assert_string_equal(e.code, "fs_failed");
+	assert_int_equal(e.code, ERR_FS_FAILED);
 	assert_non_null(strstr(e.msg, "is no longer the filesystem made on /dev/loop7"));
 	/* What it is when the device's filesystem is there. */
 	m.dev_major = major(st.st_dev);
@@ -106,7 +106,7 @@ static void test_root_open(void **state)
 	assert_int_equal(mkdir(victim, 0700), 0);
 	assert_int_equal(symlink(victim, path), 0);
 	assert_true(jobfs_root_open(&j, &m, &e) < 0);
-	assert_string_equal(e.code, "fs_failed");
+	assert_int_equal(e.code, ERR_FS_FAILED);
 	unlink(path);
 	jobfs_release(&j);
 	tu_rmrf(dir);
@@ -191,7 +191,7 @@ static void test_make_refused(void **state)
 	s.type = FS_XFS;
 	assert_int_equal(jobfs_init(&j, NULL, NULL, NULL, &e), 0);
 	assert_int_equal(jobfs_make(&j, 7, "loop0", &s, NULL, NULL, NULL, &m, &e), -EPERM);
-	assert_string_equal(e.code, "fs_failed");
+	assert_int_equal(e.code, ERR_FS_FAILED);
 	jobfs_release(&j);
 	assert_int_equal(jobfs_init(&j, NULL, dir, NULL, &e), 0);
 	/* No such block device. */
@@ -204,7 +204,7 @@ static void test_make_refused(void **state)
 	snprintf(s.mount, sizeof(s.mount), "nobarrier");
 	assert_int_equal(jobfs_make(&j, 7, "ft-no-such-dev", &s, NULL, NULL, NULL, &m, &e),
 	                 -EINVAL);
-	assert_string_equal(e.code, "invalid_fs_option");
+	assert_int_equal(e.code, ERR_INVALID_FS_OPTION);
 	assert_false(exists(dir, "fs/job-7.rec"));
 	assert_int_equal(jobfs_unmake(&j, &m), 0);
 	jobfs_release(&j);
@@ -279,7 +279,7 @@ static void test_tools(void **state)
 	(void)state;
 	setenv("PATH", dir, 1);
 	assert_int_equal(jobfs_tools_available(FS_XFS, &e), -ENOENT);
-	assert_string_equal(e.code, "engine_unavailable");
+	assert_int_equal(e.code, ERR_ENGINE_UNAVAILABLE);
 	assert_string_equal(e.msg, "filesystem xfs: 'mkfs.xfs' is not installed on this node "
 	                           "(Debian package xfsprogs)");
 	tu_write(dir, "mkfs.ext4", "#!/bin/sh\n", 0755);
@@ -303,7 +303,7 @@ static void test_mount_check(void **state)
 
 	(void)state;
 	assert_int_equal(jobfs_mount_check(FS_XFS, "ro", &e), -EINVAL);
-	assert_string_equal(e.code, "invalid_fs_option");
+	assert_int_equal(e.code, ERR_INVALID_FS_OPTION);
 	if (fd < 0) {
 		print_message("skipped the kernel's part: fsopen: %s\n", strerror(errno));
 		return;

@@ -26,7 +26,7 @@ static void test_str(void **state)
 {
 	json_t *o = doc();
 	struct err e = { 0 };
-	const struct jread jr = { &e, "invalid_plan" };
+	const struct jread jr = { &e, ERR_INVALID_PLAN };
 	const char *s = NULL;
 
 	(void)state;
@@ -35,7 +35,7 @@ static void test_str(void **state)
 	assert_int_equal(jread_str(&jr, o, "nodes[2]", "missing", 0, &s), 0);
 	assert_string_equal(s, "db"); /* untouched */
 	assert_int_equal(jread_str(&jr, o, "nodes[2]", "missing", JREAD_REQUIRED, &s), -EINVAL);
-	assert_string_equal(e.code, "invalid_plan");
+	assert_int_equal(e.code, ERR_INVALID_PLAN);
 	assert_string_equal(e.msg, "nodes[2].missing: required field is missing");
 	assert_int_equal(jread_str(&jr, o, "", "port", 0, &s), -EINVAL);
 	assert_string_equal(e.msg, "port: expected a string");
@@ -51,7 +51,7 @@ static void test_int_num_bool(void **state)
 {
 	json_t *o = doc();
 	struct err e = { 0 };
-	const struct jread jr = { &e, "bad_request" };
+	const struct jread jr = { &e, ERR_BAD_REQUEST };
 	json_int_t i = 0;
 	double d = 0;
 	bool b = false;
@@ -60,7 +60,7 @@ static void test_int_num_bool(void **state)
 	assert_int_equal(jread_int(&jr, o, "", "port", 0, 1, 65535, &i), 1);
 	assert_int_equal(i, 8080);
 	assert_int_equal(jread_int(&jr, o, "", "big", 0, 1, 65535, &i), -EINVAL);
-	assert_string_equal(e.code, "bad_request");
+	assert_int_equal(e.code, ERR_BAD_REQUEST);
 	assert_string_equal(e.msg, "big: expected an integer 1..65535");
 	assert_int_equal(jread_int(&jr, o, "x", "three", 0, LLONG_MIN, LLONG_MAX, &i), -EINVAL);
 	assert_string_equal(e.msg, "x.three: expected an integer");
@@ -82,7 +82,7 @@ static void test_obj_arr_and_lenient(void **state)
 {
 	json_t *o = doc(), *v = NULL;
 	struct err e = { 0 };
-	const struct jread jr = { &e, "bad_request" };
+	const struct jread jr = { &e, ERR_BAD_REQUEST };
 
 	(void)state;
 	assert_int_equal(jread_obj(&jr, o, "", "obj", 0, &v), 1);

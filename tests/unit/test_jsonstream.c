@@ -101,7 +101,7 @@ static void refused(const char *doc, const char *msg)
 	if (rc == 0)
 		rc = jsonstream_end(&js, &e);
 	assert_int_equal(rc, -EINVAL);
-	assert_string_equal(e.code, "invalid_json");
+	assert_int_equal(e.code, ERR_INVALID_JSON);
 	assert_string_equal(e.msg, msg);
 }
 

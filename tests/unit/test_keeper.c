@@ -243,11 +243,11 @@ static void test_bad_put_changes_nothing(void **state)
 	struct err e;
 
 	assert_int_equal(put(f, "db", "loop0", "nr_requests=010", true, false, &v, &e), -EINVAL);
-	assert_string_equal(e.code, "invalid_value");
+	assert_int_equal(e.code, ERR_INVALID_VALUE);
 	assert_non_null(strstr(e.msg, "loop0"));
 	assert_int_equal(put(f, "db", "loop0", "nosuch=1", true, false, &v, &e), -ENOENT);
 	assert_int_equal(put(f, "db", "vdb", "nr_requests=32", true, false, &v, &e), -EPERM);
-	assert_string_equal(e.code, "device_not_allowed");
+	assert_int_equal(e.code, ERR_DEVICE_NOT_ALLOWED);
 	assert_int_equal(put(f, "db", "loop0", "iosched.fifo_batch=8", true, false, &v, &e),
 	                 -EINVAL);
 	assert_int_equal(put(f, "../x", "loop0", "nr_requests=32", true, false, &v, &e), -EINVAL);
@@ -293,7 +293,7 @@ static void test_put_rolls_back_across_devices(void **state)
 	assert_int_equal(put(f, "db", "loop0,loop1", "nr_requests=32,read_ahead_kb=512", true,
 	                     false, &v, &e),
 	                 -EPERM);
-	assert_string_equal(e.code, "kernel_rejected");
+	assert_int_equal(e.code, ERR_KERNEL_REJECTED);
 	assert_non_null(strstr(e.msg, "loop1"));
 	assert_string_equal(q(f, "loop0", "nr_requests"), "64");
 	assert_string_equal(q(f, "loop0", "read_ahead_kb"), "128");
@@ -342,7 +342,8 @@ static void db_sql(struct fx *f, const char *sql)
 	struct err e;
 
 	err_clear(&e);
-	assert_int_equal(db_open(&d, f->db, &(struct db_kind){ "", "store_error", "", 0 }, &e), 0);
+	assert_int_equal(db_open(&d, f->db, &(struct db_kind){ "", ERR_STORE_ERROR, "", 0 }, &e),
+	                 0);
 	assert_int_equal(db_exec(d, sql, &e), 0);
 	db_close(d);
 }
@@ -469,7 +470,7 @@ static void test_conflicts(void **state)
 	assert_int_equal(put(f, "a", "loop0", "nr_requests=32", true, false, &v, &e), 0);
 	keeper_view_release(&v);
 	assert_int_equal(put(f, "b", "loop*", "nr_requests=48", true, false, &v, &e), -EBUSY);
-	assert_string_equal(e.code, "conflict");
+	assert_int_equal(e.code, ERR_CONFLICT);
 	assert_non_null(strstr(e.msg, "'a'"));
 	/* other parameters of the same device are fine */
 	assert_int_equal(put(f, "b", "loop*", "read_ahead_kb=256", true, false, &v, &e), 0);

@@ -171,7 +171,7 @@ static void test_mask_refuses(void **state)
 	(void)state;
 	assert_int_equal(parse(mask, w1, &a, &first, &e), -1);
 	assert_string_equal(e.msg, "history does not take --dry-run");
-	assert_string_equal(e.code, "usage");
+	assert_int_equal(e.code, ERR_USAGE);
 	assert_false(a.dry_run);
 	assert_int_equal(parse(mask, w2, &a, &first, &e), -1);
 	assert_string_equal(e.msg, "history does not take --format");

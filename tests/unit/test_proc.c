@@ -134,7 +134,7 @@ static void test_spawn_failure(void **state)
 	struct err e;
 
 	assert_int_equal(proc_spawn(&p, argv, NULL, &e), -ENOENT);
-	assert_string_equal(e.code, "engine_failed");
+	assert_int_equal(e.code, ERR_ENGINE_FAILED);
 	assert_string_equal(e.msg, "cannot run '/nonexistent/fio': No such file or directory");
 	assert_int_equal(p.pid, 0);
 	proc_release(&p);

@@ -99,7 +99,7 @@ static void test_check(void **state)
 	p.match.n_values[IDENT_MODEL] = 1;
 	snprintf(p.match.values[IDENT_MODEL][0], PROFILE_VALUE_MAX, "ST4000");
 	assert_int_equal(profile_check(&p, &none, &e), -EINVAL);
-	assert_string_equal(e.code, "unsupported_match");
+	assert_int_equal(e.code, ERR_UNSUPPORTED_MATCH);
 	assert_int_equal(profile_check(&p, &src, &e), 0);
 	profile_release(&p);
 }

@@ -120,7 +120,7 @@ static void test_close_restores(void **state)
 	assert_restored(f);
 	/* ending twice is a conflict */
 	assert_int_equal(session_end(&f->m, s.id, true, "closed", 1011.0, &end, &e), -EBUSY);
-	assert_string_equal(e.code, "conflict");
+	assert_int_equal(e.code, ERR_CONFLICT);
 }
 
 static void test_close_without_restore(void **state)
@@ -189,7 +189,7 @@ static void test_one_open_session_racing(void **state)
 			if (r[i].rc == 0)
 				ok++;
 			else
-				assert_string_equal(r[i].e.code, "conflict");
+				assert_int_equal(r[i].e.code, ERR_CONFLICT);
 		}
 		pthread_barrier_destroy(&go);
 		assert_int_equal(ok, 1);
@@ -216,7 +216,7 @@ static void test_migration_closes_duplicates(void **state)
 	snprintf(path, sizeof(path), "%s/old.db", f->root);
 	v2 = xstrndup(agent_schema_sql,
 	              (size_t)(strstr(agent_schema_sql, "-- migration 3") - agent_schema_sql));
-	assert_int_equal(db_open(&d, path, &(struct db_kind){ v2, "store_error", "", 0 }, &e), 0);
+	assert_int_equal(db_open(&d, path, &(struct db_kind){ v2, ERR_STORE_ERROR, "", 0 }, &e), 0);
 	assert_int_equal(db_user_version(d), 2);
 	assert_int_equal(db_exec(d,
 	                         "INSERT INTO sessions(device, created_at, ttl_s, expires_at, "
@@ -257,12 +257,13 @@ static void test_insert_fails(void **state)
 	for (i = 0; i < 10; i++) {
 		err_clear(&e);
 		assert_int_equal(session_open(&f->m, "loop0", 60, 1001.0, &s2, &e), -EBUSY);
-		assert_string_equal(e.code, "conflict");
+		assert_int_equal(e.code, ERR_CONFLICT);
 	}
 	assert_false(tu_leaked());
 	assert_int_equal(session_end(&f->m, s.id, true, "closed", 1002.0, &end, &e), 0);
 
-	assert_int_equal(db_open(&d, f->db, &(struct db_kind){ "", "store_error", "", 0 }, &e), 0);
+	assert_int_equal(db_open(&d, f->db, &(struct db_kind){ "", ERR_STORE_ERROR, "", 0 }, &e),
+	                 0);
 	assert_int_equal(db_exec(d,
 	                         "CREATE TRIGGER no_session BEFORE INSERT ON sessions "
 	                         "BEGIN SELECT RAISE(ABORT, 'disk full'); END;",
@@ -272,7 +273,7 @@ static void test_insert_fails(void **state)
 	for (i = 0; i < 10; i++) {
 		err_clear(&e);
 		assert_int_equal(session_open(&f->m, "loop0", 60, 1003.0, &s2, &e), -EIO);
-		assert_string_equal(e.code, "store_error");
+		assert_int_equal(e.code, ERR_STORE_ERROR);
 		assert_non_null(strstr(e.msg, "disk full"));
 	}
 	assert_false(tu_leaked());

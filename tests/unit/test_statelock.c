@@ -25,7 +25,7 @@ static void test_one_holder(void **state)
 	err_clear(&e);
 	assert_int_equal(statelock_take(&b, dir, &e), -EBUSY);
 	assert_false(b.taken);
-	assert_string_equal(e.code, "state_dir_in_use");
+	assert_int_equal(e.code, ERR_STATE_DIR_IN_USE);
 	assert_non_null(strstr(e.msg, dir));
 	snprintf(want, sizeof(want), "(pid %d holds", (int)getpid());
 	assert_non_null(strstr(e.msg, want));

@@ -43,7 +43,7 @@ static void test_open(void **state)
 	snprintf(bad, sizeof(bad), "%s/no/such/dir/agent.db", f->root);
 	err_clear(&e);
 	assert_true(store_open(&again, bad, &e) < 0);
-	assert_string_equal(e.code, "store_error");
+	assert_int_equal(e.code, ERR_STORE_ERROR);
 	store_close(NULL);
 }
 
@@ -128,7 +128,7 @@ static void test_sessions(void **state)
 	/* One open session per device. */
 	r2 = r;
 	assert_int_equal(store_session_insert(f->s, &r2, &snap, &e), -EBUSY);
-	assert_string_equal(e.code, "conflict");
+	assert_int_equal(e.code, ERR_CONFLICT);
 	assert_non_null(strstr(e.msg, "loop0"));
 	/* Read back, with its snapshot. */
 	assert_int_equal(store_session_get(f->s, r.id, &got, &e), 0);
@@ -143,7 +143,7 @@ static void test_sessions(void **state)
 	assert_string_equal(back.items[0].previous, "mq-deadline");
 	tune_snapshot_release(&back);
 	assert_int_equal(store_session_get(f->s, r.id + 100, &got, &e), -ENOENT);
-	assert_string_equal(e.code, "not_found");
+	assert_int_equal(e.code, ERR_NOT_FOUND);
 	/* Renew and end while open; then neither. */
 	assert_int_equal(store_session_renew(f->s, r.id, 900, &e), 0);
 	assert_int_equal(store_session_get(f->s, r.id, &got, &e), 0);

@@ -120,7 +120,7 @@ static void test_life(void **state)
 	/* queued -> running, once. */
 	assert_int_equal(store_job_start(f->s, id, 110, &e), 0);
 	assert_int_equal(store_job_start(f->s, id, 111, &e), -ENOENT);
-	assert_string_equal(e.code, "not_found");
+	assert_int_equal(e.code, ERR_NOT_FOUND);
 	assert_int_equal(store_job_start(f->s, 999, 111, &e), -ENOENT);
 	params_fill(&ps, pa);
 	assert_int_equal(store_job_set_params(f->s, id, &ps, NULL, &e), 0);
@@ -436,7 +436,7 @@ static void test_unreadable_spec(void **state)
 	id = insert(f, "{\"device\":\"loop0\",\"engine\":\"dd\",\"dd\":{\"count\":1},\"loops\":3}",
 	            100);
 	err_clear(&e);
-	assert_int_equal(db_open(&d, f->path, &(struct db_kind){ "", "store_error", "", 0 }, &e),
+	assert_int_equal(db_open(&d, f->path, &(struct db_kind){ "", ERR_STORE_ERROR, "", 0 }, &e),
 	                 0);
 	assert_int_equal(db_exec(d, "UPDATE jobs SET spec = '{\"device\":' WHERE id = 1", &e), 0);
 	db_close(d);

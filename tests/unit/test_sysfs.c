@@ -62,9 +62,9 @@ static void test_device_names(void **state)
 	assert_false(sysfs_device_name_ok("loop0 "));
 	assert_int_equal(sysfs_device_check(&f->fs, "loop0", &e), 0);
 	assert_int_equal(sysfs_device_check(&f->fs, "sdz", &e), -ENOENT);
-	assert_string_equal(e.code, "not_found");
+	assert_int_equal(e.code, ERR_NOT_FOUND);
 	assert_int_equal(sysfs_device_check(&f->fs, "../../etc", &e), -EINVAL);
-	assert_string_equal(e.code, "bad_request");
+	assert_int_equal(e.code, ERR_BAD_REQUEST);
 }
 
 static void test_devices_list(void **state)
@@ -155,7 +155,7 @@ static void test_param_read_unknown(void **state)
 	struct err e;
 
 	assert_int_equal(sysfs_param_read(&f->fs, "loop0", "no_such", &p, &e), -ENOENT);
-	assert_string_equal(e.code, "unknown_param");
+	assert_int_equal(e.code, ERR_UNKNOWN_PARAM);
 	assert_int_equal(sysfs_param_read(&f->fs, "loop0", "../../size", &p, &e), -ENOENT);
 	assert_int_equal(sysfs_param_read(&f->fs, "loop0", "iosched.../x", &p, &e), -ENOENT);
 	assert_int_equal(sysfs_param_read(&f->fs, "loop0", "iosched.fifo_batch", &p, &e), 0);
@@ -181,7 +181,7 @@ static void check_bad(const struct param *p, const char *req, const char *msg_pa
 
 	err_clear(&e);
 	assert_int_equal(sysfs_param_check(p, req, canon, sizeof(canon), NULL, &e), -EINVAL);
-	assert_string_equal(e.code, "invalid_value");
+	assert_int_equal(e.code, ERR_INVALID_VALUE);
 	if (msg_part && !strstr(e.msg, msg_part))
 		fail_msg("message '%s' lacks '%s'", e.msg, msg_part);
 }
@@ -224,7 +224,7 @@ static void test_validation(void **state)
 	check_bad(p, "+5", "no sign");
 	p = sysfs_params_find(&ps, "logical_block_size");
 	assert_int_equal(sysfs_param_check(p, "4096", canon, sizeof(canon), NULL, &e), -EPERM);
-	assert_string_equal(e.code, "read_only");
+	assert_int_equal(e.code, ERR_READ_ONLY);
 	sysfs_params_release(&ps);
 }
 
@@ -291,7 +291,7 @@ static void test_write_readback_and_setra(void **state)
 	assert_int_equal(
 	        sysfs_param_write(&f->fs, "vda", "nr_requests", "32", applied, sizeof(applied), &e),
 	        -EPERM);
-	assert_string_equal(e.code, "device_not_allowed");
+	assert_int_equal(e.code, ERR_DEVICE_NOT_ALLOWED);
 	assert_string_equal(tu_read(f->root, "sys/block/vda/queue/nr_requests"), "64\n");
 }
 
@@ -392,7 +392,7 @@ static void test_sysctls(void **state)
 	assert_int_equal(
 	        sysfs_sysctl_write(&f->fs, "vm.dirty_ratio", "10", applied, sizeof(applied), &e),
 	        -EPERM);
-	assert_string_equal(e.code, "forbidden");
+	assert_int_equal(e.code, ERR_FORBIDDEN);
 	f->fs.allow_sysctl = true;
 	assert_int_equal(sysfs_sysctl_read(&f->fs, "vm.dirty_ratio", &p, &e), 0);
 	assert_true(p.writable);
@@ -402,7 +402,7 @@ static void test_sysctls(void **state)
 	        0);
 	assert_string_equal(applied, "10");
 	assert_int_equal(sysfs_sysctl_read(&f->fs, "kernel.panic", &p, &e), -ENOENT);
-	assert_string_equal(e.code, "unknown_sysctl");
+	assert_int_equal(e.code, ERR_UNKNOWN_SYSCTL);
 	f->fs.allow_sysctl = false;
 }
 

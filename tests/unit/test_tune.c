@@ -28,7 +28,7 @@ static int intent_cb(void *cls, struct tune_change *c, struct err *e)
 	struct fx *f = cls;
 
 	if (f->fail_at && f->n_intent + 1 >= f->fail_at)
-		return err_set(e, -ENOSPC, "store_error", "database or disk is full");
+		return err_set(e, -ENOSPC, ERR_STORE_ERROR, "database or disk is full");
 	c->id = ++f->n_intent;
 	return 0;
 }
@@ -136,7 +136,7 @@ static void test_nr_requests_bound(void **state)
 	assert_int_equal(p.max, 2048); /* mq-deadline is active */
 	item(&items[0], "nr_requests", "100000");
 	assert_int_equal(tune_apply(&f->t, "loop0", items, 1, "test", &rb, &e), -EINVAL);
-	assert_string_equal(e.code, "invalid_value");
+	assert_int_equal(e.code, ERR_INVALID_VALUE);
 	assert_non_null(strstr(e.msg, "2048"));
 	assert_int_equal(f->n_log, 0);
 	item(&items[0], "nr_requests", "2048");
@@ -185,7 +185,7 @@ static void test_validation_writes_nothing(void **state)
 	item(&items[1], "nr_requests", "256");
 	item(&items[2], "rq_affinity", "7");
 	assert_int_equal(tune_apply(&f->t, "loop0", items, 3, "test", &rb, &e), -EINVAL);
-	assert_string_equal(e.code, "invalid_value");
+	assert_int_equal(e.code, ERR_INVALID_VALUE);
 	assert_non_null(strstr(e.msg, "rq_affinity"));
 	assert_false(rb);
 	assert_int_equal(f->n_log, 0);
@@ -194,7 +194,7 @@ static void test_validation_writes_nothing(void **state)
 
 	item(&items[0], "no_such_param", "1");
 	assert_int_equal(tune_apply(&f->t, "loop0", items, 1, "test", &rb, &e), -ENOENT);
-	assert_string_equal(e.code, "unknown_param");
+	assert_int_equal(e.code, ERR_UNKNOWN_PARAM);
 	item(&items[0], "setra", "512");
 	item(&items[1], "read_ahead_kb", "256");
 	assert_int_equal(tune_apply(&f->t, "loop0", items, 2, "test", &rb, &e), -EINVAL);
@@ -214,7 +214,7 @@ static void test_rollback(void **state)
 	item(&items[2], "nr_requests", "512");
 	item(&items[3], "zz_reject", "1");
 	assert_int_equal(tune_apply(&f->t, "loop0", items, 4, "test", &rb, &e), -ENOSPC);
-	assert_string_equal(e.code, "kernel_rejected");
+	assert_int_equal(e.code, ERR_KERNEL_REJECTED);
 	assert_non_null(strstr(e.msg, "zz_reject"));
 	assert_true(rb);
 	/* written: scheduler, nr_requests, read_ahead_kb; rejected: zz_reject; then rolled back */
@@ -241,7 +241,7 @@ static void test_not_allowlisted(void **state)
 	tu_fake_device(f->root, "vda", 0);
 	item(&it, "nr_requests", "32");
 	assert_int_equal(tune_apply(&f->t, "vda", &it, 1, "test", &rb, &e), -EPERM);
-	assert_string_equal(e.code, "device_not_allowed");
+	assert_int_equal(e.code, ERR_DEVICE_NOT_ALLOWED);
 	assert_string_equal(tu_read(f->root, "sys/block/vda/queue/nr_requests"), "64\n");
 }
 
@@ -316,7 +316,7 @@ static void test_validate_writes_nothing(void **state)
 	memcpy(again, items, sizeof(items));
 	assert_int_equal(tune_validate(&f->t, "loop0", items, 1, &e), -EINVAL);
 	assert_int_equal(tune_apply(&f->t, "loop0", again, 1, "test", &rb, &ea), -EINVAL);
-	assert_string_equal(e.code, ea.code);
+	assert_int_equal(e.code, ea.code);
 	assert_string_equal(e.msg, ea.msg);
 	assert_int_equal(tune_validate(&f->t, "loop0", items, 0, &e), -EINVAL);
 	assert_string_equal(e.msg, "no parameters given");
@@ -336,11 +336,11 @@ static void test_switch_unknown_attr_refused(void **state)
 	item(&items[0], "scheduler", "bfq");
 	item(&items[1], "iosched.fifo_batch", "16");
 	assert_int_equal(tune_validate(&f->t, "loop0", items, 2, &e), -ENOENT);
-	assert_string_equal(e.code, "unknown_param");
+	assert_int_equal(e.code, ERR_UNKNOWN_PARAM);
 	item(&items[0], "scheduler", "bfq");
 	item(&items[1], "iosched.fifo_batch", "16");
 	assert_int_equal(tune_apply(&f->t, "loop0", items, 2, "test", &rb, &e), -ENOENT);
-	assert_string_equal(e.code, "unknown_param");
+	assert_int_equal(e.code, ERR_UNKNOWN_PARAM);
 	if (!strstr(e.msg, "iosched.fifo_batch") || !strstr(e.msg, "bfq") ||
 	    !strstr(e.msg, "slice_idle"))
 		fail_msg("message '%s' should name the parameter, bfq and its attributes", e.msg);
@@ -394,7 +394,7 @@ static void test_audit_first(void **state)
 	f->fail_at = 1;
 	item(&items[0], "nr_requests", "128");
 	assert_int_equal(tune_apply(&f->t, "loop0", items, 1, "test", &rb, &e), -EAGAIN);
-	assert_string_equal(e.code, "audit_unavailable");
+	assert_int_equal(e.code, ERR_AUDIT_UNAVAILABLE);
 	assert_non_null(strstr(e.msg, "loop0 nr_requests"));
 	assert_non_null(strstr(e.msg, "database or disk is full"));
 	assert_int_equal(f->n_log, 0);
@@ -406,7 +406,7 @@ static void test_audit_first(void **state)
 	item(&items[0], "scheduler", "kyber");
 	item(&items[1], "nr_requests", "128");
 	assert_int_equal(tune_apply(&f->t, "loop0", items, 2, "test", &rb, &e), -EAGAIN);
-	assert_string_equal(e.code, "audit_unavailable");
+	assert_int_equal(e.code, ERR_AUDIT_UNAVAILABLE);
 	assert_true(rb);
 	assert_int_equal(f->n_log, 2);
 	assert_string_equal(f->log[0], "ok scheduler kyber");
@@ -419,7 +419,7 @@ static void test_audit_first(void **state)
 	tu_write(f->root, "proc/sys/vm/dirty_ratio", "20\n", 0644);
 	item(&it, "vm.dirty_ratio", "30");
 	assert_int_equal(tune_sysctl_set(&f->t, &it, "test", &e), -EAGAIN);
-	assert_string_equal(e.code, "audit_unavailable");
+	assert_int_equal(e.code, ERR_AUDIT_UNAVAILABLE);
 	assert_string_equal(tu_read(f->root, "proc/sys/vm/dirty_ratio"), "20\n");
 	f->fs.allow_sysctl = false;
 }

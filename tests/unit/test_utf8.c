@@ -116,17 +116,17 @@ static void test_err_set(void **state)
 	for (i = 0; i < 40; i++)
 		memcpy(name + 1 + 2 * i, "\xc3\xa9", 2);
 	name[81] = '\0';
-	err_set(&e, -ENOENT, "unknown_param", "no parameter '%.64s' on 'loop0'", name);
+	err_set(&e, -ENOENT, ERR_UNKNOWN_PARAM, "no parameter '%.64s' on 'loop0'", name);
 	assert_json_ok(e.msg);
 	assert_non_null(strstr(e.msg, "\\xc3' on 'loop0'")); /* the cut half, escaped */
-	err_set(&e, -ENOENT, "unknown_param", "no parameter '%.*s' on 'loop0'", utf8_cut(name, 64),
-	        name);
+	err_set(&e, -ENOENT, ERR_UNKNOWN_PARAM, "no parameter '%.*s' on 'loop0'",
+	        utf8_cut(name, 64), name);
 	assert_json_ok(e.msg);
 	assert_null(strstr(e.msg, "\\x"));
 	assert_int_equal(strlen(e.msg), strlen("no parameter '' on 'loop0'") + 63);
-	err_set(&e, -ENOENT, "not_found", "no session '%s'", "\xff");
+	err_set(&e, -ENOENT, ERR_NOT_FOUND, "no session '%s'", "\xff");
 	assert_string_equal(e.msg, "no session '\\xff'");
-	assert_string_equal(e.code, "not_found");
+	assert_int_equal(e.code, ERR_NOT_FOUND);
 	/* A message longer than the buffer ends on a whole character. */
 	{
 		char long_name[600];
@@ -134,14 +134,14 @@ static void test_err_set(void **state)
 		for (i = 0; i < 299; i++)
 			memcpy(long_name + 2 * i, "\xc3\xa9", 2);
 		long_name[598] = '\0';
-		err_set(&e, -EINVAL, "bad_request", "x%s", long_name);
+		err_set(&e, -EINVAL, ERR_BAD_REQUEST, "x%s", long_name);
 		assert_json_ok(e.msg);
 		assert_true(strlen(e.msg) < sizeof(e.msg));
 	}
 	/* err_set may be handed its own code and message (appending to an error). */
-	err_set(&e, -EIO, "kernel_rejected", "first");
+	err_set(&e, -EIO, ERR_KERNEL_REJECTED, "first");
 	err_set(&e, -EIO, e.code, "%s; rollback failed: %s", e.msg, "second");
-	assert_string_equal(e.code, "kernel_rejected");
+	assert_int_equal(e.code, ERR_KERNEL_REJECTED);
 	assert_string_equal(e.msg, "first; rollback failed: second");
 }
 
