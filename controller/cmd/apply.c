@@ -58,7 +58,7 @@ int apply_per_cohort(const struct sweep *s, struct plan *p, bool unconfirmed, st
 		if (c >= 0)
 			sweep_cohort_key(s, c, &key);
 		if (!info[k].ok)
-			notes[k] = xasprintf("cannot read what it is: %s", info[k].error);
+			notes[k] = xasprintf("cannot read what it is: %s", info[k].err.msg);
 		else if (c < 0)
 			notes[k] = xstrdup("what it is matches no cohort of the sweep");
 		else if (s->cohorts[c].decision.state == DECISION_NONE)

@@ -279,17 +279,15 @@ static json_t *answer_json(const struct client_req *r, struct err *e)
 
 /* The agent's {"error":{"code","message"}} (cleaned by answer_decode); false when the body
  * has none. */
-bool agent_error(const struct client_req *r, char *code, size_t clen, char *msg, size_t mlen)
+bool agent_error(const struct client_req *r, struct err *e)
 {
-	struct err e = { 0 };
-	json_t *root = r->resp.data ? answer_json(r, &e) : NULL;
+	struct err ae = { 0 };
+	json_t *root = r->resp.data ? answer_json(r, &ae) : NULL;
 	json_t *err = json_object_get(root, "error");
 	bool ok = json_is_string(json_object_get(err, "message"));
 
-	if (ok) {
-		snprintf(code, clen, "%s", jread_text(err, "code"));
-		snprintf(msg, mlen, "%s", jread_text(err, "message"));
-	}
+	if (ok)
+		err_set_word(e, 0, jread_text(err, "code"), "%s", jread_text(err, "message"));
 	json_decref(root);
 	return ok;
 }
@@ -303,30 +301,38 @@ static bool auth_refused(const struct client_req *r)
 /* "HTTP 422: the agent's message", else the HTTP status or transport error; a 2xx answer
  * that was refused says why ("HTTP 200: the answer has more than 4000 elements"); a 401 or
  * 403 is an authentication failure naming the node. */
-void req_error(const struct client_req *r, char *out, size_t len)
+void req_error(const struct client_req *r, struct err *out)
 {
-	char code[40], msg[256];
-	struct err e = { 0 };
+	struct err e = { 0 }, ae = { 0 };
+	char text[256];
 	json_t *o;
 
 	if (auth_refused(r)) {
-		snprintf(out, len,
-		         "authentication failed: %s%s%sanswered HTTP %ld (%s): the agent does not "
-		         "take "
-		         "this token; check the node's token_file or token",
-		         r->peer ? "node '" : "", r->peer ? r->peer : "", r->peer ? "' " : "",
-		         r->status, r->status == 401 ? "unauthorized" : "forbidden");
+		if (!agent_error(r, &ae))
+			ae.code = r->status == 401 ? ERR_UNAUTHORIZED : ERR_FORBIDDEN;
+		err_set_word(
+		        out, 0, err_word(&ae),
+		        "authentication failed: %s%s%sanswered HTTP %ld (%s): the agent does not "
+		        "take "
+		        "this token; check the node's token_file or token",
+		        r->peer ? "node '" : "", r->peer ? r->peer : "", r->peer ? "' " : "",
+		        r->status, r->status == 401 ? "unauthorized" : "forbidden");
 	} else if (r->rc == 0 && r->status >= 200 && r->status <= 299) {
 		o = answer_json(r, &e);
 		if (o)
-			snprintf(out, len, "HTTP %ld", r->status);
+			err_set(out, 0, ERR_BAD_ANSWER, "HTTP %ld", r->status);
 		else
-			snprintf(out, len, "HTTP %ld: %s", r->status, e.msg);
+			err_set(out, 0, e.code, "HTTP %ld: %s", r->status, e.msg);
 		json_decref(o);
-	} else if (r->rc == 0 && agent_error(r, code, sizeof(code), msg, sizeof(msg))) {
-		snprintf(out, len, "HTTP %ld: %s", r->status, msg);
+	} else if (r->rc == 0 && agent_error(r, &ae)) {
+		err_set_word(out, 0, err_word(&ae), "HTTP %ld: %s", r->status, ae.msg);
 	} else {
-		client_req_describe(r, out, len);
+		client_req_describe(r, text, sizeof(text));
+		err_set(out, 0,
+		        r->rc == 0     ? ERR_HTTP_STATUS
+		        : r->too_large ? ERR_ANSWER_TOO_LARGE
+		                       : ERR_UNREACHABLE,
+		        "%s", text);
 	}
 }
 
@@ -342,7 +348,7 @@ void fanout_result(const struct client_req *r, struct fleet_result *res)
 		res->failed = true;
 		res->unreachable = r->rc < 0;
 		res->auth = auth_refused(r);
-		req_error(r, res->error, sizeof(res->error));
+		req_error(r, &res->err);
 		return;
 	}
 	if (!r->resp.len)
@@ -350,7 +356,7 @@ void fanout_result(const struct client_req *r, struct fleet_result *res)
 	o = answer_json(r, &e);
 	if (!o) {
 		res->failed = true;
-		snprintf(res->error, sizeof(res->error), "HTTP %ld: %s", r->status, e.msg);
+		err_set(&res->err, 0, e.code, "HTTP %ld: %s", r->status, e.msg);
 	}
 	json_decref(o);
 }
@@ -405,9 +411,8 @@ static void dry_run_read(const struct client_req *reqs, int n, struct fleet_dry_
 		if (r->rc < 0 || r->status < 200 || r->status > 299) {
 			d->failed = true;
 			d->unreachable = r->rc < 0;
-			if (r->rc < 0 ||
-			    !agent_error(r, d->code, sizeof(d->code), d->error, sizeof(d->error)))
-				req_error(r, d->error, sizeof(d->error));
+			if (r->rc < 0 || !agent_error(r, &d->err))
+				req_error(r, &d->err);
 			continue;
 		}
 		root = resp_json(r);
@@ -662,7 +667,7 @@ static int64_t job_id_read(const struct client_req *req, struct fleet_result *re
 
 	if (r && !id) {
 		res->failed = true;
-		snprintf(res->error, sizeof(res->error), "job response has no id");
+		err_set(&res->err, 0, ERR_BAD_ANSWER, "job response has no id");
 	}
 	json_decref(r);
 	return id;
@@ -823,7 +828,7 @@ static void job_parse(json_t *r, const struct plan *plan, struct job_status *st)
 	const char *state = json_string_value(json_object_get(r, "state"));
 	json_t *passes = json_object_get(r, "passes"), *ps, *err;
 	int k = job_state_parse(state);
-	char raw[sizeof(st->error)];
+	char raw[sizeof(st->err.msg)];
 	double t0, t1;
 	size_t i;
 
@@ -857,20 +862,20 @@ static void job_parse(json_t *r, const struct plan *plan, struct job_status *st)
 	st->started_at = t0;
 	st->finished_at = t1;
 	err = json_object_get(r, "error");
-	st->error[0] = '\0';
+	err_clear(&st->err);
 	if (json_is_object(err)) { /* an agent's words, escaped: they reach the terminal */
 		snprintf(raw, sizeof(raw), "%s: %s", jread_text(err, "code"),
 		         jread_text(err, "message"));
-		utf8_clean(st->error, sizeof(st->error), raw);
+		err_set_word(&st->err, 0, jread_text(err, "code"), "%s", raw);
 	}
 	if (st->succeeded && lack >= 0) { /* the suite cannot be judged without it */
-		snprintf(st->error, sizeof(st->error),
-		         "pass %d has no '%s' for workload '%s' (an agent without workloads?)",
-		         st->npasses + 1, ser[lack].metric,
-		         plan->workloads[ser[lack].workload].name);
+		err_set(&st->err, 0, ERR_BAD_ANSWER,
+		        "pass %d has no '%s' for workload '%s' (an agent without workloads?)",
+		        st->npasses + 1, ser[lack].metric,
+		        plan->workloads[ser[lack].workload].name);
 		st->succeeded = false;
 	} else if (st->succeeded && st->npasses == 0) {
-		snprintf(st->error, sizeof(st->error), "no '%s' in the job's passes", metric);
+		err_set(&st->err, 0, ERR_BAD_ANSWER, "no '%s' in the job's passes", metric);
 	}
 	st->begun_at = iso_parse(json_object_get(r, "begun_at"));
 	st->held_s = json_number_value(json_object_get(r, "held_s"));

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "err.h"
 #include "fleet/client.h"
 #include "plan/plan.h"
 #include "protocol.h"
@@ -26,8 +27,9 @@ struct param_info {
 
 /* What a probe learnt about one node. */
 struct node_info {
-	bool ok;         /* health answered */
-	char error[256]; /* why not ok, or why the device list could not be read */
+	bool ok;        /* health answered */
+	struct err err; /* why not ok, or why the device list could not be read (req_error's
+	                   code: the agent's, or ERR_UNREACHABLE and the like) */
 	char version[32];
 	char node[64]; /* the agent's node name */
 	double uptime_s;
@@ -76,10 +78,11 @@ struct job_status {
 	                    grown with the passes the job has: owned, fleet_node_runs_release */
 	size_t series_n; /* private: doubles allocated in series */
 	double started_at, finished_at; /* the agent's clock, epoch s; 0 when unknown */
-	double begun_at;     /* when its first pass began (the agent's clock); 0 when unknown */
-	double held_s;       /* how long it held for its start_at before that (0: it did not) */
-	double start_late_s; /* begun_at less its start_at; 0 without one */
-	char error[256];
+	double begun_at;       /* when its first pass began (the agent's clock); 0 when unknown */
+	double held_s;         /* how long it held for its start_at before that (0: it did not) */
+	double start_late_s;   /* begun_at less its start_at; 0 without one */
+	struct err err;        /* the job's own error ("CODE: message", its code parsed), or why
+	                          a job that succeeded cannot be judged (ERR_BAD_ANSWER) */
 	int64_t version;       /* the agent's version of the job (long-poll agents), 0 when none */
 	double run_deadline_s; /* the most the run may take once running (pass_deadline agents);
 	                          0 when not given */
@@ -88,10 +91,11 @@ struct job_status {
 
 /* Outcome of a fan-out, per node. */
 struct fleet_result {
-	bool failed;      /* transport failure or error status */
+	bool failed;      /* transport failure or error status; then err is set */
 	bool unreachable; /* no HTTP answer at all */
 	bool auth;        /* the agent refused the token (401, 403) */
-	char error[256];  /* "HTTP 422: the agent's message", or the transport error */
+	struct err err;   /* the agent's code and "HTTP 422: the agent's message", or a code of the
+	                     answer (ERR_UNREACHABLE, ERR_HTTP_STATUS, ERR_ANSWER_*) and its text */
 };
 
 /* An agent's answer to a dry run (validation with nothing changed). */
@@ -99,8 +103,7 @@ struct fleet_dry_run {
 	bool failed;      /* refused, or no answer */
 	bool unreachable; /* no HTTP answer at all */
 	long status;      /* HTTP status, 0 without an answer */
-	char code[40];    /* the agent's error.code */
-	char error[256];  /* the agent's error.message, else the transport error */
+	struct err err;   /* failed: the agent's code and error.message, else the transport's */
 	bool confirmed;   /* a 2xx answer carried "dry_run":true */
 	/* The job dry run only: every metric a pass of the job reports, and its duration. */
 	int nmetrics;

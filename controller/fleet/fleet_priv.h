@@ -14,12 +14,15 @@
 /* Prepare r for node i: METHOD url+path with body (taken over; may be NULL); r->skip is kept. */
 void req_node(struct fleet *f, struct client_req *r, int i, const char *method, const char *path,
               char *body);
-/* The outcome of one ended request: failed unless 2xx, with "HTTP 422: the agent's message". */
+/* The outcome of one ended request: failed unless 2xx, with the agent's code and "HTTP 422: the
+ * agent's message". */
 void fanout_result(const struct client_req *r, struct fleet_result *res);
-/* The agent's {"error":{"code","message"}} (escaped); false when the body has none. */
-bool agent_error(const struct client_req *r, char *code, size_t clen, char *msg, size_t mlen);
-/* "HTTP 422: the agent's message", else the HTTP status or transport error. */
-void req_error(const struct client_req *r, char *out, size_t len);
+/* The agent's {"error":{"code","message"}} (escaped) into e: its code parsed (err_set_word),
+ * its message; false (e untouched) when the body has none. */
+bool agent_error(const struct client_req *r, struct err *e);
+/* Why r failed, into e: the agent's code and "HTTP 422: the agent's message", else the HTTP
+ * status (ERR_HTTP_STATUS) or the transport's error (ERR_UNREACHABLE, ERR_ANSWER_TOO_LARGE). */
+void req_error(const struct client_req *r, struct err *e);
 /* The parsed body of a 2xx answer (a new reference), else NULL. */
 json_t *resp_json(const struct client_req *r);
 /* A GET /api/v1/health answer's version, node, uptime and features into ni. */

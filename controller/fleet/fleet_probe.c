@@ -131,14 +131,14 @@ void fleet_probe(struct fleet *f, bool with_params, struct node_info *info)
 		size_t j;
 
 		if (!f->active[i]) {
-			snprintf(ni->error, sizeof(ni->error), "dropped");
+			err_set(&ni->err, 0, ERR_NODE_FAILED, "dropped");
 		} else if (!h) {
-			req_error(&reqs[3 * i], ni->error, sizeof(ni->error));
+			req_error(&reqs[3 * i], &ni->err);
 		} else {
 			ni->ok = true;
 			ni->devices_read = d != NULL;
 			if (!d)
-				req_error(&reqs[3 * i + 1], ni->error, sizeof(ni->error));
+				req_error(&reqs[3 * i + 1], &ni->err);
 		}
 		if (h) {
 			health_parse(h, ni);

@@ -101,14 +101,11 @@ static void profile_read(json_t *o, struct fleet_profile *out)
 static void answer_read(const struct client_req *r, bool found_404, const char *dev,
                         struct fleet_profile *out)
 {
-	char msg[256];
 	json_t *o, *inner, *x;
 	size_t i;
 
 	out->status = r->status;
 	fanout_result(r, &out->res);
-	if (r->rc == 0)
-		agent_error(r, out->code, sizeof(out->code), msg, sizeof(msg));
 	if (found_404 && r->rc == 0 && r->status == 404) {
 		memset(&out->res, 0, sizeof(out->res));
 		out->found = false;
@@ -225,7 +222,7 @@ static void health_read(const struct client_req *r, struct node_info *ni)
 		ni->ok = true;
 		health_parse(h, ni);
 	} else {
-		req_error(r, ni->error, sizeof(ni->error));
+		req_error(r, &ni->err);
 	}
 	json_decref(h);
 }

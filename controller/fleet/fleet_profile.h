@@ -40,8 +40,7 @@ struct fleet_profile_device {
 struct fleet_profile {
 	struct fleet_result
 	        res;      /* failed: transport, or a status other than 2xx (and 404 on GET) */
-	long status;      /* HTTP status, 0 without an answer */
-	char code[40];    /* the agent's error.code */
+	long status;      /* HTTP status, 0 without an answer (the agent's code: res.err) */
 	bool not_started; /* *stop was set before its request was sent */
 	bool found;       /* the agent holds a profile of that name (after a PUT: the new) */
 	struct config params;

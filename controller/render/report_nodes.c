@@ -36,19 +36,19 @@ void report_nodes(const struct plan *p, const struct preflight *pf, struct buf *
 
 		buf_printf(out, "%s  %s  ", p->nodes[i].name, p->nodes[i].url);
 		if (!ni->ok) {
-			buf_printf(out, "DOWN: %s\n", ni->error);
+			buf_printf(out, "DOWN: %s\n", ni->err.msg);
 			continue;
 		}
 		buf_printf(out, "ok  fleettune-agent %s  node \"%s\"  up %.0f s\n", ni->version,
 		           ni->node, ni->uptime_s);
 		if (!ni->devices_read) {
 			buf_printf(out, "  device %s: cannot read the device list: %s\n",
-			           p->nodes[i].device, ni->error);
+			           p->nodes[i].device, ni->err.msg);
 			continue;
 		}
 		if (!ni->dev_found) {
 			buf_printf(out, "  device %s: not found%s%s\n", p->nodes[i].device,
-			           ni->error[0] ? ": " : "", ni->error);
+			           ni->err.msg[0] ? ": " : "", ni->err.msg);
 			continue;
 		}
 		buf_printf(out, "  device %s: %.1f GiB, %s\n", p->nodes[i].device,
@@ -109,7 +109,7 @@ void report_apply_each(const struct plan *p, const struct config *const *cfgs, c
 		}
 		if (res[i].failed) {
 			buf_printf(out, "FAILED: %s (nothing changed on this node)\n",
-			           res[i].error);
+			           res[i].err.msg);
 			continue;
 		}
 		for (j = 0; j < applied[i].n; j++) {

@@ -79,7 +79,7 @@ static bool node_unfit(const struct plan *p, int i, const struct node_info *ni, 
 	const char *dev = p->nodes[i].device;
 
 	if (!ni->ok)
-		snprintf(why, len, "not healthy: %s", ni->error);
+		snprintf(why, len, "not healthy: %s", ni->err.msg);
 	else if (!ni->dry_run)
 		snprintf(
 		        why, len,
@@ -104,10 +104,10 @@ static bool node_unfit(const struct plan *p, int i, const struct node_info *ni, 
 		         ni->version[0] ? ni->version : "(unknown version)",
 		         p->fio_file_path ? p->fio_file_path : "(text)");
 	else if (!ni->devices_read)
-		snprintf(why, len, "cannot read the device list to find '%s': %s", dev, ni->error);
+		snprintf(why, len, "cannot read the device list to find '%s': %s", dev, ni->err.msg);
 	else if (!ni->dev_found)
-		snprintf(why, len, "device '%s' not found%s%s", dev, ni->error[0] ? ": " : "",
-		         ni->error);
+		snprintf(why, len, "device '%s' not found%s%s", dev, ni->err.msg[0] ? ": " : "",
+		         ni->err.msg);
 	else if (!ni->dev_writable)
 		snprintf(why, len,
 		         "device '%s' is not writable (start the agent with --allow-device %s)",
@@ -121,7 +121,7 @@ static bool node_unfit(const struct plan *p, int i, const struct node_info *ni, 
 static const char *dry_run_refusal(const struct fleet_dry_run *d)
 {
 	if (d->failed)
-		return d->error;
+		return d->err.msg;
 	if (!d->confirmed)
 		return "the agent did not confirm a dry run (\"dry_run\":true); it may have "
 		       "changed the device";

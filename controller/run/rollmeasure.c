@@ -67,8 +67,7 @@ static int measure_wait(struct rollctx *u, struct measure *m, struct fleet_node_
 			if (nr[k].fresh && nr[k].wait.failed) {
 				nr[k].job.terminal = true;
 				nr[k].job.succeeded = false;
-				snprintf(nr[k].job.error, sizeof(nr[k].job.error), "%s",
-				         nr[k].wait.error);
+				nr[k].job.err = nr[k].wait.err;
 			}
 		if (time_mono_s() - *last_renew > u->o->session_ttl_s / 3) {
 			fleet_sessions_renew(&m->mf, res);
@@ -125,11 +124,11 @@ static int measure_run(struct rollctx *u, struct measure *m, int side, int round
 		if (!m->on[k])
 			continue;
 		if (nr[k].patch.failed)
-			why = nr[k].patch.error;
+			why = nr[k].patch.err.msg;
 		else if (nr[k].post.failed || !nr[k].job_id)
-			why = nr[k].post.error;
+			why = nr[k].post.err.msg;
 		else if (!nr[k].job.succeeded || nr[k].job.npasses < 1)
-			why = nr[k].job.error[0] ? nr[k].job.error : "the job has no pass";
+			why = nr[k].job.err.msg[0] ? nr[k].job.err.msg : "the job has no pass";
 		else /* the sweep's rule of a measurement (sweep.h) */
 			why = sweep_pass_problem(nr[k].job.passes[0], bad, sizeof(bad));
 		if (why) {
@@ -283,7 +282,7 @@ int rollmeasure_check(struct rollctx *u, int w, char *detail, size_t len)
 			m.on[k] = false;
 			if (!m.why_node[0])
 				snprintf(m.why_node, sizeof(m.why_node), "%s left out: session: %s",
-				         r->nodes[k].name, res[k].error);
+				         r->nodes[k].name, res[k].err.msg);
 		}
 	last_renew = time_mono_s();
 	for (round = 1; round <= rounds && rc == 1; round++) {
@@ -299,7 +298,7 @@ int rollmeasure_check(struct rollctx *u, int w, char *detail, size_t len)
 	for (k = 0; k < n; k++) {
 		if (m.mf.active[k] && res[k].failed && !m.why_node[0])
 			snprintf(m.why_node, sizeof(m.why_node), "%s: closing its session: %s",
-			         r->nodes[k].name, res[k].error);
+			         r->nodes[k].name, res[k].err.msg);
 		r->nodes[k].session_id = m.mf.session_id[k];
 	}
 	rollctx_save_nodes(u, u->mask);

@@ -135,7 +135,7 @@ static void resolve_uncertain(struct rollctx *u)
 			continue;
 		if (a->res.failed)
 			snprintf(nd->error, sizeof(nd->error), "cannot ask what it holds: %s",
-			         a->res.error);
+			         a->res.err.msg);
 		else if (holds_new(r, a))
 			node_set(u, i, RNODE_NEW, "%s", "");
 		else if (holds_old(nd, a))
@@ -192,10 +192,9 @@ static void revert_gone_write(struct rollctx *u, const bool *without, struct fle
 	for (i = 0; i < n; i++)
 		if (gone[i] && res[i].failed) {
 			a2[i].res = res[i];
-			snprintf(a2[i].res.error, sizeof(a2[i].res.error),
-			         "its profile was gone and writing the old values failed: "
-			         "%s",
-			         res[i].error);
+			err_set(&a2[i].res.err, 0, res[i].err.code,
+			        "its profile was gone and writing the old values failed: %s",
+			        res[i].err.msg);
 		}
 	free(res);
 	free(adjusted);
@@ -242,7 +241,7 @@ static int revert_judge(struct rollctx *u, int i, const struct fleet_profile *a,
 	}
 	if (a->res.failed) {
 		snprintf(why, sizeof(why), "%s", r->nodes[i].error);
-		node_set(u, i, RNODE_REVERTING, "cannot put it back: %s%s%s", a->res.error,
+		node_set(u, i, RNODE_REVERTING, "cannot put it back: %s%s%s", a->res.err.msg,
 		         why[0] ? "; before: " : "", why);
 		return 1;
 	}
@@ -304,7 +303,7 @@ static void readback_judge(const struct rollout *r, const struct rollout_node *n
 
 	why[0] = '\0';
 	if (a->res.failed) {
-		snprintf(why, len, "readback: %s", a->res.error);
+		snprintf(why, len, "readback: %s", a->res.err.msg);
 		return;
 	}
 	if (!holds_new(r, a)) {
@@ -535,9 +534,9 @@ static void reset_values_write(struct rollctx *u, const bool *put_back, struct f
 	for (i = 0; any && i < n; i++)
 		if (cfgs[i] && res[i].failed) {
 			ans[i].res = res[i];
-			snprintf(ans[i].res.error, sizeof(ans[i].res.error),
-			         "writing back what the scheduler switch reset failed: %s",
-			         res[i].error);
+			err_set(&ans[i].res.err, 0, res[i].err.code,
+			        "writing back what the scheduler switch reset failed: %s",
+			        res[i].err.msg);
 		}
 	free(res);
 	free(adjusted);
@@ -582,11 +581,11 @@ static void wave_apply(struct rollctx *u, int w)
 		} else if (a->res.unreachable) {
 			/* No answer: it may have been applied. Ask below. */
 			snprintf(r->nodes[i].error, sizeof(r->nodes[i].error), "write: %s",
-			         a->res.error);
+			         a->res.err.msg);
 			unsure[i] = true;
 			nu++;
 		} else
-			node_set(u, i, RNODE_FAILED, "write: %s", a->res.error);
+			node_set(u, i, RNODE_FAILED, "write: %s", a->res.err.msg);
 	}
 	fleet_profiles_release(u->ans, n);
 	rollctx_save_nodes(u, u->mask);
@@ -763,7 +762,7 @@ static void preflight(struct rollctx *u)
 		const struct fleet_profile *cur = &u->ans[i];
 
 		if (!info[i].ok)
-			node_set(u, i, RNODE_FAILED, "pre-flight: %s", info[i].error);
+			node_set(u, i, RNODE_FAILED, "pre-flight: %s", info[i].err.msg);
 		else if (!info[i].profiles)
 			node_set(
 			        u, i, RNODE_FAILED,
@@ -771,7 +770,8 @@ static void preflight(struct rollctx *u)
 			        "upgrade it",
 			        info[i].version);
 		else if (cur->res.failed)
-			node_set(u, i, RNODE_FAILED, "pre-flight: GET profile: %s", cur->res.error);
+			node_set(u, i, RNODE_FAILED, "pre-flight: GET profile: %s",
+			         cur->res.err.msg);
 		if (nd->state == RNODE_FAILED || !cur->found)
 			continue;
 		nd->had_profile = true;

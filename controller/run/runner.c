@@ -104,7 +104,7 @@ static void request_fail(struct runner *r, struct point *p, int k, const struct 
 {
 	char why[320];
 
-	snprintf(why, sizeof(why), "%s: %s", what, res->error);
+	snprintf(why, sizeof(why), "%s: %s", what, res->err.msg);
 	if (res->unreachable)
 		node_fail(r, p, k, why);
 	else
@@ -124,7 +124,7 @@ int runner_sessions_open(struct runner *r, struct err *e)
 		if (res[k].failed)
 			rc = err_set(e, -EIO, ERR_SESSION_FAILED,
 			             "%s: cannot open a tuning session: %s",
-			             r->s->plan.nodes[k].name, res[k].error);
+			             r->s->plan.nodes[k].name, res[k].err.msg);
 	if (rc)
 		fleet_sessions_close(r->f, true, NULL);
 	free(res);
@@ -140,7 +140,7 @@ void runner_sessions_close(struct runner *r)
 	fleet_sessions_close(r->f, true, res);
 	for (k = 0; k < n; k++) {
 		struct runner_event ev = {
-			.kind = RUNNER_RESTORE_FAILED, .point = -1, .node = k, .why = res[k].error
+			.kind = RUNNER_RESTORE_FAILED, .point = -1, .node = k, .why = res[k].err.msg
 		};
 
 		if (res[k].failed)
@@ -166,7 +166,7 @@ static void sessions_renew_due(struct runner *r, struct point *p)
 		if (r->f->active[k] && res[k].failed) {
 			char why[300];
 
-			snprintf(why, sizeof(why), "session renew: %s", res[k].error);
+			snprintf(why, sizeof(why), "session renew: %s", res[k].err.msg);
 			node_fail(r, p, k, why);
 		}
 	}
@@ -347,7 +347,7 @@ static void job_collect(struct runner *r, struct run *u, int k)
 		char why[300];
 
 		snprintf(why, sizeof(why), "job %lld %s%s%s", (long long)r->nodes[k].job_id,
-		         js->state, js->error[0] ? ": " : "", js->error);
+		         js->state, js->err.msg[0] ? ": " : "", js->err.msg);
 		point_fail(r, u->p, k, why);
 	}
 }

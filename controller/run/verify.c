@@ -85,7 +85,7 @@ static void node_judge(const struct plan *p, int i, const struct verify_expect *
 	cfg_text(&x->params, want, sizeof(want));
 	if (a->res.failed) {
 		out->state = VERIFY_UNREACHABLE;
-		snprintf(out->detail, sizeof(out->detail), "cannot ask: %s", a->res.error);
+		snprintf(out->detail, sizeof(out->detail), "cannot ask: %s", a->res.err.msg);
 		return;
 	}
 	if (!a->found) {
@@ -146,7 +146,7 @@ static void device_values_judge(const struct plan *p, int i, const struct verify
 	if (!ni->ok || !ni->nparams) {
 		out->state = VERIFY_UNREACHABLE;
 		snprintf(out->detail, sizeof(out->detail), "cannot read %s's parameters: %s",
-		         p->nodes[i].device, ni->error[0] ? ni->error : "no answer");
+		         p->nodes[i].device, ni->err.msg[0] ? ni->err.msg : "no answer");
 		return;
 	}
 	for (k = 0; k < x->device.n; k++) {

@@ -46,6 +46,11 @@ static int handle(struct fake_agent *a, const struct fake_req *r, struct buf *ou
 		return 200;
 	}
 	if (!strcmp(r->method, "PATCH") && strstr(r->path, "/params")) {
+		if (strstr(r->body, "\"quota\"")) { /* a code of a newer agent */
+			buf_puts(out,
+			         "{\"error\":{\"code\":\"quota_exceeded\",\"message\":\"full\"}}");
+			return 507;
+		}
 		if (strstr(r->body, "\"refuse\"")) {
 			buf_puts(out,
 			         "{\"error\":{\"code\":\"unknown_param\",\"message\":\"no such "
@@ -446,7 +451,8 @@ static void test_point_start(void **state)
 	assert_int_equal(agents[1].nreqs, 1);
 	assert_true(nodes[0].patch.failed);
 	assert_false(nodes[0].patch.unreachable);
-	assert_non_null(strstr(nodes[0].patch.error, "HTTP 422: no such parameter 'refuse'"));
+	assert_non_null(strstr(nodes[0].patch.err.msg, "HTTP 422: no such parameter 'refuse'"));
+	assert_int_equal(nodes[0].patch.err.code, ERR_UNKNOWN_PARAM);
 	assert_int_equal(nodes[0].job_id, 0);
 	fleet_release(&f);
 	plan_release(&p);
@@ -693,6 +699,46 @@ static void test_apply(void **state)
 	plan_release(&p);
 }
 
+/* A failed request's struct err carries the agent's code (a word this controller does not know
+ * is kept as the agent said it), or the transport's own code when no agent answered. */
+static void test_errors_carry_code(void **state)
+{
+	struct fake_agent *ap[2] = { &agents[0], &agents[1] };
+	struct config c = { 0 }, applied[2];
+	struct fleet_result res[2];
+	struct node_info info[2];
+	struct fake_fleet ff;
+	unsigned adjusted[2];
+	struct plan p;
+	struct fleet f;
+
+	(void)state;
+	agents_reset();
+	plan_make(&p);
+	fleet_init(&f, &p, 5, 0);
+	config_set(&c, "quota", "1", true);
+	fleet_params_apply(&f, &c, applied, adjusted, res);
+	assert_true(res[0].failed);
+	assert_int_equal(res[0].err.code, ERR_UNLISTED);
+	assert_string_equal(err_word(&res[0].err), "quota_exceeded");
+	assert_string_equal(res[0].err.msg, "HTTP 507: full");
+	/* No answer at all: unreachable, with the transport's text. */
+	fake_fleet_init(&ff, ap, 2);
+	ff.down[1] = true;
+	fleet_transport_set(&f, &ff.t);
+	fleet_probe(&f, false, info);
+	assert_true(info[0].ok);
+	assert_int_equal(info[0].err.code, ERR_NONE);
+	assert_false(info[1].ok);
+	assert_int_equal(info[1].err.code, ERR_UNREACHABLE);
+	assert_non_null(strstr(info[1].err.msg, "Could not connect"));
+	node_info_release(info, 2);
+	fleet_transport_set(&f, NULL);
+	fake_fleet_release(&ff);
+	fleet_release(&f);
+	plan_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -705,6 +751,7 @@ int main(void)
 		cmocka_unit_test(test_waits_and_cancel),
 		cmocka_unit_test(test_suite_job_series),
 		cmocka_unit_test(test_apply),
+		cmocka_unit_test(test_errors_carry_code),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -312,7 +312,7 @@ static void test_nodes_and_apply(void **state)
 	info[0].identity[IDF_MODEL] = "ST300MM0008";
 	info[0].identity[IDF_TRANSPORT] = "sata";
 	info[0].identity[IDF_KERNEL] = "6.1.0-18-amd64";
-	snprintf(info[1].error, sizeof(info[1].error), "Couldn't connect to server");
+	err_set(&info[1].err, 0, ERR_UNREACHABLE, "Couldn't connect to server");
 	pf.nnodes = 2;
 	pf.info = info;
 	pf.nconfigs = 4;
@@ -346,9 +346,9 @@ static void test_nodes_and_apply(void **state)
 	memset(res, 0, sizeof(res));
 	config_set(&applied[0], "queue_depth", "919", true);
 	res[1].failed = true;
-	snprintf(res[1].error, sizeof(res[1].error),
-	         "HTTP 422: queue_depth: 975 is above the "
-	         "maximum 256");
+	err_set(&res[1].err, 0, ERR_INVALID_VALUE,
+	        "HTTP 422: queue_depth: 975 is above the "
+	        "maximum 256");
 	report_apply(&s.plan, &cfg, applied, adjusted, res, &out);
 	assert_string_equal(out.data,
 	                    "node1 sda: queue_depth=975\u2192919\nnode2 sda: FAILED: HTTP "
