@@ -61,7 +61,7 @@ struct jobq {
 		int64_t id;
 		enum job_state state;
 		double finished_at;
-		char code[40], message[256];
+		struct err why; /* ERR_NONE: it succeeded */
 	} unrecorded[JOBQ_UNRECORDED_MAX];
 	int n_unrecorded;
 	void (*watch_fn)(void *cls, int64_t id); /* a job's version changed (jobq_watch) */
@@ -412,9 +412,9 @@ static void progress_fill(struct jobq *q, struct job_rec *rec)
 			continue;
 		snprintf(rec->state, sizeof(rec->state), "%s", job_state_name(je->state));
 		rec->finished_at = je->finished_at;
-		rec->has_error = je->code[0] != '\0';
-		snprintf(rec->error_code, sizeof(rec->error_code), "%s", je->code);
-		snprintf(rec->error_message, sizeof(rec->error_message), "%s", je->message);
+		rec->has_error = je->why.code != ERR_NONE;
+		snprintf(rec->error_code, sizeof(rec->error_code), "%s", err_word(&je->why));
+		snprintf(rec->error_message, sizeof(rec->error_message), "%s", je->why.msg);
 		state = (int)je->state;
 	}
 	pthread_mutex_unlock(&q->lock);
@@ -535,10 +535,8 @@ static void jobq_end_unrecorded(struct jobq *q, int64_t id, enum job_state state
 		je->id = id;
 		je->state = state;
 		je->finished_at = at;
-		if (why) {
-			snprintf(je->code, sizeof(je->code), "%s", err_word(why));
-			snprintf(je->message, sizeof(je->message), "%s", why->msg);
-		}
+		if (why)
+			je->why = *why;
 	}
 	pthread_mutex_unlock(&q->lock);
 	log_error("job %lld ended (%s) but the database cannot record it now (%s): it is shown "
@@ -557,8 +555,7 @@ static void ends_flush_locked(struct jobq *q)
 		je = &q->unrecorded[i];
 		err_clear(&e);
 		if (store_job_finish(q->env.store, je->id, je->state, je->finished_at,
-		                     je->code[0] ? je->code : NULL,
-		                     je->code[0] ? je->message : NULL, &e)) {
+		                     je->why.code != ERR_NONE ? &je->why : NULL, &e)) {
 			i++;
 			continue;
 		}
@@ -671,8 +668,7 @@ static void job_end(struct jobq *q, int64_t id, enum job_state state, const stru
 	struct err se;
 
 	err_clear(&se);
-	if (store_job_finish(q->env.store, id, state, q->env.now_s(), ok ? NULL : err_word(e),
-	                     ok ? NULL : e->msg, &se))
+	if (store_job_finish(q->env.store, id, state, q->env.now_s(), ok ? NULL : e, &se))
 		jobq_end_unrecorded(q, id, state, q->env.now_s(), ok ? NULL : e, se.msg);
 	jobq_changed(q, id);
 }
@@ -712,7 +708,7 @@ static int recover(struct jobq *q, struct err *err)
 {
 	struct job_rec *list = NULL;
 	int n = 0, i, rc;
-	struct err e;
+	struct err e, why;
 
 	rc = store_jobs_list(q->env.store, job_state_name(JOB_RUNNING), 1000, false, &list, &n,
 	                     err);
@@ -734,8 +730,8 @@ static int recover(struct jobq *q, struct err *err)
 		}
 		job_restore_saved(&q->env, j->id, "interrupted");
 		err_clear(&e);
-		if (store_job_finish(q->env.store, j->id, JOB_INTERRUPTED, q->env.now_s(),
-		                     "interrupted", "the agent stopped while the job was running",
+		err_set(&why, 0, ERR_INTERRUPTED, "the agent stopped while the job was running");
+		if (store_job_finish(q->env.store, j->id, JOB_INTERRUPTED, q->env.now_s(), &why,
 		                     &e))
 			log_error("job %lld: %s", (long long)j->id, e.msg);
 		log_info("job %lld marked interrupted (agent restarted mid-job)", (long long)j->id);
@@ -755,7 +751,7 @@ static int queue_load(struct jobq *q, struct err *e)
 	if (rc)
 		return rc;
 	for (i = 0; i < n; i++) {
-		struct err fe;
+		struct err fe, why;
 
 		if (list[i].spec_ok) {
 			char dev[SYSFS_NAME_MAX];
@@ -772,8 +768,9 @@ static int queue_load(struct jobq *q, struct err *e)
 			continue;
 		}
 		err_clear(&fe);
-		if (store_job_finish(q->env.store, list[i].id, JOB_FAILED, q->env.now_s(),
-		                     "internal", "the stored job spec is unreadable", &fe))
+		err_set(&why, 0, ERR_INTERNAL, "the stored job spec is unreadable");
+		if (store_job_finish(q->env.store, list[i].id, JOB_FAILED, q->env.now_s(), &why,
+		                     &fe))
 			log_error("job %lld: %s", (long long)list[i].id, fe.msg);
 	}
 	if (n)

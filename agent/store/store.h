@@ -170,9 +170,9 @@ int store_job_set_begun(struct store *s, int64_t id, double begun_at, double hel
 int store_job_pass_add(struct store *s, int64_t id, int loop, double started_at, double finished_at,
                        const struct metrics *m, const struct pass_workload *wl, int n_wl,
                        const char *raw, size_t raw_len, struct err *e);
-/* Move a job to a final state. code/message may be NULL. */
+/* Move a job to a final state; why (its code and message) is NULL for none. */
 int store_job_finish(struct store *s, int64_t id, enum job_state state, double finished_at,
-                     const char *code, const char *message, struct err *e);
+                     const struct err *why, struct err *e);
 /* queued -> cancelled; -EBUSY if the job is not queued. */
 int store_job_cancel_queued(struct store *s, int64_t id, double now, struct err *e);
 int store_job_get(struct store *s, int64_t id, struct job_rec *out, struct err *e);

@@ -293,8 +293,9 @@ int store_job_pass_add(struct store *s, int64_t id, int loop, double started_at,
 }
 
 int store_job_finish(struct store *s, int64_t id, enum job_state state, double finished_at,
-                     const char *code, const char *message, struct err *e)
+                     const struct err *why, struct err *e)
 {
+	const char *code = why ? err_word(why) : NULL, *message = why ? why->msg : NULL;
 	int rc;
 
 	rc = store_write(s, e, "job finish",

@@ -463,8 +463,8 @@ static void test_store_and_answer(void **state)
 	}
 	metrics_set(&m, "read.iops", 7);
 	assert_int_equal(store_job_pass_add(f->s, plain, 1, 1, 2, &m, NULL, 0, "", 0, &e), 0);
-	assert_int_equal(store_job_finish(f->s, id, JOB_SUCCEEDED, 200, NULL, NULL, &e), 0);
-	assert_int_equal(store_job_finish(f->s, plain, JOB_SUCCEEDED, 201, NULL, NULL, &e), 0);
+	assert_int_equal(store_job_finish(f->s, id, JOB_SUCCEEDED, 200, NULL, &e), 0);
+	assert_int_equal(store_job_finish(f->s, plain, JOB_SUCCEEDED, 201, NULL, &e), 0);
 
 	assert_int_equal(store_job_passes(f->s, id, &passes, &n, &e), 0);
 	assert_int_equal(n, 2);

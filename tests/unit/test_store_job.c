@@ -87,7 +87,7 @@ static void test_life(void **state)
 	char *raw;
 	size_t len;
 	int64_t id, id2;
-	struct err e;
+	struct err e, why;
 	int n;
 
 	id = insert(f,
@@ -176,7 +176,7 @@ static void test_life(void **state)
 	free(passes);
 
 	/* The end: the state's word, no error for a success, the process group cleared. */
-	assert_int_equal(store_job_finish(f->s, id, JOB_SUCCEEDED, 120, NULL, NULL, &e), 0);
+	assert_int_equal(store_job_finish(f->s, id, JOB_SUCCEEDED, 120, NULL, &e), 0);
 	get(f, id, &r);
 	assert_string_equal(r.state, "succeeded");
 	assert_true(r.finished_at == 120);
@@ -184,9 +184,8 @@ static void test_life(void **state)
 	assert_int_equal(r.pgid, 0);
 	store_job_rec_release(&r);
 	assert_int_equal(store_job_start(f->s, id2, 121, &e), 0);
-	assert_int_equal(store_job_finish(f->s, id2, JOB_FAILED, 122, "engine_failed",
-	                                  "dd exited with status 1", &e),
-	                 0);
+	err_set(&why, -EIO, ERR_ENGINE_FAILED, "dd exited with status 1");
+	assert_int_equal(store_job_finish(f->s, id2, JOB_FAILED, 122, &why, &e), 0);
 	get(f, id2, &r);
 	assert_string_equal(r.state, "failed");
 	assert_true(r.has_error);
@@ -309,7 +308,7 @@ static void finish(struct store_fx *f, int64_t id, enum job_state state, double 
 	err_clear(&e);
 	assert_int_equal(store_job_start(f->s, id, finished_at - 1, &e), 0);
 	assert_int_equal(store_job_set_params(f->s, id, &ps, NULL, &e), 0);
-	assert_int_equal(store_job_finish(f->s, id, state, finished_at, NULL, NULL, &e), 0);
+	assert_int_equal(store_job_finish(f->s, id, state, finished_at, NULL, &e), 0);
 }
 
 /* ids of a result list, newest first, as "5,3,1". */
