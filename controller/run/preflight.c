@@ -104,7 +104,8 @@ static bool node_unfit(const struct plan *p, int i, const struct node_info *ni, 
 		         ni->version[0] ? ni->version : "(unknown version)",
 		         p->fio_file_path ? p->fio_file_path : "(text)");
 	else if (!ni->devices_read)
-		snprintf(why, len, "cannot read the device list to find '%s': %s", dev, ni->err.msg);
+		snprintf(why, len, "cannot read the device list to find '%s': %s", dev,
+		         ni->err.msg);
 	else if (!ni->dev_found)
 		snprintf(why, len, "device '%s' not found%s%s", dev, ni->err.msg[0] ? ": " : "",
 		         ni->err.msg);
