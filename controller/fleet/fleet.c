@@ -301,7 +301,7 @@ static bool auth_refused(const struct client_req *r)
 /* "HTTP 422: the agent's message", else the HTTP status or transport error; a 2xx answer
  * that was refused says why ("HTTP 200: the answer has more than 4000 elements"); a 401 or
  * 403 is an authentication failure naming the node. */
-void req_error(const struct client_req *r, struct err *out)
+void req_error(const struct client_req *r, struct err *why)
 {
 	struct err e = { 0 }, ae = { 0 };
 	char text[256];
@@ -311,7 +311,7 @@ void req_error(const struct client_req *r, struct err *out)
 		if (!agent_error(r, &ae))
 			ae.code = r->status == 401 ? ERR_UNAUTHORIZED : ERR_FORBIDDEN;
 		err_set_word(
-		        out, 0, err_word(&ae),
+		        why, 0, err_word(&ae),
 		        "authentication failed: %s%s%sanswered HTTP %ld (%s): the agent does not "
 		        "take "
 		        "this token; check the node's token_file or token",
@@ -320,15 +320,15 @@ void req_error(const struct client_req *r, struct err *out)
 	} else if (r->rc == 0 && r->status >= 200 && r->status <= 299) {
 		o = answer_json(r, &e);
 		if (o)
-			err_set(out, 0, ERR_BAD_ANSWER, "HTTP %ld", r->status);
+			err_set(why, 0, ERR_BAD_ANSWER, "HTTP %ld", r->status);
 		else
-			err_set(out, 0, e.code, "HTTP %ld: %s", r->status, e.msg);
+			err_set(why, 0, e.code, "HTTP %ld: %s", r->status, e.msg);
 		json_decref(o);
 	} else if (r->rc == 0 && agent_error(r, &ae)) {
-		err_set_word(out, 0, err_word(&ae), "HTTP %ld: %s", r->status, ae.msg);
+		err_set_word(why, 0, err_word(&ae), "HTTP %ld: %s", r->status, ae.msg);
 	} else {
 		client_req_describe(r, text, sizeof(text));
-		err_set(out, 0,
+		err_set(why, 0,
 		        r->rc == 0     ? ERR_HTTP_STATUS
 		        : r->too_large ? ERR_ANSWER_TOO_LARGE
 		                       : ERR_UNREACHABLE,
