@@ -17,7 +17,6 @@
 	/* The request: what a client sent. */ \
 	X(ERR_BAD_REQUEST,           "bad_request",           400) /* malformed or missing field */ \
 	X(ERR_BAD_JSON,              "bad_json",              400) /* body is not a JSON object */ \
-	X(ERR_INVALID_JSON,          "invalid_json",          400) /* JSON text that does not parse (a sweep document) */ \
 	X(ERR_UNKNOWN_QUERY_PARAM,   "unknown_query_param",   400) /* a query key the route does not take */ \
 	X(ERR_UNAUTHORIZED,          "unauthorized",          401) /* no or wrong bearer token */ \
 	X(ERR_FORBIDDEN,             "forbidden",             403) /* the agent's policy refuses it */ \
@@ -68,6 +67,7 @@
 	X(ERR_INVALID_NODES,         "invalid_nodes",         500) /* a node list */ \
 	X(ERR_INVALID_PARAMS,        "invalid_params",        500) /* a params file */ \
 	X(ERR_INVALID_SWEEP,         "invalid_sweep",         500) /* a sweep document */ \
+	X(ERR_INVALID_JSON,          "invalid_json",          500) /* JSON text that does not parse (common/jsonstream) */ \
 	X(ERR_PLAN_UNREADABLE,       "plan_unreadable",       500) /* the plan file cannot be read */ \
 	X(ERR_PLAN_CHANGED,          "plan_changed",          500) /* a resumed sweep's plan differs */ \
 	X(ERR_NOT_RESUMABLE,         "not_resumable",         500) /* the sweep cannot be resumed */ \
