@@ -7,7 +7,9 @@
 # filesystem figures and the tuned export. Not a benchmark of fleettune: its figures are the
 # filesystems', on a shared loop-device disk (noisy).
 # Usage: bench/fs_sweep.sh [LOOPS] [BUILD_DIR]   (env: FILES=8:4096:4096:8, METRIC=
-# seq_create_per_s, STRATEGY=grid, SIZE=1G; root: creates and removes loop devices and mounts)
+# seq_create_per_s, STRATEGY=grid, SIZE=1G, MOUNTS="relatime noatime": the fs.mount values, the
+# baseline's first; with one value no fs.mount axis, 2 points instead of 4; root: creates and
+# removes loop devices and mounts)
 set -eu
 cd "$(dirname "$0")/.."
 LOOPS=${1:-5}
@@ -16,6 +18,7 @@ FILES=${FILES:-8:4096:4096:8}
 METRIC=${METRIC:-seq_create_per_s}
 STRATEGY=${STRATEGY:-grid}
 SIZE=${SIZE:-1G}
+MOUNTS=${MOUNTS:-relatime noatime}
 if [ "$BUILD" = build-bench ]; then
 	./scripts/deps.sh >/dev/null
 	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DFT_TESTS=OFF >/dev/null
@@ -40,12 +43,21 @@ for n in 1 2; do
 	truncate -s "$SIZE" "$tmp/node$n.img"
 	d=$(losetup --find --show "$tmp/node$n.img")
 	devs+=("${d#/dev/}")
+	# A loop device keeps its queue settings across detach and attach: start both from what a
+	# fresh one has (no scheduler, 128 requests), which loop-twin leaves as they are.
+	echo none >"/sys/block/${d#/dev/}/queue/scheduler" 2>/dev/null || true
+	echo 128 >"/sys/block/${d#/dev/}/queue/nr_requests" 2>/dev/null || true
 done
 ./scripts/loop-twin "${devs[0]}" "${devs[1]}"
 bench_agent_start node1 "${devs[0]}" 501 --allow-format
 U1=$URL
 bench_agent_start node2 "${devs[1]}" 502 --allow-format
 U2=$URL
+read -ra mounts <<<"$MOUNTS"
+mount_axis=
+if [ "${#mounts[@]}" -gt 1 ]; then
+	mount_axis=,$'\n'"    {\"param\": \"fs.mount\", \"values\": $(printf '%s\n' "${mounts[@]}" | jq -Rc . | jq -sc .)}"
+fi
 cat >"$tmp/plan.json" <<PLAN
 {
   "name": "xfs inode size x atime (bonnie++ file tests)",
@@ -53,11 +65,10 @@ cat >"$tmp/plan.json" <<PLAN
     {"name": "node1", "url": "$U1", "device": "${devs[0]}", "token_file": "node1-state/token"},
     {"name": "node2", "url": "$U2", "device": "${devs[1]}", "token_file": "node2-state/token"}
   ],
-  "baseline": {"fs.mkfs": "-b size=4k -d su=64k,sw=7 -i size=512 -l version=2", "fs.mount": "relatime"},
+  "baseline": {"fs.mkfs": "-b size=4k -d su=64k,sw=7 -i size=512 -l version=2", "fs.mount": "${mounts[0]}"},
   "axes": [
     {"param": "fs.mkfs", "values": ["-b size=4k -d su=64k,sw=7 -i size=512 -l version=2",
-                                    "-b size=4k -d su=64k,sw=7 -i size=2048 -l version=2"]},
-    {"param": "fs.mount", "values": ["relatime", "noatime"]}
+                                    "-b size=4k -d su=64k,sw=7 -i size=2048 -l version=2"]}$mount_axis
   ],
   "strategy": "$STRATEGY",
   "job": {"engine": "bonnie", "bonnie": {"size_mb": 0, "files": "$FILES"},

@@ -62,9 +62,31 @@ anchors() {
 		awk '{ n = seen[$0]++; print n ? $0 "-" n : $0 }'
 }
 
-# check DIR: print every violation; return 1 when there is one.
+# normpath PATH: PATH relative to the root it is under, without "." and ".." steps (realpath -m
+# --relative-to, with no fork: the manual links no symlink), in $REPLY.
+normpath() {
+	local part out=() IFS=/
+	for part in $1; do
+		case $part in
+		'' | .) ;;
+		..)
+			if [ ${#out[@]} -gt 0 ] && [ "${out[-1]}" != .. ]; then
+				unset 'out[-1]'
+			else
+				out+=(..)
+			fi
+			;;
+		*) out+=("$part") ;;
+		esac
+	done
+	REPLY="${out[*]}"
+	[ -n "$REPLY" ] || REPLY=.
+}
+
+# check DIR: print every violation; return 1 when there is one. A file's anchors are read once.
 check() {
 	local d=$1 f dir n t path anchor target bad=0
+	local -A heads=()
 	n=$( (wc -l <"$d/README.md") 2>/dev/null || echo 0)
 	if [ "$n" -gt "$README_MAX" ]; then
 		echo "README.md: $n lines, more than $README_MAX: move the detail into docs/"
@@ -84,7 +106,8 @@ check() {
 			else
 				target=$dir/$path
 			fi
-			target=$(realpath -m --relative-to="$d" "$d/$target")
+			normpath "$target"
+			target=$REPLY
 			if [ ! -e "$d/$target" ]; then
 				echo "$f:$n: $t: no such file ($target)"
 				bad=1
@@ -99,7 +122,8 @@ check() {
 				continue
 				;;
 			esac
-			if ! anchors "$d/$target" | grep -qxF -- "$anchor"; then
+			[ -n "${heads[$target]+set}" ] || heads[$target]=$'\n'$(anchors "$d/$target")$'\n'
+			if [[ ${heads[$target]} != *$'\n'"$anchor"$'\n'* ]]; then
 				echo "$f:$n: $t: no heading of $target has the anchor #$anchor"
 				bad=1
 			fi
@@ -122,7 +146,8 @@ plant() {
 			path=${t%%#*}
 			case $t in '' | [a-zA-Z]*:* | //*) continue ;; esac
 			[ -n "$path" ] || continue
-			target=$(realpath -m --relative-to="$root" "$root/$dir/$path")
+			normpath "$dir/$path"
+			target=$REPLY
 			[ -e "$1/$target" ] && continue
 			if [ -d "$root/$target" ]; then
 				mkdir -p "$1/$target"

@@ -42,81 +42,101 @@ libs=(
 	'jansson.h|common/jread.h common/jread.c agent/wire/ agent/api/ agent/http/http.c agent/http/httpd.c agent/store/store.c agent/store/store_job.c agent/store/store_profile.c agent/engines/fio.c agent/queue/job_run.c controller/plan/ controller/fleet/ controller/doc/ controller/render/site.c'
 )
 
-# deps FILE INCLUDE_DIR: every file the compiler reads for FILE (system headers with -M), one
-# a line, as absolute paths.
+# deps DIR OUT: for every file of the three folders of DIR, what the compiler reads for it
+# (system headers too, with -M), in OUT/BIN.d, rules "FILE: DEP ..." (make syntax), two
+# compilers at a time. Each file is compiled as its binary's code (its folder and common/ on
+# the include path).
 deps() {
-	"$CC" -M -MG -I"$2" -I"$3/common" -x c "$1" 2>/dev/null |
-		sed -e 's/^[^:]*://' -e 's/\\$//' | tr ' ' '\n' | sed '/^$/d' | xargs -r realpath -m --
-}
-
-# folder_of BINARY_DIR PATH: the layer folder of PATH within BINARY_DIR ("." for its top).
-folder_of() {
-	local rel=${2#"$1"/}
-	case $rel in
-	*/*) echo "${rel%%/*}" ;;
-	*) echo . ;;
-	esac
-}
-
-# allowed REL RULE_PLACES: REL is one of the places (a folder/ or a file).
-allowed() {
-	local rel=$1 p
-	for p in $2; do
-		case $p in
-		*/) [[ $rel == "$p"* ]] && return 0 ;;
-		*) [ "$rel" = "$p" ] && return 0 ;;
-		esac
+	local d=$1 out=$2 bin
+	for bin in agent controller common; do
+		mkdir -p "$out/$bin"
+		find "$d/$bin" -name '*.[ch]' -print0 |
+			xargs -0 -r -P2 -n1 sh -c '"$1" -M -MG -MT "$5" -MF "$2/$(printf %s "$5" | tr / _).d" -I"$3" -I"$4/common" -x c "$5" 2>/dev/null' \
+				sh "$CC" "$out/$bin" "$d/$bin" "$d"
+		find "$out/$bin" -name '*.d' -exec cat {} + >"$out/$bin.d"
 	done
-	return 1
 }
 
 # check DIR: print every violation; return 1 when there is one.
 check() {
-	local d bin f rel folder dep drel dfolder r dr bad=0 rule lib places list
+	local d rule ranks bad=0 out
 	d=$(realpath "$1")
-	for bin in agent controller common; do
-		while read -r f; do
-			rel=${f#"$d"/}
-			folder=$(folder_of "$d/$bin" "$f")
-			if [ "$bin" != common ]; then
-				declare -n ranks="${bin}_rank"
-				r=${ranks[$folder]:-}
-				if [ -z "$r" ]; then
-					echo "$rel: folder '$folder' has no rank in $(basename "$0"): place it in the layers"
-					bad=1
-					continue
-				fi
-			fi
-			list=$(deps "$f" "$d/$bin" "$d")
-			while read -r dep; do
-				drel=${dep#"$d"/}
-				[ "$drel" = "$dep" ] && continue # outside the tree: system or generated
-				case $drel in
-				"$bin"/*) ;;
-				agent/* | controller/*)
-					echo "$rel: reaches $drel: one binary's code in the other's (or in common/)"
-					bad=1
-					continue ;;
-				*) continue ;; # common/
-				esac
-				[ "$bin" = common ] && continue
-				dfolder=$(folder_of "$d/$bin" "$dep")
-				[ "$dfolder" = "$folder" ] && continue
-				dr=${ranks[$dfolder]:-}
-				if [ -z "$dr" ] || [ "$dr" -ge "$r" ]; then
-					echo "$rel: includes $drel (layer $dfolder, rank ${dr:-?}) from layer $folder (rank $r): a layer above or beside it"
-					bad=1
-				fi
-			done <<<"$list"
-			for rule in "${libs[@]}"; do
-				lib=${rule%%|*} places=${rule#*|}
-				if grep -q "/$lib\$" <<<"$list" && ! allowed "$rel" "$places"; then
-					echo "$rel: reaches <$lib>, which only $places may"
-					bad=1
-				fi
-			done
-		done < <(find "$d/$bin" -name '*.[ch]' | sort)
-	done
+	out=$(mktemp -d)
+	deps "$d" "$out"
+	# The rules, the ranks and the libraries' places, to one awk that walks every edge.
+	ranks=$(for f in "${!agent_rank[@]}"; do echo "agent $f ${agent_rank[$f]}"; done
+		for f in "${!controller_rank[@]}"; do echo "controller $f ${controller_rank[$f]}"; done)
+	for rule in "${libs[@]}"; do echo "$rule"; done >"$out/libs"
+	echo "$ranks" >"$out/ranks"
+	awk -v q="'" -v root="$d" -v self="$(basename "$0")" -v ranks="$out/ranks" -v libs="$out/libs" '
+	# norm PATH: PATH without "." and ".." steps (realpath -m, no symlinks in the tree).
+	function norm(p,    n, a, i, k, o) {
+		n = split(p, a, "/"); k = 0
+		for (i = 1; i <= n; i++) {
+			if (a[i] == "" || a[i] == ".") continue
+			if (a[i] == "..") { if (k > 0) k--; continue }
+			st[++k] = a[i]
+		}
+		o = ""
+		for (i = 1; i <= k; i++) o = o "/" st[i]
+		return o
+	}
+	function folder(bin, rel,    r) {
+		r = substr(rel, length(bin) + 2)
+		return index(r, "/") ? substr(r, 1, index(r, "/") - 1) : "."
+	}
+	function allowed(rel, places,    n, a, i) {
+		n = split(places, a, " ")
+		for (i = 1; i <= n; i++) {
+			if (a[i] ~ /\/$/) { if (substr(rel, 1, length(a[i])) == a[i]) return 1 }
+			else if (rel == a[i]) return 1
+		}
+		return 0
+	}
+	BEGIN {
+		while ((getline l < ranks) > 0) { split(l, a, " "); rank[a[1] SUBSEP a[2]] = a[3] }
+		nl = 0
+		while ((getline l < libs) > 0) { nl++; lib[nl] = substr(l, 1, index(l, "|") - 1); place[nl] = substr(l, index(l, "|") + 1) }
+		bad = 0
+	}
+	# One rule: the target (the file), then its dependencies over continued lines.
+	{
+		line = $0; cont = sub(/\\$/, "", line)
+		if (!inrule) {
+			f = substr(line, 1, index(line, ":") - 1); line = substr(line, index(line, ":") + 1)
+			rel = substr(f, length(root) + 2); bin = substr(rel, 1, index(rel, "/") - 1)
+			fold = folder(bin, rel); r = rank[bin SUBSEP fold]
+			norank = bin != "common" && r == ""
+			if (norank) { print rel ": folder " q "" fold "" q " has no rank in " self ": place it in the layers"; bad = 1 }
+			delete seen; inrule = 1
+		}
+		n = split(line, dep, /[ \t]+/)
+		for (i = 1; i <= n; i++) if (dep[i] != "") seen[substr(dep[i], 1, 1) == "/" ? norm(dep[i]) : dep[i]] = 1
+		if (cont) next
+		inrule = 0
+		if (norank) next
+		for (p in seen) {
+			for (k = 1; k <= nl; k++)
+				if (substr(p, length(p) - length(lib[k])) == "/" lib[k] && !allowed(rel, place[k]) && !libhit[rel, k]++) {
+					print rel ": reaches <" lib[k] ">, which only " place[k] " may"; bad = 1
+				}
+			if (substr(p, 1, length(root) + 1) != root "/") continue # outside the tree
+			drel = substr(p, length(root) + 2)
+			if (drel !~ /^(agent|controller)\//) continue # common/
+			if (substr(drel, 1, length(bin) + 1) != bin "/") {
+				print rel ": reaches " drel ": one binary" q "s code in the other" q "s (or in common/)"; bad = 1; continue
+			}
+			if (bin == "common") continue
+			df = folder(bin, drel)
+			if (df == fold) continue
+			dr = rank[bin SUBSEP df]
+			if (dr == "" || dr + 0 >= r + 0) {
+				print rel ": includes " drel " (layer " df ", rank " (dr == "" ? "?" : dr) ") from layer " fold " (rank " r "): a layer above or beside it"; bad = 1
+			}
+		}
+	}
+	END { exit bad }' "$out/agent.d" "$out/controller.d" "$out/common.d" || bad=1
+	rm -rf "$out"
 	# No agent header but the API layer's and the codec's speaks JSON, even by name.
 	while read -r f; do
 		rel=${f#"$d"/}
