@@ -104,32 +104,31 @@ int jread_bool(const struct jread *r, const json_t *obj, const char *path, const
 	return 1;
 }
 
-int jread_obj(const struct jread *r, const json_t *obj, const char *path, const char *key,
-              int flags, json_t **out)
+/* obj[key] when it is a container of type t (what: its words in the error). */
+static int container(const struct jread *r, const json_t *obj, const char *path, const char *key,
+                     int flags, json_type t, const char *what, json_t **out)
 {
 	json_t *v;
 	int rc = member(r, obj, path, key, flags, &v);
 
 	if (rc <= 0)
 		return rc;
-	if (!json_is_object(v))
-		return wrong(r, path, key, "an object");
+	if (json_typeof(v) != t)
+		return wrong(r, path, key, what);
 	*out = v;
 	return 1;
+}
+
+int jread_obj(const struct jread *r, const json_t *obj, const char *path, const char *key,
+              int flags, json_t **out)
+{
+	return container(r, obj, path, key, flags, JSON_OBJECT, "an object", out);
 }
 
 int jread_arr(const struct jread *r, const json_t *obj, const char *path, const char *key,
               int flags, json_t **out)
 {
-	json_t *v;
-	int rc = member(r, obj, path, key, flags, &v);
-
-	if (rc <= 0)
-		return rc;
-	if (!json_is_array(v))
-		return wrong(r, path, key, "an array");
-	*out = v;
-	return 1;
+	return container(r, obj, path, key, flags, JSON_ARRAY, "an array", out);
 }
 
 const char *jread_text(const json_t *obj, const char *key)

@@ -192,9 +192,9 @@ static void revert_gone_write(struct rollctx *u, const bool *without, struct fle
 	for (i = 0; i < n; i++)
 		if (gone[i] && res[i].failed) {
 			a2[i].res = res[i];
-			err_set(&a2[i].res.err, 0, res[i].err.code,
-			        "its profile was gone and writing the old values failed: %s",
-			        res[i].err.msg);
+			err_set_word(&a2[i].res.err, 0, err_word(&res[i].err),
+			             "its profile was gone and writing the old values failed: %s",
+			             res[i].err.msg);
 		}
 	free(res);
 	free(adjusted);
@@ -534,9 +534,9 @@ static void reset_values_write(struct rollctx *u, const bool *put_back, struct f
 	for (i = 0; any && i < n; i++)
 		if (cfgs[i] && res[i].failed) {
 			ans[i].res = res[i];
-			err_set(&ans[i].res.err, 0, res[i].err.code,
-			        "writing back what the scheduler switch reset failed: %s",
-			        res[i].err.msg);
+			err_set_word(&ans[i].res.err, 0, err_word(&res[i].err),
+			             "writing back what the scheduler switch reset failed: %s",
+			             res[i].err.msg);
 		}
 	free(res);
 	free(adjusted);
