@@ -46,7 +46,9 @@ fio_started() { [ "$(count "$1" "$2")" -ge 1 ]; }
 # crash MODE MOMENT: start a job, SIGKILL the agent at MOMENT, restart, check.
 crash() {
 	local mode=$1 moment=$2 before survivors i
-	post_job 4 3
+	# Passes of 4 s where the moment is a pass's end; else 20 s, so that fio's workers outlive
+	# the restart however long a loaded machine takes to make it (the restart kills them).
+	post_job "$([ "$moment" = between ] && echo 4 || echo 20)" 3
 	it_check "$mode/$moment: job $J accepted" test "$HTTP_STATUS" = 202
 	case $moment in
 	start) # as soon as fio of loop 1 exists: its workers may not be forked yet
