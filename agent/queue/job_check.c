@@ -83,7 +83,8 @@ static bool format_allowed(const struct jobq_env *env, const char *dev)
 static int fs_check(const struct jobq_env *env, struct job_spec *spec, bool held,
                     struct jobfs_made *would, struct err *e)
 {
-	char why[300], **argv = NULL, dev[80];
+	struct fsopt_checked fs;
+	char why[300], dev[80];
 	int rc;
 
 	if (spec->directory)
@@ -101,22 +102,13 @@ static int fs_check(const struct jobq_env *env, struct job_spec *spec, bool held
 		               "refusing to make a filesystem on '%s': %s (mkfs would destroy its "
 		               "data)",
 		               spec->device, why);
-	rc = fsopt_mkfs_check(spec->fs, e);
-	if (rc == 0)
-		rc = jobfs_mount_check(spec->fs->type, spec->fs->mount, e);
-	if (rc == 0)
-		rc = jobfs_tools_available(spec->fs->type, e);
+	/* The tables judge the filesystem whole, then the host its side, each once. */
+	snprintf(dev, sizeof(dev), "/dev/%s", spec->device);
+	rc = fsopt_spec_check(spec->fs, dev, &fs, e);
 	if (rc)
 		return rc;
-	if (!held)
-		return jobfs_dry_run(spec->device, spec->fs, would, e);
-	memset(would, 0, sizeof(*would));
-	snprintf(dev, sizeof(dev), "/dev/%s", spec->device);
-	rc = fsopt_mkfs_argv(spec->fs, dev, true, &argv, e);
-	if (rc == 0)
-		fsopt_words_join((const char *const *)argv, -1, " ", would->mkfs_argv,
-		                 sizeof(would->mkfs_argv));
-	engine_argv_free(argv);
+	rc = jobfs_host_check(spec->device, &fs, held, would, e);
+	fsopt_checked_release(&fs);
 	return rc;
 }
 
