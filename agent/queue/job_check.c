@@ -151,6 +151,23 @@ static int fio_file_check(const struct jobq_env *env, const struct job_spec *spe
 	return rc;
 }
 
+/* Every engine object given must be valid, even those not selected. */
+static int engines_check(const struct job_spec *spec, struct err *e)
+{
+	int id, rc;
+
+	for (id = 0; id < ENGINE_COUNT; id++) {
+		const struct engine *other = engine_by_id(id);
+
+		if (!spec->opts.given[id] && other != spec->engine)
+			continue;
+		rc = other->check(&spec->opts, e);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 int job_spec_dry_run(const struct jobq_env *env, struct job_spec *spec, bool held,
                      struct jobfs_made *would, struct err *e)
 {
@@ -162,7 +179,7 @@ int job_spec_dry_run(const struct jobq_env *env, struct job_spec *spec, bool hel
 	struct engine_target t;
 	char real[PATH_MAX], work[32];
 	char **argv = NULL;
-	int rc, id;
+	int rc;
 
 	/* The device asked once: the refusals below keep their order. */
 	tune_device_report(env->tune, env->fs, spec->device, ask_in_use, spec->params.items,
@@ -173,16 +190,9 @@ int job_spec_dry_run(const struct jobq_env *env, struct job_spec *spec, bool hel
 	if (!eng)
 		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
 		               "engine: expected one of fio, dd, bonnie, iozone");
-	/* Every engine object given must be valid, even those not selected. */
-	for (id = 0; id < ENGINE_COUNT; id++) {
-		const struct engine *other = engine_by_id(id);
-
-		if (!spec->opts.given[id] && other != eng)
-			continue;
-		rc = other->check(&spec->opts, e);
-		if (rc)
-			return rc;
-	}
+	rc = engines_check(spec, e);
+	if (rc)
+		return rc;
 	if (spec->fio_file) {
 		/* where it runs, before the directory is resolved: as the job gives it */
 		snprintf(real, sizeof(real), "/dev/%s", spec->device);
