@@ -447,6 +447,22 @@ int tune_validate(struct tune *t, const char *dev, struct tune_item *items, int 
 	return rc;
 }
 
+void tune_device_report(struct tune *t, const struct sysfs *fs, const char *dev, bool ask_in_use,
+                        struct tune_item *items, int n, struct tune_device_report *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->exists = sysfs_device_name_ok(dev) && sysfs_device_check(fs, dev, NULL) == 0;
+	if (!out->exists)
+		return;
+	out->allowed = sysfs_device_allowed(fs, dev);
+	if (!out->allowed)
+		return;
+	if (ask_in_use)
+		out->in_use = sysfs_device_in_use(fs, dev, out->why, sizeof(out->why));
+	if (n > 0)
+		out->params_rc = tune_validate(t, dev, items, n, &out->params_err);
+}
+
 void tune_set_release(struct tune_set *s)
 {
 	if (!s)

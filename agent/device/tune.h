@@ -130,6 +130,25 @@ int tune_apply_if(struct tune *t, const char *dev, struct tune_item *items, int 
  */
 int tune_validate(struct tune *t, const char *dev, struct tune_item *items, int n, struct err *e);
 
+/*
+ * What a job's check needs of its device, asked at once (the job's check words the refusals,
+ * in its own order): whether dev exists and is allowlisted (sysfs), whether it is in use (only
+ * when ask_in_use: sysfs_device_in_use opens it exclusively), and tune_validate's judgement of
+ * items[0..n). What a fact depends on is not asked when it fails: nothing more of a device
+ * that is not there, neither use nor params of one that is not allowlisted. t may be NULL
+ * when n is 0.
+ */
+struct tune_device_report {
+	bool exists;           /* a valid name with an entry under ROOT/sys/block */
+	bool allowed;          /* on the --allow-device list */
+	bool in_use;           /* asked, and in use: why says by what */
+	char why[300];         /* sysfs_device_in_use's reason */
+	int params_rc;         /* tune_validate's return; 0 also when n is 0 */
+	struct err params_err; /* its error when params_rc is not 0 */
+};
+void tune_device_report(struct tune *t, const struct sysfs *fs, const char *dev, bool ask_in_use,
+                        struct tune_item *items, int n, struct tune_device_report *out);
+
 /* Snapshot every writable parameter of dev (setra excluded: it mirrors read_ahead_kb). */
 int tune_snapshot_take(struct tune *t, const char *dev, struct tune_snapshot *out, struct err *e);
 void tune_snapshot_release(struct tune_snapshot *s);

@@ -384,6 +384,7 @@ struct fs_type_desc {
 	const char *name;
 	const char *mkfs, *force, *dry;
 	const char *const *tools;
+	const char *package; /* the Debian package of the tools */
 	const struct fsopt_flag *mkfs_opts;
 	int n_mkfs_opts;
 	const struct fsopt_mnt *mount_opts;
@@ -394,10 +395,10 @@ static const char *const xfs_tools[] = { "mkfs.xfs", "xfs_info", NULL };
 static const char *const ext4_tools[] = { "mkfs.ext4", "tune2fs", NULL };
 
 static const struct fs_type_desc fs_types[FS_TYPE_COUNT] = {
-	[FS_XFS] = { "xfs", "mkfs.xfs", "-f", "-N", xfs_tools, xfs_mkfs, ARRAY_N(xfs_mkfs),
-	             xfs_mount, ARRAY_N(xfs_mount) },
-	[FS_EXT4] = { "ext4", "mkfs.ext4", "-F", "-n", ext4_tools, ext4_mkfs, ARRAY_N(ext4_mkfs),
-	              ext4_mount, ARRAY_N(ext4_mount) },
+	[FS_XFS] = { "xfs", "mkfs.xfs", "-f", "-N", xfs_tools, "xfsprogs", xfs_mkfs,
+	             ARRAY_N(xfs_mkfs), xfs_mount, ARRAY_N(xfs_mount) },
+	[FS_EXT4] = { "ext4", "mkfs.ext4", "-F", "-n", ext4_tools, "e2fsprogs", ext4_mkfs,
+	              ARRAY_N(ext4_mkfs), ext4_mount, ARRAY_N(ext4_mount) },
 };
 
 const char *fs_type_name(enum fs_type t)
@@ -422,6 +423,37 @@ int fs_type_parse(const char *name, enum fs_type *t, struct err *e)
 const char *const *fsopt_tools(enum fs_type t)
 {
 	return fs_types[t].tools;
+}
+
+int fsopt_spec_check(const struct fs_spec *s, const char *device_path, struct fsopt_checked *out,
+                     struct err *e)
+{
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = fsopt_mkfs_argv(s, device_path, true, &out->mkfs_dry_argv, e);
+	if (rc == 0)
+		rc = fsopt_mount_parse(s->type, s->mount, &out->mount, e);
+	if (rc) {
+		fsopt_checked_release(out);
+		return rc;
+	}
+	out->type = s->type;
+	out->type_name = fs_types[s->type].name;
+	out->tools = fs_types[s->type].tools;
+	out->package = fs_types[s->type].package;
+	out->dry_flag = fs_types[s->type].dry;
+	fsopt_words_join((const char *const *)out->mkfs_dry_argv, -1, " ", out->mkfs_line,
+	                 sizeof(out->mkfs_line));
+	return 0;
+}
+
+void fsopt_checked_release(struct fsopt_checked *c)
+{
+	if (!c)
+		return;
+	engine_argv_free(c->mkfs_dry_argv);
+	c->mkfs_dry_argv = NULL;
 }
 
 /* Printable ASCII a token may hold: no blanks, quotes, slashes or shell characters. */

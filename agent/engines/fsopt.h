@@ -100,6 +100,31 @@ struct fs_mount {
  */
 int fsopt_mount_parse(enum fs_type t, const char *opts, struct fs_mount *out, struct err *e);
 
+/* The bytes of an mkfs command line, NUL included (jobfs_made.mkfs_argv's size). */
+#define FS_MKFS_LINE_MAX 1024
+
+/* A job's filesystem judged whole by the tables (fsopt_spec_check), with what the host side
+ * needs of it, so that it asks nothing more of the tables. */
+struct fsopt_checked {
+	enum fs_type type;
+	const char *type_name;    /* "xfs": what the kernel is asked for (fsopen) */
+	const char *const *tools; /* the binaries the type needs (fsopt_tools) */
+	const char *package;      /* the Debian package that has them: "xfsprogs" */
+	const char *dry_flag;     /* mkfs's no-op flag: "-N", "-n" */
+	struct fs_mount mount;    /* filesystem.mount split (fsopt_mount_parse) */
+	char **mkfs_dry_argv; /* mkfs's no-op argv for the device; owned: fsopt_checked_release */
+	char mkfs_line[FS_MKFS_LINE_MAX]; /* mkfs_dry_argv joined by spaces */
+};
+
+/*
+ * Check s as a whole for device_path: mkfs's options first (fsopt_mkfs_check's errors), then
+ * the mount's (fsopt_mount_parse's), and fill out. On an error out holds nothing to release.
+ */
+int fsopt_spec_check(const struct fs_spec *s, const char *device_path, struct fsopt_checked *out,
+                     struct err *e);
+/* Free what fsopt_spec_check gave c (NULL, or released twice: nothing). */
+void fsopt_checked_release(struct fsopt_checked *c);
+
 /*
  * The command that prints what mkfs made (heap argv, engine_argv_free): "xfs_info DIR" for
  * xfs (the mounted directory), "tune2fs -l DEVICE" for ext4.

@@ -154,17 +154,16 @@ out:
 	return rc;
 }
 
-int jobfs_tools_available(enum fs_type t, struct err *e)
+int jobfs_tools_check(const struct fsopt_checked *c, struct err *e)
 {
-	const char *const *tool = fsopt_tools(t);
+	const char *const *tool = c->tools;
 
 	for (; *tool; tool++)
 		if (!engine_tool_found(*tool))
 			return err_set(e, -ENOENT, ERR_ENGINE_UNAVAILABLE,
 			               "filesystem %s: '%s' is not installed on this node (Debian "
 			               "package %s)",
-			               fs_type_name(t), *tool,
-			               t == FS_XFS ? "xfsprogs" : "e2fsprogs");
+			               c->type_name, *tool, c->package);
 	return 0;
 }
 
@@ -240,30 +239,22 @@ static unsigned mount_attrs(const struct fs_mount *m)
 
 /* The kernel's parser on every superblock option, with nothing created. EPERM/ENOSYS (no
  * CAP_SYS_ADMIN, an old kernel): only the tables judged; ENODEV: no such filesystem. */
-static int kernel_options_check(enum fs_type t, const struct fs_mount *m, struct err *e)
+int jobfs_kernel_check(const struct fsopt_checked *c, struct err *e)
 {
-	int fd = fsopen(fs_type_name(t), FSOPEN_CLOEXEC), rc;
+	int fd = fsopen(c->type_name, FSOPEN_CLOEXEC), rc;
 
 	if (fd < 0) {
 		if (errno == ENODEV)
 			return err_set(e, -ENODEV, ERR_ENGINE_UNAVAILABLE,
 			               "filesystem %s: this node's kernel does not have it",
-			               fs_type_name(t));
-		log_debug("fsopen(%s): %s: mount options judged by the tables only",
-		          fs_type_name(t), strerror(errno));
+			               c->type_name);
+		log_debug("fsopen(%s): %s: mount options judged by the tables only", c->type_name,
+		          strerror(errno));
 		return 0;
 	}
-	rc = fsctx_options(fd, m, ERR_INVALID_FS_OPTION, e);
+	rc = fsctx_options(fd, &c->mount, ERR_INVALID_FS_OPTION, e);
 	close(fd);
 	return rc;
-}
-
-int jobfs_mount_check(enum fs_type t, const char *opts, struct err *e)
-{
-	struct fs_mount m;
-	int rc = fsopt_mount_parse(t, opts, &m, e);
-
-	return rc ? rc : kernel_options_check(t, &m, e);
 }
 
 /* Mount device (type t, options m) onto the directory name in j->dir_fd. No path is
@@ -582,46 +573,48 @@ int jobfs_root_open(struct jobfs *j, const struct jobfs_made *m, struct err *e)
 	return fd;
 }
 
-int jobfs_dry_run(const char *device, const struct fs_spec *spec, struct jobfs_made *m,
-                  struct err *e)
+/* mkfs's no-op run of c on device: its summary into m's figures. */
+static int mkfs_dry_run(const char *device, const struct fsopt_checked *c, struct jobfs_made *m,
+                        struct err *e)
 {
 	struct buf out = BUF_INIT, errout = BUF_INIT;
-	struct fs_mount mnt;
-	char devpath[96], why[256], **argv = NULL;
+	char why[256];
 	int rc, status;
 
-	memset(m, 0, sizeof(*m));
-	m->type = spec->type;
+	m->type = c->type;
 	snprintf(m->device, sizeof(m->device), "%s", device);
-	snprintf(devpath, sizeof(devpath), "/dev/%s", device);
-	rc = fsopt_mount_parse(spec->type, spec->mount, &mnt, e);
-	if (rc == 0)
-		rc = fsopt_mkfs_argv(spec, devpath, true, &argv, e);
-	if (rc == 0)
-		rc = jobfs_tools_available(spec->type, e);
-	if (rc == 0)
-		rc = kernel_options_check(spec->type, &mnt, e);
-	if (rc)
-		goto out;
-	fsopt_words_join((const char *const *)argv, -1, " ", m->mkfs_argv, sizeof(m->mkfs_argv));
-	rc = tool_run(argv, NULL, 0, NULL, NULL, JOBFS_DRY_TIMEOUT_S, &out, &errout, &status, e);
+	rc = tool_run(c->mkfs_dry_argv, NULL, 0, NULL, NULL, JOBFS_DRY_TIMEOUT_S, &out, &errout,
+	              &status, e);
 	if (rc)
 		goto out;
 	if (status != 0) {
 		tool_why(&out, &errout, why, sizeof(why));
 		rc = err_set(e, -EINVAL, ERR_INVALID_FS_OPTION, "%s's dry run (%s) refuses: %s",
-		             argv[0], spec->type == FS_XFS ? "-N" : "-n", why);
+		             c->mkfs_dry_argv[0], c->dry_flag, why);
 		goto out;
 	}
-	if (spec->type == FS_XFS)
+	if (c->type == FS_XFS)
 		fsinfo_xfs_parse(out.data ? out.data : "", &m->figures);
 	else
 		fsinfo_ext4_parse(NULL, out.data ? out.data : "", &m->figures);
 out:
-	engine_argv_free(argv);
 	buf_release(&out);
 	buf_release(&errout);
 	return rc;
+}
+
+int jobfs_host_check(const char *device, const struct fsopt_checked *c, bool held,
+                     struct jobfs_made *m, struct err *e)
+{
+	int rc = jobfs_kernel_check(c, e);
+
+	if (rc == 0)
+		rc = jobfs_tools_check(c, e);
+	if (rc)
+		return rc;
+	memset(m, 0, sizeof(*m));
+	snprintf(m->mkfs_argv, sizeof(m->mkfs_argv), "%s", c->mkfs_line);
+	return held ? 0 : mkfs_dry_run(device, c, m, e);
 }
 
 /* What one record says. */

@@ -95,22 +95,24 @@ int jobfs_root_open(struct jobfs *j, const struct jobfs_made *m, struct err *e);
 int jobfs_unmake(struct jobfs *j, struct jobfs_made *made);
 
 /*
- * The dry run of spec on device: the tables (fsopt), the kernel's own parser of every mount
- * option (fsopen + fsconfig, nothing created), and mkfs's no-op run (mkfs.xfs -N, mkfs.ext4 -n,
- * nothing written), whose summary fills out->figures and out->mkfs_argv. Errors: 422
- * "invalid_fs_option" for the tables and the kernel's refusal, "fs_failed" when mkfs's dry run
- * fails ("mkfs.xfs -N: ..."), "engine_unavailable" when a tool is missing.
+ * The host side of a job's filesystem, checked by the tables (c, out of fsopt_spec_check), on
+ * device: the kernel's own parser of every mount option (jobfs_kernel_check), the tools
+ * (jobfs_tools_check), and unless held (the running job's filesystem is on the device: mkfs
+ * cannot run on it) mkfs's no-op run (mkfs.xfs -N, mkfs.ext4 -n, nothing written), whose
+ * summary fills out->figures. out->mkfs_argv gets the command either way. Errors: 422
+ * "invalid_fs_option" for the kernel's refusal and mkfs's ("mkfs.xfs's dry run (-N) refuses:
+ * ..."), "engine_unavailable" when a tool or the kernel's filesystem is missing.
  */
-int jobfs_dry_run(const char *device, const struct fs_spec *spec, struct jobfs_made *out,
-                  struct err *e);
+int jobfs_host_check(const char *device, const struct fsopt_checked *c, bool held,
+                     struct jobfs_made *out, struct err *e);
 
-/* filesystem.mount judged by the tables (fsopt_mount_parse) and then by the kernel's own parser
- * of each option (fsopen + fsconfig, nothing created; skipped without CAP_SYS_ADMIN). */
-int jobfs_mount_check(enum fs_type t, const char *opts, struct err *e);
+/* c's mount options judged by the kernel's own parser (fsopen + fsconfig, nothing created;
+ * skipped without CAP_SYS_ADMIN); -ENODEV "engine_unavailable" when it lacks the type. */
+int jobfs_kernel_check(const struct fsopt_checked *c, struct err *e);
 
-/* The tools spec's type needs are on PATH; -ENOENT "engine_unavailable" naming the one missing
+/* The tools c's type needs are on PATH; -ENOENT "engine_unavailable" naming the one missing
  * and its Debian package (xfsprogs, e2fsprogs). */
-int jobfs_tools_available(enum fs_type t, struct err *e);
+int jobfs_tools_check(const struct fsopt_checked *c, struct err *e);
 
 /*
  * At start-up, before jobs are recovered: for every record a previous run left, unmount its

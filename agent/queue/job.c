@@ -210,8 +210,9 @@ static int lane_get(struct jobq *q, const char *dev, struct err *e)
 int job_check(struct jobq *q, struct job_spec *spec, struct jobfs_made *would, struct err *e)
 {
 	struct jobfs_made own;
+	bool held = fs_held(q, spec->device); /* the running job's filesystem is on it */
 
-	return job_spec_dry_run(&q->env, spec, fs_held(q, spec->device), would ? would : &own, e);
+	return job_spec_dry_run(&q->env, spec, held, would ? would : &own, e);
 }
 
 int job_submit(struct jobq *q, struct job_spec *spec, int64_t *id, struct err *e)

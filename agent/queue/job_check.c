@@ -81,9 +81,10 @@ static bool format_allowed(const struct jobq_env *env, const char *dev)
  * (the running job's filesystem is on the device) the device is checked when the job starts,
  * and mkfs's dry run, which cannot run on a mounted device, gives the command only. */
 static int fs_check(const struct jobq_env *env, struct job_spec *spec, bool held,
-                    struct jobfs_made *would, struct err *e)
+                    const struct tune_device_report *d, struct jobfs_made *would, struct err *e)
 {
-	char why[300], **argv = NULL, dev[80];
+	struct fsopt_checked fs;
+	char dev[80];
 	int rc;
 
 	if (spec->directory)
@@ -96,27 +97,18 @@ static int fs_check(const struct jobq_env *env, struct job_spec *spec, bool held
 		        "filesystem: this agent may not make a filesystem on '%s': start it "
 		        "with --allow-format=%s (or --allow-format for every --allow-device)",
 		        spec->device, spec->device);
-	if (!held && sysfs_device_in_use(env->fs, spec->device, why, sizeof(why)))
+	if (!held && d->in_use)
 		return err_set(e, -EBUSY, ERR_DEVICE_REFUSED,
 		               "refusing to make a filesystem on '%s': %s (mkfs would destroy its "
 		               "data)",
-		               spec->device, why);
-	rc = fsopt_mkfs_check(spec->fs, e);
-	if (rc == 0)
-		rc = jobfs_mount_check(spec->fs->type, spec->fs->mount, e);
-	if (rc == 0)
-		rc = jobfs_tools_available(spec->fs->type, e);
+		               spec->device, d->why);
+	/* The tables judge the filesystem whole, then the host its side, each once. */
+	snprintf(dev, sizeof(dev), "/dev/%s", spec->device);
+	rc = fsopt_spec_check(spec->fs, dev, &fs, e);
 	if (rc)
 		return rc;
-	if (!held)
-		return jobfs_dry_run(spec->device, spec->fs, would, e);
-	memset(would, 0, sizeof(*would));
-	snprintf(dev, sizeof(dev), "/dev/%s", spec->device);
-	rc = fsopt_mkfs_argv(spec->fs, dev, true, &argv, e);
-	if (rc == 0)
-		fsopt_words_join((const char *const *)argv, -1, " ", would->mkfs_argv,
-		                 sizeof(would->mkfs_argv));
-	engine_argv_free(argv);
+	rc = jobfs_host_check(spec->device, &fs, held, would, e);
+	fsopt_checked_release(&fs);
 	return rc;
 }
 
@@ -159,31 +151,48 @@ static int fio_file_check(const struct jobq_env *env, const struct job_spec *spe
 	return rc;
 }
 
-int job_spec_dry_run(const struct jobq_env *env, struct job_spec *spec, bool held,
-                     struct jobfs_made *would, struct err *e)
+/* Every engine object given must be valid, even those not selected. */
+static int engines_check(const struct job_spec *spec, struct err *e)
 {
-	const struct engine *eng = spec->engine;
-	struct engine_target t;
-	char real[PATH_MAX], why[300], work[32];
-	char **argv = NULL;
-	int rc, id;
+	int id, rc;
 
-	if (!sysfs_device_name_ok(spec->device) || sysfs_device_check(env->fs, spec->device, NULL))
-		return err_set(e, -EINVAL, ERR_BAD_REQUEST, "device: no block device '%.*s'",
-		               utf8_cut(spec->device, 64), spec->device);
-	if (!eng)
-		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
-		               "engine: expected one of fio, dd, bonnie, iozone");
-	/* Every engine object given must be valid, even those not selected. */
 	for (id = 0; id < ENGINE_COUNT; id++) {
 		const struct engine *other = engine_by_id(id);
 
-		if (!spec->opts.given[id] && other != eng)
+		if (!spec->opts.given[id] && other != spec->engine)
 			continue;
 		rc = other->check(&spec->opts, e);
 		if (rc)
 			return rc;
 	}
+	return 0;
+}
+
+int job_spec_dry_run(const struct jobq_env *env, struct job_spec *spec, bool held,
+                     struct jobfs_made *would, struct err *e)
+{
+	const struct engine *eng = spec->engine;
+	/* The raw-device safety check, or the free device mkfs needs (not while held: the job
+	 * holding the device is checked when it starts). */
+	bool ask_in_use = spec->fs ? !held : !spec->directory && eng && !eng->needs_directory;
+	struct tune_device_report d;
+	struct engine_target t;
+	char real[PATH_MAX], work[32];
+	char **argv = NULL;
+	int rc;
+
+	/* The device asked once: the refusals below keep their order. */
+	tune_device_report(env->tune, env->fs, spec->device, ask_in_use, spec->params.items,
+	                   spec->params.n, &d);
+	if (!d.exists)
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST, "device: no block device '%.*s'",
+		               utf8_cut(spec->device, 64), spec->device);
+	if (!eng)
+		return err_set(e, -EINVAL, ERR_BAD_REQUEST,
+		               "engine: expected one of fio, dd, bonnie, iozone");
+	rc = engines_check(spec, e);
+	if (rc)
+		return rc;
 	if (spec->fio_file) {
 		/* where it runs, before the directory is resolved: as the job gives it */
 		snprintf(real, sizeof(real), "/dev/%s", spec->device);
@@ -202,14 +211,14 @@ int job_spec_dry_run(const struct jobq_env *env, struct job_spec *spec, bool hel
 			        "its moment %d s at most",
 			        spec->start_at - now, JOB_START_AHEAD_MAX_S);
 	}
-	if (!sysfs_device_allowed(env->fs, spec->device))
+	if (!d.allowed)
 		return err_set(e, -EPERM, ERR_DEVICE_NOT_ALLOWED,
 		               "device '%s' is not in the agent's --allow-device list: it may not "
 		               "be benchmarked",
 		               spec->device);
 	memset(would, 0, sizeof(*would));
 	if (spec->fs) {
-		rc = fs_check(env, spec, held, would, e);
+		rc = fs_check(env, spec, held, &d, would, e);
 		if (rc)
 			return rc;
 	} else if (spec->directory) {
@@ -221,16 +230,16 @@ int job_spec_dry_run(const struct jobq_env *env, struct job_spec *spec, bool hel
 	} else if (eng->needs_directory) {
 		return err_set(e, -EINVAL, ERR_BAD_REQUEST, "directory: required by engine %s",
 		               eng->name);
-	} else if (sysfs_device_in_use(env->fs, spec->device, why, sizeof(why))) {
+	} else if (d.in_use) {
 		return err_set(e, -EBUSY, ERR_DEVICE_REFUSED,
 		               "refusing a raw-device job on '%s': %s (writing to it would destroy "
 		               "data); give a directory instead",
-		               spec->device, why);
+		               spec->device, d.why);
 	}
-	if (spec->params.n) {
-		rc = tune_validate(env->tune, spec->device, spec->params.items, spec->params.n, e);
-		if (rc)
-			return rc;
+	if (d.params_rc) {
+		if (e)
+			*e = d.params_err;
+		return d.params_rc;
 	}
 	if (spec->params_keep) {
 		rc = owner_check(env, spec->device, e);

@@ -101,66 +101,37 @@ static void jobs_free(struct fleet_jobs *j, int n)
 	free(j);
 }
 
-/* The job's "filesystem" object for configuration cfg, or NULL without one: mkfs's options
- * as argv tokens (the agent takes one option or value per element). */
-static json_t *filesystem_json(const struct plan *p, const struct config *cfg)
+/* The job's "filesystem" object of run, or NULL without one: mkfs's options as argv tokens
+ * (the agent takes one option or value per element). */
+static json_t *filesystem_json(const struct fsparam_run *run)
 {
-	char tok[32][96];
-	struct fsparam_fs fs;
 	json_t *o, *mkfs;
-	int n, k;
+	int k;
 
-	fsparam_fs_of(p, cfg, &fs);
-	if (!fs.present)
+	if (!run->fs.present)
 		return NULL;
 	o = json_object();
 	mkfs = json_array();
-	json_object_set_new(o, "type", json_string(fs.type));
-	n = fsparam_mkfs_tokens(fs.mkfs, tok, 32);
-	if (n < 0) /* the agent says what is wrong with it */
-		json_array_append_new(mkfs, json_string(fs.mkfs));
-	for (k = 0; k < n; k++)
-		json_array_append_new(mkfs, json_string(tok[k]));
+	json_object_set_new(o, "type", json_string(run->fs.type));
+	if (run->n_mkfs < 0) /* the agent says what is wrong with it */
+		json_array_append_new(mkfs, json_string(run->fs.mkfs));
+	for (k = 0; k < run->n_mkfs; k++)
+		json_array_append_new(mkfs, json_string(run->mkfs_tok[k]));
 	json_object_set_new(o, "mkfs", mkfs);
-	json_object_set_new(o, "mount", json_string(fs.mount));
+	json_object_set_new(o, "mount", json_string(run->fs.mount));
 	return o;
 }
 
-/* The agent's limit on a label value, in bytes. */
+/* The agent's limit on a label value, in bytes: the sweep_config label is cut to it. */
 #define LABEL_VALUE_MAX 256
 
-/* The sweep_config label: the point's configuration as config_format writes it
- * ("read_ahead_kb=4096 nr_requests=128"), cut after the last setting that fits the agent's
- * label limit, with " ..." when something was cut. */
-static json_t *config_label(const struct config *cfg)
-{
-	struct buf b = BUF_INIT;
-	json_t *v;
-	size_t cut;
-
-	config_format(cfg, &b);
-	if (b.len >= LABEL_VALUE_MAX) {
-		cut = LABEL_VALUE_MAX - 4;
-		while (cut > 0 && b.data[cut] != ' ')
-			cut--;
-		b.len = cut;
-		b.data[cut] = '\0';
-		buf_puts(&b, " ...");
-	}
-	v = json_string(b.data ? b.data : "");
-	buf_release(&b);
-	return v;
-}
-
-/* Node i's job body for one run of configuration cfg (its filesystem; NULL: the baseline's),
- * as text. Caller has ownership. */
-static char *jobs_body(struct fleet_jobs *j, const struct plan *p, int i, int64_t sweep_id,
-                       int point, int loops, const struct config *cfg, json_t *params,
-                       double start_at)
+/* Node i's job body for one run of a configuration (its filesystem and label, worked out by
+ * fsparam_run_of), as text. Caller has ownership. */
+static char *jobs_body(struct fleet_jobs *j, int i, int64_t sweep_id, int point, int loops,
+                       const struct fsparam_run *run, json_t *params, double start_at)
 {
 	json_t *labels = json_object_get(j->body[i], "labels");
-	const struct config *c = cfg ? cfg : &p->baseline;
-	json_t *fs = filesystem_json(p, c);
+	json_t *fs = filesystem_json(run);
 	char text[32];
 
 	if (fs)
@@ -185,7 +156,7 @@ static char *jobs_body(struct fleet_jobs *j, const struct plan *p, int i, int64_
 		snprintf(text, sizeof(text), "%d", point);
 		json_object_set_new(labels, "sweep_point", json_string(text));
 	}
-	json_object_set_new(labels, "sweep_config", config_label(c));
+	json_object_set_new(labels, "sweep_config", json_string(run->label));
 	json_object_set_new(j->body[i], "loops", json_integer(loops));
 	if (start_at > 0) {
 		char at[40];
@@ -469,12 +440,15 @@ void fleet_job_dry_run(struct fleet *f, const bool *ask, const struct config *cf
 {
 	int n = f->plan->nnodes, i;
 	struct client_req *reqs = xcalloc((size_t)n, sizeof(*reqs));
+	struct fsparam_run *run = xcalloc(1, sizeof(*run));
 
+	fsparam_run_of(f->plan, cfg, LABEL_VALUE_MAX, run);
 	for (i = 0; i < n; i++) {
 		reqs[i].skip = !f->active[i] || !ask[i];
 		req_node(f, &reqs[i], i, "POST", "/api/v1/jobs?dry_run=true",
-		         jobs_body(f->jobs, f->plan, i, 0, 0, f->plan->loops, cfg, NULL, 0));
+		         jobs_body(f->jobs, i, 0, 0, f->plan->loops, run, NULL, 0));
 	}
+	free(run);
 	client_run(f->client, reqs, n);
 	dry_run_read(reqs, n, out);
 	reqs_release(reqs, n);
@@ -681,7 +655,9 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
 	struct client_req *reqs = xcalloc((size_t)n * 2, sizeof(*reqs));
 	struct client_req **done = xcalloc((size_t)n * 2, sizeof(*done));
 	const struct config *last = NULL, *c;
-	struct config dev = { 0 };
+	/* the run of the configuration last seen, and of one whose PATCH came back */
+	struct fsparam_run *run = xcalloc(2, sizeof(*run));
+	const struct config *dev = &run[0].device;
 	char *params = NULL; /* the device values: a PATCH's text, and as the job's object */
 	json_t *params_json = NULL;
 
@@ -708,23 +684,25 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
 		c = nr->cfg ? nr->cfg : cfg;
 		nr->run_cfg = c;
 		if (c != last) { /* a configuration's body once, not once per node */
-			fsparam_device_config(c, &dev);
+			fsparam_run_of(f->plan, c, LABEL_VALUE_MAX, &run[0]);
 			free(params);
 			json_decref(params_json);
-			params = config_to_json(&dev);
+			params = config_to_json(dev);
 			params_json = json_loads(params, 0, NULL);
 			last = c;
 		}
-		nr->in_job = dev.n && params_json && f->params_in_job && f->job_applied[i];
-		nr->applied_seen = !dev.n;
-		if (!dev.n || nr->in_job)
-			req_node(f, &reqs[n + i], i, "POST", "/api/v1/jobs",
-			         jobs_body(f->jobs, f->plan, i, sweep_id, point, loops, c,
-			                   nr->in_job ? params_json : NULL,
-			                   f->start_at[i] ? nr->start_at : 0));
-		else
+		nr->in_job = dev->n && params_json && f->params_in_job && f->job_applied[i];
+		nr->applied_seen = !dev->n;
+		if (!dev->n || nr->in_job) {
+			char *body = jobs_body(f->jobs, i, sweep_id, point, loops, &run[0],
+			                       nr->in_job ? params_json : NULL,
+			                       f->start_at[i] ? nr->start_at : 0);
+
+			req_node(f, &reqs[n + i], i, "POST", "/api/v1/jobs", body);
+		} else {
 			params_req(f, &reqs[i], i, params);
-		client_start(f->client, dev.n && !nr->in_job ? &reqs[i] : &reqs[n + i]);
+		}
+		client_start(f->client, dev->n && !nr->in_job ? &reqs[i] : &reqs[n + i]);
 		started++;
 	}
 	while (started > 0) {
@@ -737,17 +715,17 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
 				nodes[i - n].job_id = job_id_read(done[k], &nodes[i - n].post);
 				continue;
 			}
-			fsparam_device_config(nodes[i].run_cfg, &dev);
+			fsparam_run_of(f->plan, nodes[i].run_cfg, LABEL_VALUE_MAX, &run[1]);
 			fanout_result(done[k], &nodes[i].patch);
-			applied_read(done[k], &dev, &nodes[i].applied, &nodes[i].adjusted);
+			applied_read(done[k], &run[1].device, &nodes[i].applied,
+			             &nodes[i].adjusted);
 			nodes[i].applied_seen = true;
 			if (nodes[i].patch.failed)
 				continue;
 			/* Applied and read back here: this node's job starts now, whatever the
 			 * others' PATCHes are doing. */
 			req_node(f, &reqs[n + i], i, "POST", "/api/v1/jobs",
-			         jobs_body(f->jobs, f->plan, i, sweep_id, point, loops,
-			                   nodes[i].run_cfg, NULL,
+			         jobs_body(f->jobs, i, sweep_id, point, loops, &run[1], NULL,
 			                   f->start_at[i] ? nodes[i].start_at : 0));
 			client_start(f->client, &reqs[n + i]);
 			started++;
@@ -755,6 +733,7 @@ void fleet_point_start(struct fleet *f, const struct config *cfg, int64_t sweep_
 	}
 	free(params);
 	json_decref(params_json);
+	free(run);
 	free(done);
 	reqs_release(reqs, 2 * n);
 }

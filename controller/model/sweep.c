@@ -376,6 +376,28 @@ void node_result_mkfs_set(struct node_result *r, const char *mkfs)
 	r->mkfs = m;
 }
 
+int sweep_node_job_record(struct node_result *r, const struct sweep_job_figures *jf, char *why,
+                          size_t len)
+{
+	int j;
+
+	if (jf->applied) {
+		node_result_applied_set(r, jf->applied);
+		r->adjusted_mask = jf->adjusted;
+	}
+	for (j = (jf->warmup ? r->nwarmup : r->npasses) - jf->passes_before; j < jf->npasses; j++) {
+		if (sweep_pass_problem(jf->passes[j], why, len))
+			return j;
+		node_result_pass_add_at(r, jf->passes[j], jf->round, jf->started_at, jf->warmup);
+		if (!jf->warmup && jf->series && jf->nseries)
+			node_result_series_add(r, &jf->series[(size_t)j * (size_t)jf->nseries],
+			                       jf->nseries);
+	}
+	if (jf->mkfs && jf->mkfs[0])
+		node_result_mkfs_set(r, jf->mkfs);
+	return -1;
+}
+
 void node_result_pass_add(struct node_result *r, double value)
 {
 	node_result_pass_add_at(r, value, 0, 0, false);

@@ -348,6 +348,28 @@ void node_result_pass_add(struct node_result *r, double value);
  * warm-up pass goes to r's warm-up passes instead. */
 void node_result_pass_add_at(struct node_result *r, double value, int round, double started_at,
                              bool warmup);
+/* What a node's job has given so far for one run of a point (the runner hands it over at each
+ * poll): its read-back, all its passes, a suite's series, the mkfs command it ran. */
+struct sweep_job_figures {
+	const struct config *applied; /* the job's own read-back; NULL: none (yet) */
+	unsigned adjusted;            /* bit i: applied->s[i] differs from the request */
+	const double *passes;         /* [npasses] the job's passes so far */
+	int npasses;
+	int passes_before; /* the node's passes (or warm-up passes) of the point before the job */
+	const double *series; /* [npasses][nseries] a suite's; NULL or nseries 0: none */
+	int nseries;
+	int round;         /* the round the run is in (1-based) */
+	double started_at; /* when its passes started (epoch s; 0: unknown, a pass each) */
+	bool warmup;       /* a warm-up run: its passes are warm-up passes */
+	const char *mkfs;  /* the mkfs command its agent ran; NULL or "": none */
+};
+
+/* Record in r what its job gave (jf) and r lacks: the read-back, the passes past those r
+ * holds (each with its series), the mkfs command. A pass sweep_pass_problem refuses stops it
+ * there, nothing after it recorded: returns that pass's index in jf->passes and why in why
+ * ("1e+308 is not a measurement ..."); -1 when everything was recorded. */
+int sweep_node_job_record(struct node_result *r, const struct sweep_job_figures *jf, char *why,
+                          size_t len);
 /* Each point's block from the rounds its passes ran in (points that share a round are one
  * block, named by its first point), for a sweep read back (s->nrounds set). */
 void sweep_blocks_derive(struct sweep *s);

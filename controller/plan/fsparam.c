@@ -55,7 +55,7 @@ bool fsparam_fs_equal(const struct fsparam_fs *a, const struct fsparam_fs *b)
 	       !strcmp(a->mount, b->mount);
 }
 
-int fsparam_mkfs_tokens(const char *mkfs, char (*tok)[96], int max)
+int fsparam_mkfs_tokens(const char *mkfs, char (*tok)[FSPARAM_TOKEN_LEN], int max)
 {
 	const char *p = mkfs;
 	int n = 0;
@@ -72,6 +72,31 @@ int fsparam_mkfs_tokens(const char *mkfs, char (*tok)[96], int max)
 		snprintf(tok[n++], 96, "%.*s", (int)len, p);
 		p += len;
 	}
+}
+
+void fsparam_run_of(const struct plan *p, const struct config *cfg, size_t label_max,
+                    struct fsparam_run *out)
+{
+	const struct config *c = cfg ? cfg : &p->baseline;
+	struct buf b = BUF_INIT;
+	size_t cut;
+
+	fsparam_device_config(c, &out->device);
+	fsparam_fs_of(p, c, &out->fs);
+	out->n_mkfs = fsparam_mkfs_tokens(out->fs.mkfs, out->mkfs_tok, FSPARAM_TOKENS_MAX);
+	config_format(c, &b);
+	if (label_max > sizeof(out->label))
+		label_max = sizeof(out->label);
+	if (b.len >= label_max && label_max > 4) {
+		cut = label_max - 4;
+		while (cut > 0 && b.data[cut] != ' ')
+			cut--;
+		b.len = cut;
+		b.data[cut] = '\0';
+		buf_puts(&b, " ...");
+	}
+	snprintf(out->label, sizeof(out->label), "%s", b.data ? b.data : "");
+	buf_release(&b);
 }
 
 /* One option of an mkfs line: the flag, and one sub-option of its list ("su=64k": key "su")

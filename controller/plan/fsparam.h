@@ -35,9 +35,32 @@ void fsparam_fs_of(const struct plan *p, const struct config *cfg, struct fspara
 /* Whether two configurations make the same filesystem. */
 bool fsparam_fs_equal(const struct fsparam_fs *a, const struct fsparam_fs *b);
 
-/* Split an fs.mkfs value at blanks into argv tokens (at most max, each < len bytes).
+/* The most argv tokens an fs.mkfs value splits into, and the bytes of one (NUL included). */
+#define FSPARAM_TOKENS_MAX 32
+#define FSPARAM_TOKEN_LEN 96
+
+/* What one run of a configuration asks of a node, worked out once from the plan: the device's
+ * values (what is PATCHed, or carried in the job), the filesystem the job makes with mkfs's
+ * options as argv tokens, and the configuration's label text. */
+struct fsparam_run {
+	struct config device; /* cfg without its fs.* entries */
+	struct fsparam_fs fs;
+	int n_mkfs; /* tokens of fs.mkfs in mkfs_tok; -1: not tokens the agent takes */
+	char mkfs_tok[FSPARAM_TOKENS_MAX][FSPARAM_TOKEN_LEN];
+	/* cfg as config_format writes it ("read_ahead_kb=4096 nr_requests=128"), cut after the
+	 * last setting that fits label_max bytes, with " ..." when something was cut */
+	char label[CONFIG_MAX * (PARAM_NAME_MAX + PARAM_VALUE_MAX + 1) + 8];
+};
+
+/* The run of configuration cfg (NULL: the plan's baseline) under plan p, its label cut to fit
+ * label_max bytes (the agent's limit on a label value; at most sizeof(out->label)). */
+void fsparam_run_of(const struct plan *p, const struct config *cfg, size_t label_max,
+                    struct fsparam_run *out);
+
+/* Split an fs.mkfs value at blanks into argv tokens (at most max, each < FSPARAM_TOKEN_LEN
+ * bytes).
  * Returns the number of tokens, or -1 if one is too long or there are too many. */
-int fsparam_mkfs_tokens(const char *mkfs, char (*tok)[96], int max);
+int fsparam_mkfs_tokens(const char *mkfs, char (*tok)[FSPARAM_TOKEN_LEN], int max);
 
 /*
  * The compact display of fs.mkfs values: only what differs among the set values[0..n), each

@@ -306,38 +306,38 @@ static void job_collect(struct runner *r, struct run *u, int k)
 {
 	struct node_result *nr = &u->p->nodes[k];
 	const struct job_status *js = &r->nodes[k].job;
-	int j;
-
-	if (r->nodes[k].in_job && r->nodes[k].applied_seen) { /* the job's own read-back */
-		node_result_applied_set(nr, &r->nodes[k].applied);
-		nr->adjusted_mask = r->nodes[k].adjusted;
-	}
 	/* A one-loop job's pass started when the job did (the agent's clock); a warm-up run's
 	 * passes are counted apart (passes_before counts those for it). */
-	for (j = (u->warmup ? nr->nwarmup : nr->npasses) - r->nodes[k].passes_before;
-	     j < js->npasses; j++) {
-		char bad[128], why[300];
-
-		/* The rule the reader of a saved sweep applies (sweep.h): a figure it would
-		 * refuse fails the node's run here, not the document later. */
-		if (sweep_pass_problem(js->passes[j], bad, sizeof(bad))) {
-			snprintf(why, sizeof(why), "job %lld pass %d: %s; the run is refused",
-			         (long long)r->nodes[k].job_id, r->nodes[k].passes_before + j + 1,
-			         bad);
-			node_job_cancel(r, k);
-			point_fail(r, u->p, k, why);
-			return;
-		}
-		node_result_pass_add_at(
-		        nr, js->passes[j], u->round,
+	const struct sweep_job_figures jf = {
+		.applied = r->nodes[k].in_job && r->nodes[k].applied_seen ? &r->nodes[k].applied
+		                                                          : NULL,
+		.adjusted = r->nodes[k].adjusted,
+		.passes = js->passes,
+		.npasses = js->npasses,
+		.passes_before = r->nodes[k].passes_before,
+		.series = js->series,
+		.nseries = js->nseries,
+		.round = u->round,
+		.started_at =
 		        u->loops == 1 ? (js->begun_at > 0 ? js->begun_at : js->started_at) : 0,
-		        u->warmup);
-		if (!u->warmup && js->nseries) /* a suite's pass: every workload's figures */
-			node_result_series_add(nr, &js->series[(size_t)j * (size_t)js->nseries],
-			                       js->nseries);
+		.warmup = u->warmup,
+		.mkfs = js->mkfs,
+	};
+	char bad[128];
+	int j;
+
+	/* The rule the reader of a saved sweep applies (sweep.h): a figure it would refuse fails
+	 * the node's run here, not the document later. */
+	j = sweep_node_job_record(nr, &jf, bad, sizeof(bad));
+	if (j >= 0) {
+		char why[300];
+
+		snprintf(why, sizeof(why), "job %lld pass %d: %s; the run is refused",
+		         (long long)r->nodes[k].job_id, r->nodes[k].passes_before + j + 1, bad);
+		node_job_cancel(r, k);
+		point_fail(r, u->p, k, why);
+		return;
 	}
-	if (js->mkfs[0]) /* the command the agent ran: what export writes */
-		node_result_mkfs_set(nr, js->mkfs);
 	if (!js->terminal)
 		return;
 	nr->job_runtime_s += job_runtime_s(js);

@@ -124,13 +124,64 @@ static void test_names_and_fs_of(void **state)
 	assert_false(a.present);
 }
 
+/* A run of a configuration worked out once: the device's values, the filesystem with mkfs's
+ * tokens, the label cut after the last setting that fits. */
+static void test_run_of(void **state)
+{
+	struct fsparam_run *run = calloc(1, sizeof(*run));
+	struct plan *p = calloc(1, sizeof(*p));
+	struct config c = { 0 };
+	char v[40];
+	int i;
+
+	(void)state;
+	p->has_fs = true;
+	snprintf(p->fs_type, sizeof(p->fs_type), "xfs");
+	snprintf(p->fs_mkfs, sizeof(p->fs_mkfs), "-b size=4k  -i size=512");
+	config_set(&p->baseline, "nr_requests", "64", true);
+	fsparam_run_of(p, NULL, 256, run); /* the baseline */
+	assert_int_equal(run->device.n, 1);
+	assert_true(run->fs.present);
+	assert_int_equal(run->n_mkfs, 4);
+	assert_string_equal(run->mkfs_tok[3], "size=512");
+	assert_string_equal(run->label, "nr_requests=64");
+	config_set(&c, "fs.mount", "noatime", false);
+	config_set(&c, "read_ahead_kb", "4096", true);
+	fsparam_run_of(p, &c, 256, run);
+	assert_int_equal(run->device.n, 1);
+	assert_string_equal(run->device.s[0].name, "read_ahead_kb");
+	assert_string_equal(run->fs.mount, "noatime");
+	assert_string_equal(run->label, "fs.mount=noatime read_ahead_kb=4096");
+	fsparam_run_of(p, &c, 24, run); /* cut after the last setting that fits */
+	assert_string_equal(run->label, "fs.mount=noatime ...");
+	c.n = 0;
+	for (i = 0; i < 12; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "iosched.param_%02d", i);
+		memset(v, 'x', 20);
+		v[20] = '\0';
+		config_set(&c, name, v, false);
+	}
+	fsparam_run_of(p, &c, 256, run);
+	assert_true(strlen(run->label) <= 256);
+	assert_string_equal(run->label + strlen(run->label) - 4, " ...");
+	snprintf(p->fs_mkfs, sizeof(p->fs_mkfs), "%s",
+	         "-d su=0123456789012345678901234567890123456789"
+	         "0123456789012345678901234567890123456789"
+	         "0123456789012345678901234567890123456789");
+	fsparam_run_of(p, &c, 256, run);
+	assert_int_equal(run->n_mkfs, -1); /* a token too long: the agent says what is wrong */
+	free(p);
+	free(run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_compact_seed_001),
-		cmocka_unit_test(test_compact_absent),
-		cmocka_unit_test(test_tokens),
-		cmocka_unit_test(test_names_and_fs_of),
+		cmocka_unit_test(test_compact_seed_001), cmocka_unit_test(test_compact_absent),
+		cmocka_unit_test(test_tokens),           cmocka_unit_test(test_names_and_fs_of),
+		cmocka_unit_test(test_run_of),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -77,6 +77,56 @@ static void test_passes_grow(void **state)
 	sweep_release(&s);
 }
 
+/* A job's figures handed over in one call at each poll: the read-back, only the passes the node
+ * lacks (each with its series), the mkfs command; a figure that is no measurement stops it. */
+static void test_job_record(void **state)
+{
+	static const double passes[] = { 10, 11, 12, INFINITY };
+	static const double series[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	struct sweep s;
+	struct config c = { 0 }, applied = { 0 };
+	struct sweep_job_figures jf = {
+		.passes = passes, .npasses = 2, .round = 3, .started_at = 100, .warmup = true
+	};
+	struct node_result *r;
+	char why[128];
+
+	(void)state;
+	sweep_new(&s);
+	sweep_point_add(&s, ROLE_BASELINE, -1, -1, &c);
+	r = &s.points[0].nodes[0];
+	assert_int_equal(sweep_node_job_record(r, &jf, why, sizeof(why)), -1);
+	assert_int_equal(r->nwarmup, 2); /* a warm-up run's passes */
+	assert_int_equal(r->npasses, 0);
+	assert_null(r->applied);
+	config_set(&applied, "nr_requests", "128", true);
+	jf = (struct sweep_job_figures){ .applied = &applied,
+		                         .adjusted = 1,
+		                         .passes = passes,
+		                         .npasses = 1,
+		                         .series = series,
+		                         .nseries = 2,
+		                         .round = 4,
+		                         .mkfs = "mkfs.xfs -f /dev/sda" };
+	assert_int_equal(sweep_node_job_record(r, &jf, why, sizeof(why)), -1);
+	jf.npasses = 3; /* the next poll: two more */
+	assert_int_equal(sweep_node_job_record(r, &jf, why, sizeof(why)), -1);
+	assert_int_equal(r->npasses, 3);
+	assert_float_equal(r->passes[2], 12, 0);
+	assert_int_equal(r->pass_round[2], 4);
+	assert_float_equal(r->series[2 * 2 + 1], 6, 0);
+	assert_string_equal(r->applied->s[0].value, "128");
+	assert_int_equal(r->adjusted_mask, 1);
+	assert_string_equal(r->mkfs, "mkfs.xfs -f /dev/sda");
+	jf.npasses = 4;
+	jf.mkfs = "mkfs.xfs -f -i size=1024 /dev/sda";
+	assert_int_equal(sweep_node_job_record(r, &jf, why, sizeof(why)), 3);
+	assert_non_null(strstr(why, "not a measurement"));
+	assert_int_equal(r->npasses, 3);
+	assert_string_equal(r->mkfs, "mkfs.xfs -f /dev/sda"); /* nothing after the refusal */
+	sweep_release(&s);
+}
+
 static void test_codes(void **state)
 {
 	int i;
@@ -109,6 +159,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_points),
 		cmocka_unit_test(test_passes_grow),
+		cmocka_unit_test(test_job_record),
 		cmocka_unit_test(test_codes),
 	};
 

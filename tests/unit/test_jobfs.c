@@ -271,25 +271,55 @@ static void test_tool_found_and_join(void **state)
 	free(dir);
 }
 
+/* A filesystem the tables take (type t, the default mkfs and mount), checked for the host. */
+static void checked_of(enum fs_type t, const char *mount, struct fsopt_checked *c, int want)
+{
+	struct fs_spec s = { .type = t };
+	struct err e;
+
+	snprintf(s.mount, sizeof(s.mount), "%s", mount);
+	assert_int_equal(fsopt_spec_check(&s, "/dev/loop9", c, &e), want);
+	if (want)
+		assert_int_equal(e.code, ERR_INVALID_FS_OPTION);
+}
+
 static void test_tools(void **state)
 {
 	char *dir = tu_tmpdir(), *path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+	struct fsopt_checked xfs, ext4;
 	struct err e;
 
 	(void)state;
+	checked_of(FS_XFS, "", &xfs, 0);
+	checked_of(FS_EXT4, "", &ext4, 0);
+	assert_string_equal(xfs.mkfs_line, "mkfs.xfs -f -N /dev/loop9");
 	setenv("PATH", dir, 1);
-	assert_int_equal(jobfs_tools_available(FS_XFS, &e), -ENOENT);
+	assert_int_equal(jobfs_tools_check(&xfs, &e), -ENOENT);
 	assert_int_equal(e.code, ERR_ENGINE_UNAVAILABLE);
 	assert_string_equal(e.msg, "filesystem xfs: 'mkfs.xfs' is not installed on this node "
 	                           "(Debian package xfsprogs)");
 	tu_write(dir, "mkfs.ext4", "#!/bin/sh\n", 0755);
-	assert_int_equal(jobfs_tools_available(FS_EXT4, &e), -ENOENT);
+	assert_int_equal(jobfs_tools_check(&ext4, &e), -ENOENT);
 	assert_string_equal(e.msg, "filesystem ext4: 'tune2fs' is not installed on this node "
 	                           "(Debian package e2fsprogs)");
 	tu_write(dir, "tune2fs", "#!/bin/sh\n", 0755);
-	assert_int_equal(jobfs_tools_available(FS_EXT4, &e), 0);
+	assert_int_equal(jobfs_tools_check(&ext4, &e), 0);
+	/* held: the tools there, the command given, mkfs not run */
+	{
+		struct jobfs_made m;
+		int fd = fsopen("ext4", FSOPEN_CLOEXEC);
+
+		if (fd >= 0)
+			close(fd);
+		if (fd >= 0 || errno != ENODEV) {
+			assert_int_equal(jobfs_host_check("loop9", &ext4, true, &m, &e), 0);
+			assert_string_equal(m.mkfs_argv, "mkfs.ext4 -F -n /dev/loop9");
+		}
+	}
 	if (path)
 		setenv("PATH", path, 1);
+	fsopt_checked_release(&xfs);
+	fsopt_checked_release(&ext4);
 	free(path);
 	tu_rmrf(dir);
 	free(dir);
@@ -298,22 +328,25 @@ static void test_tools(void **state)
 /* The kernel's parser behind the tables, where this process may open a filesystem context. */
 static void test_mount_check(void **state)
 {
+	struct fsopt_checked c;
 	struct err e;
 	int fd = fsopen("ext4", FSOPEN_CLOEXEC);
 
 	(void)state;
-	assert_int_equal(jobfs_mount_check(FS_XFS, "ro", &e), -EINVAL);
-	assert_int_equal(e.code, ERR_INVALID_FS_OPTION);
+	checked_of(FS_XFS, "ro", &c, -EINVAL);
 	if (fd < 0) {
 		print_message("skipped the kernel's part: fsopen: %s\n", strerror(errno));
 		return;
 	}
 	close(fd);
-	assert_int_equal(jobfs_mount_check(FS_EXT4, "noatime,data=writeback,commit=30", &e), 0);
+	checked_of(FS_EXT4, "noatime,data=writeback,commit=30", &c, 0);
+	assert_int_equal(jobfs_kernel_check(&c, &e), 0);
+	fsopt_checked_release(&c);
 	if ((fd = fsopen("xfs", FSOPEN_CLOEXEC)) >= 0) {
 		close(fd);
-		assert_int_equal(jobfs_mount_check(FS_XFS, "noatime,logbufs=8,logbsize=256k", &e),
-		                 0);
+		checked_of(FS_XFS, "noatime,logbufs=8,logbsize=256k", &c, 0);
+		assert_int_equal(jobfs_kernel_check(&c, &e), 0);
+		fsopt_checked_release(&c);
 	}
 }
 

@@ -447,10 +447,46 @@ static void test_restore_unaudited(void **state)
 	tune_snapshot_release(&snap);
 }
 
+/* What a job's check asks of its device at once: what does not hold stops what depends on it;
+ * use only when asked; the params judged as tune_validate judges them. */
+static void test_device_report(void **state)
+{
+	struct fx *f = *state;
+	struct tune_device_report d;
+	struct tune_item items[1];
+
+	tu_fake_device(f->root, "loop1", 0);
+	tune_device_report(&f->t, &f->fs, "../loop0", true, NULL, 0, &d);
+	assert_false(d.exists);
+	tune_device_report(&f->t, &f->fs, "loop7", true, NULL, 0, &d);
+	assert_false(d.exists);
+	item(&items[0], "nr_requests", "-1");
+	tune_device_report(&f->t, &f->fs, "loop1", true, items, 1, &d);
+	assert_true(d.exists);
+	assert_false(d.allowed);
+	assert_false(d.in_use);
+	assert_int_equal(d.params_rc, 0); /* not asked of a device that may not be touched */
+	tu_write(f->root, "proc/self/mounts", "/dev/loop0 /mnt ext4 rw 0 0\n", 0444);
+	tune_device_report(&f->t, &f->fs, "loop0", false, NULL, 0, &d);
+	assert_true(d.exists && d.allowed);
+	assert_false(d.in_use);
+	tune_device_report(&f->t, &f->fs, "loop0", true, items, 1, &d);
+	assert_true(d.in_use);
+	assert_non_null(strstr(d.why, "loop0 is mounted"));
+	assert_int_equal(d.params_rc, -EINVAL);
+	assert_int_equal(d.params_err.code, ERR_INVALID_VALUE);
+	item(&items[0], "nr_requests", "128");
+	tune_device_report(&f->t, &f->fs, "loop0", true, items, 1, &d);
+	assert_int_equal(d.params_rc, 0);
+	assert_string_equal(items[0].previous, "64");
+	assert_string_equal(q(f, "nr_requests"), "64\n"); /* judged, not written */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_order_scheduler_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_device_report, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_alias_reported, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nr_requests_bound, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_validation_writes_nothing, setup, teardown),
