@@ -42,8 +42,16 @@ struct lane {
 	bool cancel;                    /* cancel the running job */
 	double progress;                /* of the running job, 0..1, never lower than before */
 	char fs_device[SYSFS_NAME_MAX]; /* the device the running job has its filesystem on */
+	/* A job that ended (recorded) while the device's next job was due, its end announced to
+	 * the watcher once that one has begun (0: none). */
+	int64_t end_unannounced;
 	struct lane *next;
 };
+
+/* A job's end is announced after the device's next job has begun when that one's start_at is
+ * at most this far off (or past): the answers it wakes, and what the client does on them, do
+ * not then delay that start. */
+#define JOB_END_DEFER_S 2.0
 
 struct jobq {
 	struct jobq_env env; /* now_s never NULL */
@@ -64,7 +72,7 @@ struct jobq {
 		struct err why; /* ERR_NONE: it succeeded */
 	} unrecorded[JOBQ_UNRECORDED_MAX];
 	int n_unrecorded;
-	void (*watch_fn)(void *cls, int64_t id); /* a job's version changed (jobq_watch) */
+	void (*watch_fn)(void *cls, int64_t id, bool ended); /* a version changed (jobq_watch) */
 	void *watch_cls;
 };
 
@@ -94,7 +102,13 @@ bool job_changed_since(uint64_t version, uint64_t after)
 	return version != after;
 }
 
-void jobq_watch(struct jobq *q, void (*fn)(void *cls, int64_t id), void *cls)
+uint64_t job_wait_key(int64_t id, bool until_end)
+{
+	/* Ids are positive int64: bit 63 is free to tell the two kinds of wait apart. */
+	return (uint64_t)id | (until_end ? UINT64_C(1) << 63 : 0);
+}
+
+void jobq_watch(struct jobq *q, void (*fn)(void *cls, int64_t id, bool ended), void *cls)
 {
 	pthread_mutex_lock(&q->lock);
 	q->watch_fn = fn;
@@ -102,17 +116,18 @@ void jobq_watch(struct jobq *q, void (*fn)(void *cls, int64_t id), void *cls)
 	pthread_mutex_unlock(&q->lock);
 }
 
-/* Job id's version changed: tell the watcher. The caller holds q->lock. */
-static void changed_locked(struct jobq *q, int64_t id)
+/* Job id's version changed (ended: to a final state): tell the watcher. The caller holds
+ * q->lock. */
+static void changed_locked(struct jobq *q, int64_t id, bool ended)
 {
 	if (q->watch_fn)
-		q->watch_fn(q->watch_cls, id);
+		q->watch_fn(q->watch_cls, id, ended);
 }
 
-static void jobq_changed(struct jobq *q, int64_t id)
+static void jobq_changed(struct jobq *q, int64_t id, bool ended)
 {
 	pthread_mutex_lock(&q->lock);
-	changed_locked(q, id);
+	changed_locked(q, id, ended);
 	pthread_mutex_unlock(&q->lock);
 }
 
@@ -291,7 +306,7 @@ int job_cancel(struct jobq *q, int64_t id, struct err *e)
 	if (j) {
 		rc = store_job_cancel_queued(q->env.store, id, q->env.now_s(), e);
 		if (rc == 0)
-			changed_locked(q, id);
+			changed_locked(q, id, true);
 		pthread_mutex_unlock(&q->lock);
 		job_free(j);
 		if (rc == 0)
@@ -518,7 +533,7 @@ static void lane_progress_set(struct lane *l, double p, bool pass_landed)
 	if (p > l->progress)
 		l->progress = p;
 	if (pass_landed || progress_step(l->progress) != before)
-		changed_locked(q, l->running_id);
+		changed_locked(q, l->running_id, false);
 	pthread_mutex_unlock(&q->lock);
 }
 
@@ -576,6 +591,22 @@ static struct job *queue_first_for(struct jobq *q, const char *dev)
 	return NULL;
 }
 
+/* Announce the end of l's job that waited for the next one's start; the caller holds q->lock. */
+static void end_announce_locked(struct lane *l)
+{
+	if (!l->end_unannounced)
+		return;
+	changed_locked(l->q, l->end_unannounced, true);
+	l->end_unannounced = 0;
+}
+
+static void end_announce(struct lane *l)
+{
+	pthread_mutex_lock(&l->q->lock);
+	end_announce_locked(l);
+	pthread_mutex_unlock(&l->q->lock);
+}
+
 /* Wait for a queued job of l's device or stop; returns the next job (l->running_id set) or
  * NULL to stop. While an end waits to be recorded, it is tried again every second. */
 static struct job *next_job(struct lane *l)
@@ -589,6 +620,7 @@ static struct job *next_job(struct lane *l)
 			ends_flush_locked(q);
 		if (q->stop || (j = queue_first_for(q, l->device)))
 			break;
+		end_announce_locked(l); /* the job it waited for went (cancelled) */
 		if (q->n_unrecorded)
 			cond_wait_s(&q->wake, &q->lock, 1.0);
 		else
@@ -600,6 +632,7 @@ static struct job *next_job(struct lane *l)
 		l->cancel = false;
 		l->progress = 0;
 	} else {
+		end_announce_locked(l);
 		j = NULL;
 	}
 	pthread_mutex_unlock(&q->lock);
@@ -650,6 +683,11 @@ static enum job_state run_hold_until(void *cls, double at_s)
 	return s;
 }
 
+static void run_begun(void *cls)
+{
+	end_announce(cls);
+}
+
 static void run_fs_device(void *cls, const char *dev)
 {
 	struct lane *l = cls;
@@ -660,17 +698,30 @@ static void run_fs_device(void *cls, const char *dev)
 	pthread_mutex_unlock(&q->lock);
 }
 
-/* Record job id's end, state (e says why when it did not succeed); an end the database does
- * not take is kept and shown all the same. */
-static void job_end(struct jobq *q, int64_t id, enum job_state state, const struct err *e)
+/* Record job id's end on l, state (e says why when it did not succeed); an end the database
+ * does not take is kept and shown all the same. It is announced at once, or when the device's
+ * next job is due within JOB_END_DEFER_S, once that one has begun (run_begun, or as it ends
+ * without). */
+static void job_end(struct lane *l, int64_t id, enum job_state state, const struct err *e)
 {
+	struct jobq *q = l->q;
 	bool ok = state == JOB_SUCCEEDED;
+	const struct job *next;
 	struct err se;
+	double now;
 
 	err_clear(&se);
-	if (store_job_finish(q->env.store, id, state, q->env.now_s(), ok ? NULL : e, &se))
-		jobq_end_unrecorded(q, id, state, q->env.now_s(), ok ? NULL : e, se.msg);
-	jobq_changed(q, id);
+	now = q->env.now_s();
+	if (store_job_finish(q->env.store, id, state, now, ok ? NULL : e, &se))
+		jobq_end_unrecorded(q, id, state, now, ok ? NULL : e, se.msg);
+	pthread_mutex_lock(&q->lock);
+	next = queue_first_for(q, l->device);
+	if (!q->stop && next && next->spec.start_at > 0 &&
+	    next->spec.start_at - now <= JOB_END_DEFER_S)
+		l->end_unannounced = id;
+	else
+		changed_locked(q, id, true);
+	pthread_mutex_unlock(&q->lock);
 }
 
 static void *lane_main(void *arg)
@@ -681,17 +732,23 @@ static void *lane_main(void *arg)
 		                     &q->contain,
 		                     &q->jobfs,
 		                     { run_stopped, run_progress, run_fs_device, run_hold_until,
-		                       l } };
+		                       run_begun, l } };
 	struct job *job;
 	struct err e;
 
 	while ((job = next_job(l))) {
 		err_clear(&e);
 		if (store_job_start(q->env.store, job->id, q->env.now_s(), &e) == 0) {
-			jobq_changed(q, job->id);
-			job_end(q, job->id, job_run(&runner, job->id, &job->spec, &e), &e);
-		} else
+			enum job_state st;
+
+			jobq_changed(q, job->id, false);
+			st = job_run(&runner, job->id, &job->spec, &e);
+			end_announce(l); /* the run ended before its engine began */
+			job_end(l, job->id, st, &e);
+		} else {
+			end_announce(l);
 			log_error("job %lld not started: %s", (long long)job->id, e.msg);
+		}
 		pthread_mutex_lock(&q->lock);
 		l->running_id = 0;
 		l->cancel = false;

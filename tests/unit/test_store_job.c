@@ -123,7 +123,7 @@ static void test_life(void **state)
 	assert_int_equal(e.code, ERR_NOT_FOUND);
 	assert_int_equal(store_job_start(f->s, 999, 111, &e), -ENOENT);
 	params_fill(&ps, pa);
-	assert_int_equal(store_job_set_params(f->s, id, &ps, NULL, &e), 0);
+	assert_int_equal(store_job_set_params(f->s, id, &ps, NULL, NULL, NULL, &e), 0);
 	assert_int_equal(store_job_set_pgid(f->s, id, 4242), 0);
 	get(f, id, &r);
 	assert_string_equal(r.state, "running");
@@ -307,7 +307,7 @@ static void finish(struct store_fx *f, int64_t id, enum job_state state, double 
 	snprintf(pa[0].value, sizeof(pa[0].value), "%s", nr);
 	err_clear(&e);
 	assert_int_equal(store_job_start(f->s, id, finished_at - 1, &e), 0);
-	assert_int_equal(store_job_set_params(f->s, id, &ps, NULL, &e), 0);
+	assert_int_equal(store_job_set_params(f->s, id, &ps, NULL, NULL, NULL, &e), 0);
 	assert_int_equal(store_job_finish(f->s, id, state, finished_at, NULL, &e), 0);
 }
 
