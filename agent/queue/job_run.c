@@ -26,18 +26,17 @@ enum pass_result { PASS_OK, PASS_FAILED, PASS_CANCELLED };
  * something (a session's restore) changed the device's parameters under job id. */
 static int params_changed(const struct jobq_env *env, int64_t id, int loop, struct err *e)
 {
-	struct job_rec r;
-	int rc = 0;
+	char why[256];
 
-	if (store_job_get(env->store, id, &r, e))
+	if (store_job_params_changed(env->store, id, why, sizeof(why), e))
 		return -EIO;
-	if (r.has_params_changed)
-		rc = err_set(e, -ESTALE, ERR_PARAMS_CHANGED,
-		             "the device's parameters were changed under the job (%s): pass %d is "
-		             "not kept and no further pass runs",
-		             r.params_changed, loop);
-	store_job_rec_release(&r);
-	return rc;
+	if (why[0])
+		return err_set(
+		        e, -ESTALE, ERR_PARAMS_CHANGED,
+		        "the device's parameters were changed under the job (%s): pass %d is "
+		        "not kept and no further pass runs",
+		        why, loop);
+	return 0;
 }
 
 /* With --verbose: the engine's command line of a pass, shell-quoted (bench/fidelity.sh runs

@@ -161,6 +161,9 @@ struct jobfs_made;
 int store_job_set_filesystem(struct store *s, int64_t id, const struct jobfs_made *m,
                              struct err *e);
 int store_job_set_pgid(struct store *s, int64_t id, int64_t pgid);
+/* What changed the device's params under job id mid-run (store_jobs_mark_changed) into
+ * why[0..len), "" when nothing did: that column alone, not the whole row. */
+int store_job_params_changed(struct store *s, int64_t id, char *why, size_t len, struct err *e);
 /* The job's first pass began (begun_at, epoch s) with its engine in process group pgid, and
  * how long the job held before it for its start_at (held_s, 0 when it did not): one
  * statement. */

@@ -419,6 +419,33 @@ static void raw_from_row(struct sqlite3_stmt *st, void *elem)
 	r->len = n;
 }
 
+/* The params_changed column, "" when NULL. */
+struct changed_out {
+	char *why;
+	size_t len;
+};
+
+static void changed_from_row(struct sqlite3_stmt *st, void *elem)
+{
+	struct changed_out *c = elem;
+	const char *why = db_col_str(st, 0);
+
+	snprintf(c->why, c->len, "%s", why ? why : "");
+}
+
+int store_job_params_changed(struct store *s, int64_t id, char *why, size_t len, struct err *e)
+{
+	struct changed_out c = { why, len };
+	int rc;
+
+	why[0] = '\0';
+	rc = store_row(s, &c, changed_from_row, e, "job params changed",
+	               "SELECT params_changed FROM jobs WHERE id = ?", "I", id);
+	if (rc == 0)
+		return err_set(e, -ENOENT, ERR_NOT_FOUND, "no job %lld", (long long)id);
+	return rc < 0 ? rc : 0;
+}
+
 int store_job_raw(struct store *s, int64_t id, int loop, char **raw, size_t *len, struct err *e)
 {
 	struct raw_out r = { NULL, 0 };

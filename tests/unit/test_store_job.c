@@ -241,6 +241,7 @@ static void test_restore_points(void **state)
 	struct tune_snapshot snap, back;
 	int64_t before, inside, other, queued;
 	struct job_rec r;
+	char why[64];
 	bool found;
 	struct err e;
 
@@ -290,6 +291,12 @@ static void test_restore_points(void **state)
 	get(f, other, &r);
 	assert_false(r.has_params_changed);
 	store_job_rec_release(&r);
+	/* The column alone, as a pass's end reads it. */
+	assert_int_equal(store_job_params_changed(f->s, before, why, sizeof(why), &e), 0);
+	assert_string_equal(why, "session 3 restored");
+	assert_int_equal(store_job_params_changed(f->s, other, why, sizeof(why), &e), 0);
+	assert_string_equal(why, "");
+	assert_int_equal(store_job_params_changed(f->s, 999999, why, sizeof(why), &e), -ENOENT);
 	get(f, queued, &r);
 	assert_false(r.has_params_changed);
 	store_job_rec_release(&r);
