@@ -43,15 +43,18 @@ struct lane {
 	double progress;                /* of the running job, 0..1, never lower than before */
 	char fs_device[SYSFS_NAME_MAX]; /* the device the running job has its filesystem on */
 	/* A job that ended (recorded) while the device's next job was due, its end announced to
-	 * the watcher once that one has begun (0: none). */
+	 * the watcher at end_announce_at, once that one has begun (0: none). */
 	int64_t end_unannounced;
+	double end_announce_at;
 	struct lane *next;
 };
 
-/* A job's end is announced after the device's next job has begun when that one's start_at is
- * at most this far off (or past): the answers it wakes, and what the client does on them, do
- * not then delay that start. */
+/* A job's end is announced after the device's next job has begun, JOB_END_ANNOUNCE_LAG_S past
+ * its start_at, when that start_at is at most JOB_END_DEFER_S off (or past): the answers it
+ * wakes, and what the client does on them (its next POSTs, to every node at once), then land
+ * neither before that start nor in the moment every node starts at. */
 #define JOB_END_DEFER_S 2.0
+#define JOB_END_ANNOUNCE_LAG_S 0.3
 
 struct jobq {
 	struct jobq_env env; /* now_s never NULL */
@@ -520,8 +523,25 @@ int job_last_metrics(struct jobq *q, struct store_job_metric **out, int *n, stru
 	return store_last_job_metrics(q->env.store, out, n, e);
 }
 
+/* Announce the end of l's job that waited for the next one's start; the caller holds q->lock. */
+static void end_announce_locked(struct lane *l)
+{
+	if (!l->end_unannounced)
+		return;
+	changed_locked(l->q, l->end_unannounced, true);
+	l->end_unannounced = 0;
+}
+
+static void end_announce(struct lane *l)
+{
+	pthread_mutex_lock(&l->q->lock);
+	end_announce_locked(l);
+	pthread_mutex_unlock(&l->q->lock);
+}
+
 /* Move job id's progress to p (it never goes back: an engine's estimate may wobble) and tell
- * the watcher when its version changed: a new progress step, or a pass that just landed. */
+ * the watcher when its version changed: a new progress step, or a pass that just landed; and
+ * the end of the lane's job before, once its time has come (job_end). */
 static void lane_progress_set(struct lane *l, double p, bool pass_landed)
 {
 	struct jobq *q = l->q;
@@ -534,6 +554,8 @@ static void lane_progress_set(struct lane *l, double p, bool pass_landed)
 		l->progress = p;
 	if (pass_landed || progress_step(l->progress) != before)
 		changed_locked(q, l->running_id, false);
+	if (l->end_unannounced && q->env.now_s() >= l->end_announce_at)
+		end_announce_locked(l);
 	pthread_mutex_unlock(&q->lock);
 }
 
@@ -589,22 +611,6 @@ static struct job *queue_first_for(struct jobq *q, const char *dev)
 		if (!strcmp(j->spec.device, dev))
 			return j;
 	return NULL;
-}
-
-/* Announce the end of l's job that waited for the next one's start; the caller holds q->lock. */
-static void end_announce_locked(struct lane *l)
-{
-	if (!l->end_unannounced)
-		return;
-	changed_locked(l->q, l->end_unannounced, true);
-	l->end_unannounced = 0;
-}
-
-static void end_announce(struct lane *l)
-{
-	pthread_mutex_lock(&l->q->lock);
-	end_announce_locked(l);
-	pthread_mutex_unlock(&l->q->lock);
 }
 
 /* Wait for a queued job of l's device or stop; returns the next job (l->running_id set) or
@@ -683,11 +689,6 @@ static enum job_state run_hold_until(void *cls, double at_s)
 	return s;
 }
 
-static void run_begun(void *cls)
-{
-	end_announce(cls);
-}
-
 static void run_fs_device(void *cls, const char *dev)
 {
 	struct lane *l = cls;
@@ -700,8 +701,8 @@ static void run_fs_device(void *cls, const char *dev)
 
 /* Record job id's end on l, state (e says why when it did not succeed); an end the database
  * does not take is kept and shown all the same. It is announced at once, or when the device's
- * next job is due within JOB_END_DEFER_S, once that one has begun (run_begun, or as it ends
- * without). */
+ * next job is due within JOB_END_DEFER_S, once that one's pass runs JOB_END_ANNOUNCE_LAG_S past
+ * its start_at (lane_progress_set), or as it ends before. */
 static void job_end(struct lane *l, int64_t id, enum job_state state, const struct err *e)
 {
 	struct jobq *q = l->q;
@@ -717,9 +718,10 @@ static void job_end(struct lane *l, int64_t id, enum job_state state, const stru
 	pthread_mutex_lock(&q->lock);
 	next = queue_first_for(q, l->device);
 	if (!q->stop && next && next->spec.start_at > 0 &&
-	    next->spec.start_at - now <= JOB_END_DEFER_S)
+	    next->spec.start_at - now <= JOB_END_DEFER_S) {
 		l->end_unannounced = id;
-	else
+		l->end_announce_at = next->spec.start_at + JOB_END_ANNOUNCE_LAG_S;
+	} else
 		changed_locked(q, id, true);
 	pthread_mutex_unlock(&q->lock);
 }
@@ -732,7 +734,7 @@ static void *lane_main(void *arg)
 		                     &q->contain,
 		                     &q->jobfs,
 		                     { run_stopped, run_progress, run_fs_device, run_hold_until,
-		                       run_begun, l } };
+		                       l } };
 	struct job *job;
 	struct err e;
 

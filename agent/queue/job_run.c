@@ -215,8 +215,6 @@ static enum pass_result pass_start(struct pass *ps, struct err *e)
 		rc = begun_record(env, ps->id, spec, ready, held, ps->started, ps->p.pid);
 	else
 		rc = store_job_set_pgid(env->store, ps->id, ps->p.pid);
-	if (r->hooks.begun)
-		r->hooks.begun(r->hooks.cls);
 	if (rc) {
 		/* A crash now would leave the engine running unseen: do not go on. */
 		err_set(e, -EIO, ERR_STORE_ERROR,

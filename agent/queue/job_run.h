@@ -69,9 +69,6 @@ struct job_run_hooks {
 	/* Hold until the run's clock (jobq_env.now_s) reads at_s, without spinning: JOB_RUNNING
 	 * then, or what stopped() would say as soon as the run must end instead. */
 	enum job_state (*hold_until)(void *cls, double at_s);
-	/* The run's first pass has its engine spawned (NULL: nobody asks): what waited for the
-	 * run's start may go on now. Not called when the run ends before that. */
-	void (*begun)(void *cls);
 	void *cls;
 };
 

@@ -6,6 +6,7 @@
  * (no agent) whose every recorded time comes from the clock the test gives it. */
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -604,6 +605,7 @@ static void test_version_rules(void **state)
 
 static atomic_int watch_calls, watch_ends;
 static _Atomic int64_t watch_last_id, watch_end_id;
+static _Atomic double watch_end_at; /* the clock when an end was last said */
 
 static void on_change(void *cls, int64_t id, bool ended)
 {
@@ -611,6 +613,7 @@ static void on_change(void *cls, int64_t id, bool ended)
 	atomic_fetch_add(&watch_calls, 1);
 	atomic_store(&watch_last_id, id);
 	if (ended) {
+		atomic_store(&watch_end_at, time_now_s());
 		atomic_fetch_add(&watch_ends, 1);
 		atomic_store(&watch_end_id, id);
 	}
@@ -683,8 +686,9 @@ static void test_version_watch(void **state)
 }
 
 /* A job's end is announced to the watcher (the until=end long-polls) once the device's next
- * job, due within a couple of seconds, has begun, so that the answers do not delay that start;
- * with the next job further off, at once. Either way the end is recorded at once. */
+ * job, due within a couple of seconds, has begun and run 0.3 s past its moment, so that the
+ * answers land neither before that start nor in the moment; with the next job further off, at
+ * once. Either way the end is recorded at once. */
 static void test_end_after_next_begun(void **state)
 {
 	struct agent_fx *f = *state;
@@ -692,14 +696,16 @@ static void test_end_after_next_begun(void **state)
 	struct job_rec j;
 	struct err e;
 	int64_t a, b;
+	double b_at;
 	int i;
 
 	atomic_store(&watch_ends, 0);
 	atomic_store(&watch_end_id, 0);
 	jobq_watch(f->a.jobs, on_change, NULL);
-	setenv("FAKE_FIO_SLEEP_S", "0.2", 1);
+	setenv("FAKE_FIO_SLEEP_S", "0.8", 1); /* b's pass outlasts its moment + 0.3 s */
 	a = submit(f, "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK "}", 0, &e);
-	time_fmt_iso_ms(time_now_s() + 1.2, at, sizeof(at));
+	b_at = floor((time_now_s() + 1.5) * 1000) / 1000;
+	time_fmt_iso_ms(b_at, at, sizeof(at));
 	snprintf(body, sizeof(body),
 	         "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK ",\"start_at\":\"%s\"}", at);
 	b = submit(f, body, 0, &e);
@@ -714,7 +720,8 @@ static void test_end_after_next_begun(void **state)
 	assert_int_equal(atomic_load(&watch_ends), 1);
 	assert_int_equal(atomic_load(&watch_end_id), a);
 	assert_int_equal(job_get(f->a.jobs, b, &j, &e), 0);
-	assert_true(j.begun_at > 0); /* said once b began */
+	assert_true(j.begun_at > 0); /* said once b began, 0.3 s past its moment */
+	assert_true(atomic_load(&watch_end_at) >= b_at + 0.3);
 	store_job_rec_release(&j);
 	wait_state(f, b, "succeeded", &j);
 	store_job_rec_release(&j);
@@ -733,6 +740,7 @@ static void test_end_after_next_begun(void **state)
 	assert_int_equal(job_cancel(f->a.jobs, b, &e), 0);
 	assert_int_equal(atomic_load(&watch_end_id), b);
 	jobq_watch(f->a.jobs, NULL, NULL);
+	setenv("FAKE_FIO_SLEEP_S", "0.2", 1);
 }
 
 /* The clock the queue is given: each reading is one second after the one before. */
