@@ -328,10 +328,13 @@ static void httpd_config_fill(struct httpd_config *hc, struct agent *a, const ch
 	hc->conn_timeout_s = a->cfg.conn_timeout_s;
 }
 
-/* A job's version changed: run the long-polls held on it again. */
-static void job_changed(void *cls, int64_t id)
+/* A job's version changed: run the long-polls held on it again; those that wait for its end
+ * (until=end) only when it has ended. */
+static void job_changed(void *cls, int64_t id, bool ended)
 {
-	httpd_wake(cls, (uint64_t)id);
+	httpd_wake(cls, job_wait_key(id, false));
+	if (ended)
+		httpd_wake(cls, job_wait_key(id, true));
 }
 
 int main(int argc, char **argv)

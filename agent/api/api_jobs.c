@@ -194,7 +194,7 @@ void api_job_get(void *app, const struct http_req *req, struct http_resp *resp)
 	               : !job_changed_since(rec.version,
 	                                    (uint64_t)http_query_int(req, "after", 0)))) {
 		resp->wait_s = (double)wait_s;
-		resp->wait_key = (uint64_t)id;
+		resp->wait_key = job_wait_key(id, until_end);
 	} else {
 		api_json(resp, 200, job_json(a, &rec, mask));
 	}

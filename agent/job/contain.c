@@ -266,11 +266,13 @@ static void pass_reset(struct contain_pass *cp)
 {
 	if (cp->procs_fd >= 0)
 		close(cp->procs_fd);
+	if (cp->cg_fd >= 0)
+		close(cp->cg_fd);
 	if (cp->record_fd >= 0)
 		close(cp->record_fd);
 	free(cp->ids);
 	memset(cp, 0, sizeof(*cp));
-	cp->procs_fd = cp->record_fd = -1;
+	cp->procs_fd = cp->cg_fd = cp->record_fd = -1;
 }
 
 int contain_pass_begin(struct contain *c, int64_t job_id, struct contain_pass *cp, struct err *e)
@@ -279,7 +281,7 @@ int contain_pass_begin(struct contain *c, int64_t job_id, struct contain_pass *c
 	int rc;
 
 	memset(cp, 0, sizeof(*cp));
-	cp->procs_fd = cp->record_fd = -1;
+	cp->procs_fd = cp->cg_fd = cp->record_fd = -1;
 	cp->c = c;
 	cp->job_id = job_id;
 	if (c->mode == CONTAIN_CGROUP &&
@@ -318,6 +320,7 @@ int contain_pass_begin(struct contain *c, int64_t job_id, struct contain_pass *c
 			             strerror(errno));
 			goto fail;
 		}
+		cp->cg_fd = open(cp->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	}
 	return 0;
 fail:
@@ -334,6 +337,11 @@ fail:
 int contain_pass_join_fd(const struct contain_pass *cp)
 {
 	return cp && cp->c && cp->c->mode == CONTAIN_CGROUP ? cp->procs_fd : -1;
+}
+
+int contain_pass_cgroup_fd(const struct contain_pass *cp)
+{
+	return cp && cp->c && cp->c->mode == CONTAIN_CGROUP ? cp->cg_fd : -1;
 }
 
 /* Remember identities in cp->ids and in the record; returns how many were new. */

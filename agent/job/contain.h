@@ -73,6 +73,7 @@ struct contain_pass {
 	char record[PATH_MAX];
 	char cgroup[PATH_MAX]; /* cgroup mode */
 	int procs_fd;          /* cgroup mode: cgroup.procs, for the child to join before exec */
+	int cg_fd;             /* cgroup mode: the cgroup's directory, to fork the child into */
 	int record_fd;         /* the record, open for appending */
 	struct pident *ids;    /* /proc mode: every process of the pass seen so far */
 	int n_ids, cap_ids;
@@ -83,6 +84,9 @@ struct contain_pass {
 int contain_pass_begin(struct contain *c, int64_t job_id, struct contain_pass *cp, struct err *e);
 /* The cgroup.procs descriptor the child writes "0" to before exec, or -1 (/proc mode). */
 int contain_pass_join_fd(const struct contain_pass *cp);
+/* The cgroup's directory, for a child made in it (clone3 CLONE_INTO_CGROUP) instead of
+ * joining it; -1 (/proc mode, or it could not be opened: the child joins). */
+int contain_pass_cgroup_fd(const struct contain_pass *cp);
 /* The engine was forked (it waits before exec): /proc mode records it, fsynced, so that it is
  * never unrecorded while it may run. */
 int contain_pass_admit(struct contain_pass *cp, pid_t pid, struct err *e);

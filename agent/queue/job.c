@@ -42,8 +42,19 @@ struct lane {
 	bool cancel;                    /* cancel the running job */
 	double progress;                /* of the running job, 0..1, never lower than before */
 	char fs_device[SYSFS_NAME_MAX]; /* the device the running job has its filesystem on */
+	/* A job that ended (recorded) while the device's next job was due, its end announced to
+	 * the watcher at end_announce_at, once that one has begun (0: none). */
+	int64_t end_unannounced;
+	double end_announce_at;
 	struct lane *next;
 };
+
+/* A job's end is announced after the device's next job has begun, JOB_END_ANNOUNCE_LAG_S past
+ * its start_at, when that start_at is at most JOB_END_DEFER_S off (or past): the answers it
+ * wakes, and what the client does on them (its next POSTs, to every node at once), then land
+ * neither before that start nor in the moment every node starts at. */
+#define JOB_END_DEFER_S 2.0
+#define JOB_END_ANNOUNCE_LAG_S 0.3
 
 struct jobq {
 	struct jobq_env env; /* now_s never NULL */
@@ -64,7 +75,7 @@ struct jobq {
 		struct err why; /* ERR_NONE: it succeeded */
 	} unrecorded[JOBQ_UNRECORDED_MAX];
 	int n_unrecorded;
-	void (*watch_fn)(void *cls, int64_t id); /* a job's version changed (jobq_watch) */
+	void (*watch_fn)(void *cls, int64_t id, bool ended); /* a version changed (jobq_watch) */
 	void *watch_cls;
 };
 
@@ -94,7 +105,13 @@ bool job_changed_since(uint64_t version, uint64_t after)
 	return version != after;
 }
 
-void jobq_watch(struct jobq *q, void (*fn)(void *cls, int64_t id), void *cls)
+uint64_t job_wait_key(int64_t id, bool until_end)
+{
+	/* Ids are positive int64: bit 63 is free to tell the two kinds of wait apart. */
+	return (uint64_t)id | (until_end ? UINT64_C(1) << 63 : 0);
+}
+
+void jobq_watch(struct jobq *q, void (*fn)(void *cls, int64_t id, bool ended), void *cls)
 {
 	pthread_mutex_lock(&q->lock);
 	q->watch_fn = fn;
@@ -102,17 +119,18 @@ void jobq_watch(struct jobq *q, void (*fn)(void *cls, int64_t id), void *cls)
 	pthread_mutex_unlock(&q->lock);
 }
 
-/* Job id's version changed: tell the watcher. The caller holds q->lock. */
-static void changed_locked(struct jobq *q, int64_t id)
+/* Job id's version changed (ended: to a final state): tell the watcher. The caller holds
+ * q->lock. */
+static void changed_locked(struct jobq *q, int64_t id, bool ended)
 {
 	if (q->watch_fn)
-		q->watch_fn(q->watch_cls, id);
+		q->watch_fn(q->watch_cls, id, ended);
 }
 
-static void jobq_changed(struct jobq *q, int64_t id)
+static void jobq_changed(struct jobq *q, int64_t id, bool ended)
 {
 	pthread_mutex_lock(&q->lock);
-	changed_locked(q, id);
+	changed_locked(q, id, ended);
 	pthread_mutex_unlock(&q->lock);
 }
 
@@ -292,7 +310,7 @@ int job_cancel(struct jobq *q, int64_t id, struct err *e)
 	if (j) {
 		rc = store_job_cancel_queued(q->env.store, id, q->env.now_s(), e);
 		if (rc == 0)
-			changed_locked(q, id);
+			changed_locked(q, id, true);
 		pthread_mutex_unlock(&q->lock);
 		job_free(j);
 		if (rc == 0)
@@ -506,8 +524,25 @@ int job_last_metrics(struct jobq *q, struct store_job_metric **out, int *n, stru
 	return store_last_job_metrics(q->env.store, out, n, e);
 }
 
+/* Announce the end of l's job that waited for the next one's start; the caller holds q->lock. */
+static void end_announce_locked(struct lane *l)
+{
+	if (!l->end_unannounced)
+		return;
+	changed_locked(l->q, l->end_unannounced, true);
+	l->end_unannounced = 0;
+}
+
+static void end_announce(struct lane *l)
+{
+	pthread_mutex_lock(&l->q->lock);
+	end_announce_locked(l);
+	pthread_mutex_unlock(&l->q->lock);
+}
+
 /* Move job id's progress to p (it never goes back: an engine's estimate may wobble) and tell
- * the watcher when its version changed: a new progress step, or a pass that just landed. */
+ * the watcher when its version changed: a new progress step, or a pass that just landed; and
+ * the end of the lane's job before, once its time has come (job_end). */
 static void lane_progress_set(struct lane *l, double p, bool pass_landed)
 {
 	struct jobq *q = l->q;
@@ -519,7 +554,9 @@ static void lane_progress_set(struct lane *l, double p, bool pass_landed)
 	if (p > l->progress)
 		l->progress = p;
 	if (pass_landed || progress_step(l->progress) != before)
-		changed_locked(q, l->running_id);
+		changed_locked(q, l->running_id, false);
+	if (l->end_unannounced && q->env.now_s() >= l->end_announce_at)
+		end_announce_locked(l);
 	pthread_mutex_unlock(&q->lock);
 }
 
@@ -590,6 +627,7 @@ static struct job *next_job(struct lane *l)
 			ends_flush_locked(q);
 		if (q->stop || (j = queue_first_for(q, l->device)))
 			break;
+		end_announce_locked(l); /* the job it waited for went (cancelled) */
 		if (q->n_unrecorded)
 			cond_wait_s(&q->wake, &q->lock, 1.0);
 		else
@@ -601,6 +639,7 @@ static struct job *next_job(struct lane *l)
 		l->cancel = false;
 		l->progress = 0;
 	} else {
+		end_announce_locked(l);
 		j = NULL;
 	}
 	pthread_mutex_unlock(&q->lock);
@@ -661,17 +700,31 @@ static void run_fs_device(void *cls, const char *dev)
 	pthread_mutex_unlock(&q->lock);
 }
 
-/* Record job id's end, state (e says why when it did not succeed); an end the database does
- * not take is kept and shown all the same. */
-static void job_end(struct jobq *q, int64_t id, enum job_state state, const struct err *e)
+/* Record job id's end on l, state (e says why when it did not succeed); an end the database
+ * does not take is kept and shown all the same. It is announced at once, or when the device's
+ * next job is due within JOB_END_DEFER_S, once that one's pass runs JOB_END_ANNOUNCE_LAG_S past
+ * its start_at (lane_progress_set), or as it ends before. */
+static void job_end(struct lane *l, int64_t id, enum job_state state, const struct err *e)
 {
+	struct jobq *q = l->q;
 	bool ok = state == JOB_SUCCEEDED;
+	const struct job *next;
 	struct err se;
+	double now;
 
 	err_clear(&se);
-	if (store_job_finish(q->env.store, id, state, q->env.now_s(), ok ? NULL : e, &se))
-		jobq_end_unrecorded(q, id, state, q->env.now_s(), ok ? NULL : e, se.msg);
-	jobq_changed(q, id);
+	now = q->env.now_s();
+	if (store_job_finish(q->env.store, id, state, now, ok ? NULL : e, &se))
+		jobq_end_unrecorded(q, id, state, now, ok ? NULL : e, se.msg);
+	pthread_mutex_lock(&q->lock);
+	next = queue_first_for(q, l->device);
+	if (!q->stop && next && next->spec.start_at > 0 &&
+	    next->spec.start_at - now <= JOB_END_DEFER_S) {
+		l->end_unannounced = id;
+		l->end_announce_at = next->spec.start_at + JOB_END_ANNOUNCE_LAG_S;
+	} else
+		changed_locked(q, id, true);
+	pthread_mutex_unlock(&q->lock);
 }
 
 static void *lane_main(void *arg)
@@ -689,10 +742,16 @@ static void *lane_main(void *arg)
 	while ((job = next_job(l))) {
 		err_clear(&e);
 		if (store_job_start(q->env.store, job->id, q->env.now_s(), &e) == 0) {
-			jobq_changed(q, job->id);
-			job_end(q, job->id, job_run(&runner, job->id, &job->spec, &e), &e);
-		} else
+			enum job_state st;
+
+			jobq_changed(q, job->id, false);
+			st = job_run(&runner, job->id, &job->spec, &e);
+			end_announce(l); /* the run ended before its engine began */
+			job_end(l, job->id, st, &e);
+		} else {
+			end_announce(l);
 			log_error("job %lld not started: %s", (long long)job->id, e.msg);
+		}
 		pthread_mutex_lock(&q->lock);
 		l->running_id = 0;
 		l->cancel = false;

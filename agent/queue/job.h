@@ -92,12 +92,19 @@ uint64_t job_version(enum job_state state, int loops_done, double progress);
 /* Whether a long-poll that has version after must be answered now. */
 bool job_changed_since(uint64_t version, uint64_t after);
 /*
- * Call fn(cls, id) whenever job id's version changes (fn NULL: stop). fn runs on the worker
- * thread (or a cancelling request's) with the queue's lock held: it must be quick and must not
- * call into the queue. Once jobq_watch(q, NULL, NULL) returns, fn is not running and will not
- * run again.
+ * Call fn(cls, id, ended) whenever job id's version changes (fn NULL: stop); ended is true
+ * when the change is the job's end (a final state), once per job. fn runs on the worker thread
+ * (or a cancelling request's) with the queue's lock held: it must be quick and must not call
+ * into the queue. Once jobq_watch(q, NULL, NULL) returns, fn is not running and will not run
+ * again.
  */
-void jobq_watch(struct jobq *q, void (*fn)(void *cls, int64_t id), void *cls);
+void jobq_watch(struct jobq *q, void (*fn)(void *cls, int64_t id, bool ended), void *cls);
+/*
+ * The key a long-poll on job id is held under (httpd.h's wait_key): until_end, one that only
+ * the job's end wakes (a progress step does not run it again); else one every version change
+ * wakes.
+ */
+uint64_t job_wait_key(int64_t id, bool until_end);
 
 /* ---- reads, with rec->progress and rec->version filled (live for the running job) ---- */
 

@@ -26,18 +26,17 @@ enum pass_result { PASS_OK, PASS_FAILED, PASS_CANCELLED };
  * something (a session's restore) changed the device's parameters under job id. */
 static int params_changed(const struct jobq_env *env, int64_t id, int loop, struct err *e)
 {
-	struct job_rec r;
-	int rc = 0;
+	char why[256];
 
-	if (store_job_get(env->store, id, &r, e))
+	if (store_job_params_changed(env->store, id, why, sizeof(why), e))
 		return -EIO;
-	if (r.has_params_changed)
-		rc = err_set(e, -ESTALE, ERR_PARAMS_CHANGED,
-		             "the device's parameters were changed under the job (%s): pass %d is "
-		             "not kept and no further pass runs",
-		             r.params_changed, loop);
-	store_job_rec_release(&r);
-	return rc;
+	if (why[0])
+		return err_set(
+		        e, -ESTALE, ERR_PARAMS_CHANGED,
+		        "the device's parameters were changed under the job (%s): pass %d is "
+		        "not kept and no further pass runs",
+		        why, loop);
+	return 0;
 }
 
 /* With --verbose: the engine's command line of a pass, shell-quoted (bench/fidelity.sh runs
@@ -63,17 +62,18 @@ static void argv_log(int64_t id, int loop, char **argv)
 	buf_release(&b);
 }
 
-/* The first pass of job id began at started: recorded, with how long the job held for its
- * start_at (from ready, when it held) and, in the log, how late it began. */
-static void begun_record(const struct jobq_env *env, int64_t id, const struct job_spec *spec,
-                         double ready, bool held, double started)
+/* The first pass of job id began at started: recorded with its engine's process group pgid in
+ * one statement, with how long the job held for its start_at (from ready, when it held) and,
+ * in the log, how late it began. -EIO when the process group could not be recorded. */
+static int begun_record(const struct jobq_env *env, int64_t id, const struct job_spec *spec,
+                        double ready, bool held, double started, int64_t pgid)
 {
 	char at[40];
 
-	if (store_job_set_begun(env->store, id, started, held ? started - ready : 0))
-		log_error("job %lld: cannot record when its first pass began", (long long)id);
+	if (store_job_set_begun(env->store, id, pgid, started, held ? started - ready : 0))
+		return -EIO;
 	if (!(spec->start_at > 0))
-		return;
+		return 0;
 	time_fmt_iso_ms(spec->start_at, at, sizeof(at));
 	if (held)
 		log_info("job %lld: held %.3f s for its start_at %s; began %.6f s after it",
@@ -82,6 +82,7 @@ static void begun_record(const struct jobq_env *env, int64_t id, const struct jo
 		log_info("job %lld: its start_at %s had passed when it was ready: began at once, "
 		         "%.3f s late",
 		         (long long)id, at, started - spec->start_at);
+	return 0;
 }
 
 /* A pass's workloads, named in the job's order, and the metrics its sections parse into. */
@@ -183,8 +184,10 @@ static int pass_prepare(struct pass *ps, const struct jobfs_made *made, struct e
 	return 0;
 }
 
-/* The first pass holds for the job's start_at; then the engine is spawned and its process
- * group recorded. */
+/* The pass's containment is made (its record written and synced, its cgroup) before the first
+ * pass holds for the job's start_at, so that at the moment only the engine's spawn is left;
+ * then the engine is spawned and its process group recorded (for the first pass with when it
+ * began, in one statement). */
 static enum pass_result pass_start(struct pass *ps, struct err *e)
 {
 	const struct jobq_env *env = ps->r->env;
@@ -192,7 +195,10 @@ static enum pass_result pass_start(struct pass *ps, struct err *e)
 	const struct job_runner *r = ps->r;
 	double ready = 0;
 	bool held = false;
+	int rc;
 
+	if (contain_pass_begin(r->contain, ps->id, &ps->cp, e))
+		return PASS_FAILED;
 	if (ps->loop == 1 && spec->start_at > 0) {
 		ready = env->now_s();
 		if (ready < spec->start_at) {
@@ -203,10 +209,13 @@ static enum pass_result pass_start(struct pass *ps, struct err *e)
 	}
 	ps->started = env->now_s();
 	ps->start_mono = (env->mono_s ? env->mono_s : time_mono_s)();
-	if (contain_pass_begin(r->contain, ps->id, &ps->cp, e) ||
-	    proc_spawn_in(&ps->p, ps->argv, ps->jd.fd >= 0 ? ps->jd.path : "/", &ps->cp, e))
+	if (proc_spawn_in(&ps->p, ps->argv, ps->jd.fd >= 0 ? ps->jd.path : "/", &ps->cp, e))
 		return PASS_FAILED;
-	if (store_job_set_pgid(env->store, ps->id, ps->p.pid)) {
+	if (ps->loop == 1)
+		rc = begun_record(env, ps->id, spec, ready, held, ps->started, ps->p.pid);
+	else
+		rc = store_job_set_pgid(env->store, ps->id, ps->p.pid);
+	if (rc) {
 		/* A crash now would leave the engine running unseen: do not go on. */
 		err_set(e, -EIO, ERR_STORE_ERROR,
 		        "cannot record %s's process group in the database; pass stopped",
@@ -214,8 +223,6 @@ static enum pass_result pass_start(struct pass *ps, struct err *e)
 		proc_terminate(&ps->p, CANCEL_GRACE_S);
 		return PASS_FAILED;
 	}
-	if (ps->loop == 1)
-		begun_record(env, ps->id, spec, ready, held, ps->started);
 	return PASS_OK;
 }
 
@@ -451,21 +458,6 @@ static int fs_make(const struct job_runner *r, int64_t id, const struct job_spec
 	return 0;
 }
 
-/* Record what the device and the host are beside the parameter snapshot. A device that has
- * vanished since the snapshot was read is recorded with no device fields. */
-static int job_identity_record(const struct jobq_env *env, int64_t id, const char *dev,
-                               struct err *e)
-{
-	struct device_identity d;
-	struct host_identity h;
-	struct err ie;
-
-	err_clear(&ie);
-	identity_device_read(env->fs, dev, env->hide_serial, &d, &ie);
-	identity_host_read(env->fs, &h);
-	return store_job_set_identity(env->store, id, &d, &h, e);
-}
-
 /* What params_apply hands the owner hook: the apply of a job's params. */
 struct apply_ctx {
 	const struct jobq_env *env;
@@ -570,16 +562,22 @@ static int snapshot_record(const struct jobq_env *env, int64_t id, const struct 
                            const struct jobfs_made *made, const char *applied_json, struct err *e)
 {
 	struct params ps = { 0, NULL };
-	struct err se;
+	struct device_identity d;
+	struct host_identity h;
+	struct err se, ie;
 	int rc = -1;
 
 	if (sysfs_params_read(env->fs, spec->device, &ps, e))
 		goto out;
 	if (made)
 		snapshot_fs(&ps, spec->fs, made);
+	/* What the device and the host are, beside the snapshot: a device that has vanished since
+	 * the snapshot was read is recorded with no device fields. */
+	err_clear(&ie);
+	identity_device_read(env->fs, spec->device, env->hide_serial, &d, &ie);
+	identity_host_read(env->fs, &h);
 	err_clear(&se);
-	if (store_job_set_params(env->store, id, &ps, applied_json, &se) ||
-	    job_identity_record(env, id, spec->device, &se)) {
+	if (store_job_set_params(env->store, id, &ps, applied_json, &d, &h, &se)) {
 		err_set(e, -EIO, ERR_STORE_ERROR, "cannot record the parameter snapshot: %s",
 		        se.msg);
 		goto out;

@@ -150,21 +150,24 @@ int store_jobs_mark_changed(struct store *s, const char *device, const char *why
 int store_job_restore(struct store *s, int64_t id, struct tune_snapshot *out, bool *found,
                       struct err *e);
 /* Record every parameter of the device, read just before loop 1, and applied (NULL: the job
- * has no params): what applying the job's params did (wire_tune_applied_encode). */
+ * has no params): what applying the job's params did (wire_tune_applied_encode); with d and h
+ * (both or neither) what the job's device and host are, read with the snapshot (the identity
+ * column, JSON): one transaction. */
 int store_job_set_params(struct store *s, int64_t id, const struct params *ps, const char *applied,
+                         const struct device_identity *d, const struct host_identity *h,
                          struct err *e);
 /* Record what mkfs and mount made for the job (the filesystem column). */
 struct jobfs_made;
 int store_job_set_filesystem(struct store *s, int64_t id, const struct jobfs_made *m,
                              struct err *e);
-/* What the job's device and host are, read with its parameter snapshot (the identity
- * column, JSON). */
-int store_job_set_identity(struct store *s, int64_t id, const struct device_identity *d,
-                           const struct host_identity *h, struct err *e);
 int store_job_set_pgid(struct store *s, int64_t id, int64_t pgid);
-/* When the job's first pass began (begun_at, epoch s) and how long the job held before it for
- * its start_at (held_s, 0 when it did not). */
-int store_job_set_begun(struct store *s, int64_t id, double begun_at, double held_s);
+/* What changed the device's params under job id mid-run (store_jobs_mark_changed) into
+ * why[0..len), "" when nothing did: that column alone, not the whole row. */
+int store_job_params_changed(struct store *s, int64_t id, char *why, size_t len, struct err *e);
+/* The job's first pass began (begun_at, epoch s) with its engine in process group pgid, and
+ * how long the job held before it for its start_at (held_s, 0 when it did not): one
+ * statement. */
+int store_job_set_begun(struct store *s, int64_t id, int64_t pgid, double begun_at, double held_s);
 /* Add a finished pass and bump loops_done; with workloads (n_wl > 0) each one's metrics under
  * its name (wl[0..n_wl), the job's order), in the same transaction. */
 int store_job_pass_add(struct store *s, int64_t id, int loop, double started_at, double finished_at,

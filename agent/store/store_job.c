@@ -205,20 +205,25 @@ int store_job_restore(struct store *s, int64_t id, struct tune_snapshot *out, bo
 }
 
 int store_job_set_params(struct store *s, int64_t id, const struct params *ps, const char *applied,
+                         const struct device_identity *d, const struct host_identity *h,
                          struct err *e)
 {
-	char *json = wire_param_values_encode(ps);
+	char *json = wire_param_values_encode(ps),
+	     *ident = d && h ? wire_identity_encode(d, h) : NULL;
 	int i, rc;
 
 	rc = store_tx_begin(s, e);
 	if (rc == 0)
-		rc = db_run(s->db, e, "job params",
-		            "UPDATE jobs SET params = ?, applied = ? WHERE id = ?", "ttI", json,
-		            applied, id);
+		rc = db_run(
+		        s->db, e, "job params",
+		        "UPDATE jobs SET params = ?, applied = ?, identity = COALESCE(?, identity) "
+		        "WHERE id = ?",
+		        "tttI", json, applied, ident, id);
 	for (i = 0; rc >= 0 && i < ps->n; i++)
 		rc = kv_insert(s, "job_params", id, ps->p[i].name, ps->p[i].value, e);
 	rc = store_tx_end(s, rc, e);
 	free(json);
+	free(ident);
 	return rc < 0 ? rc : 0;
 }
 
@@ -226,17 +231,6 @@ int store_job_set_filesystem(struct store *s, int64_t id, const struct jobfs_mad
 {
 	char *json = wire_fs_made_encode(m);
 	int rc = store_write(s, e, "job filesystem", "UPDATE jobs SET filesystem = ? WHERE id = ?",
-	                     "tI", json, id);
-
-	free(json);
-	return rc < 0 ? rc : 0;
-}
-
-int store_job_set_identity(struct store *s, int64_t id, const struct device_identity *d,
-                           const struct host_identity *h, struct err *e)
-{
-	char *json = wire_identity_encode(d, h);
-	int rc = store_write(s, e, "job identity", "UPDATE jobs SET identity = ? WHERE id = ?",
 	                     "tI", json, id);
 
 	free(json);
@@ -252,13 +246,13 @@ int store_job_set_pgid(struct store *s, int64_t id, int64_t pgid)
 	return rc < 0 ? rc : 0;
 }
 
-int store_job_set_begun(struct store *s, int64_t id, double begun_at, double held_s)
+int store_job_set_begun(struct store *s, int64_t id, int64_t pgid, double begun_at, double held_s)
 {
 	int rc;
 
 	rc = store_write(s, NULL, "job begun",
-	                 "UPDATE jobs SET begun_at = ?, held_s = ? WHERE id = ?", "ddI", begun_at,
-	                 held_s, id);
+	                 "UPDATE jobs SET pgid = ?, begun_at = ?, held_s = ? WHERE id = ?", "nddI",
+	                 pgid, begun_at, held_s, id);
 	return rc < 0 ? rc : 0;
 }
 
@@ -423,6 +417,33 @@ static void raw_from_row(struct sqlite3_stmt *st, void *elem)
 		memcpy(r->data, b, n);
 	r->data[n] = '\0';
 	r->len = n;
+}
+
+/* The params_changed column, "" when NULL. */
+struct changed_out {
+	char *why;
+	size_t len;
+};
+
+static void changed_from_row(struct sqlite3_stmt *st, void *elem)
+{
+	struct changed_out *c = elem;
+	const char *why = db_col_str(st, 0);
+
+	snprintf(c->why, c->len, "%s", why ? why : "");
+}
+
+int store_job_params_changed(struct store *s, int64_t id, char *why, size_t len, struct err *e)
+{
+	struct changed_out c = { why, len };
+	int rc;
+
+	why[0] = '\0';
+	rc = store_row(s, &c, changed_from_row, e, "job params changed",
+	               "SELECT params_changed FROM jobs WHERE id = ?", "I", id);
+	if (rc == 0)
+		return err_set(e, -ENOENT, ERR_NOT_FOUND, "no job %lld", (long long)id);
+	return rc < 0 ? rc : 0;
 }
 
 int store_job_raw(struct store *s, int64_t id, int loop, char **raw, size_t *len, struct err *e)

@@ -165,6 +165,32 @@ static void crash_and_recover(struct fx *f, enum contain_mode mode)
 	assert_int_equal(contain_recover(&again), 0);
 }
 
+/* The engine is in the pass's cgroup from its first instruction (made in it, or joined before
+ * exec): what it reads of /proc/self/cgroup is that cgroup, below the cgroup2 mount. */
+static void runs_in_cgroup(struct fx *f)
+{
+	char *argv[] = { "cat", "/proc/self/cgroup", NULL };
+	struct contain_pass cp;
+	const char *rel;
+	struct proc p;
+	struct err e;
+	int rc;
+
+	assert_int_equal(contain_pass_begin(&f->c, 9, &cp, &e), 0);
+	assert_true(contain_pass_cgroup_fd(&cp) >= 0);
+	assert_int_equal(proc_spawn_in(&p, argv, NULL, &cp, &e), 0);
+	while ((rc = proc_poll(&p, 20)) == 0)
+		;
+	assert_int_equal(rc, 1);
+	assert_int_equal(p.exit_code, 0);
+	rel = strstr(cp.cgroup, "/fleettune/");
+	assert_non_null(rel);
+	assert_non_null(strstr(p.out.data, rel));
+	assert_non_null(strstr(p.out.data, "/job-9\n"));
+	proc_release(&p);
+	contain_pass_end(&cp);
+}
+
 /* A pass ended on purpose: proc_terminate's SIGTERM misses the setsid() workers, the
  * containment gets them; the record goes with them. */
 static void terminate_and_end(struct fx *f)
@@ -202,6 +228,7 @@ static void test_cgroup_mode(void **state)
 	assert_int_equal(f->c.mode, CONTAIN_CGROUP);
 	crash_and_recover(f, CONTAIN_CGROUP);
 	terminate_and_end(f);
+	runs_in_cgroup(f);
 	snprintf(path, sizeof(path), "%s/job-7", f->c.base);
 	assert_int_equal(access(path, F_OK) < 0 && errno == ENOENT, 1);
 }

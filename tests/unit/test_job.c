@@ -6,6 +6,7 @@
  * (no agent) whose every recorded time comes from the clock the test gives it. */
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -602,18 +603,25 @@ static void test_version_rules(void **state)
 	assert_true(job_changed_since(q, r0));
 }
 
-static atomic_int watch_calls;
-static _Atomic int64_t watch_last_id;
+static atomic_int watch_calls, watch_ends;
+static _Atomic int64_t watch_last_id, watch_end_id;
+static _Atomic double watch_end_at; /* the clock when an end was last said */
 
-static void on_change(void *cls, int64_t id)
+static void on_change(void *cls, int64_t id, bool ended)
 {
 	(void)cls;
 	atomic_fetch_add(&watch_calls, 1);
 	atomic_store(&watch_last_id, id);
+	if (ended) {
+		atomic_store(&watch_end_at, time_now_s());
+		atomic_fetch_add(&watch_ends, 1);
+		atomic_store(&watch_end_id, id);
+	}
 }
 
 /* A running job's version only grows, and the watcher hears of every change: the start, each
- * progress step, each pass, the end; a queued job that is cancelled too. */
+ * progress step, each pass, the end (said to be the end once, the only change an until=end
+ * long-poll is woken by); a queued job that is cancelled too. */
 static void test_version_watch(void **state)
 {
 	struct agent_fx *f = *state;
@@ -652,8 +660,12 @@ static void test_version_watch(void **state)
 	 * once, after both. */
 	assert_true(nseen - 1 <= 2 * calls);
 	assert_int_equal(atomic_load(&watch_last_id), id);
+	assert_int_equal(atomic_load(&watch_ends), 1);
+	assert_int_equal(atomic_load(&watch_end_id), id);
+	assert_true(job_wait_key(id, true) != job_wait_key(id, false));
+	assert_true(job_wait_key(id, false) != job_wait_key(id + 1, false));
 
-	/* A queued job cancelled: announced. */
+	/* A queued job cancelled: announced, as its end. */
 	setenv("FAKE_FIO_SLEEP_S", "30", 1);
 	id = submit(f, "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK "}", 0, &e);
 	queued = submit(f, "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK "}", 0, &e);
@@ -663,11 +675,71 @@ static void test_version_watch(void **state)
 	assert_int_equal(job_cancel(f->a.jobs, queued, &e), 0);
 	assert_int_equal(atomic_load(&watch_calls), calls + 1);
 	assert_int_equal(atomic_load(&watch_last_id), queued);
+	assert_int_equal(atomic_load(&watch_ends), 2);
+	assert_int_equal(atomic_load(&watch_end_id), queued);
 	/* Unwatched: nothing more is said. */
 	jobq_watch(f->a.jobs, NULL, NULL);
 	calls = atomic_load(&watch_calls);
 	assert_int_equal(job_cancel(f->a.jobs, id, &e), 0);
 	assert_int_equal(atomic_load(&watch_calls), calls);
+	setenv("FAKE_FIO_SLEEP_S", "0.2", 1);
+}
+
+/* A job's end is announced to the watcher (the until=end long-polls) once the device's next
+ * job, due within a couple of seconds, has begun and run 0.3 s past its moment, so that the
+ * answers land neither before that start nor in the moment; with the next job further off, at
+ * once. Either way the end is recorded at once. */
+static void test_end_after_next_begun(void **state)
+{
+	struct agent_fx *f = *state;
+	char body[512], at[40];
+	struct job_rec j;
+	struct err e;
+	int64_t a, b;
+	double b_at;
+	int i;
+
+	atomic_store(&watch_ends, 0);
+	atomic_store(&watch_end_id, 0);
+	jobq_watch(f->a.jobs, on_change, NULL);
+	setenv("FAKE_FIO_SLEEP_S", "0.8", 1); /* b's pass outlasts its moment + 0.3 s */
+	a = submit(f, "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK "}", 0, &e);
+	b_at = floor((time_now_s() + 1.5) * 1000) / 1000;
+	time_fmt_iso_ms(b_at, at, sizeof(at));
+	snprintf(body, sizeof(body),
+	         "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK ",\"start_at\":\"%s\"}", at);
+	b = submit(f, body, 0, &e);
+	wait_state(f, a, "succeeded", &j);
+	store_job_rec_release(&j);
+	assert_int_equal(job_get(f->a.jobs, b, &j, &e), 0);
+	if (!(j.begun_at > 0)) /* b holds for its moment: a's end is not said yet */
+		assert_int_equal(atomic_load(&watch_ends), 0);
+	store_job_rec_release(&j);
+	for (i = 0; i < 500 && atomic_load(&watch_ends) == 0; i++)
+		usleep(10 * 1000);
+	assert_int_equal(atomic_load(&watch_ends), 1);
+	assert_int_equal(atomic_load(&watch_end_id), a);
+	assert_int_equal(job_get(f->a.jobs, b, &j, &e), 0);
+	assert_true(j.begun_at > 0); /* said once b began, 0.3 s past its moment */
+	assert_true(atomic_load(&watch_end_at) >= b_at + 0.3);
+	store_job_rec_release(&j);
+	wait_state(f, b, "succeeded", &j);
+	store_job_rec_release(&j);
+
+	/* The next job 30 s off: the end is said at once. */
+	a = submit(f, "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK "}", 0, &e);
+	time_fmt_iso_ms(time_now_s() + 30, at, sizeof(at));
+	snprintf(body, sizeof(body),
+	         "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK ",\"start_at\":\"%s\"}", at);
+	b = submit(f, body, 0, &e);
+	wait_state(f, a, "succeeded", &j);
+	store_job_rec_release(&j);
+	for (i = 0; i < 100 && atomic_load(&watch_end_id) != a; i++)
+		usleep(10 * 1000);
+	assert_int_equal(atomic_load(&watch_end_id), a);
+	assert_int_equal(job_cancel(f->a.jobs, b, &e), 0);
+	assert_int_equal(atomic_load(&watch_end_id), b);
+	jobq_watch(f->a.jobs, NULL, NULL);
 	setenv("FAKE_FIO_SLEEP_S", "0.2", 1);
 }
 
@@ -880,6 +952,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_recovery_after_crash, setup, teardown),
 		cmocka_unit_test(test_version_rules),
 		cmocka_unit_test_setup_teardown(test_version_watch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_end_after_next_begun, setup, teardown),
 		cmocka_unit_test(test_queue_clock),
 		cmocka_unit_test(test_pass_deadline),
 	};

@@ -123,7 +123,7 @@ static void test_life(void **state)
 	assert_int_equal(e.code, ERR_NOT_FOUND);
 	assert_int_equal(store_job_start(f->s, 999, 111, &e), -ENOENT);
 	params_fill(&ps, pa);
-	assert_int_equal(store_job_set_params(f->s, id, &ps, NULL, &e), 0);
+	assert_int_equal(store_job_set_params(f->s, id, &ps, NULL, NULL, NULL, &e), 0);
 	assert_int_equal(store_job_set_pgid(f->s, id, 4242), 0);
 	get(f, id, &r);
 	assert_string_equal(r.state, "running");
@@ -241,6 +241,7 @@ static void test_restore_points(void **state)
 	struct tune_snapshot snap, back;
 	int64_t before, inside, other, queued;
 	struct job_rec r;
+	char why[64];
 	bool found;
 	struct err e;
 
@@ -290,6 +291,12 @@ static void test_restore_points(void **state)
 	get(f, other, &r);
 	assert_false(r.has_params_changed);
 	store_job_rec_release(&r);
+	/* The column alone, as a pass's end reads it. */
+	assert_int_equal(store_job_params_changed(f->s, before, why, sizeof(why), &e), 0);
+	assert_string_equal(why, "session 3 restored");
+	assert_int_equal(store_job_params_changed(f->s, other, why, sizeof(why), &e), 0);
+	assert_string_equal(why, "");
+	assert_int_equal(store_job_params_changed(f->s, 999999, why, sizeof(why), &e), -ENOENT);
 	get(f, queued, &r);
 	assert_false(r.has_params_changed);
 	store_job_rec_release(&r);
@@ -307,7 +314,7 @@ static void finish(struct store_fx *f, int64_t id, enum job_state state, double 
 	snprintf(pa[0].value, sizeof(pa[0].value), "%s", nr);
 	err_clear(&e);
 	assert_int_equal(store_job_start(f->s, id, finished_at - 1, &e), 0);
-	assert_int_equal(store_job_set_params(f->s, id, &ps, NULL, &e), 0);
+	assert_int_equal(store_job_set_params(f->s, id, &ps, NULL, NULL, NULL, &e), 0);
 	assert_int_equal(store_job_finish(f->s, id, state, finished_at, NULL, &e), 0);
 }
 
