@@ -12,7 +12,7 @@ cmake -S . -B "$BUILD" -DFT_WERROR=ON -DFT_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug 
 cmake --build "$BUILD" -j"$(nproc)"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-# Three tests per CPU at a time (most of a test's time is waiting on fio, agents and devices;
+# Two tests per CPU at a time (most of a test's time is waiting on fio, agents and devices;
 # FT_TEST_JOBS overrides), the longest first (tests/costs.txt); none takes a lock, none shares
 # a resource (tests/CMakeLists.txt).
-ctest --test-dir "$BUILD" --output-on-failure -j"${FT_TEST_JOBS:-$((3 * $(nproc)))}" "$@"
+ctest --test-dir "$BUILD" --output-on-failure -j"${FT_TEST_JOBS:-$((2 * $(nproc)))}" "$@"
