@@ -57,6 +57,10 @@
  *                      repetition of the benchmark (without it every run draws run 0's)
  *   FAKEFIO_BW_MIB     mean bandwidth (default 1000)
  *   FAKEFIO_NOISE_PCT  standard deviation of the bandwidth, in % of the mean (default 2)
+ *   FAKEFIO_STARTS     a file each run appends "RUN EPOCH_S" to, RUN as FAKEFIO_COUNT counts it
+ *                      and EPOCH_S the wall clock read as main() begins (to
+ *                      the microsecond): when the engine really started, whatever the agent's
+ *                      records say (bench/fleet.sh's pass-start spread)
  *
  * Drift mode (bench/drift.sh, tests/integration/it_ctl_drift.sh): no setting matters; run k
  * of an agent (FAKEFIO_COUNT as above, k from 0; or, when FAKEFIO_CTL is set, its "counter
@@ -395,8 +399,29 @@ static int surface_run(const char *dev, const struct section *secs, int nsec)
 	return 0;
 }
 
+/* Append "RUN EPOCH_S" to FAKEFIO_STARTS when it is set; an unwritable file is an error. */
+static int start_record(long run, const struct timespec *t0)
+{
+	const char *path = getenv("FAKEFIO_STARTS");
+	char line[64];
+	int fd, n, rc = 0;
+
+	if (!path || !*path)
+		return 0;
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	n = snprintf(line, sizeof(line), "%ld %lld.%06ld\n", run, (long long)t0->tv_sec,
+	             t0->tv_nsec / 1000);
+	if (write(fd, line, (size_t)n) != n)
+		rc = -1;
+	if (close(fd) < 0)
+		rc = -1;
+	return rc;
+}
+
 /* Fixed mode: sleep runtime_s exactly, then a noisy bandwidth around FAKEFIO_BW_MIB. */
-static int fixed_run(double runtime_s)
+static int fixed_run(double runtime_s, const struct timespec *t0)
 {
 	const char *count = getenv("FAKEFIO_COUNT");
 	uint64_t seed = (uint64_t)env_num("FAKEFIO_SEED", 1);
@@ -406,6 +431,10 @@ static int fixed_run(double runtime_s)
 
 	if (run < 0) {
 		fprintf(stderr, "fio: fakefio cannot count runs in %s\n", count);
+		return 1;
+	}
+	if (start_record(run, t0) < 0) {
+		fprintf(stderr, "fio: fakefio cannot write %s\n", getenv("FAKEFIO_STARTS"));
 		return 1;
 	}
 	bw_mib = env_num("FAKEFIO_BW_MIB", 1000) *
@@ -476,7 +505,9 @@ int main(int argc, char **argv)
 	struct section secs[SECTIONS_MAX];
 	double runtime_s = 1;
 	int i, nsec = 0;
+	struct timespec t0;
 
+	clock_gettime(CLOCK_REALTIME, &t0);
 	for (i = 1; i < argc; i++) {
 		const char *w = strncmp(argv[i], "--name=", 7) ? NULL : strrchr(argv[i], '-');
 
@@ -498,7 +529,7 @@ int main(int argc, char **argv)
 			runtime_s = strtod(argv[i] + 10, NULL);
 	}
 	if (mode && !strcmp(mode, "fixed"))
-		return fixed_run(runtime_s);
+		return fixed_run(runtime_s, &t0);
 	if (mode && !strcmp(mode, "drift"))
 		return drift_run(runtime_s);
 	if (mode && *mode && strcmp(mode, "surface")) {

@@ -10,10 +10,13 @@
 #                        start_at: waiting for the moment is not job time). Targets <= 1.03 at
 #                        256 nodes, <= 1.06 at 1 024.
 #   wall / nominal       over points x loops x RUNTIME_S.
-#   pass-start spread    per run, the latest first pass's start less the earliest (start_late_s
-#                        to the microsecond where the job started by the clock, else begun_at
-#                        or the pass's started_at): min/median/max over the runs. Targets
-#                        <= 50 ms at 256 nodes, <= 200 ms at 1 024.
+#   engines' start spread  per run, the latest engine's start less the earliest, as each
+#                        engine (bench/fakefio, FAKEFIO_STARTS) read the clock when its main()
+#                        began: when the passes really started. Median and largest over the
+#                        runs; targets (on the largest) <= 50 ms at 256 nodes, <= 200 ms at 1 024.
+#   pass-start spread    the same from the agents' records (start_late_s to the microsecond where
+#                        the job started by the clock, else begun_at or the pass's started_at):
+#                        what the agents say, which the engines' spread checks.
 #   job answers per job  GET /api/v1/jobs/{id} answers per job, from each agent's /metrics:
 #                        median and max over the agents (target <= 2 for one-loop jobs).
 #   agents' CPU          user + system seconds of every agent process over the sweep, in total
@@ -43,7 +46,8 @@ points=4
 nominal=$((points * LOOPS * RUNTIME_S))
 
 agent_env() {
-	echo "FAKEFIO_MODE=fixed FAKEFIO_SEED=$1 FAKEFIO_COUNT=$IT_TMP/a$1-state/fakefio.count"
+	echo "FAKEFIO_MODE=fixed FAKEFIO_SEED=$1 FAKEFIO_COUNT=$IT_TMP/a$1-state/fakefio.count" \
+		"FAKEFIO_STARTS=$IT_TMP/a$1-state/fakefio.starts"
 }
 FLEET_ENV_FN=agent_env
 
@@ -139,6 +143,17 @@ for k, js in runs.items():
     if len(b) == len(js):
         spreads.append(max(b) - min(b))
     lates += [j.get("start_late_s") or 0 for j in js if j.get("start_at")]
+# When the engines really started: fakefio's own clock as its main() begins, run k of each
+# agent (its k-th engine process) against run k of the others.
+starts = {}
+for i in range(1, len(urls) + 1):
+    try:
+        for line in open(f"{tmp}/a{i}-state/fakefio.starts"):
+            k, t = line.split()
+            starts.setdefault(int(k), []).append(float(t))
+    except OSError:
+        pass
+esp = sorted(max(v) - min(v) for v in starts.values() if len(v) == len(urls))
 wall = t1 - t0
 sp = sorted(spreads)
 med = lambda v: statistics.median(v) if v else float("nan")
@@ -149,6 +164,8 @@ print("wall_per_nominal %.4f" % (wall / nominal))
 print("spread_min_ms %.2f" % (1e3 * sp[0] if sp else float("nan")))
 print("spread_med_ms %.2f" % (1e3 * med(sp)))
 print("spread_max_ms %.2f" % (1e3 * sp[-1] if sp else float("nan")))
+print("engine_spread_med_ms %.2f" % (1e3 * med(esp)))
+print("engine_spread_max_ms %.2f" % (1e3 * esp[-1] if esp else float("nan")))
 print("late_max_ms %.2f" % (1e3 * max(lates) if lates else 0))
 print("answers_per_job_med %.2f" % med(per_job))
 print("answers_per_job_max %.2f" % (max(per_job) if per_job else float("nan")))
@@ -177,18 +194,18 @@ j=0
 for b in $BUILDS; do
 	j=$((j + 1))
 	echo "RESULT fleet $NODES nodes, build $j ($b), $PAIRS sweep(s) of $points points x $LOOPS loops x $RUNTIME_S s:"
-	for k in wall_per_longest wall_per_nominal spread_med_ms spread_max_ms late_max_ms answers_per_job_med answers_per_job_max agents_cpu_s agents_cpu_ms_per_node_job ctl_rss_mib ctl_cpu_s wall_s; do
+	for k in wall_per_longest wall_per_nominal engine_spread_med_ms engine_spread_max_ms spread_med_ms spread_max_ms late_max_ms answers_per_job_med answers_per_job_max agents_cpu_s agents_cpu_ms_per_node_job ctl_rss_mib ctl_cpu_s wall_s; do
 		echo "RESULT   $k: $(cat "$IT_TMP"/res."$j".* | awk -v k="$k" '$1 == k { print $2 }' | bench_mmm)"
 	done
 	wl=$(cat "$IT_TMP"/res."$j".* | awk '$1 == "wall_per_longest" { print $2 }' | bench_median)
-	sm=$(cat "$IT_TMP"/res."$j".* | awk '$1 == "spread_max_ms" { print $2 }' | bench_median)
+	sm=$(cat "$IT_TMP"/res."$j".* | awk '$1 == "engine_spread_max_ms" { print $2 }' | bench_median)
 	ap=$(cat "$IT_TMP"/res."$j".* | awk '$1 == "answers_per_job_max" { print $2 }' | bench_median)
 	if [ "$NODES" -ge 1024 ]; then
 		bench_target "build $j wall / longest job at $NODES nodes" "$wl" "<=" 1.06
-		bench_target "build $j pass-start spread (largest run) at $NODES nodes, ms" "$sm" "<=" 200
+		bench_target "build $j engines' start spread (largest run) at $NODES nodes, ms" "$sm" "<=" 200
 	elif [ "$NODES" -ge 256 ]; then
 		bench_target "build $j wall / longest job at $NODES nodes" "$wl" "<=" 1.03
-		bench_target "build $j pass-start spread (largest run) at $NODES nodes, ms" "$sm" "<=" 50
+		bench_target "build $j engines' start spread (largest run) at $NODES nodes, ms" "$sm" "<=" 50
 	fi
 	bench_target "build $j job answers per one-loop job (most of any agent)" "$ap" "<=" 2
 done
