@@ -816,12 +816,21 @@ static void test_queue_clock(void **state)
 	assert_true(passes[0].finished_at == FAKE_EPOCH_S + 3);
 	free(passes);
 
-	/* A write during a pass (once the pass has read the clock: its containment record is
-	 * there) is named with the time the clock gave. */
+	/* A write during a pass (once the pass has read the clock: its begun_at is recorded, after
+	 * its containment record, which is made before the pass reads the clock) is named with the
+	 * time the clock gave. */
 	id = queue_submit(q, "30");
 	snprintf(contain_dir, sizeof(contain_dir), "%s/contain/job-%lld", root, (long long)id);
-	for (i = 0; i < 200 && access(contain_dir, F_OK) != 0; i++)
+	for (i = 0; i < 200; i++) {
+		bool begun;
+
+		assert_int_equal(job_get(q, id, &j, &e), 0);
+		begun = j.begun_at > 0;
+		store_job_rec_release(&j);
+		if (begun)
+			break;
 		usleep(50 * 1000);
+	}
 	assert_int_equal(access(contain_dir, F_OK), 0);
 	job_params_written(q, "loop0", &written, 1, "request 7 PATCH /api/v1/devices/loop0/params");
 	assert_int_equal(job_get(q, id, &j, &e), 0);
