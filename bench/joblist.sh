@@ -40,8 +40,13 @@ start() {
 	"$AGENT" --listen "127.0.0.1:$(bench_port $((500 + starts)))" --state-dir "$tmp/state" --allow-device "$dev" \
 		--fio "$PWD/tests/fixtures/fake-fio.sh" 2>"$tmp/agent.log" &
 	pid=$!
-	for _ in $(seq 100); do grep -q listening "$tmp/agent.log" && break; sleep 0.1; done
+	for _ in $(seq 300); do grep -q listening "$tmp/agent.log" && break; sleep 0.1; done
 	port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/agent.log" | tail -1)
+	if [ -z "$port" ]; then
+		echo "the agent did not listen on port $(bench_port $((500 + starts))) within 30 s:" >&2
+		cat "$tmp/agent.log" >&2
+		exit 1
+	fi
 	base=http://127.0.0.1:$port
 	auth="Authorization: Bearer $(cat "$tmp/state/token")"
 }
