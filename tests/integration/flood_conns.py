@@ -3,9 +3,11 @@
 agent's connection slots: PER_ADDR TCP connections to 127.0.0.1:PORT from each of N_ADDRS
 loopback addresses (127.0.0.FIRST_ADDR, ...), none of which ever sends a byte; a connection the
 agent closes is opened again at once. Prints "opened" once all were opened the first time, then
-after SECONDS "reopened N" (how many the agent closed and were opened again) and exits. For
+after SECONDS, or at SIGTERM (the test is done with it), "reopened N" (how many the agent closed
+and were opened again) and exits. For
 it_http_limits.sh (issue 31 item 12)."""
 import selectors
+import signal
 import socket
 import sys
 import time
@@ -31,7 +33,9 @@ for k in range(naddrs):
 print("opened", flush=True)
 reopened = 0
 until = time.monotonic() + secs
-while time.monotonic() < until:
+stop = []
+signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
+while time.monotonic() < until and not stop:
     for key, _ in sel.select(timeout=0.2):
         s, addr = key.fileobj, key.data
         try:
