@@ -13,6 +13,7 @@
 
 #include "api/api.h"
 #include "buf.h"
+#include "job/waiter.h"
 #include "log.h"
 #include "num.h"
 #include "options.h"
@@ -330,6 +331,29 @@ static void httpd_config_fill(struct httpd_config *hc, struct agent *a, const ch
 
 /* A job's version changed: run the long-polls held on it again; those that wait for its end
  * (until=end) only when it has ended. */
+/* The agent's own binary, for the waiter a pre-started fio runs (waiter.h): NULL, and said,
+ * when /proc/self/exe cannot be read or put in a command (a path with a blank, a binary
+ * replaced since: "... (deleted)"). */
+static const char *self_exe(void)
+{
+	static char path[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+
+	if (n <= 0) {
+		log_warn(
+		        "cannot read /proc/self/exe: fio is spawned at a job's moment, not before");
+		return NULL;
+	}
+	path[n] = '\0';
+	if (!waiter_exe_ok(path)) {
+		log_warn("the agent's path '%s' cannot be put in fio's prerun command: fio is "
+		         "spawned at a job's moment, not before",
+		         path);
+		return NULL;
+	}
+	return path;
+}
+
 static void job_changed(void *cls, int64_t id, bool ended)
 {
 	httpd_wake(cls, job_wait_key(id, false));
@@ -349,10 +373,16 @@ int main(int argc, char **argv)
 	struct err e;
 	int rc = 1, sig;
 
+	/* The waiter of a fio spawned before its moment (waiter.h): nothing else of the agent. */
+	rc = waiter_main(argc, argv);
+	if (rc >= 0)
+		return rc;
+	rc = 1;
 	log_init("fleettune-agent", LOG_INFO);
 	if (parse_args(argc, argv, &args))
 		return 2;
 	cfg = args.cfg;
+	cfg.waiter_exe = self_exe();
 	if (args.verbose)
 		log_init("fleettune-agent", LOG_DEBUG);
 	err_clear(&e);

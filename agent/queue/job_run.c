@@ -2,15 +2,18 @@
  * parameter snapshot and identity, each pass (spawn, poll, cancel, parse, record), the
  * restore. The queue, its worker and recovery are job.c's. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "buf.h"
 #include "job/jobdir.h"
 #include "job/jobfile.h"
 #include "job/jobfs.h"
 #include "job/proc.h"
+#include "job/waiter.h"
 #include "log.h"
 #include "queue/job_run.h"
 #include "timeutil.h"
@@ -19,6 +22,12 @@
 #include "banned.h"
 
 #define POLL_MS 200
+/* A pre-started pass's waiter wakes at the moment; the agent looks for its report this long
+ * after it (out of the way of the fleet's engines starting), then every PRESTART_LOOK_MS for
+ * PRESTART_LOOK_FOR_S, then at POLL_MS. */
+#define PRESTART_LOOK_S 0.03
+#define PRESTART_LOOK_MS 10
+#define PRESTART_LOOK_FOR_S 1.0
 
 enum pass_result { PASS_OK, PASS_FAILED, PASS_CANCELLED };
 
@@ -111,6 +120,13 @@ struct pass {
 	char devpath[96], work[48];
 	char **argv;
 	double started, start_mono; /* env->now_s() and the monotonic clock at the spawn */
+	/* Pre-started (prestart_prepare): fio's cwd, a directory of the pass's own (its prerun's
+	 * output, the waiter's report), the prerun command, when the pass was ready, and whether
+	 * the waiter has yet to report. started and start_mono are then the moment's. */
+	struct jobdir wd;
+	char prerun[4200];
+	bool prestart, begun_pending;
+	double ready;
 };
 
 static void pass_init(struct pass *ps, const struct job_runner *r, int64_t id,
@@ -123,6 +139,7 @@ static void pass_init(struct pass *ps, const struct job_runner *r, int64_t id,
 	ps->loop = loop;
 	ps->jd = (struct jobdir)JOBDIR_INIT;
 	ps->jf = (struct jobfile)JOBFILE_INIT;
+	ps->wd = (struct jobdir)JOBDIR_INIT;
 	snprintf(ps->devpath, sizeof(ps->devpath), "/dev/%s", spec->device);
 	snprintf(ps->work, sizeof(ps->work), "ft-job%lld-l%d", (long long)id, loop);
 	ps->t.exe = engine_exe(spec->engine, r->env->fio_path);
@@ -140,8 +157,52 @@ static void pass_release(struct pass *ps)
 	proc_release(&ps->p);
 	contain_pass_end(&ps->cp); /* nothing of the pass may outlive it */
 	jobdir_close(&ps->jd);
+	jobdir_close(&ps->wd);
 	jobfile_close(&ps->jf);
 	engine_argv_free(ps->argv);
+}
+
+/* Whether the pass is a fio job's first (given as options), its moment JOB_PRESTART_MIN_S off
+ * or more: then fio is spawned now and waits in its prerun (job_run.h), its cwd a directory of
+ * the pass's own under STATE_DIR/wait (fio writes "<jobname>.prerun.txt" there, the waiter its
+ * report; a raw-device pass would otherwise run in "/"). Anything in the way leaves the pass to
+ * be spawned at its moment. */
+static void prestart_prepare(struct pass *ps)
+{
+	const struct jobq_env *env = ps->r->env;
+	const struct job_spec *spec = ps->spec;
+	char dir[600];
+	struct err e;
+	int fd;
+
+	if (ps->loop != 1 || !(spec->start_at > 0) || spec->engine->id != ENGINE_FIO ||
+	    spec->opts.fio.file || !env->waiter_exe || !env->state_dir ||
+	    spec->start_at - env->now_s() < JOB_PRESTART_MIN_S)
+		return;
+	err_clear(&e);
+	snprintf(dir, sizeof(dir), "%s/wait", env->state_dir);
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		err_set(&e, -errno, ERR_INTERNAL, "cannot make '%s': %s", dir, strerror(errno));
+		goto fail;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		err_set(&e, -errno, ERR_INTERNAL, "cannot open '%s': %s", dir, strerror(errno));
+		goto fail;
+	}
+	if (jobdir_open_in(&ps->wd, fd, dir, ps->work, &e))
+		goto fail;
+	if (waiter_command(env->waiter_exe, spec->start_at, ps->prerun, sizeof(ps->prerun))) {
+		err_set(&e, -EINVAL, ERR_INTERNAL, "no waiter command for '%s'", env->waiter_exe);
+		goto fail;
+	}
+	ps->t.prerun = ps->prerun;
+	ps->prestart = true;
+	return;
+fail:
+	log_warn("job %lld: fio is spawned at its moment, not before: %s", (long long)ps->id,
+	         e.msg);
+	jobdir_close(&ps->wd);
 }
 
 /* The pass's directory, its job file and the engine's argv. The pass's files go in the job's
@@ -178,10 +239,86 @@ static int pass_prepare(struct pass *ps, const struct jobfs_made *made, struct e
 			return -1;
 		ps->t.job_file = ps->jf.path;
 	}
+	prestart_prepare(ps);
 	if (spec->engine->argv_build(&spec->opts, &ps->t, &ps->argv, e))
 		return -1;
 	argv_log(ps->id, ps->loop, ps->argv);
 	return 0;
+}
+
+/* A pass stopped because its engine's process group could not be recorded. */
+static enum pass_result pgid_unrecorded(struct pass *ps, struct err *e)
+{
+	/* A crash now would leave the engine running unseen: do not go on. */
+	err_set(e, -EIO, ERR_STORE_ERROR,
+	        "cannot record %s's process group in the database; pass stopped",
+	        ps->spec->engine->name);
+	proc_terminate(&ps->p, CANCEL_GRACE_S);
+	return PASS_FAILED;
+}
+
+/* A pre-started pass (prestart_prepare): fio spawned now, its process group recorded; when
+ * the pass began is recorded once its waiter reports (prestart_begun). Its deadline counts
+ * from the moment. */
+static enum pass_result prestart_spawn(struct pass *ps, struct err *e)
+{
+	const struct jobq_env *env = ps->r->env;
+	double (*mono_s)(void) = env->mono_s ? env->mono_s : time_mono_s;
+
+	ps->ready = ps->started = env->now_s();
+	ps->start_mono = mono_s() + (ps->spec->start_at - ps->ready);
+	if (proc_spawn_in(&ps->p, ps->argv, ps->wd.path, &ps->cp, e))
+		return PASS_FAILED;
+	if (store_job_set_pgid(env->store, ps->id, ps->p.pid))
+		return pgid_unrecorded(ps, e);
+	ps->begun_pending = true;
+	log_info("job %lld: %s spawned %.3f s before its start_at, to wait for it in its prerun "
+	         "(process group %d)",
+	         (long long)ps->id, ps->spec->engine->name, ps->spec->start_at - ps->ready,
+	         (int)ps->p.pid);
+	return PASS_OK;
+}
+
+/* Once a pre-started pass's waiter has reported, record when the pass began: when the waiter
+ * woke (held since ready, late if it woke after the moment), and count the deadline from then.
+ * 0 (also while no report is there), or -EIO when it cannot be recorded (e says so). */
+static int prestart_begun(struct pass *ps, struct err *e)
+{
+	const struct jobq_env *env = ps->r->env;
+	double (*mono_s)(void) = env->mono_s ? env->mono_s : time_mono_s;
+	double woke = 0, now;
+	int rc;
+
+	rc = waiter_report_read(ps->wd.fd, &woke);
+	if (rc == 0)
+		return 0;
+	now = env->now_s();
+	if (rc < 0) {
+		log_warn("job %lld: cannot read the waiter's report (%s): its pass is taken to "
+		         "have begun now",
+		         (long long)ps->id, strerror(-rc));
+		woke = now;
+	}
+	ps->begun_pending = false;
+	ps->started = woke;
+	ps->start_mono = mono_s() - (now - woke);
+	if (begun_record(env, ps->id, ps->spec, ps->ready, true, woke, ps->p.pid))
+		return err_set(e, -EIO, ERR_STORE_ERROR,
+		               "cannot record when %s began in the database; pass stopped",
+		               ps->spec->engine->name);
+	return 0;
+}
+
+/* How long a pre-started pass's poll waits while its waiter has not reported. */
+static int prestart_poll_ms(const struct pass *ps)
+{
+	double left = ps->spec->start_at + PRESTART_LOOK_S - ps->r->env->now_s();
+
+	if (left > POLL_MS / 1000.0 || left < -PRESTART_LOOK_FOR_S)
+		return POLL_MS;
+	if (left > 0)
+		return (int)(left * 1000) + 1;
+	return PRESTART_LOOK_MS;
 }
 
 /* The pass's containment is made (its record written and synced, its cgroup) before the first
@@ -199,6 +336,8 @@ static enum pass_result pass_start(struct pass *ps, struct err *e)
 
 	if (contain_pass_begin(r->contain, ps->id, &ps->cp, e))
 		return PASS_FAILED;
+	if (ps->prestart)
+		return prestart_spawn(ps, e);
 	if (ps->loop == 1 && spec->start_at > 0) {
 		ready = env->now_s();
 		if (ready < spec->start_at) {
@@ -215,14 +354,8 @@ static enum pass_result pass_start(struct pass *ps, struct err *e)
 		rc = begun_record(env, ps->id, spec, ready, held, ps->started, ps->p.pid);
 	else
 		rc = store_job_set_pgid(env->store, ps->id, ps->p.pid);
-	if (rc) {
-		/* A crash now would leave the engine running unseen: do not go on. */
-		err_set(e, -EIO, ERR_STORE_ERROR,
-		        "cannot record %s's process group in the database; pass stopped",
-		        spec->engine->name);
-		proc_terminate(&ps->p, CANCEL_GRACE_S);
-		return PASS_FAILED;
-	}
+	if (rc)
+		return pgid_unrecorded(ps, e);
 	return PASS_OK;
 }
 
@@ -260,9 +393,19 @@ static enum pass_result pass_wait(struct pass *ps, double deadline_s, struct err
 	int rc;
 
 	for (;;) {
-		rc = proc_poll(p, POLL_MS);
-		if (rc == 1)
+		rc = proc_poll(p, ps->begun_pending ? prestart_poll_ms(ps) : POLL_MS);
+		if (ps->begun_pending && prestart_begun(ps, e)) {
+			proc_terminate(p, CANCEL_GRACE_S);
+			return PASS_FAILED;
+		}
+		if (rc == 1) {
+			if (ps->begun_pending)
+				log_warn("job %lld: %s ended before its prerun reported: when its "
+				         "pass "
+				         "began is not recorded",
+				         (long long)ps->id, eng->name);
 			return PASS_OK;
+		}
 		if (rc < 0) {
 			err_set(e, rc, ERR_ENGINE_FAILED, "lost track of %s: %s", eng->name,
 			        strerror(-rc));
@@ -280,6 +423,8 @@ static enum pass_result pass_wait(struct pass *ps, double deadline_s, struct err
 			pass_timeout(ps, deadline_s, e);
 			return PASS_FAILED;
 		}
+		if (ps->begun_pending) /* no progress before the pass has begun */
+			continue;
 		frac = eng->progress(opts, elapsed, p->out.data, p->out.len, p->err.data,
 		                     p->err.len);
 		if (frac < 0 && expected_s > 0)

@@ -54,6 +54,10 @@ struct jobq_env {
 	 * time_mono_s). */
 	double (*mono_s)(void);
 	int max_queued; /* --max-queued: jobs waiting at most (0: JOBQ_DEFAULT_MAX_QUEUED) */
+	/* The agent's own binary (waiter_exe_ok), that a fio job's first pass, spawned before its
+	 * start_at, runs as its prerun to wait for it (waiter.h; needs now_s to be the realtime
+	 * clock); NULL: every engine is spawned at its moment. */
+	const char *waiter_exe;
 	struct job_owner owner; /* the sessions, for params_restore false */
 };
 
@@ -84,7 +88,12 @@ struct job_runner {
  * its end state, which is returned; e says why when that is not JOB_SUCCEEDED. The caller
  * records the end. A job with a start_at makes ready first (its filesystem, its params and
  * their snapshot, its identity), then holds its first pass until then (at once when the moment
- * has passed), and records when that pass began and how long it held. */
+ * has passed), and records when that pass began and how long it held. A fio job given as
+ * options whose start_at is JOB_PRESTART_MIN_S off or more (and env.waiter_exe set) holds
+ * inside fio instead: fio is spawned at once, set up, and waits in its prerun (waiter.h) until
+ * the moment; the pass began when the waiter woke (its report), which is what is recorded, and
+ * the pass's deadline counts from the moment. A stop meanwhile ends fio as it ends any pass. */
+#define JOB_PRESTART_MIN_S 0.2
 enum job_state job_run(const struct job_runner *r, int64_t id, const struct job_spec *spec,
                        struct err *e);
 /* The deadlines of a checked spec: *pass_s, the most one pass may run before it is stopped
