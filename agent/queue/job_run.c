@@ -258,15 +258,13 @@ static enum pass_result pgid_unrecorded(struct pass *ps, struct err *e)
 }
 
 /* A pre-started pass (prestart_prepare): fio spawned now, its process group recorded; when
- * the pass began is recorded once its waiter reports (prestart_begun). Its deadline counts
- * from the moment. */
+ * the pass began is recorded once its waiter reports (prestart_begun). Until then its deadline
+ * counts from the moment by the wall clock (pass_elapsed_s). */
 static enum pass_result prestart_spawn(struct pass *ps, struct err *e)
 {
 	const struct jobq_env *env = ps->r->env;
-	double (*mono_s)(void) = env->mono_s ? env->mono_s : time_mono_s;
 
 	ps->ready = ps->started = env->now_s();
-	ps->start_mono = mono_s() + (ps->spec->start_at - ps->ready);
 	if (proc_spawn_in(&ps->p, ps->argv, ps->wd.path, &ps->cp, e))
 		return PASS_FAILED;
 	if (store_job_set_pgid(env->store, ps->id, ps->p.pid))
@@ -307,6 +305,17 @@ static int prestart_begun(struct pass *ps, struct err *e)
 		               "cannot record when %s began in the database; pass stopped",
 		               ps->spec->engine->name);
 	return 0;
+}
+
+/* How long the pass has run, for its deadline: since its spawn, or for a pre-started pass since
+ * its waiter woke (and since the moment, by the wall clock, until it has reported). */
+static double pass_elapsed_s(const struct pass *ps)
+{
+	double (*mono_s)(void) = ps->r->env->mono_s ? ps->r->env->mono_s : time_mono_s;
+
+	if (ps->begun_pending)
+		return ps->r->env->now_s() - ps->spec->start_at;
+	return mono_s() - ps->start_mono;
 }
 
 /* How long a pre-started pass's poll waits while its waiter has not reported. */
@@ -385,7 +394,6 @@ static void pass_timeout(struct pass *ps, double deadline_s, struct err *e)
 static enum pass_result pass_wait(struct pass *ps, double deadline_s, struct err *e)
 {
 	const struct job_runner *r = ps->r;
-	double (*mono_s)(void) = r->env->mono_s ? r->env->mono_s : time_mono_s;
 	const struct engine *eng = ps->spec->engine;
 	const struct engine_opts *opts = &ps->spec->opts;
 	double expected_s = eng->expected_runtime_s(opts), elapsed, frac;
@@ -418,7 +426,7 @@ static enum pass_result pass_wait(struct pass *ps, double deadline_s, struct err
 			proc_terminate(p, CANCEL_GRACE_S);
 			return PASS_CANCELLED;
 		}
-		elapsed = mono_s() - ps->start_mono;
+		elapsed = pass_elapsed_s(ps);
 		if (elapsed > deadline_s) {
 			pass_timeout(ps, deadline_s, e);
 			return PASS_FAILED;
