@@ -27,8 +27,9 @@ static void sleep_until(double at_s)
 		;
 }
 
-/* Append "WOKE_S LATE_S\n" to path: one write, so that the lines of several waiters never mix. */
-static int report_write(const char *path, double woke_s, double late_s)
+/* Append "WOKE_S LATE_S SLEPT_S\n" to path: one write, so that the lines of several waiters
+ * never mix. */
+static int report_write(const char *path, double woke_s, double late_s, double slept_s)
 {
 	char line[80];
 	int fd, n, rc = 0;
@@ -36,7 +37,7 @@ static int report_write(const char *path, double woke_s, double late_s)
 	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	n = snprintf(line, sizeof(line), "%.6f %.6f\n", woke_s, late_s);
+	n = snprintf(line, sizeof(line), "%.6f %.6f %.6f\n", woke_s, late_s, slept_s);
 	if (write(fd, line, (size_t)n) != n)
 		rc = -EIO;
 	if (close(fd) < 0 && !rc)
@@ -47,7 +48,7 @@ static int report_write(const char *path, double woke_s, double late_s)
 int waiter_main(int argc, char **argv)
 {
 	struct timespec now;
-	double at_s, woke_s;
+	double at_s, woke_s, began_s;
 	char *end;
 	int rc;
 
@@ -64,10 +65,12 @@ int waiter_main(int argc, char **argv)
 		        argv[2]);
 		return 2;
 	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	began_s = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
 	sleep_until(at_s);
 	clock_gettime(CLOCK_REALTIME, &now);
 	woke_s = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
-	rc = report_write(argv[4], woke_s, woke_s - at_s);
+	rc = report_write(argv[4], woke_s, woke_s - at_s, at_s > began_s ? woke_s - began_s : 0);
 	if (rc) {
 		fprintf(stderr, "fleettune-agent %s: cannot write '%s': %s\n", WAITER_FLAG, argv[4],
 		        strerror(-rc));
@@ -100,11 +103,12 @@ int waiter_command(const char *exe, double at_s, char *out, size_t len)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-/* The earliest WOKE_S of the report's lines text; -EPROTO if a line is not "WOKE_S LATE_S". */
-static int report_parse(char *text, double *woke_s)
+/* The earliest WOKE_S and the shortest SLEPT_S of the report's lines text; -EPROTO if a line
+ * is not "WOKE_S LATE_S SLEPT_S". */
+static int report_parse(char *text, double *woke_s, double *slept_s)
 {
 	char *line, *save = NULL, *end;
-	double w;
+	double w, late, slept;
 	int n = 0;
 
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -112,13 +116,22 @@ static int report_parse(char *text, double *woke_s)
 		w = strtod(line, &end);
 		if (errno || end == line || *end != ' ' || !(w > 0))
 			return -EPROTO;
-		if (!n++ || w < *woke_s)
+		late = strtod(end, &end);
+		if (errno || *end != ' ')
+			return -EPROTO;
+		slept = strtod(end, &end);
+		if (errno || *end || !(slept >= 0) || !isfinite(late))
+			return -EPROTO;
+		if (!n || w < *woke_s)
 			*woke_s = w;
+		if (!n || slept < *slept_s)
+			*slept_s = slept;
+		n++;
 	}
 	return n ? 1 : 0;
 }
 
-int waiter_report_read(int dir_fd, double *woke_s)
+int waiter_report_read(int dir_fd, double *woke_s, double *slept_s)
 {
 	char text[WAITER_REPORT_MAX];
 	ssize_t n = 0, got = 0;
@@ -143,5 +156,5 @@ int waiter_report_read(int dir_fd, double *woke_s)
 	while (got > 0 && text[got - 1] != '\n')
 		got--;
 	text[got] = '\0';
-	return report_parse(text, woke_s);
+	return report_parse(text, woke_s, slept_s);
 }

@@ -14,8 +14,9 @@
  * I/O and its clock (its epoch) when the command returns. The command is the agent's binary,
  *   fleettune-agent --wait-until EPOCH_S --report WAITER_REPORT
  * which sleeps until EPOCH_S by the realtime clock (clock_nanosleep, TIMER_ABSTIME), appends
- * "WOKE_S LATE_S\n" to the report (epoch seconds it woke at, and woke less EPOCH_S, both to the
- * microsecond) and exits 0: at once, reporting how late, when the moment has passed. It exits 1
+ * "WOKE_S LATE_S SLEPT_S\n" to the report (epoch seconds it woke at, woke less EPOCH_S, and how
+ * long it slept, all to the microsecond) and exits 0: at once, reporting how late, when the
+ * moment has passed. It exits 1
  * (and fio fails the job) when it cannot report. The report is a relative name: fio's cwd is the
  * pass's private directory.
  */
@@ -35,9 +36,10 @@ bool waiter_exe_ok(const char *exe);
  * "exec": sh becomes the waiter, no process more. -EINVAL (exe not ok) or -ENAMETOOLONG. */
 int waiter_command(const char *exe, double at_s, char *out, size_t len);
 
-/* The earliest report in the directory dir_fd (a fio with numjobs runs one waiter per job
- * process): 1 with *woke_s, 0 when none is there yet, -errno when it cannot be read or is not
- * a report. */
-int waiter_report_read(int dir_fd, double *woke_s);
+/* The report in the directory dir_fd (a fio with numjobs runs one waiter per job process): 1
+ * with the earliest wake in *woke_s and the shortest sleep in *slept_s (the job process that
+ * was ready last), 0 when no line is there yet, -errno when it cannot be read or is not a
+ * report (-EPROTO). */
+int waiter_report_read(int dir_fd, double *woke_s, double *slept_s);
 
 #endif

@@ -278,16 +278,19 @@ static enum pass_result prestart_spawn(struct pass *ps, struct err *e)
 }
 
 /* Once a pre-started pass's waiter has reported, record when the pass began: when the waiter
- * woke (held since ready, late if it woke after the moment), and count the deadline from then.
- * 0 (also while no report is there), or -EIO when it cannot be recorded (e says so). */
+ * woke (late if it woke after the moment), with held_s what it slept (the time fio stood ready:
+ * the slack a controller learns its gap from; fio's setup before is the pass's, as it was when
+ * fio was spawned at the moment); count the deadline from then. 0 (also while no report is
+ * there), or -EIO when it cannot be recorded (e says so). */
 static int prestart_begun(struct pass *ps, struct err *e)
 {
 	const struct jobq_env *env = ps->r->env;
 	double (*mono_s)(void) = env->mono_s ? env->mono_s : time_mono_s;
-	double woke = 0, now;
+	double woke = 0, slept = 0, now;
+	char at[40];
 	int rc;
 
-	rc = waiter_report_read(ps->wd.fd, &woke);
+	rc = waiter_report_read(ps->wd.fd, &woke, &slept);
 	if (rc == 0)
 		return 0;
 	now = env->now_s();
@@ -296,14 +299,27 @@ static int prestart_begun(struct pass *ps, struct err *e)
 		         "have begun now",
 		         (long long)ps->id, strerror(-rc));
 		woke = now;
+		slept = 0;
 	}
 	ps->begun_pending = false;
 	ps->started = woke;
 	ps->start_mono = mono_s() - (now - woke);
-	if (begun_record(env, ps->id, ps->spec, ps->ready, true, woke, ps->p.pid))
+	if (store_job_set_begun(env->store, ps->id, ps->p.pid, woke, slept))
 		return err_set(e, -EIO, ERR_STORE_ERROR,
 		               "cannot record when %s began in the database; pass stopped",
 		               ps->spec->engine->name);
+	time_fmt_iso_ms(ps->spec->start_at, at, sizeof(at));
+	if (slept > 0)
+		log_info("job %lld: %s held %.3f s in its prerun for its start_at %s (spawned "
+		         "%.3f s before it); began %.6f s after it",
+		         (long long)ps->id, ps->spec->engine->name, slept, at,
+		         ps->spec->start_at - ps->ready, woke - ps->spec->start_at);
+	else
+		log_info(
+		        "job %lld: its start_at %s had passed when %s's prerun ran (spawned %.3f s "
+		        "before it): began at once, %.3f s late",
+		        (long long)ps->id, at, ps->spec->engine->name,
+		        ps->spec->start_at - ps->ready, woke - ps->spec->start_at);
 	return 0;
 }
 

@@ -91,9 +91,14 @@ struct job_runner {
  * has passed), and records when that pass began and how long it held. A fio job given as
  * options whose start_at is JOB_PRESTART_MIN_S off or more (and env.waiter_exe set) holds
  * inside fio instead: fio is spawned at once, set up, and waits in its prerun (waiter.h) until
- * the moment; the pass began when the waiter woke (its report), which is what is recorded, and
- * the pass's deadline counts from the moment. A stop meanwhile ends fio as it ends any pass. */
-#define JOB_PRESTART_MIN_S 0.2
+ * the moment; the pass began when the waiter woke (its report), which is what is recorded, with
+ * held_s what the waiter slept, and the pass's deadline counts from the moment. A stop
+ * meanwhile ends fio as it ends any pass. The lead asked for is small: a fio spawned before
+ * its moment never starts later than one spawned at it (a lead shorter than fio's setup makes
+ * it late either way, and the waiter then says how late, where a spawn at the moment records a
+ * begun_at before fio's setup), and a controller's runs posted ahead leave a gap of tens of ms
+ * to a second between a job's take and its moment. */
+#define JOB_PRESTART_MIN_S 0.005
 enum job_state job_run(const struct job_runner *r, int64_t id, const struct job_spec *spec,
                        struct err *e);
 /* The deadlines of a checked spec: *pass_s, the most one pass may run before it is stopped

@@ -2,7 +2,7 @@
  * temp sysfs tree and the fake fio: the engine spawned early begins at its moment (its waiter's
  * report is begun_at), one whose prerun runs after the moment says how late, a cancel and an
  * agent stop during the wait end it and restore, the wait is not the pass deadline's time, a
- * moment too close takes the path of before; and the waiter's command and report. */
+ * moment passed takes the path of before; and the waiter's command and report. */
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -144,7 +144,7 @@ static void test_prestart_begins_at_moment(void **state)
 	wait_state(f, id, "succeeded", &j);
 	assert_true(j.begun_at >= at);
 	assert_true(j.begun_at - at < 0.05);
-	assert_true(j.held_s > 0.8 && j.held_s < 1.3);
+	assert_true(j.held_s > 0.5 && j.held_s < 1.2); /* the waiter's sleep, fio set up */
 	store_job_rec_release(&j);
 	assert_int_equal(job_passes(f->a.jobs, id, &passes, &n, &e), 0);
 	assert_int_equal(n, 1);
@@ -176,6 +176,7 @@ static void test_prestart_late(void **state)
 	wait_state(f, id, "succeeded", &j);
 	assert_true(j.begun_at - at > 0.15); /* late by about 0.3 s */
 	assert_true(j.begun_at - at < 3);
+	assert_true(j.held_s == 0); /* its waiter did not sleep */
 	store_job_rec_release(&j);
 	unsetenv("FAKE_FIO_SETUP_S");
 }
@@ -240,9 +241,9 @@ static void test_prestart_agent_stop(void **state)
 	assert_string_equal(tu_read(f->root, "sys/block/loop0/queue/nr_requests"), "64");
 }
 
-/* A moment closer than JOB_PRESTART_MIN_S: the engine is spawned at it, as before (no prerun),
- * and begun_at is then. */
-static void test_prestart_too_close(void **state)
+/* A moment that has passed when the job is ready (closer than JOB_PRESTART_MIN_S): the engine
+ * is spawned at once, as before (no prerun), and says how late. */
+static void test_prestart_passed(void **state)
 {
 	struct agent_fx *f = *state;
 	struct job_rec j;
@@ -250,10 +251,11 @@ static void test_prestart_too_close(void **state)
 	double at;
 	int64_t id;
 
-	at = moment_in(0.05);
+	at = moment_in(-0.5);
 	id = submit_at(f, at, "");
 	wait_state(f, id, "succeeded", &j);
-	assert_true(j.begun_at >= at);
+	assert_true(j.begun_at - at >= 0.5);
+	assert_true(j.held_s == 0);
 	store_job_rec_release(&j);
 	argv = tu_slurp(getenv("FAKE_FIO_ARGV_LOG"), NULL);
 	assert_null(strstr(argv, "--exec_prerun"));
@@ -336,7 +338,7 @@ static void test_prestart_deadline_from_moment(void **state)
 static void test_waiter_command_and_report(void **state)
 {
 	char cmd[256], *root = tu_tmpdir();
-	double woke = 0;
+	double woke = 0, slept = 0;
 	int fd;
 
 	(void)state;
@@ -354,15 +356,19 @@ static void test_waiter_command_and_report(void **state)
 	                 -ENAMETOOLONG);
 	fd = open(root, O_RDONLY | O_DIRECTORY);
 	assert_true(fd >= 0);
-	assert_int_equal(waiter_report_read(fd, &woke), 0);
-	tu_write(root, WAITER_REPORT, "1800000000.400000 0.001000\n1800000000.300000 0.0", 0600);
-	assert_int_equal(waiter_report_read(fd, &woke), 1);
-	assert_true(woke == 1800000000.4);
-	tu_write(root, WAITER_REPORT, "1800000000.400000 0.001000\n1800000000.300000 0.0\n", 0600);
-	assert_int_equal(waiter_report_read(fd, &woke), 1);
-	assert_true(woke == 1800000000.3);
+	assert_int_equal(waiter_report_read(fd, &woke, &slept), 0);
+	tu_write(root, WAITER_REPORT, "1800000000.400000 0.001000 0.5\n1800000000.300000 0.0",
+	         0600);
+	assert_int_equal(waiter_report_read(fd, &woke, &slept), 1);
+	assert_true(woke == 1800000000.4 && slept == 0.5);
+	tu_write(root, WAITER_REPORT,
+	         "1800000000.400000 0.001000 0.5\n1800000000.300000 -0.1 0.7\n", 0600);
+	assert_int_equal(waiter_report_read(fd, &woke, &slept), 1);
+	assert_true(woke == 1800000000.3 && slept == 0.5);
+	tu_write(root, WAITER_REPORT, "1800000000.400000 0.001000\n", 0600);
+	assert_int_equal(waiter_report_read(fd, &woke, &slept), -EPROTO);
 	tu_write(root, WAITER_REPORT, "nonsense\n", 0600);
-	assert_int_equal(waiter_report_read(fd, &woke), -EPROTO);
+	assert_int_equal(waiter_report_read(fd, &woke, &slept), -EPROTO);
 	close(fd);
 	tu_rmrf(root);
 	free(root);
@@ -375,7 +381,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_prestart_late, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prestart_cancel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prestart_agent_stop, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_prestart_too_close, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prestart_passed, setup, teardown),
 		cmocka_unit_test(test_prestart_deadline_from_moment),
 		cmocka_unit_test(test_waiter_command_and_report),
 	};
