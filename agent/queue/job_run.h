@@ -107,6 +107,9 @@ enum job_state job_run(const struct job_runner *r, int64_t id, const struct job_
  * has started: loops x (pass_s + CANCEL_GRACE_S), plus JOBFS_DEADLINE_S with a filesystem. */
 void job_deadlines(const struct jobq_env *env, const struct job_spec *spec, double *pass_s,
                    double *run_s);
+/* Remove the directories of pre-started passes (STATE_DIR/wait) a crashed agent left, their
+ * processes killed first (contain_recover). */
+void job_prestart_recover(const struct jobq_env *env);
 /* Put back the restore snapshot job id recorded, if it has one (origin "job N WHY"). */
 void job_restore_saved(const struct jobq_env *env, int64_t id, const char *why);
 

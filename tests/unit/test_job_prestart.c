@@ -2,7 +2,8 @@
  * temp sysfs tree and the fake fio: the engine spawned early begins at its moment (its waiter's
  * report is begun_at), one whose prerun runs after the moment says how late, a cancel and an
  * agent stop during the wait end it and restore, the wait is not the pass deadline's time, a
- * moment passed takes the path of before; and the waiter's command and report. */
+ * moment passed takes the path of before, a crashed agent's leftovers are removed; and the
+ * waiter's command and report. */
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -241,6 +242,23 @@ static void test_prestart_agent_stop(void **state)
 	assert_string_equal(tu_read(f->root, "sys/block/loop0/queue/nr_requests"), "64");
 }
 
+/* What a crashed agent's pre-started pass left in STATE_DIR/wait is removed at the start. */
+static void test_prestart_leftovers_removed(void **state)
+{
+	struct agent_fx *f = *state;
+	char path[700];
+
+	agent_fx_down(f);
+	tu_write(f->root, "wait/ft-job99-l1/ft-job99-l1.prerun.txt", "", 0600);
+	tu_write(f->root, "wait/ft-job99-l1/" WAITER_REPORT, "1800000000.0 0.0 0.5\n", 0600);
+	tu_write(f->root, "wait/other", "not a pass's", 0600);
+	agent_fx_up(f);
+	snprintf(path, sizeof(path), "%s/wait/ft-job99-l1", f->root);
+	assert_int_not_equal(access(path, F_OK), 0);
+	snprintf(path, sizeof(path), "%s/wait/other", f->root);
+	assert_int_equal(access(path, F_OK), 0);
+}
+
 /* A moment that has passed when the job is ready (closer than JOB_PRESTART_MIN_S): the engine
  * is spawned at once, as before (no prerun), and says how late. */
 static void test_prestart_passed(void **state)
@@ -381,6 +399,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_prestart_late, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prestart_cancel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prestart_agent_stop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prestart_leftovers_removed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prestart_passed, setup, teardown),
 		cmocka_unit_test(test_prestart_deadline_from_moment),
 		cmocka_unit_test(test_waiter_command_and_report),
