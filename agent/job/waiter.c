@@ -27,22 +27,15 @@ static void sleep_until(double at_s)
 		;
 }
 
-/* Append "WOKE_S LATE_S SLEPT_S\n" to path: one write, so that the lines of several waiters
- * never mix. */
-static int report_write(const char *path, double woke_s, double late_s, double slept_s)
+/* Append "WOKE_S LATE_S SLEPT_S\n" to the report open on fd: one write, so that the lines of
+ * several waiters never mix. */
+static int report_write(int fd, double woke_s, double late_s, double slept_s)
 {
 	char line[80];
-	int fd, n, rc = 0;
+	int n;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
 	n = snprintf(line, sizeof(line), "%.6f %.6f %.6f\n", woke_s, late_s, slept_s);
-	if (write(fd, line, (size_t)n) != n)
-		rc = -EIO;
-	if (close(fd) < 0 && !rc)
-		rc = -errno;
-	return rc;
+	return write(fd, line, (size_t)n) == n ? 0 : -EIO;
 }
 
 int waiter_main(int argc, char **argv)
@@ -50,7 +43,7 @@ int waiter_main(int argc, char **argv)
 	struct timespec now;
 	double at_s, woke_s, began_s;
 	char *end;
-	int rc;
+	int rc, fd;
 
 	if (argc < 2 || strcmp(argv[1], WAITER_FLAG))
 		return -1;
@@ -65,12 +58,19 @@ int waiter_main(int argc, char **argv)
 		        argv[2]);
 		return 2;
 	}
+	/* Made before the sleep: in the moment only a write is left (and the exit). */
+	fd = open(argv[4], O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		fprintf(stderr, "fleettune-agent %s: cannot open '%s': %s\n", WAITER_FLAG, argv[4],
+		        strerror(errno));
+		return 1;
+	}
 	clock_gettime(CLOCK_REALTIME, &now);
 	began_s = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
 	sleep_until(at_s);
 	clock_gettime(CLOCK_REALTIME, &now);
 	woke_s = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
-	rc = report_write(argv[4], woke_s, woke_s - at_s, at_s > began_s ? woke_s - began_s : 0);
+	rc = report_write(fd, woke_s, woke_s - at_s, at_s > began_s ? woke_s - began_s : 0);
 	if (rc) {
 		fprintf(stderr, "fleettune-agent %s: cannot write '%s': %s\n", WAITER_FLAG, argv[4],
 		        strerror(-rc));
