@@ -70,7 +70,7 @@ int waiter_main(int argc, char **argv)
 	sleep_until(at_s);
 	clock_gettime(CLOCK_REALTIME, &now);
 	woke_s = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
-	rc = report_write(fd, woke_s, woke_s - at_s, at_s > began_s ? woke_s - began_s : 0);
+	rc = report_write(fd, woke_s, woke_s - at_s, at_s > began_s ? at_s - began_s : 0);
 	if (rc) {
 		fprintf(stderr, "fleettune-agent %s: cannot write '%s': %s\n", WAITER_FLAG, argv[4],
 		        strerror(-rc));

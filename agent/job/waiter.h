@@ -15,7 +15,8 @@
  *   fleettune-agent --wait-until EPOCH_S --report WAITER_REPORT
  * which sleeps until EPOCH_S by the realtime clock (clock_nanosleep, TIMER_ABSTIME), appends
  * "WOKE_S LATE_S SLEPT_S\n" to the report (epoch seconds it woke at, woke less EPOCH_S, and how
- * long it slept, all to the microsecond) and exits 0: at once, reporting how late, when the
+ * long it was to sleep: EPOCH_S less when it began waiting, 0 when the moment had passed; all
+ * to the microsecond) and exits 0: at once, reporting how late, when the
  * moment has passed. It exits 1
  * (and fio fails the job) when it cannot report. The report is a relative name: fio's cwd is the
  * pass's private directory.
