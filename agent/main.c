@@ -329,15 +329,14 @@ static void httpd_config_fill(struct httpd_config *hc, struct agent *a, const ch
 	hc->conn_timeout_s = a->cfg.conn_timeout_s;
 }
 
-/* A job's version changed: run the long-polls held on it again; those that wait for its end
- * (until=end) only when it has ended. */
-/* The agent's own binary, for the waiter a pre-started fio runs (waiter.h): NULL, and said,
- * when /proc/self/exe cannot be read or put in a command (a path with a blank, a binary
- * replaced since: "... (deleted)"). */
-static const char *self_exe(void)
+/* The waiter a pre-started fio runs (waiter.h): fleettune-wait beside the agent's binary, else
+ * the agent's binary itself (its --wait-until mode); NULL, and said, when /proc/self/exe cannot
+ * be read or put in a command (a path with a blank, a binary replaced since: "... (deleted)"). */
+static const char *waiter_exe(void)
 {
-	static char path[PATH_MAX];
+	static char path[PATH_MAX], wait[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	char *slash;
 
 	if (n <= 0) {
 		log_warn(
@@ -345,6 +344,12 @@ static const char *self_exe(void)
 		return NULL;
 	}
 	path[n] = '\0';
+	slash = strrchr(path, '/');
+	if (slash && (size_t)(slash - path) + sizeof("/fleettune-wait") <= sizeof(wait)) {
+		snprintf(wait, sizeof(wait), "%.*s/fleettune-wait", (int)(slash - path), path);
+		if (waiter_exe_ok(wait) && access(wait, X_OK) == 0)
+			return wait;
+	}
 	if (!waiter_exe_ok(path)) {
 		log_warn("the agent's path '%s' cannot be put in fio's prerun command: fio is "
 		         "spawned at a job's moment, not before",
@@ -354,6 +359,8 @@ static const char *self_exe(void)
 	return path;
 }
 
+/* A job's version changed: run the long-polls held on it again; those that wait for its end
+ * (until=end) only when it has ended. */
 static void job_changed(void *cls, int64_t id, bool ended)
 {
 	httpd_wake(cls, job_wait_key(id, false));
@@ -382,7 +389,7 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv, &args))
 		return 2;
 	cfg = args.cfg;
-	cfg.waiter_exe = self_exe();
+	cfg.waiter_exe = waiter_exe();
 	if (args.verbose)
 		log_init("fleettune-agent", LOG_DEBUG);
 	err_clear(&e);

@@ -54,9 +54,9 @@ struct agent_config {
 	unsigned max_held;         /* --max-held (0: default) */
 	unsigned max_held_per_ip;  /* --max-held-per-ip (0: default) */
 	unsigned max_queued;       /* --max-queued (0: default) */
-	/* The agent's own binary, as main resolved /proc/self/exe at the start (NULL when it
-	 * cannot be put in a command, waiter_exe_ok): what a fio spawned before its job's moment
-	 * runs to wait for it (jobq_env.waiter_exe). */
+	/* What a fio spawned before its job's moment runs to wait for it (jobq_env.waiter_exe):
+	 * fleettune-wait beside the agent's binary, else that binary (/proc/self/exe as main
+	 * resolved it at the start); NULL when it cannot be put in a command (waiter_exe_ok). */
 	const char *waiter_exe;
 	/* (Test switches are not configuration: switches.h.) */
 };
