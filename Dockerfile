@@ -87,7 +87,8 @@ RUN apt-get update \
       libmicrohttpd12 libjansson4 libcurl4 libsqlite3-0 libaio1 zlib1g ca-certificates bonnie++ \
  && apt-get clean \
  && rm -rf /var/lib/apt/lists/* /var/cache/debconf/*-old /var/log/apt/* /var/log/dpkg.log
-COPY --from=build /out/usr/local/bin/fleettune-agent /out/usr/local/bin/fleettune-ctl /out/usr/local/bin/fio /usr/local/bin/
+COPY --from=build /out/usr/local/bin/fleettune-agent /out/usr/local/bin/fleettune-wait \
+     /out/usr/local/bin/fleettune-ctl /out/usr/local/bin/fio /usr/local/bin/
 COPY --from=build /out/usr/local/share/fleettune/web/ /usr/local/share/fleettune/web/
 VOLUME ["/var/lib/fleettune"]
 EXPOSE 7070

@@ -13,6 +13,7 @@
 
 #include "api/api.h"
 #include "buf.h"
+#include "job/waiter.h"
 #include "log.h"
 #include "num.h"
 #include "options.h"
@@ -328,6 +329,36 @@ static void httpd_config_fill(struct httpd_config *hc, struct agent *a, const ch
 	hc->conn_timeout_s = a->cfg.conn_timeout_s;
 }
 
+/* The waiter a pre-started fio runs (waiter.h): fleettune-wait beside the agent's binary, else
+ * the agent's binary itself (its --wait-until mode); NULL, and said, when /proc/self/exe cannot
+ * be read or put in a command (a path with a blank, a binary replaced since: "... (deleted)"). */
+static const char *waiter_exe(void)
+{
+	static char path[PATH_MAX], wait[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	char *slash;
+
+	if (n <= 0) {
+		log_warn(
+		        "cannot read /proc/self/exe: fio is spawned at a job's moment, not before");
+		return NULL;
+	}
+	path[n] = '\0';
+	slash = strrchr(path, '/');
+	if (slash && (size_t)(slash - path) + sizeof("/fleettune-wait") <= sizeof(wait)) {
+		snprintf(wait, sizeof(wait), "%.*s/fleettune-wait", (int)(slash - path), path);
+		if (waiter_exe_ok(wait) && access(wait, X_OK) == 0)
+			return wait;
+	}
+	if (!waiter_exe_ok(path)) {
+		log_warn("the agent's path '%s' cannot be put in fio's prerun command: fio is "
+		         "spawned at a job's moment, not before",
+		         path);
+		return NULL;
+	}
+	return path;
+}
+
 /* A job's version changed: run the long-polls held on it again; those that wait for its end
  * (until=end) only when it has ended. */
 static void job_changed(void *cls, int64_t id, bool ended)
@@ -349,10 +380,16 @@ int main(int argc, char **argv)
 	struct err e;
 	int rc = 1, sig;
 
+	/* The waiter of a fio spawned before its moment (waiter.h): nothing else of the agent. */
+	rc = waiter_main(argc, argv);
+	if (rc >= 0)
+		return rc;
+	rc = 1;
 	log_init("fleettune-agent", LOG_INFO);
 	if (parse_args(argc, argv, &args))
 		return 2;
 	cfg = args.cfg;
+	cfg.waiter_exe = waiter_exe();
 	if (args.verbose)
 		log_init("fleettune-agent", LOG_DEBUG);
 	err_clear(&e);

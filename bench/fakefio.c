@@ -58,9 +58,9 @@
  *   FAKEFIO_BW_MIB     mean bandwidth (default 1000)
  *   FAKEFIO_NOISE_PCT  standard deviation of the bandwidth, in % of the mean (default 2)
  *   FAKEFIO_STARTS     a file each run appends "RUN EPOCH_S" to, RUN as FAKEFIO_COUNT counts it
- *                      and EPOCH_S the wall clock read as main() begins (to
- *                      the microsecond): when the engine really started, whatever the agent's
- *                      records say (bench/fleet.sh's pass-start spread)
+ *                      and EPOCH_S the wall clock read as main() begins, after the
+ *                      --exec_prerun it was given returned (to the microsecond): when the engine
+ * really started, whatever the agent's records say (bench/fleet.sh's pass-start spread)
  *
  * Drift mode (bench/drift.sh, tests/integration/it_ctl_drift.sh): no setting matters; run k
  * of an agent (FAKEFIO_COUNT as above, k from 0; or, when FAKEFIO_CTL is set, its "counter
@@ -72,7 +72,11 @@
  * 1000 MiB/s, drift 0.5 % per run, noise 1 %; each run sleeps FAKEFIO_SLEEP_MS (default: the
  * job's --runtime in ms).
  *
- * All modes: "--version" prints "fio-3.33"; the JSON has the write side of a 64 KiB job (bw, iops,
+ * All modes: "--exec_prerun=CMD" is run as fio 3.33 runs it, after the setup and before the
+ * job starts (so FAKEFIO_STARTS reads the clock after it returns): "<jobname> : Saving output of
+ * prerun in <jobname>.prerun.txt" on stdout, then system("CMD > <jobname>.prerun.txt 2>&1") in
+ * the cwd, the jobname being the --name before it; a prerun that fails fails the run (exit 1).
+ * "--version" prints "fio-3.33"; the JSON has the write side of a 64 KiB job (bw, iops,
  * io_bytes, clat percentiles) with the value as write bandwidth in MiB/s.
  */
 
@@ -499,15 +503,28 @@ static int drift_run(double runtime_s)
 	return 0;
 }
 
+/* fio's exec_prerun: cmd run by sh, its output in "<jobname>.prerun.txt"; 0 or -1. */
+static int prerun_run(const char *jobname, const char *cmd)
+{
+	char line[8600];
+	int n;
+
+	n = snprintf(line, sizeof(line), "%s > %s.prerun.txt 2>&1", cmd, jobname);
+	if (n < 0 || (size_t)n >= sizeof(line))
+		return -1;
+	printf("%s : Saving output of prerun in %s.prerun.txt\n", jobname, jobname);
+	fflush(stdout);
+	return system(line) == 0 ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
-	const char *mode = getenv("FAKEFIO_MODE"), *dev = NULL;
+	const char *mode = getenv("FAKEFIO_MODE"), *dev = NULL, *jobname = "", *prerun = NULL;
 	struct section secs[SECTIONS_MAX];
 	double runtime_s = 1;
 	int i, nsec = 0;
 	struct timespec t0;
 
-	clock_gettime(CLOCK_REALTIME, &t0);
 	for (i = 1; i < argc; i++) {
 		const char *w = strncmp(argv[i], "--name=", 7) ? NULL : strrchr(argv[i], '-');
 
@@ -527,7 +544,19 @@ int main(int argc, char **argv)
 			dev = argv[i] + 16;
 		if (!strncmp(argv[i], "--runtime=", 10))
 			runtime_s = strtod(argv[i] + 10, NULL);
+		if (!prerun && !strncmp(argv[i], "--name=", 7))
+			jobname = argv[i] + 7;
+		if (!prerun && !strncmp(argv[i], "--exec_prerun=", 14))
+			prerun = argv[i] + 14;
 	}
+	if (prerun && prerun_run(jobname, prerun) < 0) {
+		fprintf(stderr,
+		        "fio: pid=%d, err=1/file:backend.c, func=exec_prerun, error=prerun "
+		        "failed\n",
+		        (int)getpid());
+		return 1;
+	}
+	clock_gettime(CLOCK_REALTIME, &t0);
 	if (mode && !strcmp(mode, "fixed"))
 		return fixed_run(runtime_s, &t0);
 	if (mode && !strcmp(mode, "drift"))

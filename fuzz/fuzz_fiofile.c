@@ -45,7 +45,7 @@ static int has_include(const char *text)
  * filename= only the device, no exec_*, no directory, and a finite deadline. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct engine_target t = { "fio", "/dev/loop7", NULL, "w", NULL };
+	struct engine_target t = { "fio", "/dev/loop7", NULL, "w", NULL, NULL };
 	struct fiofile *f = NULL;
 	struct metric_names names = { 0 };
 	struct err e;

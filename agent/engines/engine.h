@@ -186,6 +186,10 @@ struct engine_target {
 	const char *work_name;   /* unique per job+loop, e.g. "ft-job12-l1", use for file names */
 	const char *job_file;    /* fio with a job file: the path of its rewritten text
 	                            (fiofile_render) that fio reads; NULL otherwise */
+	const char *prerun;      /* fio given as options: a command its first section's job
+	                            processes run (exec_prerun) after their setup, before their I/O
+	                            and clock start (the wait for a job's moment, waiter.h); NULL:
+	                            none. The other engines and job files take none. */
 };
 
 /*

@@ -281,9 +281,10 @@ static int fio_section_err(const struct engine_opts *opts, int i, int rc, struct
 static struct engine_argv fio_section_args(struct engine_argv a, const struct fio_opts *o);
 
 /*
- * A plain job: fio --name=W --output-format=json --group_reporting <target> [options].
- * A job with workloads: one invocation, the target and group_reporting global, then per
- * workload i a section --name=W-wI --description=NAME [--stonewall] --new_group [its options]:
+ * A plain job: fio --name=W --output-format=json --group_reporting <target> [--exec_prerun=CMD]
+ * [options]. A job with workloads: one invocation, the target and group_reporting global, then
+ * per workload i a section --name=W-wI --description=NAME [--stonewall] --new_group
+ * [--exec_prerun=CMD, the first only] [its options]:
  * the sections run one after another, each its own reporting group (its numjobs summed within
  * it); fio's JSON names each entry's workload in its "desc".
  */
@@ -336,14 +337,20 @@ static int fio_argv_build(const struct engine_opts *opts, const struct engine_ta
 		engine_argv_add(&a, "--directory=%s", path);
 	else
 		engine_argv_add(&a, "--filename=%s", path);
-	if (!opts->n_workloads)
+	if (!opts->n_workloads) {
+		if (t->prerun)
+			engine_argv_add(&a, "--exec_prerun=%s", t->prerun);
 		a = fio_section_args(a, o);
+	}
 	for (i = 0; i < opts->n_workloads; i++) {
 		engine_argv_add(&a, "--name=%s-w%d", t->work_name, i);
 		engine_argv_add(&a, "--description=%s", opts->workloads[i].name);
 		if (i)
 			engine_argv_add(&a, "--stonewall");
 		engine_argv_add(&a, "--new_group");
+		/* The first section only: the later ones start when it has ended. */
+		if (!i && t->prerun)
+			engine_argv_add(&a, "--exec_prerun=%s", t->prerun);
 		a = fio_section_args(a, &opts->workloads[i].fio);
 	}
 	*argv = engine_argv_detach(&a);

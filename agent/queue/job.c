@@ -861,8 +861,9 @@ int jobq_start(struct jobq **out, const struct jobq_env *env, struct err *e)
 		free(q);
 		return rc;
 	}
-	contain_recover(&q->contain); /* the processes of jobs a crashed agent left running */
-	jobfs_recover(&q->jobfs);     /* then the filesystems they had mounted */
+	contain_recover(&q->contain);  /* the processes of jobs a crashed agent left running */
+	jobfs_recover(&q->jobfs);      /* then the filesystems they had mounted */
+	job_prestart_recover(&q->env); /* and their pre-started passes' directories */
 	if (recover(q, e) || queue_load(q, e)) {
 		jobq_stop(q);
 		return -EIO;

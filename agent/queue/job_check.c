@@ -257,6 +257,7 @@ int job_spec_dry_run(const struct jobq_env *env, struct job_spec *spec, bool hel
 	t.directory = spec->fs ? "/fs/job-0" : spec->directory; /* the mount point's shape */
 	t.work_name = work;
 	t.job_file = NULL;
+	t.prerun = NULL;
 	if (spec->fio_file)
 		return fio_file_check(env, spec, &t, e);
 	rc = eng->argv_build(&spec->opts, &t, &argv, e);

@@ -1,16 +1,21 @@
 /* job_run.c -- one started job run to its end: its filesystem made and recorded, the
  * parameter snapshot and identity, each pass (spawn, poll, cancel, parse, record), the
  * restore. The queue, its worker and recovery are job.c's. */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "job/jobdir.h"
 #include "job/jobfile.h"
 #include "job/jobfs.h"
 #include "job/proc.h"
+#include "job/waiter.h"
 #include "log.h"
 #include "queue/job_run.h"
 #include "timeutil.h"
@@ -19,6 +24,13 @@
 #include "banned.h"
 
 #define POLL_MS 200
+/* A pre-started pass's waiter wakes at the moment; the agent looks for its report this long
+ * after it (out of the way of the fleet's engines starting: 256 of them take ~0.1 s on 2 cores,
+ * and what it records then is the waiter's time, not its own), then every PRESTART_LOOK_MS for
+ * PRESTART_LOOK_FOR_S, then at POLL_MS. */
+#define PRESTART_LOOK_S 0.12
+#define PRESTART_LOOK_MS 10
+#define PRESTART_LOOK_FOR_S 1.0
 
 enum pass_result { PASS_OK, PASS_FAILED, PASS_CANCELLED };
 
@@ -111,6 +123,13 @@ struct pass {
 	char devpath[96], work[48];
 	char **argv;
 	double started, start_mono; /* env->now_s() and the monotonic clock at the spawn */
+	/* Pre-started (prestart_prepare): fio's cwd, a directory of the pass's own (its prerun's
+	 * output, the waiter's report), the prerun command, when the pass was ready, and whether
+	 * the waiter has yet to report. started and start_mono are then the moment's. */
+	struct jobdir wd;
+	char prerun[4200];
+	bool prestart, begun_pending;
+	double ready;
 };
 
 static void pass_init(struct pass *ps, const struct job_runner *r, int64_t id,
@@ -123,6 +142,7 @@ static void pass_init(struct pass *ps, const struct job_runner *r, int64_t id,
 	ps->loop = loop;
 	ps->jd = (struct jobdir)JOBDIR_INIT;
 	ps->jf = (struct jobfile)JOBFILE_INIT;
+	ps->wd = (struct jobdir)JOBDIR_INIT;
 	snprintf(ps->devpath, sizeof(ps->devpath), "/dev/%s", spec->device);
 	snprintf(ps->work, sizeof(ps->work), "ft-job%lld-l%d", (long long)id, loop);
 	ps->t.exe = engine_exe(spec->engine, r->env->fio_path);
@@ -140,8 +160,93 @@ static void pass_release(struct pass *ps)
 	proc_release(&ps->p);
 	contain_pass_end(&ps->cp); /* nothing of the pass may outlive it */
 	jobdir_close(&ps->jd);
+	jobdir_close(&ps->wd);
 	jobfile_close(&ps->jf);
 	engine_argv_free(ps->argv);
+}
+
+/* STATE_DIR/wait, opened without following a link (made 0700 with make); -1 with e. */
+static int wait_dir_open(const struct jobq_env *env, bool make, char *dir, size_t len,
+                         struct err *e)
+{
+	int fd;
+
+	snprintf(dir, len, "%s/wait", env->state_dir);
+	if (make && mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return err_set(e, -errno, ERR_INTERNAL, "cannot make '%s': %s", dir,
+		               strerror(errno));
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(e, -errno, ERR_INTERNAL, "cannot open '%s': %s", dir,
+		               strerror(errno));
+	return fd;
+}
+
+void job_prestart_recover(const struct jobq_env *env)
+{
+	struct jobdir jd = JOBDIR_INIT;
+	struct dirent *de;
+	char dir[600];
+	struct err e;
+	int fd;
+	DIR *d;
+
+	if (!env->state_dir)
+		return;
+	fd = wait_dir_open(env, false, dir, sizeof(dir), &e);
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return; /* none: no pass was ever pre-started here */
+	}
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "ft-job", 6))
+			continue;
+		/* A directory jobdir_close can empty and remove, as at a pass's end. */
+		jd.parent_fd = dup(dirfd(d));
+		jd.fd = openat(dirfd(d), de->d_name,
+		               O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		snprintf(jd.name, sizeof(jd.name), "%s", de->d_name);
+		if (jd.fd >= 0)
+			log_info("removing %s/%s, left by a pass pre-started before a crash", dir,
+			         de->d_name);
+		jobdir_close(&jd);
+	}
+	closedir(d);
+}
+
+/* Whether the pass is a fio job's first (given as options), its moment JOB_PRESTART_MIN_S off
+ * or more: then fio is spawned now and waits in its prerun (job_run.h), its cwd a directory of
+ * the pass's own under STATE_DIR/wait (fio writes "<jobname>.prerun.txt" there, the waiter its
+ * report; a raw-device pass would otherwise run in "/"). Anything in the way leaves the pass to
+ * be spawned at its moment. */
+static void prestart_prepare(struct pass *ps)
+{
+	const struct jobq_env *env = ps->r->env;
+	const struct job_spec *spec = ps->spec;
+	char dir[600];
+	struct err e;
+	int fd;
+
+	if (ps->loop != 1 || !(spec->start_at > 0) || spec->engine->id != ENGINE_FIO ||
+	    spec->opts.fio.file || !env->waiter_exe || !env->state_dir ||
+	    spec->start_at - env->now_s() < JOB_PRESTART_MIN_S)
+		return;
+	err_clear(&e);
+	fd = wait_dir_open(env, true, dir, sizeof(dir), &e);
+	if (fd < 0 || jobdir_open_in(&ps->wd, fd, dir, ps->work, &e))
+		goto fail;
+	if (waiter_command(env->waiter_exe, spec->start_at, ps->prerun, sizeof(ps->prerun))) {
+		err_set(&e, -EINVAL, ERR_INTERNAL, "no waiter command for '%s'", env->waiter_exe);
+		goto fail;
+	}
+	ps->t.prerun = ps->prerun;
+	ps->prestart = true;
+	return;
+fail:
+	log_warn("job %lld: fio is spawned at its moment, not before: %s", (long long)ps->id,
+	         e.msg);
+	jobdir_close(&ps->wd);
 }
 
 /* The pass's directory, its job file and the engine's argv. The pass's files go in the job's
@@ -178,10 +283,111 @@ static int pass_prepare(struct pass *ps, const struct jobfs_made *made, struct e
 			return -1;
 		ps->t.job_file = ps->jf.path;
 	}
+	prestart_prepare(ps);
 	if (spec->engine->argv_build(&spec->opts, &ps->t, &ps->argv, e))
 		return -1;
 	argv_log(ps->id, ps->loop, ps->argv);
 	return 0;
+}
+
+/* A pass stopped because its engine's process group could not be recorded. */
+static enum pass_result pgid_unrecorded(struct pass *ps, struct err *e)
+{
+	/* A crash now would leave the engine running unseen: do not go on. */
+	err_set(e, -EIO, ERR_STORE_ERROR,
+	        "cannot record %s's process group in the database; pass stopped",
+	        ps->spec->engine->name);
+	proc_terminate(&ps->p, CANCEL_GRACE_S);
+	return PASS_FAILED;
+}
+
+/* A pre-started pass (prestart_prepare): fio spawned now, its process group recorded; when
+ * the pass began is recorded once its waiter reports (prestart_begun). Until then its deadline
+ * counts from the moment by the wall clock (pass_elapsed_s). */
+static enum pass_result prestart_spawn(struct pass *ps, struct err *e)
+{
+	const struct jobq_env *env = ps->r->env;
+
+	ps->ready = ps->started = env->now_s();
+	if (proc_spawn_in(&ps->p, ps->argv, ps->wd.path, &ps->cp, e))
+		return PASS_FAILED;
+	if (store_job_set_pgid(env->store, ps->id, ps->p.pid))
+		return pgid_unrecorded(ps, e);
+	ps->begun_pending = true;
+	log_info("job %lld: %s spawned %.3f s before its start_at, to wait for it in its prerun "
+	         "(process group %d)",
+	         (long long)ps->id, ps->spec->engine->name, ps->spec->start_at - ps->ready,
+	         (int)ps->p.pid);
+	return PASS_OK;
+}
+
+/* Once a pre-started pass's waiter has reported, record when the pass began: when the waiter
+ * woke (late if it woke after the moment), with held_s what it slept (the time fio stood ready:
+ * the slack a controller learns its gap from; fio's setup before is the pass's, as it was when
+ * fio was spawned at the moment); count the deadline from then. 0 (also while no report is
+ * there), or -EIO when it cannot be recorded (e says so). */
+static int prestart_begun(struct pass *ps, struct err *e)
+{
+	const struct jobq_env *env = ps->r->env;
+	double (*mono_s)(void) = env->mono_s ? env->mono_s : time_mono_s;
+	double woke = 0, slept = 0, now;
+	char at[40];
+	int rc;
+
+	rc = waiter_report_read(ps->wd.fd, &woke, &slept);
+	if (rc == 0)
+		return 0;
+	now = env->now_s();
+	if (rc < 0) {
+		log_warn("job %lld: cannot read the waiter's report (%s): its pass is taken to "
+		         "have begun now",
+		         (long long)ps->id, strerror(-rc));
+		woke = now;
+		slept = 0;
+	}
+	ps->begun_pending = false;
+	ps->started = woke;
+	ps->start_mono = mono_s() - (now - woke);
+	if (store_job_set_begun(env->store, ps->id, ps->p.pid, woke, slept))
+		return err_set(e, -EIO, ERR_STORE_ERROR,
+		               "cannot record when %s began in the database; pass stopped",
+		               ps->spec->engine->name);
+	time_fmt_iso_ms(ps->spec->start_at, at, sizeof(at));
+	if (slept > 0)
+		log_info("job %lld: %s held %.3f s in its prerun for its start_at %s (spawned "
+		         "%.3f s before it); began %.6f s after it",
+		         (long long)ps->id, ps->spec->engine->name, slept, at,
+		         ps->spec->start_at - ps->ready, woke - ps->spec->start_at);
+	else
+		log_info(
+		        "job %lld: its start_at %s had passed when %s's prerun ran (spawned %.3f s "
+		        "before it): began at once, %.3f s late",
+		        (long long)ps->id, at, ps->spec->engine->name,
+		        ps->spec->start_at - ps->ready, woke - ps->spec->start_at);
+	return 0;
+}
+
+/* How long the pass has run, for its deadline: since its spawn, or for a pre-started pass since
+ * its waiter woke (and since the moment, by the wall clock, until it has reported). */
+static double pass_elapsed_s(const struct pass *ps)
+{
+	double (*mono_s)(void) = ps->r->env->mono_s ? ps->r->env->mono_s : time_mono_s;
+
+	if (ps->begun_pending)
+		return ps->r->env->now_s() - ps->spec->start_at;
+	return mono_s() - ps->start_mono;
+}
+
+/* How long a pre-started pass's poll waits while its waiter has not reported. */
+static int prestart_poll_ms(const struct pass *ps)
+{
+	double left = ps->spec->start_at + PRESTART_LOOK_S - ps->r->env->now_s();
+
+	if (left > POLL_MS / 1000.0 || left < -PRESTART_LOOK_FOR_S)
+		return POLL_MS;
+	if (left > 0)
+		return (int)(left * 1000) + 1;
+	return PRESTART_LOOK_MS;
 }
 
 /* The pass's containment is made (its record written and synced, its cgroup) before the first
@@ -199,6 +405,8 @@ static enum pass_result pass_start(struct pass *ps, struct err *e)
 
 	if (contain_pass_begin(r->contain, ps->id, &ps->cp, e))
 		return PASS_FAILED;
+	if (ps->prestart)
+		return prestart_spawn(ps, e);
 	if (ps->loop == 1 && spec->start_at > 0) {
 		ready = env->now_s();
 		if (ready < spec->start_at) {
@@ -215,14 +423,8 @@ static enum pass_result pass_start(struct pass *ps, struct err *e)
 		rc = begun_record(env, ps->id, spec, ready, held, ps->started, ps->p.pid);
 	else
 		rc = store_job_set_pgid(env->store, ps->id, ps->p.pid);
-	if (rc) {
-		/* A crash now would leave the engine running unseen: do not go on. */
-		err_set(e, -EIO, ERR_STORE_ERROR,
-		        "cannot record %s's process group in the database; pass stopped",
-		        spec->engine->name);
-		proc_terminate(&ps->p, CANCEL_GRACE_S);
-		return PASS_FAILED;
-	}
+	if (rc)
+		return pgid_unrecorded(ps, e);
 	return PASS_OK;
 }
 
@@ -252,7 +454,6 @@ static void pass_timeout(struct pass *ps, double deadline_s, struct err *e)
 static enum pass_result pass_wait(struct pass *ps, double deadline_s, struct err *e)
 {
 	const struct job_runner *r = ps->r;
-	double (*mono_s)(void) = r->env->mono_s ? r->env->mono_s : time_mono_s;
 	const struct engine *eng = ps->spec->engine;
 	const struct engine_opts *opts = &ps->spec->opts;
 	double expected_s = eng->expected_runtime_s(opts), elapsed, frac;
@@ -260,9 +461,18 @@ static enum pass_result pass_wait(struct pass *ps, double deadline_s, struct err
 	int rc;
 
 	for (;;) {
-		rc = proc_poll(p, POLL_MS);
-		if (rc == 1)
+		rc = proc_poll(p, ps->begun_pending ? prestart_poll_ms(ps) : POLL_MS);
+		if (ps->begun_pending && prestart_begun(ps, e)) {
+			proc_terminate(p, CANCEL_GRACE_S);
+			return PASS_FAILED;
+		}
+		if (rc == 1) {
+			if (ps->begun_pending)
+				log_warn("job %lld: %s ended before its prerun reported: "
+				         "when its pass began is not recorded",
+				         (long long)ps->id, eng->name);
 			return PASS_OK;
+		}
 		if (rc < 0) {
 			err_set(e, rc, ERR_ENGINE_FAILED, "lost track of %s: %s", eng->name,
 			        strerror(-rc));
@@ -275,11 +485,13 @@ static enum pass_result pass_wait(struct pass *ps, double deadline_s, struct err
 			proc_terminate(p, CANCEL_GRACE_S);
 			return PASS_CANCELLED;
 		}
-		elapsed = mono_s() - ps->start_mono;
+		elapsed = pass_elapsed_s(ps);
 		if (elapsed > deadline_s) {
 			pass_timeout(ps, deadline_s, e);
 			return PASS_FAILED;
 		}
+		if (ps->begun_pending) /* no progress before the pass has begun */
+			continue;
 		frac = eng->progress(opts, elapsed, p->out.data, p->out.len, p->err.data,
 		                     p->err.len);
 		if (frac < 0 && expected_s > 0)

@@ -54,6 +54,10 @@ struct jobq_env {
 	 * time_mono_s). */
 	double (*mono_s)(void);
 	int max_queued; /* --max-queued: jobs waiting at most (0: JOBQ_DEFAULT_MAX_QUEUED) */
+	/* The agent's own binary (waiter_exe_ok), that a fio job's first pass, spawned before its
+	 * start_at, runs as its prerun to wait for it (waiter.h; needs now_s to be the realtime
+	 * clock); NULL: every engine is spawned at its moment. */
+	const char *waiter_exe;
 	struct job_owner owner; /* the sessions, for params_restore false */
 };
 
@@ -84,7 +88,17 @@ struct job_runner {
  * its end state, which is returned; e says why when that is not JOB_SUCCEEDED. The caller
  * records the end. A job with a start_at makes ready first (its filesystem, its params and
  * their snapshot, its identity), then holds its first pass until then (at once when the moment
- * has passed), and records when that pass began and how long it held. */
+ * has passed), and records when that pass began and how long it held. A fio job given as
+ * options whose start_at is JOB_PRESTART_MIN_S off or more (and env.waiter_exe set) holds
+ * inside fio instead: fio is spawned at once, set up, and waits in its prerun (waiter.h) until
+ * the moment; the pass began when the waiter woke (its report), which is what is recorded, with
+ * held_s what the waiter slept, and the pass's deadline counts from the moment. A stop
+ * meanwhile ends fio as it ends any pass. The lead asked for is small: a fio spawned before
+ * its moment never starts later than one spawned at it (a lead shorter than fio's setup makes
+ * it late either way, and the waiter then says how late, where a spawn at the moment records a
+ * begun_at before fio's setup), and a controller's runs posted ahead leave a gap of tens of ms
+ * to a second between a job's take and its moment. */
+#define JOB_PRESTART_MIN_S 0.005
 enum job_state job_run(const struct job_runner *r, int64_t id, const struct job_spec *spec,
                        struct err *e);
 /* The deadlines of a checked spec: *pass_s, the most one pass may run before it is stopped
@@ -93,6 +107,9 @@ enum job_state job_run(const struct job_runner *r, int64_t id, const struct job_
  * has started: loops x (pass_s + CANCEL_GRACE_S), plus JOBFS_DEADLINE_S with a filesystem. */
 void job_deadlines(const struct jobq_env *env, const struct job_spec *spec, double *pass_s,
                    double *run_s);
+/* Remove the directories of pre-started passes (STATE_DIR/wait) a crashed agent left, their
+ * processes killed first (contain_recover). */
+void job_prestart_recover(const struct jobq_env *env);
 /* Put back the restore snapshot job id recorded, if it has one (origin "job N WHY"). */
 void job_restore_saved(const struct jobq_env *env, int64_t id, const char *why);
 

@@ -119,6 +119,7 @@ struct jobq_env agent_jobq_env(struct agent *a)
 		.hide_serial = a->cfg.hide_serial,
 		.now_s = time_now_s,
 		.max_queued = (int)a->cfg.max_queued,
+		.waiter_exe = a->cfg.waiter_exe,
 		.owner = { owner_hold, a },
 	};
 

@@ -54,7 +54,11 @@ struct agent_config {
 	unsigned max_held;         /* --max-held (0: default) */
 	unsigned max_held_per_ip;  /* --max-held-per-ip (0: default) */
 	unsigned max_queued;       /* --max-queued (0: default) */
-	                           /* (Test switches are not configuration: switches.h.) */
+	/* What a fio spawned before its job's moment runs to wait for it (jobq_env.waiter_exe):
+	 * fleettune-wait beside the agent's binary, else that binary (/proc/self/exe as main
+	 * resolved it at the start); NULL when it cannot be put in a command (waiter_exe_ok). */
+	const char *waiter_exe;
+	/* (Test switches are not configuration: switches.h.) */
 };
 
 struct agent {

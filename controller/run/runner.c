@@ -553,7 +553,7 @@ static bool ahead_is(struct runner *r, int point, int round, bool warmup)
 }
 
 /* What the run's start by the clock tells the next: the gap after a run posted ahead (grown by
- * the lateness of its latest node, shrunk towards leaving its slowest node
+ * the lateness of its latest node that did not hold, shrunk towards leaving its slowest node
  * RUNNER_GAP_SLACK_S), the margin after one posted at once, the pass length, the spread. */
 static void start_learn(struct runner *r, const struct runner_times *t)
 {
@@ -565,13 +565,13 @@ static void start_learn(struct runner *r, const struct runner_times *t)
 	r->spreads_s[r->nspreads++] = t->last_begun_at - t->first_begun_at;
 	r->nlate += t->late_max_s > RUNNER_LATE_S;
 	if (t->ahead) {
-		if (t->late_max_s > RUNNER_LATE_S)
-			r->gap_s += t->late_max_s + RUNNER_GAP_SLACK_S;
+		if (t->unready_late_max_s > RUNNER_LATE_S)
+			r->gap_s += t->unready_late_max_s + RUNNER_GAP_SLACK_S;
 		else if (t->held_min_s > RUNNER_GAP_SLACK_S)
 			r->gap_s -= (t->held_min_s - RUNNER_GAP_SLACK_S) / 2;
 		r->gap_s = fmin(fmax(r->gap_s, RUNNER_GAP_MIN_S), RUNNER_GAP_MAX_S);
-	} else if (t->late_max_s > RUNNER_LATE_S) {
-		r->margin_extra_s += t->late_max_s;
+	} else if (t->unready_late_max_s > RUNNER_LATE_S) {
+		r->margin_extra_s += t->unready_late_max_s;
 	}
 }
 
@@ -624,6 +624,8 @@ static void times_jobs(struct runner *r, struct runner_times *t)
 		if (t->moment > 0 && r->f->start_at[k]) {
 			if (js->start_late_s > t->late_max_s)
 				t->late_max_s = js->start_late_s;
+			if (!(js->held_s > 0) && js->start_late_s > t->unready_late_max_s)
+				t->unready_late_max_s = js->start_late_s;
 			if (t->held_min_s < 0 || js->held_s < t->held_min_s)
 				t->held_min_s = js->held_s;
 		}

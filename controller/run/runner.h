@@ -64,8 +64,8 @@ struct runner_opts {
  * applied) before it, whatever the fan-out takes. Within a batch of rounds the next run's jobs
  * are posted while the run before them goes on ("ahead", where every node takes start_at and
  * the job's params), for the moment that run ends plus a gap in which each node's next job
- * makes ready; the gap follows what the nodes report (held_s left over, start_late_s when it
- * was too short), between RUNNER_GAP_MIN_S and RUNNER_GAP_MAX_S. */
+ * makes ready; the gap follows what the nodes report (held_s left over, start_late_s of a node
+ * that did not hold when it was too short), between RUNNER_GAP_MIN_S and RUNNER_GAP_MAX_S. */
 #define RUNNER_START_MARGIN_S 0.2
 #define RUNNER_GAP_START_S 0.2
 #define RUNNER_GAP_MIN_S 0.03
@@ -92,8 +92,12 @@ struct runner_times {
 	double longest_job_s; /* the longest job, finished_at - started_at less what it held */
 	double first_begun_at, last_begun_at; /* jobs' first passes: begun_at */
 	double late_max_s;                    /* the latest start_late_s; 0: none late */
-	double held_min_s;                    /* the shortest held_s of a job with start_at */
-	double pass_max_s;                    /* the longest begun_at to finished_at */
+	/* The latest start_late_s of a job that did not hold (held_s 0): its engine was not ready
+	 * at the moment, which a longer gap (or margin) mends; one that held and began late all
+	 * the same met the moment's herd of wake-ups, which it does not. */
+	double unready_late_max_s;
+	double held_min_s; /* the shortest held_s of a job with start_at */
+	double pass_max_s; /* the longest begun_at to finished_at */
 };
 
 /* The next run of a batch, posted ahead while the one before it goes on. */

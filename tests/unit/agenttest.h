@@ -44,6 +44,7 @@ static inline struct agent_fx *agent_fx_new(void)
 	f->cfg.state_dir = f->root;
 	f->cfg.sysfs_root = f->root;
 	f->cfg.fio_path = f->fio;
+	f->cfg.waiter_exe = FT_AGENT_EXE; /* what the agent's main resolves /proc/self/exe to */
 	f->cfg.allow_devices[0] = "loop0";
 	f->cfg.n_allow_devices = 1;
 	unsetenv("FAKE_FIO_FAIL");

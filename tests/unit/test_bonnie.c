@@ -153,7 +153,7 @@ static void test_check(void **state)
 
 static void test_argv(void **state)
 {
-	struct engine_target t = { "bonnie++", "/dev/loop0", "/mnt/b", "ft-job1-l1", NULL };
+	struct engine_target t = { "bonnie++", "/dev/loop0", "/mnt/b", "ft-job1-l1", NULL, NULL };
 	struct engine_opts oo, od;
 	const struct engine_opts *o = opts_load(
 	        &bonnie_engine, "{\"size_mb\":1024,\"ram_mb\":512,\"files\":\"64\"}", &oo);

@@ -190,7 +190,7 @@ static void test_argv(void **state)
 		"dd",       "if=/dev/loop0", "of=/dev/null",    "bs=64K",
 		"count=16", "iflag=direct",  "status=progress", NULL,
 	};
-	struct engine_target t = { "dd", "/dev/loop0", NULL, "ft-job7-l3", NULL };
+	struct engine_target t = { "dd", "/dev/loop0", NULL, "ft-job7-l3", NULL, NULL };
 	struct engine_opts ow, ow2, orr;
 	const struct engine_opts *w = opts_load(&dd_engine,
 	                                        "{\"direction\":\"write\",\"bs\":\"1M\","

@@ -427,7 +427,7 @@ static void test_argv_new_options(void **state)
 		"--loops=3",
 		NULL,
 	};
-	struct engine_target t = { "fio", "/dev/loop0", NULL, "w", NULL };
+	struct engine_target t = { "fio", "/dev/loop0", NULL, "w", NULL, NULL };
 	struct engine_opts oo;
 	const struct engine_opts *o =
 	        opts_load(fio(),
@@ -533,7 +533,7 @@ static void test_argv_device(void **state)
 		"--ramp_time=5",
 		NULL,
 	};
-	struct engine_target t = { "/usr/bin/fio", "/dev/loop0", NULL, "ft-job12-l1", NULL };
+	struct engine_target t = { "/usr/bin/fio", "/dev/loop0", NULL, "ft-job12-l1", NULL, NULL };
 	struct engine_opts oo;
 	const struct engine_opts *o =
 	        opts_load(fio(),
@@ -565,7 +565,9 @@ static void test_argv_directory_mixed(void **state)
 		"--rwmixread=70",
 		NULL,
 	};
-	struct engine_target t = { "fio", "/dev/loop0", "/mnt/test dir:1", "ft-job3-l2", NULL };
+	struct engine_target t = {
+		"fio", "/dev/loop0", "/mnt/test dir:1", "ft-job3-l2", NULL, NULL
+	};
 	struct engine_opts oo;
 	const struct engine_opts *o =
 	        opts_load(fio(),
@@ -582,7 +584,7 @@ static void test_argv_directory_mixed(void **state)
 
 static void test_argv_refused(void **state)
 {
-	struct engine_target t = { "fio", "/dev/loop0", "/mnt/test", "ft-job3-l2", NULL };
+	struct engine_target t = { "fio", "/dev/loop0", "/mnt/test", "ft-job3-l2", NULL, NULL };
 	struct engine_opts oo;
 	const struct engine_opts *o = opts_load(fio(), "{\"rw\":\"write\"}", &oo);
 	char **argv = (char **)1;

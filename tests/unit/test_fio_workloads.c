@@ -215,7 +215,7 @@ static void test_argv_sections(void **state)
 		"--time_based",
 		NULL,
 	};
-	struct engine_target t = { "fio", "/dev/loop0", NULL, "ft-job4-l2", NULL };
+	struct engine_target t = { "fio", "/dev/loop0", NULL, "ft-job4-l2", NULL, NULL };
 	struct job_spec s;
 	char **argv = NULL;
 	struct err e;
@@ -230,7 +230,7 @@ static void test_argv_sections(void **state)
 
 static void test_argv_directory_size(void **state)
 {
-	struct engine_target t = { "fio", "/dev/loop0", "/mnt/jobs", "ft-job5-l1", NULL };
+	struct engine_target t = { "fio", "/dev/loop0", "/mnt/jobs", "ft-job5-l1", NULL, NULL };
 	struct job_spec s;
 	char **argv = NULL;
 	struct err e;

@@ -312,8 +312,8 @@ static void test_target_check(void **state)
 
 static void test_render(void **state)
 {
-	struct engine_target raw = { "fio", "/dev/loop3", NULL, "w", NULL };
-	struct engine_target dir = { "fio", "/dev/loop3", "/proc/1/fd/7/.", "w", NULL };
+	struct engine_target raw = { "fio", "/dev/loop3", NULL, "w", NULL, NULL };
+	struct engine_target dir = { "fio", "/dev/loop3", "/proc/1/fd/7/.", "w", NULL, NULL };
 	struct fiofile *f = parse_ok("[global]\nfilename=/dev/loop3\nruntime=2\n[a b]\nrw=read\n"
 	                             "[c]\nrw=write\nfilename=/dev/loop3\n");
 	struct fiofile *g = parse_ok("[global]\nsize=1m\ndirectory=/x:y\n[a]\nfilename=d\n");

@@ -182,7 +182,9 @@ static void test_argv(void **state)
 		"/var/lib/vz/ft-job2-l1.6",
 		NULL,
 	};
-	struct engine_target t = { "iozone", "/dev/loop0", "/var/lib/vz", "ft-job2-l1", NULL };
+	struct engine_target t = {
+		"iozone", "/dev/loop0", "/var/lib/vz", "ft-job2-l1", NULL, NULL
+	};
 	struct engine_opts oo, od;
 	const struct engine_opts *o = opts_load(&iozone_engine,
 	                                        "{\"record_size\":\"4m\",\"file_size\":\"8g\","

@@ -277,7 +277,7 @@ static void test_kill_stale_group(void **state)
 /* The fake fio through the real fio argv: success, failure, and cancel mid-run. */
 static void fake_fio_run(const char *opts_json, struct proc *p)
 {
-	struct engine_target t = { FAKE_FIO, "/dev/loop0", NULL, "ft-job1-l1", NULL };
+	struct engine_target t = { FAKE_FIO, "/dev/loop0", NULL, "ft-job1-l1", NULL, NULL };
 	struct engine_opts opts;
 	char **argv;
 	struct err e;
