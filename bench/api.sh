@@ -28,8 +28,13 @@ start_agent() { # extra agent flags...
 	starts=$((starts + 1))
 	"$AGENT" --listen "127.0.0.1:$(bench_port "$starts")" --state-dir "$tmp/state" --allow-device "$dev" "$@" 2>"$tmp/log" &
 	pid=$!
-	for _ in $(seq 50); do grep -q listening "$tmp/log" && break; sleep 0.1; done
+	for _ in $(seq 300); do grep -q listening "$tmp/log" && break; sleep 0.1; done
 	port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/log")
+	if [ -z "$port" ]; then
+		echo "the agent did not listen on port $(bench_port "$starts") within 30 s:" >&2
+		cat "$tmp/log" >&2
+		exit 1
+	fi
 	url="http://127.0.0.1:$port/api/v1/devices/$dev/params"
 	token=$(cat "$tmp/state/token")
 }

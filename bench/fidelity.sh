@@ -66,12 +66,19 @@ fio_opts() {
 	fi
 }
 
-# The agent's fio command of its last pass, from its --verbose log, into BARE_ARGV.
+# The agent's fio command of its last pass, from its --verbose log, into BARE_ARGV, less its
+# exec_prerun.
 agent_argv() {
 	local line
 	line=$(sed -n 's/.* pass [0-9]*: argv //p' "$tmp/agent-$mode.log" | tail -1)
 	[ -n "$line" ] || { echo "no argv line in $tmp/agent-$mode.log" >&2; exit 1; }
 	eval "BARE_ARGV=($line)"
+	# Not the wait for a job's moment (a pre-started pass's exec_prerun): bare fio starts now.
+	local a kept=()
+	for a in "${BARE_ARGV[@]}"; do
+		case "$a" in --exec_prerun=*) ;; *) kept+=("$a") ;; esac
+	done
+	BARE_ARGV=("${kept[@]}")
 }
 
 # The queue's state a run starts from.
