@@ -31,6 +31,15 @@ struct job {
 
 #define JOBQ_UNRECORDED_MAX 16
 
+/* A device's exclusive opens, one holder at a time: the in-use probe, mkfs's dry run, mkfs and
+ * mount each open it O_EXCL, and one beside another fails with EBUSY ("mkfs.xfs: cannot open
+ * /dev/loop3: Device or resource busy"). A claim lives with its holder (a check's stack, the
+ * lane making its job's filesystem) and is linked in struct jobq's claims while held. */
+struct claim {
+	char dev[SYSFS_NAME_MAX];
+	struct claim *next;
+};
+
 /* One device's worker: it runs the device's queued jobs one at a time, oldest first. Made by
  * the first job for the device, it lives until the queue stops. Every field but the thread is
  * under the queue's lock. */
@@ -42,6 +51,7 @@ struct lane {
 	bool cancel;                    /* cancel the running job */
 	double progress;                /* of the running job, 0..1, never lower than before */
 	char fs_device[SYSFS_NAME_MAX]; /* the device the running job has its filesystem on */
+	struct claim claim;             /* its exclusive opens while it makes it (run_fs_begin) */
 	/* A job that ended (recorded) while the device's next job was due, its end announced to
 	 * the watcher at end_announce_at, once that one has begun (0: none). */
 	int64_t end_unannounced;
@@ -62,10 +72,12 @@ struct jobq {
 	pthread_cond_t wake; /* new job, cancel, or stop */
 	pthread_cond_t done; /* a running job finished */
 	bool stop;
-	struct job *head, *tail; /* queued jobs, oldest first, every device's */
-	struct lane *lanes;      /* a worker per device that has had a job */
-	struct contain contain;  /* where every pass's processes are kept */
-	struct jobfs jobfs;      /* where job filesystems are mounted (STATE_DIR/fs) */
+	struct job *head, *tail;  /* queued jobs, oldest first, every device's */
+	struct lane *lanes;       /* a worker per device that has had a job */
+	struct claim *claims;     /* devices being opened exclusively, by whom (struct claim) */
+	pthread_cond_t unclaimed; /* a claim was dropped */
+	struct contain contain;   /* where every pass's processes are kept */
+	struct jobfs jobfs;       /* where job filesystems are mounted (STATE_DIR/fs) */
 	/* Jobs that ended but whose end the database did not take (the state directory is full):
 	 * shown ended all the same, written as soon as the database takes it (issue 23 item 6). */
 	struct job_end {
@@ -176,18 +188,47 @@ static struct job *queue_remove(struct jobq *q, int64_t id)
 	return NULL;
 }
 
-/* Whether the running job has its filesystem on dev: the device checks of a job for dev then
- * wait for its start (mkfs cannot dry-run on the mounted device). */
-static bool fs_held(struct jobq *q, const char *dev)
+/* Whether the running job has its filesystem on dev (the caller holds q->lock): the device
+ * checks of a job for dev then wait for its start (mkfs cannot dry-run on the mounted device). */
+static bool fs_held_locked(const struct jobq *q, const char *dev)
 {
 	const struct lane *l;
-	bool held = false;
 
-	pthread_mutex_lock(&q->lock);
-	for (l = q->lanes; l && !held; l = l->next)
-		held = l->running_id && !strcmp(l->fs_device, dev);
-	pthread_mutex_unlock(&q->lock);
-	return held;
+	for (l = q->lanes; l; l = l->next)
+		if (l->running_id && !strcmp(l->fs_device, dev))
+			return true;
+	return false;
+}
+
+/* Wait until no one opens dev exclusively, then hold its exclusive opens with c, until
+ * claim_drop_locked; the caller holds q->lock. */
+static void claim_take_locked(struct jobq *q, struct claim *c, const char *dev)
+{
+	const struct claim *o;
+
+	snprintf(c->dev, sizeof(c->dev), "%s", dev);
+	for (o = q->claims; o;) {
+		if (strcmp(o->dev, c->dev)) {
+			o = o->next;
+			continue;
+		}
+		pthread_cond_wait(&q->unclaimed, &q->lock);
+		o = q->claims; /* the list changed: from the start */
+	}
+	c->next = q->claims;
+	q->claims = c;
+}
+
+static void claim_drop_locked(struct jobq *q, struct claim *c)
+{
+	struct claim **pp;
+
+	for (pp = &q->claims; *pp; pp = &(*pp)->next)
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	pthread_cond_broadcast(&q->unclaimed);
 }
 
 /* The lane running job id (NULL: none runs it); the caller holds q->lock. */
@@ -228,9 +269,21 @@ static int lane_get(struct jobq *q, const char *dev, struct err *e)
 int job_check(struct jobq *q, struct job_spec *spec, struct jobfs_made *would, struct err *e)
 {
 	struct jobfs_made own;
-	bool held = fs_held(q, spec->device); /* the running job's filesystem is on it */
+	struct claim c;
+	bool held;
+	int rc;
 
-	return job_spec_dry_run(&q->env, spec, held, would ? would : &own, e);
+	/* Its probes of the device one at a time with every other check's and with the lane's
+	 * mkfs and mount; held (the running job's filesystem is on it) read once those are over. */
+	pthread_mutex_lock(&q->lock);
+	claim_take_locked(q, &c, spec->device);
+	held = fs_held_locked(q, spec->device);
+	pthread_mutex_unlock(&q->lock);
+	rc = job_spec_dry_run(&q->env, spec, held, would ? would : &own, e);
+	pthread_mutex_lock(&q->lock);
+	claim_drop_locked(q, &c);
+	pthread_mutex_unlock(&q->lock);
+	return rc;
 }
 
 int job_submit(struct jobq *q, struct job_spec *spec, int64_t *id, struct err *e)
@@ -690,13 +743,36 @@ static enum job_state run_hold_until(void *cls, double at_s)
 	return s;
 }
 
-static void run_fs_device(void *cls, const char *dev)
+/* The run's filesystem is to be made on dev: the lane has it from now on (checks leave the
+ * device to the job's start), and its exclusive opens once the checks' are over. */
+static void run_fs_begin(void *cls, const char *dev)
 {
 	struct lane *l = cls;
 	struct jobq *q = l->q;
 
 	pthread_mutex_lock(&q->lock);
 	snprintf(l->fs_device, sizeof(l->fs_device), "%s", dev);
+	claim_take_locked(q, &l->claim, dev);
+	pthread_mutex_unlock(&q->lock);
+}
+
+static void run_fs_made(void *cls)
+{
+	struct lane *l = cls;
+	struct jobq *q = l->q;
+
+	pthread_mutex_lock(&q->lock);
+	claim_drop_locked(q, &l->claim);
+	pthread_mutex_unlock(&q->lock);
+}
+
+static void run_fs_gone(void *cls)
+{
+	struct lane *l = cls;
+	struct jobq *q = l->q;
+
+	pthread_mutex_lock(&q->lock);
+	l->fs_device[0] = '\0';
 	pthread_mutex_unlock(&q->lock);
 }
 
@@ -734,8 +810,8 @@ static void *lane_main(void *arg)
 	struct job_runner runner = { &q->env,
 		                     &q->contain,
 		                     &q->jobfs,
-		                     { run_stopped, run_progress, run_fs_device, run_hold_until,
-		                       l } };
+		                     { run_stopped, run_progress, run_fs_begin, run_fs_made,
+		                       run_fs_gone, run_hold_until, l } };
 	struct job *job;
 	struct err e;
 
@@ -850,6 +926,7 @@ int jobq_start(struct jobq **out, const struct jobq_env *env, struct err *e)
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_cond_init(&q->wake, NULL);
 	pthread_cond_init(&q->done, NULL);
+	pthread_cond_init(&q->unclaimed, NULL);
 	rc = contain_init(&q->contain, env->fs ? env->fs->root : NULL, env->state_dir, env->contain,
 	                  e);
 	if (rc) {
@@ -900,6 +977,7 @@ void jobq_stop(struct jobq *q)
 	jobfs_release(&q->jobfs);
 	pthread_cond_destroy(&q->wake);
 	pthread_cond_destroy(&q->done);
+	pthread_cond_destroy(&q->unclaimed);
 	pthread_mutex_destroy(&q->lock);
 	free(q);
 }

@@ -653,14 +653,16 @@ static int fs_make(const struct job_runner *r, int64_t id, const struct job_spec
 	int rc;
 
 	/* The device was free when the job was queued; it must still be. */
+	r->hooks.fs_begin(r->hooks.cls, spec->device);
 	if (sysfs_device_in_use(env->fs, spec->device, why, sizeof(why)))
-		return err_set(e, -EBUSY, ERR_DEVICE_REFUSED,
-		               "refusing to make a filesystem on '%s': %s (mkfs would destroy its "
-		               "data)",
-		               spec->device, why);
-	r->hooks.fs_device(r->hooks.cls, spec->device);
-	rc = jobfs_make(r->jobfs, id, spec->device, spec->fs, r->contain, stop_cb, (void *)r, made,
-	                e);
+		rc = err_set(e, -EBUSY, ERR_DEVICE_REFUSED,
+		             "refusing to make a filesystem on '%s': %s (mkfs would destroy its "
+		             "data)",
+		             spec->device, why);
+	else
+		rc = jobfs_make(r->jobfs, id, spec->device, spec->fs, r->contain, stop_cb,
+		                (void *)r, made, e);
+	r->hooks.fs_made(r->hooks.cls);
 	if (rc)
 		return rc;
 	err_clear(&se);
@@ -874,7 +876,7 @@ out:
 	if (made) { /* the device stays as mkfs left it, unmounted */
 		jobfs_unmake(r->jobfs, made);
 		free(made);
-		r->hooks.fs_device(r->hooks.cls, "");
+		r->hooks.fs_gone(r->hooks.cls);
 	}
 	if (state != JOB_SUCCEEDED)
 		log_info("job %lld %s: %s", (long long)id, job_state_name(state), e->msg);

@@ -68,8 +68,12 @@ struct job_run_hooks {
 	enum job_state (*stopped)(void *cls);
 	/* The run's progress is p (0..1); pass_landed: a pass was just recorded. */
 	void (*progress_set)(void *cls, double p, bool pass_landed);
-	/* The run has its filesystem on device dev ("" once unmounted). */
-	void (*fs_device)(void *cls, const char *dev);
+	/* The run is to make its filesystem on device dev: it has dev from now on (fs_gone once
+	 * unmounted), and returns once dev's exclusive opens (its probe, mkfs, mount) are the run's
+	 * alone, which they stay until fs_made (made or not). */
+	void (*fs_begin)(void *cls, const char *dev);
+	void (*fs_made)(void *cls);
+	void (*fs_gone)(void *cls);
 	/* Hold until the run's clock (jobq_env.now_s) reads at_s, without spinning: JOB_RUNNING
 	 * then, or what stopped() would say as soon as the run must end instead. */
 	enum job_state (*hold_until)(void *cls, double at_s);

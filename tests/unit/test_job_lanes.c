@@ -1,18 +1,22 @@
 /* test_job_lanes.c -- the job queue with two devices (loop0, loop1) and the fake fio: jobs on
  * different devices run at the same moment, jobs on one device one at a time in FIFO order;
  * cancel, a write's mark, /metrics' lane view, shutdown and crash recovery with a job running
- * on each device. */
+ * on each device; and two checks of filesystem jobs on one device at once, whose mkfs dry runs
+ * (each opening the device exclusively) take turns. */
 #include <errno.h>
+#include <pthread.h>
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "agenttest.h"
 #include "timeutil.h"
 #include "wire/wire.h"
+#include "xmalloc.h"
 
 /* The fixture's agent with loop1 beside loop0, both allowlisted. */
 static int setup(void **state)
@@ -277,6 +281,99 @@ static void test_recovery_of_every_running_job(void **state)
 	}
 }
 
+/* A mkfs.ext4 (and tune2fs) first in PATH that opens the device exclusively as the real one
+ * does (mkfs.xfs: O_EXCL), a lock file standing for the device: a second one at the same time
+ * is refused, as the kernel refuses a second exclusive open with EBUSY. */
+static void fake_mkfs_install(const char *root)
+{
+	char dir[512], path[600], lock[600], env[4096];
+	FILE *fp;
+
+	snprintf(dir, sizeof(dir), "%s/bin", root);
+	snprintf(lock, sizeof(lock), "%s/device.lock", root);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	snprintf(path, sizeof(path), "%s/mkfs.ext4", dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fprintf(fp,
+	        "#!/bin/sh\n"
+	        "exec 9>'%s'\n"
+	        "flock -n 9 || { echo \"$0: $2: Device or resource busy\" >&2; exit 1; }\n"
+	        "sleep 0.3\n",
+	        lock);
+	fclose(fp);
+	chmod(path, 0700);
+	snprintf(path, sizeof(path), "%s/tune2fs", dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs("#!/bin/sh\nexit 0\n", fp);
+	fclose(fp);
+	chmod(path, 0700);
+	snprintf(env, sizeof(env), "%s:%s", dir, getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+	setenv("PATH", env, 1);
+}
+
+struct check_arg {
+	struct agent_fx *f;
+	int rc;
+	struct err e;
+};
+
+static void *check_main(void *arg)
+{
+	struct check_arg *c = arg;
+	json_t *body = json_loads(
+	        "{\"device\":\"loop0\",\"engine\":\"fio\",\"fio\":{\"rw\":"
+	        "\"write\",\"size\":\"64m\",\"runtime_s\":1,\"time_based\":true},\"filesystem\":"
+	        "{\"type\":\"ext4\",\"mkfs\":[\"-b\",\"4096\"]}}",
+	        0, NULL);
+	struct job_spec spec;
+
+	err_clear(&c->e);
+	c->rc = wire_job_spec_from_json(body, &spec, &c->e);
+	if (c->rc == 0)
+		c->rc = job_check(c->f->a.jobs, &spec, NULL, &c->e);
+	job_spec_release(&spec);
+	json_decref(body);
+	return NULL;
+}
+
+/* Two filesystem jobs checked at the same moment on one device (two requests, or a request and
+ * the lane making its job's filesystem): mkfs's dry runs open the device exclusively, so the
+ * checks take turns, and neither is refused because of the other ("mkfs.xfs's dry run (-N)
+ * refuses: mkfs.xfs: cannot open /dev/loop3: Device or resource busy", issue 30). */
+static void test_device_checks_take_turns(void **state)
+{
+	struct agent_fx *f = *state;
+	char *old_path = getenv("PATH") ? xstrdup(getenv("PATH")) : NULL;
+	struct check_arg c[2] = { { f, -1, { 0 } }, { f, -1, { 0 } } };
+	pthread_t t[2];
+	double t0, took_s;
+	int k;
+
+	agent_fx_down(f);
+	f->cfg.allow_format_all = true;
+	agent_fx_up(f);
+	fake_mkfs_install(f->root);
+	t0 = time_mono_s();
+	for (k = 0; k < 2; k++)
+		assert_int_equal(pthread_create(&t[k], NULL, check_main, &c[k]), 0);
+	for (k = 0; k < 2; k++)
+		pthread_join(t[k], NULL);
+	took_s = time_mono_s() - t0;
+	if (old_path)
+		setenv("PATH", old_path, 1);
+	free(old_path);
+	for (k = 0; k < 2; k++) {
+		if (c[k].rc && c[k].e.code == ERR_ENGINE_UNAVAILABLE)
+			skip(); /* no ext4 in this kernel */
+		if (c[k].rc)
+			fail_msg("check %d: %s", k, c[k].e.msg);
+	}
+	/* one after the other: each dry run holds the device 0.3 s */
+	assert_true(took_s >= 0.55);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,6 +381,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cancel_and_marks_per_device, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recovery_of_every_running_job, setup,
 		                                teardown),
+		cmocka_unit_test_setup_teardown(test_device_checks_take_turns, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
