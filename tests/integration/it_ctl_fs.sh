@@ -99,6 +99,7 @@ for p in d["points"]:
     want_atime = p["params"]["fs.mount"]
     for n in p["nodes"]:
         url, tok = nodes[n["node"]]
+        assert n.get("job_id") is not None, ("no job", n["node"], p["params"], n)
         req = urllib.request.Request("%s/api/v1/jobs/%d" % (url, n["job_id"]),
                                      headers={"Authorization": "Bearer " + tok})
         j = json.load(urllib.request.urlopen(req))
