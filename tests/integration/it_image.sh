@@ -4,8 +4,17 @@
 # no cluster libraries, fio with the agent's engines) and run: its filesystem exported, the
 # agent started from it with chroot on a loop device (PATCH, a real fio job, the web page), and
 # the image's fleettune-ctl running a one-node sweep against it.
+# Everything below (podman's build steps, the chroot of the image's agent) runs in a private
+# mount namespace made before the other tests mount anything: each build step's namespace, a copy
+# of it, then holds none of their filesystems (which would keep their devices busy after they
+# unmount them, lib.sh's it_ns_release_foreign), and podman's mounts vanish with the test.
+if [ -z "${FT_IT_HOST_MNTNS:-}" ] && [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
+	FT_IT_HOST_MNTNS=$(readlink /proc/self/ns/mnt) exec unshare --mount --propagation private \
+		bash "$0" "$@"
+fi
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/image_lib.sh"
+it_ns_release_foreign
 
 it_need_root_sysfs
 it_need_built "$CTL_BIN"

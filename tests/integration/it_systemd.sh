@@ -8,10 +8,12 @@
 # tmpfs on /run/systemd there fakes for that namespace alone).
 
 # Everything below runs in a private mount namespace: mounts made here vanish with the test.
-if [ -z "${FT_IT_SYSTEMD_NS:-}" ] && [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
-	FT_IT_SYSTEMD_NS=1 exec unshare --mount --propagation private bash "$0" "$@"
+if [ -z "${FT_IT_HOST_MNTNS:-}" ] && [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
+	FT_IT_HOST_MNTNS=$(readlink /proc/self/ns/mnt) exec unshare --mount --propagation private \
+		bash "$0" "$@"
 fi
 . "$(dirname "$0")/lib.sh"
+it_ns_release_foreign # other tests' filesystems are not kept alive by this namespace
 # The checks of the built binaries are part of it: a missing build fails.
 it_need_built "$AGENT_BIN" "$CTL_BIN"
 

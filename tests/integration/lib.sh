@@ -61,6 +61,23 @@ it_cgroups_clean() {
 	done
 }
 
+# it_ns_release_foreign: in a mount namespace a test made for itself (its top re-runs it under
+# `unshare --mount --propagation private`, FT_IT_HOST_MNTNS set to the namespace it left, before
+# sourcing this file: it_systemd.sh, it_image.sh), lazily detach the copies of other tests' mounts
+# of loop devices under /tmp. unshare copies every mount of the moment, and a copy keeps its
+# filesystem alive after its own test has unmounted it: that device stays busy (mkfs.xfs:
+# "cannot open /dev/loopN: Device or resource busy", an agent's "busy (mounted or claimed
+# exclusively)") for as long as this namespace, or one copied from it (a podman build step),
+# lives. Nothing is done where FT_IT_HOST_MNTNS is not set or is still the namespace in use.
+it_ns_release_foreign() {
+	local mp src
+	[ -n "${FT_IT_HOST_MNTNS:-}" ] || return 0
+	[ "$(readlink /proc/self/ns/mnt)" != "$FT_IT_HOST_MNTNS" ] || return 0
+	awk '{ for (i = 7; $i != "-"; i++); print $5, $(i + 2) }' /proc/self/mountinfo | sort -r |
+		while read -r mp src; do
+			case $mp:$src in /tmp/*:/dev/loop*) umount -l "$mp" 2>/dev/null ;; esac
+		done
+}
 it_skip() { echo "SKIP: $IT_NAME: $*"; exit 77; }
 # it_need_built BIN...: fail (never skip) unless each BIN is built: a wrong build directory
 # must not turn the suite green.
