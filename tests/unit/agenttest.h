@@ -1,11 +1,15 @@
 /* agenttest.h -- a whole agent for the tests of the modules above the store (test_job,
- * test_api): agent_init() on a temp sysfs tree with loop0 allowlisted and the fake fio. */
+ * test_api): agent_init() on a temp sysfs tree with loop0 allowlisted and the fake fio; and a
+ * bare job queue on such a tree, with the test's clocks (queue_fx). */
 #ifndef FT_AGENTTEST_H
 #define FT_AGENTTEST_H
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "device/sysfs.h"
+#include "device/tune.h"
 #include "queue/job.h"
 #include "state/agent.h"
 #include "store/store.h"
@@ -71,6 +75,60 @@ static inline int agent_fx_jobs(struct agent_fx *f)
 	assert_int_equal(job_list(f->a.jobs, NULL, 500, true, &list, &n, &e), 0);
 	store_jobs_free(list, n);
 	return n;
+}
+
+/* A job queue alone (no agent around it) on a temp tree with loop0 allowlisted and the fake
+ * fio, its processes kept as plain process groups (CONTAIN_PROC). */
+struct queue_fx {
+	char *root;
+	char db[600], fio[512];
+	const char *allow[1];
+	struct sysfs fs;
+	struct store *store;
+	struct tune tune;
+	struct jobq *q;
+};
+
+/* Start f's queue; now_s and mono_s the queue's clocks (NULL: the real ones), waiter_exe the
+ * prerun waiter of jobs spawned before their moment (NULL: none). */
+static inline void queue_fx_start(struct queue_fx *f, double (*now_s)(void), double (*mono_s)(void),
+                                  const char *waiter_exe)
+{
+	struct jobq_env env = { 0 };
+	struct err e;
+
+	memset(f, 0, sizeof(*f));
+	f->root = tu_tmpdir();
+	f->allow[0] = "loop0";
+	f->fs.root = f->root;
+	f->fs.allow_devices = f->allow;
+	f->fs.n_allow_devices = 1;
+	tu_fake_device(f->root, "loop0", 0);
+	snprintf(f->db, sizeof(f->db), "%s/agent.db", f->root);
+	snprintf(f->fio, sizeof(f->fio), "%s/fake-fio.sh", FT_FIXTURES);
+	err_clear(&e);
+	assert_int_equal(store_open(&f->store, f->db, &e), 0);
+	tune_init(&f->tune, &f->fs, NULL);
+	env.store = f->store;
+	env.tune = &f->tune;
+	env.fs = &f->fs;
+	env.fio_path = f->fio;
+	env.state_dir = f->root;
+	env.contain = CONTAIN_PROC;
+	env.now_s = now_s;
+	env.mono_s = mono_s;
+	env.waiter_exe = waiter_exe;
+	if (jobq_start(&f->q, &env, &e))
+		fail_msg("jobq_start: %s", e.msg);
+}
+
+static inline void queue_fx_stop(struct queue_fx *f)
+{
+	jobq_stop(f->q);
+	tune_release(&f->tune);
+	store_close(f->store);
+	tu_rmrf(f->root);
+	free(f->root);
 }
 
 #endif

@@ -789,37 +789,20 @@ static int64_t queue_submit(struct jobq *q, const char *sleep_s)
  * pass's start and end, finished; and a request's write names the clock's time. */
 static void test_queue_clock(void **state)
 {
-	char *root = tu_tmpdir(), db[600], fio[512], contain_dir[640];
-	const char *allow[1] = { "loop0" };
-	struct sysfs fs = { .root = root, .allow_devices = allow, .n_allow_devices = 1 };
 	struct tune_item written = { .name = "nr_requests", .previous = "64", .applied = "32" };
+	struct queue_fx f;
 	struct pass_rec *passes;
-	struct store *store;
-	struct tune tune;
 	struct jobq *q;
 	struct job_rec j;
 	struct err e;
+	char contain_dir[640];
 	int64_t id;
 	int n, i;
 
 	(void)state;
-	tu_fake_device(root, "loop0", 0);
-	snprintf(db, sizeof(db), "%s/agent.db", root);
-	snprintf(fio, sizeof(fio), "%s/fake-fio.sh", FT_FIXTURES);
+	queue_fx_start(&f, fake_now_s, NULL, NULL);
+	q = f.q;
 	err_clear(&e);
-	assert_int_equal(store_open(&store, db, &e), 0);
-	tune_init(&tune, &fs, NULL);
-	{
-		struct jobq_env env = { .store = store,
-			                .tune = &tune,
-			                .fs = &fs,
-			                .fio_path = fio,
-			                .state_dir = root,
-			                .contain = CONTAIN_PROC,
-			                .now_s = fake_now_s };
-
-		assert_int_equal(jobq_start(&q, &env, &e), 0);
-	}
 	id = queue_submit(q, "0.2");
 	queue_wait(q, id, "succeeded", &j);
 	assert_true(j.created_at == FAKE_EPOCH_S);
@@ -836,7 +819,7 @@ static void test_queue_clock(void **state)
 	 * its containment record, which is made before the pass reads the clock) is named with the
 	 * time the clock gave. */
 	id = queue_submit(q, "30");
-	snprintf(contain_dir, sizeof(contain_dir), "%s/contain/job-%lld", root, (long long)id);
+	snprintf(contain_dir, sizeof(contain_dir), "%s/contain/job-%lld", f.root, (long long)id);
 	for (i = 0; i < 200; i++) {
 		bool begun;
 
@@ -857,11 +840,7 @@ static void test_queue_clock(void **state)
 	store_job_rec_release(&j);
 	assert_int_equal(job_cancel(q, id, &e), 0);
 	setenv("FAKE_FIO_SLEEP_S", "0.2", 1);
-	jobq_stop(q);
-	tune_release(&tune);
-	store_close(store);
-	tu_rmrf(root);
-	free(root);
+	queue_fx_stop(&f);
 }
 
 /* A monotonic clock 100 times as fast as the real one: a 32 s deadline passes in 0.32 s. */
@@ -897,12 +876,8 @@ static void clock_real(void)
  * are put back, and the next job runs (issue 31 item 9). */
 static void test_pass_deadline(void **state)
 {
-	char *root = tu_tmpdir(), db[600], fio[512];
-	const char *allow[1] = { "loop0" };
-	struct sysfs fs = { .root = root, .allow_devices = allow, .n_allow_devices = 1 };
+	struct queue_fx f;
 	struct job_spec spec;
-	struct store *store;
-	struct tune tune;
 	struct jobq *q;
 	struct job_rec j;
 	struct err e;
@@ -910,23 +885,9 @@ static void test_pass_deadline(void **state)
 	double t0;
 
 	(void)state;
-	tu_fake_device(root, "loop0", 0);
-	snprintf(db, sizeof(db), "%s/agent.db", root);
-	snprintf(fio, sizeof(fio), "%s/fake-fio.sh", FT_FIXTURES);
+	queue_fx_start(&f, NULL, fast_mono_s, NULL);
+	q = f.q;
 	err_clear(&e);
-	assert_int_equal(store_open(&store, db, &e), 0);
-	tune_init(&tune, &fs, NULL);
-	{
-		struct jobq_env env = { .store = store,
-			                .tune = &tune,
-			                .fs = &fs,
-			                .fio_path = fio,
-			                .state_dir = root,
-			                .contain = CONTAIN_PROC,
-			                .mono_s = fast_mono_s };
-
-		assert_int_equal(jobq_start(&q, &env, &e), 0);
-	}
 	setenv("FAKE_FIO_SLEEP_S", "600", 1);
 	assert_int_equal(decode("{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK
 	                        ",\"loops\":2,\"params\":{\"nr_requests\":32}}",
@@ -947,7 +908,7 @@ static void test_pass_deadline(void **state)
 	                    "deadline is 2 x what the pass should take, 1 s, + 30 s)");
 	assert_int_equal(j.loops_done, 0);
 	store_job_rec_release(&j);
-	assert_string_equal(tu_read(root, "sys/block/loop0/queue/nr_requests"), "64");
+	assert_string_equal(tu_read(f.root, "sys/block/loop0/queue/nr_requests"), "64");
 	/* The queue goes on (a 0.1 s pass: on the real clock, as 0.32 s would not be under load).
 	 */
 	clock_real();
@@ -956,11 +917,7 @@ static void test_pass_deadline(void **state)
 	queue_wait(q, next, "succeeded", &j);
 	store_job_rec_release(&j);
 	setenv("FAKE_FIO_SLEEP_S", "0.2", 1);
-	jobq_stop(q);
-	tune_release(&tune);
-	store_close(store);
-	tu_rmrf(root);
-	free(root);
+	queue_fx_stop(&f);
 }
 
 int main(void)

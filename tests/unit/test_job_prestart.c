@@ -292,12 +292,9 @@ static double fast_mono_s(void)
  * monotonic clock, past the pass's 32 s deadline) that takes 0.2 s (20 s) succeeds. */
 static void test_prestart_deadline_from_moment(void **state)
 {
-	char *root = tu_tmpdir(), db[600], fio[512], at[40], body[512];
-	const char *allow[1] = { "loop0" };
-	struct sysfs fs = { .root = root, .allow_devices = allow, .n_allow_devices = 1 };
+	char at[40], body[512];
+	struct queue_fx f;
 	struct job_spec spec;
-	struct store *store;
-	struct tune tune;
 	struct jobq *q;
 	struct job_rec j;
 	struct err e;
@@ -307,24 +304,9 @@ static void test_prestart_deadline_from_moment(void **state)
 
 	(void)state;
 	fast_t0 = time_mono_s();
-	tu_fake_device(root, "loop0", 0);
-	snprintf(db, sizeof(db), "%s/agent.db", root);
-	snprintf(fio, sizeof(fio), "%s/fake-fio.sh", FT_FIXTURES);
+	queue_fx_start(&f, NULL, fast_mono_s, FT_AGENT_EXE);
+	q = f.q;
 	err_clear(&e);
-	assert_int_equal(store_open(&store, db, &e), 0);
-	tune_init(&tune, &fs, NULL);
-	{
-		struct jobq_env env = { .store = store,
-			                .tune = &tune,
-			                .fs = &fs,
-			                .fio_path = fio,
-			                .state_dir = root,
-			                .contain = CONTAIN_PROC,
-			                .mono_s = fast_mono_s,
-			                .waiter_exe = FT_AGENT_EXE };
-
-		assert_int_equal(jobq_start(&q, &env, &e), 0);
-	}
 	setenv("FAKE_FIO_SLEEP_S", "0.2", 1);
 	time_fmt_iso_ms(moment_in(1.0), at, sizeof(at));
 	snprintf(body, sizeof(body),
@@ -344,11 +326,7 @@ static void test_prestart_deadline_from_moment(void **state)
 	assert_string_equal(j.state, "succeeded");
 	assert_true(j.pass_deadline_s == 32);
 	store_job_rec_release(&j);
-	jobq_stop(q);
-	tune_release(&tune);
-	store_close(store);
-	tu_rmrf(root);
-	free(root);
+	queue_fx_stop(&f);
 }
 
 /* The waiter's command quotes the agent's path, which must be plain; its report is read as the
