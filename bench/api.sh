@@ -26,13 +26,15 @@ cleanup() { kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; losetup -d "/dev/$
 starts=0
 start_agent() { # extra agent flags...
 	starts=$((starts + 1))
-	"$AGENT" --listen "127.0.0.1:$(bench_port "$starts")" --state-dir "$tmp/state" --allow-device "$dev" "$@" 2>"$tmp/log" &
+	# A log per start: the previous agent's "listening" line must not be read as this one's.
+	log=$tmp/log.$starts
+	"$AGENT" --listen "127.0.0.1:$(bench_port "$starts")" --state-dir "$tmp/state" --allow-device "$dev" "$@" 2>"$log" &
 	pid=$!
-	for _ in $(seq 300); do grep -q listening "$tmp/log" && break; sleep 0.1; done
-	port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/log")
+	for _ in $(seq 300); do grep -q listening "$log" 2>/dev/null && break; sleep 0.1; done
+	port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$log" 2>/dev/null)
 	if [ -z "$port" ]; then
 		echo "the agent did not listen on port $(bench_port "$starts") within 30 s:" >&2
-		cat "$tmp/log" >&2
+		cat "$log" >&2
 		exit 1
 	fi
 	url="http://127.0.0.1:$port/api/v1/devices/$dev/params"

@@ -38,13 +38,14 @@ start() {
 	# A port of its own each start: the last one may be held by connections closing.
 	starts=$((starts + 1))
 	"$AGENT" --listen "127.0.0.1:$(bench_port $((500 + starts)))" --state-dir "$tmp/state" --allow-device "$dev" \
-		--fio "$PWD/tests/fixtures/fake-fio.sh" 2>"$tmp/agent.log" &
+		--fio "$PWD/tests/fixtures/fake-fio.sh" 2>"$tmp/agent.log.$starts" &
 	pid=$!
-	for _ in $(seq 300); do grep -q listening "$tmp/agent.log" && break; sleep 0.1; done
-	port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/agent.log" | tail -1)
+	# A log per start: the previous agent's "listening" line must not be read as this one's.
+	for _ in $(seq 300); do grep -q listening "$tmp/agent.log.$starts" 2>/dev/null && break; sleep 0.1; done
+	port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/agent.log.$starts" 2>/dev/null)
 	if [ -z "$port" ]; then
 		echo "the agent did not listen on port $(bench_port $((500 + starts))) within 30 s:" >&2
-		cat "$tmp/agent.log" >&2
+		cat "$tmp/agent.log.$starts" >&2
 		exit 1
 	fi
 	base=http://127.0.0.1:$port
