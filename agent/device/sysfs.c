@@ -402,7 +402,10 @@ static bool in_use(const struct sysfs *fs, const char *dev, char *why, size_t wh
 	if (fd >= 0) {
 		close(fd);
 	} else if (errno == EBUSY) {
-		snprintf(why, why_len, "/dev/%s is busy (mounted or claimed exclusively)", dev);
+		snprintf(why, why_len,
+		         "/dev/%s is busy (mounted, here or in another mount namespace, or claimed "
+		         "exclusively)",
+		         dev);
 		return true;
 	}
 	device_path(fs, dev, "holders", path, sizeof(path));
