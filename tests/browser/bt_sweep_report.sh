@@ -36,16 +36,23 @@ jq -n --arg u1 "$node1_URL" --arg u2 "$node2_URL" --arg d1 "$d1" --arg d2 "$d2" 
 	labels: {suite: "bt"}}' >"$IT_TMP/plan.json"
 
 db="$IT_TMP/ctl.db"
-"$CTL_BIN" sweep "$IT_TMP/plan.json" --db "$db" --format json >"$IT_TMP/sweep-run.json" 2>"$IT_TMP/sweep.err"
-rc=$?
-it_eq "the two-node sweep finishes" 0 "$rc"
-[ "$rc" = 0 ] || { cat "$IT_TMP/sweep.err" >&2; it_done; }
-id=$(jq -r .id "$IT_TMP/sweep-run.json")
-"$CTL_BIN" show "$id" --db "$db" --format json >"$IT_TMP/sweep.json" || it_fail "show $id --format json"
-"$CTL_BIN" show "$id" --db "$db" >"$IT_TMP/sweep.txt" || it_fail "show $id"
-cat "$IT_TMP/sweep.txt"
-# 64 KiB writes cut into 4 KiB requests against whole ones: a gain every time, so the sweep
+# 64 KiB writes cut into 4 KiB requests against whole ones: a gain on every node, so the sweep
 # has all of fleettune-ctl's groups (axis 1, axis 2 over its winner, the final confirmation).
+# The split writes are CPU-bound, and on a machine busy with the rest of the suite the two nodes'
+# gains can differ so much that the row is judged "nodes differ" and no best is confirmed: such
+# a sweep is told and run once more (a second one in the same database).
+for attempt in 1 2; do
+	"$CTL_BIN" sweep "$IT_TMP/plan.json" --db "$db" --format json >"$IT_TMP/sweep-run.json" 2>"$IT_TMP/sweep.err"
+	rc=$?
+	it_eq "the two-node sweep finishes (attempt $attempt)" 0 "$rc"
+	[ "$rc" = 0 ] || { cat "$IT_TMP/sweep.err" >&2; it_done; }
+	id=$(jq -r .id "$IT_TMP/sweep-run.json")
+	"$CTL_BIN" show "$id" --db "$db" --format json >"$IT_TMP/sweep.json" || it_fail "show $id --format json"
+	"$CTL_BIN" show "$id" --db "$db" >"$IT_TMP/sweep.txt" || it_fail "show $id"
+	cat "$IT_TMP/sweep.txt"
+	grep -q "^final confirmation against the original baseline:" "$IT_TMP/sweep.txt" && break
+	[ "$attempt" = 1 ] && it_log "sweep $id confirmed no best ($(grep -m1 '^best:' "$IT_TMP/sweep.txt")): run once more"
+done
 it_check "the CLI table has a final confirmation" grep -q "^final confirmation against the original baseline:" "$IT_TMP/sweep.txt"
 args=(report "$id" --db "$db" --html "$IT_TMP/report.html")
 [ -n "$webopt" ] && args+=("$webopt" "$FT_SOURCE_DIR/web")
