@@ -270,19 +270,27 @@ int job_check(struct jobq *q, struct job_spec *spec, struct jobfs_made *would, s
 {
 	struct jobfs_made own;
 	struct claim c;
-	bool held;
+	bool held, claimed = false;
 	int rc;
 
-	/* Its probes of the device one at a time with every other check's and with the lane's
-	 * mkfs and mount; held (the running job's filesystem is on it) read once those are over. */
+	/* held (the running job's filesystem is on it, made or being made): the check opens the
+	 * device not at all, and never waits on the lane's mkfs. Else its probes take turns with
+	 * every other check's and with a lane about to make its job's filesystem, and held is read
+	 * again once they may begin. */
 	pthread_mutex_lock(&q->lock);
-	claim_take_locked(q, &c, spec->device);
 	held = fs_held_locked(q, spec->device);
+	if (!held) {
+		claim_take_locked(q, &c, spec->device);
+		claimed = true;
+		held = fs_held_locked(q, spec->device);
+	}
 	pthread_mutex_unlock(&q->lock);
 	rc = job_spec_dry_run(&q->env, spec, held, would ? would : &own, e);
-	pthread_mutex_lock(&q->lock);
-	claim_drop_locked(q, &c);
-	pthread_mutex_unlock(&q->lock);
+	if (claimed) {
+		pthread_mutex_lock(&q->lock);
+		claim_drop_locked(q, &c);
+		pthread_mutex_unlock(&q->lock);
+	}
 	return rc;
 }
 

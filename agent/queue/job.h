@@ -53,8 +53,9 @@ void jobq_stop(struct jobq *q);
 struct jobfs_made;
 int job_check(struct jobq *q, struct job_spec *spec, struct jobfs_made *would, struct err *e);
 /* job_check() with what a queue would be given, without a queue (job_check.c): with held (the
- * running job has its filesystem on the device) the device checks of a filesystem are left to
- * the job's start; would (not NULL) gets what mkfs's dry run says it would make. */
+ * running job has its filesystem on the device) the device is not opened: the checks of a
+ * filesystem are left to the job's start, and a raw-device job is refused; would (not NULL)
+ * gets what mkfs's dry run says it would make. */
 int job_spec_dry_run(const struct jobq_env *env, struct job_spec *spec, bool held,
                      struct jobfs_made *would, struct err *e);
 /* The metrics every pass of spec reports (the engine's list for its options). */

@@ -172,9 +172,10 @@ int job_spec_dry_run(const struct jobq_env *env, struct job_spec *spec, bool hel
                      struct jobfs_made *would, struct err *e)
 {
 	const struct engine *eng = spec->engine;
-	/* The raw-device safety check, or the free device mkfs needs (not while held: the job
-	 * holding the device is checked when it starts). */
-	bool ask_in_use = spec->fs ? !held : !spec->directory && eng && !eng->needs_directory;
+	/* The raw-device safety check, or the free device mkfs needs; never while held (the
+	 * running job's filesystem is on the device: a job with a filesystem is checked when it
+	 * starts, a raw-device job is refused). */
+	bool ask_in_use = !held && (spec->fs || (!spec->directory && eng && !eng->needs_directory));
 	struct tune_device_report d;
 	struct engine_target t;
 	char real[PATH_MAX], work[32];
@@ -230,11 +231,12 @@ int job_spec_dry_run(const struct jobq_env *env, struct job_spec *spec, bool hel
 	} else if (eng->needs_directory) {
 		return err_set(e, -EINVAL, ERR_BAD_REQUEST, "directory: required by engine %s",
 		               eng->name);
-	} else if (d.in_use) {
+	} else if (held || d.in_use) {
 		return err_set(e, -EBUSY, ERR_DEVICE_REFUSED,
 		               "refusing a raw-device job on '%s': %s (writing to it would destroy "
 		               "data); give a directory instead",
-		               spec->device, d.why);
+		               spec->device,
+		               held ? "the running job's filesystem is on it" : d.why);
 	}
 	if (d.params_rc) {
 		if (e)

@@ -103,6 +103,14 @@ if it_wait_for "job $J mounted" 30 mount_line; then
 	*) it_fail "mount line: $line" ;; esac
 	it_eq "the mount directory is the agent's, 0700 above it" 700 "$(stat -c %a "$FSDIR")"
 	it_eq "the record is written" 1 "$(ls "$FSDIR" | grep -c "^job-$J.rec$")"
+	# A raw-device job meanwhile is refused without opening the device (the agent's own job
+	# holds it; an exclusive open beside its mkfs or mount would fail one of them).
+	it_http POST "$U/jobs?dry_run=true" "$T" "{\"device\":\"$A\",\"engine\":\"fio\",\"fio\":{\"rw\":\"read\",\"bs\":\"1m\",\"runtime_s\":1,\"time_based\":true}}"
+	it_eq "a raw-device job on $A while the job's filesystem is on it: 409" 409 "$HTTP_STATUS"
+	case $(echo "$HTTP_BODY" | jq -r .error.message) in
+	*"the running job's filesystem is on it"*) it_pass "and the refusal says why" ;;
+	*) it_fail "refusal: $HTTP_BODY" ;;
+	esac
 	# Each pass has a directory of its own in the filesystem (jobdir, as in a job directory).
 	pass_dir() { ls -d "$FSDIR/job-$J"/ft-job"$J"-l[12] 2>/dev/null | head -1; }
 	if it_wait_for "a pass directory in the mount" 20 sh -c "ls -d '$FSDIR/job-$J'/ft-job$J-l[12] >/dev/null 2>&1"; then
