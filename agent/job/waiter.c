@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "job/waiter.h"
+#include "timeutil.h"
 #include "banned.h"
 
 /* Longest report read: a line per job process of one fio, numjobs at most 64 here. */
@@ -40,7 +41,6 @@ static int report_write(int fd, double woke_s, double late_s, double slept_s)
 
 int waiter_main(int argc, char **argv)
 {
-	struct timespec now;
 	double at_s, woke_s, began_s;
 	char *end;
 	int rc, fd;
@@ -65,11 +65,9 @@ int waiter_main(int argc, char **argv)
 		        strerror(errno));
 		return 1;
 	}
-	clock_gettime(CLOCK_REALTIME, &now);
-	began_s = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+	began_s = time_now_s();
 	sleep_until(at_s);
-	clock_gettime(CLOCK_REALTIME, &now);
-	woke_s = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+	woke_s = time_now_s();
 	rc = report_write(fd, woke_s, woke_s - at_s, at_s > began_s ? at_s - began_s : 0);
 	if (rc) {
 		fprintf(stderr, "fleettune-agent %s: cannot write '%s': %s\n", WAITER_FLAG, argv[4],

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "device/sysfs.h"
 #include "device/tune.h"
@@ -75,6 +76,24 @@ static inline int agent_fx_jobs(struct agent_fx *f)
 	assert_int_equal(job_list(f->a.jobs, NULL, 500, true, &list, &n, &e), 0);
 	store_jobs_free(list, n);
 	return n;
+}
+
+/* Poll q every 25 ms until job id is in state (out then holds its record), or fail once
+ * timeout_s have passed. */
+static inline void queue_wait_state(struct jobq *q, int64_t id, const char *state, double timeout_s,
+                                    struct job_rec *out)
+{
+	struct err e;
+	int i;
+
+	for (i = 0; i < (int)(timeout_s * 40); i++) {
+		assert_int_equal(job_get(q, id, out, &e), 0);
+		if (!strcmp(out->state, state))
+			return;
+		store_job_rec_release(out);
+		usleep(25 * 1000);
+	}
+	fail_msg("job %lld never reached %s", (long long)id, state);
 }
 
 /* A job queue alone (no agent around it) on a temp tree with loop0 allowlisted and the fake

@@ -64,17 +64,7 @@ static int64_t submit(struct agent_fx *f, const char *body_json, int want_rc, st
 /* Poll q until job id is in state (or 10 s pass). */
 static void queue_wait(struct jobq *q, int64_t id, const char *state, struct job_rec *out)
 {
-	struct err e;
-	int i;
-
-	for (i = 0; i < 200; i++) {
-		assert_int_equal(job_get(q, id, out, &e), 0);
-		if (!strcmp(out->state, state))
-			return;
-		store_job_rec_release(out);
-		usleep(50 * 1000);
-	}
-	fail_msg("job %lld never reached %s", (long long)id, state);
+	queue_wait_state(q, id, state, 10, out);
 }
 
 /* Poll until the fixture's job id reaches state (or 10 s pass). */

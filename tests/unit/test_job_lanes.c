@@ -79,17 +79,7 @@ static int64_t submit_on(struct agent_fx *f, const char *dev, int loops, int nr)
 
 static void wait_state(struct agent_fx *f, int64_t id, const char *state, struct job_rec *out)
 {
-	struct err e;
-	int i;
-
-	for (i = 0; i < 400; i++) {
-		assert_int_equal(job_get(f->a.jobs, id, out, &e), 0);
-		if (!strcmp(out->state, state))
-			return;
-		store_job_rec_release(out);
-		usleep(25 * 1000);
-	}
-	fail_msg("job %lld never reached %s", (long long)id, state);
+	queue_wait_state(f->a.jobs, id, state, 10, out);
 }
 
 /* Wait until job id's first pass has begun (its containment record is there): its params are

@@ -79,17 +79,7 @@ static double moment_in(double in_s)
 /* Poll until the job is in state (or 15 s pass). */
 static void wait_state(struct agent_fx *f, int64_t id, const char *state, struct job_rec *out)
 {
-	struct err e;
-	int i;
-
-	for (i = 0; i < 300; i++) {
-		assert_int_equal(job_get(f->a.jobs, id, out, &e), 0);
-		if (!strcmp(out->state, state))
-			return;
-		store_job_rec_release(out);
-		usleep(50 * 1000);
-	}
-	fail_msg("job %lld never reached %s", (long long)id, state);
+	queue_wait_state(f->a.jobs, id, state, 15, out);
 }
 
 /* The fake fio's pid once it runs (its pid file), or fail after 10 s. */
@@ -300,7 +290,6 @@ static void test_prestart_deadline_from_moment(void **state)
 	struct err e;
 	json_t *js;
 	int64_t id;
-	int i;
 
 	(void)state;
 	fast_t0 = time_mono_s();
@@ -316,13 +305,7 @@ static void test_prestart_deadline_from_moment(void **state)
 	json_decref(js);
 	assert_int_equal(job_submit(q, &spec, &id, &e), 0);
 	job_spec_release(&spec);
-	for (i = 0; i < 200; i++) {
-		assert_int_equal(job_get(q, id, &j, &e), 0);
-		if (!strcmp(j.state, "succeeded") || !strcmp(j.state, "failed"))
-			break;
-		store_job_rec_release(&j);
-		usleep(50 * 1000);
-	}
+	queue_wait_state(q, id, "succeeded", 10, &j);
 	assert_string_equal(j.state, "succeeded");
 	assert_true(j.pass_deadline_s == 32);
 	store_job_rec_release(&j);
