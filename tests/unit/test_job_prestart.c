@@ -108,7 +108,7 @@ static bool wait_dir(struct agent_fx *f, int64_t id)
 }
 
 /* The engine is spawned at once (a second before its moment), waits in its prerun, and its pass
- * begins at the moment: begun_at is the waiter's wake, within tens of ms of start_at, the pass
+ * begins at the moment: begun_at is the waiter's wake, soon after start_at, the pass
  * starts then, held_s is the time since the job was ready; the prerun's files were in the
  * pass's own directory (not fio's default cwd "/"), removed with it. */
 static void test_prestart_begins_at_moment(void **state)
@@ -133,13 +133,16 @@ static void test_prestart_begins_at_moment(void **state)
 	store_job_rec_release(&j);
 	assert_string_equal(tu_read(f->root, "sys/block/loop0/queue/nr_requests"), "32");
 	wait_state(f, id, "succeeded", &j);
+	/* On time: well inside what test_prestart_late calls late (0.15 s). Not tens of ms: in
+	 * the CPU-bound suite a waiter woken at its moment waited 50 ms and more for a CPU; the
+	 * start spread itself is bench/fleet.sh's figure, not a timed test's. */
 	assert_true(j.begun_at >= at);
-	assert_true(j.begun_at - at < 0.05);
+	assert_true(j.begun_at - at < 0.15);
 	assert_true(j.held_s > 0.5 && j.held_s < 1.2); /* the waiter's sleep, fio set up */
 	store_job_rec_release(&j);
 	assert_int_equal(job_passes(f->a.jobs, id, &passes, &n, &e), 0);
 	assert_int_equal(n, 1);
-	assert_true(passes[0].started_at >= at && passes[0].started_at - at < 0.05);
+	assert_true(passes[0].started_at >= at && passes[0].started_at - at < 0.15);
 	store_passes_free(passes, n);
 	argv = tu_slurp(getenv("FAKE_FIO_ARGV_LOG"), NULL);
 	snprintf(want, sizeof(want), "--exec_prerun=exec '%s' --wait-until %.6f --report %s\n",
