@@ -21,10 +21,6 @@
 #include "xmalloc.h"
 #include "banned.h"
 
-#ifndef CLOSE_RANGE_CLOEXEC
-#define CLOSE_RANGE_CLOEXEC (1U << 2)
-#endif
-
 extern char **environ;
 
 /* How long proc_poll keeps reading pipes an orphan holds open after the leader exited. */
@@ -57,10 +53,44 @@ static char **env_build(void)
 	return env;
 }
 
-/* Move fd above 2 so dup2() onto 0..2 cannot clobber it. Async-signal-safe. */
+/* Move fd above 2 so dup2() onto 0..2 cannot clobber it (the copy close-on-exec, as every
+ * descriptor of the agent's is). Async-signal-safe. */
 static int fd_above_stdio(int fd)
 {
-	return fd > 2 ? fd : fcntl(fd, F_DUPFD, 3);
+	return fd < 0 || fd > 2 ? fd : fcntl(fd, F_DUPFD_CLOEXEC, 3);
+}
+
+/* Close [lo, hi]; hi < 0: to the last descriptor. Async-signal-safe. */
+static void fds_close(int lo, int hi)
+{
+	int fd;
+
+	if (hi >= 0 && lo > hi)
+		return;
+	if (close_range((unsigned)lo, hi < 0 ? ~0U : (unsigned)hi, 0) == 0)
+		return;
+	for (fd = lo; fd <= (hi < 0 ? 65535 : hi); fd++)
+		close(fd);
+}
+
+/*
+ * Close every descriptor above stdio but keep_a and keep_b (-1: none), both above 2. A child
+ * waiting at its gate then holds nothing of the agent's: not the state directory's lock nor
+ * the listening socket, which a restarted agent must take, nor its copy of the gate's write
+ * end, which would keep the gate from ever reporting the parent's death. Async-signal-safe.
+ */
+static void fds_close_except(int keep_a, int keep_b)
+{
+	int lo = keep_a < keep_b ? keep_a : keep_b, hi = keep_a < keep_b ? keep_b : keep_a;
+
+	if (lo < 0) {
+		fds_close(3, hi - 1);
+		fds_close(hi + 1, -1);
+		return;
+	}
+	fds_close(3, lo - 1);
+	fds_close(lo + 1, hi - 1);
+	fds_close(hi + 1, -1);
 }
 
 /* What a child that could not exec reports on its status pipe. */
@@ -83,7 +113,7 @@ static void child_exec(char *const argv[], char **envp, const char *cwd, int in_
 	struct sigaction sa;
 	sigset_t none;
 	char go;
-	int sig, fd;
+	int sig;
 
 	setpgid(0, 0);
 	memset(&sa, 0, sizeof(sa));
@@ -95,8 +125,11 @@ static void child_exec(char *const argv[], char **envp, const char *cwd, int in_
 	in_fd = fd_above_stdio(in_fd);
 	out_fd = fd_above_stdio(out_fd);
 	err_fd = fd_above_stdio(err_fd);
-	if (in_fd < 0 || out_fd < 0 || err_fd < 0 || dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 ||
-	    dup2(err_fd, 2) < 0)
+	st_fd = fd_above_stdio(st_fd);
+	if (in_fd < 0 || out_fd < 0 || err_fd < 0 || st_fd < 0 ||
+	    (join_fd >= 0 && (join_fd = fd_above_stdio(join_fd)) < 0) ||
+	    (gate_fd >= 0 && (gate_fd = fd_above_stdio(gate_fd)) < 0) || dup2(in_fd, 0) < 0 ||
+	    dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
 		goto fail;
 	if (cwd && chdir(cwd) < 0)
 		goto fail;
@@ -104,12 +137,10 @@ static void child_exec(char *const argv[], char **envp, const char *cwd, int in_
 		rep.stage = STAGE_JOIN;
 		goto fail;
 	}
+	/* Before the gate: only stdio, the status pipe (close-on-exec) and the gate are left. */
+	fds_close_except(st_fd, gate_fd);
 	if (gate_fd >= 0 && read(gate_fd, &go, 1) != 1)
 		_exit(127);
-	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
-		for (fd = 3; fd < 65536; fd++)
-			fcntl(fd, F_SETFD, FD_CLOEXEC);
-	}
 	execvpe(argv[0], argv, envp);
 fail:
 	rep.err = errno;

@@ -2,10 +2,14 @@
  * workers, "crashes", and is cleaned up by a second agent from the records alone, in the /proc
  * mode and (where this process may make cgroups) the cgroup mode. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -270,6 +274,117 @@ static void test_recover_spares_reused_pids(void **state)
 	waitpid(pid, NULL, 0);
 }
 
+/* The first child of pid (from /proc/PID/task/PID/children), 0 for none, -1 where the kernel
+ * has no such file. */
+static pid_t child_of(pid_t pid)
+{
+	char path[64], line[64] = "";
+	FILE *in;
+	int child = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	in = fopen(path, "r");
+	if (!in)
+		return -1;
+	if (fgets(line, sizeof(line), in))
+		sscanf(line, "%d", &child);
+	fclose(in);
+	return child;
+}
+
+static char proc_state(pid_t pid)
+{
+	char path[64], line[512], *paren;
+	FILE *in;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	in = fopen(path, "r");
+	if (!in)
+		return 0;
+	paren = fgets(line, sizeof(line), in) ? strrchr(line, ')') : NULL;
+	fclose(in);
+	return paren && paren[1] ? paren[2] : 0;
+}
+
+/*
+ * The agent is SIGKILLed while its engine waits at the gate (forked, not yet recorded: the
+ * record's fdatasync here, a write that never ends in the test). The child must see the
+ * parent's death, exit without running anything, and hold none of the agent's descriptors
+ * meanwhile: a restarted agent must be able to take the state directory's lock (an O_CLOEXEC
+ * flock, as statelock.c's) at once. A child holding its own copy of the gate's write end
+ * waited forever, and kept the lock (it_contain: "state directory ... is in use").
+ */
+static void test_parent_killed_at_gate(void **state)
+{
+	struct fx *f = *state;
+	char lock[512], marker[512];
+	pid_t agent, engine = 0;
+	double t0;
+	int fd, status, got = 0;
+	bool free_lock;
+
+	snprintf(lock, sizeof(lock), "%s/lock", f->dir);
+	snprintf(marker, sizeof(marker), "%s/ran", f->dir);
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	agent = fork();
+	if (agent == 0) {
+		char *argv[] = { "touch", marker, NULL };
+		struct contain_pass cp;
+		struct proc p;
+		struct err e;
+		char fill[4096];
+		int full[2];
+
+		memset(fill, 'x', sizeof(fill));
+		fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		if (fd < 0 || flock(fd, LOCK_EX) < 0 || pipe2(full, O_CLOEXEC | O_NONBLOCK) < 0)
+			_exit(2);
+		while (write(full[1], fill, sizeof(fill)) > 0)
+			;
+		fcntl(full[1], F_SETFL, 0); /* the next write blocks: nobody reads */
+		if (contain_init(&f->c, NULL, f->dir, CONTAIN_PROC, &e) ||
+		    contain_pass_begin(&f->c, 5, &cp, &e))
+			_exit(3);
+		close(cp.record_fd);
+		cp.record_fd = full[1];
+		proc_spawn_in(&p, argv, NULL, &cp, &e);
+		_exit(4); /* not reached: admit's write blocks */
+	}
+	assert_true(agent > 0);
+	for (t0 = time_mono_s(); time_mono_s() - t0 < 10; usleep(5000)) {
+		engine = child_of(agent);
+		if (engine < 0 || (engine > 0 && proc_state(agent) == 'S'))
+			break;
+	}
+	kill(agent, SIGKILL);
+	waitpid(agent, NULL, 0);
+	if (engine < 0) {
+		prctl(PR_SET_CHILD_SUBREAPER, 0);
+		skip(); /* no /proc/PID/task/PID/children */
+	}
+	assert_true(engine > 0);
+	for (t0 = time_mono_s(); time_mono_s() - t0 < 2; usleep(5000))
+		if ((got = waitpid(engine, &status, WNOHANG)) == engine)
+			break;
+	fd = open(lock, O_RDWR | O_CLOEXEC);
+	free_lock = fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0;
+	if (fd >= 0)
+		close(fd);
+	if (got != engine) {
+		kill(engine, SIGKILL);
+		waitpid(engine, NULL, 0);
+	}
+	prctl(PR_SET_CHILD_SUBREAPER, 0);
+	if (got != engine)
+		fail_msg(
+		        "the engine still waits at the gate 2 s after the agent died (the lock %s)",
+		        free_lock ? "free" : "held by it");
+	assert_true(free_lock);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 127);
+	assert_int_equal(access(marker, F_OK) < 0 && errno == ENOENT, 1);
+}
+
 /* A pass that never began is harmless to end, kill or count. */
 static void test_zeroed_pass(void **state)
 {
@@ -293,6 +408,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_proc_mode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cgroup_mode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recover_spares_reused_pids, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_parent_killed_at_gate, setup, teardown),
 		cmocka_unit_test(test_zeroed_pass),
 	};
 
