@@ -24,14 +24,8 @@ fio_opts() { # RUNTIME_S
 	echo "{\"rw\":\"randwrite\",\"bs\":\"1M\",\"ioengine\":\"libaio\",\"direct\":true,\"iodepth\":8,\"numjobs\":2,\"size\":\"64m\",\"runtime_s\":$1,\"time_based\":true}"
 }
 job_state() { it_http GET "$U/jobs/$1" "$T"; echo "$HTTP_BODY" | jq -r .state; }
-wait_state() { # ID STATE TIMEOUT
-	local i
-	for i in $(seq $(($3 * 10))); do
-		[ "$(job_state "$1")" = "$2" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
+state_is() { [ "$(job_state "$1")" = "$2" ]; }
+wait_state() { it_wait_for "job $1 $2" "$3" state_is "$1" "$2"; } # ID STATE TIMEOUT_S
 count_jobs() { it_http GET "$U/jobs?limit=500" "$T"; echo "$HTTP_BODY" | jq '.jobs|length'; }
 
 # 1. a job succeeds with sane metrics, params applied during it and restored after

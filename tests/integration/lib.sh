@@ -227,14 +227,16 @@ it_http() {
 }
 
 # it_job_run DESC API_URL TOKEN BODY [TIMEOUT_S]: POST the job (202), then wait for it to end
-# (default 60 s). Afterwards HTTP_BODY is the job and JOB_ID its id.
+# (default 60 s), each GET held by the agent until the job ends or 5 s pass (until=end: one
+# answer per job, as a controller waits, not a poll). Afterwards HTTP_BODY is the job and JOB_ID
+# its id.
 it_job_run() {
 	local desc=$1 api=$2 tok=$3 body=$4 t=${5:-60}
 	it_http POST "$api/jobs" "$tok" "$body"
 	it_eq "$desc: POST job: 202" 202 "$HTTP_STATUS"
 	JOB_ID=$(jq .id <<<"$HTTP_BODY")
 	_it_job_ended() {
-		it_http GET "$api/jobs/$JOB_ID" "$tok"
+		it_http GET "$api/jobs/$JOB_ID?wait_s=5&until=end" "$tok"
 		case $(jq -r .state <<<"$HTTP_BODY") in succeeded | failed | cancelled | interrupted) return 0 ;; esac
 		return 1
 	}
@@ -251,14 +253,28 @@ it_sys() {
 	echo "$v"
 }
 
-# it_wait_for DESC TIMEOUT_S CMD...: poll CMD every 0.1 s until it succeeds.
+# it_wait_for DESC TIMEOUT_S CMD...: poll CMD until it succeeds, for TIMEOUT_S by the clock
+# (and once more at the end). Every 0.1 s for the first 2 s, then every 0.25 s, then after 10 s
+# every 0.5 s: a long wait (a deadline, a restart) is not a poll of the agent ten times a
+# second, each a curl and a jq on the CPUs the suite shares.
 it_wait_for() {
-	local d=$1 t=$2 i
+	local d=$1 t=$2 start now ms
 	shift 2
-	for i in $(seq $((t * 10))); do
+	start=${EPOCHREALTIME//[!0-9]/}
+	while :; do
 		"$@" && return 0
-		sleep 0.1
+		now=${EPOCHREALTIME//[!0-9]/}
+		ms=$(((now - start) / 1000))
+		[ "$ms" -ge $((t * 1000)) ] && break
+		if [ "$ms" -lt 2000 ]; then
+			sleep 0.1
+		elif [ "$ms" -lt 10000 ]; then
+			sleep 0.25
+		else
+			sleep 0.5
+		fi
 	done
+	"$@" && return 0
 	echo "# timed out waiting for: $d" >&2
 	return 1
 }
