@@ -2,9 +2,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,6 +44,8 @@ static int report_write(int fd, double woke_s, double late_s, double slept_s)
 int waiter_main(int argc, char **argv)
 {
 	double at_s, woke_s, began_s;
+	sigset_t stop;
+	pid_t parent;
 	char *end;
 	int rc, fd;
 
@@ -58,6 +62,19 @@ int waiter_main(int argc, char **argv)
 		        argv[2]);
 		return 2;
 	}
+	/* Stoppable whatever it inherited: a shell that ignored SIGTERM while it forked (a trap
+	 * of its own) passes the ignoring on through exec, and the agent's SIGTERM to the group
+	 * would leave the waiter asleep until its moment. And it dies with its fio (the parent:
+	 * "exec" left no shell between), however that ends: nothing is left to start. */
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGINT);
+	sigprocmask(SIG_UNBLOCK, &stop, NULL);
+	parent = getppid();
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == 0 && getppid() != parent)
+		return 1; /* the parent died before the call */
 	/* Made before the sleep: in the moment only a write is left (and the exit). */
 	fd = open(argv[4], O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {

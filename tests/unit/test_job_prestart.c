@@ -10,9 +10,11 @@
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "agenttest.h"
@@ -356,6 +358,92 @@ static void test_waiter_command_and_report(void **state)
 	free(root);
 }
 
+/* Whether pid is gone (or a zombie: init reaps orphans when it gets to them). */
+static bool pid_gone(pid_t pid)
+{
+	char path[64], line[256], *paren;
+	FILE *in;
+	bool gone;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	in = fopen(path, "r");
+	if (!in)
+		return true;
+	paren = fgets(line, sizeof(line), in) ? strrchr(line, ')') : NULL;
+	fclose(in);
+	gone = !paren || paren[1] != ' ' || paren[2] == 'Z' || paren[2] == 'X';
+	return gone;
+}
+
+/* A waiter with SIGTERM ignored and blocked (as a shell's fork may hand it on), its moment a
+ * minute off, under a parent that passes its pid on and then waits: "term" SIGTERMs the
+ * waiter, else the parent is SIGKILLed. Either way the waiter must be gone within 2 s. The
+ * fake fio (dash) left such a waiter asleep for the whole cancel grace (test_api's
+ * test_job_start_at_cancel, 1 run in 4 under load). */
+static void waiter_stops(bool term)
+{
+	char at[32], report[600], *root = tu_tmpdir();
+	int pfd[2], status;
+	pid_t parent, waiter = 0;
+	double t0;
+
+	snprintf(at, sizeof(at), "%.6f", time_now_s() + 60);
+	snprintf(report, sizeof(report), "%s/" WAITER_REPORT, root);
+	assert_int_equal(pipe(pfd), 0);
+	parent = fork();
+	if (parent == 0) {
+		sigset_t term_set;
+		pid_t w;
+
+		signal(SIGTERM, SIG_IGN);
+		sigemptyset(&term_set);
+		sigaddset(&term_set, SIGTERM);
+		sigprocmask(SIG_BLOCK, &term_set, NULL);
+		w = fork();
+		if (w == 0) {
+			execl(FT_AGENT_EXE, FT_AGENT_EXE, WAITER_FLAG, at, "--report", report,
+			      (char *)NULL);
+			_exit(127);
+		}
+		if (write(pfd[1], &w, sizeof(w)) != sizeof(w))
+			_exit(2);
+		pause();
+		_exit(0);
+	}
+	assert_true(parent > 0);
+	close(pfd[1]);
+	assert_int_equal(read(pfd[0], &waiter, sizeof(waiter)), sizeof(waiter));
+	close(pfd[0]);
+	/* once the waiter has started: its report is opened before the sleep */
+	for (t0 = time_mono_s(); access(report, F_OK) < 0 && time_mono_s() - t0 < 10;)
+		usleep(10000);
+	assert_int_equal(access(report, F_OK), 0);
+	if (term)
+		kill(waiter, SIGTERM);
+	else
+		kill(parent, SIGKILL);
+	for (t0 = time_mono_s(); !pid_gone(waiter) && time_mono_s() - t0 < 2;)
+		usleep(10000);
+	if (!pid_gone(waiter)) {
+		kill(waiter, SIGKILL);
+		kill(parent, SIGKILL);
+		waitpid(parent, &status, 0);
+		fail_msg("the waiter is still asleep 2 s after %s",
+		         term ? "its SIGTERM" : "its parent died");
+	}
+	kill(parent, SIGKILL);
+	waitpid(parent, &status, 0);
+	tu_rmrf(root);
+	free(root);
+}
+
+static void test_waiter_stops(void **state)
+{
+	(void)state;
+	waiter_stops(true);
+	waiter_stops(false);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -367,6 +455,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_prestart_passed, setup, teardown),
 		cmocka_unit_test(test_prestart_deadline_from_moment),
 		cmocka_unit_test(test_waiter_command_and_report),
+		cmocka_unit_test(test_waiter_stops),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
