@@ -19,8 +19,8 @@
  * to the microsecond) and exits 0: at once, reporting how late, when the
  * moment has passed. It exits 1
  * (and fio fails the job) when it cannot report. It dies with its parent (PR_SET_PDEATHSIG):
- * a waiter never outlives its fio, and SIGTERM ends it even if it inherited SIGTERM ignored. The report is a relative name: fio's cwd is the
- * pass's private directory.
+ * a waiter never outlives its fio, and SIGTERM ends it even if it inherited SIGTERM ignored. The
+ * report is a relative name: fio's cwd is the pass's private directory.
  */
 #define WAITER_FLAG "--wait-until"
 #define WAITER_REPORT "ft-wait.txt"
