@@ -292,20 +292,6 @@ static pid_t child_of(pid_t pid)
 	return child;
 }
 
-static char proc_state(pid_t pid)
-{
-	char path[64], line[512], *paren;
-	FILE *in;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	in = fopen(path, "r");
-	if (!in)
-		return 0;
-	paren = fgets(line, sizeof(line), in) ? strrchr(line, ')') : NULL;
-	fclose(in);
-	return paren && paren[1] ? paren[2] : 0;
-}
-
 /*
  * The agent is SIGKILLed while its engine waits at the gate (forked, not yet recorded: the
  * record's fdatasync here, a write that never ends in the test). The child must see the
@@ -353,7 +339,7 @@ static void test_parent_killed_at_gate(void **state)
 	assert_true(agent > 0);
 	for (t0 = time_mono_s(); time_mono_s() - t0 < 10; usleep(5000)) {
 		engine = child_of(agent);
-		if (engine < 0 || (engine > 0 && proc_state(agent) == 'S'))
+		if (engine < 0 || (engine > 0 && tu_proc_state(agent) == 'S'))
 			break;
 	}
 	kill(agent, SIGKILL);

@@ -361,18 +361,9 @@ static void test_waiter_command_and_report(void **state)
 /* Whether pid is gone (or a zombie: init reaps orphans when it gets to them). */
 static bool pid_gone(pid_t pid)
 {
-	char path[64], line[256], *paren;
-	FILE *in;
-	bool gone;
+	char st = tu_proc_state(pid);
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	in = fopen(path, "r");
-	if (!in)
-		return true;
-	paren = fgets(line, sizeof(line), in) ? strrchr(line, ')') : NULL;
-	fclose(in);
-	gone = !paren || paren[1] != ' ' || paren[2] == 'Z' || paren[2] == 'X';
-	return gone;
+	return !st || st == 'Z' || st == 'X';
 }
 
 /* A waiter with SIGTERM ignored and blocked (as a shell's fork may hand it on), its moment a

@@ -109,6 +109,20 @@ const char *tu_read(const char *root, const char *relpath)
 	return out;
 }
 
+char tu_proc_state(int pid)
+{
+	char path[64], line[512], *paren;
+	FILE *in;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	in = fopen(path, "r");
+	if (!in)
+		return 0;
+	paren = fgets(line, sizeof(line), in) ? strrchr(line, ')') : NULL;
+	fclose(in);
+	return paren && paren[1] == ' ' ? paren[2] : 0;
+}
+
 char *tu_slurp(const char *path, size_t *len)
 {
 	char full[PATH_MAX];

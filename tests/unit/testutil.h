@@ -21,6 +21,9 @@ const char *tu_read(const char *root, const char *relpath);
 /* Read a fixture file (FT_FIXTURES/name or an absolute path); caller frees. */
 char *tu_slurp(const char *path, size_t *len);
 
+/* The state letter of process pid in /proc/PID/stat ('R', 'S', 'Z', ...), 0 when it is gone. */
+char tu_proc_state(int pid);
+
 /* In a LeakSanitizer build, 1 if memory has leaked so far (LSan prints where it was allocated);
  * 0 otherwise and in builds without LSan. The process goes on either way. */
 int tu_leaked(void);
