@@ -31,7 +31,7 @@ it_check "the job's fio runs" it_wait_for "fio of job $jid" 20 job_fio
 t0=$(date +%s.%N)
 for p in $(job_fio); do kill -STOP "$p"; done
 state_of() { it_http GET "$U/jobs/$1" "$T"; jq -r .state <<<"$HTTP_BODY"; }
-ended() { case $(state_of "$1") in succeeded | failed | cancelled | interrupted) return 0 ;; esac; return 1; }
+ended() { it_job_ended "$U" "$T" "$1"; }
 it_check "the hung job ends" it_wait_for "job $jid" 60 ended "$jid"
 t1=$(date +%s.%N)
 took=$(echo "$t1 - $t0" | bc)

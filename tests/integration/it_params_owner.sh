@@ -21,7 +21,7 @@ job() {
 	JID=$(jq .id <<<"$HTTP_BODY")
 }
 job_state() { it_http GET "$a_URL/api/v1/jobs/$1" "$a_TOKEN"; jq -r .state <<<"$HTTP_BODY"; }
-ended() { case $(job_state "$1") in succeeded | failed | cancelled | interrupted) return 0 ;; esac; return 1; }
+ended() { it_job_ended "$a_URL/api/v1" "$a_TOKEN" "$1"; }
 running() { [ "$(job_state "$1")" = running ]; }
 session() {
 	it_http POST "$a_URL/api/v1/devices/$dev/sessions" "$a_TOKEN" "{\"ttl_s\":$1}"

@@ -16,11 +16,7 @@ echo mq-deadline >"/sys/block/$dev/queue/scheduler"
 nr() { it_sys "$dev" nr_requests; }
 ra() { it_sys "$dev" read_ahead_kb; }
 fio='{"rw":"randread","bs":"4k","ioengine":"psync","size":"32m","runtime_s":4,"time_based":true}'
-job_over() { # ID: held by the agent until the job ends (or 5 s)
-	it_http GET "$U/jobs/$1?wait_s=5&until=end" "$a_TOKEN"
-	case $(echo "$HTTP_BODY" | jq -r .state) in queued | running) return 1 ;; esac
-}
-wait_job_end() { it_wait_for "job $1" 30 job_over "$1"; } # ID
+wait_job_end() { it_wait_for "job $1" 30 it_job_ended "$U" "$a_TOKEN" "$1"; } # ID
 # scenario: base 256/2560; session (ttl 4 s); PATCH 128/512; job with nr_requests 64, 2 x 4 s.
 scenario() {
 	it_http PATCH "$U/devices/$dev/params" "$a_TOKEN" '{"params":{"nr_requests":256,"read_ahead_kb":2560}}'

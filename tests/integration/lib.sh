@@ -226,21 +226,23 @@ it_http() {
 	HTTP_BODY=$(cat "$out")
 }
 
+# it_job_ended API_URL TOKEN ID: whether job ID has ended, asked with a GET the agent holds until
+# the job ends or 5 s pass (until=end: one answer per job, as a controller waits, not a poll);
+# for it_wait_for. Afterwards HTTP_BODY is the job.
+it_job_ended() {
+	it_http GET "$1/jobs/$3?wait_s=5&until=end" "$2"
+	case $(jq -r .state <<<"$HTTP_BODY") in succeeded | failed | cancelled | interrupted) return 0 ;; esac
+	return 1
+}
+
 # it_job_run DESC API_URL TOKEN BODY [TIMEOUT_S]: POST the job (202), then wait for it to end
-# (default 60 s), each GET held by the agent until the job ends or 5 s pass (until=end: one
-# answer per job, as a controller waits, not a poll). Afterwards HTTP_BODY is the job and JOB_ID
-# its id.
+# (default 60 s). Afterwards HTTP_BODY is the job and JOB_ID its id.
 it_job_run() {
 	local desc=$1 api=$2 tok=$3 body=$4 t=${5:-60}
 	it_http POST "$api/jobs" "$tok" "$body"
 	it_eq "$desc: POST job: 202" 202 "$HTTP_STATUS"
 	JOB_ID=$(jq .id <<<"$HTTP_BODY")
-	_it_job_ended() {
-		it_http GET "$api/jobs/$JOB_ID?wait_s=5&until=end" "$tok"
-		case $(jq -r .state <<<"$HTTP_BODY") in succeeded | failed | cancelled | interrupted) return 0 ;; esac
-		return 1
-	}
-	it_check "$desc: the job ends" it_wait_for "job $JOB_ID" "$t" _it_job_ended
+	it_check "$desc: the job ends" it_wait_for "job $JOB_ID" "$t" it_job_ended "$api" "$tok" "$JOB_ID"
 }
 
 # it_sys DEV FILE: read /sys/block/DEV/queue/FILE (scheduler: the bracketed one).
@@ -253,8 +255,8 @@ it_sys() {
 	echo "$v"
 }
 
-# it_wait_for DESC TIMEOUT_S CMD...: poll CMD until it succeeds, for TIMEOUT_S by the clock
-# (and once more at the end). Every 0.1 s for the first 2 s, then every 0.25 s, then after 10 s
+# it_wait_for DESC TIMEOUT_S CMD...: poll CMD until it succeeds, for TIMEOUT_S by the clock.
+# Every 0.1 s for the first 2 s, then every 0.25 s, then after 10 s
 # every 0.5 s: a long wait (a deadline, a restart) is not a poll of the agent ten times a
 # second, each a curl and a jq on the CPUs the suite shares.
 it_wait_for() {
@@ -274,7 +276,6 @@ it_wait_for() {
 			sleep 0.5
 		fi
 	done
-	"$@" && return 0
 	echo "# timed out waiting for: $d" >&2
 	return 1
 }
