@@ -91,6 +91,6 @@ bt_fio_body() {
 	jq -cn --arg dev "$1" --argjson loops "$2" --argjson params "$3" --argjson labels "$4" '{
 		device: $dev, engine: "fio",
 		fio: {rw: "randwrite", bs: "64k", ioengine: "libaio", direct: true, iodepth: 8, numjobs: 1,
-		      size: "32m", runtime_s: 1, time_based: true},
+		      size: "32m", runtime_s: 1, time_based: true, rate_iops: 1024},
 		loops: $loops, params: $params, labels: $labels}'
 }

@@ -40,7 +40,7 @@ cat >"$IT_TMP/plan.json" <<PLAN
  "baseline": {"nr_requests": 128},
  "axes": [{"param": "nr_requests", "values": [64]}],
  "job": {"engine": "fio", "fio": {"rw": "randwrite", "bs": "4k", "ioengine": "libaio", "direct": true,
-         "iodepth": 8, "numjobs": 1, "size": "32m", "runtime_s": 1, "time_based": true}, "loops": 2},
+         "iodepth": 8, "numjobs": 1, "size": "32m", "runtime_s": 1, "time_based": true, "rate_iops": 1024}, "loops": 2},
  "labels": {"suite": "cmp"}}
 PLAN
 "$CTL_BIN" sweep "$IT_TMP/plan.json" --db "$IT_TMP/ctl.db" >"$IT_TMP/sweep.txt" 2>"$IT_TMP/sweep.err"

@@ -16,7 +16,7 @@ dev=$(it_loop_create 1G)
 it_agent_start fsp --allow-device "$dev" --allow-format --web-root "$FT_SOURCE_DIR/web" || exit 1
 body=$(jq -cn --arg dev "$dev" '{device: $dev, engine: "fio",
 	fio: {rw: "write", bs: "1m", ioengine: "libaio", direct: true, iodepth: 4, size: "32m",
-	      runtime_s: 1, time_based: true}, loops: 2,
+	      runtime_s: 1, time_based: true, rate_iops: 1024}, loops: 2,
 	filesystem: {type: "xfs", mkfs: ["-b", "size=4k", "-d", "su=64k,sw=7", "-i", "size=1k", "-l", "version=2"],
 	             mount: "noatime,logbufs=8,logbsize=256k"}}')
 id=$(bt_job_post "$fsp_URL" "$fsp_TOKEN" "$body") || { it_fail "could not post the job"; it_done; }

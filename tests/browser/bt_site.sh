@@ -31,7 +31,7 @@ plan() {
 	axes: [{param: "max_sectors_kb", values: $vals}],
 	strategy: "grid",
 	job: {engine: "fio", fio: {rw: "randwrite", bs: "64k", ioengine: "libaio", direct: true, iodepth: 8,
-	      numjobs: 1, size: "32m", runtime_s: 1, time_based: true}, loops: 2},
+	      numjobs: 1, size: "32m", runtime_s: 1, time_based: true, rate_iops: 1024}, loops: 2},
 	metric: "write.bw_mib", labels: {suite: "bt-site"}}' >"$3"
 }
 db="$IT_TMP/ctl.db"

@@ -12,7 +12,7 @@ command -v fio >/dev/null || it_skip "fio not installed"
 dev=$(it_loop_create 256M)
 it_agent_start wl --allow-device "$dev" --web-root "$FT_SOURCE_DIR/web" || exit 1
 body=$(jq -cn --arg dev "$dev" '{device: $dev, engine: "fio", loops: 2,
-	fio: {runtime_s: 1, time_based: true, ioengine: "psync", direct: true},
+	fio: {runtime_s: 1, time_based: true, rate_iops: 1024, ioengine: "psync", direct: true},
 	workloads: [{name: "seq read 1M", fio: {rw: "read", bs: "1m"}},
 	            {name: "rand read 4k", fio: {rw: "randread", bs: "4k"}},
 	            {name: "rand write 4k", fio: {rw: "randwrite", bs: "4k"}}]}')

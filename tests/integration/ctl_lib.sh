@@ -32,7 +32,7 @@ ctl_plan() {
   "strategy": "$strategy",
   "job": {"engine": "fio", "fio": {"rw": "randwrite", "bs": "64k", "ioengine": "libaio",
           "direct": true, "iodepth": 8, "numjobs": 1, "size": "32m", "runtime_s": $runtime,
-          "time_based": true}, "loops": $loops},
+          "time_based": true, "rate_iops": 1024}, "loops": $loops},
   "metric": "write.bw_mib",
   "goal": "maximize",
   "min_effect_pct": 5,

@@ -26,7 +26,7 @@ procs() {
 count() { procs "$@" | wc -l; }
 job_state() { it_http GET "$U/jobs/$1" "$T"; echo "$HTTP_BODY" | jq -r .state; }
 post_job() { # RUNTIME_S LOOPS: sets J
-	it_http POST "$U/jobs" "$T" "{\"device\":\"$dev\",\"engine\":\"fio\",\"fio\":{\"rw\":\"randwrite\",\"bs\":\"64k\",\"ioengine\":\"libaio\",\"direct\":true,\"iodepth\":4,\"numjobs\":4,\"size\":\"64m\",\"runtime_s\":$1,\"time_based\":true},\"loops\":$2,\"params\":{\"nr_requests\":$nr_job}}"
+	it_http POST "$U/jobs" "$T" "{\"device\":\"$dev\",\"engine\":\"fio\",\"fio\":{\"rw\":\"randwrite\",\"bs\":\"64k\",\"ioengine\":\"libaio\",\"direct\":true,\"iodepth\":4,\"numjobs\":4,\"size\":\"64m\",\"runtime_s\":$1,\"time_based\":true,\"rate_iops\":1024},\"loops\":$2,\"params\":{\"nr_requests\":$nr_job}}"
 	J=$(echo "$HTTP_BODY" | jq .id)
 }
 start() { # MODE

@@ -17,7 +17,7 @@ U=$a_URL/api/v1
 T=$a_TOKEN
 
 # Fixtures the cases refer to: a finished job, a closed session, an open session.
-it_http POST "$U/jobs" "$T" "{\"device\":\"$dev\",\"engine\":\"fio\",\"fio\":{\"rw\":\"randwrite\",\"bs\":\"64k\",\"ioengine\":\"libaio\",\"direct\":true,\"iodepth\":4,\"size\":\"16m\",\"runtime_s\":1,\"time_based\":true},\"loops\":1}"
+it_http POST "$U/jobs" "$T" "{\"device\":\"$dev\",\"engine\":\"fio\",\"fio\":{\"rw\":\"randwrite\",\"bs\":\"64k\",\"ioengine\":\"libaio\",\"direct\":true,\"iodepth\":4,\"size\":\"16m\",\"runtime_s\":1,\"time_based\":true,\"rate_iops\":1024},\"loops\":1}"
 job=$(echo "$HTTP_BODY" | jq .id)
 job_done() { it_http GET "$U/jobs/$job" "$T"; [ "$(echo "$HTTP_BODY" | jq -r .state)" = succeeded ]; }
 it_check "fixture: job $job succeeds" it_wait_for "job $job" 30 job_done

@@ -24,7 +24,7 @@ it_check "health lists device_lanes" jq -e >/dev/null '.features | index("device
 
 # ---- the agent: different devices at once, one device in turn
 job() { # DEV RUNTIME_S
-	echo "{\"device\":\"$1\",\"engine\":\"fio\",\"loops\":1,\"fio\":{\"rw\":\"randwrite\",\"bs\":\"64k\",\"ioengine\":\"libaio\",\"direct\":true,\"iodepth\":4,\"size\":\"16m\",\"runtime_s\":$2,\"time_based\":true}}"
+	echo "{\"device\":\"$1\",\"engine\":\"fio\",\"loops\":1,\"fio\":{\"rw\":\"randwrite\",\"bs\":\"64k\",\"ioengine\":\"libaio\",\"direct\":true,\"iodepth\":4,\"size\":\"16m\",\"runtime_s\":$2,\"time_based\":true,\"rate_iops\":1024}}"
 }
 post() { # DEV RUNTIME_S: prints the job id
 	it_http POST "$API/jobs" "$n1_TOKEN" "$(job "$1" "$2")"
@@ -73,7 +73,7 @@ cat >"$IT_TMP/plan.json" <<PLAN
   "axes": [{"param": "nr_requests", "values": [64]}],
   "strategy": "grid",
   "job": {"engine": "fio", "fio": {"rw": "randwrite", "bs": "64k", "ioengine": "libaio",
-          "direct": true, "iodepth": 8, "size": "32m", "runtime_s": 1, "time_based": true}, "loops": 2},
+          "direct": true, "iodepth": 8, "size": "32m", "runtime_s": 1, "time_based": true, "rate_iops": 1024}, "loops": 2},
   "metric": "write.bw_mib", "goal": "maximize", "min_effect_pct": 5,
   "labels": {"test": "$IT_NAME"}
 }

@@ -39,7 +39,7 @@ fs_plan() {
   ],
   "strategy": "sequential",
   "job": {"engine": "fio", "fio": {"rw": "randwrite", "bs": "4k", "ioengine": "libaio",
-          "direct": true, "iodepth": 8, "size": "64m", "runtime_s": 1, "time_based": true},
+          "direct": true, "iodepth": 8, "size": "64m", "runtime_s": 1, "time_based": true, "rate_iops": 1024},
           "loops": 2, "filesystem": {"type": "xfs"}},
   "metric": "write.iops",
   "min_effect_pct": 5,

@@ -33,7 +33,7 @@ plan() {
   "baseline": {"nr_requests": 128},
   "axes": [{"param": "nr_requests", "values": [64]}],
   "job": {"engine": "fio", "fio": {"rw": "randwrite", "bs": "64k", "ioengine": "libaio",
-          "direct": true, "iodepth": 8, "size": "32m", "runtime_s": 1, "time_based": true},
+          "direct": true, "iodepth": 8, "size": "32m", "runtime_s": 1, "time_based": true, "rate_iops": 1024},
           "loops": 2}
 }
 PLAN

@@ -21,7 +21,7 @@ cat >"$IT_TMP/suite.json" <<PLAN
   "axes": [{"param": "nr_requests", "values": [64]}],
   "strategy": "grid",
   "job": {"engine": "fio", "fio": {"ioengine": "psync", "direct": true, "size": "32m",
-          "runtime_s": 1, "time_based": true}, "loops": 2},
+          "runtime_s": 1, "time_based": true, "rate_iops": 1024}, "loops": 2},
   "workloads": [
     {"name": "seq read", "fio": {"rw": "read", "bs": "64k"}},
     {"name": "rand read 4k", "fio": {"rw": "randread", "bs": "4k"}, "metric": "read.iops"},

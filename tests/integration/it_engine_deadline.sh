@@ -18,13 +18,13 @@ T=$a_TOKEN
 
 it_http GET "$U/health" ""
 it_check "health lists pass_deadline" grep -q '"pass_deadline"' <<<"$HTTP_BODY"
-body="{\"device\":\"$dev\",\"engine\":\"fio\",\"fio\":{\"rw\":\"randread\",\"bs\":\"4k\",\"runtime_s\":3,\"time_based\":true,\"ioengine\":\"psync\"},\"loops\":2,\"params\":{\"read_ahead_kb\":512}}"
+body="{\"device\":\"$dev\",\"engine\":\"fio\",\"fio\":{\"rw\":\"randread\",\"bs\":\"4k\",\"runtime_s\":3,\"time_based\":true,\"rate_iops\":1024,\"ioengine\":\"psync\"},\"loops\":2,\"params\":{\"read_ahead_kb\":512}}"
 it_http POST "$U/jobs?dry_run=true" "$T" "$body"
 it_eq "dry run: the deadlines" "36 82" "$(jq -r '"\(.pass_deadline_s) \(.run_deadline_s)"' <<<"$HTTP_BODY")"
 it_http POST "$U/jobs" "$T" "$body"
 it_eq "POST: 202 with the deadlines" "202 36 82" "$HTTP_STATUS $(jq -r '"\(.pass_deadline_s) \(.run_deadline_s)"' <<<"$HTTP_BODY")"
 jid=$(jq .id <<<"$HTTP_BODY")
-it_http POST "$U/jobs" "$T" "{\"device\":\"$dev\",\"engine\":\"fio\",\"fio\":{\"rw\":\"randread\",\"bs\":\"4k\",\"runtime_s\":1,\"time_based\":true,\"ioengine\":\"psync\"}}"
+it_http POST "$U/jobs" "$T" "{\"device\":\"$dev\",\"engine\":\"fio\",\"fio\":{\"rw\":\"randread\",\"bs\":\"4k\",\"runtime_s\":1,\"time_based\":true,\"rate_iops\":1024,\"ioengine\":\"psync\"}}"
 next=$(jq .id <<<"$HTTP_BODY")
 job_fio() { pgrep -f "ft-job$jid-l1 .*--filename=/dev/$dev"; }
 it_check "the job's fio runs" it_wait_for "fio of job $jid" 20 job_fio

@@ -27,7 +27,7 @@ fs_entries() { ls -A "$FSDIR" 2>/dev/null | wc -l; }
 mounted_here() { grep -c " $FSDIR/" /proc/self/mountinfo; }
 job_field() { it_http GET "$U/jobs/$1" "$T"; echo "$HTTP_BODY" | jq -r "$2"; }
 fio_job() { # DEV FILESYSTEM_JSON RUNTIME_S LOOPS
-	printf '{"device":"%s","engine":"fio","fio":{"rw":"write","bs":"1m","ioengine":"libaio","direct":true,"iodepth":4,"size":"64m","runtime_s":%s,"time_based":true},"loops":%s,"filesystem":%s}' "$1" "$3" "$4" "$2"
+	printf '{"device":"%s","engine":"fio","fio":{"rw":"write","bs":"1m","ioengine":"libaio","direct":true,"iodepth":4,"size":"64m","runtime_s":%s,"time_based":true,"rate_iops":64},"loops":%s,"filesystem":%s}' "$1" "$3" "$4" "$2"
 }
 XFS_SEED='{"type":"xfs","mkfs":["-b","size=4k","-d","su=64k,sw=7","-i","size=1k","-l","version=2"],"mount":"noatime,logbufs=8,logbsize=256k"}'
 

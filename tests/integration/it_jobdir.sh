@@ -35,7 +35,7 @@ rm -f "$dir/ft-job1-l1.dd" "$dir/ft-job1-l1"
 
 # 2. Checked at use: a job queued behind a running one, its directory swapped for a link.
 mkdir -p "$dir/swap2/inner" "$out/inner"
-it_http POST "$U/jobs" "$T" "{\"device\":\"$dev\",\"engine\":\"fio\",\"fio\":{\"rw\":\"read\",\"bs\":\"4k\",\"runtime_s\":3,\"time_based\":true}}"
+it_http POST "$U/jobs" "$T" "{\"device\":\"$dev\",\"engine\":\"fio\",\"fio\":{\"rw\":\"read\",\"bs\":\"4k\",\"runtime_s\":3,\"time_based\":true,\"rate_iops\":1024}}"
 busy=$(echo "$HTTP_BODY" | jq .id)
 it_http POST "$U/jobs" "$T" "{\"device\":\"$dev\",\"engine\":\"dd\",\"dd\":{\"count\":2,\"bs\":\"1m\"},\"directory\":\"$dir/swap2/inner\"}"
 it_eq "a dd job in $dir/swap2/inner is queued" 202 "$HTTP_STATUS"

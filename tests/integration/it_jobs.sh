@@ -21,7 +21,7 @@ nr_job=$((nr0 / 2))
 it_log "agent $a_URL, raw device $dev (nr_requests $nr0), mounted $mdev on $mnt"
 
 fio_opts() { # RUNTIME_S
-	echo "{\"rw\":\"randwrite\",\"bs\":\"1M\",\"ioengine\":\"libaio\",\"direct\":true,\"iodepth\":8,\"numjobs\":2,\"size\":\"64m\",\"runtime_s\":$1,\"time_based\":true}"
+	echo "{\"rw\":\"randwrite\",\"bs\":\"1M\",\"ioengine\":\"libaio\",\"direct\":true,\"iodepth\":8,\"numjobs\":2,\"size\":\"64m\",\"runtime_s\":$1,\"time_based\":true,\"rate_iops\":64}"
 }
 job_state() { it_http GET "$U/jobs/$1" "$T"; echo "$HTTP_BODY" | jq -r .state; }
 state_is() { [ "$(job_state "$1")" = "$2" ]; }

@@ -32,7 +32,7 @@ lp() {
 job_post() {
 	it_http POST "$a_URL/api/v1/jobs" "$a_TOKEN" "{\"device\":\"$dev\",\"engine\":\"fio\",\"loops\":$1,
 	  \"fio\":{\"rw\":\"randread\",\"bs\":\"64k\",\"ioengine\":\"psync\",\"size\":\"32m\",
-	           \"runtime_s\":$2,\"time_based\":true}}"
+	           \"runtime_s\":$2,\"time_based\":true,\"rate_iops\":1024}}"
 	echo "$HTTP_BODY" | jq -r .id
 }
 held() {

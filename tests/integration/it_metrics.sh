@@ -108,7 +108,7 @@ it_eq "session closed" 200 "$HTTP_STATUS"
 
 # A real fio job: jobs by state and its main metrics per device.
 job='{"device":"'$dev'","directory":"'$IT_TMP/jobs'","engine":"fio","loops":2,
- "fio":{"rw":"randrw","bs":"4k","size":"8M","ioengine":"psync","runtime_s":1,"time_based":true}}'
+ "fio":{"rw":"randrw","bs":"4k","size":"8M","ioengine":"psync","runtime_s":1,"time_based":true,"rate_iops":1024}}'
 it_http POST "$a_URL/api/v1/jobs" "$a_TOKEN" "$job"
 it_eq "job submitted" 202 "$HTTP_STATUS"
 jid=$(echo "$HTTP_BODY" | jq -r .id)

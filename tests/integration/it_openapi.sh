@@ -186,7 +186,7 @@ oa_call "changes" GET /api/v1/changes "/api/v1/changes?device=$dev&limit=50"
 oa_call "changes, bad limit" GET /api/v1/changes "/api/v1/changes?limit=0"
 
 job='{"device":"'$dev'","directory":"'$IT_TMP/jobs'","engine":"fio","loops":1,
- "fio":{"rw":"randrw","bs":"4k","size":"8M","ioengine":"psync","runtime_s":1,"time_based":true},
+ "fio":{"rw":"randrw","bs":"4k","size":"8M","ioengine":"psync","runtime_s":1,"time_based":true,"rate_iops":1024},
  "params":{"nr_requests":16},"labels":{"suite":"openapi","quote":"a\"b"}}'
 oa_call "job dry run, fio options in fio's units" POST /api/v1/jobs "/api/v1/jobs?dry_run=true" \
 	'{"device":"'$dev'","engine":"fio","fio":{"rw":"randrw","rwmixwrite":30,"bssplit":"4k/50:64k/50","rate":"8m","thinktime":"10ms","runtime_s":"2s","ramp_time_s":"1s","time_based":true,"random_distribution":"zipf:1.2","loops":2}}' valid
@@ -233,7 +233,7 @@ oa_call "results by param" GET /api/v1/results "/api/v1/results?param.nr_request
 oa_call "results, unknown filter" GET /api/v1/results "/api/v1/results?colour=blue"
 # A job with workloads (issue 29): its spec, passes' workloads and summary_workloads.
 wjob='{"device":"'$dev'","directory":"'$IT_TMP/jobs'","engine":"fio","loops":1,
- "fio":{"size":"8M","ioengine":"psync","runtime_s":1,"time_based":true},
+ "fio":{"size":"8M","ioengine":"psync","runtime_s":1,"time_based":true,"rate_iops":1024},
  "workloads":[{"name":"seq read 1M","fio":{"rw":"read","bs":"1m"}},{"name":"rand write 4k","fio":{"rw":"randwrite","bs":"4k"}}]}'
 oa_call "workloads job dry run" POST /api/v1/jobs "/api/v1/jobs?dry_run=true" "$wjob" valid
 oa_call "workloads job submit" POST /api/v1/jobs /api/v1/jobs "$wjob" valid
@@ -265,7 +265,7 @@ oa_call "job submit, directory not allowed" POST /api/v1/jobs /api/v1/jobs \
 # A job with a filesystem (ext4 fits the 128 MiB device): its dry run, a refusal, the job.
 if command -v mkfs.ext4 >/dev/null; then
 	fsjob='{"device":"'$dev'","engine":"fio","loops":1,"fio":{"rw":"write","bs":"64k","size":"8M",
- "ioengine":"psync","runtime_s":1,"time_based":true},
+ "ioengine":"psync","runtime_s":1,"time_based":true,"rate_iops":1024},
  "filesystem":{"type":"ext4","mkfs":["-b","4096","-E","stride=16,stripe_width=32"],"mount":"noatime,data=writeback"}}'
 	oa_call "filesystem job dry run" POST /api/v1/jobs "/api/v1/jobs?dry_run=true" "$fsjob" valid
 	it_eq "filesystem job dry run is 200" 200 "$OA_STATUS"
@@ -287,7 +287,7 @@ if command -v mkfs.ext4 >/dev/null; then
 		"$(echo "$OA_BODY" | jq -r --argjson id "$fid" '.jobs[] | select(.id == $id) | .filesystem.type')"
 fi
 long='{"device":"'$dev'","directory":"'$IT_TMP/jobs'","engine":"fio","loops":2,
- "fio":{"rw":"write","bs":"64k","size":"8M","ioengine":"psync","runtime_s":30,"time_based":true}}'
+ "fio":{"rw":"write","bs":"64k","size":"8M","ioengine":"psync","runtime_s":30,"time_based":true,"rate_iops":1024}}'
 oa_call "long job submit" POST /api/v1/jobs /api/v1/jobs "$long" valid
 lid=$(echo "$OA_BODY" | jq -r .id)
 sleep 1

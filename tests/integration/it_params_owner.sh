@@ -17,7 +17,7 @@ it_agent_start a --allow-device "$dev" || exit 1
 ra() { it_sys "$dev" read_ahead_kb; }
 # job BODY_EXTRA RUNTIME_S: a raw-device fio job on dev; sets JID.
 job() {
-	it_http POST "$a_URL/api/v1/jobs" "$a_TOKEN" "{\"device\":\"$dev\",\"engine\":\"fio\",\"fio\":{\"rw\":\"randread\",\"bs\":\"4k\",\"runtime_s\":$2,\"time_based\":true,\"ioengine\":\"psync\"}$1}"
+	it_http POST "$a_URL/api/v1/jobs" "$a_TOKEN" "{\"device\":\"$dev\",\"engine\":\"fio\",\"fio\":{\"rw\":\"randread\",\"bs\":\"4k\",\"runtime_s\":$2,\"time_based\":true,\"rate_iops\":1024,\"ioengine\":\"psync\"}$1}"
 	JID=$(jq .id <<<"$HTTP_BODY")
 }
 job_state() { it_http GET "$a_URL/api/v1/jobs/$1" "$a_TOKEN"; jq -r .state <<<"$HTTP_BODY"; }

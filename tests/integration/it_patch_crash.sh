@@ -116,7 +116,7 @@ ROUNDS=${IT_PATCH_CRASH_ROUNDS:-20}
 mixed=0 pend=0
 job_running() { it_http GET "$U/jobs/$1" "$a_TOKEN"; [ "$(jq -r .state <<<"$HTTP_BODY")" = running ]; }
 for k in $(seq "$ROUNDS"); do
-	it_http POST "$U/jobs" "$a_TOKEN" "{\"device\":\"$dev\",\"engine\":\"fio\",\"fio\":{\"rw\":\"randwrite\",\"bs\":\"4k\",\"runtime_s\":30,\"time_based\":true,\"ioengine\":\"psync\",\"direct\":false}}"
+	it_http POST "$U/jobs" "$a_TOKEN" "{\"device\":\"$dev\",\"engine\":\"fio\",\"fio\":{\"rw\":\"randwrite\",\"bs\":\"4k\",\"runtime_s\":30,\"time_based\":true,\"rate_iops\":1024,\"ioengine\":\"psync\",\"direct\":false}}"
 	jid=$(jq .id <<<"$HTTP_BODY")
 	it_wait_for "job $jid running" 20 job_running "$jid" || it_fail "round $k: the prior job did not run"
 	sleep 0.3

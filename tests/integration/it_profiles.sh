@@ -147,7 +147,7 @@ it_eq "audited as at agent start" "profile db at agent start" \
 
 # 8. A job on the profiled device wins while it runs; its restore puts the profile back.
 job='{"device":"'$dev'","directory":"'$IT_TMP/jobs'","engine":"fio","loops":2,
- "fio":{"rw":"write","bs":"64k","size":"8M","ioengine":"psync","runtime_s":2,"time_based":true},
+ "fio":{"rw":"write","bs":"64k","size":"8M","ioengine":"psync","runtime_s":2,"time_based":true,"rate_iops":1024},
  "params":{"read_ahead_kb":256}}'
 api POST /jobs "$job"
 jid=$(jqb .id)
@@ -239,7 +239,7 @@ for name in $(jqb '.profiles[].name'); do api DELETE "/profiles/$name"; done
 ra0=$(it_sys "$dev" read_ahead_kb)
 api PUT /profiles/owed '{"match":{"devices":["'$dev'"]},"params":{"read_ahead_kb":3584}}'
 it_eq "profile owed set" "201 3584" "$HTTP_STATUS $(it_sys "$dev" read_ahead_kb)"
-api POST /jobs '{"device":"'$dev'","engine":"fio","fio":{"rw":"randread","bs":"4k","runtime_s":30,"time_based":true,"ioengine":"psync"}}'
+api POST /jobs '{"device":"'$dev'","engine":"fio","fio":{"rw":"randread","bs":"4k","runtime_s":30,"time_based":true,"rate_iops":1024,"ioengine":"psync"}}'
 jid=$(jqb .id)
 job_running() { api GET "/jobs/$jid"; [ "$(jqb .state)" = running ]; }
 it_check "a job runs on $dev" it_wait_for "job running" 20 job_running

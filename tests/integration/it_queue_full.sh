@@ -23,7 +23,7 @@ mnt=$state
 it_agent_start a --allow-device "$dev" --fio "$FAKE" --max-queued 3 || exit 1
 U=$a_URL/api/v1
 T=$a_TOKEN
-job() { it_http POST "$U/jobs" "$T" "{\"device\":\"$dev\",\"engine\":\"fio\",\"fio\":{\"rw\":\"read\",\"bs\":\"4k\",\"runtime_s\":$1,\"time_based\":true}$2}"; }
+job() { it_http POST "$U/jobs" "$T" "{\"device\":\"$dev\",\"engine\":\"fio\",\"fio\":{\"rw\":\"read\",\"bs\":\"4k\",\"runtime_s\":$1,\"time_based\":true,\"rate_iops\":1024}$2}"; }
 count_jobs() { curl -s -H "Authorization: Bearer $T" "$U/jobs?limit=100" | jq '.jobs | length'; }
 
 # 10. One running (30 s), three waiting, the fifth refused.

@@ -15,7 +15,7 @@ dev=$(it_loop_create 128M)
 echo mq-deadline >"/sys/block/$dev/queue/scheduler"
 nr() { it_sys "$dev" nr_requests; }
 ra() { it_sys "$dev" read_ahead_kb; }
-fio='{"rw":"randread","bs":"4k","ioengine":"psync","size":"32m","runtime_s":4,"time_based":true}'
+fio='{"rw":"randread","bs":"4k","ioengine":"psync","size":"32m","runtime_s":4,"time_based":true,"rate_iops":1024}'
 wait_job_end() { it_wait_for "job $1" 30 it_job_ended "$U" "$a_TOKEN" "$1"; } # ID
 # scenario: base 256/2560; session (ttl 4 s); PATCH 128/512; job with nr_requests 64, 2 x 4 s.
 scenario() {

@@ -52,7 +52,7 @@ it_check "its end is in the database now" it_wait_for "recorded" 10 recorded
 it_http PATCH "$U/devices/$dev/params" "$T" "{\"params\":{\"nr_requests\":$orig}}"
 
 # A job that ends while the disk is full.
-it_http POST "$U/jobs" "$T" "{\"device\":\"$dev\",\"engine\":\"fio\",\"fio\":{\"rw\":\"read\",\"bs\":\"4k\",\"runtime_s\":3,\"time_based\":true}}"
+it_http POST "$U/jobs" "$T" "{\"device\":\"$dev\",\"engine\":\"fio\",\"fio\":{\"rw\":\"read\",\"bs\":\"4k\",\"runtime_s\":3,\"time_based\":true,\"rate_iops\":1024}}"
 jid=$(echo "$HTTP_BODY" | jq .id)
 job_state() { curl -s -H "Authorization: Bearer $T" "$U/jobs/$jid?fields=state" | jq -r .state; }
 running() { [ "$(job_state)" = running ]; }

@@ -21,7 +21,7 @@ it_eq "n1: session opened" 201 "$HTTP_STATUS"
 sid=$(jq .id <<<"$HTTP_BODY")
 it_http PATCH "$U/devices/$dev/params" "$T" '{"params":{"read_ahead_kb":4096}}'
 it_eq "n1: read_ahead_kb 4096 inside the session" "200 4096" "$HTTP_STATUS $(it_sys "$dev" read_ahead_kb)"
-it_http POST "$U/jobs" "$T" "{\"device\":\"$dev\",\"engine\":\"fio\",\"fio\":{\"rw\":\"randread\",\"bs\":\"4k\",\"runtime_s\":60,\"time_based\":true,\"ioengine\":\"psync\"}}"
+it_http POST "$U/jobs" "$T" "{\"device\":\"$dev\",\"engine\":\"fio\",\"fio\":{\"rw\":\"randread\",\"bs\":\"4k\",\"runtime_s\":60,\"time_based\":true,\"rate_iops\":1024,\"ioengine\":\"psync\"}}"
 it_eq "n1: a long job queued" 202 "$HTTP_STATUS"
 jid=$(jq .id <<<"$HTTP_BODY")
 # The job's own fio processes (other agents on the machine may run fio too).

@@ -33,7 +33,7 @@ W='[{"name":"seq read 1M","fio":{"rw":"read","bs":"1m"}},
     {"name":"rand write 4k","fio":{"rw":"randwrite","bs":"4k","iodepth":4,"ioengine":"libaio"}}]'
 BODY=$(jq -c -n --arg d "$dev" --argjson w "$W" \
 	'{device:$d,engine:"fio",loops:2,labels:{suite:"it29"},
-	  fio:{runtime_s:1,time_based:true,ioengine:"psync",direct:true},workloads:$w}')
+	  fio:{runtime_s:1,time_based:true,rate_iops:1024,ioengine:"psync",direct:true},workloads:$w}')
 
 # 1. Bad workloads: 400 naming the workload, nothing stored.
 n0=$(jobs_count)
@@ -129,7 +129,7 @@ it_http GET "$U/results?workload=nope" "$T"
 it_eq "results: another name finds none" 0 "$(jq '.results|length' <<<"$HTTP_BODY")"
 
 # 6. A plain job still answers as before: no workloads anywhere.
-it_job_run "plain job" "$U" "$T" "$(jq -c -n --arg d "$dev" '{device:$d,engine:"fio",fio:{rw:"read",bs:"1m",runtime_s:1,time_based:true}}')"
+it_job_run "plain job" "$U" "$T" "$(jq -c -n --arg d "$dev" '{device:$d,engine:"fio",fio:{rw:"read",bs:"1m",runtime_s:1,time_based:true,rate_iops:64}}')"
 it_eq "plain job succeeded" succeeded "$(jq -r .state <<<"$HTTP_BODY")"
 it_eq "plain job: no workload members" 'false false' \
 	"$(jq -r '[(.passes[0]|has("workloads")), has("summary_workloads")]|map(tostring)|join(" ")' <<<"$HTTP_BODY")"
