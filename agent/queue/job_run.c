@@ -482,7 +482,7 @@ static enum pass_result pass_wait(struct pass *ps, double deadline_s, struct err
 		if (r->hooks.stopped(r->hooks.cls) != JOB_RUNNING) {
 			log_info("job %lld: stopping %s (process group %d)", (long long)ps->id,
 			         eng->name, (int)p->pid);
-			proc_terminate(p, CANCEL_GRACE_S);
+			proc_terminate(p, ps->begun_pending ? HELD_CANCEL_GRACE_S : CANCEL_GRACE_S);
 			return PASS_CANCELLED;
 		}
 		elapsed = pass_elapsed_s(ps);

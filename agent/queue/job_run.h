@@ -18,6 +18,11 @@
 
 /* How long a stopped engine's process group has between SIGTERM and SIGKILL. */
 #define CANCEL_GRACE_S 5.0
+/* The same for an engine held for its moment (its pass not begun): it has measured nothing, so
+ * nothing of its output is a result to wait for; a cancel of a held job ends it at once even if
+ * the engine lost its SIGTERM (a shell forking just then: the child keeps the parent's handler
+ * until it resets it, and the signal is lost with it). */
+#define HELD_CANCEL_GRACE_S 0.5
 
 /*
  * Who puts back the params of a job with params_restore false: the device's tuning session.

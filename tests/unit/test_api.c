@@ -788,6 +788,36 @@ static void test_job_start_at_cancel(void **state)
 	assert_non_null(strstr(ans.body, "\"begun_at\":null"));
 }
 
+/* The same when the held engine lost its SIGTERM (a fake fio that ignores it, in a 30 s setup
+ * before its prerun): ended by SIGKILL after the held grace, not the running pass's 5 s. */
+static void test_job_start_at_cancel_deaf(void **state)
+{
+	struct agent_fx *f = *state;
+	struct answer ans;
+	char body[512], at[40], id[16], got[64];
+	double t0, took_s;
+
+	setenv("FAKE_FIO_IGNORE_TERM", "1", 1);
+	setenv("FAKE_FIO_SETUP_S", "30", 1);
+	time_fmt_iso_ms(time_now_s() + 60, at, sizeof(at));
+	snprintf(body, sizeof(body),
+	         "{\"device\":\"loop0\",\"engine\":\"fio\",\"fio\":{\"rw\":\"randwrite\"},"
+	         "\"start_at\":\"%s\"}",
+	         at);
+	post_job(f, body, id, sizeof(id));
+	job_wait_state(f, id, "running", &ans);
+	usleep(300 * 1000); /* the fake fio's trap set, its setup begun */
+	t0 = time_mono_s();
+	call(f, "DELETE", "/api/v1/jobs/{id}", id, NULL, NULL, &ans);
+	took_s = time_mono_s() - t0;
+	unsetenv("FAKE_FIO_IGNORE_TERM");
+	unsetenv("FAKE_FIO_SETUP_S");
+	assert_int_equal(ans.status, 200);
+	if (took_s >= 2)
+		fail_msg("the cancel of a held job whose engine ignores SIGTERM took %.1f s", took_s);
+	assert_string_equal(json_path_text(ans.body, "state", got, sizeof(got)), "cancelled");
+}
+
 /* until=end: held while the job runs, however its progress moves, and answered once it has
  * ended; no after needed. */
 static void test_job_until_end(void **state)
@@ -838,6 +868,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_health_time, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_job_start_at, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_job_start_at_cancel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_job_start_at_cancel_deaf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_job_until_end, setup, teardown),
 	};
 
