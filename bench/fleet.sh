@@ -154,6 +154,9 @@ for i in range(1, len(urls) + 1):
     except OSError:
         pass
 esp = sorted(max(v) - min(v) for v in starts.values() if len(v) == len(urls))
+# The same run by run, in the sweep's order: which runs the largest spreads come from.
+print("engine_spread_by_run_ms " + " ".join("%.1f" % (1e3 * (max(v) - min(v)))
+                                            for k, v in sorted(starts.items()) if len(v) == len(urls)))
 wall = t1 - t0
 sp = sorted(spreads)
 med = lambda v: statistics.median(v) if v else float("nan")
