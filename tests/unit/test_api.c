@@ -814,7 +814,8 @@ static void test_job_start_at_cancel_deaf(void **state)
 	unsetenv("FAKE_FIO_SETUP_S");
 	assert_int_equal(ans.status, 200);
 	if (took_s >= 2)
-		fail_msg("the cancel of a held job whose engine ignores SIGTERM took %.1f s", took_s);
+		fail_msg("the cancel of a held job whose engine ignores SIGTERM took %.1f s",
+		         took_s);
 	assert_string_equal(json_path_text(ans.body, "state", got, sizeof(got)), "cancelled");
 }
 
