@@ -765,21 +765,31 @@ static void test_job_fio_file(void **state)
 	free(text);
 }
 
-/* A job held for its moment is cancelled at once, not at the moment. */
-static void test_job_start_at_cancel(void **state)
+/* Post a fio job held for its moment a minute away and wait until it runs (its engine
+ * spawned, waiting for the moment); its id into id. */
+static void held_job_post(struct agent_fx *f, char *id, size_t idlen)
 {
-	struct agent_fx *f = *state;
 	struct answer ans;
-	char body[512], at[40], id[16], got[64];
-	double t0;
+	char body[512], at[40];
 
 	time_fmt_iso_ms(time_now_s() + 60, at, sizeof(at));
 	snprintf(body, sizeof(body),
 	         "{\"device\":\"loop0\",\"engine\":\"fio\",\"fio\":{\"rw\":\"randwrite\"},"
 	         "\"start_at\":\"%s\"}",
 	         at);
-	post_job(f, body, id, sizeof(id));
+	post_job(f, body, id, idlen);
 	job_wait_state(f, id, "running", &ans);
+}
+
+/* A job held for its moment is cancelled at once, not at the moment. */
+static void test_job_start_at_cancel(void **state)
+{
+	struct agent_fx *f = *state;
+	struct answer ans;
+	char id[16], got[64];
+	double t0;
+
+	held_job_post(f, id, sizeof(id));
 	t0 = time_mono_s();
 	call(f, "DELETE", "/api/v1/jobs/{id}", id, NULL, NULL, &ans);
 	assert_int_equal(ans.status, 200);
@@ -794,18 +804,12 @@ static void test_job_start_at_cancel_deaf(void **state)
 {
 	struct agent_fx *f = *state;
 	struct answer ans;
-	char body[512], at[40], id[16], got[64];
+	char id[16], got[64];
 	double t0, took_s;
 
 	setenv("FAKE_FIO_IGNORE_TERM", "1", 1);
 	setenv("FAKE_FIO_SETUP_S", "30", 1);
-	time_fmt_iso_ms(time_now_s() + 60, at, sizeof(at));
-	snprintf(body, sizeof(body),
-	         "{\"device\":\"loop0\",\"engine\":\"fio\",\"fio\":{\"rw\":\"randwrite\"},"
-	         "\"start_at\":\"%s\"}",
-	         at);
-	post_job(f, body, id, sizeof(id));
-	job_wait_state(f, id, "running", &ans);
+	held_job_post(f, id, sizeof(id));
 	usleep(300 * 1000); /* the fake fio's trap set, its setup begun */
 	t0 = time_mono_s();
 	call(f, "DELETE", "/api/v1/jobs/{id}", id, NULL, NULL, &ans);
