@@ -135,16 +135,16 @@ static void test_prestart_begins_at_moment(void **state)
 	store_job_rec_release(&j);
 	assert_string_equal(tu_read(f->root, "sys/block/loop0/queue/nr_requests"), "32");
 	wait_state(f, id, "succeeded", &j);
-	/* On time: well inside what test_prestart_late calls late (0.15 s). Not tens of ms: in
-	 * the CPU-bound suite a waiter woken at its moment waited 50 ms and more for a CPU; the
-	 * start spread itself is bench/fleet.sh's figure, not a timed test's. */
+	/* On time: well inside what test_prestart_late calls late (0.6 s). Not tens of ms: in
+	 * the CPU-bound suite a waiter woken at its moment waited 50 ms and more for a CPU, once
+	 * 158 ms; the start spread itself is bench/fleet.sh's figure, not a timed test's. */
 	assert_true(j.begun_at >= at);
-	assert_true(j.begun_at - at < 0.15);
+	assert_true(j.begun_at - at < 0.5);
 	assert_true(j.held_s > 0.5 && j.held_s < 1.2); /* the waiter's sleep, fio set up */
 	store_job_rec_release(&j);
 	assert_int_equal(job_passes(f->a.jobs, id, &passes, &n, &e), 0);
 	assert_int_equal(n, 1);
-	assert_true(passes[0].started_at >= at && passes[0].started_at - at < 0.15);
+	assert_true(passes[0].started_at >= at && passes[0].started_at - at < 0.5);
 	store_passes_free(passes, n);
 	argv = tu_slurp(getenv("FAKE_FIO_ARGV_LOG"), NULL);
 	snprintf(want, sizeof(want), "--exec_prerun=exec '%s' --wait-until %.6f --report %s\n",
@@ -157,7 +157,7 @@ static void test_prestart_begins_at_moment(void **state)
 	assert_string_equal(tu_read(f->root, "sys/block/loop0/queue/nr_requests"), "64");
 }
 
-/* A pre-started engine whose setup outlasts its moment (the fake fio's setup 0.7 s, the moment
+/* A pre-started engine whose setup outlasts its moment (the fake fio's setup 1.5 s, the moment
  * 0.4 s off) begins as soon as its prerun runs and says how late. */
 static void test_prestart_late(void **state)
 {
@@ -166,11 +166,11 @@ static void test_prestart_late(void **state)
 	double at;
 	int64_t id;
 
-	setenv("FAKE_FIO_SETUP_S", "0.7", 1);
+	setenv("FAKE_FIO_SETUP_S", "1.5", 1);
 	at = moment_in(0.4);
 	id = submit_at(f, at, "");
 	wait_state(f, id, "succeeded", &j);
-	assert_true(j.begun_at - at > 0.15); /* late by about 0.3 s */
+	assert_true(j.begun_at - at > 0.6); /* late by about 1.1 s */
 	assert_true(j.begun_at - at < 3);
 	assert_true(j.held_s == 0); /* its waiter did not sleep */
 	store_job_rec_release(&j);
