@@ -45,9 +45,23 @@ BUILDS=${BUILDS:-$BUILD}
 points=4
 nominal=$((points * LOOPS * RUNTIME_S))
 
+# The engines' own records (FAKEFIO_COUNT, FAKEFIO_STARTS) are written in the moment the passes
+# start, by every engine at once: on a journalled disk those appends wait on its journal and
+# delay the engines that start after them, a cost real fio, which writes nothing there, does not
+# have. So they go to a tmpfs (REC_DIR, default a directory under /dev/shm where it is one),
+# and the spread measured is the agents' and their waiters' alone.
+export REC_DIR=${REC_DIR:-}
+if [ -z "$REC_DIR" ]; then
+	if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] && [ -w /dev/shm ]; then
+		REC_DIR=$(mktemp -d /dev/shm/ft-fleet-rec-XXXXXX)
+		trap 'rm -rf "$REC_DIR"; it_cleanup' EXIT
+	else
+		REC_DIR=$IT_TMP/rec
+	fi
+fi
 agent_env() {
-	echo "FAKEFIO_MODE=fixed FAKEFIO_SEED=$1 FAKEFIO_COUNT=$IT_TMP/a$1-state/fakefio.count" \
-		"FAKEFIO_STARTS=$IT_TMP/a$1-state/fakefio.starts"
+	echo "FAKEFIO_MODE=fixed FAKEFIO_SEED=$1 FAKEFIO_COUNT=$REC_DIR/a$1.count" \
+		"FAKEFIO_STARTS=$REC_DIR/a$1.starts"
 }
 FLEET_ENV_FN=agent_env
 
@@ -59,6 +73,7 @@ sweep_once() {
 	[ -x "$AGENT_BIN" ] && [ -x "$ctl" ] && [ -x "$fake" ] ||
 		{ echo "build first: $AGENT_BIN, $ctl, $fake" >&2; exit 1; }
 	rm -rf "$IT_TMP"/a*-state "$IT_TMP"/a*.log "$IT_TMP"/root* "$IT_TMP/ctl.db"
+	mkdir -p "$REC_DIR" && rm -f "$REC_DIR"/a*.starts "$REC_DIR"/a*.count
 	fleet_start "$NODES" --fio "$fake" || exit 1
 	cat >"$IT_TMP/plan.json" <<PLAN
 {"name": "fleet $NODES", "strategy": "grid", "nodes": $(fleet_nodes_json "$NODES"),
@@ -98,7 +113,7 @@ PY
 	[ "$rc" = 0 ] || { tail -20 "$IT_TMP/sweep.err"; echo "sweep failed ($rc)" >&2; exit 1; }
 	python3 - "$NODES" "$IT_TMP" "$t0" "$t1" "$nominal" "$agents_cpu" "$rss_kib" "$cpu_s" \
 		"$(printf '%s\n' "${FLEET_URL[@]}")" <<'PY' >"$IT_TMP/res.$label"
-import datetime, json, re, statistics, sys, urllib.error, urllib.request
+import datetime, json, os, re, statistics, sys, urllib.error, urllib.request
 n, tmp, t0, t1, nominal, acpu, rss, ccpu = int(sys.argv[1]), sys.argv[2], *map(float, sys.argv[3:9])
 urls = sys.argv[9].split()
 iso = lambda t: datetime.datetime.fromisoformat(t.replace("Z", "+00:00")).timestamp()
@@ -148,7 +163,7 @@ for k, js in runs.items():
 starts = {}
 for i in range(1, len(urls) + 1):
     try:
-        for line in open(f"{tmp}/a{i}-state/fakefio.starts"):
+        for line in open(f"{os.environ['REC_DIR']}/a{i}.starts"):
             k, t = line.split()
             starts.setdefault(int(k), []).append(float(t))
     except OSError:
