@@ -111,6 +111,12 @@ static void request_fail(struct runner *r, struct point *p, int k, const struct 
 		point_fail(r, p, k, why);
 }
 
+/* The fan-out a run posted before any was measured stands for (runner.h). */
+static double first_fanout_s(const struct runner *r)
+{
+	return RUNNER_FIRST_FANOUTS * r->sessions_fanout_s;
+}
+
 int runner_sessions_open(struct runner *r, struct err *e)
 {
 	int n = r->s->plan.nnodes, k, rc = 0;
@@ -486,10 +492,10 @@ static void run_adopt(struct runner *r, struct run *u)
 }
 
 /* The moment a run posted now starts at: past the fan-out of its POSTs (the last run's, or
- * before any, twice the sessions' open) and the margin; 0 when no node takes start_at. */
+ * before any, first_fanout_s) and the margin; 0 when no node takes start_at. */
 static double moment_new(struct runner *r)
 {
-	double fanout = r->fanout_s > 0 ? r->fanout_s : 2 * r->sessions_fanout_s;
+	double fanout = r->fanout_s > 0 ? r->fanout_s : first_fanout_s(r);
 	int k;
 
 	for (k = 0; k < r->s->plan.nnodes; k++)
@@ -522,10 +528,15 @@ static void ahead_post(struct runner *r, const struct schedule_run *next, double
 	/* Before a run has ended, the agents' estimate and a little for the engine's start and
 	 * the job's end: a first run posted ahead that starts late is worse than one that waits. */
 	double pass = r->pass_s > 0 ? r->pass_s : r->o.pass_expected_s * 1.05 + 0.1;
-	double at = moment + pass + r->gap_s, t0 = r->o.mono_s();
+	double at, t0 = r->o.mono_s();
 	double floor_at =
 	        r->o.now_s() + fmax(r->fanout_s, 2 * r->sessions_fanout_s) + RUNNER_START_MARGIN_S;
 
+	/* The first gap: the fan-out of the POSTs that just went and the margin (runner.h). */
+	if (!r->gap_learned)
+		r->gap_s =
+		        fmin(fmax(r->gap_s, r->fanout_s + RUNNER_START_MARGIN_S), RUNNER_GAP_MAX_S);
+	at = moment + pass + r->gap_s;
 	if (at < floor_at)
 		at = floor_at;
 	for (k = 0; k < n; k++)
@@ -565,6 +576,7 @@ static void start_learn(struct runner *r, const struct runner_times *t)
 	r->spreads_s[r->nspreads++] = t->last_begun_at - t->first_begun_at;
 	r->nlate += t->late_max_s > RUNNER_LATE_S;
 	if (t->ahead) {
+		r->gap_learned = true;
 		if (t->unready_late_max_s > RUNNER_LATE_S)
 			r->gap_s += t->unready_late_max_s + RUNNER_GAP_SLACK_S;
 		else if (t->held_min_s > RUNNER_GAP_SLACK_S)

@@ -61,12 +61,21 @@ struct runner_opts {
 /* How runs start by the clock. A run's jobs carry the moment their first pass starts
  * (start_at, on agents with the feature): the controller's clock plus the last run's job POST
  * fan-out plus RUNNER_START_MARGIN_S, so every node has its job and has made it ready (params
- * applied) before it, whatever the fan-out takes. Within a batch of rounds the next run's jobs
- * are posted while the run before them goes on ("ahead", where every node takes start_at and
- * the job's params), for the moment that run ends plus a gap in which each node's next job
- * makes ready; the gap follows what the nodes report (held_s left over, start_late_s of a node
- * that did not hold when it was too short), between RUNNER_GAP_MIN_S and RUNNER_GAP_MAX_S. */
+ * applied) before it, whatever the fan-out takes. Before any run has been measured,
+ * RUNNER_FIRST_FANOUTS times the sessions' open stands for the fan-out: a node answers a job's
+ * POST before it has made the job ready (params, containment, the engine spawned and set up),
+ * and that costs a node far more than a session's open, 12.6-13.8 times as much where the nodes
+ * share their cores (bench/fleet.sh, 256 and 1 024 agents on 2 cores); where each node has its
+ * own, what it adds to the first run's wait is a few tenths of a second. Within a batch of
+ * rounds the next run's jobs are posted while the run before them goes on ("ahead", where
+ * every node takes start_at and the job's params), for the moment that run ends plus a gap in
+ * which each node's next job makes ready. Until a run posted ahead has been measured the gap
+ * is at least the fan-out of the POSTs before it plus RUNNER_START_MARGIN_S (ending a job and
+ * making the next ready costs a node what answering those did); then it follows what the
+ * nodes report (held_s left over, start_late_s of a node that did not hold when it was too
+ * short), between RUNNER_GAP_MIN_S and RUNNER_GAP_MAX_S. */
 #define RUNNER_START_MARGIN_S 0.2
+#define RUNNER_FIRST_FANOUTS 20
 #define RUNNER_GAP_START_S 0.2
 #define RUNNER_GAP_MIN_S 0.03
 #define RUNNER_GAP_MAX_S 10.0
@@ -130,6 +139,7 @@ struct runner {
 	double fanout_s;          /* the last job POSTs: first sent to last answered */
 	double margin_extra_s;    /* added to the margin after a run whose start was late */
 	double gap_s;             /* between two runs, the later posted ahead */
+	bool gap_learned;         /* gap_s has followed a run posted ahead */
 	double pass_s;            /* the longest pass of the last run (begun to finished) */
 	int nspreads;             /* runs started by the clock, with their pass-start spreads */
 	double *spreads_s;

@@ -17,6 +17,7 @@
 #include "run/schedule.h"
 #include "run/strategy.h"
 #include "testutil.h"
+#include "timeutil.h"
 
 /* How a canned agent behaves. */
 struct behaviour {
@@ -676,6 +677,47 @@ static void test_clocks_given(void **state)
 	rig_release(&g);
 }
 
+static double mono_step_s;
+
+static double step_mono_s(void)
+{
+	return mono_step_s += 0.01;
+}
+
+/* The first run's jobs start RUNNER_FIRST_FANOUTS times the sessions' open past the moment
+ * they are posted (plus the margin): no run's fan-out has been measured yet, and a node makes
+ * its job ready after it answered the POST. The next run posted at once starts past the fan-out
+ * the first one measured. */
+static void test_first_moment(void **state)
+{
+	struct rig g;
+	struct err e = { 0 };
+	char want[40];
+	double fanout;
+
+	(void)state;
+	rig_now_s = fixed_now_s;
+	rig_mono_s = step_mono_s;
+	mono_step_s = 0;
+	rig_init(&g, false);
+	g.f.start_at[0] = g.f.start_at[1] = true;
+	assert_int_equal(runner_sessions_open(&g.r, &e), 0);
+	assert_true(g.r.sessions_fanout_s > 0);
+	assert_int_equal(rounds_run(&g, 1, 1), 0);
+	time_fmt_iso_ms(1764457200.0 + RUNNER_FIRST_FANOUTS * g.r.sessions_fanout_s +
+	                        RUNNER_START_MARGIN_S,
+	                want, sizeof(want));
+	assert_non_null(strstr(loops_body_of(&agents[0], 1), want));
+	assert_non_null(strstr(loops_body_of(&agents[1], 1), want));
+	fanout = g.r.fanout_s;
+	assert_true(fanout > 0);
+	assert_int_equal(rounds_run(&g, 1, 1), 0);
+	time_fmt_iso_ms(1764457200.0 + fanout + RUNNER_START_MARGIN_S, want, sizeof(want));
+	assert_non_null(strstr(loops_body_of(&agents[0], 2), want));
+	runner_sessions_close(&g.r);
+	rig_release(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -689,6 +731,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stop_cancels, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clocks_given, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_first_moment, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
