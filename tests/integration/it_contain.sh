@@ -14,15 +14,8 @@ nr0=$(cat /sys/block/$dev/queue/nr_requests)
 nr_job=$((nr0 / 2))
 it_log "device $dev (nr_requests $nr0, the jobs set $nr_job)"
 
-# procs ID [LOOP]: pids of the job's fio processes (main and workers share fio's command line).
-# Only the real fio's: the unit tests' fake fio (a shell script) runs job 1 on a fake loop0 too.
-FIO_EXE=$(readlink -f "$(command -v fio)")
-procs() {
-	local p
-	for p in $(pgrep -f -- "--name=ft-job$1-l${2:-}.* --filename=/dev/$dev( |$)"); do
-		[ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$FIO_EXE" ] && echo "$p"
-	done | sort -n
-}
+# procs ID [LOOP]: pids of the job's real fio processes.
+procs() { it_fio_pids "$1" "${2:-}" "$dev"; }
 count() { procs "$@" | wc -l; }
 job_state() { it_http GET "$U/jobs/$1" "$T"; echo "$HTTP_BODY" | jq -r .state; }
 post_job() { # RUNTIME_S LOOPS: sets J

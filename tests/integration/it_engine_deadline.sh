@@ -26,7 +26,7 @@ it_eq "POST: 202 with the deadlines" "202 36 82" "$HTTP_STATUS $(jq -r '"\(.pass
 jid=$(jq .id <<<"$HTTP_BODY")
 it_http POST "$U/jobs" "$T" "{\"device\":\"$dev\",\"engine\":\"fio\",\"fio\":{\"rw\":\"randread\",\"bs\":\"4k\",\"runtime_s\":1,\"time_based\":true,\"rate_iops\":1024,\"ioengine\":\"psync\"}}"
 next=$(jq .id <<<"$HTTP_BODY")
-job_fio() { pgrep -f "ft-job$jid-l1 .*--filename=/dev/$dev"; }
+job_fio() { it_fio_pids "$jid" 1 "$dev" | grep .; }
 it_check "the job's fio runs" it_wait_for "fio of job $jid" 20 job_fio
 t0=$(date +%s.%N)
 for p in $(job_fio); do kill -STOP "$p"; done

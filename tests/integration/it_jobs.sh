@@ -66,6 +66,8 @@ j2=$(echo "$HTTP_BODY" | jq .id)
 it_check "job 2 runs" wait_state "$j2" running 10
 loops_done() { it_http GET "$U/jobs/$1" "$T"; [ "$(echo "$HTTP_BODY" | jq .loops_done)" -ge "$2" ]; }
 it_check "job 2 finishes its first loop" it_wait_for "loop 1" 15 loops_done "$j2" 1
+has_fio() { [ -n "$(it_fio_pids "$1" "" "$dev")" ]; }
+it_check "job 2's fio is found while it runs" it_wait_for "fio of job 2" 5 has_fio "$j2"
 sleep 0.3
 it_http DELETE "$U/jobs/$j2" "$T"
 it_eq "cancel: 200" 200 "$HTTP_STATUS"
@@ -73,8 +75,7 @@ it_eq "cancelled" cancelled "$(job_state "$j2")"
 it_http GET "$U/jobs/$j2" "$T"
 it_eq "the finished pass is kept" 1 "$(echo "$HTTP_BODY" | jq '.passes|length')"
 it_eq "params restored after cancel" "$nr0" "$(cat /sys/block/$dev/queue/nr_requests)"
-# (the device in the pattern: other tests on this machine may run fio jobs with the same id)
-it_check "no fio left running" bash -c "! pgrep -f 'ft-jo[b]$j2-.*/dev/$dev( |\$)' >/dev/null"
+it_eq "no fio left running" "" "$(it_fio_pids "$j2" "" "$dev")"
 it_http DELETE "$U/jobs/$j2" "$T"
 it_eq "cancelling a finished job: 409" 409 "$HTTP_STATUS"
 
@@ -93,6 +94,7 @@ it_http POST "$U/jobs" "$T" "{\"device\":\"$dev\",\"engine\":\"fio\",\"fio\":$(f
 j5=$(echo "$HTTP_BODY" | jq .id)
 it_check "job 5 runs" wait_state "$j5" running 10
 sleep 1
+it_check "job 5's fio is found while it runs" has_fio "$j5"
 it_eq "params applied" "$nr_job" "$(cat /sys/block/$dev/queue/nr_requests)"
 kill -9 "$a_PID"
 wait "$a_PID" 2>/dev/null
@@ -100,7 +102,8 @@ it_agent_start a --allow-device "$dev" --allow-device "$mdev" --allow-dir "$mnt"
 U=$a_URL/api/v1
 it_eq "interrupted after restart" interrupted "$(job_state "$j5")"
 it_eq "params restored at startup" "$nr0" "$(cat /sys/block/$dev/queue/nr_requests)"
-it_check "the orphaned fio was killed" it_wait_for "fio gone" 5 bash -c "! pgrep -f 'ft-jo[b]$j5-.*/dev/$dev( |\$)' >/dev/null"
+no_fio() { [ -z "$(it_fio_pids "$1" "" "$dev")" ]; }
+it_check "the orphaned fio was killed" it_wait_for "fio gone" 5 no_fio "$j5"
 
 # 4. raw-device safety: mounted gets 409, not allowlisted 403 device_not_allowed (as every other
 # route); directories need --allow-dir

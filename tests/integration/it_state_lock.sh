@@ -25,7 +25,7 @@ it_http POST "$U/jobs" "$T" "{\"device\":\"$dev\",\"engine\":\"fio\",\"fio\":{\"
 it_eq "n1: a long job queued" 202 "$HTTP_STATUS"
 jid=$(jq .id <<<"$HTTP_BODY")
 # The job's own fio processes (other agents on the machine may run fio too).
-job_fio() { pgrep -f "ft-job$jid-l1 .*--filename=/dev/$dev" | sort | tr '\n' ' '; }
+job_fio() { it_fio_pids "$jid" 1 "$dev" | tr '\n' ' '; }
 # fio's main process forks the job's process a moment later: wait for both.
 running() { it_http GET "$U/jobs/$jid" "$T"; [ "$(jq -r .state <<<"$HTTP_BODY")" = running ] && [ "$(job_fio | wc -w)" -ge 2 ]; }
 it_check "n1: the job runs (fio is up)" it_wait_for "job running" 20 running

@@ -260,6 +260,17 @@ it_sys() {
 	echo "$v"
 }
 
+# it_fio_pids JOB LOOP DEV: pids of the real fio processes (main and workers share fio's
+# command line) of loop LOOP (empty: any) of job JOB on /dev/DEV, in order. Only the real fio's:
+# the unit tests' fake fio (a shell script) runs the same job ids on "/dev/loop0" too.
+it_fio_pids() {
+	local p exe
+	exe=$(readlink -f "$(command -v fio)")
+	for p in $(pgrep -f -- "--name=ft-job$1-l$2.* --filename=/dev/$3( |\$)"); do
+		[ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$exe" ] && echo "$p"
+	done | sort -n
+}
+
 # it_wait_for DESC TIMEOUT_S CMD...: poll CMD until it succeeds, for TIMEOUT_S by the clock.
 # Every 0.1 s for the first 2 s, then every 0.25 s, then after 10 s
 # every 0.5 s: a long wait (a deadline, a restart) is not a poll of the agent ten times a
