@@ -398,16 +398,19 @@ void client_abort(struct client *c, struct client_req *r)
 int client_run(struct client *c, struct client_req *reqs, int n)
 {
 	struct client_req **done = xcalloc((size_t)n + 1, sizeof(*done));
-	int i, started = 0;
+	int i = 0, inflight = 0;
 
-	for (i = 0; i < n; i++) {
-		if (reqs[i].skip)
-			continue;
-		client_start(c, &reqs[i]);
-		started++;
+	for (;;) {
+		for (; i < n && inflight < CLIENT_PARALLEL_MAX; i++) {
+			if (reqs[i].skip)
+				continue;
+			client_start(c, &reqs[i]);
+			inflight++;
+		}
+		if (!inflight)
+			break;
+		inflight -= client_wait(c, 3600, done, inflight);
 	}
-	while (started > 0)
-		started -= client_wait(c, 3600, done, started);
 	free(done);
 	return 0;
 }
