@@ -532,8 +532,13 @@ static void ahead_post(struct runner *r, const struct schedule_run *next, double
 	double floor_at =
 	        r->o.now_s() + fmax(r->fanout_s, 2 * r->sessions_fanout_s) + RUNNER_START_MARGIN_S;
 
-	/* The first gap: the fan-out of the POSTs that just went and the margin (runner.h). */
-	if (!r->gap_learned)
+	/* The latest lead of the last runs plus the slack; before any, the first gap: the fan-out
+	 * of the POSTs that just went and the margin (runner.h). */
+	if (r->nleads > 0)
+		r->gap_s =
+		        fmin(fmax(runner_lead_max(r) + RUNNER_GAP_SLACK_S - pass, RUNNER_GAP_MIN_S),
+		             RUNNER_GAP_MAX_S);
+	else
 		r->gap_s =
 		        fmin(fmax(r->gap_s, r->fanout_s + RUNNER_START_MARGIN_S), RUNNER_GAP_MAX_S);
 	at = moment + pass + r->gap_s;
@@ -548,7 +553,8 @@ static void ahead_post(struct runner *r, const struct schedule_run *next, double
 		                         .point = next->point,
 		                         .round = next->round,
 		                         .warmup = next->warmup,
-		                         .moment = at };
+		                         .moment = at,
+		                         .after_s = at - moment };
 }
 
 /* Whether the run posted ahead is this one; one that is not is cancelled (another run came
@@ -563,10 +569,17 @@ static bool ahead_is(struct runner *r, int point, int round, bool warmup)
 	return false;
 }
 
-/* What the run's start by the clock tells the next: the gap after a run posted ahead (grown by
- * the lateness of its latest node that did not hold, shrunk towards leaving its slowest node
- * RUNNER_GAP_SLACK_S), the margin after one posted at once, the pass length, the spread. */
-static void start_learn(struct runner *r, const struct runner_times *t)
+double runner_lead_max(const struct runner *r)
+{
+	int i, n = r->nleads < RUNNER_GAP_WINDOW ? r->nleads : RUNNER_GAP_WINDOW;
+	double m = 0;
+
+	for (i = 0; i < n; i++)
+		m = i == 0 || r->leads_s[i] > m ? r->leads_s[i] : m;
+	return m;
+}
+
+void runner_start_learn(struct runner *r, const struct runner_times *t)
 {
 	if (t->pass_max_s > 0)
 		r->pass_s = t->pass_max_s;
@@ -575,14 +588,13 @@ static void start_learn(struct runner *r, const struct runner_times *t)
 	r->spreads_s = xrealloc(r->spreads_s, (size_t)(r->nspreads + 1) * sizeof(double));
 	r->spreads_s[r->nspreads++] = t->last_begun_at - t->first_begun_at;
 	r->nlate += t->late_max_s > RUNNER_LATE_S;
-	if (t->ahead) {
-		r->gap_learned = true;
-		if (t->unready_late_max_s > RUNNER_LATE_S)
-			r->gap_s += t->unready_late_max_s + RUNNER_GAP_SLACK_S;
-		else if (t->held_min_s > RUNNER_GAP_SLACK_S)
-			r->gap_s -= (t->held_min_s - RUNNER_GAP_SLACK_S) / 2;
-		r->gap_s = fmin(fmax(r->gap_s, RUNNER_GAP_MIN_S), RUNNER_GAP_MAX_S);
-	} else if (t->unready_late_max_s > RUNNER_LATE_S) {
+	if (t->ahead && t->after_s > 0) {
+		double lead = t->unready_late_max_s > RUNNER_LATE_S
+		                      ? t->after_s + t->unready_late_max_s
+		                      : t->after_s - t->held_min_s;
+
+		r->leads_s[r->nleads++ % RUNNER_GAP_WINDOW] = lead;
+	} else if (!t->ahead && t->unready_late_max_s > RUNNER_LATE_S) {
 		r->margin_extra_s += t->unready_late_max_s;
 	}
 }
@@ -701,6 +713,7 @@ static int point_run(struct runner *r, int point, int loops, int round, bool war
 		r->next.posted = false;
 		t->ahead = true;
 		t->moment = moment;
+		t->after_s = r->next.after_s;
 	} else {
 		for (k = 0; k < n; k++)
 			r->nodes[k].run = want[k];
@@ -732,7 +745,7 @@ static int point_run(struct runner *r, int point, int loops, int round, bool war
 		             (t->first_begun_at > 0 ? t->first_begun_at : t->first_start_at);
 		r->longest_s += t->longest_job_s;
 		r->runs++;
-		start_learn(r, t);
+		runner_start_learn(r, t);
 	}
 	return rc;
 }

@@ -73,12 +73,17 @@ struct runner_opts {
  * is at least the fan-out of the POSTs before it plus RUNNER_START_MARGIN_S (ending a job and
  * making the next ready costs a node what answering those did); then it follows what the
  * nodes report (held_s left over, start_late_s of a node that did not hold when it was too
- * short), between RUNNER_GAP_MIN_S and RUNNER_GAP_MAX_S. */
+ * short): the next moment is the moment before it plus the latest lead (when the slowest node
+ * was ready, past the moment of the run before) of the last RUNNER_GAP_WINDOW runs posted
+ * ahead plus RUNNER_GAP_SLACK_S, the gap between RUNNER_GAP_MIN_S and RUNNER_GAP_MAX_S. The
+ * lead moves by 0.1-0.2 s from run to run where nodes share cores (their jobs end at different
+ * times): a gap that followed the last run alone left a node late every few runs. */
 #define RUNNER_START_MARGIN_S 0.2
 #define RUNNER_FIRST_FANOUTS 20
 #define RUNNER_GAP_START_S 0.2
 #define RUNNER_GAP_MIN_S 0.03
 #define RUNNER_GAP_MAX_S 10.0
+#define RUNNER_GAP_WINDOW 16
 /* The slack a run posted ahead aims to leave its slowest node (held_s), and the lateness below
  * which a start counts as on time (a thread's wake-up). */
 #define RUNNER_GAP_SLACK_S 0.03
@@ -107,6 +112,7 @@ struct runner_times {
 	double unready_late_max_s;
 	double held_min_s; /* the shortest held_s of a job with start_at */
 	double pass_max_s; /* the longest begun_at to finished_at */
+	double after_s;    /* posted ahead: its moment less the moment of the run before */
 };
 
 /* The next run of a batch, posted ahead while the one before it goes on. */
@@ -114,7 +120,8 @@ struct runner_ahead {
 	bool posted;
 	int point, round;
 	bool warmup;
-	double moment; /* its start_at, the controller's clock */
+	double moment;  /* its start_at, the controller's clock */
+	double after_s; /* moment less the moment of the run it was posted during */
 };
 
 struct runner {
@@ -139,9 +146,12 @@ struct runner {
 	double fanout_s;          /* the last job POSTs: first sent to last answered */
 	double margin_extra_s;    /* added to the margin after a run whose start was late */
 	double gap_s;             /* between two runs, the later posted ahead */
-	bool gap_learned;         /* gap_s has followed a run posted ahead */
-	double pass_s;            /* the longest pass of the last run (begun to finished) */
-	int nspreads;             /* runs started by the clock, with their pass-start spreads */
+	/* Of the last RUNNER_GAP_WINDOW runs posted ahead, when the slowest node was ready (or
+	 * began, if it did not hold) past the moment of the run before; nleads: runs so far. */
+	double leads_s[RUNNER_GAP_WINDOW];
+	int nleads;
+	double pass_s; /* the longest pass of the last run (begun to finished) */
+	int nspreads;  /* runs started by the clock, with their pass-start spreads */
 	double *spreads_s;
 	int nlate; /* of those, runs where a node began more than RUNNER_LATE_S late */
 };
@@ -169,6 +179,12 @@ int runner_round_run(struct runner *r, const struct schedule_run *run,
                      const struct schedule_run *next);
 /* Cancel the jobs of a run posted ahead that will not run (the sweep stops). */
 void runner_ahead_cancel(struct runner *r);
+/* What a run's start by the clock tells the next (after it ended): the pass length, the
+ * spread, the lead of a run posted ahead (its after_s less its slowest node's held_s, or plus
+ * the start_late_s of a node that did not hold), the margin after one posted at once. */
+void runner_start_learn(struct runner *r, const struct runner_times *t);
+/* The latest lead of the last RUNNER_GAP_WINDOW runs posted ahead (s; 0: none yet). */
+double runner_lead_max(const struct runner *r);
 /* The pass-start spreads of the runs started by the clock so far: their median and largest
  * (s); false when there was none. */
 bool runner_spread(const struct runner *r, double *median_s, double *max_s);

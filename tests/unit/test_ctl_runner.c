@@ -3,6 +3,7 @@
  * appended run after run with their rounds, long-polls, failures of a point and of a node,
  * stop. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -718,6 +719,52 @@ static void test_first_moment(void **state)
 	rig_release(&g);
 }
 
+/* A run posted ahead learns when its slowest node was ready past the moment before it (the
+ * run's after_s less its held_s, or plus the start_late_s of a node that did not hold); the
+ * next moment follows the latest of the last RUNNER_GAP_WINDOW such leads, so one late node
+ * holds the gap up for that many runs. A run posted at once grows the margin instead. */
+static void test_gap_follows_leads(void **state)
+{
+	struct runner r;
+	struct runner_times t = { .moment = 1000.0,
+		                  .first_begun_at = 1000.01,
+		                  .last_begun_at = 1000.03,
+		                  .ahead = true,
+		                  .after_s = 6.0,
+		                  .held_min_s = 0.3 };
+	int i;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	assert_true(runner_lead_max(&r) == 0);
+	runner_start_learn(&r, &t);
+	assert_true(fabs(runner_lead_max(&r) - 5.7) < 1e-9);
+	t.held_min_s = 0;
+	t.unready_late_max_s = 0.1; /* a node not ready: began 0.1 s late */
+	runner_start_learn(&r, &t);
+	assert_true(fabs(runner_lead_max(&r) - 6.1) < 1e-9);
+	t.unready_late_max_s = 0;
+	t.held_min_s = 0.5;
+	for (i = 0; i < RUNNER_GAP_WINDOW - 1; i++)
+		runner_start_learn(&r, &t);
+	assert_true(fabs(runner_lead_max(&r) - 6.1) < 1e-9); /* still in the window */
+	runner_start_learn(&r, &t);
+	assert_true(fabs(runner_lead_max(&r) - 5.5) < 1e-9); /* gone out of it */
+	assert_int_equal(r.nleads, RUNNER_GAP_WINDOW + 2);
+	assert_int_equal(r.nspreads, RUNNER_GAP_WINDOW + 2);
+	assert_int_equal(r.nlate, 0);
+	/* Posted at once and a node not ready: the margin grows, the leads stay. */
+	t.ahead = false;
+	t.after_s = 0;
+	t.held_min_s = 0;
+	t.unready_late_max_s = t.late_max_s = 0.2;
+	runner_start_learn(&r, &t);
+	assert_int_equal(r.nleads, RUNNER_GAP_WINDOW + 2);
+	assert_true(fabs(r.margin_extra_s - 0.2) < 1e-9);
+	assert_int_equal(r.nlate, 1);
+	free(r.spreads_s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -732,6 +779,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_session_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clocks_given, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_first_moment, setup, teardown),
+		cmocka_unit_test(test_gap_follows_leads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
