@@ -572,10 +572,10 @@ static bool ahead_is(struct runner *r, int point, int round, bool warmup)
 double runner_lead_max(const struct runner *r)
 {
 	int i, n = r->nleads < RUNNER_GAP_WINDOW ? r->nleads : RUNNER_GAP_WINDOW;
-	double m = 0;
+	double m = n > 0 ? r->leads_s[0] : 0;
 
-	for (i = 0; i < n; i++)
-		m = i == 0 || r->leads_s[i] > m ? r->leads_s[i] : m;
+	for (i = 1; i < n; i++)
+		m = fmax(m, r->leads_s[i]);
 	return m;
 }
 
