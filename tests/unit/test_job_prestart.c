@@ -275,16 +275,17 @@ static void test_prestart_passed(void **state)
 	free(argv);
 }
 
-/* A monotonic clock 100 times the real one: a 32 s deadline passes in 0.32 s. */
+/* A monotonic clock 20 times the real one: a 32 s deadline passes in 1.6 s. */
 static double fast_t0;
 
 static double fast_mono_s(void)
 {
-	return (time_mono_s() - fast_t0) * 100;
+	return (time_mono_s() - fast_t0) * 20;
 }
 
-/* The wait for the moment is not the pass's time: a pass due 1 s off (100 s on the queue's
- * monotonic clock, past the pass's 32 s deadline) that takes 0.2 s (20 s) succeeds. */
+/* The wait for the moment is not the pass's time: a pass due 2 s off (40 s on the queue's
+ * monotonic clock, past the pass's 32 s deadline) that takes 0.2 s (4 s) succeeds, with 1.4 s
+ * (28 s) to spare for the fake fio's start and end on a loaded machine. */
 static void test_prestart_deadline_from_moment(void **state)
 {
 	char at[40], body[512];
@@ -302,7 +303,7 @@ static void test_prestart_deadline_from_moment(void **state)
 	q = f.q;
 	err_clear(&e);
 	setenv("FAKE_FIO_SLEEP_S", "0.2", 1);
-	time_fmt_iso_ms(moment_in(1.0), at, sizeof(at));
+	time_fmt_iso_ms(moment_in(2.0), at, sizeof(at));
 	snprintf(body, sizeof(body),
 	         "{\"device\":\"loop0\",\"engine\":\"fio\"," FIO_OK ",\"start_at\":\"%s\"}", at);
 	js = json_loads(body, 0, NULL);
