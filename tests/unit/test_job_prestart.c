@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -109,10 +110,30 @@ static bool wait_dir(struct agent_fx *f, int64_t id)
 	return access(path, F_OK) == 0;
 }
 
+/* Wait until the waiter of job id's pass has written its report (it woke: it opened the file
+ * before its sleep), or fail after 5 s. */
+static void waiter_woke(struct agent_fx *f, int64_t id)
+{
+	char path[800];
+	struct stat st;
+	int i;
+
+	snprintf(path, sizeof(path), "%s/wait/ft-job%lld-l1/%s", f->root, (long long)id,
+	         WAITER_REPORT);
+	for (i = 0; i < 500; i++) {
+		if (stat(path, &st) == 0 && st.st_size > 0)
+			return;
+		usleep(10 * 1000);
+	}
+	fail_msg("the waiter of job %lld never reported", (long long)id);
+}
+
 /* The engine is spawned at once (a second before its moment), waits in its prerun, and its pass
  * begins at the moment: begun_at is the waiter's wake, soon after start_at, the pass
  * starts then, held_s is the time since the job was ready; the prerun's files were in the
- * pass's own directory (not fio's default cwd "/"), removed with it. */
+ * pass's own directory (not fio's default cwd "/"), removed with it. The agent records the
+ * begin only once the moment has passed by 0.3 s (its database write out of the way of the
+ * fleet's engines starting), not as its waiter reports. */
 static void test_prestart_begins_at_moment(void **state)
 {
 	struct agent_fx *f = *state;
@@ -124,6 +145,7 @@ static void test_prestart_begins_at_moment(void **state)
 	int64_t id;
 	int n;
 
+	setenv("FAKE_FIO_SLEEP_S", "1", 1); /* running past the look at the moment + 0.3 s */
 	at = moment_in(1.2);
 	id = submit_at(f, at, ",\"params\":{\"nr_requests\":32}");
 	fio_pid(f);
@@ -134,6 +156,19 @@ static void test_prestart_begins_at_moment(void **state)
 	assert_true(j.begun_at == 0); /* not begun while it waits */
 	store_job_rec_release(&j);
 	assert_string_equal(tu_read(f->root, "sys/block/loop0/queue/nr_requests"), "32");
+	waiter_woke(f, id);
+	seen = time_now_s();
+	assert_true(seen >= at);
+	if (seen < at + 0.2) /* the waiter has woken: look again well after it, before 0.3 s */
+		usleep((useconds_t)((at + 0.2 - seen) * 1e6));
+	assert_int_equal(job_get(f->a.jobs, id, &j, &e), 0);
+	seen = time_now_s();
+	if (seen < at + 0.28) /* else this test was late itself: nothing to tell */
+		assert_true(j.begun_at == 0);
+	else
+		print_message("the test looked %.3f s past the moment: too late to tell\n",
+		              seen - at);
+	store_job_rec_release(&j);
 	wait_state(f, id, "succeeded", &j);
 	/* On time: well inside what test_prestart_late calls late (0.6 s). Not tens of ms: in
 	 * the CPU-bound suite a waiter woken at its moment waited 50 ms and more for a CPU, once
