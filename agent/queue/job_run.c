@@ -380,17 +380,17 @@ static double pass_elapsed_s(const struct pass *ps)
 	return mono_s() - ps->start_mono;
 }
 
-/* Whether a pre-started pass's waiter report is looked for now: from PRESTART_LOOK_S past
- * the moment, not before, whatever woke the poll. */
-static bool prestart_look_due(const struct pass *ps)
+/* How long until a pre-started pass's waiter report is looked for: PRESTART_LOOK_S past the
+ * moment, not before, whatever woke the poll (<= 0: now). */
+static double prestart_look_in_s(const struct pass *ps)
 {
-	return ps->r->env->now_s() >= ps->spec->start_at + PRESTART_LOOK_S;
+	return ps->spec->start_at + PRESTART_LOOK_S - ps->r->env->now_s();
 }
 
 /* How long a pre-started pass's poll waits while its waiter has not reported. */
 static int prestart_poll_ms(const struct pass *ps)
 {
-	double left = ps->spec->start_at + PRESTART_LOOK_S - ps->r->env->now_s();
+	double left = prestart_look_in_s(ps);
 
 	if (left > POLL_MS / 1000.0 || left < -PRESTART_LOOK_FOR_S)
 		return POLL_MS;
@@ -471,7 +471,7 @@ static enum pass_result pass_wait(struct pass *ps, double deadline_s, struct err
 
 	for (;;) {
 		rc = proc_poll(p, ps->begun_pending ? prestart_poll_ms(ps) : POLL_MS);
-		if (ps->begun_pending && (rc == 1 || prestart_look_due(ps)) &&
+		if (ps->begun_pending && (rc == 1 || prestart_look_in_s(ps) <= 0) &&
 		    prestart_begun(ps, e)) {
 			proc_terminate(p, CANCEL_GRACE_S);
 			return PASS_FAILED;

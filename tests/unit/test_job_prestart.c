@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -114,14 +113,14 @@ static bool wait_dir(struct agent_fx *f, int64_t id)
  * before its sleep), or fail after 5 s. */
 static void waiter_woke(struct agent_fx *f, int64_t id)
 {
-	char path[800];
-	struct stat st;
+	char rel[200];
+	const char *s;
 	int i;
 
-	snprintf(path, sizeof(path), "%s/wait/ft-job%lld-l1/%s", f->root, (long long)id,
-	         WAITER_REPORT);
+	snprintf(rel, sizeof(rel), "wait/ft-job%lld-l1/%s", (long long)id, WAITER_REPORT);
 	for (i = 0; i < 500; i++) {
-		if (stat(path, &st) == 0 && st.st_size > 0)
+		s = tu_read(f->root, rel);
+		if (s && *s)
 			return;
 		usleep(10 * 1000);
 	}
