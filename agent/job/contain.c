@@ -111,6 +111,22 @@ static int cgroup_make(const char *dir, struct err *e)
 	return rc;
 }
 
+/* Make a job's cgroup in the agent's base, which lives as long as the agent (contain_fini): one
+ * mkdir. Every mkdir and rmdir on a cgroup2 mount, an existing directory's too, waits on the
+ * kernel's one cgroup lock, which every agent and container on the host shares: a pass that
+ * made its path from the mount down and pruned it after was five of them, and where a fleet's
+ * agents share a host (the benchmarks) the last nodes to start then wait 0.1-0.6 s on the
+ * others. Only where the base has gone (pruned by a hand or a tool) is the path made again. */
+static int job_cgroup_make(const char *dir, struct err *e)
+{
+	if (mkdir(dir, 0755) == 0 || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return err_set(e, -errno, ERR_INTERNAL, "cannot create cgroup '%s': %s", dir,
+		               strerror(errno));
+	return cgroup_make(dir, e);
+}
+
 /* The cgroup2 mount point into c->mnt and the hierarchy directory mounted there into root;
  * c->mnt stays "" without one. */
 static int mount_find(struct contain *c, char *root, size_t root_len)
@@ -192,7 +208,8 @@ out:
 		close(fd);
 	if (c->base[0]) {
 		cgroup_remove(probe);
-		parents_prune(probe);
+		if (rc) /* else the base stays, for the jobs (contain_fini) */
+			parents_prune(probe);
 	}
 	buf_release(&b);
 	return rc;
@@ -237,6 +254,17 @@ int contain_init(struct contain *c, const char *sysfs_root, const char *state_di
 	log_info("job containment: process trees through /proc with start times checked (%s)",
 	         c->why_proc);
 	return 0;
+}
+
+void contain_fini(struct contain *c)
+{
+	char probe[PATH_MAX];
+
+	if (!c || c->mode != CONTAIN_CGROUP || !c->base[0])
+		return;
+	/* parents_prune takes a job's path: the base and "fleettune" above it, each if empty. */
+	snprintf(probe, sizeof(probe), "%s/job-0", c->base);
+	parents_prune(probe);
 }
 
 /* Append a line to the record and make it durable. */
@@ -307,7 +335,7 @@ int contain_pass_begin(struct contain *c, int64_t job_id, struct contain_pass *c
 		dir_sync(c->records);
 	}
 	if (c->mode == CONTAIN_CGROUP) {
-		rc = cgroup_make(cp->cgroup, e);
+		rc = job_cgroup_make(cp->cgroup, e);
 		if (rc) {
 			err_set(e, rc, ERR_ENGINE_FAILED, "job %lld: %s", (long long)job_id,
 			        e->msg);
@@ -324,10 +352,8 @@ int contain_pass_begin(struct contain *c, int64_t job_id, struct contain_pass *c
 	}
 	return 0;
 fail:
-	if (cp->cgroup[0]) {
+	if (cp->cgroup[0])
 		cgroup_remove(cp->cgroup);
-		parents_prune(cp->cgroup);
-	}
 	if (cp->record[0])
 		unlink(cp->record);
 	pass_reset(cp);
@@ -457,11 +483,8 @@ void contain_pass_end(struct contain_pass *cp)
 			log_info("killed %d leftover process(es) of job %lld (%s)", n,
 			         (long long)cp->job_id, what);
 	}
-	if (cp->cgroup[0]) {
+	if (cp->cgroup[0])
 		rc = cgroup_remove_wait(cp->cgroup, CONTAIN_RMDIR_WAIT_S);
-		if (rc == 0)
-			parents_prune(cp->cgroup);
-	}
 	if (rc) {
 		log_error("job %lld: processes remain in %s (%s); the next start tries again",
 		          (long long)cp->job_id, what, strerror(-rc));

@@ -28,7 +28,8 @@ int contain_mode_parse(const char *s, enum contain_mode *out);
  * processes as they appeared. A restarted agent kills whatever the records still name.
  *
  * Cgroups: the agent id is a hash of the state directory's real path; a job's cgroup is
- * <the agent's own cgroup>/fleettune/<agent id>/job-<job id> on the cgroup2 mount. A recorded
+ * <the agent's own cgroup>/fleettune/<agent id>/job-<job id> on the cgroup2 mount (the base,
+ * <agent id>, is kept from contain_init to contain_fini). A recorded
  * path is only acted on when it lies on the cgroup2 mount and ends in that agent id and job.
  */
 struct contain {
@@ -51,6 +52,10 @@ struct contain {
  */
 int contain_init(struct contain *c, const char *sysfs_root, const char *state_dir,
                  enum contain_mode want, struct err *e);
+/* Once no pass is left (the queue has stopped): remove the agent's cgroup base, and the
+ * "fleettune" above it where no other agent uses it. The base is made at contain_init and kept
+ * between passes: a pass makes and removes its own job cgroup only. */
+void contain_fini(struct contain *c);
 /* Kill everything the records of a previous run name, log it per job ("killed 5 leftover
  * processes of job 12 (cgroup ...)"), and remove the records and cgroups. Returns the number
  * of processes killed. */

@@ -943,6 +943,7 @@ int jobq_start(struct jobq **out, const struct jobq_env *env, struct err *e)
 	}
 	rc = jobfs_init(&q->jobfs, env->fs ? env->fs->root : NULL, env->state_dir, NULL, e);
 	if (rc) {
+		contain_fini(&q->contain);
 		free(q);
 		return rc;
 	}
@@ -983,6 +984,7 @@ void jobq_stop(struct jobq *q)
 		job_free(j);
 	}
 	jobfs_release(&q->jobfs);
+	contain_fini(&q->contain);
 	pthread_cond_destroy(&q->wake);
 	pthread_cond_destroy(&q->done);
 	pthread_cond_destroy(&q->unclaimed);

@@ -235,6 +235,31 @@ static void test_cgroup_mode(void **state)
 	runs_in_cgroup(f);
 	snprintf(path, sizeof(path), "%s/job-7", f->c.base);
 	assert_int_equal(access(path, F_OK) < 0 && errno == ENOENT, 1);
+	/* The passes removed their own cgroups only: the base stays for the next pass (one
+	 * mkdir), until contain_fini removes it. */
+	assert_int_equal(access(f->c.base, F_OK), 0);
+	contain_fini(&f->c);
+	assert_int_equal(access(f->c.base, F_OK) < 0 && errno == ENOENT, 1);
+}
+
+/* A base removed under the agent (by hand, by a tool) is made again by the next pass. */
+static void test_cgroup_base_remade(void **state)
+{
+	struct fx *f = *state;
+	struct contain_pass cp;
+	char path[1200];
+	struct err e;
+
+	if (contain_init(&f->c, NULL, f->dir, CONTAIN_CGROUP, &e))
+		skip();
+	assert_int_equal(rmdir(f->c.base), 0);
+	assert_int_equal(contain_pass_begin(&f->c, 9, &cp, &e), 0);
+	snprintf(path, sizeof(path), "%s/job-9", f->c.base);
+	assert_int_equal(access(path, F_OK), 0);
+	contain_pass_end(&cp);
+	assert_int_equal(access(path, F_OK) < 0 && errno == ENOENT, 1);
+	contain_fini(&f->c);
+	assert_int_equal(access(f->c.base, F_OK) < 0 && errno == ENOENT, 1);
 }
 
 /* A recorded pid now held by another process (its start time differs), or recorded before
@@ -393,6 +418,7 @@ int main(void)
 		cmocka_unit_test(test_cgroup_path_rules),
 		cmocka_unit_test_setup_teardown(test_proc_mode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cgroup_mode, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cgroup_base_remade, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recover_spares_reused_pids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_parent_killed_at_gate, setup, teardown),
 		cmocka_unit_test(test_zeroed_pass),
