@@ -525,19 +525,23 @@ static void ahead_post(struct runner *r, const struct schedule_run *next, double
 {
 	struct point *p = &r->s->points[next->point];
 	int n = r->s->plan.nnodes, k;
-	/* Before a run has ended, the agents' estimate and a little for the engine's start and
-	 * the job's end: a first run posted ahead that starts late is worse than one that waits. */
-	double pass = r->pass_s > 0 ? r->pass_s : r->o.pass_expected_s * 1.05 + 0.1;
+	/* Before a run has ended, the agents' estimate, a little for the engine's start and what
+	 * the job's end costs (runner.h): a first run posted ahead that starts late is worse
+	 * than one that waits. */
+	double pass = r->pass_s > 0 ? r->pass_s
+	                            : r->o.pass_expected_s * 1.05 + 0.1 +
+	                                      RUNNER_END_FANOUTS * r->fanout_s;
 	double at, t0 = r->o.mono_s();
 	double floor_at =
 	        r->o.now_s() + fmax(r->fanout_s, 2 * r->sessions_fanout_s) + RUNNER_START_MARGIN_S;
 
-	/* The latest lead of the last runs plus the slack; before any, the first gap: the fan-out
-	 * of the POSTs that just went and the margin (runner.h). */
+	/* The latest lead of the last runs plus the slack and how far those leads ranged; before
+	 * any, the first gap: the fan-out of the POSTs that just went and the margin (runner.h). */
 	if (r->nleads > 0)
-		r->gap_s =
-		        fmin(fmax(runner_lead_max(r) + RUNNER_GAP_SLACK_S - pass, RUNNER_GAP_MIN_S),
-		             RUNNER_GAP_MAX_S);
+		r->gap_s = fmin(
+		        fmax(runner_lead_max(r) + runner_lead_range(r) + RUNNER_GAP_SLACK_S - pass,
+		             RUNNER_GAP_MIN_S),
+		        RUNNER_GAP_MAX_S);
 	else
 		r->gap_s =
 		        fmin(fmax(r->gap_s, r->fanout_s + RUNNER_START_MARGIN_S), RUNNER_GAP_MAX_S);
@@ -577,6 +581,16 @@ double runner_lead_max(const struct runner *r)
 	for (i = 1; i < n; i++)
 		m = fmax(m, r->leads_s[i]);
 	return m;
+}
+
+double runner_lead_range(const struct runner *r)
+{
+	int i, n = r->nleads < RUNNER_GAP_WINDOW ? r->nleads : RUNNER_GAP_WINDOW;
+	double lo = n > 0 ? r->leads_s[0] : 0;
+
+	for (i = 1; i < n; i++)
+		lo = fmin(lo, r->leads_s[i]);
+	return n > 0 ? runner_lead_max(r) - lo : 0;
 }
 
 void runner_start_learn(struct runner *r, const struct runner_times *t)

@@ -55,7 +55,7 @@ struct runner_opts {
 	int progress_s;         /* a person watches: the agents answer with the jobs' progress at
 	                           most this often (0: each job answers once, at its end) */
 	double pass_expected_s; /* one loop of the job as the agents estimate it (0: unknown):
-	                           the length of the first run posted ahead */
+	                           with RUNNER_END_FANOUTS, the first run posted ahead's wait */
 };
 
 /* How runs start by the clock. A run's jobs carry the moment their first pass starts
@@ -75,9 +75,16 @@ struct runner_opts {
  * nodes report (held_s left over, start_late_s of a node that did not hold when it was too
  * short): the next moment is the moment before it plus the latest lead (when the slowest node
  * was ready, past the moment of the run before) of the last RUNNER_GAP_WINDOW runs posted
- * ahead plus RUNNER_GAP_SLACK_S, the gap between RUNNER_GAP_MIN_S and RUNNER_GAP_MAX_S. The
- * lead moves by 0.1-0.2 s from run to run where nodes share cores (their jobs end at different
- * times): a gap that followed the last run alone left a node late every few runs. */
+ * ahead plus how far those leads ranged plus RUNNER_GAP_SLACK_S, the gap between
+ * RUNNER_GAP_MIN_S and RUNNER_GAP_MAX_S. The lead moves by 0.1-0.2 s from run to run where
+ * nodes share cores (their jobs end at different times), and drifts: a gap that followed the
+ * last run alone left a node late every few runs, and one at the latest lead plus 30 ms left
+ * the last three runs of a 256-node sweep late when the leads rose by 0.03-0.1 s a run. */
+/* Before a run has ended, what a job's end (after its pass) costs the slowest node is taken
+ * to be this many times the fan-out of the run's POSTs: measured 1.4-2.0 times where the
+ * nodes share cores (bench/fleet.sh: 0.66-0.72 s at 256 agents, 3.5 s at 1 024 on 2 cores, where
+ * the agents' estimate of the pass alone left the first run posted ahead 1.1 s late). */
+#define RUNNER_END_FANOUTS 2
 #define RUNNER_START_MARGIN_S 0.2
 #define RUNNER_FIRST_FANOUTS 20
 #define RUNNER_GAP_START_S 0.2
@@ -185,6 +192,8 @@ void runner_ahead_cancel(struct runner *r);
 void runner_start_learn(struct runner *r, const struct runner_times *t);
 /* The latest lead of the last RUNNER_GAP_WINDOW runs posted ahead (s; 0: none yet). */
 double runner_lead_max(const struct runner *r);
+/* How far those leads ranged: the latest less the earliest (s; 0: fewer than two). */
+double runner_lead_range(const struct runner *r);
 /* The pass-start spreads of the runs started by the clock so far: their median and largest
  * (s); false when there was none. */
 bool runner_spread(const struct runner *r, double *median_s, double *max_s);

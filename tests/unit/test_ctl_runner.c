@@ -42,6 +42,7 @@ struct behaviour {
 	/* Jobs that carry params: whether each asked for queue_depth 975 (read back as 919). */
 	bool deep[64];
 	bool refuse_job_params; /* a job POST with params answers 422 */
+	bool by_clock;          /* a job says when its pass began by the clock (begun_at) */
 };
 
 static int loops_of(const char *body)
@@ -159,6 +160,9 @@ static int handle(struct fake_agent *a, const struct fake_req *r, struct buf *ou
 			           "\"previous\":256,\"value\":%s%s}},",
 			           b->deep[id] ? "975" : "256", b->deep[id] ? "919" : "256",
 			           b->deep[id] ? ",\"adjusted\":true" : "");
+		if (b->by_clock)
+			buf_puts(out, "\"begun_at\":\"2026-11-29T23:03:36.500Z\",\"held_s\":0.2,"
+			              "\"start_late_s\":0.001,");
 		buf_puts(out, "\"started_at\":\"2026-11-29T23:03:36.250Z\","
 		              "\"finished_at\":\"2026-11-29T23:03:39.750Z\",\"passes\":[");
 		for (i = 0; i < n; i++)
@@ -719,6 +723,70 @@ static void test_first_moment(void **state)
 	rig_release(&g);
 }
 
+/* The moment in job POST id of agent a (0: none). */
+static double moment_of(struct fake_agent *a, int id)
+{
+	const char *p = strstr(loops_body_of(a, id), "\"start_at\":\"");
+	char iso[40];
+	double t = 0;
+
+	if (!p || sscanf(p + 12, "%39[^\"]", iso) != 1 || time_parse_iso(iso, &t))
+		return 0;
+	return t;
+}
+
+/* A batch's next run is posted during the run before it and taken up. The first one, before
+ * any run has ended, waits for the agents' estimate of a pass and what the job's end costs
+ * (RUNNER_END_FANOUTS times the fan-out) before the gap. */
+static void test_ahead_first(void **state)
+{
+	struct schedule_run runs[4] = { { .point = 1, .round = 1 },
+		                        { .point = 0, .round = 1 },
+		                        { .point = 1, .round = 2 },
+		                        { .point = 0, .round = 2 } };
+	struct rig g;
+	struct err e = { 0 };
+	double m1, m2;
+	int k, i;
+
+	(void)state;
+	rig_now_s = fixed_now_s;
+	rig_mono_s = step_mono_s;
+	mono_step_s = 0;
+	rig_init(&g, false);
+	g.r.o.pass_expected_s = 3;
+	for (k = 0; k < 2; k++) {
+		g.f.job_applied[k] = g.f.long_poll[k] = g.f.start_at[k] = true;
+		behaviours[k].by_clock = true;
+	}
+	assert_int_equal(runner_sessions_open(&g.r, &e), 0);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(runner_round_run(&g.r, &runs[i], i < 3 ? &runs[i + 1] : NULL), 0);
+		/* once run i ended: its POSTs and, but after the last, the next run's */
+		for (k = 0; k < 2; k++)
+			assert_int_equal(fake_agent_count(&agents[k], "POST", "/api/v1/jobs"),
+			                 i + 1 + (i < 3));
+		assert_true(g.r.pass_s > 0);
+	}
+	m1 = moment_of(&agents[0], 1);
+	m2 = moment_of(&agents[0], 2);
+	assert_true(m1 > 0 && m2 > 0);
+	/* the estimate and the job's end, then the gap: the fan-out and the margin (the stepped
+	 * clock makes every fan-out one step; the moments are to the millisecond) */
+	assert_true(g.r.fanout_s > 0);
+	assert_true(fabs(m2 - m1 -
+	                 (3 * 1.05 + 0.1 + RUNNER_END_FANOUTS * g.r.fanout_s + g.r.fanout_s +
+	                  RUNNER_START_MARGIN_S)) < 0.0015);
+	for (k = 0; k < 2; k++) {
+		assert_int_equal(g.s.points[1].nodes[k].npasses, 2);
+		assert_int_equal(g.s.points[0].nodes[k].npasses, 2);
+		assert_int_equal(fake_agent_count(&agents[k], "DELETE", "/api/v1/jobs/"), 0);
+	}
+	assert_int_equal(g.r.nleads, 3); /* runs 2 to 4 were posted ahead */
+	runner_sessions_close(&g.r);
+	rig_release(&g);
+}
+
 /* A run posted ahead learns when its slowest node was ready past the moment before it (the
  * run's after_s less its held_s, or plus the start_late_s of a node that did not hold); the
  * next moment follows the latest of the last RUNNER_GAP_WINDOW such leads, so one late node
@@ -736,13 +804,15 @@ static void test_gap_follows_leads(void **state)
 
 	(void)state;
 	memset(&r, 0, sizeof(r));
-	assert_true(runner_lead_max(&r) == 0);
+	assert_true(runner_lead_max(&r) == 0 && runner_lead_range(&r) == 0);
 	runner_start_learn(&r, &t);
 	assert_true(fabs(runner_lead_max(&r) - 5.7) < 1e-9);
+	assert_true(runner_lead_range(&r) == 0);
 	t.held_min_s = 0;
 	t.unready_late_max_s = 0.1; /* a node not ready: began 0.1 s late */
 	runner_start_learn(&r, &t);
 	assert_true(fabs(runner_lead_max(&r) - 6.1) < 1e-9);
+	assert_true(fabs(runner_lead_range(&r) - 0.4) < 1e-9); /* 5.7 to 6.1 */
 	t.unready_late_max_s = 0;
 	t.held_min_s = 0.5;
 	for (i = 0; i < RUNNER_GAP_WINDOW - 1; i++)
@@ -750,6 +820,7 @@ static void test_gap_follows_leads(void **state)
 	assert_true(fabs(runner_lead_max(&r) - 6.1) < 1e-9); /* still in the window */
 	runner_start_learn(&r, &t);
 	assert_true(fabs(runner_lead_max(&r) - 5.5) < 1e-9); /* gone out of it */
+	assert_true(fabs(runner_lead_range(&r)) < 1e-9);
 	assert_int_equal(r.nleads, RUNNER_GAP_WINDOW + 2);
 	assert_int_equal(r.nspreads, RUNNER_GAP_WINDOW + 2);
 	assert_int_equal(r.nlate, 0);
@@ -780,6 +851,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_clocks_given, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_first_moment, setup, teardown),
 		cmocka_unit_test(test_gap_follows_leads),
+		cmocka_unit_test_setup_teardown(test_ahead_first, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
