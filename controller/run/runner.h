@@ -65,8 +65,10 @@ struct runner_opts {
  * RUNNER_FIRST_FANOUTS times the sessions' open stands for the fan-out: a node answers a job's
  * POST before it has made the job ready (params, containment, the engine spawned and set up),
  * and that costs a node far more than a session's open, 12.6-13.8 times as much where the nodes
- * share their cores (bench/fleet.sh, 256 and 1 024 agents on 2 cores); where each node has its
- * own, what it adds to the first run's wait is a few tenths of a second. Within a batch of
+ * share their cores (bench/fleet.sh, 256 and 1 024 agents on 2 cores), and up to 25 times when
+ * that machine is slow (20 left run 1 of 1 024 nodes 0.76 and 0.92 s late in two of three
+ * sweeps); where each node has its own, what it adds to the first run's wait is a few tenths
+ * of a second. Within a batch of
  * rounds the next run's jobs are posted while the run before them goes on ("ahead", where
  * every node takes start_at and the job's params), for the moment that run ends plus a gap in
  * which each node's next job makes ready. Until a run posted ahead has been measured the gap
@@ -86,7 +88,7 @@ struct runner_opts {
  * the agents' estimate of the pass alone left the first run posted ahead 1.1 s late). */
 #define RUNNER_END_FANOUTS 2
 #define RUNNER_START_MARGIN_S 0.2
-#define RUNNER_FIRST_FANOUTS 20
+#define RUNNER_FIRST_FANOUTS 30
 #define RUNNER_GAP_START_S 0.2
 #define RUNNER_GAP_MIN_S 0.03
 #define RUNNER_GAP_MAX_S 10.0
