@@ -79,22 +79,30 @@ bool contain_cgroup_path_ok(const char *path, const char *mnt, const char *agent
 	return pl >= n + tl && !strcmp(path + pl - tl, tail);
 }
 
-/* Remove the job cgroup's parents (agent id, then "fleettune") if nothing else uses them;
+/* Remove an agent's base (<agent id>) and the "fleettune" above it if nothing else uses them;
  * busy or shared ones stay. */
+static void base_prune(const char *base)
+{
+	char dir[PATH_MAX], *slash;
+
+	snprintf(dir, sizeof(dir), "%s", base);
+	if (cgroup_remove(dir) < 0 || !(slash = strrchr(dir, '/')) || slash == dir)
+		return;
+	*slash = '\0';
+	cgroup_remove(dir);
+}
+
+/* Remove a job cgroup's parents (its agent's base, then "fleettune") where unused. */
 static void parents_prune(const char *cgroup)
 {
 	char dir[PATH_MAX], *slash;
-	int i;
 
 	snprintf(dir, sizeof(dir), "%s", cgroup);
-	for (i = 0; i < 2; i++) {
-		slash = strrchr(dir, '/');
-		if (!slash || slash == dir)
-			return;
-		*slash = '\0';
-		if (cgroup_remove(dir) < 0)
-			return;
-	}
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return;
+	*slash = '\0';
+	base_prune(dir);
 }
 
 /* Make a cgroup; another agent pruning the shared "fleettune" parent at the same moment
@@ -258,13 +266,8 @@ int contain_init(struct contain *c, const char *sysfs_root, const char *state_di
 
 void contain_fini(struct contain *c)
 {
-	char probe[PATH_MAX];
-
-	if (!c || c->mode != CONTAIN_CGROUP || !c->base[0])
-		return;
-	/* parents_prune takes a job's path: the base and "fleettune" above it, each if empty. */
-	snprintf(probe, sizeof(probe), "%s/job-0", c->base);
-	parents_prune(probe);
+	if (c && c->mode == CONTAIN_CGROUP && c->base[0])
+		base_prune(c->base);
 }
 
 /* Append a line to the record and make it durable. */

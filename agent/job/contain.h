@@ -28,9 +28,9 @@ int contain_mode_parse(const char *s, enum contain_mode *out);
  * processes as they appeared. A restarted agent kills whatever the records still name.
  *
  * Cgroups: the agent id is a hash of the state directory's real path; a job's cgroup is
- * <the agent's own cgroup>/fleettune/<agent id>/job-<job id> on the cgroup2 mount (the base,
- * <agent id>, is kept from contain_init to contain_fini). A recorded
- * path is only acted on when it lies on the cgroup2 mount and ends in that agent id and job.
+ * <the agent's own cgroup>/fleettune/<agent id>/job-<job id> on the cgroup2 mount; the base,
+ * <agent id>, is kept from contain_init to contain_fini. A recorded path is only acted on when
+ * it lies on the cgroup2 mount and ends in that agent id and job.
  */
 struct contain {
 	enum contain_mode mode; /* CONTAIN_CGROUP or CONTAIN_PROC after contain_init */

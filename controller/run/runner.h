@@ -58,34 +58,32 @@ struct runner_opts {
 	                           with RUNNER_END_FANOUTS, the first run posted ahead's wait */
 };
 
-/* How runs start by the clock. A run's jobs carry the moment their first pass starts
- * (start_at, on agents with the feature): the controller's clock plus the last run's job POST
- * fan-out plus RUNNER_START_MARGIN_S, so every node has its job and has made it ready (params
- * applied) before it, whatever the fan-out takes. Before any run has been measured,
- * RUNNER_FIRST_FANOUTS times the sessions' open stands for the fan-out: a node answers a job's
- * POST before it has made the job ready (params, containment, the engine spawned and set up),
- * and that costs a node far more than a session's open, 12.6-13.8 times as much where the nodes
- * share their cores (bench/fleet.sh, 256 and 1 024 agents on 2 cores), and up to 25 times when
- * that machine is slow (20 left run 1 of 1 024 nodes 0.76 and 0.92 s late in two of three
- * sweeps); where each node has its own, what it adds to the first run's wait is a few tenths
- * of a second. Within a batch of
- * rounds the next run's jobs are posted while the run before them goes on ("ahead", where
- * every node takes start_at and the job's params), for the moment that run ends plus a gap in
- * which each node's next job makes ready. Until a run posted ahead has been measured the gap
- * is at least the fan-out of the POSTs before it plus RUNNER_START_MARGIN_S (ending a job and
- * making the next ready costs a node what answering those did); then it follows what the
- * nodes report (held_s left over, start_late_s of a node that did not hold when it was too
- * short): the next moment is the moment before it plus the latest lead (when the slowest node
- * was ready, past the moment of the run before) of the last RUNNER_GAP_WINDOW runs posted
- * ahead plus how far those leads ranged plus RUNNER_GAP_SLACK_S, the gap between
- * RUNNER_GAP_MIN_S and RUNNER_GAP_MAX_S. The lead moves by 0.1-0.2 s from run to run where
- * nodes share cores (their jobs end at different times), and drifts: a gap that followed the
- * last run alone left a node late every few runs, and one at the latest lead plus 30 ms left
- * the last three runs of a 256-node sweep late when the leads rose by 0.03-0.1 s a run. */
-/* Before a run has ended, what a job's end (after its pass) costs the slowest node is taken
- * to be this many times the fan-out of the run's POSTs: measured 1.4-2.0 times where the
- * nodes share cores (bench/fleet.sh: 0.66-0.72 s at 256 agents, 3.5 s at 1 024 on 2 cores, where
- * the agents' estimate of the pass alone left the first run posted ahead 1.1 s late). */
+/* How runs start by the clock. A run's jobs carry the moment their first pass starts (start_at, on
+ * agents with the feature): the controller's clock plus the last run's job POST fan-out plus
+ * RUNNER_START_MARGIN_S, so every node has its job and has made it ready (params applied) before
+ * it, whatever the fan-out takes. Before any run has been measured, RUNNER_FIRST_FANOUTS times the
+ * sessions' open stands for the fan-out: a node answers a job's POST before it has made the job
+ * ready (params, containment, the engine spawned and set up), and that costs a node far more than a
+ * session's open, 12.6-13.8 times as much where the nodes share their cores (bench/fleet.sh, 256
+ * and 1 024 agents on 2 cores), and up to 25 times when that machine is slow (20 left run 1 of
+ * 1 024 nodes 0.76 and 0.92 s late in two of three sweeps); where each node has its own, what it
+ * adds to the first run's wait is a few tenths of a second. Within a batch of rounds the next run's
+ * jobs are posted while the run before them goes on ("ahead", where every node takes start_at and
+ * the job's params), for the moment that run ends plus a gap in which each node's next job makes
+ * ready. Until a run posted ahead has been measured the gap is at least the fan-out of the POSTs
+ * before it plus RUNNER_START_MARGIN_S (ending a job and making the next ready costs a node what
+ * answering those did); then it follows what the nodes report (held_s left over, start_late_s of a
+ * node that did not hold when it was too short): the next moment is the moment before it plus the
+ * latest lead (when the slowest node was ready, past the moment of the run before) of the last
+ * RUNNER_GAP_WINDOW runs posted ahead plus how far those leads ranged plus RUNNER_GAP_SLACK_S, the
+ * gap between RUNNER_GAP_MIN_S and RUNNER_GAP_MAX_S. The lead moves by 0.1-0.2 s from run to run
+ * where nodes share cores (their jobs end at different times), and drifts: a gap that followed the
+ * last run alone left a node late every few runs, and one at the latest lead plus 30 ms left the
+ * last three runs of a 256-node sweep late when the leads rose by 0.03-0.1 s a run. */
+/* Before a run has ended, what a job's end (after its pass) costs the slowest node is taken to be
+ * this many times the fan-out of the run's POSTs: measured 1.4-2.0 times where the nodes share
+ * cores (bench/fleet.sh: 0.66-0.72 s at 256 agents, 3.5 s at 1 024 on 2 cores, where the agents'
+ * estimate of the pass alone left the first run posted ahead 1.1 s late). */
 #define RUNNER_END_FANOUTS 2
 #define RUNNER_START_MARGIN_S 0.2
 #define RUNNER_FIRST_FANOUTS 30

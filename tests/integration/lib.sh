@@ -64,6 +64,14 @@ it_cgroups_clean() {
 		for i in $(seq 100); do rmdir "$cg" 2>/dev/null && break; sleep 0.05; done
 		rmdir "${cg%/*}" "${cg%/*/*}" 2>/dev/null
 	done
+	# The agents' bases (<agent id>, kept while an agent runs): one killed with SIGKILL
+	# leaves its own, named in its start-up line.
+	for log in "$IT_TMP"/*.log; do
+		[ -f "$log" ] || continue
+		sed -n 's|.*job containment: one cgroup per job under \(/.*/fleettune/[0-9a-f]\{16\}\) (.*|\1|p' "$log"
+	done | sort -u | while read -r cg; do
+		rmdir "$cg" "${cg%/*}" 2>/dev/null
+	done
 }
 
 # it_ns_release_foreign: in a mount namespace a test made for itself (its top re-runs it under
