@@ -92,6 +92,15 @@ static void base_prune(const char *base)
 	cgroup_remove(dir);
 }
 
+/* Whether cgroup is a job's directory right in c's base (the base in use, kept). */
+static bool base_holds(const struct contain *c, const char *cgroup)
+{
+	size_t n = strlen(c->base);
+
+	return c->base[0] && !strncmp(cgroup, c->base, n) && cgroup[n] == '/' &&
+	       !strchr(cgroup + n + 1, '/');
+}
+
 /* Remove a job cgroup's parents (its agent's base, then "fleettune") where unused. */
 static void parents_prune(const char *cgroup)
 {
@@ -539,8 +548,8 @@ static int record_recover(struct contain *c, const char *path, int64_t job_id)
 			killed += n;
 			if (rc == 0 || rc == -ENOENT)
 				rc = cgroup_remove_wait(cgroup, CONTAIN_RMDIR_WAIT_S);
-			if (rc == 0)
-				parents_prune(cgroup);
+			if (rc == 0 && !base_holds(c, cgroup))
+				parents_prune(cgroup); /* not the base in use (contain_fini) */
 			if (rc)
 				goto out;
 		}

@@ -84,19 +84,17 @@ static inline int agent_fx_jobs(struct agent_fx *f)
 static inline void queue_wait_state(struct jobq *q, int64_t id, const char *state, double timeout_s,
                                     struct job_rec *out)
 {
-	static const char *const ends[] = { "succeeded", "failed", "cancelled", "interrupted" };
 	struct err e;
-	size_t k;
-	int i;
+	int i, st;
 
 	for (i = 0; i < (int)(timeout_s * 40); i++) {
 		assert_int_equal(job_get(q, id, out, &e), 0);
 		if (!strcmp(out->state, state))
 			return;
-		for (k = 0; k < sizeof(ends) / sizeof(ends[0]); k++)
-			if (!strcmp(out->state, ends[k]))
-				fail_msg("job %lld ended %s, not %s: %s %s", (long long)id,
-				         out->state, state, out->error_code, out->error_message);
+		st = job_state_parse(out->state);
+		if (st >= 0 && job_state_final((enum job_state)st))
+			fail_msg("job %lld ended %s, not %s: %s %s", (long long)id, out->state,
+			         state, out->error_code, out->error_message);
 		store_job_rec_release(out);
 		usleep(25 * 1000);
 	}
