@@ -1,5 +1,6 @@
 /* session.c -- tuning sessions: a device snapshot that is always put back. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,11 @@ int session_open(struct session_mgr *m, const char *dev, int64_t ttl_s, double n
 	rc = store_session_insert(m->store, out, &snap, e);
 	if (rc)
 		goto out;
+	pthread_mutex_lock(&m->lock);
+	m->opens++;
+	if (m->due_at > 0 && out->expires_at < m->due_at)
+		m->due_at = out->expires_at;
+	pthread_mutex_unlock(&m->lock);
 	log_info("session %lld opened on %s (ttl %llds, %d parameters saved)", (long long)out->id,
 	         dev, (long long)ttl_s, snap.n);
 out:
@@ -236,8 +242,13 @@ static int end_matching(struct session_mgr *m, double now, bool only_expired, co
 {
 	struct session_rec *open = NULL, rec;
 	int n = 0, i, done = 0, rc;
+	double due = HUGE_VAL;
+	uint64_t opens;
 	struct err e;
 
+	pthread_mutex_lock(&m->lock);
+	opens = m->opens;
+	pthread_mutex_unlock(&m->lock);
 	unrecorded_flush(m);
 	rc = store_sessions_list(m->store, "open", NULL, &open, &n, err);
 	if (rc) {
@@ -249,15 +260,22 @@ static int end_matching(struct session_mgr *m, double now, bool only_expired, co
 		unrecorded_apply(m, &open[i]);
 		if (strcmp(open[i].state, "open"))
 			continue; /* ended already, its end not recorded yet: no second restore */
-		if (only_expired && open[i].expires_at > now)
+		if (only_expired && open[i].expires_at > now) {
+			due = fmin(due, open[i].expires_at);
 			continue;
+		}
 		err_clear(&e);
-		if (session_end(m, open[i].id, true, reason, now, &rec, &e) == 0)
+		if (session_end(m, open[i].id, true, reason, now, &rec, &e) == 0) {
 			done++;
-		else
+		} else {
 			log_error("session %lld: %s", (long long)open[i].id, e.msg);
+			due = fmin(due, open[i].expires_at); /* still open: the next pass tries */
+		}
 	}
 	free(open);
+	pthread_mutex_lock(&m->lock);
+	m->due_at = m->opens == opens ? due : fmin(due, m->due_at);
+	pthread_mutex_unlock(&m->lock);
 	return done;
 }
 
@@ -289,7 +307,15 @@ int session_list(struct session_mgr *m, const char *state, const char *device,
 int session_expire_due(struct session_mgr *m, double now)
 {
 	struct err e;
-	int n = end_matching(m, now, true, "expired", &e);
+	bool look;
+	int n;
+
+	pthread_mutex_lock(&m->lock);
+	look = m->n_unrecorded > 0 || !(m->due_at > 0) || now >= m->due_at;
+	pthread_mutex_unlock(&m->lock);
+	if (!look)
+		return 0;
+	n = end_matching(m, now, true, "expired", &e);
 
 	return n < 0 ? 0 : n;
 }

@@ -30,6 +30,14 @@ struct session_mgr {
 	 * by session_owner_run: while it is held no session ends. Taken before the tune lock and
 	 * the database's, never after. Zeroed is valid, as lock. */
 	pthread_mutex_t end_lock;
+	/* No open session expires before due_at (0: not known yet): the expiry pass, run every
+	 * second, reads the database only from then on. Each pass sets it to the earliest expiry
+	 * of the sessions it leaves open (HUGE_VAL: none) and each open lowers it; a renewal or a
+	 * close leaves it early, which costs one pass that finds nothing. lock guards it and
+	 * opens, the count of opens: a pass an open overlapped does not raise it past that
+	 * open's expiry. */
+	double due_at;
+	uint64_t opens;
 };
 
 /* Snapshot every writable parameter of dev and open a session. Only one
@@ -60,7 +68,8 @@ int session_list(struct session_mgr *m, const char *state, const char *device,
  */
 int session_owner_run(struct session_mgr *m, const char *dev, double since,
                       int (*fn)(void *cls, struct err *e), void *cls, struct err *e);
-/* Restore and close every open session whose expiry is <= now. Returns how many. */
+/* Restore and close every open session whose expiry is <= now. Returns how many. Reads the
+ * database only when a session may be due (due_at) or an end is still to be recorded. */
 int session_expire_due(struct session_mgr *m, double now);
 /* Restore and close every open session: at startup those a previous run
  * left open (reason "agent_restart"), at shutdown our own ("agent_shutdown"). Returns how

@@ -1,6 +1,7 @@
 /* test_session.c -- sessions: snapshot, restore on close, on expiry and after a restart; the audit
  * log. */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -305,6 +306,40 @@ static void test_expiry_and_renew(void **state)
 	assert_int_equal(session_renew(&f->m, s.id, 1020.0, &r, &e), -EBUSY);
 }
 
+/* The pass each second reads the database only once a session may be due: an open lowers
+ * when that is, a pass sets it to the earliest expiry left. */
+static void test_expiry_due(void **state)
+{
+	struct fx *f = *state;
+	struct session_rec s1, s2, r, got;
+	struct err e;
+
+	assert_int_equal(session_open(&f->m, "loop0", 100, 1000.0, &s1, &e), 0);
+	assert_int_equal(session_expire_due(&f->m, 1001.0), 0); /* looks: due at 1100 */
+	assert_true(f->m.due_at == 1100.0);
+	/* Moved early behind the manager's back: no pass looks before 1100 ... */
+	assert_int_equal(store_session_renew(f->store, s1.id, 1001.5, &e), 0);
+	assert_int_equal(session_expire_due(&f->m, 1050.0), 0);
+	assert_int_equal(store_session_get(f->store, s1.id, &got, &e), 0);
+	assert_string_equal(got.state, "open");
+	/* ... and one does at 1100. */
+	assert_int_equal(session_expire_due(&f->m, 1100.0), 1);
+	assert_true(f->m.due_at == HUGE_VAL); /* none open */
+	assert_int_equal(session_expire_due(&f->m, 1e9), 0);
+	/* An open after a pass lowers the due time: it expires on time. */
+	assert_int_equal(session_open(&f->m, "loop0", 10, 1200.0, &s2, &e), 0);
+	assert_true(f->m.due_at == 1210.0);
+	mistune(f);
+	assert_int_equal(session_expire_due(&f->m, 1209.9), 0);
+	assert_int_equal(session_renew(&f->m, s2.id, 1205.0, &r, &e), 0);
+	/* Renewed to 1215: the pass at 1210 finds nothing and moves the due time to it. */
+	assert_int_equal(session_expire_due(&f->m, 1210.0), 0);
+	assert_true(f->m.due_at == 1215.0);
+	assert_string_equal(tu_read(f->root, "sys/block/loop0/queue/nr_requests"), "32");
+	assert_int_equal(session_expire_due(&f->m, 1215.0), 1);
+	assert_restored(f);
+}
+
 static void test_recover_after_restart(void **state)
 {
 	struct fx *f = *state;
@@ -343,6 +378,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_migration_closes_duplicates, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_insert_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_expiry_and_renew, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_expiry_due, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recover_after_restart, setup, teardown),
 	};
 
