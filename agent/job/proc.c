@@ -346,10 +346,19 @@ static void reap(struct proc *p, int block)
 	}
 }
 
-int proc_poll(struct proc *p, int timeout_ms)
+/* Empty bell (an eventfd or a pipe, non-blocking): what rang it is for its owner to look at. */
+static void bell_drain(int bell_fd)
 {
-	struct pollfd fds[2];
-	int n = 0, r;
+	char sink[64];
+
+	while (read(bell_fd, sink, sizeof(sink)) > 0)
+		;
+}
+
+int proc_poll_bell(struct proc *p, int timeout_ms, int bell_fd)
+{
+	struct pollfd fds[3];
+	int n = 0, r, bell = -1;
 	double left_s;
 
 	if (!p || p->pid <= 0)
@@ -366,9 +375,15 @@ int proc_poll(struct proc *p, int timeout_ms)
 	if (p->err_fd >= 0)
 		fds[n++] = (struct pollfd){ .fd = p->err_fd, .events = POLLIN };
 	if (n > 0) {
+		if (bell_fd >= 0) {
+			bell = n;
+			fds[n++] = (struct pollfd){ .fd = bell_fd, .events = POLLIN };
+		}
 		r = poll(fds, (nfds_t)n, timeout_ms);
 		if (r < 0 && errno != EINTR)
 			return -errno;
+		if (bell >= 0 && r > 0 && (fds[bell].revents & POLLIN))
+			bell_drain(bell_fd);
 	} else if (!p->exited && timeout_ms > 0) {
 		sleep_ms(timeout_ms < 20 ? timeout_ms : 20); /* the child closed both streams */
 	}
@@ -385,6 +400,11 @@ int proc_poll(struct proc *p, int timeout_ms)
 		close_fd(&p->err_fd);
 	}
 	return 1;
+}
+
+int proc_poll(struct proc *p, int timeout_ms)
+{
+	return proc_poll_bell(p, timeout_ms, -1);
 }
 
 /* Does argv[0] (or argv[1], for interpreters) of /proc/<pid>/cmdline end in name? */

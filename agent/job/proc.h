@@ -47,6 +47,9 @@ int proc_spawn_in(struct proc *p, char *const argv[], const char *cwd, struct co
  * exit by an orphan; then they are closed), 0 while running, <0 -errno. Group members that
  * outlive the leader are not touched: proc_terminate() ends them. */
 int proc_poll(struct proc *p, int timeout_ms);
+/* proc_poll() that also returns (0, or 1 as above) as soon as bell_fd (non-blocking; -1: none)
+ * is readable, emptied: a cancel or a stop rings it, and the caller looks at its flags. */
+int proc_poll_bell(struct proc *p, int timeout_ms, int bell_fd);
 /* SIGTERM (and SIGCONT) the whole group, wait up to grace_s for every member (and every
  * contained process) to go, then SIGKILL the group and the containment; reaps the leader and
  * drains its pipes. Also cleans up after a leader

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,9 +48,10 @@ struct lane {
 	struct jobq *q;
 	char device[SYSFS_NAME_MAX];
 	pthread_t thread;
-	int64_t running_id;             /* 0 when idle */
-	bool cancel;                    /* cancel the running job */
-	double progress;                /* of the running job, 0..1, never lower than before */
+	int64_t running_id; /* 0 when idle */
+	bool cancel;        /* cancel the running job */
+	int bell_fd;        /* an eventfd rung when cancel or the queue's stop is set (lane_ring) */
+	double progress;    /* of the running job, 0..1, never lower than before */
 	char fs_device[SYSFS_NAME_MAX]; /* the device the running job has its filesystem on */
 	struct claim claim;             /* its exclusive opens while it makes it (run_fs_begin) */
 	/* A job that ended (recorded) while the device's next job was due, its end announced to
@@ -244,6 +246,18 @@ static struct lane *lane_running(struct jobq *q, int64_t id)
 
 static void *lane_main(void *arg);
 
+/* Tell l's running pass to look at its flags (cancel, the queue's stop). */
+static void lane_ring(const struct lane *l)
+{
+	uint64_t one = 1;
+	ssize_t n;
+
+	if (l->bell_fd < 0)
+		return;
+	n = write(l->bell_fd, &one, sizeof(one)); /* EAGAIN: it is rung already */
+	(void)n;
+}
+
 /* Device dev's lane, made with its worker when dev has none yet; the caller holds q->lock.
  * -EAGAIN "internal" when the thread cannot be started. */
 static int lane_get(struct jobq *q, const char *dev, struct err *e)
@@ -256,7 +270,11 @@ static int lane_get(struct jobq *q, const char *dev, struct err *e)
 	l = xcalloc(1, sizeof(*l));
 	l->q = q;
 	snprintf(l->device, sizeof(l->device), "%s", dev);
+	/* Without one (no eventfd), its passes look at the flags every 200 ms (job_run.h). */
+	l->bell_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (pthread_create(&l->thread, NULL, lane_main, l)) {
+		if (l->bell_fd >= 0)
+			close(l->bell_fd);
 		free(l);
 		return err_set(e, -EAGAIN, ERR_INTERNAL, "cannot start the job worker of '%s'",
 		               dev);
@@ -393,6 +411,7 @@ int job_cancel(struct jobq *q, int64_t id, struct err *e)
 		return rc;
 	}
 	l->cancel = true;
+	lane_ring(l);
 	pthread_cond_broadcast(&q->wake);
 	/* Wait for the device's worker: SIGTERM, up to 5 s of grace, SIGKILL, restore. A lane
 	 * lives until the queue stops, so l stays valid while we wait. */
@@ -604,10 +623,11 @@ static void end_announce(struct lane *l)
 /* Move job id's progress to p (it never goes back: an engine's estimate may wobble) and tell
  * the watcher when its version changed: a new progress step, or a pass that just landed; and
  * the end of the lane's job before, once its time has come (job_end). */
-static void lane_progress_set(struct lane *l, double p, bool pass_landed)
+static double lane_progress_set(struct lane *l, double p, bool pass_landed)
 {
 	struct jobq *q = l->q;
 	uint64_t before;
+	double due;
 
 	pthread_mutex_lock(&q->lock);
 	before = progress_step(l->progress);
@@ -618,7 +638,9 @@ static void lane_progress_set(struct lane *l, double p, bool pass_landed)
 		changed_locked(q, l->running_id, false);
 	if (l->end_unannounced && q->env.now_s() >= l->end_announce_at)
 		end_announce_locked(l);
+	due = l->end_unannounced ? l->end_announce_at : 0;
 	pthread_mutex_unlock(&q->lock);
+	return due;
 }
 
 /* Keep a job's end the database did not take (it is shown ended, and written later). */
@@ -723,9 +745,9 @@ static enum job_state run_stopped(void *cls)
 	return s;
 }
 
-static void run_progress(void *cls, double p, bool pass_landed)
+static double run_progress(void *cls, double p, bool pass_landed)
 {
-	lane_progress_set(cls, p, pass_landed);
+	return lane_progress_set(cls, p, pass_landed);
 }
 
 static enum job_state run_hold_until(void *cls, double at_s)
@@ -819,7 +841,7 @@ static void *lane_main(void *arg)
 		                     &q->contain,
 		                     &q->jobfs,
 		                     { run_stopped, run_progress, run_fs_begin, run_fs_made,
-		                       run_fs_gone, run_hold_until, l } };
+		                       run_fs_gone, run_hold_until, l, l->bell_fd } };
 	struct job *job;
 	struct err e;
 
@@ -966,6 +988,8 @@ void jobq_stop(struct jobq *q)
 		return;
 	pthread_mutex_lock(&q->lock);
 	q->stop = true;
+	for (l = q->lanes; l; l = l->next)
+		lane_ring(l);
 	pthread_cond_broadcast(&q->wake);
 	pthread_mutex_unlock(&q->lock);
 	/* Every device's worker stops its job (interrupted, params restored), at once. No lane
@@ -975,6 +999,8 @@ void jobq_stop(struct jobq *q)
 	while (q->lanes) {
 		l = q->lanes;
 		q->lanes = l->next;
+		if (l->bell_fd >= 0)
+			close(l->bell_fd);
 		free(l);
 	}
 	while (q->head) {

@@ -71,8 +71,10 @@ struct job_run_hooks {
 	/* JOB_RUNNING while the run may go on; JOB_CANCELLED (by request) or JOB_INTERRUPTED
 	 * (the agent stops) once it must end. */
 	enum job_state (*stopped)(void *cls);
-	/* The run's progress is p (0..1); pass_landed: a pass was just recorded. */
-	void (*progress_set)(void *cls, double p, bool pass_landed);
+	/* The run's progress is p (0..1); pass_landed: a pass was just recorded. Returns when
+	 * (jobq_env.now_s) it wants to be called again, sooner than the progress would call it
+	 * (a job end it is to announce then), or 0. */
+	double (*progress_set)(void *cls, double p, bool pass_landed);
 	/* The run is to make its filesystem on device dev: it has dev from now on (fs_gone once
 	 * unmounted), and returns once dev's exclusive opens (its probe, mkfs, mount) are the run's
 	 * alone, which they stay until fs_made (made or not). */
@@ -83,6 +85,11 @@ struct job_run_hooks {
 	 * then, or what stopped() would say as soon as the run must end instead. */
 	enum job_state (*hold_until)(void *cls, double at_s);
 	void *cls;
+	/* Readable (non-blocking; an eventfd) when stopped() may say something new: a running
+	 * pass's poll wakes on it and on the engine, and on its own only for its deadline, a
+	 * tenth of its progress, what progress_set asked or PASS_POLL_MAX_MS. -1: none, and the
+	 * pass looks every POLL_MS. */
+	int bell_fd;
 };
 
 /* A run's world: all borrowed, outliving the run. */

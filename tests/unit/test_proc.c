@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "engines/engine.h"
@@ -250,6 +251,34 @@ static void test_release_running(void **state)
 	assert_int_equal(kill(pgid, 0) < 0 && errno == ESRCH, 1);
 }
 
+/* A poll with a bell returns when the bell rings (emptied: the next poll sleeps again), not at
+ * its timeout; without a ring it sleeps the timeout; an exit still ends it. */
+static void test_poll_bell(void **state)
+{
+	struct proc p;
+	uint64_t one = 1, got;
+	double t0;
+	int bell = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+
+	assert_true(bell >= 0);
+	spawn_sh(&p, "sleep 2");
+	t0 = time_mono_s();
+	assert_int_equal(proc_poll_bell(&p, 200, bell), 0);
+	assert_true(time_mono_s() - t0 >= 0.19); /* nothing rang: the whole timeout */
+	assert_int_equal(write(bell, &one, sizeof(one)), (ssize_t)sizeof(one));
+	t0 = time_mono_s();
+	assert_int_equal(proc_poll_bell(&p, 30000, bell), 0);
+	assert_true(time_mono_s() - t0 < 1.0);
+	assert_true(read(bell, &got, sizeof(got)) < 0 && errno == EAGAIN); /* emptied */
+	t0 = time_mono_s();
+	while (proc_poll_bell(&p, 30000, bell) == 0)
+		assert_true(time_mono_s() - t0 < 10.0);
+	assert_true(p.exited);
+	assert_int_equal(p.exit_code, 0);
+	proc_release(&p);
+	close(bell);
+}
+
 /* A group left by a "crashed agent": only killed when the command name matches. */
 static void test_kill_stale_group(void **state)
 {
@@ -355,6 +384,7 @@ int main(void)
 		cmocka_unit_test(test_terminate_escalates),
 		cmocka_unit_test(test_orphan_holds_pipes),
 		cmocka_unit_test(test_release_running),
+		cmocka_unit_test(test_poll_bell),
 		cmocka_unit_test(test_kill_stale_group),
 		cmocka_unit_test(test_fake_fio),
 	};
