@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -669,7 +670,8 @@ static void httpd_free(struct httpd *h)
 	httpd_slow_end(h);
 	pthread_cond_destroy(&h->slow_cond);
 	pthread_mutex_destroy(&h->slow_lock);
-	pthread_cond_destroy(&h->hold_cond);
+	if (h->hold_bell_fd >= 0)
+		close(h->hold_bell_fd);
 	pthread_cond_destroy(&h->hold_drained);
 	pthread_mutex_destroy(&h->hold_lock);
 	pthread_mutex_destroy(&h->stats_lock);
@@ -691,10 +693,10 @@ static struct httpd *httpd_new(const struct httpd_config *cfg)
 	pthread_mutex_init(&h->slots_lock, NULL);
 	pthread_condattr_init(&mono);
 	pthread_condattr_setclock(&mono, CLOCK_MONOTONIC);
-	pthread_cond_init(&h->hold_cond, &mono);
 	pthread_cond_init(&h->hold_drained, &mono);
 	pthread_condattr_destroy(&mono);
-	if (pthread_create(&h->hold_thread, NULL, httpd_hold_main, h) == 0)
+	h->hold_bell_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (h->hold_bell_fd >= 0 && pthread_create(&h->hold_thread, NULL, httpd_hold_main, h) == 0)
 		h->hold_thread_started = true;
 	else
 		h->hold_exit = true; /* long-polls are then answered 503 at once */

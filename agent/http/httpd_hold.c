@@ -5,9 +5,13 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <microhttpd.h>
 
@@ -15,10 +19,9 @@
 #include "http/httpd_priv.h"
 #include "log.h"
 #include "timeutil.h"
+#include "xmalloc.h"
 #include "banned.h"
 
-/* How often the hold thread looks for held requests whose client has gone away. */
-#define HOLD_GONE_CHECK_S 0.5
 /* How long httpd_stop waits for the held requests' 503 answers to go out. */
 #define HOLD_DRAIN_S 2.0
 
@@ -37,6 +40,15 @@ void httpd_client_of(struct MHD_Connection *c, struct client_addr *out)
 		out->family = AF_INET6;
 		memcpy(out->addr, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
 	}
+}
+
+/* Wake the hold thread: something held changed (hold_lock held or not). */
+static void hold_ring(struct httpd *h)
+{
+	uint64_t one = 1;
+	ssize_t n = write(h->hold_bell_fd, &one, sizeof(one)); /* EAGAIN: rung already */
+
+	(void)n;
 }
 
 static void held_unlink(struct httpd *h, struct conn_state *cs)
@@ -108,7 +120,7 @@ enum hold_result httpd_hold(struct httpd *h, struct MHD_Connection *c, struct co
 	h->held = cs;
 	h->n_held++;
 	MHD_suspend_connection(c);
-	pthread_cond_signal(&h->hold_cond);
+	hold_ring(h);
 out:
 	pthread_mutex_unlock(&h->hold_lock);
 	return r;
@@ -148,7 +160,7 @@ void httpd_wake(struct httpd *h, uint64_t key)
 		}
 	}
 	if (any)
-		pthread_cond_signal(&h->hold_cond);
+		hold_ring(h);
 	pthread_mutex_unlock(&h->hold_lock);
 }
 
@@ -162,44 +174,59 @@ int httpd_held(struct httpd *h)
 	return n;
 }
 
-/* Mark the held requests whose client has gone away (the peer closed or reset the connection):
- * resumed, they are closed without an answer, and stop counting against the hold limits.
- * With hold_lock held; a poll of each held socket, which no one else reads while suspended. */
-static void holds_gone_mark(struct httpd *h)
+/* Sleep, hold_lock held on entry and on return but not meanwhile, until the bell rings, a held
+ * request's client goes away (the peer closed or reset the connection: marked hold_gone; they
+ * are then closed without an answer, and stop counting against the hold limits) or until
+ * (monotonic; 0: no deadline). Only this thread resumes a held connection, so the sockets it
+ * polls stay open while it sleeps, and nobody else reads them while they are suspended. */
+static void holds_sleep(struct httpd *h, double until)
 {
-	struct conn_state *cs;
-	struct pollfd pfd;
+	struct conn_state *cs, **who;
+	struct pollfd *fds;
+	int n = 0, i, r, timeout_ms = -1;
+	char sink[64];
 
+	fds = xcalloc((size_t)h->n_held + 1, sizeof(*fds));
+	who = xcalloc((size_t)h->n_held + 1, sizeof(*who));
+	fds[n++] = (struct pollfd){ .fd = h->hold_bell_fd, .events = POLLIN };
 	for (cs = h->held; cs; cs = cs->hold_next) {
 		if (cs->fd < 0 || cs->hold_gone)
 			continue;
-		pfd.fd = cs->fd;
-		pfd.events = POLLRDHUP;
-		pfd.revents = 0;
-		if (poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR)))
-			cs->hold_gone = true;
+		who[n] = cs;
+		fds[n++] = (struct pollfd){ .fd = cs->fd, .events = POLLRDHUP };
 	}
+	if (until > 0) {
+		double left_ms = ceil((until - time_mono_s()) * 1000);
+
+		timeout_ms = left_ms <= 0 ? 0 : left_ms < 3600e3 ? (int)left_ms : 3600000;
+	}
+	pthread_mutex_unlock(&h->hold_lock);
+	r = poll(fds, (nfds_t)n, timeout_ms);
+	if (r > 0 && (fds[0].revents & POLLIN))
+		while (read(h->hold_bell_fd, sink, sizeof(sink)) > 0)
+			;
+	pthread_mutex_lock(&h->hold_lock);
+	for (i = 1; r > 0 && i < n; i++)
+		if (fds[i].revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL))
+			who[i]->hold_gone = true;
+	free(fds);
+	free(who);
 }
 
 /* The hold thread: resumes held connections that were woken, whose deadline passed, whose
- * client went away, or all of them when the server stops; sleeps until the next deadline (and
- * looks for departed clients every HOLD_GONE_CHECK_S) otherwise. */
+ * client went away, or all of them when the server stops; sleeps until the next deadline, the
+ * bell or a departure otherwise. */
 void *httpd_hold_main(void *arg)
 {
 	struct httpd *h = arg;
 	struct conn_state *cs, *next, *due;
-	struct timespec ts;
-	double now, soonest, next_gone_check = 0;
+	double now, soonest;
 
 	pthread_mutex_lock(&h->hold_lock);
 	for (;;) {
 		now = time_mono_s();
 		soonest = 0;
 		due = NULL;
-		if (now >= next_gone_check) {
-			holds_gone_mark(h);
-			next_gone_check = now + HOLD_GONE_CHECK_S;
-		}
 		for (cs = h->held; cs; cs = next) {
 			next = cs->hold_next;
 			if (!h->stopping && !cs->hold_woken && !cs->hold_gone &&
@@ -227,15 +254,7 @@ void *httpd_hold_main(void *arg)
 		}
 		if (h->hold_exit)
 			break;
-		if (!soonest) {
-			pthread_cond_wait(&h->hold_cond, &h->hold_lock);
-			continue;
-		}
-		if (soonest > next_gone_check)
-			soonest = next_gone_check;
-		ts.tv_sec = (time_t)soonest;
-		ts.tv_nsec = (long)((soonest - (double)ts.tv_sec) * 1e9);
-		pthread_cond_timedwait(&h->hold_cond, &h->hold_lock, &ts);
+		holds_sleep(h, soonest);
 	}
 	pthread_mutex_unlock(&h->hold_lock);
 	return NULL;
@@ -253,13 +272,13 @@ void httpd_holds_end(struct httpd *h)
 		return;
 	pthread_mutex_lock(&h->hold_lock);
 	h->stopping = true;
-	pthread_cond_signal(&h->hold_cond);
+	hold_ring(h);
 	ts.tv_sec = (time_t)until;
 	ts.tv_nsec = (long)((until - (double)ts.tv_sec) * 1e9);
 	while (h->n_holding > 0 && time_mono_s() < until)
 		pthread_cond_timedwait(&h->hold_drained, &h->hold_lock, &ts);
 	h->hold_exit = true;
-	pthread_cond_signal(&h->hold_cond);
+	hold_ring(h);
 	pthread_mutex_unlock(&h->hold_lock);
 	pthread_join(h->hold_thread, NULL);
 	h->hold_thread_started = false;

@@ -33,7 +33,7 @@ struct httpd {
 	/* Held requests (long-polls, see http_resp): their connections are suspended, and one
 	 * thread resumes them on a wake, at their deadline, or on shutdown. */
 	pthread_mutex_t hold_lock;
-	pthread_cond_t hold_cond;    /* a wake, a newly held request, or stop (monotonic clock) */
+	int hold_bell_fd;            /* eventfd: a wake, a newly held request, or stop */
 	pthread_cond_t hold_drained; /* n_holding dropped to 0 */
 	pthread_t hold_thread;
 	bool hold_thread_started;
