@@ -1,11 +1,11 @@
 /* httpd_hold.c -- held requests (long-polls): their connections suspended, a thread that
  * resumes them on a wake, at their deadline, when the client goes away or on shutdown, and
  * the hold limits. */
+#include <math.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
