@@ -15,12 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bell.h"
 #include "buf.h"
 #include "http/httpd.h"
 #include "http/httpd_priv.h"
@@ -695,7 +695,7 @@ static struct httpd *httpd_new(const struct httpd_config *cfg)
 	pthread_condattr_setclock(&mono, CLOCK_MONOTONIC);
 	pthread_cond_init(&h->hold_drained, &mono);
 	pthread_condattr_destroy(&mono);
-	h->hold_bell_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	h->hold_bell_fd = bell_open();
 	if (h->hold_bell_fd >= 0 && pthread_create(&h->hold_thread, NULL, httpd_hold_main, h) == 0)
 		h->hold_thread_started = true;
 	else

@@ -6,15 +6,14 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <microhttpd.h>
 
+#include "bell.h"
 #include "http/httpd.h"
 #include "http/httpd_priv.h"
 #include "log.h"
@@ -40,15 +39,6 @@ void httpd_client_of(struct MHD_Connection *c, struct client_addr *out)
 		out->family = AF_INET6;
 		memcpy(out->addr, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
 	}
-}
-
-/* Wake the hold thread: something held changed (hold_lock held or not). */
-static void hold_ring(struct httpd *h)
-{
-	uint64_t one = 1;
-	ssize_t n = write(h->hold_bell_fd, &one, sizeof(one)); /* EAGAIN: rung already */
-
-	(void)n;
 }
 
 static void held_unlink(struct httpd *h, struct conn_state *cs)
@@ -120,7 +110,7 @@ enum hold_result httpd_hold(struct httpd *h, struct MHD_Connection *c, struct co
 	h->held = cs;
 	h->n_held++;
 	MHD_suspend_connection(c);
-	hold_ring(h);
+	bell_ring(h->hold_bell_fd);
 out:
 	pthread_mutex_unlock(&h->hold_lock);
 	return r;
@@ -160,7 +150,7 @@ void httpd_wake(struct httpd *h, uint64_t key)
 		}
 	}
 	if (any)
-		hold_ring(h);
+		bell_ring(h->hold_bell_fd);
 	pthread_mutex_unlock(&h->hold_lock);
 }
 
@@ -184,7 +174,6 @@ static void holds_sleep(struct httpd *h, double until)
 	struct conn_state *cs, **who;
 	struct pollfd *fds;
 	int n = 0, i, r, timeout_ms = -1;
-	char sink[64];
 
 	fds = xcalloc((size_t)h->n_held + 1, sizeof(*fds));
 	who = xcalloc((size_t)h->n_held + 1, sizeof(*who));
@@ -203,8 +192,7 @@ static void holds_sleep(struct httpd *h, double until)
 	pthread_mutex_unlock(&h->hold_lock);
 	r = poll(fds, (nfds_t)n, timeout_ms);
 	if (r > 0 && (fds[0].revents & POLLIN))
-		while (read(h->hold_bell_fd, sink, sizeof(sink)) > 0)
-			;
+		bell_drain(h->hold_bell_fd);
 	pthread_mutex_lock(&h->hold_lock);
 	for (i = 1; r > 0 && i < n; i++)
 		if (fds[i].revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL))
@@ -272,13 +260,13 @@ void httpd_holds_end(struct httpd *h)
 		return;
 	pthread_mutex_lock(&h->hold_lock);
 	h->stopping = true;
-	hold_ring(h);
+	bell_ring(h->hold_bell_fd);
 	ts.tv_sec = (time_t)until;
 	ts.tv_nsec = (long)((until - (double)ts.tv_sec) * 1e9);
 	while (h->n_holding > 0 && time_mono_s() < until)
 		pthread_cond_timedwait(&h->hold_drained, &h->hold_lock, &ts);
 	h->hold_exit = true;
-	hold_ring(h);
+	bell_ring(h->hold_bell_fd);
 	pthread_mutex_unlock(&h->hold_lock);
 	pthread_join(h->hold_thread, NULL);
 	h->hold_thread_started = false;

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bell.h"
 #include "job/contain.h"
 #include "job/proc.h"
 #include "job/ptree.h"
@@ -344,15 +345,6 @@ static void reap(struct proc *p, int block)
 		p->term_signal = 0;
 		p->exited_mono_s = time_mono_s();
 	}
-}
-
-/* Empty bell (an eventfd or a pipe, non-blocking): what rang it is for its owner to look at. */
-static void bell_drain(int bell_fd)
-{
-	char sink[64];
-
-	while (read(bell_fd, sink, sizeof(sink)) > 0)
-		;
 }
 
 int proc_poll_bell(struct proc *p, int timeout_ms, int bell_fd)

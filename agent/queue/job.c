@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "bell.h"
 #include "buf.h"
 #include "job/jobdir.h"
 #include "job/jobfs.h"
@@ -50,7 +50,7 @@ struct lane {
 	pthread_t thread;
 	int64_t running_id; /* 0 when idle */
 	bool cancel;        /* cancel the running job */
-	int bell_fd;        /* an eventfd rung when cancel or the queue's stop is set (lane_ring) */
+	int bell_fd;        /* an eventfd rung when cancel or the queue's stop is set (bell.h) */
 	double progress;    /* of the running job, 0..1, never lower than before */
 	char fs_device[SYSFS_NAME_MAX]; /* the device the running job has its filesystem on */
 	struct claim claim;             /* its exclusive opens while it makes it (run_fs_begin) */
@@ -246,18 +246,6 @@ static struct lane *lane_running(struct jobq *q, int64_t id)
 
 static void *lane_main(void *arg);
 
-/* Tell l's running pass to look at its flags (cancel, the queue's stop). */
-static void lane_ring(const struct lane *l)
-{
-	uint64_t one = 1;
-	ssize_t n;
-
-	if (l->bell_fd < 0)
-		return;
-	n = write(l->bell_fd, &one, sizeof(one)); /* EAGAIN: it is rung already */
-	(void)n;
-}
-
 /* Device dev's lane, made with its worker when dev has none yet; the caller holds q->lock.
  * -EAGAIN "internal" when the thread cannot be started. */
 static int lane_get(struct jobq *q, const char *dev, struct err *e)
@@ -271,7 +259,7 @@ static int lane_get(struct jobq *q, const char *dev, struct err *e)
 	l->q = q;
 	snprintf(l->device, sizeof(l->device), "%s", dev);
 	/* Without one (no eventfd), its passes look at the flags every 200 ms (job_run.h). */
-	l->bell_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	l->bell_fd = bell_open();
 	if (pthread_create(&l->thread, NULL, lane_main, l)) {
 		if (l->bell_fd >= 0)
 			close(l->bell_fd);
@@ -411,7 +399,7 @@ int job_cancel(struct jobq *q, int64_t id, struct err *e)
 		return rc;
 	}
 	l->cancel = true;
-	lane_ring(l);
+	bell_ring(l->bell_fd);
 	pthread_cond_broadcast(&q->wake);
 	/* Wait for the device's worker: SIGTERM, up to 5 s of grace, SIGKILL, restore. A lane
 	 * lives until the queue stops, so l stays valid while we wait. */
@@ -989,7 +977,7 @@ void jobq_stop(struct jobq *q)
 	pthread_mutex_lock(&q->lock);
 	q->stop = true;
 	for (l = q->lanes; l; l = l->next)
-		lane_ring(l);
+		bell_ring(l->bell_fd);
 	pthread_cond_broadcast(&q->wake);
 	pthread_mutex_unlock(&q->lock);
 	/* Every device's worker stops its job (interrupted, params restored), at once. No lane
